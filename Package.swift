@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+// Clubhouse: a host program that loads sports features as shared-library plugins through a C ABI.
+// Layout: PluginSDK/ (the contract), Host/ (loader, brokers, CLI), Plugins/ (one folder per feature), Tests/.
+import PackageDescription
+
+/// The five feature plugins: plain-Swift domain logic (`<Name>Core`) and a thin PluginKit adapter (`<Name>Plugin`).
+let features = ["Putting", "Globe", "Tennis", "Practice", "Scorecard"]
+
+/// Plugins bind their own symbols first, so a module that the host also links never interposes on theirs.
+let pluginLinkerSettings: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-Bsymbolic"])]
+
+var products: [Product] = [
+    .executable(name: "clubhouse", targets: ["clubhouse"]),
+    .library(name: "PluginKit", targets: ["PluginKit"]),
+    .library(name: "NotesC", type: .dynamic, targets: ["NotesC"]),
+    .library(name: "GreeterPlugin", type: .dynamic, targets: ["GreeterPlugin"]),
+]
+products += features.map { .library(name: "\($0)Plugin", type: .dynamic, targets: ["\($0)Plugin"]) }
+
+var targets: [Target] = [
+    // The contract: the C ABI (header only, plus status names) and the Swift layer for plugin authors.
+    .target(name: "CClubhouse", path: "PluginSDK/Sources/CClubhouse"),
+    .target(name: "ClubhouseJSON", path: "PluginSDK/Sources/ClubhouseJSON", linkerSettings: [.linkedLibrary("m")]),
+    .target(name: "PluginKit", dependencies: ["CClubhouse", "ClubhouseJSON"], path: "PluginSDK/Sources/PluginKit"),
+
+    // The host: loader, site configuration, brokers, router, runner; and the executable that wires them.
+    .systemLibrary(name: "CSQLite", path: "Host/Sources/CSQLite", pkgConfig: "sqlite3",
+                   providers: [.apt(["libsqlite3-dev"])]),
+    .target(name: "ClubhouseHost", dependencies: ["CClubhouse", "CSQLite", "ClubhouseJSON"],
+            path: "Host/Sources/ClubhouseHost"),
+    .executableTarget(name: "clubhouse", dependencies: ["ClubhouseHost"], path: "Host/Sources/clubhouse"),
+
+    // Example plugins for third-party authors: one in plain C against the header alone, one in Swift.
+    .target(name: "NotesC", dependencies: ["CClubhouse"], path: "Plugins/Examples/NotesC",
+            linkerSettings: pluginLinkerSettings),
+    .target(name: "GreeterPlugin", dependencies: ["PluginKit"], path: "Plugins/Examples/Greeter",
+            linkerSettings: pluginLinkerSettings),
+
+    // Release-build benchmarks (Benchmarks/run.sh runs them beside the peers).
+    .executableTarget(name: "clubhouse-bench",
+                      dependencies: ["ClubhouseHost", "ClubhouseJSON", "CSQLite"] + features.map { .target(name: "\($0)Core") },
+                      path: "Benchmarks/Sources/clubhouse-bench"),
+
+    .testTarget(name: "ClubhouseJSONTests", dependencies: ["ClubhouseJSON"], path: "Tests/ClubhouseJSONTests"),
+    .testTarget(name: "PluginKitTests", dependencies: ["PluginKit"], path: "Tests/PluginKitTests"),
+    .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "CSQLite"], path: "Tests/ClubhouseHostTests"),
+    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseJSON"], path: "Tests/EndToEndTests"),
+]
+for name in features {
+    targets += [
+        .target(name: "\(name)Core", dependencies: ["ClubhouseJSON"], path: "Plugins/\(name)/Sources/\(name)Core"),
+        .target(name: "\(name)Plugin", dependencies: [.target(name: "\(name)Core"), "PluginKit"],
+                path: "Plugins/\(name)/Sources/\(name)Plugin", linkerSettings: pluginLinkerSettings),
+        .testTarget(name: "\(name)CoreTests", dependencies: [.target(name: "\(name)Core")], path: "Tests/\(name)CoreTests"),
+    ]
+}
+
+let package = Package(
+    name: "Clubhouse",
+    products: products,
+    targets: targets,
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,501 @@
+// A strict RFC 8259 parser over UTF-8 bytes. It keeps number lexemes, rejects what a canonical
+// form cannot represent (NaN, Infinity, leading zeros, lone surrogates, duplicate keys, control
+// characters in strings, invalid UTF-8, trailing garbage, nesting deeper than a limit) and
+// reports every error with its line and column.
+
+/// Where something is in a source text. Lines and columns count from 1; columns count bytes.
+public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+    public let line: Int
+    public let column: Int
+    public let offset: Int
+
+    public init(line: Int, column: Int, offset: Int) {
+        self.line = line
+        self.column = column
+        self.offset = offset
+    }
+
+    /// The location of a byte offset in `bytes`.
+    public init(offset: Int, in bytes: UnsafeBufferPointer<UInt8>) {
+        var line = 1
+        var lineStart = 0
+        let end = min(offset, bytes.count)
+        var i = 0
+        while i < end {
+            if bytes[i] == 0x0A { line += 1; lineStart = i + 1 }
+            i += 1
+        }
+        self.init(line: line, column: offset - lineStart + 1, offset: offset)
+    }
+
+    public var description: String { "\(line):\(column)" }
+}
+
+/// A syntax error with its position. `description` reads `line:column: message`.
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let message: String
+    public let location: SourceLocation
+
+    public init(message: String, location: SourceLocation) {
+        self.message = message
+        self.location = location
+    }
+
+    public var description: String { "\(location): \(message)" }
+}
+
+/// A parsed document with the source location of every value, keyed by JSON Pointer (RFC 6901).
+public struct JSONDocument: Sendable {
+    public let value: JSONValue
+    /// `""` is the root; `"/sites/default/plugins/0"` an array element. Keys are escaped (`~0`, `~1`).
+    public let locations: [String: SourceLocation]
+
+    /// The location of the value at `pointer`, or of its nearest recorded ancestor.
+    public func location(of pointer: String) -> SourceLocation {
+        var p = pointer
+        while true {
+            if let loc = locations[p] { return loc }
+            guard let slash = p.lastIndex(of: "/") else { return SourceLocation(line: 1, column: 1, offset: 0) }
+            p = String(p[..<slash])
+        }
+    }
+
+    /// Escapes one reference token for use in a JSON Pointer.
+    public static func escapePointerToken(_ token: String) -> String {
+        token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+    }
+}
+
+private extension String {
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        guard contains(target) else { return self }
+        return split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}
+
+public struct JSONParser {
+    public struct Options: Sendable {
+        /// Deepest nesting of arrays and objects accepted (a guard against stack exhaustion).
+        public var maxDepth: Int = 512
+        /// Accept `{"a":1,"a":2}` (the last wins) instead of reporting the duplicate.
+        public var allowDuplicateKeys: Bool = false
+        public init(maxDepth: Int = 512, allowDuplicateKeys: Bool = false) {
+            self.maxDepth = maxDepth
+            self.allowDuplicateKeys = allowDuplicateKeys
+        }
+    }
+
+    /// Parses one JSON text (surrounding whitespace allowed, nothing else).
+    public static func parse(_ text: String, options: Options = Options()) throws(JSONParseError) -> JSONValue {
+        var copy = text
+        let result = copy.withUTF8 { buffer in
+            Result { () throws(JSONParseError) in try parse(buffer, options: options) }
+        }
+        return try result.get()
+    }
+
+    public static func parse<Bytes: Sequence>(bytes: Bytes, options: Options = Options()) throws(JSONParseError)
+        -> JSONValue where Bytes.Element == UInt8
+    {
+        let array = Array(bytes)
+        return try array.withUnsafeBufferPointer { buffer throws(JSONParseError) in try parse(buffer, options: options) }
+    }
+
+    public static func parse(_ buffer: UnsafeBufferPointer<UInt8>, options: Options = Options()) throws(JSONParseError)
+        -> JSONValue
+    {
+        var parser = Parser(buffer, options: options, recordLocations: false)
+        return try parser.parseDocument()
+    }
+
+    /// Parses and records the location of every value (for validators that point at file:line:column).
+    public static func parseDocument(_ text: String, options: Options = Options()) throws(JSONParseError) -> JSONDocument {
+        var copy = text
+        let result = copy.withUTF8 { buffer in
+            Result { () throws(JSONParseError) in
+                var parser = Parser(buffer, options: options, recordLocations: true)
+                let value = try parser.parseDocument()
+                return JSONDocument(value: value, locations: parser.locationTable())
+            }
+        }
+        return try result.get()
+    }
+}
+
+private struct Parser {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let options: JSONParser.Options
+    let recordLocations: Bool
+    var index = 0
+    var depth = 0
+    var pointer: [String] = []
+    var offsets: [String: Int] = [:]
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONParser.Options, recordLocations: Bool) {
+        self.bytes = bytes
+        self.options = options
+        self.recordLocations = recordLocations
+    }
+
+    func locationTable() -> [String: SourceLocation] {
+        // Convert offsets to line:column in one pass over the text.
+        let sorted = offsets.sorted { $0.value < $1.value }
+        var result: [String: SourceLocation] = [:]
+        result.reserveCapacity(sorted.count)
+        var line = 1, lineStart = 0, i = 0
+        for (key, offset) in sorted {
+            while i < offset && i < bytes.count {
+                if bytes[i] == 0x0A { line += 1; lineStart = i + 1 }
+                i += 1
+            }
+            result[key] = SourceLocation(line: line, column: offset - lineStart + 1, offset: offset)
+        }
+        return result
+    }
+
+    func fail(_ message: String, at offset: Int? = nil) -> JSONParseError {
+        JSONParseError(message: message, location: SourceLocation(offset: offset ?? index, in: bytes))
+    }
+
+    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        // A UTF-8 byte order mark is not JSON text (RFC 8259 §8.1); say so instead of "unexpected".
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            throw fail("byte order mark at the start of the text; save the file as UTF-8 without BOM")
+        }
+        skipWhitespace()
+        guard index < bytes.count else { throw fail("empty input; expected a JSON value") }
+        let value = try parseValue()
+        skipWhitespace()
+        if index < bytes.count { throw fail("unexpected \(describeByte(at: index)) after the JSON value") }
+        return value
+    }
+
+    @inline(__always) mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    func describeByte(at offset: Int) -> String {
+        guard offset < bytes.count else { return "end of input" }
+        let b = bytes[offset]
+        if b >= 0x21 && b < 0x7F { return "'\(Character(Unicode.Scalar(b)))'" }
+        switch b {
+        case 0x20: return "space"
+        case 0x0A: return "newline"
+        default:
+            let hex = String(b, radix: 16, uppercase: true)
+            return "byte 0x\(hex.count == 1 ? "0" + hex : hex)"
+        }
+    }
+
+    mutating func parseValue() throws(JSONParseError) -> JSONValue {
+        if recordLocations { offsets[currentPointer()] = index }
+        guard index < bytes.count else { throw fail("unexpected end of input; expected a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"):
+            if matches("null") { index += 4; return .null }
+            if matches("nan") { throw fail("NaN is not a JSON number") }
+            throw fail("unexpected \(describeByte(at: index)); expected a value")
+        case UInt8(ascii: "N"):
+            throw fail(matches("NaN") ? "NaN is not a JSON number" : "unexpected 'N'; expected a value")
+        case UInt8(ascii: "I"):
+            throw fail(matches("Infinity") ? "Infinity is not a JSON number" : "unexpected 'I'; expected a value")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return .number(try parseNumber())
+        default:
+            throw fail("unexpected \(describeByte(at: index)); expected a value")
+        }
+    }
+
+    func currentPointer() -> String {
+        pointer.isEmpty ? "" : "/" + pointer.joined(separator: "/")
+    }
+
+    func matches(_ literal: StaticString) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        guard index + n <= bytes.count else { return false }
+        let p = literal.utf8Start
+        for k in 0..<n where bytes[index + k] != p[k] { return false }
+        return true
+    }
+
+    mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+        guard matches(literal) else {
+            throw fail("unexpected \(describeByte(at: index)); expected a value")
+        }
+        index += literal.utf8CodeUnitCount
+    }
+
+    mutating func enter() throws(JSONParseError) {
+        depth += 1
+        if depth > options.maxDepth {
+            throw fail("nesting deeper than \(options.maxDepth) levels")
+        }
+    }
+
+    mutating func parseObject() throws(JSONParseError) -> JSONValue {
+        try enter()
+        index += 1
+        var members: [(key: String, value: JSONValue)] = []
+        skipWhitespace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return .object(JSONObject())
+        }
+        var seen: Set<String>? = nil
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of input inside an object; expected a key") }
+            guard bytes[index] == UInt8(ascii: "\"") else {
+                throw fail("unexpected \(describeByte(at: index)); expected a string key")
+            }
+            let keyOffset = index
+            let key = try parseString()
+            // Small objects: a linear scan beats hashing; switch to a set past 16 members.
+            var duplicate = false
+            if members.count < 16 {
+                for m in members where m.key == key { duplicate = true; break }
+            } else {
+                if seen == nil { seen = Set(members.map(\.key)) }
+                duplicate = seen?.contains(key) ?? false
+            }
+            if duplicate && !options.allowDuplicateKeys {
+                throw fail("duplicate key \"\(key)\" in object", at: keyOffset)
+            }
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw fail("unexpected \(describeByte(at: index)); expected ':' after key \"\(key)\"")
+            }
+            index += 1
+            skipWhitespace()
+            if recordLocations { pointer.append(JSONDocument.escapePointerToken(key)) }
+            let value = try parseValue()
+            if recordLocations { pointer.removeLast() }
+            if duplicate, let i = members.firstIndex(where: { $0.key == key }) {
+                members[i].value = value
+            } else {
+                members.append((key, value))
+                seen?.insert(key)
+            }
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of input; expected ',' or '}'") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; break }
+            throw fail("unexpected \(describeByte(at: index)); expected ',' or '}'")
+        }
+        depth -= 1
+        return .object(JSONObject(members))
+    }
+
+    mutating func parseArray() throws(JSONParseError) -> JSONValue {
+        try enter()
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            if recordLocations { pointer.append(String(elements.count)) }
+            elements.append(try parseValue())
+            if recordLocations { pointer.removeLast() }
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of input; expected ',' or ']'") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; break }
+            throw fail("unexpected \(describeByte(at: index)); expected ',' or ']'")
+        }
+        depth -= 1
+        return .array(elements)
+    }
+
+    mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") {
+            index += 1
+            if matches("Infinity") { throw fail("-Infinity is not a JSON number", at: start) }
+        }
+        guard index < bytes.count, isDigit(bytes[index]) else {
+            throw fail("a number needs a digit after '-'", at: start)
+        }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) {
+                throw fail("leading zeros are not allowed in JSON numbers", at: start)
+            }
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        var isInteger = true
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw fail("a number needs a digit after the decimal point", at: start)
+            }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw fail("a number needs a digit in its exponent", at: start)
+            }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        let lexeme = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        return JSONNumber(lexeme: lexeme, isInteger: isInteger)
+    }
+
+    @inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }
+
+    mutating func parseString() throws(JSONParseError) -> String {
+        let quote = index
+        index += 1
+        let start = index
+        // Fast path: plain ASCII/UTF-8 without escapes.
+        while index < bytes.count {
+            let b = bytes[index]
+            if b == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                if let s = String(validating: slice, as: UTF8.self) { return s }
+                throw fail("invalid UTF-8 in string", at: firstInvalidUTF8(in: start..<(index - 1)))
+            }
+            if b == UInt8(ascii: "\\") { break }
+            if b < 0x20 { throw fail(controlCharacterMessage(b)) }
+            index += 1
+        }
+        guard index < bytes.count else { throw fail("unterminated string", at: quote) }
+        // Slow path: escapes present.
+        var out = [UInt8](UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let b = bytes[index]
+            if b == UInt8(ascii: "\"") {
+                index += 1
+                if let s = String(validating: out, as: UTF8.self) { return s }
+                throw fail("invalid UTF-8 in string", at: firstInvalidUTF8(in: (quote + 1)..<(index - 1)))
+            }
+            if b < 0x20 { throw fail(controlCharacterMessage(b)) }
+            if b != UInt8(ascii: "\\") {
+                out.append(b)
+                index += 1
+                continue
+            }
+            let escapeStart = index
+            index += 1
+            guard index < bytes.count else { break }
+            let e = bytes[index]
+            index += 1
+            switch e {
+            case UInt8(ascii: "\""): out.append(0x22)
+            case UInt8(ascii: "\\"): out.append(0x5C)
+            case UInt8(ascii: "/"): out.append(0x2F)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                let unit = try parseHex4(escapeStart: escapeStart)
+                var scalar: UInt32
+                if unit >= 0xD800 && unit <= 0xDBFF {
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                    else { throw fail("lone high surrogate \\u\(hex4(unit)) (not valid Unicode)", at: escapeStart) }
+                    let lowStart = index
+                    index += 2
+                    let low = try parseHex4(escapeStart: lowStart)
+                    guard low >= 0xDC00 && low <= 0xDFFF else {
+                        throw fail("high surrogate \\u\(hex4(unit)) not followed by a low surrogate", at: escapeStart)
+                    }
+                    scalar = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+                } else if unit >= 0xDC00 && unit <= 0xDFFF {
+                    throw fail("lone low surrogate \\u\(hex4(unit)) (not valid Unicode)", at: escapeStart)
+                } else {
+                    scalar = UInt32(unit)
+                }
+                appendUTF8(scalar, to: &out)
+            default:
+                throw fail("invalid escape '\\\(Character(Unicode.Scalar(e)))' in string", at: escapeStart)
+            }
+        }
+        throw fail("unterminated string", at: quote)
+    }
+
+    func controlCharacterMessage(_ b: UInt8) -> String {
+        "control character U+00\(b < 0x10 ? "0" : "")\(String(b, radix: 16, uppercase: true)) must be escaped in a string"
+    }
+
+    func hex4(_ v: UInt16) -> String {
+        let s = String(v, radix: 16, uppercase: true)
+        return String(repeating: "0", count: 4 - s.count) + s
+    }
+
+    mutating func parseHex4(escapeStart: Int) throws(JSONParseError) -> UInt16 {
+        guard index + 4 <= bytes.count else { throw fail("incomplete \\u escape", at: escapeStart) }
+        var v: UInt16 = 0
+        for _ in 0..<4 {
+            let c = bytes[index]
+            let d: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = c - UInt8(ascii: "A") + 10
+            default: throw fail("invalid \\u escape: expected 4 hex digits", at: escapeStart)
+            }
+            v = v << 4 | UInt16(d)
+            index += 1
+        }
+        return v
+    }
+
+    func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
+        switch scalar {
+        case 0..<0x80: out.append(UInt8(scalar))
+        case 0x80..<0x800:
+            out.append(UInt8(0xC0 | (scalar >> 6)))
+            out.append(UInt8(0x80 | (scalar & 0x3F)))
+        case 0x800..<0x10000:
+            out.append(UInt8(0xE0 | (scalar >> 12)))
+            out.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
+            out.append(UInt8(0x80 | (scalar & 0x3F)))
+        default:
+            out.append(UInt8(0xF0 | (scalar >> 18)))
+            out.append(UInt8(0x80 | ((scalar >> 12) & 0x3F)))
+            out.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
+            out.append(UInt8(0x80 | (scalar & 0x3F)))
+        }
+    }
+
+    /// The offset of the first byte that breaks UTF-8 validity in `range` (for the error position).
+    func firstInvalidUTF8(in range: Range<Int>) -> Int {
+        var i = range.lowerBound
+        while i < range.upperBound {
+            let b = bytes[i]
+            let n: Int
+            if b < 0x80 { n = 1 } else if b & 0xE0 == 0xC0 { n = 2 } else if b & 0xF0 == 0xE0 { n = 3 }
+            else if b & 0xF8 == 0xF0 { n = 4 } else { return i }
+            if i + n > range.upperBound { return i }
+            let slice = UnsafeBufferPointer(rebasing: bytes[i..<(i + n)])
+            if String(validating: slice, as: UTF8.self) == nil { return i }
+            i += n
+        }
+        return range.lowerBound
+    }
+}

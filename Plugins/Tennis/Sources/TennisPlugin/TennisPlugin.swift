@@ -1,0 +1,1 @@
+// TennisPlugin: the thin adapter from TennisCore to PluginKit. Filled in by the tennis plugin issue.

@@ -1,0 +1,78 @@
+import XCTest
+@testable import ClubhouseJSON
+
+final class JSONParserTests: XCTestCase {
+    func testKeepsNumberLexemesAndKinds() throws {
+        let v = try JSONParser.parse(#"{"a":1.0,"b":-0.0,"c":5,"d":1E+30}"#)
+        XCTAssertEqual(v["a"]?.numberValue?.lexeme, "1.0")
+        XCTAssertEqual(v["a"]?.numberValue?.isInteger, false)
+        XCTAssertEqual(v["b"]?.numberValue?.lexeme, "-0.0")
+        XCTAssertEqual(v["c"]?.numberValue?.isInteger, true)
+        XCTAssertEqual(v["d"]?.numberValue?.lexeme, "1E+30")
+        XCTAssertEqual(v.objectValue?.keys, ["a", "b", "c", "d"])
+    }
+
+    func testDecodesEscapesAndSurrogatePairs() throws {
+        let v = try JSONParser.parse(#"["a\"b\\c\/\n\u00e9\ud83d\ude00"]"#)
+        XCTAssertEqual(v.arrayValue?.first?.stringValue, "a\"b\\c/\n\u{e9}\u{1F600}")
+    }
+
+    private func assertError(_ text: String, _ fragment: String, line: Int, column: Int,
+                             file: StaticString = #filePath, lineNo: UInt = #line) {
+        do {
+            _ = try JSONParser.parse(text)
+            XCTFail("parsed \(text) without error", file: file, line: lineNo)
+        } catch {
+            XCTAssertTrue(error.message.contains(fragment), "\(error)", file: file, line: lineNo)
+            XCTAssertEqual(error.location.line, line, "\(error)", file: file, line: lineNo)
+            XCTAssertEqual(error.location.column, column, "\(error)", file: file, line: lineNo)
+        }
+    }
+
+    func testRejectsWhatCanonicalFormsCannotRepresent() {
+        assertError("[NaN]", "NaN", line: 1, column: 2)
+        assertError("[Infinity]", "Infinity", line: 1, column: 2)
+        assertError("[-Infinity]", "-Infinity", line: 1, column: 2)
+        assertError("{\n  \"a\": 012\n}", "leading zeros", line: 2, column: 8)
+        assertError(#"["\udead"]"#, "lone low surrogate", line: 1, column: 3)
+        assertError(#"["\ud83d x"]"#, "lone high surrogate", line: 1, column: 3)
+        assertError("{\"a\":1} x", "after the JSON value", line: 1, column: 9)
+        assertError("{\"a\":1,\"a\":2}", "duplicate key \"a\"", line: 1, column: 8)
+        assertError("[1,]", "expected a value", line: 1, column: 4)
+        assertError("\"abc", "unterminated string", line: 1, column: 1)
+        assertError("[\"a\tb\"]", "control character U+0009", line: 1, column: 4)
+        assertError("", "empty input", line: 1, column: 1)
+        assertError("[1.]", "after the decimal point", line: 1, column: 2)
+        assertError("[1e]", "exponent", line: 1, column: 2)
+    }
+
+    func testRejectsDepthBombs() {
+        let bomb = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        XCTAssertThrowsError(try JSONParser.parse(bomb)) { error in
+            XCTAssertTrue("\(error)".contains("nesting deeper than 512"), "\(error)")
+        }
+        XCTAssertNoThrow(try JSONParser.parse(String(repeating: "[", count: 512) + String(repeating: "]", count: 512)))
+    }
+
+    func testRejectsInvalidUTF8() {
+        let bytes: [UInt8] = [0x5B, 0x22, 0x61, 0xFF, 0x22, 0x5D]
+        XCTAssertThrowsError(try JSONParser.parse(bytes: bytes)) { error in
+            XCTAssertEqual((error as? JSONParseError)?.location.column, 4)
+        }
+    }
+
+    func testDocumentRecordsLocationsByPointer() throws {
+        let text = "{\n  \"sites\": {\n    \"a/b\": [true, {\"x\": null}]\n  }\n}"
+        let doc = try JSONParser.parseDocument(text)
+        XCTAssertEqual(doc.location(of: "/sites").description, "2:12")
+        XCTAssertEqual(doc.location(of: "/sites/a~1b/1/x").description, "3:25")
+        XCTAssertEqual(doc.location(of: "/sites/a~1b/0").description, "3:13")
+        XCTAssertEqual(doc.location(of: "/sites/missing").description, "2:12")
+    }
+
+    func testWriterEscapesMinimallyAndRoundTrips() throws {
+        let v: JSONValue = ["k": "a\"\\\u{1}\u{7F}\u{2028}é", "n": 1.5, "z": [true, nil]]
+        XCTAssertEqual(JSONWriter.compact(v), "{\"k\":\"a\\\"\\\\\\u0001\u{7F}\u{2028}é\",\"n\":1.5,\"z\":[true,null]}")
+        XCTAssertEqual(try JSONParser.parse(JSONWriter.pretty(v)), v)
+    }
+}

@@ -1,0 +1,5 @@
+import XCTest
+
+final class PluginKitPlaceholderTests: XCTestCase {
+    func testBuilds() { XCTAssertTrue(true) }
+}

@@ -1,0 +1,6 @@
+import XCTest
+@testable import TennisCore
+
+final class TennisCorePlaceholderTests: XCTestCase {
+    func testModuleBuilds() { XCTAssertTrue(true) }
+}
