@@ -12,7 +12,7 @@ final class Greeter: Plugin {
     static let info = PluginInfo(
         id: "org.example.greeter", version: "1.0.0", name: "Greeter",
         summary: "Example Swift plugin: greetings, progress, and calling another plugin",
-        services: [.log, .config, .progress, .invoke])
+        services: [.log, .config, .progress])
 
     static let commands: [Command<Greeter>] = [
         Command("hello", summary: "Greet someone with the site's greeting",

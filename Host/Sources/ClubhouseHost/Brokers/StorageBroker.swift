@@ -52,6 +52,8 @@ public final class PluginDatabase: @unchecked Sendable {
     var transactionDepth = 0
     /// The last failure message, as a C string the plugin may read until the next call.
     private var lastErrorStorage: [CChar] = [0]
+    /// Set when the authorizer refused something in the statement being compiled.
+    var authorizerDenied = false
     /// Statements still open (finalized at close if the plugin forgot).
     var openStatements = Set<UnsafeMutableRawPointer>()
 
@@ -123,25 +125,21 @@ public final class PluginDatabase: @unchecked Sendable {
     func authorize(action: Int32, arg1: UnsafePointer<CChar>?, arg2: UnsafePointer<CChar>?) -> Int32 {
         switch action {
         case SQLITE_ATTACH, SQLITE_DETACH:
-            setError("ATTACH and DETACH are not allowed: a plugin reaches only its own database")
-            return SQLITE_DENY
+            return deny("ATTACH and DETACH are not allowed: a plugin reaches only its own database")
         case SQLITE_FUNCTION:
             if let name = arg2.map({ String(cString: $0).lowercased() }), name == "load_extension" {
-                setError("load_extension() is not allowed for plugins")
-                return SQLITE_DENY
+                return deny("load_extension() is not allowed for plugins")
             }
             return SQLITE_OK
         case SQLITE_PRAGMA:
             let name = arg1.map { String(cString: $0).lowercased() } ?? ""
             let hasArgument = arg2 != nil
             guard PluginDatabase.allowedPragmas.contains(name) else {
-                setError("PRAGMA \(name) is not allowed for plugins (the host manages the connection)")
-                return SQLITE_DENY
+                return deny("PRAGMA \(name) is not allowed for plugins (the host manages the connection)")
             }
             // Reading these is fine; changing them is the host's job.
             if hasArgument && ["foreign_keys", "journal_mode", "user_version", "schema_version"].contains(name) && !hostWriting {
-                setError("PRAGMA \(name) cannot be changed by a plugin (the host sets it)")
-                return SQLITE_DENY
+                return deny("PRAGMA \(name) cannot be changed by a plugin (the host sets it)")
             }
             return SQLITE_OK
         case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE, SQLITE_DROP_TABLE, SQLITE_ALTER_TABLE, SQLITE_CREATE_INDEX,
@@ -150,8 +148,7 @@ public final class PluginDatabase: @unchecked Sendable {
             let table = (action == SQLITE_CREATE_INDEX || action == SQLITE_DROP_INDEX || action == SQLITE_CREATE_TRIGGER
                 || action == SQLITE_DROP_TRIGGER) ? arg2 : arg1
             if !hostWriting, let table, String(cString: table).lowercased().hasPrefix("_clubhouse") {
-                setError("table \(String(cString: table)) belongs to the host; plugins may read it but not change it")
-                return SQLITE_DENY
+                return deny("table \(String(cString: table)) belongs to the host; plugins may read it but not change it")
             }
             return SQLITE_OK
         default:
@@ -160,6 +157,12 @@ public final class PluginDatabase: @unchecked Sendable {
     }
 
     // MARK: errors
+
+    func deny(_ message: String) -> Int32 {
+        authorizerDenied = true
+        setError(message)
+        return SQLITE_DENY
+    }
 
     func setError(_ message: String) {
         lastErrorStorage = Array(message.utf8CString)
@@ -174,7 +177,8 @@ public final class PluginDatabase: @unchecked Sendable {
     /// Records SQLite's message (keeping an authorizer message that explains a denial better).
     func recordFailure(_ rc: Int32) -> Int32 {
         let sqliteMessage = String(cString: sqlite3_errmsg(db))
-        if rc & 0xFF == SQLITE_AUTH, lastErrorStorage.count > 1 {
+        if authorizerDenied {
+            authorizerDenied = false
             return Int32(CLUBHOUSE_DENIED)
         }
         setError(sqliteMessage)
@@ -207,18 +211,23 @@ public final class PluginDatabase: @unchecked Sendable {
     /// Runs SQL without results. Returns a clubhouse status; the message is in `lastError`.
     func exec(_ sql: String) -> Int32 {
         lastErrorStorage = [0]
+        authorizerDenied = false
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(db, sql, nil, nil, &errorMessage)
         if rc == SQLITE_OK { return Int32(CLUBHOUSE_OK) }
         let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(db))
         sqlite3_free(errorMessage)
-        if rc & 0xFF == SQLITE_AUTH, lastErrorStorage.count > 1 { return Int32(CLUBHOUSE_DENIED) }
+        if authorizerDenied {
+            authorizerDenied = false
+            return Int32(CLUBHOUSE_DENIED)
+        }
         setError(message)
         return PluginDatabase.status(for: rc)
     }
 
     func prepare(_ sql: UnsafePointer<CChar>) -> (Int32, UnsafeMutablePointer<StatementRecord>?) {
         lastErrorStorage = [0]
+        authorizerDenied = false
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
         guard rc == SQLITE_OK else { return (recordFailure(rc), nil) }

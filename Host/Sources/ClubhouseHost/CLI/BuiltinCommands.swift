@@ -67,7 +67,9 @@ enum BuiltinCommands {
         output(options, json: ["site": .string(session.site.name), "plugins": .array(rows)], text: text)
         if !failures.isEmpty {
             if options.strict {
-                throw CLIError(status: .error, message: "\(failures.count) plugin(s) failed to load (--strict)")
+                var error = CLIError(status: .error, message: "\(failures.count) plugin(s) failed to load (--strict)")
+                error.reported = true
+                throw error
             }
             if !options.json { StandardStreams.writeError("clubhouse: warning: \(failures.count) plugin(s) failed to load; the others work\n") }
         }
@@ -133,11 +135,17 @@ enum BuiltinCommands {
     // MARK: plugin validate
 
     static func plugin(_ words: [String], _ options: GlobalOptions) throws(CLIError) -> Int32 {
-        guard words.first == "validate", words.count == 2 else {
-            throw usage("usage: clubhouse plugin validate PATH.so")
+        let usageText = "usage: clubhouse plugin validate PATH.so [--timeout SECONDS]"
+        guard words.first == "validate", words.count == 2 || words.count == 4 else { throw usage(usageText) }
+        var timeout = 30.0
+        if words.count == 4 {
+            guard words[2] == "--timeout", let t = Double(words[3]), t > 0, t <= 3600 else {
+                throw usage("--timeout must be 0-3600 seconds; \(usageText)")
+            }
+            timeout = t
         }
         let path = FileSystem.absolute(words[1])
-        let report = PluginValidator.validateInChild(path: path)
+        let report = PluginValidator.validateInChild(path: path, timeoutMilliseconds: Int(timeout * 1000))
         let failed = report.filter { !$0.passed }
         var text = "Validating \(path)\n"
         for check in report {
@@ -149,7 +157,9 @@ enum BuiltinCommands {
                                "checks": .array(report.map { ["name": .string($0.name), "passed": .bool($0.passed), "detail": .string($0.detail)] })]
         output(options, json: json, text: text)
         if !failed.isEmpty {
-            throw CLIError(status: .error, message: "\(path): \(failed.count) check(s) failed; first: \(failed[0].name): \(failed[0].detail)")
+            var error = CLIError(status: .error, message: "\(path): \(failed.count) check(s) failed; first: \(failed[0].name): \(failed[0].detail)")
+            error.reported = true
+            throw error
         }
         return 0
     }
@@ -218,7 +228,9 @@ enum BuiltinCommands {
         if options.json { StandardStreams.writeOutput(JSONWriter.pretty(json) + "\n") }
         else if problems.isEmpty { StandardStreams.writeOutput(report) } else { StandardStreams.writeError(report) }
         if !problems.isEmpty {
-            throw CLIError(status: .error, message: "\(source): \(problems.count) problem(s) found")
+            var error = CLIError(status: .error, message: "\(source): \(problems.count) problem(s) found")
+            error.reported = true
+            throw error
         }
         return 0
     }
@@ -292,7 +304,11 @@ enum BuiltinCommands {
         }
         text += "Demo output written to \(out)\n"
         output(options, json: ["out": .string(out), "site": .string(session.site.name), "plugins": .array(results)], text: text)
-        if failures > 0 { throw CLIError(status: .error, message: "\(failures) plugin demo(s) failed (details above)") }
+        if failures > 0 {
+            var error = CLIError(status: .error, message: "\(failures) plugin demo(s) failed (details above)")
+            error.reported = true
+            throw error
+        }
         return 0
     }
 

@@ -42,7 +42,7 @@ public enum CommandLineTool {
     }
 
     static func fail(_ error: CLIError, json: Bool) -> Int32 {
-        if json {
+        if json && !error.reported {
             let document: JSONValue = ["error": ["status": .string(error.status.name), "message": .string(error.message)]]
             StandardStreams.writeOutput(JSONWriter.pretty(document) + "\n")
         }

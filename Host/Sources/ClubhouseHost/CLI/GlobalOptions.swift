@@ -109,6 +109,8 @@ public struct GlobalOptions: Sendable {
 public struct CLIError: Error, Sendable, CustomStringConvertible {
     public var status: Status
     public var message: String
+    /// The command already printed its own JSON report; --json must not print a second document.
+    public var reported = false
     public var description: String { message }
 
     public init(status: Status, message: String) {

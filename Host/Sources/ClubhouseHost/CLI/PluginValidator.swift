@@ -29,7 +29,9 @@ public enum PluginValidator {
 
     /// Runs the checks in a child and collects the report (a crash or hang fails the stage it hit).
     public static func validateInChild(path: String, timeoutMilliseconds: Int = 30_000) -> [ValidationCheck] {
-        let result = Subprocess.run(FileSystem.executablePath(), ["__validate", path], timeoutMilliseconds: timeoutMilliseconds)
+        // No Swift backtrace in the child: a crash is reported here, and fast.
+        let result = Subprocess.run(FileSystem.executablePath(), ["__validate", path],
+                                    environment: ["SWIFT_BACKTRACE": "enable=no"], timeoutMilliseconds: timeoutMilliseconds)
         var checks: [ValidationCheck] = []
         for line in result.standardOutput.split(separator: 0x0A) {
             guard let v = try? JSONParser.parse(bytes: line), let name = v["name"]?.stringValue else { continue }
@@ -38,7 +40,7 @@ public enum PluginValidator {
         let ended = result.exitCode == 0 || result.exitCode == 1
         if !ended || result.timedOut {
             let stage = checks.count < stages.count ? stages[checks.count] : "after the last check"
-            let cause = result.timedOut ? "did not finish within \(timeoutMilliseconds / 1000) s (a hang)" : "the plugin \(result.outcomeDescription)"
+            let cause = result.timedOut ? "did not finish within \(Double(timeoutMilliseconds) / 1000) s (a hang)" : "the validator process was \(result.outcomeDescription)"
             var detail = cause
             let stderrTail = String(decoding: result.standardError.suffix(300), as: UTF8.self)
                 .split(separator: "\n").last.map(String.init) ?? ""

@@ -43,6 +43,10 @@ private struct Reader {
         errors.append(ConfigurationError(file: source, location: document.location(of: pointer), message: message))
     }
 
+    mutating func keyError(_ pointer: String, _ message: String) {
+        errors.append(ConfigurationError(file: source, location: document.keyLocation(of: pointer), message: message))
+    }
+
     func pointer(_ parent: String, _ key: String) -> String { parent + "/" + JSONDocument.escapePointerToken(key) }
 
     mutating func checkKeys(_ object: JSONObject, at path: String, known: [String], what: String) {
@@ -50,7 +54,7 @@ private struct Reader {
             var message = "unknown key '\(key)' in \(what)"
             if let suggestion = closest(key, among: known) { message += "; did you mean '\(suggestion)'?" }
             else { message += " (known keys: \(known.joined(separator: ", ")))" }
-            error(pointer(path, key), message)
+            keyError(pointer(path, key), message)
         }
     }
 

@@ -61,7 +61,8 @@ public final class PluginDiscovery: @unchecked Sendable {
         return lock.withLock { () -> String? in
             if registry == nil { registry = ProbeRegistry.load() }
             if let hit = registry?.lookup(path: path, signature: signature) { return hit.isEmpty ? nil : hit }
-            let result = Subprocess.run(FileSystem.executablePath(), ["__probe", path], timeoutMilliseconds: 10_000)
+            let result = Subprocess.run(FileSystem.executablePath(), ["__probe", path],
+                                        environment: ["SWIFT_BACKTRACE": "enable=no"], timeoutMilliseconds: 10_000)
             var id = ""
             if result.exitCode == 0, let v = try? JSONParser.parse(bytes: result.standardOutput), let found = v["id"]?.stringValue {
                 id = found
