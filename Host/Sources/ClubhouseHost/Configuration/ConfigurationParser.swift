@@ -159,7 +159,7 @@ private struct Reader {
             for (alias, value) in plugins {
                 let p = pointer(pointer(path, "plugins"), alias)
                 if !isValidAlias(alias) {
-                    error(p, "plugin name '\(alias)' must be lowercase letters, digits and '-' (it is typed on the command line)")
+                    keyError(p, "plugin name '\(alias)' must be lowercase letters, digits and '-' (it is typed on the command line)")
                     continue
                 }
                 guard let entry = object(value, at: p, what: "plugin '\(alias)'") else { continue }
