@@ -63,18 +63,37 @@ struct IndexKernel {
                           scratch: UnsafeMutableBufferPointer<Int>) -> IndexKernel? {
         let n = values.count
         guard let row = WorldHandicapSystem.calculationRow(forDifferentialCount: n) else { return nil }
-        // Sort keys: the value with its position packed below it; equal values prefer the more recent.
-        for position in 0..<n { scratch[position] = values[position] &* 32 &+ (31 - position) }
+        // Keep the `used` lowest in ascending order in scratch (insertion into a short sorted list). Keys
+        // pack the position below the value, so equal values prefer the more recent differential.
+        let k = row.used
+        var filled = 0
+        for position in 0..<n {
+            let key = values[position] &* 32 &+ (31 - position)
+            if filled == k {
+                if key >= scratch[k - 1] { continue }
+                filled -= 1
+            }
+            var slot = filled
+            while slot > 0, scratch[slot - 1] > key {
+                scratch[slot] = scratch[slot - 1]
+                slot -= 1
+            }
+            scratch[slot] = key
+            filled += 1
+        }
         var sum = 0
         var mask: UInt32 = 0
-        for i in 0..<row.used {
-            var best = i
-            for j in (i + 1)..<n where scratch[j] < scratch[best] { best = j }
-            scratch.swapAt(i, best)
+        for i in 0..<k {
             let key = scratch[i]
             sum += key >> 5
             mask |= 1 << UInt32(31 - (key & 31))
         }
+        return finish(row: row, sum: sum, mask: mask, lowIndex: lowIndex)
+    }
+
+    /// The index from the sum of the counted differentials: adjustment, one rounding, caps, maximum.
+    @inline(__always)
+    static func finish(row: WorldHandicapSystem.CalculationRow, sum: Int, mask: UInt32, lowIndex: Int?) -> IndexKernel {
         let calculated = ExactRounding.roundHalfUp(sum + row.used * row.adjustment.raw, row.used)
         var index = calculated
         var soft = false

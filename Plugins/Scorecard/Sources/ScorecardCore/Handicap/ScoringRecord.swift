@@ -131,6 +131,7 @@ public struct ScoringRecord: Sendable {
     /// The current index only, for bulk recomputation (same rules, rounds already in date order).
     public static func currentIndex(ofOrdered rounds: [PostedRound], scratch engine: inout ScoringRecordEngine) -> Tenths? {
         engine.reset()
+        engine.recordsOutcomes = false
         engine.run(rounds)
         return engine.currentIndex
     }
@@ -151,29 +152,46 @@ public struct ScoringRecordEngine {
     var pendingNine: (outcome: Int, nine: ExactTenths)?
     var latest: IndexKernel?
     var latestLow: Int?
-    var values: [Int] = []
-    var scratch: [Int] = Array(repeating: 0, count: 20)
+    /// Sort keys of the most recent 20 differentials, ascending: the adjusted value in tenths shifted
+    /// above a tie-break that puts the more recent of equal values first.
+    var window: [Int] = []
+    /// False for bulk recomputation, which needs only the index.
+    var recordsOutcomes = true
 
     public init(capacity: Int = 20) {
         outcomes.reserveCapacity(capacity)
         differentials.reserveCapacity(capacity)
         revisions.reserveCapacity(capacity)
-        values.reserveCapacity(20)
+        window.reserveCapacity(21)
     }
 
     public mutating func reset() {
         outcomes.removeAll(keepingCapacity: true)
         differentials.removeAll(keepingCapacity: true)
         revisions.removeAll(keepingCapacity: true)
+        window.removeAll(keepingCapacity: true)
         pendingNine = nil
         latest = nil
         latestLow = nil
+    }
+
+    static let tieBits = 21
+    static let tieMask = (1 << tieBits) - 1
+
+    @inline(__always)
+    func key(_ k: Int) -> Int {
+        let d = differentials[k]
+        return ((d.rounded - d.reduction) << Self.tieBits) &+ (Self.tieMask - k)
     }
 
     var currentIndex: Tenths? { latest.map { Tenths(raw: $0.index) } }
 
     /// Evaluates rounds already in (date, round id) order.
     mutating func run(_ rounds: [PostedRound]) {
+        rounds.withUnsafeBufferPointer { run($0) }
+    }
+
+    mutating func run(_ rounds: UnsafeBufferPointer<PostedRound>) {
         var i = 0
         while i < rounds.count {
             let day = rounds[i].date
@@ -187,7 +205,7 @@ public struct ScoringRecordEngine {
                 // The first index now exists: the leftover nine gets its expected score from it.
                 pendingNine = nil
                 let exact = WorldHandicapSystem.eighteenHoleDifferential(nine: pending.nine, index: issued.index)
-                outcomes[pending.outcome].kind = .nineWithExpectedScore
+                if pending.outcome >= 0 { outcomes[pending.outcome].kind = .nineWithExpectedScore }
                 record(exact, outcome: pending.outcome, reduction: .zero)
                 revisions.removeLast()
                 issueIndex(after: day)
@@ -199,32 +217,42 @@ public struct ScoringRecordEngine {
         let holeCount = round.holeCount.rawValue
         var gross = 0
         var scored = 0
-        for hole in round.holes where hole.strokes > 0 {
-            gross += hole.strokes
-            scored += 1
+        var adjusted = 0
+        var courseHandicap: Int?
+        round.holes.withUnsafeBufferPointer { holes in
+            for hole in holes where hole.strokes > 0 {
+                gross += hole.strokes
+                scored += 1
+            }
+            guard scored == holeCount, holes.count == holeCount else { return }
+            if let index = indexInForce {
+                let c = round.holeCount == .nine
+                    ? WorldHandicapSystem.nineHoleCourseHandicap(index: index, slope: round.slope, rating: round.rating, par: round.par)
+                    : WorldHandicapSystem.courseHandicap(index: index, slope: round.slope, rating: round.rating, par: round.par)
+                courseHandicap = c
+                // Net double bogey = par + 2 + strokes received; the strokes are ⌊c/n⌋ + (rank ≤ c mod n),
+                // or for a plus handicap −(⌊m/n⌋ + (rank > n − m mod n)) with m = −c.
+                let m = c >= 0 ? c : -c
+                let whole = m / holeCount
+                let extra = m % holeCount
+                for hole in holes {
+                    let received = c >= 0
+                        ? whole + (hole.allocationRank <= extra ? 1 : 0)
+                        : -(whole + (hole.allocationRank > holeCount - extra ? 1 : 0))
+                    adjusted += min(hole.strokes, hole.par + 2 + received)
+                }
+            } else {
+                for hole in holes { adjusted += min(hole.strokes, WorldHandicapSystem.maximumWithoutIndex(par: hole.par)) }
+            }
         }
         var outcome = ScoreOutcome(
             roundID: round.roundID, date: round.date, kind: .incomplete, holesScored: scored, gross: gross,
-            adjustedGross: nil, indexInForce: indexInForce, courseHandicap: nil, differential: nil,
+            adjustedGross: nil, indexInForce: indexInForce, courseHandicap: courseHandicap, differential: nil,
             unroundedDifferential: nil, exceptionalReduction: .zero, reductionApplied: .zero,
             adjustedDifferential: nil, considered: false, counted: false)
         guard scored == holeCount, round.holes.count == holeCount else {
-            outcomes.append(outcome)
+            if recordsOutcomes { outcomes.append(outcome) }
             return
-        }
-        var adjusted = 0
-        if let index = indexInForce {
-            let courseHandicap = round.holeCount == .nine
-                ? WorldHandicapSystem.nineHoleCourseHandicap(index: index, slope: round.slope, rating: round.rating, par: round.par)
-                : WorldHandicapSystem.courseHandicap(index: index, slope: round.slope, rating: round.rating, par: round.par)
-            outcome.courseHandicap = courseHandicap
-            for hole in round.holes {
-                let strokes = WorldHandicapSystem.strokesReceived(courseHandicap: courseHandicap, rank: hole.allocationRank,
-                                                                  holeCount: holeCount)
-                adjusted += min(hole.strokes, WorldHandicapSystem.netDoubleBogey(par: hole.par, strokesReceived: strokes))
-            }
-        } else {
-            for hole in round.holes { adjusted += min(hole.strokes, WorldHandicapSystem.maximumWithoutIndex(par: hole.par)) }
         }
         outcome.adjustedGross = adjusted
 
@@ -241,13 +269,13 @@ public struct ScoringRecordEngine {
                 exact = WorldHandicapSystem.eighteenHoleDifferential(nine: nine, index: index)
             } else if let pending = pendingNine {
                 outcome.kind = .nineCombined
-                outcomes[pending.outcome].kind = .nineCombinedIntoLater
+                if pending.outcome >= 0 { outcomes[pending.outcome].kind = .nineCombinedIntoLater }
                 pendingNine = nil
                 exact = WorldHandicapSystem.combined(pending.nine, nine)
             } else {
                 outcome.kind = .ninePending
-                pendingNine = (outcomes.count, nine)
-                outcomes.append(outcome)
+                pendingNine = (recordsOutcomes ? outcomes.count : -1, nine)
+                if recordsOutcomes { outcomes.append(outcome) }
                 return
             }
         }
@@ -255,32 +283,49 @@ public struct ScoringRecordEngine {
             WorldHandicapSystem.exceptionalScoreReduction(differential: exact, indexInForce: $0)
         } ?? .zero
         outcome.exceptionalReduction = reduction
-        outcomes.append(outcome)
-        record(exact, outcome: outcomes.count - 1, reduction: reduction)
+        if recordsOutcomes { outcomes.append(outcome) }
+        record(exact, outcome: recordsOutcomes ? outcomes.count - 1 : -1, reduction: reduction)
     }
 
     /// Adds a differential; an exceptional score reduces it and the 19 before it (Rule 5.9).
     mutating func record(_ exact: ExactTenths, outcome: Int, reduction: Tenths) {
         differentials.append(Differential(outcome: outcome, exact: exact, rounded: exact.rounded.raw, reduction: 0))
+        let count = differentials.count
         if reduction.raw > 0 {
-            for k in max(0, differentials.count - 20)..<differentials.count {
-                differentials[k].reduction += reduction.raw
+            for k in max(0, count - 20)..<count { differentials[k].reduction += reduction.raw }
+            window.removeAll(keepingCapacity: true)
+            for k in max(0, count - 20)..<count { window.append(key(k)) }
+            window.sort()
+            return
+        }
+        if count > 20, let expired = window.firstIndex(of: key(count - 21)) { window.remove(at: expired) }
+        let new = key(count - 1)
+        var slot = window.count
+        window.append(new)
+        window.withUnsafeMutableBufferPointer { keys in
+            while slot > 0, keys[slot - 1] > new {
+                keys[slot] = keys[slot - 1]
+                slot -= 1
             }
+            keys[slot] = new
         }
     }
 
     /// Issues the index after the scores of `day`, effective the next day.
     mutating func issueIndex(after day: GolfDate) {
         let count = differentials.count
-        guard count >= 3 else { return }
+        guard let row = WorldHandicapSystem.calculationRow(forDifferentialCount: count) else { return }
         let first = max(0, count - 20)
-        values.removeAll(keepingCapacity: true)
-        for k in first..<count { values.append(differentials[k].rounded - differentials[k].reduction) }
-        let low = count >= 20 ? lowIndex(before: day) : nil
-        let kernel = values.withUnsafeBufferPointer { buffer in
-            scratch.withUnsafeMutableBufferPointer { IndexKernel.calculate(buffer, lowIndex: low, scratch: $0) }
+        var sum = 0
+        var mask: UInt32 = 0
+        window.withUnsafeBufferPointer { keys in
+            for i in 0..<row.used {
+                sum += keys[i] >> Self.tieBits
+                mask |= 1 << UInt32(Self.tieMask - (keys[i] & Self.tieMask) - first)
+            }
         }
-        guard let kernel else { return }
+        let low = count >= 20 ? lowIndex(before: day) : nil
+        let kernel = IndexKernel.finish(row: row, sum: sum, mask: mask, lowIndex: low)
         latest = kernel
         latestLow = low
         revisions.append(IndexRevision(effective: day.adding(days: 1), index: Tenths(raw: kernel.index), differentials: count))
