@@ -256,7 +256,7 @@ public enum Calculators {
         let holes = try ArgumentReader.holes(request.holes)
         let maxScore = holes == .nine ? 9 * 20 : 18 * 20
         let ags = try ArgumentReader.integer(request.ags, argument: "--ags", range: holes.rawValue...maxScore)
-        let rating = try ArgumentReader.tenths(request.rating, argument: "--rating", range: 1...999)
+        let rating = try ArgumentReader.tenths(request.rating, argument: "--rating", range: 1...9999)
         let slope = try ArgumentReader.integer(request.slope, argument: "--slope", range: CourseValidation.slopeRange)
         let pcc = try ArgumentReader.pcc(request.pcc)
         // A rating far from any possible par of the holes (3–6 a hole) is a typing mistake.

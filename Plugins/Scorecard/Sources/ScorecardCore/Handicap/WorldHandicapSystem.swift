@@ -33,6 +33,8 @@ public struct ExactTenths: Hashable, Sendable {
             remainder %= UInt(den)
             written += 1
         } while remainder != 0 && written < digits
+        // Digits cut off after `digits` may leave zeros at the end ("6.2570…"): drop them, keep one decimal.
+        while text.hasSuffix("0"), !text.hasSuffix(".0") { text.removeLast() }
         return text
     }
 }
