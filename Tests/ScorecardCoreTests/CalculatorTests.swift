@@ -26,6 +26,8 @@ final class CalculatorTests: XCTestCase {
                        + #""nineHoleDifferential":null,"expectedDifferential":null,"unroundedDifferential":"18.984","differential":19.0}"#)
         XCTAssertEqual(result.text, "Score Differential 19.0  (113 / 125 × (94 − 73.0 − 0.0) = 18.984)")
         XCTAssertEqual(try Calculators.differential(DifferentialRequest(ags: "67", rating: "73.5", slope: "130")).differential, t("-5.6"))
+        XCTAssertEqual(try Calculators.differential(DifferentialRequest(ags: "67", rating: "73.5", slope: "130", pcc: "-1")).text,
+                       "Score Differential -4.8  (113 / 130 × (67 − 73.5 + 1.0) = -4.7807)")
         XCTAssertEqual(try Calculators.differential(DifferentialRequest(ags: "85", rating: "72", slope: "113", pcc: "+2")).differential, t("11.0"))
     }
 

@@ -106,7 +106,8 @@ public struct DifferentialResult: Sendable, Codable, Equatable {
             return "9-hole differential \(nine) + expected \(expected) for index \(index.handicapNotation) "
                 + "= 18-hole Score Differential \(differential)"
         }
-        return "Score Differential \(differential)  (113 / \(slopeRating) × (\(adjustedGrossScore) − \(courseRating) − \(pcc)) = \(unroundedDifferential))"
+        let pccTerm = pcc.raw < 0 ? " + \(-pcc)" : " − \(pcc)"
+        return "Score Differential \(differential)  (113 / \(slopeRating) × (\(adjustedGrossScore) − \(courseRating)\(pccTerm)) = \(unroundedDifferential))"
     }
 }
 
