@@ -1,3 +1,5 @@
+import ClubhouseJSON
+import Foundation
 import XCTest
 @testable import ScorecardCore
 
@@ -344,5 +346,16 @@ final class CommandsTests: XCTestCase {
         XCTAssertEqual(a.liveRound.round.status, "open")
         XCTAssertEqual(a.liveRound.lines.first { $0.name == "Tomas Reyes" }?.holesPlayed, 10)
         XCTAssertTrue(a.text.contains("Live leaderboard"))
+    }
+
+    func testHandicapRecordIsCodable() throws {
+        let report = try ScorecardCommands(store: InMemoryScorecardStore()).runDemo(today: today)
+        let maren = try XCTUnwrap(report.records.first)
+        let data = try JSONEncoder().encode(maren)
+        XCTAssertEqual(try JSONDecoder().decode(HandicapRecord.self, from: data), maren)
+        // The ordered encoder writes the same keys in declaration order with exact decimals.
+        let json = ScorecardJSON.value(maren)
+        XCTAssertEqual(json.objectValue?.keys, ["player", "index", "lowIndex", "calculation", "scores", "revisions"])
+        XCTAssertEqual(json["index"].map { JSONWriter.compact($0) }, maren.index?.description)
     }
 }

@@ -277,7 +277,7 @@ public struct HandicapRecord: Sendable, Codable, Equatable {
             case .eighteenHoles: break
             }
             if o.exceptionalReduction != .zero { note += (note.isEmpty ? "" : "; ") + "exceptional: −\(o.exceptionalReduction) on the last 20" }
-            return [o.counted ? "*" : (o.considered ? "" : "·"), "\(s.date)", "\(s.course) (\(s.tee))", "\(o.gross)",
+            return [o.counted ? "*" : (o.differential != nil && !o.considered ? "·" : ""), "\(s.date)", "\(s.course) (\(s.tee))", "\(o.gross)",
                     o.adjustedGross.map(String.init) ?? "—", o.differential?.description ?? "—",
                     o.reductionApplied == .zero ? "" : "−\(o.reductionApplied)", note]
         }
