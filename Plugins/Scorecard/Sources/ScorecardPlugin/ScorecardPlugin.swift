@@ -244,30 +244,11 @@ func today() -> GolfDate {
 }
 
 func readFile(_ path: String) throws -> String {
-    guard let file = fopen(path, "rb") else {
-        throw PluginError.notFound("cannot open \(path): \(String(cString: strerror(errno))) — check the path")
-    }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65_536)
-    while true {
-        let n = fread(&buffer, 1, buffer.count, file)
-        if n > 0 { bytes.append(contentsOf: buffer[0..<n]) }
-        if n < buffer.count { break }
-        if bytes.count > 16_000_000 { throw PluginError.invalidArgument("\(path) is larger than 16 MB — is it the right file?") }
-    }
-    return String(decoding: bytes, as: UTF8.self)
+    try Files.readText(path, limit: 16 << 20)
 }
 
 func writeFile(_ path: String, _ text: String) throws {
-    guard let file = fopen(path, "wb") else {
-        throw PluginError.failed("cannot write \(path): \(String(cString: strerror(errno)))")
-    }
-    defer { fclose(file) }
-    let bytes = Array(text.utf8)
-    if fwrite(bytes, 1, bytes.count, file) != bytes.count {
-        throw PluginError.failed("cannot write \(path): \(String(cString: strerror(errno)))")
-    }
+    try Files.write(path, text: text)
 }
 
 @_cdecl("clubhouse_plugin_entry")
