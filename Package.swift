@@ -14,6 +14,8 @@ var products: [Product] = [
     .library(name: "PluginKit", targets: ["PluginKit"]),
     .library(name: "NotesC", type: .dynamic, targets: ["NotesC"]),
     .library(name: "GreeterPlugin", type: .dynamic, targets: ["GreeterPlugin"]),
+    // A plugin that fails on purpose, for the isolation tests (never listed in a site).
+    .library(name: "FaultyPlugin", type: .dynamic, targets: ["FaultyPlugin"]),
 ]
 products += features.map { .library(name: "\($0)Plugin", type: .dynamic, targets: ["\($0)Plugin"]) }
 
@@ -43,6 +45,9 @@ var targets: [Target] = [
                       path: "Benchmarks/Sources/clubhouse-bench"),
     // The floor for the cold-start benchmark: a Swift program that links Foundation and SQLite and does nothing.
     .executableTarget(name: "clubhouse-baseline", dependencies: ["CSQLite"], path: "Benchmarks/Sources/clubhouse-baseline"),
+
+    .target(name: "FaultyPlugin", dependencies: ["PluginKit"], path: "Tests/Fixtures/FaultyPlugin",
+            linkerSettings: pluginLinkerSettings),
 
     .testTarget(name: "ClubhouseJSONTests", dependencies: ["ClubhouseJSON"], path: "Tests/ClubhouseJSONTests"),
     .testTarget(name: "PluginKitTests", dependencies: ["PluginKit"], path: "Tests/PluginKitTests"),

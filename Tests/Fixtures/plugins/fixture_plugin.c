@@ -16,6 +16,11 @@
  *   FIXTURE_SEGV_CREATE      crashes in create (validate must survive it)
  *   FIXTURE_NOSY             tries to ATTACH another database and to change host tables
  *   FIXTURE_SLOW             hangs in create (validate must time out)
+ *
+ * Every variant that gets as far as invoke also answers the fault commands the isolation tests
+ * use: crash (SIGSEGV), abort (SIGABRT), trap (SIGILL, what Swift's fatalError raises), hang (a
+ * busy loop that ignores cancellation), garbage (writes junk into the runner's pipe), malformed
+ * (a reply that is not JSON), leak (allocates 64 MB and never frees it).
  */
 #include "clubhouse.h"
 
@@ -43,7 +48,14 @@ static clubhouse_status fx_describe(const clubhouse_plugin_descriptor *self, con
                "{\"name\":\"hello\",\"summary\":\"Say hello\",\"arguments\":[]},"
                "{\"name\":\"fail\",\"summary\":\"Always fails\",\"arguments\":[]},"
                "{\"name\":\"attach\",\"summary\":\"Try to reach another database\",\"arguments\":["
-               "{\"name\":\"sql\",\"type\":\"string\",\"required\":true}]}"
+               "{\"name\":\"sql\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"crash\",\"summary\":\"Segfault\",\"arguments\":[]},"
+               "{\"name\":\"abort\",\"summary\":\"abort()\",\"arguments\":[]},"
+               "{\"name\":\"trap\",\"summary\":\"Trap like fatalError\",\"arguments\":[]},"
+               "{\"name\":\"hang\",\"summary\":\"Loop forever\",\"arguments\":[]},"
+               "{\"name\":\"garbage\",\"summary\":\"Write junk into the runner pipe\",\"arguments\":[]},"
+               "{\"name\":\"malformed\",\"summary\":\"Reply with something that is not JSON\",\"arguments\":[]},"
+               "{\"name\":\"leak\",\"summary\":\"Allocate 64 MB and never free it\",\"arguments\":[]}"
                "]}");
 #endif
     return CLUBHOUSE_OK;
@@ -98,6 +110,24 @@ static clubhouse_status fx_invoke(const clubhouse_plugin_descriptor *self, void 
     fixture *f = instance;
     if (strcmp(command, "hello") == 0) {
         say(reply, "{\"data\":{\"hello\":\"" FIXTURE_ID "\"},\"text\":\"hello from " FIXTURE_ID "\\n\"}");
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "crash") == 0) { *(volatile int *)(uintptr_t)8 = 1; }
+    if (strcmp(command, "abort") == 0) { abort(); }
+    if (strcmp(command, "trap") == 0) { __builtin_trap(); }
+    if (strcmp(command, "hang") == 0) { for (volatile unsigned long i = 0;; i++) {} }
+    if (strcmp(command, "garbage") == 0) {
+        static const char junk[] = "\xff\xff\xff\x7fTHIS IS NOT A FRAME";
+        if (write(4, junk, sizeof junk) < 0) say(reply, "not in a runner");
+        sleep(2);
+        say(reply, "{\"data\":null}");
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "malformed") == 0) { say(reply, "{\"data\": [1, 2"); return CLUBHOUSE_OK; }
+    if (strcmp(command, "leak") == 0) {
+        char *block = malloc(64u << 20);
+        if (block) memset(block, 1, 64u << 20);
+        say(reply, "{\"data\":\"leaked 64 MB\"}");
         return CLUBHOUSE_OK;
     }
     if (strcmp(command, "fail") == 0) {

@@ -43,13 +43,13 @@ enum BuiltinCommands {
             }
             switch session.runtime.resolve(entry.alias) {
             case .success(let p):
-                let info = p.library.info
+                let info = p.info
                 row["id"] = .string(info.id)
                 row["version"] = .string(info.version)
                 row["name"] = .string(info.name)
                 row["summary"] = .string(info.summary)
                 row["language"] = .string(info.language)
-                row["path"] = .string(p.library.path)
+                row["path"] = .string(p.path)
                 row["commands"] = .array(p.catalogue.commands.map { .string($0.name) })
                 row["status"] = "loaded"
                 table.append([entry.alias, info.id, info.version, info.language, String(p.catalogue.commands.count), "loaded"])
@@ -93,7 +93,7 @@ enum BuiltinCommands {
         case .success(let p): plugin = p
         case .failure(let e): throw CLIError(status: e.status, message: e.message)
         }
-        let info = plugin.library.info
+        let info = plugin.info
         let entry = plugin.entry
         var json = JSONObject()
         json["plugin"] = .string(entry.alias)
@@ -101,7 +101,7 @@ enum BuiltinCommands {
         json["version"] = .string(info.version)
         json["name"] = .string(info.name)
         json["summary"] = .string(info.summary)
-        json["path"] = .string(plugin.library.path)
+        json["path"] = .string(plugin.path)
         json["abi"] = .string("\(info.abiMajor).\(info.abiMinor)")
         json["build"] = .string(info.build)
         json["thread_safe"] = .bool(info.threadSafe)
@@ -117,7 +117,7 @@ enum BuiltinCommands {
         \(info.name) \(info.version) — \(info.summary)
           plugin      \(entry.alias) at site '\(session.site.name)'
           id          \(info.id)
-          file        \(plugin.library.path)
+          file        \(plugin.path)
           abi         \(info.abiMajor).\(info.abiMinor), struct_size \(info.structSize)
           build       \(info.build)
           threading   \(info.threadSafe ? "thread-safe (calls may run concurrently)" : "serialized by the host")

@@ -25,7 +25,7 @@ enum HelpText {
                 summary = "(disabled)"
             } else {
                 switch session.runtime.resolve(entry.alias) {
-                case .success(let p): summary = p.library.info.summary
+                case .success(let p): summary = p.info.summary
                 case .failure(let e): summary = "(unavailable: \(e.message))"
                 }
             }
@@ -53,7 +53,7 @@ enum HelpText {
     }
 
     static func plugin(_ plugin: ResolvedPlugin) -> String {
-        let info = plugin.library.info
+        let info = plugin.info
         var out = "\(info.name) \(info.version) (\(info.id)) — \(info.summary)\n\n"
         out += "Usage: clubhouse \(plugin.entry.alias) <command> [--argument value …]\n\nCommands:\n"
         let width = plugin.catalogue.commands.map(\.name.count).max() ?? 10

@@ -24,6 +24,9 @@ enum InternalModes {
             return PluginValidator.runChecks(path: arguments[0])
         case "__run":
             return runBackground(arguments)
+        case "__runner":
+            guard arguments.count == 1 else { return 2 }
+            return RunnerProcess.run(path: arguments[0])
         default:
             StandardStreams.writeError("clubhouse: unknown internal mode \(mode)\n")
             return 2

@@ -8,21 +8,45 @@ import ClubhouseJSON
 import Glibc
 #endif
 
+/// Where a plugin's code runs: loaded into this process, or in a runner child process.
+enum PluginBackend: @unchecked Sendable {
+    case library(PluginLibrary)
+    case isolated(IsolatedPlugin)
+
+    var info: PluginDescriptorInfo {
+        switch self {
+        case .library(let l): return l.info
+        case .isolated(let i): return i.info
+        }
+    }
+
+    var path: String {
+        switch self {
+        case .library(let l): return l.path
+        case .isolated(let i): return i.path
+        }
+    }
+
+    var isIsolated: Bool { if case .isolated = self { return true } else { return false } }
+}
+
 final class PluginInstance: @unchecked Sendable {
-    let library: PluginLibrary
+    let backend: PluginBackend
+    var info: PluginDescriptorInfo { backend.info }
     let entry: PluginEntry
     let siteName: String
     unowned let runtime: SiteRuntime
     let host: UnsafeMutablePointer<clubhouse_host>
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
     private(set) var instance: UnsafeMutableRawPointer?
+    private var created = false
     let callLock = Lock()
     private let databaseLock = Lock()
     private var database: PluginDatabase?
     private var databaseError: String?
 
-    init(library: PluginLibrary, entry: PluginEntry, siteName: String, runtime: SiteRuntime) {
-        self.library = library
+    init(backend: PluginBackend, entry: PluginEntry, siteName: String, runtime: SiteRuntime) {
+        self.backend = backend
         self.entry = entry
         self.siteName = siteName
         self.runtime = runtime
@@ -83,32 +107,44 @@ final class PluginInstance: @unchecked Sendable {
 
     /// Creates the plugin's instance (once). Throws the plugin's message when create fails.
     func create() throws(RuntimeError) {
-        guard instance == nil else { return }
-        for service in library.info.services {
+        guard !created else { return }
+        for service in info.services {
             if let reason = refusal(for: service) {
                 throw RuntimeError(status: .denied,
                                    message: "plugin '\(entry.alias)' needs \(service) but \(reason) at site '\(siteName)'; add the grant in plugins.json")
             }
         }
-        guard let create = library.descriptor.pointee.create else {
-            throw RuntimeError(status: .error, message: LoadError.missingField(path: library.path, field: "create").description)
+        switch backend {
+        case .isolated(let runner):
+            try runner.create(instance: self)
+        case .library(let library):
+            guard let create = library.descriptor.pointee.create else {
+                throw RuntimeError(status: .error, message: LoadError.missingField(path: library.path, field: "create").description)
+            }
+            let buffer = ReplyBuffer()
+            var made: UnsafeMutableRawPointer?
+            let status = buffer.withSink { create(library.descriptor, host, &made, $0) }
+            guard status == Int32(CLUBHOUSE_OK), let made else {
+                let message = buffer.text.isEmpty ? "create returned \(Status(code: status).name)" : buffer.text
+                throw RuntimeError(status: status == Int32(CLUBHOUSE_OK) ? .error : Status(code: status),
+                                   message: "plugin '\(entry.alias)' (\(library.info.id)) could not start: \(message)")
+            }
+            instance = made
         }
-        let buffer = ReplyBuffer()
-        var made: UnsafeMutableRawPointer?
-        let status = buffer.withSink { create(library.descriptor, host, &made, $0) }
-        guard status == Int32(CLUBHOUSE_OK), let made else {
-            let message = buffer.text.isEmpty ? "create returned \(Status(code: status).name)" : buffer.text
-            throw RuntimeError(status: status == Int32(CLUBHOUSE_OK) ? .error : Status(code: status),
-                               message: "plugin '\(entry.alias)' (\(library.info.id)) could not start: \(message)")
-        }
-        instance = made
-        database?.rollbackAbandoned()
+        created = true
+        abandonTransactions()
     }
 
     func destroy() {
-        guard let made = instance else { return }
-        instance = nil
-        library.descriptor.pointee.destroy?(library.descriptor, made)
+        guard created else { return }
+        created = false
+        switch backend {
+        case .isolated(let runner):
+            runner.destroy(instance: self)
+        case .library(let library):
+            if let made = instance { library.descriptor.pointee.destroy?(library.descriptor, made) }
+            instance = nil
+        }
         databaseLock.withLock {
             if let database {
                 if !database.openStatements.isEmpty {
@@ -120,12 +156,19 @@ final class PluginInstance: @unchecked Sendable {
         }
     }
 
+    /// Rolls back a transaction a call left open (or a crashed runner could not finish).
+    func abandonTransactions() {
+        if let db = databaseLock.withLock({ database }), db.rollbackAbandoned() {
+            runtime.log.warning("plugin '\(entry.alias)' left a transaction open; rolled back")
+        }
+    }
+
     /// The database, opened on first use.
     var openDatabase: PluginDatabase? {
         databaseLock.withLock {
             if database == nil && databaseError == nil {
                 do {
-                    database = try runtime.storage.open(site: siteName, pluginID: library.info.id, owner: entry.alias)
+                    database = try runtime.storage.open(site: siteName, pluginID: info.id, owner: entry.alias)
                 } catch let error as StorageError {
                     databaseError = error.message
                 } catch {
@@ -153,27 +196,32 @@ final class PluginInstance: @unchecked Sendable {
 
     /// Runs one command. Serialized unless the plugin is thread-safe.
     func invoke(command: String, request: [UInt8], call: CallContext) -> (status: Int32, reply: [UInt8]) {
-        guard let invoke = library.descriptor.pointee.invoke, let made = instance else {
-            return (Int32(CLUBHOUSE_ERROR), Array("plugin '\(entry.alias)' is not running".utf8))
-        }
-        let serialize = !library.info.threadSafe
+        let serialize = !info.threadSafe
         if serialize { callLock.lock() }
         defer { if serialize { callLock.unlock() } }
-        let buffer = ReplyBuffer()
-        let status: Int32 = call.withCStruct { callPointer in
-            buffer.withSink { sink in
-                request.withUnsafeBufferPointer { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { chars in
-                        invoke(library.descriptor, made, callPointer, command, chars.baseAddress, chars.count, sink)
+        let result: (Int32, [UInt8])
+        switch backend {
+        case .isolated(let runner):
+            result = runner.invoke(instance: self, command: command, request: request, call: call)
+        case .library(let library):
+            guard let invoke = library.descriptor.pointee.invoke, let made = instance else {
+                return (Int32(CLUBHOUSE_ERROR), Array("plugin '\(entry.alias)' is not running".utf8))
+            }
+            let buffer = ReplyBuffer()
+            let status: Int32 = call.withCStruct { callPointer in
+                buffer.withSink { sink in
+                    request.withUnsafeBufferPointer { bytes in
+                        bytes.withMemoryRebound(to: CChar.self) { chars in
+                            invoke(library.descriptor, made, callPointer, command, chars.baseAddress, chars.count, sink)
+                        }
                     }
                 }
             }
+            result = (status, buffer.bytes)
         }
         call.progress.end()
-        if serialize, let db = databaseLock.withLock({ database }), db.rollbackAbandoned() {
-            runtime.log.warning("plugin '\(entry.alias)' returned from '\(command)' with a transaction open; rolled back")
-        }
-        return (status, buffer.bytes)
+        if serialize { abandonTransactions() }
+        return result
     }
 }
 

@@ -8,8 +8,13 @@ import ClubhouseJSON
 /// A configured plugin resolved to its library (or the reason it could not be).
 public struct ResolvedPlugin: Sendable {
     public var entry: PluginEntry
-    public var library: PluginLibrary
+    var backend: PluginBackend
     public var catalogue: CommandCatalog
+
+    public var info: PluginDescriptorInfo { backend.info }
+    public var path: String { backend.path }
+    /// True when the plugin runs in its own child process.
+    public var isolated: Bool { backend.isIsolated }
 }
 
 /// The outcome of one command.
@@ -49,6 +54,7 @@ public final class SiteRuntime: @unchecked Sendable {
     private static let silent = SilentProgress()
 
     private let lock = Lock()
+    private let creationLock = Lock()
     private var resolved: [String: Result<ResolvedPlugin, RuntimeError>] = [:]
     private var instances: [String: PluginInstance] = [:]
     private var creationOrder: [String] = []
@@ -89,6 +95,9 @@ public final class SiteRuntime: @unchecked Sendable {
     /// Loads and checks the plugin the site calls `alias`.
     public func resolve(_ alias: String) -> Result<ResolvedPlugin, RuntimeError> {
         if let cached = lock.withLock({ resolved[alias] }) { return cached }
+        creationLock.lock()
+        defer { creationLock.unlock() }
+        if let cached = lock.withLock({ resolved[alias] }) { return cached }
         let result = resolveUncached(alias)
         lock.withLock { resolved[alias] = result }
         return result
@@ -120,38 +129,59 @@ public final class SiteRuntime: @unchecked Sendable {
         } else {
             return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' has neither \"id\" nor \"path\" (\(where_))"))
         }
-        let library: PluginLibrary
-        do {
-            library = try loader.load(path: path)
-        } catch {
-            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
+        // Plugins from the build's own products run in process by default; others in a runner.
+        let isolated: Bool
+        switch entry.isolation {
+        case .inProcess: isolated = false
+        case .process: isolated = true
+        case .auto:
+            let real = FileSystem.realPath(path) ?? path
+            isolated = FileSystem.directoryName(real) != (FileSystem.realPath(FileSystem.executableDirectory()) ?? "")
         }
-        if let id = entry.id, id != library.info.id {
-            return .failure(RuntimeError(status: .error,
-                                         message: "plugin '\(alias)': \(path) is \(library.info.id), but the site expects \(id) (\(where_)); fix \"id\" or \"path\""))
+        let backend: PluginBackend
+        var catalogueBytes: [UInt8]
+        if isolated {
+            if !FileSystem.exists(path) {
+                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(LoadError.fileMissing(path: path))"))
+            }
+            do {
+                let runner = try IsolatedPlugin(path: path, alias: alias, timeoutMilliseconds: entry.timeoutMilliseconds)
+                backend = .isolated(runner)
+                catalogueBytes = runner.catalogue
+            } catch {
+                return .failure(error)
+            }
+        } else {
+            do {
+                let library = try loader.load(path: path)
+                backend = .library(library)
+                catalogueBytes = try library.describe()
+            } catch {
+                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
+            }
         }
-        if let requirement = entry.versionRequirement, !requirement.isSatisfied(by: library.info.semanticVersion) {
+        let info = backend.info
+        if let id = entry.id, id != info.id {
             return .failure(RuntimeError(status: .error,
-                                         message: "plugin '\(alias)': \(library.info.id) \(library.info.version) (\(path)) does not satisfy the site's version requirement '\(requirement)' (\(where_)); install a matching build or change \"version\""))
+                                         message: "plugin '\(alias)': \(path) is \(info.id), but the site expects \(id) (\(where_)); fix \"id\" or \"path\""))
+        }
+        if let requirement = entry.versionRequirement, !requirement.isSatisfied(by: info.semanticVersion) {
+            return .failure(RuntimeError(status: .error,
+                                         message: "plugin '\(alias)': \(info.id) \(info.version) (\(path)) does not satisfy the site's version requirement '\(requirement)' (\(where_)); install a matching build or change \"version\""))
         }
         // One library per site: two aliases must not share an id (they would share a database).
         for other in site.plugins where other.alias != alias && other.enabled {
-            if let cached = lock.withLock({ resolved[other.alias] }), case .success(let o) = cached, o.library.info.id == library.info.id {
+            if let cached = lock.withLock({ resolved[other.alias] }), case .success(let o) = cached, o.info.id == info.id {
                 return .failure(RuntimeError(status: .error,
-                                             message: "duplicate plugin id \(library.info.id): plugins '\(other.alias)' and '\(alias)' of site '\(site.name)' both load it (\(o.library.path), \(path)); a site runs a plugin once"))
+                                             message: "duplicate plugin id \(info.id): plugins '\(other.alias)' and '\(alias)' of site '\(site.name)' both load it (\(o.path), \(path)); a site runs a plugin once"))
             }
         }
-        let catalogue: CommandCatalog
-        do {
-            switch CommandCatalog.parse(try library.describe(), plugin: alias) {
-            case .success(let c): catalogue = c
-            case .failure(let e):
-                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(path)): bad command catalogue: \(e)"))
-            }
-        } catch {
-            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
+        switch CommandCatalog.parse(catalogueBytes, plugin: alias) {
+        case .success(let catalogue):
+            return .success(ResolvedPlugin(entry: entry, backend: backend, catalogue: catalogue))
+        case .failure(let e):
+            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(path)): bad command catalogue: \(e)"))
         }
-        return .success(ResolvedPlugin(entry: entry, library: library, catalogue: catalogue))
     }
 
     /// The running instance for `alias`, created on first use.
@@ -162,7 +192,11 @@ public final class SiteRuntime: @unchecked Sendable {
         case .failure(let e): return .failure(e)
         }
         if let existing = lock.withLock({ instances[alias] }) { return .success(existing) }
-        let made = PluginInstance(library: plugin.library, entry: plugin.entry, siteName: site.name, runtime: self)
+        // One creation at a time, so concurrent first calls (serve) create the instance once.
+        creationLock.lock()
+        defer { creationLock.unlock() }
+        if let existing = lock.withLock({ instances[alias] }) { return .success(existing) }
+        let made = PluginInstance(backend: plugin.backend, entry: plugin.entry, siteName: site.name, runtime: self)
         do {
             try made.create()
         } catch {
