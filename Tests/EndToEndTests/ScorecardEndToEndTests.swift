@@ -113,7 +113,7 @@ final class ScorecardEndToEndTests: XCTestCase {
                                                                               with: "{\"par\": 2, \"strokeIndex\": 5}"))
         try c.fail(["scorecard", "course", "add", par], exitCode: 2, contains: ["hole 2 has par 2; par must be 3 to 6"])
         XCTAssertEqual(try c.succeed(["scorecard", "course", "list", "--json"]).json()["courses"]?.arrayValue?.count, 0)
-        try c.fail(["scorecard", "course", "add", c.path("missing.json")], exitCode: 1, contains: ["cannot open", "missing.json"])
+        try c.fail(["scorecard", "course", "add", c.path("missing.json")], exitCode: 1, contains: ["missing.json: cannot read (No such file or directory); check the path"])
     }
 
     func testSeedImportReportsTheDefect() throws {
