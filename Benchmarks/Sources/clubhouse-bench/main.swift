@@ -14,6 +14,7 @@ guard let area = arguments.first else {
 let rest = Array(arguments.dropFirst())
 switch area {
 case "platform": platformBench(rest)
+case "isolation": isolationBench(rest)
 case "putting": puttingBench(rest)
 case "globe": globeBench(rest)
 case "tennis": tennisBench(rest)

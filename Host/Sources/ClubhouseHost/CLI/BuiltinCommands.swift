@@ -332,7 +332,7 @@ enum BuiltinCommands {
             switch words[i] {
             case "--listen":
                 let text = try value()
-                switch DeviceAddress.parse(text) {
+                switch DeviceAddress.parse(text, listening: true) {
                 case .success(let a):
                     switch a {
                     case .tcp, .unix: listen = a

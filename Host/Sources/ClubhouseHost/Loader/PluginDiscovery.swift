@@ -61,7 +61,7 @@ public final class PluginDiscovery: @unchecked Sendable {
         return lock.withLock { () -> String? in
             if registry == nil { registry = ProbeRegistry.load() }
             if let hit = registry?.lookup(path: path, signature: signature) { return hit.isEmpty ? nil : hit }
-            let result = Subprocess.run(FileSystem.executablePath(), ["__probe", path],
+            let result = Subprocess.run(FileSystem.hostExecutable(), ["__probe", path],
                                         environment: ["SWIFT_BACKTRACE": "enable=no"], timeoutMilliseconds: 10_000)
             var id = ""
             if result.exitCode == 0, let v = try? JSONParser.parse(bytes: result.standardOutput), let found = v["id"]?.stringValue {
