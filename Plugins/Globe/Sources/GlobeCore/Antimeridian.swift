@@ -24,7 +24,7 @@ enum Antimeridian {
     /// The polygon cut at the antimeridian into pieces within [-180, 180].
     static func split(_ polygon: GeoPolygon) -> [GeoPolygon] {
         guard let first = polygon.rings.first, first.count >= 3 else { return [polygon] }
-        let outer = closedAroundPole(unwrap(first))
+        let outer = closedAroundPole(first)
         guard outer.count >= 3 else { return [polygon] }
         let outerBox = BoundingBox(covering: outer)
         let centre = (outerBox.minLon + outerBox.maxLon) / 2
@@ -63,15 +63,34 @@ enum Antimeridian {
         return out
     }
 
-    /// A ring whose unwrapped longitudes gain a full turn encloses a pole: close it along that pole.
-    static func closedAroundPole(_ unwrapped: Ring) -> Ring {
+    /// A ring whose unwrapped longitudes gain a full turn encloses a pole. It is restarted just
+    /// after its antimeridian crossing and closed along that meridian and the pole, so the seam
+    /// runs where the map's edge is and crosses no other edge.
+    static func closedAroundPole(_ ring: Ring) -> Ring {
+        let unwrapped = unwrap(ring)
         guard let first = unwrapped.first, let last = unwrapped.last else { return unwrapped }
-        let closing = last.lon + wrapped(first.lon - last.lon)
-        let turn = closing - first.lon
-        guard abs(turn) > 180 else { return unwrapped }
-        let meanLat = unwrapped.reduce(0) { $0 + $1.lat } / Double(unwrapped.count)
+        let net = last.lon + wrapped(first.lon - last.lon) - first.lon
+        guard abs(net) > 180 else { return unwrapped }
+        // Restart after the first edge that jumps across ±180 (the closing edge counts too).
+        let n = ring.count
+        var start = 0
+        for i in 0..<n where abs(ring[i].lon - ring[(i + n - 1) % n].lon) > 180 {
+            start = i
+            break
+        }
+        let rotated = unwrap(Array(ring[start...] + ring[..<start]))
+        guard let b = rotated.first, let a = rotated.last else { return unwrapped }
+        let end = LonLat(lon: b.lon + net, lat: b.lat)
+        // The odd multiple of 180 between the last point and the first point's next turn.
+        let low = min(a.lon, end.lon), high = max(a.lon, end.lon)
+        var seam = ((low - 180) / 360).rounded(.up) * 360 + 180
+        if seam > high { seam = high }
+        let t = end.lon != a.lon ? (seam - a.lon) / (end.lon - a.lon) : 0
+        let seamLat = a.lat + t * (end.lat - a.lat)
+        let meanLat = rotated.reduce(0) { $0 + $1.lat } / Double(rotated.count)
         let pole: Double = meanLat < 0 ? -90 : 90
-        return unwrapped + [LonLat(lon: closing, lat: first.lat), LonLat(lon: closing, lat: pole), LonLat(lon: first.lon, lat: pole)]
+        return rotated + [LonLat(lon: seam, lat: seamLat), LonLat(lon: seam, lat: pole),
+                          LonLat(lon: seam - net, lat: pole), LonLat(lon: seam - net, lat: seamLat)]
     }
 
     @inline(__always)

@@ -23,6 +23,8 @@ public final class EarClipper {
         var z: Int32
         /// A single-vertex hole; never filtered away.
         var steiner: Bool
+        /// Cut or filtered out of its ring (its links still point where they did).
+        var removed: Bool
     }
 
     private var nodes: UnsafeMutablePointer<Node>
@@ -118,7 +120,7 @@ public final class EarClipper {
     private func makeNode(_ i: Int32, _ x: Double, _ y: Double) -> Int32 {
         if count == capacity { ensureCapacity(count + 1) }
         let id = Int32(count)
-        (nodes + count).initialize(to: Node(x: x, y: y, i: i, prev: id, next: id, prevZ: -1, nextZ: -1, z: -1, steiner: false))
+        (nodes + count).initialize(to: Node(x: x, y: y, i: i, prev: id, next: id, prevZ: -1, nextZ: -1, z: -1, steiner: false, removed: false))
         count += 1
         return id
     }
@@ -155,6 +157,7 @@ public final class EarClipper {
 
     private func removeNode(_ p: Int32) {
         let node = nodes[Int(p)]
+        nodes[Int(p)].removed = true
         nodes[Int(node.next)].prev = node.prev
         nodes[Int(node.prev)].next = node.next
         if node.prevZ >= 0 { nodes[Int(node.prevZ)].nextZ = node.nextZ }
@@ -285,9 +288,11 @@ public final class EarClipper {
 
     /// Removes duplicate and collinear vertices between start and end; each becomes a zero-area
     /// triangle so that no vertex is lost from the count.
-    private func filterPoints(_ start: Int32, _ endNode: Int32) -> Int32 {
-        guard start >= 0 else { return start }
-        var end = endNode >= 0 ? endNode : start
+    private func filterPoints(_ startNode: Int32, _ endNode: Int32) -> Int32 {
+        guard startNode >= 0 else { return startNode }
+        // A node filtered out by an earlier pass must not be cut twice: start from a live one.
+        let start = live(startNode)
+        var end = endNode >= 0 ? live(endNode) : start
         var p = start
         var again: Bool
         repeat {
@@ -306,6 +311,17 @@ public final class EarClipper {
             }
         } while again || p != end
         return end
+    }
+
+    /// The node itself, or the first node after it still in a ring.
+    private func live(_ node: Int32) -> Int32 {
+        var p = node
+        var steps = 0
+        while nodes[Int(p)].removed && steps < count {
+            p = nodes[Int(p)].next
+            steps += 1
+        }
+        return p
     }
 
     /// Cuts the two-vertex knots that self-intersections leave behind.

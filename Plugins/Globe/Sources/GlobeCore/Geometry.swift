@@ -163,18 +163,34 @@ public enum Spherical {
         return 2 * earthRadiusKm * asin(Swift.min(1, s.squareRoot()))
     }
 
-    /// Distance in kilometres from p to segment ab, on a local equirectangular projection centred
-    /// on p (well under 1% off for the short edges of country outlines).
+    /// Distance in kilometres from p to the great-circle arc ab (country edges are short, so
+    /// the arc and the lon/lat-straight edge the map draws are nearly the same line).
     public static func distanceToSegmentKm(_ p: LonLat, _ a: LonLat, _ b: LonLat) -> Double {
-        let k = cos(p.lat * .pi / 180)
-        func local(_ q: LonLat) -> LonLat {
-            var dLon = q.lon - p.lon
-            if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
-            return LonLat(lon: dLon * k, lat: q.lat - p.lat)
+        let P = unitVector(p), A = unitVector(a), B = unitVector(b)
+        var n = cross(A, B)
+        let length = (dot(n, n)).squareRoot()
+        guard length > 1e-15 else { return distanceKm(p, a) }
+        n = (n.0 / length, n.1 / length, n.2 / length)
+        let s = dot(P, n)
+        let c = (P.0 - s * n.0, P.1 - s * n.1, P.2 - s * n.2)
+        if dot(cross(A, c), n) >= 0 && dot(cross(c, B), n) >= 0 {
+            return asin(min(1, abs(s))) * earthRadiusKm
         }
-        let d = Planar.distanceToSegment(LonLat(lon: 0, lat: 0), local(a), local(b))
-        return d * .pi / 180 * earthRadiusKm
+        return min(distanceKm(p, a), distanceKm(p, b))
     }
+
+    private typealias Vector = (Double, Double, Double)
+
+    private static func unitVector(_ p: LonLat) -> Vector {
+        let phi = p.lat * .pi / 180, lambda = p.lon * .pi / 180
+        return (cos(phi) * cos(lambda), cos(phi) * sin(lambda), sin(phi))
+    }
+
+    private static func cross(_ u: Vector, _ v: Vector) -> Vector {
+        (u.1 * v.2 - u.2 * v.1, u.2 * v.0 - u.0 * v.2, u.0 * v.1 - u.1 * v.0)
+    }
+
+    private static func dot(_ u: Vector, _ v: Vector) -> Double { u.0 * v.0 + u.1 * v.1 + u.2 * v.2 }
 
     /// Area in km² of a polygon whose edges run straight in lon/lat (as the map draws them) on the
     /// sphere: R² ∮ sin φ dλ, integrated exactly along each edge.
