@@ -111,19 +111,42 @@ public struct ChallengeSchedule: Sendable {
             guard let c = byDay[date.dayNumber] else { throw GlobeError.noChallenge(date: date.description, covers: coverage) }
             return c
         case .generated(let epoch, let seed, let pool):
-            let offset = date.dayNumber - epoch.dayNumber
-            let cycle = offset >= 0 ? offset / Self.cycleLength : -((-offset + Self.cycleLength - 1) / Self.cycleLength)
-            let start = epoch.adding(days: cycle * Self.cycleLength)
-            let days = pool.cycle(seed: seed &+ UInt64(bitPattern: Int64(cycle)), start: start, days: Self.cycleLength)
+            let (start, days) = Self.cycle(containing: date, epoch: epoch, seed: seed, pool: pool)
             let index = date.dayNumber - start.dayNumber
-            guard days.indices.contains(index) else { throw GlobeError.noChallenge(date: date.description, covers: "no date: the country set has no countries") }
+            guard days.indices.contains(index) else {
+                throw GlobeError.noChallenge(date: date.description, covers: "no date: the country set has no countries")
+            }
             return days[index]
         }
     }
 
-    /// The challenges of one generated cycle (or the listed ones) from `start`, for inspection.
+    /// The challenges of `days` dates from `start` (dates without one are left out).
     public func challenges(from start: CivilDate, days: Int) -> [ScheduledChallenge] {
-        (0..<max(0, days)).compactMap { try? challenge(on: start.adding(days: $0)) }
+        switch kind {
+        case .listed(let byDay, _, _):
+            return (0..<max(0, days)).compactMap { byDay[start.dayNumber + $0] }
+        case .generated(let epoch, let seed, let pool):
+            var out: [ScheduledChallenge] = []
+            var date = start
+            let end = start.adding(days: max(0, days))
+            while date < end {
+                let (cycleStart, cycle) = Self.cycle(containing: date, epoch: epoch, seed: seed, pool: pool)
+                let from = date.dayNumber - cycleStart.dayNumber
+                let to = min(cycle.count, end.dayNumber - cycleStart.dayNumber)
+                if from < to { out += cycle[from..<to] }
+                date = cycleStart.adding(days: Self.cycleLength)
+            }
+            return out
+        }
+    }
+
+    private static func cycle(containing date: CivilDate, epoch: CivilDate, seed: UInt64, pool: ChallengePool)
+        -> (start: CivilDate, days: [ScheduledChallenge])
+    {
+        let offset = date.dayNumber - epoch.dayNumber
+        let cycle = offset >= 0 ? offset / cycleLength : -((-offset + cycleLength - 1) / cycleLength)
+        let start = epoch.adding(days: cycle * cycleLength)
+        return (start, pool.cycle(seed: seed &+ UInt64(bitPattern: Int64(cycle)), start: start, days: cycleLength))
     }
 }
 
@@ -149,21 +172,31 @@ struct ChallengePool: Sendable {
         var random = SplitMix64(seed: seed)
         let everyone = Array(Set(silhouettes).union(capitals).union(flags)).sorted()
         guard !everyone.isEmpty else { return [] }
+        let eligible: [ChallengeType: Set<String>] = [.country: Set(silhouettes), .capital: Set(capitals), .flag: Set(flags)]
         var order = random.shuffled(everyone)
         var used = Set<String>()
+        // Each type scans the shuffled order from its own cursor; codes before it are used or
+        // not askable by that type.
+        var cursor: [ChallengeType: Int] = [:]
         var out: [ScheduledChallenge] = []
         out.reserveCapacity(days)
-        let eligible: [ChallengeType: Set<String>] = [.country: Set(silhouettes), .capital: Set(capitals), .flag: Set(flags)]
         for i in 0..<days {
             var type = Self.rotation[i % Self.rotation.count]
             if eligible[type]?.isEmpty ?? true { type = .flag }
             let allowed = eligible[type] ?? []
-            var pick = order.first { !used.contains($0) && allowed.contains($0) }
+            func next() -> String? {
+                var k = cursor[type] ?? 0
+                while k < order.count && (used.contains(order[k]) || !allowed.contains(order[k])) { k += 1 }
+                cursor[type] = k
+                return k < order.count ? order[k] : nil
+            }
+            var pick = next()
             if pick == nil {
                 // Every country this type can ask about has come up: start a new round.
                 used.removeAll()
+                cursor.removeAll()
                 order = random.shuffled(everyone)
-                pick = order.first { allowed.contains($0) }
+                pick = next()
             }
             guard let code = pick else { continue }
             used.insert(code)

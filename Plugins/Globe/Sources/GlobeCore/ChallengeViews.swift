@@ -118,10 +118,12 @@ public struct ChallengeCalendar: Sendable, Codable, Equatable {
         let first = date.firstOfMonth
         let count = CivilDate.daysInMonth(year: first.year, month: first.month)
         let byDay = Dictionary(states.map { ($0.date.dayNumber, $0) }, uniquingKeysWith: { a, _ in a })
+        let scheduledByDay = Dictionary(schedule.challenges(from: first, days: count).map { ($0.date.dayNumber, $0) },
+                                        uniquingKeysWith: { a, _ in a })
         var days: [CalendarDay] = []
         for i in 0..<count {
             let d = first.adding(days: i)
-            let scheduled = try? schedule.challenge(on: d)
+            let scheduled = scheduledByDay[d.dayNumber]
             let mark: CalendarDay.Mark
             if let s = byDay[d.dayNumber] {
                 switch s.status {

@@ -36,7 +36,7 @@ public struct GlobeConfiguration: Sendable, Equatable {
         self.init()
         if json.isNull { return }
         guard let object = json.objectValue else {
-            throw GlobeError.invalidOption(name: "globe config", value: json.kindName, expected: "an object")
+            throw GlobeError.invalidOption(name: "globe config", value: JSONWriter.compact(json), expected: "an object")
         }
         for (key, value) in object where !value.isNull {
             func string() throws(GlobeError) -> String {
