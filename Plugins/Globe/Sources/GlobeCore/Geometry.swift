@@ -139,16 +139,6 @@ public enum Planar {
         }
         return inside
     }
-
-    /// Distance in degrees (planar) from p to segment ab.
-    public static func distanceToSegment(_ p: LonLat, _ a: LonLat, _ b: LonLat) -> Double {
-        let dx = b.lon - a.lon, dy = b.lat - a.lat
-        let len2 = dx * dx + dy * dy
-        var t = len2 > 0 ? ((p.lon - a.lon) * dx + (p.lat - a.lat) * dy) / len2 : 0
-        t = Swift.max(0, Swift.min(1, t))
-        let x = a.lon + t * dx - p.lon, y = a.lat + t * dy - p.lat
-        return (x * x + y * y).squareRoot()
-    }
 }
 
 /// Great-circle helpers on a sphere of the Earth's mean radius.
