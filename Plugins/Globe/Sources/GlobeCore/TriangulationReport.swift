@@ -89,25 +89,38 @@ public struct TriangulationReport: Sendable, Codable, Equatable {
     }
 
     /// A few lines for a terminal: totals, then any polygon whose count or area is off.
-    public var text: String {
+    public var text: String { text(perPolygon: false) }
+
+    /// With `perPolygon`, a line per polygon comes first (feature, part, vertices, holes,
+    /// triangles, polygon area, triangle area, relative error).
+    public func text(perPolygon showRows: Bool) -> String {
         var lines: [String] = []
+        if showRows {
+            lines.append("feature part vertices holes triangles polygon-area triangle-area relative-error")
+            for row in perPolygon {
+                lines.append("\(row.feature) \(row.part) \(row.vertices) \(row.holes) \(row.triangles) "
+                    + "\(Self.format(row.polygonArea)) \(Self.format(row.triangleArea)) \(row.relativeAreaError.map(Self.scientific) ?? "-")")
+            }
+        }
         lines.append("features \(features), polygons \(polygons), vertices \(vertices), holes \(holes)")
         lines.append("triangles \(triangles) (n + 2h − 2 = \(expectedTriangles); polygons off: \(polygonsOffCount))")
         lines.append("polygon area \(Self.format(polygonArea)) deg², triangle area \(Self.format(triangleArea)) deg²")
         let at = maxRelativeAreaErrorAt.map { " (\($0))" } ?? ""
         lines.append("max relative area error \(Self.scientific(maxRelativeAreaError))\(at) over polygons ≥ \(Self.scientific(minimumAreaForRelativeError)) deg²")
-        for row in perPolygon where row.triangles != row.expectedTriangles {
+        for row in perPolygon where row.triangles != row.expectedTriangles && !showRows {
             lines.append("  \(row.feature) part \(row.part): \(row.triangles) triangles, expected \(row.expectedTriangles)")
         }
         return lines.joined(separator: "\n")
     }
 
+    /// Six decimals, e.g. "21496.990988".
     static func format(_ v: Double) -> String {
-        let scaled = (v * 1_000_000).rounded()
-        let whole = Int(scaled / 1_000_000)
-        let frac = Int(abs(scaled).truncatingRemainder(dividingBy: 1_000_000))
-        let digits = String(frac)
-        return "\(whole).\(String(repeating: "0", count: 6 - digits.count))\(digits)"
+        guard v.isFinite else { return "\(v)" }
+        let scaled = (abs(v) * 1_000_000).rounded()
+        guard scaled < 9e15 else { return "\(v)" }
+        let n = Int(scaled)
+        let digits = String(n % 1_000_000)
+        return (v < 0 && n > 0 ? "-" : "") + "\(n / 1_000_000).\(String(repeating: "0", count: 6 - digits.count))\(digits)"
     }
 
     static func scientific(_ v: Double) -> String {
@@ -116,7 +129,11 @@ public struct TriangulationReport: Sendable, Codable, Equatable {
         var m = abs(v)
         while m >= 10 { m /= 10; exponent += 1 }
         while m < 1 { m *= 10; exponent -= 1 }
-        let mantissa = (m * 100).rounded() / 100
+        var mantissa = (m * 100).rounded() / 100
+        if mantissa >= 10 {
+            mantissa /= 10
+            exponent += 1
+        }
         let sign = v < 0 ? "-" : ""
         return "\(sign)\(mantissa)e\(exponent >= 0 ? "+" : "-")\(abs(exponent) < 10 ? "0" : "")\(abs(exponent))"
     }
