@@ -106,6 +106,8 @@ final class TriangulationTests: XCTestCase {
         // A hole of a single point (a Steiner point) and one of two points.
         check([[(0, 0), (4, 0), (4, 4), (0, 4)], [(2, 2)]], area: 16)
         check([[(0, 0), (4, 0), (4, 4), (0, 4)], [(1, 1), (3, 2)]], area: 16)
+        // Two holes whose leftmost points coincide (ordered by the slope of their next edge).
+        check([[(0, 0), (10, 0), (10, 10), (0, 10)], [(1, 5), (3, 4), (3, 2)], [(1, 5), (2, 8), (3, 7)]], area: 100 - 2 - 2)
         // A hole touching the outer ring at a vertex.
         check([[(0, 0), (4, 0), (4, 4), (0, 4)], [(0, 0), (2, 1), (1, 2)]], area: 16 - 1.5)
     }

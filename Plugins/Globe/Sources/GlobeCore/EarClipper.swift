@@ -387,13 +387,19 @@ public final class EarClipper {
             if A.x != B.x { return A.x < B.x }
             if A.y != B.y { return A.y < B.y }
             // Same leftmost point: order by the slope of the edge that follows it.
-            let sa = (nodes[Int(A.next)].y - A.y) / (nodes[Int(A.next)].x - A.x)
-            let sb = (nodes[Int(B.next)].y - B.y) / (nodes[Int(B.next)].x - B.x)
-            return sa < sb
+            return Self.slope(A, nodes[Int(A.next)]) < Self.slope(B, nodes[Int(B.next)])
         }
         var outer = outerStart
         for hole in holeQueue { outer = eliminateHole(hole, outer) }
         return outer
+    }
+
+    /// dy/dx of ab, never NaN (a vertical edge is ±infinity, a repeated point 0), so sorting
+    /// stays a strict weak order.
+    private static func slope(_ a: Node, _ b: Node) -> Double {
+        let dx = b.x - a.x, dy = b.y - a.y
+        if dx != 0 { return dy / dx }
+        return dy == 0 ? 0 : (dy > 0 ? .infinity : -.infinity)
     }
 
     private func leftmost(_ start: Int32) -> Int32 {
