@@ -38,7 +38,7 @@ public enum TennisDemo {
     /// Where the scripted player stands (court metres) and for how long (seconds); between stops the
     /// player walks in a straight line for one second.
     public static let script: [(Point2D, Double)] = [
-        (Point2D(4.0, 10.5), 3.5),   // behind the service box, centre: zone 13/14
+        (Point2D(4.0, 10.5), 3.5),   // back, left of centre: zone 13
         (Point2D(1.2, 9.8), 3.0),    // back left: zone 12
         (Point2D(7.1, 10.9), 3.0),   // back right: zone 15
         (Point2D(3.0, 4.2), 3.0),    // volley position left of centre: zone 5
