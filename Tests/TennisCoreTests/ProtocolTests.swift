@@ -10,6 +10,22 @@ final class ProtocolTests: XCTestCase {
         XCTAssertEqual(Checksum.modbus.compute([0x5A, 0xA5, 0x82, 0x01]), 0xA3)
         // The catalogue check value of CRC-16/MODBUS ("123456789" → 0x4B37): low byte 0x37.
         XCTAssertEqual(Checksum.modbus.compute(Array("123456789".utf8)), 0x37)
+        // The fast path's precomputed register after the command header matches the byte-wise CRC.
+        var crc: UInt16 = 0xFFFF
+        for b: UInt8 in [0x5A, 0xA5, 0x83] {
+            crc ^= UInt16(b)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xA001 : crc >> 1 }
+        }
+        XCTAssertEqual(crc, Checksum.modbusStateAfterCommandHeader)
+        // The table-sliced fast path agrees with the byte-wise CRC on every body byte at every position.
+        var generator = SplitMix64(seed: 9)
+        for _ in 0..<3000 {
+            var body: [UInt8] = [0x5A, 0xA5, 0x83]
+            for _ in 0..<6 { body.append(UInt8(truncatingIfNeeded: generator.next())) }
+            guard let frame = FrameBytes(body + [0]) else { return XCTFail() }
+            XCTAssertEqual(frame.expectedCheckByte(.modbus), Checksum.modbus.compute(body))
+            XCTAssertEqual(frame.expectedCheckByte(.xor), Checksum.xor.compute(body))
+        }
         let settings = try MachineSettings(upperWheel: 50, lowerWheel: 50, pitch: 50, yaw: 50, feed: 50)
         XCTAssertEqual(CommandFrame(settings: settings).encode(checksum: .xor).hex, "5A A5 83 32 32 32 32 32 01 4F")
         XCTAssertEqual(CommandFrame(settings: settings).encode(checksum: .modbus).hex, "5A A5 83 32 32 32 32 32 01 B6")

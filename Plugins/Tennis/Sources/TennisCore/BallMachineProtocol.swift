@@ -27,7 +27,47 @@ public enum Checksum: String, Sendable, Codable, CaseIterable, CustomStringConve
         }
     }
 
+    /// The check byte of `bytes[0..<count]` (the hot path of encode and decode: no generics, no copies).
+    @inline(__always)
+    func compute(_ bytes: UnsafeRawBufferPointer, count: Int) -> UInt8 {
+        switch self {
+        case .xor:
+            var x: UInt8 = 0
+            for i in 0..<count { x ^= bytes[i] }
+            return x
+        case .modbus:
+            return Checksum.crcTable.withUnsafeBufferPointer { table in
+                var crc: UInt16 = 0xFFFF
+                for i in 0..<count { crc = (crc >> 8) ^ table[Int(UInt8(truncatingIfNeeded: crc) ^ bytes[i])] }
+                return UInt8(truncatingIfNeeded: crc)
+            }
+        }
+    }
+
     public var description: String { rawValue }
+
+    /// CRC-16/Modbus register after the command header `5A A5 83` (tested against the table).
+    static let modbusStateAfterCommandHeader: UInt16 = 0x226B
+
+    /// Low byte of the CRC of `5A A5 83` followed by six zero bytes.
+    static let commandHeaderConstant: UInt8 = {
+        var crc = modbusStateAfterCommandHeader
+        for _ in 0..<6 { crc = (crc >> 8) ^ crcTable[Int(UInt8(truncatingIfNeeded: crc))] }
+        return UInt8(truncatingIfNeeded: crc)
+    }()
+
+    /// For body position k (bytes 3…8 of a command) and byte value b, entry `256·k + b` is the low
+    /// byte of the CRC contribution of b at that position (register starting at zero, zeros elsewhere).
+    static let commandBodyTables: [UInt8] = (0..<6).flatMap { k in
+        (0..<256).map { b -> UInt8 in
+            var crc: UInt16 = 0
+            for position in 0..<6 {
+                let byte: UInt8 = position == k ? UInt8(b) : 0
+                crc = (crc >> 8) ^ crcTable[Int(UInt8(truncatingIfNeeded: crc) ^ byte)]
+            }
+            return UInt8(truncatingIfNeeded: crc)
+        }
+    }
 
     /// CRC-16/Modbus byte table (reflected polynomial 0xA001).
     static let crcTable: [UInt16] = (0..<256).map { n in
@@ -44,6 +84,11 @@ public struct FrameBytes: Sendable, Equatable, RandomAccessCollection, CustomStr
 
     init(count: Int) {
         storage = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        self.count = count
+    }
+
+    init(bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8), count: Int) {
+        storage = bytes
         self.count = count
     }
 
@@ -64,6 +109,23 @@ public struct FrameBytes: Sendable, Equatable, RandomAccessCollection, CustomStr
         set {
             precondition(i >= 0 && i < count, "frame byte index out of range")
             withUnsafeMutableBytes(of: &storage) { $0[i] = newValue }
+        }
+    }
+
+    /// The check byte the first `count - 1` bytes call for.
+    @inline(__always)
+    func expectedCheckByte(_ checksum: Checksum) -> UInt8 {
+        withUnsafeBytes(of: storage) { bytes in
+            // A command's CRC starts from the constant state after its fixed header 5A A5 83.
+            if checksum == .modbus, count == CommandFrame.length, bytes[0] == 0x5A, bytes[1] == 0xA5, bytes[2] == CommandFrame.type {
+                // CRC is linear over GF(2): the check byte is a constant XOR one lookup per body byte,
+                // six independent loads instead of a six-step dependency chain.
+                return Checksum.commandBodyTables.withUnsafeBufferPointer { t in
+                    Checksum.commandHeaderConstant ^ t[Int(bytes[3])] ^ t[256 + Int(bytes[4])] ^ t[512 + Int(bytes[5])]
+                        ^ t[768 + Int(bytes[6])] ^ t[1024 + Int(bytes[7])] ^ t[1280 + Int(bytes[8])]
+                }
+            }
+            return checksum.compute(bytes, count: count - 1)
         }
     }
 
@@ -92,13 +154,10 @@ public struct CommandFrame: Sendable, Equatable, Codable {
     public static let stop = CommandFrame(settings: .stop, start: false)
 
     /// The 10 bytes with the check byte. Fields were range-checked when `settings` was made.
-    @inline(__always)
     public func encode(checksum: Checksum) -> FrameBytes {
-        var f = FrameBytes(count: 10)
-        f[0] = 0x5A; f[1] = 0xA5; f[2] = CommandFrame.type
-        f[3] = settings.upperWheel; f[4] = settings.lowerWheel; f[5] = settings.pitch; f[6] = settings.yaw
-        f[7] = settings.feed; f[8] = start ? 1 : 0
-        f[9] = checksum.compute(f.prefix(9))
+        var f = FrameBytes(bytes: (0x5A, 0xA5, CommandFrame.type, settings.upperWheel, settings.lowerWheel, settings.pitch,
+                                   settings.yaw, settings.feed, start ? 1 : 0, 0), count: 10)
+        f[9] = f.expectedCheckByte(checksum)
         return f
     }
 
@@ -112,20 +171,24 @@ public struct CommandFrame: Sendable, Equatable, Codable {
     public static func decode(_ b: FrameBytes, checksum: Checksum) throws(FrameError) -> CommandFrame {
         guard b.count == length else { throw .badLength(b.count, expected: "a command is 10 bytes") }
         try FrameError.checkHeader(b, type: type)
-        let expected = checksum.compute(b.prefix(9))
+        let expected = b.expectedCheckByte(checksum)
         guard b[9] == expected else { throw .badCheckByte(found: b[9], expected: expected, checksum: checksum) }
         return try fields(b)
     }
 
     static func fields(_ b: FrameBytes) throws(FrameError) -> CommandFrame {
-        let names = ["upper wheel", "lower wheel", "pitch", "yaw", "feed"]
-        let ranges = [MachineSettings.percentRange, MachineSettings.percentRange, MachineSettings.angleRange,
-                      MachineSettings.angleRange, MachineSettings.percentRange]
-        for k in 0..<5 where !ranges[k].contains(Int(b[3 + k])) {
-            throw .fieldOutOfRange(field: names[k], value: Int(b[3 + k]), range: ranges[k])
+        let upper = b[3], lower = b[4], pitch = b[5], yaw = b[6], feed = b[7], control = b[8]
+        // Compare first; build the names and ranges only for the message.
+        if upper > 100 || lower > 100 || pitch > 90 || yaw > 90 || feed > 100 {
+            let names = ["upper wheel", "lower wheel", "pitch", "yaw", "feed"]
+            let ranges = [MachineSettings.percentRange, MachineSettings.percentRange, MachineSettings.angleRange,
+                          MachineSettings.angleRange, MachineSettings.percentRange]
+            for k in 0..<5 where !ranges[k].contains(Int(b[3 + k])) {
+                throw .fieldOutOfRange(field: names[k], value: Int(b[3 + k]), range: ranges[k])
+            }
         }
-        guard b[8] <= 1 else { throw .badControl(b[8]) }
-        return CommandFrame(settings: MachineSettings(unchecked: b[3], b[4], b[5], b[6], b[7]), start: b[8] == 1)
+        guard control <= 1 else { throw .badControl(control) }
+        return CommandFrame(settings: MachineSettings(unchecked: upper, lower, pitch, yaw, feed), start: control == 1)
     }
 }
 
@@ -154,7 +217,7 @@ public struct ReplyFrame: Sendable, Equatable, Codable {
     public func encode(checksum: Checksum) -> FrameBytes {
         var f = FrameBytes(count: 5)
         f[0] = 0x5A; f[1] = 0xA5; f[2] = ReplyFrame.type; f[3] = code.rawValue
-        f[4] = checksum.compute(f.prefix(4))
+        f[4] = f.expectedCheckByte(checksum)
         return f
     }
 
@@ -162,7 +225,7 @@ public struct ReplyFrame: Sendable, Equatable, Codable {
     public static func decode(_ bytes: some Collection<UInt8>, checksum: Checksum) throws(FrameError) -> ReplyFrame {
         guard bytes.count == length, let b = FrameBytes(bytes) else { throw .badLength(bytes.count, expected: "a reply is 5 bytes") }
         try FrameError.checkHeader(b, type: type)
-        let expected = checksum.compute(b.prefix(4))
+        let expected = b.expectedCheckByte(checksum)
         guard b[4] == expected else { throw .badCheckByte(found: b[4], expected: expected, checksum: checksum) }
         guard let code = ReplyCode(rawValue: b[3]) else { throw .badReplyCode(b[3]) }
         return ReplyFrame(code: code)
