@@ -21,12 +21,13 @@ var targets: [Target] = [
     // The contract: the C ABI (header only, plus status names) and the Swift layer for plugin authors.
     .target(name: "CClubhouse", path: "PluginSDK/Sources/CClubhouse"),
     .target(name: "ClubhouseJSON", path: "PluginSDK/Sources/ClubhouseJSON", linkerSettings: [.linkedLibrary("m")]),
-    .target(name: "PluginKit", dependencies: ["CClubhouse", "ClubhouseJSON"], path: "PluginSDK/Sources/PluginKit"),
+    .target(name: "ClubhouseABI", dependencies: ["CClubhouse"], path: "PluginSDK/Sources/ClubhouseABI"),
+    .target(name: "PluginKit", dependencies: ["CClubhouse", "ClubhouseABI", "ClubhouseJSON"], path: "PluginSDK/Sources/PluginKit"),
 
     // The host: loader, site configuration, brokers, router, runner; and the executable that wires them.
     .systemLibrary(name: "CSQLite", path: "Host/Sources/CSQLite", pkgConfig: "sqlite3",
                    providers: [.apt(["libsqlite3-dev"])]),
-    .target(name: "ClubhouseHost", dependencies: ["CClubhouse", "CSQLite", "ClubhouseJSON"],
+    .target(name: "ClubhouseHost", dependencies: ["CClubhouse", "ClubhouseABI", "CSQLite", "ClubhouseJSON"],
             path: "Host/Sources/ClubhouseHost"),
     .executableTarget(name: "clubhouse", dependencies: ["ClubhouseHost"], path: "Host/Sources/clubhouse"),
 

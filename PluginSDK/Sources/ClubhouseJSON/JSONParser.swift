@@ -49,6 +49,8 @@ public struct JSONDocument: Sendable {
     public let value: JSONValue
     /// `""` is the root; `"/sites/default/plugins/0"` an array element. Keys are escaped (`~0`, `~1`).
     public let locations: [String: SourceLocation]
+    /// Where each object member's key is, by the member's pointer (for "unknown key" messages).
+    public let keyLocations: [String: SourceLocation]
 
     /// The location of the value at `pointer`, or of its nearest recorded ancestor.
     public func location(of pointer: String) -> SourceLocation {
@@ -58,6 +60,11 @@ public struct JSONDocument: Sendable {
             guard let slash = p.lastIndex(of: "/") else { return SourceLocation(line: 1, column: 1, offset: 0) }
             p = String(p[..<slash])
         }
+    }
+
+    /// The location of the key of the member at `pointer` (its value's location if unknown).
+    public func keyLocation(of pointer: String) -> SourceLocation {
+        keyLocations[pointer] ?? location(of: pointer)
     }
 
     /// Escapes one reference token for use in a JSON Pointer.
@@ -115,7 +122,8 @@ public struct JSONParser {
             Result { () throws(JSONParseError) in
                 var parser = Parser(buffer, options: options, recordLocations: true)
                 let value = try parser.parseDocument()
-                return JSONDocument(value: value, locations: parser.locationTable())
+                return JSONDocument(value: value, locations: parser.locationTable(parser.offsets),
+                                    keyLocations: parser.locationTable(parser.keyOffsets))
             }
         }
         return try result.get()
@@ -130,6 +138,7 @@ private struct Parser {
     var depth = 0
     var pointer: [String] = []
     var offsets: [String: Int] = [:]
+    var keyOffsets: [String: Int] = [:]
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONParser.Options, recordLocations: Bool) {
         self.bytes = bytes
@@ -137,7 +146,7 @@ private struct Parser {
         self.recordLocations = recordLocations
     }
 
-    func locationTable() -> [String: SourceLocation] {
+    func locationTable(_ offsets: [String: Int]) -> [String: SourceLocation] {
         // Convert offsets to line:column in one pass over the text.
         let sorted = offsets.sorted { $0.value < $1.value }
         var result: [String: SourceLocation] = [:]
@@ -278,7 +287,10 @@ private struct Parser {
             }
             index += 1
             skipWhitespace()
-            if recordLocations { pointer.append(JSONDocument.escapePointerToken(key)) }
+            if recordLocations {
+                pointer.append(JSONDocument.escapePointerToken(key))
+                keyOffsets[currentPointer()] = keyOffset
+            }
             let value = try parseValue()
             if recordLocations { pointer.removeLast() }
             if duplicate, let i = members.firstIndex(where: { $0.key == key }) {

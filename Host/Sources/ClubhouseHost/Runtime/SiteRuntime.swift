@@ -1,0 +1,242 @@
+// The running site: resolves each configured plugin to a checked library, creates instances on
+// first use, owns the brokers, and runs calls (from the CLI, JSON-RPC, or another plugin).
+
+import CClubhouse
+import ClubhouseABI
+import ClubhouseJSON
+
+/// A configured plugin resolved to its library (or the reason it could not be).
+public struct ResolvedPlugin: Sendable {
+    public var entry: PluginEntry
+    public var library: PluginLibrary
+    public var catalogue: CommandCatalog
+}
+
+/// The outcome of one command.
+public struct CallOutcome: Sendable {
+    public var status: Status
+    /// The reply's data (null on failure).
+    public var data: JSONValue
+    public var text: String?
+    /// The one-line message on failure.
+    public var message: String
+    public var background: (command: String, arguments: JSONObject)?
+
+    static func failure(_ status: Status, _ message: String) -> CallOutcome {
+        CallOutcome(status: status, data: .null, text: nil, message: message, background: nil)
+    }
+}
+
+public final class SiteRuntime: @unchecked Sendable {
+    public static let offeredServices = [
+        CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_CONFIG, CLUBHOUSE_SERVICE_STORAGE, CLUBHOUSE_SERVICE_PROGRESS,
+        CLUBHOUSE_SERVICE_INVOKE, CLUBHOUSE_SERVICE_DEVICE,
+    ]
+
+    public let configuration: SiteConfiguration
+    public let site: Site
+    public let log: LogBroker
+    public let storage: StorageBroker
+    public let devices: DeviceBroker
+    let loader: PluginLoader
+    let discovery: PluginDiscovery
+
+    private let lock = Lock()
+    private var resolved: [String: Result<ResolvedPlugin, RuntimeError>] = [:]
+    private var instances: [String: PluginInstance] = [:]
+    private var creationOrder: [String] = []
+
+    public init(configuration: SiteConfiguration, site: Site, dataDirectory: String, log: LogBroker,
+                loader: PluginLoader = PluginLoader()) {
+        self.configuration = configuration
+        self.site = site
+        self.log = log
+        self.loader = loader
+        storage = StorageBroker(dataDirectory: dataDirectory)
+        devices = DeviceBroker(site: site, log: log)
+        discovery = PluginDiscovery(configuration: configuration, loader: loader, log: log)
+    }
+
+    deinit { shutdown() }
+
+    /// Destroys every instance, newest first, and closes their databases.
+    public func shutdown() {
+        let order = lock.withLock { () -> [PluginInstance] in
+            let list = creationOrder.reversed().compactMap { instances[$0] }
+            instances.removeAll()
+            creationOrder.removeAll()
+            return list
+        }
+        order.forEach { $0.destroy() }
+        devices.closeAll()
+    }
+
+    /// Aliases of the site's plugins, in file order (enabled or not).
+    public var aliases: [String] { site.plugins.map(\.alias) }
+
+    /// Loads and checks the plugin the site calls `alias`.
+    public func resolve(_ alias: String) -> Result<ResolvedPlugin, RuntimeError> {
+        if let cached = lock.withLock({ resolved[alias] }) { return cached }
+        let result = resolveUncached(alias)
+        lock.withLock { resolved[alias] = result }
+        return result
+    }
+
+    private func resolveUncached(_ alias: String) -> Result<ResolvedPlugin, RuntimeError> {
+        guard let entry = site.plugin(alias: alias) else {
+            var message = "unknown plugin '\(alias)' at site '\(site.name)'"
+            if let suggestion = closest(alias, among: aliases + ["plugins", "plugin", "config", "demo", "serve", "device"]) {
+                message += "; did you mean '\(suggestion)'?"
+            }
+            message += " (clubhouse plugins list shows them)"
+            return .failure(RuntimeError(status: .invalidArgument, message: message))
+        }
+        let where_ = "\(configuration.source):\(entry.location.line):\(entry.location.column)"
+        guard entry.enabled else {
+            return .failure(RuntimeError(status: .error,
+                                         message: "plugin '\(alias)' is disabled at site '\(site.name)'; set \"enabled\": true at \(where_)"))
+        }
+        let path: String
+        if let explicit = entry.path {
+            path = FileSystem.absolute(explicit, relativeTo: configuration.baseDirectory)
+        } else if let id = entry.id {
+            switch discovery.find(id: id) {
+            case .success(let found): path = found
+            case .failure(let error):
+                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(where_)): \(error.message)"))
+            }
+        } else {
+            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' has neither \"id\" nor \"path\" (\(where_))"))
+        }
+        let library: PluginLibrary
+        do {
+            library = try loader.load(path: path)
+        } catch {
+            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
+        }
+        if let id = entry.id, id != library.info.id {
+            return .failure(RuntimeError(status: .error,
+                                         message: "plugin '\(alias)': \(path) is \(library.info.id), but the site expects \(id) (\(where_)); fix \"id\" or \"path\""))
+        }
+        if let requirement = entry.versionRequirement, !requirement.isSatisfied(by: library.info.semanticVersion) {
+            return .failure(RuntimeError(status: .error,
+                                         message: "plugin '\(alias)': \(library.info.id) \(library.info.version) (\(path)) does not satisfy the site's version requirement '\(requirement)' (\(where_)); install a matching build or change \"version\""))
+        }
+        // One library per site: two aliases must not share an id (they would share a database).
+        for other in site.plugins where other.alias != alias && other.enabled {
+            if let cached = lock.withLock({ resolved[other.alias] }), case .success(let o) = cached, o.library.info.id == library.info.id {
+                return .failure(RuntimeError(status: .error,
+                                             message: "duplicate plugin id \(library.info.id): plugins '\(other.alias)' and '\(alias)' of site '\(site.name)' both load it (\(o.library.path), \(path)); a site runs a plugin once"))
+            }
+        }
+        let catalogue: CommandCatalog
+        do {
+            switch CommandCatalog.parse(try library.describe(), plugin: alias) {
+            case .success(let c): catalogue = c
+            case .failure(let e):
+                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(path)): bad command catalogue: \(e)"))
+            }
+        } catch {
+            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
+        }
+        return .success(ResolvedPlugin(entry: entry, library: library, catalogue: catalogue))
+    }
+
+    /// The running instance for `alias`, created on first use.
+    func instance(_ alias: String) -> Result<PluginInstance, RuntimeError> {
+        let plugin: ResolvedPlugin
+        switch resolve(alias) {
+        case .success(let p): plugin = p
+        case .failure(let e): return .failure(e)
+        }
+        if let existing = lock.withLock({ instances[alias] }) { return .success(existing) }
+        let made = PluginInstance(library: plugin.library, entry: plugin.entry, siteName: site.name, runtime: self)
+        do {
+            try made.create()
+        } catch {
+            return .failure(error)
+        }
+        lock.withLock {
+            instances[alias] = made
+            creationOrder.append(alias)
+        }
+        return .success(made)
+    }
+
+    /// Runs `command` of plugin `alias` with validated arguments.
+    public func call(alias: String, command: String, arguments: JSONObject, flags: UInt32 = 0,
+                     progress: any ProgressSink = SilentProgress(), context: CallContext? = nil) -> CallOutcome {
+        let call = context ?? CallContext(flags: flags, progress: progress, chain: [alias])
+        switch instance(alias) {
+        case .failure(let error): return .failure(error.status, error.message)
+        case .success(let instance):
+            var request: [UInt8] = []
+            request.reserveCapacity(64)
+            JSONWriter.appendCompact(["arguments": .object(arguments), "cwd": .string(FileSystem.currentDirectory())],
+                                     to: &request)
+            let (status, reply) = instance.invoke(command: command, request: request, call: call)
+            return SiteRuntime.outcome(status: status, reply: reply, alias: alias, command: command)
+        }
+    }
+
+    /// Reads a plugin's reply into an outcome (a reply that is not the documented JSON is a failure).
+    static func outcome(status: Int32, reply: [UInt8], alias: String, command: String) -> CallOutcome {
+        let s = Status(code: status)
+        guard s == .ok else {
+            var message = String(decoding: reply, as: UTF8.self)
+            if message.isEmpty { message = "\(alias) \(command) failed (\(s.name)) without a message" }
+            if let newline = message.firstIndex(of: "\n") { message = String(message[..<newline]) }
+            return .failure(s, message)
+        }
+        let parsed: JSONValue
+        do {
+            parsed = try JSONParser.parse(bytes: reply)
+        } catch {
+            return .failure(.pluginFailed, "plugin '\(alias)' returned a malformed reply to '\(command)': \(error)")
+        }
+        guard let object = parsed.objectValue else {
+            return .failure(.pluginFailed, "plugin '\(alias)' returned \(parsed.kindName) to '\(command)', not {\"data\": …}")
+        }
+        var background: (String, JSONObject)?
+        if let b = object["background"]?.objectValue, let c = b["command"]?.stringValue {
+            background = (c, b["arguments"]?.objectValue ?? JSONObject())
+        }
+        return CallOutcome(status: .ok, data: object["data"] ?? .null, text: object["text"]?.stringValue, message: "",
+                           background: background)
+    }
+
+    /// A plugin calling another plugin's command (the invoke service).
+    func invokeFromPlugin(caller: PluginInstance, call: CallContext, alias: String, command: String,
+                          request: [UInt8]) -> (status: Int32, reply: [UInt8]) {
+        func refuse(_ status: Status, _ message: String) -> (Int32, [UInt8]) { (status.rawValue, Array(message.utf8)) }
+        guard caller.entry.isGranted(.invoke(alias)) else {
+            return refuse(.denied, "plugin '\(caller.entry.alias)' may not call '\(alias)': the site does not grant \"invoke:\(alias)\"")
+        }
+        if call.chain.contains(alias) {
+            return refuse(.denied, "plugin '\(caller.entry.alias)' may not call '\(alias)': '\(alias)' is already running this call (\(call.chain.joined(separator: " → ")))")
+        }
+        let target: PluginInstance
+        switch instance(alias) {
+        case .success(let t): target = t
+        case .failure(let e): return refuse(e.status == .invalidArgument ? .notFound : e.status, e.message)
+        }
+        guard case .success(let plugin) = resolve(alias), let spec = plugin.catalogue.command(named: command) else {
+            return refuse(.notFound, "plugin '\(alias)' has no command '\(command)'")
+        }
+        // Validate the arguments exactly as the CLI would.
+        let arguments: JSONObject
+        do {
+            let parsed = try JSONParser.parse(bytes: request)
+            arguments = try ArgumentParser.validate(parsed["arguments"]?.objectValue ?? JSONObject(), for: spec, plugin: alias)
+        } catch let error as UsageError {
+            return refuse(.invalidArgument, error.message)
+        } catch {
+            return refuse(.invalidArgument, "malformed request to \(alias) \(command): \(error)")
+        }
+        let nested = CallContext(flags: call.flags | UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT), progress: call.progress,
+                                 chain: call.chain + [alias], parent: call)
+        var forwarded: [UInt8] = []
+        JSONWriter.appendCompact(["arguments": .object(arguments), "cwd": .string(FileSystem.currentDirectory())], to: &forwarded)
+        return target.invoke(command: command, request: forwarded, call: nested)
+    }
+}
