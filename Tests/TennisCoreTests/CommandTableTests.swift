@@ -123,6 +123,10 @@ final class CommandTableTests: XCTestCase {
         let config = "{\n  \"checksum\": \"modbus\",\n  \"table\": {\"name\": \"x\", \"entries\": {}}\n}"
         let input = try JSONInput(text: config, file: "plugins.json")
         assertThrows(try CommandTable.parse(input, at: "/table"), "plugins.json:3:37: entries must be an array")
+        // A table that reaches the plugin as a config value (no source text) is located by pointer.
+        let value: JSONValue = ["name": "x", "entries": [["zone": 0]]]
+        assertThrows(try CommandTable.parse(JSONInput(value: value, file: "plugins.json", base: "/config/table")),
+                     "plugins.json at /config/table/entries/0: entry is missing \"speed\"")
     }
 
     func testTableShowText() {

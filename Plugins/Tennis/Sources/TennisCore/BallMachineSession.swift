@@ -247,6 +247,14 @@ public final class BallMachineSession {
 
     // MARK: End
 
+    /// Marks the session as ended early (Ctrl-C, end of a live feed): `finish` then sends no more
+    /// launches, only the stop command.
+    public func stopEarly(_ reason: String) {
+        guard summary.aborted == nil else { return }
+        summary.aborted = reason
+        recorder.record(.abort, note: reason)
+    }
+
     /// Sends the launches still due at the last detection, then the stop command, and returns the log.
     /// Safe to call after an error (e.g. on Ctrl-C or when the machine stopped answering).
     public func finish() -> SessionLog {

@@ -8,46 +8,76 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible, L
     public let file: String
     public let location: SourceLocation
     public let message: String
+    /// For values that came without source text (e.g. a site's plugin config): where in them.
+    public let pointer: String?
 
-    public init(file: String, location: SourceLocation, message: String) {
+    public init(file: String, location: SourceLocation, message: String, pointer: String? = nil) {
         self.file = file
         self.location = location
         self.message = message
+        self.pointer = pointer
     }
 
-    public var description: String { "\(file):\(location.line):\(location.column): \(message)" }
+    public var description: String {
+        if let pointer { return "\(file) at \(pointer.isEmpty ? "/" : pointer): \(message)" }
+        return "\(file):\(location.line):\(location.column): \(message)"
+    }
     public var errorDescription: String? { description }
 }
 
 /// A parsed JSON document with its file name, and typed accessors that fail with located errors.
 public struct JSONInput: Sendable {
-    public let document: JSONDocument
+    /// The source document (nil for a value that came without text, e.g. a site's plugin config).
+    public let document: JSONDocument?
+    public let root: JSONValue
     public let file: String
+    /// For values without text: errors name this JSON Pointer prefix plus the pointer inside the value.
+    private let base: String?
 
     public init(document: JSONDocument, file: String) {
         self.document = document
+        root = document.value
         self.file = file
+        base = nil
+    }
+
+    /// A value without source locations (a site's plugin config): errors say `file at base/pointer`.
+    public init(value: JSONValue, file: String, base: String = "") {
+        document = nil
+        root = value
+        self.file = file
+        self.base = base
     }
 
     /// Parses text; syntax errors become `InputError`s at the parser's location.
     public init(text: String, file: String) throws(InputError) {
+        let parsed: JSONDocument
         do {
-            document = try JSONParser.parseDocument(text)
+            parsed = try JSONParser.parseDocument(text)
         } catch {
             throw InputError(file: file, location: error.location, message: error.message)
         }
-        self.file = file
+        self.init(document: parsed, file: file)
     }
 
-    public func location(of pointer: String) -> SourceLocation { document.location(of: pointer) }
+    private static let start = SourceLocation(line: 1, column: 1, offset: 0)
+
+    public func location(of pointer: String) -> SourceLocation { document?.location(of: pointer) ?? JSONInput.start }
 
     public func error(at pointer: String, _ message: String) -> InputError {
-        InputError(file: file, location: location(of: pointer), message: message)
+        if let base { return InputError(file: file, location: JSONInput.start, message: message, pointer: base + pointer) }
+        return InputError(file: file, location: location(of: pointer), message: message)
+    }
+
+    /// An error located at the key of the member at `pointer` (for unknown keys).
+    public func keyError(at pointer: String, _ message: String) -> InputError {
+        guard base == nil, let document else { return error(at: pointer, message) }
+        return InputError(file: file, location: document.keyLocation(of: pointer), message: message)
     }
 
     /// The value at a JSON Pointer made of plain tokens (`/entries/3/zone`).
     public func value(at pointer: String) -> JSONValue? {
-        var current: JSONValue? = document.value
+        var current: JSONValue? = root
         for token in pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
             let key = String(token).replacingTildeEscapes
             if let array = current?.arrayValue {
@@ -68,7 +98,7 @@ public struct JSONInput: Sendable {
 
     public func rejectUnknownKeys(_ object: JSONObject, allowed: [String], at pointer: String) throws(InputError) {
         for key in object.keys where !allowed.contains(key) {
-            throw error(at: pointer + "/" + JSONDocument.escapePointerToken(key),
+            throw keyError(at: pointer + "/" + JSONDocument.escapePointerToken(key),
                         "unknown key \"\(key)\"; expected \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))")
         }
     }

@@ -273,7 +273,9 @@ public enum TennisCommands {
     /// A session that the machine ends early still returns its log (see `summary.aborted`).
     public static func session(detectionsText text: String, file: String, settings: SessionSettings,
                                calibration: CameraCalibration, table: CommandTable, link: BallMachineLink?,
-                               clock: SessionClock, pace: Bool = false, svgTitle: String? = nil) throws -> SessionReport
+                               clock: SessionClock, pace: Bool = false, svgTitle: String? = nil,
+                               shouldStop: () -> Bool = { false }, progress: (Int, Int) -> Void = { _, _ in }) throws
+        -> SessionReport
     {
         let detections = try DetectionReader.parseAll(text, file: file)
         var settings = settings
@@ -282,7 +284,14 @@ public enum TennisCommands {
         let session = try BallMachineSession(settings: settings, table: table, calibration: calibration, link: link,
                                              clock: clock, pace: pace)
         do {
-            for d in detections { _ = try session.ingest(d) }
+            for (i, d) in detections.enumerated() {
+                if shouldStop() {
+                    session.stopEarly("stopped by the user")
+                    break
+                }
+                _ = try session.ingest(d)
+                progress(i + 1, detections.count)
+            }
         } catch SessionError.machineNotAnswering {
             // The log says so; finish() still sends the stop command.
         }
