@@ -260,7 +260,7 @@ final class SessionTests: XCTestCase {
         XCTAssertTrue(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
         XCTAssertTrue(svg.hasSuffix("</svg>\n"))
         XCTAssertEqual(svg.components(separatedBy: "class=\"zone\"").count - 1, 16)
-        XCTAssertEqual(svg.components(separatedBy: "<circle cx=").count - 1, 97) // every projected position
+        XCTAssertEqual(svg.components(separatedBy: "r=\"2.5\"/>").count - 1, 97) // every projected position
         XCTAssertEqual(svg.components(separatedBy: "class=\"target\"").count - 1, 3) // the skipped launch has no average
         XCTAssertTrue(svg.contains("data-zone=\"10\" data-launches=\"1\""))
         XCTAssertTrue(svg.contains("data-zone=\"0\" data-launches=\"0\""))

@@ -196,6 +196,17 @@ public struct CommandFrame: Sendable, Equatable, Codable {
 public enum ReplyCode: UInt8, Sendable, Codable, CustomStringConvertible {
     case rejected = 0, accepted = 1, completed = 2
 
+    /// Encoded by name ("accepted"), which reads better in logs than the byte.
+    public init(from decoder: any Decoder) throws {
+        let name = try String(from: decoder)
+        guard let code = [ReplyCode.rejected, .accepted, .completed].first(where: { $0.description == name }) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown reply code \(name)"))
+        }
+        self = code
+    }
+
+    public func encode(to encoder: any Encoder) throws { try description.encode(to: encoder) }
+
     public var description: String {
         switch self {
         case .rejected: return "rejected"

@@ -165,6 +165,13 @@ public final class BallMachineSession {
         return try perform(due)
     }
 
+    /// Counts a detection the caller could not read (a bad line of a live feed).
+    public func rejectDetection(_ reason: String) {
+        summary.detections += 1
+        summary.rejectedDetections += 1
+        recorder.record(.detectionRejected, note: reason)
+    }
+
     /// Launches that became due by `time` on the detection clock (a live feed calls this as time passes;
     /// `finish` calls it with the last detection's time).
     public func advance(to time: Double) throws -> [LaunchRecord] {

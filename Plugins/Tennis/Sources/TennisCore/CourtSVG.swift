@@ -65,6 +65,12 @@ public struct CourtSVG: Sendable {
             }
             s += "</g>\n"
         }
+        // Legend along the bottom.
+        let legendY = Court.clampY.upperBound + 0.2
+        s += "<g class=\"legend\" font-family=\"sans-serif\" font-size=\"12\" fill=\"#222\">\n"
+        s += "<circle cx=\"\(sx(0))\" cy=\"\(sy(legendY))\" r=\"2.5\" fill=\"#1f5fa8\"/><text x=\"\(sx(0.25))\" y=\"\(sy(legendY))\" dy=\"4\">position (feet, projected)</text>\n"
+        s += "<circle cx=\"\(sx(4.6))\" cy=\"\(sy(legendY))\" r=\"6\" fill=\"#e8731c\" stroke=\"#8a3b00\"/><text x=\"\(sx(4.9))\" y=\"\(sy(legendY))\" dy=\"4\">target (launch number)</text>\n"
+        s += "</g>\n"
         s += "</svg>\n"
         return s
     }

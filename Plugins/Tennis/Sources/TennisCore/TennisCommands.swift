@@ -209,6 +209,11 @@ public enum TennisCommands {
         public var log: SessionLog
         public var svg: String?
 
+        public init(log: SessionLog, svg: String?) {
+            self.log = log
+            self.svg = svg
+        }
+
         public var text: String {
             var lines: [String] = []
             let s = log.settings

@@ -61,11 +61,19 @@ public enum TennisSchema {
         + "WHERE session_id = ?1 ORDER BY seq"
 }
 
-/// A stored session's header.
+/// A stored session as listed: its header and summary (the events stay in `session_events`).
 public struct StoredSession: Sendable, Equatable, Codable {
     public var id: Int
     public var startedAt: String
-    public var log: SessionLog
+    public var mode: SessionSettings.Mode
+    public var summary: SessionSummary
+
+    public init(id: Int, startedAt: String, mode: SessionSettings.Mode, summary: SessionSummary) {
+        self.id = id
+        self.startedAt = startedAt
+        self.mode = mode
+        self.summary = summary
+    }
 }
 
 /// Persistence the tennis commands need.
@@ -90,7 +98,7 @@ public final class InMemoryTennisStore: TennisStore {
     public func cameras() -> [String] { calibrations.keys.sorted() }
 
     public func saveSession(_ log: SessionLog, startedAt: String) -> Int {
-        stored.append(StoredSession(id: stored.count + 1, startedAt: startedAt, log: log))
+        stored.append(StoredSession(id: stored.count + 1, startedAt: startedAt, mode: log.settings.mode, summary: log.summary))
         return stored.count
     }
 
