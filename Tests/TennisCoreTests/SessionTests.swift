@@ -343,3 +343,25 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(try DetectionReader.parseAll("\n  \n{\"t\":0.5,\"x\":1,\"y\":2}", file: "d").count, 1)
     }
 }
+
+final class FailureMessageTests: XCTestCase {
+    func testAWrongChecksumSettingIsNamedAsSuch() throws {
+        // The machine answers with modbus check bytes, the site is set to xor: every reply is refused.
+        let clock = ManualClock()
+        let machine = FakeBallMachine(checksum: .xor, clock: clock,
+                                      script: [.raw(ReplyFrame(code: .rejected).encode(checksum: .modbus).array),
+                                               .raw(ReplyFrame(code: .rejected).encode(checksum: .modbus).array)])
+        let settings = SessionSettings(mode: .manual, speed: try BallSpeed(mph: 40), spin: .flat, checksum: .xor)
+        let report = try TennisCommands.send(.zone(3), settings: settings, table: .formula(), link: machine, clock: clock)
+        let launch = try XCTUnwrap(report.log.launches.first)
+        XCTAssertEqual(launch.outcome, .timedOut)
+        XCTAssertEqual(launch.invalidReplies, 2)
+        XCTAssertEqual(SessionError.commandFailed(.timedOut, attempts: 2, invalidReplies: 2).description,
+                       "the ball machine answered, but 2 replies had a check byte that does not match (2 attempt(s)); check the checksum setting (xor or modbus) for this device")
+        XCTAssertEqual(SessionError.commandFailed(.timedOut, attempts: 2, invalidReplies: 0).description,
+                       "the ball machine did not answer within the reply timeout (2 attempt(s)); check the device connection")
+        XCTAssertEqual(SessionError.commandFailed(.rejected, attempts: 1, invalidReplies: 0).description,
+                       "the ball machine rejected the command (1 attempt(s)); check the checksum setting (xor or modbus) for this device")
+        XCTAssertTrue(SessionError.commandFailed(.completionTimedOut, attempts: 1, invalidReplies: 0).description.contains("did not report it completed"))
+    }
+}

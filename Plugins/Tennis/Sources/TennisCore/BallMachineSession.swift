@@ -43,6 +43,7 @@ public struct LaunchRecord: Sendable, Equatable, Codable {
     public var attempts: Int?
     public var replyLatency: Double?
     public var completionLatency: Double?
+    public var invalidReplies: Int?
 }
 
 /// Counts and latencies of a session.
@@ -83,14 +84,17 @@ public struct SessionLog: Sendable, Equatable, Codable {
 
 public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
     case machineNotAnswering(failures: Int)
-    case commandFailed(ExchangeOutcome, attempts: Int)
+    case commandFailed(ExchangeOutcome, attempts: Int, invalidReplies: Int)
     case finished
 
     public var description: String {
         switch self {
         case .machineNotAnswering(let n):
             return "the ball machine failed \(n) commands in a row; session stopped. Check the device and its checksum setting"
-        case .commandFailed(let outcome, let attempts):
+        case .commandFailed(let outcome, let attempts, let invalid):
+            if invalid > 0 && outcome != .rejected {
+                return "the ball machine answered, but \(invalid) repl\(invalid == 1 ? "y" : "ies") had a check byte that does not match (\(attempts) attempt(s)); check the checksum setting (xor or modbus) for this device"
+            }
             switch outcome {
             case .rejected: return "the ball machine rejected the command (\(attempts) attempt(s)); check the checksum setting (xor or modbus) for this device"
             case .timedOut: return "the ball machine did not answer within the reply timeout (\(attempts) attempt(s)); check the device connection"
@@ -243,6 +247,7 @@ public final class BallMachineSession {
         record.attempts = result.attempts
         record.replyLatency = result.replyLatency
         record.completionLatency = result.completionLatency
+        record.invalidReplies = result.invalidReplies
         if let latency = result.replyLatency { latencies.append(latency) }
         switch result.outcome {
         case .completed: summary.completed += 1

@@ -66,6 +66,9 @@ public struct ExchangeResult: Sendable, Equatable, Codable {
     /// Seconds from the last write to the first valid reply, and to `completed`.
     public var replyLatency: Double?
     public var completionLatency: Double?
+    /// Replies refused (bad header, check byte or code) during this exchange: a wrong checksum
+    /// setting shows up as a timeout with invalid replies.
+    public var invalidReplies: Int = 0
 }
 
 public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
@@ -147,6 +150,7 @@ public final class CommandExchange {
     public let checksum: Checksum
     public let policy: ExchangePolicy
     private var pending: [UInt8] = []
+    private var invalidReplies = 0
 
     public init(link: BallMachineLink, clock: SessionClock, checksum: Checksum, policy: ExchangePolicy = ExchangePolicy()) {
         self.link = link
@@ -162,6 +166,7 @@ public final class CommandExchange {
     {
         let bytes = frame.encode(checksum: checksum)
         var attempt = 0
+        invalidReplies = 0
         while true {
             attempt += 1
             try discardStaleBytes(recorder: recorder, launch: launch)
@@ -171,7 +176,8 @@ public final class CommandExchange {
                 throw .linkFailed("write: \(error)")
             }
             recorder.record(frame.start ? .command : .stop, launch: launch, attempt: attempt, zone: zone, bytes: bytes.hex)
-            let result = try awaitReplies(start: frame.start, attempt: attempt, recorder: recorder, launch: launch)
+            var result = try awaitReplies(start: frame.start, attempt: attempt, recorder: recorder, launch: launch)
+            result.invalidReplies = invalidReplies
             let retry = (result.outcome == .timedOut || (result.outcome == .rejected && policy.retryRejected))
                 && attempt < policy.maxAttempts
             if !retry { return result }
@@ -253,6 +259,7 @@ public final class CommandExchange {
                 return reply
             } catch {
                 // Never trusted: log it and resynchronize one byte further on.
+                invalidReplies += 1
                 recorder.record(.invalidReply, launch: launch, attempt: attempt, bytes: Format.hex(candidate), note: error.description)
                 pending.removeFirst()
             }

@@ -15,7 +15,9 @@ final class Tennis: Plugin {
     static let info = PluginInfo(
         id: "org.clubhouse.tennis", version: "1.0.0", name: "Tennis",
         summary: "Ball machine controller: court homography, 16 zones, protocol v0.3 sessions",
-        services: [.log, .config, .storage, .progress, .device])
+        // The device service is used when the site grants a ball machine, but not required: a site
+        // without one still maps points, builds frames, and runs dry sessions.
+        services: [.log, .config, .storage, .progress])
 
     static let spins = Spin.allCases.map(\.rawValue)
     static let checksums = Checksum.allCases.map(\.rawValue)
@@ -108,7 +110,7 @@ final class Tennis: Plugin {
             }
             let id = try plugin.store.saveSession(report.log, startedAt: Timestamp.now())
             if let first = report.log.launches.first, let outcome = first.outcome, !outcome.succeeded {
-                throw PluginError.failed(SessionError.commandFailed(outcome, attempts: first.attempts ?? 1).description + " (session \(id))")
+                throw PluginError.failed(SessionError.commandFailed(outcome, attempts: first.attempts ?? 1, invalidReplies: first.invalidReplies ?? 0).description + " (session \(id))")
             }
             return try Reply(encoding: SessionReply(sessionId: id, svg: nil, log: report.log), text: report.text + "\nsession \(id) stored\n")
         },
