@@ -3,6 +3,7 @@
 #   Benchmarks/tennis/run.sh            # 3 rounds; RUNS=5 for more
 # Builds clubhouse-bench (release), writes the 8 calibration pairs of the demo camera, and in each
 # round runs: the Swift benchmarks (1,000,000-point projection, H from 8 pairs, frame encode+decode)
+# plus the host simulator's round trip over loopback TCP (2000 commands through CommandExchange),
 # and ../shared/peers/homography_peer.py on the same pairs (cv2.perspectiveTransform of 1,000,000
 # points, cv2.findHomography on the 8 pairs), with OpenCV's default threads and with 1 thread.
 # Prints a Markdown table of the medians over the rounds.
@@ -56,6 +57,9 @@ print(f"| project 1,000,000 points (Mpts/s, higher is better) | {proj:.0f} | {cv
 print(f"| estimate H from 8 pairs (us, lower is better) | {est:.1f} | {fh:.1f} findHomography (default threads), {fh1:.1f} (1 thread) | {fh/est:.1f}x faster | faster |")
 print(f"| frame encode + decode, xor (M/s) | {fx:.1f} | - | - | >= 10 M/s |")
 print(f"| frame encode + decode, modbus (M/s) | {fm:.1f} | - | - | >= 10 M/s |")
+rt = med([s["simulator_round_trip_median_us"] for s in sw])
+rt90 = med([s["simulator_round_trip_p90_us"] for s in sw])
+print(f"| simulator round trip over loopback TCP, command → accepted (us) | {rt:.1f} median, {rt90:.1f} p90 | - | - | <= 200 us median |")
 print()
 print(f"{runs} rounds; Swift figures are the median of 15 samples per round, the peer's the best of 5 per round; "
       f"the table shows the median over rounds. Machine: {platform.machine()}, {os.cpu_count()} cores, "

@@ -49,25 +49,26 @@ public enum Checksum: String, Sendable, Codable, CaseIterable, CustomStringConve
     /// CRC-16/Modbus register after the command header `5A A5 83` (tested against the table).
     static let modbusStateAfterCommandHeader: UInt16 = 0x226B
 
-    /// Low byte of the CRC of `5A A5 83` followed by six zero bytes.
-    static let commandHeaderConstant: UInt8 = {
-        var crc = modbusStateAfterCommandHeader
-        for _ in 0..<6 { crc = (crc >> 8) ^ crcTable[Int(UInt8(truncatingIfNeeded: crc))] }
-        return UInt8(truncatingIfNeeded: crc)
-    }()
+    /// The command fast path's constants in one value (one lazy-initialization check per use).
+    struct CommandCRC: Sendable {
+        /// Low byte of the CRC of `5A A5 83` followed by six zero bytes.
+        let constant: UInt8
+        /// For body position k (bytes 3…8 of a command) and byte value b, entry `256·k + b` is the low
+        /// byte of the CRC contribution of b at that position (register starting at zero, zeros elsewhere).
+        let tables: [UInt8]
+    }
 
-    /// For body position k (bytes 3…8 of a command) and byte value b, entry `256·k + b` is the low
-    /// byte of the CRC contribution of b at that position (register starting at zero, zeros elsewhere).
-    static let commandBodyTables: [UInt8] = (0..<6).flatMap { k in
-        (0..<256).map { b -> UInt8 in
-            var crc: UInt16 = 0
-            for position in 0..<6 {
-                let byte: UInt8 = position == k ? UInt8(b) : 0
-                crc = (crc >> 8) ^ crcTable[Int(UInt8(truncatingIfNeeded: crc) ^ byte)]
-            }
+    static let commandCRC: CommandCRC = {
+        func run(_ start: UInt16, _ body: [UInt8]) -> UInt8 {
+            var crc = start
+            for b in body { crc = (crc >> 8) ^ crcTable[Int(UInt8(truncatingIfNeeded: crc) ^ b)] }
             return UInt8(truncatingIfNeeded: crc)
         }
-    }
+        let tables = (0..<6).flatMap { k in
+            (0..<256).map { b in run(0, (0..<6).map { $0 == k ? UInt8(b) : 0 }) }
+        }
+        return CommandCRC(constant: run(modbusStateAfterCommandHeader, [0, 0, 0, 0, 0, 0]), tables: tables)
+    }()
 
     /// CRC-16/Modbus byte table (reflected polynomial 0xA001).
     static let crcTable: [UInt16] = (0..<256).map { n in
@@ -120,8 +121,9 @@ public struct FrameBytes: Sendable, Equatable, RandomAccessCollection, CustomStr
             if checksum == .modbus, count == CommandFrame.length, bytes[0] == 0x5A, bytes[1] == 0xA5, bytes[2] == CommandFrame.type {
                 // CRC is linear over GF(2): the check byte is a constant XOR one lookup per body byte,
                 // six independent loads instead of a six-step dependency chain.
-                return Checksum.commandBodyTables.withUnsafeBufferPointer { t in
-                    Checksum.commandHeaderConstant ^ t[Int(bytes[3])] ^ t[256 + Int(bytes[4])] ^ t[512 + Int(bytes[5])]
+                let crc = Checksum.commandCRC
+                return crc.tables.withUnsafeBufferPointer { t in
+                    crc.constant ^ t[Int(bytes[3])] ^ t[256 + Int(bytes[4])] ^ t[512 + Int(bytes[5])]
                         ^ t[768 + Int(bytes[6])] ^ t[1024 + Int(bytes[7])] ^ t[1280 + Int(bytes[8])]
                 }
             }
@@ -176,6 +178,7 @@ public struct CommandFrame: Sendable, Equatable, Codable {
         return try fields(b)
     }
 
+    @inline(__always)
     static func fields(_ b: FrameBytes) throws(FrameError) -> CommandFrame {
         let upper = b[3], lower = b[4], pitch = b[5], yaw = b[6], feed = b[7], control = b[8]
         // Compare first; build the names and ranges only for the message.
@@ -341,6 +344,7 @@ public enum FrameError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case badReplyCode(UInt8)
     case unknownChecksum(String)
 
+    @inline(__always)
     static func checkHeader(_ b: FrameBytes, type: UInt8) throws(FrameError) {
         guard b[0] == 0x5A, b[1] == 0xA5 else { throw .badHeader(b[0], b[1]) }
         guard b[2] == type else { throw .unknownType(b[2], expected: type) }
