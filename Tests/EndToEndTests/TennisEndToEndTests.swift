@@ -174,6 +174,33 @@ final class TennisEndToEndTests: XCTestCase {
         XCTAssertEqual(sessions["sessions"]?.arrayValue?.first?["summary"]?["completed"]?.intValue, 3)
     }
 
+    /// Ctrl-C during a live session: the session stops and the machine gets the stop command.
+    func testCtrlCStopsALiveSessionAndSendsStop() throws {
+        let c = try Clubhouse()
+        let port = try freePort()
+        let simulator = try BackgroundClubhouse(["device", "simulate", "ballmachine", "--listen", "tcp:127.0.0.1:\(port)"], scratch: c)
+        defer { simulator.stop() }
+        _ = try simulator.waitForLine(prefix: "listening on ")
+        let config = try c.write("plugins.json", """
+            {"sites": {"s": {"devices": {"ballmachine": {"transport": "tcp:127.0.0.1:\(port)"}},
+              "plugins": {"tennis": {"id": "org.clubhouse.tennis", "grants": ["storage", "device:ballmachine"]}}}}}
+            """)
+        try c.succeed(["--config", config, "tennis", "calibrate", "--image-points", try c.write("taps.json", TennisEndToEndTests.taps)])
+        let session = try BackgroundClubhouse(["--config", config, "tennis", "session", "--detections", "-"], scratch: c, withInput: true)
+        defer { session.stop() }
+        // Four seconds of the player in zone 5 (detection time), then the feed goes quiet.
+        session.send((0...40).map { "{\"t\":\(Double($0) / 10),\"x\":250,\"y\":250}\n" }.joined())
+        XCTAssertTrue(simulator.waitForError { $0.contains("received UW=60 LW=60") }, simulator.stderr)
+        let status = session.interrupt()
+        XCTAssertNotNil(status, "the session did not end after Ctrl-C")
+        XCTAssertNotEqual(status, 0)
+        XCTAssertTrue(session.stderr.contains("stopped by Ctrl-C after 1 launches; the stop command was sent"), session.stderr)
+        XCTAssertTrue(simulator.waitForError { $0.contains("ctrl=0") }, simulator.stderr)
+        let received = simulator.stderr.split(separator: "\n").filter { $0.contains("received") }
+        XCTAssertEqual(received.count, 2, simulator.stderr)
+        XCTAssertTrue(received.last?.contains("UW=0 LW=0 pitch=0 yaw=0 feed=0 ctrl=0") ?? false, simulator.stderr)
+    }
+
     func testWrongChecksumIsRejectedByTheMachineAndReported() throws {
         let c = try Clubhouse()
         let port = try freePort()
@@ -269,15 +296,19 @@ final class BackgroundClubhouse: @unchecked Sendable {
     private var stderrText = ""
     private var stopped = false
 
-    init(_ arguments: [String], scratch: Clubhouse) throws {
+    private let input = Pipe()
+
+    init(_ arguments: [String], scratch: Clubhouse, withInput: Bool = false) throws {
         process.executableURL = Clubhouse.executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["CLUBHOUSE_DATA_DIR"] = scratch.dataDirectory.path
+        env["XDG_CACHE_HOME"] = scratch.scratch.appendingPathComponent("cache").path
         process.environment = env
+        process.currentDirectoryURL = scratch.scratch
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = withInput ? input : FileHandle.nullDevice
         out.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h.availableData, toError: false) }
         err.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h.availableData, toError: true) }
         try process.run()
@@ -290,6 +321,27 @@ final class BackgroundClubhouse: @unchecked Sendable {
     }
 
     var stderr: String { lock.lock(); defer { lock.unlock() }; return stderrText }
+
+    /// Writes to the process's standard input (when started `withInput`).
+    func send(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
+
+    /// Sends SIGINT (what Ctrl-C does) and waits up to `timeout` seconds for the exit status.
+    func interrupt(timeout: TimeInterval = 20) -> Int32? {
+        process.interrupt()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    /// Waits (up to `timeout` seconds) until `condition` holds for the collected stderr.
+    func waitForError(timeout: TimeInterval = 20, _ condition: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition(stderr) { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
 
     /// Waits (up to 20 s) for a stdout line starting with `prefix` and returns it.
     func waitForLine(prefix: String) throws -> String {
