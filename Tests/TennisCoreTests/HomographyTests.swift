@@ -137,6 +137,20 @@ final class HomographyTests: XCTestCase {
         assertThrows(try HomographyEstimator.estimate(infinite), "pair 1: the court point is not a finite number")
     }
 
+    func testManyPairsAreValidatedQuickly() throws {
+        // 20,000 noisy pairs: validation is n log n, the SVD works on a 9×9 factor.
+        var generator = SplitMix64(seed: 21)
+        let input = (0..<20_000).map { _ -> PointPair in
+            let p = Point2D(200 + Double(generator.next() % 900_000) / 1000, 250 + Double(generator.next() % 450_000) / 1000)
+            return PointPair(image: p, court: known.apply(p)!)
+        }
+        let estimate = try HomographyEstimator.estimate(input)
+        XCTAssertLessThan(estimate.maxError, 1e-6)
+        var repeated = input
+        repeated[19_999].image = repeated[123].image
+        assertThrows(try HomographyEstimator.estimate(repeated), "pairs 123 and 19999 have the same image point")
+    }
+
     func testCollinearTriplesAreFineAmongMorePairs() throws {
         // The calibration's 8 court points contain collinear triples (net, sidelines) by design.
         let court = CalibrationLandmark.allCases.map(\.courtPoint)

@@ -163,6 +163,18 @@ final class LaunchPlannerTests: XCTestCase {
         XCTAssertNil(planner.add(TimedPosition(t: 1, court: Point2D(1, 1))))
     }
 
+    func testALongGapIsSkippedInOneStep() throws {
+        var planner = try LaunchPlanner(interval: 3)
+        for t in [0.0, 0.1, 0.2] { _ = planner.add(TimedPosition(t: t, court: Point2D(1, 1))) }
+        let due = try XCTUnwrap(planner.add(TimedPosition(t: 1000, court: Point2D(1, 1))))
+        XCTAssertEqual(due.count, 1)
+        XCTAssertEqual(due[0].skipReason, "only 0 position(s) in the last 2 s, need 3; 332 more launch(es) skipped until the player was seen again")
+        XCTAssertEqual(planner.nextLaunchTime, 1002)
+        // Even an absurd jump stays a couple of decisions.
+        XCTAssertEqual(planner.add(TimedPosition(t: 1e13, court: Point2D(1, 1)))?.count, 2) // t = 1002 (one position), then the jump
+        XCTAssertGreaterThan(planner.nextLaunchTime ?? 0, 1e13)
+    }
+
     func testTooFewPositionsAndOutsideAreSkipped() throws {
         var planner = try LaunchPlanner(interval: 2)
         _ = planner.add(TimedPosition(t: 0, court: Point2D(1, 1)))

@@ -97,12 +97,7 @@ public enum HomographyEstimator {
         for side in [PlaneSide.image, .court] {
             let points = pairs.map { side == .image ? $0.image : $0.court }
             let normalized = NormalizingTransform(points).apply(points)
-            for i in 0..<normalized.count {
-                for j in (i + 1)..<normalized.count
-                where normalized[i].distance(to: normalized[j]) <= degeneracyTolerance {
-                    throw .repeatedPoint(side: side, first: i, second: j)
-                }
-            }
+            if let (i, j) = firstRepeated(normalized) { throw .repeatedPoint(side: side, first: i, second: j) }
             if pairs.count == 4 {
                 for t in [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
                 where collinear(normalized[t.0], normalized[t.1], normalized[t.2]) {
@@ -235,6 +230,25 @@ public enum HomographyEstimator {
     }
 
     // MARK: - Geometry checks (on normalized points)
+
+    /// The first pair of indices (by the later index) whose points coincide within the tolerance.
+    /// Sorted by x, so large sets cost n log n rather than n².
+    static func firstRepeated(_ p: [Point2D]) -> (Int, Int)? {
+        let order = p.indices.sorted { p[$0].x < p[$1].x }
+        var found: (Int, Int)? = nil
+        for (k, i) in order.enumerated() {
+            var m = k + 1
+            while m < order.count, p[order[m]].x - p[i].x <= degeneracyTolerance {
+                let j = order[m]
+                if p[i].distance(to: p[j]) <= degeneracyTolerance {
+                    let pair = (min(i, j), max(i, j))
+                    if found.map({ pair.1 < $0.1 || (pair.1 == $0.1 && pair.0 < $0.0) }) ?? true { found = pair }
+                }
+                m += 1
+            }
+        }
+        return found
+    }
 
     static func collinear(_ a: Point2D, _ b: Point2D, _ c: Point2D) -> Bool {
         let abx = b.x - a.x, aby = b.y - a.y, acx = c.x - a.x, acy = c.y - a.y

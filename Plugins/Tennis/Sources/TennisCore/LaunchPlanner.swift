@@ -75,9 +75,26 @@ public struct LaunchPlanner: Sendable {
 
     private mutating func launches(before time: Double, inclusive: Bool) -> [LaunchDecision] {
         var out: [LaunchDecision] = []
-        while let next = nextLaunchTime, inclusive ? next <= time : next < time {
-            out.append(decide(at: next))
+        func due(_ t: Double) -> Bool { inclusive ? t <= time : t < time }
+        while let next = nextLaunchTime, due(next) {
+            var decision = decide(at: next)
             nextIndex += 1
+            // Every buffered position is at or before this launch, so an empty window means every
+            // later launch before `time` is empty too: report them once instead of one by one (a
+            // feed that pauses for hours must not produce millions of skips).
+            if decision.positions == 0, let origin {
+                var last = nextIndex - 1
+                let estimate = ((time - origin) / interval).rounded(.down)
+                if estimate.isFinite, estimate < 1e15 { last = max(last, Int(estimate) - 1) }
+                while due(origin + Double(last + 1) * interval) { last += 1 }
+                while last >= nextIndex, !due(origin + Double(last) * interval) { last -= 1 }
+                let more = last - nextIndex + 1
+                if more > 0 {
+                    nextIndex += more
+                    decision.skipReason = (decision.skipReason ?? "") + "; \(more) more launch(es) skipped until the player was seen again"
+                }
+            }
+            out.append(decision)
         }
         return out
     }
