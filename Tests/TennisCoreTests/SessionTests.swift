@@ -377,3 +377,32 @@ final class FailureMessageTests: XCTestCase {
         XCTAssertTrue(SessionError.commandFailed(.completionTimedOut, attempts: 1, invalidReplies: 0).description.contains("did not report it completed"))
     }
 }
+
+final class LinkFailureTests: XCTestCase {
+    func testALinkThatFailsMidSessionKeepsTheLog() throws {
+        let clock = ManualClock()
+        let machine = FakeBallMachine(clock: clock)
+        let camera = TennisDemo.cameraHomography()
+        let taps = CalibrationTaps(netLeft: camera.apply(Point2D(0, 0))!, netRight: camera.apply(Point2D(8.23, 0))!,
+                                   baselineLeft: camera.apply(Point2D(0, 11.885))!, baselineRight: camera.apply(Point2D(8.23, 11.885))!,
+                                   t: camera.apply(Point2D(4.115, 6.4))!)
+        let calibration = try CameraCalibration.calibrate(taps)
+        let lines = (0..<70).map { k -> String in
+            let p = camera.apply(Point2D(3, 4.2))!
+            return Detection(t: Double(k) / 10, x: p.x, y: p.y).jsonLine
+        }.joined(separator: "\n")
+        let settings = SessionSettings(mode: .interactive, speed: try BallSpeed(mph: 50), spin: .flat)
+        var sent = 0
+        let report = try TennisCommands.session(detectionsText: lines, file: "d", settings: settings, calibration: calibration,
+                                                table: .formula(), link: machine, clock: clock, progress: { _, _ in
+                                                    // The cable is pulled after the first launch went out.
+                                                    if machine.received.count > sent { sent = machine.received.count; machine.failWrites = true }
+                                                })
+        XCTAssertEqual(report.log.launches.count, 2)
+        XCTAssertEqual(report.log.launches[0].outcome, .completed)
+        XCTAssertTrue(report.linkFailure?.contains("ball machine link failed: write") ?? false, "\(String(describing: report.linkFailure))")
+        XCTAssertTrue(report.log.summary.aborted?.contains("link failed") ?? false)
+        XCTAssertFalse(report.log.summary.stopSent)
+        XCTAssertTrue(report.log.events.contains { $0.kind == .abort && ($0.note ?? "").hasPrefix("stop command not sent") })
+    }
+}

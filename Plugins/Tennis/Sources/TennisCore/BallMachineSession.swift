@@ -199,7 +199,13 @@ public final class BallMachineSession {
                 let wait = (decision.time - origin) - recorder.elapsed
                 if wait > 0 { clock.sleep(seconds: wait) }
             }
-            try send(zone: zone, launch: decision.index, into: &record)
+            do {
+                try send(zone: zone, launch: decision.index, into: &record)
+            } catch {
+                // Keep the launch that was being sent when the link failed.
+                launches.append(record)
+                throw error
+            }
             launches.append(record)
             out.append(record)
             if let outcome = record.outcome, !outcome.succeeded {

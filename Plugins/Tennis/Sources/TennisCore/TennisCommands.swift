@@ -208,10 +208,13 @@ public enum TennisCommands {
     public struct SessionReport: TextReport, Equatable {
         public var log: SessionLog
         public var svg: String?
+        /// Set when the link to the machine failed mid-session (the log holds what happened before).
+        public var linkFailure: String?
 
-        public init(log: SessionLog, svg: String?) {
+        public init(log: SessionLog, svg: String?, linkFailure: String? = nil) {
             self.log = log
             self.svg = svg
+            self.linkFailure = linkFailure
         }
 
         public var text: String {
@@ -288,6 +291,7 @@ public enum TennisCommands {
         settings.camera = calibration.camera
         let session = try BallMachineSession(settings: settings, table: table, calibration: calibration, link: link,
                                              clock: clock, pace: pace)
+        var linkFailure: String? = nil
         do {
             for (i, d) in detections.enumerated() {
                 if shouldStop() {
@@ -299,10 +303,13 @@ public enum TennisCommands {
             }
         } catch SessionError.machineNotAnswering {
             // The log says so; finish() still sends the stop command.
+        } catch let error as ExchangeError {
+            linkFailure = error.description
+            session.stopEarly(error.description)
         }
         let log = session.finish()
         let svg = svgTitle.map { CourtSVG(title: $0).render(positions: log.positions.map(\.court), launches: log.launches) }
-        return SessionReport(log: log, svg: svg)
+        return SessionReport(log: log, svg: svg, linkFailure: linkFailure)
     }
 
     // MARK: table

@@ -213,8 +213,9 @@ final class Tennis: Plugin {
         let link = settings.dryRun ? nil : try openLink(site)
         let clock = MonotonicClock()
         let log: SessionLog
+        var linkFailure: String? = nil
         if path == "-" {
-            log = try adapt { try liveSession(settings: settings, calibration: calibration, table: table, link: link, clock: clock, call: call) }
+            (log, linkFailure) = try adapt { try liveSession(settings: settings, calibration: calibration, table: table, link: link, clock: clock, call: call) }
         } else {
             let text = try readFile(path)
             call.progress.begin("session", total: 0)
@@ -228,8 +229,10 @@ final class Tennis: Plugin {
             }
             call.progress.end()
             log = report.log
+            linkFailure = report.linkFailure
         }
         let id = try store.saveSession(log, startedAt: Timestamp.now())
+        if let linkFailure { throw PluginError(.io, linkFailure + " (session \(id) stored with what happened before)") }
         var svgPath: String? = nil
         if let svg = try call.arguments.optionalString("svg") {
             try write(CourtSVG(title: "Tennis session \(id)").render(positions: log.positions.map(\.court), launches: log.launches), to: svg)
@@ -244,10 +247,11 @@ final class Tennis: Plugin {
 
     /// Detections from stdin, line by line, launching as they come.
     private func liveSession(settings: SessionSettings, calibration: CameraCalibration, table: CommandTable, link: BallMachineLink?,
-                             clock: SessionClock, call: Invocation) throws -> SessionLog {
+                             clock: SessionClock, call: Invocation) throws -> (SessionLog, String?) {
         let session = try BallMachineSession(settings: settings, table: table, calibration: calibration, link: link, clock: clock)
         var lines = StandardInputLines()
         var number = 0
+        var linkFailure: String? = nil
         do {
             while let line = lines.next(cancelled: { call.isCancelled }) {
                 number += 1
@@ -261,9 +265,12 @@ final class Tennis: Plugin {
             }
         } catch SessionError.machineNotAnswering {
             // In the log; finish() still sends the stop command.
+        } catch let error as ExchangeError {
+            linkFailure = error.description
+            session.stopEarly(error.description)
         }
         if call.isCancelled { session.stopEarly("stopped by Ctrl-C") }
-        return session.finish()
+        return (session.finish(), linkFailure)
     }
 
     // MARK: demo
