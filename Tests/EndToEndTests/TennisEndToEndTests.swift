@@ -80,6 +80,19 @@ final class TennisEndToEndTests: XCTestCase {
         let bad = try c.write("bad.json", "{\"pairs\": [\n  {\"image\": [1, 2], \"court\": [0, 0]},\n  {\"image\": [1, 2], \"court\": [1, 0]},\n  {\"image\": [3, 2], \"court\": [0, 1]},\n  {\"image\": [5, 9], \"court\": [1, 1]}\n]}")
         try c.fail(["tennis", "homography", "--pairs", bad], contains: ["bad.json:3:3: pairs 0 and 1 have the same image point"])
         try c.fail(["tennis", "homography", "--pairs", c.path("missing.json")], exitCode: 1, contains: ["no file", "missing.json"])
+        try c.fail(["tennis", "homography", "--pairs", pairs, "--method", "ransac", "--threshold", "-1"], exitCode: 2,
+                   contains: ["--threshold must be a positive number of metres"])
+        // RANSAC finds the one wrong pair among six.
+        let outlier = try c.write("outlier.json", """
+            {"pairs": [
+              {"image": [100, 40], "court": [0, 0]}, {"image": [511.5, 40], "court": [8.23, 0]},
+              {"image": [100, 634.25], "court": [0, 11.885]}, {"image": [511.5, 634.25], "court": [8.23, 11.885]},
+              {"image": [305.75, 360], "court": [4.115, 6.4]}, {"image": [305.75, 40], "court": [2.0, 3.0]}
+            ]}
+            """)
+        let robust = try c.succeed(["tennis", "homography", "--pairs", outlier, "--method", "ransac", "--threshold", "0.05", "--json"]).json()
+        XCTAssertEqual(robust["inliers"]?.arrayValue?.compactMap(\.boolValue), [true, true, true, true, true, false])
+        XCTAssertLessThan(robust["rmsError"]?.doubleValue ?? 1, 1e-9)
 
         let taps = try c.write("taps.json", TennisEndToEndTests.taps)
         let calibrated = try c.succeed(["tennis", "calibrate", "--image-points", taps, "--camera", "overhead", "--json"]).json()
@@ -128,6 +141,19 @@ final class TennisEndToEndTests: XCTestCase {
             """)
         try c.fail(["--config", badConfig, "tennis", "frame", "--zone", "2", "--speed", "30", "--spin", "flat"], exitCode: 2,
                    contains: ["tennis config \"checksum\" must be \"xor\" or \"modbus\""])
+        // Commands that need no site settings still work with a broken config.
+        XCTAssertEqual(try c.succeed(["--config", badConfig, "tennis", "zone", "1,1"]).exitCode, 0)
+        let badInterval = try c.write("plugins-interval.json", """
+            {"sites": {"club": {"plugins": {"tennis": {"id": "org.clubhouse.tennis", "grants": ["storage"],
+              "config": {"interval_s": 1, "table": {"name": "x", "entries": []}}}}}}}
+            """)
+        try c.fail(["--config", badInterval, "tennis", "table", "show"], exitCode: 2, contains: ["tennis config \"interval_s\" must be 2–9 seconds"])
+        let badTable = try c.write("plugins-table.json", """
+            {"sites": {"club": {"plugins": {"tennis": {"id": "org.clubhouse.tennis", "grants": ["storage"],
+              "config": {"table": {"name": "x", "entries": [{"zone": 0}]}}}}}}}
+            """)
+        try c.fail(["--config", badTable, "tennis", "table", "show"],
+                   contains: ["plugins.json at /sites/club/plugins/tennis/config/table/entries/0: entry is missing \"speed\""])
     }
 
     /// The issue's oracle: a session against the simulator over TCP sends exactly the expected frames.

@@ -135,3 +135,25 @@ final class CommandTableTests: XCTestCase {
         XCTAssertTrue(text.contains("\n15   80    extreme-topspin   80    80    60    75  50"))
     }
 }
+
+final class MessageTests: XCTestCase {
+    /// Backstop errors that valid-looking input rarely reaches: their messages still say what to do.
+    func testRareErrorMessages() {
+        XCTAssertEqual(HomographyError.notUnique.description,
+                       "the pairs do not determine a unique homography (points nearly collinear or coincident); spread the points over the plane")
+        XCTAssertTrue(HomographyError.singular.description.contains("check that each image point matches its court point"))
+        XCTAssertTrue(HomographyError.solverDidNotConverge.description.contains("check the point coordinates"))
+        XCTAssertEqual(CalibrationError.degenerateConstruction(.serviceLeft).description,
+                       "cannot derive the service-left point from the taps (parallel or coincident lines); tap the corners again")
+        XCTAssertEqual(CalibrationError.homography(.tooFewPairs(3)).description,
+                       "calibration: a homography needs at least 4 point pairs, got 3; add pairs")
+        assertThrows(try CommandArgument.point("4.1;6.4"), "point \"4.1;6.4\" is not X,Y (two numbers separated by a comma, e.g. 4.1,6.4)")
+        assertThrows(try CommandArgument.point("1,inf"), "is not X,Y")
+        XCTAssertEqual(try CommandArgument.point(" 4.1, 6.4"), Point2D(4.1, 6.4))
+        assertThrows(try CommandArgument.zone("x"), "zone \"x\" is not a zone number 0–15")
+        XCTAssertEqual(try CommandArgument.zone("15"), 15)
+        XCTAssertEqual(try CommandArgument.interval("2.5"), 2.5)
+        let input = JSONInput(value: ["a": 1], file: "plugins.json", base: "/x")
+        XCTAssertEqual(input.error(at: "/a", "bad").description, "plugins.json at /x/a: bad")
+    }
+}
