@@ -39,8 +39,10 @@ var targets: [Target] = [
 
     // Release-build benchmarks (Benchmarks/run.sh runs them beside the peers).
     .executableTarget(name: "clubhouse-bench",
-                      dependencies: ["ClubhouseHost", "ClubhouseJSON", "CSQLite"] + features.map { .target(name: "\($0)Core") },
+                      dependencies: ["ClubhouseHost", "ClubhouseJSON", "CSQLite", "CClubhouse", "ClubhouseABI"] + features.map { .target(name: "\($0)Core") },
                       path: "Benchmarks/Sources/clubhouse-bench"),
+    // The floor for the cold-start benchmark: a Swift program that links Foundation and SQLite and does nothing.
+    .executableTarget(name: "clubhouse-baseline", dependencies: ["CSQLite"], path: "Benchmarks/Sources/clubhouse-baseline"),
 
     .testTarget(name: "ClubhouseJSONTests", dependencies: ["ClubhouseJSON"], path: "Tests/ClubhouseJSONTests"),
     .testTarget(name: "PluginKitTests", dependencies: ["PluginKit"], path: "Tests/PluginKitTests"),

@@ -4,22 +4,17 @@
 import CClubhouse
 
 public final class ReplyBuffer {
-    public private(set) var bytes: [UInt8] = []
+    public var bytes: [UInt8] = []
 
     public init() {}
 
     /// Runs `body` with a sink that appends to this buffer; the sink is valid only inside `body`.
+    @inlinable
     public func withSink<R>(_ body: (UnsafePointer<clubhouse_reply>) throws -> R) rethrows -> R {
         var sink = clubhouse_reply(
             struct_size: UInt32(MemoryLayout<clubhouse_reply>.size),
             caller_data: Unmanaged.passUnretained(self).toOpaque(),
-            write: { reply, bytes, length in
-                guard let reply, let data = reply.pointee.caller_data, let bytes, length > 0 else { return }
-                let buffer = Unmanaged<ReplyBuffer>.fromOpaque(data).takeUnretainedValue()
-                bytes.withMemoryRebound(to: UInt8.self, capacity: length) { p in
-                    buffer.bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: length))
-                }
-            })
+            write: replyBufferWrite)
         return try withUnsafePointer(to: &sink) { try body($0) }
     }
 
@@ -27,6 +22,16 @@ public final class ReplyBuffer {
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
     public func removeAll() { bytes.removeAll(keepingCapacity: true) }
+}
+
+/// The sink's write function: appends to the ReplyBuffer in `caller_data`.
+@usableFromInline
+let replyBufferWrite: @convention(c) (UnsafePointer<clubhouse_reply>?, UnsafePointer<CChar>?, Int) -> Void = { reply, bytes, length in
+    guard let reply, let data = reply.pointee.caller_data, let bytes, length > 0 else { return }
+    let buffer = Unmanaged<ReplyBuffer>.fromOpaque(data).takeUnretainedValue()
+    bytes.withMemoryRebound(to: UInt8.self, capacity: length) { p in
+        buffer.bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: length))
+    }
 }
 
 extension UnsafePointer where Pointee == clubhouse_reply {

@@ -92,13 +92,9 @@ class AnyPluginFactory {
 }
 
 final class PluginFactory<P: Plugin>: AnyPluginFactory {
-    let commands: [String: Command<P>]
     let catalogueBytes: [UInt8]
 
     init() {
-        var table: [String: Command<P>] = [:]
-        for command in P.commands { table[command.name] = command }
-        commands = table
         var out: [UInt8] = []
         JSONWriter.appendCompact(["commands": .array(P.commands.map(\.catalogueEntry))], to: &out)
         catalogueBytes = out
@@ -109,7 +105,14 @@ final class PluginFactory<P: Plugin>: AnyPluginFactory {
 
     override func makeInstance(host: UnsafePointer<clubhouse_host>) throws -> AnyInstanceBox {
         let context = PluginContext(host: host)
-        return InstanceBox<P>(plugin: try P(context: context), context: context, commands: commands)
+        let plugin = try P(context: context)
+        // Bind each handler to the instance once, so calls run through non-generic code.
+        var handlers: [String: InstanceBox.Handler] = [:]
+        for command in P.commands {
+            let handler = command.handler
+            handlers[command.name] = { invocation in try handler(plugin, invocation) }
+        }
+        return InstanceBox(plugin: plugin, context: context, handlers: handlers)
     }
 }
 
@@ -118,21 +121,23 @@ class AnyInstanceBox {
                 reply: UnsafePointer<clubhouse_reply>) -> Int32 { fatalError("subclass") }
 }
 
-final class InstanceBox<P: Plugin>: AnyInstanceBox {
-    let plugin: P
-    let context: PluginContext
-    let commands: [String: Command<P>]
+final class InstanceBox: AnyInstanceBox {
+    typealias Handler = (Invocation) throws -> Reply
 
-    init(plugin: P, context: PluginContext, commands: [String: Command<P>]) {
+    let plugin: AnyObject
+    let context: PluginContext
+    let handlers: [String: Handler]
+
+    init(plugin: AnyObject, context: PluginContext, handlers: [String: Handler]) {
         self.plugin = plugin
         self.context = context
-        self.commands = commands
+        self.handlers = handlers
     }
 
     override func invoke(command: UnsafePointer<CChar>, request: UnsafeBufferPointer<UInt8>,
                          call: UnsafePointer<clubhouse_call>, reply: UnsafePointer<clubhouse_reply>) -> Int32 {
         let name = String(cString: command)
-        guard let entry = commands[name] else {
+        guard let handler = handlers[name] else {
             reply.write("unknown command '\(name)'")
             return Int32(CLUBHOUSE_NOT_FOUND)
         }
@@ -141,7 +146,7 @@ final class InstanceBox<P: Plugin>: AnyInstanceBox {
             let arguments = parsed["arguments"]?.objectValue ?? JSONObject()
             let cwd = parsed["cwd"]?.stringValue ?? ""
             let invocation = Invocation(arguments: Arguments(arguments), cwd: cwd, context: context, call: call)
-            let result = try entry.handler(plugin, invocation)
+            let result = try handler(invocation)
             reply.write(bytes: result.encoded())
             return Int32(CLUBHOUSE_OK)
         } catch {

@@ -17,6 +17,8 @@ public struct GlobalOptions: Sendable {
     /// The words that are not global options, in order.
     public var words: [String] = []
 
+    public init() {}
+
     /// Splits global options out of the arguments (anywhere before a "--").
     public static func parse(_ arguments: [String], environment: (String) -> String? = FileSystem.environment) throws(UsageError)
         -> GlobalOptions

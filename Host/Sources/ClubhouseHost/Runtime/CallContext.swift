@@ -25,6 +25,8 @@ public final class CallContext: @unchecked Sendable {
         cancelled = Atomic(false)
     }
 
+    public static func makeForBenchmark() -> CallContext { CallContext(flags: 0, progress: SilentProgress(), chain: ["a"]) }
+
     public var isCancelled: Bool {
         cancelled.load(ordering: .relaxed) || (parent?.isCancelled ?? false)
     }

@@ -40,6 +40,13 @@ public final class SiteRuntime: @unchecked Sendable {
     public let devices: DeviceBroker
     let loader: PluginLoader
     let discovery: PluginDiscovery
+    /// The caller's working directory, sent with every request (read once: the host never changes it).
+    let workingDirectory = FileSystem.currentDirectory()
+    /// `,"cwd":"<working directory>"}`: the tail of every request, encoded once.
+    private let requestTail: [UInt8]
+    private let emptyRequest: [UInt8]
+    private static let requestHead = Array(#"{"arguments":"#.utf8)
+    private static let silent = SilentProgress()
 
     private let lock = Lock()
     private var resolved: [String: Result<ResolvedPlugin, RuntimeError>] = [:]
@@ -52,6 +59,11 @@ public final class SiteRuntime: @unchecked Sendable {
         self.site = site
         self.log = log
         self.loader = loader
+        var tail = Array(#","cwd":"#.utf8)
+        JSONWriter.appendQuoted(workingDirectory, to: &tail)
+        tail.append(UInt8(ascii: "}"))
+        requestTail = tail
+        emptyRequest = SiteRuntime.requestHead + Array("{}".utf8) + tail
         storage = StorageBroker(dataDirectory: dataDirectory)
         devices = DeviceBroker(site: site, log: log)
         discovery = PluginDiscovery(configuration: configuration, loader: loader, log: log)
@@ -163,20 +175,44 @@ public final class SiteRuntime: @unchecked Sendable {
         return .success(made)
     }
 
+    /// Runs `body` with the host struct the instance of `alias` sees (its services as the site grants
+    /// them). For embedding the host and for benchmarks of the service tables.
+    public func withHostStruct<R>(of alias: String, _ body: (UnsafePointer<clubhouse_host>) throws -> R) throws -> R {
+        switch instance(alias) {
+        case .success(let made): return try body(UnsafePointer(made.host))
+        case .failure(let error): throw error
+        }
+    }
+
     /// Runs `command` of plugin `alias` with validated arguments.
     public func call(alias: String, command: String, arguments: JSONObject, flags: UInt32 = 0,
-                     progress: any ProgressSink = SilentProgress(), context: CallContext? = nil) -> CallOutcome {
-        let call = context ?? CallContext(flags: flags, progress: progress, chain: [alias])
-        switch instance(alias) {
-        case .failure(let error): return .failure(error.status, error.message)
-        case .success(let instance):
-            var request: [UInt8] = []
-            request.reserveCapacity(64)
-            JSONWriter.appendCompact(["arguments": .object(arguments), "cwd": .string(FileSystem.currentDirectory())],
-                                     to: &request)
-            let (status, reply) = instance.invoke(command: command, request: request, call: call)
-            return SiteRuntime.outcome(status: status, reply: reply, alias: alias, command: command)
+                     progress: (any ProgressSink)? = nil, context: CallContext? = nil) -> CallOutcome {
+        let call = context ?? CallContext(flags: flags, progress: progress ?? SiteRuntime.silent, chain: [alias])
+        // Fast path: the instance exists already.
+        let target: PluginInstance
+        if let existing = lock.withLock({ instances[alias] }) {
+            target = existing
+        } else {
+            switch instance(alias) {
+            case .failure(let error): return .failure(error.status, error.message)
+            case .success(let made): target = made
+            }
         }
+        let (status, reply) = target.invoke(command: command, request: encodeRequest(arguments), call: call)
+        return SiteRuntime.outcome(status: status, reply: reply, alias: alias, command: command)
+    }
+
+    public func encodeRequestForBenchmark(_ arguments: JSONObject) -> [UInt8] { encodeRequest(arguments) }
+    public static func outcomeForBenchmark(_ reply: [UInt8]) -> CallOutcome { outcome(status: 0, reply: reply, alias: "a", command: "c") }
+
+    /// `{"arguments":{…},"cwd":"…"}` (entry.h).
+    func encodeRequest(_ arguments: JSONObject) -> [UInt8] {
+        if arguments.isEmpty { return emptyRequest }
+        var request = SiteRuntime.requestHead
+        request.reserveCapacity(requestTail.count + 64)
+        JSONWriter.appendCompact(.object(arguments), to: &request)
+        request.append(contentsOf: requestTail)
+        return request
     }
 
     /// Reads a plugin's reply into an outcome (a reply that is not the documented JSON is a failure).
@@ -235,8 +271,6 @@ public final class SiteRuntime: @unchecked Sendable {
         }
         let nested = CallContext(flags: call.flags | UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT), progress: call.progress,
                                  chain: call.chain + [alias], parent: call)
-        var forwarded: [UInt8] = []
-        JSONWriter.appendCompact(["arguments": .object(arguments), "cwd": .string(FileSystem.currentDirectory())], to: &forwarded)
-        return target.invoke(command: command, request: forwarded, call: nested)
+        return target.invoke(command: command, request: encodeRequest(arguments), call: nested)
     }
 }
