@@ -1,0 +1,243 @@
+// The surface through the contour samples: a thin-plate spline with a linear polynomial term and
+// smoothing, with scipy's RBFInterpolator conventions (the original pipeline used it):
+//   h(p) = Σ_j c_j·φ(|p − p_j|) + a₀ + a₁·x̂ + a₂·ẑ,   φ(r) = r²·log r, φ(0) = 0,
+//   x̂ = (x − shift_x)/scale_x with shift = (max + min)/2, scale = (max − min)/2 over the samples
+//   (scale 0 → 1), and the system
+//   [ K + λI  P ] [c]   [d]
+//   [ Pᵀ      0 ] [a] = [0],   K_ij = φ(|p_i − p_j|), P = [1 x̂ ẑ], λ = smoothing (added, not subtracted).
+//
+// Solved by the null-space method rather than a general LU: with P = Q·R (three Householder
+// reflections, Q = [Q₁ Q₂]), Pᵀc = 0 means c = Q₂·w, and Q₂ᵀ(K + λI)Q₂ is symmetric positive definite
+// (φ is conditionally positive definite of order 2 and λ > 0), so w comes from a Cholesky
+// factorisation — half the flops of LU with pivoting, and no pivoting decisions; then
+// R·a = Q₁ᵀ(d − (K + λI)c). Same solution as scipy's dgesv up to rounding.
+
+/// A fitted surface over the green's plane.
+struct ThinPlateSpline: Sendable {
+    let centerX: [Double]
+    let centerZ: [Double]
+    /// c_j.
+    let weights: [Double]
+    /// a₀, a₁, a₂ of the linear term in shifted and scaled coordinates.
+    let linear: SIMD3<Double>
+    let shift: SIMD2<Double>
+    let scale: SIMD2<Double>
+    /// Estimated 1-norm condition number of the reduced (positive definite) system.
+    let conditionEstimate: Double
+
+    /// Above this estimated condition number the solution may lose more than ~1e-4 relative accuracy.
+    static let maxConditionNumber = 1e12
+
+    static func fit(x: [Double], z: [Double], values: [Double], smoothing: Double,
+                    progress: (Double) -> Void = { _ in }) throws(GreenProcessingError) -> ThinPlateSpline {
+        let n = x.count
+        guard n >= 3 else {
+            throw GreenProcessingError(.illConditioned,
+                                       "the contours give \(n) sample\(n == 1 ? "" : "s"); a surface needs at least 3 not on one line — trace more contour")
+        }
+        let minX = x.min() ?? 0, maxX = x.max() ?? 0, minZ = z.min() ?? 0, maxZ = z.max() ?? 0
+        var scale = SIMD2((maxX - minX) / 2, (maxZ - minZ) / 2)
+        scale.replace(with: 1, where: scale .== 0)
+        let shift = SIMD2((maxX + minX) / 2, (maxZ + minZ) / 2)
+
+        // Polynomial block, then its QR by Householder reflections H_k = I − τ_k·v_k·v_kᵀ.
+        var columns: [[Double]] = [[Double](repeating: 1, count: n),
+                                   x.map { ($0 - shift.x) / scale.x },
+                                   z.map { ($0 - shift.y) / scale.y }]
+        let columnNorms = columns.map { $0.reduce(0) { $0 + $1 * $1 }.squareRoot() }
+        var reflectors: [[Double]] = []
+        var taus: [Double] = []
+        var r = [[Double]](repeating: [0, 0, 0], count: 3)
+        for k in 0..<3 {
+            var norm = 0.0
+            for i in k..<n { norm += columns[k][i] * columns[k][i] }
+            norm = norm.squareRoot()
+            guard norm > 1e-10 * columnNorms[k] else {
+                throw GreenProcessingError(
+                    .illConditioned,
+                    "the contour samples lie on one line, so the surface's tilt across it is undetermined; trace contours that span the green in two directions")
+            }
+            let alpha = columns[k][k] > 0 ? -norm : norm
+            var v = [Double](repeating: 0, count: n)
+            for i in k..<n { v[i] = columns[k][i] }
+            v[k] -= alpha
+            var vv = 0.0
+            for i in k..<n { vv += v[i] * v[i] }
+            let tau = 2 / vv
+            r[k][k] = alpha
+            for l in (k + 1)..<3 {
+                var s = 0.0
+                for i in k..<n { s += v[i] * columns[l][i] }
+                s *= tau
+                for i in k..<n { columns[l][i] -= s * v[i] }
+                r[k][l] = columns[l][k]
+            }
+            reflectors.append(v)
+            taus.append(tau)
+        }
+
+        let matrix = UnsafeMutablePointer<Double>.allocate(capacity: n * n)
+        defer { matrix.deallocate() }
+        fillKernelMatrix(matrix, x: x, z: z, smoothing: smoothing)
+
+        // B = Qᵀ(K + λI)Q, one two-sided reflection at a time: H·A·H = A − v·qᵀ − q·vᵀ with
+        // p = τ·A·v and q = p − (τ/2)(vᵀp)·v.
+        var p = [Double](repeating: 0, count: n)
+        var q = [Double](repeating: 0, count: n)
+        for k in 0..<3 {
+            let tau = taus[k]
+            reflectors[k].withUnsafeBufferPointer { v in
+                let vp = v.baseAddress!
+                for i in 0..<n { p[i] = tau * DenseCholesky.dot(matrix + i * n, vp, n) }
+                var vTp = 0.0
+                for i in 0..<n { vTp += v[i] * p[i] }
+                let half = 0.5 * tau * vTp
+                for i in 0..<n { q[i] = p[i] - half * v[i] }
+                q.withUnsafeBufferPointer { qb in
+                    let qp = qb.baseAddress!
+                    for i in 0..<n {
+                        let row = matrix + i * n
+                        let vi = v[i], qi = qb[i]
+                        for j in 0..<n { row[j] -= vi * qp[j] + qi * vp[j] }
+                    }
+                }
+            }
+        }
+        var g = values
+        for k in 0..<3 {
+            let v = reflectors[k]
+            var s = 0.0
+            for i in 0..<n { s += v[i] * g[i] }
+            s *= taus[k]
+            for i in 0..<n { g[i] -= s * v[i] }
+        }
+
+        // The reduced system M·w = g[3...], M = B[3..., 3...], by Cholesky.
+        let m = n - 3
+        let reduced = matrix + 3 * n + 3
+        var w = Array(g[3...])
+        var condition = 1.0
+        if m > 0 {
+            let norm1 = oneNorm(reduced, m: m, lda: n)
+            do {
+                try DenseCholesky.factor(reduced, m: m, lda: n, progress: progress)
+            } catch {
+                throw GreenProcessingError(
+                    .illConditioned,
+                    "the interpolation system is not positive definite (pivot \(error.column + 1) of \(m)); samples repeat at different heights or the smoothing is 0 — check for crossing or duplicated contours")
+            }
+            condition = norm1 * inverseOneNormEstimate(reduced, m: m, lda: n)
+            guard condition.isFinite && condition <= maxConditionNumber else {
+                throw GreenProcessingError(
+                    .illConditioned,
+                    "the interpolation system is ill-conditioned (estimated condition number \(condition), limit \(maxConditionNumber)); check for nearly coincident samples at different heights")
+            }
+            w.withUnsafeMutableBufferPointer { DenseCholesky.solve(reduced, m: m, lda: n, $0.baseAddress!) }
+        }
+
+        // c = Q·[0; w], and R·a = g[0..<3] − B[0..<3, 3...]·w.
+        var c = [Double](repeating: 0, count: n)
+        for i in 0..<m { c[i + 3] = w[i] }
+        for k in stride(from: 2, through: 0, by: -1) {
+            let v = reflectors[k]
+            var s = 0.0
+            for i in 0..<n { s += v[i] * c[i] }
+            s *= taus[k]
+            for i in 0..<n { c[i] -= s * v[i] }
+        }
+        var rhs = SIMD3<Double>()
+        for k in 0..<3 {
+            let row = matrix + k * n + 3
+            var s = 0.0
+            for i in 0..<m { s += row[i] * w[i] }
+            rhs[k] = g[k] - s
+        }
+        var a = SIMD3<Double>()
+        for k in stride(from: 2, through: 0, by: -1) {
+            var s = rhs[k]
+            for l in (k + 1)..<3 { s -= r[k][l] * a[l] }
+            a[k] = s / r[k][k]
+        }
+        guard c.allSatisfy(\.isFinite) && a[0].isFinite && a[1].isFinite && a[2].isFinite else {
+            throw GreenProcessingError(.illConditioned, "the interpolation produced non-finite coefficients; check the contour heights and coordinates")
+        }
+        return ThinPlateSpline(centerX: x, centerZ: z, weights: c, linear: a, shift: shift, scale: scale,
+                               conditionEstimate: condition)
+    }
+
+    /// K + λI, full (both triangles).
+    private static func fillKernelMatrix(_ matrix: UnsafeMutablePointer<Double>, x: [Double], z: [Double], smoothing: Double) {
+        let n = x.count
+        x.withUnsafeBufferPointer { xb in
+            z.withUnsafeBufferPointer { zb in
+                let xp = UnsafeRawPointer(xb.baseAddress!), zp = UnsafeRawPointer(zb.baseAddress!)
+                for i in 0..<n {
+                    let row = matrix + i * n
+                    let xi = xb[i], zi = zb[i]
+                    var j = 0
+                    while j + 4 <= i {
+                        let dx = xp.loadUnaligned(fromByteOffset: j * 8, as: SIMD4<Double>.self) - xi
+                        let dz = zp.loadUnaligned(fromByteOffset: j * 8, as: SIMD4<Double>.self) - zi
+                        let phi = 0.5 * ThinPlateKernel.sLogS(dx * dx + dz * dz)
+                        UnsafeMutableRawPointer(row + j).storeBytes(of: phi, as: SIMD4<Double>.self)
+                        j += 4
+                    }
+                    while j < i {
+                        let dx = xb[j] - xi, dz = zb[j] - zi
+                        row[j] = ThinPlateKernel.phi(squaredDistance: dx * dx + dz * dz)
+                        j += 1
+                    }
+                    row[i] = smoothing
+                    for j in 0..<i { matrix[j * n + i] = row[j] }
+                }
+            }
+        }
+    }
+
+    /// max_j Σ_i |M_ij| from the lower triangle of a symmetric matrix.
+    private static func oneNorm(_ a: UnsafePointer<Double>, m: Int, lda: Int) -> Double {
+        var sums = [Double](repeating: 0, count: m)
+        for i in 0..<m {
+            let row = a + i * lda
+            var rowSum = 0.0
+            for j in 0..<i {
+                let v = abs(row[j])
+                rowSum += v
+                sums[j] += v
+            }
+            sums[i] += rowSum + abs(row[i])
+        }
+        return sums.max() ?? 0
+    }
+
+    /// Hager's estimate of ‖M⁻¹‖₁ from the Cholesky factor (a handful of solves; M is symmetric).
+    private static func inverseOneNormEstimate(_ l: UnsafePointer<Double>, m: Int, lda: Int) -> Double {
+        var x = [Double](repeating: 1 / Double(m), count: m)
+        var estimate = 0.0
+        for _ in 0..<5 {
+            var y = x
+            y.withUnsafeMutableBufferPointer { DenseCholesky.solve(l, m: m, lda: lda, $0.baseAddress!) }
+            estimate = y.reduce(0) { $0 + abs($1) }
+            var zeta = y.map { $0 >= 0 ? 1.0 : -1.0 }
+            zeta.withUnsafeMutableBufferPointer { DenseCholesky.solve(l, m: m, lda: lda, $0.baseAddress!) }
+            var best = 0
+            for j in 1..<m where abs(zeta[j]) > abs(zeta[best]) { best = j }
+            var zx = 0.0
+            for j in 0..<m { zx += zeta[j] * x[j] }
+            if abs(zeta[best]) <= zx { break }
+            x = [Double](repeating: 0, count: m)
+            x[best] = 1
+        }
+        return estimate
+    }
+
+    /// h at one point, in scipy's order of terms.
+    func value(x: Double, z: Double) -> Double {
+        var sum = 0.0
+        for j in 0..<centerX.count {
+            let dx = x - centerX[j], dz = z - centerZ[j]
+            sum += weights[j] * ThinPlateKernel.phi(squaredDistance: dx * dx + dz * dz)
+        }
+        return sum + linear[0] + linear[1] * ((x - shift.x) / scale.x) + linear[2] * ((z - shift.y) / scale.y)
+    }
+}
