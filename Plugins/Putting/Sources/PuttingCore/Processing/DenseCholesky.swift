@@ -71,23 +71,23 @@ enum DenseCholesky {
         }
     }
 
+    /// Σ x[i]·y[i] with four partial sums (scalar code the optimiser vectorises; quick in debug too).
     @inline(__always)
     static func dot(_ x: UnsafePointer<Double>, _ y: UnsafePointer<Double>, _ n: Int) -> Double {
-        var acc0 = SIMD4<Double>(), acc1 = SIMD4<Double>()
+        var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
         var i = 0
-        while i + 8 <= n {
-            acc0 += UnsafeRawPointer(x + i).loadUnaligned(as: SIMD4<Double>.self)
-                * UnsafeRawPointer(y + i).loadUnaligned(as: SIMD4<Double>.self)
-            acc1 += UnsafeRawPointer(x + i + 4).loadUnaligned(as: SIMD4<Double>.self)
-                * UnsafeRawPointer(y + i + 4).loadUnaligned(as: SIMD4<Double>.self)
-            i += 8
+        while i + 4 <= n {
+            s0 += x[i] * y[i]
+            s1 += x[i + 1] * y[i + 1]
+            s2 += x[i + 2] * y[i + 2]
+            s3 += x[i + 3] * y[i + 3]
+            i += 4
         }
-        var s = (acc0 + acc1).sum()
         while i < n {
-            s += x[i] * y[i]
+            s0 += x[i] * y[i]
             i += 1
         }
-        return s
+        return (s0 + s1) + (s2 + s3)
     }
 
     /// Copies L[rows, columns] into slivers of 4 rows: sliver t holds, for p in columns, the 4 values
@@ -120,32 +120,43 @@ enum DenseCholesky {
         let n = rows.count
         let tiles = (n + 3) / 4
         for ti in 0..<tiles {
-            let pi = UnsafeRawPointer(packed + ti * kb * 4)
+            let pi = packed + ti * kb * 4
             for tj in 0...ti {
                 let pj = packed + tj * kb * 4
-                var c0 = SIMD4<Double>(), c1 = SIMD4<Double>(), c2 = SIMD4<Double>(), c3 = SIMD4<Double>()
+                // c[ii][q] = Σ_p L[i+ii, p]·L[j+q, p]; 16 scalar sums that the optimiser keeps in vector
+                // registers (the q values of one p are adjacent in the packed sliver).
+                var c00 = 0.0, c01 = 0.0, c02 = 0.0, c03 = 0.0, c10 = 0.0, c11 = 0.0, c12 = 0.0, c13 = 0.0
+                var c20 = 0.0, c21 = 0.0, c22 = 0.0, c23 = 0.0, c30 = 0.0, c31 = 0.0, c32 = 0.0, c33 = 0.0
                 for p in 0..<kb {
-                    let li = pi.loadUnaligned(fromByteOffset: p * 32, as: SIMD4<Double>.self)
-                    let lj = pj + p * 4
-                    c0 += li * lj[0]
-                    c1 += li * lj[1]
-                    c2 += li * lj[2]
-                    c3 += li * lj[3]
+                    let a = pi + p * 4, b = pj + p * 4
+                    let a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3]
+                    let b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3]
+                    c00 += a0 * b0; c01 += a0 * b1; c02 += a0 * b2; c03 += a0 * b3
+                    c10 += a1 * b0; c11 += a1 * b1; c12 += a1 * b2; c13 += a1 * b3
+                    c20 += a2 * b0; c21 += a2 * b1; c22 += a2 * b2; c23 += a2 * b3
+                    c30 += a3 * b0; c31 += a3 * b1; c32 += a3 * b2; c33 += a3 * b3
                 }
-                // c_q[ii] = Σ L[i+ii, p]·L[j+q, p]
                 let i0 = r0 + ti * 4, j0 = r0 + tj * 4
                 let iCount = min(4, rows.upperBound - i0), jCount = min(4, rows.upperBound - j0)
-                for ii in 0..<iCount {
-                    let row = a + (i0 + ii) * lda + j0
-                    row[0] -= c0[ii]
-                    if jCount > 1 { row[1] -= c1[ii] }
-                    if jCount > 2 { row[2] -= c2[ii] }
-                    if jCount > 3 { row[3] -= c3[ii] }
+                if iCount == 4 && jCount == 4 {
+                    var row = a + i0 * lda + j0
+                    row[0] -= c00; row[1] -= c01; row[2] -= c02; row[3] -= c03
+                    row += lda
+                    row[0] -= c10; row[1] -= c11; row[2] -= c12; row[3] -= c13
+                    row += lda
+                    row[0] -= c20; row[1] -= c21; row[2] -= c22; row[3] -= c23
+                    row += lda
+                    row[0] -= c30; row[1] -= c31; row[2] -= c32; row[3] -= c33
+                } else {
+                    let c = [[c00, c01, c02, c03], [c10, c11, c12, c13], [c20, c21, c22, c23], [c30, c31, c32, c33]]
+                    for ii in 0..<iCount {
+                        let row = a + (i0 + ii) * lda + j0
+                        for q in 0..<jCount { row[q] -= c[ii][q] }
+                    }
                 }
             }
         }
     }
-
     /// Solves L·Lᵀ·x = b in place (b has m entries).
     static func solve(_ l: UnsafePointer<Double>, m: Int, lda: Int, _ b: UnsafeMutablePointer<Double>) {
         // L·y = b (rows of L are contiguous).

@@ -38,28 +38,20 @@ final class SurfaceEvaluator {
             let dz = z - centerZ[j]
             dz2[j] = dz * dz
         }
-        let a = spline.linear
-        let zTerm = a[0] + a[2] * ((z - spline.shift.y) / spline.scale.y)
-        var i = 0
-        while i < count {
-            let lanes = min(8, count - i)
-            var x0 = SIMD4<Double>(), x1 = SIMD4<Double>()
-            for l in 0..<lanes {
-                if l < 4 { x0[l] = x[i + l] } else { x1[l - 4] = x[i + l] }
+        let zTerm = spline.a0 + spline.a2 * ((z - spline.shiftZ) / spline.scaleZ)
+        let a1 = spline.a1, shiftX = spline.shiftX, scaleX = spline.scaleX
+        // Centres outer, nodes inner: the inner loop updates independent outputs (no reduction),
+        // which the compiler vectorises.
+        for i in 0..<count { out[i] = 0 }
+        for j in 0..<n {
+            let cx = centerX[j], d2 = dz2[j], w = halfWeight[j]
+            for i in 0..<count {
+                let dx = x[i] - cx
+                out[i] += w * ThinPlateKernel.sLogS(dx * dx + d2)
             }
-            var acc0 = SIMD4<Double>(), acc1 = SIMD4<Double>()
-            for j in 0..<n {
-                let cx = centerX[j], d2 = dz2[j], w = halfWeight[j]
-                let dx0 = x0 - cx, dx1 = x1 - cx
-                acc0 += w * ThinPlateKernel.sLogS(dx0 * dx0 + d2)
-                acc1 += w * ThinPlateKernel.sLogS(dx1 * dx1 + d2)
-            }
-            for l in 0..<lanes {
-                let xHat = (x[i + l] - spline.shift.x) / spline.scale.x
-                let sum = l < 4 ? acc0[l] : acc1[l - 4]
-                out[i + l] = sum + (zTerm + a[1] * xHat)
-            }
-            i += lanes
+        }
+        for i in 0..<count {
+            out[i] = out[i] + (zTerm + a1 * ((x[i] - shiftX) / scaleX))
         }
     }
 }

@@ -8,19 +8,20 @@ enum ThinPlateKernel {
     /// Below this s (r ≈ 1e-154 ft) the kernel is 0: it also stands in for s = 0, where log is −∞.
     static let tinyS = 1e-308
 
-    /// s·log(s) for s ≥ 0 in every lane (0 for s = 0).
+    /// s·log(s) for s ≥ 0 (0 for s = 0). Plain scalar arithmetic and logical shifts only, so that a
+    /// loop calling it vectorises in release builds and stays quick in debug builds.
     @inline(__always)
-    static func sLogS(_ s: SIMD4<Double>) -> SIMD4<Double> {
-        let s = pointwiseMax(s, SIMD4(repeating: tinyS))
-        let bits = unsafeBitCast(s, to: SIMD4<Int64>.self)
-        // k = exponent such that m = s / 2^k lies in [√½, √2): subtract the bits of √½, keep the exponent.
-        let k = (bits &- 0x3FE6_A09E_667F_3BCD) &>> 52
-        let m = unsafeBitCast(bits &- (k &<< 52), to: SIMD4<Double>.self)
-        // k as a double without a (scalarised) int→float conversion: 1.5·2^52 + k, minus 1.5·2^52.
-        let kd = unsafeBitCast(k &+ 0x4338_0000_0000_0000, to: SIMD4<Double>.self) - 6_755_399_441_055_744.0
+    static func sLogS(_ s: Double) -> Double {
+        let s = s < tinyS ? tinyS : s
+        let bits = s.bitPattern
+        // Biased exponent of s/√½: k + 1023 where s = 2^k·m, m in [√½, √2).
+        let kBiased = (bits &- 0x3FE6_A09E_667F_3BCD &+ 0x3FF0_0000_0000_0000) &>> 52
+        let m = Double(bitPattern: bits &- ((kBiased &- 1023) &<< 52))
+        // k as a double without an int→float conversion: 2^52 + kBiased, minus 2^52 + 1023.
+        let k = Double(bitPattern: 0x4330_0000_0000_0000 | kBiased) - 4_503_599_627_371_519.0
         let u = (m - 1) / (m + 1)
         let u2 = u * u
-        var p = SIMD4<Double>(repeating: 1.0 / 21)
+        var p = 1.0 / 21
         p = p * u2 + 1.0 / 19
         p = p * u2 + 1.0 / 17
         p = p * u2 + 1.0 / 15
@@ -31,14 +32,7 @@ enum ThinPlateKernel {
         p = p * u2 + 1.0 / 5
         p = p * u2 + 1.0 / 3
         p = p * u2 + 1.0
-        let logS = kd * 0.693_147_180_559_945_3 + (u + u) * p
-        return s * logS
-    }
-
-    /// s·log(s) for one value (same arithmetic as the SIMD form).
-    @inline(__always)
-    static func sLogS(_ s: Double) -> Double {
-        sLogS(SIMD4(repeating: s))[0]
+        return s * (k * 0.693_147_180_559_945_3 + (u + u) * p)
     }
 
     /// φ(r) = r²·log r from s = r².

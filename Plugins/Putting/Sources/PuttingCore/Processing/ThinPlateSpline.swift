@@ -18,10 +18,10 @@ struct ThinPlateSpline: Sendable {
     let centerZ: [Double]
     /// c_j.
     let weights: [Double]
-    /// a₀, a₁, a₂ of the linear term in shifted and scaled coordinates.
-    let linear: SIMD3<Double>
-    let shift: SIMD2<Double>
-    let scale: SIMD2<Double>
+    /// a₀, a₁, a₂ of the linear term, in shifted and scaled coordinates.
+    let a0: Double, a1: Double, a2: Double
+    let shiftX: Double, shiftZ: Double
+    let scaleX: Double, scaleZ: Double
     /// Estimated 1-norm condition number of the reduced (positive definite) system.
     let conditionEstimate: Double
 
@@ -36,17 +36,25 @@ struct ThinPlateSpline: Sendable {
                                        "the contours give \(n) sample\(n == 1 ? "" : "s"); a surface needs at least 3 not on one line — trace more contour")
         }
         let minX = x.min() ?? 0, maxX = x.max() ?? 0, minZ = z.min() ?? 0, maxZ = z.max() ?? 0
-        var scale = SIMD2((maxX - minX) / 2, (maxZ - minZ) / 2)
-        scale.replace(with: 1, where: scale .== 0)
-        let shift = SIMD2((maxX + minX) / 2, (maxZ + minZ) / 2)
+        let shiftX = (maxX + minX) / 2, shiftZ = (maxZ + minZ) / 2
+        let halfX = (maxX - minX) / 2, halfZ = (maxZ - minZ) / 2
+        let scaleX = halfX == 0 ? 1 : halfX, scaleZ = halfZ == 0 ? 1 : halfZ
 
-        // Polynomial block, then its QR by Householder reflections H_k = I − τ_k·v_k·v_kᵀ.
+        // Scratch: the matrix, three reflectors, and four vectors of n.
+        let matrix = UnsafeMutablePointer<Double>.allocate(capacity: n * n)
+        defer { matrix.deallocate() }
+        let vectors = UnsafeMutablePointer<Double>.allocate(capacity: 7 * n)
+        defer { vectors.deallocate() }
+        vectors.initialize(repeating: 0, count: 7 * n)
+        let reflector = [vectors, vectors + n, vectors + 2 * n]
+        let p = vectors + 3 * n, q = vectors + 4 * n, g = vectors + 5 * n, c = vectors + 6 * n
+
+        // Polynomial block P = [1 x̂ ẑ], then P = Q·R by Householder reflections H_k = I − τ_k·v_k·v_kᵀ.
         var columns: [[Double]] = [[Double](repeating: 1, count: n),
-                                   x.map { ($0 - shift.x) / scale.x },
-                                   z.map { ($0 - shift.y) / scale.y }]
+                                   x.map { ($0 - shiftX) / scaleX },
+                                   z.map { ($0 - shiftZ) / scaleZ }]
         let columnNorms = columns.map { $0.reduce(0) { $0 + $1 * $1 }.squareRoot() }
-        var reflectors: [[Double]] = []
-        var taus: [Double] = []
+        var taus = [0.0, 0.0, 0.0]
         var r = [[Double]](repeating: [0, 0, 0], count: 3)
         for k in 0..<3 {
             var norm = 0.0
@@ -58,12 +66,11 @@ struct ThinPlateSpline: Sendable {
                     "the contour samples lie on one line, so the surface's tilt across it is undetermined; trace contours that span the green in two directions")
             }
             let alpha = columns[k][k] > 0 ? -norm : norm
-            var v = [Double](repeating: 0, count: n)
+            let v = reflector[k]
             for i in k..<n { v[i] = columns[k][i] }
             v[k] -= alpha
-            var vv = 0.0
-            for i in k..<n { vv += v[i] * v[i] }
-            let tau = 2 / vv
+            let tau = 2 / DenseCholesky.dot(v + k, v + k, n - k)
+            taus[k] = tau
             r[k][k] = alpha
             for l in (k + 1)..<3 {
                 var s = 0.0
@@ -72,50 +79,30 @@ struct ThinPlateSpline: Sendable {
                 for i in k..<n { columns[l][i] -= s * v[i] }
                 r[k][l] = columns[l][k]
             }
-            reflectors.append(v)
-            taus.append(tau)
         }
 
-        let matrix = UnsafeMutablePointer<Double>.allocate(capacity: n * n)
-        defer { matrix.deallocate() }
         fillKernelMatrix(matrix, x: x, z: z, smoothing: smoothing)
 
         // B = Qᵀ(K + λI)Q, one two-sided reflection at a time: H·A·H = A − v·qᵀ − q·vᵀ with
         // p = τ·A·v and q = p − (τ/2)(vᵀp)·v.
-        var p = [Double](repeating: 0, count: n)
-        var q = [Double](repeating: 0, count: n)
         for k in 0..<3 {
-            let tau = taus[k]
-            reflectors[k].withUnsafeBufferPointer { v in
-                let vp = v.baseAddress!
-                for i in 0..<n { p[i] = tau * DenseCholesky.dot(matrix + i * n, vp, n) }
-                var vTp = 0.0
-                for i in 0..<n { vTp += v[i] * p[i] }
-                let half = 0.5 * tau * vTp
-                for i in 0..<n { q[i] = p[i] - half * v[i] }
-                q.withUnsafeBufferPointer { qb in
-                    let qp = qb.baseAddress!
-                    for i in 0..<n {
-                        let row = matrix + i * n
-                        let vi = v[i], qi = qb[i]
-                        for j in 0..<n { row[j] -= vi * qp[j] + qi * vp[j] }
-                    }
-                }
+            let tau = taus[k], v = reflector[k]
+            for i in 0..<n { p[i] = tau * DenseCholesky.dot(matrix + i * n, v, n) }
+            let half = 0.5 * tau * DenseCholesky.dot(v, p, n)
+            for i in 0..<n { q[i] = p[i] - half * v[i] }
+            for i in 0..<n {
+                let row = matrix + i * n
+                let vi = v[i], qi = q[i]
+                for j in 0..<n { row[j] -= vi * q[j] + qi * v[j] }
             }
         }
-        var g = values
-        for k in 0..<3 {
-            let v = reflectors[k]
-            var s = 0.0
-            for i in 0..<n { s += v[i] * g[i] }
-            s *= taus[k]
-            for i in 0..<n { g[i] -= s * v[i] }
-        }
+        // g = Qᵀd.
+        for i in 0..<n { g[i] = values[i] }
+        for k in 0..<3 { reflect(g, by: reflector[k], tau: taus[k], n: n) }
 
-        // The reduced system M·w = g[3...], M = B[3..., 3...], by Cholesky.
+        // The reduced system M·w = g[3...], M = B[3..., 3...], by Cholesky; w overwrites g[3...].
         let m = n - 3
         let reduced = matrix + 3 * n + 3
-        var w = Array(g[3...])
         var condition = 1.0
         if m > 0 {
             let norm1 = oneNorm(reduced, m: m, lda: n)
@@ -126,43 +113,41 @@ struct ThinPlateSpline: Sendable {
                     .illConditioned,
                     "the interpolation system is not positive definite (pivot \(error.column + 1) of \(m)); samples repeat at different heights or the smoothing is 0 — check for crossing or duplicated contours")
             }
-            condition = norm1 * inverseOneNormEstimate(reduced, m: m, lda: n)
+            condition = norm1 * inverseOneNormEstimate(reduced, m: m, lda: n, scratch: p, q)
             guard condition.isFinite && condition <= maxConditionNumber else {
                 throw GreenProcessingError(
                     .illConditioned,
                     "the interpolation system is ill-conditioned (estimated condition number \(condition), limit \(maxConditionNumber)); check for nearly coincident samples at different heights")
             }
-            w.withUnsafeMutableBufferPointer { DenseCholesky.solve(reduced, m: m, lda: n, $0.baseAddress!) }
+            DenseCholesky.solve(reduced, m: m, lda: n, g + 3)
         }
+        let w = g + 3
 
-        // c = Q·[0; w], and R·a = g[0..<3] − B[0..<3, 3...]·w.
-        var c = [Double](repeating: 0, count: n)
+        // c = Q·[0; w] = H₀·H₁·H₂·[0; w].
         for i in 0..<m { c[i + 3] = w[i] }
-        for k in stride(from: 2, through: 0, by: -1) {
-            let v = reflectors[k]
-            var s = 0.0
-            for i in 0..<n { s += v[i] * c[i] }
-            s *= taus[k]
-            for i in 0..<n { c[i] -= s * v[i] }
-        }
-        var rhs = SIMD3<Double>()
-        for k in 0..<3 {
-            let row = matrix + k * n + 3
-            var s = 0.0
-            for i in 0..<m { s += row[i] * w[i] }
-            rhs[k] = g[k] - s
-        }
-        var a = SIMD3<Double>()
+        for k in stride(from: 2, through: 0, by: -1) { reflect(c, by: reflector[k], tau: taus[k], n: n) }
+        // R·a = g[0..<3] − B[0..<3, 3...]·w.
+        var rhs = [0.0, 0.0, 0.0]
+        for k in 0..<3 { rhs[k] = g[k] - DenseCholesky.dot(matrix + k * n + 3, w, m) }
+        var a = [0.0, 0.0, 0.0]
         for k in stride(from: 2, through: 0, by: -1) {
             var s = rhs[k]
             for l in (k + 1)..<3 { s -= r[k][l] * a[l] }
             a[k] = s / r[k][k]
         }
-        guard c.allSatisfy(\.isFinite) && a[0].isFinite && a[1].isFinite && a[2].isFinite else {
+        let weights = Array(UnsafeBufferPointer(start: c, count: n))
+        guard weights.allSatisfy(\.isFinite) && a.allSatisfy(\.isFinite) else {
             throw GreenProcessingError(.illConditioned, "the interpolation produced non-finite coefficients; check the contour heights and coordinates")
         }
-        return ThinPlateSpline(centerX: x, centerZ: z, weights: c, linear: a, shift: shift, scale: scale,
+        return ThinPlateSpline(centerX: x, centerZ: z, weights: weights, a0: a[0], a1: a[1], a2: a[2],
+                               shiftX: shiftX, shiftZ: shiftZ, scaleX: scaleX, scaleZ: scaleZ,
                                conditionEstimate: condition)
+    }
+
+    /// y ← (I − τ·v·vᵀ)·y.
+    private static func reflect(_ y: UnsafeMutablePointer<Double>, by v: UnsafePointer<Double>, tau: Double, n: Int) {
+        let s = tau * DenseCholesky.dot(v, y, n)
+        for i in 0..<n { y[i] -= s * v[i] }
     }
 
     /// K + λI, full (both triangles).
@@ -170,22 +155,12 @@ struct ThinPlateSpline: Sendable {
         let n = x.count
         x.withUnsafeBufferPointer { xb in
             z.withUnsafeBufferPointer { zb in
-                let xp = UnsafeRawPointer(xb.baseAddress!), zp = UnsafeRawPointer(zb.baseAddress!)
                 for i in 0..<n {
                     let row = matrix + i * n
                     let xi = xb[i], zi = zb[i]
-                    var j = 0
-                    while j + 4 <= i {
-                        let dx = xp.loadUnaligned(fromByteOffset: j * 8, as: SIMD4<Double>.self) - xi
-                        let dz = zp.loadUnaligned(fromByteOffset: j * 8, as: SIMD4<Double>.self) - zi
-                        let phi = 0.5 * ThinPlateKernel.sLogS(dx * dx + dz * dz)
-                        UnsafeMutableRawPointer(row + j).storeBytes(of: phi, as: SIMD4<Double>.self)
-                        j += 4
-                    }
-                    while j < i {
+                    for j in 0..<i {
                         let dx = xb[j] - xi, dz = zb[j] - zi
-                        row[j] = ThinPlateKernel.phi(squaredDistance: dx * dx + dz * dz)
-                        j += 1
+                        row[j] = 0.5 * ThinPlateKernel.sLogS(dx * dx + dz * dz)
                     }
                     row[i] = smoothing
                     for j in 0..<i { matrix[j * n + i] = row[j] }
@@ -211,19 +186,26 @@ struct ThinPlateSpline: Sendable {
     }
 
     /// Hager's estimate of ‖M⁻¹‖₁ from the Cholesky factor (a handful of solves; M is symmetric).
-    private static func inverseOneNormEstimate(_ l: UnsafePointer<Double>, m: Int, lda: Int) -> Double {
+    private static func inverseOneNormEstimate(_ l: UnsafePointer<Double>, m: Int, lda: Int,
+                                               scratch y: UnsafeMutablePointer<Double>,
+                                               _ zeta: UnsafeMutablePointer<Double>) -> Double {
         var x = [Double](repeating: 1 / Double(m), count: m)
         var estimate = 0.0
         for _ in 0..<5 {
-            var y = x
-            y.withUnsafeMutableBufferPointer { DenseCholesky.solve(l, m: m, lda: lda, $0.baseAddress!) }
-            estimate = y.reduce(0) { $0 + abs($1) }
-            var zeta = y.map { $0 >= 0 ? 1.0 : -1.0 }
-            zeta.withUnsafeMutableBufferPointer { DenseCholesky.solve(l, m: m, lda: lda, $0.baseAddress!) }
+            for j in 0..<m { y[j] = x[j] }
+            DenseCholesky.solve(l, m: m, lda: lda, y)
+            estimate = 0
+            for j in 0..<m {
+                estimate += abs(y[j])
+                zeta[j] = y[j] >= 0 ? 1 : -1
+            }
+            DenseCholesky.solve(l, m: m, lda: lda, zeta)
             var best = 0
-            for j in 1..<m where abs(zeta[j]) > abs(zeta[best]) { best = j }
             var zx = 0.0
-            for j in 0..<m { zx += zeta[j] * x[j] }
+            for j in 0..<m {
+                if abs(zeta[j]) > abs(zeta[best]) { best = j }
+                zx += zeta[j] * x[j]
+            }
             if abs(zeta[best]) <= zx { break }
             x = [Double](repeating: 0, count: m)
             x[best] = 1
@@ -238,6 +220,6 @@ struct ThinPlateSpline: Sendable {
             let dx = x - centerX[j], dz = z - centerZ[j]
             sum += weights[j] * ThinPlateKernel.phi(squaredDistance: dx * dx + dz * dz)
         }
-        return sum + linear[0] + linear[1] * ((x - shift.x) / scale.x) + linear[2] * ((z - shift.y) / scale.y)
+        return sum + a0 + a1 * ((x - shiftX) / scaleX) + a2 * ((z - shiftZ) / scaleZ)
     }
 }
