@@ -16,23 +16,14 @@ enum BoundaryPolygon {
         return ring
     }
 
-    /// Refuses fewer than 3 distinct vertices, zero area, and any two edges that cross, touch or
-    /// overlap (other than neighbours meeting at their shared vertex).
+    /// Refuses fewer than 3 distinct vertices and any two edges that cross, touch or overlap (other
+    /// than neighbours meeting at their shared vertex). What passes encloses a positive area.
     static func checkSimple(_ points: [TracedPoint], locate: (Int) -> String?) throws(GreenProcessingError) {
         let ring = ring(points)
         let n = ring.count
         guard n >= 3 else {
             throw GreenProcessingError(.tooFewPoints, at: locate(points.count),
                                        "the boundary has \(n) distinct point\(n == 1 ? "" : "s"); an outline needs at least 3")
-        }
-        var area2 = 0.0
-        for i in 0..<n {
-            let a = ring[i].point, b = ring[(i + 1) % n].point
-            area2 += a.x * b.z - b.x * a.z
-        }
-        guard area2 != 0 else {
-            throw GreenProcessingError(.boundaryNotSimple, at: locate(ring[0].index),
-                                       "the boundary encloses no area (all points on one line); retrace the outline")
         }
         func edge(_ i: Int) -> (TracedPoint, TracedPoint) { (ring[i].point, ring[(i + 1) % n].point) }
         func name(_ i: Int) -> String { "\(ring[i].index)→\(ring[(i + 1) % n].index)" }

@@ -12,6 +12,12 @@
 // factorisation — half the flops of LU with pivoting, and no pivoting decisions; then
 // R·a = Q₁ᵀ(d − (K + λI)c). Same solution as scipy's dgesv up to rounding.
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A fitted surface over the green's plane.
 struct ThinPlateSpline: Sendable {
     let centerX: [Double]
@@ -117,7 +123,7 @@ struct ThinPlateSpline: Sendable {
             guard condition.isFinite && condition <= maxConditionNumber else {
                 throw GreenProcessingError(
                     .illConditioned,
-                    "the interpolation system is ill-conditioned (estimated condition number \(condition), limit \(maxConditionNumber)); check for nearly coincident samples at different heights")
+                    "the interpolation system is ill-conditioned (estimated condition number \(scientific(condition)), limit \(scientific(maxConditionNumber))); check for nearly coincident samples at different heights")
             }
             DenseCholesky.solve(reduced, m: m, lda: n, g + 3)
         }
@@ -142,6 +148,19 @@ struct ThinPlateSpline: Sendable {
         return ThinPlateSpline(centerX: x, centerZ: z, weights: weights, a0: a[0], a1: a[1], a2: a[2],
                                shiftX: shiftX, shiftZ: shiftZ, scaleX: scaleX, scaleZ: scaleZ,
                                conditionEstimate: condition)
+    }
+
+    /// 1.6e13-style text for a positive number (messages only).
+    static func scientific(_ value: Double) -> String {
+        guard value.isFinite && value > 0 else { return "\(value)" }
+        var exponent = Int(log10(value).rounded(.down))
+        var mantissa = (value / pow(10, Double(exponent)) * 10).rounded() / 10
+        if mantissa >= 10 {
+            mantissa /= 10
+            exponent += 1
+        }
+        let digits = mantissa == mantissa.rounded() ? "\(Int(mantissa))" : "\(mantissa)"
+        return "\(digits)e\(exponent)"
     }
 
     /// y ← (I − τ·v·vᵀ)·y.

@@ -258,13 +258,12 @@ struct TracedJSONReader {
     }
 
     private func wrongType(_ value: JSONValue, at pointer: String, expected: String) -> GreenProcessingError {
-        GreenProcessingError(.schema, at: source.locate(pointer), "\(pointer) is \(value.kindName); expected \(expected)")
+        GreenProcessingError(.schema, at: source.locate(pointer),
+                             "\(pointer.isEmpty ? "the document" : pointer) is \(value.kindName); expected \(expected)")
     }
 
     func object(_ value: JSONValue, at pointer: String) throws(GreenProcessingError) -> JSONObject {
-        guard let object = value.objectValue else {
-            throw wrongType(value, at: pointer.isEmpty ? "the document" : pointer, expected: "an object")
-        }
+        guard let object = value.objectValue else { throw wrongType(value, at: pointer, expected: "an object") }
         return object
     }
 
