@@ -1,7 +1,8 @@
 // putting-processing: contours + boundary → heightfield for the nine Presidio greens (issue 9).
 // Usage: clubhouse-bench putting-processing [--data DIR] [--repeat N] [--check]
-// Prints, per hole, the median over N runs of the solve, grid-evaluation and mask times, then the
-// sum of the per-hole medians. --check compares every run's result with the shipped .bin.
+// Prints, per hole, the median over N runs of the wall-clock solve, grid-evaluation and mask times
+// and of the whole run's CPU time (this thread), then the sums of the per-hole medians. --check
+// compares the result with the shipped .bin (largest inside difference, cells whose mask differs).
 import Foundation
 import PuttingCore
 
@@ -26,6 +27,7 @@ func puttingProcessingBench(_ arguments: [String]) {
         return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
     }
     var totals: [Double] = []
+    var cpuTotals: [Double] = []
     for hole in 1...9 {
         let folder = "\(data)/hole_\(hole)"
         guard let boundaryText = try? String(contentsOfFile: "\(folder)/Hole_\(hole)_boundary.json", encoding: .utf8),
@@ -35,8 +37,11 @@ func puttingProcessingBench(_ arguments: [String]) {
             exit(1)
         }
         var runs: [ProcessingTimings] = []
+        var cpu: [Double] = []
         var last: ProcessingResult?
         for _ in 0..<repeats {
+            let cpuStart = threadCPUSeconds()
+            defer { cpu.append(threadCPUSeconds() - cpuStart) }
             do {
                 last = try GreenProcessor.process(boundaryJSON: boundaryText, boundaryFile: "Hole_\(hole)_boundary.json",
                                                   contoursJSON: contoursText, contoursFile: "Hole_\(hole)_contours.json")
@@ -51,9 +56,10 @@ func puttingProcessingBench(_ arguments: [String]) {
         let evaluation = median(runs.map(\.evaluationSeconds))
         let mask = median(runs.map(\.maskSeconds))
         totals.append(median(runs.map(\.totalSeconds)))
-        var line = String(format: "swift hole %d samples %d grid %dx%d solve %.4f s eval %.4f s mask %.4f s cond %.2g",
+        cpuTotals.append(median(cpu))
+        var line = String(format: "swift hole %d samples %d grid %dx%d solve %.4f s eval %.4f s mask %.4f s cpu %.4f s cond %.2g",
                           hole, result.sampleCount, result.grid.nx, result.grid.nz, solve, evaluation, mask,
-                          result.conditionEstimate)
+                          median(cpu), result.conditionEstimate)
         if check, let shipped = FileManager.default.contents(atPath: "\(folder)/Hole_\(hole)_heightfield.bin") {
             let grid = result.grid
             var maxDiff = 0.0
@@ -70,5 +76,13 @@ func puttingProcessingBench(_ arguments: [String]) {
         }
         print(line)
     }
-    print(String(format: "swift total %.4f s (sum of per-hole medians, %d runs each)", totals.reduce(0, +), repeats))
+    print(String(format: "swift total %.4f s cpu %.4f s (sums of per-hole medians, %d runs each)",
+                 totals.reduce(0, +), cpuTotals.reduce(0, +), repeats))
+}
+
+/// CPU time of the calling thread (unaffected by other processes competing for the cores).
+private func threadCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }

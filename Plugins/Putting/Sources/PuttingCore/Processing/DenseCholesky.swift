@@ -9,7 +9,7 @@
 // almost all of the m³/3 flops go.
 
 enum DenseCholesky {
-    static let blockSize = 96
+    static let blockSize = 64
 
     struct NotPositiveDefinite: Error {
         /// The column whose pivot was not positive (or not finite).

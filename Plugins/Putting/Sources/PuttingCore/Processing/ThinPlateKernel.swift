@@ -1,8 +1,8 @@
 // The thin-plate kernel φ(r) = r²·log r, computed from s = r² as ½·s·log s (no square root), with
 // φ(0) = 0. Grid evaluation spends nearly all its time here, so the logarithm is a branch-free
-// SIMD routine: s = 2^k·m with m in [√½, √2) taken from the bits, then
-// log m = 2·atanh(u) = 2u·Σ u^(2i)/(2i+1) with u = (m−1)/(m+1), |u| ≤ 0.1716, summed to i = 10
-// (truncation below 1e-17 relative), and log s = k·ln 2 + log m. Error: a few ulp.
+// routine the compiler vectorises: s = 2^k·m with m in [√½, √2) taken from the bits, then
+// log m = 2·atanh(u) with u = (m−1)/(m+1), |u| ≤ 0.1716 (a degree-7 polynomial in u², see below),
+// and log s = k·ln 2 + log m. Error: a few ulp.
 
 enum ThinPlateKernel {
     /// Below this s (r ≈ 1e-154 ft) the kernel is 0: it also stands in for s = 0, where log is −∞.
@@ -20,18 +20,17 @@ enum ThinPlateKernel {
         // k as a double without an int→float conversion: 2^52 + kBiased, minus 2^52 + 1023.
         let k = Double(bitPattern: 0x4330_0000_0000_0000 | kBiased) - 4_503_599_627_371_519.0
         let u = (m - 1) / (m + 1)
-        let u2 = u * u
-        var p = 1.0 / 21
-        p = p * u2 + 1.0 / 19
-        p = p * u2 + 1.0 / 17
-        p = p * u2 + 1.0 / 15
-        p = p * u2 + 1.0 / 13
-        p = p * u2 + 1.0 / 11
-        p = p * u2 + 1.0 / 9
-        p = p * u2 + 1.0 / 7
-        p = p * u2 + 1.0 / 5
-        p = p * u2 + 1.0 / 3
-        p = p * u2 + 1.0
+        // atanh(u)/u = 1 + t·q(t), t = u², q of degree 6 interpolated at Chebyshev nodes of
+        // [0, 0.02944] (relative error 5e-18), evaluated by Estrin's scheme: a short dependency chain,
+        // so that consecutive nodes overlap in the pipeline.
+        let t = u * u
+        let t2 = t * t
+        let t4 = t2 * t2
+        let p01 = 1.0 + t * 0.333_333_333_333_333_54
+        let p23 = 0.199_999_999_999_482_8 + t * 0.142_857_143_133_248_07
+        let p45 = 0.111_111_055_282_796_63 + t * 0.090_914_468_947_942_92
+        let p67 = 0.076_657_929_893_980_35 + t * 0.073_089_846_613_069_61
+        let p = (p01 + t2 * p23) + t4 * (p45 + t2 * p67)
         return s * (k * 0.693_147_180_559_945_3 + (u + u) * p)
     }
 
