@@ -9,8 +9,9 @@ enum ThinPlateKernel {
     static let tinyS = 1e-308
 
     /// s·log(s) for s ≥ 0 (0 for s = 0). Plain scalar arithmetic and logical shifts only, so that a
-    /// loop calling it vectorises in release builds and stays quick in debug builds.
-    @inline(__always)
+    /// loop calling it vectorises in release builds. Transparent so that debug builds inline it too
+    /// (an outlined debug call zero-fills each of its locals: twice the cost of the arithmetic).
+    @_transparent
     static func sLogS(_ s: Double) -> Double {
         let s = s < tinyS ? tinyS : s
         let bits = s.bitPattern
