@@ -234,6 +234,9 @@ final class ProcessingPipelineTests: XCTestCase {
         XCTAssertEqual(seen.map(\.fraction), seen.map(\.fraction).sorted())
         XCTAssertTrue(seen.contains { $0.stage == .solving } && seen.contains { $0.stage == .evaluating })
         XCTAssertTrue(result.warnings.isEmpty)
+        XCTAssertTrue(result.summary.hasPrefix("heightfield 41 × 33 nodes at 0.5 ft, \(grid.insideCount) on the green, from \(result.sampleCount) contour samples in "),
+                      result.summary)
+        XCTAssertGreaterThan(grid.insideCount, 400)
     }
 
     func testMaskIsStrictlyInsideTheBoundary() {

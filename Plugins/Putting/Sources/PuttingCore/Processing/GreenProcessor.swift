@@ -21,7 +21,7 @@ public struct ProcessingOptions: Sendable, Equatable {
     public var maxNodes: Int
 
     public init(resolutionFt: Double = originalResolutionFt, smoothing: Double = originalSmoothing,
-                maxSamples: Int = 8_000, maxNodes: Int = 4_000_000) {
+                maxSamples: Int = 6_000, maxNodes: Int = 4_000_000) {
         self.resolutionFt = resolutionFt
         self.smoothing = smoothing
         self.maxSamples = maxSamples
@@ -63,6 +63,13 @@ public struct ProcessingResult: Sendable {
     /// Things worth telling the user that did not stop the run (e.g. a contour whose k disagrees with its height).
     public let warnings: [String]
     public let timings: ProcessingTimings
+
+    /// One line for a person: what was built from what, and how long it took.
+    public var summary: String {
+        let seconds = (timings.totalSeconds * 100).rounded() / 100
+        return "heightfield \(grid.nx) × \(grid.nz) nodes at \(grid.resolutionFt) ft, \(grid.insideCount) on the green, "
+            + "from \(sampleCount) contour samples in \(seconds) s"
+    }
 }
 
 public enum GreenProcessor {
