@@ -113,6 +113,9 @@ final class ProcessingErrorTests: XCTestCase {
         check(.notFinite, "green_width_ft is nan; it must be a finite number of feet") {
             try GreenFixture.boundary(square, width: .nan).validate()
         }
+        check(.greenSize, "Hole_3_contours.json:3:22: green_height_ft is 30000.0 ft; it must be above 0 and at most 20000 ft") {
+            try parseContours(GreenFixture.contoursJSON(height: 30000, contours: [(0, 0, [(1, 1), (2, 2)])]))
+        }
     }
 
     // MARK: - boundary
@@ -157,7 +160,7 @@ final class ProcessingErrorTests: XCTestCase {
     // MARK: - green size and limits
 
     func testGreenSizeMustBePositiveAndAgree() {
-        check(.greenSize, "Hole_3_boundary.json:1:1: green_width_ft is 0.0 ft; it must be above 0 and at most 20000 ft") {
+        check(.greenSize, "Hole_3_boundary.json:2:21: green_width_ft is 0.0 ft; it must be above 0 and at most 20000 ft") {
             try parseBoundary(GreenFixture.boundaryJSON(width: 0, points: square))
         }
         let boundary = GreenFixture.boundary(square, width: 20)

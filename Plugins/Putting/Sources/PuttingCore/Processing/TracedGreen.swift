@@ -91,7 +91,7 @@ public struct TracedBoundary: Sendable {
 
     /// Checks the green size and that the outline is a simple polygon of at least 3 points.
     public func validate() throws(GreenProcessingError) {
-        try GreenSize.check(width: greenWidthFt, height: greenHeightFt, location: source?.locate(""))
+        try GreenSize.check(width: greenWidthFt, height: greenHeightFt) { source?.locate("/" + $0) }
         for (i, p) in points.enumerated() where !(p.x.isFinite && p.z.isFinite) {
             throw GreenProcessingError(.notFinite, at: source?.locate("/points_xz_ft/\(i)"),
                                        "boundary point \(i) is (\(p.x), \(p.z)); every coordinate must be a finite number of feet")
@@ -164,7 +164,7 @@ public struct TracedContours: Sendable {
     /// Checks the green size, that there is something to interpolate, that every contour has at least
     /// 2 finite points, and that every point lies on the grid the green's size spans.
     public func validate() throws(GreenProcessingError) {
-        try GreenSize.check(width: greenWidthFt, height: greenHeightFt, location: source?.locate(""))
+        try GreenSize.check(width: greenWidthFt, height: greenHeightFt) { source?.locate("/" + $0) }
         if contours.isEmpty {
             throw GreenProcessingError(.tooFewPoints, at: source?.locate("/contours"),
                                        "the contours file has no contour; trace at least one contour line")
@@ -217,13 +217,13 @@ enum GreenSize {
     /// 20,000 ft per side: far beyond any green, yet keeps grid indices and sample counts finite.
     static let maxSideFt = 20_000.0
 
-    static func check(width: Double, height: Double, location: String?) throws(GreenProcessingError) {
+    static func check(width: Double, height: Double, locate: (String) -> String?) throws(GreenProcessingError) {
         for (name, value) in [("green_width_ft", width), ("green_height_ft", height)] {
             guard value.isFinite else {
-                throw GreenProcessingError(.notFinite, at: location, "\(name) is \(value); it must be a finite number of feet")
+                throw GreenProcessingError(.notFinite, at: locate(name), "\(name) is \(value); it must be a finite number of feet")
             }
             guard value > 0 && value <= maxSideFt else {
-                throw GreenProcessingError(.greenSize, at: location,
+                throw GreenProcessingError(.greenSize, at: locate(name),
                                            "\(name) is \(value) ft; it must be above 0 and at most \(Int(maxSideFt)) ft")
             }
         }
