@@ -96,8 +96,9 @@ final class ProcessingCholeskyTests: XCTestCase {
     }
 
     func testFactorAndSolveLeaveATinyResidualAcrossBlockSizes() throws {
-        // Sizes below, at, and across the block size, and not multiples of the 4×4 tile.
-        for m in [1, 3, 7, DenseCholesky.blockSize, DenseCholesky.blockSize + 1, 2 * DenseCholesky.blockSize + 13] {
+        // Sizes below, at, and across the block size and the trailing update's column blocks, and not
+        // multiples of the 4×4 tile.
+        for m in [1, 3, 7, DenseCholesky.blockSize, DenseCholesky.blockSize + 1, 2 * DenseCholesky.blockSize + 13, 301] {
             let a = spd(m)
             var l = a
             let b = (0..<m).map { Double($0 % 7) - 3 }
