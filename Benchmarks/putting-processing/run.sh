@@ -30,7 +30,7 @@ swift build -c release --product clubhouse-bench >&2
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 OUT=$(mktemp)
 trap 'rm -f "$OUT"' EXIT
-echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -m) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT"
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -m) $(nproc --all) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT"
 "$PY" -c 'import numpy, scipy; print(f"# numpy {numpy.__version__}, scipy {scipy.__version__}")' | tee -a "$OUT"
 taskset -c "$CORE" .build/release/clubhouse-bench putting-processing --data "$DATA" --repeat "$REPEAT" --check | tee -a "$OUT"
 taskset -c "$CORE" "$PY" Benchmarks/putting-processing/scipy_peer.py "$DATA" --repeat "$REPEAT" --check | tee -a "$OUT"
