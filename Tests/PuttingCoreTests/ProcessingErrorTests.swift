@@ -228,6 +228,24 @@ final class ProcessingErrorTests: XCTestCase {
         XCTAssertEqual(ThinPlateSpline.scientific(2.34e-3), "2.3e-3")
     }
 
+    func testHeightsBeyondAHundredThousandFeet() {
+        let text = GreenFixture.contoursJSON(contours: [(0, 0, [(-4, -3), (4, -3)]), (1, 2e5, [(-4, 3), (4, 3)])])
+        check(.heightOutOfRange, "Hole_3_contours.json:16:20: contour 1 (height 200000.0 ft) lies beyond ±100000 ft; heights are in feet — check the file's units") {
+            try parseContours(text)
+        }
+    }
+
+    func testNonFiniteSurfaceOrCoefficientsAreRefused() {
+        // Unreachable through validated input (heights ≤ 1e5 ft, points on the grid); the guards stay.
+        check(.illConditioned, "the interpolation produced non-finite coefficients; check the contour heights and coordinates") {
+            _ = try ThinPlateSpline.fit(x: [-4, 4, -4, 5], z: [-3, -3, 3, 0], values: [-1.7e308, -1.7e308, 1.7e308, 1.7e308], smoothing: 0.25)
+        }
+        check(.illConditioned, "the surface is not finite inside the boundary (node 1); check the contour heights") {
+            _ = try GreenProcessor.shiftedToZero([1, 1e300, 3], mask: [true, true, false], minimum: 0)
+        }
+        XCTAssertEqual(try GreenProcessor.shiftedToZero([1, 2.5, 3], mask: [true, true, false], minimum: 1), [0, 1.5, 0])
+    }
+
     func testBoundaryAroundNoNode() {
         // A small triangle between the nodes at x 0 / 0.5 and z 0 / 0.5.
         let tiny = GreenFixture.boundary([(0.1, 0.1), (0.4, 0.1), (0.25, 0.4)])

@@ -10,6 +10,8 @@ public struct GreenProcessingError: Error, Sendable, Equatable, CustomStringConv
         case schema
         /// A coordinate, height or size is NaN or infinite.
         case notFinite
+        /// A contour height beyond ±100,000 ft.
+        case heightOutOfRange
         /// A contour with fewer than 2 points, or a boundary with fewer than 3.
         case tooFewPoints
         /// The boundary crosses or touches itself.

@@ -102,6 +102,16 @@ public enum GreenProcessor {
             throw GreenProcessingError(
                 .tooLarge, "the contours give \(sampleCount) samples, more than the limit of \(options.maxSamples) (one per foot of contour); simplify or shorten the contours")
         }
+        // The mask first: a boundary around no node is refused before the expensive solve.
+        let maskStarted = clock.now
+        progress(ProcessingProgress(stage: .masking, fraction: 0.01))
+        let mask = BoundaryPolygon.mask(boundary.points, xs: xs, zs: zs)
+        guard mask.contains(true) else {
+            throw GreenProcessingError(.emptyMask, at: boundary.source?.locate("/points_xz_ft"),
+                                       "no grid node lies inside the boundary; check that the boundary and the contours use the same frame")
+        }
+        let masked = clock.now
+
         let samples = ContourSamples(contours: contours.contours)
         progress(ProcessingProgress(stage: .solving, fraction: 0.02))
         let spline = try ThinPlateSpline.fit(x: samples.x, z: samples.z, values: samples.height,
@@ -110,13 +120,6 @@ public enum GreenProcessor {
         }
         let solved = clock.now
 
-        progress(ProcessingProgress(stage: .masking, fraction: 0.4))
-        let mask = BoundaryPolygon.mask(boundary.points, xs: xs, zs: zs)
-        guard mask.contains(true) else {
-            throw GreenProcessingError(.emptyMask, at: boundary.source?.locate("/points_xz_ft"),
-                                       "no grid node lies inside the boundary; check that the boundary and the contours use the same frame")
-        }
-        let masked = clock.now
 
         let nx = xs.count, nz = zs.count
         var raw = [Double](repeating: 0, count: nx * nz)
@@ -133,31 +136,38 @@ public enum GreenProcessor {
                     evaluator.evaluateRow(z: zs[j], x: base + first, count: last - first + 1, into: outBase + row + first)
                     for i in first...last where mask[row + i] { minimum = min(minimum, out[row + i]) }
                     if j % 4 == 3 {
-                        progress(ProcessingProgress(stage: .evaluating, fraction: 0.42 + 0.58 * Double(j + 1) / Double(nz)))
+                        progress(ProcessingProgress(stage: .evaluating, fraction: 0.4 + 0.6 * Double(j + 1) / Double(nz)))
                     }
                 }
             }
         }
         let evaluated = clock.now
 
-        guard minimum.isFinite else {
-            throw GreenProcessingError(.illConditioned, "the surface is not finite inside the boundary; check the contour heights")
-        }
-        var heights = [Float](repeating: 0, count: nx * nz)
-        for k in 0..<(nx * nz) where mask[k] {
-            heights[k] = Float(raw[k] - minimum)
-        }
+        let heights = try shiftedToZero(raw, mask: mask, minimum: minimum)
         let finished = clock.now
         progress(ProcessingProgress(stage: .done, fraction: 1))
 
         let grid = ProcessedGrid(nx: nx, nz: nz, resolutionFt: options.resolutionFt, xMinFt: xs.first,
                                  zMinFt: zs.first, heights: heights, mask: mask)
-        let timings = ProcessingTimings(solveSeconds: seconds(solved - started),
-                                        evaluationSeconds: seconds(evaluated - masked),
-                                        maskSeconds: seconds(masked - solved) + seconds(finished - evaluated))
+        let timings = ProcessingTimings(solveSeconds: seconds(maskStarted - started) + seconds(solved - masked),
+                                        evaluationSeconds: seconds(evaluated - solved),
+                                        maskSeconds: seconds(masked - maskStarted) + seconds(finished - evaluated))
         return ProcessingResult(grid: grid, sampleCount: samples.count, shiftFt: minimum,
                                 conditionEstimate: spline.conditionEstimate,
                                 warnings: contours.inconsistentLevels, timings: timings)
+    }
+
+    /// Inside nodes minus the lowest inside value, as float32; outside nodes 0.
+    static func shiftedToZero(_ raw: [Double], mask: [Bool], minimum: Double) throws(GreenProcessingError) -> [Float] {
+        var heights = [Float](repeating: 0, count: raw.count)
+        for k in 0..<raw.count where mask[k] {
+            let h = Float(raw[k] - minimum)
+            guard h.isFinite else {
+                throw GreenProcessingError(.illConditioned, "the surface is not finite inside the boundary (node \(k)); check the contour heights")
+            }
+            heights[k] = h
+        }
+        return heights
     }
 
     /// Parses both files (errors name file:line:column) and processes them.

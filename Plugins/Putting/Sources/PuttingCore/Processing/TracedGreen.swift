@@ -178,6 +178,11 @@ public struct TracedContours: Sendable {
                 throw GreenProcessingError(.notFinite, at: source?.locate(pointer + "/height_ft"),
                                            "\(name) has height \(contour.heightFt); a height must be a finite number of feet")
             }
+            if abs(contour.heightFt) > TracedContours.maxHeightFt {
+                throw GreenProcessingError(
+                    .heightOutOfRange, at: source?.locate(pointer + "/height_ft"),
+                    "\(name) lies beyond ±\(Int(TracedContours.maxHeightFt)) ft; heights are in feet — check the file's units")
+            }
             if contour.points.count < 2 {
                 throw GreenProcessingError(
                     .tooFewPoints, at: source?.locate(pointer + "/points_xz_ft"),
@@ -197,6 +202,10 @@ public struct TracedContours: Sendable {
             }
         }
     }
+
+    /// Heights beyond this (feet, either sign) are refused: no green is that tall, and the surface
+    /// must stay far inside float32's range.
+    static let maxHeightFt = 100_000.0
 
     /// Contours whose `k` disagrees with `height_ft` (k × interval): the height is used, as the original did.
     public var inconsistentLevels: [String] {
