@@ -5,8 +5,9 @@
 // Right-looking by panels of `blockSize` columns: (1) the panel's columns are finished row by row
 // (each row of L solved against the panel's diagonal block: dot products of contiguous rows);
 // (2) the panel is packed, transposed, into 4-row slivers; (3) the trailing matrix takes the
-// rank-`blockSize` update M₂₂ −= L₂₁·L₂₁ᵀ (lower half) by a 4×4 register-tiled SIMD kernel, where
-// almost all of the m³/3 flops go.
+// rank-`blockSize` update M₂₂ −= L₂₁·L₂₁ᵀ (lower half), tile by 4×4 tile, in column blocks that
+// stay in cache; almost all of the m³/3 flops go there. Plain scalar code throughout, written so the
+// optimiser vectorises it (two doubles per SSE2 register) and debug builds stay usable.
 
 enum DenseCholesky {
     static let blockSize = 48
