@@ -182,6 +182,13 @@ final class ProcessingErrorTests: XCTestCase {
         }
     }
 
+    func testBoundaryWithTooManyPoints() {
+        let many = GreenFixture.polygon(radius: 7, sides: TracedBoundary.maxPoints + 1)
+        check(.tooLarge, "the boundary has 20001 points, more than the limit of 20000; simplify the outline") {
+            try GreenFixture.boundary(many).validate()
+        }
+    }
+
     func testOptionsOutsideTheirRange() {
         let boundary = GreenFixture.boundary(square)
         let contours = GreenFixture.contours(GreenFixture.planeContours)

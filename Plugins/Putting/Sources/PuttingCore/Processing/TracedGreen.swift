@@ -96,8 +96,15 @@ public struct TracedBoundary: Sendable {
             throw GreenProcessingError(.notFinite, at: source?.locate("/points_xz_ft/\(i)"),
                                        "boundary point \(i) is (\(p.x), \(p.z)); every coordinate must be a finite number of feet")
         }
+        guard points.count <= TracedBoundary.maxPoints else {
+            throw GreenProcessingError(.tooLarge, at: source?.locate("/points_xz_ft"),
+                                       "the boundary has \(points.count) points, more than the limit of \(TracedBoundary.maxPoints); simplify the outline")
+        }
         try BoundaryPolygon.checkSimple(points, locate: { source?.locate("/points_xz_ft/\($0)") })
     }
+
+    /// The self-crossing check compares every pair of edges; this keeps it well under a second.
+    static let maxPoints = 20_000
 }
 
 /// The traced contour lines of a green (`Hole_N_contours.json`).
