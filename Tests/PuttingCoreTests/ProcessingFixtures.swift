@@ -2,7 +2,7 @@
 // file layout so that parse errors have predictable lines and columns.
 @testable import PuttingCore
 
-enum GreenFixture {
+enum ProcessingFixture {
     typealias Contour = (k: Int, height: Double, points: [(Double, Double)])
 
     /// A contours file: one point per line, starting at line 10 for the first contour.

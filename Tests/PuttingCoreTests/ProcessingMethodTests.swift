@@ -7,11 +7,11 @@ import XCTest
 final class ProcessingGridAxisTests: XCTestCase {
     func testAxisFollowsNumpyArangeIncludingTheNodeBeyondHalfTheWidth() {
         // arange(-0.3, 0.8, 0.5) = [-0.3, 0.2, 0.7]: the last node lies beyond W/2 = 0.3.
-        let axis = GridAxis(extentFt: 0.6)
+        let axis = ArangeGridAxis(extentFt: 0.6)
         XCTAssertEqual(axis.values, [-0.3, -0.3 + 0.5, -0.3 + 2 * 0.5])
         XCTAssertEqual(axis.count, 3)
         // ceil((W/2 + 0.5 + W/2)/0.5) nodes: 102.446… ft gives 206 (the shipped hole 1 grid).
-        let hole1 = GridAxis(extentFt: 102.44600597829094)
+        let hole1 = ArangeGridAxis(extentFt: 102.44600597829094)
         XCTAssertEqual(hole1.count, 206)
         XCTAssertEqual(hole1.first, -51.22300298914547)
         XCTAssertEqual(hole1[205], -51.22300298914547 + 205 * 0.5)
@@ -24,7 +24,7 @@ final class ProcessingGridAxisTests: XCTestCase {
         let numpy = [-0.65, -0.55, -0.45000000000000007, -0.3500000000000001, -0.2500000000000001,
                      -0.15000000000000013, -0.050000000000000155, 0.04999999999999982, 0.1499999999999998,
                      0.24999999999999978, 0.34999999999999976, 0.4499999999999996, 0.5499999999999997, 0.6499999999999998]
-        XCTAssertEqual(GridAxis(extentFt: 1.3, resolutionFt: 0.1).values, numpy)
+        XCTAssertEqual(ArangeGridAxis(extentFt: 1.3, resolutionFt: 0.1).values, numpy)
         XCTAssertNotEqual((0..<14).map { -0.65 + Double($0) * 0.1 }, numpy)
     }
 }
@@ -175,11 +175,11 @@ final class ProcessingSplineTests: XCTestCase {
 
     func testAPlaneIsReproducedExactlyWhateverTheSmoothing() throws {
         let (x, z, _) = scattered(80)
-        let d = zip(x, z).map { GreenFixture.plane($0, $1) }
+        let d = zip(x, z).map { ProcessingFixture.plane($0, $1) }
         let spline = try ThinPlateSpline.fit(x: x, z: z, values: d, smoothing: 0.25)
         XCTAssertLessThan(spline.weights.map(abs).max() ?? 1, 1e-12)
         for (px, pz) in [(0.0, 0.0), (-8.5, 3.25), (11, -9)] {
-            XCTAssertEqual(spline.value(x: px, z: pz), GreenFixture.plane(px, pz), accuracy: 1e-12)
+            XCTAssertEqual(spline.value(x: px, z: pz), ProcessingFixture.plane(px, pz), accuracy: 1e-12)
         }
         // Shift and scale as scipy: centre and half-range of the samples.
         XCTAssertEqual(spline.shiftX, ((x.max() ?? 0) + (x.min() ?? 0)) / 2)
@@ -189,7 +189,7 @@ final class ProcessingSplineTests: XCTestCase {
     func testGridRowsMatchPointEvaluation() throws {
         let (x, z, d) = scattered(120)
         let spline = try ThinPlateSpline.fit(x: x, z: z, values: d, smoothing: 0.25)
-        let evaluator = SurfaceEvaluator(spline)
+        let evaluator = SplineRowEvaluator(spline)
         // Includes a node on a sample (s = 0) and odd counts.
         let xs: [Double] = [-10, -3.3, x[7], 0, 2.5, 8.75, 9.9]
         var out = [Double](repeating: .nan, count: xs.count)
@@ -207,23 +207,23 @@ final class ProcessingSplineTests: XCTestCase {
 
 final class ProcessingPipelineTests: XCTestCase {
     func testAPlanarGreenComesOutAsThePlaneShiftedToZero() throws {
-        let boundary = GreenFixture.boundary(GreenFixture.polygon(radius: 7, sides: 24))
-        let contours = GreenFixture.contours(GreenFixture.planeContours)
+        let boundary = ProcessingFixture.boundary(ProcessingFixture.polygon(radius: 7, sides: 24))
+        let contours = ProcessingFixture.contours(ProcessingFixture.planeContours)
         var seen: [ProcessingProgress] = []
         let result = try GreenProcessor.process(boundary: boundary, contours: contours) { seen.append($0) }
         let grid = result.grid
-        let xs = GridAxis(extentFt: 20), zs = GridAxis(extentFt: 16)
+        let xs = ArangeGridAxis(extentFt: 20), zs = ArangeGridAxis(extentFt: 16)
         XCTAssertEqual(grid.nx, xs.count)
         XCTAssertEqual(grid.nz, zs.count)
         XCTAssertEqual(grid.xMinFt, -10)
         XCTAssertEqual(grid.zMinFt, -8)
         var lowest = Double.infinity
-        for j in 0..<grid.nz { for i in 0..<grid.nx where grid.isInside(i: i, j: j) { lowest = min(lowest, GreenFixture.plane(xs[i], zs[j])) } }
+        for j in 0..<grid.nz { for i in 0..<grid.nx where grid.isInside(i: i, j: j) { lowest = min(lowest, ProcessingFixture.plane(xs[i], zs[j])) } }
         XCTAssertEqual(result.shiftFt, lowest, accuracy: 1e-10)
         for j in 0..<grid.nz {
             for i in 0..<grid.nx {
                 if grid.isInside(i: i, j: j) {
-                    XCTAssertEqual(Double(grid.height(i: i, j: j)), GreenFixture.plane(xs[i], zs[j]) - lowest, accuracy: 1e-6)
+                    XCTAssertEqual(Double(grid.height(i: i, j: j)), ProcessingFixture.plane(xs[i], zs[j]) - lowest, accuracy: 1e-6)
                 } else {
                     XCTAssertEqual(grid.height(i: i, j: j), 0)
                 }
@@ -242,17 +242,17 @@ final class ProcessingPipelineTests: XCTestCase {
 
     func testMaskIsStrictlyInsideTheBoundary() {
         // A square whose edges run through grid nodes: nodes on the edges and corners are outside.
-        let xs = GridAxis(extentFt: 4), zs = GridAxis(extentFt: 4) // nodes −2, −1.5, …, 2.5
+        let xs = ArangeGridAxis(extentFt: 4), zs = ArangeGridAxis(extentFt: 4) // nodes −2, −1.5, …, 2.5
         let square = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map { TracedPoint(x: $0.0, z: $0.1) }
-        let mask = BoundaryPolygon.mask(square, xs: xs, zs: zs)
+        let mask = TracedBoundaryGeometry.mask(square, xs: xs, zs: zs)
         var inside: [String] = []
         for j in 0..<zs.count { for i in 0..<xs.count where mask[j * xs.count + i] { inside.append("\(xs[i]),\(zs[j])") } }
         XCTAssertEqual(inside, ["-0.5,-0.5", "0.0,-0.5", "0.5,-0.5", "-0.5,0.0", "0.0,0.0", "0.5,0.0", "-0.5,0.5", "0.0,0.5", "0.5,0.5"])
         // A concave outline (a U): the notch's nodes are outside; a vertex on a node row is handled.
         let u = [(-2.0, -2.0), (2.0, -2.0), (2.0, 2.0), (1.0, 2.0), (1.0, -1.0), (-1.0, -1.0), (-1.0, 2.0), (-2.0, 2.0)]
             .map { TracedPoint(x: $0.0, z: $0.1) }
-        let uMask = BoundaryPolygon.mask(u, xs: GridAxis(extentFt: 6), zs: GridAxis(extentFt: 6))
-        let axis = GridAxis(extentFt: 6)
+        let uMask = TracedBoundaryGeometry.mask(u, xs: ArangeGridAxis(extentFt: 6), zs: ArangeGridAxis(extentFt: 6))
+        let axis = ArangeGridAxis(extentFt: 6)
         func at(_ x: Double, _ z: Double) -> Bool {
             guard let i = axis.values.firstIndex(of: x), let j = axis.values.firstIndex(of: z) else { return false }
             return uMask[j * axis.count + i]

@@ -6,7 +6,7 @@ import XCTest
 @testable import PuttingCore
 
 /// The shared data folder, read in place (never copied into the repo).
-enum PresidioData {
+enum ProcessingPresidioData {
     static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let folder = repoRoot.appendingPathComponent("../shared/data/putting/presidio").standardizedFileURL
@@ -29,7 +29,7 @@ enum PresidioData {
 final class ProcessingOracleTests: XCTestCase {
     func testEveryPresidioGreenMatchesTheShippedHeightfield() throws {
         for hole in 1...9 {
-            let files = try PresidioData.hole(hole)
+            let files = try ProcessingPresidioData.hole(hole)
             let result = try GreenProcessor.process(
                 boundaryJSON: files.boundary, boundaryFile: "Hole_\(hole)_boundary.json",
                 contoursJSON: files.contours, contoursFile: "Hole_\(hole)_contours.json")
@@ -72,7 +72,7 @@ final class ProcessingOracleTests: XCTestCase {
     }
 
     func testHoleNineReportsContoursWhoseLevelDisagreesWithTheirHeight() throws {
-        let files = try PresidioData.hole(9)
+        let files = try ProcessingPresidioData.hole(9)
         let contours = try TracedContours.parse(files.contours, file: "Hole_9_contours.json")
         XCTAssertEqual(contours.inconsistentLevels,
                        ["contour 14 (height 2.25 ft) has k 11 but height 2.25 ft (k × 0.25 = 2.75 ft); height_ft is used"])

@@ -1,8 +1,8 @@
 // The "process hole" step of the original app: traced contours + boundary → heightfield.
-//   1. grid: numpy arange(−W/2, W/2 + res, res) along x, the same along z (GridAxis);
+//   1. grid: numpy arange(−W/2, W/2 + res, res) along x, the same along z (ArangeGridAxis);
 //   2. samples along the contours at 1 ft steps, at each contour's height_ft (ContourSamples);
 //   3. thin-plate spline with a linear term and smoothing 0.25, one dense solve (ThinPlateSpline);
-//   4. mask: nodes strictly inside the boundary (BoundaryPolygon);
+//   4. mask: nodes strictly inside the boundary (TracedBoundaryGeometry);
 //   5. the surface evaluated in double precision at the inside nodes (the outside ones are written
 //      as 0.0 anyway), shifted so the lowest inside node is 0, stored as float32.
 
@@ -91,8 +91,8 @@ public enum GreenProcessor {
                 .greenSize, at: boundary.source?.locate(""),
                 "the boundary says the green is \(boundary.greenWidthFt) × \(boundary.greenHeightFt) ft but the contours say \(contours.greenWidthFt) × \(contours.greenHeightFt) ft; export both from the same traced image")
         }
-        let xs = GridAxis(extentFt: contours.greenWidthFt, resolutionFt: options.resolutionFt)
-        let zs = GridAxis(extentFt: contours.greenHeightFt, resolutionFt: options.resolutionFt)
+        let xs = ArangeGridAxis(extentFt: contours.greenWidthFt, resolutionFt: options.resolutionFt)
+        let zs = ArangeGridAxis(extentFt: contours.greenHeightFt, resolutionFt: options.resolutionFt)
         guard xs.count <= options.maxNodes / max(1, zs.count) else {
             throw GreenProcessingError(
                 .tooLarge, "the grid would have \(xs.count) × \(zs.count) nodes, more than the limit of \(options.maxNodes); use a coarser resolution")
@@ -105,7 +105,7 @@ public enum GreenProcessor {
         // The mask first: a boundary around no node is refused before the expensive solve.
         let maskStarted = clock.now
         progress(ProcessingProgress(stage: .masking, fraction: 0.01))
-        let mask = BoundaryPolygon.mask(boundary.points, xs: xs, zs: zs)
+        let mask = TracedBoundaryGeometry.mask(boundary.points, xs: xs, zs: zs)
         guard mask.contains(true) else {
             throw GreenProcessingError(.emptyMask, at: boundary.source?.locate("/points_xz_ft"),
                                        "no grid node lies inside the boundary; check that the boundary and the contours use the same frame")
@@ -124,7 +124,7 @@ public enum GreenProcessor {
         let nx = xs.count, nz = zs.count
         var raw = [Double](repeating: 0, count: nx * nz)
         let xValues = xs.values
-        let evaluator = SurfaceEvaluator(spline)
+        let evaluator = SplineRowEvaluator(spline)
         var minimum = Double.infinity
         raw.withUnsafeMutableBufferPointer { out in
             xValues.withUnsafeBufferPointer { xb in

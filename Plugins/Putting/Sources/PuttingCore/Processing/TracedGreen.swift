@@ -91,7 +91,7 @@ public struct TracedBoundary: Sendable {
 
     /// Checks the green size and that the outline is a simple polygon of at least 3 points.
     public func validate() throws(GreenProcessingError) {
-        try GreenSize.check(width: greenWidthFt, height: greenHeightFt) { source?.locate("/" + $0) }
+        try TracedGreenSize.check(width: greenWidthFt, height: greenHeightFt) { source?.locate("/" + $0) }
         for (i, p) in points.enumerated() where !(p.x.isFinite && p.z.isFinite) {
             throw GreenProcessingError(.notFinite, at: source?.locate("/points_xz_ft/\(i)"),
                                        "boundary point \(i) is (\(p.x), \(p.z)); every coordinate must be a finite number of feet")
@@ -100,7 +100,7 @@ public struct TracedBoundary: Sendable {
             throw GreenProcessingError(.tooLarge, at: source?.locate("/points_xz_ft"),
                                        "the boundary has \(points.count) points, more than the limit of \(TracedBoundary.maxPoints); simplify the outline")
         }
-        try BoundaryPolygon.checkSimple(points, locate: { source?.locate("/points_xz_ft/\($0)") })
+        try TracedBoundaryGeometry.checkSimple(points, locate: { source?.locate("/points_xz_ft/\($0)") })
     }
 
     /// The self-crossing check compares every pair of edges; this keeps it well under a second.
@@ -171,13 +171,13 @@ public struct TracedContours: Sendable {
     /// Checks the green size, that there is something to interpolate, that every contour has at least
     /// 2 finite points, and that every point lies on the grid the green's size spans.
     public func validate() throws(GreenProcessingError) {
-        try GreenSize.check(width: greenWidthFt, height: greenHeightFt) { source?.locate("/" + $0) }
+        try TracedGreenSize.check(width: greenWidthFt, height: greenHeightFt) { source?.locate("/" + $0) }
         if contours.isEmpty {
             throw GreenProcessingError(.tooFewPoints, at: source?.locate("/contours"),
                                        "the contours file has no contour; trace at least one contour line")
         }
-        let xs = GridAxis(extentFt: greenWidthFt)
-        let zs = GridAxis(extentFt: greenHeightFt)
+        let xs = ArangeGridAxis(extentFt: greenWidthFt)
+        let zs = ArangeGridAxis(extentFt: greenHeightFt)
         for (i, contour) in contours.enumerated() {
             let pointer = "/contours/\(i)"
             let name = TracedContours.describe(contour, index: i)
@@ -229,7 +229,7 @@ public struct TracedContours: Sendable {
 }
 
 /// Limits on the green's size: positive, finite, and small enough that the grid stays bounded.
-enum GreenSize {
+enum TracedGreenSize {
     /// 20,000 ft per side: far beyond any green, yet keeps grid indices and sample counts finite.
     static let maxSideFt = 20_000.0
 

@@ -1,7 +1,7 @@
 // The green's outline as a polygon: the simple-polygon check, and the mask "node strictly inside"
 // (a node on an edge or a vertex is outside), computed row by row with a scanline.
 
-enum BoundaryPolygon {
+enum TracedBoundaryGeometry {
     /// The outline without a repeated closing vertex and without consecutive duplicates, with each
     /// kept vertex's index in the input (for messages).
     static func ring(_ points: [TracedPoint]) -> [(index: Int, point: TracedPoint)] {
@@ -82,7 +82,7 @@ enum BoundaryPolygon {
     }
 
     /// `mask[j·nx + i]` is true when node (xs[i], zs[j]) lies strictly inside the polygon.
-    static func mask(_ points: [TracedPoint], xs: GridAxis, zs: GridAxis) -> [Bool] {
+    static func mask(_ points: [TracedPoint], xs: ArangeGridAxis, zs: ArangeGridAxis) -> [Bool] {
         let ring = ring(points).map(\.point)
         let nx = xs.count
         let xValues = xs.values

@@ -4,7 +4,7 @@
 // node may lie up to one step beyond E/2; the original grid has exactly these nodes.
 
 /// The node coordinates of one grid axis, in feet.
-struct GridAxis: Sendable, Equatable {
+struct ArangeGridAxis: Sendable, Equatable {
     let start: Double
     let step: Double
     let count: Int

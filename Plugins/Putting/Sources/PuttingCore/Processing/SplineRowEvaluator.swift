@@ -3,7 +3,7 @@
 // computed once per row. Double precision throughout.
 
 /// Row evaluation with buffers that live as long as the evaluator (one per processing run).
-final class SurfaceEvaluator {
+final class SplineRowEvaluator {
     private let n: Int
     private let centerX: UnsafeMutablePointer<Double>
     private let centerZ: UnsafeMutablePointer<Double>
