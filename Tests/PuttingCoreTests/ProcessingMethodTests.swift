@@ -1,6 +1,7 @@
 // The pieces of the method, each against an independent fact: numpy's arange values, the sampling
 // rule, the logarithm, the factorisation's residual, the spline's defining equations, the mask's
 // strictness and the file formats.
+import Foundation
 import XCTest
 @testable import PuttingCore
 
@@ -238,6 +239,10 @@ final class ProcessingPipelineTests: XCTestCase {
         XCTAssertTrue(result.summary.hasPrefix("heightfield 41 × 33 nodes at 0.5 ft, \(grid.insideCount) on the green, from \(result.sampleCount) contour samples in "),
                       result.summary)
         XCTAssertGreaterThan(grid.insideCount, 400)
+        let report = result.report
+        XCTAssertEqual([report.nx, report.nz, report.insideNodes, report.samples], [41, 33, grid.insideCount, result.sampleCount])
+        let decoded = try JSONDecoder().decode(ProcessingReport.self, from: JSONEncoder().encode(report))
+        XCTAssertEqual(decoded, report)
     }
 
     func testMaskIsStrictlyInsideTheBoundary() {

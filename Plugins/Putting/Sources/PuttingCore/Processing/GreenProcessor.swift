@@ -64,12 +64,34 @@ public struct ProcessingResult: Sendable {
     public let warnings: [String]
     public let timings: ProcessingTimings
 
+    /// The run's facts without the heights, for a `--json` reply.
+    public var report: ProcessingReport {
+        ProcessingReport(nx: grid.nx, nz: grid.nz, resolutionFt: grid.resolutionFt, xMinFt: grid.xMinFt,
+                         zMinFt: grid.zMinFt, insideNodes: grid.insideCount, samples: sampleCount, shiftFt: shiftFt,
+                         conditionEstimate: conditionEstimate, warnings: warnings, timings: timings)
+    }
+
     /// One line for a person: what was built from what, and how long it took.
     public var summary: String {
         let seconds = (timings.totalSeconds * 100).rounded() / 100
         return "heightfield \(grid.nx) × \(grid.nz) nodes at \(grid.resolutionFt) ft, \(grid.insideCount) on the green, "
             + "from \(sampleCount) contour samples in \(seconds) s"
     }
+}
+
+/// What a processing run produced, minus the heights (Codable for JSON replies).
+public struct ProcessingReport: Sendable, Equatable, Codable {
+    public let nx: Int
+    public let nz: Int
+    public let resolutionFt: Double
+    public let xMinFt: Double
+    public let zMinFt: Double
+    public let insideNodes: Int
+    public let samples: Int
+    public let shiftFt: Double
+    public let conditionEstimate: Double
+    public let warnings: [String]
+    public let timings: ProcessingTimings
 }
 
 public enum GreenProcessor {
