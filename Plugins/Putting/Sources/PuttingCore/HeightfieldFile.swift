@@ -32,9 +32,16 @@ extension Heightfield {
             throw .binarySizeMismatch(file: binaryName, nx: grid.nx, nz: grid.nz, expected: expected, found: binary.count)
         }
         var heights = [Float](repeating: 0, count: grid.nx * grid.nz)
-        binary.withUnsafeBytes { raw in
-            for i in heights.indices {
-                heights[i] = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
+        heights.withUnsafeMutableBytes { target in
+            binary.withUnsafeBytes { raw in
+                #if _endian(little)
+                target.copyMemory(from: raw)
+                #else
+                for i in 0..<(grid.nx * grid.nz) {
+                    target.storeBytes(of: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)),
+                                      toByteOffset: 4 * i, as: UInt32.self)
+                }
+                #endif
             }
         }
         do {
@@ -114,8 +121,14 @@ extension Heightfield {
     public func binaryData() -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 4 * heights.count)
         out.withUnsafeMutableBytes { raw in
-            for (i, h) in heights.enumerated() {
-                raw.storeBytes(of: h.bitPattern.littleEndian, toByteOffset: 4 * i, as: UInt32.self)
+            heights.withUnsafeBytes { source in
+                #if _endian(little)
+                raw.copyMemory(from: source)
+                #else
+                for i in 0..<heights.count {
+                    raw.storeBytes(of: heights[i].bitPattern.littleEndian, toByteOffset: 4 * i, as: UInt32.self)
+                }
+                #endif
             }
         }
         return out

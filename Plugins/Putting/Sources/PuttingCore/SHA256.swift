@@ -23,6 +23,11 @@ public struct SHA256: Sendable {
 
     /// Feeds more bytes.
     public mutating func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// Feeds more bytes from a buffer.
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         length &+= UInt64(bytes.count)
         var start = 0
         if !pending.isEmpty {
@@ -32,7 +37,7 @@ public struct SHA256: Sendable {
             if pending.count == 64 {
                 let block = pending
                 pending.removeAll(keepingCapacity: true)
-                compress(block, at: 0)
+                block.withUnsafeBytes { compress($0, at: 0) }
             }
         }
         while bytes.count - start >= 64 {
@@ -52,10 +57,12 @@ public struct SHA256: Sendable {
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
         for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        var offset = 0
-        while offset < tail.count {
-            compress(tail, at: offset)
-            offset += 64
+        tail.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                compress(raw, at: offset)
+                offset += 64
+            }
         }
         pending = []
         let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
@@ -83,31 +90,35 @@ public struct SHA256: Sendable {
     /// SHA-256 of a string's UTF-8 as hex.
     public static func hex(_ text: String) -> String { hex(Array(text.utf8)) }
 
-    private mutating func compress(_ bytes: [UInt8], at offset: Int) {
-        var w = [UInt32](repeating: 0, count: 64)
-        for i in 0..<16 {
-            let b = offset + 4 * i
-            w[i] = UInt32(bytes[b]) << 24 | UInt32(bytes[b + 1]) << 16 | UInt32(bytes[b + 2]) << 8 | UInt32(bytes[b + 3])
+    // Written over raw pointers: this runs a lot in debug builds, where array subscripts are slow.
+    private mutating func compress(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            SHA256.k.withUnsafeBufferPointer { k in
+                let p = bytes.baseAddress.unsafelyUnwrapped.advanced(by: offset).assumingMemoryBound(to: UInt8.self)
+                for i in 0..<16 {
+                    let b = 4 * i
+                    w[i] = UInt32(p[b]) << 24 | UInt32(p[b + 1]) << 16 | UInt32(p[b + 2]) << 8 | UInt32(p[b + 3])
+                }
+                for i in 16..<64 {
+                    let x = w[i - 15], y = w[i - 2]
+                    let s0 = (x >> 7 | x << 25) ^ (x >> 18 | x << 14) ^ (x >> 3)
+                    let s1 = (y >> 17 | y << 15) ^ (y >> 19 | y << 13) ^ (y >> 10)
+                    w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+                }
+                var (a, b, c, d, e, f, g, h) = state
+                for i in 0..<64 {
+                    let s1 = (e >> 6 | e << 26) ^ (e >> 11 | e << 21) ^ (e >> 25 | e << 7)
+                    let ch = (e & f) ^ (~e & g)
+                    let t1 = h &+ s1 &+ ch &+ k[i] &+ w[i]
+                    let s0 = (a >> 2 | a << 30) ^ (a >> 13 | a << 19) ^ (a >> 22 | a << 10)
+                    let maj = (a & b) ^ (a & c) ^ (b & c)
+                    let t2 = s0 &+ maj
+                    h = g; g = f; f = e; e = d &+ t1
+                    d = c; c = b; b = a; a = t1 &+ t2
+                }
+                state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
+                         state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
+            }
         }
-        for i in 16..<64 {
-            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, h) = state
-        for i in 0..<64 {
-            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let ch = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ ch &+ SHA256.k[i] &+ w[i]
-            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let maj = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ maj
-            h = g; g = f; f = e; e = d &+ t1
-            d = c; c = b; b = a; a = t1 &+ t2
-        }
-        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
-                 state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
     }
-
-    @inline(__always) private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 }
