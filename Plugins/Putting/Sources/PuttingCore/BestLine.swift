@@ -128,6 +128,8 @@ public struct BestLineResult: Sendable, Equatable {
     /// Physics only.
     public var converged: Bool?
     public var finishPastFt: Double?
+    /// Physics only: the finish-past distance asked for.
+    public var finishTargetFt: Double?
     public var restXFt: Double?
     public var restZFt: Double?
     public var rimSpeedFps: Double?
@@ -166,6 +168,7 @@ public struct BestLineResult: Sendable, Equatable {
         o["simulations"] = .int(simulations)
         if let converged { o["converged"] = .bool(converged) }
         if let finishPastFt { o["finishPastFt"] = .double(finishPastFt) }
+        if let finishTargetFt { o["finishTargetFt"] = .double(finishTargetFt) }
         if let restXFt, let restZFt {
             o["restXFt"] = .double(restXFt)
             o["restZFt"] = .double(restZFt)
@@ -209,6 +212,7 @@ public struct BestLineResult: Sendable, Equatable {
         self.simulations = simulations
         converged = o["converged"]?.boolValue
         finishPastFt = o["finishPastFt"]?.doubleValue
+        finishTargetFt = o["finishTargetFt"]?.doubleValue
         restXFt = o["restXFt"]?.doubleValue
         restZFt = o["restZFt"]?.doubleValue
         rimSpeedFps = o["rimSpeedFps"]?.doubleValue
@@ -266,7 +270,10 @@ public struct BestLineResult: Sendable, Equatable {
             lines.append("  holes with aim \(fixed(t.aimMinDeg, 2))…\(fixed(t.aimMaxDeg, 2))° (\(fixed(t.aimMinIn, 1))…\(fixed(t.aimMaxIn, 1)) in) "
                 + "or speed \(fixed(t.speedMinFps, 2))…\(fixed(t.speedMaxFps, 2)) ft/s")
         }
-        if let converged, !converged { lines.append("  note: the solver did not fully converge; this is the closest line found") }
+        if let converged, !converged {
+            lines.append(holed ? "  note: no line through the centre finishes \(fixed((finishTargetFt ?? 17.0 / 12) * 12, 0)) in past here; this one still drops"
+                               : "  note: no line that drops was found; this is the closest")
+        }
         return lines.joined(separator: "\n")
     }
 }
@@ -344,6 +351,7 @@ public enum BestLineEngine {
                                         simulations: best.simulations)
             result.converged = best.converged
             result.finishPastFt = best.finishPastFt
+            result.finishTargetFt = request.finishPastFt
             result.restXFt = best.restPoint.x
             result.restZFt = best.restPoint.z
             result.rimSpeedFps = roll.rimSpeed

@@ -80,7 +80,7 @@ public enum GreenGenerator {
         var features: [(x: Double, z: Double, h: Double, sigma: Double)] = []
         for _ in 0..<Int(rng.uniform(3, 6)) {
             features.append((rng.uniform(-rx * 0.8, rx * 0.8), rng.uniform(-rz * 0.8, rz * 0.8),
-                             rng.uniform(-0.6, 0.8), rng.uniform(sizeFt * 0.08, sizeFt * 0.2)))
+                             rng.uniform(-0.5, 0.6), rng.uniform(sizeFt * 0.1, sizeFt * 0.22)))
         }
         func surface(_ x: Double, _ z: Double) -> Double {
             var h = tilt * (x * cos(tiltAngle) + z * sin(tiltAngle))

@@ -77,67 +77,123 @@ public struct PhysicsSolver: Sendable {
         let distance = ball.distance(to: hole)
         let L = finishPastFt
 
+        // Ghost rolls: no cup, and only the forward trip (to the first stop), which is what "finishes
+        // L past" is about even where the slope beyond would roll the ball back.
+        let ghostOptions = RollOptions(capture: false, recordPath: false, endAtFirstStop: true)
         func ghost(_ offsetDeg: Double, _ speed: Double) -> PhysicsRoll {
             let a = baseAngle + offsetDeg * .pi / 180
-            let r = simulator.roll(from: ball, vx: cos(a) * speed, vz: sin(a) * speed, hole: hole,
-                                   options: RollOptions(capture: false, recordPath: false))
+            let r = simulator.roll(from: ball, vx: cos(a) * speed, vz: sin(a) * speed, hole: hole, options: ghostOptions)
             tally.simulations += 1
             tally.evaluations += r.evaluations
             return r
         }
 
-        /// How far past the target the ghost ball finishes: negative when short.
+        /// True when the ghost ball went by the hole (its closest approach is not where it stopped).
+        func passed(_ roll: PhysicsRoll) -> Bool {
+            roll.closestArcLength < roll.length - 1e-9 && roll.closestSpeed > 1e-3
+        }
+
+        /// How far past the target the ghost ball finishes (negative when short). A ball that leaves the
+        /// green after passing the hole counts the flat-green rollout of its exit speed as well.
         func pace(_ roll: PhysicsRoll) -> Double {
-            let passed = roll.closestArcLength < roll.length - 1e-9
-            return passed ? roll.lengthPastClosest - L : -L - roll.closestDistance
+            guard passed(roll) else { return -L - roll.closestDistance }
+            let rollout = roll.end == .offGreen ? (roll.exitSpeed ?? 0) * (roll.exitSpeed ?? 0) / (2 * simulator.ar) : 0
+            return roll.lengthPastClosest + rollout - L
+        }
+
+        /// The side the hole lies on, signed (positive = left of the ball's course). For a ball that
+        /// stopped short, the side of the hole relative to the chord from the ball to where it stopped.
+        func side(_ roll: PhysicsRoll) -> Double {
+            if passed(roll) { return roll.closestSignedOffset }
+            let p = roll.closestPoint
+            let dx = p.x - ball.x, dz = p.z - ball.z
+            let n = (dx * dx + dz * dz).squareRoot()
+            guard n > 1e-9 else { return roll.closestSignedOffset }
+            return (dx * (hole.z - p.z) - dz * (hole.x - p.x)) / n
         }
 
         // A first speed from energy: ½v² = a_r·(D + L) + k_g·(h_hole − h_ball).
         let hb = simulator.surface.sample(xFt: ball.x, zFt: ball.z).height
         let hh = simulator.surface.sample(xFt: hole.x, zFt: hole.z).height
         let energyGuess = 2 * (simulator.ar * (distance + L) + simulator.kg * (hh - hb))
-        var speedGuess = Swift.max(0.3, energyGuess > 0 ? energyGuess.squareRoot() : 0.3)
+        let speedGuess = Swift.max(0.5, energyGuess > 0 ? energyGuess.squareRoot() : 0.5)
 
-        /// The speed at this aim that finishes L past, and its ghost roll.
-        func speed(at offset: Double) -> (Double, PhysicsRoll, Bool) {
-            let solved = PhysicsSolver.solveIncreasing(start: speedGuess, lower: 0.05, upper: 60, tolerance: 1e-5,
-                                                       valueTolerance: 1e-5) { v -> (Double, PhysicsRoll) in
+        /// For one launch speed, the aim whose path goes through the centre (the hole's side decreases
+        /// as the aim turns left), or nil when no aim within the limit brings the ball to the hole.
+        var aimGuess = 0.0
+        func aimThroughCentre(at v: Double) -> (Double, PhysicsRoll)? {
+            let solved = PhysicsSolver.solveDecreasing(start: aimGuess, lower: -aimLimitDeg, upper: aimLimitDeg, firstStep: 1.0,
+                                                       tolerance: 1e-8, valueTolerance: 1e-6) { offset -> (Double, PhysicsRoll) in
                 let r = ghost(offset, v)
-                return (pace(r), r)
+                return (side(r), r)
             }
-            speedGuess = solved.x
-            return (solved.x, solved.payload, solved.converged)
+            guard solved.converged else { return nil }
+            aimGuess = solved.x
+            return (solved.x, solved.payload)
         }
 
-        // Outer: the aim whose path passes through the centre (signed miss decreases with the aim).
-        var speedConverged = true
-        let aimSolution = PhysicsSolver.solveDecreasing(start: 0, lower: -aimLimitDeg, upper: aimLimitDeg,
-                                                        firstStep: Swift.max(0.25, 1.0), tolerance: 1e-7,
-                                                        valueTolerance: 1e-5) { offset -> (Double, (Double, PhysicsRoll)) in
-            let (v, r, ok) = speed(at: offset)
-            speedConverged = ok
-            tally.advance(to: Swift.min(0.55, tally.fraction + 0.04))
-            return (r.closestSignedOffset, (v, r))
+        /// How far past the target the ball finishes when aimed through the centre at speed v; a speed at
+        /// which no aim reaches the hole counts as short by the nearest miss.
+        var nearest = Double.infinity
+        func paceThroughCentre(_ v: Double) -> (Double, (Double, PhysicsRoll)?) {
+            tally.advance(to: Swift.min(0.5, tally.fraction + 0.03))
+            guard let (offset, r) = aimThroughCentre(at: v) else { return (-L - Swift.max(nearest, 1), nil) }
+            nearest = Swift.min(nearest, r.closestDistance)
+            return (pace(r), (offset, r))
+        }
+
+        // Outer: the speed whose centre line finishes L past. Where no speed can (the slope beyond the hole
+        // will not hold the ball), this ends at the slowest speed that still reaches the hole.
+        let speedSolution = PhysicsSolver.solveIncreasing(start: speedGuess, lower: 0.3, upper: 40, tolerance: 1e-7,
+                                                          valueTolerance: 1e-5, paceThroughCentre)
+        var bestSpeed = speedSolution.x
+        var aim: Double
+        var ghostRoll: PhysicsRoll
+        if let (offset, r) = speedSolution.payload ?? aimThroughCentre(at: bestSpeed) {
+            aim = offset
+            ghostRoll = r
+        } else {
+            aim = 0
+            ghostRoll = ghost(0, bestSpeed)
+        }
+        // Solved means: the ghost ball goes through the centre and finishes L past, to a thousandth of a foot.
+        let converged = passed(ghostRoll) && ghostRoll.closestDistance < 1e-3 && abs(pace(ghostRoll)) < 1e-3
+        tally.advance(to: 0.5)
+
+        func captured(_ offset: Double, _ v: Double, record: Bool, early: Bool) -> PhysicsRoll {
+            let a = baseAngle + offset * .pi / 180
+            let r = simulator.roll(from: ball, vx: cos(a) * v, vz: sin(a) * v, hole: hole,
+                                   options: RollOptions(capture: true, recordPath: record, earlyExit: early))
+            tally.simulations += 1
+            tally.evaluations += r.evaluations
+            return r
+        }
+
+        if !converged {
+            // No line meets both conditions (a slope beyond the hole too steep to stop on, the green's edge
+            // too close…): look for any line that drops, closest to the centre, with Nelder–Mead.
+            let scale = Swift.max(bestSpeed, 1)
+            let found = PhysicsSolver.nelderMead(start: [aim, bestSpeed / scale], steps: [2, 0.15], iterations: 80) { x in
+                let v = x[1] * scale
+                guard v > 0.05, v < 60, abs(x[0]) <= aimLimitDeg else { return 1e9 }
+                let r = captured(x[0], v, record: false, early: true)
+                return r.holed ? -1 + (r.passOffset ?? 0) : r.closestDistance
+            }
+            let v = found[1] * scale
+            if v > 0.05, v < 60, captured(found[0], v, record: false, early: true).holed {
+                aim = found[0]
+                bestSpeed = v
+                ghostRoll = ghost(aim, bestSpeed)
+            }
         }
         tally.advance(to: 0.6)
-        let aim = aimSolution.x
-        let (bestSpeed, ghostRoll) = aimSolution.payload
         let angle = baseAngle + aim * .pi / 180
         let v0x = cos(angle) * bestSpeed, v0z = sin(angle) * bestSpeed
-        let roll = simulator.roll(from: ball, vx: v0x, vz: v0z, hole: hole, options: RollOptions())
-        tally.simulations += 1
-        tally.evaluations += roll.evaluations
+        let roll = captured(aim, bestSpeed, record: true, early: false)
 
         var tolerance: BestLineTolerance?
         if computeTolerance, roll.holed {
-            let options = RollOptions(capture: true, recordPath: false, earlyExit: earlyExit)
-            func holed(_ offset: Double, _ v: Double) -> Bool {
-                let a = baseAngle + offset * .pi / 180
-                let r = simulator.roll(from: ball, vx: cos(a) * v, vz: sin(a) * v, hole: hole, options: options)
-                tally.simulations += 1
-                tally.evaluations += r.evaluations
-                return r.holed
-            }
+            func holed(_ offset: Double, _ v: Double) -> Bool { captured(offset, v, record: false, early: earlyExit).holed }
             let aimWindow = PhysicsSolver.window(centre: aim, firstStep: 0.05, maxSpan: 15, precision: 0.001) { holed($0, bestSpeed) }
             tally.advance(to: 0.8)
             let speedWindow = PhysicsSolver.window(centre: bestSpeed, firstStep: 0.02, maxSpan: Swift.min(bestSpeed * 0.9, 20),
@@ -152,7 +208,7 @@ public struct PhysicsSolver: Sendable {
                                speedFps: bestSpeed, v0XFps: v0x, v0ZFps: v0z, roll: roll,
                                restPoint: ghostRoll.final, finishPastFt: ghostRoll.lengthPastClosest,
                                centreOffsetFt: ghostRoll.closestSignedOffset,
-                               converged: aimSolution.converged && speedConverged,
+                               converged: converged,
                                tolerance: tolerance, simulations: tally.simulations, evaluations: tally.evaluations)
     }
 
@@ -229,6 +285,46 @@ public struct PhysicsSolver: Sendable {
             }
         }
         return abs(fa) < abs(fb) ? Root(x: a, payload: pa, converged: false) : Root(x: b, payload: pb, converged: false)
+    }
+
+    /// Nelder–Mead minimisation from `start` with initial simplex steps; returns the best point.
+    static func nelderMead(start: [Double], steps: [Double], iterations: Int, _ f: ([Double]) -> Double) -> [Double] {
+        let n = start.count
+        var simplex: [[Double]] = [start]
+        for i in 0..<n {
+            var p = start
+            p[i] += steps[i]
+            simplex.append(p)
+        }
+        var values = simplex.map(f)
+        for _ in 0..<iterations {
+            let order = values.indices.sorted { values[$0] < values[$1] }
+            simplex = order.map { simplex[$0] }
+            values = order.map { values[$0] }
+            if values[0] < -0.5 { break }   // found a line that drops
+            var centroid = [Double](repeating: 0, count: n)
+            for p in simplex.dropLast() { for i in 0..<n { centroid[i] += p[i] / Double(n) } }
+            func along(_ t: Double) -> [Double] { (0..<n).map { centroid[$0] + t * (simplex[n][$0] - centroid[$0]) } }
+            let reflected = along(-1), fr = f(reflected)
+            if fr < values[0] {
+                let expanded = along(-2), fe = f(expanded)
+                if fe < fr { simplex[n] = expanded; values[n] = fe } else { simplex[n] = reflected; values[n] = fr }
+            } else if fr < values[n - 1] {
+                simplex[n] = reflected; values[n] = fr
+            } else {
+                let contracted = along(0.5), fc = f(contracted)
+                if fc < values[n] {
+                    simplex[n] = contracted; values[n] = fc
+                } else {
+                    for k in 1...n {
+                        simplex[k] = (0..<n).map { simplex[0][$0] + 0.5 * (simplex[k][$0] - simplex[0][$0]) }
+                        values[k] = f(simplex[k])
+                    }
+                }
+            }
+        }
+        let best = values.indices.min { values[$0] < values[$1] } ?? 0
+        return simplex[best]
     }
 
     /// The interval around `centre` where `inside` holds: expand each side by doubling steps until it

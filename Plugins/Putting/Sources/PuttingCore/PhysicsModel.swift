@@ -59,7 +59,7 @@ public struct PhysicsParameters: Sendable, Equatable {
     public var relativeTolerance = 1e-9
     /// Below this speed the ball is at rest.
     public var restSpeedFps = 1e-4
-    public var maxTimeS = 60.0
+    public var maxTimeS = 30.0
 
     public init(stimpFt: Double) { self.stimpFt = stimpFt }
 
@@ -101,6 +101,10 @@ public struct PhysicsRoll: Sendable {
     public var closestPoint = PointFt(x: 0, z: 0)
     public var closestArcLength = 0.0
     public var closestSignedOffset = 0.0
+    /// Speed at the closest approach (near 0 when the ball stopped or turned back there).
+    public var closestSpeed = 0.0
+    /// Speed when the ball left the green (nil when it did not).
+    public var exitSpeed: Double?
     /// Speed at the cup's rim on the first crossing, and the offset of that pass from the centre.
     public var rimSpeed: Double?
     public var passOffset: Double?
@@ -119,11 +123,14 @@ public struct RollOptions: Sendable {
     public var recordPath = true
     /// Stop as soon as an energy bound proves the ball can no longer reach the cup.
     public var earlyExit = false
+    /// End at the first moment the ball stops, even where the slope would start it rolling back.
+    public var endAtFirstStop = false
 
-    public init(capture: Bool = true, recordPath: Bool = true, earlyExit: Bool = false) {
+    public init(capture: Bool = true, recordPath: Bool = true, earlyExit: Bool = false, endAtFirstStop: Bool = false) {
         self.capture = capture
         self.recordPath = recordPath
         self.earlyExit = earlyExit
+        self.endAtFirstStop = endAtFirstStop
     }
 }
 
@@ -268,6 +275,9 @@ public struct PhysicsSimulator: Sendable {
         if let hole {
             out.closestDistance = start.distance(to: hole)
             out.closestPoint = start
+            let s0 = (vx * vx + vz * vz).squareRoot()
+            out.closestSpeed = s0
+            if s0 > 0 { out.closestSignedOffset = (vx * (hole.z - start.z) - vz * (hole.x - start.x)) / s0 }
         }
         var lastDirection: (Double, Double) = {
             let s = (vx * vx + vz * vz).squareRoot()
@@ -316,21 +326,22 @@ public struct PhysicsSimulator: Sendable {
             let speed = (y.vx * y.vx + y.vz * y.vz).squareRoot()
             // At rest: stay, unless the slope pulls harder than rolling resistance holds.
             if speed < p.restSpeedFps {
+                // The last sliver to a stop, at the current deceleration (exact to O(v³)).
+                if speed > 0 {
+                    let along = -(k1.dvx * y.vx + k1.dvz * y.vz) / speed
+                    if along > 0 {
+                        let dtRest = speed / along
+                        y.x += y.vx * dtRest / 2
+                        y.z += y.vz * dtRest / 2
+                        y.s += speed * dtRest / 2
+                        t += dtRest
+                    }
+                }
+                // It stays, unless the slope pulls harder than rolling resistance holds.
                 let sample = surface.sample(xFt: y.x, zFt: y.z)
                 let g = (sample.slopeX * sample.slopeX + sample.slopeZ * sample.slopeZ).squareRoot()
                 let pull = kg * g / (1 + g * g).squareRoot()
-                if pull <= ar || g == 0 {
-                    // The last sliver to rest, at the current deceleration (exact to O(v³)).
-                    if speed > 0 {
-                        let along = -(k1.dvx * y.vx + k1.dvz * y.vz) / speed
-                        if along > 0 {
-                            let dtRest = speed / along
-                            y.x += y.vx * dtRest / 2
-                            y.z += y.vz * dtRest / 2
-                            y.s += speed * dtRest / 2
-                            t += dtRest
-                        }
-                    }
+                if pull <= ar || g == 0 || options.endAtFirstStop {
                     let here = PointFt(x: y.x, z: y.z)
                     if inPass, decidePass(stoppedInside: true) { return out }
                     finish(.rest, at: here, time: t, arc: y.s)
@@ -410,6 +421,8 @@ public struct PhysicsSimulator: Sendable {
                 let q = PhysicsSimulator.hermite(y, yNew, h, lo)
                 if let hole { trackClosest(y, yNew, h, lo, hole: hole, t: t, out: &out, lastDirection: lastDirection) }
                 if inPass, decidePass(stoppedInside: false) { return out }
+                let ve = PhysicsSimulator.hermiteVelocity(y, yNew, h, lo)
+                out.exitSpeed = (ve.0 * ve.0 + ve.1 * ve.1).squareRoot()
                 finish(.offGreen, at: PointFt(x: q.x, z: q.z), time: t + lo * h, arc: q.s)
                 return out
             }
@@ -477,6 +490,7 @@ public struct PhysicsSimulator: Sendable {
         let q = PhysicsSimulator.hermite(a, b, h, tau)
         var (dx, dz) = PhysicsSimulator.hermiteVelocity(a, b, h, tau)
         let n = (dx * dx + dz * dz).squareRoot()
+        out.closestSpeed = n
         if n > 1e-9 { dx /= n; dz /= n } else { (dx, dz) = lastDirection }
         out.closestDistance = d2.squareRoot()
         out.closestPoint = PointFt(x: q.x, z: q.z)
