@@ -18,5 +18,11 @@ final class PhysicsHole1Tests: XCTestCase {
         let tol = try XCTUnwrap(line.tolerance)
         XCTAssertTrue((tol.aimMinDeg...tol.aimMaxDeg).contains(line.aimOffsetDeg))
         XCTAssertTrue((tol.speedMinFps...tol.speedMaxFps).contains(line.speedFps))
+        // The energy-bound early exit leaves the windows exactly as they are on a real green.
+        var plain = PhysicsSolver(simulator: sim)
+        plain.earlyExit = false
+        let slow = plain.bestLine(ball: ball, hole: hole)
+        XCTAssertEqual(slow.tolerance, line.tolerance)
+        XCTAssertLessThan(line.evaluations, slow.evaluations)
     }
 }

@@ -3,8 +3,8 @@
 // reproduces planes exactly, and stays inside the convex hull of its control values, which gives
 // rigorous bounds on height and slope for the early-exit test.
 //
-// Off-green cells are first filled with the height of the nearest green cell so the edge of the
-// green is not a cliff down to 0; the green itself is the mask "height > 0" closed by one cell
+// Off-green cells are first filled outward from the green (each ring the mean of the ring inside)
+// so the edge of the green is not a cliff down to 0; the green itself is the mask "height > 0" closed by one cell
 // (so the lowest cell inside, shifted to 0 by the original tools, still counts as green).
 
 /// Height and slope of the surface at a point.
@@ -32,13 +32,9 @@ public struct GreenSurface: Sendable {
     public let green: [Bool]
     /// Lowest control value: no point of the surface is lower.
     public let minimumHeight: Double
-    /// An upper bound of |∇h| anywhere on the surface.
+    /// An upper bound of |∇h| wherever a ball on the green can be (the surface there depends only on
+    /// controls within a few cells of a green cell).
     public let maximumSlope: Double
-    /// Lowest control value per tile of `tileSize`×`tileSize` padded cells, for local lower bounds.
-    let tileMinimum: [Double]
-    let tileColumns: Int
-    let tileRows: Int
-    static let tileSize = 8
 
     public init(_ heightfield: Heightfield) {
         self.heightfield = heightfield
@@ -52,7 +48,7 @@ public struct GreenSurface: Sendable {
 
         let green = GreenSurface.closedMask(heightfield)
         self.green = green
-        let filled = GreenSurface.fillFromNearestGreen(heightfield, green: green)
+        let filled = GreenSurface.fillOutward(heightfield, green: green)
 
         // Pad with linear extrapolation so a plane stays a plane up to the grid's edge.
         let stride = nx + 3
@@ -71,7 +67,6 @@ public struct GreenSurface: Sendable {
             return col(column, row)
         }
         var lo = Double.infinity
-        var maxDx = 0.0, maxDz = 0.0
         for row in -1...(nz + 1) {
             for column in -1...(nx + 1) {
                 let v = source(column, row)
@@ -79,30 +74,34 @@ public struct GreenSurface: Sendable {
                 lo = Swift.min(lo, v)
             }
         }
-        for r in 0..<(nz + 3) {
-            for c in 0..<(stride - 1) {
+        // Controls that shape the surface over green cells: within 3 padded cells of one.
+        let rows = nz + 3
+        // Separable dilation by 3: along rows, then along columns.
+        var along = [Bool](repeating: false, count: stride * rows)
+        for row in 0..<nz {
+            for column in 0..<nx where green[row * nx + column] {
+                for c in Swift.max(0, column - 2)...Swift.min(stride - 1, column + 4) { along[(row + 1) * stride + c] = true }
+            }
+        }
+        var relevant = [Bool](repeating: false, count: stride * rows)
+        for r in 0..<rows {
+            for c in 0..<stride where along[r * stride + c] {
+                for rr in Swift.max(0, r - 3)...Swift.min(rows - 1, r + 3) { relevant[rr * stride + c] = true }
+            }
+        }
+        var maxDx = 0.0, maxDz = 0.0
+        for r in 0..<rows {
+            for c in 0..<(stride - 1) where relevant[r * stride + c] && relevant[r * stride + c + 1] {
                 maxDx = Swift.max(maxDx, abs(control[r * stride + c + 1] - control[r * stride + c]))
             }
         }
-        for r in 0..<(nz + 2) {
-            for c in 0..<stride {
+        for r in 0..<(rows - 1) {
+            for c in 0..<stride where relevant[r * stride + c] && relevant[(r + 1) * stride + c] {
                 maxDz = Swift.max(maxDz, abs(control[(r + 1) * stride + c] - control[r * stride + c]))
             }
         }
         self.control = control
         minimumHeight = lo
-        let size = GreenSurface.tileSize
-        let tileColumns = (stride + size - 1) / size, tileRows = (nz + 3 + size - 1) / size
-        var tiles = [Double](repeating: .infinity, count: tileColumns * tileRows)
-        for r in 0..<(nz + 3) {
-            for c in 0..<stride {
-                let t = (r / size) * tileColumns + c / size
-                tiles[t] = Swift.min(tiles[t], control[r * stride + c])
-            }
-        }
-        self.tileColumns = tileColumns
-        self.tileRows = tileRows
-        tileMinimum = tiles
         maximumSlope = (maxDx * maxDx + maxDz * maxDz).squareRoot() / heightfield.resolutionFt
     }
 
@@ -142,28 +141,47 @@ public struct GreenSurface: Sendable {
         return closed
     }
 
-    /// Heights with every off-green cell set to the height of the nearest green cell (breadth-first
-    /// over 4-neighbours). A grid with no green cell is returned as is.
-    static func fillFromNearestGreen(_ hf: Heightfield, green: [Bool]) -> [Double] {
+    /// Heights with every off-green cell filled outward from the green, ring by ring: each new cell takes
+    /// the mean of its already-filled 4-neighbours, so the edge continues smoothly instead of dropping to 0.
+    /// A grid with no green cell is returned as is.
+    static func fillOutward(_ hf: Heightfield, green: [Bool]) -> [Double] {
         let nx = hf.nx, nz = hf.nz
         var values = hf.heights.map(Double.init)
         var done = green
         var frontier: [Int] = []
         for k in 0..<(nx * nz) where green[k] { frontier.append(k) }
+        let offsets = [(0, 1), (0, -1), (1, 0), (-1, 0)]
+        var queued = [Bool](repeating: false, count: nx * nz)
         while !frontier.isEmpty {
             var next: [Int] = []
             for k in frontier {
                 let row = k / nx, column = k % nx
-                for (dr, dc) in [(0, 1), (0, -1), (1, 0), (-1, 0)] {
+                for (dr, dc) in offsets {
                     let r = row + dr, c = column + dc
                     guard r >= 0, r < nz, c >= 0, c < nx else { continue }
                     let n = r * nx + c
-                    if !done[n] {
-                        done[n] = true
-                        values[n] = values[k]
+                    if !done[n], !queued[n] {
+                        queued[n] = true
                         next.append(n)
                     }
                 }
+            }
+            // Values of the new ring come from the finished cells only, so the order does not matter.
+            var ring: [(Int, Double)] = []
+            for n in next {
+                let row = n / nx, column = n % nx
+                var sum = 0.0, count = 0.0
+                for (dr, dc) in offsets {
+                    let r = row + dr, c = column + dc
+                    guard r >= 0, r < nz, c >= 0, c < nx, done[r * nx + c] else { continue }
+                    sum += values[r * nx + c]
+                    count += 1
+                }
+                ring.append((n, count > 0 ? sum / count : values[n]))
+            }
+            for (n, v) in ring {
+                values[n] = v
+                done[n] = true
             }
             frontier = next
         }
@@ -223,23 +241,17 @@ public struct GreenSurface: Sendable {
         return (-m * m / 2, (3 * t2 - 4 * t) / 2, (-3 * t2 + 2 * t + 1) / 2, t2 / 2)
     }
 
-    /// A lower bound of the surface's height within `radius` of (x, z) (over whole tiles, so loose by
-    /// up to a tile).
-    public func minimumHeight(nearXFt x: Double, zFt z: Double, radiusFt radius: Double) -> Double {
-        // A surface point at padded column c depends on controls c-1...c+2 (padded indices c...c+3).
-        let size = Double(GreenSurface.tileSize)
-        let c0 = Int(Swift.max(0, ((x - radius - xMin) * inverseResolution).rounded(.down)))
-        let c1 = Int(Swift.max(0, Swift.min(Double(stride - 1), ((x + radius - xMin) * inverseResolution).rounded(.up) + 3)))
-        let r0 = Int(Swift.max(0, ((z - radius - zMin) * inverseResolution).rounded(.down)))
-        let r1 = Int(Swift.max(0, Swift.min(Double(nz + 2), ((z + radius - zMin) * inverseResolution).rounded(.up) + 3)))
-        guard c0 <= c1, r0 <= r1, (x - radius - xMin) * inverseResolution < Double(stride),
-              (z - radius - zMin) * inverseResolution < Double(nz + 3) else { return minimumHeight }
-        var lo = Double.infinity
-        for tr in Int(Double(r0) / size)...Int(Double(r1) / size) {
-            for tc in Int(Double(c0) / size)...Int(Double(c1) / size) {
-                lo = Swift.min(lo, tileMinimum[tr * tileColumns + tc])
-            }
+    /// A lower bound of the surface's height within `radius` of (x, z): the lowest control value that
+    /// influences that box (exact over the controls, for small radii).
+    public func lowestControl(nearXFt x: Double, zFt z: Double, radiusFt radius: Double) -> Double {
+        func span(_ v: Double, _ lo: Double, _ count: Int) -> ClosedRange<Int>? {
+            let a = ((v - radius - lo) * inverseResolution).rounded(.down), b = ((v + radius - lo) * inverseResolution).rounded(.up) + 3
+            let first = Int(Swift.max(0, Swift.min(Double(count - 1), a))), last = Int(Swift.max(0, Swift.min(Double(count - 1), b)))
+            return first <= last ? first...last : nil
         }
+        guard let columns = span(x, xMin, stride), let rows = span(z, zMin, nz + 3) else { return minimumHeight }
+        var lo = Double.infinity
+        for r in rows { for c in columns { lo = Swift.min(lo, control[r * stride + c]) } }
         return lo
     }
 

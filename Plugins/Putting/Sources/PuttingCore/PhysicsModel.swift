@@ -290,6 +290,8 @@ public struct PhysicsSimulator: Sendable {
         var passPoint = start, passTime = 0.0, passArc = 0.0
         var h = 0.01
         let cellLength = surface.resolution
+        // A lower bound of the surface's height on the cup's rim (for the early exit).
+        let rimLow = hole.map { surface.lowestControl(nearXFt: $0.x, zFt: $0.z, radiusFt: R) } ?? 0
 
         func finish(_ end: RollEnd, at point: PointFt, time: Double, arc: Double) {
             out.end = end
@@ -357,21 +359,19 @@ public struct PhysicsSimulator: Sendable {
                 finish(.timeLimit, at: PointFt(x: y.x, z: y.z), time: t, arc: y.s)
                 return out
             }
-            // Early exit: the ball cannot reach the cup's rim any more. ½v² + k_g·h falls by at least
-            // `energyDrainPerFoot` per foot rolled, so the path left is at most (½v² + k_g·(h − h_min))/drain,
-            // where h_min may be taken over the disc the ball can still reach (tightened twice).
-            if options.earlyExit, options.capture, !inPass, let hole, energyDrainPerFoot > 0, out.steps % 8 == 0 {
-                let here = surface.sample(xFt: y.x, zFt: y.z).height
+            // Early exit: the ball cannot reach the cup's rim any more. E = ½v² + k_g·h falls by at least
+            // `energyDrainPerFoot` per foot rolled, and a ball at the rim has E ≥ k_g·h(rim); the path there
+            // is at least the straight gap. So E − drain·gap < k_g·min h(rim) proves it never gets there.
+            if options.earlyExit, options.capture, !inPass, let hole, energyDrainPerFoot > 0, out.steps % 4 == 0 {
                 let dx = y.x - hole.x, dz = y.z - hole.z
                 let gap = (dx * dx + dz * dz).squareRoot() - R
-                var reach = (0.5 * speed * speed + kg * (here - surface.minimumHeight)) / energyDrainPerFoot
-                for _ in 0..<2 where reach >= gap {
-                    let low = surface.minimumHeight(nearXFt: y.x, zFt: y.z, radiusFt: reach)
-                    reach = Swift.min(reach, (0.5 * speed * speed + kg * (here - low)) / energyDrainPerFoot)
-                }
-                if gap > reach * 1.01 + 0.01 {
-                    finish(.outOfReach, at: PointFt(x: y.x, z: y.z), time: t, arc: y.s)
-                    return out
+                if gap > 0 {
+                    let here = surface.sample(xFt: y.x, zFt: y.z).height
+                    let spare = 0.5 * speed * speed + kg * (here - rimLow)
+                    if energyDrainPerFoot * gap > spare * 1.01 + 0.01 {
+                        finish(.outOfReach, at: PointFt(x: y.x, z: y.z), time: t, arc: y.s)
+                        return out
+                    }
                 }
             }
 
