@@ -39,12 +39,16 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// An object's members in source order. Keys are unique (the parser rejects duplicates).
-public struct JSONObject: Sendable, Equatable, Sequence {
+public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public private(set) var members: [(key: String, value: JSONValue)]
 
     public init() { members = [] }
 
     public init(_ members: [(key: String, value: JSONValue)]) { self.members = members }
+
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        members = elements.map { (key: $0.0, value: $0.1) }
+    }
 
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }
