@@ -104,6 +104,25 @@ final class HeightfieldTests: XCTestCase {
                        "\(dir)/e.json:1:17: grid.nx is 1: it must be at least 2")
     }
 
+    func testInMemoryGridErrors() throws {
+        XCTAssertEqual(errorMessage { try Heightfield(nx: 1, nz: 5, resolutionFt: 1, xMinFt: 0, zMinFt: 0, heights: [0, 0, 0, 0, 0]) },
+                       "heightfield grid 1×5 is too small: nx and nz must both be at least 2")
+        XCTAssertEqual(errorMessage { try Heightfield(nx: 1 << 14, nz: 1 << 13, resolutionFt: 1, xMinFt: 0, zMinFt: 0, heights: []) },
+                       "heightfield grid 16384×8192 is too large (more than 67108864 cells): use a coarser resolution")
+        XCTAssertEqual(errorMessage { try Heightfield(nx: 2, nz: 2, resolutionFt: 1, xMinFt: .nan, zMinFt: 0, heights: [0, 0, 0, 0]) },
+                       "heightfield origin (x_min_ft nan, z_min_ft 0.0) is not finite: give finite numbers")
+        XCTAssertEqual(errorMessage { try Heightfield(nx: 2, nz: 2, resolutionFt: 1, xMinFt: 0, zMinFt: 0, heights: [0, 0, 0]) },
+                       "heightfield has 3 heights but its grid needs nx·nz = 4: give one height per cell")
+        let dir = try temporaryDirectory(self)
+        XCTAssertTrue(errorMessage { try self.grid().write(jsonPath: dir + "/missing/folder/g.json") }
+            .hasPrefix("\(dir)/missing/folder/g.json: cannot write ("))
+        XCTAssertTrue(errorMessage { try self.grid().write(jsonPath: dir + "/missing/folder/g.json") }
+            .hasSuffix("): check the directory exists and is writable"))
+        try FileManager.default.createDirectory(atPath: dir + "/d.json", withIntermediateDirectories: true)
+        XCTAssertEqual(errorMessage { try Heightfield.read(jsonPath: dir + "/d.json") },
+                       "\(dir)/d.json: cannot read (it is a directory): check the path and permissions")
+    }
+
     func testSHA256KnownVectors() {
         XCTAssertEqual(SHA256.hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         XCTAssertEqual(SHA256.hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")

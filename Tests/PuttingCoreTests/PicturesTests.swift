@@ -176,7 +176,7 @@ final class PicturesTests: XCTestCase {
         }
         XCTAssertEqual(output.parts.map(\.name), ["green", "flag"], "no putt: green and the configured cup")
         XCTAssertEqual(errorMessage { try MeshFormat(path: "green.stl") },
-                       "green.stl: cannot write (unknown mesh format: name the file .gltf (glTF 2.0) or .obj (Wavefront)): check the directory exists and is writable")
+                       "green.stl: unknown mesh format: name the file .gltf (glTF 2.0) or .obj (Wavefront OBJ)")
     }
 
     func testDemoBuildsGreensSolvesBothModelsAndDraws() throws {

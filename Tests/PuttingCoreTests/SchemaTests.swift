@@ -93,7 +93,7 @@ final class SchemaTests: XCTestCase {
         let lines = out.split(separator: "\n").map(String.init)
         guard lines.count == 9 else { return XCTFail("unexpected output:\n\(out)") }
         XCTAssertEqual(lines[0], "c1|Course 1|SF|CA")
-        XCTAssertTrue(lines[1].hasPrefix("3|2.0|1.0|0.5|0.0|\(hole.heightfieldHash)|\(hf.nx)|\(hf.nz)|0.5|1|"), lines[1])
+        XCTAssertEqual(lines[1], "3|2.0|1.0|0.5|0.0|\(hole.heightfieldHash)|\(hf.nx)|\(hf.nz)|0.5|1|1|it's here")
         XCTAssertEqual(lines[2], "\(4 * hf.nx * hf.nz)|\(String(format: "%08X", UInt32(bigEndian: hf.heights[0].bitPattern.littleEndian)))")
         XCTAssertEqual(lines[3], "{\"bestLine\":{}}")
         XCTAssertEqual(lines[4].split(separator: "|").first, "j1", "by key, in submission order")
@@ -103,6 +103,13 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(j1[2], "running")
         XCTAssertEqual(try JobRecord.request(fromText: String(j1[3])), request)
         XCTAssertEqual(lines.last, "0")
+    }
+
+    func testParameterNamesInOrderOfFirstAppearance() {
+        XCTAssertEqual(PuttingSchema.parameterNames(of: PuttingSchema.Statement.upsertCourse), ["id", "name", "city", "state"])
+        XCTAssertEqual(PuttingSchema.parameterNames(of: "SELECT ':no' WHERE a = :a AND b = :b_2 OR a = :a"), ["a", "b_2"])
+        XCTAssertEqual(PuttingSchema.parameterNames(of: PuttingSchema.Statement.upsertJob),
+                       ["id", "key", "state", "request_json", "error", "progress", "attempts", "created_at", "updated_at"])
     }
 
     func testTheSchemaRefusesInconsistentRows() throws {

@@ -100,6 +100,24 @@ public struct HoleSummary: Sendable, Equatable {
     public var contourCount: Int
     public var source: String
 
+    public init(courseID: String, number: Int, greenWidthFt: Double, greenHeightFt: Double, holePosition: PointFt?,
+                nx: Int, nz: Int, resolutionFt: Double, heightfieldHash: String, hasBoundary: Bool, contourCount: Int,
+                source: String)
+    {
+        self.courseID = courseID
+        self.number = number
+        self.greenWidthFt = greenWidthFt
+        self.greenHeightFt = greenHeightFt
+        self.holePosition = holePosition
+        self.nx = nx
+        self.nz = nz
+        self.resolutionFt = resolutionFt
+        self.heightfieldHash = heightfieldHash
+        self.hasBoundary = hasBoundary
+        self.contourCount = contourCount
+        self.source = source
+    }
+
     public var json: JSONValue {
         var o = JSONObject()
         o["course"] = .string(courseID)

@@ -59,6 +59,14 @@ extension Heightfield {
         public let resolutionFt: Double
         public let xMinFt: Double
         public let zMinFt: Double
+
+        public init(nx: Int, nz: Int, resolutionFt: Double, xMinFt: Double, zMinFt: Double) {
+            self.nx = nx
+            self.nz = nz
+            self.resolutionFt = resolutionFt
+            self.xMinFt = xMinFt
+            self.zMinFt = zMinFt
+        }
     }
 
     /// Reads and validates the grid block of a heightfield `.json`.

@@ -462,14 +462,20 @@ public struct PhysicsSimulator: Sendable {
                 }
             }
 
+            if options.recordPath {
+                // The path at least every 0.02 s, from the step's Hermite arc.
+                let pieces = Swift.max(1, Int((h / 0.02).rounded(.up)))
+                for k in 1...pieces {
+                    let tau = Double(k) / Double(pieces)
+                    let q = k == pieces ? (x: yNew.x, z: yNew.z, s: yNew.s) : PhysicsSimulator.hermite(y, yNew, h, tau)
+                    out.path.append(PathPoint(t: t + tau * h, x: q.x, z: q.z, y: surface.sample(xFt: q.x, zFt: q.z).height))
+                }
+            }
             y = yNew
             t = tNew
             k1 = k7
             let s = (y.vx * y.vx + y.vz * y.vz).squareRoot()
             if s > 1e-9 { lastDirection = (y.vx / s, y.vz / s) }
-            if options.recordPath {
-                out.path.append(PathPoint(t: t, x: y.x, z: y.z, y: surface.sample(xFt: y.x, zFt: y.z).height))
-            }
             h *= factor
         }
     }

@@ -25,9 +25,8 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     case heightfieldInconsistent(course: String, hole: Int, expected: String, found: String)
     case unknownModel(String)
     case unknownJob(String)
-    case jobNotFinished(id: String, state: String)
     case storage(String)
-    case cannotWrite(path: String, reason: String)
+    case unknownMeshFormat(path: String)
 
     public var description: String {
         switch self {
@@ -71,12 +70,10 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
             return "unknown model \"\(name)\": use physics (default) or compat"
         case .unknownJob(let id):
             return "unknown job \"\(id)\": job ids are printed by `putting bestline --async`"
-        case .jobNotFinished(let id, let state):
-            return "job \(id) is \(state), not completed: ask again with `putting job \(id)` later"
         case .storage(let message):
             return "putting storage: \(message)"
-        case .cannotWrite(let path, let reason):
-            return "\(path): cannot write (\(reason)): check the directory exists and is writable"
+        case .unknownMeshFormat(let path):
+            return "\(path): unknown mesh format: name the file .gltf (glTF 2.0) or .obj (Wavefront OBJ)"
         }
     }
 

@@ -61,7 +61,7 @@ public enum MeshFormat: String, Sendable, CaseIterable {
     public init(path: String) throws(PuttingError) {
         let lower = path.lowercased()
         if lower.hasSuffix(".gltf") { self = .gltf } else if lower.hasSuffix(".obj") { self = .obj } else {
-            throw .cannotWrite(path: path, reason: "unknown mesh format: name the file .gltf (glTF 2.0) or .obj (Wavefront)")
+            throw .unknownMeshFormat(path: path)
         }
     }
 }

@@ -61,6 +61,25 @@ public enum PuttingSchema {
         """),
     ]
 
+    /// A statement's parameter names in order of first appearance: SQLite numbers `:name` parameters
+    /// that way, so binding values in this order by position is binding them by name.
+    public static func parameterNames(of sql: String) -> [String] {
+        var names: [String] = []
+        var chars = Array(sql.unicodeScalars)[...]
+        var inString = false
+        while let c = chars.popFirst() {
+            if c == "'" { inString.toggle(); continue }
+            guard !inString, c == ":", let first = chars.first, first == "_" || first.properties.isAlphabetic else { continue }
+            var name = ""
+            while let n = chars.first, n == "_" || n.properties.isAlphabetic || ("0"..."9").contains(n) {
+                name.unicodeScalars.append(n)
+                chars.removeFirst()
+            }
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
     /// Named statements; parameters are `:name`. Column order of SELECTs is documented per statement.
     public enum Statement {
         public static let upsertCourse = """
@@ -88,10 +107,10 @@ public enum PuttingSchema {
         /// Columns: id, name, city, state.
         public static let selectCourses = "SELECT id, name, city, state FROM courses ORDER BY id"
         /// Columns: number, green_width_ft, green_height_ft, hole_x_ft, hole_z_ft, heightfield_hash, nx, nz,
-        /// resolution_ft, has_boundary, contours_json, source.
+        /// resolution_ft, has_boundary, contour_count, source.
         public static let selectHoleSummaries = """
         SELECT h.number, h.green_width_ft, h.green_height_ft, h.hole_x_ft, h.hole_z_ft, h.heightfield_hash,
-               f.nx, f.nz, f.resolution_ft, h.boundary_json IS NOT NULL, h.contours_json, h.source
+               f.nx, f.nz, f.resolution_ft, h.boundary_json IS NOT NULL, json_array_length(h.contours_json), h.source
         FROM holes h JOIN heightfields f ON f.hash = h.heightfield_hash
         WHERE h.course_id = :course_id ORDER BY h.number
         """
