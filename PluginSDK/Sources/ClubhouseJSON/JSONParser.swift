@@ -102,10 +102,7 @@ public struct JSONParser {
     }
 
     public static func parse(bytes: [UInt8], options: Options = Options()) throws(JSONParseError) -> JSONValue {
-        let result = bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(JSONParseError) in try parse(buffer, options: options) }
-        }
-        return try result.get()
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in try parse(buffer, options: options) }
     }
 
     public static func parse<Bytes: Sequence>(bytes: Bytes, options: Options = Options()) throws(JSONParseError)
@@ -117,7 +114,7 @@ public struct JSONParser {
     public static func parse(_ buffer: UnsafeBufferPointer<UInt8>, options: Options = Options()) throws(JSONParseError)
         -> JSONValue
     {
-        var parser = Parser(buffer, options: options, recordLocations: false)
+        var parser = Parser(buffer, options: options, recorder: nil)
         return try parser.parseDocument()
     }
 
@@ -126,30 +123,38 @@ public struct JSONParser {
         var copy = text
         let result = copy.withUTF8 { buffer in
             Result { () throws(JSONParseError) in
-                var parser = Parser(buffer, options: options, recordLocations: true)
+                let recorder = LocationRecorder()
+                var parser = Parser(buffer, options: options, recorder: recorder)
                 let value = try parser.parseDocument()
-                return JSONDocument(value: value, locations: parser.locationTable(parser.offsets),
-                                    keyLocations: parser.locationTable(parser.keyOffsets))
+                return JSONDocument(value: value, locations: parser.locationTable(recorder.offsets),
+                                    keyLocations: parser.locationTable(recorder.keyOffsets))
             }
         }
         return try result.get()
     }
 }
 
-private struct Parser {
-    let bytes: UnsafeBufferPointer<UInt8>
-    let options: JSONParser.Options
-    let recordLocations: Bool
-    var index = 0
-    var depth = 0
+/// The JSON Pointer of the value being parsed and the offsets of every value and key (only when
+/// a JSONDocument is wanted; plain parsing carries none of it).
+private final class LocationRecorder {
     var pointer: [String] = []
     var offsets: [String: Int] = [:]
     var keyOffsets: [String: Int] = [:]
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONParser.Options, recordLocations: Bool) {
+    var current: String { pointer.isEmpty ? "" : "/" + pointer.joined(separator: "/") }
+}
+
+private struct Parser {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let options: JSONParser.Options
+    let recorder: LocationRecorder?
+    var index = 0
+    var depth = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONParser.Options, recorder: LocationRecorder?) {
         self.bytes = bytes
         self.options = options
-        self.recordLocations = recordLocations
+        self.recorder = recorder
     }
 
     func locationTable(_ offsets: [String: Int]) -> [String: SourceLocation] {
@@ -208,7 +213,7 @@ private struct Parser {
     }
 
     mutating func parseValue() throws(JSONParseError) -> JSONValue {
-        if recordLocations { offsets[currentPointer()] = index }
+        if let recorder { recorder.offsets[recorder.current] = index }
         guard index < bytes.count else { throw fail("unexpected end of input; expected a value") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -229,10 +234,6 @@ private struct Parser {
         default:
             throw fail("unexpected \(describeByte(at: index)); expected a value")
         }
-    }
-
-    func currentPointer() -> String {
-        pointer.isEmpty ? "" : "/" + pointer.joined(separator: "/")
     }
 
     func matches(_ literal: StaticString) -> Bool {
@@ -293,12 +294,12 @@ private struct Parser {
             }
             index += 1
             skipWhitespace()
-            if recordLocations {
-                pointer.append(JSONDocument.escapePointerToken(key))
-                keyOffsets[currentPointer()] = keyOffset
+            if let recorder {
+                recorder.pointer.append(JSONDocument.escapePointerToken(key))
+                recorder.keyOffsets[recorder.current] = keyOffset
             }
             let value = try parseValue()
-            if recordLocations { pointer.removeLast() }
+            recorder?.pointer.removeLast()
             if duplicate, let i = members.firstIndex(where: { $0.key == key }) {
                 members[i].value = value
             } else {
@@ -327,9 +328,9 @@ private struct Parser {
         }
         while true {
             skipWhitespace()
-            if recordLocations { pointer.append(String(elements.count)) }
+            recorder?.pointer.append(String(elements.count))
             elements.append(try parseValue())
-            if recordLocations { pointer.removeLast() }
+            recorder?.pointer.removeLast()
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input; expected ',' or ']'") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
