@@ -130,6 +130,10 @@ private struct Parser {
     var depth = 0
     var pointer: [String] = []
     var offsets: [String: Int] = [:]
+    // Elements and members of the arrays and objects being parsed, innermost last. Each finished
+    // container copies its part out once, at its final size, instead of growing its own array.
+    var elementStack: [JSONValue] = []
+    var memberStack: [(key: String, value: JSONValue)] = []
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONParser.Options, recordLocations: Bool) {
         self.bytes = bytes
@@ -245,14 +249,14 @@ private struct Parser {
     mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enter()
         index += 1
-        var members: [(key: String, value: JSONValue)] = []
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
             return .object(JSONObject())
         }
-        var seen: Set<String>? = nil
+        let base = memberStack.count
+        var seen: Set<ExactKey>? = nil
         while true {
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input inside an object; expected a key") }
@@ -261,15 +265,19 @@ private struct Parser {
             }
             let keyOffset = index
             let key = try parseString()
-            // Small objects: a linear scan beats hashing; switch to a set past 16 members.
-            var duplicate = false
-            if members.count < 16 {
-                for m in members where m.key == key { duplicate = true; break }
+            // Keys compare by their bytes: Swift's == treats canonically equivalent strings ("\u{E9}"
+            // and "e\u{301}") as equal, JSON does not. Small objects: a linear scan beats hashing;
+            // switch to a set past 16 members.
+            var duplicateIndex: Int? = nil
+            if memberStack.count - base < 16 {
+                for i in base..<memberStack.count where ExactKey.equal(memberStack[i].key, key) { duplicateIndex = i; break }
             } else {
-                if seen == nil { seen = Set(members.map(\.key)) }
-                duplicate = seen?.contains(key) ?? false
+                if seen == nil { seen = Set(memberStack[base...].map { ExactKey($0.key) }) }
+                if seen?.contains(ExactKey(key)) == true {
+                    duplicateIndex = memberStack[base...].firstIndex { ExactKey.equal($0.key, key) }
+                }
             }
-            if duplicate && !options.allowDuplicateKeys {
+            if duplicateIndex != nil && !options.allowDuplicateKeys {
                 throw fail("duplicate key \"\(key)\" in object", at: keyOffset)
             }
             skipWhitespace()
@@ -281,11 +289,11 @@ private struct Parser {
             if recordLocations { pointer.append(JSONDocument.escapePointerToken(key)) }
             let value = try parseValue()
             if recordLocations { pointer.removeLast() }
-            if duplicate, let i = members.firstIndex(where: { $0.key == key }) {
-                members[i].value = value
+            if let i = duplicateIndex {
+                memberStack[i].value = value
             } else {
-                members.append((key, value))
-                seen?.insert(key)
+                memberStack.append((key, value))
+                seen?.insert(ExactKey(key))
             }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input; expected ',' or '}'") }
@@ -294,23 +302,26 @@ private struct Parser {
             throw fail("unexpected \(describeByte(at: index)); expected ',' or '}'")
         }
         depth -= 1
+        let members = Array(memberStack[base...])
+        memberStack.removeSubrange(base...)
         return .object(JSONObject(members))
     }
 
     mutating func parseArray() throws(JSONParseError) -> JSONValue {
         try enter()
         index += 1
-        var elements: [JSONValue] = []
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
             index += 1
             depth -= 1
-            return .array(elements)
+            return .array([])
         }
+        let base = elementStack.count
         while true {
             skipWhitespace()
-            if recordLocations { pointer.append(String(elements.count)) }
-            elements.append(try parseValue())
+            if recordLocations { pointer.append(String(elementStack.count - base)) }
+            let element = try parseValue()
+            elementStack.append(element)
             if recordLocations { pointer.removeLast() }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input; expected ',' or ']'") }
@@ -319,6 +330,8 @@ private struct Parser {
             throw fail("unexpected \(describeByte(at: index)); expected ',' or ']'")
         }
         depth -= 1
+        let elements = Array(elementStack[base...])
+        elementStack.removeSubrange(base...)
         return .array(elements)
     }
 
@@ -369,17 +382,22 @@ private struct Parser {
         let quote = index
         index += 1
         let start = index
-        // Fast path: plain ASCII/UTF-8 without escapes.
+        // Fast path: no escapes. OR-ing the bytes tells whether any is non-ASCII, so pure ASCII
+        // (most keys and values) skips UTF-8 validation altogether.
+        var high: UInt8 = 0
         while index < bytes.count {
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                if let s = String(validating: slice, as: UTF8.self) { return s }
-                throw fail("invalid UTF-8 in string", at: firstInvalidUTF8(in: start..<(index - 1)))
+                if high >= 0x80, let bad = Self.firstInvalidUTF8(in: slice) {
+                    throw fail("invalid UTF-8 in string", at: start + bad)
+                }
+                return String(decoding: slice, as: UTF8.self)
             }
             if b == UInt8(ascii: "\\") { break }
             if b < 0x20 { throw fail(controlCharacterMessage(b)) }
+            high |= b
             index += 1
         }
         guard index < bytes.count else { throw fail("unterminated string", at: quote) }
@@ -389,8 +407,9 @@ private struct Parser {
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
                 index += 1
-                if let s = String(validating: out, as: UTF8.self) { return s }
-                throw fail("invalid UTF-8 in string", at: firstInvalidUTF8(in: (quote + 1)..<(index - 1)))
+                // Escapes only produce valid UTF-8, so a bad sequence is one copied from the source.
+                if let bad = Self.firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: bytes[(quote + 1)..<(index - 1)])) { throw fail("invalid UTF-8 in string", at: quote + 1 + bad) }
+                return String(decoding: out, as: UTF8.self)
             }
             if b < 0x20 { throw fail(controlCharacterMessage(b)) }
             if b != UInt8(ascii: "\\") {
@@ -483,19 +502,43 @@ private struct Parser {
         }
     }
 
-    /// The offset of the first byte that breaks UTF-8 validity in `range` (for the error position).
-    func firstInvalidUTF8(in range: Range<Int>) -> Int {
-        var i = range.lowerBound
-        while i < range.upperBound {
-            let b = bytes[i]
-            let n: Int
-            if b < 0x80 { n = 1 } else if b & 0xE0 == 0xC0 { n = 2 } else if b & 0xF0 == 0xE0 { n = 3 }
-            else if b & 0xF8 == 0xF0 { n = 4 } else { return i }
-            if i + n > range.upperBound { return i }
-            let slice = UnsafeBufferPointer(rebasing: bytes[i..<(i + n)])
-            if String(validating: slice, as: UTF8.self) == nil { return i }
-            i += n
+    /// The offset of the first byte that breaks UTF-8 validity (RFC 3629: no overlongs, no
+    /// surrogates, nothing past U+10FFFF), or nil when the bytes are valid.
+    static func firstInvalidUTF8(in s: UnsafeBufferPointer<UInt8>) -> Int? {
+        var i = 0
+        let n = s.count
+        while i < n {
+            let b = s[i]
+            if b < 0x80 { i += 1; continue }
+            @inline(__always) func cont(_ k: Int, _ lo: UInt8 = 0x80, _ hi: UInt8 = 0xBF) -> Bool {
+                i + k < n && s[i + k] >= lo && s[i + k] <= hi
+            }
+            switch b {
+            case 0xC2...0xDF:
+                guard cont(1) else { return i }
+                i += 2
+            case 0xE0:
+                guard cont(1, 0xA0), cont(2) else { return i }
+                i += 3
+            case 0xE1...0xEC, 0xEE...0xEF:
+                guard cont(1), cont(2) else { return i }
+                i += 3
+            case 0xED:
+                guard cont(1, 0x80, 0x9F), cont(2) else { return i }
+                i += 3
+            case 0xF0:
+                guard cont(1, 0x90), cont(2), cont(3) else { return i }
+                i += 4
+            case 0xF1...0xF3:
+                guard cont(1), cont(2), cont(3) else { return i }
+                i += 4
+            case 0xF4:
+                guard cont(1, 0x80, 0x8F), cont(2), cont(3) else { return i }
+                i += 4
+            default:
+                return i
+            }
         }
-        return range.lowerBound
+        return nil
     }
 }
