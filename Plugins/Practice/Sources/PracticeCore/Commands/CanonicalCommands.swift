@@ -1,0 +1,180 @@
+import ClubhouseJSON
+
+/// `practice canonicalize [--profile …] FILE|-`: the canonical bytes of one JSON document.
+public struct CanonicalizeRequest: Sendable {
+    public var profile: CanonicalProfile
+    public var input: [UInt8]
+    /// How to name the input in messages (a path, or `-` for standard input).
+    public var sourceName: String
+
+    public init(profile: CanonicalProfile = .raidV2, input: [UInt8], sourceName: String) {
+        self.profile = profile
+        self.input = input
+        self.sourceName = sourceName
+    }
+}
+
+public struct CanonicalizeResult: Sendable, Codable, Equatable {
+    public let profile: CanonicalProfile
+    /// The canonical text (UTF-8).
+    public let canonical: String
+    /// Lowercase hex SHA-256 of the canonical bytes.
+    public let sha256: String
+
+    /// What the command prints: the canonical bytes alone.
+    public var text: String { canonical }
+}
+
+/// `practice hash [--profile …] [--jsonl] FILE|-`: content hashes of one document or of every line.
+public struct HashRequest: Sendable {
+    public var profile: CanonicalProfile
+    public var input: [UInt8]
+    public var sourceName: String
+    /// One document per LF-terminated line instead of one document.
+    public var jsonLines: Bool
+
+    public init(profile: CanonicalProfile = .raidV2, input: [UInt8], sourceName: String, jsonLines: Bool = false) {
+        self.profile = profile
+        self.input = input
+        self.sourceName = sourceName
+        self.jsonLines = jsonLines
+    }
+}
+
+public struct HashResult: Sendable, Codable, Equatable {
+    public struct Line: Sendable, Codable, Equatable {
+        /// 1-based line number (1 for a single document).
+        public let line: Int
+        /// Lowercase hex SHA-256 of the canonical form; nil when the line is not valid.
+        public let sha256: String?
+        /// Why the line has no hash (`file:line:column: message`).
+        public let error: String?
+    }
+
+    public let profile: CanonicalProfile
+    public let documents: [Line]
+    public var errorCount: Int { documents.count { $0.error != nil } }
+
+    /// One hash per line, or `ERROR <message>` for a line that isn't valid JSON.
+    public var text: String {
+        documents.map { $0.sha256 ?? "ERROR \($0.error ?? "")" }.joined(separator: "\n")
+    }
+}
+
+/// Canonicalizes and hashes documents, reusing its buffers across documents.
+public struct CanonicalHasher {
+    public let profile: CanonicalProfile
+    private var stream: CanonicalStream
+
+    public init(profile: CanonicalProfile) {
+        self.profile = profile
+        stream = CanonicalStream(profile: profile)
+    }
+
+    /// The canonical bytes of the JSON text in `bytes`.
+    public mutating func canonicalize(_ bytes: UnsafeBufferPointer<UInt8>) throws(DocumentError) -> [UInt8] {
+        if stream.canonicalize(bytes) { return stream.output }
+        return try Self.canonicalizeExplaining(bytes, profile: profile)
+    }
+
+    /// The SHA-256 of the canonical form of the JSON text in `bytes`.
+    public mutating func hash(_ bytes: UnsafeBufferPointer<UInt8>) throws(DocumentError) -> SHA256Digest {
+        if stream.canonicalize(bytes) {
+            return stream.output.withUnsafeBytes { SHA256.hash($0) }
+        }
+        return SHA256.hash(try Self.canonicalizeExplaining(bytes, profile: profile))
+    }
+
+    /// The slow path for text the one-pass writer refused: parse with `JSONParser`, whose error
+    /// says what and where, and write from the tree.
+    static func canonicalizeExplaining(_ bytes: UnsafeBufferPointer<UInt8>, profile: CanonicalProfile)
+        throws(DocumentError) -> [UInt8]
+    {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            throw DocumentError(line: error.location.line, column: error.location.column, message: error.message)
+        }
+        do {
+            return try CanonicalJSON.bytes(of: value, profile: profile)
+        } catch {
+            throw DocumentError(locating: error, in: bytes)
+        }
+    }
+
+    /// Why one document failed; the line and column are relative to the document's own text.
+    public struct DocumentError: Error, Sendable {
+        public let line: Int?
+        public let column: Int?
+        public let message: String
+
+        init(line: Int?, column: Int?, message: String) {
+            self.line = line
+            self.column = column
+            self.message = message
+        }
+
+        /// Points at the value that could not be canonicalized (parsing again, with locations,
+        /// only on this error path).
+        init(locating error: CanonicalizationError, in bytes: UnsafeBufferPointer<UInt8>) {
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let document = try? JSONParser.parseDocument(text) {
+                let location = document.location(of: error.pointer)
+                self.init(line: location.line, column: location.column, message: error.message)
+            } else {
+                self.init(line: nil, column: nil, message: error.description)
+            }
+        }
+
+        /// `name:line:column: message`, shifting the line by `lineOffset` (for JSON Lines).
+        func rendered(source: String, lineOffset: Int = 0) -> String {
+            guard let line, let column else { return "\(source): \(message)" }
+            return "\(source):\(line + lineOffset):\(column): \(message)"
+        }
+    }
+}
+
+public enum CanonicalCommands {
+    public static func canonicalize(_ request: CanonicalizeRequest) throws(PracticeError) -> CanonicalizeResult {
+        var hasher = CanonicalHasher(profile: request.profile)
+        let result = request.input.withUnsafeBufferPointer { bytes in
+            Result { () throws(CanonicalHasher.DocumentError) in try hasher.canonicalize(bytes) }
+        }
+        switch result {
+        case .success(let canonical):
+            return CanonicalizeResult(profile: request.profile, canonical: String(decoding: canonical, as: UTF8.self),
+                                      sha256: SHA256.hash(canonical).hex)
+        case .failure(let error):
+            throw .invalidInput(error.rendered(source: request.sourceName))
+        }
+    }
+
+    public static func hash(_ request: HashRequest) throws(PracticeError) -> HashResult {
+        var hasher = CanonicalHasher(profile: request.profile)
+        if !request.jsonLines {
+            let result = request.input.withUnsafeBufferPointer { bytes in
+                Result { () throws(CanonicalHasher.DocumentError) in try hasher.hash(bytes) }
+            }
+            switch result {
+            case .success(let digest):
+                return HashResult(profile: request.profile, documents: [.init(line: 1, sha256: digest.hex, error: nil)])
+            case .failure(let error):
+                throw .invalidInput(error.rendered(source: request.sourceName))
+            }
+        }
+        var documents: [HashResult.Line] = []
+        request.input.withUnsafeBufferPointer { bytes in
+            for line in JSONLines.split(bytes) {
+                do throws(CanonicalHasher.DocumentError) {
+                    let digest = try hasher.hash(UnsafeBufferPointer(rebasing: bytes[line.range]))
+                    documents.append(.init(line: line.number, sha256: digest.hex, error: nil))
+                } catch {
+                    documents.append(.init(line: line.number, sha256: nil,
+                                           error: error.rendered(source: request.sourceName, lineOffset: line.number - 1)))
+                }
+            }
+        }
+        return HashResult(profile: request.profile, documents: documents)
+    }
+}
