@@ -14,6 +14,8 @@ var products: [Product] = [
     .library(name: "PluginKit", targets: ["PluginKit"]),
     .library(name: "NotesC", type: .dynamic, targets: ["NotesC"]),
     .library(name: "GreeterPlugin", type: .dynamic, targets: ["GreeterPlugin"]),
+    // A plugin that fails on purpose, for the isolation tests (never listed in a site).
+    .library(name: "FaultyPlugin", type: .dynamic, targets: ["FaultyPlugin"]),
 ]
 products += features.map { .library(name: "\($0)Plugin", type: .dynamic, targets: ["\($0)Plugin"]) }
 
@@ -21,12 +23,13 @@ var targets: [Target] = [
     // The contract: the C ABI (header only, plus status names) and the Swift layer for plugin authors.
     .target(name: "CClubhouse", path: "PluginSDK/Sources/CClubhouse"),
     .target(name: "ClubhouseJSON", path: "PluginSDK/Sources/ClubhouseJSON", linkerSettings: [.linkedLibrary("m")]),
-    .target(name: "PluginKit", dependencies: ["CClubhouse", "ClubhouseJSON"], path: "PluginSDK/Sources/PluginKit"),
+    .target(name: "ClubhouseABI", dependencies: ["CClubhouse"], path: "PluginSDK/Sources/ClubhouseABI"),
+    .target(name: "PluginKit", dependencies: ["CClubhouse", "ClubhouseABI", "ClubhouseJSON"], path: "PluginSDK/Sources/PluginKit"),
 
     // The host: loader, site configuration, brokers, router, runner; and the executable that wires them.
     .systemLibrary(name: "CSQLite", path: "Host/Sources/CSQLite", pkgConfig: "sqlite3",
                    providers: [.apt(["libsqlite3-dev"])]),
-    .target(name: "ClubhouseHost", dependencies: ["CClubhouse", "CSQLite", "ClubhouseJSON"],
+    .target(name: "ClubhouseHost", dependencies: ["CClubhouse", "ClubhouseABI", "CSQLite", "ClubhouseJSON"],
             path: "Host/Sources/ClubhouseHost"),
     .executableTarget(name: "clubhouse", dependencies: ["ClubhouseHost"], path: "Host/Sources/clubhouse"),
 
@@ -38,8 +41,13 @@ var targets: [Target] = [
 
     // Release-build benchmarks (Benchmarks/run.sh runs them beside the peers).
     .executableTarget(name: "clubhouse-bench",
-                      dependencies: ["ClubhouseHost", "ClubhouseJSON", "CSQLite"] + features.map { .target(name: "\($0)Core") },
+                      dependencies: ["ClubhouseHost", "ClubhouseJSON", "CSQLite", "CClubhouse", "ClubhouseABI"] + features.map { .target(name: "\($0)Core") },
                       path: "Benchmarks/Sources/clubhouse-bench"),
+    // The floor for the cold-start benchmark: a Swift program that links Foundation and SQLite and does nothing.
+    .executableTarget(name: "clubhouse-baseline", dependencies: ["CSQLite"], path: "Benchmarks/Sources/clubhouse-baseline"),
+
+    .target(name: "FaultyPlugin", dependencies: ["PluginKit"], path: "Tests/Fixtures/FaultyPlugin",
+            linkerSettings: pluginLinkerSettings),
 
     .testTarget(name: "ClubhouseJSONTests", dependencies: ["ClubhouseJSON"], path: "Tests/ClubhouseJSONTests"),
     .testTarget(name: "PluginKitTests", dependencies: ["PluginKit"], path: "Tests/PluginKitTests"),

@@ -55,22 +55,11 @@ private func readFile(_ path: String) -> [UInt8] {
     return [UInt8](data)
 }
 
-private func now() -> Double {
-    var t = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-}
-
 /// CPU time of this process: steadier than wall time on a shared machine.
 private func cpuNow() -> Double {
     var t = timespec()
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
     return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-}
-
-private func median(_ xs: [Double]) -> Double {
-    let s = xs.sorted()
-    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
 private func printHashes(path: String, profile: CanonicalProfile) {
@@ -91,14 +80,14 @@ private func benchJCS(path: String, profile: CanonicalProfile, repeatCount: Int)
     var documents = 0
     var errors = 0
     for _ in 0..<repeatCount {
-        let t0 = now(), c0 = cpuNow()
+        let t0 = Measure.now(), c0 = cpuNow()
         let result = try? CanonicalCommands.hash(HashRequest(profile: profile, input: input, sourceName: path, jsonLines: true))
-        times.append(now() - t0)
+        times.append(Measure.now() - t0)
         cpuTimes.append(cpuNow() - c0)
         documents = result?.documents.count ?? 0
         errors = result?.errorCount ?? -1
     }
-    let t = median(times), c = median(cpuTimes)
+    let t = Measure.median(times), c = Measure.median(cpuTimes)
     print(String(format: "practice jcs profile=%@ docs=%d errors=%d input_bytes=%d median=%.1f ms (cpu %.1f ms)  %.0f docs/s  %.2f MB/s (input)",
                  profile.rawValue, documents, errors, input.count, t * 1e3, c * 1e3, Double(documents) / t, Double(input.count) / t / 1e6))
 }
@@ -113,11 +102,11 @@ private func benchSHA256(path: String, repeatCount: Int) {
         var times: [Double] = []
         var hex = ""
         for _ in 0..<repeatCount {
-            let t0 = now()
+            let t0 = Measure.now()
             hex = SHA256.hash(input, engine: engine).hex
-            times.append(now() - t0)
+            times.append(Measure.now() - t0)
         }
-        let t = median(times)
+        let t = Measure.median(times)
         print(String(format: "practice sha256 engine=%@ bytes=%d median=%.1f ms  %.0f MB/s  %@",
                      engine.rawValue, input.count, t * 1e3, Double(input.count) / t / 1e6, hex))
     }
@@ -131,21 +120,21 @@ private func benchImport(shots: Int, repeatCount: Int) {
     let perClub = shots / clubs.count
     var plan = clubs.map { (club: $0, shots: perClub) }
     plan[0].shots += shots - perClub * clubs.count
-    let t0 = now()
+    let t0 = Measure.now()
     let csv = SessionGenerator.csv(.init(seed: 100_000, clubs: plan, sessionName: "Benchmark"))
-    let generated = now() - t0
+    let generated = Measure.now() - t0
     print(String(format: "practice import: generated %d shots, %.1f MB in %.0f ms", shots, Double(csv.count) / 1e6, generated * 1e3))
     var parseTimes: [Double] = []
     var importTimes: [Double] = []
     var cpuTimes: [Double] = []
     for i in 0..<repeatCount {
-        let p0 = now()
+        let p0 = Measure.now()
         let export = try? RapsodoParser.parse(csv, sourceName: "bench.csv")
-        parseTimes.append(now() - p0)
+        parseTimes.append(Measure.now() - p0)
         guard export?.shots.count == shots else { print("parse failed"); exit(1) }
         let store = InMemoryPracticeStore()
         let library = TemplateLibrary(store: store, now: { "2026-01-01T00:00:00Z" })
-        let i0 = now(), c0 = cpuNow()
+        let i0 = Measure.now(), c0 = cpuNow()
         do {
             let result = try SessionImporter(library: library).run(ImportRequest(csv: csv, sourceName: "bench-\(i).csv"))
             guard result.session.shotCount == shots else { print("import lost shots"); exit(1) }
@@ -153,10 +142,10 @@ private func benchImport(shots: Int, repeatCount: Int) {
             print("import failed: \(error)")
             exit(1)
         }
-        importTimes.append(now() - i0)
+        importTimes.append(Measure.now() - i0)
         cpuTimes.append(cpuNow() - c0)
     }
     print(String(format: "practice import shots=%d bytes=%d parse median=%.0f ms; parse+grade+batch median=%.0f ms (cpu %.0f ms)  %.0f shots/s",
-                 shots, csv.count, median(parseTimes) * 1e3, median(importTimes) * 1e3, median(cpuTimes) * 1e3,
-                 Double(shots) / median(importTimes)))
+                 shots, csv.count, Measure.median(parseTimes) * 1e3, Measure.median(importTimes) * 1e3, Measure.median(cpuTimes) * 1e3,
+                 Double(shots) / Measure.median(importTimes)))
 }

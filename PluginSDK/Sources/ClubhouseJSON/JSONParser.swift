@@ -49,6 +49,8 @@ public struct JSONDocument: Sendable {
     public let value: JSONValue
     /// `""` is the root; `"/sites/default/plugins/0"` an array element. Keys are escaped (`~0`, `~1`).
     public let locations: [String: SourceLocation]
+    /// Where each object member's key is, by the member's pointer (for "unknown key" messages).
+    public let keyLocations: [String: SourceLocation]
 
     /// The location of the value at `pointer`, or of its nearest recorded ancestor.
     public func location(of pointer: String) -> SourceLocation {
@@ -58,6 +60,11 @@ public struct JSONDocument: Sendable {
             guard let slash = p.lastIndex(of: "/") else { return SourceLocation(line: 1, column: 1, offset: 0) }
             p = String(p[..<slash])
         }
+    }
+
+    /// The location of the key of the member at `pointer` (its value's location if unknown).
+    public func keyLocation(of pointer: String) -> SourceLocation {
+        keyLocations[pointer] ?? location(of: pointer)
     }
 
     /// Escapes one reference token for use in a JSON Pointer.
@@ -94,11 +101,17 @@ public struct JSONParser {
         return try result.get()
     }
 
+    public static func parse(bytes: [UInt8], options: Options = Options()) throws(JSONParseError) -> JSONValue {
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONParseError) in try parse(buffer, options: options) }
+        }
+        return try result.get()
+    }
+
     public static func parse<Bytes: Sequence>(bytes: Bytes, options: Options = Options()) throws(JSONParseError)
         -> JSONValue where Bytes.Element == UInt8
     {
-        let array = Array(bytes)
-        return try array.withUnsafeBufferPointer { buffer throws(JSONParseError) in try parse(buffer, options: options) }
+        try parse(bytes: Array(bytes), options: options)
     }
 
     public static func parse(_ buffer: UnsafeBufferPointer<UInt8>, options: Options = Options()) throws(JSONParseError)
@@ -115,7 +128,8 @@ public struct JSONParser {
             Result { () throws(JSONParseError) in
                 var parser = Parser(buffer, options: options, recordLocations: true)
                 let value = try parser.parseDocument()
-                return JSONDocument(value: value, locations: parser.locationTable())
+                return JSONDocument(value: value, locations: parser.locationTable(parser.offsets),
+                                    keyLocations: parser.locationTable(parser.keyOffsets))
             }
         }
         return try result.get()
@@ -134,6 +148,7 @@ private struct Parser {
     // container copies its part out once, at its final size, instead of growing its own array.
     var elementStack: [JSONValue] = []
     var memberStack: [(key: String, value: JSONValue)] = []
+    var keyOffsets: [String: Int] = [:]
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONParser.Options, recordLocations: Bool) {
         self.bytes = bytes
@@ -141,7 +156,7 @@ private struct Parser {
         self.recordLocations = recordLocations
     }
 
-    func locationTable() -> [String: SourceLocation] {
+    func locationTable(_ offsets: [String: Int]) -> [String: SourceLocation] {
         // Convert offsets to line:column in one pass over the text.
         let sorted = offsets.sorted { $0.value < $1.value }
         var result: [String: SourceLocation] = [:]
@@ -286,7 +301,10 @@ private struct Parser {
             }
             index += 1
             skipWhitespace()
-            if recordLocations { pointer.append(JSONDocument.escapePointerToken(key)) }
+            if recordLocations {
+                pointer.append(JSONDocument.escapePointerToken(key))
+                keyOffsets[currentPointer()] = keyOffset
+            }
             let value = try parseValue()
             if recordLocations { pointer.removeLast() }
             if let i = duplicateIndex {
@@ -382,22 +400,19 @@ private struct Parser {
         let quote = index
         index += 1
         let start = index
-        // Fast path: no escapes. OR-ing the bytes tells whether any is non-ASCII, so pure ASCII
-        // (most keys and values) skips UTF-8 validation altogether.
-        var high: UInt8 = 0
+        // Fast path: plain ASCII/UTF-8 without escapes.
+        var ascii = true
         while index < bytes.count {
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                if high >= 0x80, let bad = Self.firstInvalidUTF8(in: slice) {
-                    throw fail("invalid UTF-8 in string", at: start + bad)
-                }
-                return String(decoding: slice, as: UTF8.self)
+                if ascii || isValidUTF8(slice) { return String(decoding: slice, as: UTF8.self) }
+                throw fail("invalid UTF-8 in string", at: firstInvalidUTF8(in: start..<(index - 1)))
             }
             if b == UInt8(ascii: "\\") { break }
             if b < 0x20 { throw fail(controlCharacterMessage(b)) }
-            high |= b
+            if b >= 0x80 { ascii = false }
             index += 1
         }
         guard index < bytes.count else { throw fail("unterminated string", at: quote) }
@@ -407,9 +422,8 @@ private struct Parser {
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
                 index += 1
-                // Escapes only produce valid UTF-8, so a bad sequence is one copied from the source.
-                if let bad = Self.firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: bytes[(quote + 1)..<(index - 1)])) { throw fail("invalid UTF-8 in string", at: quote + 1 + bad) }
-                return String(decoding: out, as: UTF8.self)
+                if out.withUnsafeBufferPointer({ isValidUTF8($0) }) { return String(decoding: out, as: UTF8.self) }
+                throw fail("invalid UTF-8 in string", at: firstInvalidUTF8(in: (quote + 1)..<(index - 1)))
             }
             if b < 0x20 { throw fail(controlCharacterMessage(b)) }
             if b != UInt8(ascii: "\\") {
@@ -502,43 +516,51 @@ private struct Parser {
         }
     }
 
-    /// The offset of the first byte that breaks UTF-8 validity (RFC 3629: no overlongs, no
-    /// surrogates, nothing past U+10FFFF), or nil when the bytes are valid.
-    static func firstInvalidUTF8(in s: UnsafeBufferPointer<UInt8>) -> Int? {
-        var i = 0
-        let n = s.count
-        while i < n {
-            let b = s[i]
-            if b < 0x80 { i += 1; continue }
-            @inline(__always) func cont(_ k: Int, _ lo: UInt8 = 0x80, _ hi: UInt8 = 0xBF) -> Bool {
-                i + k < n && s[i + k] >= lo && s[i + k] <= hi
-            }
-            switch b {
-            case 0xC2...0xDF:
-                guard cont(1) else { return i }
-                i += 2
-            case 0xE0:
-                guard cont(1, 0xA0), cont(2) else { return i }
-                i += 3
-            case 0xE1...0xEC, 0xEE...0xEF:
-                guard cont(1), cont(2) else { return i }
-                i += 3
-            case 0xED:
-                guard cont(1, 0x80, 0x9F), cont(2) else { return i }
-                i += 3
-            case 0xF0:
-                guard cont(1, 0x90), cont(2), cont(3) else { return i }
-                i += 4
-            case 0xF1...0xF3:
-                guard cont(1), cont(2), cont(3) else { return i }
-                i += 4
-            case 0xF4:
-                guard cont(1, 0x80, 0x8F), cont(2), cont(3) else { return i }
-                i += 4
-            default:
-                return i
-            }
+    /// The offset of the first byte that breaks UTF-8 validity in `range` (for the error position).
+    func firstInvalidUTF8(in range: Range<Int>) -> Int {
+        var i = range.lowerBound
+        while i < range.upperBound {
+            let b = bytes[i]
+            let n: Int
+            if b < 0x80 { n = 1 } else if b & 0xE0 == 0xC0 { n = 2 } else if b & 0xF0 == 0xE0 { n = 3 }
+            else if b & 0xF8 == 0xF0 { n = 4 } else { return i }
+            if i + n > range.upperBound { return i }
+            if !isValidUTF8(UnsafeBufferPointer(rebasing: bytes[i..<(i + n)])) { return i }
+            i += n
         }
-        return nil
+        return range.lowerBound
     }
+}
+
+/// Strict UTF-8 validation (RFC 3629): no overlong forms, no surrogates, nothing above U+10FFFF.
+@inline(__always)
+func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    var i = 0
+    let n = bytes.count
+    while i < n {
+        let b0 = bytes[i]
+        if b0 < 0x80 { i += 1; continue }
+        if b0 < 0xC2 { return false }
+        if b0 < 0xE0 {
+            guard i + 1 < n, bytes[i + 1] & 0xC0 == 0x80 else { return false }
+            i += 2
+            continue
+        }
+        if b0 < 0xF0 {
+            guard i + 2 < n else { return false }
+            let b1 = bytes[i + 1], b2 = bytes[i + 2]
+            guard b1 & 0xC0 == 0x80, b2 & 0xC0 == 0x80 else { return false }
+            if b0 == 0xE0 && b1 < 0xA0 { return false }   // overlong
+            if b0 == 0xED && b1 >= 0xA0 { return false }  // UTF-16 surrogates
+            i += 3
+            continue
+        }
+        guard b0 < 0xF5, i + 3 < n else { return false }
+        let b1 = bytes[i + 1], b2 = bytes[i + 2], b3 = bytes[i + 3]
+        guard b1 & 0xC0 == 0x80, b2 & 0xC0 == 0x80, b3 & 0xC0 == 0x80 else { return false }
+        if b0 == 0xF0 && b1 < 0x90 { return false }  // overlong
+        if b0 == 0xF4 && b1 >= 0x90 { return false }  // above U+10FFFF
+        i += 4
+    }
+    return true
 }

@@ -56,12 +56,16 @@ struct ExactKey: Hashable {
 }
 
 /// An object's members in source order. Keys are unique by their bytes (the parser rejects duplicates).
-public struct JSONObject: Sendable, Equatable, Sequence {
+public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public private(set) var members: [(key: String, value: JSONValue)]
 
     public init() { members = [] }
 
     public init(_ members: [(key: String, value: JSONValue)]) { self.members = members }
+
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        members = elements.map { (key: $0.0, value: $0.1) }
+    }
 
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }

@@ -1,1 +1,95 @@
+// What a Swift plugin author writes against: a type conforming to `Plugin`, its commands as
+// data with handlers, and one exported entry line (see Export.swift).
+
 import CClubhouse
+import ClubhouseJSON
+
+/// A Clubhouse plugin written in Swift.
+///
+///     final class Greeter: Plugin {
+///         static let info = PluginInfo(id: "org.example.greeter", version: "1.0.0",
+///                                      name: "Greeter", summary: "Says hello", services: [.log])
+///         static let commands: [Command<Greeter>] = [
+///             Command("hello", summary: "Say hello", arguments: [.string("name", default: "world")]) { plugin, call in
+///                 let name = try call.arguments.string("name")
+///                 return Reply(data: ["greeting": .string("Hello, \(name)")], text: "Hello, \(name)!\n")
+///             },
+///         ]
+///         init(context: PluginContext) throws {}
+///     }
+///
+///     @_cdecl("clubhouse_plugin_entry")
+///     public func entry(_ info: UnsafePointer<clubhouse_host_info>?) -> UnsafePointer<clubhouse_plugin_descriptor>? { export(Greeter.self, info) }
+public protocol Plugin: AnyObject {
+    /// Who the plugin is and what it needs from the host.
+    static var info: PluginInfo { get }
+    /// The command catalogue with a handler per command.
+    static var commands: [Command<Self>] { get }
+    /// Makes an instance for one site. Throw to refuse (the message reaches the user).
+    init(context: PluginContext) throws
+}
+
+/// The descriptor's fields in Swift.
+public struct PluginInfo: Sendable {
+    public var id: String
+    public var version: String
+    public var name: String
+    public var summary: String
+    public var services: [Service]
+    /// Declare true only when handlers may run concurrently on one instance.
+    public var threadSafe: Bool
+
+    public init(id: String, version: String, name: String, summary: String, services: [Service] = [],
+                threadSafe: Bool = false) {
+        self.id = id
+        self.version = version
+        self.name = name
+        self.summary = summary
+        self.services = services
+        self.threadSafe = threadSafe
+    }
+}
+
+/// The host services a plugin can ask for (the header's CLUBHOUSE_SERVICE_* ids).
+public enum Service: String, Sendable, CaseIterable {
+    case log = "clubhouse.log/1"
+    case config = "clubhouse.config/1"
+    case storage = "clubhouse.storage/1"
+    case progress = "clubhouse.progress/1"
+    case invoke = "clubhouse.invoke/1"
+    case device = "clubhouse.device/1"
+}
+
+/// An error a handler throws: a status and a one-line message saying what, where and what to do.
+public struct PluginError: Error, Sendable, CustomStringConvertible {
+    public var status: PluginStatus
+    public var message: String
+
+    public init(_ status: PluginStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    public static func invalidArgument(_ message: String) -> PluginError { PluginError(.invalidArgument, message) }
+    public static func notFound(_ message: String) -> PluginError { PluginError(.notFound, message) }
+    public static func failed(_ message: String) -> PluginError { PluginError(.error, message) }
+    public static func denied(_ message: String) -> PluginError { PluginError(.denied, message) }
+    public static func cancelled(_ message: String = "cancelled") -> PluginError { PluginError(.cancelled, message) }
+
+    public var description: String { message }
+}
+
+/// Statuses a plugin may return (status.h).
+public enum PluginStatus: Int32, Sendable {
+    case ok = 0
+    case error = 1
+    case invalidArgument = 2
+    case notFound = 3
+    case denied = 4
+    case unsupported = 5
+    case busy = 6
+    case timeout = 7
+    case cancelled = 8
+    case io = 9
+    case constraint = 10
+}

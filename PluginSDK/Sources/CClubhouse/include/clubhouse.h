@@ -1,1 +1,59 @@
-/* placeholder */
+/*
+ * clubhouse.h — the Clubhouse plugin ABI, version 1.0 (umbrella header).
+ *
+ * A Clubhouse plugin is a shared library that exports ONE function, `clubhouse_plugin_entry`
+ * (entry.h), returning a descriptor: who the plugin is, what it needs, and four entry points
+ * (describe, create, destroy, invoke). Everything else the plugin uses — logging, its
+ * configuration, its database, progress reporting, other plugins, devices — it asks the host
+ * for by name through `host->get_service(host, "clubhouse.storage/1")` (host.h, services/).
+ *
+ * Lifecycle (what may be called in which state):
+ *
+ *   dlopen ─► entry(info) ─► descriptor checks ─► describe() any time, no instance needed
+ *                                              └► create(host) ─► invoke()* ─► destroy()
+ *
+ *   - `entry` may be called more than once and must return the same descriptor each time; it
+ *     may return NULL to decline a host it cannot serve (e.g. an ABI minor it needs is missing).
+ *   - `describe` is pure: no services, no instance. It lists the plugin's commands as JSON.
+ *   - `create` makes an instance bound to one site; services obtained from that host stay valid
+ *     until `destroy` returns. A failed create leaves nothing to destroy.
+ *   - `invoke` runs one command. Unless the descriptor sets CLUBHOUSE_PLUGIN_THREAD_SAFE the
+ *     host never runs two calls into the same instance at once ([host-serialized]).
+ *   - The library is never unmapped (the host loads with RTLD_NODELETE): "unload" destroys the
+ *     instances and disables the plugin.
+ *
+ * Rules that hold everywhere:
+ *   - Strings are UTF-8 and NUL-terminated unless a length is given; a pointer passed INTO a
+ *     function is borrowed for the duration of that call only.
+ *   - Results leave a function only through a `clubhouse_reply` sink (reply.h): the callee
+ *     writes, the caller copies. Neither side ever frees memory the other allocated.
+ *   - Every fallible function returns a `clubhouse_status` (status.h). Plugins never terminate
+ *     the process, never throw across the boundary, and never longjmp out of a callback.
+ *   - Structs that shipped never change: they only grow at their end, and each starts with
+ *     `struct_size` so the reader knows which members exist. A new capability is a new
+ *     service id ("clubhouse.storage/2"), never a changed table.
+ *
+ * Calling-context tags used on every function:
+ *   [any-thread]        may be called from any thread at any time the object is valid
+ *   [host-serialized]   the host never calls it concurrently for one instance (unless the plugin
+ *                       declared CLUBHOUSE_PLUGIN_THREAD_SAFE, then [any-thread])
+ *   [during-call]       only while the host→plugin call that supplied the object is running,
+ *                       on the thread that runs it (create, invoke)
+ */
+#ifndef CLUBHOUSE_H
+#define CLUBHOUSE_H
+
+#include "clubhouse/version.h"
+#include "clubhouse/status.h"
+#include "clubhouse/reply.h"
+#include "clubhouse/host.h"
+#include "clubhouse/call.h"
+#include "clubhouse/entry.h"
+#include "clubhouse/services/log.h"
+#include "clubhouse/services/config.h"
+#include "clubhouse/services/storage.h"
+#include "clubhouse/services/progress.h"
+#include "clubhouse/services/invoke.h"
+#include "clubhouse/services/device.h"
+
+#endif /* CLUBHOUSE_H */

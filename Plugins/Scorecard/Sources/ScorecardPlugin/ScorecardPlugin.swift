@@ -1,1 +1,255 @@
-// ScorecardPlugin: the thin adapter from ScorecardCore to PluginKit. Filled in by the scorecard plugin issue.
+// ScorecardPlugin: the thin adapter from ScorecardCore to PluginKit. Each command hands its arguments
+// (as typed, numbers by their exact text) to a Core function and replies with the Core result's JSON
+// (stable keys, exact decimals) and text. Storage is the plugin's own SQLite database through
+// `SQLScorecardStore`, with the schema of `ScorecardSchema`.
+
+import CClubhouse
+import ClubhouseJSON
+import PluginKit
+import ScorecardCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class Scorecard: Plugin {
+    static let info = PluginInfo(
+        id: "org.clubhouse.scorecard", version: "1.0.0", name: "Scorecard",
+        summary: "Rounds for several players and the World Handicap System (index, caps, course handicap, strokes)",
+        services: [.log, .config, .storage])
+
+    static let commands: [Command<Scorecard>] = [
+        Command("player add", summary: "Add a player",
+                arguments: [.string("name", help: "The player's name (unique, no commas)", required: true, positional: true)],
+                reply: "{player: {id, name}}") { plugin, call in
+            return try plugin.run(call) { try $0.addPlayer(AddPlayerRequest(name: try call.arguments.string("name"))) } text: { $0.text }
+        },
+        Command("player list", summary: "List the players with their current Handicap Index",
+                reply: "{players: [{id, name, index, finishedRounds}]}") { plugin, call in
+            return try plugin.run(call) { try $0.listPlayers() } text: { $0.text }
+        },
+        Command("course add", summary: "Add a course from a JSON file (tees, ratings, par and stroke index per hole)",
+                help: """
+                    The file: {"name": "…", "tees": [{"name": "White", "rating": 71.2, "slope": 128,
+                    "front": {"rating": 35.8, "slope": 127}, "back": {"rating": 35.4, "slope": 129},
+                    "holes": [{"number": 1, "par": 4, "strokeIndex": 7}, …]}]}. 9 or 18 holes; par 3–6;
+                    stroke indexes 1–9 or 1–18 once each; slope 55–155; front/back optional.
+                    """,
+                arguments: [.path("file", help: "Course file (JSON)", required: true, positional: true)],
+                reply: "{id, name, tees: [{name, holes, par, rating, slope, front, back}]}") { plugin, call in
+            let path = try call.arguments.string("file")
+            let text = try readFile(path)
+            return try plugin.run(call) { try $0.addCourse(AddCourseRequest(file: path, text: text)) } text: { $0.text }
+        },
+        Command("course list", summary: "List the courses and their tees",
+                reply: "{courses: [{id, name, tees}]}") { plugin, call in
+            return try plugin.run(call) { try $0.listCourses() } text: { $0.text }
+        },
+        Command("course show", summary: "Show a course: every tee's ratings, pars and stroke indexes",
+                arguments: [.string("course", help: "Course id or name", required: true, positional: true)],
+                reply: "{course: {id, name, tees: [{name, rating, slope, holes: [{number, par, strokeIndex}], front, back}]}}") { plugin, call in
+            return try plugin.run(call) { try $0.showCourse(try call.arguments.string("course")) } text: { $0.text }
+        },
+        Command("round start", summary: "Start a round for several players",
+                arguments: [
+                    .string("course", help: "Course id or name", required: true),
+                    .string("tee", help: "Tee name", required: true),
+                    .list("players", help: "Player names or ids, comma-separated", required: true),
+                    .string("date", help: "YYYY-MM-DD (default: today)"),
+                    .integer("holes", help: "9 or 18", default: 18),
+                    .choice("nine", ["front", "back"], help: "Which nine of an 18-hole tee for --holes 9 (default front)"),
+                    .choice("format", PlayFormat.allCases.map(\.rawValue),
+                            help: "Format of play, for the handicap allowance", default: PlayFormat.strokePlay.rawValue),
+                    .number("pcc", help: "Playing Conditions Calculation, -1 to +3 (can also be set at finish)"),
+                ],
+                reply: "{round: {id, date, course, tee, holes, nine, format, allowance, pcc, status, finishedOn, players: [{playerID, name, index, courseHandicap, playingHandicap}]}}") { plugin, call in
+            let a = call.arguments
+            let request = StartRoundRequest(
+                course: try a.string("course"), tee: try a.string("tee"), players: try a.list("players").joined(separator: ","),
+                date: try a.optionalString("date"), holes: try a.optionalInt("holes").map(String.init),
+                nine: try a.optionalString("nine"), format: try a.optionalString("format"),
+                pcc: numberText(a["pcc"]), today: today())
+            return try plugin.run(call) { try $0.startRound(request) } text: { $0.text }
+        },
+        Command("score", summary: "Enter a player's strokes on a hole (every entry is kept; the latest counts)",
+                arguments: [
+                    .integer("round", help: "Round id", required: true),
+                    .string("player", help: "Player name or id", required: true),
+                    .integer("hole", help: "Hole number", required: true),
+                    .integer("strokes", help: "Strokes taken, 1–20", required: true),
+                ],
+                reply: "{entry: {sequence, roundID, playerID, hole, strokes}, player, replaced}") { plugin, call in
+            let a = call.arguments
+            let request = ScoreRequest(round: String(try a.int("round")), player: try a.string("player"),
+                                       hole: String(try a.int("hole")), strokes: String(try a.int("strokes")))
+            return try plugin.run(call) { try $0.enterScore(request) } text: { $0.text }
+        },
+        Command("leaderboard", summary: "The live leaderboard of a round: gross, net, to par, holes played",
+                arguments: [.integer("round", help: "Round id", required: true)],
+                reply: "{round, lines: [{position, playerID, name, holesPlayed, gross, toPar, strokesReceived, net, netToPar, playingHandicap}]}") { plugin, call in
+            let round = String(try call.arguments.int("round"))
+            return try plugin.run(call) { try $0.leaderboard(round) } text: { $0.text }
+        },
+        Command("round finish", summary: "Finish a round (final: no more scores); shows differentials and new indexes",
+                arguments: [.integer("round", help: "Round id", required: true, positional: true),
+                            .number("pcc", help: "Playing Conditions Calculation of the day, -1 to +3")],
+                reply: "{leaderboard, players: [{name, gross, adjustedGross, differential, note, indexAfter}]}") { plugin, call in
+            let request = FinishRoundRequest(round: String(try call.arguments.int("round")), pcc: numberText(call.arguments["pcc"]),
+                                             today: today())
+            return try plugin.run(call) { try $0.finishRound(request) } text: { $0.text }
+        },
+        Command("rounds", summary: "History of rounds, newest first",
+                reply: "{rounds: [leaderboard]}") { plugin, call in
+            return try plugin.run(call) { try $0.rounds() } text: { $0.text }
+        },
+        Command("index", summary: "A player's Handicap Index and the record behind it",
+                arguments: [.string("player", help: "Player name or id", required: true, positional: true)],
+                reply: "{player, index, lowIndex, calculation: {considered, used, adjustment, counted, average, calculated, lowIndex, softCapApplied, hardCapApplied, maximumApplied, index}, scores: [{roundID, date, course, tee, holes, outcome}], revisions: [{effective, index, differentials}]}") { plugin, call in
+            let player = try call.arguments.string("player")
+            return try plugin.run(call) { try $0.index(player) } text: { $0.text }
+        },
+        Command("import", summary: "Import players and courses from the Golfer app's seed file (defects are reported, not imported)",
+                arguments: [.path("file", help: "Seed file (default_seed.json format)", required: true, positional: true)],
+                reply: "{playersAdded, coursesAdded, skipped, rejected: [{item, error}], notes}") { plugin, call in
+            let path = try call.arguments.string("file")
+            let text = try readFile(path)
+            return try plugin.run(call) { try $0.importSeed(SeedImportRequest(file: path, text: text)) } text: { $0.text }
+        },
+        Command("differential", summary: "Score Differential of an adjusted gross score (9 holes: plus the expected score)",
+                arguments: [
+                    .integer("ags", help: "Adjusted gross score", required: true),
+                    .number("rating", help: "Course Rating of the holes played", required: true),
+                    .integer("slope", help: "Slope Rating, 55–155", required: true),
+                    .number("pcc", help: "Playing Conditions Calculation, -1 to +3 (default 0)"),
+                    .integer("holes", help: "9 or 18", default: 18),
+                    .string("index", help: "Handicap Index for the expected score of a 9-hole round (+2.3 = plus 2.3)"),
+                ],
+                reply: "{holes, adjustedGrossScore, courseRating, slopeRating, pcc, index, nineHoleDifferential, expectedDifferential, unroundedDifferential, differential}") { _, call in
+            let a = call.arguments
+            let request = DifferentialRequest(ags: String(try a.int("ags")), rating: numberText(a["rating"]) ?? "",
+                                              slope: String(try a.int("slope")), pcc: numberText(a["pcc"]),
+                                              holes: try a.optionalInt("holes").map(String.init), index: try a.optionalString("index"))
+            return try reply(call) { try Calculators.differential(request) } text: { $0.text }
+        },
+        Command("index-from", summary: "Handicap Index from differentials (oldest first; the most recent 20 count)",
+                arguments: [
+                    .list("differentials", help: "Score Differentials in the order played, e.g. 15.3,15.2,16.6", required: true),
+                    .string("low-index", help: "Low Handicap Index, for the soft and hard caps (20 differentials or more)"),
+                ],
+                reply: "{index, differentials, considered, used, adjustment, average, calculated, counted, countedPositions, lowIndex, softCapApplied, hardCapApplied, maximumApplied, note}") { _, call in
+            let request = IndexFromRequest(differentials: try call.arguments.list("differentials").joined(separator: ","),
+                                           lowIndex: try call.arguments.optionalString("low-index"))
+            return try reply(call) { try Calculators.indexFrom(request) } text: { $0.text }
+        },
+        Command("course-handicap", summary: "Course Handicap (and Playing Handicap with an allowance) for an index and a tee",
+                arguments: [
+                    .string("index", help: "Handicap Index (+2.3 = plus 2.3)", required: true),
+                    .integer("slope", help: "Slope Rating", required: true),
+                    .number("rating", help: "Course Rating", required: true),
+                    .integer("par", help: "Par", required: true),
+                    .integer("holes", help: "9 (index/2 with the nine's slope, rating and par) or 18", default: 18),
+                    .string("allowance", help: "Handicap allowance in percent (95 stroke play, 85 four-ball, 100 match play)"),
+                ],
+                reply: "{holes, index, nineHoleIndex, slopeRating, courseRating, par, unroundedCourseHandicap, courseHandicap, allowance, playingHandicap}") { plugin, call in
+            let a = call.arguments
+            let request = CourseHandicapRequest(
+                index: try a.string("index"), slope: String(try a.int("slope")), rating: numberText(a["rating"]) ?? "",
+                par: String(try a.int("par")), holes: try a.optionalInt("holes").map(String.init),
+                allowance: try a.optionalString("allowance") ?? plugin.defaultAllowance)
+            return try reply(call) { try Calculators.courseHandicap(request) } text: { $0.text }
+        },
+        Command("strokes", summary: "Strokes received per hole for a Course Handicap (plus handicaps give strokes back)",
+                arguments: [
+                    .string("course-handicap", help: "Course or Playing Handicap (+2 = plus 2)", required: true),
+                    .list("stroke-indexes", help: "Stroke index of each hole played, in hole order (9 or 18)", required: true),
+                ],
+                reply: "{courseHandicap, holes, strokeIndexes, strokes, total}") { _, call in
+            let request = StrokesRequest(courseHandicap: try call.arguments.string("course-handicap"),
+                                         strokeIndexes: try call.arguments.list("stroke-indexes").joined(separator: ","))
+            return try reply(call) { try Calculators.strokes(request) } text: { $0.text }
+        },
+        Command("demo", summary: "Sample players and courses, a season of rounds, indexes with their records, a live leaderboard",
+                arguments: [.path("out", help: "Folder for the demo's output (demo.txt, demo.json)", required: true)],
+                reply: "{players, courses, finishedRounds, records, liveRound}") { plugin, call in
+            let out = try call.arguments.string("out")
+            // The demo fills the plugin's database when it is empty (so `clubhouse demo` leaves data to
+            // browse); a database that already holds data is left alone and the demo runs in memory.
+            let empty = try plugin.store.players().isEmpty && plugin.store.courses().isEmpty
+            let commands = ScorecardCommands(store: empty ? plugin.store : InMemoryScorecardStore())
+            let report: DemoReport
+            do { report = try commands.runDemo(today: today()) } catch let error as ScorecardError { throw pluginError(error) }
+            let json = JSONWriter.pretty(ScorecardJSON.value(report)) + "\n"
+            try writeFile(out + "/demo.txt", report.text + "\n")
+            try writeFile(out + "/demo.json", json)
+            var text = report.text + "\n"
+            text += empty ? "\n(the demo's players, courses and rounds are in this site's scorecard database)\n"
+                : "\n(this site's scorecard database already has data; the demo ran in memory)\n"
+            text += "written: \(out)/demo.txt, \(out)/demo.json\n"
+            return Reply(data: ScorecardJSON.value(report), text: text)
+        },
+    ]
+
+    let context: PluginContext
+    let store: SQLScorecardStore
+    /// `allowance_percent` from the site's config: the default of `course-handicap --allowance`.
+    let defaultAllowance: String?
+
+    init(context: PluginContext) throws {
+        self.context = context
+        let storage = try context.storage()
+        try storage.migrate(ScorecardSchema.migrations.map { Migration($0.version, $0.name, $0.sql) })
+        store = SQLScorecardStore(storage: storage)
+        let allowance = context.config.int("allowance_percent", default: 0)
+        guard (0...100).contains(allowance) else {
+            throw PluginError.invalidArgument("config key 'allowance_percent' must be 1–100, got \(allowance)")
+        }
+        defaultAllowance = allowance == 0 ? nil : String(allowance)
+    }
+
+    /// Runs a stateful command against the database.
+    func run<T: Encodable>(_ call: Invocation, _ body: (ScorecardCommands) throws -> T, text: (T) -> String) throws -> Reply {
+        try reply(call, { try body(ScorecardCommands(store: store)) }, text: text)
+    }
+}
+
+/// The reply for a Core result: its JSON, and its text unless only JSON is wanted.
+func reply<T: Encodable>(_ call: Invocation, _ body: () throws -> T, text: (T) -> String) throws -> Reply {
+    let result: T
+    do { result = try body() } catch let error as ScorecardError { throw pluginError(error) }
+    return Reply(data: ScorecardJSON.value(result), text: call.wantsMachineOutput ? nil : text(result) + "\n")
+}
+
+/// Domain errors as PluginKit errors: unknown things are "not found", storage trouble a failure,
+/// everything else bad input (exit code 2).
+func pluginError(_ error: ScorecardError) -> PluginError {
+    switch error {
+    case .unknownCourse, .unknownPlayer, .unknownRound: return .notFound(error.description)
+    case .storage, .roundFinished: return .failed(error.description)
+    default: return .invalidArgument(error.description)
+    }
+}
+
+/// The exact text of a number argument (its lexeme), or nil when absent.
+func numberText(_ value: JSONValue?) -> String? {
+    switch value {
+    case .number(let n)?: return n.lexeme
+    case .string(let s)?: return s
+    default: return nil
+    }
+}
+
+/// Today's date in UTC.
+func today() -> GolfDate {
+    let days = Int(time(nil)) / 86_400
+    return GolfDate(dayNumber: days)
+}
+
+func readFile(_ path: String) throws -> String {
+    try Files.readText(path, limit: 16 << 20)
+}
+
+func writeFile(_ path: String, _ text: String) throws {
+    try Files.write(path, text: text)
+}
+
+@_cdecl("clubhouse_plugin_entry")
+public func clubhousePluginEntry(_ info: UnsafePointer<clubhouse_host_info>?) -> UnsafePointer<clubhouse_plugin_descriptor>? { export(Scorecard.self, info) }

@@ -1,0 +1,78 @@
+// Timing helpers shared by the benchmark areas: monotonic clock, medians, process spawning.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum Measure {
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let s = values.sorted()
+        guard !s.isEmpty else { return .nan }
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+
+    /// Seconds for `body`, `samples` times; returns the median.
+    static func medianSeconds(samples: Int, warmup: Int = 1, _ body: () -> Void) -> Double {
+        for _ in 0..<warmup { body() }
+        var times: [Double] = []
+        for _ in 0..<samples {
+            let t0 = now()
+            body()
+            times.append(now() - t0)
+        }
+        return median(times)
+    }
+
+    /// Wall time of running a program to completion (stdout/stderr to /dev/null), median of `samples`.
+    static func spawnMedian(_ path: String, _ arguments: [String], environment: [String: String] = [:], samples: Int) -> Double {
+        var envStrings: [String] = []
+        var current = environ
+        while let entry = current.pointee {
+            envStrings.append(String(cString: entry))
+            current += 1
+        }
+        for (k, v) in environment { envStrings.append("\(k)=\(v)") }
+        let envp = envStrings.map { strdup($0) } + [nil]
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer {
+            envp.forEach { free($0) }
+            argv.forEach { free($0) }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var times: [Double] = []
+        for i in 0..<(samples + 2) {
+            var pid: pid_t = 0
+            let t0 = now()
+            var a = argv, e = envp
+            guard posix_spawn(&pid, path, &actions, nil, &a, &e) == 0 else { return .nan }
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            if i >= 2 { times.append(now() - t0) }
+        }
+        return median(times)
+    }
+
+    static func format(_ seconds: Double) -> String {
+        if seconds < 1e-6 { return "\(round(seconds * 1e11) / 100) ns" }
+        if seconds < 1e-3 { return "\(round(seconds * 1e8) / 100) µs" }
+        if seconds < 1 { return "\(round(seconds * 1e5) / 100) ms" }
+        return "\(round(seconds * 1000) / 1000) s"
+    }
+
+    static func executableDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let path = String(decoding: buffer[0..<max(0, n)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+    }
+}

@@ -1,0 +1,212 @@
+// Device broker: a plugin opens a logical device by name; the site maps the name to a transport.
+// Only plugins granted "device:NAME" may open it; with "trace": true every byte is logged in hex.
+
+import CClubhouse
+import ClubhouseABI
+import ClubhouseJSON
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public final class DeviceBroker: @unchecked Sendable {
+    let site: Site
+    let log: LogBroker
+    private let lock = Lock()
+    private var open: [ObjectIdentifier: DeviceConnection] = [:]
+
+    init(site: Site, log: LogBroker) {
+        self.site = site
+        self.log = log
+    }
+
+    /// Opens device `name` for plugin `alias` (granted or not is checked by the caller's entry).
+    func open(name: String, for entry: PluginEntry) throws(TransportError) -> DeviceConnection {
+        guard entry.isGranted(.device(name)) else {
+            throw TransportError(status: .denied,
+                                 message: "plugin '\(entry.alias)' may not open device '\(name)': the site does not grant \"device:\(name)\"; add it to the plugin's \"grants\" in plugins.json")
+        }
+        guard let device = site.devices[name] else {
+            let known = site.devices.keys.sorted()
+            throw TransportError(status: .notFound,
+                                 message: "site '\(site.name)' defines no device '\(name)'\(known.isEmpty ? "" : " (devices: \(known.joined(separator: ", ")))"); add it under \"devices\" in plugins.json")
+        }
+        let fd: Int32
+        let address: String
+        switch device.transport {
+        case .simulator(let kind):
+            let options = try DeviceBroker.simulatorOptions(device.options, name: name)
+            let log = self.log
+            let simulator = BallMachineSimulator(options: options) { line in log.debug(line) }
+            fd = try simulator.attach(name: name)
+            address = "simulator:\(kind)"
+        default:
+            fd = try Transport.open(device.transport, name: name, connectTimeoutMilliseconds: device.connectTimeoutMilliseconds)
+            address = DeviceBroker.describe(device.transport)
+        }
+        let connection = DeviceConnection(name: name, address: address, fd: fd, trace: device.trace, log: log,
+                                           owner: entry.alias, broker: self)
+        lock.withLock { open[ObjectIdentifier(connection)] = connection }
+        log.info("opened device '\(name)' (\(address)) for '\(entry.alias)'")
+        return connection
+    }
+
+    func forget(_ connection: DeviceConnection) {
+        _ = lock.withLock { open.removeValue(forKey: ObjectIdentifier(connection)) }
+    }
+
+    /// Closes every device still open (at shutdown, so a machine is never left mid-command).
+    func closeAll() {
+        let all = lock.withLock { () -> [DeviceConnection] in
+            let list = Array(open.values)
+            open.removeAll()
+            return list
+        }
+        all.forEach { $0.close() }
+    }
+
+    static func describe(_ transport: DeviceEntry.Transport) -> String {
+        switch transport {
+        case .serial(let port, let baud, let parity, let dataBits, let stopBits):
+            return "serial:\(port) \(baud) \(dataBits)\(parity.rawValue.prefix(1).uppercased())\(stopBits)"
+        case .tcp(let host, let port): return DeviceAddress.tcp(host: host, port: port).description
+        case .unix(let path): return "unix:\(path)"
+        case .simulator(let kind): return "simulator:\(kind)"
+        }
+    }
+
+    static func simulatorOptions(_ options: JSONObject, name: String) throws(TransportError) -> BallMachineSimulatorOptions {
+        var result = BallMachineSimulatorOptions()
+        if let c = options["checksum"] {
+            guard let s = c.stringValue, let v = BallMachineSimulatorOptions.Checksum(rawValue: s) else {
+                throw TransportError(status: .invalidArgument, message: "device '\(name)': simulator option checksum must be \"xor\" or \"modbus\"")
+            }
+            result.checksum = v
+        }
+        if let r = options["reject_rate"] {
+            guard let d = r.doubleValue, (0...1).contains(d) else {
+                throw TransportError(status: .invalidArgument, message: "device '\(name)': simulator option reject_rate must be between 0 and 1")
+            }
+            result.rejectRate = d
+        }
+        if let l = options["latency_ms"] {
+            guard let i = l.intValue, (0...10_000).contains(i) else {
+                throw TransportError(status: .invalidArgument, message: "device '\(name)': simulator option latency_ms must be 0-10000")
+            }
+            result.latencyMilliseconds = i
+        }
+        return result
+    }
+
+    // MARK: the C table
+
+    static func connection(_ device: OpaquePointer?) -> DeviceConnection? {
+        guard let device else { return nil }
+        return Unmanaged<DeviceConnection>.fromOpaque(UnsafeRawPointer(device)).takeUnretainedValue()
+    }
+
+    static func makeServiceTable() -> clubhouse_device_service {
+        clubhouse_device_service(
+            struct_size: UInt32(MemoryLayout<clubhouse_device_service>.size),
+            open: { host, name, out, reply in
+                guard let instance = PluginInstance.from(host), let name, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                do {
+                    let connection = try instance.runtime.devices.open(name: String(cString: name), for: instance.entry)
+                    out.pointee = OpaquePointer(Unmanaged.passRetained(connection).toOpaque())
+                    return Int32(CLUBHOUSE_OK)
+                } catch let error as TransportError {
+                    reply?.write(error.message)
+                    return error.status.rawValue
+                } catch {
+                    reply?.write("\(error)")
+                    return Int32(CLUBHOUSE_IO)
+                }
+            },
+            write: { device, bytes, length in
+                guard let c = DeviceBroker.connection(device) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return c.write(UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : length))
+            },
+            read: { device, buffer, capacity, length, timeout in
+                guard let c = DeviceBroker.connection(device), let buffer, let length else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return c.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity), length: length, timeout: timeout)
+            },
+            last_error: { device in
+                DeviceBroker.connection(device)?.lastErrorPointer
+            },
+            close: { device in
+                guard let device else { return }
+                let c = Unmanaged<DeviceConnection>.fromOpaque(UnsafeRawPointer(device))
+                c.takeUnretainedValue().close()
+                c.release()
+            })
+    }
+}
+
+/// An open device: a non-blocking descriptor with timeouts, tracing and a last-error message.
+final class DeviceConnection: @unchecked Sendable {
+    let name: String
+    let address: String
+    private var fd: Int32
+    let trace: Bool
+    let log: LogBroker
+    let owner: String
+    weak var broker: DeviceBroker?
+    private var lastErrorStorage: [CChar] = [0]
+    private let lock = Lock()
+
+    init(name: String, address: String, fd: Int32, trace: Bool, log: LogBroker, owner: String, broker: DeviceBroker) {
+        self.name = name
+        self.address = address
+        self.fd = fd
+        self.trace = trace
+        self.log = log
+        self.owner = owner
+        self.broker = broker
+    }
+
+    deinit { close() }
+
+    var lastErrorPointer: UnsafePointer<CChar> {
+        lastErrorStorage.withUnsafeBufferPointer { UnsafePointer($0.baseAddress!) }
+    }
+
+    private func fail(_ status: Status, _ message: String) -> Int32 {
+        lastErrorStorage = Array("\(name) (\(address)): \(message)".utf8CString)
+        return status.rawValue
+    }
+
+    private func traceBytes(_ direction: String, _ bytes: UnsafeRawBufferPointer) {
+        guard trace, log.isEnabled(Int32(CLUBHOUSE_LOG_TRACE)) else { return }
+        log.write(level: Int32(CLUBHOUSE_LOG_TRACE), source: owner, message: "\(name) \(direction) \(hexString(Array(bytes)))")
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) -> Int32 {
+        lock.withLock {
+            guard fd >= 0 else { return fail(.io, "the device is closed") }
+            traceBytes(">", bytes)
+            if let error = Transport.writeAll(fd, bytes) { return fail(.io, error) }
+            return Int32(CLUBHOUSE_OK)
+        }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, length: UnsafeMutablePointer<Int>, timeout: Int32) -> Int32 {
+        lock.withLock {
+            length.pointee = 0
+            guard fd >= 0 else { return fail(.io, "the device is closed") }
+            let (n, error) = Transport.read(fd, into: buffer, timeoutMilliseconds: max(0, timeout))
+            if let error { return fail(.io, error) }
+            if n == 0 { return fail(.timeout, "no reply within \(timeout) ms") }
+            length.pointee = n
+            traceBytes("<", UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            return Int32(CLUBHOUSE_OK)
+        }
+    }
+
+    func close() {
+        lock.withLock {
+            guard fd >= 0 else { return }
+            Glibc.close(fd)
+            fd = -1
+        }
+        broker?.forget(self)
+    }
+}

@@ -1,0 +1,122 @@
+import ClubhouseABI
+// The options every clubhouse command understands, from flags and the environment:
+// --site, --config, --data-dir, --json, --quiet, --verbose, --version, --help, --strict, --no-color;
+// CLUBHOUSE_CONFIG, CLUBHOUSE_DATA_DIR, CLUBHOUSE_SITE, NO_COLOR.
+
+public struct GlobalOptions: Sendable {
+    public var site: String?
+    public var configPath: String?
+    public var dataDirectory: String?
+    public var json = false
+    public var quiet = false
+    public var verbosity = 0
+    public var version = false
+    public var help = false
+    public var strict = false
+    public var color = true
+    /// The words that are not global options, in order.
+    public var words: [String] = []
+
+    public init() {}
+
+    /// Splits global options out of the arguments (anywhere before a "--").
+    public static func parse(_ arguments: [String], environment: (String) -> String? = FileSystem.environment) throws(UsageError)
+        -> GlobalOptions
+    {
+        var o = GlobalOptions()
+        var i = 0
+        var passthrough = false
+        func value(_ name: String, _ inline: String?) throws(UsageError) -> String {
+            if let inline { return inline }
+            guard i < arguments.count else { throw UsageError("option \(name) needs a value") }
+            defer { i += 1 }
+            return arguments[i]
+        }
+        while i < arguments.count {
+            let word = arguments[i]
+            i += 1
+            if passthrough { o.words.append(word); continue }
+            if word == "--" { passthrough = true; o.words.append(word); continue }
+            var name = word
+            var inline: String?
+            if word.hasPrefix("--"), let eq = word.firstIndex(of: "=") {
+                name = String(word[..<eq])
+                inline = String(word[word.index(after: eq)...])
+            }
+            switch name {
+            case "--site": o.site = try value(name, inline)
+            case "--config": o.configPath = try value(name, inline)
+            case "--data-dir": o.dataDirectory = try value(name, inline)
+            case "--json": o.json = true
+            case "--quiet", "-q": o.quiet = true
+            case "--verbose", "-v": o.verbosity += 1
+            case "-vv": o.verbosity += 2
+            case "-vvv": o.verbosity += 3
+            case "--version": o.version = true
+            case "--help", "-h": o.help = true
+            case "--strict": o.strict = true
+            case "--no-color": o.color = false
+            default: o.words.append(word)
+            }
+        }
+        if o.site == nil { o.site = environment("CLUBHOUSE_SITE") }
+        if o.configPath == nil { o.configPath = environment("CLUBHOUSE_CONFIG") }
+        if o.dataDirectory == nil { o.dataDirectory = environment("CLUBHOUSE_DATA_DIR") }
+        if environment("NO_COLOR") != nil { o.color = false }
+        return o
+    }
+
+    /// The configuration: --config / CLUBHOUSE_CONFIG, else the copy compiled into the binary.
+    public func loadConfiguration() throws(CLIError) -> SiteConfiguration {
+        if let path = configPath {
+            let absolute = FileSystem.absolute(path)
+            let bytes: [UInt8]
+            do {
+                bytes = try FileSystem.read(absolute)
+            } catch {
+                throw CLIError(status: .error, message: "\(path): cannot read the configuration (\(error.reason)); check --config / CLUBHOUSE_CONFIG")
+            }
+            do {
+                return try ConfigurationParser.parse(String(decoding: bytes, as: UTF8.self), source: path,
+                                                     baseDirectory: FileSystem.directoryName(absolute))
+            } catch {
+                throw CLIError(status: .error, message: GlobalOptions.summarize(error))
+            }
+        }
+        do {
+            return try ConfigurationParser.parse(EmbeddedDefaults.pluginsJSON, source: "<embedded plugins.json>", baseDirectory: nil)
+        } catch {
+            throw CLIError(status: .error, message: GlobalOptions.summarize(error))
+        }
+    }
+
+    static func summarize(_ thrown: ConfigurationErrors) -> String {
+        let errors = thrown.errors
+        guard let first = errors.first else { return "invalid configuration" }
+        return errors.count == 1 ? first.description
+            : "\(first.description) (and \(errors.count - 1) more problem(s); run: clubhouse config validate)"
+    }
+
+    /// Where databases live: --data-dir / CLUBHOUSE_DATA_DIR, the file's "data_dir", or XDG's data home.
+    public func resolveDataDirectory(_ configuration: SiteConfiguration) -> String {
+        if let d = dataDirectory { return FileSystem.absolute(d) }
+        if let d = configuration.dataDirectory { return FileSystem.absolute(d, relativeTo: configuration.baseDirectory) }
+        if let xdg = FileSystem.environment("XDG_DATA_HOME") { return FileSystem.absolute(xdg) + "/clubhouse" }
+        if let home = FileSystem.environment("HOME") { return home + "/.local/share/clubhouse" }
+        return FileSystem.currentDirectory() + "/.clubhouse-data"
+    }
+}
+
+/// A failure the CLI reports as one line with an exit code.
+public struct CLIError: Error, Sendable, CustomStringConvertible {
+    public var status: Status
+    public var message: String
+    /// The command already printed its own JSON report; --json must not print a second document.
+    public var reported = false
+    public var description: String { message }
+
+    public init(status: Status, message: String) {
+        self.status = status
+        self.message = message
+    }
+}

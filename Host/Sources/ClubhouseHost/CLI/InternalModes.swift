@@ -1,0 +1,71 @@
+// Modes the host runs in its own child processes: probing a plugin file, validating one, and
+// running background work a reply asked for.
+
+import ClubhouseJSON
+import Dispatch
+
+enum InternalModes {
+    static func run(_ mode: String, _ arguments: [String]) -> Int32 {
+        switch mode {
+        case "__probe":
+            // Print a plugin file's id and version (used by discovery for files outside the build).
+            guard arguments.count == 1 else { return 2 }
+            do {
+                let library = try PluginLoader.open(path: arguments[0])
+                StandardStreams.writeOutput(JSONWriter.compact(["id": .string(library.info.id),
+                                                                "version": .string(library.info.version)]) + "\n")
+                return 0
+            } catch {
+                StandardStreams.writeError("\(error)\n")
+                return 1
+            }
+        case "__validate":
+            guard arguments.count == 1 else { return 2 }
+            return PluginValidator.runChecks(path: arguments[0])
+        case "__run":
+            return runBackground(arguments)
+        case "__runner":
+            guard arguments.count == 1 else { return 2 }
+            return RunnerProcess.run(path: arguments[0])
+        default:
+            StandardStreams.writeError("clubhouse: unknown internal mode \(mode)\n")
+            return 2
+        }
+    }
+
+    /// `__run [global options] ALIAS COMMAND ARGUMENTS-JSON`: runs a command a reply deferred.
+    static func runBackground(_ arguments: [String]) -> Int32 {
+        do {
+            let options = try GlobalOptions.parse(arguments)
+            guard options.words.count == 3 else { return 2 }
+            let (alias, command, json) = (options.words[0], options.words[1], options.words[2])
+            let session = try Session(options: options)
+            guard case .success(let plugin) = session.runtime.resolve(alias), let spec = plugin.catalogue.command(named: command) else {
+                StandardStreams.writeError("background: \(alias) has no command \(command)\n")
+                return 1
+            }
+            let given = try JSONParser.parse(json).objectValue ?? JSONObject()
+            let validated = try ArgumentParser.validate(given, for: spec, plugin: alias)
+            let outcome = session.runtime.call(alias: alias, command: command, arguments: validated, flags: 0)
+            let line = outcome.status == .ok ? "background \(alias) \(command): ok" : "background \(alias) \(command): \(outcome.message)"
+            StandardStreams.writeError(line + "\n")
+            return outcome.status.exitCode
+        } catch {
+            StandardStreams.writeError("background: \(error)\n")
+            return 1
+        }
+    }
+}
+
+/// A signal turned into a callback on a Dispatch queue.
+final class DispatchSourceSignalHolder: @unchecked Sendable {
+    private let source: DispatchSourceSignal
+
+    init(_ signal: Int32, _ handler: @escaping @Sendable () -> Void) {
+        source = DispatchSource.makeSignalSource(signal: signal, queue: DispatchQueue.global())
+        source.setEventHandler(handler: handler)
+        source.resume()
+    }
+
+    func cancel() { source.cancel() }
+}

@@ -1,0 +1,365 @@
+// `clubhouse serve`: JSON-RPC 2.0 for front ends, one JSON object per line, over stdio (default)
+// or a Unix socket (`--socket PATH`, mode 0600, any number of clients).
+//
+// Methods:
+//   clubhouse.plugins                          → [{plugin, id, version, summary, isolated}]
+//   clubhouse.commands {plugin}                → the plugin's command catalogue
+//   clubhouse.call {plugin, command, arguments, progress?}
+//                                              → the command's data; with progress: true the
+//                                                server sends clubhouse.progress notifications
+//                                                {id, label, done, total} while it runs
+//   clubhouse.cancel {id}                      → asks the call with that request id to stop
+//   clubhouse.version                          → {version, abi, build}
+//
+// Requests run concurrently on worker threads; the host serializes calls into a plugin that is
+// not thread-safe. Malformed input gets a JSON-RPC error and the server keeps serving.
+
+import CClubhouse
+import ClubhouseABI
+import ClubhouseJSON
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One client connection: where responses and notifications go.
+final class RPCConnection: @unchecked Sendable {
+    let output: Int32
+    private let lock = Lock()
+    private var broken = false
+
+    init(output: Int32) { self.output = output }
+
+    func send(_ value: JSONValue) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128)
+        JSONWriter.appendCompact(value, to: &bytes)
+        bytes.append(0x0A)
+        lock.withLock {
+            guard !broken else { return }
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes.withUnsafeBytes { Glibc.send(output, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+                if n < 0 && errno == ENOTSOCK {
+                    let w = bytes.withUnsafeBytes { write(output, $0.baseAddress! + offset, bytes.count - offset) }
+                    if w > 0 { offset += w; continue }
+                    if w < 0 && errno == EINTR { continue }
+                    broken = true
+                    return
+                }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    broken = true
+                    return
+                }
+                offset += n
+            }
+        }
+    }
+}
+
+/// Progress of one JSON-RPC call, sent as notifications (at most 10 a second).
+final class RPCProgress: ProgressSink, @unchecked Sendable {
+    let connection: RPCConnection
+    let id: JSONValue
+    private let lock = Lock()
+    private var label = ""
+    private var total: UInt64 = 0
+    private var last: Int64 = 0
+
+    init(connection: RPCConnection, id: JSONValue) {
+        self.connection = connection
+        self.id = id
+    }
+
+    private func notify(_ done: UInt64, final: Bool = false) {
+        var params: JSONObject = ["id": id, "label": .string(label), "done": .number(JSONNumber(lexeme: String(done), isInteger: true))]
+        if total > 0 { params["total"] = .number(JSONNumber(lexeme: String(total), isInteger: true)) }
+        if final { params["finished"] = true }
+        connection.send(["jsonrpc": "2.0", "method": "clubhouse.progress", "params": .object(params)])
+    }
+
+    func begin(label: String, total: UInt64) {
+        lock.withLock {
+            self.label = label
+            self.total = total
+            last = Subprocess.monotonicMilliseconds()
+        }
+        notify(0)
+    }
+
+    func update(done: UInt64) {
+        let due = lock.withLock { () -> Bool in
+            let now = Subprocess.monotonicMilliseconds()
+            guard now - last >= 100 else { return false }
+            last = now
+            return true
+        }
+        if due { notify(done) }
+    }
+
+    func end() {
+        let wasActive = lock.withLock { () -> Bool in
+            defer { label = "" }
+            return !label.isEmpty
+        }
+        if wasActive { notify(total, final: true) }
+    }
+}
+
+final class JSONRPCServer: @unchecked Sendable {
+    let session: Session
+    private let lock = Lock()
+    private var active: [String: CallContext] = [:]
+    private let group = DispatchGroup()
+
+    init(session: Session) { self.session = session }
+
+    static func run(_ words: [String], session: Session) throws(CLIError) -> Int32 {
+        var socketPath: String?
+        var i = 0
+        while i < words.count {
+            if words[i] == "--socket", i + 1 < words.count { socketPath = words[i + 1]; i += 2; continue }
+            if words[i].hasPrefix("--socket=") { socketPath = String(words[i].dropFirst(9)); i += 1; continue }
+            throw CLIError(status: .invalidArgument, message: "usage: clubhouse serve [--socket PATH]")
+        }
+        let server = JSONRPCServer(session: session)
+        signal(SIGPIPE, SIG_IGN)
+        if let socketPath {
+            try server.serveSocket(FileSystem.absolute(socketPath))
+        } else {
+            server.serveStream(input: 0, connection: RPCConnection(output: 1))
+            server.group.wait()
+        }
+        return 0
+    }
+
+    // MARK: transports
+
+    /// Reads requests line by line until end of input; each runs on a worker thread.
+    func serveStream(input: Int32, connection: RPCConnection) {
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, 65536) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            pending.append(contentsOf: buffer[0..<n])
+            var start = 0
+            while let newline = pending[start...].firstIndex(of: 0x0A) {
+                let line = Array(pending[start..<newline])
+                start = newline + 1
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
+                dispatch(line, connection: connection)
+            }
+            pending.removeSubrange(0..<start)
+            if pending.count > 16 << 20 {
+                connection.send(JSONRPCServer.error(.null, -32600, "request line longer than 16 MB; dropped"))
+                pending.removeAll()
+            }
+        }
+    }
+
+    func serveSocket(_ path: String) throws(CLIError) {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw CLIError(status: .io, message: "serve: socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        guard Transport.fillUnixAddress(&address, path) else {
+            throw CLIError(status: .invalidArgument, message: "serve: socket path too long: \(path)")
+        }
+        if FileSystem.exists(path) {
+            // A stale socket from a previous run is replaced; anything else is left alone.
+            var st = stat()
+            if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK { unlink(path) } else {
+                throw CLIError(status: .error, message: "serve: \(path) exists and is not a socket; choose another --socket path")
+            }
+        }
+        let oldMask = umask(0o177)
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        umask(oldMask)
+        guard rc == 0, listen(fd, 64) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw CLIError(status: .io, message: "serve: cannot listen on \(path): \(reason)")
+        }
+        chmod(path, 0o600)
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        let stop = StopFlag()
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let sources = [SIGINT, SIGTERM].map { DispatchSourceSignalHolder($0) { stop.set() } }
+        defer { sources.forEach { $0.cancel() } }
+        session.log.info("serving JSON-RPC on unix:\(path)")
+        StandardStreams.writeError("clubhouse: serving JSON-RPC 2.0 on unix:\(path) (Ctrl-C stops)\n")
+        while !stop.isSet {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 200) > 0 else { continue }
+            let client = accept(fd, nil, nil)
+            guard client >= 0 else { continue }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            Thread.detach { [self] in
+                serveStream(input: client, connection: RPCConnection(output: client))
+                close(client)
+            }
+        }
+        group.wait()
+    }
+
+    // MARK: requests
+
+    static func error(_ id: JSONValue, _ code: Int, _ message: String, data: JSONValue? = nil) -> JSONValue {
+        var e: JSONObject = ["code": .int(code), "message": .string(message)]
+        if let data { e["data"] = data }
+        return ["jsonrpc": "2.0", "id": id, "error": .object(e)]
+    }
+
+    struct Failure: Error {
+        var code: Int
+        var message: String
+        var data: JSONValue?
+        init(_ code: Int, _ message: String, _ data: JSONValue? = nil) {
+            self.code = code
+            self.message = message
+            self.data = data
+        }
+    }
+
+    /// Parses one line and runs it on a worker thread (replies go to the connection).
+    func dispatch(_ line: [UInt8], connection: RPCConnection) {
+        let request: JSONValue
+        do {
+            request = try JSONParser.parse(bytes: line)
+        } catch {
+            connection.send(JSONRPCServer.error(.null, -32700, "parse error: \(error)"))
+            return
+        }
+        if let batch = request.arrayValue {
+            // Batches run in order on one worker; their responses go out one per line.
+            if batch.isEmpty {
+                connection.send(JSONRPCServer.error(.null, -32600, "invalid request: empty batch"))
+                return
+            }
+            group.enter()
+            DispatchQueue.global().async { [self] in
+                for r in batch { if let reply = handle(r, connection: connection) { connection.send(reply) } }
+                group.leave()
+            }
+            return
+        }
+        group.enter()
+        DispatchQueue.global().async { [self] in
+            if let reply = handle(request, connection: connection) { connection.send(reply) }
+            group.leave()
+        }
+    }
+
+    func handle(_ request: JSONValue, connection: RPCConnection) -> JSONValue? {
+        guard let o = request.objectValue, o["jsonrpc"]?.stringValue == "2.0", let method = o["method"]?.stringValue else {
+            return JSONRPCServer.error(request["id"] ?? .null, -32600, "invalid request: need {\"jsonrpc\":\"2.0\",\"method\":…}")
+        }
+        let id = o["id"]
+        if let id, id.stringValue == nil, id.numberValue == nil, !id.isNull {
+            return JSONRPCServer.error(.null, -32600, "invalid request: id must be a string, a number or null")
+        }
+        if let p = o["params"], p.objectValue == nil {
+            return JSONRPCServer.error(id ?? .null, -32602, "invalid params: params must be an object")
+        }
+        let params = o["params"]?.objectValue ?? JSONObject()
+        do {
+            let result = try perform(method, params, id: id, connection: connection)
+            guard let id else { return nil }
+            return ["jsonrpc": "2.0", "id": id, "result": result]
+        } catch {
+            guard let id else { return nil }
+            return JSONRPCServer.error(id, error.code, error.message, data: error.data)
+        }
+    }
+
+    func perform(_ method: String, _ params: JSONObject, id: JSONValue?, connection: RPCConnection) throws(Failure) -> JSONValue {
+        let runtime = session.runtime
+        switch method {
+        case "clubhouse.version":
+            return ["version": .string(ClubhouseVersion.string), "abi": .string(BuildFingerprint.abi), "build": .string(BuildFingerprint.swift)]
+        case "clubhouse.plugins":
+            var list: [JSONValue] = []
+            for entry in session.site.plugins where entry.enabled {
+                switch runtime.resolve(entry.alias) {
+                case .success(let p):
+                    list.append(["plugin": .string(entry.alias), "id": .string(p.info.id), "version": .string(p.info.version),
+                                 "summary": .string(p.info.summary), "isolated": .bool(p.isolated)])
+                case .failure(let e):
+                    list.append(["plugin": .string(entry.alias), "error": .string(e.message)])
+                }
+            }
+            return .array(list)
+        case "clubhouse.commands":
+            guard let alias = params["plugin"]?.stringValue else { throw Failure(-32602, "invalid params: plugin (a string) is required") }
+            switch runtime.resolve(alias) {
+            case .success(let p):
+                return .array(p.catalogue.commands.map { c -> JSONValue in
+                    let arguments: [JSONValue] = c.arguments.map { a -> JSONValue in
+                        var arg: JSONObject = ["name": .string(a.name), "type": .string(a.kind.rawValue), "required": .bool(a.required)]
+                        if let d = a.defaultValue { arg["default"] = d }
+                        if !a.choices.isEmpty { arg["choices"] = .array(a.choices.map { .string($0) }) }
+                        if !a.help.isEmpty { arg["help"] = .string(a.help) }
+                        return .object(arg)
+                    }
+                    return ["name": .string(c.name), "summary": .string(c.summary), "long_running": .bool(c.longRunning),
+                            "arguments": .array(arguments)]
+                })
+            case .failure(let e): throw Failure(-32001, e.message)
+            }
+        case "clubhouse.cancel":
+            guard let target = params["id"] else { throw Failure(-32602, "invalid params: id of the call to cancel is required") }
+            let key = JSONWriter.compact(target)
+            guard let context = lock.withLock({ active[key] }) else {
+                throw Failure(-32002, "no running call with id \(key)")
+            }
+            context.cancel()
+            return ["cancelled": true]
+        case "clubhouse.call":
+            guard let alias = params["plugin"]?.stringValue, let command = params["command"]?.stringValue else {
+                throw Failure(-32602, "invalid params: plugin and command (strings) are required")
+            }
+            let plugin: ResolvedPlugin
+            switch runtime.resolve(alias) {
+            case .success(let p): plugin = p
+            case .failure(let e): throw Failure(-32001, e.message)
+            }
+            guard let spec = plugin.catalogue.command(named: command) else {
+                throw Failure(-32601, "plugin '\(alias)' has no command '\(command)'")
+            }
+            if let given = params["arguments"], given.objectValue == nil {
+                throw Failure(-32602, "invalid params: arguments must be an object")
+            }
+            let arguments: JSONObject
+            do {
+                arguments = try ArgumentParser.validate(params["arguments"]?.objectValue ?? JSONObject(), for: spec, plugin: alias)
+            } catch {
+                throw Failure(-32602, error.message)
+            }
+            for (name, value) in arguments where value.stringValue == "-" {
+                if spec.arguments.first(where: { $0.name == name })?.kind == .path {
+                    throw Failure(-32602, "argument '\(name)': standard input is the JSON-RPC channel under serve; pass a file path")
+                }
+            }
+            let wantsProgress = params["progress"]?.boolValue ?? false
+            let progress: any ProgressSink = wantsProgress && id != nil ? RPCProgress(connection: connection, id: id ?? .null)
+                : SilentProgress()
+            let context = CallContext(flags: UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT), progress: progress, chain: [alias])
+            let key = id.map(JSONWriter.compact)
+            if let key { lock.withLock { active[key] = context } }
+            defer { if let key { lock.withLock { active[key] = nil } } }
+            let outcome = runtime.call(alias: alias, command: command, arguments: arguments, context: context)
+            if outcome.status == .ok { return outcome.data }
+            throw Failure(outcome.status == .invalidArgument ? -32602 : -32000, outcome.message, ["status": .string(outcome.status.name)])
+        default:
+            throw Failure(-32601, "method not found: \(method)")
+        }
+    }
+}

@@ -1,0 +1,356 @@
+// Reads plugins.json into a SiteConfiguration, reporting every problem with file:line:column:
+// malformed JSON, unknown keys (with a suggestion), wrong types, unknown grants, bad versions.
+
+import ClubhouseJSON
+
+public enum ConfigurationParser {
+    static let topKeys = ["$schema", "version", "default_site", "plugin_dirs", "data_dir", "sites"]
+    static let siteKeys = ["description", "plugins", "devices"]
+    static let pluginKeys = ["id", "enabled", "path", "version", "config", "grants", "isolation", "timeout_ms", "description"]
+    static let deviceKeys = ["transport", "baud", "parity", "data_bits", "stop_bits", "trace", "connect_timeout_ms", "options",
+                             "description"]
+
+    /// Parses `text`. Throws every problem found (at least one), in file order.
+    public static func parse(_ text: String, source: String, baseDirectory: String?) throws(ConfigurationErrors)
+        -> SiteConfiguration
+    {
+        let document: JSONDocument
+        do {
+            document = try JSONParser.parseDocument(text)
+        } catch {
+            throw ConfigurationErrors(errors: [ConfigurationError(file: source, location: error.location, message: error.message)])
+        }
+        var reader = Reader(document: document, source: source)
+        let configuration = reader.readConfiguration(baseDirectory: baseDirectory)
+        if !reader.errors.isEmpty {
+            throw ConfigurationErrors(errors: reader.errors.sorted { ($0.location?.offset ?? 0) < ($1.location?.offset ?? 0) })
+        }
+        return configuration
+    }
+}
+
+private struct Reader {
+    let document: JSONDocument
+    let source: String
+    var errors: [ConfigurationError] = []
+
+    init(document: JSONDocument, source: String) {
+        self.document = document
+        self.source = source
+    }
+
+    mutating func error(_ pointer: String, _ message: String) {
+        errors.append(ConfigurationError(file: source, location: document.location(of: pointer), message: message))
+    }
+
+    mutating func keyError(_ pointer: String, _ message: String) {
+        errors.append(ConfigurationError(file: source, location: document.keyLocation(of: pointer), message: message))
+    }
+
+    func pointer(_ parent: String, _ key: String) -> String { parent + "/" + JSONDocument.escapePointerToken(key) }
+
+    mutating func checkKeys(_ object: JSONObject, at path: String, known: [String], what: String) {
+        for key in object.keys where !known.contains(key) {
+            var message = "unknown key '\(key)' in \(what)"
+            if let suggestion = closest(key, among: known) { message += "; did you mean '\(suggestion)'?" }
+            else { message += " (known keys: \(known.joined(separator: ", ")))" }
+            keyError(pointer(path, key), message)
+        }
+    }
+
+    mutating func object(_ value: JSONValue?, at path: String, what: String) -> JSONObject? {
+        guard let value else { return nil }
+        guard let o = value.objectValue else {
+            error(path, "\(what) must be an object, not \(value.kindName)")
+            return nil
+        }
+        return o
+    }
+
+    mutating func string(_ value: JSONValue?, at path: String, what: String) -> String? {
+        guard let value else { return nil }
+        guard let s = value.stringValue else {
+            error(path, "\(what) must be a string, not \(value.kindName)")
+            return nil
+        }
+        return s
+    }
+
+    mutating func bool(_ value: JSONValue?, at path: String, what: String) -> Bool? {
+        guard let value else { return nil }
+        guard let b = value.boolValue else {
+            error(path, "\(what) must be true or false, not \(value.kindName)")
+            return nil
+        }
+        return b
+    }
+
+    mutating func int(_ value: JSONValue?, at path: String, what: String, range: ClosedRange<Int>) -> Int? {
+        guard let value else { return nil }
+        guard let n = value.numberValue, n.isInteger, let i = n.int else {
+            error(path, "\(what) must be an integer, not \(value.kindName)")
+            return nil
+        }
+        guard range.contains(i) else {
+            error(path, "\(what) must be between \(range.lowerBound) and \(range.upperBound), not \(i)")
+            return nil
+        }
+        return i
+    }
+
+    mutating func stringArray(_ value: JSONValue?, at path: String, what: String) -> [String]? {
+        guard let value else { return nil }
+        guard let a = value.arrayValue else {
+            error(path, "\(what) must be an array of strings, not \(value.kindName)")
+            return nil
+        }
+        var out: [String] = []
+        for (i, element) in a.enumerated() {
+            if let s = string(element, at: path + "/\(i)", what: "each entry of \(what)") { out.append(s) }
+        }
+        return out
+    }
+
+    mutating func readConfiguration(baseDirectory: String?) -> SiteConfiguration {
+        var configuration = SiteConfiguration(source: source, baseDirectory: baseDirectory, defaultSite: "default",
+                                              pluginDirectories: [], dataDirectory: nil, sites: [:], siteOrder: [])
+        guard let root = object(document.value, at: "", what: "the configuration") else { return configuration }
+        checkKeys(root, at: "", known: ConfigurationParser.topKeys, what: "the configuration")
+        if let v = root["version"], int(v, at: "/version", what: "\"version\"", range: 1...1) == nil { _ = v }
+        if let dirs = stringArray(root["plugin_dirs"], at: "/plugin_dirs", what: "\"plugin_dirs\"") {
+            configuration.pluginDirectories = dirs
+        }
+        configuration.dataDirectory = string(root["data_dir"], at: "/data_dir", what: "\"data_dir\"")
+        guard let sites = object(root["sites"], at: "/sites", what: "\"sites\"") else {
+            if root["sites"] == nil { error("", "the configuration has no \"sites\" object; add {\"sites\": {\"default\": {\"plugins\": {}}}}") }
+            return configuration
+        }
+        if sites.isEmpty { error("/sites", "\"sites\" is empty; define at least one site") }
+        for (name, value) in sites {
+            let path = pointer("/sites", name)
+            guard let siteObject = object(value, at: path, what: "site '\(name)'") else { continue }
+            configuration.sites[name] = readSite(name: name, siteObject, at: path)
+            configuration.siteOrder.append(name)
+        }
+        if let d = string(root["default_site"], at: "/default_site", what: "\"default_site\"") {
+            configuration.defaultSite = d
+            if configuration.sites[d] == nil && !sites.isEmpty {
+                error("/default_site", "default_site '\(d)' is not one of the sites (\(configuration.siteOrder.joined(separator: ", ")))")
+            }
+        } else if configuration.sites["default"] == nil, let first = configuration.siteOrder.first {
+            configuration.defaultSite = first
+        }
+        return configuration
+    }
+
+    mutating func readSite(name: String, _ site: JSONObject, at path: String) -> Site {
+        checkKeys(site, at: path, known: ConfigurationParser.siteKeys, what: "site '\(name)'")
+        var result = Site(name: name, description: string(site["description"], at: pointer(path, "description"),
+                                                          what: "\"description\"") ?? "",
+                          plugins: [], devices: [:])
+        if let devices = object(site["devices"], at: pointer(path, "devices"), what: "\"devices\"") {
+            for (deviceName, value) in devices {
+                let p = pointer(pointer(path, "devices"), deviceName)
+                guard let d = object(value, at: p, what: "device '\(deviceName)'") else { continue }
+                if let device = readDevice(name: deviceName, d, at: p) { result.devices[deviceName] = device }
+            }
+        }
+        if let plugins = object(site["plugins"], at: pointer(path, "plugins"), what: "\"plugins\"") {
+            for (alias, value) in plugins {
+                let p = pointer(pointer(path, "plugins"), alias)
+                if !isValidAlias(alias) {
+                    keyError(p, "plugin name '\(alias)' must be lowercase letters, digits and '-' (it is typed on the command line)")
+                    continue
+                }
+                guard let entry = object(value, at: p, what: "plugin '\(alias)'") else { continue }
+                if let plugin = readPlugin(alias: alias, site: name, entry, at: p, devices: result.devices) {
+                    result.plugins.append(plugin)
+                }
+            }
+        } else if site["plugins"] == nil {
+            error(path, "site '\(name)' has no \"plugins\" object")
+        }
+        return result
+    }
+
+    func isValidAlias(_ alias: String) -> Bool {
+        guard let first = alias.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
+        return alias.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+    }
+
+    mutating func readPlugin(alias: String, site: String, _ o: JSONObject, at path: String,
+                             devices: [String: DeviceEntry]) -> PluginEntry? {
+        checkKeys(o, at: path, known: ConfigurationParser.pluginKeys, what: "plugin '\(alias)' of site '\(site)'")
+        let id = string(o["id"], at: pointer(path, "id"), what: "\"id\"")
+        let pluginPath = string(o["path"], at: pointer(path, "path"), what: "\"path\"")
+        if id == nil && pluginPath == nil && o["id"] == nil && o["path"] == nil {
+            error(path, "plugin '\(alias)' needs an \"id\" (found in the plugin directories) or a \"path\" to its .so file")
+        }
+        var requirement: VersionRequirement?
+        if let text = string(o["version"], at: pointer(path, "version"), what: "\"version\"") {
+            requirement = VersionRequirement(text)
+            if requirement == nil {
+                error(pointer(path, "version"),
+                      "version requirement '\(text)' is not valid; write eg: \">=1.0.0\", \"^1.2\", \">=1.0.0 <2.0.0\"")
+            }
+        }
+        var grants: [Grant] = []
+        if let texts = stringArray(o["grants"], at: pointer(path, "grants"), what: "\"grants\"") {
+            for (i, text) in texts.enumerated() {
+                guard let grant = Grant(text) else {
+                    error(pointer(path, "grants") + "/\(i)",
+                          "unknown grant '\(text)'; grants are \"storage\", \"device:NAME\" and \"invoke:PLUGIN\" (or \"invoke:*\")")
+                    continue
+                }
+                if case .device(let d) = grant, devices[d] == nil {
+                    error(pointer(path, "grants") + "/\(i)",
+                          "grant '\(text)' names a device this site does not define (devices: \(devices.keys.sorted().joined(separator: ", ")))")
+                }
+                grants.append(grant)
+            }
+        }
+        var isolation = Isolation.auto
+        if let text = string(o["isolation"], at: pointer(path, "isolation"), what: "\"isolation\"") {
+            if let i = Isolation(rawValue: text) { isolation = i } else {
+                error(pointer(path, "isolation"), "isolation '\(text)' must be \"auto\", \"in-process\" or \"process\"")
+            }
+        }
+        let config = o["config"] ?? .object(JSONObject())
+        if config.objectValue == nil { error(pointer(path, "config"), "\"config\" must be an object, not \(config.kindName)") }
+        return PluginEntry(
+            alias: alias, id: id,
+            enabled: bool(o["enabled"], at: pointer(path, "enabled"), what: "\"enabled\"") ?? true,
+            path: pluginPath, versionRequirement: requirement, config: config, grants: grants, isolation: isolation,
+            timeoutMilliseconds: int(o["timeout_ms"], at: pointer(path, "timeout_ms"), what: "\"timeout_ms\"",
+                                     range: 1...86_400_000) ?? 60_000,
+            location: document.location(of: path))
+    }
+
+    mutating func readDevice(name: String, _ o: JSONObject, at path: String) -> DeviceEntry? {
+        checkKeys(o, at: path, known: ConfigurationParser.deviceKeys, what: "device '\(name)'")
+        guard let text = string(o["transport"], at: pointer(path, "transport"), what: "\"transport\"") else {
+            if o["transport"] == nil {
+                error(path, "device '\(name)' needs a \"transport\": \"serial:/dev/ttyUSB0\", \"tcp:HOST:PORT\", \"unix:/path\" or \"simulator:ballmachine\"")
+            }
+            return nil
+        }
+        let options = o["options"].flatMap { object($0, at: pointer(path, "options"), what: "\"options\"") } ?? JSONObject()
+        let trace = bool(o["trace"], at: pointer(path, "trace"), what: "\"trace\"") ?? false
+        let connectTimeout = int(o["connect_timeout_ms"], at: pointer(path, "connect_timeout_ms"),
+                                 what: "\"connect_timeout_ms\"", range: 1...600_000) ?? 3000
+        let transportPath = pointer(path, "transport")
+        guard let transport = parseTransport(text, o, at: path, transportPath: transportPath) else { return nil }
+        return DeviceEntry(name: name, transport: transport, trace: trace, connectTimeoutMilliseconds: connectTimeout,
+                           options: options)
+    }
+
+    mutating func parseTransport(_ text: String, _ o: JSONObject, at path: String, transportPath: String)
+        -> DeviceEntry.Transport?
+    {
+        switch DeviceAddress.parse(text) {
+        case .failure(let message):
+            error(transportPath, message.description)
+            return nil
+        case .success(let address):
+            switch address {
+            case .serial(let port):
+                let baud = int(o["baud"], at: pointer(path, "baud"), what: "\"baud\"", range: 50...4_000_000) ?? 9600
+                var parity = DeviceEntry.Parity.none
+                if let p = string(o["parity"], at: pointer(path, "parity"), what: "\"parity\"") {
+                    if let v = DeviceEntry.Parity(rawValue: p) { parity = v } else {
+                        error(pointer(path, "parity"), "parity '\(p)' must be \"none\", \"even\" or \"odd\"")
+                    }
+                }
+                let dataBits = int(o["data_bits"], at: pointer(path, "data_bits"), what: "\"data_bits\"", range: 5...8) ?? 8
+                let stopBits = int(o["stop_bits"], at: pointer(path, "stop_bits"), what: "\"stop_bits\"", range: 1...2) ?? 1
+                if !SerialSpeed.isSupported(baud) {
+                    error(pointer(path, "baud"), "baud \(baud) is not a standard rate (eg: 9600, 19200, 38400, 57600, 115200)")
+                }
+                return .serial(port: port, baud: baud, parity: parity, dataBits: dataBits, stopBits: stopBits)
+            case .tcp(let host, let port): return .tcp(host: host, port: port)
+            case .unix(let p): return .unix(path: p)
+            case .simulator(let kind): return .simulator(kind: kind)
+            }
+        }
+    }
+}
+
+/// Where a device is: "serial:/dev/ttyUSB0", "tcp:127.0.0.1:9000", "unix:/run/x.sock", "simulator:ballmachine".
+public enum DeviceAddress: Sendable, Equatable, CustomStringConvertible {
+    case serial(String)
+    case tcp(host: String, port: Int)
+    case unix(String)
+    case simulator(String)
+
+    public static let simulators = ["ballmachine"]
+
+    public static func parse(_ text: String) -> Result<DeviceAddress, AddressError> {
+        let usage = "write \"serial:/dev/ttyUSB0\", \"tcp:HOST:PORT\", \"unix:/path/to.sock\" or \"simulator:ballmachine\""
+        guard let colon = text.firstIndex(of: ":") else {
+            return .failure(AddressError("transport '\(text)' has no scheme; \(usage)"))
+        }
+        let scheme = text[..<colon]
+        let rest = String(text[text.index(after: colon)...])
+        switch scheme {
+        case "serial":
+            guard rest.hasPrefix("/") else { return .failure(AddressError("serial transport needs an absolute device path, eg: serial:/dev/ttyUSB0")) }
+            return .success(.serial(rest))
+        case "tcp":
+            guard let last = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: last)...]), (1...65535).contains(port),
+                  !rest[..<last].isEmpty
+            else { return .failure(AddressError("tcp transport '\(text)' needs HOST:PORT with a port 1-65535, eg: tcp:127.0.0.1:9000")) }
+            var host = String(rest[..<last])
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            return .success(.tcp(host: host, port: port))
+        case "unix":
+            guard !rest.isEmpty else { return .failure(AddressError("unix transport needs a socket path, eg: unix:/tmp/ballmachine.sock")) }
+            return .success(.unix(rest))
+        case "simulator":
+            guard simulators.contains(rest) else {
+                return .failure(AddressError("unknown simulator '\(rest)'; available: \(simulators.joined(separator: ", "))"))
+            }
+            return .success(.simulator(rest))
+        default:
+            return .failure(AddressError("unknown transport '\(scheme)'; \(usage)"))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .serial(let p): return "serial:\(p)"
+        case .tcp(let h, let p): return h.contains(":") ? "tcp:[\(h)]:\(p)" : "tcp:\(h):\(p)"
+        case .unix(let p): return "unix:\(p)"
+        case .simulator(let k): return "simulator:\(k)"
+        }
+    }
+
+    public struct AddressError: Error, Sendable, CustomStringConvertible {
+        public let description: String
+        init(_ d: String) { description = d }
+    }
+}
+
+/// The closest candidate within edit distance 2 (for "did you mean").
+func closest(_ word: String, among candidates: [String]) -> String? {
+    var best: (String, Int)?
+    for c in candidates {
+        let d = editDistance(Array(word.lowercased()), Array(c.lowercased()))
+        if d <= 2 && d < (best?.1 ?? Int.max) { best = (c, d) }
+    }
+    return best?.0
+}
+
+func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        current[0] = i
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        swap(&previous, &current)
+    }
+    return previous[b.count]
+}

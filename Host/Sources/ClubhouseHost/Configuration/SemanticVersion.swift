@@ -1,0 +1,138 @@
+// Semantic versions (semver 2.0 precedence) and the requirement ranges a site may put on a plugin.
+
+public struct SemanticVersion: Sendable, Comparable, CustomStringConvertible {
+    public var major: Int
+    public var minor: Int
+    public var patch: Int
+    public var prerelease: [String]
+
+    public init(major: Int, minor: Int, patch: Int, prerelease: [String] = []) {
+        self.major = major
+        self.minor = minor
+        self.patch = patch
+        self.prerelease = prerelease
+    }
+
+    /// Parses "1.2.3", "1.2.3-beta.1", "1.2.3+build" (build metadata ignored).
+    public init?(_ text: String) {
+        var core = Substring(text)
+        if let plus = core.firstIndex(of: "+") { core = core[..<plus] }
+        var pre: [String] = []
+        if let dash = core.firstIndex(of: "-") {
+            pre = core[core.index(after: dash)...].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            if pre.contains(where: \.isEmpty) { return nil }
+            core = core[..<dash]
+        }
+        let parts = core.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        var numbers: [Int] = []
+        for p in parts {
+            guard !p.isEmpty, p.allSatisfy(\.isASCIIDigitCharacter), let n = Int(p), !(p.count > 1 && p.first == "0") else {
+                return nil
+            }
+            numbers.append(n)
+        }
+        self.init(major: numbers[0], minor: numbers[1], patch: numbers[2], prerelease: pre)
+    }
+
+    public var description: String {
+        "\(major).\(minor).\(patch)" + (prerelease.isEmpty ? "" : "-" + prerelease.joined(separator: "."))
+    }
+
+    public static func < (a: SemanticVersion, b: SemanticVersion) -> Bool {
+        if a.major != b.major { return a.major < b.major }
+        if a.minor != b.minor { return a.minor < b.minor }
+        if a.patch != b.patch { return a.patch < b.patch }
+        // A pre-release sorts before its release; identifiers compare numerically when both are numbers.
+        if a.prerelease.isEmpty || b.prerelease.isEmpty { return !a.prerelease.isEmpty && b.prerelease.isEmpty }
+        for (x, y) in zip(a.prerelease, b.prerelease) where x != y {
+            switch (Int(x), Int(y)) {
+            case let (i?, j?): return i < j
+            case (_?, nil): return true
+            case (nil, _?): return false
+            default: return x < y
+            }
+        }
+        return a.prerelease.count < b.prerelease.count
+    }
+}
+
+extension Character {
+    var isASCIIDigitCharacter: Bool { isASCII && isNumber }
+}
+
+/// A version requirement: comparators joined by spaces (all must hold), eg: ">=1.2.0 <2.0.0",
+/// "^1.2", "~1.2.3", "1.2.3", "*".
+public struct VersionRequirement: Sendable, CustomStringConvertible {
+    enum Op: String { case eq = "=", gt = ">", ge = ">=", lt = "<", le = "<=" }
+    let comparators: [(Op, SemanticVersion)]
+    public let description: String
+
+    public init?(_ text: String) {
+        description = text
+        var comparators: [(Op, SemanticVersion)] = []
+        let tokens = text.split(whereSeparator: { $0 == " " || $0 == "," })
+        if tokens.isEmpty { return nil }
+        for token in tokens {
+            var t = Substring(token)
+            if t == "*" { continue }
+            if t.first == "^" || t.first == "~" {
+                let caret = t.first == "^"
+                t = t.dropFirst()
+                guard let (low, given) = VersionRequirement.partial(t) else { return nil }
+                let high: SemanticVersion
+                if caret {
+                    if low.major > 0 || given == 1 { high = SemanticVersion(major: low.major + 1, minor: 0, patch: 0) }
+                    else if low.minor > 0 || given == 2 { high = SemanticVersion(major: 0, minor: low.minor + 1, patch: 0) }
+                    else { high = SemanticVersion(major: 0, minor: 0, patch: low.patch + 1) }
+                } else {
+                    high = given == 1 ? SemanticVersion(major: low.major + 1, minor: 0, patch: 0)
+                        : SemanticVersion(major: low.major, minor: low.minor + 1, patch: 0)
+                }
+                comparators.append((.ge, low))
+                comparators.append((.lt, high))
+                continue
+            }
+            var op = Op.eq
+            for candidate in [Op.ge, .le, .gt, .lt, .eq] where t.hasPrefix(candidate.rawValue) {
+                op = candidate
+                t = t.dropFirst(candidate.rawValue.count)
+                break
+            }
+            guard let (v, given) = VersionRequirement.partial(t) else { return nil }
+            if op == .eq && given < 3 {
+                // "1.2" means any 1.2.x
+                comparators.append((.ge, v))
+                comparators.append((.lt, given == 1 ? SemanticVersion(major: v.major + 1, minor: 0, patch: 0)
+                                        : SemanticVersion(major: v.major, minor: v.minor + 1, patch: 0)))
+            } else {
+                comparators.append((op, v))
+            }
+        }
+        self.comparators = comparators
+    }
+
+    /// "1", "1.2" or "1.2.3[-pre]" → the version and how many numbers were given.
+    static func partial(_ text: Substring) -> (SemanticVersion, Int)? {
+        if let full = SemanticVersion(String(text)) { return (full, 3) }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigitCharacter) }) else {
+            return nil
+        }
+        let numbers = parts.compactMap { Int($0) }
+        guard numbers.count == parts.count else { return nil }
+        return (SemanticVersion(major: numbers[0], minor: numbers.count > 1 ? numbers[1] : 0, patch: 0), parts.count)
+    }
+
+    public func isSatisfied(by v: SemanticVersion) -> Bool {
+        comparators.allSatisfy { op, bound in
+            switch op {
+            case .eq: return v == bound
+            case .gt: return v > bound
+            case .ge: return v >= bound
+            case .lt: return v < bound
+            case .le: return v <= bound
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+// plugins.json: which plugins a site runs, where they are, how they are configured and what they
+// may touch. Parsed with source locations so every problem is reported as file:line:column.
+
+import ClubhouseJSON
+
+/// The whole configuration file.
+public struct SiteConfiguration: Sendable {
+    /// Where it came from (a path, or "<embedded plugins.json>").
+    public var source: String
+    /// Directory that relative paths in the file are resolved against (nil for the embedded copy).
+    public var baseDirectory: String?
+    public var defaultSite: String
+    public var pluginDirectories: [String]
+    public var dataDirectory: String?
+    public var sites: [String: Site]
+    /// Site names in file order.
+    public var siteOrder: [String]
+
+    public func site(named name: String) throws(ConfigurationError) -> Site {
+        guard let site = sites[name] else {
+            throw ConfigurationError(file: source, location: nil,
+                                     message: "no site '\(name)'; sites are: \(siteOrder.joined(separator: ", "))")
+        }
+        return site
+    }
+}
+
+/// One site: its plugins (by command-line alias, in file order) and its devices.
+public struct Site: Sendable {
+    public var name: String
+    public var description: String
+    public var plugins: [PluginEntry]
+    public var devices: [String: DeviceEntry]
+
+    public func plugin(alias: String) -> PluginEntry? { plugins.first { $0.alias == alias } }
+}
+
+public enum Isolation: String, Sendable, CaseIterable {
+    /// In process for plugins from the build's own products directory, a child process otherwise.
+    case auto
+    case inProcess = "in-process"
+    case process
+}
+
+/// A plugin as a site configures it.
+public struct PluginEntry: Sendable {
+    public var alias: String
+    public var id: String?
+    public var enabled: Bool
+    public var path: String?
+    public var versionRequirement: VersionRequirement?
+    public var config: JSONValue
+    public var grants: [Grant]
+    public var isolation: Isolation
+    /// Per-call timeout for isolated plugins.
+    public var timeoutMilliseconds: Int
+    /// Where in the file the entry is (for messages about it).
+    public var location: SourceLocation
+
+    public func isGranted(_ grant: Grant) -> Bool {
+        grants.contains(grant) || {
+            if case .invoke = grant { return grants.contains(.invoke("*")) }
+            return false
+        }()
+    }
+}
+
+/// What a site lets a plugin touch.
+public enum Grant: Sendable, Hashable, CustomStringConvertible {
+    case storage
+    case device(String)
+    case invoke(String)
+
+    public init?(_ text: String) {
+        if text == "storage" { self = .storage; return }
+        if text.hasPrefix("device:"), text.count > 7 { self = .device(String(text.dropFirst(7))); return }
+        if text.hasPrefix("invoke:"), text.count > 7 { self = .invoke(String(text.dropFirst(7))); return }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .storage: return "storage"
+        case .device(let d): return "device:\(d)"
+        case .invoke(let p): return "invoke:\(p)"
+        }
+    }
+}
+
+/// A logical device and the transport a site maps it to.
+public struct DeviceEntry: Sendable {
+    public enum Transport: Sendable, Equatable {
+        case serial(port: String, baud: Int, parity: Parity, dataBits: Int, stopBits: Int)
+        case tcp(host: String, port: Int)
+        case unix(path: String)
+        case simulator(kind: String)
+    }
+
+    public enum Parity: String, Sendable, CaseIterable { case none, even, odd }
+
+    public var name: String
+    public var transport: Transport
+    /// Log every byte in hex at trace level.
+    public var trace: Bool
+    public var connectTimeoutMilliseconds: Int
+    /// Options passed to a simulator (eg: checksum, reject_rate, latency_ms).
+    public var options: JSONObject
+}
+
+/// Every problem found in a configuration file, in file order (at least one).
+public struct ConfigurationErrors: Error, Sendable, CustomStringConvertible {
+    public var errors: [ConfigurationError]
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+}
+
+/// A problem in the configuration, with where it is. Renders as `file:line:column: message`.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var file: String
+    public var location: SourceLocation?
+    public var message: String
+
+    public var description: String {
+        if let location { return "\(file):\(location.line):\(location.column): \(message)" }
+        return "\(file): \(message)"
+    }
+}

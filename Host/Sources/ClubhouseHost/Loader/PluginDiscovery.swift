@@ -1,0 +1,123 @@
+// Finds a plugin file by id: first the clubhouse executable's own directory (the build's
+// products, trusted and read in process), then each of the site's plugin_dirs. Files from
+// plugin_dirs are probed in a throwaway child process — a broken file cannot take the host
+// down — and the answer is cached by path, mtime and size (as GStreamer's registry does).
+
+import ClubhouseJSON
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public final class PluginDiscovery: @unchecked Sendable {
+    let configuration: SiteConfiguration
+    let loader: PluginLoader
+    let log: LogBroker
+    private let lock = Lock()
+    private var registry: ProbeRegistry?
+
+    init(configuration: SiteConfiguration, loader: PluginLoader, log: LogBroker) {
+        self.configuration = configuration
+        self.loader = loader
+        self.log = log
+    }
+
+    public struct DiscoveryError: Error, Sendable { public var message: String }
+
+    /// Directories searched, in order.
+    public var searchDirectories: [String] {
+        var dirs = [FileSystem.executableDirectory()]
+        for dir in configuration.pluginDirectories {
+            dirs.append(FileSystem.absolute(dir, relativeTo: configuration.baseDirectory))
+        }
+        if let extra = FileSystem.environment("CLUBHOUSE_PLUGIN_PATH") {
+            dirs += extra.split(separator: ":").map { FileSystem.absolute(String($0)) }
+        }
+        var seen = Set<String>()
+        return dirs.filter { seen.insert($0).inserted }
+    }
+
+    /// The file that provides plugin `id`.
+    public func find(id: String) -> Result<String, DiscoveryError> {
+        var matches: [String] = []
+        let executableDirectory = FileSystem.executableDirectory()
+        for dir in searchDirectories {
+            for file in FileSystem.files(in: dir, suffix: ".so") {
+                if probeID(file, trusted: dir == executableDirectory) == id { matches.append(file) }
+            }
+            // The first directory that has the plugin wins; a second copy in the same directory is ambiguous.
+            if matches.count == 1 { return .success(matches[0]) }
+            if matches.count > 1 {
+                return .failure(DiscoveryError(message: "duplicate plugin id \(id): \(matches.joined(separator: " and ")) both provide it; remove one or give an explicit \"path\""))
+            }
+        }
+        return .failure(DiscoveryError(message: "no plugin with id \(id) in \(searchDirectories.joined(separator: ", ")); build it (swift build), add its directory to \"plugin_dirs\", or give a \"path\""))
+    }
+
+    func probeID(_ path: String, trusted: Bool) -> String? {
+        if trusted {
+            return try? loader.load(path: path).info.id
+        }
+        guard let signature = FileSystem.signature(path) else { return nil }
+        return lock.withLock { () -> String? in
+            if registry == nil { registry = ProbeRegistry.load() }
+            if let hit = registry?.lookup(path: path, signature: signature) { return hit.isEmpty ? nil : hit }
+            let result = Subprocess.run(FileSystem.executablePath(), ["__probe", path],
+                                        environment: ["SWIFT_BACKTRACE": "enable=no"], timeoutMilliseconds: 10_000)
+            var id = ""
+            if result.exitCode == 0, let v = try? JSONParser.parse(bytes: result.standardOutput), let found = v["id"]?.stringValue {
+                id = found
+            } else {
+                log.debug("probe of \(path) failed (\(result.outcomeDescription)); not a usable plugin")
+            }
+            registry?.record(path: path, signature: signature, id: id)
+            registry?.save()
+            return id.isEmpty ? nil : id
+        }
+    }
+}
+
+/// path → (mtime, size, id) for files outside the build directory ("" = not a plugin).
+struct ProbeRegistry {
+    var entries: [String: (mtime: Int64, size: Int64, id: String)] = [:]
+    let file: String
+
+    static func location() -> String {
+        let base = FileSystem.environment("XDG_CACHE_HOME")
+            ?? (FileSystem.environment("HOME").map { $0 + "/.cache" } ?? "/tmp")
+        return base + "/clubhouse/plugin-registry.json"
+    }
+
+    static func load() -> ProbeRegistry {
+        var registry = ProbeRegistry(file: location())
+        guard let bytes = try? FileSystem.read(registry.file), let v = try? JSONParser.parse(bytes: bytes),
+              let files = v["files"]?.objectValue
+        else { return registry }
+        for (path, e) in files {
+            if let m = e["mtime"]?.numberValue.flatMap({ Int64($0.lexeme) }), let s = e["size"]?.numberValue.flatMap({ Int64($0.lexeme) }),
+               let id = e["id"]?.stringValue {
+                registry.entries[path] = (m, s, id)
+            }
+        }
+        return registry
+    }
+
+    func lookup(path: String, signature: (mtime: Int64, size: Int64)) -> String? {
+        guard let e = entries[path], e.mtime == signature.mtime, e.size == signature.size else { return nil }
+        return e.id
+    }
+
+    mutating func record(path: String, signature: (mtime: Int64, size: Int64), id: String) {
+        entries[path] = (signature.mtime, signature.size, id)
+    }
+
+    func save() {
+        var files = JSONObject()
+        for (path, e) in entries.sorted(by: { $0.key < $1.key }) {
+            files[path] = ["mtime": .number(JSONNumber(lexeme: String(e.mtime), isInteger: true)),
+                           "size": .number(JSONNumber(lexeme: String(e.size), isInteger: true)), "id": .string(e.id)]
+        }
+        let text = JSONWriter.pretty(["files": .object(files)]) + "\n"
+        try? FileSystem.createDirectory(FileSystem.directoryName(file))
+        try? FileSystem.writeAtomically(file, Array(text.utf8))
+    }
+}

@@ -1,0 +1,477 @@
+// The host side of an isolated plugin: starts `clubhouse __runner PLUGIN.so`, relays create,
+// invoke and destroy, and performs the runner's service calls with the instance's real services
+// (the same tables an in-process plugin gets). A crash, an abort, a hang past the plugin's
+// timeout, or garbage on the pipe becomes an error naming the plugin and the cause; the next call
+// starts a new runner.
+
+import CClubhouse
+import ClubhouseABI
+import ClubhouseJSON
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class IsolatedPlugin: @unchecked Sendable {
+    let path: String
+    let alias: String
+    let timeoutMilliseconds: Int
+    private(set) var info: PluginDescriptorInfo
+    private(set) var catalogue: [UInt8]
+
+    private var pid: pid_t = 0
+    private var channel: WireChannel?
+    private var statements: [UInt32: OpaquePointer] = [:]
+    private var devices: [UInt32: OpaquePointer] = [:]
+    private var nextHandle: UInt32 = 1
+    /// Set after a crash: the next call starts a new runner and re-creates the instance.
+    private var needsCreate = false
+    let lock = Lock()
+
+    /// Starts the runner and reads the plugin's descriptor and catalogue.
+    init(path: String, alias: String, timeoutMilliseconds: Int) throws(RuntimeError) {
+        self.path = path
+        self.alias = alias
+        self.timeoutMilliseconds = timeoutMilliseconds
+        info = PluginDescriptorInfo(id: "", version: "0.0.0", semanticVersion: SemanticVersion(major: 0, minor: 0, patch: 0),
+                                    name: "", summary: "", build: "", abiMajor: 0, abiMinor: 0, structSize: 0, threadSafe: false,
+                                    services: [])
+        catalogue = []
+        try start()
+    }
+
+    deinit { stop() }
+
+    var isRunning: Bool { channel != nil }
+    var processID: pid_t { pid }
+
+    private func start() throws(RuntimeError) {
+        var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
+        guard Subprocess.makePipe(&toChild), Subprocess.makePipe(&fromChild) else {
+            throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot create pipes for its runner")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 3)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 4)
+        let executable = FileSystem.executablePath()
+        let words: [String] = [executable, "__runner", path]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var env: [UnsafeMutablePointer<CChar>?] = []
+        var current = environ
+        while let entry = current.pointee {
+            if !String(cString: entry).hasPrefix("SWIFT_BACKTRACE=") { env.append(strdup(entry)) }
+            current += 1
+        }
+        env.append(strdup("SWIFT_BACKTRACE=enable=no"))
+        env.append(nil)
+        defer { env.forEach { free($0) } }
+        var child: pid_t = 0
+        var a = argv
+        let rc = posix_spawn(&child, executable, &actions, nil, &a, &env)
+        close(toChild[0])
+        close(fromChild[1])
+        guard rc == 0 else {
+            close(toChild[1])
+            close(fromChild[0])
+            throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot start its runner: \(String(cString: strerror(rc)))")
+        }
+        pid = child
+        let wire = WireChannel(input: fromChild[0], output: toChild[1])
+        channel = wire
+        let hello: (WireKind, [UInt8])?
+        do {
+            hello = try wire.receive(timeoutMilliseconds: Int32(clamping: max(timeoutMilliseconds, 10_000)))
+        } catch {
+            throw RuntimeError(status: .pluginFailed, message: "plugin '\(alias)' (\(path)): its runner \(reap(after: error.description))")
+        }
+        guard let (kind, payload) = hello, kind == .hello else {
+            kill(pid, SIGKILL)
+            throw RuntimeError(status: .pluginFailed, message: "plugin '\(alias)' (\(path)): its runner did not start; \(reap(after: "no hello"))")
+        }
+        var r = WireReader(payload)
+        guard let status = try? r.i32(), let text = try? r.str() else {
+            throw RuntimeError(status: .pluginFailed, message: "plugin '\(alias)': malformed hello from its runner")
+        }
+        guard status == Int32(CLUBHOUSE_OK) else {
+            stop()
+            throw RuntimeError(status: .error, message: "plugin '\(alias)': \(text)")
+        }
+        guard let v = try? JSONParser.parse(text), let version = v["version"]?.stringValue,
+              let semantic = SemanticVersion(version)
+        else { throw RuntimeError(status: .pluginFailed, message: "plugin '\(alias)': malformed hello from its runner") }
+        info = PluginDescriptorInfo(
+            id: v["id"]?.stringValue ?? "", version: version, semanticVersion: semantic, name: v["name"]?.stringValue ?? "",
+            summary: v["summary"]?.stringValue ?? "", build: v["build"]?.stringValue ?? "",
+            abiMajor: v["abi_major"]?.intValue ?? 0, abiMinor: v["abi_minor"]?.intValue ?? 0,
+            structSize: v["struct_size"]?.intValue ?? 0, threadSafe: v["thread_safe"]?.boolValue ?? false,
+            services: (v["services"]?.arrayValue ?? []).compactMap(\.stringValue))
+        catalogue = Array((v["catalogue"]?.stringValue ?? "").utf8)
+    }
+
+    /// Waits for the runner to exit (killing it if it lingers) and describes how it ended.
+    private func reap(after reason: String) -> String {
+        channel?.close()
+        channel = nil
+        guard pid > 0 else { return reason }
+        var status: Int32 = 0
+        var waited: pid_t = 0
+        for _ in 0..<100 {
+            waited = waitpid(pid, &status, WNOHANG)
+            if waited != 0 { break }
+            usleep(2000)
+        }
+        if waited == 0 {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+        }
+        pid = 0
+        let signal = status & 0x7F
+        if signal != 0 && signal != 0x7F {
+            return "crashed (killed by signal \(signal), \(Subprocess.signalName(signal)))"
+        }
+        return "exited with code \((status >> 8) & 0xFF) (\(reason))"
+    }
+
+    /// Stops the runner (used at shutdown and after a failure).
+    func stop() {
+        guard pid > 0 else { return }
+        kill(pid, SIGKILL)
+        _ = reap(after: "stopped")
+        statements.removeAll()
+        devices.removeAll()
+    }
+
+    // MARK: calls
+
+    func create(instance: PluginInstance) throws(RuntimeError) {
+        lock.lock()
+        defer { lock.unlock() }
+        if channel == nil { try start() }
+        try createLocked(instance: instance)
+    }
+
+    private func createLocked(instance: PluginInstance) throws(RuntimeError) {
+        let granted = SiteRuntime.offeredServices.filter { instance.refusal(for: $0) == nil }
+        let settings: JSONValue = [
+            "site": .string(instance.siteName), "alias": .string(alias), "hostVersion": .string(ClubhouseVersion.string),
+            "config": instance.entry.config, "services": .array(granted.map { .string($0) }),
+            "logThreshold": .int(Int(instance.runtime.log.threshold)),
+        ]
+        var w = WireWriter()
+        w.str(JSONWriter.compact(settings))
+        let call = CallContext(flags: 0, progress: SilentProgress(), chain: [alias])
+        let (status, reply) = exchange(.create, w.bytes, instance: instance, call: call, what: "create")
+        guard status == Int32(CLUBHOUSE_OK) else {
+            let message = String(decoding: reply, as: UTF8.self)
+            throw RuntimeError(status: Status(code: status), message: "plugin '\(alias)' (\(info.id)) could not start: \(message)")
+        }
+        needsCreate = false
+    }
+
+    func invoke(instance: PluginInstance, command: String, request: [UInt8], call: CallContext) -> (Int32, [UInt8]) {
+        lock.withLock {
+            if channel == nil || needsCreate {
+                do {
+                    if channel == nil { try start() }
+                    try createLocked(instance: instance)
+                } catch let error as RuntimeError {
+                    return (error.status.rawValue, Array(error.message.utf8))
+                } catch {
+                    return (Status.error.rawValue, Array("\(error)".utf8))
+                }
+            }
+            var w = WireWriter()
+            w.u64(call.id)
+            w.u32(call.flags)
+            w.str(command)
+            w.data(request)
+            return exchange(.invoke, w.bytes, instance: instance, call: call, what: "'\(command)'")
+        }
+    }
+
+    func destroy(instance: PluginInstance) {
+        lock.withLock {
+            guard channel != nil else { return }
+            let call = CallContext(flags: 0, progress: SilentProgress(), chain: [alias])
+            _ = exchange(.destroy, [], instance: instance, call: call, what: "destroy", quietFailure: true)
+            stop()
+        }
+    }
+
+    /// Sends one command and serves the runner's service calls until its result arrives.
+    private func exchange(_ kind: WireKind, _ payload: [UInt8], instance: PluginInstance, call: CallContext, what: String,
+                          quietFailure: Bool = false) -> (Int32, [UInt8]) {
+        func failure(_ cause: String) -> (Int32, [UInt8]) {
+            needsCreate = true
+            for (_, stmt) in statements { ServiceTables.shared.storage.pointee.finalize(stmt) }
+            statements.removeAll()
+            for (_, device) in devices { ServiceTables.shared.device.pointee.close(device) }
+            devices.removeAll()
+            instance.abandonTransactions()
+            call.progress.end()
+            let message = "plugin '\(alias)' \(cause) during \(what); the host keeps running and restarts the plugin on the next call"
+            if !quietFailure { instance.runtime.log.info(message) }
+            return (Status.pluginFailed.rawValue, Array(message.utf8))
+        }
+        guard let wire = channel else { return failure("is not running") }
+        do {
+            try wire.send(kind, payload)
+        } catch {
+            return failure(reap(after: error.description))
+        }
+        var cancelSent = false
+        var idle: Int64 = 0
+        while true {
+            let message: (WireKind, [UInt8])?
+            do {
+                message = try wire.receive(timeoutMilliseconds: 100)
+            } catch {
+                if error.isGarbage {
+                    kill(pid, SIGKILL)
+                    _ = reap(after: "garbage")
+                    return failure("sent garbage on its pipe (\(error)) and was stopped")
+                }
+                return failure(reap(after: error.description))
+            }
+            guard let (k, body) = message else {
+                if call.isCancelled && !cancelSent {
+                    var w = WireWriter()
+                    w.u64(call.id)
+                    try? wire.send(.cancel, w.bytes)
+                    cancelSent = true
+                }
+                idle += 100
+                if idle >= Int64(timeoutMilliseconds) {
+                    kill(pid, SIGKILL)
+                    _ = reap(after: "timeout")
+                    return failure("did not answer within \(timeoutMilliseconds) ms (a hang?) and was stopped")
+                }
+                continue
+            }
+            idle = 0
+            switch k {
+            case .result:
+                var r = WireReader(body)
+                guard let status = try? r.i32(), let bytes = try? r.data() else {
+                    kill(pid, SIGKILL)
+                    return failure(reap(after: "malformed result"))
+                }
+                return (status, bytes)
+            case .serviceCall:
+                var r = WireReader(body)
+                guard let seq = try? r.u32(), let op = try? r.u8(), let operation = WireOperation(rawValue: op) else {
+                    kill(pid, SIGKILL)
+                    return failure("sent garbage on the pipe; \(reap(after: "protocol violation"))")
+                }
+                let (status, reply) = perform(operation, &r, instance: instance, call: call)
+                var w = WireWriter()
+                w.u32(seq)
+                w.i32(status)
+                w.data(reply)
+                do { try wire.send(.reply, w.bytes) } catch { return failure(reap(after: error.description)) }
+            case .log:
+                var r = WireReader(body)
+                if let level = try? r.i32(), let text = try? r.str() {
+                    instance.runtime.log.write(level: level, source: alias, message: text)
+                }
+            case .progress:
+                var r = WireReader(body)
+                guard (try? r.u64()) != nil, let stage = try? r.u8(), let label = try? r.str(), let n = try? r.u64() else { continue }
+                switch stage {
+                case 0: call.progress.begin(label: label, total: n)
+                case 1: call.progress.update(done: n)
+                default: call.progress.end()
+                }
+            case .finalize:
+                var r = WireReader(body)
+                if let h = try? r.u32(), let stmt = statements.removeValue(forKey: h) {
+                    ServiceTables.shared.storage.pointee.finalize(stmt)
+                }
+            case .deviceClose:
+                var r = WireReader(body)
+                if let h = try? r.u32(), let device = devices.removeValue(forKey: h) {
+                    ServiceTables.shared.device.pointee.close(device)
+                }
+            default:
+                kill(pid, SIGKILL)
+                return failure("sent an unexpected message; \(reap(after: "protocol violation"))")
+            }
+        }
+    }
+
+    // MARK: service calls, performed with the instance's real services
+
+    private func lastError(_ host: UnsafePointer<clubhouse_host>) -> String {
+        ServiceTables.shared.storage.pointee.last_error(host).map { String(cString: $0) } ?? "storage error"
+    }
+
+    private func storageTail(_ w: inout WireWriter, _ host: UnsafePointer<clubhouse_host>, message: String) {
+        let s = ServiceTables.shared.storage.pointee
+        w.str(message)
+        w.i64(s.last_insert_rowid(host))
+        w.i64(s.changes(host))
+    }
+
+    private func perform(_ operation: WireOperation, _ r: inout WireReader, instance: PluginInstance, call: CallContext)
+        -> (Int32, [UInt8])
+    {
+        let host = UnsafePointer(instance.host)
+        let s = ServiceTables.shared.storage.pointee
+        var w = WireWriter()
+        func replyStatus(_ status: Int32, _ buffer: ReplyBuffer) -> (Int32, [UInt8]) {
+            let message = buffer.text.isEmpty && status != Int32(CLUBHOUSE_OK) ? lastError(host) : buffer.text
+            storageTail(&w, host, message: message)
+            return (status, w.bytes)
+        }
+        do {
+            switch operation {
+            case .exec:
+                let sql = try r.str()
+                let buffer = ReplyBuffer()
+                let status = buffer.withSink { s.exec(host, sql, $0) }
+                return replyStatus(status, buffer)
+            case .prepare:
+                let sql = try r.str()
+                let buffer = ReplyBuffer()
+                var stmt: OpaquePointer?
+                let status = buffer.withSink { s.prepare(host, sql, &stmt, $0) }
+                guard status == Int32(CLUBHOUSE_OK), let stmt else { return replyStatus(status, buffer) }
+                let handle = nextHandle
+                nextHandle &+= 1
+                statements[handle] = stmt
+                storageTail(&w, host, message: "")
+                w.u32(handle)
+                let count = s.column_count(stmt)
+                w.u32(UInt32(max(0, count)))
+                for c in 0..<count { w.str(s.column_name(stmt, c).map { String(cString: $0) } ?? "") }
+                return (status, w.bytes)
+            case .step:
+                let handle = try r.u32()
+                let resetFirst = try r.u8()
+                let binds = try r.u32()
+                guard let stmt = statements[handle] else {
+                    storageTail(&w, host, message: "no such statement")
+                    return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+                }
+                if resetFirst != 0 { _ = s.reset(stmt) }
+                var bindStatus = Int32(CLUBHOUSE_OK)
+                for _ in 0..<binds {
+                    let index = try r.i32()
+                    let type = try r.u8()
+                    var rc: Int32
+                    switch type {
+                    case 1: rc = s.bind_int64(stmt, index, try r.i64())
+                    case 2: rc = s.bind_double(stmt, index, try r.f64())
+                    case 3:
+                        let text = try r.data()
+                        rc = text.withUnsafeBufferPointer { b in
+                            b.withMemoryRebound(to: CChar.self) { chars in
+                                guard let base = chars.baseAddress else { return s.bind_text(stmt, index, "", 0) }
+                                return s.bind_text(stmt, index, base, chars.count)
+                            }
+                        }
+                    case 4:
+                        let blob = try r.data()
+                        rc = blob.withUnsafeBytes { s.bind_blob(stmt, index, $0.baseAddress, $0.count) }
+                    default: rc = s.bind_null(stmt, index)
+                    }
+                    if rc != Int32(CLUBHOUSE_OK) && bindStatus == Int32(CLUBHOUSE_OK) { bindStatus = rc }
+                }
+                if bindStatus != Int32(CLUBHOUSE_OK) {
+                    storageTail(&w, host, message: lastError(host))
+                    return (bindStatus, w.bytes)
+                }
+                let status = s.step(stmt)
+                let message = status == Int32(CLUBHOUSE_ROW) || status == Int32(CLUBHOUSE_DONE) ? ""
+                    : lastError(host)
+                storageTail(&w, host, message: message)
+                if status == Int32(CLUBHOUSE_ROW) {
+                    let count = s.column_count(stmt)
+                    w.u32(UInt32(max(0, count)))
+                    for c in 0..<count {
+                        let type = s.column_type(stmt, c)
+                        w.u8(UInt8(clamping: type))
+                        switch type {
+                        case Int32(CLUBHOUSE_TYPE_INTEGER): w.i64(s.column_int64(stmt, c))
+                        case Int32(CLUBHOUSE_TYPE_FLOAT): w.f64(s.column_double(stmt, c))
+                        case Int32(CLUBHOUSE_TYPE_TEXT), Int32(CLUBHOUSE_TYPE_BLOB):
+                            var length = 0
+                            let p = s.column_blob(stmt, c, &length)
+                            w.data(UnsafeRawBufferPointer(start: p, count: p == nil ? 0 : length))
+                        default: break
+                        }
+                    }
+                }
+                return (status, w.bytes)
+            case .begin:
+                let buffer = ReplyBuffer()
+                return replyStatus(buffer.withSink { s.begin(host, $0) }, buffer)
+            case .commit:
+                let buffer = ReplyBuffer()
+                return replyStatus(buffer.withSink { s.commit(host, $0) }, buffer)
+            case .rollback:
+                return replyStatus(s.rollback(host), ReplyBuffer())
+            case .migrate:
+                let version = try r.i32()
+                let name = try r.str()
+                let sql = try r.str()
+                let buffer = ReplyBuffer()
+                return replyStatus(buffer.withSink { s.migrate(host, version, name, sql, $0) }, buffer)
+            case .invoke:
+                _ = try r.u64()
+                let target = try r.str()
+                let command = try r.str()
+                let request = try r.data()
+                let outcome = instance.runtime.invokeFromPlugin(caller: instance, call: call, alias: target, command: command,
+                                                                request: request)
+                w.data(outcome.reply)
+                return (outcome.status, w.bytes)
+            case .deviceOpen:
+                let name = try r.str()
+                let d = ServiceTables.shared.device.pointee
+                let buffer = ReplyBuffer()
+                var device: OpaquePointer?
+                let status = buffer.withSink { d.open(host, name, &device, $0) }
+                w.str(buffer.text)
+                guard status == Int32(CLUBHOUSE_OK), let device else { return (status, w.bytes) }
+                let handle = nextHandle
+                nextHandle &+= 1
+                devices[handle] = device
+                w.u32(handle)
+                return (status, w.bytes)
+            case .deviceWrite:
+                let handle = try r.u32()
+                let bytes = try r.data()
+                let d = ServiceTables.shared.device.pointee
+                guard let device = devices[handle] else {
+                    w.str("no such device handle")
+                    return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+                }
+                let status = bytes.withUnsafeBufferPointer { d.write(device, $0.baseAddress, $0.count) }
+                w.str(status == Int32(CLUBHOUSE_OK) ? "" : (d.last_error(device).map { String(cString: $0) } ?? ""))
+                return (status, w.bytes)
+            case .deviceRead:
+                let handle = try r.u32()
+                let capacity = Int(try r.u32())
+                let timeout = try r.i32()
+                let d = ServiceTables.shared.device.pointee
+                guard let device = devices[handle] else {
+                    w.str("no such device handle")
+                    return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+                }
+                var buffer = [UInt8](repeating: 0, count: max(1, capacity))
+                var length = 0
+                let status = buffer.withUnsafeMutableBufferPointer { d.read(device, $0.baseAddress, $0.count, &length, timeout) }
+                w.str(status == Int32(CLUBHOUSE_OK) ? "" : (d.last_error(device).map { String(cString: $0) } ?? ""))
+                w.data(Array(buffer[0..<min(length, buffer.count)]))
+                return (status, w.bytes)
+            }
+        } catch {
+            storageTail(&w, host, message: "malformed service call: \(error)")
+            return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+        }
+    }
+}

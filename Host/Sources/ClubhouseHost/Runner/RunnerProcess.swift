@@ -1,0 +1,332 @@
+// The runner: `clubhouse __runner PLUGIN.so`, a child process that loads one plugin and gives it a
+// host struct whose services are proxies over the wire to the real host. If the plugin crashes,
+// aborts or hangs, only this process dies; the host reports it and starts a new runner.
+
+import CClubhouse
+import ClubhouseABI
+import ClubhouseJSON
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A one-shot slot a waiting service call sleeps on until the reader thread fills it.
+final class Mailbox: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    private var condition = pthread_cond_t()
+    private var replies: [UInt32: (Int32, [UInt8])] = [:]
+    private var broken: String?
+
+    init() {
+        pthread_mutex_init(&mutex, nil)
+        pthread_cond_init(&condition, nil)
+    }
+
+    func deliver(_ seq: UInt32, _ status: Int32, _ payload: [UInt8]) {
+        pthread_mutex_lock(&mutex)
+        replies[seq] = (status, payload)
+        pthread_cond_broadcast(&condition)
+        pthread_mutex_unlock(&mutex)
+    }
+
+    func fail(_ reason: String) {
+        pthread_mutex_lock(&mutex)
+        broken = reason
+        pthread_cond_broadcast(&condition)
+        pthread_mutex_unlock(&mutex)
+    }
+
+    func wait(_ seq: UInt32) -> (Int32, [UInt8])? {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        while true {
+            if let reply = replies.removeValue(forKey: seq) { return reply }
+            if broken != nil { return nil }
+            pthread_cond_wait(&condition, &mutex)
+        }
+    }
+}
+
+/// A FIFO of commands from the host for the runner's main thread.
+final class CommandQueue: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    private var condition = pthread_cond_t()
+    private var items: [(WireKind, [UInt8])] = []
+    private var closed = false
+
+    init() {
+        pthread_mutex_init(&mutex, nil)
+        pthread_cond_init(&condition, nil)
+    }
+
+    func push(_ item: (WireKind, [UInt8])) {
+        pthread_mutex_lock(&mutex)
+        items.append(item)
+        pthread_cond_signal(&condition)
+        pthread_mutex_unlock(&mutex)
+    }
+
+    func close() {
+        pthread_mutex_lock(&mutex)
+        closed = true
+        pthread_cond_signal(&condition)
+        pthread_mutex_unlock(&mutex)
+    }
+
+    func pop() -> (WireKind, [UInt8])? {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        while items.isEmpty && !closed { pthread_cond_wait(&condition, &mutex) }
+        return items.isEmpty ? nil : items.removeFirst()
+    }
+}
+
+/// Everything the proxies need, reached through host_data, statement and device handles.
+final class RunnerContext: @unchecked Sendable {
+    let channel: WireChannel
+    let mailbox = Mailbox()
+    private let lock = Lock()
+    private var nextSeq: UInt32 = 1
+    private var cancelled = Set<UInt64>()
+    var logThreshold: Int32 = 1
+    var lastInsertRowID: Int64 = 0
+    var changes: Int64 = 0
+    var lastErrorStorage: [CChar] = [0]
+    var config: JSONValue = .object(JSONObject())
+    var granted: Set<String> = []
+    var lastProgress: [UInt64: Int64] = [:]
+
+    init(channel: WireChannel) { self.channel = channel }
+
+    func setError(_ message: String) { lock.withLock { lastErrorStorage = Array(message.utf8CString) } }
+
+    var lastErrorPointer: UnsafePointer<CChar> {
+        lock.withLock { lastErrorStorage.withUnsafeBufferPointer { UnsafePointer($0.baseAddress!) } }
+    }
+
+    func cancel(_ call: UInt64) { _ = lock.withLock { cancelled.insert(call) } }
+    func isCancelled(_ call: UInt64) -> Bool { lock.withLock { cancelled.contains(call) } }
+
+    /// A service call to the host; nil when the host is gone (the runner then exits).
+    func call(_ operation: WireOperation, _ build: (inout WireWriter) -> Void) -> (Int32, WireReader) {
+        let seq = lock.withLock { () -> UInt32 in
+            defer { nextSeq &+= 1 }
+            return nextSeq
+        }
+        var w = WireWriter()
+        w.u32(seq)
+        w.u8(operation.rawValue)
+        build(&w)
+        do {
+            try channel.send(.serviceCall, w.bytes)
+        } catch {
+            _exit(3)
+        }
+        guard let (status, payload) = mailbox.wait(seq) else { _exit(3) }
+        return (status, WireReader(payload))
+    }
+
+    /// Reads the common tail of storage replies: message, last rowid, changes.
+    func absorbStorageReply(_ status: Int32, _ r: inout WireReader, into reply: UnsafePointer<clubhouse_reply>?) {
+        let message = (try? r.str()) ?? ""
+        lastInsertRowID = (try? r.i64()) ?? lastInsertRowID
+        changes = (try? r.i64()) ?? changes
+        if status != Int32(CLUBHOUSE_OK) && status != Int32(CLUBHOUSE_ROW) && status != Int32(CLUBHOUSE_DONE) {
+            setError(message)
+            reply?.write(message)
+        }
+    }
+}
+
+/// A prepared statement living in the host; binds wait here until the next step.
+final class ProxyStatement {
+    let context: RunnerContext
+    let handle: UInt32
+    let names: [[CChar]]
+    var pendingReset = false
+    var binds = WireWriter()
+    var bindCount: UInt32 = 0
+    var row: [(type: Int32, int: Int64, double: Double, bytes: [CChar])] = []
+
+    init(context: RunnerContext, handle: UInt32, names: [String]) {
+        self.context = context
+        self.handle = handle
+        self.names = names.map { Array($0.utf8CString) }
+    }
+
+    static func from(_ stmt: OpaquePointer?) -> ProxyStatement? {
+        stmt.map { Unmanaged<ProxyStatement>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
+    }
+
+    func bind(_ index: Int32, _ type: UInt8, _ write: (inout WireWriter) -> Void) -> Int32 {
+        binds.i32(index)
+        binds.u8(type)
+        write(&binds)
+        bindCount += 1
+        return Int32(CLUBHOUSE_OK)
+    }
+}
+
+/// An open device in the host.
+final class ProxyDevice {
+    let context: RunnerContext
+    let handle: UInt32
+    var lastError: [CChar] = [0]
+
+    init(context: RunnerContext, handle: UInt32) {
+        self.context = context
+        self.handle = handle
+    }
+
+    static func from(_ device: OpaquePointer?) -> ProxyDevice? {
+        device.map { Unmanaged<ProxyDevice>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
+    }
+}
+
+enum RunnerProcess {
+    /// The runner's main: load, say hello, then serve create/invoke/destroy until the host leaves.
+    static func run(path: String) -> Int32 {
+        // The protocol owns fds 3 and 4; anything the plugin prints goes to stderr.
+        dup2(2, 1)
+        let channel = WireChannel(input: 3, output: 4)
+        let library: PluginLibrary
+        do {
+            library = try PluginLoader.open(path: path)
+        } catch {
+            var w = WireWriter()
+            w.i32(Int32(CLUBHOUSE_ERROR))
+            w.str(error.description)
+            try? channel.send(.hello, w.bytes)
+            return 1
+        }
+        let catalogue: [UInt8]
+        do {
+            catalogue = try library.describe()
+        } catch {
+            var w = WireWriter()
+            w.i32(Int32(CLUBHOUSE_ERROR))
+            w.str(error.description)
+            try? channel.send(.hello, w.bytes)
+            return 1
+        }
+        let info = library.info
+        let hello: JSONValue = [
+            "id": .string(info.id), "version": .string(info.version), "name": .string(info.name),
+            "summary": .string(info.summary), "build": .string(info.build), "abi_major": .int(info.abiMajor),
+            "abi_minor": .int(info.abiMinor), "struct_size": .int(info.structSize), "thread_safe": .bool(info.threadSafe),
+            "services": .array(info.services.map { .string($0) }),
+            "catalogue": .string(String(decoding: catalogue, as: UTF8.self)),
+        ]
+        var w = WireWriter()
+        w.i32(Int32(CLUBHOUSE_OK))
+        w.str(JSONWriter.compact(hello))
+        do { try channel.send(.hello, w.bytes) } catch { return 3 }
+
+        let context = RunnerContext(channel: channel)
+        let queue = CommandQueue()
+        Thread.detach {
+            while true {
+                guard let (kind, payload) = try? channel.receive(timeoutMilliseconds: -1) else {
+                    context.mailbox.fail("host gone")
+                    queue.close()
+                    return
+                }
+                switch kind {
+                case .reply:
+                    var r = WireReader(payload)
+                    guard let seq = try? r.u32(), let status = try? r.i32(), let body = try? r.data() else { continue }
+                    context.mailbox.deliver(seq, status, body)
+                case .cancel:
+                    var r = WireReader(payload)
+                    if let call = try? r.u64() { context.cancel(call) }
+                default:
+                    queue.push((kind, payload))
+                }
+            }
+        }
+        let tables = ProxyTables(context: context)
+        // The host struct must outlive every call (plugins keep the pointer), so it lives on the heap.
+        let hostPointer = UnsafeMutablePointer<clubhouse_host>.allocate(capacity: 1)
+        hostPointer.initialize(to: clubhouse_host(
+            struct_size: UInt32(MemoryLayout<clubhouse_host>.size), abi_major: UInt16(CLUBHOUSE_ABI_MAJOR),
+            abi_minor: UInt16(CLUBHOUSE_ABI_MINOR), name: nil, version: nil, site: nil, alias: nil,
+            host_data: Unmanaged.passUnretained(tables).toOpaque(),
+            get_service: { host, id in
+                guard let data = host?.pointee.host_data, let id else { return nil }
+                let tables = Unmanaged<ProxyTables>.fromOpaque(data).takeUnretainedValue()
+                return tables.table(for: String(cString: id))
+            }))
+        var strings: [UnsafeMutablePointer<CChar>] = []
+        defer { strings.forEach { free($0) } }
+        var instance: UnsafeMutableRawPointer?
+        while let (kind, payload) = queue.pop() {
+            var result = WireWriter()
+            switch kind {
+            case .create:
+                var r = WireReader(payload)
+                let text = (try? r.str()) ?? "{}"
+                let settings = (try? JSONParser.parse(text)) ?? .null
+                for (field, key) in [("site", 0), ("alias", 1), ("hostVersion", 2)] {
+                    let p = strdup(settings[field]?.stringValue ?? "")!
+                    strings.append(p)
+                    switch key {
+                    case 0: hostPointer.pointee.site = UnsafePointer(p)
+                    case 1: hostPointer.pointee.alias = UnsafePointer(p)
+                    default: hostPointer.pointee.version = UnsafePointer(p)
+                    }
+                }
+                let name = strdup("clubhouse")!
+                strings.append(name)
+                hostPointer.pointee.name = UnsafePointer(name)
+                context.config = settings["config"] ?? .object(JSONObject())
+                context.granted = Set((settings["services"]?.arrayValue ?? []).compactMap(\.stringValue))
+                context.logThreshold = Int32(settings["logThreshold"]?.intValue ?? 1)
+                let buffer = ReplyBuffer()
+                let status: Int32 = buffer.withSink { sink in
+                    library.descriptor.pointee.create?(library.descriptor, hostPointer, &instance, sink) ?? Int32(CLUBHOUSE_ERROR)
+                }
+                result.i32(status)
+                result.data(buffer.bytes)
+            case .invoke:
+                var r = WireReader(payload)
+                guard let callID = try? r.u64(), let flags = try? r.u32(), let command = try? r.str(),
+                      let request = try? r.data(), let made = instance
+                else {
+                    result.i32(Int32(CLUBHOUSE_ERROR))
+                    result.str("malformed invoke or no instance")
+                    break
+                }
+                var call = clubhouse_call(
+                    struct_size: UInt32(MemoryLayout<clubhouse_call>.size), flags: flags, id: callID,
+                    host_data: Unmanaged.passUnretained(context).toOpaque(),
+                    is_cancelled: { call in
+                        guard let call, let data = call.pointee.host_data else { return 0 }
+                        return Unmanaged<RunnerContext>.fromOpaque(data).takeUnretainedValue().isCancelled(call.pointee.id) ? 1 : 0
+                    })
+                let buffer = ReplyBuffer()
+                let status: Int32 = withUnsafePointer(to: &call) { callPointer in
+                    buffer.withSink { sink in
+                        request.withUnsafeBufferPointer { bytes in
+                            bytes.withMemoryRebound(to: CChar.self) { chars in
+                                library.descriptor.pointee.invoke?(library.descriptor, made, callPointer, command,
+                                                                   chars.baseAddress, chars.count, sink) ?? Int32(CLUBHOUSE_ERROR)
+                            }
+                        }
+                    }
+                }
+                result.i32(status)
+                result.data(buffer.bytes)
+            case .destroy:
+                if let made = instance { library.descriptor.pointee.destroy?(library.descriptor, made) }
+                instance = nil
+                result.i32(Int32(CLUBHOUSE_OK))
+                result.data([])
+                try? channel.send(.result, result.bytes)
+                return 0
+            default:
+                continue
+            }
+            do { try channel.send(.result, result.bytes) } catch { return 3 }
+        }
+        return 0
+    }
+}

@@ -1,0 +1,176 @@
+// The wire between the host and an isolated plugin's runner process: frames of
+// [u32 length, little-endian][u8 kind][payload], on two pipes (fd 3 host→runner, fd 4 runner→host).
+// Payloads are built from a few primitives (integers, doubles, byte strings) so storage rows and
+// blobs pass without JSON. Every read is bounded by a deadline; anything malformed is an error.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Message kinds. Host → runner below 10, runner → host from 10.
+enum WireKind: UInt8 {
+    case create = 1        // JSON {site, alias, hostVersion, config, services}
+    case invoke = 2        // u64 call, u32 flags, str command, bytes request
+    case destroy = 3
+    case reply = 4         // u32 seq, i32 status, bytes payload (answer to a service call)
+    case cancel = 5        // u64 call
+    case hello = 10        // i32 status, str info JSON (with catalogue) or error message
+    case result = 11       // i32 status, bytes reply
+    case serviceCall = 12  // u32 seq, u8 operation, operation arguments
+    case log = 13          // i32 level, str message (one-way)
+    case progress = 14     // u64 call, u8 stage (0 begin, 1 update, 2 end), str label, u64 n (one-way)
+    case finalize = 15     // u32 statement (one-way)
+    case deviceClose = 16  // u32 device (one-way)
+}
+
+/// Service operations a runner asks the host to perform.
+enum WireOperation: UInt8 {
+    case exec = 1, prepare, step, begin, commit, rollback, migrate
+    case invoke = 20
+    case deviceOpen = 30, deviceWrite, deviceRead
+}
+
+struct WireError: Error, Sendable, CustomStringConvertible {
+    var description: String
+    /// The peer sent bytes that are not a frame (as opposed to closing the pipe).
+    var isGarbage = false
+}
+
+/// Builds a payload.
+struct WireWriter {
+    var bytes: [UInt8] = []
+
+    mutating func u8(_ v: UInt8) { bytes.append(v) }
+    mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func i32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
+    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+    mutating func f64(_ v: Double) { u64(v.bitPattern) }
+    mutating func data(_ v: [UInt8]) {
+        u32(UInt32(v.count))
+        bytes.append(contentsOf: v)
+    }
+    mutating func data(_ v: UnsafeRawBufferPointer) {
+        u32(UInt32(v.count))
+        bytes.append(contentsOf: v)
+    }
+    mutating func str(_ v: String) { data(Array(v.utf8)) }
+}
+
+/// Reads a payload; every read checks bounds.
+struct WireReader {
+    let bytes: [UInt8]
+    var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func take(_ n: Int) throws(WireError) -> ArraySlice<UInt8> {
+        guard n >= 0, offset + n <= bytes.count else { throw WireError(description: "truncated message") }
+        defer { offset += n }
+        return bytes[offset..<(offset + n)]
+    }
+
+    mutating func u8() throws(WireError) -> UInt8 { try take(1).first ?? 0 }
+    mutating func u32() throws(WireError) -> UInt32 {
+        let s = try take(4)
+        var v: UInt32 = 0
+        for (i, b) in s.enumerated() { v |= UInt32(b) << (8 * UInt32(i)) }
+        return v
+    }
+    mutating func i32() throws(WireError) -> Int32 { Int32(bitPattern: try u32()) }
+    mutating func u64() throws(WireError) -> UInt64 {
+        let s = try take(8)
+        var v: UInt64 = 0
+        for (i, b) in s.enumerated() { v |= UInt64(b) << (8 * UInt64(i)) }
+        return v
+    }
+    mutating func i64() throws(WireError) -> Int64 { Int64(bitPattern: try u64()) }
+    mutating func f64() throws(WireError) -> Double { Double(bitPattern: try u64()) }
+    mutating func data() throws(WireError) -> [UInt8] {
+        let n = Int(try u32())
+        guard n <= WireChannel.maximumFrame else { throw WireError(description: "field of \(n) bytes is too large") }
+        return Array(try take(n))
+    }
+    mutating func str() throws(WireError) -> String { String(decoding: try data(), as: UTF8.self) }
+}
+
+/// One end of the wire: framed reads and writes on a pair of file descriptors.
+final class WireChannel: @unchecked Sendable {
+    static let maximumFrame = 512 << 20
+    let input: Int32
+    let output: Int32
+    private let writeLock = Lock()
+    private var pending: [UInt8] = []
+
+    init(input: Int32, output: Int32) {
+        self.input = input
+        self.output = output
+    }
+
+    /// Sends one frame (thread-safe: frames never interleave).
+    func send(_ kind: WireKind, _ payload: [UInt8] = []) throws(WireError) {
+        var frame = [UInt8]()
+        frame.reserveCapacity(payload.count + 5)
+        withUnsafeBytes(of: UInt32(payload.count + 1).littleEndian) { frame.append(contentsOf: $0) }
+        frame.append(kind.rawValue)
+        frame.append(contentsOf: payload)
+        let failure: String? = writeLock.withLock {
+            var offset = 0
+            while offset < frame.count {
+                let n = frame.withUnsafeBytes { write(output, $0.baseAddress! + offset, frame.count - offset) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                offset += n
+            }
+            return nil
+        }
+        if let failure { throw WireError(description: "the pipe is closed (\(failure))") }
+    }
+
+    /// Receives one frame, waiting at most `timeoutMilliseconds` (-1: forever) for it to start.
+    /// Returns nil on timeout.
+    func receive(timeoutMilliseconds: Int32) throws(WireError) -> (WireKind, [UInt8])? {
+        let deadline = timeoutMilliseconds < 0 ? Int64.max : Subprocess.monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        while true {
+            if pending.count >= 4 {
+                var length = 0
+                for i in 0..<4 { length |= Int(pending[i]) << (8 * i) }
+                guard length >= 1, length <= WireChannel.maximumFrame else {
+                    throw WireError(description: "a frame of \(length) bytes", isGarbage: true)
+                }
+                if pending.count >= 4 + length {
+                    guard let kind = WireKind(rawValue: pending[4]) else {
+                        throw WireError(description: "unknown message kind \(pending[4])", isGarbage: true)
+                    }
+                    let payload = Array(pending[5..<(4 + length)])
+                    pending.removeSubrange(0..<(4 + length))
+                    return (kind, payload)
+                }
+            }
+            let remaining = deadline == Int64.max ? -1 : Int32(clamping: max(0, deadline - Subprocess.monotonicMilliseconds()))
+            if remaining == 0 && deadline != Int64.max { return nil }
+            var pfd = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&pfd, 1, remaining)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw WireError(description: "poll failed (\(String(cString: strerror(errno))))")
+            }
+            if ready == 0 { return nil }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw WireError(description: "read failed (\(String(cString: strerror(errno))))")
+            }
+            if n == 0 { throw WireError(description: "the other side closed the pipe") }
+            pending.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    func close() {
+        Glibc.close(input)
+        Glibc.close(output)
+    }
+}

@@ -1,0 +1,161 @@
+// The few file operations the host needs, on Glibc directly (no Foundation on the start-up path).
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum FileSystem {
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    public static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// (modification time in ns, size) or nil.
+    public static func signature(_ path: String) -> (mtime: Int64, size: Int64)? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return (Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec), Int64(st.st_size))
+    }
+
+    public static func currentDirectory() -> String {
+        guard let cwd = getcwd(nil, 0) else { return "/" }
+        defer { free(cwd) }
+        return String(cString: cwd)
+    }
+
+    /// The directory of the running executable (where the build puts the plugin libraries too).
+    public static func executableDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return currentDirectory() }
+        return directoryName(String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    public static func executablePath() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return CommandLine.arguments.first ?? "clubhouse" }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    public static func directoryName(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    public static func baseName(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// `path` made absolute against `base` (default: the current directory); "~" expanded.
+    public static func absolute(_ path: String, relativeTo base: String? = nil) -> String {
+        if path.hasPrefix("/") { return normalize(path) }
+        if path == "~" || path.hasPrefix("~/"), let home = getenv("HOME") {
+            return normalize(String(cString: home) + path.dropFirst())
+        }
+        return normalize((base ?? currentDirectory()) + "/" + path)
+    }
+
+    /// Removes "." and ".." components and duplicate slashes (lexically).
+    public static func normalize(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") {
+            if part == "." { continue }
+            if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    /// Creates a directory and its parents (mode 0700 for new ones). Throws a message on failure.
+    public static func createDirectory(_ path: String) throws(FileError) {
+        if isDirectory(path) { return }
+        let parent = directoryName(path)
+        if parent != path && !isDirectory(parent) { try createDirectory(parent) }
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw FileError(path: path, reason: String(cString: strerror(errno)), action: "create directory")
+        }
+    }
+
+    /// Reads a whole file.
+    public static func read(_ path: String) throws(FileError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno)), action: "read") }
+        defer { close(fd) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 65536) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: path, reason: String(cString: strerror(errno)), action: "read")
+            }
+            if n == 0 { break }
+            result.append(contentsOf: chunk[0..<n])
+        }
+        return result
+    }
+
+    /// Writes a file atomically (temporary file + rename), so readers never see half of it.
+    public static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws(FileError) {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno)), action: "write") }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let reason = String(cString: strerror(errno))
+                close(fd)
+                unlink(temporary)
+                throw FileError(path: path, reason: reason, action: "write")
+            }
+            offset += n
+        }
+        fsync(fd)
+        close(fd)
+        if rename(temporary, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw FileError(path: path, reason: reason, action: "write")
+        }
+    }
+
+    /// Regular files in a directory whose names end with `suffix`, sorted.
+    public static func files(in directory: String, suffix: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name.hasSuffix(suffix) && !name.hasPrefix(".") { names.append(directory + "/" + name) }
+        }
+        return names.sorted()
+    }
+
+    public static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        let s = String(cString: value)
+        return s.isEmpty ? nil : s
+    }
+}
+
+public struct FileError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var action: String
+    public var description: String { "\(path): cannot \(action): \(reason)" }
+}

@@ -1,0 +1,238 @@
+// A created plugin instance: its host struct (with the services the site grants), its database,
+// and the lock that serializes calls into it unless the plugin declared itself thread-safe.
+
+import CClubhouse
+import ClubhouseABI
+import ClubhouseJSON
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a plugin's code runs: loaded into this process, or in a runner child process.
+enum PluginBackend: @unchecked Sendable {
+    case library(PluginLibrary)
+    case isolated(IsolatedPlugin)
+
+    var info: PluginDescriptorInfo {
+        switch self {
+        case .library(let l): return l.info
+        case .isolated(let i): return i.info
+        }
+    }
+
+    var path: String {
+        switch self {
+        case .library(let l): return l.path
+        case .isolated(let i): return i.path
+        }
+    }
+
+    var isIsolated: Bool { if case .isolated = self { return true } else { return false } }
+}
+
+final class PluginInstance: @unchecked Sendable {
+    let backend: PluginBackend
+    var info: PluginDescriptorInfo { backend.info }
+    let entry: PluginEntry
+    let siteName: String
+    unowned let runtime: SiteRuntime
+    let host: UnsafeMutablePointer<clubhouse_host>
+    private var cStrings: [UnsafeMutablePointer<CChar>] = []
+    private(set) var instance: UnsafeMutableRawPointer?
+    private var created = false
+    let callLock = Lock()
+    private let databaseLock = Lock()
+    private var database: PluginDatabase?
+    private var databaseError: String?
+
+    init(backend: PluginBackend, entry: PluginEntry, siteName: String, runtime: SiteRuntime) {
+        self.backend = backend
+        self.entry = entry
+        self.siteName = siteName
+        self.runtime = runtime
+        host = .allocate(capacity: 1)
+        func keep(_ s: String) -> UnsafePointer<CChar> {
+            let p = strdup(s)!
+            cStrings.append(p)
+            return UnsafePointer(p)
+        }
+        host.initialize(to: clubhouse_host(
+            struct_size: UInt32(MemoryLayout<clubhouse_host>.size),
+            abi_major: UInt16(CLUBHOUSE_ABI_MAJOR), abi_minor: UInt16(CLUBHOUSE_ABI_MINOR),
+            name: nil, version: nil, site: nil, alias: nil, host_data: nil,
+            get_service: { host, id in
+                guard let instance = PluginInstance.from(host), let id else { return nil }
+                return instance.service(String(cString: id))
+            }))
+        host.pointee.name = keep("clubhouse")
+        host.pointee.version = keep(ClubhouseVersion.string)
+        host.pointee.site = keep(siteName)
+        host.pointee.alias = keep(entry.alias)
+        host.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    deinit {
+        destroy()
+        host.deinitialize(count: 1)
+        host.deallocate()
+        cStrings.forEach { free($0) }
+    }
+
+    static func from(_ host: UnsafePointer<clubhouse_host>?) -> PluginInstance? {
+        guard let data = host?.pointee.host_data else { return nil }
+        return Unmanaged<PluginInstance>.fromOpaque(data).takeUnretainedValue()
+    }
+
+    /// Why a service is withheld, or nil when this plugin may have it.
+    func refusal(for service: String) -> String? {
+        switch service {
+        case CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_CONFIG, CLUBHOUSE_SERVICE_PROGRESS: return nil
+        case CLUBHOUSE_SERVICE_STORAGE:
+            return entry.isGranted(.storage) ? nil : "the site does not grant \"storage\""
+        case CLUBHOUSE_SERVICE_DEVICE:
+            return entry.grants.contains(where: { if case .device = $0 { return true } else { return false } })
+                ? nil : "the site grants no \"device:NAME\""
+        case CLUBHOUSE_SERVICE_INVOKE:
+            return entry.grants.contains(where: { if case .invoke = $0 { return true } else { return false } })
+                ? nil : "the site grants no \"invoke:PLUGIN\""
+        default:
+            return "this host does not offer it (it offers \(SiteRuntime.offeredServices.joined(separator: ", ")))"
+        }
+    }
+
+    func service(_ id: String) -> UnsafeRawPointer? {
+        guard refusal(for: id) == nil else { return nil }
+        return ServiceTables.shared.table(for: id)
+    }
+
+    /// Creates the plugin's instance (once). Throws the plugin's message when create fails.
+    func create() throws(RuntimeError) {
+        guard !created else { return }
+        for service in info.services {
+            if let reason = refusal(for: service) {
+                throw RuntimeError(status: .denied,
+                                   message: "plugin '\(entry.alias)' needs \(service) but \(reason) at site '\(siteName)'; add the grant in plugins.json")
+            }
+        }
+        switch backend {
+        case .isolated(let runner):
+            try runner.create(instance: self)
+        case .library(let library):
+            guard let create = library.descriptor.pointee.create else {
+                throw RuntimeError(status: .error, message: LoadError.missingField(path: library.path, field: "create").description)
+            }
+            let buffer = ReplyBuffer()
+            var made: UnsafeMutableRawPointer?
+            let status = buffer.withSink { create(library.descriptor, host, &made, $0) }
+            guard status == Int32(CLUBHOUSE_OK), let made else {
+                let message = buffer.text.isEmpty ? "create returned \(Status(code: status).name)" : buffer.text
+                throw RuntimeError(status: status == Int32(CLUBHOUSE_OK) ? .error : Status(code: status),
+                                   message: "plugin '\(entry.alias)' (\(library.info.id)) could not start: \(message)")
+            }
+            instance = made
+        }
+        created = true
+        abandonTransactions()
+    }
+
+    func destroy() {
+        guard created else { return }
+        created = false
+        switch backend {
+        case .isolated(let runner):
+            runner.destroy(instance: self)
+        case .library(let library):
+            if let made = instance { library.descriptor.pointee.destroy?(library.descriptor, made) }
+            instance = nil
+        }
+        databaseLock.withLock {
+            if let database {
+                if !database.openStatements.isEmpty {
+                    runtime.log.warning("plugin '\(entry.alias)' left \(database.openStatements.count) statement(s) open; finalized")
+                }
+                database.close()
+            }
+            database = nil
+        }
+    }
+
+    /// Rolls back a transaction a call left open (or a crashed runner could not finish).
+    func abandonTransactions() {
+        if let db = databaseLock.withLock({ database }), db.rollbackAbandoned() {
+            runtime.log.warning("plugin '\(entry.alias)' left a transaction open; rolled back")
+        }
+    }
+
+    /// The database, opened on first use.
+    var openDatabase: PluginDatabase? {
+        databaseLock.withLock {
+            if database == nil && databaseError == nil {
+                do {
+                    database = try runtime.storage.open(site: siteName, pluginID: info.id, owner: entry.alias)
+                } catch let error as StorageError {
+                    databaseError = error.message
+                } catch {
+                    databaseError = "\(error)"
+                }
+            }
+            return database
+        }
+    }
+
+    /// Runs a storage operation, or reports why the database cannot be opened.
+    static func withDatabase(_ host: UnsafePointer<clubhouse_host>?, _ reply: UnsafePointer<clubhouse_reply>?,
+                             _ body: (PluginDatabase) -> Int32) -> Int32 {
+        guard let instance = from(host) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+        guard instance.entry.isGranted(.storage) else {
+            reply?.write("storage is not granted to plugin '\(instance.entry.alias)'")
+            return Int32(CLUBHOUSE_DENIED)
+        }
+        guard let db = instance.openDatabase else {
+            reply?.write(instance.databaseError ?? "the database is not available")
+            return Int32(CLUBHOUSE_IO)
+        }
+        return body(db)
+    }
+
+    /// Runs one command. Serialized unless the plugin is thread-safe.
+    func invoke(command: String, request: [UInt8], call: CallContext) -> (status: Int32, reply: [UInt8]) {
+        let serialize = !info.threadSafe
+        if serialize { callLock.lock() }
+        defer { if serialize { callLock.unlock() } }
+        let result: (Int32, [UInt8])
+        switch backend {
+        case .isolated(let runner):
+            result = runner.invoke(instance: self, command: command, request: request, call: call)
+        case .library(let library):
+            guard let invoke = library.descriptor.pointee.invoke, let made = instance else {
+                return (Int32(CLUBHOUSE_ERROR), Array("plugin '\(entry.alias)' is not running".utf8))
+            }
+            let buffer = ReplyBuffer()
+            let status: Int32 = call.withCStruct { callPointer in
+                buffer.withSink { sink in
+                    request.withUnsafeBufferPointer { bytes in
+                        bytes.withMemoryRebound(to: CChar.self) { chars in
+                            invoke(library.descriptor, made, callPointer, command, chars.baseAddress, chars.count, sink)
+                        }
+                    }
+                }
+            }
+            result = (status, buffer.bytes)
+        }
+        call.progress.end()
+        if serialize { abandonTransactions() }
+        return result
+    }
+}
+
+/// A runtime failure with the status it maps to.
+public struct RuntimeError: Error, Sendable, CustomStringConvertible {
+    public var status: Status
+    public var message: String
+    public var description: String { message }
+
+    public init(status: Status, message: String) {
+        self.status = status
+        self.message = message
+    }
+}

@@ -1,0 +1,310 @@
+// The running site: resolves each configured plugin to a checked library, creates instances on
+// first use, owns the brokers, and runs calls (from the CLI, JSON-RPC, or another plugin).
+
+import CClubhouse
+import ClubhouseABI
+import ClubhouseJSON
+
+/// A configured plugin resolved to its library (or the reason it could not be).
+public struct ResolvedPlugin: Sendable {
+    public var entry: PluginEntry
+    var backend: PluginBackend
+    public var catalogue: CommandCatalog
+
+    public var info: PluginDescriptorInfo { backend.info }
+    public var path: String { backend.path }
+    /// True when the plugin runs in its own child process.
+    public var isolated: Bool { backend.isIsolated }
+}
+
+/// The outcome of one command.
+public struct CallOutcome: Sendable {
+    public var status: Status
+    /// The reply's data (null on failure).
+    public var data: JSONValue
+    public var text: String?
+    /// The one-line message on failure.
+    public var message: String
+    public var background: (command: String, arguments: JSONObject)?
+
+    static func failure(_ status: Status, _ message: String) -> CallOutcome {
+        CallOutcome(status: status, data: .null, text: nil, message: message, background: nil)
+    }
+}
+
+public final class SiteRuntime: @unchecked Sendable {
+    public static let offeredServices = [
+        CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_CONFIG, CLUBHOUSE_SERVICE_STORAGE, CLUBHOUSE_SERVICE_PROGRESS,
+        CLUBHOUSE_SERVICE_INVOKE, CLUBHOUSE_SERVICE_DEVICE,
+    ]
+
+    public let configuration: SiteConfiguration
+    public let site: Site
+    public let log: LogBroker
+    public let storage: StorageBroker
+    public let devices: DeviceBroker
+    let loader: PluginLoader
+    let discovery: PluginDiscovery
+    /// The caller's working directory, sent with every request (read once: the host never changes it).
+    let workingDirectory = FileSystem.currentDirectory()
+    /// `,"cwd":"<working directory>"}`: the tail of every request, encoded once.
+    private let requestTail: [UInt8]
+    private let emptyRequest: [UInt8]
+    private static let requestHead = Array(#"{"arguments":"#.utf8)
+    private static let silent = SilentProgress()
+
+    private let lock = Lock()
+    private let creationLock = Lock()
+    private var resolved: [String: Result<ResolvedPlugin, RuntimeError>] = [:]
+    private var instances: [String: PluginInstance] = [:]
+    private var creationOrder: [String] = []
+
+    public init(configuration: SiteConfiguration, site: Site, dataDirectory: String, log: LogBroker,
+                loader: PluginLoader = PluginLoader()) {
+        self.configuration = configuration
+        self.site = site
+        self.log = log
+        self.loader = loader
+        var tail = Array(#","cwd":"#.utf8)
+        JSONWriter.appendQuoted(workingDirectory, to: &tail)
+        tail.append(UInt8(ascii: "}"))
+        requestTail = tail
+        emptyRequest = SiteRuntime.requestHead + Array("{}".utf8) + tail
+        storage = StorageBroker(dataDirectory: dataDirectory)
+        devices = DeviceBroker(site: site, log: log)
+        discovery = PluginDiscovery(configuration: configuration, loader: loader, log: log)
+    }
+
+    deinit { shutdown() }
+
+    /// Destroys every instance, newest first, and closes their databases.
+    public func shutdown() {
+        let order = lock.withLock { () -> [PluginInstance] in
+            let list = creationOrder.reversed().compactMap { instances[$0] }
+            instances.removeAll()
+            creationOrder.removeAll()
+            return list
+        }
+        order.forEach { $0.destroy() }
+        devices.closeAll()
+    }
+
+    /// Aliases of the site's plugins, in file order (enabled or not).
+    public var aliases: [String] { site.plugins.map(\.alias) }
+
+    /// Loads and checks the plugin the site calls `alias`.
+    public func resolve(_ alias: String) -> Result<ResolvedPlugin, RuntimeError> {
+        if let cached = lock.withLock({ resolved[alias] }) { return cached }
+        creationLock.lock()
+        defer { creationLock.unlock() }
+        if let cached = lock.withLock({ resolved[alias] }) { return cached }
+        let result = resolveUncached(alias)
+        lock.withLock { resolved[alias] = result }
+        return result
+    }
+
+    private func resolveUncached(_ alias: String) -> Result<ResolvedPlugin, RuntimeError> {
+        guard let entry = site.plugin(alias: alias) else {
+            var message = "unknown plugin '\(alias)' at site '\(site.name)'"
+            if let suggestion = closest(alias, among: aliases + ["plugins", "plugin", "config", "demo", "serve", "device"]) {
+                message += "; did you mean '\(suggestion)'?"
+            }
+            message += " (clubhouse plugins list shows them)"
+            return .failure(RuntimeError(status: .invalidArgument, message: message))
+        }
+        let where_ = "\(configuration.source):\(entry.location.line):\(entry.location.column)"
+        guard entry.enabled else {
+            return .failure(RuntimeError(status: .error,
+                                         message: "plugin '\(alias)' is disabled at site '\(site.name)'; set \"enabled\": true at \(where_)"))
+        }
+        let path: String
+        if let explicit = entry.path {
+            path = FileSystem.absolute(explicit, relativeTo: configuration.baseDirectory)
+        } else if let id = entry.id {
+            switch discovery.find(id: id) {
+            case .success(let found): path = found
+            case .failure(let error):
+                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(where_)): \(error.message)"))
+            }
+        } else {
+            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' has neither \"id\" nor \"path\" (\(where_))"))
+        }
+        // Plugins from the build's own products run in process by default; others in a runner.
+        let isolated: Bool
+        switch entry.isolation {
+        case .inProcess: isolated = false
+        case .process: isolated = true
+        case .auto:
+            let real = FileSystem.realPath(path) ?? path
+            isolated = FileSystem.directoryName(real) != (FileSystem.realPath(FileSystem.executableDirectory()) ?? "")
+        }
+        let backend: PluginBackend
+        var catalogueBytes: [UInt8]
+        if isolated {
+            if !FileSystem.exists(path) {
+                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(LoadError.fileMissing(path: path))"))
+            }
+            do {
+                let runner = try IsolatedPlugin(path: path, alias: alias, timeoutMilliseconds: entry.timeoutMilliseconds)
+                backend = .isolated(runner)
+                catalogueBytes = runner.catalogue
+            } catch {
+                return .failure(error)
+            }
+        } else {
+            do {
+                let library = try loader.load(path: path)
+                backend = .library(library)
+                catalogueBytes = try library.describe()
+            } catch {
+                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
+            }
+        }
+        let info = backend.info
+        if let id = entry.id, id != info.id {
+            return .failure(RuntimeError(status: .error,
+                                         message: "plugin '\(alias)': \(path) is \(info.id), but the site expects \(id) (\(where_)); fix \"id\" or \"path\""))
+        }
+        if let requirement = entry.versionRequirement, !requirement.isSatisfied(by: info.semanticVersion) {
+            return .failure(RuntimeError(status: .error,
+                                         message: "plugin '\(alias)': \(info.id) \(info.version) (\(path)) does not satisfy the site's version requirement '\(requirement)' (\(where_)); install a matching build or change \"version\""))
+        }
+        // One library per site: two aliases must not share an id (they would share a database).
+        for other in site.plugins where other.alias != alias && other.enabled {
+            if let cached = lock.withLock({ resolved[other.alias] }), case .success(let o) = cached, o.info.id == info.id {
+                return .failure(RuntimeError(status: .error,
+                                             message: "duplicate plugin id \(info.id): plugins '\(other.alias)' and '\(alias)' of site '\(site.name)' both load it (\(o.path), \(path)); a site runs a plugin once"))
+            }
+        }
+        switch CommandCatalog.parse(catalogueBytes, plugin: alias) {
+        case .success(let catalogue):
+            return .success(ResolvedPlugin(entry: entry, backend: backend, catalogue: catalogue))
+        case .failure(let e):
+            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(path)): bad command catalogue: \(e)"))
+        }
+    }
+
+    /// The running instance for `alias`, created on first use.
+    func instance(_ alias: String) -> Result<PluginInstance, RuntimeError> {
+        let plugin: ResolvedPlugin
+        switch resolve(alias) {
+        case .success(let p): plugin = p
+        case .failure(let e): return .failure(e)
+        }
+        if let existing = lock.withLock({ instances[alias] }) { return .success(existing) }
+        // One creation at a time, so concurrent first calls (serve) create the instance once.
+        creationLock.lock()
+        defer { creationLock.unlock() }
+        if let existing = lock.withLock({ instances[alias] }) { return .success(existing) }
+        let made = PluginInstance(backend: plugin.backend, entry: plugin.entry, siteName: site.name, runtime: self)
+        do {
+            try made.create()
+        } catch {
+            return .failure(error)
+        }
+        lock.withLock {
+            instances[alias] = made
+            creationOrder.append(alias)
+        }
+        return .success(made)
+    }
+
+    /// Runs `body` with the host struct the instance of `alias` sees (its services as the site grants
+    /// them). For embedding the host and for benchmarks of the service tables.
+    public func withHostStruct<R>(of alias: String, _ body: (UnsafePointer<clubhouse_host>) throws -> R) throws -> R {
+        switch instance(alias) {
+        case .success(let made): return try body(UnsafePointer(made.host))
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Runs `command` of plugin `alias` with validated arguments.
+    public func call(alias: String, command: String, arguments: JSONObject, flags: UInt32 = 0,
+                     progress: (any ProgressSink)? = nil, context: CallContext? = nil) -> CallOutcome {
+        let call = context ?? CallContext(flags: flags, progress: progress ?? SiteRuntime.silent, chain: [alias])
+        // Fast path: the instance exists already.
+        let target: PluginInstance
+        if let existing = lock.withLock({ instances[alias] }) {
+            target = existing
+        } else {
+            switch instance(alias) {
+            case .failure(let error): return .failure(error.status, error.message)
+            case .success(let made): target = made
+            }
+        }
+        let (status, reply) = target.invoke(command: command, request: encodeRequest(arguments), call: call)
+        return SiteRuntime.outcome(status: status, reply: reply, alias: alias, command: command)
+    }
+
+    public func encodeRequestForBenchmark(_ arguments: JSONObject) -> [UInt8] { encodeRequest(arguments) }
+    public static func outcomeForBenchmark(_ reply: [UInt8]) -> CallOutcome { outcome(status: 0, reply: reply, alias: "a", command: "c") }
+
+    /// `{"arguments":{…},"cwd":"…"}` (entry.h).
+    func encodeRequest(_ arguments: JSONObject) -> [UInt8] {
+        if arguments.isEmpty { return emptyRequest }
+        var request = SiteRuntime.requestHead
+        request.reserveCapacity(requestTail.count + 64)
+        JSONWriter.appendCompact(.object(arguments), to: &request)
+        request.append(contentsOf: requestTail)
+        return request
+    }
+
+    /// Reads a plugin's reply into an outcome (a reply that is not the documented JSON is a failure).
+    static func outcome(status: Int32, reply: [UInt8], alias: String, command: String) -> CallOutcome {
+        let s = Status(code: status)
+        guard s == .ok else {
+            var message = String(decoding: reply, as: UTF8.self)
+            if message.isEmpty { message = "\(alias) \(command) failed (\(s.name)) without a message" }
+            if let newline = message.firstIndex(of: "\n") { message = String(message[..<newline]) }
+            return .failure(s, message)
+        }
+        let parsed: JSONValue
+        do {
+            parsed = try JSONParser.parse(bytes: reply)
+        } catch {
+            return .failure(.pluginFailed, "plugin '\(alias)' returned a malformed reply to '\(command)': \(error)")
+        }
+        guard let object = parsed.objectValue else {
+            return .failure(.pluginFailed, "plugin '\(alias)' returned \(parsed.kindName) to '\(command)', not {\"data\": …}")
+        }
+        var background: (String, JSONObject)?
+        if let b = object["background"]?.objectValue, let c = b["command"]?.stringValue {
+            background = (c, b["arguments"]?.objectValue ?? JSONObject())
+        }
+        return CallOutcome(status: .ok, data: object["data"] ?? .null, text: object["text"]?.stringValue, message: "",
+                           background: background)
+    }
+
+    /// A plugin calling another plugin's command (the invoke service).
+    func invokeFromPlugin(caller: PluginInstance, call: CallContext, alias: String, command: String,
+                          request: [UInt8]) -> (status: Int32, reply: [UInt8]) {
+        func refuse(_ status: Status, _ message: String) -> (Int32, [UInt8]) { (status.rawValue, Array(message.utf8)) }
+        guard caller.entry.isGranted(.invoke(alias)) else {
+            return refuse(.denied, "plugin '\(caller.entry.alias)' may not call '\(alias)': the site does not grant \"invoke:\(alias)\"")
+        }
+        if call.chain.contains(alias) {
+            return refuse(.denied, "plugin '\(caller.entry.alias)' may not call '\(alias)': '\(alias)' is already running this call (\(call.chain.joined(separator: " → ")))")
+        }
+        let target: PluginInstance
+        switch instance(alias) {
+        case .success(let t): target = t
+        case .failure(let e): return refuse(e.status == .invalidArgument ? .notFound : e.status, e.message)
+        }
+        guard case .success(let plugin) = resolve(alias), let spec = plugin.catalogue.command(named: command) else {
+            return refuse(.notFound, "plugin '\(alias)' has no command '\(command)'")
+        }
+        // Validate the arguments exactly as the CLI would.
+        let arguments: JSONObject
+        do {
+            let parsed = try JSONParser.parse(bytes: request)
+            arguments = try ArgumentParser.validate(parsed["arguments"]?.objectValue ?? JSONObject(), for: spec, plugin: alias)
+        } catch let error as UsageError {
+            return refuse(.invalidArgument, error.message)
+        } catch {
+            return refuse(.invalidArgument, "malformed request to \(alias) \(command): \(error)")
+        }
+        let nested = CallContext(flags: call.flags | UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT), progress: call.progress,
+                                 chain: call.chain + [alias], parent: call)
+        return target.invoke(command: command, request: encodeRequest(arguments), call: nested)
+    }
+}

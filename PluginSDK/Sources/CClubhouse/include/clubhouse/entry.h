@@ -1,0 +1,133 @@
+/* clubhouse/entry.h — the one exported symbol and the descriptor it returns. */
+#ifndef CLUBHOUSE_ENTRY_H
+#define CLUBHOUSE_ENTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "call.h"
+#include "host.h"
+#include "reply.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the host tells the plugin before anything else. Owned by the host; valid during `entry`. */
+typedef struct clubhouse_host_info {
+    uint32_t struct_size; /* sizeof(clubhouse_host_info) as compiled by the host */
+    uint16_t abi_major;   /* the host's CLUBHOUSE_ABI_MAJOR */
+    uint16_t abi_minor;   /* the host's CLUBHOUSE_ABI_MINOR */
+    const char *host_version; /* eg: "1.0.0" */
+} clubhouse_host_info;
+
+enum {
+    /* The plugin's instances may be invoked concurrently from several threads. Without this flag
+     * the host serializes every call into an instance. */
+    CLUBHOUSE_PLUGIN_THREAD_SAFE = 1u << 0,
+};
+
+typedef struct clubhouse_plugin_descriptor clubhouse_plugin_descriptor;
+
+struct clubhouse_plugin_descriptor {
+    uint32_t magic;       /* CLUBHOUSE_MAGIC, mandatory; checked before anything else */
+    uint16_t abi_major;   /* CLUBHOUSE_ABI_MAJOR the plugin was built against, mandatory */
+    uint16_t abi_minor;   /* CLUBHOUSE_ABI_MINOR the plugin was built against, mandatory */
+    uint32_t struct_size; /* sizeof(clubhouse_plugin_descriptor) as compiled, mandatory */
+    uint32_t flags;       /* CLUBHOUSE_PLUGIN_* flags, eg: CLUBHOUSE_PLUGIN_THREAD_SAFE, or 0 */
+
+    const char *id;       /* reverse-DNS, unique among loaded plugins, eg: "org.clubhouse.putting", mandatory */
+    const char *version;  /* semver, eg: "1.2.0", mandatory; sites may require a range */
+    const char *name;     /* display name, eg: "Putting", mandatory */
+    const char *summary;  /* one line, eg: "Read a green and compute the best putting line", mandatory */
+
+    /* How the plugin was built, as `key=value` pairs separated by ';', mandatory:
+     *   "abi=1.0;lang=c"                                                   a C plugin
+     *   "abi=1.0;lang=swift;swift=6.3.1;target=x86_64-unknown-linux-gnu"   a Swift plugin
+     * Swift has no stable ABI on Linux and a Swift plugin runs on the host's Swift runtime, so the
+     * host refuses a Swift plugin whose `swift` or `target` differs from its own. */
+    const char *build;
+
+    /* The service ids the plugin needs, NULL-terminated, eg:
+     *   { CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_STORAGE, NULL }
+     * Mandatory (an array holding only NULL when it needs none). The host refuses to create an
+     * instance when a needed service is missing or not granted by the site, and says which. */
+    const char *const *services;
+
+    void *plugin_data; /* owned by the plugin, for its own use in the functions below; optional */
+
+    /* [any-thread] Writes the plugin's command catalogue as JSON to `reply` (format below).
+     * Pure: no instance, no services. Returns CLUBHOUSE_OK. */
+    clubhouse_status (*describe)(const clubhouse_plugin_descriptor *self, const clubhouse_reply *reply);
+
+    /* [host-serialized] Creates an instance for `host`'s site and stores it in *instance.
+     * May use services (eg: run storage migrations). On failure returns a status other than
+     * CLUBHOUSE_OK, writes the reason to `reply`, and leaves nothing to destroy. */
+    clubhouse_status (*create)(const clubhouse_plugin_descriptor *self, const clubhouse_host *host,
+                               void **instance, const clubhouse_reply *reply);
+
+    /* [host-serialized] Destroys an instance made by create. No call into it is running. */
+    void (*destroy)(const clubhouse_plugin_descriptor *self, void *instance);
+
+    /* [host-serialized] Runs `command` (a name from the catalogue, eg: "bestline", "template add")
+     * with the request JSON `request` (`request_length` bytes, not NUL-terminated; format below).
+     * Writes the reply JSON (or, on failure, a one-line message) to `reply`. `call` identifies
+     * the call to per-call services and says whether it was cancelled. */
+    clubhouse_status (*invoke)(const clubhouse_plugin_descriptor *self, void *instance,
+                               const clubhouse_call *call, const char *command,
+                               const char *request, size_t request_length,
+                               const clubhouse_reply *reply);
+};
+
+/*
+ * The catalogue `describe` writes:
+ *
+ *   {"commands": [
+ *      {"name": "bestline",                       // words separated by single spaces: "template add"
+ *       "summary": "Best putting line for a ball and a flag",
+ *       "help": "Longer text shown by --help (optional)",
+ *       "long_running": true,                     // the CLI shows progress; default false
+ *       "arguments": [
+ *         {"name": "course", "type": "string", "required": true, "help": "Course id"},
+ *         {"name": "stimp", "type": "number", "default": 10, "help": "Green speed in feet"},
+ *         {"name": "model", "type": "choice", "choices": ["compat", "physics"], "default": "physics"},
+ *         {"name": "async", "type": "flag", "help": "Return a job id at once"},
+ *         {"name": "file", "type": "path", "positional": true, "required": true}
+ *       ],
+ *       "reply": "Keys of the JSON reply for --json (documented in --help)"}
+ *   ]}
+ *
+ * Argument types: "string", "integer", "number", "flag" (boolean, present = true), "path" (made
+ * absolute by the host; "-" means standard input and is passed as is), "choice" (one of
+ * "choices"), "list" (comma-separated on the command line, a JSON array of strings in the request),
+ * "point" ("X,Y" on the command line, [x, y] numbers in the request), "json" (any JSON value).
+ * Positional arguments are filled in declaration order. A command named "demo" taking a path
+ * argument "out" is the plugin's part of `clubhouse demo`.
+ *
+ * The request `invoke` receives:
+ *   {"arguments": {"course": "presidio", "stimp": 10, "async": true}, "cwd": "/home/me"}
+ * Arguments are validated and typed by the host against the catalogue; absent optional arguments
+ * without a default are absent.
+ *
+ * The reply `invoke` writes on CLUBHOUSE_OK:
+ *   {"data": <any JSON>, "text": "what a person reads (printed as is)"}
+ * `data` is the machine result (--json, JSON-RPC). `text` is optional; without it the CLI prints
+ * `data` as indented JSON. Optionally "background": {"command": "job run", "arguments": {...}}
+ * asks the host to run that command of the same plugin after replying (the CLI runs it in a
+ * detached child process, `serve` on a worker thread).
+ */
+
+/* The symbol name the host looks up with dlsym. */
+#define CLUBHOUSE_ENTRY_SYMBOL "clubhouse_plugin_entry"
+
+/* The one function a plugin exports. [any-thread] Returns the plugin's descriptor, which must stay
+ * valid until the process exits (the library is never unmapped), or NULL to decline a host it
+ * cannot serve. `info` is borrowed for the call. */
+typedef const clubhouse_plugin_descriptor *(*clubhouse_plugin_entry_fn)(const clubhouse_host_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLUBHOUSE_ENTRY_H */

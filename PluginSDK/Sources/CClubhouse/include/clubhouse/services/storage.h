@@ -1,0 +1,113 @@
+/* clubhouse/services/storage.h — "clubhouse.storage/1": the plugin's own SQLite database.
+ *
+ * Each plugin instance gets one database per site (a file in the site's data directory) and can
+ * reach nothing else: the host's authorizer refuses ATTACH, DETACH, loading extensions and any
+ * other database. WAL journal, foreign keys on, a busy timeout. Granted by "storage".
+ *
+ * The table mirrors SQLite's prepared-statement API so bulk work runs at SQLite speed:
+ *   prepare → (bind… → step… → reset)* → finalize
+ * Statements belong to the instance; finalize every statement before `destroy` returns (the host
+ * finalizes leftovers and logs a warning). Column values returned as pointers are owned by the
+ * host and valid until the next step, reset or finalize of that statement.
+ *
+ * Transactions: `begin` opens one (BEGIN IMMEDIATE); nested begins become savepoints. A plugin
+ * that returns from invoke with a transaction still open has it rolled back by the host.
+ */
+#ifndef CLUBHOUSE_SERVICES_STORAGE_H
+#define CLUBHOUSE_SERVICES_STORAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../host.h"
+#include "../reply.h"
+#include "../status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CLUBHOUSE_SERVICE_STORAGE "clubhouse.storage/1"
+
+/* A prepared statement. Opaque; owned by the host; valid until finalize. */
+typedef struct clubhouse_stmt clubhouse_stmt;
+
+/* Column types (the same numbers as SQLite's). */
+enum {
+    CLUBHOUSE_TYPE_INTEGER = 1,
+    CLUBHOUSE_TYPE_FLOAT = 2,
+    CLUBHOUSE_TYPE_TEXT = 3,
+    CLUBHOUSE_TYPE_BLOB = 4,
+    CLUBHOUSE_TYPE_NULL = 5,
+};
+
+typedef struct clubhouse_storage_service {
+    uint32_t struct_size; /* sizeof(clubhouse_storage_service) as compiled by the host */
+
+    /* [host-serialized] Runs `sql` (one or more statements, no results), eg: DDL.
+     * Errors: CLUBHOUSE_ERROR, CLUBHOUSE_CONSTRAINT, CLUBHOUSE_DENIED (authorizer), CLUBHOUSE_BUSY;
+     * the message goes to `reply` (which may be NULL when the caller does not want it). */
+    clubhouse_status (*exec)(const clubhouse_host *host, const char *sql, const clubhouse_reply *reply);
+
+    /* [host-serialized] Compiles one statement into *stmt. Errors as exec (eg: a syntax error, or
+     * CLUBHOUSE_DENIED for "ATTACH 'other.db' AS o"). */
+    clubhouse_status (*prepare)(const clubhouse_host *host, const char *sql, clubhouse_stmt **stmt,
+                                const clubhouse_reply *reply);
+
+    /* [host-serialized] Bind parameter `index` (1-based, as in SQLite). Text and blobs are copied
+     * by the host before the call returns. CLUBHOUSE_INVALID_ARGUMENT for an index out of range. */
+    clubhouse_status (*bind_null)(clubhouse_stmt *stmt, int32_t index);
+    clubhouse_status (*bind_int64)(clubhouse_stmt *stmt, int32_t index, int64_t value);
+    clubhouse_status (*bind_double)(clubhouse_stmt *stmt, int32_t index, double value);
+    clubhouse_status (*bind_text)(clubhouse_stmt *stmt, int32_t index, const char *utf8, size_t length);
+    clubhouse_status (*bind_blob)(clubhouse_stmt *stmt, int32_t index, const void *bytes, size_t length);
+
+    /* [host-serialized] Advances the statement: CLUBHOUSE_ROW (a row is ready for column_*),
+     * CLUBHOUSE_DONE (finished), or an error status (message from `last_error`). */
+    clubhouse_status (*step)(clubhouse_stmt *stmt);
+
+    /* [host-serialized] Rewinds the statement and clears its bindings, ready to bind and step again. */
+    clubhouse_status (*reset)(clubhouse_stmt *stmt);
+
+    /* [host-serialized] Destroys the statement. NULL is a no-op. */
+    void (*finalize)(clubhouse_stmt *stmt);
+
+    /* [host-serialized] The current row (after CLUBHOUSE_ROW). `column` is 0-based. */
+    int32_t (*column_count)(clubhouse_stmt *stmt);
+    int32_t (*column_type)(clubhouse_stmt *stmt, int32_t column);      /* CLUBHOUSE_TYPE_* */
+    const char *(*column_name)(clubhouse_stmt *stmt, int32_t column);  /* host-owned, valid until finalize */
+    int64_t (*column_int64)(clubhouse_stmt *stmt, int32_t column);
+    double (*column_double)(clubhouse_stmt *stmt, int32_t column);
+    /* UTF-8, NUL-terminated, byte count (without the NUL) in *length when not NULL; NULL for SQL NULL. */
+    const char *(*column_text)(clubhouse_stmt *stmt, int32_t column, size_t *length);
+    const void *(*column_blob)(clubhouse_stmt *stmt, int32_t column, size_t *length);
+
+    /* [host-serialized] Transactions; see the top of this file. Errors go to `reply` (may be NULL). */
+    clubhouse_status (*begin)(const clubhouse_host *host, const clubhouse_reply *reply);
+    clubhouse_status (*commit)(const clubhouse_host *host, const clubhouse_reply *reply);
+    clubhouse_status (*rollback)(const clubhouse_host *host);
+
+    /* [host-serialized] The rowid of the last INSERT, and the rows changed by the last statement. */
+    int64_t (*last_insert_rowid)(const clubhouse_host *host);
+    int64_t (*changes)(const clubhouse_host *host);
+
+    /* [host-serialized] The message of the last failed bind/step/reset on this database (host-owned,
+     * valid until the next storage call; never free it), eg:
+     * "UNIQUE constraint failed: shots.session_id, shots.row_index". */
+    const char *(*last_error)(const clubhouse_host *host);
+
+    /* [host-serialized] Schema migrations. Applies `sql` as migration `version` (1, 2, 3, … in
+     * order) named `name` unless the database already records that version. The SQL and the
+     * record are written in one transaction, so a failed migration leaves nothing behind.
+     * Returns CLUBHOUSE_OK when applied or already present; CLUBHOUSE_INVALID_ARGUMENT when
+     * `version` skips one; CLUBHOUSE_ERROR when a recorded version has a different name (a
+     * plugin and a database that disagree about history), message in `reply`. */
+    clubhouse_status (*migrate)(const clubhouse_host *host, int32_t version, const char *name, const char *sql,
+                                const clubhouse_reply *reply);
+} clubhouse_storage_service;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLUBHOUSE_SERVICES_STORAGE_H */

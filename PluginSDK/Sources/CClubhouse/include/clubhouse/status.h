@@ -1,0 +1,55 @@
+/* clubhouse/status.h — what every call returns. */
+#ifndef CLUBHOUSE_STATUS_H
+#define CLUBHOUSE_STATUS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int32_t clubhouse_status;
+
+enum {
+    /* Success. */
+    CLUBHOUSE_OK = 0,
+    /* The operation failed; a one-line message saying what and what to do is in the reply.
+     * The CLI exits with 1. */
+    CLUBHOUSE_ERROR = 1,
+    /* The request itself is wrong (bad or missing argument, value out of range). The CLI exits
+     * with 2, the usage-error code. */
+    CLUBHOUSE_INVALID_ARGUMENT = 2,
+    /* Something named in the request does not exist (a course, a row, a device, a command). */
+    CLUBHOUSE_NOT_FOUND = 3,
+    /* The site configuration does not grant this (a service, a device, calling a plugin). */
+    CLUBHOUSE_DENIED = 4,
+    /* The callee does not implement this (unknown service id, command, or struct too small). */
+    CLUBHOUSE_UNSUPPORTED = 5,
+    /* A resource is in use (a device awaiting a reply, a locked database past its timeout). */
+    CLUBHOUSE_BUSY = 6,
+    /* A wait ran out (device read, reply from an isolated plugin). */
+    CLUBHOUSE_TIMEOUT = 7,
+    /* The caller cancelled the call (clubhouse_call.is_cancelled became true). */
+    CLUBHOUSE_CANCELLED = 8,
+    /* An operating-system I/O error (file, socket, tty). */
+    CLUBHOUSE_IO = 9,
+    /* A storage constraint refused the change (UNIQUE, FOREIGN KEY, CHECK, a trigger's ABORT). */
+    CLUBHOUSE_CONSTRAINT = 10,
+    /* The plugin crashed or broke the protocol (only reported by the host for isolated plugins). */
+    CLUBHOUSE_PLUGIN_FAILED = 11,
+
+    /* Not errors: results of clubhouse_storage_service.step. */
+    CLUBHOUSE_ROW = 100,
+    CLUBHOUSE_DONE = 101,
+};
+
+/* A short lowercase name for a status ("ok", "invalid-argument", ...); "unknown" otherwise.
+ * [any-thread] The string is static; never free it. (Implemented in the SDK's status.c; a C
+ * plugin that uses the header alone does not need it.) */
+const char *clubhouse_status_name(clubhouse_status status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLUBHOUSE_STATUS_H */

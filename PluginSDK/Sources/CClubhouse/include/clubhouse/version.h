@@ -1,0 +1,23 @@
+/* clubhouse/version.h — ABI version and magic. */
+#ifndef CLUBHOUSE_VERSION_H
+#define CLUBHOUSE_VERSION_H
+
+#include <stdint.h>
+
+/* "CLUB" in ASCII. The first field of every descriptor; anything else is not a Clubhouse plugin. */
+#define CLUBHOUSE_MAGIC 0x434C5542u
+
+/* The ABI this header describes.
+ * MAJOR changes break compatibility: the host refuses a plugin whose major differs from its own.
+ * MINOR changes only add (struct members at the end, new services): a host accepts plugins built
+ * against a newer minor and probes what exists through struct_size and get_service. */
+#define CLUBHOUSE_ABI_MAJOR 1
+#define CLUBHOUSE_ABI_MINOR 0
+
+#define CLUBHOUSE_STRINGIFY_(x) #x
+#define CLUBHOUSE_STRINGIFY(x) CLUBHOUSE_STRINGIFY_(x)
+/* eg: "1.0" */
+#define CLUBHOUSE_ABI_VERSION_STRING \
+    CLUBHOUSE_STRINGIFY(CLUBHOUSE_ABI_MAJOR) "." CLUBHOUSE_STRINGIFY(CLUBHOUSE_ABI_MINOR)
+
+#endif /* CLUBHOUSE_VERSION_H */

@@ -1,0 +1,159 @@
+// Commands are data: a name, a summary, typed arguments, and a handler. The host reads the
+// catalogue (describe) to build --help, validate arguments and route calls.
+
+import ClubhouseJSON
+
+/// One command of a plugin and the function that runs it.
+public struct Command<P: Plugin>: Sendable {
+    public typealias Handler = @Sendable (P, Invocation) throws -> Reply
+
+    public var name: String
+    public var summary: String
+    public var help: String?
+    public var arguments: [Argument]
+    public var longRunning: Bool
+    /// What `data` holds in the reply, shown by --help (eg: "{aimOffsetDeg, speedFps, holed, ...}").
+    public var replyDescription: String?
+    public let handler: Handler
+
+    /// - Parameter name: words separated by single spaces, eg: "bestline" or "template add".
+    public init(_ name: String, summary: String, help: String? = nil, arguments: [Argument] = [],
+                longRunning: Bool = false, reply: String? = nil, handler: @escaping Handler) {
+        self.name = name
+        self.summary = summary
+        self.help = help
+        self.arguments = arguments
+        self.longRunning = longRunning
+        self.replyDescription = reply
+        self.handler = handler
+    }
+
+    /// The command's entry in the catalogue JSON (entry.h).
+    public var catalogueEntry: JSONValue {
+        var o = JSONObject()
+        o["name"] = .string(name)
+        o["summary"] = .string(summary)
+        if let help { o["help"] = .string(help) }
+        if longRunning { o["long_running"] = .bool(true) }
+        o["arguments"] = .array(arguments.map(\.catalogueEntry))
+        if let replyDescription { o["reply"] = .string(replyDescription) }
+        return .object(o)
+    }
+}
+
+/// A declared argument. The host parses `--name value` (or positionals) into typed JSON.
+public struct Argument: Sendable {
+    public enum Kind: String, Sendable {
+        case string, integer, number, flag, path, choice, list, point, json
+    }
+
+    public var name: String
+    public var kind: Kind
+    public var help: String
+    public var required: Bool
+    public var positional: Bool
+    public var defaultValue: JSONValue?
+    public var choices: [String]
+
+    public init(_ name: String, _ kind: Kind, help: String = "", required: Bool = false, positional: Bool = false,
+                default defaultValue: JSONValue? = nil, choices: [String] = []) {
+        self.name = name
+        self.kind = kind
+        self.help = help
+        self.required = required
+        self.positional = positional
+        self.defaultValue = defaultValue
+        self.choices = choices
+    }
+
+    public static func string(_ name: String, help: String = "", required: Bool = false, positional: Bool = false,
+                              default value: String? = nil) -> Argument {
+        Argument(name, .string, help: help, required: required, positional: positional, default: value.map { .string($0) })
+    }
+
+    public static func integer(_ name: String, help: String = "", required: Bool = false, positional: Bool = false,
+                               default value: Int? = nil) -> Argument {
+        Argument(name, .integer, help: help, required: required, positional: positional, default: value.map { .int($0) })
+    }
+
+    public static func number(_ name: String, help: String = "", required: Bool = false, positional: Bool = false,
+                              default value: Double? = nil) -> Argument {
+        Argument(name, .number, help: help, required: required, positional: positional, default: value.map { .double($0) })
+    }
+
+    public static func flag(_ name: String, help: String = "") -> Argument {
+        Argument(name, .flag, help: help)
+    }
+
+    public static func path(_ name: String, help: String = "", required: Bool = false, positional: Bool = false) -> Argument {
+        Argument(name, .path, help: help, required: required, positional: positional)
+    }
+
+    public static func choice(_ name: String, _ choices: [String], help: String = "", required: Bool = false,
+                              positional: Bool = false, default value: String? = nil) -> Argument {
+        Argument(name, .choice, help: help, required: required, positional: positional,
+                 default: value.map { .string($0) }, choices: choices)
+    }
+
+    public static func list(_ name: String, help: String = "", required: Bool = false, positional: Bool = false) -> Argument {
+        Argument(name, .list, help: help, required: required, positional: positional)
+    }
+
+    public static func point(_ name: String, help: String = "", required: Bool = false, positional: Bool = false) -> Argument {
+        Argument(name, .point, help: help, required: required, positional: positional)
+    }
+
+    public static func json(_ name: String, help: String = "", required: Bool = false) -> Argument {
+        Argument(name, .json, help: help, required: required)
+    }
+
+    var catalogueEntry: JSONValue {
+        var o = JSONObject()
+        o["name"] = .string(name)
+        o["type"] = .string(kind.rawValue)
+        if !help.isEmpty { o["help"] = .string(help) }
+        if required { o["required"] = .bool(true) }
+        if positional { o["positional"] = .bool(true) }
+        if let defaultValue { o["default"] = defaultValue }
+        if !choices.isEmpty { o["choices"] = .array(choices.map { .string($0) }) }
+        return .object(o)
+    }
+}
+
+/// What a handler returns: machine data, optional text for people, optional follow-up work.
+public struct Reply: Sendable {
+    public var data: JSONValue
+    public var text: String?
+    /// A command of this plugin the host runs after replying (a detached child for the CLI).
+    public var background: (command: String, arguments: JSONObject)?
+
+    public init(data: JSONValue = .null, text: String? = nil) {
+        self.data = data
+        self.text = text
+    }
+
+    /// A reply whose data is an Encodable value (encoded with sorted keys).
+    public init<T: Encodable>(encoding value: T, text: String? = nil) throws {
+        self.init(data: try JSONBridge.encode(value), text: text)
+    }
+
+    /// Asks the host to run `command` with `arguments` after this reply.
+    public func continuing(with command: String, arguments: JSONObject) -> Reply {
+        var copy = self
+        copy.background = (command, arguments)
+        return copy
+    }
+
+    func encoded() -> [UInt8] {
+        var o = JSONObject()
+        o["data"] = data
+        if let text { o["text"] = .string(text) }
+        if let background {
+            o["background"] = ["command": .string(background.command), "arguments": .object(background.arguments)]
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        JSONWriter.appendCompact(.object(o), to: &out)
+        return out
+    }
+}

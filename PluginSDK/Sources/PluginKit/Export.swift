@@ -1,0 +1,165 @@
+// The entry glue: turns a `Plugin` type into the C descriptor the host loads. An author writes
+//
+//     @_cdecl("clubhouse_plugin_entry")
+//     public func entry(_ info: UnsafePointer<clubhouse_host_info>?) -> UnsafePointer<clubhouse_plugin_descriptor>? { export(MyPlugin.self, info) }
+//
+// Nothing Swift crosses the boundary: the descriptor's functions are C function pointers that
+// find the Swift side again through `plugin_data` (the factory) and the instance pointer.
+
+import CClubhouse
+import ClubhouseABI
+import ClubhouseJSON
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Builds the descriptor for `P`. Returns nil (declining the host) when the host's ABI major differs.
+public func export<P: Plugin>(_ type: P.Type, _ info: UnsafePointer<clubhouse_host_info>?) -> UnsafePointer<clubhouse_plugin_descriptor>? {
+    if let info, info.pointee.abi_major != UInt16(CLUBHOUSE_ABI_MAJOR) { return nil }
+    let factory = PluginFactory<P>()
+    return factory.descriptor
+}
+
+/// Type-erased access to a plugin type from C callbacks.
+class AnyPluginFactory {
+    let descriptorStorage: UnsafeMutablePointer<clubhouse_plugin_descriptor>
+    var descriptor: UnsafePointer<clubhouse_plugin_descriptor> { UnsafePointer(descriptorStorage) }
+
+    init(info: PluginInfo) {
+        descriptorStorage = .allocate(capacity: 1)
+        // The strings live as long as the process (the library is never unmapped).
+        func keep(_ s: String) -> UnsafePointer<CChar> {
+            let utf8 = Array(s.utf8CString)
+            let p = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count)
+            p.initialize(from: utf8, count: utf8.count)
+            return UnsafePointer(p)
+        }
+        let services = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: info.services.count + 1)
+        for (i, s) in info.services.enumerated() { services[i] = keep(s.rawValue) }
+        services[info.services.count] = nil
+        descriptorStorage.initialize(to: clubhouse_plugin_descriptor(
+            magic: CLUBHOUSE_MAGIC,
+            abi_major: UInt16(CLUBHOUSE_ABI_MAJOR),
+            abi_minor: UInt16(CLUBHOUSE_ABI_MINOR),
+            struct_size: UInt32(MemoryLayout<clubhouse_plugin_descriptor>.size),
+            flags: info.threadSafe ? UInt32(CLUBHOUSE_PLUGIN_THREAD_SAFE) : 0,
+            id: keep(info.id),
+            version: keep(info.version),
+            name: keep(info.name),
+            summary: keep(info.summary),
+            build: keep(BuildFingerprint.swift),
+            services: UnsafePointer(services),
+            plugin_data: nil,
+            describe: { descriptor, reply in
+                guard let factory = AnyPluginFactory.from(descriptor), let reply else { return Int32(CLUBHOUSE_ERROR) }
+                reply.write(bytes: factory.catalogue)
+                return Int32(CLUBHOUSE_OK)
+            },
+            create: { descriptor, host, instance, reply in
+                guard let factory = AnyPluginFactory.from(descriptor), let host, let instance else {
+                    return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+                }
+                do {
+                    let box = try factory.makeInstance(host: host)
+                    instance.pointee = Unmanaged.passRetained(box).toOpaque()
+                    return Int32(CLUBHOUSE_OK)
+                } catch {
+                    let (status, message) = describeError(error)
+                    reply?.write(message)
+                    return status
+                }
+            },
+            destroy: { _, instance in
+                guard let instance else { return }
+                Unmanaged<AnyInstanceBox>.fromOpaque(instance).release()
+            },
+            invoke: { _, instance, call, command, request, length, reply in
+                guard let instance, let call, let command, let reply else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                let box = Unmanaged<AnyInstanceBox>.fromOpaque(instance).takeUnretainedValue()
+                let bytes = UnsafeRawBufferPointer(start: request, count: request == nil ? 0 : length)
+                return box.invoke(command: command, request: bytes.bindMemory(to: UInt8.self), call: call, reply: reply)
+            }))
+        descriptorStorage.pointee.plugin_data = Unmanaged.passRetained(self).toOpaque()
+    }
+
+    static func from(_ descriptor: UnsafePointer<clubhouse_plugin_descriptor>?) -> AnyPluginFactory? {
+        guard let data = descriptor?.pointee.plugin_data else { return nil }
+        return Unmanaged<AnyPluginFactory>.fromOpaque(data).takeUnretainedValue()
+    }
+
+    var catalogue: [UInt8] { fatalError("subclass") }
+    func makeInstance(host: UnsafePointer<clubhouse_host>) throws -> AnyInstanceBox { fatalError("subclass") }
+}
+
+final class PluginFactory<P: Plugin>: AnyPluginFactory {
+    let catalogueBytes: [UInt8]
+
+    init() {
+        var out: [UInt8] = []
+        JSONWriter.appendCompact(["commands": .array(P.commands.map(\.catalogueEntry))], to: &out)
+        catalogueBytes = out
+        super.init(info: P.info)
+    }
+
+    override var catalogue: [UInt8] { catalogueBytes }
+
+    override func makeInstance(host: UnsafePointer<clubhouse_host>) throws -> AnyInstanceBox {
+        let context = PluginContext(host: host)
+        let plugin = try P(context: context)
+        // Bind each handler to the instance once, so calls run through non-generic code.
+        var handlers: [String: InstanceBox.Handler] = [:]
+        for command in P.commands {
+            let handler = command.handler
+            handlers[command.name] = { invocation in try handler(plugin, invocation) }
+        }
+        return InstanceBox(plugin: plugin, context: context, handlers: handlers)
+    }
+}
+
+class AnyInstanceBox {
+    func invoke(command: UnsafePointer<CChar>, request: UnsafeBufferPointer<UInt8>, call: UnsafePointer<clubhouse_call>,
+                reply: UnsafePointer<clubhouse_reply>) -> Int32 { fatalError("subclass") }
+}
+
+final class InstanceBox: AnyInstanceBox {
+    typealias Handler = (Invocation) throws -> Reply
+
+    let plugin: AnyObject
+    let context: PluginContext
+    let handlers: [String: Handler]
+
+    init(plugin: AnyObject, context: PluginContext, handlers: [String: Handler]) {
+        self.plugin = plugin
+        self.context = context
+        self.handlers = handlers
+    }
+
+    override func invoke(command: UnsafePointer<CChar>, request: UnsafeBufferPointer<UInt8>,
+                         call: UnsafePointer<clubhouse_call>, reply: UnsafePointer<clubhouse_reply>) -> Int32 {
+        let name = String(cString: command)
+        guard let handler = handlers[name] else {
+            reply.write("unknown command '\(name)'")
+            return Int32(CLUBHOUSE_NOT_FOUND)
+        }
+        do {
+            let parsed = try JSONParser.parse(request)
+            let arguments = parsed["arguments"]?.objectValue ?? JSONObject()
+            let cwd = parsed["cwd"]?.stringValue ?? ""
+            let invocation = Invocation(arguments: Arguments(arguments), cwd: cwd, context: context, call: call)
+            let result = try handler(invocation)
+            reply.write(bytes: result.encoded())
+            return Int32(CLUBHOUSE_OK)
+        } catch {
+            let (status, message) = describeError(error)
+            reply.write(message)
+            return status
+        }
+    }
+}
+
+/// The status and one-line message for any error a handler throws.
+func describeError(_ error: any Error) -> (Int32, String) {
+    if let e = error as? PluginError { return (e.status.rawValue, e.message) }
+    if let e = error as? JSONParseError { return (Int32(CLUBHOUSE_INVALID_ARGUMENT), "malformed request: \(e)") }
+    return (Int32(CLUBHOUSE_ERROR), String(describing: error))
+}

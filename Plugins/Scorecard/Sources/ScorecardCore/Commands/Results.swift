@@ -1,0 +1,316 @@
+// Results of the stateful commands: Codable (their JSON keys are the property names, in this order) and
+// a text rendering for the terminal.
+
+/// `scorecard player add`.
+public struct PlayerAdded: Sendable, Codable, Equatable {
+    public var player: Player
+    public var text: String { "added player \(player.id): \(player.name)" }
+}
+
+/// One line of `scorecard player list`.
+public struct PlayerSummary: Sendable, Codable, Equatable {
+    public var id: Int
+    public var name: String
+    /// Current Handicap Index; null until three differentials exist.
+    public var index: Tenths?
+    public var finishedRounds: Int
+}
+
+/// `scorecard player list`.
+public struct PlayerList: Sendable, Codable, Equatable {
+    public var players: [PlayerSummary]
+    public var text: String {
+        if players.isEmpty { return "no players yet — add one with 'scorecard player add NAME'" }
+        return TextTable(["id", "name", "index", "rounds"], players.map {
+            ["\($0.id)", $0.name, $0.index?.handicapNotation ?? "—", "\($0.finishedRounds)"]
+        }).text
+    }
+}
+
+/// A tee in listings: its ratings and totals.
+public struct TeeSummary: Sendable, Codable, Equatable {
+    public var name: String
+    public var holes: Int
+    public var par: Int
+    public var rating: Tenths
+    public var slope: Int
+    public var front: Rating?
+    public var back: Rating?
+
+    init(_ tee: Tee) {
+        name = tee.name
+        holes = tee.holes.count
+        par = tee.par
+        rating = tee.rating
+        slope = tee.slope
+        front = tee.front
+        back = tee.back
+    }
+
+    var line: String {
+        var text = "\(name): \(holes) holes, par \(par), \(rating)/\(slope)"
+        if let front { text += ", front \(front.rating)/\(front.slope)" }
+        if let back { text += ", back \(back.rating)/\(back.slope)" }
+        return text
+    }
+}
+
+/// `scorecard course add` and one entry of `scorecard course list`.
+public struct CourseSummary: Sendable, Codable, Equatable {
+    public var id: Int
+    public var name: String
+    public var tees: [TeeSummary]
+
+    init(_ course: Course) {
+        id = course.id
+        name = course.name
+        tees = course.tees.map(TeeSummary.init)
+    }
+
+    public var text: String {
+        (["course \(id): \(name)"] + tees.map { "  " + $0.line }).joined(separator: "\n")
+    }
+}
+
+/// `scorecard course list`.
+public struct CourseList: Sendable, Codable, Equatable {
+    public var courses: [CourseSummary]
+    public var text: String {
+        courses.isEmpty ? "no courses yet — add one with 'scorecard course add FILE.json'"
+            : courses.map(\.text).joined(separator: "\n")
+    }
+}
+
+/// `scorecard course show`.
+public struct CourseDetail: Sendable, Codable, Equatable {
+    public var course: Course
+    public var text: String {
+        var lines = ["course \(course.id): \(course.name)"]
+        for tee in course.tees {
+            lines.append("")
+            lines.append("tee " + TeeSummary(tee).line)
+            let numbers = tee.holes.map { String($0.number) }
+            lines.append(TextTable(["hole"] + numbers + ["total"], [
+                ["par"] + tee.holes.map { String($0.par) } + [String(tee.par)],
+                ["index"] + tee.holes.map { String($0.strokeIndex) } + [""],
+            ]).text)
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// A round as listed: who played where and how it stands.
+public struct RoundSummary: Sendable, Codable, Equatable {
+    public var id: Int
+    public var date: GolfDate
+    public var course: String
+    public var tee: String
+    public var holes: Int
+    public var nine: Nine
+    public var format: PlayFormat
+    public var allowance: Int
+    public var pcc: Tenths
+    public var status: String
+    public var finishedOn: GolfDate?
+    public var players: [RoundPlayer]
+
+    var heading: String {
+        var text = "round \(id) · \(date) · \(course), tee \(tee) · \(holes) holes"
+        if nine != .all { text += " (\(nine.rawValue) nine)" }
+        text += " · \(format.title) \(allowance)% · \(status)"
+        if pcc != .zero { text += " · PCC \(pcc.raw > 0 ? "+" : "")\(pcc)" }
+        return text
+    }
+}
+
+/// `scorecard round start`.
+public struct RoundStarted: Sendable, Codable, Equatable {
+    public var round: RoundSummary
+    public var text: String {
+        var lines = ["started " + round.heading]
+        for player in round.players {
+            if let index = player.index, let ch = player.courseHandicap, let ph = player.playingHandicap {
+                lines.append("  \(player.name): index \(index.handicapNotation), course handicap \(CourseHandicapResult.signed(ch)), "
+                    + "playing handicap \(CourseHandicapResult.signed(ph))")
+            } else {
+                lines.append("  \(player.name): no Handicap Index yet (gross only; holes capped at par + 5 for handicap purposes)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `scorecard score`.
+public struct ScoreEntered: Sendable, Codable, Equatable {
+    public var entry: ScoreEntry
+    public var player: String
+    /// The strokes this entry replaced, when the hole already had an entry.
+    public var replaced: Int?
+    public var text: String {
+        var text = "round \(entry.roundID), \(player), hole \(entry.hole): \(entry.strokes)"
+        if let replaced { text += " (was \(replaced); every entry is kept, the latest counts)" }
+        return text
+    }
+}
+
+/// One player's line on a leaderboard.
+public struct LeaderboardLine: Sendable, Codable, Equatable {
+    /// "1", "T2", … by net to par; "—" before any hole is scored.
+    public var position: String
+    public var playerID: Int
+    public var name: String
+    public var holesPlayed: Int
+    public var gross: Int
+    public var toPar: Int
+    /// Strokes received on the holes played (from the playing handicap).
+    public var strokesReceived: Int
+    public var net: Int
+    public var netToPar: Int
+    public var playingHandicap: Int?
+}
+
+/// `scorecard leaderboard`.
+public struct Leaderboard: Sendable, Codable, Equatable {
+    public var round: RoundSummary
+    public var lines: [LeaderboardLine]
+    public var text: String {
+        func par(_ value: Int) -> String { value == 0 ? "E" : value > 0 ? "+\(value)" : "\(value)" }
+        let rows = lines.map { line in
+            [line.position, line.name, line.holesPlayed == round.holes ? "F" : "\(line.holesPlayed)",
+             "\(line.gross)", line.holesPlayed > 0 ? par(line.toPar) : "—",
+             line.playingHandicap.map(CourseHandicapResult.signed) ?? "—",
+             "\(line.net)", line.holesPlayed > 0 ? par(line.netToPar) : "—"]
+        }
+        return round.heading + "\n" + TextTable(["pos", "player", "thru", "gross", "to par", "hcp", "net", "net to par"], rows).text
+    }
+}
+
+/// One player's result in a finished round.
+public struct FinishedPlayer: Sendable, Codable, Equatable {
+    public var name: String
+    public var gross: Int
+    public var adjustedGross: Int?
+    public var differential: Tenths?
+    /// Why the round has no differential (incomplete card, 9-hole score waiting, …).
+    public var note: String?
+    public var indexAfter: Tenths?
+}
+
+/// `scorecard round finish`.
+public struct RoundFinished: Sendable, Codable, Equatable {
+    public var leaderboard: Leaderboard
+    public var players: [FinishedPlayer]
+    public var text: String {
+        var lines = [leaderboard.text, ""]
+        for player in players {
+            var line = "\(player.name): gross \(player.gross)"
+            if let ags = player.adjustedGross { line += ", adjusted \(ags)" }
+            if let d = player.differential { line += ", differential \(d)" }
+            if let note = player.note { line += " (\(note))" }
+            line += ", index now " + (player.indexAfter?.handicapNotation ?? "—")
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `scorecard rounds`.
+public struct RoundHistory: Sendable, Codable, Equatable {
+    public var rounds: [Leaderboard]
+    public var text: String {
+        if rounds.isEmpty { return "no rounds yet — start one with 'scorecard round start'" }
+        return rounds.map { board in
+            board.round.heading + "\n" + board.lines.map {
+                "  \($0.name): \($0.holesPlayed) holes, gross \($0.gross), net \($0.net)"
+            }.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+}
+
+/// One score in a player's record, with where it was played.
+public struct RecordedScore: Sendable, Codable, Equatable {
+    public var roundID: Int
+    public var date: GolfDate
+    public var course: String
+    public var tee: String
+    public var holes: Int
+    public var outcome: ScoreOutcome
+}
+
+/// `scorecard index PLAYER`: the index and the record behind it.
+public struct HandicapRecord: Sendable, Codable, Equatable {
+    public var player: Player
+    /// Current Handicap Index; null until three differentials exist.
+    public var index: Tenths?
+    /// Low Handicap Index (lowest index in force in the 365 days before the latest score), once 20 differentials exist.
+    public var lowIndex: Tenths?
+    /// How the current index was calculated.
+    public var calculation: IndexCalculation?
+    /// Every finished round of the player, newest first.
+    public var scores: [RecordedScore]
+    /// Daily revisions of the index, oldest first.
+    public var revisions: [IndexRevision]
+
+    public var text: String {
+        var lines = ["\(player.name): Handicap Index " + (index?.handicapNotation ?? "— (needs 3 differentials)")]
+        if let c = calculation {
+            var how = "lowest \(c.used) of the most recent \(c.considered) differentials, average \(c.average)"
+            if c.adjustment != .zero { how += ", adjustment \(c.adjustment)" }
+            lines.append(how + " → \(c.calculated)")
+        }
+        if let low = lowIndex {
+            var line = "Low Handicap Index \(low.handicapNotation)"
+            if calculation?.hardCapApplied == true { line += ": hard cap applied (at most 5.0 above)" }
+            else if calculation?.softCapApplied == true { line += ": soft cap applied (half the rise above 3.0 removed)" }
+            lines.append(line)
+        }
+        if calculation?.maximumApplied == true { lines.append("limited to the maximum 54.0") }
+        let rows = scores.map { s -> [String] in
+            let o = s.outcome
+            var note = ""
+            switch o.kind {
+            case .incomplete: note = "incomplete: \(o.holesScored) of \(s.holes) holes"
+            case .ninePending: note = "9 holes, waiting"
+            case .nineCombinedIntoLater: note = "9 holes, combined into a later nine"
+            case .nineCombined: note = "9 + 9 combined"
+            case .nineWithExpectedScore: note = "9 holes + expected score"
+            case .eighteenHoles: break
+            }
+            if o.exceptionalReduction != .zero { note += (note.isEmpty ? "" : "; ") + "exceptional: −\(o.exceptionalReduction) on the last 20" }
+            return [o.counted ? "*" : (o.differential != nil && !o.considered ? "·" : ""), "\(s.date)", "\(s.course) (\(s.tee))", "\(o.gross)",
+                    o.adjustedGross.map(String.init) ?? "—", o.differential?.description ?? "—",
+                    o.reductionApplied == .zero ? "" : "−\(o.reductionApplied)", note]
+        }
+        if !rows.isEmpty {
+            lines.append(TextTable(["", "date", "course", "gross", "adj", "diff", "esr", ""], rows).text)
+            lines.append("* counted in the index   · older than the most recent 20")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// A plain text table with columns padded to their widest cell.
+struct TextTable {
+    let header: [String]
+    let rows: [[String]]
+
+    init(_ header: [String], _ rows: [[String]]) {
+        self.header = header
+        self.rows = rows
+    }
+
+    var text: String {
+        let all = [header] + rows
+        let columns = all.map(\.count).max() ?? 0
+        var widths = [Int](repeating: 0, count: columns)
+        for row in all { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        return all.map { row in
+            var line = ""
+            for (i, cell) in row.enumerated() {
+                line += cell + String(repeating: " ", count: widths[i] - cell.count) + (i + 1 < row.count ? "  " : "")
+            }
+            while line.last == " " { line.removeLast() }
+            return line
+        }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,371 @@
+// The stateful commands (`player`, `course`, `round`, `score`, `leaderboard`, `rounds`, `index`): one
+// function per command, taking the arguments as typed and returning a Codable result with a text
+// rendering. Every check runs before the first write, so a rejected command writes nothing.
+
+/// `scorecard player add NAME`.
+public struct AddPlayerRequest: Sendable {
+    public var name: String
+    public init(name: String) { self.name = name }
+}
+
+/// `scorecard course add FILE.json`: the file's name (for messages) and its content.
+public struct AddCourseRequest: Sendable {
+    public var file: String
+    public var text: String
+    public init(file: String, text: String) {
+        self.file = file
+        self.text = text
+    }
+}
+
+/// `scorecard round start --course ID --tee NAME --players A,B [--date D] [--holes 9|18]`.
+public struct StartRoundRequest: Sendable {
+    public var course: String
+    public var tee: String
+    /// Comma-separated player names or ids.
+    public var players: String
+    public var date: String?
+    public var holes: String?
+    /// "front" or "back" for nine holes of an 18-hole tee (front by default).
+    public var nine: String?
+    /// A `PlayFormat` raw value; individual stroke play by default.
+    public var format: String?
+    public var pcc: String?
+    /// The date used when `date` is not given.
+    public var today: GolfDate
+
+    public init(course: String, tee: String, players: String, date: String? = nil, holes: String? = nil, nine: String? = nil,
+                format: String? = nil, pcc: String? = nil, today: GolfDate) {
+        self.course = course
+        self.tee = tee
+        self.players = players
+        self.date = date
+        self.holes = holes
+        self.nine = nine
+        self.format = format
+        self.pcc = pcc
+        self.today = today
+    }
+}
+
+/// `scorecard score --round ID --player A --hole N --strokes S`.
+public struct ScoreRequest: Sendable {
+    public var round: String
+    public var player: String
+    public var hole: String
+    public var strokes: String
+    public init(round: String, player: String, hole: String, strokes: String) {
+        self.round = round
+        self.player = player
+        self.hole = hole
+        self.strokes = strokes
+    }
+}
+
+/// `scorecard round finish ID [--pcc P]`.
+public struct FinishRoundRequest: Sendable {
+    public var round: String
+    public var pcc: String?
+    public var today: GolfDate
+    public init(round: String, pcc: String? = nil, today: GolfDate) {
+        self.round = round
+        self.pcc = pcc
+        self.today = today
+    }
+}
+
+/// The scorecard's commands over a store.
+public struct ScorecardCommands {
+    public let store: any ScorecardStore
+
+    public init(store: any ScorecardStore) { self.store = store }
+
+    /// Runs a store call, turning its failure into a one-line error.
+    func stored<T>(_ body: () throws -> T) throws(ScorecardError) -> T {
+        do { return try body() } catch let error as ScorecardError { throw error } catch { throw .storage("\(error)") }
+    }
+
+    // MARK: Players
+
+    public func addPlayer(_ request: AddPlayerRequest) throws(ScorecardError) -> PlayerAdded {
+        let name = String(request.name.trimmingSpaces)
+        if name.isEmpty { throw .invalidPlayerName(request.name, reason: "is empty — give the player a name") }
+        if name.count > 60 { throw .invalidPlayerName(name, reason: "is longer than 60 characters — shorten it") }
+        if name.contains(",") { throw .invalidPlayerName(name, reason: "contains a comma — --players A,B uses commas to separate names") }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw .invalidPlayerName(name, reason: "contains control characters — use printable characters only")
+        }
+        if Int(name) != nil { throw .invalidPlayerName(name, reason: "is a number, which would be read as a player id — use a name") }
+        let existing = try stored { try store.players() }
+        if existing.contains(where: { $0.name.lowercased() == name.lowercased() }) { throw .duplicatePlayer(name) }
+        return PlayerAdded(player: try stored { try store.insertPlayer(name: name) })
+    }
+
+    public func listPlayers() throws(ScorecardError) -> PlayerList {
+        let players = try stored { try store.players() }
+        let world = try loadWorld()
+        return PlayerList(players: players.map { player in
+            let posted = world.postedRounds(of: player.id)
+            return PlayerSummary(id: player.id, name: player.name, index: ScoringRecord.evaluate(posted).index,
+                                 finishedRounds: posted.count)
+        })
+    }
+
+    func player(_ text: String, in players: [Player]) throws(ScorecardError) -> Player {
+        let key = String(text.trimmingSpaces)
+        if let id = Int(key), let player = players.first(where: { $0.id == id }) { return player }
+        if let player = players.first(where: { $0.name.lowercased() == key.lowercased() }) { return player }
+        throw .unknownPlayer(key)
+    }
+
+    // MARK: Courses
+
+    public func addCourse(_ request: AddCourseRequest) throws(ScorecardError) -> CourseSummary {
+        let draft = try CourseFile.parse(request.text, file: request.file)
+        return CourseSummary(try insert(draft))
+    }
+
+    func insert(_ draft: CourseDraft) throws(ScorecardError) -> Course {
+        let existing = try stored { try store.courses() }
+        if existing.contains(where: { $0.name.lowercased() == draft.name.lowercased() }) { throw .duplicateCourse(name: draft.name) }
+        return try stored { try store.insertCourse(draft) }
+    }
+
+    public func listCourses() throws(ScorecardError) -> CourseList {
+        CourseList(courses: try stored { try store.courses() }.map(CourseSummary.init))
+    }
+
+    public func showCourse(_ text: String) throws(ScorecardError) -> CourseDetail {
+        CourseDetail(course: try course(text, in: try stored { try store.courses() }))
+    }
+
+    func course(_ text: String, in courses: [Course]) throws(ScorecardError) -> Course {
+        let key = String(text.trimmingSpaces)
+        if let id = Int(key), let course = courses.first(where: { $0.id == id }) { return course }
+        if let course = courses.first(where: { $0.name.lowercased() == key.lowercased() }) { return course }
+        throw .unknownCourse(key)
+    }
+
+    // MARK: Rounds
+
+    public func startRound(_ request: StartRoundRequest) throws(ScorecardError) -> RoundStarted {
+        let world = try loadWorld()
+        let course = try course(request.course, in: world.courses)
+        guard let tee = course.tee(named: String(request.tee.trimmingSpaces)) else {
+            throw .unknownTee(course: course.name, tee: request.tee, available: course.tees.map(\.name))
+        }
+        let date: GolfDate
+        if let text = request.date {
+            guard let parsed = GolfDate(String(text.trimmingSpaces)) else { throw .invalidDate(argument: "--date", text: text) }
+            date = parsed
+        } else {
+            date = request.today
+        }
+        let holes = try ArgumentReader.holes(request.holes)
+        var nine = Nine.all
+        if holes == .nine, tee.holeCount == .eighteen {
+            switch request.nine.map({ String($0.trimmingSpaces).lowercased() }) {
+            case nil, "front": nine = .front
+            case "back": nine = .back
+            case let other?: throw .invalidNumber(argument: "--nine", text: other, expected: "front or back")
+            }
+        }
+        if holes == .eighteen, tee.holeCount == .nine { throw .nineOfNineHoleTee(tee: tee.name) }
+        guard let rated = tee.rating(for: nine) else { throw .nineWithoutRating(tee: tee.name, nine: nine) }
+        let format: PlayFormat
+        if let text = request.format {
+            guard let parsed = PlayFormat(rawValue: String(text.trimmingSpaces).lowercased()) else { throw .invalidFormat(text) }
+            format = parsed
+        } else {
+            format = .strokePlay
+        }
+        let pcc = try ArgumentReader.pcc(request.pcc)
+        let names = ArgumentReader.list(request.players).filter { !$0.isEmpty }
+        if names.isEmpty { throw .noPlayers }
+        var players: [RoundPlayer] = []
+        for name in names {
+            let player = try player(name, in: world.players)
+            if players.contains(where: { $0.playerID == player.id }) { throw .playerTwiceInRound(player.name) }
+            let index = ScoringRecord.evaluate(world.postedRounds(of: player.id)).index(on: date)
+            var courseHandicap: Int?
+            var playingHandicap: Int?
+            if let index {
+                courseHandicap = holes == .nine
+                    ? WorldHandicapSystem.nineHoleCourseHandicap(index: index, slope: rated.rating.slope, rating: rated.rating.rating, par: rated.par)
+                    : WorldHandicapSystem.courseHandicap(index: index, slope: rated.rating.slope, rating: rated.rating.rating, par: rated.par)
+                playingHandicap = WorldHandicapSystem.playingHandicap(index: index, slope: rated.rating.slope, rating: rated.rating.rating,
+                                                                      par: rated.par, holes: holes, allowancePercent: format.allowancePercent)
+            }
+            players.append(RoundPlayer(playerID: player.id, name: player.name, index: index,
+                                       courseHandicap: courseHandicap, playingHandicap: playingHandicap))
+        }
+        let draft = RoundDraft(courseID: course.id, teeName: tee.name, date: date, nine: nine, format: format, pcc: pcc, players: players)
+        let round = try stored { try store.insertRound(draft) }
+        return RoundStarted(round: summary(round, course: course))
+    }
+
+    func round(_ text: String, in rounds: [Round]) throws(ScorecardError) -> Round {
+        let key = String(text.trimmingSpaces)
+        guard let id = Int(key), let round = rounds.first(where: { $0.id == id }) else { throw .unknownRound(key) }
+        return round
+    }
+
+    func summary(_ round: Round, course: Course) -> RoundSummary {
+        let holes = course.tee(named: round.teeName).map { $0.holes(for: round.nine).count } ?? 0
+        return RoundSummary(id: round.id, date: round.date, course: course.name, tee: round.teeName, holes: holes, nine: round.nine,
+                            format: round.format, allowance: round.format.allowancePercent, pcc: round.pcc,
+                            status: round.finishedOn == nil ? "open" : "finished",
+                            finishedOn: round.finishedOn, players: round.players)
+    }
+
+    public func enterScore(_ request: ScoreRequest) throws(ScorecardError) -> ScoreEntered {
+        let world = try loadWorld()
+        let round = try round(request.round, in: world.rounds)
+        if let finished = round.finishedOn { throw .roundFinished(round: round.id, on: finished) }
+        let player = try player(request.player, in: world.players)
+        guard round.players.contains(where: { $0.playerID == player.id }) else {
+            throw .playerNotInRound(player: player.name, round: round.id)
+        }
+        let course = try course(String(round.courseID), in: world.courses)
+        let holes = course.tee(named: round.teeName)?.holes(for: round.nine).map(\.number) ?? []
+        let range = (holes.first ?? 1)...(holes.last ?? 18)
+        let hole = try ArgumentReader.integer(request.hole, argument: "--hole", range: Int.min...Int.max)
+        guard holes.contains(hole) else { throw .unknownHole(hole: hole, round: round.id, holes: range) }
+        guard let strokes = Int(String(request.strokes.trimmingSpaces)) else {
+            throw .invalidNumber(argument: "--strokes", text: request.strokes, expected: "a whole number of strokes")
+        }
+        guard CourseValidation.strokesRange.contains(strokes) else { throw .invalidStrokes(strokes: strokes, hole: hole) }
+        let previous = Scorecard(entries: try stored { try store.scoreEntries(roundID: round.id) }).strokes(player: player.id, hole: hole)
+        let entry = try stored { try store.appendScore(roundID: round.id, playerID: player.id, hole: hole, strokes: strokes) }
+        return ScoreEntered(entry: entry, player: player.name, replaced: previous)
+    }
+
+    public func leaderboard(_ roundText: String) throws(ScorecardError) -> Leaderboard {
+        let world = try loadWorld()
+        return try leaderboard(try round(roundText, in: world.rounds), world: world)
+    }
+
+    func leaderboard(_ round: Round, world: World) throws(ScorecardError) -> Leaderboard {
+        let course = try course(String(round.courseID), in: world.courses)
+        let tee = course.tee(named: round.teeName)
+        let holes = tee.map { Array($0.holes(for: round.nine)) } ?? []
+        let ranks = tee?.allocationRanks(for: round.nine) ?? []
+        let card = world.scorecards[round.id] ?? Scorecard(entries: [])
+        var lines: [LeaderboardLine] = round.players.map { player in
+            var gross = 0, par = 0, played = 0, received = 0
+            for (i, hole) in holes.enumerated() {
+                guard let strokes = card.strokes(player: player.playerID, hole: hole.number) else { continue }
+                gross += strokes
+                par += hole.par
+                played += 1
+                if let ph = player.playingHandicap {
+                    received += WorldHandicapSystem.strokesReceived(courseHandicap: ph, rank: ranks[i], holeCount: holes.count)
+                }
+            }
+            return LeaderboardLine(position: "—", playerID: player.playerID, name: player.name, holesPlayed: played, gross: gross,
+                                   toPar: gross - par, strokesReceived: received, net: gross - received,
+                                   netToPar: gross - received - par, playingHandicap: player.playingHandicap)
+        }
+        lines.sort { a, b in
+            if (a.holesPlayed == 0) != (b.holesPlayed == 0) { return b.holesPlayed == 0 }
+            return (a.netToPar, a.toPar, -a.holesPlayed, a.name.lowercased()) < (b.netToPar, b.toPar, -b.holesPlayed, b.name.lowercased())
+        }
+        for i in lines.indices where lines[i].holesPlayed > 0 {
+            let first = lines.firstIndex { $0.holesPlayed > 0 && $0.netToPar == lines[i].netToPar } ?? i
+            let tied = lines.filter { $0.holesPlayed > 0 && $0.netToPar == lines[i].netToPar }.count > 1
+            lines[i].position = (tied ? "T" : "") + String(first + 1)
+        }
+        return Leaderboard(round: summary(round, course: course), lines: lines)
+    }
+
+    public func finishRound(_ request: FinishRoundRequest) throws(ScorecardError) -> RoundFinished {
+        var world = try loadWorld()
+        var round = try round(request.round, in: world.rounds)
+        if let finished = round.finishedOn { throw .roundFinished(round: round.id, on: finished) }
+        let pcc = try request.pcc.map { text throws(ScorecardError) in try ArgumentReader.pcc(text) } ?? round.pcc
+        let finishedOn = max(request.today, round.date)
+        try stored { try store.finishRound(id: round.id, on: finishedOn, pcc: pcc) }
+        round.finishedOn = finishedOn
+        round.pcc = pcc
+        if let i = world.rounds.firstIndex(where: { $0.id == round.id }) { world.rounds[i] = round }
+        let board = try leaderboard(round, world: world)
+        let players: [FinishedPlayer] = round.players.map { player in
+            let record = ScoringRecord.evaluate(world.postedRounds(of: player.playerID))
+            let outcome = record.outcomes.first { $0.roundID == round.id }
+            return FinishedPlayer(name: player.name, gross: outcome?.gross ?? 0, adjustedGross: outcome?.adjustedGross,
+                                  differential: outcome?.differential, note: outcome.flatMap(Self.note), indexAfter: record.index)
+        }
+        return RoundFinished(leaderboard: board, players: players)
+    }
+
+    static func note(_ outcome: ScoreOutcome) -> String? {
+        switch outcome.kind {
+        case .eighteenHoles, .nineWithExpectedScore: return nil
+        case .nineCombined: return "combined with the previous 9-hole score"
+        case .nineCombinedIntoLater: return "combined into a later 9-hole score"
+        case .ninePending: return "9-hole score kept until another nine or a first index makes it an 18-hole differential"
+        case .incomplete: return "not every hole was scored: not acceptable for handicap purposes"
+        }
+    }
+
+    public func rounds() throws(ScorecardError) -> RoundHistory {
+        let world = try loadWorld()
+        var boards: [Leaderboard] = []
+        for round in world.rounds.sorted(by: { ($0.date, $0.id) > ($1.date, $1.id) }) {
+            boards.append(try leaderboard(round, world: world))
+        }
+        return RoundHistory(rounds: boards)
+    }
+
+    // MARK: Index
+
+    public func index(_ playerText: String) throws(ScorecardError) -> HandicapRecord {
+        let world = try loadWorld()
+        let player = try player(playerText, in: world.players)
+        let record = ScoringRecord.evaluate(world.postedRounds(of: player.id))
+        let scores: [RecordedScore] = record.outcomes.reversed().map { outcome in
+            let round = world.rounds.first { $0.id == outcome.roundID }
+            let course = round.flatMap { r in world.courses.first { $0.id == r.courseID } }
+            let holes = round.flatMap { r in course?.tee(named: r.teeName)?.holes(for: r.nine).count } ?? 0
+            return RecordedScore(roundID: outcome.roundID, date: outcome.date, course: course?.name ?? "?",
+                                 tee: round?.teeName ?? "?", holes: holes, outcome: outcome)
+        }
+        return HandicapRecord(player: player, index: record.index, lowIndex: record.lowIndex, calculation: record.calculation,
+                              scores: scores, revisions: record.revisions)
+    }
+
+    // MARK: Loading
+
+    /// Everything the commands read, loaded once per command.
+    struct World {
+        var players: [Player]
+        var courses: [Course]
+        var rounds: [Round]
+        var scorecards: [Int: Scorecard]
+
+        /// A player's finished rounds as the handicap engine needs them.
+        func postedRounds(of playerID: Int) -> [PostedRound] {
+            rounds.compactMap { round -> PostedRound? in
+                guard round.isFinished, round.players.contains(where: { $0.playerID == playerID }),
+                      let course = courses.first(where: { $0.id == round.courseID }),
+                      let tee = course.tee(named: round.teeName), let rated = tee.rating(for: round.nine) else { return nil }
+                let card = scorecards[round.id]
+                let ranks = tee.allocationRanks(for: round.nine)
+                let holes = tee.holes(for: round.nine).enumerated().map { i, hole in
+                    PlayedHole(par: hole.par, allocationRank: ranks[i], strokes: card?.strokes(player: playerID, hole: hole.number) ?? 0)
+                }
+                return PostedRound(roundID: round.id, date: round.date, holeCount: holes.count == 9 ? .nine : .eighteen,
+                                   rating: rated.rating.rating, slope: rated.rating.slope, par: rated.par, pcc: round.pcc, holes: holes)
+            }
+        }
+    }
+
+    func loadWorld() throws(ScorecardError) -> World {
+        try stored {
+            let rounds = try store.rounds()
+            var cards: [Int: Scorecard] = [:]
+            for round in rounds { cards[round.id] = Scorecard(entries: try store.scoreEntries(roundID: round.id)) }
+            return World(players: try store.players(), courses: try store.courses(), rounds: rounds, scorecards: cards)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+// `scorecard demo`: the sample players and courses, a season of finished rounds played through the same
+// commands a user runs (start, score hole by hole, finish), the players' indexes with their records, and a
+// live leaderboard of a round in progress. Deterministic for a given date.
+
+/// What the demo built.
+public struct DemoReport: Sendable, Codable, Equatable {
+    public var players: PlayerList
+    public var courses: CourseList
+    public var finishedRounds: Int
+    public var records: [HandicapRecord]
+    public var liveRound: Leaderboard
+
+    public var text: String {
+        var lines = ["Scorecard demo: \(players.players.count) players, \(courses.courses.count) courses, "
+            + "\(finishedRounds) finished rounds", "", courses.text, "", players.text]
+        for record in records {
+            lines.append("")
+            lines.append(record.text)
+        }
+        lines.append("")
+        lines.append("Live leaderboard")
+        lines.append(liveRound.text)
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension ScorecardCommands {
+    /// Fills the store with the demo's players, courses and rounds, and reports the result.
+    /// The store should be empty (the demo's names must not exist yet).
+    public func runDemo(today: GolfDate) throws(ScorecardError) -> DemoReport {
+        var rng = SplitMix64(seed: 0x5C0_2ECA_2D)
+        for name in SampleData.players { _ = try addPlayer(AddPlayerRequest(name: name)) }
+        for draft in SampleData.courses {
+            try CourseValidation.validate(draft) { _ in "sample course '\(draft.name)': " }
+            _ = try insert(draft)
+        }
+        let (maren, tomas, priya, callum) = (SampleData.players[0], SampleData.players[1], SampleData.players[2], SampleData.players[3])
+        var finished = 0
+
+        func play(course: String, tee: String, players: [(String, Int)], date: GolfDate, holes: HoleCount = .eighteen,
+                  through: Int? = nil, finish: Bool = true) throws(ScorecardError) -> Int {
+            let started = try startRound(StartRoundRequest(
+                course: course, tee: tee, players: players.map(\.0).joined(separator: ","), date: date.description,
+                holes: String(holes.rawValue), today: today))
+            let id = started.round.id
+            let world = try loadWorld()
+            let teeHoles = try self.course(course, in: world.courses).tee(named: tee).map { Array($0.holes(for: started.round.nine)) } ?? []
+            for (name, skill) in players {
+                for hole in teeHoles.prefix(through ?? teeHoles.count) {
+                    let strokes = SampleData.strokes(par: hole.par, overPerHoleTenths: skill, using: &rng)
+                    _ = try enterScore(ScoreRequest(round: String(id), player: name, hole: String(hole.number), strokes: String(strokes)))
+                }
+            }
+            if finish {
+                _ = try finishRound(FinishRoundRequest(round: String(id), today: date))
+                finished += 1
+            }
+            return id
+        }
+
+        let tees = [("Heron Bay Links", "White"), ("Heron Bay Links", "Blue"), ("Quarry Ridge", "Gold")]
+        for k in 0..<24 {
+            let date = today.adding(days: -21 * (24 - k))
+            // Maren plays well for a season and then falls away (her caps show); Tomas has one
+            // exceptional day; Priya and Callum join late (few scores, or none yet).
+            var group: [(String, Int)] = [(maren, k < 14 ? 5 : 16)]
+            if k % 2 == 0 { group.append((tomas, k == 16 ? 0 : 8)) }
+            if k >= 19 { group.append((priya, 12)) }
+            if k >= 22 { group.append((callum, 20)) }
+            let (course, tee) = tees[k % 3]
+            _ = try play(course: course, tee: tee, players: group, date: date)
+            if k == 10 {
+                _ = try play(course: "Juniper Hill", tee: "Yellow", players: [(tomas, 8), (maren, 5)], date: date.adding(days: 3), holes: .nine)
+            }
+        }
+        // A round in progress: some players further on than others, one card corrected.
+        let live = try play(course: "Heron Bay Links", tee: "White",
+                            players: [(maren, 12), (tomas, 8), (priya, 12), (callum, 20)], date: today, through: 9, finish: false)
+        _ = try enterScore(ScoreRequest(round: String(live), player: tomas, hole: "10", strokes: "4"))
+        _ = try enterScore(ScoreRequest(round: String(live), player: tomas, hole: "10", strokes: "5"))
+
+        var records: [HandicapRecord] = []
+        for name in SampleData.players { records.append(try index(name)) }
+        return DemoReport(players: try listPlayers(), courses: try listCourses(), finishedRounds: finished,
+                          records: records, liveRound: try leaderboard(String(live)))
+    }
+}

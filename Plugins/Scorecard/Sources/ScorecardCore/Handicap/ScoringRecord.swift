@@ -1,0 +1,369 @@
+// A player's scoring record: the rounds they finished, evaluated in date order the way a handicap
+// authority revises an index once a day. For each day: the index in force is the one issued after the
+// previous days; each score is adjusted (net double bogey from that index's Course Handicap, or par + 5
+// without an index), turned into an 18-hole Score Differential, checked for an exceptional score; then
+// the day's index is issued from the most recent 20 (Rule 5.2) with caps against the Low Handicap Index
+// (Rule 5.8) once 20 differentials exist, and the 54.0 maximum.
+//
+// 9-hole scores (2024 Rule 5.1b) add the expected differential for the other nine from the index in
+// force. A player without an index has no expected score yet; their 9-hole scores are combined in pairs
+// in the order played (the 2020 method), and a nine left over when the first index is issued is then
+// converted with that index.
+
+/// One hole of a round as the handicap engine sees it.
+public struct PlayedHole: Hashable, Sendable, Codable {
+    public var par: Int
+    /// 1 = the hardest of the holes played (the stroke index, or its rank among the nine played).
+    public var allocationRank: Int
+    /// Gross strokes, 0 when the hole has no score.
+    public var strokes: Int
+
+    public init(par: Int, allocationRank: Int, strokes: Int) {
+        self.par = par
+        self.allocationRank = allocationRank
+        self.strokes = strokes
+    }
+}
+
+/// A finished round of one player, with the rating of the holes played.
+public struct PostedRound: Sendable {
+    public var roundID: Int
+    public var date: GolfDate
+    public var holeCount: HoleCount
+    /// Course Rating, Slope Rating and par of the holes played (the nine's own for a 9-hole round).
+    public var rating: Tenths
+    public var slope: Int
+    public var par: Int
+    public var pcc: Tenths
+    public var holes: [PlayedHole]
+
+    public init(roundID: Int, date: GolfDate, holeCount: HoleCount, rating: Tenths, slope: Int, par: Int,
+                pcc: Tenths, holes: [PlayedHole]) {
+        self.roundID = roundID
+        self.date = date
+        self.holeCount = holeCount
+        self.rating = rating
+        self.slope = slope
+        self.par = par
+        self.pcc = pcc
+        self.holes = holes
+    }
+}
+
+/// What became of one posted round.
+public struct ScoreOutcome: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable {
+        /// An 18-hole score.
+        case eighteenHoles
+        /// A 9-hole score made into 18 holes with the expected score for the other nine.
+        case nineWithExpectedScore
+        /// A 9-hole score combined with an earlier 9-hole score (player without an index).
+        case nineCombined
+        /// A 9-hole score that was combined into a later one (it has no differential of its own).
+        case nineCombinedIntoLater
+        /// A 9-hole score waiting for a partner or for the first index.
+        case ninePending
+        /// Not every hole has a score: not acceptable for handicap purposes.
+        case incomplete
+    }
+
+    public var roundID: Int
+    public var date: GolfDate
+    public var kind: Kind
+    public var holesScored: Int
+    public var gross: Int
+    /// Adjusted gross score (each hole capped at net double bogey, or par + 5 without an index).
+    public var adjustedGross: Int?
+    /// The Handicap Index in force when the round was played.
+    public var indexInForce: Tenths?
+    /// The Course Handicap used for net double bogey (9-hole one for nine holes).
+    public var courseHandicap: Int?
+    /// The 18-hole Score Differential, rounded.
+    public var differential: Tenths?
+    /// The unrounded differential, as decimal text.
+    public var unroundedDifferential: String?
+    /// The exceptional score reduction this score triggered (0.0, 1.0 or 2.0).
+    public var exceptionalReduction: Tenths
+    /// The total of exceptional score reductions applied to this differential.
+    public var reductionApplied: Tenths
+    /// Differential after reductions: what the index calculation used.
+    public var adjustedDifferential: Tenths?
+    /// True when this differential is among the most recent 20 of the record.
+    public var considered: Bool
+    /// True when it counted in the current index.
+    public var counted: Bool
+}
+
+/// The index issued after a day's scores, in force from `effective`.
+public struct IndexRevision: Sendable, Codable, Equatable {
+    public var effective: GolfDate
+    public var index: Tenths
+    public var differentials: Int
+}
+
+/// The evaluated scoring record of one player.
+public struct ScoringRecord: Sendable {
+    /// Every posted round, in the order evaluated (date, then round id).
+    public var outcomes: [ScoreOutcome]
+    /// One revision per day with scores, once an index exists.
+    public var revisions: [IndexRevision]
+    /// How the current index was calculated; nil without an index.
+    public var calculation: IndexCalculation?
+    /// The Low Handicap Index as of the latest score, once 20 differentials exist.
+    public var lowIndex: Tenths?
+
+    /// The current Handicap Index.
+    public var index: Tenths? { calculation?.index }
+
+    /// The index in force on `date` (issued after scores of earlier days).
+    public func index(on date: GolfDate) -> Tenths? {
+        revisions.last(where: { $0.effective <= date })?.index
+    }
+
+    /// Evaluates rounds (any order; sorted by date, then round id).
+    public static func evaluate(_ rounds: [PostedRound]) -> ScoringRecord {
+        var engine = ScoringRecordEngine(capacity: rounds.count)
+        let ordered = rounds.sorted { ($0.date, $0.roundID) < ($1.date, $1.roundID) }
+        engine.run(ordered)
+        return engine.finish()
+    }
+
+    /// The current index only, for bulk recomputation (same rules, rounds already in date order).
+    public static func currentIndex(ofOrdered rounds: [PostedRound], scratch engine: inout ScoringRecordEngine) -> Tenths? {
+        engine.reset()
+        engine.recordsOutcomes = false
+        engine.run(rounds)
+        return engine.currentIndex
+    }
+}
+
+/// The evaluation state of one scoring record; reusable across players (`reset`) to avoid allocations.
+public struct ScoringRecordEngine {
+    struct Differential {
+        var outcome: Int
+        var exact: ExactTenths
+        var rounded: Int
+        var reduction: Int
+    }
+
+    var outcomes: [ScoreOutcome] = []
+    var differentials: [Differential] = []
+    var revisions: [IndexRevision] = []
+    var pendingNine: (outcome: Int, nine: ExactTenths)?
+    var latest: IndexKernel?
+    var latestLow: Int?
+    /// Sort keys of the most recent 20 differentials, ascending: the adjusted value in tenths shifted
+    /// above a tie-break that puts the more recent of equal values first.
+    var window: [Int] = []
+    /// False for bulk recomputation, which needs only the index.
+    var recordsOutcomes = true
+
+    public init(capacity: Int = 20) {
+        outcomes.reserveCapacity(capacity)
+        differentials.reserveCapacity(capacity)
+        revisions.reserveCapacity(capacity)
+        window.reserveCapacity(21)
+    }
+
+    public mutating func reset() {
+        outcomes.removeAll(keepingCapacity: true)
+        differentials.removeAll(keepingCapacity: true)
+        revisions.removeAll(keepingCapacity: true)
+        window.removeAll(keepingCapacity: true)
+        pendingNine = nil
+        latest = nil
+        latestLow = nil
+    }
+
+    static let tieBits = 21
+    static let tieMask = (1 << tieBits) - 1
+
+    @inline(__always)
+    func key(_ k: Int) -> Int {
+        let d = differentials[k]
+        return ((d.rounded - d.reduction) << Self.tieBits) &+ (Self.tieMask - k)
+    }
+
+    var currentIndex: Tenths? { latest.map { Tenths(raw: $0.index) } }
+
+    /// Evaluates rounds already in (date, round id) order.
+    mutating func run(_ rounds: [PostedRound]) {
+        rounds.withUnsafeBufferPointer { run($0) }
+    }
+
+    mutating func run(_ rounds: UnsafeBufferPointer<PostedRound>) {
+        var i = 0
+        while i < rounds.count {
+            let day = rounds[i].date
+            let inForce = revisions.last.map(\.index)
+            while i < rounds.count, rounds[i].date == day {
+                post(rounds[i], indexInForce: inForce)
+                i += 1
+            }
+            issueIndex(after: day)
+            if let pending = pendingNine, let issued = revisions.last, issued.effective.dayNumber == day.dayNumber + 1 {
+                // The first index now exists: the leftover nine gets its expected score from it.
+                pendingNine = nil
+                let exact = WorldHandicapSystem.eighteenHoleDifferential(nine: pending.nine, index: issued.index)
+                if pending.outcome >= 0 { outcomes[pending.outcome].kind = .nineWithExpectedScore }
+                record(exact, outcome: pending.outcome, reduction: .zero)
+                revisions.removeLast()
+                issueIndex(after: day)
+            }
+        }
+    }
+
+    mutating func post(_ round: PostedRound, indexInForce: Tenths?) {
+        let holeCount = round.holeCount.rawValue
+        var gross = 0
+        var scored = 0
+        var adjusted = 0
+        var courseHandicap: Int?
+        round.holes.withUnsafeBufferPointer { holes in
+            for hole in holes where hole.strokes > 0 {
+                gross += hole.strokes
+                scored += 1
+            }
+            guard scored == holeCount, holes.count == holeCount else { return }
+            if let index = indexInForce {
+                let c = round.holeCount == .nine
+                    ? WorldHandicapSystem.nineHoleCourseHandicap(index: index, slope: round.slope, rating: round.rating, par: round.par)
+                    : WorldHandicapSystem.courseHandicap(index: index, slope: round.slope, rating: round.rating, par: round.par)
+                courseHandicap = c
+                // Net double bogey = par + 2 + strokes received; the strokes are ⌊c/n⌋ + (rank ≤ c mod n),
+                // or for a plus handicap −(⌊m/n⌋ + (rank > n − m mod n)) with m = −c.
+                let m = c >= 0 ? c : -c
+                let whole = m / holeCount
+                let extra = m % holeCount
+                for hole in holes {
+                    let received = c >= 0
+                        ? whole + (hole.allocationRank <= extra ? 1 : 0)
+                        : -(whole + (hole.allocationRank > holeCount - extra ? 1 : 0))
+                    adjusted += min(hole.strokes, hole.par + 2 + received)
+                }
+            } else {
+                for hole in holes { adjusted += min(hole.strokes, WorldHandicapSystem.maximumWithoutIndex(par: hole.par)) }
+            }
+        }
+        var outcome = ScoreOutcome(
+            roundID: round.roundID, date: round.date, kind: .incomplete, holesScored: scored, gross: gross,
+            adjustedGross: nil, indexInForce: indexInForce, courseHandicap: courseHandicap, differential: nil,
+            unroundedDifferential: nil, exceptionalReduction: .zero, reductionApplied: .zero,
+            adjustedDifferential: nil, considered: false, counted: false)
+        guard scored == holeCount, round.holes.count == holeCount else {
+            if recordsOutcomes { outcomes.append(outcome) }
+            return
+        }
+        outcome.adjustedGross = adjusted
+
+        let exact: ExactTenths
+        if round.holeCount == .eighteen {
+            outcome.kind = .eighteenHoles
+            exact = WorldHandicapSystem.differential(adjustedGrossScore: adjusted, rating: round.rating,
+                                                     slope: round.slope, pcc: round.pcc)
+        } else {
+            let nine = WorldHandicapSystem.nineHoleDifferential(adjustedGrossScore: adjusted, rating: round.rating,
+                                                                slope: round.slope, pcc: round.pcc)
+            if let index = indexInForce {
+                outcome.kind = .nineWithExpectedScore
+                exact = WorldHandicapSystem.eighteenHoleDifferential(nine: nine, index: index)
+            } else if let pending = pendingNine {
+                outcome.kind = .nineCombined
+                if pending.outcome >= 0 { outcomes[pending.outcome].kind = .nineCombinedIntoLater }
+                pendingNine = nil
+                exact = WorldHandicapSystem.combined(pending.nine, nine)
+            } else {
+                outcome.kind = .ninePending
+                pendingNine = (recordsOutcomes ? outcomes.count : -1, nine)
+                if recordsOutcomes { outcomes.append(outcome) }
+                return
+            }
+        }
+        let reduction = indexInForce.map {
+            WorldHandicapSystem.exceptionalScoreReduction(differential: exact, indexInForce: $0)
+        } ?? .zero
+        outcome.exceptionalReduction = reduction
+        if recordsOutcomes { outcomes.append(outcome) }
+        record(exact, outcome: recordsOutcomes ? outcomes.count - 1 : -1, reduction: reduction)
+    }
+
+    /// Adds a differential; an exceptional score reduces it and the 19 before it (Rule 5.9).
+    mutating func record(_ exact: ExactTenths, outcome: Int, reduction: Tenths) {
+        differentials.append(Differential(outcome: outcome, exact: exact, rounded: exact.rounded.raw, reduction: 0))
+        let count = differentials.count
+        if reduction.raw > 0 {
+            for k in max(0, count - 20)..<count { differentials[k].reduction += reduction.raw }
+            window.removeAll(keepingCapacity: true)
+            for k in max(0, count - 20)..<count { window.append(key(k)) }
+            window.sort()
+            return
+        }
+        if count > 20, let expired = window.firstIndex(of: key(count - 21)) { window.remove(at: expired) }
+        let new = key(count - 1)
+        var slot = window.count
+        window.append(new)
+        window.withUnsafeMutableBufferPointer { keys in
+            while slot > 0, keys[slot - 1] > new {
+                keys[slot] = keys[slot - 1]
+                slot -= 1
+            }
+            keys[slot] = new
+        }
+    }
+
+    /// Issues the index after the scores of `day`, effective the next day.
+    mutating func issueIndex(after day: GolfDate) {
+        let count = differentials.count
+        guard let row = WorldHandicapSystem.calculationRow(forDifferentialCount: count) else { return }
+        let first = max(0, count - 20)
+        var sum = 0
+        var mask: UInt32 = 0
+        window.withUnsafeBufferPointer { keys in
+            for i in 0..<row.used {
+                sum += keys[i] >> Self.tieBits
+                mask |= 1 << UInt32(Self.tieMask - (keys[i] & Self.tieMask) - first)
+            }
+        }
+        let low = count >= 20 ? lowIndex(before: day) : nil
+        let kernel = IndexKernel.finish(row: row, sum: sum, mask: mask, lowIndex: low)
+        latest = kernel
+        latestLow = low
+        revisions.append(IndexRevision(effective: day.adding(days: 1), index: Tenths(raw: kernel.index), differentials: count))
+    }
+
+    /// Rule 5.7: the lowest index in force during the 365 days before `day` (the day of the latest score).
+    func lowIndex(before day: GolfDate) -> Int? {
+        let windowStart = day.dayNumber - 365
+        let windowEnd = day.dayNumber - 1
+        var lowest: Int?
+        var nextEffective = Int.max
+        for revision in revisions.reversed() {
+            let effective = revision.effective.dayNumber
+            defer { nextEffective = effective }
+            if effective > windowEnd { continue }
+            // In force from `effective` until the day before the next revision.
+            if nextEffective - 1 < windowStart { break }
+            lowest = min(lowest ?? revision.index.raw, revision.index.raw)
+        }
+        return lowest
+    }
+
+    func finish() -> ScoringRecord {
+        var outcomes = self.outcomes
+        let first = max(0, differentials.count - 20)
+        for (k, differential) in differentials.enumerated() {
+            var outcome = outcomes[differential.outcome]
+            outcome.differential = Tenths(raw: differential.rounded)
+            outcome.unroundedDifferential = differential.exact.decimalText()
+            outcome.reductionApplied = Tenths(raw: differential.reduction)
+            outcome.adjustedDifferential = Tenths(raw: differential.rounded - differential.reduction)
+            outcome.considered = k >= first
+            if let latest, k >= first { outcome.counted = latest.countedMask & (1 << UInt32(k - first)) != 0 }
+            outcomes[differential.outcome] = outcome
+        }
+        let considered = differentials.count - first
+        return ScoringRecord(outcomes: outcomes, revisions: revisions,
+                             calculation: latest?.calculation(considered: considered, lowIndex: latestLow.map { Tenths(raw: $0) }),
+                             lowIndex: latestLow.map { Tenths(raw: $0) })
+    }
+}

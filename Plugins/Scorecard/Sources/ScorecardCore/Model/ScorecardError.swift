@@ -1,0 +1,145 @@
+// Every error a user can cause, each rendered as one line: what is wrong, where, and what to do.
+
+/// An error of the scorecard domain. `description` is the one-line message shown to the user.
+public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible {
+    // Courses and tees (`location` is "file:line:col: " or a course/tee description).
+    case invalidPar(location: String, hole: Int, par: Int)
+    case invalidSlope(location: String, slope: Int)
+    case implausibleRating(location: String, rating: Tenths, par: Int, holes: Int)
+    case strokeIndexes(location: String, tee: String, duplicates: [Int: [Int]], missing: [Int], outOfRange: [Int], holes: Int)
+    case invalidHoleCount(location: String, tee: String, count: Int)
+    case holeNumbering(location: String, tee: String, expected: Int, found: Int)
+    case invalidCourseFile(location: String, message: String)
+    case duplicateCourse(name: String)
+    case duplicateTee(course: String, tee: String)
+    case unknownCourse(String)
+    case unknownTee(course: String, tee: String, available: [String])
+    case nineWithoutRating(tee: String, nine: Nine)
+    case nineOfNineHoleTee(tee: String)
+
+    // Players.
+    case invalidPlayerName(String, reason: String)
+    case duplicatePlayer(String)
+    case unknownPlayer(String)
+
+    // Rounds and scores.
+    case unknownRound(String)
+    case noPlayers
+    case playerTwiceInRound(String)
+    case playerNotInRound(player: String, round: Int)
+    case unknownHole(hole: Int, round: Int, holes: ClosedRange<Int>)
+    case invalidStrokes(strokes: Int, hole: Int)
+    case roundFinished(round: Int, on: GolfDate)
+    case invalidHolesOption(Int)
+
+    // Numbers given on a command line.
+    case invalidNumber(argument: String, text: String, expected: String)
+    case outOfRange(argument: String, value: String, range: String)
+    case invalidDate(argument: String, text: String)
+    case missingArgument(String)
+    case invalidStrokeIndexList(duplicates: [Int: [Int]], missing: [Int], outOfRange: [Int], holes: Int)
+    case invalidFormat(String)
+
+    // Seed import.
+    case invalidSeed(location: String, message: String)
+
+    /// The storage underneath failed; nothing of this command was written.
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case let .invalidPar(location, hole, par):
+            return "\(location)hole \(hole) has par \(par); par must be 3 to 6 — correct the hole's par"
+        case let .invalidSlope(location, slope):
+            return "\(location)slope rating \(slope) is outside 55–155 — use the Slope Rating printed on the scorecard"
+        case let .implausibleRating(location, rating, par, holes):
+            let spread = holes == 9 ? 5 : 10
+            return "\(location)course rating \(rating) is implausible for par \(par) over \(holes) holes "
+                + "(expected \(par - spread).0–\(par + spread).0) — check the rating and the pars"
+        case let .strokeIndexes(location, tee, duplicates, missing, outOfRange, holes):
+            return "\(location)tee '\(tee)' has invalid stroke indexes: "
+                + Self.strokeIndexProblems(duplicates: duplicates, missing: missing, outOfRange: outOfRange)
+                + " — each of 1–\(holes) must appear exactly once"
+        case let .invalidHoleCount(location, tee, count):
+            return "\(location)tee '\(tee)' has \(count) holes; a tee has 9 or 18 holes"
+        case let .holeNumbering(location, tee, expected, found):
+            return "\(location)tee '\(tee)': hole number \(found) where hole \(expected) belongs — number the holes 1, 2, 3, … in order"
+        case let .invalidCourseFile(location, message):
+            return "\(location)\(message)"
+        case let .duplicateCourse(name):
+            return "a course named '\(name)' already exists — choose another name or use the existing course"
+        case let .duplicateTee(course, tee):
+            return "course '\(course)' lists tee '\(tee)' twice — give each tee its own name"
+        case let .unknownCourse(text):
+            return "no course '\(text)' — see 'scorecard course list' for ids and names"
+        case let .unknownTee(course, tee, available):
+            return "course '\(course)' has no tee '\(tee)' — its tees are \(available.joined(separator: ", "))"
+        case let .nineWithoutRating(tee, nine):
+            return "tee '\(tee)' has no \(nine.rawValue)-nine rating — add \"\(nine.rawValue)\": {\"rating\": …, \"slope\": …} to the tee to play 9 holes on it"
+        case let .nineOfNineHoleTee(tee):
+            return "tee '\(tee)' has 9 holes; an 18-hole round needs an 18-hole tee — start the round with --holes 9"
+        case let .invalidPlayerName(name, reason):
+            return "player name '\(name)' \(reason)"
+        case let .duplicatePlayer(name):
+            return "a player named '\(name)' already exists — names must be unique (case does not count)"
+        case let .unknownPlayer(text):
+            return "no player '\(text)' — add them with 'scorecard player add' or see 'scorecard player list'"
+        case let .unknownRound(text):
+            return "no round '\(text)' — see 'scorecard rounds' for round ids"
+        case .noPlayers:
+            return "a round needs at least one player — pass --players A,B"
+        case let .playerTwiceInRound(name):
+            return "player '\(name)' is listed twice for the round — list each player once"
+        case let .playerNotInRound(player, round):
+            return "player '\(player)' is not playing in round \(round) — see 'scorecard leaderboard --round \(round)'"
+        case let .unknownHole(hole, round, holes):
+            return "hole \(hole) is not played in round \(round) (holes \(holes.lowerBound)–\(holes.upperBound))"
+        case let .invalidStrokes(strokes, hole):
+            return "\(strokes) strokes on hole \(hole) is outside 1–20 — enter the strokes actually taken"
+        case let .roundFinished(round, on):
+            return "round \(round) was finished on \(on) and is final — scores can no longer change"
+        case let .invalidHolesOption(holes):
+            return "--holes \(holes) is not possible — a round is 9 or 18 holes"
+        case let .invalidNumber(argument, text, expected):
+            return "\(argument) '\(text)' is not \(expected)"
+        case let .outOfRange(argument, value, range):
+            return "\(argument) \(value) is outside \(range)"
+        case let .invalidDate(argument, text):
+            return "\(argument) '\(text)' is not a date — write it as YYYY-MM-DD, e.g. 2024-06-01"
+        case let .missingArgument(argument):
+            return "\(argument) is required"
+        case let .invalidStrokeIndexList(duplicates, missing, outOfRange, holes):
+            return "invalid stroke indexes: "
+                + Self.strokeIndexProblems(duplicates: duplicates, missing: missing, outOfRange: outOfRange)
+                + " — give 9 or 18 indexes, each of 1–\(holes) exactly once"
+        case let .invalidFormat(text):
+            return "format '\(text)' is unknown — use one of "
+                + PlayFormat.allCases.map(\.rawValue).joined(separator: ", ")
+        case let .invalidSeed(location, message):
+            return "\(location)\(message)"
+        case let .storage(message):
+            return "storage failed: \(message); nothing was written"
+        }
+    }
+
+    static func strokeIndexProblems(duplicates: [Int: [Int]], missing: [Int], outOfRange: [Int]) -> String {
+        var parts: [String] = []
+        for (index, holes) in duplicates.sorted(by: { $0.key < $1.key }) {
+            parts.append("stroke index \(index) is on holes " + Self.list(holes.map(String.init)))
+        }
+        if !missing.isEmpty {
+            parts.append("stroke index" + (missing.count > 1 ? "es " : " ") + Self.list(missing.map(String.init))
+                + (missing.count > 1 ? " are" : " is") + " missing")
+        }
+        for value in outOfRange { parts.append("stroke index \(value) is out of range") }
+        return parts.joined(separator: ", ")
+    }
+
+    static func list(_ items: [String]) -> String {
+        switch items.count {
+        case 0: return ""
+        case 1: return items[0]
+        default: return items.dropLast().joined(separator: ", ") + " and " + items[items.count - 1]
+        }
+    }
+}

@@ -1,0 +1,139 @@
+// The scorecard's SQLite schema as data: migrations the host applies in order (recording the version),
+// and the statements a SQL-backed ScorecardStore runs. Decimal quantities are stored as integer tenths
+// (`rating_tenths`, `pcc_tenths`, `index_tenths`) so nothing is ever rounded by the database. The
+// rules "entries are append-only" and "a finished round is final" are enforced by triggers as well as
+// by the Core, so no other writer can break them.
+
+/// One schema migration.
+public struct ScorecardMigration: Sendable, Equatable {
+    public let version: Int
+    public let name: String
+    public let sql: String
+}
+
+/// The schema and statements of the scorecard plugin's database.
+public enum ScorecardSchema {
+    public static let migrations: [ScorecardMigration] = [
+        ScorecardMigration(version: 1, name: "players, courses, tees, rounds, append-only score entries", sql: """
+            CREATE TABLE players (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE COLLATE NOCASE CHECK (length(trim(name)) > 0)
+            );
+            CREATE TABLE courses (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE COLLATE NOCASE
+            );
+            CREATE TABLE tees (
+                id INTEGER PRIMARY KEY,
+                course_id INTEGER NOT NULL REFERENCES courses(id),
+                position INTEGER NOT NULL,
+                name TEXT NOT NULL COLLATE NOCASE,
+                rating_tenths INTEGER NOT NULL,
+                slope INTEGER NOT NULL CHECK (slope BETWEEN 55 AND 155),
+                front_rating_tenths INTEGER,
+                front_slope INTEGER CHECK (front_slope BETWEEN 55 AND 155),
+                back_rating_tenths INTEGER,
+                back_slope INTEGER CHECK (back_slope BETWEEN 55 AND 155),
+                UNIQUE (course_id, name)
+            );
+            CREATE TABLE tee_holes (
+                tee_id INTEGER NOT NULL REFERENCES tees(id),
+                number INTEGER NOT NULL CHECK (number BETWEEN 1 AND 18),
+                par INTEGER NOT NULL CHECK (par BETWEEN 3 AND 6),
+                stroke_index INTEGER NOT NULL CHECK (stroke_index BETWEEN 1 AND 18),
+                PRIMARY KEY (tee_id, number),
+                UNIQUE (tee_id, stroke_index)
+            );
+            CREATE TABLE rounds (
+                id INTEGER PRIMARY KEY,
+                course_id INTEGER NOT NULL REFERENCES courses(id),
+                tee_name TEXT NOT NULL,
+                played_on TEXT NOT NULL CHECK (played_on GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                nine TEXT NOT NULL CHECK (nine IN ('all', 'front', 'back')),
+                format TEXT NOT NULL,
+                pcc_tenths INTEGER NOT NULL DEFAULT 0 CHECK (pcc_tenths BETWEEN -10 AND 30),
+                finished_on TEXT
+            );
+            CREATE TABLE round_players (
+                round_id INTEGER NOT NULL REFERENCES rounds(id),
+                player_id INTEGER NOT NULL REFERENCES players(id),
+                position INTEGER NOT NULL,
+                index_tenths INTEGER,
+                course_handicap INTEGER,
+                playing_handicap INTEGER,
+                PRIMARY KEY (round_id, player_id)
+            );
+            CREATE TABLE score_entries (
+                sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                round_id INTEGER NOT NULL,
+                player_id INTEGER NOT NULL,
+                hole INTEGER NOT NULL CHECK (hole BETWEEN 1 AND 18),
+                strokes INTEGER NOT NULL CHECK (strokes BETWEEN 1 AND 20),
+                FOREIGN KEY (round_id, player_id) REFERENCES round_players(round_id, player_id)
+            );
+            CREATE TRIGGER score_entries_no_update BEFORE UPDATE ON score_entries
+            BEGIN SELECT RAISE(ABORT, 'score entries are append-only'); END;
+            CREATE TRIGGER score_entries_no_delete BEFORE DELETE ON score_entries
+            BEGIN SELECT RAISE(ABORT, 'score entries are append-only'); END;
+            CREATE TRIGGER score_entries_open_round BEFORE INSERT ON score_entries
+            WHEN (SELECT finished_on FROM rounds WHERE id = NEW.round_id) IS NOT NULL
+            BEGIN SELECT RAISE(ABORT, 'the round is finished and final'); END;
+            CREATE TRIGGER rounds_final BEFORE UPDATE ON rounds WHEN OLD.finished_on IS NOT NULL
+            BEGIN SELECT RAISE(ABORT, 'the round is finished and final'); END;
+            CREATE TRIGGER round_players_final BEFORE INSERT ON round_players
+            WHEN (SELECT finished_on FROM rounds WHERE id = NEW.round_id) IS NOT NULL
+            BEGIN SELECT RAISE(ABORT, 'the round is finished and final'); END;
+            """),
+        ScorecardMigration(version: 2, name: "latest entry per hole, and lookups by player", sql: """
+            CREATE INDEX score_entries_by_hole ON score_entries (round_id, player_id, hole, sequence);
+            CREATE INDEX round_players_by_player ON round_players (player_id);
+            CREATE VIEW current_scores AS
+                SELECT e.round_id, e.player_id, e.hole, e.strokes
+                FROM score_entries e
+                WHERE e.sequence = (SELECT max(sequence) FROM score_entries
+                                    WHERE round_id = e.round_id AND player_id = e.player_id AND hole = e.hole);
+            """),
+    ]
+
+    /// Statements of a SQL-backed store, with `?` parameters in the order of the comment.
+    public enum Statement {
+        /// name → id
+        public static let insertPlayer = "INSERT INTO players (name) VALUES (?) RETURNING id"
+        public static let selectPlayers = "SELECT id, name FROM players ORDER BY id"
+        /// name → id
+        public static let insertCourse = "INSERT INTO courses (name) VALUES (?) RETURNING id"
+        /// course_id, position, name, rating_tenths, slope, front_rating_tenths, front_slope, back_rating_tenths, back_slope → id
+        public static let insertTee = """
+            INSERT INTO tees (course_id, position, name, rating_tenths, slope, front_rating_tenths, front_slope,
+                              back_rating_tenths, back_slope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+            """
+        /// tee_id, number, par, stroke_index
+        public static let insertHole = "INSERT INTO tee_holes (tee_id, number, par, stroke_index) VALUES (?, ?, ?, ?)"
+        public static let selectCourses = "SELECT id, name FROM courses ORDER BY id"
+        public static let selectTees = """
+            SELECT id, course_id, name, rating_tenths, slope, front_rating_tenths, front_slope, back_rating_tenths, back_slope
+            FROM tees ORDER BY course_id, position
+            """
+        public static let selectHoles = "SELECT tee_id, number, par, stroke_index FROM tee_holes ORDER BY tee_id, number"
+        /// course_id, tee_name, played_on, nine, format, pcc_tenths → id
+        public static let insertRound = """
+            INSERT INTO rounds (course_id, tee_name, played_on, nine, format, pcc_tenths) VALUES (?, ?, ?, ?, ?, ?) RETURNING id
+            """
+        /// round_id, player_id, position, index_tenths, course_handicap, playing_handicap
+        public static let insertRoundPlayer = """
+            INSERT INTO round_players (round_id, player_id, position, index_tenths, course_handicap, playing_handicap)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """
+        public static let selectRounds = "SELECT id, course_id, tee_name, played_on, nine, format, pcc_tenths, finished_on FROM rounds ORDER BY id"
+        public static let selectRoundPlayers = """
+            SELECT rp.round_id, rp.player_id, p.name, rp.index_tenths, rp.course_handicap, rp.playing_handicap
+            FROM round_players rp JOIN players p ON p.id = rp.player_id ORDER BY rp.round_id, rp.position
+            """
+        /// finished_on, pcc_tenths, id
+        public static let finishRound = "UPDATE rounds SET finished_on = ?, pcc_tenths = ? WHERE id = ? AND finished_on IS NULL"
+        /// round_id, player_id, hole, strokes → sequence
+        public static let appendScore = "INSERT INTO score_entries (round_id, player_id, hole, strokes) VALUES (?, ?, ?, ?) RETURNING sequence"
+        /// round_id
+        public static let selectEntries = "SELECT sequence, round_id, player_id, hole, strokes FROM score_entries WHERE round_id = ? ORDER BY sequence"
+    }
+}

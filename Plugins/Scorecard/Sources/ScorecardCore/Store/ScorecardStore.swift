@@ -1,0 +1,110 @@
+// Where the scorecard keeps its data. The plugin implements this on the host's storage service with the
+// SQL of `ScorecardSchema`; tests and the demo use `InMemoryScorecardStore`. Every method either does all
+// it says or throws having changed nothing; `transaction` groups several writes the same way.
+
+/// Persistent storage of players, courses, rounds and score entries.
+public protocol ScorecardStore: AnyObject {
+    /// Runs `body` so that either all of its writes happen or none do.
+    func transaction<T>(_ body: () throws -> T) throws -> T
+
+    func players() throws -> [Player]
+    /// Stores a new player and returns it with its id.
+    func insertPlayer(name: String) throws -> Player
+
+    func courses() throws -> [Course]
+    func insertCourse(_ draft: CourseDraft) throws -> Course
+
+    func rounds() throws -> [Round]
+    func insertRound(_ draft: RoundDraft) throws -> Round
+    /// Marks an open round finished, with the day's PCC. Finished rounds never change again.
+    func finishRound(id: Int, on date: GolfDate, pcc: Tenths) throws
+
+    /// Appends one entry (entries are never updated or deleted).
+    func appendScore(roundID: Int, playerID: Int, hole: Int, strokes: Int) throws -> ScoreEntry
+    /// Every entry of a round, superseded ones included, in the order entered.
+    func scoreEntries(roundID: Int) throws -> [ScoreEntry]
+}
+
+/// A store in memory, for tests, the demo and benchmarks. Not thread-safe; use it from one task.
+public final class InMemoryScorecardStore: ScorecardStore {
+    struct State {
+        var players: [Player] = []
+        var courses: [Course] = []
+        var rounds: [Round] = []
+        var entries: [Int: [ScoreEntry]] = [:]
+        var nextSequence = 1
+    }
+
+    var state = State()
+    /// When set, the next write fails with this message (to test that failed commands write nothing).
+    public var failNextWrite: String?
+
+    public init() {}
+
+    struct InjectedFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private func checkFailure() throws {
+        if let message = failNextWrite {
+            failNextWrite = nil
+            throw InjectedFailure(description: message)
+        }
+    }
+
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        let saved = state
+        do {
+            return try body()
+        } catch {
+            state = saved
+            throw error
+        }
+    }
+
+    public func players() throws -> [Player] { state.players }
+
+    public func insertPlayer(name: String) throws -> Player {
+        try checkFailure()
+        let player = Player(id: (state.players.last?.id ?? 0) + 1, name: name)
+        state.players.append(player)
+        return player
+    }
+
+    public func courses() throws -> [Course] { state.courses }
+
+    public func insertCourse(_ draft: CourseDraft) throws -> Course {
+        try checkFailure()
+        let course = Course(id: (state.courses.last?.id ?? 0) + 1, name: draft.name, tees: draft.tees)
+        state.courses.append(course)
+        return course
+    }
+
+    public func rounds() throws -> [Round] { state.rounds }
+
+    public func insertRound(_ draft: RoundDraft) throws -> Round {
+        try checkFailure()
+        let round = Round(id: (state.rounds.last?.id ?? 0) + 1, draft: draft)
+        state.rounds.append(round)
+        return round
+    }
+
+    public func finishRound(id: Int, on date: GolfDate, pcc: Tenths) throws {
+        try checkFailure()
+        guard let i = state.rounds.firstIndex(where: { $0.id == id }), state.rounds[i].finishedOn == nil else {
+            throw InjectedFailure(description: "round \(id) is not open")
+        }
+        state.rounds[i].finishedOn = date
+        state.rounds[i].pcc = pcc
+    }
+
+    public func appendScore(roundID: Int, playerID: Int, hole: Int, strokes: Int) throws -> ScoreEntry {
+        try checkFailure()
+        let entry = ScoreEntry(sequence: state.nextSequence, roundID: roundID, playerID: playerID, hole: hole, strokes: strokes)
+        state.nextSequence += 1
+        state.entries[roundID, default: []].append(entry)
+        return entry
+    }
+
+    public func scoreEntries(roundID: Int) throws -> [ScoreEntry] { state.entries[roundID] ?? [] }
+}

@@ -1,0 +1,111 @@
+import ClubhouseJSON
+import XCTest
+@testable import ClubhouseHost
+
+final class ArgumentParserTests: XCTestCase {
+    let catalogue: CommandCatalog = {
+        let json = """
+        {"commands": [
+          {"name": "bestline", "summary": "s", "arguments": [
+            {"name": "course", "type": "string", "required": true},
+            {"name": "hole", "type": "integer", "required": true},
+            {"name": "ball", "type": "point"},
+            {"name": "stimp", "type": "number", "default": 10},
+            {"name": "model", "type": "choice", "choices": ["compat", "physics"], "default": "physics"},
+            {"name": "async", "type": "flag"},
+            {"name": "template", "type": "list"},
+            {"name": "extra", "type": "json"}]},
+          {"name": "template add", "summary": "s", "arguments": [{"name": "file", "type": "path", "positional": true, "required": true}]},
+          {"name": "template list", "summary": "s", "arguments": []},
+          {"name": "project", "summary": "s", "arguments": [{"name": "xy", "type": "point", "positional": true, "required": true}]}
+        ]}
+        """
+        guard case .success(let c) = CommandCatalog.parse(Array(json.utf8), plugin: "t") else { fatalError("catalogue") }
+        return c
+    }()
+
+    private func parse(_ words: [String]) throws -> JSONObject {
+        guard case .success(let (command, rest)) = ArgumentParser.selectCommand(words, in: catalogue, plugin: "t") else {
+            throw UsageError("no command")
+        }
+        return try ArgumentParser.parse(rest, for: command, plugin: "t")
+    }
+
+    private func usageError(_ words: [String]) -> String {
+        switch ArgumentParser.selectCommand(words, in: catalogue, plugin: "t") {
+        case .failure(let e): return e.message
+        case .success(let (command, rest)):
+            do {
+                _ = try ArgumentParser.parse(rest, for: command, plugin: "t")
+                return ""
+            } catch {
+                return error.message
+            }
+        }
+    }
+
+    func testTypesDefaultsFlagsListsAndPoints() throws {
+        let a = try parse(["bestline", "--course", "presidio", "--hole=3", "--ball", "-1.5,2", "--async",
+                           "--template", "a,b", "--template", "c", "--extra", #"{"k":[1]}"#])
+        XCTAssertEqual(a["course"], "presidio")
+        XCTAssertEqual(a["hole"], .int(3))
+        XCTAssertEqual(a["ball"]?.arrayValue?.compactMap(\.doubleValue), [-1.5, 2])
+        XCTAssertEqual(a["stimp"]?.doubleValue, 10)
+        XCTAssertEqual(a["model"], "physics")
+        XCTAssertEqual(a["async"], true)
+        XCTAssertEqual(a["template"], ["a", "b", "c"])
+        XCTAssertEqual(a["extra"]?["k"], [1])
+    }
+
+    func testMultiWordCommandsPositionalsAndPaths() throws {
+        let a = try parse(["template", "add", "rel/file.json"])
+        XCTAssertEqual(a["file"]?.stringValue, FileSystem.absolute("rel/file.json"))
+        XCTAssertEqual(try parse(["template", "add", "-"])["file"], "-")
+        XCTAssertEqual(try parse(["project", "-3,4.5"])["xy"]?.arrayValue?.compactMap(\.doubleValue), [-3, 4.5])
+    }
+
+    func testUsageErrorsNameTheArgument() {
+        XCTAssertEqual(usageError(["bestline", "--hole", "3"]), "'t bestline' needs --course; see clubhouse t bestline --help")
+        XCTAssertEqual(usageError(["bestline", "--course", "x", "--hole", "three"]), "--hole must be an integer, got 'three'")
+        XCTAssertEqual(usageError(["bestline", "--course", "x", "--hole", "1", "--model", "fast"]),
+                       "--model must be one of compat, physics, got 'fast'")
+        XCTAssertEqual(usageError(["bestline", "--course", "x", "--hole", "1", "--ball", "1"]),
+                       "--ball must be a point X,Y (two numbers), got '1'")
+        XCTAssertEqual(usageError(["bestline", "--course", "x", "--hole", "1", "--stimp", "NaN"]), "--stimp must be a number, got 'NaN'")
+        XCTAssertEqual(usageError(["bestline", "--course", "x", "--course", "y", "--hole", "1"]), "option --course is given twice")
+        XCTAssertTrue(usageError(["bestline", "--cours", "x"]).hasPrefix("unknown option '--cours' for 't bestline'; did you mean '--course'?"))
+        XCTAssertEqual(usageError(["bestline", "--async=maybe", "--course", "x", "--hole", "1"]),
+                       "flag --async takes no value (or =true/=false), got 'maybe'")
+        XCTAssertTrue(usageError(["template"]).hasPrefix("'t template' needs one of: add, list"))
+        XCTAssertTrue(usageError(["templates", "add"]).hasPrefix("unknown command 'templates add' for plugin 't'"))
+        XCTAssertTrue(usageError(["template", "add", "-x"]).hasPrefix("unknown option '-x'"))
+        XCTAssertTrue(usageError(["template", "add", "a", "b"]).hasPrefix("unexpected argument 'b'"))
+    }
+
+    func testValidateTypesJSONArgumentsLikeTheCommandLine() throws {
+        guard let spec = catalogue.command(named: "bestline") else { return XCTFail() }
+        let a = try ArgumentParser.validate(["course": "c", "hole": 2.0, "ball": "1,2", "template": "x,y"], for: spec, plugin: "t")
+        XCTAssertEqual(a["hole"], .int(2))
+        XCTAssertEqual(a["ball"]?.arrayValue?.compactMap(\.doubleValue), [1, 2])
+        XCTAssertEqual(a["template"], ["x", "y"])
+        XCTAssertThrowsError(try ArgumentParser.validate(["course": "c", "hole": "two"], for: spec, plugin: "t")) {
+            XCTAssertEqual(($0 as? UsageError)?.message, "argument 'hole' of 't bestline' must be an integer, got a string")
+        }
+        XCTAssertThrowsError(try ArgumentParser.validate(["course": "c", "hole": 1, "colour": "red"], for: spec, plugin: "t")) {
+            XCTAssertEqual(($0 as? UsageError)?.message, "unknown argument 'colour' for 't bestline'")
+        }
+    }
+
+    func testCatalogueProblemsAreAllListed() {
+        let bad = #"{"commands": [{"name": "-x"}, {"name": "a", "summary": "s", "arguments": [{"name": "json", "type": "flag"}, {"name": "c", "type": "choice"}, {"name": "f", "type": "flag", "positional": true}]}, {"name": "a", "summary": "s"}]}"#
+        guard case .failure(let e) = CommandCatalog.parse(Array(bad.utf8), plugin: "t") else { return XCTFail() }
+        XCTAssertEqual(e.problems, [
+            "command '-x': a name is words separated by single spaces, none starting with '-'",
+            "command '-x' has no \"summary\"",
+            "command 'a': argument '--json' clashes with the host's global option of that name",
+            "command 'a': choice argument 'c' lists no \"choices\"",
+            "command 'a': flag 'f' cannot be positional",
+            "command 'a' is declared twice",
+        ])
+    }
+}

@@ -1,0 +1,111 @@
+import ClubhouseJSON
+import XCTest
+@testable import ClubhouseHost
+
+final class ConfigurationParserTests: XCTestCase {
+    private func parse(_ text: String) throws -> SiteConfiguration {
+        try ConfigurationParser.parse(text, source: "p.json", baseDirectory: "/etc/clubhouse")
+    }
+
+    private func problems(_ text: String) -> [String] {
+        do {
+            _ = try ConfigurationParser.parse(text, source: "p.json", baseDirectory: nil)
+            return []
+        } catch {
+            return error.errors.map(\.description)
+        }
+    }
+
+    func testTheBundledFileParses() throws {
+        let c = try ConfigurationParser.parse(EmbeddedDefaults.pluginsJSON, source: "plugins.json", baseDirectory: nil)
+        XCTAssertEqual(c.defaultSite, "default")
+        XCTAssertEqual(c.siteOrder, ["default", "presidio-golf-club", "riverside-tennis-academy"])
+        let site = try c.site(named: "default")
+        XCTAssertEqual(site.plugins.map(\.alias), ["putting", "globe", "tennis", "practice", "scorecard", "notes", "greeter"])
+        XCTAssertTrue(site.plugin(alias: "tennis")?.isGranted(.device("ballmachine")) ?? false)
+        XCTAssertEqual(site.devices["ballmachine"]?.transport, .simulator(kind: "ballmachine"))
+        let academy = try c.site(named: "riverside-tennis-academy")
+        XCTAssertEqual(academy.devices["ballmachine"]?.transport,
+                       .serial(port: "/dev/ttyUSB0", baud: 115200, parity: .none, dataBits: 8, stopBits: 1))
+        XCTAssertEqual(try c.site(named: "presidio-golf-club").plugin(alias: "tennis")?.enabled, false)
+    }
+
+    func testEmbeddedCopiesMatchTheFiles() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let plugins = try String(contentsOf: root.appendingPathComponent("plugins.json"), encoding: .utf8)
+        let schema = try String(contentsOf: root.appendingPathComponent("PluginSDK/plugins.schema.json"), encoding: .utf8)
+        XCTAssertEqual(EmbeddedDefaults.pluginsJSON + "\n", plugins, "plugins.json changed: run Host/Scripts/embed-defaults.sh")
+        XCTAssertEqual(EmbeddedDefaults.schemaJSON + "\n", schema, "plugins.schema.json changed: run Host/Scripts/embed-defaults.sh")
+        _ = try JSONParser.parse(schema)
+    }
+
+    func testEveryProblemIsReportedWithItsPosition() {
+        let text = """
+        {"sites": {"a": {
+          "devices": {"bm": {"transport": "tcp:nohost"}, "s": {"transport": "serial:/dev/x", "baud": 12345}},
+          "plugins": {
+            "Bad Name": {"id": "x.y"},
+            "p": {"id": 5, "version": "soon", "isolation": "sandbox", "grants": ["device:nope", "fly"], "config": []},
+            "q": {}
+          }
+        }}, "default_site": "b"}
+        """
+        let found = problems(text)
+        let expected = [
+            "p.json:2:35: tcp transport 'tcp:nohost' needs HOST:PORT",
+            "p.json:2:94: baud 12345 is not a standard rate",
+            "p.json:4:5: plugin name 'Bad Name' must be lowercase",
+            "p.json:5:17: \"id\" must be a string, not an integer",
+            "p.json:5:31: version requirement 'soon' is not valid",
+            "p.json:5:52: isolation 'sandbox' must be",
+            "p.json:5:74: grant 'device:nope' names a device this site does not define",
+            "p.json:5:89: unknown grant 'fly'",
+            "p.json:5:107: \"config\" must be an object, not an array",
+            "p.json:6:10: plugin 'q' needs an \"id\"",
+            "p.json:8:21: default_site 'b' is not one of the sites (a)",
+        ]
+        XCTAssertEqual(found.count, expected.count, found.joined(separator: "\n"))
+        for (f, e) in zip(found, expected) { XCTAssertTrue(f.hasPrefix(e), "\(f)\n  expected prefix: \(e)") }
+    }
+
+    func testUnknownKeysSuggestTheNearestKnownKey() {
+        XCTAssertEqual(problems(#"{"sites": {"a": {"plugins": {}, "devises": {}}}}"#),
+                       ["p.json:1:33: unknown key 'devises' in site 'a'; did you mean 'devices'?"])
+        XCTAssertEqual(problems(#"{"sitez": {}}"#), [
+            "p.json:1:1: the configuration has no \"sites\" object; add {\"sites\": {\"default\": {\"plugins\": {}}}}",
+            "p.json:1:2: unknown key 'sitez' in the configuration; did you mean 'sites'?",
+        ])
+        XCTAssertTrue(problems(#"{"sites": {"a": {"plugins": {}, "zzz": 1}}}"#).first?.contains("(known keys: description, plugins, devices)") ?? false)
+    }
+
+    func testMalformedJSONPointsAtTheCharacter() {
+        XCTAssertEqual(problems("{\"sites\": {\n  \"a\": {\"plugins\": {},}\n}}"),
+                       ["p.json:2:23: unexpected '}'; expected a string key"])
+        XCTAssertEqual(problems("[]"), ["p.json:1:1: the configuration must be an object, not an array"])
+        XCTAssertEqual(problems("{}"), ["p.json:1:1: the configuration has no \"sites\" object; add {\"sites\": {\"default\": {\"plugins\": {}}}}"])
+    }
+
+    func testDevicesAndRelativePaths() throws {
+        let c = try parse(#"{"plugin_dirs": ["plugins"], "data_dir": "data", "sites": {"a": {"devices": {"m": {"transport": "unix:/run/m.sock", "trace": true}, "n": {"transport": "tcp:[::1]:9000"}}, "plugins": {"x": {"path": "lib/x.so", "timeout_ms": 500}}}}}"#)
+        XCTAssertEqual(c.sites["a"]?.devices["m"]?.transport, .unix(path: "/run/m.sock"))
+        XCTAssertEqual(c.sites["a"]?.devices["m"]?.trace, true)
+        XCTAssertEqual(c.sites["a"]?.devices["n"]?.transport, .tcp(host: "::1", port: 9000))
+        XCTAssertEqual(c.sites["a"]?.plugins.first?.timeoutMilliseconds, 500)
+        XCTAssertEqual(GlobalOptions().resolveDataDirectory(c), "/etc/clubhouse/data")
+        XCTAssertEqual(c.defaultSite, "a", "without default_site and without a site named default, the first site")
+    }
+
+    func testGlobalOptionsComeFromFlagsAnywhereAndTheEnvironment() throws {
+        let env = ["CLUBHOUSE_SITE": "envsite", "CLUBHOUSE_DATA_DIR": "/data", "NO_COLOR": "1"]
+        let o = try GlobalOptions.parse(["putting", "--json", "bestline", "-vv", "--site=club", "--hole", "3"]) { env[$0] }
+        XCTAssertEqual(o.words, ["putting", "bestline", "--hole", "3"])
+        XCTAssertTrue(o.json)
+        XCTAssertEqual(o.verbosity, 2)
+        XCTAssertEqual(o.site, "club")
+        XCTAssertEqual(o.dataDirectory, "/data")
+        XCTAssertFalse(o.color)
+        let passthrough = try GlobalOptions.parse(["notes", "add", "--", "--json"]) { _ in nil }
+        XCTAssertEqual(passthrough.words, ["notes", "add", "--", "--json"])
+        XCTAssertFalse(passthrough.json)
+    }
+}

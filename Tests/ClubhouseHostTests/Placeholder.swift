@@ -1,5 +1,0 @@
-import XCTest
-
-final class ClubhouseHostPlaceholderTests: XCTestCase {
-    func testBuilds() { XCTAssertTrue(true) }
-}

@@ -1,0 +1,30 @@
+import XCTest
+@testable import ClubhouseHost
+
+final class SemanticVersionTests: XCTestCase {
+    func testParsesAndOrdersBySemverPrecedence() throws {
+        let ordered = ["1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2", "1.0.0-beta.11",
+                       "1.0.0-rc.1", "1.0.0", "1.0.1", "1.2.0", "2.0.0"]
+        let versions = try ordered.map { try XCTUnwrap(SemanticVersion($0), $0) }
+        for (a, b) in zip(versions, versions.dropFirst()) { XCTAssertLessThan(a, b, "\(a) < \(b)") }
+        XCTAssertEqual(SemanticVersion("1.2.3+build.5")?.description, "1.2.3")
+        for bad in ["1.2", "01.2.3", "1.2.3-", "a.b.c", "1.2.3.4", ""] { XCTAssertNil(SemanticVersion(bad), bad) }
+    }
+
+    func testRequirements() throws {
+        func check(_ requirement: String, _ yes: [String], _ no: [String], line: UInt = #line) throws {
+            let r = try XCTUnwrap(VersionRequirement(requirement), requirement, line: line)
+            for v in yes { XCTAssertTrue(r.isSatisfied(by: try XCTUnwrap(SemanticVersion(v))), "\(requirement) ∋ \(v)", line: line) }
+            for v in no { XCTAssertFalse(r.isSatisfied(by: try XCTUnwrap(SemanticVersion(v))), "\(requirement) ∌ \(v)", line: line) }
+        }
+        try check("^1.2", ["1.2.0", "1.9.9"], ["1.1.9", "2.0.0"])
+        try check("^0.3.1", ["0.3.1", "0.3.9"], ["0.4.0", "0.3.0"])
+        try check("~1.2.3", ["1.2.3", "1.2.9"], ["1.3.0", "1.2.2"])
+        try check(">=1.0.0 <2.0.0", ["1.0.0", "1.5.2"], ["0.9.9", "2.0.0"])
+        try check("1.2", ["1.2.0", "1.2.7"], ["1.3.0"])
+        try check("1.2.3", ["1.2.3"], ["1.2.4"])
+        try check("*", ["0.0.1", "9.9.9"], [])
+        XCTAssertNil(VersionRequirement(">=banana"))
+        XCTAssertNil(VersionRequirement(""))
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import XCTest
+@testable import ScorecardCore
+
+/// The seed of the original app (read in place from the shared data) and the SQL schema (run through
+/// the sqlite3 shell when it is installed).
+final class SeedAndSchemaTests: XCTestCase {
+    private static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    func testSeedImportReportsTheStrokeIndexDefect() throws {
+        let url = Self.repoRoot.appendingPathComponent("../shared/data/scorecard/default_seed.json").standardizedFileURL
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+            print("skipping: \(url.path) is not present (the shared data lives beside the repository)")
+            throw XCTSkip("shared seed data not found at \(url.path)")
+        }
+        let store = InMemoryScorecardStore()
+        let commands = ScorecardCommands(store: store)
+        let report = try commands.importSeed(SeedImportRequest(file: "default_seed.json", text: text))
+        XCTAssertEqual(report.playersAdded.map(\.name), ["Jeff Martin", "Emmett Martin", "Allie Martin", "Bre Martin"])
+        XCTAssertEqual(report.coursesAdded.map(\.name), ["St. Andrews Links - The Old Course", "Pebble Beach Golf Links"])
+        XCTAssertEqual(report.rejected.count, 1)
+        XCTAssertEqual(report.rejected.first?.item, "course 'Augusta National Golf Club'")
+        // The second hole with stroke index 4 is hole 17 ("index": 16), its "handicap" value in the file.
+        XCTAssertEqual(report.rejected.first?.error,
+                       "default_seed.json:110:18: course 'Augusta National Golf Club': tee 'Default' has invalid stroke indexes: "
+                       + "stroke index 4 is on holes 13 and 17, stroke index 14 is missing — each of 1–18 must appear exactly once")
+        XCTAssertEqual(report.notes.count, 1)
+        XCTAssertTrue(report.notes[0].contains("Jeff Martin 2"), report.notes[0])
+        XCTAssertTrue(report.text.contains("rejected course 'Augusta National Golf Club'"))
+        XCTAssertEqual(try store.courses().count, 2)
+        XCTAssertEqual(try store.courses()[0].tees[0].par, 72)
+        // A second import skips what is there and still reports the defect.
+        let again = try commands.importSeed(SeedImportRequest(file: "default_seed.json", text: text))
+        XCTAssertEqual(again.playersAdded.count, 0)
+        XCTAssertEqual(again.skipped.count, 6)
+        XCTAssertEqual(again.rejected.count, 1)
+    }
+
+    func testSeedSyntaxAndShapeErrors() {
+        let commands = ScorecardCommands(store: InMemoryScorecardStore())
+        func message(_ text: String) -> String {
+            do {
+                _ = try commands.importSeed(SeedImportRequest(file: "seed.json", text: text))
+                return "no error"
+            } catch {
+                return "\(error)"
+            }
+        }
+        XCTAssertEqual(message("{\"players\": [}"), "seed.json:1:14: unexpected '}'; expected a value — fix the JSON syntax")
+        XCTAssertEqual(message("{\"players\": [], \"courses\": {}}"), "seed.json:1:28: \"courses\" must be an array, found an object")
+        XCTAssertEqual(message("{\"players\": [], \"course\": []}"),
+                       "seed.json:1:27: unknown key \"course\" in the seed — known keys are \"_source\", \"players\", \"courses\"")
+    }
+
+    func testMigrationsRunAndEnforceTheRules() throws {
+        let sqlite = "/usr/bin/sqlite3"
+        guard FileManager.default.isExecutableFile(atPath: sqlite) else {
+            print("skipping: \(sqlite) is not installed")
+            throw XCTSkip("sqlite3 shell not installed")
+        }
+        let setup = ScorecardSchema.migrations.map(\.sql).joined(separator: "\n") + """
+
+            INSERT INTO players (name) VALUES ('Ann');
+            INSERT INTO courses (name) VALUES ('C');
+            INSERT INTO rounds (course_id, tee_name, played_on, nine, format) VALUES (1, 'White', '2024-05-01', 'all', 'stroke-play');
+            INSERT INTO round_players (round_id, player_id, position) VALUES (1, 1, 0);
+            INSERT INTO score_entries (round_id, player_id, hole, strokes) VALUES (1, 1, 1, 5);
+            INSERT INTO score_entries (round_id, player_id, hole, strokes) VALUES (1, 1, 1, 4);
+            SELECT 'current', strokes FROM current_scores;
+            UPDATE rounds SET finished_on = '2024-05-01' WHERE id = 1;
+
+            """
+        func run(_ extra: String) throws -> (out: String, err: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: sqlite)
+            process.arguments = [":memory:"]
+            let input = Pipe(), output = Pipe(), error = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = error
+            try process.run()
+            input.fileHandleForWriting.write(Data(("PRAGMA foreign_keys = ON;\n" + setup + extra).utf8))
+            try input.fileHandleForWriting.close()
+            let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let err = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (out, err)
+        }
+        let base = try run("")
+        XCTAssertEqual(base.err, "")
+        XCTAssertEqual(base.out, "current|4\n")
+        XCTAssertTrue(try run("INSERT INTO score_entries (round_id, player_id, hole, strokes) VALUES (1, 1, 2, 4);").err
+            .contains("the round is finished and final"))
+        XCTAssertTrue(try run("UPDATE score_entries SET strokes = 3;").err.contains("score entries are append-only"))
+        XCTAssertTrue(try run("DELETE FROM score_entries;").err.contains("score entries are append-only"))
+        XCTAssertTrue(try run("UPDATE rounds SET pcc_tenths = 10;").err.contains("the round is finished and final"))
+        XCTAssertTrue(try run("INSERT INTO tees (course_id, position, name, rating_tenths, slope) VALUES (1, 0, 'X', 720, 160);").err
+            .contains("CHECK constraint failed"))
+        XCTAssertEqual(ScorecardSchema.migrations.map(\.version), [1, 2])
+    }
+}
