@@ -1,3 +1,5 @@
+import ClubhouseJSON
+
 /// The practice database, as SQL the adapter runs through the host's storage service.
 ///
 /// Sessions, KPI templates, club sub-sessions and shots are facts: inserted once, never changed
@@ -151,5 +153,55 @@ public enum PracticeSchema {
             let columns = ["row_index", "club"] + ShotMetric.allCases.map(\.sqlColumn) + ["grade", "raw_json"]
             return "SELECT \(columns.joined(separator: ", ")) FROM shots WHERE session_id = ? ORDER BY row_index"
         }()
+    }
+}
+
+extension PracticeSchema.SQL {
+    /// Columns as `selectSessions`; one parameter: content_hash.
+    public static let selectSessionByContentHash = """
+        SELECT id, content_hash, source_name, imported_at, session_date, location, title, shot_count
+        FROM sessions WHERE content_hash = ?
+        """
+    /// Columns as `selectSessions`; one parameter: id.
+    public static let selectSessionByID = """
+        SELECT id, content_hash, source_name, imported_at, session_date, location, title, shot_count
+        FROM sessions WHERE id = ?
+        """
+    /// Columns as `selectSubsessions`; parameters: session_id (NULL for all), club (NULL for all).
+    public static let selectSubsessionsWhere = """
+        SELECT id, session_id, club, template_hash, shot_count, a_count, b_count, c_count, validity, a_percent,
+               averages_json
+        FROM club_subsessions WHERE (?1 IS NULL OR session_id = ?1) AND (?2 IS NULL OR club = ?2)
+        ORDER BY session_id, id
+        """
+}
+
+extension SubsessionAnalysis {
+    /// The averages as stored in `club_subsessions.averages_json`:
+    /// `{"a_only":{"means":{…},"shot_count":5},"all":{"means":{…},"shot_count":6}}`.
+    public var averagesJSON: String {
+        func value(_ a: MetricAverages) -> JSONValue {
+            var means = JSONObject()
+            for metric in ShotMetric.allCases { if let v = a.means[metric] { means[metric.rawValue] = .double(v) } }
+            return ["shot_count": .int(a.shotCount), "means": .object(means)]
+        }
+        var o = JSONObject()
+        o["all"] = value(averagesAll)
+        o["a_only"] = averagesAOnly.map(value) ?? .null
+        return JSONWriter.compact(.object(o))
+    }
+
+    /// Reads `averagesJSON` back.
+    public static func averages(fromJSON text: String) throws(PracticeError) -> (all: MetricAverages, aOnly: MetricAverages?) {
+        func read(_ v: JSONValue?) -> MetricAverages? {
+            guard let v, let count = v["shot_count"]?.intValue, let means = v["means"]?.objectValue else { return nil }
+            var result: [ShotMetric: Double] = [:]
+            for (key, value) in means { if let m = ShotMetric(rawValue: key), let d = value.doubleValue { result[m] = d } }
+            return MetricAverages(shotCount: count, means: result)
+        }
+        guard let document = try? JSONParser.parse(text), let all = read(document["all"]) else {
+            throw .storage("a stored sub-session has unreadable averages (\(text.prefix(40))…); the database is damaged")
+        }
+        return (all, read(document["a_only"]))
     }
 }
