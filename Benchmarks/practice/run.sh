@@ -16,7 +16,10 @@ mkdir -p "$WORK"
 
 if [ "${1:-}" != "--no-build" ]; then
   swift build -c release --product clubhouse-bench 2>&1 | tail -1
+  swift build -c release --product clubhouse 2>&1 | tail -1
+  swift build -c release --product PracticePlugin 2>&1 | tail -1
 fi
+CLUBHOUSE="$ROOT/.build/release/clubhouse"
 [ -x "$BENCH" ] || { echo "no $BENCH; build it first"; exit 1; }
 [ -f "$PEERS/jcs_peer.py" ] || { echo "the peers are not at $PEERS"; exit 1; }
 
@@ -98,5 +101,28 @@ for engine in hardware portable; do
 done
 
 echo
-echo "== import of a generated 100,000-shot MLM2PRO file (parse + grade + batch, no SQLite)"
+echo "== the commands end to end (process wall time, medians): clubhouse practice hash --jsonl vs the peers' scripts"
+wall() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc; }
+export CLUBHOUSE_DATA_DIR="$WORK/data"
+for profile in rfc8785 raid-v2; do
+  for _ in $(seq "$REPEAT"); do wall "$CLUBHOUSE" practice hash "$CORPUS" --jsonl --profile "$profile"; done | median > "$WORK/cli.$profile.seconds"
+done
+for lib in rfc8785-double canonicaljson; do
+  for _ in $(seq 3); do wall "$PY" "$PEERS/jcs_peer.py" "$CORPUS" --lib "$lib"; done | median > "$WORK/cli.$lib.seconds"
+done
+echo "clubhouse practice hash --jsonl --profile rfc8785: $(cat "$WORK/cli.rfc8785.seconds") s; peer rfc8785-double: $(cat "$WORK/cli.rfc8785-double.seconds") s;" \
+     "ratio $(awk -v a="$(cat "$WORK/cli.rfc8785-double.seconds")" -v b="$(cat "$WORK/cli.rfc8785.seconds")" 'BEGIN {printf "%.1f", a/b}')x"
+echo "clubhouse practice hash --jsonl --profile raid-v2: $(cat "$WORK/cli.raid-v2.seconds") s; peer canonicaljson: $(cat "$WORK/cli.canonicaljson.seconds") s;" \
+     "ratio $(awk -v a="$(cat "$WORK/cli.canonicaljson.seconds")" -v b="$(cat "$WORK/cli.raid-v2.seconds")" 'BEGIN {printf "%.1f", a/b}')x"
+
+echo
+echo "== import of a generated 100,000-shot MLM2PRO file"
 "$BENCH" practice import --shots 100000 --repeat "$REPEAT"
+SHOTS_FILE="$WORK/mlm2pro-100k.csv"
+[ -f "$SHOTS_FILE" ] || "$BENCH" practice generate --shots 100000 --out "$SHOTS_FILE" >/dev/null
+for _ in $(seq "$REPEAT"); do
+  rm -rf "$WORK/data"
+  wall "$CLUBHOUSE" practice import "$SHOTS_FILE"
+done | median > "$WORK/import.seconds"
+"$CLUBHOUSE" practice sessions --json | grep -o '"shot_count":[0-9]*' | head -1
+echo "clubhouse practice import (100,000 shots, fresh data dir, SQLite included): $(cat "$WORK/import.seconds") s (median of $REPEAT; target <= 1.5 s)"

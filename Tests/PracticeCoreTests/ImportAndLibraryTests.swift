@@ -70,7 +70,8 @@ final class ImportTests: StoreTestCase {
         let shots = try store.shots(sessionID: result.session.id)
         XCTAssertEqual(shots.count, 15)
         XCTAssertEqual(shots.filter { $0.club == "7i" }.map(\.grade), [.a, .a, .a, .a, .c, .a])
-        XCTAssertTrue(shots[0].rawJSON.contains(#""Spin Rate":"5660""#))
+        XCTAssertTrue(shots[0].rawJSON.contains(#""5660""#))
+        XCTAssertEqual(result.session.sourceColumns.count, 18)
         XCTAssertEqual(result.footerRows, 2)
     }
 

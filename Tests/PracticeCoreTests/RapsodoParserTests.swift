@@ -39,11 +39,11 @@ final class RapsodoParserTests: XCTestCase {
         // -0.0 is stored as a plain zero, while the raw row keeps the text as written.
         XCTAssertEqual(first.measurements[.attackAngle]?.sign, .plus)
         XCTAssertEqual(first.measurements[.attackAngle], 0)
-        let raw = try JSONParser.parse(first.rawJSON)
-        XCTAssertEqual(raw["Attack Angle"]?.stringValue, "-0.0")
-        XCTAssertEqual(raw["Club Brand"]?.stringValue, "")
-        XCTAssertEqual(raw["Club Data Est Type"]?.stringValue, "0")
-        XCTAssertEqual(raw.objectValue?.keys, RapsodoParserTests.header.split(separator: ",").map { String($0.dropFirst().dropLast()) })
+        // The raw row is its cells as written, in the columns of the header.
+        XCTAssertEqual(export.columns, RapsodoParserTests.header.split(separator: ",").map { String($0.dropFirst().dropLast()) })
+        XCTAssertEqual(first.rawJSON, #"["7i","","","142.2","151.2","102.0","26.7","-1.0","102.7","3.9","77.4","1.32","51.1","-0.0","-3.4","0","5660","5.5"]"#)
+        let raw = try XCTUnwrap(JSONParser.parse(first.rawJSON).arrayValue)
+        XCTAssertEqual(raw[export.columns.firstIndex(of: "Attack Angle") ?? 0].stringValue, "-0.0")
     }
 
     func testRealFiftyNineShotExportIgnoresTitleAndFooters() throws {
@@ -83,6 +83,17 @@ final class RapsodoParserTests: XCTestCase {
         XCTAssertEqual(export.blankRows, 1)
         XCTAssertEqual(export.title?.date, "2026-03-09T09:05")
         XCTAssertEqual(export.shots.map(\.rowIndex), [4, 9])
+        XCTAssertTrue(export.shots.allSatisfy { $0.rawJSON.hasPrefix("[") }, "same header: rows stay arrays")
+    }
+
+    func testARepeatedHeaderWithOtherColumnsKeepsItsRowsSelfDescribing() throws {
+        let short = #""Club Type","Ball Speed","Smash Factor","Spin Rate","Descent Angle""#
+        let text = Self.header + "\n" + #""7i",,,"150","158","104","21","-1","85","-3","82","1.27","45","0","0",0,"4500","-2""#
+            + "\n" + short + "\n" + #""PW","90","1.2","7500","49""#
+        let export = try parse(text)
+        XCTAssertTrue(export.shots[0].rawJSON.hasPrefix("["))
+        XCTAssertEqual(export.shots[1].rawJSON, #"{"Club Type":"PW","Ball Speed":"90","Smash Factor":"1.2","Spin Rate":"7500","Descent Angle":"49"}"#)
+        XCTAssertEqual(export.shots[1].measurements[.spinRate], 7500)
     }
 
     func testValuesMayBeQuotedEmptyDashedOrNegativeZero() throws {
@@ -125,7 +136,7 @@ final class RapsodoParserTests: XCTestCase {
         let text = header + "\n" + "\"7i\",\"T100 \"\"tour\"\"\nline two\",\"100\",\"1.3\",\"5000\",\"45\"\n\"7i\",,\"101\",\"1.3\",\"5000\",\"45\""
         let export = try parse(text)
         XCTAssertEqual(export.shots.map(\.rowIndex), [2, 4])
-        XCTAssertEqual(try JSONParser.parse(export.shots[0].rawJSON)["Club Model"]?.stringValue, "T100 \"tour\"\nline two")
+        XCTAssertEqual(try JSONParser.parse(export.shots[0].rawJSON).arrayValue?[1].stringValue, "T100 \"tour\"\nline two")
     }
 
     // MARK: every bad input

@@ -21,7 +21,7 @@ final class SQLiteSchemaTests: XCTestCase {
     private func seed() throws {
         try sqlite.exec("""
         INSERT INTO kpi_templates VALUES ('\(hashA)', '7i', '1.0', '{}', 'user', 't');
-        INSERT INTO sessions (content_hash, source_name, imported_at, shot_count) VALUES ('\(hashB)', 'x.csv', 't', 1);
+        INSERT INTO sessions (content_hash, source_name, imported_at, shot_count, source_columns) VALUES ('\(hashB)', 'x.csv', 't', 1, '[]');
         INSERT INTO club_subsessions (session_id, club, template_hash, shot_count, a_count, b_count, c_count, validity,
                                       a_percent, averages_json)
             VALUES (1, '7i', '\(hashA)', 1, 1, 0, 0, 'invalid', NULL, '{}');
@@ -46,7 +46,7 @@ final class SQLiteSchemaTests: XCTestCase {
 
     func testUniquenessAndForeignKeys() throws {
         try seed()
-        assertFails("INSERT INTO sessions (content_hash, source_name, imported_at, shot_count) VALUES ('\(hashB)', 'y.csv', 't', 1)",
+        assertFails("INSERT INTO sessions (content_hash, source_name, imported_at, shot_count, source_columns) VALUES ('\(hashB)', 'y.csv', 't', 1, '[]')",
                     "UNIQUE constraint failed: sessions.content_hash")
         assertFails("INSERT INTO shots (session_id, row_index, club, raw_json) VALUES (1, 4, '7i', '{}')",
                     "UNIQUE constraint failed: shots.session_id, shots.row_index")

@@ -4,6 +4,7 @@
 //   clubhouse-bench practice jcs FILE [--profile P] [--repeat N]   docs/s of parse+canonicalize+SHA-256
 //   clubhouse-bench practice sha256 FILE [--repeat N]         MB/s of SHA-256, both engines
 //   clubhouse-bench practice import [--shots N] [--repeat N]  generate an MLM2PRO file, then parse+grade it
+//   clubhouse-bench practice generate --out FILE [--shots N]  write that file (for timing `clubhouse practice import`)
 
 import ClubhouseJSON
 import Foundation
@@ -37,6 +38,14 @@ func practiceBench(_ arguments: [String]) {
         benchSHA256(path: positional[1], repeatCount: repeatCount)
     case "import":
         benchImport(shots: Int(options["shots"] ?? "") ?? 100_000, repeatCount: repeatCount)
+    case "generate":
+        guard let out = options["out"] else { return usage() }
+        let csv = benchmarkExport(shots: Int(options["shots"] ?? "") ?? 100_000)
+        guard FileManager.default.createFile(atPath: out, contents: Data(csv)) else {
+            print("cannot write \(out)")
+            exit(1)
+        }
+        print("wrote \(out): \(csv.count) bytes")
     default:
         usage()
     }
@@ -45,6 +54,7 @@ func practiceBench(_ arguments: [String]) {
 private func usage() {
     print("usage: clubhouse-bench practice hashes|jcs|sha256 FILE [--profile raid-v2|rfc8785] [--repeat N]")
     print("       clubhouse-bench practice import [--shots N] [--repeat N]")
+    print("       clubhouse-bench practice generate --out FILE [--shots N]")
 }
 
 private func readFile(_ path: String) -> [UInt8] {
@@ -115,13 +125,18 @@ private func benchSHA256(path: String, repeatCount: Int) {
 /// Import of a generated MLM2PRO file: the Core part of `practice import` (read the CSV, parse,
 /// grade every club with its template, build the session batch) into an in-memory store. The
 /// SQLite writes are measured with the adapter.
-private func benchImport(shots: Int, repeatCount: Int) {
+/// A generated MLM2PRO export of `shots` shots over the eight clubs the generator knows.
+private func benchmarkExport(shots: Int) -> [UInt8] {
     let clubs = SessionGenerator.ClubProfile.all.map(\.club)
     let perClub = shots / clubs.count
     var plan = clubs.map { (club: $0, shots: perClub) }
     plan[0].shots += shots - perClub * clubs.count
+    return SessionGenerator.csv(.init(seed: 100_000, clubs: plan, sessionName: "Benchmark"))
+}
+
+private func benchImport(shots: Int, repeatCount: Int) {
     let t0 = Measure.now()
-    let csv = SessionGenerator.csv(.init(seed: 100_000, clubs: plan, sessionName: "Benchmark"))
+    let csv = benchmarkExport(shots: shots)
     let generated = Measure.now() - t0
     print(String(format: "practice import: generated %d shots, %.1f MB in %.0f ms", shots, Double(csv.count) / 1e6, generated * 1e3))
     var parseTimes: [Double] = []

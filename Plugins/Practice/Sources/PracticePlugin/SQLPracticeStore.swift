@@ -1,6 +1,7 @@
 // PracticeStore on the plugin's SQLite database (PluginKit Storage), with the statements of
 // PracticeSchema. A session batch is written in one transaction with one prepared shot insert.
 
+import ClubhouseJSON
 import PluginKit
 import PracticeCore
 
@@ -66,8 +67,9 @@ final class SQLPracticeStore: PracticeStore {
               let shots = row[7].int else {
             throw CorruptRow(description: "a sessions row is unreadable; the database is damaged")
         }
+        let columns = row[8].string.flatMap { try? JSONParser.parse($0) }?.arrayValue?.compactMap(\.stringValue) ?? []
         return StoredSession(id: id, contentHash: hash, sourceName: source, importedAt: importedAt, sessionDate: row[4].string,
-                             location: row[5].string, title: row[6].string, shotCount: shots)
+                             location: row[5].string, title: row[6].string, shotCount: shots, sourceColumns: columns)
     }
 
     func session(contentHash: String) throws -> StoredSession? {
@@ -89,7 +91,8 @@ final class SQLPracticeStore: PracticeStore {
             }
             try storage.run(S.insertSession, [.text(batch.contentHash), .text(batch.sourceName), .text(batch.importedAt),
                                                batch.sessionDate.map(SQLValue.text) ?? .null, batch.location.map(SQLValue.text) ?? .null,
-                                               batch.title.map(SQLValue.text) ?? .null, SQLValue(batch.shots.count)])
+                                               batch.title.map(SQLValue.text) ?? .null, SQLValue(batch.shots.count),
+                                               .text(JSONWriter.compact(.array(batch.sourceColumns.map(JSONValue.string))))])
             let id = storage.lastInsertRowID
             for s in batch.subsessions {
                 try storage.run(S.insertSubsession, [
@@ -98,27 +101,44 @@ final class SQLPracticeStore: PracticeStore {
                     SQLValue(s.aPercent), .text(s.averagesJSON),
                 ])
             }
-            // One prepared statement, bound and stepped per shot: SQLite speed.
-            let insert = try storage.prepare(S.insertShot)
+            // Shots go in batches of `batchRows` per statement (SQLite's per-statement cost is paid
+            // once per batch), the remainder one by one; statements are prepared once.
+            let batchRows = 64
+            let batchInsert = try storage.prepare(S.insertShots(rows: batchRows))
+            let single = try storage.prepare(S.insertShot)
             let metrics = ShotMetric.allCases
+            let perShot = Int32(S.shotColumns.count)
             let total = batch.shots.count
-            for (n, shot) in batch.shots.enumerated() {
-                try insert.bind(1, id)
-                try insert.bind(2, shot.rowIndex)
-                try insert.bind(3, shot.club)
+            func bind(_ shot: StoredShot, to statement: Statement, at base: Int32) throws {
+                try statement.bind(base + 1, id)
+                try statement.bind(base + 2, shot.rowIndex)
+                try statement.bind(base + 3, shot.club)
                 for (k, metric) in metrics.enumerated() {
-                    if let v = shot.measurements[metric] { try insert.bind(Int32(4 + k), v) } else { try insert.bindNull(Int32(4 + k)) }
+                    let index = base + 4 + Int32(k)
+                    if let v = shot.measurements[metric] { try statement.bind(index, v) } else { try statement.bindNull(index) }
                 }
-                let gradeIndex = Int32(4 + metrics.count)
-                if let grade = shot.grade { try insert.bind(gradeIndex, grade.rawValue) } else { try insert.bindNull(gradeIndex) }
-                try insert.bind(gradeIndex + 1, shot.rawJSON)
-                try insert.step()
-                try insert.reset()
-                if n % 8192 == 8191 { progress?(n + 1, total) }
+                let gradeIndex = base + 4 + Int32(metrics.count)
+                if let grade = shot.grade { try statement.bind(gradeIndex, grade.rawValue) } else { try statement.bindNull(gradeIndex) }
+                try statement.bind(gradeIndex + 1, shot.rawJSON)
+            }
+            var n = 0
+            while n + batchRows <= total {
+                for k in 0..<batchRows { try bind(batch.shots[n + k], to: batchInsert, at: Int32(k) * perShot) }
+                try batchInsert.step()
+                try batchInsert.reset()
+                n += batchRows
+                if n % (batchRows * 128) == 0 { progress?(n, total) }
+            }
+            while n < total {
+                try bind(batch.shots[n], to: single, at: 0)
+                try single.step()
+                try single.reset()
+                n += 1
             }
             progress?(total, total)
             return StoredSession(id: id, contentHash: batch.contentHash, sourceName: batch.sourceName, importedAt: batch.importedAt,
-                                 sessionDate: batch.sessionDate, location: batch.location, title: batch.title, shotCount: total)
+                                 sessionDate: batch.sessionDate, location: batch.location, title: batch.title, shotCount: total,
+                                 sourceColumns: batch.sourceColumns)
         }
     }
 

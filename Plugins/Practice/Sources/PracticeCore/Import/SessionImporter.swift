@@ -116,7 +116,8 @@ public struct SessionImporter {
         }
         let batch = SessionBatch(contentHash: contentHash, sourceName: request.sourceName, importedAt: library.now(),
                                  sessionDate: date ?? export.title?.date, location: request.location,
-                                 title: export.title?.sessionName, subsessions: analyses, shots: shots)
+                                 title: export.title?.sessionName, sourceColumns: export.columns, subsessions: analyses,
+                                 shots: shots)
         let session = try storeCall {
             try store.insertSession(batch) { done, total in progress?(ImportProgress(phase: .writing, done: done, total: total)) }
         }

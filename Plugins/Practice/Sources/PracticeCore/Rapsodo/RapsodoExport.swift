@@ -10,7 +10,9 @@ public struct RapsodoShot: Sendable, Equatable {
     /// The club as the export wrote it.
     public let clubAsWritten: String
     public let measurements: ShotMeasurements
-    /// The row verbatim: a JSON object of header → cell text, in column order.
+    /// The row verbatim: a JSON array of its cells as written, in column order (the columns are
+    /// the export's `columns`). A row under a repeated header whose columns differ from the first
+    /// is written as a JSON object of header → cell instead, so it stays self-describing.
     public let rawJSON: String
 }
 
@@ -89,6 +91,7 @@ public enum RapsodoParser {
             if parseTitle(record) != nil { continue }
             if isHeaderCandidate(record) {
                 current = try Header(record, sourceName: sourceName)
+                current.rowsAsArrays = current.cells == columns
                 repeatedHeaders += 1
                 continue
             }
@@ -173,10 +176,12 @@ public enum RapsodoParser {
     /// A header row: which column holds what, in which unit.
     struct Header {
         let cells: [String]
-        /// JSON keys for the raw row, unique (a repeated name gets " (2)"), each written as
-        /// `"key":` with the separator before it (none before the first), back to back.
+        /// JSON keys for a raw row written as an object, unique (a repeated name gets " (2)"), each
+        /// as `"key":` with the separator before it (none before the first), back to back.
         let rawKeys: [UInt8]
         let rawKeyRanges: [Range<Int>]
+        /// Rows under this header are written as arrays (their columns are the export's columns).
+        var rowsAsArrays = true
         let clubColumn: Int
         /// For each metric present: its column and the factor to the kernel's unit.
         let metricColumns: [(metric: ShotMetric, column: Int, factor: Double)]
@@ -287,50 +292,59 @@ public enum RapsodoParser {
                                rawJSON: rawJSON(row))
         }
 
-        /// The row verbatim, as header → cell text in column order; written in one exact-size
-        /// buffer when no cell needs escaping (the usual case).
+        /// The row verbatim (see `RapsodoShot.rawJSON`), written in one exact-size buffer when no
+        /// cell needs escaping (the usual case).
         private func rawJSON(_ row: CSVRecord.CellBytes) -> String {
-            let n = cells.count
+            if !rowsAsArrays { return rawObject(row) }
             var plain = true
-            var size = 2 + rawKeys.count + 2 * n
-            for i in 0..<min(row.count, n) {
+            var size = 2 + 3 * row.count
+            for i in 0..<row.count {
                 let cell = row[i]
                 size += cell.count
                 if plain && cell.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) { plain = false }
             }
-            var raw: [UInt8] = []
+            var raw: [UInt8]
+            if plain {
+                raw = [UInt8](unsafeUninitializedCapacity: size) { out, written in
+                    guard let base = out.baseAddress else { return }
+                    var at = base
+                    at.pointee = UInt8(ascii: "["); at += 1
+                    for i in 0..<row.count {
+                        if i > 0 { at.pointee = UInt8(ascii: ","); at += 1 }
+                        at.pointee = UInt8(ascii: "\""); at += 1
+                        let cell = row[i]
+                        if let src = cell.baseAddress { at.update(from: src, count: cell.count) }
+                        at += cell.count
+                        at.pointee = UInt8(ascii: "\""); at += 1
+                    }
+                    at.pointee = UInt8(ascii: "]"); at += 1
+                    written = at - base
+                }
+            } else {
+                raw = [UInt8(ascii: "[")]
+                for i in 0..<row.count {
+                    if i > 0 { raw.append(UInt8(ascii: ",")) }
+                    RapsodoParser.appendQuoted(row[i], to: &raw)
+                }
+                raw.append(UInt8(ascii: "]"))
+            }
+            return String(decoding: raw, as: UTF8.self)
+        }
+
+        /// The row as a JSON object of header → cell (for rows under a header unlike the first).
+        private func rawObject(_ row: CSVRecord.CellBytes) -> String {
+            var raw: [UInt8] = [UInt8(ascii: "{")]
             rawKeys.withUnsafeBufferPointer { keys in
-                if plain {
-                    raw = [UInt8](unsafeUninitializedCapacity: size) { out, written in
-                        guard let base = out.baseAddress else { return }
-                        var at = base
-                        @inline(__always) func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-                            if let src = bytes.baseAddress { at.update(from: src, count: bytes.count) }
-                            at += bytes.count
-                        }
-                        at.pointee = UInt8(ascii: "{"); at += 1
-                        for i in 0..<n {
-                            put(UnsafeBufferPointer(rebasing: keys[rawKeyRanges[i]]))
-                            at.pointee = UInt8(ascii: "\""); at += 1
-                            if i < row.count { put(row[i]) }
-                            at.pointee = UInt8(ascii: "\""); at += 1
-                        }
-                        at.pointee = UInt8(ascii: "}"); at += 1
-                        written = at - base
+                for i in 0..<cells.count {
+                    raw.append(contentsOf: UnsafeBufferPointer(rebasing: keys[rawKeyRanges[i]]))
+                    if i < row.count {
+                        RapsodoParser.appendQuoted(row[i], to: &raw)
+                    } else {
+                        raw.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: "\"")])
                     }
-                } else {
-                    raw = [UInt8(ascii: "{")]
-                    for i in 0..<n {
-                        raw.append(contentsOf: UnsafeBufferPointer(rebasing: keys[rawKeyRanges[i]]))
-                        if i < row.count {
-                            RapsodoParser.appendQuoted(row[i], to: &raw)
-                        } else {
-                            raw.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: "\"")])
-                        }
-                    }
-                    raw.append(UInt8(ascii: "}"))
                 }
             }
+            raw.append(UInt8(ascii: "}"))
             return String(decoding: raw, as: UTF8.self)
         }
     }

@@ -71,7 +71,7 @@ public final class InMemoryPracticeStore: PracticeStore {
         let id = (sessionRows.map(\.id).max() ?? 0) + 1
         let session = StoredSession(id: id, contentHash: batch.contentHash, sourceName: batch.sourceName,
                                     importedAt: batch.importedAt, sessionDate: batch.sessionDate, location: batch.location,
-                                    title: batch.title, shotCount: batch.shots.count)
+                                    title: batch.title, shotCount: batch.shots.count, sourceColumns: batch.sourceColumns)
         sessionRows.append(session)
         var nextSubsession = (subsessionRows.map(\.id).max() ?? 0) + 1
         for s in batch.subsessions {

@@ -59,7 +59,8 @@ public enum PracticeSchema {
             session_date TEXT,
             location TEXT,
             title TEXT,
-            shot_count INTEGER NOT NULL CHECK (shot_count >= 0)
+            shot_count INTEGER NOT NULL CHECK (shot_count >= 0),
+            source_columns TEXT NOT NULL
         );
 
         CREATE TABLE club_subsessions (
@@ -87,6 +88,8 @@ public enum PracticeSchema {
             club TEXT NOT NULL,
         \(shotColumns),
             grade TEXT CHECK (grade IN ('A', 'B', 'C')),
+            -- The source row verbatim: a JSON array of its cells (columns in sessions.source_columns),
+            -- or an object of header → cell for a row under a differing repeated header.
             raw_json TEXT NOT NULL,
             UNIQUE (session_id, row_index)
         );
@@ -120,14 +123,16 @@ public enum PracticeSchema {
             INSERT INTO active_templates (club, hash) VALUES (?, ?)
             ON CONFLICT(club) DO UPDATE SET hash = excluded.hash
             """
-        /// content_hash, source_name, imported_at, session_date, location, title, shot_count
+        /// content_hash, source_name, imported_at, session_date, location, title, shot_count, source_columns
         public static let insertSession = """
-            INSERT INTO sessions (content_hash, source_name, imported_at, session_date, location, title, shot_count)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO sessions (content_hash, source_name, imported_at, session_date, location, title, shot_count,
+                                  source_columns)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """
-        /// Columns: id, content_hash, source_name, imported_at, session_date, location, title, shot_count.
+        /// Columns: id, content_hash, source_name, imported_at, session_date, location, title, shot_count,
+        /// source_columns.
         public static let selectSessions = """
-            SELECT id, content_hash, source_name, imported_at, session_date, location, title, shot_count
+            SELECT id, content_hash, source_name, imported_at, session_date, location, title, shot_count, source_columns
             FROM sessions ORDER BY ifnull(session_date, imported_at), id
             """
         /// session_id, club, template_hash, shot_count, a_count, b_count, c_count, validity, a_percent, averages_json
@@ -144,10 +149,18 @@ public enum PracticeSchema {
             FROM club_subsessions ORDER BY session_id, id
             """
         /// session_id, row_index, club, the metric columns in `ShotMetric.allCases` order, grade, raw_json
-        public static let insertShot: String = {
-            let columns = ["session_id", "row_index", "club"] + ShotMetric.allCases.map(\.sqlColumn) + ["grade", "raw_json"]
-            return "INSERT INTO shots (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
-        }()
+        public static let insertShot: String = insertShots(rows: 1)
+
+        /// The columns of one shot in `insertShot` order.
+        public static let shotColumns = ["session_id", "row_index", "club"] + ShotMetric.allCases.map(\.sqlColumn) + ["grade", "raw_json"]
+
+        /// `insertShot` for `rows` shots in one statement (parameters row after row): a bulk import
+        /// pays SQLite's per-statement cost (cursors, statement journal) once per batch, not per shot.
+        public static func insertShots(rows: Int) -> String {
+            let one = "(" + shotColumns.map { _ in "?" }.joined(separator: ", ") + ")"
+            return "INSERT INTO shots (\(shotColumns.joined(separator: ", "))) VALUES "
+                + Array(repeating: one, count: max(rows, 1)).joined(separator: ", ")
+        }
         /// Columns: row_index, club, the metric columns, grade, raw_json (one session, in file order).
         public static let selectShots: String = {
             let columns = ["row_index", "club"] + ShotMetric.allCases.map(\.sqlColumn) + ["grade", "raw_json"]
@@ -159,12 +172,12 @@ public enum PracticeSchema {
 extension PracticeSchema.SQL {
     /// Columns as `selectSessions`; one parameter: content_hash.
     public static let selectSessionByContentHash = """
-        SELECT id, content_hash, source_name, imported_at, session_date, location, title, shot_count
+        SELECT id, content_hash, source_name, imported_at, session_date, location, title, shot_count, source_columns
         FROM sessions WHERE content_hash = ?
         """
     /// Columns as `selectSessions`; one parameter: id.
     public static let selectSessionByID = """
-        SELECT id, content_hash, source_name, imported_at, session_date, location, title, shot_count
+        SELECT id, content_hash, source_name, imported_at, session_date, location, title, shot_count, source_columns
         FROM sessions WHERE id = ?
         """
     /// Columns as `selectSubsessions`; parameters: session_id (NULL for all), club (NULL for all).

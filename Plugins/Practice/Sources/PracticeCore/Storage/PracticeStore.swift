@@ -45,9 +45,11 @@ public struct StoredSession: Sendable, Equatable, Codable {
     public let location: String?
     public let title: String?
     public let shotCount: Int
+    /// The export's header cells: the columns of every raw row stored as an array.
+    public let sourceColumns: [String]
 
     public init(id: Int64, contentHash: String, sourceName: String, importedAt: String, sessionDate: String?,
-                location: String?, title: String?, shotCount: Int) {
+                location: String?, title: String?, shotCount: Int, sourceColumns: [String]) {
         self.id = id
         self.contentHash = contentHash
         self.sourceName = sourceName
@@ -56,11 +58,12 @@ public struct StoredSession: Sendable, Equatable, Codable {
         self.location = location
         self.title = title
         self.shotCount = shotCount
+        self.sourceColumns = sourceColumns
     }
 
     enum CodingKeys: String, CodingKey {
         case id, contentHash = "content_hash", sourceName = "source_name", importedAt = "imported_at"
-        case sessionDate = "session_date", location, title, shotCount = "shot_count"
+        case sessionDate = "session_date", location, title, shotCount = "shot_count", sourceColumns = "source_columns"
     }
 
     /// The date trends sort by: the session's own date, else when it was imported.
@@ -87,6 +90,7 @@ public struct StoredShot: Sendable, Equatable {
     public let measurements: ShotMeasurements
     /// The grade under the sub-session's template at import; nil when the club had none.
     public let grade: Grade?
+    /// The source row verbatim (see `RapsodoShot.rawJSON`).
     public let rawJSON: String
 
     public init(rowIndex: Int, club: String, measurements: ShotMeasurements, grade: Grade?, rawJSON: String) {
@@ -106,8 +110,22 @@ public struct SessionBatch: Sendable {
     public let sessionDate: String?
     public let location: String?
     public let title: String?
+    public let sourceColumns: [String]
     public let subsessions: [SubsessionAnalysis]
     public let shots: [StoredShot]
+
+    public init(contentHash: String, sourceName: String, importedAt: String, sessionDate: String?, location: String?,
+                title: String?, sourceColumns: [String] = [], subsessions: [SubsessionAnalysis], shots: [StoredShot]) {
+        self.contentHash = contentHash
+        self.sourceName = sourceName
+        self.importedAt = importedAt
+        self.sessionDate = sessionDate
+        self.location = location
+        self.title = title
+        self.sourceColumns = sourceColumns
+        self.subsessions = subsessions
+        self.shots = shots
+    }
 }
 
 /// Why the store refused a write.
