@@ -129,6 +129,33 @@ final class PracticeEndToEndTests: XCTestCase {
         XCTAssertEqual(try c.succeed(["practice", "sessions", "--json"]).json()["sessions"]?.arrayValue?.count, 0)
     }
 
+    /// 150 shots: two full batches of the bulk insert and 22 single inserts.
+    func testImportOfMoreShotsThanOneInsertBatch() throws {
+        let c = try Clubhouse()
+        let header = #""Club Type","Ball Speed","Smash Factor","Spin Rate","Descent Angle","Carry Distance""#
+        var lines = [header]
+        for i in 0..<150 {
+            lines.append("\"\(i % 3 == 0 ? "PW" : "7i")\",\"\(95 + i % 15)\",\"1.\(20 + i % 15)\",\"\(4000 + 20 * i)\",\"\(40 + i % 10)\",\"\(130 + i % 25)\"")
+        }
+        let file = try c.write("many.csv", lines.joined(separator: "\n") + "\n")
+        let result = try c.succeed(["practice", "import", file, "--json"]).json()
+        XCTAssertEqual(result["session"]?["shot_count"]?.intValue, 150)
+        let counts = (result["clubs"]?.arrayValue ?? []).compactMap { $0["analysis"]?["shot_count"]?.intValue }
+        XCTAssertEqual(counts, [50, 100])
+        let summary = try c.succeed(["practice", "export", "1", "--json"]).json()
+        XCTAssertEqual(summary["summary"]?["shot_count"]?.intValue, 150)
+        // Every stored shot is the row it came from, in every column (bulk and single inserts alike).
+        let shots = try c.succeed(["practice", "session", "1", "--shots", "--json"]).json()["shots"]?.arrayValue ?? []
+        XCTAssertEqual(shots.count, 150)
+        for (i, shot) in shots.enumerated() {
+            XCTAssertEqual(shot["row_index"]?.intValue, i + 2)
+            XCTAssertEqual(shot["club"]?.stringValue, i % 3 == 0 ? "pw" : "7i")
+            XCTAssertEqual(shot["measurements"]?["spin_rate"]?.doubleValue, Double(4000 + 20 * i))
+            XCTAssertEqual(shot["measurements"]?["carry"]?.doubleValue, Double(130 + i % 25))
+            XCTAssertEqual(try JSONParser.parse(shot["raw"]?.stringValue ?? "").arrayValue?[3].stringValue, "\(4000 + 20 * i)")
+        }
+    }
+
     func testDemoWritesExportsChartAndSummary() throws {
         let c = try Clubhouse()
         let out = c.path("demo-out")

@@ -100,6 +100,11 @@ final class SessionQueryTests: StoreTestCase {
         XCTAssertEqual(detail.clubs.map(\.analysis), imported.clubs.map(\.analysis))
         XCTAssertTrue(detail.text.contains("ALL SHOTS (6)"))
         XCTAssertTrue(detail.text.contains("A SHOTS ONLY (5)"))
+        XCTAssertNil(detail.shots)
+        let withShots = try queries.session(imported.session.id, includeShots: true)
+        XCTAssertEqual(withShots.shots?.map(\.rowIndex), Array(2...16))
+        XCTAssertEqual(withShots.shots?.prefix(6).map(\.grade), [.a, .a, .a, .a, .c, .a])
+        XCTAssertTrue(withShots.text.contains("ROW  CLUB  GRADE"))
         XCTAssertThrowsError(try queries.session(99)) { error in
             XCTAssertEqual("\(error)", "no session 99; `practice sessions` lists them")
         }

@@ -139,10 +139,12 @@ final class Practice: Plugin {
             return try plugin.withLibrary(call, { try SessionQueries(library: $0).sessions() }, text: { $0.text })
         },
         Command("session", summary: "Show a session: each club's counts, validity, A% and averages (all shots and A shots)",
-                arguments: [.integer("id", help: "Session id (see practice sessions)", required: true, positional: true)],
-                reply: "{session, clubs: [{analysis: {club, template_hash, shot_count, a_count, b_count, c_count, validity, a_percent, averages_all_shots, averages_a_only}, template_name}]}") { plugin, call in
+                arguments: [.integer("id", help: "Session id (see practice sessions)", required: true, positional: true),
+                            .flag("shots", help: "Also list every shot with its grade and its source row")],
+                reply: "{session, clubs: [{analysis: {club, template_hash, shot_count, a_count, b_count, c_count, validity, a_percent, averages_all_shots, averages_a_only}, template_name}], shots: [{row_index, club, grade, measurements, raw}]}") { plugin, call in
             let id = Int64(try call.arguments.int("id"))
-            return try plugin.withLibrary(call, { try SessionQueries(library: $0).session(id) }, text: { $0.text })
+            let shots = call.arguments.flag("shots")
+            return try plugin.withLibrary(call, { try SessionQueries(library: $0).session(id, includeShots: shots) }, text: { $0.text })
         },
         Command("trends", summary: "A club's A% over sessions (weighted by shots), or its A-shot averages, as a table and a chart",
                 arguments: [.string("club", help: "The club, e.g. 7i", required: true),

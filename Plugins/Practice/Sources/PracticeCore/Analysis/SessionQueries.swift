@@ -57,10 +57,30 @@ public struct SessionListResult: Sendable, Equatable, Codable {
     }
 }
 
-/// `practice session ID`: the session and each club's analysis.
+/// One stored shot as `practice session ID --shots` lists it.
+public struct ShotRow: Sendable, Equatable, Codable {
+    public let rowIndex: Int
+    public let club: String
+    public let grade: Grade?
+    public let measurements: ShotMeasurements
+    /// The source row verbatim.
+    public let raw: String
+
+    enum CodingKeys: String, CodingKey { case rowIndex = "row_index", club, grade, measurements, raw }
+}
+
+/// `practice session ID [--shots]`: the session and each club's analysis (and its shots).
 public struct SessionDetail: Sendable, Equatable, Codable {
     public let session: StoredSession
     public let clubs: [ClubResult]
+    /// Every shot in file order, when asked for.
+    public let shots: [ShotRow]?
+
+    public init(session: StoredSession, clubs: [ClubResult], shots: [ShotRow]? = nil) {
+        self.session = session
+        self.clubs = clubs
+        self.shots = shots
+    }
 
     public var text: String {
         let s = session
@@ -73,6 +93,16 @@ public struct SessionDetail: Sendable, Equatable, Codable {
         for c in clubs {
             lines.append("\(c.analysis.club) averages")
             lines.append(SubsessionText.averages(c.analysis))
+        }
+        if let shots {
+            let metrics: [ShotMetric] = [.carry, .ballSpeed, .smashFactor, .spinRate, .descentAngle]
+            var table = TextTable(["ROW", "CLUB", "GRADE"] + metrics.map { $0.rawValue.uppercased() })
+            for shot in shots {
+                table.add([String(shot.rowIndex), shot.club, shot.grade?.rawValue ?? "-"]
+                    + metrics.map { m in shot.measurements[m].map { fixed($0, m.displayDecimals) } ?? "-" })
+            }
+            lines.append("shots")
+            lines.append(table.render())
         }
         return lines.joined(separator: "\n")
     }
@@ -96,7 +126,7 @@ public struct SessionQueries {
         return SessionListResult(sessions: sessions.map { SessionRow(session: $0, clubs: clubs[$0.id] ?? []) })
     }
 
-    public func session(_ id: Int64) throws(PracticeError) -> SessionDetail {
+    public func session(_ id: Int64, includeShots: Bool = false) throws(PracticeError) -> SessionDetail {
         guard let session = try storeCall({ try store.session(id: id) }) else {
             throw .notFound("no session \(id); `practice sessions` lists them")
         }
@@ -106,7 +136,13 @@ public struct SessionQueries {
             if let hash = s.analysis.templateHash { name = try library.row(hash: hash).displayName }
             clubs.append(ClubResult(analysis: s.analysis, templateName: name))
         }
-        return SessionDetail(session: session, clubs: clubs)
+        var shots: [ShotRow]? = nil
+        if includeShots {
+            shots = try storeCall { try store.shots(sessionID: id) }.map {
+                ShotRow(rowIndex: $0.rowIndex, club: $0.club, grade: $0.grade, measurements: $0.measurements, raw: $0.rawJSON)
+            }
+        }
+        return SessionDetail(session: session, clubs: clubs, shots: shots)
     }
 
     /// Parses a session id argument.
