@@ -125,6 +125,9 @@ final class JSONLinesTests: XCTestCase {
         XCTAssertEqual(result.documents[3].error, "c.jsonl:4:4: NaN is not a JSON number")
         XCTAssertEqual(result.text.split(separator: "\n").count, 4)
         XCTAssertTrue(result.text.contains("ERROR c.jsonl:4:4: NaN is not a JSON number"))
+        XCTAssertEqual(JSONWriter.compact(result.summaryJSON), #"{"profile":"raid-v2","count":4,"errors":2}"#)
+        XCTAssertEqual(result.json["documents"]?.arrayValue?[1]["error"]?.stringValue, "c.jsonl:2:8: duplicate key \"a\" in object")
+        XCTAssertEqual(result.json["documents"]?.arrayValue?[0]["error"], .null)
     }
 
     func testWithoutJSONLinesSeveralDocumentsAreAnError() {

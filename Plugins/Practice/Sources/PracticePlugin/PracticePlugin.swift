@@ -33,10 +33,14 @@ final class Practice: Plugin {
                     + "a line that is not valid JSON prints ERROR file:line:column: message and the others still hash.",
                 arguments: [.path("file", help: "JSON or JSON Lines file, or - for standard input", required: true, positional: true),
                             profile, .flag("jsonl", help: "One document per line")],
-                reply: "{profile, documents: [{line, sha256, error}]}") { _, call in
+                reply: "{profile, documents: [{line, sha256, error}], errors} (without --json: {profile, count, errors})") { _, call in
             let request = HashRequest(profile: try profileArgument(call), input: try readInput(call, "file"),
                                       sourceName: try call.arguments.string("file"), jsonLines: call.arguments.flag("jsonl"))
-            return try coreReply(call, { try CanonicalCommands.hash(request) }, text: { $0.text + "\n" })
+            let result: HashResult
+            do { result = try CanonicalCommands.hash(request) } catch { throw translated(error) }
+            // A big --jsonl result goes out once: as data for --json and JSON-RPC, as text otherwise
+            // (then data holds only the counts).
+            return call.wantsMachineOutput ? Reply(data: result.json) : Reply(data: result.summaryJSON, text: result.text + "\n")
         },
         Command("template add", summary: "Add a KPI template (hashed once; the first for a club becomes its active one)",
                 help: """

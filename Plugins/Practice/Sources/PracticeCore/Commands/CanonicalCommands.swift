@@ -55,6 +55,23 @@ public struct HashResult: Sendable, Codable, Equatable {
     public let documents: [Line]
     public var errorCount: Int { documents.count { $0.error != nil } }
 
+    /// The result as JSON (built directly: a 10,000-line result is too big for a Codable round trip).
+    public var json: JSONValue {
+        let lines: [JSONValue] = documents.map { d in
+            .object(JSONObject([(key: "line", value: .int(d.line)),
+                                (key: "sha256", value: d.sha256.map(JSONValue.string) ?? .null),
+                                (key: "error", value: d.error.map(JSONValue.string) ?? .null)]))
+        }
+        return .object(JSONObject([(key: "profile", value: .string(profile.rawValue)), (key: "documents", value: .array(lines)),
+                                   (key: "errors", value: .int(errorCount))]))
+    }
+
+    /// Only the counts, for callers that read the text (one line per document there already).
+    public var summaryJSON: JSONValue {
+        .object(JSONObject([(key: "profile", value: .string(profile.rawValue)), (key: "count", value: .int(documents.count)),
+                            (key: "errors", value: .int(errorCount))]))
+    }
+
     /// One hash per line, or `ERROR <message>` for a line that isn't valid JSON.
     public var text: String {
         documents.map { $0.sha256 ?? "ERROR \($0.error ?? "")" }.joined(separator: "\n")
