@@ -3,7 +3,7 @@
 /// evenly in date order; every point has a tooltip with its numbers.
 public enum TrendChart {
     public static func svg(_ trend: TrendResult, width: Int = 720, height: Int = 360) -> String {
-        let left = 64.0, right = 24.0, top = 48.0, bottom = 64.0
+        let left = 64.0, right = 48.0, top = 48.0, bottom = 64.0
         let plotW = Double(width) - left - right, plotH = Double(height) - top - bottom
         let metric = trend.chartMetric
         let values: [Double?] = trend.points.map { p in
