@@ -130,6 +130,20 @@ final class JSONLinesTests: XCTestCase {
         XCTAssertEqual(result.json["documents"]?.arrayValue?[0]["error"], .null)
     }
 
+    func testThreadsChangeNothingButSpeed() throws {
+        var lines: [String] = []
+        var r = SplitMix64(seed: 11)
+        for i in 0..<5000 {
+            lines.append(i % 97 == 0 ? "{\"bad\":" : "{\"n\":\(i),\"x\":\(JSONValue.double(Double(bitPattern: r.next() & 0x3FFF_FFFF_FFFF_FFFF)).description),\"s\":\"é\(i)\"}")
+        }
+        let input = Array(lines.joined(separator: "\n").utf8)
+        let one = try CanonicalCommands.hash(HashRequest(profile: .rfc8785, input: input, sourceName: "m.jsonl", jsonLines: true, threads: 1))
+        let many = try CanonicalCommands.hash(HashRequest(profile: .rfc8785, input: input, sourceName: "m.jsonl", jsonLines: true, threads: 4))
+        XCTAssertEqual(one, many)
+        XCTAssertEqual(one.documents.map(\.line), Array(1...5000))
+        XCTAssertEqual(one.errorCount, 52)
+    }
+
     func testWithoutJSONLinesSeveralDocumentsAreAnError() {
         XCTAssertThrowsError(try CanonicalCommands.hash(HashRequest(input: Array("[1]\n[2]".utf8), sourceName: "-"))) { error in
             XCTAssertEqual("\(error)", "-:2:1: unexpected '[' after the JSON value")

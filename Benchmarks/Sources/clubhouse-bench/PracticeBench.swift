@@ -1,7 +1,8 @@
 // Benchmarks for the practice area (Benchmarks/practice/run.sh runs them beside the Python peers).
 //
 //   clubhouse-bench practice hashes FILE [--profile P]        one hash per JSON line (to diff with a peer)
-//   clubhouse-bench practice jcs FILE [--profile P] [--repeat N]   docs/s of parse+canonicalize+SHA-256
+//   clubhouse-bench practice jcs FILE [--profile P] [--repeat N] [--threads T]   docs/s of parse+canonicalize+SHA-256
+//                                                                 (one thread unless --threads)
 //   clubhouse-bench practice sha256 FILE [--repeat N]         MB/s of SHA-256, both engines
 //   clubhouse-bench practice import [--shots N] [--repeat N]  generate an MLM2PRO file, then parse+grade it
 //   clubhouse-bench practice generate --out FILE [--shots N]  write that file (for timing `clubhouse practice import`)
@@ -32,7 +33,7 @@ func practiceBench(_ arguments: [String]) {
         printHashes(path: positional[1], profile: profile)
     case "jcs":
         guard positional.count > 1 else { return usage() }
-        benchJCS(path: positional[1], profile: profile, repeatCount: repeatCount)
+        benchJCS(path: positional[1], profile: profile, repeatCount: repeatCount, threads: Int(options["threads"] ?? "") ?? 1)
     case "sha256":
         guard positional.count > 1 else { return usage() }
         benchSHA256(path: positional[1], repeatCount: repeatCount)
@@ -83,7 +84,7 @@ private func printHashes(path: String, profile: CanonicalProfile) {
 }
 
 /// The `practice hash --jsonl` loop without process start: split, parse, canonicalize, hash, hex.
-private func benchJCS(path: String, profile: CanonicalProfile, repeatCount: Int) {
+private func benchJCS(path: String, profile: CanonicalProfile, repeatCount: Int, threads: Int) {
     let input = readFile(path)
     var times: [Double] = []
     var cpuTimes: [Double] = []
@@ -91,15 +92,17 @@ private func benchJCS(path: String, profile: CanonicalProfile, repeatCount: Int)
     var errors = 0
     for _ in 0..<repeatCount {
         let t0 = Measure.now(), c0 = cpuNow()
-        let result = try? CanonicalCommands.hash(HashRequest(profile: profile, input: input, sourceName: path, jsonLines: true))
+        let result = try? CanonicalCommands.hash(HashRequest(profile: profile, input: input, sourceName: path, jsonLines: true,
+                                                             threads: threads))
         times.append(Measure.now() - t0)
         cpuTimes.append(cpuNow() - c0)
         documents = result?.documents.count ?? 0
         errors = result?.errorCount ?? -1
     }
     let t = Measure.median(times), c = Measure.median(cpuTimes)
-    print(String(format: "practice jcs profile=%@ docs=%d errors=%d input_bytes=%d median=%.1f ms (cpu %.1f ms)  %.0f docs/s  %.2f MB/s (input)",
-                 profile.rawValue, documents, errors, input.count, t * 1e3, c * 1e3, Double(documents) / t, Double(input.count) / t / 1e6))
+    print(String(format: "practice jcs profile=%@ threads=%d docs=%d errors=%d input_bytes=%d median=%.1f ms (cpu %.1f ms)  %.0f docs/s  %.2f MB/s (input)",
+                 profile.rawValue, threads, documents, errors, input.count, t * 1e3, c * 1e3, Double(documents) / t,
+                 Double(input.count) / t / 1e6))
 }
 
 private func benchSHA256(path: String, repeatCount: Int) {

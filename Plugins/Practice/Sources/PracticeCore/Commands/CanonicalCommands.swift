@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import ClubhouseJSON
 
 /// `practice canonicalize [--profile …] FILE|-`: the canonical bytes of one JSON document.
@@ -32,12 +34,16 @@ public struct HashRequest: Sendable {
     public var sourceName: String
     /// One document per LF-terminated line instead of one document.
     public var jsonLines: Bool
+    /// Threads for JSON Lines (nil: one per core; 1: this thread only).
+    public var threads: Int?
 
-    public init(profile: CanonicalProfile = .raidV2, input: [UInt8], sourceName: String, jsonLines: Bool = false) {
+    public init(profile: CanonicalProfile = .raidV2, input: [UInt8], sourceName: String, jsonLines: Bool = false,
+                threads: Int? = nil) {
         self.profile = profile
         self.input = input
         self.sourceName = sourceName
         self.jsonLines = jsonLines
+        self.threads = threads
     }
 }
 
@@ -152,7 +158,19 @@ public struct CanonicalHasher {
     }
 }
 
+/// The input bytes, read (never written) by the hashing threads.
+private struct SharedBytes: @unchecked Sendable {
+    let bytes: UnsafeBufferPointer<UInt8>
+}
+
+/// The result slots; each thread initializes only the slots of its own chunk.
+private struct SharedResults: @unchecked Sendable {
+    let base: UnsafeMutablePointer<HashResult.Line>?
+}
+
 public enum CanonicalCommands {
+    static let processorCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
     public static func canonicalize(_ request: CanonicalizeRequest) throws(PracticeError) -> CanonicalizeResult {
         var hasher = CanonicalHasher(profile: request.profile)
         let result = request.input.withUnsafeBufferPointer { bytes in
@@ -180,16 +198,33 @@ public enum CanonicalCommands {
                 throw .invalidInput(error.rendered(source: request.sourceName))
             }
         }
-        var documents: [HashResult.Line] = []
-        request.input.withUnsafeBufferPointer { bytes in
-            for line in JSONLines.split(bytes) {
-                do throws(CanonicalHasher.DocumentError) {
-                    let digest = try hasher.hash(UnsafeBufferPointer(rebasing: bytes[line.range]))
-                    documents.append(.init(line: line.number, sha256: digest.hex, error: nil))
-                } catch {
-                    documents.append(.init(line: line.number, sha256: nil,
-                                           error: error.rendered(source: request.sourceName, lineOffset: line.number - 1)))
+        let profile = request.profile, source = request.sourceName
+        let documents: [HashResult.Line] = request.input.withUnsafeBufferPointer { bytes in
+            let lines = JSONLines.split(bytes)
+            // Lines are independent: big files are hashed in chunks on every core, each chunk with
+            // its own hasher, results in file order.
+            let workers = request.threads ?? Self.processorCount
+            let chunks = workers > 1 && lines.count >= 2048 ? workers * 4 : 1
+            let input = SharedBytes(bytes: bytes)
+            return [HashResult.Line](unsafeUninitializedCapacity: lines.count) { out, initialized in
+                let results = SharedResults(base: out.baseAddress)
+                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                    var hasher = CanonicalHasher(profile: profile)
+                    let range = (lines.count * chunk / chunks)..<(lines.count * (chunk + 1) / chunks)
+                    for i in range {
+                        let line = lines[i]
+                        let result: HashResult.Line
+                        do throws(CanonicalHasher.DocumentError) {
+                            let digest = try hasher.hash(UnsafeBufferPointer(rebasing: input.bytes[line.range]))
+                            result = .init(line: line.number, sha256: digest.hex, error: nil)
+                        } catch {
+                            result = .init(line: line.number, sha256: nil,
+                                           error: error.rendered(source: source, lineOffset: line.number - 1))
+                        }
+                        results.base?.advanced(by: i).initialize(to: result)
+                    }
                 }
+                initialized = lines.count
             }
         }
         return HashResult(profile: request.profile, documents: documents)
