@@ -150,3 +150,36 @@ final class JSONLinesTests: XCTestCase {
         }
     }
 }
+
+final class DecimalFormTests: XCTestCase {
+    /// The 16-digit shortcut must give what the double's own shortest form gives, or step aside.
+    func testSixteenDigitShortcutAgreesWithTheShortestForm() {
+        var r = SplitMix64(seed: 16)
+        var taken = 0
+        for i in 0..<60_000 {
+            // Random doubles written with 16 significant digits (most have a shorter or another
+            // 16-digit form), and doubles whose shortest form has 16 digits.
+            let magnitude = Double.pow10(Int(r.next() % 30) - 12)
+            let d = (r.unit() * 9 + 1) * magnitude * (r.next() & 1 == 0 ? 1 : -1)
+            let text = i % 2 == 0 ? String(format: "%.15e", d) : JSONValue.double(d).description
+            var lexeme = text
+            let expected = lexeme.withUTF8 { bytes -> String in
+                var out: [UInt8] = []
+                ShortestDecimal(Double(text) ?? 0).appendECMAScript(to: &out)
+                return String(decoding: out, as: UTF8.self)
+            }
+            lexeme.withUTF8 { bytes in
+                guard let shortcut = ShortestDecimal(sixteenDigitLexeme: bytes) else { return }
+                taken += 1
+                var out: [UInt8] = []
+                shortcut.appendECMAScript(to: &out)
+                XCTAssertEqual(String(decoding: out, as: UTF8.self), expected, text)
+            }
+        }
+        XCTAssertGreaterThan(taken, 5_000, "the shortcut should apply to many of these")
+    }
+}
+
+private extension Double {
+    static func pow10(_ e: Int) -> Double { Foundation.pow(10, Double(e)) }
+}

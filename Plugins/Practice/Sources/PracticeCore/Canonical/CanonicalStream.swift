@@ -23,11 +23,12 @@ struct CanonicalStream {
     private var index = 0
     private var depth = 0
 
-    /// One member of an object being written: its decoded key in `keyArena` and its text
-    /// (`"key":value`) in `output`.
+    /// One member of an object being written: its decoded key (in the input when it has no
+    /// escapes, else in `keyArena`) and its text (`"key":value`) in `output`.
     private struct Member {
         var keyStart: Int
         var keyEnd: Int
+        var keyInInput: Bool
         var textStart: Int
         var textEnd: Int
     }
@@ -145,18 +146,17 @@ struct CanonicalStream {
             skipWhitespace()
             guard index < input.count, input[index] == UInt8(ascii: "\"") else { throw Reject() }
             let (start, end, escaped) = try scanString()
-            let keyStart = keyArena.count
+            var keyStart = start, keyEnd = end
             let textStart = output.count
             if escaped {
                 try unescape(start, end)
+                keyStart = keyArena.count
                 keyArena.append(contentsOf: unescaped)
+                keyEnd = keyArena.count
                 appendQuoted(unescaped)
             } else {
-                let raw = UnsafeBufferPointer(rebasing: input[start..<end])
-                keyArena.append(contentsOf: raw)
-                output.append(UInt8(ascii: "\""))
-                output.append(contentsOf: raw)
-                output.append(UInt8(ascii: "\""))
+                // Quote, key and quote straight from the input.
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: input[(start - 1)..<(end + 1)]))
             }
             skipWhitespace()
             guard index < input.count, input[index] == UInt8(ascii: ":") else { throw Reject() }
@@ -164,7 +164,7 @@ struct CanonicalStream {
             output.append(UInt8(ascii: ":"))
             skipWhitespace()
             try value()
-            members.append(Member(keyStart: keyStart, keyEnd: keyArena.count, textStart: textStart, textEnd: output.count))
+            members.append(Member(keyStart: keyStart, keyEnd: keyEnd, keyInInput: !escaped, textStart: textStart, textEnd: output.count))
             skipWhitespace()
             guard index < input.count else { throw Reject() }
             let b = input[index]
@@ -184,11 +184,12 @@ struct CanonicalStream {
     private mutating func writeInOrder(objectStart: Int, memberRange: Range<Int>) throws(Reject) {
         var moved = false
         var duplicate = false
+        let source = input
         keyArena.withUnsafeBufferPointer { arena in
             members.withUnsafeMutableBufferPointer { all in
                 let m = UnsafeMutableBufferPointer(rebasing: all[memberRange])
                 @inline(__always) func key(_ member: Member) -> UnsafeBufferPointer<UInt8> {
-                    UnsafeBufferPointer(rebasing: arena[member.keyStart..<member.keyEnd])
+                    UnsafeBufferPointer(rebasing: (member.keyInInput ? source : arena)[member.keyStart..<member.keyEnd])
                 }
                 // Insertion sort: objects are small, and source order is often nearly sorted.
                 for i in 1..<max(m.count, 1) {

@@ -35,40 +35,53 @@ struct ShortestDecimal {
     /// `maxDigits` significant digits.
     @inline(__always)
     private static func read(_ bytes: UnsafeBufferPointer<UInt8>, maxDigits: Int) -> ShortestDecimal? {
+        guard let p = bytes.baseAddress else { return nil }
+        let n = bytes.count
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         var i = 0
-        let n = bytes.count
-        var negative = false
-        if i < n && bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        let negative = n > 0 && p[0] == UInt8(ascii: "-")
+        if negative { i = 1 }
         var digitsBeforePoint = 0, leadingZeros = 0, pendingZeros = 0, significant = 0
         var pointSeen = false
-        let fits = withUnsafeMutableBytes(of: &digits) { store -> Bool in
+        // Digits go into a 24-byte stack buffer (17 at most), zeros only once something follows them.
+        let fits = withUnsafeMutableBytes(of: &digits) { raw -> Bool in
+            guard let store = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
             while i < n {
-                let b = bytes[i]
-                if b == UInt8(ascii: ".") { pointSeen = true; i += 1; continue }
-                if b == UInt8(ascii: "e") || b == UInt8(ascii: "E") { break }
-                if !pointSeen { digitsBeforePoint += 1 }
-                if b == UInt8(ascii: "0") {
-                    if significant == 0 { leadingZeros += 1 } else { pendingZeros += 1 }
+                let b = p[i]
+                let d = b &- UInt8(ascii: "0")
+                if d < 10 {
+                    if !pointSeen { digitsBeforePoint &+= 1 }
+                    if d == 0 {
+                        if significant == 0 { leadingZeros &+= 1 } else { pendingZeros &+= 1 }
+                    } else {
+                        // Zeros between significant digits are significant; trailing ones are not.
+                        if significant &+ pendingZeros &+ 1 > maxDigits { return false }
+                        while pendingZeros > 0 {
+                            store[significant] = UInt8(ascii: "0")
+                            significant &+= 1
+                            pendingZeros &-= 1
+                        }
+                        store[significant] = b
+                        significant &+= 1
+                    }
+                } else if b == UInt8(ascii: ".") {
+                    pointSeen = true
                 } else {
-                    // Zeros between significant digits are significant; trailing ones are not.
-                    if significant + pendingZeros + 1 > maxDigits { return false }
-                    while pendingZeros > 0 { store[significant] = UInt8(ascii: "0"); significant += 1; pendingZeros -= 1 }
-                    store[significant] = b
-                    significant += 1
+                    break
                 }
-                i += 1
+                i &+= 1
             }
             return true
         }
         guard fits else { return nil }
         var exponent = 0
         if i < n {
+            // At an 'e' or 'E'.
             i += 1
             var sign = 1
-            if i < n && bytes[i] == UInt8(ascii: "-") { sign = -1; i += 1 } else if i < n && bytes[i] == UInt8(ascii: "+") { i += 1 }
+            if i < n && p[i] == UInt8(ascii: "-") { sign = -1; i += 1 } else if i < n && p[i] == UInt8(ascii: "+") { i += 1 }
             while i < n {
-                exponent = exponent * 10 + Int(bytes[i] &- 48)
+                exponent = exponent &* 10 &+ Int(p[i] &- 48)
                 if exponent > 100_000 { return nil }
                 i += 1
             }
@@ -85,6 +98,37 @@ struct ShortestDecimal {
     init?(lexeme bytes: UnsafeBufferPointer<UInt8>) {
         guard let d = Self.read(bytes, maxDigits: 15), d.pointPosition > -290 && d.pointPosition < 290 else { return nil }
         self = d
+    }
+
+    /// The decimal of a lexeme with 16 significant digits, when checking a few neighbours shows it
+    /// is the shortest and closest form of its double: no 15-digit decimal (the two around it) and
+    /// no other 16-digit decimal (the ones just below and above) maps to the same double. The
+    /// doubles come from Clinger's fast path (a mantissa of at most 2^53 times or over an exact
+    /// power of ten is one correctly rounded operation), so no strtod is needed. Nil otherwise.
+    init?(sixteenDigitLexeme bytes: UnsafeBufferPointer<UInt8>) {
+        guard let d = Self.read(bytes, maxDigits: 16), d.count == 16 else { return nil }
+        var mantissa: UInt64 = 0
+        withUnsafeBytes(of: d.digits) { raw in
+            for i in 0..<16 { mantissa = mantissa &* 10 &+ UInt64(raw[i] &- UInt8(ascii: "0")) }
+        }
+        let exponent = d.pointPosition - 16
+        let limit: UInt64 = 1 << 53
+        guard mantissa < limit, exponent >= -22, exponent + 1 <= 22 else { return nil }
+        let value = Self.exact(mantissa, exponent)
+        let below = mantissa / 10
+        guard Self.exact(below, exponent + 1) != value, Self.exact(below + 1, exponent + 1) != value,
+              Self.exact(mantissa - 1, exponent) != value, Self.exact(mantissa + 1, exponent) != value else { return nil }
+        self = d
+    }
+
+    /// m × 10^e for m ≤ 2^53 and |e| ≤ 22: exact operands, one rounding.
+    @inline(__always) private static func exact(_ m: UInt64, _ e: Int) -> Double {
+        let powers: (Double, Double, Double, Double, Double, Double, Double, Double, Double, Double, Double, Double,
+                      Double, Double, Double, Double, Double, Double, Double, Double, Double, Double, Double) =
+            (1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+             1e20, 1e21, 1e22)
+        let p = withUnsafeBytes(of: powers) { $0.load(fromByteOffset: abs(e) * 8, as: Double.self) }
+        return e >= 0 ? Double(m) * p : Double(m) / p
     }
 
     init(_ value: Double) {
@@ -178,9 +222,11 @@ struct NumberText {
     }
 
     @inline(__always) mutating func appendDigits(_ digits: (UInt64, UInt64, UInt64), _ range: Range<Int>) {
+        let at = count
         withUnsafeMutableBytes(of: &bytes) { store in
             withUnsafeBytes(of: digits) { source in
-                for i in range { store[count + i - range.lowerBound] = source[i] }
+                guard let to = store.baseAddress, let from = source.baseAddress else { return }
+                (to + at).copyMemory(from: from + range.lowerBound, byteCount: range.count)
             }
         }
         count += range.count
@@ -230,6 +276,8 @@ enum CanonicalNumber {
         let decimal: ShortestDecimal
         if let exact = ShortestDecimal(lexeme: lexeme) {
             decimal = exact
+        } else if let checked = ShortestDecimal(sixteenDigitLexeme: lexeme) {
+            decimal = checked
         } else {
             guard let d = parseDouble(lexeme), d.isFinite else { return false }
             decimal = ShortestDecimal(d)
