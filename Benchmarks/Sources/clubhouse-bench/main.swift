@@ -1,6 +1,6 @@
 // clubhouse-bench: release-build benchmarks, one area per file. Run through Benchmarks/run.sh,
 // which also runs the peers from ../shared/peers in the same session and writes the medians.
-// Usage: clubhouse-bench AREA [options]   (AREA: platform, putting, globe, tennis, practice, scorecard)
+// Usage: clubhouse-bench AREA [options]   (AREA: platform, putting, putting-processing, globe, tennis, practice, scorecard)
 
 #if canImport(Glibc)
 import Glibc
@@ -8,13 +8,15 @@ import Glibc
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let area = arguments.first else {
-    print("usage: clubhouse-bench platform|putting|globe|tennis|practice|scorecard [options]")
+    print("usage: clubhouse-bench platform|putting|putting-processing|globe|tennis|practice|scorecard [options]")
     exit(2)
 }
 let rest = Array(arguments.dropFirst())
 switch area {
 case "platform": platformBench(rest)
+case "isolation": isolationBench(rest)
 case "putting": puttingBench(rest)
+case "putting-processing": puttingProcessingBench(rest)
 case "globe": globeBench(rest)
 case "tennis": tennisBench(rest)
 case "practice": practiceBench(rest)

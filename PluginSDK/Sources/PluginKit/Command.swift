@@ -1,6 +1,7 @@
 // Commands are data: a name, a summary, typed arguments, and a handler. The host reads the
 // catalogue (describe) to build --help, validate arguments and route calls.
 
+import ClubhouseABI
 import ClubhouseJSON
 
 /// One command of a plugin and the function that runs it.
@@ -43,9 +44,7 @@ public struct Command<P: Plugin>: Sendable {
 
 /// A declared argument. The host parses `--name value` (or positionals) into typed JSON.
 public struct Argument: Sendable {
-    public enum Kind: String, Sendable {
-        case string, integer, number, flag, path, choice, list, point, json
-    }
+    public typealias Kind = ArgumentKind
 
     public var name: String
     public var kind: Kind

@@ -282,7 +282,6 @@ enum BuiltinCommands {
                 continue
             }
             let folder = "\(out)/\(alias)"
-            try? FileSystem.createDirectory(folder)
             var arguments = JSONObject()
             do {
                 arguments = try ArgumentParser.validate(["out": .string(folder)], for: command, plugin: alias)
@@ -332,7 +331,7 @@ enum BuiltinCommands {
             switch words[i] {
             case "--listen":
                 let text = try value()
-                switch DeviceAddress.parse(text) {
+                switch DeviceAddress.parse(text, listening: true) {
                 case .success(let a):
                     switch a {
                     case .tcp, .unix: listen = a

@@ -228,7 +228,7 @@ enum BackgroundWork {
         if let config = session.options.configPath { args += ["--config", FileSystem.absolute(config)] }
         args += [alias, command, JSONWriter.compact(.object(arguments))]
         let logPath = "\(session.dataDirectory)/\(session.site.name)/background.log"
-        Detached.spawn(FileSystem.executablePath(), args, logPath: logPath)
+        Detached.spawn(FileSystem.hostExecutable(), args, logPath: logPath)
     }
 }
 

@@ -30,7 +30,7 @@ public enum PluginValidator {
     /// Runs the checks in a child and collects the report (a crash or hang fails the stage it hit).
     public static func validateInChild(path: String, timeoutMilliseconds: Int = 30_000) -> [ValidationCheck] {
         // No Swift backtrace in the child: a crash is reported here, and fast.
-        let result = Subprocess.run(FileSystem.executablePath(), ["__validate", path],
+        let result = Subprocess.run(FileSystem.hostExecutable(), ["__validate", path],
                                     environment: ["SWIFT_BACKTRACE": "enable=no"], timeoutMilliseconds: timeoutMilliseconds)
         var checks: [ValidationCheck] = []
         for line in result.standardOutput.split(separator: 0x0A) {

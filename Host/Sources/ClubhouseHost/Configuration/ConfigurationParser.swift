@@ -284,7 +284,8 @@ public enum DeviceAddress: Sendable, Equatable, CustomStringConvertible {
 
     public static let simulators = ["ballmachine"]
 
-    public static func parse(_ text: String) -> Result<DeviceAddress, AddressError> {
+    /// - Parameter listening: port 0 is allowed (the system picks a free port).
+    public static func parse(_ text: String, listening: Bool = false) -> Result<DeviceAddress, AddressError> {
         let usage = "write \"serial:/dev/ttyUSB0\", \"tcp:HOST:PORT\", \"unix:/path/to.sock\" or \"simulator:ballmachine\""
         guard let colon = text.firstIndex(of: ":") else {
             return .failure(AddressError("transport '\(text)' has no scheme; \(usage)"))
@@ -296,7 +297,8 @@ public enum DeviceAddress: Sendable, Equatable, CustomStringConvertible {
             guard rest.hasPrefix("/") else { return .failure(AddressError("serial transport needs an absolute device path, eg: serial:/dev/ttyUSB0")) }
             return .success(.serial(rest))
         case "tcp":
-            guard let last = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: last)...]), (1...65535).contains(port),
+            guard let last = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: last)...]),
+                  ((listening ? 0 : 1)...65535).contains(port),
                   !rest[..<last].isEmpty
             else { return .failure(AddressError("tcp transport '\(text)' needs HOST:PORT with a port 1-65535, eg: tcp:127.0.0.1:9000")) }
             var host = String(rest[..<last])

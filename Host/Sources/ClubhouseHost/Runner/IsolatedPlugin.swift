@@ -55,7 +55,7 @@ final class IsolatedPlugin: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 3)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 4)
-        let executable = FileSystem.executablePath()
+        let executable = FileSystem.hostExecutable()
         let words: [String] = [executable, "__runner", path]
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

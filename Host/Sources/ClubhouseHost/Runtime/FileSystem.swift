@@ -46,6 +46,15 @@ public enum FileSystem {
         return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The `clubhouse` executable for child processes (runners, probes, validation): this process
+    /// when it is clubhouse, else the clubhouse beside it (an embedding program or a benchmark).
+    public static func hostExecutable() -> String {
+        let me = executablePath()
+        if baseName(me) == "clubhouse" { return me }
+        let sibling = directoryName(me) + "/clubhouse"
+        return exists(sibling) ? sibling : me
+    }
+
     public static func directoryName(_ path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         if slash == path.startIndex { return "/" }

@@ -1,1 +1,403 @@
-// TennisPlugin: the thin adapter from TennisCore to PluginKit. Filled in by the tennis plugin issue.
+// TennisPlugin: the thin adapter from TennisCore to PluginKit. Each command reads its files and
+// flags, calls one TennisCore function, and replies with the Codable result and its text.
+// Site config (plugins.json → tennis → config): device (default "ballmachine"), checksum
+// ("xor" | "modbus"), interval_s (2–9), speed_mph, spin, backspin (bool: add the backspin spins to
+// the default table), table (a calibrated table object) or table_file (a path to one),
+// reply_timeout_s, attempts.
+
+import CClubhouse
+import ClubhouseJSON
+import Foundation
+import PluginKit
+import TennisCore
+
+final class Tennis: Plugin {
+    static let info = PluginInfo(
+        id: "org.clubhouse.tennis", version: "1.0.0", name: "Tennis",
+        summary: "Ball machine controller: court homography, 16 zones, protocol v0.3 sessions",
+        // The device service is used when the site grants a ball machine, but not required: a site
+        // without one still maps points, builds frames, and runs dry sessions.
+        services: [.log, .config, .storage, .progress])
+
+    static let spins = Spin.allCases.map(\.rawValue)
+    static let checksums = Checksum.allCases.map(\.rawValue)
+
+    static let commands: [Command<Tennis>] = [
+        Command("homography", summary: "Fit the image → court homography to point pairs and report its errors",
+                help: "FILE.json: {\"pairs\":[{\"image\":[x,y],\"court\":[X,Y]},…]} (optional \"points\" to project). Prints H normalized so H[2][2] = 1, its inverse, and the RMS and max reprojection errors.",
+                arguments: [.path("pairs", help: "Pairs file (JSON)", required: true),
+                            .choice("method", ["dlt", "ransac"], help: "Least squares on all pairs, or RANSAC first", default: "dlt"),
+                            .number("threshold", help: "RANSAC inlier threshold in court metres", default: 0.25),
+                            .integer("seed", help: "RANSAC seed", default: 1)],
+                reply: "{homography, inverse, rmsError, maxError, imageRmsError, imageMaxError, errors, inliers, projectedPoints}") { _, call in
+            let path = try call.arguments.string("pairs")
+            let method: EstimationMethod
+            if try call.arguments.string("method") == "ransac" {
+                let threshold = try call.arguments.double("threshold")
+                guard threshold > 0, threshold.isFinite else { throw PluginError.invalidArgument("--threshold must be a positive number of metres") }
+                method = .ransac(RansacOptions(threshold: threshold, seed: UInt64(truncatingIfNeeded: try call.arguments.int("seed"))))
+            } else {
+                method = .leastSquares
+            }
+            let report = try adapt { try TennisCommands.homography(pairsJSON: try readFile(path), file: path, method: method) }
+            return try Reply(encoding: report, text: report.text + "\n")
+        },
+        Command("calibrate", summary: "Calibrate a camera from the five tapped court points and save it",
+                help: "FILE.json: {\"net_left\":[x,y],\"net_right\":[x,y],\"baseline_left\":[x,y],\"baseline_right\":[x,y],\"t\":[x,y]} in image pixels. The service-line ends and the net centre are derived, and H is fitted to the 8 pairs.",
+                arguments: [.path("image-points", help: "Taps file (JSON)", required: true),
+                            .string("camera", help: "Camera name (default: the file's \"camera\", else \"default\")")],
+                reply: "{calibration: {camera, taps, pairs, homography, inverse, rmsError, maxError}}") { plugin, call in
+            let path = try call.arguments.string("image-points")
+            let report = try adapt { try TennisCommands.calibrate(tapsJSON: try readFile(path), file: path, camera: try call.arguments.optionalString("camera")) }
+            try plugin.store.saveCalibration(report.calibration, savedAt: Timestamp.now())
+            return try Reply(encoding: report, text: report.text + "\nsaved as camera \(report.calibration.camera)\n")
+        },
+        Command("project", summary: "Map an image point (pixels) to the court (metres), clamped, with its zone",
+                arguments: [.point("point", help: "Image point X,Y in pixels", required: true, positional: true),
+                            .string("camera", help: "Calibrated camera", default: "default")],
+                reply: "{camera, location: {image, court, clamped, wasClamped, zone}}") { plugin, call in
+            let p = try call.arguments.point("point")
+            let calibration = try plugin.calibration(try call.arguments.string("camera"))
+            let report = try adapt { try TennisCommands.project(Point2D(p.x, p.y), calibration: calibration) }
+            return try Reply(encoding: report, text: report.text + "\n")
+        },
+        Command("zone", summary: "The zone (0–15) of a court point in metres, or none",
+                arguments: [.point("point", help: "Court point X,Y in metres", required: true, positional: true)],
+                reply: "{point, zone, row, column} (zone null outside the half court)") { _, call in
+            let p = try call.arguments.point("point")
+            let report = TennisCommands.zone(Point2D(p.x, p.y))
+            return try Reply(encoding: report, text: report.text + "\n")
+        },
+        Command("frame", summary: "Print the 10-byte protocol v0.3 command for a zone or point as hex",
+                arguments: [.integer("zone", help: "Target zone 0–15"), .point("point", help: "Target court point X,Y in metres"),
+                            .integer("speed", help: "Ball speed in mph (20–80, steps of 10)", required: true),
+                            .choice("spin", spins, help: "Spin", required: true),
+                            .choice("checksum", checksums, help: "Check byte (default: the site's)"),
+                            .flag("stop", help: "CTRL 0 (stop) instead of 1 (start)")],
+                reply: "{zone, speed, spin, table, checksum, start, settings, bytes, hex}") { plugin, call in
+            let target = try Tennis.target(call)
+            let settings = try plugin.settings()
+            let report = try adapt {
+                try TennisCommands.frame(target, speed: try BallSpeed(mph: try call.arguments.int("speed")),
+                                         spin: try Spin(parsing: try call.arguments.string("spin")),
+                                         checksum: try Tennis.checksum(call, settings), stop: call.arguments.flag("stop"),
+                                         table: try settings.table())
+            }
+            return try Reply(encoding: report, text: report.text + "\n")
+        },
+        Command("decode", summary: "Decode and validate a command or reply frame given as hex",
+                arguments: [.string("hex", help: "Frame bytes, eg: \"5A A5 82 01 7C\"", required: true, positional: true),
+                            .choice("checksum", checksums, help: "Check byte kind (default: whichever matches)")],
+                reply: "{kind, checksum, hex, command?, reply?}") { _, call in
+            let checksum = try call.arguments.optionalString("checksum").map { try Checksum(parsing: $0) }
+            let report = try adapt { try TennisCommands.decode(hex: try call.arguments.string("hex"), checksum: checksum) }
+            return try Reply(encoding: report, text: report.text + "\n")
+        },
+        Command("send", summary: "Manual mode: send one command for a point or zone now, then stop",
+                arguments: [.integer("zone", help: "Target zone 0–15"), .point("point", help: "Target court point X,Y in metres"),
+                            .integer("speed", help: "Ball speed in mph (default: the site's, else 50)"),
+                            .choice("spin", spins, help: "Spin (default: the site's, else topspin)"),
+                            .choice("checksum", checksums, help: "Check byte (default: the site's)"),
+                            .flag("dry-run", help: "Print the frames; open no device")],
+                reply: "{sessionId, log: {settings, events, launches, summary}}") { plugin, call in
+            let target = try Tennis.target(call)
+            let settings = try plugin.settings()
+            var session = try adapt { try settings.sessionSettings(mode: .manual, call: call) }
+            session.checksum = try Tennis.checksum(call, settings)
+            let link = session.dryRun ? nil : try plugin.openLink(settings)
+            let report = try adapt {
+                try TennisCommands.send(target, settings: session, table: try settings.table(), link: link, clock: MonotonicClock())
+            }
+            let id = try plugin.store.saveSession(report.log, startedAt: Timestamp.now())
+            if let first = report.log.launches.first, let outcome = first.outcome, !outcome.succeeded {
+                throw PluginError.failed(SessionError.commandFailed(outcome, attempts: first.attempts ?? 1, invalidReplies: first.invalidReplies ?? 0).description + " (session \(id))")
+            }
+            return try Reply(encoding: SessionReply(sessionId: id, svg: nil, log: report.log), text: report.text + "\nsession \(id) stored\n")
+        },
+        Command("session", summary: "Interactive mode: launch balls where the player stands, from detections",
+                help: "Detections are JSON lines {\"t\":seconds,\"x\":px,\"y\":px} (image feet positions) from FILE or - (stdin, live). At each launch the last min(0.8·interval, 2 s) of positions are averaged (newer weigh more, at least 3) and the zone is targeted. Ctrl-C stops the session and sends the stop command.",
+                arguments: [.path("detections", help: "Detections file (JSON lines) or - for stdin", required: true),
+                            .number("interval", help: "Seconds between launches, 2–9 (default: the site's, else 3)"),
+                            .integer("speed", help: "Ball speed in mph (default: the site's, else 50)"),
+                            .choice("spin", spins, help: "Spin (default: the site's, else topspin)"),
+                            .path("svg", help: "Write the court picture (zones, positions, targets) here"),
+                            .string("camera", help: "Calibrated camera", default: "default"),
+                            .choice("checksum", checksums, help: "Check byte (default: the site's)"),
+                            .flag("dry-run", help: "Print the frames; open no device"),
+                            .flag("pace", help: "Replay a file in real time (launches keep the detections' timing)")],
+                longRunning: true,
+                reply: "{sessionId, svg, log: {settings, events, launches, positions, summary}}") { plugin, call in
+            try plugin.runSession(call)
+        },
+        Command("sessions", summary: "List the stored sessions, newest first",
+                arguments: [.integer("last", help: "How many", default: 10)],
+                reply: "{sessions: [{id, startedAt, mode, summary}]}") { plugin, call in
+            let list = try plugin.store.sessions(limit: try call.arguments.int("last"))
+            let text = list.isEmpty ? "no sessions yet\n" : list.map { s in
+                "session \(s.id) \(s.startedAt) \(s.mode.rawValue): \(s.summary.launches) launches, \(s.summary.sent) sent, \(s.summary.completed) completed\(s.summary.aborted.map { ", ended: \($0)" } ?? "")"
+            }.joined(separator: "\n") + "\n"
+            return try Reply(encoding: ["sessions": list], text: text)
+        },
+        Command("table show", summary: "Show the command table in use (the site's, or the default formula)",
+                arguments: [.flag("backspin", help: "Include the backspin spins in the default table")],
+                reply: "{name, spins, entryCount, omissions, entries}") { plugin, call in
+            var settings = try plugin.settings()
+            if call.arguments.flag("backspin") { settings.backspin = true }
+            let report = TennisCommands.tableShow(try settings.table())
+            return try Reply(encoding: report, text: call.wantsMachineOutput ? nil : report.text + "\n")
+        },
+        Command("table validate", summary: "Validate a calibrated command table file",
+                arguments: [.path("file", help: "Table file (JSON)", required: true, positional: true)],
+                reply: "{name, spins, entryCount, omissions, entries}") { _, call in
+            let path = try call.arguments.string("file")
+            let report = try adapt { try TennisCommands.tableValidate(try readFile(path), file: path) }
+            return try Reply(encoding: report, text: "\(path): valid table \"\(report.name)\" with \(report.entryCount) entries (spins: \(report.spins.map(\.rawValue).joined(separator: ", ")))\n")
+        },
+        Command("demo", summary: "Calibrate the demo camera and run a scripted session against the site's ball machine",
+                arguments: [.path("out", help: "Folder for the demo's output", required: true)]) { plugin, call in
+            try plugin.demo(call)
+        },
+    ]
+
+    let context: PluginContext
+    let store: SQLiteTennisStore
+    /// The site's config, read once; a mistake in it is reported by the commands that need it.
+    private let siteSettings: Result<SiteSettings, Error>
+
+    init(context: PluginContext) throws {
+        self.context = context
+        store = try SQLiteTennisStore(storage: try context.storage())
+        siteSettings = Result { try SiteSettings(config: context.config, site: context.site) }
+    }
+
+    func settings() throws -> SiteSettings { try siteSettings.get() }
+
+    func calibration(_ camera: String) throws -> CameraCalibration {
+        guard let c = try store.calibration(camera: camera) else { throw PluginError.notFound(StoreError.noCalibration(camera: camera).description) }
+        return c
+    }
+
+    func openLink(_ settings: SiteSettings) throws -> DeviceLink {
+        DeviceLink(device: try context.devices().open(settings.device))
+    }
+
+    static func target(_ call: Invocation) throws -> FrameTarget {
+        let zone = try call.arguments.optionalInt("zone"), point = try call.arguments.optionalPoint("point")
+        switch (zone, point) {
+        case (let z?, nil): return .zone(z)
+        case (nil, let p?): return .point(Point2D(p.x, p.y))
+        default: throw PluginError.invalidArgument("give either --zone Z (0–15) or --point X,Y (court metres), not both")
+        }
+    }
+
+    static func checksum(_ call: Invocation, _ settings: SiteSettings) throws -> Checksum {
+        try call.arguments.optionalString("checksum").map { text in try adapt { try Checksum(parsing: text) } } ?? settings.checksum
+    }
+
+    // MARK: session
+
+    struct SessionReply: Encodable {
+        var sessionId: Int
+        var svg: String?
+        var log: SessionLog
+    }
+
+    func runSession(_ call: Invocation) throws -> Reply {
+        let site = try settings()
+        var settings = try adapt { try site.sessionSettings(mode: .interactive, call: call) }
+        settings.checksum = try Tennis.checksum(call, site)
+        let calibration = try self.calibration(try call.arguments.string("camera"))
+        settings.camera = calibration.camera
+        let table = try site.table()
+        let path = try call.arguments.string("detections")
+        let link = settings.dryRun ? nil : try openLink(site)
+        let clock = MonotonicClock()
+        let log: SessionLog
+        var linkFailure: String? = nil
+        if path == "-" {
+            (log, linkFailure) = try adapt { try liveSession(settings: settings, calibration: calibration, table: table, link: link, clock: clock, call: call) }
+        } else {
+            let text = try readFile(path)
+            call.progress.begin("session", total: 0)
+            let report = try adapt {
+                try TennisCommands.session(detectionsText: text, file: path, settings: settings, calibration: calibration, table: table,
+                                           link: link, clock: clock, pace: call.arguments.flag("pace"),
+                                           shouldStop: { call.isCancelled }, progress: { done, total in
+                                               if done == 1 { call.progress.begin("detections", total: total) }
+                                               call.progress.update(done)
+                                           })
+            }
+            call.progress.end()
+            log = report.log
+            linkFailure = report.linkFailure
+        }
+        let id = try store.saveSession(log, startedAt: Timestamp.now())
+        if let linkFailure { throw PluginError(.io, linkFailure + " (session \(id) stored with what happened before)") }
+        var svgPath: String? = nil
+        if let svg = try call.arguments.optionalString("svg") {
+            try write(CourtSVG(title: "Tennis session \(id)").render(positions: log.positions.map(\.court), launches: log.launches), to: svg)
+            svgPath = svg
+        }
+        let text = TennisCommands.SessionReport(log: log, svg: nil).text + "\nsession \(id) stored\(svgPath.map { ", court picture in \($0)" } ?? "")\n"
+        if call.isCancelled {
+            throw PluginError.cancelled("session \(id) stopped by Ctrl-C after \(log.summary.launches) launches; the stop command was \(log.summary.stopSent ? "sent" : "not sent")")
+        }
+        return try Reply(encoding: SessionReply(sessionId: id, svg: svgPath, log: log), text: text)
+    }
+
+    /// Detections from stdin, line by line, launching as they come.
+    private func liveSession(settings: SessionSettings, calibration: CameraCalibration, table: CommandTable, link: BallMachineLink?,
+                             clock: SessionClock, call: Invocation) throws -> (SessionLog, String?) {
+        let session = try BallMachineSession(settings: settings, table: table, calibration: calibration, link: link, clock: clock)
+        var lines = StandardInputLines()
+        var number = 0
+        var linkFailure: String? = nil
+        do {
+            while let line = lines.next(cancelled: { call.isCancelled }) {
+                number += 1
+                do {
+                    guard let detection = try DetectionReader.parse(line, line: number, file: "stdin") else { continue }
+                    _ = try session.ingest(detection)
+                } catch let error as InputError {
+                    context.log.warning(error.description)
+                    session.rejectDetection(error.description)
+                }
+            }
+        } catch SessionError.machineNotAnswering {
+            // In the log; finish() still sends the stop command.
+        } catch let error as ExchangeError {
+            linkFailure = error.description
+            session.stopEarly(error.description)
+        }
+        if call.isCancelled { session.stopEarly("stopped by Ctrl-C") }
+        return (session.finish(), linkFailure)
+    }
+
+    // MARK: demo
+
+    func demo(_ call: Invocation) throws -> Reply {
+        let out = try call.arguments.string("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let site = try settings()
+        let tapsPath = out + "/tennis-demo-taps.json", detectionsPath = out + "/tennis-demo-detections.jsonl"
+        try write(TennisDemo.tapsJSON(), to: tapsPath)
+        try write(TennisDemo.detectionLines(), to: detectionsPath)
+        let calibration = try adapt { try TennisCommands.calibrate(tapsJSON: TennisDemo.tapsJSON(), file: tapsPath, camera: "demo") }.calibration
+        try store.saveCalibration(calibration, savedAt: Timestamp.now())
+        // Against the site's ball machine (the default site's is the host's simulator); dry when the
+        // site has none or does not grant it.
+        var link: DeviceLink? = nil
+        var note = "against device '\(site.device)'"
+        do {
+            link = try openLink(site)
+        } catch {
+            note = "dry run (no ball machine: \(error))"
+        }
+        var settings = SessionSettings(mode: .interactive, speed: site.speed, spin: site.spin, interval: site.interval,
+                                       checksum: site.checksum, table: "default", camera: "demo", device: site.device,
+                                       dryRun: link == nil, policy: site.policy)
+        settings.table = (try? site.table().name) ?? "default"
+        let report = try adapt {
+            try TennisCommands.session(detectionsText: TennisDemo.detectionLines(), file: detectionsPath, settings: settings,
+                                       calibration: calibration, table: try site.table(), link: link, clock: MonotonicClock(),
+                                       svgTitle: "Tennis demo session", shouldStop: { call.isCancelled })
+        }
+        let id = try store.saveSession(report.log, startedAt: Timestamp.now())
+        let svgPath = out + "/tennis-court.svg", logPath = out + "/tennis-session-log.json"
+        try write(report.svg ?? "", to: svgPath)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try write(String(decoding: try encoder.encode(report.log), as: UTF8.self) + "\n", to: logPath)
+        let s = report.log.summary
+        let text = "tennis demo \(note): calibrated camera 'demo' (rms \(String(format: "%.3f", calibration.rmsError)) m), "
+            + "\(s.launches) launches, \(s.sent) sent, \(s.completed) completed; session \(id)\n"
+            + "  \(svgPath)\n  \(logPath)\n  \(tapsPath)\n  \(detectionsPath)\n"
+        return Reply(data: ["sessionId": .int(id), "launches": .int(s.launches), "sent": .int(s.sent), "completed": .int(s.completed),
+                            "svg": .string(svgPath), "log": .string(logPath), "dryRun": .bool(link == nil)], text: text)
+    }
+}
+
+/// The plugin's config for a site, validated.
+struct SiteSettings {
+    var device: String
+    var checksum: Checksum
+    var interval: Double
+    var speed: BallSpeed
+    var spin: Spin
+    var backspin: Bool
+    var policy: ExchangePolicy
+    private var calibratedTable: CommandTable?
+
+    init(config: Config, site: String) throws {
+        func bad(_ key: String, _ what: String) -> PluginError {
+            PluginError.invalidArgument("site '\(site)': tennis config \"\(key)\" \(what); fix it in plugins.json")
+        }
+        device = config.string("device", default: "ballmachine")
+        guard let checksum = Checksum(rawValue: config.string("checksum", default: "xor")) else { throw bad("checksum", "must be \"xor\" or \"modbus\"") }
+        self.checksum = checksum
+        interval = config.double("interval_s", default: LaunchPlanner.defaultInterval)
+        guard LaunchPlanner.intervalRange.contains(interval) else { throw bad("interval_s", "must be 2–9 seconds") }
+        guard let speed = try? BallSpeed(mph: config.int("speed_mph", default: 50)) else { throw bad("speed_mph", "must be 20–80 in steps of 10") }
+        self.speed = speed
+        guard let spin = Spin(rawValue: config.string("spin", default: "topspin")) else { throw bad("spin", "must be a spin name") }
+        self.spin = spin
+        backspin = config.bool("backspin", default: false)
+        let timeout = config.double("reply_timeout_s", default: 2)
+        guard timeout > 0, timeout <= 30 else { throw bad("reply_timeout_s", "must be 0–30 seconds") }
+        let attempts = config.int("attempts", default: 2)
+        guard (1...5).contains(attempts) else { throw bad("attempts", "must be 1–5") }
+        policy = ExchangePolicy(replyTimeout: timeout, completionTimeout: timeout, maxAttempts: attempts)
+        if let inline = config.value("table") {
+            calibratedTable = try CommandTable.parse(JSONInput(value: inline, file: "plugins.json", base: "/sites/\(site)/plugins/tennis/config/table"))
+        } else if let path = config.value("table_file")?.stringValue {
+            calibratedTable = try CommandTable.parse(try readFile(path), file: path)
+        }
+    }
+
+    func table() throws -> CommandTable { calibratedTable ?? .formula(includeBackspin: backspin) }
+
+    func sessionSettings(mode: SessionSettings.Mode, call: Invocation) throws -> SessionSettings {
+        let speed = try call.arguments.optionalInt("speed").map { try BallSpeed(mph: $0) } ?? speed
+        let spin = try call.arguments.optionalString("spin").map { try Spin(parsing: $0) } ?? spin
+        var interval = self.interval
+        if mode == .interactive, let given = try call.arguments.optionalDouble("interval") {
+            guard LaunchPlanner.intervalRange.contains(given) else { throw CommandError.invalidInterval(Format(given)) }
+            interval = given
+        }
+        return SessionSettings(mode: mode, speed: speed, spin: spin, interval: interval, checksum: checksum,
+                               table: (try? table().name) ?? "default", device: device, dryRun: call.arguments.flag("dry-run"),
+                               policy: policy)
+    }
+}
+
+private func Format(_ value: Double) -> String { value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String(value) }
+
+/// Maps TennisCore's input errors to usage errors (exit 2); everything else keeps its message.
+func adapt<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as CommandError {
+        throw PluginError.invalidArgument(error.description)
+    } catch let error as FrameError {
+        throw PluginError.invalidArgument(error.description)
+    }
+}
+
+func readFile(_ path: String) throws -> String {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        let exists = FileManager.default.fileExists(atPath: path)
+        throw PluginError.notFound(exists ? "cannot read \(path); check its permissions" : "no file \(path); check the path")
+    }
+    return String(decoding: data, as: UTF8.self)
+}
+
+func write(_ text: String, to path: String) throws {
+    do {
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    } catch {
+        throw PluginError.failed("cannot write \(path): \(error.localizedDescription)")
+    }
+}
+
+@_cdecl("clubhouse_plugin_entry")
+public func clubhousePluginEntry(_ info: UnsafePointer<clubhouse_host_info>?) -> UnsafePointer<clubhouse_plugin_descriptor>? { export(Tennis.self, info) }

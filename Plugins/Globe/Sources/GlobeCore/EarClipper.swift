@@ -1,0 +1,605 @@
+// Polygon triangulation by ear clipping, after the algorithm of mapbox/earcut (ISC): rings become
+// circular linked lists, holes are bridged into the outer ring from their leftmost vertex, ears are
+// cut while the ring has more than two vertices, and rings of more than 80 vertices find the
+// vertices that might lie inside a candidate ear through a z-order (Morton) curve instead of a scan.
+//
+// Unlike earcut, a vertex that is dropped as a duplicate or as part of a collinear run is not
+// lost: it is cut as a zero-area triangle. Every vertex therefore stays in the output, and a
+// polygon with n vertices and h holes always yields n + 2h − 2 triangles whose areas add up to the
+// polygon's (self-intersecting input keeps the count but not the area).
+
+/// Triangulates polygons. Reuses its node storage between calls, so keep one per thread.
+public final class EarClipper {
+    private struct Node {
+        var x: Double
+        var y: Double
+        /// Index of the vertex in the caller's flattened ring list.
+        var i: Int32
+        var prev: Int32
+        var next: Int32
+        /// Neighbours in z-order; -1 when none.
+        var prevZ: Int32
+        var nextZ: Int32
+        var z: Int32
+        /// A single-vertex hole; never filtered away.
+        var steiner: Bool
+        /// Cut or filtered out of its ring (its links still point where they did).
+        var removed: Bool
+    }
+
+    private var nodes: UnsafeMutablePointer<Node>
+    private var capacity: Int
+    private var count = 0
+    private var triangles: [Int32] = []
+    private var minX = 0.0
+    private var minY = 0.0
+    /// Scale of the z-order grid; 0 disables hashing.
+    private var invSize = 0.0
+    private var holeQueue: [Int32] = []
+    private var zKeys: [UInt64] = []
+
+    /// Rings with more than this many vertices in total use z-order hashing.
+    public static let hashingThreshold = 80
+
+    public init(capacity: Int = 1024) {
+        self.capacity = max(16, capacity)
+        nodes = UnsafeMutablePointer<Node>.allocate(capacity: self.capacity)
+    }
+
+    deinit { nodes.deallocate() }
+
+    /// Triangulates a polygon; indices point into the vertices of its rings in order (outer ring
+    /// first, each ring open).
+    public func triangulate(_ polygon: GeoPolygon) -> [Int32] {
+        let total = polygon.vertexCount
+        var coordinates = [Double]()
+        coordinates.reserveCapacity(total * 2)
+        var holeStarts = [Int]()
+        for (k, ring) in polygon.rings.enumerated() {
+            if k > 0 { holeStarts.append(coordinates.count / 2) }
+            for p in ring {
+                coordinates.append(p.lon)
+                coordinates.append(p.lat)
+            }
+        }
+        return coordinates.withUnsafeBufferPointer { triangulate(coordinates: $0, holeStarts: holeStarts) }
+    }
+
+    /// Triangulates flat `x0, y0, x1, y1, …` coordinates; `holeStarts` are the vertex indices at
+    /// which each hole ring begins (the outer ring runs from 0 to the first of them).
+    public func triangulate(coordinates: UnsafeBufferPointer<Double>, holeStarts: [Int]) -> [Int32] {
+        let vertexCount = coordinates.count / 2
+        let bounds = Set(holeStarts.filter { $0 > 0 && $0 < vertexCount }).sorted()
+        triangles = []
+        let expected = vertexCount + 2 * bounds.count - 2
+        guard expected > 0 else { return [] }
+        triangles.reserveCapacity(3 * expected)
+        count = 0
+        ensureCapacity(vertexCount + 2 * bounds.count + 16)
+
+        let outerEnd = bounds.first ?? vertexCount
+        var outer = linkedList(coordinates, 0, outerEnd, outer: true)
+        guard outer >= 0, nodes[Int(outer)].next != nodes[Int(outer)].prev else { return [] }
+        if !bounds.isEmpty { outer = eliminateHoles(coordinates, bounds, vertexCount, outer) }
+
+        invSize = 0
+        if vertexCount > Self.hashingThreshold {
+            var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
+            for k in 0..<vertexCount {
+                let x = coordinates[2 * k], y = coordinates[2 * k + 1]
+                if x < x0 { x0 = x }
+                if y < y0 { y0 = y }
+                if x > x1 { x1 = x }
+                if y > y1 { y1 = y }
+            }
+            minX = x0
+            minY = y0
+            let size = max(x1 - x0, y1 - y0)
+            invSize = size > 0 ? 32767 / size : 0
+        }
+        earcutLinked(outer, pass: 0)
+        let result = triangles
+        triangles = []
+        return result
+    }
+
+    // MARK: - Node storage
+
+    private func ensureCapacity(_ needed: Int) {
+        guard needed > capacity else { return }
+        var newCapacity = capacity
+        while newCapacity < needed { newCapacity *= 2 }
+        let fresh = UnsafeMutablePointer<Node>.allocate(capacity: newCapacity)
+        fresh.moveInitialize(from: nodes, count: count)
+        nodes.deallocate()
+        nodes = fresh
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    private func makeNode(_ i: Int32, _ x: Double, _ y: Double) -> Int32 {
+        if count == capacity { ensureCapacity(count + 1) }
+        let id = Int32(count)
+        (nodes + count).initialize(to: Node(x: x, y: y, i: i, prev: id, next: id, prevZ: -1, nextZ: -1, z: -1, steiner: false, removed: false))
+        count += 1
+        return id
+    }
+
+    @inline(__always) private func x(_ n: Int32) -> Double { nodes[Int(n)].x }
+    @inline(__always) private func y(_ n: Int32) -> Double { nodes[Int(n)].y }
+    @inline(__always) private func next(_ n: Int32) -> Int32 { nodes[Int(n)].next }
+    @inline(__always) private func prev(_ n: Int32) -> Int32 { nodes[Int(n)].prev }
+
+    /// Twice the signed area of pqr: positive for a left (counter-clockwise) turn.
+    @inline(__always)
+    private func orient(_ p: Int32, _ q: Int32, _ r: Int32) -> Double {
+        let P = nodes[Int(p)], Q = nodes[Int(q)], R = nodes[Int(r)]
+        return (Q.x - P.x) * (R.y - P.y) - (Q.y - P.y) * (R.x - P.x)
+    }
+
+    @inline(__always)
+    private func equal(_ a: Int32, _ b: Int32) -> Bool {
+        nodes[Int(a)].x == nodes[Int(b)].x && nodes[Int(a)].y == nodes[Int(b)].y
+    }
+
+    /// Links a new node after `last` (or alone when `last` is -1).
+    private func insertNode(_ i: Int32, _ x: Double, _ y: Double, after last: Int32) -> Int32 {
+        let p = makeNode(i, x, y)
+        if last >= 0 {
+            let lastNext = nodes[Int(last)].next
+            nodes[Int(p)].next = lastNext
+            nodes[Int(p)].prev = last
+            nodes[Int(lastNext)].prev = p
+            nodes[Int(last)].next = p
+        }
+        return p
+    }
+
+    private func removeNode(_ p: Int32) {
+        let node = nodes[Int(p)]
+        nodes[Int(p)].removed = true
+        nodes[Int(node.next)].prev = node.prev
+        nodes[Int(node.prev)].next = node.next
+        if node.prevZ >= 0 { nodes[Int(node.prevZ)].nextZ = node.nextZ }
+        if node.nextZ >= 0 { nodes[Int(node.nextZ)].prevZ = node.prevZ }
+    }
+
+    @inline(__always)
+    private func emit(_ a: Int32, _ b: Int32, _ c: Int32) {
+        triangles.append(nodes[Int(a)].i)
+        triangles.append(nodes[Int(b)].i)
+        triangles.append(nodes[Int(c)].i)
+    }
+
+    /// Builds a ring from vertices start..<end: counter-clockwise for the outer ring, clockwise for
+    /// holes. Returns the last node, or -1 for an empty range.
+    private func linkedList(_ data: UnsafeBufferPointer<Double>, _ start: Int, _ end: Int, outer: Bool) -> Int32 {
+        guard end > start else { return -1 }
+        var area = 0.0
+        var j = end - 1
+        for i in start..<end {
+            area += (data[2 * j] - data[2 * i]) * (data[2 * i + 1] + data[2 * j + 1])
+            j = i
+        }
+        var last: Int32 = -1
+        if outer == (area > 0) {
+            for i in start..<end { last = insertNode(Int32(i), data[2 * i], data[2 * i + 1], after: last) }
+        } else {
+            for i in stride(from: end - 1, through: start, by: -1) {
+                last = insertNode(Int32(i), data[2 * i], data[2 * i + 1], after: last)
+            }
+        }
+        return last
+    }
+
+    // MARK: - Ear cutting
+
+    private func earcutLinked(_ start: Int32, pass: Int) {
+        guard start >= 0 else { return }
+        var ear = start
+        if pass == 0 && invSize > 0 { indexCurve(ear) }
+        var stop = ear
+        while prev(ear) != next(ear) {
+            let p = prev(ear), n = next(ear)
+            if invSize > 0 ? isEarHashed(ear) : isEar(ear) {
+                emit(p, ear, n)
+                removeNode(ear)
+                // Skipping the next vertex leaves fewer sliver triangles.
+                ear = next(n)
+                stop = ear
+                continue
+            }
+            ear = n
+            if ear == stop {
+                switch pass {
+                case 0:
+                    earcutLinked(filterPoints(ear, -1), pass: 1)
+                case 1:
+                    let cured = cureLocalIntersections(filterPoints(ear, -1))
+                    earcutLinked(cured, pass: 2)
+                default:
+                    splitEarcut(ear)
+                }
+                break
+            }
+        }
+    }
+
+    /// A convex vertex whose triangle holds no other reflex vertex.
+    private func isEar(_ ear: Int32) -> Bool {
+        let a = prev(ear), c = next(ear)
+        let A = nodes[Int(a)], B = nodes[Int(ear)], C = nodes[Int(c)]
+        let abx = B.x - A.x, aby = B.y - A.y
+        if abx * (C.y - A.y) - aby * (C.x - A.x) <= 0 { return false }
+        let x0 = min(A.x, B.x, C.x), y0 = min(A.y, B.y, C.y)
+        let x1 = max(A.x, B.x, C.x), y1 = max(A.y, B.y, C.y)
+        var p = C.next
+        while p != a {
+            let P = nodes[Int(p)]
+            if P.x >= x0 && P.x <= x1 && P.y >= y0 && P.y <= y1
+                && Self.inTriangleExceptFirst(A, B, C, P.x, P.y) && orient(P.prev, p, P.next) <= 0 {
+                return false
+            }
+            p = P.next
+        }
+        return true
+    }
+
+    private func isEarHashed(_ ear: Int32) -> Bool {
+        let a = prev(ear), c = next(ear)
+        let A = nodes[Int(a)], B = nodes[Int(ear)], C = nodes[Int(c)]
+        if (B.x - A.x) * (C.y - A.y) - (B.y - A.y) * (C.x - A.x) <= 0 { return false }
+        let x0 = min(A.x, B.x, C.x), y0 = min(A.y, B.y, C.y)
+        let x1 = max(A.x, B.x, C.x), y1 = max(A.y, B.y, C.y)
+        let minZ = zOrder(x0, y0), maxZ = zOrder(x1, y1)
+        var p = B.prevZ, n = B.nextZ
+
+        @inline(__always) func blocks(_ q: Int32) -> Bool {
+            let Q = nodes[Int(q)]
+            return Q.x >= x0 && Q.x <= x1 && Q.y >= y0 && Q.y <= y1 && q != a && q != c
+                && Self.inTriangleExceptFirst(A, B, C, Q.x, Q.y) && orient(Q.prev, q, Q.next) <= 0
+        }
+
+        while p >= 0 && nodes[Int(p)].z >= minZ && n >= 0 && nodes[Int(n)].z <= maxZ {
+            if blocks(p) { return false }
+            p = nodes[Int(p)].prevZ
+            if blocks(n) { return false }
+            n = nodes[Int(n)].nextZ
+        }
+        while p >= 0 && nodes[Int(p)].z >= minZ {
+            if blocks(p) { return false }
+            p = nodes[Int(p)].prevZ
+        }
+        while n >= 0 && nodes[Int(n)].z <= maxZ {
+            if blocks(n) { return false }
+            n = nodes[Int(n)].nextZ
+        }
+        return true
+    }
+
+    /// Inside or on the counter-clockwise triangle abc, unless the point is a itself.
+    @inline(__always)
+    private static func inTriangleExceptFirst(_ a: Node, _ b: Node, _ c: Node, _ px: Double, _ py: Double) -> Bool {
+        !(a.x == px && a.y == py)
+            && (b.x - a.x) * (py - a.y) - (b.y - a.y) * (px - a.x) >= 0
+            && (c.x - b.x) * (py - b.y) - (c.y - b.y) * (px - b.x) >= 0
+            && (a.x - c.x) * (py - c.y) - (a.y - c.y) * (px - c.x) >= 0
+    }
+
+    /// Removes duplicate and collinear vertices between start and end; each becomes a zero-area
+    /// triangle so that no vertex is lost from the count.
+    private func filterPoints(_ startNode: Int32, _ endNode: Int32) -> Int32 {
+        guard startNode >= 0 else { return startNode }
+        // A node filtered out by an earlier pass must not be cut twice: start from a live one.
+        let start = live(startNode)
+        var end = endNode >= 0 ? live(endNode) : start
+        var p = start
+        var again: Bool
+        repeat {
+            again = false
+            let node = nodes[Int(p)]
+            if !node.steiner && (equal(p, node.next) || orient(node.prev, p, node.next) == 0) {
+                if node.prev == node.next { break }
+                emit(node.prev, p, node.next)
+                removeNode(p)
+                p = node.prev
+                end = p
+                if p == next(p) { break }
+                again = true
+            } else {
+                p = node.next
+            }
+        } while again || p != end
+        return end
+    }
+
+    /// The node itself, or the first node after it still in a ring.
+    private func live(_ node: Int32) -> Int32 {
+        var p = node
+        var steps = 0
+        while nodes[Int(p)].removed && steps < count {
+            p = nodes[Int(p)].next
+            steps += 1
+        }
+        return p
+    }
+
+    /// Cuts the two-vertex knots that self-intersections leave behind.
+    private func cureLocalIntersections(_ startNode: Int32) -> Int32 {
+        var start = startNode
+        var p = start
+        repeat {
+            let a = prev(p), pn = next(p), b = next(pn)
+            if a != b && !equal(a, b) && intersects(a, p, pn, b) && locallyInside(a, b) && locallyInside(b, a) {
+                emit(a, p, b)
+                // The knot's second vertex is cut too, so the count stays n + 2h − 2.
+                emit(p, pn, b)
+                removeNode(p)
+                removeNode(pn)
+                p = b
+                start = b
+            }
+            p = next(p)
+        } while p != start && next(p) != prev(p)
+        return filterPoints(p, -1)
+    }
+
+    /// Last resort: split the ring along a valid diagonal and cut both halves.
+    private func splitEarcut(_ start: Int32) {
+        var a = start
+        repeat {
+            var b = next(next(a))
+            while b != prev(a) {
+                if nodes[Int(a)].i != nodes[Int(b)].i && isValidDiagonal(a, b) {
+                    var c = splitPolygon(a, b)
+                    let a2 = filterPoints(a, next(a))
+                    c = filterPoints(c, next(c))
+                    earcutLinked(a2, pass: 0)
+                    earcutLinked(c, pass: 0)
+                    return
+                }
+                b = next(b)
+            }
+            a = next(a)
+        } while a != start
+        // No valid diagonal (invalid input): fan out the rest so every vertex is still used.
+        var p = next(start)
+        while next(p) != start && p != start {
+            emit(start, p, next(p))
+            p = next(p)
+        }
+    }
+
+    // MARK: - Holes
+
+    private func eliminateHoles(_ data: UnsafeBufferPointer<Double>, _ holeStarts: [Int], _ vertexCount: Int,
+                                _ outerStart: Int32) -> Int32 {
+        holeQueue.removeAll(keepingCapacity: true)
+        for (k, start) in holeStarts.enumerated() {
+            let end = k + 1 < holeStarts.count ? holeStarts[k + 1] : vertexCount
+            let list = linkedList(data, start, end, outer: false)
+            guard list >= 0 else { continue }
+            if list == next(list) { nodes[Int(list)].steiner = true }
+            holeQueue.append(leftmost(list))
+        }
+        holeQueue.sort { a, b in
+            let A = nodes[Int(a)], B = nodes[Int(b)]
+            if A.x != B.x { return A.x < B.x }
+            if A.y != B.y { return A.y < B.y }
+            // Same leftmost point: order by the slope of the edge that follows it.
+            return Self.slope(A, nodes[Int(A.next)]) < Self.slope(B, nodes[Int(B.next)])
+        }
+        var outer = outerStart
+        for hole in holeQueue { outer = eliminateHole(hole, outer) }
+        return outer
+    }
+
+    /// dy/dx of ab, never NaN (a vertical edge is ±infinity, a repeated point 0), so sorting
+    /// stays a strict weak order.
+    private static func slope(_ a: Node, _ b: Node) -> Double {
+        let dx = b.x - a.x, dy = b.y - a.y
+        if dx != 0 { return dy / dx }
+        return dy == 0 ? 0 : (dy > 0 ? .infinity : -.infinity)
+    }
+
+    private func leftmost(_ start: Int32) -> Int32 {
+        var p = start, best = start
+        repeat {
+            let P = nodes[Int(p)], B = nodes[Int(best)]
+            if P.x < B.x || (P.x == B.x && P.y < B.y) { best = p }
+            p = P.next
+        } while p != start
+        return best
+    }
+
+    private func eliminateHole(_ hole: Int32, _ outer: Int32) -> Int32 {
+        guard let bridge = findHoleBridge(hole, outer) else { return outer }
+        let bridgeReverse = splitPolygon(bridge, hole)
+        _ = filterPoints(bridgeReverse, next(bridgeReverse))
+        return filterPoints(bridge, next(bridge))
+    }
+
+    /// Finds the outer vertex to connect the hole's leftmost vertex to: the nearest edge hit by a
+    /// ray to the left, then the visible vertex with the smallest angle to that ray.
+    private func findHoleBridge(_ hole: Int32, _ outer: Int32) -> Int32? {
+        let hx = x(hole), hy = y(hole)
+        var qx = -Double.infinity
+        var m: Int32 = -1
+        var p = outer
+        if equal(hole, p) { return p }
+        repeat {
+            let P = nodes[Int(p)], N = nodes[Int(P.next)]
+            if equal(hole, P.next) { return P.next }
+            if hy <= P.y && hy >= N.y && N.y != P.y {
+                let ix = P.x + (hy - P.y) * (N.x - P.x) / (N.y - P.y)
+                if ix <= hx && ix > qx {
+                    qx = ix
+                    m = P.x < N.x ? p : P.next
+                    if ix == hx { return m }
+                }
+            }
+            p = P.next
+        } while p != outer
+        guard m >= 0 else { return nil }
+
+        let stop = m
+        let mx = x(m), my = y(m)
+        var tanMin = Double.infinity
+        p = m
+        repeat {
+            let P = nodes[Int(p)]
+            if hx >= P.x && P.x >= mx && hx != P.x
+                && Self.inTriangle(hy < my ? hx : qx, hy, mx, my, hy < my ? qx : hx, hy, P.x, P.y) {
+                let tangent = abs(hy - P.y) / (hx - P.x)
+                if locallyInside(p, hole)
+                    && (tangent < tanMin || (tangent == tanMin && (P.x > x(m) || (P.x == x(m) && sectorContainsSector(m, p))))) {
+                    m = p
+                    tanMin = tangent
+                }
+            }
+            p = P.next
+        } while p != stop
+        return m
+    }
+
+    /// Inside or on triangle abc of either orientation.
+    private static func inTriangle(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double,
+                                   _ px: Double, _ py: Double) -> Bool {
+        let d1 = (bx - ax) * (py - ay) - (by - ay) * (px - ax)
+        let d2 = (cx - bx) * (py - by) - (cy - by) * (px - bx)
+        let d3 = (ax - cx) * (py - cy) - (ay - cy) * (px - cx)
+        return (d1 >= 0 && d2 >= 0 && d3 >= 0) || (d1 <= 0 && d2 <= 0 && d3 <= 0)
+    }
+
+    /// Whether the sector at m contains the sector at p (both on the same vertex position).
+    private func sectorContainsSector(_ m: Int32, _ p: Int32) -> Bool {
+        orient(prev(m), m, prev(p)) > 0 && orient(next(p), m, next(m)) > 0
+    }
+
+    // MARK: - Diagonals
+
+    /// Links a to b with a new pair of nodes, splitting the ring in two; returns b's copy.
+    private func splitPolygon(_ a: Int32, _ b: Int32) -> Int32 {
+        let a2 = makeNode(nodes[Int(a)].i, x(a), y(a))
+        let b2 = makeNode(nodes[Int(b)].i, x(b), y(b))
+        let an = next(a), bp = prev(b)
+        nodes[Int(a)].next = b
+        nodes[Int(b)].prev = a
+        nodes[Int(a2)].next = an
+        nodes[Int(an)].prev = a2
+        nodes[Int(b2)].next = a2
+        nodes[Int(a2)].prev = b2
+        nodes[Int(bp)].next = b2
+        nodes[Int(b2)].prev = bp
+        return b2
+    }
+
+    private func isValidDiagonal(_ a: Int32, _ b: Int32) -> Bool {
+        let bi = nodes[Int(b)].i
+        guard nodes[Int(next(a))].i != bi && nodes[Int(prev(a))].i != bi && !intersectsPolygon(a, b) else { return false }
+        // Visible locally and through its midpoint, without opening opposite-facing sectors.
+        if locallyInside(a, b) && locallyInside(b, a) && middleInside(a, b)
+            && (orient(prev(a), a, prev(b)) != 0 || orient(a, prev(b), b) != 0) {
+            return true
+        }
+        // A zero-length diagonal between two reflex copies of the same point.
+        return equal(a, b) && orient(prev(a), a, next(a)) < 0 && orient(prev(b), b, next(b)) < 0
+    }
+
+    private func intersectsPolygon(_ a: Int32, _ b: Int32) -> Bool {
+        let ai = nodes[Int(a)].i, bi = nodes[Int(b)].i
+        var p = a
+        repeat {
+            let P = nodes[Int(p)]
+            let ni = nodes[Int(P.next)].i
+            if P.i != ai && ni != ai && P.i != bi && ni != bi && intersects(p, P.next, a, b) { return true }
+            p = P.next
+        } while p != a
+        return false
+    }
+
+    @inline(__always)
+    private func sign(_ v: Double) -> Int { v > 0 ? 1 : (v < 0 ? -1 : 0) }
+
+    /// Whether segments p1q1 and p2q2 intersect, touching included.
+    private func intersects(_ p1: Int32, _ q1: Int32, _ p2: Int32, _ q2: Int32) -> Bool {
+        let o1 = sign(orient(p1, q1, p2)), o2 = sign(orient(p1, q1, q2))
+        let o3 = sign(orient(p2, q2, p1)), o4 = sign(orient(p2, q2, q1))
+        if o1 != o2 && o3 != o4 { return true }
+        if o1 == 0 && onSegment(p1, p2, q1) { return true }
+        if o2 == 0 && onSegment(p1, q2, q1) { return true }
+        if o3 == 0 && onSegment(p2, p1, q2) { return true }
+        if o4 == 0 && onSegment(p2, q1, q2) { return true }
+        return false
+    }
+
+    /// For collinear p, q, r: whether q lies on segment pr.
+    private func onSegment(_ p: Int32, _ q: Int32, _ r: Int32) -> Bool {
+        let P = nodes[Int(p)], Q = nodes[Int(q)], R = nodes[Int(r)]
+        return Q.x <= max(P.x, R.x) && Q.x >= min(P.x, R.x) && Q.y <= max(P.y, R.y) && Q.y >= min(P.y, R.y)
+    }
+
+    /// Whether the diagonal from a towards b starts inside the polygon.
+    private func locallyInside(_ a: Int32, _ b: Int32) -> Bool {
+        let ap = prev(a), an = next(a)
+        if orient(ap, a, an) > 0 {
+            return orient(a, b, an) <= 0 && orient(a, ap, b) <= 0
+        }
+        return orient(a, b, ap) > 0 || orient(a, an, b) > 0
+    }
+
+    /// Whether the midpoint of ab is inside the ring.
+    private func middleInside(_ a: Int32, _ b: Int32) -> Bool {
+        var p = a
+        var inside = false
+        let px = (x(a) + x(b)) / 2, py = (y(a) + y(b)) / 2
+        repeat {
+            let P = nodes[Int(p)], N = nodes[Int(P.next)]
+            if (P.y > py) != (N.y > py) && N.y != P.y && px < (N.x - P.x) * (py - P.y) / (N.y - P.y) + P.x {
+                inside.toggle()
+            }
+            p = P.next
+        } while p != a
+        return inside
+    }
+
+    // MARK: - Z-order
+
+    /// Morton code of a point on a 32768 × 32768 grid over the polygon's box.
+    @inline(__always)
+    private func zOrder(_ px: Double, _ py: Double) -> Int32 {
+        var x = UInt32(truncatingIfNeeded: Int((px - minX) * invSize))
+        var y = UInt32(truncatingIfNeeded: Int((py - minY) * invSize))
+        x = (x | (x << 8)) & 0x00FF_00FF
+        x = (x | (x << 4)) & 0x0F0F_0F0F
+        x = (x | (x << 2)) & 0x3333_3333
+        x = (x | (x << 1)) & 0x5555_5555
+        y = (y | (y << 8)) & 0x00FF_00FF
+        y = (y | (y << 4)) & 0x0F0F_0F0F
+        y = (y | (y << 2)) & 0x3333_3333
+        y = (y | (y << 1)) & 0x5555_5555
+        return Int32(bitPattern: x | (y << 1))
+    }
+
+    /// Gives every node of the ring its Morton code and links the ring in z-order.
+    private func indexCurve(_ start: Int32) {
+        zKeys.removeAll(keepingCapacity: true)
+        var p = start
+        repeat {
+            let P = nodes[Int(p)]
+            let z = P.z >= 0 ? P.z : zOrder(P.x, P.y)
+            nodes[Int(p)].z = z
+            zKeys.append(UInt64(UInt32(bitPattern: z)) << 32 | UInt64(UInt32(bitPattern: p)))
+            p = P.next
+        } while p != start
+        zKeys.sort()
+        var previous: Int32 = -1
+        for key in zKeys {
+            let id = Int32(truncatingIfNeeded: key & 0xFFFF_FFFF)
+            nodes[Int(id)].prevZ = previous
+            if previous >= 0 { nodes[Int(previous)].nextZ = id }
+            previous = id
+        }
+        if previous >= 0 { nodes[Int(previous)].nextZ = -1 }
+    }
+}

@@ -1,1 +1,0 @@
-// GlobeCore: the globe domain logic in plain Swift (no ABI, no CLI). Filled in by the globe plugin issue.

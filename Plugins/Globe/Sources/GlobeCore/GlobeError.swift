@@ -1,0 +1,74 @@
+// Every error a globe user can cause, each rendered as one line: what is wrong, where, and what
+// to do about it.
+
+public enum GlobeError: Error, Sendable, Equatable, CustomStringConvertible {
+    case emptyCountry
+    case unknownCountry(String, suggestions: [String])
+    case alreadyVisited(code: String, name: String)
+    case invalidLatitude(Double)
+    case invalidLongitude(Double)
+    case invalidTolerance(Double)
+    case emptyUser
+    case unknownHighlight(code: String, name: String, item: String, kind: String, known: [String])
+    case unreadableFile(path: String, reason: String)
+    case unknownConfigKey(String, known: [String])
+    case invalidData(source: String, line: Int, column: Int, message: String)
+    case invalidDate(String)
+    case noChallenge(date: String, covers: String)
+    case challengeLocked(date: String, today: String)
+    case challengeOver(date: String, solved: Bool, answer: String)
+    case emptyGuess
+    case invalidOption(name: String, value: String, expected: String)
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .emptyCountry:
+            return "no country given; pass an ISO 3166-1 alpha-2 code such as FR or a name such as France"
+        case .unknownCountry(let text, let suggestions):
+            let hint = suggestions.isEmpty ? "" : "did you mean \(Self.orList(suggestions))? "
+            return "unknown country '\(text)'; \(hint)use an ISO 3166-1 alpha-2 code or the country's name (globe list shows them)"
+        case .alreadyVisited(let code, let name):
+            return "\(name) (\(code)) is already visited; unvisit it first to put it on the wishlist"
+        case .invalidLatitude(let v):
+            return "latitude \(v) is outside [-90, 90]; give degrees north as a number, e.g. --lat 48.86"
+        case .invalidLongitude(let v):
+            return "longitude \(v) is outside [-180, 180]; give degrees east as a number, e.g. --lon 2.35"
+        case .invalidTolerance(let v):
+            return "tolerance \(v) km must be a number from 0 to 500"
+        case .emptyUser:
+            return "no user given; pass --user NAME or set \"user\" in the globe plugin's config"
+        case .unknownHighlight(let code, let name, let item, let kind, let known):
+            let list = known.isEmpty ? "none are listed" : "known: " + known.prefix(8).joined(separator: ", ")
+            return "'\(item)' is not \(kind.first.map { "aeiou".contains($0) } == true ? "an" : "a") \(kind) of \(name) (\(code)); \(list)"
+        case .unreadableFile(let path, let reason):
+            return "cannot read \(path): \(reason); check the path in the globe plugin's config or the command line"
+        case .unknownConfigKey(let key, let known):
+            return "unknown globe config key \"\(key)\"; known keys: \(known.joined(separator: ", "))"
+        case .invalidData(let source, let line, let column, let message):
+            return "\(source):\(line):\(column): \(message)"
+        case .invalidDate(let text):
+            return "invalid date '\(text)'; use YYYY-MM-DD, e.g. 2026-03-01"
+        case .noChallenge(let date, let covers):
+            return "no daily challenge for \(date); the schedule covers \(covers)"
+        case .challengeLocked(let date, let today):
+            return "the challenge for \(date) is locked until that day (today is \(today)); play today's or an earlier one"
+        case .challengeOver(let date, let solved, let answer):
+            return "the challenge for \(date) is over (\(solved ? "solved" : "failed"); the answer was \(answer)); try another date with --date"
+        case .emptyGuess:
+            return "empty guess; type a country name (or a capital for a capital challenge)"
+        case .invalidOption(let name, let value, let expected):
+            return "invalid \(name) '\(value)'; expected \(expected)"
+        case .storage(let message):
+            return "storage failed: \(message)"
+        }
+    }
+
+    static func orList(_ items: [String]) -> String {
+        switch items.count {
+        case 0: return ""
+        case 1: return items[0]
+        default: return items.dropLast().joined(separator: ", ") + " or " + (items.last ?? "")
+        }
+    }
+}

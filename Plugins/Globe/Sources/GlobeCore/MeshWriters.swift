@@ -1,0 +1,158 @@
+// Writes a GlobeMesh as glTF 2.0 (one .gltf file, its buffer embedded as base64) or as Wavefront
+// OBJ with an MTL file; either way each country has its own material in the palette's colour.
+
+import ClubhouseJSON
+import Foundation
+
+public enum MeshFormat: String, Sendable, Codable, CaseIterable {
+    case gltf, obj
+
+    /// The format for a file name (by extension), or nil when it names neither.
+    public init?(fileName: String) {
+        let lower = fileName.lowercased()
+        if lower.hasSuffix(".gltf") { self = .gltf } else if lower.hasSuffix(".obj") { self = .obj } else { return nil }
+    }
+}
+
+public enum GLTFWriter {
+    /// The complete .gltf JSON text.
+    public static func write(_ mesh: GlobeMesh) -> String {
+        var buffer: [UInt8] = []
+        var bufferViews: [JSONValue] = []
+        var accessors: [JSONValue] = []
+        var meshes: [JSONValue] = []
+        var materials: [JSONValue] = []
+        var nodes: [JSONValue] = []
+
+        func align4() { while buffer.count % 4 != 0 { buffer.append(0) } }
+
+        for part in mesh.parts where !part.indices.isEmpty {
+            // Positions, then normals (the unit position on a sphere), then indices.
+            align4()
+            let positionOffset = buffer.count
+            var lo = [Float](repeating: .infinity, count: 3), hi = [Float](repeating: -.infinity, count: 3)
+            for k in 0..<part.vertexCount {
+                for axis in 0..<3 {
+                    let v = part.positions[3 * k + axis]
+                    lo[axis] = min(lo[axis], v)
+                    hi[axis] = max(hi[axis], v)
+                    appendFloat(v, to: &buffer)
+                }
+            }
+            let normalOffset = buffer.count
+            for k in 0..<part.vertexCount {
+                let x = part.positions[3 * k], y = part.positions[3 * k + 1], z = part.positions[3 * k + 2]
+                let length = (x * x + y * y + z * z).squareRoot()
+                let s: Float = length > 0 ? 1 / length : 0
+                appendFloat(x * s, to: &buffer)
+                appendFloat(y * s, to: &buffer)
+                appendFloat(z * s, to: &buffer)
+            }
+            let indexOffset = buffer.count
+            for i in part.indices { appendUInt32(i, to: &buffer) }
+
+            let viewBase = bufferViews.count
+            bufferViews.append(["buffer": 0, "byteOffset": .int(positionOffset), "byteLength": .int(12 * part.vertexCount), "target": 34962])
+            bufferViews.append(["buffer": 0, "byteOffset": .int(normalOffset), "byteLength": .int(12 * part.vertexCount), "target": 34962])
+            bufferViews.append(["buffer": 0, "byteOffset": .int(indexOffset), "byteLength": .int(4 * part.indices.count), "target": 34963])
+            let accessorBase = accessors.count
+            accessors.append(["bufferView": .int(viewBase), "componentType": 5126, "count": .int(part.vertexCount), "type": "VEC3",
+                              "min": .array(lo.map { .double(Double($0)) }), "max": .array(hi.map { .double(Double($0)) })])
+            accessors.append(["bufferView": .int(viewBase + 1), "componentType": 5126, "count": .int(part.vertexCount), "type": "VEC3"])
+            accessors.append(["bufferView": .int(viewBase + 2), "componentType": 5125, "count": .int(part.indices.count), "type": "SCALAR"])
+            let linear = [part.color.r, part.color.g, part.color.b].map(srgbToLinear)
+            materials.append(["name": .string(part.id),
+                              "pbrMetallicRoughness": ["baseColorFactor": .array(linear.map { .double(round6($0)) } + [1]),
+                                                       "metallicFactor": 0, "roughnessFactor": 1]])
+            meshes.append(["name": .string(part.name),
+                           "primitives": [["attributes": ["POSITION": .int(accessorBase), "NORMAL": .int(accessorBase + 1)],
+                                           "indices": .int(accessorBase + 2), "material": .int(materials.count - 1), "mode": 4]]])
+            nodes.append(["name": .string(part.id), "mesh": .int(meshes.count - 1)])
+        }
+        align4()
+        let uri = "data:application/octet-stream;base64," + Data(buffer).base64EncodedString()
+        let document: JSONValue = [
+            "asset": ["version": "2.0", "generator": "Clubhouse globe"],
+            "scene": 0,
+            "scenes": [["name": "globe", "nodes": .array((0..<nodes.count).map { .int($0) })]],
+            "nodes": .array(nodes),
+            "meshes": .array(meshes),
+            "materials": .array(materials),
+            "accessors": .array(accessors),
+            "bufferViews": .array(bufferViews),
+            "buffers": [["byteLength": .int(buffer.count), "uri": .string(uri)]],
+        ]
+        return JSONWriter.compact(document) + "\n"
+    }
+
+    static func srgbToLinear(_ c: Double) -> Double {
+        c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+    }
+
+    static func round6(_ v: Double) -> Double { (v * 1e6).rounded() / 1e6 }
+
+    private static func appendFloat(_ v: Float, to buffer: inout [UInt8]) {
+        appendUInt32(v.bitPattern, to: &buffer)
+    }
+
+    private static func appendUInt32(_ v: UInt32, to buffer: inout [UInt8]) {
+        buffer.append(UInt8(truncatingIfNeeded: v))
+        buffer.append(UInt8(truncatingIfNeeded: v >> 8))
+        buffer.append(UInt8(truncatingIfNeeded: v >> 16))
+        buffer.append(UInt8(truncatingIfNeeded: v >> 24))
+    }
+}
+
+public enum OBJWriter {
+    /// The .obj text (referring to `materialLibrary`) and the .mtl text.
+    public static func write(_ mesh: GlobeMesh, materialLibrary: String) -> (obj: String, mtl: String) {
+        var obj = ByteText(capacity: 1 << 20)
+        var mtl = ByteText(capacity: 16_384)
+        obj.append("# Clubhouse globe: one object per country, lon/lat on a sphere of radius " as StaticString)
+        obj.appendNumber(mesh.radius, decimals: 6)
+        obj.append("\nmtllib " as StaticString)
+        obj.append(materialLibrary)
+        obj.appendByte(10)
+        mtl.append("# Clubhouse globe materials: palette colours (sRGB)\n" as StaticString)
+        var base = 1
+        for part in mesh.parts where !part.indices.isEmpty {
+            mtl.append("newmtl " as StaticString)
+            mtl.append(part.id)
+            mtl.append("\nKd " as StaticString)
+            mtl.appendNumber(part.color.r, decimals: 6)
+            mtl.appendByte(32)
+            mtl.appendNumber(part.color.g, decimals: 6)
+            mtl.appendByte(32)
+            mtl.appendNumber(part.color.b, decimals: 6)
+            mtl.append("\nKa 0 0 0\nKs 0 0 0\nd 1\nillum 1\n\n" as StaticString)
+
+            obj.append("o " as StaticString)
+            obj.append(part.id)
+            obj.append("\nusemtl " as StaticString)
+            obj.append(part.id)
+            obj.appendByte(10)
+            for k in 0..<part.vertexCount {
+                obj.append("v " as StaticString)
+                obj.appendNumber(Double(part.positions[3 * k]), decimals: 6)
+                obj.appendByte(32)
+                obj.appendNumber(Double(part.positions[3 * k + 1]), decimals: 6)
+                obj.appendByte(32)
+                obj.appendNumber(Double(part.positions[3 * k + 2]), decimals: 6)
+                obj.appendByte(10)
+            }
+            var t = 0
+            while t + 2 < part.indices.count {
+                obj.append("f " as StaticString)
+                obj.appendInteger(base + Int(part.indices[t]))
+                obj.appendByte(32)
+                obj.appendInteger(base + Int(part.indices[t + 1]))
+                obj.appendByte(32)
+                obj.appendInteger(base + Int(part.indices[t + 2]))
+                obj.appendByte(10)
+                t += 3
+            }
+            base += part.vertexCount
+        }
+        return (obj.string, mtl.string)
+    }
+}

@@ -1,0 +1,139 @@
+// Progress of a traveller: overall (of the 195 UN countries), per continent, and achievements.
+
+public struct ContinentProgress: Sendable, Codable, Equatable {
+    public var continent: String
+    public var visited: Int
+    public var total: Int
+    public var percent: Double
+}
+
+public struct Achievement: Sendable, Codable, Equatable {
+    public var id: String
+    public var title: String
+    public var detail: String
+    public var progress: Int
+    public var goal: Int
+    public var unlocked: Bool { progress >= goal }
+
+    private enum CodingKeys: String, CodingKey { case id, title, detail, progress, goal, unlocked }
+
+    public init(id: String, title: String, detail: String, progress: Int, goal: Int) {
+        self.id = id
+        self.title = title
+        self.detail = detail
+        self.progress = min(progress, goal)
+        self.goal = goal
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try c.decode(String.self, forKey: .id), title: try c.decode(String.self, forKey: .title),
+                  detail: try c.decode(String.self, forKey: .detail), progress: try c.decode(Int.self, forKey: .progress),
+                  goal: try c.decode(Int.self, forKey: .goal))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(title, forKey: .title)
+        try c.encode(detail, forKey: .detail)
+        try c.encode(progress, forKey: .progress)
+        try c.encode(goal, forKey: .goal)
+        try c.encode(unlocked, forKey: .unlocked)
+    }
+}
+
+public struct TravelStats: Sendable, Codable, Equatable {
+    /// Visited countries that count toward progress.
+    public var visited: Int
+    /// Countries progress counts against (195 for the bundled and voyage sets).
+    public var total: Int
+    public var percent: Double
+    /// Visited territories outside the 195 (Greenland, Taiwan, …), shown but not counted.
+    public var otherTerritoriesVisited: Int
+    public var wishlist: Int
+    public var continents: [ContinentProgress]
+    public var citiesChecked: Int
+    public var attractionsChecked: Int
+    /// Countries whose capital is among the checked cities.
+    public var capitalsChecked: Int
+    public var achievements: [Achievement]
+
+    /// Thresholds of the country-count achievements.
+    public static let milestones: [(id: String, title: String, goal: Int)] = [
+        ("first-steps", "First steps", 1), ("explorer", "Explorer", 10), ("globetrotter", "Globetrotter", 25),
+        ("world-traveller", "World traveller", 50), ("half-the-world", "Half the world", 98),
+    ]
+    public static let capitalCollectorGoal = 10
+
+    public init(log: TravelLog, countries: CountrySet) {
+        let counted = countries.progressCountries
+        let visitedCounted = counted.filter { log.visited.contains($0.code) }
+        visited = visitedCounted.count
+        total = counted.count
+        percent = total > 0 ? Self.round1(100 * Double(visited) / Double(total)) : 0
+        otherTerritoriesVisited = countries.countries.filter { !$0.countsTowardProgress && log.visited.contains($0.code) }.count
+        wishlist = log.wishlist.count
+        citiesChecked = log.cities.values.reduce(0) { $0 + $1.count }
+        attractionsChecked = log.attractions.values.reduce(0) { $0 + $1.count }
+        capitalsChecked = countries.countries.filter { c in
+            guard let capital = c.capital, let checked = log.cities[c.code] else { return false }
+            let names = ([capital] + c.capitalAliases).map(TextKey.fold)
+            return checked.contains { names.contains(TextKey.fold($0)) }
+        }.count
+
+        var perContinent: [ContinentProgress] = []
+        for continent in countries.continents {
+            let members = counted.filter { $0.continent == continent }
+            guard !members.isEmpty else { continue }
+            let v = members.filter { log.visited.contains($0.code) }.count
+            perContinent.append(ContinentProgress(continent: continent, visited: v, total: members.count,
+                                                  percent: Self.round1(100 * Double(v) / Double(members.count))))
+        }
+        perContinent.sort { $0.continent < $1.continent }
+        continents = perContinent
+
+        var list: [Achievement] = Self.milestones.map {
+            Achievement(id: $0.id, title: $0.title, detail: "visit \($0.goal) \($0.goal == 1 ? "country" : "countries")",
+                        progress: visitedCounted.count, goal: $0.goal)
+        }
+        list.append(Achievement(id: "every-country", title: "Every country",
+                                detail: "visit all \(total) countries", progress: visited, goal: max(1, total)))
+        list.append(Achievement(id: "all-continents", title: "All continents",
+                                detail: "visit a country on each of the \(perContinent.count) inhabited continents",
+                                progress: perContinent.filter { $0.visited > 0 }.count, goal: max(1, perContinent.count)))
+        for c in perContinent {
+            let slug = TextKey.fold(c.continent).replacingSpaces(with: "-")
+            list.append(Achievement(id: "continent-\(slug)", title: "\(c.continent) complete",
+                                    detail: "visit every country of \(c.continent)", progress: c.visited, goal: c.total))
+        }
+        list.append(Achievement(id: "capital-collector", title: "Capital collector",
+                                detail: "check off the capital city of \(Self.capitalCollectorGoal) countries",
+                                progress: capitalsChecked, goal: Self.capitalCollectorGoal))
+        achievements = list
+    }
+
+    static func round1(_ v: Double) -> Double { (v * 10).rounded() / 10 }
+
+    public var text: String {
+        var lines = ["visited \(visited) of \(total) countries (\(percent)%)"
+            + (otherTerritoriesVisited > 0 ? ", plus \(otherTerritoriesVisited) other \(otherTerritoriesVisited == 1 ? "territory" : "territories")" : "")
+            + "; wishlist \(wishlist)"]
+        lines.append("checked \(citiesChecked) cities (\(capitalsChecked) capitals) and \(attractionsChecked) attractions")
+        for c in continents {
+            lines.append("  \(c.continent.padding(15)) \(String(c.visited).leftPadding(3)) / \(String(c.total).leftPadding(3))  \(c.percent)%")
+        }
+        let unlocked = achievements.filter(\.unlocked)
+        lines.append("achievements: \(unlocked.count) of \(achievements.count) unlocked")
+        for a in achievements {
+            lines.append("  [\(a.unlocked ? "x" : " ")] \(a.title) — \(a.detail) (\(a.progress)/\(a.goal))")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+    func leftPadding(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+    func replacingSpaces(with s: String) -> String { split(separator: " ").joined(separator: s) }
+}

@@ -1,0 +1,71 @@
+// Detections of the player's feet, one JSON object per line: {"t":seconds,"x":px,"y":px}.
+
+import ClubhouseJSON
+
+/// Where the player's feet were seen in the image at a time.
+public struct Detection: Sendable, Equatable, Codable {
+    /// Seconds (any origin; must not decrease from line to line).
+    public var t: Double
+    public var x: Double
+    public var y: Double
+
+    public init(t: Double, x: Double, y: Double) {
+        self.t = t
+        self.x = x
+        self.y = y
+    }
+
+    public var image: Point2D { Point2D(x, y) }
+
+    /// Compact JSON line form.
+    public var jsonLine: String {
+        JSONWriter.compact(["t": .double(t), "x": .double(x), "y": .double(y)])
+    }
+}
+
+/// Reads detection lines. Blank lines are skipped; other keys on a line are ignored (detectors often
+/// add a score or an id).
+public enum DetectionReader {
+    /// Parses one line (`line` is 1-based, for messages). Returns nil for a blank line.
+    public static func parse(_ text: String, line: Int, file: String) throws(InputError) -> Detection? {
+        guard text.contains(where: { !$0.isWhitespace }) else { return nil }
+        let document: JSONDocument
+        do {
+            document = try JSONParser.parseDocument(text)
+        } catch {
+            throw InputError(file: file, location: SourceLocation(line: line, column: error.location.column, offset: 0),
+                             message: error.message)
+        }
+        let input = JSONInput(document: document, file: file)
+        func located(_ error: InputError) -> InputError {
+            InputError(file: file, location: SourceLocation(line: line, column: error.location.column, offset: 0),
+                       message: error.message)
+        }
+        do {
+            _ = try input.object(at: "")
+            let d = Detection(t: try input.number(at: "/t", what: "time t (seconds)"),
+                              x: try input.number(at: "/x", what: "image x (pixels)"),
+                              y: try input.number(at: "/y", what: "image y (pixels)"))
+            return d
+        } catch {
+            throw located(error.message.hasPrefix("missing") ? InputError(file: file, location: error.location,
+                message: error.message + " (a detection line is {\"t\":seconds,\"x\":px,\"y\":px})") : error)
+        }
+    }
+
+    /// Parses a whole text of detection lines, checking that time never goes backwards.
+    public static func parseAll(_ text: String, file: String) throws(InputError) -> [Detection] {
+        var out: [Detection] = []
+        var number = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            guard let d = try parse(String(line), line: number, file: file) else { continue }
+            if let last = out.last, d.t < last.t {
+                throw InputError(file: file, location: SourceLocation(line: number, column: 1, offset: 0),
+                                 message: "time \(Format.number(d.t)) s is earlier than the previous detection's \(Format.number(last.t)) s; detections must be in time order")
+            }
+            out.append(d)
+        }
+        return out
+    }
+}

@@ -1,0 +1,137 @@
+// TennisCore's small interfaces implemented on the host's services: the session log and
+// calibrations on the plugin's SQLite database, the ball machine link on a device, a real clock,
+// and live detection lines from standard input.
+
+import Foundation
+import PluginKit
+import TennisCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `TennisStore` on the plugin's own database (schema: `TennisSchema`).
+final class SQLiteTennisStore: TennisStore {
+    let storage: Storage
+
+    init(storage: Storage) throws {
+        self.storage = storage
+        try storage.migrate(TennisSchema.migrations.enumerated().map { Migration($0.offset + 1, "tennis schema \($0.offset + 1)", $0.element) })
+    }
+
+    func saveCalibration(_ calibration: CameraCalibration, savedAt: String) throws {
+        let json = String(decoding: try JSONEncoder().encode(calibration), as: UTF8.self)
+        try storage.run(TennisSchema.upsertCalibration, [.text(calibration.camera), .text(json), .real(calibration.rmsError), .text(savedAt)])
+    }
+
+    func calibration(camera: String) throws -> CameraCalibration? {
+        guard let row = try storage.queryOne(TennisSchema.selectCalibration, [.text(camera)]), let json = row[0].string else { return nil }
+        return try JSONDecoder().decode(CameraCalibration.self, from: Data(json.utf8))
+    }
+
+    func cameras() throws -> [String] {
+        try storage.query(TennisSchema.listCalibrations).compactMap { $0[0].string }
+    }
+
+    func saveSession(_ log: SessionLog, startedAt: String) throws -> Int {
+        let summary = String(decoding: try JSONEncoder().encode(log.summary), as: UTF8.self)
+        let s = log.settings
+        return try storage.transaction {
+            try storage.run(TennisSchema.insertSession, [
+                .text(startedAt), .text(s.mode.rawValue), SQLValue(s.camera), SQLValue(s.device), .text(s.checksum.rawValue),
+                .integer(Int64(s.speed.mph)), .text(s.spin.rawValue), .real(s.interval), SQLValue(s.dryRun), .text(summary),
+            ])
+            let id = storage.lastInsertRowID
+            let insert = try storage.prepare(TennisSchema.insertEvent)
+            for e in log.events {
+                try insert.bind([.integer(id), SQLValue(e.seq), .text(e.kind.rawValue), .real(e.at), SQLValue(e.launch), SQLValue(e.attempt),
+                                 SQLValue(e.zone), SQLValue(e.bytes), SQLValue(e.reply?.description), SQLValue(e.latency), SQLValue(e.note)])
+                _ = try insert.step()
+                try insert.reset()
+            }
+            return Int(id)
+        }
+    }
+
+    func sessions(limit: Int) throws -> [StoredSession] {
+        try storage.query(TennisSchema.listSessions, [SQLValue(max(0, limit))]).compactMap { row -> StoredSession? in
+            guard let id = row[0].int, let started = row[1].string, let mode = row[2].string.flatMap(SessionSettings.Mode.init(rawValue:)),
+                  let json = row[3].string
+            else { return nil }
+            return StoredSession(id: id, startedAt: started, mode: mode,
+                                 summary: try JSONDecoder().decode(SessionSummary.self, from: Data(json.utf8)))
+        }
+    }
+}
+
+/// The ball machine as the host's device service gives it.
+final class DeviceLink: BallMachineLink {
+    let device: Device
+
+    init(device: Device) { self.device = device }
+
+    func write(_ bytes: [UInt8]) throws { try device.write(bytes) }
+
+    func read(max: Int, timeout: Double) throws -> [UInt8] {
+        let ms = timeout.isFinite ? Int((Swift.max(0, timeout) * 1000).rounded(.up)) : 0
+        return try device.read(upTo: max, timeoutMilliseconds: Swift.min(ms, 60_000))
+    }
+}
+
+/// CLOCK_MONOTONIC in seconds.
+final class MonotonicClock: SessionClock {
+    func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
+
+    func sleep(seconds: Double) {
+        guard seconds > 0, seconds.isFinite else { return }
+        var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        nanosleep(&ts, nil)
+    }
+}
+
+/// Lines from standard input, waiting in short polls so a cancelled call is noticed.
+struct StandardInputLines {
+    private var buffer: [UInt8] = []
+    private var atEnd = false
+
+    /// The next line (without its newline), or nil at end of input or when `cancelled()` turns true.
+    mutating func next(cancelled: () -> Bool) -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeFirst(newline + 1)
+                return line
+            }
+            if atEnd {
+                guard !buffer.isEmpty else { return nil }
+                let line = String(decoding: buffer, as: UTF8.self)
+                buffer.removeAll()
+                return line
+            }
+            if cancelled() { return nil }
+            var descriptor = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, 200)
+            if ready < 0 && errno != EINTR { atEnd = true; continue }
+            if ready <= 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+            if n <= 0 {
+                if n < 0 && errno == EINTR { continue }
+                atEnd = true
+            } else {
+                buffer.append(contentsOf: chunk[0..<n])
+            }
+        }
+    }
+}
+
+enum Timestamp {
+    static func now() -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: Date())
+    }
+}

@@ -1,6 +1,0 @@
-import XCTest
-@testable import GlobeCore
-
-final class GlobeCorePlaceholderTests: XCTestCase {
-    func testModuleBuilds() { XCTAssertTrue(true) }
-}

@@ -1,0 +1,235 @@
+import Foundation
+import XCTest
+@testable import TennisCore
+
+final class HomographyTests: XCTestCase {
+    /// A known image → court map (a camera behind the baseline, perspective in both axes).
+    let known = try! Homography(rows: [[0.0125, 0.0031, -6.2], [0.0004, -0.0298, 21.7], [0.00002, 0.00061, 1]])
+
+    func pairs(_ images: [Point2D], through h: Homography) -> [PointPair] {
+        images.map { PointPair(image: $0, court: h.apply($0)!) }
+    }
+
+    let fourImages = [Point2D(412, 233), Point2D(861, 219), Point2D(148, 655), Point2D(1107, 671)]
+
+    func testExactRecoveryFromFourPairs() throws {
+        let input = pairs(fourImages, through: known)
+        let estimate = try HomographyEstimator.estimate(input)
+        // Round trip of the pairs themselves and of points elsewhere in the image: ≤ 1e-6 m.
+        for p in input { XCTAssertLessThanOrEqual(estimate.homography.apply(p.image)!.distance(to: p.court), 1e-6) }
+        for x in stride(from: 100.0, through: 1200, by: 110) {
+            for y in stride(from: 250.0, through: 700, by: 90) {
+                let p = Point2D(x, y)
+                XCTAssertLessThanOrEqual(estimate.homography.apply(p)!.distance(to: known.apply(p)!), 1e-6)
+            }
+        }
+        // Same matrix once both are normalized (H[2][2] = 1).
+        for (a, b) in zip(estimate.homography.entries, known.normalized.entries) {
+            XCTAssertEqual(a, b, accuracy: 1e-9 * max(1, abs(b)))
+        }
+        XCTAssertEqual(estimate.homography[2, 2], 1)
+        XCTAssertLessThan(estimate.rmsError, 1e-9)
+        XCTAssertLessThan(estimate.imageMaxError, 1e-6)
+    }
+
+    func testInvariantToScalingTheHomography() throws {
+        for k in [1.0, -3.5, 1e-4, 2e5] {
+            let scaled = try Homography(entries: known.entries.map { $0 * k })
+            for (a, b) in zip(scaled.normalized.entries, known.normalized.entries) {
+                XCTAssertEqual(a, b, accuracy: 1e-14 * max(1, abs(b)), "k = \(k)")
+            }
+            for p in fourImages {
+                XCTAssertEqual(scaled.apply(p)!.distance(to: known.apply(p)!), 0, accuracy: 1e-9)
+            }
+            let estimate = try HomographyEstimator.estimate(pairs(fourImages, through: scaled))
+            for (a, b) in zip(estimate.homography.entries, known.normalized.entries) {
+                XCTAssertEqual(a, b, accuracy: 1e-9 * max(1, abs(b)))
+            }
+        }
+    }
+
+    func testInvariantToPairOrder() throws {
+        var generator = SplitMix64(seed: 3)
+        var images = fourImages + [Point2D(640, 400), Point2D(300, 500), Point2D(900, 300), Point2D(700, 600)]
+        // Noise so the least-squares answer is not simply the exact one.
+        var input = pairs(images, through: known).map { p -> PointPair in
+            let n = { Double(generator.next() % 1000) / 1000 * 0.02 - 0.01 }
+            return PointPair(image: p.image, court: Point2D(p.court.x + n(), p.court.y + n()))
+        }
+        let reference = try HomographyEstimator.estimate(input).homography
+        for _ in 0..<5 {
+            input.shuffle(using: &generator)
+            images.shuffle(using: &generator)
+            let h = try HomographyEstimator.estimate(input).homography
+            for (a, b) in zip(h.entries, reference.entries) { XCTAssertEqual(a, b, accuracy: 1e-10 * max(1, abs(b))) }
+        }
+    }
+
+    func testLeastSquaresOverMorePairsBeatsNoise() throws {
+        var generator = SplitMix64(seed: 11)
+        var images: [Point2D] = []
+        for x in stride(from: 200.0, through: 1100, by: 150) {
+            for y in stride(from: 260.0, through: 680, by: 70) { images.append(Point2D(x, y)) }
+        }
+        let noisy = pairs(images, through: known).map { p -> PointPair in
+            let n = { (Double(generator.next() % 2001) / 1000 - 1) * 0.02 }
+            return PointPair(image: p.image, court: Point2D(p.court.x + n(), p.court.y + n()))
+        }
+        let estimate = try HomographyEstimator.estimate(noisy)
+        XCTAssertLessThan(estimate.rmsError, 0.02)
+        XCTAssertGreaterThan(estimate.rmsError, 0.001)
+        // The fit is much closer to the truth than the noise.
+        let deviations = images.map { estimate.homography.apply($0)!.distance(to: known.apply($0)!) }
+        XCTAssertLessThan(deviations.max()!, 0.02)
+        XCTAssertLessThan(deviations.reduce(0, +) / Double(deviations.count), 0.008)
+        XCTAssertEqual(estimate.errors.count, images.count)
+        XCTAssertEqual(estimate.maxError, estimate.errors.max()!)
+    }
+
+    func testRansacIgnoresOutliersThatSpoilLeastSquares() throws {
+        var images: [Point2D] = []
+        for x in stride(from: 200.0, through: 1100, by: 180) {
+            for y in stride(from: 260.0, through: 680, by: 105) { images.append(Point2D(x, y)) }
+        }
+        var input = pairs(images, through: known)
+        let outliers = [2, 7, 11, 19]
+        for i in outliers { input[i].court.x += 3.5 }
+        let plain = try HomographyEstimator.estimate(input)
+        XCTAssertGreaterThan(plain.rmsError, 0.5)
+        let robust = try HomographyEstimator.estimate(input, method: .ransac(RansacOptions(threshold: 0.05, seed: 42)))
+        XCTAssertEqual(robust.inliers?.indices.filter { !robust.inliers![$0] }, outliers)
+        XCTAssertLessThan(robust.rmsError, 1e-9)
+        for p in images { XCTAssertLessThan(robust.homography.apply(p)!.distance(to: known.apply(p)!), 1e-6) }
+        // Deterministic: the same seed gives the same answer.
+        let again = try HomographyEstimator.estimate(input, method: .ransac(RansacOptions(threshold: 0.05, seed: 42)))
+        XCTAssertEqual(again, robust)
+        XCTAssertEqual(robust.method, "ransac")
+    }
+
+    func testRansacWithoutConsensusSaysSo() {
+        var input = pairs(fourImages + [Point2D(640, 400), Point2D(300, 500)], through: known)
+        for i in input.indices { input[i].court = Point2D(Double(i * i % 7), Double(i * 3 % 5) + Double(i) * 0.37) }
+        assertThrows(try HomographyEstimator.estimate(input, method: .ransac(RansacOptions(threshold: 1e-6, maxIterations: 200))),
+                     "robust estimation found no consensus", "(needs 5)", "raise the threshold")
+    }
+
+    func testDegenerateInputIsRefusedWithClearErrors() {
+        let good = pairs(fourImages, through: known)
+        assertThrows(try HomographyEstimator.estimate(Array(good.prefix(3))), "at least 4 point pairs, got 3")
+        var repeated = good
+        repeated[3].image = repeated[1].image
+        assertThrows(try HomographyEstimator.estimate(repeated), "pairs 1 and 3 have the same image point")
+        var repeatedCourt = good
+        repeatedCourt[2].court = repeatedCourt[0].court
+        assertThrows(try HomographyEstimator.estimate(repeatedCourt), "pairs 0 and 2 have the same court point")
+        var collinear = good
+        collinear[2].image = Point2D(636.5, 226) // midpoint of pairs 0 and 1
+        assertThrows(try HomographyEstimator.estimate(collinear), "image points of pairs 0, 1, 2 lie on one line")
+        let courtLine = [Point2D(0, 0), Point2D(4.115, 0), Point2D(8.23, 0), Point2D(4, 6)]
+        assertThrows(try HomographyEstimator.estimate(zip(fourImages, courtLine).map { PointPair(image: $0.0, court: $0.1) }),
+                     "court points of pairs 0, 1, 2 lie on one line")
+        // More than four points, all on one line except one.
+        let onLine = (0..<6).map { Point2D(Double($0) * 100, Double($0) * 50 + 10) } + [Point2D(50, 400)]
+        let many = onLine.enumerated().map { PointPair(image: $0.element, court: Point2D(Double($0.offset), Double($0.offset * $0.offset))) }
+        assertThrows(try HomographyEstimator.estimate(many), "the image points all lie on one line (but at most one)")
+        var infinite = good
+        infinite[1].court.y = .infinity
+        assertThrows(try HomographyEstimator.estimate(infinite), "pair 1: the court point is not a finite number")
+    }
+
+    func testManyPairsAreValidatedQuickly() throws {
+        // 20,000 noisy pairs: validation is n log n, the SVD works on a 9×9 factor.
+        var generator = SplitMix64(seed: 21)
+        let input = (0..<20_000).map { _ -> PointPair in
+            let p = Point2D(200 + Double(generator.next() % 900_000) / 1000, 250 + Double(generator.next() % 450_000) / 1000)
+            return PointPair(image: p, court: known.apply(p)!)
+        }
+        let estimate = try HomographyEstimator.estimate(input)
+        XCTAssertLessThan(estimate.maxError, 1e-6)
+        var repeated = input
+        repeated[19_999].image = repeated[123].image
+        assertThrows(try HomographyEstimator.estimate(repeated), "pairs 123 and 19999 have the same image point")
+    }
+
+    func testCollinearTriplesAreFineAmongMorePairs() throws {
+        // The calibration's 8 court points contain collinear triples (net, sidelines) by design.
+        let court = CalibrationLandmark.allCases.map(\.courtPoint)
+        let camera = known.inverse!
+        let input = court.map { PointPair(image: camera.apply($0)!, court: $0) }
+        let estimate = try HomographyEstimator.estimate(input)
+        XCTAssertLessThan(estimate.maxError, 1e-9)
+    }
+
+    func testInverseAndComposition() throws {
+        let inverse = try XCTUnwrap(known.inverse)
+        let identity = inverse.composed(after: known).normalized
+        for (a, b) in zip(identity.entries, Homography.identity.entries) { XCTAssertEqual(a, b, accuracy: 1e-12) }
+        XCTAssertNil(try Homography(rows: [[1, 2, 3], [2, 4, 6], [0, 0, 1]]).inverse)
+        assertThrows(try Homography(rows: [[1, 2], [3, 4]]), "expected 3 rows of 3 numbers")
+        assertThrows(try Homography(entries: [1, 0, 0, 0, 1, 0, 0, 0, .nan]), "not a finite number")
+    }
+
+    func testNormalizationWhenLastEntryIsZero() throws {
+        let h = try Homography(rows: [[0, 2, 0], [-4, 0, 0], [0, 0, 0]])
+        XCTAssertFalse(h.isNormalizedByLastEntry)
+        XCTAssertEqual(h.normalized.norm, 1, accuracy: 1e-15)
+        XCTAssertGreaterThan(h.normalized.entries[1], 0)
+    }
+
+    func testBulkProjectionMatchesSinglePoints() {
+        var generator = SplitMix64(seed: 5)
+        let points = (0..<1001).map { _ in Point2D(Double(generator.next() % 1920), Double(generator.next() % 1080) + 0.25) }
+        let bulk = known.project(points)
+        XCTAssertEqual(bulk.count, points.count)
+        for (p, q) in zip(points, bulk) {
+            let single = known.apply(p)!
+            XCTAssertEqual(q.x, single.x, accuracy: 1e-12 * max(1, abs(single.x)))
+            XCTAssertEqual(q.y, single.y, accuracy: 1e-12 * max(1, abs(single.y)))
+        }
+        // A point on the vanishing line comes out non-finite, not as a made-up value.
+        let horizon = Point2D(0, -1 / 0.00061)
+        XCTAssertFalse(known.project([horizon])[0].isFinite)
+        XCTAssertNil(known.apply(horizon))
+    }
+
+    func testCodableAsRows() throws {
+        let data = try JSONEncoder().encode(known)
+        XCTAssertEqual(try JSONDecoder().decode(Homography.self, from: data), known)
+        XCTAssertThrowsError(try JSONDecoder().decode(Homography.self, from: Data("[[1,2,3],[4,5,6]]".utf8)))
+    }
+
+    /// The peers' example: a doubles court seen by a broadcast camera, 18 pairs with 0.5 px noise,
+    /// and ground truth for five probe points.
+    func testPeerExampleAgainstGroundTruth() throws {
+        let url = TestPaths.peersData("homography_tennis.json")
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+            throw XCTSkip("peer example \(url.path) is absent")
+        }
+        let report = try TennisCommands.homography(pairsJSON: text, file: url.lastPathComponent)
+        XCTAssertEqual(report.pairs, 18)
+        guard let root = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+              let truth = root["points_true_court"] as? [[Double]],
+              let gt = root["ground_truth_H_court_to_image"] as? [[Double]]
+        else { return XCTFail("peer example lacks ground truth") }
+        let maxError = zip(report.projectedPoints, truth).map { $0.0.distance(to: Point2D($0.1[0], $0.1[1])) }.max() ?? .infinity
+        // 0.5 px noise on a broadcast view: the peer (OpenCV) reports 0.029 m here.
+        XCTAssertLessThan(maxError, 0.05)
+        // The court → image inverse is close to the ground truth camera.
+        let truthH = try Homography(rows: gt).normalized
+        for c in [Point2D(0, 0), Point2D(10.97, 23.77), Point2D(5.5, 11.9)] {
+            XCTAssertLessThan(report.inverse.apply(c)!.distance(to: truthH.apply(c)!), 2.0)
+        }
+        // OpenCV's refined fit gives rms 0.042 m; plain algebraic DLT lands close to it.
+        XCTAssertEqual(report.rmsError, 0.042, accuracy: 0.01)
+    }
+
+    func testPeerFourPointExampleIsExact() throws {
+        let url = TestPaths.peersData("homography_tennis_4pt.json")
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+            throw XCTSkip("peer example \(url.path) is absent")
+        }
+        let report = try TennisCommands.homography(pairsJSON: text, file: url.lastPathComponent)
+        XCTAssertEqual(report.pairs, 4)
+        XCTAssertLessThan(report.rmsError, 1e-9) // OpenCV (float32 inside) gets 2e-6 m here
+    }
+}

@@ -1,6 +1,0 @@
-import XCTest
-@testable import TennisCore
-
-final class TennisCorePlaceholderTests: XCTestCase {
-    func testModuleBuilds() { XCTAssertTrue(true) }
-}
