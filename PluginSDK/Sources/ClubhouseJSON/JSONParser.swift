@@ -150,6 +150,10 @@ private struct Parser {
     let recorder: LocationRecorder?
     var index = 0
     var depth = 0
+    // Elements and members of the arrays and objects being parsed, innermost last. Each finished
+    // container copies its part out once, at its final size, instead of growing its own array.
+    var elementStack: [JSONValue] = []
+    var memberStack: [(key: String, value: JSONValue)] = []
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONParser.Options, recorder: LocationRecorder?) {
         self.bytes = bytes
@@ -261,14 +265,14 @@ private struct Parser {
     mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enter()
         index += 1
-        var members: [(key: String, value: JSONValue)] = []
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
             return .object(JSONObject())
         }
-        var seen: Set<String>? = nil
+        let base = memberStack.count
+        var seen: Set<ExactKey>? = nil
         while true {
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input inside an object; expected a key") }
@@ -277,15 +281,19 @@ private struct Parser {
             }
             let keyOffset = index
             let key = try parseString()
-            // Small objects: a linear scan beats hashing; switch to a set past 16 members.
-            var duplicate = false
-            if members.count < 16 {
-                for m in members where m.key == key { duplicate = true; break }
+            // Keys compare by their bytes: Swift's == treats canonically equivalent strings ("\u{E9}"
+            // and "e\u{301}") as equal, JSON does not. Small objects: a linear scan beats hashing;
+            // switch to a set past 16 members.
+            var duplicateIndex: Int? = nil
+            if memberStack.count - base < 16 {
+                for i in base..<memberStack.count where ExactKey.equal(memberStack[i].key, key) { duplicateIndex = i; break }
             } else {
-                if seen == nil { seen = Set(members.map(\.key)) }
-                duplicate = seen?.contains(key) ?? false
+                if seen == nil { seen = Set(memberStack[base...].map { ExactKey($0.key) }) }
+                if seen?.contains(ExactKey(key)) == true {
+                    duplicateIndex = memberStack[base...].firstIndex { ExactKey.equal($0.key, key) }
+                }
             }
-            if duplicate && !options.allowDuplicateKeys {
+            if duplicateIndex != nil && !options.allowDuplicateKeys {
                 throw fail("duplicate key \"\(key)\" in object", at: keyOffset)
             }
             skipWhitespace()
@@ -300,11 +308,11 @@ private struct Parser {
             }
             let value = try parseValue()
             recorder?.pointer.removeLast()
-            if duplicate, let i = members.firstIndex(where: { $0.key == key }) {
-                members[i].value = value
+            if let i = duplicateIndex {
+                memberStack[i].value = value
             } else {
-                members.append((key, value))
-                seen?.insert(key)
+                memberStack.append((key, value))
+                seen?.insert(ExactKey(key))
             }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input; expected ',' or '}'") }
@@ -313,23 +321,26 @@ private struct Parser {
             throw fail("unexpected \(describeByte(at: index)); expected ',' or '}'")
         }
         depth -= 1
+        let members = Array(memberStack[base...])
+        memberStack.removeSubrange(base...)
         return .object(JSONObject(members))
     }
 
     mutating func parseArray() throws(JSONParseError) -> JSONValue {
         try enter()
         index += 1
-        var elements: [JSONValue] = []
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
             index += 1
             depth -= 1
-            return .array(elements)
+            return .array([])
         }
+        let base = elementStack.count
         while true {
             skipWhitespace()
-            recorder?.pointer.append(String(elements.count))
-            elements.append(try parseValue())
+            recorder?.pointer.append(String(elementStack.count - base))
+            let element = try parseValue()
+            elementStack.append(element)
             recorder?.pointer.removeLast()
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input; expected ',' or ']'") }
@@ -338,6 +349,8 @@ private struct Parser {
             throw fail("unexpected \(describeByte(at: index)); expected ',' or ']'")
         }
         depth -= 1
+        let elements = Array(elementStack[base...])
+        elementStack.removeSubrange(base...)
         return .array(elements)
     }
 
