@@ -157,7 +157,7 @@ final class PicturesTests: XCTestCase {
         let hole = try s.hole(course: "gen", number: 1)
         let green = accessors[meshes[0]["primitives"]?.arrayValue?.first?["attributes"]?["POSITION"]?.intValue ?? 0]
         let maxX = green["max"]?.arrayValue?.first?.doubleValue ?? 0
-        XCTAssertLessThanOrEqual(maxX, hole.heightfield.xMaxFt * 0.3048 + 1e-6)
+        XCTAssertLessThanOrEqual(maxX, (hole.heightfield?.xMaxFt ?? 0) * 0.3048 + 1e-6)
     }
 
     func testOBJFacesReferToVertices() throws {

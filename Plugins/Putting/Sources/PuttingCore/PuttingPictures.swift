@@ -23,16 +23,21 @@ public struct RenderRequest: Sendable, Equatable {
     public var hole: Int
     public var putt: PuttSpec?
     public var widthPx: Double
+    /// Draw the contour lines (the traced ones when stored, else traced from the heightfield).
     public var contours: Bool
     public var shading: Bool
+    public var boundary: Bool
 
-    public init(course: String, hole: Int, putt: PuttSpec? = nil, widthPx: Double = 900, contours: Bool = true, shading: Bool = true) {
+    public init(course: String, hole: Int, putt: PuttSpec? = nil, widthPx: Double = 900, contours: Bool = true, shading: Bool = true,
+                boundary: Bool = true)
+    {
         self.course = course
         self.hole = hole
         self.putt = putt
         self.widthPx = widthPx
         self.contours = contours
         self.shading = shading
+        self.boundary = boundary
     }
 }
 
@@ -135,22 +140,32 @@ extension PuttingService {
         return r
     }
 
-    /// The picture of a hole with an optional best line on it.
-    public static func picture(of hole: Hole, result: BestLineResult?, widthPx: Double, contours: Bool, shading: Bool) -> GreenPicture {
+    /// The picture of a hole with an optional best line on it. A hole without a heightfield yet is
+    /// drawn from its traced contours and boundary alone (no shading).
+    public static func picture(of hole: Hole, result: BestLineResult?, widthPx: Double, contours: Bool, shading: Bool,
+                               boundary: Bool = true) -> GreenPicture
+    {
         let frame = hole.pixelFrame
-        var picture = GreenPicture(heightfield: hole.heightfield, widthPx: widthPx, greenWidthFt: frame.greenWidthFt,
+        let canvas = hole.heightfield ?? sourceCanvas(hole)
+        var picture = GreenPicture(heightfield: canvas, widthPx: widthPx, greenWidthFt: frame.greenWidthFt,
                                    greenHeightFt: frame.greenHeightFt)
-        picture.mask = GreenSurface.closedMask(hole.heightfield)
-        picture.shading = shading
+        picture.mask = hole.heightfield.map(GreenSurface.closedMask) ?? [Bool](repeating: false, count: canvas.heights.count)
+        picture.shading = shading && hole.heightfield != nil
         if contours {
             let interval = hole.contourIntervalFt ?? 0.25
             picture.contourIntervalFt = interval
-            picture.contours = hole.contours.isEmpty
-                ? ContourTracer.trace(hole.heightfield, interval: interval, mask: { hole.heightfield.isGreen(column: $0, row: $1) })
-                : hole.contours
+            if !hole.contours.isEmpty {
+                picture.contours = hole.contours
+            } else if let hf = hole.heightfield {
+                picture.contours = ContourTracer.trace(hf, interval: interval, mask: { hf.isGreen(column: $0, row: $1) })
+            }
         }
-        picture.boundary = hole.boundary
+        if boundary { picture.boundary = hole.boundary }
         picture.title = "\(hole.courseID) hole \(hole.number)"
+        if hole.heightfield == nil {
+            picture.title = "\(hole.courseID) hole \(hole.number): traced contours and boundary (no heightfield yet)"
+            picture.legend = ["Build the heightfield with `putting hole process --course \(hole.courseID) --hole \(hole.number)`"]
+        }
         if let r = result {
             picture.ball = PointFt(x: r.ballXFt, z: r.ballZFt)
             picture.flag = PointFt(x: r.holeXFt, z: r.holeZFt)
@@ -167,20 +182,32 @@ extension PuttingService {
         return picture
     }
 
+    /// A flat, all-off-green grid over the processing grid's span: the canvas a hole without a
+    /// heightfield is drawn on.
+    static func sourceCanvas(_ hole: Hole) -> Heightfield {
+        let res = ProcessingOptions.originalResolutionFt
+        let xs = ArangeGridAxis(extentFt: hole.greenWidthFt, resolutionFt: res)
+        let zs = ArangeGridAxis(extentFt: hole.greenHeightFt, resolutionFt: res)
+        return Heightfield.zeros(nx: xs.count, nz: zs.count, resolutionFt: res, xMinFt: -hole.greenWidthFt / 2,
+                                 zMinFt: -hole.greenHeightFt / 2)
+    }
+
     /// `putting render`
     public func render(_ request: RenderRequest) throws(PuttingError) -> RenderOutput {
         let hole = try hole(course: request.course, number: request.hole)
         let result = try request.putt.map { (p: PuttSpec) throws(PuttingError) in try bestLine(for: p, course: request.course, hole: request.hole) }
-        let picture = PuttingService.picture(of: hole, result: result, widthPx: request.widthPx, contours: request.contours, shading: request.shading)
+        let picture = PuttingService.picture(of: hole, result: result, widthPx: request.widthPx, contours: request.contours,
+                                             shading: request.shading, boundary: request.boundary)
         return RenderOutput(svg: picture.svg(), result: result)
     }
 
     /// `putting mesh`
     public func mesh(_ request: MeshRequest) throws(PuttingError) -> MeshOutput {
         let hole = try hole(course: request.course, number: request.hole)
+        let heightfield = try hole.requireHeightfield()
         let result = try request.putt.map { (p: PuttSpec) throws(PuttingError) in try bestLine(for: p, course: request.course, hole: request.hole) }
         let path = result.map { r in (0..<r.pathXFt.count).map { (x: r.pathXFt[$0], z: r.pathZFt[$0], y: r.pathYFt[$0]) } } ?? []
-        let mesh = GreenMesh(heightfield: hole.heightfield, mask: GreenSurface.closedMask(hole.heightfield), path: path,
+        let mesh = GreenMesh(heightfield: heightfield, mask: GreenSurface.closedMask(heightfield), path: path,
                              flag: result.map { PointFt(x: $0.holeXFt, z: $0.holeZFt) } ?? hole.holePosition,
                              verticalExaggeration: request.verticalExaggeration)
         let contents = request.format == .gltf ? mesh.gltf() : mesh.obj()
@@ -223,7 +250,7 @@ extension PuttingService {
             }
             if k == 0, let r = results.first(where: { $0.hole == hole.number && $0.model == .physics }) {
                 let path = (0..<r.pathXFt.count).map { (x: r.pathXFt[$0], z: r.pathZFt[$0], y: r.pathYFt[$0]) }
-                let mesh = GreenMesh(heightfield: hole.heightfield, mask: GreenSurface.closedMask(hole.heightfield), path: path,
+                let mesh = GreenMesh(heightfield: greens[k].heightfield, mask: GreenSurface.closedMask(greens[k].heightfield), path: path,
                                      flag: greens[k].hole, verticalExaggeration: 3)
                 files.append(("\(courseID)-hole-\(hole.number).gltf", mesh.gltf()))
             }
