@@ -254,4 +254,66 @@ final class HoleProcessingTests: XCTestCase {
             XCTAssertTrue(processed.contains("<title>\(fixed(line.heightFt, 2)) ft</title>"), "contour at \(line.heightFt) ft")
         }
     }
+
+    func testAStopBeforeAHoleStoresNothing() throws {
+        let dir = try temporaryDirectory(self)
+        try writeHole(dir, 1, boundary: planeBoundary, contours: planeContours)
+        try writeHole(dir, 2, boundary: planeBoundary, contours: planeContours)
+        let service = PuttingService(store: InMemoryPuttingStore())
+        _ = try service.importCourse(CourseImportRequest(directory: dir, id: "stop"))
+        var asked = 0
+        let stopAfterOne = { () -> Bool in
+            asked += 1
+            return asked > 1
+        }
+        XCTAssertEqual(errorMessage { try service.processHoles(HoleProcessRequest(course: "stop", all: true), isCancelled: stopAfterOne) },
+                       "stopped before processing stop hole 2 as asked: nothing was stored")
+        XCTAssertEqual(try service.holes(course: "stop").holes.map(\.status), [.sourceOnly, .sourceOnly])
+        asked = 0
+        XCTAssertEqual(errorMessage { try service.importCourse(CourseImportRequest(directory: dir, id: "other", process: true), isCancelled: stopAfterOne) },
+                       "stopped before processing other hole 2 as asked: nothing was stored")
+        XCTAssertNil(try service.store.course(id: "other"))
+    }
+
+    func testTracedFilesWrittenByTheProjectReadBackExactly() throws {
+        let boundary = ProcessingFixture.boundary([(0.1, -2.5), (3, 4.000000000000001), (-1e-7, 0)])
+        let contours = TracedContours(greenWidthFt: 20, greenHeightFt: 16,
+                                      contours: [TracedContour(k: 3, heightFt: 0.75, points: [TracedPoint(x: 1.0 / 3, z: -7.9), TracedPoint(x: 2, z: 2)]),
+                                                 TracedContour(heightFt: 1, points: [TracedPoint(x: -9.99, z: 0), TracedPoint(x: 0, z: 0.1)])],
+                                      contourIntervalFt: 0.25, imagePath: "green \"A\".png", imageWidthPx: 800, imageHeightPx: 600)
+        let b = try TracedBoundary.parse(boundary.fileText, file: "b.json")
+        XCTAssertEqual(b.points, boundary.points)
+        XCTAssertEqual([b.greenWidthFt, b.greenHeightFt], [20, 16])
+        let c = try TracedContours.parse(contours.fileText, file: "c.json")
+        XCTAssertEqual(c.contours, contours.contours)
+        XCTAssertEqual(c.contourIntervalFt, 0.25)
+        XCTAssertEqual(c.imagePath, "green \"A\".png")
+        XCTAssertEqual([c.imageWidthPx, c.imageHeightPx], [800, 600])
+    }
+
+    /// The demo's extra green: generated traced files, processed, close to the surface they were
+    /// traced from, and the same green again when its files are imported like a user's.
+    func testTheDemoRebuildsAGreenFromItsGeneratedTracedFiles() throws {
+        let service = PuttingService(store: InMemoryPuttingStore())
+        let demo = try service.demo(count: 1, seed: 7)
+        let traced = try XCTUnwrap(demo.traced)
+        XCTAssertEqual(traced.processing.hole.number, 2)
+        XCTAssertEqual(try service.holes(course: "demo").holes.map(\.status), [.imported, .processed])
+        XCTAssertLessThan(traced.rmsFt, 0.02, "a smooth surface rebuilt from contours 0.1 ft apart")
+        XCTAssertGreaterThan(traced.rmsFt, 0, "the spline is not the generator's surface")
+        XCTAssertEqual(demo.results.map(\.hole), [1, 1, 2])
+        XCTAssertEqual(demo.files.map(\.name).filter { $0.contains("traced") },
+                       ["demo-traced/hole_2/Hole_2_boundary.json", "demo-traced/hole_2/Hole_2_contours.json", "demo-hole-2-traced.svg"])
+        let svg = try XCTUnwrap(demo.files.first { $0.name == "demo-hole-2-traced.svg" }?.contents)
+        for id in ["shading", "contours", "boundary", "path"] { XCTAssertTrue(svg.contains("id=\"\(id)\""), id) }
+
+        let dir = try temporaryDirectory(self)
+        for file in demo.files where file.name.hasSuffix(".json") {
+            try FileManager.default.createDirectory(atPath: dir + "/" + (file.name as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            try write(file.contents, to: dir + "/" + file.name)
+        }
+        let again = try service.importCourse(CourseImportRequest(directory: dir + "/demo-traced", id: "again", process: true))
+        XCTAssertEqual(again.holes.first?.heightfieldHash, traced.processing.hole.heightfieldHash)
+    }
 }

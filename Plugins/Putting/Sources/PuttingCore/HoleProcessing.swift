@@ -147,9 +147,11 @@ public struct HoleExport: Sendable {
 
 extension PuttingService {
     /// `putting hole process`: builds the heightfields first, then stores them all in one transaction,
-    /// so an error (in any hole) stores nothing. `progress` gets the fraction of the whole run.
+    /// so an error (in any hole) stores nothing. `progress` gets the fraction of the whole run;
+    /// `isCancelled` is asked before each hole (a stop stores nothing either).
     public func processHoles(_ request: HoleProcessRequest, options: ProcessingOptions = ProcessingOptions(),
-                             progress: ((Double) -> Void)? = nil) throws(PuttingError) -> HoleProcessReport
+                             progress: ((Double) -> Void)? = nil,
+                             isCancelled: () -> Bool = { false }) throws(PuttingError) -> HoleProcessReport
     {
         guard let course = try store.course(id: request.course) else { throw .unknownCourse(request.course) }
         var targets: [Hole] = []
@@ -172,6 +174,7 @@ extension PuttingService {
         }
         var done: [HoleProcessing] = []
         for (k, hole) in targets.enumerated() {
+            if isCancelled() { throw .cancelled(what: "processing \(course.id) hole \(hole.number)") }
             let base = Double(k), count = Double(targets.count)
             done.append(try HoleProcessor.process(hole, options: options) { p in progress?((base + p.fraction) / count) })
         }

@@ -37,6 +37,8 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     case processing(what: String, GreenProcessingError)
     /// `putting hole process` needs exactly one of --hole N and --all.
     case processTarget(both: Bool)
+    /// The caller asked to stop a long run; `what` was about to start and nothing was stored.
+    case cancelled(what: String)
 
     public var description: String {
         switch self {
@@ -95,6 +97,8 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
         case .processing(let what, let error):
             // A located error names its file (which names the hole); otherwise say which hole.
             return error.location == nil ? "\(what): \(error.message)" : error.description
+        case .cancelled(let what):
+            return "stopped before \(what) as asked: nothing was stored"
         case .processTarget(let both):
             return both ? "give either --hole N or --all, not both" : "say which hole to process: --hole N, or --all for every hole that has no heightfield yet"
         }

@@ -229,9 +229,9 @@ public final class PuttingService {
 
     /// `putting course import`: reads every hole (and with `process` builds the missing heightfields)
     /// before storing anything, then replaces the course in one transaction. `progress`: fraction of
-    /// the processing done.
-    public func importCourse(_ request: CourseImportRequest, progress: ((Double) -> Void)? = nil) throws(PuttingError)
-        -> ImportReport
+    /// the processing done; `isCancelled` is asked before each hole is processed.
+    public func importCourse(_ request: CourseImportRequest, progress: ((Double) -> Void)? = nil,
+                             isCancelled: () -> Bool = { false }) throws(PuttingError) -> ImportReport
     {
         guard Course.isValidID(request.id) else { throw .invalidCourseID(request.id) }
         var holes = try CatalogImporter.readCourse(directory: request.directory, courseID: request.id,
@@ -240,6 +240,7 @@ public final class PuttingService {
         if request.process {
             let pending = holes.indices.filter { holes[$0].heightfield == nil }
             for (k, index) in pending.enumerated() {
+                if isCancelled() { throw .cancelled(what: "processing \(request.id) hole \(holes[index].number)") }
                 let base = Double(k), count = Double(pending.count)
                 let done = try HoleProcessor.process(holes[index]) { p in progress?((base + p.fraction) / count) }
                 holes[index] = done.hole

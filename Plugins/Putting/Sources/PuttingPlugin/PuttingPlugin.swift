@@ -50,7 +50,10 @@ final class Putting: Plugin {
                                               process: a.flag("process"), sourcesOnly: a.flag("sources-only"))
             if request.process { call.progress.begin("processing traced greens", total: 1000) }
             defer { if request.process { call.progress.end() } }
-            return try plugin.reply(call) { try $0.importCourse(request) { call.progress.update(Int(($0 * 1000).rounded())) } }
+            return try plugin.reply(call) {
+                try $0.importCourse(request, progress: { call.progress.update(Int(($0 * 1000).rounded())) },
+                                    isCancelled: { call.isCancelled })
+            }
                 json: { $0.json } text: { $0.text }
         },
         Command("hole process", summary: "Build a hole's heightfield from its traced contours and boundary, and store it",
@@ -69,7 +72,10 @@ final class Putting: Plugin {
             let request = HoleProcessRequest(course: try a.string("course"), hole: try a.optionalInt("hole"), all: a.flag("all"))
             call.progress.begin(request.all ? "processing \(request.course)" : "processing hole \(request.hole.map(String.init) ?? "?")", total: 1000)
             defer { call.progress.end() }
-            return try plugin.reply(call) { try $0.processHoles(request) { call.progress.update(Int(($0 * 1000).rounded())) } }
+            return try plugin.reply(call) {
+                try $0.processHoles(request, progress: { call.progress.update(Int(($0 * 1000).rounded())) },
+                                    isCancelled: { call.isCancelled })
+            }
                 json: { $0.json } text: { $0.text }
         },
         Command("hole export", summary: "Write a hole's stored heightfield in the original format (Hole_N_heightfield.json + .bin)",
@@ -196,10 +202,10 @@ final class Putting: Plugin {
             data["out"] = .string(path)
             return Reply(data: .object(data), text: call.wantsMachineOutput ? nil : "Wrote \(path): " + output.text + "\n")
         },
-        Command("demo", summary: "Procedural greens (course 'demo'), best lines with both models, SVGs and a glTF mesh",
+        Command("demo", summary: "Procedural greens (course 'demo'), one rebuilt from generated traced contours, best lines, SVGs and a glTF mesh",
                 arguments: [.path("out", help: "Folder for the demo's pictures", required: true)],
                 longRunning: true,
-                reply: "{course, files, bestLines}") { plugin, call in
+                reply: "{course, files, bestLines, traced: {hole, status, heightfieldHash, processing, contourLines, folder, fit: {offsetFt, rmsFt, maxFt}}}") { plugin, call in
             let out = try call.arguments.string("out")
             call.progress.begin("putting demo", total: 100)
             defer { call.progress.end() }
@@ -298,6 +304,7 @@ func pluginError(_ error: PuttingError) -> PluginError {
     switch error {
     case .unknownCourse, .unknownHole, .unknownJob: return .notFound(error.description)
     case .storage, .heightfieldInconsistent, .notProcessed, .noTracedSources: return .failed(error.description)
+    case .cancelled: return .cancelled(error.description)
     default: return .invalidArgument(error.description)
     }
 }
