@@ -111,10 +111,10 @@ public enum CatalogImporter {
         }
         var traced: TracedSourceFiles?
         if let boundaryPath, let contoursPath {
-            let files = TracedSourceFiles(boundaryFile: boundaryPath, boundaryText: try readText(boundaryPath),
-                                          contoursFile: contoursPath, contoursText: try readText(contoursPath))
-            if heightfieldPath == nil { _ = try files.parse(what: "\(courseID) hole \(number)") }
-            traced = files
+            let sources = TracedSourceFiles(boundaryFile: boundaryPath, boundaryText: try readText(boundaryPath),
+                                            contoursFile: contoursPath, contoursText: try readText(contoursPath))
+            if heightfieldPath == nil { _ = try sources.parse(what: "\(courseID) hole \(number)") }
+            traced = sources
         }
         let heightfield: Heightfield?
         do { heightfield = try heightfieldPath.map { (p: String) throws(HeightfieldError) in try Heightfield.read(jsonPath: p) } } catch {
@@ -132,7 +132,10 @@ public enum CatalogImporter {
             width = width ?? size.width
             height = height ?? size.height
         }
-        var hole = Hole(courseID: courseID, number: number, greenWidthFt: 1, greenHeightFt: 1,
+        // Without a heightfield, the strict parse above made sure the traced files give the size.
+        let greenWidth = width ?? heightfield.map { Double($0.nx - 1) * $0.resolutionFt } ?? 1
+        let greenHeight = height ?? heightfield.map { Double($0.nz - 1) * $0.resolutionFt } ?? 1
+        var hole = Hole(courseID: courseID, number: number, greenWidthFt: greenWidth, greenHeightFt: greenHeight,
                         holePosition: config?.holePositionFt, boundary: boundaryFile?.boundary,
                         contours: contoursFile?.contours ?? [],
                         contourIntervalFt: contoursFile?.contourIntervalFt ?? config?.contourIntervalFt, traced: traced,
@@ -140,16 +143,8 @@ public enum CatalogImporter {
                         imageHeightPx: boundaryFile?.imageHeightPx ?? contoursFile?.imageHeightPx,
                         source: folder)
         if let heightfield, let heightfieldPath {
-            let greenWidth = width ?? Double(heightfield.nx - 1) * heightfield.resolutionFt
-            let greenHeight = height ?? Double(heightfield.nz - 1) * heightfield.resolutionFt
             try checkGridCoversGreen(heightfield, width: greenWidth, height: greenHeight, file: heightfieldPath)
-            hole.greenWidthFt = greenWidth
-            hole.greenHeightFt = greenHeight
             hole.setHeightfield(heightfield, origin: .imported)
-        } else {
-            // The strict parse above checked both files give the size.
-            hole.greenWidthFt = width ?? 1
-            hole.greenHeightFt = height ?? 1
         }
         return hole
     }
