@@ -316,4 +316,26 @@ final class HoleProcessingTests: XCTestCase {
         let again = try service.importCourse(CourseImportRequest(directory: dir + "/demo-traced", id: "again", process: true))
         XCTAssertEqual(again.holes.first?.heightfieldHash, traced.processing.hole.heightfieldHash)
     }
+
+    /// The lowest inside node is 0 by construction and 0 means "off the green": a boundary around one
+    /// node would leave no green at all.
+    func testAGreenWithNothingAboveZeroIsRefused() throws {
+        let dir = try temporaryDirectory(self)
+        try writeHole(dir, 1, boundary: ProcessingFixture.boundaryJSON(points: [(-0.2, -0.2), (0.2, -0.2), (0.2, 0.2), (-0.2, 0.2)]),
+                      contours: planeContours)
+        let service = PuttingService(store: InMemoryPuttingStore())
+        _ = try service.importCourse(CourseImportRequest(directory: dir, id: "dot"))
+        XCTAssertEqual(errorMessage { try service.processHoles(HoleProcessRequest(course: "dot", hole: 1)) },
+                       "\(dir)/hole_1/Hole_1_boundary.json:4:19: every node inside the boundary ends at height 0, which the heightfield format reads as off the green (1 node inside); trace a boundary around the whole green and contours at two or more heights")
+        XCTAssertEqual(try service.hole(course: "dot", number: 1).status, .sourceOnly)
+        // Level contours: the spline is level to rounding (heights of order 1e-16 above the lowest node),
+        // which the format still reads as green.
+        let level = ProcessingFixture.contoursJSON(contours: [(4, 1, [(-6, -5), (6, -5)]), (4, 1, [(-6, 5), (6, 5)])])
+        try writeHole(dir, 2, boundary: planeBoundary, contours: level)
+        _ = try service.importCourse(CourseImportRequest(directory: dir, id: "level"))
+        let report = try service.processHoles(HoleProcessRequest(course: "level", hole: 2))
+        let heights = try XCTUnwrap(report.processed.first?.hole.heightfield?.heights)
+        XCTAssertLessThan(heights.max() ?? 1, 1e-9, "a level green stays level")
+        XCTAssertGreaterThan(heights.filter { $0 > 0 }.count, 300)
+    }
 }

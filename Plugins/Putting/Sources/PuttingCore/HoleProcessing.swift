@@ -66,11 +66,12 @@ public enum HoleProcessor {
             throw .processing(what: what, error)
         }
         let grid = result.grid
-        // The original format reads height 0 as "off the green": a surface that is 0 everywhere inside
-        // (all contours at one level) would leave no green to putt on.
+        // The original format reads height 0 as "off the green", and the lowest inside node is 0 by
+        // construction: a boundary around a single node (or a perfectly level surface) leaves no green.
         guard grid.heights.contains(where: { $0 > 0 }) else {
             throw .processing(what: what, GreenProcessingError(
-                .illConditioned, "every node inside the boundary ends at height 0 (the contours are all at one level), and the heightfield format reads 0 as off the green: trace contours at two or more heights"))
+                .emptyMask, at: boundary.source?.locate("/points_xz_ft"),
+                "every node inside the boundary ends at height 0, which the heightfield format reads as off the green (\(grid.insideCount) node\(grid.insideCount == 1 ? "" : "s") inside); trace a boundary around the whole green and contours at two or more heights"))
         }
         let heightfield: Heightfield
         do {
