@@ -198,9 +198,16 @@ final class PuttingEndToEndTests: XCTestCase {
         let out = c.path("demo")
         let text = try c.succeed(["putting", "demo", "--out", out]).stdout
         XCTAssertTrue(text.hasPrefix("Demo course demo: 3 procedural greens"), text)
-        for name in ["demo-hole-1-physics.svg", "demo-hole-1-compat.svg", "demo-hole-1.gltf", "demo-hole-3-physics.svg"] {
+        XCTAssertTrue(text.contains("\n  hole 4: rebuilt from "), text)
+        for name in ["demo-hole-1-physics.svg", "demo-hole-1-compat.svg", "demo-hole-1.gltf", "demo-hole-3-physics.svg",
+                     "demo-hole-4-traced.svg", "demo-traced/hole_4/Hole_4_boundary.json", "demo-traced/hole_4/Hole_4_contours.json"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/" + name), name)
         }
-        XCTAssertEqual(try c.succeed(["putting", "holes", "demo", "--json"]).json()["holes"]?.arrayValue?.count, 3)
+        let holes = try c.succeed(["putting", "holes", "demo", "--json"]).json()["holes"]?.arrayValue ?? []
+        XCTAssertEqual(holes.compactMap { $0["status"]?.stringValue }, ["imported", "imported", "imported", "processed"])
+        // The demo's traced files import like a user's and give the same green.
+        try c.succeed(["putting", "course", "import", out + "/demo-traced", "--id", "traced", "--process"])
+        let traced = try c.succeed(["putting", "holes", "traced", "--json"]).json()["holes"]?.arrayValue?.first
+        XCTAssertEqual(traced?["heightfieldHash"], holes.last?["heightfieldHash"])
     }
 }

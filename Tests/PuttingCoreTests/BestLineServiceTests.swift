@@ -203,7 +203,9 @@ final class BestLineServiceTests: XCTestCase {
         XCTAssertEqual(try service.courses().text, "gen  Generated  2 holes")
         let holes = try service.holes(course: "gen")
         XCTAssertEqual(holes.holes.map(\.number), [1, 2])
-        XCTAssertTrue(holes.text.hasPrefix("gen  Generated\n  hole 1: green 40.0×30.0 ft, grid 81×61 at 0.5 ft, hash "), holes.text)
+        let hash = try XCTUnwrap(holes.holes.first?.heightfieldHash)
+        XCTAssertTrue(holes.text.hasPrefix("gen  Generated\n  hole 1: green 40.0×30.0 ft, grid 81×61 at 0.5 ft, imported, hash \(hash.prefix(12))\n"), holes.text)
+        XCTAssertEqual(holes.json["holes"]?.arrayValue?.first?["status"], "imported")
         XCTAssertEqual(holes.json["holes"]?.arrayValue?.count, 2)
         XCTAssertEqual(errorMessage { try service.holes(course: "x") },
                        "unknown course \"x\": list courses with `putting courses` or import one with `putting course import`")

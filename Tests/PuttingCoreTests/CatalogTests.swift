@@ -35,8 +35,9 @@ final class CatalogTests: XCTestCase {
         XCTAssertEqual(hole1.greenHeightFt, 83.70511242648736)
         XCTAssertEqual(hole1.imageWidthPx, 1206)
         XCTAssertEqual(hole1.imageHeightPx, 1140)
-        XCTAssertEqual(hole1.heightfield.nx, 206)
-        XCTAssertEqual(hole1.heightfieldHash, hole1.heightfield.contentHash)
+        XCTAssertEqual(hole1.heightfield?.nx, 206)
+        XCTAssertEqual(hole1.status, .imported)
+        XCTAssertEqual(hole1.heightfieldHash, hole1.heightfield?.contentHash)
         XCTAssertGreaterThan(hole1.boundary?.points.count ?? 0, 20)
         XCTAssertEqual(hole1.contours.first?.heightFt, 0.0)
         XCTAssertEqual(hole1.contourIntervalFt, 0.25)
@@ -112,7 +113,7 @@ final class CatalogTests: XCTestCase {
                        "\(dir): no Hole_N or hole_N folders found: give the course folder of the original layout")
         try FileManager.default.createDirectory(atPath: dir + "/Hole_3", withIntermediateDirectories: true)
         XCTAssertEqual(errorMessage { try service.importCourse(CourseImportRequest(directory: dir, id: "c")) },
-                       "\(dir)/Hole_3: no *_heightfield.json found (nor in unity/): build the heightfield first or leave the hole out")
+                       "\(dir)/Hole_3: no *_heightfield.json found (nor in unity/), and no *_boundary.json or *_contours.json to build one from: add the files or leave the hole out")
         try FileManager.default.createDirectory(atPath: dir + "/hole_3", withIntermediateDirectories: true)
         XCTAssertEqual(errorMessage { try service.importCourse(CourseImportRequest(directory: dir, id: "c")) },
                        "hole 3 appears twice (\(dir)/Hole_3 and \(dir)/hole_3): keep one folder per hole")

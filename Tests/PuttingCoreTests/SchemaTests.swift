@@ -58,19 +58,22 @@ final class SchemaTests: XCTestCase {
                         heightfield: hf, boundary: PolygonFt(points: [PointFt(x: 0, z: 0), PointFt(x: 1, z: 0), PointFt(x: 0, z: 1)]),
                         contours: [ContourLine(heightFt: 1, points: [PointFt(x: 0, z: 0)])], source: "it's here")
         let request = BestLineRequest(course: "c1", hole: 3, ball: PointFt(x: -0.5, z: 0), flag: PointFt(x: 0.5, z: 0))
-        let key = request.contentKey(heightfieldHash: hole.heightfieldHash)
+        let hash = try XCTUnwrap(hole.heightfieldHash)
+        let key = request.contentKey(heightfieldHash: hash)
         var script = ".mode list\n.separator |\nPRAGMA foreign_keys = ON;\n"
         for m in PuttingSchema.migrations { script += "BEGIN;\n\(m.sql)\nCOMMIT;\n" }
         typealias S = PuttingSchema.Statement
         script += run(S.upsertCourse, ["id": quote("c1"), "name": quote("Course One"), "city": "NULL", "state": quote("CA")])
         script += run(S.upsertCourse, ["id": quote("c1"), "name": quote("Course 1"), "city": quote("SF"), "state": quote("CA")])
-        script += run(S.insertHeightfield, ["hash": quote(hole.heightfieldHash), "nx": "\(hf.nx)", "nz": "\(hf.nz)",
+        script += run(S.insertHeightfield, ["hash": quote(hash), "nx": "\(hf.nx)", "nz": "\(hf.nz)",
                                             "resolution_ft": "\(hf.resolutionFt)", "x_min_ft": "\(hf.xMinFt)", "z_min_ft": "\(hf.zMinFt)",
                                             "heights": hex(hf.binaryData())])
         script += run(S.upsertHole, ["course_id": quote("c1"), "number": "3", "green_width_ft": "2", "green_height_ft": "1",
-                                     "hole_x_ft": "0.5", "hole_z_ft": "0", "heightfield_hash": quote(hole.heightfieldHash),
+                                     "hole_x_ft": "0.5", "hole_z_ft": "0", "heightfield_hash": quote(hash), "heightfield_origin": quote("imported"),
                                      "boundary_json": quote(hole.boundaryText ?? ""), "contours_json": quote(hole.contoursText),
-                                     "contour_interval_ft": "NULL", "image_w_px": "NULL", "image_h_px": "NULL", "source": quote(hole.source)])
+                                     "contour_interval_ft": "NULL", "image_w_px": "NULL", "image_h_px": "NULL", "source": quote(hole.source),
+                                     "traced_boundary_file": "NULL", "traced_boundary": "NULL", "traced_contours_file": "NULL",
+                                     "traced_contours": "NULL"])
         script += run(S.selectCourses, [:])
         script += run(S.selectHoleSummaries, ["course_id": quote("c1")])
         script += run("SELECT length(heights), hex(substr(heights, 1, 4)) FROM heightfields", [:])
@@ -93,7 +96,7 @@ final class SchemaTests: XCTestCase {
         let lines = out.split(separator: "\n").map(String.init)
         guard lines.count == 9 else { return XCTFail("unexpected output:\n\(out)") }
         XCTAssertEqual(lines[0], "c1|Course 1|SF|CA")
-        XCTAssertEqual(lines[1], "3|2.0|1.0|0.5|0.0|\(hole.heightfieldHash)|\(hf.nx)|\(hf.nz)|0.5|1|1|it's here")
+        XCTAssertEqual(lines[1], "3|2.0|1.0|0.5|0.0|\(hash)|\(hf.nx)|\(hf.nz)|0.5|1|1|it's here|imported|0")
         XCTAssertEqual(lines[2], "\(4 * hf.nx * hf.nz)|\(String(format: "%08X", UInt32(bigEndian: hf.heights[0].bitPattern.littleEndian)))")
         XCTAssertEqual(lines[3], "{\"bestLine\":{}}")
         XCTAssertEqual(lines[4].split(separator: "|").first, "j1", "by key, in submission order")
@@ -103,6 +106,50 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(j1[2], "running")
         XCTAssertEqual(try JobRecord.request(fromText: String(j1[3])), request)
         XCTAssertEqual(lines.last, "0")
+    }
+
+    /// Migration 2 on a database made by migration 1: existing holes keep their (imported)
+    /// heightfield; holes with only traced files can then be stored, and must have one or the other.
+    func testMigrationTwoKeepsExistingHolesAndAcceptsSourceOnlyHoles() throws {
+        typealias S = PuttingSchema.Statement
+        let used = String(repeating: "a", count: 64), unused = String(repeating: "b", count: 64)
+        var setup = "PRAGMA foreign_keys = ON;\nBEGIN;\n\(PuttingSchema.migrations[0].sql)\nCOMMIT;\n"
+        setup += "INSERT INTO courses (id, name) VALUES ('c', 'C');\n"
+        for hash in [used, unused] {
+            setup += "INSERT INTO heightfields (hash, nx, nz, resolution_ft, x_min_ft, z_min_ft, heights) VALUES ('\(hash)', 2, 2, 0.5, 0, 0, zeroblob(16));\n"
+        }
+        setup += "INSERT INTO holes (course_id, number, green_width_ft, green_height_ft, heightfield_hash, source) VALUES ('c', 1, 2, 1, '\(used)', 'old');\n"
+        for m in PuttingSchema.migrations.dropFirst() { setup += "BEGIN;\n\(m.sql)\nCOMMIT;\n" }
+        func hole(_ number: Int, hash: String?, traced: Bool) -> String {
+            run(S.upsertHole, ["course_id": quote("c"), "number": "\(number)", "green_width_ft": "20", "green_height_ft": "16",
+                               "hole_x_ft": "NULL", "hole_z_ft": "NULL", "heightfield_hash": hash.map(quote) ?? "NULL",
+                               "heightfield_origin": hash == nil ? "NULL" : quote("processed"), "boundary_json": "NULL",
+                               "contours_json": quote("[]"), "contour_interval_ft": "NULL", "image_w_px": "NULL", "image_h_px": "NULL",
+                               "source": quote("new"), "traced_boundary_file": traced ? quote("b.json") : "NULL",
+                               "traced_boundary": traced ? quote("{}") : "NULL", "traced_contours_file": traced ? quote("c.json") : "NULL",
+                               "traced_contours": traced ? quote("{}") : "NULL"])
+        }
+        var script = ".mode list\n.separator |\n" + setup + "PRAGMA foreign_key_check;\n"
+        script += hole(2, hash: nil, traced: true)
+        script += run(S.selectHoleSummaries, ["course_id": quote("c")])
+        script += run(S.deleteUnusedHeightfields, [:])
+        script += "SELECT hash = '\(used)' FROM heightfields;\n"
+        script += run(S.selectHole, ["course_id": quote("c"), "number": "2"])
+        let (out, err) = try sqlite(script)
+        XCTAssertEqual(err, "")
+        let lines = out.split(separator: "\n").map(String.init)
+        guard lines.count == 4 else { return XCTFail("unexpected output:\n\(out)") }
+        XCTAssertEqual(lines[0], "1|2.0|1.0|||\(used)|2|2|0.5|0|0|old|imported|0")
+        XCTAssertEqual(lines[1], "2|20.0|16.0|||||||0|0|new||1")
+        XCTAssertEqual(lines[2], "1", "the unused heightfield is deleted, the used one kept (a NULL hash does not block NOT IN)")
+        XCTAssertEqual(lines[3], "20.0|16.0|||||[]||||new||||||||b.json|{}|c.json|{}")
+
+        // A hole with neither a heightfield nor traced files, or a hash without an origin, is refused.
+        for bad in [hole(3, hash: nil, traced: false),
+                    hole(3, hash: used, traced: false).replacingOccurrences(of: "'processed'", with: "NULL")] {
+            let (_, refused) = try sqlite(setup + bad)
+            XCTAssertTrue(refused.contains("CHECK constraint failed"), refused)
+        }
     }
 
     func testParameterNamesInOrderOfFirstAppearance() {

@@ -280,8 +280,11 @@ public struct BestLineResult: Sendable, Equatable {
 
 /// Validates requests and runs the models.
 public enum BestLineEngine {
-    /// Checks a request against its hole; throws the first problem a user should fix.
-    public static func validate(_ request: BestLineRequest, hole: Hole) throws(PuttingError) {
+    /// Checks a request against its hole; throws the first problem a user should fix. Returns the
+    /// hole's heightfield (checked against its recorded hash).
+    @discardableResult
+    public static func validate(_ request: BestLineRequest, hole: Hole) throws(PuttingError) -> Heightfield {
+        let hf = try hole.requireHeightfield()
         for (name, v) in [("ball x", request.ball.x), ("ball z", request.ball.z), ("flag x", request.flag.x),
                           ("flag z", request.flag.z)] where !v.isFinite
         {
@@ -295,11 +298,10 @@ public enum BestLineEngine {
                 throw .finishPastOutOfRange(request.finishPastFt)
             }
         }
-        let found = hole.heightfield.contentHash
+        let found = hf.contentHash
         guard found == hole.heightfieldHash else {
-            throw .heightfieldInconsistent(course: hole.courseID, hole: hole.number, expected: hole.heightfieldHash, found: found)
+            throw .heightfieldInconsistent(course: hole.courseID, hole: hole.number, expected: hole.heightfieldHash ?? "", found: found)
         }
-        let hf = hole.heightfield
         func onGreen(_ p: PointFt) -> Bool {
             guard hf.spans(xFt: p.x, zFt: p.z) else { return false }
             switch request.model {
@@ -317,19 +319,21 @@ public enum BestLineEngine {
         let radius = request.model == .compat ? CompatParameters(stimpFt: 10).cupRadiusFt : request.capture.cupRadiusFt
         let d = request.ball.distance(to: request.flag)
         guard d > radius else { throw .ballOnHole(distanceFt: d, cupRadiusFt: radius) }
+        return hf
     }
 
     /// Validates and solves. `progress` receives fractions 0…1.
     public static func solve(_ request: BestLineRequest, hole: Hole, progress: ((Double) -> Void)? = nil)
         throws(PuttingError) -> BestLineResult
     {
-        try validate(request, hole: hole)
+        let heightfield = try validate(request, hole: hole)
+        let hash = hole.heightfieldHash ?? heightfield.contentHash
         switch request.model {
         case .compat:
-            let sim = CompatSimulator(green: CompatGreen(hole.heightfield), parameters: CompatParameters(stimpFt: request.stimpFt))
+            let sim = CompatSimulator(green: CompatGreen(heightfield), parameters: CompatParameters(stimpFt: request.stimpFt))
             let best = CompatSearch(simulator: sim).bestLine(ballX: request.ball.x, ballZ: request.ball.z,
                                                              holeX: request.flag.x, holeZ: request.flag.z, progress: progress)
-            var result = BestLineResult(request: request, hash: hole.heightfieldHash, aimOffsetDeg: best.aimOffsetDeg,
+            var result = BestLineResult(request: request, hash: hash, aimOffsetDeg: best.aimOffsetDeg,
                                         speedFps: best.speedFps, v0X: best.v0XFps, v0Z: best.v0ZFps, holed: best.roll.holed,
                                         missFt: best.missFt, tEndS: best.roll.tEnd,
                                         path: (best.roll.pathX, best.roll.pathZ, best.roll.pathY), simulations: best.simulations)
@@ -338,13 +342,13 @@ public enum BestLineEngine {
         case .physics:
             var parameters = PhysicsParameters(stimpFt: request.stimpFt)
             parameters.capture = request.capture
-            let sim = PhysicsSimulator(surface: GreenSurface(hole.heightfield), parameters: parameters)
+            let sim = PhysicsSimulator(surface: GreenSurface(heightfield), parameters: parameters)
             var solver = PhysicsSolver(simulator: sim)
             solver.finishPastFt = request.finishPastFt
             let best = solver.bestLine(ball: request.ball, hole: request.flag, progress: progress)
             let roll = best.roll
             let miss = roll.holed ? (roll.passOffset ?? roll.final.distance(to: request.flag)) : roll.final.distance(to: request.flag)
-            var result = BestLineResult(request: request, hash: hole.heightfieldHash, aimOffsetDeg: best.aimOffsetDeg,
+            var result = BestLineResult(request: request, hash: hash, aimOffsetDeg: best.aimOffsetDeg,
                                         speedFps: best.speedFps, v0X: best.v0XFps, v0Z: best.v0ZFps, holed: roll.holed,
                                         missFt: miss, tEndS: roll.tEnd,
                                         path: (roll.path.map(\.x), roll.path.map(\.z), roll.path.map(\.y)),

@@ -4,6 +4,9 @@
 //                   Hole_N_heightfield.json + .bin (or under unity/)      (the original repository)
 //   COURSE/hole_N/  the same files side by side                           (shared/data/putting/presidio)
 //
+// A hole folder without a heightfield (or any, with `sourcesOnly`) is read from its traced boundary
+// and contours alone; `putting hole process` builds its heightfield later.
+//
 // and of one hole from a heightfield `.json` with its `.bin` beside it. Everything is read and
 // checked before anything is returned, so a failed import writes nothing.
 import ClubhouseJSON
@@ -48,8 +51,9 @@ public struct GreenOutlineFile: Sendable, Equatable {
 
 /// Reads the original layouts into holes.
 public enum CatalogImporter {
-    /// Every hole of a course folder (`Hole_N/` or `hole_N/` sub-folders), sorted by number.
-    public static func readCourse(directory: String, courseID: String) throws(PuttingError) -> [Hole] {
+    /// Every hole of a course folder (`Hole_N/` or `hole_N/` sub-folders), sorted by number. With
+    /// `sourcesOnly`, heightfield files are ignored: every hole is read from its traced files.
+    public static func readCourse(directory: String, courseID: String, sourcesOnly: Bool = false) throws(PuttingError) -> [Hole] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw .notADirectory(path: directory)
@@ -67,7 +71,7 @@ public enum CatalogImporter {
         guard !folders.isEmpty else { throw .noHoles(directory: directory) }
         var holes: [Hole] = []
         for (number, folder) in folders.sorted(by: { $0.key < $1.key }) {
-            holes.append(try readHoleFolder(folder, number: number, courseID: courseID))
+            holes.append(try readHoleFolder(folder, number: number, courseID: courseID, sourcesOnly: sourcesOnly))
         }
         return holes
     }
@@ -83,8 +87,14 @@ public enum CatalogImporter {
         return n
     }
 
-    /// One hole folder: its heightfield (required), config, boundary and contours (optional).
-    public static func readHoleFolder(_ folder: String, number: Int, courseID: String) throws(PuttingError) -> Hole {
+    /// One hole folder: its heightfield, or the traced boundary and contours to build one from (both
+    /// are kept verbatim whenever both are there), plus config. With `sourcesOnly` the heightfield
+    /// files are ignored and the traced files are required. Traced files a hole depends on (no
+    /// heightfield) are checked as strictly as processing will check them, so a bad file is refused
+    /// here with its line and column and nothing is stored.
+    public static func readHoleFolder(_ folder: String, number: Int, courseID: String, sourcesOnly: Bool = false)
+        throws(PuttingError) -> Hole
+    {
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
         let unity = folder + "/unity"
         let unityFiles = ((try? FileManager.default.contentsOfDirectory(atPath: unity)) ?? []).sorted()
@@ -93,14 +103,28 @@ public enum CatalogImporter {
             if let f = unityFiles.first(where: { $0.lowercased().hasSuffix(suffix) }) { return unity + "/" + f }
             return nil
         }
-        guard let heightfieldPath = find("_heightfield.json") else { throw .missingHeightfield(holeDirectory: folder) }
-        let heightfield: Heightfield
-        do { heightfield = try Heightfield.read(jsonPath: heightfieldPath) } catch { throw .heightfield(error) }
+        let heightfieldPath = sourcesOnly ? nil : find("_heightfield.json")
+        let boundaryPath = find("_boundary.json"), contoursPath = find("_contours.json")
+        if heightfieldPath == nil {
+            let missing = [(boundaryPath, "*_boundary.json"), (contoursPath, "*_contours.json")].filter { $0.0 == nil }.map(\.1)
+            if !missing.isEmpty { throw .missingGreenFiles(holeDirectory: folder, missing: missing, sourcesOnly: sourcesOnly) }
+        }
+        var traced: TracedSourceFiles?
+        if let boundaryPath, let contoursPath {
+            let sources = TracedSourceFiles(boundaryFile: boundaryPath, boundaryText: try readText(boundaryPath),
+                                            contoursFile: contoursPath, contoursText: try readText(contoursPath))
+            if heightfieldPath == nil { _ = try sources.parse(what: "\(courseID) hole \(number)") }
+            traced = sources
+        }
+        let heightfield: Heightfield?
+        do { heightfield = try heightfieldPath.map { (p: String) throws(HeightfieldError) in try Heightfield.read(jsonPath: p) } } catch {
+            throw .heightfield(error)
+        }
 
         let configPath = folder + "/config.json"
         let config = FileManager.default.fileExists(atPath: configPath) ? try readConfig(configPath) : nil
-        let boundaryFile = try find("_boundary.json").map { (p: String) throws(PuttingError) in try readOutline(p, kind: .boundary) }
-        let contoursFile = try find("_contours.json").map { (p: String) throws(PuttingError) in try readOutline(p, kind: .contours) }
+        let boundaryFile = try boundaryPath.map { (p: String) throws(PuttingError) in try readOutline(p, kind: .boundary) }
+        let contoursFile = try contoursPath.map { (p: String) throws(PuttingError) in try readOutline(p, kind: .contours) }
 
         var width = boundaryFile?.greenWidthFt ?? contoursFile?.greenWidthFt
         var height = boundaryFile?.greenHeightFt ?? contoursFile?.greenHeightFt
@@ -108,17 +132,26 @@ public enum CatalogImporter {
             width = width ?? size.width
             height = height ?? size.height
         }
-        let greenWidth = width ?? Double(heightfield.nx - 1) * heightfield.resolutionFt
-        let greenHeight = height ?? Double(heightfield.nz - 1) * heightfield.resolutionFt
-        try checkGridCoversGreen(heightfield, width: greenWidth, height: greenHeight, file: heightfieldPath)
+        // Without a heightfield, the strict parse above made sure the traced files give the size.
+        let greenWidth = width ?? heightfield.map { Double($0.nx - 1) * $0.resolutionFt } ?? 1
+        let greenHeight = height ?? heightfield.map { Double($0.nz - 1) * $0.resolutionFt } ?? 1
+        var hole = Hole(courseID: courseID, number: number, greenWidthFt: greenWidth, greenHeightFt: greenHeight,
+                        holePosition: config?.holePositionFt, boundary: boundaryFile?.boundary,
+                        contours: contoursFile?.contours ?? [],
+                        contourIntervalFt: contoursFile?.contourIntervalFt ?? config?.contourIntervalFt, traced: traced,
+                        imageWidthPx: boundaryFile?.imageWidthPx ?? contoursFile?.imageWidthPx,
+                        imageHeightPx: boundaryFile?.imageHeightPx ?? contoursFile?.imageHeightPx,
+                        source: folder)
+        if let heightfield, let heightfieldPath {
+            try checkGridCoversGreen(heightfield, width: greenWidth, height: greenHeight, file: heightfieldPath)
+            hole.setHeightfield(heightfield, origin: .imported)
+        }
+        return hole
+    }
 
-        return Hole(courseID: courseID, number: number, greenWidthFt: greenWidth, greenHeightFt: greenHeight,
-                    holePosition: config?.holePositionFt, heightfield: heightfield, boundary: boundaryFile?.boundary,
-                    contours: contoursFile?.contours ?? [],
-                    contourIntervalFt: contoursFile?.contourIntervalFt ?? config?.contourIntervalFt,
-                    imageWidthPx: boundaryFile?.imageWidthPx ?? contoursFile?.imageWidthPx,
-                    imageHeightPx: boundaryFile?.imageHeightPx ?? contoursFile?.imageHeightPx,
-                    source: folder)
+    /// A whole text file (its errors read like the heightfield reader's).
+    static func readText(_ path: String) throws(PuttingError) -> String {
+        do { return String(decoding: try readFile(path), as: UTF8.self) } catch { throw .heightfield(error) }
     }
 
     /// One hole from a heightfield `.json` (the `.bin` beside it); its size is the grid's span.

@@ -134,3 +134,23 @@ public enum GreenGenerator {
                               contourIntervalFt: interval, hole: hole, balls: balls)
     }
 }
+
+extension GreenGenerator {
+    /// The green's boundary and contour lines as the original app's traced files would hold them: the
+    /// green's size is the grid's span, so processing them rebuilds a surface on the same grid. With
+    /// `intervalFt`, the contours are traced again at that interval.
+    public static func traced(_ green: GeneratedGreen, intervalFt: Double? = nil) -> (boundary: TracedBoundary, contours: TracedContours) {
+        let hf = green.heightfield
+        let interval = intervalFt ?? green.contourIntervalFt
+        let source = intervalFt.map { ContourTracer.trace(hf, interval: $0, mask: { hf.isGreen(column: $0, row: $1) }) } ?? green.contours
+        let width = Double(hf.nx - 1) * hf.resolutionFt, height = Double(hf.nz - 1) * hf.resolutionFt
+        let boundary = TracedBoundary(greenWidthFt: width, greenHeightFt: height,
+                                      points: green.boundary.points.map { TracedPoint(x: $0.x, z: $0.z) })
+        let lines = source.map { line in
+            TracedContour(k: Int((line.heightFt / interval).rounded()), heightFt: line.heightFt,
+                          points: line.points.map { TracedPoint(x: $0.x, z: $0.z) })
+        }
+        let contours = TracedContours(greenWidthFt: width, greenHeightFt: height, contours: lines, contourIntervalFt: interval)
+        return (boundary, contours)
+    }
+}

@@ -172,12 +172,15 @@ public struct GreenPicture: Sendable {
             y += 20
         }
         let rampX = width - 232, rampY = mapHeight + 14
-        for k in 0..<GreenPicture.bands {
-            let t = (Double(k) + 0.5) / Double(GreenPicture.bands)
-            s += "<rect x=\"\(fixed(rampX + Double(k) * 8, 0))\" y=\"\(fixed(rampY, 0))\" width=\"8\" height=\"12\" fill=\"\(GreenPicture.colour(t))\"/>"
+        // The elevation ramp explains the shading; without shading it would explain nothing.
+        if shading {
+            for k in 0..<GreenPicture.bands {
+                let t = (Double(k) + 0.5) / Double(GreenPicture.bands)
+                s += "<rect x=\"\(fixed(rampX + Double(k) * 8, 0))\" y=\"\(fixed(rampY, 0))\" width=\"8\" height=\"12\" fill=\"\(GreenPicture.colour(t))\"/>"
+            }
+            s += "\n<text x=\"\(fixed(rampX, 0))\" y=\"\(fixed(rampY + 28, 0))\" font-size=\"12\">\(fixed(lo, 2)) ft</text>"
+            s += "<text x=\"\(fixed(rampX + 192, 0))\" y=\"\(fixed(rampY + 28, 0))\" font-size=\"12\" text-anchor=\"end\">\(fixed(hi, 2)) ft</text>\n"
         }
-        s += "\n<text x=\"\(fixed(rampX, 0))\" y=\"\(fixed(rampY + 28, 0))\" font-size=\"12\">\(fixed(lo, 2)) ft</text>"
-        s += "<text x=\"\(fixed(rampX + 192, 0))\" y=\"\(fixed(rampY + 28, 0))\" font-size=\"12\" text-anchor=\"end\">\(fixed(hi, 2)) ft</text>\n"
         let bar = 10 * scale
         s += "<line x1=\"\(fixed(rampX, 0))\" y1=\"\(fixed(rampY + 42, 0))\" x2=\"\(fixed(rampX + bar, 1))\" y2=\"\(fixed(rampY + 42, 0))\" stroke=\"#222222\" stroke-width=\"3\"/>"
         s += "<text x=\"\(fixed(rampX + bar + 6, 1))\" y=\"\(fixed(rampY + 46, 0))\" font-size=\"12\">10 ft</text>\n"

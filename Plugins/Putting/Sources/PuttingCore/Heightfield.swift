@@ -104,6 +104,26 @@ public struct Heightfield: Sendable, Equatable {
     }
 }
 
+extension Heightfield {
+    /// A grid of zeros (every cell off the green) that cannot fail: sizes are clamped to 2…4096 and a
+    /// non-finite or non-positive resolution or origin is replaced. For drawing a green's sources
+    /// before it has a surface.
+    static func zeros(nx: Int, nz: Int, resolutionFt: Double, xMinFt: Double, zMinFt: Double) -> Heightfield {
+        self.init(unchecked: Swift.max(2, Swift.min(nx, 4096)), Swift.max(2, Swift.min(nz, 4096)),
+                  resolutionFt.isFinite && resolutionFt > 0 ? resolutionFt : 1, xMinFt.isFinite ? xMinFt : 0,
+                  zMinFt.isFinite ? zMinFt : 0)
+    }
+
+    private init(unchecked nx: Int, _ nz: Int, _ resolutionFt: Double, _ xMinFt: Double, _ zMinFt: Double) {
+        self.nx = nx
+        self.nz = nz
+        self.resolutionFt = resolutionFt
+        self.xMinFt = xMinFt
+        self.zMinFt = zMinFt
+        heights = [Float](repeating: 0, count: nx * nz)
+    }
+}
+
 /// Why a heightfield (in memory or on disk) was refused. Each message is one line naming the file
 /// and place when known, what was wrong, and what to do.
 public enum HeightfieldError: Error, Sendable, Equatable, CustomStringConvertible {

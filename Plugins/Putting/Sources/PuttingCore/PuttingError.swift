@@ -11,7 +11,9 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     case notADirectory(path: String)
     case noHoles(directory: String)
     case duplicateHole(number: Int, first: String, second: String)
-    case missingHeightfield(holeDirectory: String)
+    /// A hole folder has no heightfield, or (with `sourcesOnly`) it is to be built from traced files
+    /// and `missing` of them are absent.
+    case missingGreenFiles(holeDirectory: String, missing: [String], sourcesOnly: Bool)
     case invalidCourseID(String)
     case invalidHoleNumber(Int)
     case unknownCourse(String)
@@ -27,6 +29,16 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownJob(String)
     case storage(String)
     case unknownMeshFormat(path: String)
+    /// The hole has only its traced sources: a best line, mesh or export needs its heightfield.
+    case notProcessed(course: String, hole: Int)
+    /// The hole has no traced boundary and contours to build a heightfield from.
+    case noTracedSources(course: String, hole: Int)
+    /// Building a heightfield from traced contours failed (`what`: e.g. "presidio hole 3").
+    case processing(what: String, GreenProcessingError)
+    /// `putting hole process` needs exactly one of --hole N and --all.
+    case processTarget(both: Bool)
+    /// The caller asked to stop a long run; `what` was about to start and nothing was stored.
+    case cancelled(what: String)
 
     public var description: String {
         switch self {
@@ -42,8 +54,12 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(directory): no Hole_N or hole_N folders found: give the course folder of the original layout"
         case .duplicateHole(let number, let first, let second):
             return "hole \(number) appears twice (\(first) and \(second)): keep one folder per hole"
-        case .missingHeightfield(let dir):
-            return "\(dir): no *_heightfield.json found (nor in unity/): build the heightfield first or leave the hole out"
+        case .missingGreenFiles(let dir, let missing, let sourcesOnly):
+            let list = missing.joined(separator: " or ")
+            if sourcesOnly {
+                return "\(dir): no \(list) found: --sources-only builds each green from its *_boundary.json and *_contours.json; add the file or leave the hole out"
+            }
+            return "\(dir): no *_heightfield.json found (nor in unity/), and no \(list) to build one from: add the files or leave the hole out"
         case .invalidCourseID(let id):
             return "course id \"\(id)\" is not valid: use 1–64 characters from a–z, 0–9, '-' and '_'"
         case .invalidHoleNumber(let n):
@@ -74,6 +90,17 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
             return "putting storage: \(message)"
         case .unknownMeshFormat(let path):
             return "\(path): unknown mesh format: name the file .gltf (glTF 2.0) or .obj (Wavefront OBJ)"
+        case .notProcessed(let course, let hole):
+            return "\(course) hole \(hole) has no heightfield yet (only its traced contours and boundary): build it with `clubhouse putting hole process --course \(course) --hole \(hole)`"
+        case .noTracedSources(let course, let hole):
+            return "\(course) hole \(hole) has no traced contours and boundary to build a heightfield from: re-import its folder with Hole_\(hole)_boundary.json and Hole_\(hole)_contours.json"
+        case .processing(let what, let error):
+            // A located error names its file (which names the hole); otherwise say which hole.
+            return error.location == nil ? "\(what): \(error.message)" : error.description
+        case .cancelled(let what):
+            return "stopped before \(what) as asked: nothing was stored"
+        case .processTarget(let both):
+            return both ? "give either --hole N or --all, not both" : "say which hole to process: --hole N, or --all for every hole that has no heightfield yet"
         }
     }
 

@@ -1,6 +1,7 @@
 // The putting plugin's SQLite schema and statements, as data: the adapter runs the migrations
 // through the host's storage service (which records which ran) and binds the statements' named
-// parameters. Heightfields are stored once per content hash and shared by holes.
+// parameters. Heightfields are stored once per content hash and shared by holes. A shipped
+// migration never changes; a schema change is a new migration at the end.
 
 /// Schema migrations and statements of the putting store.
 public enum PuttingSchema {
@@ -59,6 +60,46 @@ public enum PuttingSchema {
         CREATE INDEX jobs_by_key ON jobs(key, seq);
         CREATE INDEX jobs_by_state ON jobs(state, seq);
         """),
+        // Holes may exist before their heightfield (traced contours and boundary only, processed
+        // later), so `heightfield_hash` becomes nullable; `heightfield_origin` says whether the
+        // heightfield was imported or processed here; the traced files are kept verbatim. SQLite
+        // cannot drop NOT NULL in place: the table is rebuilt (nothing references it) and every
+        // existing hole keeps its imported heightfield.
+        (2, "holes from traced contours", """
+        CREATE TABLE holes_v2 (
+            course_id            TEXT NOT NULL REFERENCES courses(id) ON DELETE CASCADE,
+            number               INTEGER NOT NULL CHECK (number BETWEEN 1 AND 99),
+            green_width_ft       REAL NOT NULL CHECK (green_width_ft > 0),
+            green_height_ft      REAL NOT NULL CHECK (green_height_ft > 0),
+            hole_x_ft            REAL,
+            hole_z_ft            REAL,
+            heightfield_hash     TEXT REFERENCES heightfields(hash),
+            heightfield_origin   TEXT CHECK (heightfield_origin IN ('imported', 'processed')),
+            boundary_json        TEXT,
+            contours_json        TEXT NOT NULL DEFAULT '[]',
+            contour_interval_ft  REAL,
+            image_w_px           INTEGER,
+            image_h_px           INTEGER,
+            source               TEXT NOT NULL DEFAULT '',
+            traced_boundary_file TEXT,
+            traced_boundary      TEXT,
+            traced_contours_file TEXT,
+            traced_contours      TEXT,
+            PRIMARY KEY (course_id, number),
+            CHECK ((heightfield_hash IS NULL) = (heightfield_origin IS NULL)),
+            CHECK ((traced_boundary IS NULL) = (traced_contours IS NULL)),
+            CHECK ((traced_boundary IS NULL) = (traced_boundary_file IS NULL)),
+            CHECK ((traced_contours IS NULL) = (traced_contours_file IS NULL)),
+            CHECK (heightfield_hash IS NOT NULL OR traced_boundary IS NOT NULL)
+        );
+        INSERT INTO holes_v2 (course_id, number, green_width_ft, green_height_ft, hole_x_ft, hole_z_ft, heightfield_hash,
+            heightfield_origin, boundary_json, contours_json, contour_interval_ft, image_w_px, image_h_px, source)
+        SELECT course_id, number, green_width_ft, green_height_ft, hole_x_ft, hole_z_ft, heightfield_hash,
+            'imported', boundary_json, contours_json, contour_interval_ft, image_w_px, image_h_px, source
+        FROM holes;
+        DROP TABLE holes;
+        ALTER TABLE holes_v2 RENAME TO holes;
+        """),
     ]
 
     /// A statement's parameter names in order of first appearance: SQLite numbers `:name` parameters
@@ -92,36 +133,45 @@ public enum PuttingSchema {
         INSERT OR IGNORE INTO heightfields (hash, nx, nz, resolution_ft, x_min_ft, z_min_ft, heights)
         VALUES (:hash, :nx, :nz, :resolution_ft, :x_min_ft, :z_min_ft, :heights)
         """
+        /// `:heightfield_hash` and `:heightfield_origin` are both NULL for a hole with only its traced files.
         public static let upsertHole = """
         INSERT OR REPLACE INTO holes (course_id, number, green_width_ft, green_height_ft, hole_x_ft, hole_z_ft,
-            heightfield_hash, boundary_json, contours_json, contour_interval_ft, image_w_px, image_h_px, source)
+            heightfield_hash, heightfield_origin, boundary_json, contours_json, contour_interval_ft, image_w_px, image_h_px,
+            source, traced_boundary_file, traced_boundary, traced_contours_file, traced_contours)
         VALUES (:course_id, :number, :green_width_ft, :green_height_ft, :hole_x_ft, :hole_z_ft,
-            :heightfield_hash, :boundary_json, :contours_json, :contour_interval_ft, :image_w_px, :image_h_px, :source)
+            :heightfield_hash, :heightfield_origin, :boundary_json, :contours_json, :contour_interval_ft, :image_w_px, :image_h_px,
+            :source, :traced_boundary_file, :traced_boundary, :traced_contours_file, :traced_contours)
         """
-        /// Heightfields no hole uses any more (after replacing holes).
+        /// Heightfields no hole uses any more (after replacing holes). `NOT IN` a list holding NULL is
+        /// never true, so the holes without a heightfield are left out of the list.
         public static let deleteUnusedHeightfields = """
-        DELETE FROM heightfields WHERE hash NOT IN (SELECT heightfield_hash FROM holes)
+        DELETE FROM heightfields
+        WHERE hash NOT IN (SELECT heightfield_hash FROM holes WHERE heightfield_hash IS NOT NULL)
         """
         /// Columns: id, name, city, state.
         public static let selectCourse = "SELECT id, name, city, state FROM courses WHERE id = :id"
         /// Columns: id, name, city, state.
         public static let selectCourses = "SELECT id, name, city, state FROM courses ORDER BY id"
         /// Columns: number, green_width_ft, green_height_ft, hole_x_ft, hole_z_ft, heightfield_hash, nx, nz,
-        /// resolution_ft, has_boundary, contour_count, source.
+        /// resolution_ft, has_boundary, contour_count, source, heightfield_origin, has_traced. The grid
+        /// columns are NULL for a hole without a heightfield.
         public static let selectHoleSummaries = """
         SELECT h.number, h.green_width_ft, h.green_height_ft, h.hole_x_ft, h.hole_z_ft, h.heightfield_hash,
-               f.nx, f.nz, f.resolution_ft, h.boundary_json IS NOT NULL, json_array_length(h.contours_json), h.source
-        FROM holes h JOIN heightfields f ON f.hash = h.heightfield_hash
+               f.nx, f.nz, f.resolution_ft, h.boundary_json IS NOT NULL, json_array_length(h.contours_json), h.source,
+               h.heightfield_origin, h.traced_boundary IS NOT NULL
+        FROM holes h LEFT JOIN heightfields f ON f.hash = h.heightfield_hash
         WHERE h.course_id = :course_id ORDER BY h.number
         """
         /// Columns: green_width_ft, green_height_ft, hole_x_ft, hole_z_ft, heightfield_hash, boundary_json,
         /// contours_json, contour_interval_ft, image_w_px, image_h_px, source, nx, nz, resolution_ft,
-        /// x_min_ft, z_min_ft, heights.
+        /// x_min_ft, z_min_ft, heights, heightfield_origin, traced_boundary_file, traced_boundary,
+        /// traced_contours_file, traced_contours. The grid columns are NULL for a hole without a heightfield.
         public static let selectHole = """
         SELECT h.green_width_ft, h.green_height_ft, h.hole_x_ft, h.hole_z_ft, h.heightfield_hash, h.boundary_json,
                h.contours_json, h.contour_interval_ft, h.image_w_px, h.image_h_px, h.source,
-               f.nx, f.nz, f.resolution_ft, f.x_min_ft, f.z_min_ft, f.heights
-        FROM holes h JOIN heightfields f ON f.hash = h.heightfield_hash
+               f.nx, f.nz, f.resolution_ft, f.x_min_ft, f.z_min_ft, f.heights,
+               h.heightfield_origin, h.traced_boundary_file, h.traced_boundary, h.traced_contours_file, h.traced_contours
+        FROM holes h LEFT JOIN heightfields f ON f.hash = h.heightfield_hash
         WHERE h.course_id = :course_id AND h.number = :number
         """
         /// Columns: result_json.

@@ -4,20 +4,28 @@
 import ClubhouseJSON
 import Foundation
 
-/// `putting course import DIR --id ID [--name …] [--city …] [--state …]`
+/// `putting course import DIR --id ID [--name …] [--city …] [--state …] [--process] [--sources-only]`
 public struct CourseImportRequest: Sendable, Equatable {
     public var directory: String
     public var id: String
     public var name: String?
     public var city: String?
     public var state: String?
+    /// Build the heightfield of every hole that has none from its traced files before storing.
+    public var process: Bool
+    /// Ignore heightfield files: every hole comes from its traced boundary and contours.
+    public var sourcesOnly: Bool
 
-    public init(directory: String, id: String, name: String? = nil, city: String? = nil, state: String? = nil) {
+    public init(directory: String, id: String, name: String? = nil, city: String? = nil, state: String? = nil,
+                process: Bool = false, sourcesOnly: Bool = false)
+    {
         self.directory = directory
         self.id = id
         self.name = name
         self.city = city
         self.state = state
+        self.process = process
+        self.sourcesOnly = sourcesOnly
     }
 }
 
@@ -40,15 +48,22 @@ public struct ImportReport: Sendable, Equatable {
     public var holes: [HoleSummary]
     /// True when the course existed before (its holes were replaced).
     public var replaced: Bool
+    /// Holes whose heightfield was built from their traced files during the import (`--process`).
+    public var processed: [HoleProcessing] = []
 
     public var json: JSONValue {
-        ["course": course.json, "replaced": .bool(replaced), "holes": .array(holes.map(\.json))]
+        ["course": course.json, "replaced": .bool(replaced), "holes": .array(holes.map(\.json)),
+         "processed": .array(processed.map { .int($0.hole.number) })]
     }
 
     public var text: String {
         let verb = replaced ? "Replaced" : "Imported"
         var lines = ["\(verb) \(holes.count) hole\(holes.count == 1 ? "" : "s") into course \(course.id) (\(course.name))"]
         for h in holes { lines.append("  " + HoleListing.line(h)) }
+        for p in processed {
+            lines.append("Processed hole \(p.hole.number): \(p.summary)")
+            for warning in p.report.warnings { lines.append("  warning: \(warning)") }
+        }
         return lines.joined(separator: "\n")
     }
 }
@@ -86,11 +101,17 @@ public struct HoleListing: Sendable, Equatable {
     public var json: JSONValue { ["course": course.json, "holes": .array(holes.map(\.json))] }
 
     static func line(_ h: HoleSummary) -> String {
-        var s = "hole \(h.number): green \(fixed(h.greenWidthFt, 1))×\(fixed(h.greenHeightFt, 1)) ft, grid \(h.nx)×\(h.nz) at \(PuttingError.short(h.resolutionFt)) ft"
+        var s = "hole \(h.number): green \(fixed(h.greenWidthFt, 1))×\(fixed(h.greenHeightFt, 1)) ft"
+        if let nx = h.nx, let nz = h.nz, let res = h.resolutionFt { s += ", grid \(nx)×\(nz) at \(PuttingError.short(res)) ft" }
         if let p = h.holePosition { s += ", cup at (\(fixed(p.x, 2)), \(fixed(p.z, 2)))" }
         if h.hasBoundary { s += ", boundary" }
         if h.contourCount > 0 { s += ", \(h.contourCount) contours" }
-        s += ", hash \(h.heightfieldHash.prefix(12))"
+        switch h.status {
+        case .sourceOnly:
+            s += ", source only: build its heightfield with `putting hole process --course \(h.courseID) --hole \(h.number)`"
+        case .imported, .processed:
+            s += ", \(h.status.label), hash \((h.heightfieldHash ?? "").prefix(12))"
+        }
         return s
     }
 
@@ -206,14 +227,31 @@ public final class PuttingService {
 
     // MARK: Catalog
 
-    public func importCourse(_ request: CourseImportRequest) throws(PuttingError) -> ImportReport {
+    /// `putting course import`: reads every hole (and with `process` builds the missing heightfields)
+    /// before storing anything, then replaces the course in one transaction. `progress`: fraction of
+    /// the processing done; `isCancelled` is asked before each hole is processed.
+    public func importCourse(_ request: CourseImportRequest, progress: ((Double) -> Void)? = nil,
+                             isCancelled: () -> Bool = { false }) throws(PuttingError) -> ImportReport
+    {
         guard Course.isValidID(request.id) else { throw .invalidCourseID(request.id) }
-        let holes = try CatalogImporter.readCourse(directory: request.directory, courseID: request.id)
+        var holes = try CatalogImporter.readCourse(directory: request.directory, courseID: request.id,
+                                                   sourcesOnly: request.sourcesOnly)
+        var processed: [HoleProcessing] = []
+        if request.process {
+            let pending = holes.indices.filter { holes[$0].heightfield == nil }
+            for (k, index) in pending.enumerated() {
+                if isCancelled() { throw .cancelled(what: "processing \(request.id) hole \(holes[index].number)") }
+                let base = Double(k), count = Double(pending.count)
+                let done = try HoleProcessor.process(holes[index]) { p in progress?((base + p.fraction) / count) }
+                holes[index] = done.hole
+                processed.append(done)
+            }
+        }
         let existing = try store.course(id: request.id)
         let course = Course(id: request.id, name: request.name ?? existing?.name ?? request.id,
                             city: request.city ?? existing?.city, state: request.state ?? existing?.state)
         try store.replaceCourse(course, holes: holes)
-        return ImportReport(course: course, holes: holes.map(\.summary), replaced: existing != nil)
+        return ImportReport(course: course, holes: holes.map(\.summary), replaced: existing != nil, processed: processed)
     }
 
     public func importHole(_ request: HoleImportRequest) throws(PuttingError) -> ImportReport {
@@ -253,7 +291,7 @@ public final class PuttingService {
     {
         let hole = try hole(course: request.course, number: request.hole)
         try BestLineEngine.validate(request, hole: hole)
-        let key = request.contentKey(heightfieldHash: hole.heightfieldHash)
+        let key = request.contentKey(heightfieldHash: hole.heightfieldHash ?? "")
         if options.useCache, let cached = try cachedResult(key: key) { return .result(cached, cached: true) }
         if options.async {
             if let active = try store.jobs(key: key).last(where: { $0.state == .queued || $0.state == .running }) {
@@ -318,7 +356,7 @@ public final class PuttingService {
             let hole = try hole(course: job.request.course, number: job.request.hole)
             let result = try BestLineEngine.solve(job.request, hole: hole, progress: report)
             // The green may have been re-imported since submission: cache under the key of what was solved.
-            let key = job.request.contentKey(heightfieldHash: hole.heightfieldHash)
+            let key = job.request.contentKey(heightfieldHash: hole.heightfieldHash ?? "")
             try store.putResult(key: key, json: JSONWriter.compact(result.json))
             if key != job.key { try store.putResult(key: job.key, json: JSONWriter.compact(result.json)) }
             job.state = .completed

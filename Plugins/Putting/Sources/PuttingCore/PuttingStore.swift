@@ -45,6 +45,8 @@ public protocol PuttingStore: AnyObject {
     func replaceCourse(_ course: Course, holes: [Hole]) throws(PuttingError)
     /// Creates or replaces one hole of an existing course.
     func putHole(_ hole: Hole) throws(PuttingError)
+    /// Creates or replaces several holes of existing courses, all or none (one transaction).
+    func putHoles(_ holes: [Hole]) throws(PuttingError)
     func course(id: String) throws(PuttingError) -> Course?
     /// All courses, by id.
     func courses() throws(PuttingError) -> [Course]
@@ -96,6 +98,12 @@ public final class InMemoryPuttingStore: PuttingStore {
         guard courseTable[hole.courseID] != nil else { throw .unknownCourse(hole.courseID) }
         try checkWrite()
         holeTable[hole.courseID, default: [:]][hole.number] = hole
+    }
+
+    public func putHoles(_ holes: [Hole]) throws(PuttingError) {
+        for hole in holes where courseTable[hole.courseID] == nil { throw .unknownCourse(hole.courseID) }
+        try checkWrite()
+        for hole in holes { holeTable[hole.courseID, default: [:]][hole.number] = hole }
     }
 
     public func course(id: String) throws(PuttingError) -> Course? { courseTable[id] }

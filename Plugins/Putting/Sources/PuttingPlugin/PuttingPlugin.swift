@@ -2,7 +2,8 @@
 // into a Core request, runs it through `PuttingService` on the plugin's own SQLite database
 // (`SQLPuttingStore`), and replies with the Core result's JSON and text. `bestline --async` submits
 // a job and asks the host to run `job run ID` in the background; jobs left running by a host that
-// stopped are queued again when the plugin starts.
+// stopped are queued again when the plugin starts. `hole process` builds heightfields from traced
+// contours with a progress bar; `hole export` writes them back in the original format.
 
 import CClubhouse
 import ClubhouseJSON
@@ -29,18 +30,64 @@ final class Putting: Plugin {
         Command("course import", summary: "Import a course folder in the original layout (Hole_N/ or hole_N/ folders)",
                 help: """
                     Each hole folder holds config.json (extents, hole location), *_boundary.json, *_contours.json and
-                    *_heightfield.json with its .bin (in the folder or in unity/). Everything is checked before anything is
-                    written; importing an existing id replaces its holes.
+                    *_heightfield.json with its .bin (in the folder or in unity/). A hole without a heightfield is kept as
+                    its traced boundary and contours ("source only") until `putting hole process` builds it; --process
+                    builds them during the import, --sources-only ignores the heightfield files (every green is built
+                    from its traced files). Everything is checked (and processed) before anything is written; importing
+                    an existing id replaces its holes.
                     """,
                 arguments: [.path("dir", help: "The course folder", required: true, positional: true),
                             .string("id", help: "Course id (a–z, 0–9, '-', '_')", required: true),
                             .string("name", help: "Course name (default: the id)"),
-                            .string("city", help: "City"), .string("state", help: "State or region")],
-                reply: "{course: {id, name, city, state}, replaced, holes: [{course, hole, greenWidthFt, greenHeightFt, holeXFt, holeZFt, grid, heightfieldHash, boundary, contours, source}]}") { plugin, call in
+                            .string("city", help: "City"), .string("state", help: "State or region"),
+                            .flag("process", help: "Build the heightfield of every hole that has none from its traced contours and boundary"),
+                            .flag("sources-only", help: "Ignore *_heightfield files: keep only the traced contours and boundaries")],
+                longRunning: true,
+                reply: "{course: {id, name, city, state}, replaced, holes: [{course, hole, status, greenWidthFt, greenHeightFt, holeXFt, holeZFt, grid, heightfieldHash, boundary, contours, traced, source}], processed: [hole]}") { plugin, call in
             let a = call.arguments
             let request = CourseImportRequest(directory: try a.string("dir"), id: try a.string("id"), name: try a.optionalString("name"),
-                                              city: try a.optionalString("city"), state: try a.optionalString("state"))
-            return try plugin.reply(call) { try $0.importCourse(request) } json: { $0.json } text: { $0.text }
+                                              city: try a.optionalString("city"), state: try a.optionalString("state"),
+                                              process: a.flag("process"), sourcesOnly: a.flag("sources-only"))
+            if request.process { call.progress.begin("processing traced greens", total: 1000) }
+            defer { if request.process { call.progress.end() } }
+            return try plugin.reply(call) {
+                try $0.importCourse(request, progress: { call.progress.update(Int(($0 * 1000).rounded())) },
+                                    isCancelled: { call.isCancelled })
+            }
+                json: { $0.json } text: { $0.text }
+        },
+        Command("hole process", summary: "Build a hole's heightfield from its traced contours and boundary, and store it",
+                help: """
+                    The original "process hole" step: samples along the traced contours, a thin-plate spline with a
+                    linear term (smoothing 0.25), the 0.5 ft grid, the nodes strictly inside the boundary, shifted so the
+                    lowest is 0. The heightfield is stored with its content hash like an imported one; on any error
+                    nothing is stored. --all processes every hole of the course that has no heightfield yet, all or none.
+                    """,
+                arguments: [.string("course", help: "Course id", required: true),
+                            .integer("hole", help: "Hole number (processed again even if it has a heightfield)"),
+                            .flag("all", help: "Every hole of the course that has no heightfield yet")],
+                longRunning: true,
+                reply: "{course, holes: [{course, hole, status, …, heightfieldHash, previous, processing: {nx, nz, resolution_ft, x_min_ft, z_min_ft, insideNodes, samples, shiftFt, conditionEstimate, warnings, timings}}], skipped: [hole]}") { plugin, call in
+            let a = call.arguments
+            let request = HoleProcessRequest(course: try a.string("course"), hole: try a.optionalInt("hole"), all: a.flag("all"))
+            call.progress.begin(request.all ? "processing \(request.course)" : "processing hole \(request.hole.map(String.init) ?? "?")", total: 1000)
+            defer { call.progress.end() }
+            return try plugin.reply(call) {
+                try $0.processHoles(request, progress: { call.progress.update(Int(($0 * 1000).rounded())) },
+                                    isCancelled: { call.isCancelled })
+            }
+                json: { $0.json } text: { $0.text }
+        },
+        Command("hole export", summary: "Write a hole's stored heightfield in the original format (Hole_N_heightfield.json + .bin)",
+                arguments: [.string("course", help: "Course id", required: true),
+                            .integer("hole", help: "Hole number", required: true),
+                            .path("out", help: "Folder to write the two files into (created if missing)", required: true)],
+                reply: "{course, hole, status, heightfieldHash, out, files: [{name, bytes}]}") { plugin, call in
+            let a = call.arguments
+            let course = try a.string("course"), number = try a.int("hole"), out = try a.string("out")
+            let export = try mapped { try plugin.service.exportHole(course: course, number: number) }
+            for file in export.files { try Files.write(Files.join(out, file.name), file.bytes) }
+            return Reply(data: export.json(directory: out), text: call.wantsMachineOutput ? nil : export.text(directory: out) + "\n")
         },
         Command("hole import", summary: "Import one hole from a heightfield .json (its .bin beside it)",
                 arguments: [.string("course", help: "Course id (must exist)", required: true),
@@ -54,9 +101,9 @@ final class Putting: Plugin {
         Command("courses", summary: "List the courses", reply: "{courses: [{id, name, city, state, holes}]}") { plugin, call in
             try plugin.reply(call) { try $0.courses() } json: { $0.json } text: { $0.text }
         },
-        Command("holes", summary: "List a course's holes",
+        Command("holes", summary: "List a course's holes with their status (source only, imported, processed) and heightfield hash",
                 arguments: [.string("course", help: "Course id", required: true, positional: true)],
-                reply: "{course, holes: [{course, hole, greenWidthFt, greenHeightFt, holeXFt, holeZFt, grid, heightfieldHash, boundary, contours, source}]}") { plugin, call in
+                reply: "{course, holes: [{course, hole, status, greenWidthFt, greenHeightFt, holeXFt, holeZFt, grid, heightfieldHash, boundary, contours, traced, source}]}") { plugin, call in
             let id = try call.arguments.string("course")
             return try plugin.reply(call) { try $0.holes(course: id) } json: { $0.json } text: { $0.text }
         },
@@ -109,10 +156,16 @@ final class Putting: Plugin {
                 json: { $0.json } text: { $0.text }
         },
         Command("render", summary: "Write an SVG of a green: shading, contours, boundary, and a best line with its legend",
+                help: """
+                    Contour lines are the traced ones when the hole has them, else traced from the heightfield; the
+                    boundary is the traced one. A hole without a heightfield yet is drawn from its traced contours and
+                    boundary alone.
+                    """,
                 arguments: puttArguments + [
                     .path("svg", help: "The SVG file to write", required: true),
                     .integer("width", help: "Picture width in pixels", default: 900),
                     .flag("no-contours", help: "Leave out the contour lines"),
+                    .flag("no-boundary", help: "Leave out the boundary"),
                     .flag("no-shading", help: "Leave out the elevation shading"),
                 ],
                 reply: "{bytes, svg, bestLine}") { plugin, call in
@@ -120,7 +173,8 @@ final class Putting: Plugin {
             let width = try a.int("width")
             guard (100...8000).contains(width) else { throw PluginError.invalidArgument("--width \(width) must be 100–8000 pixels") }
             let request = RenderRequest(course: try a.string("course"), hole: try a.int("hole"), putt: try plugin.puttSpec(a),
-                                        widthPx: Double(width), contours: !a.flag("no-contours"), shading: !a.flag("no-shading"))
+                                        widthPx: Double(width), contours: !a.flag("no-contours"), shading: !a.flag("no-shading"),
+                                        boundary: !a.flag("no-boundary"))
             let path = try a.string("svg")
             let output = try mapped { try plugin.service.render(request) }
             try Files.write(path, text: output.svg)
@@ -148,10 +202,10 @@ final class Putting: Plugin {
             data["out"] = .string(path)
             return Reply(data: .object(data), text: call.wantsMachineOutput ? nil : "Wrote \(path): " + output.text + "\n")
         },
-        Command("demo", summary: "Procedural greens (course 'demo'), best lines with both models, SVGs and a glTF mesh",
+        Command("demo", summary: "Procedural greens (course 'demo'), one rebuilt from generated traced contours, best lines, SVGs and a glTF mesh",
                 arguments: [.path("out", help: "Folder for the demo's pictures", required: true)],
                 longRunning: true,
-                reply: "{course, files, bestLines}") { plugin, call in
+                reply: "{course, files, bestLines, traced: {hole, status, heightfieldHash, processing, contourLines, folder, fit: {offsetFt, rmsFt, maxFt}}}") { plugin, call in
             let out = try call.arguments.string("out")
             call.progress.begin("putting demo", total: 100)
             defer { call.progress.end() }
@@ -249,7 +303,8 @@ func mapped<T>(_ body: () throws -> T) throws -> T {
 func pluginError(_ error: PuttingError) -> PluginError {
     switch error {
     case .unknownCourse, .unknownHole, .unknownJob: return .notFound(error.description)
-    case .storage, .heightfieldInconsistent: return .failed(error.description)
+    case .storage, .heightfieldInconsistent, .notProcessed, .noTracedSources: return .failed(error.description)
+    case .cancelled: return .cancelled(error.description)
     default: return .invalidArgument(error.description)
     }
 }

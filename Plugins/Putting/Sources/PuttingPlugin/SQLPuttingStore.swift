@@ -53,29 +53,39 @@ final class SQLPuttingStore: PuttingStore {
     }
 
     func putHole(_ hole: Hole) throws(PuttingError) {
-        guard try course(id: hole.courseID) != nil else { throw .unknownCourse(hole.courseID) }
+        try putHoles([hole])
+    }
+
+    func putHoles(_ holes: [Hole]) throws(PuttingError) {
+        for id in Set(holes.map(\.courseID)) where try course(id: id) == nil { throw .unknownCourse(id) }
         try guarded {
             try storage.transaction {
-                try insert(hole)
+                for hole in holes { try insert(hole) }
                 try storage.run(S.deleteUnusedHeightfields)
             }
         }
     }
 
     private func insert(_ hole: Hole) throws {
-        let hf = hole.heightfield
-        try storage.run(S.insertHeightfield, values(S.insertHeightfield, [
-            "hash": .text(hole.heightfieldHash), "nx": SQLValue(hf.nx), "nz": SQLValue(hf.nz),
-            "resolution_ft": .real(hf.resolutionFt), "x_min_ft": .real(hf.xMinFt), "z_min_ft": .real(hf.zMinFt),
-            "heights": .blob(hf.binaryData()),
-        ]))
+        if let hf = hole.heightfield, let hash = hole.heightfieldHash {
+            try storage.run(S.insertHeightfield, values(S.insertHeightfield, [
+                "hash": .text(hash), "nx": SQLValue(hf.nx), "nz": SQLValue(hf.nz),
+                "resolution_ft": .real(hf.resolutionFt), "x_min_ft": .real(hf.xMinFt), "z_min_ft": .real(hf.zMinFt),
+                "heights": .blob(hf.binaryData()),
+            ]))
+        }
+        let hasHeightfield = hole.heightfield != nil
         try storage.run(S.upsertHole, values(S.upsertHole, [
             "course_id": .text(hole.courseID), "number": SQLValue(hole.number),
             "green_width_ft": .real(hole.greenWidthFt), "green_height_ft": .real(hole.greenHeightFt),
             "hole_x_ft": SQLValue(hole.holePosition?.x), "hole_z_ft": SQLValue(hole.holePosition?.z),
-            "heightfield_hash": .text(hole.heightfieldHash), "boundary_json": SQLValue(hole.boundaryText),
+            "heightfield_hash": SQLValue(hasHeightfield ? hole.heightfieldHash : nil),
+            "heightfield_origin": SQLValue(hasHeightfield ? hole.heightfieldOrigin?.rawValue : nil),
+            "boundary_json": SQLValue(hole.boundaryText),
             "contours_json": .text(hole.contoursText), "contour_interval_ft": SQLValue(hole.contourIntervalFt),
             "image_w_px": SQLValue(hole.imageWidthPx), "image_h_px": SQLValue(hole.imageHeightPx), "source": .text(hole.source),
+            "traced_boundary_file": SQLValue(hole.traced?.boundaryFile), "traced_boundary": SQLValue(hole.traced?.boundaryText),
+            "traced_contours_file": SQLValue(hole.traced?.contoursFile), "traced_contours": SQLValue(hole.traced?.contoursText),
         ]))
     }
 
@@ -92,15 +102,28 @@ final class SQLPuttingStore: PuttingStore {
     }
 
     func holeSummaries(courseID: String) throws(PuttingError) -> [HoleSummary] {
-        try guarded {
-            try storage.query(S.selectHoleSummaries, values(S.selectHoleSummaries, ["course_id": .text(courseID)])).map { row in
-                let position: PointFt? = row[3].double.flatMap { x in row[4].double.map { PointFt(x: x, z: $0) } }
-                return HoleSummary(courseID: courseID, number: row[0].int ?? 0, greenWidthFt: row[1].double ?? 0,
-                                   greenHeightFt: row[2].double ?? 0, holePosition: position, nx: row[6].int ?? 0,
-                                   nz: row[7].int ?? 0, resolutionFt: row[8].double ?? 0, heightfieldHash: row[5].string ?? "",
-                                   hasBoundary: (row[9].int ?? 0) != 0, contourCount: row[10].int ?? 0, source: row[11].string ?? "")
-            }
+        let rows = try guarded {
+            try storage.query(S.selectHoleSummaries, values(S.selectHoleSummaries, ["course_id": .text(courseID)]))
         }
+        var summaries: [HoleSummary] = []
+        for row in rows {
+            let number = row[0].int ?? 0
+            let position: PointFt? = row[3].double.flatMap { x in row[4].double.map { PointFt(x: x, z: $0) } }
+            let hash = row[5].string
+            let status: HoleStatus
+            switch (hash, row[12].string.flatMap(HeightfieldOrigin.init(rawValue:))) {
+            case (nil, _): status = .sourceOnly
+            case (_?, .processed?): status = .processed
+            case (_?, .imported?): status = .imported
+            case (_?, nil): throw .storage("\(courseID) hole \(number) has a heightfield of unknown origin: re-import the hole")
+            }
+            summaries.append(HoleSummary(courseID: courseID, number: number, greenWidthFt: row[1].double ?? 0,
+                                         greenHeightFt: row[2].double ?? 0, holePosition: position, nx: row[6].int, nz: row[7].int,
+                                         resolutionFt: row[8].double, heightfieldHash: hash, status: status,
+                                         hasBoundary: (row[9].int ?? 0) != 0, contourCount: row[10].int ?? 0,
+                                         traced: (row[13].int ?? 0) != 0, source: row[11].string ?? ""))
+        }
+        return summaries
     }
 
     func hole(courseID: String, number: Int) throws(PuttingError) -> Hole? {
@@ -108,14 +131,6 @@ final class SQLPuttingStore: PuttingStore {
             try storage.queryOne(S.selectHole, values(S.selectHole, ["course_id": .text(courseID), "number": SQLValue(number)]))
         }
         guard let row = found else { return nil }
-        let grid = Heightfield.Grid(nx: row[11].int ?? 0, nz: row[12].int ?? 0, resolutionFt: row[13].double ?? 0,
-                                    xMinFt: row[14].double ?? 0, zMinFt: row[15].double ?? 0)
-        let heightfield: Heightfield
-        do {
-            heightfield = try Heightfield(grid: grid, binary: row[16].bytes ?? [], binaryName: "stored heightfield of \(courseID) hole \(number)")
-        } catch {
-            throw .heightfield(error)
-        }
         var boundary: PolygonFt?
         if let text = row[5].string {
             guard let value = try? JSONParser.parse(text), let polygon = PolygonFt(json: value) else {
@@ -123,13 +138,34 @@ final class SQLPuttingStore: PuttingStore {
             }
             boundary = polygon
         }
+        var traced: TracedSourceFiles?
+        if let boundaryFile = row[18].string, let boundaryText = row[19].string, let contoursFile = row[20].string,
+           let contoursText = row[21].string
+        {
+            traced = TracedSourceFiles(boundaryFile: boundaryFile, boundaryText: boundaryText, contoursFile: contoursFile,
+                                       contoursText: contoursText)
+        }
         let position: PointFt? = row[2].double.flatMap { x in row[3].double.map { PointFt(x: x, z: $0) } }
         var hole = Hole(courseID: courseID, number: number, greenWidthFt: row[0].double ?? 0, greenHeightFt: row[1].double ?? 0,
-                        holePosition: position, heightfield: heightfield, boundary: boundary,
+                        holePosition: position, boundary: boundary,
                         contours: try ContourLine.lines(fromText: row[6].string ?? "[]"), contourIntervalFt: row[7].double,
-                        imageWidthPx: row[8].int, imageHeightPx: row[9].int, source: row[10].string ?? "")
-        // Keep the recorded hash: a mismatch with the heights is reported when the hole is used.
-        hole.heightfieldHash = row[4].string ?? ""
+                        traced: traced, imageWidthPx: row[8].int, imageHeightPx: row[9].int, source: row[10].string ?? "")
+        if let hash = row[4].string {
+            let grid = Heightfield.Grid(nx: row[11].int ?? 0, nz: row[12].int ?? 0, resolutionFt: row[13].double ?? 0,
+                                        xMinFt: row[14].double ?? 0, zMinFt: row[15].double ?? 0)
+            let heightfield: Heightfield
+            do {
+                heightfield = try Heightfield(grid: grid, binary: row[16].bytes ?? [], binaryName: "stored heightfield of \(courseID) hole \(number)")
+            } catch {
+                throw .heightfield(error)
+            }
+            guard let origin = row[17].string.flatMap(HeightfieldOrigin.init(rawValue:)) else {
+                throw .storage("\(courseID) hole \(number) has a heightfield of unknown origin: re-import the hole")
+            }
+            hole.setHeightfield(heightfield, origin: origin)
+            // Keep the recorded hash: a mismatch with the heights is reported when the hole is used.
+            hole.heightfieldHash = hash
+        }
         return hole
     }
 
