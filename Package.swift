@@ -52,7 +52,7 @@ var targets: [Target] = [
     .testTarget(name: "ClubhouseJSONTests", dependencies: ["ClubhouseJSON"], path: "Tests/ClubhouseJSONTests"),
     .testTarget(name: "PluginKitTests", dependencies: ["PluginKit"], path: "Tests/PluginKitTests"),
     .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "CSQLite"], path: "Tests/ClubhouseHostTests"),
-    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseJSON"], path: "Tests/EndToEndTests"),
+    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseJSON", "CSQLite"], path: "Tests/EndToEndTests"),
 ]
 /// PracticeCore's SHA-256 uses the x86 SHA extensions when CPUID reports them: `-msha` lets Swift call
 /// those intrinsics and enables nothing past SSE2 for the rest of the module.
