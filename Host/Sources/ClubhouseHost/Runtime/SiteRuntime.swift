@@ -52,6 +52,7 @@ public final class SiteRuntime: @unchecked Sendable {
     private let emptyRequest: [UInt8]
     private static let requestHead = Array(#"{"arguments":"#.utf8)
     private static let silent = SilentProgress()
+    private static let nullReply: [UInt8] = Array(#"{"data":null}"#.utf8)
 
     private let lock = Lock()
     private let creationLock = Lock()
@@ -257,6 +258,10 @@ public final class SiteRuntime: @unchecked Sendable {
             if message.isEmpty { message = "\(alias) \(command) failed (\(s.name)) without a message" }
             if let newline = message.firstIndex(of: "\n") { message = String(message[..<newline]) }
             return .failure(s, message)
+        }
+        // A reply without data or text (a command that only acts) needs no parsing.
+        if reply == SiteRuntime.nullReply {
+            return CallOutcome(status: .ok, data: .null, text: nil, message: "", background: nil)
         }
         let parsed: JSONValue
         do {
