@@ -24,6 +24,8 @@ public enum CommandLineTool {
 
     /// Runs the tool and returns the process exit code.
     public static func run(_ arguments: [String]) -> Int32 {
+        // A closed pipe (a reader that went away, a dead runner) is an error to handle, not death.
+        signal(SIGPIPE, SIG_IGN)
         // Internal modes used by the host itself (child processes).
         if let first = arguments.first, first.hasPrefix("__") {
             return InternalModes.run(first, Array(arguments.dropFirst()))

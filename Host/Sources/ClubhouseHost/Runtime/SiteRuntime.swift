@@ -4,6 +4,9 @@
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A configured plugin resolved to its library (or the reason it could not be).
 public struct ResolvedPlugin: Sendable {
@@ -66,6 +69,8 @@ public final class SiteRuntime: @unchecked Sendable {
         self.site = site
         self.log = log
         self.loader = loader
+        // Devices, runners and clients can vanish mid-write: that must be an error, not SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         var tail = Array(#","cwd":"#.utf8)
         JSONWriter.appendQuoted(workingDirectory, to: &tail)
         tail.append(UInt8(ascii: "}"))
