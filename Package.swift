@@ -32,6 +32,7 @@ var targets: [Target] = [
     // SHA-256 for content hashes, using the x86 SHA extensions when CPUID reports them: `-msha` lets
     // Swift call those intrinsics and enables nothing past SSE2 for the rest of the module.
     .target(name: "ClubhouseHashing", path: "PluginSDK/Sources/ClubhouseHashing", swiftSettings: shaSettings),
+    .target(name: "ClubhouseGraphics", dependencies: ["ClubhouseJSON"], path: "PluginSDK/Sources/ClubhouseGraphics"),
     .target(name: "ClubhouseABI", dependencies: ["CClubhouse"], path: "PluginSDK/Sources/ClubhouseABI"),
     .target(name: "PluginKit", dependencies: ["CClubhouse", "ClubhouseABI", "ClubhouseJSON"], path: "PluginSDK/Sources/PluginKit"),
 
@@ -59,13 +60,18 @@ var targets: [Target] = [
             linkerSettings: pluginLinkerSettings),
 
     .testTarget(name: "ClubhouseJSONTests", dependencies: ["ClubhouseJSON"], path: "Tests/ClubhouseJSONTests"),
+    .testTarget(name: "ClubhouseGraphicsTests", dependencies: ["ClubhouseGraphics"], path: "Tests/ClubhouseGraphicsTests"),
     .testTarget(name: "ClubhouseHashingTests", dependencies: ["ClubhouseHashing"], path: "Tests/ClubhouseHashingTests"),
     .testTarget(name: "PluginKitTests", dependencies: ["PluginKit"], path: "Tests/PluginKitTests"),
     .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "CSQLite"], path: "Tests/ClubhouseHostTests"),
     .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseJSON", "CSQLite"], path: "Tests/EndToEndTests"),
 ]
 /// The content hashes plugins share: the putting catalog and the practice kernel.
-let coreDependencies: [String: [Target.Dependency]] = ["Practice": ["ClubhouseHashing"], "Putting": ["ClubhouseHashing"]]
+/// and the picture writers (SVG, glTF) of the plugins that draw.
+let coreDependencies: [String: [Target.Dependency]] = [
+    "Practice": ["ClubhouseHashing", "ClubhouseGraphics"], "Putting": ["ClubhouseHashing", "ClubhouseGraphics"],
+    "Globe": ["ClubhouseGraphics"], "Tennis": ["ClubhouseGraphics"],
+]
 
 for name in features {
     targets += [
