@@ -163,7 +163,12 @@ final class Session {
 
     deinit { runtime.shutdown() }
 
-    var showsProgress: Bool { !options.quiet && !options.json && StandardStreams.errorIsTerminal }
+    var showsProgress: Bool { Session.wouldShowProgress(options: options, terminal: StandardStreams.errorIsTerminal) }
+
+    /// A progress bar goes to a terminal only, and never with --quiet or --json.
+    static func wouldShowProgress(options: GlobalOptions, terminal: Bool) -> Bool {
+        !options.quiet && !options.json && terminal
+    }
 
     /// Runs a command with progress on a terminal and Ctrl-C wired to cancellation.
     func call(alias: String, command: CommandSpec, arguments: JSONObject) -> CallOutcome {
