@@ -160,15 +160,14 @@ extension InstanceBox {
 
     /// The request envelope `{"arguments":{…},"cwd":"…"}` (entry.h). A command without arguments
     /// (the host writes exactly this prefix) skips the general parse.
-    static func decodeRequest(_ request: UnsafeBufferPointer<UInt8>) throws -> (JSONObject, String) {
+    static func decodeRequest(_ request: UnsafeBufferPointer<UInt8>) throws -> (JSONObject, Invocation.CwdSource) {
         let prefix = emptyArgumentsPrefix
-        if request.count > prefix.count + 1, request[request.count - 1] == UInt8(ascii: "}"),
-           request.starts(with: prefix) {
-            let cwd = UnsafeBufferPointer(rebasing: request[prefix.count..<(request.count - 1)])
-            if let text = try? JSONParser.parse(cwd).stringValue { return (JSONObject(), text) }
+        if request.count > prefix.count + 2, request[request.count - 1] == UInt8(ascii: "}"),
+           request[prefix.count] == UInt8(ascii: "\""), request.starts(with: prefix) {
+            return (JSONObject(), .json(UnsafeBufferPointer(rebasing: request[prefix.count..<(request.count - 1)])))
         }
         let parsed = try JSONParser.parse(request)
-        return (parsed["arguments"]?.objectValue ?? JSONObject(), parsed["cwd"]?.stringValue ?? "")
+        return (parsed["arguments"]?.objectValue ?? JSONObject(), .text(parsed["cwd"]?.stringValue ?? ""))
     }
 }
 

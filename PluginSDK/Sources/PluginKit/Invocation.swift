@@ -10,14 +10,28 @@ public struct Invocation {
     /// The arguments, validated and typed by the host against the command's declaration.
     public let arguments: Arguments
     /// The caller's working directory (paths in `arguments` are already absolute).
-    public let cwd: String
+    public var cwd: String {
+        switch cwdSource {
+        case .text(let text): return text
+        case .json(let bytes): return (try? JSONParser.parse(bytes).stringValue) ?? ""
+        }
+    }
+
+    /// The working directory as sent: decoded only when asked for (most commands never do).
+    enum CwdSource {
+        case text(String)
+        /// The JSON string literal inside the request, valid while the call runs.
+        case json(UnsafeBufferPointer<UInt8>)
+    }
+
+    let cwdSource: CwdSource
     /// The instance's services.
     public let context: PluginContext
     let call: UnsafePointer<clubhouse_call>
 
-    init(arguments: Arguments, cwd: String, context: PluginContext, call: UnsafePointer<clubhouse_call>) {
+    init(arguments: Arguments, cwd: CwdSource, context: PluginContext, call: UnsafePointer<clubhouse_call>) {
         self.arguments = arguments
-        self.cwd = cwd
+        self.cwdSource = cwd
         self.context = context
         self.call = call
     }
