@@ -18,6 +18,11 @@ var products: [Product] = [
     .library(name: "FaultyPlugin", type: .dynamic, targets: ["FaultyPlugin"]),
 ]
 products += features.map { .library(name: "\($0)Plugin", type: .dynamic, targets: ["\($0)Plugin"]) }
+// The parsers' modules as static libraries, for the fuzz package in Fuzz/ (it depends on this one by path).
+products += [
+    .library(name: "ClubhouseJSON", targets: ["ClubhouseJSON"]),
+    .library(name: "ClubhouseHost", targets: ["ClubhouseHost"]),
+] + features.map { .library(name: "\($0)Core", targets: ["\($0)Core"]) }
 
 var targets: [Target] = [
     // The contract: the C ABI (header only, plus status names) and the Swift layer for plugin authors.
