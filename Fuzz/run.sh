@@ -2,6 +2,7 @@
 # Builds the fuzz targets (libFuzzer + AddressSanitizer, release) and runs each for a fixed time.
 #   Fuzz/run.sh [SECONDS] [TARGET…]     SECONDS per target (default 60); targets default to all:
 #                                       json config geojson frame ballmachine
+# Swift's own backtracer is turned off so that libFuzzer's crash handler saves the input.
 # Environment: NO_BUILD=1 skips the build; FUZZ_OUT=DIR holds corpora, crashes and logs
 # (default Fuzz/.build/fuzz-out, git-ignored); EXTRA_ARGS are passed to every libFuzzer run.
 # Prints one line per target: executions, executions per second, corpus size, crash or not.
@@ -39,7 +40,7 @@ for t in "${targets[@]}"; do
     log="$out/logs/$t.log"
     start=$(date +%s)
     # -timeout: an input that runs longer than 10 s is a hang; -rss_limit_mb guards runaway memory.
-    ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$bin" "$out/corpus/$t" \
+    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$bin" "$out/corpus/$t" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$(max_len "$t")" \
         -dict="$here/dict/$t.dict" -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" \
         ${EXTRA_ARGS:-} > "$log" 2>&1
@@ -53,7 +54,8 @@ for t in "${targets[@]}"; do
     else
         status=1
         artifact=$(grep -o "Test unit written to [^ ]*" "$log" | tail -1 | sed 's/Test unit written to //')
-        kind=$(grep -Eo 'ERROR: (libFuzzer|AddressSanitizer): [a-z-]+|Fatal error: .*|deadly signal|timeout|out-of-memory' "$log" | head -1)
+        kind=$(grep -Eo 'Swift runtime failure: [a-z ]+|Fatal error: .*' "$log" | head -1)
+        [ -n "$kind" ] || kind=$(grep -Eo 'ERROR: (libFuzzer|AddressSanitizer): [a-z -]+' "$log" | head -1)
         result="CRASH ($kind) → ${artifact:-see $log}"
     fi
     printf '%-12s %8s %12s %10s %8s  %s\n' "$t" "$elapsed" "${execs:-?}" "${rate:-?}" "$corpus" "$result"
