@@ -57,11 +57,20 @@ var targets: [Target] = [
     .testTarget(name: "ClubhouseJSONTests", dependencies: ["ClubhouseJSON"], path: "Tests/ClubhouseJSONTests"),
     .testTarget(name: "PluginKitTests", dependencies: ["PluginKit"], path: "Tests/PluginKitTests"),
     .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "CSQLite"], path: "Tests/ClubhouseHostTests"),
-    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseJSON"], path: "Tests/EndToEndTests"),
+    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseJSON", "CSQLite"], path: "Tests/EndToEndTests"),
 ]
+/// PracticeCore's SHA-256 uses the x86 SHA extensions when CPUID reports them: `-msha` lets Swift call
+/// those intrinsics and enables nothing past SSE2 for the rest of the module.
+#if arch(x86_64)
+let coreSwiftSettings: [String: [SwiftSetting]] = ["Practice": [.define("SHA_EXTENSIONS"), .unsafeFlags(["-Xcc", "-msha"])]]
+#else
+let coreSwiftSettings: [String: [SwiftSetting]] = [:]
+#endif
+
 for name in features {
     targets += [
-        .target(name: "\(name)Core", dependencies: ["ClubhouseJSON"], path: "Plugins/\(name)/Sources/\(name)Core"),
+        .target(name: "\(name)Core", dependencies: ["ClubhouseJSON"], path: "Plugins/\(name)/Sources/\(name)Core",
+                swiftSettings: coreSwiftSettings[name] ?? []),
         .target(name: "\(name)Plugin", dependencies: [.target(name: "\(name)Core"), "PluginKit"],
                 path: "Plugins/\(name)/Sources/\(name)Plugin", linkerSettings: pluginLinkerSettings),
         .testTarget(name: "\(name)CoreTests", dependencies: [.target(name: "\(name)Core")], path: "Tests/\(name)CoreTests"),

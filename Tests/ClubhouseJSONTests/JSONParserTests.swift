@@ -76,3 +76,19 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(try JSONParser.parse(JSONWriter.pretty(v)), v)
     }
 }
+
+final class JSONKeyIdentityTests: XCTestCase {
+    /// JSON keys are code point sequences: "é" (U+00E9) and "é" (e + U+0301) are different keys,
+    /// though Swift's String == calls them equal.
+    func testCanonicallyEquivalentKeysAreNotDuplicates() throws {
+        let v = try JSONParser.parse("{\"\\u00e9\":1,\"e\\u0301\":2}")
+        XCTAssertEqual(v.objectValue?.count, 2)
+        XCTAssertEqual(v["\u{E9}"]?.intValue, 1)
+        XCTAssertEqual(v["e\u{301}"]?.intValue, 2)
+        // Past 16 members the parser switches to a set; the rule must hold there too.
+        let many = (0..<20).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        let w = try JSONParser.parse("{" + many + ",\"\\u00e9\":1,\"e\\u0301\":2}")
+        XCTAssertEqual(w.objectValue?.count, 22)
+        XCTAssertThrowsError(try JSONParser.parse("{" + many + ",\"k3\":1}"))
+    }
+}

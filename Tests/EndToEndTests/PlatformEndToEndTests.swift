@@ -255,6 +255,35 @@ final class PlatformEndToEndTests: XCTestCase {
         try c.succeed(["--config", config, "nosy", "attach", "--sql", "CREATE TABLE mine(x)"])
     }
 
+    func testPluginsAreFoundByIdInPluginDirsAndTheProbeIsCached() throws {
+        let c = try Clubhouse()
+        let folder = c.path("plugins")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: try FixturePlugins.build("OK", id: "org.tests.found"), toPath: folder + "/libfound.so")
+        try c.write("plugins/not-a-plugin.so", "text")
+        let config = try c.write("dirs.json", """
+            {"plugin_dirs": ["plugins"], "sites": {"s": {"plugins": {"found": {"id": "org.tests.found", "grants": ["storage"]}}}}}
+            """)
+        XCTAssertEqual(try c.succeed(["--config", config, "found", "hello"]).stdout, "hello from org.tests.found\n")
+        let registry = try String(contentsOfFile: c.path("cache/clubhouse/plugin-registry.json"), encoding: .utf8)
+        XCTAssertTrue(registry.contains("libfound.so") && registry.contains("org.tests.found"), registry)
+        XCTAssertTrue(registry.contains("not-a-plugin.so"), "a file that is not a plugin is remembered too")
+        // Files outside the build run in a child process by default ("auto").
+        XCTAssertEqual(try c.succeed(["--config", config, "plugins", "info", "found", "--json"]).json()["isolation"], "auto")
+        let missing = try c.write("missing.json", """
+            {"plugin_dirs": ["plugins"], "sites": {"s": {"plugins": {"gone": {"id": "org.tests.gone"}}}}}
+            """)
+        try c.fail(["--config", missing, "gone", "hello"], contains: ["no plugin with id org.tests.gone in", "plugin_dirs"])
+    }
+
+    func testVerboseShowsPluginLogMessages() throws {
+        let c = try Clubhouse()
+        let quiet = try c.succeed(["greeter", "demo", "--out", c.path("out")])
+        XCTAssertFalse(quiet.stderr.contains("info:"), quiet.stderr)
+        let verbose = try c.succeed(["-v", "greeter", "demo", "--out", c.path("out")])
+        XCTAssertTrue(verbose.stderr.contains("[greeter] info: greeter demo writing to \(c.path("out"))"), verbose.stderr)
+    }
+
     // MARK: plugin validate
 
     func testValidatePassesOnTheExamplesAndFailsWithReasonsOnFixtures() throws {

@@ -17,6 +17,14 @@ func platformBench(_ arguments: [String]) {
     let quick = arguments.contains("--quick")
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     func runs(_ part: String) -> Bool { only == nil || only == part }
+    if only == "parse" {
+        let reply = Array(#"{"data":null}"#.utf8)
+        let t0 = Measure.now()
+        var count = 0
+        for _ in 0..<3_000_000 { if (try? JSONParser.parse(bytes: reply)) != nil { count += 1 } }
+        print("parse {\"data\":null}: \(Measure.format((Measure.now() - t0) / 3_000_000)) each (\(count))")
+        return
+    }
     let dir = Measure.executableDirectory()
     let scratch = "/tmp/clubhouse-bench-\(getpid())"
     defer { _ = system("rm -rf '\(scratch)'") }

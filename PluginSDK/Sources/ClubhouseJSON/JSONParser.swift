@@ -102,10 +102,7 @@ public struct JSONParser {
     }
 
     public static func parse(bytes: [UInt8], options: Options = Options()) throws(JSONParseError) -> JSONValue {
-        let result = bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(JSONParseError) in try parse(buffer, options: options) }
-        }
-        return try result.get()
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in try parse(buffer, options: options) }
     }
 
     public static func parse<Bytes: Sequence>(bytes: Bytes, options: Options = Options()) throws(JSONParseError)
@@ -117,7 +114,7 @@ public struct JSONParser {
     public static func parse(_ buffer: UnsafeBufferPointer<UInt8>, options: Options = Options()) throws(JSONParseError)
         -> JSONValue
     {
-        var parser = Parser(buffer, options: options, recordLocations: false)
+        var parser = Parser(buffer, options: options, recorder: nil)
         return try parser.parseDocument()
     }
 
@@ -126,30 +123,42 @@ public struct JSONParser {
         var copy = text
         let result = copy.withUTF8 { buffer in
             Result { () throws(JSONParseError) in
-                var parser = Parser(buffer, options: options, recordLocations: true)
+                let recorder = LocationRecorder()
+                var parser = Parser(buffer, options: options, recorder: recorder)
                 let value = try parser.parseDocument()
-                return JSONDocument(value: value, locations: parser.locationTable(parser.offsets),
-                                    keyLocations: parser.locationTable(parser.keyOffsets))
+                return JSONDocument(value: value, locations: parser.locationTable(recorder.offsets),
+                                    keyLocations: parser.locationTable(recorder.keyOffsets))
             }
         }
         return try result.get()
     }
 }
 
-private struct Parser {
-    let bytes: UnsafeBufferPointer<UInt8>
-    let options: JSONParser.Options
-    let recordLocations: Bool
-    var index = 0
-    var depth = 0
+/// The JSON Pointer of the value being parsed and the offsets of every value and key (only when
+/// a JSONDocument is wanted; plain parsing carries none of it).
+private final class LocationRecorder {
     var pointer: [String] = []
     var offsets: [String: Int] = [:]
     var keyOffsets: [String: Int] = [:]
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONParser.Options, recordLocations: Bool) {
+    var current: String { pointer.isEmpty ? "" : "/" + pointer.joined(separator: "/") }
+}
+
+private struct Parser {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let options: JSONParser.Options
+    let recorder: LocationRecorder?
+    var index = 0
+    var depth = 0
+    // Elements and members of the arrays and objects being parsed, innermost last. Each finished
+    // container copies its part out once, at its final size, instead of growing its own array.
+    var elementStack: [JSONValue] = []
+    var memberStack: [(key: String, value: JSONValue)] = []
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONParser.Options, recorder: LocationRecorder?) {
         self.bytes = bytes
         self.options = options
-        self.recordLocations = recordLocations
+        self.recorder = recorder
     }
 
     func locationTable(_ offsets: [String: Int]) -> [String: SourceLocation] {
@@ -208,7 +217,7 @@ private struct Parser {
     }
 
     mutating func parseValue() throws(JSONParseError) -> JSONValue {
-        if recordLocations { offsets[currentPointer()] = index }
+        if let recorder { recorder.offsets[recorder.current] = index }
         guard index < bytes.count else { throw fail("unexpected end of input; expected a value") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -229,10 +238,6 @@ private struct Parser {
         default:
             throw fail("unexpected \(describeByte(at: index)); expected a value")
         }
-    }
-
-    func currentPointer() -> String {
-        pointer.isEmpty ? "" : "/" + pointer.joined(separator: "/")
     }
 
     func matches(_ literal: StaticString) -> Bool {
@@ -260,14 +265,14 @@ private struct Parser {
     mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enter()
         index += 1
-        var members: [(key: String, value: JSONValue)] = []
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
             return .object(JSONObject())
         }
-        var seen: Set<String>? = nil
+        let base = memberStack.count
+        var seen: Set<ExactKey>? = nil
         while true {
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input inside an object; expected a key") }
@@ -276,15 +281,19 @@ private struct Parser {
             }
             let keyOffset = index
             let key = try parseString()
-            // Small objects: a linear scan beats hashing; switch to a set past 16 members.
-            var duplicate = false
-            if members.count < 16 {
-                for m in members where m.key == key { duplicate = true; break }
+            // Keys compare by their bytes: Swift's == treats canonically equivalent strings ("\u{E9}"
+            // and "e\u{301}") as equal, JSON does not. Small objects: a linear scan beats hashing;
+            // switch to a set past 16 members.
+            var duplicateIndex: Int? = nil
+            if memberStack.count - base < 16 {
+                for i in base..<memberStack.count where ExactKey.equal(memberStack[i].key, key) { duplicateIndex = i; break }
             } else {
-                if seen == nil { seen = Set(members.map(\.key)) }
-                duplicate = seen?.contains(key) ?? false
+                if seen == nil { seen = Set(memberStack[base...].map { ExactKey($0.key) }) }
+                if seen?.contains(ExactKey(key)) == true {
+                    duplicateIndex = memberStack[base...].firstIndex { ExactKey.equal($0.key, key) }
+                }
             }
-            if duplicate && !options.allowDuplicateKeys {
+            if duplicateIndex != nil && !options.allowDuplicateKeys {
                 throw fail("duplicate key \"\(key)\" in object", at: keyOffset)
             }
             skipWhitespace()
@@ -293,17 +302,17 @@ private struct Parser {
             }
             index += 1
             skipWhitespace()
-            if recordLocations {
-                pointer.append(JSONDocument.escapePointerToken(key))
-                keyOffsets[currentPointer()] = keyOffset
+            if let recorder {
+                recorder.pointer.append(JSONDocument.escapePointerToken(key))
+                recorder.keyOffsets[recorder.current] = keyOffset
             }
             let value = try parseValue()
-            if recordLocations { pointer.removeLast() }
-            if duplicate, let i = members.firstIndex(where: { $0.key == key }) {
-                members[i].value = value
+            recorder?.pointer.removeLast()
+            if let i = duplicateIndex {
+                memberStack[i].value = value
             } else {
-                members.append((key, value))
-                seen?.insert(key)
+                memberStack.append((key, value))
+                seen?.insert(ExactKey(key))
             }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input; expected ',' or '}'") }
@@ -312,24 +321,27 @@ private struct Parser {
             throw fail("unexpected \(describeByte(at: index)); expected ',' or '}'")
         }
         depth -= 1
+        let members = Array(memberStack[base...])
+        memberStack.removeSubrange(base...)
         return .object(JSONObject(members))
     }
 
     mutating func parseArray() throws(JSONParseError) -> JSONValue {
         try enter()
         index += 1
-        var elements: [JSONValue] = []
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
             index += 1
             depth -= 1
-            return .array(elements)
+            return .array([])
         }
+        let base = elementStack.count
         while true {
             skipWhitespace()
-            if recordLocations { pointer.append(String(elements.count)) }
-            elements.append(try parseValue())
-            if recordLocations { pointer.removeLast() }
+            recorder?.pointer.append(String(elementStack.count - base))
+            let element = try parseValue()
+            elementStack.append(element)
+            recorder?.pointer.removeLast()
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input; expected ',' or ']'") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -337,6 +349,8 @@ private struct Parser {
             throw fail("unexpected \(describeByte(at: index)); expected ',' or ']'")
         }
         depth -= 1
+        let elements = Array(elementStack[base...])
+        elementStack.removeSubrange(base...)
         return .array(elements)
     }
 

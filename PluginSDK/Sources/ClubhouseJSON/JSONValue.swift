@@ -38,7 +38,24 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     public var description: String { lexeme }
 }
 
-/// An object's members in source order. Keys are unique (the parser rejects duplicates).
+/// A key compared and hashed by its UTF-8 bytes. JSON keys are code point sequences; Swift's
+/// String == would call canonically equivalent keys ("\u{E9}" and "e\u{301}") the same key.
+struct ExactKey: Hashable {
+    let key: String
+    init(_ key: String) { self.key = key }
+
+    @inline(__always) static func equal(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+    }
+
+    static func == (lhs: ExactKey, rhs: ExactKey) -> Bool { equal(lhs.key, rhs.key) }
+
+    func hash(into hasher: inout Hasher) {
+        for b in key.utf8 { hasher.combine(b) }
+    }
+}
+
+/// An object's members in source order. Keys are unique by their bytes (the parser rejects duplicates).
 public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public private(set) var members: [(key: String, value: JSONValue)]
 
@@ -57,11 +74,11 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
     /// The member's value, or nil. Setting replaces in place or appends; setting nil removes.
     public subscript(key: String) -> JSONValue? {
         get {
-            for member in members where member.key == key { return member.value }
+            for member in members where ExactKey.equal(member.key, key) { return member.value }
             return nil
         }
         set {
-            if let index = members.firstIndex(where: { $0.key == key }) {
+            if let index = members.firstIndex(where: { ExactKey.equal($0.key, key) }) {
                 if let newValue { members[index].value = newValue } else { members.remove(at: index) }
             } else if let newValue {
                 members.append((key, newValue))
@@ -75,7 +92,9 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.members.count == rhs.members.count else { return false }
-        for (l, r) in zip(lhs.members, rhs.members) where l.key != r.key || l.value != r.value { return false }
+        for (l, r) in zip(lhs.members, rhs.members) where !ExactKey.equal(l.key, r.key) || l.value != r.value {
+            return false
+        }
         return true
     }
 }

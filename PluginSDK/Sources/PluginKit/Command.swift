@@ -1,6 +1,7 @@
 // Commands are data: a name, a summary, typed arguments, and a handler. The host reads the
 // catalogue (describe) to build --help, validate arguments and route calls.
 
+import ClubhouseABI
 import ClubhouseJSON
 
 /// One command of a plugin and the function that runs it.
@@ -43,9 +44,7 @@ public struct Command<P: Plugin>: Sendable {
 
 /// A declared argument. The host parses `--name value` (or positionals) into typed JSON.
 public struct Argument: Sendable {
-    public enum Kind: String, Sendable {
-        case string, integer, number, flag, path, choice, list, point, json
-    }
+    public typealias Kind = ArgumentKind
 
     public var name: String
     public var kind: Kind
@@ -144,16 +143,25 @@ public struct Reply: Sendable {
         return copy
     }
 
+    private static let nullReply: [UInt8] = Array(#"{"data":null}"#.utf8)
+    private static let dataKey: [UInt8] = Array(#"{"data":"#.utf8)
+    private static let textKey: [UInt8] = Array(#","text":"#.utf8)
+
+    /// `{"data":…,"text":…,"background":…}` (entry.h), written directly.
     func encoded() -> [UInt8] {
-        var o = JSONObject()
-        o["data"] = data
-        if let text { o["text"] = .string(text) }
-        if let background {
-            o["background"] = ["command": .string(background.command), "arguments": .object(background.arguments)]
+        if text == nil && background == nil && data.isNull { return Reply.nullReply }
+        var out = Reply.dataKey
+        out.reserveCapacity(64 + (text?.utf8.count ?? 0))
+        JSONWriter.appendCompact(data, to: &out)
+        if let text {
+            out.append(contentsOf: Reply.textKey)
+            JSONWriter.appendQuoted(text, to: &out)
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        JSONWriter.appendCompact(.object(o), to: &out)
+        if let background {
+            out.append(contentsOf: #","background":"#.utf8)
+            JSONWriter.appendCompact(["command": .string(background.command), "arguments": .object(background.arguments)], to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
         return out
     }
 }

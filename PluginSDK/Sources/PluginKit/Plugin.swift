@@ -2,6 +2,7 @@
 // data with handlers, and one exported entry line (see Export.swift).
 
 import CClubhouse
+@_exported import ClubhouseABI
 import ClubhouseJSON
 
 /// A Clubhouse plugin written in Swift.
@@ -79,17 +80,5 @@ public struct PluginError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// Statuses a plugin may return (status.h).
-public enum PluginStatus: Int32, Sendable {
-    case ok = 0
-    case error = 1
-    case invalidArgument = 2
-    case notFound = 3
-    case denied = 4
-    case unsupported = 5
-    case busy = 6
-    case timeout = 7
-    case cancelled = 8
-    case io = 9
-    case constraint = 10
-}
+/// Statuses a plugin may return (status.h); the same type the host uses.
+public typealias PluginStatus = Status

@@ -282,7 +282,6 @@ enum BuiltinCommands {
                 continue
             }
             let folder = "\(out)/\(alias)"
-            try? FileSystem.createDirectory(folder)
             var arguments = JSONObject()
             do {
                 arguments = try ArgumentParser.validate(["out": .string(folder)], for: command, plugin: alias)

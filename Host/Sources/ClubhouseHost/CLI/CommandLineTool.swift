@@ -169,7 +169,7 @@ final class Session {
         if options.json { flags |= UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT) }
         if StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal { flags |= UInt32(CLUBHOUSE_CALL_INTERACTIVE) }
         let progress: any ProgressSink = showsProgress && command.longRunning ? TerminalProgressBar() : SilentProgress()
-        let context = CallContext(flags: flags, progress: progress, chain: [alias])
+        let context = CallContext(flags: flags, progress: progress, alias: alias)
         let interrupt = InterruptHandler { [log] in
             log.warning("interrupted; asking '\(alias)' to stop (press Ctrl-C again to quit at once)")
             context.cancel()

@@ -351,7 +351,7 @@ final class JSONRPCServer: @unchecked Sendable {
             let wantsProgress = params["progress"]?.boolValue ?? false
             let progress: any ProgressSink = wantsProgress && id != nil ? RPCProgress(connection: connection, id: id ?? .null)
                 : SilentProgress()
-            let context = CallContext(flags: UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT), progress: progress, chain: [alias])
+            let context = CallContext(flags: UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT), progress: progress, alias: alias)
             let key = id.map(JSONWriter.compact)
             if let key { lock.withLock { active[key] = context } }
             defer { if let key { lock.withLock { active[key] = nil } } }

@@ -1,7 +1,8 @@
 // Finds a plugin file by id: first the clubhouse executable's own directory (the build's
 // products, trusted and read in process), then each of the site's plugin_dirs. Files from
 // plugin_dirs are probed in a throwaway child process — a broken file cannot take the host
-// down — and the answer is cached by path, mtime and size (as GStreamer's registry does).
+// down. Every answer is cached by path, mtime and size (as GStreamer's registry does), so a
+// command loads only the plugins it uses.
 
 import ClubhouseJSON
 #if canImport(Glibc)
@@ -14,6 +15,7 @@ public final class PluginDiscovery: @unchecked Sendable {
     let log: LogBroker
     private let lock = Lock()
     private var registry: ProbeRegistry?
+    private var probed: [String: String] = [:]
 
     init(configuration: SiteConfiguration, loader: PluginLoader, log: LogBroker) {
         self.configuration = configuration
@@ -53,22 +55,31 @@ public final class PluginDiscovery: @unchecked Sendable {
         return .failure(DiscoveryError(message: "no plugin with id \(id) in \(searchDirectories.joined(separator: ", ")); build it (swift build), add its directory to \"plugin_dirs\", or give a \"path\""))
     }
 
+    /// The id of the plugin in `path` ("" = not a plugin), remembered per path for this process and
+    /// across runs by path, mtime and size. Unknown files from the build directory are read in
+    /// process (they are the build's own products); others in a throwaway child.
     func probeID(_ path: String, trusted: Bool) -> String? {
-        if trusted {
-            return try? loader.load(path: path).info.id
-        }
-        guard let signature = FileSystem.signature(path) else { return nil }
-        return lock.withLock { () -> String? in
+        lock.withLock { () -> String? in
+            if let known = probed[path] { return known.isEmpty ? nil : known }
+            guard let signature = FileSystem.signature(path) else { return nil }
             if registry == nil { registry = ProbeRegistry.load() }
-            if let hit = registry?.lookup(path: path, signature: signature) { return hit.isEmpty ? nil : hit }
-            let result = Subprocess.run(FileSystem.hostExecutable(), ["__probe", path],
-                                        environment: ["SWIFT_BACKTRACE": "enable=no"], timeoutMilliseconds: 10_000)
-            var id = ""
-            if result.exitCode == 0, let v = try? JSONParser.parse(bytes: result.standardOutput), let found = v["id"]?.stringValue {
-                id = found
-            } else {
-                log.debug("probe of \(path) failed (\(result.outcomeDescription)); not a usable plugin")
+            if let hit = registry?.lookup(path: path, signature: signature) {
+                probed[path] = hit
+                return hit.isEmpty ? nil : hit
             }
+            var id = ""
+            if trusted {
+                id = (try? loader.load(path: path).info.id) ?? ""
+            } else {
+                let result = Subprocess.run(FileSystem.hostExecutable(), ["__probe", path],
+                                            environment: ["SWIFT_BACKTRACE": "enable=no"], timeoutMilliseconds: 10_000)
+                if result.exitCode == 0, let v = try? JSONParser.parse(bytes: result.standardOutput), let found = v["id"]?.stringValue {
+                    id = found
+                } else {
+                    log.debug("probe of \(path) failed (\(result.outcomeDescription)); not a usable plugin")
+                }
+            }
+            probed[path] = id
             registry?.record(path: path, signature: signature, id: id)
             registry?.save()
             return id.isEmpty ? nil : id

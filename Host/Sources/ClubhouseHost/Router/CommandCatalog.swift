@@ -1,11 +1,10 @@
 // A plugin's command catalogue (what `describe` returns), read into host types and checked.
 
+import ClubhouseABI
 import ClubhouseJSON
 
 public struct ArgumentSpec: Sendable {
-    public enum Kind: String, Sendable, CaseIterable {
-        case string, integer, number, flag, path, choice, list, point, json
-    }
+    public typealias Kind = ArgumentKind
 
     public var name: String
     public var kind: Kind

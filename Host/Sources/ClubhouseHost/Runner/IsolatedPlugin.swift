@@ -162,7 +162,7 @@ final class IsolatedPlugin: @unchecked Sendable {
         ]
         var w = WireWriter()
         w.str(JSONWriter.compact(settings))
-        let call = CallContext(flags: 0, progress: SilentProgress(), chain: [alias])
+        let call = CallContext(flags: 0, progress: SilentProgress(), alias: alias)
         let (status, reply) = exchange(.create, w.bytes, instance: instance, call: call, what: "create")
         guard status == Int32(CLUBHOUSE_OK) else {
             let message = String(decoding: reply, as: UTF8.self)
@@ -195,7 +195,7 @@ final class IsolatedPlugin: @unchecked Sendable {
     func destroy(instance: PluginInstance) {
         lock.withLock {
             guard channel != nil else { return }
-            let call = CallContext(flags: 0, progress: SilentProgress(), chain: [alias])
+            let call = CallContext(flags: 0, progress: SilentProgress(), alias: alias)
             _ = exchange(.destroy, [], instance: instance, call: call, what: "destroy", quietFailure: true)
             stop()
         }

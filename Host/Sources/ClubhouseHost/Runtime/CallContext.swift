@@ -9,23 +9,44 @@ public final class CallContext: @unchecked Sendable {
     let flags: UInt32
     let progress: any ProgressSink
     let cancelled: Atomic<Bool>
-    /// Aliases of the plugins this call passed through, outermost first.
-    let chain: [String]
+    /// The plugin this call runs in.
+    let alias: String
     /// Cancellation shared with the outer call when nested.
     private let parent: CallContext?
 
     private static let counter = Atomic<UInt64>(0)
 
-    init(flags: UInt32, progress: any ProgressSink, chain: [String], parent: CallContext? = nil) {
+    init(flags: UInt32, progress: any ProgressSink, alias: String, parent: CallContext? = nil) {
         id = CallContext.counter.add(1, ordering: .relaxed).newValue
         self.flags = flags
         self.progress = progress
-        self.chain = chain
+        self.alias = alias
         self.parent = parent
         cancelled = Atomic(false)
     }
 
-    public static func makeForBenchmark() -> CallContext { CallContext(flags: 0, progress: SilentProgress(), chain: ["a"]) }
+    public static func makeForBenchmark() -> CallContext { CallContext(flags: 0, progress: SilentProgress(), alias: "a") }
+
+    /// Aliases of the plugins this call passed through, outermost first.
+    var chain: [String] {
+        var list: [String] = []
+        var node: CallContext? = self
+        while let n = node {
+            list.insert(n.alias, at: 0)
+            node = n.parent
+        }
+        return list
+    }
+
+    /// Whether `alias` is already running this call (invoke must not loop back into it).
+    func passedThrough(_ alias: String) -> Bool {
+        var node: CallContext? = self
+        while let n = node {
+            if n.alias == alias { return true }
+            node = n.parent
+        }
+        return false
+    }
 
     public var isCancelled: Bool {
         cancelled.load(ordering: .relaxed) || (parent?.isCancelled ?? false)

@@ -33,6 +33,10 @@ enum PluginBackend: @unchecked Sendable {
 final class PluginInstance: @unchecked Sendable {
     let backend: PluginBackend
     var info: PluginDescriptorInfo { backend.info }
+    /// Calls into a plugin that is not thread-safe are serialized (read once: it is on every call).
+    let serializesCalls: Bool
+    /// The reply buffer of serialized calls, reused from call to call.
+    private let replyBuffer = ReplyBuffer()
     let entry: PluginEntry
     let siteName: String
     unowned let runtime: SiteRuntime
@@ -47,6 +51,7 @@ final class PluginInstance: @unchecked Sendable {
 
     init(backend: PluginBackend, entry: PluginEntry, siteName: String, runtime: SiteRuntime) {
         self.backend = backend
+        serializesCalls = !backend.info.threadSafe
         self.entry = entry
         self.siteName = siteName
         self.runtime = runtime
@@ -196,7 +201,7 @@ final class PluginInstance: @unchecked Sendable {
 
     /// Runs one command. Serialized unless the plugin is thread-safe.
     func invoke(command: String, request: [UInt8], call: CallContext) -> (status: Int32, reply: [UInt8]) {
-        let serialize = !info.threadSafe
+        let serialize = serializesCalls
         if serialize { callLock.lock() }
         defer { if serialize { callLock.unlock() } }
         let result: (Int32, [UInt8])
@@ -207,7 +212,8 @@ final class PluginInstance: @unchecked Sendable {
             guard let invoke = library.descriptor.pointee.invoke, let made = instance else {
                 return (Int32(CLUBHOUSE_ERROR), Array("plugin '\(entry.alias)' is not running".utf8))
             }
-            let buffer = ReplyBuffer()
+            let buffer = serialize ? replyBuffer : ReplyBuffer()
+            buffer.removeAll()
             let status: Int32 = call.withCStruct { callPointer in
                 buffer.withSink { sink in
                     request.withUnsafeBufferPointer { bytes in

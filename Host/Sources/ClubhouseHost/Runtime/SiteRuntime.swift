@@ -221,7 +221,7 @@ public final class SiteRuntime: @unchecked Sendable {
     /// Runs `command` of plugin `alias` with validated arguments.
     public func call(alias: String, command: String, arguments: JSONObject, flags: UInt32 = 0,
                      progress: (any ProgressSink)? = nil, context: CallContext? = nil) -> CallOutcome {
-        let call = context ?? CallContext(flags: flags, progress: progress ?? SiteRuntime.silent, chain: [alias])
+        let call = context ?? CallContext(flags: flags, progress: progress ?? SiteRuntime.silent, alias: alias)
         // Fast path: the instance exists already.
         let target: PluginInstance
         if let existing = lock.withLock({ instances[alias] }) {
@@ -267,12 +267,22 @@ public final class SiteRuntime: @unchecked Sendable {
         guard let object = parsed.objectValue else {
             return .failure(.pluginFailed, "plugin '\(alias)' returned \(parsed.kindName) to '\(command)', not {\"data\": …}")
         }
+        // One pass over the members (the reply has at most three).
+        var data: JSONValue = .null
+        var text: String?
         var background: (String, JSONObject)?
-        if let b = object["background"]?.objectValue, let c = b["command"]?.stringValue {
-            background = (c, b["arguments"]?.objectValue ?? JSONObject())
+        for member in object {
+            switch member.key {
+            case "data": data = member.value
+            case "text": text = member.value.stringValue
+            case "background":
+                if let b = member.value.objectValue, let c = b["command"]?.stringValue {
+                    background = (c, b["arguments"]?.objectValue ?? JSONObject())
+                }
+            default: break
+            }
         }
-        return CallOutcome(status: .ok, data: object["data"] ?? .null, text: object["text"]?.stringValue, message: "",
-                           background: background)
+        return CallOutcome(status: .ok, data: data, text: text, message: "", background: background)
     }
 
     /// A plugin calling another plugin's command (the invoke service).
@@ -282,7 +292,7 @@ public final class SiteRuntime: @unchecked Sendable {
         guard caller.entry.isGranted(.invoke(alias)) else {
             return refuse(.denied, "plugin '\(caller.entry.alias)' may not call '\(alias)': the site does not grant \"invoke:\(alias)\"")
         }
-        if call.chain.contains(alias) {
+        if call.passedThrough(alias) {
             return refuse(.denied, "plugin '\(caller.entry.alias)' may not call '\(alias)': '\(alias)' is already running this call (\(call.chain.joined(separator: " → ")))")
         }
         let target: PluginInstance
@@ -304,7 +314,7 @@ public final class SiteRuntime: @unchecked Sendable {
             return refuse(.invalidArgument, "malformed request to \(alias) \(command): \(error)")
         }
         let nested = CallContext(flags: call.flags | UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT), progress: call.progress,
-                                 chain: call.chain + [alias], parent: call)
+                                 alias: alias, parent: call)
         return target.invoke(command: command, request: encodeRequest(arguments), call: nested)
     }
 }

@@ -284,14 +284,7 @@ final class GlobePlugin: Plugin {
     }
 
     func write(_ text: String, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        do {
-            try Data(text.utf8).write(to: url, options: .atomic)
-        } catch {
-            let folder = url.deletingLastPathComponent().path
-            let reason = FileManager.default.fileExists(atPath: folder) ? "the folder is not writable" : "the folder \(folder) does not exist"
-            throw PluginError.failed("cannot write \(path): \(reason); choose another path")
-        }
+        try Files.write(path, text: text)
     }
 
     /// Writes an SVG (or prints it for "-") and says what was written.

@@ -1,1 +1,296 @@
-// PracticePlugin: the thin adapter from PracticeCore to PluginKit. Filled in by the practice plugin issue.
+// PracticePlugin: the thin adapter from PracticeCore to PluginKit. Each command reads its files,
+// hands a request to a Core function and replies with the Core result's JSON and text. Storage is
+// the plugin's own SQLite database through `SQLPracticeStore`, with the schema of `PracticeSchema`.
+
+import CClubhouse
+import ClubhouseJSON
+import PluginKit
+import PracticeCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class Practice: Plugin {
+    static let info = PluginInfo(
+        id: "org.clubhouse.practice", version: "1.0.0", name: "Practice",
+        summary: "Golf practice analytics: canonical JSON hashes, Rapsodo MLM2PRO import, KPI templates, A/B/C grading, trends",
+        services: [.log, .config, .storage, .progress])
+
+    static let profile = Argument.choice("profile", CanonicalProfile.allCases.map(\.rawValue),
+                                         help: "raid-v2 (kernel v2, canonicaljson numbers) or rfc8785 (strict JCS)",
+                                         default: CanonicalProfile.raidV2.rawValue)
+
+    static let commands: [Command<Practice>] = [
+        Command("canonicalize", summary: "Print the canonical form of a JSON document",
+                arguments: [.path("file", help: "JSON file, or - for standard input", required: true, positional: true), profile],
+                reply: "{profile, canonical, sha256}") { _, call in
+            let request = CanonicalizeRequest(profile: try profileArgument(call), input: try readInput(call, "file"),
+                                              sourceName: try call.arguments.string("file"))
+            return try coreReply(call, { try CanonicalCommands.canonicalize(request) }, text: { $0.text })
+        },
+        Command("hash", summary: "Print the SHA-256 of a document's canonical form (one per line with --jsonl)",
+                help: "With --jsonl every LF-terminated line is a document (a raw U+2028 inside a string is not a line end); "
+                    + "a line that is not valid JSON prints ERROR file:line:column: message and the others still hash.",
+                arguments: [.path("file", help: "JSON or JSON Lines file, or - for standard input", required: true, positional: true),
+                            profile, .flag("jsonl", help: "One document per line")],
+                reply: "{profile, documents: [{line, sha256, error}], errors} (without --json: {profile, count, errors})") { _, call in
+            let request = HashRequest(profile: try profileArgument(call), input: try readInput(call, "file"),
+                                      sourceName: try call.arguments.string("file"), jsonLines: call.arguments.flag("jsonl"))
+            let result: HashResult
+            do { result = try CanonicalCommands.hash(request) } catch { throw translated(error) }
+            // A big --jsonl result goes out once: as data for --json and JSON-RPC, as text otherwise
+            // (then data holds only the counts).
+            return call.wantsMachineOutput ? Reply(data: result.json) : Reply(data: result.summaryJSON, text: result.text + "\n")
+        },
+        Command("template add", summary: "Add a KPI template (hashed once; the first for a club becomes its active one)",
+                help: """
+                    A template: {"schema_version": "1.0", "club": "7i", "aggregation_method": "worst_metric",
+                    "metrics": {"ball_speed": {"a_min": 104, "b_min": 100}, "spin_rate": {"direction": "lower_is_better",
+                    "a_max": 3000, "b_max": 3500}}}. Metrics: ball_speed, smash_factor, spin_rate, descent_angle, carry.
+                    """,
+                arguments: [.path("file", help: "Template file (JSON)", required: true, positional: true)],
+                reply: "{template: {hash, club, display_name, source, active, hidden, inserted_at, thresholds}, already_stored, activated, warnings}") { plugin, call in
+            let path = try call.arguments.string("file")
+            let bytes = try readInput(call, "file")
+            return try plugin.run(call) { try $0.add(bytes, sourceName: path) } text: { $0.text }
+        },
+        Command("template list", summary: "List the KPI templates (bundled defaults included)",
+                arguments: [.string("club", help: "Only this club"), .flag("all", help: "Include hidden templates")],
+                reply: "{templates: [{hash, club, display_name, source, active, hidden, inserted_at, thresholds}], includes_hidden}") { plugin, call in
+            let club = try call.arguments.optionalString("club")
+            let all = call.arguments.flag("all")
+            return try plugin.run(call) { try $0.list(club: club, includeHidden: all) } text: { $0.text }
+        },
+        Command("template show", summary: "Show a template: thresholds and the canonical JSON its hash is of",
+                arguments: [.string("template", help: "Hash, its first digits, or display name", required: true, positional: true)],
+                reply: "{template, canonical_json}") { plugin, call in
+            let reference = try call.arguments.string("template")
+            return try plugin.run(call) { try $0.show(reference) } text: { $0.text }
+        },
+        Command("template activate", summary: "Make a template the one its club is graded with",
+                arguments: [.string("template", help: "Hash, its first digits, or display name", required: true, positional: true)],
+                reply: "{hash, club, display_name, source, active, hidden, inserted_at, thresholds}") { plugin, call in
+            let reference = try call.arguments.string("template")
+            return try plugin.run(call) { try $0.activate(reference) } text: { "\($0.hash) is now the active template for \($0.club)\n" }
+        },
+        Command("template hide", summary: "Hide a template from the list (history keeps it)",
+                arguments: [.string("template", help: "Hash, its first digits, or display name", required: true, positional: true),
+                            .flag("unhide", help: "Show it again")],
+                reply: "{hash, club, display_name, source, active, hidden, inserted_at, thresholds}") { plugin, call in
+            let reference = try call.arguments.string("template")
+            let unhide = call.arguments.flag("unhide")
+            return try plugin.run(call) { try $0.hide(reference, hidden: !unhide) } text: {
+                "\($0.hash) is \($0.hidden ? "hidden" : "shown again")\n"
+            }
+        },
+        Command("template rename", summary: "Set a template's display name (content and hash never change)",
+                arguments: [.string("template", help: "Hash, its first digits, or display name", required: true, positional: true),
+                            .string("name", help: "The new name (empty clears it)", required: true, positional: true)],
+                reply: "{hash, club, display_name, source, active, hidden, inserted_at, thresholds}") { plugin, call in
+            let reference = try call.arguments.string("template")
+            let name = try call.arguments.string("name")
+            return try plugin.run(call) { try $0.rename(reference, to: name) } text: {
+                "\($0.hash) is now named \($0.displayName.map { "'\($0)'" } ?? "nothing")\n"
+            }
+        },
+        Command("template duplicate", summary: "Make a new template from one, for another club or with other thresholds",
+                arguments: [.string("template", help: "Hash, its first digits, or display name", required: true, positional: true),
+                            .string("club", help: "Club of the copy"), .string("name", help: "Name inside the copy"),
+                            .list("set", help: "Threshold changes, e.g. ball_speed.a_min=105,spin_rate.b_min=4000")],
+                reply: "{template, already_stored, activated, warnings}") { plugin, call in
+            let a = call.arguments
+            let reference = try a.string("template")
+            let club = try a.optionalString("club"), name = try a.optionalString("name")
+            let changes = a.has("set") ? try a.list("set") : []
+            return try plugin.run(call) { try $0.duplicate(reference, club: club, name: name, changes: changes) } text: { $0.text }
+        },
+        Command("import", summary: "Import a Rapsodo MLM2PRO CSV export as one session, graded per club",
+                help: "Each club is graded by the --template given for it, else by its active template (yours, or the bundled "
+                    + "default). The same file (same content) is never imported twice.",
+                arguments: [.path("csv", help: "The MLM2PRO shot export (CSV)", required: true, positional: true),
+                            .list("template", help: "Template file(s) or stored template hash(es), one per club"),
+                            .string("date", help: "Session date YYYY-MM-DD[THH:MM] (default: the export's title row)"),
+                            .string("location", help: "Where the session was hit")],
+                longRunning: true,
+                reply: "{session: {id, content_hash, source_name, imported_at, session_date, location, title, shot_count}, clubs: [{analysis, template_name}], footer_rows, repeated_headers, blank_rows}") { plugin, call in
+            let a = call.arguments
+            let path = try a.string("csv")
+            let csv = try Files.read(path)
+            var templates: [TemplateArgument] = []
+            for item in a.has("template") ? try a.list("template") : [] {
+                let file = item.hasPrefix("/") ? item : Files.join(call.cwd, item)
+                templates.append(Files.exists(file) && !Files.isDirectory(file)
+                    ? .file(name: item, bytes: try Files.read(file, limit: 1 << 20)) : .reference(item))
+            }
+            let request = ImportRequest(csv: csv, sourceName: path, templates: templates, date: try a.optionalString("date"),
+                                        location: try a.optionalString("location"))
+            var phase: ImportProgress.Phase? = nil
+            let progress = call.progress
+            defer { if phase != nil { progress.end() } }
+            return try plugin.withLibrary(call, { (library: TemplateLibrary) -> ImportResult in
+                try SessionImporter(library: library).run(request) { p in
+                    if p.phase != phase {
+                        if phase != nil { progress.end() }
+                        phase = p.phase
+                        progress.begin(p.phase == .reading ? "reading \(baseName(path))" : "writing shots", total: p.total)
+                    }
+                    progress.update(p.done)
+                }
+            }, text: { $0.text })
+        },
+        Command("sessions", summary: "List the imported sessions",
+                reply: "{sessions: [{session, clubs}]}") { plugin, call in
+            return try plugin.withLibrary(call, { try SessionQueries(library: $0).sessions() }, text: { $0.text })
+        },
+        Command("session", summary: "Show a session: each club's counts, validity, A% and averages (all shots and A shots)",
+                arguments: [.integer("id", help: "Session id (see practice sessions)", required: true, positional: true),
+                            .flag("shots", help: "Also list every shot with its grade and its source row")],
+                reply: "{session, clubs: [{analysis: {club, template_hash, shot_count, a_count, b_count, c_count, validity, a_percent, averages_all_shots, averages_a_only}, template_name}], shots: [{row_index, club, grade, measurements, raw}]}") { plugin, call in
+            let id = Int64(try call.arguments.int("id"))
+            let shots = call.arguments.flag("shots")
+            return try plugin.withLibrary(call, { try SessionQueries(library: $0).session(id, includeShots: shots) }, text: { $0.text })
+        },
+        Command("trends", summary: "A club's A% over sessions (weighted by shots), or its A-shot averages, as a table and a chart",
+                arguments: [.string("club", help: "The club, e.g. 7i", required: true),
+                            .flag("a-only", help: "Averages of the A shots, each session graded by its own template"),
+                            .choice("min-validity", ["invalid", "low_sample", "valid"],
+                                    help: "Leave out sub-sessions below this (they are listed as excluded)", default: "low_sample"),
+                            .choice("metric", ShotMetric.gradeable.map(\.rawValue), help: "What the --a-only chart plots",
+                                    default: ShotMetric.carry.rawValue),
+                            .path("svg", help: "Write the trend chart to this SVG file")],
+                reply: "{club, a_only, min_validity, chart_metric, points: [{session_id, date, shot_count, a_count, validity, a_percent, template_hash, a_only_averages}], excluded, weighted_a_percent, weighted_a_only_averages}") { plugin, call in
+            let a = call.arguments
+            let request = TrendRequest(club: try a.string("club"), aOnly: a.flag("a-only"),
+                                       minValidity: try Validity(option: try a.optionalString("min-validity") ?? "low_sample"),
+                                       chartMetric: ShotMetric(rawValue: try a.optionalString("metric") ?? "carry") ?? .carry)
+            let svgPath = try a.optionalString("svg")
+            let trend: TrendResult
+            do { trend = try TrendQuery(store: plugin.store).run(request) } catch { throw translated(error) }
+            if let svgPath { try Files.write(svgPath, text: TrendChart.svg(trend)) }
+            return Reply(data: try JSONBridge.encode(trend),
+                         text: call.wantsMachineOutput ? nil : trend.text + (svgPath.map { "chart: \($0)\n" } ?? ""))
+        },
+        Command("export", summary: "Print a session summary as canonical JSON (raid-v2); --json adds its SHA-256",
+                arguments: [.integer("id", help: "Session id", required: true, positional: true),
+                            .path("out", help: "Also write the canonical JSON to this file")],
+                reply: "{summary, canonical_json, sha256}") { plugin, call in
+            let id = Int64(try call.arguments.int("id"))
+            let out = try call.arguments.optionalString("out")
+            return try plugin.withLibrary(call, { (library: TemplateLibrary) -> SessionSummary in
+                let summary = try SessionQueries(library: library).export(id)
+                if let out { try Files.write(out, text: summary.canonicalJSON) }
+                return summary
+            }, text: { $0.text })
+        },
+        Command("demo", summary: "Generate six weeks of MLM2PRO sessions, import and grade them, chart the 7-iron trend",
+                arguments: [.path("out", help: "Folder for the demo's output (CSV exports, trend SVG, a session summary)",
+                                  required: true)],
+                reply: "{files, sessions, trend, svg}") { plugin, call in
+            let out = try call.arguments.string("out")
+            // Into this site's database when it has no sessions yet (so the demo leaves data to browse);
+            // a database that already holds sessions is left alone and the demo runs in memory.
+            let empty = try plugin.store.sessions().isEmpty
+            let store: any PracticeStore = empty ? plugin.store : InMemoryPracticeStore()
+            let demo: DemoResult
+            do { demo = try PracticeDemo.run(store: store, now: isoNow) } catch { throw translated(error) }
+            for file in demo.files { try Files.write(Files.join(out, file.name), text: file.csv) }
+            let svg = Files.join(out, "trend-\(PracticeDemo.club).svg")
+            try Files.write(svg, text: demo.svg)
+            var written = demo.files.map { Files.join(out, $0.name) } + [svg]
+            if let last = demo.sessions.last {
+                let library = TemplateLibrary(store: store, now: isoNow)
+                do {
+                    let summary = try SessionQueries(library: library).export(last.session.id)
+                    let path = Files.join(out, "session-\(last.session.id)-summary.json")
+                    try Files.write(path, text: summary.canonicalJSON)
+                    written.append(path)
+                } catch { throw translated(error) }
+            }
+            var text = demo.text
+            text += empty ? "(the sessions are in this site's practice database)\n"
+                : "(this site's practice database already had sessions; the demo ran in memory)\n"
+            text += "written: " + written.joined(separator: ", ") + "\n"
+            var data = try JSONBridge.encode(demo)
+            if case .object(var o) = data {
+                o["files"] = .array(written.map(JSONValue.string))
+                o["svg"] = .string(svg)
+                data = .object(o)
+            }
+            return Reply(data: data, text: text)
+        },
+    ]
+
+    let context: PluginContext
+    let store: SQLPracticeStore
+
+    init(context: PluginContext) throws {
+        self.context = context
+        let storage = try context.storage()
+        try storage.migrate(PracticeSchema.migrations.map { Migration($0.version, $0.name, $0.sql) })
+        store = SQLPracticeStore(storage: storage)
+    }
+
+    /// Runs a template-library command.
+    func run<T: Encodable>(_ call: Invocation, _ body: (TemplateLibrary) throws -> T, text: (T) -> String) throws -> Reply {
+        try withLibrary(call, body, text: text)
+    }
+
+    /// Runs a command that needs the library (and through it the store), replying with its JSON and text.
+    func withLibrary<T: Encodable>(_ call: Invocation, _ body: (TemplateLibrary) throws -> T,
+                                   text: (T) -> String) throws -> Reply {
+        let library = TemplateLibrary(store: store, now: isoNow)
+        return try coreReply(call, { try body(library) }, text: text)
+    }
+}
+
+/// The reply for a Core result: its JSON, and its text unless only JSON is wanted.
+func coreReply<T: Encodable>(_ call: Invocation, _ body: () throws -> T, text: (T) -> String) throws -> Reply {
+    let result: T
+    do { result = try body() } catch let error as PracticeError { throw pluginError(error) }
+    return Reply(data: try JSONBridge.encode(result), text: call.wantsMachineOutput ? nil : text(result))
+}
+
+/// Domain errors as PluginKit errors: bad requests and bad input exit 2, unknown things are "not
+/// found", conflicts and storage trouble are failures.
+func pluginError(_ error: PracticeError) -> PluginError {
+    switch error.kind {
+    case .usage, .invalidInput: return .invalidArgument(error.message)
+    case .notFound: return .notFound(error.message)
+    case .conflict, .storage: return .failed(error.message)
+    }
+}
+
+/// `PracticeError`s become `PluginError`s; anything else (PluginKit's own) passes through.
+func translated(_ error: any Error) -> any Error {
+    if let practice = error as? PracticeError { return pluginError(practice) }
+    return error
+}
+
+func profileArgument(_ call: Invocation) throws -> CanonicalProfile {
+    do { return try CanonicalProfile(name: try call.arguments.optionalString("profile") ?? "raid-v2") } catch { throw translated(error) }
+}
+
+/// A path argument's bytes ("-" is standard input).
+func readInput(_ call: Invocation, _ name: String) throws -> [UInt8] {
+    try Files.read(try call.arguments.string(name))
+}
+
+func baseName(_ path: String) -> String {
+    path.split(separator: "/").last.map(String.init) ?? path
+}
+
+/// The current time in UTC, ISO 8601 to the second.
+@Sendable func isoNow() -> String {
+    var t = time(nil)
+    var parts = tm()
+    gmtime_r(&t, &parts)
+    func pad(_ n: Int32, _ width: Int = 2) -> String {
+        let s = String(n)
+        return String(repeating: "0", count: max(0, width - s.count)) + s
+    }
+    return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T"
+        + "\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec))Z"
+}
+
+@_cdecl("clubhouse_plugin_entry")
+public func clubhousePluginEntry(_ info: UnsafePointer<clubhouse_host_info>?) -> UnsafePointer<clubhouse_plugin_descriptor>? { export(Practice.self, info) }

@@ -1,1 +1,313 @@
-// PuttingPlugin: the thin adapter from PuttingCore to PluginKit. Filled in by the putting plugin issue.
+// PuttingPlugin: the thin adapter from PuttingCore to PluginKit. Each command turns its arguments
+// into a Core request, runs it through `PuttingService` on the plugin's own SQLite database
+// (`SQLPuttingStore`), and replies with the Core result's JSON and text. `bestline --async` submits
+// a job and asks the host to run `job run ID` in the background; jobs left running by a host that
+// stopped are queued again when the plugin starts. `hole process` builds heightfields from traced
+// contours with a progress bar; `hole export` writes them back in the original format.
+
+import CClubhouse
+import ClubhouseJSON
+import PluginKit
+import PuttingCore
+
+final class Putting: Plugin {
+    static let info = PluginInfo(
+        id: "org.clubhouse.putting", version: "1.0.0", name: "Putting",
+        summary: "Green catalog, best putting lines (physics model or the original's compat model), async jobs, SVG and 3D pictures",
+        services: [.log, .config, .storage, .progress])
+
+    /// Arguments every best-line-drawing command shares.
+    static let puttArguments: [Argument] = [
+        .string("course", help: "Course id", required: true),
+        .integer("hole", help: "Hole number", required: true),
+        .point("ball", help: "Ball position X,Z in feet (green frame: +x east, +z north, origin at the centre)"),
+        .point("flag", help: "Hole (flag) position X,Z in feet"),
+        .number("stimp", help: "Green speed in feet (default: the site's config, else 10)"),
+        .choice("model", PuttingModel.allCases.map(\.rawValue), help: "physics (default) or compat (the original service's model)"),
+    ]
+
+    static let commands: [Command<Putting>] = [
+        Command("course import", summary: "Import a course folder in the original layout (Hole_N/ or hole_N/ folders)",
+                help: """
+                    Each hole folder holds config.json (extents, hole location), *_boundary.json, *_contours.json and
+                    *_heightfield.json with its .bin (in the folder or in unity/). A hole without a heightfield is kept as
+                    its traced boundary and contours ("source only") until `putting hole process` builds it; --process
+                    builds them during the import, --sources-only ignores the heightfield files (every green is built
+                    from its traced files). Everything is checked (and processed) before anything is written; importing
+                    an existing id replaces its holes.
+                    """,
+                arguments: [.path("dir", help: "The course folder", required: true, positional: true),
+                            .string("id", help: "Course id (a–z, 0–9, '-', '_')", required: true),
+                            .string("name", help: "Course name (default: the id)"),
+                            .string("city", help: "City"), .string("state", help: "State or region"),
+                            .flag("process", help: "Build the heightfield of every hole that has none from its traced contours and boundary"),
+                            .flag("sources-only", help: "Ignore *_heightfield files: keep only the traced contours and boundaries")],
+                longRunning: true,
+                reply: "{course: {id, name, city, state}, replaced, holes: [{course, hole, status, greenWidthFt, greenHeightFt, holeXFt, holeZFt, grid, heightfieldHash, boundary, contours, traced, source}], processed: [hole]}") { plugin, call in
+            let a = call.arguments
+            let request = CourseImportRequest(directory: try a.string("dir"), id: try a.string("id"), name: try a.optionalString("name"),
+                                              city: try a.optionalString("city"), state: try a.optionalString("state"),
+                                              process: a.flag("process"), sourcesOnly: a.flag("sources-only"))
+            if request.process { call.progress.begin("processing traced greens", total: 1000) }
+            defer { if request.process { call.progress.end() } }
+            return try plugin.reply(call) {
+                try $0.importCourse(request, progress: { call.progress.update(Int(($0 * 1000).rounded())) },
+                                    isCancelled: { call.isCancelled })
+            }
+                json: { $0.json } text: { $0.text }
+        },
+        Command("hole process", summary: "Build a hole's heightfield from its traced contours and boundary, and store it",
+                help: """
+                    The original "process hole" step: samples along the traced contours, a thin-plate spline with a
+                    linear term (smoothing 0.25), the 0.5 ft grid, the nodes strictly inside the boundary, shifted so the
+                    lowest is 0. The heightfield is stored with its content hash like an imported one; on any error
+                    nothing is stored. --all processes every hole of the course that has no heightfield yet, all or none.
+                    """,
+                arguments: [.string("course", help: "Course id", required: true),
+                            .integer("hole", help: "Hole number (processed again even if it has a heightfield)"),
+                            .flag("all", help: "Every hole of the course that has no heightfield yet")],
+                longRunning: true,
+                reply: "{course, holes: [{course, hole, status, …, heightfieldHash, previous, processing: {nx, nz, resolution_ft, x_min_ft, z_min_ft, insideNodes, samples, shiftFt, conditionEstimate, warnings, timings}}], skipped: [hole]}") { plugin, call in
+            let a = call.arguments
+            let request = HoleProcessRequest(course: try a.string("course"), hole: try a.optionalInt("hole"), all: a.flag("all"))
+            call.progress.begin(request.all ? "processing \(request.course)" : "processing hole \(request.hole.map(String.init) ?? "?")", total: 1000)
+            defer { call.progress.end() }
+            return try plugin.reply(call) {
+                try $0.processHoles(request, progress: { call.progress.update(Int(($0 * 1000).rounded())) },
+                                    isCancelled: { call.isCancelled })
+            }
+                json: { $0.json } text: { $0.text }
+        },
+        Command("hole export", summary: "Write a hole's stored heightfield in the original format (Hole_N_heightfield.json + .bin)",
+                arguments: [.string("course", help: "Course id", required: true),
+                            .integer("hole", help: "Hole number", required: true),
+                            .path("out", help: "Folder to write the two files into (created if missing)", required: true)],
+                reply: "{course, hole, status, heightfieldHash, out, files: [{name, bytes}]}") { plugin, call in
+            let a = call.arguments
+            let course = try a.string("course"), number = try a.int("hole"), out = try a.string("out")
+            let export = try mapped { try plugin.service.exportHole(course: course, number: number) }
+            for file in export.files { try Files.write(Files.join(out, file.name), file.bytes) }
+            return Reply(data: export.json(directory: out), text: call.wantsMachineOutput ? nil : export.text(directory: out) + "\n")
+        },
+        Command("hole import", summary: "Import one hole from a heightfield .json (its .bin beside it)",
+                arguments: [.string("course", help: "Course id (must exist)", required: true),
+                            .integer("hole", help: "Hole number 1–99", required: true),
+                            .path("heightfield", help: "The heightfield .json", required: true)],
+                reply: "{course, replaced, holes: [hole]}") { plugin, call in
+            let a = call.arguments
+            let request = HoleImportRequest(course: try a.string("course"), hole: try a.int("hole"), heightfieldPath: try a.string("heightfield"))
+            return try plugin.reply(call) { try $0.importHole(request) } json: { $0.json } text: { $0.text }
+        },
+        Command("courses", summary: "List the courses", reply: "{courses: [{id, name, city, state, holes}]}") { plugin, call in
+            try plugin.reply(call) { try $0.courses() } json: { $0.json } text: { $0.text }
+        },
+        Command("holes", summary: "List a course's holes with their status (source only, imported, processed) and heightfield hash",
+                arguments: [.string("course", help: "Course id", required: true, positional: true)],
+                reply: "{course, holes: [{course, hole, status, greenWidthFt, greenHeightFt, holeXFt, holeZFt, grid, heightfieldHash, boundary, contours, traced, source}]}") { plugin, call in
+            let id = try call.arguments.string("course")
+            return try plugin.reply(call) { try $0.holes(course: id) } json: { $0.json } text: { $0.text }
+        },
+        Command("bestline", summary: "The best line for a putt: aim, speed, holed/miss, path (cached by content)",
+                help: """
+                    Runs now with a progress bar; --async submits a job and returns its id at once (or the cached
+                    result). --json prints {"bestLine": {…}} with the original API's field names (ballXFt, ballZFt,
+                    holeXFt, holeZFt, stimpFt, aimOffsetDeg, speedFps, v0XFps, v0ZFps, holed, missFt, tEndS, pathXFt,
+                    pathZFt, pathYFt) followed by this plugin's extras (aimOffsetIn, tolerance, …).
+                    """,
+                arguments: puttArguments.map { a in
+                    var a = a
+                    if a.name == "ball" || a.name == "flag" { a.required = true }
+                    return a
+                } + [
+                    .number("past-in", help: "Physics: inches past the hole the best line would finish (default: config past_hole_in, else 17)"),
+                    .choice("capture", CaptureRule.Falloff.allCases.map(\.rawValue), help: "Physics: capture limit falloff across the cup (default chord)"),
+                    .flag("async", help: "Submit a job and return its id at once"),
+                    .flag("no-cache", help: "Compute again even when a cached result exists"),
+                ],
+                longRunning: true,
+                reply: "{bestLine: {ballXFt, …, pathYFt, model, course, hole, heightfieldHash, aimOffsetIn, speedMps, distanceFt, simulations, converged, finishPastFt, restXFt, restZFt, rimSpeedFps, tolerance, score}, cached} or {job: {id, state, existing}}") { plugin, call in
+            let request = try plugin.bestLineRequest(call.arguments)
+            let options = BestLineOptions(async: call.arguments.flag("async"), useCache: !call.arguments.flag("no-cache"))
+            call.progress.begin("best line (\(request.model.rawValue))", total: 100)
+            defer { call.progress.end() }
+            let outcome = try mapped {
+                try plugin.service.bestLine(request, options: options) { call.progress.update(Int(($0 * 100).rounded())) }
+            }
+            let reply = Reply(data: outcome.json, text: call.wantsMachineOutput ? nil : outcome.text + "\n")
+            if case .submitted(let id, let state, _) = outcome, state == .queued {
+                return reply.continuing(with: "job run", arguments: ["id": .string(id)])
+            }
+            return reply
+        },
+        Command("job", summary: "A best-line job's state, and its result once completed",
+                arguments: [.string("id", help: "Job id (printed by bestline --async)", required: true, positional: true)],
+                reply: "{job: {id, state, progress, attempts, createdAt, updatedAt, error, request}, bestLine}") { plugin, call in
+            let id = try call.arguments.string("id")
+            return try plugin.reply(call) { try $0.job(id: id) } json: { $0.json } text: { $0.text }
+        },
+        Command("job run", summary: "Run a queued job now (the host does this in the background after bestline --async)",
+                arguments: [.string("id", help: "Job id", required: true, positional: true)],
+                longRunning: true,
+                reply: "as `job`") { plugin, call in
+            let id = try call.arguments.string("id")
+            call.progress.begin("job \(id)", total: 100)
+            defer { call.progress.end() }
+            return try plugin.reply(call) { try $0.runJob(id: id) { call.progress.update(Int(($0 * 100).rounded())) } }
+                json: { $0.json } text: { $0.text }
+        },
+        Command("render", summary: "Write an SVG of a green: shading, contours, boundary, and a best line with its legend",
+                help: """
+                    Contour lines are the traced ones when the hole has them, else traced from the heightfield; the
+                    boundary is the traced one. A hole without a heightfield yet is drawn from its traced contours and
+                    boundary alone.
+                    """,
+                arguments: puttArguments + [
+                    .path("svg", help: "The SVG file to write", required: true),
+                    .integer("width", help: "Picture width in pixels", default: 900),
+                    .flag("no-contours", help: "Leave out the contour lines"),
+                    .flag("no-boundary", help: "Leave out the boundary"),
+                    .flag("no-shading", help: "Leave out the elevation shading"),
+                ],
+                reply: "{bytes, svg, bestLine}") { plugin, call in
+            let a = call.arguments
+            let width = try a.int("width")
+            guard (100...8000).contains(width) else { throw PluginError.invalidArgument("--width \(width) must be 100–8000 pixels") }
+            let request = RenderRequest(course: try a.string("course"), hole: try a.int("hole"), putt: try plugin.puttSpec(a),
+                                        widthPx: Double(width), contours: !a.flag("no-contours"), shading: !a.flag("no-shading"),
+                                        boundary: !a.flag("no-boundary"))
+            let path = try a.string("svg")
+            let output = try mapped { try plugin.service.render(request) }
+            try Files.write(path, text: output.svg)
+            guard case .object(var data) = output.json else { return Reply(data: output.json) }
+            data["svg"] = .string(path)
+            return Reply(data: .object(data), text: call.wantsMachineOutput ? nil : "Wrote \(path): " + output.text + "\n")
+        },
+        Command("mesh", summary: "Write a 3D mesh of a green with the best line as a tube (.gltf glTF 2.0 or .obj)",
+                arguments: puttArguments + [
+                    .path("out", help: "The mesh file: name.gltf (glTF 2.0, self-contained) or name.obj", required: true),
+                    .number("exaggeration", help: "Vertical exaggeration of the green (1 = true scale)", default: 1),
+                ],
+                reply: "{format, bytes, parts: [{name, vertices, triangles}], out, bestLine}") { plugin, call in
+            let a = call.arguments
+            let path = try a.string("out")
+            let exaggeration = try a.double("exaggeration")
+            guard (0.1...20).contains(exaggeration) else { throw PluginError.invalidArgument("--exaggeration \(exaggeration) must be 0.1–20") }
+            let output = try mapped {
+                let request = MeshRequest(course: try a.string("course"), hole: try a.int("hole"), putt: try plugin.puttSpec(a),
+                                          format: try MeshFormat(path: path), verticalExaggeration: exaggeration)
+                return try plugin.service.mesh(request)
+            }
+            try Files.write(path, text: output.contents)
+            guard case .object(var data) = output.json else { return Reply(data: output.json) }
+            data["out"] = .string(path)
+            return Reply(data: .object(data), text: call.wantsMachineOutput ? nil : "Wrote \(path): " + output.text + "\n")
+        },
+        Command("demo", summary: "Procedural greens (course 'demo'), one rebuilt from generated traced contours, best lines, SVGs and a glTF mesh",
+                arguments: [.path("out", help: "Folder for the demo's pictures", required: true)],
+                longRunning: true,
+                reply: "{course, files, bestLines, traced: {hole, status, heightfieldHash, processing, contourLines, folder, fit: {offsetFt, rmsFt, maxFt}}}") { plugin, call in
+            let out = try call.arguments.string("out")
+            call.progress.begin("putting demo", total: 100)
+            defer { call.progress.end() }
+            let demo = try mapped {
+                try plugin.service.demo(stimpFt: plugin.defaultStimp) { call.progress.update(Int(($0 * 100).rounded())) }
+            }
+            try Files.createDirectory(out)
+            for file in demo.files { try Files.write(Files.join(out, file.name), text: file.contents) }
+            guard case .object(var data) = demo.json else { return Reply(data: demo.json) }
+            data["out"] = .string(out)
+            return Reply(data: .object(data), text: demo.text + "\nWritten to \(out)\n")
+        },
+    ]
+
+    let context: PluginContext
+    let service: PuttingService
+    /// Site config: `stimp` (default 10), `model` (physics|compat), `past_hole_in` (default 17).
+    let defaultStimp: Double
+    let defaultModel: PuttingModel
+    let defaultPastInches: Double
+
+    init(context: PluginContext) throws {
+        self.context = context
+        let storage = try context.storage()
+        try storage.migrate(PuttingSchema.migrations.map { Migration($0.version, $0.name, $0.sql) })
+        service = PuttingService(store: SQLPuttingStore(storage: storage))
+        defaultStimp = context.config.double("stimp", default: 10)
+        guard defaultStimp > 0, defaultStimp <= 20 else {
+            throw PluginError.invalidArgument("config key 'stimp' must be above 0 and at most 20, got \(defaultStimp)")
+        }
+        let model = context.config.string("model", default: PuttingModel.physics.rawValue)
+        guard let m = PuttingModel(rawValue: model) else {
+            throw PluginError.invalidArgument("config key 'model' must be physics or compat, got '\(model)'")
+        }
+        defaultModel = m
+        defaultPastInches = context.config.double("past_hole_in", default: 17)
+        guard (0...120).contains(defaultPastInches) else {
+            throw PluginError.invalidArgument("config key 'past_hole_in' must be 0–120 inches, got \(defaultPastInches)")
+        }
+        // Jobs a stopped host left running go back to the queue (their lease has expired).
+        do {
+            let requeued = try service.recoverInterruptedJobs()
+            if !requeued.isEmpty { context.log.info("putting: re-queued interrupted jobs \(requeued.joined(separator: ", "))") }
+        } catch {
+            context.log.warning("putting: could not recover interrupted jobs: \(error)")
+        }
+    }
+
+    func model(_ a: Arguments) throws -> PuttingModel {
+        guard let name = try a.optionalString("model") else { return defaultModel }
+        return try mapped { try PuttingModel(name: name) }
+    }
+
+    func bestLineRequest(_ a: Arguments) throws -> BestLineRequest {
+        let ball = try a.point("ball"), flag = try a.point("flag")
+        var request = BestLineRequest(course: try a.string("course"), hole: try a.int("hole"), ball: PointFt(x: ball.x, z: ball.y),
+                                      flag: PointFt(x: flag.x, z: flag.y), stimpFt: try a.optionalDouble("stimp") ?? defaultStimp,
+                                      model: try model(a))
+        request.finishPastFt = (try a.optionalDouble("past-in") ?? defaultPastInches) / 12
+        if let falloff = try a.optionalString("capture").flatMap(CaptureRule.Falloff.init(rawValue:)) { request.capture.falloff = falloff }
+        return request
+    }
+
+    /// The putt a picture shows: both positions, or neither.
+    func puttSpec(_ a: Arguments) throws -> PuttSpec? {
+        switch (try a.optionalPoint("ball"), try a.optionalPoint("flag")) {
+        case (nil, nil): return nil
+        case (let b?, let f?):
+            return PuttSpec(ball: PointFt(x: b.x, z: b.y), flag: PointFt(x: f.x, z: f.y),
+                            stimpFt: try a.optionalDouble("stimp") ?? defaultStimp, model: try model(a))
+        default: throw PluginError.invalidArgument("give both --ball and --flag to draw a best line (or neither for the green alone)")
+        }
+    }
+
+    /// Runs a Core call and replies with its JSON and (unless only JSON is wanted) its text.
+    func reply<T>(_ call: Invocation, _ body: (PuttingService) throws -> T, json: (T) -> JSONValue,
+                  text: (T) -> String) throws -> Reply
+    {
+        let result = try mapped { try body(service) }
+        return Reply(data: json(result), text: call.wantsMachineOutput ? nil : text(result) + "\n")
+    }
+}
+
+/// Runs `body`, turning a domain error into the PluginKit error for it.
+func mapped<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as PuttingError {
+        throw pluginError(error)
+    }
+}
+
+/// Domain errors as PluginKit errors: unknown things are "not found", storage and file trouble a
+/// failure, everything else bad input (exit code 2).
+func pluginError(_ error: PuttingError) -> PluginError {
+    switch error {
+    case .unknownCourse, .unknownHole, .unknownJob: return .notFound(error.description)
+    case .storage, .heightfieldInconsistent, .notProcessed, .noTracedSources: return .failed(error.description)
+    case .cancelled: return .cancelled(error.description)
+    default: return .invalidArgument(error.description)
+    }
+}
+
+@_cdecl("clubhouse_plugin_entry")
+public func clubhousePluginEntry(_ info: UnsafePointer<clubhouse_host_info>?) -> UnsafePointer<clubhouse_plugin_descriptor>? { export(Putting.self, info) }

@@ -106,13 +106,7 @@ public enum GreenProcessor {
         try checkOptions(options)
         try boundary.validate()
         try contours.validate()
-        let sameSize = abs(boundary.greenWidthFt - contours.greenWidthFt) <= 1e-9 * contours.greenWidthFt
-            && abs(boundary.greenHeightFt - contours.greenHeightFt) <= 1e-9 * contours.greenHeightFt
-        guard sameSize else {
-            throw GreenProcessingError(
-                .greenSize, at: boundary.source?.locate(""),
-                "the boundary says the green is \(boundary.greenWidthFt) × \(boundary.greenHeightFt) ft but the contours say \(contours.greenWidthFt) × \(contours.greenHeightFt) ft; export both from the same traced image")
-        }
+        try checkSameGreen(boundary: boundary, contours: contours)
         let xs = ArangeGridAxis(extentFt: contours.greenWidthFt, resolutionFt: options.resolutionFt)
         let zs = ArangeGridAxis(extentFt: contours.greenHeightFt, resolutionFt: options.resolutionFt)
         guard xs.count <= options.maxNodes / max(1, zs.count) else {
@@ -177,6 +171,17 @@ public enum GreenProcessor {
         return ProcessingResult(grid: grid, sampleCount: samples.count, shiftFt: minimum,
                                 conditionEstimate: spline.conditionEstimate,
                                 warnings: contours.inconsistentLevels, timings: timings)
+    }
+
+    /// The boundary and the contours must describe the same green (the same width and height).
+    public static func checkSameGreen(boundary: TracedBoundary, contours: TracedContours) throws(GreenProcessingError) {
+        let sameSize = abs(boundary.greenWidthFt - contours.greenWidthFt) <= 1e-9 * contours.greenWidthFt
+            && abs(boundary.greenHeightFt - contours.greenHeightFt) <= 1e-9 * contours.greenHeightFt
+        guard sameSize else {
+            throw GreenProcessingError(
+                .greenSize, at: boundary.source?.locate(""),
+                "the boundary says the green is \(boundary.greenWidthFt) × \(boundary.greenHeightFt) ft but the contours say \(contours.greenWidthFt) × \(contours.greenHeightFt) ft; export both from the same traced image")
+        }
     }
 
     /// Inside nodes minus the lowest inside value, as float32; outside nodes 0.

@@ -1,0 +1,177 @@
+/// A `--template` argument of `practice import`: a template file to add, or a stored one by hash
+/// or name.
+public enum TemplateArgument: Sendable, Equatable {
+    case file(name: String, bytes: [UInt8])
+    case reference(String)
+}
+
+/// `practice import CSV [--template …] [--date …] [--location …]`.
+public struct ImportRequest: Sendable {
+    public var csv: [UInt8]
+    public var sourceName: String
+    public var templates: [TemplateArgument]
+    /// `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM`; defaults to the date in the export's title row.
+    public var date: String?
+    public var location: String?
+
+    public init(csv: [UInt8], sourceName: String, templates: [TemplateArgument] = [], date: String? = nil,
+                location: String? = nil) {
+        self.csv = csv
+        self.sourceName = sourceName
+        self.templates = templates
+        self.date = date
+        self.location = location
+    }
+}
+
+/// Where a long import is.
+public struct ImportProgress: Sendable, Equatable {
+    public enum Phase: String, Sendable { case reading, writing }
+    public let phase: Phase
+    public let done: Int
+    public let total: Int
+}
+
+/// A club of an imported session, with the name of the template that graded it.
+public struct ClubResult: Sendable, Equatable, Codable {
+    public let analysis: SubsessionAnalysis
+    public let templateName: String?
+
+    enum CodingKeys: String, CodingKey { case analysis, templateName = "template_name" }
+}
+
+public struct ImportResult: Sendable, Equatable, Codable {
+    public let session: StoredSession
+    public let clubs: [ClubResult]
+    public let footerRows: Int
+    public let repeatedHeaders: Int
+    public let blankRows: Int
+
+    enum CodingKeys: String, CodingKey {
+        case session, clubs, footerRows = "footer_rows", repeatedHeaders = "repeated_headers", blankRows = "blank_rows"
+    }
+
+    public var text: String {
+        var lines = ["imported \(session.sourceName) as session \(session.id): \(session.shotCount) shots, "
+            + "\(clubs.count) club\(clubs.count == 1 ? "" : "s")"
+            + (session.sessionDate.map { ", \($0)" } ?? "") + (session.location.map { ", \($0)" } ?? "")]
+        var skipped: [String] = []
+        if footerRows > 0 { skipped.append("\(footerRows) footer row\(footerRows == 1 ? "" : "s")") }
+        if repeatedHeaders > 0 { skipped.append("\(repeatedHeaders) repeated header\(repeatedHeaders == 1 ? "" : "s")") }
+        if !skipped.isEmpty { lines.append("skipped " + skipped.joined(separator: " and ")) }
+        lines.append(SubsessionText.table(clubs))
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Imports one MLM2PRO file as one session: parse, grade each club with its template, write
+/// session, sub-sessions and shots in one transaction. The same file (same content hash) is
+/// refused the second time.
+public struct SessionImporter {
+    public let library: TemplateLibrary
+
+    public init(library: TemplateLibrary) { self.library = library }
+
+    public var store: any PracticeStore { library.store }
+
+    public func run(_ request: ImportRequest,
+                    progress: ((ImportProgress) -> Void)? = nil) throws(PracticeError) -> ImportResult {
+        let contentHash = SHA256.hash(request.csv).hex
+        if let existing = try storeCall({ try store.session(contentHash: contentHash) }) {
+            throw .conflict("\(request.sourceName): already imported as session \(existing.id) "
+                + "(\(existing.sessionDate ?? existing.importedAt), content hash \(contentHash.prefix(12))…); "
+                + "importing it again would duplicate its shots, so nothing was written")
+        }
+        let date = try request.date.map { (d) throws(PracticeError) in try Self.checkedDate(d) }
+        let export = try RapsodoParser.parse(request.csv, sourceName: request.sourceName) { done, total in
+            progress?(ImportProgress(phase: .reading, done: done, total: total))
+        }
+        try library.ensureDefaults()
+        let clubOrder = export.clubs
+        let explicit = try explicitTemplates(request.templates, clubs: clubOrder, sourceName: request.sourceName)
+
+        // Group shots by club (as indices), in order of first appearance.
+        var indicesByClub: [String: [Int]] = [:]
+        for (i, shot) in export.shots.enumerated() { indicesByClub[shot.club, default: []].append(i) }
+        var analyses: [SubsessionAnalysis] = []
+        var clubs: [ClubResult] = []
+        var grades = [Grade?](repeating: nil, count: export.shots.count)
+        for club in clubOrder {
+            let indices = indicesByClub[club] ?? []
+            var template = explicit[club]
+            if template == nil { template = try library.activeTemplate(for: club) }
+            let (analysis, shotGrades) = SubsessionAnalysis.analyze(club: club, shots: indices.map { export.shots[$0].measurements },
+                                                                    template: template)
+            if let shotGrades {
+                for (i, grade) in zip(indices, shotGrades) { grades[i] = grade }
+            }
+            analyses.append(analysis)
+            var name: String? = nil
+            if let hash = template?.hash { name = try library.row(hash: hash).displayName }
+            clubs.append(ClubResult(analysis: analysis, templateName: name))
+        }
+        let shots = export.shots.enumerated().map { i, shot in
+            StoredShot(rowIndex: shot.rowIndex, club: shot.club, measurements: shot.measurements, grade: grades[i],
+                       rawJSON: shot.rawJSON)
+        }
+        let batch = SessionBatch(contentHash: contentHash, sourceName: request.sourceName, importedAt: library.now(),
+                                 sessionDate: date ?? export.title?.date, location: request.location,
+                                 title: export.title?.sessionName, sourceColumns: export.columns, subsessions: analyses,
+                                 shots: shots)
+        let session = try storeCall {
+            try store.insertSession(batch) { done, total in progress?(ImportProgress(phase: .writing, done: done, total: total)) }
+        }
+        return ImportResult(session: session, clubs: clubs, footerRows: export.footerRows,
+                            repeatedHeaders: export.repeatedHeaders, blankRows: export.blankRows)
+    }
+
+    /// The `--template` arguments by club: files are added to the library first (insert once).
+    func explicitTemplates(_ arguments: [TemplateArgument], clubs: [String],
+                           sourceName: String) throws(PracticeError) -> [String: KPITemplate] {
+        var result: [String: KPITemplate] = [:]
+        for argument in arguments {
+            let template: KPITemplate
+            switch argument {
+            case .file(let name, let bytes):
+                let added = try library.add(bytes, sourceName: name)
+                template = try KPITemplate.parse(bytes, sourceName: name)
+                assert(added.template.hash == template.hash)
+            case .reference(let reference):
+                let stored = try library.resolve(reference)
+                template = try KPITemplate.stored(canonicalJSON: stored.canonicalJSON, hash: stored.hash)
+            }
+            guard clubs.contains(template.club) else {
+                throw .usage("template \(template.hash.prefix(12)) grades \(template.club), but \(sourceName) has no "
+                    + "\(template.club) shots (clubs: \(clubs.joined(separator: ", ")))")
+            }
+            if let other = result[template.club], other.hash != template.hash {
+                throw .usage("two templates for \(template.club) (\(other.hash.prefix(12)) and \(template.hash.prefix(12))); "
+                    + "give one --template per club")
+            }
+            result[template.club] = template
+        }
+        return result
+    }
+
+    /// `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM` or `YYYY-MM-DD HH:MM`, as stored (with a `T`).
+    static func checkedDate(_ text: String) throws(PracticeError) -> String {
+        let t = text.trimmingSpaces().replacingOccurrences(of: " ", with: "T")
+        let bytes = Array(t.utf8)
+        func digits(_ r: Range<Int>) -> Int? {
+            guard r.upperBound <= bytes.count, bytes[r].allSatisfy({ $0 &- 48 < 10 }) else { return nil }
+            return bytes[r].reduce(0) { $0 * 10 + Int($1 - 48) }
+        }
+        let ok: Bool = {
+            guard bytes.count == 10 || bytes.count == 16, let y = digits(0..<4), let m = digits(5..<7), let d = digits(8..<10),
+                  bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), y >= 1900, (1...12).contains(m),
+                  (1...31).contains(d) else { return false }
+            if bytes.count == 16 {
+                guard bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), let h = digits(11..<13),
+                      let mi = digits(14..<16), h < 24, mi < 60 else { return false }
+            }
+            return true
+        }()
+        guard ok else { throw .usage("--date '\(text)' is not a date; use YYYY-MM-DD or YYYY-MM-DDTHH:MM") }
+        return t
+    }
+}

@@ -1,0 +1,32 @@
+/// An error a practice command reports to its user: one line saying what went wrong, where
+/// (file:line when there is one) and what to do.
+public struct PracticeError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Codable {
+        /// The request itself is wrong (unknown option value, missing argument).
+        case usage
+        /// An input file or text is malformed.
+        case invalidInput = "invalid_input"
+        /// A referenced session or template does not exist.
+        case notFound = "not_found"
+        /// The request contradicts stored state (same file imported twice, ambiguous reference).
+        case conflict
+        /// The storage layer failed.
+        case storage
+    }
+
+    public let kind: Kind
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public static func usage(_ message: String) -> PracticeError { PracticeError(.usage, message) }
+    public static func invalidInput(_ message: String) -> PracticeError { PracticeError(.invalidInput, message) }
+    public static func notFound(_ message: String) -> PracticeError { PracticeError(.notFound, message) }
+    public static func conflict(_ message: String) -> PracticeError { PracticeError(.conflict, message) }
+    public static func storage(_ message: String) -> PracticeError { PracticeError(.storage, message) }
+
+    public var description: String { message }
+}

@@ -1,0 +1,106 @@
+/// `PracticeStore` in memory, with the constraints of `PracticeSchema`: facts are insert-only,
+/// content hashes and (session, row index) are unique, references must exist, and a session
+/// batch is written whole or not at all. For tests, benchmarks and dry runs.
+public final class InMemoryPracticeStore: PracticeStore {
+    private var templateRows: [StoredTemplate] = []
+    private var templateIndex: [String: Int] = [:]
+    private var active: [String: String] = [:]
+    private var sessionRows: [StoredSession] = []
+    private var subsessionRows: [StoredSubsession] = []
+    private var shotRows: [Int64: [StoredShot]] = [:]
+
+    public init() {}
+
+    public func insertTemplate(_ template: StoredTemplate) throws {
+        guard templateIndex[template.hash] == nil else { throw PracticeStoreError.duplicateTemplate(hash: template.hash) }
+        templateIndex[template.hash] = templateRows.count
+        templateRows.append(template)
+    }
+
+    public func template(hash: String) throws -> StoredTemplate? {
+        templateIndex[hash].map { templateRows[$0] }
+    }
+
+    public func templates() throws -> [StoredTemplate] {
+        templateRows.enumerated().sorted { l, r in
+            (l.element.club, l.element.insertedAt, l.offset) < (r.element.club, r.element.insertedAt, r.offset)
+        }.map(\.element)
+    }
+
+    public func setTemplatePreferences(hash: String, displayName: String?, hidden: Bool) throws {
+        guard let i = templateIndex[hash] else { throw PracticeStoreError.unknownTemplate(hash: hash) }
+        templateRows[i].displayName = displayName
+        templateRows[i].hidden = hidden
+    }
+
+    public func activeTemplates() throws -> [String: String] { active }
+
+    public func setActiveTemplate(club: String, hash: String) throws {
+        guard templateIndex[hash] != nil else { throw PracticeStoreError.unknownTemplate(hash: hash) }
+        active[club] = hash
+    }
+
+    public func session(contentHash: String) throws -> StoredSession? {
+        sessionRows.first { $0.contentHash == contentHash }
+    }
+
+    public func session(id: Int64) throws -> StoredSession? {
+        sessionRows.first { $0.id == id }
+    }
+
+    public func sessions() throws -> [StoredSession] {
+        sessionRows.sorted { ($0.sortDate, $0.id) < ($1.sortDate, $1.id) }
+    }
+
+    public func insertSession(_ batch: SessionBatch, progress: ((Int, Int) -> Void)?) throws -> StoredSession {
+        // Check every constraint before writing anything: all or nothing.
+        if let existing = sessionRows.first(where: { $0.contentHash == batch.contentHash }) {
+            throw PracticeStoreError.duplicateSession(contentHash: batch.contentHash, existingID: existing.id)
+        }
+        for s in batch.subsessions {
+            if let hash = s.templateHash, templateIndex[hash] == nil { throw PracticeStoreError.unknownTemplate(hash: hash) }
+        }
+        var rows: Set<Int> = []
+        for shot in batch.shots where !rows.insert(shot.rowIndex).inserted {
+            throw InMemoryStoreError.constraint("UNIQUE constraint failed: shots.session_id, shots.row_index (\(shot.rowIndex))")
+        }
+        var clubs: Set<String> = []
+        for s in batch.subsessions where !clubs.insert(s.club + "\u{0}" + (s.templateHash ?? "")).inserted {
+            throw InMemoryStoreError.constraint("UNIQUE constraint failed: club_subsessions (\(s.club))")
+        }
+        let id = (sessionRows.map(\.id).max() ?? 0) + 1
+        let session = StoredSession(id: id, contentHash: batch.contentHash, sourceName: batch.sourceName,
+                                    importedAt: batch.importedAt, sessionDate: batch.sessionDate, location: batch.location,
+                                    title: batch.title, shotCount: batch.shots.count, sourceColumns: batch.sourceColumns)
+        sessionRows.append(session)
+        var nextSubsession = (subsessionRows.map(\.id).max() ?? 0) + 1
+        for s in batch.subsessions {
+            subsessionRows.append(StoredSubsession(id: nextSubsession, sessionID: id, analysis: s))
+            nextSubsession += 1
+        }
+        shotRows[id] = batch.shots
+        progress?(batch.shots.count, batch.shots.count)
+        return session
+    }
+
+    public func subsessions(sessionID: Int64?, club: String?) throws -> [StoredSubsession] {
+        subsessionRows.filter { row in
+            (sessionID == nil || row.sessionID == sessionID) && (club == nil || row.analysis.club == club)
+        }
+    }
+
+    public func shots(sessionID: Int64) throws -> [StoredShot] {
+        shotRows[sessionID] ?? []
+    }
+}
+
+/// A constraint the in-memory store enforces, worded like SQLite's.
+public enum InMemoryStoreError: Error, Equatable, CustomStringConvertible {
+    case constraint(String)
+
+    public var description: String {
+        switch self {
+        case .constraint(let message): return message
+        }
+    }
+}

@@ -1,0 +1,178 @@
+/// Where a template came from.
+public enum TemplateSource: String, Codable, Sendable {
+    /// Shipped with the kernel (`DefaultTemplates`).
+    case bundled
+    /// Added by the user.
+    case user
+}
+
+/// A template row with its preferences.
+public struct StoredTemplate: Sendable, Equatable, Codable {
+    public let hash: String
+    public let club: String
+    public let canonicalJSON: String
+    public let source: TemplateSource
+    public let insertedAt: String
+    /// Preferences (mutable).
+    public var displayName: String?
+    public var hidden: Bool
+
+    public init(hash: String, club: String, canonicalJSON: String, source: TemplateSource, insertedAt: String,
+                displayName: String? = nil, hidden: Bool = false) {
+        self.hash = hash
+        self.club = club
+        self.canonicalJSON = canonicalJSON
+        self.source = source
+        self.insertedAt = insertedAt
+        self.displayName = displayName
+        self.hidden = hidden
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case hash, club, canonicalJSON = "canonical_json", source, insertedAt = "inserted_at"
+        case displayName = "display_name", hidden
+    }
+}
+
+/// A session row (one imported file).
+public struct StoredSession: Sendable, Equatable, Codable {
+    public let id: Int64
+    /// SHA-256 of the imported file's bytes.
+    public let contentHash: String
+    public let sourceName: String
+    public let importedAt: String
+    public let sessionDate: String?
+    public let location: String?
+    public let title: String?
+    public let shotCount: Int
+    /// The export's header cells: the columns of every raw row stored as an array.
+    public let sourceColumns: [String]
+
+    public init(id: Int64, contentHash: String, sourceName: String, importedAt: String, sessionDate: String?,
+                location: String?, title: String?, shotCount: Int, sourceColumns: [String]) {
+        self.id = id
+        self.contentHash = contentHash
+        self.sourceName = sourceName
+        self.importedAt = importedAt
+        self.sessionDate = sessionDate
+        self.location = location
+        self.title = title
+        self.shotCount = shotCount
+        self.sourceColumns = sourceColumns
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, contentHash = "content_hash", sourceName = "source_name", importedAt = "imported_at"
+        case sessionDate = "session_date", location, title, shotCount = "shot_count", sourceColumns = "source_columns"
+    }
+
+    /// The date trends sort by: the session's own date, else when it was imported.
+    public var sortDate: String { sessionDate ?? importedAt }
+}
+
+/// A club sub-session row.
+public struct StoredSubsession: Sendable, Equatable {
+    public let id: Int64
+    public let sessionID: Int64
+    public let analysis: SubsessionAnalysis
+
+    public init(id: Int64, sessionID: Int64, analysis: SubsessionAnalysis) {
+        self.id = id
+        self.sessionID = sessionID
+        self.analysis = analysis
+    }
+}
+
+/// A shot row.
+public struct StoredShot: Sendable, Equatable {
+    public let rowIndex: Int
+    public let club: String
+    public let measurements: ShotMeasurements
+    /// The grade under the sub-session's template at import; nil when the club had none.
+    public let grade: Grade?
+    /// The source row verbatim (see `RapsodoShot.rawJSON`).
+    public let rawJSON: String
+
+    public init(rowIndex: Int, club: String, measurements: ShotMeasurements, grade: Grade?, rawJSON: String) {
+        self.rowIndex = rowIndex
+        self.club = club
+        self.measurements = measurements
+        self.grade = grade
+        self.rawJSON = rawJSON
+    }
+}
+
+/// Everything one import writes, in one transaction.
+public struct SessionBatch: Sendable {
+    public let contentHash: String
+    public let sourceName: String
+    public let importedAt: String
+    public let sessionDate: String?
+    public let location: String?
+    public let title: String?
+    public let sourceColumns: [String]
+    public let subsessions: [SubsessionAnalysis]
+    public let shots: [StoredShot]
+
+    public init(contentHash: String, sourceName: String, importedAt: String, sessionDate: String?, location: String?,
+                title: String?, sourceColumns: [String] = [], subsessions: [SubsessionAnalysis], shots: [StoredShot]) {
+        self.contentHash = contentHash
+        self.sourceName = sourceName
+        self.importedAt = importedAt
+        self.sessionDate = sessionDate
+        self.location = location
+        self.title = title
+        self.sourceColumns = sourceColumns
+        self.subsessions = subsessions
+        self.shots = shots
+    }
+}
+
+/// Why the store refused a write.
+public enum PracticeStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A session with the same content hash exists.
+    case duplicateSession(contentHash: String, existingID: Int64)
+    /// A template with the same hash exists.
+    case duplicateTemplate(hash: String)
+    /// A referenced template is not stored.
+    case unknownTemplate(hash: String)
+
+    public var description: String {
+        switch self {
+        case .duplicateSession(let hash, let id):
+            return "this file was already imported as session \(id) (content hash \(hash.prefix(12))…); nothing was written"
+        case .duplicateTemplate(let hash): return "template \(hash.prefix(12))… is already stored"
+        case .unknownTemplate(let hash): return "no template \(hash.prefix(12))… is stored"
+        }
+    }
+}
+
+/// The practice kernel's storage. The plugin adapter implements it on the host's storage service
+/// with `PracticeSchema`; `InMemoryPracticeStore` implements it for tests and dry runs. Facts are
+/// only ever inserted.
+public protocol PracticeStore: AnyObject {
+    // Templates (facts) and their preferences.
+    /// Inserts once; an existing hash throws `PracticeStoreError.duplicateTemplate`.
+    func insertTemplate(_ template: StoredTemplate) throws
+    func template(hash: String) throws -> StoredTemplate?
+    /// Every template with its preferences, ordered by club then insertion.
+    func templates() throws -> [StoredTemplate]
+    func setTemplatePreferences(hash: String, displayName: String?, hidden: Bool) throws
+    /// Club → hash of the template the user made active.
+    func activeTemplates() throws -> [String: String]
+    func setActiveTemplate(club: String, hash: String) throws
+
+    // Sessions (facts).
+    func session(contentHash: String) throws -> StoredSession?
+    func session(id: Int64) throws -> StoredSession?
+    /// Ordered by session date (import time when undated), then id.
+    func sessions() throws -> [StoredSession]
+    /// Writes the session, its sub-sessions and its shots in one transaction (all or nothing);
+    /// a stored content hash throws `PracticeStoreError.duplicateSession`. `progress` gets
+    /// (shots written, total shots).
+    func insertSession(_ batch: SessionBatch, progress: ((Int, Int) -> Void)?) throws -> StoredSession
+    /// Sub-sessions of one session, or of every session when `sessionID` is nil; optionally of one club.
+    func subsessions(sessionID: Int64?, club: String?) throws -> [StoredSubsession]
+    /// One session's shots in file order.
+    func shots(sessionID: Int64) throws -> [StoredShot]
+}

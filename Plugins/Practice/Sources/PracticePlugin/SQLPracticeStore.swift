@@ -1,0 +1,170 @@
+// PracticeStore on the plugin's SQLite database (PluginKit Storage), with the statements of
+// PracticeSchema. A session batch is written in one transaction with one prepared shot insert.
+
+import ClubhouseJSON
+import PluginKit
+import PracticeCore
+
+final class SQLPracticeStore: PracticeStore {
+    let storage: Storage
+
+    init(storage: Storage) { self.storage = storage }
+
+    struct CorruptRow: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private typealias S = PracticeSchema.SQL
+
+    // MARK: templates
+
+    func insertTemplate(_ template: StoredTemplate) throws {
+        if try self.template(hash: template.hash) != nil { throw PracticeStoreError.duplicateTemplate(hash: template.hash) }
+        try storage.run(S.insertTemplate, [.text(template.hash), .text(template.club), .text(KPITemplate.schemaVersion),
+                                            .text(template.canonicalJSON), .text(template.source.rawValue), .text(template.insertedAt)])
+        if template.displayName != nil || template.hidden {
+            try setTemplatePreferences(hash: template.hash, displayName: template.displayName, hidden: template.hidden)
+        }
+    }
+
+    func template(hash: String) throws -> StoredTemplate? {
+        try templates().first { $0.hash == hash }
+    }
+
+    func templates() throws -> [StoredTemplate] {
+        try storage.query(S.selectTemplates).map { row in
+            guard let hash = row[0].string, let club = row[1].string, let json = row[2].string,
+                  let source = row[3].string.flatMap(TemplateSource.init(rawValue:)), let insertedAt = row[4].string else {
+                throw CorruptRow(description: "a kpi_templates row is unreadable; the database is damaged")
+            }
+            return StoredTemplate(hash: hash, club: club, canonicalJSON: json, source: source, insertedAt: insertedAt,
+                                  displayName: row[5].string, hidden: row[6].int == 1)
+        }
+    }
+
+    func setTemplatePreferences(hash: String, displayName: String?, hidden: Bool) throws {
+        guard try template(hash: hash) != nil else { throw PracticeStoreError.unknownTemplate(hash: hash) }
+        try storage.run(S.upsertPreference, [.text(hash), displayName.map(SQLValue.text) ?? .null, SQLValue(hidden)])
+    }
+
+    func activeTemplates() throws -> [String: String] {
+        var result: [String: String] = [:]
+        for row in try storage.query(S.selectActive) {
+            if let club = row[0].string, let hash = row[1].string { result[club] = hash }
+        }
+        return result
+    }
+
+    func setActiveTemplate(club: String, hash: String) throws {
+        guard try template(hash: hash) != nil else { throw PracticeStoreError.unknownTemplate(hash: hash) }
+        try storage.run(S.upsertActive, [.text(club), .text(hash)])
+    }
+
+    // MARK: sessions
+
+    private func session(_ row: Row) throws -> StoredSession {
+        guard let id = row[0].int64, let hash = row[1].string, let source = row[2].string, let importedAt = row[3].string,
+              let shots = row[7].int else {
+            throw CorruptRow(description: "a sessions row is unreadable; the database is damaged")
+        }
+        let columns = row[8].string.flatMap { try? JSONParser.parse($0) }?.arrayValue?.compactMap(\.stringValue) ?? []
+        return StoredSession(id: id, contentHash: hash, sourceName: source, importedAt: importedAt, sessionDate: row[4].string,
+                             location: row[5].string, title: row[6].string, shotCount: shots, sourceColumns: columns)
+    }
+
+    func session(contentHash: String) throws -> StoredSession? {
+        try storage.queryOne(S.selectSessionByContentHash, [.text(contentHash)]).map(session)
+    }
+
+    func session(id: Int64) throws -> StoredSession? {
+        try storage.queryOne(S.selectSessionByID, [.integer(id)]).map(session)
+    }
+
+    func sessions() throws -> [StoredSession] {
+        try storage.query(S.selectSessions).map(session)
+    }
+
+    func insertSession(_ batch: SessionBatch, progress: ((Int, Int) -> Void)?) throws -> StoredSession {
+        try storage.transaction {
+            if let existing = try session(contentHash: batch.contentHash) {
+                throw PracticeStoreError.duplicateSession(contentHash: batch.contentHash, existingID: existing.id)
+            }
+            try storage.run(S.insertSession, [.text(batch.contentHash), .text(batch.sourceName), .text(batch.importedAt),
+                                               batch.sessionDate.map(SQLValue.text) ?? .null, batch.location.map(SQLValue.text) ?? .null,
+                                               batch.title.map(SQLValue.text) ?? .null, SQLValue(batch.shots.count),
+                                               .text(JSONWriter.compact(.array(batch.sourceColumns.map(JSONValue.string))))])
+            let id = storage.lastInsertRowID
+            for s in batch.subsessions {
+                try storage.run(S.insertSubsession, [
+                    .integer(id), .text(s.club), s.templateHash.map(SQLValue.text) ?? .null, SQLValue(s.shotCount),
+                    SQLValue(s.aCount), SQLValue(s.bCount), SQLValue(s.cCount), .text(s.validity.rawValue),
+                    SQLValue(s.aPercent), .text(s.averagesJSON),
+                ])
+            }
+            // Shots go in batches of `batchRows` per statement (SQLite's per-statement cost is paid
+            // once per batch), the remainder one by one; statements are prepared once.
+            let batchRows = 64
+            let batchInsert = try storage.prepare(S.insertShots(rows: batchRows))
+            let single = try storage.prepare(S.insertShot)
+            let metrics = ShotMetric.allCases
+            let perShot = Int32(S.shotColumns.count)
+            let total = batch.shots.count
+            func bind(_ shot: StoredShot, to statement: Statement, at base: Int32) throws {
+                try statement.bind(base + 1, id)
+                try statement.bind(base + 2, shot.rowIndex)
+                try statement.bind(base + 3, shot.club)
+                for (k, metric) in metrics.enumerated() {
+                    let index = base + 4 + Int32(k)
+                    if let v = shot.measurements[metric] { try statement.bind(index, v) } else { try statement.bindNull(index) }
+                }
+                let gradeIndex = base + 4 + Int32(metrics.count)
+                if let grade = shot.grade { try statement.bind(gradeIndex, grade.rawValue) } else { try statement.bindNull(gradeIndex) }
+                try statement.bind(gradeIndex + 1, shot.rawJSON)
+            }
+            var n = 0
+            while n + batchRows <= total {
+                for k in 0..<batchRows { try bind(batch.shots[n + k], to: batchInsert, at: Int32(k) * perShot) }
+                try batchInsert.step()
+                try batchInsert.reset()
+                n += batchRows
+                if n % (batchRows * 128) == 0 { progress?(n, total) }
+            }
+            while n < total {
+                try bind(batch.shots[n], to: single, at: 0)
+                try single.step()
+                try single.reset()
+                n += 1
+            }
+            progress?(total, total)
+            return StoredSession(id: id, contentHash: batch.contentHash, sourceName: batch.sourceName, importedAt: batch.importedAt,
+                                 sessionDate: batch.sessionDate, location: batch.location, title: batch.title, shotCount: total,
+                                 sourceColumns: batch.sourceColumns)
+        }
+    }
+
+    func subsessions(sessionID: Int64?, club: String?) throws -> [StoredSubsession] {
+        try storage.query(S.selectSubsessionsWhere, [sessionID.map(SQLValue.integer) ?? .null, club.map(SQLValue.text) ?? .null])
+            .map { row in
+                guard let id = row[0].int64, let sessionID = row[1].int64, let club = row[2].string, let shots = row[4].int,
+                      let validity = row[8].string.flatMap(Validity.init(rawValue:)), let averagesJSON = row[10].string else {
+                    throw CorruptRow(description: "a club_subsessions row is unreadable; the database is damaged")
+                }
+                let averages = try SubsessionAnalysis.averages(fromJSON: averagesJSON)
+                let analysis = SubsessionAnalysis(club: club, templateHash: row[3].string, shotCount: shots, aCount: row[5].int,
+                                                  bCount: row[6].int, cCount: row[7].int, validity: validity,
+                                                  aPercent: row[9].double, averagesAll: averages.all, averagesAOnly: averages.aOnly)
+                return StoredSubsession(id: id, sessionID: sessionID, analysis: analysis)
+            }
+    }
+
+    func shots(sessionID: Int64) throws -> [StoredShot] {
+        let metrics = ShotMetric.allCases
+        return try storage.query(S.selectShots, [.integer(sessionID)]).map { row in
+            var m = ShotMeasurements()
+            for (k, metric) in metrics.enumerated() { m[metric] = row[2 + k].double }
+            return StoredShot(rowIndex: row[0].int ?? 0, club: row[1].string ?? "", measurements: m,
+                              grade: row[2 + metrics.count].string.flatMap(Grade.init(rawValue:)),
+                              rawJSON: row[3 + metrics.count].string ?? "")
+        }
+    }
+}

@@ -1,0 +1,190 @@
+// An SVG picture of a green: elevation shading, contour lines, the boundary, and a putt (ball,
+// flag, path, aim line) with a legend. Layers are independent, so the same picture can show only
+// contours over shading (e.g. a heightfield rebuilt from contours, compared with its sources).
+
+/// A picture of a green in the original map's feet↔pixel frame.
+public struct GreenPicture: Sendable {
+    public var heightfield: Heightfield
+    /// Feet → pixels of the map area (origin at the image centre, +z up).
+    public var frame: PixelFrame
+    /// Which cells to shade (row-major like the heightfield); nil = cells above 0.
+    public var mask: [Bool]?
+    public var shading = true
+    public var contours: [ContourLine] = []
+    /// Heights of contour lines drawn thicker (every n-th interval); 0 = none.
+    public var indexContourEvery = 4
+    public var contourIntervalFt: Double?
+    public var boundary: PolygonFt?
+    public var ball: PointFt?
+    public var flag: PointFt?
+    public var path: [PointFt] = []
+    public var aimLine: (from: PointFt, to: PointFt)?
+    public var title: String?
+    public var legend: [String] = []
+    /// Cup radius for drawing the hole.
+    public var cupRadiusFt = 2.125 / 12
+
+    /// A picture `widthPx` wide of the whole grid of `heightfield` (or of the given green size).
+    public init(heightfield: Heightfield, widthPx: Double = 900, greenWidthFt: Double? = nil, greenHeightFt: Double? = nil) {
+        self.heightfield = heightfield
+        let w = greenWidthFt ?? Double(heightfield.nx) * heightfield.resolutionFt
+        let h = greenHeightFt ?? Double(heightfield.nz) * heightfield.resolutionFt
+        frame = PixelFrame(imageWidthPx: widthPx, imageHeightPx: (widthPx * h / w).rounded(), greenWidthFt: w, greenHeightFt: h)
+    }
+
+    /// The colour ramp for elevation, low to high.
+    static let ramp: [(Double, (Double, Double, Double))] = [
+        (0.0, (27, 94, 32)), (0.35, (67, 160, 71)), (0.65, (156, 204, 101)), (1.0, (240, 230, 140)),
+    ]
+    static let bands = 24
+
+    static func colour(_ t: Double) -> String {
+        let t = Swift.min(1, Swift.max(0, t))
+        var k = 0
+        while k < ramp.count - 2 && t > ramp[k + 1].0 { k += 1 }
+        let (t0, c0) = ramp[k], (t1, c1) = ramp[k + 1]
+        let f = (t - t0) / (t1 - t0)
+        func mix(_ a: Double, _ b: Double) -> Int { Int((a + (b - a) * f).rounded()) }
+        return hex(mix(c0.0, c1.0), mix(c0.1, c1.1), mix(c0.2, c1.2))
+    }
+
+    static func hex(_ r: Int, _ g: Int, _ b: Int) -> String {
+        let digits = Array("0123456789abcdef")
+        var s = "#"
+        for v in [r, g, b] {
+            let c = Swift.min(255, Swift.max(0, v))
+            s.append(digits[c >> 4]); s.append(digits[c & 15])
+        }
+        return s
+    }
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for ch in s {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(ch)
+            }
+        }
+        return out
+    }
+
+    func px(_ p: PointFt) -> String {
+        let (u, v) = frame.pixel(p)
+        return "\(fixed(u, 2)),\(fixed(v, 2))"
+    }
+
+    /// The SVG document.
+    public func svg() -> String {
+        let width = frame.imageWidthPx, mapHeight = frame.imageHeightPx
+        let legendLines = (title == nil ? 0 : 1) + legend.count
+        let legendHeight = Swift.max(Double(legendLines) * 20 + 30, 70)
+        let height = mapHeight + legendHeight
+        let scale = frame.imageWidthPx / frame.greenWidthFt
+        var s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(fixed(width, 0))\" height=\"\(fixed(height, 0))\" "
+        s += "viewBox=\"0 0 \(fixed(width, 0)) \(fixed(height, 0))\" font-family=\"Helvetica, Arial, sans-serif\">\n"
+        s += "<rect x=\"0\" y=\"0\" width=\"\(fixed(width, 0))\" height=\"\(fixed(height, 0))\" fill=\"#f4f1ea\"/>\n"
+
+        let hf = heightfield
+        let mask = self.mask ?? hf.heights.map { $0 > 0 }
+        var lo = Double.infinity, hi = -Double.infinity
+        for k in hf.heights.indices where mask[k] {
+            lo = Swift.min(lo, Double(hf.heights[k])); hi = Swift.max(hi, Double(hf.heights[k]))
+        }
+        if !(lo <= hi) { lo = 0; hi = 1 }
+        let span = Swift.max(hi - lo, 1e-9)
+
+        if shading {
+            s += "<g id=\"shading\" shape-rendering=\"crispEdges\">\n"
+            let half = hf.resolutionFt / 2
+            for row in 0..<hf.nz {
+                var column = 0
+                while column < hf.nx {
+                    let k = row * hf.nx + column
+                    guard mask[k] else { column += 1; continue }
+                    let band = Swift.min(GreenPicture.bands - 1, Int((Double(hf.heights[k]) - lo) / span * Double(GreenPicture.bands)))
+                    var end = column + 1
+                    while end < hf.nx, mask[row * hf.nx + end],
+                          Swift.min(GreenPicture.bands - 1, Int((Double(hf.heights[row * hf.nx + end]) - lo) / span * Double(GreenPicture.bands))) == band
+                    {
+                        end += 1
+                    }
+                    let topLeft = frame.pixel(PointFt(x: hf.xFt(column: column) - half, z: hf.zFt(row: row) + half))
+                    let w = Double(end - column) * hf.resolutionFt * scale
+                    let h = hf.resolutionFt * frame.imageHeightPx / frame.greenHeightFt
+                    let colour = GreenPicture.colour((Double(band) + 0.5) / Double(GreenPicture.bands))
+                    s += "<rect x=\"\(fixed(topLeft.u, 2))\" y=\"\(fixed(topLeft.v, 2))\" width=\"\(fixed(w + 0.05, 2))\" height=\"\(fixed(h + 0.05, 2))\" fill=\"\(colour)\"/>\n"
+                    column = end
+                }
+            }
+            s += "</g>\n"
+        }
+
+        if !contours.isEmpty {
+            s += "<g id=\"contours\" fill=\"none\" stroke=\"#2e3b2f\" stroke-opacity=\"0.55\" stroke-linejoin=\"round\">\n"
+            for line in contours where line.points.count >= 2 {
+                var thick = false
+                if let interval = contourIntervalFt, interval > 0, indexContourEvery > 0 {
+                    let k = (line.heightFt / interval).rounded()
+                    thick = abs(k * interval - line.heightFt) < 1e-6 && Int(k) % indexContourEvery == 0
+                }
+                let points = line.points.map(px).joined(separator: " ")
+                s += "<polyline stroke-width=\"\(thick ? "1.6" : "0.8")\" points=\"\(points)\"><title>\(fixed(line.heightFt, 2)) ft</title></polyline>\n"
+            }
+            s += "</g>\n"
+        }
+
+        if let boundary, boundary.points.count >= 3 {
+            s += "<polygon id=\"boundary\" fill=\"none\" stroke=\"#ffffff\" stroke-width=\"2.5\" points=\"\(boundary.points.map(px).joined(separator: " "))\"/>\n"
+        }
+
+        if let aim = aimLine {
+            s += "<line id=\"aim\" x1=\"\(fixed(frame.pixel(aim.from).u, 2))\" y1=\"\(fixed(frame.pixel(aim.from).v, 2))\" "
+            s += "x2=\"\(fixed(frame.pixel(aim.to).u, 2))\" y2=\"\(fixed(frame.pixel(aim.to).v, 2))\" stroke=\"#ffffff\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n"
+        }
+        if path.count >= 2 {
+            s += "<polyline id=\"path\" fill=\"none\" stroke=\"#e65100\" stroke-width=\"2.5\" stroke-linecap=\"round\" stroke-linejoin=\"round\" points=\"\(path.map(px).joined(separator: " "))\"/>\n"
+        }
+        if let flag {
+            let (u, v) = frame.pixel(flag)
+            let r = Swift.max(4, cupRadiusFt * scale)
+            s += "<g id=\"flag\"><circle cx=\"\(fixed(u, 2))\" cy=\"\(fixed(v, 2))\" r=\"\(fixed(r, 2))\" fill=\"#111111\" stroke=\"#ffffff\" stroke-width=\"1\"/>"
+            s += "<line x1=\"\(fixed(u, 2))\" y1=\"\(fixed(v, 2))\" x2=\"\(fixed(u, 2))\" y2=\"\(fixed(v - 34, 2))\" stroke=\"#333333\" stroke-width=\"2\"/>"
+            s += "<polygon points=\"\(fixed(u, 2)),\(fixed(v - 34, 2)) \(fixed(u + 16, 2)),\(fixed(v - 29, 2)) \(fixed(u, 2)),\(fixed(v - 24, 2))\" fill=\"#d32f2f\"/></g>\n"
+        }
+        if let ball {
+            let (u, v) = frame.pixel(ball)
+            s += "<circle id=\"ball\" cx=\"\(fixed(u, 2))\" cy=\"\(fixed(v, 2))\" r=\"5\" fill=\"#ffffff\" stroke=\"#222222\" stroke-width=\"1.2\"/>\n"
+        }
+
+        // Legend band: title and lines, elevation ramp, scale bar.
+        var y = mapHeight + 24
+        s += "<g id=\"legend\" font-size=\"14\" fill=\"#222222\">\n"
+        if let title {
+            s += "<text x=\"12\" y=\"\(fixed(y, 0))\" font-weight=\"bold\">\(GreenPicture.escape(title))</text>\n"
+            y += 20
+        }
+        for line in legend {
+            s += "<text x=\"12\" y=\"\(fixed(y, 0))\">\(GreenPicture.escape(line))</text>\n"
+            y += 20
+        }
+        let rampX = width - 232, rampY = mapHeight + 14
+        // The elevation ramp explains the shading; without shading it would explain nothing.
+        if shading {
+            for k in 0..<GreenPicture.bands {
+                let t = (Double(k) + 0.5) / Double(GreenPicture.bands)
+                s += "<rect x=\"\(fixed(rampX + Double(k) * 8, 0))\" y=\"\(fixed(rampY, 0))\" width=\"8\" height=\"12\" fill=\"\(GreenPicture.colour(t))\"/>"
+            }
+            s += "\n<text x=\"\(fixed(rampX, 0))\" y=\"\(fixed(rampY + 28, 0))\" font-size=\"12\">\(fixed(lo, 2)) ft</text>"
+            s += "<text x=\"\(fixed(rampX + 192, 0))\" y=\"\(fixed(rampY + 28, 0))\" font-size=\"12\" text-anchor=\"end\">\(fixed(hi, 2)) ft</text>\n"
+        }
+        let bar = 10 * scale
+        s += "<line x1=\"\(fixed(rampX, 0))\" y1=\"\(fixed(rampY + 42, 0))\" x2=\"\(fixed(rampX + bar, 1))\" y2=\"\(fixed(rampY + 42, 0))\" stroke=\"#222222\" stroke-width=\"3\"/>"
+        s += "<text x=\"\(fixed(rampX + bar + 6, 1))\" y=\"\(fixed(rampY + 46, 0))\" font-size=\"12\">10 ft</text>\n"
+        s += "</g>\n</svg>\n"
+        return s
+    }
+}

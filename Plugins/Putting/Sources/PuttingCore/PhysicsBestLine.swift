@@ -1,0 +1,360 @@
+// The physics model's best line: the aim and launch speed whose path runs through the centre of
+// the cup with the pace to finish a set distance (17 in by default) past it, had the cup not been
+// there. Found by root finding, not a grid: for a given aim, the speed that finishes the set
+// distance past the closest approach is bracketed and solved (Illinois regula falsi); over the aim,
+// the signed side by which the path misses the centre is driven to zero the same way, each aim
+// warm-starting the next speed solve. Then the tolerances: how far aim and speed may stray (one at
+// a time) and the putt still drops under the capture rule, by expanding and bisecting.
+import Foundation
+
+/// Aim and speed windows that still hole.
+public struct BestLineTolerance: Sendable, Equatable, Codable {
+    /// Aim offsets (degrees, positive = counter-clockwise/left) between which the putt drops, at the best speed.
+    public var aimMinDeg: Double
+    public var aimMaxDeg: Double
+    /// The same window as lateral inches at the hole's distance.
+    public var aimMinIn: Double
+    public var aimMaxIn: Double
+    /// Launch speeds between which the putt drops, at the best aim.
+    public var speedMinFps: Double
+    public var speedMaxFps: Double
+}
+
+/// The physics model's answer for one putt.
+public struct PhysicsBestLine: Sendable {
+    /// Aim relative to the straight line to the hole, degrees, positive = counter-clockwise (left).
+    public var aimOffsetDeg: Double
+    /// The aim as a lateral offset at the hole's distance, inches, positive = left.
+    public var aimOffsetIn: Double
+    public var speedFps: Double
+    public var v0XFps: Double
+    public var v0ZFps: Double
+    /// The putt with the cup in place (capture rule applied), path recorded.
+    public var roll: PhysicsRoll
+    /// Where the ball would have stopped without the cup.
+    public var restPoint: PointFt
+    /// How far past the closest approach it would have stopped (the target is `finishPastFt`).
+    public var finishPastFt: Double
+    /// Signed distance by which the uncaptured path misses the centre (0 when solved exactly).
+    public var centreOffsetFt: Double
+    /// True when both conditions were solved to tolerance.
+    public var converged: Bool
+    public var tolerance: BestLineTolerance?
+    public var simulations: Int
+    public var evaluations: Int
+}
+
+/// Solves the best line on a physics simulator.
+public struct PhysicsSolver: Sendable {
+    public let simulator: PhysicsSimulator
+    /// How far past the hole the best line would finish (default 17 in).
+    public var finishPastFt = 17.0 / 12.0
+    /// Aims beyond this many degrees either side are not considered.
+    public var aimLimitDeg = 60.0
+    /// Compute the aim and speed windows (costs about as much as the solve itself).
+    public var computeTolerance = true
+    /// Use the energy-bound early exit in the tolerance rolls (same answers, fewer steps).
+    public var earlyExit = true
+
+    public init(simulator: PhysicsSimulator) { self.simulator = simulator }
+
+    /// Counts work and reports progress.
+    final class Tally: @unchecked Sendable {
+        var simulations = 0
+        var evaluations = 0
+        var fraction = 0.0
+        let progress: ((Double) -> Void)?
+        init(progress: ((Double) -> Void)?) { self.progress = progress }
+        func advance(to f: Double) {
+            if f > fraction { fraction = f; progress?(Swift.min(1, f)) }
+        }
+    }
+
+    /// Finds the best line from `ball` to `hole`. `progress` receives fractions 0…1.
+    public func bestLine(ball: PointFt, hole: PointFt, progress: ((Double) -> Void)? = nil) -> PhysicsBestLine {
+        let tally = Tally(progress: progress)
+        let baseAngle = atan2(hole.z - ball.z, hole.x - ball.x)
+        let distance = ball.distance(to: hole)
+        let L = finishPastFt
+
+        // Ghost rolls: no cup, and only the forward trip (to the first stop), which is what "finishes
+        // L past" is about even where the slope beyond would roll the ball back.
+        let ghostOptions = RollOptions(capture: false, recordPath: false, endAtFirstStop: true)
+        func ghost(_ offsetDeg: Double, _ speed: Double) -> PhysicsRoll {
+            let a = baseAngle + offsetDeg * .pi / 180
+            let r = simulator.roll(from: ball, vx: cos(a) * speed, vz: sin(a) * speed, hole: hole, options: ghostOptions)
+            tally.simulations += 1
+            tally.evaluations += r.evaluations
+            return r
+        }
+
+        /// True when the ghost ball went by the hole (its closest approach is not where it stopped).
+        func passed(_ roll: PhysicsRoll) -> Bool {
+            roll.closestArcLength < roll.length - 1e-9 && roll.closestSpeed > 1e-3
+        }
+
+        /// How far past the target the ghost ball finishes (negative when short). A ball that leaves the
+        /// green after passing the hole counts the flat-green rollout of its exit speed as well.
+        func pace(_ roll: PhysicsRoll) -> Double {
+            guard passed(roll) else { return -L - roll.closestDistance }
+            let rollout = roll.end == .offGreen ? (roll.exitSpeed ?? 0) * (roll.exitSpeed ?? 0) / (2 * simulator.ar) : 0
+            return roll.lengthPastClosest + rollout - L
+        }
+
+        /// The side the hole lies on, signed (positive = left of the ball's course). For a ball that
+        /// stopped short, the side of the hole relative to the chord from the ball to where it stopped.
+        func side(_ roll: PhysicsRoll) -> Double {
+            if passed(roll) { return roll.closestSignedOffset }
+            let p = roll.closestPoint
+            let dx = p.x - ball.x, dz = p.z - ball.z
+            let n = (dx * dx + dz * dz).squareRoot()
+            guard n > 1e-9 else { return roll.closestSignedOffset }
+            return (dx * (hole.z - p.z) - dz * (hole.x - p.x)) / n
+        }
+
+        // A first speed from energy: ½v² = a_r·(D + L) + k_g·(h_hole − h_ball).
+        let hb = simulator.surface.sample(xFt: ball.x, zFt: ball.z).height
+        let hh = simulator.surface.sample(xFt: hole.x, zFt: hole.z).height
+        let energyGuess = 2 * (simulator.ar * (distance + L) + simulator.kg * (hh - hb))
+        let speedGuess = Swift.max(0.5, energyGuess > 0 ? energyGuess.squareRoot() : 0.5)
+
+        /// For one launch speed, the aim whose path goes through the centre (the hole's side decreases
+        /// as the aim turns left), or nil when no aim within the limit brings the ball to the hole.
+        var aimGuess = 0.0
+        func aimThroughCentre(at v: Double) -> (Double, PhysicsRoll)? {
+            let solved = PhysicsSolver.solveDecreasing(start: aimGuess, lower: -aimLimitDeg, upper: aimLimitDeg, firstStep: 1.0,
+                                                       tolerance: 1e-8, valueTolerance: 1e-6) { offset -> (Double, PhysicsRoll) in
+                let r = ghost(offset, v)
+                return (side(r), r)
+            }
+            guard solved.converged else { return nil }
+            aimGuess = solved.x
+            return (solved.x, solved.payload)
+        }
+
+        /// How far past the target the ball finishes when aimed through the centre at speed v; a speed at
+        /// which no aim reaches the hole counts as short by the nearest miss.
+        var nearest = Double.infinity
+        func paceThroughCentre(_ v: Double) -> (Double, (Double, PhysicsRoll)?) {
+            tally.advance(to: Swift.min(0.5, tally.fraction + 0.03))
+            guard let (offset, r) = aimThroughCentre(at: v) else { return (-L - Swift.max(nearest, 1), nil) }
+            nearest = Swift.min(nearest, r.closestDistance)
+            return (pace(r), (offset, r))
+        }
+
+        // Outer: the speed whose centre line finishes L past. Where no speed can (the slope beyond the hole
+        // will not hold the ball), this ends at the slowest speed that still reaches the hole.
+        let speedSolution = PhysicsSolver.solveIncreasing(start: speedGuess, lower: 0.3, upper: 40, tolerance: 1e-7,
+                                                          valueTolerance: 1e-5, paceThroughCentre)
+        var bestSpeed = speedSolution.x
+        var aim: Double
+        var ghostRoll: PhysicsRoll
+        if let (offset, r) = speedSolution.payload ?? aimThroughCentre(at: bestSpeed) {
+            aim = offset
+            ghostRoll = r
+        } else {
+            aim = 0
+            ghostRoll = ghost(0, bestSpeed)
+        }
+        // Solved means: the ghost ball goes through the centre and finishes L past, to a thousandth of a foot.
+        let converged = passed(ghostRoll) && ghostRoll.closestDistance < 1e-3 && abs(pace(ghostRoll)) < 1e-3
+        tally.advance(to: 0.5)
+
+        func captured(_ offset: Double, _ v: Double, record: Bool, early: Bool) -> PhysicsRoll {
+            let a = baseAngle + offset * .pi / 180
+            let r = simulator.roll(from: ball, vx: cos(a) * v, vz: sin(a) * v, hole: hole,
+                                   options: RollOptions(capture: true, recordPath: record, earlyExit: early))
+            tally.simulations += 1
+            tally.evaluations += r.evaluations
+            return r
+        }
+
+        if !converged {
+            // No line meets both conditions (a slope beyond the hole too steep to stop on, the green's edge
+            // too close…): look for any line that drops, closest to the centre, with Nelder–Mead.
+            let scale = Swift.max(bestSpeed, 1)
+            let found = PhysicsSolver.nelderMead(start: [aim, bestSpeed / scale], steps: [2, 0.15], iterations: 80) { x in
+                let v = x[1] * scale
+                guard v > 0.05, v < 60, abs(x[0]) <= aimLimitDeg else { return 1e9 }
+                let r = captured(x[0], v, record: false, early: true)
+                return r.holed ? -1 + (r.passOffset ?? 0) : r.closestDistance
+            }
+            let v = found[1] * scale
+            if v > 0.05, v < 60, captured(found[0], v, record: false, early: true).holed {
+                aim = found[0]
+                bestSpeed = v
+                ghostRoll = ghost(aim, bestSpeed)
+            }
+        }
+        tally.advance(to: 0.6)
+        let angle = baseAngle + aim * .pi / 180
+        let v0x = cos(angle) * bestSpeed, v0z = sin(angle) * bestSpeed
+        let roll = captured(aim, bestSpeed, record: true, early: false)
+
+        var tolerance: BestLineTolerance?
+        if computeTolerance, roll.holed {
+            func holed(_ offset: Double, _ v: Double) -> Bool { captured(offset, v, record: false, early: earlyExit).holed }
+            let aimWindow = PhysicsSolver.window(centre: aim, firstStep: 0.05, maxSpan: 15, precision: 0.001) { holed($0, bestSpeed) }
+            tally.advance(to: 0.8)
+            let speedWindow = PhysicsSolver.window(centre: bestSpeed, firstStep: 0.02, maxSpan: Swift.min(bestSpeed * 0.9, 20),
+                                                   precision: 0.0002) { holed(aim, $0) }
+            func inches(_ offset: Double) -> Double { distance * tan(offset * .pi / 180) * 12 }
+            tolerance = BestLineTolerance(aimMinDeg: aimWindow.lo, aimMaxDeg: aimWindow.hi,
+                                          aimMinIn: inches(aimWindow.lo), aimMaxIn: inches(aimWindow.hi),
+                                          speedMinFps: speedWindow.lo, speedMaxFps: speedWindow.hi)
+        }
+        tally.advance(to: 1)
+        return PhysicsBestLine(aimOffsetDeg: aim, aimOffsetIn: distance * tan(aim * .pi / 180) * 12,
+                               speedFps: bestSpeed, v0XFps: v0x, v0ZFps: v0z, roll: roll,
+                               restPoint: ghostRoll.final, finishPastFt: ghostRoll.lengthPastClosest,
+                               centreOffsetFt: ghostRoll.closestSignedOffset,
+                               converged: converged,
+                               tolerance: tolerance, simulations: tally.simulations, evaluations: tally.evaluations)
+    }
+
+    /// A root of a function, the payload of its last evaluation there, and whether it converged.
+    struct Root<Payload> {
+        var x: Double
+        var payload: Payload
+        var converged: Bool
+    }
+
+    /// Root of an increasing function on [lower, upper]: bracket outward from `start` by factors of
+    /// 1.25, then Illinois regula falsi. Without a bracket, returns the bound closest to a root.
+    static func solveIncreasing<P>(start: Double, lower: Double, upper: Double, tolerance: Double, valueTolerance: Double,
+                                   _ f: (Double) -> (Double, P)) -> Root<P>
+    {
+        var a = Swift.min(Swift.max(start, lower), upper)
+        var (fa, pa) = f(a)
+        if abs(fa) < valueTolerance { return Root(x: a, payload: pa, converged: true) }
+        var b = a, fb = fa, pb = pa
+        // Expand until the sign changes.
+        while (fa < 0) == (fb < 0) {
+            let next = fa < 0 ? Swift.min(b * 1.25, upper) : Swift.max(b / 1.25, lower)
+            if next == b { return Root(x: b, payload: pb, converged: false) }
+            a = b; fa = fb; pa = pb
+            b = next
+            (fb, pb) = f(b)
+            if abs(fb) < valueTolerance { return Root(x: b, payload: pb, converged: true) }
+        }
+        return illinois(a, fa, pa, b, fb, pb, tolerance: tolerance, valueTolerance: valueTolerance, f)
+    }
+
+    /// Root of a decreasing function on [lower, upper]: steps of `firstStep` doubling outward from
+    /// `start`, then Illinois regula falsi.
+    static func solveDecreasing<P>(start: Double, lower: Double, upper: Double, firstStep: Double, tolerance: Double,
+                                   valueTolerance: Double, _ f: (Double) -> (Double, P)) -> Root<P>
+    {
+        var a = start
+        var (fa, pa) = f(a)
+        if abs(fa) < valueTolerance { return Root(x: a, payload: pa, converged: true) }
+        var step = firstStep
+        var b = a, fb = fa, pb = pa
+        while (fa < 0) == (fb < 0) {
+            // Decreasing: a positive value means the root lies above.
+            let next = fa > 0 ? Swift.min(b + step, upper) : Swift.max(b - step, lower)
+            if next == b { return Root(x: b, payload: pb, converged: false) }
+            a = b; fa = fb; pa = pb
+            b = next
+            (fb, pb) = f(b)
+            if abs(fb) < valueTolerance { return Root(x: b, payload: pb, converged: true) }
+            step *= 2
+        }
+        return illinois(a, fa, pa, b, fb, pb, tolerance: tolerance, valueTolerance: valueTolerance, f)
+    }
+
+    /// Illinois regula falsi on a bracket (fa and fb of opposite signs).
+    static func illinois<P>(_ a0: Double, _ fa0: Double, _ pa0: P, _ b0: Double, _ fb0: Double, _ pb0: P,
+                            tolerance: Double, valueTolerance: Double, _ f: (Double) -> (Double, P)) -> Root<P>
+    {
+        var a = a0, fa = fa0, pa = pa0, b = b0, fb = fb0, pb = pb0
+        var side = 0
+        for _ in 0..<80 {
+            var c = (a * fb - b * fa) / (fb - fa)
+            if !c.isFinite || c <= Swift.min(a, b) || c >= Swift.max(a, b) { c = (a + b) / 2 }
+            let (fc, pc) = f(c)
+            if abs(fc) < valueTolerance || abs(b - a) < tolerance { return Root(x: c, payload: pc, converged: true) }
+            if (fc < 0) == (fb < 0) {
+                b = c; fb = fc; pb = pc
+                if side == -1 { fa /= 2 }
+                side = -1
+            } else {
+                a = c; fa = fc; pa = pc
+                if side == 1 { fb /= 2 }
+                side = 1
+            }
+        }
+        return abs(fa) < abs(fb) ? Root(x: a, payload: pa, converged: false) : Root(x: b, payload: pb, converged: false)
+    }
+
+    /// Nelder–Mead minimisation from `start` with initial simplex steps; returns the best point.
+    static func nelderMead(start: [Double], steps: [Double], iterations: Int, _ f: ([Double]) -> Double) -> [Double] {
+        let n = start.count
+        var simplex: [[Double]] = [start]
+        for i in 0..<n {
+            var p = start
+            p[i] += steps[i]
+            simplex.append(p)
+        }
+        var values = simplex.map(f)
+        for _ in 0..<iterations {
+            let order = values.indices.sorted { values[$0] < values[$1] }
+            simplex = order.map { simplex[$0] }
+            values = order.map { values[$0] }
+            if values[0] < -0.5 { break }   // found a line that drops
+            var centroid = [Double](repeating: 0, count: n)
+            for p in simplex.dropLast() { for i in 0..<n { centroid[i] += p[i] / Double(n) } }
+            func along(_ t: Double) -> [Double] { (0..<n).map { centroid[$0] + t * (simplex[n][$0] - centroid[$0]) } }
+            let reflected = along(-1), fr = f(reflected)
+            if fr < values[0] {
+                let expanded = along(-2), fe = f(expanded)
+                if fe < fr { simplex[n] = expanded; values[n] = fe } else { simplex[n] = reflected; values[n] = fr }
+            } else if fr < values[n - 1] {
+                simplex[n] = reflected; values[n] = fr
+            } else {
+                let contracted = along(0.5), fc = f(contracted)
+                if fc < values[n] {
+                    simplex[n] = contracted; values[n] = fc
+                } else {
+                    for k in 1...n {
+                        simplex[k] = (0..<n).map { simplex[0][$0] + 0.5 * (simplex[k][$0] - simplex[0][$0]) }
+                        values[k] = f(simplex[k])
+                    }
+                }
+            }
+        }
+        let best = values.indices.min { values[$0] < values[$1] } ?? 0
+        return simplex[best]
+    }
+
+    /// The interval around `centre` where `inside` holds: expand each side by doubling steps until it
+    /// fails (or `maxSpan` is reached), then bisect to `precision`. Assumes `inside(centre)`.
+    static func window(centre: Double, firstStep: Double, maxSpan: Double, precision: Double,
+                       _ inside: (Double) -> Bool) -> (lo: Double, hi: Double)
+    {
+        func edge(_ direction: Double) -> Double {
+            var good = 0.0
+            var step = firstStep
+            var bad: Double?
+            while step <= maxSpan {
+                if inside(centre + direction * step) {
+                    good = step
+                    step *= 2
+                } else {
+                    bad = step
+                    break
+                }
+            }
+            guard var b = bad else {
+                return centre + direction * good
+            }
+            var g = good
+            while b - g > precision {
+                let mid = (g + b) / 2
+                if inside(centre + direction * mid) { g = mid } else { b = mid }
+            }
+            return centre + direction * g
+        }
+        return (edge(-1), edge(1))
+    }
+}

@@ -1,1 +1,0 @@
-// PuttingCore: the putting domain logic in plain Swift (no ABI, no CLI). Filled in by the putting plugin issue.

@@ -1,0 +1,136 @@
+// Every error a putting user can cause, each a one-line message: what, where, what to do.
+
+/// Errors of the putting plugin's commands.
+public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A heightfield file or grid was refused.
+    case heightfield(HeightfieldError)
+    /// A green file (config, boundary, contours, request) is not valid JSON.
+    case invalidJSON(file: String, line: Int, column: Int, message: String)
+    /// A field of a green file is missing or wrong.
+    case badField(file: String, line: Int, column: Int, field: String, problem: String)
+    case notADirectory(path: String)
+    case noHoles(directory: String)
+    case duplicateHole(number: Int, first: String, second: String)
+    /// A hole folder has no heightfield, or (with `sourcesOnly`) it is to be built from traced files
+    /// and `missing` of them are absent.
+    case missingGreenFiles(holeDirectory: String, missing: [String], sourcesOnly: Bool)
+    case invalidCourseID(String)
+    case invalidHoleNumber(Int)
+    case unknownCourse(String)
+    case unknownHole(course: String, number: Int)
+    case stimpOutOfRange(Double)
+    case finishPastOutOfRange(Double)
+    case positionOffGreen(what: String, point: PointFt, course: String, hole: Int, spanX: ClosedRange<Double>, spanZ: ClosedRange<Double>)
+    case ballOnHole(distanceFt: Double, cupRadiusFt: Double)
+    case notFinite(what: String)
+    /// The stored heightfield does not match its recorded hash (the catalog is damaged).
+    case heightfieldInconsistent(course: String, hole: Int, expected: String, found: String)
+    case unknownModel(String)
+    case unknownJob(String)
+    case storage(String)
+    case unknownMeshFormat(path: String)
+    /// The hole has only its traced sources: a best line, mesh or export needs its heightfield.
+    case notProcessed(course: String, hole: Int)
+    /// The hole has no traced boundary and contours to build a heightfield from.
+    case noTracedSources(course: String, hole: Int)
+    /// Building a heightfield from traced contours failed (`what`: e.g. "presidio hole 3").
+    case processing(what: String, GreenProcessingError)
+    /// `putting hole process` needs exactly one of --hole N and --all.
+    case processTarget(both: Bool)
+    /// The caller asked to stop a long run; `what` was about to start and nothing was stored.
+    case cancelled(what: String)
+
+    public var description: String {
+        switch self {
+        case .heightfield(let e):
+            return e.description
+        case .invalidJSON(let file, let line, let column, let message):
+            return "\(file):\(line):\(column): invalid JSON: \(message)"
+        case .badField(let file, let line, let column, let field, let problem):
+            return "\(file):\(line):\(column): \(field) \(problem)"
+        case .notADirectory(let path):
+            return "\(path): not a directory: give the folder that holds the Hole_N (or hole_N) folders"
+        case .noHoles(let directory):
+            return "\(directory): no Hole_N or hole_N folders found: give the course folder of the original layout"
+        case .duplicateHole(let number, let first, let second):
+            return "hole \(number) appears twice (\(first) and \(second)): keep one folder per hole"
+        case .missingGreenFiles(let dir, let missing, let sourcesOnly):
+            let list = missing.joined(separator: " or ")
+            if sourcesOnly {
+                return "\(dir): no \(list) found: --sources-only builds each green from its *_boundary.json and *_contours.json; add the file or leave the hole out"
+            }
+            return "\(dir): no *_heightfield.json found (nor in unity/), and no \(list) to build one from: add the files or leave the hole out"
+        case .invalidCourseID(let id):
+            return "course id \"\(id)\" is not valid: use 1–64 characters from a–z, 0–9, '-' and '_'"
+        case .invalidHoleNumber(let n):
+            return "hole number \(n) is not valid: use a number from 1 to 99"
+        case .unknownCourse(let id):
+            return "unknown course \"\(id)\": list courses with `putting courses` or import one with `putting course import`"
+        case .unknownHole(let course, let number):
+            return "course \"\(course)\" has no hole \(number): list its holes with `putting holes \(course)`"
+        case .stimpOutOfRange(let s):
+            return "stimp \(PuttingError.short(s)) ft is out of range: give a green speed above 0 and at most 20 (typical greens are 8–13)"
+        case .finishPastOutOfRange(let v):
+            return "finish-past distance \(PuttingError.short(v)) ft is out of range: give a value from 0 to 10 ft (default 17 in = 1.417 ft)"
+        case .positionOffGreen(let what, let p, let course, let hole, let sx, let sz):
+            return "\(what) (\(PuttingError.short(p.x)), \(PuttingError.short(p.z))) is outside the green of \(course) hole \(hole): "
+                + "pick a point on the green (x \(PuttingError.short(sx.lowerBound))…\(PuttingError.short(sx.upperBound)), "
+                + "z \(PuttingError.short(sz.lowerBound))…\(PuttingError.short(sz.upperBound)) ft)"
+        case .ballOnHole(let d, let r):
+            return "the ball is on the hole (\(PuttingError.short(d)) ft from the flag): place it at least one cup radius (\(PuttingError.short(r)) ft) away"
+        case .notFinite(let what):
+            return "\(what) is not a finite number: give plain numbers in feet"
+        case .heightfieldInconsistent(let course, let hole, let expected, let found):
+            return "the stored heightfield of \(course) hole \(hole) hashes to \(found.prefix(12))…, not the recorded \(expected.prefix(12))…: re-import the hole"
+        case .unknownModel(let name):
+            return "unknown model \"\(name)\": use physics (default) or compat"
+        case .unknownJob(let id):
+            return "unknown job \"\(id)\": job ids are printed by `putting bestline --async`"
+        case .storage(let message):
+            return "putting storage: \(message)"
+        case .unknownMeshFormat(let path):
+            return "\(path): unknown mesh format: name the file .gltf (glTF 2.0) or .obj (Wavefront OBJ)"
+        case .notProcessed(let course, let hole):
+            return "\(course) hole \(hole) has no heightfield yet (only its traced contours and boundary): build it with `clubhouse putting hole process --course \(course) --hole \(hole)`"
+        case .noTracedSources(let course, let hole):
+            return "\(course) hole \(hole) has no traced contours and boundary to build a heightfield from: re-import its folder with Hole_\(hole)_boundary.json and Hole_\(hole)_contours.json"
+        case .processing(let what, let error):
+            // A located error names its file (which names the hole); otherwise say which hole.
+            return error.location == nil ? "\(what): \(error.message)" : error.description
+        case .cancelled(let what):
+            return "stopped before \(what) as asked: nothing was stored"
+        case .processTarget(let both):
+            return both ? "give either --hole N or --all, not both" : "say which hole to process: --hole N, or --all for every hole that has no heightfield yet"
+        }
+    }
+
+    /// A number for messages: up to 3 decimals, no trailing zeros.
+    static func short(_ v: Double) -> String {
+        guard v.isFinite else { return "\(v)" }
+        var s = String(format3(v))
+        if s.contains(".") {
+            while s.hasSuffix("0") { s.removeLast() }
+            if s.hasSuffix(".") { s.removeLast() }
+        }
+        return s == "-0" ? "0" : s
+    }
+}
+
+/// `v` with three decimals (no Foundation formatting, so it is the same everywhere).
+func format3(_ v: Double) -> String { fixed(v, 3) }
+
+/// `v` rounded to `decimals` places, written without exponent.
+func fixed(_ v: Double, _ decimals: Int) -> String {
+    guard v.isFinite else { return v.isNaN ? "nan" : (v > 0 ? "inf" : "-inf") }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let scaled = (abs(v) * scale).rounded()
+    guard scaled < 9e15 else { return "\(v)" }
+    let n = Int64(scaled)
+    var digits = String(n)
+    if decimals > 0 {
+        while digits.count <= decimals { digits = "0" + digits }
+        digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -decimals))
+    }
+    return (v < 0 && n != 0 ? "-" : "") + digits
+}

@@ -1,0 +1,65 @@
+// Text forms of a hole's boundary and contours for the store's JSON columns (and back), so the
+// adapter's SQL store and the in-memory store hold the same thing.
+import ClubhouseJSON
+
+extension PolygonFt {
+    /// `[{"x":…,"z":…},…]`
+    public var json: JSONValue { .array(points.map { ["x": .double($0.x), "z": .double($0.z)] }) }
+
+    /// Reads `json`; nil when it is not a list of points.
+    public init?(json: JSONValue) {
+        guard let items = json.arrayValue else { return nil }
+        var points: [PointFt] = []
+        for item in items {
+            guard let x = item["x"]?.doubleValue, let z = item["z"]?.doubleValue else { return nil }
+            points.append(PointFt(x: x, z: z))
+        }
+        self.init(points: points)
+    }
+}
+
+extension ContourLine {
+    /// `{"height_ft":…,"points_xz_ft":[…]}` as in the original contours files.
+    public var json: JSONValue {
+        ["height_ft": .double(heightFt), "points_xz_ft": PolygonFt(points: points).json]
+    }
+
+    public init?(json: JSONValue) {
+        guard let h = json["height_ft"]?.doubleValue, let pts = json["points_xz_ft"], let poly = PolygonFt(json: pts) else { return nil }
+        self.init(heightFt: h, points: poly.points)
+    }
+
+    /// A list of contour lines as compact JSON text.
+    public static func text(_ lines: [ContourLine]) -> String { JSONWriter.compact(.array(lines.map(\.json))) }
+
+    /// Reads `text(_:)`; throws a storage error when damaged.
+    public static func lines(fromText text: String) throws(PuttingError) -> [ContourLine] {
+        guard let value = try? JSONParser.parse(text), let items = value.arrayValue else {
+            throw .storage("stored contours are not a JSON list")
+        }
+        var lines: [ContourLine] = []
+        for item in items {
+            guard let line = ContourLine(json: item) else { throw .storage("a stored contour line is damaged") }
+            lines.append(line)
+        }
+        return lines
+    }
+}
+
+extension Hole {
+    /// The boundary as compact JSON text (nil when there is none).
+    public var boundaryText: String? { boundary.map { JSONWriter.compact($0.json) } }
+    /// The contours as compact JSON text.
+    public var contoursText: String { ContourLine.text(contours) }
+}
+
+extension JobRecord {
+    /// The request as compact JSON text for the `request_json` column.
+    public var requestText: String { JSONWriter.compact(request.json) }
+
+    /// Reads a request stored as `requestText`.
+    public static func request(fromText text: String) throws(PuttingError) -> BestLineRequest {
+        guard let value = try? JSONParser.parse(text) else { throw .storage("a stored job request is not JSON") }
+        return try BestLineRequest(json: value)
+    }
+}

@@ -1,0 +1,224 @@
+// PuttingStore on the plugin's SQLite database (PluginKit Storage), with the statements of
+// PuttingSchema. Named parameters are bound by position in their order of first appearance.
+
+import ClubhouseJSON
+import PluginKit
+import PuttingCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class SQLPuttingStore: PuttingStore {
+    let storage: Storage
+
+    init(storage: Storage) { self.storage = storage }
+
+    private typealias S = PuttingSchema.Statement
+
+    /// Values for a statement's named parameters, in the order SQLite numbers them.
+    private func values(_ sql: String, _ named: [String: SQLValue]) -> [SQLValue] {
+        PuttingSchema.parameterNames(of: sql).map { named[$0] ?? .null }
+    }
+
+    private func guarded<T>(_ body: () throws -> T) throws(PuttingError) -> T {
+        do {
+            return try body()
+        } catch let error as PuttingError {
+            throw error
+        } catch {
+            throw .storage(String(describing: error))
+        }
+    }
+
+    private func now() -> String {
+        let t = time(nil)
+        var parts = tm()
+        var copy = t
+        gmtime_r(&copy, &parts)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+
+    func replaceCourse(_ course: Course, holes: [Hole]) throws(PuttingError) {
+        try guarded {
+            try storage.transaction {
+                try storage.run(S.upsertCourse, values(S.upsertCourse, [
+                    "id": .text(course.id), "name": .text(course.name), "city": SQLValue(course.city), "state": SQLValue(course.state),
+                ]))
+                try storage.run(S.deleteCourseHoles, values(S.deleteCourseHoles, ["course_id": .text(course.id)]))
+                for hole in holes { try insert(hole) }
+                try storage.run(S.deleteUnusedHeightfields)
+            }
+        }
+    }
+
+    func putHole(_ hole: Hole) throws(PuttingError) {
+        try putHoles([hole])
+    }
+
+    func putHoles(_ holes: [Hole]) throws(PuttingError) {
+        for id in Set(holes.map(\.courseID)) where try course(id: id) == nil { throw .unknownCourse(id) }
+        try guarded {
+            try storage.transaction {
+                for hole in holes { try insert(hole) }
+                try storage.run(S.deleteUnusedHeightfields)
+            }
+        }
+    }
+
+    private func insert(_ hole: Hole) throws {
+        if let hf = hole.heightfield, let hash = hole.heightfieldHash {
+            try storage.run(S.insertHeightfield, values(S.insertHeightfield, [
+                "hash": .text(hash), "nx": SQLValue(hf.nx), "nz": SQLValue(hf.nz),
+                "resolution_ft": .real(hf.resolutionFt), "x_min_ft": .real(hf.xMinFt), "z_min_ft": .real(hf.zMinFt),
+                "heights": .blob(hf.binaryData()),
+            ]))
+        }
+        let hasHeightfield = hole.heightfield != nil
+        try storage.run(S.upsertHole, values(S.upsertHole, [
+            "course_id": .text(hole.courseID), "number": SQLValue(hole.number),
+            "green_width_ft": .real(hole.greenWidthFt), "green_height_ft": .real(hole.greenHeightFt),
+            "hole_x_ft": SQLValue(hole.holePosition?.x), "hole_z_ft": SQLValue(hole.holePosition?.z),
+            "heightfield_hash": SQLValue(hasHeightfield ? hole.heightfieldHash : nil),
+            "heightfield_origin": SQLValue(hasHeightfield ? hole.heightfieldOrigin?.rawValue : nil),
+            "boundary_json": SQLValue(hole.boundaryText),
+            "contours_json": .text(hole.contoursText), "contour_interval_ft": SQLValue(hole.contourIntervalFt),
+            "image_w_px": SQLValue(hole.imageWidthPx), "image_h_px": SQLValue(hole.imageHeightPx), "source": .text(hole.source),
+            "traced_boundary_file": SQLValue(hole.traced?.boundaryFile), "traced_boundary": SQLValue(hole.traced?.boundaryText),
+            "traced_contours_file": SQLValue(hole.traced?.contoursFile), "traced_contours": SQLValue(hole.traced?.contoursText),
+        ]))
+    }
+
+    private func course(_ row: Row) -> Course {
+        Course(id: row[0].string ?? "", name: row[1].string ?? "", city: row[2].string, state: row[3].string)
+    }
+
+    func course(id: String) throws(PuttingError) -> Course? {
+        try guarded { try storage.queryOne(S.selectCourse, values(S.selectCourse, ["id": .text(id)])).map(course) }
+    }
+
+    func courses() throws(PuttingError) -> [Course] {
+        try guarded { try storage.query(S.selectCourses).map(course) }
+    }
+
+    func holeSummaries(courseID: String) throws(PuttingError) -> [HoleSummary] {
+        let rows = try guarded {
+            try storage.query(S.selectHoleSummaries, values(S.selectHoleSummaries, ["course_id": .text(courseID)]))
+        }
+        var summaries: [HoleSummary] = []
+        for row in rows {
+            let number = row[0].int ?? 0
+            let position: PointFt? = row[3].double.flatMap { x in row[4].double.map { PointFt(x: x, z: $0) } }
+            let hash = row[5].string
+            let status: HoleStatus
+            switch (hash, row[12].string.flatMap(HeightfieldOrigin.init(rawValue:))) {
+            case (nil, _): status = .sourceOnly
+            case (_?, .processed?): status = .processed
+            case (_?, .imported?): status = .imported
+            case (_?, nil): throw .storage("\(courseID) hole \(number) has a heightfield of unknown origin: re-import the hole")
+            }
+            summaries.append(HoleSummary(courseID: courseID, number: number, greenWidthFt: row[1].double ?? 0,
+                                         greenHeightFt: row[2].double ?? 0, holePosition: position, nx: row[6].int, nz: row[7].int,
+                                         resolutionFt: row[8].double, heightfieldHash: hash, status: status,
+                                         hasBoundary: (row[9].int ?? 0) != 0, contourCount: row[10].int ?? 0,
+                                         traced: (row[13].int ?? 0) != 0, source: row[11].string ?? ""))
+        }
+        return summaries
+    }
+
+    func hole(courseID: String, number: Int) throws(PuttingError) -> Hole? {
+        let found = try guarded {
+            try storage.queryOne(S.selectHole, values(S.selectHole, ["course_id": .text(courseID), "number": SQLValue(number)]))
+        }
+        guard let row = found else { return nil }
+        var boundary: PolygonFt?
+        if let text = row[5].string {
+            guard let value = try? JSONParser.parse(text), let polygon = PolygonFt(json: value) else {
+                throw .storage("the stored boundary of \(courseID) hole \(number) is damaged: re-import the hole")
+            }
+            boundary = polygon
+        }
+        var traced: TracedSourceFiles?
+        if let boundaryFile = row[18].string, let boundaryText = row[19].string, let contoursFile = row[20].string,
+           let contoursText = row[21].string
+        {
+            traced = TracedSourceFiles(boundaryFile: boundaryFile, boundaryText: boundaryText, contoursFile: contoursFile,
+                                       contoursText: contoursText)
+        }
+        let position: PointFt? = row[2].double.flatMap { x in row[3].double.map { PointFt(x: x, z: $0) } }
+        var hole = Hole(courseID: courseID, number: number, greenWidthFt: row[0].double ?? 0, greenHeightFt: row[1].double ?? 0,
+                        holePosition: position, boundary: boundary,
+                        contours: try ContourLine.lines(fromText: row[6].string ?? "[]"), contourIntervalFt: row[7].double,
+                        traced: traced, imageWidthPx: row[8].int, imageHeightPx: row[9].int, source: row[10].string ?? "")
+        if let hash = row[4].string {
+            let grid = Heightfield.Grid(nx: row[11].int ?? 0, nz: row[12].int ?? 0, resolutionFt: row[13].double ?? 0,
+                                        xMinFt: row[14].double ?? 0, zMinFt: row[15].double ?? 0)
+            let heightfield: Heightfield
+            do {
+                heightfield = try Heightfield(grid: grid, binary: row[16].bytes ?? [], binaryName: "stored heightfield of \(courseID) hole \(number)")
+            } catch {
+                throw .heightfield(error)
+            }
+            guard let origin = row[17].string.flatMap(HeightfieldOrigin.init(rawValue:)) else {
+                throw .storage("\(courseID) hole \(number) has a heightfield of unknown origin: re-import the hole")
+            }
+            hole.setHeightfield(heightfield, origin: origin)
+            // Keep the recorded hash: a mismatch with the heights is reported when the hole is used.
+            hole.heightfieldHash = hash
+        }
+        return hole
+    }
+
+    func result(key: String) throws(PuttingError) -> String? {
+        try guarded { try storage.queryOne(S.selectResult, values(S.selectResult, ["key": .text(key)]))?[0].string }
+    }
+
+    func putResult(key: String, json: String) throws(PuttingError) {
+        try guarded {
+            try storage.run(S.upsertResult, values(S.upsertResult, ["key": .text(key), "result_json": .text(json), "created_at": .text(now())]))
+        }
+    }
+
+    func putJob(_ job: JobRecord) throws(PuttingError) {
+        try guarded {
+            try storage.run(S.upsertJob, values(S.upsertJob, [
+                "id": .text(job.id), "key": .text(job.key), "state": .text(job.state.rawValue), "request_json": .text(job.requestText),
+                "error": SQLValue(job.error), "progress": .real(job.progress), "attempts": SQLValue(job.attempts),
+                "created_at": .text(job.createdAt), "updated_at": .text(job.updatedAt),
+            ]))
+        }
+    }
+
+    private func job(_ row: Row) throws(PuttingError) -> JobRecord {
+        guard let state = row[2].string.flatMap(JobState.init(rawValue:)) else {
+            throw .storage("job \(row[0].string ?? "?") has an unknown state")
+        }
+        return JobRecord(id: row[0].string ?? "", key: row[1].string ?? "", state: state,
+                         request: try JobRecord.request(fromText: row[3].string ?? ""), error: row[4].string,
+                         progress: row[5].double ?? 0, createdAt: row[7].string ?? "", updatedAt: row[8].string ?? "",
+                         attempts: row[6].int ?? 0)
+    }
+
+    func job(id: String) throws(PuttingError) -> JobRecord? {
+        guard let row = try guarded({ try storage.queryOne(S.selectJob, values(S.selectJob, ["id": .text(id)])) }) else { return nil }
+        return try job(row)
+    }
+
+    func jobs(states: [JobState]) throws(PuttingError) -> [JobRecord] {
+        var out: [JobRecord] = []
+        for state in states {
+            for row in try guarded({ try storage.query(S.selectJobsByState, values(S.selectJobsByState, ["state": .text(state.rawValue)])) }) {
+                out.append(try job(row))
+            }
+        }
+        return out
+    }
+
+    func jobs(key: String) throws(PuttingError) -> [JobRecord] {
+        var out: [JobRecord] = []
+        for row in try guarded({ try storage.query(S.selectJobsByKey, values(S.selectJobsByKey, ["key": .text(key)])) }) {
+            out.append(try job(row))
+        }
+        return out
+    }
+}

@@ -1,0 +1,304 @@
+import ClubhouseJSON
+import XCTest
+@testable import PracticeCore
+
+/// A clock that ticks one second per reading, so insertion order is visible and repeatable.
+final class TestClock: @unchecked Sendable {
+    private var seconds = 0
+    func callAsFunction() -> String {
+        seconds += 1
+        return "2026-02-01T10:\(seconds / 60 < 10 ? "0" : "")\(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60)Z"
+    }
+}
+
+/// A fresh in-memory library: store, template library and importer on a ticking clock.
+struct PracticeEnvironment {
+    let store = InMemoryPracticeStore()
+    let library: TemplateLibrary
+    let importer: SessionImporter
+
+    init() {
+        let clock = TestClock()
+        library = TemplateLibrary(store: store, now: { clock() })
+        importer = SessionImporter(library: library)
+    }
+}
+
+class StoreTestCase: XCTestCase {
+    var environment = PracticeEnvironment()
+    var store: InMemoryPracticeStore { environment.store }
+    var library: TemplateLibrary { environment.library }
+    var importer: SessionImporter { environment.importer }
+
+    override func setUp() {
+        environment = PracticeEnvironment()
+    }
+
+    func fixture(_ name: String) throws -> TemplateArgument {
+        .file(name: name + ".json", bytes: try SharedData.bytes(SharedData.practice("templates/\(name).json")))
+    }
+
+    func sample() throws -> [UInt8] {
+        try SharedData.bytes(SharedData.practice("sessions/rapsodo_mlm2pro_mixed_club_sample.csv"))
+    }
+
+    func csv(_ clubs: [(String, Int)], seed: UInt64, form: Double = 0, day: Int = 1) -> [UInt8] {
+        SessionGenerator.csv(.init(seed: seed, clubs: clubs, date: (2026, 3, day, 10, 0), form: form))
+    }
+}
+
+final class ImportTests: StoreTestCase {
+    func testOracleTwoClubSampleWithFixtureA() throws {
+        let result = try importer.run(ImportRequest(csv: sample(), sourceName: "sample.csv", templates: [fixture("fixture_a")]))
+        let sevenIron = try XCTUnwrap(result.clubs.first { $0.analysis.club == "7i" }?.analysis)
+        XCTAssertEqual(sevenIron.shotCount, 6)
+        XCTAssertEqual(sevenIron.aCount, 5)
+        XCTAssertEqual(sevenIron.bCount, 0)
+        XCTAssertEqual(sevenIron.cCount, 1)
+        XCTAssertEqual(sevenIron.templateHash, "96bf2f0d9540211669916f580aaec0ac26d1a14e8d2fdd35cee2172595f86698")
+        XCTAssertEqual(sevenIron.validity, .validLowSample)
+        XCTAssertEqual(sevenIron.aPercent ?? 0, 500.0 / 6, accuracy: 1e-12)
+        // The A-only average is over the five A shots; the all-shots one over all six.
+        XCTAssertEqual(sevenIron.averagesAOnly?.shotCount, 5)
+        XCTAssertEqual(sevenIron.averagesAOnly?.means[.ballSpeed] ?? 0, (102.0 + 103.6 + 101.3 + 103.6 + 101.1) / 5, accuracy: 1e-9)
+        XCTAssertEqual(sevenIron.averagesAll.means[.ballSpeed] ?? 0, (102.0 + 103.6 + 101.3 + 103.6 + 84.3 + 101.1) / 6, accuracy: 1e-9)
+        // 5i had no explicit template: the bundled default graded it.
+        let fiveIron = try XCTUnwrap(result.clubs.first { $0.analysis.club == "5i" })
+        XCTAssertEqual(fiveIron.templateName, "Clubhouse default 5i")
+        XCTAssertEqual(fiveIron.analysis.shotCount, 9)
+        // Shots are kept with their rows verbatim and their grades.
+        let shots = try store.shots(sessionID: result.session.id)
+        XCTAssertEqual(shots.count, 15)
+        XCTAssertEqual(shots.filter { $0.club == "7i" }.map(\.grade), [.a, .a, .a, .a, .c, .a])
+        XCTAssertTrue(shots[0].rawJSON.contains(#""5660""#))
+        XCTAssertEqual(result.session.sourceColumns.count, 18)
+        XCTAssertEqual(result.footerRows, 2)
+    }
+
+    func testRealExportImportsFiftyNineShots() throws {
+        let bytes = try SharedData.bytes(SharedData.practice("sessions/fixture_mlm2pro_shotexport_anonymized.csv"))
+        let result = try importer.run(ImportRequest(csv: bytes, sourceName: "real.csv", location: "Range"))
+        XCTAssertEqual(result.session.shotCount, 59)
+        XCTAssertEqual(result.session.sessionDate, "2026-01-27T16:30")
+        XCTAssertEqual(result.session.title, "Anonymized Session")
+        XCTAssertEqual(result.session.location, "Range")
+        XCTAssertEqual(result.session.contentHash, SHA256.hash(bytes).hex)
+        XCTAssertEqual(result.clubs.map(\.analysis.validity), [.valid])
+        let a = result.clubs[0].analysis
+        XCTAssertEqual((a.aCount ?? 0) + (a.bCount ?? 0) + (a.cCount ?? 0), 59)
+        XCTAssertEqual(try store.shots(sessionID: result.session.id).count, 59)
+    }
+
+    func testReimportOfTheSameContentIsRefusedAndWritesNothing() throws {
+        let first = try importer.run(ImportRequest(csv: sample(), sourceName: "sample.csv"))
+        XCTAssertThrowsError(try importer.run(ImportRequest(csv: sample(), sourceName: "copy-of-sample.csv"))) { error in
+            XCTAssertEqual((error as? PracticeError)?.kind, .conflict)
+            XCTAssertEqual("\(error)", "copy-of-sample.csv: already imported as session \(first.session.id) "
+                + "(\(first.session.importedAt), content hash \(first.session.contentHash.prefix(12))…); "
+                + "importing it again would duplicate its shots, so nothing was written")
+        }
+        XCTAssertEqual(try store.sessions().count, 1)
+        XCTAssertEqual(try store.subsessions(sessionID: nil, club: nil).count, 2)
+        // The store refuses it too, should a caller skip the check.
+        let batch = SessionBatch(contentHash: first.session.contentHash, sourceName: "x", importedAt: "t", sessionDate: nil,
+                                 location: nil, title: nil, subsessions: [], shots: [])
+        XCTAssertThrowsError(try store.insertSession(batch, progress: nil)) { error in
+            XCTAssertEqual(error as? PracticeStoreError, .duplicateSession(contentHash: first.session.contentHash, existingID: 1))
+        }
+    }
+
+    func testExplicitTemplateMustMatchAClubInTheFile() throws {
+        let sixIron = TemplateArgument.file(name: "6i.json", bytes: Array(#"{"schema_version":"1.0","club":"6i","aggregation_method":"worst_metric","metrics":{"carry":{"a_min":150}}}"#.utf8))
+        XCTAssertThrowsError(try importer.run(ImportRequest(csv: sample(), sourceName: "sample.csv", templates: [sixIron]))) { error in
+            XCTAssertTrue("\(error)".hasSuffix("grades 6i, but sample.csv has no 6i shots (clubs: 7i, 5i)"), "\(error)")
+            XCTAssertEqual((error as? PracticeError)?.kind, .usage)
+        }
+        XCTAssertEqual(try store.sessions().count, 0)
+    }
+
+    func testTwoTemplatesForOneClubAreRefused() throws {
+        XCTAssertThrowsError(try importer.run(ImportRequest(csv: sample(), sourceName: "s.csv",
+                                                            templates: [fixture("fixture_a"), fixture("fixture_b")]))) { error in
+            XCTAssertEqual("\(error)", "two templates for 7i (96bf2f0d9540 and b23b186c3af4); give one --template per club")
+        }
+    }
+
+    func testTemplateByHashPrefixAndUnknownReference() throws {
+        _ = try library.add(try SharedData.bytes(SharedData.practice("templates/fixture_b.json")), sourceName: "b.json")
+        let result = try importer.run(ImportRequest(csv: sample(), sourceName: "s.csv", templates: [.reference("b23b186c")]))
+        XCTAssertEqual(result.clubs[0].analysis.templateHash?.prefix(8), "b23b186c")
+        XCTAssertThrowsError(try importer.run(ImportRequest(csv: csv([("7i", 5)], seed: 3), sourceName: "t.csv",
+                                                            templates: [.reference("ffff0000")]))) { error in
+            XCTAssertEqual("\(error)", "no template matches 'ffff0000'; give a hash (or its first digits) or a name from `practice template list --all`")
+        }
+    }
+
+    func testDateOptionOverridesTheTitleAndIsChecked() throws {
+        let result = try importer.run(ImportRequest(csv: sample(), sourceName: "s.csv", date: "2026-02-03 07:15"))
+        XCTAssertEqual(result.session.sessionDate, "2026-02-03T07:15")
+        for bad in ["03/02/2026", "2026-13-01", "2026-02-03T25:00", "yesterday"] {
+            XCTAssertThrowsError(try importer.run(ImportRequest(csv: csv([("7i", 5)], seed: 4), sourceName: "t.csv", date: bad))) { error in
+                XCTAssertEqual("\(error)", "--date '\(bad)' is not a date; use YYYY-MM-DD or YYYY-MM-DDTHH:MM")
+            }
+        }
+    }
+
+    func testClubWithoutAnyTemplateIsStoredUngraded() throws {
+        let result = try importer.run(ImportRequest(csv: csv([("7i", 6), ("LW", 3)], seed: 5), sourceName: "lw.csv"))
+        let lw = try XCTUnwrap(result.clubs.first { $0.analysis.club == "lw" }?.analysis)
+        XCTAssertNil(lw.templateHash)
+        XCTAssertNil(lw.aCount)
+        XCTAssertNil(lw.aPercent)
+        XCTAssertEqual(lw.validity, .invalid, "3 shots: stored, flagged invalid, never dropped")
+        XCTAssertTrue(result.text.contains("none (not graded)"))
+    }
+
+    func testValidityBoundariesAndNullAPercent() {
+        XCTAssertEqual([4, 5, 14, 15].map { Validity(shotCount: $0) }, [.invalid, .validLowSample, .validLowSample, .valid])
+        var shots: [ShotMeasurements] = []
+        for _ in 0..<4 { shots.append(ShotMeasurements([.ballSpeed: 120])) }
+        let template = try? KPITemplate.parse(#"{"schema_version":"1.0","club":"7i","aggregation_method":"worst_metric","metrics":{"ball_speed":{"a_min":100}}}"#, sourceName: "t")
+        let (four, _) = SubsessionAnalysis.analyze(club: "7i", shots: shots, template: template)
+        XCTAssertEqual(four.aCount, 4)
+        XCTAssertNil(four.aPercent, "invalid sub-sessions have no A%")
+        let (five, _) = SubsessionAnalysis.analyze(club: "7i", shots: shots + [ShotMeasurements([.ballSpeed: 90])], template: template)
+        XCTAssertEqual(five.aPercent, 80)
+    }
+
+    func testProgressGoesThroughReadingAndWriting() throws {
+        var phases: [ImportProgress.Phase] = []
+        _ = try importer.run(ImportRequest(csv: csv([("7i", 6000), ("5i", 4000)], seed: 6), sourceName: "big.csv")) { p in
+            if phases.last != p.phase { phases.append(p.phase) }
+            XCTAssertLessThanOrEqual(p.done, p.total)
+        }
+        XCTAssertEqual(phases, [.reading, .writing])
+    }
+
+    func testAFailedWriteLeavesNothingBehind() throws {
+        let failing = FailingStore()
+        let importer = SessionImporter(library: TemplateLibrary(store: failing, now: { "t" }))
+        XCTAssertThrowsError(try importer.run(ImportRequest(csv: sample(), sourceName: "s.csv"))) { error in
+            XCTAssertEqual("\(error)", "storage failed: disk full")
+            XCTAssertEqual((error as? PracticeError)?.kind, .storage)
+        }
+        XCTAssertEqual(try failing.sessions().count, 0)
+    }
+
+    func testGeneratedHundredShotFileRoundTrips() throws {
+        let bytes = csv([("Dr", 20), ("7i", 60), ("PW", 20)], seed: 9)
+        let result = try importer.run(ImportRequest(csv: bytes, sourceName: "gen.csv"))
+        XCTAssertEqual(result.session.shotCount, 100)
+        XCTAssertEqual(result.clubs.map(\.analysis.club), ["dr", "7i", "pw"])
+        XCTAssertEqual(result.footerRows, 6)
+    }
+}
+
+/// A store whose session write fails, as a full disk would.
+final class FailingStore: PracticeStore {
+    let inner = InMemoryPracticeStore()
+    func insertTemplate(_ template: StoredTemplate) throws { try inner.insertTemplate(template) }
+    func template(hash: String) throws -> StoredTemplate? { try inner.template(hash: hash) }
+    func templates() throws -> [StoredTemplate] { try inner.templates() }
+    func setTemplatePreferences(hash: String, displayName: String?, hidden: Bool) throws {
+        try inner.setTemplatePreferences(hash: hash, displayName: displayName, hidden: hidden)
+    }
+    func activeTemplates() throws -> [String: String] { try inner.activeTemplates() }
+    func setActiveTemplate(club: String, hash: String) throws { try inner.setActiveTemplate(club: club, hash: hash) }
+    func session(contentHash: String) throws -> StoredSession? { try inner.session(contentHash: contentHash) }
+    func session(id: Int64) throws -> StoredSession? { try inner.session(id: id) }
+    func sessions() throws -> [StoredSession] { try inner.sessions() }
+    func insertSession(_ batch: SessionBatch, progress: ((Int, Int) -> Void)?) throws -> StoredSession {
+        throw DiskFull()
+    }
+    func subsessions(sessionID: Int64?, club: String?) throws -> [StoredSubsession] { try inner.subsessions(sessionID: sessionID, club: club) }
+    func shots(sessionID: Int64) throws -> [StoredShot] { try inner.shots(sessionID: sessionID) }
+
+    struct DiskFull: Error, CustomStringConvertible { var description: String { "disk full" } }
+}
+
+final class TemplateLibraryTests: StoreTestCase {
+    func bytes(_ name: String) throws -> [UInt8] { try SharedData.bytes(SharedData.practice("templates/\(name).json")) }
+
+    func testBundledDefaultsAreThereOnFirstUse() throws {
+        let list = try library.list()
+        XCTAssertEqual(list.templates.count, 10)
+        XCTAssertTrue(list.templates.allSatisfy { $0.source == .bundled && $0.active })
+        XCTAssertEqual(try library.activeTemplate(for: "7i")?.name, "Clubhouse default 7i")
+    }
+
+    func testFirstUserTemplateForAClubBecomesActiveAndAddingIsInsertOnce() throws {
+        let added = try library.add(bytes("fixture_a"), sourceName: "a.json")
+        XCTAssertFalse(added.alreadyStored)
+        XCTAssertTrue(added.activated)
+        XCTAssertEqual(added.template.hash, "96bf2f0d9540211669916f580aaec0ac26d1a14e8d2fdd35cee2172595f86698")
+        XCTAssertEqual(try library.activeTemplate(for: "7i")?.hash, added.template.hash)
+        let second = try library.add(bytes("fixture_b"), sourceName: "b.json")
+        XCTAssertFalse(second.activated, "the first template added for 7i stays active")
+        let again = try library.add(bytes("fixture_a"), sourceName: "a-copy.json")
+        XCTAssertTrue(again.alreadyStored)
+        XCTAssertEqual(again.text, "template 96bf2f0d9540211669916f580aaec0ac26d1a14e8d2fdd35cee2172595f86698 is already in the library (7i); nothing added\n")
+        XCTAssertEqual(try store.templates().filter { $0.source == .user }.count, 2)
+        // The bundled 7i template is still there, no longer active.
+        XCTAssertEqual(try library.list(club: "7I").templates.filter { $0.active }.map(\.hash), [added.template.hash])
+    }
+
+    func testActivateHideRename() throws {
+        let a = try library.add(bytes("fixture_a"), sourceName: "a.json").template
+        let b = try library.add(bytes("fixture_b"), sourceName: "b.json").template
+        XCTAssertTrue(try library.activate("b23b").active)
+        XCTAssertEqual(try library.activeTemplate(for: "7i")?.hash, b.hash)
+        XCTAssertThrowsError(try library.hide(b.hash)) { error in
+            XCTAssertEqual("\(error)", "template b23b186c3af4 is the active template for 7i; activate another one first")
+        }
+        XCTAssertTrue(try library.hide(a.hash).hidden)
+        XCTAssertFalse(try library.list().templates.contains { $0.hash == a.hash })
+        XCTAssertTrue(try library.list(includeHidden: true).templates.contains { $0.hash == a.hash })
+        XCTAssertThrowsError(try library.activate(a.hash)) { error in
+            XCTAssertEqual("\(error)", "template 96bf2f0d9540 is hidden; unhide it (template hide 96bf2f0d9540 --unhide) before activating it")
+        }
+        XCTAssertFalse(try library.hide(a.hash, hidden: false).hidden)
+        let renamed = try library.rename("96bf", to: "  Speed only  ")
+        XCTAssertEqual(renamed.displayName, "Speed only")
+        XCTAssertEqual(renamed.hash, a.hash, "renaming never touches content or hash")
+        XCTAssertEqual(try library.resolve("Speed only").hash, a.hash)
+        XCTAssertNil(try library.rename(a.hash, to: "").displayName)
+        XCTAssertThrowsError(try library.rename(a.hash, to: String(repeating: "x", count: 81))) { error in
+            XCTAssertEqual("\(error)", "a template name has at most 80 characters; this one has 81")
+        }
+    }
+
+    func testDuplicateMakesANewTemplateWithChanges() throws {
+        let a = try library.add(bytes("fixture_a"), sourceName: "a.json").template
+        let copy = try library.duplicate(a.hash, club: "6i", changes: ["ball_speed.a_min=98", "ball_speed.b_min=88"])
+        XCTAssertEqual(copy.template.club, "6i")
+        XCTAssertTrue(copy.activated, "first user template for 6i")
+        XCTAssertEqual(copy.template.thresholds.first?.a, 98)
+        XCTAssertNotEqual(copy.template.hash, a.hash)
+        XCTAssertThrowsError(try library.duplicate(a.hash)) { error in
+            XCTAssertEqual("\(error)", "the duplicate would be identical to 96bf2f0d9540; change the club, the name or a threshold (--set metric.key=value)")
+        }
+        XCTAssertThrowsError(try library.duplicate(a.hash, changes: ["ball_speed=3"])) { error in
+            XCTAssertEqual("\(error)", "--set ball_speed=3 is not metric.key=number (e.g. ball_speed.a_min=105)")
+        }
+        XCTAssertThrowsError(try library.duplicate(a.hash, changes: ["launch_angle.a_min=3"])) { error in
+            XCTAssertTrue("\(error)".contains("unknown metric \"launch_angle\""), "\(error)")
+        }
+    }
+
+    func testReferencesThatMatchNothingOrSeveral() throws {
+        _ = try library.list()
+        XCTAssertThrowsError(try library.show("zz")) { error in
+            XCTAssertEqual((error as? PracticeError)?.kind, .notFound)
+        }
+        let a = try library.add(bytes("fixture_a"), sourceName: "a.json").template
+        let b = try library.add(bytes("fixture_b"), sourceName: "b.json").template
+        _ = try library.rename(a.hash, to: "Same")
+        _ = try library.rename(b.hash, to: "Same")
+        XCTAssertThrowsError(try library.resolve("Same")) { error in
+            XCTAssertEqual("\(error)", "'Same' matches 2 templates (96bf2f0d9540, b23b186c3af4); give more digits of the hash")
+            XCTAssertEqual((error as? PracticeError)?.kind, .conflict)
+        }
+        XCTAssertEqual(try library.show("Clubhouse default 7i").template.club, "7i")
+        XCTAssertTrue(try library.show("Clubhouse default 7i").text.contains("ball_speed: A ≥ 106 mph, B ≥ 101 mph, else C"))
+    }
+}

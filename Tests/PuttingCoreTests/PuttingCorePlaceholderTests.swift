@@ -1,6 +1,0 @@
-import XCTest
-@testable import PuttingCore
-
-final class PuttingCorePlaceholderTests: XCTestCase {
-    func testModuleBuilds() { XCTAssertTrue(true) }
-}
