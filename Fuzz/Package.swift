@@ -20,6 +20,11 @@ let package = Package(
         .executableTarget(name: "fuzz-frame", dependencies: ["CFuzzDriver", .product(name: "TennisCore", package: "Clubhouse")]),
         // The host's ball-machine simulator fed arbitrary byte streams in arbitrary chunks.
         .executableTarget(name: "fuzz-ballmachine", dependencies: ["CFuzzDriver", .product(name: "ClubhouseHost", package: "Clubhouse")]),
+        // Practice: canonical JSON (one-pass writer against the tree writer, both profiles).
+        .executableTarget(name: "fuzz-canonical", dependencies: ["CFuzzDriver", .product(name: "PracticeCore", package: "Clubhouse"),
+                                                                 .product(name: "ClubhouseJSON", package: "Clubhouse")]),
+        // Practice: Rapsodo MLM2PRO CSV reader and the whole import into an in-memory store.
+        .executableTarget(name: "fuzz-rapsodo", dependencies: ["CFuzzDriver", .product(name: "PracticeCore", package: "Clubhouse")]),
     ],
     swiftLanguageModes: [.v6]
 )

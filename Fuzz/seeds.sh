@@ -12,7 +12,7 @@ root="$(cd "$here/.." && pwd)"
 out="${1:-$here/.build/corpus}"
 shared="${SHARED_DATA:-$root/../shared/data}"
 
-mkdir -p "$out"/{json,config,geojson,frame,ballmachine}
+mkdir -p "$out"/{json,config,geojson,frame,ballmachine,canonical,rapsodo}
 seed() {  # seed TARGET NAME < content
     cat > "$out/$1/seed-$2"
 }
@@ -90,12 +90,30 @@ printf '\x00\x03\x5a\xa5\x83\x32\x32\x32\x32\x32\x01\x4f' | seed ballmachine xor
 printf '\x01\x05\x5a\xa5\x83\x32\x32\x32\x32\x32\x01\xb6\x5a\xa5\x83\x32\x32\x32\x32\x32\x01\xb6' | seed ballmachine modbus-two
 printf '\x40\x00\xff\x00\x5a\x5a\xa5\x83\x65\x00\x00\x00\x00\x01\x00\x5a\xa5\x82\x01\x00\x00\x00\x00\x00\x00' | seed ballmachine garbage
 
+# --- canonical JSON: the JSON seeds plus what the two profiles write differently -------------------
+cp "$out"/json/seed-* "$out/canonical/"
+printf '%s' '[1.0,-0.0,0,-0,1e21,1e-7,5e-324,1.7976931348623157e308,123456789012345678901234567890,0.1,100,1E2]' | seed canonical numbers
+printf '%s' '{"\u00e9":1,"\ud83d\ude00":2,"z":3,"a":{"c":[],"b":{}},"\u20ac":4,"":5}' | seed canonical utf16-order
+printf '%s' '{"name":"7i","kpis":[{"metric":"ball_speed","min":100.5},{"metric":"spin_rate","max":7000}]}' | seed canonical template
+
+# --- Rapsodo MLM2PRO exports: the layout RapsodoParser reads (title, header, shots, footers) -----
+header='"Club Type","Club Brand","Club Model","Carry Distance","Total Distance","Ball Speed","Launch Angle","Launch Direction","Apex","Side Carry","Club Speed","Smash Factor","Descent Angle","Attack Angle","Club Path","Club Data Est Type","Spin Rate","Spin Axis"'
+shot7='"7i",,,"142.2","151.2","102.0","26.7","-1.0","102.7","3.9","77.4","1.32","51.1","-0.0","-3.4",0,"5660","5.5"'
+shotD='"Driver","Brand","Model","230.1","251.0","150.2","12.1","1.5","98.0","-7.2","103.0","1.46","35.0","2.0","1.0",1,"2500","-3.0"'
+printf '%s\n\n%s\n%s\n%s\n' '"Rapsodo MLM2PRO: Range - 01/27/2026 4:30 PM",,,,,,,,,,,,,,,,,' "$header" "$shot7" "$shot7" | seed rapsodo title
+printf '%s\n%s\n%s\n"Average",,,"142.2",,,,,,,,,,,,,,\n"Std. Dev.",,,"0.0",,,,,,,,,,,,,,\n\n%s\n%s\n' \
+    "$header" "$shot7" "$shot7" "$header" "$shotD" | seed rapsodo blocks
+printf '%s\r\n%s\r\n' "$header" '"PW",,,"110","115","80.5","30","0","70","1","70","1.15","50","-4","0",0,"8000","0"' | seed rapsodo crlf
+printf '%s\n%s\n' '"Club Type","Ball Speed","Smash Factor","Spin Rate","Descent Angle"' '"9i","95.0","1.30","7000","49.0"' | seed rapsodo minimal-columns
+
 # --- shared data, when present (never copied into the repository) --------------------------------
 if [ -d "$shared" ]; then
     while IFS= read -r -d '' f; do
         name="shared-$(echo "${f#"$shared"/}" | tr '/' '_')"
         cp "$f" "$out/json/$name"
     done < <(find "$shared" -name '*.json' -size -64k -print0)
+    find "$shared" -name '*.json' -size -8k -exec cp {} "$out/canonical/" \;
+    find "$shared" -name '*.csv' -size -64k -exec cp {} "$out/rapsodo/" \;
     if [ -f "$shared/globe/world.geojson" ] && command -v python3 >/dev/null; then
         python3 - "$shared/globe/world.geojson" "$out/geojson" <<'PY'
 import json, sys
@@ -109,6 +127,6 @@ for k, f in enumerate(features[:12]):
 PY
     fi
 fi
-for t in json config geojson frame ballmachine; do
+for t in json config geojson frame ballmachine canonical rapsodo; do
     echo "$t: $(ls "$out/$t" | wc -l) seeds in $out/$t"
 done
