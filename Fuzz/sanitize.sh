@@ -27,4 +27,6 @@ cd "$root"
 export SWIFT_BACKTRACE=enable=no
 export TSAN_OPTIONS="${TSAN_OPTIONS:-handle_segv=0 second_deadlock_stack=1}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-handle_segv=0 detect_leaks=1}"
+# Leaks are checked, less PluginKit's process-lifetime descriptors (see Fuzz/lsan.supp).
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$here/lsan.supp print_suppressions=0}"
 exec swift test --sanitize="$kind" --scratch-path ".build-$runtime" "${flags[@]}" "$@"
