@@ -24,10 +24,20 @@ products += [
     .library(name: "ClubhouseHost", targets: ["ClubhouseHost"]),
 ] + features.map { .library(name: "\($0)Core", targets: ["\($0)Core"]) }
 
+#if arch(x86_64)
+let shaSettings: [SwiftSetting] = [.define("SHA_EXTENSIONS"), .unsafeFlags(["-Xcc", "-msha"])]
+#else
+let shaSettings: [SwiftSetting] = []
+#endif
+
 var targets: [Target] = [
     // The contract: the C ABI (header only, plus status names) and the Swift layer for plugin authors.
     .target(name: "CClubhouse", path: "PluginSDK/Sources/CClubhouse"),
     .target(name: "ClubhouseJSON", path: "PluginSDK/Sources/ClubhouseJSON", linkerSettings: [.linkedLibrary("m")]),
+    // SHA-256 for content hashes, using the x86 SHA extensions when CPUID reports them: `-msha` lets
+    // Swift call those intrinsics and enables nothing past SSE2 for the rest of the module.
+    .target(name: "ClubhouseHashing", path: "PluginSDK/Sources/ClubhouseHashing", swiftSettings: shaSettings),
+    .target(name: "ClubhouseGraphics", dependencies: ["ClubhouseJSON"], path: "PluginSDK/Sources/ClubhouseGraphics"),
     .target(name: "ClubhouseABI", dependencies: ["CClubhouse"], path: "PluginSDK/Sources/ClubhouseABI"),
     .target(name: "PluginKit", dependencies: ["CClubhouse", "ClubhouseABI", "ClubhouseJSON"], path: "PluginSDK/Sources/PluginKit"),
 
@@ -46,7 +56,7 @@ var targets: [Target] = [
 
     // Release-build benchmarks (Benchmarks/run.sh runs them beside the peers).
     .executableTarget(name: "clubhouse-bench",
-                      dependencies: ["ClubhouseHost", "ClubhouseJSON", "CSQLite", "CClubhouse", "ClubhouseABI"] + features.map { .target(name: "\($0)Core") },
+                      dependencies: ["ClubhouseHost", "ClubhouseJSON", "ClubhouseHashing", "CSQLite", "CClubhouse", "ClubhouseABI"] + features.map { .target(name: "\($0)Core") },
                       path: "Benchmarks/Sources/clubhouse-bench"),
     // The floor for the cold-start benchmark: a Swift program that links Foundation and SQLite and does nothing.
     .executableTarget(name: "clubhouse-baseline", dependencies: ["CSQLite"], path: "Benchmarks/Sources/clubhouse-baseline"),
@@ -55,25 +65,27 @@ var targets: [Target] = [
             linkerSettings: pluginLinkerSettings),
 
     .testTarget(name: "ClubhouseJSONTests", dependencies: ["ClubhouseJSON"], path: "Tests/ClubhouseJSONTests"),
+    .testTarget(name: "ClubhouseGraphicsTests", dependencies: ["ClubhouseGraphics"], path: "Tests/ClubhouseGraphicsTests"),
+    .testTarget(name: "ClubhouseHashingTests", dependencies: ["ClubhouseHashing"], path: "Tests/ClubhouseHashingTests"),
     .testTarget(name: "PluginKitTests", dependencies: ["PluginKit"], path: "Tests/PluginKitTests"),
     .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "CSQLite"], path: "Tests/ClubhouseHostTests"),
     .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseJSON", "CSQLite"], path: "Tests/EndToEndTests"),
 ]
-/// PracticeCore's SHA-256 uses the x86 SHA extensions when CPUID reports them: `-msha` lets Swift call
-/// those intrinsics and enables nothing past SSE2 for the rest of the module.
-#if arch(x86_64)
-let coreSwiftSettings: [String: [SwiftSetting]] = ["Practice": [.define("SHA_EXTENSIONS"), .unsafeFlags(["-Xcc", "-msha"])]]
-#else
-let coreSwiftSettings: [String: [SwiftSetting]] = [:]
-#endif
+/// The content hashes plugins share: the putting catalog and the practice kernel.
+/// and the picture writers (SVG, glTF) of the plugins that draw.
+let coreDependencies: [String: [Target.Dependency]] = [
+    "Practice": ["ClubhouseHashing", "ClubhouseGraphics"], "Putting": ["ClubhouseHashing", "ClubhouseGraphics"],
+    "Globe": ["ClubhouseGraphics"], "Tennis": ["ClubhouseGraphics"],
+]
 
 for name in features {
     targets += [
-        .target(name: "\(name)Core", dependencies: ["ClubhouseJSON"], path: "Plugins/\(name)/Sources/\(name)Core",
-                swiftSettings: coreSwiftSettings[name] ?? []),
+        .target(name: "\(name)Core", dependencies: ["ClubhouseJSON"] + (coreDependencies[name] ?? []),
+                path: "Plugins/\(name)/Sources/\(name)Core"),
         .target(name: "\(name)Plugin", dependencies: [.target(name: "\(name)Core"), "PluginKit"],
                 path: "Plugins/\(name)/Sources/\(name)Plugin", linkerSettings: pluginLinkerSettings),
-        .testTarget(name: "\(name)CoreTests", dependencies: [.target(name: "\(name)Core")], path: "Tests/\(name)CoreTests"),
+        .testTarget(name: "\(name)CoreTests", dependencies: [.target(name: "\(name)Core")] + (coreDependencies[name] ?? []),
+                    path: "Tests/\(name)CoreTests"),
     ]
 }
 

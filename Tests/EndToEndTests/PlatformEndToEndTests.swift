@@ -276,6 +276,34 @@ final class PlatformEndToEndTests: XCTestCase {
         try c.fail(["--config", missing, "gone", "hello"], contains: ["no plugin with id org.tests.gone in", "plugin_dirs"])
     }
 
+    func testLongWorkShowsAProgressBarOnATerminalAndStaysQuietInAPipe() throws {
+        let c = try Clubhouse()
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            throw XCTSkip("util-linux `script` is not installed; it provides the pseudo-terminal for this test")
+        }
+        // Under a pseudo-terminal: a bar with a percentage, counts, rate and ETA on stderr.
+        let command = "\(Clubhouse.executable.path) greeter countdown --from 4 --step-ms 150"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        var env = ProcessInfo.processInfo.environment
+        env["CLUBHOUSE_DATA_DIR"] = c.dataDirectory.path
+        env["XDG_CACHE_HOME"] = c.path("cache")
+        process.environment = env
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let screen = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertTrue(screen.contains("counting down  [") && screen.contains("%  2/4") && screen.contains("ETA"), screen)
+        XCTAssertTrue(screen.contains("Counted down from 4."), screen)
+        // In a pipe: only the result.
+        let piped = try c.succeed(["greeter", "countdown", "--from", "2", "--step-ms", "1"])
+        XCTAssertEqual(piped.stderr, "")
+        XCTAssertEqual(piped.stdout, "Counted down from 2.\n")
+    }
+
     func testVerboseShowsPluginLogMessages() throws {
         let c = try Clubhouse()
         let quiet = try c.succeed(["greeter", "demo", "--out", c.path("out")])

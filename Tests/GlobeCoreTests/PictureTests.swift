@@ -4,6 +4,7 @@ import FoundationXML
 #endif
 import XCTest
 @testable import GlobeCore
+import ClubhouseGraphics
 
 /// Collects elements and attributes of an XML document, failing on malformed XML.
 final class XMLSummary: NSObject, XMLParserDelegate {
@@ -99,7 +100,7 @@ final class PictureTests: XCTestCase {
     }
 
     func testNumbersAndEscapes() {
-        var out = ByteText()
+        var out = SVGText()
         for v in [0, 1.5, -2.25, 12.345, 0.004, -0.004, 100, 1e20] { out.appendNumber(v); out.appendByte(32) }
         out.appendEscaped("<a & 'b'>\"")
         XCTAssertEqual(out.string, "0 1.5 -2.25 12.35 0 0 100 1e+20 &lt;a &amp; &#39;b&#39;&gt;&quot;")

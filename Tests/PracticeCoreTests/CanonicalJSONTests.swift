@@ -1,5 +1,6 @@
 import ClubhouseJSON
 import Foundation
+import ClubhouseHashing
 import XCTest
 @testable import PracticeCore
 

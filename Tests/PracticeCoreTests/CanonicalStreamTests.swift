@@ -1,4 +1,5 @@
 import ClubhouseJSON
+import ClubhouseHashing
 import XCTest
 @testable import PracticeCore
 

@@ -44,7 +44,8 @@ final class KPITemplateTests: XCTestCase {
             XCTAssertEqual(ball.grade(103.9), .c, "no B band: short of A is C")
         }
         // kpis.json is the old spreadsheet model, not a template.
-        XCTAssertThrowsError(try KPITemplate.parse(SharedData.bytes(SharedData.practice("kpis.json")), sourceName: "kpis.json")) { error in
+        let kpis = try SharedData.bytes(SharedData.practice("kpis.json"))
+        XCTAssertThrowsError(try KPITemplate.parse(kpis, sourceName: "kpis.json")) { error in
             XCTAssertTrue("\(error)".hasPrefix("kpis.json:2:26: unknown key \"default_kpi_version\""), "\(error)")
         }
     }

@@ -1,5 +1,7 @@
 import ClubhouseJSON
 import Foundation
+import ClubhouseHashing
+import ClubhouseGraphics
 import XCTest
 @testable import PracticeCore
 #if canImport(FoundationXML)
@@ -78,7 +80,7 @@ final class TrendTests: StoreTestCase {
             let parser = XMLParser(data: Data(svg.utf8))
             XCTAssertTrue(parser.parse(), "SVG is not well-formed XML: \(String(describing: parser.parserError))")
         }
-        XCTAssertEqual(TrendChart.escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;")
+        XCTAssertEqual(SVGText.escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;")
     }
 
     func testChartOfNoPointsSaysSo() {

@@ -62,7 +62,7 @@ func platformBench(_ arguments: [String]) {
 
     // 2. No-op round trip.
     if runs("noop") {
-    print("no-op command round trip, in process (router → C ABI → plugin → reply parsed), median of 31 × 20,000 calls")
+    print("no-op command round trip, in process (router → C ABI → plugin → reply read), median of 31 × 20,000 calls")
     for (alias, label) in [("notes", "C plugin (notes ping)"), ("greeter", "Swift PluginKit plugin (greeter ping)")] {
         guard runtime.call(alias: alias, command: "ping", arguments: JSONObject()).status == .ok else {
             print("  \(label): unavailable")

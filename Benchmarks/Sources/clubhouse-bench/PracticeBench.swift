@@ -10,6 +10,7 @@
 import ClubhouseJSON
 import Foundation
 import PracticeCore
+import ClubhouseHashing
 
 func practiceBench(_ arguments: [String]) {
     var positional: [String] = []

@@ -45,13 +45,18 @@ struct ExactKey: Hashable {
     init(_ key: String) { self.key = key }
 
     @inline(__always) static func equal(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+        let n = a.utf8.count
+        guard n == b.utf8.count else { return false }
+        if n == 0 { return true }
+        var a = a, b = b
+        return a.withUTF8 { pa in b.withUTF8 { pb in pa.elementsEqual(pb) } }
     }
 
     static func == (lhs: ExactKey, rhs: ExactKey) -> Bool { equal(lhs.key, rhs.key) }
 
     func hash(into hasher: inout Hasher) {
-        for b in key.utf8 { hasher.combine(b) }
+        var key = key
+        key.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }
 

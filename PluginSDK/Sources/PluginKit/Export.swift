@@ -142,9 +142,7 @@ final class InstanceBox: AnyInstanceBox {
             return Int32(CLUBHOUSE_NOT_FOUND)
         }
         do {
-            let parsed = try JSONParser.parse(request)
-            let arguments = parsed["arguments"]?.objectValue ?? JSONObject()
-            let cwd = parsed["cwd"]?.stringValue ?? ""
+            let (arguments, cwd) = try InstanceBox.decodeRequest(request)
             let invocation = Invocation(arguments: Arguments(arguments), cwd: cwd, context: context, call: call)
             let result = try handler(invocation)
             reply.write(bytes: result.encoded())
@@ -154,6 +152,23 @@ final class InstanceBox: AnyInstanceBox {
             reply.write(message)
             return status
         }
+    }
+}
+
+extension InstanceBox {
+    private static let emptyArgumentsPrefix: [UInt8] = Array(#"{"arguments":{},"cwd":"#.utf8)
+
+    /// The request envelope `{"arguments":{…},"cwd":"…"}` (entry.h). A command without arguments
+    /// (the host writes exactly this prefix) skips the general parse.
+    static func decodeRequest(_ request: UnsafeBufferPointer<UInt8>) throws -> (JSONObject, String) {
+        let prefix = emptyArgumentsPrefix
+        if request.count > prefix.count + 1, request[request.count - 1] == UInt8(ascii: "}"),
+           request.starts(with: prefix) {
+            let cwd = UnsafeBufferPointer(rebasing: request[prefix.count..<(request.count - 1)])
+            if let text = try? JSONParser.parse(cwd).stringValue { return (JSONObject(), text) }
+        }
+        let parsed = try JSONParser.parse(request)
+        return (parsed["arguments"]?.objectValue ?? JSONObject(), parsed["cwd"]?.stringValue ?? "")
     }
 }
 

@@ -183,7 +183,7 @@ final class DeviceConnection: @unchecked Sendable {
         lock.withLock {
             guard fd >= 0 else { return fail(.io, "the device is closed") }
             traceBytes(">", bytes)
-            if let error = Transport.writeAll(fd, bytes) { return fail(.io, error) }
+            if let error = Descriptor.writeAll(fd, bytes, timeoutMilliseconds: 2000) { return fail(.io, error) }
             return Int32(CLUBHOUSE_OK)
         }
     }

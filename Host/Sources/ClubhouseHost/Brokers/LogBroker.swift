@@ -43,14 +43,7 @@ public final class LogBroker: @unchecked Sendable {
 public enum StandardStreams {
     public static func write(_ text: String, to fd: Int32) {
         var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return }
-                offset += n
-            }
-        }
+        _ = text.withUTF8 { Descriptor.writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 
     public static func writeOutput(_ text: String) { write(text, to: 1) }

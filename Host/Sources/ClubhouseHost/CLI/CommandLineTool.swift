@@ -24,6 +24,8 @@ public enum CommandLineTool {
 
     /// Runs the tool and returns the process exit code.
     public static func run(_ arguments: [String]) -> Int32 {
+        // A closed pipe (a reader that went away, a dead runner) is an error to handle, not death.
+        signal(SIGPIPE, SIG_IGN)
         // Internal modes used by the host itself (child processes).
         if let first = arguments.first, first.hasPrefix("__") {
             return InternalModes.run(first, Array(arguments.dropFirst()))
@@ -161,7 +163,12 @@ final class Session {
 
     deinit { runtime.shutdown() }
 
-    var showsProgress: Bool { !options.quiet && !options.json && StandardStreams.errorIsTerminal }
+    var showsProgress: Bool { Session.wouldShowProgress(options: options, terminal: StandardStreams.errorIsTerminal) }
+
+    /// A progress bar goes to a terminal only, and never with --quiet or --json.
+    static func wouldShowProgress(options: GlobalOptions, terminal: Bool) -> Bool {
+        !options.quiet && !options.json && terminal
+    }
 
     /// Runs a command with progress on a terminal and Ctrl-C wired to cancellation.
     func call(alias: String, command: CommandSpec, arguments: JSONObject) -> CallOutcome {

@@ -37,23 +37,7 @@ final class RPCConnection: @unchecked Sendable {
         bytes.append(0x0A)
         lock.withLock {
             guard !broken else { return }
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.send(output, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
-                if n < 0 && errno == ENOTSOCK {
-                    let w = bytes.withUnsafeBytes { write(output, $0.baseAddress! + offset, bytes.count - offset) }
-                    if w > 0 { offset += w; continue }
-                    if w < 0 && errno == EINTR { continue }
-                    broken = true
-                    return
-                }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    broken = true
-                    return
-                }
-                offset += n
-            }
+            if Descriptor.writeAll(output, bytes) != nil { broken = true }
         }
     }
 }

@@ -153,7 +153,7 @@ public final class BallMachineSimulator: @unchecked Sendable {
                 }
                 for r in replies {
                     if options.latencyMilliseconds > 0 { usleep(useconds_t(options.latencyMilliseconds * 1000)) }
-                    if r.withUnsafeBytes({ Transport.writeAll(fd, $0) }) != nil { return }
+                    if Descriptor.writeAll(fd, r, timeoutMilliseconds: 2000) != nil { return }
                 }
             }
         }
@@ -253,22 +253,5 @@ public final class BallMachineSimulator: @unchecked Sendable {
                 report("\(bound): connection closed")
             }
         }
-    }
-}
-
-/// A detached POSIX thread running a closure.
-enum Thread {
-    final class Box { let body: () -> Void; init(_ b: @escaping () -> Void) { body = b } }
-
-    static func detach(_ body: @escaping () -> Void) {
-        var thread = pthread_t()
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        let rc = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            let box = Unmanaged<Box>.fromOpaque(raw).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
-        if rc == 0 { pthread_detach(thread) } else { Unmanaged<Box>.fromOpaque(box).release() }
     }
 }

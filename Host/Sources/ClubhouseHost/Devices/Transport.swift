@@ -164,29 +164,6 @@ public enum Transport {
         return true
     }
 
-    /// Writes everything, waiting for the descriptor to accept more.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, timeoutMilliseconds: Int32 = 2000) -> String? {
-        var offset = 0
-        while offset < bytes.count {
-            let n = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            if n > 0 { offset += n; continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                if poll(&pfd, 1, timeoutMilliseconds) <= 0 { return "write timed out" }
-                continue
-            }
-            if n < 0 && errno == ENOTSOCK {
-                // A tty: plain write.
-                let w = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if w > 0 { offset += w; continue }
-                if w < 0 && (errno == EAGAIN || errno == EINTR) { continue }
-            }
-            if n < 0 && errno == EINTR { continue }
-            return errnoText()
-        }
-        return nil
-    }
-
     /// Reads what is available, waiting up to `timeoutMilliseconds` for the first byte.
     /// Returns the count (0 = timeout) or an error message (-1 = closed).
     static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, timeoutMilliseconds: Int32) -> (Int, String?) {

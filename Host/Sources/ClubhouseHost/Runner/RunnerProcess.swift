@@ -35,48 +35,25 @@ final class Mailbox: @unchecked Sendable {
         pthread_mutex_unlock(&mutex)
     }
 
-    func wait(_ seq: UInt32) -> (Int32, [UInt8])? {
+    /// The reply for `seq` if it has arrived; `.some(nil)` when the host is gone.
+    func take(_ seq: UInt32) -> (Int32, [UInt8])?? {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
-        while true {
-            if let reply = replies.removeValue(forKey: seq) { return reply }
-            if broken != nil { return nil }
-            pthread_cond_wait(&condition, &mutex)
-        }
-    }
-}
-
-/// A FIFO of commands from the host for the runner's main thread.
-final class CommandQueue: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    private var condition = pthread_cond_t()
-    private var items: [(WireKind, [UInt8])] = []
-    private var closed = false
-
-    init() {
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&condition, nil)
+        if let reply = replies.removeValue(forKey: seq) { return .some(reply) }
+        if broken != nil { return .some(nil) }
+        return nil
     }
 
-    func push(_ item: (WireKind, [UInt8])) {
+    /// Sleeps until something is delivered or `milliseconds` pass.
+    func waitBriefly(milliseconds: Int) {
         pthread_mutex_lock(&mutex)
-        items.append(item)
-        pthread_cond_signal(&condition)
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        deadline.tv_nsec += milliseconds * 1_000_000
+        deadline.tv_sec += deadline.tv_nsec / 1_000_000_000
+        deadline.tv_nsec %= 1_000_000_000
+        pthread_cond_timedwait(&condition, &mutex, &deadline)
         pthread_mutex_unlock(&mutex)
-    }
-
-    func close() {
-        pthread_mutex_lock(&mutex)
-        closed = true
-        pthread_cond_signal(&condition)
-        pthread_mutex_unlock(&mutex)
-    }
-
-    func pop() -> (WireKind, [UInt8])? {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        while items.isEmpty && !closed { pthread_cond_wait(&condition, &mutex) }
-        return items.isEmpty ? nil : items.removeFirst()
     }
 }
 
@@ -95,7 +72,70 @@ final class RunnerContext: @unchecked Sendable {
     var granted: Set<String> = []
     var lastProgress: [UInt64: Int64] = [:]
 
+    /// Whoever holds this reads the pipe (the idle main loop, or a thread awaiting a reply); the
+    /// others wait on the mailbox. No thread hands frames to another on the way in.
+    private let readLock = Lock()
+    /// Commands that arrived while a thread was waiting for a reply (the main loop runs them next).
+    private var pendingCommands: [(WireKind, [UInt8])] = []
+
     init(channel: WireChannel) { self.channel = channel }
+
+    /// Reads one frame (waiting up to `timeout` ms) and files it: replies to the mailbox, cancels to
+    /// the flags, commands to the pending list. False when the host is gone.
+    private func pump(timeout: Int32) -> Bool {
+        let frame: (WireKind, [UInt8])?
+        do {
+            frame = try channel.receive(timeoutMilliseconds: timeout)
+        } catch {
+            mailbox.fail("host gone")
+            return false
+        }
+        guard let (kind, payload) = frame else { return true }
+        switch kind {
+        case .reply:
+            var r = WireReader(payload)
+            if let seq = try? r.u32(), let status = try? r.i32(), let body = try? r.data() { mailbox.deliver(seq, status, body) }
+        case .cancel:
+            var r = WireReader(payload)
+            if let call = try? r.u64() { cancel(call) }
+        default:
+            lock.withLock { pendingCommands.append((kind, payload)) }
+        }
+        return true
+    }
+
+    /// The next command from the host for the main loop (nil when the host is gone).
+    func nextCommand() -> (WireKind, [UInt8])? {
+        while true {
+            if let command = lock.withLock({ pendingCommands.isEmpty ? nil : pendingCommands.removeFirst() }) { return command }
+            readLock.lock()
+            let alive = pump(timeout: -1)
+            readLock.unlock()
+            if !alive { return nil }
+        }
+    }
+
+    /// Takes in whatever the host sent meanwhile, without waiting (a cancel during long work).
+    func poll() {
+        if readLock.tryLock() {
+            _ = pump(timeout: 0)
+            readLock.unlock()
+        }
+    }
+
+    /// Waits for the reply to `seq`, reading the pipe itself when no other thread is.
+    func awaitReply(_ seq: UInt32) -> (Int32, [UInt8])? {
+        while true {
+            if let reply = mailbox.take(seq) { return reply }
+            if readLock.tryLock() {
+                let alive = pump(timeout: 50)
+                readLock.unlock()
+                if !alive { return nil }
+            } else {
+                mailbox.waitBriefly(milliseconds: 5)
+            }
+        }
+    }
 
     func setError(_ message: String) { lock.withLock { lastErrorStorage = Array(message.utf8CString) } }
 
@@ -104,7 +144,10 @@ final class RunnerContext: @unchecked Sendable {
     }
 
     func cancel(_ call: UInt64) { _ = lock.withLock { cancelled.insert(call) } }
-    func isCancelled(_ call: UInt64) -> Bool { lock.withLock { cancelled.contains(call) } }
+    func isCancelled(_ call: UInt64) -> Bool {
+        poll()
+        return lock.withLock { cancelled.contains(call) }
+    }
 
     /// A service call to the host; nil when the host is gone (the runner then exits).
     func call(_ operation: WireOperation, _ build: (inout WireWriter) -> Void) -> (Int32, WireReader) {
@@ -121,7 +164,7 @@ final class RunnerContext: @unchecked Sendable {
         } catch {
             _exit(3)
         }
-        guard let (status, payload) = mailbox.wait(seq) else { _exit(3) }
+        guard let (status, payload) = awaitReply(seq) else { _exit(3) }
         return (status, WireReader(payload))
     }
 
@@ -222,27 +265,6 @@ enum RunnerProcess {
         do { try channel.send(.hello, w.bytes) } catch { return 3 }
 
         let context = RunnerContext(channel: channel)
-        let queue = CommandQueue()
-        Thread.detach {
-            while true {
-                guard let (kind, payload) = try? channel.receive(timeoutMilliseconds: -1) else {
-                    context.mailbox.fail("host gone")
-                    queue.close()
-                    return
-                }
-                switch kind {
-                case .reply:
-                    var r = WireReader(payload)
-                    guard let seq = try? r.u32(), let status = try? r.i32(), let body = try? r.data() else { continue }
-                    context.mailbox.deliver(seq, status, body)
-                case .cancel:
-                    var r = WireReader(payload)
-                    if let call = try? r.u64() { context.cancel(call) }
-                default:
-                    queue.push((kind, payload))
-                }
-            }
-        }
         let tables = ProxyTables(context: context)
         // The host struct must outlive every call (plugins keep the pointer), so it lives on the heap.
         let hostPointer = UnsafeMutablePointer<clubhouse_host>.allocate(capacity: 1)
@@ -258,7 +280,7 @@ enum RunnerProcess {
         var strings: [UnsafeMutablePointer<CChar>] = []
         defer { strings.forEach { free($0) } }
         var instance: UnsafeMutableRawPointer?
-        while let (kind, payload) = queue.pop() {
+        while let (kind, payload) = context.nextCommand() {
             var result = WireWriter()
             switch kind {
             case .create:

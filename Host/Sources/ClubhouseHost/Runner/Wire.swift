@@ -114,18 +114,7 @@ final class WireChannel: @unchecked Sendable {
         withUnsafeBytes(of: UInt32(payload.count + 1).littleEndian) { frame.append(contentsOf: $0) }
         frame.append(kind.rawValue)
         frame.append(contentsOf: payload)
-        let failure: String? = writeLock.withLock {
-            var offset = 0
-            while offset < frame.count {
-                let n = frame.withUnsafeBytes { write(output, $0.baseAddress! + offset, frame.count - offset) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
-                }
-                offset += n
-            }
-            return nil
-        }
+        let failure = writeLock.withLock { Descriptor.writeAll(output, frame) }
         if let failure { throw WireError(description: "the pipe is closed (\(failure))") }
     }
 

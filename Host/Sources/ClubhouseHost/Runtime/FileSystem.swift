@@ -120,17 +120,10 @@ public enum FileSystem {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno)), action: "write") }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
-                close(fd)
-                unlink(temporary)
-                throw FileError(path: path, reason: reason, action: "write")
-            }
-            offset += n
+        if let reason = Descriptor.writeAll(fd, bytes) {
+            close(fd)
+            unlink(temporary)
+            throw FileError(path: path, reason: reason, action: "write")
         }
         fsync(fd)
         close(fd)

@@ -20,6 +20,8 @@ public final class Lock: @unchecked Sendable {
 
     public func lock() { pthread_mutex_lock(mutex) }
     public func unlock() { pthread_mutex_unlock(mutex) }
+    /// Takes the lock if it is free; false when another thread holds it.
+    public func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
 
     @inline(__always)
     public func withLock<T>(_ body: () throws -> T) rethrows -> T {

@@ -4,6 +4,9 @@
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A configured plugin resolved to its library (or the reason it could not be).
 public struct ResolvedPlugin: Sendable {
@@ -52,6 +55,7 @@ public final class SiteRuntime: @unchecked Sendable {
     private let emptyRequest: [UInt8]
     private static let requestHead = Array(#"{"arguments":"#.utf8)
     private static let silent = SilentProgress()
+    private static let nullReply: [UInt8] = Array(#"{"data":null}"#.utf8)
 
     private let lock = Lock()
     private let creationLock = Lock()
@@ -65,6 +69,8 @@ public final class SiteRuntime: @unchecked Sendable {
         self.site = site
         self.log = log
         self.loader = loader
+        // Devices, runners and clients can vanish mid-write: that must be an error, not SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         var tail = Array(#","cwd":"#.utf8)
         JSONWriter.appendQuoted(workingDirectory, to: &tail)
         tail.append(UInt8(ascii: "}"))
@@ -257,6 +263,10 @@ public final class SiteRuntime: @unchecked Sendable {
             if message.isEmpty { message = "\(alias) \(command) failed (\(s.name)) without a message" }
             if let newline = message.firstIndex(of: "\n") { message = String(message[..<newline]) }
             return .failure(s, message)
+        }
+        // A reply without data or text (a command that only acts) needs no parsing.
+        if reply == SiteRuntime.nullReply {
+            return CallOutcome(status: .ok, data: .null, text: nil, message: "", background: nil)
         }
         let parsed: JSONValue
         do {

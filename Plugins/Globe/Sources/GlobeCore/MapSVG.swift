@@ -3,6 +3,7 @@
 
 #if canImport(Glibc)
 import Glibc
+import ClubhouseGraphics
 #endif
 
 public enum WorldMapSVG {
@@ -28,7 +29,7 @@ public enum WorldMapSVG {
         let h = w / 2
         let legendHeight = options.showLegend ? max(56, w * 0.06) : 0
         let sx = w / 360, sy = h / 180
-        var out = ByteText(capacity: 600_000)
+        var out = SVGText(capacity: 600_000)
         out.append("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " as StaticString)
         out.appendNumber(w)
         out.appendByte(32)
@@ -112,7 +113,7 @@ public enum WorldMapSVG {
         return out.string
     }
 
-    private static func appendLegend(_ out: inout ByteText, stats: TravelStats, y: Double, width: Double, height: Double,
+    private static func appendLegend(_ out: inout SVGText, stats: TravelStats, y: Double, width: Double, height: Double,
                                      selected: Bool) {
         let font = height / 4
         out.append("<g id=\"legend\" font-size=\"" as StaticString)
@@ -186,7 +187,7 @@ public enum SilhouetteSVG {
         let polygons = joinedAcrossAntimeridian(country.polygons)
         var box = BoundingBox.empty
         for p in polygons { box.include(p.bounds) }
-        var out = ByteText(capacity: 16_384)
+        var out = SVGText(capacity: 16_384)
         if box.isEmpty {
             // Drawn as a point at the globe's scale: a dot is all there is.
             out.append("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 100 100\" width=\"" as StaticString)
@@ -236,7 +237,7 @@ public enum SilhouetteSVG {
         return out.string
     }
 
-    private static func appendTitle(_ out: inout ByteText, _ title: String?) {
+    private static func appendTitle(_ out: inout SVGText, _ title: String?) {
         guard let title else { return }
         out.append("<title>" as StaticString)
         out.appendEscaped(title)

@@ -3,6 +3,7 @@
 
 import ClubhouseJSON
 import Foundation
+import ClubhouseGraphics
 
 public enum MeshFormat: String, Sendable, Codable, CaseIterable {
     case gltf, obj
@@ -70,19 +71,8 @@ public enum GLTFWriter {
             nodes.append(["name": .string(part.id), "mesh": .int(meshes.count - 1)])
         }
         align4()
-        let uri = "data:application/octet-stream;base64," + Data(buffer).base64EncodedString()
-        let document: JSONValue = [
-            "asset": ["version": "2.0", "generator": "Clubhouse globe"],
-            "scene": 0,
-            "scenes": [["name": "globe", "nodes": .array((0..<nodes.count).map { .int($0) })]],
-            "nodes": .array(nodes),
-            "meshes": .array(meshes),
-            "materials": .array(materials),
-            "accessors": .array(accessors),
-            "bufferViews": .array(bufferViews),
-            "buffers": [["byteLength": .int(buffer.count), "uri": .string(uri)]],
-        ]
-        return JSONWriter.compact(document) + "\n"
+        return GLTF.embeddedDocument(generator: "Clubhouse globe", sceneName: "globe", nodes: nodes, meshes: meshes,
+                                     materials: materials, accessors: accessors, bufferViews: bufferViews, buffer: buffer)
     }
 
     static func srgbToLinear(_ c: Double) -> Double {
@@ -106,8 +96,8 @@ public enum GLTFWriter {
 public enum OBJWriter {
     /// The .obj text (referring to `materialLibrary`) and the .mtl text.
     public static func write(_ mesh: GlobeMesh, materialLibrary: String) -> (obj: String, mtl: String) {
-        var obj = ByteText(capacity: 1 << 20)
-        var mtl = ByteText(capacity: 16_384)
+        var obj = SVGText(capacity: 1 << 20)
+        var mtl = SVGText(capacity: 16_384)
         obj.append("# Clubhouse globe: one object per country, lon/lat on a sphere of radius " as StaticString)
         obj.appendNumber(mesh.radius, decimals: 6)
         obj.append("\nmtllib " as StaticString)

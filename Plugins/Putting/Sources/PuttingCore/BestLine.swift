@@ -2,6 +2,7 @@
 // and the engine that runs either model.
 import ClubhouseJSON
 import Foundation
+import ClubhouseHashing
 
 /// The roll model.
 public enum PuttingModel: String, Sendable, Codable, CaseIterable {

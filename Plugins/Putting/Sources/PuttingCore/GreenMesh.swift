@@ -4,6 +4,7 @@
 // frame stays right-handed.
 import ClubhouseJSON
 import Foundation
+import ClubhouseGraphics
 
 /// One triangle mesh part (the green, the path, the flag).
 public struct MeshPart: Sendable, Equatable {
@@ -227,19 +228,8 @@ public struct GreenMesh: Sendable {
             nodes.append(["name": .string(part.name), "mesh": .int(meshes.count - 1)])
         }
         align()
-        let uri = "data:application/octet-stream;base64," + Data(buffer).base64EncodedString()
-        let document: JSONValue = [
-            "asset": ["version": "2.0", "generator": "clubhouse putting"],
-            "scene": 0,
-            "scenes": [["name": "green", "nodes": .array((0..<nodes.count).map { .int($0) })]],
-            "nodes": .array(nodes),
-            "meshes": .array(meshes),
-            "materials": .array(materials),
-            "accessors": .array(accessors),
-            "bufferViews": .array(bufferViews),
-            "buffers": [["byteLength": .int(buffer.count), "uri": .string(uri)]],
-        ]
-        return JSONWriter.compact(document) + "\n"
+        return GLTF.embeddedDocument(generator: "clubhouse putting", sceneName: "green", nodes: nodes, meshes: meshes,
+                                     materials: materials, accessors: accessors, bufferViews: bufferViews, buffer: buffer)
     }
 
     /// Wavefront OBJ: one object per part, `v x y z r g b`, normals, 1-based faces.

@@ -3,6 +3,7 @@
 // contours over shading (e.g. a heightfield rebuilt from contours, compared with its sources).
 
 /// A picture of a green in the original map's feet↔pixel frame.
+import ClubhouseGraphics
 public struct GreenPicture: Sendable {
     public var heightfield: Heightfield
     /// Feet → pixels of the map area (origin at the image centre, +z up).
@@ -58,19 +59,6 @@ public struct GreenPicture: Sendable {
         return s
     }
 
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for ch in s {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
 
     func px(_ p: PointFt) -> String {
         let (u, v) = frame.pixel(p)
@@ -164,11 +152,11 @@ public struct GreenPicture: Sendable {
         var y = mapHeight + 24
         s += "<g id=\"legend\" font-size=\"14\" fill=\"#222222\">\n"
         if let title {
-            s += "<text x=\"12\" y=\"\(fixed(y, 0))\" font-weight=\"bold\">\(GreenPicture.escape(title))</text>\n"
+            s += "<text x=\"12\" y=\"\(fixed(y, 0))\" font-weight=\"bold\">\(SVGText.escape(title))</text>\n"
             y += 20
         }
         for line in legend {
-            s += "<text x=\"12\" y=\"\(fixed(y, 0))\">\(GreenPicture.escape(line))</text>\n"
+            s += "<text x=\"12\" y=\"\(fixed(y, 0))\">\(SVGText.escape(line))</text>\n"
             y += 20
         }
         let rampX = width - 232, rampY = mapHeight + 14

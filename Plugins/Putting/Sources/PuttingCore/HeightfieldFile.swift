@@ -2,6 +2,7 @@
 // and `NAME.bin` beside it (nz×nx little-endian float32, row = z index).
 import ClubhouseJSON
 import Foundation
+import ClubhouseHashing
 
 extension Heightfield {
     /// Reads `jsonPath` and the `.bin` with the same name beside it, validating both.

@@ -1,6 +1,7 @@
 // An SVG picture of the half court: the 16 zones, projected positions, and chosen targets.
 
 /// Draws the half court seen from above, net at the top, in a fixed scale (deterministic output).
+import ClubhouseGraphics
 public struct CourtSVG: Sendable {
     /// Pixels per metre.
     public var scale = 40.0
@@ -27,9 +28,9 @@ public struct CourtSVG: Sendable {
         let most = max(counts.max() ?? 0, 1)
         var s = ""
         s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\">\n"
-        s += "<title>\(escape(title))</title>\n"
+        s += "<title>\(SVGText.escape(title))</title>\n"
         s += "<rect x=\"0\" y=\"0\" width=\"\(width)\" height=\"\(height)\" fill=\"#f4f1ea\"/>\n"
-        s += "<text x=\"\(sx(minX + 0.2))\" y=\"\(sy(minY + 0.8))\" font-family=\"sans-serif\" font-size=\"16\" fill=\"#222\">\(escape(title))</text>\n"
+        s += "<text x=\"\(sx(minX + 0.2))\" y=\"\(sy(minY + 0.8))\" font-family=\"sans-serif\" font-size=\"16\" fill=\"#222\">\(SVGText.escape(title))</text>\n"
         // The clamping area around the half court.
         s += "<rect class=\"clamp-area\" x=\"\(sx(Court.clampX.lowerBound))\" y=\"\(sy(Court.clampY.lowerBound))\" width=\"\(len(Court.clampX.upperBound - Court.clampX.lowerBound))\" height=\"\(len(Court.clampY.upperBound - Court.clampY.lowerBound))\" fill=\"#d9e4d0\" stroke=\"#b8c4ae\" stroke-dasharray=\"4 3\"/>\n"
         s += "<g class=\"zones\" font-family=\"sans-serif\" font-size=\"14\" text-anchor=\"middle\">\n"
@@ -79,17 +80,4 @@ public struct CourtSVG: Sendable {
         "<line x1=\"\(sx(x1))\" y1=\"\(sy(y1))\" x2=\"\(sx(x2))\" y2=\"\(sy(y2))\"/>\n"
     }
 
-    private func escape(_ text: String) -> String {
-        var out = ""
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
 }

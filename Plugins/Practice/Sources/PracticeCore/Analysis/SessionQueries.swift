@@ -1,4 +1,5 @@
 import ClubhouseJSON
+import ClubhouseHashing
 
 /// Text renderings of club sub-sessions shared by import, session and trends.
 enum SubsessionText {

@@ -1,6 +1,7 @@
 /// A line chart of a club's trend as a standalone SVG: A% per session (0–100, with the weighted
 /// A% as a dashed line), or with `--a-only` the A-shot mean of one metric. Sessions are spaced
 /// evenly in date order; every point has a tooltip with its numbers.
+import ClubhouseGraphics
 public enum TrendChart {
     public static func svg(_ trend: TrendResult, width: Int = 720, height: Int = 360) -> String {
         let left = 64.0, right = 48.0, top = 48.0, bottom = 64.0
@@ -34,9 +35,9 @@ public enum TrendChart {
         var s = """
         <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" \
         font-family="sans-serif" font-size="12">
-        <title>\(escape(title))</title>
+        <title>\(SVGText.escape(title))</title>
         <rect width="100%" height="100%" fill="#ffffff"/>
-        <text x="\(left)" y="28" font-size="16" font-weight="bold" fill="#222">\(escape(title))</text>
+        <text x="\(left)" y="28" font-size="16" font-weight="bold" fill="#222">\(SVGText.escape(title))</text>
 
         """
         for t in ticks {
@@ -49,7 +50,7 @@ public enum TrendChart {
         // Date labels, thinned so they don't overlap.
         let every = max(1, Int((Double(trend.points.count) * 80 / plotW).rounded(.up)))
         for (i, p) in trend.points.enumerated() where i % every == 0 || i == trend.points.count - 1 {
-            s += "<text x=\"\(fmt(x(i)))\" y=\"\(fmt(top + plotH + 18))\" text-anchor=\"middle\" fill=\"#555\">\(escape(String(p.date.prefix(10))))</text>\n"
+            s += "<text x=\"\(fmt(x(i)))\" y=\"\(fmt(top + plotH + 18))\" text-anchor=\"middle\" fill=\"#555\">\(SVGText.escape(String(p.date.prefix(10))))</text>\n"
         }
         if !trend.aOnly, let w = trend.weightedAPercent {
             s += "<line x1=\"\(fmt(left))\" y1=\"\(fmt(y(w)))\" x2=\"\(fmt(left + plotW))\" y2=\"\(fmt(y(w)))\" stroke=\"#d9822b\" stroke-dasharray=\"6 4\"/>\n"
@@ -73,13 +74,13 @@ public enum TrendChart {
                 ? "\(label(v, metric: metric)) over \(p.aCount) A shots"
                 : "A% \(fixed(v, 1)) (\(p.aCount) of \(p.shotCount) shots, \(p.validity.rawValue))")
                 + ", template \(p.templateHash.prefix(12))"
-            s += "<circle cx=\"\(fmt(x(i)))\" cy=\"\(fmt(y(v)))\" r=\"4\" fill=\"#2b6cb0\"><title>\(escape(tip))</title></circle>\n"
+            s += "<circle cx=\"\(fmt(x(i)))\" cy=\"\(fmt(y(v)))\" r=\"4\" fill=\"#2b6cb0\"><title>\(SVGText.escape(tip))</title></circle>\n"
         }
         if trend.points.isEmpty {
             s += "<text x=\"\(fmt(left + plotW / 2))\" y=\"\(fmt(top + plotH / 2))\" text-anchor=\"middle\" fill=\"#888\">no sessions pass the filters</text>\n"
         }
         let footnote = "validity ≥ \(trend.minValidity.rawValue); \(trend.excluded.count) session\(trend.excluded.count == 1 ? "" : "s") excluded"
-        s += "<text x=\"\(fmt(left))\" y=\"\(height - 16)\" fill=\"#777\" font-size=\"11\">\(escape(footnote))</text>\n"
+        s += "<text x=\"\(fmt(left))\" y=\"\(height - 16)\" fill=\"#777\" font-size=\"11\">\(SVGText.escape(footnote))</text>\n"
         s += "</svg>\n"
         return s
     }
@@ -108,17 +109,4 @@ public enum TrendChart {
 
     static func fmt(_ v: Double) -> String { fixed(v, 1) }
 
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for ch in s {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
 }

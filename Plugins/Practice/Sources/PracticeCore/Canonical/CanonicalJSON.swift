@@ -1,4 +1,5 @@
 import ClubhouseJSON
+import ClubhouseHashing
 
 /// The two canonical JSON forms the kernel knows, by their command-line names.
 public enum CanonicalProfile: String, Sendable, CaseIterable, Codable {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ClubhouseJSON
+import ClubhouseHashing
 
 /// `practice canonicalize [--profile …] FILE|-`: the canonical bytes of one JSON document.
 public struct CanonicalizeRequest: Sendable {

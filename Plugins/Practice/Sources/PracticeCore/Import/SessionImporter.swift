@@ -1,5 +1,6 @@
 /// A `--template` argument of `practice import`: a template file to add, or a stored one by hash
 /// or name.
+import ClubhouseHashing
 public enum TemplateArgument: Sendable, Equatable {
     case file(name: String, bytes: [UInt8])
     case reference(String)

@@ -1,4 +1,5 @@
 import ClubhouseJSON
+import ClubhouseHashing
 
 /// Which way a metric improves.
 public enum MetricDirection: String, Codable, Sendable {

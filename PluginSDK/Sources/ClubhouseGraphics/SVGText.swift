@@ -1,21 +1,21 @@
-// A small byte buffer for writing SVG quickly: fixed-decimal numbers without Foundation
-// formatting, and XML escaping for text.
+// Writing pictures (SVG) quickly and correctly: a byte buffer with fixed-decimal numbers without
+// Foundation formatting, and XML escaping for text. Shared by every plugin that draws.
 
-struct ByteText {
-    var bytes: [UInt8] = []
+public struct SVGText {
+    public var bytes: [UInt8] = []
 
-    init(capacity: Int = 4096) { bytes.reserveCapacity(capacity) }
+    public init(capacity: Int = 4096) { bytes.reserveCapacity(capacity) }
 
-    mutating func append(_ s: String) { bytes.append(contentsOf: s.utf8) }
+    public mutating func append(_ s: String) { bytes.append(contentsOf: s.utf8) }
 
-    mutating func append(_ s: StaticString) {
+    public mutating func append(_ s: StaticString) {
         s.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    mutating func appendByte(_ b: UInt8) { bytes.append(b) }
+    public mutating func appendByte(_ b: UInt8) { bytes.append(b) }
 
     /// `v` rounded to `decimals` places (0...6), trailing zeros dropped ("12.5", "3", "-0.25").
-    mutating func appendNumber(_ v: Double, decimals: Int = 2) {
+    public mutating func appendNumber(_ v: Double, decimals: Int = 2) {
         guard v.isFinite else {
             bytes.append(UInt8(ascii: "0"))
             return
@@ -56,7 +56,7 @@ struct ByteText {
         }
     }
 
-    mutating func appendInteger(_ value: Int) {
+    public mutating func appendInteger(_ value: Int) {
         if value < 0 {
             bytes.append(UInt8(ascii: "-"))
             appendInteger(-value)
@@ -76,7 +76,7 @@ struct ByteText {
     }
 
     /// Text escaped for XML content and attribute values.
-    mutating func appendEscaped(_ s: String) {
+    public mutating func appendEscaped(_ s: String) {
         for b in s.utf8 {
             switch b {
             case UInt8(ascii: "&"): append("&amp;" as StaticString)
@@ -89,7 +89,14 @@ struct ByteText {
         }
     }
 
-    var string: String { String(decoding: bytes, as: UTF8.self) }
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
 
     private static let powers = [1, 10, 100, 1000, 10000, 100_000, 1_000_000]
+
+    /// `text` escaped for XML content and attribute values.
+    public static func escape(_ text: String) -> String {
+        var out = SVGText(capacity: text.utf8.count + 8)
+        out.appendEscaped(text)
+        return out.string
+    }
 }

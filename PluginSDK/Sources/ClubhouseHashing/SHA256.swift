@@ -154,3 +154,14 @@ public struct SHA256: Sendable {
         return s.withUTF8 { hash(UnsafeRawBufferPointer($0), engine: engine) }
     }
 }
+
+extension SHA256 {
+    /// The digest as 64 lowercase hex digits.
+    public consuming func finalizeHex() -> String { finalize().hex }
+
+    /// The hex digest of a string's UTF-8 bytes.
+    public static func hex(_ string: String) -> String { hash(string).hex }
+
+    /// The hex digest of bytes.
+    public static func hex(_ bytes: [UInt8]) -> String { hash(bytes).hex }
+}

@@ -1,0 +1,26 @@
+import XCTest
+@testable import ClubhouseHost
+
+final class ProgressBarTests: XCTestCase {
+    func testRatesAndDurationsReadNaturally() {
+        XCTAssertEqual(TerminalProgressBar.format(12), "12")
+        XCTAssertEqual(TerminalProgressBar.format(8_140), "8.1k")
+        XCTAssertEqual(TerminalProgressBar.format(2_460_000), "2.5M")
+        XCTAssertEqual(TerminalProgressBar.duration(0.2), "1s")
+        XCTAssertEqual(TerminalProgressBar.duration(59), "59s")
+        XCTAssertEqual(TerminalProgressBar.duration(125), "2m5s")
+        XCTAssertEqual(TerminalProgressBar.duration(7_380), "2h3m")
+    }
+
+    func testTheBarIsDrawnOnlyOnATerminalAndNotWithQuietOrJSON() throws {
+        var options = GlobalOptions()
+        options.quiet = true
+        XCTAssertFalse(Session.wouldShowProgress(options: options, terminal: true))
+        options.quiet = false
+        options.json = true
+        XCTAssertFalse(Session.wouldShowProgress(options: options, terminal: true))
+        options.json = false
+        XCTAssertFalse(Session.wouldShowProgress(options: options, terminal: false), "quiet in pipes")
+        XCTAssertTrue(Session.wouldShowProgress(options: options, terminal: true))
+    }
+}
