@@ -21,6 +21,7 @@ products += features.map { .library(name: "\($0)Plugin", type: .dynamic, targets
 // The parsers' modules as static libraries, for the fuzz package in Fuzz/ (it depends on this one by path).
 products += [
     .library(name: "ClubhouseJSON", targets: ["ClubhouseJSON"]),
+    .library(name: "ClubhouseHashing", targets: ["ClubhouseHashing"]),
     .library(name: "ClubhouseHost", targets: ["ClubhouseHost"]),
 ] + features.map { .library(name: "\($0)Core", targets: ["\($0)Core"]) }
 

@@ -22,7 +22,8 @@ let package = Package(
         .executableTarget(name: "fuzz-ballmachine", dependencies: ["CFuzzDriver", .product(name: "ClubhouseHost", package: "Clubhouse")]),
         // Practice: canonical JSON (one-pass writer against the tree writer, both profiles).
         .executableTarget(name: "fuzz-canonical", dependencies: ["CFuzzDriver", .product(name: "PracticeCore", package: "Clubhouse"),
-                                                                 .product(name: "ClubhouseJSON", package: "Clubhouse")]),
+                                                                 .product(name: "ClubhouseJSON", package: "Clubhouse"),
+                                                                 .product(name: "ClubhouseHashing", package: "Clubhouse")]),
         // Practice: Rapsodo MLM2PRO CSV reader and the whole import into an in-memory store.
         .executableTarget(name: "fuzz-rapsodo", dependencies: ["CFuzzDriver", .product(name: "PracticeCore", package: "Clubhouse")]),
     ],

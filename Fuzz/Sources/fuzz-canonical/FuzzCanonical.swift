@@ -6,6 +6,7 @@
 // - the hash is the SHA-256 of the canonical bytes, and JSON Lines hashing of a one-line input
 //   gives the same digest.
 
+import ClubhouseHashing
 import ClubhouseJSON
 import PracticeCore
 
