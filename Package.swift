@@ -18,6 +18,12 @@ var products: [Product] = [
     .library(name: "FaultyPlugin", type: .dynamic, targets: ["FaultyPlugin"]),
 ]
 products += features.map { .library(name: "\($0)Plugin", type: .dynamic, targets: ["\($0)Plugin"]) }
+// The parsers' modules as static libraries, for the fuzz package in Fuzz/ (it depends on this one by path).
+products += [
+    .library(name: "ClubhouseJSON", targets: ["ClubhouseJSON"]),
+    .library(name: "ClubhouseHashing", targets: ["ClubhouseHashing"]),
+    .library(name: "ClubhouseHost", targets: ["ClubhouseHost"]),
+] + features.map { .library(name: "\($0)Core", targets: ["\($0)Core"]) }
 
 #if arch(x86_64)
 let shaSettings: [SwiftSetting] = [.define("SHA_EXTENSIONS"), .unsafeFlags(["-Xcc", "-msha"])]

@@ -27,4 +27,29 @@ final class SemanticVersionTests: XCTestCase {
         XCTAssertNil(VersionRequirement(">=banana"))
         XCTAssertNil(VersionRequirement(""))
     }
+
+    /// Found by Fuzz/fuzz-config: an upper bound one past Int.max trapped (arithmetic overflow).
+    func testRequirementsWhoseUpperBoundWouldOverflowAreRefused() throws {
+        let max = "9223372036854775807"
+        for text in ["^\(max)", "^\(max).10", "^0.\(max)", "^0.0.\(max)", "~\(max)", "~1.\(max)", "~1.\(max).3",
+                     max, "=\(max)", "1.\(max)"] {
+            XCTAssertNil(VersionRequirement(text), text)
+        }
+        // The largest numbers are still fine where no bound has to go past them.
+        let r = try XCTUnwrap(VersionRequirement(">=\(max).0.0"))
+        XCTAssertTrue(r.isSatisfied(by: SemanticVersion(major: Int.max, minor: 0, patch: 0)))
+        XCTAssertNotNil(VersionRequirement("^\(Int.max - 1)"))
+    }
+
+    func testAnOverflowingRequirementInPluginsJSONIsAnError() {
+        // The fuzzer's input, reduced: the plugin's version requirement "^9223372036854775807.10".
+        let text = #"{"sites": {"default": {"plugins": {"tennis": {"id": "org.clubhouse.tennis", "version": "^9223372036854775807.10"}}}}}"#
+        do {
+            _ = try ConfigurationParser.parse(text, source: "p.json", baseDirectory: nil)
+            XCTFail("accepted \(text)")
+        } catch {
+            XCTAssertEqual(error.errors.map(\.description),
+                           [#"p.json:1:88: version requirement '^9223372036854775807.10' is not valid; write eg: ">=1.0.0", "^1.2", ">=1.0.0 <2.0.0""#])
+        }
+    }
 }

@@ -80,15 +80,16 @@ public struct VersionRequirement: Sendable, CustomStringConvertible {
                 let caret = t.first == "^"
                 t = t.dropFirst()
                 guard let (low, given) = VersionRequirement.partial(t) else { return nil }
-                let high: SemanticVersion
+                let high: SemanticVersion?
                 if caret {
-                    if low.major > 0 || given == 1 { high = SemanticVersion(major: low.major + 1, minor: 0, patch: 0) }
-                    else if low.minor > 0 || given == 2 { high = SemanticVersion(major: 0, minor: low.minor + 1, patch: 0) }
-                    else { high = SemanticVersion(major: 0, minor: 0, patch: low.patch + 1) }
+                    if low.major > 0 || given == 1 { high = VersionRequirement.nextMajor(low) }
+                    else if low.minor > 0 || given == 2 { high = VersionRequirement.nextMinor(low) }
+                    else { high = VersionRequirement.nextPatch(low) }
                 } else {
-                    high = given == 1 ? SemanticVersion(major: low.major + 1, minor: 0, patch: 0)
-                        : SemanticVersion(major: low.major, minor: low.minor + 1, patch: 0)
+                    high = given == 1 ? VersionRequirement.nextMajor(low) : VersionRequirement.nextMinor(low)
                 }
+                // A bound past Int.max (eg: "^9223372036854775807") cannot be written: refuse the requirement.
+                guard let high else { return nil }
                 comparators.append((.ge, low))
                 comparators.append((.lt, high))
                 continue
@@ -102,14 +103,30 @@ public struct VersionRequirement: Sendable, CustomStringConvertible {
             guard let (v, given) = VersionRequirement.partial(t) else { return nil }
             if op == .eq && given < 3 {
                 // "1.2" means any 1.2.x
+                guard let high = given == 1 ? VersionRequirement.nextMajor(v) : VersionRequirement.nextMinor(v) else { return nil }
                 comparators.append((.ge, v))
-                comparators.append((.lt, given == 1 ? SemanticVersion(major: v.major + 1, minor: 0, patch: 0)
-                                        : SemanticVersion(major: v.major, minor: v.minor + 1, patch: 0)))
+                comparators.append((.lt, high))
             } else {
                 comparators.append((op, v))
             }
         }
         self.comparators = comparators
+    }
+
+    /// The first version of the next major, minor or patch line; nil past Int.max.
+    static func nextMajor(_ v: SemanticVersion) -> SemanticVersion? {
+        let (n, overflow) = v.major.addingReportingOverflow(1)
+        return overflow ? nil : SemanticVersion(major: n, minor: 0, patch: 0)
+    }
+
+    static func nextMinor(_ v: SemanticVersion) -> SemanticVersion? {
+        let (n, overflow) = v.minor.addingReportingOverflow(1)
+        return overflow ? nil : SemanticVersion(major: v.major, minor: n, patch: 0)
+    }
+
+    static func nextPatch(_ v: SemanticVersion) -> SemanticVersion? {
+        let (n, overflow) = v.patch.addingReportingOverflow(1)
+        return overflow ? nil : SemanticVersion(major: v.major, minor: v.minor, patch: n)
     }
 
     /// "1", "1.2" or "1.2.3[-pre]" → the version and how many numbers were given.
