@@ -145,7 +145,7 @@ public struct Arguments: Sendable {
         do {
             return try JSONBridge.decode(type, from: .object(values))
         } catch {
-            throw PluginError.invalidArgument("arguments do not fit \(T.self): \(error)")
+            throw PluginError.invalidArgument("arguments do not fit \(T.self): \(JSONBridge.describe(error))")
         }
     }
 }

@@ -154,7 +154,7 @@ public struct Config: Sendable {
         do {
             return try JSONBridge.decode(type, from: v)
         } catch {
-            throw PluginError.invalidArgument("config key '\(key)' does not fit \(T.self): \(error)")
+            throw PluginError.invalidArgument("config key '\(key)' does not fit \(T.self): \(JSONBridge.describe(error))")
         }
     }
 }
