@@ -21,6 +21,15 @@ final class ChallengeTests: XCTestCase {
         Globe(countries: countries, schedule: try schedule(), store: store, defaultUser: "ana")
     }
 
+    func testGuessesFoldCaseAccentsApostrophesAndSpaces() {
+        XCTAssertEqual(TextKey.fold("  Ærø ÅLAND   Ñandú "), "ærø aland nandu")
+        XCTAssertEqual(TextKey.fold("Ha\u{0300} No\u{0323}\u{0302}i"), TextKey.fold("Hà Nội".lowercased()))
+        XCTAssertEqual(TextKey.fold("Hà Nội"), "ha noi")
+        XCTAssertEqual(TextKey.fold("Côte d’Ivoire"), "cote d'ivoire")
+        XCTAssertEqual(TextKey.fold("Guinea–Bissau"), "guinea-bissau")
+        XCTAssertEqual(TextKey.fold("Αθήνα"), "αθηνα")
+    }
+
     func testRepeatedGuessesDoNotCountAndEveryGuessIsSaved() throws {
         let store = InMemoryGlobeStore()
         let g = try globe(store)

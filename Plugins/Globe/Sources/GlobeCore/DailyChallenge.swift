@@ -4,7 +4,8 @@
 // challenges and its capital for capital challenges (case, accents and spacing ignored); the game
 // ends when solved or after 5 misses. The caller saves the state after every guess.
 
-import Foundation
+import ClubhouseJSON
+import Glibc
 
 public enum ChallengeStatus: String, Sendable, Codable {
     case playing, solved, failed
@@ -40,18 +41,16 @@ public struct ChallengeState: Sendable, Codable, Equatable {
 
     /// The JSON a store saves.
     public func jsonText() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        guard let value = try? JSONValueEncoder().encode(self) else { return "{}" }
+        return JSONWriter.compact(value)
     }
 
     /// Reads what `jsonText()` wrote.
     public init(jsonText: String) throws(GlobeError) {
         do {
-            self = try JSONDecoder().decode(ChallengeState.self, from: Data(jsonText.utf8))
+            self = try JSONValueDecoder().decode(ChallengeState.self, from: JSONParser.parse(bytes: Array(jsonText.utf8)))
         } catch {
-            throw GlobeError.storage("a saved challenge state is unreadable (\(error)); delete it to start that day again")
+            throw GlobeError.storage("a saved challenge state is unreadable (\(JSONValueDecoder.describe(error))); delete it to start that day again")
         }
     }
 }

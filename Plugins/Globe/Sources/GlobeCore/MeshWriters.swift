@@ -2,7 +2,7 @@
 // OBJ with an MTL file; either way each country has its own material in the palette's colour.
 
 import ClubhouseJSON
-import Foundation
+import Glibc
 import ClubhouseGraphics
 
 public enum MeshFormat: String, Sendable, Codable, CaseIterable {

@@ -1,15 +1,14 @@
 // Comparing names the way people type them: case, accents, apostrophe styles and runs of spaces
 // do not matter ("cote d’ivoire" finds "Côte d'Ivoire").
 
-import Foundation
-
 enum TextKey {
     /// The comparison key of a name.
     static func fold(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         var pendingSpace = false
-        for scalar in text.lowercased().decomposedStringWithCanonicalMapping.unicodeScalars {
-            if scalar.properties.generalCategory == .nonspacingMark { continue }
+        for original in text.lowercased().unicodeScalars {
+            if original.properties.generalCategory == .nonspacingMark { continue }
+            let scalar = BaseLetters.strip(original)
             if scalar.properties.isWhitespace {
                 pendingSpace = !out.isEmpty
                 continue

@@ -3,7 +3,7 @@
 
 import CClubhouse
 import ClubhouseJSON
-import Foundation
+import Glibc
 import GlobeCore
 import PluginKit
 
@@ -268,10 +268,9 @@ final class GlobePlugin: Plugin {
     }
 
     static func readFile(_ path: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw FileProblem(description: FileManager.default.fileExists(atPath: path) ? "it cannot be read" : "no such file")
-        }
-        guard let text = String(data: data, encoding: .utf8) else { throw FileProblem(description: "it is not UTF-8 text") }
+        guard Files.exists(path) else { throw FileProblem(description: "no such file") }
+        guard let bytes = try? Files.read(path) else { throw FileProblem(description: "it cannot be read") }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw FileProblem(description: "it is not UTF-8 text") }
         return text
     }
 

@@ -1,7 +1,7 @@
 // A best-line request, its validation, the result in the original API's field names (plus extras),
 // and the engine that runs either model.
 import ClubhouseJSON
-import Foundation
+import Glibc
 import ClubhouseHashing
 
 /// The roll model.

@@ -10,7 +10,7 @@
 // and of one hole from a heightfield `.json` with its `.bin` beside it. Everything is read and
 // checked before anything is returned, so a failed import writes nothing.
 import ClubhouseJSON
-import Foundation
+import Glibc
 
 /// The parts of `config.json` the catalog uses.
 public struct GreenConfig: Sendable, Equatable {
@@ -54,17 +54,15 @@ public enum CatalogImporter {
     /// Every hole of a course folder (`Hole_N/` or `hole_N/` sub-folders), sorted by number. With
     /// `sourcesOnly`, heightfield files are ignored: every hole is read from its traced files.
     public static func readCourse(directory: String, courseID: String, sourcesOnly: Bool = false) throws(PuttingError) -> [Hole] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard LocalFiles.isDirectory(directory) else {
             throw .notADirectory(path: directory)
         }
-        let entries = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
+        let entries = LocalFiles.names(in: directory)
         var folders: [Int: String] = [:]
         for name in entries {
             guard let number = holeNumber(folderName: name) else { continue }
             let path = directory + "/" + name
-            var sub: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &sub), sub.boolValue else { continue }
+            guard LocalFiles.isDirectory(path) else { continue }
             if let first = folders[number] { throw .duplicateHole(number: number, first: first, second: path) }
             folders[number] = path
         }
@@ -95,9 +93,9 @@ public enum CatalogImporter {
     public static func readHoleFolder(_ folder: String, number: Int, courseID: String, sourcesOnly: Bool = false)
         throws(PuttingError) -> Hole
     {
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        let files = LocalFiles.names(in: folder)
         let unity = folder + "/unity"
-        let unityFiles = ((try? FileManager.default.contentsOfDirectory(atPath: unity)) ?? []).sorted()
+        let unityFiles = LocalFiles.names(in: unity)
         func find(_ suffix: String) -> String? {
             if let f = files.first(where: { $0.lowercased().hasSuffix(suffix) }) { return folder + "/" + f }
             if let f = unityFiles.first(where: { $0.lowercased().hasSuffix(suffix) }) { return unity + "/" + f }
@@ -122,7 +120,7 @@ public enum CatalogImporter {
         }
 
         let configPath = folder + "/config.json"
-        let config = FileManager.default.fileExists(atPath: configPath) ? try readConfig(configPath) : nil
+        let config = LocalFiles.exists(configPath) ? try readConfig(configPath) : nil
         let boundaryFile = try boundaryPath.map { (p: String) throws(PuttingError) in try readOutline(p, kind: .boundary) }
         let contoursFile = try contoursPath.map { (p: String) throws(PuttingError) in try readOutline(p, kind: .contours) }
 

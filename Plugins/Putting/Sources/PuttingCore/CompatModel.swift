@@ -6,7 +6,7 @@
 // heights with off-green cells set to 0 (one-sided at the array edges); semi-implicit Euler with
 // dt = 0.01 s for at most 3000 steps; nearest cell = largest axis value strictly below the
 // coordinate, clamped; green mask = height > 0.
-import Foundation
+import Glibc
 
 /// The green as the compat model sees it: per cell the height, the mask and the gradient.
 public struct CompatGreen: Sendable {

@@ -1,7 +1,7 @@
 // Geodesic distance and azimuth on the WGS84 ellipsoid (Vincenty's inverse formula, accurate to
 // well under a millimetre at green scale), for turning the original configs' latitude/longitude
 // extents and hole location into feet in the green's local frame.
-import Foundation
+import Glibc
 
 /// A latitude/longitude in degrees.
 public struct LatLon: Sendable, Hashable, Codable {

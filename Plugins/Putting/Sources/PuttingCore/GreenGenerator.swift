@@ -1,7 +1,7 @@
 // Greens made by the project itself: planes for the physics oracles and procedural greens (a
 // wobbly oval boundary, a tilt, and smooth mounds and swales) for the demo. Seeded, so the same
 // seed always gives the same green on every machine.
-import Foundation
+import Glibc
 
 /// SplitMix64: a small, fast, well-mixed seeded generator (deterministic across platforms).
 public struct SeededGenerator: RandomNumberGenerator, Sendable {

@@ -3,7 +3,7 @@
 // Units are metres, +Y up; the green's +x (east) is glTF +X and its +z (north) is glTF −Z, so the
 // frame stays right-handed.
 import ClubhouseJSON
-import Foundation
+import Glibc
 import ClubhouseGraphics
 
 /// One triangle mesh part (the green, the path, the flag).

@@ -1,7 +1,7 @@
 // Reading and writing the heightfield file pair of the original tools: `NAME.json` (grid metadata)
 // and `NAME.bin` beside it (nz×nx little-endian float32, row = z index).
 import ClubhouseJSON
-import Foundation
+import Glibc
 import ClubhouseHashing
 
 extension Heightfield {
@@ -9,7 +9,7 @@ extension Heightfield {
     public static func read(jsonPath: String) throws(HeightfieldError) -> Heightfield {
         let grid = try parseMetadata(try readFile(jsonPath), name: jsonPath)
         let binPath = binaryPath(forJSONPath: jsonPath)
-        guard FileManager.default.fileExists(atPath: binPath) else { throw .binaryMissing(file: binPath) }
+        guard LocalFiles.exists(binPath) else { throw .binaryMissing(file: binPath) }
         return try Heightfield(grid: grid, binary: try readFile(binPath), binaryName: binPath)
     }
 
@@ -169,22 +169,35 @@ extension Heightfield {
 
 /// Reads a whole file, mapping failures to a one-line error.
 func readFile(_ path: String) throws(HeightfieldError) -> [UInt8] {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-        throw .unreadable(file: path, reason: "no such file")
-    }
-    guard !isDirectory.boolValue else { throw .unreadable(file: path, reason: "it is a directory") }
-    guard let data = FileManager.default.contents(atPath: path) else {
+    guard LocalFiles.exists(path) else { throw .unreadable(file: path, reason: "no such file") }
+    guard !LocalFiles.isDirectory(path) else { throw .unreadable(file: path, reason: "it is a directory") }
+    guard let bytes = LocalFiles.contents(path) else {
         throw .unreadable(file: path, reason: "permission denied or I/O error")
     }
-    return [UInt8](data)
+    return bytes
 }
 
 /// Writes a whole file atomically, mapping failures to a one-line error.
 func writeFile(_ bytes: [UInt8], to path: String) throws(HeightfieldError) {
-    do {
-        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-    } catch {
-        throw .unwritable(file: path, reason: error.localizedDescription)
+    let temporary = path + ".partial-\(getpid())"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw .unwritable(file: path, reason: String(cString: strerror(errno))) }
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + offset }, bytes.count - offset) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else {
+            let reason = n < 0 ? String(cString: strerror(errno)) : "nothing written"
+            close(fd)
+            unlink(temporary)
+            throw .unwritable(file: path, reason: reason)
+        }
+        offset += n
+    }
+    close(fd)
+    guard rename(temporary, path) == 0 else {
+        let reason = String(cString: strerror(errno))
+        unlink(temporary)
+        throw .unwritable(file: path, reason: reason)
     }
 }

@@ -5,7 +5,7 @@
 // the signed side by which the path misses the centre is driven to zero the same way, each aim
 // warm-starting the next speed solve. Then the tolerances: how far aim and speed may stray (one at
 // a time) and the putt still drops under the capture rule, by expanding and bisecting.
-import Foundation
+import Glibc
 
 /// Aim and speed windows that still hole.
 public struct BestLineTolerance: Sendable, Equatable, Codable {

@@ -8,7 +8,7 @@
 // and the step never covers more than one grid cell. Between steps the path is the cubic Hermite
 // through both ends' positions and velocities, which is what the cup crossing and the green's
 // edge are found on — a ball cannot tunnel through the cup between steps.
-import Foundation
+import Glibc
 
 /// When a ball crossing the cup drops: its speed at the rim must be below a limit that depends on
 /// how far from the centre it passes.

@@ -2,7 +2,7 @@
 // a request struct and returning a result with `json` and a human-readable `text`. The adapter
 // parses arguments into these requests and prints what comes back.
 import ClubhouseJSON
-import Foundation
+import Glibc
 
 /// `putting course import DIR --id ID [--name …] [--city …] [--state …] [--process] [--sources-only]`
 public struct CourseImportRequest: Sendable, Equatable {
@@ -203,7 +203,7 @@ public final class PuttingService {
     /// A running job whose lease has expired (no progress for this long) was interrupted by a restart.
     public var leaseSeconds = 120.0
 
-    public init(store: any PuttingStore, clock: @escaping () -> Double = { Date().timeIntervalSince1970 },
+    public init(store: any PuttingStore, clock: @escaping () -> Double = UTCTime.now,
                 makeJobID: @escaping () -> String = PuttingService.randomJobID)
     {
         self.store = store
@@ -220,9 +220,7 @@ public final class PuttingService {
     }
 
     static func iso8601(_ seconds: Double) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        return f.string(from: Date(timeIntervalSince1970: seconds))
+        UTCTime.iso8601(seconds)
     }
 
     // MARK: Catalog
@@ -375,8 +373,8 @@ public final class PuttingService {
     }
 
     func leaseExpired(_ job: JobRecord) -> Bool {
-        guard let updated = ISO8601DateFormatter().date(from: job.updatedAt) else { return true }
-        return clock() - updated.timeIntervalSince1970 > leaseSeconds
+        guard let updated = UTCTime.parse(job.updatedAt) else { return true }
+        return clock() - updated > leaseSeconds
     }
 
     /// Jobs left `running` by a host that stopped (lease expired) go back to `queued`; returns their ids.

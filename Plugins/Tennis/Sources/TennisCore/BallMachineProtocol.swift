@@ -2,7 +2,7 @@
 //   command: 5A A5 83 UW LW PITCH YAW FEED CTRL CK
 //   reply:   5A A5 82 CODE CK
 
-import Foundation
+import Glibc
 
 /// How the last byte of a frame is computed from the bytes before it.
 public enum Checksum: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
@@ -332,7 +332,7 @@ public enum FrameText {
     }
 }
 
-public enum FrameError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum FrameError: Error, Sendable, Equatable, CustomStringConvertible {
     case badHex(String)
     case badLength(Int, expected: String)
     case badHeader(UInt8, UInt8)
@@ -376,5 +376,4 @@ public enum FrameError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         }
     }
 
-    public var errorDescription: String? { description }
 }

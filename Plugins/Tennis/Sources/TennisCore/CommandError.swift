@@ -1,8 +1,8 @@
 // Errors in what a user asks the machine to do (before any byte is built or sent).
 
-import Foundation
+import Glibc
 
-public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidSpeed(String)
     case invalidSpin(String)
     case invalidZone(String)
@@ -36,7 +36,6 @@ public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible, L
         }
     }
 
-    public var errorDescription: String? { description }
 }
 
 /// Parsers for the command-line values of the tennis commands.

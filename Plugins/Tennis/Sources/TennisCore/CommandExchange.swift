@@ -1,6 +1,6 @@
 // Sending one command and waiting for its replies: the ACK/complete policy over a byte link.
 
-import Foundation
+import Glibc
 
 /// A byte link to a ball machine. The adapter implements it on the host's device service; tests
 /// implement it in memory.
@@ -71,7 +71,7 @@ public struct ExchangeResult: Sendable, Equatable, Codable {
     public var invalidReplies: Int = 0
 }
 
-public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
     case linkFailed(String)
 
     public var description: String {
@@ -80,7 +80,6 @@ public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible, 
         }
     }
 
-    public var errorDescription: String? { description }
 }
 
 /// One thing that happened on the link or in a session, in order.

@@ -1,13 +1,13 @@
 // Why a set of point pairs does not give a homography, said so an operator can fix the input.
 
-import Foundation
+import Glibc
 
 /// Which side of the pairs a point belongs to.
 public enum PlaneSide: String, Sendable, Codable {
     case image, court
 }
 
-public enum HomographyError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum HomographyError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooFewPairs(Int)
     case nonFinitePoint(pair: Int, side: PlaneSide)
     case repeatedPoint(side: PlaneSide, first: Int, second: Int)
@@ -45,5 +45,4 @@ public enum HomographyError: Error, Sendable, Equatable, CustomStringConvertible
         }
     }
 
-    public var errorDescription: String? { description }
 }

@@ -1,6 +1,6 @@
 // Homography estimation: normalized DLT (Hartley–Zisserman), degeneracy checks, and RANSAC.
 
-import Foundation
+import Glibc
 
 /// One correspondence: a point in the camera image (pixels) and the same point on the court (metres).
 public struct PointPair: Sendable, Equatable, Codable {

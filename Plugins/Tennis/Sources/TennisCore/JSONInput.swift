@@ -1,10 +1,10 @@
 // Reading user-supplied JSON with errors that point at file:line:column.
 
 import ClubhouseJSON
-import Foundation
+import Glibc
 
 /// A mistake in an input file, located at `file:line:column`.
-public struct InputError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     public let file: String
     public let location: SourceLocation
     public let message: String
@@ -22,7 +22,6 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible, L
         if let pointer { return "\(file) at \(pointer.isEmpty ? "/" : pointer): \(message)" }
         return "\(file):\(location.line):\(location.column): \(message)"
     }
-    public var errorDescription: String? { description }
 }
 
 /// A parsed JSON document with its file name, and typed accessors that fail with located errors.

@@ -2,7 +2,7 @@
 // calibrations on the plugin's SQLite database, the ball machine link on a device, a real clock,
 // and live detection lines from standard input.
 
-import Foundation
+import ClubhouseJSON
 import PluginKit
 import TennisCore
 #if canImport(Glibc)
@@ -19,13 +19,13 @@ final class SQLiteTennisStore: TennisStore {
     }
 
     func saveCalibration(_ calibration: CameraCalibration, savedAt: String) throws {
-        let json = String(decoding: try JSONEncoder().encode(calibration), as: UTF8.self)
+        let json = JSONWriter.compact(try JSONBridge.encode(calibration))
         try storage.run(TennisSchema.upsertCalibration, [.text(calibration.camera), .text(json), .real(calibration.rmsError), .text(savedAt)])
     }
 
     func calibration(camera: String) throws -> CameraCalibration? {
         guard let row = try storage.queryOne(TennisSchema.selectCalibration, [.text(camera)]), let json = row[0].string else { return nil }
-        return try JSONDecoder().decode(CameraCalibration.self, from: Data(json.utf8))
+        return try JSONBridge.decode(CameraCalibration.self, from: JSONParser.parse(json))
     }
 
     func cameras() throws -> [String] {
@@ -33,7 +33,7 @@ final class SQLiteTennisStore: TennisStore {
     }
 
     func saveSession(_ log: SessionLog, startedAt: String) throws -> Int {
-        let summary = String(decoding: try JSONEncoder().encode(log.summary), as: UTF8.self)
+        let summary = JSONWriter.compact(try JSONBridge.encode(log.summary))
         let s = log.settings
         return try storage.transaction {
             try storage.run(TennisSchema.insertSession, [
@@ -58,7 +58,7 @@ final class SQLiteTennisStore: TennisStore {
                   let json = row[3].string
             else { return nil }
             return StoredSession(id: id, startedAt: started, mode: mode,
-                                 summary: try JSONDecoder().decode(SessionSummary.self, from: Data(json.utf8)))
+                                 summary: try JSONBridge.decode(SessionSummary.self, from: JSONParser.parse(json)))
         }
     }
 }
@@ -130,8 +130,16 @@ struct StandardInputLines {
 
 enum Timestamp {
     static func now() -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: Date())
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var parts = tm()
+        guard gmtime_r(&now.tv_sec, &parts) != nil else { return "1970-01-01T00:00:00.000Z" }
+        func digits(_ v: Int, _ n: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, n - s.count)) + s
+        }
+        return "\(digits(Int(parts.tm_year) + 1900, 4))-\(digits(Int(parts.tm_mon) + 1, 2))-\(digits(Int(parts.tm_mday), 2))T"
+            + "\(digits(Int(parts.tm_hour), 2)):\(digits(Int(parts.tm_min), 2)):\(digits(Int(parts.tm_sec), 2))."
+            + "\(digits(now.tv_nsec / 1_000_000, 3))Z"
     }
 }

@@ -7,7 +7,7 @@
 
 import CClubhouse
 import ClubhouseJSON
-import Foundation
+import Glibc
 import PluginKit
 import TennisCore
 
@@ -277,7 +277,7 @@ final class Tennis: Plugin {
 
     func demo(_ call: Invocation) throws -> Reply {
         let out = try call.arguments.string("out")
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        try Files.createDirectory(out)
         let site = try settings()
         let tapsPath = out + "/tennis-demo-taps.json", detectionsPath = out + "/tennis-demo-detections.jsonl"
         try write(TennisDemo.tapsJSON(), to: tapsPath)
@@ -305,11 +305,9 @@ final class Tennis: Plugin {
         let id = try store.saveSession(report.log, startedAt: Timestamp.now())
         let svgPath = out + "/tennis-court.svg", logPath = out + "/tennis-session-log.json"
         try write(report.svg ?? "", to: svgPath)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try write(String(decoding: try encoder.encode(report.log), as: UTF8.self) + "\n", to: logPath)
+        try write(JSONWriter.pretty(try JSONBridge.encode(report.log)) + "\n", to: logPath)
         let s = report.log.summary
-        let text = "tennis demo \(note): calibrated camera 'demo' (rms \(String(format: "%.3f", calibration.rmsError)) m), "
+        let text = "tennis demo \(note): calibrated camera 'demo' (rms \(millimetres(calibration.rmsError)) m), "
             + "\(s.launches) launches, \(s.sent) sent, \(s.completed) completed; session \(id)\n"
             + "  \(svgPath)\n  \(logPath)\n  \(tapsPath)\n  \(detectionsPath)\n"
         return Reply(data: ["sessionId": .int(id), "launches": .int(s.launches), "sent": .int(s.sent), "completed": .int(s.completed),
@@ -384,19 +382,22 @@ func adapt<T>(_ body: () throws -> T) throws -> T {
 }
 
 func readFile(_ path: String) throws -> String {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        let exists = FileManager.default.fileExists(atPath: path)
-        throw PluginError.notFound(exists ? "cannot read \(path); check its permissions" : "no file \(path); check the path")
+    guard let bytes = try? Files.read(path) else {
+        throw PluginError.notFound(Files.exists(path) ? "cannot read \(path); check its permissions" : "no file \(path); check the path")
     }
-    return String(decoding: data, as: UTF8.self)
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// A length in metres with three decimals ("0.012").
+func millimetres(_ metres: Double) -> String {
+    guard metres.isFinite else { return String(metres) }
+    let thousandths = Int((abs(metres) * 1000).rounded())
+    let fraction = String(thousandths % 1000)
+    return (metres < 0 && thousandths > 0 ? "-" : "") + "\(thousandths / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
 }
 
 func write(_ text: String, to path: String) throws {
-    do {
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-    } catch {
-        throw PluginError.failed("cannot write \(path): \(error.localizedDescription)")
-    }
+    try Files.write(path, text: text)
 }
 
 @_cdecl("clubhouse_plugin_entry")

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import Glibc
 import ClubhouseJSON
 import ClubhouseHashing
 
@@ -170,7 +170,7 @@ private struct SharedResults: @unchecked Sendable {
 }
 
 public enum CanonicalCommands {
-    static let processorCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    static let processorCount = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
     public static func canonicalize(_ request: CanonicalizeRequest) throws(PracticeError) -> CanonicalizeResult {
         var hasher = CanonicalHasher(profile: request.profile)

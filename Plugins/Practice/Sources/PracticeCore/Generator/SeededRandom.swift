@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a small, fast, seedable generator, so generated demo
 /// data is the same on every machine for the same seed.

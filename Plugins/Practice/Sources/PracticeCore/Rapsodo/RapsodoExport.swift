@@ -1,5 +1,5 @@
 import ClubhouseJSON
-import Foundation
+import Glibc
 
 /// One shot row of an MLM2PRO export.
 public struct RapsodoShot: Sendable, Equatable {
@@ -142,7 +142,7 @@ public enum RapsodoParser {
         if rest.first == ":" { rest = rest.dropFirst() }
         let body = String(rest).trimmingSpaces()
         // "<name> - MM/DD/YYYY h:mm AM/PM": the date follows the last " - ".
-        guard let dash = body.range(of: " - ", options: .backwards) else {
+        guard let dash = body.ranges(of: " - ").last else {
             return RapsodoTitle(text: text, sessionName: body.isEmpty ? nil : body, date: nil)
         }
         let name = String(body[..<dash.lowerBound]).trimmingSpaces()
