@@ -7,7 +7,9 @@ import PackageDescription
 let features = ["Putting", "Globe", "Tennis", "Practice", "Scorecard"]
 
 /// Plugins bind their own symbols first, so a module that the host also links never interposes on theirs.
-let pluginLinkerSettings: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-Bsymbolic"])]
+/// They link with the toolchain's lld for packed relative relocations (DT_RELR), which make each
+/// `dlopen` cheaper (gold cannot write them).
+let pluginLinkerSettings: [LinkerSetting] = [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-Bsymbolic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]
 
 var products: [Product] = [
     .executable(name: "clubhouse", targets: ["clubhouse"]),
