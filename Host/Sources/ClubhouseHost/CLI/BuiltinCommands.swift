@@ -30,6 +30,7 @@ enum BuiltinCommands {
         var rows: [JSONValue] = []
         var table: [[String]] = [["PLUGIN", "ID", "VERSION", "LANG", "COMMANDS", "STATUS"]]
         var failures: [String] = []
+        session.runtime.resolveAll()
         for entry in session.site.plugins {
             var row = JSONObject()
             row["plugin"] = .string(entry.alias)

@@ -4,6 +4,7 @@
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,6 +34,17 @@ public struct CallOutcome: Sendable {
     static func failure(_ status: Status, _ message: String) -> CallOutcome {
         CallOutcome(status: status, data: .null, text: nil, message: message, background: nil)
     }
+}
+
+/// Results filled by concurrent workers, one slot each.
+private final class ResolutionSlots: @unchecked Sendable {
+    private let lock = Lock()
+    private var slots: [Result<ResolvedPlugin, RuntimeError>?]
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func set(_ i: Int, _ result: Result<ResolvedPlugin, RuntimeError>) { lock.withLock { slots[i] = result } }
+    func get(_ i: Int) -> Result<ResolvedPlugin, RuntimeError>? { lock.withLock { slots[i] } }
 }
 
 public final class SiteRuntime: @unchecked Sendable {
@@ -109,7 +121,44 @@ public final class SiteRuntime: @unchecked Sendable {
         return result
     }
 
-    private func resolveUncached(_ alias: String) -> Result<ResolvedPlugin, RuntimeError> {
+    /// Resolves every enabled plugin not resolved yet, several at a time: loading a library is mostly
+    /// the dynamic loader and first-run work inside it, which overlap across cores (a runner's start,
+    /// for isolated plugins, even more). The outcome is the same as resolving them one by one in
+    /// file order: the duplicate-id check runs afterwards, in that order.
+    public func resolveAll() {
+        creationLock.lock()
+        defer { creationLock.unlock() }
+        let pending = site.plugins.filter { entry in entry.enabled && lock.withLock { resolved[entry.alias] == nil } }.map(\.alias)
+        let results = ResolutionSlots(count: pending.count)
+        if pending.count > 1 {
+            DispatchQueue.concurrentPerform(iterations: pending.count) { i in
+                results.set(i, resolveUncached(pending[i], checkingDuplicates: false))
+            }
+        } else if let only = pending.first {
+            results.set(0, resolveUncached(only, checkingDuplicates: false))
+        }
+        for (i, alias) in pending.enumerated() {
+            guard var result = results.get(i) else { continue }
+            if case .success(let p) = result, let duplicate = duplicateFailure(alias: alias, id: p.info.id, path: p.path) {
+                result = .failure(duplicate)
+            }
+            lock.withLock { resolved[alias] = result }
+        }
+    }
+
+    /// One library per site: two aliases must not share an id (they would share a database). The
+    /// error for `alias` when another alias resolved already loads `id`.
+    private func duplicateFailure(alias: String, id: String, path: String) -> RuntimeError? {
+        for other in site.plugins where other.alias != alias && other.enabled {
+            if let cached = lock.withLock({ resolved[other.alias] }), case .success(let o) = cached, o.info.id == id {
+                return RuntimeError(status: .error,
+                                    message: "duplicate plugin id \(id): plugins '\(other.alias)' and '\(alias)' of site '\(site.name)' both load it (\(o.path), \(path)); a site runs a plugin once")
+            }
+        }
+        return nil
+    }
+
+    private func resolveUncached(_ alias: String, checkingDuplicates: Bool = true) -> Result<ResolvedPlugin, RuntimeError> {
         guard let entry = site.plugin(alias: alias) else {
             var message = "unknown plugin '\(alias)' at site '\(site.name)'"
             if let suggestion = closest(alias, among: aliases + ["plugins", "plugin", "config", "demo", "serve", "device"]) {
@@ -175,13 +224,7 @@ public final class SiteRuntime: @unchecked Sendable {
             return .failure(RuntimeError(status: .error,
                                          message: "plugin '\(alias)': \(info.id) \(info.version) (\(path)) does not satisfy the site's version requirement '\(requirement)' (\(where_)); install a matching build or change \"version\""))
         }
-        // One library per site: two aliases must not share an id (they would share a database).
-        for other in site.plugins where other.alias != alias && other.enabled {
-            if let cached = lock.withLock({ resolved[other.alias] }), case .success(let o) = cached, o.info.id == info.id {
-                return .failure(RuntimeError(status: .error,
-                                             message: "duplicate plugin id \(info.id): plugins '\(other.alias)' and '\(alias)' of site '\(site.name)' both load it (\(o.path), \(path)); a site runs a plugin once"))
-            }
-        }
+        if checkingDuplicates, let duplicate = duplicateFailure(alias: alias, id: info.id, path: path) { return .failure(duplicate) }
         switch CommandCatalog.parse(catalogueBytes, plugin: alias) {
         case .success(let catalogue):
             return .success(ResolvedPlugin(entry: entry, backend: backend, catalogue: catalogue))
