@@ -30,36 +30,56 @@ enum Measure {
     }
 
     /// Wall time of running a program to completion (stdout/stderr to /dev/null), median of `samples`.
+    /// A command to start as a process: executable, arguments, extra environment.
+    struct Spawn {
+        var path: String
+        var arguments: [String]
+        var environment: [String: String] = [:]
+    }
+
     static func spawnMedian(_ path: String, _ arguments: [String], environment: [String: String] = [:], samples: Int) -> Double {
-        var envStrings: [String] = []
+        median(spawnRounds([Spawn(path: path, arguments: arguments, environment: environment)], rounds: samples)[0])
+    }
+
+    /// Wall times of `rounds` runs of each command, taken round-robin (one of each per round) so
+    /// that a change in the machine's load hits every command alike; two warm-up rounds first.
+    /// Output goes to /dev/null. Returns one array of seconds per command (NaN if one cannot start).
+    static func spawnRounds(_ commands: [Spawn], rounds: Int) -> [[Double]] {
+        var inherited: [String] = []
         var current = environ
         while let entry = current.pointee {
-            envStrings.append(String(cString: entry))
+            inherited.append(String(cString: entry))
             current += 1
         }
-        for (k, v) in environment { envStrings.append("\(k)=\(v)") }
-        let envp = envStrings.map { strdup($0) } + [nil]
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let prepared = commands.map { c -> (argv: [UnsafeMutablePointer<CChar>?], envp: [UnsafeMutablePointer<CChar>?]) in
+            let envp = (inherited + c.environment.map { "\($0.key)=\($0.value)" }).map { strdup($0) } + [nil]
+            let argv = ([c.path] + c.arguments).map { strdup($0) } + [nil]
+            return (argv, envp)
+        }
         defer {
-            envp.forEach { free($0) }
-            argv.forEach { free($0) }
+            for p in prepared {
+                p.argv.forEach { free($0) }
+                p.envp.forEach { free($0) }
+            }
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        var times: [Double] = []
-        for i in 0..<(samples + 2) {
-            var pid: pid_t = 0
-            let t0 = now()
-            var a = argv, e = envp
-            guard posix_spawn(&pid, path, &actions, nil, &a, &e) == 0 else { return .nan }
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            if i >= 2 { times.append(now() - t0) }
+        var times = Array(repeating: [Double](), count: commands.count)
+        for round in 0..<(rounds + 2) {
+            for (k, command) in commands.enumerated() {
+                var pid: pid_t = 0
+                let t0 = now()
+                var a = prepared[k].argv, e = prepared[k].envp
+                guard posix_spawn(&pid, command.path, &actions, nil, &a, &e) == 0 else { return commands.map { _ in [.nan] } }
+                var status: Int32 = 0
+                waitpid(pid, &status, 0)
+                if round >= 2 { times[k].append(now() - t0) }
+            }
         }
-        return median(times)
+        return times
     }
 
     static func format(_ seconds: Double) -> String {
