@@ -44,6 +44,9 @@ func isolationBench(_ arguments: [String]) {
     defer { runtime.shutdown() }
 
     print("isolated call round trip (host → runner over pipes → plugin → reply), median of 21 × 2,000 calls")
+    if let floor = pipeRoundTripFloor(calls: quick ? 200 : 2000, samples: quick ? 5 : 21) {
+        print("  floor: 1 byte to a child process and back over two pipes (/bin/cat)  \(Measure.format(floor)) per round trip")
+    }
     for alias in ["notes", "greeter"] {
         guard runtime.call(alias: alias, command: "ping", arguments: JSONObject()).status == .ok else {
             print("  \(alias): unavailable")
@@ -165,4 +168,37 @@ final class WriterThread {
     }
 
     func join() { pthread_join(thread, nil) }
+}
+
+/// The machine's floor for an isolated call: one byte to a child (`cat`) and back over two pipes.
+/// Two wake-ups across processes, which on a virtual machine can cost far more than the work.
+func pipeRoundTripFloor(calls: Int, samples: Int) -> Double? {
+    var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
+    guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { return nil }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+    posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+    for fd in toChild + fromChild { posix_spawn_file_actions_addclose(&actions, fd) }
+    var pid: pid_t = 0
+    var argv: [UnsafeMutablePointer<CChar>?] = [strdup("cat"), nil]
+    defer { argv.forEach { free($0) } }
+    guard posix_spawn(&pid, "/bin/cat", &actions, nil, &argv, environ) == 0 else { return nil }
+    close(toChild[0])
+    close(fromChild[1])
+    defer {
+        close(toChild[1])
+        close(fromChild[0])
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+    var byte: UInt8 = 120
+    var ok = true
+    let batch = Measure.medianSeconds(samples: samples) {
+        for _ in 0..<calls where ok {
+            ok = write(toChild[1], &byte, 1) == 1 && read(fromChild[0], &byte, 1) == 1
+        }
+    }
+    return ok ? batch / Double(calls) : nil
 }
