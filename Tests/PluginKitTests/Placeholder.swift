@@ -1,5 +1,0 @@
-import XCTest
-
-final class PluginKitPlaceholderTests: XCTestCase {
-    func testBuilds() { XCTAssertTrue(true) }
-}
