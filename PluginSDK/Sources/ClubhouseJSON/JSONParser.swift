@@ -69,14 +69,17 @@ public struct JSONDocument: Sendable {
 
     /// Escapes one reference token for use in a JSON Pointer.
     public static func escapePointerToken(_ token: String) -> String {
-        token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-    }
-}
-
-private extension String {
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        guard contains(target) else { return self }
-        return split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+        // Byte checks: the generic substring search of the standard library costs microseconds a key.
+        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
+        var out = String.UnicodeScalarView()
+        for scalar in token.unicodeScalars {
+            switch scalar {
+            case "~": out.append(contentsOf: "~0".unicodeScalars)
+            case "/": out.append(contentsOf: "~1".unicodeScalars)
+            default: out.append(scalar)
+            }
+        }
+        return String(out)
     }
 }
 
@@ -123,7 +126,7 @@ public struct JSONParser {
         var copy = text
         let result = copy.withUTF8 { buffer in
             Result { () throws(JSONParseError) in
-                let recorder = LocationRecorder()
+                let recorder = LocationRecorder(expectedValues: buffer.count / 16)
                 var parser = Parser(buffer, options: options, recorder: recorder)
                 let value = try parser.parseDocument()
                 return JSONDocument(value: value, locations: parser.locationTable(recorder.offsets),
@@ -137,11 +140,30 @@ public struct JSONParser {
 /// The JSON Pointer of the value being parsed and the offsets of every value and key (only when
 /// a JSONDocument is wanted; plain parsing carries none of it).
 private final class LocationRecorder {
-    var pointer: [String] = []
+    /// The pointer of the value being parsed, grown and cut in place as the parser enters and leaves.
+    var current = ""
+    private var lengths: [Int] = []
     var offsets: [String: Int] = [:]
     var keyOffsets: [String: Int] = [:]
 
-    var current: String { pointer.isEmpty ? "" : "/" + pointer.joined(separator: "/") }
+    init(expectedValues: Int) {
+        offsets.reserveCapacity(expectedValues)
+        keyOffsets.reserveCapacity(expectedValues)
+    }
+
+    func push(_ token: String) {
+        lengths.append(current.utf8.count)
+        current += "/"
+        current += token
+    }
+
+    func push(index: Int) { push(String(index)) }
+
+    func pop() {
+        guard let length = lengths.popLast() else { return }
+        // Tokens are whole strings appended after "/", so the cut is on a character boundary.
+        current = String(decoding: current.utf8.prefix(length), as: UTF8.self)
+    }
 }
 
 private struct Parser {
@@ -303,11 +325,11 @@ private struct Parser {
             index += 1
             skipWhitespace()
             if let recorder {
-                recorder.pointer.append(JSONDocument.escapePointerToken(key))
+                recorder.push(JSONDocument.escapePointerToken(key))
                 recorder.keyOffsets[recorder.current] = keyOffset
             }
             let value = try parseValue()
-            recorder?.pointer.removeLast()
+            recorder?.pop()
             if let i = duplicateIndex {
                 memberStack[i].value = value
             } else {
@@ -338,10 +360,10 @@ private struct Parser {
         let base = elementStack.count
         while true {
             skipWhitespace()
-            recorder?.pointer.append(String(elementStack.count - base))
+            recorder?.push(index: elementStack.count - base)
             let element = try parseValue()
             elementStack.append(element)
-            recorder?.pointer.removeLast()
+            recorder?.pop()
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input; expected ',' or ']'") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
