@@ -115,6 +115,40 @@ final class IsolationEndToEndTests: XCTestCase {
         XCTAssertEqual(try c.succeed(["--config", config, "fx", "leak", "--json"]).json(), "leaked 64 MB")
     }
 
+    /// Well-framed messages that break the protocol (fixture_plugin.c, fx_bad_frame): the runner is
+    /// stopped and the call fails with what it did; one-way nonsense is ignored; the host lives on.
+    func testProtocolViolationsFromARunnerStopTheRunnerNotTheHost() throws {
+        let c = try Clubhouse()
+        let config = try faultSite(c)
+        let cases: [(Int, [String])] = [
+            (1, ["plugin 'fx' broke the wire protocol (a service call with unknown operation 255) and was stopped"]),
+            (2, ["plugin 'fx' broke the wire protocol (a truncated service call)"]),
+            (3, ["plugin 'fx' broke the wire protocol (a truncated result)"]),
+            (4, ["plugin 'fx' sent garbage on its pipe", "unknown message kind 99"]),
+            (5, ["plugin 'fx' broke the wire protocol (an unexpected 'create' message)"]),
+        ]
+        for (which, fragments) in cases {
+            try c.fail(["--config", config, "fx", "badframe", "--case", String(which)], exitCode: 1,
+                       contains: fragments + ["restarts the plugin on the next call"])
+        }
+        XCTAssertEqual(try c.succeed(["--config", config, "fx", "badframe", "--case", "6"]).stdout, "survived\n")
+
+        // The same in one serve session: every request is answered and the plugin comes back each time.
+        var lines: [String] = []
+        for which in 1...6 {
+            lines.append(#"{"jsonrpc":"2.0","id":\#(which),"method":"clubhouse.call","params":{"plugin":"fx","command":"badframe","arguments":{"case":\#(which)}}}"#)
+        }
+        lines.append(#"{"jsonrpc":"2.0","id":7,"method":"clubhouse.call","params":{"plugin":"fx","command":"hello"}}"#)
+        let result = try c.succeed(["--config", config, "serve"], stdin: lines.joined(separator: "\n") + "\n")
+        let replies = try result.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+        let byID = Dictionary(uniqueKeysWithValues: replies.compactMap { r in r["id"]?.intValue.map { ($0, r) } })
+        for which in 1...5 {
+            XCTAssertEqual(byID[which]?["error"]?["data"]?["status"], "plugin-failed", "\(byID[which] ?? .null)")
+        }
+        XCTAssertEqual(byID[6]?["result"], "survived")
+        XCTAssertEqual(byID[7]?["result"]?["hello"], "org.tests.faults")
+    }
+
     func testServeKeepsServingThroughCrashesAndRestartsTheRunner() throws {
         let c = try Clubhouse()
         let config = try faultSite(c)

@@ -20,7 +20,8 @@
  * Every variant that gets as far as invoke also answers the fault commands the isolation tests
  * use: crash (SIGSEGV), abort (SIGABRT), trap (SIGILL, what Swift's fatalError raises), hang (a
  * busy loop that ignores cancellation), garbage (writes junk into the runner's pipe), malformed
- * (a reply that is not JSON), leak (allocates 64 MB and never frees it).
+ * (a reply that is not JSON), leak (allocates 64 MB and never frees it), badframe --case N (a
+ * well-framed message on the runner's pipe that breaks the protocol; see fx_bad_frame).
  */
 #include "clubhouse.h"
 
@@ -55,7 +56,9 @@ static clubhouse_status fx_describe(const clubhouse_plugin_descriptor *self, con
                "{\"name\":\"hang\",\"summary\":\"Loop forever\",\"arguments\":[]},"
                "{\"name\":\"garbage\",\"summary\":\"Write junk into the runner pipe\",\"arguments\":[]},"
                "{\"name\":\"malformed\",\"summary\":\"Reply with something that is not JSON\",\"arguments\":[]},"
-               "{\"name\":\"leak\",\"summary\":\"Allocate 64 MB and never free it\",\"arguments\":[]}"
+               "{\"name\":\"leak\",\"summary\":\"Allocate 64 MB and never free it\",\"arguments\":[]},"
+               "{\"name\":\"badframe\",\"summary\":\"Send the host a well-framed but wrong message\",\"arguments\":["
+               "{\"name\":\"case\",\"type\":\"integer\",\"required\":true}]}"
                "]}");
 #endif
     return CLUBHOUSE_OK;
@@ -104,6 +107,42 @@ static const char *sql_argument(const char *request, size_t length, char *out, s
     return out;
 }
 
+/* Writes one frame, [u32 length LE][u8 kind][payload], onto the runner's reply pipe (fd 4). */
+static int fx_frame(unsigned char kind, const unsigned char *payload, uint32_t n) {
+    unsigned char frame[64];
+    uint32_t length = n + 1;
+    if (n + 5 > sizeof frame) return -1;
+    for (int i = 0; i < 4; i++) frame[i] = (unsigned char)(length >> (8 * i));
+    frame[4] = kind;
+    if (n > 0) memcpy(frame + 5, payload, n);
+    return write(4, frame, n + 5) == (ssize_t)(n + 5) ? 0 : -1;
+}
+
+/* Protocol violations the host must survive (Runner/Wire.swift has the kinds):
+ * 1 a service call with an unknown operation; 2 a service call cut short; 3 a result whose reply
+ * field is cut short; 4 a kind that does not exist; 5 a host-to-runner kind (create) sent back;
+ * 6 one-way messages with nonsense (unknown statement and device handles, a progress stage
+ * that does not exist, a truncated log line), which are ignored: the call then succeeds. */
+static int fx_bad_frame(int which) {
+    static const unsigned char unknown_op[] = {1, 0, 0, 0, 255};
+    static const unsigned char short_call[] = {1, 0};
+    static const unsigned char short_result[] = {0, 0, 0, 0, 200, 0, 0, 0, 'x'};
+    static const unsigned char handle[] = {77, 0, 0, 0};
+    static const unsigned char progress[] = {0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
+    static const unsigned char log_line[] = {2, 0, 0, 0, 90, 0, 0, 0, 'h'};
+    switch (which) {
+    case 1: return fx_frame(12, unknown_op, sizeof unknown_op);
+    case 2: return fx_frame(12, short_call, sizeof short_call);
+    case 3: return fx_frame(11, short_result, sizeof short_result);
+    case 4: return fx_frame(99, NULL, 0);
+    case 5: return fx_frame(1, NULL, 0);
+    case 6:
+        return fx_frame(15, handle, sizeof handle) || fx_frame(16, handle, sizeof handle) ||
+               fx_frame(14, progress, sizeof progress) || fx_frame(13, log_line, sizeof log_line);
+    default: return -1;
+    }
+}
+
 static clubhouse_status fx_invoke(const clubhouse_plugin_descriptor *self, void *instance, const clubhouse_call *call,
                                   const char *command, const char *request, size_t length, const clubhouse_reply *reply) {
     (void)self; (void)call;
@@ -116,6 +155,17 @@ static clubhouse_status fx_invoke(const clubhouse_plugin_descriptor *self, void 
     if (strcmp(command, "abort") == 0) { abort(); }
     if (strcmp(command, "trap") == 0) { __builtin_trap(); }
     if (strcmp(command, "hang") == 0) { for (volatile unsigned long i = 0;; i++) {} }
+    if (strcmp(command, "badframe") == 0) {
+        const char *key = "\"case\":";
+        int which = 0;
+        for (size_t i = 0; request && i + strlen(key) < length; i++) {
+            if (memcmp(request + i, key, strlen(key)) == 0) { which = request[i + strlen(key)] - '0'; break; }
+        }
+        if (fx_bad_frame(which) != 0) { say(reply, "not in a runner, or no such case"); return CLUBHOUSE_ERROR; }
+        sleep(1);
+        say(reply, "{\"data\":\"survived\",\"text\":\"survived\\n\"}");
+        return CLUBHOUSE_OK;
+    }
     if (strcmp(command, "garbage") == 0) {
         static const char junk[] = "\xff\xff\xff\x7fTHIS IS NOT A FRAME";
         if (write(4, junk, sizeof junk) < 0) say(reply, "not in a runner");

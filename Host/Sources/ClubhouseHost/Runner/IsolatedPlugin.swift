@@ -216,6 +216,12 @@ final class IsolatedPlugin: @unchecked Sendable {
             if !quietFailure { instance.runtime.log.info(message) }
             return (Status.pluginFailed.rawValue, Array(message.utf8))
         }
+        /// A well-framed message that breaks the protocol: the runner is stopped, the call fails.
+        func violation(_ what: String) -> (Int32, [UInt8]) {
+            kill(pid, SIGKILL)
+            _ = reap(after: "protocol violation")
+            return failure("broke the wire protocol (\(what)) and was stopped")
+        }
         guard let wire = channel else { return failure("is not running") }
         do {
             try wire.send(kind, payload)
@@ -255,17 +261,12 @@ final class IsolatedPlugin: @unchecked Sendable {
             switch k {
             case .result:
                 var r = WireReader(body)
-                guard let status = try? r.i32(), let bytes = try? r.data() else {
-                    kill(pid, SIGKILL)
-                    return failure(reap(after: "malformed result"))
-                }
+                guard let status = try? r.i32(), let bytes = try? r.data() else { return violation("a truncated result") }
                 return (status, bytes)
             case .serviceCall:
                 var r = WireReader(body)
-                guard let seq = try? r.u32(), let op = try? r.u8(), let operation = WireOperation(rawValue: op) else {
-                    kill(pid, SIGKILL)
-                    return failure("sent garbage on the pipe; \(reap(after: "protocol violation"))")
-                }
+                guard let seq = try? r.u32(), let op = try? r.u8() else { return violation("a truncated service call") }
+                guard let operation = WireOperation(rawValue: op) else { return violation("a service call with unknown operation \(op)") }
                 let (status, reply) = perform(operation, &r, instance: instance, call: call)
                 var w = WireWriter()
                 w.u32(seq)
@@ -296,8 +297,7 @@ final class IsolatedPlugin: @unchecked Sendable {
                     ServiceTables.shared.device.pointee.close(device)
                 }
             default:
-                kill(pid, SIGKILL)
-                return failure("sent an unexpected message; \(reap(after: "protocol violation"))")
+                return violation("an unexpected '\(k)' message")
             }
         }
     }
