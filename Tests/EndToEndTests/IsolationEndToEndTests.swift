@@ -94,6 +94,11 @@ final class IsolationEndToEndTests: XCTestCase {
         try c.fail(["--config", config, "notes", "remove", "9"], contains: ["no note 9"])
         let info = try c.succeed(["--config", config, "plugins", "info", "notes", "--json"]).json()
         XCTAssertEqual(info["isolation"]?.stringValue, "process")
+        // plugins list starts the four runners side by side; each answers with its own identity.
+        let list = try c.succeed(["--config", config, "plugins", "list", "--json"]).json()["plugins"]?.arrayValue ?? []
+        XCTAssertEqual(list.map { "\($0["plugin"]?.stringValue ?? "?")=\($0["id"]?.stringValue ?? "?"):\($0["status"]?.stringValue ?? "?")" },
+                       ["fx=org.tests.faults:loaded", "faulty=org.tests.faulty:loaded", "notes=org.example.notes:loaded",
+                        "greeter=org.example.greeter:loaded"])
     }
 
     func testEveryFaultInAChildIsAnErrorNamingThePluginAndTheCause() throws {
