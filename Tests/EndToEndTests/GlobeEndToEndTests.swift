@@ -49,6 +49,12 @@ final class GlobeEndToEndTests: XCTestCase {
         let bad = try c.write("bad.geojson", "{\"type\": \"FeatureCollection\",\n \"features\": [{\"type\": \"Feature\", \"geometry\": {\"type\": \"Point\", \"coordinates\": [200, 0]}}]}")
         try c.fail(["globe", "triangulate", "--geojson", bad], exitCode: 1,
                    contains: ["bad.geojson:2:81: longitude 200 is outside [-180, 180]"])
+        try c.fail(["globe", "triangulate", "--geojson", "nowhere.geojson"], exitCode: 1,
+                   contains: ["cannot read ", "/nowhere.geojson: no such file; check the path"])
+        let latin1 = c.scratch.appendingPathComponent("latin1.geojson")
+        try Data([0x7B, 0x22, 0xE9, 0x22, 0x7D]).write(to: latin1)
+        try c.fail(["globe", "triangulate", "--geojson", latin1.path], exitCode: 1,
+                   contains: ["cannot read \(latin1.path): it is not UTF-8 text; check the path"])
     }
 
     func testWhere() throws {
