@@ -80,6 +80,7 @@ final class TennisEndToEndTests: XCTestCase {
         let bad = try c.write("bad.json", "{\"pairs\": [\n  {\"image\": [1, 2], \"court\": [0, 0]},\n  {\"image\": [1, 2], \"court\": [1, 0]},\n  {\"image\": [3, 2], \"court\": [0, 1]},\n  {\"image\": [5, 9], \"court\": [1, 1]}\n]}")
         try c.fail(["tennis", "homography", "--pairs", bad], contains: ["bad.json:3:3: pairs 0 and 1 have the same image point"])
         try c.fail(["tennis", "homography", "--pairs", c.path("missing.json")], exitCode: 1, contains: ["no file", "missing.json"])
+        try c.fail(["tennis", "demo", "--out", "/proc/clubhouse/demo"], exitCode: 1, contains: ["/proc/clubhouse: cannot create folder"])
         try c.fail(["tennis", "homography", "--pairs", pairs, "--method", "ransac", "--threshold", "-1"], exitCode: 2,
                    contains: ["--threshold must be a positive number of metres"])
         // RANSAC finds the one wrong pair among six.
