@@ -480,13 +480,13 @@ private struct Parser {
                     guard low >= 0xDC00 && low <= 0xDFFF else {
                         throw fail("high surrogate \\u\(hex4(unit)) not followed by a low surrogate", at: escapeStart)
                     }
-                    scalar = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+                    scalar = JSONEscapes.scalar(high: unit, low: low)
                 } else if unit >= 0xDC00 && unit <= 0xDFFF {
                     throw fail("lone low surrogate \\u\(hex4(unit)) (not valid Unicode)", at: escapeStart)
                 } else {
                     scalar = UInt32(unit)
                 }
-                appendUTF8(scalar, to: &out)
+                JSONEscapes.appendUTF8(scalar, to: &out)
             default:
                 throw fail("invalid escape '\\\(Character(Unicode.Scalar(e)))' in string", at: escapeStart)
             }
@@ -507,13 +507,8 @@ private struct Parser {
         guard index + 4 <= bytes.count else { throw fail("incomplete \\u escape", at: escapeStart) }
         var v: UInt16 = 0
         for _ in 0..<4 {
-            let c = bytes[index]
-            let d: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = c - UInt8(ascii: "A") + 10
-            default: throw fail("invalid \\u escape: expected 4 hex digits", at: escapeStart)
+            guard let d = JSONEscapes.hexValue(bytes[index]) else {
+                throw fail("invalid \\u escape: expected 4 hex digits", at: escapeStart)
             }
             v = v << 4 | UInt16(d)
             index += 1
@@ -521,23 +516,6 @@ private struct Parser {
         return v
     }
 
-    func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
-        switch scalar {
-        case 0..<0x80: out.append(UInt8(scalar))
-        case 0x80..<0x800:
-            out.append(UInt8(0xC0 | (scalar >> 6)))
-            out.append(UInt8(0x80 | (scalar & 0x3F)))
-        case 0x800..<0x10000:
-            out.append(UInt8(0xE0 | (scalar >> 12)))
-            out.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
-            out.append(UInt8(0x80 | (scalar & 0x3F)))
-        default:
-            out.append(UInt8(0xF0 | (scalar >> 18)))
-            out.append(UInt8(0x80 | ((scalar >> 12) & 0x3F)))
-            out.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
-            out.append(UInt8(0x80 | (scalar & 0x3F)))
-        }
-    }
 
     /// The offset of the first byte that breaks UTF-8 validity in `range` (for the error position).
     func firstInvalidUTF8(in range: Range<Int>) -> Int {

@@ -301,11 +301,11 @@ struct CanonicalStream {
                     let low = try hex4(at: i + 2, end: end)
                     guard low >= 0xDC00 && low <= 0xDFFF else { throw Reject() }
                     i += 6
-                    scalar = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+                    scalar = JSONEscapes.scalar(high: unit, low: low)
                 } else if unit >= 0xDC00 && unit <= 0xDFFF {
                     throw Reject()
                 }
-                appendUTF8(scalar)
+                JSONEscapes.appendUTF8(scalar, to: &unescaped)
             }
         }
     }
@@ -314,36 +314,12 @@ struct CanonicalStream {
         guard i + 4 <= end else { throw Reject() }
         var v: UInt16 = 0
         for k in 0..<4 {
-            let c = input[i + k]
-            let d: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = c - UInt8(ascii: "A") + 10
-            default: throw Reject()
-            }
+            guard let d = JSONEscapes.hexValue(input[i + k]) else { throw Reject() }
             v = v << 4 | UInt16(d)
         }
         return v
     }
 
-    private mutating func appendUTF8(_ scalar: UInt32) {
-        switch scalar {
-        case 0..<0x80: unescaped.append(UInt8(scalar))
-        case 0x80..<0x800:
-            unescaped.append(UInt8(0xC0 | (scalar >> 6)))
-            unescaped.append(UInt8(0x80 | (scalar & 0x3F)))
-        case 0x800..<0x10000:
-            unescaped.append(UInt8(0xE0 | (scalar >> 12)))
-            unescaped.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
-            unescaped.append(UInt8(0x80 | (scalar & 0x3F)))
-        default:
-            unescaped.append(UInt8(0xF0 | (scalar >> 18)))
-            unescaped.append(UInt8(0x80 | ((scalar >> 12) & 0x3F)))
-            unescaped.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
-            unescaped.append(UInt8(0x80 | (scalar & 0x3F)))
-        }
-    }
 
     /// Appends `"s"` with the minimal escaping of RFC 8785 §3.2.2.2 (the same as `JSONWriter`).
     private mutating func appendQuoted(_ s: [UInt8]) {
