@@ -42,7 +42,7 @@ public struct Point2D: Sendable, Hashable, Codable, CustomStringConvertible {
 }
 
 /// Number formatting shared by text renderings, frames and SVG (deterministic, no locale).
-enum Format {
+public enum Format {
     /// Shortest round-trip form, without a trailing `.0` on whole numbers.
     static func number(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 {
@@ -52,7 +52,7 @@ enum Format {
     }
 
     /// Fixed number of decimals, rounding half away from zero; `-0` is written `0`.
-    static func fixed(_ value: Double, _ decimals: Int) -> String {
+    public static func fixed(_ value: Double, _ decimals: Int) -> String {
         guard value.isFinite else { return "\(value)" }
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }

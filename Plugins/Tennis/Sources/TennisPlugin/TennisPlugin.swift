@@ -307,7 +307,7 @@ final class Tennis: Plugin {
         try write(report.svg ?? "", to: svgPath)
         try write(JSONWriter.pretty(try JSONBridge.encode(report.log)) + "\n", to: logPath)
         let s = report.log.summary
-        let text = "tennis demo \(note): calibrated camera 'demo' (rms \(millimetres(calibration.rmsError)) m), "
+        let text = "tennis demo \(note): calibrated camera 'demo' (rms \(Format.fixed(calibration.rmsError, 3)) m), "
             + "\(s.launches) launches, \(s.sent) sent, \(s.completed) completed; session \(id)\n"
             + "  \(svgPath)\n  \(logPath)\n  \(tapsPath)\n  \(detectionsPath)\n"
         return Reply(data: ["sessionId": .int(id), "launches": .int(s.launches), "sent": .int(s.sent), "completed": .int(s.completed),
@@ -386,14 +386,6 @@ func readFile(_ path: String) throws -> String {
         throw PluginError.notFound(Files.exists(path) ? "cannot read \(path); check its permissions" : "no file \(path); check the path")
     }
     return String(decoding: bytes, as: UTF8.self)
-}
-
-/// A length in metres with three decimals ("0.012").
-func millimetres(_ metres: Double) -> String {
-    guard metres.isFinite else { return String(metres) }
-    let thousandths = Int((abs(metres) * 1000).rounded())
-    let fraction = String(thousandths % 1000)
-    return (metres < 0 && thousandths > 0 ? "-" : "") + "\(thousandths / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
 }
 
 func write(_ text: String, to path: String) throws {
