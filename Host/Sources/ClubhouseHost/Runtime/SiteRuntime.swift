@@ -130,12 +130,8 @@ public final class SiteRuntime: @unchecked Sendable {
         defer { creationLock.unlock() }
         let pending = site.plugins.filter { entry in entry.enabled && lock.withLock { resolved[entry.alias] == nil } }.map(\.alias)
         let results = ResolutionSlots(count: pending.count)
-        if pending.count > 1 {
-            DispatchQueue.concurrentPerform(iterations: pending.count) { i in
-                results.set(i, resolveUncached(pending[i], checkingDuplicates: false))
-            }
-        } else if let only = pending.first {
-            results.set(0, resolveUncached(only, checkingDuplicates: false))
+        DispatchQueue.concurrentPerform(iterations: pending.count) { i in
+            results.set(i, resolveUncached(pending[i], checkingDuplicates: false))
         }
         for (i, alias) in pending.enumerated() {
             guard var result = results.get(i) else { continue }
