@@ -22,11 +22,16 @@ enum FixturePlugins {
         return nil
     }()
 
-    /// Builds (once) the variant and returns the .so path. `defines` are extra -D flags.
-    static func build(_ variant: String, id: String = "org.tests.fixture", version: String = "1.0.0") throws -> String {
+    /// Builds (once) the variant and returns the .so path. `file` names another C source in
+    /// Tests/Fixtures/plugins/ (each hostile fixture family keeps its own file).
+    static func build(_ variant: String, id: String = "org.tests.fixture", version: String = "1.0.0",
+                      file: String = "fixture_plugin.c") throws -> String {
+        let source = file == "fixture_plugin.c" ? self.source
+            : Clubhouse.repositoryRoot.appendingPathComponent("Tests/Fixtures/plugins/\(file)")
         guard let compiler else { throw XCTSkip("no C compiler (cc, clang or gcc) to build fixture plugins") }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let output = folder.appendingPathComponent("fx_\(variant)_\(id)_\(version).so").path
+        let stem = (file as NSString).deletingPathExtension
+        let output = folder.appendingPathComponent("\(stem)_\(variant)_\(id)_\(version).so").path
         if FileManager.default.fileExists(atPath: output) { return output }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: compiler)
