@@ -221,13 +221,21 @@ final class PlatformEndToEndTests: XCTestCase {
               "old": {"path": "\(one)", "version": "^2.0", "grants": ["storage"]}
             }}}}
             """)
-        try c.succeed(["--config", config, "one", "hello"])
+        // The attack: a second file claiming a real plugin's id, called first, must not run (it would
+        // migrate the real plugin's database). Refused at call time, both files named, whichever
+        // alias is called and whatever was loaded before.
+        for alias in ["two", "one"] {
+            try c.fail(["--config", config, alias, "hello"],
+                       contains: ["duplicate plugin id org.tests.same", one, two, "share one database"])
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: c.path("data/t/org.tests.same.sqlite")),
+                       "a refused duplicate never opens the database")
         let list = try c.succeed(["--config", config, "plugins", "list", "--json"]).json()
-        let two_ = (list["plugins"]?.arrayValue ?? []).first { $0["plugin"]?.stringValue == "two" }
-        XCTAssertTrue(two_?["error"]?.stringValue?.contains("duplicate plugin id org.tests.same") ?? false, "\(list)")
-        // Plugins load several at a time, but the first in file order keeps the id, as one by one.
-        let one_ = (list["plugins"]?.arrayValue ?? []).first { $0["plugin"]?.stringValue == "one" }
-        XCTAssertEqual(one_?["status"]?.stringValue, "loaded", "\(list)")
+        for alias in ["one", "two"] {
+            let row = (list["plugins"]?.arrayValue ?? []).first { $0["plugin"]?.stringValue == alias }
+            XCTAssertEqual(row?["status"]?.stringValue, "error", "\(list)")
+            XCTAssertTrue(row?["error"]?.stringValue?.contains("duplicate plugin id org.tests.same") ?? false, "\(list)")
+        }
         try c.fail(["--config", config, "old", "hello"], contains: ["1.0.0", "does not satisfy the site's version requirement '^2.0'", "dup.json:4:"])
     }
 
@@ -331,6 +339,6 @@ final class PlatformEndToEndTests: XCTestCase {
                    contains: ["did not finish within 1.0 s (a hang)"])
         try c.fail(["plugin", "validate", try FixturePlugins.build("BAD_CATALOGUE")], exitCode: 1,
                    contains: ["describe returns a valid command catalogue", "has no \"summary\""])
-        try c.fail(["plugin", "validate"], exitCode: 2, contains: ["usage: clubhouse plugin validate PATH.so"])
+        try c.fail(["plugin", "validate"], exitCode: 2, contains: ["'clubhouse plugin validate' needs PATH"])
     }
 }

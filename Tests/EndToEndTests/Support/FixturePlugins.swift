@@ -25,18 +25,19 @@ enum FixturePlugins {
     /// Builds (once) the variant and returns the .so path. `file` names another C source in
     /// Tests/Fixtures/plugins/ (each hostile fixture family keeps its own file).
     static func build(_ variant: String, id: String = "org.tests.fixture", version: String = "1.0.0",
-                      file: String = "fixture_plugin.c") throws -> String {
+                      file: String = "fixture_plugin.c", peer: String? = nil) throws -> String {
         let source = file == "fixture_plugin.c" ? self.source
             : Clubhouse.repositoryRoot.appendingPathComponent("Tests/Fixtures/plugins/\(file)")
         guard let compiler else { throw XCTSkip("no C compiler (cc, clang or gcc) to build fixture plugins") }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let stem = (file as NSString).deletingPathExtension
-        let output = folder.appendingPathComponent("\(stem)_\(variant)_\(id)_\(version).so").path
+        let output = folder.appendingPathComponent("\(stem)_\(variant)_\(id)_\(version)\(peer.map { "_\($0)" } ?? "").so").path
         if FileManager.default.fileExists(atPath: output) { return output }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: compiler)
         process.arguments = ["-shared", "-fPIC", "-std=c99", "-D_DEFAULT_SOURCE", "-DFIXTURE_\(variant)",
-                             "-DFIXTURE_ID=\"\(id)\"", "-DFIXTURE_VERSION=\"\(version)\"",
+                             "-DFIXTURE_ID=\"\(id)\"", "-DFIXTURE_VERSION=\"\(version)\"", "-DROUTER_\(variant)",
+                             "-DFIXTURE_PEER=\"\(peer ?? "b")\"",
                              "-I", include.path, source.path, "-o", output]
         let err = Pipe()
         process.standardError = err

@@ -14,16 +14,30 @@ enum BuiltinCommands {
 
     static func usage(_ message: String) -> CLIError { CLIError(status: .invalidArgument, message: message) }
 
-    // MARK: plugins
-
-    static func plugins(_ words: [String], _ options: GlobalOptions) throws(CLIError) -> Int32 {
-        switch words.first {
-        case "list" where words.count == 1: return try pluginsList(options)
-        case "info" where words.count == 2: return try pluginsInfo(words[1], options)
-        case "info": throw usage("usage: clubhouse plugins info PLUGIN (a name from clubhouse plugins list, or an id)")
-        default: throw usage("usage: clubhouse plugins list | clubhouse plugins info PLUGIN")
+    /// Runs the built-in command `name` (BuiltinCatalogue) with its checked arguments.
+    static func run(_ name: String, _ arguments: JSONObject, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+        switch name {
+        case "plugins list": return try pluginsList(options)
+        case "plugins info": return try pluginsInfo(arguments["plugin"]?.stringValue ?? "", options)
+        case "plugin validate":
+            return try pluginValidate(path: arguments["path"]?.stringValue ?? "", timeout: arguments["timeout"]?.doubleValue ?? 30, options)
+        case "config validate":
+            var o = options
+            if let file = arguments["file"]?.stringValue { o.configPath = file }
+            return try configValidate(o)
+        case "config schema":
+            StandardStreams.writeOutput(EmbeddedDefaults.schemaJSON + "\n")
+            return 0
+        case "demo": return try demo(out: arguments["out"]?.stringValue, options)
+        case "serve":
+            let session = try Session(options: options)
+            return try JSONRPCServer.run(arguments["socket"]?.stringValue.map { ["--socket", $0] } ?? [], session: session)
+        case "device simulate": return try deviceSimulate(arguments, options)
+        default: throw usage("unknown built-in command '\(name)' (clubhouse --help lists them)")
         }
     }
+
+    // MARK: plugins
 
     static func pluginsList(_ options: GlobalOptions) throws(CLIError) -> Int32 {
         let session = try Session(options: options)
@@ -135,17 +149,11 @@ enum BuiltinCommands {
 
     // MARK: plugin validate
 
-    static func plugin(_ words: [String], _ options: GlobalOptions) throws(CLIError) -> Int32 {
-        let usageText = "usage: clubhouse plugin validate PATH.so [--timeout SECONDS]"
-        guard words.first == "validate", words.count == 2 || words.count == 4 else { throw usage(usageText) }
-        var timeout = 30.0
-        if words.count == 4 {
-            guard words[2] == "--timeout", let t = Double(words[3]), t > 0, t <= 3600 else {
-                throw usage("--timeout must be 0-3600 seconds; \(usageText)")
-            }
-            timeout = t
+    static func pluginValidate(path given: String, timeout: Double, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+        guard timeout > 0, timeout <= 3600 else {
+            throw usage("--timeout must be more than 0 and at most 3600 seconds, got \(timeout)")
         }
-        let path = FileSystem.absolute(words[1])
+        let path = FileSystem.absolute(given)
         let report = PluginValidator.validateInChild(path: path, timeoutMilliseconds: Int(timeout * 1000))
         let failed = report.filter { !$0.passed }
         var text = "Validating \(path)\n"
@@ -166,20 +174,6 @@ enum BuiltinCommands {
     }
 
     // MARK: config
-
-    static func config(_ words: [String], _ options: GlobalOptions) throws(CLIError) -> Int32 {
-        switch words.first {
-        case "schema" where words.count == 1:
-            StandardStreams.writeOutput(EmbeddedDefaults.schemaJSON + "\n")
-            return 0
-        case "validate" where words.count <= 2:
-            var o = options
-            if words.count == 2 { o.configPath = words[1] }
-            return try configValidate(o)
-        default:
-            throw usage("usage: clubhouse config validate [FILE] | clubhouse config schema")
-        }
-    }
 
     static func configValidate(_ options: GlobalOptions) throws(CLIError) -> Int32 {
         let source = options.configPath ?? "<embedded plugins.json>"
@@ -238,14 +232,8 @@ enum BuiltinCommands {
 
     // MARK: demo
 
-    static func demo(_ words: [String], _ options: GlobalOptions) throws(CLIError) -> Int32 {
-        var out = FileSystem.currentDirectory() + "/clubhouse-demo"
-        var i = 0
-        while i < words.count {
-            if words[i] == "--out", i + 1 < words.count { out = FileSystem.absolute(words[i + 1]); i += 2; continue }
-            if words[i].hasPrefix("--out=") { out = FileSystem.absolute(String(words[i].dropFirst(6))); i += 1; continue }
-            throw usage("usage: clubhouse demo [--out DIR]")
-        }
+    static func demo(out given: String?, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+        let out = given.map { FileSystem.absolute($0) } ?? FileSystem.currentDirectory() + "/clubhouse-demo"
         do {
             try FileSystem.createDirectory(out)
         } catch {
@@ -269,30 +257,25 @@ enum BuiltinCommands {
         var text = "Clubhouse demo at site '\(session.site.name)' (data in \(session.dataDirectory))\n\n"
         for entry in session.site.plugins where entry.enabled {
             let alias = entry.alias
-            guard case .success(let plugin) = session.runtime.resolve(alias) else {
-                if case .failure(let e) = session.runtime.resolve(alias) {
-                    text += "== \(alias): skipped — \(e.message)\n\n"
-                    results.append(["plugin": .string(alias), "status": "unavailable", "message": .string(e.message)])
-                    failures += 1
-                }
-                continue
-            }
-            guard let command = plugin.catalogue.command(named: "demo") else {
+            let router = session.runtime.router
+            if case .success(let plugin) = session.runtime.resolve(alias), plugin.catalogue.command(named: "demo") == nil {
                 text += "== \(alias): no demo\n\n"
                 results.append(["plugin": .string(alias), "status": "no demo"])
                 continue
             }
             let folder = "\(out)/\(alias)"
-            var arguments = JSONObject()
-            do {
-                arguments = try ArgumentParser.validate(["out": .string(folder)], for: command, plugin: alias)
-            } catch {
-                text += "== \(alias): demo cannot run: \(error.message)\n\n"
+            let prepared: PreparedCall
+            switch router.prepare(alias: alias, .json(command: "demo", arguments: ["out": .string(folder)]), origin: .demo) {
+            case .success(let p): prepared = p
+            case .failure(let e):
+                let skipped = e.step == .plugin
+                text += skipped ? "== \(alias): skipped — \(e.message)\n\n" : "== \(alias): demo cannot run: \(e.message)\n\n"
+                results.append(["plugin": .string(alias), "status": skipped ? "unavailable" : "failed", "message": .string(e.message)])
                 failures += 1
                 continue
             }
             if !options.quiet && !options.json { StandardStreams.writeError("running \(alias) demo…\n") }
-            let outcome = session.call(alias: alias, command: command, arguments: arguments)
+            let outcome = session.call(prepared)
             if outcome.status == .ok {
                 text += "== \(alias)\n\(outcome.text ?? JSONWriter.pretty(outcome.data) + "\n")\n"
                 results.append(["plugin": .string(alias), "status": "ok", "out": .string(folder), "data": outcome.data])
@@ -314,51 +297,30 @@ enum BuiltinCommands {
 
     // MARK: device simulate
 
-    static func device(_ words: [String], _ options: GlobalOptions) throws(CLIError) -> Int32 {
-        let usageText = "usage: clubhouse device simulate ballmachine --listen tcp:127.0.0.1:PORT|unix:PATH [--checksum xor|modbus] [--reject-rate R] [--latency MS]"
-        guard words.count >= 2, words[0] == "simulate" else { throw usage(usageText) }
-        guard words[1] == "ballmachine" else {
-            throw usage("unknown device kind '\(words[1])'; the simulator knows: ballmachine")
-        }
-        var listen: DeviceAddress?
+    static func deviceSimulate(_ arguments: JSONObject, _ options: GlobalOptions) throws(CLIError) -> Int32 {
         var simulatorOptions = BallMachineSimulatorOptions()
-        var i = 2
-        func value() throws(CLIError) -> String {
-            guard i + 1 < words.count else { throw usage("\(words[i]) needs a value; \(usageText)") }
-            defer { i += 2 }
-            return words[i + 1]
-        }
-        while i < words.count {
-            switch words[i] {
-            case "--listen":
-                let text = try value()
-                switch DeviceAddress.parse(text, listening: true) {
-                case .success(let a):
-                    switch a {
-                    case .tcp, .unix: listen = a
-                    default: throw usage("--listen takes tcp:HOST:PORT or unix:PATH, not \(text)")
-                    }
-                case .failure(let e): throw usage("--listen: \(e.description)")
-                }
-            case "--checksum":
-                let text = try value()
-                guard let c = BallMachineSimulatorOptions.Checksum(rawValue: text) else {
-                    throw usage("--checksum must be xor or modbus, got '\(text)'")
-                }
-                simulatorOptions.checksum = c
-            case "--reject-rate":
-                let text = try value()
-                guard let r = Double(text), (0...1).contains(r) else { throw usage("--reject-rate must be a number from 0 to 1, got '\(text)'") }
-                simulatorOptions.rejectRate = r
-            case "--latency":
-                let text = try value()
-                guard let l = Int(text), (0...10_000).contains(l) else { throw usage("--latency must be 0-10000 milliseconds, got '\(text)'") }
-                simulatorOptions.latencyMilliseconds = l
-            default:
-                throw usage("unknown option '\(words[i])'; \(usageText)")
+        let text = arguments["listen"]?.stringValue ?? ""
+        let listen: DeviceAddress
+        switch DeviceAddress.parse(text, listening: true) {
+        case .success(let a):
+            switch a {
+            case .tcp, .unix: listen = a
+            default: throw usage("--listen takes tcp:HOST:PORT or unix:PATH, not \(text)")
             }
+        case .failure(let e): throw usage("--listen: \(e.description)")
         }
-        guard let listen else { throw usage("--listen is required; \(usageText)") }
+        if let c = arguments["checksum"]?.stringValue.flatMap(BallMachineSimulatorOptions.Checksum.init(rawValue:)) {
+            simulatorOptions.checksum = c
+        }
+        if let r = arguments["reject-rate"]?.doubleValue {
+            guard (0...1).contains(r) else { throw usage("--reject-rate must be a number from 0 to 1, got \(r)") }
+            simulatorOptions.rejectRate = r
+        }
+        if let l = arguments["latency"]?.intValue {
+            guard (0...10_000).contains(l) else { throw usage("--latency must be 0-10000 milliseconds, got \(l)") }
+            simulatorOptions.latencyMilliseconds = l
+        }
+
         let quiet = options.quiet
         let simulator = BallMachineSimulator(options: simulatorOptions) { line in
             if !quiet { StandardStreams.writeError("simulator: \(line)\n") }
@@ -380,12 +342,6 @@ enum BuiltinCommands {
         return 0
     }
 
-    // MARK: serve
-
-    static func serve(_ words: [String], _ options: GlobalOptions) throws(CLIError) -> Int32 {
-        let session = try Session(options: options)
-        return try JSONRPCServer.run(words, session: session)
-    }
 }
 
 final class StopFlag: @unchecked Sendable {

@@ -11,17 +11,6 @@ import Glibc
 #endif
 
 public enum CommandLineTool {
-    static let builtins: [(String, String)] = [
-        ("plugins list", "List the site's plugins with ids, versions and status"),
-        ("plugins info PLUGIN", "Show a plugin's descriptor, grants and commands"),
-        ("plugin validate PATH.so", "Check a plugin file in a child process (descriptor, commands, create/destroy)"),
-        ("config validate [FILE]", "Check a plugins.json and report every problem with file:line:column"),
-        ("config schema", "Print the JSON Schema of plugins.json"),
-        ("demo [--out DIR]", "Run every plugin's demo on bundled sample data and write what they make to DIR"),
-        ("serve [--socket PATH]", "Serve JSON-RPC 2.0 (one JSON object per line) on stdio or a Unix socket"),
-        ("device simulate ballmachine --listen ADDR", "Run a protocol v0.3 ball machine on tcp:HOST:PORT or unix:PATH"),
-    ]
-
     /// Runs the tool and returns the process exit code.
     public static func run(_ arguments: [String]) -> Int32 {
         // A closed pipe (a reader that went away, a dead runner) is an error to handle, not death.
@@ -73,27 +62,76 @@ public enum CommandLineTool {
             }
             throw CLIError(status: .invalidArgument, message: "no command given; try clubhouse --help")
         }
-        switch first {
-        case "plugins":
-            return try BuiltinCommands.plugins(Array(words.dropFirst()), options)
-        case "plugin":
-            return try BuiltinCommands.plugin(Array(words.dropFirst()), options)
-        case "config":
-            return try BuiltinCommands.config(Array(words.dropFirst()), options)
-        case "demo":
-            return try BuiltinCommands.demo(Array(words.dropFirst()), options)
-        case "device":
-            return try BuiltinCommands.device(Array(words.dropFirst()), options)
-        case "serve":
-            return try BuiltinCommands.serve(Array(words.dropFirst()), options)
-        case "help":
+        if first == "help" {
+            return try help(topic: Array(words.dropFirst()), options)
+        }
+        if BuiltinCatalogue.groups.contains(first) {
+            return try runBuiltin(words, options)
+        }
+        let session = try Session(options: options)
+        return try runPluginCommand(alias: first, words: Array(words.dropFirst()), session: session)
+    }
+
+    /// A built-in command: selected and checked against its declaration like a plugin's; `--help`
+    /// prints its help and does nothing else.
+    static func runBuiltin(_ words: [String], _ options: GlobalOptions) throws(CLIError) -> Int32 {
+        let catalogue = BuiltinCatalogue.catalogue
+        let command: CommandSpec
+        let rest: [String]
+        switch ArgumentParser.selectCommand(words, in: catalogue, plugin: BuiltinCatalogue.name) {
+        case .success(let (c, r)): (command, rest) = (c, r)
+        case .failure:
+            let group = catalogue.commands.filter { $0.words.first == words[0] }
+            let typed = words.prefix { !$0.hasPrefix("-") }.joined(separator: " ")
+            // `clubhouse plugins --help`: the group's commands.
+            if options.help && words.dropFirst().allSatisfy({ $0.hasPrefix("-") }) {
+                StandardStreams.writeOutput(HelpText.builtins(group))
+                return 0
+            }
+            let names = group.map { "clubhouse \($0.name)" }.joined(separator: " | ")
+            throw CLIError(status: .invalidArgument,
+                           message: "unknown command 'clubhouse \(typed)'; \(group.count == 1 ? "usage" : "one of"): \(names) (clubhouse --help lists them)")
+        }
+        if options.help {
+            StandardStreams.writeOutput(HelpText.command(command, plugin: nil))
+            return 0
+        }
+        let arguments: JSONObject
+        do {
+            arguments = try ArgumentParser.parse(rest, for: command, plugin: BuiltinCatalogue.name)
+        } catch {
+            throw CLIError(status: .invalidArgument, message: error.message)
+        }
+        return try BuiltinCommands.run(command.name, arguments, options)
+    }
+
+    /// `clubhouse help [TOPIC…]`: the overview, a built-in group or command, a plugin, or a plugin's command.
+    static func help(topic: [String], _ options: GlobalOptions) throws(CLIError) -> Int32 {
+        guard let first = topic.first else {
             let session = try Session(options: options)
             StandardStreams.writeOutput(HelpText.overview(session: session))
             return 0
-        default:
-            let session = try Session(options: options)
-            return try runPluginCommand(alias: first, words: Array(words.dropFirst()), session: session)
         }
+        if BuiltinCatalogue.groups.contains(first) {
+            var o = options
+            o.help = true
+            return try runBuiltin(topic, o)
+        }
+        let session = try Session(options: options)
+        let plugin: ResolvedPlugin
+        switch session.runtime.resolve(first) {
+        case .success(let p): plugin = p
+        case .failure(let e): throw CLIError(status: e.status, message: e.message)
+        }
+        if topic.count == 1 {
+            StandardStreams.writeOutput(HelpText.plugin(plugin))
+            return 0
+        }
+        switch ArgumentParser.selectCommand(Array(topic.dropFirst()), in: plugin.catalogue, plugin: first) {
+        case .success(let (command, _)): StandardStreams.writeOutput(HelpText.command(command, plugin: first))
+        case .failure(let e): throw CLIError(status: .invalidArgument, message: e.message)
+        }
+        return 0
     }
 
     static func runPluginCommand(alias: String, words: [String], session: Session) throws(CLIError) -> Int32 {
@@ -112,29 +150,23 @@ public enum CommandLineTool {
                 return 0
             }
         }
-        let command: CommandSpec
-        let rest: [String]
-        switch ArgumentParser.selectCommand(words, in: plugin.catalogue, plugin: alias) {
-        case .success(let (c, r)): (command, rest) = (c, r)
-        case .failure(let e):
-            if options.help {
-                StandardStreams.writeOutput(HelpText.plugin(plugin))
-                return 0
-            }
-            throw CLIError(status: .invalidArgument, message: e.message)
-        }
         if options.help {
-            StandardStreams.writeOutput(HelpText.command(command, plugin: alias))
+            // Help never acts: it names the command the words select, or the plugin's list.
+            switch ArgumentParser.selectCommand(words, in: plugin.catalogue, plugin: alias) {
+            case .success(let (command, _)): StandardStreams.writeOutput(HelpText.command(command, plugin: alias))
+            case .failure(let e):
+                if words.contains(where: { !$0.hasPrefix("-") }) { throw CLIError(status: .invalidArgument, message: e.message) }
+                StandardStreams.writeOutput(HelpText.plugin(plugin))
+            }
             return 0
         }
-        let arguments: JSONObject
-        do {
-            arguments = try ArgumentParser.parse(rest, for: command, plugin: alias)
-        } catch {
-            throw CLIError(status: .invalidArgument, message: error.message)
+        let prepared: PreparedCall
+        switch session.runtime.router.prepare(alias: alias, .words(words), origin: .commandLine) {
+        case .success(let p): prepared = p
+        case .failure(let e): throw CLIError(status: e.status, message: e.message)
         }
-        let outcome = session.call(alias: alias, command: command, arguments: arguments)
-        return try session.report(outcome, alias: alias, command: command.name)
+        let outcome = session.call(prepared)
+        return try session.report(outcome, alias: alias, command: prepared.command.name)
     }
 }
 
@@ -158,7 +190,10 @@ final class Session {
         }
         dataDirectory = dataDirectoryOverride ?? options.resolveDataDirectory(configuration)
         log = LogBroker(verbosity: options.verbosity, color: options.color && StandardStreams.errorIsTerminal)
-        runtime = SiteRuntime(configuration: configuration, site: site, dataDirectory: dataDirectory, log: log)
+        let background = DetachedBackground(siteName: site.name, dataDirectory: dataDirectory,
+                                            configPath: options.configPath.map { FileSystem.absolute($0) })
+        runtime = SiteRuntime(configuration: configuration, site: site, dataDirectory: dataDirectory, log: log,
+                              background: background)
     }
 
     deinit { runtime.shutdown() }
@@ -170,19 +205,21 @@ final class Session {
         !options.quiet && !options.json && terminal
     }
 
-    /// Runs a command with progress on a terminal and Ctrl-C wired to cancellation.
-    func call(alias: String, command: CommandSpec, arguments: JSONObject) -> CallOutcome {
+    /// Runs a routed command with progress on a terminal and Ctrl-C wired to cancellation.
+    func call(_ prepared: PreparedCall) -> CallOutcome {
         var flags: UInt32 = 0
         if options.json { flags |= UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT) }
         if StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal { flags |= UInt32(CLUBHOUSE_CALL_INTERACTIVE) }
-        let progress: any ProgressSink = showsProgress && command.longRunning ? TerminalProgressBar() : SilentProgress()
-        let context = CallContext(flags: flags, progress: progress, alias: alias)
+        let progress: any ProgressSink = showsProgress && prepared.command.longRunning ? TerminalProgressBar() : SilentProgress()
+        let router = runtime.router
+        let context = router.context(for: prepared, flags: flags, progress: progress)
+        let alias = prepared.alias
         let interrupt = InterruptHandler { [log] in
             log.warning("interrupted; asking '\(alias)' to stop (press Ctrl-C again to quit at once)")
             context.cancel()
         }
         defer { interrupt.remove() }
-        return runtime.call(alias: alias, command: command.name, arguments: arguments, context: context)
+        return router.run(prepared, context: context)
     }
 
     /// Prints an outcome and returns the exit code (or throws the failure).
@@ -196,9 +233,6 @@ final class Session {
             if !options.quiet || text.isEmpty == false { StandardStreams.writeOutput(text) }
         } else if !outcome.data.isNull {
             StandardStreams.writeOutput(JSONWriter.pretty(outcome.data) + "\n")
-        }
-        if let background = outcome.background {
-            BackgroundWork.start(session: self, alias: alias, command: background.command, arguments: background.arguments)
         }
         return 0
     }
@@ -228,13 +262,18 @@ final class InterruptHandler: @unchecked Sendable {
     }
 }
 
-/// Follow-up work a reply asked for: run it in a detached child so the command returns at once.
-enum BackgroundWork {
-    static func start(session: Session, alias: String, command: String, arguments: JSONObject) {
-        var args = ["__run", "--site", session.site.name, "--data-dir", session.dataDirectory]
-        if let config = session.options.configPath { args += ["--config", FileSystem.absolute(config)] }
+/// Follow-up work a reply asked for: run in a detached child (`clubhouse __run …`) so the call that
+/// asked returns at once, whichever front end made it; its output goes to the site's background.log.
+struct DetachedBackground: BackgroundLauncher {
+    let siteName: String
+    let dataDirectory: String
+    let configPath: String?
+
+    func launch(alias: String, command: String, arguments: JSONObject) {
+        var args = ["__run", "--site", siteName, "--data-dir", dataDirectory]
+        if let configPath { args += ["--config", configPath] }
         args += [alias, command, JSONWriter.compact(.object(arguments))]
-        let logPath = "\(session.dataDirectory)/\(session.site.name)/background.log"
+        let logPath = "\(dataDirectory)/\(siteName)/background.log"
         Detached.spawn(FileSystem.hostExecutable(), args, logPath: logPath)
     }
 }

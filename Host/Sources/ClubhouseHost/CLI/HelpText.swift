@@ -13,10 +13,7 @@ enum HelpText {
         Built-in commands:
 
         """
-        let width = CommandLineTool.builtins.map(\.0.count).max() ?? 20
-        for (name, summary) in CommandLineTool.builtins {
-            out += "  \(pad(name, width))  \(summary)\n"
-        }
+        out += builtinRows(BuiltinCatalogue.catalogue.commands)
         out += "\nPlugins at site '\(session.site.name)':\n"
         let aliasWidth = max(10, session.site.plugins.map(\.alias.count).max() ?? 10)
         for entry in session.site.plugins {
@@ -52,6 +49,29 @@ enum HelpText {
         return out
     }
 
+    /// One line per built-in command: its synopsis and summary.
+    static func builtinRows(_ commands: [CommandSpec]) -> String {
+        let rows = commands.map { (synopsis($0), $0.summary) }
+        let width = rows.map(\.0.count).max() ?? 20
+        return rows.map { "  \(pad($0.0, width))  \($0.1)\n" }.joined()
+    }
+
+    /// The built-in commands of one group (`clubhouse plugins --help`).
+    static func builtins(_ commands: [CommandSpec]) -> String {
+        "Usage:\n" + builtinRows(commands) + "\nRun 'clubhouse <command> --help' for a command's arguments.\n"
+    }
+
+    /// `plugins info PLUGIN`, `demo [--out PATH]`: the name with its positionals and required options.
+    static func synopsis(_ command: CommandSpec) -> String {
+        var text = command.name
+        for a in command.positionals { text += a.required ? " \(a.name.uppercased())" : " [\(a.name.uppercased())]" }
+        for a in command.arguments where !a.positional {
+            let form = a.kind == .flag ? "--\(a.name)" : "--\(a.name) \(placeholder(a))"
+            text += a.required ? " \(form)" : " [\(form)]"
+        }
+        return text
+    }
+
     static func plugin(_ plugin: ResolvedPlugin) -> String {
         let info = plugin.info
         var out = "\(info.name) \(info.version) (\(info.id)) — \(info.summary)\n\n"
@@ -64,15 +84,9 @@ enum HelpText {
         return out
     }
 
-    static func command(_ command: CommandSpec, plugin: String) -> String {
-        var usage = "clubhouse \(plugin) \(command.name)"
-        for a in command.positionals {
-            usage += a.required ? " \(a.name.uppercased())" : " [\(a.name.uppercased())]"
-        }
-        for a in command.arguments where !a.positional {
-            let form = a.kind == .flag ? "--\(a.name)" : "--\(a.name) \(placeholder(a))"
-            usage += a.required ? " \(form)" : " [\(form)]"
-        }
+    /// A command's help; `plugin` is nil for a built-in command.
+    static func command(_ command: CommandSpec, plugin: String?) -> String {
+        let usage = "clubhouse " + (plugin.map { "\($0) " } ?? "") + synopsis(command)
         var out = "\(command.summary)\n\nUsage: \(usage)\n"
         if let help = command.help { out += "\n\(help)\n" }
         if !command.arguments.isEmpty {

@@ -40,13 +40,11 @@ enum InternalModes {
             guard options.words.count == 3 else { return 2 }
             let (alias, command, json) = (options.words[0], options.words[1], options.words[2])
             let session = try Session(options: options)
-            guard case .success(let plugin) = session.runtime.resolve(alias), let spec = plugin.catalogue.command(named: command) else {
-                StandardStreams.writeError("background: \(alias) has no command \(command)\n")
-                return 1
+            guard let given = try JSONParser.parse(json).objectValue else {
+                StandardStreams.writeError("background: arguments must be a JSON object\n")
+                return 2
             }
-            let given = try JSONParser.parse(json).objectValue ?? JSONObject()
-            let validated = try ArgumentParser.validate(given, for: spec, plugin: alias)
-            let outcome = session.runtime.call(alias: alias, command: command, arguments: validated, flags: 0)
+            let outcome = session.runtime.router.route(alias: alias, .json(command: command, arguments: given), origin: .background)
             let line = outcome.status == .ok ? "background \(alias) \(command): ok" : "background \(alias) \(command): \(outcome.message)"
             StandardStreams.writeError(line + "\n")
             return outcome.status.exitCode

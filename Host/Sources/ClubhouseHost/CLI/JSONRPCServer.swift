@@ -310,36 +310,29 @@ final class JSONRPCServer: @unchecked Sendable {
             guard let alias = params["plugin"]?.stringValue, let command = params["command"]?.stringValue else {
                 throw Failure(-32602, "invalid params: plugin and command (strings) are required")
             }
-            let plugin: ResolvedPlugin
-            switch runtime.resolve(alias) {
-            case .success(let p): plugin = p
-            case .failure(let e): throw Failure(-32001, e.message)
-            }
-            guard let spec = plugin.catalogue.command(named: command) else {
-                throw Failure(-32601, "plugin '\(alias)' has no command '\(command)'")
-            }
             if let given = params["arguments"], given.objectValue == nil {
                 throw Failure(-32602, "invalid params: arguments must be an object")
             }
-            let arguments: JSONObject
-            do {
-                arguments = try ArgumentParser.validate(params["arguments"]?.objectValue ?? JSONObject(), for: spec, plugin: alias)
-            } catch {
-                throw Failure(-32602, error.message)
-            }
-            for (name, value) in arguments where value.stringValue == "-" {
-                if spec.arguments.first(where: { $0.name == name })?.kind == .path {
-                    throw Failure(-32602, "argument '\(name)': standard input is the JSON-RPC channel under serve; pass a file path")
+            let prepared: PreparedCall
+            switch runtime.router.prepare(alias: alias, .json(command: command, arguments: params["arguments"]?.objectValue ?? JSONObject()),
+                                          origin: .server) {
+            case .success(let p): prepared = p
+            case .failure(let e):
+                switch e.step {
+                case .plugin: throw Failure(-32001, e.message)
+                case .command: throw Failure(-32601, e.message)
+                case .arguments: throw Failure(-32602, e.message)
+                case .permission: throw Failure(-32000, e.message, ["status": .string(e.status.name)])
                 }
             }
             let wantsProgress = params["progress"]?.boolValue ?? false
             let progress: any ProgressSink = wantsProgress && id != nil ? RPCProgress(connection: connection, id: id ?? .null)
                 : SilentProgress()
-            let context = CallContext(flags: UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT), progress: progress, alias: alias)
+            let context = runtime.router.context(for: prepared, progress: progress)
             let key = id.map(JSONWriter.compact)
             if let key { lock.withLock { active[key] = context } }
             defer { if let key { lock.withLock { active[key] = nil } } }
-            let outcome = runtime.call(alias: alias, command: command, arguments: arguments, context: context)
+            let outcome = runtime.router.run(prepared, context: context)
             if outcome.status == .ok { return outcome.data }
             throw Failure(outcome.status == .invalidArgument ? -32602 : -32000, outcome.message, ["status": .string(outcome.status.name)])
         default:

@@ -41,7 +41,7 @@ public enum ArgumentParser {
     public static func parse(_ words: [String], for command: CommandSpec, plugin: String) throws(UsageError) -> JSONObject {
         var values = JSONObject()
         var positionals: [String] = []
-        let usage = "clubhouse \(plugin) \(command.name) --help"
+        let usage = "\(helpCommand(plugin, command.name))"
         var i = 0
         var onlyPositionals = false
         while i < words.count {
@@ -103,6 +103,11 @@ public enum ArgumentParser {
         return try finish(values, for: command, plugin: plugin)
     }
 
+    /// `clubhouse PLUGIN COMMAND --help`, or `clubhouse COMMAND --help` for a built-in command.
+    static func helpCommand(_ plugin: String, _ command: String) -> String {
+        plugin == "clubhouse" ? "clubhouse \(command) --help" : "clubhouse \(plugin) \(command) --help"
+    }
+
     /// "-1", "-0.5", "-3,4": a negative number or point, not an option.
     static func looksNumeric(_ word: String) -> Bool {
         guard word.count > 1 else { return false }
@@ -130,7 +135,7 @@ public enum ArgumentParser {
                 values[spec.name] = d
             } else if spec.required {
                 let form = spec.positional ? spec.name.uppercased() : "--\(spec.name)"
-                throw UsageError("'\(plugin) \(command.name)' needs \(form)\(spec.help.isEmpty ? "" : " (\(spec.help))"); see clubhouse \(plugin) \(command.name) --help")
+                throw UsageError("'\(plugin) \(command.name)' needs \(form)\(spec.help.isEmpty ? "" : " (\(spec.help))"); see \(helpCommand(plugin, command.name))")
             }
         }
         return values

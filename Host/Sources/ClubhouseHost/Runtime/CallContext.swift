@@ -13,6 +13,8 @@ public final class CallContext: @unchecked Sendable {
     let alias: String
     /// Cancellation shared with the outer call when nested.
     private let parent: CallContext?
+    /// The id of the outermost call of this chain (the one a front end started).
+    let root: UInt64
 
     private static let counter = Atomic<UInt64>(0)
 
@@ -22,6 +24,7 @@ public final class CallContext: @unchecked Sendable {
         self.progress = progress
         self.alias = alias
         self.parent = parent
+        root = parent?.root ?? id
         cancelled = Atomic(false)
     }
 

@@ -33,7 +33,8 @@ enum PluginBackend: @unchecked Sendable {
 final class PluginInstance: @unchecked Sendable {
     let backend: PluginBackend
     var info: PluginDescriptorInfo { backend.info }
-    /// Calls into a plugin that is not thread-safe are serialized (read once: it is on every call).
+    /// Calls into a plugin that is not thread-safe are serialized (read once: it is on every call);
+    /// so are calls into a runner, which serves one call at a time.
     let serializesCalls: Bool
     /// The reply buffer of serialized calls, reused from call to call.
     private let replyBuffer = ReplyBuffer()
@@ -44,14 +45,13 @@ final class PluginInstance: @unchecked Sendable {
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
     private(set) var instance: UnsafeMutableRawPointer?
     private var created = false
-    let callLock = Lock()
     private let databaseLock = Lock()
     private var database: PluginDatabase?
     private var databaseError: String?
 
     init(backend: PluginBackend, entry: PluginEntry, siteName: String, runtime: SiteRuntime) {
         self.backend = backend
-        serializesCalls = !backend.info.threadSafe
+        serializesCalls = !backend.info.threadSafe || backend.isIsolated
         self.entry = entry
         self.siteName = siteName
         self.runtime = runtime
@@ -199,11 +199,14 @@ final class PluginInstance: @unchecked Sendable {
         return body(db)
     }
 
-    /// Runs one command. Serialized unless the plugin is thread-safe.
+    /// Runs one command. Serialized through the site's call gates unless the plugin is thread-safe.
     func invoke(command: String, request: [UInt8], call: CallContext) -> (status: Int32, reply: [UInt8]) {
         let serialize = serializesCalls
-        if serialize { callLock.lock() }
-        defer { if serialize { callLock.unlock() } }
+        if serialize, let refusal = runtime.gates.enter(self, alias: entry.alias, call: call) {
+            call.progress.end()
+            return (refusal.status.rawValue, Array(refusal.message.utf8))
+        }
+        defer { if serialize { runtime.gates.leave(self) } }
         let result: (Int32, [UInt8])
         switch backend {
         case .isolated(let runner):

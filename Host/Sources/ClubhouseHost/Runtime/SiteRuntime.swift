@@ -69,15 +69,27 @@ public final class SiteRuntime: @unchecked Sendable {
     private static let silent = SilentProgress()
     private static let nullReply: [UInt8] = Array(#"{"data":null}"#.utf8)
 
+    /// Serialized plugins take turns here; a wait that would deadlock is refused (CallGates.swift).
+    let gates = CallGates()
+    /// Background work a reply asks for goes here (set by the front end; nil runs none).
+    private let backgroundLauncher: (any BackgroundLauncher)?
+    /// The one router every entry point uses (Router.swift).
+    public private(set) lazy var router = Router(runtime: self, background: backgroundLauncher)
+
     private let lock = Lock()
+    /// One load at a time (a plugin file is opened and checked once). Never held while calling a plugin.
+    private let loadLock = Lock()
     private let creationLock = Lock()
+    /// Each alias's plugin as loaded, and as resolved (loaded and not a duplicate).
+    private var loaded: [String: Result<ResolvedPlugin, RuntimeError>] = [:]
     private var resolved: [String: Result<ResolvedPlugin, RuntimeError>] = [:]
     private var instances: [String: PluginInstance] = [:]
     private var creationOrder: [String] = []
 
     public init(configuration: SiteConfiguration, site: Site, dataDirectory: String, log: LogBroker,
-                loader: PluginLoader = PluginLoader()) {
+                loader: PluginLoader = PluginLoader(), background: (any BackgroundLauncher)? = nil) {
         self.configuration = configuration
+        backgroundLauncher = background
         self.site = site
         self.log = log
         self.loader = loader
@@ -110,51 +122,60 @@ public final class SiteRuntime: @unchecked Sendable {
     /// Aliases of the site's plugins, in file order (enabled or not).
     public var aliases: [String] { site.plugins.map(\.alias) }
 
-    /// Loads and checks the plugin the site calls `alias`.
+    /// Loads and checks the plugin the site calls `alias`, and refuses it when another enabled plugin
+    /// of the site loads the same id (they would share one database). The refusal names both files
+    /// and does not depend on which alias was loaded first: every other enabled entry that declares
+    /// this id, or declares only a path, is loaded to know its id.
     public func resolve(_ alias: String) -> Result<ResolvedPlugin, RuntimeError> {
         if let cached = lock.withLock({ resolved[alias] }) { return cached }
-        creationLock.lock()
-        defer { creationLock.unlock() }
-        if let cached = lock.withLock({ resolved[alias] }) { return cached }
+        let result = load(alias)
+        var final = result
+        if case .success(let plugin) = result {
+            for other in site.plugins where other.alias != alias && other.enabled {
+                if let id = other.id, id != plugin.info.id { continue }
+                guard case .success(let o) = load(other.alias), o.info.id == plugin.info.id else { continue }
+                final = .failure(RuntimeError(status: .error,
+                                              message: "duplicate plugin id \(plugin.info.id) at site '\(site.name)': plugins '\(alias)' (\(plugin.path)) and '\(other.alias)' (\(o.path)) both load it and would share one database; a site runs a plugin once, so remove or disable one in \(configuration.source)"))
+                break
+            }
+        }
+        lock.withLock { resolved[alias] = final }
+        return final
+    }
+
+    /// Loads the plugin of `alias` (cached), without the duplicate rule.
+    private func load(_ alias: String) -> Result<ResolvedPlugin, RuntimeError> {
+        if let cached = lock.withLock({ loaded[alias] }) { return cached }
+        loadLock.lock()
+        defer { loadLock.unlock() }
+        if let cached = lock.withLock({ loaded[alias] }) { return cached }
         let result = resolveUncached(alias)
-        lock.withLock { resolved[alias] = result }
+        lock.withLock { loaded[alias] = result }
         return result
     }
 
-    /// Resolves every enabled plugin not resolved yet, several at a time: loading a library is mostly
+    /// Loads every enabled plugin not loaded yet, several at a time: loading a library is mostly
     /// the dynamic loader and first-run work inside it, which overlap across cores (a runner's start,
-    /// for isolated plugins, even more). The outcome is the same as resolving them one by one in
-    /// file order: the duplicate-id check runs afterwards, in that order.
+    /// for isolated plugins, even more). The duplicate rule runs afterwards, per alias.
     public func resolveAll() {
-        creationLock.lock()
-        defer { creationLock.unlock() }
-        let pending = site.plugins.filter { entry in entry.enabled && lock.withLock { resolved[entry.alias] == nil } }.map(\.alias)
+        let pending = site.plugins.filter { entry in entry.enabled && lock.withLock { loaded[entry.alias] == nil } }.map(\.alias)
         let results = ResolutionSlots(count: pending.count)
-        DispatchQueue.concurrentPerform(iterations: pending.count) { i in
-            results.set(i, resolveUncached(pending[i], checkingDuplicates: false))
-        }
-        for (i, alias) in pending.enumerated() {
-            guard var result = results.get(i) else { continue }
-            if case .success(let p) = result, let duplicate = duplicateFailure(alias: alias, id: p.info.id, path: p.path) {
-                result = .failure(duplicate)
-            }
-            lock.withLock { resolved[alias] = result }
-        }
-    }
-
-    /// One library per site: two aliases must not share an id (they would share a database). The
-    /// error for `alias` when another alias resolved already loads `id`.
-    private func duplicateFailure(alias: String, id: String, path: String) -> RuntimeError? {
-        for other in site.plugins where other.alias != alias && other.enabled {
-            if let cached = lock.withLock({ resolved[other.alias] }), case .success(let o) = cached, o.info.id == id {
-                return RuntimeError(status: .error,
-                                    message: "duplicate plugin id \(id): plugins '\(other.alias)' and '\(alias)' of site '\(site.name)' both load it (\(o.path), \(path)); a site runs a plugin once")
+        do {
+            loadLock.lock()
+            defer { loadLock.unlock() }
+            DispatchQueue.concurrentPerform(iterations: pending.count) { i in
+                results.set(i, resolveUncached(pending[i]))
             }
         }
-        return nil
+        lock.withLock {
+            for (i, alias) in pending.enumerated() where loaded[alias] == nil {
+                if let result = results.get(i) { loaded[alias] = result }
+            }
+        }
+        for entry in site.plugins where entry.enabled { _ = resolve(entry.alias) }
     }
 
-    private func resolveUncached(_ alias: String, checkingDuplicates: Bool = true) -> Result<ResolvedPlugin, RuntimeError> {
+    private func resolveUncached(_ alias: String) -> Result<ResolvedPlugin, RuntimeError> {
         guard let entry = site.plugin(alias: alias) else {
             var message = "unknown plugin '\(alias)' at site '\(site.name)'"
             if let suggestion = closest(alias, among: aliases + ["plugins", "plugin", "config", "demo", "serve", "device"]) {
@@ -220,7 +241,6 @@ public final class SiteRuntime: @unchecked Sendable {
             return .failure(RuntimeError(status: .error,
                                          message: "plugin '\(alias)': \(info.id) \(info.version) (\(path)) does not satisfy the site's version requirement '\(requirement)' (\(where_)); install a matching build or change \"version\""))
         }
-        if checkingDuplicates, let duplicate = duplicateFailure(alias: alias, id: info.id, path: path) { return .failure(duplicate) }
         switch CommandCatalog.parse(catalogueBytes, plugin: alias) {
         case .success(let catalogue):
             return .success(ResolvedPlugin(entry: entry, backend: backend, catalogue: catalogue))
@@ -263,22 +283,28 @@ public final class SiteRuntime: @unchecked Sendable {
         }
     }
 
-    /// Runs `command` of plugin `alias` with validated arguments.
+    /// Runs `command` of plugin `alias` with arguments the router validated.
     public func call(alias: String, command: String, arguments: JSONObject, flags: UInt32 = 0,
                      progress: (any ProgressSink)? = nil, context: CallContext? = nil) -> CallOutcome {
         let call = context ?? CallContext(flags: flags, progress: progress ?? SiteRuntime.silent, alias: alias)
+        let (status, reply) = callRaw(alias: alias, command: command, arguments: arguments, context: call)
+        return SiteRuntime.outcome(status: status, reply: reply, alias: alias, command: command)
+    }
+
+    /// `call` without reading the reply: the status and the plugin's bytes (the invoke service hands
+    /// them to the calling plugin as they are).
+    func callRaw(alias: String, command: String, arguments: JSONObject, context: CallContext) -> (Int32, [UInt8]) {
         // Fast path: the instance exists already.
         let target: PluginInstance
         if let existing = lock.withLock({ instances[alias] }) {
             target = existing
         } else {
             switch instance(alias) {
-            case .failure(let error): return .failure(error.status, error.message)
+            case .failure(let error): return (error.status.rawValue, Array(error.message.utf8))
             case .success(let made): target = made
             }
         }
-        let (status, reply) = target.invoke(command: command, request: encodeRequest(arguments), call: call)
-        return SiteRuntime.outcome(status: status, reply: reply, alias: alias, command: command)
+        return target.invoke(command: command, request: encodeRequest(arguments), call: context)
     }
 
     public func encodeRequestForBenchmark(_ arguments: JSONObject) -> [UInt8] { encodeRequest(arguments) }
@@ -334,36 +360,30 @@ public final class SiteRuntime: @unchecked Sendable {
         return CallOutcome(status: .ok, data: data, text: text, message: "", background: background)
     }
 
-    /// A plugin calling another plugin's command (the invoke service).
+    /// A plugin calling another plugin's command (the invoke service, in process or from a runner):
+    /// the router checks the grant, the command and the arguments exactly as for any other caller.
     func invokeFromPlugin(caller: PluginInstance, call: CallContext, alias: String, command: String,
                           request: [UInt8]) -> (status: Int32, reply: [UInt8]) {
         func refuse(_ status: Status, _ message: String) -> (Int32, [UInt8]) { (status.rawValue, Array(message.utf8)) }
-        guard caller.entry.isGranted(.invoke(alias)) else {
-            return refuse(.denied, "plugin '\(caller.entry.alias)' may not call '\(alias)': the site does not grant \"invoke:\(alias)\"")
-        }
         if call.passedThrough(alias) {
             return refuse(.denied, "plugin '\(caller.entry.alias)' may not call '\(alias)': '\(alias)' is already running this call (\(call.chain.joined(separator: " → ")))")
         }
-        let target: PluginInstance
-        switch instance(alias) {
-        case .success(let t): target = t
-        case .failure(let e): return refuse(e.status == .invalidArgument ? .notFound : e.status, e.message)
-        }
-        guard case .success(let plugin) = resolve(alias), let spec = plugin.catalogue.command(named: command) else {
-            return refuse(.notFound, "plugin '\(alias)' has no command '\(command)'")
-        }
-        // Validate the arguments exactly as the CLI would.
-        let arguments: JSONObject
+        let given: JSONObject
         do {
             let parsed = try JSONParser.parse(bytes: request)
-            arguments = try ArgumentParser.validate(parsed["arguments"]?.objectValue ?? JSONObject(), for: spec, plugin: alias)
-        } catch let error as UsageError {
-            return refuse(.invalidArgument, error.message)
+            if let a = parsed["arguments"], a.objectValue == nil, !a.isNull {
+                return refuse(.invalidArgument, "malformed request to \(alias) \(command): \"arguments\" must be an object")
+            }
+            given = parsed["arguments"]?.objectValue ?? JSONObject()
         } catch {
             return refuse(.invalidArgument, "malformed request to \(alias) \(command): \(error)")
         }
-        let nested = CallContext(flags: call.flags | UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT), progress: call.progress,
-                                 alias: alias, parent: call)
-        return target.invoke(command: command, request: encodeRequest(arguments), call: nested)
+        let prepared: PreparedCall
+        switch router.prepare(alias: alias, .json(command: command, arguments: given), origin: .plugin(caller: caller.entry.alias)) {
+        case .success(let p): prepared = p
+        case .failure(let e): return refuse(e.status, e.message)
+        }
+        let nested = router.context(for: prepared, flags: call.flags, progress: call.progress, parent: call)
+        return router.runRaw(prepared, context: nested)
     }
 }

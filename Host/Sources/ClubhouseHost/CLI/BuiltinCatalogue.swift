@@ -1,0 +1,52 @@
+// The host's own commands, declared in the same catalogue form a plugin's `describe` returns, so
+// `--help`, argument checking, serve's `clubhouse.commands {"plugin": "clubhouse"}` and the overview
+// all read one declaration. `BuiltinCommands` implements them.
+
+import ClubhouseJSON
+
+enum BuiltinCatalogue {
+    /// The name built-in commands go by where a plugin alias would stand.
+    static let name = "clubhouse"
+
+    /// The first words that start a built-in command.
+    static var groups: Set<String> { Set(catalogue.commands.compactMap(\.words.first)) }
+
+    static let json = #"""
+    {"commands": [
+      {"name": "plugins list", "summary": "List the site's plugins with ids, versions and status",
+       "reply": "{site, plugins: [{plugin, id, version, status, error?}]}"},
+      {"name": "plugins info", "summary": "Show a plugin's descriptor, grants and commands",
+       "arguments": [{"name": "plugin", "type": "string", "positional": true, "required": true,
+                      "help": "a name from clubhouse plugins list, or an id"}]},
+      {"name": "plugin validate", "summary": "Check a plugin file in a child process (descriptor, commands, create/destroy)",
+       "arguments": [{"name": "path", "type": "path", "positional": true, "required": true, "help": "the plugin's .so file"},
+                     {"name": "timeout", "type": "number", "default": 30, "help": "seconds each check may take (0-3600)"}]},
+      {"name": "config validate", "summary": "Check a plugins.json and report every problem with file:line:column",
+       "arguments": [{"name": "file", "type": "path", "positional": true, "help": "the file to check (default: --config or the embedded copy)"}]},
+      {"name": "config schema", "summary": "Print the JSON Schema of plugins.json"},
+      {"name": "demo", "summary": "Run every plugin's demo on bundled sample data and write what they make to DIR",
+       "long_running": true,
+       "arguments": [{"name": "out", "type": "path", "help": "output folder (default: ./clubhouse-demo)"}]},
+      {"name": "serve", "summary": "Serve JSON-RPC 2.0 (one JSON object per line) on stdio or a Unix socket",
+       "arguments": [{"name": "socket", "type": "path", "help": "listen on this Unix socket instead of stdio"}]},
+      {"name": "device simulate", "summary": "Run a protocol v0.3 ball machine on tcp:HOST:PORT or unix:PATH",
+       "arguments": [{"name": "kind", "type": "choice", "choices": ["ballmachine"], "positional": true, "required": true,
+                      "help": "the device to simulate"},
+                     {"name": "listen", "type": "string", "required": true, "help": "tcp:127.0.0.1:PORT or unix:PATH"},
+                     {"name": "checksum", "type": "choice", "choices": ["xor", "modbus"], "help": "check byte of each frame"},
+                     {"name": "reject-rate", "type": "number", "help": "share of frames answered NAK (0-1)"},
+                     {"name": "latency", "type": "integer", "help": "milliseconds before each answer (0-10000)"}]},
+      {"name": "help", "summary": "Help for clubhouse, a built-in command, a plugin or a plugin's command",
+       "arguments": [{"name": "topic", "type": "string", "positional": true,
+                      "help": "e.g. putting, or putting bestline, or plugins list"}]}
+    ]}
+    """#
+
+    static let catalogue: CommandCatalog = {
+        switch CommandCatalog.parse(Array(json.utf8), plugin: name) {
+        case .success(let c): return c
+        // The declaration above is part of the program; a test parses it.
+        case .failure(let e): fatalError("the built-in command catalogue is invalid: \(e)")
+        }
+    }()
+}

@@ -1,0 +1,195 @@
+// The one router. Every entry point — the command line, `serve`, a plugin invoking another plugin,
+// background work, `demo` — reaches a plugin's command through `Router.prepare` then `Router.run`:
+// resolve the plugin (and refuse a site that loads one id twice), select the command, validate the
+// arguments against the catalogue, check the caller's grants and chain, build the call context
+// (cancellation, progress, caller chain), call, and apply the background policy.
+
+import CClubhouse
+import ClubhouseABI
+import ClubhouseJSON
+
+/// Where a call comes from; the router applies the rules that differ by origin in one place.
+public enum CallOrigin: Sendable, Equatable {
+    /// `clubhouse PLUGIN COMMAND …` from a shell.
+    case commandLine
+    /// A JSON-RPC client of `serve` (standard input is the channel, so no path argument may be `-`).
+    case server
+    /// Another plugin of the site, through the invoke service.
+    case plugin(caller: String)
+    /// Follow-up work a reply asked for, running in a detached child.
+    case background
+    /// `clubhouse demo`.
+    case demo
+}
+
+/// What the caller asks for, before anything is checked.
+public enum RouteInput: Sendable {
+    /// Command-line words after the plugin alias: the command's name words, then its arguments.
+    case words([String])
+    /// A command by name with a JSON arguments object.
+    case json(command: String, arguments: JSONObject)
+}
+
+/// A refused route: the status it maps to, the message, and which step refused it.
+public struct RouteError: Error, Sendable, CustomStringConvertible {
+    public enum Step: Sendable { case plugin, command, arguments, permission }
+    public var step: Step
+    public var status: Status
+    public var message: String
+    public var description: String { message }
+}
+
+/// A call that passed every check and is ready to run.
+public struct PreparedCall: Sendable {
+    public var plugin: ResolvedPlugin
+    public var command: CommandSpec
+    public var arguments: JSONObject
+    public var origin: CallOrigin
+    public var alias: String { plugin.entry.alias }
+}
+
+/// Starts follow-up work a reply asked for (`{"background": {…}}`), outside the call that asked.
+public protocol BackgroundLauncher: Sendable {
+    func launch(alias: String, command: String, arguments: JSONObject)
+}
+
+public final class Router: @unchecked Sendable {
+    /// The site's runtime, which owns this router.
+    public unowned let runtime: SiteRuntime
+    /// Where background work goes; nil runs none (and says so in the log).
+    public let background: (any BackgroundLauncher)?
+
+    public init(runtime: SiteRuntime, background: (any BackgroundLauncher)?) {
+        self.runtime = runtime
+        self.background = background
+    }
+
+    /// Resolves, selects and validates: everything but the call itself.
+    public func prepare(alias: String, _ input: RouteInput, origin: CallOrigin) -> Result<PreparedCall, RouteError> {
+        if case .plugin(let caller) = origin, let refusal = invokeRefusal(caller: caller, target: alias) {
+            return .failure(refusal)
+        }
+        let plugin: ResolvedPlugin
+        switch runtime.resolve(alias) {
+        case .success(let p): plugin = p
+        case .failure(let e):
+            // Another plugin naming a missing plugin gets `not found`, not a usage error.
+            let status: Status = { if case .plugin = origin, e.status == .invalidArgument { return .notFound } else { return e.status } }()
+            return .failure(RouteError(step: .plugin, status: status, message: e.message))
+        }
+        let command: CommandSpec
+        var rest: [String] = []
+        switch input {
+        case .words(let words):
+            switch ArgumentParser.selectCommand(words, in: plugin.catalogue, plugin: alias) {
+            case .success(let (c, r)): (command, rest) = (c, r)
+            case .failure(let e): return .failure(RouteError(step: .command, status: .invalidArgument, message: e.message))
+            }
+        case .json(let name, _):
+            guard let c = plugin.catalogue.command(named: name) else {
+                var message = "plugin '\(alias)' has no command '\(name)'"
+                if let s = closest(name, among: plugin.catalogue.commands.map(\.name)) { message += "; did you mean '\(s)'?" }
+                return .failure(RouteError(step: .command, status: .notFound, message: message))
+            }
+            command = c
+        }
+        let arguments: JSONObject
+        do {
+            switch input {
+            case .words: arguments = try ArgumentParser.parse(rest, for: command, plugin: alias)
+            case .json(_, let given): arguments = try ArgumentParser.validate(given, for: command, plugin: alias)
+            }
+        } catch {
+            return .failure(RouteError(step: .arguments, status: .invalidArgument, message: error.message))
+        }
+        if origin != .commandLine {
+            // Only a shell has a standard input of its own to give a command.
+            for spec in command.arguments where spec.kind == .path && arguments[spec.name]?.stringValue == "-" {
+                return .failure(RouteError(step: .arguments, status: .invalidArgument,
+                                           message: "argument '\(spec.name)': standard input is not available to \(Router.describe(origin)); pass a file path"))
+            }
+        }
+        return .success(PreparedCall(plugin: plugin, command: command, arguments: arguments, origin: origin))
+    }
+
+    /// The context a prepared call runs with: output flags by origin, the caller's chain when nested.
+    public func context(for call: PreparedCall, flags: UInt32 = 0, progress: (any ProgressSink)? = nil,
+                        parent: CallContext? = nil) -> CallContext {
+        var f = flags
+        switch call.origin {
+        case .server, .plugin, .background: f |= UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT)
+        case .commandLine, .demo: break
+        }
+        return CallContext(flags: f, progress: progress ?? SilentProgress(), alias: call.alias, parent: parent)
+    }
+
+    /// Runs a prepared call and applies the background policy to its outcome.
+    public func run(_ call: PreparedCall, context: CallContext) -> CallOutcome {
+        let outcome = runtime.call(alias: call.alias, command: call.command.name, arguments: call.arguments, context: context)
+        if outcome.status == .ok, let follow = outcome.background {
+            if call.origin == .background {
+                runtime.log.warning("'\(call.alias) \(call.command.name)' asked for more background work ('\(follow.command)') while running in the background; not started")
+            } else if let background {
+                background.launch(alias: call.alias, command: follow.command, arguments: follow.arguments)
+            } else {
+                runtime.log.warning("'\(call.alias) \(call.command.name)' asked for background work ('\(follow.command)') but this host runs none")
+            }
+        }
+        return outcome
+    }
+
+    /// prepare + context + run, for callers with nothing to do in between.
+    public func route(alias: String, _ input: RouteInput, origin: CallOrigin, flags: UInt32 = 0,
+                      progress: (any ProgressSink)? = nil, parent: CallContext? = nil) -> CallOutcome {
+        switch prepare(alias: alias, input, origin: origin) {
+        case .failure(let e): return .failure(e.status, e.message)
+        case .success(let call): return run(call, context: context(for: call, flags: flags, progress: progress, parent: parent))
+        }
+    }
+
+    /// A plugin calling another: it needs the grant, and the target must not already be in its chain.
+    private func invokeRefusal(caller: String, target: String) -> RouteError? {
+        guard let entry = runtime.site.plugin(alias: caller), entry.isGranted(.invoke(target)) else {
+            return RouteError(step: .permission, status: .denied,
+                              message: "plugin '\(caller)' may not call '\(target)': the site does not grant \"invoke:\(target)\"")
+        }
+        return nil
+    }
+
+    static func describe(_ origin: CallOrigin) -> String {
+        switch origin {
+        case .commandLine: return "the command line"
+        case .server: return "a JSON-RPC call (it is the serve channel)"
+        case .plugin(let caller): return "a call from plugin '\(caller)'"
+        case .background: return "background work"
+        case .demo: return "the demo"
+        }
+    }
+}
+
+extension Router {
+    /// `run` for the invoke service: the calling plugin gets the reply's bytes as they are; the
+    /// background policy still applies when the reply asks for follow-up work.
+    func runRaw(_ call: PreparedCall, context: CallContext) -> (Int32, [UInt8]) {
+        let (status, reply) = runtime.callRaw(alias: call.alias, command: call.command.name, arguments: call.arguments, context: context)
+        if status == Status.ok.rawValue, Router.mentionsBackground(reply) {
+            let outcome = SiteRuntime.outcome(status: status, reply: reply, alias: call.alias, command: call.command.name)
+            if let follow = outcome.background, let background {
+                background.launch(alias: call.alias, command: follow.command, arguments: follow.arguments)
+            }
+        }
+        return (status, reply)
+    }
+
+    /// Whether a reply may carry `"background"` (most do not; they need no parse).
+    static func mentionsBackground(_ reply: [UInt8]) -> Bool {
+        let needle = Array("\"background\"".utf8)
+        guard reply.count >= needle.count else { return false }
+        var i = 0
+        while i + needle.count <= reply.count {
+            if reply[i] == needle[0] && Array(reply[i..<(i + needle.count)]) == needle { return true }
+            i += 1
+        }
+        return false
+    }
+}
