@@ -25,6 +25,7 @@ products += [
     .library(name: "ClubhouseJSON", targets: ["ClubhouseJSON"]),
     .library(name: "ClubhouseHashing", targets: ["ClubhouseHashing"]),
     .library(name: "ClubhouseHost", targets: ["ClubhouseHost"]),
+    .library(name: "ClubhousePlatform", targets: ["ClubhousePlatform"]),
 ] + features.map { .library(name: "\($0)Core", targets: ["\($0)Core"]) }
 
 #if arch(x86_64)
@@ -47,9 +48,15 @@ var targets: [Target] = [
     // The host: loader, site configuration, brokers, router, runner; and the executable that wires them.
     .systemLibrary(name: "CSQLite", path: "Host/Sources/CSQLite", pkgConfig: "sqlite3",
                    providers: [.apt(["libsqlite3-dev"])]),
-    .target(name: "ClubhouseHost", dependencies: ["CClubhouse", "ClubhouseABI", "CSQLite", "ClubhouseJSON"],
+    // Three layers, each depending only on the one below: platform (descriptors, spawning, locks,
+    // files) → host (loader, configuration, brokers, runtime, router, runner) → front ends (command
+    // line, JSON-RPC server, help). The executable's main only wires them.
+    .target(name: "ClubhousePlatform", path: "Host/Sources/Platform"),
+    .target(name: "ClubhouseHost", dependencies: ["ClubhousePlatform", "CClubhouse", "ClubhouseABI", "CSQLite", "ClubhouseJSON"],
             path: "Host/Sources/ClubhouseHost"),
-    .executableTarget(name: "clubhouse", dependencies: ["ClubhouseHost"], path: "Host/Sources/clubhouse"),
+    .target(name: "ClubhouseFrontEnds", dependencies: ["ClubhouseHost", "ClubhousePlatform", "CClubhouse", "ClubhouseABI", "ClubhouseJSON"],
+            path: "Host/Sources/FrontEnds"),
+    .executableTarget(name: "clubhouse", dependencies: ["ClubhouseFrontEnds"], path: "Host/Sources/clubhouse"),
 
     // Example plugins for third-party authors: one in plain C against the header alone, one in Swift.
     .target(name: "NotesC", dependencies: ["CClubhouse"], path: "Plugins/Examples/NotesC",
@@ -59,7 +66,7 @@ var targets: [Target] = [
 
     // Release-build benchmarks (Benchmarks/run.sh runs them beside the peers).
     .executableTarget(name: "clubhouse-bench",
-                      dependencies: ["ClubhouseHost", "ClubhouseJSON", "ClubhouseHashing", "CSQLite", "CClubhouse", "ClubhouseABI"] + features.map { .target(name: "\($0)Core") },
+                      dependencies: ["ClubhouseFrontEnds", "ClubhouseHost", "ClubhousePlatform", "ClubhouseJSON", "ClubhouseHashing", "CSQLite", "CClubhouse", "ClubhouseABI"] + features.map { .target(name: "\($0)Core") },
                       path: "Benchmarks/Sources/clubhouse-bench"),
     // The floor for the cold-start benchmark: a Swift program that links Foundation and SQLite and does nothing.
     .executableTarget(name: "clubhouse-baseline", dependencies: ["CSQLite"], path: "Benchmarks/Sources/clubhouse-baseline"),
@@ -71,7 +78,9 @@ var targets: [Target] = [
     .testTarget(name: "ClubhouseGraphicsTests", dependencies: ["ClubhouseGraphics"], path: "Tests/ClubhouseGraphicsTests"),
     .testTarget(name: "ClubhouseHashingTests", dependencies: ["ClubhouseHashing"], path: "Tests/ClubhouseHashingTests"),
     .testTarget(name: "PluginKitTests", dependencies: ["PluginKit"], path: "Tests/PluginKitTests"),
-    .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "CSQLite"], path: "Tests/ClubhouseHostTests"),
+    .testTarget(name: "ClubhousePlatformTests", dependencies: ["ClubhousePlatform"], path: "Tests/ClubhousePlatformTests"),
+    .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "ClubhousePlatform", "CSQLite"], path: "Tests/ClubhouseHostTests"),
+    .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost"], path: "Tests/ClubhouseFrontEndsTests"),
     .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseJSON", "CSQLite"], path: "Tests/EndToEndTests"),
 ]
 /// The content hashes plugins share: the putting catalog and the practice kernel.

@@ -1,4 +1,5 @@
 import ClubhouseJSON
+import ClubhousePlatform
 import XCTest
 @testable import ClubhouseHost
 

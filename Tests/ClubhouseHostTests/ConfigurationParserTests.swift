@@ -1,4 +1,5 @@
 import ClubhouseJSON
+import ClubhousePlatform
 import XCTest
 @testable import ClubhouseHost
 
@@ -91,21 +92,7 @@ final class ConfigurationParserTests: XCTestCase {
         XCTAssertEqual(c.sites["a"]?.devices["m"]?.trace, true)
         XCTAssertEqual(c.sites["a"]?.devices["n"]?.transport, .tcp(host: "::1", port: 9000))
         XCTAssertEqual(c.sites["a"]?.plugins.first?.timeoutMilliseconds, 500)
-        XCTAssertEqual(GlobalOptions().resolveDataDirectory(c), "/etc/clubhouse/data")
+        XCTAssertEqual(FileSystem.absolute(c.dataDirectory ?? "", relativeTo: c.baseDirectory), "/etc/clubhouse/data")
         XCTAssertEqual(c.defaultSite, "a", "without default_site and without a site named default, the first site")
-    }
-
-    func testGlobalOptionsComeFromFlagsAnywhereAndTheEnvironment() throws {
-        let env = ["CLUBHOUSE_SITE": "envsite", "CLUBHOUSE_DATA_DIR": "/data", "NO_COLOR": "1"]
-        let o = try GlobalOptions.parse(["putting", "--json", "bestline", "-vv", "--site=club", "--hole", "3"]) { env[$0] }
-        XCTAssertEqual(o.words, ["putting", "bestline", "--hole", "3"])
-        XCTAssertTrue(o.json)
-        XCTAssertEqual(o.verbosity, 2)
-        XCTAssertEqual(o.site, "club")
-        XCTAssertEqual(o.dataDirectory, "/data")
-        XCTAssertFalse(o.color)
-        let passthrough = try GlobalOptions.parse(["notes", "add", "--", "--json"]) { _ in nil }
-        XCTAssertEqual(passthrough.words, ["notes", "add", "--", "--json"])
-        XCTAssertFalse(passthrough.json)
     }
 }

@@ -11,16 +11,4 @@ final class ProgressBarTests: XCTestCase {
         XCTAssertEqual(TerminalProgressBar.duration(125), "2m5s")
         XCTAssertEqual(TerminalProgressBar.duration(7_380), "2h3m")
     }
-
-    func testTheBarIsDrawnOnlyOnATerminalAndNotWithQuietOrJSON() throws {
-        var options = GlobalOptions()
-        options.quiet = true
-        XCTAssertFalse(Session.wouldShowProgress(options: options, terminal: true))
-        options.quiet = false
-        options.json = true
-        XCTAssertFalse(Session.wouldShowProgress(options: options, terminal: true))
-        options.json = false
-        XCTAssertFalse(Session.wouldShowProgress(options: options, terminal: false), "quiet in pipes")
-        XCTAssertTrue(Session.wouldShowProgress(options: options, terminal: true))
-    }
 }

@@ -4,7 +4,9 @@
 //  - `serve` throughput over a Unix socket from one local client pipelining small requests
 //    (≥ 20,000 requests/s).
 
+import ClubhouseFrontEnds
 import ClubhouseHost
+import ClubhousePlatform
 import ClubhouseJSON
 #if canImport(Glibc)
 import Glibc

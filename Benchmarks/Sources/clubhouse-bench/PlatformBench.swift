@@ -7,7 +7,9 @@
 
 import CClubhouse
 import CSQLite
+import ClubhouseFrontEnds
 import ClubhouseHost
+import ClubhousePlatform
 import ClubhouseJSON
 #if canImport(Glibc)
 import Glibc

@@ -8,7 +8,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ClubhouseFrontEnds
 import ClubhouseHost
+import ClubhousePlatform
 import Dispatch
 import TennisCore
 

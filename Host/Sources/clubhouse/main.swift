@@ -1,6 +1,7 @@
-// clubhouse: wires the host library to the process. Everything else lives in ClubhouseHost.
+// clubhouse: wires the front ends (command line, serve) to the process; they build the host on the
+// platform layer. Everything else lives in those modules.
 
-import ClubhouseHost
+import ClubhouseFrontEnds
 #if canImport(Glibc)
 import Glibc
 #endif

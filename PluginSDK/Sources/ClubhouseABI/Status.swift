@@ -26,11 +26,13 @@ public enum Status: Int32, Sendable, CaseIterable {
     /// The header's short name, eg: "invalid-argument".
     public var name: String { String(cString: clubhouse_status_name(rawValue)) }
 
-    /// The process exit code for a command that ended with this status: 0 ok, 2 usage error, 1 otherwise.
+    /// The process exit code for a command that ended with this status: 0 ok, 2 usage error,
+    /// 130 cancelled (as a shell reports Ctrl-C), 1 otherwise.
     public var exitCode: Int32 {
         switch self {
         case .ok, .row, .done: return 0
         case .invalidArgument: return 2
+        case .cancelled: return 130
         default: return 1
         }
     }

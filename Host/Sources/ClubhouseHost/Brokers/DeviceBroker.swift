@@ -1,6 +1,7 @@
 // Device broker: a plugin opens a logical device by name; the site maps the name to a transport.
 // Only plugins granted "device:NAME" may open it; with "trace": true every byte is logged in hex.
 
+import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON

@@ -1,5 +1,6 @@
 // Log broker: plugin and host messages to stderr, filtered by level (--verbose raises it).
 
+import ClubhousePlatform
 import CClubhouse
 #if canImport(Glibc)
 import Glibc

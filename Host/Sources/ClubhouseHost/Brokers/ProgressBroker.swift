@@ -2,6 +2,7 @@
 // nothing in a pipe or with --quiet, JSON-RPC notifications under `serve`.
 
 #if canImport(Glibc)
+import ClubhousePlatform
 import Glibc
 #endif
 

@@ -1,6 +1,7 @@
 // Storage broker: one SQLite database per site per plugin, fenced in by an authorizer, with
 // transactions (nested = savepoints) and per-plugin migrations recorded by the host.
 
+import ClubhousePlatform
 import CClubhouse
 import CSQLite
 #if canImport(Glibc)

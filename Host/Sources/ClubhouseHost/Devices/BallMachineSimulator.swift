@@ -4,6 +4,7 @@
 // of CRC-16/Modbus (later firmware). Bad frames are rejected; good ones accepted, then completed.
 
 #if canImport(Glibc)
+import ClubhousePlatform
 import Glibc
 #endif
 import Dispatch

@@ -152,7 +152,7 @@ public enum Transport {
         return fd
     }
 
-    static func fillUnixAddress(_ address: inout sockaddr_un, _ path: String) -> Bool {
+    package static func fillUnixAddress(_ address: inout sockaddr_un, _ path: String) -> Bool {
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)

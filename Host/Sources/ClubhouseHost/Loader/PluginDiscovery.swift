@@ -4,6 +4,7 @@
 // down. Every answer is cached by path, mtime and size (as GStreamer's registry does), so a
 // command loads only the plugins it uses.
 
+import ClubhousePlatform
 import ClubhouseJSON
 #if canImport(Glibc)
 import Glibc

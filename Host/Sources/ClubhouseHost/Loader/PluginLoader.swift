@@ -2,6 +2,7 @@
 // file → ELF shared object → dlopen(RTLD_NOW|RTLD_LOCAL|RTLD_NODELETE) → entry symbol →
 // magic → ABI major → struct_size → mandatory fields → id/version syntax → toolchain fingerprint.
 
+import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 #if canImport(Glibc)
@@ -120,7 +121,7 @@ public final class PluginLoader: @unchecked Sendable {
     /// The minimum descriptor size: everything ABI 1.0 defines.
     static let minimumDescriptorSize = MemoryLayout<clubhouse_plugin_descriptor>.size
 
-    static func open(path: String) throws(LoadError) -> PluginLibrary {
+    package static func open(path: String) throws(LoadError) -> PluginLibrary {
         try checkELF(path: path)
         dlerror()
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {

@@ -1,6 +1,7 @@
 // Turns command-line words (or a JSON arguments object from JSON-RPC / invoke) into the typed
 // arguments a command declares, with a usage error naming the argument when something is off.
 
+import ClubhousePlatform
 import ClubhouseJSON
 
 /// A usage mistake: the CLI prints it and exits with 2.

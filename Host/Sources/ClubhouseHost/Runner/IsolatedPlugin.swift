@@ -4,6 +4,7 @@
 // timeout, or garbage on the pipe becomes an error naming the plugin and the cause; the next call
 // starts a new runner.
 
+import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON

@@ -3,6 +3,7 @@
 // travel with the next step, and a row arrives whole with its step, so a query costs one round
 // trip per row. Log and progress are one-way; progress updates are thinned to 20 a second.
 
+import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON

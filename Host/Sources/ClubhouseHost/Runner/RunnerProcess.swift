@@ -2,6 +2,7 @@
 // host struct whose services are proxies over the wire to the real host. If the plugin crashes,
 // aborts or hangs, only this process dies; the host reports it and starts a new runner.
 
+import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
@@ -225,9 +226,9 @@ final class ProxyDevice {
     }
 }
 
-enum RunnerProcess {
+package enum RunnerProcess {
     /// The runner's main: load, say hello, then serve create/invoke/destroy until the host leaves.
-    static func run(path: String) -> Int32 {
+    package static func run(path: String) -> Int32 {
         // The protocol owns fds 3 and 4; anything the plugin prints goes to stderr.
         dup2(2, 1)
         let channel = WireChannel(input: 3, output: 4)

@@ -4,6 +4,7 @@
 // blobs pass without JSON. Every read is bounded by a deadline; anything malformed is an error.
 
 #if canImport(Glibc)
+import ClubhousePlatform
 import Glibc
 #endif
 

@@ -7,6 +7,7 @@
 // held only inside `enter`/`leave` and never while calling out.
 
 #if canImport(Glibc)
+import ClubhousePlatform
 import Glibc
 #endif
 

@@ -1,6 +1,7 @@
 // A created plugin instance: its host struct (with the services the site grants), its database,
 // and the lock that serializes calls into it unless the plugin declared itself thread-safe.
 
+import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON

@@ -1,6 +1,7 @@
 // The running site: resolves each configured plugin to a checked library, creates instances on
 // first use, owns the brokers, and runs calls (from the CLI, JSON-RPC, or another plugin).
 
+import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
@@ -94,7 +95,7 @@ public final class SiteRuntime: @unchecked Sendable {
         self.log = log
         self.loader = loader
         // Devices, runners and clients can vanish mid-write: that must be an error, not SIGPIPE.
-        signal(SIGPIPE, SIG_IGN)
+        Signals.ignoreBrokenPipes()
         var tail = Array(#","cwd":"#.utf8)
         JSONWriter.appendQuoted(workingDirectory, to: &tail)
         tail.append(UInt8(ascii: "}"))

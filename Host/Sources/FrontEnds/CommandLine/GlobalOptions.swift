@@ -1,3 +1,5 @@
+import ClubhouseHost
+import ClubhousePlatform
 import ClubhouseABI
 // The options every clubhouse command understands, from flags and the environment:
 // --site, --config, --data-dir, --json, --quiet, --verbose, --version, --help, --strict, --no-color;

@@ -3,7 +3,7 @@
 //
 // Methods:
 //   clubhouse.plugins                          → [{plugin, id, version, summary, isolated}]
-//   clubhouse.commands {plugin}                → the plugin's command catalogue
+//   clubhouse.commands {plugin}                → the plugin's command catalogue ("clubhouse": the built-in commands)
 //   clubhouse.call {plugin, command, arguments, progress?}
 //                                              → the command's data; with progress: true the
 //                                                server sends clubhouse.progress notifications
@@ -14,6 +14,8 @@
 // Requests run concurrently on worker threads; the host serializes calls into a plugin that is
 // not thread-safe. Malformed input gets a JSON-RPC error and the server keeps serving.
 
+import ClubhouseHost
+import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
@@ -108,7 +110,7 @@ final class JSONRPCServer: @unchecked Sendable {
             throw CLIError(status: .invalidArgument, message: "usage: clubhouse serve [--socket PATH]")
         }
         let server = JSONRPCServer(session: session)
-        signal(SIGPIPE, SIG_IGN)
+        Signals.ignoreBrokenPipes()
         if let socketPath {
             try server.serveSocket(FileSystem.absolute(socketPath))
         } else {
@@ -264,6 +266,21 @@ final class JSONRPCServer: @unchecked Sendable {
         }
     }
 
+    /// A catalogue as `clubhouse.commands` answers it (the same form for plugins and the host's own).
+    static func describe(_ catalogue: CommandCatalog) -> JSONValue {
+        .array(catalogue.commands.map { c -> JSONValue in
+            let arguments: [JSONValue] = c.arguments.map { a -> JSONValue in
+                var arg: JSONObject = ["name": .string(a.name), "type": .string(a.kind.rawValue), "required": .bool(a.required)]
+                if let d = a.defaultValue { arg["default"] = d }
+                if !a.choices.isEmpty { arg["choices"] = .array(a.choices.map { .string($0) }) }
+                if !a.help.isEmpty { arg["help"] = .string(a.help) }
+                return .object(arg)
+            }
+            return ["name": .string(c.name), "summary": .string(c.summary), "long_running": .bool(c.longRunning),
+                    "arguments": .array(arguments)]
+        })
+    }
+
     func perform(_ method: String, _ params: JSONObject, id: JSONValue?, connection: RPCConnection) throws(Failure) -> JSONValue {
         let runtime = session.runtime
         switch method {
@@ -283,19 +300,9 @@ final class JSONRPCServer: @unchecked Sendable {
             return .array(list)
         case "clubhouse.commands":
             guard let alias = params["plugin"]?.stringValue else { throw Failure(-32602, "invalid params: plugin (a string) is required") }
+            if alias == BuiltinCatalogue.name { return JSONRPCServer.describe(BuiltinCatalogue.catalogue) }
             switch runtime.resolve(alias) {
-            case .success(let p):
-                return .array(p.catalogue.commands.map { c -> JSONValue in
-                    let arguments: [JSONValue] = c.arguments.map { a -> JSONValue in
-                        var arg: JSONObject = ["name": .string(a.name), "type": .string(a.kind.rawValue), "required": .bool(a.required)]
-                        if let d = a.defaultValue { arg["default"] = d }
-                        if !a.choices.isEmpty { arg["choices"] = .array(a.choices.map { .string($0) }) }
-                        if !a.help.isEmpty { arg["help"] = .string(a.help) }
-                        return .object(arg)
-                    }
-                    return ["name": .string(c.name), "summary": .string(c.summary), "long_running": .bool(c.longRunning),
-                            "arguments": .array(arguments)]
-                })
+            case .success(let p): return JSONRPCServer.describe(p.catalogue)
             case .failure(let e): throw Failure(-32001, e.message)
             }
         case "clubhouse.cancel":

@@ -1,6 +1,8 @@
 // Modes the host runs in its own child processes: probing a plugin file, validating one, and
 // running background work a reply asked for.
 
+import ClubhouseHost
+import ClubhousePlatform
 import ClubhouseJSON
 import Dispatch
 

@@ -5,11 +5,11 @@
 import Glibc
 #endif
 
-enum Descriptor {
+public enum Descriptor {
     /// Writes every byte, retrying after EINTR and waiting (up to `timeoutMilliseconds`, -1 =
     /// forever) while a non-blocking descriptor is full. Returns nil, or what went wrong.
     /// SIGPIPE is ignored by the host, so a closed peer is an EPIPE error here, not a signal.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, timeoutMilliseconds: Int32 = -1) -> String? {
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, timeoutMilliseconds: Int32 = -1) -> String? {
         guard let base = bytes.baseAddress else { return nil }
         var offset = 0
         while offset < bytes.count {
@@ -29,16 +29,16 @@ enum Descriptor {
         return nil
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], timeoutMilliseconds: Int32 = -1) -> String? {
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], timeoutMilliseconds: Int32 = -1) -> String? {
         bytes.withUnsafeBytes { writeAll(fd, $0, timeoutMilliseconds: timeoutMilliseconds) }
     }
 }
 
 /// A detached POSIX thread running a closure.
-enum Thread {
+public enum Thread {
     final class Box { let body: () -> Void; init(_ b: @escaping () -> Void) { body = b } }
 
-    static func detach(_ body: @escaping () -> Void) {
+    public static func detach(_ body: @escaping () -> Void) {
         var thread = pthread_t()
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         let rc = pthread_create(&thread, nil, { raw in

@@ -2,6 +2,8 @@
 // `clubhouse <plugin> <command> [--arg value …]` routed to plugins. Exit codes: 0 ok, 1 failure,
 // 2 usage error.
 
+import ClubhouseHost
+import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
@@ -14,7 +16,7 @@ public enum CommandLineTool {
     /// Runs the tool and returns the process exit code.
     public static func run(_ arguments: [String]) -> Int32 {
         // A closed pipe (a reader that went away, a dead runner) is an error to handle, not death.
-        signal(SIGPIPE, SIG_IGN)
+        Signals.ignoreBrokenPipes()
         // Internal modes used by the host itself (child processes).
         if let first = arguments.first, first.hasPrefix("__") {
             return InternalModes.run(first, Array(arguments.dropFirst()))

@@ -2,6 +2,7 @@
 // The checks run in a child process (`clubhouse __validate PATH`) that prints one JSON line per
 // check as it goes, so a plugin that crashes or hangs is reported with the check it broke.
 
+import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
@@ -56,7 +57,7 @@ public enum PluginValidator {
 
     /// The child side: runs every check, printing one JSON line each, stopping at the first failure
     /// that makes later checks meaningless. Returns the exit code (0 all passed, 1 a check failed).
-    static func runChecks(path: String) -> Int32 {
+    package static func runChecks(path: String) -> Int32 {
         func report(_ index: Int, _ passed: Bool, _ detail: String = "") {
             let line: JSONValue = ["name": .string(stages[index]), "passed": .bool(passed), "detail": .string(detail)]
             StandardStreams.writeOutput(JSONWriter.compact(line) + "\n")

@@ -100,7 +100,7 @@ public enum Subprocess {
     }
 
     /// A pipe whose ends close on exec (the child gets only what dup2 gives it).
-    static func makePipe(_ fds: inout [Int32]) -> Bool {
+    public static func makePipe(_ fds: inout [Int32]) -> Bool {
         guard pipe(&fds) == 0 else { return false }
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)

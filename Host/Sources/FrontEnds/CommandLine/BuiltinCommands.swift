@@ -1,6 +1,8 @@
 // The host's own commands: plugins list/info, plugin validate, config validate/schema, demo,
 // device simulate, serve.
 
+import ClubhouseHost
+import ClubhousePlatform
 import ClubhouseABI
 import ClubhouseJSON
 #if canImport(Glibc)

@@ -2,6 +2,8 @@
 // `--help`, argument checking, serve's `clubhouse.commands {"plugin": "clubhouse"}` and the overview
 // all read one declaration. `BuiltinCommands` implements them.
 
+import ClubhousePlatform
+import ClubhouseHost
 import ClubhouseJSON
 
 enum BuiltinCatalogue {

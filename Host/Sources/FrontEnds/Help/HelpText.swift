@@ -1,5 +1,7 @@
 // --help at every level, generated from the commands' declarations.
 
+import ClubhousePlatform
+import ClubhouseHost
 import ClubhouseJSON
 
 enum HelpText {
@@ -42,7 +44,7 @@ enum HelpText {
           --version         print the version
           --help, -h        help for clubhouse, a plugin, or a command
 
-        Exit codes: 0 ok, 1 failure, 2 usage error.
+        Exit codes: 0 ok, 1 failure, 2 usage error or invalid input, 130 cancelled (Ctrl-C).
         Run 'clubhouse <plugin> --help' for a plugin's commands.
 
         """

@@ -1,0 +1,35 @@
+// The host's own commands are declared like a plugin's: the declaration parses, help and serve read it.
+
+import ClubhouseHost
+import ClubhouseJSON
+import XCTest
+@testable import ClubhouseFrontEnds
+
+final class BuiltinCatalogueTests: XCTestCase {
+    func testTheDeclarationParsesAndNamesEveryBuiltIn() {
+        let names = BuiltinCatalogue.catalogue.commands.map(\.name)
+        XCTAssertEqual(names, ["plugins list", "plugins info", "plugin validate", "config validate", "config schema",
+                               "demo", "serve", "device simulate", "help"])
+        XCTAssertEqual(BuiltinCatalogue.groups, ["plugins", "plugin", "config", "demo", "serve", "device", "help"])
+    }
+
+    func testHelpAndServeDescribeTheSameDeclaration() throws {
+        let validate = try XCTUnwrap(BuiltinCatalogue.catalogue.command(named: "plugin validate"))
+        XCTAssertEqual(HelpText.synopsis(validate), "plugin validate PATH [--timeout X]")
+        XCTAssertTrue(HelpText.command(validate, plugin: nil).contains("Usage: clubhouse plugin validate PATH [--timeout X]"))
+        let described = JSONRPCServer.describe(BuiltinCatalogue.catalogue).arrayValue ?? []
+        XCTAssertEqual(described.compactMap { $0["name"]?.stringValue }, BuiltinCatalogue.catalogue.commands.map(\.name))
+        XCTAssertEqual(described[2]["arguments"]?.arrayValue?[1]["default"]?.intValue, 30)
+    }
+
+    func testBuiltInArgumentsAreCheckedLikeAPluginsArguments() throws {
+        let simulate = try XCTUnwrap(BuiltinCatalogue.catalogue.command(named: "device simulate"))
+        XCTAssertThrowsError(try ArgumentParser.parse(["ballmachine", "--listen", "tcp:127.0.0.1:9", "--latency", "soon"],
+                                                       for: simulate, plugin: BuiltinCatalogue.name)) { error in
+            XCTAssertEqual((error as? UsageError)?.message, "--latency must be an integer, got 'soon'")
+        }
+        XCTAssertThrowsError(try ArgumentParser.parse(["ballmachine"], for: simulate, plugin: BuiltinCatalogue.name)) { error in
+            XCTAssertTrue((error as? UsageError)?.message.contains("see clubhouse device simulate --help") ?? false, "\(error)")
+        }
+    }
+}
