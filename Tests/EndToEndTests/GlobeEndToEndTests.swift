@@ -43,7 +43,7 @@ final class GlobeEndToEndTests: XCTestCase {
         try c.fail(["globe", "visit", "FR", "--city", "Gotham"], exitCode: 2, contains: ["'Gotham' is not a city of France (FR)"])
         try c.fail(["globe", "list", "--visited", "--wishlist"], exitCode: 2, contains: ["give --visited or --wishlist, not both"])
         try c.fail(["globe", "mesh", "--out", "globe.stl"], exitCode: 2, contains: ["expected a name ending in .gltf or .obj"])
-        try c.fail(["globe", "map", "--svg", "/proc/clubhouse/map.svg"], exitCode: 1, contains: ["/proc/clubhouse: cannot create folder"])
+        try c.fail(["globe", "map", "--svg", "/proc/clubhouse/map.svg"], exitCode: 1, contains: ["the folder /proc/clubhouse does not exist"])
         try c.fail(["globe", "challenge", "show", "--date", "2999-01-01"], exitCode: 1, contains: ["locked until that day"])
         try c.fail(["globe", "challenge", "show", "--date", "1/2/2026"], exitCode: 2, contains: ["invalid date '1/2/2026'; use YYYY-MM-DD"])
         let bad = try c.write("bad.geojson", "{\"type\": \"FeatureCollection\",\n \"features\": [{\"type\": \"Feature\", \"geometry\": {\"type\": \"Point\", \"coordinates\": [200, 0]}}]}")

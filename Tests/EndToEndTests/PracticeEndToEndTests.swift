@@ -74,6 +74,7 @@ final class PracticeEndToEndTests: XCTestCase {
         XCTAssertTrue(detail.contains("ALL SHOTS (6)") && detail.contains("A SHOTS ONLY (5)"), detail)
 
         let svg = c.path("charts/7i.svg")
+        try FileManager.default.createDirectory(atPath: c.path("charts"), withIntermediateDirectories: true)
         let trend = try c.succeed(["practice", "trends", "--club", "7I", "--svg", svg, "--json"]).json()
         XCTAssertEqual(trend["points"]?.arrayValue?.count, 2)
         let weighted = trend["weighted_a_percent"]?.doubleValue ?? -1

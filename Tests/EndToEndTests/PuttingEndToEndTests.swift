@@ -121,6 +121,7 @@ final class PuttingEndToEndTests: XCTestCase {
         let c = try Clubhouse()
         _ = try importPresidio(c)
         let svg = c.path("out/hole1.svg")
+        try FileManager.default.createDirectory(atPath: c.path("out"), withIntermediateDirectories: true)
         let rendered = try c.succeed(["putting", "render", "--course", "presidio", "--hole", "1", "--ball", ball, "--flag", flag,
                                       "--svg", svg, "--width", "600"])
         XCTAssertTrue(rendered.stdout.hasPrefix("Wrote \(svg): SVG of "), rendered.stdout)

@@ -4,7 +4,12 @@
 
 import CClubhouse
 import ClubhouseJSON
+import Dispatch
+import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import PluginKit
 
 final class Echo: Plugin {
@@ -157,5 +162,77 @@ final class PluginKitTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("name"), "\(error)")
         }
         XCTAssertThrowsError(try args.string("absent"))
+    }
+}
+
+/// The one rule for output paths (Files.swift): what each kind of existing path becomes after a write.
+final class OutputPathTests: XCTestCase {
+    private var folder = ""
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("outputs-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(atPath: folder) }
+
+    func testARegularFileIsReplacedAndANewOneCreated() throws {
+        let path = folder + "/a.svg"
+        try Files.write(path, text: "one")
+        try Files.write(path, text: "two")
+        XCTAssertEqual(try Files.readText(path), "two")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), ["a.svg"], "no temporary file left")
+    }
+
+    func testASymlinkIsWrittenThroughAndStaysALink() throws {
+        let target = folder + "/real.svg", link = folder + "/link.svg"
+        try Files.write(target, text: "old")
+        XCTAssertEqual(symlink("real.svg", link), 0)
+        try Files.write(link, text: "new")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link), "real.svg", "the link is still a link")
+        XCTAssertEqual(try Files.readText(target), "new", "its target got the bytes")
+    }
+
+    func testAFIFOIsWrittenAsAStreamNotReplaced() throws {
+        let fifo = folder + "/pipe"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let reader = DispatchQueue(label: "fifo reader")
+        nonisolated(unsafe) var got = ""
+        let done = DispatchSemaphore(value: 0)
+        reader.async {
+            got = (try? Files.readText(fifo)) ?? "read failed"
+            done.signal()
+        }
+        try Files.write(fifo, text: "through the pipe")
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(got, "through the pipe")
+        var st = stat()
+        XCTAssertEqual(lstat(fifo, &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFIFO, "still a FIFO")
+    }
+
+    func testADeviceIsWrittenAsAStreamAndItsErrorsReported() throws {
+        try Files.write("/dev/null", text: "discarded")
+        var st = stat()
+        XCTAssertEqual(stat("/dev/null", &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFCHR, "/dev/null is still a device")
+        XCTAssertThrowsError(try Files.write("/dev/full", text: "no room")) { error in
+            XCTAssertTrue("\(error)".contains("/dev/full: write failed"), "\(error)")
+        }
+        XCTAssertEqual(stat("/dev/full", &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFCHR, "/dev/full is still a device")
+    }
+
+    func testAMissingFolderAFolderAndASocketAreRefused() throws {
+        XCTAssertThrowsError(try Files.write(folder + "/no/such/dir/g.svg", text: "x")) { error in
+            XCTAssertTrue("\(error)".contains("the folder \(folder)/no/such/dir does not exist"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder + "/no"), "nothing was created")
+        XCTAssertThrowsError(try Files.write(folder, text: "x")) { error in
+            XCTAssertTrue("\(error)".contains("is a folder"), "\(error)")
+        }
+        XCTAssertThrowsError(try Files.readText(folder)) { error in
+            XCTAssertTrue("\(error)".contains("is a folder, not a file"), "\(error)")
+        }
     }
 }

@@ -1,6 +1,15 @@
 // Reading inputs and writing outputs (pictures, exports, demo folders) with the messages a user
-// needs: which file, what went wrong, what to do. Writes are atomic (temporary file + rename) and
-// create missing parent folders, so a demo or an export never leaves half a file behind.
+// needs: which file, what went wrong, what to do.
+//
+// One rule for every output path a plugin writes:
+//   - "-" is standard output;
+//   - a regular file (or a new one) is replaced atomically (temporary file beside it + rename), so an
+//     export never leaves half a file behind;
+//   - a symbolic link is written through to its target (the link stays a link);
+//   - a FIFO or a device is written as a stream and never replaced (`--svg /dev/full` is an error,
+//     not a new regular file where the device was); a socket or a folder is refused;
+//   - a missing parent folder is an error naming it (only folder outputs, like a demo's `--out`,
+//     create folders, through `createDirectory`).
 
 #if canImport(Glibc)
 import Glibc
@@ -9,10 +18,15 @@ import Glibc
 public enum Files {
     /// Reads a whole file ("-" reads standard input). Refuses files above `limit` bytes.
     public static func read(_ path: String, limit: Int = 256 << 20) throws -> [UInt8] {
+        if path != "-" && isDirectory(path) {
+            throw PluginError.invalidArgument("\(path) is a folder, not a file; give the path of the file to read")
+        }
         let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw PluginError(errno == ENOENT ? .notFound : .io, "\(path): cannot read (\(reason)); check the path")
+            let code = errno
+            let reason = String(cString: strerror(code))
+            let hint = code == EACCES ? "check its permissions" : code == ENOENT ? "check the path" : "check the file"
+            throw PluginError(code == ENOENT ? .notFound : .io, "\(path): cannot read (\(reason)); \(hint)")
         }
         defer { if fd != 0 { close(fd) } }
         var bytes: [UInt8] = []
@@ -37,32 +51,86 @@ public enum Files {
         String(decoding: try read(path, limit: limit), as: UTF8.self)
     }
 
-    /// Writes a file atomically, creating missing parent folders.
+    /// Writes an output by the rule at the top of this file.
     public static func write(_ path: String, _ bytes: [UInt8]) throws {
-        try createDirectory(directoryName(path))
-        let temporary = path + ".partial-\(getpid())"
+        if path == "-" { return try stream(bytes, to: 1, path: "standard output") }
+        let target = try followLinks(path)
+        var st = stat()
+        if lstat(target, &st) == 0 {
+            switch st.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFDIR: throw PluginError.invalidArgument("\(path) is a folder; give the name of a file to write")
+            case S_IFIFO, S_IFCHR, S_IFBLK:
+                let fd = open(target, O_WRONLY | O_CLOEXEC)
+                guard fd >= 0 else {
+                    throw PluginError(.io, "\(path): cannot open for writing (\(String(cString: strerror(errno))))")
+                }
+                defer { close(fd) }
+                return try stream(bytes, to: fd, path: path)
+            default:
+                throw PluginError.invalidArgument("\(path) is a socket; give the name of a file to write")
+            }
+        } else {
+            let parent = directoryName(target)
+            if !parent.isEmpty && !isDirectory(parent) {
+                throw PluginError(.notFound, "\(path): the folder \(parent) does not exist; create it first or choose another path")
+            }
+        }
+        try replace(target, bytes, shownAs: path)
+    }
+
+    /// Replaces a regular file: temporary file in the same folder, then rename over it.
+    private static func replace(_ target: String, _ bytes: [UInt8], shownAs path: String) throws {
+        let temporary = target + ".partial-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw PluginError(.io, "\(path): cannot write (\(String(cString: strerror(errno)))); choose a writable place")
         }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
-                close(fd)
-                unlink(temporary)
-                throw PluginError(.io, "\(path): write failed (\(reason))")
-            }
-            offset += n
+        do {
+            try stream(bytes, to: fd, path: path)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
         }
         close(fd)
-        guard rename(temporary, path) == 0 else {
+        guard rename(temporary, target) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw PluginError(.io, "\(path): cannot write (\(reason))")
         }
+    }
+
+    /// Writes every byte to an open descriptor.
+    private static func stream(_ bytes: [UInt8], to fd: Int32, path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return Glibc.write(fd, base + offset, bytes.count - offset)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw PluginError(.io, "\(path): write failed (\(String(cString: strerror(errno))))")
+            }
+            if n == 0 { throw PluginError(.io, "\(path): write failed (nothing was written)") }
+            offset += n
+        }
+    }
+
+    /// The path a write lands on: symbolic links followed to their final target (which may not exist yet).
+    static func followLinks(_ path: String) throws -> String {
+        var current = path
+        for _ in 0..<40 {
+            var st = stat()
+            guard lstat(current, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = readlink(current, &buffer, buffer.count - 1)
+            guard n > 0 else { return current }
+            let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = target.hasPrefix("/") ? target : join(directoryName(current).isEmpty ? "." : directoryName(current), target)
+        }
+        throw PluginError.invalidArgument("\(path): too many symbolic links; give the file's real path")
     }
 
     /// Writes UTF-8 text atomically.

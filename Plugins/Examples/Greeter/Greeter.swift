@@ -55,6 +55,7 @@ final class Greeter: Plugin {
             let greeting = "\(plugin.greeting), Clubhouse demo!"
             let out = try call.arguments.string("out")
             plugin.context.log.info("greeter demo writing to \(out)")
+            try Files.createDirectory(out)
             let file = Files.join(out, "greeting.txt")
             try Files.write(file, text: greeting + "\n")
             return Reply(data: ["greeting": .string(greeting), "file": .string(file)], text: "\(greeting)\nwritten: \(file)\n")

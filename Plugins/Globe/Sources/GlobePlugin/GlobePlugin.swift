@@ -199,6 +199,7 @@ final class GlobePlugin: Plugin {
             try plugin.run(call) { globe in
                 let out = try call.arguments.string("out")
                 let demo = try globe.demo(directory: out, today: CivilDate.today())
+                try Files.createDirectory(out)
                 for file in demo.files { try plugin.write(file.contents, to: file.name) }
                 var data = try JSONBridge.encode(demo)
                 if case .object(var o) = data {

@@ -193,6 +193,7 @@ final class Practice: Plugin {
             let store: any PracticeStore = empty ? plugin.store : InMemoryPracticeStore()
             let demo: DemoResult
             do { demo = try PracticeDemo.run(store: store, now: isoNow) } catch { throw translated(error) }
+            try Files.createDirectory(out)
             for file in demo.files { try Files.write(Files.join(out, file.name), text: file.csv) }
             let svg = Files.join(out, "trend-\(PracticeDemo.club).svg")
             try Files.write(svg, text: demo.svg)

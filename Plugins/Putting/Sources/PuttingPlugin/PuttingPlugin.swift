@@ -86,6 +86,7 @@ final class Putting: Plugin {
             let a = call.arguments
             let course = try a.string("course"), number = try a.int("hole"), out = try a.string("out")
             let export = try mapped { try plugin.service.exportHole(course: course, number: number) }
+            try Files.createDirectory(out)
             for file in export.files { try Files.write(Files.join(out, file.name), file.bytes) }
             return Reply(data: export.json(directory: out), text: call.wantsMachineOutput ? nil : export.text(directory: out) + "\n")
         },
@@ -212,8 +213,11 @@ final class Putting: Plugin {
             let demo = try mapped {
                 try plugin.service.demo(stimpFt: plugin.defaultStimp) { call.progress.update(Int(($0 * 100).rounded())) }
             }
-            try Files.createDirectory(out)
-            for file in demo.files { try Files.write(Files.join(out, file.name), text: file.contents) }
+            for file in demo.files {
+                let path = Files.join(out, file.name)
+                try Files.createDirectory(Files.directoryName(path))
+                try Files.write(path, text: file.contents)
+            }
             guard case .object(var data) = demo.json else { return Reply(data: demo.json) }
             data["out"] = .string(out)
             return Reply(data: .object(data), text: demo.text + "\nWritten to \(out)\n")

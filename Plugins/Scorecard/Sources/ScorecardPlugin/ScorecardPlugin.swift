@@ -178,6 +178,7 @@ final class Scorecard: Plugin {
             let report: DemoReport
             do { report = try commands.runDemo(today: today()) } catch let error as ScorecardError { throw pluginError(error) }
             let json = JSONWriter.pretty(ScorecardJSON.value(report)) + "\n"
+            try Files.createDirectory(out)
             try writeFile(out + "/demo.txt", report.text + "\n")
             try writeFile(out + "/demo.json", json)
             var text = report.text + "\n"
