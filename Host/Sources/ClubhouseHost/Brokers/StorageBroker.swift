@@ -128,10 +128,11 @@ public final class PluginDatabase: @unchecked Sendable {
         var name = resolvedPath
         if readOnly {
             flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
-            // No one can be writing through a -wal file that does not exist, so the file is read as
-            // immutable (SQLite could not create the -shm it needs in a read-only directory).
-            let wal = FileSystem.signature(resolvedPath + "-wal")
-            name = "file:" + PluginDatabase.uriEscaped(resolvedPath) + ((wal?.size ?? 0) == 0 ? "?immutable=1" : "")
+            // In a read-only folder SQLite cannot create the -shm a WAL reader needs; when no -wal is
+            // in use no one is writing through one, so the file is read as immutable.
+            let walInUse = (FileSystem.signature(resolvedPath + "-wal")?.size ?? 0) > 0
+            let immutable = access(folder, W_OK) != 0 && !walInUse
+            name = "file:" + PluginDatabase.uriEscaped(resolvedPath) + (immutable ? "?immutable=1" : "")
         } else {
             flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         }
