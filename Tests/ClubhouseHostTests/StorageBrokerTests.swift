@@ -85,4 +85,135 @@ final class StorageBrokerTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("--data-dir or CLUBHOUSE_DATA_DIR"), "\($0)")
         }
     }
+
+    // MARK: issue 13
+
+    func testTheConnectionIsHardenedAtTheCLevel() throws {
+        let db = try open()
+        XCTAssertEqual(clubhouse_sqlite_config_value(db.db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER), 0,
+                       "two-argument fts3_tokenizer is off")
+        XCTAssertEqual(clubhouse_sqlite_config_value(db.db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION), 0)
+        XCTAssertEqual(clubhouse_sqlite_config_value(db.db, SQLITE_DBCONFIG_DEFENSIVE), 1)
+        XCTAssertEqual(clubhouse_sqlite_config_value(db.db, SQLITE_DBCONFIG_TRUSTED_SCHEMA), 0)
+        XCTAssertEqual(sqlite3_limit(db.db, SQLITE_LIMIT_ATTACHED, -1), 0)
+        XCTAssertEqual(sqlite3_limit(db.db, SQLITE_LIMIT_SQL_LENGTH, -1), 16_000_000)
+        XCTAssertEqual(db.exec("PRAGMA trusted_schema=ON"), Int32(CLUBHOUSE_DENIED))
+    }
+
+    func testFunctionsThatReachOutsideTheDatabaseAreRefused() throws {
+        let db = try open()
+        for sql in ["SELECT fts3_tokenizer('t', x'4141414141414141')", "SELECT fts3_tokenizer('simple')",
+                    "SELECT load_extension('x')", "SELECT readfile('/etc/passwd')", "SELECT writefile('/tmp/x', 'y')"] {
+            let status = db.exec(sql)
+            XCTAssertNotEqual(status, Int32(CLUBHOUSE_OK), sql)
+            if sql.contains("fts3") || sql.contains("load_extension") {
+                XCTAssertEqual(status, Int32(CLUBHOUSE_DENIED), sql)
+                XCTAssertTrue(db.lastError.hasSuffix("() is not allowed for plugins: it reaches outside the database"), db.lastError)
+            }
+        }
+        XCTAssertEqual(db.exec("CREATE VIRTUAL TABLE f USING fts4(body)"), Int32(CLUBHOUSE_OK), "FTS itself stays")
+    }
+
+    func testHostTablesCannotBeAlteredCreatedOrShadowed() throws {
+        let db = try open()
+        for sql in ["ALTER TABLE _clubhouse_migrations RENAME TO x", "ALTER TABLE _clubhouse_migrations ADD COLUMN c",
+                    "ALTER TABLE _CLUBHOUSE_MIGRATIONS RENAME COLUMN name TO n", "CREATE TABLE _clubhouse_x(a)",
+                    "CREATE TEMP TABLE _clubhouse_migrations(version, name)", "CREATE INDEX i ON _clubhouse_migrations(name)",
+                    "CREATE VIEW _clubhouse_v AS SELECT 1", "CREATE VIRTUAL TABLE _clubhouse_f USING fts4(body)",
+                    "CREATE TRIGGER t AFTER INSERT ON _clubhouse_migrations BEGIN SELECT 1; END",
+                    "UPDATE _clubhouse_plugin_version SET version = '9.9.9'"] {
+            XCTAssertEqual(db.exec(sql), Int32(CLUBHOUSE_DENIED), sql)
+            XCTAssertTrue(db.lastError.contains("_clubhouse") || db.lastError.contains("_CLUBHOUSE"), "\(sql): \(db.lastError)")
+        }
+        XCTAssertEqual(db.exec("CREATE TABLE mine(a); ALTER TABLE mine ADD COLUMN b; ALTER TABLE mine RENAME TO yours"),
+                       Int32(CLUBHOUSE_OK), "the plugin's own tables are its own")
+        XCTAssertEqual(db.migrate(version: 1, name: "one", sql: "CREATE TABLE t(x)"), Int32(CLUBHOUSE_OK))
+    }
+
+    func testTheProgressHandlerStopsAStatementOfACancelledOrLateCall() throws {
+        let db = try open()
+        let runaway = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r"
+        let cancelled = CallContext(flags: 0, progress: SilentProgress(), alias: "p")
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { cancelled.cancel() }
+        XCTAssertEqual(cancelled.makeCurrent { db.exec(runaway) }, Int32(CLUBHOUSE_CANCELLED))
+        XCTAssertEqual(db.lastError, "the statement was interrupted: the call was cancelled")
+        let late = CallContext(flags: 0, progress: SilentProgress(), alias: "p")
+        late.limit(milliseconds: 200)
+        XCTAssertEqual(late.makeCurrent { db.exec(runaway) }, Int32(CLUBHOUSE_TIMEOUT))
+        XCTAssertTrue(db.lastError.hasPrefix("the statement was interrupted: the call ran past its deadline (200 ms"), db.lastError)
+        // A nested call inherits the outer call's cancellation and deadline.
+        let outer = CallContext(flags: 0, progress: SilentProgress(), alias: "a")
+        outer.limit(milliseconds: 100)
+        let nested = CallContext(flags: 0, progress: SilentProgress(), alias: "p", parent: outer)
+        XCTAssertEqual(nested.makeCurrent { db.exec(runaway) }, Int32(CLUBHOUSE_TIMEOUT))
+        XCTAssertEqual(db.exec("SELECT 1"), Int32(CLUBHOUSE_OK), "no current call: nothing to stop")
+    }
+
+    func testATransactionIsRolledBackOnlyAtTheEndOfTheCallThatOpenedIt() throws {
+        let db = try open()
+        let first = CallContext(flags: 0, progress: SilentProgress(), alias: "p")
+        let second = CallContext(flags: 0, progress: SilentProgress(), alias: "p")
+        XCTAssertEqual(db.exec("CREATE TABLE t(x)"), Int32(CLUBHOUSE_OK))
+        XCTAssertEqual(first.makeCurrent { db.begin() }, Int32(CLUBHOUSE_OK))
+        XCTAssertFalse(db.rollbackAbandoned(by: second.id), "another call's transaction is left alone")
+        XCTAssertTrue(db.rollbackAbandoned(by: first.id))
+        XCTAssertEqual(sqlite3_get_autocommit(db.db), 1)
+    }
+
+    func testMigrationsRacingOnOneFileAreAppliedOnce() throws {
+        let databases = try (0..<4).map { _ in try open() }
+        DispatchQueue.concurrentPerform(iterations: 4) { i in
+            let db = databases[i]
+            XCTAssertEqual(db.migrate(version: 1, name: "one", sql: "CREATE TABLE t(x)"), Int32(CLUBHOUSE_OK), db.lastError)
+            XCTAssertEqual(db.migrate(version: 2, name: "two", sql: "CREATE INDEX t_x ON t(x)"), Int32(CLUBHOUSE_OK), db.lastError)
+        }
+        XCTAssertEqual(databases[0].migrationHistory().map(\.0), [1, 2])
+    }
+
+    func testADatabaseFromANewerPluginIsRefusedAndAnOldOneKeepsWorking() throws {
+        let broker = StorageBroker(dataDirectory: directory)
+        // A database made before the version table existed (only the migrations table).
+        try FileManager.default.createDirectory(atPath: directory + "/s", withIntermediateDirectories: true)
+        var raw: OpaquePointer?
+        sqlite3_open(directory + "/s/org.x.p.sqlite", &raw)
+        sqlite3_exec(raw, """
+            PRAGMA journal_mode=WAL; CREATE TABLE _clubhouse_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
+            applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));
+            INSERT INTO _clubhouse_migrations(version, name) VALUES (1, 'one'); CREATE TABLE t(x);
+            """, nil, nil, nil)
+        sqlite3_close(raw)
+        var db: PluginDatabase? = try broker.open(site: "s", pluginID: "org.x.p", owner: "p", pluginVersion: "1.2.0")
+        XCTAssertEqual(db?.migrate(version: 1, name: "one", sql: "CREATE TABLE t(x)"), Int32(CLUBHOUSE_OK))
+        db = nil
+        db = try broker.open(site: "s", pluginID: "org.x.p", owner: "p", pluginVersion: "2.0.0")
+        db = nil
+        XCTAssertThrowsError(try broker.open(site: "s", pluginID: "org.x.p", owner: "p", pluginVersion: "1.2.0")) {
+            XCTAssertEqual("\($0)", "\(self.directory)/s/org.x.p.sqlite was written by version 2.0.0 of plugin 'p', newer than this version 1.2.0; install 2.0.0 or later, or use another data dir")
+        }
+        XCTAssertNoThrow(try broker.open(site: "s", pluginID: "org.x.p", owner: "p", pluginVersion: "2.0.1"))
+    }
+
+    func testASymlinkedDataDirWorksAndALinkedDatabaseFileDoesNot() throws {
+        try FileManager.default.createDirectory(atPath: directory + "/real", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: directory + "/link", withDestinationPath: directory + "/real")
+        let broker = StorageBroker(dataDirectory: directory + "/link")
+        let db = try broker.open(site: "s", pluginID: "org.x.p", owner: "p")
+        XCTAssertEqual(db.exec("CREATE TABLE t(x)"), Int32(CLUBHOUSE_OK))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/real/s/org.x.p.sqlite"))
+        try FileManager.default.createSymbolicLink(atPath: directory + "/real/s/org.x.q.sqlite",
+                                                   withDestinationPath: directory + "/real/s/org.x.p.sqlite")
+        XCTAssertThrowsError(try broker.open(site: "s", pluginID: "org.x.q", owner: "q")) {
+            XCTAssertTrue("\($0)".hasPrefix("\(self.directory)/link/s/org.x.q.sqlite is a symbolic link"), "\($0)")
+        }
+    }
+
+    func testFileLevelErrorsNameTheFile() throws {
+        let db = try open()
+        let other = try open()
+        XCTAssertEqual(db.begin(), Int32(CLUBHOUSE_OK))
+        sqlite3_busy_timeout(other.db, 10)
+        XCTAssertEqual(other.begin(), Int32(CLUBHOUSE_BUSY))
+        XCTAssertEqual(other.lastError, "\(directory)/s/org.x.p.sqlite: database is locked")
+        XCTAssertEqual(db.rollback(), Int32(CLUBHOUSE_OK))
+    }
 }

@@ -20,15 +20,36 @@ public final class StorageBroker: @unchecked Sendable {
         "\(dataDirectory)/\(site)/\(pluginID).sqlite"
     }
 
-    /// Opens (creating on first use) the database of one plugin at one site.
-    public func open(site: String, pluginID: String, owner: String) throws(StorageError) -> PluginDatabase {
+    /// Opens (creating on first use) the database of one plugin at one site. The data directory
+    /// may be reached through symbolic links (it is resolved first); the database file itself must
+    /// not be one. `pluginVersion`, when given, is checked against the newest version of the
+    /// plugin that wrote the database (a newer one is refused) and recorded.
+    public func open(site: String, pluginID: String, owner: String, pluginVersion: String? = nil) throws(StorageError)
+        -> PluginDatabase
+    {
         let path = databasePath(site: site, pluginID: pluginID)
+        let folder = FileSystem.directoryName(path)
         do {
-            try FileSystem.createDirectory(FileSystem.directoryName(path))
+            try FileSystem.createDirectory(folder)
         } catch {
             throw StorageError(message: "cannot create the data directory: \(error); set --data-dir or CLUBHOUSE_DATA_DIR to a writable place")
         }
-        return try PluginDatabase(path: path, owner: owner)
+        guard let resolvedFolder = FileSystem.realPath(folder) else {
+            throw StorageError(status: Int32(CLUBHOUSE_IO),
+                               message: "\(path): cannot resolve the data directory \(folder): \(String(cString: strerror(errno)))")
+        }
+        let resolved = "\(resolvedFolder)/\(FileSystem.baseName(path))"
+        var st = stat()
+        if lstat(resolved, &st) == 0 {
+            if (st.st_mode & S_IFMT) == S_IFLNK {
+                throw StorageError(status: Int32(CLUBHOUSE_DENIED),
+                                   message: "\(path) is a symbolic link; the host opens a plugin database only as a regular file (replace the link with the file it points to)")
+            }
+            if (st.st_mode & S_IFMT) != S_IFREG {
+                throw StorageError(status: Int32(CLUBHOUSE_IO), message: "\(path) is not a regular file; move it away so the host can create the database")
+            }
+        }
+        return try PluginDatabase(path: path, resolvedPath: resolved, owner: owner, pluginVersion: pluginVersion)
     }
 }
 
@@ -40,17 +61,26 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
 
 /// The table the host keeps in every plugin database (plugins may read it, never write it).
 let migrationsTable = "_clubhouse_migrations"
+/// The host's record of the newest plugin version that opened the database for writing.
+let pluginVersionTable = "_clubhouse_plugin_version"
 
-/// One plugin's connection. Used from one thread at a time (the instance's calls are serialized,
-/// or the plugin declared itself thread-safe and SQLite's serialized mode protects the handle).
+/// One plugin's connection. SQLite's serialized mode protects the handle; calls of a plugin that
+/// is not thread-safe are serialized by its instance. A thread-safe plugin's concurrent calls share
+/// this connection, and so share one transaction: the host rolls back a transaction at the end of
+/// the call that opened it (see `rollbackAbandoned(by:)`).
 public final class PluginDatabase: @unchecked Sendable {
+    /// The path as configured (what messages name).
     public let path: String
     let owner: String
     let db: OpaquePointer
+    /// True when the data directory or the file is not writable: reads are served, writes refused.
+    public let readOnly: Bool
     /// True while the host itself writes its own tables (the authorizer lets it through).
     var hostWriting = false
     /// Open begin() calls; above 1 they are savepoints.
     var transactionDepth = 0
+    /// The call that opened the outermost transaction (0: none, or opened outside any call).
+    var transactionOwner: UInt64 = 0
     /// The last failure message, as a C string the plugin may read until the next call.
     private var lastErrorStorage: [CChar] = [0]
     /// Set when the authorizer refused something in the statement being compiled.
@@ -58,16 +88,60 @@ public final class PluginDatabase: @unchecked Sendable {
     /// Statements still open (finalized at close if the plugin forgot).
     var openStatements = Set<UnsafeMutableRawPointer>()
 
-    init(path: String, owner: String) throws(StorageError) {
+    /// The host's own tables, one step per schema change, applied in order with IF NOT EXISTS (a
+    /// database made by an older host gets the steps it lacks; never edit a step, append one).
+    static let hostSchema: [String] = [
+        """
+        CREATE TABLE IF NOT EXISTS main.\(migrationsTable) (
+            version INTEGER PRIMARY KEY, name TEXT NOT NULL,
+            applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS main.\(pluginVersionTable) (
+            id INTEGER PRIMARY KEY CHECK (id = 1), version TEXT NOT NULL,
+            recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))
+        """,
+    ]
+
+    /// Functions that reach outside the database or take raw pointers: refused by the authorizer
+    /// whatever SQLite was built with.
+    static let deniedFunctions: Set<String> = [
+        "load_extension", "fts3_tokenizer", "readfile", "writefile", "edit", "fsdir", "zipfile", "lsmode",
+        "rtreenode", "rtreedepth",
+    ]
+
+    convenience init(path: String, owner: String) throws(StorageError) {
+        try self.init(path: path, resolvedPath: path, owner: owner, pluginVersion: nil)
+    }
+
+    init(path: String, resolvedPath: String, owner: String, pluginVersion: String?) throws(StorageError) {
         self.path = path
         self.owner = owner
+        let folder = FileSystem.directoryName(resolvedPath)
+        let exists = FileSystem.exists(resolvedPath)
+        if !exists && access(folder, W_OK) != 0 {
+            throw StorageError(status: Int32(CLUBHOUSE_IO),
+                               message: "\(path): cannot create the database: the data directory \(FileSystem.directoryName(path)) is not writable (\(String(cString: strerror(errno)))); set --data-dir or CLUBHOUSE_DATA_DIR to a writable place")
+        }
+        readOnly = exists && (access(resolvedPath, W_OK) != 0 || access(folder, W_OK) != 0)
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
-        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        var flags = SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
+        var name = resolvedPath
+        if readOnly {
+            flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+            // In a read-only folder SQLite cannot create the -shm a WAL reader needs; when no -wal is
+            // in use no one is writing through one, so the file is read as immutable.
+            let walInUse = (FileSystem.signature(resolvedPath + "-wal")?.size ?? 0) > 0
+            let immutable = access(folder, W_OK) != 0 && !walInUse
+            name = "file:" + PluginDatabase.uriEscaped(resolvedPath) + (immutable ? "?immutable=1" : "")
+        } else {
+            flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+        let rc = sqlite3_open_v2(name, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let handle { sqlite3_close_v2(handle) }
-            throw StorageError(message: "\(path): cannot open the database: \(message)")
+            throw StorageError(status: PluginDatabase.status(for: rc), message: "\(path): cannot open the database: \(message)")
         }
         db = handle
         sqlite3_extended_result_codes(db, 1)
@@ -76,16 +150,23 @@ public final class PluginDatabase: @unchecked Sendable {
             sqlite3_close_v2(db)
             throw StorageError(message: "\(path): cannot configure the database")
         }
+        // Every 1000 virtual-machine steps: stop the statement if its call was cancelled or ran past
+        // its deadline (one thread-local read and an atomic load; the clock only with a deadline).
+        sqlite3_progress_handler(db, 1000, { _ in
+            guard let call = CallContext.current else { return 0 }
+            return call.isCancelled || call.passedDeadline != nil ? 1 : 0
+        }, nil)
         // The authorizer is installed after the host's own set-up statements.
         do {
-            try execInternal("PRAGMA journal_mode=WAL")
-            try execInternal("PRAGMA foreign_keys=ON")
-            try execInternal("PRAGMA synchronous=NORMAL")
-            try execInternal("""
-                CREATE TABLE IF NOT EXISTS \(migrationsTable) (
-                    version INTEGER PRIMARY KEY, name TEXT NOT NULL,
-                    applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))
-                """)
+            if readOnly {
+                try execInternal("PRAGMA foreign_keys=ON")
+            } else {
+                try execInternal("PRAGMA journal_mode=WAL")
+                try execInternal("PRAGMA foreign_keys=ON")
+                try execInternal("PRAGMA synchronous=NORMAL")
+                for step in PluginDatabase.hostSchema { try execInternal(step) }
+            }
+            if let pluginVersion { try checkWriter(pluginVersion) }
         } catch {
             sqlite3_close_v2(db)
             throw error
@@ -95,6 +176,72 @@ public final class PluginDatabase: @unchecked Sendable {
             let database = Unmanaged<PluginDatabase>.fromOpaque(userData).takeUnretainedValue()
             return database.authorize(action: action, arg1: arg1, arg2: arg2)
         }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// `path` for a `file:` URI (SQLite decodes %HH).
+    static func uriEscaped(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            let c = Character(Unicode.Scalar(byte))
+            if byte < 0x80 && (c.isLetter || c.isNumber || "/-._~".contains(c)) {
+                out.append(c)
+            } else {
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
+    /// The version of the plugin that last wrote the database: newer than `version` is refused;
+    /// older (or none) is replaced by `version` (not in a read-only directory).
+    func checkWriter(_ version: String) throws(StorageError) {
+        guard let mine = SemanticVersion(version) else { return }
+        var recorded: String?
+        var stmt: OpaquePointer?
+        if sqlite3_prepare_v2(db, "SELECT version FROM main.\(pluginVersionTable) WHERE id = 1", -1, &stmt, nil) == SQLITE_OK,
+           sqlite3_step(stmt) == SQLITE_ROW, let text = sqlite3_column_text(stmt, 0)
+        {
+            recorded = String(cString: text)
+        }
+        sqlite3_finalize(stmt)
+        if let recorded, let theirs = SemanticVersion(recorded) {
+            if theirs > mine {
+                throw StorageError(status: Int32(CLUBHOUSE_UNSUPPORTED),
+                                   message: "\(path) was written by version \(recorded) of plugin '\(owner)', newer than this version \(version); install \(recorded) or later, or use another data dir")
+            }
+            if theirs == mine { return }
+        }
+        guard !readOnly else { return }
+        // Under the write lock, so two hosts starting side by side agree.
+        try execInternal("BEGIN IMMEDIATE")
+        var current: String?
+        if sqlite3_prepare_v2(db, "SELECT version FROM main.\(pluginVersionTable) WHERE id = 1", -1, &stmt, nil) == SQLITE_OK,
+           sqlite3_step(stmt) == SQLITE_ROW, let text = sqlite3_column_text(stmt, 0)
+        {
+            current = String(cString: text)
+        }
+        sqlite3_finalize(stmt)
+        if let current, let theirs = SemanticVersion(current), theirs > mine {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw StorageError(status: Int32(CLUBHOUSE_UNSUPPORTED),
+                               message: "\(path) was written by version \(current) of plugin '\(owner)', newer than this version \(version); install \(current) or later, or use another data dir")
+        }
+        hostWriting = true
+        var insert: OpaquePointer?
+        sqlite3_prepare_v2(db, """
+            INSERT INTO main.\(pluginVersionTable)(id, version) VALUES (1, ?)
+            ON CONFLICT(id) DO UPDATE SET version = excluded.version, recorded_at = excluded.recorded_at
+            """, -1, &insert, nil)
+        sqlite3_bind_text(insert, 1, version, -1, clubhouse_sqlite_transient())
+        let rc = sqlite3_step(insert)
+        sqlite3_finalize(insert)
+        hostWriting = false
+        guard rc == SQLITE_DONE else {
+            let (_, message) = describe(rc, String(cString: sqlite3_errmsg(db)))
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw StorageError(status: PluginDatabase.status(for: rc), message: message)
+        }
+        try execInternal("COMMIT")
     }
 
     deinit { close() }
@@ -123,13 +270,29 @@ public final class PluginDatabase: @unchecked Sendable {
         "page_count", "page_size", "freelist_count", "optimize", "foreign_keys", "journal_mode",
     ]
 
+    @inline(__always)
+    static func isHostName(_ name: UnsafePointer<CChar>?) -> Bool {
+        guard let name else { return false }
+        // "_clubhouse", compared without building a String (the authorizer runs on every prepare).
+        let prefix: [UInt8] = [0x5F, 0x63, 0x6C, 0x75, 0x62, 0x68, 0x6F, 0x75, 0x73, 0x65]
+        for (i, expected) in prefix.enumerated() {
+            let c = UInt8(bitPattern: name[i])
+            if c == 0 { return false }
+            let lower = c >= 0x41 && c <= 0x5A ? c + 0x20 : c
+            if lower != expected { return false }
+        }
+        return true
+    }
+
     func authorize(action: Int32, arg1: UnsafePointer<CChar>?, arg2: UnsafePointer<CChar>?) -> Int32 {
         switch action {
+        case SQLITE_READ, SQLITE_SELECT:
+            return SQLITE_OK
         case SQLITE_ATTACH, SQLITE_DETACH:
             return deny("ATTACH and DETACH are not allowed: a plugin reaches only its own database")
         case SQLITE_FUNCTION:
-            if let name = arg2.map({ String(cString: $0).lowercased() }), name == "load_extension" {
-                return deny("load_extension() is not allowed for plugins")
+            if let arg2, let name = Optional(String(cString: arg2).lowercased()), PluginDatabase.deniedFunctions.contains(name) {
+                return deny("\(name)() is not allowed for plugins: it reaches outside the database")
             }
             return SQLITE_OK
         case SQLITE_PRAGMA:
@@ -143,13 +306,25 @@ public final class PluginDatabase: @unchecked Sendable {
                 return deny("PRAGMA \(name) cannot be changed by a plugin (the host sets it)")
             }
             return SQLITE_OK
-        case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE, SQLITE_DROP_TABLE, SQLITE_ALTER_TABLE, SQLITE_CREATE_INDEX,
-             SQLITE_DROP_INDEX, SQLITE_CREATE_TRIGGER, SQLITE_DROP_TRIGGER:
-            // arg1 is the table (arg2 for index/trigger actions names the table too).
-            let table = (action == SQLITE_CREATE_INDEX || action == SQLITE_DROP_INDEX || action == SQLITE_CREATE_TRIGGER
-                || action == SQLITE_DROP_TRIGGER) ? arg2 : arg1
-            if !hostWriting, let table, String(cString: table).lowercased().hasPrefix("_clubhouse") {
-                return deny("table \(String(cString: table)) belongs to the host; plugins may read it but not change it")
+        case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
+            if !hostWriting && PluginDatabase.isHostName(arg1) {
+                return deny("table \(String(cString: arg1!)) belongs to the host; plugins may read it but not change it")
+            }
+            return SQLITE_OK
+        case SQLITE_ALTER_TABLE:
+            // arg1 is the database ("main"), arg2 the table.
+            if !hostWriting && PluginDatabase.isHostName(arg2) {
+                return deny("table \(String(cString: arg2!)) belongs to the host; plugins may not alter it")
+            }
+            return SQLITE_OK
+        case SQLITE_CREATE_INDEX, SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_TEMP_TABLE,
+             SQLITE_CREATE_TEMP_TRIGGER, SQLITE_CREATE_TEMP_VIEW, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_VIEW,
+             SQLITE_CREATE_VTABLE, SQLITE_DROP_INDEX, SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_INDEX, SQLITE_DROP_TEMP_TABLE,
+             SQLITE_DROP_TEMP_TRIGGER, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_TRIGGER, SQLITE_DROP_VIEW, SQLITE_DROP_VTABLE:
+            // arg1 names the object; arg2 the table an index or trigger is on (or a vtable's module).
+            guard !hostWriting else { return SQLITE_OK }
+            for name in [arg1, arg2] where PluginDatabase.isHostName(name) {
+                return deny("names starting with _clubhouse belong to the host; plugins may not create, drop or hook \(String(cString: name!))")
             }
             return SQLITE_OK
         default:
@@ -177,13 +352,32 @@ public final class PluginDatabase: @unchecked Sendable {
 
     /// Records SQLite's message (keeping an authorizer message that explains a denial better).
     func recordFailure(_ rc: Int32) -> Int32 {
-        let sqliteMessage = String(cString: sqlite3_errmsg(db))
         if authorizerDenied {
             authorizerDenied = false
             return Int32(CLUBHOUSE_DENIED)
         }
-        setError(sqliteMessage)
-        return PluginDatabase.status(for: rc)
+        let (status, message) = describe(rc, String(cString: sqlite3_errmsg(db)))
+        setError(message)
+        return status
+    }
+
+    /// A failure's status and message: an interrupted statement says why (cancelled, deadline);
+    /// a failure of the file itself (read-only, I/O, full, corrupt, locked) names the file.
+    func describe(_ rc: Int32, _ sqliteMessage: String) -> (Int32, String) {
+        switch rc & 0xFF {
+        case SQLITE_INTERRUPT:
+            let reason = CallContext.current?.stopReason
+                ?? (Int32(CLUBHOUSE_CANCELLED), "the host stopped it")
+            return (reason.status, "the statement was interrupted: \(reason.why)")
+        case SQLITE_READONLY:
+            let hint = readOnly ? " (the data directory or the file is read-only: reads work, writes need write access)" : ""
+            return (Int32(CLUBHOUSE_DENIED), "\(path): \(sqliteMessage)\(hint)")
+        case SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_PERM, SQLITE_BUSY,
+             SQLITE_LOCKED:
+            return (PluginDatabase.status(for: rc), "\(path): \(sqliteMessage)")
+        default:
+            return (PluginDatabase.status(for: rc), sqliteMessage)
+        }
     }
 
     static func status(for rc: Int32) -> Int32 {
@@ -196,6 +390,7 @@ public final class PluginDatabase: @unchecked Sendable {
         case SQLITE_BUSY, SQLITE_LOCKED: return Int32(CLUBHOUSE_BUSY)
         case SQLITE_RANGE, SQLITE_MISUSE: return Int32(CLUBHOUSE_INVALID_ARGUMENT)
         case SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN: return Int32(CLUBHOUSE_IO)
+        case SQLITE_INTERRUPT: return Int32(CLUBHOUSE_CANCELLED)
         default: return Int32(CLUBHOUSE_ERROR)
         }
     }
@@ -206,7 +401,10 @@ public final class PluginDatabase: @unchecked Sendable {
         hostWriting = true
         defer { hostWriting = false }
         let status = exec(sql)
-        if status != Int32(CLUBHOUSE_OK) { throw StorageError(status: status, message: lastError) }
+        if status != Int32(CLUBHOUSE_OK) {
+            let message = lastError
+            throw StorageError(status: status, message: message.hasPrefix(path) ? message : "\(path): \(message)")
+        }
     }
 
     /// Runs SQL without results. Returns a clubhouse status; the message is in `lastError`.
@@ -222,8 +420,9 @@ public final class PluginDatabase: @unchecked Sendable {
             authorizerDenied = false
             return Int32(CLUBHOUSE_DENIED)
         }
-        setError(message)
-        return PluginDatabase.status(for: rc)
+        let (status, described) = describe(rc, message)
+        setError(described)
+        return status
     }
 
     func prepare(_ sql: UnsafePointer<CChar>) -> (Int32, UnsafeMutablePointer<StatementRecord>?) {
@@ -249,91 +448,148 @@ public final class PluginDatabase: @unchecked Sendable {
         record.deallocate()
     }
 
+    /// Runs `body` holding the connection's own (recursive) mutex, so the transaction bookkeeping
+    /// of concurrent calls of a thread-safe plugin stays consistent with SQLite's state.
+    @inline(__always)
+    func serialized<R>(_ body: () -> R) -> R {
+        let mutex = sqlite3_db_mutex(db)
+        sqlite3_mutex_enter(mutex)
+        defer { sqlite3_mutex_leave(mutex) }
+        return body()
+    }
+
     func begin() -> Int32 {
-        let status = transactionDepth == 0 ? exec("BEGIN IMMEDIATE") : exec("SAVEPOINT clubhouse_\(transactionDepth)")
-        if status == Int32(CLUBHOUSE_OK) { transactionDepth += 1 }
-        return status
+        serialized {
+            let status = transactionDepth == 0 ? exec("BEGIN IMMEDIATE") : exec("SAVEPOINT clubhouse_\(transactionDepth)")
+            if status == Int32(CLUBHOUSE_OK) {
+                if transactionDepth == 0 { transactionOwner = CallContext.current?.id ?? 0 }
+                transactionDepth += 1
+            }
+            return status
+        }
     }
 
     func commit() -> Int32 {
-        guard transactionDepth > 0 else {
-            setError("commit without begin")
-            return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+        serialized {
+            guard transactionDepth > 0 else {
+                setError("commit without begin")
+                return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+            }
+            let status = transactionDepth == 1 ? exec("COMMIT") : exec("RELEASE clubhouse_\(transactionDepth - 1)")
+            if status == Int32(CLUBHOUSE_OK) { transactionDepth -= 1 }
+            if transactionDepth == 0 { transactionOwner = 0 }
+            return status
         }
-        let status = transactionDepth == 1 ? exec("COMMIT") : exec("RELEASE clubhouse_\(transactionDepth - 1)")
-        if status == Int32(CLUBHOUSE_OK) { transactionDepth -= 1 }
-        return status
     }
 
     func rollback() -> Int32 {
-        guard transactionDepth > 0 else {
-            setError("rollback without begin")
-            return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+        serialized {
+            guard transactionDepth > 0 else {
+                setError("rollback without begin")
+                return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+            }
+            let status: Int32
+            if transactionDepth == 1 {
+                status = sqlite3_get_autocommit(db) == 0 ? exec("ROLLBACK") : Int32(CLUBHOUSE_OK)
+            } else {
+                status = exec("ROLLBACK TO clubhouse_\(transactionDepth - 1); RELEASE clubhouse_\(transactionDepth - 1)")
+            }
+            transactionDepth -= 1
+            if transactionDepth == 0 { transactionOwner = 0 }
+            return status
         }
-        let status: Int32
-        if transactionDepth == 1 {
-            status = sqlite3_get_autocommit(db) == 0 ? exec("ROLLBACK") : Int32(CLUBHOUSE_OK)
-        } else {
-            status = exec("ROLLBACK TO clubhouse_\(transactionDepth - 1); RELEASE clubhouse_\(transactionDepth - 1)")
-        }
-        transactionDepth -= 1
-        return status
     }
 
     /// Rolls back whatever a call left open. Returns true when something was open.
     @discardableResult
     func rollbackAbandoned() -> Bool {
-        guard sqlite3_get_autocommit(db) == 0 || transactionDepth > 0 else { return false }
-        if sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
-        transactionDepth = 0
-        return true
+        serialized {
+            guard sqlite3_get_autocommit(db) == 0 || transactionDepth > 0 else { return false }
+            if sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
+            transactionDepth = 0
+            transactionOwner = 0
+            return true
+        }
     }
 
-    /// Applies migration `version` unless recorded; see storage.h.
+    /// At the end of call `id` of a thread-safe plugin: rolls back the transaction if that call
+    /// opened it (or it was opened outside any call). A transaction another running call opened is
+    /// left to that call's end. Returns true when something was rolled back.
+    func rollbackAbandoned(by id: UInt64) -> Bool {
+        serialized {
+            guard sqlite3_get_autocommit(db) == 0 || transactionDepth > 0 else { return false }
+            guard transactionOwner == id || transactionOwner == 0 else { return false }
+            return rollbackAbandoned()
+        }
+    }
+
+    /// Applies migration `version` unless recorded; see storage.h. The write lock is taken before
+    /// the history is read, so hosts starting side by side on a fresh data dir never both apply it.
     func migrate(version: Int32, name: String, sql: String) -> Int32 {
         lastErrorStorage = [0]
+        if readOnly {
+            // Nothing can be applied; an already-recorded migration is fine.
+            let recorded = migrationHistory()
+            if let existing = recorded.first(where: { $0.0 == version }), existing.1 == name { return Int32(CLUBHOUSE_OK) }
+            setError("\(path): migration \(version) ('\(name)') of plugin '\(owner)' cannot be applied: the data directory or the file is read-only")
+            return Int32(CLUBHOUSE_DENIED)
+        }
+        return serialized { () -> Int32 in
+            var status = begin()
+            guard status == Int32(CLUBHOUSE_OK) else { return status }
+            func abandon(_ status: Int32) -> Int32 {
+                let message = lastError
+                _ = rollback()
+                setError(message)
+                return status
+            }
+            let recorded = migrationHistory()
+            if let existing = recorded.first(where: { $0.0 == version }) {
+                if existing.1 == name { return commit() }
+                setError("migration \(version) is recorded as '\(existing.1)' in \(path) but the plugin calls it '\(name)'; the database was made by a different build of plugin '\(owner)'")
+                return abandon(Int32(CLUBHOUSE_ERROR))
+            }
+            let latest = recorded.last?.0 ?? 0
+            guard version == latest + 1 else {
+                setError("migration \(version) ('\(name)') cannot follow \(latest == 0 ? "an empty history" : "migration \(latest)"); versions go 1, 2, 3, … without gaps")
+                return abandon(Int32(CLUBHOUSE_INVALID_ARGUMENT))
+            }
+            status = exec(sql)
+            if status == Int32(CLUBHOUSE_OK) {
+                hostWriting = true
+                var insert: OpaquePointer?
+                sqlite3_prepare_v2(db, "INSERT INTO main.\(migrationsTable)(version, name) VALUES (?, ?)", -1, &insert, nil)
+                sqlite3_bind_int(insert, 1, version)
+                sqlite3_bind_text(insert, 2, name, -1, clubhouse_sqlite_transient())
+                let rc = sqlite3_step(insert)
+                sqlite3_finalize(insert)
+                hostWriting = false
+                if rc != SQLITE_DONE { status = recordFailure(rc) }
+            } else {
+                setError("migration \(version) ('\(name)') of plugin '\(owner)' failed: \(lastError)")
+            }
+            return status == Int32(CLUBHOUSE_OK) ? commit() : abandon(status)
+        }
+    }
+
+    /// (version, name) of the recorded migrations, in order.
+    func migrationHistory() -> [(Int32, String)] {
         var recorded: [(Int32, String)] = []
         var stmt: OpaquePointer?
-        if sqlite3_prepare_v2(db, "SELECT version, name FROM \(migrationsTable) ORDER BY version", -1, &stmt, nil) == SQLITE_OK {
+        if sqlite3_prepare_v2(db, "SELECT version, name FROM main.\(migrationsTable) ORDER BY version", -1, &stmt, nil) == SQLITE_OK {
             while sqlite3_step(stmt) == SQLITE_ROW {
-                recorded.append((sqlite3_column_int(stmt, 0), String(cString: sqlite3_column_text(stmt, 1))))
+                let name = sqlite3_column_text(stmt, 1).map { String(cString: $0) } ?? ""
+                recorded.append((sqlite3_column_int(stmt, 0), name))
             }
         }
         sqlite3_finalize(stmt)
-        if let existing = recorded.first(where: { $0.0 == version }) {
-            if existing.1 == name { return Int32(CLUBHOUSE_OK) }
-            setError("migration \(version) is recorded as '\(existing.1)' in \(path) but the plugin calls it '\(name)'; the database was made by a different build of plugin '\(owner)'")
-            return Int32(CLUBHOUSE_ERROR)
-        }
-        let latest = recorded.last?.0 ?? 0
-        guard version == latest + 1 else {
-            setError("migration \(version) ('\(name)') cannot follow \(latest == 0 ? "an empty history" : "migration \(latest)"); versions go 1, 2, 3, … without gaps")
-            return Int32(CLUBHOUSE_INVALID_ARGUMENT)
-        }
-        var status = begin()
-        guard status == Int32(CLUBHOUSE_OK) else { return status }
-        status = exec(sql)
-        if status == Int32(CLUBHOUSE_OK) {
-            hostWriting = true
-            var insert: OpaquePointer?
-            sqlite3_prepare_v2(db, "INSERT INTO \(migrationsTable)(version, name) VALUES (?, ?)", -1, &insert, nil)
-            sqlite3_bind_int(insert, 1, version)
-            sqlite3_bind_text(insert, 2, name, -1, clubhouse_sqlite_transient())
-            let rc = sqlite3_step(insert)
-            sqlite3_finalize(insert)
-            hostWriting = false
-            if rc != SQLITE_DONE { status = recordFailure(rc) }
-        } else {
-            setError("migration \(version) ('\(name)') of plugin '\(owner)' failed: \(lastError)")
-        }
-        if status == Int32(CLUBHOUSE_OK) {
-            status = commit()
-        } else {
-            let message = lastError
-            _ = rollback()
-            setError(message)
-        }
-        return status
+        return recorded
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
 

@@ -3,6 +3,9 @@
 
 import CClubhouse
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public final class CallContext: @unchecked Sendable {
     public let id: UInt64
@@ -15,6 +18,10 @@ public final class CallContext: @unchecked Sendable {
     private let parent: CallContext?
     /// The id of the outermost call of this chain (the one a front end started).
     let root: UInt64
+    /// When the call must be over (CLOCK_MONOTONIC nanoseconds; 0 = no deadline), and the budget
+    /// it was given (for the message).
+    private let deadline = Atomic<UInt64>(0)
+    private let budgetMilliseconds = Atomic<Int>(0)
 
     private static let counter = Atomic<UInt64>(0)
 
@@ -56,6 +63,73 @@ public final class CallContext: @unchecked Sendable {
     }
 
     public func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+    }
+
+    /// Gives the call a deadline `milliseconds` from now (keeping an earlier one).
+    func limit(milliseconds: Int) {
+        guard milliseconds > 0 else { return }
+        let candidate = CallContext.monotonicNanoseconds() &+ UInt64(milliseconds) &* 1_000_000
+        let current = deadline.load(ordering: .relaxed)
+        if current == 0 || candidate < current {
+            deadline.store(candidate, ordering: .relaxed)
+            budgetMilliseconds.store(milliseconds, ordering: .relaxed)
+        }
+    }
+
+    /// The budget of the first deadline (this call's or an outer one's) that has passed, or nil.
+    var passedDeadline: Int? {
+        var node: CallContext? = self
+        var now: UInt64 = 0
+        while let n = node {
+            let d = n.deadline.load(ordering: .relaxed)
+            if d != 0 {
+                if now == 0 { now = CallContext.monotonicNanoseconds() }
+                if now >= d { return n.budgetMilliseconds.load(ordering: .relaxed) }
+            }
+            node = n.parent
+        }
+        return nil
+    }
+
+    /// Why work on behalf of this call must stop now (cancelled, or past a deadline), or nil.
+    /// Cheap enough for SQLite's progress handler (atomic loads; the clock only with a deadline).
+    var stopReason: (status: Int32, why: String)? {
+        if isCancelled { return (Int32(CLUBHOUSE_CANCELLED), "the call was cancelled") }
+        if let budget = passedDeadline {
+            return (Int32(CLUBHOUSE_TIMEOUT), "the call ran past its deadline (\(budget) ms, timeout_ms in plugins.json)")
+        }
+        return nil
+    }
+
+    // MARK: the call a thread is running
+
+    /// The call the current thread runs on behalf of (set around each invoke by PluginInstance),
+    /// so services without a call argument (storage) can tell whose work they do.
+    private static let currentKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    static var current: CallContext? {
+        guard let raw = pthread_getspecific(currentKey) else { return nil }
+        return Unmanaged<CallContext>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    /// Runs `body` with `self` as the thread's current call, restoring the previous one after
+    /// (plugin-to-plugin invoke nests).
+    func makeCurrent<R>(_ body: () -> R) -> R {
+        let key = CallContext.currentKey
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(key, previous) }
+        return body()
+    }
 
     func withCStruct<R>(_ body: (UnsafePointer<clubhouse_call>) -> R) -> R {
         var call = clubhouse_call(

@@ -169,12 +169,25 @@ final class PluginInstance: @unchecked Sendable {
         }
     }
 
+    /// At the end of every call, thread-safe plugins included: a transaction the call left open
+    /// is rolled back (its writes since begin are not kept), with a log line. A thread-safe
+    /// plugin's concurrent calls share one connection: only the call that opened the transaction
+    /// (or any call, when it was opened outside a call) ends it.
+    private func abandonTransactions(of call: CallContext, command: String) {
+        guard let db = databaseLock.withLock({ database }) else { return }
+        let rolledBack = serializesCalls ? db.rollbackAbandoned() : db.rollbackAbandoned(by: call.id)
+        if rolledBack {
+            runtime.log.warning("plugin '\(entry.alias)' left a transaction open at the end of '\(command)'; rolled back (nothing it wrote since begin is kept)")
+        }
+    }
+
     /// The database, opened on first use.
     var openDatabase: PluginDatabase? {
         databaseLock.withLock {
             if database == nil && databaseError == nil {
                 do {
-                    database = try runtime.storage.open(site: siteName, pluginID: info.id, owner: entry.alias)
+                    database = try runtime.storage.open(site: siteName, pluginID: info.id, owner: entry.alias,
+                                                        pluginVersion: info.version)
                 } catch let error as StorageError {
                     databaseError = error.message
                 } catch {
@@ -200,7 +213,9 @@ final class PluginInstance: @unchecked Sendable {
         return body(db)
     }
 
-    /// Runs one command. Serialized through the site's call gates unless the plugin is thread-safe.
+    /// Runs one command. Serialized through the site's call gates unless the plugin is thread-safe. The call is the thread's
+    /// current call while it runs (storage reads it to interrupt a statement when the call is
+    /// cancelled or past its deadline, and to know who opened a transaction).
     func invoke(command: String, request: [UInt8], call: CallContext) -> (status: Int32, reply: [UInt8]) {
         let serialize = serializesCalls
         if serialize, let refusal = runtime.gates.enter(self, alias: entry.alias, call: call) {
@@ -208,29 +223,31 @@ final class PluginInstance: @unchecked Sendable {
             return (refusal.status.rawValue, Array(refusal.message.utf8))
         }
         defer { if serialize { runtime.gates.leave(self) } }
-        let result: (Int32, [UInt8])
-        switch backend {
-        case .isolated(let runner):
-            result = runner.invoke(instance: self, command: command, request: request, call: call)
-        case .library(let library):
-            guard let invoke = library.descriptor.pointee.invoke, let made = instance else {
-                return (Int32(CLUBHOUSE_ERROR), Array("plugin '\(entry.alias)' is not running".utf8))
-            }
-            let buffer = serialize ? replyBuffer : ReplyBuffer()
-            buffer.removeAll()
-            let status: Int32 = call.withCStruct { callPointer in
-                buffer.withSink { sink in
-                    request.withUnsafeBufferPointer { bytes in
-                        bytes.withMemoryRebound(to: CChar.self) { chars in
-                            invoke(library.descriptor, made, callPointer, command, chars.baseAddress, chars.count, sink)
+        let result: (Int32, [UInt8]) = call.makeCurrent {
+            switch backend {
+            case .isolated(let runner):
+                call.limit(milliseconds: runner.timeoutMilliseconds)
+                return runner.invoke(instance: self, command: command, request: request, call: call)
+            case .library(let library):
+                guard let invoke = library.descriptor.pointee.invoke, let made = instance else {
+                    return (Int32(CLUBHOUSE_ERROR), Array("plugin '\(entry.alias)' is not running".utf8))
+                }
+                let buffer = serialize ? replyBuffer : ReplyBuffer()
+                buffer.removeAll()
+                let status: Int32 = call.withCStruct { callPointer in
+                    buffer.withSink { sink in
+                        request.withUnsafeBufferPointer { bytes in
+                            bytes.withMemoryRebound(to: CChar.self) { chars in
+                                invoke(library.descriptor, made, callPointer, command, chars.baseAddress, chars.count, sink)
+                            }
                         }
                     }
                 }
+                return (status, buffer.bytes)
             }
-            result = (status, buffer.bytes)
         }
         call.progress.end()
-        if serialize { abandonTransactions() }
+        abandonTransactions(of: call, command: command)
         return result
     }
 }

@@ -11,7 +11,17 @@
  * host and valid until the next step, reset or finalize of that statement.
  *
  * Transactions: `begin` opens one (BEGIN IMMEDIATE); nested begins become savepoints. A plugin
- * that returns from invoke with a transaction still open has it rolled back by the host.
+ * that returns from invoke with a transaction still open has it rolled back by the host (with a
+ * warning), thread-safe plugins included. A thread-safe plugin's concurrent calls share one
+ * connection, so one transaction: it is rolled back at the end of the call that opened it.
+ *
+ * Untrusted SQL: names starting with "_clubhouse" belong to the host (plugins may read those
+ * tables, never change, alter, create, drop or hook them); functions that reach outside the
+ * database (load_extension, fts3_tokenizer, readfile, writefile, …) are refused
+ * (CLUBHOUSE_DENIED). A statement still running when its call is cancelled returns
+ * CLUBHOUSE_CANCELLED, past the call's deadline CLUBHOUSE_TIMEOUT ("the statement was
+ * interrupted: …"). A database written by a newer version of the plugin is refused; in a
+ * read-only data directory reads work and writes fail naming the file.
  */
 #ifndef CLUBHOUSE_SERVICES_STORAGE_H
 #define CLUBHOUSE_SERVICES_STORAGE_H

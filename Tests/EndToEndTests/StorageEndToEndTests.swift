@@ -1,0 +1,329 @@
+// Storage attacks from hostile plugins (Tests/Fixtures/plugins/hostile_storage.c), in process and
+// isolated: raw-pointer SQL functions, host tables altered, runaway queries stopped by cancel /
+// Ctrl-C / the deadline, transactions left open by a thread-safe plugin, concurrent first use,
+// symlinked and read-only data dirs, a database from a newer version of the plugin.
+
+import ClubhouseJSON
+import Foundation
+import XCTest
+
+final class StorageEndToEndTests: XCTestCase {
+    /// "hs" (in process), "hsp" (isolated, 1500 ms per call) and "ts" (in process, thread-safe),
+    /// three builds with their own ids so they never share a database.
+    private func site(_ c: Clubhouse, version: String = "1.0.0", timeoutMs: Int = 1500) throws -> String {
+        let inProcess = try FixturePlugins.build("STORAGE", id: "org.tests.hostile.a", version: version, file: "hostile_storage.c")
+        let isolated = try FixturePlugins.build("STORAGE", id: "org.tests.hostile.b", version: version, file: "hostile_storage.c")
+        let threadSafe = try FixturePlugins.build("STORAGE_THREAD_SAFE", id: "org.tests.hostile.c", version: version,
+                                                  file: "hostile_storage.c")
+        return try c.write("storage-\(version).json", """
+            {"sites": {"default": {"plugins": {
+              "hs": {"path": "\(inProcess)", "grants": ["storage"], "isolation": "in-process"},
+              "hsp": {"path": "\(isolated)", "grants": ["storage"], "isolation": "process", "timeout_ms": \(timeoutMs)},
+              "ts": {"path": "\(threadSafe)", "grants": ["storage"], "isolation": "in-process"}
+            }}}}
+            """)
+    }
+
+    // MARK: Why 1: fts3_tokenizer
+
+    func testFTS3TokenizerCannotCrashTheHostOrLeakAPointer() throws {
+        let c = try Clubhouse()
+        let config = try site(c)
+        for alias in ["hsp", "hs"] {
+            try c.fail(["--config", config, alias, "sql", "--sql",
+                        "SELECT fts3_tokenizer('t', x'4141414141414141'); CREATE VIRTUAL TABLE v USING fts3(body, tokenize=t)"],
+                       contains: ["fts3_tokenizer() is not allowed for plugins"])
+            try c.fail(["--config", config, alias, "query", "--sql", "SELECT hex(fts3_tokenizer('simple'))"],
+                       contains: ["fts3_tokenizer() is not allowed for plugins"])
+            // The host lives on and the plugin still works; plain FTS stays available.
+            try c.succeed(["--config", config, alias, "sql", "--sql",
+                           "CREATE VIRTUAL TABLE IF NOT EXISTS notes USING fts4(body, tokenize=porter)"])
+            XCTAssertEqual(try c.succeed(["--config", config, alias, "query", "--sql", "SELECT 40 + 2", "--json"]).json(), "42")
+        }
+        try c.fail(["--config", config, "hsp", "query", "--sql", "SELECT load_extension('/tmp/x.so')"],
+                   contains: ["load_extension() is not allowed for plugins"])
+    }
+
+    // MARK: Why 9: host tables
+
+    func testHostTablesCannotBeAlteredCreatedOrShadowed() throws {
+        let c = try Clubhouse()
+        let config = try site(c)
+        let attacks = [
+            "ALTER TABLE _clubhouse_migrations RENAME TO x",
+            "ALTER TABLE _clubhouse_migrations ADD COLUMN evil TEXT",
+            "ALTER TABLE _clubhouse_migrations RENAME COLUMN name TO n",
+            "ALTER TABLE _clubhouse_migrations DROP COLUMN applied_at",
+            "CREATE TABLE _clubhouse_x(a)",
+            "CREATE TEMP TABLE _clubhouse_migrations(version, name)",
+            "CREATE INDEX evil ON _clubhouse_migrations(name)",
+            "CREATE VIEW _clubhouse_view AS SELECT 1",
+            "CREATE TRIGGER evil AFTER INSERT ON _clubhouse_migrations BEGIN SELECT 1; END",
+            "DROP TABLE _clubhouse_plugin_version",
+        ]
+        for alias in ["hsp", "hs"] {
+            for sql in attacks {
+                let result = try c.run(["--config", config, alias, "sql", "--sql", sql])
+                XCTAssertNotEqual(result.exitCode, 0, "\(alias): \(sql) was allowed")
+                XCTAssertTrue(result.stderr.contains("_clubhouse"), "\(alias): \(sql): \(result.stderr)")
+            }
+        }
+        // History is intact: the plugin still migrates and writes.
+        try c.succeed(["--config", config, "hs", "write", "--value", "a"])
+        XCTAssertEqual(try c.succeed(["--config", config, "hs", "query", "--sql",
+                                      "SELECT group_concat(version) FROM _clubhouse_migrations", "--json"]).json(), "1,2")
+    }
+
+    // MARK: Why 4: runaway SQL
+
+    private func marker(_ c: Clubhouse, _ name: String) -> String { c.path("marker-\(name)") }
+
+    private func waitFor(_ path: String, seconds: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if FileManager.default.fileExists(atPath: path) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    func testARunawayQueryStopsAtTheIsolatedPluginsDeadline() throws {
+        let c = try Clubhouse()
+        let config = try site(c, timeoutMs: 1500)
+        let started = Date()
+        let result = try c.run(["--config", config, "hsp", "runaway", "--marker", marker(c, "deadline")], timeout: 60)
+        XCTAssertEqual(result.exitCode, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("the statement was interrupted: the call ran past its deadline (1500 ms"),
+                      result.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 45)
+        XCTAssertEqual(try c.succeed(["--config", config, "hsp", "query", "--sql", "SELECT 7", "--json"]).json(), "7",
+                       "the plugin is not wedged")
+    }
+
+    func testCtrlCStopsARunawayQueryInProcessAndIsolated() throws {
+        let c = try Clubhouse()
+        let config = try site(c, timeoutMs: 600_000)
+        for alias in ["hs", "hsp"] {
+            let flag = marker(c, "sigint-\(alias)")
+            let process = Process()
+            process.executableURL = Clubhouse.executable
+            process.arguments = ["--config", config, alias, "runaway", "--marker", flag]
+            var env = ProcessInfo.processInfo.environment
+            env["CLUBHOUSE_DATA_DIR"] = c.dataDirectory.path
+            env.removeValue(forKey: "CLUBHOUSE_CONFIG")
+            process.environment = env
+            let err = Pipe()
+            process.standardError = err
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            XCTAssertTrue(waitFor(flag), "\(alias): the query never started")
+            usleep(200_000)
+            kill(process.processIdentifier, SIGINT)
+            let deadline = Date().addingTimeInterval(30)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                XCTFail("\(alias): the first Ctrl-C did not stop the query")
+                continue
+            }
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(process.terminationReason, .exit, "\(alias): \(stderr)")
+            XCTAssertEqual(process.terminationStatus, 1, "\(alias): \(stderr)")
+            XCTAssertTrue(stderr.contains("the statement was interrupted: the call was cancelled"), "\(alias): \(stderr)")
+        }
+    }
+
+    /// Starts `serve --socket` and connects.
+    private func serve(_ c: Clubhouse, config: String) throws -> (Process, RPCSocketClient) {
+        let socketPath = c.path("s.sock")
+        let process = Process()
+        process.executableURL = Clubhouse.executable
+        process.arguments = ["--config", config, "serve", "--socket", socketPath]
+        var env = ProcessInfo.processInfo.environment
+        env["CLUBHOUSE_DATA_DIR"] = c.dataDirectory.path
+        env.removeValue(forKey: "CLUBHOUSE_CONFIG")
+        process.environment = env
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, try RPCSocketClient(path: socketPath))
+    }
+
+    private func stop(_ server: Process) {
+        server.interrupt()
+        let deadline = Date().addingTimeInterval(20)
+        while server.isRunning && Date() < deadline { usleep(20_000) }
+        if server.isRunning {
+            kill(server.processIdentifier, SIGKILL)
+            XCTFail("serve did not stop on SIGINT")
+        }
+        server.waitUntilExit()
+    }
+
+    func testClubhouseCancelStopsARunawayQueryInProcessAndIsolated() throws {
+        let c = try Clubhouse()
+        let config = try site(c, timeoutMs: 600_000)
+        let (server, client) = try serve(c, config: config)
+        defer { stop(server) }
+        for (id, alias) in [(1, "hs"), (3, "hsp")] {
+            let flag = marker(c, "cancel-\(alias)")
+            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"\#(alias)","command":"runaway","arguments":{"marker":"\#(flag)"}}}"#)
+            XCTAssertTrue(waitFor(flag), "\(alias): the query never started")
+            usleep(200_000)
+            client.send(#"{"jsonrpc":"2.0","id":\#(id + 1),"method":"clubhouse.cancel","params":{"id":\#(id)}}"#)
+            var replies: [Int: JSONValue] = [:]
+            while replies[id] == nil || replies[id + 1] == nil {
+                let message = try client.receive(timeout: 30)
+                if let n = message["id"]?.intValue { replies[n] = message }
+            }
+            XCTAssertEqual(replies[id + 1]?["result"]?["cancelled"], true, "\(replies)")
+            XCTAssertEqual(replies[id]?["error"]?["data"]?["status"], "cancelled", "\(alias): \(replies[id] ?? .null)")
+            XCTAssertTrue(replies[id]?["error"]?["message"]?.stringValue?.contains("interrupted: the call was cancelled") ?? false,
+                          "\(alias): \(replies[id] ?? .null)")
+        }
+        client.send(#"{"jsonrpc":"2.0","id":9,"method":"clubhouse.call","params":{"plugin":"hsp","command":"query","arguments":{"sql":"SELECT 5"}}}"#)
+        XCTAssertEqual(try client.response(id: 9).0["result"], "5", "the plugin is not wedged")
+    }
+
+    // MARK: Why 5: transactions left open
+
+    func testAThreadSafePluginsOpenTransactionIsRolledBackAndLaterWritesReachTheDisk() throws {
+        let c = try Clubhouse()
+        let config = try site(c)
+        let (server, client) = try serve(c, config: config)
+        let calls = [("open-tx", "lost"), ("write", "kept-1"), ("write", "kept-2")]
+        for (i, (command, value)) in calls.enumerated() {
+            client.send(#"{"jsonrpc":"2.0","id":\#(i + 1),"method":"clubhouse.call","params":{"plugin":"ts","command":"\#(command)","arguments":{"value":"\#(value)"}}}"#)
+            XCTAssertEqual(try client.response(id: i + 1).0["result"], "ok")
+        }
+        stop(server)
+        let rows = try c.succeed(["--config", config, "ts", "query", "--sql", "SELECT group_concat(value) FROM t", "--json"]).json()
+        XCTAssertEqual(rows, "kept-1,kept-2")
+        // The same on the CLI, with the log line.
+        let result = try c.succeed(["--config", config, "ts", "open-tx", "--value", "again"])
+        XCTAssertTrue(result.stderr.contains("plugin 'ts' left a transaction open at the end of 'open-tx'; rolled back"), result.stderr)
+    }
+
+    // MARK: Why 8: concurrent first use
+
+    func testConcurrentFirstUseOfAFreshDataDirNeverFails() throws {
+        let c = try Clubhouse()
+        let config = try site(c)
+        for round in 0..<4 {
+            let data = c.path("data-\(round)")
+            let processes = (0..<4).map { i -> (Process, Pipe) in
+                let process = Process()
+                process.executableURL = Clubhouse.executable
+                process.arguments = ["--config", config, "hs", "write", "--value", "p\(i)"]
+                var env = ProcessInfo.processInfo.environment
+                env["CLUBHOUSE_DATA_DIR"] = data
+                env.removeValue(forKey: "CLUBHOUSE_CONFIG")
+                process.environment = env
+                let err = Pipe()
+                process.standardError = err
+                process.standardOutput = FileHandle.nullDevice
+                return (process, err)
+            }
+            for (p, _) in processes { try p.run() }
+            for (p, err) in processes {
+                let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                p.waitUntilExit()
+                XCTAssertEqual(p.terminationStatus, 0, "round \(round): \(stderr)")
+            }
+            c.environment["CLUBHOUSE_DATA_DIR"] = data
+            XCTAssertEqual(try c.succeed(["--config", config, "hs", "count", "--json"]).json(), "4", "round \(round)")
+            c.environment["CLUBHOUSE_DATA_DIR"] = nil
+        }
+    }
+
+    // MARK: Why 11: paths
+
+    func testADataDirReachedThroughASymlinkWorksButALinkedDatabaseIsRefused() throws {
+        let c = try Clubhouse()
+        let config = try site(c)
+        let real = c.path("real-data")
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: c.path("linked-data"), withDestinationPath: real)
+        c.environment["CLUBHOUSE_DATA_DIR"] = c.path("linked-data")
+        try c.succeed(["--config", config, "hs", "write", "--value", "through a link"])
+        try c.succeed(["--config", config, "hsp", "write", "--value", "isolated through a link"])
+        XCTAssertEqual(try c.succeed(["--config", config, "hs", "count", "--json"]).json(), "1")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: real + "/default/org.tests.hostile.a.sqlite"))
+        // A link at the database file itself is refused, naming it.
+        let elsewhere = c.path("elsewhere.sqlite")
+        try FileManager.default.moveItem(atPath: real + "/default/org.tests.hostile.a.sqlite", toPath: elsewhere)
+        try FileManager.default.createSymbolicLink(atPath: real + "/default/org.tests.hostile.a.sqlite", withDestinationPath: elsewhere)
+        try c.fail(["--config", config, "hs", "count"],
+                   contains: ["linked-data/default/org.tests.hostile.a.sqlite is a symbolic link"])
+    }
+
+    /// Runs clubhouse as `nobody` when the tests run as root (root writes anywhere).
+    private func runReadOnly(_ c: Clubhouse, _ arguments: [String], data: String) throws -> ClubhouseResult {
+        if getuid() != 0 {
+            c.environment["CLUBHOUSE_DATA_DIR"] = data
+            defer { c.environment["CLUBHOUSE_DATA_DIR"] = nil }
+            return try c.run(arguments)
+        }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            throw XCTSkip("running as root without setpriv: a read-only data dir cannot be made")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Clubhouse.executable.path] + arguments
+        var env = ProcessInfo.processInfo.environment
+        env["CLUBHOUSE_DATA_DIR"] = data
+        let cache = NSTemporaryDirectory() + "clubhouse-ro-cache-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        chmod(cache, 0o777)
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        env["XDG_CACHE_HOME"] = cache
+        env.removeValue(forKey: "CLUBHOUSE_CONFIG")
+        process.environment = env
+        process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ClubhouseResult(exitCode: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                               stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    func testAReadOnlyDataDirServesReadsAndNamesTheFileOnWrites() throws {
+        let c = try Clubhouse()
+        let config = try site(c)
+        try c.succeed(["--config", config, "hs", "write", "--value", "stored"])
+        try c.succeed(["--config", config, "hsp", "write", "--value", "stored too"])
+        // Everything readable by all, writable by nobody but the owner; the folders read-only.
+        let data = c.dataDirectory.path
+        for path in [c.scratch.path, data, data + "/default"] { chmod(path, 0o555) }
+        for file in try FileManager.default.contentsOfDirectory(atPath: data + "/default") { chmod(data + "/default/" + file, 0o444) }
+        chmod(config, 0o444)
+        defer { for path in [c.scratch.path, data, data + "/default"] { chmod(path, 0o755) } }
+        for alias in ["hs", "hsp"] {
+            let read = try runReadOnly(c, ["--config", config, alias, "count", "--json"], data: data)
+            XCTAssertEqual(read.exitCode, 0, "\(alias): \(read.stderr)")
+            XCTAssertEqual(read.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\"1\"", "\(alias): \(read.stderr)")
+            let write = try runReadOnly(c, ["--config", config, alias, "write", "--value", "refused"], data: data)
+            XCTAssertEqual(write.exitCode, 1, "\(alias): \(write.stdout)")
+            XCTAssertTrue(write.stderr.contains("\(data)/default/org.tests.hostile.\(alias == "hs" ? "a" : "b").sqlite"), write.stderr)
+            XCTAssertTrue(write.stderr.contains("read-only"), write.stderr)
+        }
+    }
+
+    // MARK: Why 11: a database from a newer plugin
+
+    func testADatabaseWrittenByANewerVersionOfThePluginIsRefused() throws {
+        let c = try Clubhouse()
+        let newer = try site(c, version: "2.1.0")
+        let older = try site(c, version: "1.0.0")
+        try c.succeed(["--config", older, "hs", "write", "--value", "by 1.0.0"])
+        try c.succeed(["--config", newer, "hs", "write", "--value", "by 2.1.0"])
+        try c.fail(["--config", older, "hs", "count"],
+                   contains: ["org.tests.hostile.a.sqlite was written by version 2.1.0 of plugin 'hs', newer than this version 1.0.0"])
+        XCTAssertEqual(try c.succeed(["--config", newer, "hs", "count", "--json"]).json(), "2")
+    }
+}

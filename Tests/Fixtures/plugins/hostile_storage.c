@@ -1,0 +1,217 @@
+/*
+ * Hostile storage plugin for the storage end-to-end tests (StorageEndToEndTests.swift): it sends the
+ * host whatever SQL a test gives it, runs away in a recursive CTE, leaves transactions open and
+ * migrates on first use. Variants (one -D each):
+ *
+ *   FIXTURE_STORAGE              calls serialized by the host
+ *   FIXTURE_STORAGE_THREAD_SAFE  declares CLUBHOUSE_PLUGIN_THREAD_SAFE (calls may run concurrently)
+ *
+ * Commands:
+ *   sql --sql S          exec S; data "ok", or the storage status and message
+ *   query --sql S        the first column of every row, joined with ","
+ *   runaway --marker P   creates file P, then runs a recursive CTE without end (never checks
+ *                        is_cancelled: only the host can stop it)
+ *   write --value V      migrates, then inserts V into t (autocommit)
+ *   open-tx --value V    migrates, begins, inserts V, and returns without commit or rollback
+ *   count                migrates, then the rows of t as "n"
+ */
+#include "clubhouse.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef FIXTURE_ID
+#define FIXTURE_ID "org.tests.hostile.storage"
+#endif
+#ifndef FIXTURE_VERSION
+#define FIXTURE_VERSION "1.0.0"
+#endif
+
+static void say(const clubhouse_reply *reply, const char *text) { reply->write(reply, text, strlen(text)); }
+
+static clubhouse_status hs_describe(const clubhouse_plugin_descriptor *self, const clubhouse_reply *reply) {
+    (void)self;
+    say(reply, "{\"commands\":["
+               "{\"name\":\"sql\",\"summary\":\"Run SQL\",\"arguments\":[{\"name\":\"sql\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"query\",\"summary\":\"Run a query\",\"arguments\":[{\"name\":\"sql\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"runaway\",\"summary\":\"A query without end\",\"arguments\":[{\"name\":\"marker\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"write\",\"summary\":\"Insert a value\",\"arguments\":[{\"name\":\"value\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"open-tx\",\"summary\":\"Insert in a transaction left open\",\"arguments\":[{\"name\":\"value\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"count\",\"summary\":\"Rows of t\",\"arguments\":[]}"
+               "]}");
+    return CLUBHOUSE_OK;
+}
+
+typedef struct { const clubhouse_host *host; } hostile;
+
+static clubhouse_status hs_create(const clubhouse_plugin_descriptor *self, const clubhouse_host *host, void **instance,
+                                  const clubhouse_reply *reply) {
+    (void)self; (void)reply;
+    hostile *h = calloc(1, sizeof *h);
+    if (!h) return CLUBHOUSE_ERROR;
+    h->host = host;
+    *instance = h;
+    return CLUBHOUSE_OK;
+}
+
+static void hs_destroy(const clubhouse_plugin_descriptor *self, void *instance) {
+    (void)self;
+    free(instance);
+}
+
+/* The string value of argument `name` (JSON escapes \" and \\ understood; fixture-grade). */
+static const char *argument(const char *request, size_t length, const char *name, char *out, size_t capacity) {
+    char key[64];
+    snprintf(key, sizeof key, "\"%s\":\"", name);
+    size_t k = strlen(key);
+    const char *p = NULL;
+    for (size_t i = 0; i + k <= length; i++) {
+        if (memcmp(request + i, key, k) == 0) { p = request + i + k; break; }
+    }
+    if (!p) return NULL;
+    size_t n = 0;
+    const char *end = request + length;
+    while (p < end && *p != '"' && n + 1 < capacity) {
+        if (*p == '\\' && p + 1 < end) p++;
+        out[n++] = *p++;
+    }
+    out[n] = 0;
+    return out;
+}
+
+static const clubhouse_storage_service *storage_of(hostile *h) {
+    return h->host->get_service(h->host, CLUBHOUSE_SERVICE_STORAGE);
+}
+
+static clubhouse_status migrate(const clubhouse_storage_service *s, hostile *h, const clubhouse_reply *reply) {
+    /* Migration 1 backfills a table (a few hundred ms): hosts starting side by side overlap in it. */
+    clubhouse_status status = s->migrate(h->host, 1, "table t",
+        "CREATE TABLE t(value TEXT NOT NULL);"
+        "CREATE TABLE filler AS WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 150000) "
+        "SELECT i, printf('%08d', i) AS label FROM r", reply);
+    if (status != CLUBHOUSE_OK) return status;
+    return s->migrate(h->host, 2, "index on t", "CREATE INDEX t_value ON t(value)", reply);
+}
+
+static clubhouse_status insert(const clubhouse_storage_service *s, hostile *h, const char *value, const clubhouse_reply *reply) {
+    clubhouse_stmt *stmt = NULL;
+    clubhouse_status status = s->prepare(h->host, "INSERT INTO t(value) VALUES (?1)", &stmt, reply);
+    if (status != CLUBHOUSE_OK) return status;
+    s->bind_text(stmt, 1, value, strlen(value));
+    status = s->step(stmt);
+    if (status != CLUBHOUSE_DONE) {
+        const char *message = s->last_error(h->host);
+        say(reply, message ? message : "insert failed");
+        s->finalize(stmt);
+        return status;
+    }
+    s->finalize(stmt);
+    return CLUBHOUSE_OK;
+}
+
+static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void *instance, const clubhouse_call *call,
+                                  const char *command, const char *request, size_t length, const clubhouse_reply *reply) {
+    (void)self; (void)call;
+    hostile *h = instance;
+    const clubhouse_storage_service *s = storage_of(h);
+    if (!s) { say(reply, "no storage granted"); return CLUBHOUSE_DENIED; }
+    char text[4096];
+    clubhouse_status status;
+    if (strcmp(command, "sql") == 0) {
+        if (!argument(request, length, "sql", text, sizeof text)) { say(reply, "missing sql"); return CLUBHOUSE_INVALID_ARGUMENT; }
+        status = s->exec(h->host, text, reply);
+        if (status != CLUBHOUSE_OK) return status;
+        say(reply, "{\"data\":\"ok\"}");
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "query") == 0 || strcmp(command, "count") == 0) {
+        if (strcmp(command, "count") == 0) {
+            if ((status = migrate(s, h, reply)) != CLUBHOUSE_OK) return status;
+            strcpy(text, "SELECT count(*) FROM t");
+        } else if (!argument(request, length, "sql", text, sizeof text)) {
+            say(reply, "missing sql");
+            return CLUBHOUSE_INVALID_ARGUMENT;
+        }
+        clubhouse_stmt *stmt = NULL;
+        if ((status = s->prepare(h->host, text, &stmt, reply)) != CLUBHOUSE_OK) return status;
+        char rows[4096];
+        strcpy(rows, "{\"data\":\"");
+        int first = 1;
+        while ((status = s->step(stmt)) == CLUBHOUSE_ROW) {
+            size_t n = 0;
+            char number[32];
+            const char *value = number;
+            /* Numbers by type: the runner's proxy gives column_text only for text and blobs. */
+            switch (s->column_type(stmt, 0)) {
+            case CLUBHOUSE_TYPE_INTEGER: snprintf(number, sizeof number, "%lld", (long long)s->column_int64(stmt, 0)); break;
+            case CLUBHOUSE_TYPE_FLOAT: snprintf(number, sizeof number, "%g", s->column_double(stmt, 0)); break;
+            default: value = s->column_text(stmt, 0, &n);
+            }
+            if (!first) strncat(rows, ",", sizeof rows - strlen(rows) - 1);
+            strncat(rows, value ? value : "null", sizeof rows - strlen(rows) - 4);
+            first = 0;
+        }
+        if (status != CLUBHOUSE_DONE) {
+            const char *message = s->last_error(h->host);
+            say(reply, message ? message : "step failed");
+            s->finalize(stmt);
+            return status;
+        }
+        s->finalize(stmt);
+        strcat(rows, "\"}");
+        say(reply, rows);
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "runaway") == 0) {
+        if (!argument(request, length, "marker", text, sizeof text)) { say(reply, "missing marker"); return CLUBHOUSE_INVALID_ARGUMENT; }
+        int fd = open(text, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) close(fd);
+        status = s->exec(h->host, "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r", reply);
+        if (status != CLUBHOUSE_OK) return status;
+        say(reply, "{\"data\":\"the query without end ended\"}");
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "write") == 0 || strcmp(command, "open-tx") == 0) {
+        if (!argument(request, length, "value", text, sizeof text)) { say(reply, "missing value"); return CLUBHOUSE_INVALID_ARGUMENT; }
+        if ((status = migrate(s, h, reply)) != CLUBHOUSE_OK) return status;
+        if (strcmp(command, "open-tx") == 0 && (status = s->begin(h->host, reply)) != CLUBHOUSE_OK) return status;
+        if ((status = insert(s, h, text, reply)) != CLUBHOUSE_OK) return status;
+        say(reply, "{\"data\":\"ok\"}");
+        return CLUBHOUSE_OK;
+    }
+    say(reply, "unknown command");
+    return CLUBHOUSE_NOT_FOUND;
+}
+
+static const char *const services[] = {CLUBHOUSE_SERVICE_STORAGE, NULL};
+
+static const clubhouse_plugin_descriptor descriptor = {
+    .magic = CLUBHOUSE_MAGIC,
+    .abi_major = CLUBHOUSE_ABI_MAJOR,
+    .abi_minor = CLUBHOUSE_ABI_MINOR,
+    .struct_size = sizeof(clubhouse_plugin_descriptor),
+#ifdef FIXTURE_STORAGE_THREAD_SAFE
+    .flags = CLUBHOUSE_PLUGIN_THREAD_SAFE,
+#else
+    .flags = 0,
+#endif
+    .id = FIXTURE_ID,
+    .version = FIXTURE_VERSION,
+    .name = "Hostile storage",
+    .summary = "Sends the host hostile SQL",
+    .build = "abi=1.0;lang=c",
+    .services = services,
+    .describe = hs_describe,
+    .create = hs_create,
+    .destroy = hs_destroy,
+    .invoke = hs_invoke,
+};
+
+__attribute__((visibility("default")))
+const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_info *info) {
+    (void)info;
+    return &descriptor;
+}
