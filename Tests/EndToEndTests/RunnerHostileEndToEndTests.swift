@@ -63,6 +63,21 @@ final class RunnerHostileEndToEndTests: XCTestCase {
         return (server, try RPCSocketClient(path: c.path("rpc.sock")))
     }
 
+    /// Waits (at most 30 s) until the fixture left `<data>/<name>` (a command has started), and removes it.
+    private func awaitMarker(_ c: Clubhouse, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
+        let path = c.dataDirectory.appendingPathComponent(name).path
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: path) {
+            if Date() > deadline {
+                XCTFail("\(name) did not appear within 30 s", file: file, line: line)
+                return
+            }
+            usleep(20_000)
+        }
+        try? FileManager.default.removeItem(atPath: path)
+        usleep(200_000)
+    }
+
     private func stop(_ server: Running) {
         kill(server.process.processIdentifier, SIGTERM)
         _ = server.finish(within: 20)
@@ -140,9 +155,10 @@ final class RunnerHostileEndToEndTests: XCTestCase {
     func testCtrlCReachesABusyIsolatedPlugin() throws {
         let c = try Clubhouse()
         let config = try site(c)
+        try FileManager.default.createDirectory(at: c.dataDirectory, withIntermediateDirectories: true)
         for command in ["busy", "poll"] {
             let running = try Running(c, ["--config", config, "-vv", "fx", command])
-            usleep(1_500_000)
+            awaitMarker(c, "\(command).started")
             kill(running.process.processIdentifier, SIGINT)
             let result = running.finish(within: 10)
             XCTAssertEqual(result.exitCode, 1, "\(command): \(result.stderr.suffix(500))")
@@ -153,12 +169,13 @@ final class RunnerHostileEndToEndTests: XCTestCase {
     func testServeCancelReachesABusyIsolatedPlugin() throws {
         let c = try Clubhouse()
         let config = try site(c)
+        try FileManager.default.createDirectory(at: c.dataDirectory, withIntermediateDirectories: true)
         let (server, client) = try serve(c, config: config)
         defer { stop(server) }
         for (n, command) in ["busy", "poll"].enumerated() {
             let id = 10 + n
             client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"fx","command":"\#(command)","progress":true}}"#)
-            usleep(1_000_000)
+            awaitMarker(c, "\(command).started")
             client.send(#"{"jsonrpc":"2.0","id":\#(id + 100),"method":"clubhouse.cancel","params":{"id":\#(id)}}"#)
             let started = Date()
             let (reply, _) = try client.response(id: id, timeout: 10)

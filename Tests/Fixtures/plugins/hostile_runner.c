@@ -12,7 +12,7 @@
  *   FIXTURE_INVOKE_IN_CREATE create invokes config "target"'s "hello" before it returns
  *
  * Commands: hello; busy (logs and reports progress until cancelled, at most 20 s); poll (polls
- * is_cancelled quietly until cancelled, at most 20 s); spin (burns CPU forever, ignores
+ * is_cancelled quietly until cancelled, at most 20 s) — both first leave $CLUBHOUSE_DATA_DIR/<command>.started; spin (burns CPU forever, ignores
  * cancellation); chatty (logs forever, ignores cancellation); bigframe (announces a 300 MB log
  * frame and streams it); hog (mallocs 2 GB); files (opens /dev/null until refused, replies the
  * count); forkhold (forks a child that holds the runner's pipes and sleeps, writes its pid to
@@ -62,7 +62,7 @@ static void collect(const clubhouse_reply *reply, const char *bytes, size_t leng
     for (size_t i = 0; i < length && c->length + 1 < sizeof c->text; i++) c->text[c->length++] = bytes[i];
     c->text[c->length] = 0;
 }
-static void collected_init(collected *c) {
+static void __attribute__((unused)) collected_init(collected *c) {
     memset(c, 0, sizeof *c);
     c->reply.struct_size = sizeof(clubhouse_reply);
     c->reply.write = collect;
@@ -131,7 +131,7 @@ static clubhouse_status hx_describe(const clubhouse_plugin_descriptor *self, con
 
 static clubhouse_status hx_create(const clubhouse_plugin_descriptor *self, const clubhouse_host *host, void **instance,
                                   const clubhouse_reply *reply) {
-    (void)self;
+    (void)self; (void)reply;
 #if defined(FIXTURE_FORGE) || defined(FIXTURE_FORGE_LATER)
     if (saved_pipe >= 0) { dup2(saved_pipe, 4); close(saved_pipe); saved_pipe = -1; }
 #endif
@@ -187,6 +187,10 @@ static clubhouse_status hx_invoke(const clubhouse_plugin_descriptor *self, void 
     if (strcmp(command, "busy") == 0 || strcmp(command, "poll") == 0) {
         int chatty = strcmp(command, "busy") == 0;
         double start = now_seconds();
+        char started[512];
+        marker_path(started, sizeof started, chatty ? "busy.started" : "poll.started");
+        FILE *f = fopen(started, "w");
+        if (f) fclose(f);
         if (chatty && progress) progress->begin(call, "busy", 0);
         unsigned long n = 0;
         while (now_seconds() - start < 20) {
