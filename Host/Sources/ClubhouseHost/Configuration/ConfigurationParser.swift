@@ -6,7 +6,9 @@ import ClubhouseJSON
 public enum ConfigurationParser {
     static let topKeys = ["$schema", "version", "default_site", "plugin_dirs", "data_dir", "sites"]
     static let siteKeys = ["description", "plugins", "devices"]
-    static let pluginKeys = ["id", "enabled", "path", "version", "config", "grants", "isolation", "timeout_ms", "description"]
+    static let pluginKeys = ["id", "enabled", "path", "version", "config", "grants", "isolation", "timeout_ms", "limits",
+                             "description"]
+    static let limitKeys = ["memory_mb", "cpu_seconds", "wall_ms", "open_files"]
     static let deviceKeys = ["transport", "baud", "parity", "data_bits", "stop_bits", "trace", "connect_timeout_ms", "options",
                              "description"]
 
@@ -215,6 +217,18 @@ private struct Reader {
                 error(pointer(path, "isolation"), "isolation '\(text)' must be \"auto\", \"in-process\" or \"process\"")
             }
         }
+        var limits = PluginLimits()
+        if let l = o["limits"].flatMap({ object($0, at: pointer(path, "limits"), what: "\"limits\"") }) {
+            let at = pointer(path, "limits")
+            checkKeys(l, at: at, known: ConfigurationParser.limitKeys, what: "\"limits\" of plugin '\(alias)'")
+            func limit(_ key: String, _ range: ClosedRange<Int>, _ fallback: Int) -> Int {
+                int(l[key], at: pointer(at, key), what: "\"\(key)\"", range: range) ?? fallback
+            }
+            limits = PluginLimits(memoryMegabytes: limit("memory_mb", PluginLimits.memoryRange, limits.memoryMegabytes),
+                                  cpuSeconds: limit("cpu_seconds", PluginLimits.cpuRange, limits.cpuSeconds),
+                                  wallMilliseconds: limit("wall_ms", PluginLimits.wallRange, limits.wallMilliseconds),
+                                  openFiles: limit("open_files", PluginLimits.openFilesRange, limits.openFiles))
+        }
         let config = o["config"] ?? .object(JSONObject())
         if config.objectValue == nil { error(pointer(path, "config"), "\"config\" must be an object, not \(config.kindName)") }
         return PluginEntry(
@@ -223,7 +237,7 @@ private struct Reader {
             path: pluginPath, versionRequirement: requirement, config: config, grants: grants, isolation: isolation,
             timeoutMilliseconds: int(o["timeout_ms"], at: pointer(path, "timeout_ms"), what: "\"timeout_ms\"",
                                      range: 1...86_400_000) ?? 60_000,
-            location: document.location(of: path))
+            limits: limits, location: document.location(of: path))
     }
 
     mutating func readDevice(name: String, _ o: JSONObject, at path: String) -> DeviceEntry? {

@@ -116,6 +116,21 @@ package enum EmbeddedDefaults {
                       "description": "auto: in process for the build's own plugins, a child process for others."},
         "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 86400000, "default": 60000,
                        "description": "Per-call timeout for a plugin in a child process."},
+        "limits": {
+          "type": "object",
+          "additionalProperties": false,
+          "description": "Resource limits of a plugin in a child process (applied with setrlimit before it loads).",
+          "properties": {
+            "memory_mb": {"type": "integer", "minimum": 16, "maximum": 1048576, "default": 4096,
+                          "description": "Address space of the plugin's process, in MiB."},
+            "cpu_seconds": {"type": "integer", "minimum": 1, "maximum": 2592000, "default": 3600,
+                            "description": "CPU time of one plugin process; past it the process is stopped and restarted on the next call."},
+            "wall_ms": {"type": "integer", "minimum": 1, "maximum": 2592000000, "default": 3600000,
+                        "description": "Total time of one call, however much the plugin logs or reports progress meanwhile."},
+            "open_files": {"type": "integer", "minimum": 16, "maximum": 1048576, "default": 1024,
+                           "description": "Open file descriptors of the plugin's process."}
+          }
+        },
         "description": {"type": "string"}
       }
     },

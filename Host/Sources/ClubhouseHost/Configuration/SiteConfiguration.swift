@@ -42,6 +42,31 @@ public enum Isolation: String, Sendable, CaseIterable {
     case process
 }
 
+/// What an isolated plugin's runner may use: address space, CPU time and open files (setrlimit in
+/// the runner before it loads the plugin), and the wall-clock time of one call (the host counts it).
+public struct PluginLimits: Sendable, Equatable {
+    public var memoryMegabytes = 4096
+    /// CPU seconds for one runner process (a runner that used them up is stopped and restarted).
+    public var cpuSeconds = 3600
+    /// Total time of one call, however much the plugin talks meanwhile.
+    public var wallMilliseconds = 3_600_000
+    public var openFiles = 1024
+
+    static let memoryRange = 16...1_048_576
+    static let cpuRange = 1...2_592_000
+    static let wallRange = 1...2_592_000_000
+    static let openFilesRange = 16...1_048_576
+
+    public init() {}
+
+    public init(memoryMegabytes: Int, cpuSeconds: Int, wallMilliseconds: Int, openFiles: Int) {
+        self.memoryMegabytes = memoryMegabytes
+        self.cpuSeconds = cpuSeconds
+        self.wallMilliseconds = wallMilliseconds
+        self.openFiles = openFiles
+    }
+}
+
 /// A plugin as a site configures it.
 public struct PluginEntry: Sendable {
     public var alias: String
@@ -54,6 +79,8 @@ public struct PluginEntry: Sendable {
     public var isolation: Isolation
     /// Per-call timeout for isolated plugins.
     public var timeoutMilliseconds: Int
+    /// Resource limits of an isolated plugin's runner (`limits` in plugins.json).
+    public var limits = PluginLimits()
     /// Where in the file the entry is (for messages about it).
     public var location: SourceLocation
 

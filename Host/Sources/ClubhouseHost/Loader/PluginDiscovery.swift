@@ -63,6 +63,9 @@ public final class PluginDiscovery: @unchecked Sendable {
         lock.withLock { () -> String? in
             if let known = probed[path] { return known.isEmpty ? nil : known }
             guard let signature = FileSystem.signature(path) else { return nil }
+            // Only regular files are probed (opening a FIFO would block).
+            var st = stat()
+            guard stat(path, &st) == 0, PluginLoader.fileKind(st.st_mode) == nil else { return nil }
             if registry == nil { registry = ProbeRegistry.load() }
             if let hit = registry?.lookup(path: path, signature: signature) {
                 probed[path] = hit

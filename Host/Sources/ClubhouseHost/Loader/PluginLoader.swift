@@ -57,6 +57,7 @@ public enum LoadError: Error, Sendable, CustomStringConvertible, Equatable {
     case fileMissing(path: String)
     case unreadable(path: String, reason: String)
     case notELF(path: String)
+    case notRegularFile(path: String, kind: String)
     case notSharedObject(path: String)
     case dlopenFailed(path: String, message: String)
     case noEntry(path: String)
@@ -75,6 +76,8 @@ public enum LoadError: Error, Sendable, CustomStringConvertible, Equatable {
             return "\(p): no such plugin file; check the \"path\" in plugins.json or build the plugin"
         case .unreadable(let p, let reason):
             return "\(p): cannot read the plugin file (\(reason)); check its permissions"
+        case .notRegularFile(let p, let kind):
+            return "\(p) is not a regular file (\(kind)); point \"path\" at the plugin's .so file"
         case .notELF(let p):
             return "\(p): not an ELF shared library (wrong file, or built for another system); point \"path\" at the plugin's .so"
         case .notSharedObject(let p):
@@ -142,15 +145,33 @@ public final class PluginLoader: @unchecked Sendable {
         return PluginLibrary(path: path, info: info, descriptor: descriptor)
     }
 
+    /// What kind of file `mode` is, for "is not a regular file (…)".
+    static func fileKind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFIFO: return "a FIFO"
+        case S_IFDIR: return "a directory"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        default: return "not a plain file"
+        }
+    }
+
+    /// A plugin file must be a regular file, checked without blocking: stat first, then open with
+    /// O_NONBLOCK (a FIFO swapped in between cannot hang the open) and check again on the descriptor.
     static func checkELF(path: String) throws(LoadError) {
         var st = stat()
         guard stat(path, &st) == 0 else {
             if errno == ENOENT { throw .fileMissing(path: path) }
             throw .unreadable(path: path, reason: String(cString: strerror(errno)))
         }
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        if let kind = fileKind(st.st_mode) { throw .notRegularFile(path: path, kind: kind) }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
+        guard fstat(fd, &st) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        if let kind = fileKind(st.st_mode) { throw .notRegularFile(path: path, kind: kind) }
         var header = [UInt8](repeating: 0, count: 18)
         let n = header.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 18) }
         guard n == 18, header[0] == 0x7F, header[1] == 0x45, header[2] == 0x4C, header[3] == 0x46 else {

@@ -16,6 +16,10 @@ final class IsolatedPlugin: @unchecked Sendable {
     let path: String
     let alias: String
     let timeoutMilliseconds: Int
+    let limits: PluginLimits
+    /// The id the host holds this plugin to: the site's "id" when it names one, else what the first
+    /// runner said (checked to be reverse-DNS). A later runner that says otherwise is refused.
+    private var fixedID: String?
     private(set) var info: PluginDescriptorInfo
     private(set) var catalogue: [UInt8]
 
@@ -29,10 +33,13 @@ final class IsolatedPlugin: @unchecked Sendable {
     let lock = Lock()
 
     /// Starts the runner and reads the plugin's descriptor and catalogue.
-    init(path: String, alias: String, timeoutMilliseconds: Int) throws(RuntimeError) {
+    init(path: String, alias: String, timeoutMilliseconds: Int, expectedID: String? = nil,
+         limits: PluginLimits = PluginLimits()) throws(RuntimeError) {
         self.path = path
         self.alias = alias
         self.timeoutMilliseconds = timeoutMilliseconds
+        self.limits = limits
+        fixedID = expectedID
         info = PluginDescriptorInfo(id: "", version: "0.0.0", semanticVersion: SemanticVersion(major: 0, minor: 0, patch: 0),
                                     name: "", summary: "", build: "", abiMajor: 0, abiMinor: 0, structSize: 0, threadSafe: false,
                                     services: [])
@@ -56,8 +63,16 @@ final class IsolatedPlugin: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 3)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 4)
+        // Its own process group, so the runner and anything the plugin forks are stopped together.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
         let executable = FileSystem.hostExecutable()
-        let words: [String] = [executable, "__runner", path]
+        var words: [String] = [executable, "__runner", path,
+                               "--limits", "\(limits.memoryMegabytes),\(limits.cpuSeconds),\(limits.openFiles)"]
+        if let fixedID { words += ["--id", fixedID] }
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var env: [UnsafeMutablePointer<CChar>?] = []
@@ -71,7 +86,7 @@ final class IsolatedPlugin: @unchecked Sendable {
         defer { env.forEach { free($0) } }
         var child: pid_t = 0
         var a = argv
-        let rc = posix_spawn(&child, executable, &actions, nil, &a, &env)
+        let rc = posix_spawn(&child, executable, &actions, &attributes, &a, &env)
         close(toChild[0])
         close(fromChild[1])
         guard rc == 0 else {
@@ -80,16 +95,17 @@ final class IsolatedPlugin: @unchecked Sendable {
             throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot start its runner: \(String(cString: strerror(rc)))")
         }
         pid = child
-        let wire = WireChannel(input: fromChild[0], output: toChild[1])
+        let wire = WireChannel(input: fromChild[0], output: toChild[1], caps: WireCaps.host)
         channel = wire
         let hello: (WireKind, [UInt8])?
         do {
             hello = try wire.receive(timeoutMilliseconds: Int32(clamping: max(timeoutMilliseconds, 10_000)))
         } catch {
+            if error.isViolation || error.isGarbage { killGroup() }
             throw RuntimeError(status: .pluginFailed, message: "plugin '\(alias)' (\(path)): its runner \(reap(after: error.description))")
         }
         guard let (kind, payload) = hello, kind == .hello else {
-            kill(pid, SIGKILL)
+            killGroup()
             throw RuntimeError(status: .pluginFailed, message: "plugin '\(alias)' (\(path)): its runner did not start; \(reap(after: "no hello"))")
         }
         var r = WireReader(payload)
@@ -102,9 +118,26 @@ final class IsolatedPlugin: @unchecked Sendable {
         }
         guard let v = try? JSONParser.parse(text), let version = v["version"]?.stringValue,
               let semantic = SemanticVersion(version)
-        else { throw RuntimeError(status: .pluginFailed, message: "plugin '\(alias)': malformed hello from its runner") }
+        else {
+            stop()
+            throw RuntimeError(status: .pluginFailed, message: "plugin '\(alias)': malformed hello from its runner")
+        }
+        // Identity is the host's: a reverse-DNS id (it names the plugin's database file), and the
+        // same one for every runner of this plugin.
+        let id = v["id"]?.stringValue ?? ""
+        guard PluginLoader.isReverseDNS(id) else {
+            stop()
+            throw RuntimeError(status: .pluginFailed,
+                               message: "plugin '\(alias)' (\(path)): its runner broke the wire protocol: it claims the id '\(id)', which is not a reverse-DNS id such as org.example.notes; it was stopped")
+        }
+        if let fixedID, id != fixedID {
+            stop()
+            throw RuntimeError(status: .pluginFailed,
+                               message: "plugin '\(alias)' (\(path)): its runner broke the wire protocol: it claims the id '\(id)', but the host knows this plugin as '\(fixedID)'; it was stopped")
+        }
+        fixedID = id
         info = PluginDescriptorInfo(
-            id: v["id"]?.stringValue ?? "", version: version, semanticVersion: semantic, name: v["name"]?.stringValue ?? "",
+            id: id, version: version, semanticVersion: semantic, name: v["name"]?.stringValue ?? "",
             summary: v["summary"]?.stringValue ?? "", build: v["build"]?.stringValue ?? "",
             abiMajor: v["abi_major"]?.intValue ?? 0, abiMinor: v["abi_minor"]?.intValue ?? 0,
             structSize: v["struct_size"]?.intValue ?? 0, threadSafe: v["thread_safe"]?.boolValue ?? false,
@@ -118,28 +151,59 @@ final class IsolatedPlugin: @unchecked Sendable {
         channel = nil
         guard pid > 0 else { return reason }
         var status: Int32 = 0
-        var waited: pid_t = 0
-        for _ in 0..<100 {
-            waited = waitpid(pid, &status, WNOHANG)
-            if waited != 0 { break }
-            usleep(2000)
+        if let exited = exitStatus {
+            status = exited
+        } else {
+            var waited: pid_t = 0
+            for _ in 0..<100 {
+                waited = waitpid(pid, &status, WNOHANG)
+                if waited != 0 { break }
+                usleep(2000)
+            }
+            if waited == 0 {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+            }
         }
-        if waited == 0 {
-            kill(pid, SIGKILL)
-            waitpid(pid, &status, 0)
-        }
+        // Whatever the plugin forked goes with it (the runner leads its own process group).
+        kill(-pid, SIGKILL)
         pid = 0
+        exitStatus = nil
         let signal = status & 0x7F
+        if signal == SIGXCPU {
+            return "used up its CPU-time limit of \(limits.cpuSeconds) s (killed by signal \(signal), SIGXCPU)"
+        }
         if signal != 0 && signal != 0x7F {
             return "crashed (killed by signal \(signal), \(Subprocess.signalName(signal)))"
         }
         return "exited with code \((status >> 8) & 0xFF) (\(reason))"
     }
 
+    /// The wait status of a runner that exited while its pipes stayed open (a forked child holds them).
+    private var exitStatus: Int32?
+
+    /// True when the runner process has ended (its status is kept for `reap`).
+    private func runnerExited() -> Bool {
+        guard pid > 0, exitStatus == nil else { return exitStatus != nil }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid {
+            exitStatus = status
+            return true
+        }
+        return false
+    }
+
+    /// Kills the runner's whole process group (the runner and whatever the plugin forked).
+    private func killGroup() {
+        guard pid > 0 else { return }
+        kill(-pid, SIGKILL)
+        kill(pid, SIGKILL)
+    }
+
     /// Stops the runner (used at shutdown and after a failure).
     func stop() {
         guard pid > 0 else { return }
-        kill(pid, SIGKILL)
+        killGroup()
         _ = reap(after: "stopped")
         statements.removeAll()
         devices.removeAll()
@@ -219,7 +283,7 @@ final class IsolatedPlugin: @unchecked Sendable {
         }
         /// A well-framed message that breaks the protocol: the runner is stopped, the call fails.
         func violation(_ what: String) -> (Int32, [UInt8]) {
-            kill(pid, SIGKILL)
+            killGroup()
             _ = reap(after: "protocol violation")
             return failure("broke the wire protocol (\(what)) and was stopped")
         }
@@ -230,35 +294,48 @@ final class IsolatedPlugin: @unchecked Sendable {
             return failure(reap(after: error.description))
         }
         var cancelSent = false
-        var idle: Int64 = 0
+        let started = Subprocess.monotonicMilliseconds()
+        let wallDeadline = started + Int64(limits.wallMilliseconds)
+        var lastHeard = started
         while true {
+            // A cancel goes out as soon as the call is cancelled, however busy the plugin keeps the pipe.
+            if !cancelSent && call.isCancelled {
+                var w = WireWriter()
+                w.u64(call.id)
+                try? wire.send(.cancel, w.bytes)
+                cancelSent = true
+            }
+            let now = Subprocess.monotonicMilliseconds()
+            if now >= wallDeadline {
+                killGroup()
+                _ = reap(after: "wall-clock limit")
+                return failure("ran past its wall-clock limit of \(limits.wallMilliseconds) ms and was stopped")
+            }
             let message: (WireKind, [UInt8])?
             do {
-                message = try wire.receive(timeoutMilliseconds: 100)
+                message = try wire.receive(timeoutMilliseconds: Int32(clamping: min(100, wallDeadline - now)))
             } catch {
+                if error.isViolation {
+                    return violation(error.description)
+                }
                 if error.isGarbage {
-                    kill(pid, SIGKILL)
+                    killGroup()
                     _ = reap(after: "garbage")
                     return failure("sent garbage on its pipe (\(error)) and was stopped")
                 }
                 return failure(reap(after: error.description))
             }
             guard let (k, body) = message else {
-                if call.isCancelled && !cancelSent {
-                    var w = WireWriter()
-                    w.u64(call.id)
-                    try? wire.send(.cancel, w.bytes)
-                    cancelSent = true
-                }
-                idle += 100
-                if idle >= Int64(timeoutMilliseconds) {
-                    kill(pid, SIGKILL)
+                // The runner may be gone while a child it forked keeps the pipes open.
+                if runnerExited() { return failure(reap(after: "its process ended")) }
+                if Subprocess.monotonicMilliseconds() - lastHeard >= Int64(timeoutMilliseconds) {
+                    killGroup()
                     _ = reap(after: "timeout")
                     return failure("did not answer within \(timeoutMilliseconds) ms (a hang?) and was stopped")
                 }
                 continue
             }
-            idle = 0
+            lastHeard = Subprocess.monotonicMilliseconds()
             switch k {
             case .result:
                 var r = WireReader(body)

@@ -65,6 +65,8 @@ final class RunnerContext: @unchecked Sendable {
     private let lock = Lock()
     private var nextSeq: UInt32 = 1
     private var cancelled = Set<UInt64>()
+    /// The host closed the pipe: every call counts as cancelled (nobody waits for its result).
+    private var hostGone = false
     var logThreshold: Int32 = 1
     var lastInsertRowID: Int64 = 0
     var changes: Int64 = 0
@@ -88,6 +90,7 @@ final class RunnerContext: @unchecked Sendable {
         do {
             frame = try channel.receive(timeoutMilliseconds: timeout)
         } catch {
+            lock.withLock { hostGone = true }
             mailbox.fail("host gone")
             return false
         }
@@ -147,7 +150,7 @@ final class RunnerContext: @unchecked Sendable {
     func cancel(_ call: UInt64) { _ = lock.withLock { cancelled.insert(call) } }
     func isCancelled(_ call: UInt64) -> Bool {
         poll()
-        return lock.withLock { cancelled.contains(call) }
+        return lock.withLock { hostGone || cancelled.contains(call) }
     }
 
     /// A service call to the host; nil when the host is gone (the runner then exits).
@@ -227,30 +230,59 @@ final class ProxyDevice {
 }
 
 package enum RunnerProcess {
+    /// setrlimit for address space, CPU time (SIGXCPU at the soft limit, SIGKILL a little later)
+    /// and open files. Returns what failed, or nil.
+    static func applyLimits(memoryMegabytes: Int, cpuSeconds: Int, openFiles: Int) -> String? {
+        func set(_ resource: __rlimit_resource_t, _ soft: Int, _ hard: Int, _ what: String) -> String? {
+            var current = rlimit()
+            getrlimit(resource, &current)
+            // A hard limit can only go down without privilege (rlim_t.max is RLIM_INFINITY).
+            let hardLimit = min(rlim_t(hard), current.rlim_max)
+            var wanted = rlimit(rlim_cur: min(rlim_t(soft), hardLimit), rlim_max: hardLimit)
+            guard setrlimit(resource, &wanted) == 0 else {
+                return "\(what): \(String(cString: strerror(errno)))"
+            }
+            return nil
+        }
+        let bytes = memoryMegabytes << 20
+        return set(__rlimit_resource_t(RLIMIT_AS.rawValue), bytes, bytes, "memory")
+            ?? set(__rlimit_resource_t(RLIMIT_CPU.rawValue), cpuSeconds, cpuSeconds + 2, "CPU time")
+            ?? set(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), openFiles, openFiles, "open files")
+            ?? set(__rlimit_resource_t(RLIMIT_CORE.rawValue), 0, 0, "core dumps")
+    }
+
     /// The runner's main: load, say hello, then serve create/invoke/destroy until the host leaves.
-    package static func run(path: String) -> Int32 {
+    package static func run(path: String, limits: [Int]? = nil, expectedID: String? = nil) -> Int32 {
         // The protocol owns fds 3 and 4; anything the plugin prints goes to stderr.
         dup2(2, 1)
         let channel = WireChannel(input: 3, output: 4)
+        func refuse(_ message: String) -> Int32 {
+            var w = WireWriter()
+            w.i32(Int32(CLUBHOUSE_ERROR))
+            w.str(message)
+            try? channel.send(.hello, w.bytes)
+            return 1
+        }
+        // The site's limits, before any of the plugin's code runs (its constructors included).
+        if let limits, limits.count == 3 {
+            if let problem = applyLimits(memoryMegabytes: limits[0], cpuSeconds: limits[1], openFiles: limits[2]) {
+                return refuse("cannot apply the plugin's limits: \(problem)")
+            }
+        }
         let library: PluginLibrary
         do {
             library = try PluginLoader.open(path: path)
         } catch {
-            var w = WireWriter()
-            w.i32(Int32(CLUBHOUSE_ERROR))
-            w.str(error.description)
-            try? channel.send(.hello, w.bytes)
-            return 1
+            return refuse(error.description)
+        }
+        if let expectedID, library.info.id != expectedID {
+            return refuse("\(path) is \(library.info.id), but the host knows this plugin as \(expectedID)")
         }
         let catalogue: [UInt8]
         do {
             catalogue = try library.describe()
         } catch {
-            var w = WireWriter()
-            w.i32(Int32(CLUBHOUSE_ERROR))
-            w.str(error.description)
-            try? channel.send(.hello, w.bytes)
-            return 1
+            return refuse(error.description)
         }
         let info = library.info
         let hello: JSONValue = [

@@ -35,6 +35,42 @@ struct WireError: Error, Sendable, CustomStringConvertible {
     var description: String
     /// The peer sent bytes that are not a frame (as opposed to closing the pipe).
     var isGarbage = false
+    /// A well-formed frame header the receiver refuses (a kind over its size cap).
+    var isViolation = false
+}
+
+/// The largest frame the host accepts from a runner, per kind: checked on the 5-byte header,
+/// before any of the payload is buffered, so a runner cannot grow the host with one huge frame.
+enum WireCaps {
+    /// The runner's log proxy cuts messages at 1 MB; a little over that for the framing.
+    static let log = (1 << 20) + 64
+    static let progress = 64 << 10
+    static let handle = 64
+    static let hello = 16 << 20
+    /// Service calls carry SQL and blobs to bind; results carry a command's reply.
+    static let serviceCall = 128 << 20
+    static let result = 256 << 20
+
+    /// The cap for a frame of `kind` arriving at the host (nil: the host never accepts that kind).
+    static func host(_ kind: WireKind) -> Int {
+        switch kind {
+        case .log: return log
+        case .progress: return progress
+        case .finalize, .deviceClose: return handle
+        case .hello: return hello
+        case .serviceCall: return serviceCall
+        case .result: return result
+        case .create, .invoke, .destroy, .reply, .cancel: return WireChannel.maximumFrame
+        }
+    }
+
+    static func name(_ kind: WireKind) -> String {
+        switch kind {
+        case .serviceCall: return "service call"
+        case .deviceClose: return "device close"
+        default: return "\(kind)"
+        }
+    }
 }
 
 /// Builds a payload.
@@ -102,10 +138,14 @@ final class WireChannel: @unchecked Sendable {
     let output: Int32
     private let writeLock = Lock()
     private var pending: [UInt8] = []
+    /// Per-kind frame caps (the host's side of the wire); nil: only `maximumFrame`.
+    private let caps: ((WireKind) -> Int)?
+    private var chunk = [UInt8](repeating: 0, count: 65536)
 
-    init(input: Int32, output: Int32) {
+    init(input: Int32, output: Int32, caps: ((WireKind) -> Int)? = nil) {
         self.input = input
         self.output = output
+        self.caps = caps
     }
 
     /// Sends one frame (thread-safe: frames never interleave).
@@ -130,6 +170,10 @@ final class WireChannel: @unchecked Sendable {
                 guard length >= 1, length <= WireChannel.maximumFrame else {
                     throw WireError(description: "a frame of \(length) bytes", isGarbage: true)
                 }
+                if let caps, pending.count >= 5, let kind = WireKind(rawValue: pending[4]), length - 1 > caps(kind) {
+                    throw WireError(description: "a '\(WireCaps.name(kind))' frame of \(length - 1) bytes, over its cap of \(caps(kind)) bytes",
+                                    isViolation: true)
+                }
                 if pending.count >= 4 + length {
                     guard let kind = WireKind(rawValue: pending[4]) else {
                         throw WireError(description: "unknown message kind \(pending[4])", isGarbage: true)
@@ -139,8 +183,8 @@ final class WireChannel: @unchecked Sendable {
                     return (kind, payload)
                 }
             }
+            // A zero timeout still looks once (a poll for a cancel must read what is there).
             let remaining = deadline == Int64.max ? -1 : Int32(clamping: max(0, deadline - Subprocess.monotonicMilliseconds()))
-            if remaining == 0 && deadline != Int64.max { return nil }
             var pfd = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
             let ready = poll(&pfd, 1, remaining)
             if ready < 0 {
@@ -148,7 +192,6 @@ final class WireChannel: @unchecked Sendable {
                 throw WireError(description: "poll failed (\(String(cString: strerror(errno))))")
             }
             if ready == 0 { return nil }
-            var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }

@@ -80,7 +80,11 @@ public final class SiteRuntime: @unchecked Sendable {
     private let lock = Lock()
     /// One load at a time (a plugin file is opened and checked once). Never held while calling a plugin.
     private let loadLock = Lock()
-    private let creationLock = Lock()
+    /// Held while plugins are created; recursive, because a plugin's create may invoke another
+    /// plugin, created then on the same thread.
+    private let creationLock = RecursiveLock()
+    /// Aliases whose create is running, outermost first (guarded by `creationLock`).
+    private var creating: [String] = []
     /// Each alias's plugin as loaded, and as resolved (loaded and not a duplicate).
     private var loaded: [String: Result<ResolvedPlugin, RuntimeError>] = [:]
     private var resolved: [String: Result<ResolvedPlugin, RuntimeError>] = [:]
@@ -214,11 +218,14 @@ public final class SiteRuntime: @unchecked Sendable {
         let backend: PluginBackend
         var catalogueBytes: [UInt8]
         if isolated {
-            if !FileSystem.exists(path) {
-                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(LoadError.fileMissing(path: path))"))
+            do {
+                try PluginLoader.checkELF(path: path)
+            } catch {
+                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
             }
             do {
-                let runner = try IsolatedPlugin(path: path, alias: alias, timeoutMilliseconds: entry.timeoutMilliseconds)
+                let runner = try IsolatedPlugin(path: path, alias: alias, timeoutMilliseconds: entry.timeoutMilliseconds,
+                                                expectedID: entry.id, limits: entry.limits)
                 backend = .isolated(runner)
                 catalogueBytes = runner.catalogue
             } catch {
@@ -262,6 +269,13 @@ public final class SiteRuntime: @unchecked Sendable {
         creationLock.lock()
         defer { creationLock.unlock() }
         if let existing = lock.withLock({ instances[alias] }) { return .success(existing) }
+        if let start = creating.firstIndex(of: alias) {
+            let cycle = (creating[start...] + [alias]).joined(separator: " → ")
+            return .failure(RuntimeError(status: .error,
+                                         message: "plugin '\(alias)' is still being created (\(cycle)); its create cannot be called back into"))
+        }
+        creating.append(alias)
+        defer { creating.removeLast() }
         let made = PluginInstance(backend: plugin.backend, entry: plugin.entry, siteName: site.name, runtime: self)
         do {
             try made.create()

@@ -27,8 +27,18 @@ enum InternalModes {
         case "__run":
             return runBackground(arguments)
         case "__runner":
-            guard arguments.count == 1 else { return 2 }
-            return RunnerProcess.run(path: arguments[0])
+            // __runner PATH [--limits MEMORY_MB,CPU_SECONDS,OPEN_FILES] [--id ID]
+            guard let path = arguments.first, arguments.count % 2 == 1 else { return 2 }
+            var limits: [Int]?
+            var id: String?
+            for i in stride(from: 1, to: arguments.count, by: 2) {
+                switch arguments[i] {
+                case "--limits": limits = arguments[i + 1].split(separator: ",").compactMap { Int($0) }
+                case "--id": id = arguments[i + 1]
+                default: return 2
+                }
+            }
+            return RunnerProcess.run(path: path, limits: limits, expectedID: id)
         default:
             StandardStreams.writeError("clubhouse: unknown internal mode \(mode)\n")
             return 2
