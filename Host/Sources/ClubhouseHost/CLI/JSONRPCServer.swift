@@ -1,5 +1,6 @@
 // `clubhouse serve`: JSON-RPC 2.0 for front ends, one JSON object per line, over stdio (default)
-// or a Unix socket (`--socket PATH`, mode 0600, any number of clients).
+// or a Unix socket (`--socket PATH`, mode 0600; its transport, bounds and path lock are in
+// ServeTransport.swift: `--max-connections`, `--write-timeout-ms`, `--workers`).
 //
 // Methods:
 //   clubhouse.plugins                          → [{plugin, id, version, summary, isolated}]
@@ -244,10 +245,7 @@ final class JSONRPCServer: @unchecked Sendable {
             if stat(path, &now) == 0, now.st_ino == bound.st_ino, now.st_dev == bound.st_dev { unlink(path) }
         }
         let log = session.log
-        let loop = ServeLoop(listener: fd, limits: limits) { line in
-            log.warning("serve: \(line)")
-            StandardStreams.writeError("clubhouse: serve: \(line)\n")
-        }
+        let loop = ServeLoop(listener: fd, limits: limits) { line in log.warning("serve: \(line)") }
         loop.closedChannel = { [self] channel in cancelCalls(ofConnection: channel.number) }
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)

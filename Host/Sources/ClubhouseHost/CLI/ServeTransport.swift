@@ -112,7 +112,12 @@ final class ServeChannel: @unchecked Sendable {
     // The loop's own state (only the loop thread touches these).
     var input: [UInt8] = []
     var inputStart = 0
-    var readClosed = false
+    /// No more requests will be read (end of input, a hang-up, or the server stopping).
+    var readClosed: Bool {
+        get { lock.withLock { readEnded } }
+        set { lock.withLock { readEnded = newValue } }
+    }
+    private var readEnded = false
     /// What the front end keeps for this client (released when the client goes away).
     var owner: AnyObject?
 
@@ -161,7 +166,7 @@ final class ServeChannel: @unchecked Sendable {
         let wake = lock.withLock { () -> Bool in
             inFlight -= 1
             if readPaused && inFlight <= loop.limits.maxInFlight / 2 { return true }
-            return inFlight == 0 && (readClosed || closed)
+            return inFlight == 0 && (readEnded || closed)
         }
         if wake { loop.wake() }
     }
@@ -240,6 +245,7 @@ final class ServeLoop: @unchecked Sendable {
     /// A descriptor kept open so that, out of descriptors, one accept can still be made and refused.
     private var reserve: Int32 = -1
     private var acceptPausedUntil: Int64 = 0
+    private var exhaustionNoted = false
     private let note: (String) -> Void
 
     /// `listener` is a bound, listening socket; `note` receives log lines about clients.
@@ -464,7 +470,8 @@ final class ServeLoop: @unchecked Sendable {
                         reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
                         if late >= 0 && reserve >= 0 { continue }
                     }
-                    note("out of file descriptors with \(channels.count) clients connected; not accepting for 250 ms")
+                    if !exhaustionNoted { note("out of file descriptors with \(channels.count) clients connected; accepting again every 250 ms") }
+                    exhaustionNoted = true
                     acceptPausedUntil = Subprocess.monotonicMilliseconds() + 250
                     return
                 }
@@ -472,6 +479,7 @@ final class ServeLoop: @unchecked Sendable {
                 acceptPausedUntil = Subprocess.monotonicMilliseconds() + 250
                 return
             }
+            exhaustionNoted = false
             if channels.count >= limits.maxConnections {
                 refuse(fd, -32003, "server busy: \(channels.count) clients connected, the --max-connections bound; try again later")
                 continue
