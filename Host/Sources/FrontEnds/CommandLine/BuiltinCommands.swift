@@ -33,7 +33,12 @@ enum BuiltinCommands {
         case "demo": return try demo(out: arguments["out"]?.stringValue, options)
         case "serve":
             let session = try Session(options: options)
-            return try JSONRPCServer.run(arguments["socket"]?.stringValue.map { ["--socket", $0] } ?? [], session: session)
+            var words: [String] = []
+            for option in ["socket", "max-connections", "write-timeout-ms", "workers"] {
+                guard let value = arguments[option] else { continue }
+                words += ["--\(option)", value.stringValue ?? JSONWriter.compact(value)]
+            }
+            return try JSONRPCServer.run(words, session: session)
         case "device simulate": return try deviceSimulate(arguments, options)
         default: throw usage("unknown built-in command '\(name)' (clubhouse --help lists them)")
         }

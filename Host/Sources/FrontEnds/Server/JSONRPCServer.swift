@@ -1,5 +1,6 @@
 // `clubhouse serve`: JSON-RPC 2.0 for front ends, one JSON object per line, over stdio (default)
-// or a Unix socket (`--socket PATH`, mode 0600, any number of clients).
+// or a Unix socket (`--socket PATH`, mode 0600; its transport, bounds and path lock are in
+// ServeTransport.swift: `--max-connections`, `--write-timeout-ms`, `--workers`).
 //
 // Methods:
 //   clubhouse.plugins                          → [{plugin, id, version, summary, isolated}]
@@ -24,24 +25,46 @@ import Dispatch
 import Glibc
 #endif
 
-/// One client connection: where responses and notifications go.
+/// One client connection: where responses and notifications go. On stdio the replies are written
+/// at once (blocking); under `--socket` they go through the event loop's channel (never blocking).
 final class RPCConnection: @unchecked Sendable {
     let output: Int32
+    /// The socket transport's side of this connection (nil on stdio).
+    let channel: ServeChannel?
     private let lock = Lock()
     private var broken = false
 
-    init(output: Int32) { self.output = output }
+    init(output: Int32) {
+        self.output = output
+        channel = nil
+    }
 
-    func send(_ value: JSONValue) {
+    init(channel: ServeChannel) {
+        output = channel.fd
+        self.channel = channel
+    }
+
+    /// Sends one message; a `droppable` one (a progress notification) may be skipped when the
+    /// client is far behind in reading.
+    func send(_ value: JSONValue, droppable: Bool = false) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(128)
         JSONWriter.appendCompact(value, to: &bytes)
         bytes.append(0x0A)
+        if let channel {
+            channel.enqueue(bytes, droppable: droppable)
+            return
+        }
         lock.withLock {
             guard !broken else { return }
             if Descriptor.writeAll(output, bytes) != nil { broken = true }
         }
     }
+
+    /// Whether the client went away (its pending requests are then skipped).
+    var isClosed: Bool { channel?.isClosed ?? false }
+    func began() { channel?.began() }
+    func finished() { channel?.finished() }
 }
 
 /// Progress of one JSON-RPC call, sent as notifications (at most 10 a second).
@@ -62,7 +85,7 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
         var params: JSONObject = ["id": id, "label": .string(label), "done": .number(JSONNumber(lexeme: String(done), isInteger: true))]
         if total > 0 { params["total"] = .number(JSONNumber(lexeme: String(total), isInteger: true)) }
         if final { params["finished"] = true }
-        connection.send(["jsonrpc": "2.0", "method": "clubhouse.progress", "params": .object(params)])
+        connection.send(["jsonrpc": "2.0", "method": "clubhouse.progress", "params": .object(params)], droppable: true)
     }
 
     func begin(label: String, total: UInt64) {
@@ -95,21 +118,51 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
 
 final class JSONRPCServer: @unchecked Sendable {
     let session: Session
+    let limits: ServeLimits
     private let lock = Lock()
+    /// Running calls by "connection number, request id" (a client cancels only its own calls).
     private var active: [String: CallContext] = [:]
     private let group = DispatchGroup()
+    private let pool: WorkerPool
 
-    init(session: Session) { self.session = session }
+    init(session: Session, limits: ServeLimits = ServeLimits()) {
+        self.session = session
+        self.limits = limits
+        pool = WorkerPool(maxThreads: limits.workers)
+    }
+
+    static let usage = "usage: clubhouse serve [--socket PATH] [--max-connections N] [--write-timeout-ms MS] [--workers N]"
 
     static func run(_ words: [String], session: Session) throws(CLIError) -> Int32 {
         var socketPath: String?
+        var limits = ServeLimits()
         var i = 0
-        while i < words.count {
-            if words[i] == "--socket", i + 1 < words.count { socketPath = words[i + 1]; i += 2; continue }
-            if words[i].hasPrefix("--socket=") { socketPath = String(words[i].dropFirst(9)); i += 1; continue }
-            throw CLIError(status: .invalidArgument, message: "usage: clubhouse serve [--socket PATH]")
+        func number(_ option: String, _ text: String, minimum: Int) throws(CLIError) -> Int {
+            guard let n = Int(text), n >= minimum, n <= 1 << 30 else {
+                throw CLIError(status: .invalidArgument, message: "serve: \(option) needs a whole number ≥ \(minimum), not '\(text)'")
+            }
+            return n
         }
-        let server = JSONRPCServer(session: session)
+        while i < words.count {
+            var option = words[i]
+            var value: String?
+            if let eq = option.firstIndex(of: "="), option.hasPrefix("--") {
+                value = String(option[option.index(after: eq)...])
+                option = String(option[..<eq])
+            } else if i + 1 < words.count {
+                value = words[i + 1]
+            }
+            let known = ["--socket", "--max-connections", "--write-timeout-ms", "--workers"]
+            guard known.contains(option), let value else { throw CLIError(status: .invalidArgument, message: usage) }
+            i += words[i].contains("=") ? 1 : 2
+            switch option {
+            case "--socket": socketPath = value
+            case "--max-connections": limits.maxConnections = try number(option, value, minimum: 1)
+            case "--write-timeout-ms": limits.writeTimeoutMilliseconds = Int64(try number(option, value, minimum: 1))
+            default: limits.workers = try number(option, value, minimum: 1)
+            }
+        }
+        let server = JSONRPCServer(session: session, limits: limits)
         Signals.ignoreBrokenPipes()
         if let socketPath {
             try server.serveSocket(FileSystem.absolute(socketPath))
@@ -146,54 +199,84 @@ final class JSONRPCServer: @unchecked Sendable {
         }
     }
 
+    /// Serves clients on a Unix socket (see ServeTransport.swift) until SIGINT or SIGTERM.
     func serveSocket(_ path: String) throws(CLIError) {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw CLIError(status: .io, message: "serve: socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
         guard Transport.fillUnixAddress(&address, path) else {
             throw CLIError(status: .invalidArgument, message: "serve: socket path too long: \(path)")
         }
-        if FileSystem.exists(path) {
-            // A stale socket from a previous run is replaced; anything else is left alone.
-            var st = stat()
-            if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK { unlink(path) } else {
+        let pathLock = SocketPathLock(socketPath: path)
+        try pathLock.acquire()
+        defer { pathLock.release() }
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            // Nobody holds the lock: a socket left there is stale, unless something that does not
+            // take the lock (an older server) still answers on it. Anything else is left alone.
+            guard (st.st_mode & S_IFMT) == S_IFSOCK else {
                 throw CLIError(status: .error, message: "serve: \(path) exists and is not a socket; choose another --socket path")
             }
+            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let live = probe >= 0 && withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            } == 0
+            if probe >= 0 { close(probe) }
+            if live {
+                throw CLIError(status: .error, message: "serve: a server that does not hold \(pathLock.lockPath) is listening on \(path); stop it or choose another --socket path")
+            }
+            unlink(path)
         }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw CLIError(status: .io, message: "serve: socket: \(String(cString: strerror(errno)))") }
         let oldMask = umask(0o177)
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         umask(oldMask)
-        guard rc == 0, listen(fd, 64) == 0 else {
+        guard rc == 0, listen(fd, 128) == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
             throw CLIError(status: .io, message: "serve: cannot listen on \(path): \(reason)")
         }
         chmod(path, 0o600)
+        var bound = stat()
+        _ = stat(path, &bound)
         defer {
             close(fd)
-            unlink(path)
+            // Remove the socket only if it is still the one this server bound.
+            var now = stat()
+            if stat(path, &now) == 0, now.st_ino == bound.st_ino, now.st_dev == bound.st_dev { unlink(path) }
         }
-        let stop = StopFlag()
+        let log = session.log
+        let loop = ServeLoop(listener: fd, limits: limits) { line in log.warning("serve: \(line)") }
+        loop.closedChannel = { [self] channel in cancelCalls(ofConnection: channel.number) }
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { DispatchSourceSignalHolder($0) { stop.set() } }
+        let sources = [SIGINT, SIGTERM].map { DispatchSourceSignalHolder($0) { loop.requestStop() } }
         defer { sources.forEach { $0.cancel() } }
         session.log.info("serving JSON-RPC on unix:\(path)")
         StandardStreams.writeError("clubhouse: serving JSON-RPC 2.0 on unix:\(path) (Ctrl-C stops)\n")
-        while !stop.isSet {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 200) > 0 else { continue }
-            let client = accept(fd, nil, nil)
-            guard client >= 0 else { continue }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            Thread.detach { [self] in
-                serveStream(input: client, connection: RPCConnection(output: client))
-                close(client)
+        loop.run { channel, line in
+            let connection: RPCConnection
+            if let known = channel.owner as? RPCConnection {
+                connection = known
+            } else {
+                connection = RPCConnection(channel: channel)
+                channel.owner = connection
             }
+            dispatch(line, connection: connection)
         }
         group.wait()
+    }
+
+    private func callKey(_ connection: RPCConnection, _ id: JSONValue) -> String {
+        "\(connection.channel?.number ?? 0) \(JSONWriter.compact(id))"
+    }
+
+    /// Cancels the running calls of a client that went away.
+    private func cancelCalls(ofConnection number: Int) {
+        let prefix = "\(number) "
+        let contexts = lock.withLock { active.filter { $0.key.hasPrefix(prefix) }.map(\.value) }
+        contexts.forEach { $0.cancel() }
     }
 
     // MARK: requests
@@ -230,16 +313,30 @@ final class JSONRPCServer: @unchecked Sendable {
                 connection.send(JSONRPCServer.error(.null, -32600, "invalid request: empty batch"))
                 return
             }
-            group.enter()
-            DispatchQueue.global().async { [self] in
+            submit(connection) { [self] in
                 for r in batch { if let reply = handle(r, connection: connection) { connection.send(reply) } }
-                group.leave()
             }
             return
         }
-        group.enter()
-        DispatchQueue.global().async { [self] in
+        // A cancel is answered at once on the reading thread: it must not queue behind the calls
+        // it is meant to stop when every worker is busy.
+        if request["method"]?.stringValue == "clubhouse.cancel" {
             if let reply = handle(request, connection: connection) { connection.send(reply) }
+            return
+        }
+        submit(connection) { [self] in
+            if let reply = handle(request, connection: connection) { connection.send(reply) }
+        }
+    }
+
+    /// Runs `work` on the worker pool, counted as in flight for the connection; skipped if the
+    /// client is gone by the time a worker takes it.
+    private func submit(_ connection: RPCConnection, _ work: @escaping () -> Void) {
+        group.enter()
+        connection.began()
+        pool.submit { [self] in
+            if !connection.isClosed { work() }
+            connection.finished()
             group.leave()
         }
     }
@@ -307,9 +404,9 @@ final class JSONRPCServer: @unchecked Sendable {
             }
         case "clubhouse.cancel":
             guard let target = params["id"] else { throw Failure(-32602, "invalid params: id of the call to cancel is required") }
-            let key = JSONWriter.compact(target)
+            let key = callKey(connection, target)
             guard let context = lock.withLock({ active[key] }) else {
-                throw Failure(-32002, "no running call with id \(key)")
+                throw Failure(-32002, "no running call with id \(JSONWriter.compact(target))")
             }
             context.cancel()
             return ["cancelled": true]
@@ -336,7 +433,7 @@ final class JSONRPCServer: @unchecked Sendable {
             let progress: any ProgressSink = wantsProgress && id != nil ? RPCProgress(connection: connection, id: id ?? .null)
                 : SilentProgress()
             let context = runtime.router.context(for: prepared, progress: progress)
-            let key = id.map(JSONWriter.compact)
+            let key = id.map { callKey(connection, $0) }
             if let key { lock.withLock { active[key] = context } }
             defer { if let key { lock.withLock { active[key] = nil } } }
             let outcome = runtime.router.run(prepared, context: context)

@@ -1,0 +1,170 @@
+// `serve` transport benchmark (issue 13), release build:
+//  - one client pipelining no-op calls (in-process NotesC `ping`) over a Unix socket (≥ 100k/s);
+//  - 50 clients at once, each keeping 16 calls in flight (≥ 50k/s in total).
+// Usage: clubhouse-bench serve [--quick] [--binary PATH …]  (each binary is measured in turn,
+// interleaved round by round, e.g. today's clubhouse beside the one before the issue).
+
+import ClubhouseJSON
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private func serveConnect(_ path: String) -> Int32? {
+    for _ in 0..<500 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if rc == 0 { return fd }
+        close(fd)
+        usleep(10_000)
+    }
+    return nil
+}
+
+private let pingLine: [UInt8] = Array(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"inproc","command":"ping"}}"#.utf8) + [0x0A]
+
+/// One client writing `n` requests from a helper thread while reading the replies: requests/s.
+private func pipelined(_ path: String, _ n: Int) -> Double {
+    guard let fd = serveConnect(path) else { return 0 }
+    defer { close(fd) }
+    var payload: [UInt8] = []
+    payload.reserveCapacity(n * pingLine.count)
+    for _ in 0..<n { payload += pingLine }
+    let t0 = Measure.now()
+    let writer = WriterThread(fd: fd, bytes: payload)
+    writer.start()
+    var lines = 0
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while lines < n {
+        let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if got <= 0 { break }
+        for b in buffer[0..<got] where b == 0x0A { lines += 1 }
+    }
+    writer.join()
+    return Double(lines) / (Measure.now() - t0)
+}
+
+/// `clients` connections driven from one thread with poll, each keeping `window` requests in
+/// flight until it has had `perClient` replies: total requests/s.
+private func concurrent(_ path: String, clients: Int, perClient: Int, window: Int) -> Double {
+    var fds: [Int32] = []
+    for _ in 0..<clients {
+        guard let fd = serveConnect(path) else { break }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        fds.append(fd)
+    }
+    defer { fds.forEach { close($0) } }
+    guard fds.count == clients else { return 0 }
+    var sent = [Int](repeating: 0, count: clients)
+    var received = [Int](repeating: 0, count: clients)
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    let windowBytes = [UInt8]((0..<window).flatMap { _ in pingLine })
+    let t0 = Measure.now()
+    // Each client writes its whole window at once, then one request per reply.
+    for (i, fd) in fds.enumerated() {
+        let n = windowBytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        sent[i] = n == windowBytes.count ? window : 0
+    }
+    var pfds = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+    var done = 0
+    while done < clients {
+        guard poll(&pfds, nfds_t(pfds.count), 10_000) > 0 else { break }
+        for i in 0..<clients where pfds[i].revents != 0 {
+            let got = buffer.withUnsafeMutableBytes { read(fds[i], $0.baseAddress, $0.count) }
+            if got <= 0 { continue }
+            var replies = 0
+            for b in buffer[0..<got] where b == 0x0A { replies += 1 }
+            received[i] += replies
+            if received[i] >= perClient {
+                if pfds[i].fd >= 0 { done += 1 }
+                pfds[i].fd = -1
+                continue
+            }
+            let more = min(replies, perClient - sent[i])
+            if more > 0 {
+                let bytes = [UInt8]((0..<more).flatMap { _ in pingLine })
+                _ = bytes.withUnsafeBytes { write(fds[i], $0.baseAddress, $0.count) }
+                sent[i] += more
+            }
+        }
+    }
+    return Double(received.reduce(0, +)) / (Measure.now() - t0)
+}
+
+func serveBench(_ arguments: [String]) {
+    let quick = arguments.contains("--quick")
+    let dir = Measure.executableDirectory()
+    var binaries: [String] = []
+    var i = 0
+    while i < arguments.count {
+        if arguments[i] == "--binary", i + 1 < arguments.count { binaries.append(arguments[i + 1]); i += 2; continue }
+        i += 1
+    }
+    if binaries.isEmpty { binaries = [dir + "/clubhouse"] }
+    let scratch = "/tmp/clubhouse-serve-bench-\(getpid())"
+    mkdir(scratch, 0o700)
+    defer { _ = system("rm -rf '\(scratch)'") }
+    let config = """
+        {"sites": {"bench": {"plugins": {
+          "inproc": {"path": "\(dir)/libNotesC.so", "grants": ["storage"], "isolation": "in-process"}
+        }}}}
+        """
+    let configPath = scratch + "/plugins.json"
+    guard let file = fopen(configPath, "w") else { return }
+    fputs(config, file)
+    fclose(file)
+
+    var pids: [pid_t] = []
+    var sockets: [String] = []
+    for (index, binary) in binaries.enumerated() {
+        let socketPath = scratch + "/rpc\(index).sock"
+        let argv: [UnsafeMutablePointer<CChar>?] = ([binary, "--config", configPath, "--site", "bench",
+                                                     "--data-dir", scratch + "/data\(index)", "serve", "--socket", socketPath] as [String])
+            .map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var a = argv
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, binary, &actions, nil, &a, environ) == 0 else {
+            print("serve: cannot start \(binary)")
+            return
+        }
+        posix_spawn_file_actions_destroy(&actions)
+        pids.append(pid)
+        sockets.append(socketPath)
+    }
+    defer {
+        for pid in pids {
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+    }
+    let rounds = quick ? 3 : 7
+    var one = [[Double]](repeating: [], count: binaries.count)
+    var fifty = [[Double]](repeating: [], count: binaries.count)
+    for (b, path) in sockets.enumerated() {
+        _ = pipelined(path, 2000)
+        _ = concurrent(path, clients: 50, perClient: 100, window: 16)
+        _ = b
+    }
+    for _ in 0..<rounds {
+        for (b, path) in sockets.enumerated() {
+            one[b].append(pipelined(path, quick ? 10_000 : 50_000))
+            fifty[b].append(concurrent(path, clients: 50, perClient: quick ? 400 : 2000, window: 16))
+        }
+    }
+    for (b, binary) in binaries.enumerated() {
+        print("serve \(binary) (median of \(rounds) rounds): one client pipelining \(Int(Measure.median(one[b]))) requests/s (target ≥ 100,000); 50 clients × 16 in flight \(Int(Measure.median(fifty[b]))) requests/s (target ≥ 50,000)")
+    }
+}

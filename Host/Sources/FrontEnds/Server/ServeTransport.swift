@@ -1,0 +1,562 @@
+// The transport of `clubhouse serve --socket PATH`: how bytes move, not what they mean (the
+// requests themselves are JSONRPCServer.dispatch's business).
+//
+// - One event-loop thread owns the listening socket and every client socket, all non-blocking,
+//   and waits on them with poll(2). No thread per connection.
+// - Requests run on a small worker pool (calls into plugins may block; the loop never does).
+// - Replies are written straight from the worker when the socket takes them; what the socket does
+//   not take waits in the connection's output buffer and the loop writes it when the client reads.
+//   A client with too much waiting output or too many requests in flight is not read any more
+//   (back-pressure); one whose output has made no progress for the write timeout is dropped with a
+//   log line. A client that never reads therefore costs a bounded amount of memory and time and
+//   never holds up the others.
+// - At most `maxConnections` clients; one more gets a JSON-RPC error line and is closed.
+// - When the process runs out of file descriptors, the loop spends a reserved descriptor to accept
+//   and refuse the waiting client (so poll does not report the same pending connection forever),
+//   and pauses accepting when even that fails: the loop never spins.
+// - The socket path is guarded by an flock on `PATH.lock` holding the server's pid: a second server
+//   on a live path refuses and names the first; a stale socket (no lock holder) is taken over; on
+//   exit the server removes the socket only if it is still the one it bound.
+
+import ClubhouseHost
+import ClubhouseJSON
+import ClubhousePlatform
+import Foundation
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The bounds of `serve --socket`, set by its options.
+struct ServeLimits: Sendable {
+    /// Clients connected at once; one more is refused with a JSON-RPC error.
+    var maxConnections = 256
+    /// How long a client's waiting output may make no progress before the client is dropped.
+    var writeTimeoutMilliseconds: Int64 = 10_000
+    /// Bytes waiting for one client beyond which the server stops reading its requests.
+    var outputLimit = 1 << 20
+    /// Requests of one client being worked on beyond which the server stops reading its requests.
+    var maxInFlight = 256
+    /// Worker threads for calls (started on demand).
+    var workers = 32
+}
+
+/// A fixed-size pool of worker threads started on demand, taking jobs in order.
+final class WorkerPool: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private var jobs: [() -> Void] = []
+    private var head = 0
+    private var threads = 0
+    private var idle = 0
+    let maxThreads: Int
+
+    init(maxThreads: Int) {
+        self.maxThreads = max(1, maxThreads)
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        pthread_cond_init(condition, nil)
+    }
+
+    func submit(_ job: @escaping () -> Void) {
+        pthread_mutex_lock(mutex)
+        jobs.append(job)
+        let queued = jobs.count - head
+        let spawn = queued > idle && threads < maxThreads
+        if spawn { threads += 1 }
+        if idle > 0 { pthread_cond_signal(condition) }
+        pthread_mutex_unlock(mutex)
+        if spawn { Thread.detach { [self] in work() } }
+    }
+
+    private func work() {
+        pthread_mutex_lock(mutex)
+        while true {
+            while head == jobs.count {
+                idle += 1
+                pthread_cond_wait(condition, mutex)
+                idle -= 1
+            }
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: jobs.capacity <= 4096)
+                head = 0
+            } else if head >= 1024 && head * 2 >= jobs.count {
+                jobs.removeSubrange(0..<head)
+                head = 0
+            }
+            pthread_mutex_unlock(mutex)
+            job()
+            pthread_mutex_lock(mutex)
+        }
+    }
+}
+
+/// One client socket of the event loop. The loop alone reads it; workers and the loop write it
+/// under `lock`, so replies never interleave and the descriptor is never used after close.
+final class ServeChannel: @unchecked Sendable {
+    let fd: Int32
+    let number: Int
+    private let loop: ServeLoop
+    private let lock = Lock()
+    private var output: [UInt8] = []
+    private var outputHead = 0
+    private var inFlight = 0
+    private var closed = false
+    private var failure: String?
+    /// When the waiting output last moved (or began to wait), monotonic milliseconds.
+    private var lastProgress: Int64 = 0
+    /// Set by the loop when it stopped reading because of back-pressure.
+    private var readPaused = false
+    // The loop's own state (only the loop thread touches these).
+    var input: [UInt8] = []
+    var inputStart = 0
+    /// No more requests will be read (end of input, a hang-up, or the server stopping).
+    var readClosed: Bool {
+        get { lock.withLock { readEnded } }
+        set { lock.withLock { readEnded = newValue } }
+    }
+    private var readEnded = false
+    /// What the front end keeps for this client (released when the client goes away).
+    var owner: AnyObject?
+
+    init(fd: Int32, number: Int, loop: ServeLoop) {
+        self.fd = fd
+        self.number = number
+        self.loop = loop
+    }
+
+    var isClosed: Bool { lock.withLock { closed } }
+
+    /// Queues one encoded message. Progress notifications are `droppable`: they are skipped while
+    /// the client has more than the output limit waiting.
+    func enqueue(_ bytes: [UInt8], droppable: Bool) {
+        let wake = lock.withLock { () -> Bool in
+            guard !closed, failure == nil else { return false }
+            let waiting = output.count - outputHead
+            if waiting > 0 {
+                if droppable && waiting >= loop.limits.outputLimit { return false }
+                output.append(contentsOf: bytes)
+                return false
+            }
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes.withUnsafeBytes { raw -> Int in
+                    guard let base = raw.baseAddress else { return 0 }
+                    return send(fd, base + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                }
+                if n > 0 { offset += n; continue }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+                failure = n < 0 ? String(cString: strerror(errno)) : "connection closed"
+                return true
+            }
+            if offset == bytes.count { return false }
+            output.append(contentsOf: bytes[offset...])
+            lastProgress = Subprocess.monotonicMilliseconds()
+            return true // the loop must now watch for POLLOUT
+        }
+        if wake { loop.wake() }
+    }
+
+    func began() { lock.withLock { inFlight += 1 } }
+
+    func finished() {
+        let wake = lock.withLock { () -> Bool in
+            inFlight -= 1
+            if readPaused && inFlight <= loop.limits.maxInFlight / 2 { return true }
+            return inFlight == 0 && (readEnded || closed)
+        }
+        if wake { loop.wake() }
+    }
+
+    // MARK: loop side
+
+    struct State {
+        var waiting: Int
+        var inFlight: Int
+        var failure: String?
+        var lastProgress: Int64
+    }
+
+    func state() -> State {
+        lock.withLock { State(waiting: output.count - outputHead, inFlight: inFlight, failure: failure, lastProgress: lastProgress) }
+    }
+
+    /// Whether the loop may read more requests; records a pause so that `finished` wakes the loop.
+    func mayRead() -> Bool {
+        lock.withLock {
+            let ok = inFlight < loop.limits.maxInFlight && output.count - outputHead < loop.limits.outputLimit
+            readPaused = !ok
+            return ok
+        }
+    }
+
+    /// Writes waiting output; false when the client is gone.
+    func flush() -> Bool {
+        lock.withLock {
+            guard !closed else { return false }
+            while outputHead < output.count {
+                let head = outputHead
+                let n = output.withUnsafeBytes { raw -> Int in
+                    guard let base = raw.baseAddress else { return 0 }
+                    return send(fd, base + head, raw.count - head, Int32(MSG_NOSIGNAL))
+                }
+                if n > 0 {
+                    outputHead += n
+                    lastProgress = Subprocess.monotonicMilliseconds()
+                    continue
+                }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return true }
+                failure = n < 0 ? String(cString: strerror(errno)) : "connection closed"
+                return false
+            }
+            output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
+            outputHead = 0
+            return true
+        }
+    }
+
+    func close() {
+        lock.withLock {
+            guard !closed else { return }
+            closed = true
+            output = []
+            outputHead = 0
+            _ = Glibc.close(fd)
+        }
+    }
+}
+
+/// The event loop of `serve --socket`.
+final class ServeLoop: @unchecked Sendable {
+    let limits: ServeLimits
+    let listener: Int32
+    /// A pipe that wakes the loop: workers write its end [1], the loop polls end [0].
+    private var wakePipe: [Int32] = [-1, -1]
+    private var wakeFD: Int32 { wakePipe[0] }
+    private let wakeLock = Lock()
+    private var wakePending = false
+    private let stop = StopFlag()
+    private var channels: [ServeChannel] = []
+    private var nextNumber = 1
+    /// A descriptor kept open so that, out of descriptors, one accept can still be made and refused.
+    private var reserve: Int32 = -1
+    private var acceptPausedUntil: Int64 = 0
+    private var exhaustionNoted = false
+    private let note: (String) -> Void
+
+    /// `listener` is a bound, listening socket; `note` receives log lines about clients.
+    init(listener: Int32, limits: ServeLimits, note: @escaping (String) -> Void) {
+        self.listener = listener
+        self.limits = limits
+        self.note = note
+        if pipe(&wakePipe) == 0 {
+            for end in wakePipe {
+                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            }
+        }
+        reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit {
+        for end in wakePipe where end >= 0 { Glibc.close(end) }
+        if reserve >= 0 { Glibc.close(reserve) }
+    }
+
+    func wake() {
+        let write = wakeLock.withLock { () -> Bool in
+            if wakePending { return false }
+            wakePending = true
+            return true
+        }
+        if write {
+            var one: UInt8 = 1
+            _ = Glibc.write(wakePipe[1], &one, 1)
+        }
+    }
+
+    func requestStop() {
+        stop.set()
+        wake()
+    }
+
+    /// Runs until `requestStop`; then stops accepting and reading, lets the calls in flight finish
+    /// and their replies go out (bounded by the write timeout), and closes every client.
+    /// `dispatch` is called on the loop thread with each complete request line.
+    func run(dispatch: (ServeChannel, [UInt8]) -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var fds: [pollfd] = []
+        var stopping = false
+        while true {
+            if !stopping && stop.isSet {
+                stopping = true
+                for c in channels { c.readClosed = true }
+            }
+            let now = Subprocess.monotonicMilliseconds()
+            fds.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+            let accepting = !stopping && now >= acceptPausedUntil
+            fds.append(pollfd(fd: accepting ? listener : -1, events: Int16(POLLIN), revents: 0))
+            var timeout: Int64 = stopping ? 100 : 1000
+            if !accepting && !stopping { timeout = min(timeout, max(1, acceptPausedUntil - now)) }
+            var index = 0
+            while index < channels.count {
+                let c = channels[index]
+                let s = c.state()
+                if let failure = s.failure {
+                    drop(at: index, reason: "dropped client \(c.number): \(failure)", quiet: true)
+                    continue
+                }
+                if s.waiting > 0 && now - s.lastProgress >= limits.writeTimeoutMilliseconds {
+                    drop(at: index, reason: "dropped client \(c.number): it read none of its \(s.waiting) bytes of replies for \(limits.writeTimeoutMilliseconds) ms")
+                    continue
+                }
+                if c.readClosed && s.inFlight == 0 && s.waiting == 0 {
+                    drop(at: index, reason: "", quiet: true)
+                    continue
+                }
+                var events: Int16 = 0
+                if c.readClosed && s.waiting == 0 {
+                    // Nothing to read or write until its calls finish (which wakes the loop);
+                    // a hung-up peer would otherwise make poll return at once, forever.
+                    fds.append(pollfd(fd: -1, events: 0, revents: 0))
+                    index += 1
+                    continue
+                }
+                if !c.readClosed && c.mayRead() {
+                    // Lines already buffered are taken before reading more.
+                    if c.input.count > c.inputStart && takeLines(c, dispatch: dispatch) { timeout = 0 }
+                    events |= Int16(POLLIN)
+                }
+                if s.waiting > 0 {
+                    events |= Int16(POLLOUT)
+                    timeout = min(timeout, max(1, s.lastProgress + limits.writeTimeoutMilliseconds - now))
+                }
+                fds.append(pollfd(fd: c.fd, events: events, revents: 0))
+                index += 1
+            }
+            if stopping && channels.isEmpty { return }
+            let ready = poll(&fds, nfds_t(fds.count), Int32(timeout))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                note("poll failed: \(String(cString: strerror(errno)))")
+                usleep(100_000)
+                continue
+            }
+            if fds[0].revents != 0 {
+                var drain = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+                _ = read(wakeFD, &drain, 32)
+                wakeLock.withLock { wakePending = false }
+            }
+            // Channels were listed in order after the two fixed entries; accepting appends after.
+            var closing: [ServeChannel] = []
+            for (offset, c) in channels.enumerated() {
+                let revents = fds[offset + 2].revents
+                if revents == 0 { continue }
+                if revents & Int16(POLLOUT) != 0 {
+                    if !c.flush() { closing.append(c); continue }
+                }
+                if revents & Int16(POLLIN) != 0 {
+                    let n = buffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
+                    if n > 0 {
+                        if c.inputStart > 0 && c.inputStart == c.input.count {
+                            c.input.removeAll(keepingCapacity: true)
+                            c.inputStart = 0
+                        }
+                        c.input.append(contentsOf: buffer[0..<n])
+                        _ = takeLines(c, dispatch: dispatch)
+                    } else if n == 0 {
+                        c.readClosed = true
+                    } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+                        closing.append(c)
+                        continue
+                    }
+                } else if revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && revents & Int16(POLLOUT) == 0 {
+                    c.readClosed = true
+                    if revents & Int16(POLLERR | POLLNVAL) != 0 { closing.append(c) }
+                }
+            }
+            for c in closing {
+                if let i = channels.firstIndex(where: { $0 === c }) { drop(at: i, reason: "", quiet: true) }
+            }
+            if fds[1].revents != 0 { acceptClients() }
+        }
+    }
+
+    /// Dispatches the complete lines buffered for `c` while it may be read; true if lines remain.
+    private func takeLines(_ c: ServeChannel, dispatch: (ServeChannel, [UInt8]) -> Void) -> Bool {
+        var remaining = false
+        while c.inputStart < c.input.count {
+            guard let newline = c.input[c.inputStart...].firstIndex(of: 0x0A) else { break }
+            let line = Array(c.input[c.inputStart..<newline])
+            c.inputStart = newline + 1
+            if !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { dispatch(c, line) }
+            if c.inputStart < c.input.count && !c.mayRead() {
+                remaining = c.input[c.inputStart...].contains(0x0A)
+                break
+            }
+        }
+        if c.inputStart == c.input.count {
+            c.input.removeAll(keepingCapacity: c.input.capacity <= 1 << 20)
+            c.inputStart = 0
+        } else if c.inputStart > 0 && !remaining {
+            c.input.removeSubrange(0..<c.inputStart)
+            c.inputStart = 0
+        }
+        if c.input.count - c.inputStart > 16 << 20 {
+            c.enqueue(Self.errorLine(-32600, "request line longer than 16 MB; dropped"), droppable: false)
+            c.input.removeAll()
+            c.inputStart = 0
+        }
+        return remaining && c.mayRead()
+    }
+
+    private func drop(at index: Int, reason: String, quiet: Bool = false) {
+        let c = channels.remove(at: index)
+        c.close()
+        c.owner = nil
+        if !reason.isEmpty && !quiet { note(reason) }
+        closedChannel?(c)
+    }
+
+    /// Called (on the loop thread) for each client that goes away.
+    var closedChannel: ((ServeChannel) -> Void)?
+
+    static func errorLine(_ code: Int, _ message: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        JSONWriter.appendCompact(["jsonrpc": "2.0", "id": .null, "error": ["code": .int(code), "message": .string(message)]], to: &bytes)
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    /// Refuses a connection already accepted: one error line, best effort, then close.
+    private func refuse(_ fd: Int32, _ code: Int, _ message: String) {
+        let line = Self.errorLine(code, message)
+        _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        Glibc.close(fd)
+    }
+
+    /// accept(2), then close-on-exec and non-blocking (Glibc's Swift module has no accept4).
+    private func acceptOne() -> Int32 {
+        let fd = accept(listener, nil, nil)
+        if fd >= 0 {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        return fd
+    }
+
+    private func acceptClients() {
+        for _ in 0..<64 {
+            let fd = acceptOne()
+            if fd < 0 {
+                let e = errno
+                if e == EINTR || e == ECONNABORTED { continue }
+                if e == EAGAIN || e == EWOULDBLOCK { return }
+                if e == EMFILE || e == ENFILE {
+                    // Spend the reserve on the waiting client so it hears why, then take it back.
+                    if reserve >= 0 {
+                        Glibc.close(reserve)
+                        reserve = -1
+                        let late = acceptOne()
+                        if late >= 0 {
+                            refuse(late, -32004, "server out of file descriptors (\(channels.count) clients connected); try again later")
+                        }
+                        reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
+                        if late >= 0 && reserve >= 0 { continue }
+                    }
+                    if !exhaustionNoted { note("out of file descriptors with \(channels.count) clients connected; accepting again every 250 ms") }
+                    exhaustionNoted = true
+                    acceptPausedUntil = Subprocess.monotonicMilliseconds() + 250
+                    return
+                }
+                note("accept failed: \(String(cString: strerror(e))); not accepting for 250 ms")
+                acceptPausedUntil = Subprocess.monotonicMilliseconds() + 250
+                return
+            }
+            exhaustionNoted = false
+            if channels.count >= limits.maxConnections {
+                refuse(fd, -32003, "server busy: \(channels.count) clients connected, the --max-connections bound; try again later")
+                continue
+            }
+            channels.append(ServeChannel(fd: fd, number: nextNumber, loop: self))
+            nextNumber += 1
+        }
+    }
+}
+
+/// The lock on a socket path: an flock on `PATH.lock`, which holds the pid of the server.
+final class SocketPathLock {
+    let path: String
+    let lockPath: String
+    private var fd: Int32 = -1
+
+    init(socketPath: String) {
+        path = socketPath
+        lockPath = socketPath + ".lock"
+    }
+
+    /// Takes the lock or explains who holds it.
+    func acquire() throws(CLIError) {
+        for _ in 0..<5 {
+            let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else {
+                throw CLIError(status: .io, message: "serve: cannot open the lock file \(lockPath): \(String(cString: strerror(errno)))")
+            }
+            if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                let e = errno
+                let holder = Self.readPid(fd)
+                Glibc.close(fd)
+                if e == EWOULDBLOCK {
+                    let who = holder.map { "pid \($0)" } ?? "another process"
+                    throw CLIError(status: .error, message: "serve: another clubhouse serve (\(who)) is serving on \(path); stop it or choose another --socket path")
+                }
+                throw CLIError(status: .io, message: "serve: cannot lock \(lockPath): \(String(cString: strerror(e)))")
+            }
+            // The file may have been removed by a server that was exiting: lock the one at the path.
+            var mine = stat(), there = stat()
+            if fstat(fd, &mine) == 0, stat(lockPath, &there) == 0, mine.st_ino == there.st_ino, mine.st_dev == there.st_dev {
+                _ = ftruncate(fd, 0)
+                let text = Array("\(getpid())\n".utf8)
+                _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+                self.fd = fd
+                return
+            }
+            Glibc.close(fd)
+        }
+        throw CLIError(status: .io, message: "serve: the lock file \(lockPath) keeps changing; is another server starting?")
+    }
+
+    private static func readPid(_ fd: Int32) -> Int32? {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 31, 0) }
+        guard n > 0 else { return nil }
+        let text = String(decoding: bytes[0..<n], as: UTF8.self).trimmingWhitespace()
+        return Int32(text)
+    }
+
+    /// Removes the lock file (while still holding it) and lets go.
+    func release() {
+        guard fd >= 0 else { return }
+        unlink(lockPath)
+        Glibc.close(fd)
+        fd = -1
+    }
+}
+
+extension String {
+    fileprivate func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\n" || f == "\r" || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\n" || l == "\r" || l == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

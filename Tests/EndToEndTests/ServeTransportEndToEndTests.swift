@@ -1,0 +1,381 @@
+// `clubhouse serve --socket` against hostile clients: one that floods requests and never reads its
+// replies, a flood of connections, a second server on a live socket path, a stale socket, and a
+// server out of file descriptors. Every wait is bounded; clients are local Unix sockets only.
+
+import ClubhouseJSON
+import Foundation
+import XCTest
+
+/// A `clubhouse serve --socket` process with its standard error kept in a file.
+private final class SocketServer {
+    let process = Process()
+    let socketPath: String
+    let errorPath: String
+
+    /// `limitFiles`: run under `ulimit -n` (through /bin/sh, which then execs the server).
+    init(_ c: Clubhouse, socket: String, options: [String] = [], limitFiles: Int? = nil) throws {
+        socketPath = socket
+        errorPath = c.path("serve-\(UUID().uuidString.prefix(8)).err")
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        let serveArguments = ["serve", "--socket", socket] + options
+        if let limitFiles {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(limitFiles) && exec \"$0\" \"$@\"", Clubhouse.executable.path] + serveArguments
+        } else {
+            process.executableURL = Clubhouse.executable
+            process.arguments = serveArguments
+        }
+        var env = ProcessInfo.processInfo.environment
+        env["CLUBHOUSE_DATA_DIR"] = c.dataDirectory.path
+        env["XDG_CACHE_HOME"] = c.path("cache")
+        env.removeValue(forKey: "CLUBHOUSE_CONFIG")
+        env.removeValue(forKey: "CLUBHOUSE_SITE")
+        process.environment = env
+        process.standardError = FileHandle(forWritingAtPath: errorPath)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var stderr: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+    /// CPU time (user + system) the server has used so far, in clock ticks.
+    func cpuTicks() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After "pid (comm)": state is field 3, utime field 14, stime field 15.
+        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            let deadline = Date().addingTimeInterval(20)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
+        process.waitUntilExit()
+    }
+}
+
+struct ServeTestFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// A line-oriented JSON-RPC client whose timeouts are failures (not skips).
+private final class LineClient {
+    let fd: Int32
+    private var pending: [UInt8] = []
+
+    /// Connects, retrying while the server starts (up to `timeout` seconds).
+    init(path: String, timeout: Double = 20) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            let bytes = Array(path.utf8)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                raw.copyBytes(from: bytes)
+                raw[bytes.count] = 0
+            }
+            let rc = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if rc == 0 {
+                self.fd = fd
+                return
+            }
+            close(fd)
+            if Date() > deadline { throw ServeTestFailure(description: "cannot connect to \(path)") }
+            usleep(20_000)
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    /// The next line as JSON, within `timeout` seconds.
+    func receive(timeout: Double = 30) throws -> JSONValue {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = pending.firstIndex(of: 0x0A) {
+                let line = Array(pending[..<newline])
+                pending.removeSubrange(...newline)
+                return try JSONParser.parse(bytes: line)
+            }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let left = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+            guard left > 0, poll(&pfd, 1, left) > 0 else { throw ServeTestFailure(description: "no reply within \(timeout) s") }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw ServeTestFailure(description: "the server closed the connection") }
+            pending.append(contentsOf: buffer[0..<n])
+        }
+    }
+
+    /// Receives until the response with `id` arrives.
+    func response(id: Int, timeout: Double = 30) throws -> JSONValue {
+        while true {
+            let message = try receive(timeout: timeout)
+            if message["id"]?.intValue == id, message["method"] == nil { return message }
+        }
+    }
+}
+
+/// A raw non-blocking Unix-socket client for the attacks (connect may fail: returns nil).
+private func rawConnect(_ path: String) -> Int32? {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        raw.copyBytes(from: bytes)
+        raw[bytes.count] = 0
+    }
+    let rc = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    if rc != 0 {
+        close(fd)
+        return nil
+    }
+    return fd
+}
+
+/// Reads from a non-blocking descriptor until end of file; the bytes read, and whether the end
+/// came before the deadline.
+private func readToEnd(_ fd: Int32, timeout: Double) -> ([UInt8], Bool) {
+    var all: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&pfd, 1, 100)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n > 0 { all.append(contentsOf: buffer[0..<n]); continue }
+        if n == 0 { return (all, true) }
+        if errno == ECONNRESET || errno == EPIPE { return (all, true) }
+    }
+    return (all, false)
+}
+
+private let versionRequest = #"{"jsonrpc":"2.0","id":"v","method":"clubhouse.version"}"#
+
+final class ServeTransportEndToEndTests: XCTestCase {
+    override func setUp() {
+        super.setUp()
+        // The attacks write to sockets the server closes: that is an EPIPE here, not a signal.
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// A client that asks for the version and must be answered within `timeout` seconds.
+    private func assertAnswered(_ path: String, timeout: Double = 10, _ message: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let client = try LineClient(path: path)
+        client.send(versionRequest)
+        let reply = try client.receive(timeout: timeout)
+        XCTAssertEqual(reply["result"]?["abi"], "1.0", message, file: file, line: line)
+    }
+
+    /// Whether a new client is answered within 10 s (the server notices departed clients on its
+    /// next turn, so the first attempts may still be refused).
+    private func eventuallyAdmitted(_ path: String) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let client = try? LineClient(path: path, timeout: 5) {
+                client.send(versionRequest)
+                if (try? client.receive(timeout: 5))?["result"]?["abi"] == "1.0" { return true }
+            }
+            usleep(100_000)
+        }
+        return false
+    }
+
+    func testAClientThatNeverReadsIsDroppedAndTheOthersAreServed() throws {
+        let c = try Clubhouse()
+        let server = try SocketServer(c, socket: c.path("rpc.sock"), options: ["--write-timeout-ms", "1500"])
+        defer { server.stop() }
+        try assertAnswered(server.socketPath, "the server is up")
+
+        // The flooder pipelines requests for as long as the server takes them and reads nothing.
+        guard let flooder = rawConnect(server.socketPath) else { return XCTFail("cannot connect") }
+        defer { close(flooder) }
+        var line = Array(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.commands","params":{"plugin":"notes"}}"#.utf8)
+        line.append(0x0A)
+        let chunk = [UInt8]((0..<200).flatMap { _ in line })
+        var sent = 0
+        var stalls = 0
+        let floodEnd = Date().addingTimeInterval(4)
+        while Date() < floodEnd && sent < 64 << 20 && stalls < 20 {
+            let n = chunk.withUnsafeBytes { write(flooder, $0.baseAddress, $0.count) }
+            if n > 0 { sent += n; stalls = 0; continue }
+            stalls += 1
+            usleep(50_000)
+        }
+        XCTAssertGreaterThan(sent, 200_000, "the flood reached the server")
+
+        // Meanwhile another client is answered at once.
+        let started = Date()
+        try assertAnswered(server.socketPath, timeout: 5, "a second client is served while the first one does not read")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+
+        // The flooder is dropped after the write timeout (reading now would make it a reader, so
+        // wait for the server's log line first); what it then reads ends in end of file.
+        let dropDeadline = Date().addingTimeInterval(20)
+        while !server.stderr.contains("dropped client") && Date() < dropDeadline { usleep(100_000) }
+        let (_, ended) = readToEnd(flooder, timeout: 10)
+        XCTAssertTrue(ended, "the non-reading client was disconnected")
+        XCTAssertTrue(server.stderr.contains("dropped client"), server.stderr)
+        XCTAssertTrue(server.stderr.contains("for 1500 ms"), server.stderr)
+        try assertAnswered(server.socketPath, "and the server serves on")
+    }
+
+    func testConnectionsBeyondTheBoundAreRefusedWithAJSONRPCError() throws {
+        let c = try Clubhouse()
+        let server = try SocketServer(c, socket: c.path("rpc.sock"), options: ["--max-connections", "3"])
+        defer { server.stop() }
+        var clients: [LineClient] = []
+        for _ in 0..<3 {
+            let client = try LineClient(path: server.socketPath)
+            client.send(versionRequest)
+            XCTAssertEqual(try client.receive()["result"]?["abi"], "1.0")
+            clients.append(client)
+        }
+        for _ in 0..<5 {
+            let extra = try LineClient(path: server.socketPath)
+            let refusal = try extra.receive(timeout: 10)
+            XCTAssertEqual(refusal["error"]?["code"]?.intValue, -32003, "\(refusal)")
+            XCTAssertTrue(refusal["error"]?["message"]?.stringValue?.contains("--max-connections") ?? false, "\(refusal)")
+        }
+        // The three admitted clients are still served; once one leaves, a new client gets in.
+        for client in clients {
+            client.send(versionRequest)
+            XCTAssertEqual(try client.receive()["result"]?["abi"], "1.0")
+        }
+        clients.removeLast()
+        XCTAssertTrue(eventuallyAdmitted(server.socketPath), "a place freed by a client that left is taken by the next one")
+    }
+
+    func testASecondServerOnALivePathRefusesNamingTheFirstAndLeavesItServing() throws {
+        let c = try Clubhouse()
+        let path = c.path("rpc.sock")
+        let first = try SocketServer(c, socket: path)
+        defer { first.stop() }
+        try assertAnswered(path, "the first server is up")
+        let second = try c.run(["serve", "--socket", path], timeout: 20)
+        XCTAssertEqual(second.exitCode, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("another clubhouse serve (pid \(first.pid)) is serving on \(path)"), second.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path), "the second server did not remove the first one's socket")
+        try assertAnswered(path, "the first server still serves")
+        first.stop()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path), "the first server removes its socket on exit")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".lock"), "and its lock file")
+    }
+
+    func testAStaleSocketAndLockFileAreTakenOver() throws {
+        let c = try Clubhouse()
+        let path = c.path("rpc.sock")
+        // A socket file nobody listens on, as a killed server leaves it, and a lock file naming a dead pid.
+        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(rc, 0)
+        close(stale)
+        try c.write("rpc.sock.lock", "999999\n")
+        let server = try SocketServer(c, socket: path)
+        defer { server.stop() }
+        try assertAnswered(path, "the stale socket was taken over")
+        XCTAssertEqual(try String(contentsOfFile: path + ".lock", encoding: .utf8), "\(server.pid)\n", "the lock file names the new server")
+    }
+
+    func testAPathThatIsNotASocketIsLeftAlone() throws {
+        let c = try Clubhouse()
+        let path = try c.write("precious.txt", "keep me\n")
+        try c.fail(["serve", "--socket", path], contains: ["serve: \(path) exists and is not a socket; choose another --socket path"])
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "keep me\n")
+    }
+
+    func testBadServeOptionsAreRefused() throws {
+        let c = try Clubhouse()
+        try c.fail(["serve", "--max-connections", "0"], exitCode: 2,
+                   contains: ["serve: --max-connections needs a whole number ≥ 1, not '0'"])
+        try c.fail(["serve", "--write-timeout-ms=soon"], exitCode: 2,
+                   contains: ["serve: --write-timeout-ms needs a whole number ≥ 1, not 'soon'"])
+        try c.fail(["serve", "--sockets", "x"], exitCode: 2,
+                   contains: ["usage: clubhouse serve [--socket PATH] [--max-connections N] [--write-timeout-ms MS] [--workers N]"])
+    }
+
+    func testOutOfFileDescriptorsTheServerNeitherSpinsNorStopsServing() throws {
+        let c = try Clubhouse()
+        let server = try SocketServer(c, socket: c.path("rpc.sock"), options: ["--max-connections", "1000"], limitFiles: 40)
+        defer { server.stop() }
+        let first = try LineClient(path: server.socketPath)
+        first.send(versionRequest)
+        XCTAssertEqual(try first.receive()["result"]?["abi"], "1.0")
+
+        // Far more clients than the server has descriptors; all of them stay connected.
+        var extras: [Int32] = []
+        defer { extras.forEach { close($0) } }
+        for _ in 0..<100 {
+            if let fd = rawConnect(server.socketPath) { extras.append(fd) }
+        }
+        XCTAssertGreaterThan(extras.count, 40, "the attack needs more clients than descriptors")
+        usleep(500_000)
+        guard let before = server.cpuTicks() else { throw XCTSkip("no /proc/\(server.pid)/stat") }
+        let t0 = Date()
+        usleep(2_000_000)
+        guard let after = server.cpuTicks() else { throw XCTSkip("no /proc/\(server.pid)/stat") }
+        let wall = Date().timeIntervalSince(t0)
+        let share = Double(after - before) / 100 / wall
+        XCTAssertLessThan(share, 0.05, "the server used \(after - before) ticks of CPU in \(wall) s while idle at the descriptor limit")
+
+        // The connected client is still answered; the refused ones were told why.
+        first.send(versionRequest)
+        XCTAssertEqual(try first.receive(timeout: 10)["result"]?["abi"], "1.0", "a connected client is served at the limit")
+        let told = extras.suffix(20).contains { fd in
+            let (bytes, _) = readToEnd(fd, timeout: 0.2)
+            return String(decoding: bytes, as: UTF8.self).contains("out of file descriptors")
+        }
+        XCTAssertTrue(told, "clients beyond the limit hear that the server is out of descriptors")
+        extras.forEach { close($0) }
+        extras.removeAll()
+        XCTAssertTrue(eventuallyAdmitted(server.socketPath), "with descriptors free again, new clients are served")
+    }
+
+    func testACancelIsAnsweredWhileEveryWorkerIsBusy() throws {
+        let c = try Clubhouse()
+        let server = try SocketServer(c, socket: c.path("rpc.sock"), options: ["--workers", "1"])
+        defer { server.stop() }
+        let client = try LineClient(path: server.socketPath)
+        client.send(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":100,"step-ms":100}}}"#)
+        usleep(300_000)
+        client.send(#"{"jsonrpc":"2.0","id":2,"method":"clubhouse.cancel","params":{"id":1}}"#)
+        let cancelled = try client.response(id: 2, timeout: 5)
+        XCTAssertEqual(cancelled["result"]?["cancelled"], true, "\(cancelled)")
+        let slow = try client.response(id: 1, timeout: 10)
+        XCTAssertEqual(slow["error"]?["data"]?["status"], "cancelled", "\(slow)")
+        // Another client cannot cancel calls that are not its own.
+        client.send(#"{"jsonrpc":"2.0","id":3,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":5,"step-ms":100}}}"#)
+        usleep(200_000)
+        let other = try LineClient(path: server.socketPath)
+        other.send(#"{"jsonrpc":"2.0","id":9,"method":"clubhouse.cancel","params":{"id":3}}"#)
+        XCTAssertEqual(try other.receive(timeout: 5)["error"]?["code"]?.intValue, -32002)
+        let finished = try client.response(id: 3, timeout: 10)
+        XCTAssertEqual(finished["result"]?["counted"]?.intValue, 5, "\(finished)")
+    }
+}
