@@ -161,7 +161,7 @@ final class RunnerHostileEndToEndTests: XCTestCase {
             awaitMarker(c, "\(command).started")
             kill(running.process.processIdentifier, SIGINT)
             let result = running.finish(within: 10)
-            XCTAssertEqual(result.exitCode, 1, "\(command): \(result.stderr.suffix(500))")
+            XCTAssertEqual(result.exitCode, 130, "\(command): \(result.stderr.suffix(500))")
             XCTAssertTrue(result.stderr.contains("the fixture saw is_cancelled and stopped"), "\(command): \(result.stderr.suffix(500))")
         }
     }

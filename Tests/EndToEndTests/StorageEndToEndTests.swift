@@ -129,7 +129,7 @@ final class StorageEndToEndTests: XCTestCase {
             }
             let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             XCTAssertEqual(process.terminationReason, .exit, "\(alias): \(stderr)")
-            XCTAssertEqual(process.terminationStatus, 1, "\(alias): \(stderr)")
+            XCTAssertEqual(process.terminationStatus, 130, "\(alias): \(stderr)")
             XCTAssertTrue(stderr.contains("the statement was interrupted: the call was cancelled"), "\(alias): \(stderr)")
         }
     }
