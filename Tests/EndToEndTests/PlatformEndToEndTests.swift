@@ -123,16 +123,16 @@ final class PlatformEndToEndTests: XCTestCase {
     func testMalformedConfigurationIsReportedWithLineAndColumn() throws {
         let c = try Clubhouse()
         let broken = try c.write("broken.json", "{\n  \"sites\": {\n    \"a\": {\"plugins\": {}},\n  }\n}\n")
-        try c.fail(["--config", broken, "plugins", "list"], contains: ["broken.json:4:3: unexpected '}'; expected a string key"])
+        try c.fail(["--config", broken, "plugins", "list"], exitCode: 2, contains: ["broken.json:4:3: unexpected '}'; expected a string key"])
         let unknown = try c.write("unknown.json", """
             {"sites": {"a": {"plugins": {
               "notes": {"id": "org.example.notes", "enabeld": true, "grants": ["storage", "network"]}
             }}}}
             """)
-        let result = try c.fail(["--config", unknown, "config", "validate"], contains: ["2 problem(s)"])
+        let result = try c.fail(["--config", unknown, "config", "validate"], exitCode: 2, contains: ["2 problem(s)"])
         XCTAssertTrue(result.stderr.contains("unknown.json:2:40: unknown key 'enabeld' in plugin 'notes' of site 'a'; did you mean 'enabled'?"), result.stderr)
         XCTAssertTrue(result.stderr.contains("unknown.json:2:79: unknown grant 'network'"), result.stderr)
-        try c.fail(["--config", unknown, "notes", "list"], contains: ["unknown.json:2:40", "(and 1 more problem(s); run: clubhouse config validate)"])
+        try c.fail(["--config", unknown, "notes", "list"], exitCode: 2, contains: ["unknown.json:2:40", "(and 1 more problem(s); run: clubhouse config validate)"])
         try c.fail(["--config", c.path("absent.json"), "plugins", "list"], contains: ["absent.json: cannot read the configuration"])
     }
 
@@ -276,7 +276,9 @@ final class PlatformEndToEndTests: XCTestCase {
             {"plugin_dirs": ["plugins"], "sites": {"s": {"plugins": {"found": {"id": "org.tests.found", "grants": ["storage"]}}}}}
             """)
         XCTAssertEqual(try c.succeed(["--config", config, "found", "hello"]).stdout, "hello from org.tests.found\n")
-        let registry = try String(contentsOfFile: c.path("cache/clubhouse/plugin-registry.json"), encoding: .utf8)
+        // The probe cache lives beside the data: nothing is written under the cache home.
+        let registry = try String(contentsOfFile: c.dataDirectory.appendingPathComponent("plugin-registry.json").path, encoding: .utf8)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: c.path("cache/clubhouse")), "nothing outside the data dir")
         XCTAssertTrue(registry.contains("libfound.so") && registry.contains("org.tests.found"), registry)
         XCTAssertTrue(registry.contains("not-a-plugin.so"), "a file that is not a plugin is remembered too")
         // Files outside the build run in a child process by default ("auto").

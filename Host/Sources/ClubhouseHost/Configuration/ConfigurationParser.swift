@@ -206,7 +206,9 @@ private struct Reader {
                 }
                 if case .device(let d) = grant, devices[d] == nil {
                     error(pointer(path, "grants") + "/\(i)",
-                          "grant '\(text)' names a device this site does not define (devices: \(devices.keys.sorted().joined(separator: ", ")))")
+                          "grant '\(text)' names a device this site does not define ("
+                          + (devices.isEmpty ? "it defines none" : "it defines \(devices.keys.sorted().joined(separator: ", "))")
+                          + "); add it under \"devices\" or fix the grant")
                 }
                 grants.append(grant)
             }

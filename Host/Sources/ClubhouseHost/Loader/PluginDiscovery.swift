@@ -17,11 +17,15 @@ public final class PluginDiscovery: @unchecked Sendable {
     private let lock = Lock()
     private var registry: ProbeRegistry?
     private var probed: [String: String] = [:]
+    /// Where probe answers are kept across runs: beside the site's data, so a run with --data-dir
+    /// writes nothing outside it.
+    let registryFile: String
 
-    init(configuration: SiteConfiguration, loader: PluginLoader, log: LogBroker) {
+    init(configuration: SiteConfiguration, loader: PluginLoader, log: LogBroker, registryFile: String) {
         self.configuration = configuration
         self.loader = loader
         self.log = log
+        self.registryFile = registryFile
     }
 
     public struct DiscoveryError: Error, Sendable { public var message: String }
@@ -66,7 +70,7 @@ public final class PluginDiscovery: @unchecked Sendable {
             // Only regular files are probed (opening a FIFO would block).
             var st = stat()
             guard stat(path, &st) == 0, PluginLoader.fileKind(st.st_mode) == nil else { return nil }
-            if registry == nil { registry = ProbeRegistry.load() }
+            if registry == nil { registry = ProbeRegistry.load(from: registryFile) }
             if let hit = registry?.lookup(path: path, signature: signature) {
                 probed[path] = hit
                 return hit.isEmpty ? nil : hit
@@ -96,14 +100,8 @@ struct ProbeRegistry {
     var entries: [String: (mtime: Int64, size: Int64, id: String)] = [:]
     let file: String
 
-    static func location() -> String {
-        let base = FileSystem.environment("XDG_CACHE_HOME")
-            ?? (FileSystem.environment("HOME").map { $0 + "/.cache" } ?? "/tmp")
-        return base + "/clubhouse/plugin-registry.json"
-    }
-
-    static func load() -> ProbeRegistry {
-        var registry = ProbeRegistry(file: location())
+    static func load(from file: String) -> ProbeRegistry {
+        var registry = ProbeRegistry(file: file)
         guard let bytes = try? FileSystem.read(registry.file), let v = try? JSONParser.parse(bytes: bytes),
               let files = v["files"]?.objectValue
         else { return registry }

@@ -107,7 +107,8 @@ public final class SiteRuntime: @unchecked Sendable {
         emptyRequest = SiteRuntime.requestHead + Array("{}".utf8) + tail
         storage = StorageBroker(dataDirectory: dataDirectory)
         devices = DeviceBroker(site: site, log: log)
-        discovery = PluginDiscovery(configuration: configuration, loader: loader, log: log)
+        discovery = PluginDiscovery(configuration: configuration, loader: loader, log: log,
+                                    registryFile: dataDirectory + "/plugin-registry.json")
     }
 
     deinit { shutdown() }

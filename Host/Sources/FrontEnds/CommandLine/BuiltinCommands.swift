@@ -230,7 +230,8 @@ enum BuiltinCommands {
         if options.json { StandardStreams.writeOutput(JSONWriter.pretty(json) + "\n") }
         else if problems.isEmpty { StandardStreams.writeOutput(report) } else { StandardStreams.writeError(report) }
         if !problems.isEmpty {
-            var error = CLIError(status: .error, message: "\(source): \(problems.count) problem(s) found")
+            // A file that does not parse is invalid input (2); one that parses but whose plugins fail to load is a failure of the world (1).
+            var error = CLIError(status: configuration == nil ? .invalidArgument : .error, message: "\(source): \(problems.count) problem(s) found")
             error.reported = true
             throw error
         }

@@ -39,13 +39,45 @@ public enum CommandLineTool {
             let document: JSONValue = ["error": ["status": .string(error.status.name), "message": .string(error.message)]]
             StandardStreams.writeOutput(JSONWriter.pretty(document) + "\n")
         }
-        StandardStreams.writeError("clubhouse: \(error.message)\n")
+        StandardStreams.writeError("clubhouse: \(shortened(error.message))\n")
         return error.status.exitCode
+    }
+
+    /// --strict: any command fails when a plugin of the site does not load, before it runs.
+    static func requireEveryPluginLoads(_ session: Session) throws(CLIError) {
+        session.runtime.resolveAll()
+        var failures: [String] = []
+        for entry in session.site.plugins where entry.enabled {
+            if case .failure(let e) = session.runtime.resolve(entry.alias) { failures.append(e.message) }
+        }
+        guard let first = failures.first else { return }
+        throw CLIError(status: .error, message: "--strict: \(first)" + (failures.count > 1 ? " (and \(failures.count - 1) more; clubhouse plugins list shows them)" : ""))
+    }
+
+    /// A message with every overlong word (a 100,000-character argument echoed back) cut to its
+    /// head and tail and the count of what was left out, so an error stays one readable line.
+    static func shortened(_ message: String, longest: Int = 120) -> String {
+        guard message.count > longest else { return message }
+        var out = ""
+        var word = ""
+        func flush() {
+            if word.count > longest {
+                out += word.prefix(longest / 2) + "…(\(word.count - longest / 2 - 16) more characters)…" + word.suffix(16)
+            } else {
+                out += word
+            }
+            word = ""
+        }
+        for character in message {
+            if character == " " || character == "\n" { flush(); out.append(character) } else { word.append(character) }
+        }
+        flush()
+        return out
     }
 
     static func dispatch(_ options: GlobalOptions) throws(CLIError) -> Int32 {
         let words = options.words
-        if options.version && words.isEmpty {
+        if (options.version && words.isEmpty) || (words == ["version"] && !options.help) {
             let text = "clubhouse \(ClubhouseVersion.string) (plugin ABI \(BuildFingerprint.abi), Swift \(BuildFingerprint.swiftCompiler), \(BuildFingerprint.target))"
             if options.json {
                 StandardStreams.writeOutput(JSONWriter.pretty(["version": .string(ClubhouseVersion.string),
@@ -63,6 +95,10 @@ public enum CommandLineTool {
                 return 0
             }
             throw CLIError(status: .invalidArgument, message: "no command given; try clubhouse --help")
+        }
+        if first.hasPrefix("-") && first != "-" {
+            throw CLIError(status: .invalidArgument,
+                           message: "unknown option '\(first)'; global options are --site, --config, --data-dir, --json, --quiet, -v, --strict, --no-color, --version, --help (clubhouse --help)")
         }
         if first == "help" {
             return try help(topic: Array(words.dropFirst()), options)
@@ -143,6 +179,7 @@ public enum CommandLineTool {
         case .success(let p): plugin = p
         case .failure(let e): throw CLIError(status: e.status, message: e.message)
         }
+        if options.strict { try requireEveryPluginLoads(session) }
         if words.isEmpty || (options.help && words.allSatisfy({ $0.hasPrefix("-") })) {
             if options.help || words.isEmpty {
                 StandardStreams.writeOutput(HelpText.plugin(plugin))

@@ -54,7 +54,7 @@ public struct GlobalOptions: Sendable {
             case "--verbose", "-v": o.verbosity += 1
             case "-vv": o.verbosity += 2
             case "-vvv": o.verbosity += 3
-            case "--version": o.version = true
+            case "--version", "-V": o.version = true
             case "--help", "-h": o.help = true
             case "--strict": o.strict = true
             case "--no-color": o.color = false
@@ -82,7 +82,7 @@ public struct GlobalOptions: Sendable {
                 return try ConfigurationParser.parse(String(decoding: bytes, as: UTF8.self), source: path,
                                                      baseDirectory: FileSystem.directoryName(absolute))
             } catch {
-                throw CLIError(status: .error, message: GlobalOptions.summarize(error))
+                throw CLIError(status: .invalidArgument, message: GlobalOptions.summarize(error))
             }
         }
         do {

@@ -41,6 +41,7 @@ enum BuiltinCatalogue {
                      {"name": "checksum", "type": "choice", "choices": ["xor", "modbus"], "help": "check byte of each frame"},
                      {"name": "reject-rate", "type": "number", "help": "share of frames answered NAK (0-1)"},
                      {"name": "latency", "type": "integer", "help": "milliseconds before each answer (0-10000)"}]},
+      {"name": "version", "summary": "Print the version of clubhouse, its plugin ABI and build (also -V, --version)"},
       {"name": "help", "summary": "Help for clubhouse, a built-in command, a plugin or a plugin's command",
        "arguments": [{"name": "topic", "type": "string", "positional": true,
                       "help": "e.g. putting, or putting bestline, or plugins list"}]}

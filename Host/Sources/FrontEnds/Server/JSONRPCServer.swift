@@ -308,13 +308,15 @@ final class JSONRPCServer: @unchecked Sendable {
             return
         }
         if let batch = request.arrayValue {
-            // Batches run in order on one worker; their responses go out one per line.
+            // Batches run in order on one worker; their responses go out together as one array
+            // (JSON-RPC 2.0 §6), nothing when every member was a notification.
             if batch.isEmpty {
                 connection.send(JSONRPCServer.error(.null, -32600, "invalid request: empty batch"))
                 return
             }
             submit(connection) { [self] in
-                for r in batch { if let reply = handle(r, connection: connection) { connection.send(reply) } }
+                let replies = batch.compactMap { handle($0, connection: connection) }
+                if !replies.isEmpty { connection.send(.array(replies)) }
             }
             return
         }
