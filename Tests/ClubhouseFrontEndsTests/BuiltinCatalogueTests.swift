@@ -9,8 +9,8 @@ final class BuiltinCatalogueTests: XCTestCase {
     func testTheDeclarationParsesAndNamesEveryBuiltIn() {
         let names = BuiltinCatalogue.catalogue.commands.map(\.name)
         XCTAssertEqual(names, ["plugins list", "plugins info", "plugin validate", "config validate", "config schema",
-                               "demo", "serve", "device simulate", "help"])
-        XCTAssertEqual(BuiltinCatalogue.groups, ["plugins", "plugin", "config", "demo", "serve", "device", "help"])
+                               "demo", "serve", "device simulate", "version", "help"])
+        XCTAssertEqual(BuiltinCatalogue.groups, ["plugins", "plugin", "config", "demo", "serve", "device", "version", "help"])
     }
 
     func testHelpAndServeDescribeTheSameDeclaration() throws {

@@ -20,7 +20,7 @@ final class ConfigurationParserTests: XCTestCase {
     func testTheBundledFileParses() throws {
         let c = try ConfigurationParser.parse(EmbeddedDefaults.pluginsJSON, source: "plugins.json", baseDirectory: nil)
         XCTAssertEqual(c.defaultSite, "default")
-        XCTAssertEqual(c.siteOrder, ["default", "presidio-golf-club", "riverside-tennis-academy"])
+        XCTAssertEqual(c.siteOrder, ["default", "presidio-golf-club", "riverside-tennis-academy", "courtside"])
         let site = try c.site(named: "default")
         XCTAssertEqual(site.plugins.map(\.alias), ["putting", "globe", "tennis", "practice", "scorecard", "notes", "greeter"])
         XCTAssertTrue(site.plugin(alias: "tennis")?.isGranted(.device("ballmachine")) ?? false)

@@ -43,7 +43,7 @@ final class GlobeEndToEndTests: XCTestCase {
         try c.fail(["globe", "visit", "FR", "--city", "Gotham"], exitCode: 2, contains: ["'Gotham' is not a city of France (FR)"])
         try c.fail(["globe", "list", "--visited", "--wishlist"], exitCode: 2, contains: ["give --visited or --wishlist, not both"])
         try c.fail(["globe", "mesh", "--out", "globe.stl"], exitCode: 2, contains: ["expected a name ending in .gltf or .obj"])
-        try c.fail(["globe", "map", "--svg", "/proc/clubhouse/map.svg"], exitCode: 1, contains: ["the folder /proc/clubhouse does not exist"])
+        try c.fail(["globe", "map", "--svg", "/proc/clubhouse/map.svg"], exitCode: 2, contains: ["the folder /proc/clubhouse does not exist"])
         try c.fail(["globe", "challenge", "show", "--date", "2999-01-01"], exitCode: 1, contains: ["locked until that day"])
         try c.fail(["globe", "challenge", "show", "--date", "1/2/2026"], exitCode: 2, contains: ["invalid date '1/2/2026'; use YYYY-MM-DD"])
         let bad = try c.write("bad.geojson", "{\"type\": \"FeatureCollection\",\n \"features\": [{\"type\": \"Feature\", \"geometry\": {\"type\": \"Point\", \"coordinates\": [200, 0]}}]}")
@@ -218,7 +218,7 @@ final class GlobeEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(chad["attractions"]?.arrayValue?.count ?? 0, 0)
         let show = try c.succeed(["--config", config, "globe", "challenge", "show", "--date", "2026-02-17", "--json"]).json()
         XCTAssertEqual(show["type"]?.stringValue, "country")
-        try c.fail(["--config", config, "globe", "challenge", "show", "--date", "2026-01-01"], exitCode: 1,
+        try c.fail(["--config", config, "globe", "challenge", "show", "--date", "2026-01-01"], exitCode: 2,
                    contains: ["no daily challenge for 2026-01-01; the schedule covers 2026-02-17 to 2027-02-16"])
     }
 }

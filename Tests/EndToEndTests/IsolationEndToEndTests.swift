@@ -91,7 +91,7 @@ final class IsolationEndToEndTests: XCTestCase {
         let notes = try c.succeed(["--config", config, "notes", "list", "--json"]).json()["notes"]?.arrayValue ?? []
         XCTAssertEqual(notes.compactMap { $0["text"]?.stringValue }, ["isolated", "greeter: through two runners"])
         XCTAssertEqual(try c.succeed(["--config", config, "greeter", "countdown", "--from", "2", "--step-ms", "1", "--json"]).json()["counted"]?.intValue, 2)
-        try c.fail(["--config", config, "notes", "remove", "9"], contains: ["no note 9"])
+        try c.fail(["--config", config, "notes", "remove", "9"], exitCode: 2, contains: ["no note 9"])
         let info = try c.succeed(["--config", config, "plugins", "info", "notes", "--json"]).json()
         XCTAssertEqual(info["isolation"]?.stringValue, "process")
         // plugins list starts the four runners side by side; each answers with its own identity.

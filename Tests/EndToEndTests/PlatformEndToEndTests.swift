@@ -34,7 +34,7 @@ final class PlatformEndToEndTests: XCTestCase {
         XCTAssertEqual(notes.map { $0["text"]?.stringValue ?? "" }, ["first note", "tab\tand \"quotes\" and é 😀"])
         XCTAssertTrue(FileManager.default.fileExists(atPath: c.dataDirectory.path + "/default/org.example.notes.sqlite"))
         try c.succeed(["notes", "remove", "1"])
-        try c.fail(["notes", "remove", "1"], exitCode: 1, contains: ["no note 1", "notes list"])
+        try c.fail(["notes", "remove", "1"], exitCode: 2, contains: ["no note 1", "notes list"])
         XCTAssertEqual(try c.succeed(["notes", "list", "--json"]).json()["notes"]?.arrayValue?.count, 1)
     }
 
@@ -93,7 +93,7 @@ final class PlatformEndToEndTests: XCTestCase {
 
     func testJSONModeReportsErrorsAsOneDocument() throws {
         let c = try Clubhouse()
-        let result = try c.fail(["notes", "remove", "42", "--json"], exitCode: 1, contains: ["no note 42"])
+        let result = try c.fail(["notes", "remove", "42", "--json"], exitCode: 2, contains: ["no note 42"])
         let json = try result.json()
         XCTAssertEqual(json["error"]?["status"]?.stringValue, "not-found")
         XCTAssertEqual(json["error"]?["message"]?.stringValue, "no note 42; see clubhouse notes list")
@@ -150,7 +150,7 @@ final class PlatformEndToEndTests: XCTestCase {
         for problem in json["problems"]?.arrayValue ?? [] {
             XCTAssertTrue(problem.stringValue?.contains("no plugin with id org.clubhouse.") ?? false, "\(problem)")
         }
-        XCTAssertEqual(json["sites"]?.arrayValue?.count, 3)
+        XCTAssertEqual(json["sites"]?.arrayValue?.count, 4)
     }
 
     func testEmbeddedDefaultIsTheBundledPluginsJSON() throws {
@@ -158,7 +158,7 @@ final class PlatformEndToEndTests: XCTestCase {
         // config validate without a file reads the embedded copy; it must name the same sites.
         let embedded = try c.run(["config", "validate", "--json"]).json()
         let sites = embedded["sites"]?.arrayValue?.compactMap { $0["site"]?.stringValue }
-        XCTAssertEqual(sites, ["default", "presidio-golf-club", "riverside-tennis-academy"])
+        XCTAssertEqual(sites, ["default", "presidio-golf-club", "riverside-tennis-academy", "courtside"])
     }
 
     // MARK: broken plugins

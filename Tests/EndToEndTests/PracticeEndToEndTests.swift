@@ -40,7 +40,7 @@ final class PracticeEndToEndTests: XCTestCase {
         let bad = try c.write("bad.json", "{\n  \"a\": 1,\n  \"a\": 2\n}")
         try c.fail(["practice", "canonicalize", bad], exitCode: 2, contains: ["\(bad):3:3: duplicate key \"a\" in object"])
         try c.fail(["practice", "hash", "-"], exitCode: 2, stdin: "[1e400]", contains: ["-:1:2: number 1e400 is outside the range of a double"])
-        try c.fail(["practice", "canonicalize", c.path("missing.json")], exitCode: 1, contains: ["missing.json: cannot read"])
+        try c.fail(["practice", "canonicalize", c.path("missing.json")], exitCode: 2, contains: ["missing.json: cannot read"])
         try c.fail(["practice", "canonicalize", bad, "--profile", "jcs"], exitCode: 2, contains: ["jcs"])
     }
 
@@ -112,7 +112,7 @@ final class PracticeEndToEndTests: XCTestCase {
         try c.succeed(["practice", "template", "hide", hash])
         let visible = try c.succeed(["practice", "template", "list", "--club", "7i", "--json"]).json()["templates"]?.arrayValue ?? []
         XCTAssertEqual(visible.map { $0["hash"]?.stringValue ?? "" }, [bundled7i])
-        try c.fail(["practice", "template", "show", "nope"], exitCode: 1, contains: ["no template matches 'nope'"])
+        try c.fail(["practice", "template", "show", "nope"], exitCode: 2, contains: ["no template matches 'nope'"])
         let bad = try c.write("bad-template.json", #"{"schema_version":"1.0","club":"7i","aggregation_method":"average","metrics":{}}"#)
         try c.fail(["practice", "template", "add", bad], exitCode: 2,
                    contains: ["bad-template.json:1:58: aggregation_method \"average\" is not supported"])
@@ -125,8 +125,8 @@ final class PracticeEndToEndTests: XCTestCase {
         let badNumber = try c.write("bad.csv", "\"Club Type\",\"Ball Speed\",\"Smash Factor\",\"Spin Rate\",\"Descent Angle\"\n\"7i\",\"fast\",\"1.3\",\"5000\",\"45\"\n")
         try c.fail(["practice", "import", badNumber], exitCode: 2, contains: ["bad.csv:2: Ball Speed is \"fast\", not a number"])
         try c.fail(["practice", "import", badNumber, "--date", "tomorrow"], exitCode: 2, contains: ["--date 'tomorrow' is not a date"])
-        try c.fail(["practice", "session", "42"], exitCode: 1, contains: ["no session 42"])
-        try c.fail(["practice", "trends", "--club", "7i"], exitCode: 1, contains: ["no sessions have 7i shots; import a session first"])
+        try c.fail(["practice", "session", "42"], exitCode: 2, contains: ["no session 42"])
+        try c.fail(["practice", "trends", "--club", "7i"], exitCode: 2, contains: ["no sessions have 7i shots; import a session first"])
         XCTAssertEqual(try c.succeed(["practice", "sessions", "--json"]).json()["sessions"]?.arrayValue?.count, 0)
     }
 

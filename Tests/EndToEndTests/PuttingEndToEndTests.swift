@@ -175,10 +175,10 @@ final class PuttingEndToEndTests: XCTestCase {
         try c.fail(["putting", "bestline", "--course", "presidio", "--hole", "1", "--ball", "14.2,-4.3", "--flag", flag],
                    exitCode: 2, contains: ["the ball is on the hole"])
         try c.fail(["putting", "bestline", "--course", "nowhere", "--hole", "1", "--ball", ball, "--flag", flag],
-                   contains: ["unknown course \"nowhere\""])
+                   exitCode: 2, contains: ["unknown course \"nowhere\""])
         try c.fail(["putting", "bestline", "--course", "presidio", "--hole", "12", "--ball", ball, "--flag", flag],
-                   contains: ["course \"presidio\" has no hole 12"])
-        try c.fail(["putting", "job", "j0000"], contains: ["unknown job \"j0000\""])
+                   exitCode: 2, contains: ["course \"presidio\" has no hole 12"])
+        try c.fail(["putting", "job", "j0000"], exitCode: 2, contains: ["unknown job \"j0000\""])
         try c.fail(["putting", "render", "--course", "presidio", "--hole", "1", "--ball", ball, "--svg", c.path("x.svg")], exitCode: 2,
                    contains: ["give both --ball and --flag"])
         try c.fail(["putting", "mesh", "--course", "presidio", "--hole", "1", "--out", c.path("x.stl")], exitCode: 2,

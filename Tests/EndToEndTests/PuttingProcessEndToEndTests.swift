@@ -200,7 +200,7 @@ final class PuttingProcessEndToEndTests: XCTestCase {
                    contains: ["say which hole to process: --hole N, or --all for every hole that has no heightfield yet"])
         try c.fail(["putting", "hole", "process", "--course", "line", "--hole", "1", "--all"], exitCode: 2,
                    contains: ["give either --hole N or --all, not both"])
-        try c.fail(["putting", "hole", "process", "--course", "nowhere", "--all"], contains: ["unknown course \"nowhere\""])
+        try c.fail(["putting", "hole", "process", "--course", "nowhere", "--all"], exitCode: 2, contains: ["unknown course \"nowhere\""])
 
         // A hole folder with neither a heightfield nor both traced files.
         try c.write("half/hole_1/Hole_1_boundary.json", good)

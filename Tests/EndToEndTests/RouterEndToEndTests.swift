@@ -90,4 +90,13 @@ final class RouterEndToEndTests: XCTestCase {
         try c.fail(["plugins", "teleport"], exitCode: 2, contains: ["unknown command 'clubhouse plugins teleport'", "clubhouse plugins list"])
         try c.fail(["plugin", "validate"], exitCode: 2, contains: ["'clubhouse plugin validate' needs PATH", "clubhouse plugin validate --help"])
     }
+
+    /// A serve client must not make the host read its own standard input (the JSON-RPC channel).
+    func testStandardInputIsRefusedAsAPathOutsideTheCommandLine() throws {
+        let c = try Clubhouse()
+        let request = #"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"practice","command":"hash","arguments":{"file":"-"}}}"#
+        let result = try c.succeed(["serve"], stdin: request + "\n")
+        XCTAssertTrue(result.stdout.contains("standard input is not available to"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("pass a file path"), result.stdout)
+    }
 }

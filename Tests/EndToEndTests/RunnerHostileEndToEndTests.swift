@@ -274,7 +274,7 @@ final class RunnerHostileEndToEndTests: XCTestCase {
                      "limits": {"memory_mb": 0, "cpu_second": 3, "open_files": "many"}}
             }}}}
             """)
-        let result = try c.fail(["--config", config, "config", "validate"], contains: ["3 problem(s)"])
+        let result = try c.fail(["--config", config, "config", "validate"], exitCode: 2, contains: ["3 problem(s)"])
         XCTAssertTrue(result.stderr.contains("limits.json:3:34: \"memory_mb\" must be between 16 and 1048576, not 0"), result.stderr)
         XCTAssertTrue(result.stderr.contains("limits.json:3:37: unknown key 'cpu_second' in \"limits\" of plugin 'fx'; did you mean 'cpu_seconds'?"), result.stderr)
         XCTAssertTrue(result.stderr.contains("limits.json:3:68: \"open_files\" must be an integer, not a string"), result.stderr)

@@ -96,7 +96,7 @@ final class ScorecardEndToEndTests: XCTestCase {
                    contains: ["hole 10 is not played in round \(open) (holes 1–9)"])
         try c.fail(["scorecard", "score", "--round", "\(open)", "--player", "Ann", "--hole", "1", "--strokes", "21"], exitCode: 2,
                    contains: ["21 strokes on hole 1 is outside 1–20"])
-        try c.fail(["scorecard", "score", "--round", "\(open)", "--player", "Zed", "--hole", "1", "--strokes", "4"], exitCode: 1,
+        try c.fail(["scorecard", "score", "--round", "\(open)", "--player", "Zed", "--hole", "1", "--strokes", "4"], exitCode: 2,
                    contains: ["no player 'Zed'"])
         try c.fail(["scorecard", "round", "start", "--course", "1", "--tee", "Red", "--players", "Ann"], exitCode: 2,
                    contains: ["tee 'Red' has 9 holes; an 18-hole round needs an 18-hole tee"])
@@ -113,7 +113,7 @@ final class ScorecardEndToEndTests: XCTestCase {
                                                                               with: "{\"par\": 2, \"strokeIndex\": 5}"))
         try c.fail(["scorecard", "course", "add", par], exitCode: 2, contains: ["hole 2 has par 2; par must be 3 to 6"])
         XCTAssertEqual(try c.succeed(["scorecard", "course", "list", "--json"]).json()["courses"]?.arrayValue?.count, 0)
-        try c.fail(["scorecard", "course", "add", c.path("missing.json")], exitCode: 1, contains: ["missing.json: cannot read (No such file or directory); check the path"])
+        try c.fail(["scorecard", "course", "add", c.path("missing.json")], exitCode: 2, contains: ["missing.json: cannot read (No such file or directory); check the path"])
     }
 
     func testSeedImportReportsTheDefect() throws {

@@ -78,8 +78,8 @@ final class TennisEndToEndTests: XCTestCase {
         XCTAssertLessThan(h["maxError"]?.doubleValue ?? 1, 1e-9)
         XCTAssertTrue(try c.succeed(["tennis", "homography", "--pairs", pairs]).stdout.contains("inverse (court → image):"))
         let bad = try c.write("bad.json", "{\"pairs\": [\n  {\"image\": [1, 2], \"court\": [0, 0]},\n  {\"image\": [1, 2], \"court\": [1, 0]},\n  {\"image\": [3, 2], \"court\": [0, 1]},\n  {\"image\": [5, 9], \"court\": [1, 1]}\n]}")
-        try c.fail(["tennis", "homography", "--pairs", bad], contains: ["bad.json:3:3: pairs 0 and 1 have the same image point"])
-        try c.fail(["tennis", "homography", "--pairs", c.path("missing.json")], exitCode: 1, contains: ["no file", "missing.json"])
+        try c.fail(["tennis", "homography", "--pairs", bad], exitCode: 2, contains: ["bad.json:3:3: pairs 0 and 1 have the same image point"])
+        try c.fail(["tennis", "homography", "--pairs", c.path("missing.json")], exitCode: 2, contains: ["no file", "missing.json"])
         try c.fail(["tennis", "demo", "--out", "/proc/clubhouse/demo"], exitCode: 1, contains: ["/proc/clubhouse: cannot create folder"])
         try c.fail(["tennis", "homography", "--pairs", pairs, "--method", "ransac", "--threshold", "-1"], exitCode: 2,
                    contains: ["--threshold must be a positive number of metres"])
@@ -104,11 +104,11 @@ final class TennisEndToEndTests: XCTestCase {
         XCTAssertEqual(projected["location"]?["clamped"]?.arrayValue?.first?.doubleValue ?? 0, 3.0, accuracy: 1e-9)
         XCTAssertEqual(try c.succeed(["tennis", "project", "0,800", "--camera", "overhead"]).stdout,
                        "image (0.00, 800.00) px → court (-1.000, 14.885) m (clamped from (-2.000, 15.200)), zone none\n")
-        try c.fail(["tennis", "project", "1,1"], exitCode: 1, contains: ["no calibration for camera \"default\"", "tennis calibrate"])
+        try c.fail(["tennis", "project", "1,1"], exitCode: 2, contains: ["no calibration for camera \"default\"", "tennis calibrate"])
         let swapped = try c.write("swapped.json", #"{"net_left":[100,40],"net_right":[511.5,40],"baseline_left":[511.5,634.25],"baseline_right":[100,634.25],"t":[305.75,360]}"#)
         try c.fail(["tennis", "calibrate", "--image-points", swapped], contains: ["do not form a convex quadrilateral"])
         let typo = try c.write("typo.json", "{\n  \"net_left\": [1, 2],\n  \"netright\": [3, 4]\n}")
-        try c.fail(["tennis", "calibrate", "--image-points", typo], contains: ["typo.json:3:3: unknown key \"netright\""])
+        try c.fail(["tennis", "calibrate", "--image-points", typo], exitCode: 2, contains: ["typo.json:3:3: unknown key \"netright\""])
     }
 
     func testTableValidateReportsLineAndColumn() throws {
@@ -127,7 +127,7 @@ final class TennisEndToEndTests: XCTestCase {
         var broken = entries
         broken[7] = broken[7].replacingOccurrences(of: "\"yaw\":30", with: "\"yaw\":120")
         let bad = try c.write("bad-table.json", "{\"name\": \"club\",\n\"entries\": [\n" + broken.joined(separator: ",\n") + "\n]}\n")
-        try c.fail(["tennis", "table", "validate", bad], contains: ["bad-table.json:10:", "yaw (degrees) 120 is out of range 0–90"])
+        try c.fail(["tennis", "table", "validate", bad], exitCode: 2, contains: ["bad-table.json:10:", "yaw (degrees) 120 is out of range 0–90"])
         // A site that uses its own table: frames come from it.
         let config = try c.write("plugins.json", """
             {"sites": {"club": {"plugins": {"tennis": {"id": "org.clubhouse.tennis", "grants": ["storage"],
@@ -279,7 +279,7 @@ final class TennisEndToEndTests: XCTestCase {
         XCTAssertEqual(summary?["rejectedDetections"]?.intValue, 1)
         XCTAssertEqual(summary?["launches"]?.intValue, 4)
         let file = try c.write("d.jsonl", "{\"t\":0,\"x\":1,\"y\":2}\n{\"t\":1,\"x\":1}\n")
-        try c.fail(["tennis", "session", "--detections", file, "--dry-run"], contains: ["d.jsonl:2:1: missing image y (pixels)"])
+        try c.fail(["tennis", "session", "--detections", file, "--dry-run"], exitCode: 2, contains: ["d.jsonl:2:1: missing image y (pixels)"])
         try c.fail(["tennis", "session", "--detections", file, "--interval", "12"], exitCode: 2, contains: ["launch interval \"12\" is not between 2 and 9 seconds"])
     }
 

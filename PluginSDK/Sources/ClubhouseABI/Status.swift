@@ -26,12 +26,14 @@ public enum Status: Int32, Sendable, CaseIterable {
     /// The header's short name, eg: "invalid-argument".
     public var name: String { String(cString: clubhouse_status_name(rawValue)) }
 
-    /// The process exit code for a command that ended with this status: 0 ok, 2 usage error,
-    /// 130 cancelled (as a shell reports Ctrl-C), 1 otherwise.
+    /// The process exit code for a command that ended with this status — the one rule of the
+    /// README's table: 0 ok; 2 the request is wrong (usage, invalid or malformed input, a name the
+    /// user gave that does not exist); 130 cancelled (as a shell reports Ctrl-C); 1 a failure of the
+    /// world (I/O, a device, a plugin that failed, anything else).
     public var exitCode: Int32 {
         switch self {
         case .ok, .row, .done: return 0
-        case .invalidArgument: return 2
+        case .invalidArgument, .notFound: return 2
         case .cancelled: return 130
         default: return 1
         }

@@ -49,6 +49,17 @@ package enum EmbeddedDefaults {
                    "grants": ["storage", "device:ballmachine"],
                    "config": {"device": "ballmachine", "checksum": "modbus", "interval_s": 4}}
       }
+    },
+    "courtside": {
+      "description": "A tennis club whose ball machine is on the network (try it with: clubhouse device simulate ballmachine --listen tcp:127.0.0.1:9000).",
+      "devices": {
+        "ballmachine": {"transport": "tcp:127.0.0.1:9000"}
+      },
+      "plugins": {
+        "tennis": {"id": "org.clubhouse.tennis", "version": "^1.0",
+                   "grants": ["storage", "device:ballmachine"],
+                   "config": {"device": "ballmachine", "checksum": "xor"}}
+      }
     }
   }
 }

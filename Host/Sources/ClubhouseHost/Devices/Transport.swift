@@ -54,7 +54,7 @@ public enum Transport {
             let reason = errnoText()
             let hint = errno == ENOENT ? "is the adapter plugged in? check \"transport\" in plugins.json"
                 : errno == EACCES ? "add your user to the 'dialout' group" : "check the port"
-            throw TransportError(status: errno == ENOENT ? .notFound : .io,
+            throw TransportError(status: .io,
                                  message: "device '\(name)': cannot open serial port \(port): \(reason); \(hint)")
         }
         var tio = termios()
@@ -145,7 +145,7 @@ public enum Transport {
         guard ok == 0 else {
             let reason = errnoText()
             close(fd)
-            throw TransportError(status: errno == ENOENT ? .notFound : .io,
+            throw TransportError(status: .io,
                                  message: "device '\(name)': cannot connect to unix:\(path): \(reason); is the machine (or `clubhouse device simulate`) listening there?")
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)

@@ -247,17 +247,15 @@ enum BuiltinCommands {
         } catch {
             throw CLIError(status: .error, message: "cannot create the demo folder: \(error)")
         }
-        // A fresh data directory inside the output folder, unless one was given explicitly.
-        var dataOverride: String?
-        if options.dataDirectory == nil {
-            let data = out + "/data"
-            dataOverride = data
-            let configuration = try options.loadConfiguration()
-            let siteDir = "\(data)/\(options.site ?? configuration.defaultSite)"
-            for file in FileSystem.files(in: siteDir, suffix: "") where file.hasSuffix(".sqlite") || file.hasSuffix(".sqlite-wal")
-                || file.hasSuffix(".sqlite-shm") {
-                unlink(file)
-            }
+        // A fresh data directory inside the output folder, always: the demo never writes sample
+        // data into the user's own data (--data-dir and CLUBHOUSE_DATA_DIR are for real work).
+        let data = out + "/data"
+        let dataOverride: String? = data
+        let configuration = try options.loadConfiguration()
+        let siteDir = "\(data)/\(options.site ?? configuration.defaultSite)"
+        for file in FileSystem.files(in: siteDir, suffix: "") where file.hasSuffix(".sqlite") || file.hasSuffix(".sqlite-wal")
+            || file.hasSuffix(".sqlite-shm") {
+            unlink(file)
         }
         let session = try Session(options: options, dataDirectoryOverride: dataOverride)
         var results: [JSONValue] = []

@@ -378,6 +378,9 @@ func adapt<T>(_ body: () throws -> T) throws -> T {
         throw PluginError.invalidArgument(error.description)
     } catch let error as FrameError {
         throw PluginError.invalidArgument(error.description)
+    } catch let error as InputError {
+        // A malformed or invalid input file is a wrong request (exit 2), like a bad argument.
+        throw PluginError.invalidArgument(error.description)
     }
 }
 

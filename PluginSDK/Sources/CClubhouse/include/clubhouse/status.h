@@ -19,7 +19,10 @@ enum {
     /* The request itself is wrong (bad or missing argument, value out of range). The CLI exits
      * with 2, the usage-error code. */
     CLUBHOUSE_INVALID_ARGUMENT = 2,
-    /* Something named in the request does not exist (a course, a row, a device, a command). */
+    /* Something named in the request does not exist (a course, a row, a command, an input file
+     * the caller gave). The CLI exits with 2, like an invalid argument: the request is wrong.
+     * Something the world lacks (a device that is unplugged, a server not listening) is
+     * CLUBHOUSE_IO, exit 1. */
     CLUBHOUSE_NOT_FOUND = 3,
     /* The site configuration does not grant this (a service, a device, calling a plugin). */
     CLUBHOUSE_DENIED = 4,
