@@ -21,7 +21,6 @@
 import ClubhouseHost
 import ClubhouseJSON
 import ClubhousePlatform
-import Foundation
 import Dispatch
 #if canImport(Glibc)
 import Glibc
