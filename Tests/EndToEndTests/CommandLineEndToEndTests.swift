@@ -75,4 +75,19 @@ final class CommandLineEndToEndTests: XCTestCase {
         XCTAssertNotNil(batch?.last?["error"])
         XCTAssertTrue(lines[1].contains(#""id":3"#), String(lines[1]))
     }
+
+    func testMessagesThatMisledNowSayWhatIsWrong() throws {
+        let c = try Clubhouse()
+        // No target at all used to say "… not both".
+        let frame = try c.fail(["tennis", "frame", "--speed", "50", "--spin", "flat"], exitCode: 2,
+                               contains: ["say where the ball goes: give --zone Z (0–15) or --point X,Y (court metres)"])
+        XCTAssertFalse(frame.stderr.contains("not both"), frame.stderr)
+        // A folder given where a file is expected used to say "check its permissions".
+        try FileManager.default.createDirectory(atPath: c.path("folder"), withIntermediateDirectories: true)
+        for arguments in [["tennis", "calibrate", "--image-points", c.path("folder")], ["scorecard", "course", "add", c.path("folder")],
+                          ["practice", "import", c.path("folder")]] {
+            let result = try c.fail(arguments, exitCode: 2, contains: ["\(c.path("folder")) is a folder, not a file; give the path of the file to read"])
+            XCTAssertFalse(result.stderr.contains("permissions"), result.stderr)
+        }
+    }
 }

@@ -186,6 +186,7 @@ final class Tennis: Plugin {
         switch (zone, point) {
         case (let z?, nil): return .zone(z)
         case (nil, let p?): return .point(Point2D(p.x, p.y))
+        case (nil, nil): throw PluginError.invalidArgument("say where the ball goes: give --zone Z (0–15) or --point X,Y (court metres)")
         default: throw PluginError.invalidArgument("give either --zone Z (0–15) or --point X,Y (court metres), not both")
         }
     }
@@ -386,6 +387,7 @@ func adapt<T>(_ body: () throws -> T) throws -> T {
 
 func readFile(_ path: String) throws -> String {
     guard let bytes = try? Files.read(path) else {
+        if Files.isDirectory(path) { throw PluginError.invalidArgument("\(path) is a folder, not a file; give the path of the file to read") }
         throw PluginError.notFound(Files.exists(path) ? "cannot read \(path); check its permissions" : "no file \(path); check the path")
     }
     return String(decoding: bytes, as: UTF8.self)
