@@ -346,6 +346,17 @@ final class CommandsTests: XCTestCase {
         XCTAssertEqual(a.liveRound.round.status, "open")
         XCTAssertEqual(a.liveRound.lines.first { $0.name == "Tomas Reyes" }?.holesPlayed, 10)
         XCTAssertTrue(a.text.contains("Live leaderboard"))
+        // The formats: a Stableford round of four, a match played until decided, skins on nine holes.
+        XCTAssertEqual(a.stableford.stableford?.count, 4)
+        XCTAssertEqual(a.stableford.stableford?.allSatisfy { $0.holesPlayed == 18 }, true)
+        let match = try XCTUnwrap(a.match.match)
+        XCTAssertTrue(match.decided, match.status)
+        XCTAssertEqual(match.holesPlayed + match.holesRemaining, 18)
+        let skins = try XCTUnwrap(a.skins.skins)
+        XCTAssertEqual(skins.holesDecided, 9)
+        XCTAssertEqual(skins.players.reduce(0) { $0 + $1.skins } + skins.carried, 9)   // every skin is won or still carried
+        XCTAssertEqual(a.correction.replaced + 1, a.correction.entry.strokes)
+        XCTAssertTrue(a.text.contains("Stableford") && a.text.contains("Skins") && a.text.contains("Match play"), a.text)
     }
 
     func testHandicapRecordIsCodable() throws {

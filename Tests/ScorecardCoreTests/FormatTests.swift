@@ -164,3 +164,31 @@ final class FormatTests: XCTestCase {
                                                           holes: .eighteen, allowancePercent: 90), 11)
     }
 }
+
+/// The benchmark's field gives the same Stableford leaderboard as a plain recomputation from the entries.
+final class StablefordWorkloadTests: XCTestCase {
+    func testWorkloadLeaderboardMatchesAPlainRecount() throws {
+        let store = InMemoryScorecardStore()
+        let id = try StablefordWorkload.fill(store, players: 144)
+        let board = try ScorecardCommands(store: store).leaderboard(String(id))
+        let lines = try XCTUnwrap(board.stableford)
+        XCTAssertEqual(lines.count, 144)
+        XCTAssertTrue(lines.allSatisfy { $0.holesPlayed == 18 })
+        let round = try XCTUnwrap(try store.rounds().first)
+        let tee = try XCTUnwrap(try store.courses().first?.tees.first)
+        let entries = try store.scoreEntries(roundID: id)
+        XCTAssertEqual(entries.count, 144 * 18)
+        for player in round.players {
+            let ph = try XCTUnwrap(player.playingHandicap)
+            var points = 0
+            for hole in tee.holes {
+                let strokes = try XCTUnwrap(entries.last { $0.playerID == player.playerID && $0.hole == hole.number }?.strokes)
+                // Strokes received: ⌊ph/18⌋ + 1 on stroke indexes ≤ ph mod 18 (ph ≥ 0 here).
+                let received = ph / 18 + (hole.strokeIndex <= ph % 18 ? 1 : 0)
+                points += max(0, 2 + hole.par - (strokes - received))
+            }
+            XCTAssertEqual(lines.first { $0.playerID == player.playerID }?.points, points, player.name)
+        }
+        XCTAssertEqual(lines.map(\.points), lines.map(\.points).sorted(by: >))
+    }
+}

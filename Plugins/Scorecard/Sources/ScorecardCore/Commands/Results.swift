@@ -220,8 +220,8 @@ public struct Leaderboard: Sendable, Codable, Equatable {
             lines.append("strokes received off the lowest: " + (strokes.isEmpty ? "none" : strokes.joined(separator: ", ")))
             if !match.holes.isEmpty {
                 lines.append(TextTable(["hole"] + match.holes.map { "\($0.hole)" },
-                                       [[match.sides[0]] + match.holes.map { "\($0.net[0])" },
-                                        [match.sides[1]] + match.holes.map { "\($0.net[1])" },
+                                       [[match.sides[0] + " (net)"] + match.holes.map { "\($0.net[0])" },
+                                        [match.sides[1] + " (net)"] + match.holes.map { "\($0.net[1])" },
                                         ["state"] + match.holes.map { $0.standing == 0 ? "AS" : $0.standing > 0 ? "\($0.standing)↑" : "\(-$0.standing)↓" }]).text)
             }
             parts.append(lines.joined(separator: "\n"))

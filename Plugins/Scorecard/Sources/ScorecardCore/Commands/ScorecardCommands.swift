@@ -284,7 +284,7 @@ public struct ScorecardCommands {
     }
 
     public func enterScore(_ request: ScoreRequest) throws(ScorecardError) -> ScoreEntered {
-        let world = try loadWorld()
+        let world = try loadWorld(onlyRound: request.round)
         let round = try round(request.round, in: world.rounds)
         if let finished = round.finishedOn { throw .roundFinished(round: round.id, on: finished) }
         let player = try player(request.player, in: world.players)
@@ -393,7 +393,7 @@ public struct ScorecardCommands {
     }
 
     public func leaderboard(_ roundText: String) throws(ScorecardError) -> Leaderboard {
-        let world = try loadWorld()
+        let world = try loadWorld(onlyRound: roundText)
         return try leaderboard(try round(roundText, in: world.rounds), world: world)
     }
 
@@ -519,6 +519,19 @@ public struct ScorecardCommands {
                 return PostedRound(roundID: round.id, date: round.date, holeCount: holes.count == 9 ? .nine : .eighteen,
                                    rating: rated.rating.rating, slope: rated.rating.slope, par: rated.par, pcc: round.pcc, holes: holes)
             }
+        }
+    }
+
+    /// Players, courses and rounds, with the entries of one round only (for the commands that read one
+    /// round's card: its leaderboard and score entry). `postedRounds` needs the full `loadWorld()`.
+    func loadWorld(onlyRound roundText: String) throws(ScorecardError) -> World {
+        try stored {
+            let rounds = try store.rounds()
+            var cards: [Int: Scorecard] = [:]
+            if let id = Int(String(roundText.trimmingSpaces)), rounds.contains(where: { $0.id == id }) {
+                cards[id] = Scorecard(entries: try store.scoreEntries(roundID: id))
+            }
+            return World(players: try store.players(), courses: try store.courses(), rounds: rounds, scorecards: cards)
         }
     }
 
