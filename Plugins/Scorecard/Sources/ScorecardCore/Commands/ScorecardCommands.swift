@@ -422,11 +422,7 @@ public struct ScorecardCommands {
             if (a.holesPlayed == 0) != (b.holesPlayed == 0) { return b.holesPlayed == 0 }
             return (a.netToPar, a.toPar, -a.holesPlayed, a.name.lowercased()) < (b.netToPar, b.toPar, -b.holesPlayed, b.name.lowercased())
         }
-        for i in lines.indices where lines[i].holesPlayed > 0 {
-            let first = lines.firstIndex { $0.holesPlayed > 0 && $0.netToPar == lines[i].netToPar } ?? i
-            let tied = lines.filter { $0.holesPlayed > 0 && $0.netToPar == lines[i].netToPar }.count > 1
-            lines[i].position = (tied ? "T" : "") + String(first + 1)
-        }
+        Positions.assign(&lines, played: { $0.holesPlayed > 0 }, same: { $0.netToPar == $1.netToPar }) { $0.position = $1 }
         var board = Leaderboard(round: summary(round, course: course), lines: lines)
         if let tee {
             let field = field(round, tee: tee, card: card)

@@ -18,7 +18,8 @@ public enum StablefordWorkload {
                 courseHandicap: WorldHandicapSystem.courseHandicap(index: index, slope: tee.slope, rating: tee.rating, par: tee.par),
                 playingHandicap: WorldHandicapSystem.playingHandicap(index: index, slope: tee.slope, rating: tee.rating, par: tee.par,
                                                                      holes: .eighteen, allowancePercent: 95)))
-            skills.append(index.raw / 18 + 2)
+            // About index × 1.2 + 4 strokes over par a round, in tenths per hole.
+            skills.append((index.raw * 12 / 10 + 40) / 18)
         }
         let round = try store.insertRound(RoundDraft(courseID: course.id, teeName: tee.name, date: GolfDate(dayNumber: 20_000),
                                                      nine: .all, format: .stableford, pcc: .zero, players: field))
