@@ -62,7 +62,7 @@ final class ScorecardEndToEndTests: XCTestCase {
         XCTAssertEqual(added["id"]?.intValue, 1)
         XCTAssertTrue(try c.succeed(["scorecard", "course", "show", "Test Nine"]).stdout.contains("par    4  3  5"))
 
-        // Three 9-hole rounds for Ann (no index yet: the first two nines combine), all holes one over par.
+        // Four 9-hole rounds for Ann, all holes one over par (no index yet: the nines are held until 54 holes).
         let pars = [4, 3, 5, 4, 4, 3, 4, 4, 4]
         for (n, date) in ["2024-04-01", "2024-04-02", "2024-04-03", "2024-04-04"].enumerated() {
             let started = try c.succeed(["scorecard", "round", "start", "--course", "1", "--tee", "Red", "--players", "Ann,Ben",
@@ -80,12 +80,15 @@ final class ScorecardEndToEndTests: XCTestCase {
             XCTAssertEqual(ann?["toPar"]?.intValue, 9)
             try c.succeed(["scorecard", "round", "finish", "\(round)"])
         }
-        // Nine holes 9 over on 34.1/118: 113/118 × 9.9 = 9.48…; two nines combine to 18.96… → 19.0.
-        // After four nines: 19.0 (1+2) and 19.0 (3+4) — two differentials, still no index.
+        // 2024 Rules (Rule 5.2a; USGA FAQ on new players' 9-hole scores): 36 holes posted, no index and no
+        // expected score yet, so each nine is held without a differential; `index` says which rule applies.
         let record = try c.succeed(["scorecard", "index", "Ann", "--json"]).json()
         XCTAssertEqual(record["index"], .null)
         let diffs = record["scores"]?.arrayValue?.compactMap { $0["outcome"]?["differential"] }.filter { !$0.isNull } ?? []
-        XCTAssertEqual(diffs.map { JSONWriter.compact($0) }, ["19.0", "19.0"])
+        XCTAssertEqual(diffs.count, 0)
+        XCTAssertEqual(record["scores"]?.arrayValue?.compactMap { $0["outcome"]?["rule"]?.stringValue },
+                       Array(repeating: "9 holes held: no index and fewer than 54 holes posted (Rule 5.2a, 2024)", count: 4))
+        XCTAssertTrue(try c.succeed(["scorecard", "index", "Ann"]).stdout.contains("9 holes, held until 54 holes"))
         try c.fail(["scorecard", "score", "--round", "1", "--player", "Ann", "--hole", "2", "--strokes", "4"], exitCode: 1,
                    contains: ["round 1 was finished on", "is final"])
         try c.fail(["scorecard", "score", "--round", "4", "--player", "Ann", "--hole", "10", "--strokes", "4"], exitCode: 1,

@@ -185,8 +185,8 @@ final class CommandsTests: XCTestCase {
         XCTAssertEqual(message { _ = try self.start(commands, holes: "nine") }, "--holes 'nine' is not a whole number")
         XCTAssertEqual(message { _ = try self.start(commands, course: "Juniper Hill", tee: "Yellow") },
                        "tee 'Yellow' has 9 holes; an 18-hole round needs an 18-hole tee — start the round with --holes 9")
-        XCTAssertEqual(message { _ = try self.start(commands, format: "skins") },
-                       "format 'skins' is unknown — use one of stroke-play, four-ball-stroke-play, match-play, four-ball-match-play, stableford")
+        XCTAssertEqual(message { _ = try self.start(commands, format: "scramble") },
+                       "format 'scramble' is unknown — use one of stroke-play, stableford, match-play, four-ball-stroke-play, four-ball-match-play, skins")
         XCTAssertEqual(message { _ = try self.start(commands, holes: "9", nine: "middle") }, "--nine 'middle' is not front or back")
         var bare = SampleData.courses[2]
         bare.name = "Bare"
@@ -318,8 +318,8 @@ final class CommandsTests: XCTestCase {
         }
         // 13.81… × 85% = 11.74 → 12; match play 100% → 14; nine holes (front, 35.7/127, par 36):
         // index/2 = 6.65 → 6.7; 6.7 × 127/113 − 0.3 = 7.23 → 7.
-        XCTAssertEqual(try start(commands, players: "Ann", format: "four-ball-stroke-play").round.players[0].playingHandicap, 12)
-        XCTAssertEqual(try start(commands, players: "Ann", format: "match-play").round.players[0].playingHandicap, 14)
+        XCTAssertEqual(try start(commands, players: "Ann,Ben", format: "four-ball-stroke-play").round.players[0].playingHandicap, 12)
+        XCTAssertEqual(try start(commands, players: "Ann,Ben", format: "match-play").round.players[0].playingHandicap, 14)
         let nine = try start(commands, players: "Ann", holes: "9")
         XCTAssertEqual(nine.round.nine, .front)
         XCTAssertEqual(nine.round.players[0].courseHandicap, 7)
@@ -346,6 +346,17 @@ final class CommandsTests: XCTestCase {
         XCTAssertEqual(a.liveRound.round.status, "open")
         XCTAssertEqual(a.liveRound.lines.first { $0.name == "Tomas Reyes" }?.holesPlayed, 10)
         XCTAssertTrue(a.text.contains("Live leaderboard"))
+        // The formats: a Stableford round of four, a match played until decided, skins on nine holes.
+        XCTAssertEqual(a.stableford.stableford?.count, 4)
+        XCTAssertEqual(a.stableford.stableford?.allSatisfy { $0.holesPlayed == 18 }, true)
+        let match = try XCTUnwrap(a.match.match)
+        XCTAssertTrue(match.decided, match.status)
+        XCTAssertEqual(match.holesPlayed + match.holesRemaining, 18)
+        let skins = try XCTUnwrap(a.skins.skins)
+        XCTAssertEqual(skins.holesDecided, 9)
+        XCTAssertEqual(skins.players.reduce(0) { $0 + $1.skins } + skins.carried, 9)   // every skin is won or still carried
+        XCTAssertEqual(a.correction.replaced + 1, a.correction.entry.strokes)
+        XCTAssertTrue(a.text.contains("Stableford") && a.text.contains("Skins") && a.text.contains("Match play"), a.text)
     }
 
     func testHandicapRecordIsCodable() throws {

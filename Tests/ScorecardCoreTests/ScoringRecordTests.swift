@@ -130,33 +130,66 @@ final class ScoringRecordTests: XCTestCase {
         XCTAssertEqual(record.index(on: start.adding(days: 3)), t("13.0"))
     }
 
-    func testNineHoleScoresCombineWithoutIndexAndUseExpectedScoreWithOne() {
-        // No index: 5.0 and 7.0 over nine holes combine into 12.0. Then 18-hole 14.0 and 16.0 → index 10.0.
-        // A nine at 6.0 over: 6.0 + expected (0.52 × 10.0 + 1.2 = 6.4) = 12.4.
+    // 2024 Rules of Handicapping, Rule 5.1b: a 9-hole score makes its own 18-hole Score Differential with
+    // the expected score for the other nine (0.52 × index + 1.2). A player without an index: scores are
+    // held until 54 holes are posted (Rule 5.2a; USGA FAQ "new player treatment of 9-hole scores"); the
+    // expected score then comes from the provisional index of those holes (nines paired in order).
+    func testNineHoleScoresAreHeldUntil54HolesThenEachGetsItsOwnDifferential() {
+        // Nines 5.0 and 7.0 over, 18-hole 14.0 and 16.0: 54 holes on day 3. Provisional index: (5.0 + 7.0)
+        // = 12.0, 14.0, 16.0 → lowest 12.0 − 2.0 = 10.0; expected score 0.52 × 10.0 + 1.2 = 6.4. The nines
+        // become 5.0 + 6.4 = 11.4 and 7.0 + 6.4 = 13.4; four differentials 11.4, 13.4, 14.0, 16.0 → initial
+        // index 11.4 − 1.0 = 10.4. Then a nine 6.0 over with 10.4 in force: 6.0 + 0.52 × 10.4 + 1.2 =
+        // 12.608 → 12.6; five differentials → lowest 11.4.
         let rounds = [round(1, day: 0, over: 5, holes: 9), round(2, day: 1, over: 7, holes: 9),
                       round(3, day: 2, over: 14), round(4, day: 3, over: 16), round(5, day: 4, over: 6, holes: 9)]
+        let before = ScoringRecord.evaluate(Array(rounds.prefix(3)))
+        XCTAssertNil(before.index)
+        XCTAssertEqual(before.outcomes[0].kind, .nineHeld)
+        XCTAssertNil(before.outcomes[0].differential)
+        XCTAssertEqual(before.outcomes[0].rule, "9 holes held: no index and fewer than 54 holes posted (Rule 5.2a, 2024)")
+        XCTAssertEqual(before.outcomes[2].differential, t("14.0"))   // an 18-hole score shows its differential at once
         let record = ScoringRecord.evaluate(rounds)
-        XCTAssertEqual(record.outcomes[0].kind, .nineCombinedIntoLater)
-        XCTAssertNil(record.outcomes[0].differential)
-        XCTAssertEqual(record.outcomes[1].kind, .nineCombined)
-        XCTAssertEqual(record.outcomes[1].differential, t("12.0"))
+        XCTAssertEqual(record.outcomes[0].kind, .nineWithInitialExpectedScore)
+        XCTAssertEqual(record.outcomes[0].expectedScoreIndex, t("10.0"))
+        XCTAssertEqual(record.outcomes[0].nineHoleDifferential, "5.0")
+        XCTAssertEqual(record.outcomes[0].differential, t("11.4"))
+        XCTAssertEqual(record.outcomes[1].differential, t("13.4"))
+        XCTAssertEqual(record.outcomes[1].rule,
+                       "9 holes + expected score for 10.0, the provisional index of the first 54 holes (Rule 5.2a, 2024)")
+        XCTAssertEqual(record.outcomes[2].rule, "18 holes (Rule 5.1a)")
+        XCTAssertEqual(record.revisions.first?.index, t("10.4"))
+        XCTAssertEqual(record.revisions.first?.effective, start.adding(days: 4))
         XCTAssertEqual(record.outcomes[4].kind, .nineWithExpectedScore)
-        XCTAssertEqual(record.outcomes[4].courseHandicap, 5)   // index/2 = 5.0 on a neutral nine
-        XCTAssertEqual(record.outcomes[4].differential, t("12.4"))
+        XCTAssertEqual(record.outcomes[4].expectedScoreIndex, t("10.4"))
+        XCTAssertEqual(record.outcomes[4].courseHandicap, 5)   // index/2 = 5.2 on a neutral nine → 5
+        XCTAssertEqual(record.outcomes[4].unroundedDifferential, "12.608")
+        XCTAssertEqual(record.outcomes[4].differential, t("12.6"))
+        XCTAssertEqual(record.outcomes[4].rule, "9 holes + expected score for index 10.4 (Rule 5.1b, 2024)")
+        XCTAssertEqual(record.index, t("11.4"))
     }
 
-    func testLeftoverNineIsConvertedWhenTheFirstIndexIsIssued() {
-        // 14.0, 16.0, a nine (5.0 over, waiting), 12.0 → index 10.0; the nine then becomes 5.0 + 6.4 = 11.4,
-        // and with four differentials the index is 11.4 − 1.0 = 10.4.
+    func testALeftoverNineAndSixNinesUnderThe54HoleRule() {
+        // 14.0, 16.0, a nine 5.0 over, 12.0: 63 holes on day 3. Provisional: 14.0, 16.0, 12.0 (the unpaired
+        // nine does not count) → 12.0 − 2.0 = 10.0; the nine becomes 5.0 + 6.4 = 11.4; four differentials
+        // → 11.4 − 1.0 = 10.4, issued once.
         let rounds = [round(1, day: 0, over: 14), round(2, day: 1, over: 16), round(3, day: 2, over: 5, holes: 9),
                       round(4, day: 3, over: 12)]
         let record = ScoringRecord.evaluate(rounds)
-        XCTAssertEqual(record.outcomes[2].kind, .nineWithExpectedScore)
+        XCTAssertEqual(record.outcomes[2].kind, .nineWithInitialExpectedScore)
         XCTAssertEqual(record.outcomes[2].differential, t("11.4"))
         XCTAssertEqual(record.index, t("10.4"))
         XCTAssertEqual(record.revisions.count, 1)
-        // A single nine stays pending.
-        XCTAssertEqual(ScoringRecord.evaluate([round(1, day: 0, over: 5, holes: 9)]).outcomes[0].kind, .ninePending)
+        // 45 holes: no index, the nine held.
+        XCTAssertNil(ScoringRecord.evaluate(Array(rounds.prefix(3))).index)
+        XCTAssertEqual(ScoringRecord.evaluate([round(1, day: 0, over: 5, holes: 9)]).outcomes[0].kind, .nineHeld)
+        // Six nines 3, 5, 7, 4, 6, 8 over: provisional (3+5) 8.0, (7+4) 11.0, (6+8) 14.0 → 8.0 − 2.0 = 6.0;
+        // expected 0.52 × 6.0 + 1.2 = 4.32; six differentials 7.3, 9.3, 11.3, 8.3, 10.3, 12.3 → the lowest
+        // two average (7.3 + 8.3) / 2 = 7.8, − 1.0 = 6.8.
+        let nines = [3, 5, 7, 4, 6, 8].enumerated().map { round($0.offset + 1, day: $0.offset, over: $0.element, holes: 9) }
+        let six = ScoringRecord.evaluate(nines)
+        XCTAssertEqual(six.outcomes.compactMap(\.differential), [t("7.3"), t("9.3"), t("11.3"), t("8.3"), t("10.3"), t("12.3")])
+        XCTAssertEqual(six.index, t("6.8"))
+        XCTAssertNil(ScoringRecord.evaluate(Array(nines.prefix(5))).index)
     }
 
     func testIncompleteRoundsAreNotAcceptable() {

@@ -97,6 +97,20 @@ final class SeedAndSchemaTests: XCTestCase {
         XCTAssertTrue(try run("UPDATE rounds SET pcc_tenths = 10;").err.contains("the round is finished and final"))
         XCTAssertTrue(try run("INSERT INTO tees (course_id, position, name, rating_tenths, slope) VALUES (1, 0, 'X', 720, 160);").err
             .contains("CHECK constraint failed"))
-        XCTAssertEqual(ScorecardSchema.migrations.map(\.version), [1, 2])
+        // Migration 3: a correction (an entry with a reason) may be appended to a finished round, and is
+        // then the current score; a reason must not be blank; round options are fixed.
+        let corrected = try run("""
+            INSERT INTO score_entries (round_id, player_id, hole, strokes, reason, corrected_on) VALUES (1, 1, 1, 6, 'marker error', '2024-05-02');
+            SELECT 'corrected', strokes FROM current_scores;
+            SELECT count(*) FROM score_entries;
+            """)
+        XCTAssertEqual(corrected.err, "")
+        XCTAssertEqual(corrected.out, "current|4\ncorrected|6\n3\n")
+        XCTAssertTrue(try run("INSERT INTO score_entries (round_id, player_id, hole, strokes, reason) VALUES (1, 1, 1, 6, '  ');").err
+            .contains("CHECK constraint failed"))
+        XCTAssertTrue(try run("INSERT INTO round_options (round_id, allowance_percent) VALUES (1, 101);").err.contains("CHECK constraint failed"))
+        XCTAssertTrue(try run("INSERT INTO round_options (round_id, allowance_percent) VALUES (1, 95); UPDATE round_options SET allowance_percent = 90;")
+            .err.contains("round options are fixed"))
+        XCTAssertEqual(ScorecardSchema.migrations.map(\.version), [1, 2, 3])
     }
 }

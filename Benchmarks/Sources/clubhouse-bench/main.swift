@@ -22,6 +22,7 @@ case "globe": globeBench(rest)
 case "tennis": tennisBench(rest)
 case "practice": practiceBench(rest)
 case "scorecard": scorecardBench(rest)
+case "scorecard-formats": scorecardFormatsBench(rest)
 default:
     print("clubhouse-bench: unknown area '\(area)'")
     exit(2)

@@ -79,8 +79,11 @@ final class SQLScorecardStore: ScorecardStore {
                   let format = row[5].string.flatMap(PlayFormat.init(rawValue:)) else {
                 throw CorruptRow(description: "round \(id) has an unreadable date, nine or format in the database")
             }
+            // Rounds started before migration 3 have no options row: the format's Appendix C allowance.
+            let options = row[8].int.map { RoundOptions(allowancePercent: $0, netSkins: (row[9].int ?? 1) != 0,
+                                                        carryOvers: (row[10].int ?? 1) != 0) }
             let draft = RoundDraft(courseID: row[1].int ?? 0, teeName: row[2].string ?? "", date: date, nine: nine, format: format,
-                                   pcc: Tenths(raw: row[6].int ?? 0), players: players[id] ?? [])
+                                   pcc: Tenths(raw: row[6].int ?? 0), players: players[id] ?? [], options: options)
             return Round(id: id, draft: draft, finishedOn: row[7].string.flatMap(GolfDate.init))
         }
     }
@@ -97,6 +100,8 @@ final class SQLScorecardStore: ScorecardStore {
                     SQLValue(player.courseHandicap), SQLValue(player.playingHandicap),
                 ])
             }
+            try storage.run(S.insertRoundOptions, [SQLValue(id), SQLValue(draft.options.allowancePercent),
+                                                   SQLValue(draft.options.netSkins ? 1 : 0), SQLValue(draft.options.carryOvers ? 1 : 0)])
             return Round(id: id, draft: draft)
         }
     }
@@ -112,10 +117,18 @@ final class SQLScorecardStore: ScorecardStore {
         return ScoreEntry(sequence: sequence, roundID: roundID, playerID: playerID, hole: hole, strokes: strokes)
     }
 
+    func appendCorrection(roundID: Int, playerID: Int, hole: Int, strokes: Int, reason: String, on date: GolfDate) throws -> ScoreEntry {
+        let sequence = try storage.queryOne(S.appendCorrection, [SQLValue(roundID), SQLValue(playerID), SQLValue(hole), SQLValue(strokes),
+                                                                  .text(reason), .text(date.description)])?[0].int
+            ?? Int(storage.lastInsertRowID)
+        return ScoreEntry(sequence: sequence, roundID: roundID, playerID: playerID, hole: hole, strokes: strokes,
+                          reason: reason, correctedOn: date)
+    }
+
     func scoreEntries(roundID: Int) throws -> [ScoreEntry] {
         try storage.query(S.selectEntries, [SQLValue(roundID)]).map {
             ScoreEntry(sequence: $0[0].int ?? 0, roundID: $0[1].int ?? 0, playerID: $0[2].int ?? 0, hole: $0[3].int ?? 0,
-                       strokes: $0[4].int ?? 0)
+                       strokes: $0[4].int ?? 0, reason: $0[5].string, correctedOn: $0[6].string.flatMap(GolfDate.init))
         }
     }
 }

@@ -13,8 +13,8 @@ import Glibc
 
 final class Scorecard: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.scorecard", version: "1.0.0", name: "Scorecard",
-        summary: "Rounds for several players and the World Handicap System (index, caps, course handicap, strokes)",
+        id: "org.clubhouse.scorecard", version: "1.1.0", name: "Scorecard",
+        summary: "Rounds for several players in the formats golfers play (stroke, Stableford, match, four-ball, skins) and the World Handicap System",
         services: [.log, .config, .storage])
 
     static let commands: [Command<Scorecard>] = [
@@ -57,9 +57,13 @@ final class Scorecard: Plugin {
                     .string("date", help: "YYYY-MM-DD (default: today)"),
                     .integer("holes", help: "9 or 18", default: 18),
                     .choice("nine", ["front", "back"], help: "Which nine of an 18-hole tee for --holes 9 (default front)"),
-                    .choice("format", PlayFormat.allCases.map(\.rawValue),
-                            help: "Format of play, for the handicap allowance", default: PlayFormat.strokePlay.rawValue),
+                    .string("format", help: "Format of play: " + PlayFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                                + " (default stroke-play). Four-ball partners are listed together: A,B,C,D is A & B v C & D"),
                     .number("pcc", help: "Playing Conditions Calculation, -1 to +3 (can also be set at finish)"),
+                    .string("allowance", help: "Handicap allowance in percent, 0–100 (default: the site's for the format, Appendix C: "
+                                + "stroke play and Stableford 95, four-ball stroke 85, match 100, four-ball match 90, skins 100)"),
+                    .string("skins", help: "Skins on net (default) or gross scores"),
+                    .string("carry-overs", help: "Skins: on (default; a tied hole carries its skin) or off (the skin is void)"),
                 ],
                 reply: "{round: {id, date, course, tee, holes, nine, format, allowance, pcc, status, finishedOn, players: [{playerID, name, index, courseHandicap, playingHandicap}]}}") { plugin, call in
             let a = call.arguments
@@ -67,7 +71,8 @@ final class Scorecard: Plugin {
                 course: try a.string("course"), tee: try a.string("tee"), players: try a.list("players").joined(separator: ","),
                 date: try a.optionalString("date"), holes: try a.optionalInt("holes").map(String.init),
                 nine: try a.optionalString("nine"), format: try a.optionalString("format"),
-                pcc: numberText(a["pcc"]), today: today())
+                pcc: numberText(a["pcc"]), allowance: try a.optionalString("allowance"), skins: try a.optionalString("skins"),
+                carryOvers: try a.optionalString("carry-overs"), today: today())
             return try plugin.run(call) { try $0.startRound(request) } text: { $0.text }
         },
         Command("score", summary: "Enter a player's strokes on a hole (every entry is kept; the latest counts)",
@@ -83,9 +88,32 @@ final class Scorecard: Plugin {
                                        hole: String(try a.int("hole")), strokes: String(try a.int("strokes")))
             return try plugin.run(call) { try $0.enterScore(request) } text: { $0.text }
         },
-        Command("leaderboard", summary: "The live leaderboard of a round: gross, net, to par, holes played",
+        Command("correct", summary: "Correct a score entered wrongly, with a reason (also in a finished round; every entry is kept)",
+                arguments: [
+                    .integer("round", help: "Round id", required: true),
+                    .string("player", help: "Player name or id", required: true),
+                    .integer("hole", help: "Hole number", required: true),
+                    .integer("strokes", help: "The right number of strokes, 1–20", required: true),
+                    .string("reason", help: "Why the score was wrong (kept with the entry)", required: true),
+                ],
+                reply: "{entry: {sequence, roundID, playerID, hole, strokes, reason, correctedOn}, player, replaced, roundFinished, differential, indexBefore, indexAfter}") { plugin, call in
+            let a = call.arguments
+            let request = CorrectionRequest(round: String(try a.int("round")), player: try a.string("player"),
+                                            hole: String(try a.int("hole")), strokes: String(try a.int("strokes")),
+                                            reason: try a.string("reason"), today: today())
+            return try plugin.run(call) { try $0.correctScore(request) } text: { $0.text }
+        },
+        Command("entries", summary: "Every score entry of a round, superseded ones and corrections with their reasons",
+                arguments: [.integer("round", help: "Round id", required: true),
+                            .string("player", help: "Only this player's entries")],
+                reply: "{round, entries: [{sequence, player, hole, strokes, current, reason, correctedOn}]}") { plugin, call in
+            let round = String(try call.arguments.int("round"))
+            let player = try call.arguments.optionalString("player")
+            return try plugin.run(call) { try $0.entries(round, player: player) } text: { $0.text }
+        },
+        Command("leaderboard", summary: "The live leaderboard of a round in its format: net/gross strokes, Stableford points, the match, four-ball sides or skins",
                 arguments: [.integer("round", help: "Round id", required: true)],
-                reply: "{round, lines: [{position, playerID, name, holesPlayed, gross, toPar, strokesReceived, net, netToPar, playingHandicap}]}") { plugin, call in
+                reply: "{round, lines: [{position, playerID, name, holesPlayed, gross, toPar, strokesReceived, net, netToPar, playingHandicap}], stableford: [{position, playerID, name, playingHandicap, holesPlayed, points, grossPoints}], match: {sides, strokes, holes: [{hole, net, winner, standing}], up, holesPlayed, holesRemaining, decided, decidedAfterHole, dormie, result, status}, fourBall: [{position, side, playerIDs, holesPlayed, betterBall, par, toPar}], skins: {basis, carryOvers, holes: [{hole, winner, value, outcome}], players: [{playerID, name, skins, holes}], carried, holesDecided}}") { plugin, call in
             let round = String(try call.arguments.int("round"))
             return try plugin.run(call) { try $0.leaderboard(round) } text: { $0.text }
         },
@@ -174,7 +202,7 @@ final class Scorecard: Plugin {
             // The demo fills the plugin's database when it is empty (so `clubhouse demo` leaves data to
             // browse); a database that already holds data is left alone and the demo runs in memory.
             let empty = try plugin.store.players().isEmpty && plugin.store.courses().isEmpty
-            let commands = ScorecardCommands(store: empty ? plugin.store : InMemoryScorecardStore())
+            let commands = ScorecardCommands(store: empty ? plugin.store : InMemoryScorecardStore(), allowances: plugin.allowances)
             let report: DemoReport
             do { report = try commands.runDemo(today: today()) } catch let error as ScorecardError { throw pluginError(error) }
             let json = JSONWriter.pretty(ScorecardJSON.value(report)) + "\n"
@@ -193,6 +221,8 @@ final class Scorecard: Plugin {
     let store: SQLScorecardStore
     /// `allowance_percent` from the site's config: the default of `course-handicap --allowance`.
     let defaultAllowance: String?
+    /// `allowance_<format>` from the site's config (Appendix C where not set).
+    let allowances: AllowanceTable
 
     init(context: PluginContext) throws {
         self.context = context
@@ -204,11 +234,17 @@ final class Scorecard: Plugin {
             throw PluginError.invalidArgument("config key 'allowance_percent' must be 1–100, got \(allowance)")
         }
         defaultAllowance = allowance == 0 ? nil : String(allowance)
+        var overrides: [String: Int] = [:]
+        for format in PlayFormat.allCases {
+            let value = context.config.int(format.configKey, default: -1)
+            if value != -1 { overrides[format.configKey] = value }
+        }
+        do { allowances = try AllowanceTable(config: overrides) } catch { throw PluginError.invalidArgument(error.description) }
     }
 
     /// Runs a stateful command against the database.
     func run<T: Encodable>(_ call: Invocation, _ body: (ScorecardCommands) throws -> T, text: (T) -> String) throws -> Reply {
-        try reply(call, { try body(ScorecardCommands(store: store)) }, text: text)
+        try reply(call, { try body(ScorecardCommands(store: store, allowances: allowances)) }, text: text)
     }
 }
 

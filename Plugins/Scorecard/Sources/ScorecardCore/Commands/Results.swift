@@ -169,19 +169,129 @@ public struct LeaderboardLine: Sendable, Codable, Equatable {
     public var playingHandicap: Int?
 }
 
-/// `scorecard leaderboard`.
+/// `scorecard leaderboard`: gross and net stroke lines for every format, and the format's own standing.
 public struct Leaderboard: Sendable, Codable, Equatable {
     public var round: RoundSummary
     public var lines: [LeaderboardLine]
-    public var text: String {
-        func par(_ value: Int) -> String { value == 0 ? "E" : value > 0 ? "+\(value)" : "\(value)" }
+    /// Stableford rounds: points, most first.
+    public var stableford: [StablefordLine]?
+    /// Match play rounds (individual or four-ball).
+    public var match: MatchState?
+    /// Four-ball stroke play rounds: the sides' better-ball scores.
+    public var fourBall: [SideLine]?
+    /// Skins rounds.
+    public var skins: SkinsState?
+
+    public init(round: RoundSummary, lines: [LeaderboardLine], stableford: [StablefordLine]? = nil, match: MatchState? = nil,
+                fourBall: [SideLine]? = nil, skins: SkinsState? = nil) {
+        self.round = round
+        self.lines = lines
+        self.stableford = stableford
+        self.match = match
+        self.fourBall = fourBall
+        self.skins = skins
+    }
+
+    static func par(_ value: Int) -> String { value == 0 ? "E" : value > 0 ? "+\(value)" : "\(value)" }
+
+    func thru(_ played: Int) -> String { played == round.holes ? "F" : "\(played)" }
+
+    /// The gross and net stroke table.
+    var strokeTable: String {
         let rows = lines.map { line in
-            [line.position, line.name, line.holesPlayed == round.holes ? "F" : "\(line.holesPlayed)",
-             "\(line.gross)", line.holesPlayed > 0 ? par(line.toPar) : "—",
+            [line.position, line.name, thru(line.holesPlayed),
+             "\(line.gross)", line.holesPlayed > 0 ? Self.par(line.toPar) : "—",
              line.playingHandicap.map(CourseHandicapResult.signed) ?? "—",
-             "\(line.net)", line.holesPlayed > 0 ? par(line.netToPar) : "—"]
+             "\(line.net)", line.holesPlayed > 0 ? Self.par(line.netToPar) : "—"]
         }
-        return round.heading + "\n" + TextTable(["pos", "player", "thru", "gross", "to par", "hcp", "net", "net to par"], rows).text
+        return TextTable(["pos", "player", "thru", "gross", "to par", "hcp", "net", "net to par"], rows).text
+    }
+
+    public var text: String {
+        var parts = [round.heading]
+        if let stableford {
+            parts.append(TextTable(["pos", "player", "thru", "hcp", "points", "gross pts"], stableford.map {
+                [$0.position, $0.name, thru($0.holesPlayed), $0.playingHandicap.map(CourseHandicapResult.signed) ?? "—",
+                 "\($0.points)", "\($0.grossPoints)"]
+            }).text)
+        } else if let match {
+            var lines = ["\(match.sides[0]) v \(match.sides[1]): \(match.status)"]
+            let strokes = zip(round.players, match.strokes).filter { $0.1 != 0 }.map { "\($0.0.name) \($0.1)" }
+            lines.append("strokes received off the lowest: " + (strokes.isEmpty ? "none" : strokes.joined(separator: ", ")))
+            if !match.holes.isEmpty {
+                lines.append(TextTable(["hole"] + match.holes.map { "\($0.hole)" },
+                                       [[match.sides[0] + " (net)"] + match.holes.map { "\($0.net[0])" },
+                                        [match.sides[1] + " (net)"] + match.holes.map { "\($0.net[1])" },
+                                        ["state"] + match.holes.map { $0.standing == 0 ? "AS" : $0.standing > 0 ? "\($0.standing)↑" : "\(-$0.standing)↓" }]).text)
+            }
+            parts.append(lines.joined(separator: "\n"))
+        } else if let fourBall {
+            parts.append(TextTable(["pos", "side", "thru", "better ball", "net to par"], fourBall.map {
+                [$0.position, $0.side, thru($0.holesPlayed), "\($0.betterBall)", $0.holesPlayed > 0 ? Self.par($0.toPar) : "—"]
+            }).text)
+        } else if let skins {
+            var lines = ["\(skins.basis) skins, carry-overs \(skins.carryOvers ? "on" : "off")"]
+            lines.append(TextTable(["player", "skins", "holes"], skins.players.map {
+                [$0.name, "\($0.skins)", $0.holes.map(String.init).joined(separator: ", ")]
+            }).text)
+            let holes = skins.holes.map { h in
+                "\(h.hole): " + (h.winner.map { "\($0) (\(h.value))" } ?? (h.outcome == "void" ? "tied, void" : "tied, \(h.value) carried"))
+            }
+            if !holes.isEmpty { lines.append("holes " + holes.joined(separator: " · ")) }
+            if skins.carried > 0 { lines.append("\(skins.carried) skin\(skins.carried == 1 ? "" : "s") carried, not yet won") }
+            parts.append(lines.joined(separator: "\n"))
+        }
+        if stableford == nil && match == nil && fourBall == nil && skins == nil { parts.append(strokeTable) }
+        return parts.joined(separator: "\n")
+    }
+}
+
+/// `scorecard correct`.
+public struct ScoreCorrected: Sendable, Codable, Equatable {
+    public var entry: ScoreEntry
+    public var player: String
+    /// The strokes the correction replaced.
+    public var replaced: Int
+    public var roundFinished: Bool
+    /// The round's Score Differential for the player after the correction (finished rounds).
+    public var differential: Tenths?
+    /// The player's Handicap Index before and after (recomputed from the corrected record).
+    public var indexBefore: Tenths?
+    public var indexAfter: Tenths?
+
+    public var text: String {
+        var line = "corrected hole \(entry.hole) for \(player) in round \(entry.roundID): \(replaced) → \(entry.strokes) "
+            + "(\(entry.reason ?? ""); entry \(entry.sequence), every earlier entry kept)"
+        if roundFinished {
+            line += "\nrecord recomputed: differential " + (differential?.description ?? "—") + ", index "
+                + (indexBefore?.handicapNotation ?? "—") + " → " + (indexAfter?.handicapNotation ?? "—")
+        }
+        return line
+    }
+}
+
+/// One entry in a round's history.
+public struct HistoryEntry: Sendable, Codable, Equatable {
+    public var sequence: Int
+    public var player: String
+    public var hole: Int
+    public var strokes: Int
+    /// True for the entry that counts (the latest for its player and hole).
+    public var current: Bool
+    public var reason: String?
+    public var correctedOn: GolfDate?
+}
+
+/// `scorecard entries`.
+public struct EntryHistory: Sendable, Codable, Equatable {
+    public var round: Int
+    public var entries: [HistoryEntry]
+    public var text: String {
+        if entries.isEmpty { return "round \(round) has no entries yet" }
+        return "round \(round): \(entries.count) entries (* counts)\n" + TextTable(["#", "player", "hole", "strokes", "", "correction"], entries.map { e in
+            let day = e.correctedOn.map { "\($0): " } ?? ""
+            return ["\(e.sequence)", e.player, "\(e.hole)", "\(e.strokes)", e.current ? "*" : "", e.reason.map { day + $0 } ?? ""]
+        }).text
     }
 }
 
@@ -270,11 +380,11 @@ public struct HandicapRecord: Sendable, Codable, Equatable {
             var note = ""
             switch o.kind {
             case .incomplete: note = "incomplete: \(o.holesScored) of \(s.holes) holes"
-            case .ninePending: note = "9 holes, waiting"
-            case .nineCombinedIntoLater: note = "9 holes, combined into a later nine"
-            case .nineCombined: note = "9 + 9 combined"
-            case .nineWithExpectedScore: note = "9 holes + expected score"
-            case .eighteenHoles: break
+            case .nineHeld: note = "9 holes, held until 54 holes"
+            case .nineWithExpectedScore: note = "9 holes + expected score of \(o.expectedScoreIndex?.handicapNotation ?? "—") (Rule 5.1b)"
+            case .nineWithInitialExpectedScore:
+                note = "9 holes + expected score of provisional \(o.expectedScoreIndex?.handicapNotation ?? "—") (54-hole rule, 5.2a)"
+            case .eighteenHoles: note = "18 holes (Rule 5.1a)"
             }
             if o.exceptionalReduction != .zero { note += (note.isEmpty ? "" : "; ") + "exceptional: −\(o.exceptionalReduction) on the last 20" }
             return [o.counted ? "*" : (o.differential != nil && !o.considered ? "·" : ""), "\(s.date)", "\(s.course) (\(s.tee))", "\(o.gross)",

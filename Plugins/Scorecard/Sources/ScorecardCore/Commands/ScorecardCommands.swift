@@ -31,11 +31,21 @@ public struct StartRoundRequest: Sendable {
     /// A `PlayFormat` raw value; individual stroke play by default.
     public var format: String?
     public var pcc: String?
+    /// The allowance in percent (0–100); the site's allowance for the format by default.
+    public var allowance: String?
+    /// Skins only: "net" (default) or "gross".
+    public var skins: String?
+    /// Skins only: "on" (default) or "off".
+    public var carryOvers: String?
     /// The date used when `date` is not given.
     public var today: GolfDate
 
     public init(course: String, tee: String, players: String, date: String? = nil, holes: String? = nil, nine: String? = nil,
-                format: String? = nil, pcc: String? = nil, today: GolfDate) {
+                format: String? = nil, pcc: String? = nil, allowance: String? = nil, skins: String? = nil,
+                carryOvers: String? = nil, today: GolfDate) {
+        self.allowance = allowance
+        self.skins = skins
+        self.carryOvers = carryOvers
         self.course = course
         self.tee = tee
         self.players = players
@@ -62,6 +72,24 @@ public struct ScoreRequest: Sendable {
     }
 }
 
+/// `scorecard correct --round ID --player A --hole N --strokes S --reason TEXT`.
+public struct CorrectionRequest: Sendable {
+    public var round: String
+    public var player: String
+    public var hole: String
+    public var strokes: String
+    public var reason: String
+    public var today: GolfDate
+    public init(round: String, player: String, hole: String, strokes: String, reason: String, today: GolfDate) {
+        self.round = round
+        self.player = player
+        self.hole = hole
+        self.strokes = strokes
+        self.reason = reason
+        self.today = today
+    }
+}
+
 /// `scorecard round finish ID [--pcc P]`.
 public struct FinishRoundRequest: Sendable {
     public var round: String
@@ -77,8 +105,13 @@ public struct FinishRoundRequest: Sendable {
 /// The scorecard's commands over a store.
 public struct ScorecardCommands {
     public let store: any ScorecardStore
+    /// The site's allowance per format (Appendix C unless the plugin config overrides it).
+    public let allowances: AllowanceTable
 
-    public init(store: any ScorecardStore) { self.store = store }
+    public init(store: any ScorecardStore, allowances: AllowanceTable = .appendixC) {
+        self.store = store
+        self.allowances = allowances
+    }
 
     /// Runs a store call, turning its failure into a one-line error.
     func stored<T>(_ body: () throws -> T) throws(ScorecardError) -> T {
@@ -179,9 +212,40 @@ public struct ScorecardCommands {
         } else {
             format = .strokePlay
         }
+        var options = RoundOptions(allowancePercent: allowances.percent(for: format))
+        if let text = request.allowance {
+            let trimmed = String(text.trimmingSpaces)
+            guard let value = Int(trimmed.hasSuffix("%") ? String(trimmed.dropLast()) : trimmed) else {
+                throw .invalidNumber(argument: "--allowance", text: text, expected: "a whole percent, e.g. 95")
+            }
+            guard AllowanceTable.range.contains(value) else { throw .allowanceOutOfRange(source: "--allowance", value: "\(value)") }
+            options.allowancePercent = value
+        }
+        if let text = request.skins {
+            guard format == .skins else { throw .optionNotForFormat(option: "--skins", format: format) }
+            switch String(text.trimmingSpaces).lowercased() {
+            case "net": options.netSkins = true
+            case "gross": options.netSkins = false
+            default: throw .invalidNumber(argument: "--skins", text: text, expected: "net or gross")
+            }
+        }
+        if let text = request.carryOvers {
+            guard format == .skins else { throw .optionNotForFormat(option: "--carry-overs", format: format) }
+            switch String(text.trimmingSpaces).lowercased() {
+            case "on", "yes", "true": options.carryOvers = true
+            case "off", "no", "false": options.carryOvers = false
+            default: throw .invalidNumber(argument: "--carry-overs", text: text, expected: "on or off")
+            }
+        }
         let pcc = try ArgumentReader.pcc(request.pcc)
         let names = ArgumentReader.list(request.players).filter { !$0.isEmpty }
         if names.isEmpty { throw .noPlayers }
+        switch format {
+        case .matchPlay where names.count != 2, .fourBallMatchPlay where names.count != 4,
+             .fourBallStrokePlay where names.count % 2 != 0, .skins where names.count < 2:
+            throw .playersForFormat(format: format, count: names.count)
+        default: break
+        }
         var players: [RoundPlayer] = []
         for name in names {
             let player = try player(name, in: world.players)
@@ -194,12 +258,13 @@ public struct ScorecardCommands {
                     ? WorldHandicapSystem.nineHoleCourseHandicap(index: index, slope: rated.rating.slope, rating: rated.rating.rating, par: rated.par)
                     : WorldHandicapSystem.courseHandicap(index: index, slope: rated.rating.slope, rating: rated.rating.rating, par: rated.par)
                 playingHandicap = WorldHandicapSystem.playingHandicap(index: index, slope: rated.rating.slope, rating: rated.rating.rating,
-                                                                      par: rated.par, holes: holes, allowancePercent: format.allowancePercent)
+                                                                      par: rated.par, holes: holes, allowancePercent: options.allowancePercent)
             }
             players.append(RoundPlayer(playerID: player.id, name: player.name, index: index,
                                        courseHandicap: courseHandicap, playingHandicap: playingHandicap))
         }
-        let draft = RoundDraft(courseID: course.id, teeName: tee.name, date: date, nine: nine, format: format, pcc: pcc, players: players)
+        let draft = RoundDraft(courseID: course.id, teeName: tee.name, date: date, nine: nine, format: format, pcc: pcc, players: players,
+                               options: options)
         let round = try stored { try store.insertRound(draft) }
         return RoundStarted(round: summary(round, course: course))
     }
@@ -213,13 +278,13 @@ public struct ScorecardCommands {
     func summary(_ round: Round, course: Course) -> RoundSummary {
         let holes = course.tee(named: round.teeName).map { $0.holes(for: round.nine).count } ?? 0
         return RoundSummary(id: round.id, date: round.date, course: course.name, tee: round.teeName, holes: holes, nine: round.nine,
-                            format: round.format, allowance: round.format.allowancePercent, pcc: round.pcc,
+                            format: round.format, allowance: round.options.allowancePercent, pcc: round.pcc,
                             status: round.finishedOn == nil ? "open" : "finished",
                             finishedOn: round.finishedOn, players: round.players)
     }
 
     public func enterScore(_ request: ScoreRequest) throws(ScorecardError) -> ScoreEntered {
-        let world = try loadWorld()
+        let world = try loadWorld(onlyRound: request.round)
         let round = try round(request.round, in: world.rounds)
         if let finished = round.finishedOn { throw .roundFinished(round: round.id, on: finished) }
         let player = try player(request.player, in: world.players)
@@ -235,13 +300,100 @@ public struct ScorecardCommands {
             throw .invalidNumber(argument: "--strokes", text: request.strokes, expected: "a whole number of strokes")
         }
         guard CourseValidation.strokesRange.contains(strokes) else { throw .invalidStrokes(strokes: strokes, hole: hole) }
-        let previous = Scorecard(entries: try stored { try store.scoreEntries(roundID: round.id) }).strokes(player: player.id, hole: hole)
+        let card = world.scorecards[round.id] ?? Scorecard(entries: [])
+        if round.format.isMatch, let tee = course.tee(named: round.teeName) {
+            // Rule 3.2a(3): once a side leads by more holes than remain the match is over; holes after
+            // it are not played. Scores on holes up to the deciding one can still change.
+            let match = MatchPlay.state(field(round, tee: tee, card: card), sideSize: round.format.sideSize)
+            if let after = match.decidedAfterHole,
+               let decidedAt = holes.firstIndex(of: after), let at = holes.firstIndex(of: hole), at > decidedAt {
+                throw .matchDecided(round: round.id, status: match.status, afterHole: after, hole: hole)
+            }
+        }
+        let previous = card.strokes(player: player.id, hole: hole)
         let entry = try stored { try store.appendScore(roundID: round.id, playerID: player.id, hole: hole, strokes: strokes) }
         return ScoreEntered(entry: entry, player: player.name, replaced: previous)
     }
 
-    public func leaderboard(_ roundText: String) throws(ScorecardError) -> Leaderboard {
+    /// `scorecard correct`: a new entry with a reason, allowed after the round is finished; the handicap
+    /// record is evaluated from the corrected card the next time it is read.
+    public func correctScore(_ request: CorrectionRequest) throws(ScorecardError) -> ScoreCorrected {
         let world = try loadWorld()
+        let round = try round(request.round, in: world.rounds)
+        let player = try player(request.player, in: world.players)
+        guard round.players.contains(where: { $0.playerID == player.id }) else {
+            throw .playerNotInRound(player: player.name, round: round.id)
+        }
+        let course = try course(String(round.courseID), in: world.courses)
+        let holes = course.tee(named: round.teeName)?.holes(for: round.nine).map(\.number) ?? []
+        let range = (holes.first ?? 1)...(holes.last ?? 18)
+        let hole = try ArgumentReader.integer(request.hole, argument: "--hole", range: Int.min...Int.max)
+        guard holes.contains(hole) else { throw .unknownHole(hole: hole, round: round.id, holes: range) }
+        guard let strokes = Int(String(request.strokes.trimmingSpaces)) else {
+            throw .invalidNumber(argument: "--strokes", text: request.strokes, expected: "a whole number of strokes")
+        }
+        guard CourseValidation.strokesRange.contains(strokes) else { throw .invalidStrokes(strokes: strokes, hole: hole) }
+        let reason = String(request.reason.trimmingSpaces)
+        if reason.isEmpty { throw .missingReason }
+        let card = world.scorecards[round.id] ?? Scorecard(entries: [])
+        guard let previous = card.strokes(player: player.id, hole: hole) else {
+            throw .nothingToCorrect(player: player.name, hole: hole, round: round.id)
+        }
+        if previous == strokes { throw .correctionUnchanged(player: player.name, hole: hole, round: round.id, strokes: strokes) }
+        let before = round.isFinished ? ScoringRecord.evaluate(world.postedRounds(of: player.id)).index : nil
+        let entry = try stored {
+            try store.appendCorrection(roundID: round.id, playerID: player.id, hole: hole, strokes: strokes, reason: reason, on: request.today)
+        }
+        var after = world
+        after.scorecards[round.id] = Scorecard(entries: try stored { try store.scoreEntries(roundID: round.id) })
+        let record = ScoringRecord.evaluate(after.postedRounds(of: player.id))
+        let outcome = record.outcomes.first { $0.roundID == round.id }
+        return ScoreCorrected(entry: entry, player: player.name, replaced: previous, roundFinished: round.isFinished,
+                              differential: outcome?.differential, indexBefore: before, indexAfter: record.index)
+    }
+
+    /// `scorecard entries --round ID`: every entry of a round, superseded ones and corrections included.
+    public func entries(_ roundText: String, player playerText: String? = nil) throws(ScorecardError) -> EntryHistory {
+        let world = try loadWorld()
+        let round = try round(roundText, in: world.rounds)
+        var entries = try stored { try store.scoreEntries(roundID: round.id) }
+        if let playerText {
+            let player = try player(playerText, in: world.players)
+            guard round.players.contains(where: { $0.playerID == player.id }) else {
+                throw .playerNotInRound(player: player.name, round: round.id)
+            }
+            entries = entries.filter { $0.playerID == player.id }
+        }
+        let names = Dictionary(uniqueKeysWithValues: round.players.map { ($0.playerID, $0.name) })
+        let latest = Dictionary(entries.map { (PlayerHole(player: $0.playerID, hole: $0.hole), $0.sequence) }, uniquingKeysWith: max)
+        return EntryHistory(round: round.id, entries: entries.map { entry in
+            HistoryEntry(sequence: entry.sequence, player: names[entry.playerID] ?? "?", hole: entry.hole, strokes: entry.strokes,
+                         current: latest[PlayerHole(player: entry.playerID, hole: entry.hole)] == entry.sequence,
+                         reason: entry.reason, correctedOn: entry.correctedOn)
+        })
+    }
+
+    struct PlayerHole: Hashable {
+        var player: Int
+        var hole: Int
+    }
+
+    /// The round's card as the format scorers see it.
+    func field(_ round: Round, tee: Tee, card: Scorecard) -> FormatField {
+        let holes = Array(tee.holes(for: round.nine))
+        let n = holes.count
+        var strokes = [Int](repeating: 0, count: round.players.count * n)
+        for (e, player) in round.players.enumerated() {
+            guard let row = card.strokes[player.playerID] else { continue }
+            for (h, hole) in holes.enumerated() { strokes[e * n + h] = row[hole.number] ?? 0 }
+        }
+        return FormatField(holes: holes, ranks: tee.allocationRanks(for: round.nine),
+                           entrants: round.players.map { .init(playerID: $0.playerID, name: $0.name, playingHandicap: $0.playingHandicap) },
+                           strokes: strokes)
+    }
+
+    public func leaderboard(_ roundText: String) throws(ScorecardError) -> Leaderboard {
+        let world = try loadWorld(onlyRound: roundText)
         return try leaderboard(try round(roundText, in: world.rounds), world: world)
     }
 
@@ -270,12 +422,19 @@ public struct ScorecardCommands {
             if (a.holesPlayed == 0) != (b.holesPlayed == 0) { return b.holesPlayed == 0 }
             return (a.netToPar, a.toPar, -a.holesPlayed, a.name.lowercased()) < (b.netToPar, b.toPar, -b.holesPlayed, b.name.lowercased())
         }
-        for i in lines.indices where lines[i].holesPlayed > 0 {
-            let first = lines.firstIndex { $0.holesPlayed > 0 && $0.netToPar == lines[i].netToPar } ?? i
-            let tied = lines.filter { $0.holesPlayed > 0 && $0.netToPar == lines[i].netToPar }.count > 1
-            lines[i].position = (tied ? "T" : "") + String(first + 1)
+        Positions.assign(&lines, played: { $0.holesPlayed > 0 }, same: { $0.netToPar == $1.netToPar }) { $0.position = $1 }
+        var board = Leaderboard(round: summary(round, course: course), lines: lines)
+        if let tee {
+            let field = field(round, tee: tee, card: card)
+            switch round.format {
+            case .strokePlay: break
+            case .stableford: board.stableford = Stableford.leaderboard(field)
+            case .matchPlay, .fourBallMatchPlay: board.match = MatchPlay.state(field, sideSize: round.format.sideSize)
+            case .fourBallStrokePlay: board.fourBall = FourBallStroke.leaderboard(field)
+            case .skins: board.skins = Skins.state(field, net: round.options.netSkins, carryOvers: round.options.carryOvers)
+            }
         }
-        return Leaderboard(round: summary(round, course: course), lines: lines)
+        return board
     }
 
     public func finishRound(_ request: FinishRoundRequest) throws(ScorecardError) -> RoundFinished {
@@ -300,10 +459,9 @@ public struct ScorecardCommands {
 
     static func note(_ outcome: ScoreOutcome) -> String? {
         switch outcome.kind {
-        case .eighteenHoles, .nineWithExpectedScore: return nil
-        case .nineCombined: return "combined with the previous 9-hole score"
-        case .nineCombinedIntoLater: return "combined into a later 9-hole score"
-        case .ninePending: return "9-hole score kept until another nine or a first index makes it an 18-hole differential"
+        case .eighteenHoles: return nil
+        case .nineWithExpectedScore, .nineWithInitialExpectedScore: return outcome.rule
+        case .nineHeld: return "9-hole score held until 54 holes are posted (no index yet, so no expected score)"
         case .incomplete: return "not every hole was scored: not acceptable for handicap purposes"
         }
     }
@@ -357,6 +515,19 @@ public struct ScorecardCommands {
                 return PostedRound(roundID: round.id, date: round.date, holeCount: holes.count == 9 ? .nine : .eighteen,
                                    rating: rated.rating.rating, slope: rated.rating.slope, par: rated.par, pcc: round.pcc, holes: holes)
             }
+        }
+    }
+
+    /// Players, courses and rounds, with the entries of one round only (for the commands that read one
+    /// round's card: its leaderboard and score entry). `postedRounds` needs the full `loadWorld()`.
+    func loadWorld(onlyRound roundText: String) throws(ScorecardError) -> World {
+        try stored {
+            let rounds = try store.rounds()
+            var cards: [Int: Scorecard] = [:]
+            if let id = Int(String(roundText.trimmingSpaces)), rounds.contains(where: { $0.id == id }) {
+                cards[id] = Scorecard(entries: try store.scoreEntries(roundID: id))
+            }
+            return World(players: try store.players(), courses: try store.courses(), rounds: rounds, scorecards: cards)
         }
     }
 

@@ -1,6 +1,8 @@
 // `scorecard demo`: the sample players and courses, a season of finished rounds played through the same
-// commands a user runs (start, score hole by hole, finish), the players' indexes with their records, and a
-// live leaderboard of a round in progress. Deterministic for a given date.
+// commands a user runs (start, score hole by hole, finish), the players' indexes with their records, a
+// live leaderboard of a round in progress, and the formats: a Stableford round, a match played until it
+// is decided, a skins game with carry-overs, and a score corrected with a reason. Deterministic for a
+// given date.
 
 /// What the demo built.
 public struct DemoReport: Sendable, Codable, Equatable {
@@ -9,6 +11,10 @@ public struct DemoReport: Sendable, Codable, Equatable {
     public var finishedRounds: Int
     public var records: [HandicapRecord]
     public var liveRound: Leaderboard
+    public var stableford: Leaderboard
+    public var match: Leaderboard
+    public var skins: Leaderboard
+    public var correction: ScoreCorrected
 
     public var text: String {
         var lines = ["Scorecard demo: \(players.players.count) players, \(courses.courses.count) courses, "
@@ -20,6 +26,14 @@ public struct DemoReport: Sendable, Codable, Equatable {
         lines.append("")
         lines.append("Live leaderboard")
         lines.append(liveRound.text)
+        for (title, board) in [("Stableford", stableford), ("Match play", match), ("Skins", skins)] {
+            lines.append("")
+            lines.append(title)
+            lines.append(board.text)
+        }
+        lines.append("")
+        lines.append("Correction")
+        lines.append(correction.text)
         return lines.joined(separator: "\n")
     }
 }
@@ -38,17 +52,28 @@ extension ScorecardCommands {
         var finished = 0
 
         func play(course: String, tee: String, players: [(String, Int)], date: GolfDate, holes: HoleCount = .eighteen,
-                  through: Int? = nil, finish: Bool = true) throws(ScorecardError) -> Int {
+                  through: Int? = nil, finish: Bool = true, format: PlayFormat = .strokePlay) throws(ScorecardError) -> Int {
             let started = try startRound(StartRoundRequest(
                 course: course, tee: tee, players: players.map(\.0).joined(separator: ","), date: date.description,
-                holes: String(holes.rawValue), today: today))
+                holes: String(holes.rawValue), format: format.rawValue, today: today))
             let id = started.round.id
             let world = try loadWorld()
             let teeHoles = try self.course(course, in: world.courses).tee(named: tee).map { Array($0.holes(for: started.round.nine)) } ?? []
-            for (name, skill) in players {
+            if format.isMatch {
+                // Hole by hole until the match is decided (later holes are not played).
                 for hole in teeHoles.prefix(through ?? teeHoles.count) {
-                    let strokes = SampleData.strokes(par: hole.par, overPerHoleTenths: skill, using: &rng)
-                    _ = try enterScore(ScoreRequest(round: String(id), player: name, hole: String(hole.number), strokes: String(strokes)))
+                    for (name, skill) in players {
+                        let strokes = SampleData.strokes(par: hole.par, overPerHoleTenths: skill, using: &rng)
+                        _ = try enterScore(ScoreRequest(round: String(id), player: name, hole: String(hole.number), strokes: String(strokes)))
+                    }
+                    if try leaderboard(String(id)).match?.decided == true { break }
+                }
+            } else {
+                for (name, skill) in players {
+                    for hole in teeHoles.prefix(through ?? teeHoles.count) {
+                        let strokes = SampleData.strokes(par: hole.par, overPerHoleTenths: skill, using: &rng)
+                        _ = try enterScore(ScoreRequest(round: String(id), player: name, hole: String(hole.number), strokes: String(strokes)))
+                    }
                 }
             }
             if finish {
@@ -79,9 +104,26 @@ extension ScorecardCommands {
         _ = try enterScore(ScoreRequest(round: String(live), player: tomas, hole: "10", strokes: "4"))
         _ = try enterScore(ScoreRequest(round: String(live), player: tomas, hole: "10", strokes: "5"))
 
+        // The formats, on today's date and left open (their leaderboards are live): a Stableford round at
+        // 95 %, a match at 100 % with strokes off the lower handicap, net skins with carry-overs.
+        let stableford = try play(course: "Quarry Ridge", tee: "Gold", players: [(maren, 12), (tomas, 8), (priya, 12), (callum, 20)],
+                                  date: today, finish: false, format: .stableford)
+        let match = try play(course: "Heron Bay Links", tee: "Blue", players: [(maren, 12), (tomas, 8)], date: today, finish: false,
+                             format: .matchPlay)
+        let skins = try play(course: "Juniper Hill", tee: "Yellow", players: [(maren, 12), (tomas, 8), (priya, 12)], date: today,
+                             holes: .nine, finish: false, format: .skins)
+        // A score in the season's last finished round was wrong: corrected with a reason, the record recomputed.
+        let lastFinished = try stored { try store.rounds() }.last { $0.isFinished && $0.players.contains { $0.name == maren } }
+        let card = Scorecard(entries: try stored { try store.scoreEntries(roundID: lastFinished?.id ?? 0) })
+        let wrong = card.strokes(player: 1, hole: 1) ?? 4
+        let correction = try correctScore(CorrectionRequest(round: String(lastFinished?.id ?? 0), player: maren, hole: "1",
+                                                            strokes: String(wrong + 1), reason: "marker wrote the score before a penalty stroke",
+                                                            today: today))
+
         var records: [HandicapRecord] = []
         for name in SampleData.players { records.append(try index(name)) }
         return DemoReport(players: try listPlayers(), courses: try listCourses(), finishedRounds: finished,
-                          records: records, liveRound: try leaderboard(String(live)))
+                          records: records, liveRound: try leaderboard(String(live)), stableford: try leaderboard(String(stableford)),
+                          match: try leaderboard(String(match)), skins: try leaderboard(String(skins)), correction: correction)
     }
 }

@@ -6,9 +6,15 @@
 // (Rule 5.8) once 20 differentials exist, and the 54.0 maximum.
 //
 // 9-hole scores (2024 Rule 5.1b) add the expected differential for the other nine from the index in
-// force. A player without an index has no expected score yet; their 9-hole scores are combined in pairs
-// in the order played (the 2020 method), and a nine left over when the first index is issued is then
-// converted with that index.
+// force, each nine making its own 18-hole differential. A player without an index has no expected score
+// yet: following the USGA's guidance for new players under the 2024 Rules ("the use of expected score
+// does not come into play until a golfer plays and posts 54 individual hole scores"; Rule 5.2a, 54 holes
+// for an initial index), their scores are held until they have posted 54 holes. On the day the 54th hole
+// is posted, an expected score is determined from a provisional index (Rule 5.2 over their 18-hole
+// differentials and their held nines paired in the order played, a leftover nine not counting; 54 holes
+// always make at least three), each held nine then gets its own 18-hole differential from that expected
+// score, and the initial index is issued from all of them. Which rule made each differential is kept in
+// `ScoreOutcome.kind` and `rule`.
 
 /// One hole of a round as the handicap engine sees it.
 public struct PlayedHole: Hashable, Sendable, Codable {
@@ -55,14 +61,13 @@ public struct ScoreOutcome: Sendable, Codable, Equatable {
     public enum Kind: String, Sendable, Codable {
         /// An 18-hole score.
         case eighteenHoles
-        /// A 9-hole score made into 18 holes with the expected score for the other nine.
+        /// A 9-hole score made into 18 holes with the expected score for the index in force (Rule 5.1b).
         case nineWithExpectedScore
-        /// A 9-hole score combined with an earlier 9-hole score (player without an index).
-        case nineCombined
-        /// A 9-hole score that was combined into a later one (it has no differential of its own).
-        case nineCombinedIntoLater
-        /// A 9-hole score waiting for a partner or for the first index.
-        case ninePending
+        /// A 9-hole score of a player without an index, made into 18 holes once 54 holes were posted,
+        /// with the expected score of the provisional index of those holes (Rule 5.2a, 2024).
+        case nineWithInitialExpectedScore
+        /// A 9-hole score of a player without an index, held until 54 holes are posted.
+        case nineHeld
         /// Not every hole has a score: not acceptable for handicap purposes.
         case incomplete
     }
@@ -92,6 +97,25 @@ public struct ScoreOutcome: Sendable, Codable, Equatable {
     public var considered: Bool
     /// True when it counted in the current index.
     public var counted: Bool
+    /// 9 holes: the unrounded 9-hole Score Differential.
+    public var nineHoleDifferential: String? = nil
+    /// 9 holes: the Handicap Index whose expected score (0.52 × index + 1.2) made the 18-hole differential.
+    public var expectedScoreIndex: Tenths? = nil
+    /// Which rule produced the differential (or why there is none).
+    public var rule: String = ""
+
+    /// The rule text for a kind of outcome.
+    static func rule(_ kind: Kind, expectedScoreIndex: Tenths?) -> String {
+        let index = expectedScoreIndex?.handicapNotation ?? "—"
+        switch kind {
+        case .eighteenHoles: return "18 holes (Rule 5.1a)"
+        case .nineWithExpectedScore: return "9 holes + expected score for index \(index) (Rule 5.1b, 2024)"
+        case .nineWithInitialExpectedScore:
+            return "9 holes + expected score for \(index), the provisional index of the first 54 holes (Rule 5.2a, 2024)"
+        case .nineHeld: return "9 holes held: no index and fewer than 54 holes posted (Rule 5.2a, 2024)"
+        case .incomplete: return "not acceptable: not every hole has a score"
+        }
+    }
 }
 
 /// The index issued after a day's scores, in force from `effective`.
@@ -149,7 +173,10 @@ public struct ScoringRecordEngine {
     var outcomes: [ScoreOutcome] = []
     var differentials: [Differential] = []
     var revisions: [IndexRevision] = []
-    var pendingNine: (outcome: Int, nine: ExactTenths)?
+    /// Scores of a player without an index, in the order played, until 54 holes are posted: an 18-hole
+    /// differential, or a 9-hole one waiting for an expected score.
+    var early: [(outcome: Int, exact: ExactTenths, isNine: Bool)] = []
+    var holesPosted = 0
     var latest: IndexKernel?
     var latestLow: Int?
     /// Sort keys of the most recent 20 differentials, ascending: the adjusted value in tenths shifted
@@ -170,7 +197,8 @@ public struct ScoringRecordEngine {
         differentials.removeAll(keepingCapacity: true)
         revisions.removeAll(keepingCapacity: true)
         window.removeAll(keepingCapacity: true)
-        pendingNine = nil
+        early.removeAll(keepingCapacity: true)
+        holesPosted = 0
         latest = nil
         latestLow = nil
     }
@@ -200,17 +228,42 @@ public struct ScoringRecordEngine {
                 post(rounds[i], indexInForce: inForce)
                 i += 1
             }
+            if latest == nil, holesPosted >= 54 { releaseEarlyScores() }
             issueIndex(after: day)
-            if let pending = pendingNine, let issued = revisions.last, issued.effective.dayNumber == day.dayNumber + 1 {
-                // The first index now exists: the leftover nine gets its expected score from it.
-                pendingNine = nil
-                let exact = WorldHandicapSystem.eighteenHoleDifferential(nine: pending.nine, index: issued.index)
-                if pending.outcome >= 0 { outcomes[pending.outcome].kind = .nineWithExpectedScore }
-                record(exact, outcome: pending.outcome, reduction: .zero)
-                revisions.removeLast()
-                issueIndex(after: day)
-            }
         }
+    }
+
+    /// The first 54 holes are posted: held nines get their expected score from the provisional index and
+    /// every early score becomes a differential, in the order played.
+    mutating func releaseEarlyScores() {
+        var provisional: Tenths?
+        if early.contains(where: \.isNine) {
+            var values: [Tenths] = []
+            var pairedNine: ExactTenths?
+            for score in early {
+                if !score.isNine {
+                    values.append(score.exact.rounded)
+                } else if let first = pairedNine {
+                    values.append(WorldHandicapSystem.combined(first, score.exact).rounded)
+                    pairedNine = nil
+                } else {
+                    pairedNine = score.exact
+                }
+            }
+            provisional = WorldHandicapSystem.handicapIndex(differentials: values, lowIndex: nil)?.index
+        }
+        for score in early {
+            var exact = score.exact
+            if score.isNine, let provisional {
+                exact = WorldHandicapSystem.eighteenHoleDifferential(nine: score.exact, index: provisional)
+                if score.outcome >= 0 {
+                    outcomes[score.outcome].kind = .nineWithInitialExpectedScore
+                    outcomes[score.outcome].expectedScoreIndex = provisional
+                }
+            }
+            record(exact, outcome: score.outcome, reduction: .zero)
+        }
+        early.removeAll(keepingCapacity: true)
     }
 
     mutating func post(_ round: PostedRound, indexInForce: Tenths?) {
@@ -257,6 +310,7 @@ public struct ScoringRecordEngine {
         outcome.adjustedGross = adjusted
 
         let exact: ExactTenths
+        let withoutIndex = latest == nil
         if round.holeCount == .eighteen {
             outcome.kind = .eighteenHoles
             exact = WorldHandicapSystem.differential(adjustedGrossScore: adjusted, rating: round.rating,
@@ -264,20 +318,22 @@ public struct ScoringRecordEngine {
         } else {
             let nine = WorldHandicapSystem.nineHoleDifferential(adjustedGrossScore: adjusted, rating: round.rating,
                                                                 slope: round.slope, pcc: round.pcc)
+            if recordsOutcomes { outcome.nineHoleDifferential = nine.decimalText() }
             if let index = indexInForce {
                 outcome.kind = .nineWithExpectedScore
+                outcome.expectedScoreIndex = index
                 exact = WorldHandicapSystem.eighteenHoleDifferential(nine: nine, index: index)
-            } else if let pending = pendingNine {
-                outcome.kind = .nineCombined
-                if pending.outcome >= 0 { outcomes[pending.outcome].kind = .nineCombinedIntoLater }
-                pendingNine = nil
-                exact = WorldHandicapSystem.combined(pending.nine, nine)
             } else {
-                outcome.kind = .ninePending
-                pendingNine = (recordsOutcomes ? outcomes.count : -1, nine)
-                if recordsOutcomes { outcomes.append(outcome) }
-                return
+                outcome.kind = .nineHeld
+                exact = nine
             }
+        }
+        if withoutIndex {
+            // No index yet (so no expected score and no exceptional score): held until 54 holes.
+            holesPosted += holeCount
+            if recordsOutcomes { outcomes.append(outcome) }
+            early.append((recordsOutcomes ? outcomes.count - 1 : -1, exact, round.holeCount == .nine && indexInForce == nil))
+            return
         }
         let reduction = indexInForce.map {
             WorldHandicapSystem.exceptionalScoreReduction(differential: exact, indexInForce: $0)
@@ -350,6 +406,13 @@ public struct ScoringRecordEngine {
 
     func finish() -> ScoringRecord {
         var outcomes = self.outcomes
+        for i in outcomes.indices { outcomes[i].rule = ScoreOutcome.rule(outcomes[i].kind, expectedScoreIndex: outcomes[i].expectedScoreIndex) }
+        // 18-hole scores of a player still short of 54 holes already have their differential.
+        for score in early where !score.isNine && score.outcome >= 0 {
+            outcomes[score.outcome].differential = score.exact.rounded
+            outcomes[score.outcome].unroundedDifferential = score.exact.decimalText()
+            outcomes[score.outcome].adjustedDifferential = score.exact.rounded
+        }
         let first = max(0, differentials.count - 20)
         for (k, differential) in differentials.enumerated() {
             var outcome = outcomes[differential.outcome]

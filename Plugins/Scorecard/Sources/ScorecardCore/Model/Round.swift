@@ -4,29 +4,64 @@
 /// A format of play and its recommended handicap allowance.
 public enum PlayFormat: String, Hashable, Sendable, Codable, CaseIterable {
     case strokePlay = "stroke-play"
-    case fourBallStrokePlay = "four-ball-stroke-play"
-    case matchPlay = "match-play"
-    case fourBallMatchPlay = "four-ball-match-play"
     case stableford = "stableford"
+    case matchPlay = "match-play"
+    case fourBallStrokePlay = "four-ball-stroke-play"
+    case fourBallMatchPlay = "four-ball-match-play"
+    case skins = "skins"
 
-    /// The recommended allowance in percent of the Course Handicap.
+    /// The recommended allowance in percent of the Course Handicap (Rules of Handicapping, Appendix C).
+    /// Skins is not in Appendix C; it is played off the full Course Handicap unless the site or the
+    /// round says otherwise.
     public var allowancePercent: Int {
         switch self {
         case .strokePlay, .stableford: return 95
         case .fourBallStrokePlay: return 85
         case .matchPlay: return 100
         case .fourBallMatchPlay: return 90
+        case .skins: return 100
         }
     }
 
     public var title: String {
         switch self {
         case .strokePlay: return "individual stroke play"
-        case .fourBallStrokePlay: return "four-ball stroke play"
-        case .matchPlay: return "match play"
-        case .fourBallMatchPlay: return "four-ball match play"
+        case .fourBallStrokePlay: return "four-ball better ball stroke play"
+        case .matchPlay: return "individual match play"
+        case .fourBallMatchPlay: return "four-ball better ball match play"
         case .stableford: return "individual Stableford"
+        case .skins: return "skins"
         }
+    }
+
+    /// Players per side: 2 for four-ball (partners are consecutive in the round's player list).
+    public var sideSize: Int {
+        switch self {
+        case .fourBallStrokePlay, .fourBallMatchPlay: return 2
+        default: return 1
+        }
+    }
+
+    /// Match play: strokes are given off the lowest Playing Handicap (Appendix C).
+    public var isMatch: Bool { self == .matchPlay || self == .fourBallMatchPlay }
+
+    /// The site config key that overrides this format's allowance, e.g. `allowance_four_ball_match_play`.
+    public var configKey: String { "allowance_" + String(rawValue.map { $0 == "-" ? "_" : $0 }) }
+}
+
+/// How a round is scored beyond its format: the allowance used and the skins options.
+public struct RoundOptions: Hashable, Sendable, Codable {
+    /// Percent of the Course Handicap that makes the Playing Handicap (0–100).
+    public var allowancePercent: Int
+    /// Skins on net scores (true) or gross scores.
+    public var netSkins: Bool
+    /// Skins: a tied hole carries its skin to the next hole (true) or the skin is void.
+    public var carryOvers: Bool
+
+    public init(allowancePercent: Int, netSkins: Bool = true, carryOvers: Bool = true) {
+        self.allowancePercent = allowancePercent
+        self.netSkins = netSkins
+        self.carryOvers = carryOvers
     }
 }
 
@@ -59,9 +94,10 @@ public struct RoundDraft: Hashable, Sendable, Codable {
     public var format: PlayFormat
     public var pcc: Tenths
     public var players: [RoundPlayer]
+    public var options: RoundOptions
 
     public init(courseID: Int, teeName: String, date: GolfDate, nine: Nine, format: PlayFormat, pcc: Tenths,
-                players: [RoundPlayer]) {
+                players: [RoundPlayer], options: RoundOptions? = nil) {
         self.courseID = courseID
         self.teeName = teeName
         self.date = date
@@ -69,6 +105,7 @@ public struct RoundDraft: Hashable, Sendable, Codable {
         self.format = format
         self.pcc = pcc
         self.players = players
+        self.options = options ?? RoundOptions(allowancePercent: format.allowancePercent)
     }
 }
 
@@ -83,7 +120,9 @@ public struct Round: Hashable, Sendable, Codable {
     /// Playing Conditions Calculation for the day (−1.0 … +3.0).
     public var pcc: Tenths
     public var players: [RoundPlayer]
-    /// Set when the round is finished; a finished round never changes again.
+    public var options: RoundOptions
+    /// Set when the round is finished; a finished round never changes again (except by a correction
+    /// with a reason, which is a new entry).
     public var finishedOn: GolfDate?
 
     public init(id: Int, draft: RoundDraft, finishedOn: GolfDate? = nil) {
@@ -95,6 +134,7 @@ public struct Round: Hashable, Sendable, Codable {
         format = draft.format
         pcc = draft.pcc
         players = draft.players
+        options = draft.options
         self.finishedOn = finishedOn
     }
 
@@ -109,13 +149,20 @@ public struct ScoreEntry: Hashable, Sendable, Codable {
     public var playerID: Int
     public var hole: Int
     public var strokes: Int
+    /// Why the score was corrected; nil for an ordinary entry.
+    public var reason: String?
+    /// The day a correction was made.
+    public var correctedOn: GolfDate?
 
-    public init(sequence: Int, roundID: Int, playerID: Int, hole: Int, strokes: Int) {
+    public init(sequence: Int, roundID: Int, playerID: Int, hole: Int, strokes: Int, reason: String? = nil,
+                correctedOn: GolfDate? = nil) {
         self.sequence = sequence
         self.roundID = roundID
         self.playerID = playerID
         self.hole = hole
         self.strokes = strokes
+        self.reason = reason
+        self.correctedOn = correctedOn
     }
 }
 

@@ -39,6 +39,15 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
     case missingArgument(String)
     case invalidStrokeIndexList(duplicates: [Int: [Int]], missing: [Int], outOfRange: [Int], holes: Int)
     case invalidFormat(String)
+    case allowanceOutOfRange(source: String, value: String)
+    case playersForFormat(format: PlayFormat, count: Int)
+    case optionNotForFormat(option: String, format: PlayFormat)
+    case matchDecided(round: Int, status: String, afterHole: Int, hole: Int)
+
+    // Corrections.
+    case missingReason
+    case nothingToCorrect(player: String, hole: Int, round: Int)
+    case correctionUnchanged(player: String, hole: Int, round: Int, strokes: Int)
 
     // Seed import.
     case invalidSeed(location: String, message: String)
@@ -115,6 +124,29 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .invalidFormat(text):
             return "format '\(text)' is unknown — use one of "
                 + PlayFormat.allCases.map(\.rawValue).joined(separator: ", ")
+        case let .allowanceOutOfRange(source, value):
+            return "\(source): allowance \(value) % is outside 0–100 % — an allowance is a share of the Course Handicap (Appendix C), e.g. 95"
+        case let .playersForFormat(format, count):
+            let needed: String
+            switch format {
+            case .matchPlay: needed = "exactly 2 players"
+            case .fourBallMatchPlay: needed = "exactly 4 players (partners listed together: A,B against C,D)"
+            case .fourBallStrokePlay: needed = "an even number of players (partners listed together: A,B,C,D is A & B and C & D)"
+            case .skins: needed = "at least 2 players"
+            case .strokePlay, .stableford: needed = "at least 1 player"
+            }
+            return "\(format.title) needs \(needed); --players lists \(count)"
+        case let .optionNotForFormat(option, format):
+            return "\(option) applies to skins only, not to \(format.title) — leave it out or start the round with --format skins"
+        case let .matchDecided(round, status, afterHole, hole):
+            return "the match of round \(round) is already decided (\(status) after hole \(afterHole)) — hole \(hole) is not played; "
+                + "use 'scorecard correct' with a reason if an earlier hole's score was wrong"
+        case .missingReason:
+            return "a correction needs a reason — pass --reason \"what was wrong\""
+        case let .nothingToCorrect(player, hole, round):
+            return "player '\(player)' has no score on hole \(hole) of round \(round) to correct — enter it with 'scorecard score'"
+        case let .correctionUnchanged(player, hole, round, strokes):
+            return "player '\(player)' already has \(strokes) strokes on hole \(hole) of round \(round) — nothing to correct"
         case let .invalidSeed(location, message):
             return "\(location)\(message)"
         case let .storage(message):

@@ -93,6 +93,22 @@ public enum ScorecardSchema {
                 WHERE e.sequence = (SELECT max(sequence) FROM score_entries
                                     WHERE round_id = e.round_id AND player_id = e.player_id AND hole = e.hole);
             """),
+        ScorecardMigration(version: 3, name: "round options (allowance, skins), score corrections with a reason", sql: """
+            CREATE TABLE round_options (
+                round_id INTEGER PRIMARY KEY REFERENCES rounds(id),
+                allowance_percent INTEGER NOT NULL CHECK (allowance_percent BETWEEN 0 AND 100),
+                net_skins INTEGER NOT NULL DEFAULT 1 CHECK (net_skins IN (0, 1)),
+                carry_overs INTEGER NOT NULL DEFAULT 1 CHECK (carry_overs IN (0, 1))
+            );
+            CREATE TRIGGER round_options_fixed BEFORE UPDATE ON round_options
+            BEGIN SELECT RAISE(ABORT, 'round options are fixed when the round starts'); END;
+            ALTER TABLE score_entries ADD COLUMN reason TEXT CHECK (reason IS NULL OR length(trim(reason)) > 0);
+            ALTER TABLE score_entries ADD COLUMN corrected_on TEXT;
+            DROP TRIGGER score_entries_open_round;
+            CREATE TRIGGER score_entries_open_round BEFORE INSERT ON score_entries
+            WHEN NEW.reason IS NULL AND (SELECT finished_on FROM rounds WHERE id = NEW.round_id) IS NOT NULL
+            BEGIN SELECT RAISE(ABORT, 'the round is finished and final; only a correction with a reason can change it'); END;
+            """),
     ]
 
     /// Statements of a SQL-backed store, with `?` parameters in the order of the comment.
@@ -124,7 +140,15 @@ public enum ScorecardSchema {
             INSERT INTO round_players (round_id, player_id, position, index_tenths, course_handicap, playing_handicap)
             VALUES (?, ?, ?, ?, ?, ?)
             """
-        public static let selectRounds = "SELECT id, course_id, tee_name, played_on, nine, format, pcc_tenths, finished_on FROM rounds ORDER BY id"
+        public static let selectRounds = """
+            SELECT r.id, r.course_id, r.tee_name, r.played_on, r.nine, r.format, r.pcc_tenths, r.finished_on,
+                   o.allowance_percent, o.net_skins, o.carry_overs
+            FROM rounds r LEFT JOIN round_options o ON o.round_id = r.id ORDER BY r.id
+            """
+        /// round_id, allowance_percent, net_skins, carry_overs
+        public static let insertRoundOptions = """
+            INSERT INTO round_options (round_id, allowance_percent, net_skins, carry_overs) VALUES (?, ?, ?, ?)
+            """
         public static let selectRoundPlayers = """
             SELECT rp.round_id, rp.player_id, p.name, rp.index_tenths, rp.course_handicap, rp.playing_handicap
             FROM round_players rp JOIN players p ON p.id = rp.player_id ORDER BY rp.round_id, rp.position
@@ -133,7 +157,15 @@ public enum ScorecardSchema {
         public static let finishRound = "UPDATE rounds SET finished_on = ?, pcc_tenths = ? WHERE id = ? AND finished_on IS NULL"
         /// round_id, player_id, hole, strokes → sequence
         public static let appendScore = "INSERT INTO score_entries (round_id, player_id, hole, strokes) VALUES (?, ?, ?, ?) RETURNING sequence"
+        /// round_id, player_id, hole, strokes, reason, corrected_on → sequence
+        public static let appendCorrection = """
+            INSERT INTO score_entries (round_id, player_id, hole, strokes, reason, corrected_on) VALUES (?, ?, ?, ?, ?, ?)
+            RETURNING sequence
+            """
         /// round_id
-        public static let selectEntries = "SELECT sequence, round_id, player_id, hole, strokes FROM score_entries WHERE round_id = ? ORDER BY sequence"
+        public static let selectEntries = """
+            SELECT sequence, round_id, player_id, hole, strokes, reason, corrected_on FROM score_entries
+            WHERE round_id = ? ORDER BY sequence
+            """
     }
 }

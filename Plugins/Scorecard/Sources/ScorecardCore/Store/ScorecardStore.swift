@@ -21,6 +21,8 @@ public protocol ScorecardStore: AnyObject {
 
     /// Appends one entry (entries are never updated or deleted).
     func appendScore(roundID: Int, playerID: Int, hole: Int, strokes: Int) throws -> ScoreEntry
+    /// Appends a correction: an entry with a reason, allowed in a finished round too.
+    func appendCorrection(roundID: Int, playerID: Int, hole: Int, strokes: Int, reason: String, on date: GolfDate) throws -> ScoreEntry
     /// Every entry of a round, superseded ones included, in the order entered.
     func scoreEntries(roundID: Int) throws -> [ScoreEntry]
 }
@@ -101,6 +103,16 @@ public final class InMemoryScorecardStore: ScorecardStore {
     public func appendScore(roundID: Int, playerID: Int, hole: Int, strokes: Int) throws -> ScoreEntry {
         try checkFailure()
         let entry = ScoreEntry(sequence: state.nextSequence, roundID: roundID, playerID: playerID, hole: hole, strokes: strokes)
+        state.nextSequence += 1
+        state.entries[roundID, default: []].append(entry)
+        return entry
+    }
+
+    public func appendCorrection(roundID: Int, playerID: Int, hole: Int, strokes: Int, reason: String,
+                                 on date: GolfDate) throws -> ScoreEntry {
+        try checkFailure()
+        let entry = ScoreEntry(sequence: state.nextSequence, roundID: roundID, playerID: playerID, hole: hole, strokes: strokes,
+                               reason: reason, correctedOn: date)
         state.nextSequence += 1
         state.entries[roundID, default: []].append(entry)
         return entry
