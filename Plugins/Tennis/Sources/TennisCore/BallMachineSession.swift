@@ -279,7 +279,12 @@ public final class BallMachineSession {
             if shouldStop() { return false }
             let remaining = time - recorder.elapsed
             if remaining <= 0 { return true }
-            clock.sleep(seconds: min(remaining, slice))
+            if remaining <= slice {
+                // The last stretch in one go, to the deadline itself (a real clock spins the end).
+                clock.sleep(until: recorder.origin + time)
+                return !shouldStop()
+            }
+            clock.sleep(seconds: min(remaining - slice / 2, slice))
         }
     }
 

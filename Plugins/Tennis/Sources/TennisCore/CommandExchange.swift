@@ -16,6 +16,16 @@ public protocol BallMachineLink: AnyObject {
 public protocol SessionClock: AnyObject {
     func now() -> Double
     func sleep(seconds: Double)
+    /// Returns as close after `deadline` (a `now()` value) as the clock can: drills time their balls
+    /// with it. The default sleeps the difference; a real clock may finish the last stretch spinning.
+    func sleep(until deadline: Double)
+}
+
+extension SessionClock {
+    public func sleep(until deadline: Double) {
+        let remaining = deadline - now()
+        if remaining > 0 { sleep(seconds: remaining) }
+    }
 }
 
 /// How long to wait for replies and when to try again.

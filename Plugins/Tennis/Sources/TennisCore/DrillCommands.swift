@@ -148,7 +148,11 @@ extension TennisCommands {
         }
         let late = timing.compactMap(\.lateMs).sorted()
         let median = late.isEmpty ? nil : (late.count % 2 == 1 ? late[late.count / 2] : (late[late.count / 2 - 1] + late[late.count / 2]) / 2)
-        let svg = svgTitle.map { CourtSVG(title: $0).render(launches: log.launches) }
+        let sectors = drill.steps.compactMap { step -> (x: ClosedRange<Double>, y: ClosedRange<Double>)? in
+            if case .sector(let x, let y) = step.placement { return (x, y) }
+            return nil
+        }
+        let svg = svgTitle.map { CourtSVG(title: $0).render(launches: log.launches, sectors: sectors) }
         return DrillRunReport(drill: DrillReport(drill, seed: seed), log: log, timing: timing, svg: svg, linkFailure: linkFailure,
                               medianLateMs: median, maxLateMs: late.last)
     }

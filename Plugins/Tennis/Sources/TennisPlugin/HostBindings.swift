@@ -118,6 +118,14 @@ final class MonotonicClock: SessionClock {
         var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
         nanosleep(&ts, nil)
     }
+
+    /// Sleeps to 1.5 ms before the deadline, then spins (yielding) to it: the scheduler's wake-up
+    /// latency on a busy machine is often above a millisecond, a spin's is a few microseconds.
+    func sleep(until deadline: Double) {
+        let early = deadline - now() - 0.0015
+        if early > 0 { sleep(seconds: early) }
+        while now() < deadline { sched_yield() }
+    }
 }
 
 /// Lines from standard input, waiting in short polls so a cancelled call is noticed.

@@ -134,7 +134,7 @@ final class Tennis: Plugin {
                 reply: "{sessions: [{id, startedAt, mode, summary}]}") { plugin, call in
             let list = try plugin.store.sessions(limit: try call.arguments.int("last"))
             let text = list.isEmpty ? "no sessions yet\n" : list.map { s in
-                "session \(s.id) \(s.startedAt) \(s.mode.rawValue): \(s.summary.launches) launches, \(s.summary.sent) sent, \(s.summary.completed) completed\(s.summary.aborted.map { ", ended: \($0)" } ?? "")"
+                "session \(s.id) \(s.startedAt) \(s.mode.rawValue)\(s.drill.map { " \"\($0)\"" } ?? ""): \(s.summary.launches) launches, \(s.summary.sent) sent, \(s.summary.completed) completed\(s.summary.aborted.map { ", ended: \($0)" } ?? "")"
             }.joined(separator: "\n") + "\n"
             return try Reply(encoding: ["sessions": list], text: text)
         },
@@ -195,7 +195,7 @@ final class Tennis: Plugin {
                 reply: "{sessionId, svg, drill, timing, medianLateMs, maxLateMs, log: {settings, events, launches, summary}}") { plugin, call in
             try plugin.runDrill(call)
         },
-        Command("demo", summary: "Calibrate the demo camera and run a scripted session against the site's ball machine",
+        Command("demo", summary: "Calibrate the demo camera, run a scripted session and a drill against the site's ball machine",
                 arguments: [.path("out", help: "Folder for the demo's output", required: true)]) { plugin, call in
             try plugin.demo(call)
         },
@@ -406,11 +406,30 @@ final class Tennis: Plugin {
         try write(report.svg ?? "", to: svgPath)
         try write(JSONWriter.pretty(try JSONBridge.encode(report.log)) + "\n", to: logPath)
         let s = report.log.summary
+        // Then a drill on the same machine, saved at the site, with its landing pattern.
+        let drillPath = out + "/tennis-demo-drill.json", drillSVGPath = out + "/tennis-drill.svg"
+        try write(TennisDemo.drillJSON, to: drillPath)
+        let drill = try adapt { try Drill.parse(TennisDemo.drillJSON, file: drillPath) }
+        try store.saveDrill(drill, savedAt: Timestamp.now())
+        var drillSettings = settings
+        drillSettings.camera = nil
+        let drillRun = try adapt {
+            try TennisCommands.drillRun(drill, settings: drillSettings, table: try site.table(), link: link, clock: MonotonicClock(),
+                                        svgTitle: "Tennis demo drill: landing pattern", shouldStop: { call.isCancelled })
+        }
+        let drillID = try store.saveSession(drillRun.log, startedAt: Timestamp.now())
+        try store.saveDrillRun(drillRun, session: drillID, seed: drill.seed)
+        try write(drillRun.svg ?? "", to: drillSVGPath)
+        let d = drillRun.log.summary
         let text = "tennis demo \(note): calibrated camera 'demo' (rms \(Format.fixed(calibration.rmsError, 3)) m), "
             + "\(s.launches) launches, \(s.sent) sent, \(s.completed) completed; session \(id)\n"
-            + "  \(svgPath)\n  \(logPath)\n  \(tapsPath)\n  \(detectionsPath)\n"
+            + "drill \"\(drill.name)\" (\(drill.shortHash)): \(d.launches) balls, \(d.completed) completed"
+            + (drillRun.maxLateMs.map { ", commands at most \(Format.fixed($0, 3)) ms after their time" } ?? "") + "; session \(drillID)\n"
+            + "  \(svgPath)\n  \(drillSVGPath)\n  \(logPath)\n  \(tapsPath)\n  \(detectionsPath)\n  \(drillPath)\n"
         return Reply(data: ["sessionId": .int(id), "launches": .int(s.launches), "sent": .int(s.sent), "completed": .int(s.completed),
-                            "svg": .string(svgPath), "log": .string(logPath), "dryRun": .bool(link == nil)], text: text)
+                            "svg": .string(svgPath), "log": .string(logPath), "dryRun": .bool(link == nil),
+                            "drillSessionId": .int(drillID), "drillBalls": .int(d.launches), "drillCompleted": .int(d.completed),
+                            "drillSvg": .string(drillSVGPath), "drillHash": .string(drill.hash)], text: text)
     }
 }
 
