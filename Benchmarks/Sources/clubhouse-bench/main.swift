@@ -19,6 +19,7 @@ case "putting": puttingBench(rest)
 case "putting-processing": puttingProcessingBench(rest)
 case "globe": globeBench(rest)
 case "tennis": tennisBench(rest)
+case "tennis-robust": tennisRobustBench(rest)
 case "practice": practiceBench(rest)
 case "scorecard": scorecardBench(rest)
 default:

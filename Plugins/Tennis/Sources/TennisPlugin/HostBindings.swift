@@ -105,28 +105,8 @@ final class DeviceLink: BallMachineLink {
     }
 }
 
-/// CLOCK_MONOTONIC in seconds.
-final class MonotonicClock: SessionClock {
-    func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-    }
-
-    func sleep(seconds: Double) {
-        guard seconds > 0, seconds.isFinite else { return }
-        var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
-        nanosleep(&ts, nil)
-    }
-
-    /// Sleeps to 1.5 ms before the deadline, then spins (yielding) to it: the scheduler's wake-up
-    /// latency on a busy machine is often above a millisecond, a spin's is a few microseconds.
-    func sleep(until deadline: Double) {
-        let early = deadline - now() - 0.0015
-        if early > 0 { sleep(seconds: early) }
-        while now() < deadline { sched_yield() }
-    }
-}
+/// CLOCK_MONOTONIC in seconds (TennisCore's, so that benchmarks time the same clock).
+typealias MonotonicClock = SystemSessionClock
 
 /// Lines from standard input, waiting in short polls so a cancelled call is noticed.
 struct StandardInputLines {
