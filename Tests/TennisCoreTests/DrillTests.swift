@@ -72,6 +72,43 @@ final class DrillTests: XCTestCase {
                      "the drill has 2000 balls, more than 1000")
     }
 
+    /// The drill's other shape errors: each one line, naming the step (or the drill-level key).
+    func testEveryOtherDrillShapeErrorIsOneLineAndNamesTheStep() {
+        func bad(_ text: String, _ fragments: String...) {
+            do {
+                _ = try Drill.parse(text, file: "d.json")
+                XCTFail("accepted \(text)")
+            } catch {
+                let message = "\(error)"
+                XCTAssertFalse(message.contains("\n"), message)
+                XCTAssertTrue(message.hasPrefix("d.json:"), message)
+                for f in fragments { XCTAssertTrue(message.contains(f), "«\(message)» lacks «\(f)»") }
+            }
+        }
+        let ok = #"{"zone": 1, "speed": 50, "delay": 3}"#
+        func drill(_ steps: String) -> String { "{\"name\": \"x\", \"steps\": [\(steps)]}" }
+        bad(#"{"name": "  ", "steps": [\#(ok)]}"#, "\"name\" must be a non-empty string of at most 100 bytes")
+        bad(#"{"name": 7, "steps": [\#(ok)]}"#, "\"name\" must be a non-empty string")
+        bad("{\"name\": \"\(String(repeating: "a", count: 101))\", \"steps\": [\(ok)]}", "at most 100 bytes")
+        bad(#"{"name": "x", "description": 3, "steps": [\#(ok)]}"#, "\"description\" must be a string")
+        bad(#"{"name": "x", "shuffle": "yes", "steps": [\#(ok)]}"#, "\"shuffle\" must be true or false")
+        bad(#"{"name": "x", "steps": {"zone": 1}}"#, "\"steps\" must be a list of steps, found")
+        bad(drill(ok + ", 5"), "step 2: a step must be an object")
+        bad(drill(#"{"sector": [0, 1], "speed": 50, "delay": 3}"#), "step 1: \"sector\" must be an object")
+        bad(drill(#"{"sector": {"x": [0, 1], "y": [0, 1], "z": [0, 1]}, "speed": 50, "delay": 3}"#),
+            "step 1: unknown sector key \"z\"; expected \"x\", \"y\"")
+        bad(drill(#"{"sector": {"x": [0, 1]}, "speed": 50, "delay": 3}"#), "step 1: sector y must be [from, to] in metres")
+        bad(drill(#"{"sector": {"x": [0, 1, 2], "y": [0, 1]}, "speed": 50, "delay": 3}"#), "step 1: sector x must be [from, to] in metres")
+        bad(drill(#"{"sector": {"x": [0, 1], "y": [2, 30]}, "speed": 50, "delay": 3}"#),
+            "step 1: sector y [2, 30] must rise and lie within 0–", "m (the half court)")
+        bad(drill(ok + #", {"zone": 2, "delay": 3}"#), "step 2: missing \"speed\" (mph: 20, 30, … 80)")
+        bad(drill(#"{"zone": 2, "speed": "fast", "delay": 3}"#), "step 1: speed \"fast\" is out of range")
+        bad(drill(#"{"zone": 2, "speed": 50, "delay": "3"}"#), "step 1: \"delay\" must be a number of seconds (2–9)")
+        bad(drill(#"{"zone": 2, "speed": 50, "delay": 3, "note": 1}"#), "step 1: \"note\" must be a string")
+        bad(drill(#"{"zone": 2.5, "speed": 50, "delay": 3}"#), "step 1: unknown zone 2.5")
+        bad(drill(#"{"zone": 2, "speed": 50, "delay": 3, "repeat": 1.5}"#), "step 1: repeat must be a whole number 1–100, found 1.5")
+    }
+
     func testPlanRepeatsShufflesAndDrawsSectorPointsFromTheSeed() throws {
         let text = """
             {"name": "mix", "repeat": 3, "shuffle": true, "seed": 5, "steps": [

@@ -131,7 +131,7 @@ public struct Drill: Sendable, Equatable {
         }
         guard let speedValue = object["speed"] else { throw fail(at, "missing \"speed\" (mph: 20, 30, … 80)") }
         guard let n = speedValue.numberValue, let mph = n.int, Double(mph) == n.double, let speed = try? BallSpeed(mph: mph) else {
-            let shown = speedValue.numberValue?.lexeme ?? speedValue.kindName
+            let shown = speedValue.numberValue?.lexeme ?? speedValue.stringValue.map { "\"\($0)\"" } ?? speedValue.kindName
             throw fail(at + "/speed", "speed \(shown) is out of range; the machine takes 20–80 mph in steps of 10")
         }
         var spin = Spin.topspin
