@@ -87,7 +87,7 @@ var targets: [Target] = [
 /// and the picture writers (SVG, glTF) of the plugins that draw.
 let coreDependencies: [String: [Target.Dependency]] = [
     "Practice": ["ClubhouseHashing", "ClubhouseGraphics"], "Putting": ["ClubhouseHashing", "ClubhouseGraphics"],
-    "Globe": ["ClubhouseGraphics"], "Tennis": ["ClubhouseGraphics"],
+    "Globe": ["ClubhouseGraphics"], "Tennis": ["ClubhouseGraphics", "ClubhouseHashing"],
 ]
 
 for name in features {

@@ -293,6 +293,12 @@ final class TennisEndToEndTests: XCTestCase {
         XCTAssertTrue(svg.hasPrefix("<svg") && svg.contains("class=\"target\""))
         let log = try JSONParser.parse(try String(contentsOfFile: out + "/tennis-session-log.json", encoding: .utf8))
         XCTAssertEqual(log["summary"]?["stopSent"]?.boolValue, true)
+        // The demo's drill ran on the same simulator and drew its landing pattern.
+        XCTAssertEqual(json["drillBalls"]?.intValue, 6)
+        XCTAssertEqual(json["drillCompleted"]?.intValue, 6)
+        let drillSVG = try String(contentsOfFile: out + "/tennis-drill.svg", encoding: .utf8)
+        XCTAssertEqual(drillSVG.components(separatedBy: "class=\"target\"").count - 1, 6)
+        XCTAssertTrue(try c.succeed(["tennis", "drill", "list"]).stdout.contains("demo: corners and sectors"))
     }
 }
 

@@ -233,3 +233,78 @@ final class HomographyTests: XCTestCase {
         XCTAssertLessThan(report.rmsError, 1e-9) // OpenCV (float32 inside) gets 2e-6 m here
     }
 }
+
+final class RobustHomographyTests: XCTestCase {
+    /// The oracle: 100 pairs, 70 of them wrong matches, 0.5 px noise on the rest: the fit is
+    /// within 10 cm of the true camera everywhere on the half court, and finds the wrong matches.
+    func testSeventyPercentOutliersFitWithinTenCentimetres() throws {
+        for seed: UInt64 in [1, 2, 3, 4, 5] {
+            let set = SyntheticCalibration(count: 100, outlierFraction: 0.7, noisePixels: 0.5, seed: seed)
+            XCTAssertEqual(set.outliers.filter { $0 }.count, 70)
+            // Plain least squares is ruined by them.
+            let plain = try HomographyEstimator.estimate(set.pairs)
+            XCTAssertGreaterThan(set.maxCourtError(of: plain.homography), 1.0)
+            let robust = try HomographyEstimator.estimate(set.pairs, method: .ransac(RansacOptions(threshold: 0.25, seed: seed)))
+            let error = set.maxCourtError(of: robust.homography)
+            XCTAssertLessThan(error, 0.10, "seed \(seed): max court error \(error) m")
+            let inliers = try XCTUnwrap(robust.inliers)
+            // Every true pair is kept; a wrong match that happens to lie within the threshold may be too.
+            let keptTrue = zip(inliers, set.outliers).filter { $0.0 && !$0.1 }.count
+            let keptWrong = zip(inliers, set.outliers).filter { $0.0 && $0.1 }.count
+            XCTAssertGreaterThanOrEqual(keptTrue, 29, "seed \(seed)")
+            XCTAssertLessThanOrEqual(keptWrong, 3, "seed \(seed)")
+            XCTAssertLessThan(robust.rmsError, 0.1)
+            // The sample count followed the inlier share (about 850 for 30 % at 0.999), not the cap.
+            let samples = try XCTUnwrap(robust.samples)
+            XCTAssertLessThan(samples, 5000, "seed \(seed)")
+            XCTAssertGreaterThan(samples, 300, "seed \(seed)")
+        }
+    }
+
+    func testSameSeedSameAnswerAndOtherSeedsAgree() throws {
+        let set = SyntheticCalibration(count: 100, outlierFraction: 0.7, seed: 9)
+        let a = try HomographyEstimator.estimate(set.pairs, method: .ransac(RansacOptions(seed: 42)))
+        let b = try HomographyEstimator.estimate(set.pairs, method: .ransac(RansacOptions(seed: 42)))
+        XCTAssertEqual(a, b)
+        let c = try HomographyEstimator.estimate(set.pairs, method: .ransac(RansacOptions(seed: 43)))
+        XCTAssertLessThan(set.maxCourtError(of: c.homography), 0.10)
+    }
+
+    func testRefinementBeatsTheBestMinimalSample() throws {
+        // Without outliers the robust fit on noisy data ends at least as close as plain least squares.
+        let set = SyntheticCalibration(count: 60, outlierFraction: 0, noisePixels: 1.0, seed: 4)
+        let plain = try HomographyEstimator.estimate(set.pairs)
+        let robust = try HomographyEstimator.estimate(set.pairs, method: .ransac(RansacOptions(threshold: 0.5)))
+        XCTAssertEqual(robust.inliers?.filter { $0 }.count, 60)
+        XCTAssertLessThanOrEqual(robust.rmsError, plain.rmsError + 1e-12)
+        XCTAssertLessThan(set.maxCourtError(of: robust.homography), 0.10)
+    }
+
+    func testExactDataStaysExactWithOutliers() throws {
+        let set = SyntheticCalibration(count: 40, outlierFraction: 0.6, noisePixels: 0, seed: 8)
+        let robust = try HomographyEstimator.estimate(set.pairs, method: .ransac(RansacOptions(threshold: 0.05)))
+        XCTAssertLessThan(robust.rmsError, 1e-9)
+        XCTAssertLessThan(set.maxCourtError(of: robust.homography), 1e-7)
+        XCTAssertEqual(robust.inliers, set.outliers.map { !$0 })
+    }
+
+    func testTooFewAgreeingPairsIsNoConsensus() {
+        // 100 pairs, 95 wrong: 5 true pairs are below the 15 % a consensus needs.
+        let set = SyntheticCalibration(count: 100, outlierFraction: 0.95, seed: 3)
+        assertThrows(try HomographyEstimator.estimate(set.pairs, method: .ransac(RansacOptions(threshold: 0.05, maxIterations: 3000))),
+                     "robust estimation found no consensus", "(needs 15)")
+    }
+
+    func testCollinearConsensusIsRefused() {
+        // 12 exact pairs along the net line plus 4 scattered wrong ones: the only agreement is a line.
+        let camera = TennisDemo.cameraHomography()
+        var pairs = (0..<12).map { i -> PointPair in
+            let c = Point2D(Double(i) * 0.7, 0)
+            return PointPair(image: camera.apply(c)!, court: c)
+        }
+        pairs += [PointPair(image: Point2D(300, 500), court: Point2D(2, 9)), PointPair(image: Point2D(900, 300), court: Point2D(1, 3)),
+                  PointPair(image: Point2D(600, 650), court: Point2D(7, 2)), PointPair(image: Point2D(700, 250), court: Point2D(5, 10))]
+        assertThrows(try HomographyEstimator.estimate(pairs, method: .ransac(RansacOptions(threshold: 0.05))),
+                     "robust estimation")
+    }
+}

@@ -3,7 +3,7 @@
 
 /// What a session does and with which settings.
 public struct SessionSettings: Sendable, Equatable, Codable {
-    public enum Mode: String, Sendable, Codable { case manual, interactive }
+    public enum Mode: String, Sendable, Codable { case manual, interactive, drill }
 
     public var mode: Mode
     public var speed: BallSpeed
@@ -15,6 +15,9 @@ public struct SessionSettings: Sendable, Equatable, Codable {
     public var device: String?
     public var dryRun: Bool
     public var policy: ExchangePolicy
+    /// Drill mode: the drill's name and content hash (speed and spin above are its first ball's).
+    public var drill: String? = nil
+    public var drillHash: String? = nil
 
     public init(mode: Mode, speed: BallSpeed, spin: Spin, interval: Double = LaunchPlanner.defaultInterval,
                 checksum: Checksum = .xor, table: String = "default", camera: String? = nil, device: String? = nil,
@@ -237,8 +240,56 @@ public final class BallMachineSession {
         return record
     }
 
-    private func send(zone: Int, launch: Int, into record: inout LaunchRecord) throws {
-        let settingsForZone = try table.settings(zone: zone, speed: settings.speed, spin: settings.spin)
+    // MARK: Drill
+
+    /// Drill mode: sends one ball with its own speed and spin now (the caller keeps the pace).
+    /// `time` is the ball's scheduled time in seconds from the start of the run.
+    public func sendBall(_ ball: DrillBall, time: Double) throws -> LaunchRecord {
+        guard !isFinished else { throw SessionError.finished }
+        let decision = LaunchDecision(index: ball.index, time: time, positions: 0, average: nil, zone: ball.zone)
+        var record = LaunchRecord(decision: decision, target: ball.target)
+        summary.launches += 1
+        do {
+            try send(zone: ball.zone, launch: ball.index, speed: ball.speed, spin: ball.spin, into: &record)
+        } catch {
+            launches.append(record)
+            throw error
+        }
+        launches.append(record)
+        if let outcome = record.outcome, !outcome.succeeded {
+            consecutiveFailures += 1
+            if consecutiveFailures >= settings.policy.maxConsecutiveFailures {
+                summary.aborted = SessionError.machineNotAnswering(failures: consecutiveFailures).description
+                recorder.record(.abort, note: summary.aborted)
+                throw SessionError.machineNotAnswering(failures: consecutiveFailures)
+            }
+        } else {
+            consecutiveFailures = 0
+        }
+        return record
+    }
+
+    /// Seconds since the session started, on its clock.
+    public var elapsed: Double { recorder.elapsed }
+
+    /// Waits on the session clock until `time` (seconds since the start), in slices of at most
+    /// `slice` so that `shouldStop` is noticed; false when it stopped early.
+    public func wait(until time: Double, slice: Double = 0.05, shouldStop: () -> Bool) -> Bool {
+        while true {
+            if shouldStop() { return false }
+            let remaining = time - recorder.elapsed
+            if remaining <= 0 { return true }
+            if remaining <= slice {
+                // The last stretch in one go, to the deadline itself (a real clock spins the end).
+                clock.sleep(until: recorder.origin + time)
+                return !shouldStop()
+            }
+            clock.sleep(seconds: min(remaining - slice / 2, slice))
+        }
+    }
+
+    private func send(zone: Int, launch: Int, speed: BallSpeed? = nil, spin: Spin? = nil, into record: inout LaunchRecord) throws {
+        let settingsForZone = try table.settings(zone: zone, speed: speed ?? settings.speed, spin: spin ?? settings.spin)
         let frame = CommandFrame(settings: settingsForZone, start: true)
         let bytes = frame.encode(checksum: settings.checksum)
         record.frame = bytes.hex

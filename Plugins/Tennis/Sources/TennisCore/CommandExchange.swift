@@ -16,6 +16,41 @@ public protocol BallMachineLink: AnyObject {
 public protocol SessionClock: AnyObject {
     func now() -> Double
     func sleep(seconds: Double)
+    /// Returns as close after `deadline` (a `now()` value) as the clock can: drills time their balls
+    /// with it. The default sleeps the difference; a real clock may finish the last stretch spinning.
+    func sleep(until deadline: Double)
+}
+
+extension SessionClock {
+    public func sleep(until deadline: Double) {
+        let remaining = deadline - now()
+        if remaining > 0 { sleep(seconds: remaining) }
+    }
+}
+
+/// The system's CLOCK_MONOTONIC in seconds, with nanosleep.
+public final class SystemSessionClock: SessionClock {
+    public init() {}
+
+    public func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
+
+    public func sleep(seconds: Double) {
+        guard seconds > 0, seconds.isFinite else { return }
+        var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        nanosleep(&ts, nil)
+    }
+
+    /// Sleeps to 1.5 ms before the deadline, then spins (yielding) to it: the scheduler's wake-up
+    /// latency on a busy machine is often above a millisecond, a spin's is a few microseconds.
+    public func sleep(until deadline: Double) {
+        let early = deadline - now() - 0.0015
+        if early > 0 { sleep(seconds: early) }
+        while now() < deadline { sched_yield() }
+    }
 }
 
 /// How long to wait for replies and when to try again.

@@ -21,7 +21,9 @@ public struct CourtSVG: Sendable {
 
     /// Renders positions (small dots) and launches (numbered targets: filled when sent or dry-run,
     /// hollow when skipped or failed); zones are shaded by how many launches went to them.
-    public func render(positions: [Point2D] = [], launches: [LaunchRecord] = []) -> String {
+    /// `sectors` (court rectangles a drill draws random balls from) are outlined, dashed.
+    public func render(positions: [Point2D] = [], launches: [LaunchRecord] = [],
+                       sectors: [(x: ClosedRange<Double>, y: ClosedRange<Double>)] = []) -> String {
         let width = len(maxX - minX), height = len(maxY - minY)
         var counts = [Int](repeating: 0, count: CourtZones.count)
         for l in launches where l.frame != nil { if let z = l.decision.zone { counts[z] += 1 } }
@@ -48,6 +50,13 @@ public struct CourtSVG: Sendable {
         s += line(Court.width / 2, 0, Court.width / 2, Court.serviceLine)
         s += "</g>\n"
         s += "<line class=\"net\" x1=\"\(sx(-0.5))\" y1=\"\(sy(0))\" x2=\"\(sx(Court.width + 0.5))\" y2=\"\(sy(0))\" stroke=\"#333333\" stroke-width=\"5\"/>\n"
+        if !sectors.isEmpty {
+            s += "<g class=\"sectors\" fill=\"#ffffff\" fill-opacity=\"0.12\" stroke=\"#1f3f8a\" stroke-width=\"2\" stroke-dasharray=\"7 4\">\n"
+            for r in sectors {
+                s += "<rect class=\"sector\" x=\"\(sx(r.x.lowerBound))\" y=\"\(sy(r.y.lowerBound))\" width=\"\(len(r.x.upperBound - r.x.lowerBound))\" height=\"\(len(r.y.upperBound - r.y.lowerBound))\"/>\n"
+            }
+            s += "</g>\n"
+        }
         if !positions.isEmpty {
             s += "<g class=\"positions\" fill=\"#1f5fa8\" fill-opacity=\"0.55\">\n"
             for p in positions where p.isFinite {
@@ -69,7 +78,11 @@ public struct CourtSVG: Sendable {
         // Legend along the bottom.
         let legendY = Court.clampY.upperBound + 0.2
         s += "<g class=\"legend\" font-family=\"sans-serif\" font-size=\"12\" fill=\"#222\">\n"
-        s += "<circle cx=\"\(sx(0))\" cy=\"\(sy(legendY))\" r=\"2.5\" fill=\"#1f5fa8\"/><text x=\"\(sx(0.25))\" y=\"\(sy(legendY))\" dy=\"4\">position (feet, projected)</text>\n"
+        if sectors.isEmpty {
+            s += "<circle cx=\"\(sx(0))\" cy=\"\(sy(legendY))\" r=\"2.5\" fill=\"#1f5fa8\"/><text x=\"\(sx(0.25))\" y=\"\(sy(legendY))\" dy=\"4\">position (feet, projected)</text>\n"
+        } else {
+            s += "<rect x=\"\(sx(-0.2))\" y=\"\(sy(legendY - 0.15))\" width=\"\(len(0.4))\" height=\"\(len(0.3))\" fill=\"none\" stroke=\"#1f3f8a\" stroke-dasharray=\"4 2\"/><text x=\"\(sx(0.35))\" y=\"\(sy(legendY))\" dy=\"4\">random sector</text>\n"
+        }
         s += "<circle cx=\"\(sx(4.6))\" cy=\"\(sy(legendY))\" r=\"6\" fill=\"#e8731c\" stroke=\"#8a3b00\"/><text x=\"\(sx(4.9))\" y=\"\(sy(legendY))\" dy=\"4\">target (launch number)</text>\n"
         s += "</g>\n"
         s += "</svg>\n"

@@ -16,6 +16,7 @@ public enum HomographyError: Error, Sendable, Equatable, CustomStringConvertible
     case notUnique
     case singular
     case noConsensus(inliers: Int, needed: Int, threshold: Double)
+    case degenerateConsensus(inliers: Int)
     case solverDidNotConverge
     case malformedMatrix(String)
 
@@ -38,6 +39,8 @@ public enum HomographyError: Error, Sendable, Equatable, CustomStringConvertible
             return "the pairs give a singular map (the image points and court points are not related by a homography); check that each image point matches its court point"
         case .noConsensus(let inliers, let needed, let threshold):
             return "robust estimation found no consensus: the best model explains only \(inliers) pairs within \(Format.number(threshold)) (needs \(needed)); raise the threshold or fix the outliers"
+        case .degenerateConsensus(let inliers):
+            return "robust estimation: the \(inliers) pairs that agree lie on one line (or repeat a point), so they do not fix a homography; add pairs spread over the court or lower the threshold"
         case .solverDidNotConverge:
             return "the SVD did not converge (input too ill-conditioned); check the point coordinates"
         case .malformedMatrix(let what):

@@ -40,6 +40,8 @@ public enum TennisCommands {
         public var imageMaxError: Double
         public var errors: [Double]
         public var inliers: [Bool]?
+        /// RANSAC: the minimal samples drawn (the count adapts to the inlier share found).
+        public var samples: Int?
         public var projectedPoints: [Point2D]
 
         public var text: String {
@@ -49,7 +51,8 @@ public enum TennisCommands {
             lines += matrixLines(inverse)
             lines.append("reprojection error: rms \(sci(rmsError)) m, max \(sci(maxError)) m (court); rms \(sci(imageRmsError)) px, max \(sci(imageMaxError)) px (image)")
             if let inliers {
-                lines.append("inliers: \(inliers.filter { $0 }.count) of \(inliers.count) (outliers: \(inliers.indices.filter { !inliers[$0] }.map(String.init).joined(separator: ", ")))")
+                lines.append("inliers: \(inliers.filter { $0 }.count) of \(inliers.count) (outliers: \(inliers.indices.filter { !inliers[$0] }.map(String.init).joined(separator: ", ")))"
+                    + (samples.map { ", \($0) samples drawn" } ?? ""))
             }
             for (i, p) in projectedPoints.enumerated() { lines.append("point \(i): \(p.rounded(4)) m") }
             return lines.joined(separator: "\n")
@@ -71,7 +74,7 @@ public enum TennisCommands {
             pairs: parsed.pairs.count, method: estimate.method, homography: estimate.homography, inverse: estimate.inverse,
             normalization: estimate.homography.isNormalizedByLastEntry ? "H[2][2] = 1" : "unit norm (H[2][2] is 0)",
             rmsError: estimate.rmsError, maxError: estimate.maxError, imageRmsError: estimate.imageRmsError,
-            imageMaxError: estimate.imageMaxError, errors: estimate.errors, inliers: estimate.inliers,
+            imageMaxError: estimate.imageMaxError, errors: estimate.errors, inliers: estimate.inliers, samples: estimate.samples,
             projectedPoints: estimate.homography.project(parsed.points))
     }
 

@@ -95,4 +95,21 @@ public enum TennisDemo {
         }
         return previous.p
     }
+
+    /// The demo's drill: both deep corners, then two balls each in a short and a deep sector, every
+    /// ball after the protocol's shortest interval (2 s), so the run takes 12 s.
+    public static let drillJSON = """
+        {
+          "name": "demo: corners and sectors",
+          "description": "Deep corners, then two short balls and two deep balls at random points of their sectors.",
+          "seed": 11,
+          "steps": [
+            {"zone": 12, "speed": 50, "spin": "topspin", "delay": 2, "note": "deep left corner"},
+            {"zone": 15, "speed": 50, "spin": "topspin", "delay": 2, "note": "deep right corner"},
+            {"sector": {"x": [1.0, 7.2], "y": [2.5, 6.3]}, "speed": 40, "spin": "flat", "delay": 2, "repeat": 2, "note": "short, anywhere across"},
+            {"sector": {"x": [0.5, 7.7], "y": [8.4, 11.6]}, "speed": 60, "spin": "extreme-topspin", "delay": 2, "repeat": 2, "note": "deep, anywhere across"}
+          ]
+        }
+
+        """
 }

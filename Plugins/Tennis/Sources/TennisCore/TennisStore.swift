@@ -40,6 +40,29 @@ public enum TennisSchema {
             PRIMARY KEY (session_id, seq)
         );
         """,
+        // 1.1: saved drills (by content hash) and which sessions were drill runs. A drill run's row in
+        // `sessions` says mode 'manual' (the first migration's CHECK allows only manual and
+        // interactive, and shipped migrations never change): its commands are manual-mode commands,
+        // and `drill_runs` marks it as a drill.
+        """
+        CREATE TABLE drills (
+            hash TEXT PRIMARY KEY NOT NULL,
+            name TEXT NOT NULL,
+            canonical_json TEXT NOT NULL,
+            balls INTEGER NOT NULL,
+            saved_at TEXT NOT NULL
+        );
+        CREATE INDEX drills_by_name ON drills (name, saved_at);
+        CREATE TABLE drill_runs (
+            session_id INTEGER PRIMARY KEY NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            drill_hash TEXT NOT NULL,
+            drill_name TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            balls_planned INTEGER NOT NULL,
+            median_late_ms REAL,
+            max_late_ms REAL
+        );
+        """,
     ]
 
     public static let upsertCalibration =
@@ -55,7 +78,17 @@ public enum TennisSchema {
         "INSERT INTO session_events (session_id, seq, kind, at_s, launch, attempt, zone, bytes_hex, reply, latency_s, note) "
         + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
     public static let listSessions =
-        "SELECT id, started_at, mode, summary_json FROM sessions ORDER BY id DESC LIMIT ?1"
+        "SELECT s.id, s.started_at, CASE WHEN d.session_id IS NULL THEN s.mode ELSE 'drill' END, s.summary_json, d.drill_name "
+        + "FROM sessions s LEFT JOIN drill_runs d ON d.session_id = s.id ORDER BY s.id DESC LIMIT ?1"
+    public static let insertDrill =
+        "INSERT INTO drills (hash, name, canonical_json, balls, saved_at) VALUES (?1, ?2, ?3, ?4, ?5) "
+        + "ON CONFLICT(hash) DO UPDATE SET name = excluded.name, saved_at = excluded.saved_at"
+    public static let selectDrillByName = "SELECT canonical_json FROM drills WHERE name = ?1 ORDER BY saved_at DESC, rowid DESC LIMIT 1"
+    public static let selectDrillsByHashPrefix = "SELECT canonical_json FROM drills WHERE substr(hash, 1, length(?1)) = ?1 LIMIT 2"
+    public static let listDrills = "SELECT hash, name, balls, saved_at FROM drills ORDER BY name, saved_at DESC"
+    public static let insertDrillRun =
+        "INSERT INTO drill_runs (session_id, drill_hash, drill_name, seed, balls_planned, median_late_ms, max_late_ms) "
+        + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
     public static let selectEvents =
         "SELECT seq, kind, at_s, launch, attempt, zone, bytes_hex, reply, latency_s, note FROM session_events "
         + "WHERE session_id = ?1 ORDER BY seq"
@@ -67,12 +100,15 @@ public struct StoredSession: Sendable, Equatable, Codable {
     public var startedAt: String
     public var mode: SessionSettings.Mode
     public var summary: SessionSummary
+    /// For a drill run: the drill's name.
+    public var drill: String? = nil
 
-    public init(id: Int, startedAt: String, mode: SessionSettings.Mode, summary: SessionSummary) {
+    public init(id: Int, startedAt: String, mode: SessionSettings.Mode, summary: SessionSummary, drill: String? = nil) {
         self.id = id
         self.startedAt = startedAt
         self.mode = mode
         self.summary = summary
+        self.drill = drill
     }
 }
 
@@ -84,6 +120,28 @@ public protocol TennisStore: AnyObject {
     /// Stores a session and its events; returns the session's id.
     func saveSession(_ log: SessionLog, startedAt: String) throws -> Int
     func sessions(limit: Int) throws -> [StoredSession]
+    /// Stores a drill under its content hash (saving the same drill again only renames it).
+    func saveDrill(_ drill: Drill, savedAt: String) throws
+    /// The latest drill saved under `name`, else the one whose hash starts with `name` (6+ hex digits).
+    func drill(_ name: String) throws -> Drill?
+    func drills() throws -> [StoredDrill]
+    /// Marks a stored session as a run of `run.drill`.
+    func saveDrillRun(_ run: TennisCommands.DrillRunReport, session: Int, seed: UInt64) throws
+}
+
+/// A saved drill as listed.
+public struct StoredDrill: Sendable, Equatable, Codable {
+    public var hash: String
+    public var name: String
+    public var balls: Int
+    public var savedAt: String
+
+    public init(hash: String, name: String, balls: Int, savedAt: String) {
+        self.hash = hash
+        self.name = name
+        self.balls = balls
+        self.savedAt = savedAt
+    }
 }
 
 /// An in-memory store (tests, dry runs).
@@ -103,6 +161,32 @@ public final class InMemoryTennisStore: TennisStore {
     }
 
     public func sessions(limit: Int) -> [StoredSession] { Array(stored.reversed().prefix(max(0, limit))) }
+
+    private var savedDrills: [(drill: Drill, savedAt: String)] = []
+
+    public func saveDrill(_ drill: Drill, savedAt: String) {
+        savedDrills.removeAll { $0.drill.hash == drill.hash }
+        savedDrills.append((drill, savedAt))
+    }
+
+    public func drill(_ name: String) -> Drill? {
+        if let byName = savedDrills.last(where: { $0.drill.name == name }) { return byName.drill }
+        guard name.count >= 6 else { return nil }
+        let matches = savedDrills.filter { $0.drill.hash.hasPrefix(name.lowercased()) }
+        return matches.count == 1 ? matches[0].drill : nil
+    }
+
+    public func drills() -> [StoredDrill] {
+        savedDrills.map { StoredDrill(hash: $0.drill.hash, name: $0.drill.name, balls: $0.drill.ballCount, savedAt: $0.savedAt) }
+            .sorted { ($0.name, $1.savedAt) < ($1.name, $0.savedAt) }
+    }
+
+    public func saveDrillRun(_ run: TennisCommands.DrillRunReport, session: Int, seed: UInt64) {
+        if let i = stored.firstIndex(where: { $0.id == session }) {
+            stored[i].mode = .drill
+            stored[i].drill = run.drill.name
+        }
+    }
 }
 
 /// Why a command could not get what it needed from the store.

@@ -37,7 +37,8 @@ final class SQLiteTennisStore: TennisStore {
         let s = log.settings
         return try storage.transaction {
             try storage.run(TennisSchema.insertSession, [
-                .text(startedAt), .text(s.mode.rawValue), SQLValue(s.camera), SQLValue(s.device), .text(s.checksum.rawValue),
+                // A drill run is stored as manual-mode commands; `drill_runs` marks it (see TennisSchema).
+                .text(startedAt), .text(s.mode == .drill ? SessionSettings.Mode.manual.rawValue : s.mode.rawValue), SQLValue(s.camera), SQLValue(s.device), .text(s.checksum.rawValue),
                 .integer(Int64(s.speed.mph)), .text(s.spin.rawValue), .real(s.interval), SQLValue(s.dryRun), .text(summary),
             ])
             let id = storage.lastInsertRowID
@@ -58,8 +59,35 @@ final class SQLiteTennisStore: TennisStore {
                   let json = row[3].string
             else { return nil }
             return StoredSession(id: id, startedAt: started, mode: mode,
-                                 summary: try JSONBridge.decode(SessionSummary.self, from: JSONParser.parse(json)))
+                                 summary: try JSONBridge.decode(SessionSummary.self, from: JSONParser.parse(json)), drill: row[4].string)
         }
+    }
+
+    func saveDrill(_ drill: Drill, savedAt: String) throws {
+        try storage.run(TennisSchema.insertDrill, [.text(drill.hash), .text(drill.name), .text(drill.canonicalJSON),
+                                                   SQLValue(drill.ballCount), .text(savedAt)])
+    }
+
+    func drill(_ name: String) throws -> Drill? {
+        var json = try storage.queryOne(TennisSchema.selectDrillByName, [.text(name)])?[0].string
+        if json == nil, name.count >= 6, name.allSatisfy(\.isHexDigit) {
+            let rows = try storage.query(TennisSchema.selectDrillsByHashPrefix, [.text(name.lowercased())])
+            if rows.count == 1 { json = rows[0][0].string }
+        }
+        guard let json else { return nil }
+        return try Drill.parse(json, file: "saved drill \(name)")
+    }
+
+    func drills() throws -> [StoredDrill] {
+        try storage.query(TennisSchema.listDrills).compactMap { row -> StoredDrill? in
+            guard let hash = row[0].string, let name = row[1].string, let balls = row[2].int, let saved = row[3].string else { return nil }
+            return StoredDrill(hash: hash, name: name, balls: balls, savedAt: saved)
+        }
+    }
+
+    func saveDrillRun(_ run: TennisCommands.DrillRunReport, session: Int, seed: UInt64) throws {
+        try storage.run(TennisSchema.insertDrillRun, [SQLValue(session), .text(run.drill.hash), .text(run.drill.name), .integer(Int64(seed)),
+                                                      SQLValue(run.drill.balls), SQLValue(run.medianLateMs), SQLValue(run.maxLateMs)])
     }
 }
 
@@ -77,20 +105,8 @@ final class DeviceLink: BallMachineLink {
     }
 }
 
-/// CLOCK_MONOTONIC in seconds.
-final class MonotonicClock: SessionClock {
-    func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-    }
-
-    func sleep(seconds: Double) {
-        guard seconds > 0, seconds.isFinite else { return }
-        var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
-        nanosleep(&ts, nil)
-    }
-}
+/// CLOCK_MONOTONIC in seconds (TennisCore's, so that benchmarks time the same clock).
+typealias MonotonicClock = SystemSessionClock
 
 /// Lines from standard input, waiting in short polls so a cancelled call is noticed.
 struct StandardInputLines {

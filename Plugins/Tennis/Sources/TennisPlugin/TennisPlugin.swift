@@ -13,8 +13,8 @@ import TennisCore
 
 final class Tennis: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.tennis", version: "1.0.0", name: "Tennis",
-        summary: "Ball machine controller: court homography, 16 zones, protocol v0.3 sessions",
+        id: "org.clubhouse.tennis", version: "1.1.0", name: "Tennis",
+        summary: "Ball machine controller: court homography, 16 zones, protocol v0.3 sessions and drills",
         // The device service is used when the site grants a ball machine, but not required: a site
         // without one still maps points, builds frames, and runs dry sessions.
         services: [.log, .config, .storage, .progress])
@@ -134,7 +134,7 @@ final class Tennis: Plugin {
                 reply: "{sessions: [{id, startedAt, mode, summary}]}") { plugin, call in
             let list = try plugin.store.sessions(limit: try call.arguments.int("last"))
             let text = list.isEmpty ? "no sessions yet\n" : list.map { s in
-                "session \(s.id) \(s.startedAt) \(s.mode.rawValue): \(s.summary.launches) launches, \(s.summary.sent) sent, \(s.summary.completed) completed\(s.summary.aborted.map { ", ended: \($0)" } ?? "")"
+                "session \(s.id) \(s.startedAt) \(s.mode.rawValue)\(s.drill.map { " \"\($0)\"" } ?? ""): \(s.summary.launches) launches, \(s.summary.sent) sent, \(s.summary.completed) completed\(s.summary.aborted.map { ", ended: \($0)" } ?? "")"
             }.joined(separator: "\n") + "\n"
             return try Reply(encoding: ["sessions": list], text: text)
         },
@@ -153,7 +153,49 @@ final class Tennis: Plugin {
             let report = try adapt { try TennisCommands.tableValidate(try readFile(path), file: path) }
             return try Reply(encoding: report, text: "\(path): valid table \"\(report.name)\" with \(report.entryCount) entries (spins: \(report.spins.map(\.rawValue).joined(separator: ", ")))\n")
         },
-        Command("demo", summary: "Calibrate the demo camera and run a scripted session against the site's ball machine",
+        Command("drill validate", summary: "Validate a drill file and print its content hash",
+                help: "A drill is JSON (schema: drill.schema.json in the plugin's folder): {\"name\", \"steps\": [{\"zone\": 0–15 | \"sector\": {\"x\": [from, to], \"y\": [from, to]}, \"speed\": mph, \"spin\", \"delay\": 2–9 s, \"repeat\"}], \"repeat\", \"shuffle\", \"seed\"}.",
+                arguments: [.path("file", help: "Drill file (JSON)", required: true, positional: true)],
+                reply: "{name, description, hash, steps, balls, durationSeconds, shuffle, seed}") { _, call in
+            let path = try call.arguments.string("file")
+            let report = try adapt { try TennisCommands.drillValidate(try readFile(path), file: path) }
+            return try Reply(encoding: report, text: "\(path): valid " + report.summaryLine + "\nhash \(report.hash)\n")
+        },
+        Command("drill show", summary: "Show the balls a drill launches, in order (a file, or a saved drill's name or hash)",
+                arguments: [.string("drill", help: "Drill file, or the name or hash of a saved drill", required: true, positional: true),
+                            .integer("seed", help: "Seed for shuffling and sectors (default: the drill's)")],
+                reply: "{name, hash, steps, balls, durationSeconds, shuffle, seed, plan: [{index, step, zone, target, speed, spin, delay}], canonicalJSON}") { plugin, call in
+            let drill = try plugin.loadDrill(try call.arguments.string("drill"))
+            let report = TennisCommands.drillShow(drill, seed: try Tennis.seed(call))
+            return try Reply(encoding: report, text: report.text + "\n")
+        },
+        Command("drill save", summary: "Save a drill at this site under its name (kept by content hash)",
+                arguments: [.path("file", help: "Drill file (JSON)", required: true, positional: true)],
+                reply: "{name, hash, steps, balls, durationSeconds, shuffle, seed}") { plugin, call in
+            let path = try call.arguments.string("file")
+            let report = try adapt { try TennisCommands.drillValidate(try readFile(path), file: path) }
+            try plugin.store.saveDrill(try adapt { try Drill.parse(try readFile(path), file: path) }, savedAt: Timestamp.now())
+            return try Reply(encoding: report, text: "saved " + report.summaryLine + "\n")
+        },
+        Command("drill list", summary: "List the drills saved at this site",
+                reply: "{drills: [{hash, name, balls, savedAt}]}") { plugin, _ in
+            let list = try plugin.store.drills()
+            let text = list.isEmpty ? "no drills saved yet; save one with `clubhouse tennis drill save FILE.json`\n"
+                : list.map { "\($0.name)  \(String($0.hash.prefix(12)))  \($0.balls) balls  saved \($0.savedAt)" }.joined(separator: "\n") + "\n"
+            return try Reply(encoding: ["drills": list], text: text)
+        },
+        Command("drill run", summary: "Run a drill on the ball machine at its pace; Ctrl-C stops it and sends the stop command",
+                help: "Each ball waits its step's delay (2–9 s, counted from the previous ball's scheduled time), then its command is sent and its replies awaited as in a session. The run is stored as a session.",
+                arguments: [.string("drill", help: "Drill file, or the name or hash of a saved drill", required: true, positional: true),
+                            .integer("seed", help: "Seed for shuffling and sectors (default: the drill's)"),
+                            .path("svg", help: "Write the landing pattern on the court here"),
+                            .choice("checksum", checksums, help: "Check byte (default: the site's)"),
+                            .flag("dry-run", help: "Print the frames; open no device, do not wait")],
+                longRunning: true,
+                reply: "{sessionId, svg, drill, timing, medianLateMs, maxLateMs, log: {settings, events, launches, summary}}") { plugin, call in
+            try plugin.runDrill(call)
+        },
+        Command("demo", summary: "Calibrate the demo camera, run a scripted session and a drill against the site's ball machine",
                 arguments: [.path("out", help: "Folder for the demo's output", required: true)]) { plugin, call in
             try plugin.demo(call)
         },
@@ -193,6 +235,63 @@ final class Tennis: Plugin {
 
     static func checksum(_ call: Invocation, _ settings: SiteSettings) throws -> Checksum {
         try call.arguments.optionalString("checksum").map { text in try adapt { try Checksum(parsing: text) } } ?? settings.checksum
+    }
+
+    // MARK: drills
+
+    static func seed(_ call: Invocation) throws -> UInt64? {
+        guard let seed = try call.arguments.optionalInt("seed") else { return nil }
+        guard seed >= 0 else { throw PluginError.invalidArgument("--seed must be 0 or more") }
+        return UInt64(seed)
+    }
+
+    /// A drill file when `name` is a file, else a saved drill by name or hash prefix.
+    func loadDrill(_ name: String) throws -> Drill {
+        if Files.exists(name) { return try adapt { try Drill.parse(try readFile(name), file: name) } }
+        if let saved = try store.drill(name) { return saved }
+        throw PluginError.notFound(name.hasSuffix(".json") ? "no file \(name); check the path" : DrillError.unknownDrill(name).description)
+    }
+
+    struct DrillReply: Encodable {
+        var sessionId: Int
+        var svg: String?
+        var drill: TennisCommands.DrillReport
+        var timing: [TennisCommands.DrillTiming]
+        var medianLateMs: Double?
+        var maxLateMs: Double?
+        var log: SessionLog
+    }
+
+    func runDrill(_ call: Invocation) throws -> Reply {
+        let drill = try loadDrill(try call.arguments.string("drill"))
+        let seed = try Tennis.seed(call)
+        let site = try settings()
+        var settings = try adapt { try site.sessionSettings(mode: .drill, call: call) }
+        settings.checksum = try Tennis.checksum(call, site)
+        let table = try site.table()
+        let link = settings.dryRun ? nil : try openLink(site)
+        call.progress.begin("drill \(drill.name)", total: drill.ballCount)
+        let report = try adapt {
+            try TennisCommands.drillRun(drill, seed: seed, settings: settings, table: table, link: link, clock: MonotonicClock(),
+                                        svgTitle: "Drill \(drill.name)", shouldStop: { call.isCancelled },
+                                        progress: { done, _ in call.progress.update(done) })
+        }
+        call.progress.end()
+        let id = try store.saveSession(report.log, startedAt: Timestamp.now())
+        try store.saveDrillRun(report, session: id, seed: seed ?? drill.seed)
+        if let linkFailure = report.linkFailure { throw PluginError(.io, linkFailure + " (session \(id) stored with what happened before)") }
+        var svgPath: String? = nil
+        if let path = try call.arguments.optionalString("svg"), let svg = report.svg {
+            try write(svg, to: path)
+            svgPath = path
+        }
+        let s = report.log.summary
+        if call.isCancelled {
+            throw PluginError.cancelled("drill stopped by Ctrl-C after \(s.launches) of \(drill.ballCount) balls; the stop command was \(s.stopSent ? "sent" : "not sent") (session \(id))")
+        }
+        let text = report.text + "\nsession \(id) stored\(svgPath.map { ", landing pattern in \($0)" } ?? "")\n"
+        return try Reply(encoding: DrillReply(sessionId: id, svg: svgPath, drill: report.drill, timing: report.timing,
+                                              medianLateMs: report.medianLateMs, maxLateMs: report.maxLateMs, log: report.log), text: text)
     }
 
     // MARK: session
@@ -308,11 +407,30 @@ final class Tennis: Plugin {
         try write(report.svg ?? "", to: svgPath)
         try write(JSONWriter.pretty(try JSONBridge.encode(report.log)) + "\n", to: logPath)
         let s = report.log.summary
+        // Then a drill on the same machine, saved at the site, with its landing pattern.
+        let drillPath = out + "/tennis-demo-drill.json", drillSVGPath = out + "/tennis-drill.svg"
+        try write(TennisDemo.drillJSON, to: drillPath)
+        let drill = try adapt { try Drill.parse(TennisDemo.drillJSON, file: drillPath) }
+        try store.saveDrill(drill, savedAt: Timestamp.now())
+        var drillSettings = settings
+        drillSettings.camera = nil
+        let drillRun = try adapt {
+            try TennisCommands.drillRun(drill, settings: drillSettings, table: try site.table(), link: link, clock: MonotonicClock(),
+                                        svgTitle: "Tennis demo drill: landing pattern", shouldStop: { call.isCancelled })
+        }
+        let drillID = try store.saveSession(drillRun.log, startedAt: Timestamp.now())
+        try store.saveDrillRun(drillRun, session: drillID, seed: drill.seed)
+        try write(drillRun.svg ?? "", to: drillSVGPath)
+        let d = drillRun.log.summary
         let text = "tennis demo \(note): calibrated camera 'demo' (rms \(Format.fixed(calibration.rmsError, 3)) m), "
             + "\(s.launches) launches, \(s.sent) sent, \(s.completed) completed; session \(id)\n"
-            + "  \(svgPath)\n  \(logPath)\n  \(tapsPath)\n  \(detectionsPath)\n"
+            + "drill \"\(drill.name)\" (\(drill.shortHash)): \(d.launches) balls, \(d.completed) completed"
+            + (drillRun.maxLateMs.map { ", commands at most \(Format.fixed($0, 3)) ms after their time" } ?? "") + "; session \(drillID)\n"
+            + "  \(svgPath)\n  \(drillSVGPath)\n  \(logPath)\n  \(tapsPath)\n  \(detectionsPath)\n  \(drillPath)\n"
         return Reply(data: ["sessionId": .int(id), "launches": .int(s.launches), "sent": .int(s.sent), "completed": .int(s.completed),
-                            "svg": .string(svgPath), "log": .string(logPath), "dryRun": .bool(link == nil)], text: text)
+                            "svg": .string(svgPath), "log": .string(logPath), "dryRun": .bool(link == nil),
+                            "drillSessionId": .int(drillID), "drillBalls": .int(d.launches), "drillCompleted": .int(d.completed),
+                            "drillSvg": .string(drillSVGPath), "drillHash": .string(drill.hash)], text: text)
     }
 }
 
