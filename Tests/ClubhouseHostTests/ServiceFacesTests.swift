@@ -245,6 +245,18 @@ final class ServiceFacesTests: XCTestCase {
             received += try reply.data()
         }
         XCTAssertEqual(Array(received[0..<5]), [0x5A, 0xA5, 0x82, 0x01, BallMachineProtocol.xor([0x5A, 0xA5, 0x82, 0x01])])
+        // A runner asking for 4 GB in one read gets a 1 MB buffer (its own proxy asks for no more).
+        XCTAssertEqual(DeviceBroker.wireReadCapacity(UInt32.max), 1 << 20)
+        XCTAssertEqual(DeviceBroker.wireReadCapacity(0), 1)
+        XCTAssertEqual(DeviceBroker.wireReadCapacity(64), 64)
+        (status, reply) = try call(.deviceRead) { w in
+            w.u32(handle)
+            w.u32(UInt32.max)
+            w.i32(20)
+        }
+        XCTAssertEqual(status, Int32(CLUBHOUSE_TIMEOUT))
+        XCTAssertEqual(try reply.str(), "ballmachine (simulator:ballmachine): no reply within 20 ms")
+        XCTAssertEqual(try reply.data(), [])
 
         // Closed through the wire: the handle is gone, the connection closed.
         let connection = try XCTUnwrap(devices[handle])

@@ -145,6 +145,9 @@ public final class DeviceBroker: @unchecked Sendable {
     /// The most a runner's read may ask for at once (its proxy asks for at most this).
     static let wireReadLimit = 1 << 20
 
+    /// The buffer a runner's read gets: what it asked for, at least 1 byte, at most `wireReadLimit`.
+    static func wireReadCapacity(_ requested: UInt32) -> Int { min(max(1, Int(requested)), wireReadLimit) }
+
     /// Answers a runner's device service call for plugin `entry`. Every reply starts with a
     /// message (empty on success): open adds u32 handle; read adds the bytes read.
     func serve(_ operation: WireOperation, _ r: inout WireReader, entry: PluginEntry,
@@ -174,13 +177,13 @@ public final class DeviceBroker: @unchecked Sendable {
             return (status, w.bytes)
         case .deviceRead:
             let handle = try r.u32()
-            let capacity = Int(try r.u32())
+            let capacity = DeviceBroker.wireReadCapacity(try r.u32())
             let timeout = try r.i32()
             guard let connection = devices[handle] else {
                 w.str("no such device handle")
                 return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
             }
-            var buffer = [UInt8](repeating: 0, count: min(max(1, capacity), DeviceBroker.wireReadLimit))
+            var buffer = [UInt8](repeating: 0, count: capacity)
             var length = 0
             let status = buffer.withUnsafeMutableBytes { connection.read(into: $0, length: &length, timeout: timeout) }
             w.str(status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError)

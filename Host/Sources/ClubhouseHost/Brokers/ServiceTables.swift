@@ -1,11 +1,11 @@
-// The C function tables the host hands out through get_service. Every function is a C function
-// pointer without captures: it finds its Swift context through `host->host_data` (the instance),
-// `call->host_data` (the call), or the opaque handle it was given (statement, device).
+// The C function tables the host hands out through get_service. Each table is built by its
+// broker (`makeServiceTable()`, in the broker's file, a thin face over the broker's Swift API);
+// every function is a C function pointer without captures: it finds its Swift context through
+// `host->host_data` (the instance), `call->host_data` (the call), or the opaque handle it was
+// given (statement, device). An isolated plugin reaches the same Swift APIs through each broker's
+// wire face (see `IsolatedPlugin.serve`).
 
 import CClubhouse
-import CSQLite
-import ClubhouseABI
-import ClubhouseJSON
 
 /// The tables, built once per process and never changed (the pointers stay valid for its life).
 final class ServiceTables: @unchecked Sendable {
