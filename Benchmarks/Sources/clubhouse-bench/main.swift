@@ -16,6 +16,7 @@ switch area {
 case "platform": platformBench(rest)
 case "isolation": isolationBench(rest)
 case "serve": serveBench(rest)
+case "services": servicesBench(rest)
 case "putting": puttingBench(rest)
 case "putting-processing": puttingProcessingBench(rest)
 case "globe": globeBench(rest)

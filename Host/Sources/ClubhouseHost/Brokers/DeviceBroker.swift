@@ -1,5 +1,7 @@
 // Device broker: a plugin opens a logical device by name; the site maps the name to a transport.
 // Only plugins granted "device:NAME" may open it; with "trace": true every byte is logged in hex.
+// One implementation (`open` and `DeviceConnection`), reached two ways: the C table an in-process
+// plugin gets, and the wire face that answers an isolated plugin's runner.
 
 import ClubhousePlatform
 import CClubhouse
@@ -98,7 +100,7 @@ public final class DeviceBroker: @unchecked Sendable {
         return result
     }
 
-    // MARK: the C table
+    // MARK: the C face
 
     static func connection(_ device: OpaquePointer?) -> DeviceConnection? {
         guard let device else { return nil }
@@ -110,16 +112,13 @@ public final class DeviceBroker: @unchecked Sendable {
             struct_size: UInt32(MemoryLayout<clubhouse_device_service>.size),
             open: { host, name, out, reply in
                 guard let instance = PluginInstance.from(host), let name, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
-                do {
+                do throws(TransportError) {
                     let connection = try instance.runtime.devices.open(name: String(cString: name), for: instance.entry)
                     out.pointee = OpaquePointer(Unmanaged.passRetained(connection).toOpaque())
                     return Int32(CLUBHOUSE_OK)
-                } catch let error as TransportError {
+                } catch {
                     reply?.write(error.message)
                     return error.status.rawValue
-                } catch {
-                    reply?.write("\(error)")
-                    return Int32(CLUBHOUSE_IO)
                 }
             },
             write: { device, bytes, length in
@@ -139,6 +138,67 @@ public final class DeviceBroker: @unchecked Sendable {
                 c.takeUnretainedValue().close()
                 c.release()
             })
+    }
+
+    // MARK: the wire face
+
+    /// The most a runner's read may ask for at once (its proxy asks for at most this).
+    static let wireReadLimit = 1 << 20
+
+    /// The buffer a runner's read gets: what it asked for, at least 1 byte, at most `wireReadLimit`.
+    static func wireReadCapacity(_ requested: UInt32) -> Int { min(max(1, Int(requested)), wireReadLimit) }
+
+    /// Answers a runner's device service call for plugin `entry`. Every reply starts with a
+    /// message (empty on success): open adds u32 handle; read adds the bytes read.
+    func serve(_ operation: WireOperation, _ r: inout WireReader, entry: PluginEntry,
+               devices: inout WireHandles<DeviceConnection>) throws(WireError) -> (Int32, [UInt8]) {
+        var w = WireWriter()
+        switch operation {
+        case .deviceOpen:
+            let name = try r.str()
+            do throws(TransportError) {
+                let connection = try open(name: name, for: entry)
+                w.str("")
+                w.u32(devices.insert(connection))
+                return (Int32(CLUBHOUSE_OK), w.bytes)
+            } catch {
+                w.str(error.message)
+                return (error.status.rawValue, w.bytes)
+            }
+        case .deviceWrite:
+            let handle = try r.u32()
+            let bytes = try r.data()
+            guard let connection = devices[handle] else {
+                w.str("no such device handle")
+                return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+            }
+            let status = bytes.withUnsafeBytes { connection.write($0) }
+            w.str(status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError)
+            return (status, w.bytes)
+        case .deviceRead:
+            let handle = try r.u32()
+            let capacity = DeviceBroker.wireReadCapacity(try r.u32())
+            let timeout = try r.i32()
+            guard let connection = devices[handle] else {
+                w.str("no such device handle")
+                return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+            }
+            var buffer = [UInt8](repeating: 0, count: capacity)
+            var length = 0
+            let status = buffer.withUnsafeMutableBytes { connection.read(into: $0, length: &length, timeout: timeout) }
+            w.str(status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError)
+            w.data(Array(buffer[0..<min(length, buffer.count)]))
+            return (status, w.bytes)
+        default:
+            w.str("not a device operation: \(operation)")
+            return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+        }
+    }
+
+    /// A runner's one-way `deviceClose` frame (u32 device handle).
+    static func serveClose(_ payload: [UInt8], devices: inout WireHandles<DeviceConnection>) {
+        var r = WireReader(payload)
+        if let handle = try? r.u32(), let connection = devices.remove(handle) { connection.close() }
     }
 }
 
@@ -169,6 +229,9 @@ final class DeviceConnection: @unchecked Sendable {
     var lastErrorPointer: UnsafePointer<CChar> {
         lastErrorStorage.withUnsafeBufferPointer { UnsafePointer($0.baseAddress!) }
     }
+
+    /// Why the last write or read failed.
+    var lastError: String { lock.withLock { String(cString: lastErrorPointer) } }
 
     private func fail(_ status: Status, _ message: String) -> Int32 {
         lastErrorStorage = Array("\(name) (\(address)): \(message)".utf8CString)

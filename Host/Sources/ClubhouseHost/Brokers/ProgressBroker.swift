@@ -1,10 +1,44 @@
 // Progress broker: where a call's progress goes — a bar with rate and ETA on a terminal,
 // nothing in a pipe or with --quiet, JSON-RPC notifications under `serve`.
+// One implementation (the call's `ProgressSink`), reached two ways: the C table an in-process
+// plugin gets, and the wire face that takes an isolated plugin's one-way progress frames.
 
+import CClubhouse
 #if canImport(Glibc)
 import ClubhousePlatform
 import Glibc
 #endif
+
+/// The progress service's two faces over the call's sink.
+enum ProgressBroker {
+    /// The C face: begin / update / end on the call whose `clubhouse_call` is passed.
+    static func makeServiceTable() -> clubhouse_progress_service {
+        clubhouse_progress_service(
+            struct_size: UInt32(MemoryLayout<clubhouse_progress_service>.size),
+            begin: { call, label, total in
+                guard let context = CallContext.from(call) else { return }
+                context.progress.begin(label: label.map { String(cString: $0) } ?? "", total: total)
+            },
+            update: { call, done in
+                CallContext.from(call)?.progress.update(done: done)
+            },
+            end: { call in
+                CallContext.from(call)?.progress.end()
+            })
+    }
+
+    /// The wire face: a runner's one-way `progress` frame (u64 call, u8 stage: 0 begin, 1 update,
+    /// 2 end, str label, u64 n), applied to the call the runner is serving. A malformed frame is ignored.
+    static func serve(progress payload: [UInt8], call: CallContext) {
+        var r = WireReader(payload)
+        guard (try? r.u64()) != nil, let stage = try? r.u8(), let label = try? r.str(), let n = try? r.u64() else { return }
+        switch stage {
+        case 0: call.progress.begin(label: label, total: n)
+        case 1: call.progress.update(done: n)
+        default: call.progress.end()
+        }
+    }
+}
 
 /// Receives one call's progress. Implementations rate-limit themselves.
 public protocol ProgressSink: AnyObject, Sendable {

@@ -1,8 +1,12 @@
 // Storage broker: one SQLite database per site per plugin, fenced in by an authorizer, with
 // transactions (nested = savepoints) and per-plugin migrations recorded by the host.
+// One implementation (`StorageService` over `PluginDatabase`, `StorageStatement`), reached two
+// ways: the C table an in-process plugin gets, and the wire face that answers an isolated plugin's
+// runner. Both are thin: pointers or wire fields in, the Swift API, a status (and message) out.
 
 import ClubhousePlatform
 import CClubhouse
+import ClubhouseABI
 import CSQLite
 #if canImport(Glibc)
 import Glibc
@@ -599,4 +603,352 @@ struct StatementRecord {
     var database: UnsafeMutableRawPointer
 
     var owner: PluginDatabase { Unmanaged<PluginDatabase>.fromOpaque(database).takeUnretainedValue() }
+}
+
+// MARK: the storage service: one Swift API, two faces
+
+/// A storage operation's result: a clubhouse status and, when it failed, why.
+struct StorageOutcome: Equatable, Sendable {
+    var status: Int32
+    var message: String
+
+    static let ok = StorageOutcome(status: Int32(CLUBHOUSE_OK), message: "")
+    var isOK: Bool { status == Int32(CLUBHOUSE_OK) }
+}
+
+/// The storage service as one plugin sees it: every operation of the C table an in-process plugin
+/// gets and of the service calls an isolated plugin's runner sends is performed here.
+struct StorageService {
+    enum Source {
+        /// A plugin instance: its grant is checked and its database opened on first use.
+        case instance(PluginInstance)
+        /// An open database (tests, tools).
+        case database(PluginDatabase)
+    }
+
+    let source: Source
+
+    init(instance: PluginInstance) { source = .instance(instance) }
+    init(database: PluginDatabase) { source = .database(database) }
+
+    /// The database when it is open or can be opened (no grant check: for the counters and
+    /// last error, which an ungranted plugin never reaches).
+    var database: PluginDatabase? {
+        switch source {
+        case .database(let db): return db
+        case .instance(let instance): return instance.openDatabase
+        }
+    }
+
+    /// Runs `body` on the database, or says why it cannot be reached (storage not granted, the
+    /// file cannot be opened). A failed status carries the database's message.
+    @inline(__always)
+    func withDatabase(_ body: (PluginDatabase) -> Int32) -> StorageOutcome {
+        let db: PluginDatabase
+        switch source {
+        case .database(let d): db = d
+        case .instance(let instance):
+            guard instance.entry.isGranted(.storage) else {
+                return StorageOutcome(status: Int32(CLUBHOUSE_DENIED), message: "storage is not granted to plugin '\(instance.entry.alias)'")
+            }
+            guard let d = instance.openDatabase else {
+                return StorageOutcome(status: Int32(CLUBHOUSE_IO), message: instance.databaseError ?? "the database is not available")
+            }
+            db = d
+        }
+        let status = body(db)
+        return status == Int32(CLUBHOUSE_OK) ? .ok : StorageOutcome(status: status, message: db.lastError)
+    }
+
+    func exec(_ sql: String) -> StorageOutcome { withDatabase { $0.exec(sql) } }
+
+    /// Compiles one statement; the statement lives until `finalize` (or the database closes).
+    func prepare(_ sql: UnsafePointer<CChar>) -> (StorageOutcome, StorageStatement?) {
+        var statement: StorageStatement?
+        let outcome = withDatabase { db in
+            let (status, record) = db.prepare(sql)
+            statement = record.map(StorageStatement.init)
+            return status
+        }
+        return (outcome, outcome.isOK ? statement : nil)
+    }
+
+    func begin() -> StorageOutcome { withDatabase { $0.begin() } }
+    func commit() -> StorageOutcome { withDatabase { $0.commit() } }
+    func rollback() -> StorageOutcome { withDatabase { $0.rollback() } }
+    func migrate(version: Int32, name: String, sql: String) -> StorageOutcome {
+        withDatabase { $0.migrate(version: version, name: name, sql: sql) }
+    }
+
+    var lastInsertRowID: Int64 { database.map { sqlite3_last_insert_rowid($0.db) } ?? 0 }
+    var changes: Int64 { database.map { sqlite3_changes64($0.db) } ?? 0 }
+}
+
+/// A prepared statement (what a `clubhouse_stmt *` points to; a runner holds a handle to it).
+struct StorageStatement {
+    let record: UnsafeMutablePointer<StatementRecord>
+
+    init(_ record: UnsafeMutablePointer<StatementRecord>) { self.record = record }
+
+    /// The statement behind a C handle.
+    @inline(__always)
+    init?(_ handle: OpaquePointer?) {
+        guard let handle else { return nil }
+        record = UnsafeMutablePointer<StatementRecord>(handle)
+    }
+
+    var handle: OpaquePointer { OpaquePointer(record) }
+    var database: PluginDatabase { record.pointee.owner }
+    @inline(__always) private var stmt: OpaquePointer { record.pointee.stmt }
+
+    @inline(__always)
+    private func bound(_ rc: Int32) -> Int32 {
+        rc == SQLITE_OK ? Int32(CLUBHOUSE_OK) : record.pointee.owner.recordFailure(rc)
+    }
+
+    func bindNull(_ index: Int32) -> Int32 { bound(sqlite3_bind_null(stmt, index)) }
+    func bindInt64(_ index: Int32, _ value: Int64) -> Int32 { bound(sqlite3_bind_int64(stmt, index, value)) }
+    func bindDouble(_ index: Int32, _ value: Double) -> Int32 { bound(sqlite3_bind_double(stmt, index, value)) }
+
+    /// Binds UTF-8 text (empty text when `bytes` is empty; NULL is `bindNull`).
+    func bindText(_ index: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            return bound(sqlite3_bind_text64(stmt, index, "", 0, clubhouse_sqlite_transient(), UInt8(SQLITE_UTF8)))
+        }
+        return bound(sqlite3_bind_text64(stmt, index, base.assumingMemoryBound(to: CChar.self), sqlite3_uint64(bytes.count),
+                                         clubhouse_sqlite_transient(), UInt8(SQLITE_UTF8)))
+    }
+
+    /// Binds a blob (an empty one when `bytes` is empty).
+    func bindBlob(_ index: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return bound(sqlite3_bind_zeroblob(stmt, index, 0)) }
+        return bound(sqlite3_bind_blob64(stmt, index, base, sqlite3_uint64(bytes.count), clubhouse_sqlite_transient()))
+    }
+
+    /// CLUBHOUSE_ROW, CLUBHOUSE_DONE or a failure (message in the database's last error).
+    func step() -> Int32 {
+        let rc = sqlite3_step(stmt)
+        if rc == SQLITE_ROW { return Int32(CLUBHOUSE_ROW) }
+        if rc == SQLITE_DONE { return Int32(CLUBHOUSE_DONE) }
+        return record.pointee.owner.recordFailure(rc)
+    }
+
+    /// Rewinds the statement and clears its bindings.
+    func reset() -> Int32 {
+        sqlite3_reset(stmt)
+        sqlite3_clear_bindings(stmt)
+        return Int32(CLUBHOUSE_OK)
+    }
+
+    func finalize() { record.pointee.owner.finalize(record) }
+
+    var columnCount: Int32 { sqlite3_column_count(stmt) }
+    func columnType(_ column: Int32) -> Int32 { sqlite3_column_type(stmt, column) }
+    func columnName(_ column: Int32) -> UnsafePointer<CChar>? { sqlite3_column_name(stmt, column) }
+    func columnInt64(_ column: Int32) -> Int64 { sqlite3_column_int64(stmt, column) }
+    func columnDouble(_ column: Int32) -> Double { sqlite3_column_double(stmt, column) }
+
+    /// The column as UTF-8 text (valid until the next step), nil when it is NULL.
+    func columnText(_ column: Int32) -> UnsafeBufferPointer<CChar>? {
+        guard let text = sqlite3_column_text(stmt, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(stmt, column))
+        return UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), count: count)
+    }
+
+    /// The column's bytes (valid until the next step; no start for NULL or empty).
+    func columnBlob(_ column: Int32) -> UnsafeRawBufferPointer {
+        let blob = sqlite3_column_blob(stmt, column)
+        return UnsafeRawBufferPointer(start: blob, count: blob == nil ? 0 : Int(sqlite3_column_bytes(stmt, column)))
+    }
+}
+
+// MARK: the C face
+
+extension StorageBroker {
+    static func makeServiceTable() -> clubhouse_storage_service {
+        clubhouse_storage_service(
+            struct_size: UInt32(MemoryLayout<clubhouse_storage_service>.size),
+            exec: { host, sql, reply in
+                guard let instance = PluginInstance.from(host), let sql else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return StorageBroker.answer(StorageService(instance: instance).exec(String(cString: sql)), reply)
+            },
+            prepare: { host, sql, out, reply in
+                guard let instance = PluginInstance.from(host), let sql, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                let (outcome, statement) = StorageService(instance: instance).prepare(sql)
+                out.pointee = statement?.handle
+                return StorageBroker.answer(outcome, reply)
+            },
+            bind_null: { stmt, index in StorageStatement(stmt)?.bindNull(index) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            bind_int64: { stmt, index, value in StorageStatement(stmt)?.bindInt64(index, value) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            bind_double: { stmt, index, value in StorageStatement(stmt)?.bindDouble(index, value) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            bind_text: { stmt, index, text, length in
+                guard let s = StorageStatement(stmt) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                guard let text else { return s.bindNull(index) }
+                return s.bindText(index, UnsafeRawBufferPointer(start: text, count: length))
+            },
+            bind_blob: { stmt, index, bytes, length in
+                guard let s = StorageStatement(stmt) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return s.bindBlob(index, UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : length))
+            },
+            step: { stmt in StorageStatement(stmt)?.step() ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            reset: { stmt in StorageStatement(stmt)?.reset() ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            finalize: { stmt in StorageStatement(stmt)?.finalize() },
+            column_count: { stmt in StorageStatement(stmt)?.columnCount ?? 0 },
+            column_type: { stmt, column in StorageStatement(stmt)?.columnType(column) ?? Int32(CLUBHOUSE_TYPE_NULL) },
+            column_name: { stmt, column in StorageStatement(stmt)?.columnName(column) },
+            column_int64: { stmt, column in StorageStatement(stmt)?.columnInt64(column) ?? 0 },
+            column_double: { stmt, column in StorageStatement(stmt)?.columnDouble(column) ?? 0 },
+            column_text: { stmt, column, length in
+                guard let text = StorageStatement(stmt)?.columnText(column) else {
+                    length?.pointee = 0
+                    return nil
+                }
+                length?.pointee = text.count
+                return text.baseAddress
+            },
+            column_blob: { stmt, column, length in
+                guard let s = StorageStatement(stmt) else { return nil }
+                let blob = s.columnBlob(column)
+                length?.pointee = blob.count
+                return blob.baseAddress
+            },
+            begin: { host, reply in
+                guard let instance = PluginInstance.from(host) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return StorageBroker.answer(StorageService(instance: instance).begin(), reply)
+            },
+            commit: { host, reply in
+                guard let instance = PluginInstance.from(host) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return StorageBroker.answer(StorageService(instance: instance).commit(), reply)
+            },
+            rollback: { host in
+                guard let instance = PluginInstance.from(host) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return StorageService(instance: instance).rollback().status
+            },
+            last_insert_rowid: { host in
+                PluginInstance.from(host).map { StorageService(instance: $0).lastInsertRowID } ?? 0
+            },
+            changes: { host in
+                PluginInstance.from(host).map { StorageService(instance: $0).changes } ?? 0
+            },
+            last_error: { host in
+                PluginInstance.from(host).flatMap { StorageService(instance: $0).database }?.lastErrorPointer
+            },
+            migrate: { host, version, name, sql, reply in
+                guard let instance = PluginInstance.from(host), let name, let sql else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return StorageBroker.answer(
+                    StorageService(instance: instance).migrate(version: version, name: String(cString: name), sql: String(cString: sql)),
+                    reply)
+            })
+    }
+
+    /// A status for C, its message (when it failed) in the reply.
+    @inline(__always)
+    static func answer(_ outcome: StorageOutcome, _ reply: UnsafePointer<clubhouse_reply>?) -> Int32 {
+        if !outcome.isOK { reply?.write(outcome.message) }
+        return outcome.status
+    }
+}
+
+// MARK: the wire face
+
+extension StorageBroker {
+    /// Answers a runner's storage service call (exec, prepare, step, begin, commit, rollback,
+    /// migrate). Every reply starts with the storage tail: str message, i64 last insert rowid,
+    /// i64 changes. A statement lives in the host; the runner holds its handle in `statements`.
+    static func serve(_ operation: WireOperation, _ r: inout WireReader, service: StorageService,
+                      statements: inout WireHandles<StorageStatement>) -> (Int32, [UInt8]) {
+        var w = WireWriter()
+        func tail(_ message: String) {
+            w.str(message)
+            w.i64(service.lastInsertRowID)
+            w.i64(service.changes)
+        }
+        func answer(_ outcome: StorageOutcome) -> (Int32, [UInt8]) {
+            tail(outcome.message)
+            return (outcome.status, w.bytes)
+        }
+        do {
+            switch operation {
+            case .exec:
+                return answer(service.exec(try r.str()))
+            case .prepare:
+                let sql = try r.str()
+                let (outcome, prepared) = service.prepare(sql)
+                guard let statement = prepared else { return answer(outcome) }
+                tail("")
+                w.u32(statements.insert(statement))
+                let count = statement.columnCount
+                w.u32(UInt32(max(0, count)))
+                for c in 0..<count { w.str(statement.columnName(c).map { String(cString: $0) } ?? "") }
+                return (outcome.status, w.bytes)
+            case .step:
+                let handle = try r.u32()
+                let resetFirst = try r.u8()
+                let binds = try r.u32()
+                guard let statement = statements[handle] else {
+                    tail("no such statement")
+                    return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+                }
+                if resetFirst != 0 { _ = statement.reset() }
+                var bindStatus = Int32(CLUBHOUSE_OK)
+                for _ in 0..<binds {
+                    let index = try r.i32()
+                    let type = try r.u8()
+                    let rc: Int32
+                    switch type {
+                    case 1: rc = statement.bindInt64(index, try r.i64())
+                    case 2: rc = statement.bindDouble(index, try r.f64())
+                    case 3: rc = try r.data().withUnsafeBytes { statement.bindText(index, $0) }
+                    case 4: rc = try r.data().withUnsafeBytes { statement.bindBlob(index, $0) }
+                    default: rc = statement.bindNull(index)
+                    }
+                    if rc != Int32(CLUBHOUSE_OK) && bindStatus == Int32(CLUBHOUSE_OK) { bindStatus = rc }
+                }
+                if bindStatus != Int32(CLUBHOUSE_OK) {
+                    tail(statement.database.lastError)
+                    return (bindStatus, w.bytes)
+                }
+                let status = statement.step()
+                tail(status == Int32(CLUBHOUSE_ROW) || status == Int32(CLUBHOUSE_DONE) ? "" : statement.database.lastError)
+                if status == Int32(CLUBHOUSE_ROW) {
+                    let count = statement.columnCount
+                    w.u32(UInt32(max(0, count)))
+                    for c in 0..<count {
+                        let type = statement.columnType(c)
+                        w.u8(UInt8(clamping: type))
+                        switch type {
+                        case Int32(CLUBHOUSE_TYPE_INTEGER): w.i64(statement.columnInt64(c))
+                        case Int32(CLUBHOUSE_TYPE_FLOAT): w.f64(statement.columnDouble(c))
+                        case Int32(CLUBHOUSE_TYPE_TEXT), Int32(CLUBHOUSE_TYPE_BLOB): w.data(statement.columnBlob(c))
+                        default: break
+                        }
+                    }
+                }
+                return (status, w.bytes)
+            case .begin:
+                return answer(service.begin())
+            case .commit:
+                return answer(service.commit())
+            case .rollback:
+                return answer(service.rollback())
+            case .migrate:
+                let version = try r.i32()
+                let name = try r.str()
+                let sql = try r.str()
+                return answer(service.migrate(version: version, name: name, sql: sql))
+            default:
+                return answer(StorageOutcome(status: Int32(CLUBHOUSE_INVALID_ARGUMENT), message: "not a storage operation: \(operation)"))
+            }
+        } catch {
+            w = WireWriter()
+            tail("malformed service call: \(error)")
+            return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+        }
+    }
+
+    /// A runner's one-way `finalize` frame (u32 statement handle).
+    static func serveFinalize(_ payload: [UInt8], statements: inout WireHandles<StorageStatement>) {
+        var r = WireReader(payload)
+        if let handle = try? r.u32(), let statement = statements.remove(handle) { statement.finalize() }
+    }
 }

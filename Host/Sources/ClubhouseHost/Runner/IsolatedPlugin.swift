@@ -1,6 +1,6 @@
 // The host side of an isolated plugin: starts `clubhouse __runner PLUGIN.so`, relays create,
-// invoke and destroy, and performs the runner's service calls with the instance's real services
-// (the same tables an in-process plugin gets). A crash, an abort, a hang past the plugin's
+// invoke and destroy, and answers the runner's service calls through each broker's wire face (the
+// same Swift implementation an in-process plugin's C tables reach). A crash, an abort, a hang past the plugin's
 // timeout, or garbage on the pipe becomes an error naming the plugin and the cause; the next call
 // starts a new runner.
 
@@ -25,9 +25,9 @@ final class IsolatedPlugin: @unchecked Sendable {
 
     private var pid: pid_t = 0
     private var channel: WireChannel?
-    private var statements: [UInt32: OpaquePointer] = [:]
-    private var devices: [UInt32: OpaquePointer] = [:]
-    private var nextHandle: UInt32 = 1
+    /// Host objects the runner names by handle (they live as long as the runner, at most).
+    private var statements = WireHandles<StorageStatement>()
+    private var devices = WireHandles<DeviceConnection>()
     /// Set after a crash: the next call starts a new runner and re-creates the instance.
     private var needsCreate = false
     let lock = Lock()
@@ -205,8 +205,8 @@ final class IsolatedPlugin: @unchecked Sendable {
         guard pid > 0 else { return }
         killGroup()
         _ = reap(after: "stopped")
-        statements.removeAll()
-        devices.removeAll()
+        _ = statements.removeAll()
+        _ = devices.removeAll()
     }
 
     // MARK: calls
@@ -271,10 +271,8 @@ final class IsolatedPlugin: @unchecked Sendable {
                           quietFailure: Bool = false) -> (Int32, [UInt8]) {
         func failure(_ cause: String) -> (Int32, [UInt8]) {
             needsCreate = true
-            for (_, stmt) in statements { ServiceTables.shared.storage.pointee.finalize(stmt) }
-            statements.removeAll()
-            for (_, device) in devices { ServiceTables.shared.device.pointee.close(device) }
-            devices.removeAll()
+            for statement in statements.removeAll() { statement.finalize() }
+            for device in devices.removeAll() { device.close() }
             instance.abandonTransactions()
             call.progress.end()
             let message = "plugin '\(alias)' \(cause) during \(what); the host keeps running and restarts the plugin on the next call"
@@ -345,210 +343,44 @@ final class IsolatedPlugin: @unchecked Sendable {
                 var r = WireReader(body)
                 guard let seq = try? r.u32(), let op = try? r.u8() else { return violation("a truncated service call") }
                 guard let operation = WireOperation(rawValue: op) else { return violation("a service call with unknown operation \(op)") }
-                let (status, reply) = perform(operation, &r, instance: instance, call: call)
+                let (status, reply) = serve(operation, &r, instance: instance, call: call)
                 var w = WireWriter()
                 w.u32(seq)
                 w.i32(status)
                 w.data(reply)
                 do { try wire.send(.reply, w.bytes) } catch { return failure(reap(after: error.description)) }
             case .log:
-                var r = WireReader(body)
-                if let level = try? r.i32(), let text = try? r.str() {
-                    instance.runtime.log.write(level: level, source: alias, message: text)
-                }
+                instance.runtime.log.serve(log: body, source: alias)
             case .progress:
-                var r = WireReader(body)
-                guard (try? r.u64()) != nil, let stage = try? r.u8(), let label = try? r.str(), let n = try? r.u64() else { continue }
-                switch stage {
-                case 0: call.progress.begin(label: label, total: n)
-                case 1: call.progress.update(done: n)
-                default: call.progress.end()
-                }
+                ProgressBroker.serve(progress: body, call: call)
             case .finalize:
-                var r = WireReader(body)
-                if let h = try? r.u32(), let stmt = statements.removeValue(forKey: h) {
-                    ServiceTables.shared.storage.pointee.finalize(stmt)
-                }
+                StorageBroker.serveFinalize(body, statements: &statements)
             case .deviceClose:
-                var r = WireReader(body)
-                if let h = try? r.u32(), let device = devices.removeValue(forKey: h) {
-                    ServiceTables.shared.device.pointee.close(device)
-                }
+                DeviceBroker.serveClose(body, devices: &devices)
             default:
                 return violation("an unexpected '\(k)' message")
             }
         }
     }
 
-    // MARK: service calls, performed with the instance's real services
+    // MARK: service calls: each broker's wire face over the broker's one implementation
 
-    private func lastError(_ host: UnsafePointer<clubhouse_host>) -> String {
-        ServiceTables.shared.storage.pointee.last_error(host).map { String(cString: $0) } ?? "storage error"
-    }
-
-    private func storageTail(_ w: inout WireWriter, _ host: UnsafePointer<clubhouse_host>, message: String) {
-        let s = ServiceTables.shared.storage.pointee
-        w.str(message)
-        w.i64(s.last_insert_rowid(host))
-        w.i64(s.changes(host))
-    }
-
-    private func perform(_ operation: WireOperation, _ r: inout WireReader, instance: PluginInstance, call: CallContext)
+    private func serve(_ operation: WireOperation, _ r: inout WireReader, instance: PluginInstance, call: CallContext)
         -> (Int32, [UInt8])
     {
-        let host = UnsafePointer(instance.host)
-        let s = ServiceTables.shared.storage.pointee
-        var w = WireWriter()
-        func replyStatus(_ status: Int32, _ buffer: ReplyBuffer) -> (Int32, [UInt8]) {
-            let message = buffer.text.isEmpty && status != Int32(CLUBHOUSE_OK) ? lastError(host) : buffer.text
-            storageTail(&w, host, message: message)
-            return (status, w.bytes)
-        }
         do {
             switch operation {
-            case .exec:
-                let sql = try r.str()
-                let buffer = ReplyBuffer()
-                let status = buffer.withSink { s.exec(host, sql, $0) }
-                return replyStatus(status, buffer)
-            case .prepare:
-                let sql = try r.str()
-                let buffer = ReplyBuffer()
-                var stmt: OpaquePointer?
-                let status = buffer.withSink { s.prepare(host, sql, &stmt, $0) }
-                guard status == Int32(CLUBHOUSE_OK), let stmt else { return replyStatus(status, buffer) }
-                let handle = nextHandle
-                nextHandle &+= 1
-                statements[handle] = stmt
-                storageTail(&w, host, message: "")
-                w.u32(handle)
-                let count = s.column_count(stmt)
-                w.u32(UInt32(max(0, count)))
-                for c in 0..<count { w.str(s.column_name(stmt, c).map { String(cString: $0) } ?? "") }
-                return (status, w.bytes)
-            case .step:
-                let handle = try r.u32()
-                let resetFirst = try r.u8()
-                let binds = try r.u32()
-                guard let stmt = statements[handle] else {
-                    storageTail(&w, host, message: "no such statement")
-                    return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
-                }
-                if resetFirst != 0 { _ = s.reset(stmt) }
-                var bindStatus = Int32(CLUBHOUSE_OK)
-                for _ in 0..<binds {
-                    let index = try r.i32()
-                    let type = try r.u8()
-                    var rc: Int32
-                    switch type {
-                    case 1: rc = s.bind_int64(stmt, index, try r.i64())
-                    case 2: rc = s.bind_double(stmt, index, try r.f64())
-                    case 3:
-                        let text = try r.data()
-                        rc = text.withUnsafeBufferPointer { b in
-                            b.withMemoryRebound(to: CChar.self) { chars in
-                                guard let base = chars.baseAddress else { return s.bind_text(stmt, index, "", 0) }
-                                return s.bind_text(stmt, index, base, chars.count)
-                            }
-                        }
-                    case 4:
-                        let blob = try r.data()
-                        rc = blob.withUnsafeBytes { s.bind_blob(stmt, index, $0.baseAddress, $0.count) }
-                    default: rc = s.bind_null(stmt, index)
-                    }
-                    if rc != Int32(CLUBHOUSE_OK) && bindStatus == Int32(CLUBHOUSE_OK) { bindStatus = rc }
-                }
-                if bindStatus != Int32(CLUBHOUSE_OK) {
-                    storageTail(&w, host, message: lastError(host))
-                    return (bindStatus, w.bytes)
-                }
-                let status = s.step(stmt)
-                let message = status == Int32(CLUBHOUSE_ROW) || status == Int32(CLUBHOUSE_DONE) ? ""
-                    : lastError(host)
-                storageTail(&w, host, message: message)
-                if status == Int32(CLUBHOUSE_ROW) {
-                    let count = s.column_count(stmt)
-                    w.u32(UInt32(max(0, count)))
-                    for c in 0..<count {
-                        let type = s.column_type(stmt, c)
-                        w.u8(UInt8(clamping: type))
-                        switch type {
-                        case Int32(CLUBHOUSE_TYPE_INTEGER): w.i64(s.column_int64(stmt, c))
-                        case Int32(CLUBHOUSE_TYPE_FLOAT): w.f64(s.column_double(stmt, c))
-                        case Int32(CLUBHOUSE_TYPE_TEXT), Int32(CLUBHOUSE_TYPE_BLOB):
-                            var length = 0
-                            let p = s.column_blob(stmt, c, &length)
-                            w.data(UnsafeRawBufferPointer(start: p, count: p == nil ? 0 : length))
-                        default: break
-                        }
-                    }
-                }
-                return (status, w.bytes)
-            case .begin:
-                let buffer = ReplyBuffer()
-                return replyStatus(buffer.withSink { s.begin(host, $0) }, buffer)
-            case .commit:
-                let buffer = ReplyBuffer()
-                return replyStatus(buffer.withSink { s.commit(host, $0) }, buffer)
-            case .rollback:
-                return replyStatus(s.rollback(host), ReplyBuffer())
-            case .migrate:
-                let version = try r.i32()
-                let name = try r.str()
-                let sql = try r.str()
-                let buffer = ReplyBuffer()
-                return replyStatus(buffer.withSink { s.migrate(host, version, name, sql, $0) }, buffer)
+            case .exec, .prepare, .step, .begin, .commit, .rollback, .migrate:
+                return StorageBroker.serve(operation, &r, service: StorageService(instance: instance), statements: &statements)
             case .invoke:
-                _ = try r.u64()
-                let target = try r.str()
-                let command = try r.str()
-                let request = try r.data()
-                let outcome = instance.runtime.invokeFromPlugin(caller: instance, call: call, alias: target, command: command,
-                                                                request: request)
-                w.data(outcome.reply)
-                return (outcome.status, w.bytes)
-            case .deviceOpen:
-                let name = try r.str()
-                let d = ServiceTables.shared.device.pointee
-                let buffer = ReplyBuffer()
-                var device: OpaquePointer?
-                let status = buffer.withSink { d.open(host, name, &device, $0) }
-                w.str(buffer.text)
-                guard status == Int32(CLUBHOUSE_OK), let device else { return (status, w.bytes) }
-                let handle = nextHandle
-                nextHandle &+= 1
-                devices[handle] = device
-                w.u32(handle)
-                return (status, w.bytes)
-            case .deviceWrite:
-                let handle = try r.u32()
-                let bytes = try r.data()
-                let d = ServiceTables.shared.device.pointee
-                guard let device = devices[handle] else {
-                    w.str("no such device handle")
-                    return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
-                }
-                let status = bytes.withUnsafeBufferPointer { d.write(device, $0.baseAddress, $0.count) }
-                w.str(status == Int32(CLUBHOUSE_OK) ? "" : (d.last_error(device).map { String(cString: $0) } ?? ""))
-                return (status, w.bytes)
-            case .deviceRead:
-                let handle = try r.u32()
-                let capacity = Int(try r.u32())
-                let timeout = try r.i32()
-                let d = ServiceTables.shared.device.pointee
-                guard let device = devices[handle] else {
-                    w.str("no such device handle")
-                    return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
-                }
-                var buffer = [UInt8](repeating: 0, count: max(1, capacity))
-                var length = 0
-                let status = buffer.withUnsafeMutableBufferPointer { d.read(device, $0.baseAddress, $0.count, &length, timeout) }
-                w.str(status == Int32(CLUBHOUSE_OK) ? "" : (d.last_error(device).map { String(cString: $0) } ?? ""))
-                w.data(Array(buffer[0..<min(length, buffer.count)]))
-                return (status, w.bytes)
+                return try InvokeBroker.serve(&r, instance: instance, call: call)
+            case .deviceOpen, .deviceWrite, .deviceRead:
+                return try instance.runtime.devices.serve(operation, &r, entry: instance.entry, devices: &devices)
             }
         } catch {
-            storageTail(&w, host, message: "malformed service call: \(error)")
+            // Every reply starts with a message the runner reads first.
+            var w = WireWriter()
+            w.str("malformed service call: \(error)")
             return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
         }
     }

@@ -51,9 +51,7 @@ final class ProxyTables: @unchecked Sendable {
             struct_size: UInt32(MemoryLayout<clubhouse_config_service>.size),
             get: { host, key, reply in
                 guard let c = ProxyTables.context(host), let key else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
-                guard let value = ConfigLookup.value(in: c.config, key: String(cString: key)) else { return Int32(CLUBHOUSE_NOT_FOUND) }
-                reply?.write(JSONWriter.compact(value))
-                return Int32(CLUBHOUSE_OK)
+                return ConfigBroker.get(in: c.config, key: String(cString: key), reply: reply)
             }))
         progress = .allocate(capacity: 1)
         progress.initialize(to: clubhouse_progress_service(

@@ -207,3 +207,30 @@ final class WireChannel: @unchecked Sendable {
         Glibc.close(output)
     }
 }
+
+/// Objects that live in the host and that a runner names by handle (prepared statements, open
+/// devices). Handles are never reused while the table lives.
+struct WireHandles<Value> {
+    private var values: [UInt32: Value] = [:]
+    private var next: UInt32 = 1
+
+    mutating func insert(_ value: Value) -> UInt32 {
+        let handle = next
+        next &+= 1
+        values[handle] = value
+        return handle
+    }
+
+    subscript(handle: UInt32) -> Value? { values[handle] }
+
+    mutating func remove(_ handle: UInt32) -> Value? { values.removeValue(forKey: handle) }
+
+    /// Empties the table and returns what it held.
+    mutating func removeAll() -> [Value] {
+        let all = Array(values.values)
+        values.removeAll()
+        return all
+    }
+
+    var count: Int { values.count }
+}

@@ -48,7 +48,7 @@ final class PluginInstance: @unchecked Sendable {
     private var created = false
     private let databaseLock = Lock()
     private var database: PluginDatabase?
-    private var databaseError: String?
+    private(set) var databaseError: String?
 
     init(backend: PluginBackend, entry: PluginEntry, siteName: String, runtime: SiteRuntime) {
         self.backend = backend
@@ -196,21 +196,6 @@ final class PluginInstance: @unchecked Sendable {
             }
             return database
         }
-    }
-
-    /// Runs a storage operation, or reports why the database cannot be opened.
-    static func withDatabase(_ host: UnsafePointer<clubhouse_host>?, _ reply: UnsafePointer<clubhouse_reply>?,
-                             _ body: (PluginDatabase) -> Int32) -> Int32 {
-        guard let instance = from(host) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
-        guard instance.entry.isGranted(.storage) else {
-            reply?.write("storage is not granted to plugin '\(instance.entry.alias)'")
-            return Int32(CLUBHOUSE_DENIED)
-        }
-        guard let db = instance.openDatabase else {
-            reply?.write(instance.databaseError ?? "the database is not available")
-            return Int32(CLUBHOUSE_IO)
-        }
-        return body(db)
     }
 
     /// Runs one command. Serialized through the site's call gates unless the plugin is thread-safe. The call is the thread's

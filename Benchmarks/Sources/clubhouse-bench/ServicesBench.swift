@@ -1,0 +1,123 @@
+// Services benchmark (issue 13: one implementation per service, reached through a C face and a
+// wire face), release build, everything in one run so the ratios compare like with like:
+//  - the machine's pipe round-trip floor (1 byte to /bin/cat and back);
+//  - in process: the no-op command round trip (NotesC `ping`, target ≤ 0.5 µs) and one storage
+//    call through the C face (`exec("SELECT 1")`, and a prepared `SELECT ?` bound and stepped);
+//  - isolated: the no-op round trip (NotesC `ping` in its runner, target ≤ 1.5× the floor) and
+//    one storage service call over the wire (`notes list` of 1,000 notes minus `notes list` of
+//    none, per row: each row is one `step` service call answered by the storage wire face).
+// Usage: clubhouse-bench services [--quick]
+
+import CClubhouse
+import ClubhouseFrontEnds
+import ClubhouseHost
+import ClubhousePlatform
+import ClubhouseJSON
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func servicesBench(_ arguments: [String]) {
+    let quick = arguments.contains("--quick")
+    let dir = Measure.executableDirectory()
+    let scratch = "/tmp/clubhouse-services-bench-\(getpid())"
+    mkdir(scratch, 0o700)
+    defer { _ = system("rm -rf '\(scratch)'") }
+    // One plugin per site: the same library in process at one site and isolated at the other.
+    let config = """
+        {"sites": {
+          "inproc": {"plugins": {"notes": {"path": "\(dir)/libNotesC.so", "grants": ["storage"], "isolation": "in-process"}}},
+          "isolated": {"plugins": {"notes": {"path": "\(dir)/libNotesC.so", "grants": ["storage"], "isolation": "process"}}}
+        }}
+        """
+    let configPath = scratch + "/plugins.json"
+    guard let file = fopen(configPath, "w") else { return }
+    fputs(config, file)
+    fclose(file)
+    setenv("SWIFT_BACKTRACE", "enable=no", 1)
+    let configuration: SiteConfiguration
+    do {
+        var options = GlobalOptions()
+        options.configPath = configPath
+        configuration = try options.loadConfiguration()
+    } catch {
+        print("services bench: \(error)")
+        return
+    }
+    guard let inSite = configuration.sites["inproc"], let isoSite = configuration.sites["isolated"] else { return }
+    let inproc = SiteRuntime(configuration: configuration, site: inSite, dataDirectory: scratch + "/data-in",
+                             log: LogBroker(verbosity: 0, color: false))
+    let isolated = SiteRuntime(configuration: configuration, site: isoSite, dataDirectory: scratch + "/data-iso",
+                               log: LogBroker(verbosity: 0, color: false))
+    defer {
+        inproc.shutdown()
+        isolated.shutdown()
+    }
+    let samples = quick ? 5 : 21
+
+    print("services: one implementation, two faces (medians of \(samples) batches)")
+    let floor = pipeRoundTripFloor(calls: quick ? 200 : 2000, samples: samples)
+    if let floor { print("  floor: 1 byte to a child process and back over two pipes (/bin/cat)  \(Measure.format(floor))") }
+
+    func perCall(_ runtime: SiteRuntime, _ command: String, calls: Int) -> Double? {
+        guard runtime.call(alias: "notes", command: command, arguments: JSONObject()).status == .ok else { return nil }
+        return Measure.medianSeconds(samples: samples) {
+            for _ in 0..<calls { _ = runtime.call(alias: "notes", command: command, arguments: JSONObject()) }
+        } / Double(calls)
+    }
+
+    // In process.
+    if let noop = perCall(inproc, "ping", calls: quick ? 2000 : 20_000) {
+        print("  in process   no-op round trip (notes ping)              \(Measure.format(noop))  (target ≤ 0.5 µs)")
+    } else {
+        print("  in process: notes unavailable")
+    }
+    do {
+        try inproc.withHostStruct(of: "notes") { host in
+            guard let raw = host.pointee.get_service(host, CLUBHOUSE_SERVICE_STORAGE) else { return }
+            let s = raw.assumingMemoryBound(to: clubhouse_storage_service.self).pointee
+            let calls = quick ? 10_000 : 100_000
+            let exec = Measure.medianSeconds(samples: samples) {
+                for _ in 0..<calls { _ = s.exec(host, "SELECT 1", nil) }
+            } / Double(calls)
+            var stmt: OpaquePointer?
+            _ = s.prepare(host, "SELECT ?", &stmt, nil)
+            let step = Measure.medianSeconds(samples: samples) {
+                for i in 0..<calls {
+                    _ = s.bind_int64(stmt, 1, Int64(i))
+                    _ = s.step(stmt)
+                    _ = s.column_int64(stmt, 0)
+                    _ = s.reset(stmt)
+                }
+            } / Double(calls)
+            s.finalize(stmt)
+            print("  in process   storage exec(\"SELECT 1\") through the C face  \(Measure.format(exec))")
+            print("  in process   storage bind + step + column + reset (C face) \(Measure.format(step))")
+        }
+    } catch {
+        print("  in process storage: \(error)")
+    }
+
+    // Isolated.
+    if let noop = perCall(isolated, "ping", calls: quick ? 200 : 2000) {
+        let ratio = floor.map { String(format: "  %.2f× the floor", noop / $0) } ?? ""
+        print("  isolated     no-op round trip (notes ping)              \(Measure.format(noop))\(ratio)  (target ≤ 1.5×)")
+    } else {
+        print("  isolated: notes unavailable")
+        return
+    }
+    let rows = quick ? 200 : 1000
+    let listCalls = quick ? 5 : 20
+    guard let empty = perCall(isolated, "list", calls: listCalls) else {
+        print("  isolated: notes list unavailable")
+        return
+    }
+    for i in 0..<rows {
+        _ = isolated.call(alias: "notes", command: "add", arguments: ["text": .string("note \(i)")])
+    }
+    guard let full = perCall(isolated, "list", calls: listCalls) else { return }
+    let perRow = (full - empty) / Double(rows)
+    let ratio = floor.map { String(format: "  %.2f× the floor", perRow / $0) } ?? ""
+    print("  isolated     one storage step over the wire (list of \(rows) − list of 0, per row)  \(Measure.format(perRow))\(ratio)")
+    print("  isolated     notes list of 0 rows (prepare + step + finalize + the call)  \(Measure.format(empty))")
+}

@@ -1,0 +1,279 @@
+import CClubhouse
+import ClubhouseABI
+import ClubhouseJSON
+import XCTest
+@testable import ClubhouseHost
+
+/// Each broker is one Swift implementation with two thin faces: the C table an in-process plugin
+/// gets and the wire handler an isolated plugin's runner reaches. These tests drive the Swift API,
+/// the wire face and (where it needs no loaded plugin) the C face, and compare what they do.
+final class ServiceFacesTests: XCTestCase {
+    // MARK: log
+
+    final class Lines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var storage: [String] = []
+        func append(_ line: String) { lock.withLock { storage.append(line) } }
+        var all: [String] { lock.withLock { storage } }
+    }
+
+    func testLogWireFaceWritesWhatTheSwiftAPIWrites() {
+        let direct = Lines(), wired = Lines()
+        let a = LogBroker(verbosity: 1, color: false, output: { direct.append($0) })
+        let b = LogBroker(verbosity: 1, color: false, output: { wired.append($0) })
+        for (level, text) in [(Int32(CLUBHOUSE_LOG_WARNING), "low on balls"), (Int32(CLUBHOUSE_LOG_INFO), "42 shots"),
+                              (Int32(CLUBHOUSE_LOG_DEBUG), "hidden at -v")] {
+            a.write(level: level, source: "tennis", message: text)
+            var w = WireWriter()
+            w.i32(level)
+            w.str(text)
+            b.serve(log: w.bytes, source: "tennis")
+        }
+        b.serve(log: [1, 2], source: "tennis")  // truncated: ignored
+        XCTAssertEqual(direct.all, ["[tennis] warning: low on balls\n", "[tennis] info: 42 shots\n"])
+        XCTAssertEqual(wired.all, direct.all)
+    }
+
+    // MARK: progress
+
+    final class RecordingProgress: ProgressSink, @unchecked Sendable {
+        var events: [String] = []
+        func begin(label: String, total: UInt64) { events.append("begin \(label) \(total)") }
+        func update(done: UInt64) { events.append("update \(done)") }
+        func end() { events.append("end") }
+    }
+
+    func testProgressReachesTheCallsSinkTheSameWayFromCAndFromTheWire() {
+        let direct = RecordingProgress(), viaC = RecordingProgress(), viaWire = RecordingProgress()
+        let callDirect = CallContext(flags: 0, progress: direct, alias: "p")
+        callDirect.progress.begin(label: "importing", total: 10)
+        callDirect.progress.update(done: 4)
+        callDirect.progress.end()
+
+        let table = ServiceTables.shared.progress.pointee
+        CallContext(flags: 0, progress: viaC, alias: "p").withCStruct { call in
+            table.begin(call, "importing", 10)
+            table.update(call, 4)
+            table.end(call)
+        }
+
+        let callWire = CallContext(flags: 0, progress: viaWire, alias: "p")
+        for (stage, label, n) in [(UInt8(0), "importing", UInt64(10)), (1, "", 4), (2, "", 0)] {
+            var w = WireWriter()
+            w.u64(callWire.id)
+            w.u8(stage)
+            w.str(label)
+            w.u64(n)
+            ProgressBroker.serve(progress: w.bytes, call: callWire)
+        }
+        ProgressBroker.serve(progress: [0, 0, 0], call: callWire)  // truncated: ignored
+
+        XCTAssertEqual(direct.events, ["begin importing 10", "update 4", "end"])
+        XCTAssertEqual(viaC.events, direct.events)
+        XCTAssertEqual(viaWire.events, direct.events)
+    }
+
+    // MARK: config
+
+    func testConfigLookupIsSharedByTheHostAndRunnerTables() throws {
+        let config = try JSONParser.parse(#"{"physics":{"capture":[0.5,1]},"name":"court 1"}"#)
+        let reply = ReplyBuffer()
+        XCTAssertEqual(reply.withSink { ConfigBroker.get(in: config, key: "physics.capture.1", reply: $0) }, Int32(CLUBHOUSE_OK))
+        XCTAssertEqual(reply.text, "1")
+        XCTAssertEqual(ConfigBroker.get(in: config, key: "physics.nothing", reply: nil), Int32(CLUBHOUSE_NOT_FOUND))
+    }
+
+    // MARK: storage
+
+    private let ok = Int32(CLUBHOUSE_OK)
+
+    /// Sends one storage service call through the wire face; returns the status and a reader past
+    /// the storage tail (message, last rowid, changes), which it returns too.
+    private func wire(_ operation: WireOperation, _ service: StorageService, _ statements: inout WireHandles<StorageStatement>,
+                      _ build: (inout WireWriter) -> Void = { _ in })
+        throws -> (status: Int32, message: String, rowid: Int64, changes: Int64, rest: WireReader)
+    {
+        var w = WireWriter()
+        build(&w)
+        var request = WireReader(w.bytes)
+        let (status, reply) = StorageBroker.serve(operation, &request, service: service, statements: &statements)
+        var r = WireReader(reply)
+        let message = try r.str()
+        let rowid = try r.i64()
+        let changes = try r.i64()
+        return (status, message, rowid, changes, r)
+    }
+
+    func testStorageWireAndCFacesAnswerLikeTheSwiftAPI() throws {
+        let directory = NSTemporaryDirectory() + "clubhouse-faces-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = try StorageBroker(dataDirectory: directory).open(site: "s", pluginID: "org.x.p", owner: "p")
+        defer { db.close() }
+        let service = StorageService(database: db)
+        var statements = WireHandles<StorageStatement>()
+
+        XCTAssertEqual(service.migrate(version: 1, name: "one", sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, score REAL, raw BLOB)"), .ok)
+        XCTAssertEqual(service.exec("INSERT INTO t(name, score) VALUES ('ann', 1.5)"), .ok)
+        let inserted = try wire(.exec, service, &statements) { $0.str("INSERT INTO t(name, score) VALUES ('bob', 2.5)") }
+        XCTAssertEqual(inserted.status, ok)
+        XCTAssertEqual(inserted.message, "")
+        XCTAssertEqual(inserted.rowid, 2)
+        XCTAssertEqual(inserted.changes, 1)
+
+        // One failure, the same status and message from the Swift API and from the wire.
+        let refused = service.exec("INSERT INTO _clubhouse_migrations(version, name) VALUES (9, 'x')")
+        XCTAssertEqual(refused.status, Int32(CLUBHOUSE_DENIED))
+        XCTAssertTrue(refused.message.contains("belongs to the host"), refused.message)
+        let refusedOnWire = try wire(.exec, service, &statements) { $0.str("INSERT INTO _clubhouse_migrations(version, name) VALUES (9, 'x')") }
+        XCTAssertEqual(refusedOnWire.status, refused.status)
+        XCTAssertEqual(refusedOnWire.message, refused.message)
+        let unbalanced = try wire(.commit, service, &statements)
+        XCTAssertEqual(unbalanced.status, Int32(CLUBHOUSE_INVALID_ARGUMENT))
+        XCTAssertEqual(unbalanced.message, "commit without begin")
+
+        // A query through the wire: prepare, then a step with its bind, the row whole.
+        let query = "SELECT name, score, raw FROM t WHERE id = ?"
+        let prepared = try wire(.prepare, service, &statements) { $0.str(query) }
+        XCTAssertEqual(prepared.status, ok)
+        var rest = prepared.rest
+        let handle = try rest.u32()
+        XCTAssertEqual(try rest.u32(), 3)
+        XCTAssertEqual([try rest.str(), try rest.str(), try rest.str()], ["name", "score", "raw"])
+        let row = try wire(.step, service, &statements) { w in
+            w.u32(handle)
+            w.u8(0)
+            w.u32(1)
+            w.i32(1)
+            w.u8(1)
+            w.i64(2)
+        }
+        XCTAssertEqual(row.status, Int32(CLUBHOUSE_ROW))
+        rest = row.rest
+        XCTAssertEqual(try rest.u32(), 3)
+        XCTAssertEqual(Int32(try rest.u8()), Int32(CLUBHOUSE_TYPE_TEXT))
+        XCTAssertEqual(try rest.str(), "bob")
+        XCTAssertEqual(Int32(try rest.u8()), Int32(CLUBHOUSE_TYPE_FLOAT))
+        XCTAssertEqual(try rest.f64(), 2.5)
+        XCTAssertEqual(Int32(try rest.u8()), Int32(CLUBHOUSE_TYPE_NULL))
+
+        // The same query through the C face, on a statement the Swift API prepared.
+        let (outcome, made) = service.prepare(query)
+        XCTAssertEqual(outcome, .ok)
+        let statement = try XCTUnwrap(made)
+        let table = ServiceTables.shared.storage.pointee
+        XCTAssertEqual(table.column_count(statement.handle), 3)
+        XCTAssertEqual(table.bind_int64(statement.handle, 1, 2), ok)
+        XCTAssertEqual(table.step(statement.handle), Int32(CLUBHOUSE_ROW))
+        var length = 0
+        let text = try XCTUnwrap(table.column_text(statement.handle, 0, &length))
+        XCTAssertEqual(String(cString: text), "bob")
+        XCTAssertEqual(length, 3)
+        XCTAssertEqual(table.column_double(statement.handle, 1), 2.5)
+        XCTAssertEqual(table.column_type(statement.handle, 2), Int32(CLUBHOUSE_TYPE_NULL))
+        XCTAssertEqual(table.step(statement.handle), Int32(CLUBHOUSE_DONE))
+        XCTAssertEqual(table.bind_int64(statement.handle, 7, 1), Int32(CLUBHOUSE_INVALID_ARGUMENT), "no parameter 7")
+        table.finalize(statement.handle)
+
+        // Handles: an unknown one is refused; finalize frees the host's statement.
+        let unknown = try wire(.step, service, &statements) { w in
+            w.u32(handle + 100)
+            w.u8(0)
+            w.u32(0)
+        }
+        XCTAssertEqual(unknown.status, Int32(CLUBHOUSE_INVALID_ARGUMENT))
+        XCTAssertEqual(unknown.message, "no such statement")
+        var finalize = WireWriter()
+        finalize.u32(handle)
+        StorageBroker.serveFinalize(finalize.bytes, statements: &statements)
+        XCTAssertEqual(statements.count, 0)
+        XCTAssertTrue(db.openStatements.isEmpty)
+
+        let malformed = try wire(.migrate, service, &statements) { $0.i32(2) }
+        XCTAssertEqual(malformed.status, Int32(CLUBHOUSE_INVALID_ARGUMENT))
+        XCTAssertTrue(malformed.message.hasPrefix("malformed service call"), malformed.message)
+    }
+
+    // MARK: devices
+
+    func testDeviceWireFaceOpensWritesAndReadsThroughTheBroker() throws {
+        let site = Site(name: "s", description: "", plugins: [], devices: [
+            "ballmachine": DeviceEntry(name: "ballmachine", transport: .simulator(kind: "ballmachine"), trace: false,
+                                       connectTimeoutMilliseconds: 500, options: ["checksum": "xor"]),
+        ])
+        let broker = DeviceBroker(site: site, log: LogBroker(verbosity: 0, color: false))
+        defer { broker.closeAll() }
+        let entry = PluginEntry(alias: "tennis", id: nil, enabled: true, path: nil, versionRequirement: nil, config: [:],
+                                grants: [.device("ballmachine")], isolation: .inProcess, timeoutMilliseconds: 1000,
+                                location: SourceLocation(line: 1, column: 1, offset: 0))
+        var devices = WireHandles<DeviceConnection>()
+        func call(_ operation: WireOperation, _ build: (inout WireWriter) -> Void) throws -> (Int32, WireReader) {
+            var w = WireWriter()
+            build(&w)
+            var request = WireReader(w.bytes)
+            let (status, reply) = try broker.serve(operation, &request, entry: entry, devices: &devices)
+            return (status, WireReader(reply))
+        }
+
+        // Refusals read the same as the Swift API's.
+        var swiftMessage = ""
+        do { _ = try broker.open(name: "nothere", for: entry) } catch { swiftMessage = error.message }
+        var (status, reply) = try call(.deviceOpen) { $0.str("nothere") }
+        XCTAssertEqual(status, Int32(CLUBHOUSE_DENIED))
+        XCTAssertEqual(try reply.str(), swiftMessage)
+
+        (status, reply) = try call(.deviceOpen) { $0.str("ballmachine") }
+        XCTAssertEqual(status, ok)
+        XCTAssertEqual(try reply.str(), "")
+        let handle = try reply.u32()
+
+        var frame: [UInt8] = [0x5A, 0xA5, 0x83, 60, 50, 40, 75, 50, 1]
+        frame.append(BallMachineProtocol.xor(frame[0..<9]))
+        (status, reply) = try call(.deviceWrite) { w in
+            w.u32(handle)
+            w.data(frame)
+        }
+        XCTAssertEqual(status, ok)
+        var received: [UInt8] = []
+        while received.count < 10 {
+            (status, reply) = try call(.deviceRead) { w in
+                w.u32(handle)
+                w.u32(64)
+                w.i32(2000)
+            }
+            XCTAssertEqual(status, ok)
+            XCTAssertEqual(try reply.str(), "")
+            received += try reply.data()
+        }
+        XCTAssertEqual(Array(received[0..<5]), [0x5A, 0xA5, 0x82, 0x01, BallMachineProtocol.xor([0x5A, 0xA5, 0x82, 0x01])])
+        // A runner asking for 4 GB in one read gets a 1 MB buffer (its own proxy asks for no more).
+        XCTAssertEqual(DeviceBroker.wireReadCapacity(UInt32.max), 1 << 20)
+        XCTAssertEqual(DeviceBroker.wireReadCapacity(0), 1)
+        XCTAssertEqual(DeviceBroker.wireReadCapacity(64), 64)
+        (status, reply) = try call(.deviceRead) { w in
+            w.u32(handle)
+            w.u32(UInt32.max)
+            w.i32(20)
+        }
+        XCTAssertEqual(status, Int32(CLUBHOUSE_TIMEOUT))
+        XCTAssertEqual(try reply.str(), "ballmachine (simulator:ballmachine): no reply within 20 ms")
+        XCTAssertEqual(try reply.data(), [])
+
+        // Closed through the wire: the handle is gone, the connection closed.
+        let connection = try XCTUnwrap(devices[handle])
+        var close = WireWriter()
+        close.u32(handle)
+        DeviceBroker.serveClose(close.bytes, devices: &devices)
+        XCTAssertEqual(devices.count, 0)
+        XCTAssertEqual(frame.withUnsafeBytes { connection.write($0) }, Int32(CLUBHOUSE_IO))
+        XCTAssertEqual(connection.lastError, "ballmachine (simulator:ballmachine): the device is closed")
+        // The C face reads the same message through its pointer.
+        let pointer = OpaquePointer(Unmanaged.passUnretained(connection).toOpaque())
+        XCTAssertEqual(ServiceTables.shared.device.pointee.last_error(pointer).map { String(cString: $0) }, connection.lastError)
+        (status, reply) = try call(.deviceWrite) { w in
+            w.u32(handle)
+            w.data([1])
+        }
+        XCTAssertEqual(status, Int32(CLUBHOUSE_INVALID_ARGUMENT))
+        XCTAssertEqual(try reply.str(), "no such device handle")
+    }
+}
