@@ -22,7 +22,9 @@ func isolationBench(_ arguments: [String]) {
         {"sites": {"bench": {"plugins": {
           "notes": {"path": "\(dir)/libNotesC.so", "grants": ["storage"], "isolation": "process"},
           "greeter": {"path": "\(dir)/libGreeterPlugin.so", "isolation": "process"},
-          "faulty": {"path": "\(dir)/libFaultyPlugin.so", "isolation": "process"},
+          "faulty": {"path": "\(dir)/libFaultyPlugin.so", "isolation": "process"}
+        }},
+        "inproc": {"plugins": {
           "inproc": {"path": "\(dir)/libNotesC.so", "grants": ["storage"], "isolation": "in-process"}
         }}}}
         """
@@ -81,7 +83,7 @@ func isolationBench(_ arguments: [String]) {
     // serve over a Unix socket.
     let socketPath = scratch + "/rpc.sock"
     var pid: pid_t = 0
-    let argv: [UnsafeMutablePointer<CChar>?] = ([dir + "/clubhouse", "--config", configPath, "--site", "bench",
+    let argv: [UnsafeMutablePointer<CChar>?] = ([dir + "/clubhouse", "--config", configPath, "--site", "inproc",
                                                  "--data-dir", scratch + "/serve-data", "serve", "--socket", socketPath] as [String])
         .map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
