@@ -216,6 +216,7 @@ final class FailingStore: PracticeStore {
     }
     func subsessions(sessionID: Int64?, club: String?) throws -> [StoredSubsession] { try inner.subsessions(sessionID: sessionID, club: club) }
     func shots(sessionID: Int64) throws -> [StoredShot] { try inner.shots(sessionID: sessionID) }
+    func appendAnalyses(_ analyses: [AppendedAnalysis]) throws { throw DiskFull() }
 
     struct DiskFull: Error, CustomStringConvertible { var description: String { "disk full" } }
 }

@@ -12,7 +12,7 @@ import Glibc
 
 final class Practice: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.practice", version: "1.0.0", name: "Practice",
+        id: "org.clubhouse.practice", version: "1.1.0", name: "Practice",
         summary: "Golf practice analytics: canonical JSON hashes, Rapsodo MLM2PRO import, KPI templates, A/B/C grading, trends",
         services: [.log, .config, .storage, .progress])
 
@@ -138,6 +138,26 @@ final class Practice: Plugin {
                 }
             }, text: { $0.text })
         },
+        Command("regrade", summary: "Grade stored sessions again under another template (a new analysis; shots never change)",
+                help: "Appends one analysis per session and club under the template; the import's analysis stays. "
+                    + "Trends show it with --template. All new analyses are written in one transaction.",
+                arguments: [.string("template", help: "The template: hash, its first digits, or display name", required: true),
+                            .integer("session", help: "One session id"), .flag("all", help: "Every session with the template's club")],
+                longRunning: true,
+                reply: "{template_hash, club, regraded: [{session_id, analysis, import_analysis}], already_graded, shots_graded}") { plugin, call in
+            let a = call.arguments
+            let request = RegradeRequest(template: try a.string("template"),
+                                         sessionID: try a.optionalInt("session").map(Int64.init), all: a.flag("all"))
+            let progress = call.progress
+            var began = false
+            defer { if began { progress.end() } }
+            return try plugin.withLibrary(call, { (library: TemplateLibrary) -> RegradeResult in
+                try Regrader(library: library).run(request) { done, total in
+                    if !began { progress.begin("re-grading sessions", total: total); began = true }
+                    progress.update(done)
+                }
+            }, text: { $0.text })
+        },
         Command("sessions", summary: "List the imported sessions",
                 reply: "{sessions: [{session, clubs}]}") { plugin, call in
             return try plugin.withLibrary(call, { try SessionQueries(library: $0).sessions() }, text: { $0.text })
@@ -157,15 +177,21 @@ final class Practice: Plugin {
                                     help: "Leave out sub-sessions below this (they are listed as excluded)", default: "low_sample"),
                             .choice("metric", ShotMetric.gradeable.map(\.rawValue), help: "What the --a-only chart plots",
                                     default: ShotMetric.carry.rawValue),
-                            .path("svg", help: "Write the trend chart to this SVG file")],
-                reply: "{club, a_only, min_validity, chart_metric, points: [{session_id, date, shot_count, a_count, validity, a_percent, template_hash, a_only_averages}], excluded, weighted_a_percent, weighted_a_only_averages}") { plugin, call in
+                            .path("svg", help: "Write the trend chart to this SVG file"),
+                            .string("template", help: "Show every session as graded by this template (hash, prefix or name; see practice regrade)")],
+                reply: "{club, a_only, min_validity, chart_metric, pinned_template, points: [{session_id, date, shot_count, a_count, validity, a_percent, template_hash, a_only_averages}], excluded, weighted_a_percent, weighted_a_only_averages}") { plugin, call in
             let a = call.arguments
-            let request = TrendRequest(club: try a.string("club"), aOnly: a.flag("a-only"),
+            var request = TrendRequest(club: try a.string("club"), aOnly: a.flag("a-only"),
                                        minValidity: try Validity(option: try a.optionalString("min-validity") ?? "low_sample"),
                                        chartMetric: ShotMetric(rawValue: try a.optionalString("metric") ?? "carry") ?? .carry)
             let svgPath = try a.optionalString("svg")
             let trend: TrendResult
-            do { trend = try TrendQuery(store: plugin.store).run(request) } catch { throw translated(error) }
+            do {
+                if let reference = try a.optionalString("template") {
+                    request.templateHash = try TemplateLibrary(store: plugin.store, now: isoNow).resolve(reference).hash
+                }
+                trend = try TrendQuery(store: plugin.store).run(request)
+            } catch { throw translated(error) }
             if let svgPath { try Files.write(svgPath, text: TrendChart.svg(trend)) }
             return Reply(data: try JSONBridge.encode(trend),
                          text: call.wantsMachineOutput ? nil : trend.text + (svgPath.map { "chart: \($0)\n" } ?? ""))

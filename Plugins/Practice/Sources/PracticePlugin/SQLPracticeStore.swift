@@ -167,4 +167,27 @@ final class SQLPracticeStore: PracticeStore {
                               rawJSON: row[3 + metrics.count].string ?? "")
         }
     }
+
+    func appendAnalyses(_ analyses: [AppendedAnalysis]) throws {
+        try storage.transaction {
+            let insert = try storage.prepare(S.insertSubsession)
+            for a in analyses {
+                guard try session(id: a.sessionID) != nil else { throw PracticeStoreError.unknownSession(id: a.sessionID) }
+                if let hash = a.analysis.templateHash, try storage.queryOne(S.selectTemplateExists, [.text(hash)]) == nil {
+                    throw PracticeStoreError.unknownTemplate(hash: hash)
+                }
+                if try storage.queryOne(S.selectAnalysisExists, [.integer(a.sessionID), .text(a.analysis.club),
+                                                                 a.analysis.templateHash.map(SQLValue.text) ?? .null]) != nil {
+                    throw PracticeStoreError.duplicateAnalysis(sessionID: a.sessionID, club: a.analysis.club,
+                                                               hash: a.analysis.templateHash ?? "")
+                }
+                let s = a.analysis
+                try insert.bind([.integer(a.sessionID), .text(s.club), s.templateHash.map(SQLValue.text) ?? .null,
+                                 SQLValue(s.shotCount), SQLValue(s.aCount), SQLValue(s.bCount), SQLValue(s.cCount),
+                                 .text(s.validity.rawValue), SQLValue(s.aPercent), .text(s.averagesJSON)])
+                _ = try insert.step()
+                try insert.reset()
+            }
+        }
+    }
 }

@@ -92,6 +92,23 @@ public final class InMemoryPracticeStore: PracticeStore {
     public func shots(sessionID: Int64) throws -> [StoredShot] {
         shotRows[sessionID] ?? []
     }
+
+    public func appendAnalyses(_ analyses: [AppendedAnalysis]) throws {
+        // Every check before any write: all or nothing.
+        var keys = Set(subsessionRows.map { "\($0.sessionID)\u{0}\($0.analysis.club)\u{0}\($0.analysis.templateHash ?? "")" })
+        for a in analyses {
+            guard sessionRows.contains(where: { $0.id == a.sessionID }) else { throw PracticeStoreError.unknownSession(id: a.sessionID) }
+            if let hash = a.analysis.templateHash, templateIndex[hash] == nil { throw PracticeStoreError.unknownTemplate(hash: hash) }
+            guard keys.insert("\(a.sessionID)\u{0}\(a.analysis.club)\u{0}\(a.analysis.templateHash ?? "")").inserted else {
+                throw PracticeStoreError.duplicateAnalysis(sessionID: a.sessionID, club: a.analysis.club, hash: a.analysis.templateHash ?? "")
+            }
+        }
+        var next = (subsessionRows.map(\.id).max() ?? 0) + 1
+        for a in analyses {
+            subsessionRows.append(StoredSubsession(id: next, sessionID: a.sessionID, analysis: a.analysis))
+            next += 1
+        }
+    }
 }
 
 /// A constraint the in-memory store enforces, worded like SQLite's.

@@ -170,6 +170,12 @@ public enum PracticeSchema {
 }
 
 extension PracticeSchema.SQL {
+    /// One parameter: hash. A row when the template is stored.
+    public static let selectTemplateExists = "SELECT 1 FROM kpi_templates WHERE hash = ?"
+    /// Parameters: session_id, club, template_hash (NULL matches NULL). A row when that analysis exists.
+    public static let selectAnalysisExists = """
+        SELECT 1 FROM club_subsessions WHERE session_id = ?1 AND club = ?2 AND template_hash IS ?3
+        """
     /// Columns as `selectSessions`; one parameter: content_hash.
     public static let selectSessionByContentHash = """
         SELECT id, content_hash, source_name, imported_at, session_date, location, title, shot_count, source_columns

@@ -136,6 +136,10 @@ public enum PracticeStoreError: Error, Sendable, Equatable, CustomStringConverti
     case duplicateTemplate(hash: String)
     /// A referenced template is not stored.
     case unknownTemplate(hash: String)
+    /// A referenced session is not stored.
+    case unknownSession(id: Int64)
+    /// The session's club already has an analysis under this template.
+    case duplicateAnalysis(sessionID: Int64, club: String, hash: String)
 
     public var description: String {
         switch self {
@@ -143,6 +147,9 @@ public enum PracticeStoreError: Error, Sendable, Equatable, CustomStringConverti
             return "this file was already imported as session \(id) (content hash \(hash.prefix(12))…); nothing was written"
         case .duplicateTemplate(let hash): return "template \(hash.prefix(12))… is already stored"
         case .unknownTemplate(let hash): return "no template \(hash.prefix(12))… is stored"
+        case .unknownSession(let id): return "no session \(id) is stored"
+        case .duplicateAnalysis(let id, let club, let hash):
+            return "session \(id) already has a \(club) analysis under template \(hash.prefix(12)); nothing was written"
         }
     }
 }
@@ -175,4 +182,19 @@ public protocol PracticeStore: AnyObject {
     func subsessions(sessionID: Int64?, club: String?) throws -> [StoredSubsession]
     /// One session's shots in file order.
     func shots(sessionID: Int64) throws -> [StoredShot]
+    /// Appends analyses of existing sessions (a re-grade under another template) in one
+    /// transaction: all or none. An unknown session or template, or a (session, club, template)
+    /// already analyzed, refuses the whole batch.
+    func appendAnalyses(_ analyses: [AppendedAnalysis]) throws
+}
+
+/// A sub-session analysis added to a stored session after its import (`practice regrade`).
+public struct AppendedAnalysis: Sendable, Equatable {
+    public let sessionID: Int64
+    public let analysis: SubsessionAnalysis
+
+    public init(sessionID: Int64, analysis: SubsessionAnalysis) {
+        self.sessionID = sessionID
+        self.analysis = analysis
+    }
 }
