@@ -196,6 +196,45 @@ final class Practice: Plugin {
             return Reply(data: try JSONBridge.encode(trend),
                          text: call.wantsMachineOutput ? nil : trend.text + (svgPath.map { "chart: \($0)\n" } ?? ""))
         },
+        Command("dispersion", summary: "Where a club's shots land: carry and side spread, the 95% ellipse, mishits excluded",
+                help: "A mishit is a shot whose carry has a modified z-score |0.6745·(carry − median)/MAD| above 3.5; it is drawn "
+                    + "but left out of the numbers. The ellipse is the 95% covariance ellipse of (side, carry) (chi-square, 2 dof, 5.991).",
+                arguments: [.string("club", help: "The club, e.g. 7i", required: true),
+                            .integer("session", help: "Only this session (default: every session)"),
+                            .path("svg", help: "Write the picture (shots and ellipse) to this SVG file")],
+                reply: "{club, shots: [{session_id, row_index, carry, side, total, z, mishit}], unmeasured, kept, mishits, carry_mean, carry_sd, side_mean, side_sd, total_mean, total_sd, ellipse: {center_side, center_carry, variance_side, variance_carry, covariance, semi_major, semi_minor, angle_degrees}, rule}") { plugin, call in
+            let a = call.arguments
+            let club = try a.string("club")
+            let session = try a.optionalInt("session").map(Int64.init)
+            let svgPath = try a.optionalString("svg")
+            let result: ClubDispersion
+            do { result = try DispersionQuery(store: plugin.store).club(club, sessionID: session) } catch { throw translated(error) }
+            if let svgPath { try Files.write(svgPath, text: DispersionChart.svg(result)) }
+            return Reply(data: try JSONBridge.encode(result),
+                         text: call.wantsMachineOutput ? nil : result.text + (svgPath.map { "picture: \($0)\n" } ?? ""))
+        },
+        Command("distances", summary: "Distance table per club: carry mean and spread, total, side spread (mishits excluded)",
+                arguments: [.integer("session", help: "Only this session (default: every session)"),
+                            .path("svg", help: "Write the table as a bar chart to this SVG file")],
+                reply: "{clubs: [{club, kept, mishits, carry_mean, carry_sd, total_mean, total_sd, side_mean, side_sd, ellipse, …}], session_id}") { plugin, call in
+            let a = call.arguments
+            let session = try a.optionalInt("session").map(Int64.init)
+            let svgPath = try a.optionalString("svg")
+            let table: DistanceTable
+            do { table = try DispersionQuery(store: plugin.store).distances(sessionID: session) } catch { throw translated(error) }
+            if let svgPath { try Files.write(svgPath, text: DispersionChart.svg(table)) }
+            var data = try JSONBridge.encode(table)
+            // The table's JSON keeps the numbers; each club's shot list is for `dispersion`.
+            if case .object(var o) = data, case .array(let clubs) = o["clubs"] ?? .null {
+                o["clubs"] = .array(clubs.map { c in
+                    guard case .object(var club) = c else { return c }
+                    club["shots"] = nil
+                    return .object(club)
+                })
+                data = .object(o)
+            }
+            return Reply(data: data, text: call.wantsMachineOutput ? nil : table.text + (svgPath.map { "chart: \($0)\n" } ?? ""))
+        },
         Command("export", summary: "Print a session summary as canonical JSON (raid-v2); --json adds its SHA-256",
                 arguments: [.integer("id", help: "Session id", required: true, positional: true),
                             .path("out", help: "Also write the canonical JSON to this file")],
