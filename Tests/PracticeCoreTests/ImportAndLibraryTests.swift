@@ -217,6 +217,20 @@ final class FailingStore: PracticeStore {
     func subsessions(sessionID: Int64?, club: String?) throws -> [StoredSubsession] { try inner.subsessions(sessionID: sessionID, club: club) }
     func shots(sessionID: Int64) throws -> [StoredShot] { try inner.shots(sessionID: sessionID) }
     func appendAnalyses(_ analyses: [AppendedAnalysis]) throws { throw DiskFull() }
+    /// Live shots after this many fail.
+    var liveShotsBeforeFailure = Int.max
+    private var liveShotCount = 0
+    func beginLiveSession(device: String, startedAt: String) throws -> Int64 { try inner.beginLiveSession(device: device, startedAt: startedAt) }
+    func insertLiveShot(_ shot: LiveShotRow) throws {
+        guard liveShotCount < liveShotsBeforeFailure else { throw DiskFull() }
+        liveShotCount += 1
+        try inner.insertLiveShot(shot)
+    }
+    func liveShots(liveSessionID: Int64) throws -> [LiveShotRow] { try inner.liveShots(liveSessionID: liveSessionID) }
+    func openLiveSessions() throws -> [LiveSessionRow] { try inner.openLiveSessions() }
+    func closeLiveSession(_ id: Int64, batch: SessionBatch?, closedAt: String, reason: String) throws -> StoredSession? {
+        try inner.closeLiveSession(id, batch: batch, closedAt: closedAt, reason: reason)
+    }
 
     struct DiskFull: Error, CustomStringConvertible { var description: String { "disk full" } }
 }

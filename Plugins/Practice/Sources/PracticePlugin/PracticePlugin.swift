@@ -235,6 +235,84 @@ final class Practice: Plugin {
             }
             return Reply(data: data, text: call.wantsMachineOutput ? nil : table.text + (svgPath.map { "chart: \($0)\n" } ?? ""))
         },
+        Command("live", summary: "Record shots as a launch monitor sends them (GSPro Open Connect JSON) from a site device",
+                help: "Reads the device the site maps NAME to (tcp or unix transport; grant \"device:NAME\"). Each shot is graded "
+                    + "with its club's active template and stored as it lands (one transaction each), and shown on the terminal. "
+                    + "When the stream ends, drops, goes quiet past --idle-timeout or gets Ctrl-C, the session is closed with "
+                    + "the shots received. Open Connect names no club: give --club unless the messages carry \"Club\".",
+                arguments: [.string("device", help: "The site's device name, e.g. launchmonitor", required: true),
+                            .string("club", help: "The club hit (messages may name their own)"),
+                            .number("idle-timeout", help: "Close after this many seconds without a message"),
+                            .integer("max-shots", help: "Close after this many shots")],
+                longRunning: true,
+                reply: "{live_session_id, device, started_at, session, clubs, shots: [{shot_number, club, grade, template_hash, measurements, latency_ms}], heartbeats, reason, latency: {count, median, p95, max}, recovered}") { plugin, call in
+            let a = call.arguments
+            let name = try a.string("device")
+            let idle = try a.optionalDouble("idle-timeout")
+            if let idle, !(idle > 0 && idle <= 86_400) {
+                throw PluginError.invalidArgument("--idle-timeout \(idle) is not between 0 and 86400 seconds")
+            }
+            let maxShots = try a.optionalInt("max-shots")
+            if let maxShots, maxShots < 1 { throw PluginError.invalidArgument("--max-shots must be at least 1") }
+            let device = try call.context.devices().open(name)
+            defer { device.close() }
+            let recorder = LiveRecorder(library: TemplateLibrary(store: plugin.store, now: isoNow), device: name,
+                                        defaultClub: try a.optionalString("club"))
+            let quiet = call.wantsMachineOutput
+            let result: LiveSessionResult
+            do {
+                try recorder.start()
+                if !quiet { LiveSimulator.say("recording live session on \(name); waiting for shots") }
+                let loop = LiveSessionLoop(idleTimeoutMilliseconds: idle.map { Int($0 * 1000) }, maxShots: maxShots)
+                let pollMilliseconds = 200
+                result = try loop.run(recorder, read: {
+                    do {
+                        let bytes = try device.read(upTo: 65_536, timeoutMilliseconds: pollMilliseconds)
+                        return bytes.isEmpty ? .timeout(pollMilliseconds) : .bytes(bytes)
+                    } catch {
+                        let message = "\(error)"
+                        return message.contains("closed by the device") ? .ended : .dropped(message)
+                    }
+                }, cancelled: { call.isCancelled }, onShot: { shot in
+                    if !quiet { LiveSimulator.say(shot.line) }
+                })
+            } catch { throw translated(error) }
+            return Reply(data: try JSONBridge.encode(result), text: quiet ? nil : result.text)
+        },
+        Command("live-sim", summary: "Replay an MLM2PRO export as a live launch monitor (Open Connect over a socket), for demos and tests",
+                help: "Listens on --listen, waits for one client (e.g. practice live through a site device pointing there), sends one "
+                    + "message per shot, then closes. --fault ends with a dropped connection, an out-of-order shot or garbage.",
+                arguments: [.path("csv", help: "The MLM2PRO export to replay", required: true, positional: true),
+                            .string("listen", help: "unix:PATH or tcp:HOST:PORT", required: true),
+                            .integer("interval-ms", help: "Pause between shots", default: 0),
+                            .choice("fault", SimulatorFault.allCases.map(\.rawValue), help: "How the stream ends badly"),
+                            .integer("fault-after", help: "Shots sent before the fault", default: 3),
+                            .integer("accept-timeout", help: "Seconds to wait for the client", default: 30),
+                            .string("device-id", help: "DeviceID in the messages", default: "Clubhouse simulator")],
+                longRunning: true,
+                reply: "{listen, shots, sent, ending}") { _, call in
+            let a = call.arguments
+            let path = try a.string("csv")
+            let messages: [String]
+            do {
+                messages = try OpenConnectSimulator.messages(try Files.read(path), sourceName: path,
+                                                             deviceID: try a.optionalString("device-id") ?? "Clubhouse simulator")
+            } catch { throw translated(error) }
+            let interval = try a.optionalInt("interval-ms") ?? 0
+            let faultAfter = try a.optionalInt("fault-after") ?? 3
+            let accept = try a.optionalInt("accept-timeout") ?? 30
+            guard (0...60_000).contains(interval) else { throw PluginError.invalidArgument("--interval-ms must be 0–60000") }
+            guard faultAfter >= 0, (1...3600).contains(accept) else {
+                throw PluginError.invalidArgument("--fault-after must be ≥ 0 and --accept-timeout 1–3600 seconds")
+            }
+            let simulator = LiveSimulator(messages: messages, listen: try a.string("listen"), intervalMilliseconds: interval,
+                                          fault: try a.optionalString("fault").flatMap(SimulatorFault.init(rawValue:)),
+                                          faultAfter: faultAfter, acceptTimeoutMilliseconds: accept * 1000)
+            let (sent, ending) = try simulator.run(cancelled: { call.isCancelled })
+            let data: JSONValue = ["listen": .string(simulator.listen), "shots": .int(messages.count), "sent": .int(sent),
+                                   "ending": .string(ending)]
+            return Reply(data: data, text: "sent \(sent) of \(messages.count) shots to \(simulator.listen); \(ending)\n")
+        },
         Command("export", summary: "Print a session summary as canonical JSON (raid-v2); --json adds its SHA-256",
                 arguments: [.integer("id", help: "Session id", required: true, positional: true),
                             .path("out", help: "Also write the canonical JSON to this file")],
