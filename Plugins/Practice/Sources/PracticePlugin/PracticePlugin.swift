@@ -349,7 +349,28 @@ final class Practice: Plugin {
                     written.append(path)
                 } catch { throw translated(error) }
             }
+            // 1.1: where the 7-iron lands, the bag's distances, and a live session replayed from the
+            // last export through the Open Connect path (parser, per-shot store, close), in process.
+            let extras: (dispersion: ClubDispersion, live: LiveSessionResult)
+            do {
+                let query = DispersionQuery(store: store)
+                let dispersion = try query.club(PracticeDemo.club)
+                let dispersionSVG = Files.join(out, "dispersion-\(PracticeDemo.club).svg")
+                try Files.write(dispersionSVG, text: DispersionChart.svg(dispersion))
+                let distancesSVG = Files.join(out, "distances.svg")
+                try Files.write(distancesSVG, text: DispersionChart.svg(try query.distances()))
+                written += [dispersionSVG, distancesSVG]
+                let messages = try OpenConnectSimulator.messages(Array((demo.files.last?.csv ?? "").utf8), sourceName: "demo")
+                var queue: [LiveRead] = messages.prefix(12).map { .bytes(Array(($0 + "\n").utf8)) }
+                let recorder = LiveRecorder(library: TemplateLibrary(store: store, now: isoNow), device: "simulator", defaultClub: nil)
+                try recorder.start()
+                let live = try LiveSessionLoop().run(recorder, read: { queue.isEmpty ? .ended : queue.removeFirst() })
+                extras = (dispersion, live)
+            } catch { throw translated(error) }
             var text = demo.text
+            text += extras.dispersion.text
+            text += "live session from the simulator (12 shots of the last export as Open Connect messages):\n"
+            text += extras.live.shots.map { "  " + $0.line + "\n" }.joined() + extras.live.text
             text += empty ? "(the sessions are in this site's practice database)\n"
                 : "(this site's practice database already had sessions; the demo ran in memory)\n"
             text += "written: " + written.joined(separator: ", ") + "\n"
@@ -357,6 +378,8 @@ final class Practice: Plugin {
             if case .object(var o) = data {
                 o["files"] = .array(written.map(JSONValue.string))
                 o["svg"] = .string(svg)
+                o["dispersion"] = try JSONBridge.encode(extras.dispersion)
+                o["live"] = try JSONBridge.encode(extras.live)
                 data = .object(o)
             }
             return Reply(data: data, text: text)
