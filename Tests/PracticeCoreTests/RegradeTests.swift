@@ -41,6 +41,27 @@ final class RegradeTests: StoreTestCase {
         XCTAssertEqual(try store.subsessions(sessionID: id, club: nil).count, after.count)
     }
 
+    /// Ctrl-C part-way: a one-line "cancelled" error and no analysis appended (one transaction).
+    func testCancelledRegradeWritesNothing() throws {
+        for day in 1...3 {
+            _ = try importer.run(ImportRequest(csv: csv([("7i", 15)], seed: UInt64(60 + day), day: day), sourceName: "c\(day).csv"))
+        }
+        let strict = #"{"schema_version":"1.0","club":"7i","aggregation_method":"worst_metric","metrics":{"ball_speed":{"a_min":120}}}"#
+        let hash = try library.add(Array(strict.utf8), sourceName: "strict.json").template.hash
+        let before = try store.subsessions(sessionID: nil, club: nil)
+        var asked = 0
+        XCTAssertThrowsError(try Regrader(library: library).run(RegradeRequest(template: hash, all: true),
+                                                                 cancelled: { asked += 1; return asked > 2 })) { error in
+            XCTAssertEqual((error as? PracticeError)?.kind, .cancelled)
+            XCTAssertEqual("\(error)", "re-grade stopped after 2 of 3 sessions; nothing was written "
+                + "(the re-grade is one transaction) — run it again to grade them")
+        }
+        XCTAssertEqual(try store.subsessions(sessionID: nil, club: nil), before)
+        // Not cancelled: all three are graded.
+        XCTAssertEqual(try Regrader(library: library).run(RegradeRequest(template: hash, all: true)).regraded.count, 3)
+        XCTAssertEqual(try store.subsessions(sessionID: nil, club: nil).count, before.count + 3)
+    }
+
     func testTrendsChooseTheAnalysisByTemplateHash() throws {
         for day in 1...3 {
             _ = try importer.run(ImportRequest(csv: csv([("7i", 15)], seed: UInt64(40 + day), day: day), sourceName: "d\(day).csv"))

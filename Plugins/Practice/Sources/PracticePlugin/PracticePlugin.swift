@@ -128,14 +128,14 @@ final class Practice: Plugin {
             let progress = call.progress
             defer { if phase != nil { progress.end() } }
             return try plugin.withLibrary(call, { (library: TemplateLibrary) -> ImportResult in
-                try SessionImporter(library: library).run(request) { p in
+                try SessionImporter(library: library).run(request, progress: { p in
                     if p.phase != phase {
                         if phase != nil { progress.end() }
                         phase = p.phase
                         progress.begin(p.phase == .reading ? "reading \(baseName(path))" : "writing shots", total: p.total)
                     }
                     progress.update(p.done)
-                }
+                }, cancelled: { call.isCancelled })
             }, text: { $0.text })
         },
         Command("regrade", summary: "Grade stored sessions again under another template (a new analysis; shots never change)",
@@ -152,10 +152,10 @@ final class Practice: Plugin {
             var began = false
             defer { if began { progress.end() } }
             return try plugin.withLibrary(call, { (library: TemplateLibrary) -> RegradeResult in
-                try Regrader(library: library).run(request) { done, total in
+                try Regrader(library: library).run(request, progress: { done, total in
                     if !began { progress.begin("re-grading sessions", total: total); began = true }
                     progress.update(done)
-                }
+                }, cancelled: { call.isCancelled })
             }, text: { $0.text })
         },
         Command("sessions", summary: "List the imported sessions",
@@ -423,6 +423,7 @@ func pluginError(_ error: PracticeError) -> PluginError {
     case .usage, .invalidInput: return .invalidArgument(error.message)
     case .notFound: return .notFound(error.message)
     case .conflict, .storage: return .failed(error.message)
+    case .cancelled: return .cancelled(error.message)
     }
 }
 

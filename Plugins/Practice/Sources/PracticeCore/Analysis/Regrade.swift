@@ -73,7 +73,9 @@ public struct Regrader {
 
     var store: any PracticeStore { library.store }
 
-    public func run(_ request: RegradeRequest, progress: ((Int, Int) -> Void)? = nil) throws(PracticeError) -> RegradeResult {
+    /// `cancelled` is asked before each session is graded; when it says yes, nothing is written.
+    public func run(_ request: RegradeRequest, progress: ((Int, Int) -> Void)? = nil,
+                    cancelled: () -> Bool = { false }) throws(PracticeError) -> RegradeResult {
         switch (request.sessionID, request.all) {
         case (nil, false): throw .usage("regrade needs --session ID or --all (which sessions to grade again)")
         case (.some, true): throw .usage("give either --session ID or --all, not both")
@@ -111,6 +113,10 @@ public struct Regrader {
         var already: [Int64] = []
         var shotCount = 0
         for (n, id) in sessionIDs.enumerated() {
+            if cancelled() {
+                throw .cancelled("re-grade stopped after \(n) of \(sessionIDs.count) sessions; nothing was written "
+                    + "(the re-grade is one transaction) — run it again to grade them")
+            }
             if graded.contains(id) {
                 already.append(id)
                 continue
