@@ -171,6 +171,11 @@ final class PracticeEndToEndTests: XCTestCase {
         XCTAssertTrue(try String(contentsOfFile: out + "/distances.svg", encoding: .utf8).contains("class=\"carry\""))
         XCTAssertEqual(demo["live"]?["shots"]?.arrayValue?.count, 12)
         XCTAssertEqual(demo["live"]?["reason"]?.stringValue, "stream ended")
+        // Graded by the demo's live template (the 7i default without descent angle), not all C.
+        let liveTemplate = try XCTUnwrap(demo["live_template"]?["hash"]?.stringValue)
+        let liveShots = demo["live"]?["shots"]?.arrayValue ?? []
+        XCTAssertTrue(liveShots.allSatisfy { $0["template_hash"]?.stringValue == liveTemplate })
+        XCTAssertTrue(liveShots.contains { $0["grade"]?.stringValue != "C" }, "\(liveShots.map { $0["grade"] })")
         XCTAssertNotNil(demo["dispersion"]?["ellipse"]?["semi_major"]?.doubleValue)
         // The sessions landed in the site's database (the six imports and the live one): they can be
         // listed and re-imports are refused.

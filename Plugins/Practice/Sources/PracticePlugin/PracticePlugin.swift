@@ -351,7 +351,7 @@ final class Practice: Plugin {
             }
             // 1.1: where the 7-iron lands, the bag's distances, and a live session replayed from the
             // last export through the Open Connect path (parser, per-shot store, close), in process.
-            let extras: (dispersion: ClubDispersion, live: LiveSessionResult)
+            let extras: (dispersion: ClubDispersion, live: LiveSessionResult, template: TemplateRow?)
             do {
                 let query = DispersionQuery(store: store)
                 let dispersion = try query.club(PracticeDemo.club)
@@ -362,13 +362,18 @@ final class Practice: Plugin {
                 written += [dispersionSVG, distancesSVG]
                 let messages = try OpenConnectSimulator.messages(Array((demo.files.last?.csv ?? "").utf8), sourceName: "demo")
                 var queue: [LiveRead] = messages.prefix(12).map { .bytes(Array(($0 + "\n").utf8)) }
-                let recorder = LiveRecorder(library: TemplateLibrary(store: store, now: isoNow), device: "simulator", defaultClub: nil)
+                let library = TemplateLibrary(store: store, now: isoNow)
+                let liveTemplate = try PracticeDemo.liveTemplate(library: library)
+                let recorder = LiveRecorder(library: library, device: "simulator", defaultClub: nil)
                 try recorder.start()
                 let live = try LiveSessionLoop().run(recorder, read: { queue.isEmpty ? .ended : queue.removeFirst() })
-                extras = (dispersion, live)
+                extras = (dispersion, live, liveTemplate)
             } catch { throw translated(error) }
             var text = demo.text
             text += extras.dispersion.text
+            if let t = extras.template {
+                text += "live shots are graded by template \(t.shortHash) \"\(t.displayName ?? "")\", now active for \(t.club)\n"
+            }
             text += "live session from the simulator (12 shots of the last export as Open Connect messages):\n"
             text += extras.live.shots.map { "  " + $0.line + "\n" }.joined() + extras.live.text
             text += empty ? "(the sessions are in this site's practice database)\n"
@@ -380,6 +385,7 @@ final class Practice: Plugin {
                 o["svg"] = .string(svg)
                 o["dispersion"] = try JSONBridge.encode(extras.dispersion)
                 o["live"] = try JSONBridge.encode(extras.live)
+                if let t = extras.template { o["live_template"] = try JSONBridge.encode(t) }
                 data = .object(o)
             }
             return Reply(data: data, text: text)

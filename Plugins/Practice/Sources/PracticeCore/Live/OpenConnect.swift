@@ -15,6 +15,11 @@ import Glibc
 /// not. Open Connect carries no club name, so the club comes from the live command; a message
 /// may carry a `"Club"` string (the Clubhouse simulator adds it; real connectors do not).
 public struct OpenConnectMessage: Sendable, Equatable {
+    /// The measurements an Open Connect message can carry (club speed and smash factor only with
+    /// ClubData); a template grading anything else grades every live shot C.
+    public static let metricsSent: Set<ShotMetric> = [.ballSpeed, .launchAngle, .launchDirection, .spinRate, .spinAxis,
+                                                      .carry, .clubSpeed, .smashFactor]
+
     public enum Units: String, Sendable { case yards = "Yards", metres = "Metres" }
 
     public let deviceID: String
