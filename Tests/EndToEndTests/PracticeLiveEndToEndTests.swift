@@ -90,5 +90,17 @@ final class PracticeLiveEndToEndTests: XCTestCase {
                    contains: ["missing.csv"])
         let csv = try Clubhouse.requireSharedData("practice/sessions/rapsodo_mlm2pro_mixed_club_sample.csv").path
         try c.fail(["practice", "live-sim", csv, "--listen", "serial:/dev/ttyS0"], exitCode: 2, contains: ["use unix:PATH or tcp:HOST:PORT"])
+        try c.fail(["--config", config, "practice", "live", "--device", "lm", "--max-shots", "0"], exitCode: 2,
+                   contains: ["--max-shots must be at least 1"])
+        try c.fail(["practice", "live-sim", csv, "--listen", "tcp:127.0.0.1", "--accept-timeout", "1"], exitCode: 2,
+                   contains: ["--listen tcp:127.0.0.1: use tcp:HOST:PORT (eg: tcp:127.0.0.1:49152) or unix:PATH"])
+        try c.fail(["practice", "live-sim", csv, "--listen", "tcp:range.local:49152", "--accept-timeout", "1"], exitCode: 2,
+                   contains: ["--listen tcp:range.local:49152: 'range.local' is not an IPv4 address"])
+        try c.fail(["practice", "live-sim", csv, "--listen", "unix:/" + String(repeating: "s", count: 120), "--accept-timeout", "1"],
+                   exitCode: 2, contains: ["the socket path is empty or longer than 107 bytes"])
+        try c.fail(["practice", "live-sim", csv, "--listen", "unix:\(c.path("y.sock"))", "--interval-ms", "70000"], exitCode: 2,
+                   contains: ["--interval-ms must be 0–60000"])
+        try c.fail(["practice", "live-sim", csv, "--listen", "unix:\(c.path("y.sock"))", "--accept-timeout", "0"], exitCode: 2,
+                   contains: ["--fault-after must be ≥ 0 and --accept-timeout 1–3600 seconds"])
     }
 }

@@ -74,6 +74,11 @@ final class OpenConnectTests: XCTestCase {
         XCTAssertEqual(error(#"{"DeviceID":"X","ShotNumber":1.5,"APIversion":"1"}"#), "message 1: ShotNumber is missing or not a whole number ≥ 0")
         XCTAssertEqual(error(#"{"DeviceID":"X","ShotNumber":1,"APIversion":"1","ShotDataOptions":{"ContainsBallData":true}}"#),
                        "message 1: ContainsBallData is true but BallData is missing")
+        XCTAssertEqual(error(#"{"DeviceID":"X","ShotNumber":1,"APIversion":"1","ShotDataOptions":[true]}"#),
+                       "message 1: ShotDataOptions is not an object")
+        XCTAssertThrowsError(try OpenConnectStream.parse(Array("[1, 2]".utf8), ordinal: 4)) { error in
+            XCTAssertEqual("\(error)", "message 4: not a JSON object")
+        }
         XCTAssertEqual(error("{" + String(repeating: " ", count: OpenConnectStream.maxMessageBytes + 1)),
                        "message 1: longer than 65536 bytes without ending; is the device speaking GSPro Open Connect?")
     }
