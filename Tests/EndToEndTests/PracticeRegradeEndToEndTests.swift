@@ -36,6 +36,31 @@ final class PracticeRegradeEndToEndTests: XCTestCase {
         XCTAssertTrue(text.contains("re-graded 0 7i sub-sessions") && text.contains("already graded under this template: session 1"), text)
     }
 
+    /// Re-grading under a copy of the import's template (same thresholds, another name, so another
+    /// hash) reads the stored measurements back exactly: counts, validity and both averages equal
+    /// the import's analysis, for both clubs of the sample.
+    func testRegradeUnderACopyOfTheImportTemplateReproducesTheImportAnalysis() throws {
+        let c = try Clubhouse()
+        let sample = try Clubhouse.requireSharedData("practice/sessions/rapsodo_mlm2pro_mixed_club_sample.csv").path
+        try c.succeed(["practice", "import", sample])
+        let imported = try c.succeed(["practice", "session", "1", "--json"]).json()["clubs"]?.arrayValue ?? []
+        XCTAssertEqual(imported.count, 2)
+        for club in imported {
+            let analysis = try XCTUnwrap(club["analysis"])
+            let name = try XCTUnwrap(analysis["club"]?.stringValue)
+            let template = try XCTUnwrap(analysis["template_hash"]?.stringValue)
+            let copy = try c.succeed(["practice", "template", "duplicate", template, "--name", "copy for \(name)", "--json"]).json()
+            let copyHash = try XCTUnwrap(copy["template"]?["hash"]?.stringValue)
+            XCTAssertNotEqual(copyHash, template)
+            let regraded = try c.succeed(["practice", "regrade", "--template", copyHash, "--all", "--json"]).json()
+            let again = try XCTUnwrap(regraded["regraded"]?.arrayValue?.first?["analysis"])
+            for key in ["club", "shot_count", "a_count", "b_count", "c_count", "validity", "a_percent", "averages_all_shots", "averages_a_only"] {
+                XCTAssertEqual(again[key], analysis[key], "\(name) \(key)")
+            }
+            XCTAssertEqual(again["template_hash"]?.stringValue, copyHash)
+        }
+    }
+
     func testRegradeErrorsAreOneLineAndWriteNothing() throws {
         let c = try Clubhouse()
         let sample = try Clubhouse.requireSharedData("practice/sessions/rapsodo_mlm2pro_mixed_club_sample.csv").path

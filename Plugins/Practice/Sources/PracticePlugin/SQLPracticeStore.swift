@@ -168,6 +168,24 @@ final class SQLPracticeStore: PracticeStore {
         }
     }
 
+    /// Read column by column from one prepared statement: no row values, no source rows.
+    func measurements(sessionID: Int64, club: String) throws -> [ShotMeasurements] {
+        let metrics = ShotMetric.allCases
+        let statement = try storage.prepare(S.selectClubMeasurements)
+        try statement.bind(1, sessionID)
+        try statement.bind(2, club)
+        var result: [ShotMeasurements] = []
+        while try statement.step() {
+            var m = ShotMeasurements()
+            for (k, metric) in metrics.enumerated() {
+                let column = Int32(k)
+                if !statement.isNull(column) { m[metric] = statement.double(column) }
+            }
+            result.append(m)
+        }
+        return result
+    }
+
     func appendAnalyses(_ analyses: [AppendedAnalysis]) throws {
         try storage.transaction {
             let insert = try storage.prepare(S.insertSubsession)

@@ -121,10 +121,7 @@ public struct Regrader {
                 already.append(id)
                 continue
             }
-            let shots = try storeCall { try store.shots(sessionID: id) }
-            var measurements: [ShotMeasurements] = []
-            measurements.reserveCapacity(shots.count)
-            for shot in shots where shot.club == club { measurements.append(shot.measurements) }
+            let measurements = try storeCall { try store.measurements(sessionID: id, club: club) }
             let (analysis, _) = SubsessionAnalysis.analyze(club: club, shots: measurements, template: template)
             shotCount += measurements.count
             appended.append(AppendedAnalysis(sessionID: id, analysis: analysis))

@@ -209,6 +209,11 @@ public enum PracticeSchema {
             return "INSERT INTO shots (\(shotColumns.joined(separator: ", "))) VALUES "
                 + Array(repeating: one, count: max(rows, 1)).joined(separator: ", ")
         }
+        /// Columns: the metric columns (one session's shots of one club, in file order).
+        public static let selectClubMeasurements: String = {
+            "SELECT \(ShotMetric.allCases.map(\.sqlColumn).joined(separator: ", ")) FROM shots "
+                + "WHERE session_id = ? AND club = ? ORDER BY row_index"
+        }()
         /// Columns: row_index, club, the metric columns, grade, raw_json (one session, in file order).
         public static let selectShots: String = {
             let columns = ["row_index", "club"] + ShotMetric.allCases.map(\.sqlColumn) + ["grade", "raw_json"]

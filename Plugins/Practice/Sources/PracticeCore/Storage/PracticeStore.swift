@@ -188,6 +188,9 @@ public protocol PracticeStore: AnyObject {
     func subsessions(sessionID: Int64?, club: String?) throws -> [StoredSubsession]
     /// One session's shots in file order.
     func shots(sessionID: Int64) throws -> [StoredShot]
+    /// The measurements of one session's shots of one club, in file order (what grading needs: no
+    /// source rows, no grades). The default filters `shots(sessionID:)`.
+    func measurements(sessionID: Int64, club: String) throws -> [ShotMeasurements]
     /// Appends analyses of existing sessions (a re-grade under another template) in one
     /// transaction: all or none. An unknown session or template, or a (session, club, template)
     /// already analyzed, refuses the whole batch.
@@ -253,5 +256,11 @@ public struct AppendedAnalysis: Sendable, Equatable {
     public init(sessionID: Int64, analysis: SubsessionAnalysis) {
         self.sessionID = sessionID
         self.analysis = analysis
+    }
+}
+
+extension PracticeStore {
+    public func measurements(sessionID: Int64, club: String) throws -> [ShotMeasurements] {
+        try shots(sessionID: sessionID).filter { $0.club == club }.map(\.measurements)
     }
 }
