@@ -167,8 +167,22 @@ final class PracticeEndToEndTests: XCTestCase {
         }
         let svg = try String(contentsOfFile: out + "/trend-7i.svg", encoding: .utf8)
         XCTAssertTrue(svg.contains("<polyline"))
-        // The sessions landed in the site's database: they can be listed and re-imports are refused.
-        XCTAssertEqual(try c.succeed(["practice", "sessions", "--json"]).json()["sessions"]?.arrayValue?.count, 6)
+        // 1.1: the 7-iron's dispersion picture, the distance chart, and a live session from the simulator.
+        XCTAssertTrue(try String(contentsOfFile: out + "/dispersion-7i.svg", encoding: .utf8).contains("class=\"ellipse\""))
+        XCTAssertTrue(try String(contentsOfFile: out + "/distances.svg", encoding: .utf8).contains("class=\"carry\""))
+        XCTAssertEqual(demo["live"]?["shots"]?.arrayValue?.count, 12)
+        XCTAssertEqual(demo["live"]?["reason"]?.stringValue, "stream ended")
+        // Graded by the demo's live template (the 7i default without descent angle), not all C.
+        let liveTemplate = try XCTUnwrap(demo["live_template"]?["hash"]?.stringValue)
+        let liveShots = demo["live"]?["shots"]?.arrayValue ?? []
+        XCTAssertTrue(liveShots.allSatisfy { $0["template_hash"]?.stringValue == liveTemplate })
+        XCTAssertTrue(liveShots.contains { $0["grade"]?.stringValue != "C" }, "\(liveShots.map { $0["grade"] })")
+        XCTAssertNotNil(demo["dispersion"]?["ellipse"]?["semi_major"]?.doubleValue)
+        // The sessions landed in the site's database (the six imports and the live one): they can be
+        // listed and re-imports are refused.
+        let sessions = try c.succeed(["practice", "sessions", "--json"]).json()["sessions"]?.arrayValue ?? []
+        XCTAssertEqual(sessions.count, 7)
+        XCTAssertEqual(sessions.filter { $0["session"]?["source_name"]?.stringValue == "live:simulator" }.count, 1)
         try c.fail(["practice", "import", out + "/demo-session-1.csv"], contains: ["already imported as session 1"])
     }
 }

@@ -108,6 +108,24 @@ final class ImportTests: StoreTestCase {
         }
     }
 
+    /// Ctrl-C before the shots are written: a one-line "cancelled" error and nothing stored; the same
+    /// file imports afterwards.
+    func testCancelledImportWritesNothing() throws {
+        var asked = 0
+        XCTAssertThrowsError(try importer.run(ImportRequest(csv: sample(), sourceName: "sample.csv"),
+                                              cancelled: { asked += 1; return asked >= 2 })) { error in
+            XCTAssertEqual((error as? PracticeError)?.kind, .cancelled)
+            XCTAssertEqual("\(error)", "sample.csv: import stopped before its shots were written; nothing was written "
+                + "— run it again to import the file")
+        }
+        XCTAssertEqual(asked, 2)
+        XCTAssertEqual(try store.sessions().count, 0)
+        XCTAssertEqual(try store.subsessions(sessionID: nil, club: nil).count, 0)
+        XCTAssertThrowsError(try importer.run(ImportRequest(csv: sample(), sourceName: "sample.csv"), cancelled: { true }))
+        XCTAssertEqual(try store.sessions().count, 0)
+        XCTAssertEqual(try importer.run(ImportRequest(csv: sample(), sourceName: "sample.csv")).session.id, 1)
+    }
+
     func testExplicitTemplateMustMatchAClubInTheFile() throws {
         let sixIron = TemplateArgument.file(name: "6i.json", bytes: Array(#"{"schema_version":"1.0","club":"6i","aggregation_method":"worst_metric","metrics":{"carry":{"a_min":150}}}"#.utf8))
         let csv = try sample()  // skips (outside the assertion) when the shared data is absent
@@ -216,6 +234,21 @@ final class FailingStore: PracticeStore {
     }
     func subsessions(sessionID: Int64?, club: String?) throws -> [StoredSubsession] { try inner.subsessions(sessionID: sessionID, club: club) }
     func shots(sessionID: Int64) throws -> [StoredShot] { try inner.shots(sessionID: sessionID) }
+    func appendAnalyses(_ analyses: [AppendedAnalysis]) throws { throw DiskFull() }
+    /// Live shots after this many fail.
+    var liveShotsBeforeFailure = Int.max
+    private var liveShotCount = 0
+    func beginLiveSession(device: String, startedAt: String) throws -> Int64 { try inner.beginLiveSession(device: device, startedAt: startedAt) }
+    func insertLiveShot(_ shot: LiveShotRow) throws {
+        guard liveShotCount < liveShotsBeforeFailure else { throw DiskFull() }
+        liveShotCount += 1
+        try inner.insertLiveShot(shot)
+    }
+    func liveShots(liveSessionID: Int64) throws -> [LiveShotRow] { try inner.liveShots(liveSessionID: liveSessionID) }
+    func openLiveSessions() throws -> [LiveSessionRow] { try inner.openLiveSessions() }
+    func closeLiveSession(_ id: Int64, batch: SessionBatch?, closedAt: String, reason: String) throws -> StoredSession? {
+        try inner.closeLiveSession(id, batch: batch, closedAt: closedAt, reason: reason)
+    }
 
     struct DiskFull: Error, CustomStringConvertible { var description: String { "disk full" } }
 }

@@ -44,6 +44,25 @@ final class SQLiteSchemaTests: XCTestCase {
         XCTAssertEqual(try sqlite.query("SELECT count(*) FROM shots"), [["1"]])
     }
 
+    func testLiveJournalIsImmutableUniqueAndReferenced() throws {
+        try seed()
+        try sqlite.exec("INSERT INTO live_sessions (device, started_at) VALUES ('lm', 't')")
+        try sqlite.exec("INSERT INTO live_shots (live_session_id, shot_number, club, ball_speed_mph, grade, template_hash, raw_json, received_at) VALUES (1, 1, '7i', 101, 'A', '\(hashA)', '{}', 't')")
+        assertFails("INSERT INTO live_shots (live_session_id, shot_number, club, raw_json, received_at) VALUES (1, 1, '7i', '{}', 't')",
+                    "UNIQUE constraint failed: live_shots.live_session_id, live_shots.shot_number")
+        assertFails("INSERT INTO live_shots (live_session_id, shot_number, club, raw_json, received_at) VALUES (7, 1, '7i', '{}', 't')",
+                    "FOREIGN KEY constraint failed")
+        XCTAssertEqual(try sqlite.query(PracticeSchema.SQL.selectOpenLiveSessions), [["1", "lm", "t"]])
+        try sqlite.exec("INSERT INTO live_closures (live_session_id, session_id, closed_at, reason) VALUES (1, 1, 't', 'stream ended')")
+        XCTAssertEqual(try sqlite.query(PracticeSchema.SQL.selectOpenLiveSessions), [])
+        assertFails("INSERT INTO live_closures (live_session_id, session_id, closed_at, reason) VALUES (1, NULL, 't', 'again')",
+                    "UNIQUE constraint failed")
+        for table in PracticeSchema.liveFactTables {
+            assertFails("UPDATE \(table) SET rowid = rowid", "\(table) rows are immutable facts; insert a new row instead")
+            assertFails("DELETE FROM \(table)", "\(table) rows are immutable facts and are never deleted")
+        }
+    }
+
     func testUniquenessAndForeignKeys() throws {
         try seed()
         assertFails("INSERT INTO sessions (content_hash, source_name, imported_at, shot_count, source_columns) VALUES ('\(hashB)', 'y.csv', 't', 1, '[]')",

@@ -196,6 +196,32 @@ final class GeneratorTests: XCTestCase {
         XCTAssertGreaterThan(a.suffix(3).reduce(0, +), a.prefix(3).reduce(0, +))
     }
 
+    /// The demo's live template: the 7i default without descent angle (Open Connect sends none),
+    /// active afterwards; live shots graded by it are not all C for want of a metric.
+    func testDemoLiveTemplateDropsWhatOpenConnectDoesNotSend() throws {
+        let store = InMemoryPracticeStore()
+        let library = TemplateLibrary(store: store, now: { "2026-03-01T00:00:00Z" })
+        let before = try XCTUnwrap(try library.activeTemplate(for: "7i"))
+        XCTAssertTrue(before.thresholds.contains { $0.metric == .descentAngle })
+        let row = try XCTUnwrap(try PracticeDemo.liveTemplate(library: library))
+        XCTAssertTrue(row.active)
+        XCTAssertEqual(row.club, "7i")
+        XCTAssertEqual(row.displayName, "7i live (Open Connect sends no descent_angle)")
+        XCTAssertEqual(Set(row.thresholds.map(\.metric)), Set(before.thresholds.map(\.metric)).subtracting([.descentAngle]))
+        XCTAssertTrue(row.thresholds.allSatisfy { OpenConnectMessage.metricsSent.contains($0.metric) })
+        XCTAssertEqual(try library.activeTemplate(for: "7i")?.hash, row.hash)
+        // The template in use now grades only what arrives: nothing more to add.
+        XCTAssertNil(try PracticeDemo.liveTemplate(library: library))
+        // Live shots with every Open Connect field get a grade from it, and no missing-metric warning.
+        let recorder = LiveRecorder(library: library, device: "t", defaultClub: "7i")
+        try recorder.start()
+        let message = #"{"DeviceID":"t","Units":"Yards","ShotNumber":1,"APIversion":"1","BallData":{"Speed":112,"SpinAxis":1,"TotalSpin":6500,"HLA":0.5,"VLA":18,"CarryDistance":165},"ClubData":{"Speed":82},"ShotDataOptions":{"ContainsBallData":true,"ContainsClubData":true}}"#
+        var queue: [LiveRead] = [.bytes(Array((message + "\n").utf8))]
+        let live = try LiveSessionLoop().run(recorder, read: { queue.isEmpty ? .ended : queue.removeFirst() })
+        XCTAssertEqual(live.shots.map(\.templateHash), [row.hash])
+        XCTAssertFalse(live.text.contains("does not carry"), live.text)
+    }
+
     private func correlation(_ pairs: [(Double, Double)]) -> Double {
         let n = Double(pairs.count)
         let mx = pairs.reduce(0) { $0 + $1.0 } / n, my = pairs.reduce(0) { $0 + $1.1 } / n

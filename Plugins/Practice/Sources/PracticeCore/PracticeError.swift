@@ -12,6 +12,8 @@ public struct PracticeError: Error, Sendable, Equatable, CustomStringConvertible
         case conflict
         /// The storage layer failed.
         case storage
+        /// The user stopped the command (Ctrl-C) before it wrote anything.
+        case cancelled
     }
 
     public let kind: Kind
@@ -27,6 +29,7 @@ public struct PracticeError: Error, Sendable, Equatable, CustomStringConvertible
     public static func notFound(_ message: String) -> PracticeError { PracticeError(.notFound, message) }
     public static func conflict(_ message: String) -> PracticeError { PracticeError(.conflict, message) }
     public static func storage(_ message: String) -> PracticeError { PracticeError(.storage, message) }
+    public static func cancelled(_ message: String) -> PracticeError { PracticeError(.cancelled, message) }
 
     public var description: String { message }
 }

@@ -12,7 +12,7 @@ import Glibc
 
 final class Practice: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.practice", version: "1.0.0", name: "Practice",
+        id: "org.clubhouse.practice", version: "1.1.0", name: "Practice",
         summary: "Golf practice analytics: canonical JSON hashes, Rapsodo MLM2PRO import, KPI templates, A/B/C grading, trends",
         services: [.log, .config, .storage, .progress])
 
@@ -128,14 +128,34 @@ final class Practice: Plugin {
             let progress = call.progress
             defer { if phase != nil { progress.end() } }
             return try plugin.withLibrary(call, { (library: TemplateLibrary) -> ImportResult in
-                try SessionImporter(library: library).run(request) { p in
+                try SessionImporter(library: library).run(request, progress: { p in
                     if p.phase != phase {
                         if phase != nil { progress.end() }
                         phase = p.phase
                         progress.begin(p.phase == .reading ? "reading \(baseName(path))" : "writing shots", total: p.total)
                     }
                     progress.update(p.done)
-                }
+                }, cancelled: { call.isCancelled })
+            }, text: { $0.text })
+        },
+        Command("regrade", summary: "Grade stored sessions again under another template (a new analysis; shots never change)",
+                help: "Appends one analysis per session and club under the template; the import's analysis stays. "
+                    + "Trends show it with --template. All new analyses are written in one transaction.",
+                arguments: [.string("template", help: "The template: hash, its first digits, or display name", required: true),
+                            .integer("session", help: "One session id"), .flag("all", help: "Every session with the template's club")],
+                longRunning: true,
+                reply: "{template_hash, club, regraded: [{session_id, analysis, import_analysis}], already_graded, shots_graded}") { plugin, call in
+            let a = call.arguments
+            let request = RegradeRequest(template: try a.string("template"),
+                                         sessionID: try a.optionalInt("session").map(Int64.init), all: a.flag("all"))
+            let progress = call.progress
+            var began = false
+            defer { if began { progress.end() } }
+            return try plugin.withLibrary(call, { (library: TemplateLibrary) -> RegradeResult in
+                try Regrader(library: library).run(request, progress: { done, total in
+                    if !began { progress.begin("re-grading sessions", total: total); began = true }
+                    progress.update(done)
+                }, cancelled: { call.isCancelled })
             }, text: { $0.text })
         },
         Command("sessions", summary: "List the imported sessions",
@@ -157,18 +177,141 @@ final class Practice: Plugin {
                                     help: "Leave out sub-sessions below this (they are listed as excluded)", default: "low_sample"),
                             .choice("metric", ShotMetric.gradeable.map(\.rawValue), help: "What the --a-only chart plots",
                                     default: ShotMetric.carry.rawValue),
-                            .path("svg", help: "Write the trend chart to this SVG file")],
-                reply: "{club, a_only, min_validity, chart_metric, points: [{session_id, date, shot_count, a_count, validity, a_percent, template_hash, a_only_averages}], excluded, weighted_a_percent, weighted_a_only_averages}") { plugin, call in
+                            .path("svg", help: "Write the trend chart to this SVG file"),
+                            .string("template", help: "Show every session as graded by this template (hash, prefix or name; see practice regrade)")],
+                reply: "{club, a_only, min_validity, chart_metric, pinned_template, points: [{session_id, date, shot_count, a_count, validity, a_percent, template_hash, a_only_averages}], excluded, weighted_a_percent, weighted_a_only_averages}") { plugin, call in
             let a = call.arguments
-            let request = TrendRequest(club: try a.string("club"), aOnly: a.flag("a-only"),
+            var request = TrendRequest(club: try a.string("club"), aOnly: a.flag("a-only"),
                                        minValidity: try Validity(option: try a.optionalString("min-validity") ?? "low_sample"),
                                        chartMetric: ShotMetric(rawValue: try a.optionalString("metric") ?? "carry") ?? .carry)
             let svgPath = try a.optionalString("svg")
             let trend: TrendResult
-            do { trend = try TrendQuery(store: plugin.store).run(request) } catch { throw translated(error) }
+            do {
+                if let reference = try a.optionalString("template") {
+                    request.templateHash = try TemplateLibrary(store: plugin.store, now: isoNow).resolve(reference).hash
+                }
+                trend = try TrendQuery(store: plugin.store).run(request)
+            } catch { throw translated(error) }
             if let svgPath { try Files.write(svgPath, text: TrendChart.svg(trend)) }
             return Reply(data: try JSONBridge.encode(trend),
                          text: call.wantsMachineOutput ? nil : trend.text + (svgPath.map { "chart: \($0)\n" } ?? ""))
+        },
+        Command("dispersion", summary: "Where a club's shots land: carry and side spread, the 95% ellipse, mishits excluded",
+                help: "A mishit is a shot whose carry has a modified z-score |0.6745·(carry − median)/MAD| above 3.5; it is drawn "
+                    + "but left out of the numbers. The ellipse is the 95% covariance ellipse of (side, carry) (chi-square, 2 dof, 5.991).",
+                arguments: [.string("club", help: "The club, e.g. 7i", required: true),
+                            .integer("session", help: "Only this session (default: every session)"),
+                            .path("svg", help: "Write the picture (shots and ellipse) to this SVG file")],
+                reply: "{club, shots: [{session_id, row_index, carry, side, total, z, mishit}], unmeasured, kept, mishits, carry_mean, carry_sd, side_mean, side_sd, total_mean, total_sd, ellipse: {center_side, center_carry, variance_side, variance_carry, covariance, semi_major, semi_minor, angle_degrees}, rule}") { plugin, call in
+            let a = call.arguments
+            let club = try a.string("club")
+            let session = try a.optionalInt("session").map(Int64.init)
+            let svgPath = try a.optionalString("svg")
+            let result: ClubDispersion
+            do { result = try DispersionQuery(store: plugin.store).club(club, sessionID: session) } catch { throw translated(error) }
+            if let svgPath { try Files.write(svgPath, text: DispersionChart.svg(result)) }
+            return Reply(data: try JSONBridge.encode(result),
+                         text: call.wantsMachineOutput ? nil : result.text + (svgPath.map { "picture: \($0)\n" } ?? ""))
+        },
+        Command("distances", summary: "Distance table per club: carry mean and spread, total, side spread (mishits excluded)",
+                arguments: [.integer("session", help: "Only this session (default: every session)"),
+                            .path("svg", help: "Write the table as a bar chart to this SVG file")],
+                reply: "{clubs: [{club, kept, mishits, carry_mean, carry_sd, total_mean, total_sd, side_mean, side_sd, ellipse, …}], session_id}") { plugin, call in
+            let a = call.arguments
+            let session = try a.optionalInt("session").map(Int64.init)
+            let svgPath = try a.optionalString("svg")
+            let table: DistanceTable
+            do { table = try DispersionQuery(store: plugin.store).distances(sessionID: session) } catch { throw translated(error) }
+            if let svgPath { try Files.write(svgPath, text: DispersionChart.svg(table)) }
+            var data = try JSONBridge.encode(table)
+            // The table's JSON keeps the numbers; each club's shot list is for `dispersion`.
+            if case .object(var o) = data, case .array(let clubs) = o["clubs"] ?? .null {
+                o["clubs"] = .array(clubs.map { c in
+                    guard case .object(var club) = c else { return c }
+                    club["shots"] = nil
+                    return .object(club)
+                })
+                data = .object(o)
+            }
+            return Reply(data: data, text: call.wantsMachineOutput ? nil : table.text + (svgPath.map { "chart: \($0)\n" } ?? ""))
+        },
+        Command("live", summary: "Record shots as a launch monitor sends them (GSPro Open Connect JSON) from a site device",
+                help: "Reads the device the site maps NAME to (tcp or unix transport; grant \"device:NAME\"). Each shot is graded "
+                    + "with its club's active template and stored as it lands (one transaction each), and shown on the terminal. "
+                    + "When the stream ends, drops, goes quiet past --idle-timeout or gets Ctrl-C, the session is closed with "
+                    + "the shots received. Open Connect names no club: give --club unless the messages carry \"Club\".",
+                arguments: [.string("device", help: "The site's device name, e.g. launchmonitor", required: true),
+                            .string("club", help: "The club hit (messages may name their own)"),
+                            .number("idle-timeout", help: "Close after this many seconds without a message"),
+                            .integer("max-shots", help: "Close after this many shots")],
+                longRunning: true,
+                reply: "{live_session_id, device, started_at, session, clubs, shots: [{shot_number, club, grade, template_hash, measurements, latency_ms}], heartbeats, reason, latency: {count, median, p95, max}, recovered}") { plugin, call in
+            let a = call.arguments
+            let name = try a.string("device")
+            let idle = try a.optionalDouble("idle-timeout")
+            if let idle, !(idle > 0 && idle <= 86_400) {
+                throw PluginError.invalidArgument("--idle-timeout \(idle) is not between 0 and 86400 seconds")
+            }
+            let maxShots = try a.optionalInt("max-shots")
+            if let maxShots, maxShots < 1 { throw PluginError.invalidArgument("--max-shots must be at least 1") }
+            let device = try call.context.devices().open(name)
+            defer { device.close() }
+            let recorder = LiveRecorder(library: TemplateLibrary(store: plugin.store, now: isoNow), device: name,
+                                        defaultClub: try a.optionalString("club"))
+            let quiet = call.wantsMachineOutput
+            let result: LiveSessionResult
+            do {
+                try recorder.start()
+                if !quiet { LiveSimulator.say("recording live session on \(name); waiting for shots") }
+                let loop = LiveSessionLoop(idleTimeoutMilliseconds: idle.map { Int($0 * 1000) }, maxShots: maxShots)
+                let pollMilliseconds = 200
+                result = try loop.run(recorder, read: {
+                    do {
+                        let bytes = try device.read(upTo: 65_536, timeoutMilliseconds: pollMilliseconds)
+                        return bytes.isEmpty ? .timeout(pollMilliseconds) : .bytes(bytes)
+                    } catch {
+                        let message = "\(error)"
+                        return message.contains("closed by the device") ? .ended : .dropped(message)
+                    }
+                }, cancelled: { call.isCancelled }, onShot: { shot in
+                    if !quiet { LiveSimulator.say(shot.line) }
+                })
+            } catch { throw translated(error) }
+            return Reply(data: try JSONBridge.encode(result), text: quiet ? nil : result.text)
+        },
+        Command("live-sim", summary: "Replay an MLM2PRO export as a live launch monitor (Open Connect over a socket), for demos and tests",
+                help: "Listens on --listen, waits for one client (e.g. practice live through a site device pointing there), sends one "
+                    + "message per shot, then closes. --fault ends with a dropped connection, an out-of-order shot or garbage.",
+                arguments: [.path("csv", help: "The MLM2PRO export to replay", required: true, positional: true),
+                            .string("listen", help: "unix:PATH or tcp:HOST:PORT", required: true),
+                            .integer("interval-ms", help: "Pause between shots", default: 0),
+                            .choice("fault", SimulatorFault.allCases.map(\.rawValue), help: "How the stream ends badly"),
+                            .integer("fault-after", help: "Shots sent before the fault", default: 3),
+                            .integer("accept-timeout", help: "Seconds to wait for the client", default: 30),
+                            .string("device-id", help: "DeviceID in the messages", default: "Clubhouse simulator")],
+                longRunning: true,
+                reply: "{listen, shots, sent, ending}") { _, call in
+            let a = call.arguments
+            let path = try a.string("csv")
+            let messages: [String]
+            do {
+                messages = try OpenConnectSimulator.messages(try Files.read(path), sourceName: path,
+                                                             deviceID: try a.optionalString("device-id") ?? "Clubhouse simulator")
+            } catch { throw translated(error) }
+            let interval = try a.optionalInt("interval-ms") ?? 0
+            let faultAfter = try a.optionalInt("fault-after") ?? 3
+            let accept = try a.optionalInt("accept-timeout") ?? 30
+            guard (0...60_000).contains(interval) else { throw PluginError.invalidArgument("--interval-ms must be 0–60000") }
+            guard faultAfter >= 0, (1...3600).contains(accept) else {
+                throw PluginError.invalidArgument("--fault-after must be ≥ 0 and --accept-timeout 1–3600 seconds")
+            }
+            let simulator = LiveSimulator(messages: messages, listen: try a.string("listen"), intervalMilliseconds: interval,
+                                          fault: try a.optionalString("fault").flatMap(SimulatorFault.init(rawValue:)),
+                                          faultAfter: faultAfter, acceptTimeoutMilliseconds: accept * 1000)
+            let (sent, ending) = try simulator.run(cancelled: { call.isCancelled })
+            let data: JSONValue = ["listen": .string(simulator.listen), "shots": .int(messages.count), "sent": .int(sent),
+                                   "ending": .string(ending)]
+            return Reply(data: data, text: "sent \(sent) of \(messages.count) shots to \(simulator.listen); \(ending)\n")
         },
         Command("export", summary: "Print a session summary as canonical JSON (raid-v2); --json adds its SHA-256",
                 arguments: [.integer("id", help: "Session id", required: true, positional: true),
@@ -207,7 +350,33 @@ final class Practice: Plugin {
                     written.append(path)
                 } catch { throw translated(error) }
             }
+            // 1.1: where the 7-iron lands, the bag's distances, and a live session replayed from the
+            // last export through the Open Connect path (parser, per-shot store, close), in process.
+            let extras: (dispersion: ClubDispersion, live: LiveSessionResult, template: TemplateRow?)
+            do {
+                let query = DispersionQuery(store: store)
+                let dispersion = try query.club(PracticeDemo.club)
+                let dispersionSVG = Files.join(out, "dispersion-\(PracticeDemo.club).svg")
+                try Files.write(dispersionSVG, text: DispersionChart.svg(dispersion))
+                let distancesSVG = Files.join(out, "distances.svg")
+                try Files.write(distancesSVG, text: DispersionChart.svg(try query.distances()))
+                written += [dispersionSVG, distancesSVG]
+                let messages = try OpenConnectSimulator.messages(Array((demo.files.last?.csv ?? "").utf8), sourceName: "demo")
+                var queue: [LiveRead] = messages.prefix(12).map { .bytes(Array(($0 + "\n").utf8)) }
+                let library = TemplateLibrary(store: store, now: isoNow)
+                let liveTemplate = try PracticeDemo.liveTemplate(library: library)
+                let recorder = LiveRecorder(library: library, device: "simulator", defaultClub: nil)
+                try recorder.start()
+                let live = try LiveSessionLoop().run(recorder, read: { queue.isEmpty ? .ended : queue.removeFirst() })
+                extras = (dispersion, live, liveTemplate)
+            } catch { throw translated(error) }
             var text = demo.text
+            text += extras.dispersion.text
+            if let t = extras.template {
+                text += "live shots are graded by template \(t.shortHash) \"\(t.displayName ?? "")\", now active for \(t.club)\n"
+            }
+            text += "live session from the simulator (12 shots of the last export as Open Connect messages):\n"
+            text += extras.live.shots.map { "  " + $0.line + "\n" }.joined() + extras.live.text
             text += empty ? "(the sessions are in this site's practice database)\n"
                 : "(this site's practice database already had sessions; the demo ran in memory)\n"
             text += "written: " + written.joined(separator: ", ") + "\n"
@@ -215,6 +384,9 @@ final class Practice: Plugin {
             if case .object(var o) = data {
                 o["files"] = .array(written.map(JSONValue.string))
                 o["svg"] = .string(svg)
+                o["dispersion"] = try JSONBridge.encode(extras.dispersion)
+                o["live"] = try JSONBridge.encode(extras.live)
+                if let t = extras.template { o["live_template"] = try JSONBridge.encode(t) }
                 data = .object(o)
             }
             return Reply(data: data, text: text)
@@ -258,6 +430,7 @@ func pluginError(_ error: PracticeError) -> PluginError {
     case .usage, .invalidInput: return .invalidArgument(error.message)
     case .notFound: return .notFound(error.message)
     case .conflict, .storage: return .failed(error.message)
+    case .cancelled: return .cancelled(error.message)
     }
 }
 

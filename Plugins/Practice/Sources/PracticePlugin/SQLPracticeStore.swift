@@ -167,4 +167,116 @@ final class SQLPracticeStore: PracticeStore {
                               rawJSON: row[3 + metrics.count].string ?? "")
         }
     }
+
+    /// Read column by column from one prepared statement: no row values, no source rows.
+    func measurements(sessionID: Int64, club: String) throws -> [ShotMeasurements] {
+        let metrics = ShotMetric.allCases
+        let statement = try storage.prepare(S.selectClubMeasurements)
+        try statement.bind(1, sessionID)
+        try statement.bind(2, club)
+        var result: [ShotMeasurements] = []
+        while try statement.step() {
+            var m = ShotMeasurements()
+            for (k, metric) in metrics.enumerated() {
+                let column = Int32(k)
+                if !statement.isNull(column) { m[metric] = statement.double(column) }
+            }
+            result.append(m)
+        }
+        return result
+    }
+
+    func appendAnalyses(_ analyses: [AppendedAnalysis]) throws {
+        try storage.transaction {
+            let insert = try storage.prepare(S.insertSubsession)
+            for a in analyses {
+                guard try session(id: a.sessionID) != nil else { throw PracticeStoreError.unknownSession(id: a.sessionID) }
+                if let hash = a.analysis.templateHash, try storage.queryOne(S.selectTemplateExists, [.text(hash)]) == nil {
+                    throw PracticeStoreError.unknownTemplate(hash: hash)
+                }
+                if try storage.queryOne(S.selectAnalysisExists, [.integer(a.sessionID), .text(a.analysis.club),
+                                                                 a.analysis.templateHash.map(SQLValue.text) ?? .null]) != nil {
+                    throw PracticeStoreError.duplicateAnalysis(sessionID: a.sessionID, club: a.analysis.club,
+                                                               hash: a.analysis.templateHash ?? "")
+                }
+                let s = a.analysis
+                try insert.bind([.integer(a.sessionID), .text(s.club), s.templateHash.map(SQLValue.text) ?? .null,
+                                 SQLValue(s.shotCount), SQLValue(s.aCount), SQLValue(s.bCount), SQLValue(s.cCount),
+                                 .text(s.validity.rawValue), SQLValue(s.aPercent), .text(s.averagesJSON)])
+                _ = try insert.step()
+                try insert.reset()
+            }
+        }
+    }
+
+    // MARK: live sessions
+
+    func beginLiveSession(device: String, startedAt: String) throws -> Int64 {
+        try storage.run(S.insertLiveSession, [.text(device), .text(startedAt)])
+        return storage.lastInsertRowID
+    }
+
+    private var liveShotInsert: Statement?
+
+    func insertLiveShot(_ shot: LiveShotRow) throws {
+        let statement: Statement
+        if let prepared = liveShotInsert { statement = prepared } else {
+            statement = try storage.prepare(S.insertLiveShot)
+            liveShotInsert = statement
+        }
+        try storage.transaction {
+            guard try storage.queryOne("SELECT 1 FROM live_sessions WHERE id = ?1 AND id NOT IN (SELECT live_session_id FROM live_closures)",
+                                       [.integer(shot.liveSessionID)]) != nil else {
+                throw PracticeStoreError.liveSessionNotOpen(id: shot.liveSessionID)
+            }
+            try statement.bind(1, shot.liveSessionID)
+            try statement.bind(2, shot.shotNumber)
+            try statement.bind(3, shot.club)
+            for (k, metric) in ShotMetric.allCases.enumerated() {
+                let index = Int32(4 + k)
+                if let v = shot.measurements[metric] { try statement.bind(index, v) } else { try statement.bindNull(index) }
+            }
+            let next = Int32(4 + ShotMetric.allCases.count)
+            if let grade = shot.grade { try statement.bind(next, grade.rawValue) } else { try statement.bindNull(next) }
+            if let hash = shot.templateHash { try statement.bind(next + 1, hash) } else { try statement.bindNull(next + 1) }
+            try statement.bind(next + 2, shot.rawJSON)
+            try statement.bind(next + 3, shot.receivedAt)
+            defer { try? statement.reset() }
+            _ = try statement.step()
+        }
+    }
+
+    func liveShots(liveSessionID: Int64) throws -> [LiveShotRow] {
+        let metrics = ShotMetric.allCases
+        return try storage.query(S.selectLiveShots, [.integer(liveSessionID)]).map { row in
+            var m = ShotMeasurements()
+            for (k, metric) in metrics.enumerated() { m[metric] = row[3 + k].double }
+            let next = 3 + metrics.count
+            guard let id = row[0].int64, let number = row[1].int, let club = row[2].string, let raw = row[next + 2].string,
+                  let received = row[next + 3].string else {
+                throw CorruptRow(description: "a live_shots row is unreadable; the database is damaged")
+            }
+            return LiveShotRow(liveSessionID: id, shotNumber: number, club: club, measurements: m,
+                               grade: row[next].string.flatMap(Grade.init(rawValue:)), templateHash: row[next + 1].string,
+                               rawJSON: raw, receivedAt: received)
+        }
+    }
+
+    func openLiveSessions() throws -> [LiveSessionRow] {
+        try storage.query(S.selectOpenLiveSessions).map { row in
+            guard let id = row[0].int64, let device = row[1].string, let started = row[2].string else {
+                throw CorruptRow(description: "a live_sessions row is unreadable; the database is damaged")
+            }
+            return LiveSessionRow(id: id, device: device, startedAt: started)
+        }
+    }
+
+    func closeLiveSession(_ id: Int64, batch: SessionBatch?, closedAt: String, reason: String) throws -> StoredSession? {
+        try storage.transaction {
+            guard try openLiveSessions().contains(where: { $0.id == id }) else { throw PracticeStoreError.liveSessionNotOpen(id: id) }
+            let session = try batch.map { try insertSession($0, progress: nil) }
+            try storage.run(S.insertLiveClosure, [.integer(id), session.map { SQLValue.integer($0.id) } ?? .null, .text(closedAt), .text(reason)])
+            return session
+        }
+    }
 }

@@ -157,7 +157,10 @@ public struct SessionQueries {
     /// `practice export ID`: the session summary as canonical JSON (raid-v2) with its hash.
     public func export(_ id: Int64) throws(PracticeError) -> SessionSummary {
         let detail = try session(id)
-        return try SessionSummary(detail)
+        // The import's analysis of each club: a later re-grade never changes the summary's hash.
+        var seen: Set<String> = []
+        let imported = detail.clubs.filter { seen.insert($0.analysis.club).inserted }
+        return try SessionSummary(SessionDetail(session: detail.session, clubs: imported))
     }
 }
 

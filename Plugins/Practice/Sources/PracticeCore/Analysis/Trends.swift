@@ -7,12 +7,17 @@ public struct TrendRequest: Sendable, Equatable {
     public var minValidity: Validity
     /// The metric the A-only chart plots.
     public var chartMetric: ShotMetric
+    /// Show each session's analysis under this template (full hash; see `practice regrade`); nil
+    /// shows the analysis made at import.
+    public var templateHash: String?
 
-    public init(club: String, aOnly: Bool = false, minValidity: Validity = .validLowSample, chartMetric: ShotMetric = .carry) {
+    public init(club: String, aOnly: Bool = false, minValidity: Validity = .validLowSample, chartMetric: ShotMetric = .carry,
+                templateHash: String? = nil) {
         self.club = club
         self.aOnly = aOnly
         self.minValidity = minValidity
         self.chartMetric = chartMetric
+        self.templateHash = templateHash
     }
 }
 
@@ -56,15 +61,19 @@ public struct TrendResult: Sendable, Equatable, Codable {
     public let weightedAPercent: Double?
     /// A-only means weighted by each session's A count.
     public let weightedAOnlyAverages: MetricAverages?
+    /// The template the points are pinned to (`--template`); nil: each session's import analysis.
+    public var pinnedTemplate: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case club, aOnly = "a_only", minValidity = "min_validity", chartMetric = "chart_metric", points, excluded
         case weightedAPercent = "weighted_a_percent", weightedAOnlyAverages = "weighted_a_only_averages"
+        case pinnedTemplate = "pinned_template"
     }
 
     public var text: String {
         var lines = ["\(club) trend over \(points.count) session\(points.count == 1 ? "" : "s") "
-            + "(validity ≥ \(minValidity.rawValue)\(aOnly ? ", A shots only, each graded by its own template" : ""))"]
+            + "(validity ≥ \(minValidity.rawValue)\(aOnly ? ", A shots only" : "")"
+            + (pinnedTemplate.map { ", every session graded by template \($0.prefix(12)))" } ?? (aOnly ? ", each graded by its own template)" : ")"))]
         if aOnly {
             let metrics: [ShotMetric] = [.carry, .ballSpeed, .smashFactor, .spinRate, .descentAngle]
             var table = TextTable(["SESSION", "DATE", "A SHOTS"] + metrics.map { $0.rawValue.uppercased() } + ["TEMPLATE"])
@@ -111,17 +120,32 @@ public struct TrendQuery {
             let known = Set(try storeCall { try store.subsessions(sessionID: nil, club: nil) }.map(\.analysis.club)).sorted()
             throw .notFound("no sessions have \(club) shots" + (known.isEmpty ? "; import a session first" : " (clubs: \(known.joined(separator: ", ")))"))
         }
-        // Oldest first; one point per session (its first analysis of the club, the import's).
+        // Oldest first; one point per session: its first analysis of the club (the import's), or
+        // the one under the pinned template.
         let ordered = rows.sorted { l, r in
             let (a, b) = (byID[l.sessionID]?.sortDate ?? "", byID[r.sessionID]?.sortDate ?? "")
             return (a, l.sessionID, l.id) < (b, r.sessionID, r.id)
         }
+        var pinned: [Int64: StoredSubsession] = [:]
+        if let hash = request.templateHash {
+            for row in ordered where row.analysis.templateHash == hash && pinned[row.sessionID] == nil { pinned[row.sessionID] = row }
+        }
         var seen: Set<Int64> = []
         var points: [TrendPoint] = []
         var excluded: [ExcludedPoint] = []
-        for row in ordered where seen.insert(row.sessionID).inserted {
+        for first in ordered where seen.insert(first.sessionID).inserted {
+            let date = byID[first.sessionID]?.sortDate ?? ""
+            var row = first
+            if let hash = request.templateHash {
+                guard let chosen = pinned[first.sessionID] else {
+                    excluded.append(ExcludedPoint(sessionID: first.sessionID, date: date,
+                                                  reason: "no analysis under template \(hash.prefix(12)) "
+                                                    + "(practice regrade --template \(hash.prefix(12)) --session \(first.sessionID))"))
+                    continue
+                }
+                row = chosen
+            }
             let a = row.analysis
-            let date = byID[row.sessionID]?.sortDate ?? ""
             guard let hash = a.templateHash, let aCount = a.aCount else {
                 excluded.append(ExcludedPoint(sessionID: row.sessionID, date: date, reason: "not graded (no template for \(club) at import)"))
                 continue
@@ -158,7 +182,9 @@ public struct TrendQuery {
             for (metric, sum) in sums where (weights[metric] ?? 0) > 0 { means[metric] = sum / Double(weights[metric] ?? 1) }
             weightedAOnly = MetricAverages(shotCount: points.reduce(0) { $0 + $1.aCount }, means: means)
         }
-        return TrendResult(club: club, aOnly: request.aOnly, minValidity: request.minValidity, chartMetric: request.chartMetric,
-                           points: points, excluded: excluded, weightedAPercent: weighted, weightedAOnlyAverages: weightedAOnly)
+        var result = TrendResult(club: club, aOnly: request.aOnly, minValidity: request.minValidity, chartMetric: request.chartMetric,
+                                 points: points, excluded: excluded, weightedAPercent: weighted, weightedAOnlyAverages: weightedAOnly)
+        result.pinnedTemplate = request.templateHash
+        return result
     }
 }

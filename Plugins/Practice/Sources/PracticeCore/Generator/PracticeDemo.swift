@@ -1,3 +1,5 @@
+import ClubhouseJSON
+
 /// What `practice demo` made.
 public struct DemoResult: Sendable, Equatable, Codable {
     /// The generated exports (file name → CSV text), for the adapter to write next to the chart.
@@ -51,5 +53,25 @@ public enum PracticeDemo {
         }
         let trend = try TrendQuery(store: store).run(TrendRequest(club: club))
         return DemoResult(files: files, sessions: results, trend: trend, svg: TrendChart.svg(trend))
+    }
+
+    /// The demo's template for live shots, as the live warning advises: the club's template in use
+    /// without the metrics an Open Connect message never carries (the 7i default grades descent
+    /// angle), added to the library and made the club's active template. Nil when the template in
+    /// use grades only what Open Connect sends (nothing is added then).
+    public static func liveTemplate(library: TemplateLibrary) throws(PracticeError) -> TemplateRow? {
+        guard let active = try library.activeTemplate(for: club) else { return nil }
+        let stored = try library.resolve(active.hash)
+        guard var root = (try? JSONParser.parse(stored.canonicalJSON))?.objectValue,
+              var metrics = root["metrics"]?.objectValue else {
+            throw .storage("stored template \(stored.hash) is not valid JSON; the database is damaged")
+        }
+        let unsent = metrics.keys.filter { ShotMetric(rawValue: $0).map { !OpenConnectMessage.metricsSent.contains($0) } ?? false }.sorted()
+        guard !unsent.isEmpty, unsent.count < metrics.count else { return nil }
+        for key in unsent { metrics[key] = nil }
+        root["metrics"] = .object(metrics)
+        root["name"] = .string("\(club) live (Open Connect sends no \(unsent.joined(separator: ", ")))")
+        let added = try library.insert(try KPITemplate.parse(JSONWriter.pretty(.object(root)), sourceName: "practice demo"))
+        return try library.activate(added.template.hash)
     }
 }

@@ -75,8 +75,10 @@ public struct SessionImporter {
 
     public var store: any PracticeStore { library.store }
 
-    public func run(_ request: ImportRequest,
-                    progress: ((ImportProgress) -> Void)? = nil) throws(PracticeError) -> ImportResult {
+    /// `cancelled` is asked after reading the file and before writing it; when it says yes, nothing
+    /// is written (the write itself is one transaction and runs to its end once begun).
+    public func run(_ request: ImportRequest, progress: ((ImportProgress) -> Void)? = nil,
+                    cancelled: () -> Bool = { false }) throws(PracticeError) -> ImportResult {
         let contentHash = SHA256.hash(request.csv).hex
         if let existing = try storeCall({ try store.session(contentHash: contentHash) }) {
             throw .conflict("\(request.sourceName): already imported as session \(existing.id) "
@@ -87,6 +89,13 @@ public struct SessionImporter {
         let export = try RapsodoParser.parse(request.csv, sourceName: request.sourceName) { done, total in
             progress?(ImportProgress(phase: .reading, done: done, total: total))
         }
+        func stopIfCancelled() throws(PracticeError) {
+            if cancelled() {
+                throw .cancelled("\(request.sourceName): import stopped before its shots were written; nothing was written "
+                    + "— run it again to import the file")
+            }
+        }
+        try stopIfCancelled()
         try library.ensureDefaults()
         let clubOrder = export.clubs
         let explicit = try explicitTemplates(request.templates, clubs: clubOrder, sourceName: request.sourceName)
@@ -119,6 +128,7 @@ public struct SessionImporter {
                                  sessionDate: date ?? export.title?.date, location: request.location,
                                  title: export.title?.sessionName, sourceColumns: export.columns, subsessions: analyses,
                                  shots: shots)
+        try stopIfCancelled()
         let session = try storeCall {
             try store.insertSession(batch) { done, total in progress?(ImportProgress(phase: .writing, done: done, total: total)) }
         }

@@ -8,6 +8,9 @@ public final class InMemoryPracticeStore: PracticeStore {
     private var sessionRows: [StoredSession] = []
     private var subsessionRows: [StoredSubsession] = []
     private var shotRows: [Int64: [StoredShot]] = [:]
+    private var liveSessions: [LiveSessionRow] = []
+    private var liveShotRows: [Int64: [LiveShotRow]] = [:]
+    private var closedLive: Set<Int64> = []
 
     public init() {}
 
@@ -91,6 +94,53 @@ public final class InMemoryPracticeStore: PracticeStore {
 
     public func shots(sessionID: Int64) throws -> [StoredShot] {
         shotRows[sessionID] ?? []
+    }
+
+    public func appendAnalyses(_ analyses: [AppendedAnalysis]) throws {
+        // Every check before any write: all or nothing.
+        var keys = Set(subsessionRows.map { "\($0.sessionID)\u{0}\($0.analysis.club)\u{0}\($0.analysis.templateHash ?? "")" })
+        for a in analyses {
+            guard sessionRows.contains(where: { $0.id == a.sessionID }) else { throw PracticeStoreError.unknownSession(id: a.sessionID) }
+            if let hash = a.analysis.templateHash, templateIndex[hash] == nil { throw PracticeStoreError.unknownTemplate(hash: hash) }
+            guard keys.insert("\(a.sessionID)\u{0}\(a.analysis.club)\u{0}\(a.analysis.templateHash ?? "")").inserted else {
+                throw PracticeStoreError.duplicateAnalysis(sessionID: a.sessionID, club: a.analysis.club, hash: a.analysis.templateHash ?? "")
+            }
+        }
+        var next = (subsessionRows.map(\.id).max() ?? 0) + 1
+        for a in analyses {
+            subsessionRows.append(StoredSubsession(id: next, sessionID: a.sessionID, analysis: a.analysis))
+            next += 1
+        }
+    }
+
+    public func beginLiveSession(device: String, startedAt: String) throws -> Int64 {
+        let id = (liveSessions.map(\.id).max() ?? 0) + 1
+        liveSessions.append(LiveSessionRow(id: id, device: device, startedAt: startedAt))
+        return id
+    }
+
+    public func insertLiveShot(_ shot: LiveShotRow) throws {
+        guard liveSessions.contains(where: { $0.id == shot.liveSessionID }), !closedLive.contains(shot.liveSessionID) else {
+            throw PracticeStoreError.liveSessionNotOpen(id: shot.liveSessionID)
+        }
+        if let hash = shot.templateHash, templateIndex[hash] == nil { throw PracticeStoreError.unknownTemplate(hash: hash) }
+        if liveShotRows[shot.liveSessionID]?.contains(where: { $0.shotNumber == shot.shotNumber }) ?? false {
+            throw PracticeStoreError.duplicateLiveShot(id: shot.liveSessionID, shotNumber: shot.shotNumber)
+        }
+        liveShotRows[shot.liveSessionID, default: []].append(shot)
+    }
+
+    public func liveShots(liveSessionID: Int64) throws -> [LiveShotRow] { liveShotRows[liveSessionID] ?? [] }
+
+    public func openLiveSessions() throws -> [LiveSessionRow] { liveSessions.filter { !closedLive.contains($0.id) } }
+
+    public func closeLiveSession(_ id: Int64, batch: SessionBatch?, closedAt: String, reason: String) throws -> StoredSession? {
+        guard liveSessions.contains(where: { $0.id == id }), !closedLive.contains(id) else {
+            throw PracticeStoreError.liveSessionNotOpen(id: id)
+        }
+        let session = try batch.map { try insertSession($0, progress: nil) }
+        closedLive.insert(id)
+        return session
     }
 }
 

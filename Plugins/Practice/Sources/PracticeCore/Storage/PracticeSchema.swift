@@ -14,7 +14,55 @@ public enum PracticeSchema {
 
     public static let migrations: [Migration] = [
         Migration(version: 1, name: "practice kernel: facts, preferences, immutability", sql: version1),
+        Migration(version: 2, name: "live sessions: shots as they arrive, closures", sql: version2),
     ]
+
+    /// The live journal's tables (version 2), immutable like the facts: a live shot is written as
+    /// it arrives (one transaction each); closing the session writes the session, its analyses and
+    /// its shots into the fact tables and a closure row, in one transaction.
+    public static let liveFactTables = ["live_sessions", "live_shots", "live_closures"]
+
+    static func immutabilityTriggers(_ tables: [String]) -> String {
+        tables.map { table in
+            """
+            CREATE TRIGGER \(table)_no_update BEFORE UPDATE ON \(table)
+            BEGIN SELECT RAISE(ABORT, '\(table) rows are immutable facts; insert a new row instead'); END;
+            CREATE TRIGGER \(table)_no_delete BEFORE DELETE ON \(table)
+            BEGIN SELECT RAISE(ABORT, '\(table) rows are immutable facts and are never deleted'); END;
+            """
+        }.joined(separator: "\n")
+    }
+
+    static let version2: String = {
+        let shotColumns = ShotMetric.allCases.map { "    \($0.sqlColumn) REAL" }.joined(separator: ",\n")
+        return """
+        CREATE TABLE live_sessions (
+            id INTEGER PRIMARY KEY,
+            device TEXT NOT NULL,
+            started_at TEXT NOT NULL
+        );
+        CREATE TABLE live_shots (
+            id INTEGER PRIMARY KEY,
+            live_session_id INTEGER NOT NULL REFERENCES live_sessions(id),
+            shot_number INTEGER NOT NULL,
+            club TEXT NOT NULL,
+        \(shotColumns),
+            grade TEXT CHECK (grade IN ('A', 'B', 'C')),
+            template_hash TEXT REFERENCES kpi_templates(hash),
+            -- The Open Connect message verbatim.
+            raw_json TEXT NOT NULL,
+            received_at TEXT NOT NULL,
+            UNIQUE (live_session_id, shot_number)
+        );
+        CREATE TABLE live_closures (
+            live_session_id INTEGER PRIMARY KEY REFERENCES live_sessions(id),
+            session_id INTEGER REFERENCES sessions(id),
+            closed_at TEXT NOT NULL,
+            reason TEXT NOT NULL
+        );
+        \(immutabilityTriggers(liveFactTables))
+        """
+    }()
 
     /// The fact tables; each has a BEFORE UPDATE and a BEFORE DELETE trigger that aborts.
     public static let factTables = ["kpi_templates", "sessions", "club_subsessions", "shots"]
@@ -161,6 +209,11 @@ public enum PracticeSchema {
             return "INSERT INTO shots (\(shotColumns.joined(separator: ", "))) VALUES "
                 + Array(repeating: one, count: max(rows, 1)).joined(separator: ", ")
         }
+        /// Columns: the metric columns (one session's shots of one club, in file order).
+        public static let selectClubMeasurements: String = {
+            "SELECT \(ShotMetric.allCases.map(\.sqlColumn).joined(separator: ", ")) FROM shots "
+                + "WHERE session_id = ? AND club = ? ORDER BY row_index"
+        }()
         /// Columns: row_index, club, the metric columns, grade, raw_json (one session, in file order).
         public static let selectShots: String = {
             let columns = ["row_index", "club"] + ShotMetric.allCases.map(\.sqlColumn) + ["grade", "raw_json"]
@@ -170,6 +223,28 @@ public enum PracticeSchema {
 }
 
 extension PracticeSchema.SQL {
+    /// device, started_at
+    public static let insertLiveSession = "INSERT INTO live_sessions (device, started_at) VALUES (?, ?)"
+    /// The columns of one live shot in `insertLiveShot` order.
+    public static let liveShotColumns = ["live_session_id", "shot_number", "club"] + ShotMetric.allCases.map(\.sqlColumn)
+        + ["grade", "template_hash", "raw_json", "received_at"]
+    public static let insertLiveShot = "INSERT INTO live_shots (\(liveShotColumns.joined(separator: ", "))) VALUES ("
+        + liveShotColumns.map { _ in "?" }.joined(separator: ", ") + ")"
+    /// Columns as `liveShotColumns`; one parameter: live_session_id. In arrival order.
+    public static let selectLiveShots = "SELECT \(liveShotColumns.joined(separator: ", ")) FROM live_shots WHERE live_session_id = ? ORDER BY id"
+    /// Columns: id, device, started_at of sessions without a closure.
+    public static let selectOpenLiveSessions = """
+        SELECT id, device, started_at FROM live_sessions
+        WHERE id NOT IN (SELECT live_session_id FROM live_closures) ORDER BY id
+        """
+    /// live_session_id, session_id, closed_at, reason
+    public static let insertLiveClosure = "INSERT INTO live_closures (live_session_id, session_id, closed_at, reason) VALUES (?, ?, ?, ?)"
+    /// One parameter: hash. A row when the template is stored.
+    public static let selectTemplateExists = "SELECT 1 FROM kpi_templates WHERE hash = ?"
+    /// Parameters: session_id, club, template_hash (NULL matches NULL). A row when that analysis exists.
+    public static let selectAnalysisExists = """
+        SELECT 1 FROM club_subsessions WHERE session_id = ?1 AND club = ?2 AND template_hash IS ?3
+        """
     /// Columns as `selectSessions`; one parameter: content_hash.
     public static let selectSessionByContentHash = """
         SELECT id, content_hash, source_name, imported_at, session_date, location, title, shot_count, source_columns

@@ -136,6 +136,14 @@ public enum PracticeStoreError: Error, Sendable, Equatable, CustomStringConverti
     case duplicateTemplate(hash: String)
     /// A referenced template is not stored.
     case unknownTemplate(hash: String)
+    /// A referenced session is not stored.
+    case unknownSession(id: Int64)
+    /// A live session is unknown or already closed.
+    case liveSessionNotOpen(id: Int64)
+    /// A live shot with this number is stored for the session.
+    case duplicateLiveShot(id: Int64, shotNumber: Int)
+    /// The session's club already has an analysis under this template.
+    case duplicateAnalysis(sessionID: Int64, club: String, hash: String)
 
     public var description: String {
         switch self {
@@ -143,6 +151,11 @@ public enum PracticeStoreError: Error, Sendable, Equatable, CustomStringConverti
             return "this file was already imported as session \(id) (content hash \(hash.prefix(12))…); nothing was written"
         case .duplicateTemplate(let hash): return "template \(hash.prefix(12))… is already stored"
         case .unknownTemplate(let hash): return "no template \(hash.prefix(12))… is stored"
+        case .unknownSession(let id): return "no session \(id) is stored"
+        case .liveSessionNotOpen(let id): return "live session \(id) is not open"
+        case .duplicateLiveShot(let id, let n): return "live session \(id) already has shot \(n)"
+        case .duplicateAnalysis(let id, let club, let hash):
+            return "session \(id) already has a \(club) analysis under template \(hash.prefix(12)); nothing was written"
         }
     }
 }
@@ -175,4 +188,79 @@ public protocol PracticeStore: AnyObject {
     func subsessions(sessionID: Int64?, club: String?) throws -> [StoredSubsession]
     /// One session's shots in file order.
     func shots(sessionID: Int64) throws -> [StoredShot]
+    /// The measurements of one session's shots of one club, in file order (what grading needs: no
+    /// source rows, no grades). The default filters `shots(sessionID:)`.
+    func measurements(sessionID: Int64, club: String) throws -> [ShotMeasurements]
+    /// Appends analyses of existing sessions (a re-grade under another template) in one
+    /// transaction: all or none. An unknown session or template, or a (session, club, template)
+    /// already analyzed, refuses the whole batch.
+    func appendAnalyses(_ analyses: [AppendedAnalysis]) throws
+
+    // Live sessions (a journal of facts; see `PracticeSchema.liveFactTables`).
+    /// Starts a live session; returns its id.
+    func beginLiveSession(device: String, startedAt: String) throws -> Int64
+    /// Stores one shot as it arrives (one transaction).
+    func insertLiveShot(_ shot: LiveShotRow) throws
+    /// A live session's shots in arrival order.
+    func liveShots(liveSessionID: Int64) throws -> [LiveShotRow]
+    /// Live sessions not closed yet (a crash leaves them so).
+    func openLiveSessions() throws -> [LiveSessionRow]
+    /// Closes a live session: writes `batch` (when it has shots) as a session and the closure row,
+    /// in one transaction. Returns the stored session.
+    func closeLiveSession(_ id: Int64, batch: SessionBatch?, closedAt: String, reason: String) throws -> StoredSession?
+}
+
+/// A live session being recorded.
+public struct LiveSessionRow: Sendable, Equatable {
+    public let id: Int64
+    public let device: String
+    public let startedAt: String
+
+    public init(id: Int64, device: String, startedAt: String) {
+        self.id = id
+        self.device = device
+        self.startedAt = startedAt
+    }
+}
+
+/// One shot of a live session, graded on arrival.
+public struct LiveShotRow: Sendable, Equatable {
+    public let liveSessionID: Int64
+    public let shotNumber: Int
+    public let club: String
+    public let measurements: ShotMeasurements
+    public let grade: Grade?
+    public let templateHash: String?
+    /// The Open Connect message verbatim.
+    public let rawJSON: String
+    public let receivedAt: String
+
+    public init(liveSessionID: Int64, shotNumber: Int, club: String, measurements: ShotMeasurements, grade: Grade?,
+                templateHash: String?, rawJSON: String, receivedAt: String) {
+        self.liveSessionID = liveSessionID
+        self.shotNumber = shotNumber
+        self.club = club
+        self.measurements = measurements
+        self.grade = grade
+        self.templateHash = templateHash
+        self.rawJSON = rawJSON
+        self.receivedAt = receivedAt
+    }
+}
+
+/// A sub-session analysis added to a stored session after its import (`practice regrade`).
+public struct AppendedAnalysis: Sendable, Equatable {
+    public let sessionID: Int64
+    public let analysis: SubsessionAnalysis
+
+    public init(sessionID: Int64, analysis: SubsessionAnalysis) {
+        self.sessionID = sessionID
+        self.analysis = analysis
+    }
+}
+
+extension PracticeStore {
+    public func measurements(sessionID: Int64, club: String) throws -> [ShotMeasurements] {
+        try shots(sessionID: sessionID).filter { $0.club == club }.map(\.measurements)
+    }
 }

@@ -310,7 +310,8 @@ func storeCall<T>(_ body: () throws -> T) throws(PracticeError) -> T {
     } catch let error as PracticeStoreError {
         switch error {
         case .duplicateSession, .duplicateTemplate: throw .conflict(error.description)
-        case .unknownTemplate: throw .notFound(error.description)
+        case .unknownTemplate, .unknownSession: throw .notFound(error.description)
+        case .duplicateAnalysis, .liveSessionNotOpen, .duplicateLiveShot: throw .conflict(error.description)
         }
     } catch {
         throw .storage("storage failed: \(error)")
