@@ -36,6 +36,17 @@ public final class EarClipper {
     /// Scale of the z-order grid; 0 disables hashing.
     private var invSize = 0.0
     private var holeQueue: [Int32] = []
+    /// Set when the last resort found no diagonal (only invalid input gets there).
+    private var unfinished = false
+    /// 0 for exact turns; in the retry pass, the angle below which a turn counts as straight.
+    private var tolerance = 0.0
+
+    /// Turn tolerances of the retries when an exact pass leaves area out or covers some twice
+    /// (near-touching rings, points a rounding error off an edge, as after an odd rotation).
+    public static let retryTolerances = [1e-10, 1e-8]
+    /// Largest relative difference between Σ|triangle area| and the polygon's area that needs
+    /// no retry.
+    public static let areaTolerance = 1e-9
     private var zKeys: [UInt64] = []
 
     /// Rings with more than this many vertices in total use z-order hashing.
@@ -68,6 +79,63 @@ public final class EarClipper {
     /// Triangulates flat `x0, y0, x1, y1, …` coordinates; `holeStarts` are the vertex indices at
     /// which each hole ring begins (the outer ring runs from 0 to the first of them).
     public func triangulate(coordinates: UnsafeBufferPointer<Double>, holeStarts: [Int]) -> [Int32] {
+        tolerance = 0
+        var best = triangulatePass(coordinates, holeStarts)
+        let target = Self.polygonArea(coordinates, holeStarts)
+        var bestError = Self.mismatch(best, coordinates, target, unfinished: unfinished)
+        guard bestError > 0 else { return best }
+        for retry in Self.retryTolerances {
+            tolerance = retry
+            let again = triangulatePass(coordinates, holeStarts)
+            let error = Self.mismatch(again, coordinates, target, unfinished: unfinished)
+            if error < bestError {
+                best = again
+                bestError = error
+            }
+            if bestError == 0 { break }
+        }
+        tolerance = 0
+        return best
+    }
+
+    /// |outer| − Σ|holes| of flat coordinates.
+    static func polygonArea(_ data: UnsafeBufferPointer<Double>, _ holeStarts: [Int]) -> Double {
+        let vertexCount = data.count / 2
+        let bounds = [0] + Set(holeStarts.filter { $0 > 0 && $0 < vertexCount }).sorted() + [vertexCount]
+        var total = 0.0
+        for k in 0..<(bounds.count - 1) {
+            let start = bounds[k], end = bounds[k + 1]
+            guard end - start >= 3 else { continue }
+            var sum = 0.0
+            var j = end - 1
+            for i in start..<end {
+                sum += (data[2 * j] - data[2 * i]) * (data[2 * i + 1] + data[2 * j + 1])
+                j = i
+            }
+            total += k == 0 ? abs(sum) / 2 : -abs(sum) / 2
+        }
+        return total
+    }
+
+    /// 0 when the triangles' absolute areas add up to the polygon's within `areaTolerance` and the
+    /// pass finished, else how far off they are (relative; 1 plus that when unfinished).
+    static func mismatch(_ t: [Int32], _ data: UnsafeBufferPointer<Double>, _ target: Double, unfinished: Bool) -> Double {
+        var sum = 0.0
+        var k = 0
+        while k + 2 < t.count {
+            let a = 2 * Int(t[k]), b = 2 * Int(t[k + 1]), c = 2 * Int(t[k + 2])
+            sum += abs((data[b] - data[a]) * (data[c + 1] - data[a + 1]) - (data[b + 1] - data[a + 1]) * (data[c] - data[a]))
+            k += 3
+        }
+        sum /= 2
+        let scale = max(abs(target), Double.leastNormalMagnitude)
+        let relative = abs(sum - target) / scale
+        if unfinished { return 1 + relative }
+        return relative <= areaTolerance ? 0 : relative
+    }
+
+    private func triangulatePass(_ coordinates: UnsafeBufferPointer<Double>, _ holeStarts: [Int]) -> [Int32] {
+        unfinished = false
         let vertexCount = coordinates.count / 2
         let bounds = Set(holeStarts.filter { $0 > 0 && $0 < vertexCount }).sorted()
         triangles = []
@@ -134,7 +202,7 @@ public final class EarClipper {
     @inline(__always)
     private func orient(_ p: Int32, _ q: Int32, _ r: Int32) -> Double {
         let P = nodes[Int(p)], Q = nodes[Int(q)], R = nodes[Int(r)]
-        return (Q.x - P.x) * (R.y - P.y) - (Q.y - P.y) * (R.x - P.x)
+        return turn(P.x, P.y, Q.x, Q.y, R.x, R.y)
     }
 
     @inline(__always)
@@ -164,6 +232,14 @@ public final class EarClipper {
         if node.nextZ >= 0 { nodes[Int(node.nextZ)].prevZ = node.prevZ }
     }
 
+    /// A zero-area triangle that only records a dropped vertex: (dropped, keep, keep).
+    @inline(__always)
+    private func emitDegenerate(_ dropped: Int32, _ keep: Int32) {
+        triangles.append(nodes[Int(dropped)].i)
+        triangles.append(nodes[Int(keep)].i)
+        triangles.append(nodes[Int(keep)].i)
+    }
+
     @inline(__always)
     private func emit(_ a: Int32, _ b: Int32, _ c: Int32) {
         triangles.append(nodes[Int(a)].i)
@@ -188,6 +264,13 @@ public final class EarClipper {
             for i in stride(from: end - 1, through: start, by: -1) {
                 last = insertNode(Int32(i), data[2 * i], data[2 * i + 1], after: last)
             }
+        }
+        // A ring given closed repeats its first point: drop the copy (as a zero-area triangle).
+        if last >= 0 && next(last) != last && equal(last, next(last)) {
+            let keep = next(last)
+            emitDegenerate(last, keep)
+            removeNode(last)
+            last = keep
         }
         return last
     }
@@ -229,15 +312,14 @@ public final class EarClipper {
     private func isEar(_ ear: Int32) -> Bool {
         let a = prev(ear), c = next(ear)
         let A = nodes[Int(a)], B = nodes[Int(ear)], C = nodes[Int(c)]
-        let abx = B.x - A.x, aby = B.y - A.y
-        if abx * (C.y - A.y) - aby * (C.x - A.x) <= 0 { return false }
+        if turn(A.x, A.y, B.x, B.y, C.x, C.y) <= 0 { return false }
         let x0 = min(A.x, B.x, C.x), y0 = min(A.y, B.y, C.y)
         let x1 = max(A.x, B.x, C.x), y1 = max(A.y, B.y, C.y)
         var p = C.next
         while p != a {
             let P = nodes[Int(p)]
             if P.x >= x0 && P.x <= x1 && P.y >= y0 && P.y <= y1
-                && Self.inTriangleExceptFirst(A, B, C, P.x, P.y) && orient(P.prev, p, P.next) <= 0 {
+                && inTriangleExceptFirst(A, B, C, P.x, P.y) && orient(P.prev, p, P.next) <= 0 {
                 return false
             }
             p = P.next
@@ -248,7 +330,7 @@ public final class EarClipper {
     private func isEarHashed(_ ear: Int32) -> Bool {
         let a = prev(ear), c = next(ear)
         let A = nodes[Int(a)], B = nodes[Int(ear)], C = nodes[Int(c)]
-        if (B.x - A.x) * (C.y - A.y) - (B.y - A.y) * (C.x - A.x) <= 0 { return false }
+        if turn(A.x, A.y, B.x, B.y, C.x, C.y) <= 0 { return false }
         let x0 = min(A.x, B.x, C.x), y0 = min(A.y, B.y, C.y)
         let x1 = max(A.x, B.x, C.x), y1 = max(A.y, B.y, C.y)
         let minZ = zOrder(x0, y0), maxZ = zOrder(x1, y1)
@@ -257,7 +339,7 @@ public final class EarClipper {
         @inline(__always) func blocks(_ q: Int32) -> Bool {
             let Q = nodes[Int(q)]
             return Q.x >= x0 && Q.x <= x1 && Q.y >= y0 && Q.y <= y1 && q != a && q != c
-                && Self.inTriangleExceptFirst(A, B, C, Q.x, Q.y) && orient(Q.prev, q, Q.next) <= 0
+                && inTriangleExceptFirst(A, B, C, Q.x, Q.y) && orient(Q.prev, q, Q.next) <= 0
         }
 
         while p >= 0 && nodes[Int(p)].z >= minZ && n >= 0 && nodes[Int(n)].z <= maxZ {
@@ -279,11 +361,21 @@ public final class EarClipper {
 
     /// Inside or on the counter-clockwise triangle abc, unless the point is a itself.
     @inline(__always)
-    private static func inTriangleExceptFirst(_ a: Node, _ b: Node, _ c: Node, _ px: Double, _ py: Double) -> Bool {
+    private func inTriangleExceptFirst(_ a: Node, _ b: Node, _ c: Node, _ px: Double, _ py: Double) -> Bool {
         !(a.x == px && a.y == py)
-            && (b.x - a.x) * (py - a.y) - (b.y - a.y) * (px - a.x) >= 0
-            && (c.x - b.x) * (py - b.y) - (c.y - b.y) * (px - b.x) >= 0
-            && (a.x - c.x) * (py - c.y) - (a.y - c.y) * (px - c.x) >= 0
+            && turn(a.x, a.y, b.x, b.y, px, py) >= 0
+            && turn(b.x, b.y, c.x, c.y, px, py) >= 0
+            && turn(c.x, c.y, a.x, a.y, px, py) >= 0
+    }
+
+    /// Twice the signed area of pqr, positive for a left turn; in the tolerant pass, 0 when the
+    /// turn is below `tolerance` radians or so (|pq × pr| ≤ tolerance · |pq|₁ · |pr|₁).
+    @inline(__always)
+    private func turn(_ px: Double, _ py: Double, _ qx: Double, _ qy: Double, _ rx: Double, _ ry: Double) -> Double {
+        let ux = qx - px, uy = qy - py, vx = rx - px, vy = ry - py
+        let v = ux * vy - uy * vx
+        if tolerance > 0 && abs(v) <= tolerance * ((abs(ux) + abs(uy)) * (abs(vx) + abs(vy))) { return 0 }
+        return v
     }
 
     /// Removes duplicate and collinear vertices between start and end; each becomes a zero-area
@@ -332,8 +424,9 @@ public final class EarClipper {
             let a = prev(p), pn = next(p), b = next(pn)
             if a != b && !equal(a, b) && intersects(a, p, pn, b) && locallyInside(a, b) && locallyInside(b, a) {
                 emit(a, p, b)
-                // The knot's second vertex is cut too, so the count stays n + 2h − 2.
-                emit(p, pn, b)
+                // The knot's second vertex is dropped as a zero-area triangle (pn, b, b), so the
+                // count stays n + 2h − 2 without covering anything twice.
+                emitDegenerate(pn, b)
                 removeNode(p)
                 removeNode(pn)
                 p = b
@@ -362,12 +455,23 @@ public final class EarClipper {
             }
             a = next(a)
         } while a != start
-        // No valid diagonal (invalid input): fan out the rest so every vertex is still used.
-        var p = next(start)
-        while next(p) != start && p != start {
-            emit(start, p, next(p))
+        // No valid diagonal. What is left stays uncovered (as in earcut) rather than being covered
+        // by triangles that may overlap: its vertices are dropped as zero-area triangles, so the
+        // count stays n + 2h − 2. Left-over area (invalid input) shows in the area; none is left
+        // when the rest is a zero-area sliver of touching rings.
+        var doubled = 0.0
+        var p = start
+        repeat {
+            let P = nodes[Int(p)], N = nodes[Int(P.next)]
+            doubled += (P.x - N.x) * (P.y + N.y)
+            p = P.next
+        } while p != start
+        p = next(next(start))
+        while p != start {
+            emitDegenerate(p, start)
             p = next(p)
         }
+        if doubled != 0 { unfinished = true }
     }
 
     // MARK: - Holes
