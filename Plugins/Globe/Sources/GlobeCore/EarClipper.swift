@@ -1,12 +1,16 @@
-// Polygon triangulation by ear clipping, after the algorithm of mapbox/earcut (ISC): rings become
-// circular linked lists, holes are bridged into the outer ring from their leftmost vertex, ears are
-// cut while the ring has more than two vertices, and rings of more than 80 vertices find the
-// vertices that might lie inside a candidate ear through a z-order (Morton) curve instead of a scan.
+// Polygon triangulation by ear clipping, after the algorithm of mapbox/earcut 3.2 (ISC): rings
+// become circular linked lists, holes are bridged into the outer ring from their leftmost vertex
+// (a hole point on a horizontal edge bridges along it), ears are cut while the ring has more than
+// two vertices; when a lap finds none, collinear and repeated points are filtered for as long as
+// that removes any, then crossing knots are cured once, then the ring is split along a diagonal.
+// Rings of more than 80 vertices find the vertices that might lie inside a candidate ear through a
+// z-order (Morton) curve instead of a scan.
 //
 // Unlike earcut, a vertex that is dropped as a duplicate or as part of a collinear run is not
 // lost: it is cut as a zero-area triangle. Every vertex therefore stays in the output, and a
-// polygon with n vertices and h holes always yields n + 2h − 2 triangles whose areas add up to the
-// polygon's (self-intersecting input keeps the count but not the area).
+// valid polygon with n vertices and h holes yields n + 2h − 2 triangles whose absolute areas add
+// up to the polygon's. When that sum is off (near-touching rings after a rotation, rounding),
+// the polygon is cut again with near-straight turns treated as straight, and the best cut wins.
 
 /// Triangulates polygons. Reuses its node storage between calls, so keep one per thread.
 public final class EarClipper {
@@ -38,6 +42,8 @@ public final class EarClipper {
     private var holeQueue: [Int32] = []
     /// Set when the last resort found no diagonal (only invalid input gets there).
     private var unfinished = false
+    /// Set by filterPoints when it removes a node.
+    private var filteredOut = false
     /// 0 for exact turns; in the retry pass, the angle below which a turn counts as straight.
     private var tolerance = 0.0
 
@@ -165,7 +171,7 @@ public final class EarClipper {
             let size = max(x1 - x0, y1 - y0)
             invSize = size > 0 ? 32767 / size : 0
         }
-        earcutLinked(outer, pass: 0)
+        earcutLinked(outer)
         let result = triangles
         triangles = []
         return result
@@ -277,32 +283,39 @@ public final class EarClipper {
 
     // MARK: - Ear cutting
 
-    private func earcutLinked(_ start: Int32, pass: Int) {
+    /// Cuts ears until two vertices are left (earcut 3.2's loop): when a lap finds no ear, it
+    /// filters collinear and repeated points and laps again as long as that removes any, then
+    /// cures local self-intersections once, and as a last resort splits the ring in two.
+    private func earcutLinked(_ start: Int32) {
         guard start >= 0 else { return }
         var ear = start
-        if pass == 0 && invSize > 0 { indexCurve(ear) }
+        if invSize > 0 { indexCurve(ear) }
         var stop = ear
+        var cured = false
         while prev(ear) != next(ear) {
             let p = prev(ear), n = next(ear)
-            if invSize > 0 ? isEarHashed(ear) : isEar(ear) {
+            if orient(p, ear, n) > 0 && (invSize > 0 ? isEarHashed(ear) : isEar(ear)) {
                 emit(p, ear, n)
                 removeNode(ear)
-                // Skipping the next vertex leaves fewer sliver triangles.
-                ear = next(n)
-                stop = ear
+                ear = n
+                stop = n
                 continue
             }
             ear = n
             if ear == stop {
-                switch pass {
-                case 0:
-                    earcutLinked(filterPoints(ear, -1), pass: 1)
-                case 1:
-                    let cured = cureLocalIntersections(filterPoints(ear, -1))
-                    earcutLinked(cured, pass: 2)
-                default:
-                    splitEarcut(ear)
+                filteredOut = false
+                ear = filterPoints(ear, -1)
+                if filteredOut {
+                    stop = ear
+                    continue
                 }
+                if !cured {
+                    ear = cureLocalIntersections(ear)
+                    stop = ear
+                    cured = true
+                    continue
+                }
+                splitEarcut(ear)
                 break
             }
         }
@@ -378,28 +391,31 @@ public final class EarClipper {
         return v
     }
 
-    /// Removes duplicate and collinear vertices between start and end; each becomes a zero-area
-    /// triangle so that no vertex is lost from the count.
+    /// Removes duplicate and collinear vertices (earcut 3.2): with `endNode` -1 the whole ring,
+    /// lapping until nothing is removable; else only the window from start to end, around a new
+    /// cut. Each removal from a ring of three or more becomes a zero-area triangle, so that no
+    /// vertex is lost from the count.
     private func filterPoints(_ startNode: Int32, _ endNode: Int32) -> Int32 {
         guard startNode >= 0 else { return startNode }
-        // A node filtered out by an earlier pass must not be cut twice: start from a live one.
+        // A node filtered out earlier must not be cut twice: start from a live one.
         let start = live(startNode)
         var end = endNode >= 0 ? live(endNode) : start
+        let full = end == start
         var p = start
         var again: Bool
         repeat {
             again = false
             let node = nodes[Int(p)]
-            if !node.steiner && (equal(p, node.next) || orient(node.prev, p, node.next) == 0) {
-                if node.prev == node.next { break }
-                emit(node.prev, p, node.next)
+            if p != node.next && !node.steiner && (equal(p, node.next) || orient(node.prev, p, node.next) == 0) {
+                if full || p == end { end = node.prev }
+                filteredOut = true
+                if node.prev != node.next { emit(node.prev, p, node.next) }
                 removeNode(p)
                 p = node.prev
-                end = p
-                if p == next(p) { break }
                 again = true
-            } else {
+            } else if full || p != end {
                 p = node.next
+                again = !full
             }
         } while again || p != end
         return end
@@ -416,13 +432,15 @@ public final class EarClipper {
         return p
     }
 
-    /// Cuts the two-vertex knots that self-intersections leave behind.
+    /// Cuts the two-vertex knots that self-intersections leave behind (edges that properly
+    /// cross; touching ones are left alone, as in earcut 3.2).
     private func cureLocalIntersections(_ startNode: Int32) -> Int32 {
         var start = startNode
         var p = start
+        var cured = false
         repeat {
             let a = prev(p), pn = next(p), b = next(pn)
-            if a != b && !equal(a, b) && intersects(a, p, pn, b) && locallyInside(a, b) && locallyInside(b, a) {
+            if intersects(a, p, pn, b, includeBoundary: false) && locallyInside(a, b) && locallyInside(b, a) {
                 emit(a, p, b)
                 // The knot's second vertex is dropped as a zero-area triangle (pn, b, b), so the
                 // count stays n + 2h − 2 without covering anything twice.
@@ -431,10 +449,11 @@ public final class EarClipper {
                 removeNode(pn)
                 p = b
                 start = b
+                cured = true
             }
             p = next(p)
-        } while p != start && next(p) != prev(p)
-        return filterPoints(p, -1)
+        } while p != start
+        return cured ? filterPoints(p, -1) : p
     }
 
     /// Last resort: split the ring along a valid diagonal and cut both halves.
@@ -447,8 +466,8 @@ public final class EarClipper {
                     var c = splitPolygon(a, b)
                     let a2 = filterPoints(a, next(a))
                     c = filterPoints(c, next(c))
-                    earcutLinked(a2, pass: 0)
-                    earcutLinked(c, pass: 0)
+                    earcutLinked(a2)
+                    earcutLinked(c)
                     return
                 }
                 b = next(b)
@@ -495,7 +514,8 @@ public final class EarClipper {
         }
         var outer = outerStart
         for hole in holeQueue { outer = eliminateHole(hole, outer) }
-        return outer
+        // Collapse collinear and repeated points across the whole merged ring once.
+        return filterPoints(outer, -1)
     }
 
     /// dy/dx of ab, never NaN (a vertical edge is ±infinity, a repeated point 0), so sorting
@@ -555,7 +575,10 @@ public final class EarClipper {
             if hx >= P.x && P.x >= mx && hx != P.x
                 && Self.inTriangle(hy < my ? hx : qx, hy, mx, my, hy < my ? qx : hx, hy, P.x, P.y) {
                 let tangent = abs(hy - P.y) / (hx - P.x)
-                if locallyInside(p, hole)
+                // A hole point on p's horizontal edge (a T-junction): the bridge runs along that
+                // edge; locallyInside rejects it as collinear, but it is valid (earcut 3.2).
+                let along = P.y == hy && nodes[Int(P.next)].y == hy && nodes[Int(P.next)].x > hx
+                if (locallyInside(p, hole) || along)
                     && (tangent < tanMin || (tangent == tanMin && (P.x > x(m) || (P.x == x(m) && sectorContainsSector(m, p))))) {
                     m = p
                     tanMin = tangent
@@ -599,37 +622,37 @@ public final class EarClipper {
     }
 
     private func isValidDiagonal(_ a: Int32, _ b: Int32) -> Bool {
-        let bi = nodes[Int(b)].i
-        guard nodes[Int(next(a))].i != bi && nodes[Int(prev(a))].i != bi && !intersectsPolygon(a, b) else { return false }
-        // Visible locally and through its midpoint, without opening opposite-facing sectors.
-        if locallyInside(a, b) && locallyInside(b, a) && middleInside(a, b)
-            && (orient(prev(a), a, prev(b)) != 0 || orient(a, prev(b), b) != 0) {
-            return true
-        }
         // A zero-length diagonal between two reflex copies of the same point.
-        return equal(a, b) && orient(prev(a), a, next(a)) < 0 && orient(prev(b), b, next(b)) < 0
+        let zeroLength = equal(a, b) && orient(prev(a), a, next(a)) < 0 && orient(prev(b), b, next(b)) < 0
+        guard nodes[Int(next(a))].i != nodes[Int(b)].i else { return false }
+        // Visible locally, without opening opposite-facing sectors.
+        guard zeroLength || (locallyInside(a, b) && locallyInside(b, a)
+                             && (orient(prev(a), a, prev(b)) != 0 || orient(a, prev(b), b) != 0)) else { return false }
+        return !intersectsPolygon(a, b) && (zeroLength || middleInside(a, b))
     }
 
     private func intersectsPolygon(_ a: Int32, _ b: Int32) -> Bool {
-        let ai = nodes[Int(a)].i, bi = nodes[Int(b)].i
+        let A = nodes[Int(a)], B = nodes[Int(b)]
+        let ai = A.i, bi = B.i
+        let minX = min(A.x, B.x), maxX = max(A.x, B.x), minY = min(A.y, B.y), maxY = max(A.y, B.y)
         var p = a
         repeat {
-            let P = nodes[Int(p)]
-            let ni = nodes[Int(P.next)].i
-            if P.i != ai && ni != ai && P.i != bi && ni != bi && intersects(p, P.next, a, b) { return true }
+            let P = nodes[Int(p)], N = nodes[Int(P.next)]
+            if !((P.x > maxX && N.x > maxX) || (P.x < minX && N.x < minX) || (P.y > maxY && N.y > maxY) || (P.y < minY && N.y < minY))
+                && P.i != ai && N.i != ai && P.i != bi && N.i != bi && intersects(p, P.next, a, b) {
+                return true
+            }
             p = P.next
         } while p != a
         return false
     }
 
-    @inline(__always)
-    private func sign(_ v: Double) -> Int { v > 0 ? 1 : (v < 0 ? -1 : 0) }
-
-    /// Whether segments p1q1 and p2q2 intersect, touching included.
-    private func intersects(_ p1: Int32, _ q1: Int32, _ p2: Int32, _ q2: Int32) -> Bool {
-        let o1 = sign(orient(p1, q1, p2)), o2 = sign(orient(p1, q1, q2))
-        let o3 = sign(orient(p2, q2, p1)), o4 = sign(orient(p2, q2, q1))
-        if o1 != o2 && o3 != o4 { return true }
+    /// Whether segments p1q1 and p2q2 cross, or (with `includeBoundary`) touch.
+    private func intersects(_ p1: Int32, _ q1: Int32, _ p2: Int32, _ q2: Int32, includeBoundary: Bool = true) -> Bool {
+        let o1 = orient(p1, q1, p2), o2 = orient(p1, q1, q2)
+        let o3 = orient(p2, q2, p1), o4 = orient(p2, q2, q1)
+        if ((o1 > 0 && o2 < 0) || (o1 < 0 && o2 > 0)) && ((o3 > 0 && o4 < 0) || (o3 < 0 && o4 > 0)) { return true }
+        guard includeBoundary else { return false }
         if o1 == 0 && onSegment(p1, p2, q1) { return true }
         if o2 == 0 && onSegment(p1, q2, q1) { return true }
         if o3 == 0 && onSegment(p2, p1, q2) { return true }
