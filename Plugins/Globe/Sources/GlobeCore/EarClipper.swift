@@ -44,11 +44,16 @@ public final class EarClipper {
     private var unfinished = false
     /// Set by filterPoints when it removes a node.
     private var filteredOut = false
+    /// In the tolerant pass, how close (tolerance × the polygon's size) a hole point must come to
+    /// an edge to be taken as touching it; 0 in the exact pass.
+    private var snap = 0.0
+    private var snapping = false
     /// 0 for exact turns; in the retry pass, the angle below which a turn counts as straight.
     private var tolerance = 0.0
 
     /// Turn tolerances of the retries when an exact pass leaves area out or covers some twice
     /// (near-touching rings, points a rounding error off an edge, as after an odd rotation).
+    /// Each is tried without, then with, hole points that near-touch an edge taken as touching it.
     public static let retryTolerances = [1e-10, 1e-8]
     /// Largest relative difference between Σ|triangle area| and the polygon's area that needs
     /// no retry.
@@ -90,8 +95,9 @@ public final class EarClipper {
         let target = Self.polygonArea(coordinates, holeStarts)
         var bestError = Self.mismatch(best, coordinates, target, unfinished: unfinished)
         guard bestError > 0 else { return best }
-        for retry in Self.retryTolerances {
-            tolerance = retry
+        for retry in Self.retryTolerances.flatMap({ [($0, false), ($0, true)] }) {
+            tolerance = retry.0
+            snapping = retry.1
             let again = triangulatePass(coordinates, holeStarts)
             let error = Self.mismatch(again, coordinates, target, unfinished: unfinished)
             if error < bestError {
@@ -101,6 +107,7 @@ public final class EarClipper {
             if bestError == 0 { break }
         }
         tolerance = 0
+        snapping = false
         return best
     }
 
@@ -151,6 +158,15 @@ public final class EarClipper {
         count = 0
         ensureCapacity(vertexCount + 2 * bounds.count + 16)
 
+        snap = 0
+        if tolerance > 0 && snapping {
+            var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
+            for k in 0..<vertexCount {
+                let x = coordinates[2 * k], y = coordinates[2 * k + 1]
+                x0 = min(x0, x); y0 = min(y0, y); x1 = max(x1, x); y1 = max(y1, y)
+            }
+            snap = tolerance * max(x1 - x0, y1 - y0)
+        }
         let outerEnd = bounds.first ?? vertexCount
         var outer = linkedList(coordinates, 0, outerEnd, outer: true)
         guard outer >= 0, nodes[Int(outer)].next != nodes[Int(outer)].prev else { return [] }
@@ -556,6 +572,8 @@ public final class EarClipper {
             if equal(hole, P.next) { return P.next }
             if hy <= P.y && hy >= N.y && N.y != P.y {
                 let ix = P.x + (hy - P.y) * (N.x - P.x) / (N.y - P.y)
+                // In the tolerant pass a hole point a rounding error off an edge touches it.
+                if snap > 0 && abs(ix - hx) <= snap { return P.x < N.x ? p : P.next }
                 if ix <= hx && ix > qx {
                     qx = ix
                     m = P.x < N.x ? p : P.next
