@@ -25,6 +25,15 @@ final class GlobeEndToEndTests: XCTestCase {
         XCTAssertEqual(stats["citiesChecked"]?.intValue, 2)
         XCTAssertTrue(try c.succeed(["globe", "stats"]).stdout.hasPrefix("visited 2 of 195 countries (1.0%); wishlist 1\n"))
         XCTAssertEqual(try c.succeed(["globe", "stats", "--user", "bo", "--json"]).json()["visited"]?.intValue, 1)
+        // The denominators: 193, 195 (the default, said so), 249.
+        XCTAssertTrue(try c.succeed(["globe", "stats"]).stdout.contains("\ncounted against: 195 UN member states and observers (--of un+observers; also un, iso)\n"))
+        XCTAssertEqual(try c.succeed(["globe", "stats", "--of", "un", "--json"]).json()["total"]?.intValue, 193)
+        let iso = try c.succeed(["globe", "stats", "--of", "iso", "--json"]).json()
+        XCTAssertEqual(iso["total"]?.intValue, 249)
+        XCTAssertEqual(iso["denominator"]?.stringValue, "iso")
+        XCTAssertEqual(iso["continents"]?.arrayValue?.compactMap { $0["total"]?.intValue }.reduce(0, +), 249)
+        try c.fail(["globe", "stats", "--of", "eu"], exitCode: 2,
+                   contains: ["invalid denominator for --of 'eu'; expected un (193 UN members), un+observers (195) or iso (249 ISO 3166-1 entries)"])
         let highlights = try c.succeed(["globe", "highlights", "PE", "--json"]).json()
         XCTAssertEqual(highlights["cities"]?.arrayValue?.filter { $0["checked"]?.boolValue == true }.count, 2)
         XCTAssertEqual(try c.succeed(["globe", "unvisit", "PE", "--city", "Cusco"]).stdout, "Peru (PE) unchecked (Cusco)\n")
@@ -98,6 +107,17 @@ final class GlobeEndToEndTests: XCTestCase {
         XCTAssertEqual(bundled["perPolygon"]?.arrayValue?.count, 287)
         let text = try c.succeed(["globe", "triangulate", "--summary"]).stdout
         XCTAssertTrue(text.contains("triangles 9783 (n + 2h − 2 = 9783; polygons off: 0)"), text)
+        let summary = try c.succeed(["globe", "triangulate", "--summary", "--json"]).json()
+        XCTAssertEqual(summary["triangles"]?.intValue, 9_783)
+        XCTAssertEqual(summary["perPolygon"]?.arrayValue?.count ?? 0, 0, "--summary holds with --json")
+        XCTAssertEqual(summary["invalidPolygons"]?.intValue, 0)
+        // A polygon whose edges cross: reported with the place, triangulated anyway, exit 0.
+        let bow = try c.write("bow.geojson", #"{"type": "FeatureCollection", "features": [{"type": "Feature", "id": "BOW", "properties": {}, "geometry": {"type": "Polygon", "coordinates": [[[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]]}}]}"#)
+        let bowText = try c.succeed(["globe", "triangulate", "--geojson", bow, "--summary"]).stdout
+        XCTAssertTrue(bowText.contains("  BOW part 0 is not a valid polygon: outer ring edge 0 crosses outer ring edge 2 at (1.000000, 1.000000)\n"), bowText)
+        let bowJSON = try c.succeed(["globe", "triangulate", "--geojson", bow, "--json"]).json()
+        XCTAssertEqual(bowJSON["invalidPolygons"]?.intValue, 1)
+        XCTAssertGreaterThan(bowJSON["triangles"]?.intValue ?? 0, 0)
         let ne = Clubhouse.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/peers/data/naturalearth_lowres_countries.geojson")
         guard FileManager.default.fileExists(atPath: ne.path) else {
             throw XCTSkip("../shared/peers/data/naturalearth_lowres_countries.geojson is absent; skipping its oracle")
@@ -187,6 +207,14 @@ final class GlobeEndToEndTests: XCTestCase {
                        nil, "inside Avalon's hole")
         XCTAssertEqual(try c.succeed(["--config", config, "globe", "visit", "Brigadoon", "--json"]).json()["code"]?.stringValue, "BB")
         XCTAssertEqual(try c.succeed(["--config", config, "globe", "stats", "--json"]).json()["total"]?.intValue, 2)
+        // The site's default denominator.
+        let isoSite = try c.write("iso.json", """
+            {"sites": {"iso": {"plugins": {
+              "globe": {"id": "org.clubhouse.globe", "grants": ["storage"], "config": {"denominator": "iso"}}
+            }}}}
+            """)
+        XCTAssertEqual(try c.succeed(["--config", isoSite, "globe", "stats", "--json"]).json()["total"]?.intValue, 249)
+        XCTAssertEqual(try c.succeed(["--config", isoSite, "globe", "stats", "--of", "un", "--json"]).json()["total"]?.intValue, 193)
 
         let broken = try c.write("broken.json", """
             {"sites": {"s": {"plugins": {"globe": {"id": "org.clubhouse.globe", "grants": ["storage"], "config": {"colour": "red"}}}}}}

@@ -39,7 +39,7 @@ final class ChallengeTests: XCTestCase {
         XCTAssertEqual(view.attemptsLeft, 5)
         var r = try g.challengeGuess(guess: "Spain", date: "2026-11-20", today: today)
         XCTAssertEqual(r.outcome, .wrong)
-        XCTAssertEqual(r.text, "'Spain' is wrong; 4 attempts left")
+        XCTAssertEqual(r.text, "'Spain' is wrong; 4 attempts left; Spain borders the answer, which lies NE ↗ of it")
         for again in ["spain", "  SPAIN ", "Spáin"] {
             r = try g.challengeGuess(guess: again, date: "2026-11-20", today: today)
             XCTAssertEqual(r.outcome, .repeated, again)

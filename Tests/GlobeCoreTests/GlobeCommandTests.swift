@@ -91,7 +91,7 @@ final class GlobeCommandTests: XCTestCase {
         XCTAssertEqual(config.scheduleSeed, 42)
         XCTAssertEqual(config.toleranceKm, 10)
         let bad: [(String, String)] = [
-            (#"{"colour": "red"}"#, "unknown globe config key \"colour\"; known keys: user, countries, highlights, challenges, scheduleEpoch, scheduleSeed, toleranceKm"),
+            (#"{"colour": "red"}"#, "unknown globe config key \"colour\"; known keys: user, countries, highlights, challenges, scheduleEpoch, scheduleSeed, toleranceKm, denominator"),
             (#"{"scheduleSeed": -1}"#, "invalid config \"scheduleSeed\" '-1'; expected a non-negative integer"),
             (#"{"toleranceKm": 900}"#, "invalid config \"toleranceKm\" '900'; expected a number from 0 to 500"),
             (#"{"user": ""}"#, "invalid config \"user\" '\"\"'; expected a non-empty string"),

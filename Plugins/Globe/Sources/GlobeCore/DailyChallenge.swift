@@ -66,6 +66,8 @@ public struct GuessResult: Sendable, Codable, Equatable {
     public var attemptsLeft: Int
     /// The answer, once the game is over.
     public var answer: String?
+    /// After a wrong guess that names a country: distance and direction to the answer.
+    public var hint: QuizHint? = nil
 
     public var text: String {
         switch outcome {
@@ -76,7 +78,8 @@ public struct GuessResult: Sendable, Codable, Equatable {
             return "correct: \(answer ?? guess), solved in \(tries) \(tries == 1 ? "guess" : "guesses")"
         case .wrong:
             if state.status == .failed { return "'\(guess)' is wrong; no attempts left, the answer was \(answer ?? "?")" }
-            return "'\(guess)' is wrong; \(attemptsLeft) \(attemptsLeft == 1 ? "attempt" : "attempts") left"
+            let left = "'\(guess)' is wrong; \(attemptsLeft) \(attemptsLeft == 1 ? "attempt" : "attempts") left"
+            return hint.map { left + "; " + $0.text } ?? left
         }
     }
 }

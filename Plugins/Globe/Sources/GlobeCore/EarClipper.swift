@@ -1,12 +1,16 @@
-// Polygon triangulation by ear clipping, after the algorithm of mapbox/earcut (ISC): rings become
-// circular linked lists, holes are bridged into the outer ring from their leftmost vertex, ears are
-// cut while the ring has more than two vertices, and rings of more than 80 vertices find the
-// vertices that might lie inside a candidate ear through a z-order (Morton) curve instead of a scan.
+// Polygon triangulation by ear clipping, after the algorithm of mapbox/earcut 3.2 (ISC): rings
+// become circular linked lists, holes are bridged into the outer ring from their leftmost vertex
+// (a hole point on a horizontal edge bridges along it), ears are cut while the ring has more than
+// two vertices; when a lap finds none, collinear and repeated points are filtered for as long as
+// that removes any, then crossing knots are cured once, then the ring is split along a diagonal.
+// Rings of more than 80 vertices find the vertices that might lie inside a candidate ear through a
+// z-order (Morton) curve instead of a scan.
 //
 // Unlike earcut, a vertex that is dropped as a duplicate or as part of a collinear run is not
 // lost: it is cut as a zero-area triangle. Every vertex therefore stays in the output, and a
-// polygon with n vertices and h holes always yields n + 2h − 2 triangles whose areas add up to the
-// polygon's (self-intersecting input keeps the count but not the area).
+// valid polygon with n vertices and h holes yields n + 2h − 2 triangles whose absolute areas add
+// up to the polygon's. When that sum is off (near-touching rings after a rotation, rounding),
+// the polygon is cut again with near-straight turns treated as straight, and the best cut wins.
 
 /// Triangulates polygons. Reuses its node storage between calls, so keep one per thread.
 public final class EarClipper {
@@ -36,6 +40,24 @@ public final class EarClipper {
     /// Scale of the z-order grid; 0 disables hashing.
     private var invSize = 0.0
     private var holeQueue: [Int32] = []
+    /// Set when the last resort found no diagonal (only invalid input gets there).
+    private var unfinished = false
+    /// Set by filterPoints when it removes a node.
+    private var filteredOut = false
+    /// In the tolerant pass, how close (tolerance × the polygon's size) a hole point must come to
+    /// an edge to be taken as touching it; 0 in the exact pass.
+    private var snap = 0.0
+    private var snapping = false
+    /// 0 for exact turns; in the retry pass, the angle below which a turn counts as straight.
+    private var tolerance = 0.0
+
+    /// Turn tolerances of the retries when an exact pass leaves area out or covers some twice
+    /// (near-touching rings, points a rounding error off an edge, as after an odd rotation).
+    /// Each is tried without, then with, hole points that near-touch an edge taken as touching it.
+    public static let retryTolerances = [1e-10, 1e-8]
+    /// Largest relative difference between Σ|triangle area| and the polygon's area that needs
+    /// no retry.
+    public static let areaTolerance = 1e-9
     private var zKeys: [UInt64] = []
 
     /// Rings with more than this many vertices in total use z-order hashing.
@@ -68,6 +90,65 @@ public final class EarClipper {
     /// Triangulates flat `x0, y0, x1, y1, …` coordinates; `holeStarts` are the vertex indices at
     /// which each hole ring begins (the outer ring runs from 0 to the first of them).
     public func triangulate(coordinates: UnsafeBufferPointer<Double>, holeStarts: [Int]) -> [Int32] {
+        tolerance = 0
+        var best = triangulatePass(coordinates, holeStarts)
+        let target = Self.polygonArea(coordinates, holeStarts)
+        var bestError = Self.mismatch(best, coordinates, target, unfinished: unfinished)
+        guard bestError > 0 else { return best }
+        for retry in Self.retryTolerances.flatMap({ [($0, false), ($0, true)] }) {
+            tolerance = retry.0
+            snapping = retry.1
+            let again = triangulatePass(coordinates, holeStarts)
+            let error = Self.mismatch(again, coordinates, target, unfinished: unfinished)
+            if error < bestError {
+                best = again
+                bestError = error
+            }
+            if bestError == 0 { break }
+        }
+        tolerance = 0
+        snapping = false
+        return best
+    }
+
+    /// |outer| − Σ|holes| of flat coordinates.
+    static func polygonArea(_ data: UnsafeBufferPointer<Double>, _ holeStarts: [Int]) -> Double {
+        let vertexCount = data.count / 2
+        let bounds = [0] + Set(holeStarts.filter { $0 > 0 && $0 < vertexCount }).sorted() + [vertexCount]
+        var total = 0.0
+        for k in 0..<(bounds.count - 1) {
+            let start = bounds[k], end = bounds[k + 1]
+            guard end - start >= 3 else { continue }
+            var sum = 0.0
+            var j = end - 1
+            for i in start..<end {
+                sum += (data[2 * j] - data[2 * i]) * (data[2 * i + 1] + data[2 * j + 1])
+                j = i
+            }
+            total += k == 0 ? abs(sum) / 2 : -abs(sum) / 2
+        }
+        return total
+    }
+
+    /// 0 when the triangles' absolute areas add up to the polygon's within `areaTolerance` and the
+    /// pass finished, else how far off they are (relative; 1 plus that when unfinished).
+    static func mismatch(_ t: [Int32], _ data: UnsafeBufferPointer<Double>, _ target: Double, unfinished: Bool) -> Double {
+        var sum = 0.0
+        var k = 0
+        while k + 2 < t.count {
+            let a = 2 * Int(t[k]), b = 2 * Int(t[k + 1]), c = 2 * Int(t[k + 2])
+            sum += abs((data[b] - data[a]) * (data[c + 1] - data[a + 1]) - (data[b + 1] - data[a + 1]) * (data[c] - data[a]))
+            k += 3
+        }
+        sum /= 2
+        let scale = max(abs(target), Double.leastNormalMagnitude)
+        let relative = abs(sum - target) / scale
+        if unfinished { return 1 + relative }
+        return relative <= areaTolerance ? 0 : relative
+    }
+
+    private func triangulatePass(_ coordinates: UnsafeBufferPointer<Double>, _ holeStarts: [Int]) -> [Int32] {
+        unfinished = false
         let vertexCount = coordinates.count / 2
         let bounds = Set(holeStarts.filter { $0 > 0 && $0 < vertexCount }).sorted()
         triangles = []
@@ -77,6 +158,15 @@ public final class EarClipper {
         count = 0
         ensureCapacity(vertexCount + 2 * bounds.count + 16)
 
+        snap = 0
+        if tolerance > 0 && snapping {
+            var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
+            for k in 0..<vertexCount {
+                let x = coordinates[2 * k], y = coordinates[2 * k + 1]
+                x0 = min(x0, x); y0 = min(y0, y); x1 = max(x1, x); y1 = max(y1, y)
+            }
+            snap = tolerance * max(x1 - x0, y1 - y0)
+        }
         let outerEnd = bounds.first ?? vertexCount
         var outer = linkedList(coordinates, 0, outerEnd, outer: true)
         guard outer >= 0, nodes[Int(outer)].next != nodes[Int(outer)].prev else { return [] }
@@ -97,7 +187,7 @@ public final class EarClipper {
             let size = max(x1 - x0, y1 - y0)
             invSize = size > 0 ? 32767 / size : 0
         }
-        earcutLinked(outer, pass: 0)
+        earcutLinked(outer)
         let result = triangles
         triangles = []
         return result
@@ -134,7 +224,7 @@ public final class EarClipper {
     @inline(__always)
     private func orient(_ p: Int32, _ q: Int32, _ r: Int32) -> Double {
         let P = nodes[Int(p)], Q = nodes[Int(q)], R = nodes[Int(r)]
-        return (Q.x - P.x) * (R.y - P.y) - (Q.y - P.y) * (R.x - P.x)
+        return turn(P.x, P.y, Q.x, Q.y, R.x, R.y)
     }
 
     @inline(__always)
@@ -164,6 +254,14 @@ public final class EarClipper {
         if node.nextZ >= 0 { nodes[Int(node.nextZ)].prevZ = node.prevZ }
     }
 
+    /// A zero-area triangle that only records a dropped vertex: (dropped, keep, keep).
+    @inline(__always)
+    private func emitDegenerate(_ dropped: Int32, _ keep: Int32) {
+        triangles.append(nodes[Int(dropped)].i)
+        triangles.append(nodes[Int(keep)].i)
+        triangles.append(nodes[Int(keep)].i)
+    }
+
     @inline(__always)
     private func emit(_ a: Int32, _ b: Int32, _ c: Int32) {
         triangles.append(nodes[Int(a)].i)
@@ -189,37 +287,51 @@ public final class EarClipper {
                 last = insertNode(Int32(i), data[2 * i], data[2 * i + 1], after: last)
             }
         }
+        // A ring given closed repeats its first point: drop the copy (as a zero-area triangle).
+        if last >= 0 && next(last) != last && equal(last, next(last)) {
+            let keep = next(last)
+            emitDegenerate(last, keep)
+            removeNode(last)
+            last = keep
+        }
         return last
     }
 
     // MARK: - Ear cutting
 
-    private func earcutLinked(_ start: Int32, pass: Int) {
+    /// Cuts ears until two vertices are left (earcut 3.2's loop): when a lap finds no ear, it
+    /// filters collinear and repeated points and laps again as long as that removes any, then
+    /// cures local self-intersections once, and as a last resort splits the ring in two.
+    private func earcutLinked(_ start: Int32) {
         guard start >= 0 else { return }
         var ear = start
-        if pass == 0 && invSize > 0 { indexCurve(ear) }
+        if invSize > 0 { indexCurve(ear) }
         var stop = ear
+        var cured = false
         while prev(ear) != next(ear) {
             let p = prev(ear), n = next(ear)
-            if invSize > 0 ? isEarHashed(ear) : isEar(ear) {
+            if orient(p, ear, n) > 0 && (invSize > 0 ? isEarHashed(ear) : isEar(ear)) {
                 emit(p, ear, n)
                 removeNode(ear)
-                // Skipping the next vertex leaves fewer sliver triangles.
-                ear = next(n)
-                stop = ear
+                ear = n
+                stop = n
                 continue
             }
             ear = n
             if ear == stop {
-                switch pass {
-                case 0:
-                    earcutLinked(filterPoints(ear, -1), pass: 1)
-                case 1:
-                    let cured = cureLocalIntersections(filterPoints(ear, -1))
-                    earcutLinked(cured, pass: 2)
-                default:
-                    splitEarcut(ear)
+                filteredOut = false
+                ear = filterPoints(ear, -1)
+                if filteredOut {
+                    stop = ear
+                    continue
                 }
+                if !cured {
+                    ear = cureLocalIntersections(ear)
+                    stop = ear
+                    cured = true
+                    continue
+                }
+                splitEarcut(ear)
                 break
             }
         }
@@ -229,15 +341,14 @@ public final class EarClipper {
     private func isEar(_ ear: Int32) -> Bool {
         let a = prev(ear), c = next(ear)
         let A = nodes[Int(a)], B = nodes[Int(ear)], C = nodes[Int(c)]
-        let abx = B.x - A.x, aby = B.y - A.y
-        if abx * (C.y - A.y) - aby * (C.x - A.x) <= 0 { return false }
+        if turn(A.x, A.y, B.x, B.y, C.x, C.y) <= 0 { return false }
         let x0 = min(A.x, B.x, C.x), y0 = min(A.y, B.y, C.y)
         let x1 = max(A.x, B.x, C.x), y1 = max(A.y, B.y, C.y)
         var p = C.next
         while p != a {
             let P = nodes[Int(p)]
             if P.x >= x0 && P.x <= x1 && P.y >= y0 && P.y <= y1
-                && Self.inTriangleExceptFirst(A, B, C, P.x, P.y) && orient(P.prev, p, P.next) <= 0 {
+                && inTriangleExceptFirst(A, B, C, P.x, P.y) && orient(P.prev, p, P.next) <= 0 {
                 return false
             }
             p = P.next
@@ -248,7 +359,7 @@ public final class EarClipper {
     private func isEarHashed(_ ear: Int32) -> Bool {
         let a = prev(ear), c = next(ear)
         let A = nodes[Int(a)], B = nodes[Int(ear)], C = nodes[Int(c)]
-        if (B.x - A.x) * (C.y - A.y) - (B.y - A.y) * (C.x - A.x) <= 0 { return false }
+        if turn(A.x, A.y, B.x, B.y, C.x, C.y) <= 0 { return false }
         let x0 = min(A.x, B.x, C.x), y0 = min(A.y, B.y, C.y)
         let x1 = max(A.x, B.x, C.x), y1 = max(A.y, B.y, C.y)
         let minZ = zOrder(x0, y0), maxZ = zOrder(x1, y1)
@@ -257,7 +368,7 @@ public final class EarClipper {
         @inline(__always) func blocks(_ q: Int32) -> Bool {
             let Q = nodes[Int(q)]
             return Q.x >= x0 && Q.x <= x1 && Q.y >= y0 && Q.y <= y1 && q != a && q != c
-                && Self.inTriangleExceptFirst(A, B, C, Q.x, Q.y) && orient(Q.prev, q, Q.next) <= 0
+                && inTriangleExceptFirst(A, B, C, Q.x, Q.y) && orient(Q.prev, q, Q.next) <= 0
         }
 
         while p >= 0 && nodes[Int(p)].z >= minZ && n >= 0 && nodes[Int(n)].z <= maxZ {
@@ -279,35 +390,48 @@ public final class EarClipper {
 
     /// Inside or on the counter-clockwise triangle abc, unless the point is a itself.
     @inline(__always)
-    private static func inTriangleExceptFirst(_ a: Node, _ b: Node, _ c: Node, _ px: Double, _ py: Double) -> Bool {
+    private func inTriangleExceptFirst(_ a: Node, _ b: Node, _ c: Node, _ px: Double, _ py: Double) -> Bool {
         !(a.x == px && a.y == py)
-            && (b.x - a.x) * (py - a.y) - (b.y - a.y) * (px - a.x) >= 0
-            && (c.x - b.x) * (py - b.y) - (c.y - b.y) * (px - b.x) >= 0
-            && (a.x - c.x) * (py - c.y) - (a.y - c.y) * (px - c.x) >= 0
+            && turn(a.x, a.y, b.x, b.y, px, py) >= 0
+            && turn(b.x, b.y, c.x, c.y, px, py) >= 0
+            && turn(c.x, c.y, a.x, a.y, px, py) >= 0
     }
 
-    /// Removes duplicate and collinear vertices between start and end; each becomes a zero-area
-    /// triangle so that no vertex is lost from the count.
+    /// Twice the signed area of pqr, positive for a left turn; in the tolerant pass, 0 when the
+    /// turn is below `tolerance` radians or so (|pq × pr| ≤ tolerance · |pq|₁ · |pr|₁).
+    @inline(__always)
+    private func turn(_ px: Double, _ py: Double, _ qx: Double, _ qy: Double, _ rx: Double, _ ry: Double) -> Double {
+        let ux = qx - px, uy = qy - py, vx = rx - px, vy = ry - py
+        let v = ux * vy - uy * vx
+        if tolerance > 0 && abs(v) <= tolerance * ((abs(ux) + abs(uy)) * (abs(vx) + abs(vy))) { return 0 }
+        return v
+    }
+
+    /// Removes duplicate and collinear vertices (earcut 3.2): with `endNode` -1 the whole ring,
+    /// lapping until nothing is removable; else only the window from start to end, around a new
+    /// cut. Each removal from a ring of three or more becomes a zero-area triangle, so that no
+    /// vertex is lost from the count.
     private func filterPoints(_ startNode: Int32, _ endNode: Int32) -> Int32 {
         guard startNode >= 0 else { return startNode }
-        // A node filtered out by an earlier pass must not be cut twice: start from a live one.
+        // A node filtered out earlier must not be cut twice: start from a live one.
         let start = live(startNode)
         var end = endNode >= 0 ? live(endNode) : start
+        let full = end == start
         var p = start
         var again: Bool
         repeat {
             again = false
             let node = nodes[Int(p)]
-            if !node.steiner && (equal(p, node.next) || orient(node.prev, p, node.next) == 0) {
-                if node.prev == node.next { break }
-                emit(node.prev, p, node.next)
+            if p != node.next && !node.steiner && (equal(p, node.next) || orient(node.prev, p, node.next) == 0) {
+                if full || p == end { end = node.prev }
+                filteredOut = true
+                if node.prev != node.next { emit(node.prev, p, node.next) }
                 removeNode(p)
                 p = node.prev
-                end = p
-                if p == next(p) { break }
                 again = true
-            } else {
+            } else if full || p != end {
                 p = node.next
+                again = !full
             }
         } while again || p != end
         return end
@@ -324,24 +448,28 @@ public final class EarClipper {
         return p
     }
 
-    /// Cuts the two-vertex knots that self-intersections leave behind.
+    /// Cuts the two-vertex knots that self-intersections leave behind (edges that properly
+    /// cross; touching ones are left alone, as in earcut 3.2).
     private func cureLocalIntersections(_ startNode: Int32) -> Int32 {
         var start = startNode
         var p = start
+        var cured = false
         repeat {
             let a = prev(p), pn = next(p), b = next(pn)
-            if a != b && !equal(a, b) && intersects(a, p, pn, b) && locallyInside(a, b) && locallyInside(b, a) {
+            if intersects(a, p, pn, b, includeBoundary: false) && locallyInside(a, b) && locallyInside(b, a) {
                 emit(a, p, b)
-                // The knot's second vertex is cut too, so the count stays n + 2h − 2.
-                emit(p, pn, b)
+                // The knot's second vertex is dropped as a zero-area triangle (pn, b, b), so the
+                // count stays n + 2h − 2 without covering anything twice.
+                emitDegenerate(pn, b)
                 removeNode(p)
                 removeNode(pn)
                 p = b
                 start = b
+                cured = true
             }
             p = next(p)
-        } while p != start && next(p) != prev(p)
-        return filterPoints(p, -1)
+        } while p != start
+        return cured ? filterPoints(p, -1) : p
     }
 
     /// Last resort: split the ring along a valid diagonal and cut both halves.
@@ -354,20 +482,31 @@ public final class EarClipper {
                     var c = splitPolygon(a, b)
                     let a2 = filterPoints(a, next(a))
                     c = filterPoints(c, next(c))
-                    earcutLinked(a2, pass: 0)
-                    earcutLinked(c, pass: 0)
+                    earcutLinked(a2)
+                    earcutLinked(c)
                     return
                 }
                 b = next(b)
             }
             a = next(a)
         } while a != start
-        // No valid diagonal (invalid input): fan out the rest so every vertex is still used.
-        var p = next(start)
-        while next(p) != start && p != start {
-            emit(start, p, next(p))
+        // No valid diagonal. What is left stays uncovered (as in earcut) rather than being covered
+        // by triangles that may overlap: its vertices are dropped as zero-area triangles, so the
+        // count stays n + 2h − 2. Left-over area (invalid input) shows in the area; none is left
+        // when the rest is a zero-area sliver of touching rings.
+        var doubled = 0.0
+        var p = start
+        repeat {
+            let P = nodes[Int(p)], N = nodes[Int(P.next)]
+            doubled += (P.x - N.x) * (P.y + N.y)
+            p = P.next
+        } while p != start
+        p = next(next(start))
+        while p != start {
+            emitDegenerate(p, start)
             p = next(p)
         }
+        if doubled != 0 { unfinished = true }
     }
 
     // MARK: - Holes
@@ -391,7 +530,8 @@ public final class EarClipper {
         }
         var outer = outerStart
         for hole in holeQueue { outer = eliminateHole(hole, outer) }
-        return outer
+        // Collapse collinear and repeated points across the whole merged ring once.
+        return filterPoints(outer, -1)
     }
 
     /// dy/dx of ab, never NaN (a vertical edge is ±infinity, a repeated point 0), so sorting
@@ -432,6 +572,8 @@ public final class EarClipper {
             if equal(hole, P.next) { return P.next }
             if hy <= P.y && hy >= N.y && N.y != P.y {
                 let ix = P.x + (hy - P.y) * (N.x - P.x) / (N.y - P.y)
+                // In the tolerant pass a hole point a rounding error off an edge touches it.
+                if snap > 0 && abs(ix - hx) <= snap { return P.x < N.x ? p : P.next }
                 if ix <= hx && ix > qx {
                     qx = ix
                     m = P.x < N.x ? p : P.next
@@ -451,7 +593,10 @@ public final class EarClipper {
             if hx >= P.x && P.x >= mx && hx != P.x
                 && Self.inTriangle(hy < my ? hx : qx, hy, mx, my, hy < my ? qx : hx, hy, P.x, P.y) {
                 let tangent = abs(hy - P.y) / (hx - P.x)
-                if locallyInside(p, hole)
+                // A hole point on p's horizontal edge (a T-junction): the bridge runs along that
+                // edge; locallyInside rejects it as collinear, but it is valid (earcut 3.2).
+                let along = P.y == hy && nodes[Int(P.next)].y == hy && nodes[Int(P.next)].x > hx
+                if (locallyInside(p, hole) || along)
                     && (tangent < tanMin || (tangent == tanMin && (P.x > x(m) || (P.x == x(m) && sectorContainsSector(m, p))))) {
                     m = p
                     tanMin = tangent
@@ -495,37 +640,37 @@ public final class EarClipper {
     }
 
     private func isValidDiagonal(_ a: Int32, _ b: Int32) -> Bool {
-        let bi = nodes[Int(b)].i
-        guard nodes[Int(next(a))].i != bi && nodes[Int(prev(a))].i != bi && !intersectsPolygon(a, b) else { return false }
-        // Visible locally and through its midpoint, without opening opposite-facing sectors.
-        if locallyInside(a, b) && locallyInside(b, a) && middleInside(a, b)
-            && (orient(prev(a), a, prev(b)) != 0 || orient(a, prev(b), b) != 0) {
-            return true
-        }
         // A zero-length diagonal between two reflex copies of the same point.
-        return equal(a, b) && orient(prev(a), a, next(a)) < 0 && orient(prev(b), b, next(b)) < 0
+        let zeroLength = equal(a, b) && orient(prev(a), a, next(a)) < 0 && orient(prev(b), b, next(b)) < 0
+        guard nodes[Int(next(a))].i != nodes[Int(b)].i else { return false }
+        // Visible locally, without opening opposite-facing sectors.
+        guard zeroLength || (locallyInside(a, b) && locallyInside(b, a)
+                             && (orient(prev(a), a, prev(b)) != 0 || orient(a, prev(b), b) != 0)) else { return false }
+        return !intersectsPolygon(a, b) && (zeroLength || middleInside(a, b))
     }
 
     private func intersectsPolygon(_ a: Int32, _ b: Int32) -> Bool {
-        let ai = nodes[Int(a)].i, bi = nodes[Int(b)].i
+        let A = nodes[Int(a)], B = nodes[Int(b)]
+        let ai = A.i, bi = B.i
+        let minX = min(A.x, B.x), maxX = max(A.x, B.x), minY = min(A.y, B.y), maxY = max(A.y, B.y)
         var p = a
         repeat {
-            let P = nodes[Int(p)]
-            let ni = nodes[Int(P.next)].i
-            if P.i != ai && ni != ai && P.i != bi && ni != bi && intersects(p, P.next, a, b) { return true }
+            let P = nodes[Int(p)], N = nodes[Int(P.next)]
+            if !((P.x > maxX && N.x > maxX) || (P.x < minX && N.x < minX) || (P.y > maxY && N.y > maxY) || (P.y < minY && N.y < minY))
+                && P.i != ai && N.i != ai && P.i != bi && N.i != bi && intersects(p, P.next, a, b) {
+                return true
+            }
             p = P.next
         } while p != a
         return false
     }
 
-    @inline(__always)
-    private func sign(_ v: Double) -> Int { v > 0 ? 1 : (v < 0 ? -1 : 0) }
-
-    /// Whether segments p1q1 and p2q2 intersect, touching included.
-    private func intersects(_ p1: Int32, _ q1: Int32, _ p2: Int32, _ q2: Int32) -> Bool {
-        let o1 = sign(orient(p1, q1, p2)), o2 = sign(orient(p1, q1, q2))
-        let o3 = sign(orient(p2, q2, p1)), o4 = sign(orient(p2, q2, q1))
-        if o1 != o2 && o3 != o4 { return true }
+    /// Whether segments p1q1 and p2q2 cross, or (with `includeBoundary`) touch.
+    private func intersects(_ p1: Int32, _ q1: Int32, _ p2: Int32, _ q2: Int32, includeBoundary: Bool = true) -> Bool {
+        let o1 = orient(p1, q1, p2), o2 = orient(p1, q1, q2)
+        let o3 = orient(p2, q2, p1), o4 = orient(p2, q2, q1)
+        if ((o1 > 0 && o2 < 0) || (o1 < 0 && o2 > 0)) && ((o3 > 0 && o4 < 0) || (o3 < 0 && o4 > 0)) { return true }
+        guard includeBoundary else { return false }
         if o1 == 0 && onSegment(p1, p2, q1) { return true }
         if o2 == 0 && onSegment(p1, q2, q1) { return true }
         if o3 == 0 && onSegment(p2, p1, q2) { return true }

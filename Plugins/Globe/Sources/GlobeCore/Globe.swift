@@ -11,16 +11,20 @@ public final class Globe {
     public let store: any GlobeStore
     public let defaultUser: String
     public let toleranceKm: Double
+    /// What `stats` counts against when not told (the site's config "denominator").
+    public let defaultDenominator: Denominator
     public let locator: CountryLocator
 
     public init(countries: CountrySet = .bundled, highlights: HighlightsCatalog = .bundled, schedule: ChallengeSchedule? = nil,
-                store: any GlobeStore, defaultUser: String = "traveller", toleranceKm: Double = CountryLocator.defaultToleranceKm) {
+                store: any GlobeStore, defaultUser: String = "traveller", toleranceKm: Double = CountryLocator.defaultToleranceKm,
+                defaultDenominator: Denominator = .default) {
         self.countries = countries
         self.highlights = highlights
         self.schedule = schedule ?? .generated(countries: countries)
         self.store = store
         self.defaultUser = defaultUser
         self.toleranceKm = toleranceKm
+        self.defaultDenominator = defaultDenominator
         locator = CountryLocator(countries: countries)
     }
 
@@ -122,8 +126,10 @@ public final class Globe {
 
     // MARK: - stats
 
-    public func stats(user requested: String? = nil) throws(GlobeError) -> TravelStats {
-        TravelStats(log: try store.travelLog(user: try user(requested)), countries: countries)
+    /// `of`: "un", "un+observers" or "iso" (nil: the site's default).
+    public func stats(user requested: String? = nil, of denominator: String? = nil) throws(GlobeError) -> TravelStats {
+        let chosen = try denominator.map { text throws(GlobeError) in try Denominator(parsing: text) } ?? defaultDenominator
+        return TravelStats(log: try store.travelLog(user: try user(requested)), countries: countries, denominator: chosen)
     }
 
     // MARK: - highlights
@@ -324,8 +330,11 @@ public final class Globe {
     {
         let user = try user(requested)
         let (state, country) = try game(user: user, date: try Self.date(date, today: today), today: today)
-        let result = try DailyChallenge.guess(guess, state: state, country: country, today: today)
+        var result = try DailyChallenge.guess(guess, state: state, country: country, today: today)
         try store.saveChallengeState(result.state, user: user)
+        if result.outcome == .wrong {
+            result.hint = QuizHint.make(guess: result.guess, type: state.type, answer: country, countries: countries)
+        }
         return result
     }
 

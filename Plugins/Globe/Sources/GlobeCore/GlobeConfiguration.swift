@@ -16,12 +16,15 @@ public struct GlobeConfiguration: Sendable, Equatable {
     public var scheduleEpoch: CivilDate
     public var scheduleSeed: UInt64
     public var toleranceKm: Double
+    /// What `stats` counts against by default.
+    public var denominator: Denominator
 
-    public static let knownKeys = ["user", "countries", "highlights", "challenges", "scheduleEpoch", "scheduleSeed", "toleranceKm"]
+    public static let knownKeys = ["user", "countries", "highlights", "challenges", "scheduleEpoch", "scheduleSeed", "toleranceKm", "denominator"]
 
     public init(user: String = "traveller", countriesPath: String? = nil, highlightsPath: String? = nil,
                 challengesPath: String? = nil, scheduleEpoch: CivilDate = ChallengeSchedule.defaultEpoch,
-                scheduleSeed: UInt64 = ChallengeSchedule.defaultSeed, toleranceKm: Double = CountryLocator.defaultToleranceKm) {
+                scheduleSeed: UInt64 = ChallengeSchedule.defaultSeed, toleranceKm: Double = CountryLocator.defaultToleranceKm,
+                denominator: Denominator = .default) {
         self.user = user
         self.countriesPath = countriesPath
         self.highlightsPath = highlightsPath
@@ -29,6 +32,7 @@ public struct GlobeConfiguration: Sendable, Equatable {
         self.scheduleEpoch = scheduleEpoch
         self.scheduleSeed = scheduleSeed
         self.toleranceKm = toleranceKm
+        self.denominator = denominator
     }
 
     /// Reads the plugin's config object (null or absent keys keep their defaults).
@@ -61,6 +65,7 @@ public struct GlobeConfiguration: Sendable, Equatable {
                     throw GlobeError.invalidOption(name: "config \"toleranceKm\"", value: JSONWriter.compact(value), expected: "a number from 0 to 500")
                 }
                 toleranceKm = d
+            case "denominator": denominator = try Denominator(parsing: try string(), option: "config \"denominator\"")
             default:
                 throw GlobeError.unknownConfigKey(key, known: Self.knownKeys)
             }
@@ -102,6 +107,7 @@ extension Globe {
             try ChallengeSchedule(json: try text(path), source: path, countries: countries)
         } ?? .generated(countries: countries, epoch: configuration.scheduleEpoch, seed: configuration.scheduleSeed)
         return Globe(countries: countries, highlights: highlights, schedule: schedule, store: store,
-                     defaultUser: configuration.user, toleranceKm: configuration.toleranceKm)
+                     defaultUser: configuration.user, toleranceKm: configuration.toleranceKm,
+                     defaultDenominator: configuration.denominator)
     }
 }

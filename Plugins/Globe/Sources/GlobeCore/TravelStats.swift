@@ -1,4 +1,5 @@
-// Progress of a traveller: overall (of the 195 UN countries), per continent, and achievements.
+// Progress of a traveller: overall (against a denominator: 193 UN members, 195 with the two
+// observers, the default, or 249 ISO 3166-1 entries), per continent, and achievements.
 
 public struct ContinentProgress: Sendable, Codable, Equatable {
     public var continent: String
@@ -46,10 +47,15 @@ public struct Achievement: Sendable, Codable, Equatable {
 public struct TravelStats: Sendable, Codable, Equatable {
     /// Visited countries that count toward progress.
     public var visited: Int
-    /// Countries progress counts against (195 for the bundled and voyage sets).
+    /// Countries progress counts against (195 for the bundled and voyage sets by default).
     public var total: Int
+    /// What `total` counts: "un", "un+observers" or "iso".
+    public var denominator: String
+    /// The same in words, e.g. "UN member states and observers".
+    public var denominatorTitle: String
     public var percent: Double
-    /// Visited territories outside the 195 (Greenland, Taiwan, …), shown but not counted.
+    /// Visited places outside the denominator (Greenland, Taiwan, … for the UN ones), shown but
+    /// not counted.
     public var otherTerritoriesVisited: Int
     public var wishlist: Int
     public var continents: [ContinentProgress]
@@ -66,13 +72,16 @@ public struct TravelStats: Sendable, Codable, Equatable {
     ]
     public static let capitalCollectorGoal = 10
 
-    public init(log: TravelLog, countries: CountrySet) {
-        let counted = countries.progressCountries
+    public init(log: TravelLog, countries: CountrySet, denominator: Denominator = .default) {
+        let counted = denominator.members(of: countries)
+        let countedCodes = Set(counted.map(\.code))
         let visitedCounted = counted.filter { log.visited.contains($0.code) }
         visited = visitedCounted.count
         total = counted.count
+        self.denominator = denominator.rawValue
+        denominatorTitle = denominator.title
         percent = total > 0 ? Self.round1(100 * Double(visited) / Double(total)) : 0
-        otherTerritoriesVisited = countries.countries.filter { !$0.countsTowardProgress && log.visited.contains($0.code) }.count
+        otherTerritoriesVisited = countries.countries.filter { !countedCodes.contains($0.code) && log.visited.contains($0.code) }.count
         wishlist = log.wishlist.count
         citiesChecked = log.cities.values.reduce(0) { $0 + $1.count }
         attractionsChecked = log.attractions.values.reduce(0) { $0 + $1.count }
@@ -83,7 +92,8 @@ public struct TravelStats: Sendable, Codable, Equatable {
         }.count
 
         var perContinent: [ContinentProgress] = []
-        for continent in countries.continents {
+        let continentNames = Set(counted.map(\.continent)).sorted()
+        for continent in continentNames {
             let members = counted.filter { $0.continent == continent }
             guard !members.isEmpty else { continue }
             let v = members.filter { log.visited.contains($0.code) }.count
@@ -119,6 +129,8 @@ public struct TravelStats: Sendable, Codable, Equatable {
         var lines = ["visited \(visited) of \(total) countries (\(percent)%)"
             + (otherTerritoriesVisited > 0 ? ", plus \(otherTerritoriesVisited) other \(otherTerritoriesVisited == 1 ? "territory" : "territories")" : "")
             + "; wishlist \(wishlist)"]
+        let others = Denominator.allCases.filter { $0.rawValue != denominator }.map(\.rawValue).joined(separator: ", ")
+        lines.append("counted against: \(total) \(denominatorTitle) (--of \(denominator); also \(others))")
         lines.append("checked \(citiesChecked) cities (\(capitalsChecked) capitals) and \(attractionsChecked) attractions")
         for c in continents {
             lines.append("  \(c.continent.padding(15)) \(String(c.visited).leftPadding(3)) / \(String(c.total).leftPadding(3))  \(c.percent)%")

@@ -19,6 +19,8 @@ public struct PolygonTriangulation: Sendable, Codable, Equatable {
     public var triangleArea: Double
     /// |triangleArea − polygonArea| / polygonArea, or nil below the report's minimum area.
     public var relativeAreaError: Double?
+    /// For a polygon that is not valid: the first two edges found crossing, and where.
+    public var crossing: String?
 }
 
 /// The whole document's triangulation.
@@ -36,6 +38,10 @@ public struct TriangulationReport: Sendable, Codable, Equatable {
     public var maxRelativeAreaError: Double
     /// The polygon with the largest relative error ("ID part").
     public var maxRelativeAreaErrorAt: String?
+    /// Polygons whose edges cross (not valid; triangulated as well as possible).
+    public var invalidPolygons: Int
+    /// One line per invalid polygon: which feature and part, and where its edges cross.
+    public var problems: [String]
     /// Polygons smaller than this (deg²) get no relative error: cancellation dominates there.
     public var minimumAreaForRelativeError: Double
     public var perPolygon: [PolygonTriangulation]
@@ -56,7 +62,8 @@ public struct TriangulationReport: Sendable, Codable, Equatable {
                     vertices: polygon.vertexCount, holes: polygon.holeCount, triangles: indices.count / 3,
                     expectedTriangles: polygon.vertexCount + 2 * polygon.holeCount - 2,
                     polygonArea: area, triangleArea: triangleArea,
-                    relativeAreaError: area >= minimumAreaForRelativeError ? abs(triangleArea - area) / area : nil))
+                    relativeAreaError: area >= minimumAreaForRelativeError ? abs(triangleArea - area) / area : nil,
+                    crossing: PolygonValidity.firstCrossing(polygon)?.text))
             }
         }
         self.features = features.count
@@ -73,6 +80,16 @@ public struct TriangulationReport: Sendable, Codable, Equatable {
         let worst = rows.filter { $0.relativeAreaError != nil }.max { ($0.relativeAreaError ?? 0) < ($1.relativeAreaError ?? 0) }
         maxRelativeAreaError = worst?.relativeAreaError ?? 0
         maxRelativeAreaErrorAt = worst.map { "\($0.feature) part \($0.part)" }
+        let invalid = rows.filter { $0.crossing != nil }
+        invalidPolygons = invalid.count
+        problems = invalid.map { "\($0.feature) part \($0.part) is not a valid polygon: \($0.crossing ?? "")" }
+    }
+
+    /// The report without its per-polygon rows (`--summary`), problems kept.
+    public var summary: TriangulationReport {
+        var copy = self
+        copy.perPolygon = []
+        return copy
     }
 
     /// Σ |triangle area| of a triangulation whose indices point into the polygon's rings.
@@ -109,6 +126,10 @@ public struct TriangulationReport: Sendable, Codable, Equatable {
         lines.append("max relative area error \(Self.scientific(maxRelativeAreaError))\(at) over polygons ≥ \(Self.scientific(minimumAreaForRelativeError)) deg²")
         for row in perPolygon where row.triangles != row.expectedTriangles && !showRows {
             lines.append("  \(row.feature) part \(row.part): \(row.triangles) triangles, expected \(row.expectedTriangles)")
+        }
+        if invalidPolygons > 0 {
+            lines.append("not valid (edges cross; triangulated as well as possible): \(invalidPolygons) \(invalidPolygons == 1 ? "polygon" : "polygons")")
+            for problem in problems { lines.append("  " + problem) }
         }
         return lines.joined(separator: "\n")
     }

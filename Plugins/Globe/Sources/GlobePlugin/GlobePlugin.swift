@@ -9,7 +9,7 @@ import PluginKit
 
 final class GlobePlugin: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.globe", version: "1.0.0", name: "Globe",
+        id: "org.clubhouse.globe", version: "1.1.0", name: "Globe",
         summary: "Countries visited: tracking, stats, world map and 3D globe, daily challenge",
         services: [.log, .config, .storage])
 
@@ -61,10 +61,11 @@ final class GlobePlugin: Plugin {
             }
         },
 
-        Command("stats", summary: "Progress of the 195 UN countries, per continent, and achievements", arguments: [user],
-                reply: "{visited, total, percent, otherTerritoriesVisited, wishlist, continents, citiesChecked, attractionsChecked, capitalsChecked, achievements}") { plugin, call in
+        Command("stats", summary: "Progress (of 193 UN members, 195 with observers, or 249 ISO 3166-1 entries), per continent, and achievements",
+                arguments: [user, .string("of", help: "Count against un (193), un+observers (195) or iso (249); default: the config's \"denominator\", un+observers")],
+                reply: "{visited, total, denominator, denominatorTitle, percent, otherTerritoriesVisited, wishlist, continents, citiesChecked, attractionsChecked, capitalsChecked, achievements}") { plugin, call in
             try plugin.run(call) { globe in
-                let stats = try globe.stats(user: try call.arguments.optionalString("user"))
+                let stats = try globe.stats(user: try call.arguments.optionalString("user"), of: try call.arguments.optionalString("of"))
                 return try Reply(encoding: stats, text: stats.text + "\n")
             }
         },
@@ -149,7 +150,7 @@ final class GlobePlugin: Plugin {
         Command("triangulate", summary: "Triangulate every polygon and check counts (n + 2h − 2) and areas",
                 arguments: [.path("geojson", help: "A GeoJSON file (default: the site's country set)"),
                             .flag("summary", help: "Totals only, without a line per polygon")],
-                reply: "{features, polygons, vertices, holes, triangles, expectedTriangles, polygonsOffCount, polygonArea, triangleArea, maxRelativeAreaError, maxRelativeAreaErrorAt, perPolygon}") { plugin, call in
+                reply: "{features, polygons, vertices, holes, triangles, expectedTriangles, polygonsOffCount, polygonArea, triangleArea (Σ |triangle area|), maxRelativeAreaError, maxRelativeAreaErrorAt, invalidPolygons, problems, perPolygon (absent with --summary)}") { plugin, call in
             try plugin.run(call) { globe in
                 var report: TriangulationReport
                 if let path = try call.arguments.optionalString("geojson") {
@@ -157,7 +158,9 @@ final class GlobePlugin: Plugin {
                 } else {
                     report = try globe.triangulate()
                 }
-                return try Reply(encoding: report, text: report.text(perPolygon: !call.arguments.flag("summary")) + "\n")
+                let summary = call.arguments.flag("summary")
+                // --summary leaves out the per-polygon rows in JSON as well as in text.
+                return try Reply(encoding: summary ? report.summary : report, text: report.text(perPolygon: !summary) + "\n")
             }
         },
 
@@ -175,7 +178,7 @@ final class GlobePlugin: Plugin {
         Command("challenge guess", summary: "Guess a day's challenge (saved straight away)",
                 arguments: [.string("text", help: "A country name, or a capital for a capital challenge", required: true, positional: true),
                             date, user],
-                reply: "{guess, outcome, state, attemptsLeft, answer}") { plugin, call in
+                reply: "{guess, outcome, state, attemptsLeft, answer, hint: {guessedCode, guessedName, distanceKm, bearingDegrees, direction}}") { plugin, call in
             try plugin.run(call) { globe in
                 let result = try globe.challengeGuess(user: try call.arguments.optionalString("user"), guess: try call.arguments.string("text"),
                                                       date: try call.arguments.optionalString("date"), today: CivilDate.today())
