@@ -32,7 +32,7 @@ final class PracticeDispersionEndToEndTests: XCTestCase {
         XCTAssertNil(data["clubs"]?.arrayValue?.first?["shots"])
         XCTAssertTrue(try String(contentsOfFile: c.path("bag.svg"), encoding: .utf8).contains("class=\"carry\""))
 
-        try c.fail(["practice", "dispersion", "--club", "driver"], exitCode: 1, contains: ["no dr shots (clubs: 5i, 7i)"])
-        try c.fail(["practice", "distances", "--session", "9"], exitCode: 1, contains: ["no session 9"])
+        try c.fail(["practice", "dispersion", "--club", "driver"], exitCode: 2, contains: ["no dr shots (clubs: 5i, 7i)"])
+        try c.fail(["practice", "distances", "--session", "9"], exitCode: 2, contains: ["no session 9"])
     }
 }

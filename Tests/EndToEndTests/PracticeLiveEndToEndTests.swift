@@ -86,7 +86,7 @@ final class PracticeLiveEndToEndTests: XCTestCase {
         try c.fail(["practice", "live", "--device", "lm"], exitCode: 1, contains: ["devices are not available"])
         try c.fail(["--config", config, "practice", "live", "--device", "lm", "--idle-timeout", "-1"], exitCode: 2,
                    contains: ["--idle-timeout -1.0 is not between 0 and 86400 seconds"])
-        try c.fail(["practice", "live-sim", c.path("missing.csv"), "--listen", "unix:\(c.path("x.sock"))"], exitCode: 1,
+        try c.fail(["practice", "live-sim", c.path("missing.csv"), "--listen", "unix:\(c.path("x.sock"))"], exitCode: 2,
                    contains: ["missing.csv"])
         let csv = try Clubhouse.requireSharedData("practice/sessions/rapsodo_mlm2pro_mixed_club_sample.csv").path
         try c.fail(["practice", "live-sim", csv, "--listen", "serial:/dev/ttyS0"], exitCode: 2, contains: ["use unix:PATH or tcp:HOST:PORT"])

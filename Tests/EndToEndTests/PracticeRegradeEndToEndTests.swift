@@ -65,13 +65,13 @@ final class PracticeRegradeEndToEndTests: XCTestCase {
         let c = try Clubhouse()
         let sample = try Clubhouse.requireSharedData("practice/sessions/rapsodo_mlm2pro_mixed_club_sample.csv").path
         try c.succeed(["practice", "import", sample])
-        try c.fail(["practice", "regrade", "--template", "feedface", "--all"], exitCode: 1,
+        try c.fail(["practice", "regrade", "--template", "feedface", "--all"], exitCode: 2,
                    contains: ["no template matches 'feedface'"])
         try c.fail(["practice", "regrade", "--template", "Clubhouse default 7i"], exitCode: 2,
                    contains: ["regrade needs --session ID or --all"])
-        try c.fail(["practice", "regrade", "--template", "Clubhouse default 7i", "--session", "7"], exitCode: 1,
+        try c.fail(["practice", "regrade", "--template", "Clubhouse default 7i", "--session", "7"], exitCode: 2,
                    contains: ["no session 7; `practice sessions` lists them"])
-        try c.fail(["practice", "trends", "--club", "7i", "--template", "feedface"], exitCode: 1, contains: ["no template matches 'feedface'"])
+        try c.fail(["practice", "trends", "--club", "7i", "--template", "feedface"], exitCode: 2, contains: ["no template matches 'feedface'"])
         let detail = try c.succeed(["practice", "session", "1", "--json"]).json()
         XCTAssertEqual(detail["clubs"]?.arrayValue?.count, 2)
     }

@@ -30,14 +30,14 @@ final class TennisDrillEndToEndTests: XCTestCase {
         // A saved drill is found by name or by the start of its hash.
         XCTAssertEqual(try c.succeed(["tennis", "drill", "show", "corners", "--json"]).json()["hash"]?.stringValue, hash)
         XCTAssertEqual(try c.succeed(["tennis", "drill", "show", String(hash.prefix(10)), "--json"]).json()["plan"]?.arrayValue?.count, 3)
-        try c.fail(["tennis", "drill", "show", "volleys"], contains: ["no saved drill \"volleys\" at this site"])
-        try c.fail(["tennis", "drill", "run", "missing.json", "--dry-run"], contains: ["no file missing.json; check the path"])
+        try c.fail(["tennis", "drill", "show", "volleys"], exitCode: 2, contains: ["no saved drill \"volleys\" at this site"])
+        try c.fail(["tennis", "drill", "run", "missing.json", "--dry-run"], exitCode: 2, contains: ["no file missing.json; check the path"])
 
         // The issue's bad input: one line naming the step.
         func bad(_ steps: String, _ fragment: String) throws {
             let path = try c.write("bad.json", "{\"name\": \"bad\", \"steps\": [\(steps)]}")
-            try c.fail(["tennis", "drill", "validate", path], contains: ["bad.json:1:", fragment])
-            try c.fail(["tennis", "drill", "run", path, "--dry-run"], contains: [fragment])
+            try c.fail(["tennis", "drill", "validate", path], exitCode: 2, contains: ["bad.json:1:", fragment])
+            try c.fail(["tennis", "drill", "run", path, "--dry-run"], exitCode: 2, contains: [fragment])
         }
         let ok = #"{"zone": 1, "speed": 50, "delay": 3}"#
         try bad(ok + #", {"zone": 17, "speed": 50, "delay": 3}"#, "step 2: unknown zone 17; zones are numbered 0–15")

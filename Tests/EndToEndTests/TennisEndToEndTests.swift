@@ -51,7 +51,7 @@ final class TennisEndToEndTests: XCTestCase {
         try c.fail(["tennis", "frame", "--zone", "16", "--speed", "50", "--spin", "flat"], exitCode: 2, contains: ["zone \"16\" is not a zone number 0–15"])
         try c.fail(["tennis", "frame", "--zone", "1", "--speed", "45", "--spin", "flat"], exitCode: 2, contains: ["speed \"45\" is not one of 20"])
         try c.fail(["tennis", "frame", "--point", "9,1", "--speed", "50", "--spin", "flat"], exitCode: 2, contains: ["outside the half court"])
-        try c.fail(["tennis", "frame", "--speed", "50", "--spin", "flat"], exitCode: 2, contains: ["give either --zone Z (0–15) or --point X,Y"])
+        try c.fail(["tennis", "frame", "--speed", "50", "--spin", "flat"], exitCode: 2, contains: ["say where the ball goes: give --zone Z (0–15) or --point X,Y"])
 
         let table = try c.succeed(["tennis", "table", "show", "--json"]).json()
         XCTAssertEqual(table["entryCount"]?.intValue, 336)
