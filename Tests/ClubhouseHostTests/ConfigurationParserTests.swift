@@ -46,7 +46,7 @@ final class ConfigurationParserTests: XCTestCase {
           "devices": {"bm": {"transport": "tcp:nohost"}, "s": {"transport": "serial:/dev/x", "baud": 12345}},
           "plugins": {
             "Bad Name": {"id": "x.y"},
-            "p": {"id": 5, "version": "soon", "isolation": "sandbox", "grants": ["device:nope", "fly"], "config": []},
+            "p": {"id": 5, "version": "soon", "isolation": "sandbax", "grants": ["device:nope", "fly"], "config": []},
             "q": {}
           }
         }}, "default_site": "b"}
@@ -58,7 +58,7 @@ final class ConfigurationParserTests: XCTestCase {
             "p.json:4:5: plugin name 'Bad Name' must be lowercase",
             "p.json:5:17: \"id\" must be a string, not an integer",
             "p.json:5:31: version requirement 'soon' is not valid",
-            "p.json:5:52: isolation 'sandbox' must be",
+            "p.json:5:52: isolation 'sandbax' must be \"auto\", \"in-process\", \"process\" or \"sandbox\"",
             "p.json:5:74: grant 'device:nope' names a device this site does not define",
             "p.json:5:89: unknown grant 'fly'",
             "p.json:5:107: \"config\" must be an object, not an array",
@@ -67,6 +67,12 @@ final class ConfigurationParserTests: XCTestCase {
         ]
         XCTAssertEqual(found.count, expected.count, found.joined(separator: "\n"))
         for (f, e) in zip(found, expected) { XCTAssertTrue(f.hasPrefix(e), "\(f)\n  expected prefix: \(e)") }
+    }
+
+    /// `isolation: "sandbox"` is a level of its own (a runner confined by the kernel).
+    func testSandboxIsolationParses() throws {
+        let c = try parse(#"{"sites": {"a": {"plugins": {"p": {"id": "org.x.p", "isolation": "sandbox"}}}}}"#)
+        XCTAssertEqual(try c.site(named: "a").plugin(alias: "p")?.isolation, .sandbox)
     }
 
     func testUnknownKeysSuggestTheNearestKnownKey() {

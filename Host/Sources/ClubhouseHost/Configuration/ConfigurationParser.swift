@@ -214,7 +214,7 @@ private struct Reader {
         var isolation = Isolation.auto
         if let text = string(o["isolation"], at: pointer(path, "isolation"), what: "\"isolation\"") {
             if let i = Isolation(rawValue: text) { isolation = i } else {
-                error(pointer(path, "isolation"), "isolation '\(text)' must be \"auto\", \"in-process\" or \"process\"")
+                error(pointer(path, "isolation"), "isolation '\(text)' must be \"auto\", \"in-process\", \"process\" or \"sandbox\"")
             }
         }
         var limits = PluginLimits()

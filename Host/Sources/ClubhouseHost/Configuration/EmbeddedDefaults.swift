@@ -112,7 +112,7 @@ package enum EmbeddedDefaults {
           "items": {"type": "string", "pattern": "^(storage|device:.+|invoke:.+)$"},
           "description": "What the plugin may touch: \"storage\", \"device:NAME\", \"invoke:PLUGIN\" or \"invoke:*\"."
         },
-        "isolation": {"enum": ["auto", "in-process", "process"], "default": "auto",
+        "isolation": {"enum": ["auto", "in-process", "process", "sandbox"], "default": "auto",
                       "description": "auto: in process for the build's own plugins, a child process for others."},
         "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 86400000, "default": 60000,
                        "description": "Per-call timeout for a plugin in a child process."},

@@ -40,6 +40,8 @@ public enum Isolation: String, Sendable, CaseIterable {
     case auto
     case inProcess = "in-process"
     case process
+    /// A runner confined by the kernel (Landlock, seccomp, no_new_privs): for untrusted code.
+    case sandbox
 }
 
 /// What an isolated plugin's runner may use: address space, CPU time and open files (setrlimit in

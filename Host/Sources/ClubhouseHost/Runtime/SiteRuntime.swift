@@ -210,13 +210,17 @@ public final class SiteRuntime: @unchecked Sendable {
         let isolated: Bool
         switch entry.isolation {
         case .inProcess: isolated = false
-        case .process: isolated = true
+        case .process, .sandbox: isolated = true
         case .auto:
             let real = FileSystem.realPath(path) ?? path
             isolated = FileSystem.directoryName(real) != (FileSystem.realPath(FileSystem.executableDirectory()) ?? "")
         }
         let backend: PluginBackend
         var catalogueBytes: [UInt8]
+        // Never silently weaker: a kernel that cannot confine the runner refuses the plugin.
+        if entry.isolation == .sandbox, let reason = Sandbox.unavailableReason() {
+            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' asks for \"isolation\": \"sandbox\" (\(where_)), but \(reason); to run it without kernel confinement, set \"isolation\": \"process\" there knowingly (the plugin can then read and write whatever this user can)"))
+        }
         if isolated {
             do {
                 try PluginLoader.checkELF(path: path)
@@ -225,7 +229,8 @@ public final class SiteRuntime: @unchecked Sendable {
             }
             do {
                 let runner = try IsolatedPlugin(path: path, alias: alias, timeoutMilliseconds: entry.timeoutMilliseconds,
-                                                expectedID: entry.id, limits: entry.limits)
+                                                expectedID: entry.id, limits: entry.limits,
+                                                sandboxPorts: entry.isolation == .sandbox ? [] : nil)
                 backend = .isolated(runner)
                 catalogueBytes = runner.catalogue
             } catch {
