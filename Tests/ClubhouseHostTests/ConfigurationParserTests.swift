@@ -75,6 +75,19 @@ final class ConfigurationParserTests: XCTestCase {
         XCTAssertEqual(try c.site(named: "a").plugin(alias: "p")?.isolation, .sandbox)
     }
 
+    /// `net:HOST:PORT` grants TCP connect to a sandboxed plugin; a grant without a valid port is refused.
+    func testNetGrants() throws {
+        let c = try parse(#"{"sites": {"a": {"plugins": {"p": {"id": "org.x.p", "isolation": "sandbox", "grants": ["net:127.0.0.1:5432", "net:db.example.org:443"]}}}}}"#)
+        let grants = try c.site(named: "a").plugin(alias: "p")?.grants ?? []
+        XCTAssertEqual(grants, [.net(host: "127.0.0.1", port: 5432), .net(host: "db.example.org", port: 443)])
+        XCTAssertEqual(grants.map(\.description), ["net:127.0.0.1:5432", "net:db.example.org:443"])
+        XCTAssertEqual(SiteRuntime.grantedPorts(try XCTUnwrap(c.site(named: "a").plugin(alias: "p"))), [5432, 443])
+        for bad in ["net:host", "net:host:0", "net:host:65536", "net::80", "net:host:http"] {
+            XCTAssertEqual(problems(#"{"sites": {"a": {"plugins": {"p": {"id": "org.x.p", "grants": ["\#(bad)"]}}}}}"#),
+                           ["p.json:1:64: grant '\(bad)' needs HOST:PORT with a port from 1 to 65535, eg: \"net:127.0.0.1:5432\""])
+        }
+    }
+
     func testUnknownKeysSuggestTheNearestKnownKey() {
         XCTAssertEqual(problems(#"{"sites": {"a": {"plugins": {}, "devises": {}}}}"#),
                        ["p.json:1:33: unknown key 'devises' in site 'a'; did you mean 'devices'?"])

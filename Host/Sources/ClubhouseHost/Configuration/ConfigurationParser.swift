@@ -200,8 +200,13 @@ private struct Reader {
         if let texts = stringArray(o["grants"], at: pointer(path, "grants"), what: "\"grants\"") {
             for (i, text) in texts.enumerated() {
                 guard let grant = Grant(text) else {
+                    if text.hasPrefix("net:") {
+                        error(pointer(path, "grants") + "/\(i)",
+                              "grant '\(text)' needs HOST:PORT with a port from 1 to 65535, eg: \"net:127.0.0.1:5432\"")
+                        continue
+                    }
                     error(pointer(path, "grants") + "/\(i)",
-                          "unknown grant '\(text)'; grants are \"storage\", \"device:NAME\" and \"invoke:PLUGIN\" (or \"invoke:*\")")
+                          "unknown grant '\(text)'; grants are \"storage\", \"device:NAME\", \"invoke:PLUGIN\" (or \"invoke:*\") and \"net:HOST:PORT\"")
                     continue
                 }
                 if case .device(let d) = grant, devices[d] == nil {

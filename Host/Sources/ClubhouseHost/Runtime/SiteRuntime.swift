@@ -230,7 +230,7 @@ public final class SiteRuntime: @unchecked Sendable {
             do {
                 let runner = try IsolatedPlugin(path: path, alias: alias, timeoutMilliseconds: entry.timeoutMilliseconds,
                                                 expectedID: entry.id, limits: entry.limits,
-                                                sandboxPorts: entry.isolation == .sandbox ? [] : nil)
+                                                sandboxPorts: entry.isolation == .sandbox ? Self.grantedPorts(entry) : nil)
                 backend = .isolated(runner)
                 catalogueBytes = runner.catalogue
             } catch {
@@ -259,6 +259,14 @@ public final class SiteRuntime: @unchecked Sendable {
             return .success(ResolvedPlugin(entry: entry, backend: backend, catalogue: catalogue))
         case .failure(let e):
             return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(path)): bad command catalogue: \(e)"))
+        }
+    }
+
+    /// The TCP ports a sandboxed plugin's `net:HOST:PORT` grants open (Landlock filters by port).
+    static func grantedPorts(_ entry: PluginEntry) -> [UInt16] {
+        entry.grants.compactMap { grant in
+            if case .net(_, let port) = grant { return UInt16(exactly: port) }
+            return nil
         }
     }
 
