@@ -94,7 +94,7 @@ final class SandboxEndToEndTests: XCTestCase {
             ("pid", nil), ("store", nil),
             ("open", victimPath), ("open", "/etc/passwd"), ("open", own), ("write", escape), ("write", "/tmp/clubhouse-sandbox-escape-\(getpid())"),
             ("connect", "\(port)"), ("udp", nil), ("exec", nil), ("popen", nil), ("ptrace", nil), ("signal", nil),
-            ("chmod", config), ("store", nil), ("pid", nil),
+            ("chmod", config), ("fork", nil), ("thread", nil), ("store", nil), ("pid", nil),
         ])
         XCTAssertEqual(r[1]["result"], "stored through the host", "\(r[1])")
         XCTAssertEqual(errno(r[2]), eacces, "another plugin's database: \(r[2])")
@@ -115,9 +115,12 @@ final class SandboxEndToEndTests: XCTestCase {
         XCTAssertEqual(errno(r[12]), eperm, "a signal to the host: \(r[12])")
         XCTAssertEqual(errno(r[13]), eperm, "chmod of the site's configuration: \(r[13])")
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: config)[.posixPermissions] as? Int, modeBefore)
-        XCTAssertEqual(r[14]["result"], "stored through the host", "\(r[14])")
+        XCTAssertEqual(errno(r[14]), eperm, "a child process that would outlive the call: \(r[14])")
+        XCTAssertEqual(errno(r[15]), 0, "a thread: \(r[15])")
+        XCTAssertEqual(head(r[15]), "joined")
+        XCTAssertEqual(r[16]["result"], "stored through the host", "\(r[16])")
         XCTAssertFalse(head(r[0]).isEmpty)
-        XCTAssertEqual(head(r[0]), head(r[15]), "one runner served the whole session (none of the attempts crashed it)")
+        XCTAssertEqual(head(r[0]), head(r[17]), "one runner served the whole session (none of the attempts crashed it)")
     }
 
     /// The control: the same fixture as a plain `process` plugin reaches all of it. Process

@@ -1,6 +1,7 @@
 // seccomp: a BPF filter the kernel runs on every system call of the process (all its threads, and
 // every child, for good). The sandboxed runner installs one before it loads its plugin: no program
-// can be started (execve), no other process inspected (ptrace, process_vm_*), no namespaces,
+// can be started (execve), no process created (fork, vfork, clone without CLONE_THREAD: a plugin
+// can start threads, never a child that outlives its call), no other process inspected (ptrace, process_vm_*), no namespaces,
 // mounts, BPF, keyrings, modules, clocks, reboot; no change of file owners, modes, times or
 // extended attributes (Landlock does not cover those); sockets only for TCP (whose ports Landlock
 // decides). A refused call fails with EPERM; the plugin sees an error, nothing is killed.
@@ -11,7 +12,7 @@ import Glibc
 
 public enum Seccomp {
     /// What the filter refuses, for SECURITY.md and messages.
-    public static let refusedSummary = "execve/execveat, ptrace, process_vm_readv/writev, pidfd_getfd, unshare/setns and namespace flags of clone, mount and the new mount API, chroot/pivot_root, bpf, keyctl/add_key/request_key, perf_event_open, io_uring, kernel modules, kexec, reboot, swap, clocks, hostname, chmod/chown/utimes/xattr families, mknod, sockets other than TCP over IPv4/IPv6"
+    public static let refusedSummary = "execve/execveat, fork/vfork/clone of a process (threads are allowed), ptrace, process_vm_readv/writev, pidfd_getfd, unshare/setns and namespace flags of clone, mount and the new mount API, chroot/pivot_root, bpf, keyctl/add_key/request_key, perf_event_open, io_uring, kernel modules, kexec, reboot, swap, clocks, hostname, chmod/chown/utimes/xattr families, mknod, sockets other than TCP over IPv4/IPv6"
 
     #if arch(x86_64)
     static let architecture: UInt32 = 0xC000_003E  // AUDIT_ARCH_X86_64
@@ -40,6 +41,7 @@ public enum Seccomp {
         188, 189, 190, 197, 198, 199, 463, 466, // set/remove xattr families
         132, 235, 280, 261,      // utime, utimes, utimensat, futimesat
         133, 259,                // mknod, mknodat
+        57, 58,                  // fork, vfork (threads only: see clone below)
     ]
     public static let isSupported = true
     #else
@@ -64,6 +66,7 @@ public enum Seccomp {
     static func error(_ code: Int32) -> UInt32 { 0x0005_0000 | UInt32(code) }
     /// CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
     static let namespaceFlags: UInt32 = 0x7E02_0000
+    static let cloneThread: UInt32 = 0x0001_0000
 
     /// The filter as BPF instructions (code, jt, jf, k), 8 bytes each.
     static func program(allowTCP: Bool, refuseTruncate: Bool) -> [UInt8] {
@@ -94,9 +97,10 @@ public enum Seccomp {
         op(loadWord, argument(2))
         op(jumpEqual, 0, "allow")
         op(jumpEqual, 6, "allow", "deny")     // IPPROTO_TCP
-        label("clone")
+        label("clone")                        // threads yes; new processes and namespaces no
         op(loadWord, argument(0))
-        op(jumpSet, namespaceFlags, "deny", "allow")
+        op(jumpSet, namespaceFlags, "deny")
+        op(jumpSet, cloneThread, "allow", "deny")
         label("allow")
         op(returnConstant, allow)
         label("deny")

@@ -14,6 +14,8 @@
  *   ptrace   ptrace(PTRACE_ATTACH) of the parent (the host), detached at once if it worked
  *   signal   kill(parent, 0)
  *   chmod    chmod(target, 0777)
+ *   fork     fork() a child that would sleep a minute (outliving the call); a thread is fine
+ *   thread   pthread_create + join (legitimate: plugins may use threads)
  *   pid      the runner's process id (in head), to see that one runner served a whole session
  *   store    the legitimate work: a row written and read back through the host's storage service
  */
@@ -23,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +55,8 @@
     "{\"name\":\"ptrace\",\"summary\":\"Attach to the host\",\"arguments\":[]},"     \
     "{\"name\":\"signal\",\"summary\":\"Signal the host\",\"arguments\":[]},"        \
     "{\"name\":\"chmod\",\"summary\":\"chmod a file\"," ARG "},"                     \
+    "{\"name\":\"fork\",\"summary\":\"Fork a lingering child\",\"arguments\":[]},"    \
+    "{\"name\":\"thread\",\"summary\":\"Start and join a thread\",\"arguments\":[]},"  \
     "{\"name\":\"pid\",\"summary\":\"The runner's pid\",\"arguments\":[]},"          \
     "{\"name\":\"store\",\"summary\":\"Use the host's storage\",\"arguments\":[]}"   \
     "]}"
@@ -87,6 +92,8 @@ static void target(const char *request, size_t length, char *out, size_t capacit
 }
 
 typedef struct { const clubhouse_host *host; } sandboxed;
+
+static void *worker(void *argument) { *(int *)argument = 42; return NULL; }
 
 static clubhouse_status create(const clubhouse_plugin_descriptor *d, const clubhouse_host *host, void **instance,
                                const clubhouse_reply *reply) {
@@ -179,6 +186,25 @@ static clubhouse_status invoke(const clubhouse_plugin_descriptor *d, void *insta
     if (strcmp(command, "chmod") == 0) {
         if (chmod(arg, 0777) == 0) return result(reply, 0, "");
         return result(reply, errno, "");
+    }
+    if (strcmp(command, "fork") == 0) {
+        pid_t child = fork();
+        if (child == 0) {
+            for (int i = 0; i < 600; i++) usleep(100000);
+            _exit(0);
+        }
+        if (child < 0) return result(reply, errno, "");
+        char text[32];
+        snprintf(text, sizeof text, "%d", (int)child);
+        return result(reply, 0, text);
+    }
+    if (strcmp(command, "thread") == 0) {
+        pthread_t thread;
+        int value = 0;
+        int rc = pthread_create(&thread, NULL, worker, &value);
+        if (rc != 0) return result(reply, rc, "");
+        pthread_join(thread, NULL);
+        return result(reply, 0, value == 42 ? "joined" : "lost");
     }
     if (strcmp(command, "pid") == 0) {
         char text[32];
