@@ -94,7 +94,7 @@ final class SandboxEndToEndTests: XCTestCase {
             ("pid", nil), ("store", nil),
             ("open", victimPath), ("open", "/etc/passwd"), ("open", own), ("write", escape), ("write", "/tmp/clubhouse-sandbox-escape-\(getpid())"),
             ("connect", "\(port)"), ("udp", nil), ("exec", nil), ("popen", nil), ("ptrace", nil), ("signal", nil),
-            ("chmod", config), ("fork", nil), ("thread", nil), ("store", nil), ("pid", nil),
+            ("chmod", config), ("fork", nil), ("thread", nil), ("store", nil), ("pid", nil), ("open", "/proc/1/cmdline"),
         ])
         XCTAssertEqual(r[1]["result"], "stored through the host", "\(r[1])")
         XCTAssertEqual(errno(r[2]), eacces, "another plugin's database: \(r[2])")
@@ -121,6 +121,7 @@ final class SandboxEndToEndTests: XCTestCase {
         XCTAssertEqual(r[16]["result"], "stored through the host", "\(r[16])")
         XCTAssertFalse(head(r[0]).isEmpty)
         XCTAssertEqual(head(r[0]), head(r[17]), "one runner served the whole session (none of the attempts crashed it)")
+        XCTAssertEqual(errno(r[18]), eacces, "/proc: \(r[18])")
     }
 
     /// The control: the same fixture as a plain `process` plugin reaches all of it. Process
