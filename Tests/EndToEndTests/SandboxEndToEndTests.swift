@@ -220,6 +220,19 @@ final class SandboxEndToEndTests: XCTestCase {
         try c.fail(["--config", config, "practice", "hash", document], contains: ["\(document): cannot read (Permission denied)"])
     }
 
+    /// The runner's executable folder is not readable wholesale: a file beside `clubhouse` that the
+    /// runner has not mapped (another plugin's library here; a site's data could sit there too).
+    func testExecutableFolderIsNotReadable() throws {
+        let c = try Clubhouse()
+        let config = try site(c, isolation: "sandbox")
+        try requireSandbox(c, config)
+        let beside = Clubhouse.executable.deletingLastPathComponent().appendingPathComponent("libNotesC.so").path
+        guard FileManager.default.fileExists(atPath: beside) else { throw XCTSkip("\(beside) was not built") }
+        let r = try session(c, config, [("open", beside), ("open", Clubhouse.executable.path)])
+        XCTAssertEqual(errno(r[0]), eacces, "a file beside the executable: \(r[0])")
+        XCTAssertEqual(errno(r[1]), 0, "the executable itself is mapped, so readable: \(r[1])")
+    }
+
     /// `plugins info` tells the administrator the plugin runs sandboxed.
     func testPluginsInfoShowsSandboxIsolation() throws {
         let c = try Clubhouse()

@@ -1,8 +1,8 @@
 // `isolation: "sandbox"`: the runner confines itself before it loads the plugin, so even the
 // plugin's constructors run confined. What it may still reach: its own wire (fds 3 and 4, already
 // open), stderr, and read-only: the plugin file, the folders of the libraries the runner has
-// mapped (the Swift runtime, libc, the host's own folder), the system library folders and the
-// dynamic linker's cache. Nothing is writable; TCP connect only to granted ports; no program can
+// mapped (the Swift runtime, libc; from the executable's own folder only the mapped files), the
+// system library folders and the dynamic linker's cache. Nothing is writable; TCP connect only to granted ports; no program can
 // be started; no other process can be traced or signalled.
 
 import ClubhousePlatform
@@ -28,16 +28,19 @@ package enum Sandbox {
         }
     }
 
-    /// The read-only places: the plugin file, the folders of every file the runner has mapped,
-    /// and the system's library folders.
+    /// The read-only places: the plugin file, the system's library folders, and the folders of
+    /// the libraries the runner has mapped (the Swift runtime's, libc's) — but never the folder of
+    /// the executable itself (a site's files may sit next to it): only the files mapped from there.
     static func readOnlyPlaces(pluginPath: String) -> [Landlock.ReadOnly] {
         var places: [String] = [pluginPath, "/etc/ld.so.cache", "/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib"]
+        let executableFolder = FileSystem.directoryName(FileSystem.realPath(FileSystem.executablePath()) ?? FileSystem.executablePath())
         if let maps = try? FileSystem.read("/proc/self/maps") {
             for line in String(decoding: maps, as: UTF8.self).split(separator: "\n") {
                 guard let slash = line.firstIndex(of: "/") else { continue }
                 let file = String(line[slash...])
                 if file.hasSuffix(" (deleted)") { continue }
-                places.append(FileSystem.directoryName(file))
+                let folder = FileSystem.directoryName(file)
+                places.append(folder == executableFolder ? file : folder)
             }
         }
         var seen = Set<String>()
