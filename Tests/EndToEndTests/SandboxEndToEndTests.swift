@@ -233,11 +233,19 @@ final class SandboxEndToEndTests: XCTestCase {
         XCTAssertEqual(errno(r[1]), 0, "the executable itself is mapped, so readable: \(r[1])")
     }
 
-    /// `plugins info` tells the administrator the plugin runs sandboxed.
-    func testPluginsInfoShowsSandboxIsolation() throws {
+    /// `plugins info` tells the administrator the plugin runs sandboxed and what it can reach.
+    func testPluginsInfoShowsSandboxIsolationAndReach() throws {
         let c = try Clubhouse()
-        let config = try site(c, isolation: "sandbox")
+        let config = try site(c, isolation: "sandbox", grants: ["storage", "net:db.example.org:5432"])
         let result = try c.succeed(["--config", config, "plugins", "info", "fx"])
-        XCTAssertTrue(result.stdout.contains("sandbox"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("isolation   sandbox\n"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("reach       confined by the kernel: the host's services by grant;"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("TCP connect to port 5432 (any host); no programs, no child processes"), result.stdout)
+        let json = try c.succeed(["--config", config, "plugins", "info", "fx", "--json"]).json()
+        XCTAssertEqual(json["isolation"], "sandbox")
+        XCTAssertTrue(json["reach"]?.stringValue?.hasPrefix("confined by the kernel") ?? false, "\(json)")
+        let process = try site(c, isolation: "process")
+        XCTAssertTrue(try c.succeed(["--config", process, "plugins", "info", "fx"]).stdout
+            .contains("reach       everything this user can, in a child process (crash isolation, not confinement)"))
     }
 }
