@@ -95,6 +95,7 @@ final class SandboxEndToEndTests: XCTestCase {
             ("open", victimPath), ("open", "/etc/passwd"), ("open", own), ("write", escape), ("write", "/tmp/clubhouse-sandbox-escape-\(getpid())"),
             ("connect", "\(port)"), ("udp", nil), ("exec", nil), ("popen", nil), ("ptrace", nil), ("signal", nil),
             ("chmod", config), ("fork", nil), ("thread", nil), ("store", nil), ("pid", nil), ("open", "/proc/1/cmdline"),
+            ("tiocsti", nil), ("caps", nil),
         ])
         XCTAssertEqual(r[1]["result"], "stored through the host", "\(r[1])")
         XCTAssertEqual(errno(r[2]), eacces, "another plugin's database: \(r[2])")
@@ -122,6 +123,9 @@ final class SandboxEndToEndTests: XCTestCase {
         XCTAssertFalse(head(r[0]).isEmpty)
         XCTAssertEqual(head(r[0]), head(r[17]), "one runner served the whole session (none of the attempts crashed it)")
         XCTAssertEqual(errno(r[18]), eacces, "/proc: \(r[18])")
+        XCTAssertEqual(errno(r[19]), eperm, "TIOCSTI on the inherited stderr: \(r[19])")
+        XCTAssertEqual(errno(r[20]), 0, "\(r[20])")
+        XCTAssertEqual(head(r[20]), "000000000", "no capability left, even when the host runs as root: \(r[20])")
     }
 
     /// The control: the same fixture as a plain `process` plugin reaches all of it. Process
@@ -135,6 +139,7 @@ final class SandboxEndToEndTests: XCTestCase {
         let escape = c.path("escape.txt")
         let r = try session(c, config, [
             ("open", victimPath), ("open", "/etc/passwd"), ("write", escape), ("connect", "\(port)"), ("udp", nil), ("popen", nil),
+            ("caps", nil),
         ])
         XCTAssertEqual(errno(r[0]), 0, "\(r[0])")
         XCTAssertEqual(head(r[0]), "SQLite format 3")
@@ -144,6 +149,7 @@ final class SandboxEndToEndTests: XCTestCase {
         XCTAssertEqual(errno(r[3]), 0, "\(r[3])")
         XCTAssertEqual(errno(r[4]), 0, "\(r[4])")
         XCTAssertTrue(head(r[5]).hasPrefix("escaped"), "\(r[5])")
+        if geteuid() == 0 { XCTAssertNotEqual(head(r[6]), "000000000", "root's runner keeps its capabilities: \(r[6])") }
     }
 
     /// A kernel without Landlock: the plugin is refused, never run with less confinement, and the

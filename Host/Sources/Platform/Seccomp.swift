@@ -3,7 +3,8 @@
 // can be started (execve), no process created (fork, vfork, clone without CLONE_THREAD: a plugin
 // can start threads, never a child that outlives its call), no other process inspected (ptrace, process_vm_*), no namespaces,
 // mounts, BPF, keyrings, modules, clocks, reboot; no change of file owners, modes, times or
-// extended attributes (Landlock does not cover those); sockets only for TCP (whose ports Landlock
+// extended attributes (Landlock does not cover those); no TIOCSTI/TIOCLINUX on an inherited
+// terminal; sockets only for TCP (whose ports Landlock
 // decides). A refused call fails with EPERM; the plugin sees an error, nothing is killed.
 
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Glibc
 
 public enum Seccomp {
     /// What the filter refuses, for SECURITY.md and messages.
-    public static let refusedSummary = "execve/execveat, fork/vfork/clone of a process (threads are allowed), ptrace, process_vm_readv/writev, pidfd_getfd, unshare/setns and namespace flags of clone, mount and the new mount API, chroot/pivot_root, bpf, keyctl/add_key/request_key, perf_event_open, io_uring, kernel modules, kexec, reboot, swap, clocks, hostname, chmod/chown/utimes/xattr families, mknod, sockets other than TCP over IPv4/IPv6"
+    public static let refusedSummary = "execve/execveat, fork/vfork/clone of a process (threads are allowed), ptrace, process_vm_readv/writev, pidfd_getfd, unshare/setns and namespace flags of clone, mount and the new mount API, chroot/pivot_root, bpf, keyctl/add_key/request_key, perf_event_open, io_uring, kernel modules, kexec, reboot, swap, clocks, hostname, chmod/chown/utimes/xattr families, mknod, ioctl TIOCSTI/TIOCLINUX, sockets other than TCP over IPv4/IPv6"
 
     #if arch(x86_64)
     static let architecture: UInt32 = 0xC000_003E  // AUDIT_ARCH_X86_64
@@ -20,6 +21,7 @@ public enum Seccomp {
     static let cloneCall: UInt32 = 56
     static let clone3Call: UInt32 = 435
     static let truncateCall: UInt32 = 76
+    static let ioctlCall: UInt32 = 16
     /// x86_64 system call numbers refused with EPERM.
     static let refused: [UInt32] = [
         59, 322,                 // execve, execveat
@@ -50,6 +52,7 @@ public enum Seccomp {
     static let cloneCall: UInt32 = 0
     static let clone3Call: UInt32 = 0
     static let truncateCall: UInt32 = 0
+    static let ioctlCall: UInt32 = 0
     static let refused: [UInt32] = []
     public static let isSupported = false
     #endif
@@ -85,7 +88,12 @@ public enum Seccomp {
         op(jumpEqual, clone3Call, "enosys")   // its flags are behind a pointer: glibc falls back to clone
         op(jumpEqual, socketCall, allowTCP ? "socket" : "deny")
         op(jumpEqual, cloneCall, "clone")
+        op(jumpEqual, ioctlCall, "ioctl")
         op(returnConstant, allow)
+        label("ioctl")                        // no typing into the host's terminal (stderr may be one)
+        op(loadWord, argument(1))
+        op(jumpEqual, 0x5412, "deny")         // TIOCSTI
+        op(jumpEqual, 0x541C, "deny", "allow") // TIOCLINUX
         label("socket")
         op(loadWord, argument(0))
         op(jumpEqual, UInt32(AF_INET), "stream")

@@ -16,6 +16,9 @@
  *   chmod    chmod(target, 0777)
  *   fork     fork() a child that would sleep a minute (outliving the call); a thread is fine
  *   thread   pthread_create + join (legitimate: plugins may use threads)
+ *   tiocsti  ioctl(2, TIOCSTI, "x"): type into the host's terminal (refused by seccomp before
+ *            the kernel looks at what fd 2 is)
+ *   caps     the runner's effective capabilities (capget), in hex
  *   pid      the runner's process id (in head), to see that one runner served a whole session
  *   store    the legitimate work: a row written and read back through the host's storage service
  */
@@ -30,7 +33,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -57,6 +63,8 @@
     "{\"name\":\"chmod\",\"summary\":\"chmod a file\"," ARG "},"                     \
     "{\"name\":\"fork\",\"summary\":\"Fork a lingering child\",\"arguments\":[]},"    \
     "{\"name\":\"thread\",\"summary\":\"Start and join a thread\",\"arguments\":[]},"  \
+    "{\"name\":\"tiocsti\",\"summary\":\"Type into the terminal\",\"arguments\":[]},"  \
+    "{\"name\":\"caps\",\"summary\":\"Effective capabilities\",\"arguments\":[]},"    \
     "{\"name\":\"pid\",\"summary\":\"The runner's pid\",\"arguments\":[]},"          \
     "{\"name\":\"store\",\"summary\":\"Use the host's storage\",\"arguments\":[]}"   \
     "]}"
@@ -205,6 +213,20 @@ static clubhouse_status invoke(const clubhouse_plugin_descriptor *d, void *insta
         if (rc != 0) return result(reply, rc, "");
         pthread_join(thread, NULL);
         return result(reply, 0, value == 42 ? "joined" : "lost");
+    }
+    if (strcmp(command, "tiocsti") == 0) {
+        char c = 'x';
+        if (ioctl(2, TIOCSTI, &c) == 0) return result(reply, 0, "");
+        return result(reply, errno, "");
+    }
+    if (strcmp(command, "caps") == 0) {
+        struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+        struct __user_cap_data_struct data[2];
+        memset(data, 0, sizeof data);
+        if (syscall(SYS_capget, &header, data) != 0) return result(reply, errno, "");
+        char text[32];
+        snprintf(text, sizeof text, "%x%08x", data[1].effective, data[0].effective);
+        return result(reply, 0, text);
     }
     if (strcmp(command, "pid") == 0) {
         char text[32];
