@@ -167,6 +167,35 @@ final class SandboxEndToEndTests: XCTestCase {
                        "the plugin never ran")
     }
 
+    /// Older kernels are never run weaker: without Landlock's TCP control (ABI < 4) every TCP
+    /// socket is refused and a `net:` grant is refused with the reason; without its truncate
+    /// control (ABI < 3) seccomp refuses truncate(2). (CLUBHOUSE_TEST_LANDLOCK_ABI lowers the ABI
+    /// the host and its runner use; it cannot raise it.)
+    func testOlderLandlockFallsBackToStricterRules() throws {
+        let c = try Clubhouse()
+        let (fd, port) = try listener()
+        defer { close(fd) }
+        let config = try site(c, isolation: "sandbox")
+        try requireSandbox(c, config)
+        let victimFile = try c.write("victim.txt", "keep me")
+        c.environment["CLUBHOUSE_TEST_LANDLOCK_ABI"] = "3"
+        let r3 = try session(c, config, [("connect", "\(port)"), ("truncate", victimFile), ("store", nil)])
+        XCTAssertEqual(errno(r3[0]), eperm, "ABI 3: no TCP socket at all: \(r3[0])")
+        XCTAssertEqual(head(r3[0]), "socket")
+        XCTAssertEqual(errno(r3[1]), eacces, "ABI 3: Landlock refuses truncate: \(r3[1])")
+        XCTAssertEqual(r3[2]["result"], "stored through the host", "\(r3[2])")
+        c.environment["CLUBHOUSE_TEST_LANDLOCK_ABI"] = "2"
+        let r2 = try session(c, config, [("truncate", victimFile), ("open", "/etc/passwd")])
+        XCTAssertEqual(errno(r2[0]), eperm, "ABI 2: seccomp refuses truncate: \(r2[0])")
+        XCTAssertEqual(errno(r2[1]), eacces, "\(r2[1])")
+        XCTAssertEqual(try String(contentsOfFile: victimFile, encoding: .utf8), "keep me")
+        c.environment["CLUBHOUSE_TEST_LANDLOCK_ABI"] = "3"
+        let granted = try site(c, isolation: "sandbox", grants: ["storage", "net:127.0.0.1:\(port)"])
+        try c.fail(["--config", granted, "fx", "store"], contains: [
+            "plugin 'fx': cannot grant TCP ports: this kernel's Landlock (ABI 3) cannot restrict TCP (ABI 4, Linux 6.7, can)",
+        ])
+    }
+
     /// `net:HOST:PORT` opens TCP connect to that port, and no other.
     func testNetGrantOpensOnlyTheGrantedPort() throws {
         let c = try Clubhouse()

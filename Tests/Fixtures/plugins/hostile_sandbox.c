@@ -14,6 +14,7 @@
  *   ptrace   ptrace(PTRACE_ATTACH) of the parent (the host), detached at once if it worked
  *   signal   kill(parent, 0)
  *   chmod    chmod(target, 0777)
+ *   truncate truncate(target, 0)
  *   fork     fork() a child that would sleep a minute (outliving the call); a thread is fine
  *   thread   pthread_create + join (legitimate: plugins may use threads)
  *   tiocsti  ioctl(2, TIOCSTI, "x"): type into the host's terminal (refused by seccomp before
@@ -65,6 +66,7 @@
     "{\"name\":\"thread\",\"summary\":\"Start and join a thread\",\"arguments\":[]},"  \
     "{\"name\":\"tiocsti\",\"summary\":\"Type into the terminal\",\"arguments\":[]},"  \
     "{\"name\":\"caps\",\"summary\":\"Effective capabilities\",\"arguments\":[]},"    \
+    "{\"name\":\"truncate\",\"summary\":\"Truncate a file\"," ARG "},"              \
     "{\"name\":\"pid\",\"summary\":\"The runner's pid\",\"arguments\":[]},"          \
     "{\"name\":\"store\",\"summary\":\"Use the host's storage\",\"arguments\":[]}"   \
     "]}"
@@ -213,6 +215,10 @@ static clubhouse_status invoke(const clubhouse_plugin_descriptor *d, void *insta
         if (rc != 0) return result(reply, rc, "");
         pthread_join(thread, NULL);
         return result(reply, 0, value == 42 ? "joined" : "lost");
+    }
+    if (strcmp(command, "truncate") == 0) {
+        if (truncate(arg, 0) == 0) return result(reply, 0, "");
+        return result(reply, errno, "");
     }
     if (strcmp(command, "tiocsti") == 0) {
         char c = 'x';
