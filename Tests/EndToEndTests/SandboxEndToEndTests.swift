@@ -196,6 +196,30 @@ final class SandboxEndToEndTests: XCTestCase {
         ])
     }
 
+    /// A sandboxed plugin found by id in `plugin_dirs`: discovery probes the file in a child
+    /// process, and that probe is confined too, so the plugin's constructor never runs unconfined
+    /// (with `process`, the same constructor writes its file: the control).
+    func testDiscoveryProbeRunsConfined() throws {
+        let built = try FixturePlugins.build("CONSTRUCTOR", id: "org.tests.constructor", file: "hostile_sandbox.c")
+        for (isolation, expectWritten) in [("sandbox", false), ("process", true)] {
+            let c = try Clubhouse()
+            let folder = c.path("plugins")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: built, toPath: folder + "/libconstructor.so")
+            try FileManager.default.createDirectory(at: c.dataDirectory, withIntermediateDirectories: true)
+            let config = try c.write("discovered.json", """
+                {"plugin_dirs": ["\(folder)"], "sites": {"default": {"plugins": {
+                  "fx": {"id": "org.tests.constructor", "grants": ["storage"], "isolation": "\(isolation)"}
+                }}}}
+                """)
+            let result = try c.run(["--config", config, "fx", "store"], timeout: 60)
+            if result.stderr.contains("has no Landlock") { throw XCTSkip("this kernel has no Landlock") }
+            XCTAssertEqual(result.exitCode, 0, "\(isolation): \(result.stderr)")
+            let written = try FileManager.default.contentsOfDirectory(atPath: c.dataDirectory.path).filter { $0.hasPrefix("constructor-ran-") }
+            XCTAssertEqual(!written.isEmpty, expectWritten, "\(isolation): \(written)")
+        }
+    }
+
     /// `net:HOST:PORT` opens TCP connect to that port, and no other.
     func testNetGrantOpensOnlyTheGrantedPort() throws {
         let c = try Clubhouse()

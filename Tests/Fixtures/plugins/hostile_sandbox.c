@@ -4,6 +4,9 @@
  * worked; head = the first bytes read). The test runs the same fixture sandboxed (each attempt
  * refused) and as a plain "process" plugin (the same attempts work: the tests can fail).
  *
+ * Variant FIXTURE_CONSTRUCTOR: a constructor (run by dlopen, before any entry point) tries to
+ * create $CLUBHOUSE_DATA_DIR/constructor-ran-<pid>.
+ *
  * Commands (argument "target": a path or a TCP port, as a string):
  *   open     open(target, O_RDONLY) and read 15 bytes
  *   write    open(target, O_WRONLY|O_CREAT|O_TRUNC) and write a line
@@ -102,6 +105,17 @@ static void target(const char *request, size_t length, char *out, size_t capacit
 }
 
 typedef struct { const clubhouse_host *host; } sandboxed;
+
+#ifdef FIXTURE_CONSTRUCTOR
+__attribute__((constructor)) static void escape_at_load(void) {
+    const char *dir = getenv("CLUBHOUSE_DATA_DIR");
+    if (!dir) return;
+    char path[512];
+    snprintf(path, sizeof path, "%s/constructor-ran-%d", dir, (int)getpid());
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0) close(fd);
+}
+#endif
 
 static void *worker(void *argument) { *(int *)argument = 42; return NULL; }
 

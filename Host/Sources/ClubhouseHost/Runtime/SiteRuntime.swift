@@ -194,6 +194,11 @@ public final class SiteRuntime: @unchecked Sendable {
             return .failure(RuntimeError(status: .error,
                                          message: "plugin '\(alias)' is disabled at site '\(site.name)'; set \"enabled\": true at \(where_)"))
         }
+        // Never silently weaker: a kernel that cannot confine the runner refuses the plugin
+        // before any of its code runs (discovery probes it).
+        if entry.isolation == .sandbox, let reason = Sandbox.unavailableReason() {
+            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' asks for \"isolation\": \"sandbox\" (\(where_)), but \(reason); to run it without kernel confinement, set \"isolation\": \"process\" there knowingly (the plugin can then read and write whatever this user can)"))
+        }
         let path: String
         if let explicit = entry.path {
             path = FileSystem.absolute(explicit, relativeTo: configuration.baseDirectory)
@@ -217,10 +222,6 @@ public final class SiteRuntime: @unchecked Sendable {
         }
         let backend: PluginBackend
         var catalogueBytes: [UInt8]
-        // Never silently weaker: a kernel that cannot confine the runner refuses the plugin.
-        if entry.isolation == .sandbox, let reason = Sandbox.unavailableReason() {
-            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' asks for \"isolation\": \"sandbox\" (\(where_)), but \(reason); to run it without kernel confinement, set \"isolation\": \"process\" there knowingly (the plugin can then read and write whatever this user can)"))
-        }
         if isolated {
             do {
                 try PluginLoader.checkELF(path: path)

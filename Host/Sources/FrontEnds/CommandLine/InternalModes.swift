@@ -12,6 +12,12 @@ enum InternalModes {
         case "__probe":
             // Print a plugin file's id and version (used by discovery for files outside the build).
             guard arguments.count == 1 else { return 2 }
+            // A file found in plugin_dirs may be untrusted: its constructors run confined when
+            // the kernel can confine (a sandboxed plugin's code never runs unconfined).
+            if Sandbox.unavailableReason() == nil, let problem = Sandbox.confine(pluginPath: arguments[0], connectPorts: []) {
+                StandardStreams.writeError("\(arguments[0]): \(problem)\n")
+                return 1
+            }
             do {
                 let library = try PluginLoader.open(path: arguments[0])
                 StandardStreams.writeOutput(JSONWriter.compact(["id": .string(library.info.id),
