@@ -95,7 +95,7 @@ final class SandboxEndToEndTests: XCTestCase {
             ("open", victimPath), ("open", "/etc/passwd"), ("open", own), ("write", escape), ("write", "/tmp/clubhouse-sandbox-escape-\(getpid())"),
             ("connect", "\(port)"), ("udp", nil), ("exec", nil), ("popen", nil), ("ptrace", nil), ("signal", nil),
             ("chmod", config), ("fork", nil), ("thread", nil), ("store", nil), ("pid", nil), ("open", "/proc/1/cmdline"),
-            ("tiocsti", nil), ("caps", nil),
+            ("tiocsti", nil), ("caps", nil), ("prlimit", nil),
         ])
         XCTAssertEqual(r[1]["result"], "stored through the host", "\(r[1])")
         XCTAssertEqual(errno(r[2]), eacces, "another plugin's database: \(r[2])")
@@ -126,6 +126,7 @@ final class SandboxEndToEndTests: XCTestCase {
         XCTAssertEqual(errno(r[19]), eperm, "TIOCSTI on the inherited stderr: \(r[19])")
         XCTAssertEqual(errno(r[20]), 0, "\(r[20])")
         XCTAssertEqual(head(r[20]), "000000000", "no capability left, even when the host runs as root: \(r[20])")
+        XCTAssertEqual(errno(r[21]), eperm, "prlimit on the host: \(r[21])")
     }
 
     /// The control: the same fixture as a plain `process` plugin reaches all of it. Process
@@ -139,7 +140,7 @@ final class SandboxEndToEndTests: XCTestCase {
         let escape = c.path("escape.txt")
         let r = try session(c, config, [
             ("open", victimPath), ("open", "/etc/passwd"), ("write", escape), ("connect", "\(port)"), ("udp", nil), ("popen", nil),
-            ("caps", nil),
+            ("caps", nil), ("prlimit", nil),
         ])
         XCTAssertEqual(errno(r[0]), 0, "\(r[0])")
         XCTAssertEqual(head(r[0]), "SQLite format 3")
@@ -150,6 +151,7 @@ final class SandboxEndToEndTests: XCTestCase {
         XCTAssertEqual(errno(r[4]), 0, "\(r[4])")
         XCTAssertTrue(head(r[5]).hasPrefix("escaped"), "\(r[5])")
         if geteuid() == 0 { XCTAssertNotEqual(head(r[6]), "000000000", "root's runner keeps its capabilities: \(r[6])") }
+        XCTAssertEqual(errno(r[7]), 0, "prlimit on the host: \(r[7])")
     }
 
     /// A kernel without Landlock: the plugin is refused, never run with less confinement, and the
@@ -185,7 +187,8 @@ final class SandboxEndToEndTests: XCTestCase {
         XCTAssertEqual(errno(r3[1]), eacces, "ABI 3: Landlock refuses truncate: \(r3[1])")
         XCTAssertEqual(r3[2]["result"], "stored through the host", "\(r3[2])")
         c.environment["CLUBHOUSE_TEST_LANDLOCK_ABI"] = "2"
-        let r2 = try session(c, config, [("truncate", victimFile), ("open", "/etc/passwd")])
+        let r2 = try session(c, config, [("truncate", victimFile), ("open", "/etc/passwd"), ("signal", nil)])
+        XCTAssertEqual(errno(r2[2]), eperm, "ABI 2 (no signal scoping): seccomp still refuses signalling the host: \(r2[2])")
         XCTAssertEqual(errno(r2[0]), eperm, "ABI 2: seccomp refuses truncate: \(r2[0])")
         XCTAssertEqual(errno(r2[1]), eacces, "\(r2[1])")
         XCTAssertEqual(try String(contentsOfFile: victimFile, encoding: .utf8), "keep me")

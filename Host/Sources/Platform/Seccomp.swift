@@ -4,7 +4,8 @@
 // can start threads, never a child that outlives its call), no other process inspected (ptrace, process_vm_*), no namespaces,
 // mounts, BPF, keyrings, modules, clocks, reboot; no change of file owners, modes, times or
 // extended attributes (Landlock does not cover those); no TIOCSTI/TIOCLINUX on an inherited
-// terminal; sockets only for TCP (whose ports Landlock
+// terminal; signals, rlimits, scheduling and priorities of this process only (Landlock scopes
+// signals only from ABI 6, and never prlimit); sockets only for TCP (whose ports Landlock
 // decides). A refused call fails with EPERM; the plugin sees an error, nothing is killed.
 
 #if canImport(Glibc)
@@ -13,7 +14,7 @@ import Glibc
 
 public enum Seccomp {
     /// What the filter refuses, for SECURITY.md and messages.
-    public static let refusedSummary = "execve/execveat, fork/vfork/clone of a process (threads are allowed), ptrace, process_vm_readv/writev, pidfd_getfd, unshare/setns and namespace flags of clone, mount and the new mount API, chroot/pivot_root, bpf, keyctl/add_key/request_key, perf_event_open, io_uring, kernel modules, kexec, reboot, swap, clocks, hostname, chmod/chown/utimes/xattr families, mknod, ioctl TIOCSTI/TIOCLINUX, sockets other than TCP over IPv4/IPv6"
+    public static let refusedSummary = "execve/execveat, fork/vfork/clone of a process (threads are allowed), ptrace, process_vm_readv/writev, pidfd_getfd, unshare/setns and namespace flags of clone, mount and the new mount API, chroot/pivot_root, bpf, keyctl/add_key/request_key, perf_event_open, io_uring, kernel modules, kexec, reboot, swap, clocks, hostname, chmod/chown/utimes/xattr families, mknod, ioctl TIOCSTI/TIOCLINUX, signals/prlimit/scheduling/priority of another process, sockets other than TCP over IPv4/IPv6"
 
     #if arch(x86_64)
     static let architecture: UInt32 = 0xC000_003E  // AUDIT_ARCH_X86_64
@@ -22,6 +23,24 @@ public enum Seccomp {
     static let clone3Call: UInt32 = 435
     static let truncateCall: UInt32 = 76
     static let ioctlCall: UInt32 = 16
+    /// Calls that may name another process, allowed only on this one: (number, argument that
+    /// names the process). kill also takes 0 and -pid (its own process group).
+    static let ownProcessOnly: [(UInt32, Int)] = [
+        (62, 0),   // kill
+        (234, 0),  // tgkill
+        (129, 0),  // rt_sigqueueinfo
+        (297, 0),  // rt_tgsigqueueinfo
+        (434, 0),  // pidfd_open (so pidfd_send_signal and waitid reach only this process)
+        (302, 0),  // prlimit64 (the host's limits are not the plugin's to read or change)
+        (203, 0),  // sched_setaffinity
+        (142, 0),  // sched_setparam
+        (144, 0),  // sched_setscheduler
+        (314, 0),  // sched_setattr
+        (256, 0),  // migrate_pages
+        (279, 0),  // move_pages
+        (141, 1),  // setpriority (which, who)
+        (251, 1),  // ioprio_set (which, who)
+    ]
     /// x86_64 system call numbers refused with EPERM.
     static let refused: [UInt32] = [
         59, 322,                 // execve, execveat
@@ -44,6 +63,7 @@ public enum Seccomp {
         132, 235, 280, 261,      // utime, utimes, utimensat, futimesat
         133, 259,                // mknod, mknodat
         57, 58,                  // fork, vfork (threads only: see clone below)
+        200,                     // tkill (tgkill names the process)
     ]
     public static let isSupported = true
     #else
@@ -53,6 +73,7 @@ public enum Seccomp {
     static let clone3Call: UInt32 = 0
     static let truncateCall: UInt32 = 0
     static let ioctlCall: UInt32 = 0
+    static let ownProcessOnly: [(UInt32, Int)] = []
     static let refused: [UInt32] = []
     public static let isSupported = false
     #endif
@@ -72,7 +93,7 @@ public enum Seccomp {
     static let cloneThread: UInt32 = 0x0001_0000
 
     /// The filter as BPF instructions (code, jt, jf, k), 8 bytes each.
-    static func program(allowTCP: Bool, refuseTruncate: Bool) -> [UInt8] {
+    static func program(allowTCP: Bool, refuseTruncate: Bool, processID: Int32 = getpid()) -> [UInt8] {
         var code: [(UInt16, UInt32, String?, String?)] = []
         var labels: [String: Int] = [:]
         func op(_ c: UInt16, _ k: UInt32, _ jt: String? = nil, _ jf: String? = nil) { code.append((c, k, jt, jf)) }
@@ -89,7 +110,16 @@ public enum Seccomp {
         op(jumpEqual, socketCall, allowTCP ? "socket" : "deny")
         op(jumpEqual, cloneCall, "clone")
         op(jumpEqual, ioctlCall, "ioctl")
+        for (number, _) in ownProcessOnly { op(jumpEqual, number, "own\(number)") }
         op(returnConstant, allow)
+        let me = UInt32(bitPattern: processID)
+        for (number, index) in ownProcessOnly {
+            label("own\(number)")
+            op(loadWord, argument(index))
+            op(jumpEqual, 0, "allow")          // this process (or its group, for kill)
+            op(jumpEqual, me, "allow")
+            op(jumpEqual, UInt32(bitPattern: -processID), "allow", "deny")
+        }
         label("ioctl")                        // no typing into the host's terminal (stderr may be one)
         op(loadWord, argument(1))
         op(jumpEqual, 0x5412, "deny")         // TIOCSTI

@@ -18,6 +18,7 @@
  *   signal   kill(parent, 0)
  *   chmod    chmod(target, 0777)
  *   truncate truncate(target, 0)
+ *   prlimit  read the host's RLIMIT_NOFILE (prlimit on the parent, changing nothing)
  *   fork     fork() a child that would sleep a minute (outliving the call); a thread is fine
  *   thread   pthread_create + join (legitimate: plugins may use threads)
  *   tiocsti  ioctl(2, TIOCSTI, "x"): type into the host's terminal (refused by seccomp before
@@ -40,6 +41,7 @@
 #include <linux/capability.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -70,6 +72,7 @@
     "{\"name\":\"tiocsti\",\"summary\":\"Type into the terminal\",\"arguments\":[]},"  \
     "{\"name\":\"caps\",\"summary\":\"Effective capabilities\",\"arguments\":[]},"    \
     "{\"name\":\"truncate\",\"summary\":\"Truncate a file\"," ARG "},"              \
+    "{\"name\":\"prlimit\",\"summary\":\"Read the host's limits\",\"arguments\":[]}," \
     "{\"name\":\"pid\",\"summary\":\"The runner's pid\",\"arguments\":[]},"          \
     "{\"name\":\"store\",\"summary\":\"Use the host's storage\",\"arguments\":[]}"   \
     "]}"
@@ -229,6 +232,11 @@ static clubhouse_status invoke(const clubhouse_plugin_descriptor *d, void *insta
         if (rc != 0) return result(reply, rc, "");
         pthread_join(thread, NULL);
         return result(reply, 0, value == 42 ? "joined" : "lost");
+    }
+    if (strcmp(command, "prlimit") == 0) {
+        struct rlimit old;
+        if (syscall(SYS_prlimit64, getppid(), RLIMIT_NOFILE, NULL, &old) == 0) return result(reply, 0, "");
+        return result(reply, errno, "");
     }
     if (strcmp(command, "truncate") == 0) {
         if (truncate(arg, 0) == 0) return result(reply, 0, "");
