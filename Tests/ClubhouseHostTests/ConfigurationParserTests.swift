@@ -46,7 +46,7 @@ final class ConfigurationParserTests: XCTestCase {
           "devices": {"bm": {"transport": "tcp:nohost"}, "s": {"transport": "serial:/dev/x", "baud": 12345}},
           "plugins": {
             "Bad Name": {"id": "x.y"},
-            "p": {"id": 5, "version": "soon", "isolation": "sandbox", "grants": ["device:nope", "fly"], "config": []},
+            "p": {"id": 5, "version": "soon", "isolation": "sandbax", "grants": ["device:nope", "fly"], "config": []},
             "q": {}
           }
         }}, "default_site": "b"}
@@ -58,7 +58,7 @@ final class ConfigurationParserTests: XCTestCase {
             "p.json:4:5: plugin name 'Bad Name' must be lowercase",
             "p.json:5:17: \"id\" must be a string, not an integer",
             "p.json:5:31: version requirement 'soon' is not valid",
-            "p.json:5:52: isolation 'sandbox' must be",
+            "p.json:5:52: isolation 'sandbax' must be \"auto\", \"in-process\", \"process\" or \"sandbox\"",
             "p.json:5:74: grant 'device:nope' names a device this site does not define",
             "p.json:5:89: unknown grant 'fly'",
             "p.json:5:107: \"config\" must be an object, not an array",
@@ -67,6 +67,25 @@ final class ConfigurationParserTests: XCTestCase {
         ]
         XCTAssertEqual(found.count, expected.count, found.joined(separator: "\n"))
         for (f, e) in zip(found, expected) { XCTAssertTrue(f.hasPrefix(e), "\(f)\n  expected prefix: \(e)") }
+    }
+
+    /// `isolation: "sandbox"` is a level of its own (a runner confined by the kernel).
+    func testSandboxIsolationParses() throws {
+        let c = try parse(#"{"sites": {"a": {"plugins": {"p": {"id": "org.x.p", "isolation": "sandbox"}}}}}"#)
+        XCTAssertEqual(try c.site(named: "a").plugin(alias: "p")?.isolation, .sandbox)
+    }
+
+    /// `net:HOST:PORT` grants TCP connect to a sandboxed plugin; a grant without a valid port is refused.
+    func testNetGrants() throws {
+        let c = try parse(#"{"sites": {"a": {"plugins": {"p": {"id": "org.x.p", "isolation": "sandbox", "grants": ["net:127.0.0.1:5432", "net:db.example.org:443"]}}}}}"#)
+        let grants = try c.site(named: "a").plugin(alias: "p")?.grants ?? []
+        XCTAssertEqual(grants, [.net(host: "127.0.0.1", port: 5432), .net(host: "db.example.org", port: 443)])
+        XCTAssertEqual(grants.map(\.description), ["net:127.0.0.1:5432", "net:db.example.org:443"])
+        XCTAssertEqual(SiteRuntime.grantedPorts(try XCTUnwrap(c.site(named: "a").plugin(alias: "p"))), [5432, 443])
+        for bad in ["net:host", "net:host:0", "net:host:65536", "net::80", "net:host:http"] {
+            XCTAssertEqual(problems(#"{"sites": {"a": {"plugins": {"p": {"id": "org.x.p", "grants": ["\#(bad)"]}}}}}"#),
+                           ["p.json:1:64: grant '\(bad)' needs HOST:PORT with a port from 1 to 65535, eg: \"net:127.0.0.1:5432\""])
+        }
     }
 
     func testUnknownKeysSuggestTheNearestKnownKey() {

@@ -15,6 +15,7 @@ let rest = Array(arguments.dropFirst())
 switch area {
 case "platform": platformBench(rest)
 case "isolation": isolationBench(rest)
+case "sandbox": sandboxBench(rest)
 case "serve": serveBench(rest)
 case "services": servicesBench(rest)
 case "putting": puttingBench(rest)

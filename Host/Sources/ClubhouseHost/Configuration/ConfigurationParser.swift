@@ -200,8 +200,13 @@ private struct Reader {
         if let texts = stringArray(o["grants"], at: pointer(path, "grants"), what: "\"grants\"") {
             for (i, text) in texts.enumerated() {
                 guard let grant = Grant(text) else {
+                    if text.hasPrefix("net:") {
+                        error(pointer(path, "grants") + "/\(i)",
+                              "grant '\(text)' needs HOST:PORT with a port from 1 to 65535, eg: \"net:127.0.0.1:5432\"")
+                        continue
+                    }
                     error(pointer(path, "grants") + "/\(i)",
-                          "unknown grant '\(text)'; grants are \"storage\", \"device:NAME\" and \"invoke:PLUGIN\" (or \"invoke:*\")")
+                          "unknown grant '\(text)'; grants are \"storage\", \"device:NAME\", \"invoke:PLUGIN\" (or \"invoke:*\") and \"net:HOST:PORT\"")
                     continue
                 }
                 if case .device(let d) = grant, devices[d] == nil {
@@ -216,7 +221,7 @@ private struct Reader {
         var isolation = Isolation.auto
         if let text = string(o["isolation"], at: pointer(path, "isolation"), what: "\"isolation\"") {
             if let i = Isolation(rawValue: text) { isolation = i } else {
-                error(pointer(path, "isolation"), "isolation '\(text)' must be \"auto\", \"in-process\" or \"process\"")
+                error(pointer(path, "isolation"), "isolation '\(text)' must be \"auto\", \"in-process\", \"process\" or \"sandbox\"")
             }
         }
         var limits = PluginLimits()

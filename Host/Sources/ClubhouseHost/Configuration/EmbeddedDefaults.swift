@@ -120,11 +120,11 @@ package enum EmbeddedDefaults {
         "config": {"type": "object", "description": "Free JSON passed to the plugin (clubhouse.config/1)."},
         "grants": {
           "type": "array",
-          "items": {"type": "string", "pattern": "^(storage|device:.+|invoke:.+)$"},
-          "description": "What the plugin may touch: \"storage\", \"device:NAME\", \"invoke:PLUGIN\" or \"invoke:*\"."
+          "items": {"type": "string", "pattern": "^(storage|device:.+|invoke:.+|net:.+:[0-9]+)$"},
+          "description": "What the plugin may touch: \"storage\", \"device:NAME\", \"invoke:PLUGIN\" or \"invoke:*\", and for a sandboxed plugin \"net:HOST:PORT\" (TCP connect; the kernel enforces the port)."
         },
-        "isolation": {"enum": ["auto", "in-process", "process"], "default": "auto",
-                      "description": "auto: in process for the build's own plugins, a child process for others."},
+        "isolation": {"enum": ["auto", "in-process", "process", "sandbox"], "default": "auto",
+                      "description": "auto: in process for the build's own plugins, a child process for others; process: a child process (crash isolation); sandbox: a child process confined by the kernel (Landlock, seccomp), for untrusted code."},
         "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 86400000, "default": 60000,
                        "description": "Per-call timeout for a plugin in a child process."},
         "limits": {

@@ -40,6 +40,8 @@ public enum Isolation: String, Sendable, CaseIterable {
     case auto
     case inProcess = "in-process"
     case process
+    /// A runner confined by the kernel (Landlock, seccomp, no_new_privs): for untrusted code.
+    case sandbox
 }
 
 /// What an isolated plugin's runner may use: address space, CPU time and open files (setrlimit in
@@ -97,9 +99,19 @@ public enum Grant: Sendable, Hashable, CustomStringConvertible {
     case storage
     case device(String)
     case invoke(String)
+    /// TCP connect to HOST:PORT for a sandboxed plugin (Landlock enforces the port; see SECURITY.md).
+    case net(host: String, port: Int)
 
     public init?(_ text: String) {
         if text == "storage" { self = .storage; return }
+        if text.hasPrefix("net:") {
+            let rest = text.dropFirst(4)
+            guard let colon = rest.lastIndex(of: ":"), colon != rest.startIndex,
+                  let port = Int(rest[rest.index(after: colon)...]), (1...65535).contains(port)
+            else { return nil }
+            self = .net(host: String(rest[..<colon]), port: port)
+            return
+        }
         if text.hasPrefix("device:"), text.count > 7 { self = .device(String(text.dropFirst(7))); return }
         if text.hasPrefix("invoke:"), text.count > 7 { self = .invoke(String(text.dropFirst(7))); return }
         return nil
@@ -110,6 +122,7 @@ public enum Grant: Sendable, Hashable, CustomStringConvertible {
         case .storage: return "storage"
         case .device(let d): return "device:\(d)"
         case .invoke(let p): return "invoke:\(p)"
+        case .net(let host, let port): return "net:\(host):\(port)"
         }
     }
 }

@@ -17,6 +17,8 @@ final class IsolatedPlugin: @unchecked Sendable {
     let alias: String
     let timeoutMilliseconds: Int
     let limits: PluginLimits
+    /// Sandboxed (Sandbox.swift) when set: the TCP ports the plugin may connect to.
+    let sandboxPorts: [UInt16]?
     /// The id the host holds this plugin to: the site's "id" when it names one, else what the first
     /// runner said (checked to be reverse-DNS). A later runner that says otherwise is refused.
     private var fixedID: String?
@@ -34,8 +36,9 @@ final class IsolatedPlugin: @unchecked Sendable {
 
     /// Starts the runner and reads the plugin's descriptor and catalogue.
     init(path: String, alias: String, timeoutMilliseconds: Int, expectedID: String? = nil,
-         limits: PluginLimits = PluginLimits()) throws(RuntimeError) {
+         limits: PluginLimits = PluginLimits(), sandboxPorts: [UInt16]? = nil) throws(RuntimeError) {
         self.path = path
+        self.sandboxPorts = sandboxPorts
         self.alias = alias
         self.timeoutMilliseconds = timeoutMilliseconds
         self.limits = limits
@@ -73,6 +76,7 @@ final class IsolatedPlugin: @unchecked Sendable {
         var words: [String] = [executable, "__runner", path,
                                "--limits", "\(limits.memoryMegabytes),\(limits.cpuSeconds),\(limits.openFiles)"]
         if let fixedID { words += ["--id", fixedID] }
+        if let sandboxPorts { words += ["--sandbox", sandboxPorts.isEmpty ? "-" : sandboxPorts.map(String.init).joined(separator: ",")] }
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var env: [UnsafeMutablePointer<CChar>?] = []

@@ -252,7 +252,8 @@ package enum RunnerProcess {
     }
 
     /// The runner's main: load, say hello, then serve create/invoke/destroy until the host leaves.
-    package static func run(path: String, limits: [Int]? = nil, expectedID: String? = nil) -> Int32 {
+    /// `sandbox`: confine the runner (Sandbox.swift) before loading, allowing TCP connect to these ports.
+    package static func run(path: String, limits: [Int]? = nil, expectedID: String? = nil, sandbox: [UInt16]? = nil) -> Int32 {
         // The protocol owns fds 3 and 4; anything the plugin prints goes to stderr.
         dup2(2, 1)
         let channel = WireChannel(input: 3, output: 4)
@@ -268,6 +269,9 @@ package enum RunnerProcess {
             if let problem = applyLimits(memoryMegabytes: limits[0], cpuSeconds: limits[1], openFiles: limits[2]) {
                 return refuse("cannot apply the plugin's limits: \(problem)")
             }
+        }
+        if let ports = sandbox, let problem = Sandbox.confine(pluginPath: path, connectPorts: ports) {
+            return refuse(problem)
         }
         let library: PluginLibrary
         do {

@@ -195,6 +195,11 @@ public final class SiteRuntime: @unchecked Sendable {
             return .failure(RuntimeError(status: .error,
                                          message: "plugin '\(alias)' is disabled at site '\(site.name)'; set \"enabled\": true at \(where_)"))
         }
+        // Never silently weaker: a kernel that cannot confine the runner refuses the plugin
+        // before any of its code runs (discovery probes it).
+        if entry.isolation == .sandbox, let reason = Sandbox.unavailableReason() {
+            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' asks for \"isolation\": \"sandbox\" (\(where_)), but \(reason); to run it without kernel confinement, set \"isolation\": \"process\" there knowingly (the plugin can then read and write whatever this user can)"))
+        }
         let path: String
         if let explicit = entry.path {
             path = FileSystem.absolute(explicit, relativeTo: configuration.baseDirectory)
@@ -211,7 +216,7 @@ public final class SiteRuntime: @unchecked Sendable {
         let isolated: Bool
         switch entry.isolation {
         case .inProcess: isolated = false
-        case .process: isolated = true
+        case .process, .sandbox: isolated = true
         case .auto:
             let real = FileSystem.realPath(path) ?? path
             isolated = FileSystem.directoryName(real) != (FileSystem.realPath(FileSystem.executableDirectory()) ?? "")
@@ -226,7 +231,8 @@ public final class SiteRuntime: @unchecked Sendable {
             }
             do {
                 let runner = try IsolatedPlugin(path: path, alias: alias, timeoutMilliseconds: entry.timeoutMilliseconds,
-                                                expectedID: entry.id, limits: entry.limits)
+                                                expectedID: entry.id, limits: entry.limits,
+                                                sandboxPorts: entry.isolation == .sandbox ? Self.grantedPorts(entry) : nil)
                 backend = .isolated(runner)
                 catalogueBytes = runner.catalogue
             } catch {
@@ -255,6 +261,14 @@ public final class SiteRuntime: @unchecked Sendable {
             return .success(ResolvedPlugin(entry: entry, backend: backend, catalogue: catalogue))
         case .failure(let e):
             return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(path)): bad command catalogue: \(e)"))
+        }
+    }
+
+    /// The TCP ports a sandboxed plugin's `net:HOST:PORT` grants open (Landlock filters by port).
+    static func grantedPorts(_ entry: PluginEntry) -> [UInt16] {
+        entry.grants.compactMap { grant in
+            if case .net(_, let port) = grant { return UInt16(exactly: port) }
+            return nil
         }
     }
 

@@ -130,6 +130,7 @@ enum BuiltinCommands {
         json["services"] = .array(info.services.map { .string($0) })
         json["grants"] = .array(entry.grants.map { .string($0.description) })
         json["isolation"] = .string(entry.isolation.rawValue)
+        json["reach"] = .string(plugin.reach)
         json["config"] = entry.config
         json["commands"] = .array(plugin.catalogue.commands.map { c in
             ["name": .string(c.name), "summary": .string(c.summary), "long_running": .bool(c.longRunning),
@@ -146,6 +147,7 @@ enum BuiltinCommands {
           services    \(info.services.isEmpty ? "none" : info.services.joined(separator: ", "))
           grants      \(entry.grants.isEmpty ? "none" : entry.grants.map(\.description).joined(separator: ", "))
           isolation   \(entry.isolation.rawValue)
+          reach       \(plugin.reach)
           config      \(JSONWriter.compact(entry.config))
           commands\n
         """

@@ -12,6 +12,12 @@ enum InternalModes {
         case "__probe":
             // Print a plugin file's id and version (used by discovery for files outside the build).
             guard arguments.count == 1 else { return 2 }
+            // A file found in plugin_dirs may be untrusted: its constructors run confined when
+            // the kernel can confine (a sandboxed plugin's code never runs unconfined).
+            if Sandbox.unavailableReason() == nil, let problem = Sandbox.confine(pluginPath: arguments[0], connectPorts: []) {
+                StandardStreams.writeError("\(arguments[0]): \(problem)\n")
+                return 1
+            }
             do {
                 let library = try PluginLoader.open(path: arguments[0])
                 StandardStreams.writeOutput(JSONWriter.compact(["id": .string(library.info.id),
@@ -27,18 +33,20 @@ enum InternalModes {
         case "__run":
             return runBackground(arguments)
         case "__runner":
-            // __runner PATH [--limits MEMORY_MB,CPU_SECONDS,OPEN_FILES] [--id ID]
+            // __runner PATH [--limits MEMORY_MB,CPU_SECONDS,OPEN_FILES] [--id ID] [--sandbox PORT,…|-]
             guard let path = arguments.first, arguments.count % 2 == 1 else { return 2 }
             var limits: [Int]?
             var id: String?
+            var sandbox: [UInt16]?
             for i in stride(from: 1, to: arguments.count, by: 2) {
                 switch arguments[i] {
                 case "--limits": limits = arguments[i + 1].split(separator: ",").compactMap { Int($0) }
                 case "--id": id = arguments[i + 1]
+                case "--sandbox": sandbox = arguments[i + 1].split(separator: ",").compactMap { UInt16($0) }
                 default: return 2
                 }
             }
-            return RunnerProcess.run(path: path, limits: limits, expectedID: id)
+            return RunnerProcess.run(path: path, limits: limits, expectedID: id, sandbox: sandbox)
         default:
             StandardStreams.writeError("clubhouse: unknown internal mode \(mode)\n")
             return 2

@@ -1,0 +1,105 @@
+// `isolation: "sandbox"`: the runner confines itself before it loads the plugin, so even the
+// plugin's constructors run confined. What it may still reach: its own wire (fds 3 and 4, already
+// open), stderr, and read-only: the plugin file, the folders of the libraries the runner has
+// mapped (the Swift runtime, libc; from the executable's own folder only the mapped files), the
+// system library folders and the dynamic linker's cache. Nothing is writable; TCP connect only to granted ports; no program can
+// be started; no other process can be traced or signalled.
+
+import ClubhousePlatform
+#if canImport(Glibc)
+import Glibc
+#endif
+
+package enum Sandbox {
+    /// Why this kernel cannot run a plugin sandboxed (nil when it can), as the tail of a sentence.
+    package static func unavailableReason() -> String? {
+        guard Seccomp.isSupported else { return "the sandbox's seccomp filter is written for x86_64 only" }
+        let (version, problem) = Landlock.effectiveABI()
+        if version < 1 { return "this kernel (\(kernelRelease())) has no Landlock: \(problem ?? "unknown reason")" }
+        return nil
+    }
+
+    /// `uname -r`.
+    package static func kernelRelease() -> String {
+        var names = utsname()
+        guard uname(&names) == 0 else { return "unknown kernel" }
+        return withUnsafeBytes(of: &names.release) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    /// The read-only places: the plugin file, the system's library folders, and the folders of
+    /// the libraries the runner has mapped (the Swift runtime's, libc's) — but never the folder of
+    /// the executable itself (a site's files may sit next to it): only the files mapped from there.
+    static func readOnlyPlaces(pluginPath: String) -> [Landlock.ReadOnly] {
+        var places: [String] = [pluginPath, "/etc/ld.so.cache", "/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib"]
+        let executableFolder = FileSystem.directoryName(FileSystem.realPath(FileSystem.executablePath()) ?? FileSystem.executablePath())
+        if let maps = try? FileSystem.read("/proc/self/maps") {
+            for line in String(decoding: maps, as: UTF8.self).split(separator: "\n") {
+                guard let slash = line.firstIndex(of: "/") else { continue }
+                let file = String(line[slash...])
+                if file.hasSuffix(" (deleted)") { continue }
+                let folder = FileSystem.directoryName(file)
+                places.append(folder == executableFolder ? file : folder)
+            }
+        }
+        var seen = Set<String>()
+        return places.filter { seen.insert($0).inserted }.map { Landlock.ReadOnly($0) }
+    }
+
+    /// Threads of this process (Landlock confines only the calling thread and its later children).
+    static func threadCount() -> Int {
+        guard let dir = opendir("/proc/self/task") else { return -1 }
+        defer { closedir(dir) }
+        var count = 0
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { count += 1 }
+        }
+        return count
+    }
+
+    /// Confines the runner for good. Returns what failed (the runner then refuses to load), or nil.
+    package static func confine(pluginPath: String, connectPorts: [UInt16]) -> String? {
+        if let reason = unavailableReason() {
+            return "cannot run it sandboxed: \(reason)"
+        }
+        let abi = Landlock.effectiveABI().version
+        if abi < 4 && !connectPorts.isEmpty {
+            return "cannot grant TCP ports: this kernel's Landlock (ABI \(abi)) cannot restrict TCP (ABI 4, Linux 6.7, can)"
+        }
+        let threads = threadCount()
+        guard threads == 1 else {
+            return "cannot confine the runner: it has \(threads) threads before loading the plugin, and Landlock confines only the calling one"
+        }
+        let places = readOnlyPlaces(pluginPath: pluginPath)
+        // Without Landlock's TCP control (ABI < 4), no TCP at all; without its truncate control
+        // (ABI < 3), no truncate(2).
+        if let problem = Seccomp.install(allowTCP: abi >= 4, refuseTruncate: abi < 3) {
+            return "cannot confine the runner: \(problem)"
+        }
+        if let problem = Landlock.restrict(readOnly: places, connectPorts: connectPorts, abi: abi) {
+            return "cannot confine the runner: \(problem)"
+        }
+        if let problem = Seccomp.dropCapabilities() {
+            return "cannot confine the runner: \(problem)"
+        }
+        return nil
+    }
+}
+
+extension ResolvedPlugin {
+    /// What the plugin can reach, in one line, for `plugins info` (SECURITY.md has the details).
+    public var reach: String {
+        switch entry.isolation {
+        case .sandbox:
+            let ports = SiteRuntime.grantedPorts(entry)
+            let network = ports.isEmpty ? "no network" : "TCP connect to port\(ports.count == 1 ? "" : "s") \(ports.map(String.init).joined(separator: ", ")) (any host)"
+            return "confined by the kernel: the host's services by grant; no files of its own (read-only libraries; path arguments are not handed over yet); \(network); no programs, no child processes"
+        case .inProcess, .process, .auto:
+            return isolated
+                ? "everything this user can, in a child process (crash isolation, not confinement)"
+                : "everything this user can, inside the host (trusted code)"
+        }
+    }
+}
