@@ -39,6 +39,8 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     case processTarget(both: Bool)
     /// The caller asked to stop a long run; `what` was about to start and nothing was stored.
     case cancelled(what: String)
+    /// A number outside its allowed range (`limit` says the range, in words).
+    case invalidSetting(name: String, value: Double, limit: String)
 
     public var description: String {
         switch self {
@@ -99,6 +101,8 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
             return error.location == nil ? "\(what): \(error.message)" : error.description
         case .cancelled(let what):
             return "stopped before \(what) as asked: nothing was stored"
+        case .invalidSetting(let name, let value, let limit):
+            return "\(name) \(PuttingError.short(value)) is out of range: it must be \(limit)"
         case .processTarget(let both):
             return both ? "give either --hole N or --all, not both" : "say which hole to process: --hole N, or --all for every hole that has no heightfield yet"
         }
