@@ -379,27 +379,32 @@ public enum BestLineEngine {
             solver.finishPastFt = request.finishPastFt
             solver.strokeErrors = request.errors
             let best = solver.bestLine(ball: request.ball, hole: request.flag, progress: progress)
-            let roll = best.roll
-            let miss = roll.holed ? (roll.passOffset ?? roll.final.distance(to: request.flag)) : roll.final.distance(to: request.flag)
-            var result = BestLineResult(request: request, hash: hash, aimOffsetDeg: best.aimOffsetDeg,
-                                        speedFps: best.speedFps, v0X: best.v0XFps, v0Z: best.v0ZFps, holed: roll.holed,
-                                        missFt: miss, tEndS: roll.tEnd,
-                                        path: (roll.path.map(\.x), roll.path.map(\.z), roll.path.map(\.y)),
-                                        simulations: best.simulations)
-            result.converged = best.converged
-            result.finishPastFt = best.finishPastFt
-            result.finishTargetFt = request.finishPastFt
-            result.restXFt = best.restPoint.x
-            result.restZFt = best.restPoint.z
-            result.rimSpeedFps = roll.rimSpeed
-            result.tolerance = best.tolerance
-            result.holeable = best.holeable
-            result.notHoleableReason = best.notHoleableReason
-            result.makeProbability = best.probability?.probability
-            result.errors = best.probability?.errors
-            result.simulations = best.simulations
-            return result
+            return physicsResult(request, best: best, hash: hash)
         }
+    }
+
+    /// The result of a physics solve, in the best-line answer's shape.
+    static func physicsResult(_ request: BestLineRequest, best: PhysicsBestLine, hash: String) -> BestLineResult {
+        let roll = best.roll
+        let miss = roll.holed ? (roll.passOffset ?? roll.final.distance(to: request.flag)) : roll.final.distance(to: request.flag)
+        var result = BestLineResult(request: request, hash: hash, aimOffsetDeg: best.aimOffsetDeg,
+                                    speedFps: best.speedFps, v0X: best.v0XFps, v0Z: best.v0ZFps, holed: roll.holed,
+                                    missFt: miss, tEndS: roll.tEnd,
+                                    path: (roll.path.map(\.x), roll.path.map(\.z), roll.path.map(\.y)),
+                                    simulations: best.simulations)
+        result.converged = best.converged
+        result.finishPastFt = best.finishPastFt
+        result.finishTargetFt = request.finishPastFt
+        result.restXFt = best.restPoint.x
+        result.restZFt = best.restPoint.z
+        result.rimSpeedFps = roll.rimSpeed
+        result.tolerance = best.tolerance
+        result.holeable = best.holeable
+        result.notHoleableReason = best.notHoleableReason
+        result.makeProbability = best.probability?.probability
+        result.errors = best.probability?.errors
+        result.simulations = best.simulations
+        return result
     }
 }
 

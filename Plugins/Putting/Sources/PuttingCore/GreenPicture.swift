@@ -22,6 +22,10 @@ public struct GreenPicture: Sendable {
     public var aimLine: (from: PointFt, to: PointFt)?
     public var title: String?
     public var legend: [String] = []
+    /// SVG drawn over the map, below the flag (e.g. a green book's markers).
+    public var overlaySVG = ""
+    /// A colour ramp for the legend in place of the elevation ramp (when the picture is not shaded).
+    public var legendRamp: (stops: [String], low: String, high: String)?
     /// Cup radius for drawing the hole.
     public var cupRadiusFt = 2.125 / 12
 
@@ -136,6 +140,7 @@ public struct GreenPicture: Sendable {
         if path.count >= 2 {
             s += "<polyline id=\"path\" fill=\"none\" stroke=\"#e65100\" stroke-width=\"2.5\" stroke-linecap=\"round\" stroke-linejoin=\"round\" points=\"\(path.map(px).joined(separator: " "))\"/>\n"
         }
+        s += overlaySVG
         if let flag {
             let (u, v) = frame.pixel(flag)
             let r = Swift.max(4, cupRadiusFt * scale)
@@ -168,6 +173,14 @@ public struct GreenPicture: Sendable {
             }
             s += "\n<text x=\"\(fixed(rampX, 0))\" y=\"\(fixed(rampY + 28, 0))\" font-size=\"12\">\(fixed(lo, 2)) ft</text>"
             s += "<text x=\"\(fixed(rampX + 192, 0))\" y=\"\(fixed(rampY + 28, 0))\" font-size=\"12\" text-anchor=\"end\">\(fixed(hi, 2)) ft</text>\n"
+        } else if let ramp = legendRamp, !ramp.stops.isEmpty {
+            let w = 192 / Double(ramp.stops.count)
+            s += "<g id=\"ramp\">"
+            for (k, colour) in ramp.stops.enumerated() {
+                s += "<rect x=\"\(fixed(rampX + Double(k) * w, 1))\" y=\"\(fixed(rampY, 0))\" width=\"\(fixed(w + 0.3, 1))\" height=\"12\" fill=\"\(colour)\"/>"
+            }
+            s += "</g>\n<text x=\"\(fixed(rampX, 0))\" y=\"\(fixed(rampY + 28, 0))\" font-size=\"12\">\(SVGText.escape(ramp.low))</text>"
+            s += "<text x=\"\(fixed(rampX + 192, 0))\" y=\"\(fixed(rampY + 28, 0))\" font-size=\"12\" text-anchor=\"end\">\(SVGText.escape(ramp.high))</text>\n"
         }
         let bar = 10 * scale
         s += "<line x1=\"\(fixed(rampX, 0))\" y1=\"\(fixed(rampY + 42, 0))\" x2=\"\(fixed(rampX + bar, 1))\" y2=\"\(fixed(rampY + 42, 0))\" stroke=\"#222222\" stroke-width=\"3\"/>"

@@ -41,6 +41,10 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     case cancelled(what: String)
     /// A number outside its allowed range (`limit` says the range, in words).
     case invalidSetting(name: String, value: Double, limit: String)
+    /// A green book grid with more positions than the limit.
+    case bookTooDense(spacingFt: Double, positions: Int, minimumSpacingFt: Double)
+    /// A green book stopped as asked after `done` of `total` positions (those stay cached).
+    case bookStopped(done: Int, total: Int)
 
     public var description: String {
         switch self {
@@ -103,6 +107,10 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
             return "stopped before \(what) as asked: nothing was stored"
         case .invalidSetting(let name, let value, let limit):
             return "\(name) \(PuttingError.short(value)) is out of range: it must be \(limit)"
+        case .bookTooDense(let spacing, let positions, let minimum):
+            return "grid spacing \(PuttingError.short(spacing)) ft gives about \(positions) positions on this green, more than the limit of \(BookRequest.maxPositions): use --spacing \(PuttingError.short(minimum)) or more"
+        case .bookStopped(let done, let total):
+            return "stopped as asked after \(done) of \(total) positions: those are cached, run the same book again to go on"
         case .processTarget(let both):
             return both ? "give either --hole N or --all, not both" : "say which hole to process: --hole N, or --all for every hole that has no heightfield yet"
         }

@@ -195,6 +195,55 @@ final class Putting: Plugin {
             }
             return Reply(data: .object(data), text: call.wantsMachineOutput ? nil : text + "\n")
         },
+        Command("book", summary: "A green book for one pin: the best line from every position of a grid over the green (SVG sheet, JSON, CSV)",
+                help: """
+                    Positions every --spacing feet (default 3) over the whole green, aligned on the flag; balls within
+                    2 ft of the hole are left out. Each position's aim, pace ("plays like" feet on the flat) and make
+                    probability is solved on every core with a progress bar, and cached: a book stopped with Ctrl-C goes
+                    on where it stopped when run again. At most 20,000 positions. Physics model only.
+                    """,
+                arguments: [
+                    .string("course", help: "Course id", required: true),
+                    .integer("hole", help: "Hole number", required: true),
+                    .point("flag", help: "Hole (flag) position X,Z in feet", required: true),
+                    .number("stimp", help: "Green speed in feet (default: the site's config, else 10)"),
+                    .number("spacing", help: "Grid spacing in feet", default: 3),
+                    .number("past-in", help: "Inches past the hole the lines finish (default: config past_hole_in, else 17)"),
+                    .path("svg", help: "Write the SVG sheet here"),
+                    .path("csv", help: "Write one CSV row per position here"),
+                    .path("json-file", help: "Write the book's JSON here (the same as --json prints)"),
+                    .integer("width", help: "SVG width in pixels", default: 1200),
+                ],
+                longRunning: true,
+                reply: "{book: {course, hole, flagXFt, flagZFt, stimpFt, spacingFt, finishPastFt, strokeErrors, heightfieldHash, positions, cached, entries: [{xFt, zFt, distanceFt, aimOffsetDeg, aimOffsetIn, speedFps, playsLikeFt, holed, holeable, converged, makeProbability}]}, svg, csv, jsonFile}") { plugin, call in
+            let a = call.arguments
+            let flag = try a.point("flag")
+            let width = try a.int("width")
+            guard (300...8000).contains(width) else { throw PluginError.invalidArgument("--width \(width) must be 300–8000 pixels") }
+            var request = BookRequest(course: try a.string("course"), hole: try a.int("hole"), flag: PointFt(x: flag.x, z: flag.y),
+                                      stimpFt: try a.optionalDouble("stimp") ?? plugin.defaultStimp, spacingFt: try a.double("spacing"),
+                                      errors: plugin.strokeErrors)
+            request.finishPastFt = (try a.optionalDouble("past-in") ?? plugin.defaultPastInches) / 12
+            call.progress.begin("green book", total: 1000)
+            defer { call.progress.end() }
+            let book = try mapped {
+                try plugin.service.book(request, progress: { call.progress.update(Int(($0 * 1000).rounded())) },
+                                        isCancelled: { call.isCancelled })
+            }
+            // Everything is made before anything is written.
+            var files: [(key: String, path: String, text: String)] = []
+            if let svg = try a.optionalString("svg") { files.append(("svg", svg, try mapped { try plugin.service.bookPicture(book, widthPx: Double(width)) })) }
+            if let csv = try a.optionalString("csv") { files.append(("csv", csv, book.csv)) }
+            if let json = try a.optionalString("json-file") { files.append(("jsonFile", json, JSONWriter.compact(book.json) + "\n")) }
+            guard case .object(var data) = book.json else { return Reply(data: book.json) }
+            var text = book.text
+            for file in files {
+                try Files.write(file.path, text: file.text)
+                data[file.key] = .string(file.path)
+                text += "\nWrote \(file.path)"
+            }
+            return Reply(data: .object(data), text: call.wantsMachineOutput ? nil : text + "\n")
+        },
         Command("job", summary: "A best-line job's state, and its result once completed",
                 arguments: [.string("id", help: "Job id (printed by bestline --async)", required: true, positional: true)],
                 reply: "{job: {id, state, progress, attempts, createdAt, updatedAt, error, request}, bestLine}") { plugin, call in
@@ -369,7 +418,7 @@ func pluginError(_ error: PuttingError) -> PluginError {
     switch error {
     case .unknownCourse, .unknownHole, .unknownJob: return .notFound(error.description)
     case .storage, .heightfieldInconsistent, .notProcessed, .noTracedSources: return .failed(error.description)
-    case .cancelled: return .cancelled(error.description)
+    case .cancelled, .bookStopped: return .cancelled(error.description)
     default: return .invalidArgument(error.description)
     }
 }
