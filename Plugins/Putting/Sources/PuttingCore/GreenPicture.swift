@@ -133,13 +133,6 @@ public struct GreenPicture: Sendable {
             s += "<polygon id=\"boundary\" fill=\"none\" stroke=\"#ffffff\" stroke-width=\"2.5\" points=\"\(boundary.points.map(px).joined(separator: " "))\"/>\n"
         }
 
-        if let aim = aimLine {
-            s += "<line id=\"aim\" x1=\"\(fixed(frame.pixel(aim.from).u, 2))\" y1=\"\(fixed(frame.pixel(aim.from).v, 2))\" "
-            s += "x2=\"\(fixed(frame.pixel(aim.to).u, 2))\" y2=\"\(fixed(frame.pixel(aim.to).v, 2))\" stroke=\"#ffffff\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n"
-        }
-        if path.count >= 2 {
-            s += "<polyline id=\"path\" fill=\"none\" stroke=\"#e65100\" stroke-width=\"2.5\" stroke-linecap=\"round\" stroke-linejoin=\"round\" points=\"\(path.map(px).joined(separator: " "))\"/>\n"
-        }
         s += overlaySVG
         if let flag {
             let (u, v) = frame.pixel(flag)
@@ -147,6 +140,14 @@ public struct GreenPicture: Sendable {
             s += "<g id=\"flag\"><circle cx=\"\(fixed(u, 2))\" cy=\"\(fixed(v, 2))\" r=\"\(fixed(r, 2))\" fill=\"#111111\" stroke=\"#ffffff\" stroke-width=\"1\"/>"
             s += "<line x1=\"\(fixed(u, 2))\" y1=\"\(fixed(v, 2))\" x2=\"\(fixed(u, 2))\" y2=\"\(fixed(v - 34, 2))\" stroke=\"#333333\" stroke-width=\"2\"/>"
             s += "<polygon points=\"\(fixed(u, 2)),\(fixed(v - 34, 2)) \(fixed(u + 16, 2)),\(fixed(v - 29, 2)) \(fixed(u, 2)),\(fixed(v - 24, 2))\" fill=\"#d32f2f\"/></g>\n"
+        }
+        // The path and aim line over the flag, so the pole never hides where the ball went.
+        if let aim = aimLine {
+            s += "<line id=\"aim\" x1=\"\(fixed(frame.pixel(aim.from).u, 2))\" y1=\"\(fixed(frame.pixel(aim.from).v, 2))\" "
+            s += "x2=\"\(fixed(frame.pixel(aim.to).u, 2))\" y2=\"\(fixed(frame.pixel(aim.to).v, 2))\" stroke=\"#ffffff\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n"
+        }
+        if path.count >= 2 {
+            s += "<polyline id=\"path\" fill=\"none\" stroke=\"#e65100\" stroke-width=\"2.5\" stroke-linecap=\"round\" stroke-linejoin=\"round\" points=\"\(path.map(px).joined(separator: " "))\"/>\n"
         }
         if let ball {
             let (u, v) = frame.pixel(ball)

@@ -301,7 +301,8 @@ public struct PhysicsSolver: Sendable {
                 var sp = 0.5
                 while sp <= 30 { speeds.append(sp); sp *= 1.12 }
                 var a = -aimLimitDeg
-                search: while a <= aimLimitDeg + 1e-9 {
+                var holing = (aim: 0.0, speed: 0.0, miss: Double.infinity)
+                while a <= aimLimitDeg + 1e-9 {
                     var previous: (v: Double, s: Double, r: PhysicsRoll)?
                     for v in speeds {
                         let r = ghost(a, v)
@@ -312,15 +313,21 @@ public struct PhysicsSolver: Sendable {
                                 return (-side(rr), rr)
                             }
                             let c = captured(a, root.x, record: false, early: false)
-                            if c.holed { found = (a, root.x); break search }
-                            if let rim = c.rimSpeed { reachedCup = true; slowestRim = Swift.min(slowestRim, rim) }
-                            let leave = c.final.distance(to: hole)
-                            if c.end != .offGreen, leave < bestLeave.distance { bestLeave = (a, root.x, leave) }
+                            if c.holed {
+                                // Keep the stroke whose pace is nearest the target (then the aim nearest straight).
+                                let miss = abs(pace(root.payload))
+                                if miss < holing.miss || (miss == holing.miss && abs(a) < abs(holing.aim)) { holing = (a, root.x, miss) }
+                            } else {
+                                if let rim = c.rimSpeed { reachedCup = true; slowestRim = Swift.min(slowestRim, rim) }
+                                let leave = c.final.distance(to: hole)
+                                if c.end != .offGreen, leave < bestLeave.distance { bestLeave = (a, root.x, leave) }
+                            }
                         }
                         previous = (v, sd, r)
                     }
                     a += 2
                 }
+                if holing.miss.isFinite { found = (holing.aim, holing.speed) }
                 tally.advance(to: 0.58)
             }
             if let (fa, fv) = found {
