@@ -64,6 +64,27 @@ public struct GreenPicture: Sendable {
     }
 
 
+    /// Legend lines broken at spaces to at most `width` characters (the 14 px font is about 7 px a
+    /// character), so no line runs under the ramp or off the picture; continuations are indented.
+    static func wrap(_ lines: [String], width: Int) -> [String] {
+        let limit = Swift.max(30, width)
+        var out: [String] = []
+        for line in lines {
+            var rest = Substring(line)
+            var first = true
+            while rest.count > limit - (first ? 0 : 3) {
+                let room = limit - (first ? 0 : 3)
+                let head = rest.prefix(room)
+                let cut = head.lastIndex(of: " ") ?? head.endIndex
+                out.append((first ? "" : "   ") + String(rest[rest.startIndex..<cut]))
+                rest = rest[cut...].drop { $0 == " " }
+                first = false
+            }
+            if !rest.isEmpty || first { out.append((first ? "" : "   ") + String(rest)) }
+        }
+        return out
+    }
+
     func px(_ p: PointFt) -> String {
         let (u, v) = frame.pixel(p)
         return "\(fixed(u, 2)),\(fixed(v, 2))"
@@ -72,7 +93,8 @@ public struct GreenPicture: Sendable {
     /// The SVG document.
     public func svg() -> String {
         let width = frame.imageWidthPx, mapHeight = frame.imageHeightPx
-        let legendLines = (title == nil ? 0 : 1) + legend.count
+        let wrapped = GreenPicture.wrap(legend, width: Int((frame.imageWidthPx - 260) / 7.2))
+        let legendLines = (title == nil ? 0 : 1) + wrapped.count
         let legendHeight = Swift.max(Double(legendLines) * 20 + 30, 70)
         let height = mapHeight + legendHeight
         let scale = frame.imageWidthPx / frame.greenWidthFt
@@ -161,7 +183,7 @@ public struct GreenPicture: Sendable {
             s += "<text x=\"12\" y=\"\(fixed(y, 0))\" font-weight=\"bold\">\(SVGText.escape(title))</text>\n"
             y += 20
         }
-        for line in legend {
+        for line in wrapped {
             s += "<text x=\"12\" y=\"\(fixed(y, 0))\">\(SVGText.escape(line))</text>\n"
             y += 20
         }

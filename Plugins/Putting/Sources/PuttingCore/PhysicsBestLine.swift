@@ -330,6 +330,38 @@ public struct PhysicsSolver: Sendable {
                 if holing.miss.isFinite { found = (holing.aim, holing.speed) }
                 tally.advance(to: 0.58)
             }
+            if found == nil {
+                // The best leave: the stroke that stops nearest the hole on the green (a lag), from a coarse scan
+                // of aims and speeds refined by Nelder–Mead. A stroke that drops here after all is taken.
+                func leave(_ a: Double, _ v: Double) -> Double {
+                    guard abs(a) <= aimLimitDeg, v > 0.1, v < 40 else { return 1e9 }
+                    let c = captured(a, v, record: false, early: false)
+                    if c.holed { return -1 }
+                    return c.end == .offGreen ? 1e6 + c.closestDistance : c.final.distance(to: hole)
+                }
+                var lag = (aim: aim, speed: bestSpeed, d: leave(aim, bestSpeed))
+                if bestLeave.distance < lag.d { lag = (bestLeave.aim, bestLeave.speed, bestLeave.distance) }
+                var a = -aimLimitDeg
+                while a <= aimLimitDeg + 1e-9, lag.d >= 0 {
+                    var v = 0.5
+                    while v <= 30 {
+                        let d = leave(a, v)
+                        if d < lag.d { lag = (a, v, d) }
+                        v *= 1.15
+                    }
+                    a += 4
+                }
+                if lag.d > 0 {
+                    let x = PhysicsSolver.nelderMead(start: [lag.aim, lag.speed / scale], steps: [1, 0.05], iterations: 60) {
+                        leave($0[0], $0[1] * scale)
+                    }
+                    let d = leave(x[0], x[1] * scale)
+                    if d < lag.d { lag = (x[0], x[1] * scale, d) }
+                }
+                if lag.d < 0 { found = (lag.aim, lag.speed) } else {
+                    bestLeave = (lag.aim, lag.speed, lag.d)
+                }
+            }
             if let (fa, fv) = found {
                 // A stroke drops: centre it in its speed window at that aim, preferring the pace nearest the target.
                 let window = PhysicsSolver.window(centre: fv, firstStep: 0.02, maxSpan: Swift.min(fv * 0.9, 20), precision: 0.001) {
