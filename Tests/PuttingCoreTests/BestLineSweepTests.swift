@@ -34,6 +34,7 @@ final class BestLineSweepTests: XCTestCase {
                     XCTAssertFalse(line.roll.holed, label)
                     XCTAssertFalse(line.notHoleableReason?.isEmpty ?? true, "\(label): no reason given")
                     XCTAssertTrue(line.restPoint.x.isFinite && line.restPoint.z.isFinite, label)
+                    XCTAssertNotEqual(line.roll.end, .offGreen, "\(label): the best leave runs off the green")
                 }
                 if line.converged {
                     XCTAssertEqual(line.finishPastFt, L, accuracy: BestLineSweepTests.twoInches, "\(label): converged but finishes elsewhere")
