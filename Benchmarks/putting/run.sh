@@ -14,6 +14,9 @@ if command -v taskset >/dev/null 2>&1; then PIN="taskset -c 0"; fi
 swift build -c release --product clubhouse-bench >/dev/null
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -srm), $(nproc) cores, $(swift --version 2>&1 | head -1)"
 $PIN .build/release/clubhouse-bench putting --data "$DATA" --runs "${RUNS:-21}"
+# Putting 1.1: best line with windows and make probability over a seeded sweep of the nine greens, roll, green book
+# (not pinned: the book uses every core).
+.build/release/clubhouse-bench putting-sweep --data "$DATA" --runs "${RUNS:-21}" --per-green "${PER_GREEN:-16}"
 
 PY=""
 VENV=${PEERS_VENV:-/work/peers-venv}

@@ -29,10 +29,14 @@ public struct BestLineRequest: Sendable, Equatable {
     public var finishPastFt: Double
     /// Physics: the capture rule.
     public var capture: CaptureRule
+    /// Physics: the stroke errors the make probability assumes.
+    public var errors: StrokeErrors
 
     public init(course: String, hole: Int, ball: PointFt, flag: PointFt, stimpFt: Double = 10,
-                model: PuttingModel = .physics, finishPastFt: Double = 17.0 / 12.0, capture: CaptureRule = CaptureRule())
+                model: PuttingModel = .physics, finishPastFt: Double = 17.0 / 12.0, capture: CaptureRule = CaptureRule(),
+                errors: StrokeErrors = .literature)
     {
+        self.errors = errors
         self.course = course
         self.hole = hole
         self.ball = ball
@@ -45,7 +49,7 @@ public struct BestLineRequest: Sendable, Equatable {
 
     /// Version of the models' arithmetic; bump it when a change alters results, so old cache entries
     /// are no longer found.
-    public static let modelVersion = 1
+    public static let modelVersion = 2
 
     /// The request as JSON (stored with jobs).
     public var json: JSONValue {
@@ -65,6 +69,7 @@ public struct BestLineRequest: Sendable, Equatable {
                 "centreSpeedLimitFps": .double(capture.centreSpeedLimitFps),
                 "falloff": .string(capture.falloff.rawValue),
             ]
+            o["errors"] = ["aimSDDeg": .double(errors.aimSDDeg), "speedSDFraction": .double(errors.speedSDFraction)]
         }
         return .object(o)
     }
@@ -86,6 +91,10 @@ public struct BestLineRequest: Sendable, Equatable {
                 capture.cupRadiusFt = c["cupRadiusFt"]?.doubleValue ?? capture.cupRadiusFt
                 capture.centreSpeedLimitFps = c["centreSpeedLimitFps"]?.doubleValue ?? capture.centreSpeedLimitFps
                 capture.falloff = c["falloff"]?.stringValue.flatMap(CaptureRule.Falloff.init(rawValue:)) ?? capture.falloff
+            }
+            if let e = json["errors"] {
+                errors.aimSDDeg = e["aimSDDeg"]?.doubleValue ?? errors.aimSDDeg
+                errors.speedSDFraction = e["speedSDFraction"]?.doubleValue ?? errors.speedSDFraction
             }
         }
     }
@@ -135,6 +144,12 @@ public struct BestLineResult: Sendable, Equatable {
     public var restZFt: Double?
     public var rimSpeedFps: Double?
     public var tolerance: BestLineTolerance?
+    /// Physics only: false when no stroke drops, with the reason.
+    public var holeable: Bool?
+    public var notHoleableReason: String?
+    /// Physics only: the chance the putt drops under the stroke errors.
+    public var makeProbability: Double?
+    public var errors: StrokeErrors?
     /// Compat only: the search's score of the winner.
     public var score: Double?
 
@@ -182,6 +197,10 @@ public struct BestLineResult: Sendable, Equatable {
                 "speedMinFps": .double(t.speedMinFps), "speedMaxFps": .double(t.speedMaxFps),
             ]
         }
+        if let holeable { o["holeable"] = .bool(holeable) }
+        if let notHoleableReason { o["reason"] = .string(notHoleableReason) }
+        if let makeProbability { o["makeProbability"] = .double(makeProbability) }
+        if let errors { o["strokeErrors"] = ["aimSDDeg": .double(errors.aimSDDeg), "speedSDFraction": .double(errors.speedSDFraction)] }
         if let score { o["score"] = .double(score) }
         return ["bestLine": .object(o)]
     }
@@ -224,6 +243,12 @@ public struct BestLineResult: Sendable, Equatable {
             tolerance = BestLineTolerance(aimMinDeg: a, aimMaxDeg: b, aimMinIn: c, aimMaxIn: e, speedMinFps: f, speedMaxFps: g)
         }
         score = o["score"]?.doubleValue
+        holeable = o["holeable"]?.boolValue
+        notHoleableReason = o["reason"]?.stringValue
+        makeProbability = o["makeProbability"]?.doubleValue
+        if let e = o["strokeErrors"], let a = e["aimSDDeg"]?.doubleValue, let b = e["speedSDFraction"]?.doubleValue {
+            errors = StrokeErrors(aimSDDeg: a, speedSDFraction: b)
+        }
     }
 
     init(request: BestLineRequest, hash: String, aimOffsetDeg: Double, speedFps: Double, v0X: Double, v0Z: Double,
@@ -271,7 +296,12 @@ public struct BestLineResult: Sendable, Equatable {
             lines.append("  holes with aim \(fixed(t.aimMinDeg, 2))…\(fixed(t.aimMaxDeg, 2))° (\(fixed(t.aimMinIn, 1))…\(fixed(t.aimMaxIn, 1)) in) "
                 + "or speed \(fixed(t.speedMinFps, 2))…\(fixed(t.speedMaxFps, 2)) ft/s")
         }
-        if let converged, !converged {
+        if let p = makeProbability, let e = errors {
+            lines.append("  makes \(fixed(p * 100, 1))% of the time with a stroke's natural errors (aim ±\(fixed(e.aimSDDeg, 2))°, speed ±\(fixed(e.speedSDFraction * 100, 1))%)")
+        }
+        if holeable == false {
+            lines.append("  holeable: no — \(notHoleableReason ?? "no stroke drops"); this is the best leave, \(fixed(missFt, 2)) ft from the hole")
+        } else if let converged, !converged {
             lines.append(holed ? "  note: no line through the centre finishes \(fixed((finishTargetFt ?? 17.0 / 12) * 12, 0)) in past here; this one still drops"
                                : "  note: no line that drops was found; this is the closest")
         }
@@ -295,6 +325,7 @@ public enum BestLineEngine {
             throw .stimpOutOfRange(request.stimpFt)
         }
         if request.model == .physics {
+            _ = try request.errors.validated()
             guard request.finishPastFt.isFinite, (0...10).contains(request.finishPastFt) else {
                 throw .finishPastOutOfRange(request.finishPastFt)
             }
@@ -346,23 +377,34 @@ public enum BestLineEngine {
             let sim = PhysicsSimulator(surface: GreenSurface(heightfield), parameters: parameters)
             var solver = PhysicsSolver(simulator: sim)
             solver.finishPastFt = request.finishPastFt
+            solver.strokeErrors = request.errors
             let best = solver.bestLine(ball: request.ball, hole: request.flag, progress: progress)
-            let roll = best.roll
-            let miss = roll.holed ? (roll.passOffset ?? roll.final.distance(to: request.flag)) : roll.final.distance(to: request.flag)
-            var result = BestLineResult(request: request, hash: hash, aimOffsetDeg: best.aimOffsetDeg,
-                                        speedFps: best.speedFps, v0X: best.v0XFps, v0Z: best.v0ZFps, holed: roll.holed,
-                                        missFt: miss, tEndS: roll.tEnd,
-                                        path: (roll.path.map(\.x), roll.path.map(\.z), roll.path.map(\.y)),
-                                        simulations: best.simulations)
-            result.converged = best.converged
-            result.finishPastFt = best.finishPastFt
-            result.finishTargetFt = request.finishPastFt
-            result.restXFt = best.restPoint.x
-            result.restZFt = best.restPoint.z
-            result.rimSpeedFps = roll.rimSpeed
-            result.tolerance = best.tolerance
-            return result
+            return physicsResult(request, best: best, hash: hash)
         }
+    }
+
+    /// The result of a physics solve, in the best-line answer's shape.
+    static func physicsResult(_ request: BestLineRequest, best: PhysicsBestLine, hash: String) -> BestLineResult {
+        let roll = best.roll
+        let miss = roll.holed ? (roll.passOffset ?? roll.final.distance(to: request.flag)) : roll.final.distance(to: request.flag)
+        var result = BestLineResult(request: request, hash: hash, aimOffsetDeg: best.aimOffsetDeg,
+                                    speedFps: best.speedFps, v0X: best.v0XFps, v0Z: best.v0ZFps, holed: roll.holed,
+                                    missFt: miss, tEndS: roll.tEnd,
+                                    path: (roll.path.map(\.x), roll.path.map(\.z), roll.path.map(\.y)),
+                                    simulations: best.simulations)
+        result.converged = best.converged
+        result.finishPastFt = best.finishPastFt
+        result.finishTargetFt = request.finishPastFt
+        result.restXFt = best.restPoint.x
+        result.restZFt = best.restPoint.z
+        result.rimSpeedFps = roll.rimSpeed
+        result.tolerance = best.tolerance
+        result.holeable = best.holeable
+        result.notHoleableReason = best.notHoleableReason
+        result.makeProbability = best.probability?.probability
+        result.errors = best.probability?.errors
+        result.simulations = best.simulations
+        return result
     }
 }
 

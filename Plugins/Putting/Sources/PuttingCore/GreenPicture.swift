@@ -22,6 +22,10 @@ public struct GreenPicture: Sendable {
     public var aimLine: (from: PointFt, to: PointFt)?
     public var title: String?
     public var legend: [String] = []
+    /// SVG drawn over the map, below the flag (e.g. a green book's markers).
+    public var overlaySVG = ""
+    /// A colour ramp for the legend in place of the elevation ramp (when the picture is not shaded).
+    public var legendRamp: (stops: [String], low: String, high: String)?
     /// Cup radius for drawing the hole.
     public var cupRadiusFt = 2.125 / 12
 
@@ -60,6 +64,27 @@ public struct GreenPicture: Sendable {
     }
 
 
+    /// Legend lines broken at spaces to at most `width` characters (the 14 px font is about 7 px a
+    /// character), so no line runs under the ramp or off the picture; continuations are indented.
+    static func wrap(_ lines: [String], width: Int) -> [String] {
+        let limit = Swift.max(30, width)
+        var out: [String] = []
+        for line in lines {
+            var rest = Substring(line)
+            var first = true
+            while rest.count > limit - (first ? 0 : 3) {
+                let room = limit - (first ? 0 : 3)
+                let head = rest.prefix(room)
+                let cut = head.lastIndex(of: " ") ?? head.endIndex
+                out.append((first ? "" : "   ") + String(rest[rest.startIndex..<cut]))
+                rest = rest[cut...].drop { $0 == " " }
+                first = false
+            }
+            if !rest.isEmpty || first { out.append((first ? "" : "   ") + String(rest)) }
+        }
+        return out
+    }
+
     func px(_ p: PointFt) -> String {
         let (u, v) = frame.pixel(p)
         return "\(fixed(u, 2)),\(fixed(v, 2))"
@@ -68,7 +93,8 @@ public struct GreenPicture: Sendable {
     /// The SVG document.
     public func svg() -> String {
         let width = frame.imageWidthPx, mapHeight = frame.imageHeightPx
-        let legendLines = (title == nil ? 0 : 1) + legend.count
+        let wrapped = GreenPicture.wrap(legend, width: Int((frame.imageWidthPx - 260) / 7.2))
+        let legendLines = (title == nil ? 0 : 1) + wrapped.count
         let legendHeight = Swift.max(Double(legendLines) * 20 + 30, 70)
         let height = mapHeight + legendHeight
         let scale = frame.imageWidthPx / frame.greenWidthFt
@@ -129,19 +155,21 @@ public struct GreenPicture: Sendable {
             s += "<polygon id=\"boundary\" fill=\"none\" stroke=\"#ffffff\" stroke-width=\"2.5\" points=\"\(boundary.points.map(px).joined(separator: " "))\"/>\n"
         }
 
-        if let aim = aimLine {
-            s += "<line id=\"aim\" x1=\"\(fixed(frame.pixel(aim.from).u, 2))\" y1=\"\(fixed(frame.pixel(aim.from).v, 2))\" "
-            s += "x2=\"\(fixed(frame.pixel(aim.to).u, 2))\" y2=\"\(fixed(frame.pixel(aim.to).v, 2))\" stroke=\"#ffffff\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n"
-        }
-        if path.count >= 2 {
-            s += "<polyline id=\"path\" fill=\"none\" stroke=\"#e65100\" stroke-width=\"2.5\" stroke-linecap=\"round\" stroke-linejoin=\"round\" points=\"\(path.map(px).joined(separator: " "))\"/>\n"
-        }
+        s += overlaySVG
         if let flag {
             let (u, v) = frame.pixel(flag)
             let r = Swift.max(4, cupRadiusFt * scale)
             s += "<g id=\"flag\"><circle cx=\"\(fixed(u, 2))\" cy=\"\(fixed(v, 2))\" r=\"\(fixed(r, 2))\" fill=\"#111111\" stroke=\"#ffffff\" stroke-width=\"1\"/>"
             s += "<line x1=\"\(fixed(u, 2))\" y1=\"\(fixed(v, 2))\" x2=\"\(fixed(u, 2))\" y2=\"\(fixed(v - 34, 2))\" stroke=\"#333333\" stroke-width=\"2\"/>"
             s += "<polygon points=\"\(fixed(u, 2)),\(fixed(v - 34, 2)) \(fixed(u + 16, 2)),\(fixed(v - 29, 2)) \(fixed(u, 2)),\(fixed(v - 24, 2))\" fill=\"#d32f2f\"/></g>\n"
+        }
+        // The path and aim line over the flag, so the pole never hides where the ball went.
+        if let aim = aimLine {
+            s += "<line id=\"aim\" x1=\"\(fixed(frame.pixel(aim.from).u, 2))\" y1=\"\(fixed(frame.pixel(aim.from).v, 2))\" "
+            s += "x2=\"\(fixed(frame.pixel(aim.to).u, 2))\" y2=\"\(fixed(frame.pixel(aim.to).v, 2))\" stroke=\"#ffffff\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n"
+        }
+        if path.count >= 2 {
+            s += "<polyline id=\"path\" fill=\"none\" stroke=\"#e65100\" stroke-width=\"2.5\" stroke-linecap=\"round\" stroke-linejoin=\"round\" points=\"\(path.map(px).joined(separator: " "))\"/>\n"
         }
         if let ball {
             let (u, v) = frame.pixel(ball)
@@ -155,7 +183,7 @@ public struct GreenPicture: Sendable {
             s += "<text x=\"12\" y=\"\(fixed(y, 0))\" font-weight=\"bold\">\(SVGText.escape(title))</text>\n"
             y += 20
         }
-        for line in legend {
+        for line in wrapped {
             s += "<text x=\"12\" y=\"\(fixed(y, 0))\">\(SVGText.escape(line))</text>\n"
             y += 20
         }
@@ -168,6 +196,14 @@ public struct GreenPicture: Sendable {
             }
             s += "\n<text x=\"\(fixed(rampX, 0))\" y=\"\(fixed(rampY + 28, 0))\" font-size=\"12\">\(fixed(lo, 2)) ft</text>"
             s += "<text x=\"\(fixed(rampX + 192, 0))\" y=\"\(fixed(rampY + 28, 0))\" font-size=\"12\" text-anchor=\"end\">\(fixed(hi, 2)) ft</text>\n"
+        } else if let ramp = legendRamp, !ramp.stops.isEmpty {
+            let w = 192 / Double(ramp.stops.count)
+            s += "<g id=\"ramp\">"
+            for (k, colour) in ramp.stops.enumerated() {
+                s += "<rect x=\"\(fixed(rampX + Double(k) * w, 1))\" y=\"\(fixed(rampY, 0))\" width=\"\(fixed(w + 0.3, 1))\" height=\"12\" fill=\"\(colour)\"/>"
+            }
+            s += "</g>\n<text x=\"\(fixed(rampX, 0))\" y=\"\(fixed(rampY + 28, 0))\" font-size=\"12\">\(SVGText.escape(ramp.low))</text>"
+            s += "<text x=\"\(fixed(rampX + 192, 0))\" y=\"\(fixed(rampY + 28, 0))\" font-size=\"12\" text-anchor=\"end\">\(SVGText.escape(ramp.high))</text>\n"
         }
         let bar = 10 * scale
         s += "<line x1=\"\(fixed(rampX, 0))\" y1=\"\(fixed(rampY + 42, 0))\" x2=\"\(fixed(rampX + bar, 1))\" y2=\"\(fixed(rampY + 42, 0))\" stroke=\"#222222\" stroke-width=\"3\"/>"

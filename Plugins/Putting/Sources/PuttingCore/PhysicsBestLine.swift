@@ -39,7 +39,13 @@ public struct PhysicsBestLine: Sendable {
     public var centreOffsetFt: Double
     /// True when both conditions were solved to tolerance.
     public var converged: Bool
+    /// False when a search over every aim and speed found no stroke that drops.
+    public var holeable: Bool
+    /// Why no stroke drops (nil when one does).
+    public var notHoleableReason: String?
     public var tolerance: BestLineTolerance?
+    /// The chance the putt drops under the stroke errors (nil when not asked for).
+    public var probability: MakeProbability?
     public var simulations: Int
     public var evaluations: Int
 }
@@ -55,6 +61,8 @@ public struct PhysicsSolver: Sendable {
     public var computeTolerance = true
     /// Use the energy-bound early exit in the tolerance rolls (same answers, fewer steps).
     public var earlyExit = true
+    /// Compute the make probability under these stroke errors (nil: leave it out).
+    public var strokeErrors: StrokeErrors? = nil
 
     public init(simulator: PhysicsSimulator) { self.simulator = simulator }
 
@@ -77,9 +85,10 @@ public struct PhysicsSolver: Sendable {
         let distance = ball.distance(to: hole)
         let L = finishPastFt
 
-        // Ghost rolls: no cup, and only the forward trip (to the first stop), which is what "finishes
-        // L past" is about even where the slope beyond would roll the ball back.
-        let ghostOptions = RollOptions(capture: false, recordPath: false, endAtFirstStop: true)
+        // Ghost rolls: no cup, and only the forward trip (to the first stop, or the slowest point once the
+        // ball moves away from the hole), which is what "finishes L past" is about even where the slope
+        // beyond would roll the ball back or curl it away.
+        let ghostOptions = RollOptions(capture: false, recordPath: false, endAtFirstStop: true, endAtApex: true)
         func ghost(_ offsetDeg: Double, _ speed: Double) -> PhysicsRoll {
             let a = baseAngle + offsetDeg * .pi / 180
             let r = simulator.roll(from: ball, vx: cos(a) * speed, vz: sin(a) * speed, hole: hole, options: ghostOptions)
@@ -157,8 +166,9 @@ public struct PhysicsSolver: Sendable {
             ghostRoll = ghost(0, bestSpeed)
         }
         // Solved means: the ghost ball goes through the centre and finishes L past, to a thousandth of a foot.
-        let converged = passed(ghostRoll) && ghostRoll.closestDistance < 1e-3 && abs(pace(ghostRoll)) < 1e-3
-        tally.advance(to: 0.5)
+        func solved(_ r: PhysicsRoll) -> Bool { passed(r) && r.closestDistance < 1e-3 && abs(pace(r)) < 1e-3 }
+        var converged = solved(ghostRoll)
+        tally.advance(to: 0.4)
 
         func captured(_ offset: Double, _ v: Double, record: Bool, early: Bool) -> PhysicsRoll {
             let a = baseAngle + offset * .pi / 180
@@ -169,20 +179,214 @@ public struct PhysicsSolver: Sendable {
             return r
         }
 
+        /// Newton's method on (side, pace) over (aim, speed), finite-difference Jacobian, damped steps.
+        func newton(_ a0: Double, _ v0: Double) -> (Double, Double, PhysicsRoll)? {
+            var a = a0, v = v0
+            var r = ghost(a, v)
+            func residual(_ r: PhysicsRoll) -> (Double, Double) { (side(r), pace(r)) }
+            var (f1, f2) = residual(r)
+            for _ in 0..<25 {
+                if solved(r) { return (a, v, r) }
+                let da = 0.01, dv = Swift.max(1e-3, 1e-3 * v)
+                let (g1, g2) = residual(ghost(a + da, v))
+                let (h1, h2) = residual(ghost(a, v + dv))
+                let j11 = (g1 - f1) / da, j21 = (g2 - f2) / da, j12 = (h1 - f1) / dv, j22 = (h2 - f2) / dv
+                let det = j11 * j22 - j12 * j21
+                guard det.isFinite, abs(det) > 1e-14 else { return nil }
+                var stepA = -(j22 * f1 - j12 * f2) / det, stepV = -(-j21 * f1 + j11 * f2) / det
+                let shrink = Swift.min(1, 5 / Swift.max(abs(stepA), 1e-12), 0.3 * v / Swift.max(abs(stepV), 1e-12))
+                stepA *= shrink; stepV *= shrink
+                let norm = f1 * f1 + f2 * f2
+                var accepted = false
+                var t = 1.0
+                for _ in 0..<6 {
+                    let na = a + t * stepA, nv = v + t * stepV
+                    guard abs(na) <= aimLimitDeg, nv > 0.1, nv < 60 else { t /= 2; continue }
+                    let nr = ghost(na, nv)
+                    let (n1, n2) = residual(nr)
+                    if n1 * n1 + n2 * n2 < norm {
+                        a = na; v = nv; r = nr; f1 = n1; f2 = n2
+                        accepted = true
+                        break
+                    }
+                    t /= 2
+                }
+                if !accepted { return nil }
+            }
+            return solved(r) ? (a, v, r) : nil
+        }
+
+        if !converged || !captured(aim, bestSpeed, record: false, early: true).holed {
+            // The nested solve failed (two ways round a ridge, a path that curls back…). First Newton from
+            // its answer; then the other nesting: for aims every 2°, the speed that finishes L past, and the
+            // side of the hole along that curve, whose sign changes are refined to the line.
+            if let (na, nv, nr) = newton(aim, bestSpeed), captured(na, nv, record: false, early: true).holed {
+                aim = na; bestSpeed = nv; ghostRoll = nr
+                converged = true
+            } else {
+                var speedWarm = speedGuess
+                func paceSpeed(at a: Double) -> (Double, PhysicsRoll)? {
+                    let root = PhysicsSolver.solveIncreasing(start: speedWarm, lower: 0.3, upper: 40, tolerance: 1e-7,
+                                                             valueTolerance: 1e-5) { v -> (Double, PhysicsRoll) in
+                        let r = ghost(a, v)
+                        return (pace(r), r)
+                    }
+                    guard root.converged, passed(root.payload) else { return nil }
+                    speedWarm = root.x
+                    return (root.x, root.payload)
+                }
+                var candidates: [(Double, Double, PhysicsRoll)] = []
+                var previous: (a: Double, s: Double, v: Double)?
+                var a = -aimLimitDeg
+                while a <= aimLimitDeg + 1e-9 {
+                    if let (v, r) = paceSpeed(at: a) {
+                        let sd = side(r)
+                        if let p = previous, (p.s > 0) != (sd > 0) {
+                            // Refine the aim between p.a and a on the curve.
+                            speedWarm = p.v
+                            let root = PhysicsSolver.illinois(p.a, p.s, nil, a, sd, (v, r), tolerance: 1e-8,
+                                                              valueTolerance: 1e-6) { x -> (Double, (Double, PhysicsRoll)?) in
+                                guard let (vv, rr) = paceSpeed(at: x) else { return (Double.nan, nil) }
+                                return (side(rr), (vv, rr))
+                            }
+                            if let (vv, rr) = root.payload, solved(rr) { candidates.append((root.x, vv, rr)) }
+                            speedWarm = v
+                        }
+                        previous = (a, sd, v)
+                    } else {
+                        previous = nil
+                    }
+                    a += 2
+                }
+                tally.advance(to: 0.55)
+                // The line nearest straight that drops.
+                for c in candidates.sorted(by: { abs($0.0) < abs($1.0) }) where captured(c.0, c.1, record: false, early: true).holed {
+                    aim = c.0; bestSpeed = c.1; ghostRoll = c.2
+                    converged = true
+                    break
+                }
+            }
+        }
+
+        // A line through the centre that finishes L past but crosses the cup too fast (a ball curling away
+        // on a side slope) is no answer.
+        if converged, !captured(aim, bestSpeed, record: false, early: true).holed { converged = false }
+        var holeable = true
+        var reason: String?
         if !converged {
             // No line meets both conditions (a slope beyond the hole too steep to stop on, the green's edge
-            // too close…): look for any line that drops, closest to the centre, with Nelder–Mead.
+            // too close…): look for any line that drops, closest to the centre, with Nelder–Mead, then over a grid
+            // of aims and speeds that backs a "cannot be holed" claim.
             let scale = Swift.max(bestSpeed, 1)
-            let found = PhysicsSolver.nelderMead(start: [aim, bestSpeed / scale], steps: [2, 0.15], iterations: 80) { x in
+            var found: (Double, Double)?
+            let start = PhysicsSolver.nelderMead(start: [aim, bestSpeed / scale], steps: [2, 0.15], iterations: 80) { x in
                 let v = x[1] * scale
                 guard v > 0.05, v < 60, abs(x[0]) <= aimLimitDeg else { return 1e9 }
                 let r = captured(x[0], v, record: false, early: true)
                 return r.holed ? -1 + (r.passOffset ?? 0) : r.closestDistance
             }
-            let v = found[1] * scale
-            if v > 0.05, v < 60, captured(found[0], v, record: false, early: true).holed {
-                aim = found[0]
-                bestSpeed = v
+            let v = start[1] * scale
+            if v > 0.05, v < 60, abs(start[0]) <= aimLimitDeg, captured(start[0], v, record: false, early: true).holed {
+                found = (start[0], v)
+            }
+            var bestLeave = (aim: aim, speed: bestSpeed, distance: Double.infinity)
+            var reachedCup = false
+            var slowestRim = Double.infinity
+            if found == nil {
+                // The centre family: for aims every 2°, every launch speed at which the ghost ball's path runs
+                // through the centre of the cup (sign changes of its side over speeds 0.5…30 ft/s, 12 % apart,
+                // refined), rolled with the cup. A stroke that drops runs close to one of them; none dropping
+                // backs the claim that the putt cannot be holed.
+                var speeds: [Double] = []
+                var sp = 0.5
+                while sp <= 30 { speeds.append(sp); sp *= 1.12 }
+                var a = -aimLimitDeg
+                var holing = (aim: 0.0, speed: 0.0, miss: Double.infinity)
+                while a <= aimLimitDeg + 1e-9 {
+                    var previous: (v: Double, s: Double, r: PhysicsRoll)?
+                    for v in speeds {
+                        let r = ghost(a, v)
+                        let sd = side(r)
+                        if let p = previous, (p.s > 0) != (sd > 0), passed(r) || passed(p.r) {
+                            let root = PhysicsSolver.illinois(p.v, -p.s, p.r, v, -sd, r, tolerance: 1e-6, valueTolerance: 1e-5) { x in
+                                let rr = ghost(a, x)
+                                return (-side(rr), rr)
+                            }
+                            let c = captured(a, root.x, record: false, early: false)
+                            if c.holed {
+                                // Keep the stroke whose pace is nearest the target (then the aim nearest straight).
+                                let miss = abs(pace(root.payload))
+                                if miss < holing.miss || (miss == holing.miss && abs(a) < abs(holing.aim)) { holing = (a, root.x, miss) }
+                            } else {
+                                if let rim = c.rimSpeed { reachedCup = true; slowestRim = Swift.min(slowestRim, rim) }
+                                let leave = c.final.distance(to: hole)
+                                if c.end != .offGreen, leave < bestLeave.distance { bestLeave = (a, root.x, leave) }
+                            }
+                        }
+                        previous = (v, sd, r)
+                    }
+                    a += 2
+                }
+                if holing.miss.isFinite { found = (holing.aim, holing.speed) }
+                tally.advance(to: 0.58)
+            }
+            if found == nil {
+                // The best leave: the stroke that stops nearest the hole on the green (a lag), from a coarse scan
+                // of aims and speeds refined by Nelder–Mead. A stroke that drops here after all is taken.
+                func leave(_ a: Double, _ v: Double) -> Double {
+                    guard abs(a) <= aimLimitDeg, v > 0.1, v < 40 else { return 1e9 }
+                    let c = captured(a, v, record: false, early: false)
+                    if c.holed { return -1 }
+                    return c.end == .offGreen ? 1e6 + c.closestDistance : c.final.distance(to: hole)
+                }
+                var lag = (aim: aim, speed: bestSpeed, d: leave(aim, bestSpeed))
+                if bestLeave.distance < lag.d { lag = (bestLeave.aim, bestLeave.speed, bestLeave.distance) }
+                var a = -aimLimitDeg
+                while a <= aimLimitDeg + 1e-9, lag.d >= 0 {
+                    var v = 0.5
+                    while v <= 30 {
+                        let d = leave(a, v)
+                        if d < lag.d { lag = (a, v, d) }
+                        v *= 1.15
+                    }
+                    a += 4
+                }
+                if lag.d > 0 {
+                    let x = PhysicsSolver.nelderMead(start: [lag.aim, lag.speed / scale], steps: [1, 0.05], iterations: 60) {
+                        leave($0[0], $0[1] * scale)
+                    }
+                    let d = leave(x[0], x[1] * scale)
+                    if d < lag.d { lag = (x[0], x[1] * scale, d) }
+                }
+                if lag.d < 0 { found = (lag.aim, lag.speed) } else {
+                    bestLeave = (lag.aim, lag.speed, lag.d)
+                }
+            }
+            if let (fa, fv) = found {
+                // A stroke drops: centre it in its speed window at that aim, preferring the pace nearest the target.
+                let window = PhysicsSolver.window(centre: fv, firstStep: 0.02, maxSpan: Swift.min(fv * 0.9, 20), precision: 0.001) {
+                    captured(fa, $0, record: false, early: true).holed
+                }
+                var best = (speed: fv, miss: Double.infinity)
+                for k in 0...8 {
+                    let sp = window.lo + (window.hi - window.lo) * Double(k) / 8
+                    guard captured(fa, sp, record: false, early: true).holed else { continue }
+                    let m = abs(pace(ghost(fa, sp)))
+                    if m < best.miss { best = (sp, m) }
+                }
+                aim = fa
+                bestSpeed = best.speed
+                ghostRoll = ghost(aim, bestSpeed)
+            } else {
+                holeable = false
+                reason = reachedCup
+                    ? "every stroke that reaches the cup crosses it too fast to drop (slowest \(fixed(slowestRim, 2)) ft/s at the rim; "
+                        + "a centre hit drops below \(fixed(simulator.parameters.capture.centreSpeedLimitFps, 2)) ft/s)"
+                    : "no stroke within \(fixed(aimLimitDeg, 0))° of the line reaches the cup (a slope or the green's edge turns every ball away)"
+                if bestLeave.distance.isFinite {
+                    aim = bestLeave.aim
+                    bestSpeed = bestLeave.speed
+                }
                 ghostRoll = ghost(aim, bestSpeed)
             }
         }
@@ -195,7 +399,7 @@ public struct PhysicsSolver: Sendable {
         if computeTolerance, roll.holed {
             func holed(_ offset: Double, _ v: Double) -> Bool { captured(offset, v, record: false, early: earlyExit).holed }
             let aimWindow = PhysicsSolver.window(centre: aim, firstStep: 0.05, maxSpan: 15, precision: 0.001) { holed($0, bestSpeed) }
-            tally.advance(to: 0.8)
+            tally.advance(to: 0.7)
             let speedWindow = PhysicsSolver.window(centre: bestSpeed, firstStep: 0.02, maxSpan: Swift.min(bestSpeed * 0.9, 20),
                                                    precision: 0.0002) { holed(aim, $0) }
             func inches(_ offset: Double) -> Double { distance * tan(offset * .pi / 180) * 12 }
@@ -203,13 +407,21 @@ public struct PhysicsSolver: Sendable {
                                           aimMinIn: inches(aimWindow.lo), aimMaxIn: inches(aimWindow.hi),
                                           speedMinFps: speedWindow.lo, speedMaxFps: speedWindow.hi)
         }
+        tally.advance(to: 0.8)
+        var probability: MakeProbability?
+        if let errors = strokeErrors {
+            probability = MakeProbabilityCalculator.probability(aimDeg: aim, speedFps: bestSpeed, errors: errors) { a, v in
+                captured(a, v, record: false, early: earlyExit).holed
+            }
+        }
         tally.advance(to: 1)
         return PhysicsBestLine(aimOffsetDeg: aim, aimOffsetIn: distance * tan(aim * .pi / 180) * 12,
                                speedFps: bestSpeed, v0XFps: v0x, v0ZFps: v0z, roll: roll,
                                restPoint: ghostRoll.final, finishPastFt: ghostRoll.lengthPastClosest,
                                centreOffsetFt: ghostRoll.closestSignedOffset,
-                               converged: converged,
-                               tolerance: tolerance, simulations: tally.simulations, evaluations: tally.evaluations)
+                               converged: converged, holeable: holeable, notHoleableReason: reason,
+                               tolerance: tolerance, probability: probability,
+                               simulations: tally.simulations, evaluations: tally.evaluations)
     }
 
     /// A root of a function, the payload of its last evaluation there, and whether it converged.

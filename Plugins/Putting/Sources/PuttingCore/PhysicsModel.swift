@@ -125,8 +125,14 @@ public struct RollOptions: Sendable {
     public var earlyExit = false
     /// End at the first moment the ball stops, even where the slope would start it rolling back.
     public var endAtFirstStop = false
+    /// End where the ball, moving away from the cup, is slowest (the top of its forward trip on a slope it
+    /// would roll back down, or curl away on): where a golfer sees it "finish" past the hole.
+    public var endAtApex = false
 
-    public init(capture: Bool = true, recordPath: Bool = true, earlyExit: Bool = false, endAtFirstStop: Bool = false) {
+    public init(capture: Bool = true, recordPath: Bool = true, earlyExit: Bool = false, endAtFirstStop: Bool = false,
+                endAtApex: Bool = false)
+    {
+        self.endAtApex = endAtApex
         self.capture = capture
         self.recordPath = recordPath
         self.earlyExit = earlyExit
@@ -427,6 +433,22 @@ public struct PhysicsSimulator: Sendable {
                 return out
             }
 
+            if options.endAtApex, let hole {
+                // Deceleration at both ends: slowing (> 0) turning to speeding up means a speed minimum inside.
+                let sOld = speed, sNew = (yNew.vx * yNew.vx + yNew.vz * yNew.vz).squareRoot()
+                let decelOld = -(k1.dvx * y.vx + k1.dvz * y.vz) / sOld
+                let decelNew = sNew > 0 ? -(k7.dvx * yNew.vx + k7.dvz * yNew.vz) / sNew : 0
+                if decelOld > 0, decelNew <= 0 {
+                    let tau = Swift.min(1, Swift.max(0, decelOld / (decelOld - decelNew)))
+                    let q = PhysicsSimulator.hermite(y, yNew, h, tau)
+                    let vq = PhysicsSimulator.hermiteVelocity(y, yNew, h, tau)
+                    if (q.x - hole.x) * vq.0 + (q.z - hole.z) * vq.1 > 0 {
+                        trackClosest(y, yNew, h, tau, hole: hole, t: t, out: &out, lastDirection: lastDirection)
+                        finish(.rest, at: PointFt(x: q.x, z: q.z), time: t + tau * h, arc: q.s)
+                        return out
+                    }
+                }
+            }
             if let hole {
                 trackClosest(y, yNew, h, 1, hole: hole, t: t, out: &out, lastDirection: lastDirection)
                 // The cup: a pass begins when the arc comes within R; it is decided when the ball leaves.

@@ -39,6 +39,12 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     case processTarget(both: Bool)
     /// The caller asked to stop a long run; `what` was about to start and nothing was stored.
     case cancelled(what: String)
+    /// A number outside its allowed range (`limit` says the range, in words).
+    case invalidSetting(name: String, value: Double, limit: String)
+    /// A green book grid with more positions than the limit.
+    case bookTooDense(spacingFt: Double, positions: Int, minimumSpacingFt: Double)
+    /// A green book stopped as asked after `done` of `total` positions (those stay cached).
+    case bookStopped(done: Int, total: Int)
 
     public var description: String {
         switch self {
@@ -99,6 +105,12 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
             return error.location == nil ? "\(what): \(error.message)" : error.description
         case .cancelled(let what):
             return "stopped before \(what) as asked: nothing was stored"
+        case .invalidSetting(let name, let value, let limit):
+            return "\(name) \(PuttingError.short(value)) is out of range: it must be \(limit)"
+        case .bookTooDense(let spacing, let positions, let minimum):
+            return "grid spacing \(PuttingError.short(spacing)) ft gives about \(positions) positions on this green, more than the limit of \(BookRequest.maxPositions): use --spacing \(PuttingError.short(minimum)) or more"
+        case .bookStopped(let done, let total):
+            return "stopped as asked after \(done) of \(total) positions: those are cached, run the same book again to go on"
         case .processTarget(let both):
             return both ? "give either --hole N or --all, not both" : "say which hole to process: --hole N, or --all for every hole that has no heightfield yet"
         }

@@ -215,6 +215,12 @@ extension PuttingService {
             if let t = r.tolerance {
                 picture.legend.append("Still holes with aim \(fixed(t.aimMinIn, 1))…\(fixed(t.aimMaxIn, 1)) in or speed \(fixed(t.speedMinFps, 2))…\(fixed(t.speedMaxFps, 2)) ft/s")
             }
+            if let p = r.makeProbability, let e = r.errors {
+                picture.legend.append("Make probability \(fixed(p * 100, 1))% (aim ±\(fixed(e.aimSDDeg, 2))°, speed ±\(fixed(e.speedSDFraction * 100, 1))%)")
+            }
+            if r.holeable == false {
+                picture.legend.append("Cannot be holed: \(r.notHoleableReason ?? "no stroke drops"); best leave shown")
+            }
         }
         return picture
     }

@@ -12,7 +12,7 @@ import PuttingCore
 
 final class Putting: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.putting", version: "1.0.0", name: "Putting",
+        id: "org.clubhouse.putting", version: "1.1.0", name: "Putting",
         summary: "Green catalog, best putting lines (physics model or the original's compat model), async jobs, SVG and 3D pictures",
         services: [.log, .config, .storage, .progress])
 
@@ -140,6 +140,111 @@ final class Putting: Plugin {
             }
             return reply
         },
+        Command("roll", summary: "Roll one stroke you choose (aim and speed or pace): path, holed or missed, rest point, rim speed, make probability",
+                help: """
+                    The aim is --aim DEG (offset from the straight line to the hole, positive = left, within ±90°) or
+                    --aim-point X,Z (a point to aim at); the strength is --speed FT/S (launch speed, above 0 and at most
+                    30) or --pace FT (how far past the hole the ball would roll on flat ground). Physics model only.
+                    --svg and --out write a picture and a glTF/OBJ mesh like bestline's.
+                    """,
+                arguments: [
+                    .string("course", help: "Course id", required: true),
+                    .integer("hole", help: "Hole number", required: true),
+                    .point("ball", help: "Ball position X,Z in feet", required: true),
+                    .point("flag", help: "Hole (flag) position X,Z in feet", required: true),
+                    .number("stimp", help: "Green speed in feet (default: the site's config, else 10)"),
+                    .number("aim", help: "Aim, degrees from the straight line to the hole (positive = left)"),
+                    .point("aim-point", help: "Aim at this point X,Z instead of --aim"),
+                    .number("speed", help: "Launch speed, ft/s"),
+                    .number("pace", help: "Feet past the hole the ball would roll on flat ground, instead of --speed"),
+                    .path("svg", help: "Also write an SVG of the roll"),
+                    .path("out", help: "Also write a 3D mesh: name.gltf or name.obj"),
+                ],
+                reply: "{roll: {course, hole, ballXFt, …, aimOffsetDeg, speedFps, v0XFps, v0ZFps, holed, end, restXFt, restZFt, missFt, closestFt, tEndS, rimSpeedFps, passOffsetFt, makeProbability, strokeErrors, pathXFt, pathZFt, pathYFt}, svg, out}") { plugin, call in
+            let a = call.arguments
+            let ball = try a.point("ball"), flag = try a.point("flag")
+            let aim: RollAim
+            switch (try a.optionalDouble("aim"), try a.optionalPoint("aim-point")) {
+            case (let d?, nil): aim = .offsetDeg(d)
+            case (nil, let p?): aim = .point(PointFt(x: p.x, z: p.y))
+            case (nil, nil): throw PluginError.invalidArgument("say where the stroke goes: --aim DEG (from the line to the hole, positive = left) or --aim-point X,Z")
+            default: throw PluginError.invalidArgument("give either --aim or --aim-point, not both")
+            }
+            let pace: RollPace
+            switch (try a.optionalDouble("speed"), try a.optionalDouble("pace")) {
+            case (let v?, nil): pace = .speedFps(v)
+            case (nil, let p?): pace = .pastFt(p)
+            case (nil, nil): throw PluginError.invalidArgument("say how hard: --speed FT/S (launch speed) or --pace FT (feet past the hole on flat ground)")
+            default: throw PluginError.invalidArgument("give either --speed or --pace, not both")
+            }
+            let meshFormat = try a.optionalString("out").map { path in try mapped { try MeshFormat(path: path) } }
+            let request = RollRequest(course: try a.string("course"), hole: try a.int("hole"), ball: PointFt(x: ball.x, z: ball.y),
+                                      flag: PointFt(x: flag.x, z: flag.y), stimpFt: try a.optionalDouble("stimp") ?? plugin.defaultStimp,
+                                      aim: aim, pace: pace, errors: plugin.strokeErrors)
+            let result = try mapped { try plugin.service.roll(request) }
+            guard case .object(var data) = result.json else { return Reply(data: result.json) }
+            var text = result.text
+            if let svg = try a.optionalString("svg") {
+                try Files.write(svg, text: try mapped { try plugin.service.rollPicture(result) })
+                data["svg"] = .string(svg)
+                text += "\nWrote \(svg)"
+            }
+            if let out = try a.optionalString("out"), let format = meshFormat {
+                try Files.write(out, text: try mapped { try plugin.service.rollMesh(result, format: format) })
+                data["out"] = .string(out)
+                text += "\nWrote \(out)"
+            }
+            return Reply(data: .object(data), text: call.wantsMachineOutput ? nil : text + "\n")
+        },
+        Command("book", summary: "A green book for one pin: the best line from every position of a grid over the green (SVG sheet, JSON, CSV)",
+                help: """
+                    Positions every --spacing feet (default 3) over the whole green, aligned on the flag; balls within
+                    2 ft of the hole are left out. Each position's aim, pace ("plays like" feet on the flat) and make
+                    probability is solved on every core with a progress bar, and cached: a book stopped with Ctrl-C goes
+                    on where it stopped when run again. At most 20,000 positions. Physics model only.
+                    """,
+                arguments: [
+                    .string("course", help: "Course id", required: true),
+                    .integer("hole", help: "Hole number", required: true),
+                    .point("flag", help: "Hole (flag) position X,Z in feet", required: true),
+                    .number("stimp", help: "Green speed in feet (default: the site's config, else 10)"),
+                    .number("spacing", help: "Grid spacing in feet", default: 3),
+                    .number("past-in", help: "Inches past the hole the lines finish (default: config past_hole_in, else 17)"),
+                    .path("svg", help: "Write the SVG sheet here"),
+                    .path("csv", help: "Write one CSV row per position here"),
+                    .path("json-file", help: "Write the book's JSON here (the same as --json prints)"),
+                    .integer("width", help: "SVG width in pixels", default: 1200),
+                ],
+                longRunning: true,
+                reply: "{book: {course, hole, flagXFt, flagZFt, stimpFt, spacingFt, finishPastFt, strokeErrors, heightfieldHash, positions, cached, entries: [{xFt, zFt, distanceFt, aimOffsetDeg, aimOffsetIn, speedFps, playsLikeFt, holed, holeable, converged, makeProbability}]}, svg, csv, jsonFile}") { plugin, call in
+            let a = call.arguments
+            let flag = try a.point("flag")
+            let width = try a.int("width")
+            guard (300...8000).contains(width) else { throw PluginError.invalidArgument("--width \(width) must be 300–8000 pixels") }
+            var request = BookRequest(course: try a.string("course"), hole: try a.int("hole"), flag: PointFt(x: flag.x, z: flag.y),
+                                      stimpFt: try a.optionalDouble("stimp") ?? plugin.defaultStimp, spacingFt: try a.double("spacing"),
+                                      errors: plugin.strokeErrors)
+            request.finishPastFt = (try a.optionalDouble("past-in") ?? plugin.defaultPastInches) / 12
+            call.progress.begin("green book", total: 1000)
+            defer { call.progress.end() }
+            let book = try mapped {
+                try plugin.service.book(request, progress: { call.progress.update(Int(($0 * 1000).rounded())) },
+                                        isCancelled: { call.isCancelled })
+            }
+            // Everything is made before anything is written.
+            var files: [(key: String, path: String, text: String)] = []
+            if let svg = try a.optionalString("svg") { files.append(("svg", svg, try mapped { try plugin.service.bookPicture(book, widthPx: Double(width)) })) }
+            if let csv = try a.optionalString("csv") { files.append(("csv", csv, book.csv)) }
+            if let json = try a.optionalString("json-file") { files.append(("jsonFile", json, JSONWriter.compact(book.json) + "\n")) }
+            guard case .object(var data) = book.json else { return Reply(data: book.json) }
+            var text = book.text
+            for file in files {
+                try Files.write(file.path, text: file.text)
+                data[file.key] = .string(file.path)
+                text += "\nWrote \(file.path)"
+            }
+            return Reply(data: .object(data), text: call.wantsMachineOutput ? nil : text + "\n")
+        },
         Command("job", summary: "A best-line job's state, and its result once completed",
                 arguments: [.string("id", help: "Job id (printed by bestline --async)", required: true, positional: true)],
                 reply: "{job: {id, state, progress, attempts, createdAt, updatedAt, error, request}, bestLine}") { plugin, call in
@@ -226,10 +331,13 @@ final class Putting: Plugin {
 
     let context: PluginContext
     let service: PuttingService
-    /// Site config: `stimp` (default 10), `model` (physics|compat), `past_hole_in` (default 17).
+    /// Site config: `stimp` (default 10), `model` (physics|compat), `past_hole_in` (default 17),
+    /// `aim_sd_deg` and `speed_sd_pct` (stroke errors of the make probability).
     let defaultStimp: Double
     let defaultModel: PuttingModel
     let defaultPastInches: Double
+    /// Site config `aim_sd_deg` (default 0.75) and `speed_sd_pct` (default 4): the make probability's stroke errors.
+    let strokeErrors: StrokeErrors
 
     init(context: PluginContext) throws {
         self.context = context
@@ -248,6 +356,11 @@ final class Putting: Plugin {
         defaultPastInches = context.config.double("past_hole_in", default: 17)
         guard (0...120).contains(defaultPastInches) else {
             throw PluginError.invalidArgument("config key 'past_hole_in' must be 0–120 inches, got \(defaultPastInches)")
+        }
+        let errors = StrokeErrors(aimSDDeg: context.config.double("aim_sd_deg", default: StrokeErrors.literature.aimSDDeg),
+                                  speedSDFraction: context.config.double("speed_sd_pct", default: StrokeErrors.literature.speedSDFraction * 100) / 100)
+        do { strokeErrors = try errors.validated() } catch {
+            throw PluginError.invalidArgument("config: \(error.description) (keys aim_sd_deg, speed_sd_pct)")
         }
         // Jobs a stopped host left running go back to the queue (their lease has expired).
         do {
@@ -269,6 +382,7 @@ final class Putting: Plugin {
                                       flag: PointFt(x: flag.x, z: flag.y), stimpFt: try a.optionalDouble("stimp") ?? defaultStimp,
                                       model: try model(a))
         request.finishPastFt = (try a.optionalDouble("past-in") ?? defaultPastInches) / 12
+        request.errors = strokeErrors
         if let falloff = try a.optionalString("capture").flatMap(CaptureRule.Falloff.init(rawValue:)) { request.capture.falloff = falloff }
         return request
     }
@@ -308,7 +422,7 @@ func pluginError(_ error: PuttingError) -> PluginError {
     switch error {
     case .unknownCourse, .unknownHole, .unknownJob: return .notFound(error.description)
     case .storage, .heightfieldInconsistent, .notProcessed, .noTracedSources: return .failed(error.description)
-    case .cancelled: return .cancelled(error.description)
+    case .cancelled, .bookStopped: return .cancelled(error.description)
     default: return .invalidArgument(error.description)
     }
 }

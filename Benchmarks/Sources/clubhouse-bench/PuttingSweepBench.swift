@@ -1,0 +1,131 @@
+// Putting 1.1 benchmarks: the physics best line with tolerance windows and make probability over a
+// seeded sweep of random putts on the nine Presidio greens (targets: median ≤ 25 ms, p95 ≤ 100 ms;
+// the sweep's holed and converged rates beside the times), one `roll` (≤ 2 ms), and a green book of
+// a Presidio green at 3 ft spacing on every core (≤ 3 s).
+// Usage: clubhouse-bench putting-sweep [--data DIR] [--per-green N] [--runs N] [--book-hole N]
+
+import PuttingCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private func sweepNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+private func sweepMs(_ s: Double) -> String {
+    let v = (s * 1_000_000).rounded() / 1000
+    return "\(v) ms"
+}
+
+private func quantile(_ sorted: [Double], _ q: Double) -> Double {
+    guard !sorted.isEmpty else { return .nan }
+    return sorted[Swift.min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))]
+}
+
+func puttingSweepBench(_ arguments: [String]) {
+    var data = "../shared/data/putting/presidio"
+    var perGreen = 16, runs = 21, bookHole = 1
+    var i = 0
+    while i < arguments.count {
+        let next = i + 1 < arguments.count ? arguments[i + 1] : ""
+        switch arguments[i] {
+        case "--data": data = next; i += 1
+        case "--per-green": perGreen = Swift.max(1, Int(next) ?? perGreen); i += 1
+        case "--runs": runs = Swift.max(3, Int(next) ?? runs); i += 1
+        case "--book-hole": bookHole = Swift.min(9, Swift.max(1, Int(next) ?? bookHole)); i += 1
+        default: break
+        }
+        i += 1
+    }
+    var greens: [(Int, Heightfield, GreenSurface)] = []
+    for n in 1...9 {
+        do {
+            let hf = try Heightfield.read(jsonPath: data + "/hole_\(n)/Hole_\(n)_heightfield.json")
+            greens.append((n, hf, GreenSurface(hf)))
+        } catch {
+            print("putting-sweep: \(error) (give the Presidio folder with --data)")
+            return
+        }
+    }
+
+    // 1. Best line (solve + windows + make probability) over the sweep; surface set up once per green.
+    var times: [Double] = [], solveOnly: [Double] = []
+    var total = 0, holed = 0, converged = 0, notHoleable = 0, rolls = 0
+    var sample: (PhysicsSimulator, PointFt, PointFt, Double, Double)?
+    for (n, _, surface) in greens {
+        let sim = PhysicsSimulator(surface: surface, parameters: PhysicsParameters(stimpFt: 10))
+        var solver = PhysicsSolver(simulator: sim)
+        solver.strokeErrors = .literature
+        var bare = PhysicsSolver(simulator: sim)
+        bare.computeTolerance = false
+        for putt in PuttSweep.putts(on: surface, count: perGreen, seed: UInt64(1000 + n)) {
+            let t0 = sweepNow()
+            let line = solver.bestLine(ball: putt.ball, hole: putt.flag)
+            times.append(sweepNow() - t0)
+            let t1 = sweepNow()
+            _ = bare.bestLine(ball: putt.ball, hole: putt.flag)
+            solveOnly.append(sweepNow() - t1)
+            total += 1
+            rolls += line.simulations
+            if line.roll.holed { holed += 1 }
+            if line.converged { converged += 1 }
+            if !line.holeable { notHoleable += 1 }
+            if sample == nil, line.roll.holed { sample = (sim, putt.ball, putt.flag, line.aimOffsetDeg, line.speedFps) }
+        }
+    }
+    times.sort(); solveOnly.sort()
+    print("best line, windows + make probability, \(total) putts (\(perGreen) per green, 4–40 ft, stimp 10):")
+    print("  median \(sweepMs(quantile(times, 0.5)))  p95 \(sweepMs(quantile(times, 0.95)))  max \(sweepMs(times.last ?? .nan))  "
+        + "mean rolls \(rolls / Swift.max(1, total))")
+    print("  holed \(holed)/\(total)  converged \(converged)/\(total)  not holeable \(notHoleable)")
+    print("best line, solve only: median \(sweepMs(quantile(solveOnly, 0.5)))  p95 \(sweepMs(quantile(solveOnly, 0.95)))")
+
+    // 2. One roll of a best line's stroke (path recorded), with and without its make probability.
+    if let (sim, ball, flag, aim, speed) = sample {
+        let request = RollRequest(course: "presidio", hole: 1, ball: ball, flag: flag, aim: .offsetDeg(aim), pace: .speedFps(speed))
+        var plain: [Double] = [], withP: [Double] = []
+        for _ in 0..<Swift.max(runs, 51) {
+            let t0 = sweepNow()
+            _ = try? RollEngine.roll(request, simulator: sim, hash: "", probability: false)
+            plain.append(sweepNow() - t0)
+        }
+        for _ in 0..<runs {
+            let t0 = sweepNow()
+            _ = try? RollEngine.roll(request, simulator: sim, hash: "", probability: true)
+            withP.append(sweepNow() - t0)
+        }
+        plain.sort(); withP.sort()
+        print("roll: median \(sweepMs(quantile(plain, 0.5)))  p95 \(sweepMs(quantile(plain, 0.95)));  "
+            + "with make probability: median \(sweepMs(quantile(withP, 0.5)))")
+    }
+
+    // 3. A green book at 3 ft on every core, from an empty cache, twice.
+    let (n, hf, _) = greens[bookHole - 1]
+    let cups: [Int: PointFt] = [1: PointFt(x: 28.03, z: -3.46), 2: PointFt(x: 7.22, z: -9.19), 3: PointFt(x: 17.84, z: 18.84)]
+    let flag = cups[n] ?? PuttSweep.putts(on: greens[bookHole - 1].2, count: 1, seed: 99).first?.flag ?? PointFt(x: 0, z: 0)
+    for run in 1...2 {
+        let store = InMemoryPuttingStore()
+        do {
+            try store.replaceCourse(Course(id: "presidio", name: "Presidio"), holes: [
+                Hole(courseID: "presidio", number: n, greenWidthFt: Double(hf.nx - 1) * hf.resolutionFt,
+                     greenHeightFt: Double(hf.nz - 1) * hf.resolutionFt, heightfield: hf),
+            ])
+            let service = PuttingService(store: store)
+            let t0 = sweepNow()
+            let book = try service.book(BookRequest(course: "presidio", hole: n, flag: flag))
+            let t = sweepNow() - t0
+            let holedCount = book.entries.filter(\.holed).count
+            print("book hole \(n) at 3 ft, run \(run): \(book.entries.count) positions in \(sweepMs(t)) "
+                + "(\(sweepMs(t / Double(Swift.max(1, book.entries.count)))) per position), holed \(holedCount), "
+                + "not holeable \(book.entries.filter { !$0.holeable }.count)")
+            let t1 = sweepNow()
+            _ = try service.book(BookRequest(course: "presidio", hole: n, flag: flag))
+            if run == 2 { print("book again from the cache: \(sweepMs(sweepNow() - t1))") }
+        } catch {
+            print("book: \(error)")
+        }
+    }
+}
