@@ -249,6 +249,22 @@ final class CommandsTests: XCTestCase {
     }
 
     /// Three finished rounds give Ann an index; a fourth round shows the handicaps, the leaderboard and net scores.
+    /// Fewer than three differentials: no index, so no score is marked "older than the most recent 20".
+    func testHistoryWithoutAnIndexMarksNothing() throws {
+        let (commands, _) = try makeCommands()
+        let pars = SampleData.courses[0].tees[0].holes.map(\.par)
+        for (i, over) in [17, 16].enumerated() {
+            let id = try start(commands, players: "Ann", date: "2024-0\(i + 1)-10").round.id
+            try card(commands, round: id, player: "Ann", strokes: pars.enumerated().map { $0.element + ($0.offset < over ? 1 : 0) })
+            _ = try commands.finishRound(FinishRoundRequest(round: String(id), today: GolfDate("2024-0\(i + 1)-10")!))
+        }
+        let record = try commands.index("Ann")
+        XCTAssertNil(record.index)
+        XCTAssertEqual(record.scores.compactMap { $0.outcome.differential }.count, 2)
+        XCTAssertFalse(record.text.contains("·"), record.text)
+        XCTAssertFalse(record.text.contains("counted in the index"), record.text)
+    }
+
     func testRoundsIndexLeaderboardAndHistory() throws {
         let (commands, _) = try makeCommands()
         // Heron Bay White (71.1/125, par 72): Ann shoots 89, 88, 90 → differentials
@@ -267,6 +283,9 @@ final class CommandsTests: XCTestCase {
         XCTAssertEqual(record.index, t("13.3"))
         XCTAssertEqual(record.calculation?.adjustment, t("-2.0"))
         XCTAssertTrue(record.text.hasPrefix("Ann: Handicap Index 13.3"), record.text)
+        // Three differentials, all among the most recent 20: the legend names only what is marked.
+        XCTAssertTrue(record.text.hasSuffix("* counted in the index"), record.text)
+        XCTAssertFalse(record.text.contains("·"), record.text)
         XCTAssertEqual(try commands.listPlayers().players[0].index, t("13.3"))
 
         // Round 4 on 2024-05-01: Course Handicap 13.3 × 125/113 + (71.1 − 72) = 13.81 → 14; 95% → 13.12 → 13.

@@ -387,13 +387,16 @@ public struct HandicapRecord: Sendable, Codable, Equatable {
             case .eighteenHoles: note = "18 holes (Rule 5.1a)"
             }
             if o.exceptionalReduction != .zero { note += (note.isEmpty ? "" : "; ") + "exceptional: −\(o.exceptionalReduction) on the last 20" }
-            return [o.counted ? "*" : (o.differential != nil && !o.considered ? "·" : ""), "\(s.date)", "\(s.course) (\(s.tee))", "\(o.gross)",
+            // "·" only beside an index: without one (fewer than 3 differentials) nothing is older than the 20.
+            return [o.counted ? "*" : (o.differential != nil && !o.considered && calculation != nil ? "·" : ""), "\(s.date)", "\(s.course) (\(s.tee))", "\(o.gross)",
                     o.adjustedGross.map(String.init) ?? "—", o.differential?.description ?? "—",
                     o.reductionApplied == .zero ? "" : "−\(o.reductionApplied)", note]
         }
         if !rows.isEmpty {
             lines.append(TextTable(["", "date", "course", "gross", "adj", "diff", "esr", ""], rows).text)
-            lines.append("* counted in the index   · older than the most recent 20")
+            if calculation != nil {
+                lines.append("* counted in the index" + (rows.contains { $0[0] == "·" } ? "   · older than the most recent 20" : ""))
+            }
         }
         return lines.joined(separator: "\n")
     }
