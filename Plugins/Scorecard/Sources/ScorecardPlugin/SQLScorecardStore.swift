@@ -126,9 +126,20 @@ final class SQLScorecardStore: ScorecardStore {
     }
 
     func scoreEntries(roundID: Int) throws -> [ScoreEntry] {
-        try storage.query(S.selectEntries, [SQLValue(roundID)]).map {
-            ScoreEntry(sequence: $0[0].int ?? 0, roundID: $0[1].int ?? 0, playerID: $0[2].int ?? 0, hole: $0[3].int ?? 0,
-                       strokes: $0[4].int ?? 0, reason: $0[5].string, correctedOn: $0[6].string.flatMap(GolfDate.init))
+        try storage.query(S.selectEntries, [SQLValue(roundID)]).map(SQLScorecardStore.entry)
+    }
+
+    func allScoreEntries() throws -> [Int: [ScoreEntry]] {
+        var byRound: [Int: [ScoreEntry]] = [:]
+        for row in try storage.query(S.selectAllEntries) {
+            let entry = SQLScorecardStore.entry(row)
+            byRound[entry.roundID, default: []].append(entry)
         }
+        return byRound
+    }
+
+    private static func entry(_ row: Row) -> ScoreEntry {
+        ScoreEntry(sequence: row[0].int ?? 0, roundID: row[1].int ?? 0, playerID: row[2].int ?? 0, hole: row[3].int ?? 0,
+                   strokes: row[4].int ?? 0, reason: row[5].string, correctedOn: row[6].string.flatMap(GolfDate.init))
     }
 }

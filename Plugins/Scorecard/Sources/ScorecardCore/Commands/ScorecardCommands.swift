@@ -535,7 +535,8 @@ public struct ScorecardCommands {
         try stored {
             let rounds = try store.rounds()
             var cards: [Int: Scorecard] = [:]
-            for round in rounds { cards[round.id] = Scorecard(entries: try store.scoreEntries(roundID: round.id)) }
+            let entries = try store.allScoreEntries()
+            for round in rounds { cards[round.id] = Scorecard(entries: entries[round.id] ?? []) }
             return World(players: try store.players(), courses: try store.courses(), rounds: rounds, scorecards: cards)
         }
     }

@@ -167,5 +167,11 @@ public enum ScorecardSchema {
             SELECT sequence, round_id, player_id, hole, strokes, reason, corrected_on FROM score_entries
             WHERE round_id = ? ORDER BY sequence
             """
+        /// Every round's entries in one statement (a season's index reads them all; one query per
+        /// round cost a prepare each).
+        public static let selectAllEntries = """
+            SELECT sequence, round_id, player_id, hole, strokes, reason, corrected_on FROM score_entries
+            ORDER BY round_id, sequence
+            """
     }
 }

@@ -25,6 +25,8 @@ public protocol ScorecardStore: AnyObject {
     func appendCorrection(roundID: Int, playerID: Int, hole: Int, strokes: Int, reason: String, on date: GolfDate) throws -> ScoreEntry
     /// Every entry of a round, superseded ones included, in the order entered.
     func scoreEntries(roundID: Int) throws -> [ScoreEntry]
+    /// Every round's entries by round id, in entry order.
+    func allScoreEntries() throws -> [Int: [ScoreEntry]]
 }
 
 /// A store in memory, for tests, the demo and benchmarks. Not thread-safe; use it from one task.
@@ -119,4 +121,5 @@ public final class InMemoryScorecardStore: ScorecardStore {
     }
 
     public func scoreEntries(roundID: Int) throws -> [ScoreEntry] { state.entries[roundID] ?? [] }
+    public func allScoreEntries() throws -> [Int: [ScoreEntry]] { state.entries }
 }
