@@ -30,10 +30,11 @@ final class PackagingEndToEndTests: XCTestCase {
     }
 
     /// Builds the fixture as `version` and packs it; returns the package and its manifest.
-    func pack(_ c: Clubhouse, version: String, variant: String = "OK") throws -> (path: String, manifest: JSONValue, library: String) {
+    func pack(_ c: Clubhouse, version: String, variant: String = "OK", readme: String? = nil) throws
+        -> (path: String, manifest: JSONValue, library: String) {
         let library = try FixturePlugins.build(variant, id: Self.id, version: version)
         let out = c.path("\(Self.id)-\(version)-\(variant).chpkg")
-        let reply = try c.succeed(["plugin", "pack", library, "--out", out, "--json"]).json()
+        let reply = try c.succeed(["plugin", "pack", library, "--out", out, "--json"] + (readme.map { ["--readme", $0] } ?? [])).json()
         return (out, reply["manifest"] ?? .null, library)
     }
 
@@ -47,7 +48,8 @@ final class PackagingEndToEndTests: XCTestCase {
     func testPackInstallListRemoveAndTwoVersionsRunSideBySide() throws {
         let c = try Clubhouse()
         let one = try pack(c, version: "1.2.0")
-        let two = try pack(c, version: "2.0.0")
+        let two = try pack(c, version: "2.0.0", readme: try c.write("README.md", "# Fixture 2\n"))
+        XCTAssertEqual(two.manifest["readme"]?.stringValue, "README.md")
         let older = try pack(c, version: "1.1.0")
         XCTAssertEqual(one.manifest["id"]?.stringValue, Self.id)
         XCTAssertEqual(one.manifest["version"]?.stringValue, "1.2.0")
@@ -80,6 +82,8 @@ final class PackagingEndToEndTests: XCTestCase {
         let listed = try c.succeed(["plugin", "list", "--installed", "--json"]).json()
         XCTAssertEqual(listed["installed"]?.arrayValue?.compactMap { $0["version"]?.stringValue }, ["1.1.0", "1.2.0", "2.0.0"])
         XCTAssertFalse(treeListing(c).contains { $0.contains("/.") }, "no work folders left: \(treeListing(c))")
+        XCTAssertEqual(try String(contentsOfFile: installTree(c) + "/\(Self.id)/2.0.0/README.md", encoding: .utf8), "# Fixture 2\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: installTree(c) + "/\(Self.id)/1.2.0/README.md"))
 
         // Two sites, two requirements: each runs the highest installed version satisfying it.
         let config = try c.write("sites.json", """

@@ -50,7 +50,10 @@ enum PluginPackages {
         guard InstallTree.isSafeComponent(info.id), SemanticVersion(info.version) != nil else {
             throw failure("\(given): id '\(info.id)' or version '\(info.version)' cannot name an install folder; fix the descriptor")
         }
-        let libraryName = FileSystem.baseName(library).hasSuffix(".so") ? FileSystem.baseName(library) : "\(info.id).so"
+        // The library keeps its file name when that is a plain ustar name; otherwise it is plugin.so.
+        let base = FileSystem.baseName(library)
+        let plain = base.hasSuffix(".so") && !base.hasPrefix(".") && base.utf8.count <= 100 && (try? Ustar.checkName(base)) != nil
+        let libraryName = plain ? base : "plugin.so"
         var entries: [Ustar.Entry] = []
         var manifest: JSONObject = [
             "format": .int(formatVersion), "id": .string(info.id), "version": .string(info.version), "name": .string(info.name),
@@ -112,7 +115,7 @@ enum PluginPackages {
             }
             if have < needed { throw failure("\(path): needs clubhouse \(minimum) or newer; this is \(ClubhouseVersion.string)") }
         }
-        guard let library = entries.first(where: { $0.name == libraryName }), libraryName.hasSuffix(".so") else {
+        guard let library = entries.first(where: { $0.name == libraryName }), libraryName.hasSuffix(".so"), !libraryName.hasPrefix(".") else {
             throw failure("\(path): the library '\(libraryName)' named by the manifest is not in the package")
         }
         let actual = SHA256.hex(library.bytes)
