@@ -142,10 +142,7 @@ enum PluginPackages {
         let idFolder = "\(root)/\(package.id)"
         let target = "\(idFolder)/\(package.version)"
         if FileSystem.exists(target) {
-            let same = FileSystem.files(in: target, suffix: "").allSatisfy { file in
-                package.entries.contains { $0.name == FileSystem.baseName(file) && (try? FileSystem.read(file)) == $0.bytes }
-            } && FileSystem.files(in: target, suffix: "").count == package.entries.count
-            guard same else {
+            guard identical(target, package) else {
                 throw failure("\(given): \(package.id) \(package.version) is already installed from a different build (\(target)); remove it first (clubhouse plugin remove \(package.id)@\(package.version)) or give the new build a new version")
             }
             BuiltinCommands.output(options, json: ["id": .string(package.id), "version": .string(package.version), "path": .string(target), "status": "already installed"],
@@ -176,16 +173,32 @@ enum PluginPackages {
             syncDirectory(temporary)
             guard rename(temporary, target) == 0 else {
                 let reason = String(cString: strerror(errno))
+                // Another install of the same version finished first: fine when it is this package.
+                if identical(target, package) {
+                    removeTree(temporary)
+                    BuiltinCommands.output(options, json: ["id": .string(package.id), "version": .string(package.version), "path": .string(target), "status": "already installed"],
+                                           text: "\(package.id) \(package.version) is already installed (identical) at \(target)\n")
+                    return 0
+                }
                 throw failure("\(target): cannot install (\(reason)); nothing was installed")
             }
             syncDirectory(idFolder)
         } catch {
             removeTree(temporary)
+            rmdir(idFolder)  // only when empty: a failed first install leaves no trace
             throw error
         }
         BuiltinCommands.output(options, json: ["id": .string(package.id), "version": .string(package.version), "path": .string(target), "status": "installed"],
                                text: "Installed \(package.id) \(package.version) into \(target)\n")
         return 0
+    }
+
+    /// Whether the installed folder holds exactly the package's files, byte for byte.
+    static func identical(_ folder: String, _ package: Package) -> Bool {
+        let files = FileSystem.files(in: folder, suffix: "")
+        return files.count == package.entries.count && files.allSatisfy { file in
+            package.entries.contains { $0.name == FileSystem.baseName(file) && (try? FileSystem.read(file)) == $0.bytes }
+        }
     }
 
     // MARK: list, remove
