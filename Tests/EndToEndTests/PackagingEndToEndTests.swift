@@ -81,6 +81,12 @@ final class PackagingEndToEndTests: XCTestCase {
         XCTAssertTrue(try c.succeed(["plugin", "install", one.path]).stdout.contains("already installed"))
         let listed = try c.succeed(["plugin", "list", "--installed", "--json"]).json()
         XCTAssertEqual(listed["installed"]?.arrayValue?.compactMap { $0["version"]?.stringValue }, ["1.1.0", "1.2.0", "2.0.0"])
+        XCTAssertEqual(listed["installed"]?.arrayValue?.first?["sha256"]?.stringValue, older.manifest["sha256"]?.stringValue)
+        let table = try c.succeed(["plugin", "list", "--installed"]).stdout
+        XCTAssertTrue(table.hasPrefix("ID") && table.contains("\(Self.id)  2.0.0"), table)
+        // Without --installed, plugin list is the site's list (as plugins list).
+        XCTAssertNotNil(try c.succeed(["plugin", "list", "--json"]).json()["plugins"]?.arrayValue)
+        XCTAssertTrue(try c.succeed(["plugin", "remove", "--help"]).stdout.contains("Usage: clubhouse plugin remove PLUGIN"))
         XCTAssertFalse(treeListing(c).contains { $0.contains("/.") }, "no work folders left: \(treeListing(c))")
         XCTAssertEqual(try String(contentsOfFile: installTree(c) + "/\(Self.id)/2.0.0/README.md", encoding: .utf8), "# Fixture 2\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: installTree(c) + "/\(Self.id)/1.2.0/README.md"))
