@@ -54,7 +54,7 @@ var targets: [Target] = [
     .target(name: "ClubhousePlatform", path: "Host/Sources/Platform"),
     .target(name: "ClubhouseHost", dependencies: ["ClubhousePlatform", "CClubhouse", "ClubhouseABI", "CSQLite", "ClubhouseJSON"],
             path: "Host/Sources/ClubhouseHost"),
-    .target(name: "ClubhouseFrontEnds", dependencies: ["ClubhouseHost", "ClubhousePlatform", "CClubhouse", "ClubhouseABI", "ClubhouseJSON"],
+    .target(name: "ClubhouseFrontEnds", dependencies: ["ClubhouseHost", "ClubhousePlatform", "CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseHashing"],
             path: "Host/Sources/FrontEnds"),
     .executableTarget(name: "clubhouse", dependencies: ["ClubhouseFrontEnds"], path: "Host/Sources/clubhouse"),
 

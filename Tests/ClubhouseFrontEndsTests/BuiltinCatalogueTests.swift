@@ -8,7 +8,8 @@ import XCTest
 final class BuiltinCatalogueTests: XCTestCase {
     func testTheDeclarationParsesAndNamesEveryBuiltIn() {
         let names = BuiltinCatalogue.catalogue.commands.map(\.name)
-        XCTAssertEqual(names, ["plugins list", "plugins info", "plugin validate", "config validate", "config schema",
+        XCTAssertEqual(names, ["plugins list", "plugins info", "plugin validate", "plugin pack", "plugin install",
+                               "plugin list", "plugin remove", "config validate", "config schema",
                                "demo", "serve", "device simulate", "version", "help"])
         XCTAssertEqual(BuiltinCatalogue.groups, ["plugins", "plugin", "config", "demo", "serve", "device", "version", "help"])
     }

@@ -43,8 +43,16 @@ public final class PluginDiscovery: @unchecked Sendable {
         return dirs.filter { seen.insert($0).inserted }
     }
 
-    /// The file that provides plugin `id`.
-    public func find(id: String) -> Result<String, DiscoveryError> {
+    /// The install tree (`clubhouse plugin install`), beside the probe registry in the data directory.
+    public var installRoot: String { InstallTree.root(dataDirectory: FileSystem.directoryName(registryFile)) }
+
+    /// The file that provides plugin `id`: the highest installed version satisfying `requirement`
+    /// (versions side by side are not ambiguous), else the first search directory that has it.
+    public func find(id: String, requirement: VersionRequirement? = nil) -> Result<String, DiscoveryError> {
+        let installed = InstallTree.installed(id: id, root: installRoot)
+        if let best = installed.first(where: { requirement?.isSatisfied(by: $0.version) ?? true }) {
+            return .success(best.library)
+        }
         var matches: [String] = []
         let executableDirectory = FileSystem.executableDirectory()
         for dir in searchDirectories {
@@ -57,7 +65,10 @@ public final class PluginDiscovery: @unchecked Sendable {
                 return .failure(DiscoveryError(message: "duplicate plugin id \(id): \(matches.joined(separator: " and ")) both provide it; remove one or give an explicit \"path\""))
             }
         }
-        return .failure(DiscoveryError(message: "no plugin with id \(id) in \(searchDirectories.joined(separator: ", ")); build it (swift build), add its directory to \"plugin_dirs\", or give a \"path\""))
+        if matches.isEmpty, let requirement, !installed.isEmpty {
+            return .failure(DiscoveryError(message: "no installed version of \(id) satisfies '\(requirement)' (installed: \(installed.map(\.version.description).joined(separator: ", ")) in \(installRoot)); install a matching package or change \"version\""))
+        }
+        return .failure(DiscoveryError(message: "no plugin with id \(id) in \(installRoot) or \(searchDirectories.joined(separator: ", ")); install its package (clubhouse plugin install), build it (swift build), add its directory to \"plugin_dirs\", or give a \"path\""))
     }
 
     /// The id of the plugin in `path` ("" = not a plugin), remembered per path for this process and

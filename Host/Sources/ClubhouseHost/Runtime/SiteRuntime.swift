@@ -204,7 +204,7 @@ public final class SiteRuntime: @unchecked Sendable {
         if let explicit = entry.path {
             path = FileSystem.absolute(explicit, relativeTo: configuration.baseDirectory)
         } else if let id = entry.id {
-            switch discovery.find(id: id) {
+            switch discovery.find(id: id, requirement: entry.versionRequirement) {
             case .success(let found): path = found
             case .failure(let error):
                 return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(where_)): \(error.message)"))

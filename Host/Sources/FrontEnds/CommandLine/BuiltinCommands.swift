@@ -23,6 +23,13 @@ enum BuiltinCommands {
         case "plugins info": return try pluginsInfo(arguments["plugin"]?.stringValue ?? "", options)
         case "plugin validate":
             return try pluginValidate(path: arguments["path"]?.stringValue ?? "", timeout: arguments["timeout"]?.doubleValue ?? 30, options)
+        case "plugin pack":
+            return try PluginPackages.pack(library: arguments["library"]?.stringValue ?? "", out: arguments["out"]?.stringValue ?? "",
+                                           readme: arguments["readme"]?.stringValue, options)
+        case "plugin install": return try PluginPackages.install(file: arguments["package"]?.stringValue ?? "", options)
+        case "plugin list":
+            return arguments["installed"]?.boolValue == true ? try PluginPackages.listInstalled(options) : try pluginsList(options)
+        case "plugin remove": return try PluginPackages.remove(arguments["plugin"]?.stringValue ?? "", options)
         case "config validate":
             var o = options
             if let file = arguments["file"]?.stringValue { o.configPath = file }

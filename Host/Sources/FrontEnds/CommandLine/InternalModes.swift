@@ -20,8 +20,11 @@ enum InternalModes {
             }
             do {
                 let library = try PluginLoader.open(path: arguments[0])
-                StandardStreams.writeOutput(JSONWriter.compact(["id": .string(library.info.id),
-                                                                "version": .string(library.info.version)]) + "\n")
+                let info = library.info
+                StandardStreams.writeOutput(JSONWriter.compact(["id": .string(info.id), "version": .string(info.version),
+                                                                "name": .string(info.name), "summary": .string(info.summary),
+                                                                "abi": .string("\(info.abiMajor).\(info.abiMinor)"),
+                                                                "build": .string(info.build)]) + "\n")
                 return 0
             } catch {
                 StandardStreams.writeError("\(error)\n")
