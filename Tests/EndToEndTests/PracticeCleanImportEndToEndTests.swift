@@ -47,6 +47,9 @@ final class PracticeCleanImportEndToEndTests: XCTestCase {
         XCTAssertEqual(sessions.count, 1)
         let other = try c.write("other.csv", Self.csv([Self.row("PW", carry: 100), Self.row("Banana")]))
         let json = try c.succeed(["practice", "import", other, "--skip-bad-rows", "--json"]).json()
+        let single = try c.write("single.csv", Self.csv([Self.row("SW", carry: 80), Self.row("Banana")]))
+        let one = try c.succeed(["practice", "import", single, "--skip-bad-rows"]).stdout
+        XCTAssertTrue(one.contains(": 1 shot, 1 club\nleft out 1 bad row (--skip-bad-rows):\n  line 3: unknown club 'Banana'"), one)
         XCTAssertEqual(json["bad_rows"]?.arrayValue?.compactMap { $0["line"]?.intValue }, [3])
         XCTAssertEqual(json["session"]?["shot_count"]?.intValue, 1)
     }

@@ -59,7 +59,7 @@ public struct ImportResult: Sendable, Equatable, Codable {
     }
 
     public var text: String {
-        var lines = ["imported \(session.sourceName) as session \(session.id): \(session.shotCount) shots, "
+        var lines = ["imported \(session.sourceName) as session \(session.id): \(session.shotCount) shot\(session.shotCount == 1 ? "" : "s"), "
             + "\(clubs.count) club\(clubs.count == 1 ? "" : "s")"
             + (session.sessionDate.map { ", \($0)" } ?? "") + (session.location.map { ", \($0)" } ?? "")]
         var skipped: [String] = []
