@@ -5,6 +5,9 @@ import XCTest
 final class RapsodoParserTests: XCTestCase {
     static let header = #""Club Type","Club Brand","Club Model","Carry Distance","Total Distance","Ball Speed","Launch Angle","Launch Direction","Apex","Side Carry","Club Speed","Smash Factor","Descent Angle","Attack Angle","Club Path","Club Data Est Type","Spin Rate","Spin Axis""#
 
+    /// What a refused bad row's message ends with.
+    static let refused = "; nothing was imported (--skip-bad-rows imports the good rows and lists the bad ones)"
+
     private func parse(_ text: String, name: String = "x.csv") throws -> RapsodoExport {
         try RapsodoParser.parse(Array(text.utf8), sourceName: name)
     }
@@ -165,19 +168,19 @@ final class RapsodoParserTests: XCTestCase {
 
     func testNotANumber() {
         assertError(Self.header + "\n" + #""7i",,,"150","158","fast","21","-1","85","-3","82","1.27","45","0","0",0,"4500","-2""#,
-                    "x.csv:2: Ball Speed is \"fast\", not a number; fix the cell, or leave it empty or -- for no value")
+                    "x.csv:2: Ball Speed is \"fast\", not a number; fix the cell, or leave it empty or -- for no value" + Self.refused)
         assertError(Self.header + "\n" + #""7i",,,"150","158","inf","21","-1","85","-3","82","1.27","45","0","0",0,"4500","-2""#,
-                    "x.csv:2: Ball Speed is \"inf\", not a number; fix the cell, or leave it empty or -- for no value")
+                    "x.csv:2: Ball Speed is \"inf\", not a number; fix the cell, or leave it empty or -- for no value" + Self.refused)
     }
 
     func testShotWithoutClub() {
         assertError(Self.header + "\n" + #""",,,"150","158","100","21","-1","85","-3","82","1.27","45","0","0",0,"4500","-2""#,
-                    "x.csv:2: the shot row has no Club Type; fill in the club or delete the row")
+                    "x.csv:2: the shot row has no Club Type; fill in the club or delete the row" + Self.refused)
     }
 
     func testRowWiderThanTheHeader() {
         assertError(#""Club Type","Ball Speed","Smash Factor","Spin Rate","Descent Angle""# + "\n" + #""7i","100","1.3","5000","45","surprise""#,
-                    "x.csv:2: the row has 6 cells but the header (line 1) has 5; remove the extra cells")
+                    "x.csv:2: the row has 6 cells but the header (line 1) has 5; remove the extra cells" + Self.refused)
     }
 
     func testUnterminatedQuote() {
@@ -191,7 +194,7 @@ final class RapsodoParserTests: XCTestCase {
     func testInvalidUTF8() {
         var bytes = Array((Self.header + "\n").utf8)
         bytes += [0x22, 0x37, 0xFF, 0x22] + Array(",,,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15".utf8)
-        assertError(bytes, "x.csv:2: the text is not valid UTF-8; save the file as UTF-8")
+        assertError(bytes, "x.csv:2: the text is not valid UTF-8; save the file as UTF-8" + Self.refused)
     }
 
     func testOnlyFooters() {

@@ -12,7 +12,7 @@ import Glibc
 
 final class Practice: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.practice", version: "1.1.0", name: "Practice",
+        id: "org.clubhouse.practice", version: "1.2.0", name: "Practice",
         summary: "Golf practice analytics: canonical JSON hashes, Rapsodo MLM2PRO import, KPI templates, A/B/C grading, trends",
         services: [.log, .config, .storage, .progress])
 
@@ -106,13 +106,21 @@ final class Practice: Plugin {
         },
         Command("import", summary: "Import a Rapsodo MLM2PRO CSV export as one session, graded per club",
                 help: "Each club is graded by the --template given for it, else by its active template (yours, or the bundled "
-                    + "default). The same file (same content) is never imported twice.",
+                    + "default). The same session is never imported twice: a copy saved with a BOM, CRLF line endings or "
+                    + "trailing spaces is the same content. A row that is not a shot (wrong number of cells, binary bytes, "
+                    + "an unknown club, a cell that is not a number) refuses the whole file, naming its line; "
+                    + "--skip-bad-rows imports the good rows and lists the bad ones. Club labels: spaces and tabs around "
+                    + "are trimmed; words split at spaces, tabs, - _ . / and between digits and letters; ASCII letters "
+                    + "case-folded; the words must spell a known club (Driver/DR/1W, 3W/3 Wood, 4H/4 Hybrid, 7i/7 Iron, "
+                    + "PW, GW/AW, SW, LW, a 40-70° wedge like 56°, Putter). Any other character or club is an error, "
+                    + "never dropped. An empty file is an error.",
                 arguments: [.path("csv", help: "The MLM2PRO shot export (CSV)", required: true, positional: true),
                             .list("template", help: "Template file(s) or stored template hash(es), one per club"),
                             .string("date", help: "Session date YYYY-MM-DD[THH:MM] (default: the export's title row)"),
-                            .string("location", help: "Where the session was hit")],
+                            .string("location", help: "Where the session was hit"),
+                            .flag("skip-bad-rows", help: "Import the good rows of a file with bad ones and list the bad ones by line")],
                 longRunning: true,
-                reply: "{session: {id, content_hash, source_name, imported_at, session_date, location, title, shot_count}, clubs: [{analysis, template_name}], footer_rows, repeated_headers, blank_rows}") { plugin, call in
+                reply: "{session: {id, content_hash, source_name, imported_at, session_date, location, title, shot_count}, clubs: [{analysis, template_name}], footer_rows, repeated_headers, blank_rows, bad_rows: [{line, reason}]}") { plugin, call in
             let a = call.arguments
             let path = try a.string("csv")
             let csv = try Files.read(path)
@@ -123,7 +131,7 @@ final class Practice: Plugin {
                     ? .file(name: item, bytes: try Files.read(file, limit: 1 << 20)) : .reference(item))
             }
             let request = ImportRequest(csv: csv, sourceName: path, templates: templates, date: try a.optionalString("date"),
-                                        location: try a.optionalString("location"))
+                                        location: try a.optionalString("location"), skipBadRows: a.flag("skip-bad-rows"))
             var phase: ImportProgress.Phase? = nil
             let progress = call.progress
             defer { if phase != nil { progress.end() } }

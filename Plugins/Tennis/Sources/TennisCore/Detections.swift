@@ -53,19 +53,49 @@ public enum DetectionReader {
         }
     }
 
-    /// Parses a whole text of detection lines, checking that time never goes backwards.
+    /// Parses a whole text of detection lines, checking that time never goes backwards. A file
+    /// without a single detection (empty, or only blank lines) is an error: a session needs the
+    /// player's positions.
     public static func parseAll(_ text: String, file: String) throws(InputError) -> [Detection] {
+        try read(text, file: file, skipBadLines: false).detections
+    }
+
+    /// A detections file read: its detections, and the lines left out under `skipBadLines`.
+    public struct FileContent: Sendable, Equatable {
+        public var detections: [Detection]
+        /// Bad lines (malformed, out of time order) that were left out, each as a located error.
+        public var badLines: [InputError]
+    }
+
+    /// Reads a whole detections text. A bad line (not a detection, or earlier than the previous
+    /// good one) refuses the text, naming its line, unless `skipBadLines`: then the good lines are
+    /// kept and the bad ones returned. No good detection at all is an error either way.
+    public static func read(_ text: String, file: String, skipBadLines: Bool) throws(InputError) -> FileContent {
         var out: [Detection] = []
+        var bad: [InputError] = []
         var number = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             number += 1
-            guard let d = try parse(String(line), line: number, file: file) else { continue }
-            if let last = out.last, d.t < last.t {
-                throw InputError(file: file, location: SourceLocation(line: number, column: 1, offset: 0),
-                                 message: "time \(Format.number(d.t)) s is earlier than the previous detection's \(Format.number(last.t)) s; detections must be in time order")
+            do throws(InputError) {
+                guard let d = try parse(String(line), line: number, file: file) else { continue }
+                if let last = out.last, d.t < last.t {
+                    throw InputError(file: file, location: SourceLocation(line: number, column: 1, offset: 0),
+                                     message: "time \(Format.number(d.t)) s is earlier than the previous detection's \(Format.number(last.t)) s; detections must be in time order")
+                }
+                out.append(d)
+            } catch {
+                guard skipBadLines else {
+                    throw InputError(file: file, location: error.location, message: error.message
+                        + "; nothing was done (--skip-bad-rows uses the good lines and lists the bad ones)")
+                }
+                bad.append(error)
             }
-            out.append(d)
         }
-        return out
+        if out.isEmpty {
+            let what = bad.isEmpty ? "the detections file is empty" : "no good detection line (\(bad.count) bad)"
+            throw InputError(file: file, location: SourceLocation(line: max(1, bad.first?.location.line ?? 1), column: 1, offset: 0),
+                             message: "\(what); give the player's positions as JSON lines {\"t\":seconds,\"x\":px,\"y\":px}")
+        }
+        return FileContent(detections: out, badLines: bad)
     }
 }

@@ -288,7 +288,18 @@ public enum TennisCommands {
                                shouldStop: () -> Bool = { false }, progress: (Int, Int) -> Void = { _, _ in }) throws
         -> SessionReport
     {
-        let detections = try DetectionReader.parseAll(text, file: file)
+        try session(detections: try DetectionReader.parseAll(text, file: file), settings: settings, calibration: calibration,
+                    table: table, link: link, clock: clock, pace: pace, svgTitle: svgTitle, shouldStop: shouldStop,
+                    progress: progress)
+    }
+
+    /// `tennis session` for detections already read (`DetectionReader.read`).
+    public static func session(detections: [Detection], settings: SessionSettings,
+                               calibration: CameraCalibration, table: CommandTable, link: BallMachineLink?,
+                               clock: SessionClock, pace: Bool = false, svgTitle: String? = nil,
+                               shouldStop: () -> Bool = { false }, progress: (Int, Int) -> Void = { _, _ in }) throws
+        -> SessionReport
+    {
         var settings = settings
         settings.mode = .interactive
         settings.camera = calibration.camera

@@ -13,7 +13,7 @@ import TennisCore
 
 final class Tennis: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.tennis", version: "1.1.0", name: "Tennis",
+        id: "org.clubhouse.tennis", version: "1.2.0", name: "Tennis",
         summary: "Ball machine controller: court homography, 16 zones, protocol v0.3 sessions and drills",
         // The device service is used when the site grants a ball machine, but not required: a site
         // without one still maps points, builds frames, and runs dry sessions.
@@ -115,7 +115,7 @@ final class Tennis: Plugin {
             return try Reply(encoding: SessionReply(sessionId: id, svg: nil, log: report.log), text: report.text + "\nsession \(id) stored\n")
         },
         Command("session", summary: "Interactive mode: launch balls where the player stands, from detections",
-                help: "Detections are JSON lines {\"t\":seconds,\"x\":px,\"y\":px} (image feet positions) from FILE or - (stdin, live). At each launch the last min(0.8·interval, 2 s) of positions are averaged (newer weigh more, at least 3) and the zone is targeted. Ctrl-C stops the session and sends the stop command.",
+                help: "Detections are JSON lines {\"t\":seconds,\"x\":px,\"y\":px} (image feet positions) from FILE or - (stdin, live). At each launch the last min(0.8·interval, 2 s) of positions are averaged (newer weigh more, at least 3) and the zone is targeted. Ctrl-C stops the session and sends the stop command. A file with a bad line (not a detection, or out of time order) is refused naming its line, before any device is opened; --skip-bad-rows uses the good lines and lists the bad ones. A file without detections is an error.",
                 arguments: [.path("detections", help: "Detections file (JSON lines) or - for stdin", required: true),
                             .number("interval", help: "Seconds between launches, 2–9 (default: the site's, else 3)"),
                             .integer("speed", help: "Ball speed in mph (default: the site's, else 50)"),
@@ -124,9 +124,10 @@ final class Tennis: Plugin {
                             .string("camera", help: "Calibrated camera", default: "default"),
                             .choice("checksum", checksums, help: "Check byte (default: the site's)"),
                             .flag("dry-run", help: "Print the frames; open no device"),
-                            .flag("pace", help: "Replay a file in real time (launches keep the detections' timing)")],
+                            .flag("pace", help: "Replay a file in real time (launches keep the detections' timing)"),
+                            .flag("skip-bad-rows", help: "Use the good lines of a detections file and list the bad ones")],
                 longRunning: true,
-                reply: "{sessionId, svg, log: {settings, events, launches, positions, summary}}") { plugin, call in
+                reply: "{sessionId, svg, log: {settings, events, launches, positions, summary}, badLines: [{line, reason}]}") { plugin, call in
             try plugin.runSession(call)
         },
         Command("sessions", summary: "List the stored sessions, newest first",
@@ -300,6 +301,13 @@ final class Tennis: Plugin {
         var sessionId: Int
         var svg: String?
         var log: SessionLog
+        /// Lines of a detections file left out under --skip-bad-rows.
+        var badLines: [BadLine] = []
+    }
+
+    struct BadLine: Encodable {
+        var line: Int
+        var reason: String
     }
 
     func runSession(_ call: Invocation) throws -> Reply {
@@ -310,17 +318,21 @@ final class Tennis: Plugin {
         settings.camera = calibration.camera
         let table = try site.table()
         let path = try call.arguments.string("detections")
+        // A file is read and checked before the machine is opened: bad input touches no device.
+        var fileContent: DetectionReader.FileContent? = nil
+        if path != "-" {
+            let text = try readFile(path)
+            let skip = call.arguments.flag("skip-bad-rows")
+            fileContent = try adapt { try DetectionReader.read(text, file: path, skipBadLines: skip) }
+        }
         let link = settings.dryRun ? nil : try openLink(site)
         let clock = MonotonicClock()
         let log: SessionLog
         var linkFailure: String? = nil
-        if path == "-" {
-            (log, linkFailure) = try adapt { try liveSession(settings: settings, calibration: calibration, table: table, link: link, clock: clock, call: call) }
-        } else {
-            let text = try readFile(path)
+        if let fileContent {
             call.progress.begin("session", total: 0)
             let report = try adapt {
-                try TennisCommands.session(detectionsText: text, file: path, settings: settings, calibration: calibration, table: table,
+                try TennisCommands.session(detections: fileContent.detections, settings: settings, calibration: calibration, table: table,
                                            link: link, clock: clock, pace: call.arguments.flag("pace"),
                                            shouldStop: { call.isCancelled }, progress: { done, total in
                                                if done == 1 { call.progress.begin("detections", total: total) }
@@ -330,6 +342,8 @@ final class Tennis: Plugin {
             call.progress.end()
             log = report.log
             linkFailure = report.linkFailure
+        } else {
+            (log, linkFailure) = try adapt { try liveSession(settings: settings, calibration: calibration, table: table, link: link, clock: clock, call: call) }
         }
         let id = try store.saveSession(log, startedAt: Timestamp.now())
         if let linkFailure { throw PluginError(.io, linkFailure + " (session \(id) stored with what happened before)") }
@@ -338,11 +352,17 @@ final class Tennis: Plugin {
             try write(CourtSVG(title: "Tennis session \(id)").render(positions: log.positions.map(\.court), launches: log.launches), to: svg)
             svgPath = svg
         }
-        let text = TennisCommands.SessionReport(log: log, svg: nil).text + "\nsession \(id) stored\(svgPath.map { ", court picture in \($0)" } ?? "")\n"
+        let badLines = fileContent?.badLines ?? []
+        var text = TennisCommands.SessionReport(log: log, svg: nil).text + "\nsession \(id) stored\(svgPath.map { ", court picture in \($0)" } ?? "")\n"
+        if !badLines.isEmpty {
+            text += "left out \(badLines.count) bad line\(badLines.count == 1 ? "" : "s") (--skip-bad-rows):\n"
+                + badLines.map { "  \($0.description)\n" }.joined()
+        }
         if call.isCancelled {
             throw PluginError.cancelled("session \(id) stopped by Ctrl-C after \(log.summary.launches) launches; the stop command was \(log.summary.stopSent ? "sent" : "not sent")")
         }
-        return try Reply(encoding: SessionReply(sessionId: id, svg: svgPath, log: log), text: text)
+        return try Reply(encoding: SessionReply(sessionId: id, svg: svgPath, log: log,
+                                                  badLines: badLines.map { BadLine(line: $0.location.line, reason: $0.message) }), text: text)
     }
 
     /// Detections from stdin, line by line, launching as they come.

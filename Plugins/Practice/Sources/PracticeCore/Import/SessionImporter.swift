@@ -14,9 +14,12 @@ public struct ImportRequest: Sendable {
     /// `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM`; defaults to the date in the export's title row.
     public var date: String?
     public var location: String?
+    /// Keep the good rows of a file with bad ones (listed in the result) instead of refusing it.
+    public var skipBadRows: Bool
 
     public init(csv: [UInt8], sourceName: String, templates: [TemplateArgument] = [], date: String? = nil,
-                location: String? = nil) {
+                location: String? = nil, skipBadRows: Bool = false) {
+        self.skipBadRows = skipBadRows
         self.csv = csv
         self.sourceName = sourceName
         self.templates = templates
@@ -47,19 +50,26 @@ public struct ImportResult: Sendable, Equatable, Codable {
     public let footerRows: Int
     public let repeatedHeaders: Int
     public let blankRows: Int
+    /// Rows left out under `--skip-bad-rows`, by line.
+    public var badRows: [BadRow] = []
 
     enum CodingKeys: String, CodingKey {
         case session, clubs, footerRows = "footer_rows", repeatedHeaders = "repeated_headers", blankRows = "blank_rows"
+        case badRows = "bad_rows"
     }
 
     public var text: String {
-        var lines = ["imported \(session.sourceName) as session \(session.id): \(session.shotCount) shots, "
+        var lines = ["imported \(session.sourceName) as session \(session.id): \(session.shotCount) shot\(session.shotCount == 1 ? "" : "s"), "
             + "\(clubs.count) club\(clubs.count == 1 ? "" : "s")"
             + (session.sessionDate.map { ", \($0)" } ?? "") + (session.location.map { ", \($0)" } ?? "")]
         var skipped: [String] = []
         if footerRows > 0 { skipped.append("\(footerRows) footer row\(footerRows == 1 ? "" : "s")") }
         if repeatedHeaders > 0 { skipped.append("\(repeatedHeaders) repeated header\(repeatedHeaders == 1 ? "" : "s")") }
         if !skipped.isEmpty { lines.append("skipped " + skipped.joined(separator: " and ")) }
+        if !badRows.isEmpty {
+            lines.append("left out \(badRows.count) bad row\(badRows.count == 1 ? "" : "s") (--skip-bad-rows):")
+            lines += badRows.map { "  line \($0.line): \($0.reason)" }
+        }
         lines.append(SubsessionText.table(clubs))
         return lines.joined(separator: "\n")
     }
@@ -68,6 +78,13 @@ public struct ImportResult: Sendable, Equatable, Codable {
 /// Imports one MLM2PRO file as one session: parse, grade each club with its template, write
 /// session, sub-sessions and shots in one transaction. The same file (same content hash) is
 /// refused the second time.
+///
+/// Duplicates are found by the session's canonical content (`canonicalContent`): the same export
+/// saved with a BOM, CRLF line endings or trailing whitespace is the same session. Since 1.2.0 a
+/// new session's `content_hash` is the SHA-256 of that canonical content; sessions imported before
+/// keep theirs (the SHA-256 of the file's bytes, which is the same value for a file already in
+/// canonical form), and an import also looks the file's byte hash up, so re-importing the very file
+/// of an older session is still refused. No stored hash changes and no migration is needed.
 public struct SessionImporter {
     public let library: TemplateLibrary
 
@@ -79,14 +96,18 @@ public struct SessionImporter {
     /// is written (the write itself is one transaction and runs to its end once begun).
     public func run(_ request: ImportRequest, progress: ((ImportProgress) -> Void)? = nil,
                     cancelled: () -> Bool = { false }) throws(PracticeError) -> ImportResult {
-        let contentHash = SHA256.hash(request.csv).hex
-        if let existing = try storeCall({ try store.session(contentHash: contentHash) }) {
+        let contentHash = SHA256.hash(Self.canonicalContent(request.csv)).hex
+        let byteHash = SHA256.hash(request.csv).hex
+        if let existing = try storeCall({
+            try store.session(contentHash: contentHash) ?? (byteHash == contentHash ? nil : store.session(contentHash: byteHash))
+        }) {
             throw .conflict("\(request.sourceName): already imported as session \(existing.id) "
                 + "(\(existing.sessionDate ?? existing.importedAt), content hash \(contentHash.prefix(12))…); "
                 + "importing it again would duplicate its shots, so nothing was written")
         }
         let date = try request.date.map { (d) throws(PracticeError) in try Self.checkedDate(d) }
-        let export = try RapsodoParser.parse(request.csv, sourceName: request.sourceName) { done, total in
+        let export = try RapsodoParser.parse(request.csv, sourceName: request.sourceName,
+                                             skipBadRows: request.skipBadRows) { done, total in
             progress?(ImportProgress(phase: .reading, done: done, total: total))
         }
         func stopIfCancelled() throws(PracticeError) {
@@ -133,7 +154,40 @@ public struct SessionImporter {
             try store.insertSession(batch) { done, total in progress?(ImportProgress(phase: .writing, done: done, total: total)) }
         }
         return ImportResult(session: session, clubs: clubs, footerRows: export.footerRows,
-                            repeatedHeaders: export.repeatedHeaders, blankRows: export.blankRows)
+                            repeatedHeaders: export.repeatedHeaders, blankRows: export.blankRows, badRows: export.badRows)
+    }
+
+    /// The canonical content of an export, what its duplicate hash is taken of: without a UTF-8 BOM,
+    /// with every line ending (CRLF, CR, LF) as LF, without spaces and tabs at the end of a line,
+    /// without blank lines at the end, and ending with one LF. A file already so is returned as is.
+    public static func canonicalContent(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 1)
+        var i = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
+        var lineStart = 0
+        func endLine() {
+            var end = out.count
+            while end > lineStart && (out[end - 1] == 0x20 || out[end - 1] == 0x09) { end -= 1 }
+            out.removeSubrange(end...)
+            out.append(0x0A)
+            lineStart = out.count
+        }
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == 0x0D {
+                endLine()
+                if i + 1 < bytes.count && bytes[i + 1] == 0x0A { i += 1 }
+            } else if b == 0x0A {
+                endLine()
+            } else {
+                out.append(b)
+            }
+            i += 1
+        }
+        if out.count > lineStart { endLine() }
+        while out.count >= 2 && out[out.count - 1] == 0x0A && out[out.count - 2] == 0x0A { out.removeLast() }
+        if out == [0x0A] { out.removeAll() }
+        return out
     }
 
     /// The `--template` arguments by club: files are added to the library first (insert once).

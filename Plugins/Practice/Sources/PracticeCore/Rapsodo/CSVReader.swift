@@ -9,6 +9,8 @@ public struct CSVRecord: Sendable {
     let source: [UInt8]
     let cells: [Cell]
     let unescaped: [UInt8]
+    /// Why the record is not text (binary bytes, invalid UTF-8), or nil when it is text.
+    public let notText: String?
 
     struct Cell: Sendable {
         var range: Range<Int>
@@ -23,7 +25,7 @@ public struct CSVRecord: Sendable {
     /// Whether cell `i` was written in quotes.
     public func isQuoted(_ i: Int) -> Bool { cells[i].quoted }
 
-    /// Cell `i` as text (valid UTF-8: the reader checked it).
+    /// Cell `i` as text (invalid UTF-8 replaced; see `notText`).
     public func field(_ i: Int) -> String {
         withField(i) { String(decoding: $0, as: UTF8.self) }
     }
@@ -72,7 +74,8 @@ public struct CSVRecord: Sendable {
 
 /// Reads RFC 4180 CSV from UTF-8 bytes: comma-separated, fields optionally in double quotes with
 /// `""` for a quote, records ending at LF, CRLF or CR, quoted fields free to span lines. A UTF-8
-/// byte order mark at the start is skipped.
+/// byte order mark at the start is skipped. A record holding control bytes other than tab (binary
+/// data) or invalid UTF-8 is returned with `notText` set, for the caller to report by line.
 public struct CSVReader {
     private let bytes: [UInt8]
     private let sourceName: String
@@ -96,6 +99,7 @@ public struct CSVReader {
         cells.reserveCapacity(20)
         var unescaped: [UInt8] = []
         var high: UInt8 = 0
+        var control: UInt8? = nil
         try bytes.withUnsafeBufferPointer { buffer throws(PracticeError) in
             let n = buffer.count
             var i = index
@@ -118,7 +122,11 @@ public struct CSVReader {
                             closed = true
                             break
                         }
-                        if b == 0x0A || (b == 0x0D && !(i + 1 < n && buffer[i + 1] == 0x0A)) { line += 1 }
+                        if b == 0x0A || (b == 0x0D && !(i + 1 < n && buffer[i + 1] == 0x0A)) {
+                            line += 1
+                        } else if (b < 0x20 && b != 0x09 && b != 0x0D) || b == 0x7F, control == nil {
+                            control = b
+                        }
                         high |= b
                         i += 1
                     }
@@ -152,6 +160,7 @@ public struct CSVReader {
                     while i < n {
                         let b = buffer[i]
                         if b == UInt8(ascii: ",") || b == 0x0A || b == 0x0D { break }
+                        if (b < 0x20 && b != 0x09) || b == 0x7F, control == nil { control = b }
                         high |= b
                         i += 1
                     }
@@ -168,10 +177,20 @@ public struct CSVReader {
                 return
             }
         }
-        let record = CSVRecord(line: startLine, endOffset: index, source: bytes, cells: cells, unescaped: unescaped)
-        if high >= 0x80, (0..<record.count).contains(where: { i in record.withField(i) { !CanonicalStream.isValidUTF8($0) } }) {
-            throw PracticeError.invalidInput("\(sourceName):\(startLine): the text is not valid UTF-8; save the file as UTF-8")
+        var notText: String? = nil
+        if let control {
+            let hex = String(control, radix: 16, uppercase: true)
+            notText = "the row holds binary bytes (control byte 0x\(hex.count == 1 ? "0" + hex : hex)), not text; "
+                + "cut whatever follows the export's data"
+        } else if high >= 0x80, cells.indices.contains(where: { i in
+            let cell = cells[i]
+            return (cell.isUnescaped ? unescaped : bytes).withUnsafeBufferPointer {
+                !CanonicalStream.isValidUTF8(UnsafeBufferPointer(rebasing: $0[cell.range]))
+            }
+        }) {
+            notText = "the text is not valid UTF-8; save the file as UTF-8"
         }
-        return record
+        return CSVRecord(line: startLine, endOffset: index, source: bytes, cells: cells, unescaped: unescaped,
+                         notText: notText)
     }
 }

@@ -24,6 +24,19 @@ public struct RapsodoTitle: Sendable, Equatable, Codable {
     public let date: String?
 }
 
+/// A row of an export that is not a shot and cannot be read as one (wrong width, binary bytes, an
+/// unknown club, a cell that is not a number): where it is and why.
+public struct BadRow: Sendable, Equatable, Codable {
+    /// 1-based line of the row in the file.
+    public let line: Int
+    public let reason: String
+
+    public init(line: Int, reason: String) {
+        self.line = line
+        self.reason = reason
+    }
+}
+
 /// A parsed MLM2PRO shot export.
 public struct RapsodoExport: Sendable {
     public let title: RapsodoTitle?
@@ -34,6 +47,8 @@ public struct RapsodoExport: Sendable {
     public let footerRows: Int
     public let repeatedHeaders: Int
     public let blankRows: Int
+    /// Rows left out under `skipBadRows` (empty otherwise: a bad row refuses the file).
+    public var badRows: [BadRow] = []
 
     /// The clubs in order of first appearance.
     public var clubs: [String] {
@@ -45,16 +60,22 @@ public struct RapsodoExport: Sendable {
 /// Reads Rapsodo MLM2PRO CSV exports: an optional title row, an 18-column header within the first
 /// three rows (columns found by name; older exports may lack the last ones), shot rows, footers
 /// (`Average`, `Std. Dev.`), and headers and footers repeated per club block.
+///
+/// A shot row must be text, as wide as its header (or wider with empty extra cells), name a known
+/// club (`ClubName.recognized`) and hold numbers. A row that is not is a bad row: by default the
+/// whole file is refused naming the first one by line (and counting the others); with
+/// `skipBadRows` the good rows are kept and the bad ones listed in `RapsodoExport.badRows`.
 public enum RapsodoParser {
     /// Columns without which a file can't be graded.
     public static let requiredColumns = ["Club Type", "Ball Speed", "Smash Factor", "Spin Rate", "Descent Angle"]
     static let footerNames: Set<String> = ["average", "std. dev.", "std dev", "std. dev", "std dev."]
 
     /// Parses `bytes`; `progress` receives (bytes read, total bytes) every few thousand rows.
-    public static func parse(_ bytes: [UInt8], sourceName: String,
+    public static func parse(_ bytes: [UInt8], sourceName: String, skipBadRows: Bool = false,
                              progress: ((Int, Int) -> Void)? = nil) throws(PracticeError) -> RapsodoExport {
         var reader = CSVReader(bytes: bytes, sourceName: sourceName)
-        guard bytes.contains(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else {
+        let bom = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        guard bytes[bom...].contains(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else {
             throw .invalidInput("\(sourceName): the file is empty; export a session from the MLM2PRO app as CSV")
         }
         var title: RapsodoTitle? = nil
@@ -81,6 +102,7 @@ public enum RapsodoParser {
         var rowsSinceProgress = 0
         // Club spellings repeat on every row: normalize each distinct one once.
         var clubNames = ClubNameCache()
+        var badRows: [BadRow] = []
         while let record = try reader.next() {
             rowsSinceProgress += 1
             if rowsSinceProgress == 4096 {
@@ -88,6 +110,10 @@ public enum RapsodoParser {
                 progress?(record.endOffset, reader.byteCount)
             }
             if record.isBlank { blanks += 1; continue }
+            if let why = record.notText {
+                badRows.append(BadRow(line: record.line, reason: why))
+                continue
+            }
             if parseTitle(record) != nil { continue }
             if isHeaderCandidate(record) {
                 current = try Header(record, sourceName: sourceName)
@@ -99,15 +125,35 @@ public enum RapsodoParser {
                 footers += 1
                 continue
             }
-            shots.append(try current.shot(from: record, sourceName: sourceName, clubNames: &clubNames))
+            if record.count < current.cells.count {
+                badRows.append(BadRow(line: record.line, reason: "the row has \(record.count) cells but the header (line "
+                    + "\(current.line)) has \(current.cells.count); fill in the missing cells or delete the row"))
+                continue
+            }
+            do throws(PracticeError) {
+                shots.append(try current.shot(from: record, clubNames: &clubNames))
+            } catch {
+                badRows.append(BadRow(line: record.line, reason: error.message))
+            }
         }
         progress?(reader.byteCount, reader.byteCount)
+        if let first = badRows.first {
+            let lines = badRows.prefix(10).map { String($0.line) }.joined(separator: ", ") + (badRows.count > 10 ? ", …" : "")
+            let count = badRows.count == 1 ? "" : " (\(badRows.count) bad rows: lines \(lines))"
+            if !skipBadRows {
+                throw .invalidInput("\(sourceName):\(first.line): \(first.reason)\(count); nothing was imported "
+                    + "(--skip-bad-rows imports the good rows and lists the bad ones)")
+            }
+            if shots.isEmpty {
+                throw .invalidInput("\(sourceName):\(first.line): no good shot rows: \(first.reason)\(count); fix the rows")
+            }
+        }
         guard !shots.isEmpty else {
             throw .invalidInput("\(sourceName): no shots after the header (only footers or blank rows); "
                 + "export a session that has shots")
         }
         return RapsodoExport(title: title, columns: columns, shots: shots, footerRows: footers,
-                             repeatedHeaders: repeatedHeaders, blankRows: blanks)
+                             repeatedHeaders: repeatedHeaders, blankRows: blanks, badRows: badRows)
     }
 
     static func isHeaderCandidate(_ record: CSVRecord) -> Bool {
@@ -247,32 +293,36 @@ public enum RapsodoParser {
             return (name, unit)
         }
 
-        func shot(from record: CSVRecord, sourceName: String,
-                  clubNames: inout ClubNameCache) throws(PracticeError) -> RapsodoShot {
+        /// The shot of `record`; a row that can't be one throws its reason (without file:line).
+        func shot(from record: CSVRecord, clubNames: inout ClubNameCache) throws(PracticeError) -> RapsodoShot {
             try record.withCells { (row) throws(PracticeError) -> RapsodoShot in
-                try shot(row, line: record.line, sourceName: sourceName, clubNames: &clubNames)
+                try shot(row, line: record.line, clubNames: &clubNames)
             }
         }
 
-        private func shot(_ row: CSVRecord.CellBytes, line rowLine: Int, sourceName: String,
+        private func shot(_ row: CSVRecord.CellBytes, line rowLine: Int,
                           clubNames: inout ClubNameCache) throws(PracticeError) -> RapsodoShot {
             if row.count > cells.count, (cells.count..<row.count).contains(where: { row[$0].contains { $0 != 0x20 && $0 != 0x09 } }) {
-                throw .invalidInput("\(sourceName):\(rowLine): the row has \(row.count) cells but the header "
+                throw .invalidInput("the row has \(row.count) cells but the header "
                     + "(line \(line)) has \(cells.count); remove the extra cells")
             }
             // Rows repeat their club: reuse the previous row's name when the bytes are the same.
             let clubCell = clubColumn < row.count ? RapsodoParser.trimmed(row[clubColumn]) : UnsafeBufferPointer(start: nil, count: 0)
             let clubWritten: String
-            let club: String
+            let recognized: String?
             if let last = clubNames.last, clubCell.elementsEqual(last.bytes) {
-                (clubWritten, club) = (last.written, last.normalized)
+                (clubWritten, recognized) = (last.written, last.normalized)
             } else {
                 clubWritten = String(decoding: clubCell, as: UTF8.self)
-                club = ClubName.normalize(clubWritten)
-                clubNames.last = (Array(clubCell), clubWritten, club)
+                recognized = ClubName.recognized(clubWritten)
+                clubNames.last = (Array(clubCell), clubWritten, recognized)
             }
-            guard !club.isEmpty else {
-                throw .invalidInput("\(sourceName):\(rowLine): the shot row has no Club Type; fill in the club or delete the row")
+            guard !clubWritten.isEmpty else {
+                throw .invalidInput("the shot row has no Club Type; fill in the club or delete the row")
+            }
+            guard let club = recognized else {
+                throw .invalidInput("unknown club '\(clubWritten)'; write a known club such as 7i, 7 Iron, PW, 56°, "
+                    + "Driver, 3 Wood, 4 Hybrid or Putter (see practice import --help)")
             }
             var measurements = ShotMeasurements()
             for (metric, column, factor) in metricColumns where column < row.count {
@@ -283,7 +333,7 @@ public enum RapsodoParser {
                     let v = value * factor
                     measurements[metric] = v == 0 ? 0 : v
                 case .invalid:
-                    throw .invalidInput("\(sourceName):\(rowLine): \(cells[column].trimmingSpaces()) is "
+                    throw .invalidInput("\(cells[column].trimmingSpaces()) is "
                         + "\"\(String(decoding: RapsodoParser.trimmed(row[column]), as: UTF8.self))\", not a number; "
                         + "fix the cell, or leave it empty or -- for no value")
                 }
@@ -351,7 +401,7 @@ public enum RapsodoParser {
 
     /// The last club cell seen and its normalized name.
     struct ClubNameCache {
-        var last: (bytes: [UInt8], written: String, normalized: String)?
+        var last: (bytes: [UInt8], written: String, normalized: String?)?
     }
 
     /// Without leading and trailing spaces and tabs.
