@@ -165,10 +165,10 @@ public final class PluginDatabase: @unchecked Sendable {
             if readOnly {
                 try execInternal("PRAGMA foreign_keys=ON")
             } else {
-                try execInternal("PRAGMA journal_mode=WAL")
+                try execSettingUp("PRAGMA journal_mode=WAL")
                 try execInternal("PRAGMA foreign_keys=ON")
                 try execInternal("PRAGMA synchronous=NORMAL")
-                for step in PluginDatabase.hostSchema { try execInternal(step) }
+                for step in PluginDatabase.hostSchema { try execSettingUp(step) }
             }
             if let pluginVersion { try checkWriter(pluginVersion) }
         } catch {
@@ -400,6 +400,24 @@ public final class PluginDatabase: @unchecked Sendable {
     }
 
     // MARK: operations
+
+    /// A set-up statement of a database other processes may be opening at the same moment (first
+    /// use of a fresh data dir): SQLite answers some of these — switching a new file to WAL, above
+    /// all — with SQLITE_BUSY at once, without waiting through the busy handler. Retried for up to
+    /// 5 s, like the busy timeout.
+    func execSettingUp(_ sql: String) throws(StorageError) {
+        var waited = 0
+        while true {
+            do {
+                return try execInternal(sql)
+            } catch {
+                guard error.status == Int32(CLUBHOUSE_BUSY), waited < 5_000 else { throw error }
+                let pause = 5 + Int(UInt32.random(in: 0..<10))
+                usleep(UInt32(pause * 1_000))
+                waited += pause
+            }
+        }
+    }
 
     func execInternal(_ sql: String) throws(StorageError) {
         hostWriting = true
