@@ -90,4 +90,16 @@ final class CommandLineEndToEndTests: XCTestCase {
             XCTAssertFalse(result.stderr.contains("permissions"), result.stderr)
         }
     }
+
+    /// Issue 20, Why 3: a failed command keeps none of its work.
+    func testAVisitWithAnUnknownCityChangesNothing() throws {
+        let c = try Clubhouse()
+        try c.fail(["globe", "visit", "France", "--user", "pt", "--city", "Paris,Atlantis"], exitCode: 2,
+                   contains: ["'Atlantis' is not a city of France (FR)"])
+        let stats = try c.succeed(["globe", "stats", "--user", "pt", "--json"]).json()
+        XCTAssertEqual(stats["visited"]?.intValue, 0, "France must not be visited after a refused command: \(stats)")
+        XCTAssertEqual(stats["citiesChecked"]?.intValue, 0, "Paris must not be checked: \(stats)")
+        try c.succeed(["globe", "visit", "France", "--user", "pt", "--city", "Paris"])
+        XCTAssertEqual(try c.succeed(["globe", "stats", "--user", "pt", "--json"]).json()["visited"]?.intValue, 1)
+    }
 }

@@ -28,14 +28,18 @@ final class GlobePlugin: Plugin {
                 let country = try call.arguments.string("country")
                 let cities = call.arguments.has("city") ? try call.arguments.list("city") : []
                 let attractions = call.arguments.has("attraction") ? try call.arguments.list("attraction") : []
-                var results: [MarkResult] = []
-                if action == .visit || cities.isEmpty && attractions.isEmpty {
-                    results.append(try globe.mark(.init(user: user, action: action, country: country)))
-                }
-                for (kind, items) in [(PlaceKind.city, cities), (.attraction, attractions)] {
-                    for item in items {
-                        results.append(try globe.check(user: user, country: country, kind: kind, item: item, checked: action == .visit))
+                // All or nothing: an unknown city after a known one leaves the country unmarked too.
+                let results: [MarkResult] = try plugin.store.storage.transaction {
+                    var results: [MarkResult] = []
+                    if action == .visit || cities.isEmpty && attractions.isEmpty {
+                        results.append(try globe.mark(.init(user: user, action: action, country: country)))
                     }
+                    for (kind, items) in [(PlaceKind.city, cities), (.attraction, attractions)] {
+                        for item in items {
+                            results.append(try globe.check(user: user, country: country, kind: kind, item: item, checked: action == .visit))
+                        }
+                    }
+                    return results
                 }
                 let text = results.map(\.text).joined(separator: "\n") + "\n"
                 return results.count == 1 ? try Reply(encoding: results[0], text: text) : try Reply(encoding: results, text: text)
