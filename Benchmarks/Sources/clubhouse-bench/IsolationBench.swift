@@ -16,7 +16,6 @@ func isolationBench(_ arguments: [String]) {
     let quick = arguments.contains("--quick")
     let dir = Measure.executableDirectory()
     let scratch = "/tmp/clubhouse-isolation-bench-\(getpid())"
-    mkdir(scratch, 0o700)
     defer { _ = system("rm -rf '\(scratch)'") }
     let config = """
         {"sites": {"bench": {"plugins": {
@@ -28,20 +27,7 @@ func isolationBench(_ arguments: [String]) {
           "inproc": {"path": "\(dir)/libNotesC.so", "grants": ["storage"], "isolation": "in-process"}
         }}}}
         """
-    let configPath = scratch + "/plugins.json"
-    guard let file = fopen(configPath, "w") else { return }
-    fputs(config, file)
-    fclose(file)
-    setenv("SWIFT_BACKTRACE", "enable=no", 1)
-    let configuration: SiteConfiguration
-    do {
-        var options = GlobalOptions()
-        options.configPath = configPath
-        configuration = try options.loadConfiguration()
-    } catch {
-        print("isolation bench: \(error)")
-        return
-    }
+    guard let (configPath, configuration) = Measure.scratchConfiguration("isolation", scratch: scratch, config: config) else { return }
     guard let site = configuration.sites["bench"] else { return }
     let runtime = SiteRuntime(configuration: configuration, site: site, dataDirectory: scratch + "/data",
                               log: LogBroker(verbosity: 0, color: false))

@@ -16,7 +16,6 @@ func sandboxBench(_ arguments: [String]) {
     let quick = arguments.contains("--quick")
     let dir = Measure.executableDirectory()
     let scratch = "/tmp/clubhouse-sandbox-bench-\(getpid())"
-    mkdir(scratch, 0o700)
     defer { _ = system("rm -rf '\(scratch)'") }
     // One site per mode (a site runs a plugin id once).
     let config = """
@@ -29,20 +28,7 @@ func sandboxBench(_ arguments: [String]) {
             "greeter": {"path": "\(dir)/libGreeterPlugin.so", "isolation": "sandbox"}}}
         }}
         """
-    let configPath = scratch + "/plugins.json"
-    guard let file = fopen(configPath, "w") else { return }
-    fputs(config, file)
-    fclose(file)
-    setenv("SWIFT_BACKTRACE", "enable=no", 1)
-    let configuration: SiteConfiguration
-    do {
-        var options = GlobalOptions()
-        options.configPath = configPath
-        configuration = try options.loadConfiguration()
-    } catch {
-        print("sandbox bench: \(error)")
-        return
-    }
+    guard let (_, configuration) = Measure.scratchConfiguration("sandbox", scratch: scratch, config: config) else { return }
     func runtime(_ mode: String) -> SiteRuntime? {
         guard let site = configuration.sites[mode] else { return nil }
         return SiteRuntime(configuration: configuration, site: site, dataDirectory: scratch + "/data", log: LogBroker(verbosity: 0, color: false))

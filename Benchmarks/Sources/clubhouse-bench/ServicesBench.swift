@@ -21,7 +21,6 @@ func servicesBench(_ arguments: [String]) {
     let quick = arguments.contains("--quick")
     let dir = Measure.executableDirectory()
     let scratch = "/tmp/clubhouse-services-bench-\(getpid())"
-    mkdir(scratch, 0o700)
     defer { _ = system("rm -rf '\(scratch)'") }
     // One plugin per site: the same library in process at one site and isolated at the other.
     let config = """
@@ -30,20 +29,7 @@ func servicesBench(_ arguments: [String]) {
           "isolated": {"plugins": {"notes": {"path": "\(dir)/libNotesC.so", "grants": ["storage"], "isolation": "process"}}}
         }}
         """
-    let configPath = scratch + "/plugins.json"
-    guard let file = fopen(configPath, "w") else { return }
-    fputs(config, file)
-    fclose(file)
-    setenv("SWIFT_BACKTRACE", "enable=no", 1)
-    let configuration: SiteConfiguration
-    do {
-        var options = GlobalOptions()
-        options.configPath = configPath
-        configuration = try options.loadConfiguration()
-    } catch {
-        print("services bench: \(error)")
-        return
-    }
+    guard let (_, configuration) = Measure.scratchConfiguration("services", scratch: scratch, config: config) else { return }
     guard let inSite = configuration.sites["inproc"], let isoSite = configuration.sites["isolated"] else { return }
     let inproc = SiteRuntime(configuration: configuration, site: inSite, dataDirectory: scratch + "/data-in",
                              log: LogBroker(verbosity: 0, color: false))
