@@ -78,7 +78,7 @@ final class ScorecardEndToEndTests: XCTestCase {
             XCTAssertEqual(ann?["holesPlayed"]?.intValue, 9)
             XCTAssertEqual(ann?["gross"]?.intValue, 44)
             XCTAssertEqual(ann?["toPar"]?.intValue, 9)
-            try c.succeed(["scorecard", "round", "finish", "\(round)"])
+            try c.succeed(["scorecard", "round", "finish", "\(round)", "--yes"])
         }
         // 2024 Rules (Rule 5.2a; USGA FAQ on new players' 9-hole scores): 36 holes posted, no index and no
         // expected score yet, so each nine is held without a differential; `index` says which rule applies.

@@ -230,7 +230,11 @@ final class CommandsTests: XCTestCase {
                        "no round '7' — see 'scorecard rounds' for round ids")
         XCTAssertEqual(try store.scoreEntries(roundID: round).count, 2)
 
-        _ = try commands.finishRound(FinishRoundRequest(round: "1", today: today))
+        XCTAssertEqual(message { _ = try commands.finishRound(FinishRoundRequest(round: "1", today: today)) },
+                       "round 1 has unscored holes (Ann 17, Ben 18); finishing makes it final and its incomplete scores "
+                       + "cannot count toward an index — finish it anyway?")
+        XCTAssertNil(try store.rounds()[0].finishedOn, "an unconfirmed finish changes nothing")
+        _ = try commands.finishRound(FinishRoundRequest(round: "1", today: today, confirmed: true))
         XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: "1", player: "Ann", hole: "2", strokes: "4")) },
                        "round 1 was finished on 2024-06-01 and is final — scores can no longer change")
         XCTAssertEqual(message { _ = try commands.finishRound(FinishRoundRequest(round: "1", today: today)) },
@@ -316,7 +320,7 @@ final class CommandsTests: XCTestCase {
         XCTAssertTrue(board.text.contains("net to par"), board.text)
 
         // Finishing an incomplete card: no differential, the index stays.
-        let finished = try commands.finishRound(FinishRoundRequest(round: "4", today: GolfDate("2024-05-01")!))
+        let finished = try commands.finishRound(FinishRoundRequest(round: "4", today: GolfDate("2024-05-01")!, confirmed: true))
         XCTAssertEqual(finished.players[0].note, "not every hole was scored: not acceptable for handicap purposes")
         XCTAssertEqual(finished.players[0].indexAfter, t("13.3"))
         let history = try commands.rounds()

@@ -111,6 +111,12 @@ final class SeedAndSchemaTests: XCTestCase {
         XCTAssertTrue(try run("INSERT INTO round_options (round_id, allowance_percent) VALUES (1, 101);").err.contains("CHECK constraint failed"))
         XCTAssertTrue(try run("INSERT INTO round_options (round_id, allowance_percent) VALUES (1, 95); UPDATE round_options SET allowance_percent = 90;")
             .err.contains("round options are fixed"))
-        XCTAssertEqual(ScorecardSchema.migrations.map(\.version), [1, 2, 3])
+        // A deletion is a permanent tombstone, and a deleted round takes no more entries.
+        XCTAssertEqual(try run("INSERT INTO round_deletions (round_id, deleted_on, was_final) VALUES (1, '2024-06-02', 1);").err, "")
+        let deletion = "INSERT INTO round_deletions (round_id, deleted_on, was_final) VALUES (1, '2024-06-02', 1);"
+        XCTAssertTrue(try run(deletion + "DELETE FROM round_deletions;").err.contains("a round deletion is permanent"))
+        XCTAssertTrue(try run(deletion + "INSERT INTO score_entries (round_id, player_id, hole, strokes, reason) VALUES (1, 1, 1, 6, 'late');")
+            .err.contains("the round was deleted"))
+        XCTAssertEqual(ScorecardSchema.migrations.map(\.version), [1, 2, 3, 4])
     }
 }

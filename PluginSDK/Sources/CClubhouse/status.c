@@ -15,6 +15,7 @@ const char *clubhouse_status_name(clubhouse_status status) {
     case CLUBHOUSE_IO: return "io";
     case CLUBHOUSE_CONSTRAINT: return "constraint";
     case CLUBHOUSE_PLUGIN_FAILED: return "plugin-failed";
+    case CLUBHOUSE_NEEDS_CONFIRMATION: return "needs-confirmation";
     case CLUBHOUSE_ROW: return "row";
     case CLUBHOUSE_DONE: return "done";
     default: return "unknown";

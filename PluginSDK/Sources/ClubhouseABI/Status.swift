@@ -15,6 +15,7 @@ public enum Status: Int32, Sendable, CaseIterable {
     case io = 9
     case constraint = 10
     case pluginFailed = 11
+    case needsConfirmation = 12
     case row = 100
     case done = 101
 
@@ -28,12 +29,12 @@ public enum Status: Int32, Sendable, CaseIterable {
 
     /// The process exit code for a command that ended with this status — the one rule of the
     /// README's table: 0 ok; 2 the request is wrong (usage, invalid or malformed input, a name the
-    /// user gave that does not exist); 130 cancelled (as a shell reports Ctrl-C); 1 a failure of the
+    /// user gave that does not exist, a permanent action not confirmed with --yes); 130 cancelled (as a shell reports Ctrl-C); 1 a failure of the
     /// world (I/O, a device, a plugin that failed, anything else).
     public var exitCode: Int32 {
         switch self {
         case .ok, .row, .done: return 0
-        case .invalidArgument, .notFound: return 2
+        case .invalidArgument, .notFound, .needsConfirmation: return 2
         case .cancelled: return 130
         default: return 1
         }

@@ -82,10 +82,18 @@ final class Clubhouse {
 
     /// Runs `clubhouse ARGS` with the scratch data dir (unless the test set one) and waits.
     @discardableResult
-    func run(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 120) throws -> ClubhouseResult {
+    func run(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 120, onTerminal: Bool = false) throws -> ClubhouseResult {
         let process = Process()
-        process.executableURL = Clubhouse.executable
-        process.arguments = arguments
+        if onTerminal {
+            // util-linux `script` gives the command a pseudo-terminal (stdin, stdout and stderr are
+            // the terminal, merged into this process's stdout); the answer is typed into it.
+            let command = ([Clubhouse.executable.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            process.arguments = ["-qefc", command.joined(separator: " "), "/dev/null"]
+        } else {
+            process.executableURL = Clubhouse.executable
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env["CLUBHOUSE_DATA_DIR"] = dataDirectory.path
         env["XDG_CACHE_HOME"] = scratch.appendingPathComponent("cache").path

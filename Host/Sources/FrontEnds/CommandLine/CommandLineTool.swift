@@ -204,8 +204,36 @@ public enum CommandLineTool {
         case .success(let p): prepared = p
         case .failure(let e): throw CLIError(status: e.status, message: e.message)
         }
-        let outcome = session.call(prepared)
+        var outcome = session.call(prepared)
+        if outcome.status == .needsConfirmation {
+            outcome = try confirm(outcome, prepared: prepared, words: words, session: session)
+        }
         return try session.report(outcome, alias: alias, command: prepared.command.name)
+    }
+
+    /// A permanent action on incomplete data: on a terminal the question is asked and "y" runs the
+    /// command again with `--yes`; anywhere else (a script, --json, a command without a `yes`
+    /// flag) the call fails (exit 2) saying how to confirm. Nothing was changed either way until
+    /// the user said yes.
+    static func confirm(_ outcome: CallOutcome, prepared: PreparedCall, words: [String], session: Session) throws(CLIError) -> CallOutcome {
+        let alias = prepared.alias
+        let hasYes = prepared.command.arguments.contains { $0.name == "yes" && $0.kind == .flag }
+        guard hasYes else { throw CLIError(status: .needsConfirmation, message: outcome.message) }
+        let interactive = isatty(0) != 0 && StandardStreams.errorIsTerminal && !session.options.json
+        guard interactive else {
+            throw CLIError(status: .needsConfirmation, message: "\(outcome.message) (nothing was changed; run it again with --yes to confirm)")
+        }
+        StandardStreams.writeError("\(alias): \(outcome.message) [y/N] ")
+        let answer = String((readLine(strippingNewline: true) ?? "").filter { !$0.isWhitespace }).lowercased()
+        guard answer == "y" || answer == "yes" else {
+            throw CLIError(status: .needsConfirmation, message: "not confirmed; nothing was changed")
+        }
+        let again: PreparedCall
+        switch session.runtime.router.prepare(alias: alias, .words(words + ["--yes"]), origin: .commandLine) {
+        case .success(let p): again = p
+        case .failure(let e): throw CLIError(status: e.status, message: e.message)
+        }
+        return session.call(again)
     }
 }
 

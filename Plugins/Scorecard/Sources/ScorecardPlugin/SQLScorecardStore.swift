@@ -111,6 +111,11 @@ final class SQLScorecardStore: ScorecardStore {
         if storage.changes != 1 { throw CorruptRow(description: "round \(id) was not open") }
     }
 
+    func deleteRound(id: Int, on date: GolfDate, wasFinal: Bool, reason: String?) throws {
+        try storage.run(S.insertRoundDeletion, [SQLValue(id), .text(date.description), SQLValue(wasFinal ? 1 : 0),
+                                                reason.map { .text($0) } ?? .null])
+    }
+
     func appendScore(roundID: Int, playerID: Int, hole: Int, strokes: Int) throws -> ScoreEntry {
         let sequence = try storage.queryOne(S.appendScore, [SQLValue(roundID), SQLValue(playerID), SQLValue(hole), SQLValue(strokes)])?[0].int
             ?? Int(storage.lastInsertRowID)

@@ -13,7 +13,7 @@ import Glibc
 
 final class Scorecard: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.scorecard", version: "1.1.0", name: "Scorecard",
+        id: "org.clubhouse.scorecard", version: "1.2.0", name: "Scorecard",
         summary: "Rounds for several players in the formats golfers play (stroke, Stableford, match, four-ball, skins) and the World Handicap System",
         services: [.log, .config, .storage])
 
@@ -118,12 +118,28 @@ final class Scorecard: Plugin {
             return try plugin.run(call) { try $0.leaderboard(round) } text: { $0.text }
         },
         Command("round finish", summary: "Finish a round (final: no more scores); shows differentials and new indexes",
+                help: "A round with unscored holes is only finished when confirmed: on a terminal you are asked; "
+                    + "in scripts pass --yes (without it the command changes nothing and exits 2).",
                 arguments: [.integer("round", help: "Round id", required: true, positional: true),
-                            .number("pcc", help: "Playing Conditions Calculation of the day, -1 to +3")],
+                            .number("pcc", help: "Playing Conditions Calculation of the day, -1 to +3"),
+                            .flag("yes", help: "Finish even with unscored holes")],
                 reply: "{leaderboard, players: [{name, gross, adjustedGross, differential, note, indexAfter}]}") { plugin, call in
             let request = FinishRoundRequest(round: String(try call.arguments.int("round")), pcc: numberText(call.arguments["pcc"]),
-                                             today: today())
+                                             today: today(), confirmed: call.arguments.flag("yes"))
             return try plugin.run(call) { try $0.finishRound(request) } text: { $0.text }
+        },
+        Command("round delete", summary: "Delete a round for good (it leaves lists, leaderboards and indexes; its entries stay on record)",
+                help: "Deleting a final round changes its players' Handicap Indexes, so it is confirmed: on a terminal you are "
+                    + "asked; in scripts pass --yes. An open round is deleted at once. The deletion is logged with its date "
+                    + "and reason and cannot be undone.",
+                arguments: [.integer("round", help: "Round id", required: true, positional: true),
+                            .string("reason", help: "Why (kept with the deletion)"),
+                            .flag("yes", help: "Delete even a final round")],
+                reply: "{round, wasFinal, reason, players: [{name, indexBefore, indexAfter}]}") { plugin, call in
+            let request = DeleteRoundRequest(round: String(try call.arguments.int("round")),
+                                             reason: try call.arguments.optionalString("reason"), today: today(),
+                                             confirmed: call.arguments.flag("yes"))
+            return try plugin.run(call) { try $0.deleteRound(request) } text: { $0.text }
         },
         Command("rounds", summary: "History of rounds, newest first",
                 reply: "{rounds: [leaderboard]}") { plugin, call in
@@ -261,6 +277,7 @@ func pluginError(_ error: ScorecardError) -> PluginError {
     switch error {
     case .unknownCourse, .unknownPlayer, .unknownRound: return .notFound(error.description)
     case .storage, .roundFinished: return .failed(error.description)
+    case .unconfirmed: return PluginError(.needsConfirmation, error.description)
     default: return .invalidArgument(error.description)
     }
 }

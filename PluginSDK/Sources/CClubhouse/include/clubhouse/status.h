@@ -40,6 +40,13 @@ enum {
     CLUBHOUSE_CONSTRAINT = 10,
     /* The plugin crashed or broke the protocol (only reported by the host for isolated plugins). */
     CLUBHOUSE_PLUGIN_FAILED = 11,
+    /* The command would do something permanent to incomplete data (finish a round with holes
+     * unscored) and the request did not confirm it (its `yes` flag). The reply is the question,
+     * one line, eg: "round 3 has 17 unscored holes; finish it anyway? It cannot be undone".
+     * The CLI asks it on a terminal and, on "y", calls again with `--yes`; elsewhere it exits
+     * with 2 (the request is incomplete) and says to pass --yes. A JSON-RPC client resends the
+     * call with "yes": true. Added in ABI 1.1 (an older host reports it as CLUBHOUSE_ERROR). */
+    CLUBHOUSE_NEEDS_CONFIRMATION = 12,
 
     /* Not errors: results of clubhouse_storage_service.step. */
     CLUBHOUSE_ROW = 100,

@@ -427,3 +427,27 @@ struct TextTable {
         }.joined(separator: "\n")
     }
 }
+
+/// What `round delete` did: the round, whether it was final, and each player's index around it.
+public struct RoundDeleted: Sendable, Codable, Equatable {
+    public var round: RoundSummary
+    public var wasFinal: Bool
+    public var reason: String?
+    public var players: [IndexChange]
+    public var text: String {
+        var lines = ["Deleted round \(round.id) (\(round.course), \(round.tee), \(round.date))" + (reason.map { ": \($0)" } ?? "")]
+        if wasFinal {
+            for player in players {
+                lines.append("  \(player.name): index " + (player.indexBefore?.handicapNotation ?? "—") + " → "
+                    + (player.indexAfter?.handicapNotation ?? "—"))
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+public struct IndexChange: Sendable, Codable, Equatable {
+    public var name: String
+    public var indexBefore: Tenths?
+    public var indexAfter: Tenths?
+}

@@ -95,10 +95,28 @@ public struct FinishRoundRequest: Sendable {
     public var round: String
     public var pcc: String?
     public var today: GolfDate
-    public init(round: String, pcc: String? = nil, today: GolfDate) {
+    /// The user confirmed finishing with holes unscored (`--yes`).
+    public var confirmed: Bool
+    public init(round: String, pcc: String? = nil, today: GolfDate, confirmed: Bool = false) {
         self.round = round
         self.pcc = pcc
         self.today = today
+        self.confirmed = confirmed
+    }
+}
+
+/// Deletes a round for good (a logged tombstone; see ScorecardSchema).
+public struct DeleteRoundRequest: Sendable {
+    public var round: String
+    public var reason: String?
+    public var today: GolfDate
+    /// The user confirmed deleting a final round, which changes Handicap Indexes (`--yes`).
+    public var confirmed: Bool
+    public init(round: String, reason: String? = nil, today: GolfDate, confirmed: Bool = false) {
+        self.round = round
+        self.reason = reason
+        self.today = today
+        self.confirmed = confirmed
     }
 }
 
@@ -443,6 +461,17 @@ public struct ScorecardCommands {
         if let finished = round.finishedOn { throw .roundFinished(round: round.id, on: finished) }
         let pcc = try request.pcc.map { text throws(ScorecardError) in try ArgumentReader.pcc(text) } ?? round.pcc
         let finishedOn = max(request.today, round.date)
+        if !request.confirmed {
+            let before = try leaderboard(round, world: world)
+            let holes = before.round.holes
+            let short = before.lines.filter { $0.holesPlayed < holes }
+                .sorted { $0.name.lowercased() < $1.name.lowercased() }
+                .map { "\($0.name) \(holes - $0.holesPlayed)" }
+            if !short.isEmpty {
+                throw .unconfirmed("round \(round.id) has unscored holes (\(short.joined(separator: ", "))); finishing makes it final "
+                    + "and its incomplete scores cannot count toward an index — finish it anyway?")
+            }
+        }
         try stored { try store.finishRound(id: round.id, on: finishedOn, pcc: pcc) }
         round.finishedOn = finishedOn
         round.pcc = pcc
@@ -455,6 +484,29 @@ public struct ScorecardCommands {
                                   differential: outcome?.differential, note: outcome.flatMap(Self.note), indexAfter: record.index)
         }
         return RoundFinished(leaderboard: board, players: players)
+    }
+
+    /// Deletes a round; a final round counts toward its players' indexes, so deleting it needs
+    /// confirmation. The reply names each player's index before and after.
+    public func deleteRound(_ request: DeleteRoundRequest) throws(ScorecardError) -> RoundDeleted {
+        let world = try loadWorld()
+        let round = try round(request.round, in: world.rounds)
+        let reason = request.reason.map { String($0.trimmingSpaces) }
+        if let reason, reason.isEmpty { throw .missingReason }
+        let board = try leaderboard(round, world: world)
+        let before = round.players.map { ScoringRecord.evaluate(world.postedRounds(of: $0.playerID)).index }
+        if round.isFinished && !request.confirmed {
+            throw .unconfirmed("round \(round.id) (\(board.round.course), \(round.date)) is final and counts toward the index of "
+                + round.players.map(\.name).joined(separator: ", ") + "; deleting it cannot be undone — delete it anyway?")
+        }
+        try stored { try store.deleteRound(id: round.id, on: request.today, wasFinal: round.isFinished, reason: reason) }
+        var after = world
+        after.rounds.removeAll { $0.id == round.id }
+        let players = zip(round.players, before).map { player, indexBefore in
+            IndexChange(name: player.name, indexBefore: indexBefore,
+                        indexAfter: ScoringRecord.evaluate(after.postedRounds(of: player.playerID)).index)
+        }
+        return RoundDeleted(round: board.round, wasFinal: round.isFinished, reason: reason, players: players)
     }
 
     static func note(_ outcome: ScoreOutcome) -> String? {

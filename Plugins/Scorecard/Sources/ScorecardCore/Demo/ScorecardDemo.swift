@@ -77,7 +77,7 @@ extension ScorecardCommands {
                 }
             }
             if finish {
-                _ = try finishRound(FinishRoundRequest(round: String(id), today: date))
+                _ = try finishRound(FinishRoundRequest(round: String(id), today: date, confirmed: true))
                 finished += 1
             }
             return id

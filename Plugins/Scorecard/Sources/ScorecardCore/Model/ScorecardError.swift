@@ -55,8 +55,14 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The storage underneath failed; nothing of this command was written.
     case storage(String)
 
+    /// A permanent action on incomplete or counted data that the user has not confirmed (`--yes`);
+    /// the text is the question.
+    case unconfirmed(String)
+
     public var description: String {
         switch self {
+        case let .unconfirmed(question):
+            return question
         case let .invalidPar(location, hole, par):
             return "\(location)hole \(hole) has par \(par); par must be 3 to 6 — correct the hole's par"
         case let .invalidSlope(location, slope):

@@ -2,7 +2,8 @@
 // and the statements a SQL-backed ScorecardStore runs. Decimal quantities are stored as integer tenths
 // (`rating_tenths`, `pcc_tenths`, `index_tenths`) so nothing is ever rounded by the database. The
 // rules "entries are append-only" and "a finished round is final" are enforced by triggers as well as
-// by the Core, so no other writer can break them.
+// by the Core, so no other writer can break them. Deleting a round is a tombstone (`round_deletions`,
+// itself permanent): the round leaves every list, leaderboard and index, its entries stay in the file.
 
 /// One schema migration.
 public struct ScorecardMigration: Sendable, Equatable {
@@ -109,6 +110,21 @@ public enum ScorecardSchema {
             WHEN NEW.reason IS NULL AND (SELECT finished_on FROM rounds WHERE id = NEW.round_id) IS NOT NULL
             BEGIN SELECT RAISE(ABORT, 'the round is finished and final; only a correction with a reason can change it'); END;
             """),
+        ScorecardMigration(version: 4, name: "round deletions: a logged tombstone, entries kept for the record", sql: """
+            CREATE TABLE round_deletions (
+                round_id INTEGER PRIMARY KEY REFERENCES rounds(id),
+                deleted_on TEXT NOT NULL CHECK (deleted_on GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                was_final INTEGER NOT NULL CHECK (was_final IN (0, 1)),
+                reason TEXT CHECK (reason IS NULL OR length(trim(reason)) > 0)
+            );
+            CREATE TRIGGER round_deletions_no_update BEFORE UPDATE ON round_deletions
+            BEGIN SELECT RAISE(ABORT, 'a round deletion is permanent'); END;
+            CREATE TRIGGER round_deletions_no_delete BEFORE DELETE ON round_deletions
+            BEGIN SELECT RAISE(ABORT, 'a round deletion is permanent'); END;
+            CREATE TRIGGER score_entries_not_deleted BEFORE INSERT ON score_entries
+            WHEN EXISTS (SELECT 1 FROM round_deletions WHERE round_id = NEW.round_id)
+            BEGIN SELECT RAISE(ABORT, 'the round was deleted'); END;
+            """),
     ]
 
     /// Statements of a SQL-backed store, with `?` parameters in the order of the comment.
@@ -143,7 +159,12 @@ public enum ScorecardSchema {
         public static let selectRounds = """
             SELECT r.id, r.course_id, r.tee_name, r.played_on, r.nine, r.format, r.pcc_tenths, r.finished_on,
                    o.allowance_percent, o.net_skins, o.carry_overs
-            FROM rounds r LEFT JOIN round_options o ON o.round_id = r.id ORDER BY r.id
+            FROM rounds r LEFT JOIN round_options o ON o.round_id = r.id
+            WHERE r.id NOT IN (SELECT round_id FROM round_deletions) ORDER BY r.id
+            """
+        /// round_id, deleted_on, was_final, reason
+        public static let insertRoundDeletion = """
+            INSERT INTO round_deletions (round_id, deleted_on, was_final, reason) VALUES (?, ?, ?, ?)
             """
         /// round_id, allowance_percent, net_skins, carry_overs
         public static let insertRoundOptions = """
@@ -171,7 +192,7 @@ public enum ScorecardSchema {
         /// round cost a prepare each).
         public static let selectAllEntries = """
             SELECT sequence, round_id, player_id, hole, strokes, reason, corrected_on FROM score_entries
-            ORDER BY round_id, sequence
+            WHERE round_id NOT IN (SELECT round_id FROM round_deletions) ORDER BY round_id, sequence
             """
     }
 }

@@ -18,6 +18,8 @@ public protocol ScorecardStore: AnyObject {
     func insertRound(_ draft: RoundDraft) throws -> Round
     /// Marks an open round finished, with the day's PCC. Finished rounds never change again.
     func finishRound(id: Int, on date: GolfDate, pcc: Tenths) throws
+    /// Deletes a round (open or final) for good: it leaves `rounds()` and `allScoreEntries()`.
+    func deleteRound(id: Int, on date: GolfDate, wasFinal: Bool, reason: String?) throws
 
     /// Appends one entry (entries are never updated or deleted).
     func appendScore(roundID: Int, playerID: Int, hole: Int, strokes: Int) throws -> ScoreEntry
@@ -100,6 +102,15 @@ public final class InMemoryScorecardStore: ScorecardStore {
         }
         state.rounds[i].finishedOn = date
         state.rounds[i].pcc = pcc
+    }
+
+    public func deleteRound(id: Int, on date: GolfDate, wasFinal: Bool, reason: String?) throws {
+        try checkFailure()
+        guard let i = state.rounds.firstIndex(where: { $0.id == id }) else {
+            throw InjectedFailure(description: "round \(id) does not exist")
+        }
+        state.rounds.remove(at: i)
+        state.entries[id] = nil
     }
 
     public func appendScore(roundID: Int, playerID: Int, hole: Int, strokes: Int) throws -> ScoreEntry {
