@@ -24,14 +24,18 @@ final class PracticeEndToEndTests: XCTestCase {
         XCTAssertEqual(json["sha256"]?.stringValue, "c2985c5ba6f7d2a55e768f92490ca09388e95bc4cccb9fdf11b15f4d42f93e73")
     }
 
-    func testHashJSONLinesReportsBadLinesAndKeepsGoing() throws {
+    func testHashJSONLinesRefusesBadLinesUnlessAskedToSkipThem() throws {
         let c = try Clubhouse()
         let file = try c.write("docs.jsonl", "{\"a\":\"x\u{2028}y\"}\n[NaN]\n\n{\"z\":1,\"a\":2}\n")
-        let out = try c.succeed(["practice", "hash", file, "--jsonl"]).stdout.split(separator: "\n").map(String.init)
+        // By default a bad line is an invalid input (exit 2), named with file:line:column; no hash is printed.
+        let refused = try c.fail(["practice", "hash", file, "--jsonl"], exitCode: 2,
+                                 contains: ["\(file):2:2: NaN is not a JSON number", "1 of 3 lines is not valid JSON", "--skip-bad-lines"])
+        XCTAssertEqual(refused.stdout, "")
+        let out = try c.succeed(["practice", "hash", file, "--jsonl", "--skip-bad-lines"]).stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(out.count, 3)
         XCTAssertEqual(out[1], "ERROR \(file):2:2: NaN is not a JSON number")
         XCTAssertEqual(out[2], "c2985c5ba6f7d2a55e768f92490ca09388e95bc4cccb9fdf11b15f4d42f93e73")
-        let json = try c.succeed(["practice", "hash", file, "--jsonl", "--json"]).json()
+        let json = try c.succeed(["practice", "hash", file, "--jsonl", "--skip-bad-lines", "--json"]).json()
         XCTAssertEqual(json["documents"]?.arrayValue?.map { $0["line"]?.intValue ?? 0 }, [1, 2, 4])
     }
 

@@ -238,6 +238,7 @@ final class FailingStore: PracticeStore {
     func subsessions(sessionID: Int64?, club: String?) throws -> [StoredSubsession] { try inner.subsessions(sessionID: sessionID, club: club) }
     func shots(sessionID: Int64) throws -> [StoredShot] { try inner.shots(sessionID: sessionID) }
     func appendAnalyses(_ analyses: [AppendedAnalysis]) throws { throw DiskFull() }
+    func deleteSession(id: Int64, deletedAt: String, reason: String?) throws { throw DiskFull() }
     /// Live shots after this many fail.
     var liveShotsBeforeFailure = Int.max
     private var liveShotCount = 0

@@ -116,6 +116,25 @@ final class SessionQueryTests: StoreTestCase {
         XCTAssertEqual(try SessionQueries.sessionID("3"), 3)
     }
 
+    func testDeletionAsksFirstThenRemovesTheSessionWhole() throws {
+        let imported = try importer.run(ImportRequest(csv: sample(), sourceName: "sample.csv", templates: [fixture("fixture_a")],
+                                                      date: "2026-01-20"))
+        let deletion = SessionDeletion(library: library)
+        let id = imported.session.id
+        XCTAssertThrowsError(try deletion.delete(id, reason: nil, confirmed: false, now: "2026-02-01T00:00:00Z")) { error in
+            XCTAssertEqual((error as? PracticeError)?.kind, .unconfirmed)
+            XCTAssertEqual("\(error)", "session \(id) (sample.csv, 2026-01-20, 15 shots) will be deleted for good and leave every trend — delete it?")
+        }
+        XCTAssertEqual(try SessionQueries(library: library).sessions().sessions.count, 1, "an unconfirmed delete changes nothing")
+        let deleted = try deletion.delete(id, reason: "range balls", confirmed: true, now: "2026-02-01T00:00:00Z")
+        XCTAssertEqual(deleted.text, "Deleted session \(id) (sample.csv, 2026-01-20, 15 shots): range balls\n")
+        XCTAssertEqual(try SessionQueries(library: library).sessions().sessions.count, 0)
+        XCTAssertEqual(try store.subsessions(sessionID: id, club: nil).count, 0)
+        XCTAssertThrowsError(try deletion.delete(id, reason: nil, confirmed: true, now: "x")) { error in
+            XCTAssertEqual("\(error)", "no session \(id); `practice sessions` lists them")
+        }
+    }
+
     func testExportIsCanonicalStableAndPortable() throws {
         let imported = try importer.run(ImportRequest(csv: sample(), sourceName: "sample.csv", templates: [fixture("fixture_a")]))
         let queries = SessionQueries(library: library)

@@ -14,6 +14,8 @@ public struct PracticeError: Error, Sendable, Equatable, CustomStringConvertible
         case storage
         /// The user stopped the command (Ctrl-C) before it wrote anything.
         case cancelled
+        /// A permanent action the user has not confirmed yet (`--yes`); the message is the question.
+        case unconfirmed
     }
 
     public let kind: Kind
@@ -30,6 +32,7 @@ public struct PracticeError: Error, Sendable, Equatable, CustomStringConvertible
     public static func conflict(_ message: String) -> PracticeError { PracticeError(.conflict, message) }
     public static func storage(_ message: String) -> PracticeError { PracticeError(.storage, message) }
     public static func cancelled(_ message: String) -> PracticeError { PracticeError(.cancelled, message) }
+    public static func unconfirmed(_ message: String) -> PracticeError { PracticeError(.unconfirmed, message) }
 
     public var description: String { message }
 }

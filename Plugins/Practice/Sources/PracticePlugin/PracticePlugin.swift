@@ -12,7 +12,7 @@ import Glibc
 
 final class Practice: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.practice", version: "1.2.0", name: "Practice",
+        id: "org.clubhouse.practice", version: "1.3.0", name: "Practice",
         summary: "Golf practice analytics: canonical JSON hashes, Rapsodo MLM2PRO import, KPI templates, A/B/C grading, trends",
         services: [.log, .config, .storage, .progress])
 
@@ -29,15 +29,23 @@ final class Practice: Plugin {
             return try coreReply(call, { try CanonicalCommands.canonicalize(request) }, text: { $0.text })
         },
         Command("hash", summary: "Print the SHA-256 of a document's canonical form (one per line with --jsonl)",
-                help: "With --jsonl every LF-terminated line is a document (a raw U+2028 inside a string is not a line end); "
-                    + "a line that is not valid JSON prints ERROR file:line:column: message and the others still hash.",
+                help: "With --jsonl every LF-terminated line is a document (a raw U+2028 inside a string is not a line end). "
+                    + "A line that is not valid JSON makes the command fail (exit 2) naming it as file:line:column; with "
+                    + "--skip-bad-lines it prints ERROR file:line:column: message in its place and the others still hash.",
                 arguments: [.path("file", help: "JSON or JSON Lines file, or - for standard input", required: true, positional: true),
-                            profile, .flag("jsonl", help: "One document per line")],
+                            profile, .flag("jsonl", help: "One document per line"),
+                            .flag("skip-bad-lines", help: "With --jsonl: hash the valid lines and list the bad ones instead of failing")],
                 reply: "{profile, documents: [{line, sha256, error}], errors} (without --json: {profile, count, errors})") { _, call in
             let request = HashRequest(profile: try profileArgument(call), input: try readInput(call, "file"),
                                       sourceName: try call.arguments.string("file"), jsonLines: call.arguments.flag("jsonl"))
             let result: HashResult
             do { result = try CanonicalCommands.hash(request) } catch { throw translated(error) }
+            if result.errorCount > 0 && !call.arguments.flag("skip-bad-lines"),
+               let first = result.documents.first(where: { $0.error != nil })?.error {
+                let n = result.errorCount, total = result.documents.count
+                throw PluginError.invalidArgument("\(first) (\(n) of \(total) lines \(n == 1 ? "is" : "are") not valid JSON; "
+                    + "nothing was hashed — fix them, or pass --skip-bad-lines to hash the others and list the bad)")
+            }
             // A big --jsonl result goes out once: as data for --json and JSON-RPC, as text otherwise
             // (then data holds only the counts).
             return call.wantsMachineOutput ? Reply(data: result.json) : Reply(data: result.summaryJSON, text: result.text + "\n")
@@ -169,6 +177,20 @@ final class Practice: Plugin {
         Command("sessions", summary: "List the imported sessions",
                 reply: "{sessions: [{session, clubs}]}") { plugin, call in
             return try plugin.withLibrary(call, { try SessionQueries(library: $0).sessions() }, text: { $0.text })
+        },
+        Command("session delete", summary: "Delete an imported session for good: its shots and analyses leave every trend (logged)",
+                help: "Facts are never changed; deleting a whole session is the one exception, logged with its time and reason in "
+                    + "the database. It is confirmed: on a terminal you are asked, in scripts pass --yes. A session a live "
+                    + "recording wrote cannot be deleted. Importing the same file again later makes a new session.",
+                arguments: [.integer("id", help: "Session id (see practice sessions)", required: true, positional: true),
+                            .string("reason", help: "Why (kept in the deletion log)"),
+                            .flag("yes", help: "Delete without asking")],
+                reply: "{session, deleted_at, reason}") { plugin, call in
+            let id = Int64(try call.arguments.int("id"))
+            let reason = try call.arguments.optionalString("reason")
+            let confirmed = call.arguments.flag("yes")
+            return try plugin.withLibrary(call, { try SessionDeletion(library: $0).delete(id, reason: reason, confirmed: confirmed, now: isoNow()) },
+                                          text: { $0.text })
         },
         Command("session", summary: "Show a session: each club's counts, validity, A% and averages (all shots and A shots)",
                 arguments: [.integer("id", help: "Session id (see practice sessions)", required: true, positional: true),
@@ -439,6 +461,7 @@ func pluginError(_ error: PracticeError) -> PluginError {
     case .notFound: return .notFound(error.message)
     case .conflict, .storage: return .failed(error.message)
     case .cancelled: return .cancelled(error.message)
+    case .unconfirmed: return PluginError(.needsConfirmation, error.message)
     }
 }
 

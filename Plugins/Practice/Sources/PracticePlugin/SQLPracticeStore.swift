@@ -271,6 +271,19 @@ final class SQLPracticeStore: PracticeStore {
         }
     }
 
+    func deleteSession(id: Int64, deletedAt: String, reason: String?) throws {
+        try storage.transaction {
+            guard let session = try session(id: id) else { throw PracticeStoreError.unknownSession(id: id) }
+            if let live = try storage.queryOne(S.selectLiveClosureOfSession, [.integer(id)])?[0].int {
+                throw PracticeStoreError.liveRecorded(sessionID: id, liveSessionID: Int64(live))
+            }
+            try storage.run(S.insertSessionDeletion, [.integer(id), .text(session.contentHash), .text(session.importedAt),
+                                                      .text(session.sourceName), SQLValue(session.shotCount), .text(deletedAt),
+                                                      reason.map(SQLValue.text) ?? .null])
+            for statement in S.deleteSessionRows { try storage.run(statement, [.integer(id)]) }
+        }
+    }
+
     func closeLiveSession(_ id: Int64, batch: SessionBatch?, closedAt: String, reason: String) throws -> StoredSession? {
         try storage.transaction {
             guard try openLiveSessions().contains(where: { $0.id == id }) else { throw PracticeStoreError.liveSessionNotOpen(id: id) }

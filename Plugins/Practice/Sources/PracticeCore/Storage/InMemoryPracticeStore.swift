@@ -113,6 +113,13 @@ public final class InMemoryPracticeStore: PracticeStore {
         }
     }
 
+    public func deleteSession(id: Int64, deletedAt: String, reason: String?) throws {
+        guard sessionRows.contains(where: { $0.id == id }) else { throw PracticeStoreError.unknownSession(id: id) }
+        sessionRows.removeAll { $0.id == id }
+        subsessionRows.removeAll { $0.sessionID == id }
+        shotRows[id] = nil
+    }
+
     public func beginLiveSession(device: String, startedAt: String) throws -> Int64 {
         let id = (liveSessions.map(\.id).max() ?? 0) + 1
         liveSessions.append(LiveSessionRow(id: id, device: device, startedAt: startedAt))

@@ -15,7 +15,45 @@ public enum PracticeSchema {
     public static let migrations: [Migration] = [
         Migration(version: 1, name: "practice kernel: facts, preferences, immutability", sql: version1),
         Migration(version: 2, name: "live sessions: shots as they arrive, closures", sql: version2),
+        Migration(version: 3, name: "session deletions: logged, the only way a session's facts leave", sql: version3),
     ]
+
+    /// Deleting an imported session (version 3). Facts stay immutable: no UPDATE ever, and a DELETE
+    /// of a session, its sub-sessions or its shots is refused unless the session's deletion is
+    /// logged first in `session_deletions` (itself immutable) — which `deleteSession` does in the
+    /// same transaction. The log names the session by id, content hash and import time, so a later
+    /// import of the same file is a new session that the old log entry does not cover.
+    static let version3: String = {
+        let logged = """
+            EXISTS (SELECT 1 FROM session_deletions d JOIN sessions s
+                    ON s.id = d.session_id AND s.content_hash = d.content_hash AND s.imported_at = d.imported_at
+                    WHERE d.session_id = OLD.session_id)
+            """
+        return """
+        CREATE TABLE session_deletions (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL,
+            content_hash TEXT NOT NULL,
+            imported_at TEXT NOT NULL,
+            source_name TEXT NOT NULL,
+            shot_count INTEGER NOT NULL,
+            deleted_at TEXT NOT NULL,
+            reason TEXT CHECK (reason IS NULL OR length(trim(reason)) > 0)
+        );
+        \(immutabilityTriggers(["session_deletions"]))
+        DROP TRIGGER sessions_no_delete;
+        CREATE TRIGGER sessions_no_delete BEFORE DELETE ON sessions
+        WHEN NOT EXISTS (SELECT 1 FROM session_deletions d
+                         WHERE d.session_id = OLD.id AND d.content_hash = OLD.content_hash AND d.imported_at = OLD.imported_at)
+        BEGIN SELECT RAISE(ABORT, 'sessions rows are immutable facts and are never deleted'); END;
+        DROP TRIGGER club_subsessions_no_delete;
+        CREATE TRIGGER club_subsessions_no_delete BEFORE DELETE ON club_subsessions WHEN NOT \(logged)
+        BEGIN SELECT RAISE(ABORT, 'club_subsessions rows are immutable facts and are never deleted'); END;
+        DROP TRIGGER shots_no_delete;
+        CREATE TRIGGER shots_no_delete BEFORE DELETE ON shots WHEN NOT \(logged)
+        BEGIN SELECT RAISE(ABORT, 'shots rows are immutable facts and are never deleted'); END;
+        """
+    }()
 
     /// The live journal's tables (version 2), immutable like the facts: a live shot is written as
     /// it arrives (one transaction each); closing the session writes the session, its analyses and
@@ -237,6 +275,19 @@ extension PracticeSchema.SQL {
         SELECT id, device, started_at FROM live_sessions
         WHERE id NOT IN (SELECT live_session_id FROM live_closures) ORDER BY id
         """
+    /// session_id, content_hash, imported_at, source_name, shot_count, deleted_at, reason
+    public static let insertSessionDeletion = """
+        INSERT INTO session_deletions (session_id, content_hash, imported_at, source_name, shot_count, deleted_at, reason)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        """
+    /// One parameter: session_id (the deletion's children first, then the session).
+    public static let deleteSessionRows = [
+        "DELETE FROM shots WHERE session_id = ?",
+        "DELETE FROM club_subsessions WHERE session_id = ?",
+        "DELETE FROM sessions WHERE id = ?",
+    ]
+    /// One parameter: session_id. A row when a live session's closure wrote it.
+    public static let selectLiveClosureOfSession = "SELECT live_session_id FROM live_closures WHERE session_id = ?"
     /// live_session_id, session_id, closed_at, reason
     public static let insertLiveClosure = "INSERT INTO live_closures (live_session_id, session_id, closed_at, reason) VALUES (?, ?, ?, ?)"
     /// One parameter: hash. A row when the template is stored.

@@ -144,11 +144,16 @@ public enum PracticeStoreError: Error, Sendable, Equatable, CustomStringConverti
     case duplicateLiveShot(id: Int64, shotNumber: Int)
     /// The session's club already has an analysis under this template.
     case duplicateAnalysis(sessionID: Int64, club: String, hash: String)
+    /// The session was written by a live recording, whose journal refers to it.
+    case liveRecorded(sessionID: Int64, liveSessionID: Int64)
 
     public var description: String {
         switch self {
         case .duplicateSession(let hash, let id):
             return "this file was already imported as session \(id) (content hash \(hash.prefix(12))…); nothing was written"
+        case .liveRecorded(let session, let live):
+            return "session \(session) was recorded live (live session \(live)) and its live journal refers to it; "
+                + "a live-recorded session cannot be deleted"
         case .duplicateTemplate(let hash): return "template \(hash.prefix(12))… is already stored"
         case .unknownTemplate(let hash): return "no template \(hash.prefix(12))… is stored"
         case .unknownSession(let id): return "no session \(id) is stored"
@@ -195,6 +200,10 @@ public protocol PracticeStore: AnyObject {
     /// transaction: all or none. An unknown session or template, or a (session, club, template)
     /// already analyzed, refuses the whole batch.
     func appendAnalyses(_ analyses: [AppendedAnalysis]) throws
+    /// Deletes an imported session, its sub-sessions and shots, logging the deletion first, in one
+    /// transaction. An unknown session throws `unknownSession`; a session a live recording wrote
+    /// throws `liveRecorded` (its live journal keeps referring to it).
+    func deleteSession(id: Int64, deletedAt: String, reason: String?) throws
 
     // Live sessions (a journal of facts; see `PracticeSchema.liveFactTables`).
     /// Starts a live session; returns its id.

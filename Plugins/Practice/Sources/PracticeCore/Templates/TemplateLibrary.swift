@@ -311,7 +311,7 @@ func storeCall<T>(_ body: () throws -> T) throws(PracticeError) -> T {
         switch error {
         case .duplicateSession, .duplicateTemplate: throw .conflict(error.description)
         case .unknownTemplate, .unknownSession: throw .notFound(error.description)
-        case .duplicateAnalysis, .liveSessionNotOpen, .duplicateLiveShot: throw .conflict(error.description)
+        case .duplicateAnalysis, .liveSessionNotOpen, .duplicateLiveShot, .liveRecorded: throw .conflict(error.description)
         }
     } catch {
         throw .storage("storage failed: \(error)")
