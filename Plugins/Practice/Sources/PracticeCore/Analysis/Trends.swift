@@ -33,10 +33,12 @@ public struct TrendPoint: Sendable, Equatable, Codable {
     public let templateHash: String
     /// Means over the session's A shots (A-only trends).
     public let aOnlyAverages: MetricAverages?
+    /// False when the file had no date and `--date` was not given: `date` is then the import time.
+    public var dated: Bool = true
 
     enum CodingKeys: String, CodingKey {
         case sessionID = "session_id", date, shotCount = "shot_count", aCount = "a_count", validity
-        case aPercent = "a_percent", templateHash = "template_hash", aOnlyAverages = "a_only_averages"
+        case aPercent = "a_percent", templateHash = "template_hash", aOnlyAverages = "a_only_averages", dated
     }
 }
 
@@ -159,9 +161,11 @@ public struct TrendQuery {
                 excluded.append(ExcludedPoint(sessionID: row.sessionID, date: date, reason: "no A shots"))
                 continue
             }
-            points.append(TrendPoint(sessionID: row.sessionID, date: date, shotCount: a.shotCount, aCount: aCount,
-                                     validity: a.validity, aPercent: a.aPercent, templateHash: hash,
-                                     aOnlyAverages: a.averagesAOnly))
+            var point = TrendPoint(sessionID: row.sessionID, date: date, shotCount: a.shotCount, aCount: aCount,
+                                   validity: a.validity, aPercent: a.aPercent, templateHash: hash,
+                                   aOnlyAverages: a.averagesAOnly)
+            point.dated = byID[first.sessionID]?.sessionDate != nil
+            points.append(point)
         }
         // Weighted by shot count: sessions with a percentage (invalid ones have none) count by their shots.
         let graded = points.filter { $0.aPercent != nil }
