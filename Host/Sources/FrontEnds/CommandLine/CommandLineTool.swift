@@ -277,9 +277,17 @@ final class Session {
         var flags: UInt32 = 0
         if options.json { flags |= UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT) }
         if StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal { flags |= UInt32(CLUBHOUSE_CALL_INTERACTIVE) }
-        let progress: any ProgressSink = showsProgress && prepared.command.longRunning ? TerminalProgressBar() : SilentProgress()
+        var progress: any ProgressSink = showsProgress && prepared.command.longRunning ? TerminalProgressBar() : SilentProgress()
+        // A testing aid for the cancellation audit: cancel the call at its Nth progress update, as a
+        // Ctrl-C would at that moment (CLUBHOUSE_TEST_CANCEL_AT_PROGRESS=N).
+        let cancelAt = FileSystem.environment("CLUBHOUSE_TEST_CANCEL_AT_PROGRESS").flatMap { UInt64($0) }.map { CancelAtProgress(progress, at: $0) }
+        if let cancelAt { progress = cancelAt }
         let router = runtime.router
         let context = router.context(for: prepared, flags: flags, progress: progress)
+        cancelAt?.arm { [log] in
+            log.warning("cancelling at a progress update (CLUBHOUSE_TEST_CANCEL_AT_PROGRESS)")
+            context.cancel()
+        }
         let alias = prepared.alias
         let interrupt = InterruptHandler { [log] in
             log.warning("interrupted; asking '\(alias)' to stop (press Ctrl-C again to quit at once)")
@@ -303,6 +311,44 @@ final class Session {
         }
         return 0
     }
+}
+
+/// Passes progress on and cancels the call at its Nth progress update (N = 0: before it starts).
+final class CancelAtProgress: ProgressSink, @unchecked Sendable {
+    private let inner: any ProgressSink
+    private let threshold: UInt64
+    private let lock = Lock()
+    private var updates: UInt64 = 0
+    private var cancel: (@Sendable () -> Void)?
+
+    init(_ inner: any ProgressSink, at threshold: UInt64) {
+        self.inner = inner
+        self.threshold = threshold
+    }
+
+    /// Sets what cancelling does; with a threshold of 0 the call is cancelled before it starts.
+    func arm(_ cancel: @escaping @Sendable () -> Void) {
+        if threshold == 0 { cancel() } else { lock.withLock { self.cancel = cancel } }
+    }
+
+    private func count(_ step: UInt64) {
+        let fire: (@Sendable () -> Void)? = lock.withLock {
+            updates += step
+            guard updates >= threshold, let c = cancel else { return nil }
+            cancel = nil
+            return c
+        }
+        fire?()
+    }
+
+    func begin(label: String, total: UInt64) { inner.begin(label: label, total: total) }
+
+    func update(done: UInt64) {
+        inner.update(done: done)
+        count(1)
+    }
+
+    func end() { inner.end() }
 }
 
 /// Ctrl-C during a call: the first asks the plugin to stop (it sees is_cancelled), the second quits.

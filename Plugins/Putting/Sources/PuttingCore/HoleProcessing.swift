@@ -179,6 +179,8 @@ extension PuttingService {
             let base = Double(k), count = Double(targets.count)
             done.append(try HoleProcessor.process(hole, options: options) { p in progress?((base + p.fraction) / count) })
         }
+        // The last look before the one write: a stop asked for during the last hole still counts.
+        if isCancelled() { throw .cancelled(what: "storing \(done.count) processed hole\(done.count == 1 ? "" : "s") of \(course.id)") }
         if !done.isEmpty { try store.putHoles(done.map(\.hole)) }
         return HoleProcessReport(course: course, processed: done, skipped: skipped)
     }

@@ -245,6 +245,7 @@ public final class PuttingService {
                 processed.append(done)
             }
         }
+        if isCancelled() { throw .cancelled(what: "storing course \(request.id)") }
         let existing = try store.course(id: request.id)
         let course = Course(id: request.id, name: request.name ?? existing?.name ?? request.id,
                             city: request.city ?? existing?.city, state: request.state ?? existing?.state)

@@ -128,6 +128,10 @@ public struct Regrader {
             regraded.append(RegradedSession(sessionID: id, analysis: analysis, importAnalysis: importAnalysis[id]))
             progress?(n + 1, sessionIDs.count)
         }
+        // The last look before the one write: a stop asked for during the last session still counts.
+        if cancelled() {
+            throw .cancelled("re-grade stopped before writing its \(appended.count) analyses; nothing was written — run it again to grade them")
+        }
         if !appended.isEmpty { try storeCall { try store.appendAnalyses(appended) } }
         return RegradeResult(templateHash: stored.hash, club: club, regraded: regraded, alreadyGraded: already, shotsGraded: shotCount)
     }
