@@ -57,6 +57,8 @@ final class Clubhouse {
     let scratch: URL
     var dataDirectory: URL { scratch.appendingPathComponent("data") }
     var environment: [String: String] = [:]
+    /// Variables of the test's own environment the command must not see (eg NO_COLOR).
+    var unsetEnvironment: Set<String> = []
 
     init() throws {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("clubhouse-e2e-\(UUID().uuidString)")
@@ -99,6 +101,7 @@ final class Clubhouse {
         env["XDG_CACHE_HOME"] = scratch.appendingPathComponent("cache").path
         env.removeValue(forKey: "CLUBHOUSE_CONFIG")
         env.removeValue(forKey: "CLUBHOUSE_SITE")
+        for k in unsetEnvironment { env.removeValue(forKey: k) }
         for (k, v) in environment { env[k] = v }
         process.environment = env
         process.currentDirectoryURL = scratch

@@ -1,5 +1,6 @@
 // Device broker: a plugin opens a logical device by name; the site maps the name to a transport.
-// Only plugins granted "device:NAME" may open it; with "trace": true every byte is logged in hex.
+// Only plugins granted "device:NAME" may open it; every byte is logged in hex at -vvv (already at -v
+// with "trace": true).
 // One implementation (`open` and `DeviceConnection`), reached two ways: the C table an in-process
 // plugin gets, and the wire face that answers an isolated plugin's runner.
 
@@ -238,9 +239,12 @@ final class DeviceConnection: @unchecked Sendable {
         return status.rawValue
     }
 
+    /// Every byte in hex: at -vvv (trace level) for every device, already at -v (info) for a device
+    /// configured with "trace": true.
     private func traceBytes(_ direction: String, _ bytes: UnsafeRawBufferPointer) {
-        guard trace, log.isEnabled(Int32(CLUBHOUSE_LOG_TRACE)) else { return }
-        log.write(level: Int32(CLUBHOUSE_LOG_TRACE), source: owner, message: "\(name) \(direction) \(hexString(Array(bytes)))")
+        let level = Int32(trace ? CLUBHOUSE_LOG_INFO : CLUBHOUSE_LOG_TRACE)
+        guard log.isEnabled(level) else { return }
+        log.write(level: level, source: owner, message: "\(name) \(direction) \(hexString(Array(bytes)))")
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) -> Int32 {

@@ -156,7 +156,7 @@ package enum EmbeddedDefaults {
         "parity": {"enum": ["none", "even", "odd"], "default": "none"},
         "data_bits": {"type": "integer", "minimum": 5, "maximum": 8, "default": 8},
         "stop_bits": {"type": "integer", "minimum": 1, "maximum": 2, "default": 1},
-        "trace": {"type": "boolean", "default": false, "description": "Log every byte in hex (shown with -vvv)."},
+        "trace": {"type": "boolean", "default": false, "description": "Log every byte in hex already at -v (every device's bytes are shown at -vvv)."},
         "connect_timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "default": 3000},
         "options": {"type": "object", "description": "Simulator options, eg: {\"checksum\": \"modbus\", \"reject_rate\": 0.1, \"latency_ms\": 20}."},
         "description": {"type": "string"}

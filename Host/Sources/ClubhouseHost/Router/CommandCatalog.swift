@@ -34,7 +34,7 @@ public struct CommandCatalog: Sendable {
 
     /// Option names the host keeps for itself; a plugin argument may not use them.
     public static let reservedNames: Set<String> = [
-        "help", "json", "site", "config", "data-dir", "quiet", "verbose", "version", "strict", "no-color",
+        "help", "json", "site", "config", "data-dir", "quiet", "verbose", "version", "strict", "no-color", "no-pager",
     ]
 
     /// Reads a catalogue; every problem is listed (the validator reports them all).

@@ -11,7 +11,7 @@ import Glibc
 
 enum BuiltinCommands {
     static func output(_ options: GlobalOptions, json: JSONValue, text: String) {
-        if options.json { StandardStreams.writeOutput(JSONWriter.pretty(json) + "\n") } else { StandardStreams.writeOutput(text) }
+        if options.json { StandardStreams.writeOutput(JSONWriter.pretty(json) + "\n") } else { Pager.show(text, enabled: options.pager) }
     }
 
     static func usage(_ message: String) -> CLIError { CLIError(status: .invalidArgument, message: message) }

@@ -22,26 +22,31 @@ public enum CommandLineTool {
             return InternalModes.run(first, Array(arguments.dropFirst()))
         }
         let options: GlobalOptions
+        // Errors are coloured when stderr is a terminal and neither NO_COLOR nor --no-color says no.
+        let color = StandardStreams.errorIsTerminal && FileSystem.environment("NO_COLOR") == nil && !arguments.contains("--no-color")
         do {
             options = try GlobalOptions.parse(arguments)
         } catch {
-            return fail(CLIError(status: .invalidArgument, message: error.message), json: arguments.contains("--json"))
+            return fail(CLIError(status: .invalidArgument, message: error.message), json: arguments.contains("--json"), color: color)
         }
         do {
             return try dispatch(options)
         } catch {
-            return fail(error, json: options.json)
+            return fail(error, json: options.json, color: color)
         }
     }
 
-    static func fail(_ error: CLIError, json: Bool) -> Int32 {
+    static func fail(_ error: CLIError, json: Bool, color: Bool = false) -> Int32 {
         if json && !error.reported {
             let document: JSONValue = ["error": ["status": .string(error.status.name), "message": .string(error.message)]]
             StandardStreams.writeOutput(JSONWriter.pretty(document) + "\n")
         }
-        StandardStreams.writeError("clubhouse: \(shortened(error.message))\n")
+        // On a terminal the prefix is red, as cargo and git mark errors (never with NO_COLOR or --no-color).
+        let prefix = color ? "\u{1B}[1;31mclubhouse:\u{1B}[0m" : "clubhouse:"
+        StandardStreams.writeError("\(prefix) \(shortened(error.message))\n")
         return error.status.exitCode
     }
+
 
     /// --strict: any command fails when a plugin of the site does not load, before it runs.
     static func requireEveryPluginLoads(_ session: Session) throws(CLIError) {
@@ -91,7 +96,7 @@ public enum CommandLineTool {
         guard let first = words.first else {
             if options.help {
                 let session = try Session(options: options)
-                StandardStreams.writeOutput(HelpText.overview(session: session))
+                Pager.show(HelpText.overview(session: session), enabled: options.pager)
                 return 0
             }
             throw CLIError(status: .invalidArgument, message: "no command given; try clubhouse --help")
@@ -123,7 +128,7 @@ public enum CommandLineTool {
             let typed = words.prefix { !$0.hasPrefix("-") }.joined(separator: " ")
             // `clubhouse plugins --help`: the group's commands.
             if options.help && words.dropFirst().allSatisfy({ $0.hasPrefix("-") }) {
-                StandardStreams.writeOutput(HelpText.builtins(group))
+                Pager.show(HelpText.builtins(group), enabled: options.pager)
                 return 0
             }
             let names = group.map { "clubhouse \($0.name)" }.joined(separator: " | ")
@@ -131,7 +136,7 @@ public enum CommandLineTool {
                            message: "unknown command 'clubhouse \(typed)'; \(group.count == 1 ? "usage" : "one of"): \(names) (clubhouse --help lists them)")
         }
         if options.help {
-            StandardStreams.writeOutput(HelpText.command(command, plugin: nil))
+            Pager.show(HelpText.command(command, plugin: nil), enabled: options.pager)
             return 0
         }
         let arguments: JSONObject
@@ -147,7 +152,7 @@ public enum CommandLineTool {
     static func help(topic: [String], _ options: GlobalOptions) throws(CLIError) -> Int32 {
         guard let first = topic.first else {
             let session = try Session(options: options)
-            StandardStreams.writeOutput(HelpText.overview(session: session))
+            Pager.show(HelpText.overview(session: session), enabled: options.pager)
             return 0
         }
         if BuiltinCatalogue.groups.contains(first) {
@@ -162,11 +167,11 @@ public enum CommandLineTool {
         case .failure(let e): throw CLIError(status: e.status, message: e.message)
         }
         if topic.count == 1 {
-            StandardStreams.writeOutput(HelpText.plugin(plugin))
+            Pager.show(HelpText.plugin(plugin), enabled: options.pager)
             return 0
         }
         switch ArgumentParser.selectCommand(Array(topic.dropFirst()), in: plugin.catalogue, plugin: first) {
-        case .success(let (command, _)): StandardStreams.writeOutput(HelpText.command(command, plugin: first))
+        case .success(let (command, _)): Pager.show(HelpText.command(command, plugin: first), enabled: options.pager)
         case .failure(let e): throw CLIError(status: .invalidArgument, message: e.message)
         }
         return 0
@@ -182,7 +187,7 @@ public enum CommandLineTool {
         if options.strict { try requireEveryPluginLoads(session) }
         if words.isEmpty || (options.help && words.allSatisfy({ $0.hasPrefix("-") })) {
             if options.help || words.isEmpty {
-                StandardStreams.writeOutput(HelpText.plugin(plugin))
+                Pager.show(HelpText.plugin(plugin), enabled: options.pager)
                 if words.isEmpty && !options.help {
                     throw CLIError(status: .invalidArgument, message: "'\(alias)' needs a command (listed above)")
                 }
@@ -192,10 +197,10 @@ public enum CommandLineTool {
         if options.help {
             // Help never acts: it names the command the words select, or the plugin's list.
             switch ArgumentParser.selectCommand(words, in: plugin.catalogue, plugin: alias) {
-            case .success(let (command, _)): StandardStreams.writeOutput(HelpText.command(command, plugin: alias))
+            case .success(let (command, _)): Pager.show(HelpText.command(command, plugin: alias), enabled: options.pager)
             case .failure(let e):
                 if words.contains(where: { !$0.hasPrefix("-") }) { throw CLIError(status: .invalidArgument, message: e.message) }
-                StandardStreams.writeOutput(HelpText.plugin(plugin))
+                Pager.show(HelpText.plugin(plugin), enabled: options.pager)
             }
             return 0
         }
@@ -305,7 +310,7 @@ final class Session {
         if options.json {
             StandardStreams.writeOutput(JSONWriter.pretty(outcome.data) + "\n")
         } else if let text = outcome.text {
-            if !options.quiet || text.isEmpty == false { StandardStreams.writeOutput(text) }
+            if !options.quiet || text.isEmpty == false { Pager.show(text, enabled: options.pager) }
         } else if !outcome.data.isNull {
             StandardStreams.writeOutput(JSONWriter.pretty(outcome.data) + "\n")
         }

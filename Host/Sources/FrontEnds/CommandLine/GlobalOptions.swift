@@ -2,7 +2,8 @@ import ClubhouseHost
 import ClubhousePlatform
 import ClubhouseABI
 // The options every clubhouse command understands, from flags and the environment:
-// --site, --config, --data-dir, --json, --quiet, --verbose, --version, --help, --strict, --no-color;
+// --site, --config, --data-dir, --json, --quiet, --verbose, --version, --help, --strict, --no-color,
+// --no-pager;
 // CLUBHOUSE_CONFIG, CLUBHOUSE_DATA_DIR, CLUBHOUSE_SITE, NO_COLOR.
 
 public struct GlobalOptions: Sendable {
@@ -16,6 +17,8 @@ public struct GlobalOptions: Sendable {
     public var help = false
     public var strict = false
     public var color = true
+    /// Long text on a terminal through $CLUBHOUSE_PAGER / $PAGER / less (--no-pager turns it off).
+    public var pager = true
     /// The words that are not global options, in order.
     public var words: [String] = []
 
@@ -58,6 +61,7 @@ public struct GlobalOptions: Sendable {
             case "--help", "-h": o.help = true
             case "--strict": o.strict = true
             case "--no-color": o.color = false
+            case "--no-pager": o.pager = false
             default: o.words.append(word)
             }
         }

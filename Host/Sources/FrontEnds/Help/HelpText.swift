@@ -41,6 +41,7 @@ enum HelpText {
           --verbose, -v     more log output (-vv debug, -vvv device traffic)
           --strict          treat a plugin that fails to load as an error everywhere
           --no-color        no colors (also NO_COLOR)
+          --no-pager        never page long output (a terminal pages with $CLUBHOUSE_PAGER, $PAGER or less)
           --version         print the version
           --help, -h        help for clubhouse, a plugin, or a command
 
