@@ -54,9 +54,13 @@ enum HelpText {
 
     /// One line per built-in command: its synopsis and summary.
     static func builtinRows(_ commands: [CommandSpec]) -> String {
+        // A long synopsis keeps the column narrow: its summary goes on the next line, under the others.
         let rows = commands.map { (synopsis($0), $0.summary) }
-        let width = rows.map(\.0.count).max() ?? 20
-        return rows.map { "  \(pad($0.0, width))  \($0.1)\n" }.joined()
+        let width = min(rows.map(\.0.count).max() ?? 20, 36)
+        return rows.map { row in
+            row.0.count <= width ? "  \(pad(row.0, width))  \(row.1)\n"
+                : "  \(row.0)\n  \(pad("", width))  \(row.1)\n"
+        }.joined()
     }
 
     /// The built-in commands of one group (`clubhouse plugins --help`).
