@@ -10,5 +10,9 @@ final class ProgressBarTests: XCTestCase {
         XCTAssertEqual(TerminalProgressBar.duration(59), "59s")
         XCTAssertEqual(TerminalProgressBar.duration(125), "2m5s")
         XCTAssertEqual(TerminalProgressBar.duration(7_380), "2h3m")
+        XCTAssertEqual(TerminalProgressBar.grouped(0), "0")
+        XCTAssertEqual(TerminalProgressBar.grouped(999), "999")
+        XCTAssertEqual(TerminalProgressBar.grouped(12_345), "12,345")
+        XCTAssertEqual(TerminalProgressBar.grouped(1_234_567), "1,234,567")
     }
 }

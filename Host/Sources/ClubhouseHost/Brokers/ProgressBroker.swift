@@ -108,18 +108,29 @@ public final class TerminalProgressBar: ProgressSink, @unchecked Sendable {
             let barWidth = 24
             let filled = Int(fraction * Double(barWidth))
             line += "  [" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]"
-            line += " \(Int(fraction * 100))%  \(done)/\(total)"
+            line += " \(Int(fraction * 100))%  \(TerminalProgressBar.grouped(done))/\(TerminalProgressBar.grouped(total))"
             if rate > 0 && done < total {
                 let eta = Double(total - done) / rate
                 line += "  \(TerminalProgressBar.format(rate))/s  ETA \(TerminalProgressBar.duration(eta))"
             }
         } else {
-            line += "  \(done)"
+            line += "  \(TerminalProgressBar.grouped(done))"
             if rate > 0 { line += "  \(TerminalProgressBar.format(rate))/s" }
         }
         if line.count > width - 1 { line = String(line.prefix(width - 1)) }
         StandardStreams.writeError("\r\u{1B}[2K" + line)
         drawn = true
+    }
+
+    /// 1234567 → "1,234,567" (the bar's counts, readable at a glance).
+    static func grouped(_ n: UInt64) -> String {
+        let digits = Array(String(n))
+        var out = ""
+        for (i, d) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(d)
+        }
+        return out
     }
 
     static func format(_ rate: Double) -> String {
