@@ -228,7 +228,13 @@ final class FailingStore: PracticeStore {
         try inner.setTemplatePreferences(hash: hash, displayName: displayName, hidden: hidden)
     }
     func activeTemplates() throws -> [String: String] { try inner.activeTemplates() }
-    func setActiveTemplate(club: String, hash: String) throws { try inner.setActiveTemplate(club: club, hash: hash) }
+    /// When set, activating a template fails (after the template itself was written).
+    var failActivation = false
+    func setActiveTemplate(club: String, hash: String) throws {
+        if failActivation { throw DiskFull() }
+        try inner.setActiveTemplate(club: club, hash: hash)
+    }
+    func transaction<T>(_ body: () throws -> T) throws -> T { try inner.transaction(body) }
     func session(contentHash: String) throws -> StoredSession? { try inner.session(contentHash: contentHash) }
     func session(id: Int64) throws -> StoredSession? { try inner.session(id: id) }
     func sessions() throws -> [StoredSession] { try inner.sessions() }
@@ -281,6 +287,20 @@ final class TemplateLibraryTests: StoreTestCase {
         XCTAssertEqual(try store.templates().filter { $0.source == .user }.count, 2)
         // The bundled 7i template is still there, no longer active.
         XCTAssertEqual(try library.list(club: "7I").templates.filter { $0.active }.map(\.hash), [added.template.hash])
+    }
+
+    /// All or nothing: when activating a club's first template fails, the template is not kept either.
+    func testAFailedActivationLeavesNoTemplateBehind() throws {
+        let failing = FailingStore()
+        let library = TemplateLibrary(store: failing, now: { "2026-01-01T00:00:00Z" })
+        _ = try library.list()
+        failing.failActivation = true
+        XCTAssertThrowsError(try library.add(bytes("fixture_a"), sourceName: "a.json")) { error in
+            XCTAssertEqual((error as? PracticeError)?.kind, .storage, "\(error)")
+        }
+        XCTAssertEqual(try failing.templates().filter { $0.source == .user }.count, 0)
+        failing.failActivation = false
+        XCTAssertTrue(try library.add(bytes("fixture_a"), sourceName: "a.json").activated)
     }
 
     func testActivateHideRename() throws {

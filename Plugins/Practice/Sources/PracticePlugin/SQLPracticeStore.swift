@@ -271,6 +271,8 @@ final class SQLPracticeStore: PracticeStore {
         }
     }
 
+    func transaction<T>(_ body: () throws -> T) throws -> T { try storage.transaction(body) }
+
     func deleteSession(id: Int64, deletedAt: String, reason: String?) throws {
         try storage.transaction {
             guard let session = try session(id: id) else { throw PracticeStoreError.unknownSession(id: id) }

@@ -14,6 +14,17 @@ public final class InMemoryPracticeStore: PracticeStore {
 
     public init() {}
 
+    /// All or nothing: a throwing body leaves every table as it was.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        let saved = (templateRows, templateIndex, active, sessionRows, subsessionRows, shotRows, liveSessions, liveShotRows, closedLive)
+        do {
+            return try body()
+        } catch {
+            (templateRows, templateIndex, active, sessionRows, subsessionRows, shotRows, liveSessions, liveShotRows, closedLive) = saved
+            throw error
+        }
+    }
+
     public func insertTemplate(_ template: StoredTemplate) throws {
         guard templateIndex[template.hash] == nil else { throw PracticeStoreError.duplicateTemplate(hash: template.hash) }
         templateIndex[template.hash] = templateRows.count

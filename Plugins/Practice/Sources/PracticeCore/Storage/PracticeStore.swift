@@ -169,6 +169,10 @@ public enum PracticeStoreError: Error, Sendable, Equatable, CustomStringConverti
 /// with `PracticeSchema`; `InMemoryPracticeStore` implements it for tests and dry runs. Facts are
 /// only ever inserted.
 public protocol PracticeStore: AnyObject {
+    /// Runs `body` so that either all of its writes happen or none do (the SQL store: one
+    /// transaction; nested calls are savepoints).
+    func transaction<T>(_ body: () throws -> T) throws -> T
+
     // Templates (facts) and their preferences.
     /// Inserts once; an existing hash throws `PracticeStoreError.duplicateTemplate`.
     func insertTemplate(_ template: StoredTemplate) throws
@@ -217,6 +221,11 @@ public protocol PracticeStore: AnyObject {
     /// Closes a live session: writes `batch` (when it has shots) as a session and the closure row,
     /// in one transaction. Returns the stored session.
     func closeLiveSession(_ id: Int64, batch: SessionBatch?, closedAt: String, reason: String) throws -> StoredSession?
+}
+
+extension PracticeStore {
+    /// A store without transactions of its own runs `body` as is (every method is atomic alone).
+    public func transaction<T>(_ body: () throws -> T) throws -> T { try body() }
 }
 
 /// A live session being recorded.

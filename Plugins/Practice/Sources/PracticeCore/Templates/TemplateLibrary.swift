@@ -122,11 +122,15 @@ public struct TemplateLibrary {
     public func ensureDefaults() throws(PracticeError) {
         if defaults.ensured { return }
         let stored = Set(try storeCall { try store.templates() }.map(\.hash))
-        for template in try DefaultTemplates.templates() where !stored.contains(template.hash) {
-            try storeCall {
-                try store.insertTemplate(StoredTemplate(hash: template.hash, club: template.club,
-                                                        canonicalJSON: template.canonicalJSON, source: .bundled,
-                                                        insertedAt: now()))
+        let missing = try DefaultTemplates.templates().filter { !stored.contains($0.hash) }
+        // All the defaults or none: a failure half-way must not leave some clubs without theirs.
+        try storeCall {
+            try store.transaction {
+                for template in missing {
+                    try store.insertTemplate(StoredTemplate(hash: template.hash, club: template.club,
+                                                            canonicalJSON: template.canonicalJSON, source: .bundled,
+                                                            insertedAt: now()))
+                }
             }
         }
         defaults.ensured = true
@@ -145,14 +149,15 @@ public struct TemplateLibrary {
             return TemplateAddResult(template: try row(hash: template.hash), alreadyStored: true, activated: false,
                                      warnings: template.warnings)
         }
-        try storeCall {
-            try store.insertTemplate(StoredTemplate(hash: template.hash, club: template.club, canonicalJSON: template.canonicalJSON,
-                                                    source: .user, insertedAt: now()))
-        }
-        var activated = false
-        if try storeCall({ try store.activeTemplates() })[template.club] == nil {
-            try storeCall { try store.setActiveTemplate(club: template.club, hash: template.hash) }
-            activated = true
+        // The template and, for a club's first, its activation: one transaction (both or neither).
+        let activated = try storeCall {
+            try store.transaction { () throws -> Bool in
+                try store.insertTemplate(StoredTemplate(hash: template.hash, club: template.club, canonicalJSON: template.canonicalJSON,
+                                                        source: .user, insertedAt: now()))
+                guard try store.activeTemplates()[template.club] == nil else { return false }
+                try store.setActiveTemplate(club: template.club, hash: template.hash)
+                return true
+            }
         }
         return TemplateAddResult(template: try row(hash: template.hash), alreadyStored: false, activated: activated,
                                  warnings: template.warnings)
