@@ -51,7 +51,7 @@ private final class ResolutionSlots: @unchecked Sendable {
 public final class SiteRuntime: @unchecked Sendable {
     public static let offeredServices = [
         CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_CONFIG, CLUBHOUSE_SERVICE_STORAGE, CLUBHOUSE_SERVICE_PROGRESS,
-        CLUBHOUSE_SERVICE_INVOKE, CLUBHOUSE_SERVICE_DEVICE,
+        CLUBHOUSE_SERVICE_INVOKE, CLUBHOUSE_SERVICE_DEVICE, CLUBHOUSE_SERVICE_FILES,
     ]
 
     public let configuration: SiteConfiguration
@@ -292,6 +292,7 @@ public final class SiteRuntime: @unchecked Sendable {
         creating.append(alias)
         defer { creating.removeLast() }
         let made = PluginInstance(backend: plugin.backend, entry: plugin.entry, siteName: site.name, runtime: self)
+        made.pathArguments = PluginInstance.pathArguments(of: plugin.catalogue)
         do {
             try made.create()
         } catch {
