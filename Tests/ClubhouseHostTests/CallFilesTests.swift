@@ -82,3 +82,18 @@ final class CallFilesTests: XCTestCase {
         XCTAssertEqual(refusal(FilesBroker.open(nil, name: "x", relative: nil, access: 1))?.message, "the files service needs the running call")
     }
 }
+
+extension CallFilesTests {
+    /// A plugin invoking another passes on only the paths its own call holds, with no more access.
+    func testANestedCallGetsOnlyPathsTheOuterCallHolds() {
+        let outer = files(["in": (folder + "/a.txt", .read), "out": (folder + "/b.svg", .write), "dir": (folder, .read),
+                           "stdin": ("-", .read)])
+        XCTAssertTrue(outer.covers(CallFiles.Grant(path: folder + "/a.txt", access: .read)))
+        XCTAssertFalse(outer.covers(CallFiles.Grant(path: folder + "/a.txt", access: .write)), "no write from a read")
+        XCTAssertTrue(outer.covers(CallFiles.Grant(path: folder + "/b.svg", access: .write)))
+        XCTAssertTrue(outer.covers(CallFiles.Grant(path: folder + "/b.svg", access: .read)))
+        XCTAssertFalse(outer.covers(CallFiles.Grant(path: "/etc/passwd", access: .read)))
+        XCTAssertFalse(outer.covers(CallFiles.Grant(path: folder + "/sub/x", access: .read)), "not inside a folder it holds")
+        XCTAssertFalse(outer.covers(CallFiles.Grant(path: "-", access: .read)))
+    }
+}

@@ -67,6 +67,10 @@ public final class CallContext: @unchecked Sendable {
         return false
     }
 
+    /// The path capabilities of the call this one is nested in (a plugin's invoke), if any: a
+    /// plugin cannot hand another plugin a path it does not hold itself.
+    var outerFiles: CallFiles?? { parent.map { $0.files } }
+
     public var isCancelled: Bool {
         cancelled.load(ordering: .relaxed) || (parent?.isCancelled ?? false)
     }

@@ -50,6 +50,15 @@ final class CallFiles: @unchecked Sendable {
 
     private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 
+    /// Whether this call holds `grant` (to pass it on to a plugin it invokes): the same path with at
+    /// least that access. Not a path inside a folder it holds (the callee's host would open that
+    /// path directly, following links the folder's own resolution refuses); standard input and
+    /// output stay with the outermost call.
+    func covers(_ grant: Grant) -> Bool {
+        guard grant.path != "-" else { return false }
+        return grants.values.contains { $0.path == grant.path && (grant.access == .read || $0.access == .write) }
+    }
+
     /// Opens argument `name` for `access`; the descriptor is the caller's.
     func open(argument name: String, write: Bool) -> Result<Int32, FileRefusal> {
         guard let grant = grants[name] else {

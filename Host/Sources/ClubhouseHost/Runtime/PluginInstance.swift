@@ -223,7 +223,9 @@ final class PluginInstance: @unchecked Sendable {
         var files: CallFiles?
         if let spec = pathArguments[command], let parsed = try? JSONParser.parse(bytes: request),
            let arguments = parsed["arguments"]?.objectValue {
-            let grants = CallFiles.grants(for: spec, arguments: arguments)
+            var grants = CallFiles.grants(for: spec, arguments: arguments)
+            // Nested in another plugin's call: only paths that call holds itself (no confused deputy).
+            if let outer = call.outerFiles { grants = grants.filter { outer?.covers($0.value) ?? false } }
             if !grants.isEmpty { files = CallFiles(grants: grants, callID: call.id) }
         }
         let previousFiles = call.files
