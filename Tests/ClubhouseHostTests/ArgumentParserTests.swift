@@ -109,4 +109,17 @@ final class ArgumentParserTests: XCTestCase {
             "command 'a' is declared twice",
         ])
     }
+
+    /// A path argument declares the access the files service gives the plugin; anything else is listed.
+    func testPathAccessIsReadByDefaultAndOnlyForPaths() {
+        let good = #"{"commands": [{"name": "a", "summary": "s", "arguments": [{"name": "in", "type": "path"}, {"name": "out", "type": "path", "access": "write"}]}]}"#
+        guard case .success(let c) = CommandCatalog.parse(Array(good.utf8), plugin: "t") else { return XCTFail() }
+        XCTAssertEqual(c.commands[0].arguments.map(\.access), [.read, .write])
+        let bad = #"{"commands": [{"name": "a", "summary": "s", "arguments": [{"name": "n", "type": "string", "access": "read"}, {"name": "p", "type": "path", "access": "execute"}]}]}"#
+        guard case .failure(let e) = CommandCatalog.parse(Array(bad.utf8), plugin: "t") else { return XCTFail() }
+        XCTAssertEqual(e.problems, [
+            "command 'a': argument 'n' declares \"access\", which only a path argument has",
+            "command 'a': path argument 'p' has \"access\": \"execute\"; use \"read\" or \"write\"",
+        ])
+    }
 }

@@ -238,11 +238,11 @@ final class SandboxEndToEndTests: XCTestCase {
         XCTAssertEqual(errno(r[2]), eperm, "UDP stays closed: \(r[2])")
     }
 
-    /// The bundled plugins run sandboxed through every host service that needs no path argument:
-    /// storage (globe, scorecard, practice, putting, notes), the device broker (tennis sends to the
-    /// simulated ball machine), plugin-to-plugin invoke (greeter → notes, both sandboxed), config.
-    /// A path argument is not reachable yet (handing files over as descriptors is future work):
-    /// the plugin reports the kernel's refusal, it does not crash.
+    /// The bundled plugins run sandboxed through every host service: storage (globe, scorecard,
+    /// practice, putting, notes), the device broker (tennis sends to the simulated ball machine),
+    /// plugin-to-plugin invoke (greeter → notes, both sandboxed), config, and their path arguments
+    /// handed over by the files service: files read (practice, scorecard, tennis; standard input),
+    /// outputs written (globe map, practice trends --svg), a course folder imported (putting).
     func testBundledPluginsRunSandboxed() throws {
         let c = try Clubhouse()
         func entry(_ alias: String, _ id: String, _ grants: String, _ extra: String = "") -> String {
@@ -277,9 +277,60 @@ final class SandboxEndToEndTests: XCTestCase {
         XCTAssertEqual(try c.succeed(["--config", config, "greeter", "remember", "--text", "hi"]).stdout, "notes says: added note 1\n")
         XCTAssertEqual(try c.succeed(["--config", config, "notes", "list"]).stdout, "1  greeter: hi\n")
         XCTAssertEqual(try c.succeed(["--config", config, "greeter", "hello"]).stdout, "Hello, world!\n")
-        // Not yet: a path argument (the plugin opens it itself, and the kernel says no).
+        // Path arguments, handed over by the host (clubhouse.files/1): files read, outputs written,
+        // a course folder imported, with no change to the plugins' domain code.
         let document = try c.write("doc.json", #"{"b":1,"a":2}"#)
-        try c.fail(["--config", config, "practice", "hash", document], contains: ["\(document): cannot read (Permission denied)"])
+        let hash = try c.succeed(["--config", config, "practice", "hash", document]).stdout
+        XCTAssertEqual(hash.count, 65, "practice reads the file it was given: \(hash)")
+        XCTAssertEqual(try c.succeed(["--config", config, "practice", "canonicalize", "-"], stdin: #"{"b":1,"a":2}"#).stdout,
+                       #"{"a":2,"b":1}"#, "standard input ('-') is handed over too")
+        let course = try c.write("nine.json", """
+            {"name": "Test Nine", "tees": [{"name": "Red", "rating": 34.1, "slope": 118, "holes": [
+              {"par": 4, "strokeIndex": 1}, {"par": 3, "strokeIndex": 5}, {"par": 5, "strokeIndex": 3},
+              {"par": 4, "strokeIndex": 2}, {"par": 4, "strokeIndex": 8}, {"par": 3, "strokeIndex": 9},
+              {"par": 4, "strokeIndex": 4}, {"par": 4, "strokeIndex": 6}, {"par": 4, "strokeIndex": 7}]}]}
+            """)
+        XCTAssertEqual(try c.succeed(["--config", config, "scorecard", "course", "add", course, "--json"]).json()["id"]?.intValue, 1)
+        let drill = try c.write("corners.json", TennisDrillEndToEndTests.drill)
+        XCTAssertTrue(try c.succeed(["--config", config, "tennis", "drill", "validate", drill]).stdout.contains("valid drill \"corners\""))
+        let map = c.path("map.svg")
+        try c.succeed(["--config", config, "globe", "map", "--svg", map])
+        XCTAssertTrue(try String(contentsOfFile: map, encoding: .utf8).hasPrefix("<svg"), "globe wrote the map it was given")
+        try c.fail(["--config", config, "globe", "map", "--svg", c.path("missing/map.svg")], exitCode: 2,
+                   contains: ["the folder \(c.path("missing")) does not exist"])
+        // A course folder (a directory argument: read access to that tree only).
+        let folder = c.path("green")
+        try FileManager.default.createDirectory(atPath: folder + "/hole_1", withIntermediateDirectories: true)
+        try writePlane(folder + "/hole_1/Hole_1_heightfield")
+        let imported = try c.succeed(["--config", config, "putting", "course", "import", folder, "--id", "green"])
+        XCTAssertTrue(imported.stdout.contains("green"), imported.stdout)
+        XCTAssertTrue(try c.succeed(["--config", config, "putting", "holes", "green"]).stdout.contains("1"))
+        // The practice import of a CSV and a chart written to the --svg it was given.
+        let sample = try Clubhouse.requireSharedData("practice/sessions/rapsodo_mlm2pro_mixed_club_sample.csv").path
+        let session = try c.succeed(["--config", config, "practice", "import", sample, "--date", "2026-01-20", "--json"]).json()
+        XCTAssertNotNil(session["session"] ?? session["id"], "\(session)")
+        let svg = c.path("trend.svg")
+        try c.succeed(["--config", config, "practice", "trends", "--club", "7I", "--svg", svg])
+        XCTAssertTrue(try String(contentsOfFile: svg, encoding: .utf8).contains("<svg"), "practice wrote the chart it was given")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: c.path("")).filter { $0.contains(".partial-") }
+        XCTAssertEqual(leftovers, [])
+    }
+
+    /// A flat 2 % slope heightfield (its .json and .bin), as PuttingEndToEndTests writes one.
+    private func writePlane(_ stem: String) throws {
+        let nx = 41, nz = 21
+        try Data("""
+            {"units": {"x": "ft", "z": "ft", "y": "ft"},
+             "grid": {"nx": \(nx), "nz": \(nz), "resolution_ft": 0.5, "x_min_ft": -10.0, "z_min_ft": -5.0}}
+            """.utf8).write(to: URL(fileURLWithPath: stem + ".json"))
+        var bytes: [UInt8] = []
+        for _ in 0..<nz {
+            for i in 0..<nx {
+                let h = Float(1.0 + 0.02 * (-10.0 + 0.5 * Double(i)))
+                withUnsafeBytes(of: h.bitPattern.littleEndian) { bytes += $0 }
+            }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: stem + ".bin"))
     }
 
     /// The runner's executable folder is not readable wholesale: a file beside `clubhouse` that the

@@ -53,6 +53,8 @@ public struct Argument: Sendable {
     public var positional: Bool
     public var defaultValue: JSONValue?
     public var choices: [String]
+    /// For a path: what the plugin does with it (services/files.h); read by default.
+    public var access: PathAccess = .read
 
     public init(_ name: String, _ kind: Kind, help: String = "", required: Bool = false, positional: Bool = false,
                 default defaultValue: JSONValue? = nil, choices: [String] = []) {
@@ -84,8 +86,13 @@ public struct Argument: Sendable {
         Argument(name, .flag, help: help)
     }
 
-    public static func path(_ name: String, help: String = "", required: Bool = false, positional: Bool = false) -> Argument {
-        Argument(name, .path, help: help, required: required, positional: positional)
+    /// A path the caller names. `access: .write` for an output (the plugin gets a descriptor it may
+    /// write through the files service; PluginKit's `Files` uses it transparently).
+    public static func path(_ name: String, help: String = "", required: Bool = false, positional: Bool = false,
+                            access: PathAccess = .read) -> Argument {
+        var argument = Argument(name, .path, help: help, required: required, positional: positional)
+        argument.access = access
+        return argument
     }
 
     public static func choice(_ name: String, _ choices: [String], help: String = "", required: Bool = false,
@@ -115,6 +122,7 @@ public struct Argument: Sendable {
         if positional { o["positional"] = .bool(true) }
         if let defaultValue { o["default"] = defaultValue }
         if !choices.isEmpty { o["choices"] = .array(choices.map { .string($0) }) }
+        if kind == .path && access == .write { o["access"] = .string(access.rawValue) }
         return .object(o)
     }
 }

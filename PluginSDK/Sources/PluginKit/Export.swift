@@ -108,11 +108,16 @@ final class PluginFactory<P: Plugin>: AnyPluginFactory {
         let plugin = try P(context: context)
         // Bind each handler to the instance once, so calls run through non-generic code.
         var handlers: [String: InstanceBox.Handler] = [:]
+        var pathArguments: [String: [String]] = [:]
         for command in P.commands {
             let handler = command.handler
             handlers[command.name] = { invocation in try handler(plugin, invocation) }
+            let paths = command.arguments.filter { $0.kind == .path }.map(\.name)
+            if !paths.isEmpty { pathArguments[command.name] = paths }
         }
-        return InstanceBox(plugin: plugin, context: context, handlers: handlers)
+        let box = InstanceBox(plugin: plugin, context: context, handlers: handlers)
+        box.pathArguments = pathArguments
+        return box
     }
 }
 
@@ -127,6 +132,8 @@ final class InstanceBox: AnyInstanceBox {
     let plugin: AnyObject
     let context: PluginContext
     let handlers: [String: Handler]
+    /// The path arguments of each command that has any (Files reaches them through the files service).
+    var pathArguments: [String: [String]] = [:]
 
     init(plugin: AnyObject, context: PluginContext, handlers: [String: Handler]) {
         self.plugin = plugin
@@ -144,7 +151,13 @@ final class InstanceBox: AnyInstanceBox {
         do {
             let (arguments, cwd) = try InstanceBox.decodeRequest(request)
             let invocation = Invocation(arguments: Arguments(arguments), cwd: cwd, context: context, call: call)
-            let result = try handler(invocation)
+            var paths: [(name: String, path: String)] = []
+            for argument in pathArguments[name] ?? [] {
+                if let path = arguments[argument]?.stringValue { paths.append((argument, path)) }
+            }
+            let result = try CallFiles.with(paths.isEmpty ? nil : context.services.files.map {
+                CallFiles(call: call, service: $0, paths: paths)
+            }) { try handler(invocation) }
             reply.write(bytes: result.encoded())
             return Int32(CLUBHOUSE_OK)
         } catch {

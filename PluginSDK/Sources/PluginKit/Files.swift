@@ -10,16 +10,96 @@
 //     not a new regular file where the device was); a socket or a folder is refused;
 //   - a missing parent folder is an error naming it (only folder outputs, like a demo's `--out`,
 //     create folders, through `createDirectory`).
+//
+// Path arguments are capabilities (services/files.h): while a command runs, a path that is one of
+// its path arguments (or lies inside a folder argument) is opened BY THE HOST, through the files
+// service, and only the descriptor comes here — the only way a sandboxed plugin reaches a file, and
+// the same code path under every isolation. The host applies the rule above to writes (a temporary
+// file renamed over the target when the call succeeds). Any other path is opened directly, as
+// before (a sandbox's kernel refuses it).
 
+import CClubhouse
+import ClubhouseABI
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// The running call's path arguments, reachable through the files service (one per thread while a
+/// handler runs; Export.swift sets it).
+final class CallFiles {
+    let call: UnsafePointer<clubhouse_call>
+    let service: UnsafePointer<clubhouse_files_service>
+    let paths: [(name: String, path: String)]
+
+    init(call: UnsafePointer<clubhouse_call>, service: UnsafePointer<clubhouse_files_service>,
+         paths: [(name: String, path: String)]) {
+        self.call = call
+        self.service = service
+        self.paths = paths
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    static var current: CallFiles? {
+        pthread_getspecific(key).map { Unmanaged<CallFiles>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    static func with<R>(_ files: CallFiles?, _ body: () throws -> R) rethrows -> R {
+        guard let files else { return try body() }
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, Unmanaged.passUnretained(files).toOpaque())
+        defer { pthread_setspecific(key, previous) }
+        return try withExtendedLifetime(files) { try body() }
+    }
+
+    /// Opens `path` through the service when it is a path argument (or inside a folder argument,
+    /// for reading); nil when it is neither. Throws the host's refusal.
+    func open(_ path: String, write: Bool) throws -> Int32? {
+        var fd: Int32 = -1
+        let buffer = ReplyBuffer()
+        let status: Int32
+        if let match = paths.first(where: { $0.path == path }) {
+            guard let open = service.pointee.open_argument else { return nil }
+            status = buffer.withSink { sink in
+                open(call, match.name, write ? UInt32(CLUBHOUSE_FILE_WRITE) : UInt32(CLUBHOUSE_FILE_READ), &fd, sink)
+            }
+        } else if !write, let folder = paths.first(where: { $0.path != "-" && path.hasPrefix($0.path.hasSuffix("/") ? $0.path : $0.path + "/") }) {
+            guard let open = service.pointee.open_beneath else { return nil }
+            let prefix = folder.path.hasSuffix("/") ? folder.path.count : folder.path.count + 1
+            let relative = String(path.dropFirst(prefix))
+            status = buffer.withSink { sink in open(call, folder.name, relative, &fd, sink) }
+        } else {
+            return nil
+        }
+        guard status == Int32(CLUBHOUSE_OK), fd >= 0 else {
+            let message = String(decoding: buffer.bytes, as: UTF8.self)
+            throw PluginError(Status(code: status), message.isEmpty ? "\(path): the host refused to open it" : message)
+        }
+        return fd
+    }
+
+    /// `open` for a question (exists, is a folder): nil when not an argument or refused.
+    func stat(_ path: String) -> Glibc.stat? {
+        guard let fd = try? open(path, write: false) else { return nil }
+        defer { close(fd) }
+        var st = Glibc.stat()
+        return fstat(fd, &st) == 0 ? st : nil
+    }
+}
 
 public enum Files {
     /// Reads a whole file ("-" reads standard input). Refuses files above `limit` bytes.
     public static func read(_ path: String, limit: Int = 256 << 20) throws -> [UInt8] {
         if path != "-" && isDirectory(path) {
             throw PluginError.invalidArgument("\(path) is a folder, not a file; give the path of the file to read")
+        }
+        if let files = CallFiles.current, let fd = try files.open(path, write: false) {
+            defer { close(fd) }
+            return try readAll(fd, path: path, limit: limit)
         }
         let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
@@ -29,6 +109,11 @@ public enum Files {
             throw PluginError(code == ENOENT ? .notFound : .io, "\(path): cannot read (\(reason)); \(hint)")
         }
         defer { if fd != 0 { close(fd) } }
+        return try readAll(fd, path: path, limit: limit)
+    }
+
+    /// Reads an open descriptor to its end.
+    private static func readAll(_ fd: Int32, path: String, limit: Int) throws -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -53,6 +138,16 @@ public enum Files {
 
     /// Writes an output by the rule at the top of this file.
     public static func write(_ path: String, _ bytes: [UInt8]) throws {
+        if let files = CallFiles.current, let fd = try files.open(path, write: true) {
+            defer { close(fd) }
+            // Asked twice in one call, the host hands the same temporary file: start it over.
+            var st = stat()
+            if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG {
+                _ = ftruncate(fd, 0)
+                _ = lseek(fd, 0, SEEK_SET)
+            }
+            return try stream(bytes, to: fd, path: path == "-" ? "standard output" : path)
+        }
         if path == "-" { return try stream(bytes, to: 1, path: "standard output") }
         let target = try followLinks(path)
         var st = stat()
@@ -147,11 +242,41 @@ public enum Files {
         }
     }
 
-    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+    public static func exists(_ path: String) -> Bool {
+        if access(path, F_OK) == 0 { return true }
+        return CallFiles.current?.stat(path) != nil
+    }
 
     public static func isDirectory(_ path: String) -> Bool {
         var st = stat()
-        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+        if stat(path, &st) == 0 { return (st.st_mode & S_IFMT) == S_IFDIR }
+        guard let found = CallFiles.current?.stat(path) else { return false }
+        return (found.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The entry names of a folder (sorted, without "." and ".."); empty when it cannot be read.
+    /// A folder argument (or a folder inside one) is listed through the files service.
+    public static func names(in folder: String) -> [String] {
+        var fd: Int32 = -1
+        if let files = CallFiles.current, let opened = try? files.open(folder, write: false) {
+            fd = opened
+        } else {
+            fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        }
+        guard fd >= 0 else { return [] }
+        guard let dir = fdopendir(fd) else {
+            close(fd)
+            return []
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
     }
 
     /// "a/b/c.svg" → "a/b"; "c.svg" → "".

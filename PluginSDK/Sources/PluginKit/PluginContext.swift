@@ -53,6 +53,8 @@ final class ServiceTables: @unchecked Sendable {
     let progress: UnsafePointer<clubhouse_progress_service>?
     let invoke: UnsafePointer<clubhouse_invoke_service>?
     let device: UnsafePointer<clubhouse_device_service>?
+    /// "clubhouse.files/1" (services/files.h): path arguments as descriptors; Files.swift uses it.
+    let files: UnsafePointer<clubhouse_files_service>?
 
     init(host: UnsafePointer<clubhouse_host>) {
         self.host = host
@@ -69,6 +71,7 @@ final class ServiceTables: @unchecked Sendable {
         progress = lookup(Service.progress.rawValue, clubhouse_progress_service.self)
         invoke = lookup(Service.invoke.rawValue, clubhouse_invoke_service.self)
         device = lookup(Service.device.rawValue, clubhouse_device_service.self)
+        files = lookup(CLUBHOUSE_SERVICE_FILES, clubhouse_files_service.self)
     }
 
     func invokePlugin(alias: String, command: String, arguments: JSONObject,

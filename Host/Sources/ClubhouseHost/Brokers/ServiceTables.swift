@@ -15,6 +15,7 @@ final class ServiceTables: @unchecked Sendable {
     let progress: UnsafeMutablePointer<clubhouse_progress_service>
     let invoke: UnsafeMutablePointer<clubhouse_invoke_service>
     let device: UnsafeMutablePointer<clubhouse_device_service>
+    let files: UnsafeMutablePointer<clubhouse_files_service>
 
     static let shared = ServiceTables()
 
@@ -36,6 +37,9 @@ final class ServiceTables: @unchecked Sendable {
 
         device = .allocate(capacity: 1)
         device.initialize(to: DeviceBroker.makeServiceTable())
+
+        files = .allocate(capacity: 1)
+        files.initialize(to: FilesBroker.makeServiceTable())
     }
 
     /// The table for a service id, or nil.
@@ -47,6 +51,7 @@ final class ServiceTables: @unchecked Sendable {
         case CLUBHOUSE_SERVICE_PROGRESS: return UnsafeRawPointer(progress)
         case CLUBHOUSE_SERVICE_INVOKE: return UnsafeRawPointer(invoke)
         case CLUBHOUSE_SERVICE_DEVICE: return UnsafeRawPointer(device)
+        case CLUBHOUSE_SERVICE_FILES: return UnsafeRawPointer(files)
         default: return nil
         }
     }

@@ -124,7 +124,7 @@ package enum EmbeddedDefaults {
           "description": "What the plugin may touch: \"storage\", \"device:NAME\", \"invoke:PLUGIN\" or \"invoke:*\", and for a sandboxed plugin \"net:HOST:PORT\" (TCP connect; the kernel enforces the port)."
         },
         "isolation": {"enum": ["auto", "in-process", "process", "sandbox"], "default": "auto",
-                      "description": "auto: in process for the build's own plugins, a child process for others; process: a child process (crash isolation); sandbox: a child process confined by the kernel (Landlock, seccomp), for untrusted code."},
+                      "description": "auto: in process for the plugins beside the clubhouse executable, a child process (process) for the install tree, and sandbox for every other plugin (plugin_dirs, CLUBHOUSE_PLUGIN_PATH, an explicit path) where the kernel has Landlock, else process with a warning from config validate; in-process: trusted code; process: a child process (crash isolation, not confinement); sandbox: a child process confined by the kernel (Landlock, seccomp), for untrusted code; refused, never run weaker, on a kernel without Landlock."},
         "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 86400000, "default": 60000,
                        "description": "Per-call timeout for a plugin in a child process."},
         "limits": {

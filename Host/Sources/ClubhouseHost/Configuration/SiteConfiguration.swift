@@ -36,7 +36,10 @@ public struct Site: Sendable {
 }
 
 public enum Isolation: String, Sendable, CaseIterable {
-    /// In process for plugins from the build's own products directory, a child process otherwise.
+    /// In process for trusted plugins (beside the `clubhouse` executable, or in the install tree);
+    /// every other plugin (plugin_dirs, CLUBHOUSE_PLUGIN_PATH, an explicit path elsewhere) runs
+    /// sandboxed where the kernel has Landlock, in a plain runner ("process") otherwise — with a
+    /// warning from `config validate` (SECURITY.md).
     case auto
     case inProcess = "in-process"
     case process

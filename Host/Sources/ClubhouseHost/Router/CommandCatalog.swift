@@ -13,6 +13,8 @@ public struct ArgumentSpec: Sendable {
     public var positional: Bool
     public var defaultValue: JSONValue?
     public var choices: [String]
+    /// For a path argument: the access the plugin gets to it through the files service.
+    public var access: PathAccess = .read
 }
 
 public struct CommandSpec: Sendable {
@@ -88,10 +90,19 @@ public struct CommandCatalog: Sendable {
                 if kind == .choice && choices.isEmpty {
                     problems.append("command '\(name)': choice argument '\(argName)' lists no \"choices\"")
                 }
-                let spec = ArgumentSpec(name: argName, kind: kind, help: ao["help"]?.stringValue ?? "",
+                var spec = ArgumentSpec(name: argName, kind: kind, help: ao["help"]?.stringValue ?? "",
                                         required: ao["required"]?.boolValue ?? false,
                                         positional: ao["positional"]?.boolValue ?? false,
                                         defaultValue: ao["default"], choices: choices)
+                if let declared = ao["access"] {
+                    if kind != .path {
+                        problems.append("command '\(name)': argument '\(argName)' declares \"access\", which only a path argument has")
+                    } else if let access = declared.stringValue.flatMap(PathAccess.init(rawValue:)) {
+                        spec.access = access
+                    } else {
+                        problems.append("command '\(name)': path argument '\(argName)' has \"access\": \(JSONWriter.compact(declared)); use \"read\" or \"write\"")
+                    }
+                }
                 if spec.positional && kind == .flag {
                     problems.append("command '\(name)': flag '\(argName)' cannot be positional")
                 }

@@ -56,16 +56,16 @@ final class IsolatedPlugin: @unchecked Sendable {
     var processID: pid_t { pid }
 
     private func start() throws(RuntimeError) {
-        var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
-        guard Subprocess.makePipe(&toChild), Subprocess.makePipe(&fromChild) else {
-            throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot create pipes for its runner")
+        // One socket (Wire.swift: descriptors for the files service travel on it), fd 3 and 4 in the runner.
+        guard let (hostEnd, runnerEnd) = Descriptor.socketPair() else {
+            throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot create the socket for its runner (\(String(cString: strerror(errno))))")
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 3)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 4)
+        posix_spawn_file_actions_adddup2(&actions, runnerEnd, 3)
+        posix_spawn_file_actions_adddup2(&actions, runnerEnd, 4)
         // Its own process group, so the runner and anything the plugin forks are stopped together.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -91,15 +91,13 @@ final class IsolatedPlugin: @unchecked Sendable {
         var child: pid_t = 0
         var a = argv
         let rc = posix_spawn(&child, executable, &actions, &attributes, &a, &env)
-        close(toChild[0])
-        close(fromChild[1])
+        close(runnerEnd)
         guard rc == 0 else {
-            close(toChild[1])
-            close(fromChild[0])
+            close(hostEnd)
             throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot start its runner: \(String(cString: strerror(rc)))")
         }
         pid = child
-        let wire = WireChannel(input: fromChild[0], output: toChild[1], caps: WireCaps.host)
+        let wire = WireChannel(input: hostEnd, output: hostEnd, caps: WireCaps.host)
         channel = wire
         let hello: (WireKind, [UInt8])?
         do {
@@ -347,12 +345,20 @@ final class IsolatedPlugin: @unchecked Sendable {
                 var r = WireReader(body)
                 guard let seq = try? r.u32(), let op = try? r.u8() else { return violation("a truncated service call") }
                 guard let operation = WireOperation(rawValue: op) else { return violation("a service call with unknown operation \(op)") }
-                let (status, reply) = serve(operation, &r, instance: instance, call: call)
+                let (status, reply, descriptor) = serve(operation, &r, instance: instance, call: call)
                 var w = WireWriter()
                 w.u32(seq)
                 w.i32(status)
                 w.data(reply)
-                do { try wire.send(.reply, w.bytes) } catch { return failure(reap(after: error.description)) }
+                do {
+                    if descriptor >= 0 {
+                        // The runner gets its own copy; the host's goes at once.
+                        defer { close(descriptor) }
+                        try wire.send(.replyWithDescriptor, w.bytes, passing: descriptor)
+                    } else {
+                        try wire.send(.reply, w.bytes)
+                    }
+                } catch { return failure(reap(after: error.description)) }
             case .log:
                 instance.runtime.log.serve(log: body, source: alias)
             case .progress:
@@ -370,22 +376,27 @@ final class IsolatedPlugin: @unchecked Sendable {
     // MARK: service calls: each broker's wire face over the broker's one implementation
 
     private func serve(_ operation: WireOperation, _ r: inout WireReader, instance: PluginInstance, call: CallContext)
-        -> (Int32, [UInt8])
+        -> (Int32, [UInt8], Int32)
     {
         do {
             switch operation {
             case .exec, .prepare, .step, .begin, .commit, .rollback, .migrate:
-                return StorageBroker.serve(operation, &r, service: StorageService(instance: instance), statements: &statements)
+                let (status, bytes) = StorageBroker.serve(operation, &r, service: StorageService(instance: instance), statements: &statements)
+                return (status, bytes, -1)
             case .invoke:
-                return try InvokeBroker.serve(&r, instance: instance, call: call)
+                let (status, bytes) = try InvokeBroker.serve(&r, instance: instance, call: call)
+                return (status, bytes, -1)
             case .deviceOpen, .deviceWrite, .deviceRead:
-                return try instance.runtime.devices.serve(operation, &r, entry: instance.entry, devices: &devices)
+                let (status, bytes) = try instance.runtime.devices.serve(operation, &r, entry: instance.entry, devices: &devices)
+                return (status, bytes, -1)
+            case .fileOpen:
+                return try FilesBroker.serve(&r, call: call)
             }
         } catch {
             // Every reply starts with a message the runner reads first.
             var w = WireWriter()
             w.str("malformed service call: \(error)")
-            return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+            return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes, -1)
         }
     }
 }

@@ -19,6 +19,7 @@ final class ProxyTables: @unchecked Sendable {
     let progress: UnsafeMutablePointer<clubhouse_progress_service>
     let invoke: UnsafeMutablePointer<clubhouse_invoke_service>
     let device: UnsafeMutablePointer<clubhouse_device_service>
+    let files: UnsafeMutablePointer<clubhouse_files_service>
 
     static func context(_ host: UnsafePointer<clubhouse_host>?) -> RunnerContext? {
         guard let data = host?.pointee.host_data else { return nil }
@@ -84,6 +85,44 @@ final class ProxyTables: @unchecked Sendable {
         storage.initialize(to: ProxyTables.makeStorage())
         device = .allocate(capacity: 1)
         device.initialize(to: ProxyTables.makeDevice())
+        files = .allocate(capacity: 1)
+        files.initialize(to: clubhouse_files_service(
+            struct_size: UInt32(MemoryLayout<clubhouse_files_service>.size),
+            open_argument: { call, name, access, fd, reply in
+                guard let name, let fd else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return ProxyTables.openFile(call, String(cString: name), nil, access, fd, reply)
+            },
+            open_beneath: { call, name, relative, fd, reply in
+                guard let name, let relative, let fd else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return ProxyTables.openFile(call, String(cString: name), String(cString: relative), UInt32(CLUBHOUSE_FILE_READ), fd, reply)
+            }))
+    }
+
+    /// The files service through the wire: the host opens, the descriptor comes back with the reply.
+    static func openFile(_ call: UnsafePointer<clubhouse_call>?, _ name: String, _ relative: String?, _ access: UInt32,
+                         _ fd: UnsafeMutablePointer<Int32>, _ reply: UnsafePointer<clubhouse_reply>?) -> Int32 {
+        fd.pointee = -1
+        guard let c = callContext(call), let id = call?.pointee.id else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+        let (status, r0, descriptor) = c.callForDescriptor(.fileOpen) { w in
+            w.u64(id)
+            w.str(name)
+            w.u8(relative == nil ? 0 : 1)
+            w.str(relative ?? "")
+            w.u32(access)
+        }
+        var r = r0
+        let message = (try? r.str()) ?? ""
+        guard status == Int32(CLUBHOUSE_OK) else {
+            if descriptor >= 0 { close(descriptor) }
+            reply?.write(message)
+            return status
+        }
+        guard descriptor >= 0 else {
+            reply?.write("the host opened '\(name)' but its descriptor did not arrive (is the open-files limit reached?)")
+            return Int32(CLUBHOUSE_IO)
+        }
+        fd.pointee = descriptor
+        return status
     }
 
     static func sendProgress(_ call: UnsafePointer<clubhouse_call>?, _ stage: UInt8, _ label: String, _ n: UInt64) {
@@ -101,6 +140,7 @@ final class ProxyTables: @unchecked Sendable {
         case CLUBHOUSE_SERVICE_LOG: return UnsafeRawPointer(log)
         case CLUBHOUSE_SERVICE_CONFIG: return UnsafeRawPointer(config)
         case CLUBHOUSE_SERVICE_PROGRESS: return UnsafeRawPointer(progress)
+        case CLUBHOUSE_SERVICE_FILES: return UnsafeRawPointer(files)
         case CLUBHOUSE_SERVICE_STORAGE: return context.granted.contains(id) ? UnsafeRawPointer(storage) : nil
         case CLUBHOUSE_SERVICE_INVOKE: return context.granted.contains(id) ? UnsafeRawPointer(invoke) : nil
         case CLUBHOUSE_SERVICE_DEVICE: return context.granted.contains(id) ? UnsafeRawPointer(device) : nil

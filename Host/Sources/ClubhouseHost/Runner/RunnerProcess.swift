@@ -15,6 +15,8 @@ final class Mailbox: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
     private var condition = pthread_cond_t()
     private var replies: [UInt32: (Int32, [UInt8])] = [:]
+    /// Descriptors that came with replies (files service), by sequence number.
+    private var descriptors: [UInt32: Int32] = [:]
     private var broken: String?
 
     init() {
@@ -22,9 +24,10 @@ final class Mailbox: @unchecked Sendable {
         pthread_cond_init(&condition, nil)
     }
 
-    func deliver(_ seq: UInt32, _ status: Int32, _ payload: [UInt8]) {
+    func deliver(_ seq: UInt32, _ status: Int32, _ payload: [UInt8], descriptor: Int32? = nil) {
         pthread_mutex_lock(&mutex)
         replies[seq] = (status, payload)
+        if let descriptor { descriptors[seq] = descriptor }
         pthread_cond_broadcast(&condition)
         pthread_mutex_unlock(&mutex)
     }
@@ -43,6 +46,13 @@ final class Mailbox: @unchecked Sendable {
         if let reply = replies.removeValue(forKey: seq) { return .some(reply) }
         if broken != nil { return .some(nil) }
         return nil
+    }
+
+    /// The descriptor that came with reply `seq` (-1: none, or it did not arrive).
+    func takeDescriptor(_ seq: UInt32) -> Int32 {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return descriptors.removeValue(forKey: seq) ?? -1
     }
 
     /// Sleeps until something is delivered or `milliseconds` pass.
@@ -99,6 +109,15 @@ final class RunnerContext: @unchecked Sendable {
         case .reply:
             var r = WireReader(payload)
             if let seq = try? r.u32(), let status = try? r.i32(), let body = try? r.data() { mailbox.deliver(seq, status, body) }
+        case .replyWithDescriptor:
+            // Its descriptor is the oldest one queued (Wire.swift).
+            let descriptor = channel.takeDescriptor()
+            var r = WireReader(payload)
+            if let seq = try? r.u32(), let status = try? r.i32(), let body = try? r.data() {
+                mailbox.deliver(seq, status, body, descriptor: descriptor)
+            } else if descriptor >= 0 {
+                close(descriptor)
+            }
         case .cancel:
             var r = WireReader(payload)
             if let call = try? r.u64() { cancel(call) }
@@ -170,6 +189,25 @@ final class RunnerContext: @unchecked Sendable {
         }
         guard let (status, payload) = awaitReply(seq) else { _exit(3) }
         return (status, WireReader(payload))
+    }
+
+    /// A service call whose reply may carry a descriptor (the files service): status, reply, fd or -1.
+    func callForDescriptor(_ operation: WireOperation, _ build: (inout WireWriter) -> Void) -> (Int32, WireReader, Int32) {
+        let seq = lock.withLock { () -> UInt32 in
+            defer { nextSeq &+= 1 }
+            return nextSeq
+        }
+        var w = WireWriter()
+        w.u32(seq)
+        w.u8(operation.rawValue)
+        build(&w)
+        do {
+            try channel.send(.serviceCall, w.bytes)
+        } catch {
+            _exit(3)
+        }
+        guard let (status, payload) = awaitReply(seq) else { _exit(3) }
+        return (status, WireReader(payload), mailbox.takeDescriptor(seq))
     }
 
     /// Reads the common tail of storage replies: message, last rowid, changes.
@@ -256,7 +294,7 @@ package enum RunnerProcess {
     package static func run(path: String, limits: [Int]? = nil, expectedID: String? = nil, sandbox: [UInt16]? = nil) -> Int32 {
         // The protocol owns fds 3 and 4; anything the plugin prints goes to stderr.
         dup2(2, 1)
-        let channel = WireChannel(input: 3, output: 4)
+        let channel = WireChannel(input: 3, output: 4, receivesDescriptors: true)
         func refuse(_ message: String) -> Int32 {
             var w = WireWriter()
             w.i32(Int32(CLUBHOUSE_ERROR))

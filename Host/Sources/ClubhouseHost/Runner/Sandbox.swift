@@ -91,11 +91,11 @@ package enum Sandbox {
 extension ResolvedPlugin {
     /// What the plugin can reach, in one line, for `plugins info` (SECURITY.md has the details).
     public var reach: String {
-        switch entry.isolation {
+        switch effectiveIsolation {
         case .sandbox:
             let ports = SiteRuntime.grantedPorts(entry)
             let network = ports.isEmpty ? "no network" : "TCP connect to port\(ports.count == 1 ? "" : "s") \(ports.map(String.init).joined(separator: ", ")) (any host)"
-            return "confined by the kernel: the host's services by grant; no files of its own (read-only libraries; path arguments are not handed over yet); \(network); no programs, no child processes"
+            return "confined by the kernel: the host's services by grant; files only as the path arguments of each call (clubhouse.files/1; read-only libraries); \(network); no programs, no child processes"
         case .inProcess, .process, .auto:
             return isolated
                 ? "everything this user can, in a child process (crash isolation, not confinement)"

@@ -1,5 +1,13 @@
 // The wire between the host and an isolated plugin's runner process: frames of
-// [u32 length, little-endian][u8 kind][payload], on two pipes (fd 3 host→runner, fd 4 runner→host).
+// [u32 length, little-endian][u8 kind][payload], on one connected Unix stream socket (the runner
+// has it as fd 3 and fd 4). A socket rather than two pipes because the files service (services/
+// files.h) hands the runner open descriptors: the host opens the paths its caller passed — a
+// sandboxed runner cannot open them itself — and sends each descriptor with SCM_RIGHTS attached
+// to the `replyWithDescriptor` frame that answers the runner's `fileOpen`. The kernel delivers
+// ancillary data with the bytes it was sent with and never merges it past them, so descriptors
+// arrive in the order of those frames; the runner keeps them in a queue and pairs each with its
+// frame. The host reads with plain read(2): anything a runner tries to pass to the host is
+// discarded (closed) by the kernel.
 // Payloads are built from a few primitives (integers, doubles, byte strings) so storage rows and
 // blobs pass without JSON. Every read is bounded by a deadline; anything malformed is an error.
 
@@ -15,6 +23,7 @@ enum WireKind: UInt8 {
     case destroy = 3
     case reply = 4         // u32 seq, i32 status, bytes payload (answer to a service call)
     case cancel = 5        // u64 call
+    case replyWithDescriptor = 6 // as reply, with one descriptor attached (SCM_RIGHTS)
     case hello = 10        // i32 status, str info JSON (with catalogue) or error message
     case result = 11       // i32 status, bytes reply
     case serviceCall = 12  // u32 seq, u8 operation, operation arguments
@@ -29,6 +38,7 @@ enum WireOperation: UInt8 {
     case exec = 1, prepare, step, begin, commit, rollback, migrate
     case invoke = 20
     case deviceOpen = 30, deviceWrite, deviceRead
+    case fileOpen = 40
 }
 
 struct WireError: Error, Sendable, CustomStringConvertible {
@@ -60,7 +70,7 @@ enum WireCaps {
         case .hello: return hello
         case .serviceCall: return serviceCall
         case .result: return result
-        case .create, .invoke, .destroy, .reply, .cancel: return WireChannel.maximumFrame
+        case .create, .invoke, .destroy, .reply, .cancel, .replyWithDescriptor: return WireChannel.maximumFrame
         }
     }
 
@@ -141,11 +151,31 @@ final class WireChannel: @unchecked Sendable {
     /// Per-kind frame caps (the host's side of the wire); nil: only `maximumFrame`.
     private let caps: ((WireKind) -> Int)?
     private var chunk = [UInt8](repeating: 0, count: 65536)
+    /// The runner's side reads with recvmsg and queues the descriptors that arrive.
+    private let receivesDescriptors: Bool
+    private var descriptors: [Int32] = []
 
-    init(input: Int32, output: Int32, caps: ((WireKind) -> Int)? = nil) {
+    init(input: Int32, output: Int32, caps: ((WireKind) -> Int)? = nil, receivesDescriptors: Bool = false) {
         self.input = input
         self.output = output
         self.caps = caps
+        self.receivesDescriptors = receivesDescriptors
+    }
+
+    /// The oldest descriptor received and not yet taken (the one of the frame just read), or -1.
+    func takeDescriptor() -> Int32 {
+        descriptors.isEmpty ? -1 : descriptors.removeFirst()
+    }
+
+    /// Sends one frame carrying `descriptor` (SCM_RIGHTS); the caller keeps its own copy.
+    func send(_ kind: WireKind, _ payload: [UInt8], passing descriptor: Int32) throws(WireError) {
+        var frame = [UInt8]()
+        frame.reserveCapacity(payload.count + 5)
+        withUnsafeBytes(of: UInt32(payload.count + 1).littleEndian) { frame.append(contentsOf: $0) }
+        frame.append(kind.rawValue)
+        frame.append(contentsOf: payload)
+        let failure = writeLock.withLock { Descriptor.writeAll(output, frame, passing: descriptor) }
+        if let failure { throw WireError(description: "the socket is closed (\(failure))") }
     }
 
     /// Sends one frame (thread-safe: frames never interleave).
@@ -192,7 +222,9 @@ final class WireChannel: @unchecked Sendable {
                 throw WireError(description: "poll failed (\(String(cString: strerror(errno))))")
             }
             if ready == 0 { return nil }
-            let n = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            let n = receivesDescriptors
+                ? chunk.withUnsafeMutableBytes { Descriptor.read(input, into: $0, descriptors: &descriptors) }
+                : chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw WireError(description: "read failed (\(String(cString: strerror(errno))))")
@@ -204,7 +236,9 @@ final class WireChannel: @unchecked Sendable {
 
     func close() {
         Glibc.close(input)
-        Glibc.close(output)
+        if output != input { Glibc.close(output) }
+        for fd in descriptors { Glibc.close(fd) }
+        descriptors.removeAll()
     }
 }
 

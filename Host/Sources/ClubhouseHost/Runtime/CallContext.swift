@@ -1,6 +1,7 @@
 // One call into a plugin as the host tracks it: id, flags, cancellation, progress, and the chain
 // of plugins it passed through (so invoke cannot loop back into a busy plugin).
 
+import ClubhousePlatform
 import CClubhouse
 import Synchronization
 #if canImport(Glibc)
@@ -24,6 +25,14 @@ public final class CallContext: @unchecked Sendable {
     private let budgetMilliseconds = Atomic<Int>(0)
 
     private static let counter = Atomic<UInt64>(0)
+
+    /// The call's path arguments as capabilities (set by the instance running it; CallFiles.swift).
+    private let filesLock = Lock()
+    private var filesStorage: CallFiles?
+    var files: CallFiles? {
+        get { filesLock.withLock { filesStorage } }
+        set { filesLock.withLock { filesStorage = newValue } }
+    }
 
     init(flags: UInt32, progress: any ProgressSink, alias: String, parent: CallContext? = nil) {
         id = CallContext.counter.add(1, ordering: .relaxed).newValue
@@ -57,6 +66,10 @@ public final class CallContext: @unchecked Sendable {
         }
         return false
     }
+
+    /// The path capabilities of the call this one is nested in (a plugin's invoke), if any: a
+    /// plugin cannot hand another plugin a path it does not hold itself.
+    var outerFiles: CallFiles?? { parent.map { $0.files } }
 
     public var isCancelled: Bool {
         cancelled.load(ordering: .relaxed) || (parent?.isCancelled ?? false)

@@ -49,6 +49,17 @@ final class PluginInstance: @unchecked Sendable {
     private let databaseLock = Lock()
     private var database: PluginDatabase?
     private(set) var databaseError: String?
+    /// The commands that take path arguments (set once, before the first call): their grants are
+    /// built per call (CallFiles.swift).
+    var pathArguments: [String: CommandSpec] = [:]
+
+    static func pathArguments(of catalogue: CommandCatalog) -> [String: CommandSpec] {
+        var commands: [String: CommandSpec] = [:]
+        for command in catalogue.commands where command.arguments.contains(where: { $0.kind == .path }) {
+            commands[command.name] = command
+        }
+        return commands
+    }
 
     init(backend: PluginBackend, entry: PluginEntry, siteName: String, runtime: SiteRuntime) {
         self.backend = backend
@@ -92,7 +103,7 @@ final class PluginInstance: @unchecked Sendable {
     /// Why a service is withheld, or nil when this plugin may have it.
     func refusal(for service: String) -> String? {
         switch service {
-        case CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_CONFIG, CLUBHOUSE_SERVICE_PROGRESS: return nil
+        case CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_CONFIG, CLUBHOUSE_SERVICE_PROGRESS, CLUBHOUSE_SERVICE_FILES: return nil
         case CLUBHOUSE_SERVICE_STORAGE:
             return entry.isGranted(.storage) ? nil : "the site does not grant \"storage\""
         case CLUBHOUSE_SERVICE_DEVICE:
@@ -208,7 +219,19 @@ final class PluginInstance: @unchecked Sendable {
             return (refusal.status.rawValue, Array(refusal.message.utf8))
         }
         defer { if serialize { runtime.gates.leave(self) } }
-        let result: (Int32, [UInt8]) = call.makeCurrent {
+        // The call's path arguments become its capabilities (only commands that declare any pay for this).
+        var files: CallFiles?
+        if let spec = pathArguments[command], let parsed = try? JSONParser.parse(bytes: request),
+           let arguments = parsed["arguments"]?.objectValue {
+            var grants = CallFiles.grants(for: spec, arguments: arguments)
+            // Nested in another plugin's call: only paths that call holds itself (no confused deputy).
+            if let outer = call.outerFiles { grants = grants.filter { outer?.covers($0.value) ?? false } }
+            if !grants.isEmpty { files = CallFiles(grants: grants, callID: call.id) }
+        }
+        let previousFiles = call.files
+        call.files = files
+        defer { call.files = previousFiles }
+        var result: (Int32, [UInt8]) = call.makeCurrent {
             switch backend {
             case .isolated(let runner):
                 call.limit(milliseconds: runner.timeoutMilliseconds)
@@ -232,6 +255,9 @@ final class PluginInstance: @unchecked Sendable {
             }
         }
         call.progress.end()
+        if let files, let problem = files.finish(success: result.0 == Int32(CLUBHOUSE_OK)) {
+            result = (Status.io.rawValue, Array(problem.utf8))
+        }
         abandonTransactions(of: call, command: command)
         return result
     }

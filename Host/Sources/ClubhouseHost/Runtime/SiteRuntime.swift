@@ -20,6 +20,15 @@ public struct ResolvedPlugin: Sendable {
     public var path: String { backend.path }
     /// True when the plugin runs in its own child process.
     public var isolated: Bool { backend.isIsolated }
+    /// What the plugin runs with: "auto" resolved (SiteRuntime.automaticIsolation).
+    public var effectiveIsolation: Isolation {
+        switch backend {
+        case .library: return .inProcess
+        case .isolated(let runner): return runner.sandboxPorts == nil ? .process : .sandbox
+        }
+    }
+    /// Why an "auto" plugin that would be sandboxed is not (config validate warns).
+    public var weakerThanAuto: String?
 }
 
 /// The outcome of one command.
@@ -51,7 +60,7 @@ private final class ResolutionSlots: @unchecked Sendable {
 public final class SiteRuntime: @unchecked Sendable {
     public static let offeredServices = [
         CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_CONFIG, CLUBHOUSE_SERVICE_STORAGE, CLUBHOUSE_SERVICE_PROGRESS,
-        CLUBHOUSE_SERVICE_INVOKE, CLUBHOUSE_SERVICE_DEVICE,
+        CLUBHOUSE_SERVICE_INVOKE, CLUBHOUSE_SERVICE_DEVICE, CLUBHOUSE_SERVICE_FILES,
     ]
 
     public let configuration: SiteConfiguration
@@ -212,15 +221,9 @@ public final class SiteRuntime: @unchecked Sendable {
         } else {
             return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' has neither \"id\" nor \"path\" (\(where_))"))
         }
-        // Plugins from the build's own products run in process by default; others in a runner.
-        let isolated: Bool
-        switch entry.isolation {
-        case .inProcess: isolated = false
-        case .process, .sandbox: isolated = true
-        case .auto:
-            let real = FileSystem.realPath(path) ?? path
-            isolated = FileSystem.directoryName(real) != (FileSystem.realPath(FileSystem.executableDirectory()) ?? "")
-        }
+        let (isolation, weaker) = entry.isolation == .auto
+            ? SiteRuntime.automaticIsolation(path: path, installRoot: discovery.installRoot) : (entry.isolation, nil)
+        let isolated = isolation != .inProcess
         let backend: PluginBackend
         var catalogueBytes: [UInt8]
         if isolated {
@@ -232,7 +235,7 @@ public final class SiteRuntime: @unchecked Sendable {
             do {
                 let runner = try IsolatedPlugin(path: path, alias: alias, timeoutMilliseconds: entry.timeoutMilliseconds,
                                                 expectedID: entry.id, limits: entry.limits,
-                                                sandboxPorts: entry.isolation == .sandbox ? Self.grantedPorts(entry) : nil)
+                                                sandboxPorts: isolation == .sandbox ? Self.grantedPorts(entry) : nil)
                 backend = .isolated(runner)
                 catalogueBytes = runner.catalogue
             } catch {
@@ -258,10 +261,27 @@ public final class SiteRuntime: @unchecked Sendable {
         }
         switch CommandCatalog.parse(catalogueBytes, plugin: alias) {
         case .success(let catalogue):
-            return .success(ResolvedPlugin(entry: entry, backend: backend, catalogue: catalogue))
+            var resolved = ResolvedPlugin(entry: entry, backend: backend, catalogue: catalogue)
+            resolved.weakerThanAuto = weaker
+            return .success(resolved)
         case .failure(let e):
             return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(path)): bad command catalogue: \(e)"))
         }
+    }
+
+    /// "auto" (SECURITY.md): the places an administrator put code in stay as they were — in
+    /// process beside the `clubhouse` executable (the build's own plugins), a plain runner
+    /// ("process") in the install tree (`clubhouse plugin install`); every other plugin
+    /// (plugin_dirs, CLUBHOUSE_PLUGIN_PATH, an explicit path elsewhere) is sandboxed where the
+    /// kernel can confine it, else runs in a plain runner, with the reason (`config validate` warns).
+    static func automaticIsolation(path: String, installRoot: String) -> (Isolation, weaker: String?) {
+        let real = FileSystem.realPath(path) ?? path
+        let executableFolder = FileSystem.realPath(FileSystem.executableDirectory()) ?? FileSystem.executableDirectory()
+        if FileSystem.directoryName(real) == executableFolder { return (.inProcess, nil) }
+        let install = FileSystem.realPath(installRoot) ?? installRoot
+        if real.hasPrefix(install + "/") { return (.process, nil) }
+        if let reason = Sandbox.unavailableReason() { return (.process, reason) }
+        return (.sandbox, nil)
     }
 
     /// The TCP ports a sandboxed plugin's `net:HOST:PORT` grants open (Landlock filters by port).
@@ -292,6 +312,7 @@ public final class SiteRuntime: @unchecked Sendable {
         creating.append(alias)
         defer { creating.removeLast() }
         let made = PluginInstance(backend: plugin.backend, entry: plugin.entry, siteName: site.name, runtime: self)
+        made.pathArguments = PluginInstance.pathArguments(of: plugin.catalogue)
         do {
             try made.create()
         } catch {

@@ -137,6 +137,7 @@ enum BuiltinCommands {
         json["services"] = .array(info.services.map { .string($0) })
         json["grants"] = .array(entry.grants.map { .string($0.description) })
         json["isolation"] = .string(entry.isolation.rawValue)
+        json["effective_isolation"] = .string(plugin.effectiveIsolation.rawValue)
         json["reach"] = .string(plugin.reach)
         json["config"] = entry.config
         json["commands"] = .array(plugin.catalogue.commands.map { c in
@@ -153,7 +154,7 @@ enum BuiltinCommands {
           threading   \(info.threadSafe ? "thread-safe (calls may run concurrently)" : "serialized by the host")
           services    \(info.services.isEmpty ? "none" : info.services.joined(separator: ", "))
           grants      \(entry.grants.isEmpty ? "none" : entry.grants.map(\.description).joined(separator: ", "))
-          isolation   \(entry.isolation.rawValue)
+          isolation   \(entry.isolation == .auto ? "auto → \(plugin.effectiveIsolation.rawValue)" : entry.isolation.rawValue)
           reach       \(plugin.reach)
           config      \(JSONWriter.compact(entry.config))
           commands\n
@@ -214,6 +215,7 @@ enum BuiltinCommands {
             problems = error.errors.map(\.description)
         }
         var sitesChecked: [JSONValue] = []
+        var warnings: [String] = []
         if let configuration {
             let dataDirectory = options.resolveDataDirectory(configuration)
             let log = LogBroker(verbosity: options.verbosity, color: false)
@@ -223,7 +225,11 @@ enum BuiltinCommands {
                 var loaded = 0
                 for entry in site.plugins where entry.enabled {
                     switch runtime.resolve(entry.alias) {
-                    case .success: loaded += 1
+                    case .success(let plugin):
+                        loaded += 1
+                        if let reason = plugin.weakerThanAuto {
+                            warnings.append("\(source):\(entry.location.line):\(entry.location.column): warning: site '\(name)': plugin '\(entry.alias)' comes from outside the install tree, so \"auto\" would sandbox it, but \(reason); it runs with \"process\" (crash isolation, not confinement); set \"isolation\": \"process\" to choose that knowingly, or move it to a kernel with Landlock")
+                        }
                     case .failure(let e): problems.append("\(source):\(entry.location.line):\(entry.location.column): site '\(name)': \(e.message)")
                     }
                 }
@@ -231,7 +237,9 @@ enum BuiltinCommands {
             }
         }
         let json: JSONValue = ["file": .string(source), "ok": .bool(problems.isEmpty),
-                               "problems": .array(problems.map { .string($0) }), "sites": .array(sitesChecked)]
+                               "problems": .array(problems.map { .string($0) }), "warnings": .array(warnings.map { .string($0) }),
+                               "sites": .array(sitesChecked)]
+        if !options.json && !warnings.isEmpty { StandardStreams.writeError(warnings.map { $0 + "\n" }.joined()) }
         var report = problems.map { $0 + "\n" }.joined()
         if problems.isEmpty {
             report = "\(source): valid (\(sitesChecked.count) site(s); every enabled plugin loads)\n"

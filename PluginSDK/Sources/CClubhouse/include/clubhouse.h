@@ -55,5 +55,6 @@
 #include "clubhouse/services/progress.h"
 #include "clubhouse/services/invoke.h"
 #include "clubhouse/services/device.h"
+#include "clubhouse/services/files.h" /* appended: a new service id, no shipped struct changed */
 
 #endif /* CLUBHOUSE_H */

@@ -96,7 +96,7 @@ final class GlobePlugin: Plugin {
         },
 
         Command("map", summary: "Write the world map (SVG) in the palette, with legend and stats",
-                arguments: [.path("svg", help: "Where to write the SVG (- for stdout)", required: true),
+                arguments: [.path("svg", help: "Where to write the SVG (- for stdout)", required: true, access: .write),
                             .list("select", help: "Countries to highlight (codes or names)"),
                             .number("width", help: "Width in pixels", default: 1200), user],
                 reply: "{file, bytes, width, height, summary}") { plugin, call in
@@ -110,7 +110,7 @@ final class GlobePlugin: Plugin {
 
         Command("silhouette", summary: "Write a country's silhouette (SVG)",
                 arguments: [.string("country", help: "ISO code or name", required: true, positional: true),
-                            .path("svg", help: "Where to write the SVG (- for stdout)", required: true),
+                            .path("svg", help: "Where to write the SVG (- for stdout)", required: true, access: .write),
                             .number("size", help: "Larger side in pixels", default: 400)],
                 reply: "{file, bytes, width, height, summary}") { plugin, call in
             try plugin.run(call) { globe in
@@ -120,7 +120,7 @@ final class GlobePlugin: Plugin {
         },
 
         Command("mesh", summary: "Write the 3D globe: glTF 2.0 (.gltf) or OBJ with MTL (.obj), a material per country",
-                arguments: [.path("out", help: "File to write; .gltf or .obj (the .mtl goes beside it)", required: true),
+                arguments: [.path("out", help: "File to write; .gltf or .obj (the .mtl goes beside it)", required: true, access: .write),
                             .choice("format", ["gltf", "obj"], help: "Override the format the file name implies"),
                             .number("radius", help: "Sphere radius", default: 1),
                             .number("max-edge", help: "Longest triangle edge in degrees before it is split to follow the sphere", default: 5),
@@ -169,7 +169,7 @@ final class GlobePlugin: Plugin {
         },
 
         Command("challenge show", summary: "Show a day's challenge: the clue, your guesses, what is left",
-                arguments: [date, .path("svg", help: "Also write a country challenge's silhouette here"), user],
+                arguments: [date, .path("svg", help: "Also write a country challenge's silhouette here", access: .write), user],
                 reply: "{date, type, status, guesses, attemptsLeft, prompt, flag, silhouetteSVG, silhouetteText, answer}") { plugin, call in
             try plugin.run(call) { globe in
                 let view = try globe.challengeShow(user: try call.arguments.optionalString("user"),

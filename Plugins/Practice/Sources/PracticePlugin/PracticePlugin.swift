@@ -207,7 +207,7 @@ final class Practice: Plugin {
                                     help: "Leave out sub-sessions below this (they are listed as excluded)", default: "low_sample"),
                             .choice("metric", ShotMetric.gradeable.map(\.rawValue), help: "What the --a-only chart plots",
                                     default: ShotMetric.carry.rawValue),
-                            .path("svg", help: "Write the trend chart to this SVG file"),
+                            .path("svg", help: "Write the trend chart to this SVG file", access: .write),
                             .string("template", help: "Show every session as graded by this template (hash, prefix or name; see practice regrade)")],
                 reply: "{club, a_only, min_validity, chart_metric, pinned_template, points: [{session_id, date, shot_count, a_count, validity, a_percent, template_hash, a_only_averages}], excluded, weighted_a_percent, weighted_a_only_averages}") { plugin, call in
             let a = call.arguments
@@ -231,7 +231,7 @@ final class Practice: Plugin {
                     + "but left out of the numbers. The ellipse is the 95% covariance ellipse of (side, carry) (chi-square, 2 dof, 5.991).",
                 arguments: [.string("club", help: "The club, e.g. 7i", required: true),
                             .integer("session", help: "Only this session (default: every session)"),
-                            .path("svg", help: "Write the picture (shots and ellipse) to this SVG file")],
+                            .path("svg", help: "Write the picture (shots and ellipse) to this SVG file", access: .write)],
                 reply: "{club, shots: [{session_id, row_index, carry, side, total, z, mishit}], unmeasured, kept, mishits, carry_mean, carry_sd, side_mean, side_sd, total_mean, total_sd, ellipse: {center_side, center_carry, variance_side, variance_carry, covariance, semi_major, semi_minor, angle_degrees}, rule}") { plugin, call in
             let a = call.arguments
             let club = try a.string("club")
@@ -245,7 +245,7 @@ final class Practice: Plugin {
         },
         Command("distances", summary: "Distance table per club: carry mean and spread, total, side spread (mishits excluded)",
                 arguments: [.integer("session", help: "Only this session (default: every session)"),
-                            .path("svg", help: "Write the table as a bar chart to this SVG file")],
+                            .path("svg", help: "Write the table as a bar chart to this SVG file", access: .write)],
                 reply: "{clubs: [{club, kept, mishits, carry_mean, carry_sd, total_mean, total_sd, side_mean, side_sd, ellipse, …}], session_id}") { plugin, call in
             let a = call.arguments
             let session = try a.optionalInt("session").map(Int64.init)
@@ -345,7 +345,7 @@ final class Practice: Plugin {
         },
         Command("export", summary: "Print a session summary as canonical JSON (raid-v2); --json adds its SHA-256",
                 arguments: [.integer("id", help: "Session id", required: true, positional: true),
-                            .path("out", help: "Also write the canonical JSON to this file")],
+                            .path("out", help: "Also write the canonical JSON to this file", access: .write)],
                 reply: "{summary, canonical_json, sha256}") { plugin, call in
             let id = Int64(try call.arguments.int("id"))
             let out = try call.arguments.optionalString("out")

@@ -3,18 +3,36 @@
 
 import Glibc
 
-enum LocalFiles {
+/// Another way to answer the same four questions. The plugin adapter installs one that goes
+/// through the host's files service, so a course folder given as an argument is readable even
+/// where the plugin cannot open files itself (`isolation: "sandbox"`).
+public protocol LocalFileAccess: Sendable {
+    func exists(_ path: String) -> Bool
+    func isDirectory(_ path: String) -> Bool
+    func names(in directory: String) -> [String]
+    func contents(_ path: String) -> [UInt8]?
+}
+
+public enum LocalFiles {
+    /// Set once by the plugin adapter before any call; nil: the C library.
+    public nonisolated(unsafe) static var access: (any LocalFileAccess)?
+
     /// True when `path` exists (following links).
-    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+    static func exists(_ path: String) -> Bool {
+        if let access { return access.exists(path) }
+        return Glibc.access(path, F_OK) == 0
+    }
 
     /// True when `path` is a directory (following links).
     static func isDirectory(_ path: String) -> Bool {
+        if let access { return access.isDirectory(path) }
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// The entry names of a directory, sorted; empty when it cannot be read.
     static func names(in directory: String) -> [String] {
+        if let access { return access.names(in: directory) }
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
@@ -29,6 +47,7 @@ enum LocalFiles {
 
     /// The whole content of a regular file; nil when it cannot be opened or read.
     static func contents(_ path: String) -> [UInt8]? {
+        if let access { return access.contents(path) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

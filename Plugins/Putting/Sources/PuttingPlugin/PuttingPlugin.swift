@@ -157,8 +157,8 @@ final class Putting: Plugin {
                     .point("aim-point", help: "Aim at this point X,Z instead of --aim"),
                     .number("speed", help: "Launch speed, ft/s"),
                     .number("pace", help: "Feet past the hole the ball would roll on flat ground, instead of --speed"),
-                    .path("svg", help: "Also write an SVG of the roll"),
-                    .path("out", help: "Also write a 3D mesh: name.gltf or name.obj"),
+                    .path("svg", help: "Also write an SVG of the roll", access: .write),
+                    .path("out", help: "Also write a 3D mesh: name.gltf or name.obj", access: .write),
                 ],
                 reply: "{roll: {course, hole, ballXFt, …, aimOffsetDeg, speedFps, v0XFps, v0ZFps, holed, end, restXFt, restZFt, missFt, closestFt, tEndS, rimSpeedFps, passOffsetFt, makeProbability, strokeErrors, pathXFt, pathZFt, pathYFt}, svg, out}") { plugin, call in
             let a = call.arguments
@@ -210,9 +210,9 @@ final class Putting: Plugin {
                     .number("stimp", help: "Green speed in feet (default: the site's config, else 10)"),
                     .number("spacing", help: "Grid spacing in feet", default: 3),
                     .number("past-in", help: "Inches past the hole the lines finish (default: config past_hole_in, else 17)"),
-                    .path("svg", help: "Write the SVG sheet here"),
-                    .path("csv", help: "Write one CSV row per position here"),
-                    .path("json-file", help: "Write the book's JSON here (the same as --json prints)"),
+                    .path("svg", help: "Write the SVG sheet here", access: .write),
+                    .path("csv", help: "Write one CSV row per position here", access: .write),
+                    .path("json-file", help: "Write the book's JSON here (the same as --json prints)", access: .write),
                     .integer("width", help: "SVG width in pixels", default: 1200),
                 ],
                 longRunning: true,
@@ -268,7 +268,7 @@ final class Putting: Plugin {
                     boundary alone.
                     """,
                 arguments: puttArguments + [
-                    .path("svg", help: "The SVG file to write", required: true),
+                    .path("svg", help: "The SVG file to write", required: true, access: .write),
                     .integer("width", help: "Picture width in pixels", default: 900),
                     .flag("no-contours", help: "Leave out the contour lines"),
                     .flag("no-boundary", help: "Leave out the boundary"),
@@ -290,7 +290,7 @@ final class Putting: Plugin {
         },
         Command("mesh", summary: "Write a 3D mesh of a green with the best line as a tube (.gltf glTF 2.0 or .obj)",
                 arguments: puttArguments + [
-                    .path("out", help: "The mesh file: name.gltf (glTF 2.0, self-contained) or name.obj", required: true),
+                    .path("out", help: "The mesh file: name.gltf (glTF 2.0, self-contained) or name.obj", required: true, access: .write),
                     .number("exaggeration", help: "Vertical exaggeration of the green (1 = true scale)", default: 1),
                 ],
                 reply: "{format, bytes, parts: [{name, vertices, triangles}], out, bestLine}") { plugin, call in
@@ -341,6 +341,9 @@ final class Putting: Plugin {
 
     init(context: PluginContext) throws {
         self.context = context
+        // The course import reads folders through PluginKit's Files: the host's files service for a
+        // folder argument (the only way under "isolation": "sandbox"), the C library otherwise.
+        LocalFiles.access = PluginKitFiles()
         let storage = try context.storage()
         try storage.migrate(PuttingSchema.migrations.map { Migration($0.version, $0.name, $0.sql) })
         service = PuttingService(store: SQLPuttingStore(storage: storage))
@@ -429,3 +432,15 @@ func pluginError(_ error: PuttingError) -> PluginError {
 
 @_cdecl("clubhouse_plugin_entry")
 public func clubhousePluginEntry(_ info: UnsafePointer<clubhouse_host_info>?) -> UnsafePointer<clubhouse_plugin_descriptor>? { export(Putting.self, info) }
+
+/// The course import's file questions answered by PluginKit's `Files` (path arguments through the
+/// host's files service).
+struct PluginKitFiles: LocalFileAccess {
+    func exists(_ path: String) -> Bool { Files.exists(path) }
+    func isDirectory(_ path: String) -> Bool { Files.isDirectory(path) }
+    func names(in directory: String) -> [String] { Files.names(in: directory) }
+    func contents(_ path: String) -> [UInt8]? {
+        guard !Files.isDirectory(path) else { return nil }
+        return try? Files.read(path, limit: Int.max)
+    }
+}

@@ -99,7 +99,9 @@ struct clubhouse_plugin_descriptor {
  *   ]}
  *
  * Argument types: "string", "integer", "number", "flag" (boolean, present = true), "path" (made
- * absolute by the host; "-" means standard input and is passed as is), "choice" (one of
+ * absolute by the host; "-" means standard input — standard output for a write — and is passed
+ * as is; it may declare "access": "read" (the default) or "write", the access the plugin gets
+ * through "clubhouse.files/1", services/files.h), "choice" (one of
  * "choices"), "list" (comma-separated on the command line, a JSON array of strings in the request),
  * "point" ("X,Y" on the command line, [x, y] numbers in the request), "json" (any JSON value).
  * Positional arguments are filled in declaration order. A command named "demo" taking a path
