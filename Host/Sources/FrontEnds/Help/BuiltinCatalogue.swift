@@ -33,6 +33,8 @@ enum BuiltinCatalogue {
        "arguments": [{"name": "installed", "type": "flag", "help": "list the install tree (every id and version)"}]},
       {"name": "plugin remove", "summary": "Remove an installed plugin: every version of ID, or one with ID@VERSION",
        "arguments": [{"name": "plugin", "type": "string", "positional": true, "required": true, "help": "ID or ID@VERSION"}]},
+      {"name": "lock", "summary": "Pin every site's plugins (id, version, SHA-256 of the library) in plugins.lock beside plugins.json; every load is then checked against it",
+       "arguments": [{"name": "check", "type": "flag", "help": "write nothing: exit 1 when plugins.lock is missing or differs from what the sites load now"}]},
       {"name": "config validate", "summary": "Check a plugins.json and report every problem with file:line:column",
        "arguments": [{"name": "file", "type": "path", "positional": true, "help": "the file to check (default: --config or the embedded copy)"}]},
       {"name": "config schema", "summary": "Print the JSON Schema of plugins.json"},
