@@ -29,6 +29,7 @@ enum BuiltinCommands {
         case "plugin install": return try PluginPackages.install(file: arguments["package"]?.stringValue ?? "", options)
         case "plugin list":
             return arguments["installed"]?.boolValue == true ? try PluginPackages.listInstalled(options) : try pluginsList(options)
+        case "plugin rollback": return try RollbackCommand.rollback(arguments["plugin"]?.stringValue ?? "", options)
         case "lock": return try LockCommand.lock(check: arguments["check"]?.boolValue == true, options)
         case "plugin remove": return try PluginPackages.remove(arguments["plugin"]?.stringValue ?? "", options)
         case "config validate":

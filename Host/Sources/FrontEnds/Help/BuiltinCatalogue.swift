@@ -33,6 +33,8 @@ enum BuiltinCatalogue {
        "arguments": [{"name": "installed", "type": "flag", "help": "list the install tree (every id and version)"}]},
       {"name": "plugin remove", "summary": "Remove an installed plugin: every version of ID, or one with ID@VERSION",
        "arguments": [{"name": "plugin", "type": "string", "positional": true, "required": true, "help": "ID or ID@VERSION"}]},
+      {"name": "plugin rollback", "summary": "Return the site (--site) to the plugin's previous version: restore the database backup made before the upgrade and pin that version in plugins.lock",
+       "arguments": [{"name": "plugin", "type": "string", "positional": true, "required": true, "help": "the plugin's id, or its name at the site"}]},
       {"name": "lock", "summary": "Pin every site's plugins (id, version, SHA-256 of the library) in plugins.lock beside plugins.json; every load is then checked against it",
        "arguments": [{"name": "check", "type": "flag", "help": "write nothing: exit 1 when plugins.lock is missing or differs from what the sites load now"}]},
       {"name": "config validate", "summary": "Check a plugins.json and report every problem with file:line:column",
