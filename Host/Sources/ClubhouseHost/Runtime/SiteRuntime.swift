@@ -231,8 +231,7 @@ public final class SiteRuntime: @unchecked Sendable {
         case .inProcess: isolated = false
         case .process, .sandbox: isolated = true
         case .auto:
-            let real = FileSystem.realPath(path) ?? path
-            isolated = FileSystem.directoryName(real) != (FileSystem.realPath(FileSystem.executableDirectory()) ?? "")
+            isolated = !InstallTree.isBundled(path)
         }
         let backend: PluginBackend
         var catalogueBytes: [UInt8]

@@ -30,6 +30,9 @@ enum BuiltinCommands {
         case "plugin list":
             return arguments["installed"]?.boolValue == true ? try PluginPackages.listInstalled(options) : try pluginsList(options)
         case "plugin rollback": return try RollbackCommand.rollback(arguments["plugin"]?.stringValue ?? "", options)
+        case "plugin new":
+            return try PluginNew.run(name: arguments["name"]?.stringValue ?? "", lang: arguments["lang"]?.stringValue ?? "c",
+                                     dir: arguments["dir"]?.stringValue, sdk: arguments["sdk"]?.stringValue, options)
         case "lock": return try LockCommand.lock(check: arguments["check"]?.boolValue == true, options)
         case "plugin remove": return try PluginPackages.remove(arguments["plugin"]?.stringValue ?? "", options)
         case "config validate":

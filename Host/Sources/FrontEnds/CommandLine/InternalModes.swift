@@ -30,6 +30,17 @@ enum InternalModes {
                 StandardStreams.writeError("\(error)\n")
                 return 1
             }
+        case "__completions":
+            // __completions bash|zsh|fish: the shell completion script (scripts/install.sh).
+            guard arguments.count == 1, let script = Completions.script(arguments[0]) else {
+                StandardStreams.writeError("clubhouse: usage: clubhouse __completions bash|zsh|fish\n")
+                return 2
+            }
+            StandardStreams.writeOutput(script)
+            return 0
+        case "__manpage":
+            StandardStreams.writeOutput(Completions.manPage())
+            return 0
         case "__validate":
             guard arguments.count == 1 else { return 2 }
             return PluginValidator.runChecks(path: arguments[0])
