@@ -42,8 +42,17 @@ enum InternalModes {
             StandardStreams.writeOutput(Completions.manPage())
             return 0
         case "__validate":
-            guard arguments.count == 1 else { return 2 }
-            return PluginValidator.runChecks(path: arguments[0])
+            // __validate PATH CHECK [--config FILE] [--site NAME]: one check, one JSON line.
+            guard arguments.count >= 2, arguments.count % 2 == 0 else { return 2 }
+            var config: String?, site: String?
+            for i in stride(from: 2, to: arguments.count, by: 2) {
+                switch arguments[i] {
+                case "--config": config = arguments[i + 1]
+                case "--site": site = arguments[i + 1]
+                default: return 2
+                }
+            }
+            return PluginValidator.runCheck(path: arguments[0], check: arguments[1], configPath: config, siteName: site)
         case "__run":
             return runBackground(arguments)
         case "__runner":

@@ -108,7 +108,8 @@ enum PluginNew {
                 "{\"commands\":[{\"name\":\"greet\",\"summary\":\"Greet someone\",\"reply\":\"{greeting, times}\",\"arguments\":["
                 "{\"name\":\"name\",\"type\":\"string\",\"positional\":true,\"default\":\"world\",\"help\":\"who to greet\"},"
                 "{\"name\":\"times\",\"type\":\"integer\",\"default\":1,\"help\":\"how many times (1-10)\"},"
-                "{\"name\":\"loud\",\"type\":\"flag\",\"help\":\"shout\"}]}]}";
+                "{\"name\":\"loud\",\"type\":\"flag\",\"help\":\"shout\"}],"
+                "\"examples\":[\"greet Ada --times 2\",\"greet --loud\"]}]}";
             reply->write(reply, catalogue, sizeof catalogue - 1);
             return CLUBHOUSE_OK;
         }
