@@ -52,7 +52,7 @@ var targets: [Target] = [
     // files) → host (loader, configuration, brokers, runtime, router, runner) → front ends (command
     // line, JSON-RPC server, help). The executable's main only wires them.
     .target(name: "ClubhousePlatform", path: "Host/Sources/Platform"),
-    .target(name: "ClubhouseHost", dependencies: ["ClubhousePlatform", "CClubhouse", "ClubhouseABI", "CSQLite", "ClubhouseJSON"],
+    .target(name: "ClubhouseHost", dependencies: ["ClubhousePlatform", "CClubhouse", "ClubhouseABI", "CSQLite", "ClubhouseJSON", "ClubhouseHashing"],
             path: "Host/Sources/ClubhouseHost"),
     .target(name: "ClubhouseFrontEnds", dependencies: ["ClubhouseHost", "ClubhousePlatform", "CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseHashing"],
             path: "Host/Sources/FrontEnds"),

@@ -91,6 +91,10 @@ public final class PluginDatabase: @unchecked Sendable {
     var authorizerDenied = false
     /// Statements still open (finalized at close if the plugin forgot).
     var openStatements = Set<UnsafeMutableRawPointer>()
+    /// Set when this open moved the database to a newer plugin version (its backup was made first).
+    public internal(set) var upgrade: DatabaseUpgrade?
+    /// Set when a migration failed on this connection (an upgrade's backup is then restored).
+    public internal(set) var migrationFailed = false
 
     /// The host's own tables, one step per schema change, applied in order with IF NOT EXISTS (a
     /// database made by an older host gets the steps it lacks; never edit a step, append one).
@@ -216,6 +220,13 @@ public final class PluginDatabase: @unchecked Sendable {
             if theirs == mine { return }
         }
         guard !readOnly else { return }
+        // An upgrade: the database as the older version left it is kept before anything changes.
+        if let recorded, SemanticVersion(recorded) != nil {
+            if let failure = DatabaseBackups.vacuumInto(db, database: path, version: recorded) {
+                throw StorageError(message: "\(path): cannot back up the database before upgrading plugin '\(owner)' from \(recorded) to \(version) (\(failure)); the upgrade did not start")
+            }
+            upgrade = DatabaseUpgrade(from: recorded, to: version, backup: DatabaseBackups.file(database: path, version: recorded))
+        }
         // Under the write lock, so two hosts starting side by side agree.
         try execInternal("BEGIN IMMEDIATE")
         var current: String?
@@ -548,6 +559,12 @@ public final class PluginDatabase: @unchecked Sendable {
     /// Applies migration `version` unless recorded; see storage.h. The write lock is taken before
     /// the history is read, so hosts starting side by side on a fresh data dir never both apply it.
     func migrate(version: Int32, name: String, sql: String) -> Int32 {
+        let status = applyMigration(version: version, name: name, sql: sql)
+        if status != Int32(CLUBHOUSE_OK) { migrationFailed = true }
+        return status
+    }
+
+    private func applyMigration(version: Int32, name: String, sql: String) -> Int32 {
         lastErrorStorage = [0]
         if readOnly {
             // Nothing can be applied; an already-recorded migration is fine.

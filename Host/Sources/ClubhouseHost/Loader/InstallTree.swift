@@ -43,4 +43,24 @@ public enum InstallTree {
         }
         return found.sorted { $1.version < $0.version }
     }
+
+    /// The directories of plugins that ship with the host: the executable's own directory (a
+    /// build's products) and, for an installed clubhouse (scripts/install.sh), the bundled plugins
+    /// under `<prefix>/lib/clubhouse/plugins` beside `<prefix>/bin/clubhouse`. Trusted: read in process.
+    public static let bundledDirectories: [String] = {
+        let executable = FileSystem.executableDirectory()
+        var dirs = [executable]
+        let prefixed = FileSystem.normalize(executable + "/../lib/clubhouse/plugins")
+        if FileSystem.isDirectory(prefixed) { dirs.append(prefixed) }
+        return dirs
+    }()
+
+    private static let realBundledDirectories: Set<String> = Set(bundledDirectories.compactMap { FileSystem.realPath($0) })
+
+    /// Whether the library at `path` is one of the host's bundled plugins (its real directory is one
+    /// of `bundledDirectories`).
+    public static func isBundled(_ path: String) -> Bool {
+        let real = FileSystem.realPath(path) ?? path
+        return realBundledDirectories.contains(FileSystem.directoryName(real))
+    }
 }

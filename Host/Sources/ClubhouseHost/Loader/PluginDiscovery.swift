@@ -32,7 +32,7 @@ public final class PluginDiscovery: @unchecked Sendable {
 
     /// Directories searched, in order.
     public var searchDirectories: [String] {
-        var dirs = [FileSystem.executableDirectory()]
+        var dirs = InstallTree.bundledDirectories
         for dir in configuration.pluginDirectories {
             dirs.append(FileSystem.absolute(dir, relativeTo: configuration.baseDirectory))
         }
@@ -54,10 +54,10 @@ public final class PluginDiscovery: @unchecked Sendable {
             return .success(best.library)
         }
         var matches: [String] = []
-        let executableDirectory = FileSystem.executableDirectory()
+        let bundled = Set(InstallTree.bundledDirectories)
         for dir in searchDirectories {
             for file in FileSystem.files(in: dir, suffix: ".so") {
-                if probeID(file, trusted: dir == executableDirectory) == id { matches.append(file) }
+                if probeID(file, trusted: bundled.contains(dir)) == id { matches.append(file) }
             }
             // The first directory that has the plugin wins; a second copy in the same directory is ambiguous.
             if matches.count == 1 { return .success(matches[0]) }

@@ -131,6 +131,38 @@ final class PluginInstance: @unchecked Sendable {
                                    message: "plugin '\(entry.alias)' needs \(service) but \(reason) at site '\(siteName)'; add the grant in plugins.json")
             }
         }
+        do throws(RuntimeError) {
+            try createBackend()
+        } catch {
+            throw restoreAfterFailedUpgrade(error)
+        }
+        created = true
+        abandonTransactions()
+    }
+
+    /// A create that failed in a migration of an upgrade: the database goes back to the backup made
+    /// before it (Brokers/DatabaseBackups.swift), and the message says so.
+    private func restoreAfterFailedUpgrade(_ error: RuntimeError) -> RuntimeError {
+        let failed = databaseLock.withLock { () -> PluginDatabase? in
+            guard let database, database.upgrade != nil, database.migrationFailed else { return nil }
+            return database
+        }
+        guard let failed, let upgrade = failed.upgrade else { return error }
+        databaseLock.withLock {
+            failed.close()
+            database = nil
+        }
+        do {
+            try DatabaseBackups.restore(database: failed.path, from: upgrade.backup)
+        } catch let restoreError {
+            return RuntimeError(status: .error, message: "\(error.message); restoring the backup made before the upgrade from \(upgrade.from) to \(upgrade.to) failed too (\(restoreError.message)): restore \(upgrade.backup) by hand")
+        }
+        var restored = error
+        restored.message += "; the database was restored from the backup made before the upgrade from \(upgrade.from) to \(upgrade.to) (\(upgrade.backup)), as \(upgrade.from) left it; fix the plugin, or keep the site on \(upgrade.from) with clubhouse plugin rollback \(info.id) --site \(siteName)"
+        return restored
+    }
+
+    private func createBackend() throws(RuntimeError) {
         switch backend {
         case .isolated(let runner):
             try runner.create(instance: self)
@@ -148,8 +180,6 @@ final class PluginInstance: @unchecked Sendable {
             }
             instance = made
         }
-        created = true
-        abandonTransactions()
     }
 
     func destroy() {

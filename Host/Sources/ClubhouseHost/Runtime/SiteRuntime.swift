@@ -70,6 +70,8 @@ public final class SiteRuntime: @unchecked Sendable {
     public let devices: DeviceBroker
     let loader: PluginLoader
     let discovery: PluginDiscovery
+    /// plugins.lock (Loader/PluginLock.swift): every load is checked against it unless disabled.
+    let lockGuard: LockGuard
     /// The caller's working directory, sent with every request (read once: the host never changes it).
     let workingDirectory = FileSystem.currentDirectory()
     /// `,"cwd":"<working directory>"}`: the tail of every request, encoded once.
@@ -101,8 +103,9 @@ public final class SiteRuntime: @unchecked Sendable {
     private var creationOrder: [String] = []
 
     public init(configuration: SiteConfiguration, site: Site, dataDirectory: String, log: LogBroker,
-                loader: PluginLoader = PluginLoader(), background: (any BackgroundLauncher)? = nil) {
+                loader: PluginLoader = PluginLoader(), background: (any BackgroundLauncher)? = nil, enforcesLock: Bool = true) {
         self.configuration = configuration
+        lockGuard = LockGuard(path: PluginLock.path(configuration: configuration, dataDirectory: dataDirectory), enabled: enforcesLock)
         backgroundLauncher = background
         self.site = site
         self.log = log
@@ -209,17 +212,27 @@ public final class SiteRuntime: @unchecked Sendable {
         if entry.isolation == .sandbox, let reason = Sandbox.unavailableReason() {
             return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' asks for \"isolation\": \"sandbox\" (\(where_)), but \(reason); to run it without kernel confinement, set \"isolation\": \"process\" there knowingly (the plugin can then read and write whatever this user can)"))
         }
+        let locked: LockedPlugin?
+        switch lockGuard.pin(site: site.name, entry: entry) {
+        case .success(let l): locked = l
+        case .failure(let e): return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(where_)): \(e.message)"))
+        }
         let path: String
         if let explicit = entry.path {
             path = FileSystem.absolute(explicit, relativeTo: configuration.baseDirectory)
         } else if let id = entry.id {
-            switch discovery.find(id: id, requirement: entry.versionRequirement) {
+            // A locked site asks for the locked version exactly: a newer install does not move it.
+            let requirement = locked.flatMap { VersionRequirement("=" + $0.version) } ?? entry.versionRequirement
+            switch discovery.find(id: id, requirement: requirement) {
             case .success(let found): path = found
             case .failure(let error):
                 return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(where_)): \(error.message)"))
             }
         } else {
             return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' has neither \"id\" nor \"path\" (\(where_))"))
+        }
+        if let locked, let refusal = lockGuard.check(path: path, locked: locked) {
+            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(refusal)"))
         }
         let (isolation, weaker) = entry.isolation == .auto
             ? SiteRuntime.automaticIsolation(path: path, installRoot: discovery.installRoot) : (entry.isolation, nil)
@@ -276,8 +289,8 @@ public final class SiteRuntime: @unchecked Sendable {
     /// kernel can confine it, else runs in a plain runner, with the reason (`config validate` warns).
     static func automaticIsolation(path: String, installRoot: String) -> (Isolation, weaker: String?) {
         let real = FileSystem.realPath(path) ?? path
-        let executableFolder = FileSystem.realPath(FileSystem.executableDirectory()) ?? FileSystem.executableDirectory()
-        if FileSystem.directoryName(real) == executableFolder { return (.inProcess, nil) }
+        // The host's own plugins (beside the executable, or an installed prefix's lib/clubhouse/plugins).
+        if InstallTree.isBundled(real) { return (.inProcess, nil) }
         let install = FileSystem.realPath(installRoot) ?? installRoot
         if real.hasPrefix(install + "/") { return (.process, nil) }
         if let reason = Sandbox.unavailableReason() { return (.process, reason) }

@@ -22,13 +22,25 @@ enum BuiltinCommands {
         case "plugins list": return try pluginsList(options)
         case "plugins info": return try pluginsInfo(arguments["plugin"]?.stringValue ?? "", options)
         case "plugin validate":
-            return try pluginValidate(path: arguments["path"]?.stringValue ?? "", timeout: arguments["timeout"]?.doubleValue ?? 30, options)
+            return try pluginValidate(path: arguments["path"]?.stringValue ?? "", timeout: arguments["timeout"]?.doubleValue ?? 30,
+                                      only: arguments["only"]?.stringValue, options)
+        case "plugin validate list":
+            let rows = PluginValidator.checks.map { [$0.id, $0.name, $0.requires.isEmpty ? "-" : $0.requires.joined(separator: ",")] }
+            output(options, json: ["checks": .array(PluginValidator.checks.map { ["name": .string($0.id), "summary": .string($0.name),
+                                                                                  "requires": .array($0.requires.map { .string($0) })] })],
+                   text: formatTable([["CHECK", "WHAT IT MAKES SURE OF", "NEEDS"]] + rows))
+            return 0
         case "plugin pack":
             return try PluginPackages.pack(library: arguments["library"]?.stringValue ?? "", out: arguments["out"]?.stringValue ?? "",
                                            readme: arguments["readme"]?.stringValue, options)
         case "plugin install": return try PluginPackages.install(file: arguments["package"]?.stringValue ?? "", options)
         case "plugin list":
             return arguments["installed"]?.boolValue == true ? try PluginPackages.listInstalled(options) : try pluginsList(options)
+        case "plugin rollback": return try RollbackCommand.rollback(arguments["plugin"]?.stringValue ?? "", options)
+        case "plugin new":
+            return try PluginNew.run(name: arguments["name"]?.stringValue ?? "", lang: arguments["lang"]?.stringValue ?? "c",
+                                     dir: arguments["dir"]?.stringValue, sdk: arguments["sdk"]?.stringValue, options)
+        case "lock": return try LockCommand.lock(check: arguments["check"]?.boolValue == true, options)
         case "plugin remove": return try PluginPackages.remove(arguments["plugin"]?.stringValue ?? "", options)
         case "config validate":
             var o = options
@@ -166,24 +178,58 @@ enum BuiltinCommands {
 
     // MARK: plugin validate
 
-    static func pluginValidate(path given: String, timeout: Double, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+    static func pluginValidate(path given: String, timeout: Double, only: String?, _ options: GlobalOptions) throws(CLIError) -> Int32 {
         guard timeout > 0, timeout <= 3600 else {
             throw usage("--timeout must be more than 0 and at most 3600 seconds, got \(timeout)")
         }
-        let path = FileSystem.absolute(given)
-        let report = PluginValidator.validateInChild(path: path, timeoutMilliseconds: Int(timeout * 1000))
-        let failed = report.filter { !$0.passed }
-        var text = "Validating \(path)\n"
-        for check in report {
-            text += "  \(check.passed ? "PASS" : "FAIL")  \(check.name)\(check.detail.isEmpty ? "" : ": \(check.detail)")\n"
+        var selected: [String]?
+        if let only {
+            let names = only.split(separator: ",").map { String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }.filter { !$0.isEmpty }
+            let known = PluginValidator.checks.map(\.id)
+            if let unknown = names.first(where: { !known.contains($0) }) {
+                throw usage("--only: no check named '\(unknown)'; checks are \(known.joined(separator: ", ")) (clubhouse plugin validate list)")
+            }
+            guard !names.isEmpty else { throw usage("--only needs at least one check name (clubhouse plugin validate list)") }
+            selected = names
         }
-        text += failed.isEmpty ? "\(report.count) checks passed; the plugin is ready for a site.\n"
+        // --site / --config: the plugin runs with the site's entry (config, grants, devices).
+        var siteArguments: [String] = []
+        var siteText = ""
+        if options.configPath != nil || options.site != nil {
+            let configuration = try options.loadConfiguration()
+            let name = options.site ?? configuration.defaultSite
+            guard configuration.sites[name] != nil else {
+                throw usage("no site '\(name)' in \(configuration.source); sites are: \(configuration.siteOrder.joined(separator: ", "))")
+            }
+            if let config = options.configPath { siteArguments += ["--config", FileSystem.absolute(config)] }
+            siteArguments += ["--site", name]
+            siteText = " at site '\(name)' of \(configuration.source)"
+        }
+        let path = FileSystem.absolute(given)
+        let report = PluginValidator.validate(path: path, only: selected, timeoutMilliseconds: Int(timeout * 1000), siteArguments: siteArguments)
+        let failed = report.filter { !$0.passed }
+        let width = report.map(\.id.count).max() ?? 0
+        var text = "Validating \(path)\(siteText)\n"
+        for check in report {
+            let label: String
+            switch check.status {
+            case .passed: label = "PASS "
+            case .failed: label = "FAIL "
+            case .skipped: label = "SKIP "
+            case .crashed: label = "CRASH"
+            }
+            let padded = check.id + String(repeating: " ", count: width - check.id.count)
+            text += "  \(label)  \(padded)  \(check.name)\(check.detail.isEmpty ? "" : ": \(check.detail)")\n"
+        }
+        let skipped = report.filter { $0.status == .skipped }.count
+        text += failed.isEmpty ? "\(report.count) checks: \(report.count - skipped) passed, \(skipped) skipped; the plugin is ready for a site.\n"
             : "\(failed.count) of \(report.count) checks failed.\n"
         let json: JSONValue = ["path": .string(path), "ok": .bool(failed.isEmpty),
-                               "checks": .array(report.map { ["name": .string($0.name), "passed": .bool($0.passed), "detail": .string($0.detail)] })]
+                               "checks": .array(report.map { ["name": .string($0.id), "summary": .string($0.name), "status": .string($0.status.rawValue),
+                                                              "passed": .bool($0.passed), "detail": .string($0.detail), "ms": .int($0.milliseconds)] })]
         output(options, json: json, text: text)
         if !failed.isEmpty {
-            var error = CLIError(status: .error, message: "\(path): \(failed.count) check(s) failed; first: \(failed[0].name): \(failed[0].detail)")
+            var error = CLIError(status: .error, message: "\(path): \(failed.count) check(s) failed; first: \(failed[0].name) (\(failed[0].id)): \(failed[0].detail)")
             error.reported = true
             throw error
         }

@@ -30,9 +30,29 @@ enum InternalModes {
                 StandardStreams.writeError("\(error)\n")
                 return 1
             }
+        case "__completions":
+            // __completions bash|zsh|fish: the shell completion script (scripts/install.sh).
+            guard arguments.count == 1, let script = Completions.script(arguments[0]) else {
+                StandardStreams.writeError("clubhouse: usage: clubhouse __completions bash|zsh|fish\n")
+                return 2
+            }
+            StandardStreams.writeOutput(script)
+            return 0
+        case "__manpage":
+            StandardStreams.writeOutput(Completions.manPage())
+            return 0
         case "__validate":
-            guard arguments.count == 1 else { return 2 }
-            return PluginValidator.runChecks(path: arguments[0])
+            // __validate PATH CHECK [--config FILE] [--site NAME]: one check, one JSON line.
+            guard arguments.count >= 2, arguments.count % 2 == 0 else { return 2 }
+            var config: String?, site: String?
+            for i in stride(from: 2, to: arguments.count, by: 2) {
+                switch arguments[i] {
+                case "--config": config = arguments[i + 1]
+                case "--site": site = arguments[i + 1]
+                default: return 2
+                }
+            }
+            return PluginValidator.runCheck(path: arguments[0], check: arguments[1], configPath: config, siteName: site)
         case "__run":
             return runBackground(arguments)
         case "__runner":

@@ -235,6 +235,8 @@ enum PluginPackages {
         guard FileSystem.isDirectory(folder) else {
             throw CLIError(status: .notFound, message: "\(spec) is not installed in \(root) (clubhouse plugin list --installed shows what is)")
         }
+        try LockCommand.refuseRemovingPinned(id: id, version: version, installed: version.map { [$0] } ?? InstallTree.subdirectories(folder),
+                                             spec: spec, options)
         // Renamed aside first, so a concurrent reader sees the version whole or not at all.
         let parent = FileSystem.directoryName(folder)
         let aside = "\(parent)/.remove-\(FileSystem.baseName(folder))-\(getpid())"

@@ -1,0 +1,223 @@
+// plugins.lock: which build each site runs. `clubhouse lock` writes it beside the configuration
+// (plugins.json → plugins.lock; the embedded configuration's lock lives in the data directory):
+// per site, per plugin, the id, version and SHA-256 of the library. While it exists, every load is
+// checked against it before any of the library's code runs: resolution asks for the locked version
+// exactly (a newer install does not move a locked site), and the file found is re-hashed — a
+// tampered or swapped library is refused with both hashes named.
+//
+// Re-hashing costs one read of each library per process: the digest is remembered per file by
+// (device, inode, size, mtime, ctime), so one process hashes a library once however often it is
+// resolved, and a file changed in place (new size, mtime or ctime — ctime cannot be set back by
+// a user) is hashed again.
+
+import ClubhouseHashing
+import ClubhouseJSON
+import ClubhousePlatform
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One locked plugin: what a site's alias must load.
+public struct LockedPlugin: Sendable, Equatable {
+    public var id: String
+    public var version: String
+    public var sha256: String
+
+    public init(id: String, version: String, sha256: String) {
+        self.id = id
+        self.version = version
+        self.sha256 = sha256
+    }
+}
+
+public struct PluginLock: Sendable {
+    public static let formatVersion = 1
+    /// Where it was read from (or is to be written).
+    public var path: String
+    /// site → alias → locked plugin.
+    public var sites: [String: [String: LockedPlugin]]
+
+    public init(path: String, sites: [String: [String: LockedPlugin]] = [:]) {
+        self.path = path
+        self.sites = sites
+    }
+
+    /// The lock file of a configuration: beside the file with its extension replaced by ".lock"
+    /// (plugins.json → plugins.lock), or `<data dir>/plugins.lock` for the embedded configuration.
+    public static func path(configuration: SiteConfiguration, dataDirectory: String) -> String {
+        guard configuration.baseDirectory != nil else { return dataDirectory + "/plugins.lock" }
+        let file = FileSystem.absolute(configuration.source)
+        let directory = FileSystem.directoryName(file)
+        var name = FileSystem.baseName(file)
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = String(name[..<dot]) }
+        return directory + "/" + name + ".lock"
+    }
+
+    public struct LockError: Error, Sendable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Reads the lock at `path`: nil when there is none; an error when it is not a valid lock.
+    public static func load(_ path: String) throws(LockError) -> PluginLock? {
+        guard FileSystem.exists(path) else { return nil }
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.read(path) } catch {
+            throw LockError(message: "\(path): cannot read the lock file (\(error.reason)); fix its permissions or run clubhouse lock again")
+        }
+        func bad(_ what: String) -> LockError {
+            LockError(message: "\(path): not a valid lock file (\(what)); run clubhouse lock again")
+        }
+        let root: JSONValue
+        do { root = try JSONParser.parse(bytes: bytes) } catch { throw bad("\(error)") }
+        guard root["lock_version"]?.intValue == formatVersion else { throw bad("\"lock_version\" is not \(formatVersion)") }
+        guard let sites = root["sites"]?.objectValue else { throw bad("no \"sites\" object") }
+        var lock = PluginLock(path: path)
+        for (site, plugins) in sites {
+            guard let plugins = plugins.objectValue else { throw bad("site '\(site)' is not an object") }
+            var entries: [String: LockedPlugin] = [:]
+            for (alias, p) in plugins {
+                guard let id = p["id"]?.stringValue, let version = p["version"]?.stringValue,
+                      let sha = p["sha256"]?.stringValue, sha.utf8.count == 64,
+                      sha.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
+                else { throw bad("site '\(site)' plugin '\(alias)' needs \"id\", \"version\" and a lowercase hex \"sha256\"") }
+                entries[alias] = LockedPlugin(id: id, version: version, sha256: sha)
+            }
+            lock.sites[site] = entries
+        }
+        return lock
+    }
+
+    /// The lock as written: sorted keys, two-space indentation, no timestamps (the same sites give
+    /// the same bytes).
+    public func rendered() -> String {
+        var sitesObject = JSONObject()
+        for site in sites.keys.sorted() {
+            var plugins = JSONObject()
+            for (alias, p) in (sites[site] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                plugins[alias] = ["id": .string(p.id), "sha256": .string(p.sha256), "version": .string(p.version)]
+            }
+            sitesObject[site] = .object(plugins)
+        }
+        return JSONWriter.pretty(["lock_version": .int(PluginLock.formatVersion), "sites": .object(sitesObject)]) + "\n"
+    }
+
+    public func write() throws(FileError) {
+        try FileSystem.writeAtomically(path, Array(rendered().utf8))
+    }
+
+    /// Every (site, alias) that pins `id` (at `version`, when given).
+    public func pins(id: String, version: String?) -> [(site: String, alias: String, plugin: LockedPlugin)] {
+        var found: [(String, String, LockedPlugin)] = []
+        for site in sites.keys.sorted() {
+            for (alias, p) in (sites[site] ?? [:]).sorted(by: { $0.key < $1.key })
+            where p.id == id && (version == nil || p.version == version) {
+                found.append((site, alias, p))
+            }
+        }
+        return found
+    }
+}
+
+/// SHA-256 of plugin libraries, each file read once per process (see the top of this file).
+public enum LibraryDigest {
+    private struct Key: Hashable {
+        var device, inode: UInt64
+        var size, mtime, ctime: Int64
+    }
+
+    private static let lock = Lock()
+    nonisolated(unsafe) private static var memo: [Key: String] = [:]
+
+    /// The lowercase hex SHA-256 of the file at `path`, or the reason it cannot be read.
+    public static func sha256(_ path: String) -> Result<String, LockFileReadError> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return .failure(LockFileReadError(reason: String(cString: strerror(errno)))) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return .failure(LockFileReadError(reason: String(cString: strerror(errno)))) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(LockFileReadError(reason: "not a regular file")) }
+        let key = Key(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
+                      mtime: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+                      ctime: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
+        if let known = lock.withLock({ memo[key] }) { return .success(known) }
+        var hash = SHA256()
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(LockFileReadError(reason: String(cString: strerror(errno))))
+            }
+            if n == 0 { break }
+            chunk.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        }
+        let hex = hash.finalize().hex
+        lock.withLock { memo[key] = hex }
+        return .success(hex)
+    }
+}
+
+public struct LockFileReadError: Error, Sendable {
+    public var reason: String
+}
+
+/// A site runtime's view of its lock file: read once (on first load), consulted at every load.
+final class LockGuard: @unchecked Sendable {
+    let path: String
+    let enabled: Bool
+    private let lock = Lock()
+    private var state: Result<PluginLock?, PluginLock.LockError>?
+
+    init(path: String, enabled: Bool) {
+        self.path = path
+        self.enabled = enabled
+    }
+
+    private var current: Result<PluginLock?, PluginLock.LockError> {
+        lock.withLock {
+            if let state { return state }
+            let read = LockGuard.read(path)
+            state = read
+            return read
+        }
+    }
+
+    static func read(_ path: String) -> Result<PluginLock?, PluginLock.LockError> {
+        do throws(PluginLock.LockError) { return .success(try PluginLock.load(path)) } catch { return .failure(error) }
+    }
+
+    /// What the lock pins for `alias` at `site` (nil: no lock, or locks are not enforced), or why
+    /// the entry cannot load under the lock.
+    func pin(site: String, entry: PluginEntry) -> Result<LockedPlugin?, PluginLock.LockError> {
+        guard enabled else { return .success(nil) }
+        let lock: PluginLock
+        switch current {
+        case .failure(let e): return .failure(e)
+        case .success(nil): return .success(nil)
+        case .success(let l?): lock = l
+        }
+        guard let locked = lock.sites[site]?[entry.alias] else {
+            return .failure(PluginLock.LockError(message: "it is not in \(path) (site '\(site)'); run clubhouse lock to pin it"))
+        }
+        if let id = entry.id, id != locked.id {
+            return .failure(PluginLock.LockError(message: "\(path) pins \(locked.id) but the configuration says \(id); run clubhouse lock again"))
+        }
+        if let requirement = entry.versionRequirement, let v = SemanticVersion(locked.version), !requirement.isSatisfied(by: v) {
+            return .failure(PluginLock.LockError(message: "\(path) pins \(locked.id) \(locked.version) but the site asks for '\(requirement)'; run clubhouse lock again"))
+        }
+        return .success(locked)
+    }
+
+    /// nil when the library at `path` is the locked build; else the one-line refusal naming both hashes.
+    func check(path library: String, locked: LockedPlugin) -> String? {
+        switch LibraryDigest.sha256(library) {
+        case .failure(let e):
+            return "\(library): cannot read the library to check it against \(path) (\(e.reason))"
+        case .success(let actual) where actual != locked.sha256:
+            return "\(library) has SHA-256 \(actual) but \(path) pins \(locked.id) \(locked.version) at SHA-256 \(locked.sha256); the library changed since it was locked: reinstall the locked build, or run clubhouse lock if the change is intended"
+        case .success:
+            return nil
+        }
+    }
+}
