@@ -42,6 +42,27 @@ final class GlobeEndToEndTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: c.dataDirectory.path + "/default/org.clubhouse.globe.sqlite"))
     }
 
+    func testUnvisitIsAllOrNothingAndSaysWhenThereWasNothingToUndo() throws {
+        let c = try Clubhouse()
+        try c.succeed(["globe", "visit", "PE", "--city", "Lima,Cusco", "--user", "u"])
+        func checked() throws -> Int? {
+            try c.succeed(["globe", "highlights", "PE", "--user", "u", "--json"]).json()["cities"]?.arrayValue?
+                .filter { $0["checked"]?.boolValue == true }.count
+        }
+        // An unknown city after a known one: nothing is unchecked.
+        try c.fail(["globe", "unvisit", "PE", "--user", "u", "--city", "Cusco,Atlantis"], exitCode: 2,
+                   contains: ["'Atlantis' is not a city of Peru (PE)"])
+        XCTAssertEqual(try checked(), 2)
+        try c.fail(["globe", "unvisit", "Perru", "--user", "u"], exitCode: 2, contains: ["unknown country 'Perru'; did you mean Peru?"])
+        // Not visited: said so, nothing changes, not an error.
+        let japan = try c.succeed(["globe", "unvisit", "JP", "--user", "u", "--json"]).json()
+        XCTAssertEqual(japan["changed"]?.boolValue, false)
+        XCTAssertEqual(try c.succeed(["globe", "unvisit", "JP", "--user", "u"]).stdout, "Japan (JP) was not visited\n")
+        XCTAssertEqual(try c.succeed(["globe", "unvisit", "PE", "--user", "u"]).stdout, "Peru (PE) no longer visited (2 checked places unchecked)\n")
+        XCTAssertEqual(try checked(), 0)
+        XCTAssertEqual(try c.succeed(["globe", "list", "--visited", "--user", "u", "--json"]).json()["countries"]?.arrayValue?.count, 0)
+    }
+
     func testMistakesGetOneClearLine() throws {
         let c = try Clubhouse()
         try c.fail(["globe", "visit", "Frnace"], exitCode: 2, contains: ["unknown country 'Frnace'; did you mean France?"])
@@ -83,7 +104,7 @@ final class GlobeEndToEndTests: XCTestCase {
         let svg = try String(contentsOfFile: c.path("map.svg"), encoding: .utf8)
         XCTAssertTrue(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
         XCTAssertTrue(svg.contains("<path id=\"BR\" class=\"visited\" fill=\"#F2F013\""))
-        XCTAssertTrue(svg.contains("<path id=\"AR\" class=\"none\" fill=\"#85D8B4\""))
+        XCTAssertTrue(svg.contains("<path id=\"AR\" class=\"none\" fill=\"#E4572E\""))
         XCTAssertTrue(svg.contains("Visited 1 of 195 countries (0.5%)"))
         let printed = try c.succeed(["globe", "silhouette", "Italy", "--svg", "-"]).stdout
         XCTAssertTrue(printed.hasPrefix("<svg") && printed.contains("<title>Italy</title>"))

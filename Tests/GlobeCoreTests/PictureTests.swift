@@ -39,10 +39,13 @@ final class PictureTests: XCTestCase {
         XCTAssertEqual(Palette.land.hex, "#34BE82")
         XCTAssertEqual(Palette.visited.hex, "#F2F013")
         XCTAssertEqual(Palette.wishlist.hex, "#9966CC")
-        XCTAssertEqual(Palette.fill(.none, selected: true).hex, "#85D8B4")
-        // Visited and wishlist keep their own (lighter) colour when selected.
-        XCTAssertEqual(Palette.fill(.visited, selected: true).hex, "#F7F671")
-        XCTAssertEqual(Palette.fill(.wishlist, selected: true).hex, "#C2A3E0")
+        // Selected is its own colour whatever the status, far from visited, wishlist and land.
+        for status in CountryStatus.allCases {
+            XCTAssertEqual(Palette.fill(status, selected: true).hex, "#E4572E")
+            let a = Palette.fill(status, selected: false), b = Palette.selected
+            let distance = ((a.r - b.r) * (a.r - b.r) + (a.g - b.g) * (a.g - b.g) + (a.b - b.b) * (a.b - b.b)).squareRoot()
+            XCTAssertGreaterThan(distance, 0.45, "\(status) vs selected")
+        }
     }
 
     func testWorldMapColoursLegendAndStats() throws {
@@ -53,14 +56,21 @@ final class PictureTests: XCTestCase {
         let xml = try XMLSummary.parse(svg)
         let root = try XCTUnwrap(xml.elements.first)
         XCTAssertEqual(root.name, "svg")
-        XCTAssertEqual(root.attributes["viewBox"], "0 0 1000 560")
+        // 150° of latitude (cut at 60° S) plus a three-row legend.
+        let box = (root.attributes["viewBox"] ?? "").split(separator: " ").compactMap { Double($0) }
+        XCTAssertEqual(box.count, 4)
+        XCTAssertEqual(box.last ?? 0, 1000 * 150 / 360 + 60 * 1.45, accuracy: 0.01)
         let paths = Dictionary(uniqueKeysWithValues: xml.all("path").compactMap { a in a["id"].map { ($0, a) } })
         let circles = Dictionary(uniqueKeysWithValues: xml.all("circle").compactMap { a in a["id"].map { ($0, a) } })
-        XCTAssertEqual(paths.count, 175, "every country with an outline")
-        XCTAssertEqual(circles.count, 29, "every country drawn as a point")
+        XCTAssertEqual(paths.count, 174, "every country with an outline but Antarctica")
+        XCTAssertNil(paths["AQ"], "Antarctica is south of the map's edge")
+        XCTAssertTrue(xml.text.contains("map cut at 60° S: Antarctica not drawn"), xml.text)
+        XCTAssertTrue(xml.text.contains("a circle: a country too small to draw"), xml.text)
+        XCTAssertEqual(circles.count, 30, "every country drawn as a point, and the legend's sample circle")
+        XCTAssertNotNil(circles["legend-point"])
         XCTAssertEqual(paths["JP"]?["fill"], "#F2F013")
-        XCTAssertEqual(paths["FR"]?["fill"], "#F7F671", "visited wins over selected: lighter yellow")
-        XCTAssertEqual(paths["BR"]?["fill"], "#85D8B4", "selected land")
+        XCTAssertEqual(paths["FR"]?["fill"], "#E4572E", "selected, though visited")
+        XCTAssertEqual(paths["BR"]?["fill"], "#E4572E", "selected land")
         XCTAssertEqual(paths["PE"]?["fill"], "#9966CC")
         XCTAssertEqual(paths["CA"]?["fill"], "#34BE82")
         XCTAssertEqual(circles["VA"]?["fill"], "#F2F013")
@@ -73,6 +83,9 @@ final class PictureTests: XCTestCase {
         // Equirectangular: Paris lands where x = (lon + 180) / 360 · w.
         let numbers = (paths["FR"]?["d"] ?? "").split(whereSeparator: { "MZ ,".contains($0) }).compactMap { Double($0) }
         XCTAssertTrue(numbers.allSatisfy { $0 >= 0 && $0 <= 1000 })
+        // The y scale equals the x scale: Paris (48.86° N) at (90 − lat) / 360 · w.
+        let ys = stride(from: 1, to: numbers.count, by: 2).map { numbers[$0] }
+        XCTAssertTrue(ys.contains { abs($0 - (90 - 48.86) / 360 * 1000) < 15 })
         let xs = stride(from: 0, to: numbers.count, by: 2).map { numbers[$0] }
         XCTAssertTrue(xs.contains { abs($0 - (2.35 + 180) / 360 * 1000) < 30 })
     }

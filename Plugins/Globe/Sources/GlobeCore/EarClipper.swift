@@ -6,6 +6,12 @@
 // Rings of more than 80 vertices find the vertices that might lie inside a candidate ear through a
 // z-order (Morton) curve instead of a scan.
 //
+// A hole whose leftmost point lies on an edge of the ring built so far (exactly, or in the tolerant
+// pass within a rounding error) is spliced into that edge at the point instead of being bridged
+// along it: a bridge that runs on top of an edge leaves collinear, overlapping edges that an odd
+// rotation turns into tiny crossings no ear survives. Of several edges through the point (a
+// collinear run the ring traverses more than once), the shortest is taken.
+//
 // Unlike earcut, a vertex that is dropped as a duplicate or as part of a collinear run is not
 // lost: it is cut as a zero-area triangle. Every vertex therefore stays in the output, and a
 // valid polygon with n vertices and h holes yields n + 2h − 2 triangles whose absolute areas add
@@ -48,6 +54,8 @@ public final class EarClipper {
     /// an edge to be taken as touching it; 0 in the exact pass.
     private var snap = 0.0
     private var snapping = false
+    /// Set by findHoleBridge to the outer edge (its first node) that the hole point touches.
+    private var touchEdge: Int32 = -1
     /// 0 for exact turns; in the retry pass, the angle below which a turn counts as straight.
     private var tolerance = 0.0
 
@@ -554,6 +562,23 @@ public final class EarClipper {
 
     private func eliminateHole(_ hole: Int32, _ outer: Int32) -> Int32 {
         guard let bridge = findHoleBridge(hole, outer) else { return outer }
+        if touchEdge >= 0 {
+            // The hole point lies on edge p→n (a rounding error off it): the hole is spliced
+            // into that edge at the point (p → hole … hole's copy → n), with no bridge edges
+            // that would run along the edge. One copy instead of a bridge's two: a zero-area
+            // triangle keeps the count at n + 2h − 2.
+            let p = touchEdge, n = next(touchEdge), last = prev(hole)
+            let copy = makeNode(nodes[Int(hole)].i, x(hole), y(hole))
+            nodes[Int(p)].next = hole
+            nodes[Int(hole)].prev = p
+            nodes[Int(last)].next = copy
+            nodes[Int(copy)].prev = last
+            nodes[Int(copy)].next = n
+            nodes[Int(n)].prev = copy
+            emitDegenerate(hole, copy)
+            _ = filterPoints(last, n)
+            return filterPoints(p, next(p))
+        }
         let bridgeReverse = splitPolygon(bridge, hole)
         _ = filterPoints(bridgeReverse, next(bridgeReverse))
         return filterPoints(bridge, next(bridge))
@@ -566,22 +591,30 @@ public final class EarClipper {
         var qx = -Double.infinity
         var m: Int32 = -1
         var p = outer
+        touchEdge = -1
+        var touchLength = Double.infinity
         if equal(hole, p) { return p }
         repeat {
             let P = nodes[Int(p)], N = nodes[Int(P.next)]
-            if equal(hole, P.next) { return P.next }
+            if equal(hole, P.next) { touchEdge = -1; return P.next }
             if hy <= P.y && hy >= N.y && N.y != P.y {
                 let ix = P.x + (hy - P.y) * (N.x - P.x) / (N.y - P.y)
                 // In the tolerant pass a hole point a rounding error off an edge touches it.
-                if snap > 0 && abs(ix - hx) <= snap { return P.x < N.x ? p : P.next }
+                // Of edges through the point (collinear runs stacked on one line), the shortest
+                // is the one nearest the hole in the ring's nesting.
+                let length = abs(N.x - P.x) + abs(N.y - P.y)
+                if abs(ix - hx) <= snap && length < touchLength {
+                    touchEdge = p
+                    touchLength = length
+                }
                 if ix <= hx && ix > qx {
                     qx = ix
                     m = P.x < N.x ? p : P.next
-                    if ix == hx { return m }
                 }
             }
             p = P.next
         } while p != outer
+        if touchEdge >= 0 { return touchEdge }
         guard m >= 0 else { return nil }
 
         let stop = m
@@ -596,8 +629,12 @@ public final class EarClipper {
                 // A hole point on p's horizontal edge (a T-junction): the bridge runs along that
                 // edge; locallyInside rejects it as collinear, but it is valid (earcut 3.2).
                 let along = P.y == hy && nodes[Int(P.next)].y == hy && nodes[Int(P.next)].x > hx
+                // In the tolerant pass, tangents a rounding error apart (points on one line
+                // through the hole point, as after a rotation) tie, and the nearer point wins.
+                let slack = tolerance > 0 ? 1e3 * tolerance * tangent : 0
+                let tie = abs(tangent - tanMin) <= slack || tangent == tanMin
                 if (locallyInside(p, hole) || along)
-                    && (tangent < tanMin || (tangent == tanMin && (P.x > x(m) || (P.x == x(m) && sectorContainsSector(m, p))))) {
+                    && ((!tie && tangent < tanMin) || (tie && (P.x > x(m) || (P.x == x(m) && sectorContainsSector(m, p))))) {
                     m = p
                     tanMin = tangent
                 }

@@ -207,8 +207,8 @@ public final class Globe {
         let svg = WorldMapSVG.render(countries: countries, log: log,
                                      options: .init(width: width, selected: codes, title: "Countries visited by \(user)"))
         let stats = TravelStats(log: log, countries: countries)
-        let legend = width * 0.06 > 56 ? width * 0.06 : 56
-        return SVGResult(svg: svg, width: width, height: width / 2 + legend,
+        return SVGResult(svg: svg, width: width,
+                         height: WorldMapSVG.mapHeight(width: width) + WorldMapSVG.legendHeight(width: width),
                          summary: "world map of \(countries.countries.count) countries for \(user): visited \(stats.visited) of \(stats.total), wishlist \(stats.wishlist)")
     }
 

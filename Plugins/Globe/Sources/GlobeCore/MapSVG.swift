@@ -1,5 +1,6 @@
-// Pictures: the world map (equirectangular) in the palette with a legend and the traveller's
-// stats, and a country's silhouette (the daily challenge's clue).
+// Pictures: the world map (equirectangular, cut at 60° S so that Antarctica is not a band as wide
+// as the world along the bottom; the legend says so) in the palette with a legend and the
+// traveller's stats, and a country's silhouette (the daily challenge's clue).
 
 #if canImport(Glibc)
 import Glibc
@@ -24,11 +25,20 @@ public enum WorldMapSVG {
         }
     }
 
+    /// The southern edge of the map: land south of it (Antarctica) is not drawn.
+    public static let southernEdge = -60.0
+
+    /// Height of the map itself (without the legend) for a width: 150° of latitude.
+    public static func mapHeight(width: Double) -> Double { width * (90 - southernEdge) / 360 }
+
+    /// Height of the legend band for a width (0 without a legend): three rows.
+    public static func legendHeight(width: Double) -> Double { max(56, width * 0.06) * 1.45 }
+
     public static func render(countries: CountrySet, log: TravelLog, options: Options = Options()) -> String {
         let w = max(100, min(20000, options.width.isFinite ? options.width : 1200))
-        let h = w / 2
-        let legendHeight = options.showLegend ? max(56, w * 0.06) : 0
-        let sx = w / 360, sy = h / 180
+        let h = mapHeight(width: w)
+        let legendHeight = options.showLegend ? legendHeight(width: w) : 0
+        let sx = w / 360, sy = w / 360
         var out = SVGText(capacity: 600_000)
         out.append("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " as StaticString)
         out.appendNumber(w)
@@ -46,14 +56,23 @@ public enum WorldMapSVG {
         out.appendNumber(h)
         out.append("\" fill=\"" as StaticString)
         out.append(Palette.ocean.hex)
-        out.append("\"/>\n<g id=\"countries\" stroke=\"" as StaticString)
+        out.append("\"/>\n<clipPath id=\"map-area\"><rect width=\"" as StaticString)
+        out.appendNumber(w)
+        out.append("\" height=\"" as StaticString)
+        out.appendNumber(h)
+        out.append("\"/></clipPath>\n<g id=\"countries\" clip-path=\"url(#map-area)\" stroke=\"" as StaticString)
         out.append(Palette.border.hex)
         out.append("\" stroke-width=\"0.4\" stroke-linejoin=\"round\" fill-rule=\"evenodd\">\n" as StaticString)
         let fills = Dictionary(uniqueKeysWithValues: CountryStatus.allCases.flatMap { s in
             [false, true].map { sel in ("\(s.rawValue)\(sel)", Palette.fill(s, selected: sel).hex) }
         })
         var points: [(Country, String)] = []
+        var cutOff: [Country] = []
         for c in countries.countries {
+            if !c.drawnAsPoint && !c.polygons.isEmpty && c.bounds.maxLat <= southernEdge {
+                cutOff.append(c)
+                continue
+            }
             let status = CountryStatus(code: c.code, log: log)
             let fill = fills["\(status.rawValue)\(options.selected.contains(c.code))"] ?? Palette.land.hex
             if c.drawnAsPoint || c.polygons.isEmpty {
@@ -107,15 +126,18 @@ public enum WorldMapSVG {
         out.append("</g>\n" as StaticString)
         if options.showLegend {
             appendLegend(&out, stats: TravelStats(log: log, countries: countries), y: h, width: w, height: legendHeight,
-                         selected: !options.selected.isEmpty)
+                         selected: !options.selected.isEmpty, cutOff: cutOff.map { c in
+                             let status = CountryStatus(code: c.code, log: log)
+                             return status == .none ? c.name : "\(c.name) (\(status == .visited ? "visited" : "on the wishlist"))"
+                         }, pointRadius: radius)
         }
         out.append("</svg>\n" as StaticString)
         return out.string
     }
 
     private static func appendLegend(_ out: inout SVGText, stats: TravelStats, y: Double, width: Double, height: Double,
-                                     selected: Bool) {
-        let font = height / 4
+                                     selected: Bool, cutOff: [String], pointRadius: Double) {
+        let font = height / 1.45 / 4
         out.append("<g id=\"legend\" font-size=\"" as StaticString)
         out.appendNumber(font)
         out.append("\">\n<rect y=\"" as StaticString)
@@ -126,9 +148,9 @@ public enum WorldMapSVG {
         out.appendNumber(height)
         out.append("\" fill=\"#FFFFFF\"/>\n" as StaticString)
         var entries: [(String, RGBColor)] = [("visited", Palette.visited), ("wishlist", Palette.wishlist), ("not visited", Palette.land)]
-        if selected { entries.append(("selected", Palette.land.lighter())) }
+        if selected { entries.append(("selected", Palette.selected)) }
         var x = font
-        let row1 = y + height * 0.38
+        let row1 = y + height / 1.45 * 0.38
         for (label, color) in entries {
             out.append("<rect x=\"" as StaticString)
             out.appendNumber(x)
@@ -158,9 +180,31 @@ public enum WorldMapSVG {
         out.append("</text>\n<text id=\"continents\" x=\"" as StaticString)
         out.appendNumber(font)
         out.append("\" y=\"" as StaticString)
-        out.appendNumber(y + height * 0.8)
+        out.appendNumber(y + height / 1.45 * 0.8)
         out.append("\">" as StaticString)
         out.appendEscaped(stats.continents.map { "\($0.continent) \($0.visited)/\($0.total)" }.joined(separator: " · "))
+        out.append("</text>\n" as StaticString)
+        // Third row: what the circles are, and what the cut at 60° S leaves out.
+        let row3 = y + height / 1.45 * 1.22
+        out.append("<circle id=\"legend-point\" cx=\"" as StaticString)
+        out.appendNumber(font * 1.5)
+        out.append("\" cy=\"" as StaticString)
+        out.appendNumber(row3 - font * 0.3)
+        out.append("\" r=\"" as StaticString)
+        out.appendNumber(max(pointRadius, font * 0.3))
+        out.append("\" fill=\"" as StaticString)
+        out.append(Palette.land.hex)
+        out.append("\" stroke=\"" as StaticString)
+        out.append(Palette.border.hex)
+        out.append("\" stroke-width=\"0.6\"/><text id=\"notes\" x=\"" as StaticString)
+        out.appendNumber(font * 2.4)
+        out.append("\" y=\"" as StaticString)
+        out.appendNumber(row3)
+        out.append("\">" as StaticString)
+        var note = "a circle: a country too small to draw at this scale (its colour as above)"
+        let southern = "\(Int(-southernEdge))° S"
+        if !cutOff.isEmpty { note += " · map cut at \(southern): \(cutOff.joined(separator: ", ")) not drawn" }
+        out.appendEscaped(note)
         out.append("</text>\n</g>\n" as StaticString)
     }
 }
