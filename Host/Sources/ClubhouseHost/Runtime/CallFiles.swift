@@ -59,6 +59,34 @@ final class CallFiles: @unchecked Sendable {
         return grants.values.contains { $0.path == grant.path && (grant.access == .read || $0.access == .write) }
     }
 
+    /// Checks, before the plugin runs, that every file this call may write can be written: its
+    /// folder exists and it is not a folder or a socket. A command that stores data and then writes
+    /// a picture must not store anything when the picture's path was wrong from the start.
+    func checkWriteTargets() -> FileRefusal? {
+        for name in grants.keys.sorted() {
+            guard let grant = grants[name], grant.access == .write, grant.path != "-" else { continue }
+            let target: String
+            switch CallFiles.followLinks(grant.path) {
+            case .success(let t): target = t
+            case .failure(let refusal): return refusal
+            }
+            var st = stat()
+            if lstat(target, &st) == 0 {
+                switch st.st_mode & S_IFMT {
+                case S_IFDIR: return FileRefusal(status: .invalidArgument, message: "\(grant.path) is a folder; give the name of a file to write")
+                case S_IFSOCK: return FileRefusal(status: .invalidArgument, message: "\(grant.path) is a socket; give the name of a file to write")
+                default: continue
+                }
+            }
+            let parent = FileSystem.directoryName(target)
+            var ps = stat()
+            if !parent.isEmpty && !(stat(parent, &ps) == 0 && (ps.st_mode & S_IFMT) == S_IFDIR) {
+                return FileRefusal(status: .notFound, message: "\(grant.path): the folder \(parent) does not exist; create it first or choose another path")
+            }
+        }
+        return nil
+    }
+
     /// Opens argument `name` for `access`; the descriptor is the caller's.
     func open(argument name: String, write: Bool) -> Result<Int32, FileRefusal> {
         guard let grant = grants[name] else {

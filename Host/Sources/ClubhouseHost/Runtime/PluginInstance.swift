@@ -258,6 +258,10 @@ final class PluginInstance: @unchecked Sendable {
             if let outer = call.outerFiles { grants = grants.filter { outer?.covers($0.value) ?? false } }
             if !grants.isEmpty { files = CallFiles(grants: grants, callID: call.id) }
         }
+        if let refusal = files?.checkWriteTargets() {
+            call.progress.end()
+            return (refusal.status.rawValue, Array(refusal.message.utf8))
+        }
         let previousFiles = call.files
         call.files = files
         defer { call.files = previousFiles }
