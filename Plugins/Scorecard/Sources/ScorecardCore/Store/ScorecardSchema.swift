@@ -4,17 +4,12 @@
 // rules "entries are append-only" and "a finished round is final" are enforced by triggers as well as
 // by the Core, so no other writer can break them.
 
-/// One schema migration.
-public struct ScorecardMigration: Sendable, Equatable {
-    public let version: Int
-    public let name: String
-    public let sql: String
-}
+import ClubhouseToolkit
 
 /// The schema and statements of the scorecard plugin's database.
 public enum ScorecardSchema {
-    public static let migrations: [ScorecardMigration] = [
-        ScorecardMigration(version: 1, name: "players, courses, tees, rounds, append-only score entries", sql: """
+    public static let migrations: [Migration] = [
+        Migration(version: 1, name: "players, courses, tees, rounds, append-only score entries", sql: """
             CREATE TABLE players (
                 id INTEGER PRIMARY KEY,
                 name TEXT NOT NULL UNIQUE COLLATE NOCASE CHECK (length(trim(name)) > 0)
@@ -84,7 +79,7 @@ public enum ScorecardSchema {
             WHEN (SELECT finished_on FROM rounds WHERE id = NEW.round_id) IS NOT NULL
             BEGIN SELECT RAISE(ABORT, 'the round is finished and final'); END;
             """),
-        ScorecardMigration(version: 2, name: "latest entry per hole, and lookups by player", sql: """
+        Migration(version: 2, name: "latest entry per hole, and lookups by player", sql: """
             CREATE INDEX score_entries_by_hole ON score_entries (round_id, player_id, hole, sequence);
             CREATE INDEX round_players_by_player ON round_players (player_id);
             CREATE VIEW current_scores AS
@@ -93,7 +88,7 @@ public enum ScorecardSchema {
                 WHERE e.sequence = (SELECT max(sequence) FROM score_entries
                                     WHERE round_id = e.round_id AND player_id = e.player_id AND hole = e.hole);
             """),
-        ScorecardMigration(version: 3, name: "round options (allowance, skins), score corrections with a reason", sql: """
+        Migration(version: 3, name: "round options (allowance, skins), score corrections with a reason", sql: """
             CREATE TABLE round_options (
                 round_id INTEGER PRIMARY KEY REFERENCES rounds(id),
                 allowance_percent INTEGER NOT NULL CHECK (allowance_percent BETWEEN 0 AND 100),
@@ -111,7 +106,8 @@ public enum ScorecardSchema {
             """),
     ]
 
-    /// Statements of a SQL-backed store, with `?` parameters in the order of the comment.
+    /// Statements of a SQL-backed store, with `?` parameters in the order of the comment; the store
+    /// reads result columns by name.
     public enum Statement {
         /// name → id
         public static let insertPlayer = "INSERT INTO players (name) VALUES (?) RETURNING id"
