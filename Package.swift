@@ -24,6 +24,7 @@ products += features.map { .library(name: "\($0)Plugin", type: .dynamic, targets
 products += [
     .library(name: "ClubhouseJSON", targets: ["ClubhouseJSON"]),
     .library(name: "ClubhouseHashing", targets: ["ClubhouseHashing"]),
+    .library(name: "ClubhouseToolkit", targets: ["ClubhouseToolkit"]),
     .library(name: "ClubhouseHost", targets: ["ClubhouseHost"]),
     .library(name: "ClubhousePlatform", targets: ["ClubhousePlatform"]),
 ] + features.map { .library(name: "\($0)Core", targets: ["\($0)Core"]) }
@@ -43,7 +44,10 @@ var targets: [Target] = [
     .target(name: "ClubhouseHashing", path: "PluginSDK/Sources/ClubhouseHashing", swiftSettings: shaSettings),
     .target(name: "ClubhouseGraphics", dependencies: ["ClubhouseJSON"], path: "PluginSDK/Sources/ClubhouseGraphics"),
     .target(name: "ClubhouseABI", dependencies: ["CClubhouse"], path: "PluginSDK/Sources/ClubhouseABI"),
-    .target(name: "PluginKit", dependencies: ["CClubhouse", "ClubhouseABI", "ClubhouseJSON"], path: "PluginSDK/Sources/PluginKit"),
+    // The pieces plugins share that know nothing of the ABI (migrations, seeded random numbers, the UTC
+    // clock, text tables, mesh formats, whole-file reading): their cores depend on it, PluginKit re-exports it.
+    .target(name: "ClubhouseToolkit", dependencies: ["ClubhouseJSON", "ClubhouseGraphics"], path: "PluginSDK/Sources/ClubhouseToolkit"),
+    .target(name: "PluginKit", dependencies: ["CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseToolkit"], path: "PluginSDK/Sources/PluginKit"),
 
     // The host: loader, site configuration, brokers, router, runner; and the executable that wires them.
     .systemLibrary(name: "CSQLite", path: "Host/Sources/CSQLite", pkgConfig: "sqlite3",
@@ -77,7 +81,8 @@ var targets: [Target] = [
     .testTarget(name: "ClubhouseJSONTests", dependencies: ["ClubhouseJSON"], path: "Tests/ClubhouseJSONTests"),
     .testTarget(name: "ClubhouseGraphicsTests", dependencies: ["ClubhouseGraphics"], path: "Tests/ClubhouseGraphicsTests"),
     .testTarget(name: "ClubhouseHashingTests", dependencies: ["ClubhouseHashing"], path: "Tests/ClubhouseHashingTests"),
-    .testTarget(name: "PluginKitTests", dependencies: ["PluginKit"], path: "Tests/PluginKitTests"),
+    .testTarget(name: "PluginKitTests", dependencies: ["PluginKit", "CSQLite"], path: "Tests/PluginKitTests"),
+    .testTarget(name: "ClubhouseToolkitTests", dependencies: ["ClubhouseToolkit"], path: "Tests/ClubhouseToolkitTests"),
     .testTarget(name: "ClubhousePlatformTests", dependencies: ["ClubhousePlatform"], path: "Tests/ClubhousePlatformTests"),
     .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "ClubhousePlatform", "CSQLite"], path: "Tests/ClubhouseHostTests"),
     .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost"], path: "Tests/ClubhouseFrontEndsTests"),
@@ -92,11 +97,11 @@ let coreDependencies: [String: [Target.Dependency]] = [
 
 for name in features {
     targets += [
-        .target(name: "\(name)Core", dependencies: ["ClubhouseJSON"] + (coreDependencies[name] ?? []),
+        .target(name: "\(name)Core", dependencies: ["ClubhouseJSON", "ClubhouseToolkit"] + (coreDependencies[name] ?? []),
                 path: "Plugins/\(name)/Sources/\(name)Core"),
         .target(name: "\(name)Plugin", dependencies: [.target(name: "\(name)Core"), "PluginKit"],
                 path: "Plugins/\(name)/Sources/\(name)Plugin", linkerSettings: pluginLinkerSettings),
-        .testTarget(name: "\(name)CoreTests", dependencies: [.target(name: "\(name)Core")] + (coreDependencies[name] ?? []),
+        .testTarget(name: "\(name)CoreTests", dependencies: [.target(name: "\(name)Core"), "ClubhouseToolkit"] + (coreDependencies[name] ?? []),
                     path: "Tests/\(name)CoreTests"),
     ]
 }

@@ -1,6 +1,7 @@
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+import CSQLite
 import XCTest
 @testable import ClubhouseHost
 
@@ -191,6 +192,93 @@ final class ServiceFacesTests: XCTestCase {
         let malformed = try wire(.migrate, service, &statements) { $0.i32(2) }
         XCTAssertEqual(malformed.status, Int32(CLUBHOUSE_INVALID_ARGUMENT))
         XCTAssertTrue(malformed.message.hasPrefix("malformed service call"), malformed.message)
+    }
+
+    /// Named parameters and column numbers: the C face asks SQLite; the wire face sends the names
+    /// with the prepare and the runner's table answers from them; both agree.
+    func testNamedParametersAndColumnIndicesAnswerTheSameOnBothFaces() throws {
+        let directory = NSTemporaryDirectory() + "clubhouse-faces-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = try StorageBroker(dataDirectory: directory).open(site: "s", pluginID: "org.x.p", owner: "p")
+        defer { db.close() }
+        let service = StorageService(database: db)
+        var statements = WireHandles<StorageStatement>()
+        XCTAssertEqual(service.migrate(version: 1, name: "one", sql: "CREATE TABLE shots(id INTEGER PRIMARY KEY, club TEXT, carry REAL)"), .ok)
+        XCTAssertEqual(service.exec("INSERT INTO shots(club, carry) VALUES ('7i', 151.5), ('PW', 112.0)"), .ok)
+        let query = "SELECT id, club, carry AS distance FROM shots WHERE club = :club AND carry > @least AND id <> ? AND club = :club"
+
+        // C face.
+        let table = ServiceTables.shared.storage.pointee
+        XCTAssertEqual(Int(table.struct_size), MemoryLayout<clubhouse_storage_service>.size)
+        let (outcome, made) = service.prepare(query)
+        XCTAssertEqual(outcome, .ok)
+        let statement = try XCTUnwrap(made)
+        defer { table.finalize(statement.handle) }
+        XCTAssertEqual(table.bind_parameter_count(statement.handle), 3, ":club twice is one parameter")
+        XCTAssertEqual(table.bind_parameter_index(statement.handle, ":club"), 1)
+        XCTAssertEqual(table.bind_parameter_index(statement.handle, "@least"), 2)
+        XCTAssertEqual(table.bind_parameter_index(statement.handle, "club"), 0, "the prefix is part of the name")
+        XCTAssertEqual(table.bind_parameter_index(statement.handle, ":nothing"), 0)
+        XCTAssertEqual(table.bind_parameter_name(statement.handle, 2).map { String(cString: $0) }, "@least")
+        XCTAssertNil(table.bind_parameter_name(statement.handle, 3), "a nameless ? has no name")
+        XCTAssertNil(table.bind_parameter_name(statement.handle, 9))
+        XCTAssertEqual(table.column_count(statement.handle), 3, "known before any step")
+        XCTAssertEqual(table.column_index(statement.handle, "distance"), 2)
+        XCTAssertEqual(table.column_index(statement.handle, "carry"), -1, "the alias names the column")
+        XCTAssertEqual(table.bind_text(statement.handle, table.bind_parameter_index(statement.handle, ":club"), "7i", 2), ok)
+        XCTAssertEqual(table.bind_double(statement.handle, table.bind_parameter_index(statement.handle, "@least"), 100), ok)
+        XCTAssertEqual(table.bind_int64(statement.handle, 3, 99), ok)
+        XCTAssertEqual(table.step(statement.handle), Int32(CLUBHOUSE_ROW))
+        XCTAssertEqual(table.column_double(statement.handle, table.column_index(statement.handle, "distance")), 151.5)
+
+        // Wire face: the prepare reply carries column names, then parameter names ("" for ?).
+        let prepared = try wire(.prepare, service, &statements) { $0.str(query) }
+        XCTAssertEqual(prepared.status, ok)
+        var rest = prepared.rest
+        _ = try rest.u32()
+        XCTAssertEqual(try rest.u32(), 3)
+        XCTAssertEqual([try rest.str(), try rest.str(), try rest.str()], ["id", "club", "distance"])
+        XCTAssertEqual(try rest.u32(), 3)
+        XCTAssertEqual([try rest.str(), try rest.str(), try rest.str()], [":club", "@least", ""])
+        XCTAssertEqual(rest.offset, rest.bytes.count)
+
+        // A statement the runner resets while it stands on a row is rewound at once by the
+        // one-way reset frame (no read snapshot held, no COMMIT kept waiting).
+        var parsed = prepared.rest
+        let wireHandle = try parsed.u32()
+        let stepped = try wire(.step, service, &statements) { w in
+            w.u32(wireHandle)
+            w.u8(0)
+            w.u32(3)
+            w.i32(1); w.u8(3); w.data(Array("7i".utf8))
+            w.i32(2); w.u8(2); w.f64(100)
+            w.i32(3); w.u8(1); w.i64(99)
+        }
+        XCTAssertEqual(stepped.status, Int32(CLUBHOUSE_ROW))
+        let hostStatement = try XCTUnwrap(statements[wireHandle])
+        XCTAssertNotEqual(sqlite3_stmt_busy(hostStatement.record.pointee.stmt), 0)
+        var reset = WireWriter()
+        reset.u32(wireHandle)
+        StorageBroker.serveReset(reset.bytes, statements: statements)
+        XCTAssertEqual(sqlite3_stmt_busy(hostStatement.record.pointee.stmt), 0)
+        XCTAssertEqual(sqlite3_column_count(hostStatement.record.pointee.stmt), 3)
+
+        // The runner's table answers from those names, as the C face does.
+        let proxy = ProxyTables.makeStorage()
+        let names = ["id", "club", "distance"]
+        let runnerStatement = ProxyStatement(context: RunnerContext(channel: WireChannel(input: -1, output: -1)), handle: 1, names: names, parameters: [":club", "@least", ""])
+        let handle = OpaquePointer(Unmanaged.passRetained(runnerStatement).toOpaque())
+        defer { Unmanaged<ProxyStatement>.fromOpaque(UnsafeRawPointer(handle)).release() }
+        for name in [":club", "@least", "club", ":nothing"] {
+            XCTAssertEqual(proxy.bind_parameter_index(handle, name), table.bind_parameter_index(statement.handle, name), name)
+        }
+        XCTAssertEqual(proxy.bind_parameter_count(handle), 3)
+        XCTAssertEqual(proxy.bind_parameter_name(handle, 1).map { String(cString: $0) }, ":club")
+        XCTAssertNil(proxy.bind_parameter_name(handle, 3))
+        XCTAssertNil(proxy.bind_parameter_name(handle, 0))
+        XCTAssertEqual(proxy.column_index(handle, "distance"), 2)
+        XCTAssertEqual(proxy.column_index(handle, "carry"), -1)
+        XCTAssertEqual(proxy.column_count(handle), 3)
     }
 
     // MARK: devices

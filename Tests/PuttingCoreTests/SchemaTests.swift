@@ -152,13 +152,6 @@ final class SchemaTests: XCTestCase {
         }
     }
 
-    func testParameterNamesInOrderOfFirstAppearance() {
-        XCTAssertEqual(PuttingSchema.parameterNames(of: PuttingSchema.Statement.upsertCourse), ["id", "name", "city", "state"])
-        XCTAssertEqual(PuttingSchema.parameterNames(of: "SELECT ':no' WHERE a = :a AND b = :b_2 OR a = :a"), ["a", "b_2"])
-        XCTAssertEqual(PuttingSchema.parameterNames(of: PuttingSchema.Statement.upsertJob),
-                       ["id", "key", "state", "request_json", "error", "progress", "attempts", "created_at", "updated_at"])
-    }
-
     func testTheSchemaRefusesInconsistentRows() throws {
         var script = ""
         for m in PuttingSchema.migrations { script += m.sql + "\n" }

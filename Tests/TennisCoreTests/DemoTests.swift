@@ -55,7 +55,7 @@ final class StoreTests: XCTestCase {
     }
 
     func testSchemaDeclaresWhatTheStatementsUse() {
-        let schema = TennisSchema.migrations.joined()
+        let schema = TennisSchema.migrations.map(\.sql).joined()
         for table in ["calibrations", "sessions", "session_events"] { XCTAssertTrue(schema.contains("CREATE TABLE \(table) (")) }
         for column in ["calibration_json", "summary_json", "bytes_hex", "latency_s", "interval_s"] {
             XCTAssertTrue(schema.contains(column))

@@ -1,8 +1,15 @@
-// The plugin's own SQLite database through "clubhouse.storage/1": prepared statements,
-// transactions and migrations with the feel of an ordinary database API.
+// The plugin's own SQLite database through "clubhouse.storage/1": prepared statements kept in a
+// statement cache (GRDB's `cachedStatement(sql:)`: the host's persistent statements are reset and
+// reused, never recompiled), parameters bound by position or by name (from a dictionary or an
+// Encodable value), rows read by column name or decoded as Decodable values, transactions, and the
+// migrator for the `Migration` steps a plugin's core declares (ClubhouseToolkit).
 
 import CClubhouse
 import ClubhouseABI
+@_exported import ClubhouseToolkit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A value to bind or read.
 public enum SQLValue: Sendable, Equatable, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
@@ -60,23 +67,13 @@ extension Double: SQLValueConvertible { public var sqlValue: SQLValue { .real(se
 extension String: SQLValueConvertible { public var sqlValue: SQLValue { .text(self) } }
 extension Bool: SQLValueConvertible { public var sqlValue: SQLValue { .integer(self ? 1 : 0) } }
 
-/// One schema step. Versions start at 1 and never skip; a shipped migration never changes.
-public struct Migration: Sendable {
-    public var version: Int
-    public var name: String
-    public var sql: String
-
-    public init(_ version: Int, _ name: String, _ sql: String) {
-        self.version = version
-        self.name = name
-        self.sql = sql
-    }
-}
-
 /// The plugin's database.
 public final class Storage: @unchecked Sendable {
     let host: UnsafePointer<clubhouse_host>
     let table: UnsafePointer<clubhouse_storage_service>
+    /// Idle compiled statements by SQL text. A statement is taken out while in use (so nested or
+    /// concurrent uses of one SQL each get their own) and put back reset, bindings cleared.
+    private let cache = StatementCache()
 
     init(host: UnsafePointer<clubhouse_host>, table: UnsafePointer<clubhouse_storage_service>) {
         self.host = host
@@ -89,8 +86,15 @@ public final class Storage: @unchecked Sendable {
         throw PluginError(PluginStatus(rawValue: status) ?? .error, message)
     }
 
-    var lastError: String {
+    var lastError: String { Storage.lastError(host, table) }
+
+    static func lastError(_ host: UnsafePointer<clubhouse_host>, _ table: UnsafePointer<clubhouse_storage_service>) -> String {
         table.pointee.last_error.flatMap { $0(host) }.map { String(cString: $0) } ?? "storage error"
+    }
+
+    /// True when the host's table has the named-parameter and column-index members.
+    var hasNamedParameters: Bool {
+        Int(table.pointee.struct_size) >= MemoryLayout<clubhouse_storage_service>.size
     }
 
     /// Runs SQL without results (one or more statements).
@@ -100,37 +104,115 @@ public final class Storage: @unchecked Sendable {
         try check(status, buffer)
     }
 
-    /// Compiles one statement.
+    /// Compiles one statement (not cached: it is finalized when released).
     public func prepare(_ sql: String) throws -> Statement {
         var stmt: OpaquePointer?
         let buffer = ReplyBuffer()
         let status = buffer.withSink { table.pointee.prepare(host, sql, &stmt, $0) }
         try check(status, buffer)
         guard let stmt else { throw PluginError.failed("storage returned no statement for: \(sql)") }
-        return Statement(storage: self, handle: stmt)
+        return Statement(host: host, table: table, handle: stmt, named: hasNamedParameters)
     }
+
+    // MARK: statement cache
+
+    /// The cached statement for `sql`, compiled on first use and reused after (reset, bindings
+    /// cleared), as GRDB's `cachedStatement(sql:)`. Like GRDB's, it is for one user at a time:
+    /// do not iterate it while something else runs the same SQL through it; code that may run
+    /// the same SQL nested or from several threads uses `withCachedStatement`, as `query`,
+    /// `queryOne` and `run` do.
+    public func cachedStatement(sql: String) throws -> Statement {
+        if let statement = cache.withLock({ $0[sql]?.first }) {
+            try statement.reset()
+            return statement
+        }
+        let statement = try prepare(sql)
+        cache.withLock { $0[sql, default: []].insert(statement, at: 0) }
+        return statement
+    }
+
+    /// Runs `body` with a statement for `sql` that no one else uses meanwhile, taken from the
+    /// cache (or compiled), then reset and put back.
+    public func withCachedStatement<R>(sql: String, _ body: (Statement) throws -> R) throws -> R {
+        let statement = try cache.withLock({ $0[sql]?.popLast() }) ?? prepare(sql)
+        defer {
+            _ = try? statement.reset()
+            cache.withLock { $0[sql, default: []].append(statement) }
+        }
+        return try body(statement)
+    }
+
+    /// Finalizes every cached statement (they are compiled again on next use).
+    public func clearStatementCache() {
+        cache.withLock { $0.removeAll() }
+    }
+
+    /// How many compiled statements the cache holds (for tests and diagnostics).
+    public var cachedStatementCount: Int { cache.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+
+    // MARK: running statements
 
     /// Runs one statement with parameters, ignoring rows.
     public func run(_ sql: String, _ parameters: [SQLValue] = []) throws {
-        let statement = try prepare(sql)
-        try statement.bind(parameters)
-        while try statement.step() {}
+        try withCachedStatement(sql: sql) { statement in
+            try statement.bind(parameters)
+            while try statement.step() {}
+        }
+    }
+
+    /// Runs one statement with named parameters (":name", "@name", "$name"; the key may omit the prefix).
+    public func run(_ sql: String, _ parameters: [String: SQLValue]) throws {
+        try withCachedStatement(sql: sql) { statement in
+            try statement.bind(parameters)
+            while try statement.step() {}
+        }
+    }
+
+    /// Runs one statement with the named parameters an Encodable value's properties give.
+    public func run<E: Encodable>(_ sql: String, encoding value: E) throws {
+        try run(sql, try SQLParameterEncoder.parameters(value))
     }
 
     /// Runs a query and collects every row (use `prepare` and `step` for big results).
     public func query(_ sql: String, _ parameters: [SQLValue] = []) throws -> [Row] {
-        let statement = try prepare(sql)
-        try statement.bind(parameters)
-        var rows: [Row] = []
-        while try statement.step() { rows.append(statement.row()) }
-        return rows
+        try withCachedStatement(sql: sql) { statement in
+            try statement.bind(parameters)
+            return try statement.rows()
+        }
+    }
+
+    /// Runs a query with named parameters and collects every row.
+    public func query(_ sql: String, _ parameters: [String: SQLValue]) throws -> [Row] {
+        try withCachedStatement(sql: sql) { statement in
+            try statement.bind(parameters)
+            return try statement.rows()
+        }
     }
 
     /// The first row of a query, or nil.
     public func queryOne(_ sql: String, _ parameters: [SQLValue] = []) throws -> Row? {
-        let statement = try prepare(sql)
-        try statement.bind(parameters)
-        return try statement.step() ? statement.row() : nil
+        try withCachedStatement(sql: sql) { statement in
+            try statement.bind(parameters)
+            return try statement.step() ? statement.row() : nil
+        }
+    }
+
+    /// The first row of a query with named parameters, or nil.
+    public func queryOne(_ sql: String, _ parameters: [String: SQLValue]) throws -> Row? {
+        try withCachedStatement(sql: sql) { statement in
+            try statement.bind(parameters)
+            return try statement.step() ? statement.row() : nil
+        }
+    }
+
+    /// Every row decoded as `T` by column name (see `Row.decode`).
+    public func query<T: Decodable>(_ type: T.Type, _ sql: String, _ parameters: [SQLValue] = []) throws -> [T] {
+        try query(sql, parameters).map { try $0.decode(T.self) }
+    }
+
+    /// Every row decoded as `T` by column name, with named parameters.
+    public func query<T: Decodable>(_ type: T.Type, _ sql: String, _ parameters: [String: SQLValue]) throws -> [T] {
+        try query(sql, parameters).map { try $0.decode(T.self) }
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -154,7 +236,8 @@ public final class Storage: @unchecked Sendable {
         return result
     }
 
-    /// Applies the migrations the database does not have yet, each atomically, in order.
+    /// The migrator: applies the migrations the database does not have yet, each atomically, in
+    /// version order (the host records each version and name).
     public func migrate(_ migrations: [Migration]) throws {
         for m in migrations.sorted(by: { $0.version < $1.version }) {
             let buffer = ReplyBuffer()
@@ -167,34 +250,99 @@ public final class Storage: @unchecked Sendable {
     public var changes: Int64 { table.pointee.changes(host) }
 }
 
-/// A row copied out of a statement.
-public struct Row: Sendable {
-    public let columns: [String]
-    public let values: [SQLValue]
+/// Idle statements by SQL text behind a lock (a thread-safe plugin's calls share the Storage).
+final class StatementCache: @unchecked Sendable {
+    private var idle: [String: [Statement]] = [:]
+    private var mutex = pthread_mutex_t()
 
-    public subscript(index: Int) -> SQLValue { index < values.count ? values[index] : .null }
-    public subscript(name: String) -> SQLValue {
-        guard let i = columns.firstIndex(of: name) else { return .null }
-        return values[i]
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit {
+        idle.removeAll()
+        pthread_mutex_destroy(&mutex)
+    }
+
+    func withLock<R>(_ body: (inout [String: [Statement]]) throws -> R) rethrows -> R {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body(&idle)
     }
 }
 
-/// A prepared statement: bind, step, read columns, reset, repeat. Finalized when released.
-public final class Statement {
-    let storage: Storage
-    let handle: OpaquePointer
-    private var table: clubhouse_storage_service { storage.table.pointee }
+/// The column names of a statement, and their numbers, shared by every row it returns.
+public final class RowColumns: Sendable {
+    public let names: [String]
+    let numbers: [String: Int]
 
-    init(storage: Storage, handle: OpaquePointer) {
-        self.storage = storage
+    init(_ names: [String]) {
+        self.names = names
+        var numbers: [String: Int] = [:]
+        for (i, name) in names.enumerated() where numbers[name] == nil { numbers[name] = i }
+        self.numbers = numbers
+    }
+
+    /// The 0-based number of the column named `name`, nil when there is none.
+    public func index(of name: String) -> Int? { numbers[name] }
+}
+
+/// A row copied out of a statement; read it by column name (`row["carry"]`) or decode it.
+public struct Row: Sendable {
+    public let layout: RowColumns
+    public let values: [SQLValue]
+
+    public init(columns: [String], values: [SQLValue]) {
+        layout = RowColumns(columns)
+        self.values = values
+    }
+
+    init(layout: RowColumns, values: [SQLValue]) {
+        self.layout = layout
+        self.values = values
+    }
+
+    public var columns: [String] { layout.names }
+
+    public subscript(index: Int) -> SQLValue { index < values.count ? values[index] : .null }
+    /// The value of the column named `name`; `.null` when the row has no such column.
+    public subscript(name: String) -> SQLValue {
+        guard let i = layout.index(of: name), i < values.count else { return .null }
+        return values[i]
+    }
+
+    /// True when the row has a column named `name`.
+    public func has(_ name: String) -> Bool { layout.index(of: name) != nil }
+
+    /// The row as a `T`, its properties read from the columns of the same names (see SQLRowDecoder).
+    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        try T(from: SQLRowDecoder(row: self))
+    }
+}
+
+/// A prepared statement: bind, step, read columns, reset, repeat. Finalized when released (the
+/// cache keeps the ones it hands out).
+public final class Statement {
+    let host: UnsafePointer<clubhouse_host>
+    let tablePointer: UnsafePointer<clubhouse_storage_service>
+    let handle: OpaquePointer
+    let named: Bool
+    private var table: clubhouse_storage_service { tablePointer.pointee }
+    /// Parameter numbers already looked up, by the name as the caller gave it.
+    private var parameterNumbers: [String: Int32] = [:]
+    private var layout: RowColumns?
+
+    init(host: UnsafePointer<clubhouse_host>, table: UnsafePointer<clubhouse_storage_service>, handle: OpaquePointer, named: Bool) {
+        self.host = host
+        tablePointer = table
         self.handle = handle
+        self.named = named
     }
 
     deinit { table.finalize(handle) }
 
+    private var lastError: String { Storage.lastError(host, tablePointer) }
+
     @inline(__always) private func check(_ status: Int32) throws {
         if status != Int32(CLUBHOUSE_OK) {
-            throw PluginError(PluginStatus(rawValue: status) ?? .error, storage.lastError)
+            throw PluginError(PluginStatus(rawValue: status) ?? .error, lastError)
         }
     }
 
@@ -229,13 +377,49 @@ public final class Statement {
         for (i, v) in values.enumerated() { try bind(Int32(i + 1), v) }
     }
 
+    /// The 1-based number of the parameter `name` (":carry", "@carry", "$carry", or "carry" for
+    /// whichever prefix the SQL uses), asked of the host once per statement; nil when the
+    /// statement has no such parameter.
+    public func parameterIndex(_ name: String) throws -> Int32? {
+        if let known = parameterNumbers[name] { return known == 0 ? nil : known }
+        guard named, let lookup = table.bind_parameter_index else {
+            throw PluginError(.unsupported, "this host's storage service has no named parameters (bind by position, or update the host)")
+        }
+        var number: Int32 = 0
+        if let first = name.utf8.first, first == UInt8(ascii: ":") || first == UInt8(ascii: "@") || first == UInt8(ascii: "$") {
+            number = lookup(handle, name)
+        } else {
+            for prefix in [":", "@", "$"] where number == 0 { number = lookup(handle, prefix + name) }
+        }
+        parameterNumbers[name] = number
+        return number == 0 ? nil : number
+    }
+
+    /// Binds `value` to the parameter named `name` (with or without its prefix).
+    public func bind(_ name: String, _ value: SQLValue) throws {
+        guard let index = try parameterIndex(name) else {
+            throw PluginError(.invalidArgument, "the statement has no parameter named '\(name)'")
+        }
+        try bind(index, value)
+    }
+
+    /// Binds parameters by name; every key must name a parameter of the statement.
+    public func bind(_ parameters: [String: SQLValue]) throws {
+        for (name, value) in parameters { try bind(name, value) }
+    }
+
+    /// Binds the named parameters an Encodable value's properties give (nil properties bind NULL).
+    public func bind<E: Encodable>(encoding value: E) throws {
+        try bind(try SQLParameterEncoder.parameters(value))
+    }
+
     /// Advances: true when a row is ready, false when done.
     @discardableResult
     public func step() throws -> Bool {
         let status = table.step(handle)
         if status == Int32(CLUBHOUSE_ROW) { return true }
         if status == Int32(CLUBHOUSE_DONE) { return false }
-        throw PluginError(PluginStatus(rawValue: status) ?? .error, storage.lastError)
+        throw PluginError(PluginStatus(rawValue: status) ?? .error, lastError)
     }
 
     /// Rewinds and clears bindings.
@@ -245,6 +429,16 @@ public final class Statement {
     public func columnName(_ column: Int32) -> String {
         table.column_name(handle, column).map { String(cString: $0) } ?? ""
     }
+    /// The result columns' names and numbers (read once per statement: they are known at prepare).
+    public var columns: RowColumns {
+        if let layout { return layout }
+        let made = RowColumns((0..<columnCount).map(columnName))
+        layout = made
+        return made
+    }
+    /// The 0-based number of the result column `name`, nil when there is none.
+    public func columnIndex(_ name: String) -> Int32? { columns.index(of: name).map(Int32.init) }
+
     public func isNull(_ column: Int32) -> Bool { table.column_type(handle, column) == Int32(CLUBHOUSE_TYPE_NULL) }
     public func int64(_ column: Int32) -> Int64 { table.column_int64(handle, column) }
     public func int(_ column: Int32) -> Int { Int(table.column_int64(handle, column)) }
@@ -275,9 +469,25 @@ public final class Statement {
         }
     }
 
+    /// The column named `name` of the current row (`.null` when there is none).
+    public func value(_ name: String) -> SQLValue {
+        guard let i = columns.index(of: name) else { return .null }
+        return value(Int32(i))
+    }
+
     /// The current row, copied.
     public func row() -> Row {
-        let n = columnCount
-        return Row(columns: (0..<n).map(columnName), values: (0..<n).map(value))
+        let layout = columns
+        var values: [SQLValue] = []
+        values.reserveCapacity(layout.names.count)
+        for c in 0..<Int32(layout.names.count) { values.append(value(c)) }
+        return Row(layout: layout, values: values)
+    }
+
+    /// Steps to the end, copying every row.
+    public func rows() throws -> [Row] {
+        var rows: [Row] = []
+        while try step() { rows.append(row()) }
+        return rows
     }
 }

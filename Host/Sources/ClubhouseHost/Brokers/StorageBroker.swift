@@ -778,6 +778,18 @@ struct StorageStatement {
     func finalize() { record.pointee.owner.finalize(record) }
 
     var columnCount: Int32 { sqlite3_column_count(stmt) }
+    /// The 1-based index of the parameter named `name` (with its prefix), 0 when there is none.
+    func parameterIndex(_ name: UnsafePointer<CChar>) -> Int32 { sqlite3_bind_parameter_index(stmt, name) }
+    var parameterCount: Int32 { sqlite3_bind_parameter_count(stmt) }
+    /// The name of parameter `index` with its prefix, nil for "?" or out of range.
+    func parameterName(_ index: Int32) -> UnsafePointer<CChar>? { sqlite3_bind_parameter_name(stmt, index) }
+    /// The 0-based number of the result column named `name`, -1 when there is none.
+    func columnIndex(_ name: UnsafePointer<CChar>) -> Int32 {
+        for column in 0..<sqlite3_column_count(stmt) {
+            if let candidate = sqlite3_column_name(stmt, column), strcmp(candidate, name) == 0 { return column }
+        }
+        return -1
+    }
     func columnType(_ column: Int32) -> Int32 { sqlite3_column_type(stmt, column) }
     func columnName(_ column: Int32) -> UnsafePointer<CChar>? { sqlite3_column_name(stmt, column) }
     func columnInt64(_ column: Int32) -> Int64 { sqlite3_column_int64(stmt, column) }
@@ -873,6 +885,16 @@ extension StorageBroker {
                 return StorageBroker.answer(
                     StorageService(instance: instance).migrate(version: version, name: String(cString: name), sql: String(cString: sql)),
                     reply)
+            },
+            bind_parameter_index: { stmt, name in
+                guard let s = StorageStatement(stmt), let name else { return 0 }
+                return s.parameterIndex(name)
+            },
+            bind_parameter_count: { stmt in StorageStatement(stmt)?.parameterCount ?? 0 },
+            bind_parameter_name: { stmt, index in StorageStatement(stmt)?.parameterName(index) },
+            column_index: { stmt, name in
+                guard let s = StorageStatement(stmt), let name else { return -1 }
+                return s.columnIndex(name)
             })
     }
 
@@ -888,7 +910,7 @@ extension StorageBroker {
 
 extension StorageBroker {
     /// Answers a runner's storage service call (exec, prepare, step, begin, commit, rollback,
-    /// migrate). Every reply starts with the storage tail: str message, i64 last insert rowid,
+    /// migrate). A prepare answers the handle, the column names and the parameter names. Every reply starts with the storage tail: str message, i64 last insert rowid,
     /// i64 changes. A statement lives in the host; the runner holds its handle in `statements`.
     static func serve(_ operation: WireOperation, _ r: inout WireReader, service: StorageService,
                       statements: inout WireHandles<StorageStatement>) -> (Int32, [UInt8]) {
@@ -915,6 +937,11 @@ extension StorageBroker {
                 let count = statement.columnCount
                 w.u32(UInt32(max(0, count)))
                 for c in 0..<count { w.str(statement.columnName(c).map { String(cString: $0) } ?? "") }
+                // Then the parameters: u32 count, each name with its prefix ("" for "?"), so the
+                // runner answers bind_parameter_index/name without a round trip.
+                let parameters = statement.parameterCount
+                w.u32(UInt32(max(0, parameters)))
+                for p in 0..<parameters { w.str(statement.parameterName(p + 1).map { String(cString: $0) } ?? "") }
                 return (outcome.status, w.bytes)
             case .step:
                 let handle = try r.u32()
@@ -979,6 +1006,14 @@ extension StorageBroker {
             tail("malformed service call: \(error)")
             return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
         }
+    }
+
+    /// A runner's one-way `resetStatement` frame (u32 statement handle): a statement its plugin
+    /// reset while it stood on a row (eg a cached statement after a one-row query) is rewound at
+    /// once, so it holds no read snapshot and does not keep a COMMIT waiting.
+    static func serveReset(_ payload: [UInt8], statements: WireHandles<StorageStatement>) {
+        var r = WireReader(payload)
+        if let handle = try? r.u32(), let statement = statements[handle] { _ = statement.reset() }
     }
 
     /// A runner's one-way `finalize` frame (u32 statement handle).

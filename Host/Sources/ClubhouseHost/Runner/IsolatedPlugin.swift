@@ -365,6 +365,8 @@ final class IsolatedPlugin: @unchecked Sendable {
                 ProgressBroker.serve(progress: body, call: call)
             case .finalize:
                 StorageBroker.serveFinalize(body, statements: &statements)
+            case .resetStatement:
+                StorageBroker.serveReset(body, statements: statements)
             case .deviceClose:
                 DeviceBroker.serveClose(body, devices: &devices)
             default:

@@ -174,7 +174,11 @@ final class ProxyTables: @unchecked Sendable {
                 guard status == Int32(CLUBHOUSE_OK), let handle = try? r.u32(), let count = try? r.u32() else { return status }
                 var names: [String] = []
                 for _ in 0..<count { names.append((try? r.str()) ?? "") }
-                let statement = ProxyStatement(context: c, handle: handle, names: names)
+                var parameters: [String] = []
+                if let parameterCount = try? r.u32() {
+                    for _ in 0..<parameterCount { parameters.append((try? r.str()) ?? "") }
+                }
+                let statement = ProxyStatement(context: c, handle: handle, names: names, parameters: parameters)
                 out.pointee = OpaquePointer(Unmanaged.passRetained(statement).toOpaque())
                 return status
             },
@@ -204,6 +208,7 @@ final class ProxyTables: @unchecked Sendable {
                 var r = r0
                 s.context.absorbStorageReply(status, &r, into: nil)
                 s.row = []
+                s.onRow = status == Int32(CLUBHOUSE_ROW)
                 if status == Int32(CLUBHOUSE_ROW), let count = try? r.u32() {
                     for _ in 0..<count {
                         let type = Int32((try? r.u8()) ?? 5)
@@ -222,7 +227,18 @@ final class ProxyTables: @unchecked Sendable {
             },
             reset: { stmt in
                 guard let s = ProxyStatement.from(stmt) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
-                s.pendingReset = true
+                if s.onRow {
+                    // Left on a row, the host's statement would hold a read snapshot (and keep a
+                    // COMMIT of the same transaction waiting) until its next step: rewind it now,
+                    // one way, no round trip.
+                    var w = WireWriter()
+                    w.u32(s.handle)
+                    try? s.context.channel.send(.resetStatement, w.bytes)
+                    s.onRow = false
+                    s.pendingReset = false
+                } else {
+                    s.pendingReset = true
+                }
                 s.binds = WireWriter()
                 s.bindCount = 0
                 s.row = []
@@ -288,6 +304,21 @@ final class ProxyTables: @unchecked Sendable {
                     w.str(String(cString: name))
                     w.str(String(cString: sql))
                 }
+            },
+            // Answered in the runner from the names the prepare brought back.
+            bind_parameter_index: { stmt, name in
+                guard let s = ProxyStatement.from(stmt), let name else { return 0 }
+                return s.parameterIndex(String(cString: name))
+            },
+            bind_parameter_count: { stmt in Int32(ProxyStatement.from(stmt)?.parameters.count ?? 0) },
+            bind_parameter_name: { stmt, index in
+                guard let s = ProxyStatement.from(stmt), index >= 1, s.parameters.indices.contains(Int(index - 1)),
+                      s.parameters[Int(index - 1)].count > 1 else { return nil }
+                return s.parameters[Int(index - 1)].withUnsafeBufferPointer { UnsafePointer($0.baseAddress) }
+            },
+            column_index: { stmt, name in
+                guard let s = ProxyStatement.from(stmt), let name else { return -1 }
+                return s.columnIndex(String(cString: name))
             })
     }
 

@@ -228,15 +228,32 @@ final class ProxyStatement {
     let handle: UInt32
     let names: [[CChar]]
     var pendingReset = false
+    /// The last step answered a row (the host's statement is still running).
+    var onRow = false
     var binds = WireWriter()
     var bindCount: UInt32 = 0
     var row: [(type: Int32, int: Int64, double: Double, bytes: [CChar])] = []
 
-    init(context: RunnerContext, handle: UInt32, names: [String]) {
+    /// Parameter names with their prefix, NUL-terminated; a lone NUL for "?".
+    let parameters: [[CChar]]
+    private let parameterIndices: [String: Int32]
+    private let columnIndices: [String: Int32]
+
+    init(context: RunnerContext, handle: UInt32, names: [String], parameters: [String] = []) {
         self.context = context
         self.handle = handle
         self.names = names.map { Array($0.utf8CString) }
+        self.parameters = parameters.map { Array($0.utf8CString) }
+        var byName: [String: Int32] = [:]
+        for (i, name) in parameters.enumerated() where !name.isEmpty && byName[name] == nil { byName[name] = Int32(i + 1) }
+        parameterIndices = byName
+        var columns: [String: Int32] = [:]
+        for (i, name) in names.enumerated() where columns[name] == nil { columns[name] = Int32(i) }
+        columnIndices = columns
     }
+
+    func parameterIndex(_ name: String) -> Int32 { parameterIndices[name] ?? 0 }
+    func columnIndex(_ name: String) -> Int32 { columnIndices[name] ?? -1 }
 
     static func from(_ stmt: OpaquePointer?) -> ProxyStatement? {
         stmt.map { Unmanaged<ProxyStatement>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }

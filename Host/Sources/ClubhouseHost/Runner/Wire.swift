@@ -31,6 +31,7 @@ enum WireKind: UInt8 {
     case progress = 14     // u64 call, u8 stage (0 begin, 1 update, 2 end), str label, u64 n (one-way)
     case finalize = 15     // u32 statement (one-way)
     case deviceClose = 16  // u32 device (one-way)
+    case resetStatement = 17  // u32 statement (one-way): rewind a statement left on a row, clear its bindings
 }
 
 /// Service operations a runner asks the host to perform.
@@ -66,7 +67,7 @@ enum WireCaps {
         switch kind {
         case .log: return log
         case .progress: return progress
-        case .finalize, .deviceClose: return handle
+        case .finalize, .deviceClose, .resetStatement: return handle
         case .hello: return hello
         case .serviceCall: return serviceCall
         case .result: return result
@@ -78,6 +79,7 @@ enum WireCaps {
         switch kind {
         case .serviceCall: return "service call"
         case .deviceClose: return "device close"
+        case .resetStatement: return "statement reset"
         default: return "\(kind)"
         }
     }

@@ -2,6 +2,8 @@
 // implements on the host's storage service (with the SQL of GlobeSchema), and an in-memory
 // implementation for tests and the demo.
 
+import ClubhouseToolkit
+
 public protocol GlobeStore: AnyObject {
     /// The user's marks (empty for a new user).
     func travelLog(user: String) throws(GlobeError) -> TravelLog
@@ -47,12 +49,6 @@ public final class InMemoryGlobeStore: GlobeStore {
 /// The globe's tables as SQL for SQLite, and the statements the adapter prepares. Parameters are
 /// positional (?1, ?2, …) in the order each statement's comment gives.
 public enum GlobeSchema {
-    public struct Migration: Sendable, Equatable {
-        public var version: Int
-        public var name: String
-        public var sql: String
-    }
-
     /// Applied in order; the host records which versions ran. (No JSON functions in CHECK
     /// constraints: the host's hardened connection refuses them as unsafe in a schema.)
     public static let migrations: [Migration] = [

@@ -221,7 +221,7 @@ final class GlobePlugin: Plugin {
 
     let context: PluginContext
     let configuration: GlobeConfiguration
-    let store: SQLiteGlobeStore
+    let store: SQLGlobeStore
     /// Built at the first call: the configured files are read relative to the caller's folder.
     private var loaded: Globe?
 
@@ -233,8 +233,8 @@ final class GlobePlugin: Plugin {
             throw PluginError.failed(error.description)
         }
         let storage = try context.storage()
-        try storage.migrate(GlobeSchema.migrations.map { Migration($0.version, $0.name, $0.sql) })
-        store = SQLiteGlobeStore(storage: storage)
+        try storage.migrate(GlobeSchema.migrations)
+        store = SQLGlobeStore(storage: storage)
     }
 
     /// Runs a command body with the globe, turning Core errors into statuses and messages.
@@ -301,63 +301,6 @@ final class GlobePlugin: Plugin {
         let data: JSONValue = ["file": .string(path), "bytes": .int(result.svg.utf8.count), "width": .double(result.width),
                                "height": .double(result.height), "summary": .string(result.summary)]
         return Reply(data: data, text: "\(result.summary) → \(path)\n")
-    }
-}
-
-/// GlobeCore's store on the site's SQLite database, with GlobeSchema's statements.
-final class SQLiteGlobeStore: GlobeStore {
-    let storage: Storage
-
-    init(storage: Storage) { self.storage = storage }
-
-    private func guarded<T>(_ body: () throws -> T) throws(GlobeError) -> T {
-        do {
-            return try body()
-        } catch let error as GlobeError {
-            throw error
-        } catch {
-            throw GlobeError.storage("\(error)")
-        }
-    }
-
-    func travelLog(user: String) throws(GlobeError) -> TravelLog {
-        try guarded {
-            let marks = try storage.query(GlobeSchema.selectMarks, [.text(user)]).map { ($0[0].string ?? "", $0[1].string ?? "") }
-            let places = try storage.query(GlobeSchema.selectPlaces, [.text(user)])
-                .map { ($0[0].string ?? "", $0[1].string ?? "", $0[2].string ?? "") }
-            return GlobeSchema.travelLog(marks: marks.map { (code: $0.0, kind: $0.1) },
-                                         places: places.map { (code: $0.0, kind: $0.1, item: $0.2) })
-        }
-    }
-
-    func apply(_ changes: [TravelLogChange], user: String) throws(GlobeError) {
-        try guarded {
-            try storage.transaction {
-                for change in changes {
-                    let (sql, parameters) = GlobeSchema.statement(for: change, user: user)
-                    try storage.run(sql, parameters.map { .text($0) })
-                }
-            }
-        }
-    }
-
-    func challengeState(user: String, date: CivilDate) throws(GlobeError) -> ChallengeState? {
-        let text: String? = try guarded { try storage.queryOne(GlobeSchema.selectGame, [.text(user), .text(date.description)])?[0].string }
-        return try text.map { (json: String) throws(GlobeError) in try ChallengeState(jsonText: json) }
-    }
-
-    func saveChallengeState(_ state: ChallengeState, user: String) throws(GlobeError) {
-        try guarded {
-            try storage.run(GlobeSchema.upsertGame, [.text(user), .text(state.date.description), .text(state.status.rawValue),
-                                                     .text(state.jsonText())])
-        }
-    }
-
-    func challengeStates(user: String) throws(GlobeError) -> [ChallengeState] {
-        let texts: [String] = try guarded { try storage.query(GlobeSchema.selectGames, [.text(user)]).compactMap { $0[0].string } }
-        var states: [ChallengeState] = []
-        for text in texts { states.append(try ChallengeState(jsonText: text)) }
-        return states
     }
 }
 

@@ -429,7 +429,7 @@ final class Practice: Plugin {
     init(context: PluginContext) throws {
         self.context = context
         let storage = try context.storage()
-        try storage.migrate(PracticeSchema.migrations.map { Migration($0.version, $0.name, $0.sql) })
+        try storage.migrate(PracticeSchema.migrations)
         store = SQLPracticeStore(storage: storage)
     }
 

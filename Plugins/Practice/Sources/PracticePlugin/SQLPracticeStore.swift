@@ -33,12 +33,13 @@ final class SQLPracticeStore: PracticeStore {
 
     func templates() throws -> [StoredTemplate] {
         try storage.query(S.selectTemplates).map { row in
-            guard let hash = row[0].string, let club = row[1].string, let json = row[2].string,
-                  let source = row[3].string.flatMap(TemplateSource.init(rawValue:)), let insertedAt = row[4].string else {
+            guard let hash = row["hash"].string, let club = row["club"].string, let json = row["canonical_json"].string,
+                  let source = row["source"].string.flatMap(TemplateSource.init(rawValue:)),
+                  let insertedAt = row["inserted_at"].string else {
                 throw CorruptRow(description: "a kpi_templates row is unreadable; the database is damaged")
             }
             return StoredTemplate(hash: hash, club: club, canonicalJSON: json, source: source, insertedAt: insertedAt,
-                                  displayName: row[5].string, hidden: row[6].int == 1)
+                                  displayName: row["display_name"].string, hidden: row["hidden"].int == 1)
         }
     }
 
@@ -50,7 +51,7 @@ final class SQLPracticeStore: PracticeStore {
     func activeTemplates() throws -> [String: String] {
         var result: [String: String] = [:]
         for row in try storage.query(S.selectActive) {
-            if let club = row[0].string, let hash = row[1].string { result[club] = hash }
+            if let club = row["club"].string, let hash = row["hash"].string { result[club] = hash }
         }
         return result
     }
@@ -63,13 +64,13 @@ final class SQLPracticeStore: PracticeStore {
     // MARK: sessions
 
     private func session(_ row: Row) throws -> StoredSession {
-        guard let id = row[0].int64, let hash = row[1].string, let source = row[2].string, let importedAt = row[3].string,
-              let shots = row[7].int else {
+        guard let id = row["id"].int64, let hash = row["content_hash"].string, let source = row["source_name"].string,
+              let importedAt = row["imported_at"].string, let shots = row["shot_count"].int else {
             throw CorruptRow(description: "a sessions row is unreadable; the database is damaged")
         }
-        let columns = row[8].string.flatMap { try? JSONParser.parse($0) }?.arrayValue?.compactMap(\.stringValue) ?? []
-        return StoredSession(id: id, contentHash: hash, sourceName: source, importedAt: importedAt, sessionDate: row[4].string,
-                             location: row[5].string, title: row[6].string, shotCount: shots, sourceColumns: columns)
+        let columns = row["source_columns"].string.flatMap { try? JSONParser.parse($0) }?.arrayValue?.compactMap(\.stringValue) ?? []
+        return StoredSession(id: id, contentHash: hash, sourceName: source, importedAt: importedAt, sessionDate: row["session_date"].string,
+                             location: row["location"].string, title: row["title"].string, shotCount: shots, sourceColumns: columns)
     }
 
     func session(contentHash: String) throws -> StoredSession? {
@@ -145,14 +146,15 @@ final class SQLPracticeStore: PracticeStore {
     func subsessions(sessionID: Int64?, club: String?) throws -> [StoredSubsession] {
         try storage.query(S.selectSubsessionsWhere, [sessionID.map(SQLValue.integer) ?? .null, club.map(SQLValue.text) ?? .null])
             .map { row in
-                guard let id = row[0].int64, let sessionID = row[1].int64, let club = row[2].string, let shots = row[4].int,
-                      let validity = row[8].string.flatMap(Validity.init(rawValue:)), let averagesJSON = row[10].string else {
+                guard let id = row["id"].int64, let sessionID = row["session_id"].int64, let club = row["club"].string,
+                      let shots = row["shot_count"].int, let validity = row["validity"].string.flatMap(Validity.init(rawValue:)),
+                      let averagesJSON = row["averages_json"].string else {
                     throw CorruptRow(description: "a club_subsessions row is unreadable; the database is damaged")
                 }
                 let averages = try SubsessionAnalysis.averages(fromJSON: averagesJSON)
-                let analysis = SubsessionAnalysis(club: club, templateHash: row[3].string, shotCount: shots, aCount: row[5].int,
-                                                  bCount: row[6].int, cCount: row[7].int, validity: validity,
-                                                  aPercent: row[9].double, averagesAll: averages.all, averagesAOnly: averages.aOnly)
+                let analysis = SubsessionAnalysis(club: club, templateHash: row["template_hash"].string, shotCount: shots,
+                                                  aCount: row["a_count"].int, bCount: row["b_count"].int, cCount: row["c_count"].int,
+                                                  validity: validity, aPercent: row["a_percent"].double, averagesAll: averages.all, averagesAOnly: averages.aOnly)
                 return StoredSubsession(id: id, sessionID: sessionID, analysis: analysis)
             }
     }
@@ -161,29 +163,31 @@ final class SQLPracticeStore: PracticeStore {
         let metrics = ShotMetric.allCases
         return try storage.query(S.selectShots, [.integer(sessionID)]).map { row in
             var m = ShotMeasurements()
-            for (k, metric) in metrics.enumerated() { m[metric] = row[2 + k].double }
-            return StoredShot(rowIndex: row[0].int ?? 0, club: row[1].string ?? "", measurements: m,
-                              grade: row[2 + metrics.count].string.flatMap(Grade.init(rawValue:)),
-                              rawJSON: row[3 + metrics.count].string ?? "")
+            for metric in metrics { m[metric] = row[metric.sqlColumn].double }
+            return StoredShot(rowIndex: row["row_index"].int ?? 0, club: row["club"].string ?? "", measurements: m,
+                              grade: row["grade"].string.flatMap(Grade.init(rawValue:)), rawJSON: row["raw_json"].string ?? "")
         }
     }
 
-    /// Read column by column from one prepared statement: no row values, no source rows.
+    /// Read column by column from one cached statement: no row values, no source rows.
     func measurements(sessionID: Int64, club: String) throws -> [ShotMeasurements] {
-        let metrics = ShotMetric.allCases
-        let statement = try storage.prepare(S.selectClubMeasurements)
-        try statement.bind(1, sessionID)
-        try statement.bind(2, club)
-        var result: [ShotMeasurements] = []
-        while try statement.step() {
-            var m = ShotMeasurements()
-            for (k, metric) in metrics.enumerated() {
-                let column = Int32(k)
-                if !statement.isNull(column) { m[metric] = statement.double(column) }
+        try storage.withCachedStatement(sql: S.selectClubMeasurements) { statement in
+            let columns = try ShotMetric.allCases.map { metric in
+                guard let column = statement.columnIndex(metric.sqlColumn) else {
+                    throw CorruptRow(description: "the shots query has no column \(metric.sqlColumn)")
+                }
+                return (metric, column)
             }
-            result.append(m)
+            try statement.bind(1, sessionID)
+            try statement.bind(2, club)
+            var result: [ShotMeasurements] = []
+            while try statement.step() {
+                var m = ShotMeasurements()
+                for (metric, column) in columns where !statement.isNull(column) { m[metric] = statement.double(column) }
+                result.append(m)
+            }
+            return result
         }
-        return result
     }
 
     func appendAnalyses(_ analyses: [AppendedAnalysis]) throws {
@@ -250,21 +254,20 @@ final class SQLPracticeStore: PracticeStore {
         let metrics = ShotMetric.allCases
         return try storage.query(S.selectLiveShots, [.integer(liveSessionID)]).map { row in
             var m = ShotMeasurements()
-            for (k, metric) in metrics.enumerated() { m[metric] = row[3 + k].double }
-            let next = 3 + metrics.count
-            guard let id = row[0].int64, let number = row[1].int, let club = row[2].string, let raw = row[next + 2].string,
-                  let received = row[next + 3].string else {
+            for metric in metrics { m[metric] = row[metric.sqlColumn].double }
+            guard let id = row["live_session_id"].int64, let number = row["shot_number"].int, let club = row["club"].string,
+                  let raw = row["raw_json"].string, let received = row["received_at"].string else {
                 throw CorruptRow(description: "a live_shots row is unreadable; the database is damaged")
             }
             return LiveShotRow(liveSessionID: id, shotNumber: number, club: club, measurements: m,
-                               grade: row[next].string.flatMap(Grade.init(rawValue:)), templateHash: row[next + 1].string,
+                               grade: row["grade"].string.flatMap(Grade.init(rawValue:)), templateHash: row["template_hash"].string,
                                rawJSON: raw, receivedAt: received)
         }
     }
 
     func openLiveSessions() throws -> [LiveSessionRow] {
         try storage.query(S.selectOpenLiveSessions).map { row in
-            guard let id = row[0].int64, let device = row[1].string, let started = row[2].string else {
+            guard let id = row["id"].int64, let device = row["device"].string, let started = row["started_at"].string else {
                 throw CorruptRow(description: "a live_sessions row is unreadable; the database is damaged")
             }
             return LiveSessionRow(id: id, device: device, startedAt: started)
@@ -276,7 +279,7 @@ final class SQLPracticeStore: PracticeStore {
     func deleteSession(id: Int64, deletedAt: String, reason: String?) throws {
         try storage.transaction {
             guard let session = try session(id: id) else { throw PracticeStoreError.unknownSession(id: id) }
-            if let live = try storage.queryOne(S.selectLiveClosureOfSession, [.integer(id)])?[0].int {
+            if let live = try storage.queryOne(S.selectLiveClosureOfSession, [.integer(id)])?["live_session_id"].int {
                 throw PracticeStoreError.liveRecorded(sessionID: id, liveSessionID: Int64(live))
             }
             try storage.run(S.insertSessionDeletion, [.integer(id), .text(session.contentHash), .text(session.importedAt),

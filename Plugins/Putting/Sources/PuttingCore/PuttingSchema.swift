@@ -3,11 +3,13 @@
 // parameters. Heightfields are stored once per content hash and shared by holes. A shipped
 // migration never changes; a schema change is a new migration at the end.
 
+import ClubhouseToolkit
+
 /// Schema migrations and statements of the putting store.
 public enum PuttingSchema {
     /// Ordered migrations; each is run once, inside a transaction, in this order.
-    public static let migrations: [(version: Int, name: String, sql: String)] = [
-        (1, "catalog and jobs", """
+    public static let migrations: [Migration] = [
+        Migration(1, "catalog and jobs", """
         CREATE TABLE courses (
             id    TEXT PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
             name  TEXT NOT NULL,
@@ -65,7 +67,7 @@ public enum PuttingSchema {
         // heightfield was imported or processed here; the traced files are kept verbatim. SQLite
         // cannot drop NOT NULL in place: the table is rebuilt (nothing references it) and every
         // existing hole keeps its imported heightfield.
-        (2, "holes from traced contours", """
+        Migration(2, "holes from traced contours", """
         CREATE TABLE holes_v2 (
             course_id            TEXT NOT NULL REFERENCES courses(id) ON DELETE CASCADE,
             number               INTEGER NOT NULL CHECK (number BETWEEN 1 AND 99),
@@ -102,26 +104,8 @@ public enum PuttingSchema {
         """),
     ]
 
-    /// A statement's parameter names in order of first appearance: SQLite numbers `:name` parameters
-    /// that way, so binding values in this order by position is binding them by name.
-    public static func parameterNames(of sql: String) -> [String] {
-        var names: [String] = []
-        var chars = Array(sql.unicodeScalars)[...]
-        var inString = false
-        while let c = chars.popFirst() {
-            if c == "'" { inString.toggle(); continue }
-            guard !inString, c == ":", let first = chars.first, first == "_" || first.properties.isAlphabetic else { continue }
-            var name = ""
-            while let n = chars.first, n == "_" || n.properties.isAlphabetic || ("0"..."9").contains(n) {
-                name.unicodeScalars.append(n)
-                chars.removeFirst()
-            }
-            if !names.contains(name) { names.append(name) }
-        }
-        return names
-    }
-
-    /// Named statements; parameters are `:name`. Column order of SELECTs is documented per statement.
+    /// Named statements; parameters are `:name` (bound by name). SELECTs name every column (the
+    /// store reads rows by column name), computed ones with `AS`.
     public enum Statement {
         public static let upsertCourse = """
         INSERT INTO courses (id, name, city, state) VALUES (:id, :name, :city, :state)
@@ -157,8 +141,9 @@ public enum PuttingSchema {
         /// columns are NULL for a hole without a heightfield.
         public static let selectHoleSummaries = """
         SELECT h.number, h.green_width_ft, h.green_height_ft, h.hole_x_ft, h.hole_z_ft, h.heightfield_hash,
-               f.nx, f.nz, f.resolution_ft, h.boundary_json IS NOT NULL, json_array_length(h.contours_json), h.source,
-               h.heightfield_origin, h.traced_boundary IS NOT NULL
+               f.nx, f.nz, f.resolution_ft, h.boundary_json IS NOT NULL AS has_boundary,
+               json_array_length(h.contours_json) AS contour_count, h.source,
+               h.heightfield_origin, h.traced_boundary IS NOT NULL AS has_traced
         FROM holes h LEFT JOIN heightfields f ON f.hash = h.heightfield_hash
         WHERE h.course_id = :course_id ORDER BY h.number
         """

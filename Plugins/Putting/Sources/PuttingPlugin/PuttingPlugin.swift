@@ -345,7 +345,7 @@ final class Putting: Plugin {
         // folder argument (the only way under "isolation": "sandbox"), the C library otherwise.
         LocalFiles.access = PluginKitFiles()
         let storage = try context.storage()
-        try storage.migrate(PuttingSchema.migrations.map { Migration($0.version, $0.name, $0.sql) })
+        try storage.migrate(PuttingSchema.migrations)
         service = PuttingService(store: SQLPuttingStore(storage: storage))
         defaultStimp = context.config.double("stimp", default: 10)
         guard defaultStimp > 0, defaultStimp <= 20 else {

@@ -1,5 +1,6 @@
 // PuttingStore on the plugin's SQLite database (PluginKit Storage), with the statements of
-// PuttingSchema. Named parameters are bound by position in their order of first appearance.
+// PuttingSchema: parameters bound by name (the storage service looks them up), rows read by
+// column name, statements from PluginKit's cache.
 
 import ClubhouseJSON
 import PluginKit
@@ -14,11 +15,6 @@ final class SQLPuttingStore: PuttingStore {
     init(storage: Storage) { self.storage = storage }
 
     private typealias S = PuttingSchema.Statement
-
-    /// Values for a statement's named parameters, in the order SQLite numbers them.
-    private func values(_ sql: String, _ named: [String: SQLValue]) -> [SQLValue] {
-        PuttingSchema.parameterNames(of: sql).map { named[$0] ?? .null }
-    }
 
     private func guarded<T>(_ body: () throws -> T) throws(PuttingError) -> T {
         do {
@@ -42,10 +38,10 @@ final class SQLPuttingStore: PuttingStore {
     func replaceCourse(_ course: Course, holes: [Hole]) throws(PuttingError) {
         try guarded {
             try storage.transaction {
-                try storage.run(S.upsertCourse, values(S.upsertCourse, [
+                try storage.run(S.upsertCourse, [
                     "id": .text(course.id), "name": .text(course.name), "city": SQLValue(course.city), "state": SQLValue(course.state),
-                ]))
-                try storage.run(S.deleteCourseHoles, values(S.deleteCourseHoles, ["course_id": .text(course.id)]))
+                ])
+                try storage.run(S.deleteCourseHoles, ["course_id": .text(course.id)])
                 for hole in holes { try insert(hole) }
                 try storage.run(S.deleteUnusedHeightfields)
             }
@@ -68,14 +64,14 @@ final class SQLPuttingStore: PuttingStore {
 
     private func insert(_ hole: Hole) throws {
         if let hf = hole.heightfield, let hash = hole.heightfieldHash {
-            try storage.run(S.insertHeightfield, values(S.insertHeightfield, [
+            try storage.run(S.insertHeightfield, [
                 "hash": .text(hash), "nx": SQLValue(hf.nx), "nz": SQLValue(hf.nz),
                 "resolution_ft": .real(hf.resolutionFt), "x_min_ft": .real(hf.xMinFt), "z_min_ft": .real(hf.zMinFt),
                 "heights": .blob(hf.binaryData()),
-            ]))
+            ])
         }
         let hasHeightfield = hole.heightfield != nil
-        try storage.run(S.upsertHole, values(S.upsertHole, [
+        try storage.run(S.upsertHole, [
             "course_id": .text(hole.courseID), "number": SQLValue(hole.number),
             "green_width_ft": .real(hole.greenWidthFt), "green_height_ft": .real(hole.greenHeightFt),
             "hole_x_ft": SQLValue(hole.holePosition?.x), "hole_z_ft": SQLValue(hole.holePosition?.z),
@@ -86,15 +82,15 @@ final class SQLPuttingStore: PuttingStore {
             "image_w_px": SQLValue(hole.imageWidthPx), "image_h_px": SQLValue(hole.imageHeightPx), "source": .text(hole.source),
             "traced_boundary_file": SQLValue(hole.traced?.boundaryFile), "traced_boundary": SQLValue(hole.traced?.boundaryText),
             "traced_contours_file": SQLValue(hole.traced?.contoursFile), "traced_contours": SQLValue(hole.traced?.contoursText),
-        ]))
+        ])
     }
 
     private func course(_ row: Row) -> Course {
-        Course(id: row[0].string ?? "", name: row[1].string ?? "", city: row[2].string, state: row[3].string)
+        Course(id: row["id"].string ?? "", name: row["name"].string ?? "", city: row["city"].string, state: row["state"].string)
     }
 
     func course(id: String) throws(PuttingError) -> Course? {
-        try guarded { try storage.queryOne(S.selectCourse, values(S.selectCourse, ["id": .text(id)])).map(course) }
+        try guarded { try storage.queryOne(S.selectCourse, ["id": .text(id)]).map(course) }
     }
 
     func courses() throws(PuttingError) -> [Course] {
@@ -103,63 +99,65 @@ final class SQLPuttingStore: PuttingStore {
 
     func holeSummaries(courseID: String) throws(PuttingError) -> [HoleSummary] {
         let rows = try guarded {
-            try storage.query(S.selectHoleSummaries, values(S.selectHoleSummaries, ["course_id": .text(courseID)]))
+            try storage.query(S.selectHoleSummaries, ["course_id": .text(courseID)])
         }
         var summaries: [HoleSummary] = []
         for row in rows {
-            let number = row[0].int ?? 0
-            let position: PointFt? = row[3].double.flatMap { x in row[4].double.map { PointFt(x: x, z: $0) } }
-            let hash = row[5].string
+            let number = row["number"].int ?? 0
+            let position: PointFt? = row["hole_x_ft"].double.flatMap { x in row["hole_z_ft"].double.map { PointFt(x: x, z: $0) } }
+            let hash = row["heightfield_hash"].string
             let status: HoleStatus
-            switch (hash, row[12].string.flatMap(HeightfieldOrigin.init(rawValue:))) {
+            switch (hash, row["heightfield_origin"].string.flatMap(HeightfieldOrigin.init(rawValue:))) {
             case (nil, _): status = .sourceOnly
             case (_?, .processed?): status = .processed
             case (_?, .imported?): status = .imported
             case (_?, nil): throw .storage("\(courseID) hole \(number) has a heightfield of unknown origin: re-import the hole")
             }
-            summaries.append(HoleSummary(courseID: courseID, number: number, greenWidthFt: row[1].double ?? 0,
-                                         greenHeightFt: row[2].double ?? 0, holePosition: position, nx: row[6].int, nz: row[7].int,
-                                         resolutionFt: row[8].double, heightfieldHash: hash, status: status,
-                                         hasBoundary: (row[9].int ?? 0) != 0, contourCount: row[10].int ?? 0,
-                                         traced: (row[13].int ?? 0) != 0, source: row[11].string ?? ""))
+            summaries.append(HoleSummary(courseID: courseID, number: number, greenWidthFt: row["green_width_ft"].double ?? 0,
+                                         greenHeightFt: row["green_height_ft"].double ?? 0, holePosition: position,
+                                         nx: row["nx"].int, nz: row["nz"].int,
+                                         resolutionFt: row["resolution_ft"].double, heightfieldHash: hash, status: status,
+                                         hasBoundary: (row["has_boundary"].int ?? 0) != 0, contourCount: row["contour_count"].int ?? 0,
+                                         traced: (row["has_traced"].int ?? 0) != 0, source: row["source"].string ?? ""))
         }
         return summaries
     }
 
     func hole(courseID: String, number: Int) throws(PuttingError) -> Hole? {
         let found = try guarded {
-            try storage.queryOne(S.selectHole, values(S.selectHole, ["course_id": .text(courseID), "number": SQLValue(number)]))
+            try storage.queryOne(S.selectHole, ["course_id": .text(courseID), "number": SQLValue(number)])
         }
         guard let row = found else { return nil }
         var boundary: PolygonFt?
-        if let text = row[5].string {
+        if let text = row["boundary_json"].string {
             guard let value = try? JSONParser.parse(text), let polygon = PolygonFt(json: value) else {
                 throw .storage("the stored boundary of \(courseID) hole \(number) is damaged: re-import the hole")
             }
             boundary = polygon
         }
         var traced: TracedSourceFiles?
-        if let boundaryFile = row[18].string, let boundaryText = row[19].string, let contoursFile = row[20].string,
-           let contoursText = row[21].string
+        if let boundaryFile = row["traced_boundary_file"].string, let boundaryText = row["traced_boundary"].string,
+           let contoursFile = row["traced_contours_file"].string, let contoursText = row["traced_contours"].string
         {
             traced = TracedSourceFiles(boundaryFile: boundaryFile, boundaryText: boundaryText, contoursFile: contoursFile,
                                        contoursText: contoursText)
         }
-        let position: PointFt? = row[2].double.flatMap { x in row[3].double.map { PointFt(x: x, z: $0) } }
-        var hole = Hole(courseID: courseID, number: number, greenWidthFt: row[0].double ?? 0, greenHeightFt: row[1].double ?? 0,
-                        holePosition: position, boundary: boundary,
-                        contours: try ContourLine.lines(fromText: row[6].string ?? "[]"), contourIntervalFt: row[7].double,
-                        traced: traced, imageWidthPx: row[8].int, imageHeightPx: row[9].int, source: row[10].string ?? "")
-        if let hash = row[4].string {
-            let grid = Heightfield.Grid(nx: row[11].int ?? 0, nz: row[12].int ?? 0, resolutionFt: row[13].double ?? 0,
-                                        xMinFt: row[14].double ?? 0, zMinFt: row[15].double ?? 0)
+        let position: PointFt? = row["hole_x_ft"].double.flatMap { x in row["hole_z_ft"].double.map { PointFt(x: x, z: $0) } }
+        var hole = Hole(courseID: courseID, number: number, greenWidthFt: row["green_width_ft"].double ?? 0,
+                        greenHeightFt: row["green_height_ft"].double ?? 0, holePosition: position, boundary: boundary,
+                        contours: try ContourLine.lines(fromText: row["contours_json"].string ?? "[]"),
+                        contourIntervalFt: row["contour_interval_ft"].double, traced: traced, imageWidthPx: row["image_w_px"].int,
+                        imageHeightPx: row["image_h_px"].int, source: row["source"].string ?? "")
+        if let hash = row["heightfield_hash"].string {
+            let grid = Heightfield.Grid(nx: row["nx"].int ?? 0, nz: row["nz"].int ?? 0, resolutionFt: row["resolution_ft"].double ?? 0,
+                                        xMinFt: row["x_min_ft"].double ?? 0, zMinFt: row["z_min_ft"].double ?? 0)
             let heightfield: Heightfield
             do {
-                heightfield = try Heightfield(grid: grid, binary: row[16].bytes ?? [], binaryName: "stored heightfield of \(courseID) hole \(number)")
+                heightfield = try Heightfield(grid: grid, binary: row["heights"].bytes ?? [], binaryName: "stored heightfield of \(courseID) hole \(number)")
             } catch {
                 throw .heightfield(error)
             }
-            guard let origin = row[17].string.flatMap(HeightfieldOrigin.init(rawValue:)) else {
+            guard let origin = row["heightfield_origin"].string.flatMap(HeightfieldOrigin.init(rawValue:)) else {
                 throw .storage("\(courseID) hole \(number) has a heightfield of unknown origin: re-import the hole")
             }
             hole.setHeightfield(heightfield, origin: origin)
@@ -170,44 +168,44 @@ final class SQLPuttingStore: PuttingStore {
     }
 
     func result(key: String) throws(PuttingError) -> String? {
-        try guarded { try storage.queryOne(S.selectResult, values(S.selectResult, ["key": .text(key)]))?[0].string }
+        try guarded { try storage.queryOne(S.selectResult, ["key": .text(key)])?["result_json"].string }
     }
 
     func putResult(key: String, json: String) throws(PuttingError) {
         try guarded {
-            try storage.run(S.upsertResult, values(S.upsertResult, ["key": .text(key), "result_json": .text(json), "created_at": .text(now())]))
+            try storage.run(S.upsertResult, ["key": .text(key), "result_json": .text(json), "created_at": .text(now())])
         }
     }
 
     func putJob(_ job: JobRecord) throws(PuttingError) {
         try guarded {
-            try storage.run(S.upsertJob, values(S.upsertJob, [
+            try storage.run(S.upsertJob, [
                 "id": .text(job.id), "key": .text(job.key), "state": .text(job.state.rawValue), "request_json": .text(job.requestText),
                 "error": SQLValue(job.error), "progress": .real(job.progress), "attempts": SQLValue(job.attempts),
                 "created_at": .text(job.createdAt), "updated_at": .text(job.updatedAt),
-            ]))
+            ])
         }
     }
 
     private func job(_ row: Row) throws(PuttingError) -> JobRecord {
-        guard let state = row[2].string.flatMap(JobState.init(rawValue:)) else {
-            throw .storage("job \(row[0].string ?? "?") has an unknown state")
+        guard let state = row["state"].string.flatMap(JobState.init(rawValue:)) else {
+            throw .storage("job \(row["id"].string ?? "?") has an unknown state")
         }
-        return JobRecord(id: row[0].string ?? "", key: row[1].string ?? "", state: state,
-                         request: try JobRecord.request(fromText: row[3].string ?? ""), error: row[4].string,
-                         progress: row[5].double ?? 0, createdAt: row[7].string ?? "", updatedAt: row[8].string ?? "",
-                         attempts: row[6].int ?? 0)
+        return JobRecord(id: row["id"].string ?? "", key: row["key"].string ?? "", state: state,
+                         request: try JobRecord.request(fromText: row["request_json"].string ?? ""), error: row["error"].string,
+                         progress: row["progress"].double ?? 0, createdAt: row["created_at"].string ?? "",
+                         updatedAt: row["updated_at"].string ?? "", attempts: row["attempts"].int ?? 0)
     }
 
     func job(id: String) throws(PuttingError) -> JobRecord? {
-        guard let row = try guarded({ try storage.queryOne(S.selectJob, values(S.selectJob, ["id": .text(id)])) }) else { return nil }
+        guard let row = try guarded({ try storage.queryOne(S.selectJob, ["id": .text(id)]) }) else { return nil }
         return try job(row)
     }
 
     func jobs(states: [JobState]) throws(PuttingError) -> [JobRecord] {
         var out: [JobRecord] = []
         for state in states {
-            for row in try guarded({ try storage.query(S.selectJobsByState, values(S.selectJobsByState, ["state": .text(state.rawValue)])) }) {
+            for row in try guarded({ try storage.query(S.selectJobsByState, ["state": .text(state.rawValue)]) }) {
                 out.append(try job(row))
             }
         }
@@ -216,7 +214,7 @@ final class SQLPuttingStore: PuttingStore {
 
     func jobs(key: String) throws(PuttingError) -> [JobRecord] {
         var out: [JobRecord] = []
-        for row in try guarded({ try storage.query(S.selectJobsByKey, values(S.selectJobsByKey, ["key": .text(key)])) }) {
+        for row in try guarded({ try storage.query(S.selectJobsByKey, ["key": .text(key)]) }) {
             out.append(try job(row))
         }
         return out

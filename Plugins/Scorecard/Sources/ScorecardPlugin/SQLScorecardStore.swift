@@ -18,48 +18,46 @@ final class SQLScorecardStore: ScorecardStore {
     func transaction<T>(_ body: () throws -> T) throws -> T { try storage.transaction(body) }
 
     func players() throws -> [Player] {
-        try storage.query(S.selectPlayers).map { Player(id: $0[0].int ?? 0, name: $0[1].string ?? "") }
+        try storage.query(S.selectPlayers).map { Player(id: $0["id"].int ?? 0, name: $0["name"].string ?? "") }
     }
 
     func insertPlayer(name: String) throws -> Player {
         let row = try storage.queryOne(S.insertPlayer, [.text(name)])
-        return Player(id: row?[0].int ?? Int(storage.lastInsertRowID), name: name)
+        return Player(id: row?["id"].int ?? Int(storage.lastInsertRowID), name: name)
     }
 
     func courses() throws -> [Course] {
         var holes: [Int: [Hole]] = [:]
         for row in try storage.query(S.selectHoles) {
-            holes[row[0].int ?? 0, default: []].append(Hole(number: row[1].int ?? 0, par: row[2].int ?? 0, strokeIndex: row[3].int ?? 0))
+            holes[row["tee_id"].int ?? 0, default: []].append(Hole(number: row["number"].int ?? 0, par: row["par"].int ?? 0,
+                                                                    strokeIndex: row["stroke_index"].int ?? 0))
         }
         var tees: [Int: [Tee]] = [:]
         for row in try storage.query(S.selectTees) {
-            func rating(_ r: Int, _ s: Int) -> Rating? {
-                guard let tenths = row[r].int, let slope = row[s].int else { return nil }
+            func rating(_ nine: String) -> Rating? {
+                guard let tenths = row["\(nine)_rating_tenths"].int, let slope = row["\(nine)_slope"].int else { return nil }
                 return Rating(rating: Tenths(raw: tenths), slope: slope)
             }
-            let tee = Tee(name: row[2].string ?? "", rating: Tenths(raw: row[3].int ?? 0), slope: row[4].int ?? 0,
-                          holes: holes[row[0].int ?? 0] ?? [], front: rating(5, 6), back: rating(7, 8))
-            tees[row[1].int ?? 0, default: []].append(tee)
+            let tee = Tee(name: row["name"].string ?? "", rating: Tenths(raw: row["rating_tenths"].int ?? 0), slope: row["slope"].int ?? 0,
+                          holes: holes[row["id"].int ?? 0] ?? [], front: rating("front"), back: rating("back"))
+            tees[row["course_id"].int ?? 0, default: []].append(tee)
         }
         return try storage.query(S.selectCourses).map { row in
-            let id = row[0].int ?? 0
-            return Course(id: id, name: row[1].string ?? "", tees: tees[id] ?? [])
+            let id = row["id"].int ?? 0
+            return Course(id: id, name: row["name"].string ?? "", tees: tees[id] ?? [])
         }
     }
 
     func insertCourse(_ draft: CourseDraft) throws -> Course {
         try storage.transaction {
-            let courseID = try storage.queryOne(S.insertCourse, [.text(draft.name)])?[0].int ?? Int(storage.lastInsertRowID)
+            let courseID = try storage.queryOne(S.insertCourse, [.text(draft.name)])?["id"].int ?? Int(storage.lastInsertRowID)
             for (position, tee) in draft.tees.enumerated() {
                 let teeID = try storage.queryOne(S.insertTee, [
                     SQLValue(courseID), SQLValue(position), .text(tee.name), SQLValue(tee.rating.raw), SQLValue(tee.slope),
                     SQLValue(tee.front?.rating.raw), SQLValue(tee.front?.slope), SQLValue(tee.back?.rating.raw), SQLValue(tee.back?.slope),
-                ])?[0].int ?? Int(storage.lastInsertRowID)
-                let insertHole = try storage.prepare(S.insertHole)
+                ])?["id"].int ?? Int(storage.lastInsertRowID)
                 for hole in tee.holes {
-                    try insertHole.bind([SQLValue(teeID), SQLValue(hole.number), SQLValue(hole.par), SQLValue(hole.strokeIndex)])
-                    _ = try insertHole.step()
-                    try insertHole.reset()
+                    try storage.run(S.insertHole, [SQLValue(teeID), SQLValue(hole.number), SQLValue(hole.par), SQLValue(hole.strokeIndex)])
                 }
             }
             return Course(id: courseID, name: draft.name, tees: draft.tees)
@@ -69,22 +67,22 @@ final class SQLScorecardStore: ScorecardStore {
     func rounds() throws -> [Round] {
         var players: [Int: [RoundPlayer]] = [:]
         for row in try storage.query(S.selectRoundPlayers) {
-            players[row[0].int ?? 0, default: []].append(RoundPlayer(
-                playerID: row[1].int ?? 0, name: row[2].string ?? "", index: row[3].int.map { Tenths(raw: $0) },
-                courseHandicap: row[4].int, playingHandicap: row[5].int))
+            players[row["round_id"].int ?? 0, default: []].append(RoundPlayer(
+                playerID: row["player_id"].int ?? 0, name: row["name"].string ?? "", index: row["index_tenths"].int.map { Tenths(raw: $0) },
+                courseHandicap: row["course_handicap"].int, playingHandicap: row["playing_handicap"].int))
         }
         return try storage.query(S.selectRounds).map { row in
-            let id = row[0].int ?? 0
-            guard let date = row[3].string.flatMap(GolfDate.init), let nine = row[4].string.flatMap(Nine.init(rawValue:)),
-                  let format = row[5].string.flatMap(PlayFormat.init(rawValue:)) else {
+            let id = row["id"].int ?? 0
+            guard let date = row["played_on"].string.flatMap(GolfDate.init), let nine = row["nine"].string.flatMap(Nine.init(rawValue:)),
+                  let format = row["format"].string.flatMap(PlayFormat.init(rawValue:)) else {
                 throw CorruptRow(description: "round \(id) has an unreadable date, nine or format in the database")
             }
             // Rounds started before migration 3 have no options row: the format's Appendix C allowance.
-            let options = row[8].int.map { RoundOptions(allowancePercent: $0, netSkins: (row[9].int ?? 1) != 0,
-                                                        carryOvers: (row[10].int ?? 1) != 0) }
-            let draft = RoundDraft(courseID: row[1].int ?? 0, teeName: row[2].string ?? "", date: date, nine: nine, format: format,
-                                   pcc: Tenths(raw: row[6].int ?? 0), players: players[id] ?? [], options: options)
-            return Round(id: id, draft: draft, finishedOn: row[7].string.flatMap(GolfDate.init))
+            let options = row["allowance_percent"].int.map { RoundOptions(allowancePercent: $0, netSkins: (row["net_skins"].int ?? 1) != 0,
+                                                                          carryOvers: (row["carry_overs"].int ?? 1) != 0) }
+            let draft = RoundDraft(courseID: row["course_id"].int ?? 0, teeName: row["tee_name"].string ?? "", date: date, nine: nine,
+                                   format: format, pcc: Tenths(raw: row["pcc_tenths"].int ?? 0), players: players[id] ?? [], options: options)
+            return Round(id: id, draft: draft, finishedOn: row["finished_on"].string.flatMap(GolfDate.init))
         }
     }
 
@@ -93,7 +91,7 @@ final class SQLScorecardStore: ScorecardStore {
             let id = try storage.queryOne(S.insertRound, [
                 SQLValue(draft.courseID), .text(draft.teeName), .text(draft.date.description), .text(draft.nine.rawValue),
                 .text(draft.format.rawValue), SQLValue(draft.pcc.raw),
-            ])?[0].int ?? Int(storage.lastInsertRowID)
+            ])?["id"].int ?? Int(storage.lastInsertRowID)
             for (position, player) in draft.players.enumerated() {
                 try storage.run(S.insertRoundPlayer, [
                     SQLValue(id), SQLValue(player.playerID), SQLValue(position), SQLValue(player.index?.raw),
@@ -117,14 +115,14 @@ final class SQLScorecardStore: ScorecardStore {
     }
 
     func appendScore(roundID: Int, playerID: Int, hole: Int, strokes: Int) throws -> ScoreEntry {
-        let sequence = try storage.queryOne(S.appendScore, [SQLValue(roundID), SQLValue(playerID), SQLValue(hole), SQLValue(strokes)])?[0].int
+        let sequence = try storage.queryOne(S.appendScore, [SQLValue(roundID), SQLValue(playerID), SQLValue(hole), SQLValue(strokes)])?["sequence"].int
             ?? Int(storage.lastInsertRowID)
         return ScoreEntry(sequence: sequence, roundID: roundID, playerID: playerID, hole: hole, strokes: strokes)
     }
 
     func appendCorrection(roundID: Int, playerID: Int, hole: Int, strokes: Int, reason: String, on date: GolfDate) throws -> ScoreEntry {
         let sequence = try storage.queryOne(S.appendCorrection, [SQLValue(roundID), SQLValue(playerID), SQLValue(hole), SQLValue(strokes),
-                                                                  .text(reason), .text(date.description)])?[0].int
+                                                                  .text(reason), .text(date.description)])?["sequence"].int
             ?? Int(storage.lastInsertRowID)
         return ScoreEntry(sequence: sequence, roundID: roundID, playerID: playerID, hole: hole, strokes: strokes,
                           reason: reason, correctedOn: date)
@@ -144,7 +142,8 @@ final class SQLScorecardStore: ScorecardStore {
     }
 
     private static func entry(_ row: Row) -> ScoreEntry {
-        ScoreEntry(sequence: row[0].int ?? 0, roundID: row[1].int ?? 0, playerID: row[2].int ?? 0, hole: row[3].int ?? 0,
-                   strokes: row[4].int ?? 0, reason: row[5].string, correctedOn: row[6].string.flatMap(GolfDate.init))
+        ScoreEntry(sequence: row["sequence"].int ?? 0, roundID: row["round_id"].int ?? 0, playerID: row["player_id"].int ?? 0,
+                   hole: row["hole"].int ?? 0, strokes: row["strokes"].int ?? 0, reason: row["reason"].string,
+                   correctedOn: row["corrected_on"].string.flatMap(GolfDate.init))
     }
 }

@@ -243,7 +243,7 @@ final class Scorecard: Plugin {
     init(context: PluginContext) throws {
         self.context = context
         let storage = try context.storage()
-        try storage.migrate(ScorecardSchema.migrations.map { Migration($0.version, $0.name, $0.sql) })
+        try storage.migrate(ScorecardSchema.migrations)
         store = SQLScorecardStore(storage: storage)
         let allowance = context.config.int("allowance_percent", default: 0)
         guard (0...100).contains(allowance) else {

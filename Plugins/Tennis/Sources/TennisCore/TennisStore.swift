@@ -2,10 +2,13 @@
 // (SQL the adapter runs through the host's storage service); `TennisStore` is the interface the
 // commands use, implemented by the adapter on SQLite and here in memory.
 
-/// The plugin's SQLite schema, one migration per element (the host records which ones ran).
+import ClubhouseToolkit
+
+/// The plugin's SQLite schema: the migrations the host applies in order (recording each version and
+/// name; the names are the ones 1.0 and 1.1 recorded, so they never change).
 public enum TennisSchema {
-    public static let migrations: [String] = [
-        """
+    public static let migrations: [Migration] = [
+        Migration(1, "tennis schema 1", """
         CREATE TABLE calibrations (
             camera TEXT PRIMARY KEY NOT NULL,
             calibration_json TEXT NOT NULL,
@@ -39,12 +42,12 @@ public enum TennisSchema {
             note TEXT,
             PRIMARY KEY (session_id, seq)
         );
-        """,
+        """),
         // 1.1: saved drills (by content hash) and which sessions were drill runs. A drill run's row in
         // `sessions` says mode 'manual' (the first migration's CHECK allows only manual and
         // interactive, and shipped migrations never change): its commands are manual-mode commands,
         // and `drill_runs` marks it as a drill.
-        """
+        Migration(2, "tennis schema 2", """
         CREATE TABLE drills (
             hash TEXT PRIMARY KEY NOT NULL,
             name TEXT NOT NULL,
@@ -62,7 +65,7 @@ public enum TennisSchema {
             median_late_ms REAL,
             max_late_ms REAL
         );
-        """,
+        """),
     ]
 
     public static let upsertCalibration =
@@ -78,7 +81,7 @@ public enum TennisSchema {
         "INSERT INTO session_events (session_id, seq, kind, at_s, launch, attempt, zone, bytes_hex, reply, latency_s, note) "
         + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
     public static let listSessions =
-        "SELECT s.id, s.started_at, CASE WHEN d.session_id IS NULL THEN s.mode ELSE 'drill' END, s.summary_json, d.drill_name "
+        "SELECT s.id, s.started_at, CASE WHEN d.session_id IS NULL THEN s.mode ELSE 'drill' END AS mode, s.summary_json, d.drill_name "
         + "FROM sessions s LEFT JOIN drill_runs d ON d.session_id = s.id ORDER BY s.id DESC LIMIT ?1"
     public static let insertDrill =
         "INSERT INTO drills (hash, name, canonical_json, balls, saved_at) VALUES (?1, ?2, ?3, ?4, ?5) "

@@ -203,13 +203,13 @@ final class Tennis: Plugin {
     ]
 
     let context: PluginContext
-    let store: SQLiteTennisStore
+    let store: SQLTennisStore
     /// The site's config, read once; a mistake in it is reported by the commands that need it.
     private let siteSettings: Result<SiteSettings, Error>
 
     init(context: PluginContext) throws {
         self.context = context
-        store = try SQLiteTennisStore(storage: try context.storage())
+        store = try SQLTennisStore(storage: try context.storage())
         siteSettings = Result { try SiteSettings(config: context.config, site: context.site) }
     }
 
@@ -537,3 +537,75 @@ func write(_ text: String, to path: String) throws {
 
 @_cdecl("clubhouse_plugin_entry")
 public func clubhousePluginEntry(_ info: UnsafePointer<clubhouse_host_info>?) -> UnsafePointer<clubhouse_plugin_descriptor>? { export(Tennis.self, info) }
+
+// MARK: TennisCore's other interfaces on the host: the ball machine on a device, a real clock,
+// live detection lines from standard input.
+
+/// The ball machine as the host's device service gives it.
+final class DeviceLink: BallMachineLink {
+    let device: Device
+
+    init(device: Device) { self.device = device }
+
+    func write(_ bytes: [UInt8]) throws { try device.write(bytes) }
+
+    func read(max: Int, timeout: Double) throws -> [UInt8] {
+        let ms = timeout.isFinite ? Int((Swift.max(0, timeout) * 1000).rounded(.up)) : 0
+        return try device.read(upTo: max, timeoutMilliseconds: Swift.min(ms, 60_000))
+    }
+}
+
+/// CLOCK_MONOTONIC in seconds (TennisCore's, so that benchmarks time the same clock).
+typealias MonotonicClock = SystemSessionClock
+
+/// Lines from standard input, waiting in short polls so a cancelled call is noticed.
+struct StandardInputLines {
+    private var buffer: [UInt8] = []
+    private var atEnd = false
+
+    /// The next line (without its newline), or nil at end of input or when `cancelled()` turns true.
+    mutating func next(cancelled: () -> Bool) -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeFirst(newline + 1)
+                return line
+            }
+            if atEnd {
+                guard !buffer.isEmpty else { return nil }
+                let line = String(decoding: buffer, as: UTF8.self)
+                buffer.removeAll()
+                return line
+            }
+            if cancelled() { return nil }
+            var descriptor = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, 200)
+            if ready < 0 && errno != EINTR { atEnd = true; continue }
+            if ready <= 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+            if n <= 0 {
+                if n < 0 && errno == EINTR { continue }
+                atEnd = true
+            } else {
+                buffer.append(contentsOf: chunk[0..<n])
+            }
+        }
+    }
+}
+
+enum Timestamp {
+    static func now() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var parts = tm()
+        guard gmtime_r(&now.tv_sec, &parts) != nil else { return "1970-01-01T00:00:00.000Z" }
+        func digits(_ v: Int, _ n: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, n - s.count)) + s
+        }
+        return "\(digits(Int(parts.tm_year) + 1900, 4))-\(digits(Int(parts.tm_mon) + 1, 2))-\(digits(Int(parts.tm_mday), 2))T"
+            + "\(digits(Int(parts.tm_hour), 2)):\(digits(Int(parts.tm_min), 2)):\(digits(Int(parts.tm_sec), 2))."
+            + "\(digits(now.tv_nsec / 1_000_000, 3))Z"
+    }
+}

@@ -1,4 +1,5 @@
 import ClubhouseJSON
+import ClubhouseToolkit
 
 /// The practice database, as SQL the adapter runs through the host's storage service.
 ///
@@ -6,12 +7,6 @@ import ClubhouseJSON
 /// (triggers abort any UPDATE or DELETE). Template preferences (active per club, hidden, display
 /// name) are the only mutable state. Foreign keys are on (the host enables them).
 public enum PracticeSchema {
-    public struct Migration: Sendable, Equatable {
-        public let version: Int
-        public let name: String
-        public let sql: String
-    }
-
     public static let migrations: [Migration] = [
         Migration(version: 1, name: "practice kernel: facts, preferences, immutability", sql: version1),
         Migration(version: 2, name: "live sessions: shots as they arrive, closures", sql: version2),
@@ -193,7 +188,7 @@ public enum PracticeSchema {
             """
         /// Columns: hash, club, canonical_json, source, inserted_at, display_name, hidden.
         public static let selectTemplates = """
-            SELECT t.hash, t.club, t.canonical_json, t.source, t.inserted_at, p.display_name, ifnull(p.hidden, 0)
+            SELECT t.hash, t.club, t.canonical_json, t.source, t.inserted_at, p.display_name, ifnull(p.hidden, 0) AS hidden
             FROM kpi_templates t LEFT JOIN template_preferences p ON p.hash = t.hash
             ORDER BY t.club, t.inserted_at, t.hash
             """

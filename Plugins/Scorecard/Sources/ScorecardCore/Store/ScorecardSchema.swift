@@ -5,17 +5,12 @@
 // by the Core, so no other writer can break them. Deleting a round is a tombstone (`round_deletions`,
 // itself permanent): the round leaves every list, leaderboard and index, its entries stay in the file.
 
-/// One schema migration.
-public struct ScorecardMigration: Sendable, Equatable {
-    public let version: Int
-    public let name: String
-    public let sql: String
-}
+import ClubhouseToolkit
 
 /// The schema and statements of the scorecard plugin's database.
 public enum ScorecardSchema {
-    public static let migrations: [ScorecardMigration] = [
-        ScorecardMigration(version: 1, name: "players, courses, tees, rounds, append-only score entries", sql: """
+    public static let migrations: [Migration] = [
+        Migration(version: 1, name: "players, courses, tees, rounds, append-only score entries", sql: """
             CREATE TABLE players (
                 id INTEGER PRIMARY KEY,
                 name TEXT NOT NULL UNIQUE COLLATE NOCASE CHECK (length(trim(name)) > 0)
@@ -85,7 +80,7 @@ public enum ScorecardSchema {
             WHEN (SELECT finished_on FROM rounds WHERE id = NEW.round_id) IS NOT NULL
             BEGIN SELECT RAISE(ABORT, 'the round is finished and final'); END;
             """),
-        ScorecardMigration(version: 2, name: "latest entry per hole, and lookups by player", sql: """
+        Migration(version: 2, name: "latest entry per hole, and lookups by player", sql: """
             CREATE INDEX score_entries_by_hole ON score_entries (round_id, player_id, hole, sequence);
             CREATE INDEX round_players_by_player ON round_players (player_id);
             CREATE VIEW current_scores AS
@@ -94,7 +89,7 @@ public enum ScorecardSchema {
                 WHERE e.sequence = (SELECT max(sequence) FROM score_entries
                                     WHERE round_id = e.round_id AND player_id = e.player_id AND hole = e.hole);
             """),
-        ScorecardMigration(version: 3, name: "round options (allowance, skins), score corrections with a reason", sql: """
+        Migration(version: 3, name: "round options (allowance, skins), score corrections with a reason", sql: """
             CREATE TABLE round_options (
                 round_id INTEGER PRIMARY KEY REFERENCES rounds(id),
                 allowance_percent INTEGER NOT NULL CHECK (allowance_percent BETWEEN 0 AND 100),
@@ -110,7 +105,7 @@ public enum ScorecardSchema {
             WHEN NEW.reason IS NULL AND (SELECT finished_on FROM rounds WHERE id = NEW.round_id) IS NOT NULL
             BEGIN SELECT RAISE(ABORT, 'the round is finished and final; only a correction with a reason can change it'); END;
             """),
-        ScorecardMigration(version: 4, name: "round deletions: a logged tombstone, entries kept for the record", sql: """
+        Migration(version: 4, name: "round deletions: a logged tombstone, entries kept for the record", sql: """
             CREATE TABLE round_deletions (
                 round_id INTEGER PRIMARY KEY REFERENCES rounds(id),
                 deleted_on TEXT NOT NULL CHECK (deleted_on GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
@@ -127,7 +122,8 @@ public enum ScorecardSchema {
             """),
     ]
 
-    /// Statements of a SQL-backed store, with `?` parameters in the order of the comment.
+    /// Statements of a SQL-backed store, with `?` parameters in the order of the comment; the store
+    /// reads result columns by name.
     public enum Statement {
         /// name → id
         public static let insertPlayer = "INSERT INTO players (name) VALUES (?) RETURNING id"

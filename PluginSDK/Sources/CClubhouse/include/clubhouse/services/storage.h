@@ -114,7 +114,37 @@ typedef struct clubhouse_storage_service {
      * plugin and a database that disagree about history), message in `reply`. */
     clubhouse_status (*migrate)(const clubhouse_host *host, int32_t version, const char *name, const char *sql,
                                 const clubhouse_reply *reply);
+
+    /* ---- Appended members (named parameters, columns by name). -------------------------------
+     * Appended to this table rather than a "clubhouse.storage/2": they only add to the same
+     * statements, nothing above changes meaning, so a plugin built against this header still works
+     * with an older host by probing (CLUBHOUSE_STORAGE_HAS below) and an older plugin never sees
+     * them. A new service id would make every plugin ask for two tables for one database.
+     *
+     * column_count and column_name above answer right after prepare (before any step), in process
+     * and in an isolated runner alike, so a plugin can map column names to numbers once per
+     * statement and read rows by name at the cost of an index. */
+
+    /* [host-serialized] The 1-based index of the parameter named `name`, with its prefix as in the
+     * SQL (":carry", "@carry" or "$carry"); 0 when the statement has no parameter of that name. */
+    int32_t (*bind_parameter_index)(clubhouse_stmt *stmt, const char *name);
+
+    /* [host-serialized] The largest parameter index of the statement (0 when it has none). */
+    int32_t (*bind_parameter_count)(clubhouse_stmt *stmt);
+
+    /* [host-serialized] The name of parameter `index` (1-based) with its prefix, eg ":carry";
+     * NULL for a nameless "?" parameter or an index out of range. Host-owned, valid until finalize. */
+    const char *(*bind_parameter_name)(clubhouse_stmt *stmt, int32_t index);
+
+    /* [host-serialized] The 0-based number of the result column named `name` (exact match, as
+     * column_name returns it), -1 when there is none. Valid right after prepare. */
+    int32_t (*column_index)(clubhouse_stmt *stmt, const char *name);
 } clubhouse_storage_service;
+
+/* True when `table` (a clubhouse_storage_service pointer from get_service) has `member`: a host
+ * built before the member was appended hands out a shorter table (see struct_size). */
+#define CLUBHOUSE_STORAGE_HAS(table, member) \
+    ((table)->struct_size >= offsetof(clubhouse_storage_service, member) + sizeof((table)->member))
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,62 @@
+// GlobeCore's store on the plugin's SQLite database (PluginKit Storage), with GlobeSchema's
+// statements: cached, bound by position, rows read by column name.
+
+import GlobeCore
+import PluginKit
+
+/// GlobeCore's store on the site's SQLite database, with GlobeSchema's statements.
+final class SQLGlobeStore: GlobeStore {
+    let storage: Storage
+
+    init(storage: Storage) { self.storage = storage }
+
+    private func guarded<T>(_ body: () throws -> T) throws(GlobeError) -> T {
+        do {
+            return try body()
+        } catch let error as GlobeError {
+            throw error
+        } catch {
+            throw GlobeError.storage("\(error)")
+        }
+    }
+
+    func travelLog(user: String) throws(GlobeError) -> TravelLog {
+        try guarded {
+            let marks = try storage.query(GlobeSchema.selectMarks, [.text(user)]).map { ($0["code"].string ?? "", $0["kind"].string ?? "") }
+            let places = try storage.query(GlobeSchema.selectPlaces, [.text(user)])
+                .map { ($0["code"].string ?? "", $0["kind"].string ?? "", $0["item"].string ?? "") }
+            return GlobeSchema.travelLog(marks: marks.map { (code: $0.0, kind: $0.1) },
+                                         places: places.map { (code: $0.0, kind: $0.1, item: $0.2) })
+        }
+    }
+
+    func apply(_ changes: [TravelLogChange], user: String) throws(GlobeError) {
+        try guarded {
+            try storage.transaction {
+                for change in changes {
+                    let (sql, parameters) = GlobeSchema.statement(for: change, user: user)
+                    try storage.run(sql, parameters.map { .text($0) })
+                }
+            }
+        }
+    }
+
+    func challengeState(user: String, date: CivilDate) throws(GlobeError) -> ChallengeState? {
+        let text: String? = try guarded { try storage.queryOne(GlobeSchema.selectGame, [.text(user), .text(date.description)])?["state"].string }
+        return try text.map { (json: String) throws(GlobeError) in try ChallengeState(jsonText: json) }
+    }
+
+    func saveChallengeState(_ state: ChallengeState, user: String) throws(GlobeError) {
+        try guarded {
+            try storage.run(GlobeSchema.upsertGame, [.text(user), .text(state.date.description), .text(state.status.rawValue),
+                                                     .text(state.jsonText())])
+        }
+    }
+
+    func challengeStates(user: String) throws(GlobeError) -> [ChallengeState] {
+        let texts: [String] = try guarded { try storage.query(GlobeSchema.selectGames, [.text(user)]).compactMap { $0["state"].string } }
+        var states: [ChallengeState] = []
+        for text in texts { states.append(try ChallengeState(jsonText: text)) }
+        return states
+    }
+}
