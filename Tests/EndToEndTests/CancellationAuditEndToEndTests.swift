@@ -15,8 +15,6 @@ final class CancellationAuditEndToEndTests: XCTestCase {
         "putting book": "cancellable and resumable (GreenBookTests), not run through the CLI hook yet",
         "putting job run": "runs bestline",
         "putting demo": "stores its course before the best lines; not cancellable yet",
-        "globe mesh": "reports no progress and does not poll cancellation while it builds",
-        "globe demo": "marks visits one by one before it writes its files; not cancellable yet",
     ]
 
     /// Long-running commands that have their own Ctrl-C tests elsewhere (a device or a server in the
@@ -52,7 +50,7 @@ final class CancellationAuditEndToEndTests: XCTestCase {
     func testEveryLongRunningCommandIsInTheAudit() throws {
         let c = try Clubhouse()
         let audited: Set<String> = ["practice import", "practice regrade", "putting course import", "putting hole process",
-                                    "greeter countdown"]
+                                    "globe mesh", "globe demo", "greeter countdown"]
         let list = try c.succeed(["plugins", "list", "--json"]).json()
         var missing: [String] = []
         for plugin in list["plugins"]?.arrayValue ?? [] {
@@ -84,6 +82,21 @@ final class CancellationAuditEndToEndTests: XCTestCase {
     func testTheExampleCountdownStops() throws {
         let c = try Clubhouse()
         try cancelled(c, ["greeter", "countdown", "--from", "200", "--step-ms", "20"])
+    }
+
+    func testGlobeMeshAndDemoStopAndWriteNothing() throws {
+        let c = try Clubhouse()
+        let mesh = c.path("globe.gltf")
+        try cancelled(c, ["globe", "mesh", "--out", mesh])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mesh), "a cancelled mesh leaves no file")
+        let stats = { JSONWriter.compact(try c.succeed(["globe", "stats", "--user", "demo-traveller", "--json"]).json()) }
+        let before = try stats()
+        let demo = c.path("globe-demo")
+        try cancelled(c, ["globe", "demo", "--out", demo])
+        XCTAssertEqual(try stats(), before, "a cancelled demo leaves no marks")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: demo + "/globe.gltf"))
+        try c.succeed(["globe", "demo", "--out", demo])
+        XCTAssertNotEqual(try stats(), before, "the demo marks countries when it runs to its end")
     }
 
     func testPuttingLongCommandsStopAndStoreNothing() throws {

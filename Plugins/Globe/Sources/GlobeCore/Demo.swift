@@ -32,10 +32,14 @@ public struct DemoResult: Sendable, Codable, Equatable {
 extension Globe {
     /// Runs the demo for `user`; files are named under `directory` (the adapter writes them).
     /// Running it again is harmless: marks are idempotent and a finished challenge is only shown.
-    public func demo(user requested: String? = nil, directory: String = "clubhouse-demo/globe", today: CivilDate) throws(GlobeError)
+    /// `isCancelled` is asked between steps and while the mesh is built; the adapter runs the demo in
+    /// one transaction, so a stop leaves no marks either.
+    public func demo(user requested: String? = nil, directory: String = "clubhouse-demo/globe", today: CivilDate,
+                     progress: ((Int, Int) -> Void)? = nil, isCancelled: () -> Bool = { false }) throws(GlobeError)
         -> DemoResult
     {
         let user = try user(requested ?? DemoTraveller.user)
+        if isCancelled() { throw .cancelled(what: "the demo's marks") }
         var steps: [String] = []
         var changed = 0
         for code in DemoTraveller.visited where countries.country(code: code) != nil {
@@ -62,10 +66,11 @@ extension Globe {
         let shape = try silhouette(country: "IT")
         files.append(MeshFile(name: dir + "/silhouette-IT.svg", contents: shape.svg))
         steps.append(shape.summary + " → \(dir)/silhouette-IT.svg")
-        let mesh = try mesh(user: user, fileName: dir + "/globe.gltf")
+        let mesh = try mesh(user: user, fileName: dir + "/globe.gltf", progress: progress, isCancelled: isCancelled)
         files += mesh.files
         steps.append(mesh.text)
 
+        if isCancelled() { throw .cancelled(what: "the demo's challenge") }
         // Today's challenge: a wrong guess, the same guess in capitals (not counted), then the answer.
         var view = try challengeShow(user: user, today: today)
         steps.append(view.text)

@@ -246,8 +246,10 @@ public final class Globe {
 
     /// The mesh as files named after `fileName` (an .obj also gets its .mtl beside it). The format
     /// comes from the file name's extension unless given.
+    /// `progress` gets (countries built, countries); `isCancelled` is asked before each country.
     public func mesh(user requested: String? = nil, fileName: String, format: MeshFormat? = nil, radius: Double = 1,
-                     maxEdgeDegrees: Double = 5, includeOcean: Bool = true, selected: [String] = []) throws(GlobeError) -> MeshResult {
+                     maxEdgeDegrees: Double = 5, includeOcean: Bool = true, selected: [String] = [],
+                     progress: ((Int, Int) -> Void)? = nil, isCancelled: () -> Bool = { false }) throws(GlobeError) -> MeshResult {
         let user = try user(requested)
         guard let format = format ?? MeshFormat(fileName: fileName) else {
             throw GlobeError.invalidOption(name: "mesh file", value: fileName, expected: "a name ending in .gltf or .obj")
@@ -261,8 +263,14 @@ public final class Globe {
         var codes = Set<String>()
         for s in selected { codes.insert(try countries.lookup(s).code) }
         let log = try store.travelLog(user: user)
-        let mesh = GlobeMesh(countries: countries, log: log, options: .init(radius: radius, maxEdgeDegrees: maxEdgeDegrees,
-                                                                             includeOcean: includeOcean, selected: codes))
+        let mesh = withoutActuallyEscaping(isCancelled) { isCancelled in
+            GlobeMesh(countries: countries, log: log, options: .init(radius: radius, maxEdgeDegrees: maxEdgeDegrees,
+                                                                     includeOcean: includeOcean, selected: codes)) { done, total in
+                progress?(done, total)
+                return !isCancelled()
+            }
+        }
+        if mesh.stopped { throw .cancelled(what: "the globe mesh was complete") }
         let files: [MeshFile]
         switch format {
         case .gltf:

@@ -2,6 +2,8 @@
 // to do about it.
 
 public enum GlobeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The caller asked to stop (Ctrl-C, clubhouse.cancel) before `what`; nothing was written.
+    case cancelled(what: String)
     case emptyCountry
     case unknownCountry(String, suggestions: [String])
     case alreadyVisited(code: String, name: String)
@@ -23,6 +25,8 @@ public enum GlobeError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .cancelled(let what):
+            return "stopped before \(what) as asked; nothing was written"
         case .emptyCountry:
             return "no country given; pass an ISO 3166-1 alpha-2 code such as FR or a name such as France"
         case .unknownCountry(let text, let suggestions):

@@ -55,12 +55,22 @@ public struct GlobeMesh: Sendable {
         return (radius * c * cos(lambda), radius * sin(phi), radius * c * sin(lambda))
     }
 
-    public init(countries: CountrySet, log: TravelLog, options: Options = Options()) {
+    /// `progress` gets (countries done, countries) before each country and returns false to stop
+    /// early: the mesh is then incomplete and `stopped` is true.
+    /// True when `progress` asked to stop before every country was built.
+    public private(set) var stopped = false
+
+    public init(countries: CountrySet, log: TravelLog, options: Options = Options(),
+                progress: ((Int, Int) -> Bool)? = nil) {
         radius = options.radius
         parts = []
         let clipper = EarClipper()
         let maxEdge = options.maxEdgeDegrees > 0 && options.maxEdgeDegrees.isFinite ? options.maxEdgeDegrees : 5
-        for c in countries.countries {
+        for (done, c) in countries.countries.enumerated() {
+            if let progress, !progress(done, countries.countries.count) {
+                stopped = true
+                return
+            }
             var builder = PartBuilder(radius: options.radius)
             if c.drawnAsPoint || c.polygons.isEmpty {
                 builder.addDisc(center: c.markerLocation, radiusDegrees: options.pointRadiusDegrees)

@@ -129,14 +129,17 @@ final class GlobePlugin: Plugin {
                 longRunning: true,
                 reply: "{format, files: [{name, bytes}], parts, vertices, triangles, radius, maxEdgeDegrees}") { plugin, call in
             try plugin.run(call) { globe in
-                call.progress.begin("building the globe mesh")
                 defer { call.progress.end() }
                 let format = try call.arguments.optionalString("format").flatMap(MeshFormat.init(rawValue:))
                 let mesh = try globe.mesh(user: try call.arguments.optionalString("user"), fileName: try call.arguments.string("out"),
                                           format: format, radius: try call.arguments.double("radius"),
                                           maxEdgeDegrees: try call.arguments.double("max-edge"),
                                           includeOcean: !call.arguments.flag("no-ocean"),
-                                          selected: call.arguments.has("select") ? try call.arguments.list("select") : [])
+                                          selected: call.arguments.has("select") ? try call.arguments.list("select") : [],
+                                          progress: { done, total in
+                                              if done == 0 { call.progress.begin("building the globe mesh", total: total) } else { call.progress.update(done) }
+                                          },
+                                          isCancelled: { call.isCancelled })
                 var written: [JSONValue] = []
                 for file in mesh.files {
                     try plugin.write(file.contents, to: file.name)
@@ -205,7 +208,15 @@ final class GlobePlugin: Plugin {
                 longRunning: true, reply: "{user, stats, files, challenge, guesses, steps}") { plugin, call in
             try plugin.run(call) { globe in
                 let out = try call.arguments.string("out")
-                let demo = try globe.demo(directory: out, today: CivilDate.today())
+                defer { call.progress.end() }
+                // One transaction: a stop (or any failure) leaves no marks of the demo traveller.
+                let demo = try plugin.store.storage.transaction {
+                    try globe.demo(directory: out, today: CivilDate.today(),
+                                   progress: { done, total in
+                                       if done == 0 { call.progress.begin("globe demo: building the mesh", total: total) } else { call.progress.update(done) }
+                                   },
+                                   isCancelled: { call.isCancelled })
+                }
                 try Files.createDirectory(out)
                 for file in demo.files { try plugin.write(file.contents, to: file.name) }
                 var data = try JSONBridge.encode(demo)
@@ -262,6 +273,8 @@ final class GlobePlugin: Plugin {
             return .denied
         case .alreadyVisited, .challengeOver, .invalidData, .unreadableFile, .storage:
             return .error
+        case .cancelled:
+            return .cancelled
         }
     }
 
