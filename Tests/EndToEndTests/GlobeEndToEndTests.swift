@@ -104,7 +104,7 @@ final class GlobeEndToEndTests: XCTestCase {
         let svg = try String(contentsOfFile: c.path("map.svg"), encoding: .utf8)
         XCTAssertTrue(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
         XCTAssertTrue(svg.contains("<path id=\"BR\" class=\"visited\" fill=\"#F2F013\""))
-        XCTAssertTrue(svg.contains("<path id=\"AR\" class=\"none\" fill=\"#E4572E\""))
+        XCTAssertTrue(svg.contains("<path id=\"AR\" class=\"none\" fill=\"#85D8B4\" data-selected=\"true\" stroke=\"#E4572E\""))
         XCTAssertTrue(svg.contains("Visited 1 of 195 countries (0.5%)"))
         let printed = try c.succeed(["globe", "silhouette", "Italy", "--svg", "-"]).stdout
         XCTAssertTrue(printed.hasPrefix("<svg") && printed.contains("<title>Italy</title>"))

@@ -117,7 +117,7 @@ final class TennisDrillEndToEndTests: XCTestCase {
         XCTAssertTrue(simulator.waitForError { $0.contains("received UW=60 LW=60") }, simulator.stderr)
         let status = run.interrupt()
         XCTAssertNotNil(status, "the drill did not end after Ctrl-C")
-        XCTAssertNotEqual(status, 0)
+        XCTAssertEqual(status, 130, "cancelled")
         XCTAssertTrue(run.stderr.contains("drill stopped by Ctrl-C after 1 of 20 balls; the stop command was sent"), run.stderr)
         XCTAssertTrue(simulator.waitForError { $0.contains("ctrl=0") }, simulator.stderr)
         let received = simulator.stderr.split(separator: "\n").filter { $0.contains("received") }
@@ -126,5 +126,6 @@ final class TennisDrillEndToEndTests: XCTestCase {
         let sessions = try c.succeed(["--config", config, "tennis", "sessions", "--json"]).json()
         XCTAssertEqual(sessions["sessions"]?.arrayValue?.first?["drill"]?.stringValue, "long")
         XCTAssertEqual(sessions["sessions"]?.arrayValue?.first?["summary"]?["aborted"]?.stringValue, "stopped by the user")
+        XCTAssertEqual(sessions["sessions"]?.arrayValue?.count, 1, "one session, stored with its drill-run row")
     }
 }

@@ -220,12 +220,46 @@ final class TennisEndToEndTests: XCTestCase {
         XCTAssertTrue(simulator.waitForError { $0.contains("received UW=60 LW=60") }, simulator.stderr)
         let status = session.interrupt()
         XCTAssertNotNil(status, "the session did not end after Ctrl-C")
-        XCTAssertNotEqual(status, 0)
+        XCTAssertEqual(status, 130, "cancelled")
         XCTAssertTrue(session.stderr.contains("stopped by Ctrl-C after 1 launches; the stop command was sent"), session.stderr)
         XCTAssertTrue(simulator.waitForError { $0.contains("ctrl=0") }, simulator.stderr)
         let received = simulator.stderr.split(separator: "\n").filter { $0.contains("received") }
         XCTAssertEqual(received.count, 2, simulator.stderr)
         XCTAssertTrue(received.last?.contains("UW=0 LW=0 pitch=0 yaw=0 feed=0 ctrl=0") ?? false, simulator.stderr)
+    }
+
+    /// Ctrl-C while a paced replay of a detections file waits for its next launch: it stops at
+    /// once (not at the launch's time), the machine gets the stop command, the command exits 130,
+    /// and the session is stored in one piece with the launch made before the stop.
+    func testCtrlCStopsAPacedFileSessionWhileItWaits() throws {
+        let c = try Clubhouse()
+        let port = try freePort()
+        let simulator = try BackgroundClubhouse(["device", "simulate", "ballmachine", "--listen", "tcp:127.0.0.1:\(port)"], scratch: c)
+        defer { simulator.stop() }
+        _ = try simulator.waitForLine(prefix: "listening on ")
+        let config = try c.write("plugins.json", """
+            {"sites": {"s": {"devices": {"ballmachine": {"transport": "tcp:127.0.0.1:\(port)"}},
+              "plugins": {"tennis": {"id": "org.clubhouse.tennis", "grants": ["storage", "device:ballmachine"],
+                                     "config": {"interval_s": 8}}}}}}
+            """)
+        try c.succeed(["--config", config, "tennis", "calibrate", "--image-points", try c.write("taps.json", TennisEndToEndTests.taps)])
+        // A minute of the player in zone 5: launches due at 8, 16, 24 … s.
+        let file = try c.write("minute.jsonl", (0...600).map { "{\"t\":\(Double($0) / 10),\"x\":250,\"y\":250}\n" }.joined())
+        let session = try BackgroundClubhouse(["--config", config, "tennis", "session", "--detections", file, "--pace"], scratch: c)
+        defer { session.stop() }
+        XCTAssertTrue(simulator.waitForError { $0.contains("received UW=60 LW=60") }, simulator.stderr)
+        let interrupted = Date()
+        let status = session.interrupt()
+        XCTAssertLessThan(Date().timeIntervalSince(interrupted), 5, "the paced wait did not notice Ctrl-C")
+        XCTAssertEqual(status, 130, session.stderr)
+        XCTAssertTrue(session.stderr.contains("stopped by Ctrl-C after 1 launches; the stop command was sent (stored with the launches before the stop)"),
+                      session.stderr)
+        XCTAssertTrue(simulator.waitForError { $0.contains("ctrl=0") }, simulator.stderr)
+        XCTAssertEqual(simulator.stderr.split(separator: "\n").filter { $0.contains("received") }.count, 2, simulator.stderr)
+        let sessions = try c.succeed(["--config", config, "tennis", "sessions", "--json"]).json()
+        XCTAssertEqual(sessions["sessions"]?.arrayValue?.count, 1)
+        XCTAssertEqual(sessions["sessions"]?.arrayValue?.first?["summary"]?["aborted"]?.stringValue, "stopped by the user")
+        XCTAssertEqual(sessions["sessions"]?.arrayValue?.first?["summary"]?["launches"]?.intValue, 1)
     }
 
     func testWrongChecksumIsRejectedByTheMachineAndReported() throws {

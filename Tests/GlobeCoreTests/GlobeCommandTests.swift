@@ -44,7 +44,9 @@ final class GlobeCommandTests: XCTestCase {
     func testPicturesMeshAndTriangulate() throws {
         let globe = Globe(store: InMemoryGlobeStore(), defaultUser: "ana")
         let map = try globe.map(selected: ["Japan"], width: 800)
-        XCTAssertTrue(map.svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 800 456\""))
+        // 150° of latitude (the map stops at 60° S) plus the three-row legend.
+        XCTAssertEqual(map.height, 800 * 150 / 360 + 56 * 1.45, accuracy: 1e-9)
+        XCTAssertTrue(map.svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 800 414.5"), String(map.svg.prefix(120)))
         XCTAssertEqual(map.summary, "world map of 204 countries for ana: visited 0 of 195, wishlist 0")
         XCTAssertThrowsError(try globe.map(width: 50)) { error in
             XCTAssertEqual("\(error)", "invalid width '50.0'; expected a number of pixels from 100 to 20000")

@@ -39,12 +39,18 @@ final class PictureTests: XCTestCase {
         XCTAssertEqual(Palette.land.hex, "#34BE82")
         XCTAssertEqual(Palette.visited.hex, "#F2F013")
         XCTAssertEqual(Palette.wishlist.hex, "#9966CC")
-        // Selected is its own colour whatever the status, far from visited, wishlist and land.
+        XCTAssertEqual(Palette.fill(.none, selected: true).hex, "#85D8B4")
+        // Visited and wishlist keep their own (lighter) colour when selected (the domain's rule) ...
+        XCTAssertEqual(Palette.fill(.visited, selected: true).hex, "#F7F671")
+        XCTAssertEqual(Palette.fill(.wishlist, selected: true).hex, "#C2A3E0")
+        // ... and the map outlines a selected country in a colour far from every fill.
+        XCTAssertEqual(Palette.selected.hex, "#E4572E")
         for status in CountryStatus.allCases {
-            XCTAssertEqual(Palette.fill(status, selected: true).hex, "#E4572E")
-            let a = Palette.fill(status, selected: false), b = Palette.selected
-            let distance = ((a.r - b.r) * (a.r - b.r) + (a.g - b.g) * (a.g - b.g) + (a.b - b.b) * (a.b - b.b)).squareRoot()
-            XCTAssertGreaterThan(distance, 0.45, "\(status) vs selected")
+            for selected in [false, true] {
+                let a = Palette.fill(status, selected: selected), b = Palette.selected
+                let distance = ((a.r - b.r) * (a.r - b.r) + (a.g - b.g) * (a.g - b.g) + (a.b - b.b) * (a.b - b.b)).squareRoot()
+                XCTAssertGreaterThan(distance, 0.45, "\(status) \(selected) vs the selection outline")
+            }
         }
     }
 
@@ -69,8 +75,16 @@ final class PictureTests: XCTestCase {
         XCTAssertEqual(circles.count, 30, "every country drawn as a point, and the legend's sample circle")
         XCTAssertNotNil(circles["legend-point"])
         XCTAssertEqual(paths["JP"]?["fill"], "#F2F013")
-        XCTAssertEqual(paths["FR"]?["fill"], "#E4572E", "selected, though visited")
-        XCTAssertEqual(paths["BR"]?["fill"], "#E4572E", "selected land")
+        XCTAssertEqual(paths["FR"]?["fill"], "#F7F671", "visited wins over selected: lighter yellow")
+        XCTAssertEqual(paths["BR"]?["fill"], "#85D8B4", "selected land")
+        for code in ["FR", "BR"] {
+            XCTAssertEqual(paths[code]?["stroke"], "#E4572E", "\(code): selected, outlined")
+            XCTAssertEqual(paths[code]?["data-selected"], "true")
+        }
+        XCTAssertNil(paths["JP"]?["stroke"], "not selected: the group's border")
+        // Selected countries come last, so no neighbour covers their outline.
+        let order = xml.all("path").compactMap { $0["id"] }
+        XCTAssertEqual(Array(order.suffix(2)).sorted(), ["BR", "FR"])
         XCTAssertEqual(paths["PE"]?["fill"], "#9966CC")
         XCTAssertEqual(paths["CA"]?["fill"], "#34BE82")
         XCTAssertEqual(circles["VA"]?["fill"], "#F2F013")

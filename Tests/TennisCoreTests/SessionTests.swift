@@ -318,6 +318,23 @@ final class SessionTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(clock.now(), 9)
     }
 
+    /// Ctrl-C while a paced replay waits for the next launch's time: the wait ends at once, that
+    /// launch is not sent, the machine gets the stop command and the log says the user stopped it.
+    func testPacedReplayStopsWhileWaitingWhenCancelled() throws {
+        let clock = ManualClock(0)
+        let machine = FakeBallMachine(clock: clock)
+        let settings = SessionSettings(mode: .interactive, speed: try BallSpeed(mph: 50), spin: .topspin, interval: 3)
+        // Cancelled 4.5 s in: after the first launch (due at 3 s), during the wait for the second (6 s).
+        let report = try TennisCommands.session(detectionsText: scriptedDetections(), file: "s", settings: settings,
+                                                calibration: calibration, table: .formula(), link: machine, clock: clock, pace: true,
+                                                shouldStop: { clock.now() >= 4.5 })
+        XCTAssertLessThan(clock.now(), 5.5, "the wait did not notice the cancellation")
+        XCTAssertEqual(report.log.launches.count, 1)
+        XCTAssertEqual(report.log.summary.aborted, "stopped by the user")
+        XCTAssertEqual(machine.receivedHex.count, 2, "one launch, then the stop command")
+        XCTAssertEqual(machine.receivedHex.last, "5A A5 83 00 00 00 00 00 00 7C")
+    }
+
     func testTableWithoutTheSpinFailsBeforeSending() throws {
         let machine = FakeBallMachine(clock: ManualClock())
         let settings = SessionSettings(mode: .interactive, speed: try BallSpeed(mph: 50), spin: .backspin)

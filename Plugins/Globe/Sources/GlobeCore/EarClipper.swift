@@ -17,6 +17,10 @@
 // valid polygon with n vertices and h holes yields n + 2h − 2 triangles whose absolute areas add
 // up to the polygon's. When that sum is off (near-touching rings after a rotation, rounding),
 // the polygon is cut again with near-straight turns treated as straight, and the best cut wins.
+// Invalid input (a hole poking out of the outer ring, an outer ring that crosses itself) gets two
+// more chances: a hole whose leftmost point sees no edge to its left is bridged from another of
+// its points rather than left out, and when every cut is still off, the polygon is also cut
+// turned by each right angle (exact in floating point; holes then bridge in another direction).
 
 /// Triangulates polygons. Reuses its node storage between calls, so keep one per thread.
 public final class EarClipper {
@@ -113,6 +117,27 @@ public final class EarClipper {
                 bestError = error
             }
             if bestError == 0 { break }
+        }
+        if bestError > 0 {
+            // Still off (invalid input: crossing rings). Holes are bridged to the left, so the
+            // same polygon turned by a right angle (exactly) is cut differently: keep the best.
+            var turned = [Double](repeating: 0, count: coordinates.count)
+            for quarter in 1...3 where bestError > 0 {
+                for k in 0..<(coordinates.count / 2) {
+                    let x = coordinates[2 * k], y = coordinates[2 * k + 1]
+                    (turned[2 * k], turned[2 * k + 1]) = quarter == 1 ? (-y, x) : (quarter == 2 ? (-x, -y) : (y, -x))
+                }
+                for retry in [(0.0, false), (Self.retryTolerances[0], true)] where bestError > 0 {
+                    tolerance = retry.0
+                    snapping = retry.1
+                    let again = turned.withUnsafeBufferPointer { triangulatePass($0, holeStarts) }
+                    let error = Self.mismatch(again, coordinates, target, unfinished: unfinished)
+                    if error < bestError {
+                        best = again
+                        bestError = error
+                    }
+                }
+            }
         }
         tolerance = 0
         snapping = false
@@ -560,8 +585,16 @@ public final class EarClipper {
         return best
     }
 
-    private func eliminateHole(_ hole: Int32, _ outer: Int32) -> Int32 {
-        guard let bridge = findHoleBridge(hole, outer) else { return outer }
+    private func eliminateHole(_ leftmost: Int32, _ outer: Int32) -> Int32 {
+        var hole = leftmost
+        var found = findHoleBridge(hole, outer)
+        if found == nil, let other = bridgeFromAnotherPoint(leftmost, outer) {
+            // The leftmost point sees no edge to its left (a hole poking out of the outer ring,
+            // invalid input): bridge from another of its points rather than leave it out.
+            hole = other.hole
+            found = other.bridge
+        }
+        guard let bridge = found else { return outer }
         if touchEdge >= 0 {
             // The hole point lies on edge p→n (a rounding error off it): the hole is spliced
             // into that edge at the point (p → hole … hole's copy → n), with no bridge edges
@@ -582,6 +615,35 @@ public final class EarClipper {
         let bridgeReverse = splitPolygon(bridge, hole)
         _ = filterPoints(bridgeReverse, next(bridgeReverse))
         return filterPoints(bridge, next(bridge))
+    }
+
+    /// For a hole whose leftmost point finds no bridge: the leftmost other point of the hole that
+    /// finds one whose bridge starts outside the hole and crosses none of the hole's edges.
+    private func bridgeFromAnotherPoint(_ leftmost: Int32, _ outer: Int32) -> (hole: Int32, bridge: Int32)? {
+        var candidates: [Int32] = []
+        var p = next(leftmost)
+        while p != leftmost {
+            candidates.append(p)
+            p = next(p)
+        }
+        candidates.sort { x($0) < x($1) || (x($0) == x($1) && y($0) < y($1)) }
+        for v in candidates {
+            guard let m = findHoleBridge(v, outer), touchEdge < 0, !equal(v, m), locallyInside(v, m) else {
+                touchEdge = -1
+                continue
+            }
+            var crosses = false
+            var q = next(v)
+            while next(q) != v {
+                if intersects(q, next(q), v, m, includeBoundary: false) {
+                    crosses = true
+                    break
+                }
+                q = next(q)
+            }
+            if !crosses { return (v, m) }
+        }
+        return nil
     }
 
     /// Finds the outer vertex to connect the hole's leftmost vertex to: the nearest edge hit by a

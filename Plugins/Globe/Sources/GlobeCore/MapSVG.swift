@@ -68,7 +68,11 @@ public enum WorldMapSVG {
         })
         var points: [(Country, String)] = []
         var cutOff: [Country] = []
-        for c in countries.countries {
+        // Selected countries last, so that their outline is not covered by a neighbour's fill.
+        let outline = max(1.5, w / 600)
+        let ordered = countries.countries.filter { !options.selected.contains($0.code) }
+            + countries.countries.filter { options.selected.contains($0.code) }
+        for c in ordered {
             if !c.drawnAsPoint && !c.polygons.isEmpty && c.bounds.maxLat <= southernEdge {
                 cutOff.append(c)
                 continue
@@ -85,6 +89,7 @@ public enum WorldMapSVG {
             out.append(status.rawValue)
             out.append("\" fill=\"" as StaticString)
             out.append(fill)
+            if options.selected.contains(c.code) { appendSelectedStroke(&out, width: outline) }
             out.append("\" d=\"" as StaticString)
             for polygon in c.polygons {
                 for ring in polygon.rings where ring.count >= 3 {
@@ -119,6 +124,7 @@ public enum WorldMapSVG {
             out.appendNumber(radius)
             out.append("\" fill=\"" as StaticString)
             out.append(fill)
+            if options.selected.contains(c.code) { appendSelectedStroke(&out, width: outline) }
             out.append("\"><title>" as StaticString)
             out.appendEscaped(c.name)
             out.append("</title></circle>\n" as StaticString)
@@ -135,6 +141,14 @@ public enum WorldMapSVG {
         return out.string
     }
 
+    /// `" stroke="#E4572E" stroke-width="…` inside an element's attributes (the caller closes the quote).
+    private static func appendSelectedStroke(_ out: inout SVGText, width: Double) {
+        out.append("\" data-selected=\"true\" stroke=\"" as StaticString)
+        out.append(Palette.selected.hex)
+        out.append("\" stroke-width=\"" as StaticString)
+        out.appendNumber(width)
+    }
+
     private static func appendLegend(_ out: inout SVGText, stats: TravelStats, y: Double, width: Double, height: Double,
                                      selected: Bool, cutOff: [String], pointRadius: Double) {
         let font = height / 1.45 / 4
@@ -148,7 +162,7 @@ public enum WorldMapSVG {
         out.appendNumber(height)
         out.append("\" fill=\"#FFFFFF\"/>\n" as StaticString)
         var entries: [(String, RGBColor)] = [("visited", Palette.visited), ("wishlist", Palette.wishlist), ("not visited", Palette.land)]
-        if selected { entries.append(("selected", Palette.selected)) }
+        if selected { entries.append(("selected", Palette.land.lighter())) }
         var x = font
         let row1 = y + height / 1.45 * 0.38
         for (label, color) in entries {
@@ -162,7 +176,13 @@ public enum WorldMapSVG {
             out.appendNumber(font)
             out.append("\" fill=\"" as StaticString)
             out.append(color.hex)
-            out.append("\" stroke=\"#333333\" stroke-width=\"0.5\"/><text x=\"" as StaticString)
+            if label == "selected" {
+                out.append("\" stroke=\"" as StaticString)
+                out.append(Palette.selected.hex)
+                out.append("\" stroke-width=\"2\"/><text x=\"" as StaticString)
+            } else {
+                out.append("\" stroke=\"#333333\" stroke-width=\"0.5\"/><text x=\"" as StaticString)
+            }
             out.appendNumber(x + font * 1.4)
             out.append("\" y=\"" as StaticString)
             out.appendNumber(row1)

@@ -1,7 +1,8 @@
 // The globe's colours, shared by the 2D map and the 3D mesh: ocean #2F86A6, land #34BE82,
-// visited #F2F013, wishlist (0.6, 0.4, 0.8); a selected country is drawn in its own colour,
-// vermilion #E4572E, far from all three (a lighter variant of the status colour was too close to
-// it to tell on a rendered map).
+// visited #F2F013, wishlist (0.6, 0.4, 0.8); a selected country is drawn a lighter variant of its
+// own colour, so visited and wishlist colours win over the selection colour (the domain's rule).
+// On the 2D map a selected country is also outlined in the selection colour, vermilion #E4572E,
+// far from all the fills: a lighter variant alone was hard to tell from the visited colour.
 
 public struct RGBColor: Sendable, Hashable, Codable {
     /// Components in 0...1.
@@ -51,20 +52,19 @@ public enum Palette {
     public static let land = RGBColor(hex: 0x34BE82)
     public static let visited = RGBColor(hex: 0xF2F013)
     public static let wishlist = RGBColor(r: 0.6, g: 0.4, b: 0.8)
-    /// A selected country, whatever its status.
+    /// The outline of a selected country on the map (and its legend swatch).
     public static let selected = RGBColor(hex: 0xE4572E)
     /// Country borders on the map.
     public static let border = RGBColor(hex: 0x1E6E4B)
 
-    /// The fill of a country: its status colour, or the selection colour when selected.
+    /// The fill of a country: its status colour, lighter when selected.
     public static func fill(_ status: CountryStatus, selected: Bool) -> RGBColor {
-        if selected { return Self.selected }
         let base: RGBColor
         switch status {
         case .visited: base = visited
         case .wishlist: base = wishlist
         case .none: base = land
         }
-        return base
+        return selected ? base.lighter() : base
     }
 }

@@ -128,6 +128,9 @@ public final class BallMachineSession {
     private var detectionOrigin: Double?
     private var isFinished = false
     private var latencies: [Double] = []
+    /// Polled while a paced replay waits for a launch's time (Ctrl-C): when it turns true the
+    /// wait ends and that launch and the rest are not sent.
+    public var shouldStop: () -> Bool = { false }
 
     /// `pace`: wait on the clock so launches keep the detections' timing (for replaying a file to a
     /// real machine); without it launches follow each other as fast as the machine answers.
@@ -189,6 +192,13 @@ public final class BallMachineSession {
     private func perform(_ decisions: [LaunchDecision]) throws -> [LaunchRecord] {
         var out: [LaunchRecord] = []
         for decision in decisions {
+            if pace, decision.zone != nil, let origin = detectionOrigin {
+                let due = decision.time - origin
+                if due > recorder.elapsed && !wait(until: due, shouldStop: shouldStop) {
+                    stopEarly("stopped by the user")
+                    break
+                }
+            }
             summary.launches += 1
             var record = LaunchRecord(decision: decision, target: decision.average)
             guard let zone = decision.zone else {
@@ -197,10 +207,6 @@ public final class BallMachineSession {
                 launches.append(record)
                 out.append(record)
                 continue
-            }
-            if pace, let origin = detectionOrigin {
-                let wait = (decision.time - origin) - recorder.elapsed
-                if wait > 0 { clock.sleep(seconds: wait) }
             }
             do {
                 try send(zone: zone, launch: decision.index, into: &record)

@@ -35,12 +35,15 @@ public struct CourtSVG: Sendable {
         s += "<text x=\"\(sx(minX + 0.2))\" y=\"\(sy(minY + 0.8))\" font-family=\"sans-serif\" font-size=\"16\" fill=\"#222\">\(SVGText.escape(title))</text>\n"
         // The clamping area around the half court.
         s += "<rect class=\"clamp-area\" x=\"\(sx(Court.clampX.lowerBound))\" y=\"\(sy(Court.clampY.lowerBound))\" width=\"\(len(Court.clampX.upperBound - Court.clampX.lowerBound))\" height=\"\(len(Court.clampY.upperBound - Court.clampY.lowerBound))\" fill=\"#d9e4d0\" stroke=\"#b8c4ae\" stroke-dasharray=\"4 3\"/>\n"
-        s += "<g class=\"zones\" font-family=\"sans-serif\" font-size=\"14\" text-anchor=\"middle\">\n"
+        var zoneLabels = ""
+        s += "<g class=\"zones\">\n"
         for zone in 0..<CourtZones.count {
             guard let b = CourtZones.bounds(of: zone) else { continue }
             let shade = counts[zone] == 0 ? 0 : 0.15 + 0.55 * Double(counts[zone]) / Double(most)
             s += "<rect class=\"zone\" data-zone=\"\(zone)\" data-launches=\"\(counts[zone])\" x=\"\(sx(b.minX))\" y=\"\(sy(b.minY))\" width=\"\(len(b.maxX - b.minX))\" height=\"\(len(b.maxY - b.minY))\" fill=\"#3a7d44\" fill-opacity=\"\(Format.fixed(0.35 + shade, 2))\" stroke=\"#ffffff\" stroke-opacity=\"0.35\"/>\n"
-            s += "<text x=\"\(sx((b.minX + b.maxX) / 2))\" y=\"\(sy((b.minY + b.maxY) / 2))\" dy=\"5\" fill=\"#ffffff\" fill-opacity=\"0.8\">\(zone)</text>\n"
+            // The number goes in the zone's corner (targets aim at zone centres) and is drawn
+            // after the targets, with a halo, so that no marker hides it.
+            zoneLabels += "<text class=\"zone-number\" data-zone=\"\(zone)\" x=\"\(sx(b.minX + 0.12))\" y=\"\(sy(b.minY + 0.12))\" dy=\"11\">\(zone)</text>\n"
         }
         s += "</g>\n"
         // Court lines: sidelines, baseline, service line, centre service line, and the net.
@@ -75,6 +78,9 @@ public struct CourtSVG: Sendable {
             }
             s += "</g>\n"
         }
+        s += "<g class=\"zone-numbers\" font-family=\"sans-serif\" font-size=\"13\" font-weight=\"bold\" fill=\"#ffffff\" stroke=\"#1f4a26\" stroke-width=\"3\" stroke-opacity=\"0.7\" paint-order=\"stroke\">\n"
+        s += zoneLabels
+        s += "</g>\n"
         // Legend along the bottom.
         let legendY = Court.clampY.upperBound + 0.2
         s += "<g class=\"legend\" font-family=\"sans-serif\" font-size=\"12\" fill=\"#222\">\n"

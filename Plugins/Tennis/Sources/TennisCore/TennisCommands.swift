@@ -306,22 +306,28 @@ public enum TennisCommands {
         let session = try BallMachineSession(settings: settings, table: table, calibration: calibration, link: link,
                                              clock: clock, pace: pace)
         var linkFailure: String? = nil
-        do {
-            for (i, d) in detections.enumerated() {
-                if shouldStop() {
-                    session.stopEarly("stopped by the user")
-                    break
+        // A paced replay polls `shouldStop` while it waits for a launch's time too; the session
+        // holds it only until finish().
+        let log = try withoutActuallyEscaping(shouldStop) { stop throws -> SessionLog in
+            session.shouldStop = stop
+            defer { session.shouldStop = { false } }
+            do {
+                for (i, d) in detections.enumerated() {
+                    if stop() {
+                        session.stopEarly("stopped by the user")
+                        break
+                    }
+                    _ = try session.ingest(d)
+                    progress(i + 1, detections.count)
                 }
-                _ = try session.ingest(d)
-                progress(i + 1, detections.count)
+            } catch SessionError.machineNotAnswering {
+                // The log says so; finish() still sends the stop command.
+            } catch let error as ExchangeError {
+                linkFailure = error.description
+                session.stopEarly(error.description)
             }
-        } catch SessionError.machineNotAnswering {
-            // The log says so; finish() still sends the stop command.
-        } catch let error as ExchangeError {
-            linkFailure = error.description
-            session.stopEarly(error.description)
+            return session.finish()
         }
-        let log = session.finish()
         let svg = svgTitle.map { CourtSVG(title: $0).render(positions: log.positions.map(\.court), launches: log.launches) }
         return SessionReport(log: log, svg: svg, linkFailure: linkFailure)
     }

@@ -13,7 +13,7 @@ import TennisCore
 
 final class Tennis: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.tennis", version: "1.2.0", name: "Tennis",
+        id: "org.clubhouse.tennis", version: "1.2.1", name: "Tennis",
         summary: "Ball machine controller: court homography, 16 zones, protocol v0.3 sessions and drills",
         // The device service is used when the site grants a ball machine, but not required: a site
         // without one still maps points, builds frames, and runs dry sessions.
@@ -278,8 +278,12 @@ final class Tennis: Plugin {
                                         progress: { done, _ in call.progress.update(done) })
         }
         call.progress.end()
-        let id = try store.saveSession(report.log, startedAt: Timestamp.now())
-        try store.saveDrillRun(report, session: id, seed: seed ?? drill.seed)
+        // The session's log and its drill-run row together or not at all (also when cancelled).
+        let id = try store.storage.transaction {
+            let id = try store.saveSession(report.log, startedAt: Timestamp.now())
+            try store.saveDrillRun(report, session: id, seed: seed ?? drill.seed)
+            return id
+        }
         if let linkFailure = report.linkFailure { throw PluginError(.io, linkFailure + " (session \(id) stored with what happened before)") }
         var svgPath: String? = nil
         if let path = try call.arguments.optionalString("svg"), let svg = report.svg {
@@ -288,7 +292,7 @@ final class Tennis: Plugin {
         }
         let s = report.log.summary
         if call.isCancelled {
-            throw PluginError.cancelled("drill stopped by Ctrl-C after \(s.launches) of \(drill.ballCount) balls; the stop command was \(s.stopSent ? "sent" : "not sent") (session \(id))")
+            throw PluginError.cancelled("drill stopped by Ctrl-C after \(s.launches) of \(drill.ballCount) balls; the stop command was \(s.stopSent ? "sent" : "not sent") (session \(id) stored with the balls launched before the stop)")
         }
         let text = report.text + "\nsession \(id) stored\(svgPath.map { ", landing pattern in \($0)" } ?? "")\n"
         return try Reply(encoding: DrillReply(sessionId: id, svg: svgPath, drill: report.drill, timing: report.timing,
@@ -359,7 +363,7 @@ final class Tennis: Plugin {
                 + badLines.map { "  \($0.description)\n" }.joined()
         }
         if call.isCancelled {
-            throw PluginError.cancelled("session \(id) stopped by Ctrl-C after \(log.summary.launches) launches; the stop command was \(log.summary.stopSent ? "sent" : "not sent")")
+            throw PluginError.cancelled("session \(id) stopped by Ctrl-C after \(log.summary.launches) launches; the stop command was \(log.summary.stopSent ? "sent" : "not sent") (stored with the launches before the stop)")
         }
         return try Reply(encoding: SessionReply(sessionId: id, svg: svgPath, log: log,
                                                   badLines: badLines.map { BadLine(line: $0.location.line, reason: $0.message) }), text: text)
@@ -423,6 +427,9 @@ final class Tennis: Plugin {
                                        svgTitle: "Tennis demo session", shouldStop: { call.isCancelled })
         }
         let id = try store.saveSession(report.log, startedAt: Timestamp.now())
+        if call.isCancelled {
+            throw PluginError.cancelled("demo stopped by Ctrl-C during its session after \(report.log.summary.launches) launches (session \(id) stored with them; no drill run)")
+        }
         let svgPath = out + "/tennis-court.svg", logPath = out + "/tennis-session-log.json"
         try write(report.svg ?? "", to: svgPath)
         try write(JSONWriter.pretty(try JSONBridge.encode(report.log)) + "\n", to: logPath)
@@ -438,8 +445,14 @@ final class Tennis: Plugin {
             try TennisCommands.drillRun(drill, settings: drillSettings, table: try site.table(), link: link, clock: MonotonicClock(),
                                         svgTitle: "Tennis demo drill: landing pattern", shouldStop: { call.isCancelled })
         }
-        let drillID = try store.saveSession(drillRun.log, startedAt: Timestamp.now())
-        try store.saveDrillRun(drillRun, session: drillID, seed: drill.seed)
+        let drillID = try store.storage.transaction {
+            let id = try store.saveSession(drillRun.log, startedAt: Timestamp.now())
+            try store.saveDrillRun(drillRun, session: id, seed: drill.seed)
+            return id
+        }
+        if call.isCancelled {
+            throw PluginError.cancelled("demo stopped by Ctrl-C during its drill after \(drillRun.log.summary.launches) balls (session \(drillID) stored with them)")
+        }
         try write(drillRun.svg ?? "", to: drillSVGPath)
         let d = drillRun.log.summary
         let text = "tennis demo \(note): calibrated camera 'demo' (rms \(Format.fixed(calibration.rmsError, 3)) m), "
