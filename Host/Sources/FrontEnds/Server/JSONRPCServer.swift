@@ -123,6 +123,10 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
 }
 
 final class JSONRPCServer: @unchecked Sendable {
+    /// Every method `perform` answers (Host/JSON-RPC.md documents each; a test compares them).
+    static let methods = ["clubhouse.version", "clubhouse.plugins", "clubhouse.commands", "clubhouse.call",
+                          "clubhouse.cancel", "clubhouse.reload"]
+
     let session: Session
     let limits: ServeLimits
     private let lock = Lock()
@@ -466,7 +470,7 @@ final class JSONRPCServer: @unchecked Sendable {
             if outcome.status == .ok { return outcome.data }
             throw Failure(outcome.status == .invalidArgument ? -32602 : -32000, outcome.message, ["status": .string(outcome.status.name)])
         default:
-            throw Failure(-32601, "method not found: \(method)")
+            throw Failure(-32601, "method not found: \(method) (methods: \(JSONRPCServer.methods.joined(separator: ", ")))")
         }
     }
 }
