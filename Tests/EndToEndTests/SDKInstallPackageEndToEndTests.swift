@@ -41,6 +41,18 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         return Output(code: process.terminationStatus, out: String(decoding: outData, as: UTF8.self), err: String(decoding: errData, as: UTF8.self))
     }
 
+    /// The fenced blocks of `language` in a Markdown text.
+    static func codeBlocks(_ text: String, language: String) -> [String] {
+        var blocks: [String] = []
+        var current: [Substring]?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil, line == "```\(language)" { current = []; continue }
+            if current != nil, line == "```" { blocks.append(current!.joined(separator: "\n") + "\n"); current = nil; continue }
+            current?.append(line)
+        }
+        return blocks
+    }
+
     func requireTools(_ names: [String]) throws {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for name in names where !path.split(separator: ":").contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/\(name)") }) {
@@ -108,6 +120,20 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         XCTAssertEqual(helpers.code, 0, helpers.err)
         XCTAssertEqual(helpers.out, "helpers ok\n")
 
+        // The SDK README's C example, as written, builds from the prefix, validates and runs.
+        let readme = try String(contentsOf: Clubhouse.repositoryRoot.appendingPathComponent("PluginSDK/README.md"), encoding: .utf8)
+        let cBlocks = Self.codeBlocks(readme, language: "c")
+        XCTAssertEqual(cBlocks.count, 1)
+        try (cBlocks.first ?? "").write(toFile: c.path("hello.c"), atomically: true, encoding: .utf8)
+        let readmeBuilt = try shell("cc -shared -fPIC -std=c99 -Wall -Wextra -Werror $(pkg-config --cflags clubhouse) hello.c -o libhello.so",
+                                    in: c.scratch.path, environment: env)
+        XCTAssertEqual(readmeBuilt.code, 0, readmeBuilt.err)
+        let readmeValidated = try shell("clubhouse plugin validate ./libhello.so", in: c.scratch.path, environment: env)
+        XCTAssertEqual(readmeValidated.code, 0, readmeValidated.out)
+        try c.write("hello.json", #"{"sites": {"s": {"plugins": {"hello": {"path": "libhello.so"}}}}}"#)
+        let readmeRan = try shell("clubhouse --config hello.json hello greet Ann --loud", in: c.scratch.path, environment: env)
+        XCTAssertEqual(readmeRan.out, "HELLO, Ann!", readmeRan.err)
+
         // plugin new refuses what it cannot do, writing nothing.
         for (arguments, code, fragment) in [("hello-world", 2, "hello-world already exists"),
                                             ("Bad_Name", 2, "'Bad_Name' cannot name a plugin"),
@@ -148,6 +174,17 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         let c = try Clubhouse()
         try c.succeed(["plugin", "new", "swing-speed", "--lang", "swift", "--sdk", Clubhouse.repositoryRoot.path, "--dir", c.scratch.path])
         let project = c.path("swing-speed")
+        // The SDK README's Swift plugin, as written, is a second library of the same package.
+        let readme = try String(contentsOf: Clubhouse.repositoryRoot.appendingPathComponent("PluginSDK/README.md"), encoding: .utf8)
+        let example = try XCTUnwrap(Self.codeBlocks(readme, language: "swift").first { $0.contains("import PluginKit") })
+        try FileManager.default.createDirectory(atPath: project + "/Sources/ReadmeHello", withIntermediateDirectories: true)
+        try example.write(toFile: project + "/Sources/ReadmeHello/Hello.swift", atomically: true, encoding: .utf8)
+        var manifest = try String(contentsOfFile: project + "/Package.swift", encoding: .utf8)
+        let identity = Clubhouse.repositoryRoot.lastPathComponent.lowercased()
+        manifest = manifest.replacingOccurrences(of: "targets: [\"SwingSpeedPlugin\"])],",
+                                                 with: "targets: [\"SwingSpeedPlugin\"]), .library(name: \"ReadmeHello\", type: .dynamic, targets: [\"ReadmeHello\"])],")
+        manifest = manifest.replacingOccurrences(of: "    ]\n)", with: "        .target(name: \"ReadmeHello\", dependencies: [.product(name: \"PluginKit\", package: \"\(identity)\")], path: \"Sources/ReadmeHello\"),\n    ]\n)")
+        try manifest.write(toFile: project + "/Package.swift", atomically: true, encoding: .utf8)
         let built = try shell("swift build --scratch-path '\(c.path("swift-build"))' 2>&1", in: project, timeout: 900)
         XCTAssertEqual(built.code, 0, built.out)
         let library = c.path("swift-build/debug/libSwingSpeedPlugin.so")
@@ -158,5 +195,8 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
             """)
         XCTAssertEqual(try c.succeed(["--config", config, "swing-speed", "greet", "Ada", "--times", "2"]).stdout, "Hello, Ada!\nHello, Ada!\n")
         try c.fail(["--config", config, "swing-speed", "greet", "--times", "11"], exitCode: 2, contains: ["--times must be an integer from 1 to 10"])
+        let readmeLibrary = c.path("swift-build/debug/libReadmeHello.so")
+        let readmeValidated = try c.run(["plugin", "validate", readmeLibrary])
+        XCTAssertEqual(readmeValidated.exitCode, 0, readmeValidated.stdout + readmeValidated.stderr)
     }
 }

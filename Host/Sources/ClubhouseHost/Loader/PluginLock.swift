@@ -168,6 +168,8 @@ final class LockGuard: @unchecked Sendable {
     let enabled: Bool
     private let lock = Lock()
     private var state: Result<PluginLock?, PluginLock.LockError>?
+    /// The lock file's (mtime, inode, size) when `state` was read: a rewritten lock is read again.
+    private var stateSignature: [Int64] = []
 
     init(path: String, enabled: Bool) {
         self.path = path
@@ -175,10 +177,14 @@ final class LockGuard: @unchecked Sendable {
     }
 
     private var current: Result<PluginLock?, PluginLock.LockError> {
-        lock.withLock {
-            if let state { return state }
+        var st = stat()
+        let signature: [Int64] = stat(path, &st) == 0
+            ? [Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec), Int64(st.st_ino), Int64(st.st_size)] : []
+        return lock.withLock {
+            if let state, signature == stateSignature { return state }
             let read = LockGuard.read(path)
             state = read
+            stateSignature = signature
             return read
         }
     }

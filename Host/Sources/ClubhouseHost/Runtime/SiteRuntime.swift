@@ -101,6 +101,12 @@ public final class SiteRuntime: @unchecked Sendable {
     private var resolved: [String: Result<ResolvedPlugin, RuntimeError>] = [:]
     private var instances: [String: PluginInstance] = [:]
     private var creationOrder: [String] = []
+    /// Calls in flight per instance, and instances a reload retired: each is destroyed once its
+    /// calls in flight have finished (Runtime/SiteReload.swift).
+    private var inFlight: [ObjectIdentifier: Int] = [:]
+    private var retiring: [ObjectIdentifier: PluginInstance] = [:]
+    /// Each alias's install-tree and lock signature when it was resolved (serve's reload watch).
+    private var signatures: [String: [Int64]] = [:]
 
     public init(configuration: SiteConfiguration, site: Site, dataDirectory: String, log: LogBroker,
                 loader: PluginLoader = PluginLoader(), background: (any BackgroundLauncher)? = nil, enforcesLock: Bool = true) {
@@ -134,6 +140,10 @@ public final class SiteRuntime: @unchecked Sendable {
             return list
         }
         order.forEach { $0.destroy() }
+        lock.withLock { () -> [PluginInstance] in
+            defer { retiring.removeAll() }
+            return Array(retiring.values)
+        }.forEach { $0.destroy() }
         devices.closeAll()
     }
 
@@ -194,6 +204,10 @@ public final class SiteRuntime: @unchecked Sendable {
     }
 
     private func resolveUncached(_ alias: String) -> Result<ResolvedPlugin, RuntimeError> {
+        if let entry = site.plugin(alias: alias) {
+            let signature = watchSignature(entry)
+            lock.withLock { signatures[alias] = signature }
+        }
         guard let entry = site.plugin(alias: alias) else {
             var message = "unknown plugin '\(alias)' at site '\(site.name)'"
             if let suggestion = closest(alias, among: aliases + ["plugins", "plugin", "config", "demo", "serve", "device"]) {
@@ -358,17 +372,78 @@ public final class SiteRuntime: @unchecked Sendable {
     /// `call` without reading the reply: the status and the plugin's bytes (the invoke service hands
     /// them to the calling plugin as they are).
     func callRaw(alias: String, command: String, arguments: JSONObject, context: CallContext) -> (Int32, [UInt8]) {
-        // Fast path: the instance exists already.
+        // Fast path: the instance exists already. Counted in flight, so a reload waits for the call.
         let target: PluginInstance
-        if let existing = lock.withLock({ instances[alias] }) {
+        if let existing = lock.withLock({ () -> PluginInstance? in
+            guard let found = instances[alias] else { return nil }
+            inFlight[ObjectIdentifier(found), default: 0] += 1
+            return found
+        }) {
             target = existing
         } else {
             switch instance(alias) {
             case .failure(let error): return (error.status.rawValue, Array(error.message.utf8))
-            case .success(let made): target = made
+            case .success(let made):
+                target = made
+                lock.withLock { inFlight[ObjectIdentifier(made), default: 0] += 1 }
             }
         }
+        defer { finished(target) }
         return target.invoke(command: command, request: encodeRequest(arguments), call: context)
+    }
+
+    /// A call into `target` ended: a retired instance is destroyed after its last call.
+    private func finished(_ target: PluginInstance) {
+        let id = ObjectIdentifier(target)
+        let retired = lock.withLock { () -> PluginInstance? in
+            let remaining = (inFlight[id] ?? 1) - 1
+            if remaining > 0 {
+                inFlight[id] = remaining
+                return nil
+            }
+            inFlight[id] = nil
+            return retiring.removeValue(forKey: id)
+        }
+        retired?.destroy()
+    }
+
+    /// Forgets how `alias` was resolved, so its next call resolves and creates it again; its
+    /// instance is destroyed now when idle, else after its calls in flight (Runtime/SiteReload.swift).
+    /// In-process plugins cannot be unloaded (RTLD_NODELETE): nothing changes for them.
+    public func reload(_ alias: String) -> ReloadOutcome {
+        let (outcome, idle) = lock.withLock { () -> (ReloadOutcome, PluginInstance?) in
+            guard let current = loaded[alias] else { return (.notLoaded, nil) }
+            if case .success(let plugin) = current, !plugin.isolated { return (.needsRestart(version: plugin.info.version), nil) }
+            loaded[alias] = nil
+            resolved[alias] = nil
+            signatures[alias] = nil
+            guard let old = instances.removeValue(forKey: alias) else { return (.restartsOnNextCall, nil) }
+            creationOrder.removeAll { $0 == alias }
+            if (inFlight[ObjectIdentifier(old)] ?? 0) > 0 {
+                retiring[ObjectIdentifier(old)] = old
+                return (.restartsOnNextCall, nil)
+            }
+            return (.restartsOnNextCall, old)
+        }
+        idle?.destroy()
+        return outcome
+    }
+
+    /// Aliases resolved from the install tree or under a lock whose install folder or lock file
+    /// changed since (a version installed or removed, the lock rewritten).
+    public func changedSinceResolution() -> [String] {
+        let known = lock.withLock { signatures }
+        return site.plugins.compactMap { entry in
+            guard let before = known[entry.alias], watchSignature(entry) != before else { return nil }
+            return entry.alias
+        }
+    }
+
+    /// Marks `alias` as seen at its current signature (an in-process plugin told to restart once).
+    public func acknowledgeChange(_ alias: String) {
+        guard let entry = site.plugin(alias: alias) else { return }
+        let signature = watchSignature(entry)
+        lock.withLock { signatures[alias] = signature }
     }
 
     public func encodeRequestForBenchmark(_ arguments: JSONObject) -> [UInt8] { encodeRequest(arguments) }

@@ -11,6 +11,12 @@
 //                                                {id, label, done, total} while it runs
 //   clubhouse.cancel {id}                      → asks the call with that request id to stop
 //   clubhouse.version                          → {version, abi, build}
+//   clubhouse.reload {plugin?}                 → [{plugin, outcome, message}]: isolated plugins restart on
+//                                                their next call (calls in flight finish first); in-process
+//                                                ones say a restart of the server is needed
+//
+// The server also watches the install tree and the lock file (every 0.5 s): when a version is
+// installed or removed or the lock rewritten, the plugins concerned are reloaded the same way.
 //
 // Requests run concurrently on worker threads; the host serializes calls into a plugin that is
 // not thread-safe. Malformed input gets a JSON-RPC error and the server keeps serving.
@@ -117,6 +123,10 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
 }
 
 final class JSONRPCServer: @unchecked Sendable {
+    /// Every method `perform` answers (Host/JSON-RPC.md documents each; a test compares them).
+    static let methods = ["clubhouse.version", "clubhouse.plugins", "clubhouse.commands", "clubhouse.call",
+                          "clubhouse.cancel", "clubhouse.reload"]
+
     let session: Session
     let limits: ServeLimits
     private let lock = Lock()
@@ -164,6 +174,8 @@ final class JSONRPCServer: @unchecked Sendable {
         }
         let server = JSONRPCServer(session: session, limits: limits)
         Signals.ignoreBrokenPipes()
+        let watch = server.startReloadWatch()
+        defer { watch.cancel() }
         if let socketPath {
             try server.serveSocket(FileSystem.absolute(socketPath))
         } else {
@@ -404,6 +416,22 @@ final class JSONRPCServer: @unchecked Sendable {
             case .success(let p): return JSONRPCServer.describe(p.catalogue)
             case .failure(let e): throw Failure(-32001, e.message)
             }
+        case "clubhouse.reload":
+            if let given = params["plugin"], given.stringValue == nil { throw Failure(-32602, "invalid params: plugin must be a string") }
+            let aliases = params["plugin"]?.stringValue.map { [$0] } ?? session.site.plugins.filter(\.enabled).map(\.alias)
+            if let unknown = aliases.first(where: { session.site.plugin(alias: $0) == nil }) {
+                throw Failure(-32001, "unknown plugin '\(unknown)' at site '\(session.site.name)'")
+            }
+            return .array(aliases.map { alias in
+                let outcome = runtime.reload(alias)
+                let name: String
+                switch outcome {
+                case .restartsOnNextCall: name = "restarts"
+                case .needsRestart: name = "needs-restart"
+                case .notLoaded: name = "not-loaded"
+                }
+                return ["plugin": .string(alias), "outcome": .string(name), "message": .string("plugin '\(alias)' \(outcome.description)")]
+            })
         case "clubhouse.cancel":
             guard let target = params["id"] else { throw Failure(-32602, "invalid params: id of the call to cancel is required") }
             let key = callKey(connection, target)
@@ -442,7 +470,26 @@ final class JSONRPCServer: @unchecked Sendable {
             if outcome.status == .ok { return outcome.data }
             throw Failure(outcome.status == .invalidArgument ? -32602 : -32000, outcome.message, ["status": .string(outcome.status.name)])
         default:
-            throw Failure(-32601, "method not found: \(method)")
+            throw Failure(-32601, "method not found: \(method) (methods: \(JSONRPCServer.methods.joined(separator: ", ")))")
         }
+    }
+}
+
+extension JSONRPCServer {
+    /// Reloads plugins whose install folder or lock changed (polled every 0.5 s).
+    func startReloadWatch() -> DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500), leeway: .milliseconds(100))
+        let runtime = session.runtime
+        let log = session.log
+        timer.setEventHandler {
+            for alias in runtime.changedSinceResolution() {
+                let outcome = runtime.reload(alias)
+                if case .needsRestart = outcome { runtime.acknowledgeChange(alias) }
+                log.warning("the installed build of plugin '\(alias)' changed: it \(outcome.description)")
+            }
+        }
+        timer.resume()
+        return timer
     }
 }

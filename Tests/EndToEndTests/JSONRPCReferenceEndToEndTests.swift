@@ -1,0 +1,67 @@
+// Host/JSON-RPC.md is checked against the server: the methods it documents are the ones a live
+// `clubhouse serve` answers (and names when asked for an unknown one), the error codes in its
+// table are the ones the server's sources send, and its notifications are the ones the server emits.
+
+import ClubhouseJSON
+import Foundation
+import XCTest
+
+final class JSONRPCReferenceEndToEndTests: XCTestCase {
+    static let reference = Clubhouse.repositoryRoot.appendingPathComponent("Host/JSON-RPC.md")
+
+    /// The names of "### `NAME`" headings in the section titled `section`.
+    func headings(_ text: String, section: String) -> [String] {
+        var inside = false
+        var names: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("## ") { inside = line.hasPrefix("## \(section)") }
+            if inside, line.hasPrefix("### `"), line.hasSuffix("`") { names.append(String(line.dropFirst(5).dropLast())) }
+        }
+        return names
+    }
+
+    func testTheReferenceNamesEveryMethodErrorAndNotificationTheServerHas() throws {
+        let text = try String(contentsOf: Self.reference, encoding: .utf8)
+        let methods = headings(text, section: "Methods")
+        XCTAssertEqual(methods.count, 6, "\(methods)")
+        let c = try Clubhouse()
+        var lines = methods.enumerated().map { i, m in #"{"jsonrpc":"2.0","id":\#(i + 1),"method":"\#(m)","params":{}}"# }
+        lines.append(#"{"jsonrpc":"2.0","id":99,"method":"clubhouse.nope"}"#)
+        let result = try c.succeed(["serve"], stdin: lines.joined(separator: "\n") + "\n")
+        var responses: [Int: JSONValue] = [:]
+        for line in result.stdout.split(separator: "\n") {
+            let v = try JSONParser.parse(String(line))
+            if let id = v["id"]?.intValue { responses[id] = v }
+        }
+        for (i, method) in methods.enumerated() {
+            let response = try XCTUnwrap(responses[i + 1], "no response to \(method)")
+            XCTAssertNotEqual(response["error"]?["code"]?.intValue, -32601, "the server does not know the documented \(method)")
+        }
+        // The server's own list, as it names it for an unknown method, is the documented one.
+        let unknown = try XCTUnwrap(responses[99]?["error"]?["message"]?.stringValue)
+        XCTAssertEqual(unknown, "method not found: clubhouse.nope (methods: \(methods.joined(separator: ", ")))")
+
+        // Error codes: the table's are exactly those the server's sources send.
+        let documented = Set(text.split(separator: "\n").compactMap { line -> Int? in
+            guard line.hasPrefix("| -32") else { return nil }
+            return Int(line.dropFirst(2).prefix { $0 != " " })
+        })
+        var sent = Set<Int>()
+        for file in ["JSONRPCServer.swift", "ServeTransport.swift"] {
+            let source = try String(contentsOf: Clubhouse.repositoryRoot.appendingPathComponent("Host/Sources/FrontEnds/Server/\(file)"), encoding: .utf8)
+            var rest = Substring(source)
+            while let range = rest.range(of: "-32") {
+                let digits = rest[range.lowerBound...].dropFirst().prefix { $0.isNumber }
+                if digits.count == 5, let code = Int("-" + digits) { sent.insert(code) }
+                rest = rest[range.upperBound...]
+            }
+        }
+        XCTAssertEqual(documented, sent, "documented \(documented.sorted()), sent \(sent.sorted())")
+
+        // Notifications: the documented ones are the methods the server sends on its own.
+        XCTAssertEqual(headings(text, section: "Notifications"), ["clubhouse.progress"])
+        let progressSource = try String(contentsOf: Clubhouse.repositoryRoot.appendingPathComponent("Host/Sources/FrontEnds/Server/JSONRPCServer.swift"), encoding: .utf8)
+        XCTAssertTrue(progressSource.contains(#""method": "clubhouse.progress""#))
+        XCTAssertEqual(progressSource.components(separatedBy: #""method": ""#).count - 1, 1, "one kind of notification is sent")
+    }
+}
