@@ -63,7 +63,15 @@ final class LockPackageEndToEndTests: XCTestCase {
         let otherSHA = try c.succeed(["plugin", "pack", other, "--out", c.path("other.chpkg"), "--json"]).json()["manifest"]?["sha256"]?.stringValue ?? ""
         XCTAssertNotEqual(otherSHA, one.sha256)
         let installed = c.dataDirectory.appendingPathComponent("plugins/\(Self.id)/1.0.0/" + URL(fileURLWithPath: one.library).lastPathComponent)
-        try otherBytes.write(to: installed, options: .atomic)
+        // The digests of loaded libraries are kept beside the lock across runs...
+        let digests = URL(fileURLWithPath: lockPath).deletingLastPathComponent()
+            .appendingPathComponent("." + URL(fileURLWithPath: lockPath).lastPathComponent + ".digests").path
+        XCTAssertTrue((try? String(contentsOfFile: digests, encoding: .utf8))?.contains(one.sha256) ?? false, "digest cache at \(digests)")
+        // ...and a library overwritten in place (same inode, new bytes) still misses that cache.
+        let handle = try FileHandle(forWritingTo: installed)
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: otherBytes)
+        try handle.close()
         try c.fail(["--config", config, "--site", "a", "fx", "hello"],
                    contains: ["plugin 'fx': /", "1.0.0.so has SHA-256 \(otherSHA) but \(lockPath) pins \(Self.id) 1.0.0 at SHA-256 \(one.sha256)",
                               "reinstall the locked build, or run clubhouse lock"])

@@ -8,7 +8,10 @@
 // Re-hashing costs one read of each library per process: the digest is remembered per file by
 // (device, inode, size, mtime, ctime), so one process hashes a library once however often it is
 // resolved, and a file changed in place (new size, mtime or ctime — ctime cannot be set back by
-// a user) is hashed again.
+// a user) is hashed again. Across processes the digests are kept beside the lock file
+// (`.plugins.lock.digests`, one line per file: device inode size mtime ctime sha256), so a command
+// does not re-read 34 MB of libraries each run; whoever can write that file can write the lock
+// itself, and an entry is used only when all five stat fields still match.
 
 import ClubhouseHashing
 import ClubhouseJSON
@@ -129,8 +132,42 @@ public enum LibraryDigest {
     private static let lock = Lock()
     nonisolated(unsafe) private static var memo: [Key: String] = [:]
 
-    /// The lowercase hex SHA-256 of the file at `path`, or the reason it cannot be read.
-    public static func sha256(_ path: String) -> Result<String, LockFileReadError> {
+    /// Digests remembered across processes, read from `file` once per process.
+    nonisolated(unsafe) private static var loadedCaches: Set<String> = []
+
+    /// `<dir>/.<lock name>.digests` for the lock file at `lockPath`.
+    public static func cacheFile(forLock lockPath: String) -> String {
+        let dir = FileSystem.directoryName(lockPath)
+        let name = lockPath.split(separator: "/").last.map(String.init) ?? lockPath
+        return (dir.isEmpty ? "." : dir) + "/." + name + ".digests"
+    }
+
+    private static func keyText(_ key: Key) -> String { "\(key.device) \(key.inode) \(key.size) \(key.mtime) \(key.ctime)" }
+
+    /// Reads `file`'s entries into the memo (once per process per file); a damaged line is skipped.
+    private static func loadCache(_ file: String) {
+        guard lock.withLock({ loadedCaches.insert(file).inserted }) else { return }
+        guard FileSystem.exists(file), let bytes = try? FileSystem.read(file), bytes.count < 1 << 20 else { return }
+        var found: [Key: String] = [:]
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let f = line.split(separator: " ")
+            guard f.count == 6, let d = UInt64(f[0]), let i = UInt64(f[1]), let sz = Int64(f[2]), let m = Int64(f[3]),
+                  let c = Int64(f[4]), f[5].count == 64, f[5].allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { continue }
+            found[Key(device: d, inode: i, size: sz, mtime: m, ctime: c)] = String(f[5])
+        }
+        lock.withLock { for (k, v) in found where memo[k] == nil { memo[k] = v } }
+    }
+
+    /// Rewrites `file` with every digest this process knows (newest 256), atomically; a folder that
+    /// cannot be written only costs the next process a re-read.
+    private static func saveCache(_ file: String) {
+        let lines = lock.withLock { memo.prefix(256).map { keyText($0.key) + " " + $0.value } }.sorted()
+        try? FileSystem.writeAtomically(file, Array((lines.joined(separator: "\n") + "\n").utf8))
+    }
+
+    /// The lowercase hex SHA-256 of the file at `path`, or the reason it cannot be read. With
+    /// `cache`, digests are also kept in that file across processes.
+    public static func sha256(_ path: String, cache: String? = nil) -> Result<String, LockFileReadError> {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return .failure(LockFileReadError(reason: String(cString: strerror(errno)))) }
         defer { close(fd) }
@@ -140,6 +177,7 @@ public enum LibraryDigest {
         let key = Key(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
                       mtime: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
                       ctime: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
+        if let cache { loadCache(cache) }
         if let known = lock.withLock({ memo[key] }) { return .success(known) }
         var hash = SHA256()
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
@@ -154,6 +192,7 @@ public enum LibraryDigest {
         }
         let hex = hash.finalize().hex
         lock.withLock { memo[key] = hex }
+        if let cache { saveCache(cache) }
         return .success(hex)
     }
 }
@@ -217,7 +256,7 @@ final class LockGuard: @unchecked Sendable {
 
     /// nil when the library at `path` is the locked build; else the one-line refusal naming both hashes.
     func check(path library: String, locked: LockedPlugin) -> String? {
-        switch LibraryDigest.sha256(library) {
+        switch LibraryDigest.sha256(library, cache: LibraryDigest.cacheFile(forLock: path)) {
         case .failure(let e):
             return "\(library): cannot read the library to check it against \(path) (\(e.reason))"
         case .success(let actual) where actual != locked.sha256:
