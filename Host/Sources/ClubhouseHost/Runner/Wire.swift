@@ -154,6 +154,7 @@ final class WireChannel: @unchecked Sendable {
     /// The runner's side reads with recvmsg and queues the descriptors that arrive.
     private let receivesDescriptors: Bool
     private var descriptors: [Int32] = []
+    private let control = UnsafeMutableRawPointer.allocate(byteCount: Descriptor.controlSpace, alignment: 8)
 
     init(input: Int32, output: Int32, caps: ((WireKind) -> Int)? = nil, receivesDescriptors: Bool = false) {
         self.input = input
@@ -161,6 +162,8 @@ final class WireChannel: @unchecked Sendable {
         self.caps = caps
         self.receivesDescriptors = receivesDescriptors
     }
+
+    deinit { control.deallocate() }
 
     /// The oldest descriptor received and not yet taken (the one of the frame just read), or -1.
     func takeDescriptor() -> Int32 {
@@ -223,7 +226,7 @@ final class WireChannel: @unchecked Sendable {
             }
             if ready == 0 { return nil }
             let n = receivesDescriptors
-                ? chunk.withUnsafeMutableBytes { Descriptor.read(input, into: $0, descriptors: &descriptors) }
+                ? chunk.withUnsafeMutableBytes { Descriptor.read(input, into: $0, descriptors: &descriptors, control: control) }
                 : chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
