@@ -97,3 +97,21 @@ extension CallFilesTests {
         XCTAssertFalse(outer.covers(CallFiles.Grant(path: "-", access: .read)))
     }
 }
+
+extension CallFilesTests {
+    func testLinkLoopsAndUnwritableFoldersAreRefusedWithTheReason() throws {
+        try FileManager.default.createSymbolicLink(atPath: folder + "/a", withDestinationPath: folder + "/b")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/b", withDestinationPath: folder + "/a")
+        let loop = files(["out": (folder + "/a", .write)])
+        XCTAssertEqual(refusal(loop.open(argument: "out", write: true))?.message,
+                       "\(folder)/a: too many symbolic links; give the file's real path")
+        guard getuid() != 0 else { throw XCTSkip("root writes into a read-only folder") }
+        let locked = folder + "/locked"
+        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false)
+        chmod(locked, 0o555)
+        defer { chmod(locked, 0o755) }
+        let f = files(["out": (locked + "/x.svg", .write)])
+        XCTAssertEqual(refusal(f.open(argument: "out", write: true))?.message,
+                       "\(locked)/x.svg: cannot write (Permission denied); choose a writable place")
+    }
+}

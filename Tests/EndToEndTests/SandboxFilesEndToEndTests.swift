@@ -131,6 +131,32 @@ final class SandboxFilesEndToEndTests: XCTestCase {
         XCTAssertEqual(head(direct), "secret outside")
     }
 
+    /// A plugin cannot make another plugin open a path it does not hold itself: through
+    /// `invoke`, only the paths of the caller's own call pass (the same path, no more access).
+    func testAPluginCannotHandAnotherAPathItDoesNotHold() throws {
+        let c = try Clubhouse()
+        let fixture = try FixturePlugins.build("FILES", id: "org.tests.files", file: "hostile_files.c")
+        let other = try FixturePlugins.build("FILES", id: "org.tests.files.other", file: "hostile_files.c")
+        let config = try c.write("relay.json", """
+            {"sites": {"default": {"plugins": {
+              "fx": {"path": "\(fixture)", "grants": ["invoke:fy"], "isolation": "process"},
+              "fy": {"path": "\(other)", "grants": [], "isolation": "process"}
+            }}}}
+            """)
+        let (_, secret, document) = try layout(c)
+        let r = try session(c, config, [
+            ("relay", ["file": document, "other": secret]),
+            ("relay", ["file": document, "other": document]),
+            ("read", ["file": secret]),
+        ])
+        XCTAssertEqual(status(r[0]), notFound, "a path the caller does not hold: \(r[0])")
+        XCTAssertEqual(message(r[0]), "this call has no path argument 'file' (it was given none)")
+        XCTAssertFalse(head(r[0]).contains("secret"))
+        XCTAssertEqual(status(r[1]), 0, "the caller's own file passes on: \(r[1])")
+        XCTAssertEqual(head(r[1]), "the document")
+        XCTAssertEqual(head(r[2]), "secret outside", "the same file, named by the caller itself, is readable: \(r[2])")
+    }
+
     /// In process the host returns the descriptor number as is: the same refusals.
     func testTheFilesServiceWorksInProcess() throws {
         _ = try attack(isolation: "in-process")

@@ -50,13 +50,15 @@ extension Descriptor {
         return bytes.withUnsafeBytes { raw in writeAll(fd, UnsafeRawBufferPointer(rebasing: raw[sent...])) }
     }
 
+    /// The room `read(_:into:descriptors:control:)` needs for control messages (8-aligned).
+    public static let controlSpace = 256
+
     /// One read from socket `fd` into `buffer`; descriptors that came with it (close-on-exec) are
-    /// appended to `descriptors`. Returns what read(2) would (bytes, 0 at end, -1 with errno).
-    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, descriptors: inout [Int32]) -> Int {
-        let space = 256
-        let control = UnsafeMutableRawPointer.allocate(byteCount: space, alignment: 8)
-        defer { control.deallocate() }
-        control.initializeMemory(as: UInt8.self, repeating: 0, count: space)
+    /// appended to `descriptors`. `control` is scratch room of `controlSpace` bytes, 8-aligned (kept
+    /// by the caller: one read per frame must not allocate). Returns what read(2) would.
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, descriptors: inout [Int32],
+                            control: UnsafeMutableRawPointer) -> Int {
+        let space = controlSpace
         var vector = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
         var length = 0
         let n: Int = withUnsafeMutablePointer(to: &vector) { v in

@@ -14,6 +14,8 @@
  *   write     open_argument("out", WRITE) and write "written\n"            (out: path, write)
  *   failwrite open_argument("out", WRITE), write "partial\n", then fail    (out: path, write)
  *   pid       the runner's pid, to see one runner served the whole session
+ *   relay     invoke plugin "fy" (this same fixture under another alias) with "read" of "other":
+ *             a plugin trying to make another open a path it does not hold (file: path, other: string)
  */
 #include "clubhouse.h"
 
@@ -24,6 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#ifndef FIXTURE_ID
+#define FIXTURE_ID "org.tests.files"
+#endif
 
 #define CATALOGUE                                                                                             \
     "{\"commands\":["                                                                                         \
@@ -44,12 +50,15 @@
     "{\"name\":\"out\",\"type\":\"path\",\"required\":true,\"access\":\"write\"}]},"                          \
     "{\"name\":\"failwrite\",\"summary\":\"Write, then fail\",\"arguments\":["                                \
     "{\"name\":\"out\",\"type\":\"path\",\"required\":true,\"access\":\"write\"}]},"                          \
+    "{\"name\":\"relay\",\"summary\":\"Have fy read a path\",\"arguments\":["                                   \
+    "{\"name\":\"file\",\"type\":\"path\"},{\"name\":\"other\",\"type\":\"string\",\"required\":true}]},"     \
     "{\"name\":\"pid\",\"summary\":\"The runner's pid\",\"arguments\":[]}"                                    \
     "]}"
 
 typedef struct {
     const clubhouse_host *host;
     const clubhouse_files_service *files;
+    const clubhouse_invoke_service *invoke;
 } plugin;
 
 typedef struct {
@@ -121,6 +130,7 @@ static clubhouse_status create(const clubhouse_plugin_descriptor *d, const clubh
         say(reply, "no files service");
         return CLUBHOUSE_ERROR;
     }
+    p->invoke = (const clubhouse_invoke_service *)host->get_service(host, CLUBHOUSE_SERVICE_INVOKE);
     *instance = p;
     return CLUBHOUSE_OK;
 }
@@ -204,6 +214,17 @@ static clubhouse_status invoke(const clubhouse_plugin_descriptor *d, void *insta
         }
         return result(reply, status, e, "", "");
     }
+    if (strcmp(command, "relay") == 0) {
+        const clubhouse_invoke_service *inv = ((plugin *)instance)->invoke;
+        if (!inv) { say(reply, "no invoke grant"); return CLUBHOUSE_DENIED; }
+        char other[512], nested[700];
+        value(request, request_length, "other", other, sizeof other);
+        snprintf(nested, sizeof nested, "{\"arguments\":{\"file\":\"%s\"}}", other);
+        int status = inv->invoke(((plugin *)instance)->host, call, "fy", "read", nested, strlen(nested), &sink);
+        if (status != CLUBHOUSE_OK) return result(reply, status, 0, "", m.text);
+        reply->write(reply, m.text, m.length); /* fy's own {"data": …} */
+        return CLUBHOUSE_OK;
+    }
     if (strcmp(command, "pid") == 0) {
         char head[16];
         snprintf(head, sizeof head, "%d", (int)getpid());
@@ -221,7 +242,7 @@ static const clubhouse_plugin_descriptor descriptor = {
     .abi_minor = CLUBHOUSE_ABI_MINOR,
     .struct_size = sizeof(clubhouse_plugin_descriptor),
     .flags = 0,
-    .id = "org.tests.files",
+    .id = FIXTURE_ID,
     .version = "1.0.0",
     .name = "Hostile files",
     .summary = "Tries to reach files it was not given",

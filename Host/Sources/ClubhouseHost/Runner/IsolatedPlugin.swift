@@ -56,16 +56,23 @@ final class IsolatedPlugin: @unchecked Sendable {
     var processID: pid_t { pid }
 
     private func start() throws(RuntimeError) {
-        // One socket (Wire.swift: descriptors for the files service travel on it), fd 3 and 4 in the runner.
-        guard let (hostEnd, runnerEnd) = Descriptor.socketPair() else {
-            throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot create the socket for its runner (\(String(cString: strerror(errno))))")
+        var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
+        guard Subprocess.makePipe(&toChild), Subprocess.makePipe(&fromChild) else {
+            throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot create pipes for its runner")
         }
+        // Descriptors for the files service travel on their own socket, fd 5 in the runner (Wire.swift).
+        guard let (hostEnd, runnerEnd) = Descriptor.socketPair() else {
+            for fd in toChild + fromChild { close(fd) }
+            throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot create the descriptor socket for its runner (\(String(cString: strerror(errno))))")
+        }
+        shutdown(hostEnd, Int32(SHUT_RD))
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, runnerEnd, 3)
-        posix_spawn_file_actions_adddup2(&actions, runnerEnd, 4)
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 3)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 4)
+        posix_spawn_file_actions_adddup2(&actions, runnerEnd, 5)
         // Its own process group, so the runner and anything the plugin forks are stopped together.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -91,13 +98,17 @@ final class IsolatedPlugin: @unchecked Sendable {
         var child: pid_t = 0
         var a = argv
         let rc = posix_spawn(&child, executable, &actions, &attributes, &a, &env)
+        close(toChild[0])
+        close(fromChild[1])
         close(runnerEnd)
         guard rc == 0 else {
+            close(toChild[1])
+            close(fromChild[0])
             close(hostEnd)
             throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot start its runner: \(String(cString: strerror(rc)))")
         }
         pid = child
-        let wire = WireChannel(input: hostEnd, output: hostEnd, caps: WireCaps.host)
+        let wire = WireChannel(input: fromChild[0], output: toChild[1], caps: WireCaps.host, descriptorSocket: hostEnd)
         channel = wire
         let hello: (WireKind, [UInt8])?
         do {

@@ -110,7 +110,7 @@ final class RunnerContext: @unchecked Sendable {
             var r = WireReader(payload)
             if let seq = try? r.u32(), let status = try? r.i32(), let body = try? r.data() { mailbox.deliver(seq, status, body) }
         case .replyWithDescriptor:
-            // Its descriptor is the oldest one queued (Wire.swift).
+            // Its descriptor waits on the descriptor socket (Wire.swift).
             let descriptor = channel.takeDescriptor()
             var r = WireReader(payload)
             if let seq = try? r.u32(), let status = try? r.i32(), let body = try? r.data() {
@@ -309,9 +309,9 @@ package enum RunnerProcess {
     /// The runner's main: load, say hello, then serve create/invoke/destroy until the host leaves.
     /// `sandbox`: confine the runner (Sandbox.swift) before loading, allowing TCP connect to these ports.
     package static func run(path: String, limits: [Int]? = nil, expectedID: String? = nil, sandbox: [UInt16]? = nil) -> Int32 {
-        // The protocol owns fds 3 and 4; anything the plugin prints goes to stderr.
+        // The protocol owns fds 3 and 4 (and 5, descriptors); anything the plugin prints goes to stderr.
         dup2(2, 1)
-        let channel = WireChannel(input: 3, output: 4, receivesDescriptors: true)
+        let channel = WireChannel(input: 3, output: 4, descriptorSocket: 5)
         func refuse(_ message: String) -> Int32 {
             var w = WireWriter()
             w.i32(Int32(CLUBHOUSE_ERROR))

@@ -1,5 +1,5 @@
 // `isolation: "sandbox"`: the runner confines itself before it loads the plugin, so even the
-// plugin's constructors run confined. What it may still reach: its own wire (fds 3 and 4, already
+// plugin's constructors run confined. What it may still reach: its own wire (fds 3, 4 and 5, already
 // open), stderr, and read-only: the plugin file, the folders of the libraries the runner has
 // mapped (the Swift runtime, libc; from the executable's own folder only the mapped files), the
 // system library folders and the dynamic linker's cache. Nothing is writable; TCP connect only to granted ports; no program can

@@ -133,8 +133,6 @@ final class CallFiles: @unchecked Sendable {
         case .failure(let refusal): return .failure(refusal)
         }
         var st = stat()
-        var temporary: String?
-        let hostFD: Int32
         if lstat(target, &st) == 0 {
             switch st.st_mode & S_IFMT {
             case S_IFREG: break
@@ -158,12 +156,11 @@ final class CallFiles: @unchecked Sendable {
             }
         }
         let partial = target + ".partial-\(getpid())-\(callID)"
-        hostFD = Glibc.open(partial, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        let hostFD = Glibc.open(partial, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard hostFD >= 0 else {
             return .failure(FileRefusal(status: .io, message: "\(path): cannot write (\(CallFiles.reason(errno))); choose a writable place"))
         }
-        temporary = partial
-        writes[name] = (hostFD, temporary, target, path)
+        writes[name] = (hostFD, partial, target, path)
         return dup(name, hostFD, path)
     }
 

@@ -56,8 +56,8 @@ typedef struct clubhouse_files_service {
                                       const clubhouse_reply *reply);
 
     /* [during-call] Opens `relative` (a relative path, no "..") beneath the FOLDER given as
-     * read argument `name`, read-only, and stores the descriptor in *fd (a folder comes back
-     * O_DIRECTORY). The host resolves it with openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS):
+     * read argument `name`, read-only, and stores the descriptor in *fd (a folder inside comes
+     * back as a folder's descriptor: list it with fdopendir). The host resolves it with openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS):
      * ".." that would leave the folder, absolute paths and symbolic links pointing outside it are
      * refused (CLUBHOUSE_DENIED); links that stay inside are followed. */
     clubhouse_status (*open_beneath)(const clubhouse_call *call, const char *name, const char *relative, int *fd,
