@@ -114,6 +114,23 @@ public struct PhysicsRoll: Sendable {
     public var evaluations = 0
     /// Path length after the closest approach (how far past the hole the ball finished).
     public var lengthPastClosest: Double { length - closestArcLength }
+
+    /// A continuous measure of how well the stroke drops: ≥ 0 exactly when holed. Under the chord rule a
+    /// ball drops when (v/v₀)² + (b/R)² ≤ 1 (v the rim speed, b the pass's offset from the centre), so the
+    /// margin is 1 − (v/v₀)² − (b/R)², smooth in aim and speed and continued past the rim with the closest
+    /// approach and its speed. Used to find the ends of holing windows by regula falsi instead of bisection.
+    public func captureMargin(_ rule: CaptureRule) -> Double {
+        let b = rimSpeed != nil ? (passOffset ?? closestDistance) : closestDistance
+        let v = rimSpeed ?? closestSpeed
+        let r = b / rule.cupRadiusFt, q = v / rule.centreSpeedLimitFps
+        var m: Double
+        switch rule.falloff {
+        case .chord: m = 1 - q * q - r * r
+        case .none: m = Swift.min(1 - r, 1 - q)
+        }
+        if !m.isFinite { m = -1 }
+        return holed ? Swift.max(m, 1e-12) : Swift.min(m, -1e-12)
+    }
 }
 
 /// Options of one roll.

@@ -213,7 +213,8 @@ extension PuttingService {
                               "Speed \(fixed(r.speedFps, 2)) ft/s (\(fixed(r.speedFps * 0.3048, 3)) m/s)",
                               "Result: \(r.holed ? "holed" : "missed by \(fixed(r.missFt, 2)) ft")"]
             if let t = r.tolerance {
-                picture.legend.append("Still holes with aim \(fixed(t.aimMinIn, 1))…\(fixed(t.aimMaxIn, 1)) in or speed \(fixed(t.speedMinFps, 2))…\(fixed(t.speedMaxFps, 2)) ft/s")
+                picture.legend.append("Still holes aimed \(AimSide.window(minIn: t.aimMinIn, maxIn: t.aimMaxIn)) of the hole "
+                    + "or struck \(fixed(t.speedMinFps, 2))–\(fixed(t.speedMaxFps, 2)) ft/s")
             }
             if let p = r.makeProbability, let e = r.errors {
                 picture.legend.append("Make probability \(fixed(p * 100, 1))% (aim ±\(fixed(e.aimSDDeg, 2))°, speed ±\(fixed(e.speedSDFraction * 100, 1))%)")
