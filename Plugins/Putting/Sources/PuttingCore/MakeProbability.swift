@@ -60,6 +60,8 @@ enum MakeProbabilityCalculator {
 
     /// Gauss–Legendre nodes and weights on [−1, 1], 12 points.
     static let legendre = legendre(12)
+    /// 8 points (the margin rule's default).
+    static let legendre8 = legendre(8)
 
     /// Gauss–Legendre nodes and weights on [−1, 1], `n` points.
     static func legendre(_ n: Int) -> [(Double, Double)] {
@@ -136,6 +138,7 @@ enum MakeProbabilityCalculator {
                 var gd = good
                 var side = 0
                 var iteration = 0
+                var lastX: Double?
                 while b.0 - gd.0 > edgePrecision * sa {
                     iteration += 1
                     var x = (gd.0 * b.1 - b.0 * gd.1) / (b.1 - gd.1)
@@ -154,6 +157,9 @@ enum MakeProbabilityCalculator {
                         side = -1
                     }
                     if abs(f) < 1e-12 { return c + dir * x }
+                    // A secant step that moved the estimate by less than the precision has converged.
+                    if let p = lastX, abs(x - p) < edgePrecision * sa, iteration % 4 != 0 { return c + dir * x }
+                    lastX = x
                 }
                 return c + dir * (gd.0 + b.0) / 2
             }
@@ -164,7 +170,7 @@ enum MakeProbabilityCalculator {
             return phi((hi - aimDeg) / sa) - phi((lo - aimDeg) / sa)
         }
         var total = 0.0
-        let rule = nodes == 12 ? legendre : legendre(nodes)
+        let rule = nodes == 12 ? legendre : (nodes == 8 ? legendre8 : legendre(nodes))
         for (lo, hi) in [(0.0, -zLimit), (0.0, zLimit)] {
             var guess = aimDeg
             var previous: (Double, Double)?

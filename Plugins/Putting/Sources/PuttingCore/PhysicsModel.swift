@@ -385,6 +385,17 @@ public struct PhysicsSimulator: Sendable {
             // Early exit: the ball cannot reach the cup's rim any more. E = ½v² + k_g·h falls by at least
             // `energyDrainPerFoot` per foot rolled, and a ball at the rim has E ≥ k_g·h(rim); the path there
             // is at least the straight gap. So E − drain·gap < k_g·min h(rim) proves it never gets there.
+            if options.earlyExit, options.capture, !inPass, let hole, out.steps % 4 == 0 {
+                let dx = y.x - hole.x, dz = y.z - hole.z
+                let gap = (dx * dx + dz * dz).squareRoot() - R
+                // A ball that went by within 2 ft of the cup and now runs away from it, more than 8 ft off, is a
+                // miss (a slope that brings it back into the cup from there is not a putt anyone plays). This
+                // keeps the rolls of windows and make probability short on a slope that runs away past the hole.
+                if out.closestDistance < 2, gap > 8, dx * y.vx + dz * y.vz > 0 {
+                    finish(.outOfReach, at: PointFt(x: y.x, z: y.z), time: t, arc: y.s)
+                    return out
+                }
+            }
             if options.earlyExit, options.capture, !inPass, let hole, energyDrainPerFoot > 0, out.steps % 4 == 0 {
                 let dx = y.x - hole.x, dz = y.z - hole.z
                 let gap = (dx * dx + dz * dz).squareRoot() - R
