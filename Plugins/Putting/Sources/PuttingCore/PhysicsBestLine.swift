@@ -90,7 +90,9 @@ public struct PhysicsSolver: Sendable {
         // Ghost rolls: no cup, and only the forward trip (to the first stop, or the slowest point once the
         // ball moves away from the hole), which is what "finishes L past" is about even where the slope
         // beyond would roll the ball back or curl it away.
-        let ghostOptions = RollOptions(capture: false, recordPath: false, endAtFirstStop: true, endAtApex: true)
+        var ghostOptions = RollOptions(capture: false, recordPath: false, endAtFirstStop: true, endAtApex: true)
+        // Ten feet beyond the target is "far past" whatever happens next (the pace is only compared with L).
+        ghostOptions.stopPastFt = finishPastFt + 10
         func ghost(_ offsetDeg: Double, _ speed: Double) -> PhysicsRoll {
             let a = baseAngle + offsetDeg * .pi / 180
             let r = simulator.roll(from: ball, vx: cos(a) * speed, vz: sin(a) * speed, hole: hole, options: ghostOptions)

@@ -145,6 +145,10 @@ public struct RollOptions: Sendable {
     /// End where the ball, moving away from the cup, is slowest (the top of its forward trip on a slope it
     /// would roll back down, or curl away on): where a golfer sees it "finish" past the hole.
     public var endAtApex = false
+    /// End (as `.outOfReach`) once the ball has rolled this far past its closest approach to the hole (nil:
+    /// never). For ghost rolls that only need to know "how far past": a ball running away down a slope beyond
+    /// the hole need not be followed to the green's edge.
+    public var stopPastFt: Double? = nil
 
     public init(capture: Bool = true, recordPath: Bool = true, earlyExit: Bool = false, endAtFirstStop: Bool = false,
                 endAtApex: Bool = false)
@@ -479,6 +483,10 @@ public struct PhysicsSimulator: Sendable {
             }
             if let hole {
                 trackClosest(y, yNew, h, 1, hole: hole, t: t, out: &out, lastDirection: lastDirection)
+                if let cap = options.stopPastFt, !inPass, yNew.s - out.closestArcLength > cap {
+                    finish(.outOfReach, at: PointFt(x: yNew.x, z: yNew.z), time: tNew, arc: yNew.s)
+                    return out
+                }
                 // The cup: a pass begins when the arc comes within R; it is decided when the ball leaves.
                 if inPass || PhysicsSimulator.boxDistanceSquared(y, yNew, h, to: hole) < R * R {
                     let (tau, d2) = PhysicsSimulator.closestOnStep(y, yNew, h, to: hole)
