@@ -170,8 +170,10 @@ final class PuttingEndToEndTests: XCTestCase {
                    contains: ["flag (0, 80) is outside the green of presidio hole 1"])
         try c.fail(["putting", "bestline", "--course", "presidio", "--hole", "1", "--ball", ball, "--flag", flag, "--stimp", "0"],
                    exitCode: 2, contains: ["stimp 0 ft is out of range"])
-        try c.fail(["putting", "bestline", "--course", "presidio", "--hole", "1", "--ball", ball, "--flag", flag, "--stimp", "25"],
-                   exitCode: 2, contains: ["stimp 25 ft is out of range"])
+        try c.fail(["putting", "bestline", "--course", "presidio", "--hole", "1", "--ball", ball, "--flag", flag, "--stimp", "20"],
+                   exitCode: 2, contains: ["stimp 20 ft is out of range", "from 4 to 16 ft"])
+        try c.fail(["putting", "bestline", "--course", "presidio", "--hole", "1", "--ball", ball, "--flag", flag, "--stimp", "0.001"],
+                   exitCode: 2, contains: ["stimp 0.001 ft is out of range"])
         try c.fail(["putting", "bestline", "--course", "presidio", "--hole", "1", "--ball", "14.2,-4.3", "--flag", flag],
                    exitCode: 2, contains: ["the ball is on the hole"])
         try c.fail(["putting", "bestline", "--course", "nowhere", "--hole", "1", "--ball", ball, "--flag", flag],

@@ -146,10 +146,12 @@ final class BestLineServiceTests: XCTestCase {
             change(&r)
             return errorMessage { try service.bestLine(r, options: BestLineOptions(async: true)) }
         }
-        XCTAssertEqual(message { $0.stimpFt = 0 }, "stimp 0 ft is out of range: give a green speed above 0 and at most 20 (typical greens are 8–13)")
-        XCTAssertEqual(message { $0.stimpFt = -3 }, "stimp -3 ft is out of range: give a green speed above 0 and at most 20 (typical greens are 8–13)")
-        XCTAssertEqual(message { $0.stimpFt = 25 }, "stimp 25 ft is out of range: give a green speed above 0 and at most 20 (typical greens are 8–13)")
-        XCTAssertEqual(message { $0.stimpFt = .nan }, "stimp nan ft is out of range: give a green speed above 0 and at most 20 (typical greens are 8–13)")
+        XCTAssertEqual(message { $0.stimpFt = 0 }, "stimp 0 ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments)")
+        XCTAssertEqual(message { $0.stimpFt = -3 }, "stimp -3 ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments)")
+        XCTAssertEqual(message { $0.stimpFt = 20 }, "stimp 20 ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments)")
+        XCTAssertEqual(message { $0.stimpFt = 0.001 }, "stimp 0.001 ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments)")
+        XCTAssertEqual(message { $0.stimpFt = 3.99 }, "stimp 3.99 ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments)")
+        XCTAssertEqual(message { $0.stimpFt = .nan }, "stimp nan ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments)")
         XCTAssertEqual(message { $0.ball = PointFt(x: 30, z: 0) },
                        "ball (30, 0) is outside the green of gen hole 1: pick a point on the green (x -20…20, z -15…15 ft)")
         XCTAssertEqual(message { $0.flag = PointFt(x: 0, z: -15.5) },

@@ -104,6 +104,6 @@ final class GreenBookTests: XCTestCase {
         XCTAssertTrue(message(1e-6).hasPrefix("grid spacing 0 ft gives about "), "a tiny spacing is refused before any grid is built")
         XCTAssertTrue(message(3, flag: PointFt(x: 40, z: 0)).hasPrefix("flag (40, 0) is outside the green of gen hole 1"))
         XCTAssertEqual(errorMessage { try service.book(BookRequest(course: "gen", hole: 1, flag: self.flag, stimpFt: 0)) },
-                       "stimp 0 ft is out of range: give a green speed above 0 and at most 20 (typical greens are 8–13)")
+                       "stimp 0 ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments)")
     }
 }

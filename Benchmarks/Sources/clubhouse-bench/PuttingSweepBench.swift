@@ -28,6 +28,7 @@ private func quantile(_ sorted: [Double], _ q: Double) -> Double {
 func puttingSweepBench(_ arguments: [String]) {
     var data = "../shared/data/putting/presidio"
     var perGreen = 16, runs = 21, bookHole = 1
+    var diagnose = false, skipBook = false, brute = false
     var i = 0
     while i < arguments.count {
         let next = i + 1 < arguments.count ? arguments[i + 1] : ""
@@ -36,6 +37,9 @@ func puttingSweepBench(_ arguments: [String]) {
         case "--per-green": perGreen = Swift.max(1, Int(next) ?? perGreen); i += 1
         case "--runs": runs = Swift.max(3, Int(next) ?? runs); i += 1
         case "--book-hole": bookHole = Swift.min(9, Swift.max(1, Int(next) ?? bookHole)); i += 1
+        case "--diagnose": diagnose = true
+        case "--brute": brute = true
+        case "--no-book": skipBook = true
         default: break
         }
         i += 1
@@ -59,6 +63,8 @@ func puttingSweepBench(_ arguments: [String]) {
         let sim = PhysicsSimulator(surface: surface, parameters: PhysicsParameters(stimpFt: 10))
         var solver = PhysicsSolver(simulator: sim)
         solver.strokeErrors = .literature
+        let L = solver.finishPastFt
+        _ = L
         var bare = PhysicsSolver(simulator: sim)
         bare.computeTolerance = false
         for putt in PuttSweep.putts(on: surface, count: perGreen, seed: UInt64(1000 + n)) {
@@ -69,6 +75,14 @@ func puttingSweepBench(_ arguments: [String]) {
             _ = bare.bestLine(ball: putt.ball, hole: putt.flag)
             solveOnly.append(sweepNow() - t1)
             total += 1
+            if diagnose {
+                let ok = line.roll.holed && abs(line.finishPastFt - solver.finishPastFt) <= 2.0 / 12
+                let exists = ok || !brute ? "-" : sweepExistenceCheck(sim, putt.ball, putt.flag, L: solver.finishPastFt)
+                print("diag hole \(n) d \(sweepFixed(putt.ball.distance(to: putt.flag))) ft: \(sweepMs(times.last ?? 0)) stage \(line.stage) "
+                    + "holed \(line.roll.holed) conv \(line.converged) within2in \(ok) past \(sweepFixed(line.finishPastFt * 12)) in "
+                    + "centre \(sweepFixed(line.centreOffsetFt * 12)) in aim \(sweepFixed(line.aimOffsetDeg)) v \(sweepFixed(line.speedFps)) "
+                    + "rolls \(line.simulations) | brute: \(exists)")
+            }
             rolls += line.simulations
             if line.roll.holed { holed += 1 }
             if line.converged { converged += 1 }
@@ -102,6 +116,7 @@ func puttingSweepBench(_ arguments: [String]) {
             + "with make probability: median \(sweepMs(quantile(withP, 0.5)))")
     }
 
+    if skipBook { return }
     // 3. A green book at 3 ft on every core, from an empty cache, twice.
     let (n, hf, _) = greens[bookHole - 1]
     let cups: [Int: PointFt] = [1: PointFt(x: 28.03, z: -3.46), 2: PointFt(x: 7.22, z: -9.19), 3: PointFt(x: 17.84, z: 18.84)]
@@ -128,4 +143,53 @@ func puttingSweepBench(_ arguments: [String]) {
             print("book: \(error)")
         }
     }
+}
+
+private func sweepFixed(_ v: Double) -> String {
+    let r = (v * 100).rounded() / 100
+    return "\(r)"
+}
+
+/// Brute force: for aims every 0.25° within ±60°, the launch speed whose ghost finishes L past (bisection),
+/// and whether that stroke drops; also whether any stroke on a coarse aim × speed grid drops at all.
+private func sweepExistenceCheck(_ sim: PhysicsSimulator, _ ball: PointFt, _ hole: PointFt, L: Double) -> String {
+    let base = atan2(hole.z - ball.z, hole.x - ball.x)
+    func ghost(_ a: Double, _ v: Double) -> PhysicsRoll {
+        let t = base + a * .pi / 180
+        return sim.roll(from: ball, vx: cos(t) * v, vz: sin(t) * v, hole: hole,
+                        options: RollOptions(capture: false, recordPath: false, endAtFirstStop: true, endAtApex: true))
+    }
+    func holes(_ a: Double, _ v: Double) -> Bool {
+        let t = base + a * .pi / 180
+        return sim.roll(from: ball, vx: cos(t) * v, vz: sin(t) * v, hole: hole,
+                        options: RollOptions(capture: true, recordPath: false, earlyExit: true)).holed
+    }
+    var withFinish: [Double] = []
+    var anyHole = 0
+    func finish(_ g: PhysicsRoll) -> Double {
+        g.closestArcLength < g.length - 1e-9 && g.closestSpeed > 1e-3 ? g.lengthPastClosest - L : -L - 1
+    }
+    var a = -60.0
+    while a <= 60 {
+        var v = 0.5
+        var previous: (Double, Double)?
+        while v <= 30 {
+            if holes(a, v) { anyHole += 1 }
+            let f = finish(ghost(a, v))
+            if let (pv, pf) = previous, (pf < 0) != (f < 0) {
+                var lo = pv, hi = v
+                for _ in 0..<30 {
+                    let m = (lo + hi) / 2
+                    if finish(ghost(a, m)) < 0 { lo = m } else { hi = m }
+                }
+                let m = (lo + hi) / 2
+                if holes(a, m), abs(finish(ghost(a, m))) <= 2.0 / 12 { withFinish.append(a) }
+            }
+            previous = (v, f)
+            v *= 1.03
+        }
+        a += 0.25
+    }
+    let aims = withFinish.isEmpty ? "none" : "\(sweepFixed(withFinish.min() ?? 0))…\(sweepFixed(withFinish.max() ?? 0))"
+    return "holing grid strokes \(anyHole), with ±2in finish at aims \(aims) (\(withFinish.count))"
 }

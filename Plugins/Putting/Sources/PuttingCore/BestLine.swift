@@ -49,7 +49,7 @@ public struct BestLineRequest: Sendable, Equatable {
 
     /// Version of the models' arithmetic; bump it when a change alters results, so old cache entries
     /// are no longer found.
-    public static let modelVersion = 2
+    public static let modelVersion = 3
 
     /// The request as JSON (stored with jobs).
     public var json: JSONValue {
@@ -179,6 +179,8 @@ public struct BestLineResult: Sendable, Equatable {
         o["hole"] = .int(hole)
         o["heightfieldHash"] = .string(heightfieldHash)
         o["aimOffsetIn"] = .double(aimOffsetIn)
+        // Signs: positive = left of the straight line to the hole (as seen from the ball), negative = right.
+        o["aimSide"] = .string(AimSide.name(inches: aimOffsetIn))
         o["speedMps"] = .double(speedFps * 0.3048)
         o["distanceFt"] = .double(distanceFt)
         o["simulations"] = .int(simulations)
@@ -195,6 +197,7 @@ public struct BestLineResult: Sendable, Equatable {
                 "aimMinDeg": .double(t.aimMinDeg), "aimMaxDeg": .double(t.aimMaxDeg),
                 "aimMinIn": .double(t.aimMinIn), "aimMaxIn": .double(t.aimMaxIn),
                 "speedMinFps": .double(t.speedMinFps), "speedMaxFps": .double(t.speedMaxFps),
+                "aimWindow": .string(AimSide.window(minIn: t.aimMinIn, maxIn: t.aimMaxIn)),
             ]
         }
         if let holeable { o["holeable"] = .bool(holeable) }
@@ -279,11 +282,8 @@ public struct BestLineResult: Sendable, Equatable {
         return PointFt(x: ballXFt + cos(base) * distanceFt, z: ballZFt + sin(base) * distanceFt)
     }
 
-    /// "3.2 in left" / "0.0 in" / "1.5 in right".
-    public var aimDescription: String {
-        let side = aimOffsetIn > 0.05 ? " left" : (aimOffsetIn < -0.05 ? " right" : "")
-        return "\(fixed(abs(aimOffsetDeg), 2))°\(side) (\(fixed(abs(aimOffsetIn), 1)) in\(side) of the hole)"
-    }
+    /// "2.43° right (5.5 in right of the hole)" / "0.00° (straight at the hole)".
+    public var aimDescription: String { AimSide.describe(deg: aimOffsetDeg, inches: aimOffsetIn) }
 
     /// The human-readable rendering.
     public var text: String {
@@ -293,8 +293,8 @@ public struct BestLineResult: Sendable, Equatable {
         lines.append("  speed  \(fixed(speedFps, 2)) ft/s (\(fixed(speedFps * 0.3048, 3)) m/s)")
         lines.append("  result \(holed ? "holed" : "missed by \(fixed(missFt, 2)) ft") after \(fixed(tEndS, 2)) s, \(pathXFt.count) path points")
         if let t = tolerance {
-            lines.append("  holes with aim \(fixed(t.aimMinDeg, 2))…\(fixed(t.aimMaxDeg, 2))° (\(fixed(t.aimMinIn, 1))…\(fixed(t.aimMaxIn, 1)) in) "
-                + "or speed \(fixed(t.speedMinFps, 2))…\(fixed(t.speedMaxFps, 2)) ft/s")
+            lines.append("  still holes aimed \(AimSide.window(minIn: t.aimMinIn, maxIn: t.aimMaxIn)) of the hole "
+                + "(\(AimSide.window(minDeg: t.aimMinDeg, maxDeg: t.aimMaxDeg))) or struck \(fixed(t.speedMinFps, 2))–\(fixed(t.speedMaxFps, 2)) ft/s")
         }
         if let p = makeProbability, let e = errors {
             lines.append("  makes \(fixed(p * 100, 1))% of the time with a stroke's natural errors (aim ±\(fixed(e.aimSDDeg, 2))°, speed ±\(fixed(e.speedSDFraction * 100, 1))%)")
@@ -321,7 +321,7 @@ public enum BestLineEngine {
         {
             throw .notFinite(what: name)
         }
-        guard request.stimpFt.isFinite, request.stimpFt > 0, request.stimpFt <= 20 else {
+        guard request.stimpFt.isFinite, PuttingError.stimpRange.contains(request.stimpFt) else {
             throw .stimpOutOfRange(request.stimpFt)
         }
         if request.model == .physics {
@@ -428,5 +428,45 @@ extension GreenSurface {
         // Closing by one cell: off-green cells all of whose neighbours' neighbourhoods touch green.
         let mask = closedMask(hf)
         return mask[r * hf.nx + c]
+    }
+}
+
+/// Names the side of an aim: positive offsets are left of the straight line to the hole (seen from the
+/// ball), negative ones right. Every text, legend and JSON string of an aim goes through here, so a
+/// window and the aim it surrounds never disagree in sign.
+public enum AimSide {
+    /// "left", "right" or "straight" (within 0.05 in).
+    public static func name(inches: Double) -> String {
+        inches > 0.05 ? "left" : (inches < -0.05 ? "right" : "straight")
+    }
+
+    /// "2.43° right (5.5 in right of the hole)".
+    public static func describe(deg: Double, inches: Double) -> String {
+        let side = name(inches: inches)
+        if side == "straight" { return "\(fixed(abs(deg), 2))° (straight at the hole)" }
+        return "\(fixed(abs(deg), 2))° \(side) (\(fixed(abs(inches), 1)) in \(side) of the hole)"
+    }
+
+    /// One end of a window: "3.9 in right", "0.0 in".
+    static func end(_ v: Double, unit: String, decimals: Int) -> String {
+        let side = v > 0.05 ? " left" : (v < -0.05 ? " right" : "")
+        return "\(fixed(abs(v), decimals))\(unit)\(side)"
+    }
+
+    /// "3.9–7.0 in right", "1.2 in right to 2.0 in left".
+    public static func window(minIn lo: Double, maxIn hi: Double) -> String {
+        range(lo, hi, unit: " in", decimals: 1)
+    }
+
+    /// "0.85–1.60° right", "0.20° right to 0.30° left".
+    public static func window(minDeg lo: Double, maxDeg hi: Double) -> String {
+        range(lo, hi, unit: "°", decimals: 2)
+    }
+
+    static func range(_ lo: Double, _ hi: Double, unit: String, decimals: Int) -> String {
+        let a = Swift.min(lo, hi), b = Swift.max(lo, hi)
+        if a > 0.05 { return "\(fixed(a, decimals))–\(fixed(b, decimals))\(unit) left" }
+        if b < -0.05 { return "\(fixed(-b, decimals))–\(fixed(-a, decimals))\(unit) right" }
+        return "\(end(a, unit: unit, decimals: decimals)) to \(end(b, unit: unit, decimals: decimals))"
     }
 }

@@ -112,7 +112,14 @@ public struct GreenPicture: Sendable {
         let span = Swift.max(hi - lo, 1e-9)
 
         if shading {
-            s += "<g id=\"shading\" shape-rendering=\"crispEdges\">\n"
+            // Cells are squares: clipped to the traced boundary (when there is one) so no staircase or speck of
+            // shading sticks out past the green's edge.
+            if let boundary, boundary.points.count >= 3 {
+                s += "<clipPath id=\"green-clip\"><polygon points=\"\(boundary.points.map(px).joined(separator: " "))\"/></clipPath>\n"
+                s += "<g id=\"shading\" shape-rendering=\"crispEdges\" clip-path=\"url(#green-clip)\">\n"
+            } else {
+                s += "<g id=\"shading\" shape-rendering=\"crispEdges\">\n"
+            }
             let half = hf.resolutionFt / 2
             for row in 0..<hf.nz {
                 var column = 0
@@ -138,7 +145,8 @@ public struct GreenPicture: Sendable {
         }
 
         if !contours.isEmpty {
-            s += "<g id=\"contours\" fill=\"none\" stroke=\"#2e3b2f\" stroke-opacity=\"0.55\" stroke-linejoin=\"round\">\n"
+            let clip = shading && (boundary?.points.count ?? 0) >= 3 ? " clip-path=\"url(#green-clip)\"" : ""
+            s += "<g id=\"contours\" fill=\"none\" stroke=\"#2e3b2f\" stroke-opacity=\"0.55\" stroke-linejoin=\"round\"\(clip)>\n"
             for line in contours where line.points.count >= 2 {
                 var thick = false
                 if let interval = contourIntervalFt, interval > 0, indexContourEvery > 0 {
@@ -166,7 +174,7 @@ public struct GreenPicture: Sendable {
         // The path and aim line over the flag, so the pole never hides where the ball went.
         if let aim = aimLine {
             s += "<line id=\"aim\" x1=\"\(fixed(frame.pixel(aim.from).u, 2))\" y1=\"\(fixed(frame.pixel(aim.from).v, 2))\" "
-            s += "x2=\"\(fixed(frame.pixel(aim.to).u, 2))\" y2=\"\(fixed(frame.pixel(aim.to).v, 2))\" stroke=\"#ffffff\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n"
+            s += "x2=\"\(fixed(frame.pixel(aim.to).u, 2))\" y2=\"\(fixed(frame.pixel(aim.to).v, 2))\" stroke=\"#ffffff\" stroke-width=\"2.5\" stroke-dasharray=\"8 5\"/>\n"
         }
         if path.count >= 2 {
             s += "<polyline id=\"path\" fill=\"none\" stroke=\"#e65100\" stroke-width=\"2.5\" stroke-linecap=\"round\" stroke-linejoin=\"round\" points=\"\(path.map(px).joined(separator: " "))\"/>\n"

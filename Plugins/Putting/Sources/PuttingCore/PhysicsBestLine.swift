@@ -48,6 +48,8 @@ public struct PhysicsBestLine: Sendable {
     public var probability: MakeProbability?
     public var simulations: Int
     public var evaluations: Int
+    /// Which stage of the search gave the answer (for diagnostics and the sweep benchmark).
+    public var stage: String = "nested"
 }
 
 /// Solves the best line on a physics simulator.
@@ -88,7 +90,9 @@ public struct PhysicsSolver: Sendable {
         // Ghost rolls: no cup, and only the forward trip (to the first stop, or the slowest point once the
         // ball moves away from the hole), which is what "finishes L past" is about even where the slope
         // beyond would roll the ball back or curl it away.
-        let ghostOptions = RollOptions(capture: false, recordPath: false, endAtFirstStop: true, endAtApex: true)
+        var ghostOptions = RollOptions(capture: false, recordPath: false, endAtFirstStop: true, endAtApex: true)
+        // Ten feet beyond the target is "far past" whatever happens next (the pace is only compared with L).
+        ghostOptions.stopPastFt = finishPastFt + 10
         func ghost(_ offsetDeg: Double, _ speed: Double) -> PhysicsRoll {
             let a = baseAngle + offsetDeg * .pi / 180
             let r = simulator.roll(from: ball, vx: cos(a) * speed, vz: sin(a) * speed, hole: hole, options: ghostOptions)
@@ -168,6 +172,9 @@ public struct PhysicsSolver: Sendable {
         // Solved means: the ghost ball goes through the centre and finishes L past, to a thousandth of a foot.
         func solved(_ r: PhysicsRoll) -> Bool { passed(r) && r.closestDistance < 1e-3 && abs(pace(r)) < 1e-3 }
         var converged = solved(ghostRoll)
+        var stage = "nested"
+        /// True when a stroke that drops was found although no line finishing L past does.
+        var dropsWithoutTarget = false
         tally.advance(to: 0.4)
 
         func captured(_ offset: Double, _ v: Double, record: Bool, early: Bool) -> PhysicsRoll {
@@ -223,6 +230,7 @@ public struct PhysicsSolver: Sendable {
             if let (na, nv, nr) = newton(aim, bestSpeed), captured(na, nv, record: false, early: true).holed {
                 aim = na; bestSpeed = nv; ghostRoll = nr
                 converged = true
+                stage = "newton"
             } else {
                 var speedWarm = speedGuess
                 func paceSpeed(at a: Double) -> (Double, PhysicsRoll)? {
@@ -235,45 +243,61 @@ public struct PhysicsSolver: Sendable {
                     speedWarm = root.x
                     return (root.x, root.payload)
                 }
-                var candidates: [(Double, Double, PhysicsRoll)] = []
-                var previous: (a: Double, s: Double, v: Double)?
-                var a = -aimLimitDeg
-                while a <= aimLimitDeg + 1e-9 {
-                    if let (v, r) = paceSpeed(at: a) {
-                        let sd = side(r)
-                        if let p = previous, (p.s > 0) != (sd > 0) {
-                            // Refine the aim between p.a and a on the curve.
-                            speedWarm = p.v
-                            let root = PhysicsSolver.illinois(p.a, p.s, nil, a, sd, (v, r), tolerance: 1e-8,
-                                                              valueTolerance: 1e-6) { x -> (Double, (Double, PhysicsRoll)?) in
-                                guard let (vv, rr) = paceSpeed(at: x) else { return (Double.nan, nil) }
-                                return (side(rr), (vv, rr))
-                            }
-                            if let (vv, rr) = root.payload, solved(rr) { candidates.append((root.x, vv, rr)) }
-                            speedWarm = v
-                        }
-                        previous = (a, sd, v)
-                    } else {
-                        previous = nil
-                    }
-                    a += 2
-                }
+                let scan = PhysicsSolver.scanAims(limit: aimLimitDeg, cupRadius: simulator.parameters.capture.cupRadiusFt,
+                                                  solve: paceSpeed, side: side, solved: solved,
+                                                  met: { passed($0) && abs(pace($0)) < 1e-3 }, warm: { speedWarm = $0 })
                 tally.advance(to: 0.55)
-                // The line nearest straight that drops.
-                for c in candidates.sorted(by: { abs($0.0) < abs($1.0) }) where captured(c.0, c.1, record: false, early: true).holed {
-                    aim = c.0; bestSpeed = c.1; ghostRoll = c.2
+                // The line nearest straight through the centre that drops; else the most centred scan line that
+                // drops (a line that stays inside the cup over a range of aims without crossing its centre).
+                for c in scan where captured(c.aim, c.speed, record: false, early: true).holed {
+                    aim = c.aim; bestSpeed = c.speed; ghostRoll = c.roll
                     converged = true
+                    stage = "aimScan"
                     break
                 }
             }
         }
 
+        if !converged {
+            // No line that finishes L past drops: the slope beyond the hole runs away (steeper than rolling
+            // resistance holds) or curls every such ball off the cup. Then the line that enters the cup
+            // through its centre at the speed a ball needs to roll L on flat ground, √(2·a_r·L): for aims every
+            // 2°, the launch speed that arrives at the closest approach with that speed, and the aim where the
+            // path crosses the centre, as in the scan above.
+            let arrivalTarget = (2 * simulator.ar * L).squareRoot()
+            func arrival(_ r: PhysicsRoll) -> Double { passed(r) ? r.closestSpeed - arrivalTarget : -arrivalTarget - r.closestDistance }
+            var speedWarm = Swift.max(bestSpeed, 0.5)
+            func arrivalSpeed(at a: Double) -> (Double, PhysicsRoll)? {
+                let root = PhysicsSolver.solveIncreasing(start: speedWarm, lower: 0.3, upper: 40, tolerance: 1e-7,
+                                                         valueTolerance: 1e-5) { v -> (Double, PhysicsRoll) in
+                    let r = ghost(a, v)
+                    return (arrival(r), r)
+                }
+                guard root.converged, passed(root.payload) else { return nil }
+                speedWarm = root.x
+                return (root.x, root.payload)
+            }
+            func arrived(_ r: PhysicsRoll) -> Bool { passed(r) && r.closestDistance < 1e-3 && abs(arrival(r)) < 1e-3 }
+            let scan = PhysicsSolver.scanAims(limit: aimLimitDeg, cupRadius: simulator.parameters.capture.cupRadiusFt,
+                                              solve: arrivalSpeed, side: side, solved: arrived,
+                                              met: { passed($0) && abs(arrival($0)) < 1e-3 }, warm: { speedWarm = $0 })
+            for c in scan where captured(c.aim, c.speed, record: false, early: true).holed {
+                aim = c.aim; bestSpeed = c.speed; ghostRoll = c.roll
+                stage = "arrival"
+                // A line that happens to finish within ±2 in of L still counts as meeting the target.
+                converged = abs(pace(c.roll)) <= 2.0 / 12
+                dropsWithoutTarget = true
+                break
+            }
+            tally.advance(to: 0.57)
+        }
+
         // A line through the centre that finishes L past but crosses the cup too fast (a ball curling away
         // on a side slope) is no answer.
-        if converged, !captured(aim, bestSpeed, record: false, early: true).holed { converged = false }
+        if converged, !dropsWithoutTarget, !captured(aim, bestSpeed, record: false, early: true).holed { converged = false }
         var holeable = true
         var reason: String?
-        if !converged {
+        if !converged, !dropsWithoutTarget {
             // No line meets both conditions (a slope beyond the hole too steep to stop on, the green's edge
             // too close…): look for any line that drops, closest to the centre, with Nelder–Mead, then over a grid
             // of aims and speeds that backs a "cannot be holed" claim.
@@ -288,6 +312,7 @@ public struct PhysicsSolver: Sendable {
             let v = start[1] * scale
             if v > 0.05, v < 60, abs(start[0]) <= aimLimitDeg, captured(start[0], v, record: false, early: true).holed {
                 found = (start[0], v)
+                stage = "nelderMead"
             }
             var bestLeave = (aim: aim, speed: bestSpeed, distance: Double.infinity)
             var reachedCup = false
@@ -327,7 +352,7 @@ public struct PhysicsSolver: Sendable {
                     }
                     a += 2
                 }
-                if holing.miss.isFinite { found = (holing.aim, holing.speed) }
+                if holing.miss.isFinite { found = (holing.aim, holing.speed); stage = "centreFamily" }
                 tally.advance(to: 0.58)
             }
             if found == nil {
@@ -358,7 +383,7 @@ public struct PhysicsSolver: Sendable {
                     let d = leave(x[0], x[1] * scale)
                     if d < lag.d { lag = (x[0], x[1] * scale, d) }
                 }
-                if lag.d < 0 { found = (lag.aim, lag.speed) } else {
+                if lag.d < 0 { found = (lag.aim, lag.speed); stage = "lagScan" } else {
                     bestLeave = (lag.aim, lag.speed, lag.d)
                 }
             }
@@ -379,6 +404,7 @@ public struct PhysicsSolver: Sendable {
                 ghostRoll = ghost(aim, bestSpeed)
             } else {
                 holeable = false
+                stage = "notHoleable"
                 reason = reachedCup
                     ? "every stroke that reaches the cup crosses it too fast to drop (slowest \(fixed(slowestRim, 2)) ft/s at the rim; "
                         + "a centre hit drops below \(fixed(simulator.parameters.capture.centreSpeedLimitFps, 2)) ft/s)"
@@ -410,8 +436,9 @@ public struct PhysicsSolver: Sendable {
         tally.advance(to: 0.8)
         var probability: MakeProbability?
         if let errors = strokeErrors {
+            let rule = simulator.parameters.capture
             probability = MakeProbabilityCalculator.probability(aimDeg: aim, speedFps: bestSpeed, errors: errors) { a, v in
-                captured(a, v, record: false, early: earlyExit).holed
+                captured(a, v, record: false, early: earlyExit).captureMargin(rule)
             }
         }
         tally.advance(to: 1)
@@ -421,7 +448,56 @@ public struct PhysicsSolver: Sendable {
                                centreOffsetFt: ghostRoll.closestSignedOffset,
                                converged: converged, holeable: holeable, notHoleableReason: reason,
                                tolerance: tolerance, probability: probability,
-                               simulations: tally.simulations, evaluations: tally.evaluations)
+                               simulations: tally.simulations, evaluations: tally.evaluations, stage: stage)
+    }
+
+    /// A line found by `scanAims`.
+    struct ScanLine {
+        var aim: Double
+        var speed: Double
+        var roll: PhysicsRoll
+    }
+
+    /// For aims every 2° within ±limit, `solve(aim)` gives the launch speed meeting one condition (finish L
+    /// past, or arrive at a set speed); along that curve the hole's side changes sign where the path crosses
+    /// the centre, and each sign change is refined (Illinois). Returns the refined lines that `solved`
+    /// accepts, nearest straight first, then the scanned lines that `met` the condition and pass inside the cup (|side| < R) without
+    /// a sign change (a line that hugs the cup over a range of aims), most centred first.
+    static func scanAims(limit: Double, cupRadius R: Double, solve: (Double) -> (Double, PhysicsRoll)?,
+                         side: (PhysicsRoll) -> Double, solved: (PhysicsRoll) -> Bool, met: (PhysicsRoll) -> Bool,
+                         warm: (Double) -> Void) -> [ScanLine]
+    {
+        var crossings: [ScanLine] = []
+        var inside: [(line: ScanLine, side: Double)] = []
+        var previous: (a: Double, s: Double, v: Double)?
+        var a = -limit
+        while a <= limit + 1e-9 {
+            if let (v, r) = solve(a) {
+                let sd = side(r)
+                if abs(sd) < R, met(r) { inside.append((ScanLine(aim: a, speed: v, roll: r), sd)) }
+                if let p = previous, (p.s > 0) != (sd > 0) {
+                    warm(p.v)
+                    var last: (Double, Double)?
+                    let root = illinois(p.a, p.s, nil, a, sd, (v, r), tolerance: 1e-8,
+                                        valueTolerance: 1e-6) { x -> (Double, (Double, PhysicsRoll)?) in
+                        // Where the curve breaks off inside the bracket, keep the sign of the nearer end.
+                        guard let (vv, rr) = solve(x) else { return (last.map { $0.1 } ?? p.s, nil) }
+                        let s = side(rr)
+                        last = (x, s)
+                        return (s, (vv, rr))
+                    }
+                    if let (vv, rr) = root.payload, solved(rr) { crossings.append(ScanLine(aim: root.x, speed: vv, roll: rr)) }
+                    warm(v)
+                }
+                previous = (a, sd, v)
+            } else {
+                previous = nil
+            }
+            a += 2
+        }
+        crossings.sort { abs($0.aim) < abs($1.aim) }
+        inside.sort { abs($0.side) < abs($1.side) || (abs($0.side) == abs($1.side) && abs($0.line.aim) < abs($1.line.aim)) }
+        return crossings + inside.map(\.line)
     }
 
     /// A root of a function, the payload of its last evaluation there, and whether it converged.

@@ -114,6 +114,23 @@ public struct PhysicsRoll: Sendable {
     public var evaluations = 0
     /// Path length after the closest approach (how far past the hole the ball finished).
     public var lengthPastClosest: Double { length - closestArcLength }
+
+    /// A continuous measure of how well the stroke drops: ≥ 0 exactly when holed. Under the chord rule a
+    /// ball drops when (v/v₀)² + (b/R)² ≤ 1 (v the rim speed, b the pass's offset from the centre), so the
+    /// margin is 1 − (v/v₀)² − (b/R)², smooth in aim and speed and continued past the rim with the closest
+    /// approach and its speed. Used to find the ends of holing windows by regula falsi instead of bisection.
+    public func captureMargin(_ rule: CaptureRule) -> Double {
+        let b = rimSpeed != nil ? (passOffset ?? closestDistance) : closestDistance
+        let v = rimSpeed ?? closestSpeed
+        let r = b / rule.cupRadiusFt, q = v / rule.centreSpeedLimitFps
+        var m: Double
+        switch rule.falloff {
+        case .chord: m = 1 - q * q - r * r
+        case .none: m = Swift.min(1 - r, 1 - q)
+        }
+        if !m.isFinite { m = -1 }
+        return holed ? Swift.max(m, 1e-12) : Swift.min(m, -1e-12)
+    }
 }
 
 /// Options of one roll.
@@ -128,6 +145,10 @@ public struct RollOptions: Sendable {
     /// End where the ball, moving away from the cup, is slowest (the top of its forward trip on a slope it
     /// would roll back down, or curl away on): where a golfer sees it "finish" past the hole.
     public var endAtApex = false
+    /// End (as `.outOfReach`) once the ball has rolled this far past its closest approach to the hole (nil:
+    /// never). For ghost rolls that only need to know "how far past": a ball running away down a slope beyond
+    /// the hole need not be followed to the green's edge.
+    public var stopPastFt: Double? = nil
 
     public init(capture: Bool = true, recordPath: Bool = true, earlyExit: Bool = false, endAtFirstStop: Bool = false,
                 endAtApex: Bool = false)
@@ -295,6 +316,8 @@ public struct PhysicsSimulator: Sendable {
         var passOffset = Double.infinity
         var passPoint = start, passTime = 0.0, passArc = 0.0
         var h = 0.01
+        // "Does it drop?" rolls (early exit on) hold a tenth of the accuracy: their answer is a yes/no at the cup.
+        let toleranceScale = options.earlyExit ? 10.0 : 1.0
         let cellLength = surface.resolution
         // A lower bound of the surface's height on the cup's rim (for the early exit).
         let rimLow = hole.map { surface.lowestControl(nearXFt: $0.x, zFt: $0.z, radiusFt: R) } ?? 0
@@ -368,6 +391,17 @@ public struct PhysicsSimulator: Sendable {
             // Early exit: the ball cannot reach the cup's rim any more. E = ½v² + k_g·h falls by at least
             // `energyDrainPerFoot` per foot rolled, and a ball at the rim has E ≥ k_g·h(rim); the path there
             // is at least the straight gap. So E − drain·gap < k_g·min h(rim) proves it never gets there.
+            if options.earlyExit, options.capture, !inPass, let hole, out.steps % 4 == 0 {
+                let dx = y.x - hole.x, dz = y.z - hole.z
+                let gap = (dx * dx + dz * dz).squareRoot() - R
+                // A ball that went by within 2 ft of the cup and now runs away from it, more than 8 ft off, is a
+                // miss (a slope that brings it back into the cup from there is not a putt anyone plays). This
+                // keeps the rolls of windows and make probability short on a slope that runs away past the hole.
+                if out.closestDistance < 2, gap > 8, dx * y.vx + dz * y.vz > 0 {
+                    finish(.outOfReach, at: PointFt(x: y.x, z: y.z), time: t, arc: y.s)
+                    return out
+                }
+            }
             if options.earlyExit, options.capture, !inPass, let hole, energyDrainPerFoot > 0, out.steps % 4 == 0 {
                 let dx = y.x - hole.x, dz = y.z - hole.z
                 let gap = (dx * dx + dz * dz).squareRoot() - R
@@ -403,7 +437,7 @@ public struct PhysicsSimulator: Sendable {
             let e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200, e6 = 22.0 / 525, e7 = -1.0 / 40
             func err(_ f: (Derivative) -> Double, _ a: Double, _ b: Double) -> Double {
                 let e = h * (e1 * f(k1) + e3 * f(k3) + e4 * f(k4) + e5 * f(k5) + e6 * f(k6) + e7 * f(k7))
-                return abs(e) / (p.absoluteTolerance + p.relativeTolerance * Swift.max(abs(a), abs(b)))
+                return abs(e) / (toleranceScale * (p.absoluteTolerance + p.relativeTolerance * Swift.max(abs(a), abs(b))))
             }
             let error = Swift.max(err({ $0.dx }, y.x, yNew.x), err({ $0.dz }, y.z, yNew.z),
                                   err({ $0.dvx }, y.vx, yNew.vx), err({ $0.dvz }, y.vz, yNew.vz))
@@ -451,6 +485,10 @@ public struct PhysicsSimulator: Sendable {
             }
             if let hole {
                 trackClosest(y, yNew, h, 1, hole: hole, t: t, out: &out, lastDirection: lastDirection)
+                if let cap = options.stopPastFt, !inPass, yNew.s - out.closestArcLength > cap {
+                    finish(.outOfReach, at: PointFt(x: yNew.x, z: yNew.z), time: tNew, arc: yNew.s)
+                    return out
+                }
                 // The cup: a pass begins when the arc comes within R; it is decided when the ball leaves.
                 if inPass || PhysicsSimulator.boxDistanceSquared(y, yNew, h, to: hole) < R * R {
                     let (tau, d2) = PhysicsSimulator.closestOnStep(y, yNew, h, to: hole)

@@ -19,6 +19,10 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownCourse(String)
     case unknownHole(course: String, number: Int)
     case stimpOutOfRange(Double)
+    /// Green speeds a real green can have, feet on a stimpmeter: the slowest public greens read about 6,
+    /// the fastest tournament greens about 14–15 (USGA stimpmeter guidance). Outside this the model would
+    /// answer for a surface no golfer putts on (at 0.001 a ball never stops, at 20 it barely rolls off the putter).
+    public static let stimpRange: ClosedRange<Double> = 4...16
     case finishPastOutOfRange(Double)
     case positionOffGreen(what: String, point: PointFt, course: String, hole: Int, spanX: ClosedRange<Double>, spanZ: ClosedRange<Double>)
     case ballOnHole(distanceFt: Double, cupRadiusFt: Double)
@@ -75,7 +79,8 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownHole(let course, let number):
             return "course \"\(course)\" has no hole \(number): list its holes with `putting holes \(course)`"
         case .stimpOutOfRange(let s):
-            return "stimp \(PuttingError.short(s)) ft is out of range: give a green speed above 0 and at most 20 (typical greens are 8–13)"
+            return "stimp \(PuttingError.short(s)) ft is out of range: give a green speed from \(PuttingError.short(PuttingError.stimpRange.lowerBound)) "
+                + "to \(PuttingError.short(PuttingError.stimpRange.upperBound)) ft (real greens measure about 7 when slow to 13–14 at tournaments)"
         case .finishPastOutOfRange(let v):
             return "finish-past distance \(PuttingError.short(v)) ft is out of range: give a value from 0 to 10 ft (default 17 in = 1.417 ft)"
         case .positionOffGreen(let what, let p, let course, let hole, let sx, let sz):

@@ -207,13 +207,18 @@ extension PuttingService {
             picture.ball = PointFt(x: r.ballXFt, z: r.ballZFt)
             picture.flag = PointFt(x: r.holeXFt, z: r.holeZFt)
             picture.path = zip(r.pathXFt, r.pathZFt).map { PointFt(x: $0, z: $1) }
-            picture.aimLine = (PointFt(x: r.ballXFt, z: r.ballZFt), r.aimPoint)
+            // The aim line runs on past the hole's distance (a quarter more, at least 3 ft), so it reads as a
+            // direction and not a stub hidden under the path.
+            let from = PointFt(x: r.ballXFt, z: r.ballZFt), to = r.aimPoint
+            let reach = Swift.max(1.25, (r.distanceFt + 3) / Swift.max(r.distanceFt, 1e-9))
+            picture.aimLine = (from, PointFt(x: from.x + (to.x - from.x) * reach, z: from.z + (to.z - from.z) * reach))
             picture.title = "\(hole.courseID) hole \(hole.number): \(fixed(r.distanceFt, 1)) ft putt, stimp \(PuttingError.short(r.stimpFt)), \(r.model.rawValue) model"
             picture.legend = ["Aim \(r.aimDescription)",
                               "Speed \(fixed(r.speedFps, 2)) ft/s (\(fixed(r.speedFps * 0.3048, 3)) m/s)",
                               "Result: \(r.holed ? "holed" : "missed by \(fixed(r.missFt, 2)) ft")"]
             if let t = r.tolerance {
-                picture.legend.append("Still holes with aim \(fixed(t.aimMinIn, 1))…\(fixed(t.aimMaxIn, 1)) in or speed \(fixed(t.speedMinFps, 2))…\(fixed(t.speedMaxFps, 2)) ft/s")
+                picture.legend.append("Still holes aimed \(AimSide.window(minIn: t.aimMinIn, maxIn: t.aimMaxIn)) of the hole "
+                    + "or struck \(fixed(t.speedMinFps, 2))–\(fixed(t.speedMaxFps, 2)) ft/s")
             }
             if let p = r.makeProbability, let e = r.errors {
                 picture.legend.append("Make probability \(fixed(p * 100, 1))% (aim ±\(fixed(e.aimSDDeg, 2))°, speed ±\(fixed(e.speedSDFraction * 100, 1))%)")

@@ -130,6 +130,7 @@ public struct RollResult: Sendable, Equatable {
         o["holeZFt"] = .double(request.flag.z)
         o["stimpFt"] = .double(request.stimpFt)
         o["aimOffsetDeg"] = .double(aimOffsetDeg)
+        o["aimSide"] = .string(aimOffsetDeg > 0.005 ? "left" : (aimOffsetDeg < -0.005 ? "right" : "straight"))
         o["speedFps"] = .double(speedFps)
         o["v0XFps"] = .double(v0XFps)
         o["v0ZFps"] = .double(v0ZFps)
@@ -208,8 +209,9 @@ public enum RollEngine {
         let r = launch(offset, speed, RollOptions(capture: true, recordPath: true))
         var p = 0.0
         if probability {
+            let rule = sim.parameters.capture
             p = MakeProbabilityCalculator.probability(aimDeg: offset, speedFps: speed, errors: request.errors) { o, v in
-                launch(o, v, RollOptions(capture: true, recordPath: false, earlyExit: true)).holed
+                launch(o, v, RollOptions(capture: true, recordPath: false, earlyExit: true)).captureMargin(rule)
             }.probability
         }
         let a = base + offset * .pi / 180

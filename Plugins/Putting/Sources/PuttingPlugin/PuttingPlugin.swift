@@ -12,7 +12,7 @@ import PuttingCore
 
 final class Putting: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.putting", version: "1.1.0", name: "Putting",
+        id: "org.clubhouse.putting", version: "1.1.1", name: "Putting",
         summary: "Green catalog, best putting lines (physics model or the original's compat model), async jobs, SVG and 3D pictures",
         services: [.log, .config, .storage, .progress])
 
@@ -348,8 +348,9 @@ final class Putting: Plugin {
         try storage.migrate(PuttingSchema.migrations)
         service = PuttingService(store: SQLPuttingStore(storage: storage))
         defaultStimp = context.config.double("stimp", default: 10)
-        guard defaultStimp > 0, defaultStimp <= 20 else {
-            throw PluginError.invalidArgument("config key 'stimp' must be above 0 and at most 20, got \(defaultStimp)")
+        guard PuttingError.stimpRange.contains(defaultStimp) else {
+            throw PluginError.invalidArgument("config key 'stimp' must be from \(Int(PuttingError.stimpRange.lowerBound)) "
+                + "to \(Int(PuttingError.stimpRange.upperBound)) ft (a real green's speed), got \(defaultStimp)")
         }
         let model = context.config.string("model", default: PuttingModel.physics.rawValue)
         guard let m = PuttingModel(rawValue: model) else {
