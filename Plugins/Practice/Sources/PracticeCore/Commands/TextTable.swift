@@ -1,24 +1,3 @@
-/// Left-aligned columns for text output, padded by display width (one column per character).
-struct TextTable {
-    private let header: [String]
-    private var rows: [[String]] = []
-
-    init(_ header: [String]) { self.header = header }
-
-    mutating func add(_ row: [String]) { rows.append(row) }
-
-    func render() -> String {
-        let all = [header] + rows
-        var widths = [Int](repeating: 0, count: header.count)
-        for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
-        return all.map { row in
-            row.enumerated().map { i, cell in
-                i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n") + "\n"
-    }
-}
-
 /// Fixed-point text for people (`fixed(83.3333, 1)` → "83.3").
 func fixed(_ value: Double, _ decimals: Int) -> String {
     var scale = 1.0
