@@ -45,24 +45,40 @@ func storeBench(_ arguments: [String]) {
     }
 
     /// The median per call, and the reply text's size and FNV-1a hash (the same before and after).
-    func perCall(_ alias: String, _ command: String) -> (seconds: Double, bytes: Int, hash: String)? {
+    func perCall(_ alias: String, _ command: String) -> (seconds: Double, cpu: Double, bytes: Int, hash: String)? {
         let first = runtime.call(alias: alias, command: command, arguments: JSONObject())
         guard first.status == .ok else {
             print("store bench: \(alias) \(command) failed: \(first.status)")
             return nil
         }
-        let seconds = Measure.medianSeconds(samples: samples) {
+        // Wall time and the calling thread's CPU time per batch (an in-process call runs on this
+        // thread; CPU time is what other load on the machine disturbs least).
+        var walls: [Double] = [], cpus: [Double] = []
+        for sample in 0...samples {
+            let cpuStart = threadCPUSeconds()
+            let start = Measure.now()
             for _ in 0..<calls { _ = runtime.call(alias: alias, command: command, arguments: JSONObject()) }
-        } / Double(calls)
+            if sample == 0 { continue }  // warm-up
+            walls.append((Measure.now() - start) / Double(calls))
+            cpus.append((threadCPUSeconds() - cpuStart) / Double(calls))
+        }
+        let seconds = Measure.median(walls), cpu = Measure.median(cpus)
         let text = Array((first.text ?? "").utf8)
         let hash = text.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-        return (seconds, text.count, String(hash, radix: 16))
+        return (seconds, cpu, text.count, String(hash, radix: 16))
     }
     print("store [\(label)]: medians of \(samples) batches of \(calls) calls, in process")
     if let players = perCall("scorecard", "player list") {
-        print("store [\(label)]   scorecard player list (with indexes)  \(Measure.format(players.seconds))  reply \(players.bytes) bytes, fnv \(players.hash)")
+        print("store [\(label)]   scorecard player list (with indexes)  wall \(Measure.format(players.seconds))  cpu \(Measure.format(players.cpu))  reply \(players.bytes) bytes, fnv \(players.hash)")
     }
     if let sessions = perCall("practice", "sessions") {
-        print("store [\(label)]   practice sessions                    \(Measure.format(sessions.seconds))  reply \(sessions.bytes) bytes, fnv \(sessions.hash)")
+        print("store [\(label)]   practice sessions                    wall \(Measure.format(sessions.seconds))  cpu \(Measure.format(sessions.cpu))  reply \(sessions.bytes) bytes, fnv \(sessions.hash)")
     }
+}
+
+/// CPU time consumed by the calling thread, in seconds.
+private func threadCPUSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }
