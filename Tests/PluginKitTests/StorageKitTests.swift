@@ -223,3 +223,33 @@ final class StorageKitTests: XCTestCase {
         }
     }
 }
+
+/// A core's error type, as an adapter declares it: the one way errors become replies.
+private enum GreenError: Error, DomainError {
+    case unknownHole(Int), badSpeed
+
+    var replyStatus: PluginStatus {
+        switch self {
+        case .unknownHole: return .notFound
+        case .badSpeed: return .invalidArgument
+        }
+    }
+    var replyMessage: String {
+        switch self {
+        case .unknownHole(let n): return "no hole \(n); list the holes with `putting holes`"
+        case .badSpeed: return "--stimp must be 6–15"
+        }
+    }
+}
+
+final class DomainErrorTests: XCTestCase {
+    func testADomainErrorRepliesWithItsStatusAndOneLineMessage() {
+        XCTAssertEqual(describeError(GreenError.unknownHole(7)).0, Int32(CLUBHOUSE_NOT_FOUND))
+        XCTAssertEqual(describeError(GreenError.unknownHole(7)).1, "no hole 7; list the holes with `putting holes`")
+        XCTAssertEqual(describeError(GreenError.badSpeed).0, Int32(CLUBHOUSE_INVALID_ARGUMENT))
+        XCTAssertEqual(GreenError.badSpeed.pluginError.message, "--stimp must be 6–15")
+        XCTAssertEqual(describeError(PluginError.denied("no")).0, Int32(CLUBHOUSE_DENIED), "PluginError is a DomainError too")
+        struct Other: Error {}
+        XCTAssertEqual(describeError(Other()).0, Int32(CLUBHOUSE_ERROR), "anything else is a plain failure")
+    }
+}

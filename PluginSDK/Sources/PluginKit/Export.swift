@@ -186,7 +186,7 @@ extension InstanceBox {
 
 /// The status and one-line message for any error a handler throws.
 func describeError(_ error: any Error) -> (Int32, String) {
-    if let e = error as? PluginError { return (e.status.rawValue, e.message) }
+    if let e = error as? any DomainError { return (e.replyStatus.rawValue, e.replyMessage) }
     if let e = error as? JSONParseError { return (Int32(CLUBHOUSE_INVALID_ARGUMENT), "malformed request: \(e)") }
     return (Int32(CLUBHOUSE_ERROR), String(describing: error))
 }

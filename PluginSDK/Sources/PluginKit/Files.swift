@@ -20,6 +20,7 @@
 
 import CClubhouse
 import ClubhouseABI
+import ClubhouseToolkit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -92,43 +93,33 @@ final class CallFiles {
 }
 
 public enum Files {
-    /// Reads a whole file ("-" reads standard input). Refuses files above `limit` bytes.
+    /// Reads a whole file ("-" reads standard input). Refuses files above `limit` bytes. The
+    /// reading is ClubhouseToolkit's `WholeFile`; this names the file and what to do.
     public static func read(_ path: String, limit: Int = 256 << 20) throws -> [UInt8] {
         if path != "-" && isDirectory(path) {
             throw PluginError.invalidArgument("\(path) is a folder, not a file; give the path of the file to read")
         }
+        let result: Result<[UInt8], WholeFile.Failure>
         if let files = CallFiles.current, let fd = try files.open(path, write: false) {
             defer { close(fd) }
-            return try readAll(fd, path: path, limit: limit)
+            result = WholeFile.read(descriptor: fd, limit: limit)
+        } else {
+            result = WholeFile.read(path, limit: limit)
         }
-        let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
+        switch result {
+        case .success(let bytes):
+            return bytes
+        case .failure(.folder):
+            throw PluginError.invalidArgument("\(path) is a folder, not a file; give the path of the file to read")
+        case .failure(.open(let code)):
             let reason = String(cString: strerror(code))
             let hint = code == EACCES ? "check its permissions" : code == ENOENT ? "check the path" : "check the file"
             throw PluginError(code == ENOENT ? .notFound : .io, "\(path): cannot read (\(reason)); \(hint)")
+        case .failure(.read(let code)):
+            throw PluginError(.io, "\(path): read failed (\(String(cString: strerror(code))))")
+        case .failure(.tooLarge):
+            throw PluginError.invalidArgument("\(path) is larger than \(limit >> 20) MB; is it the right file?")
         }
-        defer { if fd != 0 { close(fd) } }
-        return try readAll(fd, path: path, limit: limit)
-    }
-
-    /// Reads an open descriptor to its end.
-    private static func readAll(_ fd: Int32, path: String, limit: Int) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw PluginError(.io, "\(path): read failed (\(String(cString: strerror(errno))))")
-            }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-            if bytes.count > limit {
-                throw PluginError.invalidArgument("\(path) is larger than \(limit >> 20) MB; is it the right file?")
-            }
-        }
-        return bytes
     }
 
     /// Reads a whole file as UTF-8 text.

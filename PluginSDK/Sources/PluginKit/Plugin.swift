@@ -80,5 +80,30 @@ public struct PluginError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
+/// A plugin core's error as a reply, in one way for every plugin: the adapter declares the
+/// conformance of its core's error type (the core knows nothing of PluginKit), and handlers let
+/// those errors through; PluginKit answers with `replyStatus` and `replyMessage`.
+///
+///     extension GlobeError: DomainError {
+///         public var replyStatus: PluginStatus { self == .noChallenge ? .notFound : .invalidArgument }
+///         public var replyMessage: String { description }
+///     }
+public protocol DomainError: Error {
+    /// The status the call ends with (eg: `.invalidArgument` for bad input, exit code 2).
+    var replyStatus: PluginStatus { get }
+    /// One line: what, where and what to do.
+    var replyMessage: String { get }
+}
+
+extension DomainError {
+    /// The same error as a PluginError.
+    public var pluginError: PluginError { PluginError(replyStatus, replyMessage) }
+}
+
+extension PluginError: DomainError {
+    public var replyStatus: PluginStatus { status }
+    public var replyMessage: String { message }
+}
+
 /// Statuses a plugin may return (status.h); the same type the host uses.
 public typealias PluginStatus = Status

@@ -280,8 +280,12 @@ public final class RowColumns: Sendable {
         self.numbers = numbers
     }
 
-    /// The 0-based number of the column named `name`, nil when there is none.
-    public func index(of name: String) -> Int? { numbers[name] }
+    /// The 0-based number of the column named `name`, nil when there is none. A row of a dozen
+    /// columns is searched in order (comparing short names costs less than hashing one).
+    public func index(of name: String) -> Int? {
+        if names.count <= 16 { return names.firstIndex(of: name) }
+        return numbers[name]
+    }
 }
 
 /// A row copied out of a statement; read it by column name (`row["carry"]`) or decode it.

@@ -248,22 +248,23 @@ final class GlobePlugin: Plugin {
         store = SQLGlobeStore(storage: storage)
     }
 
-    /// Runs a command body with the globe, turning Core errors into statuses and messages.
+    /// Runs a command body with the globe (loaded on first use); its GlobeErrors reply as DomainErrors.
     private func run(_ call: Invocation, _ body: (Globe) throws -> Reply) throws -> Reply {
-        do {
-            if loaded == nil {
-                let cwd = call.cwd
-                loaded = try Globe.load(configuration, store: store) { path in try Self.readFile(Self.resolve(path, in: cwd)) }
-            }
-            guard let globe = loaded else { throw PluginError.failed("the globe could not be loaded") }
-            return try body(globe)
-        } catch let error as GlobeError {
-            throw PluginError(Self.status(of: error), error.description)
+        if loaded == nil {
+            let cwd = call.cwd
+            loaded = try Globe.load(configuration, store: store) { path in try Self.readFile(Self.resolve(path, in: cwd)) }
         }
+        guard let globe = loaded else { throw PluginError.failed("the globe could not be loaded") }
+        return try body(globe)
     }
+}
 
-    static func status(of error: GlobeError) -> PluginStatus {
-        switch error {
+/// Domain errors as replies: bad requests exit 2, a missing challenge is "not found", a locked
+/// one "denied", the rest failures.
+extension GlobeError: DomainError {
+    public var replyMessage: String { description }
+    public var replyStatus: PluginStatus {
+        switch self {
         case .emptyCountry, .unknownCountry, .invalidLatitude, .invalidLongitude, .invalidTolerance, .emptyUser,
              .unknownHighlight, .invalidDate, .emptyGuess, .invalidOption, .unknownConfigKey:
             return .invalidArgument
@@ -277,7 +278,9 @@ final class GlobePlugin: Plugin {
             return .cancelled
         }
     }
+}
 
+extension GlobePlugin {
     // MARK: - Files
 
     static func resolve(_ path: String, in cwd: String) -> String {

@@ -26,7 +26,7 @@ final class Practice: Plugin {
                 reply: "{profile, canonical, sha256}") { _, call in
             let request = CanonicalizeRequest(profile: try profileArgument(call), input: try readInput(call, "file"),
                                               sourceName: try call.arguments.string("file"))
-            return try coreReply(call, { try CanonicalCommands.canonicalize(request) }, text: { $0.text })
+            return try encodedReply(call, try CanonicalCommands.canonicalize(request), text: { $0.text })
         },
         Command("hash", summary: "Print the SHA-256 of a document's canonical form (one per line with --jsonl)",
                 help: "With --jsonl every LF-terminated line is a document (a raw U+2028 inside a string is not a line end). "
@@ -39,7 +39,7 @@ final class Practice: Plugin {
             let request = HashRequest(profile: try profileArgument(call), input: try readInput(call, "file"),
                                       sourceName: try call.arguments.string("file"), jsonLines: call.arguments.flag("jsonl"))
             let result: HashResult
-            do { result = try CanonicalCommands.hash(request) } catch { throw translated(error) }
+            result = try CanonicalCommands.hash(request)
             if result.errorCount > 0 && !call.arguments.flag("skip-bad-lines"),
                let first = result.documents.first(where: { $0.error != nil })?.error {
                 let n = result.errorCount, total = result.documents.count
@@ -221,7 +221,7 @@ final class Practice: Plugin {
                     request.templateHash = try TemplateLibrary(store: plugin.store, now: isoNow).resolve(reference).hash
                 }
                 trend = try TrendQuery(store: plugin.store).run(request)
-            } catch { throw translated(error) }
+            }
             if let svgPath { try Files.write(svgPath, text: TrendChart.svg(trend)) }
             return Reply(data: try JSONBridge.encode(trend),
                          text: call.wantsMachineOutput ? nil : trend.text + (svgPath.map { "chart: \($0)\n" } ?? ""))
@@ -238,7 +238,7 @@ final class Practice: Plugin {
             let session = try a.optionalInt("session").map(Int64.init)
             let svgPath = try a.optionalString("svg")
             let result: ClubDispersion
-            do { result = try DispersionQuery(store: plugin.store).club(club, sessionID: session) } catch { throw translated(error) }
+            result = try DispersionQuery(store: plugin.store).club(club, sessionID: session)
             if let svgPath { try Files.write(svgPath, text: DispersionChart.svg(result)) }
             return Reply(data: try JSONBridge.encode(result),
                          text: call.wantsMachineOutput ? nil : result.text + (svgPath.map { "picture: \($0)\n" } ?? ""))
@@ -251,7 +251,7 @@ final class Practice: Plugin {
             let session = try a.optionalInt("session").map(Int64.init)
             let svgPath = try a.optionalString("svg")
             let table: DistanceTable
-            do { table = try DispersionQuery(store: plugin.store).distances(sessionID: session) } catch { throw translated(error) }
+            table = try DispersionQuery(store: plugin.store).distances(sessionID: session)
             if let svgPath { try Files.write(svgPath, text: DispersionChart.svg(table)) }
             var data = try JSONBridge.encode(table)
             // The table's JSON keeps the numbers; each club's shot list is for `dispersion`.
@@ -306,7 +306,7 @@ final class Practice: Plugin {
                 }, cancelled: { call.isCancelled }, onShot: { shot in
                     if !quiet { LiveSimulator.say(shot.line) }
                 })
-            } catch { throw translated(error) }
+            }
             return Reply(data: try JSONBridge.encode(result), text: quiet ? nil : result.text)
         },
         Command("live-sim", summary: "Replay an MLM2PRO export as a live launch monitor (Open Connect over a socket), for demos and tests",
@@ -327,7 +327,7 @@ final class Practice: Plugin {
             do {
                 messages = try OpenConnectSimulator.messages(try Files.read(path), sourceName: path,
                                                              deviceID: try a.optionalString("device-id") ?? "Clubhouse simulator")
-            } catch { throw translated(error) }
+            }
             let interval = try a.optionalInt("interval-ms") ?? 0
             let faultAfter = try a.optionalInt("fault-after") ?? 3
             let accept = try a.optionalInt("accept-timeout") ?? 30
@@ -365,7 +365,7 @@ final class Practice: Plugin {
             let empty = try plugin.store.sessions().isEmpty
             let store: any PracticeStore = empty ? plugin.store : InMemoryPracticeStore()
             let demo: DemoResult
-            do { demo = try PracticeDemo.run(store: store, now: isoNow) } catch { throw translated(error) }
+            demo = try PracticeDemo.run(store: store, now: isoNow)
             try Files.createDirectory(out)
             for file in demo.files { try Files.write(Files.join(out, file.name), text: file.csv) }
             let svg = Files.join(out, "trend-\(PracticeDemo.club).svg")
@@ -378,7 +378,7 @@ final class Practice: Plugin {
                     let path = Files.join(out, "session-\(last.session.id)-summary.json")
                     try Files.write(path, text: summary.canonicalJSON)
                     written.append(path)
-                } catch { throw translated(error) }
+                }
             }
             // 1.1: where the 7-iron lands, the bag's distances, and a live session replayed from the
             // last export through the Open Connect path (parser, per-shot store, close), in process.
@@ -399,7 +399,7 @@ final class Practice: Plugin {
                 try recorder.start()
                 let live = try LiveSessionLoop().run(recorder, read: { queue.isEmpty ? .ended : queue.removeFirst() })
                 extras = (dispersion, live, liveTemplate)
-            } catch { throw translated(error) }
+            }
             var text = demo.text
             text += extras.dispersion.text
             if let t = extras.template {
@@ -442,37 +442,32 @@ final class Practice: Plugin {
     func withLibrary<T: Encodable>(_ call: Invocation, _ body: (TemplateLibrary) throws -> T,
                                    text: (T) -> String) throws -> Reply {
         let library = TemplateLibrary(store: store, now: isoNow)
-        return try coreReply(call, { try body(library) }, text: text)
+        return try encodedReply(call, try body(library), text: text)
     }
 }
 
 /// The reply for a Core result: its JSON, and its text unless only JSON is wanted.
-func coreReply<T: Encodable>(_ call: Invocation, _ body: () throws -> T, text: (T) -> String) throws -> Reply {
-    let result: T
-    do { result = try body() } catch let error as PracticeError { throw pluginError(error) }
-    return Reply(data: try JSONBridge.encode(result), text: call.wantsMachineOutput ? nil : text(result))
+func encodedReply<T: Encodable>(_ call: Invocation, _ result: T, text: (T) -> String) throws -> Reply {
+    Reply(data: try JSONBridge.encode(result), text: call.wantsMachineOutput ? nil : text(result))
 }
 
-/// Domain errors as PluginKit errors: bad requests and bad input exit 2, unknown things are "not
-/// found", conflicts and storage trouble are failures.
-func pluginError(_ error: PracticeError) -> PluginError {
-    switch error.kind {
-    case .usage, .invalidInput: return .invalidArgument(error.message)
-    case .notFound: return .notFound(error.message)
-    case .conflict, .storage: return .failed(error.message)
-    case .cancelled: return .cancelled(error.message)
-    case .unconfirmed: return PluginError(.needsConfirmation, error.message)
+/// Domain errors as replies: bad requests and bad input exit 2, unknown things are "not found",
+/// conflicts and storage trouble are failures.
+extension PracticeError: DomainError {
+    public var replyStatus: PluginStatus {
+        switch kind {
+        case .usage, .invalidInput: return .invalidArgument
+        case .notFound: return .notFound
+        case .conflict, .storage: return .error
+        case .cancelled: return .cancelled
+        case .unconfirmed: return .needsConfirmation
+        }
     }
-}
-
-/// `PracticeError`s become `PluginError`s; anything else (PluginKit's own) passes through.
-func translated(_ error: any Error) -> any Error {
-    if let practice = error as? PracticeError { return pluginError(practice) }
-    return error
+    public var replyMessage: String { message }
 }
 
 func profileArgument(_ call: Invocation) throws -> CanonicalProfile {
-    do { return try CanonicalProfile(name: try call.arguments.optionalString("profile") ?? "raid-v2") } catch { throw translated(error) }
+    return try CanonicalProfile(name: try call.arguments.optionalString("profile") ?? "raid-v2")
 }
 
 /// A path argument's bytes ("-" is standard input).
@@ -485,17 +480,154 @@ func baseName(_ path: String) -> String {
 }
 
 /// The current time in UTC, ISO 8601 to the second.
-@Sendable func isoNow() -> String {
-    var t = time(nil)
-    var parts = tm()
-    gmtime_r(&t, &parts)
-    func pad(_ n: Int32, _ width: Int = 2) -> String {
-        let s = String(n)
-        return String(repeating: "0", count: max(0, width - s.count)) + s
-    }
-    return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T"
-        + "\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec))Z"
-}
+@Sendable func isoNow() -> String { UTCClock.iso8601Now() }
 
 @_cdecl("clubhouse_plugin_entry")
 public func clubhousePluginEntry(_ info: UnsafePointer<clubhouse_host_info>?) -> UnsafePointer<clubhouse_plugin_descriptor>? { export(Practice.self, info) }
+
+// MARK: - `practice live-sim`: a stand-in launch monitor connector. It listens on a Unix socket or a
+// TCP port, waits for one client (the host's device transport, connecting for `practice live`), and
+// replays an MLM2PRO export as GSPro Open Connect messages, optionally with a fault at the end.
+
+enum SimulatorFault: String, CaseIterable {
+    /// Half of the next message, then the connection closes.
+    case drop
+    /// The last message's ShotNumber again (out of order).
+    case duplicate
+    /// A line that is not JSON.
+    case garbage
+}
+
+struct LiveSimulator {
+    let messages: [String]
+    let listen: String
+    let intervalMilliseconds: Int
+    let fault: SimulatorFault?
+    let faultAfter: Int
+    let acceptTimeoutMilliseconds: Int
+
+    static func errnoText() -> String { String(cString: strerror(errno)) }
+
+    /// Writes one line to standard error (the host passes it through; stdout carries the reply).
+    static func say(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBufferPointer { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// Opens the listening socket: `unix:PATH` or `tcp:HOST:PORT`.
+    func openListener() throws -> Int32 {
+        if listen.hasPrefix("unix:") {
+            let path = String(listen.dropFirst(5))
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { throw PluginError(.io, "live-sim: socket: \(Self.errnoText())") }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            let bytes = Array(path.utf8)
+            guard !bytes.isEmpty, bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+                close(fd)
+                throw PluginError.invalidArgument("--listen unix:\(path): the socket path is empty or longer than 107 bytes")
+            }
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                raw.copyBytes(from: bytes)
+                raw[bytes.count] = 0
+            }
+            var st = stat()
+            if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK { unlink(path) }
+            let rc = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            guard rc == 0, Glibc.listen(fd, 1) == 0 else {
+                let reason = Self.errnoText()
+                close(fd)
+                throw PluginError(.io, "live-sim: cannot listen on unix:\(path): \(reason)")
+            }
+            return fd
+        }
+        if listen.hasPrefix("tcp:") {
+            let rest = listen.dropFirst(4)
+            guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]) else {
+                throw PluginError.invalidArgument("--listen \(listen): use tcp:HOST:PORT (eg: tcp:127.0.0.1:49152) or unix:PATH")
+            }
+            let host = String(rest[..<colon])
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { throw PluginError(.io, "live-sim: socket: \(Self.errnoText())") }
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            guard inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &address.sin_addr) == 1 else {
+                close(fd)
+                throw PluginError.invalidArgument("--listen \(listen): '\(host)' is not an IPv4 address")
+            }
+            let rc = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard rc == 0, Glibc.listen(fd, 1) == 0 else {
+                let reason = Self.errnoText()
+                close(fd)
+                throw PluginError(.io, "live-sim: cannot listen on \(listen): \(reason)")
+            }
+            return fd
+        }
+        throw PluginError.invalidArgument("--listen \(listen): use unix:PATH or tcp:HOST:PORT")
+    }
+
+    /// Serves one client; returns (messages sent, what happened at the end).
+    func run(cancelled: () -> Bool) throws -> (sent: Int, ending: String) {
+        let listener = try openListener()
+        defer {
+            close(listener)
+            if listen.hasPrefix("unix:") { unlink(String(listen.dropFirst(5))) }
+        }
+        Self.say("listening on \(listen): \(messages.count) shots to replay")
+        // Wait for the client in short polls so Ctrl-C is noticed; bounded by the accept timeout.
+        var waited = 0
+        var client: Int32 = -1
+        while client < 0 {
+            if cancelled() { throw PluginError.cancelled("live-sim stopped before a client connected") }
+            var pfd = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 200) == 1 { client = accept(listener, nil, nil) }
+            waited += 200
+            if client < 0 && waited >= acceptTimeoutMilliseconds {
+                throw PluginError(.timeout, "live-sim: no client connected to \(listen) within \(acceptTimeoutMilliseconds / 1000) s")
+            }
+        }
+        defer { close(client) }
+        Self.say("client connected")
+        func send(_ text: String) -> Bool {
+            let bytes = Array(text.utf8)
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes.withUnsafeBufferPointer { Glibc.send(client, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        var sent = 0
+        let limit = fault == nil ? messages.count : min(faultAfter, messages.count)
+        for message in messages.prefix(limit) {
+            if cancelled() { return (sent, "cancelled") }
+            guard send(message + "\n") else { return (sent, "the client went away") }
+            sent += 1
+            if intervalMilliseconds > 0 { usleep(useconds_t(intervalMilliseconds) * 1000) }
+        }
+        switch fault {
+        case nil: return (sent, "all shots sent")
+        case .drop:
+            let next = messages.count > limit ? messages[limit] : (messages.last ?? "{}")
+            _ = send(String(next.prefix(next.count / 2)))
+            return (sent, "dropped the connection in the middle of message \(sent + 1)")
+        case .duplicate:
+            _ = send((messages[max(limit - 1, 0)]) + "\n")
+            usleep(100_000)
+            return (sent, "sent message \(max(limit, 1)) again (out of order)")
+        case .garbage:
+            _ = send("this is not json\n")
+            usleep(100_000)
+            return (sent, "sent a line that is not JSON")
+        }
+    }
+}

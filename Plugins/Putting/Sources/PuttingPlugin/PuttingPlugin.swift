@@ -85,7 +85,7 @@ final class Putting: Plugin {
                 reply: "{course, hole, status, heightfieldHash, out, files: [{name, bytes}]}") { plugin, call in
             let a = call.arguments
             let course = try a.string("course"), number = try a.int("hole"), out = try a.string("out")
-            let export = try mapped { try plugin.service.exportHole(course: course, number: number) }
+            let export = try plugin.service.exportHole(course: course, number: number)
             try Files.createDirectory(out)
             for file in export.files { try Files.write(Files.join(out, file.name), file.bytes) }
             return Reply(data: export.json(directory: out), text: call.wantsMachineOutput ? nil : export.text(directory: out) + "\n")
@@ -131,9 +131,7 @@ final class Putting: Plugin {
             let options = BestLineOptions(async: call.arguments.flag("async"), useCache: !call.arguments.flag("no-cache"))
             call.progress.begin("best line (\(request.model.rawValue))", total: 100)
             defer { call.progress.end() }
-            let outcome = try mapped {
-                try plugin.service.bestLine(request, options: options) { call.progress.update(Int(($0 * 100).rounded())) }
-            }
+            let outcome = try plugin.service.bestLine(request, options: options) { call.progress.update(Int(($0 * 100).rounded())) }
             let reply = Reply(data: outcome.json, text: call.wantsMachineOutput ? nil : outcome.text + "\n")
             if case .submitted(let id, let state, _) = outcome, state == .queued {
                 return reply.continuing(with: "job run", arguments: ["id": .string(id)])
@@ -177,20 +175,20 @@ final class Putting: Plugin {
             case (nil, nil): throw PluginError.invalidArgument("say how hard: --speed FT/S (launch speed) or --pace FT (feet past the hole on flat ground)")
             default: throw PluginError.invalidArgument("give either --speed or --pace, not both")
             }
-            let meshFormat = try a.optionalString("out").map { path in try mapped { try MeshFormat(path: path) } }
+            let meshFormat = try a.optionalString("out").map { path in try MeshFormat(path: path) }
             let request = RollRequest(course: try a.string("course"), hole: try a.int("hole"), ball: PointFt(x: ball.x, z: ball.y),
                                       flag: PointFt(x: flag.x, z: flag.y), stimpFt: try a.optionalDouble("stimp") ?? plugin.defaultStimp,
                                       aim: aim, pace: pace, errors: plugin.strokeErrors)
-            let result = try mapped { try plugin.service.roll(request) }
+            let result = try plugin.service.roll(request)
             guard case .object(var data) = result.json else { return Reply(data: result.json) }
             var text = result.text
             if let svg = try a.optionalString("svg") {
-                try Files.write(svg, text: try mapped { try plugin.service.rollPicture(result) })
+                try Files.write(svg, text: try plugin.service.rollPicture(result))
                 data["svg"] = .string(svg)
                 text += "\nWrote \(svg)"
             }
             if let out = try a.optionalString("out"), let format = meshFormat {
-                try Files.write(out, text: try mapped { try plugin.service.rollMesh(result, format: format) })
+                try Files.write(out, text: try plugin.service.rollMesh(result, format: format))
                 data["out"] = .string(out)
                 text += "\nWrote \(out)"
             }
@@ -227,13 +225,11 @@ final class Putting: Plugin {
             request.finishPastFt = (try a.optionalDouble("past-in") ?? plugin.defaultPastInches) / 12
             call.progress.begin("green book", total: 1000)
             defer { call.progress.end() }
-            let book = try mapped {
-                try plugin.service.book(request, progress: { call.progress.update(Int(($0 * 1000).rounded())) },
-                                        isCancelled: { call.isCancelled })
-            }
+            let book = try plugin.service.book(request, progress: { call.progress.update(Int(($0 * 1000).rounded())) },
+                                    isCancelled: { call.isCancelled })
             // Everything is made before anything is written.
             var files: [(key: String, path: String, text: String)] = []
-            if let svg = try a.optionalString("svg") { files.append(("svg", svg, try mapped { try plugin.service.bookPicture(book, widthPx: Double(width)) })) }
+            if let svg = try a.optionalString("svg") { files.append(("svg", svg, try plugin.service.bookPicture(book, widthPx: Double(width)))) }
             if let csv = try a.optionalString("csv") { files.append(("csv", csv, book.csv)) }
             if let json = try a.optionalString("json-file") { files.append(("jsonFile", json, JSONWriter.compact(book.json) + "\n")) }
             guard case .object(var data) = book.json else { return Reply(data: book.json) }
@@ -282,7 +278,7 @@ final class Putting: Plugin {
                                         widthPx: Double(width), contours: !a.flag("no-contours"), shading: !a.flag("no-shading"),
                                         boundary: !a.flag("no-boundary"))
             let path = try a.string("svg")
-            let output = try mapped { try plugin.service.render(request) }
+            let output = try plugin.service.render(request)
             try Files.write(path, text: output.svg)
             guard case .object(var data) = output.json else { return Reply(data: output.json) }
             data["svg"] = .string(path)
@@ -298,11 +294,9 @@ final class Putting: Plugin {
             let path = try a.string("out")
             let exaggeration = try a.double("exaggeration")
             guard (0.1...20).contains(exaggeration) else { throw PluginError.invalidArgument("--exaggeration \(exaggeration) must be 0.1–20") }
-            let output = try mapped {
-                let request = MeshRequest(course: try a.string("course"), hole: try a.int("hole"), putt: try plugin.puttSpec(a),
-                                          format: try MeshFormat(path: path), verticalExaggeration: exaggeration)
-                return try plugin.service.mesh(request)
-            }
+            let request = MeshRequest(course: try a.string("course"), hole: try a.int("hole"), putt: try plugin.puttSpec(a),
+                                      format: try MeshFormat(path: path), verticalExaggeration: exaggeration)
+            let output = try plugin.service.mesh(request)
             try Files.write(path, text: output.contents)
             guard case .object(var data) = output.json else { return Reply(data: output.json) }
             data["out"] = .string(path)
@@ -315,9 +309,7 @@ final class Putting: Plugin {
             let out = try call.arguments.string("out")
             call.progress.begin("putting demo", total: 100)
             defer { call.progress.end() }
-            let demo = try mapped {
-                try plugin.service.demo(stimpFt: plugin.defaultStimp) { call.progress.update(Int(($0 * 100).rounded())) }
-            }
+            let demo = try plugin.service.demo(stimpFt: plugin.defaultStimp) { call.progress.update(Int(($0 * 100).rounded())) }
             for file in demo.files {
                 let path = Files.join(out, file.name)
                 try Files.createDirectory(Files.directoryName(path))
@@ -377,7 +369,7 @@ final class Putting: Plugin {
 
     func model(_ a: Arguments) throws -> PuttingModel {
         guard let name = try a.optionalString("model") else { return defaultModel }
-        return try mapped { try PuttingModel(name: name) }
+        return try PuttingModel(name: name)
     }
 
     func bestLineRequest(_ a: Arguments) throws -> BestLineRequest {
@@ -406,29 +398,24 @@ final class Putting: Plugin {
     func reply<T>(_ call: Invocation, _ body: (PuttingService) throws -> T, json: (T) -> JSONValue,
                   text: (T) -> String) throws -> Reply
     {
-        let result = try mapped { try body(service) }
+        let result = try body(service)
         return Reply(data: json(result), text: call.wantsMachineOutput ? nil : text(result) + "\n")
     }
 }
 
 /// Runs `body`, turning a domain error into the PluginKit error for it.
-func mapped<T>(_ body: () throws -> T) throws -> T {
-    do {
-        return try body()
-    } catch let error as PuttingError {
-        throw pluginError(error)
+/// Domain errors as replies: unknown things are "not found", storage and file trouble a failure,
+/// everything else bad input (exit code 2).
+extension PuttingError: DomainError {
+    public var replyStatus: PluginStatus {
+        switch self {
+        case .unknownCourse, .unknownHole, .unknownJob: return .notFound
+        case .storage, .heightfieldInconsistent, .notProcessed, .noTracedSources: return .error
+        case .cancelled, .bookStopped: return .cancelled
+        default: return .invalidArgument
+        }
     }
-}
-
-/// Domain errors as PluginKit errors: unknown things are "not found", storage and file trouble a
-/// failure, everything else bad input (exit code 2).
-func pluginError(_ error: PuttingError) -> PluginError {
-    switch error {
-    case .unknownCourse, .unknownHole, .unknownJob: return .notFound(error.description)
-    case .storage, .heightfieldInconsistent, .notProcessed, .noTracedSources: return .failed(error.description)
-    case .cancelled, .bookStopped: return .cancelled(error.description)
-    default: return .invalidArgument(error.description)
-    }
+    public var replyMessage: String { description }
 }
 
 @_cdecl("clubhouse_plugin_entry")

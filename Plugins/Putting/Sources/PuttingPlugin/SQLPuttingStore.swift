@@ -5,9 +5,6 @@
 import ClubhouseJSON
 import PluginKit
 import PuttingCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 final class SQLPuttingStore: PuttingStore {
     let storage: Storage
@@ -24,15 +21,6 @@ final class SQLPuttingStore: PuttingStore {
         } catch {
             throw .storage(String(describing: error))
         }
-    }
-
-    private func now() -> String {
-        let t = time(nil)
-        var parts = tm()
-        var copy = t
-        gmtime_r(&copy, &parts)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
     func replaceCourse(_ course: Course, holes: [Hole]) throws(PuttingError) {
@@ -173,7 +161,7 @@ final class SQLPuttingStore: PuttingStore {
 
     func putResult(key: String, json: String) throws(PuttingError) {
         try guarded {
-            try storage.run(S.upsertResult, ["key": .text(key), "result_json": .text(json), "created_at": .text(now())])
+            try storage.run(S.upsertResult, ["key": .text(key), "result_json": .text(json), "created_at": .text(UTCClock.iso8601Now())])
         }
     }
 

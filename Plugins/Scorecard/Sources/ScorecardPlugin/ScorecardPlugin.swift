@@ -220,7 +220,7 @@ final class Scorecard: Plugin {
             let empty = try plugin.store.players().isEmpty && plugin.store.courses().isEmpty
             let commands = ScorecardCommands(store: empty ? plugin.store : InMemoryScorecardStore(), allowances: plugin.allowances)
             let report: DemoReport
-            do { report = try commands.runDemo(today: today()) } catch let error as ScorecardError { throw pluginError(error) }
+            report = try commands.runDemo(today: today())
             let json = JSONWriter.pretty(ScorecardJSON.value(report)) + "\n"
             try Files.createDirectory(out)
             try writeFile(out + "/demo.txt", report.text + "\n")
@@ -266,20 +266,22 @@ final class Scorecard: Plugin {
 
 /// The reply for a Core result: its JSON, and its text unless only JSON is wanted.
 func reply<T: Encodable>(_ call: Invocation, _ body: () throws -> T, text: (T) -> String) throws -> Reply {
-    let result: T
-    do { result = try body() } catch let error as ScorecardError { throw pluginError(error) }
+    let result = try body()
     return Reply(data: ScorecardJSON.value(result), text: call.wantsMachineOutput ? nil : text(result) + "\n")
 }
 
-/// Domain errors as PluginKit errors: unknown things are "not found", storage trouble a failure,
-/// everything else bad input (exit code 2).
-func pluginError(_ error: ScorecardError) -> PluginError {
-    switch error {
-    case .unknownCourse, .unknownPlayer, .unknownRound: return .notFound(error.description)
-    case .storage, .roundFinished: return .failed(error.description)
-    case .unconfirmed: return PluginError(.needsConfirmation, error.description)
-    default: return .invalidArgument(error.description)
+/// Domain errors as replies: unknown things are "not found", storage trouble a failure, everything
+/// else bad input (exit code 2).
+extension ScorecardError: DomainError {
+    public var replyStatus: PluginStatus {
+        switch self {
+        case .unknownCourse, .unknownPlayer, .unknownRound: return .notFound
+        case .storage, .roundFinished: return .error
+        case .unconfirmed: return .needsConfirmation
+        default: return .invalidArgument
+        }
     }
+    public var replyMessage: String { description }
 }
 
 /// The exact text of a number argument (its lexeme), or nil when absent.

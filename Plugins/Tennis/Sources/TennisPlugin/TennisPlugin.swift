@@ -39,7 +39,7 @@ final class Tennis: Plugin {
             } else {
                 method = .leastSquares
             }
-            let report = try adapt { try TennisCommands.homography(pairsJSON: try readFile(path), file: path, method: method) }
+            let report = try TennisCommands.homography(pairsJSON: try readFile(path), file: path, method: method)
             return try Reply(encoding: report, text: report.text + "\n")
         },
         Command("calibrate", summary: "Calibrate a camera from the five tapped court points and save it",
@@ -48,7 +48,7 @@ final class Tennis: Plugin {
                             .string("camera", help: "Camera name (default: the file's \"camera\", else \"default\")")],
                 reply: "{calibration: {camera, taps, pairs, homography, inverse, rmsError, maxError}}") { plugin, call in
             let path = try call.arguments.string("image-points")
-            let report = try adapt { try TennisCommands.calibrate(tapsJSON: try readFile(path), file: path, camera: try call.arguments.optionalString("camera")) }
+            let report = try TennisCommands.calibrate(tapsJSON: try readFile(path), file: path, camera: try call.arguments.optionalString("camera"))
             try plugin.store.saveCalibration(report.calibration, savedAt: Timestamp.now())
             return try Reply(encoding: report, text: report.text + "\nsaved as camera \(report.calibration.camera)\n")
         },
@@ -58,7 +58,7 @@ final class Tennis: Plugin {
                 reply: "{camera, location: {image, court, clamped, wasClamped, zone}}") { plugin, call in
             let p = try call.arguments.point("point")
             let calibration = try plugin.calibration(try call.arguments.string("camera"))
-            let report = try adapt { try TennisCommands.project(Point2D(p.x, p.y), calibration: calibration) }
+            let report = try TennisCommands.project(Point2D(p.x, p.y), calibration: calibration)
             return try Reply(encoding: report, text: report.text + "\n")
         },
         Command("zone", summary: "The zone (0–15) of a court point in metres, or none",
@@ -77,12 +77,10 @@ final class Tennis: Plugin {
                 reply: "{zone, speed, spin, table, checksum, start, settings, bytes, hex}") { plugin, call in
             let target = try Tennis.target(call)
             let settings = try plugin.settings()
-            let report = try adapt {
-                try TennisCommands.frame(target, speed: try BallSpeed(mph: try call.arguments.int("speed")),
-                                         spin: try Spin(parsing: try call.arguments.string("spin")),
-                                         checksum: try Tennis.checksum(call, settings), stop: call.arguments.flag("stop"),
-                                         table: try settings.table())
-            }
+            let report = try TennisCommands.frame(target, speed: try BallSpeed(mph: try call.arguments.int("speed")),
+                                     spin: try Spin(parsing: try call.arguments.string("spin")),
+                                     checksum: try Tennis.checksum(call, settings), stop: call.arguments.flag("stop"),
+                                     table: try settings.table())
             return try Reply(encoding: report, text: report.text + "\n")
         },
         Command("decode", summary: "Decode and validate a command or reply frame given as hex",
@@ -90,7 +88,7 @@ final class Tennis: Plugin {
                             .choice("checksum", checksums, help: "Check byte kind (default: whichever matches)")],
                 reply: "{kind, checksum, hex, command?, reply?}") { _, call in
             let checksum = try call.arguments.optionalString("checksum").map { try Checksum(parsing: $0) }
-            let report = try adapt { try TennisCommands.decode(hex: try call.arguments.string("hex"), checksum: checksum) }
+            let report = try TennisCommands.decode(hex: try call.arguments.string("hex"), checksum: checksum)
             return try Reply(encoding: report, text: report.text + "\n")
         },
         Command("send", summary: "Manual mode: send one command for a point or zone now, then stop",
@@ -102,12 +100,10 @@ final class Tennis: Plugin {
                 reply: "{sessionId, log: {settings, events, launches, summary}}") { plugin, call in
             let target = try Tennis.target(call)
             let settings = try plugin.settings()
-            var session = try adapt { try settings.sessionSettings(mode: .manual, call: call) }
+            var session = try settings.sessionSettings(mode: .manual, call: call)
             session.checksum = try Tennis.checksum(call, settings)
             let link = session.dryRun ? nil : try plugin.openLink(settings)
-            let report = try adapt {
-                try TennisCommands.send(target, settings: session, table: try settings.table(), link: link, clock: MonotonicClock())
-            }
+            let report = try TennisCommands.send(target, settings: session, table: try settings.table(), link: link, clock: MonotonicClock())
             let id = try plugin.store.saveSession(report.log, startedAt: Timestamp.now())
             if let first = report.log.launches.first, let outcome = first.outcome, !outcome.succeeded {
                 throw PluginError.failed(SessionError.commandFailed(outcome, attempts: first.attempts ?? 1, invalidReplies: first.invalidReplies ?? 0).description + " (session \(id))")
@@ -151,7 +147,7 @@ final class Tennis: Plugin {
                 arguments: [.path("file", help: "Table file (JSON)", required: true, positional: true)],
                 reply: "{name, spins, entryCount, omissions, entries}") { _, call in
             let path = try call.arguments.string("file")
-            let report = try adapt { try TennisCommands.tableValidate(try readFile(path), file: path) }
+            let report = try TennisCommands.tableValidate(try readFile(path), file: path)
             return try Reply(encoding: report, text: "\(path): valid table \"\(report.name)\" with \(report.entryCount) entries (spins: \(report.spins.map(\.rawValue).joined(separator: ", ")))\n")
         },
         Command("drill validate", summary: "Validate a drill file and print its content hash",
@@ -159,7 +155,7 @@ final class Tennis: Plugin {
                 arguments: [.path("file", help: "Drill file (JSON)", required: true, positional: true)],
                 reply: "{name, description, hash, steps, balls, durationSeconds, shuffle, seed}") { _, call in
             let path = try call.arguments.string("file")
-            let report = try adapt { try TennisCommands.drillValidate(try readFile(path), file: path) }
+            let report = try TennisCommands.drillValidate(try readFile(path), file: path)
             return try Reply(encoding: report, text: "\(path): valid " + report.summaryLine + "\nhash \(report.hash)\n")
         },
         Command("drill show", summary: "Show the balls a drill launches, in order (a file, or a saved drill's name or hash)",
@@ -174,8 +170,8 @@ final class Tennis: Plugin {
                 arguments: [.path("file", help: "Drill file (JSON)", required: true, positional: true)],
                 reply: "{name, hash, steps, balls, durationSeconds, shuffle, seed}") { plugin, call in
             let path = try call.arguments.string("file")
-            let report = try adapt { try TennisCommands.drillValidate(try readFile(path), file: path) }
-            try plugin.store.saveDrill(try adapt { try Drill.parse(try readFile(path), file: path) }, savedAt: Timestamp.now())
+            let report = try TennisCommands.drillValidate(try readFile(path), file: path)
+            try plugin.store.saveDrill(try Drill.parse(try readFile(path), file: path), savedAt: Timestamp.now())
             return try Reply(encoding: report, text: "saved " + report.summaryLine + "\n")
         },
         Command("drill list", summary: "List the drills saved at this site",
@@ -235,7 +231,7 @@ final class Tennis: Plugin {
     }
 
     static func checksum(_ call: Invocation, _ settings: SiteSettings) throws -> Checksum {
-        try call.arguments.optionalString("checksum").map { text in try adapt { try Checksum(parsing: text) } } ?? settings.checksum
+        try call.arguments.optionalString("checksum").map { text in try Checksum(parsing: text) } ?? settings.checksum
     }
 
     // MARK: drills
@@ -248,7 +244,7 @@ final class Tennis: Plugin {
 
     /// A drill file when `name` is a file, else a saved drill by name or hash prefix.
     func loadDrill(_ name: String) throws -> Drill {
-        if Files.exists(name) { return try adapt { try Drill.parse(try readFile(name), file: name) } }
+        if Files.exists(name) { return try Drill.parse(try readFile(name), file: name) }
         if let saved = try store.drill(name) { return saved }
         throw PluginError.notFound(name.hasSuffix(".json") ? "no file \(name); check the path" : DrillError.unknownDrill(name).description)
     }
@@ -267,16 +263,14 @@ final class Tennis: Plugin {
         let drill = try loadDrill(try call.arguments.string("drill"))
         let seed = try Tennis.seed(call)
         let site = try settings()
-        var settings = try adapt { try site.sessionSettings(mode: .drill, call: call) }
+        var settings = try site.sessionSettings(mode: .drill, call: call)
         settings.checksum = try Tennis.checksum(call, site)
         let table = try site.table()
         let link = settings.dryRun ? nil : try openLink(site)
         call.progress.begin("drill \(drill.name)", total: drill.ballCount)
-        let report = try adapt {
-            try TennisCommands.drillRun(drill, seed: seed, settings: settings, table: table, link: link, clock: MonotonicClock(),
-                                        svgTitle: "Drill \(drill.name)", shouldStop: { call.isCancelled },
-                                        progress: { done, _ in call.progress.update(done) })
-        }
+        let report = try TennisCommands.drillRun(drill, seed: seed, settings: settings, table: table, link: link, clock: MonotonicClock(),
+                                    svgTitle: "Drill \(drill.name)", shouldStop: { call.isCancelled },
+                                    progress: { done, _ in call.progress.update(done) })
         call.progress.end()
         // The session's log and its drill-run row together or not at all (also when cancelled).
         let id = try store.storage.transaction {
@@ -316,7 +310,7 @@ final class Tennis: Plugin {
 
     func runSession(_ call: Invocation) throws -> Reply {
         let site = try settings()
-        var settings = try adapt { try site.sessionSettings(mode: .interactive, call: call) }
+        var settings = try site.sessionSettings(mode: .interactive, call: call)
         settings.checksum = try Tennis.checksum(call, site)
         let calibration = try self.calibration(try call.arguments.string("camera"))
         settings.camera = calibration.camera
@@ -327,7 +321,7 @@ final class Tennis: Plugin {
         if path != "-" {
             let text = try readFile(path)
             let skip = call.arguments.flag("skip-bad-rows")
-            fileContent = try adapt { try DetectionReader.read(text, file: path, skipBadLines: skip) }
+            fileContent = try DetectionReader.read(text, file: path, skipBadLines: skip)
         }
         let link = settings.dryRun ? nil : try openLink(site)
         let clock = MonotonicClock()
@@ -335,19 +329,17 @@ final class Tennis: Plugin {
         var linkFailure: String? = nil
         if let fileContent {
             call.progress.begin("session", total: 0)
-            let report = try adapt {
-                try TennisCommands.session(detections: fileContent.detections, settings: settings, calibration: calibration, table: table,
-                                           link: link, clock: clock, pace: call.arguments.flag("pace"),
-                                           shouldStop: { call.isCancelled }, progress: { done, total in
-                                               if done == 1 { call.progress.begin("detections", total: total) }
-                                               call.progress.update(done)
-                                           })
-            }
+            let report = try TennisCommands.session(detections: fileContent.detections, settings: settings, calibration: calibration,
+                                                    table: table, link: link, clock: clock, pace: call.arguments.flag("pace"),
+                                                    shouldStop: { call.isCancelled }, progress: { done, total in
+                                                        if done == 1 { call.progress.begin("detections", total: total) }
+                                                        call.progress.update(done)
+                                                    })
             call.progress.end()
             log = report.log
             linkFailure = report.linkFailure
         } else {
-            (log, linkFailure) = try adapt { try liveSession(settings: settings, calibration: calibration, table: table, link: link, clock: clock, call: call) }
+            (log, linkFailure) = try liveSession(settings: settings, calibration: calibration, table: table, link: link, clock: clock, call: call)
         }
         let id = try store.saveSession(log, startedAt: Timestamp.now())
         if let linkFailure { throw PluginError(.io, linkFailure + " (session \(id) stored with what happened before)") }
@@ -406,7 +398,7 @@ final class Tennis: Plugin {
         let tapsPath = out + "/tennis-demo-taps.json", detectionsPath = out + "/tennis-demo-detections.jsonl"
         try write(TennisDemo.tapsJSON(), to: tapsPath)
         try write(TennisDemo.detectionLines(), to: detectionsPath)
-        let calibration = try adapt { try TennisCommands.calibrate(tapsJSON: TennisDemo.tapsJSON(), file: tapsPath, camera: "demo") }.calibration
+        let calibration = try TennisCommands.calibrate(tapsJSON: TennisDemo.tapsJSON(), file: tapsPath, camera: "demo").calibration
         try store.saveCalibration(calibration, savedAt: Timestamp.now())
         // Against the site's ball machine (the default site's is the host's simulator); dry when the
         // site has none or does not grant it.
@@ -421,11 +413,9 @@ final class Tennis: Plugin {
                                        checksum: site.checksum, table: "default", camera: "demo", device: site.device,
                                        dryRun: link == nil, policy: site.policy)
         settings.table = (try? site.table().name) ?? "default"
-        let report = try adapt {
-            try TennisCommands.session(detectionsText: TennisDemo.detectionLines(), file: detectionsPath, settings: settings,
-                                       calibration: calibration, table: try site.table(), link: link, clock: MonotonicClock(),
-                                       svgTitle: "Tennis demo session", shouldStop: { call.isCancelled })
-        }
+        let report = try TennisCommands.session(detectionsText: TennisDemo.detectionLines(), file: detectionsPath, settings: settings,
+                                   calibration: calibration, table: try site.table(), link: link, clock: MonotonicClock(),
+                                   svgTitle: "Tennis demo session", shouldStop: { call.isCancelled })
         let id = try store.saveSession(report.log, startedAt: Timestamp.now())
         if call.isCancelled {
             throw PluginError.cancelled("demo stopped by Ctrl-C during its session after \(report.log.summary.launches) launches (session \(id) stored with them; no drill run)")
@@ -437,14 +427,12 @@ final class Tennis: Plugin {
         // Then a drill on the same machine, saved at the site, with its landing pattern.
         let drillPath = out + "/tennis-demo-drill.json", drillSVGPath = out + "/tennis-drill.svg"
         try write(TennisDemo.drillJSON, to: drillPath)
-        let drill = try adapt { try Drill.parse(TennisDemo.drillJSON, file: drillPath) }
+        let drill = try Drill.parse(TennisDemo.drillJSON, file: drillPath)
         try store.saveDrill(drill, savedAt: Timestamp.now())
         var drillSettings = settings
         drillSettings.camera = nil
-        let drillRun = try adapt {
-            try TennisCommands.drillRun(drill, settings: drillSettings, table: try site.table(), link: link, clock: MonotonicClock(),
-                                        svgTitle: "Tennis demo drill: landing pattern", shouldStop: { call.isCancelled })
-        }
+        let drillRun = try TennisCommands.drillRun(drill, settings: drillSettings, table: try site.table(), link: link, clock: MonotonicClock(),
+                                                   svgTitle: "Tennis demo drill: landing pattern", shouldStop: { call.isCancelled })
         let drillID = try store.storage.transaction {
             let id = try store.saveSession(drillRun.log, startedAt: Timestamp.now())
             try store.saveDrillRun(drillRun, session: id, seed: drill.seed)
@@ -497,10 +485,16 @@ struct SiteSettings {
         let attempts = config.int("attempts", default: 2)
         guard (1...5).contains(attempts) else { throw bad("attempts", "must be 1–5") }
         policy = ExchangePolicy(replyTimeout: timeout, completionTimeout: timeout, maxAttempts: attempts)
-        if let inline = config.value("table") {
-            calibratedTable = try CommandTable.parse(JSONInput(value: inline, file: "plugins.json", base: "/sites/\(site)/plugins/tennis/config/table"))
-        } else if let path = config.value("table_file")?.stringValue {
-            calibratedTable = try CommandTable.parse(try readFile(path), file: path)
+        // A bad table in the site's config is the site's fault, not the request's: a failure (exit 1),
+        // not the InputError's bad-request status.
+        do {
+            if let inline = config.value("table") {
+                calibratedTable = try CommandTable.parse(JSONInput(value: inline, file: "plugins.json", base: "/sites/\(site)/plugins/tennis/config/table"))
+            } else if let path = config.value("table_file")?.stringValue {
+                calibratedTable = try CommandTable.parse(try readFile(path), file: path)
+            }
+        } catch let error as InputError {
+            throw PluginError.failed(error.description)
         }
     }
 
@@ -523,17 +517,21 @@ struct SiteSettings {
 private func Format(_ value: Double) -> String { value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String(value) }
 
 /// Maps TennisCore's input errors to usage errors (exit 2); everything else keeps its message.
-func adapt<T>(_ body: () throws -> T) throws -> T {
-    do {
-        return try body()
-    } catch let error as CommandError {
-        throw PluginError.invalidArgument(error.description)
-    } catch let error as FrameError {
-        throw PluginError.invalidArgument(error.description)
-    } catch let error as InputError {
-        // A malformed or invalid input file is a wrong request (exit 2), like a bad argument.
-        throw PluginError.invalidArgument(error.description)
-    }
+/// TennisCore's errors are bad requests or bad input files: a one-line message, exit code 2.
+extension CommandError: DomainError {
+    public var replyStatus: PluginStatus { .invalidArgument }
+    public var replyMessage: String { description }
+}
+
+extension FrameError: DomainError {
+    public var replyStatus: PluginStatus { .invalidArgument }
+    public var replyMessage: String { description }
+}
+
+/// A malformed or invalid input file is a wrong request (exit 2), like a bad argument.
+extension InputError: DomainError {
+    public var replyStatus: PluginStatus { .invalidArgument }
+    public var replyMessage: String { description }
 }
 
 func readFile(_ path: String) throws -> String {
@@ -608,17 +606,6 @@ struct StandardInputLines {
 }
 
 enum Timestamp {
-    static func now() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var parts = tm()
-        guard gmtime_r(&now.tv_sec, &parts) != nil else { return "1970-01-01T00:00:00.000Z" }
-        func digits(_ v: Int, _ n: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, n - s.count)) + s
-        }
-        return "\(digits(Int(parts.tm_year) + 1900, 4))-\(digits(Int(parts.tm_mon) + 1, 2))-\(digits(Int(parts.tm_mday), 2))T"
-            + "\(digits(Int(parts.tm_hour), 2)):\(digits(Int(parts.tm_min), 2)):\(digits(Int(parts.tm_sec), 2))."
-            + "\(digits(now.tv_nsec / 1_000_000, 3))Z"
-    }
+    /// Now in UTC, ISO 8601 to the millisecond.
+    static func now() -> String { UTCClock.iso8601NowMilliseconds() }
 }

@@ -12,7 +12,9 @@
  * MINOR changes only add (struct members at the end, new services): a host accepts plugins built
  * against a newer minor and probes what exists through struct_size and get_service. */
 #define CLUBHOUSE_ABI_MAJOR 1
-#define CLUBHOUSE_ABI_MINOR 0
+/* 1.1 added: CLUBHOUSE_NEEDS_CONFIRMATION (status.h), the clubhouse.files/1 service (services/files.h),
+ * and named parameters and column lookup at the end of the storage table (services/storage.h). */
+#define CLUBHOUSE_ABI_MINOR 1
 
 #define CLUBHOUSE_STRINGIFY_(x) #x
 #define CLUBHOUSE_STRINGIFY(x) CLUBHOUSE_STRINGIFY_(x)

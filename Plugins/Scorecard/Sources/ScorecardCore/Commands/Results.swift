@@ -402,32 +402,6 @@ public struct HandicapRecord: Sendable, Codable, Equatable {
     }
 }
 
-/// A plain text table with columns padded to their widest cell.
-struct TextTable {
-    let header: [String]
-    let rows: [[String]]
-
-    init(_ header: [String], _ rows: [[String]]) {
-        self.header = header
-        self.rows = rows
-    }
-
-    var text: String {
-        let all = [header] + rows
-        let columns = all.map(\.count).max() ?? 0
-        var widths = [Int](repeating: 0, count: columns)
-        for row in all { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-        return all.map { row in
-            var line = ""
-            for (i, cell) in row.enumerated() {
-                line += cell + String(repeating: " ", count: widths[i] - cell.count) + (i + 1 < row.count ? "  " : "")
-            }
-            while line.last == " " { line.removeLast() }
-            return line
-        }.joined(separator: "\n")
-    }
-}
-
 /// What `round delete` did: the round, whether it was final, and each player's index around it.
 public struct RoundDeleted: Sendable, Codable, Equatable {
     public var round: RoundSummary

@@ -1,23 +1,6 @@
 // Sample players and courses written for Clubhouse's demo (fictional clubs and golfers; not the seed's),
 // and the deterministic random numbers the demo and the benchmark workload use.
 
-/// SplitMix64: a small, fast, deterministic generator (no global state).
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A uniform value in 0..<bound.
-    public mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-}
 
 /// The demo's own players and courses.
 public enum SampleData {
@@ -55,11 +38,11 @@ public enum SampleData {
     /// Strokes on a hole for a golfer who averages `overPerHole` tenths over par: randomized rounding of
     /// a value spread ±1 stroke around the average, never below par − 1.
     static func strokes(par: Int, overPerHoleTenths: Int, using rng: inout SplitMix64) -> Int {
-        let spread = rng.below(21) - 10               // −1.0 … +1.0 in tenths
+        let spread = rng.modulo(21) - 10               // −1.0 … +1.0 in tenths
         let value = overPerHoleTenths + spread * (overPerHoleTenths + 10) / 10
         let whole = ExactRounding.floorDivide(value, 10)
         let fraction = value - whole * 10
-        let over = whole + (rng.below(10) < fraction ? 1 : 0)
+        let over = whole + (rng.modulo(10) < fraction ? 1 : 0)
         return min(20, max(1, par + max(-1, over)))
     }
 }

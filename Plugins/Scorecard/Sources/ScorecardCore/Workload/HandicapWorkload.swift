@@ -32,12 +32,12 @@ public struct HandicapWorkload: Sendable {
         var rng = SplitMix64(seed: seed)
         var tees: [GeneratedTee] = []
         for _ in 0..<64 {
-            let pars = (0..<18).map { _ in [3, 4, 4, 4, 5][rng.below(5)] }
+            let pars = (0..<18).map { _ in [3, 4, 4, 4, 5][rng.modulo(5)] }
             var indexes = Array(1...18)
             indexes.shuffle(using: &rng)
             let par = pars.reduce(0, +)
-            tees.append(GeneratedTee(pars: pars, strokeIndexes: indexes, rating: Tenths(raw: 10 * par - 40 + rng.below(81)),
-                                     slope: 100 + rng.below(51), par: par))
+            tees.append(GeneratedTee(pars: pars, strokeIndexes: indexes, rating: Tenths(raw: 10 * par - 40 + rng.modulo(81)),
+                                     slope: 100 + rng.modulo(51), par: par))
         }
         let total = players * roundsPerPlayer
         var roundTee = [UInt16](), roundDay = [Int32](), roundPCC = [Int8](), strokes = [UInt8]()
@@ -47,19 +47,19 @@ public struct HandicapWorkload: Sendable {
         strokes.reserveCapacity(total * 18)
         let start = GolfDate(year: 2023, month: 1, day: 1)?.dayNumber ?? 0
         for _ in 0..<players {
-            let skill = rng.below(25)                      // 0.0 … 2.4 over par a hole on average
-            var day = start + rng.below(30)
+            let skill = rng.modulo(25)                      // 0.0 … 2.4 over par a hole on average
+            var day = start + rng.modulo(30)
             for _ in 0..<roundsPerPlayer {
-                let tee = rng.below(tees.count)
+                let tee = rng.modulo(tees.count)
                 roundTee.append(UInt16(tee))
                 roundDay.append(Int32(day))
-                roundPCC.append(rng.below(10) == 0 ? Int8(10 * (rng.below(5) - 1)) : 0)
+                roundPCC.append(rng.modulo(10) == 0 ? Int8(10 * (rng.modulo(5) - 1)) : 0)
                 // An occasional day far better or worse than usual (exceptional scores, caps).
-                let form = rng.below(40) == 0 ? -8 : (rng.below(20) == 0 ? 10 : 0)
+                let form = rng.modulo(40) == 0 ? -8 : (rng.modulo(20) == 0 ? 10 : 0)
                 for par in tees[tee].pars {
                     strokes.append(UInt8(SampleData.strokes(par: par, overPerHoleTenths: max(0, skill * 1 + form), using: &rng)))
                 }
-                day += 3 + rng.below(30)
+                day += 3 + rng.modulo(30)
             }
         }
         return HandicapWorkload(tees: tees, players: players, roundsPerPlayer: roundsPerPlayer,

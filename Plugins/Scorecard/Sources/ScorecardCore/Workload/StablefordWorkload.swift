@@ -12,7 +12,7 @@ public enum StablefordWorkload {
         var skills: [Int] = []
         for k in 0..<players {
             let player = try store.insertPlayer(name: "Player \(k + 1)")
-            let index = Tenths(raw: rng.below(361))
+            let index = Tenths(raw: rng.modulo(361))
             field.append(RoundPlayer(
                 playerID: player.id, name: player.name, index: index,
                 courseHandicap: WorldHandicapSystem.courseHandicap(index: index, slope: tee.slope, rating: tee.rating, par: tee.par),

@@ -2,20 +2,7 @@
 // inside the green (a pin a greenkeeper would cut), a ball on the green `minFt`…`maxFt` from it.
 
 import Glibc
-/// SplitMix64: a small seeded generator, the same numbers on every platform.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
+
 
 /// One random putt.
 public struct SweepPutt: Sendable, Equatable {

@@ -58,16 +58,11 @@ public struct RenderOutput: Sendable {
     }
 }
 
-/// Mesh file formats.
-public enum MeshFormat: String, Sendable, CaseIterable {
-    case gltf, obj
-
-    /// From a file name's extension (.gltf or .obj).
+extension MeshFormat {
+    /// From a file name's extension (.gltf or .obj), or the putting error naming the path.
     public init(path: String) throws(PuttingError) {
-        let lower = path.lowercased()
-        if lower.hasSuffix(".gltf") { self = .gltf } else if lower.hasSuffix(".obj") { self = .obj } else {
-            throw .unknownMeshFormat(path: path)
-        }
+        guard let format = MeshFormat(fileName: path) else { throw .unknownMeshFormat(path: path) }
+        self = format
     }
 }
 

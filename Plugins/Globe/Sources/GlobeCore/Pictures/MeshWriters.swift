@@ -5,62 +5,38 @@ import ClubhouseJSON
 import Glibc
 import ClubhouseGraphics
 
-public enum MeshFormat: String, Sendable, Codable, CaseIterable {
-    case gltf, obj
-
-    /// The format for a file name (by extension), or nil when it names neither.
-    public init?(fileName: String) {
-        let lower = fileName.lowercased()
-        if lower.hasSuffix(".gltf") { self = .gltf } else if lower.hasSuffix(".obj") { self = .obj } else { return nil }
-    }
-}
-
 public enum GLTFWriter {
     /// The complete .gltf JSON text.
     public static func write(_ mesh: GlobeMesh) -> String {
-        var buffer: [UInt8] = []
-        var bufferViews: [JSONValue] = []
-        var accessors: [JSONValue] = []
+        var buffer = GLTFBuffer()
         var meshes: [JSONValue] = []
         var materials: [JSONValue] = []
         var nodes: [JSONValue] = []
 
-        func align4() { while buffer.count % 4 != 0 { buffer.append(0) } }
-
         for part in mesh.parts where !part.indices.isEmpty {
             // Positions, then normals (the unit position on a sphere), then indices.
-            align4()
-            let positionOffset = buffer.count
+            let positions = part.positions[0..<(3 * part.vertexCount)]
             var lo = [Float](repeating: .infinity, count: 3), hi = [Float](repeating: -.infinity, count: 3)
+            var normals: [Float] = []
+            normals.reserveCapacity(positions.count)
             for k in 0..<part.vertexCount {
                 for axis in 0..<3 {
                     let v = part.positions[3 * k + axis]
                     lo[axis] = min(lo[axis], v)
                     hi[axis] = max(hi[axis], v)
-                    appendFloat(v, to: &buffer)
                 }
-            }
-            let normalOffset = buffer.count
-            for k in 0..<part.vertexCount {
                 let x = part.positions[3 * k], y = part.positions[3 * k + 1], z = part.positions[3 * k + 2]
                 let length = (x * x + y * y + z * z).squareRoot()
                 let s: Float = length > 0 ? 1 / length : 0
-                appendFloat(x * s, to: &buffer)
-                appendFloat(y * s, to: &buffer)
-                appendFloat(z * s, to: &buffer)
+                normals += [x * s, y * s, z * s]
             }
-            let indexOffset = buffer.count
-            for i in part.indices { appendUInt32(i, to: &buffer) }
-
-            let viewBase = bufferViews.count
-            bufferViews.append(["buffer": 0, "byteOffset": .int(positionOffset), "byteLength": .int(12 * part.vertexCount), "target": 34962])
-            bufferViews.append(["buffer": 0, "byteOffset": .int(normalOffset), "byteLength": .int(12 * part.vertexCount), "target": 34962])
-            bufferViews.append(["buffer": 0, "byteOffset": .int(indexOffset), "byteLength": .int(4 * part.indices.count), "target": 34963])
-            let accessorBase = accessors.count
-            accessors.append(["bufferView": .int(viewBase), "componentType": 5126, "count": .int(part.vertexCount), "type": "VEC3",
-                              "min": .array(lo.map { .double(Double($0)) }), "max": .array(hi.map { .double(Double($0)) })])
-            accessors.append(["bufferView": .int(viewBase + 1), "componentType": 5126, "count": .int(part.vertexCount), "type": "VEC3"])
-            accessors.append(["bufferView": .int(viewBase + 2), "componentType": 5125, "count": .int(part.indices.count), "type": "SCALAR"])
+            let positionView = buffer.view(buffer.appendFloats(positions), target: GLTFBuffer.vertexTarget)
+            let normalView = buffer.view(buffer.appendFloats(normals), target: GLTFBuffer.vertexTarget)
+            let indexView = buffer.view(buffer.appendIndices(part.indices), target: GLTFBuffer.indexTarget)
+            let accessorBase = buffer.accessor(view: positionView, componentType: GLTFBuffer.float, count: part.vertexCount, type: "VEC3",
+                                               min: lo.map(Double.init), max: hi.map(Double.init))
+            _ = buffer.accessor(view: normalView, componentType: GLTFBuffer.float, count: part.vertexCount, type: "VEC3")
+            _ = buffer.accessor(view: indexView, componentType: GLTFBuffer.unsignedInt, count: part.indices.count, type: "SCALAR")
             let linear = [part.color.r, part.color.g, part.color.b].map(srgbToLinear)
             materials.append(["name": .string(part.id),
                               "pbrMetallicRoughness": ["baseColorFactor": .array(linear.map { .double(round6($0)) } + [1]),
@@ -70,9 +46,10 @@ public enum GLTFWriter {
                                            "indices": .int(accessorBase + 2), "material": .int(materials.count - 1), "mode": 4]]])
             nodes.append(["name": .string(part.id), "mesh": .int(meshes.count - 1)])
         }
-        align4()
+        buffer.align()
         return GLTF.embeddedDocument(generator: "Clubhouse globe", sceneName: "globe", nodes: nodes, meshes: meshes,
-                                     materials: materials, accessors: accessors, bufferViews: bufferViews, buffer: buffer)
+                                     materials: materials, accessors: buffer.accessors, bufferViews: buffer.bufferViews,
+                                     buffer: buffer.bytes)
     }
 
     static func srgbToLinear(_ c: Double) -> Double {
@@ -81,16 +58,6 @@ public enum GLTFWriter {
 
     static func round6(_ v: Double) -> Double { (v * 1e6).rounded() / 1e6 }
 
-    private static func appendFloat(_ v: Float, to buffer: inout [UInt8]) {
-        appendUInt32(v.bitPattern, to: &buffer)
-    }
-
-    private static func appendUInt32(_ v: UInt32, to buffer: inout [UInt8]) {
-        buffer.append(UInt8(truncatingIfNeeded: v))
-        buffer.append(UInt8(truncatingIfNeeded: v >> 8))
-        buffer.append(UInt8(truncatingIfNeeded: v >> 16))
-        buffer.append(UInt8(truncatingIfNeeded: v >> 24))
-    }
 }
 
 public enum OBJWriter {

@@ -161,43 +161,10 @@ public struct GreenMesh: Sendable {
 
     /// glTF 2.0 JSON with the buffer embedded as a base64 data URI.
     public func gltf() -> String {
-        var buffer: [UInt8] = []
-        var bufferViews: [JSONValue] = []
-        var accessors: [JSONValue] = []
+        var buffer = GLTFBuffer()
         var meshes: [JSONValue] = []
         var materials: [JSONValue] = []
         var nodes: [JSONValue] = []
-
-        func align() { while buffer.count % 4 != 0 { buffer.append(0) } }
-        func appendFloats(_ values: [Float]) -> (offset: Int, length: Int) {
-            align()
-            let offset = buffer.count
-            for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { buffer += $0 } }
-            return (offset, buffer.count - offset)
-        }
-        func appendIndices(_ values: [UInt32]) -> (offset: Int, length: Int) {
-            align()
-            let offset = buffer.count
-            for v in values { withUnsafeBytes(of: v.littleEndian) { buffer += $0 } }
-            return (offset, buffer.count - offset)
-        }
-        func view(_ range: (offset: Int, length: Int), target: Int) -> Int {
-            bufferViews.append(["buffer": 0, "byteOffset": .int(range.offset), "byteLength": .int(range.length), "target": .int(target)])
-            return bufferViews.count - 1
-        }
-        func accessor(view: Int, componentType: Int, count: Int, type: String, min: [Double]? = nil, max: [Double]? = nil) -> Int {
-            var o = JSONObject()
-            o["bufferView"] = .int(view)
-            o["componentType"] = .int(componentType)
-            o["count"] = .int(count)
-            o["type"] = .string(type)
-            if let min, let max {
-                o["min"] = .array(min.map(JSONValue.double))
-                o["max"] = .array(max.map(JSONValue.double))
-            }
-            accessors.append(.object(o))
-            return accessors.count - 1
-        }
 
         for part in parts where part.triangleCount > 0 {
             var lo = [Double](repeating: .infinity, count: 3), hi = [Double](repeating: -.infinity, count: 3)
@@ -206,14 +173,15 @@ public struct GreenMesh: Sendable {
                     lo[a] = Swift.min(lo[a], Double(part.positions[3 * i + a])); hi[a] = Swift.max(hi[a], Double(part.positions[3 * i + a]))
                 }
             }
-            let position = accessor(view: view(appendFloats(part.positions), target: 34962), componentType: 5126,
-                                    count: part.vertexCount, type: "VEC3", min: lo, max: hi)
-            let normal = accessor(view: view(appendFloats(part.normals), target: 34962), componentType: 5126,
-                                  count: part.vertexCount, type: "VEC3")
-            let colour = accessor(view: view(appendFloats(part.colours), target: 34962), componentType: 5126,
-                                  count: part.vertexCount, type: "VEC3")
-            let indices = accessor(view: view(appendIndices(part.indices), target: 34963), componentType: 5125,
-                                   count: part.indices.count, type: "SCALAR")
+            func vertices(_ values: [Float], min: [Double]? = nil, max: [Double]? = nil) -> Int {
+                buffer.accessor(view: buffer.view(buffer.appendFloats(values), target: GLTFBuffer.vertexTarget),
+                                componentType: GLTFBuffer.float, count: part.vertexCount, type: "VEC3", min: min, max: max)
+            }
+            let position = vertices(part.positions, min: lo, max: hi)
+            let normal = vertices(part.normals)
+            let colour = vertices(part.colours)
+            let indices = buffer.accessor(view: buffer.view(buffer.appendIndices(part.indices), target: GLTFBuffer.indexTarget),
+                                          componentType: GLTFBuffer.unsignedInt, count: part.indices.count, type: "SCALAR")
             materials.append([
                 "name": .string(part.name),
                 "pbrMetallicRoughness": ["baseColorFactor": .array(part.baseColour.map(JSONValue.double)),
@@ -227,9 +195,10 @@ public struct GreenMesh: Sendable {
             ])
             nodes.append(["name": .string(part.name), "mesh": .int(meshes.count - 1)])
         }
-        align()
+        buffer.align()
         return GLTF.embeddedDocument(generator: "clubhouse putting", sceneName: "green", nodes: nodes, meshes: meshes,
-                                     materials: materials, accessors: accessors, bufferViews: bufferViews, buffer: buffer)
+                                     materials: materials, accessors: buffer.accessors, bufferViews: buffer.bufferViews,
+                                     buffer: buffer.bytes)
     }
 
     /// Wavefront OBJ: one object per part, `v x y z r g b`, normals, 1-based faces.

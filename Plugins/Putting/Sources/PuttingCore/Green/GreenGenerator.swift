@@ -3,25 +3,8 @@
 // seed always gives the same green on every machine.
 import Glibc
 
-/// SplitMix64: a small, fast, well-mixed seeded generator (deterministic across platforms).
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A double in [0, 1) from the top 53 bits (platform independent, unlike `Double.random(in:)`).
-    public mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
-
-    public mutating func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * unit() }
-}
+/// The seeded generator of the procedural greens (ClubhouseToolkit's SplitMix64).
+public typealias SeededGenerator = SplitMix64
 
 /// A generated green: its grid, boundary, contour lines, a hole position and a few ball positions.
 public struct GeneratedGreen: Sendable {

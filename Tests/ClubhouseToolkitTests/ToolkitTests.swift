@@ -1,0 +1,75 @@
+import ClubhouseJSON
+import ClubhouseToolkit
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class ToolkitTests: XCTestCase {
+    func testSplitMix64GivesTheReferenceSequence() {
+        // The first outputs for seed 0 of the reference implementation (Vigna's splitmix64.c).
+        var rng = SplitMix64(seed: 0)
+        XCTAssertEqual([rng.next(), rng.next(), rng.next()], [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F])
+        var a = SplitMix64(seed: 42), b = SplitMix64(seed: 42)
+        XCTAssertEqual((0..<100).map { _ in a.below(7) }, (0..<100).map { _ in b.below(7) })
+        XCTAssertTrue((0..<1000).allSatisfy { _ in (0..<7).contains(a.below(7)) && (0..<1).contains(a.unit()) })
+        var m = SplitMix64(seed: 3), n = SplitMix64(seed: 3)
+        XCTAssertEqual(m.modulo(10), Int(n.next() % 10))
+        var s = SplitMix64(seed: 9)
+        XCTAssertEqual(s.shuffled(Array(0..<20)).sorted(), Array(0..<20))
+    }
+
+    func testUTCTimestamps() {
+        XCTAssertEqual(UTCClock.iso8601(seconds: 1_763_783_431), "2025-11-22T03:50:31Z")
+        XCTAssertEqual(UTCClock.iso8601(seconds: 0, milliseconds: 7), "1970-01-01T00:00:00.007Z")
+        XCTAssertEqual(UTCClock.iso8601(1_763_783_431.9), "2025-11-22T03:50:31Z")
+        XCTAssertEqual(UTCClock.parse("2025-11-22T03:50:31Z"), 1_763_783_431)
+        XCTAssertNil(UTCClock.parse("2025-13-22T03:50:31Z"))
+        XCTAssertNil(UTCClock.parse("yesterday"))
+        let now = UTCClock.iso8601Now()
+        XCTAssertEqual(now.count, 20)
+        XCTAssertNotNil(UTCClock.parse(now))
+        XCTAssertEqual(UTCClock.iso8601NowMilliseconds().count, 24)
+    }
+
+    func testTextTablesPadColumnsBothWays() {
+        var table = TextTable(["CLUB", "CARRY", "NOTE"])
+        table.add(["7i", "151.5", ""])
+        table.add(["PW", "112", "wet"])
+        XCTAssertEqual(table.text, "CLUB  CARRY  NOTE\n7i    151.5\nPW    112    wet")
+        XCTAssertEqual(table.render(), "CLUB  CARRY  NOTE\n7i    151.5  \nPW    112    wet\n")
+    }
+
+    func testWholeFileReadsAndNamesWhatWentWrong() throws {
+        let path = "/tmp/clubhouse-toolkit-\(getpid()).txt"
+        defer { unlink(path) }
+        let text = String(repeating: "green ", count: 20_000)
+        let file = try XCTUnwrap(fopen(path, "w"))
+        fputs(text, file)
+        fclose(file)
+        XCTAssertEqual(try WholeFile.read(path).get(), Array(text.utf8))
+        XCTAssertEqual(WholeFile.read(path, limit: 1000), .failure(.tooLarge(limit: 1000)))
+        XCTAssertEqual(WholeFile.read("/tmp"), .failure(.folder))
+        XCTAssertEqual(WholeFile.read("/nonexistent/file"), .failure(.open(errno: ENOENT)))
+        XCTAssertEqual(WholeFile.Failure.open(errno: ENOENT).description, "No such file or directory")
+    }
+
+    func testGLTFBufferAlignsRunsAndDescribesThem() {
+        var buffer = GLTFBuffer()
+        let floats = buffer.appendFloats([Float(1), -2, 0.5])
+        let indices = buffer.appendIndices([UInt32(0), 1, 2])
+        XCTAssertEqual(floats.offset, 0)
+        XCTAssertEqual(floats.length, 12)
+        XCTAssertEqual(indices.offset, 12)
+        XCTAssertEqual(Array(buffer.bytes[0..<4]), [0, 0, 0x80, 0x3F], "little-endian 1.0")
+        XCTAssertEqual(Array(buffer.bytes[16..<20]), [1, 0, 0, 0])
+        let view = buffer.view(indices, target: GLTFBuffer.indexTarget)
+        let accessor = buffer.accessor(view: view, componentType: GLTFBuffer.unsignedInt, count: 3, type: "SCALAR", min: [0], max: [2])
+        XCTAssertEqual(JSONWriter.compact(buffer.bufferViews[view]), #"{"buffer":0,"byteOffset":12,"byteLength":12,"target":34963}"#)
+        XCTAssertEqual(JSONWriter.compact(buffer.accessors[accessor]),
+                       #"{"bufferView":0,"componentType":5125,"count":3,"type":"SCALAR","min":[0.0],"max":[2.0]}"#)
+        XCTAssertEqual(MeshFormat(fileName: "green.GLTF"), .gltf)
+        XCTAssertEqual(MeshFormat(fileName: "green.obj"), .obj)
+        XCTAssertNil(MeshFormat(fileName: "green.stl"))
+    }
+}
