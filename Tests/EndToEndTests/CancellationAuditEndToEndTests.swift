@@ -9,12 +9,9 @@ import Foundation
 import XCTest
 
 final class CancellationAuditEndToEndTests: XCTestCase {
-    /// Long-running commands not in this audit yet, and why (issue 20's note lists them).
+    /// Long-running commands not in this audit, and why.
     static let notYetAudited: [String: String] = [
-        "putting bestline": "the search does not poll cancellation (a best line takes 10–100 ms)",
-        "putting book": "cancellable and resumable (GreenBookTests), not run through the CLI hook yet",
-        "putting job run": "runs bestline",
-        "putting demo": "stores its course before the best lines; not cancellable yet",
+        "putting job run": "runs the bestline search in one transaction like bestline (audited); a queued job is also run by a detached background process, which races any cancellation test",
     ]
 
     /// Long-running commands that have their own Ctrl-C tests elsewhere (a device or a server in the
@@ -50,6 +47,7 @@ final class CancellationAuditEndToEndTests: XCTestCase {
     func testEveryLongRunningCommandIsInTheAudit() throws {
         let c = try Clubhouse()
         let audited: Set<String> = ["practice import", "practice regrade", "putting course import", "putting hole process",
+                                    "putting bestline", "putting book", "putting demo",
                                     "globe mesh", "globe demo", "greeter countdown"]
         let list = try c.succeed(["plugins", "list", "--json"]).json()
         var missing: [String] = []
@@ -110,5 +108,18 @@ final class CancellationAuditEndToEndTests: XCTestCase {
         let before = JSONWriter.compact(try holes())
         try cancelled(c, ["putting", "hole", "process", "--course", "presidio", "--hole", "1"])
         XCTAssertEqual(JSONWriter.compact(try holes()), before, "a cancelled hole process stores no heightfield")
+
+        let putt = ["--course", "presidio", "--hole", "1", "--ball", "0.5,-5.9", "--flag", "14.25,-4.3"]
+        try cancelled(c, ["putting", "bestline"] + putt)
+        let fresh = try c.succeed(["putting", "bestline"] + putt + ["--json"]).json()
+        XCTAssertEqual(fresh["cached"], .bool(false), "a cancelled best line cached nothing")
+        let sheet = c.path("book.svg")
+        try cancelled(c, ["putting", "book", "--course", "presidio", "--hole", "1", "--flag", "14.25,-4.3", "--svg", sheet])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: sheet), "a cancelled book writes no sheet")
+        let demo = c.path("putting-demo")
+        try cancelled(c, ["putting", "demo", "--out", demo])
+        let courses = try c.succeed(["putting", "courses", "--json"]).json()["courses"]?.arrayValue ?? []
+        XCTAssertFalse(courses.contains { $0["id"]?.stringValue == "demo" || $0["course"]?["id"]?.stringValue == "demo" }, "\(courses)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: demo))
     }
 }

@@ -131,7 +131,12 @@ final class Putting: Plugin {
             let options = BestLineOptions(async: call.arguments.flag("async"), useCache: !call.arguments.flag("no-cache"))
             call.progress.begin("best line (\(request.model.rawValue))", total: 100)
             defer { call.progress.end() }
-            let outcome = try plugin.service.bestLine(request, options: options) { call.progress.update(Int(($0 * 100).rounded())) }
+            // One transaction: a stop asked for while the search ran caches nothing.
+            let outcome = try plugin.storage.transaction {
+                let outcome = try plugin.service.bestLine(request, options: options) { call.progress.update(Int(($0 * 100).rounded())) }
+                if call.isCancelled { throw PluginError.cancelled("the best line was stopped as asked; nothing was cached") }
+                return outcome
+            }
             let reply = Reply(data: outcome.json, text: call.wantsMachineOutput ? nil : outcome.text + "\n")
             if case .submitted(let id, let state, _) = outcome, state == .queued {
                 return reply.continuing(with: "job run", arguments: ["id": .string(id)])
@@ -254,7 +259,14 @@ final class Putting: Plugin {
             let id = try call.arguments.string("id")
             call.progress.begin("job \(id)", total: 100)
             defer { call.progress.end() }
-            return try plugin.reply(call) { try $0.runJob(id: id) { call.progress.update(Int(($0 * 100).rounded())) } }
+            return try plugin.reply(call) { service in
+                // One transaction: a stopped job stays queued, its state and cache untouched.
+                try plugin.storage.transaction {
+                    let record = try service.runJob(id: id) { call.progress.update(Int(($0 * 100).rounded())) }
+                    if call.isCancelled { throw PluginError.cancelled("job \(id) was stopped as asked; it stays queued") }
+                    return record
+                }
+            }
                 json: { $0.json } text: { $0.text }
         },
         Command("render", summary: "Write an SVG of a green: shading, contours, boundary, and a best line with its legend",
@@ -309,7 +321,12 @@ final class Putting: Plugin {
             let out = try call.arguments.string("out")
             call.progress.begin("putting demo", total: 100)
             defer { call.progress.end() }
-            let demo = try plugin.service.demo(stimpFt: plugin.defaultStimp) { call.progress.update(Int(($0 * 100).rounded())) }
+            // One transaction: a stop leaves neither the demo course nor any picture.
+            let demo = try plugin.storage.transaction {
+                let demo = try plugin.service.demo(stimpFt: plugin.defaultStimp) { call.progress.update(Int(($0 * 100).rounded())) }
+                if call.isCancelled { throw PluginError.cancelled("the putting demo was stopped as asked; nothing was stored or written") }
+                return demo
+            }
             for file in demo.files {
                 let path = Files.join(out, file.name)
                 try Files.createDirectory(Files.directoryName(path))
@@ -322,6 +339,7 @@ final class Putting: Plugin {
     ]
 
     let context: PluginContext
+    let storage: Storage
     let service: PuttingService
     /// Site config: `stimp` (default 10), `model` (physics|compat), `past_hole_in` (default 17),
     /// `aim_sd_deg` and `speed_sd_pct` (stroke errors of the make probability).
@@ -336,7 +354,7 @@ final class Putting: Plugin {
         // The course import reads folders through PluginKit's Files: the host's files service for a
         // folder argument (the only way under "isolation": "sandbox"), the C library otherwise.
         LocalFiles.access = PluginKitFiles()
-        let storage = try context.storage()
+        storage = try context.storage()
         try storage.migrate(PuttingSchema.migrations)
         service = PuttingService(store: SQLPuttingStore(storage: storage))
         defaultStimp = context.config.double("stimp", default: 10)
