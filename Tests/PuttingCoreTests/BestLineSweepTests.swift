@@ -101,7 +101,7 @@ final class BestLineSweepTests: XCTestCase {
             solver.computeTolerance = false
             var withProbability = solver
             withProbability.strokeErrors = .literature
-            for putt in PuttSweep.putts(on: surface, count: 2, seed: UInt64(50 + hole)) {
+            for putt in PuttSweep.putts(on: surface, count: 1, seed: UInt64(50 + hole)) {
                 let line = solver.bestLine(ball: putt.ball, hole: putt.flag)
                 let base = atan2(putt.flag.z - putt.ball.z, putt.flag.x - putt.ball.x)
                 func holes(_ a: Double, _ v: Double) -> Bool {
