@@ -67,9 +67,10 @@ final class PicturesTests: XCTestCase {
         XCTAssertNotNil(svg.ids["aim"])
         let pathPoints = try XCTUnwrap(svg.ids["path"]?["points"]).split(separator: " ")
         XCTAssertEqual(pathPoints.count, result.pathXFt.count)
-        // The ball is drawn where the feet↔pixel frame puts it.
-        let frame = PixelFrame(imageWidthPx: 600, imageHeightPx: 600, greenWidthFt: 50, greenHeightFt: 50)
-        let (u, v) = frame.pixel(PointFt(x: result.ballXFt, z: result.ballZFt))
+        // The ball is drawn where the picture's frame (cropped to the green) puts it.
+        let picture = PuttingService.picture(of: try s.hole(course: "gen", number: 1), result: result, widthPx: 600,
+                                             contours: true, shading: true)
+        let (u, v) = picture.pixel(PointFt(x: result.ballXFt, z: result.ballZFt))
         XCTAssertEqual(Double(svg.ids["ball"]?["cx"] ?? "") ?? .nan, u, accuracy: 0.01)
         XCTAssertEqual(Double(svg.ids["ball"]?["cy"] ?? "") ?? .nan, v, accuracy: 0.01)
         let legend = svg.texts.joined(separator: "\n")

@@ -280,7 +280,7 @@ extension PuttingService {
         let font = Swift.min(Swift.max(spacingPx * 0.34, 6), 13)
         var s = "<g id=\"book\" font-size=\"\(fixed(font, 1))\" text-anchor=\"middle\">\n"
         for entry in book.entries {
-            let (u, v) = picture.frame.pixel(entry.ball)
+            let (u, v) = picture.pixel(entry.ball)
             let base = atan2(book.request.flag.z - entry.ball.z, book.request.flag.x - entry.ball.x) + entry.aimOffsetDeg * .pi / 180
             // Pixel +v is −z.
             let du = cos(base) * tick, dv = -sin(base) * tick

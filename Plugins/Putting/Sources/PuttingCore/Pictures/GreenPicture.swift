@@ -29,6 +29,45 @@ public struct GreenPicture: Sendable {
     /// Cup radius for drawing the hole.
     public var cupRadiusFt = 2.125 / 12
 
+    /// The point in feet drawn at the centre of the map area (the original map frame's origin unless
+    /// `cropToGreen` moved it).
+    public var center = PointFt(x: 0, z: 0)
+
+    /// Feet → pixel of the map area.
+    public func pixel(_ p: PointFt) -> (u: Double, v: Double) {
+        frame.pixel(PointFt(x: p.x - center.x, z: p.z - center.z))
+    }
+
+    /// Frames the map on what is drawn — the shaded cells, the boundary, the ball, flag and path —
+    /// with `marginFt` around, at the same pixel width: no band of empty grid below a green, no
+    /// green cut by the original map's edge.
+    public mutating func cropToGreen(marginFt: Double = 2) {
+        var minX = Double.infinity, maxX = -Double.infinity, minZ = Double.infinity, maxZ = -Double.infinity
+        func take(_ p: PointFt) {
+            minX = Swift.min(minX, p.x); maxX = Swift.max(maxX, p.x)
+            minZ = Swift.min(minZ, p.z); maxZ = Swift.max(maxZ, p.z)
+        }
+        let hf = heightfield, half = hf.resolutionFt / 2
+        if let mask, mask.count == hf.nx * hf.nz {
+            for row in 0..<hf.nz {
+                for column in 0..<hf.nx where mask[row * hf.nx + column] {
+                    take(PointFt(x: hf.xFt(column: column) - half, z: hf.zFt(row: row) - half))
+                    take(PointFt(x: hf.xFt(column: column) + half, z: hf.zFt(row: row) + half))
+                }
+            }
+        }
+        boundary?.points.forEach(take)
+        // Traced contours alone (no heightfield, no boundary) are what the picture shows.
+        if !minX.isFinite { for line in contours { line.points.forEach(take) } }
+        [ball, flag].compactMap { $0 }.forEach(take)
+        path.forEach(take)
+        guard minX.isFinite, maxX > minX, maxZ > minZ else { return }
+        let w = maxX - minX + 2 * marginFt, h = maxZ - minZ + 2 * marginFt
+        center = PointFt(x: (minX + maxX) / 2, z: (minZ + maxZ) / 2)
+        frame = PixelFrame(imageWidthPx: frame.imageWidthPx, imageHeightPx: (frame.imageWidthPx * h / w).rounded(),
+                           greenWidthFt: w, greenHeightFt: h)
+    }
+
     /// A picture `widthPx` wide of the whole grid of `heightfield` (or of the given green size).
     public init(heightfield: Heightfield, widthPx: Double = 900, greenWidthFt: Double? = nil, greenHeightFt: Double? = nil) {
         self.heightfield = heightfield
@@ -86,7 +125,7 @@ public struct GreenPicture: Sendable {
     }
 
     func px(_ p: PointFt) -> String {
-        let (u, v) = frame.pixel(p)
+        let (u, v) = pixel(p)
         return "\(fixed(u, 2)),\(fixed(v, 2))"
     }
 
@@ -133,7 +172,7 @@ public struct GreenPicture: Sendable {
                     {
                         end += 1
                     }
-                    let topLeft = frame.pixel(PointFt(x: hf.xFt(column: column) - half, z: hf.zFt(row: row) + half))
+                    let topLeft = pixel(PointFt(x: hf.xFt(column: column) - half, z: hf.zFt(row: row) + half))
                     let w = Double(end - column) * hf.resolutionFt * scale
                     let h = hf.resolutionFt * frame.imageHeightPx / frame.greenHeightFt
                     let colour = GreenPicture.colour((Double(band) + 0.5) / Double(GreenPicture.bands))
@@ -165,7 +204,7 @@ public struct GreenPicture: Sendable {
 
         s += overlaySVG
         if let flag {
-            let (u, v) = frame.pixel(flag)
+            let (u, v) = pixel(flag)
             let r = Swift.max(4, cupRadiusFt * scale)
             s += "<g id=\"flag\"><circle cx=\"\(fixed(u, 2))\" cy=\"\(fixed(v, 2))\" r=\"\(fixed(r, 2))\" fill=\"#111111\" stroke=\"#ffffff\" stroke-width=\"1\"/>"
             s += "<line x1=\"\(fixed(u, 2))\" y1=\"\(fixed(v, 2))\" x2=\"\(fixed(u, 2))\" y2=\"\(fixed(v - 34, 2))\" stroke=\"#333333\" stroke-width=\"2\"/>"
@@ -173,14 +212,14 @@ public struct GreenPicture: Sendable {
         }
         // The path and aim line over the flag, so the pole never hides where the ball went.
         if let aim = aimLine {
-            s += "<line id=\"aim\" x1=\"\(fixed(frame.pixel(aim.from).u, 2))\" y1=\"\(fixed(frame.pixel(aim.from).v, 2))\" "
-            s += "x2=\"\(fixed(frame.pixel(aim.to).u, 2))\" y2=\"\(fixed(frame.pixel(aim.to).v, 2))\" stroke=\"#ffffff\" stroke-width=\"2.5\" stroke-dasharray=\"8 5\"/>\n"
+            s += "<line id=\"aim\" x1=\"\(fixed(pixel(aim.from).u, 2))\" y1=\"\(fixed(pixel(aim.from).v, 2))\" "
+            s += "x2=\"\(fixed(pixel(aim.to).u, 2))\" y2=\"\(fixed(pixel(aim.to).v, 2))\" stroke=\"#ffffff\" stroke-width=\"2.5\" stroke-dasharray=\"8 5\"/>\n"
         }
         if path.count >= 2 {
             s += "<polyline id=\"path\" fill=\"none\" stroke=\"#e65100\" stroke-width=\"2.5\" stroke-linecap=\"round\" stroke-linejoin=\"round\" points=\"\(path.map(px).joined(separator: " "))\"/>\n"
         }
         if let ball {
-            let (u, v) = frame.pixel(ball)
+            let (u, v) = pixel(ball)
             s += "<circle id=\"ball\" cx=\"\(fixed(u, 2))\" cy=\"\(fixed(v, 2))\" r=\"5\" fill=\"#ffffff\" stroke=\"#222222\" stroke-width=\"1.2\"/>\n"
         }
 

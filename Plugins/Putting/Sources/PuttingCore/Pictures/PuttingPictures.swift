@@ -222,6 +222,7 @@ extension PuttingService {
                 picture.legend.append("Cannot be holed: \(r.notHoleableReason ?? "no stroke drops"); best leave shown")
             }
         }
+        picture.cropToGreen()
         return picture
     }
 
