@@ -291,16 +291,17 @@ final class TemplateLibraryTests: StoreTestCase {
 
     /// All or nothing: when activating a club's first template fails, the template is not kept either.
     func testAFailedActivationLeavesNoTemplateBehind() throws {
+        let fixture = try bytes("fixture_a")   // skips, saying why, without ../shared
         let failing = FailingStore()
         let library = TemplateLibrary(store: failing, now: { "2026-01-01T00:00:00Z" })
         _ = try library.list()
         failing.failActivation = true
-        XCTAssertThrowsError(try library.add(bytes("fixture_a"), sourceName: "a.json")) { error in
+        XCTAssertThrowsError(try library.add(fixture, sourceName: "a.json")) { error in
             XCTAssertEqual((error as? PracticeError)?.kind, .storage, "\(error)")
         }
         XCTAssertEqual(try failing.templates().filter { $0.source == .user }.count, 0)
         failing.failActivation = false
-        XCTAssertTrue(try library.add(bytes("fixture_a"), sourceName: "a.json").activated)
+        XCTAssertTrue(try library.add(fixture, sourceName: "a.json").activated)
     }
 
     func testActivateHideRename() throws {
