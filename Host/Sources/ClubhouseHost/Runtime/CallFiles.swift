@@ -65,26 +65,33 @@ final class CallFiles: @unchecked Sendable {
     func checkWriteTargets() -> FileRefusal? {
         for name in grants.keys.sorted() {
             guard let grant = grants[name], grant.access == .write, grant.path != "-" else { continue }
-            let target: String
-            switch CallFiles.followLinks(grant.path) {
-            case .success(let t): target = t
-            case .failure(let refusal): return refusal
-            }
-            var st = stat()
-            if lstat(target, &st) == 0 {
-                switch st.st_mode & S_IFMT {
-                case S_IFDIR: return FileRefusal(status: .invalidArgument, message: "\(grant.path) is a folder; give the name of a file to write")
-                case S_IFSOCK: return FileRefusal(status: .invalidArgument, message: "\(grant.path) is a socket; give the name of a file to write")
-                default: continue
-                }
-            }
-            let parent = FileSystem.directoryName(target)
-            var ps = stat()
-            if !parent.isEmpty && !(stat(parent, &ps) == 0 && (ps.st_mode & S_IFMT) == S_IFDIR) {
-                return FileRefusal(status: .notFound, message: "\(grant.path): the folder \(parent) does not exist; create it first or choose another path")
-            }
+            if case .failure(let refusal) = CallFiles.writeTarget(grant.path) { return refusal }
         }
         return nil
+    }
+
+    /// Where a write to `path` lands (links followed) and the kind of file already there (nil: none
+    /// yet, and its folder exists), or why it cannot be written: a folder, a socket, a missing folder.
+    static func writeTarget(_ path: String) -> Result<(target: String, kind: mode_t?), FileRefusal> {
+        let target: String
+        switch followLinks(path) {
+        case .success(let t): target = t
+        case .failure(let refusal): return .failure(refusal)
+        }
+        var st = stat()
+        if lstat(target, &st) == 0 {
+            switch st.st_mode & S_IFMT {
+            case S_IFREG, S_IFIFO, S_IFCHR, S_IFBLK: return .success((target, st.st_mode & S_IFMT))
+            case S_IFDIR: return .failure(FileRefusal(status: .invalidArgument, message: "\(path) is a folder; give the name of a file to write"))
+            default: return .failure(FileRefusal(status: .invalidArgument, message: "\(path) is a socket; give the name of a file to write"))
+            }
+        }
+        let parent = FileSystem.directoryName(target)
+        var ps = stat()
+        if !parent.isEmpty && !(stat(parent, &ps) == 0 && (ps.st_mode & S_IFMT) == S_IFDIR) {
+            return .failure(FileRefusal(status: .notFound, message: "\(path): the folder \(parent) does not exist; create it first or choose another path"))
+        }
+        return .success((target, nil))
     }
 
     /// Opens argument `name` for `access`; the descriptor is the caller's.
@@ -128,31 +135,18 @@ final class CallFiles: @unchecked Sendable {
             return .success(fd)
         }
         let target: String
-        switch CallFiles.followLinks(path) {
-        case .success(let t): target = t
+        switch CallFiles.writeTarget(path) {
         case .failure(let refusal): return .failure(refusal)
-        }
-        var st = stat()
-        if lstat(target, &st) == 0 {
-            switch st.st_mode & S_IFMT {
-            case S_IFREG: break
-            case S_IFDIR:
-                return .failure(FileRefusal(status: .invalidArgument, message: "\(path) is a folder; give the name of a file to write"))
-            case S_IFIFO, S_IFCHR, S_IFBLK:
+        case .success(let found):
+            target = found.target
+            // A FIFO or a device is written as a stream, never replaced.
+            if let kind = found.kind, kind != S_IFREG {
                 let fd = Glibc.open(target, O_WRONLY | O_CLOEXEC | O_NOCTTY)
                 guard fd >= 0 else {
                     return .failure(FileRefusal(status: .io, message: "\(path): cannot open for writing (\(CallFiles.reason(errno)))"))
                 }
                 writes[name] = (fd, nil, target, path)
                 return dup(name, fd, path)
-            default:
-                return .failure(FileRefusal(status: .invalidArgument, message: "\(path) is a socket; give the name of a file to write"))
-            }
-        } else {
-            let parent = FileSystem.directoryName(target)
-            var ps = stat()
-            if !parent.isEmpty && !(stat(parent, &ps) == 0 && (ps.st_mode & S_IFMT) == S_IFDIR) {
-                return .failure(FileRefusal(status: .notFound, message: "\(path): the folder \(parent) does not exist; create it first or choose another path"))
             }
         }
         let partial = target + ".partial-\(getpid())-\(callID)"
