@@ -82,6 +82,35 @@ final class LockPackageEndToEndTests: XCTestCase {
         XCTAssertEqual(try c.succeed(["--config", config, "--site", "a", "fx", "hello"]).stdout, "hello from \(Self.id)\n")
     }
 
+    /// The lock check and the load read one open descriptor: a library replaced right after its
+    /// check (the attacker's moment, simulated by CLUBHOUSE_TEST_SWAP_AFTER_LOCK_CHECK) is not the
+    /// one that runs — in process, in a runner and in a sandboxed runner — and is refused next time.
+    func testALibrarySwappedBetweenTheLockCheckAndTheLoadIsNotTheOneThatRuns() throws {
+        let locked = try FixturePlugins.build("OK", id: Self.id, version: "1.0.0")
+        let swapped = try FixturePlugins.build("OK", id: Self.id, version: "1.0.1")
+        for isolation in ["in-process", "process", "sandbox"] {
+            let c = try Clubhouse()
+            let library = c.path("fx-\(isolation).so")
+            try FileManager.default.copyItem(atPath: locked, toPath: library)
+            let config = try c.write("plugins.json", """
+                {"sites": {"main": {"plugins": {"fx": {"path": "\(library)", "isolation": "\(isolation)"}}}}}
+                """)
+            let probe = try c.run(["--config", config, "lock"])
+            if isolation == "sandbox", probe.stderr.contains("has no Landlock") { continue }
+            XCTAssertEqual(probe.exitCode, 0, "\(isolation): \(probe.stderr)")
+            let replacement = c.path("replacement.so")
+            try FileManager.default.copyItem(atPath: swapped, toPath: replacement)
+            c.environment["CLUBHOUSE_TEST_SWAP_AFTER_LOCK_CHECK"] = replacement
+            let info = try c.run(["--config", config, "plugins", "info", "fx", "--json"])
+            XCTAssertEqual(info.exitCode, 0, "\(isolation): \(info.stderr)")
+            XCTAssertEqual(try info.json()["version"]?.stringValue, "1.0.0", "\(isolation): the checked bytes ran")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: replacement), "\(isolation): the swap happened")
+            c.environment["CLUBHOUSE_TEST_SWAP_AFTER_LOCK_CHECK"] = nil
+            try c.fail(["--config", config, "fx", "hello"],
+                       contains: ["plugin 'fx': \(library) has SHA-256", "pins \(Self.id) 1.0.0 at SHA-256", "reinstall the locked build"])
+        }
+    }
+
     func testAnIncompleteOrDamagedLockIsRefusedAndAFailedLockWritesNothing() throws {
         let c = try Clubhouse()
         let library = try FixturePlugins.build("OK", id: Self.id, version: "1.0.0")

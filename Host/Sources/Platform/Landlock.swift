@@ -72,7 +72,13 @@ public enum Landlock {
     /// A read-only place: a folder (read its files and list it, map its libraries) or one file.
     public struct ReadOnly: Sendable {
         public var path: String
-        public init(_ path: String) { self.path = path }
+        /// When set, the rule is for the file open as this descriptor (the caller keeps it open),
+        /// not for whatever `path` names now.
+        public var descriptor: Int32?
+        public init(_ path: String, descriptor: Int32? = nil) {
+            self.path = path
+            self.descriptor = descriptor
+        }
     }
 
     /// Restricts the calling thread (and everything it starts later) to reading the given places,
@@ -98,9 +104,9 @@ public enum Landlock {
         defer { close(Int32(ruleset)) }
 
         for place in readOnly {
-            let fd = open(place.path, oPath | O_CLOEXEC)
+            let fd = place.descriptor ?? open(place.path, oPath | O_CLOEXEC)
             guard fd >= 0 else { continue }
-            defer { close(fd) }
+            defer { if place.descriptor == nil { close(fd) } }
             var st = stat()
             guard fstat(fd, &st) == 0 else { continue }
             let isDirectory = (st.st_mode & S_IFMT) == S_IFDIR

@@ -113,21 +113,49 @@ public final class PluginLoader: @unchecked Sendable {
 
     public init() {}
 
-    public func load(path: String) throws(LoadError) -> PluginLibrary {
+    /// Descriptors of libraries loaded through `/proc/self/fd/N`, kept open for the process: glibc
+    /// knows such a library by that name, so the number must never be reused for another library.
+    private var pinnedDescriptors: [Int32] = []
+
+    /// `verified`: an open descriptor of the file at `path` whose bytes were checked (the lock's
+    /// SHA-256); the library is loaded from that descriptor, not from the path again, so a file
+    /// swapped in between is never the one that runs. The loader takes ownership of it.
+    public func load(path: String, verified: Int32? = nil) throws(LoadError) -> PluginLibrary {
         let real = FileSystem.realPath(path) ?? path
-        if let library = lock.withLock({ loaded[real] }) { return library }
-        let library = try PluginLoader.open(path: real)
-        lock.withLock { loaded[real] = library }
+        if let library = lock.withLock({ loaded[real] }) {
+            if let verified { close(verified) }
+            return library
+        }
+        let library: PluginLibrary
+        do {
+            library = try PluginLoader.open(path: real, verified: verified)
+        } catch {
+            if let verified { close(verified) }
+            throw error
+        }
+        lock.withLock {
+            loaded[real] = library
+            if let verified { pinnedDescriptors.append(verified) }
+        }
         return library
     }
 
     /// The minimum descriptor size: everything ABI 1.0 defines.
     static let minimumDescriptorSize = MemoryLayout<clubhouse_plugin_descriptor>.size
 
-    package static func open(path: String) throws(LoadError) -> PluginLibrary {
-        try checkELF(path: path)
+    /// `verified`: load from this open descriptor of `path` (through `/proc/self/fd/N`) instead of
+    /// the path; the caller keeps it open for as long as the process lives (see `pinnedDescriptors`).
+    package static func open(path: String, verified: Int32? = nil) throws(LoadError) -> PluginLibrary {
+        let target: String
+        if let verified {
+            try checkELF(descriptor: verified, path: path)
+            target = "/proc/self/fd/\(verified)"
+        } else {
+            try checkELF(path: path)
+            target = path
+        }
         dlerror()
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
+        guard let handle = dlopen(target, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let message = dlerror().map { String(cString: $0) } ?? "unknown error"
             throw .dlopenFailed(path: path, message: message)
         }
@@ -170,10 +198,16 @@ public final class PluginLoader: @unchecked Sendable {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
+        try checkELF(descriptor: fd, path: path)
+    }
+
+    /// The same checks on an open descriptor of `path` (read at offset 0; the offset is untouched).
+    static func checkELF(descriptor fd: Int32, path: String) throws(LoadError) {
+        var st = stat()
         guard fstat(fd, &st) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         if let kind = fileKind(st.st_mode) { throw .notRegularFile(path: path, kind: kind) }
         var header = [UInt8](repeating: 0, count: 18)
-        let n = header.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 18) }
+        let n = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 18, 0) }
         guard n == 18, header[0] == 0x7F, header[1] == 0x45, header[2] == 0x4C, header[3] == 0x46 else {
             throw .notELF(path: path)
         }

@@ -171,6 +171,12 @@ public enum LibraryDigest {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return .failure(LockFileReadError(reason: String(cString: strerror(errno)))) }
         defer { close(fd) }
+        return sha256(descriptor: fd, cache: cache)
+    }
+
+    /// The same for an open descriptor (read with pread from offset 0; the offset is untouched), so
+    /// the bytes hashed are the bytes a load from that descriptor maps.
+    public static func sha256(descriptor fd: Int32, cache: String? = nil) -> Result<String, LockFileReadError> {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return .failure(LockFileReadError(reason: String(cString: strerror(errno)))) }
         guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(LockFileReadError(reason: "not a regular file")) }
@@ -181,13 +187,15 @@ public enum LibraryDigest {
         if let known = lock.withLock({ memo[key] }) { return .success(known) }
         var hash = SHA256()
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: off_t = 0
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
             if n < 0 {
                 if errno == EINTR { continue }
                 return .failure(LockFileReadError(reason: String(cString: strerror(errno))))
             }
             if n == 0 { break }
+            offset += off_t(n)
             chunk.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
         }
         let hex = hash.finalize().hex
@@ -254,9 +262,10 @@ final class LockGuard: @unchecked Sendable {
         return .success(locked)
     }
 
-    /// nil when the library at `path` is the locked build; else the one-line refusal naming both hashes.
-    func check(path library: String, locked: LockedPlugin) -> String? {
-        switch LibraryDigest.sha256(library, cache: LibraryDigest.cacheFile(forLock: path)) {
+    /// nil when the library open as `descriptor` (the file at `library`) is the locked build; else
+    /// the one-line refusal naming both hashes.
+    func check(descriptor: Int32, path library: String, locked: LockedPlugin) -> String? {
+        switch LibraryDigest.sha256(descriptor: descriptor, cache: LibraryDigest.cacheFile(forLock: path)) {
         case .failure(let e):
             return "\(library): cannot read the library to check it against \(path) (\(e.reason))"
         case .success(let actual) where actual != locked.sha256:

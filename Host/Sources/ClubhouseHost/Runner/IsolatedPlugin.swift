@@ -35,9 +35,14 @@ final class IsolatedPlugin: @unchecked Sendable {
     let lock = Lock()
 
     /// Starts the runner and reads the plugin's descriptor and catalogue.
+    /// An open descriptor of the library whose bytes the host checked against the lock: every
+    /// runner loads from it (fd 6, `/proc/self/fd/6`), never from the path again. Owned; closed in deinit.
+    private let verifiedLibrary: Int32?
+
     init(path: String, alias: String, timeoutMilliseconds: Int, expectedID: String? = nil,
-         limits: PluginLimits = PluginLimits(), sandboxPorts: [UInt16]? = nil) throws(RuntimeError) {
+         limits: PluginLimits = PluginLimits(), sandboxPorts: [UInt16]? = nil, verifiedLibrary: Int32? = nil) throws(RuntimeError) {
         self.path = path
+        self.verifiedLibrary = verifiedLibrary
         self.sandboxPorts = sandboxPorts
         self.alias = alias
         self.timeoutMilliseconds = timeoutMilliseconds
@@ -50,7 +55,10 @@ final class IsolatedPlugin: @unchecked Sendable {
         try start()
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        if let verifiedLibrary { close(verifiedLibrary) }
+    }
 
     var isRunning: Bool { channel != nil }
     var processID: pid_t { pid }
@@ -73,6 +81,16 @@ final class IsolatedPlugin: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 3)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 4)
         posix_spawn_file_actions_adddup2(&actions, runnerEnd, 5)
+        // Moved above the protocol's numbers first, so dup2 onto 3–5 cannot clobber it (it may be 3–6 here).
+        let library = verifiedLibrary.map { fcntl($0, F_DUPFD_CLOEXEC, 10) } ?? -1
+        defer { if library >= 0 { close(library) } }
+        if verifiedLibrary != nil {
+            guard library >= 0 else {
+                for fd in toChild + fromChild + [hostEnd, runnerEnd] { close(fd) }
+                throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot pass its checked library to its runner (\(String(cString: strerror(errno))))")
+            }
+            posix_spawn_file_actions_adddup2(&actions, library, RunnerProcess.verifiedLibraryDescriptor)
+        }
         // Its own process group, so the runner and anything the plugin forks are stopped together.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -83,6 +101,7 @@ final class IsolatedPlugin: @unchecked Sendable {
         var words: [String] = [executable, "__runner", path,
                                "--limits", "\(limits.memoryMegabytes),\(limits.cpuSeconds),\(limits.openFiles)"]
         if let fixedID { words += ["--id", fixedID] }
+        if verifiedLibrary != nil { words += ["--verified", "\(RunnerProcess.verifiedLibraryDescriptor)"] }
         if let sandboxPorts { words += ["--sandbox", sandboxPorts.isEmpty ? "-" : sandboxPorts.map(String.init).joined(separator: ",")] }
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

@@ -308,7 +308,12 @@ package enum RunnerProcess {
 
     /// The runner's main: load, say hello, then serve create/invoke/destroy until the host leaves.
     /// `sandbox`: confine the runner (Sandbox.swift) before loading, allowing TCP connect to these ports.
-    package static func run(path: String, limits: [Int]? = nil, expectedID: String? = nil, sandbox: [UInt16]? = nil) -> Int32 {
+    /// Where the host puts the descriptor of a library it checked against the lock.
+    static let verifiedLibraryDescriptor: Int32 = 6
+
+    /// `verified`: the library's descriptor (the bytes the host checked): loaded from it, not from `path`.
+    package static func run(path: String, limits: [Int]? = nil, expectedID: String? = nil, sandbox: [UInt16]? = nil,
+                            verified: Int32? = nil) -> Int32 {
         // The protocol owns fds 3 and 4 (and 5, descriptors); anything the plugin prints goes to stderr.
         dup2(2, 1)
         let channel = WireChannel(input: 3, output: 4, descriptorSocket: 5)
@@ -325,12 +330,12 @@ package enum RunnerProcess {
                 return refuse("cannot apply the plugin's limits: \(problem)")
             }
         }
-        if let ports = sandbox, let problem = Sandbox.confine(pluginPath: path, connectPorts: ports) {
+        if let ports = sandbox, let problem = Sandbox.confine(pluginPath: path, connectPorts: ports, verified: verified) {
             return refuse(problem)
         }
         let library: PluginLibrary
         do {
-            library = try PluginLoader.open(path: path)
+            library = try PluginLoader.open(path: path, verified: verified)
         } catch {
             return refuse(error.description)
         }

@@ -31,7 +31,8 @@ package enum Sandbox {
     /// The read-only places: the plugin file, the system's library folders, and the folders of
     /// the libraries the runner has mapped (the Swift runtime's, libc's) — but never the folder of
     /// the executable itself (a site's files may sit next to it): only the files mapped from there.
-    static func readOnlyPlaces(pluginPath: String) -> [Landlock.ReadOnly] {
+    /// `verified`: the descriptor the plugin is loaded from (its rule is for that file, even if the path changed).
+    static func readOnlyPlaces(pluginPath: String, verified: Int32? = nil) -> [Landlock.ReadOnly] {
         var places: [String] = [pluginPath, "/etc/ld.so.cache", "/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib"]
         let executableFolder = FileSystem.directoryName(FileSystem.realPath(FileSystem.executablePath()) ?? FileSystem.executablePath())
         if let maps = try? FileSystem.read("/proc/self/maps") {
@@ -44,7 +45,7 @@ package enum Sandbox {
             }
         }
         var seen = Set<String>()
-        return places.filter { seen.insert($0).inserted }.map { Landlock.ReadOnly($0) }
+        return places.filter { seen.insert($0).inserted }.map { Landlock.ReadOnly($0, descriptor: $0 == pluginPath ? verified : nil) }
     }
 
     /// Threads of this process (Landlock confines only the calling thread and its later children).
@@ -60,7 +61,7 @@ package enum Sandbox {
     }
 
     /// Confines the runner for good. Returns what failed (the runner then refuses to load), or nil.
-    package static func confine(pluginPath: String, connectPorts: [UInt16]) -> String? {
+    package static func confine(pluginPath: String, connectPorts: [UInt16], verified: Int32? = nil) -> String? {
         if let reason = unavailableReason() {
             return "cannot run it sandboxed: \(reason)"
         }
@@ -72,7 +73,7 @@ package enum Sandbox {
         guard threads == 1 else {
             return "cannot confine the runner: it has \(threads) threads before loading the plugin, and Landlock confines only the calling one"
         }
-        let places = readOnlyPlaces(pluginPath: pluginPath)
+        let places = readOnlyPlaces(pluginPath: pluginPath, verified: verified)
         // Without Landlock's TCP control (ABI < 4), no TCP at all; without its truncate control
         // (ABI < 3), no truncate(2).
         if let problem = Seccomp.install(allowTCP: abi >= 4, refuseTruncate: abi < 3) {

@@ -245,8 +245,20 @@ public final class SiteRuntime: @unchecked Sendable {
         } else {
             return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' has neither \"id\" nor \"path\" (\(where_))"))
         }
-        if let locked, let refusal = lockGuard.check(path: path, locked: locked) {
-            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(refusal)"))
+        // A locked build is checked and then loaded through one open descriptor: the bytes hashed
+        // are the bytes mapped, even if the file is replaced in between.
+        var verified: Int32?
+        if let locked {
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+            guard fd >= 0 else {
+                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(path): cannot read the library to check it against \(lockGuard.path) (\(String(cString: strerror(errno))))"))
+            }
+            if let refusal = lockGuard.check(descriptor: fd, path: path, locked: locked) {
+                close(fd)
+                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(refusal)"))
+            }
+            SiteRuntime.testSwapAfterLockCheck(path)
+            verified = fd
         }
         let (isolation, weaker) = entry.isolation == .auto
             ? SiteRuntime.automaticIsolation(path: path, installRoot: discovery.installRoot) : (entry.isolation, nil)
@@ -255,14 +267,16 @@ public final class SiteRuntime: @unchecked Sendable {
         var catalogueBytes: [UInt8]
         if isolated {
             do {
-                try PluginLoader.checkELF(path: path)
+                if let verified { try PluginLoader.checkELF(descriptor: verified, path: path) } else { try PluginLoader.checkELF(path: path) }
             } catch {
+                if let verified { close(verified) }
                 return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
             }
             do {
                 let runner = try IsolatedPlugin(path: path, alias: alias, timeoutMilliseconds: entry.timeoutMilliseconds,
                                                 expectedID: entry.id, limits: entry.limits,
-                                                sandboxPorts: isolation == .sandbox ? Self.grantedPorts(entry) : nil)
+                                                sandboxPorts: isolation == .sandbox ? Self.grantedPorts(entry) : nil,
+                                                verifiedLibrary: verified)
                 backend = .isolated(runner)
                 catalogueBytes = runner.catalogue
             } catch {
@@ -270,7 +284,7 @@ public final class SiteRuntime: @unchecked Sendable {
             }
         } else {
             do {
-                let library = try loader.load(path: path)
+                let library = try loader.load(path: path, verified: verified)
                 backend = .library(library)
                 catalogueBytes = try library.describe()
             } catch {
@@ -294,6 +308,13 @@ public final class SiteRuntime: @unchecked Sendable {
         case .failure(let e):
             return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(path)): bad command catalogue: \(e)"))
         }
+    }
+
+    /// Tests only: CLUBHOUSE_TEST_SWAP_AFTER_LOCK_CHECK=FILE renames FILE over the library just
+    /// after its lock check, the moment an attacker would swap it (LockPackageEndToEndTests).
+    static func testSwapAfterLockCheck(_ library: String) {
+        guard let replacement = FileSystem.environment("CLUBHOUSE_TEST_SWAP_AFTER_LOCK_CHECK"), !replacement.isEmpty else { return }
+        _ = rename(replacement, library)
     }
 
     /// "auto" (SECURITY.md): the places an administrator put code in stay as they were — in

@@ -56,20 +56,22 @@ enum InternalModes {
         case "__run":
             return runBackground(arguments)
         case "__runner":
-            // __runner PATH [--limits MEMORY_MB,CPU_SECONDS,OPEN_FILES] [--id ID] [--sandbox PORT,…|-]
+            // __runner PATH [--limits MEMORY_MB,CPU_SECONDS,OPEN_FILES] [--id ID] [--sandbox PORT,…|-] [--verified FD]
             guard let path = arguments.first, arguments.count % 2 == 1 else { return 2 }
             var limits: [Int]?
             var id: String?
             var sandbox: [UInt16]?
+            var verified: Int32?
             for i in stride(from: 1, to: arguments.count, by: 2) {
                 switch arguments[i] {
                 case "--limits": limits = arguments[i + 1].split(separator: ",").compactMap { Int($0) }
                 case "--id": id = arguments[i + 1]
                 case "--sandbox": sandbox = arguments[i + 1].split(separator: ",").compactMap { UInt16($0) }
+                case "--verified": verified = Int32(arguments[i + 1])
                 default: return 2
                 }
             }
-            return RunnerProcess.run(path: path, limits: limits, expectedID: id, sandbox: sandbox)
+            return RunnerProcess.run(path: path, limits: limits, expectedID: id, sandbox: sandbox, verified: verified)
         default:
             StandardStreams.writeError("clubhouse: unknown internal mode \(mode)\n")
             return 2
