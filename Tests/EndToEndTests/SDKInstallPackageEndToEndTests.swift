@@ -190,6 +190,8 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         let library = c.path("swift-build/debug/libSwingSpeedPlugin.so")
         let validated = try c.run(["plugin", "validate", library])
         XCTAssertEqual(validated.exitCode, 0, validated.stdout + validated.stderr)
+        // The examples a Swift command declares are in its catalogue, and validate runs them.
+        XCTAssertTrue(validated.stdout.contains("2 example(s): greet Ada --times 2; greet --loud"), validated.stdout)
         let config = try c.write("swing.json", """
             {"sites": {"dev": {"plugins": {"swing-speed": {"path": "\(library)", "isolation": "process"}}}}}
             """)

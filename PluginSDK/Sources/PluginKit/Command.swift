@@ -15,17 +15,21 @@ public struct Command<P: Plugin>: Sendable {
     public var longRunning: Bool
     /// What `data` holds in the reply, shown by --help (eg: "{aimOffsetDeg, speedFps, holed, ...}").
     public var replyDescription: String?
+    /// Invocations that must succeed on a fresh data dir, each the command's words then its
+    /// arguments (eg: "greet Ada --times 2"): `clubhouse plugin validate` runs every one.
+    public var examples: [String]
     public let handler: Handler
 
     /// - Parameter name: words separated by single spaces, eg: "bestline" or "template add".
     public init(_ name: String, summary: String, help: String? = nil, arguments: [Argument] = [],
-                longRunning: Bool = false, reply: String? = nil, handler: @escaping Handler) {
+                longRunning: Bool = false, reply: String? = nil, examples: [String] = [], handler: @escaping Handler) {
         self.name = name
         self.summary = summary
         self.help = help
         self.arguments = arguments
         self.longRunning = longRunning
         self.replyDescription = reply
+        self.examples = examples
         self.handler = handler
     }
 
@@ -38,6 +42,7 @@ public struct Command<P: Plugin>: Sendable {
         if longRunning { o["long_running"] = .bool(true) }
         o["arguments"] = .array(arguments.map(\.catalogueEntry))
         if let replyDescription { o["reply"] = .string(replyDescription) }
+        if !examples.isEmpty { o["examples"] = .array(examples.map { .string($0) }) }
         return .object(o)
     }
 }

@@ -10,14 +10,14 @@ import Glibc
 
 final class Greeter: Plugin {
     static let info = PluginInfo(
-        id: "org.example.greeter", version: "1.0.0", name: "Greeter",
+        id: "org.example.greeter", version: "1.0.1", name: "Greeter",
         summary: "Example Swift plugin: greetings, progress, and calling another plugin",
         services: [.log, .config, .progress])
 
     static let commands: [Command<Greeter>] = [
         Command("hello", summary: "Greet someone with the site's greeting",
                 arguments: [.string("name", help: "Who to greet", positional: true, default: "world")],
-                reply: "{greeting}") { plugin, call in
+                reply: "{greeting}", examples: ["hello", "hello Ada"]) { plugin, call in
             let name = try call.arguments.string("name")
             let greeting = "\(plugin.greeting), \(name)!"
             return Reply(data: ["greeting": .string(greeting)], text: greeting + "\n")
@@ -28,7 +28,7 @@ final class Greeter: Plugin {
         Command("countdown", summary: "Count down with a progress bar (Ctrl-C stops it cleanly)",
                 arguments: [.integer("from", help: "Where to start", default: 3),
                             .integer("step-ms", help: "Milliseconds per step", default: 300)],
-                longRunning: true, reply: "{counted}") { _, call in
+                longRunning: true, reply: "{counted}", examples: ["countdown --from 20 --step-ms 200"]) { _, call in
             let from = try call.arguments.int("from")
             let stepMilliseconds = try call.arguments.int("step-ms")
             guard (0...1_000_000).contains(from), (0...10_000).contains(stepMilliseconds) else {

@@ -288,7 +288,8 @@ enum PluginNew {
                         arguments: [.string("name", help: "who to greet", positional: true, default: "world"),
                                     .integer("times", help: "how many times (1-10)", default: 1),
                                     .flag("loud", help: "shout")],
-                        reply: "{greeting, times}") { _, call in
+                        reply: "{greeting, times}",
+                        examples: ["greet Ada --times 2", "greet --loud"]) { _, call in
                     let name = try call.arguments.string("name")
                     let times = try call.arguments.int("times")
                     guard (1...10).contains(times) else { throw PluginError.invalidArgument("--times must be an integer from 1 to 10") }
