@@ -86,7 +86,9 @@ var targets: [Target] = [
     .testTarget(name: "ClubhousePlatformTests", dependencies: ["ClubhousePlatform"], path: "Tests/ClubhousePlatformTests"),
     .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "ClubhousePlatform", "CSQLite"], path: "Tests/ClubhouseHostTests"),
     .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost"], path: "Tests/ClubhouseFrontEndsTests"),
-    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseJSON", "CSQLite"], path: "Tests/EndToEndTests"),
+    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseJSON", "CSQLite", "TestSupport"], path: "Tests/EndToEndTests"),
+    // What several test targets share (the rendered-picture check).
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
 ]
 /// The content hashes plugins share: the putting catalog and the practice kernel.
 /// and the picture writers (SVG, glTF) of the plugins that draw.
@@ -101,7 +103,7 @@ for name in features {
                 path: "Plugins/\(name)/Sources/\(name)Core"),
         .target(name: "\(name)Plugin", dependencies: [.target(name: "\(name)Core"), "PluginKit"],
                 path: "Plugins/\(name)/Sources/\(name)Plugin", linkerSettings: pluginLinkerSettings),
-        .testTarget(name: "\(name)CoreTests", dependencies: [.target(name: "\(name)Core"), "ClubhouseToolkit"] + (coreDependencies[name] ?? []),
+        .testTarget(name: "\(name)CoreTests", dependencies: [.target(name: "\(name)Core"), "ClubhouseToolkit", "TestSupport"] + (coreDependencies[name] ?? []),
                     path: "Tests/\(name)CoreTests"),
     ]
 }

@@ -5,6 +5,7 @@
 
 import ClubhouseJSON
 import Foundation
+import TestSupport
 import XCTest
 
 final class PracticePicturesEndToEndTests: XCTestCase {

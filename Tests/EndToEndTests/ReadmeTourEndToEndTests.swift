@@ -66,7 +66,7 @@ final class ReadmeTourEndToEndTests: XCTestCase {
         process.environment = env
         process.currentDirectoryURL = URL(fileURLWithPath: c.path("run"))
         let log = c.path("tour.log")
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = handle
         process.standardError = handle

@@ -3,70 +3,15 @@
 // the PATH the test skips and says why.
 
 import Foundation
+import TestSupport
 import XCTest
 @testable import GlobeCore
-
-enum PNGRender {
-    /// rsvg-convert's path, or nil.
-    static let converter: String? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for dir in path.split(separator: ":") {
-            let candidate = "\(dir)/rsvg-convert"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }()
-
-    /// Renders `svg` to PNG and returns (width, height, bytes) from the PNG header; skips without
-    /// rsvg-convert; fails on a renderer error.
-    static func render(_ svg: String, name: String, file: StaticString = #filePath, line: UInt = #line) throws -> (width: Int, height: Int, bytes: Int) {
-        guard let converter else {
-            let reason = "rsvg-convert not found on PATH; skipping the rendered-PNG check (install librsvg2-bin)"
-            print(reason)
-            throw XCTSkip(reason)
-        }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("globe-png-\(getpid())-\(name)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let input = dir.appendingPathComponent("\(name).svg"), output = dir.appendingPathComponent("\(name).png")
-        try Data(svg.utf8).write(to: input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: converter)
-        process.arguments = [input.path, "-o", output.path]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "\(name): rsvg-convert failed: \(message)", file: file, line: line)
-        let png = try Data(contentsOf: output)
-        XCTAssertEqual(Array(png.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "\(name): not a PNG", file: file, line: line)
-        guard png.count > 24 else { return (0, 0, png.count) }
-        func be32(_ at: Int) -> Int { png[at ..< at + 4].reduce(0) { $0 << 8 | Int($1) } }
-        return (be32(16), be32(20), png.count)
-    }
-
-    /// The width and height attributes of the root element.
-    static func declaredSize(_ svg: String) -> (Double, Double)? {
-        func attribute(_ name: String) -> Double? {
-            guard let r = svg.range(of: " \(name)=\"") else { return nil }
-            let rest = svg[r.upperBound...]
-            return rest.firstIndex(of: "\"").flatMap { Double(rest[..<$0]) }
-        }
-        guard let w = attribute("width"), let h = attribute("height") else { return nil }
-        return (w, h)
-    }
-}
 
 final class RenderedPictureTests: XCTestCase {
     let countries = CountrySet.bundled
 
     func check(_ svg: String, name: String) throws {
-        let size = try XCTUnwrap(PNGRender.declaredSize(svg), name)
-        let png = try PNGRender.render(svg, name: name)
-        XCTAssertEqual(Double(png.width), size.0.rounded(.up), accuracy: 1, name)
-        XCTAssertEqual(Double(png.height), size.1.rounded(.up), accuracy: 1, name)
-        XCTAssertGreaterThan(png.bytes, 500, "\(name): an empty picture")
+        try RenderedPicture.check(svg: svg, name: name, minimumBytes: 500)
     }
 
     func testWorldMapRenders() throws {
