@@ -53,17 +53,9 @@ final class TennisDrillEndToEndTests: XCTestCase {
     /// The issue's oracle: a drill runs end to end against the simulator over TCP, at its pace.
     func testDrillRunsAgainstTheSimulatorOverTCP() throws {
         let c = try Clubhouse()
-        let port = try freePort()
-        let simulator = try BackgroundClubhouse(["device", "simulate", "ballmachine", "--listen", "tcp:127.0.0.1:\(port)", "--checksum", "modbus"],
-                                                scratch: c)
-        defer { simulator.stop() }
-        _ = try simulator.waitForLine(prefix: "listening on ")
-        let config = try c.write("plugins.json", """
-            {"sites": {"court-1": {
-              "devices": {"ballmachine": {"transport": "tcp:127.0.0.1:\(port)"}},
-              "plugins": {"tennis": {"id": "org.clubhouse.tennis", "grants": ["storage", "device:ballmachine"],
-                                     "config": {"checksum": "modbus"}}}}}}
-            """)
+        let court = try SimulatedCourt(c, site: "court-1", checksum: "modbus", tennisConfig: #"{"checksum": "modbus"}"#)
+        let simulator = court.simulator, config = court.config
+        defer { court.stop() }
         let file = try c.write("corners.json", TennisDrillEndToEndTests.drill)
         let svg = c.path("drill.svg")
         let started = Date()
@@ -103,14 +95,9 @@ final class TennisDrillEndToEndTests: XCTestCase {
     /// Ctrl-C during a drill: it stops between balls and the machine gets the stop command.
     func testCtrlCStopsADrillAndSendsStop() throws {
         let c = try Clubhouse()
-        let port = try freePort()
-        let simulator = try BackgroundClubhouse(["device", "simulate", "ballmachine", "--listen", "tcp:127.0.0.1:\(port)"], scratch: c)
-        defer { simulator.stop() }
-        _ = try simulator.waitForLine(prefix: "listening on ")
-        let config = try c.write("plugins.json", """
-            {"sites": {"s": {"devices": {"ballmachine": {"transport": "tcp:127.0.0.1:\(port)"}},
-              "plugins": {"tennis": {"id": "org.clubhouse.tennis", "grants": ["storage", "device:ballmachine"]}}}}}
-            """)
+        let court = try SimulatedCourt(c)
+        let simulator = court.simulator, config = court.config
+        defer { court.stop() }
         let file = try c.write("long.json", #"{"name": "long", "steps": [{"zone": 5, "speed": 50, "delay": 2, "repeat": 20}]}"#)
         let run = try BackgroundClubhouse(["--config", config, "tennis", "drill", "run", file], scratch: c)
         defer { run.stop() }

@@ -160,17 +160,9 @@ final class TennisEndToEndTests: XCTestCase {
     /// The issue's oracle: a session against the simulator over TCP sends exactly the expected frames.
     func testScriptedSessionAgainstTheSimulatorOverTCP() throws {
         let c = try Clubhouse()
-        let port = try freePort()
-        let simulator = try BackgroundClubhouse(["device", "simulate", "ballmachine", "--listen", "tcp:127.0.0.1:\(port)", "--checksum", "modbus"],
-                                                scratch: c)
-        defer { simulator.stop() }
-        _ = try simulator.waitForLine(prefix: "listening on ")
-        let config = try c.write("plugins.json", """
-            {"sites": {"court-1": {
-              "devices": {"ballmachine": {"transport": "tcp:127.0.0.1:\(port)"}},
-              "plugins": {"tennis": {"id": "org.clubhouse.tennis", "grants": ["storage", "device:ballmachine"],
-                                     "config": {"checksum": "modbus", "interval_s": 3}}}}}}
-            """)
+        let court = try SimulatedCourt(c, site: "court-1", checksum: "modbus", tennisConfig: #"{"checksum": "modbus", "interval_s": 3}"#)
+        let simulator = court.simulator, config = court.config
+        defer { court.stop() }
         try c.succeed(["--config", config, "tennis", "calibrate", "--image-points", try c.write("taps.json", TennisEndToEndTests.taps)])
         let detections = try c.write("detections.jsonl", TennisEndToEndTests.detections)
         let svg = c.path("court.svg")
@@ -204,14 +196,9 @@ final class TennisEndToEndTests: XCTestCase {
     /// Ctrl-C during a live session: the session stops and the machine gets the stop command.
     func testCtrlCStopsALiveSessionAndSendsStop() throws {
         let c = try Clubhouse()
-        let port = try freePort()
-        let simulator = try BackgroundClubhouse(["device", "simulate", "ballmachine", "--listen", "tcp:127.0.0.1:\(port)"], scratch: c)
-        defer { simulator.stop() }
-        _ = try simulator.waitForLine(prefix: "listening on ")
-        let config = try c.write("plugins.json", """
-            {"sites": {"s": {"devices": {"ballmachine": {"transport": "tcp:127.0.0.1:\(port)"}},
-              "plugins": {"tennis": {"id": "org.clubhouse.tennis", "grants": ["storage", "device:ballmachine"]}}}}}
-            """)
+        let court = try SimulatedCourt(c)
+        let simulator = court.simulator, config = court.config
+        defer { court.stop() }
         try c.succeed(["--config", config, "tennis", "calibrate", "--image-points", try c.write("taps.json", TennisEndToEndTests.taps)])
         let session = try BackgroundClubhouse(["--config", config, "tennis", "session", "--detections", "-"], scratch: c, withInput: true)
         defer { session.stop() }
@@ -233,15 +220,9 @@ final class TennisEndToEndTests: XCTestCase {
     /// and the session is stored in one piece with the launch made before the stop.
     func testCtrlCStopsAPacedFileSessionWhileItWaits() throws {
         let c = try Clubhouse()
-        let port = try freePort()
-        let simulator = try BackgroundClubhouse(["device", "simulate", "ballmachine", "--listen", "tcp:127.0.0.1:\(port)"], scratch: c)
-        defer { simulator.stop() }
-        _ = try simulator.waitForLine(prefix: "listening on ")
-        let config = try c.write("plugins.json", """
-            {"sites": {"s": {"devices": {"ballmachine": {"transport": "tcp:127.0.0.1:\(port)"}},
-              "plugins": {"tennis": {"id": "org.clubhouse.tennis", "grants": ["storage", "device:ballmachine"],
-                                     "config": {"interval_s": 8}}}}}}
-            """)
+        let court = try SimulatedCourt(c, tennisConfig: #"{"interval_s": 8}"#)
+        let simulator = court.simulator, config = court.config
+        defer { court.stop() }
         try c.succeed(["--config", config, "tennis", "calibrate", "--image-points", try c.write("taps.json", TennisEndToEndTests.taps)])
         // A minute of the player in zone 5: launches due at 8, 16, 24 … s.
         let file = try c.write("minute.jsonl", (0...600).map { "{\"t\":\(Double($0) / 10),\"x\":250,\"y\":250}\n" }.joined())
@@ -264,16 +245,9 @@ final class TennisEndToEndTests: XCTestCase {
 
     func testWrongChecksumIsRejectedByTheMachineAndReported() throws {
         let c = try Clubhouse()
-        let port = try freePort()
-        let simulator = try BackgroundClubhouse(["device", "simulate", "ballmachine", "--listen", "tcp:127.0.0.1:\(port)", "--checksum", "modbus"],
-                                                scratch: c)
-        defer { simulator.stop() }
-        _ = try simulator.waitForLine(prefix: "listening on ")
-        let config = try c.write("plugins.json", """
-            {"sites": {"s": {"devices": {"ballmachine": {"transport": "tcp:127.0.0.1:\(port)"}},
-              "plugins": {"tennis": {"id": "org.clubhouse.tennis", "grants": ["storage", "device:ballmachine"],
-                                     "config": {"checksum": "xor", "reply_timeout_s": 0.3}}}}}}
-            """)
+        let court = try SimulatedCourt(c, checksum: "modbus", tennisConfig: #"{"checksum": "xor", "reply_timeout_s": 0.3}"#)
+        let simulator = court.simulator, config = court.config
+        defer { court.stop() }
         try c.fail(["--config", config, "tennis", "send", "--zone", "3", "--speed", "40", "--spin", "flat"],
                    contains: ["the ball machine answered, but 2 replies had a check byte that does not match (2 attempt(s)); check the checksum setting"])
         XCTAssertEqual(try c.succeed(["--config", config, "tennis", "send", "--zone", "3", "--speed", "40", "--spin", "flat",
