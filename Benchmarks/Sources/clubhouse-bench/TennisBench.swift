@@ -133,10 +133,10 @@ func tennisBench(_ arguments: [String]) {
     """)
 }
 
-private struct SocketError: Error { let what: String }
+struct SocketError: Error { let what: String }
 
-/// A TCP connection as a ball machine link.
-private final class SocketLink: BallMachineLink {
+/// A TCP connection as a ball machine link (the tennis benchmarks share it).
+final class SocketLink: BallMachineLink {
     let fd: Int32
 
     init(fd: Int32) { self.fd = fd }

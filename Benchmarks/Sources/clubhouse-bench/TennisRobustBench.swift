@@ -118,31 +118,6 @@ private final class DrillBenchFlag: @unchecked Sendable {
     var isSet: Bool { pthread_mutex_lock(&mutex); defer { pthread_mutex_unlock(&mutex) }; return value }
 }
 
-/// A TCP connection as a ball machine link.
-private final class DrillBenchLink: BallMachineLink {
-    struct Failure: Error { let what: String }
-    let fd: Int32
-    init(fd: Int32) { self.fd = fd }
-
-    func write(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in raw.baseAddress.map { Glibc.write(fd, $0 + offset, raw.count - offset) } ?? -1 }
-            if n <= 0 { throw Failure(what: "write failed") }
-            offset += n
-        }
-    }
-
-    func read(max: Int, timeout: Double) throws -> [UInt8] {
-        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, Int32((timeout * 1000).rounded(.up))) > 0 else { return [] }
-        var buffer = [UInt8](repeating: 0, count: max)
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        if n <= 0 { throw Failure(what: "connection closed") }
-        return Array(buffer[0..<n])
-    }
-}
-
 /// Milliseconds between each ball's scheduled time and the write of its command, for a drill of
 /// `balls` balls `delay` seconds apart run by TennisCore against the simulator on loopback TCP.
 private func drillLateness(balls: Int, delay: Double) -> [Double] {
@@ -166,7 +141,7 @@ private func drillLateness(balls: Int, delay: Double) -> [Double] {
     let text = "{\"name\": \"bench\", \"steps\": [{\"zone\": 5, \"speed\": 50, \"delay\": \(delay)}, {\"sector\": {\"x\": [0, 8.2], \"y\": [6.5, 11.8]}, \"speed\": 70, \"spin\": \"flat\", \"delay\": \(delay)}], \"repeat\": \((balls + 1) / 2)}"
     guard let drill = try? Drill.parse(text, file: "bench-drill.json"),
           let settings = try? SessionSettings(mode: .drill, speed: BallSpeed(mph: 50), spin: .topspin),
-          let report = try? TennisCommands.drillRun(drill, settings: settings, table: .formula(), link: DrillBenchLink(fd: fd),
+          let report = try? TennisCommands.drillRun(drill, settings: settings, table: .formula(), link: SocketLink(fd: fd),
                                                     clock: SystemSessionClock())
     else {
         print("tennis-robust bench: the drill did not run")
