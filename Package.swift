@@ -97,10 +97,15 @@ let coreDependencies: [String: [Target.Dependency]] = [
     "Globe": ["ClubhouseGraphics"], "Tennis": ["ClubhouseGraphics", "ClubhouseHashing"],
 ]
 
+/// Cores whose tests are numerical sweeps (earcut fixtures at every rotation): optimized even in a
+/// debug build, so `swift test` stays short; `-enable-testing` still comes with debug builds.
+let optimizedInDebug: Set<String> = ["Globe"]
+
 for name in features {
     targets += [
         .target(name: "\(name)Core", dependencies: ["ClubhouseJSON", "ClubhouseToolkit"] + (coreDependencies[name] ?? []),
-                path: "Plugins/\(name)/Sources/\(name)Core"),
+                path: "Plugins/\(name)/Sources/\(name)Core",
+                swiftSettings: optimizedInDebug.contains(name) ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : []),
         .target(name: "\(name)Plugin", dependencies: [.target(name: "\(name)Core"), "PluginKit"],
                 path: "Plugins/\(name)/Sources/\(name)Plugin", linkerSettings: pluginLinkerSettings),
         .testTarget(name: "\(name)CoreTests", dependencies: [.target(name: "\(name)Core"), "ClubhouseToolkit", "TestSupport"] + (coreDependencies[name] ?? []),
