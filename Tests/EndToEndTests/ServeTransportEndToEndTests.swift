@@ -378,4 +378,35 @@ final class ServeTransportEndToEndTests: XCTestCase {
         let finished = try client.response(id: 3, timeout: 10)
         XCTAssertEqual(finished["result"]?["counted"]?.intValue, 5, "\(finished)")
     }
+
+    /// A client's requests are drained by the worker already on its queue (no hand-off per
+    /// request), yet a long call does not hold up the quick ones sent after it on the same
+    /// connection: a second worker takes them within milliseconds, and their replies come first.
+    func testALongCallDoesNotHoldUpTheQuickOnesBehindItOnTheSameConnection() throws {
+        let c = try Clubhouse()
+        let server = try SocketServer(c, socket: c.path("rpc.sock"), options: ["--workers", "4"])
+        defer { server.stop() }
+        let client = try LineClient(path: server.socketPath)
+        client.send(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":30,"step-ms":100}}}"#)
+        let started = Date()
+        for id in 2...21 {
+            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.version"}"#)
+        }
+        // Replies come in any order: collect them all.
+        var quick = Set<Int>()
+        var slow: JSONValue?
+        while slow == nil || quick.count < 20 {
+            let message = try client.receive(timeout: 10)
+            guard message["method"] == nil, let id = message["id"]?.intValue else { continue }
+            if id == 1 {
+                slow = message
+                XCTAssertEqual(quick.count, 20, "the 3-second call finished before the quick ones behind it")
+            } else {
+                XCTAssertNotNil(message["result"]?["version"], "version \(id): \(message)")
+                quick.insert(id)
+                if quick.count == 20 { XCTAssertLessThan(Date().timeIntervalSince(started), 2, "the quick calls waited for the long one") }
+            }
+        }
+        XCTAssertEqual(slow?["result"]?["counted"]?.intValue, 30, "\(String(describing: slow))")
+    }
 }

@@ -71,6 +71,61 @@ final class RPCConnection: @unchecked Sendable {
     var isClosed: Bool { channel?.isClosed ?? false }
     func began() { channel?.began() }
     func finished() { channel?.finished() }
+
+    // MARK: the connection's queue (socket transport)
+    //
+    // A pipelining client's requests wait here, and a worker that finishes one takes the next
+    // itself: no cross-thread wake-up per request. A call that runs long does not hold up the
+    // ones behind it: when the queue has not moved for `JSONRPCServer.stallMilliseconds`, the
+    // server's tick starts one more worker on it (up to the worker limit).
+    private var queue: [() -> Void] = []
+    private var queueHead = 0
+    private(set) var drainers = 0
+    /// When a worker last took a job from the queue (or the queue last became non-empty).
+    private var lastTaken: Int64 = 0
+
+    /// Adds a job; true when no worker drains the queue now (the caller must start one).
+    func push(_ job: @escaping () -> Void) -> Bool {
+        lock.withLock {
+            if queueHead == queue.count { lastTaken = Subprocess.monotonicMilliseconds() }
+            queue.append(job)
+            guard drainers == 0 else { return false }
+            drainers = 1
+            return true
+        }
+    }
+
+    /// The next job for a draining worker, or nil (and the worker leaves) when the queue is empty.
+    func take() -> (() -> Void)? {
+        lock.withLock {
+            guard queueHead < queue.count else {
+                drainers -= 1
+                queue.removeAll(keepingCapacity: queue.capacity <= 1024)
+                queueHead = 0
+                return nil
+            }
+            let job = queue[queueHead]
+            queueHead += 1
+            lastTaken = Subprocess.monotonicMilliseconds()
+            if queueHead >= 1024 && queueHead * 2 >= queue.count {
+                queue.removeSubrange(0..<queueHead)
+                queueHead = 0
+            }
+            return job
+        }
+    }
+
+    /// Whether jobs wait; when they have waited `stall` ms with every drainer busy (and fewer than
+    /// `limit` drain), counts one more drainer and says to start it.
+    func stalled(now: Int64, stall: Int64, limit: Int) -> (waiting: Bool, startOne: Bool) {
+        lock.withLock {
+            let waiting = queueHead < queue.count
+            guard waiting, drainers < limit, now - lastTaken >= stall else { return (waiting, false) }
+            drainers += 1
+            lastTaken = now
+            return (true, true)
+        }
+    }
 }
 
 /// Progress of one JSON-RPC call, sent as notifications (at most 10 a second).
@@ -134,6 +189,8 @@ final class JSONRPCServer: @unchecked Sendable {
     private var active: [String: CallContext] = [:]
     private let group = DispatchGroup()
     private let pool: WorkerPool
+    /// Socket connections whose queue had jobs at the last look (the loop's tick watches them).
+    private var backlogged: [ObjectIdentifier: RPCConnection] = [:]
 
     init(session: Session, limits: ServeLimits = ServeLimits()) {
         self.session = session
@@ -261,6 +318,7 @@ final class JSONRPCServer: @unchecked Sendable {
         let log = session.log
         let loop = ServeLoop(listener: fd, limits: limits) { line in log.warning("serve: \(line)") }
         loop.closedChannel = { [self] channel in cancelCalls(ofConnection: channel.number) }
+        loop.tick = { [self] in tick() }
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let sources = [SIGINT, SIGTERM].map { DispatchSourceSignalHolder($0) { loop.requestStop() } }
@@ -344,15 +402,46 @@ final class JSONRPCServer: @unchecked Sendable {
     }
 
     /// Runs `work` on the worker pool, counted as in flight for the connection; skipped if the
-    /// client is gone by the time a worker takes it.
+    /// client is gone by the time a worker takes it. On a socket the connection's jobs go through
+    /// its queue, drained by the workers already on it (RPCConnection).
     private func submit(_ connection: RPCConnection, _ work: @escaping () -> Void) {
         group.enter()
         connection.began()
-        pool.submit { [self] in
+        let job = { [self] in
             if !connection.isClosed { work() }
             connection.finished()
             group.leave()
         }
+        guard connection.channel != nil else {
+            pool.submit(job)
+            return
+        }
+        if connection.push(job) { startDrainer(connection) }
+        lock.withLock { backlogged[ObjectIdentifier(connection)] = connection }
+    }
+
+    private func startDrainer(_ connection: RPCConnection) {
+        pool.submit {
+            while let job = connection.take() { job() }
+        }
+    }
+
+    /// How long a connection's queue may stand still (its workers busy with long calls) before
+    /// one more worker is started on it.
+    static let stallMilliseconds: Int64 = 5
+
+    /// Called by the event loop before it waits: starts a worker on each queue that stalled; the
+    /// longest the loop may wait before calling again (nil: no queue waits).
+    func tick() -> Int64? {
+        let now = Subprocess.monotonicMilliseconds()
+        let connections = lock.withLock { Array(backlogged.values) }
+        var anyWaiting = false
+        for connection in connections {
+            let (waiting, startOne) = connection.stalled(now: now, stall: Self.stallMilliseconds, limit: limits.workers)
+            if startOne { startDrainer(connection) }
+            if waiting { anyWaiting = true } else { lock.withLock { _ = backlogged.removeValue(forKey: ObjectIdentifier(connection)) } }
+        }
+        return anyWaiting ? Self.stallMilliseconds : nil
     }
 
     func handle(_ request: JSONValue, connection: RPCConnection) -> JSONValue? {

@@ -3,7 +3,10 @@
 //
 // - One event-loop thread owns the listening socket and every client socket, all non-blocking,
 //   and waits on them with poll(2). No thread per connection.
-// - Requests run on a small worker pool (calls into plugins may block; the loop never does).
+// - Requests run on a small worker pool (calls into plugins may block; the loop never does); a
+//   worker that finishes one of a client's requests takes that client's next one itself
+//   (JSONRPCServer's per-connection queue), and a queue stuck behind long calls gets one more
+//   worker after a few milliseconds.
 // - Replies are written straight from the worker when the socket takes them; what the socket does
 //   not take waits in the connection's output buffer and the loop writes it when the client reads.
 //   A client with too much waiting output or too many requests in flight is not read any more
@@ -343,6 +346,7 @@ final class ServeLoop: @unchecked Sendable {
                 index += 1
             }
             if stopping && channels.isEmpty { return }
+            if let tick, let most = tick() { timeout = min(timeout, most) }
             let ready = poll(&fds, nfds_t(fds.count), Int32(timeout))
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -428,6 +432,8 @@ final class ServeLoop: @unchecked Sendable {
 
     /// Called (on the loop thread) for each client that goes away.
     var closedChannel: ((ServeChannel) -> Void)?
+    /// Called (on the loop thread) before each wait; returns the longest the loop may wait (ms).
+    var tick: (() -> Int64?)?
 
     static func errorLine(_ code: Int, _ message: String) -> [UInt8] {
         var bytes: [UInt8] = []
