@@ -1,0 +1,19 @@
+// How a reply's text may be styled: plain everywhere, except when the host says the text goes to a
+// terminal that shows colour (CLUBHOUSE_CALL_STYLED_TEXT in clubhouse/call.h; PluginKit sets
+// `TextStyle.current` from it for the duration of a command). A task-local, so it is scoped to the
+// code that builds one reply and never leaks into another call or a background thread's text.
+
+public enum TextStyle: Sendable, Equatable {
+    /// No escape sequences (pipes, files, --json, serve, NO_COLOR, --no-color).
+    case plain
+    /// ANSI SGR sequences are welcome (bold table headers).
+    case terminal
+
+    /// The style of the text being built now; `.plain` unless PluginKit (or a test) bound it.
+    @TaskLocal public static var current: TextStyle = .plain
+
+    /// `text` in bold when the current style allows it (reset after), else unchanged.
+    public static func bold(_ text: String) -> String {
+        current == .terminal && !text.isEmpty ? "\u{1B}[1m" + text + "\u{1B}[0m" : text
+    }
+}
