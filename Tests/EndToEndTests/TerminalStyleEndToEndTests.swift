@@ -79,6 +79,18 @@ final class TerminalStyleEndToEndTests: XCTestCase {
         XCTAssertTrue(piped.stdout.contains("ID  ") && !piped.stdout.contains("\u{1B}["), "never in a pipe: \(piped.stdout)")
     }
 
+    func testTextAPluginAlsoSavesToAFileStaysPlainInTheFile() throws {
+        try requireScript()
+        let c = try colourTerminal()
+        // The scorecard demo prints its report (tables) and saves the same report as demo.txt.
+        let run = try c.run(["scorecard", "demo", "--out", c.path("demo")], timeout: 300, onTerminal: true)
+        XCTAssertEqual(run.exitCode, 0, run.stdout)
+        XCTAssertTrue(run.stdout.contains(Self.bold), "the terminal gets bold headers: \(run.stdout)")
+        let saved = try String(contentsOfFile: c.path("demo/demo.txt"), encoding: .utf8)
+        XCTAssertFalse(saved.isEmpty)
+        XCTAssertFalse(saved.contains("\u{1B}"), "a file is never a terminal: \(saved.prefix(400))")
+    }
+
     func testTheHostsOwnTablesAreBoldTooAndThePagerGetsTheColours() throws {
         try requireScript()
         let c = try colourTerminal()
