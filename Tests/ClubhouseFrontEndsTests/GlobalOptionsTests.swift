@@ -30,4 +30,19 @@ final class GlobalOptionsTests: XCTestCase {
         XCTAssertFalse(Session.wouldShowProgress(options: options, terminal: false), "quiet in pipes")
         XCTAssertTrue(Session.wouldShowProgress(options: options, terminal: true))
     }
+
+    func testStyledOutputNeedsATerminalAndNothingSayingNo() throws {
+        func options(_ arguments: [String], _ env: [String: String]) throws -> GlobalOptions {
+            try GlobalOptions.parse(arguments + ["practice", "sessions"]) { env[$0] }
+        }
+        let term = ["TERM": "xterm-256color"]
+        XCTAssertTrue(try options([], term).stylesOutput(terminal: true))
+        XCTAssertTrue(try options([], [:]).stylesOutput(terminal: true), "no TERM at all is not 'dumb'")
+        XCTAssertFalse(try options([], term).stylesOutput(terminal: false), "never in a pipe or a file")
+        XCTAssertFalse(try options(["--no-color"], term).stylesOutput(terminal: true))
+        XCTAssertFalse(try options(["--json"], term).stylesOutput(terminal: true))
+        XCTAssertFalse(try options([], ["TERM": "dumb"]).stylesOutput(terminal: true))
+        XCTAssertFalse(try options([], ["NO_COLOR": "1", "TERM": "xterm"]).stylesOutput(terminal: true))
+        XCTAssertTrue(try options([], ["NO_COLOR": "", "TERM": "xterm"]).stylesOutput(terminal: true), "an empty NO_COLOR says nothing (no-color.org)")
+    }
 }

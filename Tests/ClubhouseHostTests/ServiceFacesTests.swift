@@ -42,6 +42,31 @@ final class ServiceFacesTests: XCTestCase {
         func begin(label: String, total: UInt64) { events.append("begin \(label) \(total)") }
         func update(done: UInt64) { events.append("update \(done)") }
         func end() { events.append("end") }
+        func setUnit(_ unit: ProgressUnit) { events.append("unit \(unit.rawValue)") }
+    }
+
+    func testTheProgressUnitReachesTheSinkFromCAndFromTheWireAndUnknownCodesCountItems() {
+        let viaC = RecordingProgress(), viaWire = RecordingProgress()
+        let table = ServiceTables.shared.progress.pointee
+        XCTAssertEqual(Int(table.struct_size), MemoryLayout<clubhouse_progress_service>.size, "the host hands out the whole 1.2 table")
+        CallContext(flags: 0, progress: viaC, alias: "p").withCStruct { call in
+            table.begin(call, "reading", 2048)
+            table.set_unit(call, UInt32(CLUBHOUSE_PROGRESS_UNIT_BYTES))
+            table.set_unit(call, 77)
+            table.set_unit(nil, UInt32(CLUBHOUSE_PROGRESS_UNIT_BYTES))  // no call: ignored
+            table.end(call)
+        }
+        let callWire = CallContext(flags: 0, progress: viaWire, alias: "p")
+        for (stage, label, n) in [(UInt8(0), "reading", UInt64(2048)), (3, "", 1), (3, "", 77), (9, "", 1), (2, "", 0)] {
+            var w = WireWriter()
+            w.u64(callWire.id)
+            w.u8(stage)
+            w.str(label)
+            w.u64(n)
+            ProgressBroker.serve(progress: w.bytes, call: callWire)
+        }
+        XCTAssertEqual(viaC.events, ["begin reading 2048", "unit bytes", "unit items", "end"])
+        XCTAssertEqual(viaWire.events, viaC.events, "a stage the host does not know (9) is ignored")
     }
 
     func testProgressReachesTheCallsSinkTheSameWayFromCAndFromTheWire() {

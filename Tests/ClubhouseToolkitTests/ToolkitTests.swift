@@ -40,6 +40,28 @@ final class ToolkitTests: XCTestCase {
         XCTAssertEqual(table.render(), "CLUB  CARRY  NOTE\n7i    151.5  \nPW    112    wet\n")
     }
 
+    func testTextTableHeadersAreBoldOnlyWhileTheStyleIsTerminal() async {
+        var table = TextTable(["CLUB", "CARRY", "NOTE"])
+        table.add(["7i", "151.5", ""])
+        table.add(["PW", "112", "wet"])
+        XCTAssertEqual(TextStyle.current, .plain, "plain unless someone binds it")
+        TextStyle.$current.withValue(.terminal) {
+            XCTAssertEqual(table.text, "\u{1B}[1mCLUB  CARRY  NOTE\u{1B}[0m\n7i    151.5\nPW    112    wet")
+            XCTAssertEqual(table.render(), "\u{1B}[1mCLUB  CARRY  NOTE\u{1B}[0m\n7i    151.5  \nPW    112    wet\n")
+            XCTAssertEqual(TextStyle.bold(""), "", "nothing to embolden, no escape sequences")
+        }
+        XCTAssertEqual(TextStyle.unstyled("\u{1B}[1mCLUB\u{1B}[0m 7i \u{1B}[1;31mred\u{1B}[m"), "CLUB 7i red")
+        XCTAssertEqual(TextStyle.unstyled("keep \u{1B}[2K and \u{1B} alone"), "keep \u{1B}[2K and \u{1B} alone", "only SGR sequences go")
+        // Scoped: outside the binding (and in a task started elsewhere) the text is plain again.
+        XCTAssertEqual(table.render(), "CLUB  CARRY  NOTE\n7i    151.5  \nPW    112    wet\n")
+        let elsewhere = await Task.detached { table.text }.value
+        XCTAssertFalse(elsewhere.contains("\u{1B}"), elsewhere)
+        await TextStyle.$current.withValue(.terminal) {
+            let detached = await Task.detached { TextStyle.current }.value
+            XCTAssertEqual(detached, .plain, "a detached task does not inherit the style")
+        }
+    }
+
     func testWholeFileReadsAndNamesWhatWentWrong() throws {
         let path = "/tmp/clubhouse-toolkit-\(getpid()).txt"
         defer { unlink(path) }

@@ -1,5 +1,6 @@
 // Plain text tables for plugin replies: columns padded to their widest cell (one column per
-// character), two spaces between columns.
+// character), two spaces between columns. On a terminal that shows colour (TextStyle.current is
+// .terminal) the header row is bold; widths never count the escape sequences.
 
 public struct TextTable: Sendable {
     public let header: [String]
@@ -22,23 +23,24 @@ public struct TextTable: Sendable {
     /// The lines joined by newlines (no final one); every cell padded, trailing spaces dropped.
     public var text: String {
         let widths = widths
-        return ([header] + rows).map { row in
+        return ([header] + rows).enumerated().map { index, row in
             var line = ""
             for (i, cell) in row.enumerated() {
                 line += cell + String(repeating: " ", count: widths[i] - cell.count) + (i + 1 < row.count ? "  " : "")
             }
             while line.last == " " { line.removeLast() }
-            return line
+            return index == 0 ? TextStyle.bold(line) : line
         }.joined(separator: "\n")
     }
 
     /// Every line ended by a newline; each row's last cell is left as it is (not padded).
     public func render() -> String {
         let widths = widths
-        return ([header] + rows).map { row in
-            row.enumerated().map { i, cell in
+        return ([header] + rows).enumerated().map { index, row in
+            let line = row.enumerated().map { i, cell in
                 i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count)
             }.joined(separator: "  ")
+            return index == 0 ? TextStyle.bold(line) : line
         }.joined(separator: "\n") + "\n"
     }
 }

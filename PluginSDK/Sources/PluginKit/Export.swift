@@ -9,6 +9,7 @@
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseToolkit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -155,9 +156,14 @@ final class InstanceBox: AnyInstanceBox {
             for argument in pathArguments[name] ?? [] {
                 if let path = arguments[argument]?.stringValue { paths.append((argument, path)) }
             }
-            let result = try CallFiles.with(paths.isEmpty ? nil : context.services.files.map {
-                CallFiles(call: call, service: $0, paths: paths)
-            }) { try handler(invocation) }
+            // Tables (and anything else reading TextStyle.current) style the reply's text only when
+            // the host says it goes to a terminal that shows colour; scoped to this call.
+            let style: TextStyle = invocation.wantsStyledText ? .terminal : .plain
+            let result = try TextStyle.$current.withValue(style) {
+                try CallFiles.with(paths.isEmpty ? nil : context.services.files.map {
+                    CallFiles(call: call, service: $0, paths: paths)
+                }) { try handler(invocation) }
+            }
             reply.write(bytes: result.encoded())
             return Int32(CLUBHOUSE_OK)
         } catch {

@@ -219,9 +219,11 @@ public enum Files {
         throw PluginError.invalidArgument("\(path): too many symbolic links; give the file's real path")
     }
 
-    /// Writes UTF-8 text atomically.
+    /// Writes UTF-8 text atomically. A file is never a terminal: during a call whose text is styled
+    /// (TextStyle.current is .terminal, eg a table built for the reply and also saved), the SGR
+    /// sequences are left out of what is written.
     public static func write(_ path: String, text: String) throws {
-        try write(path, Array(text.utf8))
+        try write(path, Array((TextStyle.current == .terminal ? TextStyle.unstyled(text) : text).utf8))
     }
 
     /// Creates a folder and its parents.

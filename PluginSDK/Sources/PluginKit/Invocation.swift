@@ -50,6 +50,13 @@ public struct Invocation {
     /// The caller reads `data` only (--json, JSON-RPC); building `text` can be skipped.
     public var wantsMachineOutput: Bool { call.pointee.flags & UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT) != 0 }
 
+    /// The reply's text goes to a terminal that shows colour (CLUBHOUSE_CALL_STYLED_TEXT): ANSI
+    /// styling is welcome. PluginKit binds `TextStyle.current` from it while the handler runs, so
+    /// `TextTable` headers come out bold without the handler doing anything.
+    public var wantsStyledText: Bool {
+        call.pointee.flags & UInt32(CLUBHOUSE_CALL_STYLED_TEXT) != 0 && !wantsMachineOutput
+    }
+
     /// Progress of this call (a bar on a terminal, notifications over JSON-RPC).
     public var progress: Progress { Progress(service: context.services.progress, call: call) }
 

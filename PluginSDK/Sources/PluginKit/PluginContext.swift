@@ -167,9 +167,33 @@ public struct Progress {
     let service: UnsafePointer<clubhouse_progress_service>?
     let call: UnsafePointer<clubhouse_call>
 
-    /// Starts a stage: what is being done and how many units (0 = unknown).
-    public func begin(_ label: String, total: Int = 0) {
+    /// What a stage counts: the bar shows items with thousands separators ("12,345/21,000") and
+    /// bytes in binary units ("12.3 MiB / 40.0 MiB, 5.1 MiB/s").
+    public enum Unit: Sendable {
+        case items, bytes
+
+        var code: UInt32 {
+            switch self {
+            case .items: return UInt32(CLUBHOUSE_PROGRESS_UNIT_ITEMS)
+            case .bytes: return UInt32(CLUBHOUSE_PROGRESS_UNIT_BYTES)
+            }
+        }
+    }
+
+    /// Starts a stage: what is being done, how many units (0 = unknown) and what they are.
+    /// A host older than ABI 1.2 shows every stage in items.
+    public func begin(_ label: String, total: Int = 0, unit: Unit = .items) {
         service?.pointee.begin?(call, label, UInt64(max(0, total)))
+        if unit != .items, let setUnit = setUnitFunction { setUnit(call, unit.code) }
+    }
+
+    /// set_unit when the host's table has it (it was appended in ABI 1.2; see struct_size).
+    private var setUnitFunction: (@convention(c) (UnsafePointer<clubhouse_call>?, UInt32) -> Void)? {
+        guard let table = service,
+              let offset = MemoryLayout<clubhouse_progress_service>.offset(of: \.set_unit),
+              Int(table.pointee.struct_size) >= offset + MemoryLayout<UnsafeRawPointer>.size
+        else { return nil }
+        return table.pointee.set_unit
     }
 
     /// Reports units done in the current stage (cheap; the host rate-limits drawing).

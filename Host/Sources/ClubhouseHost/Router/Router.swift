@@ -117,7 +117,10 @@ public final class Router: @unchecked Sendable {
                         parent: CallContext? = nil) -> CallContext {
         var f = flags
         switch call.origin {
-        case .server, .plugin, .background: f |= UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT)
+        case .server, .plugin, .background:
+            // Machine output, and never styled text: nobody's terminal shows it.
+            f |= UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT)
+            f &= ~UInt32(CLUBHOUSE_CALL_STYLED_TEXT)
         case .commandLine, .demo: break
         }
         return CallContext(flags: f, progress: progress ?? SilentProgress(), alias: call.alias, parent: parent)

@@ -65,7 +65,8 @@ final class ProxyTables: @unchecked Sendable {
                 c.lastProgress[id] = now
                 ProxyTables.sendProgress(call, 1, "", done)
             },
-            end: { call in ProxyTables.sendProgress(call, 2, "", 0) }))
+            end: { call in ProxyTables.sendProgress(call, 2, "", 0) },
+            set_unit: { call, unit in ProxyTables.sendProgress(call, 3, "", UInt64(unit)) }))
         invoke = .allocate(capacity: 1)
         invoke.initialize(to: clubhouse_invoke_service(
             struct_size: UInt32(MemoryLayout<clubhouse_invoke_service>.size),

@@ -29,7 +29,7 @@ enum WireKind: UInt8 {
     case result = 11       // i32 status, bytes reply
     case serviceCall = 12  // u32 seq, u8 operation, operation arguments
     case log = 13          // i32 level, str message (one-way)
-    case progress = 14     // u64 call, u8 stage (0 begin, 1 update, 2 end), str label, u64 n (one-way)
+    case progress = 14     // u64 call, u8 stage (0 begin, 1 update, 2 end, 3 unit), str label, u64 n (one-way)
     case finalize = 15     // u32 statement (one-way)
     case deviceClose = 16  // u32 device (one-way)
     case resetStatement = 17  // u32 statement (one-way): rewind a statement left on a row, clear its bindings

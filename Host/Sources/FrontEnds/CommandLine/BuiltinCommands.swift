@@ -28,7 +28,7 @@ enum BuiltinCommands {
             let rows = PluginValidator.checks.map { [$0.id, $0.name, $0.requires.isEmpty ? "-" : $0.requires.joined(separator: ",")] }
             output(options, json: ["checks": .array(PluginValidator.checks.map { ["name": .string($0.id), "summary": .string($0.name),
                                                                                   "requires": .array($0.requires.map { .string($0) })] })],
-                   text: formatTable([["CHECK", "WHAT IT MAKES SURE OF", "NEEDS"]] + rows))
+                   text: formatTable([["CHECK", "WHAT IT MAKES SURE OF", "NEEDS"]] + rows, styled: options.stylesOutput()))
             return 0
         case "plugin pack":
             return try PluginPackages.pack(library: arguments["library"]?.stringValue ?? "", out: arguments["out"]?.stringValue ?? "",
@@ -103,7 +103,7 @@ enum BuiltinCommands {
             }
             rows.append(.object(row))
         }
-        var text = "Site '\(session.site.name)' (\(session.configuration.source)):\n" + formatTable(table)
+        var text = "Site '\(session.site.name)' (\(session.configuration.source)):\n" + formatTable(table, styled: options.stylesOutput())
         for f in failures { text += "error: \(f)\n" }
         output(options, json: ["site": .string(session.site.name), "plugins": .array(rows)], text: text)
         if !failures.isEmpty {
@@ -117,12 +117,15 @@ enum BuiltinCommands {
         return 0
     }
 
-    static func formatTable(_ rows: [[String]]) -> String {
+    /// The host's own tables: padded columns; the header row (the first) bold when `styled`
+    /// (a terminal that shows colour: GlobalOptions.stylesOutput), as plugins' TextTable does.
+    static func formatTable(_ rows: [[String]], styled: Bool = false) -> String {
         guard let first = rows.first else { return "" }
         var widths = first.map(\.count)
         for row in rows { for (i, c) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], c.count) } }
-        return rows.map { row in
-            row.enumerated().map { i, c in i == row.count - 1 ? c : HelpText.pad(c, widths[i]) }.joined(separator: "  ")
+        return rows.enumerated().map { index, row in
+            let line = row.enumerated().map { i, c in i == row.count - 1 ? c : HelpText.pad(c, widths[i]) }.joined(separator: "  ")
+            return index == 0 && styled ? "\u{1B}[1m" + line + "\u{1B}[0m" : line
         }.joined(separator: "\n") + "\n"
     }
 

@@ -22,8 +22,8 @@ public enum CommandLineTool {
             return InternalModes.run(first, Array(arguments.dropFirst()))
         }
         let options: GlobalOptions
-        // Errors are coloured when stderr is a terminal and neither NO_COLOR nor --no-color says no.
-        let color = StandardStreams.errorIsTerminal && FileSystem.environment("NO_COLOR") == nil && !arguments.contains("--no-color")
+        // Errors are coloured when stderr is a terminal and neither NO_COLOR, TERM=dumb nor --no-color says no.
+        let color = StandardStreams.errorIsTerminal && GlobalOptions.colorAllowed() && !arguments.contains("--no-color")
         do {
             options = try GlobalOptions.parse(arguments)
         } catch {
@@ -282,6 +282,8 @@ final class Session {
         var flags: UInt32 = 0
         if options.json { flags |= UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT) }
         if StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal { flags |= UInt32(CLUBHOUSE_CALL_INTERACTIVE) }
+        // The reply's text is printed on stdout (or through the pager, which keeps colours: less -R).
+        if options.stylesOutput() { flags |= UInt32(CLUBHOUSE_CALL_STYLED_TEXT) }
         var progress: any ProgressSink = showsProgress && prepared.command.longRunning ? TerminalProgressBar() : SilentProgress()
         // A testing aid for the cancellation audit: cancel the call at its Nth progress update, as a
         // Ctrl-C would at that moment (CLUBHOUSE_TEST_CANCEL_AT_PROGRESS=N).
@@ -352,6 +354,8 @@ final class CancelAtProgress: ProgressSink, @unchecked Sendable {
         inner.update(done: done)
         count(1)
     }
+
+    func setUnit(_ unit: ProgressUnit) { inner.setUnit(unit) }
 
     func end() { inner.end() }
 }

@@ -68,8 +68,21 @@ public struct GlobalOptions: Sendable {
         if o.site == nil { o.site = environment("CLUBHOUSE_SITE") }
         if o.configPath == nil { o.configPath = environment("CLUBHOUSE_CONFIG") }
         if o.dataDirectory == nil { o.dataDirectory = environment("CLUBHOUSE_DATA_DIR") }
-        if environment("NO_COLOR") != nil { o.color = false }
+        if !GlobalOptions.colorAllowed(environment: environment) { o.color = false }
         return o
+    }
+
+    /// What the environment says about colour: no when NO_COLOR is set to anything but "" (as
+    /// no-color.org asks) or TERM is "dumb".
+    public static func colorAllowed(environment: (String) -> String? = FileSystem.environment) -> Bool {
+        if let noColor = environment("NO_COLOR"), !noColor.isEmpty { return false }
+        return environment("TERM") != "dumb"
+    }
+
+    /// Text for standard output may carry styling (bold table headers): stdout is a terminal, and
+    /// neither --json, --no-color, NO_COLOR nor TERM=dumb says no. Never in pipes or files.
+    public func stylesOutput(terminal: Bool = StandardStreams.outputIsTerminal) -> Bool {
+        color && !json && terminal
     }
 
     /// The configuration: --config / CLUBHOUSE_CONFIG, else the copy compiled into the binary.

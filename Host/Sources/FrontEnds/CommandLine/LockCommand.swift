@@ -87,7 +87,7 @@ enum LockCommand {
         }
         do { try lock.write() } catch { throw CLIError(status: .error, message: "\(path): cannot write the lock file (\(error.reason))") }
         BuiltinCommands.output(options, json: ["lock": .string(path), "plugins": .array(rows)],
-                               text: "Wrote \(path):\n" + BuiltinCommands.formatTable(table))
+                               text: "Wrote \(path):\n" + BuiltinCommands.formatTable(table, styled: options.stylesOutput()))
         return 0
     }
 

@@ -218,7 +218,7 @@ enum PluginPackages {
             }
         }
         let text = rows.isEmpty ? "No plugins installed in \(root) (install one with clubhouse plugin install FILE.chpkg)\n"
-            : BuiltinCommands.formatTable(table)
+            : BuiltinCommands.formatTable(table, styled: options.stylesOutput())
         BuiltinCommands.output(options, json: ["root": .string(root), "installed": .array(rows)], text: text)
         return 0
     }

@@ -217,7 +217,7 @@ enum Completions {
         more directories to look for plugins in, separated by ':'
         .TP
         .B NO_COLOR
-        no colours
+        when set and not empty: no colours (red errors, bold table headers); TERM=dumb does the same
         .SH FILES
         .TP
         .I plugins.json

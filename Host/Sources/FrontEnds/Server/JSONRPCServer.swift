@@ -135,6 +135,7 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
     private let lock = Lock()
     private var label = ""
     private var total: UInt64 = 0
+    private var unit = ProgressUnit.items
     private var last: Int64 = 0
 
     init(connection: RPCConnection, id: JSONValue) {
@@ -143,7 +144,9 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
     }
 
     private func notify(_ done: UInt64, final: Bool = false) {
-        var params: JSONObject = ["id": id, "label": .string(label), "done": .number(JSONNumber(lexeme: String(done), isInteger: true))]
+        let (label, total, unit) = lock.withLock { (self.label, self.total, self.unit) }
+        var params: JSONObject = ["id": id, "label": .string(label), "done": .number(JSONNumber(lexeme: String(done), isInteger: true)),
+                                  "unit": .string(unit.rawValue)]
         if total > 0 { params["total"] = .number(JSONNumber(lexeme: String(total), isInteger: true)) }
         if final { params["finished"] = true }
         connection.send(["jsonrpc": "2.0", "method": "clubhouse.progress", "params": .object(params)], droppable: true)
@@ -153,9 +156,19 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
         lock.withLock {
             self.label = label
             self.total = total
+            unit = .items
             last = Subprocess.monotonicMilliseconds()
         }
         notify(0)
+    }
+
+    /// A stage counted in bytes: said at once (the client learns the unit before the counts).
+    func setUnit(_ unit: ProgressUnit) {
+        let changed = lock.withLock { () -> Bool in
+            defer { self.unit = unit }
+            return self.unit != unit
+        }
+        if changed { notify(0) }
     }
 
     func update(done: UInt64) {

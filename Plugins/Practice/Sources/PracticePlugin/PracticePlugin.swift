@@ -12,7 +12,7 @@ import Glibc
 
 final class Practice: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.practice", version: "1.3.0", name: "Practice",
+        id: "org.clubhouse.practice", version: "1.3.1", name: "Practice",
         summary: "Golf practice analytics: canonical JSON hashes, Rapsodo MLM2PRO import, KPI templates, A/B/C grading, trends",
         services: [.log, .config, .storage, .progress])
 
@@ -148,7 +148,9 @@ final class Practice: Plugin {
                     if p.phase != phase {
                         if phase != nil { progress.end() }
                         phase = p.phase
-                        progress.begin(p.phase == .reading ? "reading \(baseName(path))" : "writing shots", total: p.total)
+                        // Reading counts the file's bytes (the bar shows MiB and MiB/s), writing counts shots.
+                        progress.begin(p.phase == .reading ? "reading \(baseName(path))" : "writing shots", total: p.total,
+                                       unit: p.phase == .reading ? .bytes : .items)
                     }
                     progress.update(p.done)
                 }, cancelled: { call.isCancelled })

@@ -26,6 +26,14 @@ enum {
     CLUBHOUSE_CALL_MACHINE_OUTPUT = 1u << 0,
     /* A person is watching a terminal (progress bars are drawn, prompts would be seen). */
     CLUBHOUSE_CALL_INTERACTIVE = 1u << 1,
+    /* The reply's "text" goes to a terminal that shows colour: the host sets it only when its
+     * standard output is a terminal, NO_COLOR is unset or empty, --no-color was not given and TERM
+     * is not "dumb"; never under `serve`, --json, a pipe or a file, nor for a call from another
+     * plugin. The plugin MAY then put ANSI SGR sequences in the text (eg: "\033[1m" bold ...
+     * "\033[0m" reset, as the SDK's tables do for their header row); without it the text MUST be
+     * plain. C: `if (call->flags & CLUBHOUSE_CALL_STYLED_TEXT)` around the escape sequences.
+     * Added in ABI 1.2 (an older host never sets it, so the text stays plain). */
+    CLUBHOUSE_CALL_STYLED_TEXT = 1u << 2,
 };
 
 #ifdef __cplusplus

@@ -14,7 +14,9 @@
 #define CLUBHOUSE_ABI_MAJOR 1
 /* 1.1 added: CLUBHOUSE_NEEDS_CONFIRMATION (status.h), the clubhouse.files/1 service (services/files.h),
  * and named parameters and column lookup at the end of the storage table (services/storage.h). */
-#define CLUBHOUSE_ABI_MINOR 1
+/* 1.2 added: CLUBHOUSE_CALL_STYLED_TEXT (call.h), and set_unit with CLUBHOUSE_PROGRESS_UNIT_* at the
+ * end of the progress table (services/progress.h). */
+#define CLUBHOUSE_ABI_MINOR 2
 
 #define CLUBHOUSE_STRINGIFY_(x) #x
 #define CLUBHOUSE_STRINGIFY(x) CLUBHOUSE_STRINGIFY_(x)

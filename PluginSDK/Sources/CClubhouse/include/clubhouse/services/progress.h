@@ -4,6 +4,8 @@
 #ifndef CLUBHOUSE_SERVICES_PROGRESS_H
 #define CLUBHOUSE_SERVICES_PROGRESS_H
 
+#include <stddef.h>
+
 #include "../call.h"
 
 #ifdef __cplusplus
@@ -25,7 +27,25 @@ typedef struct clubhouse_progress_service {
 
     /* [during-call] Ends the current stage (the bar is cleared). invoke returning ends it too. */
     void (*end)(const clubhouse_call *call);
+
+    /* ---- Appended in ABI 1.2 (probe with CLUBHOUSE_PROGRESS_HAS below). ------------------------ */
+
+    /* [during-call] What the current stage counts: CLUBHOUSE_PROGRESS_UNIT_ITEMS (the default of
+     * every stage) or CLUBHOUSE_PROGRESS_UNIT_BYTES, so the bar shows "12.3 MiB / 40.0 MiB,
+     * 5.1 MiB/s". Call it right after begin; the next begin goes back to items. An unknown unit is
+     * treated as items. */
+    void (*set_unit)(const clubhouse_call *call, uint32_t unit);
 } clubhouse_progress_service;
+
+/* Units for set_unit. */
+#define CLUBHOUSE_PROGRESS_UNIT_ITEMS 0u
+#define CLUBHOUSE_PROGRESS_UNIT_BYTES 1u
+
+/* True when `table` (a clubhouse_progress_service pointer from get_service) has `member`: a host
+ * built before the member was appended hands out a shorter table (see struct_size), eg:
+ * if (CLUBHOUSE_PROGRESS_HAS(progress, set_unit)) progress->set_unit(call, CLUBHOUSE_PROGRESS_UNIT_BYTES); */
+#define CLUBHOUSE_PROGRESS_HAS(table, member) \
+    ((table)->struct_size >= offsetof(clubhouse_progress_service, member) + sizeof((table)->member))
 
 #ifdef __cplusplus
 }
