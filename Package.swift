@@ -95,10 +95,14 @@ let coreDependencies: [String: [Target.Dependency]] = [
     "Globe": ["ClubhouseGraphics"], "Tennis": ["ClubhouseGraphics", "ClubhouseHashing"],
 ]
 
+/// PuttingCore is optimized in debug builds too: its physics tests (a sweep of real putts checked by brute
+/// force) would otherwise take minutes of the suite's time.
+let coreSwiftSettings: [String: [SwiftSetting]] = ["Putting": [.unsafeFlags(["-O"])]]
+
 for name in features {
     targets += [
         .target(name: "\(name)Core", dependencies: ["ClubhouseJSON", "ClubhouseToolkit"] + (coreDependencies[name] ?? []),
-                path: "Plugins/\(name)/Sources/\(name)Core"),
+                path: "Plugins/\(name)/Sources/\(name)Core", swiftSettings: coreSwiftSettings[name]),
         .target(name: "\(name)Plugin", dependencies: [.target(name: "\(name)Core"), "PluginKit"],
                 path: "Plugins/\(name)/Sources/\(name)Plugin", linkerSettings: pluginLinkerSettings),
         .testTarget(name: "\(name)CoreTests", dependencies: [.target(name: "\(name)Core"), "ClubhouseToolkit"] + (coreDependencies[name] ?? []),
