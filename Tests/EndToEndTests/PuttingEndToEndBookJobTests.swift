@@ -1,7 +1,7 @@
 // `putting book --async` through the built `clubhouse` binary on a real Presidio green: the host runs
-// the book job in the background and `putting job ID` shows the book; a book job stopped midway keeps
-// the batches it stored and, run again, solves only the rest and ends with the same book as one run;
-// bad input is refused with a clear message.
+// the book job in the background and `putting job ID` shows the book; a book (foreground or job)
+// stopped midway keeps the batches it stored and, run again, solves only the rest and ends with the
+// same book as one run; bad input is refused with a clear message.
 
 import ClubhouseJSON
 import Foundation
@@ -60,25 +60,36 @@ final class PuttingEndToEndBookJobTests: XCTestCase {
         XCTAssertEqual(again["book"]?["cached"]?.intValue, n)
         XCTAssertEqual(again["book"]?["entries"]?.arrayValue, entries)
 
-        // 2. Another site, no background run: the job is stopped after its first stored batch.
+        // 2. Another site, no background run. A foreground book stopped after its first batch keeps that batch.
         let two = try Clubhouse()
         try importPresidio(two)
         try preventBackgroundRuns(two)
+        two.environment["CLUBHOUSE_TEST_CANCEL_AT_PROGRESS"] = "2"
+        let cancelled = try two.run(book, timeout: 600)
+        XCTAssertEqual(cancelled.exitCode, 130, cancelled.stderr)
+        XCTAssertTrue(cancelled.stderr.contains(" positions: those are cached, run the same book again to go on"), cancelled.stderr)
+        let firstBatch = cancelled.stderr.components(separatedBy: "stopped as asked after ").last?.split(separator: " ").first.flatMap { Int($0) } ?? 0
+        XCTAssertTrue(firstBatch > 0 && firstBatch < n, cancelled.stderr)
+        // The job then reads that batch back, stores one more and is stopped.
+        two.environment["CLUBHOUSE_TEST_CANCEL_AT_PROGRESS"] = nil
         let stoppedID = try submit(two)
         XCTAssertEqual(try two.succeed(["putting", "job", stoppedID, "--json"]).json()["job"]?["state"], "queued")
         two.environment["CLUBHOUSE_TEST_CANCEL_AT_PROGRESS"] = "2"
         let stopped = try two.run(["putting", "job", "run", stoppedID], timeout: 600)
         two.environment["CLUBHOUSE_TEST_CANCEL_AT_PROGRESS"] = nil
         XCTAssertEqual(stopped.exitCode, 130, stopped.stderr)
-        XCTAssertTrue(stopped.stderr.contains("clubhouse: job \(stoppedID) stopped as asked after "), stopped.stderr)
+        XCTAssertTrue(stopped.stderr.contains("job \(stoppedID) stopped as asked after "), stopped.stderr)
         XCTAssertTrue(stopped.stderr.contains(" of \(n) positions: those are kept and the job is queued again; `putting job run \(stoppedID)` goes on where it stopped"),
                       stopped.stderr)
         let queued = try two.succeed(["putting", "job", stoppedID, "--json"]).json()
         XCTAssertEqual(queued["job"]?["state"], "queued")
         XCTAssertEqual(queued["job"]?["attempts"]?.intValue, 1)
         let progress = try XCTUnwrap(queued["job"]?["progress"]?.doubleValue)
-        XCTAssertTrue(progress > 0 && progress < 1, "the stored batches count: \(progress)")
+        XCTAssertTrue(progress > Double(firstBatch) / Double(n) && progress < 1, "the stored batches count: \(progress)")
         XCTAssertNil(queued["book"])
+        let queuedText = try two.succeed(["putting", "job", stoppedID]).stdout
+        XCTAssertTrue(queuedText.hasPrefix("Job \(stoppedID): queued again, ") && queuedText.contains("% done before it stopped: `putting job run \(stoppedID)` goes on"),
+                      queuedText)
         // Run again: only the positions not stored yet are solved; the book is the one-go book.
         let resumedRun = try two.run(["putting", "job", "run", stoppedID, "--json"], timeout: 600)
         XCTAssertEqual(resumedRun.exitCode, 0, resumedRun.stderr)
