@@ -72,6 +72,7 @@ final class BestLineSweepTests: XCTestCase {
         let dir = try SharedData.presidioDirectory()
         let perGreen = Int(ProcessInfo.processInfo.environment["PUTTING_SWEEP_PER_GREEN"] ?? "") ?? 3
         var total = 0, holed = 0, converged = 0, notHoleable = 0, bruteForced = 0
+        var bruteForceSeen = false
         for hole in 1...9 {
             let hf = try Heightfield.read(jsonPath: dir + "/hole_\(hole)/Hole_\(hole)_heightfield.json")
             let surface = GreenSurface(hf)
@@ -98,6 +99,13 @@ final class BestLineSweepTests: XCTestCase {
                 }
                 if line.converged {
                     XCTAssertEqual(line.finishPastFt, L, accuracy: BestLineSweepTests.twoInches, "\(label): converged but finishes elsewhere")
+                    if !bruteForceSeen {
+                        // The brute force finds what exists: on the first putt that converged, strokes near its aim.
+                        bruteForceSeen = true
+                        let found = BestLineSweepTests.aimsWithAHoleAndTheTargetFinish(sim, ball: putt.ball, hole: putt.flag, L: L)
+                        XCTAssertTrue(found.contains { abs($0 - line.aimOffsetDeg) <= 1 },
+                                      "\(label): the brute force finds no stroke within 1° of the best line's aim \(line.aimOffsetDeg)°: \(found)")
+                    }
                 } else {
                     // Not within ±2 in: the brute force finds no holing stroke that is.
                     let found = BestLineSweepTests.aimsWithAHoleAndTheTargetFinish(sim, ball: putt.ball, hole: putt.flag, L: L)
