@@ -97,9 +97,10 @@ let coreDependencies: [String: [Target.Dependency]] = [
     "Globe": ["ClubhouseGraphics"], "Tennis": ["ClubhouseGraphics", "ClubhouseHashing"],
 ]
 
-/// Cores whose tests are numerical sweeps (earcut fixtures at every rotation): optimized even in a
-/// debug build, so `swift test` stays short; `-enable-testing` still comes with debug builds.
-let optimizedInDebug: Set<String> = ["Globe"]
+/// Cores whose tests are numerical sweeps (earcut fixtures at every rotation; real putts checked by
+/// brute force): optimized even in a debug build, so `swift test` stays short; `-enable-testing`
+/// still comes with debug builds.
+let optimizedInDebug: Set<String> = ["Globe", "Putting"]
 
 for name in features {
     targets += [

@@ -101,7 +101,7 @@ final class BestLineServiceTests: XCTestCase {
             return XCTFail("expected the cached result")
         }
         XCTAssertEqual(cached, status.result)
-        XCTAssertEqual(errorMessage { try service.job(id: "nope") }, "unknown job \"nope\": job ids are printed by `putting bestline --async`")
+        XCTAssertEqual(errorMessage { try service.job(id: "nope") }, "unknown job \"nope\": job ids are printed by `putting bestline --async` and `putting book --async`")
     }
 
     func testJobsSurviveARestart() throws {

@@ -1,17 +1,78 @@
+import Dispatch
 import Foundation
 import XCTest
 @testable import PuttingCore
 
+/// A buffer many workers write distinct slots of.
+private struct SendableSlots: @unchecked Sendable {
+    let base: UnsafeMutablePointer<Bool>
+}
+
 /// Seeded random putts over the nine Presidio greens: the physics best line holes whenever a holing
-/// stroke exists, finishes within ±2 in of the target past the cup when such a stroke exists, and says
-/// `holeable: false` with a reason otherwise. `PUTTING_SWEEP_PER_GREEN` sets the putts per green (default 3).
+/// stroke exists, finishes within ±2 in of the target past the cup when such a stroke exists (a brute
+/// force over aims backs every putt that does not), and says `holeable: false` with a reason otherwise.
+/// `PUTTING_SWEEP_PER_GREEN` sets the putts per green (default 3).
 final class BestLineSweepTests: XCTestCase {
     static let twoInches = 2.0 / 12
+
+    /// The brute force of `clubhouse-bench putting-sweep --diagnose --brute`: for aims every 0.25° within
+    /// ±60° of the line to the hole, every launch speed at which the ghost roll's finish past its closest
+    /// approach to the cup crosses `L` (a speed scan ×1.03 from 0.5 to 30 ft/s, then 30 bisections), and
+    /// whether that stroke drops and finishes within ±2 in of `L`. Returns the aims (degrees) of the strokes
+    /// that do; the aims are shared among the cores.
+    static func aimsWithAHoleAndTheTargetFinish(_ sim: PhysicsSimulator, ball: PointFt, hole: PointFt, L: Double) -> [Double] {
+        let base = atan2(hole.z - ball.z, hole.x - ball.x)
+        @Sendable func ghost(_ a: Double, _ v: Double) -> PhysicsRoll {
+            let t = base + a * .pi / 180
+            return sim.roll(from: ball, vx: cos(t) * v, vz: sin(t) * v, hole: hole,
+                            options: RollOptions(capture: false, recordPath: false, endAtFirstStop: true, endAtApex: true))
+        }
+        @Sendable func holes(_ a: Double, _ v: Double) -> Bool {
+            let t = base + a * .pi / 180
+            return sim.roll(from: ball, vx: cos(t) * v, vz: sin(t) * v, hole: hole,
+                            options: RollOptions(capture: true, recordPath: false, earlyExit: true)).holed
+        }
+        /// Feet past the closest approach less L; a ball that stops before it passes is short (−L − 1).
+        @Sendable func finish(_ g: PhysicsRoll) -> Double {
+            g.closestArcLength < g.length - 1e-9 && g.closestSpeed > 1e-3 ? g.lengthPastClosest - L : -L - 1
+        }
+        let aims = (0...480).map { -60 + Double($0) * 0.25 }
+        let found = UnsafeMutablePointer<Bool>.allocate(capacity: aims.count)
+        found.initialize(repeating: false, count: aims.count)
+        defer { found.deallocate() }
+        let slots = SendableSlots(base: found)
+        let workers = Swift.max(1, Swift.min(4, ProcessInfo.processInfo.activeProcessorCount))
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var k = worker
+            while k < aims.count {
+                let a = aims[k]
+                var v = 0.5
+                var previous: (v: Double, f: Double)?
+                while v <= 30 {
+                    let f = finish(ghost(a, v))
+                    if let p = previous, (p.f < 0) != (f < 0) {
+                        var lo = p.v, hi = v
+                        for _ in 0..<30 {
+                            let m = (lo + hi) / 2
+                            if finish(ghost(a, m)) < 0 { lo = m } else { hi = m }
+                        }
+                        let m = (lo + hi) / 2
+                        if abs(finish(ghost(a, m))) <= twoInches, holes(a, m) { slots.base[k] = true }
+                    }
+                    previous = (v, f)
+                    v *= 1.03
+                }
+                k += workers
+            }
+        }
+        return aims.indices.filter { found[$0] }.map { aims[$0] }
+    }
 
     func testSweepOfRandomPuttsOnTheNinePresidioGreens() throws {
         let dir = try SharedData.presidioDirectory()
         let perGreen = Int(ProcessInfo.processInfo.environment["PUTTING_SWEEP_PER_GREEN"] ?? "") ?? 3
-        var total = 0, holed = 0, converged = 0, notHoleable = 0
+        var total = 0, holed = 0, converged = 0, notHoleable = 0, bruteForced = 0
+        var bruteForceSeen = false
         for hole in 1...9 {
             let hf = try Heightfield.read(jsonPath: dir + "/hole_\(hole)/Hole_\(hole)_heightfield.json")
             let surface = GreenSurface(hf)
@@ -38,6 +99,18 @@ final class BestLineSweepTests: XCTestCase {
                 }
                 if line.converged {
                     XCTAssertEqual(line.finishPastFt, L, accuracy: BestLineSweepTests.twoInches, "\(label): converged but finishes elsewhere")
+                    if !bruteForceSeen {
+                        // The brute force finds what exists: on the first putt that converged, strokes near its aim.
+                        bruteForceSeen = true
+                        let found = BestLineSweepTests.aimsWithAHoleAndTheTargetFinish(sim, ball: putt.ball, hole: putt.flag, L: L)
+                        XCTAssertTrue(found.contains { abs($0 - line.aimOffsetDeg) <= 1 },
+                                      "\(label): the brute force finds no stroke within 1° of the best line's aim \(line.aimOffsetDeg)°: \(found)")
+                    }
+                } else {
+                    // Not within ±2 in: the brute force finds no holing stroke that is.
+                    let found = BestLineSweepTests.aimsWithAHoleAndTheTargetFinish(sim, ball: putt.ball, hole: putt.flag, L: L)
+                    bruteForced += 1
+                    XCTAssertEqual(found, [], "\(label): the brute force holes and finishes within ±2 in of the target at these aims")
                 }
                 if line.roll.holed, !line.converged {
                     // No holing stroke near the answer finishes within ±2 in of the target.
@@ -58,7 +131,7 @@ final class BestLineSweepTests: XCTestCase {
                 }
             }
         }
-        print("sweep: \(total) putts, \(holed) holed, \(converged) converged, \(notHoleable) not holeable")
+        print("sweep: \(total) putts, \(holed) holed, \(converged) converged, \(notHoleable) not holeable, \(bruteForced) checked by brute force")
         XCTAssertEqual(total, 9 * perGreen)
     }
 

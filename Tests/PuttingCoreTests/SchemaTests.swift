@@ -80,7 +80,7 @@ final class SchemaTests: XCTestCase {
         script += run(S.upsertResult, ["key": quote(key), "result_json": quote("{\"bestLine\":{}}"), "created_at": quote("2024-01-01T00:00:00Z")])
         script += run(S.selectResult, ["key": quote(key)])
         for (id, state) in [("j1", "queued"), ("j2", "queued"), ("j1", "running")] {
-            script += run(S.upsertJob, ["id": quote(id), "key": quote(key), "state": quote(state),
+            script += run(S.upsertJob, ["id": quote(id), "key": quote(key), "kind": quote("bestline"), "state": quote(state),
                                         "request_json": quote(JobRecord(id: id, key: key, state: .queued, request: request,
                                                                         createdAt: "t", updatedAt: "t").requestText),
                                         "error": "NULL", "progress": "0.5", "attempts": "1", "created_at": quote("t0"), "updated_at": quote("t1")])
@@ -103,8 +103,9 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(lines[5].split(separator: "|").first, "j2")
         XCTAssertEqual(lines[6].split(separator: "|").first, "j2", "j1 is running now; j2 is the only queued one")
         let j1 = lines[7].split(separator: "|", omittingEmptySubsequences: false)
-        XCTAssertEqual(j1[2], "running")
-        XCTAssertEqual(try JobRecord.request(fromText: String(j1[3])), request)
+        XCTAssertEqual(j1[2], "bestline")
+        XCTAssertEqual(j1[3], "running")
+        XCTAssertEqual(try JobRecord.request(fromText: String(j1[4])), request)
         XCTAssertEqual(lines.last, "0")
     }
 
@@ -150,6 +151,47 @@ final class SchemaTests: XCTestCase {
             let (_, refused) = try sqlite(setup + bad)
             XCTAssertTrue(refused.contains("CHECK constraint failed"), refused)
         }
+    }
+
+    /// Migration 3 on a database with a best-line job: the job is a `bestline` one; book positions are
+    /// stored by key and place (a second write of a place replaces it) and read back by key; a book job
+    /// keeps its request and kind.
+    func testMigrationThreeKeepsJobsAndStoresBookPositions() throws {
+        typealias S = PuttingSchema.Statement
+        let key = String(repeating: "k", count: 64), other = String(repeating: "o", count: 64)
+        var script = ".mode list\n.separator |\n"
+        for m in PuttingSchema.migrations.prefix(2) { script += "BEGIN;\n\(m.sql)\nCOMMIT;\n" }
+        script += "INSERT INTO jobs (id, key, state, request_json, created_at, updated_at, seq) VALUES ('old', '\(key)', 'queued', '{}', 't', 't', 1);\n"
+        for m in PuttingSchema.migrations.dropFirst(2) { script += "BEGIN;\n\(m.sql)\nCOMMIT;\n" }
+        script += run(S.selectJob, ["id": quote("old")])
+        let request = BookRequest(course: "c", hole: 2, flag: PointFt(x: 1.5, z: -2), spacingFt: 4)
+        let job = JobRecord(id: "b1", key: key, state: .queued, work: .book(request), createdAt: "t0", updatedAt: "t0")
+        script += run(S.upsertJob, ["id": quote("b1"), "key": quote(key), "kind": quote(job.work.kind), "state": quote("queued"),
+                                    "request_json": quote(job.requestText), "error": "NULL", "progress": "0", "attempts": "0",
+                                    "created_at": quote("t0"), "updated_at": quote("t0")])
+        for (k, x, json) in [(key, "1.5", "a"), (key, "-0.5", "b"), (key, "1.5", "c"), (other, "1.5", "d")] {
+            script += run(S.upsertBookPosition, ["book_key": quote(k), "x_ft": x, "z_ft": "2.0", "entry_json": quote(json), "created_at": quote("t")])
+        }
+        script += run(S.selectBookPositions + " ORDER BY x_ft", ["book_key": quote(key)])
+        script += run(S.selectJob, ["id": quote("b1")])
+        let (out, err) = try sqlite(script)
+        XCTAssertEqual(err, "")
+        let lines = out.split(separator: "\n").map(String.init)
+        guard lines.count == 4 else { return XCTFail("unexpected output:\n\(out)") }
+        XCTAssertEqual(lines[0].split(separator: "|", omittingEmptySubsequences: false)[2], "bestline", "jobs made before are best-line jobs")
+        XCTAssertEqual(lines[1], "-0.5|2.0|b")
+        XCTAssertEqual(lines[2], "1.5|2.0|c", "a place written again is replaced")
+        let b1 = lines[3].split(separator: "|", omittingEmptySubsequences: false)
+        XCTAssertEqual(b1[2], "book")
+        XCTAssertEqual(try JobRecord.work(kind: String(b1[2]), fromText: String(b1[4])), .book(request))
+        XCTAssertEqual(errorMessage { try JobRecord.work(kind: "golf", fromText: "{}") }, "putting storage: a stored job has an unknown kind 'golf'")
+        // A kind the schema does not know, or a key that is not a hash, is refused.
+        var bad = ""
+        for m in PuttingSchema.migrations { bad += m.sql + "\n" }
+        let (_, refusedKind) = try sqlite(bad + "INSERT INTO jobs (id, key, kind, state, request_json, created_at, updated_at, seq) VALUES ('x', 'k', 'golf', 'queued', '{}', 't', 't', 1);")
+        XCTAssertTrue(refusedKind.contains("CHECK constraint failed"), refusedKind)
+        let (_, refusedKey) = try sqlite(bad + "INSERT INTO book_positions (book_key, x_ft, z_ft, entry_json, created_at) VALUES ('short', 1, 2, '{}', 't');")
+        XCTAssertTrue(refusedKey.contains("CHECK constraint failed"), refusedKey)
     }
 
     func testTheSchemaRefusesInconsistentRows() throws {

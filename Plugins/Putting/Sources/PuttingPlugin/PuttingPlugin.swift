@@ -1,7 +1,8 @@
 // PuttingPlugin: the thin adapter from PuttingCore to PluginKit. Each command turns its arguments
 // into a Core request, runs it through `PuttingService` on the plugin's own SQLite database
 // (`SQLPuttingStore`), and replies with the Core result's JSON and text. `bestline --async` submits
-// a job and asks the host to run `job run ID` in the background; jobs left running by a host that
+// a job and asks the host to run `job run ID` in the background (`book --async` likewise, a batch of
+// positions stored at a time so a stopped book job goes on where it stopped); jobs left running by a host that
 // stopped are queued again when the plugin starts. `hole process` builds heightfields from traced
 // contours with a progress bar; `hole export` writes them back in the original format.
 
@@ -12,7 +13,7 @@ import PuttingCore
 
 final class Putting: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.putting", version: "1.1.1", name: "Putting",
+        id: "org.clubhouse.putting", version: "1.2.0", name: "Putting",
         summary: "Green catalog, best putting lines (physics model or the original's compat model), async jobs, SVG and 3D pictures",
         services: [.log, .config, .storage, .progress])
 
@@ -203,8 +204,11 @@ final class Putting: Plugin {
                 help: """
                     Positions every --spacing feet (default 3) over the whole green, aligned on the flag; balls within
                     2 ft of the hole are left out. Each position's aim, pace ("plays like" feet on the flat) and make
-                    probability is solved on every core with a progress bar, and cached: a book stopped with Ctrl-C goes
-                    on where it stopped when run again. At most 20,000 positions. Physics model only.
+                    probability is solved on every core with a progress bar, and cached a batch at a time (keyed by the
+                    green's content, the flag, the settings and the position): a book stopped with Ctrl-C keeps the
+                    batches it stored and goes on where it stopped when run again. --async submits a job the host runs in
+                    the background (`putting job ID` shows its progress and, once done, the book; a stopped job goes on
+                    with `putting job run ID`). At most 20,000 positions. Physics model only.
                     """,
                 arguments: [
                     .string("course", help: "Course id", required: true),
@@ -217,9 +221,10 @@ final class Putting: Plugin {
                     .path("csv", help: "Write one CSV row per position here", access: .write),
                     .path("json-file", help: "Write the book's JSON here (the same as --json prints)", access: .write),
                     .integer("width", help: "SVG width in pixels", default: 1200),
+                    .flag("async", help: "Submit a job and return its id at once (the files are written by running the book again once it is done)"),
                 ],
                 longRunning: true,
-                reply: "{book: {course, hole, flagXFt, flagZFt, stimpFt, spacingFt, finishPastFt, strokeErrors, heightfieldHash, positions, cached, entries: [{xFt, zFt, distanceFt, aimOffsetDeg, aimOffsetIn, speedFps, playsLikeFt, holed, holeable, converged, makeProbability}]}, svg, csv, jsonFile}") { plugin, call in
+                reply: "{book: {course, hole, flagXFt, flagZFt, stimpFt, spacingFt, finishPastFt, strokeErrors, heightfieldHash, positions, cached, entries: [{xFt, zFt, distanceFt, aimOffsetDeg, aimOffsetIn, speedFps, playsLikeFt, holed, holeable, converged, makeProbability}]}, svg, csv, jsonFile} or {job: {id, state, existing}}") { plugin, call in
             let a = call.arguments
             let flag = try a.point("flag")
             let width = try a.int("width")
@@ -228,6 +233,19 @@ final class Putting: Plugin {
                                       stimpFt: try a.optionalDouble("stimp") ?? plugin.defaultStimp, spacingFt: try a.double("spacing"),
                                       errors: plugin.strokeErrors)
             request.finishPastFt = (try a.optionalDouble("past-in") ?? plugin.defaultPastInches) / 12
+            if a.flag("async") {
+                let files = ["svg", "csv", "json-file"].filter { a.has($0) }
+                guard files.isEmpty else {
+                    throw PluginError.invalidArgument("--async cannot write \(files.map { "--" + $0 }.joined(separator: ", ")): "
+                        + "once the job is done, run the same book without --async to write them (every position comes from the cache)")
+                }
+                let outcome = try plugin.service.submitBook(request)
+                let reply = Reply(data: outcome.json, text: call.wantsMachineOutput ? nil : outcome.text + "\n")
+                if case .submitted(let id, let state, false) = outcome, state == .queued {
+                    return reply.continuing(with: "job run", arguments: ["id": .string(id)])
+                }
+                return reply
+            }
             call.progress.begin("green book", total: 1000)
             defer { call.progress.end() }
             let book = try plugin.service.book(request, progress: { call.progress.update(Int(($0 * 1000).rounded())) },
@@ -246,23 +264,33 @@ final class Putting: Plugin {
             }
             return Reply(data: .object(data), text: call.wantsMachineOutput ? nil : text + "\n")
         },
-        Command("job", summary: "A best-line job's state, and its result once completed",
-                arguments: [.string("id", help: "Job id (printed by bestline --async)", required: true, positional: true)],
-                reply: "{job: {id, state, progress, attempts, createdAt, updatedAt, error, request}, bestLine}") { plugin, call in
+        Command("job", summary: "A job's state (a best line or a green book), and its result once completed",
+                arguments: [.string("id", help: "Job id (printed by bestline --async or book --async)", required: true, positional: true)],
+                reply: "{job: {id, state, progress, attempts, createdAt, updatedAt, error, kind, request}, bestLine or book: {…, positions, cached, computed, entries}}") { plugin, call in
             let id = try call.arguments.string("id")
             return try plugin.reply(call) { try $0.job(id: id) } json: { $0.json } text: { $0.text }
         },
-        Command("job run", summary: "Run a queued job now (the host does this in the background after bestline --async)",
+        Command("job run", summary: "Run a queued job now (the host does this in the background after bestline --async or book --async)",
                 arguments: [.string("id", help: "Job id", required: true, positional: true)],
                 longRunning: true,
                 reply: "as `job`") { plugin, call in
             let id = try call.arguments.string("id")
-            call.progress.begin("job \(id)", total: 100)
+            guard let record = try plugin.service.store.job(id: id) else { throw PuttingError.unknownJob(id) }
+            call.progress.begin("job \(id)", total: 1000)
             defer { call.progress.end() }
+            if case .book = record.work {
+                // A batch of positions per transaction (with the job's progress): a stopped book job keeps
+                // what it stored and is queued again.
+                return try plugin.reply(call) { service in
+                    try service.runJob(id: id, progress: { call.progress.update(Int(($0 * 1000).rounded())) },
+                                       isCancelled: { call.isCancelled })
+                }
+                    json: { $0.json } text: { $0.text }
+            }
             return try plugin.reply(call) { service in
                 // One transaction: a stopped job stays queued, its state and cache untouched.
                 try plugin.storage.transaction {
-                    let record = try service.runJob(id: id) { call.progress.update(Int(($0 * 100).rounded())) }
+                    let record = try service.runJob(id: id) { call.progress.update(Int(($0 * 1000).rounded())) }
                     if call.isCancelled { throw PluginError.cancelled("job \(id) was stopped as asked; it stays queued") }
                     return record
                 }
@@ -429,7 +457,7 @@ extension PuttingError: DomainError {
         switch self {
         case .unknownCourse, .unknownHole, .unknownJob: return .notFound
         case .storage, .heightfieldInconsistent, .notProcessed, .noTracedSources: return .error
-        case .cancelled, .bookStopped: return .cancelled
+        case .cancelled, .bookStopped, .jobStopped: return .cancelled
         default: return .invalidArgument
         }
     }

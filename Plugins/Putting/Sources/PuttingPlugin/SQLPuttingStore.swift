@@ -166,12 +166,40 @@ final class SQLPuttingStore: PuttingStore {
     }
 
     func putJob(_ job: JobRecord) throws(PuttingError) {
+        try guarded { try write(job) }
+    }
+
+    private func write(_ job: JobRecord) throws {
+        try storage.run(S.upsertJob, [
+            "id": .text(job.id), "key": .text(job.key), "kind": .text(job.work.kind), "state": .text(job.state.rawValue),
+            "request_json": .text(job.requestText), "error": SQLValue(job.error), "progress": .real(job.progress),
+            "attempts": SQLValue(job.attempts), "created_at": .text(job.createdAt), "updated_at": .text(job.updatedAt),
+        ])
+    }
+
+    func bookPositions(bookKey: String) throws(PuttingError) -> [StoredBookPosition] {
+        let rows = try guarded { try storage.query(S.selectBookPositions, ["book_key": .text(bookKey)]) }
+        var out: [StoredBookPosition] = []
+        out.reserveCapacity(rows.count)
+        for row in rows {
+            guard let x = row["x_ft"].double, let z = row["z_ft"].double, let json = row["entry_json"].string else {
+                throw .storage("a stored book position of \(bookKey.prefix(12)) is damaged")
+            }
+            out.append(StoredBookPosition(xFt: x, zFt: z, json: json))
+        }
+        return out
+    }
+
+    func putBookPositions(bookKey: String, _ positions: [StoredBookPosition], job: JobRecord?) throws(PuttingError) {
+        let now = UTCClock.iso8601Now()
         try guarded {
-            try storage.run(S.upsertJob, [
-                "id": .text(job.id), "key": .text(job.key), "state": .text(job.state.rawValue), "request_json": .text(job.requestText),
-                "error": SQLValue(job.error), "progress": .real(job.progress), "attempts": SQLValue(job.attempts),
-                "created_at": .text(job.createdAt), "updated_at": .text(job.updatedAt),
-            ])
+            try storage.transaction {
+                for p in positions {
+                    try storage.run(S.upsertBookPosition, ["book_key": .text(bookKey), "x_ft": .real(p.xFt), "z_ft": .real(p.zFt),
+                                                           "entry_json": .text(p.json), "created_at": .text(now)])
+                }
+                if let job { try write(job) }
+            }
         }
     }
 
@@ -179,8 +207,9 @@ final class SQLPuttingStore: PuttingStore {
         guard let state = row["state"].string.flatMap(JobState.init(rawValue:)) else {
             throw .storage("job \(row["id"].string ?? "?") has an unknown state")
         }
+        let work = try JobRecord.work(kind: row["kind"].string ?? "bestline", fromText: row["request_json"].string ?? "")
         return JobRecord(id: row["id"].string ?? "", key: row["key"].string ?? "", state: state,
-                         request: try JobRecord.request(fromText: row["request_json"].string ?? ""), error: row["error"].string,
+                         work: work, error: row["error"].string,
                          progress: row["progress"].double ?? 0, createdAt: row["created_at"].string ?? "",
                          updatedAt: row["updated_at"].string ?? "", attempts: row["attempts"].int ?? 0)
     }

@@ -189,9 +189,10 @@ private struct Slots<T>: @unchecked Sendable {
 
 extension PuttingService {
     /// `putting book`: every position of the grid, from the cache or solved on all cores. `progress`
-    /// gets fractions 0…1; `isCancelled` is asked between batches (what was solved stays cached).
+    /// gets fractions 0…1; `isCancelled` is asked between batches (the batches stored stay cached).
+    /// `job`: the book job this runs for (each batch records its progress; see BookJobs.swift).
     public func book(_ request: BookRequest, progress: ((Double) -> Void)? = nil, isCancelled: () -> Bool = { false },
-                     threads: Int? = nil) throws(PuttingError) -> GreenBook
+                     threads: Int? = nil, job: JobRecord? = nil) throws(PuttingError) -> GreenBook
     {
         let hole = try hole(course: request.course, number: request.hole)
         let probe = request.lineRequest(ball: request.flag)
@@ -216,14 +217,9 @@ extension PuttingService {
         solver.computeTolerance = false
         solver.strokeErrors = request.errors
 
-        let keys = positions.map { SHA256.hex("book:" + request.lineRequest(ball: $0).contentKey(heightfieldHash: hash)) }
-        var entries = [BookEntry?](repeating: nil, count: positions.count)
-        var cached = 0
-        for (k, key) in keys.enumerated() {
-            guard let text = try store.result(key: key), let value = try? JSONParser.parse(text), let e = BookEntry(json: value) else { continue }
-            entries[k] = e
-            cached += 1
-        }
+        var cache = bookCache(request, heightfieldHash: hash, job: job)
+        var entries = try cache.entries(at: positions)
+        let cached = entries.lazy.filter { $0 != nil }.count
         let missing = entries.indices.filter { entries[$0] == nil }
         let workers = Swift.max(1, threads ?? PuttingService.processorCount)
         let batchSize = Swift.max(8, workers * 8)
@@ -247,11 +243,14 @@ extension PuttingService {
                     k += Swift.min(workers, batch.count)
                 }
             }
+            var solved: [BookEntry] = []
             for (k, index) in batch.enumerated() {
                 guard let e = buffer[k] else { continue }
                 entries[index] = e
-                try store.putResult(key: keys[index], json: JSONWriter.compact(e.json))
+                solved.append(e)
             }
+            // One transaction per batch (with the job's progress): a stop keeps the batches stored.
+            try cache.save(solved, done: cached + done + batch.count, total: positions.count)
             done += batch.count
             progress?(Double(cached + done) / Double(positions.count))
         }

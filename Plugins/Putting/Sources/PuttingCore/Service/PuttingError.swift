@@ -49,6 +49,8 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     case bookTooDense(spacingFt: Double, positions: Int, minimumSpacingFt: Double)
     /// A green book stopped as asked after `done` of `total` positions (those stay cached).
     case bookStopped(done: Int, total: Int)
+    /// A book job stopped as asked after `done` of `total` positions; it is queued again.
+    case jobStopped(id: String, done: Int, total: Int)
 
     public var description: String {
         switch self {
@@ -96,7 +98,7 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownModel(let name):
             return "unknown model \"\(name)\": use physics (default) or compat"
         case .unknownJob(let id):
-            return "unknown job \"\(id)\": job ids are printed by `putting bestline --async`"
+            return "unknown job \"\(id)\": job ids are printed by `putting bestline --async` and `putting book --async`"
         case .storage(let message):
             return "putting storage: \(message)"
         case .unknownMeshFormat(let path):
@@ -116,6 +118,8 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
             return "grid spacing \(PuttingError.short(spacing)) ft gives about \(positions) positions on this green, more than the limit of \(BookRequest.maxPositions): use --spacing \(PuttingError.short(minimum)) or more"
         case .bookStopped(let done, let total):
             return "stopped as asked after \(done) of \(total) positions: those are cached, run the same book again to go on"
+        case .jobStopped(let id, let done, let total):
+            return "job \(id) stopped as asked after \(done) of \(total) positions: those are kept and the job is queued again; `putting job run \(id)` goes on where it stopped"
         case .processTarget(let both):
             return both ? "give either --hole N or --all, not both" : "say which hole to process: --hole N, or --all for every hole that has no heightfield yet"
         }

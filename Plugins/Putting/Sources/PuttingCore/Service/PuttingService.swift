@@ -162,9 +162,18 @@ public enum BestLineOutcome: Sendable, Equatable {
 }
 
 /// What `putting job ID` shows.
-public struct JobStatus: Sendable, Equatable {
+public struct JobStatus: Sendable {
     public var job: JobRecord
+    /// A completed best-line job's result.
     public var result: BestLineResult?
+    /// A completed book job's book.
+    public var book: GreenBook?
+
+    public init(job: JobRecord, result: BestLineResult? = nil, book: GreenBook? = nil) {
+        self.job = job
+        self.result = result
+        self.book = book
+    }
 
     public var json: JSONValue {
         var o = JSONObject()
@@ -175,19 +184,30 @@ public struct JobStatus: Sendable, Equatable {
         o["createdAt"] = .string(job.createdAt)
         o["updatedAt"] = .string(job.updatedAt)
         o["error"] = job.error.map(JSONValue.string) ?? .null
-        o["request"] = job.request.json
+        o["kind"] = .string(job.work.kind)
+        o["request"] = job.work.json
         var top = JSONObject()
         top["job"] = .object(o)
         if let result, let line = result.json["bestLine"] { top["bestLine"] = line }
+        if let book, case .object(var b)? = book.json["book"] {
+            // How this run got its positions: solved now, or stored by an earlier (stopped) run or book.
+            b["computed"] = .int(book.entries.count - book.cachedCount)
+            top["book"] = .object(b)
+        }
         return .object(top)
     }
 
     public var text: String {
         switch job.state {
+        case .queued where job.progress > 0:
+            return "Job \(job.id): queued again, \(Int((job.progress * 100).rounded()))% done before it stopped: `putting job run \(job.id)` goes on"
         case .queued: return "Job \(job.id): queued (submitted \(job.createdAt))"
         case .running: return "Job \(job.id): running, \(Int((job.progress * 100).rounded()))% done"
         case .failed: return "Job \(job.id): failed: \(job.error ?? "no reason recorded")"
         case .completed:
+            if case .book = job.work {
+                return "Job \(job.id): completed\n" + (book?.text ?? "(its book is no longer stored: run the book again)")
+            }
             return "Job \(job.id): completed\n" + (result?.text ?? "(its result is no longer cached: run the putt again)")
         }
     }
@@ -317,19 +337,31 @@ public final class PuttingService {
     /// `putting job ID`
     public func job(id: String) throws(PuttingError) -> JobStatus {
         guard let job = try store.job(id: id) else { throw .unknownJob(id) }
-        let result = job.state == .completed ? try cachedResult(key: job.key) : nil
-        return JobStatus(job: job, result: result)
+        guard job.state == .completed else { return JobStatus(job: job) }
+        switch job.work {
+        case .bestLine: return JobStatus(job: job, result: try cachedResult(key: job.key))
+        case .book(let request): return JobStatus(job: job, book: try storedBook(job, request: request))
+        }
     }
 
     /// Runs a queued job (or one whose run was interrupted) to completion or failure and records the
     /// outcome. A job that is already finished, or running under a live lease, is returned as is.
+    /// `isCancelled` stops a book job between batches (it is queued again with what it stored:
+    /// `jobStopped`); a best-line job is one step and stops through its caller's transaction.
     @discardableResult
-    public func runJob(id: String, progress: ((Double) -> Void)? = nil) throws(PuttingError) -> JobStatus {
+    public func runJob(id: String, progress: ((Double) -> Void)? = nil,
+                       isCancelled: () -> Bool = { false }) throws(PuttingError) -> JobStatus
+    {
         guard var job = try store.job(id: id) else { throw .unknownJob(id) }
         switch job.state {
         case .completed, .failed: return try self.job(id: id)
-        case .running where !leaseExpired(job): return JobStatus(job: job, result: nil)
+        case .running where !leaseExpired(job): return JobStatus(job: job)
         case .running, .queued: break
+        }
+        let request: BestLineRequest
+        switch job.work {
+        case .book(let book): return try runBookJob(job, request: book, progress: progress, isCancelled: isCancelled)
+        case .bestLine(let r): request = r
         }
         job.state = .running
         job.attempts += 1
@@ -352,10 +384,10 @@ public final class PuttingService {
             }
         }
         do {
-            let hole = try hole(course: job.request.course, number: job.request.hole)
-            let result = try BestLineEngine.solve(job.request, hole: hole, progress: report)
+            let hole = try hole(course: request.course, number: request.hole)
+            let result = try BestLineEngine.solve(request, hole: hole, progress: report)
             // The green may have been re-imported since submission: cache under the key of what was solved.
-            let key = job.request.contentKey(heightfieldHash: hole.heightfieldHash ?? "")
+            let key = request.contentKey(heightfieldHash: hole.heightfieldHash ?? "")
             try store.putResult(key: key, json: JSONWriter.compact(result.json))
             if key != job.key { try store.putResult(key: job.key, json: JSONWriter.compact(result.json)) }
             job.state = .completed
@@ -369,7 +401,7 @@ public final class PuttingService {
             job.error = error.description
             job.updatedAt = PuttingService.iso8601(clock())
             try store.putJob(job)
-            return JobStatus(job: job, result: nil)
+            return JobStatus(job: job)
         }
     }
 

@@ -102,6 +102,21 @@ public enum PuttingSchema {
         DROP TABLE holes;
         ALTER TABLE holes_v2 RENAME TO holes;
         """),
+        // Green books: each solved ball position is kept under the book's key (the green's hash, the
+        // flag and every setting that changes a line) and its position, so a stopped book goes on where
+        // it stopped and another spacing for the same pin reuses the positions it shares. Jobs say what
+        // they run: a best line (every job before this migration) or a book.
+        Migration(3, "book positions and book jobs", """
+        CREATE TABLE book_positions (
+            book_key   TEXT NOT NULL CHECK (length(book_key) = 64),
+            x_ft       REAL NOT NULL,
+            z_ft       REAL NOT NULL,
+            entry_json TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (book_key, x_ft, z_ft)
+        ) WITHOUT ROWID;
+        ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'bestline' CHECK (kind IN ('bestline', 'book'));
+        """),
     ]
 
     /// Named statements; parameters are `:name` (bound by name). SELECTs name every column (the
@@ -166,25 +181,34 @@ public enum PuttingSchema {
         """
         /// Keeps a job's place in line (`seq`) when it is updated.
         public static let upsertJob = """
-        INSERT INTO jobs (id, key, state, request_json, error, progress, attempts, created_at, updated_at, seq)
-        VALUES (:id, :key, :state, :request_json, :error, :progress, :attempts, :created_at, :updated_at,
+        INSERT INTO jobs (id, key, kind, state, request_json, error, progress, attempts, created_at, updated_at, seq)
+        VALUES (:id, :key, :kind, :state, :request_json, :error, :progress, :attempts, :created_at, :updated_at,
                 (SELECT coalesce(max(seq), 0) + 1 FROM jobs))
-        ON CONFLICT (id) DO UPDATE SET key = excluded.key, state = excluded.state, request_json = excluded.request_json,
-            error = excluded.error, progress = excluded.progress, attempts = excluded.attempts, updated_at = excluded.updated_at
+        ON CONFLICT (id) DO UPDATE SET key = excluded.key, kind = excluded.kind, state = excluded.state,
+            request_json = excluded.request_json, error = excluded.error, progress = excluded.progress,
+            attempts = excluded.attempts, updated_at = excluded.updated_at
         """
-        /// Columns: id, key, state, request_json, error, progress, attempts, created_at, updated_at.
+        /// Columns: id, key, kind, state, request_json, error, progress, attempts, created_at, updated_at.
         public static let selectJob = """
-        SELECT id, key, state, request_json, error, progress, attempts, created_at, updated_at FROM jobs WHERE id = :id
+        SELECT id, key, kind, state, request_json, error, progress, attempts, created_at, updated_at FROM jobs WHERE id = :id
         """
         /// Columns as `selectJob`; bind :state.
         public static let selectJobsByState = """
-        SELECT id, key, state, request_json, error, progress, attempts, created_at, updated_at FROM jobs
+        SELECT id, key, kind, state, request_json, error, progress, attempts, created_at, updated_at FROM jobs
         WHERE state = :state ORDER BY seq
         """
         /// Columns as `selectJob`.
         public static let selectJobsByKey = """
-        SELECT id, key, state, request_json, error, progress, attempts, created_at, updated_at FROM jobs
+        SELECT id, key, kind, state, request_json, error, progress, attempts, created_at, updated_at FROM jobs
         WHERE key = :key ORDER BY seq
+        """
+        /// Columns: x_ft, z_ft, entry_json: every solved position of one book key.
+        public static let selectBookPositions = """
+        SELECT x_ft, z_ft, entry_json FROM book_positions WHERE book_key = :book_key
+        """
+        public static let upsertBookPosition = """
+        INSERT OR REPLACE INTO book_positions (book_key, x_ft, z_ft, entry_json, created_at)
+        VALUES (:book_key, :x_ft, :z_ft, :entry_json, :created_at)
         """
     }
 }

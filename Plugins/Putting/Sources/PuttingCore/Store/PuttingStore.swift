@@ -7,13 +7,40 @@ public enum JobState: String, Sendable, Codable, CaseIterable {
     case queued, running, completed, failed
 }
 
-/// A best-line job as stored.
+/// What a job runs.
+public enum JobWork: Sendable, Equatable {
+    case bestLine(BestLineRequest)
+    case book(BookRequest)
+
+    /// The store's `kind` column.
+    public var kind: String {
+        switch self {
+        case .bestLine: return "bestline"
+        case .book: return "book"
+        }
+    }
+
+    /// The course and hole it works on.
+    public var course: String {
+        switch self {
+        case .bestLine(let r): return r.course
+        case .book(let r): return r.course
+        }
+    }
+}
+
+/// A job (a best line or a green book) as stored.
 public struct JobRecord: Sendable, Equatable {
     public var id: String
-    /// The content key of its request (see `BestLineRequest.contentKey`).
+    /// The content key of its request (see `BestLineRequest.contentKey`, `BookRequest.contentKey`).
     public var key: String
     public var state: JobState
-    public var request: BestLineRequest
+    public var work: JobWork
+    /// The best-line request of a best-line job (nil for a book).
+    public var request: BestLineRequest? {
+        if case .bestLine(let r) = work { return r }
+        return nil
+    }
     /// Why it failed (one line), when it did.
     public var error: String?
     /// Fraction done, 0…1.
@@ -23,18 +50,39 @@ public struct JobRecord: Sendable, Equatable {
     /// How many times it was started (a restart during a run makes it 2).
     public var attempts: Int
 
-    public init(id: String, key: String, state: JobState, request: BestLineRequest, error: String? = nil,
+    public init(id: String, key: String, state: JobState, work: JobWork, error: String? = nil,
                 progress: Double = 0, createdAt: String, updatedAt: String, attempts: Int = 0)
     {
         self.id = id
         self.key = key
         self.state = state
-        self.request = request
+        self.work = work
         self.error = error
         self.progress = progress
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.attempts = attempts
+    }
+
+    /// A best-line job.
+    public init(id: String, key: String, state: JobState, request: BestLineRequest, error: String? = nil,
+                progress: Double = 0, createdAt: String, updatedAt: String, attempts: Int = 0)
+    {
+        self.init(id: id, key: key, state: state, work: .bestLine(request), error: error, progress: progress,
+                  createdAt: createdAt, updatedAt: updatedAt, attempts: attempts)
+    }
+}
+
+/// One solved position of a green book as stored: its place and its entry as JSON text.
+public struct StoredBookPosition: Sendable, Equatable {
+    public var xFt: Double
+    public var zFt: Double
+    public var json: String
+
+    public init(xFt: Double, zFt: Double, json: String) {
+        self.xFt = xFt
+        self.zFt = zFt
+        self.json = json
     }
 }
 
@@ -65,6 +113,11 @@ public protocol PuttingStore: AnyObject {
     func jobs(states: [JobState]) throws(PuttingError) -> [JobRecord]
     /// Jobs with this content key, oldest first.
     func jobs(key: String) throws(PuttingError) -> [JobRecord]
+
+    /// Every solved position stored under a book key (see `BookRequest.positionsKey`).
+    func bookPositions(bookKey: String) throws(PuttingError) -> [StoredBookPosition]
+    /// Stores a batch of solved positions and, when given, the job's record, in one transaction.
+    func putBookPositions(bookKey: String, _ positions: [StoredBookPosition], job: JobRecord?) throws(PuttingError)
 }
 
 /// A `PuttingStore` in memory (tests, demos). Not thread-safe; one owner at a time.
@@ -74,6 +127,7 @@ public final class InMemoryPuttingStore: PuttingStore {
     private var resultTable: [String: String] = [:]
     private var jobTable: [String: JobRecord] = [:]
     private var jobOrder: [String] = []
+    private var bookTable: [String: [StoredBookPosition]] = [:]
     /// When set, the next write fails with this message (to test that nothing is half-written).
     public var failNextWrite: String?
 
@@ -137,5 +191,21 @@ public final class InMemoryPuttingStore: PuttingStore {
 
     public func jobs(key: String) throws(PuttingError) -> [JobRecord] {
         jobOrder.compactMap { jobTable[$0] }.filter { $0.key == key }
+    }
+
+    public func bookPositions(bookKey: String) throws(PuttingError) -> [StoredBookPosition] { bookTable[bookKey] ?? [] }
+
+    public func putBookPositions(bookKey: String, _ positions: [StoredBookPosition], job: JobRecord?) throws(PuttingError) {
+        try checkWrite()
+        var stored = bookTable[bookKey] ?? []
+        for p in positions {
+            stored.removeAll { $0.xFt == p.xFt && $0.zFt == p.zFt }
+            stored.append(p)
+        }
+        bookTable[bookKey] = stored
+        if let job {
+            if jobTable[job.id] == nil { jobOrder.append(job.id) }
+            jobTable[job.id] = job
+        }
     }
 }

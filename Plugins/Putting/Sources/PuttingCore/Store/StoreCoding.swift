@@ -53,13 +53,33 @@ extension Hole {
     public var contoursText: String { ContourLine.text(contours) }
 }
 
-extension JobRecord {
-    /// The request as compact JSON text for the `request_json` column.
-    public var requestText: String { JSONWriter.compact(request.json) }
+extension JobWork {
+    /// The request as JSON (`request` of `putting job`).
+    public var json: JSONValue {
+        switch self {
+        case .bestLine(let r): return r.json
+        case .book(let r): return r.json
+        }
+    }
+}
 
-    /// Reads a request stored as `requestText`.
+extension JobRecord {
+    /// The request as compact JSON text for the `request_json` column (its kind goes to `kind`).
+    public var requestText: String { JSONWriter.compact(work.json) }
+
+    /// Reads a best-line request stored as `requestText`.
     public static func request(fromText text: String) throws(PuttingError) -> BestLineRequest {
         guard let value = try? JSONParser.parse(text) else { throw .storage("a stored job request is not JSON") }
         return try BestLineRequest(json: value)
+    }
+
+    /// Reads a job's request stored as `requestText` with its `kind` column.
+    public static func work(kind: String, fromText text: String) throws(PuttingError) -> JobWork {
+        guard let value = try? JSONParser.parse(text) else { throw .storage("a stored job request is not JSON") }
+        switch kind {
+        case "bestline": return .bestLine(try BestLineRequest(json: value))
+        case "book": return .book(try BookRequest(json: value))
+        default: throw .storage("a stored job has an unknown kind '\(kind)'")
+        }
     }
 }
