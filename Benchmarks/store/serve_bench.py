@@ -77,8 +77,8 @@ def main():
                       f"  cpu {statistics.median(cpus[s.label]) * 1e3:8.2f} ms"
                       f"  (wall min {min(walls[s.label]) * 1e3:.2f}, max {max(walls[s.label]) * 1e3:.2f})"
                       f"  result {size} bytes sha256 {digest}")
-            if len(servers) == 2:
-                a, b = servers
+            a = servers[0]
+            for b in servers[1:]:
                 print(f"  ratio {a.label}/{b.label}: wall {statistics.median(walls[a.label]) / statistics.median(walls[b.label]):.2f}x"
                       f"  cpu {statistics.median(cpus[a.label]) / statistics.median(cpus[b.label]):.2f}x")
             sys.stdout.flush()
