@@ -35,6 +35,45 @@ final class JSONValueCoderTests: XCTestCase {
         XCTAssertEqual(JSONWriter.compact(try JSONValueEncoder(sortedKeys: false).encode(Pair())), #"{"zulu":1,"alpha":2}"#)
     }
 
+    func testNilOptionalsAreLeftOutByDefaultAndWrittenAsNullWhenAsked() throws {
+        struct Card: Encodable {
+            var name: String? = nil
+            var index: Double? = nil
+            var rounds: Int? = nil
+            var low: Int64? = nil
+            var posted: Bool? = nil
+            var tags: [String]? = nil
+            var kept = 1
+        }
+        XCTAssertEqual(JSONWriter.compact(try JSONValueEncoder(sortedKeys: false).encode(Card())), #"{"kept":1}"#)
+        let nulls = JSONValueEncoder(sortedKeys: false, nilEncoding: .null)
+        XCTAssertEqual(JSONWriter.compact(try nulls.encode(Card())),
+                       #"{"name":null,"index":null,"rounds":null,"low":null,"posted":null,"tags":null,"kept":1}"#)
+        // Present values are written as without the option, nested objects and arrays included.
+        let full = Card(name: "Maren", index: 5.5, rounds: 20, low: 3, posted: true, tags: ["a"], kept: 2)
+        XCTAssertEqual(JSONWriter.compact(try nulls.encode(full)),
+                       #"{"name":"Maren","index":5.5,"rounds":20,"low":3,"posted":true,"tags":["a"],"kept":2}"#)
+        XCTAssertEqual(JSONWriter.compact(try nulls.encode([Card(kept: 3)])).prefix(13), #"[{"name":null"#)
+        // Sorted keys still apply to the null members.
+        XCTAssertEqual(JSONWriter.compact(try JSONValueEncoder(nilEncoding: .null).encode(Card())),
+                       #"{"index":null,"kept":1,"low":null,"name":null,"posted":null,"rounds":null,"tags":null}"#)
+    }
+
+    func testRepresentableTypesGiveTheirOwnJSON() throws {
+        struct Decimal1: Encodable, JSONValueRepresentable {
+            var tenths: Int
+            var jsonValue: JSONValue { .number(JSONNumber(lexeme: "\(tenths / 10).\(tenths % 10)", isInteger: false)) }
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.singleValueContainer()
+                try c.encode(Double(tenths) / 10)
+            }
+        }
+        struct Holder: Encodable { var top: Decimal1; var list: [Decimal1]; var maybe: Decimal1? }
+        let value = try JSONValueEncoder(sortedKeys: false).encode(Holder(top: Decimal1(tenths: 190), list: [Decimal1(tenths: 5)], maybe: Decimal1(tenths: 30)))
+        XCTAssertEqual(JSONWriter.compact(value), #"{"top":19.0,"list":[0.5],"maybe":3.0}"#)
+        XCTAssertEqual(JSONWriter.compact(try JSONValueEncoder().encode(Decimal1(tenths: 10))), "1.0")
+    }
+
     func testRoundTrips() throws {
         let value = try JSONValueEncoder().encode(shot)
         XCTAssertEqual(try JSONValueDecoder().decode(Shot.self, from: value), shot)

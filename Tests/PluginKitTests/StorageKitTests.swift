@@ -192,6 +192,29 @@ final class StorageKitTests: XCTestCase {
         }
     }
 
+    func testTheRowsOfAQueryAreWindowsOnOneBufferWithTheirOwnValues() throws {
+        try withStorage { storage in
+            try storage.migrate(StorageKitTests.schema)
+            for (club, carry) in [("7i", 151.5), ("PW", 112.0), ("D", 251.0)] {
+                try storage.run("INSERT INTO shots(club, carry) VALUES (?, ?)", [.text(club), .real(carry)])
+            }
+            let rows = try storage.query("SELECT club, carry, tag AS tagged, id FROM shots ORDER BY id")
+            XCTAssertEqual(rows.map(\.values), [["7i", 151.5, nil, 1], ["PW", 112.0, nil, 2], ["D", 251.0, nil, 3]])
+            XCTAssertEqual(rows.map { $0["carry"].double }, [151.5, 112.0, 251.0])
+            XCTAssertEqual(rows[2]["id"], 3)
+            XCTAssertEqual(rows[1][0], "PW")
+            XCTAssertTrue(rows[1][4].isNull, "past the row's last column, not the next row's first")
+            XCTAssertTrue(rows[1][-1].isNull)
+            // Names of the same length as a column's are compared, not taken for it.
+            XCTAssertTrue(rows[0]["clubs"].isNull)
+            XCTAssertTrue(rows[0]["tagge"].isNull)
+            XCTAssertTrue(rows[0]["taggee"].isNull)
+            XCTAssertEqual(rows[0]["tagged"], .null)
+            XCTAssertTrue(rows[0].has("tagged"))
+            XCTAssertEqual(Row(columns: ["a", "b"], values: [1, "x"])["b"], "x")
+        }
+    }
+
     func testEncodableValuesBindAndDecodableRowsRead() throws {
         try withStorage { storage in
             try storage.migrate(StorageKitTests.schema)

@@ -5,22 +5,48 @@
 // Numbers follow what Foundation's JSONEncoder writes, so output does not change with the coder:
 // integers as integers, doubles in their shortest round-trip form with a whole value written
 // without ".0" (3.0 → 3), NaN and infinities refused. Keys are sorted by default (stable output).
+// A nil optional member is left out by default (as JSONEncoder does); `nilEncoding: .null` writes
+// it as null instead, so a reply's keys never depend on its values. A type that knows its exact
+// JSON (a decimal with a fixed number of places, say) conforms to JSONValueRepresentable.
+
+/// A value that gives JSONValueEncoder its JSON itself instead of going through its Encodable form
+/// (other encoders still use that form).
+public protocol JSONValueRepresentable {
+    var jsonValue: JSONValue { get }
+}
 
 /// Encodes an Encodable value into a JSONValue.
 public struct JSONValueEncoder: Sendable {
+    /// What a nil optional member of a keyed container becomes.
+    public enum NilEncoding: Sendable {
+        /// Left out of its object (JSONEncoder's behaviour; the default).
+        case omit
+        /// Written as `null`, so every key is always present.
+        case null
+    }
+
     /// Object keys in ascending order (by Unicode scalars) instead of the order they were encoded.
     public var sortedKeys: Bool
+    /// What `encodeIfPresent` does with nil.
+    public var nilEncoding: NilEncoding
 
     public init(sortedKeys: Bool = true) {
+        self.init(sortedKeys: sortedKeys, nilEncoding: .omit)
+    }
+
+    public init(sortedKeys: Bool = true, nilEncoding: NilEncoding) {
         self.sortedKeys = sortedKeys
+        self.nilEncoding = nilEncoding
     }
 
     public func encode<T: Encodable>(_ value: T) throws -> JSONValue {
         if let direct = try EncodingSlot.primitive(value, codingPath: []) { return direct }
         let node = EncodingNode()
-        try value.encode(to: NodeEncoder(node: node, codingPath: [], sortedKeys: sortedKeys))
+        try value.encode(to: NodeEncoder(node: node, codingPath: [], options: options))
         return node.resolve(sortedKeys: sortedKeys)
     }
+
+    var options: EncodingOptions { EncodingOptions(sortedKeys: sortedKeys, nullForNil: nilEncoding == .null) }
 
     /// A number for a double the way Foundation's JSONEncoder writes it; nil for NaN and infinities.
     public static func number(_ value: Double) -> JSONNumber? {
@@ -67,6 +93,12 @@ public struct JSONValueDecoder: Sendable {
 
 // MARK: - Encoding
 
+/// The encoder's settings, carried by every container.
+struct EncodingOptions {
+    let sortedKeys: Bool
+    let nullForNil: Bool
+}
+
 /// A coding key made from a string or an index.
 struct AnyKey: CodingKey {
     let stringValue: String
@@ -103,6 +135,7 @@ enum EncodingSlot {
             return .number(n)
         case let v as Bool: return .bool(v)
         case let v as JSONValue: return v
+        case let v as any JSONValueRepresentable: return v.jsonValue
         case let v as Float:
             guard v.isFinite, let n = JSONValueEncoder.number(Double(v.description) ?? Double(v)) else { throw invalidFloat(v, codingPath) }
             return .number(n)
@@ -180,28 +213,28 @@ final class EncodingNode {
 struct NodeEncoder: Encoder {
     let node: EncodingNode
     let codingPath: [any CodingKey]
-    let sortedKeys: Bool
+    let options: EncodingOptions
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         node.makeObject()
-        return KeyedEncodingContainer(KeyedNodeEncoder<Key>(node: node, codingPath: codingPath, sortedKeys: sortedKeys))
+        return KeyedEncodingContainer(KeyedNodeEncoder<Key>(node: node, codingPath: codingPath, options: options))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         node.makeArray()
-        return UnkeyedNodeEncoder(node: node, codingPath: codingPath, sortedKeys: sortedKeys)
+        return UnkeyedNodeEncoder(node: node, codingPath: codingPath, options: options)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        SingleNodeEncoder(node: node, codingPath: codingPath, sortedKeys: sortedKeys)
+        SingleNodeEncoder(node: node, codingPath: codingPath, options: options)
     }
 
     /// Encodes a nested value into a slot.
-    static func slot<T: Encodable>(_ value: T, codingPath: [any CodingKey], sortedKeys: Bool) throws -> EncodingSlot {
+    static func slot<T: Encodable>(_ value: T, codingPath: [any CodingKey], options: EncodingOptions) throws -> EncodingSlot {
         if let direct = try EncodingSlot.primitive(value, codingPath: codingPath) { return .value(direct) }
         let child = EncodingNode()
-        try value.encode(to: NodeEncoder(node: child, codingPath: codingPath, sortedKeys: sortedKeys))
+        try value.encode(to: NodeEncoder(node: child, codingPath: codingPath, options: options))
         if case .single(let v) = child.content { return .value(v) }
         return .node(child)
     }
@@ -210,7 +243,7 @@ struct NodeEncoder: Encoder {
 struct KeyedNodeEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let node: EncodingNode
     let codingPath: [any CodingKey]
-    let sortedKeys: Bool
+    let options: EncodingOptions
 
     mutating func encodeNil(forKey key: Key) throws { node.set(.value(.null), forKey: key.stringValue) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { node.set(.value(.bool(value)), forKey: key.stringValue) }
@@ -222,19 +255,40 @@ struct KeyedNodeEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        node.set(try NodeEncoder.slot(value, codingPath: codingPath + [key], sortedKeys: sortedKeys), forKey: key.stringValue)
+        node.set(try NodeEncoder.slot(value, codingPath: codingPath + [key], options: options), forKey: key.stringValue)
     }
+
+    // With nilEncoding .null, a nil optional is written as null instead of being left out. Every
+    // overload is here because the synthesized encode(to:) calls the one of the member's type.
+    private mutating func present<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else if options.nullForNil { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try present(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try present(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try present(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try present(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try present(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try present(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try present(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try present(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try present(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try present(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try present(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try present(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try present(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try present(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try present(value, forKey: key) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
         let child = EncodingNode()
         node.set(.node(child), forKey: key.stringValue)
-        return NodeEncoder(node: child, codingPath: codingPath + [key], sortedKeys: sortedKeys).container(keyedBy: keyType)
+        return NodeEncoder(node: child, codingPath: codingPath + [key], options: options).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let child = EncodingNode()
         node.set(.node(child), forKey: key.stringValue)
-        return NodeEncoder(node: child, codingPath: codingPath + [key], sortedKeys: sortedKeys).unkeyedContainer()
+        return NodeEncoder(node: child, codingPath: codingPath + [key], options: options).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder { superEncoder(key: AnyKey.superKey) }
@@ -243,14 +297,14 @@ struct KeyedNodeEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     private func superEncoder(key: AnyKey) -> any Encoder {
         let child = EncodingNode()
         node.set(.node(child), forKey: key.stringValue)
-        return NodeEncoder(node: child, codingPath: codingPath + [key], sortedKeys: sortedKeys)
+        return NodeEncoder(node: child, codingPath: codingPath + [key], options: options)
     }
 }
 
 struct UnkeyedNodeEncoder: UnkeyedEncodingContainer {
     let node: EncodingNode
     let codingPath: [any CodingKey]
-    let sortedKeys: Bool
+    let options: EncodingOptions
     var count: Int { node.arrayCount }
 
     private var nextKey: AnyKey { AnyKey(intValue: count) }
@@ -265,35 +319,35 @@ struct UnkeyedNodeEncoder: UnkeyedEncodingContainer {
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        node.append(try NodeEncoder.slot(value, codingPath: codingPath + [nextKey], sortedKeys: sortedKeys))
+        node.append(try NodeEncoder.slot(value, codingPath: codingPath + [nextKey], options: options))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         let path = codingPath + [nextKey]
         let child = EncodingNode()
         node.append(.node(child))
-        return NodeEncoder(node: child, codingPath: path, sortedKeys: sortedKeys).container(keyedBy: keyType)
+        return NodeEncoder(node: child, codingPath: path, options: options).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let path = codingPath + [nextKey]
         let child = EncodingNode()
         node.append(.node(child))
-        return NodeEncoder(node: child, codingPath: path, sortedKeys: sortedKeys).unkeyedContainer()
+        return NodeEncoder(node: child, codingPath: path, options: options).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder {
         let path = codingPath + [nextKey]
         let child = EncodingNode()
         node.append(.node(child))
-        return NodeEncoder(node: child, codingPath: path, sortedKeys: sortedKeys)
+        return NodeEncoder(node: child, codingPath: path, options: options)
     }
 }
 
 struct SingleNodeEncoder: SingleValueEncodingContainer {
     let node: EncodingNode
     let codingPath: [any CodingKey]
-    let sortedKeys: Bool
+    let options: EncodingOptions
 
     mutating func encodeNil() throws { node.content = .single(.null) }
     mutating func encode(_ value: Bool) throws { node.content = .single(.bool(value)) }
@@ -305,7 +359,7 @@ struct SingleNodeEncoder: SingleValueEncodingContainer {
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        switch try NodeEncoder.slot(value, codingPath: codingPath, sortedKeys: sortedKeys) {
+        switch try NodeEncoder.slot(value, codingPath: codingPath, options: options) {
         case .value(let v): node.content = .single(v)
         case .node(let child): node.content = child.content
         }

@@ -272,44 +272,65 @@ final class StatementCache: @unchecked Sendable {
 public final class RowColumns: Sendable {
     public let names: [String]
     let numbers: [String: Int]
+    /// The names' lengths in UTF-8 bytes: a name of another length is skipped without comparing.
+    let lengths: [Int]
 
     init(_ names: [String]) {
         self.names = names
         var numbers: [String: Int] = [:]
         for (i, name) in names.enumerated() where numbers[name] == nil { numbers[name] = i }
         self.numbers = numbers
+        lengths = names.map { $0.utf8.count }
     }
 
     /// The 0-based number of the column named `name`, nil when there is none. A row of a dozen
-    /// columns is searched in order (comparing short names costs less than hashing one).
+    /// columns is searched in order (comparing short names costs less than hashing one), only the
+    /// names of the same length compared.
     public func index(of name: String) -> Int? {
-        if names.count <= 16 { return names.firstIndex(of: name) }
+        if names.count <= 16 {
+            let length = name.utf8.count
+            for i in 0..<lengths.count where lengths[i] == length && names[i] == name { return i }
+            return nil
+        }
         return numbers[name]
     }
 }
 
 /// A row copied out of a statement; read it by column name (`row["carry"]`) or decode it.
+/// The rows of one query share one buffer of values (a row is its window on it), so reading a
+/// result allocates once, not once per row.
 public struct Row: Sendable {
     public let layout: RowColumns
-    public let values: [SQLValue]
+    /// The values of this row and, for a row of a query's result, of the others.
+    private let buffer: [SQLValue]
+    private let start: Int
+    private let count: Int
 
     public init(columns: [String], values: [SQLValue]) {
-        layout = RowColumns(columns)
-        self.values = values
+        self.init(layout: RowColumns(columns), values: values)
     }
 
     init(layout: RowColumns, values: [SQLValue]) {
-        self.layout = layout
-        self.values = values
+        self.init(layout: layout, buffer: values, start: 0, count: values.count)
     }
+
+    init(layout: RowColumns, buffer: [SQLValue], start: Int, count: Int) {
+        self.layout = layout
+        self.buffer = buffer
+        self.start = start
+        self.count = count
+    }
+
+    /// The row's values in column order.
+    public var values: [SQLValue] { Array(buffer[start..<start + count]) }
 
     public var columns: [String] { layout.names }
 
-    public subscript(index: Int) -> SQLValue { index < values.count ? values[index] : .null }
+    public subscript(index: Int) -> SQLValue { index >= 0 && index < count ? buffer[start + index] : .null }
     /// The value of the column named `name`; `.null` when the row has no such column.
     public subscript(name: String) -> SQLValue {
-        guard let i = layout.index(of: name), i < values.count else { return .null }
-        return values[i]
+        guard let i = layout.index(of: name), i < count else { return .null }
+        return buffer[start + i]
     }
 
     /// True when the row has a column named `name`.
@@ -488,10 +509,19 @@ public final class Statement {
         return Row(layout: layout, values: values)
     }
 
-    /// Steps to the end, copying every row.
+    /// Steps to the end, copying every row (into one buffer the rows share).
     public func rows() throws -> [Row] {
+        let layout = columns
+        let width = layout.names.count
+        var buffer: [SQLValue] = []
+        var count = 0
+        while try step() {
+            for c in 0..<Int32(width) { buffer.append(value(c)) }
+            count += 1
+        }
         var rows: [Row] = []
-        while try step() { rows.append(row()) }
+        rows.reserveCapacity(count)
+        for i in 0..<count { rows.append(Row(layout: layout, buffer: buffer, start: i * width, count: width)) }
         return rows
     }
 }

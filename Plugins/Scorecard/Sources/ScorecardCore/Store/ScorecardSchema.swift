@@ -185,10 +185,11 @@ public enum ScorecardSchema {
             WHERE round_id = ? ORDER BY sequence
             """
         /// Every round's entries in one statement (a season's index reads them all; one query per
-        /// round cost a prepare each).
+        /// round cost a prepare each), in entry order: a plain scan of the table, which the store
+        /// groups by round (ordering by round made SQLite walk an index and sort).
         public static let selectAllEntries = """
             SELECT sequence, round_id, player_id, hole, strokes, reason, corrected_on FROM score_entries
-            WHERE round_id NOT IN (SELECT round_id FROM round_deletions) ORDER BY round_id, sequence
+            WHERE round_id NOT IN (SELECT round_id FROM round_deletions) ORDER BY sequence
             """
     }
 }
