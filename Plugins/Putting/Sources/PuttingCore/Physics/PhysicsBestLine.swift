@@ -52,6 +52,19 @@ public struct PhysicsBestLine: Sendable {
     public var stage: String = "nested"
 }
 
+/// A solved neighbour's stroke to start a best-line search from.
+public struct PhysicsWarmStart: Sendable, Equatable {
+    public var ball: PointFt
+    public var aimDeg: Double
+    public var speedFps: Double
+
+    public init(ball: PointFt, aimDeg: Double, speedFps: Double) {
+        self.ball = ball
+        self.aimDeg = aimDeg
+        self.speedFps = speedFps
+    }
+}
+
 /// Solves the best line on a physics simulator.
 public struct PhysicsSolver: Sendable {
     public let simulator: PhysicsSimulator
@@ -81,7 +94,12 @@ public struct PhysicsSolver: Sendable {
     }
 
     /// Finds the best line from `ball` to `hole`. `progress` receives fractions 0…1.
-    public func bestLine(ball: PointFt, hole: PointFt, progress: ((Double) -> Void)? = nil) -> PhysicsBestLine {
+    ///
+    /// `warmStart`: a solved neighbouring position's stroke (a green book's grid). Newton's method from it is
+    /// tried first; when it does not meet both conditions quickly, or its stroke does not drop, the full search
+    /// runs as without it.
+    public func bestLine(ball: PointFt, hole: PointFt, warmStart: PhysicsWarmStart? = nil,
+                         progress: ((Double) -> Void)? = nil) -> PhysicsBestLine {
         let tally = Tally(progress: progress)
         let baseAngle = atan2(hole.z - ball.z, hole.x - ball.x)
         let distance = ball.distance(to: hole)
@@ -155,28 +173,8 @@ public struct PhysicsSolver: Sendable {
             return (pace(r), (offset, r))
         }
 
-        // Outer: the speed whose centre line finishes L past. Where no speed can (the slope beyond the hole
-        // will not hold the ball), this ends at the slowest speed that still reaches the hole.
-        let speedSolution = PhysicsSolver.solveIncreasing(start: speedGuess, lower: 0.3, upper: 40, tolerance: 1e-7,
-                                                          valueTolerance: 1e-5, paceThroughCentre)
-        var bestSpeed = speedSolution.x
-        var aim: Double
-        var ghostRoll: PhysicsRoll
-        if let (offset, r) = speedSolution.payload ?? aimThroughCentre(at: bestSpeed) {
-            aim = offset
-            ghostRoll = r
-        } else {
-            aim = 0
-            ghostRoll = ghost(0, bestSpeed)
-        }
         // Solved means: the ghost ball goes through the centre and finishes L past, to a thousandth of a foot.
         func solved(_ r: PhysicsRoll) -> Bool { passed(r) && r.closestDistance < 1e-3 && abs(pace(r)) < 1e-3 }
-        var converged = solved(ghostRoll)
-        var stage = "nested"
-        /// True when a stroke that drops was found although no line finishing L past does.
-        var dropsWithoutTarget = false
-        tally.advance(to: 0.4)
-
         func captured(_ offset: Double, _ v: Double, record: Bool, early: Bool) -> PhysicsRoll {
             let a = baseAngle + offset * .pi / 180
             let r = simulator.roll(from: ball, vx: cos(a) * v, vz: sin(a) * v, hole: hole,
@@ -187,12 +185,12 @@ public struct PhysicsSolver: Sendable {
         }
 
         /// Newton's method on (side, pace) over (aim, speed), finite-difference Jacobian, damped steps.
-        func newton(_ a0: Double, _ v0: Double) -> (Double, Double, PhysicsRoll)? {
+        func newton(_ a0: Double, _ v0: Double, iterations: Int = 25) -> (Double, Double, PhysicsRoll)? {
             var a = a0, v = v0
             var r = ghost(a, v)
             func residual(_ r: PhysicsRoll) -> (Double, Double) { (side(r), pace(r)) }
             var (f1, f2) = residual(r)
-            for _ in 0..<25 {
+            for _ in 0..<iterations {
                 if solved(r) { return (a, v, r) }
                 let da = 0.01, dv = Swift.max(1e-3, 1e-3 * v)
                 let (g1, g2) = residual(ghost(a + da, v))
@@ -222,6 +220,46 @@ public struct PhysicsSolver: Sendable {
             }
             return solved(r) ? (a, v, r) : nil
         }
+
+        /// Newton from a solved neighbour's stroke: its aim offset, and its speed scaled by the two positions'
+        /// energy guesses (so a ball further away or lower starts faster). Nil when it does not converge quickly.
+        func warmNewton(_ w: PhysicsWarmStart) -> (Double, Double, PhysicsRoll)? {
+            let hn = simulator.surface.sample(xFt: w.ball.x, zFt: w.ball.z).height
+            let en = 2 * (simulator.ar * (w.ball.distance(to: hole) + L) + simulator.kg * (hh - hn))
+            let v = en > 0 && energyGuess > 0 ? w.speedFps * (energyGuess / en).squareRoot() : w.speedFps
+            guard v.isFinite, v > 0.1, v < 60, w.aimDeg.isFinite, abs(w.aimDeg) <= aimLimitDeg else { return nil }
+            return newton(w.aimDeg, v, iterations: 8)
+        }
+
+        var bestSpeed: Double
+        var aim: Double
+        var ghostRoll: PhysicsRoll
+        var stage = "nested"
+        var converged: Bool
+        if let warm = warmStart, let (na, nv, nr) = warmNewton(warm), captured(na, nv, record: false, early: true).holed {
+            // A solved neighbour's line, carried over and polished by Newton's method: the same conditions met to
+            // the same tolerance as the nested solve below, so the same line (verified to drop).
+            aim = na; bestSpeed = nv; ghostRoll = nr
+            converged = true
+            stage = "warm"
+        } else {
+            // Outer: the speed whose centre line finishes L past. Where no speed can (the slope beyond the hole
+            // will not hold the ball), this ends at the slowest speed that still reaches the hole.
+            let speedSolution = PhysicsSolver.solveIncreasing(start: speedGuess, lower: 0.3, upper: 40, tolerance: 1e-7,
+                                                              valueTolerance: 1e-5, paceThroughCentre)
+            bestSpeed = speedSolution.x
+            if let (offset, r) = speedSolution.payload ?? aimThroughCentre(at: bestSpeed) {
+                aim = offset
+                ghostRoll = r
+            } else {
+                aim = 0
+                ghostRoll = ghost(0, bestSpeed)
+            }
+            converged = solved(ghostRoll)
+        }
+        /// True when a stroke that drops was found although no line finishing L past does.
+        var dropsWithoutTarget = false
+        tally.advance(to: 0.4)
 
         if !converged || !captured(aim, bestSpeed, record: false, early: true).holed {
             // The nested solve failed (two ways round a ridge, a path that curls back…). First Newton from
@@ -437,8 +475,8 @@ public struct PhysicsSolver: Sendable {
         var probability: MakeProbability?
         if let errors = strokeErrors {
             let rule = simulator.parameters.capture
-            probability = MakeProbabilityCalculator.probability(aimDeg: aim, speedFps: bestSpeed, errors: errors) { a, v in
-                captured(a, v, record: false, early: earlyExit).captureMargin(rule)
+            probability = MakeProbabilityCalculator.probability(aimDeg: aim, speedFps: bestSpeed, errors: errors) { a, v, full in
+                captured(a, v, record: false, early: earlyExit && !full).captureMargin(rule)
             }
         }
         tally.advance(to: 1)
