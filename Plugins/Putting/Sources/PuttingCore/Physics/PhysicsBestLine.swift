@@ -461,11 +461,12 @@ public struct PhysicsSolver: Sendable {
 
         var tolerance: BestLineTolerance?
         if computeTolerance, roll.holed {
-            func holed(_ offset: Double, _ v: Double) -> Bool { captured(offset, v, record: false, early: earlyExit).holed }
-            let aimWindow = PhysicsSolver.window(centre: aim, firstStep: 0.05, maxSpan: 15, precision: 0.001) { holed($0, bestSpeed) }
+            let rule = simulator.parameters.capture
+            func margin(_ offset: Double, _ v: Double) -> Double { captured(offset, v, record: false, early: earlyExit).captureMargin(rule) }
+            let aimWindow = PhysicsSolver.marginWindow(centre: aim, firstStep: 0.05, maxSpan: 15, precision: 0.001) { margin($0, bestSpeed) }
             tally.advance(to: 0.7)
-            let speedWindow = PhysicsSolver.window(centre: bestSpeed, firstStep: 0.02, maxSpan: Swift.min(bestSpeed * 0.9, 20),
-                                                   precision: 0.0002) { holed(aim, $0) }
+            let speedWindow = PhysicsSolver.marginWindow(centre: bestSpeed, firstStep: 0.02, maxSpan: Swift.min(bestSpeed * 0.9, 20),
+                                                         precision: 0.0002) { margin(aim, $0) }
             func inches(_ offset: Double) -> Double { distance * tan(offset * .pi / 180) * 12 }
             tolerance = BestLineTolerance(aimMinDeg: aimWindow.lo, aimMaxDeg: aimWindow.hi,
                                           aimMinIn: inches(aimWindow.lo), aimMaxIn: inches(aimWindow.hi),
@@ -651,6 +652,56 @@ public struct PhysicsSolver: Sendable {
         }
         let best = values.indices.min { values[$0] < values[$1] } ?? 0
         return simplex[best]
+    }
+
+    /// The interval around `centre` where the capture margin is ≥ 0 (the stroke drops): expand each side by
+    /// doubling steps until it fails (or `maxSpan` is reached), then Illinois regula falsi on the margin (smooth
+    /// across the edge, see `PhysicsRoll.captureMargin`) until the bracket is narrower than `precision`; each
+    /// end returned is a stroke that drops. Same answer as `window` on "margin ≥ 0", to the precision, in about
+    /// half the rolls. Assumes the centre drops.
+    static func marginWindow(centre: Double, firstStep: Double, maxSpan: Double, precision: Double,
+                             _ margin: (Double) -> Double) -> (lo: Double, hi: Double)
+    {
+        func edge(_ direction: Double) -> Double {
+            var good = (x: 0.0, f: 1.0)
+            var step = firstStep
+            var bad: (x: Double, f: Double)?
+            while step <= maxSpan {
+                let f = margin(centre + direction * step)
+                if f >= 0 {
+                    good = (step, f)
+                    step *= 2
+                } else {
+                    bad = (step, f)
+                    break
+                }
+            }
+            guard var b = bad else { return centre + direction * good.x }
+            var g = good
+            if g.x == 0 { g.f = Swift.max(margin(centre), 1e-12) }
+            var side = 0
+            var iteration = 0
+            while b.x - g.x > precision {
+                iteration += 1
+                var x = (g.x * b.f - b.x * g.f) / (b.f - g.f)
+                let width = b.x - g.x
+                // Inside the bracket and away from its ends; every fourth step bisects (an early-exit roll's margin
+                // is not smooth everywhere).
+                if !x.isFinite || x <= g.x + 0.01 * width || x >= b.x - 0.01 * width || iteration % 4 == 0 { x = (g.x + b.x) / 2 }
+                let f = margin(centre + direction * x)
+                if f >= 0 {
+                    g = (x, f)
+                    if side == 1 { b.f /= 2 }
+                    side = 1
+                } else {
+                    b = (x, f)
+                    if side == -1 { g.f /= 2 }
+                    side = -1
+                }
+            }
+            return centre + direction * g.x
+        }
+        return (edge(-1), edge(1))
     }
 
     /// The interval around `centre` where `inside` holds: expand each side by doubling steps until it
