@@ -259,7 +259,7 @@ enum MakeProbabilityCalculator {
         /// about the miss in cup radii, which goes nearly linearly with the speed.
         func squeezed(_ x: Double) -> Double { x >= 0 ? x : 1 - (1 - x).squareRoot() }
 
-        let centre = peak(speedFps, guess: aimDeg, full: true)
+        let centre = peak(speedFps, guess: aimDeg, full: false)
         guard centre.margin >= 0 else {
             var out = probability(aimDeg: aimDeg, speedFps: speedFps, errors: errors, nodes: 12, edgePrecision: 0.002,
                                   margin: { a, v in m(a, v) })
@@ -272,11 +272,13 @@ enum MakeProbabilityCalculator {
             // The end of the holing region on this side (or 4σ).
             var end = zLimit
             var cut = false
-            var inner = (z: 0.0, f: squeezed(centre.margin), aim: centre.aim)
+            // Only the slow side rolls to the end (a ball that stops short must say how far short); on the fast side
+        // every stroke near the top reaches the cup, and the early exit only stops balls already past it.
+        var inner = (z: 0.0, f: squeezed(centre.margin), aim: centre.aim)
             var outer: (z: Double, f: Double, aim: Double)?
             for z in [2.0, zLimit] where outer == nil {
                 guard speed(direction * z) > 0 else { outer = (z, -1, inner.aim); break }
-                let p = peak(speed(direction * z), guess: inner.aim, full: true, rollTop: false)
+                let p = peak(speed(direction * z), guess: inner.aim, full: direction < 0, rollTop: false)
                 if p.margin >= 0 { inner = (z, squeezed(p.margin), p.aim) } else { outer = (z, squeezed(p.margin), p.aim) }
             }
             if let o = outer {
@@ -285,7 +287,7 @@ enum MakeProbabilityCalculator {
                 let root = PhysicsSolver.illinois(inner.z, inner.f, inner.aim, o.z, o.f, o.aim, tolerance: 0.05, valueTolerance: 1e-3) { z in
                     guard speed(direction * z) > 0 else { return (-1.0, ia) }
                     // The top's aim moves smoothly with the speed: start from the line between the bracket's ends.
-                    let p = peak(speed(direction * z), guess: ia + (oa - ia) * (z - iz) / (oz - iz), full: true, rollTop: false)
+                    let p = peak(speed(direction * z), guess: ia + (oa - ia) * (z - iz) / (oz - iz), full: direction < 0, rollTop: false)
                     return (squeezed(p.margin), p.aim)
                 }
                 end = root.x
