@@ -9,13 +9,16 @@
 // the ball is hit. Rolling distance goes with the square of the launch speed, so 8 % of distance is
 // 4 % of speed. Both are configurable per site.
 //
-// The integral is computed, not sampled: for a fixed set of speeds (Gauss–Legendre nodes over the
-// speed window, in units of σ_speed) the aims that hole form an interval, found by bisection to a
-// small fraction of σ_aim; the aim error's share of that interval is exact (Φ differences), and the
-// speed integral uses the normal density at the nodes. The same input gives the same number to the
-// last digit. The bisection error is small (ends to 0.005σ); the quadrature error is about 0.2
-// percentage points on most putts but reaches about 1 point where the holing region ends sharply in
-// speed (a Gauss rule over a kink): an adaptive rule there is the next step.
+// The integral is computed, not sampled. At one launch speed the aims that hole form an interval; the aim
+// error's share of it is exact (Φ differences). Over the speed (in units of σ_speed, out to 4σ each side) the
+// holing region ends where the ball stops short of the cup or crosses every part of it too fast, and there
+// the interval shrinks like the square root of the distance to the end. So each end is found first (the best
+// capture margin over the aim, a smooth function of the speed, is 0 there: Illinois), and each side gets a
+// 4-point Gauss–Legendre rule in a variable that takes the square root away. At each node the margin over
+// the aim is a near-parabola; its top and width start regula falsi (in the squared offset) on each end of
+// the interval, to 0.004σ. The same input gives the same number to the last digit; against a computation
+// with 24 nodes a side and ends to 0.0005σ it agrees to 0.1 percentage points on the test putts (test), in
+// about half the rolls of the 1.1.1 rule (12 nodes a side across the kink at the ends, 1 point off there).
 import Glibc
 
 /// A golfer's stroke errors.
