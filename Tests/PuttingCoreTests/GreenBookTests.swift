@@ -33,16 +33,27 @@ final class GreenBookTests: XCTestCase {
         }
         XCTAssertEqual(fractions.last, 1)
         XCTAssertEqual(fractions, fractions.sorted())
-        // One position against the best line solved alone (same solver settings, no windows).
-        let e = try XCTUnwrap(book.entries.first)
+        // Every position against the best line solved alone (same solver settings, no windows), started from the
+        // same neighbour as in the book: the same numbers; and against a search from scratch: the same line.
         let hf = try service.hole(course: "gen", number: 1).requireHeightfield()
         var solver = PhysicsSolver(simulator: PhysicsSimulator(surface: GreenSurface(hf), parameters: PhysicsParameters(stimpFt: 10)))
         solver.computeTolerance = false
         solver.strokeErrors = .literature
-        let alone = solver.bestLine(ball: e.ball, hole: flag)
-        XCTAssertEqual(e.aimOffsetDeg, alone.aimOffsetDeg)
-        XCTAssertEqual(e.speedFps, alone.speedFps)
-        XCTAssertEqual(e.makeProbability, alone.probability?.probability)
+        let parents = BookRequest.warmParents(book.entries.map(\.ball), flag: flag, spacingFt: 6)
+        for (k, e) in book.entries.enumerated() {
+            let warm = parents[k].map { p in
+                PhysicsWarmStart(ball: book.entries[p].ball, aimDeg: book.entries[p].aimOffsetDeg, speedFps: book.entries[p].speedFps)
+            }
+            let alone = solver.bestLine(ball: e.ball, hole: flag, warmStart: warm)
+            XCTAssertEqual(e.aimOffsetDeg, alone.aimOffsetDeg)
+            XCTAssertEqual(e.speedFps, alone.speedFps)
+            XCTAssertEqual(e.makeProbability, alone.probability?.probability)
+            if warm != nil { XCTAssertEqual(alone.stage, "warm", "\(e.ball)") }
+            let cold = solver.bestLine(ball: e.ball, hole: flag)
+            XCTAssertEqual(e.aimOffsetDeg, cold.aimOffsetDeg, accuracy: 0.01, "\(e.ball)")
+            XCTAssertEqual(e.speedFps, cold.speedFps, accuracy: 0.002, "\(e.ball)")
+            XCTAssertEqual(e.makeProbability, cold.probability?.probability ?? -1, accuracy: 0.005, "\(e.ball)")
+        }
         // Uphill plays longer than it is, downhill shorter.
         let uphill = try XCTUnwrap(book.entries.first { $0.ball.z < flag.z - 3 && abs($0.ball.x - flag.x) < 1e-9 })
         let downhill = try XCTUnwrap(book.entries.first { $0.ball.z > flag.z + 3 && abs($0.ball.x - flag.x) < 1e-9 })

@@ -18,11 +18,21 @@ final class PhysicsHole1Tests: XCTestCase {
         let tol = try XCTUnwrap(line.tolerance)
         XCTAssertTrue((tol.aimMinDeg...tol.aimMaxDeg).contains(line.aimOffsetDeg))
         XCTAssertTrue((tol.speedMinFps...tol.speedMaxFps).contains(line.speedFps))
-        // The energy-bound early exit leaves the windows exactly as they are on a real green.
+        // The energy-bound early exit leaves the windows as they are on a real green (to their precision).
         var plain = PhysicsSolver(simulator: sim)
         plain.earlyExit = false
         let slow = plain.bestLine(ball: ball, hole: hole)
-        XCTAssertEqual(slow.tolerance, line.tolerance)
+        assertWindowsAgree(slow.tolerance, line.tolerance)
         XCTAssertLessThan(line.evaluations, slow.evaluations)
     }
+}
+
+/// Two tolerance windows agree to the precision their ends are found to (0.001° of aim, 0.0002 ft/s of speed):
+/// the early exit changes the margins of the rolls that miss, so the regula falsi takes other steps.
+func assertWindowsAgree(_ a: BestLineTolerance?, _ b: BestLineTolerance?, file: StaticString = #filePath, line: UInt = #line) {
+    guard let a, let b else { return XCTAssertEqual(a, b, file: file, line: line) }
+    XCTAssertEqual(a.aimMinDeg, b.aimMinDeg, accuracy: 0.001, file: file, line: line)
+    XCTAssertEqual(a.aimMaxDeg, b.aimMaxDeg, accuracy: 0.001, file: file, line: line)
+    XCTAssertEqual(a.speedMinFps, b.speedMinFps, accuracy: 0.0002, file: file, line: line)
+    XCTAssertEqual(a.speedMaxFps, b.speedMaxFps, accuracy: 0.0002, file: file, line: line)
 }

@@ -15,6 +15,22 @@ private func sweepNow() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
 
+/// CPU seconds of this thread (or of the whole process): on a machine shared with other builds the wall
+/// time measures the load as much as the code; CPU time is reported beside it.
+private func sweepCPU(process: Bool = false) -> Double {
+    var ts = timespec()
+    clock_gettime(process ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+private func sweepLoad() -> String {
+    guard let f = fopen("/proc/loadavg", "r") else { return "?" }
+    defer { fclose(f) }
+    var buffer = [CChar](repeating: 0, count: 128)
+    guard fgets(&buffer, 128, f) != nil else { return "?" }
+    return String(cString: buffer).split(separator: " ").prefix(3).joined(separator: " ")
+}
+
 private func sweepMs(_ s: Double) -> String {
     let v = (s * 1_000_000).rounded() / 1000
     return "\(v) ms"
@@ -56,7 +72,10 @@ func puttingSweepBench(_ arguments: [String]) {
     }
 
     // 1. Best line (solve + windows + make probability) over the sweep; surface set up once per green.
-    var times: [Double] = [], solveOnly: [Double] = []
+    print("load average at the start: \(sweepLoad())")
+    var times: [Double] = [], solveOnly: [Double] = [], cpuTimes: [Double] = []
+    var evaluations = 0
+    var byStage: [String: (count: Int, times: [Double])] = [:]
     var total = 0, holed = 0, converged = 0, notHoleable = 0, rolls = 0
     var sample: (PhysicsSimulator, PointFt, PointFt, Double, Double)?
     for (n, _, surface) in greens {
@@ -68,9 +87,13 @@ func puttingSweepBench(_ arguments: [String]) {
         var bare = PhysicsSolver(simulator: sim)
         bare.computeTolerance = false
         for putt in PuttSweep.putts(on: surface, count: perGreen, seed: UInt64(1000 + n)) {
-            let t0 = sweepNow()
+            let t0 = sweepNow(), c0 = sweepCPU()
             let line = solver.bestLine(ball: putt.ball, hole: putt.flag)
             times.append(sweepNow() - t0)
+            cpuTimes.append(sweepCPU() - c0)
+            evaluations += line.evaluations
+            byStage[line.stage, default: (0, [])].count += 1
+            byStage[line.stage, default: (0, [])].times.append(cpuTimes.last ?? 0)
             let t1 = sweepNow()
             _ = bare.bestLine(ball: putt.ball, hole: putt.flag)
             solveOnly.append(sweepNow() - t1)
@@ -90,11 +113,16 @@ func puttingSweepBench(_ arguments: [String]) {
             if sample == nil, line.roll.holed { sample = (sim, putt.ball, putt.flag, line.aimOffsetDeg, line.speedFps) }
         }
     }
-    times.sort(); solveOnly.sort()
+    times.sort(); solveOnly.sort(); cpuTimes.sort()
     print("best line, windows + make probability, \(total) putts (\(perGreen) per green, 4–40 ft, stimp 10):")
     print("  median \(sweepMs(quantile(times, 0.5)))  p95 \(sweepMs(quantile(times, 0.95)))  max \(sweepMs(times.last ?? .nan))  "
         + "mean rolls \(rolls / Swift.max(1, total))")
+    print("  CPU time (this thread): median \(sweepMs(quantile(cpuTimes, 0.5)))  p95 \(sweepMs(quantile(cpuTimes, 0.95)))  "
+        + "max \(sweepMs(cpuTimes.last ?? .nan))  mean right-hand-side evaluations \(evaluations / Swift.max(1, total))")
     print("  holed \(holed)/\(total)  converged \(converged)/\(total)  not holeable \(notHoleable)")
+    for (stage, v) in byStage.sorted(by: { $0.key < $1.key }) {
+        print("  stage \(stage): \(v.count) putts, CPU median \(sweepMs(quantile(v.times.sorted(), 0.5))) max \(sweepMs(v.times.max() ?? .nan))")
+    }
     print("best line, solve only: median \(sweepMs(quantile(solveOnly, 0.5)))  p95 \(sweepMs(quantile(solveOnly, 0.95)))")
 
     // 2. One roll of a best line's stroke (path recorded), with and without its make probability.
@@ -129,13 +157,14 @@ func puttingSweepBench(_ arguments: [String]) {
                      greenHeightFt: Double(hf.nz - 1) * hf.resolutionFt, heightfield: hf),
             ])
             let service = PuttingService(store: store)
-            let t0 = sweepNow()
+            let t0 = sweepNow(), c0 = sweepCPU(process: true)
             let book = try service.book(BookRequest(course: "presidio", hole: n, flag: flag))
-            let t = sweepNow() - t0
+            let t = sweepNow() - t0, cpu = sweepCPU(process: true) - c0
             let holedCount = book.entries.filter(\.holed).count
             print("book hole \(n) at 3 ft, run \(run): \(book.entries.count) positions in \(sweepMs(t)) "
                 + "(\(sweepMs(t / Double(Swift.max(1, book.entries.count)))) per position), holed \(holedCount), "
-                + "not holeable \(book.entries.filter { !$0.holeable }.count)")
+                + "not holeable \(book.entries.filter { !$0.holeable }.count); CPU \(sweepMs(cpu)) on every core (half of it is the wall "
+                + "time two idle cores would take), load \(sweepLoad())")
             let t1 = sweepNow()
             _ = try service.book(BookRequest(course: "presidio", hole: n, flag: flag))
             if run == 2 { print("book again from the cache: \(sweepMs(sweepNow() - t1))") }

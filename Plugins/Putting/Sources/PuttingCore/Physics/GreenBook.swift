@@ -76,6 +76,23 @@ public struct BookRequest: Sendable, Equatable {
         return out
     }
 
+    /// For each position, the position its best-line search starts from (nil: from scratch): the grid point
+    /// on every third row and column (counted from the flag) nearest to it, when that point is on the grid.
+    static func warmParents(_ positions: [PointFt], flag: PointFt, spacingFt: Double) -> [Int?] {
+        struct Cell: Hashable { var i: Int; var j: Int }
+        func cell(_ p: PointFt) -> Cell {
+            Cell(i: Int(((p.x - flag.x) / spacingFt).rounded()), j: Int(((p.z - flag.z) / spacingFt).rounded()))
+        }
+        var index: [Cell: Int] = [:]
+        for (k, p) in positions.enumerated() { index[cell(p)] = k }
+        return positions.indices.map { k in
+            let c = cell(positions[k])
+            let anchor = Cell(i: Int((Double(c.i) / 3).rounded()) * 3, j: Int((Double(c.j) / 3).rounded()) * 3)
+            guard anchor != c, let p = index[anchor] else { return nil }
+            return p
+        }
+    }
+
     /// The smallest spacing (0.1 ft steps) whose grid fits the limit, about.
     func minimumSpacing(_ surface: GreenSurface) -> Double {
         let hf = surface.heightfield
@@ -220,33 +237,57 @@ extension PuttingService {
         var cache = bookCache(request, heightfieldHash: hash, job: job)
         var entries = try cache.entries(at: positions)
         let cached = entries.lazy.filter { $0 != nil }.count
-        let missing = entries.indices.filter { entries[$0] == nil }
+        // Warm starts: the grid's every third row and column (aligned on the flag) are solved from scratch; every
+        // other position starts from the nearest of those (at most one step away in each direction), as long as
+        // that one met both conditions and drops. Which neighbour a position starts from depends on the grid
+        // alone, not on what the cache held or on the order of solving, so a book gives the same numbers
+        // whether solved at once, resumed, or on any number of cores.
+        let parents = BookRequest.warmParents(positions, flag: request.flag, spacingFt: request.spacingFt)
+        // Positions that start from scratch come first, so a neighbour is solved before the positions it starts.
+        let missing = entries.indices.filter { entries[$0] == nil && parents[$0] == nil }
+            + entries.indices.filter { entries[$0] == nil && parents[$0] != nil }
         let workers = Swift.max(1, threads ?? PuttingService.processorCount)
         let batchSize = Swift.max(8, workers * 8)
         var done = 0
         progress?(positions.isEmpty ? 1 : Double(cached) / Double(positions.count))
         let ar = solver.simulator.ar, flag = request.flag, past = request.finishPastFt
+        let s = solver
+        /// Solves `items` on every core; a position's warm start comes from its parent's entry.
+        func solve(_ items: [Int]) -> [BookEntry?] {
+            guard !items.isEmpty else { return [] }
+            let warm: [PhysicsWarmStart?] = items.map { index in
+                guard let p = parents[index], let e = entries[p], e.holeable, e.holed, e.converged else { return nil }
+                return PhysicsWarmStart(ball: e.ball, aimDeg: e.aimOffsetDeg, speedFps: e.speedFps)
+            }
+            let buffer = UnsafeMutablePointer<BookEntry?>.allocate(capacity: items.count)
+            buffer.initialize(repeating: nil, count: items.count)
+            defer { buffer.deinitialize(count: items.count); buffer.deallocate() }
+            let slots = Slots(base: buffer)
+            let lanes = Swift.min(workers, items.count)
+            DispatchQueue.concurrentPerform(iterations: lanes) { worker in
+                var k = worker
+                while k < items.count {
+                    let ball = positions[items[k]]
+                    let line = s.bestLine(ball: ball, hole: flag, warmStart: warm[k])
+                    slots.base.advanced(by: k).pointee = BookEntry(ball: ball, flag: flag, line: line, rollingResistance: ar, finishPastFt: past)
+                    k += lanes
+                }
+            }
+            return (0..<items.count).map { buffer[$0] }
+        }
         while done < missing.count {
             if isCancelled() { throw .bookStopped(done: cached + done, total: positions.count) }
             let batch = Array(missing[done..<Swift.min(missing.count, done + batchSize)])
-            let buffer = UnsafeMutablePointer<BookEntry?>.allocate(capacity: batch.count)
-            buffer.initialize(repeating: nil, count: batch.count)
-            defer { buffer.deinitialize(count: batch.count); buffer.deallocate() }
-            let slots = Slots(base: buffer)
-            let s = solver
-            DispatchQueue.concurrentPerform(iterations: Swift.min(workers, batch.count)) { worker in
-                var k = worker
-                while k < batch.count {
-                    let ball = positions[batch[k]]
-                    let line = s.bestLine(ball: ball, hole: flag)
-                    slots.base.advanced(by: k).pointee = BookEntry(ball: ball, flag: flag, line: line, rollingResistance: ar, finishPastFt: past)
-                    k += Swift.min(workers, batch.count)
-                }
+            // Positions whose parent is in this same batch wait for it.
+            let inBatch = Set(batch)
+            let first = batch.filter { parents[$0].map { !inBatch.contains($0) } ?? true }
+            let second = batch.filter { parents[$0].map { inBatch.contains($0) } ?? false }
+            for items in [first, second] {
+                for (k, e) in solve(items).enumerated() { entries[items[k]] = e }
             }
             var solved: [BookEntry] = []
-            for (k, index) in batch.enumerated() {
-                guard let e = buffer[k] else { continue }
-                entries[index] = e
+            for index in batch {
+                guard let e = entries[index] else { continue }
                 solved.append(e)
             }
             // One transaction per batch (with the job's progress): a stop keeps the batches stored.

@@ -52,6 +52,19 @@ public struct PhysicsBestLine: Sendable {
     public var stage: String = "nested"
 }
 
+/// A solved neighbour's stroke to start a best-line search from.
+public struct PhysicsWarmStart: Sendable, Equatable {
+    public var ball: PointFt
+    public var aimDeg: Double
+    public var speedFps: Double
+
+    public init(ball: PointFt, aimDeg: Double, speedFps: Double) {
+        self.ball = ball
+        self.aimDeg = aimDeg
+        self.speedFps = speedFps
+    }
+}
+
 /// Solves the best line on a physics simulator.
 public struct PhysicsSolver: Sendable {
     public let simulator: PhysicsSimulator
@@ -81,7 +94,12 @@ public struct PhysicsSolver: Sendable {
     }
 
     /// Finds the best line from `ball` to `hole`. `progress` receives fractions 0…1.
-    public func bestLine(ball: PointFt, hole: PointFt, progress: ((Double) -> Void)? = nil) -> PhysicsBestLine {
+    ///
+    /// `warmStart`: a solved neighbouring position's stroke (a green book's grid). Newton's method from it is
+    /// tried first; when it does not meet both conditions quickly, or its stroke does not drop, the full search
+    /// runs as without it.
+    public func bestLine(ball: PointFt, hole: PointFt, warmStart: PhysicsWarmStart? = nil,
+                         progress: ((Double) -> Void)? = nil) -> PhysicsBestLine {
         let tally = Tally(progress: progress)
         let baseAngle = atan2(hole.z - ball.z, hole.x - ball.x)
         let distance = ball.distance(to: hole)
@@ -155,28 +173,8 @@ public struct PhysicsSolver: Sendable {
             return (pace(r), (offset, r))
         }
 
-        // Outer: the speed whose centre line finishes L past. Where no speed can (the slope beyond the hole
-        // will not hold the ball), this ends at the slowest speed that still reaches the hole.
-        let speedSolution = PhysicsSolver.solveIncreasing(start: speedGuess, lower: 0.3, upper: 40, tolerance: 1e-7,
-                                                          valueTolerance: 1e-5, paceThroughCentre)
-        var bestSpeed = speedSolution.x
-        var aim: Double
-        var ghostRoll: PhysicsRoll
-        if let (offset, r) = speedSolution.payload ?? aimThroughCentre(at: bestSpeed) {
-            aim = offset
-            ghostRoll = r
-        } else {
-            aim = 0
-            ghostRoll = ghost(0, bestSpeed)
-        }
         // Solved means: the ghost ball goes through the centre and finishes L past, to a thousandth of a foot.
         func solved(_ r: PhysicsRoll) -> Bool { passed(r) && r.closestDistance < 1e-3 && abs(pace(r)) < 1e-3 }
-        var converged = solved(ghostRoll)
-        var stage = "nested"
-        /// True when a stroke that drops was found although no line finishing L past does.
-        var dropsWithoutTarget = false
-        tally.advance(to: 0.4)
-
         func captured(_ offset: Double, _ v: Double, record: Bool, early: Bool) -> PhysicsRoll {
             let a = baseAngle + offset * .pi / 180
             let r = simulator.roll(from: ball, vx: cos(a) * v, vz: sin(a) * v, hole: hole,
@@ -187,12 +185,12 @@ public struct PhysicsSolver: Sendable {
         }
 
         /// Newton's method on (side, pace) over (aim, speed), finite-difference Jacobian, damped steps.
-        func newton(_ a0: Double, _ v0: Double) -> (Double, Double, PhysicsRoll)? {
+        func newton(_ a0: Double, _ v0: Double, iterations: Int = 25) -> (Double, Double, PhysicsRoll)? {
             var a = a0, v = v0
             var r = ghost(a, v)
             func residual(_ r: PhysicsRoll) -> (Double, Double) { (side(r), pace(r)) }
             var (f1, f2) = residual(r)
-            for _ in 0..<25 {
+            for _ in 0..<iterations {
                 if solved(r) { return (a, v, r) }
                 let da = 0.01, dv = Swift.max(1e-3, 1e-3 * v)
                 let (g1, g2) = residual(ghost(a + da, v))
@@ -222,6 +220,46 @@ public struct PhysicsSolver: Sendable {
             }
             return solved(r) ? (a, v, r) : nil
         }
+
+        /// Newton from a solved neighbour's stroke: its aim offset, and its speed scaled by the two positions'
+        /// energy guesses (so a ball further away or lower starts faster). Nil when it does not converge quickly.
+        func warmNewton(_ w: PhysicsWarmStart) -> (Double, Double, PhysicsRoll)? {
+            let hn = simulator.surface.sample(xFt: w.ball.x, zFt: w.ball.z).height
+            let en = 2 * (simulator.ar * (w.ball.distance(to: hole) + L) + simulator.kg * (hh - hn))
+            let v = en > 0 && energyGuess > 0 ? w.speedFps * (energyGuess / en).squareRoot() : w.speedFps
+            guard v.isFinite, v > 0.1, v < 60, w.aimDeg.isFinite, abs(w.aimDeg) <= aimLimitDeg else { return nil }
+            return newton(w.aimDeg, v, iterations: 8)
+        }
+
+        var bestSpeed: Double
+        var aim: Double
+        var ghostRoll: PhysicsRoll
+        var stage = "nested"
+        var converged: Bool
+        if let warm = warmStart, let (na, nv, nr) = warmNewton(warm), captured(na, nv, record: false, early: true).holed {
+            // A solved neighbour's line, carried over and polished by Newton's method: the same conditions met to
+            // the same tolerance as the nested solve below, so the same line (verified to drop).
+            aim = na; bestSpeed = nv; ghostRoll = nr
+            converged = true
+            stage = "warm"
+        } else {
+            // Outer: the speed whose centre line finishes L past. Where no speed can (the slope beyond the hole
+            // will not hold the ball), this ends at the slowest speed that still reaches the hole.
+            let speedSolution = PhysicsSolver.solveIncreasing(start: speedGuess, lower: 0.3, upper: 40, tolerance: 1e-7,
+                                                              valueTolerance: 1e-5, paceThroughCentre)
+            bestSpeed = speedSolution.x
+            if let (offset, r) = speedSolution.payload ?? aimThroughCentre(at: bestSpeed) {
+                aim = offset
+                ghostRoll = r
+            } else {
+                aim = 0
+                ghostRoll = ghost(0, bestSpeed)
+            }
+            converged = solved(ghostRoll)
+        }
+        /// True when a stroke that drops was found although no line finishing L past does.
+        var dropsWithoutTarget = false
+        tally.advance(to: 0.4)
 
         if !converged || !captured(aim, bestSpeed, record: false, early: true).holed {
             // The nested solve failed (two ways round a ridge, a path that curls back…). First Newton from
@@ -423,11 +461,12 @@ public struct PhysicsSolver: Sendable {
 
         var tolerance: BestLineTolerance?
         if computeTolerance, roll.holed {
-            func holed(_ offset: Double, _ v: Double) -> Bool { captured(offset, v, record: false, early: earlyExit).holed }
-            let aimWindow = PhysicsSolver.window(centre: aim, firstStep: 0.05, maxSpan: 15, precision: 0.001) { holed($0, bestSpeed) }
+            let rule = simulator.parameters.capture
+            func margin(_ offset: Double, _ v: Double) -> Double { captured(offset, v, record: false, early: earlyExit).captureMargin(rule) }
+            let aimWindow = PhysicsSolver.marginWindow(centre: aim, firstStep: 0.05, maxSpan: 15, precision: 0.001) { margin($0, bestSpeed) }
             tally.advance(to: 0.7)
-            let speedWindow = PhysicsSolver.window(centre: bestSpeed, firstStep: 0.02, maxSpan: Swift.min(bestSpeed * 0.9, 20),
-                                                   precision: 0.0002) { holed(aim, $0) }
+            let speedWindow = PhysicsSolver.marginWindow(centre: bestSpeed, firstStep: 0.02, maxSpan: Swift.min(bestSpeed * 0.9, 20),
+                                                         precision: 0.0002) { margin(aim, $0) }
             func inches(_ offset: Double) -> Double { distance * tan(offset * .pi / 180) * 12 }
             tolerance = BestLineTolerance(aimMinDeg: aimWindow.lo, aimMaxDeg: aimWindow.hi,
                                           aimMinIn: inches(aimWindow.lo), aimMaxIn: inches(aimWindow.hi),
@@ -437,8 +476,8 @@ public struct PhysicsSolver: Sendable {
         var probability: MakeProbability?
         if let errors = strokeErrors {
             let rule = simulator.parameters.capture
-            probability = MakeProbabilityCalculator.probability(aimDeg: aim, speedFps: bestSpeed, errors: errors) { a, v in
-                captured(a, v, record: false, early: earlyExit).captureMargin(rule)
+            probability = MakeProbabilityCalculator.probability(aimDeg: aim, speedFps: bestSpeed, errors: errors) { a, v, full in
+                captured(a, v, record: false, early: earlyExit && !full).captureMargin(rule)
             }
         }
         tally.advance(to: 1)
@@ -613,6 +652,56 @@ public struct PhysicsSolver: Sendable {
         }
         let best = values.indices.min { values[$0] < values[$1] } ?? 0
         return simplex[best]
+    }
+
+    /// The interval around `centre` where the capture margin is ≥ 0 (the stroke drops): expand each side by
+    /// doubling steps until it fails (or `maxSpan` is reached), then Illinois regula falsi on the margin (smooth
+    /// across the edge, see `PhysicsRoll.captureMargin`) until the bracket is narrower than `precision`; each
+    /// end returned is a stroke that drops. Same answer as `window` on "margin ≥ 0", to the precision, in about
+    /// half the rolls. Assumes the centre drops.
+    static func marginWindow(centre: Double, firstStep: Double, maxSpan: Double, precision: Double,
+                             _ margin: (Double) -> Double) -> (lo: Double, hi: Double)
+    {
+        func edge(_ direction: Double) -> Double {
+            var good = (x: 0.0, f: 1.0)
+            var step = firstStep
+            var bad: (x: Double, f: Double)?
+            while step <= maxSpan {
+                let f = margin(centre + direction * step)
+                if f >= 0 {
+                    good = (step, f)
+                    step *= 2
+                } else {
+                    bad = (step, f)
+                    break
+                }
+            }
+            guard var b = bad else { return centre + direction * good.x }
+            var g = good
+            if g.x == 0 { g.f = Swift.max(margin(centre), 1e-12) }
+            var side = 0
+            var iteration = 0
+            while b.x - g.x > precision {
+                iteration += 1
+                var x = (g.x * b.f - b.x * g.f) / (b.f - g.f)
+                let width = b.x - g.x
+                // Inside the bracket and away from its ends; every fourth step bisects (an early-exit roll's margin
+                // is not smooth everywhere).
+                if !x.isFinite || x <= g.x + 0.01 * width || x >= b.x - 0.01 * width || iteration % 4 == 0 { x = (g.x + b.x) / 2 }
+                let f = margin(centre + direction * x)
+                if f >= 0 {
+                    g = (x, f)
+                    if side == 1 { b.f /= 2 }
+                    side = 1
+                } else {
+                    b = (x, f)
+                    if side == -1 { g.f /= 2 }
+                    side = -1
+                }
+            }
+            return centre + direction * g.x
+        }
+        return (edge(-1), edge(1))
     }
 
     /// The interval around `centre` where `inside` holds: expand each side by doubling steps until it

@@ -546,6 +546,28 @@ public struct PhysicsSimulator: Sendable {
     {
         let best2 = out.closestDistance * out.closestDistance
         guard PhysicsSimulator.boxDistanceSquared(a, b, h, to: hole) < best2 else { return }
+        // The step's ends tell most steps apart without a search (a step covers at most one cell, too short
+        // for the arc to turn toward the hole and away again): approaching at both ends, the nearest point is
+        // the end; moving away at both, the start, which the previous step already counted. Only a step whose
+        // approach turns into a retreat is searched (that is where the closest approach lies).
+        if upTo == 1 {
+            let startDot = (a.x - hole.x) * a.vx + (a.z - hole.z) * a.vz
+            let endDot = (b.x - hole.x) * b.vx + (b.z - hole.z) * b.vz
+            if startDot > 0, endDot > 0 { return }
+            if startDot < 0, endDot < 0 {
+                let d2 = (b.x - hole.x) * (b.x - hole.x) + (b.z - hole.z) * (b.z - hole.z)
+                guard d2 < best2 else { return }
+                var dx = b.vx, dz = b.vz
+                let n = (dx * dx + dz * dz).squareRoot()
+                out.closestSpeed = n
+                if n > 1e-9 { dx /= n; dz /= n } else { (dx, dz) = lastDirection }
+                out.closestDistance = d2.squareRoot()
+                out.closestPoint = PointFt(x: b.x, z: b.z)
+                out.closestArcLength = b.s
+                out.closestSignedOffset = dx * (hole.z - b.z) - dz * (hole.x - b.x)
+                return
+            }
+        }
         var (tau, d2) = PhysicsSimulator.closestOnStep(a, b, h, to: hole)
         if tau > upTo {
             tau = upTo

@@ -210,8 +210,8 @@ public enum RollEngine {
         var p = 0.0
         if probability {
             let rule = sim.parameters.capture
-            p = MakeProbabilityCalculator.probability(aimDeg: offset, speedFps: speed, errors: request.errors) { o, v in
-                launch(o, v, RollOptions(capture: true, recordPath: false, earlyExit: true)).captureMargin(rule)
+            p = MakeProbabilityCalculator.probability(aimDeg: offset, speedFps: speed, errors: request.errors) { o, v, full in
+                launch(o, v, RollOptions(capture: true, recordPath: false, earlyExit: !full)).captureMargin(rule)
             }.probability
         }
         let a = base + offset * .pi / 180
