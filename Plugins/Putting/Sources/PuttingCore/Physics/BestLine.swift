@@ -87,15 +87,8 @@ public struct BestLineRequest: Sendable, Equatable {
                   model: try PuttingModel(name: modelName))
         if model == .physics {
             finishPastFt = try number("finishPastFt")
-            if let c = json["capture"] {
-                capture.cupRadiusFt = c["cupRadiusFt"]?.doubleValue ?? capture.cupRadiusFt
-                capture.centreSpeedLimitFps = c["centreSpeedLimitFps"]?.doubleValue ?? capture.centreSpeedLimitFps
-                capture.falloff = c["falloff"]?.stringValue.flatMap(CaptureRule.Falloff.init(rawValue:)) ?? capture.falloff
-            }
-            if let e = json["errors"] {
-                errors.aimSDDeg = e["aimSDDeg"]?.doubleValue ?? errors.aimSDDeg
-                errors.speedSDFraction = e["speedSDFraction"]?.doubleValue ?? errors.speedSDFraction
-            }
+            capture.update(fromStored: json["capture"])
+            errors.update(fromStored: json["errors"])
         }
     }
 

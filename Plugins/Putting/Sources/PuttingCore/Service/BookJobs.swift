@@ -48,15 +48,8 @@ extension BookRequest {
         }
         self.init(course: course, hole: hole, flag: PointFt(x: try number("flagXFt"), z: try number("flagZFt")),
                   stimpFt: try number("stimpFt"), spacingFt: try number("spacingFt"), finishPastFt: try number("finishPastFt"))
-        if let c = json["capture"] {
-            capture.cupRadiusFt = c["cupRadiusFt"]?.doubleValue ?? capture.cupRadiusFt
-            capture.centreSpeedLimitFps = c["centreSpeedLimitFps"]?.doubleValue ?? capture.centreSpeedLimitFps
-            capture.falloff = c["falloff"]?.stringValue.flatMap(CaptureRule.Falloff.init(rawValue:)) ?? capture.falloff
-        }
-        if let e = json["errors"] {
-            errors.aimSDDeg = e["aimSDDeg"]?.doubleValue ?? errors.aimSDDeg
-            errors.speedSDFraction = e["speedSDFraction"]?.doubleValue ?? errors.speedSDFraction
-        }
+        capture.update(fromStored: json["capture"])
+        errors.update(fromStored: json["errors"])
     }
 
     /// The key its positions are cached under: the green's hash, the flag, the stimp, the line settings

@@ -83,3 +83,22 @@ extension JobRecord {
         }
     }
 }
+
+extension CaptureRule {
+    /// Overrides the settings a stored request's `"capture"` object names (a job's or a book's).
+    mutating func update(fromStored json: JSONValue?) {
+        guard let c = json else { return }
+        cupRadiusFt = c["cupRadiusFt"]?.doubleValue ?? cupRadiusFt
+        centreSpeedLimitFps = c["centreSpeedLimitFps"]?.doubleValue ?? centreSpeedLimitFps
+        falloff = c["falloff"]?.stringValue.flatMap(CaptureRule.Falloff.init(rawValue:)) ?? falloff
+    }
+}
+
+extension StrokeErrors {
+    /// Overrides the settings a stored request's `"errors"` object names.
+    mutating func update(fromStored json: JSONValue?) {
+        guard let e = json else { return }
+        aimSDDeg = e["aimSDDeg"]?.doubleValue ?? aimSDDeg
+        speedSDFraction = e["speedSDFraction"]?.doubleValue ?? speedSDFraction
+    }
+}
