@@ -64,12 +64,8 @@ public struct BestLineRequest: Sendable, Equatable {
         o["model"] = .string(model.rawValue)
         if model == .physics {
             o["finishPastFt"] = .double(finishPastFt)
-            o["capture"] = [
-                "cupRadiusFt": .double(capture.cupRadiusFt),
-                "centreSpeedLimitFps": .double(capture.centreSpeedLimitFps),
-                "falloff": .string(capture.falloff.rawValue),
-            ]
-            o["errors"] = ["aimSDDeg": .double(errors.aimSDDeg), "speedSDFraction": .double(errors.speedSDFraction)]
+            o["capture"] = capture.storedJSON
+            o["errors"] = errors.storedJSON
         }
         return .object(o)
     }

@@ -169,39 +169,8 @@ enum MakeProbabilityCalculator {
                 let f = m(c + dir * x, v)
                 if f >= 0 { good = (x, f); step *= 2 } else { bad = (x, f) }
             }
-            guard var b = bad else { return c + dir * good.0 }
-            var gd = good
-            var side = 0
-            var iteration = 0
-            var lastX: Double?
-            // Regula falsi in the squared offset: across the cup the margin is 1 − q² − (b/R)² with b nearly linear
-            // in the aim, so it is nearly linear in the squared offset from the window's middle, and a secant step
-            // there lands on the edge in one or two rolls.
-            while b.0 - gd.0 > edgePrecision * sa {
-                iteration += 1
-                let ug = gd.0 * gd.0, ub = b.0 * b.0
-                let u = (ug * b.1 - ub * gd.1) / (b.1 - gd.1)
-                var x = u > 0 ? u.squareRoot() : .nan
-                let width = b.0 - gd.0
-                // Stay inside the bracket, away from its ends; every fourth step bisects, so a margin that is
-                // not smooth (an early-exit roll) still converges.
-                if !x.isFinite || x <= gd.0 + 0.02 * width || x >= b.0 - 0.02 * width || iteration % 4 == 0 { x = (gd.0 + b.0) / 2 }
-                let f = m(c + dir * x, v)
-                if f >= 0 {
-                    gd = (x, f)
-                    if side == 1 { b.1 /= 2 }
-                    side = 1
-                } else {
-                    b = (x, f)
-                    if side == -1 { gd.1 /= 2 }
-                    side = -1
-                }
-                if abs(f) < 1e-12 { return c + dir * x }
-                // A secant step that moved the estimate by less than the precision has converged.
-                if let p = lastX, abs(x - p) < edgePrecision * sa, iteration % 4 != 0 { return c + dir * x }
-                lastX = x
-            }
-            return c + dir * (gd.0 + b.0) / 2
+            guard let b = bad else { return c + dir * good.0 }
+            return c + dir * refineEdge(good: good, bad: b, dir: dir, centre: c, sa: sa, precision: edgePrecision) { m($0, v) }
         }
         return (edge(-1, hint: previous.map { c - $0.0 }), edge(1, hint: previous.map { $0.1 - c }))
     }
@@ -338,7 +307,19 @@ enum MakeProbabilityCalculator {
             let f = m(c + dir * x)
             if f >= 0 { good = (x, f); step *= 2 } else { bad = (x, f) }
         }
-        guard var b = bad else { return good.0 }
+        guard let b = bad else { return good.0 }
+        return refineEdge(good: good, bad: b, dir: dir, centre: c, sa: sa, precision: precision, m)
+    }
+
+    /// From a bracket of offsets from `centre` — `good` (margin ≥ 0) and `bad` (margin < 0) — to the edge
+    /// between them within `precision`·σ: regula falsi in the squared offset (across the cup the margin is
+    /// 1 − q² − (b/R)² with b nearly linear in the aim, so nearly linear in the squared offset and a secant step
+    /// lands on the edge in one or two rolls), Illinois-weighted, every fourth step a bisection so that a margin
+    /// that is not smooth (an early-exit roll) still converges. Returns the offset.
+    static func refineEdge(good: (Double, Double), bad: (Double, Double), dir: Double, centre c: Double, sa: Double,
+                           precision: Double, _ m: (Double) -> Double) -> Double
+    {
+        var b = bad
         var gd = good
         var side = 0
         var iteration = 0
@@ -349,8 +330,6 @@ enum MakeProbabilityCalculator {
             let u = (ug * b.1 - ub * gd.1) / (b.1 - gd.1)
             var x = u > 0 ? u.squareRoot() : .nan
             let width = b.0 - gd.0
-            // Inside the bracket, away from its ends; every fourth step bisects (an early-exit roll's margin is
-            // not smooth).
             if !x.isFinite || x <= gd.0 + 0.02 * width || x >= b.0 - 0.02 * width || iteration % 4 == 0 { x = (gd.0 + b.0) / 2 }
             let f = m(c + dir * x)
             if f >= 0 {
@@ -363,6 +342,7 @@ enum MakeProbabilityCalculator {
                 side = -1
             }
             if abs(f) < 1e-12 { return x }
+            // A secant step that moved the estimate by less than the precision has converged.
             if let p = lastX, abs(x - p) < precision * sa, iteration % 4 != 0 { return x }
             lastX = x
         }

@@ -28,12 +28,8 @@ extension BookRequest {
     private var lineSettings: JSONObject {
         var o = JSONObject()
         o["finishPastFt"] = .double(finishPastFt)
-        o["capture"] = [
-            "cupRadiusFt": .double(capture.cupRadiusFt),
-            "centreSpeedLimitFps": .double(capture.centreSpeedLimitFps),
-            "falloff": .string(capture.falloff.rawValue),
-        ]
-        o["errors"] = ["aimSDDeg": .double(errors.aimSDDeg), "speedSDFraction": .double(errors.speedSDFraction)]
+        o["capture"] = capture.storedJSON
+        o["errors"] = errors.storedJSON
         return o
     }
 

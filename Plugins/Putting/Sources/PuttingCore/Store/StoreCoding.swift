@@ -85,6 +85,11 @@ extension JobRecord {
 }
 
 extension CaptureRule {
+    /// The settings as a stored request holds them (`update(fromStored:)` reads them back).
+    var storedJSON: JSONValue {
+        ["cupRadiusFt": .double(cupRadiusFt), "centreSpeedLimitFps": .double(centreSpeedLimitFps), "falloff": .string(falloff.rawValue)]
+    }
+
     /// Overrides the settings a stored request's `"capture"` object names (a job's or a book's).
     mutating func update(fromStored json: JSONValue?) {
         guard let c = json else { return }
@@ -95,6 +100,9 @@ extension CaptureRule {
 }
 
 extension StrokeErrors {
+    /// The settings as a stored request holds them.
+    var storedJSON: JSONValue { ["aimSDDeg": .double(aimSDDeg), "speedSDFraction": .double(speedSDFraction)] }
+
     /// Overrides the settings a stored request's `"errors"` object names.
     mutating func update(fromStored json: JSONValue?) {
         guard let e = json else { return }
