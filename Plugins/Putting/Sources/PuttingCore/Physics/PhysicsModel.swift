@@ -169,6 +169,9 @@ public struct PhysicsSimulator: Sendable {
     let ar: Double
     /// a_r minus the most gravity can add to ½v² + k_g·h per foot travelled (≤ 0 disables early exit).
     let energyDrainPerFoot: Double
+    /// Follow a hovering ball on the fall line (`quasiStaticStep`); false integrates the full equations all the
+    /// way (the reference the tests compare with).
+    var followsFallLine = true
 
     public init(surface: GreenSurface, parameters: PhysicsParameters) {
         self.surface = surface
@@ -318,6 +321,8 @@ public struct PhysicsSimulator: Sendable {
         var h = 0.01
         /// When the current spell below ten times the rest speed began (nil: not creeping).
         var creepSince: Double?
+        /// When the current spell below `quasiStaticSpeed` began (nil: faster).
+        var slowSince: Double?
         // "Does it drop?" rolls (early exit on) hold a tenth of the accuracy: their answer is a yes/no at the cup.
         let toleranceScale = options.earlyExit ? 10.0 : 1.0
         let cellLength = surface.resolution
@@ -434,37 +439,57 @@ public struct PhysicsSimulator: Sendable {
                 }
             }
 
-            // Step size: the controller's proposal, at most one cell of travel, and never past the
-            // moment the ball would stop (it then halves toward the stop instead of overshooting).
-            h = Swift.min(h, cellLength / speed, p.maxTimeS - t + 1e-9)
-            let along = -(k1.dvx * y.vx + k1.dvz * y.vz) / speed
-            if along > 0 { h = Swift.min(h, 0.5 * speed / along) }
-
-            // One Dormand–Prince 5(4) step.
-            let k2 = derivative(PhysicsSimulator.add(y, h, 1.0 / 5, k1))
-            let k3 = derivative(PhysicsSimulator.add(y, h, 3.0 / 40, k1, 9.0 / 40, k2))
-            let k4 = derivative(PhysicsSimulator.add(y, h, 44.0 / 45, k1, -56.0 / 15, k2, 32.0 / 9, k3))
-            let k5 = derivative(PhysicsSimulator.add(y, h, 19372.0 / 6561, k1, -25360.0 / 2187, k2, 64448.0 / 6561, k3,
-                                                     -212.0 / 729, k4))
-            let k6 = derivative(PhysicsSimulator.add(y, h, 9017.0 / 3168, k1, -355.0 / 33, k2, 46732.0 / 5247, k3,
-                                                     49.0 / 176, k4, -5103.0 / 18656, k5))
-            let yNew = PhysicsSimulator.add(y, h, 35.0 / 384, k1, 500.0 / 1113, k3, 125.0 / 192, k4,
-                                            -2187.0 / 6784, k5, 11.0 / 84, k6)
-            let k7 = derivative(yNew)
-            out.evaluations += 6
-            // Embedded error estimate (5th − 4th order).
-            let e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200, e6 = 22.0 / 525, e7 = -1.0 / 40
-            func err(_ f: (Derivative) -> Double, _ a: Double, _ b: Double) -> Double {
-                let e = h * (e1 * f(k1) + e3 * f(k3) + e4 * f(k4) + e5 * f(k5) + e6 * f(k6) + e7 * f(k7))
-                return abs(e) / (toleranceScale * (p.absoluteTolerance + p.relativeTolerance * Swift.max(abs(a), abs(b))))
+            // A hovering ball: below `quasiStaticSpeed` for `quasiStaticAfterS` and rolling straight down the
+            // fall line, it follows the fall line at the speed the slope's pull minus rolling resistance gives it.
+            if speed >= PhysicsSimulator.quasiStaticSpeed {
+                slowSince = nil
+            } else if slowSince == nil {
+                slowSince = t
             }
-            let error = Swift.max(err({ $0.dx }, y.x, yNew.x), err({ $0.dz }, y.z, yNew.z),
-                                  err({ $0.dvx }, y.vx, yNew.vx), err({ $0.dvz }, y.vz, yNew.vz))
-            let factor = error == 0 ? 5 : Swift.min(5, Swift.max(0.2, 0.9 * pow(error, -0.2)))
-            if error > 1 {
-                out.rejectedSteps += 1
-                h *= factor
-                continue
+            var yNew: State
+            var k7: Derivative
+            var factor: Double
+            if followsFallLine, let since = slowSince, t - since >= PhysicsSimulator.quasiStaticAfterS,
+               let q = quasiStaticStep(y, speed: speed, timeLeft: p.maxTimeS - t + 1e-9)
+            {
+                h = q.h
+                yNew = q.y
+                k7 = derivative(yNew)
+                out.evaluations += q.evaluations + 1
+                factor = 1
+            } else {
+                // Step size: the controller's proposal, at most one cell of travel, and never past the
+                // moment the ball would stop (it then halves toward the stop instead of overshooting).
+                h = Swift.min(h, cellLength / speed, p.maxTimeS - t + 1e-9)
+                let along = -(k1.dvx * y.vx + k1.dvz * y.vz) / speed
+                if along > 0 { h = Swift.min(h, 0.5 * speed / along) }
+
+                // One Dormand–Prince 5(4) step.
+                let k2 = derivative(PhysicsSimulator.add(y, h, 1.0 / 5, k1))
+                let k3 = derivative(PhysicsSimulator.add(y, h, 3.0 / 40, k1, 9.0 / 40, k2))
+                let k4 = derivative(PhysicsSimulator.add(y, h, 44.0 / 45, k1, -56.0 / 15, k2, 32.0 / 9, k3))
+                let k5 = derivative(PhysicsSimulator.add(y, h, 19372.0 / 6561, k1, -25360.0 / 2187, k2, 64448.0 / 6561, k3,
+                                                         -212.0 / 729, k4))
+                let k6 = derivative(PhysicsSimulator.add(y, h, 9017.0 / 3168, k1, -355.0 / 33, k2, 46732.0 / 5247, k3,
+                                                         49.0 / 176, k4, -5103.0 / 18656, k5))
+                yNew = PhysicsSimulator.add(y, h, 35.0 / 384, k1, 500.0 / 1113, k3, 125.0 / 192, k4,
+                                                -2187.0 / 6784, k5, 11.0 / 84, k6)
+                k7 = derivative(yNew)
+                out.evaluations += 6
+                // Embedded error estimate (5th − 4th order).
+                let e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200, e6 = 22.0 / 525, e7 = -1.0 / 40
+                func err(_ f: (Derivative) -> Double, _ a: Double, _ b: Double) -> Double {
+                    let e = h * (e1 * f(k1) + e3 * f(k3) + e4 * f(k4) + e5 * f(k5) + e6 * f(k6) + e7 * f(k7))
+                    return abs(e) / (toleranceScale * (p.absoluteTolerance + p.relativeTolerance * Swift.max(abs(a), abs(b))))
+                }
+                let error = Swift.max(err({ $0.dx }, y.x, yNew.x), err({ $0.dz }, y.z, yNew.z),
+                                      err({ $0.dvx }, y.vx, yNew.vx), err({ $0.dvz }, y.vz, yNew.vz))
+                factor = error == 0 ? 5 : Swift.min(5, Swift.max(0.2, 0.9 * pow(error, -0.2)))
+                if error > 1 {
+                    out.rejectedSteps += 1
+                    h *= factor
+                    continue
+                }
             }
             out.steps += 1
             let tNew = t + h
@@ -557,6 +582,46 @@ public struct PhysicsSimulator: Sendable {
             if s > 1e-9 { lastDirection = (y.vx / s, y.vz / s) }
             h *= factor
         }
+    }
+
+    /// Below this speed, after `quasiStaticAfterS` there, a ball rolling down the fall line is followed on it.
+    static let quasiStaticSpeed = 0.02
+    static let quasiStaticAfterS = 0.1
+
+    /// One step of a hovering ball: slower than `quasiStaticSpeed` and moving within 2.6° of straight downhill.
+    /// There the velocity's direction relaxes to the fall line in about v/a_r (≈ 0.01 s at 0.02 ft/s) and
+    /// stays on it, lagging it by about v²κ/a_r (κ the fall line's curvature): ~10⁻⁵ rad. The full equations
+    /// are stiff there (that relaxation bounds an explicit step to a few v/a_r: 10⁻⁴ s at 1 mm/s, a million
+    /// steps to the time limit); on the fall line they reduce to ẋ = v·d(x), v̇ = k_g·G/√(1+G²) − a_r
+    /// (d = −∇h/|∇h|), which is not stiff: one classical Runge–Kutta step covering up to a fifth of a
+    /// cell. nil when the ball is not on the fall line (the full step then takes over).
+    private func quasiStaticStep(_ y: State, speed: Double, timeLeft: Double)
+        -> (y: State, h: Double, evaluations: Int)?
+    {
+        struct F { var dx, dz, dv: Double }
+        func f(_ x: Double, _ z: Double, _ v: Double) -> F? {
+            let sample = surface.sample(xFt: x, zFt: z)
+            let g = (sample.slopeX * sample.slopeX + sample.slopeZ * sample.slopeZ).squareRoot()
+            guard g > 0 else { return nil }
+            let pull = kg * g / (1 + g * g).squareRoot()
+            return F(dx: -sample.slopeX / g * v, dz: -sample.slopeZ / g * v, dv: pull - ar)
+        }
+        guard speed > 0, let f1 = f(y.x, y.z, speed) else { return nil }
+        // On the fall line: the velocity within 2.6° of straight downhill (cos > 0.999).
+        guard (y.vx * f1.dx + y.vz * f1.dz) > 0.999 * speed * speed else { return nil }
+        var h = Swift.min(0.2 * surface.resolution / speed, 0.25, timeLeft)
+        if f1.dv < 0 { h = Swift.min(h, 0.5 * speed / -f1.dv) }
+        if f1.dv > 0 { h = Swift.min(h, PhysicsSimulator.quasiStaticSpeed / f1.dv) }
+        guard let f2 = f(y.x + h / 2 * f1.dx, y.z + h / 2 * f1.dz, speed + h / 2 * f1.dv),
+              let f3 = f(y.x + h / 2 * f2.dx, y.z + h / 2 * f2.dz, speed + h / 2 * f2.dv),
+              let f4 = f(y.x + h * f3.dx, y.z + h * f3.dz, speed + h * f3.dv)
+        else { return nil }
+        let x = y.x + h / 6 * (f1.dx + 2 * f2.dx + 2 * f3.dx + f4.dx)
+        let z = y.z + h / 6 * (f1.dz + 2 * f2.dz + 2 * f3.dz + f4.dz)
+        let v = Swift.max(0, speed + h / 6 * (f1.dv + 2 * f2.dv + 2 * f3.dv + f4.dv))
+        let s = y.s + h / 6 * (speed + 2 * (speed + h / 2 * f1.dv) + 2 * (speed + h / 2 * f2.dv) + (speed + h * f3.dv))
+        guard let fe = f(x, z, v) else { return nil }
+        return (State(x: x, z: z, vx: fe.dx, vz: fe.dz, s: s), h, 5)
     }
 
     /// Updates the roll's closest approach with the arc of one step (up to fraction `upTo`).
