@@ -111,23 +111,9 @@ enum MakeProbabilityCalculator {
             guard let (lo, hi) = w else { return 0 }
             return phi((hi - aimDeg) / sa) - phi((lo - aimDeg) / sa)
         }
-        var total = 0.0
         let rule = nodes == 12 ? legendre : (nodes == 8 ? legendre8 : legendre(nodes))
-        for (lo, hi) in [(0.0, -zLimit), (0.0, zLimit)] {
-            var guess = aimDeg
-            var previous: (Double, Double)?
-            let points = rule.map { (lo + (hi - lo) * ($0.0 + 1) / 2, $0.1 * abs(hi - lo) / 2) }
-                .sorted { abs($0.0) < abs($1.0) }
-            var empty = 0
-            for (z, w) in points {
-                let v = speedFps * (1 + sv * z)
-                guard v > 0, empty < 2 else { continue }
-                let win = window(at: v, guess: guess, previous: previous)
-                if let (a, b) = win { guess = (a + b) / 2; empty = 0 } else { empty += 1 }
-                previous = win
-                total += w * exp(-z * z / 2) / (2 * Double.pi).squareRoot() * aimShare(win)
-            }
-        }
+        let total = overSpeeds(rule: rule, zLimit: zLimit, aimDeg: aimDeg, speedFps: speedFps, sv: sv,
+                               window: { window(at: $0, guess: $1, previous: $2) }, aimShare: aimShare)
         return MakeProbability(probability: Swift.min(1, Swift.max(0, total)), errors: errors, simulations: simulations)
     }
 
@@ -408,25 +394,36 @@ enum MakeProbabilityCalculator {
         }
         // Speed in σ units z ∈ [−4, 4], split in two halves around the intended speed so the cut-offs
         // (too short, too fast) fall between nodes of separate rules.
-        var total = 0.0
-        var guess = aimDeg
         let rule = nodes == 12 ? legendre : legendre(nodes)
+        let total = overSpeeds(rule: rule, zLimit: zLimit, aimDeg: aimDeg, speedFps: speedFps, sv: sv,
+                               window: { window(at: $0, guess: $1, previous: $2) }, aimShare: aimShare)
+        return MakeProbability(probability: Swift.min(1, Swift.max(0, total)), errors: errors, simulations: simulations)
+    }
+
+    /// The Gauss–Legendre sum over the launch speed (z in σ_speed, out to ±`zLimit`) of the normal density
+    /// times `aimShare` of the holing aim window at each speed. Each half walks outward from the intended
+    /// speed so each window warm-starts the next (`window(v, guess, previous)`), and stops after two
+    /// speeds in a row with no window.
+    static func overSpeeds(rule: [(Double, Double)], zLimit: Double, aimDeg: Double, speedFps: Double, sv: Double,
+                           window: (Double, Double, (Double, Double)?) -> (Double, Double)?,
+                           aimShare: ((Double, Double)?) -> Double) -> Double
+    {
+        var total = 0.0
         for (lo, hi) in [(0.0, -zLimit), (0.0, zLimit)] {
-            guess = aimDeg
+            var guess = aimDeg
             var previous: (Double, Double)?
-            // Walk outward from the intended speed so each window warm-starts the next.
             let points = rule.map { (lo + (hi - lo) * ($0.0 + 1) / 2, $0.1 * abs(hi - lo) / 2) }
                 .sorted { abs($0.0) < abs($1.0) }
             var empty = 0
             for (z, w) in points {
                 let v = speedFps * (1 + sv * z)
                 guard v > 0, empty < 2 else { continue }
-                let win = window(at: v, guess: guess, previous: previous)
+                let win = window(v, guess, previous)
                 if let (a, b) = win { guess = (a + b) / 2; empty = 0 } else { empty += 1 }
                 previous = win
                 total += w * exp(-z * z / 2) / (2 * Double.pi).squareRoot() * aimShare(win)
             }
         }
-        return MakeProbability(probability: Swift.min(1, Swift.max(0, total)), errors: errors, simulations: simulations)
+        return total
     }
 }
