@@ -200,10 +200,6 @@ public struct GreenBook: Sendable {
 }
 
 /// A pointer many workers write distinct slots of.
-private struct Slots<T>: @unchecked Sendable {
-    let base: UnsafeMutablePointer<T?>
-}
-
 extension PuttingService {
     /// `putting book`: every position of the grid, from the cache or solved on all cores. `progress`
     /// gets fractions 0…1; `isCancelled` is asked between batches (the batches stored stay cached).
@@ -259,21 +255,11 @@ extension PuttingService {
                 guard let p = parents[index], let e = entries[p], e.holeable, e.holed, e.converged else { return nil }
                 return PhysicsWarmStart(ball: e.ball, aimDeg: e.aimOffsetDeg, speedFps: e.speedFps)
             }
-            let buffer = UnsafeMutablePointer<BookEntry?>.allocate(capacity: items.count)
-            buffer.initialize(repeating: nil, count: items.count)
-            defer { buffer.deinitialize(count: items.count); buffer.deallocate() }
-            let slots = Slots(base: buffer)
-            let lanes = Swift.min(workers, items.count)
-            DispatchQueue.concurrentPerform(iterations: lanes) { worker in
-                var k = worker
-                while k < items.count {
-                    let ball = positions[items[k]]
-                    let line = s.bestLine(ball: ball, hole: flag, warmStart: warm[k])
-                    slots.base.advanced(by: k).pointee = BookEntry(ball: ball, flag: flag, line: line, rollingResistance: ar, finishPastFt: past)
-                    k += lanes
-                }
+            return Lanes.map(items.count, lanes: workers) { k in
+                let ball = positions[items[k]]
+                let line = s.bestLine(ball: ball, hole: flag, warmStart: warm[k])
+                return BookEntry(ball: ball, flag: flag, line: line, rollingResistance: ar, finishPastFt: past)
             }
-            return (0..<items.count).map { buffer[$0] }
         }
         while done < missing.count {
             if isCancelled() { throw .bookStopped(done: cached + done, total: positions.count) }
@@ -299,7 +285,7 @@ extension PuttingService {
     }
 
     /// Cores to solve on.
-    static var processorCount: Int { Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    public static var processorCount: Int { Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     /// The book's SVG sheet.
     public func bookPicture(_ book: GreenBook, widthPx: Double = 1200) throws(PuttingError) -> String {
