@@ -141,7 +141,7 @@ func puttingSweepBench(_ arguments: [String]) {
         }
         for _ in 0..<runs {
             let t0 = sweepNow()
-            _ = try? RollEngine.roll(request, simulator: sim, hash: "", probability: true)
+            _ = try? RollEngine.roll(request, simulator: sim, hash: "", probability: true, lanes: lanes)
             withP.append(sweepNow() - t0)
         }
         plain.sort(); withP.sort()

@@ -229,6 +229,9 @@ extension PuttingService {
         solver.finishPastFt = request.finishPastFt
         solver.computeTolerance = false
         solver.strokeErrors = request.errors
+        // Positions are solved side by side; a position's own pieces may spread too (the last positions of a batch
+        // then finish on both cores instead of one). The same numbers on any number of lanes.
+        solver.lanes = Swift.max(1, threads ?? PuttingService.processorCount)
 
         var cache = bookCache(request, heightfieldHash: hash, job: job)
         var entries = try cache.entries(at: positions)
@@ -285,7 +288,7 @@ extension PuttingService {
     }
 
     /// Cores to solve on.
-    public static var processorCount: Int { Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    public static let processorCount = Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
     /// The book's SVG sheet.
     public func bookPicture(_ book: GreenBook, widthPx: Double = 1200) throws(PuttingError) -> String {
