@@ -258,11 +258,22 @@ extension PuttingService {
                 guard let p = parents[index], let e = entries[p], e.holeable, e.holed, e.converged else { return nil }
                 return PhysicsWarmStart(ball: e.ball, aimDeg: e.aimOffsetDeg, speedFps: e.speedFps)
             }
-            return Lanes.map(items.count, lanes: workers) { k in
+            // The lanes take the likely longest first (solves from scratch, then the furthest balls), so the batch does
+            // not wait on one long solve at its end; the entries come back in the items' order.
+            let order = items.indices.sorted {
+                let a = (warm[$0] == nil ? 0 : 1, -positions[items[$0]].distance(to: flag))
+                let b = (warm[$1] == nil ? 0 : 1, -positions[items[$1]].distance(to: flag))
+                return a < b || (a == b && $0 < $1)
+            }
+            let solved = Lanes.map(items.count, lanes: workers) { j in
+                let k = order[j]
                 let ball = positions[items[k]]
                 let line = s.bestLine(ball: ball, hole: flag, warmStart: warm[k])
                 return BookEntry(ball: ball, flag: flag, line: line, rollingResistance: ar, finishPastFt: past)
             }
+            var entries = [BookEntry?](repeating: nil, count: items.count)
+            for (j, k) in order.enumerated() { entries[k] = solved[j] }
+            return entries
         }
         while done < missing.count {
             if isCancelled() { throw .bookStopped(done: cached + done, total: positions.count) }
