@@ -5,6 +5,11 @@
 // the signed side by which the path misses the centre is driven to zero the same way, each aim
 // warm-starting the next speed solve. Then the tolerances: how far aim and speed may stray (one at
 // a time) and the putt still drops under the capture rule, by expanding and bisecting.
+//
+// Where the nested solve fails, the later stages (scans over aims, the centre family, the lag scan)
+// and the windows and make probability are cut into pieces that do not depend on each other and run
+// on `lanes` threads (`Lanes.map`); the pieces are combined in one fixed order, so the answer is the
+// same, to the last digit, on one lane or several.
 import Glibc
 import Synchronization
 
