@@ -1,12 +1,6 @@
-import Dispatch
 import Foundation
 import XCTest
 @testable import PuttingCore
-
-/// A buffer many workers write distinct slots of.
-private struct SendableSlots: @unchecked Sendable {
-    let base: UnsafeMutablePointer<Bool>
-}
 
 /// Seeded random putts over the nine Presidio greens: the physics best line holes whenever a holing
 /// stroke exists, finishes within ±2 in of the target past the cup when such a stroke exists (a brute
@@ -37,33 +31,26 @@ final class BestLineSweepTests: XCTestCase {
             g.closestArcLength < g.length - 1e-9 && g.closestSpeed > 1e-3 ? g.lengthPastClosest - L : -L - 1
         }
         let aims = (0...480).map { -60 + Double($0) * 0.25 }
-        let found = UnsafeMutablePointer<Bool>.allocate(capacity: aims.count)
-        found.initialize(repeating: false, count: aims.count)
-        defer { found.deallocate() }
-        let slots = SendableSlots(base: found)
         let workers = Swift.max(1, Swift.min(4, ProcessInfo.processInfo.activeProcessorCount))
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var k = worker
-            while k < aims.count {
-                let a = aims[k]
-                var v = 0.5
-                var previous: (v: Double, f: Double)?
-                while v <= 30 {
-                    let f = finish(ghost(a, v))
-                    if let p = previous, (p.f < 0) != (f < 0) {
-                        var lo = p.v, hi = v
-                        for _ in 0..<30 {
-                            let m = (lo + hi) / 2
-                            if finish(ghost(a, m)) < 0 { lo = m } else { hi = m }
-                        }
+        let found = Lanes.map(aims.count, lanes: workers) { k -> Bool in
+            let a = aims[k]
+            var v = 0.5
+            var previous: (v: Double, f: Double)?
+            while v <= 30 {
+                let f = finish(ghost(a, v))
+                if let p = previous, (p.f < 0) != (f < 0) {
+                    var lo = p.v, hi = v
+                    for _ in 0..<30 {
                         let m = (lo + hi) / 2
-                        if abs(finish(ghost(a, m))) <= twoInches, holes(a, m) { slots.base[k] = true }
+                        if finish(ghost(a, m)) < 0 { lo = m } else { hi = m }
                     }
-                    previous = (v, f)
-                    v *= 1.03
+                    let m = (lo + hi) / 2
+                    if abs(finish(ghost(a, m))) <= twoInches, holes(a, m) { return true }
                 }
-                k += workers
+                previous = (v, f)
+                v *= 1.03
             }
+            return false
         }
         return aims.indices.filter { found[$0] }.map { aims[$0] }
     }
@@ -149,6 +136,37 @@ final class BestLineSweepTests: XCTestCase {
         XCTAssertEqual(a.tolerance, b.tolerance)
         XCTAssertEqual(a.probability, b.probability)
         XCTAssertNotNil(a.probability)
+    }
+
+    /// One best line may use several threads (`lanes`): the scans over aims run as two chains from the straight line
+    /// outward, the centre family and the lag scan aim by aim, the window ends and the make probability's halves side
+    /// by side, each combined in one fixed order. One lane or two must give the same answer to the last digit, on
+    /// putts that reach every stage (hole 5's sweep putts of the benchmark: scans, centre family, not holeable).
+    func testOneLaneOrTwoGiveTheSameLineToTheLastDigit() throws {
+        let dir = try SharedData.presidioDirectory()
+        let surface = GreenSurface(try Heightfield.read(jsonPath: dir + "/hole_5/Hole_5_heightfield.json"))
+        var one = PhysicsSolver(simulator: PhysicsSimulator(surface: surface, parameters: PhysicsParameters(stimpFt: 10)))
+        one.strokeErrors = .literature
+        var two = one
+        two.lanes = 2
+        var stages: Set<String> = []
+        for putt in PuttSweep.putts(on: surface, count: 16, seed: 1005) {
+            let a = one.bestLine(ball: putt.ball, hole: putt.flag), b = two.bestLine(ball: putt.ball, hole: putt.flag)
+            let label = "\(putt) (stage \(a.stage))"
+            stages.insert(a.stage)
+            XCTAssertEqual(a.stage, b.stage, label)
+            XCTAssertEqual(a.aimOffsetDeg.bitPattern, b.aimOffsetDeg.bitPattern, label)
+            XCTAssertEqual(a.speedFps.bitPattern, b.speedFps.bitPattern, label)
+            XCTAssertEqual(a.restPoint, b.restPoint, label)
+            XCTAssertEqual(a.converged, b.converged, label)
+            XCTAssertEqual(a.holeable, b.holeable, label)
+            XCTAssertEqual(a.notHoleableReason, b.notHoleableReason, label)
+            XCTAssertEqual(a.tolerance, b.tolerance, label)
+            XCTAssertEqual(a.probability, b.probability, label)
+            XCTAssertEqual(a.simulations, b.simulations, label)
+        }
+        print("lanes: stages seen \(stages.sorted())")
+        XCTAssertTrue(stages.isSuperset(of: ["arrival", "centreFamily", "notHoleable"]), "the putts no longer reach every stage: \(stages)")
     }
 
     func testSweepPuttsAreSeededAndOnTheGreen() throws {

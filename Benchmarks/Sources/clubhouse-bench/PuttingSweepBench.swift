@@ -2,7 +2,8 @@
 // seeded sweep of random putts on the nine Presidio greens (targets: median ≤ 25 ms, p95 ≤ 100 ms;
 // the sweep's holed and converged rates beside the times), one `roll` (≤ 2 ms), and a green book of
 // a Presidio green at 3 ft spacing on every core (≤ 3 s).
-// Usage: clubhouse-bench putting-sweep [--data DIR] [--per-green N] [--runs N] [--book-hole N]
+// Usage: clubhouse-bench putting-sweep [--data DIR] [--per-green N] [--runs N] [--book-hole N] [--lanes N]
+// (--lanes: threads one best line may use, as `putting bestline` does: every core by default)
 
 import PuttingCore
 #if canImport(Glibc)
@@ -45,6 +46,7 @@ func puttingSweepBench(_ arguments: [String]) {
     var data = "../shared/data/putting/presidio"
     var perGreen = 16, runs = 21, bookHole = 1
     var diagnose = false, skipBook = false, brute = false
+    var lanes = PuttingService.processorCount
     var i = 0
     while i < arguments.count {
         let next = i + 1 < arguments.count ? arguments[i + 1] : ""
@@ -53,6 +55,7 @@ func puttingSweepBench(_ arguments: [String]) {
         case "--per-green": perGreen = Swift.max(1, Int(next) ?? perGreen); i += 1
         case "--runs": runs = Swift.max(3, Int(next) ?? runs); i += 1
         case "--book-hole": bookHole = Swift.min(9, Swift.max(1, Int(next) ?? bookHole)); i += 1
+        case "--lanes": lanes = Swift.max(1, Int(next) ?? lanes); i += 1
         case "--diagnose": diagnose = true
         case "--brute": brute = true
         case "--no-book": skipBook = true
@@ -82,15 +85,17 @@ func puttingSweepBench(_ arguments: [String]) {
         let sim = PhysicsSimulator(surface: surface, parameters: PhysicsParameters(stimpFt: 10))
         var solver = PhysicsSolver(simulator: sim)
         solver.strokeErrors = .literature
+        solver.lanes = lanes
         let L = solver.finishPastFt
         _ = L
         var bare = PhysicsSolver(simulator: sim)
         bare.computeTolerance = false
+        bare.lanes = lanes
         for putt in PuttSweep.putts(on: surface, count: perGreen, seed: UInt64(1000 + n)) {
-            let t0 = sweepNow(), c0 = sweepCPU()
+            let t0 = sweepNow(), c0 = sweepCPU(process: true)
             let line = solver.bestLine(ball: putt.ball, hole: putt.flag)
             times.append(sweepNow() - t0)
-            cpuTimes.append(sweepCPU() - c0)
+            cpuTimes.append(sweepCPU(process: true) - c0)
             evaluations += line.evaluations
             byStage[line.stage, default: (0, [])].count += 1
             byStage[line.stage, default: (0, [])].times.append(cpuTimes.last ?? 0)
@@ -104,7 +109,7 @@ func puttingSweepBench(_ arguments: [String]) {
                 print("diag hole \(n) d \(sweepFixed(putt.ball.distance(to: putt.flag))) ft: \(sweepMs(times.last ?? 0)) stage \(line.stage) "
                     + "holed \(line.roll.holed) conv \(line.converged) within2in \(ok) past \(sweepFixed(line.finishPastFt * 12)) in "
                     + "centre \(sweepFixed(line.centreOffsetFt * 12)) in aim \(sweepFixed(line.aimOffsetDeg)) v \(sweepFixed(line.speedFps)) "
-                    + "rolls \(line.simulations) | brute: \(exists)")
+                    + "p \(line.probability.map { sweepFixed($0.probability * 100) } ?? "-") % rolls \(line.simulations) | brute: \(exists)")
             }
             rolls += line.simulations
             if line.roll.holed { holed += 1 }
@@ -114,10 +119,10 @@ func puttingSweepBench(_ arguments: [String]) {
         }
     }
     times.sort(); solveOnly.sort(); cpuTimes.sort()
-    print("best line, windows + make probability, \(total) putts (\(perGreen) per green, 4–40 ft, stimp 10):")
+    print("best line, windows + make probability, \(total) putts (\(perGreen) per green, 4–40 ft, stimp 10), \(lanes) lane(s):")
     print("  median \(sweepMs(quantile(times, 0.5)))  p95 \(sweepMs(quantile(times, 0.95)))  max \(sweepMs(times.last ?? .nan))  "
         + "mean rolls \(rolls / Swift.max(1, total))")
-    print("  CPU time (this thread): median \(sweepMs(quantile(cpuTimes, 0.5)))  p95 \(sweepMs(quantile(cpuTimes, 0.95)))  "
+    print("  CPU time (all lanes): median \(sweepMs(quantile(cpuTimes, 0.5)))  p95 \(sweepMs(quantile(cpuTimes, 0.95)))  "
         + "max \(sweepMs(cpuTimes.last ?? .nan))  mean right-hand-side evaluations \(evaluations / Swift.max(1, total))")
     print("  holed \(holed)/\(total)  converged \(converged)/\(total)  not holeable \(notHoleable)")
     for (stage, v) in byStage.sorted(by: { $0.key < $1.key }) {
@@ -136,7 +141,7 @@ func puttingSweepBench(_ arguments: [String]) {
         }
         for _ in 0..<runs {
             let t0 = sweepNow()
-            _ = try? RollEngine.roll(request, simulator: sim, hash: "", probability: true)
+            _ = try? RollEngine.roll(request, simulator: sim, hash: "", probability: true, lanes: lanes)
             withP.append(sweepNow() - t0)
         }
         plain.sort(); withP.sort()

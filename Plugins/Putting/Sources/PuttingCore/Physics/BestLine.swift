@@ -49,7 +49,7 @@ public struct BestLineRequest: Sendable, Equatable {
 
     /// Version of the models' arithmetic; bump it when a change alters results, so old cache entries
     /// are no longer found.
-    public static let modelVersion = 6
+    public static let modelVersion = 7
 
     /// The request as JSON (stored with jobs).
     public var json: JSONValue {
@@ -367,6 +367,8 @@ public enum BestLineEngine {
             var solver = PhysicsSolver(simulator: sim)
             solver.finishPastFt = request.finishPastFt
             solver.strokeErrors = request.errors
+            // One best line at a time here: it may use every core (the answer is the same on any number).
+            solver.lanes = PuttingService.processorCount
             let best = solver.bestLine(ball: request.ball, hole: request.flag, progress: progress)
             return physicsResult(request, best: best, hash: hash)
         }

@@ -200,10 +200,6 @@ public struct GreenBook: Sendable {
 }
 
 /// A pointer many workers write distinct slots of.
-private struct Slots<T>: @unchecked Sendable {
-    let base: UnsafeMutablePointer<T?>
-}
-
 extension PuttingService {
     /// `putting book`: every position of the grid, from the cache or solved on all cores. `progress`
     /// gets fractions 0…1; `isCancelled` is asked between batches (the batches stored stay cached).
@@ -233,6 +229,9 @@ extension PuttingService {
         solver.finishPastFt = request.finishPastFt
         solver.computeTolerance = false
         solver.strokeErrors = request.errors
+        // Positions are solved side by side; a position's own pieces may spread too (the last positions of a batch
+        // then finish on both cores instead of one). The same numbers on any number of lanes.
+        solver.lanes = Swift.max(1, threads ?? PuttingService.processorCount)
 
         var cache = bookCache(request, heightfieldHash: hash, job: job)
         var entries = try cache.entries(at: positions)
@@ -259,21 +258,22 @@ extension PuttingService {
                 guard let p = parents[index], let e = entries[p], e.holeable, e.holed, e.converged else { return nil }
                 return PhysicsWarmStart(ball: e.ball, aimDeg: e.aimOffsetDeg, speedFps: e.speedFps)
             }
-            let buffer = UnsafeMutablePointer<BookEntry?>.allocate(capacity: items.count)
-            buffer.initialize(repeating: nil, count: items.count)
-            defer { buffer.deinitialize(count: items.count); buffer.deallocate() }
-            let slots = Slots(base: buffer)
-            let lanes = Swift.min(workers, items.count)
-            DispatchQueue.concurrentPerform(iterations: lanes) { worker in
-                var k = worker
-                while k < items.count {
-                    let ball = positions[items[k]]
-                    let line = s.bestLine(ball: ball, hole: flag, warmStart: warm[k])
-                    slots.base.advanced(by: k).pointee = BookEntry(ball: ball, flag: flag, line: line, rollingResistance: ar, finishPastFt: past)
-                    k += lanes
-                }
+            // The lanes take the likely longest first (solves from scratch, then the furthest balls), so the batch does
+            // not wait on one long solve at its end; the entries come back in the items' order.
+            let order = items.indices.sorted {
+                let a = (warm[$0] == nil ? 0 : 1, -positions[items[$0]].distance(to: flag))
+                let b = (warm[$1] == nil ? 0 : 1, -positions[items[$1]].distance(to: flag))
+                return a < b || (a == b && $0 < $1)
             }
-            return (0..<items.count).map { buffer[$0] }
+            let solved = Lanes.map(items.count, lanes: workers) { j in
+                let k = order[j]
+                let ball = positions[items[k]]
+                let line = s.bestLine(ball: ball, hole: flag, warmStart: warm[k])
+                return BookEntry(ball: ball, flag: flag, line: line, rollingResistance: ar, finishPastFt: past)
+            }
+            var entries = [BookEntry?](repeating: nil, count: items.count)
+            for (j, k) in order.enumerated() { entries[k] = solved[j] }
+            return entries
         }
         while done < missing.count {
             if isCancelled() { throw .bookStopped(done: cached + done, total: positions.count) }
@@ -299,7 +299,7 @@ extension PuttingService {
     }
 
     /// Cores to solve on.
-    static var processorCount: Int { Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    public static let processorCount = Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
     /// The book's SVG sheet.
     public func bookPicture(_ book: GreenBook, widthPx: Double = 1200) throws(PuttingError) -> String {

@@ -20,6 +20,7 @@
 // with 24 nodes a side and ends to 0.0005σ it agrees to 0.1 percentage points on the test putts (test), in
 // about half the rolls of the 1.1.1 rule (12 nodes a side across the kink at the ends, 1 point off there).
 import Glibc
+import Synchronization
 
 /// A golfer's stroke errors.
 public struct StrokeErrors: Sendable, Equatable, Codable {
@@ -174,21 +175,22 @@ enum MakeProbabilityCalculator {
     /// so a ball that stops short reports how far short). When the intended stroke itself does not drop (a
     /// `roll` of the user's own stroke), the holing region may lie anywhere, and the node-by-node rule is used.
     static func probability(aimDeg: Double, speedFps: Double, errors: StrokeErrors, nodes: Int = adaptiveNodes,
-                            edgePrecision: Double = 0.004, margin: (Double, Double, Bool) -> Double) -> MakeProbability
+                            edgePrecision: Double = 0.004, lanes: Int = 1,
+                            margin: @Sendable (Double, Double, Bool) -> Double) -> MakeProbability
     {
-        var simulations = 0
-        func m(_ a: Double, _ v: Double, _ full: Bool = false) -> Double {
-            simulations += 1
+        let counter = RollCounter()
+        @Sendable func m(_ a: Double, _ v: Double, _ full: Bool = false) -> Double {
+            counter.add()
             return margin(a, v, full)
         }
         let sa = errors.aimSDDeg, sv = errors.speedSDFraction
         let zLimit = 4.0
-        func speed(_ z: Double) -> Double { speedFps * (1 + sv * z) }
+        @Sendable func speed(_ z: Double) -> Double { speedFps * (1 + sv * z) }
 
         /// The best margin over the aim at speed v, searched from `guess`: a parabola through three aims, slid
         /// uphill until the middle one is highest, and its vertex. Also the parabola's curvature k (margin ≈
         /// top − k·(aim − top's aim)²), 0 when unknown.
-        func peak(_ v: Double, guess: Double, full: Bool, rollTop: Bool = true) -> (aim: Double, margin: Double, k: Double) {
+        @Sendable func peak(_ v: Double, guess: Double, full: Bool, rollTop: Bool = true) -> (aim: Double, margin: Double, k: Double) {
             let d = 0.25 * sa
             var x0 = guess - d, x1 = guess, x2 = guess + d
             var f0 = m(x0, v, full), f1 = m(x1, v, full), f2 = m(x2, v, full)
@@ -215,18 +217,20 @@ enum MakeProbabilityCalculator {
         }
         /// The margin squeezed so that far misses (margin −(gap/R)², hundreds) do not swamp the root finding:
         /// about the miss in cup radii, which goes nearly linearly with the speed.
-        func squeezed(_ x: Double) -> Double { x >= 0 ? x : 1 - (1 - x).squareRoot() }
+        @Sendable func squeezed(_ x: Double) -> Double { x >= 0 ? x : 1 - (1 - x).squareRoot() }
 
         let centre = peak(speedFps, guess: aimDeg, full: false)
         guard centre.margin >= 0 else {
             var out = probability(aimDeg: aimDeg, speedFps: speedFps, errors: errors, nodes: 12, edgePrecision: 0.002,
                                   margin: { a, v in m(a, v) })
-            out.simulations = simulations
+            out.simulations = counter.value
             return out
         }
         let rule = nodes == 8 ? legendre8 : legendre(nodes)
-        var total = 0.0
-        for direction in [-1.0, 1.0] {
+        // The slow half and the fast half of the speeds, each on its own lane, added slow half first.
+        let halves = Lanes.map(2, lanes: lanes) { half -> Double in
+            let direction = half == 0 ? -1.0 : 1.0
+            var total = 0.0
             // The end of the holing region on this side (or 4σ).
             var end = zLimit
             var cut = false
@@ -271,8 +275,10 @@ enum MakeProbabilityCalculator {
                 let share = phi((hi - aimDeg) / sa) - phi((lo - aimDeg) / sa)
                 total += w * jacobian * exp(-z * z / 2) / (2 * Double.pi).squareRoot() * share
             }
+            return total
         }
-        return MakeProbability(probability: Swift.min(1, Swift.max(0, total)), errors: errors, simulations: simulations)
+        let total = halves[0] + halves[1]
+        return MakeProbability(probability: Swift.min(1, Swift.max(0, total)), errors: errors, simulations: counter.value)
     }
 
     /// How far from `centre` (margin ≥ 0 there) the holing aims end in direction `dir`: the margin at the `hint`
@@ -426,4 +432,11 @@ enum MakeProbabilityCalculator {
         }
         return total
     }
+}
+
+/// Rolls counted from any lane.
+final class RollCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    var value: Int { count.load(ordering: .relaxed) }
+    func add() { count.add(1, ordering: .relaxed) }
 }

@@ -5,7 +5,13 @@
 // the signed side by which the path misses the centre is driven to zero the same way, each aim
 // warm-starting the next speed solve. Then the tolerances: how far aim and speed may stray (one at
 // a time) and the putt still drops under the capture rule, by expanding and bisecting.
+//
+// Where the nested solve fails, the later stages (scans over aims, the centre family, the lag scan)
+// and the windows and make probability are cut into pieces that do not depend on each other and run
+// on `lanes` threads (`Lanes.map`); the pieces are combined in one fixed order, so the answer is the
+// same, to the last digit, on one lane or several.
 import Glibc
+import Synchronization
 
 /// Aim and speed windows that still hole.
 public struct BestLineTolerance: Sendable, Equatable, Codable {
@@ -78,16 +84,27 @@ public struct PhysicsSolver: Sendable {
     public var earlyExit = true
     /// Compute the make probability under these stroke errors (nil: leave it out).
     public var strokeErrors: StrokeErrors? = nil
+    /// Threads one best line may use (the scans over aims, the window edges and the make probability's two halves
+    /// run on them). The answer is the same on any number: each piece's result depends only on its own inputs, and
+    /// the pieces are combined in one fixed order. A green book, which solves positions side by side, keeps 1.
+    public var lanes = 1
 
     public init(simulator: PhysicsSimulator) { self.simulator = simulator }
 
-    /// Counts work and reports progress.
+    /// Counts work (from any lane) and reports progress (from the calling thread only: `fraction` and
+    /// `progress` are touched by `advance` alone, which the lanes never call).
     final class Tally: @unchecked Sendable {
-        var simulations = 0
-        var evaluations = 0
+        private let rolls = Atomic<Int>(0)
+        private let steps = Atomic<Int>(0)
+        var simulations: Int { rolls.load(ordering: .relaxed) }
+        var evaluations: Int { steps.load(ordering: .relaxed) }
         var fraction = 0.0
         let progress: ((Double) -> Void)?
         init(progress: ((Double) -> Void)?) { self.progress = progress }
+        func count(_ roll: PhysicsRoll) {
+            rolls.add(1, ordering: .relaxed)
+            steps.add(roll.evaluations, ordering: .relaxed)
+        }
         func advance(to f: Double) {
             if f > fraction { fraction = f; progress?(Swift.min(1, f)) }
         }
@@ -108,25 +125,28 @@ public struct PhysicsSolver: Sendable {
         // Ghost rolls: no cup, and only the forward trip (to the first stop, or the slowest point once the
         // ball moves away from the hole), which is what "finishes L past" is about even where the slope
         // beyond would roll the ball back or curl it away.
-        var ghostOptions = RollOptions(capture: false, recordPath: false, endAtFirstStop: true, endAtApex: true)
-        // Ten feet beyond the target is "far past" whatever happens next (the pace is only compared with L).
-        ghostOptions.stopPastFt = finishPastFt + 10
-        func ghost(_ offsetDeg: Double, _ speed: Double) -> PhysicsRoll {
+        let ghostOptions = {
+            var o = RollOptions(capture: false, recordPath: false, endAtFirstStop: true, endAtApex: true)
+            // Ten feet beyond the target is "far past" whatever happens next (the pace is only compared with L).
+            o.stopPastFt = finishPastFt + 10
+            return o
+        }()
+        let simulator = simulator, lanes = lanes
+        @Sendable func ghost(_ offsetDeg: Double, _ speed: Double) -> PhysicsRoll {
             let a = baseAngle + offsetDeg * .pi / 180
             let r = simulator.roll(from: ball, vx: cos(a) * speed, vz: sin(a) * speed, hole: hole, options: ghostOptions)
-            tally.simulations += 1
-            tally.evaluations += r.evaluations
+            tally.count(r)
             return r
         }
 
         /// True when the ghost ball went by the hole (its closest approach is not where it stopped).
-        func passed(_ roll: PhysicsRoll) -> Bool {
+        @Sendable func passed(_ roll: PhysicsRoll) -> Bool {
             roll.closestArcLength < roll.length - 1e-9 && roll.closestSpeed > 1e-3
         }
 
         /// How far past the target the ghost ball finishes (negative when short). A ball that leaves the
         /// green after passing the hole counts the flat-green rollout of its exit speed as well.
-        func pace(_ roll: PhysicsRoll) -> Double {
+        @Sendable func pace(_ roll: PhysicsRoll) -> Double {
             guard passed(roll) else { return -L - roll.closestDistance }
             let rollout = roll.end == .offGreen ? (roll.exitSpeed ?? 0) * (roll.exitSpeed ?? 0) / (2 * simulator.ar) : 0
             return roll.lengthPastClosest + rollout - L
@@ -134,7 +154,7 @@ public struct PhysicsSolver: Sendable {
 
         /// The side the hole lies on, signed (positive = left of the ball's course). For a ball that
         /// stopped short, the side of the hole relative to the chord from the ball to where it stopped.
-        func side(_ roll: PhysicsRoll) -> Double {
+        @Sendable func side(_ roll: PhysicsRoll) -> Double {
             if passed(roll) { return roll.closestSignedOffset }
             let p = roll.closestPoint
             let dx = p.x - ball.x, dz = p.z - ball.z
@@ -174,13 +194,12 @@ public struct PhysicsSolver: Sendable {
         }
 
         // Solved means: the ghost ball goes through the centre and finishes L past, to a thousandth of a foot.
-        func solved(_ r: PhysicsRoll) -> Bool { passed(r) && r.closestDistance < 1e-3 && abs(pace(r)) < 1e-3 }
-        func captured(_ offset: Double, _ v: Double, record: Bool, early: Bool) -> PhysicsRoll {
+        @Sendable func solved(_ r: PhysicsRoll) -> Bool { passed(r) && r.closestDistance < 1e-3 && abs(pace(r)) < 1e-3 }
+        @Sendable func captured(_ offset: Double, _ v: Double, record: Bool, early: Bool) -> PhysicsRoll {
             let a = baseAngle + offset * .pi / 180
             let r = simulator.roll(from: ball, vx: cos(a) * v, vz: sin(a) * v, hole: hole,
                                    options: RollOptions(capture: true, recordPath: record, earlyExit: early))
-            tally.simulations += 1
-            tally.evaluations += r.evaluations
+            tally.count(r)
             return r
         }
 
@@ -231,6 +250,9 @@ public struct PhysicsSolver: Sendable {
             return newton(w.aimDeg, v, iterations: 8)
         }
 
+        // The scans' speed solves: a launch speed 10⁻⁴ of itself from a step (a ball that just crests a ridge or
+        // rolls back) while the finish is still 0.05 ft off either side has no root there, only a knife edge.
+        let scanJump = JumpGuard(relativeWidth: 1e-6, value: 0.05)
         var bestSpeed: Double
         var aim: Double
         var ghostRoll: PhysicsRoll
@@ -270,20 +292,18 @@ public struct PhysicsSolver: Sendable {
                 converged = true
                 stage = "newton"
             } else {
-                var speedWarm = speedGuess
-                func paceSpeed(at a: Double) -> (Double, PhysicsRoll)? {
-                    let root = PhysicsSolver.solveIncreasing(start: speedWarm, lower: 0.3, upper: 40, tolerance: 1e-7,
-                                                             valueTolerance: 1e-5) { v -> (Double, PhysicsRoll) in
+                @Sendable func paceSpeed(at a: Double, from warm: Double) -> (Double, PhysicsRoll)? {
+                    let root = PhysicsSolver.solveIncreasing(start: warm, lower: 0.3, upper: 40, tolerance: 1e-7,
+                                                             valueTolerance: 1e-5, jump: scanJump) { v -> (Double, PhysicsRoll) in
                         let r = ghost(a, v)
                         return (pace(r), r)
                     }
                     guard root.converged, passed(root.payload) else { return nil }
-                    speedWarm = root.x
                     return (root.x, root.payload)
                 }
-                let scan = PhysicsSolver.scanAims(limit: aimLimitDeg, cupRadius: simulator.parameters.capture.cupRadiusFt,
-                                                  solve: paceSpeed, side: side, solved: solved,
-                                                  met: { passed($0) && abs(pace($0)) < 1e-3 }, warm: { speedWarm = $0 })
+                let scan = PhysicsSolver.scanAims(limit: aimLimitDeg, cupRadius: simulator.parameters.capture.cupRadiusFt, lanes: lanes,
+                                                  warm: speedGuess, solve: paceSpeed, side: side, solved: solved,
+                                                  met: { passed($0) && abs(pace($0)) < 1e-3 })
                 tally.advance(to: 0.55)
                 // The line nearest straight through the centre that drops; else the most centred scan line that
                 // drops (a line that stays inside the cup over a range of aims without crossing its centre).
@@ -303,22 +323,20 @@ public struct PhysicsSolver: Sendable {
             // 2°, the launch speed that arrives at the closest approach with that speed, and the aim where the
             // path crosses the centre, as in the scan above.
             let arrivalTarget = (2 * simulator.ar * L).squareRoot()
-            func arrival(_ r: PhysicsRoll) -> Double { passed(r) ? r.closestSpeed - arrivalTarget : -arrivalTarget - r.closestDistance }
-            var speedWarm = Swift.max(bestSpeed, 0.5)
-            func arrivalSpeed(at a: Double) -> (Double, PhysicsRoll)? {
-                let root = PhysicsSolver.solveIncreasing(start: speedWarm, lower: 0.3, upper: 40, tolerance: 1e-7,
-                                                         valueTolerance: 1e-5) { v -> (Double, PhysicsRoll) in
+            @Sendable func arrival(_ r: PhysicsRoll) -> Double { passed(r) ? r.closestSpeed - arrivalTarget : -arrivalTarget - r.closestDistance }
+            @Sendable func arrivalSpeed(at a: Double, from warm: Double) -> (Double, PhysicsRoll)? {
+                let root = PhysicsSolver.solveIncreasing(start: warm, lower: 0.3, upper: 40, tolerance: 1e-7,
+                                                         valueTolerance: 1e-5, jump: scanJump) { v -> (Double, PhysicsRoll) in
                     let r = ghost(a, v)
                     return (arrival(r), r)
                 }
                 guard root.converged, passed(root.payload) else { return nil }
-                speedWarm = root.x
                 return (root.x, root.payload)
             }
-            func arrived(_ r: PhysicsRoll) -> Bool { passed(r) && r.closestDistance < 1e-3 && abs(arrival(r)) < 1e-3 }
-            let scan = PhysicsSolver.scanAims(limit: aimLimitDeg, cupRadius: simulator.parameters.capture.cupRadiusFt,
-                                              solve: arrivalSpeed, side: side, solved: arrived,
-                                              met: { passed($0) && abs(arrival($0)) < 1e-3 }, warm: { speedWarm = $0 })
+            @Sendable func arrived(_ r: PhysicsRoll) -> Bool { passed(r) && r.closestDistance < 1e-3 && abs(arrival(r)) < 1e-3 }
+            let scan = PhysicsSolver.scanAims(limit: aimLimitDeg, cupRadius: simulator.parameters.capture.cupRadiusFt, lanes: lanes,
+                                              warm: Swift.max(bestSpeed, 0.5), solve: arrivalSpeed, side: side, solved: arrived,
+                                              met: { passed($0) && abs(arrival($0)) < 1e-3 })
             for c in scan where captured(c.aim, c.speed, record: false, early: true).holed {
                 aim = c.aim; bestSpeed = c.speed; ghostRoll = c.roll
                 stage = "arrival"
@@ -360,14 +378,32 @@ public struct PhysicsSolver: Sendable {
                 // through the centre of the cup (sign changes of its side over speeds 0.5…30 ft/s, 12 % apart,
                 // refined), rolled with the cup. A stroke that drops runs close to one of them; none dropping
                 // backs the claim that the putt cannot be holed.
+                // Speeds too slow to reach the rim on any path (the energy bound of the rolls' early exit) cannot pass
+                // through the centre: the scan starts at the fastest of them, as the bracket's first end.
+                let R = simulator.parameters.capture.cupRadiusFt
+                let rimLow = simulator.surface.lowestControl(nearXFt: hole.x, zFt: hole.z, radiusFt: R)
+                let reachEnergy = simulator.energyDrainPerFoot * Swift.max(0, distance - R) - simulator.kg * (hb - rimLow)
+                let reachSpeed = simulator.energyDrainPerFoot > 0 && reachEnergy > 0 ? 0.99 * (2 * reachEnergy).squareRoot() : 0
                 var speeds: [Double] = []
                 var sp = 0.5
-                while sp <= 30 { speeds.append(sp); sp *= 1.12 }
-                var a = -aimLimitDeg
-                var holing = (aim: 0.0, speed: 0.0, miss: Double.infinity)
-                while a <= aimLimitDeg + 1e-9 {
+                while sp <= 30 {
+                    if sp * 1.12 <= reachSpeed { speeds = [] }
+                    speeds.append(sp)
+                    sp *= 1.12
+                }
+                // Each aim on its own (on the lanes), then combined in the order of the aims.
+                struct Family {
+                    var holing = (aim: 0.0, speed: 0.0, miss: Double.infinity)
+                    var leave = (aim: 0.0, speed: 0.0, distance: Double.infinity)
+                    var slowestRim: Double?
+                }
+                let familyAims = stride(from: 0, through: Int((2 * aimLimitDeg / 2 + 1e-9).rounded(.down)), by: 1).map { -aimLimitDeg + 2 * Double($0) }
+                let familySpeeds = speeds
+                let families = Lanes.map(familyAims.count, lanes: lanes) { k -> Family in
+                    let a = familyAims[k]
+                    var family = Family()
                     var previous: (v: Double, s: Double, r: PhysicsRoll)?
-                    for v in speeds {
+                    for v in familySpeeds {
                         let r = ghost(a, v)
                         let sd = side(r)
                         if let p = previous, (p.s > 0) != (sd > 0), passed(r) || passed(p.r) {
@@ -377,18 +413,26 @@ public struct PhysicsSolver: Sendable {
                             }
                             let c = captured(a, root.x, record: false, early: false)
                             if c.holed {
-                                // Keep the stroke whose pace is nearest the target (then the aim nearest straight).
+                                // Keep the stroke whose pace is nearest the target.
                                 let miss = abs(pace(root.payload))
-                                if miss < holing.miss || (miss == holing.miss && abs(a) < abs(holing.aim)) { holing = (a, root.x, miss) }
+                                if miss < family.holing.miss { family.holing = (a, root.x, miss) }
                             } else {
-                                if let rim = c.rimSpeed { reachedCup = true; slowestRim = Swift.min(slowestRim, rim) }
+                                if let rim = c.rimSpeed { family.slowestRim = Swift.min(family.slowestRim ?? rim, rim) }
                                 let leave = c.final.distance(to: hole)
-                                if c.end != .offGreen, leave < bestLeave.distance { bestLeave = (a, root.x, leave) }
+                                if c.end != .offGreen, leave < family.leave.distance { family.leave = (a, root.x, leave) }
                             }
                         }
                         previous = (v, sd, r)
                     }
-                    a += 2
+                    return family
+                }
+                var holing = (aim: 0.0, speed: 0.0, miss: Double.infinity)
+                for family in families {
+                    // The stroke whose pace is nearest the target, then the aim nearest straight.
+                    let h = family.holing
+                    if h.miss < holing.miss || (h.miss == holing.miss && abs(h.aim) < abs(holing.aim)) { holing = h }
+                    if let rim = family.slowestRim { reachedCup = true; slowestRim = Swift.min(slowestRim, rim) }
+                    if family.leave.distance < bestLeave.distance { bestLeave = family.leave }
                 }
                 if holing.miss.isFinite { found = (holing.aim, holing.speed); stage = "centreFamily" }
                 tally.advance(to: 0.58)
@@ -396,7 +440,7 @@ public struct PhysicsSolver: Sendable {
             if found == nil {
                 // The best leave: the stroke that stops nearest the hole on the green (a lag), from a coarse scan
                 // of aims and speeds refined by Nelder–Mead. A stroke that drops here after all is taken.
-                func leave(_ a: Double, _ v: Double) -> Double {
+                @Sendable func leave(_ a: Double, _ v: Double) -> Double {
                     guard abs(a) <= aimLimitDeg, v > 0.1, v < 40 else { return 1e9 }
                     let c = captured(a, v, record: false, early: false)
                     if c.holed { return -1 }
@@ -404,15 +448,23 @@ public struct PhysicsSolver: Sendable {
                 }
                 var lag = (aim: aim, speed: bestSpeed, d: leave(aim, bestSpeed))
                 if bestLeave.distance < lag.d { lag = (bestLeave.aim, bestLeave.speed, bestLeave.distance) }
-                var a = -aimLimitDeg
-                while a <= aimLimitDeg + 1e-9, lag.d >= 0 {
-                    var v = 0.5
-                    while v <= 30 {
-                        let d = leave(a, v)
-                        if d < lag.d { lag = (a, v, d) }
-                        v *= 1.15
+                // Aims every 4° (a wave of one per lane at a time, combined in order), until one drops.
+                let lagAims = stride(from: 0, through: Int((2 * aimLimitDeg / 4 + 1e-9).rounded(.down)), by: 1).map { -aimLimitDeg + 4 * Double($0) }
+                var next = 0
+                while next < lagAims.count, lag.d >= 0 {
+                    let wave = Array(lagAims[next..<Swift.min(lagAims.count, next + Swift.max(1, lanes))])
+                    next += wave.count
+                    let nearest = Lanes.map(wave.count, lanes: lanes) { k -> (aim: Double, speed: Double, d: Double) in
+                        var best = (aim: wave[k], speed: 0.0, d: Double.infinity)
+                        var v = 0.5
+                        while v <= 30 {
+                            let d = leave(wave[k], v)
+                            if d < best.d { best = (wave[k], v, d) }
+                            v *= 1.15
+                        }
+                        return best
                     }
-                    a += 4
+                    for n in nearest where lag.d >= 0 && n.d < lag.d { lag = n }
                 }
                 if lag.d > 0 {
                     let x = PhysicsSolver.nelderMead(start: [lag.aim, lag.speed / scale], steps: [1, 0.05], iterations: 60) {
@@ -462,11 +514,19 @@ public struct PhysicsSolver: Sendable {
         var tolerance: BestLineTolerance?
         if computeTolerance, roll.holed {
             let rule = simulator.parameters.capture
-            func margin(_ offset: Double, _ v: Double) -> Double { captured(offset, v, record: false, early: earlyExit).captureMargin(rule) }
-            let aimWindow = PhysicsSolver.marginWindow(centre: aim, firstStep: 0.05, maxSpan: 15, precision: 0.001) { margin($0, bestSpeed) }
+            let earlyExit = earlyExit, aim = aim, bestSpeed = bestSpeed
+            @Sendable func margin(_ offset: Double, _ v: Double) -> Double { captured(offset, v, record: false, early: earlyExit).captureMargin(rule) }
+            // The four ends (aim low and high at the best speed, speed low and high at the best aim) on the lanes.
+            let edges = Lanes.map(4, lanes: lanes) { k -> Double in
+                let direction = k % 2 == 0 ? -1.0 : 1.0
+                if k < 2 {
+                    return PhysicsSolver.marginEdge(direction, centre: aim, firstStep: 0.05, maxSpan: 15, precision: 0.001) { margin($0, bestSpeed) }
+                }
+                return PhysicsSolver.marginEdge(direction, centre: bestSpeed, firstStep: 0.02, maxSpan: Swift.min(bestSpeed * 0.9, 20),
+                                                precision: 0.0002) { margin(aim, $0) }
+            }
+            let aimWindow = (lo: edges[0], hi: edges[1]), speedWindow = (lo: edges[2], hi: edges[3])
             tally.advance(to: 0.7)
-            let speedWindow = PhysicsSolver.marginWindow(centre: bestSpeed, firstStep: 0.02, maxSpan: Swift.min(bestSpeed * 0.9, 20),
-                                                         precision: 0.0002) { margin(aim, $0) }
             func inches(_ offset: Double) -> Double { distance * tan(offset * .pi / 180) * 12 }
             tolerance = BestLineTolerance(aimMinDeg: aimWindow.lo, aimMaxDeg: aimWindow.hi,
                                           aimMinIn: inches(aimWindow.lo), aimMaxIn: inches(aimWindow.hi),
@@ -476,7 +536,8 @@ public struct PhysicsSolver: Sendable {
         var probability: MakeProbability?
         if let errors = strokeErrors {
             let rule = simulator.parameters.capture
-            probability = MakeProbabilityCalculator.probability(aimDeg: aim, speedFps: bestSpeed, errors: errors) { a, v, full in
+            let earlyExit = earlyExit
+            probability = MakeProbabilityCalculator.probability(aimDeg: aim, speedFps: bestSpeed, errors: errors, lanes: lanes) { a, v, full in
                 captured(a, v, record: false, early: earlyExit && !full).captureMargin(rule)
             }
         }
@@ -497,45 +558,62 @@ public struct PhysicsSolver: Sendable {
         var roll: PhysicsRoll
     }
 
-    /// For aims every 2° within ±limit, `solve(aim)` gives the launch speed meeting one condition (finish L
-    /// past, or arrive at a set speed); along that curve the hole's side changes sign where the path crosses
-    /// the centre, and each sign change is refined (Illinois). Returns the refined lines that `solved`
-    /// accepts, nearest straight first, then the scanned lines that `met` the condition and pass inside the cup (|side| < R) without
-    /// a sign change (a line that hugs the cup over a range of aims), most centred first.
-    static func scanAims(limit: Double, cupRadius R: Double, solve: (Double) -> (Double, PhysicsRoll)?,
-                         side: (PhysicsRoll) -> Double, solved: (PhysicsRoll) -> Bool, met: (PhysicsRoll) -> Bool,
-                         warm: (Double) -> Void) -> [ScanLine]
+    /// For aims every 2° within ±limit, `solve(aim, warm)` gives the launch speed meeting one condition (finish L
+    /// past, or arrive at a set speed), its root search starting from `warm`; along that curve the hole's side
+    /// changes sign where the path crosses the centre, and each sign change is refined (Illinois). The aims are
+    /// walked from the straight line outward, one chain each way (each solve warm-started by the chain's last
+    /// solved speed; the two chains run on two lanes when there are). Returns the refined lines that `solved`
+    /// accepts, nearest straight first, then the scanned lines that `met` the condition and pass inside the cup
+    /// (|side| < R) without a sign change (a line that hugs the cup over a range of aims), most centred first.
+    static func scanAims(limit: Double, cupRadius R: Double, lanes: Int, warm start: Double,
+                         solve: @Sendable (Double, Double) -> (Double, PhysicsRoll)?,
+                         side: @Sendable (PhysicsRoll) -> Double, solved: @Sendable (PhysicsRoll) -> Bool,
+                         met: @Sendable (PhysicsRoll) -> Bool) -> [ScanLine]
     {
-        var crossings: [ScanLine] = []
-        var inside: [(line: ScanLine, side: Double)] = []
-        var previous: (a: Double, s: Double, v: Double)?
-        var a = -limit
-        while a <= limit + 1e-9 {
-            if let (v, r) = solve(a) {
+        typealias Inside = (line: ScanLine, side: Double)
+        let steps = Int((limit / 2 + 1e-9).rounded(.down))
+        let straight = solve(0, start)
+        let chains = Lanes.map(2, lanes: lanes) { chain -> (crossings: [ScanLine], inside: [Inside]) in
+            let direction = chain == 0 ? -1.0 : 1.0
+            var crossings: [ScanLine] = []
+            var inside: [Inside] = []
+            var warm = straight?.0 ?? start
+            var previous: (a: Double, s: Double, v: Double)? = straight.map { (0, side($0.1), $0.0) }
+            for step in stride(from: 1, through: steps, by: 1) {
+                let a = direction * Double(2 * step)
+                guard let (v, r) = solve(a, warm) else {
+                    previous = nil
+                    continue
+                }
+                warm = v
                 let sd = side(r)
                 if abs(sd) < R, met(r) { inside.append((ScanLine(aim: a, speed: v, roll: r), sd)) }
                 if let p = previous, (p.s > 0) != (sd > 0) {
-                    warm(p.v)
+                    var refineWarm = p.v
                     var last: (Double, Double)?
                     let root = illinois(p.a, p.s, nil, a, sd, (v, r), tolerance: 1e-8,
                                         valueTolerance: 1e-6) { x -> (Double, (Double, PhysicsRoll)?) in
                         // Where the curve breaks off inside the bracket, keep the sign of the nearer end.
-                        guard let (vv, rr) = solve(x) else { return (last.map { $0.1 } ?? p.s, nil) }
+                        guard let (vv, rr) = solve(x, refineWarm) else { return (last.map { $0.1 } ?? p.s, nil) }
+                        refineWarm = vv
                         let s = side(rr)
                         last = (x, s)
                         return (s, (vv, rr))
                     }
                     if let (vv, rr) = root.payload, solved(rr) { crossings.append(ScanLine(aim: root.x, speed: vv, roll: rr)) }
-                    warm(v)
                 }
                 previous = (a, sd, v)
-            } else {
-                previous = nil
             }
-            a += 2
+            return (crossings, inside)
         }
-        crossings.sort { abs($0.aim) < abs($1.aim) }
-        inside.sort { abs($0.side) < abs($1.side) || (abs($0.side) == abs($1.side) && abs($0.line.aim) < abs($1.line.aim)) }
+        var crossings = chains.flatMap(\.crossings)
+        var inside = chains.flatMap(\.inside)
+        if let (v, r) = straight, abs(side(r)) < R, met(r) { inside.insert((ScanLine(aim: 0, speed: v, roll: r), side(r)), at: 0) }
+        crossings.sort { abs($0.aim) < abs($1.aim) || (abs($0.aim) == abs($1.aim) && $0.aim < $1.aim) }
+        inside.sort {
+            abs($0.side) < abs($1.side) || (abs($0.side) == abs($1.side)
+                && (abs($0.line.aim) < abs($1.line.aim) || (abs($0.line.aim) == abs($1.line.aim) && $0.line.aim < $1.line.aim)))
+        }
         return crossings + inside.map(\.line)
     }
 
@@ -549,7 +627,7 @@ public struct PhysicsSolver: Sendable {
     /// Root of an increasing function on [lower, upper]: bracket outward from `start` by factors of
     /// 1.25, then Illinois regula falsi. Without a bracket, returns the bound closest to a root.
     static func solveIncreasing<P>(start: Double, lower: Double, upper: Double, tolerance: Double, valueTolerance: Double,
-                                   _ f: (Double) -> (Double, P)) -> Root<P>
+                                   jump: JumpGuard? = nil, _ f: (Double) -> (Double, P)) -> Root<P>
     {
         var a = Swift.min(Swift.max(start, lower), upper)
         var (fa, pa) = f(a)
@@ -564,7 +642,7 @@ public struct PhysicsSolver: Sendable {
             (fb, pb) = f(b)
             if abs(fb) < valueTolerance { return Root(x: b, payload: pb, converged: true) }
         }
-        return illinois(a, fa, pa, b, fb, pb, tolerance: tolerance, valueTolerance: valueTolerance, f)
+        return illinois(a, fa, pa, b, fb, pb, tolerance: tolerance, valueTolerance: valueTolerance, jump: jump, f)
     }
 
     /// Root of a decreasing function on [lower, upper]: steps of `firstStep` doubling outward from
@@ -590,15 +668,28 @@ public struct PhysicsSolver: Sendable {
         return illinois(a, fa, pa, b, fb, pb, tolerance: tolerance, valueTolerance: valueTolerance, f)
     }
 
-    /// Illinois regula falsi on a bracket (fa and fb of opposite signs).
+    /// A function that may jump across zero instead of crossing it (a ball that just fails to crest a ridge rolls
+    /// back, one a hair faster goes over and on): once the bracket is narrower than `relativeWidth` of its
+    /// position while both ends are still more than `value` from zero, there is no root, only a step.
+    struct JumpGuard {
+        var relativeWidth: Double
+        var value: Double
+    }
+
+    /// Illinois regula falsi on a bracket (fa and fb of opposite signs). With a `jump` guard every fourth step
+    /// bisects (regula falsi crawls toward a step) and a step is reported as not converged.
     static func illinois<P>(_ a0: Double, _ fa0: Double, _ pa0: P, _ b0: Double, _ fb0: Double, _ pb0: P,
-                            tolerance: Double, valueTolerance: Double, _ f: (Double) -> (Double, P)) -> Root<P>
+                            tolerance: Double, valueTolerance: Double, jump: JumpGuard? = nil,
+                            _ f: (Double) -> (Double, P)) -> Root<P>
     {
         var a = a0, fa = fa0, pa = pa0, b = b0, fb = fb0, pb = pb0
         var side = 0
-        for _ in 0..<80 {
+        for iteration in 1...80 {
+            if let jump, abs(b - a) < jump.relativeWidth * Swift.max(abs(a), abs(b)), abs(fa) > jump.value, abs(fb) > jump.value {
+                return abs(fa) < abs(fb) ? Root(x: a, payload: pa, converged: false) : Root(x: b, payload: pb, converged: false)
+            }
             var c = (a * fb - b * fa) / (fb - fa)
-            if !c.isFinite || c <= Swift.min(a, b) || c >= Swift.max(a, b) { c = (a + b) / 2 }
+            if !c.isFinite || c <= Swift.min(a, b) || c >= Swift.max(a, b) || (jump != nil && iteration % 4 == 0) { c = (a + b) / 2 }
             let (fc, pc) = f(c)
             if abs(fc) < valueTolerance || abs(b - a) < tolerance { return Root(x: c, payload: pc, converged: true) }
             if (fc < 0) == (fb < 0) {
@@ -654,54 +745,51 @@ public struct PhysicsSolver: Sendable {
         return simplex[best]
     }
 
-    /// The interval around `centre` where the capture margin is ≥ 0 (the stroke drops): expand each side by
-    /// doubling steps until it fails (or `maxSpan` is reached), then Illinois regula falsi on the margin (smooth
-    /// across the edge, see `PhysicsRoll.captureMargin`) until the bracket is narrower than `precision`; each
-    /// end returned is a stroke that drops. Same answer as `window` on "margin ≥ 0", to the precision, in about
-    /// half the rolls. Assumes the centre drops.
-    static func marginWindow(centre: Double, firstStep: Double, maxSpan: Double, precision: Double,
-                             _ margin: (Double) -> Double) -> (lo: Double, hi: Double)
+    /// One end of the interval around `centre` where the capture margin is ≥ 0 (the stroke drops), `direction` −1
+    /// for the low end and +1 for the high end: expand by doubling steps until it fails (or `maxSpan` is reached),
+    /// then Illinois regula falsi on the margin (smooth across the edge, see `PhysicsRoll.captureMargin`) until the
+    /// bracket is narrower than `precision`; the end returned is a stroke that drops. Same answer as `window` on
+    /// "margin ≥ 0", to the precision, in about half the rolls. Assumes the centre drops.
+    static func marginEdge(_ direction: Double, centre: Double, firstStep: Double, maxSpan: Double, precision: Double,
+                           _ margin: (Double) -> Double) -> Double
     {
-        func edge(_ direction: Double) -> Double {
-            var good = (x: 0.0, f: 1.0)
-            var step = firstStep
-            var bad: (x: Double, f: Double)?
-            while step <= maxSpan {
-                let f = margin(centre + direction * step)
-                if f >= 0 {
-                    good = (step, f)
-                    step *= 2
-                } else {
-                    bad = (step, f)
-                    break
-                }
+        var good = (x: 0.0, f: 1.0)
+        var step = firstStep
+        var bad: (x: Double, f: Double)?
+        while step <= maxSpan {
+            let f = margin(centre + direction * step)
+            if f >= 0 {
+                good = (step, f)
+                step *= 2
+            } else {
+                bad = (step, f)
+                break
             }
-            guard var b = bad else { return centre + direction * good.x }
-            var g = good
-            if g.x == 0 { g.f = Swift.max(margin(centre), 1e-12) }
-            var side = 0
-            var iteration = 0
-            while b.x - g.x > precision {
-                iteration += 1
-                var x = (g.x * b.f - b.x * g.f) / (b.f - g.f)
-                let width = b.x - g.x
-                // Inside the bracket and away from its ends; every fourth step bisects (an early-exit roll's margin
-                // is not smooth everywhere).
-                if !x.isFinite || x <= g.x + 0.01 * width || x >= b.x - 0.01 * width || iteration % 4 == 0 { x = (g.x + b.x) / 2 }
-                let f = margin(centre + direction * x)
-                if f >= 0 {
-                    g = (x, f)
-                    if side == 1 { b.f /= 2 }
-                    side = 1
-                } else {
-                    b = (x, f)
-                    if side == -1 { g.f /= 2 }
-                    side = -1
-                }
-            }
-            return centre + direction * g.x
         }
-        return (edge(-1), edge(1))
+        guard var b = bad else { return centre + direction * good.x }
+        var g = good
+        if g.x == 0 { g.f = Swift.max(margin(centre), 1e-12) }
+        var side = 0
+        var iteration = 0
+        while b.x - g.x > precision {
+            iteration += 1
+            var x = (g.x * b.f - b.x * g.f) / (b.f - g.f)
+            let width = b.x - g.x
+            // Inside the bracket and away from its ends; every fourth step bisects (an early-exit roll's margin
+            // is not smooth everywhere).
+            if !x.isFinite || x <= g.x + 0.01 * width || x >= b.x - 0.01 * width || iteration % 4 == 0 { x = (g.x + b.x) / 2 }
+            let f = margin(centre + direction * x)
+            if f >= 0 {
+                g = (x, f)
+                if side == 1 { b.f /= 2 }
+                side = 1
+            } else {
+                b = (x, f)
+                if side == -1 { g.f /= 2 }
+                side = -1
+            }
+        }
+        return centre + direction * g.x
     }
 
     /// The interval around `centre` where `inside` holds: expand each side by doubling steps until it

@@ -197,12 +197,13 @@ public enum RollEngine {
     }
 
     /// Rolls on a ready simulator (positions already checked).
-    public static func roll(_ request: RollRequest, simulator sim: PhysicsSimulator, hash: String, probability: Bool = true)
-        throws(PuttingError) -> RollResult
+    /// `lanes`: threads the make probability may use (the same answer on any number).
+    public static func roll(_ request: RollRequest, simulator sim: PhysicsSimulator, hash: String, probability: Bool = true,
+                            lanes: Int = PuttingService.processorCount) throws(PuttingError) -> RollResult
     {
         let (offset, speed) = try request.stroke(rollingResistance: sim.ar)
         let base = atan2(request.flag.z - request.ball.z, request.flag.x - request.ball.x)
-        func launch(_ o: Double, _ v: Double, _ options: RollOptions) -> PhysicsRoll {
+        @Sendable func launch(_ o: Double, _ v: Double, _ options: RollOptions) -> PhysicsRoll {
             let a = base + o * .pi / 180
             return sim.roll(from: request.ball, vx: cos(a) * v, vz: sin(a) * v, hole: request.flag, options: options)
         }
@@ -210,7 +211,7 @@ public enum RollEngine {
         var p = 0.0
         if probability {
             let rule = sim.parameters.capture
-            p = MakeProbabilityCalculator.probability(aimDeg: offset, speedFps: speed, errors: request.errors) { o, v, full in
+            p = MakeProbabilityCalculator.probability(aimDeg: offset, speedFps: speed, errors: request.errors, lanes: lanes) { o, v, full in
                 launch(o, v, RollOptions(capture: true, recordPath: false, earlyExit: !full)).captureMargin(rule)
             }.probability
         }
