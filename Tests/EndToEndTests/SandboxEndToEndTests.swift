@@ -305,6 +305,11 @@ final class SandboxEndToEndTests: XCTestCase {
         let imported = try c.succeed(["--config", config, "putting", "course", "import", folder, "--id", "green"])
         XCTAssertTrue(imported.stdout.contains("green"), imported.stdout)
         XCTAssertTrue(try c.succeed(["--config", config, "putting", "holes", "green"]).stdout.contains("1"))
+        // A best line on it: its windows and make probability run on threads of their own inside the sandbox.
+        let line = try c.succeed(["--config", config, "putting", "bestline", "--course", "green", "--hole", "1",
+                                  "--ball", "-6,1", "--flag", "6,0", "--json"]).json()
+        XCTAssertEqual(line["bestLine"]?["holed"], .bool(true), "\(line)")
+        XCTAssertGreaterThan(line["bestLine"]?["makeProbability"]?.doubleValue ?? 0, 0, "\(line)")
         // The practice import of a CSV and a chart written to the --svg it was given.
         let sample = try Clubhouse.requireSharedData("practice/sessions/rapsodo_mlm2pro_mixed_club_sample.csv").path
         let session = try c.succeed(["--config", config, "practice", "import", sample, "--date", "2026-01-20", "--json"]).json()
