@@ -59,6 +59,13 @@ final class PuttingEndToEndBookJobTests: XCTestCase {
         let again = try one.succeed(book + ["--json"]).json()
         XCTAssertEqual(again["book"]?["cached"]?.intValue, n)
         XCTAssertEqual(again["book"]?["entries"]?.arrayValue, entries)
+        // So does --async now: every position is cached, so it answers the book at once and makes no job.
+        let cachedAsync = try one.succeed(book + ["--async", "--json"]).json()
+        XCTAssertNil(cachedAsync["job"], "\(cachedAsync)")
+        XCTAssertEqual(cachedAsync["book"]?["cached"]?.intValue, n)
+        XCTAssertEqual(cachedAsync["book"]?["entries"]?.arrayValue, entries)
+        let cachedText = try one.succeed(book + ["--async"]).stdout
+        XCTAssertTrue(cachedText.hasPrefix("Green book for presidio hole 2, flag (7.22, -9.19), stimp 10: \(n) positions 5 ft apart"), cachedText)
 
         // 2. Another site, no background run. A foreground book stopped after its first batch keeps that batch.
         let two = try Clubhouse()

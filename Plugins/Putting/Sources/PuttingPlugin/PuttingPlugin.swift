@@ -208,7 +208,8 @@ final class Putting: Plugin {
                     green's content, the flag, the settings and the position): a book stopped with Ctrl-C keeps the
                     batches it stored and goes on where it stopped when run again. --async submits a job the host runs in
                     the background (`putting job ID` shows its progress and, once done, the book; a stopped job goes on
-                    with `putting job run ID`). At most 20,000 positions. Physics model only.
+                    with `putting job run ID`); when every position is already cached it prints the book at once, no job.
+                    At most 20,000 positions. Physics model only.
                     """,
                 arguments: [
                     .string("course", help: "Course id", required: true),
@@ -221,7 +222,7 @@ final class Putting: Plugin {
                     .path("csv", help: "Write one CSV row per position here", access: .write),
                     .path("json-file", help: "Write the book's JSON here (the same as --json prints)", access: .write),
                     .integer("width", help: "SVG width in pixels", default: 1200),
-                    .flag("async", help: "Submit a job and return its id at once (the files are written by running the book again once it is done)"),
+                    .flag("async", help: "Submit a job and return its id at once, or the book when every position is cached (the files are written by running the book again once it is done)"),
                 ],
                 longRunning: true,
                 reply: "{book: {course, hole, flagXFt, flagZFt, stimpFt, spacingFt, finishPastFt, strokeErrors, heightfieldHash, positions, cached, entries: [{xFt, zFt, distanceFt, aimOffsetDeg, aimOffsetIn, speedFps, playsLikeFt, holed, holeable, converged, makeProbability}]}, svg, csv, jsonFile} or {job: {id, state, existing}}") { plugin, call in

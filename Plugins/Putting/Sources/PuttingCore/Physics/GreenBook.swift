@@ -207,24 +207,10 @@ extension PuttingService {
     public func book(_ request: BookRequest, progress: ((Double) -> Void)? = nil, isCancelled: () -> Bool = { false },
                      threads: Int? = nil, job: JobRecord? = nil) throws(PuttingError) -> GreenBook
     {
-        let hole = try hole(course: request.course, number: request.hole)
-        let probe = request.lineRequest(ball: request.flag)
-        // The flag, stimp, finish and errors are checked like a best line's (the ball is the flag itself here,
-        // so only its "on the hole" rule is skipped).
-        let heightfield: Heightfield
-        do { heightfield = try BestLineEngine.validate(probe, hole: hole) } catch {
-            switch error {
-            case .ballOnHole: heightfield = try hole.requireHeightfield()
-            case .positionOffGreen(_, let point, let course, let number, let spanX, let spanZ):
-                throw .positionOffGreen(what: "flag", point: point, course: course, hole: number, spanX: spanX, spanZ: spanZ)
-            default: throw error
-            }
-        }
+        let setup = try validateBook(request)
         var parameters = PhysicsParameters(stimpFt: request.stimpFt)
         parameters.capture = request.capture
-        let surface = GreenSurface(heightfield)
-        let positions = try request.positions(on: surface)
-        let hash = hole.heightfieldHash ?? heightfield.contentHash
+        let surface = setup.surface, positions = setup.positions, hash = setup.hash
         var solver = PhysicsSolver(simulator: PhysicsSimulator(surface: surface, parameters: parameters))
         solver.finishPastFt = request.finishPastFt
         solver.computeTolerance = false

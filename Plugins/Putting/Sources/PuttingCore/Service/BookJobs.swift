@@ -114,11 +114,15 @@ struct BookCache {
 public enum BookOutcome: Sendable {
     /// A job was submitted (or an identical one was already queued or running).
     case submitted(jobID: String, state: JobState, existing: Bool)
+    /// Every position was in the cache: the book, no job.
+    case finished(GreenBook)
 
     public var json: JSONValue {
         switch self {
         case .submitted(let id, let state, let existing):
             return ["job": ["id": .string(id), "state": .string(state.rawValue), "existing": .bool(existing)]]
+        case .finished(let book):
+            return book.json
         }
     }
 
@@ -126,6 +130,8 @@ public enum BookOutcome: Sendable {
         switch self {
         case .submitted(let id, let state, let existing):
             return "\(existing ? "The same book is already \(state.rawValue) as" : "Submitted") job \(id): see it with `putting job \(id)`"
+        case .finished(let book):
+            return book.text
         }
     }
 }
@@ -148,7 +154,18 @@ extension GreenBook {
 
 extension PuttingService {
     /// Checks a book request as `book` does (hole, flag, stimp, finish, errors, spacing), without solving.
-    func validateBook(_ request: BookRequest) throws(PuttingError) -> Hole {
+    /// A checked book request: its hole, the green's surface, the grid's positions and the green's content hash.
+    struct BookSetup {
+        var hole: Hole
+        var heightfield: Heightfield
+        var surface: GreenSurface
+        var positions: [PointFt]
+        var hash: String
+    }
+
+    /// Checks a book request: the flag, stimp, finish and errors like a best line's (the ball is the flag itself
+    /// here, so only its "on the hole" rule is skipped), and the grid's size.
+    func validateBook(_ request: BookRequest) throws(PuttingError) -> BookSetup {
         let hole = try hole(course: request.course, number: request.hole)
         let heightfield: Heightfield
         do { heightfield = try BestLineEngine.validate(request.lineRequest(ball: request.flag), hole: hole) } catch {
@@ -159,8 +176,10 @@ extension PuttingService {
             default: throw error
             }
         }
-        _ = try request.positions(on: GreenSurface(heightfield))
-        return hole
+        let surface = GreenSurface(heightfield)
+        let positions = try request.positions(on: surface)
+        return BookSetup(hole: hole, heightfield: heightfield, surface: surface, positions: positions,
+                         hash: hole.heightfieldHash ?? heightfield.contentHash)
     }
 
     /// The store's cache of one book's positions (`job`: the job whose progress each batch records).
@@ -171,7 +190,16 @@ extension PuttingService {
     /// `putting book --async`: validates, then submits a job (or names the identical one already queued
     /// or running). Bad input never creates a job.
     public func submitBook(_ request: BookRequest) throws(PuttingError) -> BookOutcome {
-        let hole = try validateBook(request)
+        let setup = try validateBook(request)
+        // Every position already cached (a finished job's book, or a foreground one): the book itself, as
+        // `bestline --async` answers a cached line at once.
+        let cache = bookCache(request, heightfieldHash: setup.hash, job: nil)
+        let stored = try cache.entries(at: setup.positions)
+        if !stored.isEmpty, stored.allSatisfy({ $0 != nil }) {
+            return .finished(GreenBook(request: request, heightfieldHash: setup.hash, entries: stored.compactMap { $0 },
+                                       cachedCount: stored.count))
+        }
+        let hole = setup.hole
         let key = request.contentKey(heightfieldHash: hole.heightfieldHash ?? "")
         if let active = try store.jobs(key: key).last(where: { $0.state == .queued || $0.state == .running }) {
             return .submitted(jobID: active.id, state: active.state, existing: true)
