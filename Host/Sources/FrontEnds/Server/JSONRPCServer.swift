@@ -51,14 +51,16 @@ final class RPCConnection: @unchecked Sendable {
     }
 
     /// Sends one message; a `droppable` one (a progress notification) may be skipped when the
-    /// client is far behind in reading.
-    func send(_ value: JSONValue, droppable: Bool = false) {
+    /// client is far behind in reading. A `coalescing` one (a reply sent by a worker draining the
+    /// queue) is held to go out with the next replies while more requests wait in the queue
+    /// (ServeChannel.enqueue bounds how long and how much).
+    func send(_ value: JSONValue, droppable: Bool = false, coalescing: Bool = false) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(128)
         JSONWriter.appendCompact(value, to: &bytes)
         bytes.append(0x0A)
         if let channel {
-            channel.enqueue(bytes, droppable: droppable)
+            channel.enqueue(bytes, droppable: droppable, hold: coalescing && hasWaiting)
             return
         }
         lock.withLock {
@@ -83,6 +85,9 @@ final class RPCConnection: @unchecked Sendable {
     private(set) var drainers = 0
     /// When a worker last took a job from the queue (or the queue last became non-empty).
     private var lastTaken: Int64 = 0
+
+    /// Whether jobs wait in the queue (a reply sent now has more behind it).
+    var hasWaiting: Bool { lock.withLock { queueHead < queue.count } }
 
     /// Adds a job; true when no worker drains the queue now (the caller must start one).
     func push(_ job: @escaping () -> Void) -> Bool {
@@ -399,7 +404,7 @@ final class JSONRPCServer: @unchecked Sendable {
             }
             submit(connection) { [self] in
                 let replies = batch.compactMap { handle($0, connection: connection) }
-                if !replies.isEmpty { connection.send(.array(replies)) }
+                if !replies.isEmpty { connection.send(.array(replies), coalescing: true) }
             }
             return
         }
@@ -410,7 +415,7 @@ final class JSONRPCServer: @unchecked Sendable {
             return
         }
         submit(connection) { [self] in
-            if let reply = handle(request, connection: connection) { connection.send(reply) }
+            if let reply = handle(request, connection: connection) { connection.send(reply, coalescing: true) }
         }
     }
 
@@ -436,6 +441,8 @@ final class JSONRPCServer: @unchecked Sendable {
     private func startDrainer(_ connection: RPCConnection) {
         pool.submit {
             while let job = connection.take() { job() }
+            // The last job may have sent no reply (a notification) after replies were held.
+            connection.channel?.releaseHeld()
         }
     }
 
@@ -454,7 +461,9 @@ final class JSONRPCServer: @unchecked Sendable {
             if startOne { startDrainer(connection) }
             if waiting { anyWaiting = true } else { lock.withLock { _ = backlogged.removeValue(forKey: ObjectIdentifier(connection)) } }
         }
-        return anyWaiting ? Self.stallMilliseconds : nil
+        // While a queue waits its worker may hold replies: look again within the hold bound, so
+        // that holding seldom needs a wake-up of its own (ServeLoop.wake(by:)).
+        return anyWaiting ? min(Self.stallMilliseconds, limits.replyHoldMilliseconds) : nil
     }
 
     func handle(_ request: JSONValue, connection: RPCConnection) -> JSONValue? {
