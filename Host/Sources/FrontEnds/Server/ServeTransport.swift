@@ -501,6 +501,7 @@ final class ServeLoop: @unchecked Sendable {
                 break
             }
         }
+        linesTaken?(c)
         if c.inputStart == c.input.count {
             c.input.removeAll(keepingCapacity: c.input.capacity <= 1 << 20)
             c.inputStart = 0
@@ -524,6 +525,9 @@ final class ServeLoop: @unchecked Sendable {
         closedChannel?(c)
     }
 
+    /// Called (on the loop thread) after the lines at hand of a client were dispatched (the front
+    /// end may hand them to its workers together).
+    var linesTaken: ((ServeChannel) -> Void)?
     /// Called (on the loop thread) for each client that goes away.
     var closedChannel: ((ServeChannel) -> Void)?
     /// Called (on the loop thread) before each wait; returns the longest the loop may wait (ms).
