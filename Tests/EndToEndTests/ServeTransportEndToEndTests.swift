@@ -409,4 +409,110 @@ final class ServeTransportEndToEndTests: XCTestCase {
         }
         XCTAssertEqual(slow?["result"]?["counted"]?.intValue, 30, "\(String(describing: slow))")
     }
+
+    // MARK: replies coalesced into fewer writes
+
+    /// A worker draining a pipelining client's queue holds its replies while more requests wait
+    /// behind them; when the next request is a long call, the held replies must not wait for it:
+    /// the loop writes them once they are 2 ms old. (A server that wrote held replies only when
+    /// the queue ran empty sends these 50 replies after the 3-second call.)
+    func testRepliesFinishedBeforeASlowCallGoOutWithoutWaitingForIt() throws {
+        let c = try Clubhouse()
+        let server = try SocketServer(c, socket: c.path("rpc.sock"))
+        defer { server.stop() }
+        try assertAnswered(server.socketPath, "the server is up")
+        let client = try LineClient(path: server.socketPath)
+        let slow = #"{"jsonrpc":"2.0","id":1000,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":30,"step-ms":100}}}"#
+        // Round 1: the slow call last (nothing behind it for another worker to drain);
+        // round 2: the slow call in the middle, quick ones on both sides.
+        for (round, after) in [(1, 0), (2, 20)] {
+            let before = 50
+            var lines = (1...before).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"clubhouse.version"}"# }
+            lines.append(slow)
+            lines += (0..<after).map { #"{"jsonrpc":"2.0","id":\#(2000 + $0),"method":"clubhouse.version"}"# }
+            let started = Date()
+            client.send(lines.joined(separator: "\n")) // one write: the whole batch is queued at once
+            var quick = Set<Int>()
+            var slowReply: JSONValue?
+            while slowReply == nil || quick.count < before + after {
+                let message = try client.receive(timeout: 15)
+                guard message["method"] == nil, let id = message["id"]?.intValue else { continue }
+                if id == 1000 {
+                    slowReply = message
+                    XCTAssertEqual(quick.count, before + after, "round \(round): the replies finished before the slow call waited for it")
+                    XCTAssertGreaterThan(Date().timeIntervalSince(started), 2.5, "round \(round): the slow call ran")
+                } else {
+                    XCTAssertNotNil(message["result"]?["version"], "round \(round), id \(id): \(message)")
+                    XCTAssertTrue(quick.insert(id).inserted, "round \(round): reply \(id) came twice")
+                    if quick.count == before + after {
+                        XCTAssertLessThan(Date().timeIntervalSince(started), 1.5,
+                                          "round \(round): the quick replies were held behind the 3-second call")
+                    }
+                }
+            }
+            XCTAssertEqual(slowReply?["result"]?["counted"]?.intValue, 30, "\(String(describing: slowReply))")
+        }
+    }
+
+    /// Thousands of pipelined requests (some notifications, which get no reply; some with large
+    /// replies, past the 64 KiB hold bound; more than the 1 MB output limit in all) come back
+    /// complete, each exactly once, whole lines, and — with one worker, so that completion order
+    /// is request order — in the order sent. With the default workers, complete and once each.
+    func testManyPipelinedRequestsComeBackCompleteInOrderEachOnce() throws {
+        let c = try Clubhouse()
+        for workers in ["1", "32"] {
+            let server = try SocketServer(c, socket: c.path("rpc-\(workers).sock"), options: ["--workers", workers])
+            defer { server.stop() }
+            let client = try LineClient(path: server.socketPath)
+            var payload: [UInt8] = []
+            var expected: [Int] = []
+            for id in 1...6000 {
+                let line: String
+                if id % 7 == 0 {
+                    line = #"{"jsonrpc":"2.0","method":"clubhouse.version"}"# // a notification: no reply
+                } else if id % 50 == 0 {
+                    line = #"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.commands","params":{"plugin":"notes"}}"#
+                    expected.append(id)
+                } else {
+                    line = #"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.version"}"#
+                    expected.append(id)
+                }
+                payload += Array((line + "\n").utf8)
+            }
+            // Written from another thread while this one reads (the server stops reading a client
+            // that does not read its replies).
+            let fd = client.fd
+            let bytes = payload
+            let writer = Thread {
+                var offset = 0
+                while offset < bytes.count {
+                    let n = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset) }
+                    if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+                }
+            }
+            writer.start()
+            var got: [Int] = []
+            let deadline = Date().addingTimeInterval(90)
+            while got.count < expected.count {
+                guard Date() < deadline else { return XCTFail("workers \(workers): \(got.count) of \(expected.count) replies in 90 s") }
+                let message = try client.receive(timeout: 30)
+                guard let id = message["id"]?.intValue else { return XCTFail("workers \(workers): a reply without an id: \(message)") }
+                if id % 50 == 0 {
+                    XCTAssertNotNil(message["result"]?.arrayValue, "workers \(workers), id \(id): \(message)")
+                } else {
+                    XCTAssertNotNil(message["result"]?["version"], "workers \(workers), id \(id): \(message)")
+                }
+                got.append(id)
+            }
+            if workers == "1" {
+                XCTAssertEqual(got, expected, "one worker: replies in request order, each once")
+            } else {
+                XCTAssertEqual(got.count, Set(got).count, "no reply twice")
+                XCTAssertEqual(got.sorted(), expected, "every request answered")
+            }
+            // Nothing more comes: a version request now is answered next.
+            client.send(versionRequest)
+            XCTAssertEqual(try client.receive(timeout: 10)["id"], "v", "workers \(workers): no stray replies after the batch")
+        }
+    }
 }

@@ -51,14 +51,16 @@ final class RPCConnection: @unchecked Sendable {
     }
 
     /// Sends one message; a `droppable` one (a progress notification) may be skipped when the
-    /// client is far behind in reading.
-    func send(_ value: JSONValue, droppable: Bool = false) {
+    /// client is far behind in reading. A `coalescing` one (a reply sent by a worker draining the
+    /// queue) is held to go out with the next replies while more requests wait in the queue
+    /// (ServeChannel.enqueue bounds how long and how much).
+    func send(_ value: JSONValue, droppable: Bool = false, coalescing: Bool = false) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(128)
         JSONWriter.appendCompact(value, to: &bytes)
         bytes.append(0x0A)
         if let channel {
-            channel.enqueue(bytes, droppable: droppable)
+            channel.enqueue(bytes, droppable: droppable, hold: coalescing && hasWaiting)
             return
         }
         lock.withLock {
@@ -84,16 +86,34 @@ final class RPCConnection: @unchecked Sendable {
     /// When a worker last took a job from the queue (or the queue last became non-empty).
     private var lastTaken: Int64 = 0
 
-    /// Adds a job; true when no worker drains the queue now (the caller must start one).
-    func push(_ job: @escaping () -> Void) -> Bool {
-        lock.withLock {
+    /// Jobs the loop thread dispatched from the lines at hand, pushed together (one lock, one
+    /// worker start) by `pushStaged` after the last of them or every `stageLimit` (loop thread only).
+    private var staged: [() -> Void] = []
+    static let stageLimit = 64
+
+    /// Stages a job (loop thread); true when enough are staged to push them now.
+    func stage(_ job: @escaping () -> Void) -> Bool {
+        staged.append(job)
+        return staged.count >= Self.stageLimit
+    }
+
+    /// Pushes the staged jobs (loop thread); true when no worker drains the queue now (the caller
+    /// must start one). Nil when nothing was staged.
+    func pushStaged() -> Bool? {
+        guard !staged.isEmpty else { return nil }
+        let jobs = staged
+        staged.removeAll(keepingCapacity: true)
+        return lock.withLock {
             if queueHead == queue.count { lastTaken = Subprocess.monotonicMilliseconds() }
-            queue.append(job)
+            queue.append(contentsOf: jobs)
             guard drainers == 0 else { return false }
             drainers = 1
             return true
         }
     }
+
+    /// Whether jobs wait in the queue (a reply sent now has more behind it).
+    var hasWaiting: Bool { lock.withLock { queueHead < queue.count } }
 
     /// The next job for a draining worker, or nil (and the worker leaves) when the queue is empty.
     func take() -> (() -> Void)? {
@@ -332,6 +352,9 @@ final class JSONRPCServer: @unchecked Sendable {
         let loop = ServeLoop(listener: fd, limits: limits) { line in log.warning("serve: \(line)") }
         loop.closedChannel = { [self] channel in cancelCalls(ofConnection: channel.number) }
         loop.tick = { [self] in tick() }
+        loop.linesTaken = { [self] channel in
+            if let connection = channel.owner as? RPCConnection { pushStaged(connection) }
+        }
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let sources = [SIGINT, SIGTERM].map { DispatchSourceSignalHolder($0) { loop.requestStop() } }
@@ -399,7 +422,7 @@ final class JSONRPCServer: @unchecked Sendable {
             }
             submit(connection) { [self] in
                 let replies = batch.compactMap { handle($0, connection: connection) }
-                if !replies.isEmpty { connection.send(.array(replies)) }
+                if !replies.isEmpty { connection.send(.array(replies), coalescing: true) }
             }
             return
         }
@@ -410,7 +433,7 @@ final class JSONRPCServer: @unchecked Sendable {
             return
         }
         submit(connection) { [self] in
-            if let reply = handle(request, connection: connection) { connection.send(reply) }
+            if let reply = handle(request, connection: connection) { connection.send(reply, coalescing: true) }
         }
     }
 
@@ -429,13 +452,23 @@ final class JSONRPCServer: @unchecked Sendable {
             pool.submit(job)
             return
         }
-        if connection.push(job) { startDrainer(connection) }
+        // The loop thread dispatches a client's lines in a row: they are pushed together.
+        if connection.stage(job) { pushStaged(connection) }
+    }
+
+    /// Hands the jobs staged for a connection to its queue (called by the loop after each run of
+    /// lines, and every `RPCConnection.stageLimit` jobs so that workers start early).
+    func pushStaged(_ connection: RPCConnection) {
+        guard let start = connection.pushStaged() else { return }
+        if start { startDrainer(connection) }
         lock.withLock { backlogged[ObjectIdentifier(connection)] = connection }
     }
 
     private func startDrainer(_ connection: RPCConnection) {
         pool.submit {
             while let job = connection.take() { job() }
+            // The last job may have sent no reply (a notification) after replies were held.
+            connection.channel?.releaseHeld()
         }
     }
 
@@ -454,7 +487,9 @@ final class JSONRPCServer: @unchecked Sendable {
             if startOne { startDrainer(connection) }
             if waiting { anyWaiting = true } else { lock.withLock { _ = backlogged.removeValue(forKey: ObjectIdentifier(connection)) } }
         }
-        return anyWaiting ? Self.stallMilliseconds : nil
+        // While a queue waits its worker may hold replies: look again within the hold bound, so
+        // that holding seldom needs a wake-up of its own (ServeLoop.wake(by:)).
+        return anyWaiting ? min(Self.stallMilliseconds, limits.replyHoldMilliseconds) : nil
     }
 
     func handle(_ request: JSONValue, connection: RPCConnection) -> JSONValue? {

@@ -9,6 +9,11 @@
 //   worker after a few milliseconds.
 // - Replies are written straight from the worker when the socket takes them; what the socket does
 //   not take waits in the connection's output buffer and the loop writes it when the client reads.
+//   A worker draining a pipelining client's queue holds its reply (no syscall) while more of the
+//   client's requests wait behind it, and the held replies go out in one write when the queue runs
+//   empty, when they reach `replyHoldBytes`, or — whichever comes first — when the oldest has been
+//   held `replyHoldMilliseconds` (the loop flushes it on its tick, so a slow call taken after them
+//   does not keep them). Held or not, a connection's output is one FIFO: no reordering.
 //   A client with too much waiting output or too many requests in flight is not read any more
 //   (back-pressure); one whose output has made no progress for the write timeout is dropped with a
 //   log line. A client that never reads therefore costs a bounded amount of memory and time and
@@ -41,6 +46,10 @@ struct ServeLimits: Sendable {
     var maxInFlight = 256
     /// Worker threads for calls (started on demand).
     var workers = 32
+    /// Longest a finished reply may be held back to be written with the ones after it.
+    var replyHoldMilliseconds: Int64 = 2
+    /// Held replies beyond which they are written at once.
+    var replyHoldBytes = 1 << 16
 }
 
 /// A fixed-size pool of worker threads started on demand, taking jobs in order.
@@ -114,6 +123,9 @@ final class ServeChannel: @unchecked Sendable {
     private var lastProgress: Int64 = 0
     /// Set by the loop when it stopped reading because of back-pressure.
     private var readPaused = false
+    /// When the output waiting was held back on purpose (not refused by the socket), the monotonic
+    /// milliseconds at which holding began; nil when nothing is held.
+    private var heldSince: Int64?
     // The loop's own state (only the loop thread touches these).
     var input: [UInt8] = []
     var inputStart = 0
@@ -135,15 +147,35 @@ final class ServeChannel: @unchecked Sendable {
     var isClosed: Bool { lock.withLock { closed } }
 
     /// Queues one encoded message. Progress notifications are `droppable`: they are skipped while
-    /// the client has more than the output limit waiting.
-    func enqueue(_ bytes: [UInt8], droppable: Bool) {
+    /// the client has more than the output limit waiting. With `hold` (more of the client's
+    /// requests wait behind this reply) the message is kept to be written with the next ones,
+    /// bounded by `replyHoldBytes` and `replyHoldMilliseconds`; without it, whatever is held goes
+    /// out now, ahead of it.
+    func enqueue(_ bytes: [UInt8], droppable: Bool, hold: Bool = false) {
+        var heldAt: Int64?
         let wake = lock.withLock { () -> Bool in
             guard !closed, failure == nil else { return false }
             let waiting = output.count - outputHead
-            if waiting > 0 {
+            if waiting > 0 && heldSince == nil {
+                // The socket refused earlier output: the loop writes it when the client reads.
                 if droppable && waiting >= loop.limits.outputLimit { return false }
                 output.append(contentsOf: bytes)
                 return false
+            }
+            if hold && waiting + bytes.count < loop.limits.replyHoldBytes {
+                if heldSince == nil {
+                    let now = Subprocess.monotonicMilliseconds()
+                    heldSince = now
+                    heldAt = now
+                }
+                output.append(contentsOf: bytes)
+                return false
+            }
+            if waiting > 0 {
+                // Held replies first, then this one, in one write.
+                unhold()
+                output.append(contentsOf: bytes)
+                return !writeWaiting()
             }
             var offset = 0
             while offset < bytes.count {
@@ -161,6 +193,51 @@ final class ServeChannel: @unchecked Sendable {
             output.append(contentsOf: bytes[offset...])
             lastProgress = Subprocess.monotonicMilliseconds()
             return true // the loop must now watch for POLLOUT
+        }
+        if wake { loop.wake() }
+        // Held output is written by the loop at the latest when it is due: make sure it looks then.
+        if let heldAt { loop.wake(by: heldAt + loop.limits.replyHoldMilliseconds) }
+    }
+
+    /// Ends holding (under `lock`): from now on the output waits for the socket, and the write
+    /// timeout counts from now.
+    private func unhold() {
+        guard heldSince != nil else { return }
+        heldSince = nil
+        lastProgress = Subprocess.monotonicMilliseconds()
+    }
+
+    /// Writes the output waiting (under `lock`, nothing held); true when all of it went out, false
+    /// when the rest waits for the socket (or the client failed).
+    private func writeWaiting() -> Bool {
+        while outputHead < output.count {
+            let head = outputHead
+            let n = output.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return send(fd, base + head, raw.count - head, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 {
+                outputHead += n
+                lastProgress = Subprocess.monotonicMilliseconds()
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return false }
+            failure = n < 0 ? String(cString: strerror(errno)) : "connection closed"
+            return false
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
+        outputHead = 0
+        return true
+    }
+
+    /// Writes the held replies now (a worker leaving the queue calls it: a request that got no
+    /// reply, a notification, may have been the last one).
+    func releaseHeld() {
+        let wake = lock.withLock { () -> Bool in
+            guard !closed, failure == nil, heldSince != nil else { return false }
+            unhold()
+            return !writeWaiting()
         }
         if wake { loop.wake() }
     }
@@ -183,10 +260,15 @@ final class ServeChannel: @unchecked Sendable {
         var inFlight: Int
         var failure: String?
         var lastProgress: Int64
+        /// When the waiting output was held back on purpose (nil: it waits for the socket, if any).
+        var heldSince: Int64?
     }
 
     func state() -> State {
-        lock.withLock { State(waiting: output.count - outputHead, inFlight: inFlight, failure: failure, lastProgress: lastProgress) }
+        lock.withLock {
+            State(waiting: output.count - outputHead, inFlight: inFlight, failure: failure, lastProgress: lastProgress,
+                  heldSince: heldSince)
+        }
     }
 
     /// Whether the loop may read more requests; records a pause so that `finished` wakes the loop.
@@ -198,29 +280,13 @@ final class ServeChannel: @unchecked Sendable {
         }
     }
 
-    /// Writes waiting output; false when the client is gone.
+    /// Writes waiting output (held or not); false when the client is gone.
     func flush() -> Bool {
         lock.withLock {
             guard !closed else { return false }
-            while outputHead < output.count {
-                let head = outputHead
-                let n = output.withUnsafeBytes { raw -> Int in
-                    guard let base = raw.baseAddress else { return 0 }
-                    return send(fd, base + head, raw.count - head, Int32(MSG_NOSIGNAL))
-                }
-                if n > 0 {
-                    outputHead += n
-                    lastProgress = Subprocess.monotonicMilliseconds()
-                    continue
-                }
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return true }
-                failure = n < 0 ? String(cString: strerror(errno)) : "connection closed"
-                return false
-            }
-            output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
-            outputHead = 0
-            return true
+            unhold()
+            _ = writeWaiting()
+            return failure == nil
         }
     }
 
@@ -230,6 +296,7 @@ final class ServeChannel: @unchecked Sendable {
             closed = true
             output = []
             outputHead = 0
+            heldSince = nil
             _ = Glibc.close(fd)
         }
     }
@@ -244,6 +311,9 @@ final class ServeLoop: @unchecked Sendable {
     private var wakeFD: Int32 { wakePipe[0] }
     private let wakeLock = Lock()
     private var wakePending = false
+    /// The latest the loop will look at its channels again (monotonic ms; Int64.max while it is
+    /// looking, since what it has already looked at may not include a hold begun meanwhile).
+    private var looksBy: Int64 = .max
     private let stop = StopFlag()
     private var channels: [ServeChannel] = []
     private var nextNumber = 1
@@ -285,6 +355,19 @@ final class ServeLoop: @unchecked Sendable {
         }
     }
 
+    /// Wakes the loop unless it will look at its channels by `deadline` anyway (monotonic ms).
+    func wake(by deadline: Int64) {
+        let write = wakeLock.withLock { () -> Bool in
+            if wakePending || looksBy <= deadline { return false }
+            wakePending = true
+            return true
+        }
+        if write {
+            var one: UInt8 = 1
+            _ = Glibc.write(wakePipe[1], &one, 1)
+        }
+    }
+
     func requestStop() {
         stop.set()
         wake()
@@ -302,6 +385,7 @@ final class ServeLoop: @unchecked Sendable {
                 stopping = true
                 for c in channels { c.readClosed = true }
             }
+            wakeLock.withLock { looksBy = .max }
             let now = Subprocess.monotonicMilliseconds()
             fds.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
@@ -312,12 +396,20 @@ final class ServeLoop: @unchecked Sendable {
             var index = 0
             while index < channels.count {
                 let c = channels[index]
-                let s = c.state()
+                var s = c.state()
+                if let held = s.heldSince, now - held >= limits.replyHoldMilliseconds {
+                    // Replies held behind a call that runs long: they go out now.
+                    _ = c.flush()
+                    s = c.state()
+                }
                 if let failure = s.failure {
                     drop(at: index, reason: "dropped client \(c.number): \(failure)", quiet: true)
                     continue
                 }
-                if s.waiting > 0 && now - s.lastProgress >= limits.writeTimeoutMilliseconds {
+                // Output waiting for the socket (not held back on purpose).
+                let writing = s.waiting > 0 && s.heldSince == nil
+                if let held = s.heldSince { timeout = min(timeout, max(1, held + limits.replyHoldMilliseconds - now)) }
+                if writing && now - s.lastProgress >= limits.writeTimeoutMilliseconds {
                     drop(at: index, reason: "dropped client \(c.number): it read none of its \(s.waiting) bytes of replies for \(limits.writeTimeoutMilliseconds) ms")
                     continue
                 }
@@ -326,7 +418,7 @@ final class ServeLoop: @unchecked Sendable {
                     continue
                 }
                 var events: Int16 = 0
-                if c.readClosed && s.waiting == 0 {
+                if c.readClosed && !writing {
                     // Nothing to read or write until its calls finish (which wakes the loop);
                     // a hung-up peer would otherwise make poll return at once, forever.
                     fds.append(pollfd(fd: -1, events: 0, revents: 0))
@@ -338,7 +430,7 @@ final class ServeLoop: @unchecked Sendable {
                     if c.input.count > c.inputStart && takeLines(c, dispatch: dispatch) { timeout = 0 }
                     events |= Int16(POLLIN)
                 }
-                if s.waiting > 0 {
+                if writing {
                     events |= Int16(POLLOUT)
                     timeout = min(timeout, max(1, s.lastProgress + limits.writeTimeoutMilliseconds - now))
                 }
@@ -347,6 +439,8 @@ final class ServeLoop: @unchecked Sendable {
             }
             if stopping && channels.isEmpty { return }
             if let tick, let most = tick() { timeout = min(timeout, most) }
+            let pollStart = Subprocess.monotonicMilliseconds()
+            wakeLock.withLock { looksBy = pollStart + timeout }
             let ready = poll(&fds, nfds_t(fds.count), Int32(timeout))
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -407,6 +501,7 @@ final class ServeLoop: @unchecked Sendable {
                 break
             }
         }
+        linesTaken?(c)
         if c.inputStart == c.input.count {
             c.input.removeAll(keepingCapacity: c.input.capacity <= 1 << 20)
             c.inputStart = 0
@@ -430,6 +525,9 @@ final class ServeLoop: @unchecked Sendable {
         closedChannel?(c)
     }
 
+    /// Called (on the loop thread) after the lines at hand of a client were dispatched (the front
+    /// end may hand them to its workers together).
+    var linesTaken: ((ServeChannel) -> Void)?
     /// Called (on the loop thread) for each client that goes away.
     var closedChannel: ((ServeChannel) -> Void)?
     /// Called (on the loop thread) before each wait; returns the longest the loop may wait (ms).
