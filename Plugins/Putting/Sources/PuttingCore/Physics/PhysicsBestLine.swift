@@ -250,8 +250,8 @@ public struct PhysicsSolver: Sendable {
             return newton(w.aimDeg, v, iterations: 8)
         }
 
-        // The scans' speed solves: a launch speed 10⁻⁴ of itself from a step (a ball that just crests a ridge or
-        // rolls back) while the finish is still 0.05 ft off either side has no root there, only a knife edge.
+        // The scans' speed solves: a launch speed within 10⁻⁶ of itself from a step (a ball that just crests a ridge
+        // or rolls back) while the finish is still 0.05 ft off either side has no root there, only a knife edge.
         let scanJump = JumpGuard(relativeWidth: 1e-6, value: 0.05)
         var bestSpeed: Double
         var aim: Double
@@ -397,7 +397,7 @@ public struct PhysicsSolver: Sendable {
                     var leave = (aim: 0.0, speed: 0.0, distance: Double.infinity)
                     var slowestRim: Double?
                 }
-                let familyAims = stride(from: 0, through: Int((2 * aimLimitDeg / 2 + 1e-9).rounded(.down)), by: 1).map { -aimLimitDeg + 2 * Double($0) }
+                let familyAims = stride(from: 0, through: Int((aimLimitDeg + 1e-9).rounded(.down)), by: 1).map { -aimLimitDeg + 2 * Double($0) }
                 let familySpeeds = speeds
                 let families = Lanes.map(familyAims.count, lanes: lanes) { k -> Family in
                     let a = familyAims[k]
