@@ -39,6 +39,16 @@ private final class SocketServer {
     var pid: Int32 { process.processIdentifier }
     var stderr: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
 
+    /// Why its CPU time cannot be read: the server is gone (a failure naming its exit and standard error, never a
+    /// skip that would hide a crash), or /proc cannot be read here (a skip).
+    func goneOrSkip(_ when: String) -> Error {
+        if !process.isRunning {
+            process.waitUntilExit()
+            XCTFail("the server exited \(when) (status \(process.terminationStatus), \(process.terminationReason == .uncaughtSignal ? "signal" : "exit")): \(stderr)")
+        }
+        return XCTSkip("no /proc/\(pid)/stat")
+    }
+
     /// CPU time (user + system) the server has used so far, in clock ticks.
     func cpuTicks() -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -336,10 +346,10 @@ final class ServeTransportEndToEndTests: XCTestCase {
         }
         XCTAssertGreaterThan(extras.count, 40, "the attack needs more clients than descriptors")
         usleep(500_000)
-        guard let before = server.cpuTicks() else { throw XCTSkip("no /proc/\(server.pid)/stat") }
+        guard let before = server.cpuTicks() else { throw server.goneOrSkip("at the descriptor limit") }
         let t0 = Date()
         usleep(2_000_000)
-        guard let after = server.cpuTicks() else { throw XCTSkip("no /proc/\(server.pid)/stat") }
+        guard let after = server.cpuTicks() else { throw server.goneOrSkip("idle at the descriptor limit") }
         let wall = Date().timeIntervalSince(t0)
         let share = Double(after - before) / 100 / wall
         XCTAssertLessThan(share, 0.05, "the server used \(after - before) ticks of CPU in \(wall) s while idle at the descriptor limit")

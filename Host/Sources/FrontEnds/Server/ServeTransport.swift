@@ -19,7 +19,10 @@
 //   log line. A client that never reads therefore costs a bounded amount of memory and time and
 //   never holds up the others.
 // - At most `maxConnections` clients; one more gets a JSON-RPC error line and is closed.
-// - When the process runs out of file descriptors, the loop spends a reserved descriptor to accept
+// - A client whose descriptor would come within a margin of the process's descriptor limit (a quarter
+//   of it, at most 64) is refused like one beyond `maxConnections`, so the server itself never runs
+//   out (libdispatch, SQLite and runners keep their descriptors).
+// - When the process runs out of file descriptors all the same, the loop spends a reserved descriptor to accept
 //   and refuse the waiting client (so poll does not report the same pending connection forever),
 //   and pauses accepting when even that fails: the loop never spins.
 // - The socket path is guarded by an flock on `PATH.lock` holding the server's pid: a second server
@@ -319,6 +322,10 @@ final class ServeLoop: @unchecked Sendable {
     private var nextNumber = 1
     /// A descriptor kept open so that, out of descriptors, one accept can still be made and refused.
     private var reserve: Int32 = -1
+    /// Clients whose descriptor would be at or above this number are refused: the process keeps a margin
+    /// below its descriptor limit for everything else that opens files (libdispatch's worker monitor reads
+    /// /proc and crashes the process when that open fails; SQLite; plugin runners' pipes).
+    private let descriptorCeiling: Int32
     private var acceptPausedUntil: Int64 = 0
     private var exhaustionNoted = false
     private let note: (String) -> Void
@@ -336,6 +343,16 @@ final class ServeLoop: @unchecked Sendable {
         }
         reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
         _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
+        descriptorCeiling = ServeLoop.descriptorCeiling()
+    }
+
+    /// The soft descriptor limit less a margin (a quarter of it, at most 64), or no ceiling when unlimited.
+    static func descriptorCeiling() -> Int32 {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0,
+              limit.rlim_cur < rlim_t(Int32.max) else { return .max }
+        let soft = Int32(limit.rlim_cur)
+        return soft - Swift.min(64, Swift.max(4, soft / 4))
     }
 
     deinit {
@@ -586,6 +603,10 @@ final class ServeLoop: @unchecked Sendable {
                 return
             }
             exhaustionNoted = false
+            if fd >= descriptorCeiling {
+                refuse(fd, -32004, "server out of file descriptors (\(channels.count) clients connected); try again later")
+                continue
+            }
             if channels.count >= limits.maxConnections {
                 refuse(fd, -32003, "server busy: \(channels.count) clients connected, the --max-connections bound; try again later")
                 continue
