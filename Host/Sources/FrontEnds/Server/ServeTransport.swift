@@ -574,6 +574,11 @@ final class ServeLoop: @unchecked Sendable {
         return fd
     }
 
+    /// Tells an accepted client the server has no descriptors to spare, and closes it.
+    private func refuseOutOfDescriptors(_ fd: Int32) {
+        refuse(fd, -32004, "server out of file descriptors (\(channels.count) clients connected); try again later")
+    }
+
     private func acceptClients() {
         for _ in 0..<64 {
             let fd = acceptOne()
@@ -588,7 +593,7 @@ final class ServeLoop: @unchecked Sendable {
                         reserve = -1
                         let late = acceptOne()
                         if late >= 0 {
-                            refuse(late, -32004, "server out of file descriptors (\(channels.count) clients connected); try again later")
+                            refuseOutOfDescriptors(late)
                         }
                         reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
                         if late >= 0 && reserve >= 0 { continue }
@@ -604,7 +609,7 @@ final class ServeLoop: @unchecked Sendable {
             }
             exhaustionNoted = false
             if fd >= descriptorCeiling {
-                refuse(fd, -32004, "server out of file descriptors (\(channels.count) clients connected); try again later")
+                refuseOutOfDescriptors(fd)
                 continue
             }
             if channels.count >= limits.maxConnections {
