@@ -86,7 +86,7 @@ var targets: [Target] = [
     .testTarget(name: "ClubhousePlatformTests", dependencies: ["ClubhousePlatform"], path: "Tests/ClubhousePlatformTests"),
     .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "ClubhousePlatform", "CSQLite"], path: "Tests/ClubhouseHostTests"),
     .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost"], path: "Tests/ClubhouseFrontEndsTests"),
-    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseJSON", "CSQLite", "TestSupport"], path: "Tests/EndToEndTests"),
+    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseHost", "ClubhouseJSON", "CSQLite", "TestSupport"], path: "Tests/EndToEndTests"),
     // What several test targets share (the rendered-picture check).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
 ]

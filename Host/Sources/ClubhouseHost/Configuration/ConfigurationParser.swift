@@ -185,7 +185,10 @@ private struct Reader {
         var http = SiteHTTP()
         http.publicRoutes = bool(o["public_routes"], at: pointer(path, "public_routes"), what: "\"public_routes\"") ?? false
         let at = pointer(path, "allowed_origins")
-        for (i, origin) in (stringArray(o["allowed_origins"], at: at, what: "\"allowed_origins\"") ?? []).enumerated() {
+        let origins = o["allowed_origins"]
+        if origins != nil && origins?.arrayValue == nil { _ = stringArray(origins, at: at, what: "\"allowed_origins\"") }
+        for (i, value) in (origins?.arrayValue ?? []).enumerated() {
+            guard let origin = string(value, at: at + "/\(i)", what: "each entry of \"allowed_origins\"") else { continue }
             if origin == "*" {
                 error(at + "/\(i)", "\"*\" is not allowed in \"allowed_origins\": list each origin whose pages may call the site, eg: \"https://app.example.org\"")
             } else if let normalized = OriginPolicy.normalized(origin) {

@@ -62,7 +62,7 @@ enum BuiltinCommands {
         case "token create":
             return try TokenCommands.create(name: arguments["name"]?.stringValue ?? "", scope: arguments["scope"]?.stringValue ?? "", options)
         case "token list": return try TokenCommands.list(options)
-        case "token revoke": return try TokenCommands.revoke(arguments["token"]?.stringValue ?? "", options)
+        case "token revoke": return try TokenCommands.revoke(arguments["name"]?.stringValue ?? "", options)
         case "token pair":
             return try TokenCommands.pair(scope: arguments["scope"]?.stringValue ?? "", name: arguments["name"]?.stringValue,
                                           url: arguments["url"]?.stringValue, svg: arguments["svg"]?.stringValue,

@@ -60,7 +60,7 @@ enum BuiltinCatalogue {
                      {"name": "scope", "type": "string", "required": true, "help": "ALIAS:read, ALIAS:write (includes read) or ALIAS:*, comma-separated, eg: putting:read,scorecard:write"}]},
       {"name": "token list", "summary": "List the site's device tokens, browser sessions and waiting pairing codes: name, scopes, created, last used (never a secret)"},
       {"name": "token revoke", "summary": "Revoke a device token, browser session or pairing code of the site, by name or id",
-       "arguments": [{"name": "token", "type": "string", "positional": true, "required": true, "help": "NAME or ID from clubhouse token list"}]},
+       "arguments": [{"name": "name", "type": "string", "positional": true, "required": true, "help": "its NAME or ID, from clubhouse token list"}]},
       {"name": "token pair", "summary": "Make a one-time pairing code (and an SVG QR code of the pairing URL) with which one browser gets a session cookie",
        "arguments": [{"name": "scope", "type": "string", "required": true, "help": "ALIAS:read, ALIAS:write or ALIAS:*, comma-separated, as for token create"},
                      {"name": "name", "type": "string", "help": "the browser session's name (default: browser-ID)"},
