@@ -458,6 +458,30 @@ final class AccessControlTests: XCTestCase {
         XCTAssertNoThrow(try store.createPairing(name: nil, scopes: try scopes("putting:read"), now: 1000 + 601, minutes: 10), "expired codes do not count")
     }
 
+    func testADatabaseThatCannotBeReadIs503AndNoOnesFailure() throws {
+        let access = try control()
+        let (_, token) = try access.store.createToken(name: "phone", scopes: try scopes("putting:read"), now: 100)
+        var db: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(access.store.path, &db), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(db, "DROP TABLE credentials", nil, nil, nil), SQLITE_OK)
+        sqlite3_close(db)
+        for _ in 0..<10 {
+            guard case .deny(503, let message, 1) = access.authorize(request(bearer: token)) else { return XCTFail("not 503") }
+            XCTAssertTrue(message.hasPrefix("the host cannot read its access database now; try again ("), message)
+            XCTAssertTrue(message.contains("no such table: credentials"), message)
+        }
+    }
+
+    func testProcessesOpeningTheDatabaseAtOnceAgreeOnItsSchema() throws {
+        let path = AccessStore.path(dataDirectory: directory, site: "club")
+        let failures = NSLock()
+        nonisolated(unsafe) var errors: [String] = []
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            do { _ = try AccessStore(path: path) } catch { failures.lock(); errors.append("\(error)"); failures.unlock() }
+        }
+        XCTAssertEqual(errors, [])
+    }
+
     func testAnUnwritableDataDirectoryIsOneLine() throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         XCTAssertTrue(FileManager.default.createFile(atPath: directory + "/club", contents: Data("not a folder".utf8)))

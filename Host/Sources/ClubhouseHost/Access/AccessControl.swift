@@ -78,6 +78,8 @@ public final class AccessControl: AccessControlling, @unchecked Sendable {
         case .none:
             return .deny(status: 401, message: "this needs a token: send Authorization: Bearer <token> (clubhouse token create --site \(site)), or pair this browser (clubhouse token pair --site \(site))",
                          retryAfterSeconds: nil)
+        case .unavailable(let message):
+            return .deny(status: 503, message: message, retryAfterSeconds: 1)
         case .invalid(let message, let counts):
             if counts, let wait = failed(request, now: now) {
                 return .deny(status: 429, message: "\(message); too many failed attempts from \(request.clientAddress): try again in \(wait) s", retryAfterSeconds: wait)
@@ -162,6 +164,8 @@ public final class AccessControl: AccessControlling, @unchecked Sendable {
         case none
         /// A credential was presented and refused; `counts`: it is a failure for the back-off.
         case invalid(String, counts: Bool)
+        /// The access database cannot be read (no one's fault: not a failure for the back-off).
+        case unavailable(String)
         case valid(Principal, id: String, byCookie: Bool)
     }
 
@@ -178,7 +182,11 @@ public final class AccessControl: AccessControlling, @unchecked Sendable {
         let cookies = Credentials.cookieValues(request.cookie, name: cookieName)
         guard !cookies.isEmpty else { return .none }
         for value in cookies {
-            if case .valid(let principal, let id, _) = verify(value, kind: .browser) { return .valid(principal, id: id, byCookie: true) }
+            switch verify(value, kind: .browser) {
+            case .valid(let principal, let id, _): return .valid(principal, id: id, byCookie: true)
+            case .unavailable(let message): return .unavailable(message)
+            default: continue
+            }
         }
         // A session secret has 256 bits: an unknown cookie is a revoked or stale session, not a guess
         // worth slowing (and slowing it would keep that browser from pairing again).
@@ -187,8 +195,13 @@ public final class AccessControl: AccessControlling, @unchecked Sendable {
 
     private func verify(_ text: String, kind: CredentialKind) -> Identity {
         let refused = Identity.invalid("the token is not valid (revoked, mistyped, or for another site)", counts: true)
-        guard let id = Credentials.id(in: text, kind: kind), let (record, digest) = store.lookup(id: id, kind: kind),
-              Credentials.constantTimeEqual(Credentials.digest(text), digest) else { return refused }
+        guard let id = Credentials.id(in: text, kind: kind) else { return refused }
+        let found: (record: CredentialRecord, digest: [UInt8])?
+        do { found = try store.lookup(id: id, kind: kind) } catch {
+            log?.warning("access: \(error.message)")
+            return .unavailable("the host cannot read its access database now; try again (\(error.message))")
+        }
+        guard let (record, digest) = found, Credentials.constantTimeEqual(Credentials.digest(text), digest) else { return refused }
         return .valid(Principal(kind: kind == .token ? .token : .browser, name: record.name, scopes: record.scopes), id: record.id, byCookie: false)
     }
 

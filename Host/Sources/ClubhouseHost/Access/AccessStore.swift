@@ -133,6 +133,8 @@ public final class AccessStore: @unchecked Sendable {
             for (index, step) in AccessStore.schema.enumerated() where index >= version {
                 try exec("BEGIN IMMEDIATE")
                 do throws(AccessError) {
+                    // Another process may have applied it while this one waited for the write lock.
+                    if try userVersion() > index { try exec("COMMIT"); continue }
                     try exec(step)
                     try exec("PRAGMA user_version = \(index + 1)")
                     try exec("COMMIT")
@@ -232,11 +234,12 @@ public final class AccessStore: @unchecked Sendable {
 
     // MARK: what the server asks
 
-    /// The credential of `kind` with `id` and the SHA-256 of its secret, or nil.
-    func lookup(id: String, kind: CredentialKind) -> (record: CredentialRecord, digest: [UInt8])? {
-        lock.withLock {
-            guard let row = try? rows("SELECT id, kind, name, scopes, created_at, last_used_at, secret_sha256 FROM credentials WHERE id = ? AND kind = ?",
-                                      [.text(id), .text(kind.rawValue)]).first,
+    /// The credential of `kind` with `id` and the SHA-256 of its secret, or nil when there is none;
+    /// throws when the database cannot be read.
+    func lookup(id: String, kind: CredentialKind) throws(AccessError) -> (record: CredentialRecord, digest: [UInt8])? {
+        try locked { () throws(AccessError) -> (CredentialRecord, [UInt8])? in
+            guard let row = try rows("SELECT id, kind, name, scopes, created_at, last_used_at, secret_sha256 FROM credentials WHERE id = ? AND kind = ?",
+                                     [.text(id), .text(kind.rawValue)]).first,
                   let record = AccessStore.credential(row), row.count > 6, case .blob(let digest) = row[6] else { return nil }
             return (record, digest)
         }
