@@ -1,31 +1,18 @@
-// Wall-clock time for the access layer: credentials' dates, pairing codes' expiry, the audit log.
+// Wall-clock time for the access layer (credentials' dates, pairing codes' expiry, the audit log),
+// in the toolkit's UTC clock and ISO 8601 text, as plugins stamp what they store.
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import ClubhouseToolkit
 
-/// Times as the access layer shows them: ISO 8601 in UTC, to the second.
 public enum AccessTime {
-    public static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    /// Seconds since 1970 now.
+    public static func now() -> Double { UTCClock.now() }
 
-    public static func iso(_ seconds: Int) -> String {
-        var t = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&t, &parts)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
-    }
+    /// "2026-11-22T03:50:31Z".
+    public static func iso(_ seconds: Int) -> String { UTCClock.iso8601(seconds: Int64(seconds)) }
 
-    /// With milliseconds, for the audit log.
+    /// "2026-11-22T03:50:31.123Z", for the audit log.
     static func isoMilliseconds(_ seconds: Double) -> String {
-        let whole = Int(seconds.rounded(.down))
-        let milliseconds = min(999, Int((seconds - Double(whole)) * 1000))
-        let text = iso(whole)
-        let ms = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
-        return String(text.dropLast()) + "." + ms + "Z"
+        let whole = seconds.rounded(.down)
+        return UTCClock.iso8601(seconds: Int64(whole), milliseconds: min(999, Int((seconds - whole) * 1000)))
     }
 }
