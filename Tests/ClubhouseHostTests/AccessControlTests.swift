@@ -463,12 +463,28 @@ final class AccessControlTests: XCTestCase {
         let (_, token) = try access.store.createToken(name: "phone", scopes: try scopes("putting:read"), now: 100)
         var db: OpaquePointer?
         XCTAssertEqual(sqlite3_open(access.store.path, &db), SQLITE_OK)
-        XCTAssertEqual(sqlite3_exec(db, "DROP TABLE credentials", nil, nil, nil), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(db, "DROP TABLE credentials; DROP TABLE pairing_codes", nil, nil, nil), SQLITE_OK)
         sqlite3_close(db)
         for _ in 0..<10 {
             guard case .deny(503, let message, 1) = access.authorize(request(bearer: token)) else { return XCTFail("not 503") }
             XCTAssertTrue(message.hasPrefix("the host cannot read its access database now; try again ("), message)
             XCTAssertTrue(message.contains("no such table: credentials"), message)
+        }
+        let pairing = access.exchangePairingCode("ABCD-EFGH", request: request("POST", alias: nil))
+        XCTAssertEqual(pairing.status, 500)
+        XCTAssertTrue(pairing.message.hasPrefix("the host cannot pair this browser now: \(access.store.path): cannot read the access database: no such table: pairing_codes"),
+                      pairing.message)
+    }
+
+    func testADatabaseFromANewerClubhouseIsRefused() throws {
+        let path = AccessStore.path(dataDirectory: directory, site: "club")
+        _ = try AccessStore(path: path)
+        var db: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(path, &db), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(db, "PRAGMA user_version = 99", nil, nil, nil), SQLITE_OK)
+        sqlite3_close(db)
+        XCTAssertThrowsError(try AccessStore(path: path)) { error in
+            XCTAssertEqual((error as? AccessError)?.message, "\(path) was written by a newer clubhouse (schema 99, this one knows 1); use that version")
         }
     }
 

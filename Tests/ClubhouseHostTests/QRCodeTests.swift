@@ -85,6 +85,8 @@ final class QRCodeTests: XCTestCase {
             XCTAssertEqual("\(error)", "2332 bytes are too many for a QR code at level medium: at most 2331")
         }
         XCTAssertThrowsError(try QRCode.encode(bytes: [1], mask: 8)) { XCTAssertEqual("\($0)", "mask 8 is not 0–7") }
+        XCTAssertThrowsError(try QRCode.encode(bytes: [1], minimumVersion: 41)) { XCTAssertEqual("\($0)", "version 41 is not 1–40") }
+        XCTAssertEqual(try QRCode.encode(bytes: [1], minimumVersion: 7).version, 7)
     }
 
     func testPenaltyRulesOnHandMadeLines() {
