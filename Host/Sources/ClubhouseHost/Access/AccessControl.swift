@@ -67,7 +67,7 @@ public final class AccessControl: AccessControlling, @unchecked Sendable {
         }
         if request.isPublic {
             // Public: anyone; a valid credential still names the caller in the audit log.
-            if case .valid(let principal, _, _) = identify(request) { return .allow(principal) }
+            if case .valid(let principal, _, _, _) = identify(request) { return .allow(principal) }
             return .allow(AccessControl.anonymous)
         }
         let now = clock()
@@ -85,7 +85,7 @@ public final class AccessControl: AccessControlling, @unchecked Sendable {
                 return .deny(status: 429, message: "\(message); too many failed attempts from \(request.clientAddress): try again in \(wait) s", retryAfterSeconds: wait)
             }
             return .deny(status: 401, message: message, retryAfterSeconds: nil)
-        case .valid(let principal, let id, let byCookie):
+        case .valid(let principal, let scopes, let id, let byCookie):
             backoff.succeed(request.clientAddress)
             touch(id, now: now)
             if byCookie && !["GET", "HEAD", "OPTIONS"].contains(request.method) {
@@ -98,7 +98,7 @@ public final class AccessControl: AccessControlling, @unchecked Sendable {
                                  retryAfterSeconds: nil)
                 }
             }
-            if let alias = request.alias, !Scopes.allow(principal.scopes, alias: alias, access: request.access) {
+            if let alias = request.alias, !scopes.contains(where: { $0.allows(alias: alias, access: request.access) }) {
                 let has = principal.scopes.isEmpty ? "no scopes" : principal.scopes.joined(separator: ",")
                 return .deny(status: 403, message: "\(request.method) \(request.path) needs the scope \(Scopes.needed(alias: alias, access: request.access)); '\(principal.name)' has \(has)",
                              retryAfterSeconds: nil)
@@ -166,7 +166,7 @@ public final class AccessControl: AccessControlling, @unchecked Sendable {
         case invalid(String, counts: Bool)
         /// The access database cannot be read (no one's fault: not a failure for the back-off).
         case unavailable(String)
-        case valid(Principal, id: String, byCookie: Bool)
+        case valid(Principal, scopes: [Scope], id: String, byCookie: Bool)
     }
 
     /// Who the request's credential names. The Authorization header is read first, then `apikey`,
@@ -183,7 +183,7 @@ public final class AccessControl: AccessControlling, @unchecked Sendable {
         guard !cookies.isEmpty else { return .none }
         for value in cookies {
             switch verify(value, kind: .browser) {
-            case .valid(let principal, let id, _): return .valid(principal, id: id, byCookie: true)
+            case .valid(let principal, let scopes, let id, _): return .valid(principal, scopes: scopes, id: id, byCookie: true)
             case .unavailable(let message): return .unavailable(message)
             default: continue
             }
@@ -196,13 +196,14 @@ public final class AccessControl: AccessControlling, @unchecked Sendable {
     private func verify(_ text: String, kind: CredentialKind) -> Identity {
         let refused = Identity.invalid("the token is not valid (revoked, mistyped, or for another site)", counts: true)
         guard let id = Credentials.id(in: text, kind: kind) else { return refused }
-        let found: (record: CredentialRecord, digest: [UInt8])?
+        let found: AccessStore.Stored?
         do { found = try store.lookup(id: id, kind: kind) } catch {
             log?.warning("access: \(error.message)")
             return .unavailable("the host cannot read its access database now; try again (\(error.message))")
         }
-        guard let (record, digest) = found, Credentials.constantTimeEqual(Credentials.digest(text), digest) else { return refused }
-        return .valid(Principal(kind: kind == .token ? .token : .browser, name: record.name, scopes: record.scopes), id: record.id, byCookie: false)
+        guard let found, Credentials.constantTimeEqual(Credentials.digest(text), found.digest) else { return refused }
+        return .valid(Principal(kind: kind == .token ? .token : .browser, name: found.record.name, scopes: found.record.scopes),
+                      scopes: found.scopes, id: found.record.id, byCookie: false)
     }
 
     /// Counts a failure from the request's address; the lock-out in seconds when it starts one (logged).

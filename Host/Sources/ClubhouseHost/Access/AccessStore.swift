@@ -218,6 +218,7 @@ public final class AccessStore: @unchecked Sendable {
                 let byID = try rows("\(columns) WHERE id = ?", [.text(nameOrID)]).first
                 if let found = (byName ?? byID).flatMap(AccessStore.credential) {
                     try run("DELETE FROM credentials WHERE id = ?", [.text(found.id)])
+                    cache[found.id] = nil
                     return .credential(found)
                 }
                 let pending = "SELECT id, name, scopes, created_at, expires_at FROM pairing_codes WHERE used_at IS NULL AND expires_at > ?"
@@ -234,14 +235,36 @@ public final class AccessStore: @unchecked Sendable {
 
     // MARK: what the server asks
 
-    /// The credential of `kind` with `id` and the SHA-256 of its secret, or nil when there is none;
-    /// throws when the database cannot be read.
-    func lookup(id: String, kind: CredentialKind) throws(AccessError) -> (record: CredentialRecord, digest: [UInt8])? {
-        try locked { () throws(AccessError) -> (CredentialRecord, [UInt8])? in
-            guard let row = try rows("SELECT id, kind, name, scopes, created_at, last_used_at, secret_sha256 FROM credentials WHERE id = ? AND kind = ?",
-                                     [.text(id), .text(kind.rawValue)]).first,
+    /// A credential as the server checks it: its row, the SHA-256 of its secret, its scopes parsed.
+    struct Stored {
+        var record: CredentialRecord
+        var digest: [UInt8]
+        var scopes: [Scope]
+    }
+
+    /// Rows already read, by id; emptied whenever the file changed (`PRAGMA data_version` moves
+    /// when another connection commits, eg `clubhouse token revoke`) and on this connection's own
+    /// changes to who may call. Only under `lock`.
+    private var cache: [String: Stored] = [:]
+    private var dataVersion = -1
+
+    /// The credential of `kind` with `id`, or nil when there is none; throws when the database
+    /// cannot be read.
+    func lookup(id: String, kind: CredentialKind) throws(AccessError) -> Stored? {
+        try locked { () throws(AccessError) -> Stored? in
+            let version = try rows("PRAGMA data_version", []).first?.first?.int ?? -1
+            if version != dataVersion {
+                cache.removeAll(keepingCapacity: true)
+                dataVersion = version
+            }
+            if let hit = cache[id] { return hit.record.kind == kind ? hit : nil }
+            guard let row = try rows("SELECT id, kind, name, scopes, created_at, last_used_at, secret_sha256 FROM credentials WHERE id = ?",
+                                     [.text(id)]).first,
                   let record = AccessStore.credential(row), row.count > 6, case .blob(let digest) = row[6] else { return nil }
-            return (record, digest)
+            let stored = Stored(record: record, digest: digest, scopes: record.scopes.compactMap(Scope.init))
+            if cache.count >= 10_000 { cache.removeAll(keepingCapacity: true) }
+            cache[id] = stored
+            return stored.record.kind == kind ? stored : nil
         }
     }
 

@@ -82,7 +82,8 @@ enum Credentials {
         let secretLength = (secretBytes * 8 + 5) / 6
         guard bytes.count == prefix.count + idLength + 1 + secretLength, bytes.starts(with: prefix) else { return nil }
         let id = bytes[prefix.count..<(prefix.count + idLength)]
-        guard id.allSatisfy({ idAlphabet.contains(Character(Unicode.Scalar($0))) }), bytes[prefix.count + idLength] == UInt8(ascii: "_") else { return nil }
+        // a–z and 2–7 (base32 in lower case).
+        guard id.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x32 && $0 <= 0x37) }), bytes[prefix.count + idLength] == UInt8(ascii: "_") else { return nil }
         let secret = bytes[(prefix.count + idLength + 1)...]
         guard secret.allSatisfy(isBase64URL) else { return nil }
         return String(decoding: id, as: UTF8.self)

@@ -65,11 +65,6 @@ public enum Scopes {
         return .success(byAlias.keys.sorted().map { Scope(alias: $0, level: byAlias[$0] ?? .read) })
     }
 
-    /// Whether any of `granted` (stored scope texts) lets a route of `alias` with `access` through.
-    static func allow(_ granted: [String], alias: String, access: RouteAccess) -> Bool {
-        granted.contains { Scope($0)?.allows(alias: alias, access: access) ?? false }
-    }
-
     /// The scope a route needs: `alias:read` or `alias:write`.
     static func needed(alias: String, access: RouteAccess) -> String { "\(alias):\(access.rawValue)" }
 }

@@ -10,19 +10,19 @@ enum TokenCommands {
     /// The default address in a pairing URL (`--url` names the real one).
     static let defaultURL = "http://127.0.0.1:8080"
 
-    struct Context {
-        var site: Site
-        var store: AccessStore
-    }
-
-    static func open(_ options: GlobalOptions) throws(CLIError) -> Context {
+    /// The site the command is about (--site, else the configuration's default) and where its
+    /// access database is; nothing is opened yet, so a wrong request leaves no file behind.
+    static func locate(_ options: GlobalOptions) throws(CLIError) -> (site: Site, path: String) {
         let configuration = try options.loadConfiguration()
         let name = options.site ?? configuration.defaultSite
         guard let site = configuration.sites[name] else {
             throw CLIError(status: .invalidArgument, message: "no site '\(name)' in \(configuration.source); sites are: \(configuration.siteOrder.joined(separator: ", ")); choose one with --site")
         }
-        let path = AccessStore.path(dataDirectory: options.resolveDataDirectory(configuration), site: name)
-        do { return Context(site: site, store: try AccessStore(path: path)) } catch { throw CLIError(status: error.status, message: error.message) }
+        return (site, AccessStore.path(dataDirectory: options.resolveDataDirectory(configuration), site: name))
+    }
+
+    static func store(_ path: String) throws(CLIError) -> AccessStore {
+        do { return try AccessStore(path: path) } catch { throw failure(error) }
     }
 
     static func failure(_ error: AccessError) -> CLIError { CLIError(status: error.status, message: error.message) }
@@ -40,11 +40,12 @@ enum TokenCommands {
 
     static func create(name: String, scope: String, _ options: GlobalOptions) throws(CLIError) -> Int32 {
         do { try AccessNames.validate(name) } catch { throw failure(error) }
-        let context = try open(options)
-        let granted = try scopes(scope, context.site)
+        let (target, path) = try locate(options)
+        let granted = try scopes(scope, target)
+        let access = try store(path)
         let (record, secret): (CredentialRecord, String)
-        do { (record, secret) = try context.store.createToken(name: name, scopes: granted, now: now()) } catch { throw failure(error) }
-        let site = context.site.name
+        do { (record, secret) = try access.createToken(name: name, scopes: granted, now: now()) } catch { throw failure(error) }
+        let site = target.name
         let json: JSONValue = ["site": .string(site), "id": .string(record.id), "name": .string(record.name), "kind": "token",
                                "scopes": .array(record.scopes.map { .string($0) }), "created": .string(AccessTime.iso(record.created)),
                                "token": .string(secret)]
@@ -64,15 +65,16 @@ enum TokenCommands {
     // MARK: list
 
     static func list(_ options: GlobalOptions) throws(CLIError) -> Int32 {
-        let context = try open(options)
+        let (target, path) = try locate(options)
+        let access = try store(path)
         let time = now()
         let credentials: [CredentialRecord]
         let pairings: [PairingRecord]
         do {
-            credentials = try context.store.credentials()
-            pairings = try context.store.pendingPairings(now: time)
+            credentials = try access.credentials()
+            pairings = try access.pendingPairings(now: time)
         } catch { throw failure(error) }
-        let site = context.site.name
+        let site = target.name
         var table: [[String]] = [["NAME", "KIND", "ID", "SCOPES", "CREATED", "LAST USED"]]
         for c in credentials {
             table.append([c.name, c.kind == .token ? "token" : "browser session", c.id, c.scopes.joined(separator: ","),
@@ -103,10 +105,11 @@ enum TokenCommands {
     // MARK: revoke
 
     static func revoke(_ nameOrID: String, _ options: GlobalOptions) throws(CLIError) -> Int32 {
-        let context = try open(options)
-        let site = context.site.name
+        let (target, path) = try locate(options)
+        let site = target.name
+        let access = try store(path)
         let revoked: RevokedCredential
-        do { revoked = try context.store.revoke(nameOrID, site: site, now: now()) } catch { throw failure(error) }
+        do { revoked = try access.revoke(nameOrID, site: site, now: now()) } catch { throw failure(error) }
         let json: JSONValue
         let text: String
         switch revoked {
@@ -131,16 +134,18 @@ enum TokenCommands {
         if let name { do { try AccessNames.validate(name) } catch { throw failure(error) } }
         var base = given ?? defaultURL
         let lower = base.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), base.count > 8,
+        let scheme = lower.hasPrefix("http://") ? 7 : lower.hasPrefix("https://") ? 8 : 0
+        guard scheme > 0, base.dropFirst(scheme).contains(where: { $0 != "/" }),
               !base.contains(where: { $0 == "#" || $0 == "?" || $0 == " " || $0.asciiValue.map { $0 < 0x20 } == true }) else {
             throw CLIError(status: .invalidArgument, message: "--url must be the http:// or https:// address a browser opens to reach the host, eg: http://192.168.1.20:8080, got '\(base)'")
         }
         while base.hasSuffix("/") { base.removeLast() }
-        let context = try open(options)
-        let granted = try scopes(scope, context.site)
-        let site = context.site.name
+        let (target, path) = try locate(options)
+        let granted = try scopes(scope, target)
+        let site = target.name
+        let access = try store(path)
         let (record, code): (PairingRecord, String)
-        do { (record, code) = try context.store.createPairing(name: name, scopes: granted, now: now(), minutes: minutes) } catch { throw failure(error) }
+        do { (record, code) = try access.createPairing(name: name, scopes: granted, now: now(), minutes: minutes) } catch { throw failure(error) }
         let pairingURL = "\(base)/pair#code=\(code)"
         var written: String?
         if let svg {
@@ -151,7 +156,7 @@ enum TokenCommands {
                 written = path
             } catch {
                 // Nothing half done: the code that cannot be shown is withdrawn.
-                _ = try? context.store.revoke(record.id, site: site, now: now())
+                _ = try? access.revoke(record.id, site: site, now: now())
                 throw CLIError(status: .io, message: "\(svg): cannot write the QR code (\(error)); no pairing code was made")
             }
         }
