@@ -41,6 +41,9 @@ final class EveryEntryTests: XCTestCase {
         XCTAssertTrue(list.text.hasSuffix("\n(dot): no outline at the map's scale, drawn as a dot; it counts like any other\n"
             + "(not counted): not a UN member or observer; globe stats --of iso counts it"), list.text)
         XCTAssertTrue(iso.text.contains("\n73 of the 249 have no outline at the map's scale (drawn as dots); they count all the same\n"), iso.text)
+        // A site's own small set (not a world map) is not filled up with the world.
+        let two = CountrySet(countries: ["FR", "JP"].compactMap { CountrySet.bundled.country(code: $0) }, source: "two")
+        XCTAssertEqual(two.completingISO3166(from: .bundled).countries.count, 2)
     }
 
     func testAchievementsFollowTheDenominator() throws {

@@ -324,7 +324,8 @@ public final class Globe {
                                              message: error.message)
             }
         }
-        let features = countries.countries.enumerated().map { k, c in
+        // The set's own shapes: entries taken from the bundled table are no part of its file.
+        let features = countries.countries.filter { !$0.fromBundledTable }.enumerated().map { k, c in
             GeoFeature(id: c.code, properties: JSONObject([("name", .string(c.name))]), geometry: c.geometry, index: k)
         }
         return TriangulationReport(features: features)

@@ -88,7 +88,7 @@ extension Globe {
         let countries: CountrySet
         if let path = configuration.countriesPath {
             do {
-                // Entries the file lacks (voyage's map has 205 of the 249) come from the bundled
+                // Entries a world map lacks (voyage's has 205 of the 249) come from the bundled
                 // table as dots, so every ISO 3166-1 entry can still be visited.
                 countries = try CountrySet(geojson: try text(path), source: path).completingISO3166(from: .bundled)
             } catch let error as CountrySetError {

@@ -140,9 +140,15 @@ public struct CountrySet: Sendable {
         indexByAlpha3 = byAlpha3
     }
 
+    /// How many ISO 3166-1 entries a set must carry to be taken for a world map that lacks a few
+    /// (voyage's carries 205): a smaller set (a club's own few regions) is left as it is.
+    public static let worldMapMinimum = 150
+
     /// This set with every ISO 3166-1 entry it lacks taken from `table` (the bundled set) as a dot at
-    /// its capital, so that all 249 can be visited and counted whatever map a site configures.
+    /// its capital, so that all 249 can be visited and counted whatever world map a site
+    /// configures. A set with fewer than `worldMapMinimum` ISO entries is not a world map: unchanged.
     public func completingISO3166(from table: CountrySet) -> CountrySet {
+        guard ISO3166.codes.filter({ country(code: $0) != nil }).count >= Self.worldMapMinimum else { return self }
         let added = ISO3166.codes.filter { country(code: $0) == nil }.compactMap { code -> Country? in
             guard var c = table.country(code: code) else { return nil }
             let at = c.markerLocation
