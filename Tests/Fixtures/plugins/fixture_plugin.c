@@ -13,6 +13,8 @@
  *   FIXTURE_CREATE_FAILS     create returns an error with a message
  *   FIXTURE_NULL_INVOKE      descriptor without an invoke function
  *   FIXTURE_BAD_CATALOGUE    describe returns a catalogue with problems
+ *   FIXTURE_WAT_ARGUMENT     a catalogue whose one problem is an argument of type "wat" (pack and install refuse it)
+ *   FIXTURE_BAD_SCHEMA       a config_schema with a keyword outside the subset the host checks
  *   FIXTURE_SEGV_CREATE      crashes in create (validate must survive it)
  *   FIXTURE_NOSY             tries to ATTACH another database and to change host tables
  *   FIXTURE_SLOW             hangs in create (validate must time out)
@@ -44,6 +46,12 @@ static clubhouse_status fx_describe(const clubhouse_plugin_descriptor *self, con
     (void)self;
 #ifdef FIXTURE_BAD_CATALOGUE
     say(reply, "{\"commands\":[{\"name\":\"go\",\"arguments\":[{\"name\":\"json\",\"type\":\"wibble\"}]},{\"name\":\"go\",\"summary\":\"again\"}]}");
+#elif defined(FIXTURE_WAT_ARGUMENT)
+    say(reply, "{\"commands\":[{\"name\":\"hello\",\"summary\":\"Say hello\",\"arguments\":[]},"
+               "{\"name\":\"serve ball\",\"summary\":\"Serve a ball\",\"arguments\":[{\"name\":\"speed\",\"type\":\"wat\"}]}]}");
+#elif defined(FIXTURE_BAD_SCHEMA)
+    say(reply, "{\"config_schema\":{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\",\"pattern\":\"^[A-Z]+$\"}}},"
+               "\"commands\":[{\"name\":\"hello\",\"summary\":\"Say hello\",\"arguments\":[]}]}");
 #else
     say(reply, "{\"commands\":["
                "{\"name\":\"hello\",\"summary\":\"Say hello\",\"arguments\":[]},"
