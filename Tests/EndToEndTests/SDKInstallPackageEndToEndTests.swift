@@ -189,6 +189,7 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
             #!/bin/sh
             echo "	libsqlite3.so.0 => not found"
             echo "	libswiftCore.so => not found"
+            echo "	libgcc_s.so.1 => not found"
             echo "	libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f0000000000)"
             """)
         chmod(fakeLDD, 0o755)
@@ -198,7 +199,20 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         XCTAssertEqual(missing.code, 1, missing.out + missing.err)
         XCTAssertTrue(missing.err.contains("install.sh: \(prefix)/bin/clubhouse cannot start: libsqlite3.so.0 (SQLite) is missing; install it (Debian: apt-get install libsqlite3-0)"), missing.err)
         XCTAssertTrue(missing.err.contains("cannot start: libswiftCore.so (the Swift runtime) is missing; install the Swift toolchain that built clubhouse"), missing.err)
+        XCTAssertTrue(missing.err.contains("cannot start: libgcc_s.so.1 is missing; install the package that provides it"), missing.err)
         XCTAssertFalse(FileManager.default.fileExists(atPath: "\(prefix)/share/man/man1/clubhouse.1"), "nothing after the check ran")
+        // Without ldd the install goes on and says what it could not check.
+        let unchecked = try shell("'\(Clubhouse.repositoryRoot.path)/scripts/install.sh' '\(prefix)' --products '\(Clubhouse.productsDirectory.path)'",
+                                  in: c.scratch.path, environment: ["LDD": "/nonexistent/ldd"])
+        XCTAssertEqual(unchecked.code, 0, unchecked.err)
+        XCTAssertTrue(unchecked.out.contains("it runs with (not checked: /nonexistent/ldd is not on the PATH) the Swift runtime of the toolchain that built clubhouse and the system libsqlite3"), unchecked.out)
+
+        // A clubhouse with no Swift SDK beside it and no checkout above it says where it looked.
+        try FileManager.default.createDirectory(atPath: c.path("lone/bin"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Clubhouse.executable.path, toPath: c.path("lone/bin/clubhouse"))
+        let lone = try shell("'\(c.path("lone/bin/clubhouse"))' plugin new x --lang swift", in: c.scratch.path)
+        XCTAssertEqual(lone.code, 1, lone.err)
+        XCTAssertTrue(lone.err.contains("no Clubhouse Swift SDK is installed beside \(c.path("lone/bin/clubhouse")) (looked for \(c.path("lone/share/clubhouse/PluginSDK"))); install clubhouse with scripts/install.sh PREFIX, which puts it there, or give --sdk PATH"), lone.err)
     }
 
     /// Issue 32, "Swift plugins need the repository": from a prefix alone — no checkout within reach

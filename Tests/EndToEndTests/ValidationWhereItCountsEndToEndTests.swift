@@ -31,6 +31,10 @@ final class ValidationWhereItCountsEndToEndTests: XCTestCase {
                    contains: ["\(wat): cannot pack org.tests.wat 1.0.0: its command catalogue is invalid: command 'serve ball': argument 'speed' has type \"wat\"; use one of string, integer",
                               "clubhouse plugin validate \(wat) runs every check"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        let odd = try FixturePlugins.build("ODD_DESCRIPTOR", id: "org.tests.odd")
+        try c.fail(["plugin", "pack", odd, "--out", out],
+                   contains: ["cannot pack org.tests.odd 1.0.0: its descriptor needs the service clubhouse.teleport/1, which this host does not offer (it offers clubhouse.log/1,",
+                              "(and 1 more: its descriptor has an empty name)"])
 
         // The same library packed by hand (as another tool would) is refused at install.
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: wat)))
