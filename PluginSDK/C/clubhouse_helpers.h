@@ -387,17 +387,15 @@ static inline int clubhouse_config_string(const clubhouse_host *host, const char
     return 1;
 }
 
+/* The clubhouse_json_*_ readers write *out only when they return 1, so the fallback stays otherwise. */
+
 /* A whole number from the config (a JSON number without fraction or exponent, in range). */
 static inline int clubhouse_config_int(const clubhouse_host *host, const char *key, long long fallback, long long *out) {
     clubhouse_config_value_ v;
     size_t at = 0;
     *out = fallback;
     int found = clubhouse_config_get_(host, key, &v, &at);
-    if (found <= 0) return found;
-    long long value;
-    if (clubhouse_json_int_(v.bytes, v.length, at, &value) != 1) return -1;
-    *out = value;
-    return 1;
+    return found <= 0 ? found : clubhouse_json_int_(v.bytes, v.length, at, out);
 }
 
 /* A number (integer or real) from the config. */
@@ -406,11 +404,7 @@ static inline int clubhouse_config_double(const clubhouse_host *host, const char
     size_t at = 0;
     *out = fallback;
     int found = clubhouse_config_get_(host, key, &v, &at);
-    if (found <= 0) return found;
-    double value;
-    if (clubhouse_json_double_(v.bytes, v.length, at, &value) != 1) return -1;
-    *out = value;
-    return 1;
+    return found <= 0 ? found : clubhouse_json_double_(v.bytes, v.length, at, out);
 }
 
 /* true or false from the config: *out = 1 or 0. */
@@ -419,11 +413,7 @@ static inline int clubhouse_config_bool(const clubhouse_host *host, const char *
     size_t at = 0;
     *out = fallback;
     int found = clubhouse_config_get_(host, key, &v, &at);
-    if (found <= 0) return found;
-    int value;
-    if (clubhouse_json_bool_(v.bytes, v.length, at, &value) != 1) return -1;
-    *out = value;
-    return 1;
+    return found <= 0 ? found : clubhouse_json_bool_(v.bytes, v.length, at, out);
 }
 
 /* ---------------------------------------------------------------- writing a reply */
