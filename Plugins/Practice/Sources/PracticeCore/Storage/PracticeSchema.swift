@@ -7,6 +7,10 @@ import ClubhouseToolkit
 /// (triggers abort any UPDATE or DELETE). Template preferences (active per club, hidden, display
 /// name) are the only mutable state. Foreign keys are on (the host enables them).
 public enum PracticeSchema {
+    /// The counts a stored row may hold (shots of a session or sub-session, A/B/C counts); the adapter
+    /// refuses a row outside, so sums over many sessions never overflow.
+    public static let storedCountRange = 0...1_000_000_000
+
     public static let migrations: [Migration] = [
         Migration(version: 1, name: "practice kernel: facts, preferences, immutability", sql: version1),
         Migration(version: 2, name: "live sessions: shots as they arrive, closures", sql: version2),
@@ -328,9 +332,14 @@ extension SubsessionAnalysis {
     /// Reads `averagesJSON` back.
     public static func averages(fromJSON text: String) throws(PracticeError) -> (all: MetricAverages, aOnly: MetricAverages?) {
         func read(_ v: JSONValue?) -> MetricAverages? {
-            guard let v, let count = v["shot_count"]?.intValue, let means = v["means"]?.objectValue else { return nil }
+            guard let v, let count = v["shot_count"]?.intValue, PracticeSchema.storedCountRange.contains(count),
+                  let means = v["means"]?.objectValue else { return nil }
             var result: [ShotMetric: Double] = [:]
-            for (key, value) in means { if let m = ShotMetric(rawValue: key), let d = value.doubleValue { result[m] = d } }
+            // A mean outside its metric's plausible range (averaged by a version that stored unchecked values,
+            // or ±∞ written as 1e999) is left out: it is not a measurement.
+            for (key, value) in means {
+                if let m = ShotMetric(rawValue: key), let d = value.doubleValue, m.plausibleRange.contains(d) { result[m] = d }
+            }
             return MetricAverages(shotCount: count, means: result)
         }
         guard let document = try? JSONParser.parse(text), let all = read(document["all"]) else {
