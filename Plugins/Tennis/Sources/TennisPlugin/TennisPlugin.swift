@@ -534,6 +534,23 @@ extension InputError: DomainError {
     public var replyMessage: String { description }
 }
 
+/// Taps, pairs or an image point that give no calibration or no court point: the file or argument the
+/// user gave is wrong (exit 2), as the README's exit-code rule says of invalid input.
+extension CalibrationError: DomainError {
+    public var replyStatus: PluginStatus { .invalidArgument }
+    public var replyMessage: String { description }
+}
+
+extension HomographyError: DomainError {
+    public var replyStatus: PluginStatus { .invalidArgument }
+    public var replyMessage: String { description }
+}
+
+extension ProjectionError: DomainError {
+    public var replyStatus: PluginStatus { .invalidArgument }
+    public var replyMessage: String { description }
+}
+
 func readFile(_ path: String) throws -> String {
     guard let bytes = try? Files.read(path) else {
         if Files.isDirectory(path) { throw PluginError.invalidArgument("\(path) is a folder, not a file; give the path of the file to read") }

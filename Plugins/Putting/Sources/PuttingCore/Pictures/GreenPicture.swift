@@ -4,6 +4,7 @@
 
 /// A picture of a green in the original map's feet↔pixel frame.
 import ClubhouseGraphics
+import ClubhouseToolkit
 public struct GreenPicture: Sendable {
     public var heightfield: Heightfield
     /// Feet → pixels of the map area (origin at the image centre, +z up).
@@ -190,7 +191,7 @@ public struct GreenPicture: Sendable {
                 var thick = false
                 if let interval = contourIntervalFt, interval > 0, indexContourEvery > 0 {
                     let k = (line.heightFt / interval).rounded()
-                    thick = abs(k * interval - line.heightFt) < 1e-6 && Int(k) % indexContourEvery == 0
+                    thick = abs(k * interval - line.heightFt) < 1e-6 && Int(saturating: k) % indexContourEvery == 0
                 }
                 let points = line.points.map(px).joined(separator: " ")
                 s += "<polyline stroke-width=\"\(thick ? "1.6" : "0.8")\" points=\"\(points)\"><title>\(fixed(line.heightFt, 2)) ft</title></polyline>\n"
