@@ -153,17 +153,10 @@ final class SQLPracticeStore: PracticeStore {
                       let averagesJSON = row["averages_json"].string else {
                     throw CorruptRow(description: "a club_subsessions row is unreadable; the database is damaged")
                 }
-                let averages = try SubsessionAnalysis.averages(fromJSON: averagesJSON)
-                let counts = [shots, row["a_count"].int, row["b_count"].int, row["c_count"].int]
-                guard counts.allSatisfy({ $0.map(PracticeSchema.storedCountRange.contains) ?? true }) else {
-                    throw CorruptRow(description: "club_subsessions row \(id) holds a count outside 0…1000000000 (shots, A, B, C: "
-                        + counts.map { $0.map(String.init) ?? "-" }.joined(separator: ", ") + "); the row was not written by this plugin")
-                }
-                // A percentage outside 0–100 (or not a number) was not written by this plugin: no A% rather than a wrong one.
-                let aPercent = row["a_percent"].double.flatMap { (0...100).contains($0) ? $0 : nil }
-                let analysis = SubsessionAnalysis(club: club, templateHash: row["template_hash"].string, shotCount: shots,
-                                                  aCount: row["a_count"].int, bCount: row["b_count"].int, cCount: row["c_count"].int,
-                                                  validity: validity, aPercent: aPercent, averagesAll: averages.all, averagesAOnly: averages.aOnly)
+                let analysis = try SubsessionAnalysis.stored(
+                    id: id, club: club, templateHash: row["template_hash"].string, shotCount: shots, aCount: row["a_count"].int,
+                    bCount: row["b_count"].int, cCount: row["c_count"].int, validity: validity, aPercent: row["a_percent"].double,
+                    averagesJSON: averagesJSON)
                 return StoredSubsession(id: id, sessionID: sessionID, analysis: analysis)
             }
     }
@@ -173,7 +166,7 @@ final class SQLPracticeStore: PracticeStore {
         return try storage.query(S.selectShots, [.integer(sessionID)]).map { row in
             var m = ShotMeasurements()
             // SQLite keeps ±∞ (a row another program wrote): not a measurement, and JSON cannot say it.
-            for metric in metrics { m[metric] = row[metric.sqlColumn].double.flatMap { $0.isFinite ? $0 : nil } }
+            for metric in metrics { m[stored: metric] = row[metric.sqlColumn].double }
             return StoredShot(rowIndex: row["row_index"].int ?? 0, club: row["club"].string ?? "", measurements: m,
                               grade: row["grade"].string.flatMap(Grade.init(rawValue:)), rawJSON: row["raw_json"].string ?? "")
         }
@@ -193,10 +186,7 @@ final class SQLPracticeStore: PracticeStore {
             var result: [ShotMeasurements] = []
             while try statement.step() {
                 var m = ShotMeasurements()
-                for (metric, column) in columns where !statement.isNull(column) {
-                    let value = statement.double(column)
-                    if value.isFinite { m[metric] = value }
-                }
+                for (metric, column) in columns where !statement.isNull(column) { m[stored: metric] = statement.double(column) }
                 result.append(m)
             }
             return result
@@ -267,7 +257,7 @@ final class SQLPracticeStore: PracticeStore {
         let metrics = ShotMetric.allCases
         return try storage.query(S.selectLiveShots, [.integer(liveSessionID)]).map { row in
             var m = ShotMeasurements()
-            for metric in metrics { m[metric] = row[metric.sqlColumn].double.flatMap { $0.isFinite ? $0 : nil } }
+            for metric in metrics { m[stored: metric] = row[metric.sqlColumn].double }
             guard let id = row["live_session_id"].int64, let number = row["shot_number"].int, let club = row["club"].string,
                   let raw = row["raw_json"].string, let received = row["received_at"].string else {
                 throw CorruptRow(description: "a live_shots row is unreadable; the database is damaged")

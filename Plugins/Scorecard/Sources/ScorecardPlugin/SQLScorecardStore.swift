@@ -17,15 +17,9 @@ final class SQLScorecardStore: ScorecardStore {
 
     func transaction<T>(_ body: () throws -> T) throws -> T { try storage.transaction(body) }
 
-    /// A stored number the plugin always checks before writing (ScorecardStoredRange), checked again on
-    /// reading: a value written by another program must not reach arithmetic that would overflow.
+    /// A stored number the schema does not constrain, checked again on reading (ScorecardStoredRange).
     private func checked(_ value: Int?, _ range: ClosedRange<Int>, _ what: @autoclosure () -> String) throws -> Int? {
-        guard let value else { return nil }
-        guard range.contains(value) else {
-            throw CorruptRow(description: "\(what()) is \(value) in the database, outside \(range.lowerBound)…\(range.upperBound); "
-                + "the row was not written by this plugin — correct or delete it with sqlite3, or restore a backup")
-        }
-        return value
+        try ScorecardStoredRange.checked(value, range, what())
     }
 
     func players() throws -> [Player] {

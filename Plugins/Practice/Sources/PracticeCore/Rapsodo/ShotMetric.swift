@@ -176,6 +176,13 @@ public struct ShotMeasurements: Sendable, Equatable, Codable {
         }
     }
 
+    /// Sets a value as read from storage: SQLite keeps ±∞ (a row another program wrote), which is not a
+    /// measurement and which JSON cannot say, so it reads as no value.
+    public subscript(stored metric: ShotMetric) -> Double? {
+        get { self[metric] }
+        set { self[metric] = newValue.flatMap { $0.isFinite ? $0 : nil } }
+    }
+
     /// These measurements without the values outside their metric's plausible range (NaN and ±∞
     /// included), and the metrics left out. What an older version stored unchecked reads safely.
     public var plausible: (measurements: ShotMeasurements, leftOut: [ShotMetric]) {

@@ -329,6 +329,23 @@ extension SubsessionAnalysis {
         return JSONWriter.compact(.object(o))
     }
 
+    /// An analysis as a row of `club_subsessions` holds it, checked as every read path needs: a count
+    /// outside `storedCountRange` is a damaged row (thrown), an A% outside 0–100 is no A%, and stored
+    /// averages keep only plausible means (`averages(fromJSON:)`). What another program (or a version
+    /// before the checks) wrote is read without any arithmetic meeting it.
+    public static func stored(id: Int64, club: String, templateHash: String?, shotCount: Int, aCount: Int?, bCount: Int?, cCount: Int?,
+                              validity: Validity, aPercent: Double?, averagesJSON: String) throws(PracticeError) -> SubsessionAnalysis {
+        let counts = [shotCount, aCount, bCount, cCount]
+        guard counts.allSatisfy({ $0.map(PracticeSchema.storedCountRange.contains) ?? true }) else {
+            throw .storage("club_subsessions row \(id) holds a count outside 0…1000000000 (shots, A, B, C: "
+                + counts.map { $0.map(String.init) ?? "-" }.joined(separator: ", ") + "); the row was not written by this plugin")
+        }
+        let averages = try averages(fromJSON: averagesJSON)
+        return SubsessionAnalysis(club: club, templateHash: templateHash, shotCount: shotCount, aCount: aCount, bCount: bCount,
+                                  cCount: cCount, validity: validity, aPercent: aPercent.flatMap { (0...100).contains($0) ? $0 : nil },
+                                  averagesAll: averages.all, averagesAOnly: averages.aOnly)
+    }
+
     /// Reads `averagesJSON` back.
     public static func averages(fromJSON text: String) throws(PracticeError) -> (all: MetricAverages, aOnly: MetricAverages?) {
         func read(_ v: JSONValue?) -> MetricAverages? {

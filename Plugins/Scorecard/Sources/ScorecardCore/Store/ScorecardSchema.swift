@@ -17,6 +17,17 @@ public enum ScorecardStoredRange {
     public static let indexTenths = -100...540
     /// A Course or Playing Handicap: index 54.0 on slope 155 with a rating 10 over par is 84.
     public static let handicap = -100...200
+
+    /// `value` when it is nil or within `range`; otherwise the one-line error a damaged row gets (a value
+    /// another program wrote), which every read path reports instead of computing with it.
+    public static func checked(_ value: Int?, _ range: ClosedRange<Int>, _ what: @autoclosure () -> String) throws(ScorecardError) -> Int? {
+        guard let value else { return nil }
+        guard range.contains(value) else {
+            throw .storage("\(what()) is \(value) in the database, outside \(range.lowerBound)…\(range.upperBound); "
+                + "the row was not written by this plugin — correct or delete it with sqlite3, or restore a backup")
+        }
+        return value
+    }
 }
 
 /// The schema and statements of the scorecard plugin's database.

@@ -141,8 +141,8 @@ public struct JSONInput: Sendable {
 }
 
 /// The values an input file can plausibly hold, per unit: a file with a value outside is refused (or its
-/// line skipped) naming file:line:column, so no later arithmetic meets 1e308. Documented in the tennis
-/// plugin's CHANGELOG (1.x, Unreleased) and shown by TennisExtremeValuesTests.
+/// line skipped) naming file:line:column, so no later arithmetic meets 1e308. Listed in the tennis
+/// CHANGELOG; shown by DetectionFileTests and ExtremeValuesEndToEndTests.
 public struct PlausibleRange: Sendable, Equatable, CustomStringConvertible {
     public let range: ClosedRange<Double>
     public let unit: String
