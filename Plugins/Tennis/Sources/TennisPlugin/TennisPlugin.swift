@@ -578,7 +578,7 @@ final class DeviceLink: BallMachineLink {
     func write(_ bytes: [UInt8]) throws { try device.write(bytes) }
 
     func read(max: Int, timeout: Double) throws -> [UInt8] {
-        let ms = timeout.isFinite ? Int((Swift.max(0, timeout) * 1000).rounded(.up)) : 0
+        let ms = timeout.isFinite ? Int(saturating: (Swift.max(0, timeout) * 1000).rounded(.up)) : 0
         return try device.read(upTo: max, timeoutMilliseconds: Swift.min(ms, 60_000))
     }
 }

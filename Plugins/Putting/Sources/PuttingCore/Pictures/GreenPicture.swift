@@ -133,7 +133,7 @@ public struct GreenPicture: Sendable {
     /// The SVG document.
     public func svg() -> String {
         let width = frame.imageWidthPx, mapHeight = frame.imageHeightPx
-        let wrapped = GreenPicture.wrap(legend, width: Int((frame.imageWidthPx - 260) / 7.2))
+        let wrapped = GreenPicture.wrap(legend, width: Int(saturating: (frame.imageWidthPx - 260) / 7.2))
         let legendLines = (title == nil ? 0 : 1) + wrapped.count
         let legendHeight = Swift.max(Double(legendLines) * 20 + 30, 70)
         let height = mapHeight + legendHeight
@@ -166,10 +166,10 @@ public struct GreenPicture: Sendable {
                 while column < hf.nx {
                     let k = row * hf.nx + column
                     guard mask[k] else { column += 1; continue }
-                    let band = Swift.min(GreenPicture.bands - 1, Int((Double(hf.heights[k]) - lo) / span * Double(GreenPicture.bands)))
+                    let band = Swift.min(GreenPicture.bands - 1, Int(saturating: (Double(hf.heights[k]) - lo) / span * Double(GreenPicture.bands)))
                     var end = column + 1
                     while end < hf.nx, mask[row * hf.nx + end],
-                          Swift.min(GreenPicture.bands - 1, Int((Double(hf.heights[row * hf.nx + end]) - lo) / span * Double(GreenPicture.bands))) == band
+                          Swift.min(GreenPicture.bands - 1, Int(saturating: (Double(hf.heights[row * hf.nx + end]) - lo) / span * Double(GreenPicture.bands))) == band
                     {
                         end += 1
                     }
