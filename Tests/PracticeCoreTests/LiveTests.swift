@@ -90,10 +90,10 @@ final class OpenConnectTests: XCTestCase {
         }
         // 300 mph passes the message's own 0…400 check but no golf ball flies that fast.
         XCTAssertEqual(error(message(1, speed: "300")), "message 1: Ball Speed is 300.0 mph, outside the plausible 0 to 250 mph")
-        // A club speed of 1e-300 makes a smash factor of 1e302.
-        XCTAssertEqual(error(message(1, extra: #","ClubData":{"Speed":1e-300}"#).replacingOccurrences(of: #""ContainsBallData":true,"#,
+        // A club speed of 0.5 mph makes a smash factor of 200.
+        XCTAssertEqual(error(message(1, extra: #","ClubData":{"Speed":0.5}"#).replacingOccurrences(of: #""ContainsBallData":true,"#,
                                                                                                    with: #""ContainsBallData":true,"ContainsClubData":true,"#)),
-                       "message 1: Smash Factor is 1e+302, outside the plausible 0 to 2")
+                       "message 1: Smash Factor is 200.0, outside the plausible 0 to 2")
         XCTAssertEqual(error(message(1, speed: "1e308")), "message 1: BallData.Speed = 1e+308 is outside 0.0…400.0")
     }
 
