@@ -83,10 +83,16 @@ final class Clubhouse {
     }
 
     /// Runs `clubhouse ARGS` with the scratch data dir (unless the test set one) and waits.
+    /// `launcher`: a command line that runs the rest (e.g. `/usr/bin/setsid --wait`, or a shell
+    /// that opens extra descriptors and `exec`s the rest).
     @discardableResult
-    func run(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 120, onTerminal: Bool = false) throws -> ClubhouseResult {
+    func run(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 120, onTerminal: Bool = false,
+             launcher: [String] = []) throws -> ClubhouseResult {
         let process = Process()
-        if onTerminal {
+        if let first = launcher.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(launcher.dropFirst()) + [Clubhouse.executable.path] + arguments
+        } else if onTerminal {
             // util-linux `script` gives the command a pseudo-terminal (stdin, stdout and stderr are
             // the terminal, merged into this process's stdout); the answer is typed into it.
             let command = ([Clubhouse.executable.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
