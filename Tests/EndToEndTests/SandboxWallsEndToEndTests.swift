@@ -72,27 +72,30 @@ final class SandboxWallsEndToEndTests: XCTestCase {
         XCTAssertEqual(result.exitCode, 0, "a sandboxed plugin uses the host's storage:\n\(result.stderr)")
     }
 
-    /// A TCP listener on 127.0.0.1 (an ephemeral port), non-blocking; closed by the caller.
-    private func listener() throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw XCTSkip("cannot open a TCP socket") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    /// A bound Unix datagram socket (non-blocking) at `path`; closed by the caller.
+    private func datagramSocket(_ path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
         }
-        guard bound == 0, listen(fd, 16) == 0 else {
-            close(fd)
-            throw XCTSkip("cannot listen on 127.0.0.1")
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
+        guard fd >= 0, rc == 0 else { throw XCTSkip("cannot bind a Unix datagram socket at \(path)") }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+        return fd
+    }
+
+    /// Datagrams waiting on `fd`.
+    private func datagrams(_ fd: Int32) -> Int {
+        var count = 0
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while buffer.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, 0) }) > 0 { count += 1 }
+        return count
     }
 
     /// Connections the listener has had (accepted and counted now).
@@ -116,10 +119,12 @@ final class SandboxWallsEndToEndTests: XCTestCase {
         let c = try Clubhouse()
         let config = try site(c)
         try requireSandbox(c, config)
-        let (fd, port) = try listener()
+        let (fd, port) = try loopbackListener()
         defer { close(fd) }
+        let named = try datagramSocket(c.path("named.sock"))
+        defer { close(named) }
         let names = ["fastopen:\(port)", "sendmsg:\(port)", "sendmmsg:\(port)", "sendto:\(port)", "listen", "tfoconnect",
-                     "accept", "bind", "udp", "unix"]
+                     "accept", "bind", "udp", "unix", "dgram:\(c.path("named.sock"))"]
         let (r, _) = try attempts(c, config, names + ["socketpair"])
         for name in names {
             XCTAssertEqual(errno(r[name]), eperm, "\(name): \(r[name] ?? .null)")
@@ -127,13 +132,14 @@ final class SandboxWallsEndToEndTests: XCTestCase {
         XCTAssertEqual(errno(r["socketpair"]), 0, "a socket pair inside the process stays allowed: \(r["socketpair"] ?? .null)")
         usleep(200_000)
         XCTAssertEqual(accepted(fd), 0, "the listener on 127.0.0.1:\(port) was reached without a grant")
+        XCTAssertEqual(datagrams(named), 0, "a named Unix socket was reached through a datagram socket pair")
     }
 
     /// A `net:` grant opens `connect()` to its port, and nothing else: Fast Open to the granted
     /// port is still refused (it would skip Landlock's check for any other port the same way).
     func testANetGrantAllowsConnectButNotFastOpenOrListen() throws {
         let c = try Clubhouse()
-        let (fd, port) = try listener()
+        let (fd, port) = try loopbackListener()
         defer { close(fd) }
         let config = try site(c, grants: ["storage", "net:127.0.0.1:\(port)"])
         try requireSandbox(c, config)
@@ -222,7 +228,8 @@ final class SandboxWallsEndToEndTests: XCTestCase {
         XCTAssertEqual(replies[1]["result"], "stored through the host", "\(replies[1])")
         let forwarded = result.stderr.split(separator: "\n").filter { $0.hasPrefix("[fx] xxx") }
         XCTAssertGreaterThan(forwarded.count, 0)
-        XCTAssertLessThanOrEqual(result.stderr.utf8.count, (1 << 20) + (64 << 10), "at most the burst of 1 MB (and notes) reached the host's stderr")
+        // The burst, what the rate refilled while a debug build took the flood in (under 4 s), the notes.
+        XCTAssertLessThanOrEqual(result.stderr.utf8.count, (1 << 20) + 4 * (64 << 10) + 1024, "at most the burst of 1 MB reached the host's stderr")
         XCTAssertTrue(result.stderr.contains("bytes of its standard error dropped"), String(result.stderr.suffix(500)))
     }
 
@@ -266,8 +273,16 @@ final class SandboxWallsEndToEndTests: XCTestCase {
         let log = StormLog()
         let group = DispatchGroup()
         // The storm: short connections, each sending one request and leaving without its reply.
+        // Threads of their own: Dispatch would run the busy storm first and the restarts after it.
+        func spawn(_ body: @escaping @Sendable () -> Void) {
+            group.enter()
+            Thread.detachNewThread {
+                body()
+                group.leave()
+            }
+        }
         for _ in 0..<3 {
-            DispatchQueue.global().async(group: group) {
+            spawn {
                 var count = 0
                 while Date() < deadline {
                     guard let client = try? RPCSocketClient(path: socketPath) else { continue }
@@ -279,7 +294,7 @@ final class SandboxWallsEndToEndTests: XCTestCase {
         }
         // The restarts: crash the runner, then list the new one's descriptors.
         for alias in ["fa", "fb"] {
-            DispatchQueue.global().async(group: group) {
+            spawn {
                 guard let client = try? RPCSocketClient(path: socketPath) else { return log.add(failure: "\(alias): cannot connect") }
                 var id = 1
                 while Date() < deadline {
@@ -309,14 +324,15 @@ final class SandboxWallsEndToEndTests: XCTestCase {
     // MARK: Why 9: /proc
 
     /// What the sandbox shows of /proc: no file (its own status, maps and environment, the host's
-    /// status, the listing of its descriptors are all refused), and of the magic links
+    /// status, the listing of its descriptors, the host's descriptors by readlink or open are all
+    /// refused), and of the magic links
     /// /proc/self/fd/N — which Landlock cannot restrict for pipes and sockets — only the two wire
     /// pipes reopen (sockets never reopen): standard error is its own, the host's never.
     func testProcShowsNothingButTheRunnersOwnWirePipes() throws {
         let c = try Clubhouse()
         let config = try site(c)
         try requireSandbox(c, config)
-        let names = ["procself", "procmaps", "procenviron", "procparent", "procfddir"]
+        let names = ["procself", "procmaps", "procenviron", "procparent", "procfddir", "procparentfd"]
         let (r, _) = try attempts(c, config, ["procfd"] + names)
         XCTAssertEqual(errno(r["procfd"]), 0)
         XCTAssertEqual(head(r["procfd"]), "3,4", "only the wire's pipes reopen through /proc/self/fd: \(r["procfd"] ?? .null)")
@@ -345,20 +361,25 @@ final class SandboxWallsEndToEndTests: XCTestCase {
     }
 
     /// The control: with `isolation: "process"` the same attacks work (listen, Fast Open, a watch
-    /// on /etc, a message queue, the host's CPU clock, splice on the wire), so the tests above
-    /// can fail.
+    /// on /etc, a message queue, the host's CPU clock, splice on the wire, a datagram pair reaching a
+    /// named socket, the host's descriptors through /proc), so the tests above can fail.
     func testTheNewAttacksWorkWithProcessIsolation() throws {
         let c = try Clubhouse()
         let config = try site(c, isolation: "process")
-        let (fd, port) = try listener()
+        let (fd, port) = try loopbackListener()
         defer { close(fd) }
-        let (r, _) = try attempts(c, config, ["listen", "fastopen:\(port)", "tfoconnect", "inotify", "mq", "clockcpu", "splice", "procfd"])
-        for name in ["listen", "fastopen:\(port)", "tfoconnect", "inotify", "mq", "clockcpu"] {
+        let named = try datagramSocket(c.path("named.sock"))
+        defer { close(named) }
+        let dgram = "dgram:\(c.path("named.sock"))"
+        let works = ["listen", "fastopen:\(port)", "tfoconnect", "inotify", "mq", "clockcpu", dgram, "procparentfd"]
+        let (r, _) = try attempts(c, config, works + ["splice"])
+        for name in works {
             XCTAssertEqual(errno(r[name]), 0, "\(name): \(r[name] ?? .null)")
         }
         XCTAssertEqual(errno(r["splice"]), 11, "splice reaches the pipe (EAGAIN: nothing waiting): \(r["splice"] ?? .null)")
         usleep(200_000)
         XCTAssertEqual(accepted(fd), 1, "Fast Open reached the listener")
+        XCTAssertEqual(datagrams(named), 1, "the datagram pair reached the named socket")
     }
 }
 

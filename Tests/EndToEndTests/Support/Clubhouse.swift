@@ -159,3 +159,26 @@ final class Clubhouse {
         return result
     }
 }
+
+/// A non-blocking TCP listener on 127.0.0.1 (an ephemeral port) and its port; closed by the caller.
+func loopbackListener() throws -> (fd: Int32, port: Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw XCTSkip("cannot open a TCP socket") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0, listen(fd, 16) == 0 else {
+        close(fd)
+        throw XCTSkip("cannot listen on 127.0.0.1")
+    }
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+}

@@ -49,6 +49,7 @@
 #include <linux/perf_event.h>
 #include <netinet/tcp.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
@@ -166,7 +167,8 @@ static struct sockaddr_in loopback(int port) {
  * and names that step (or what was reached) in head.
  *   network: fastopen:PORT sendmsg:PORT sendmmsg:PORT (MSG_FASTOPEN with an address), sendto:PORT
  *            (an address on a stream socket), listen (no bind), tfoconnect (TCP_FASTOPEN_CONNECT),
- *            accept, bind, udp, unix, socketpair (allowed: a pair inside the process)
+ *            accept, bind, udp, unix, dgram:PATH (a datagram socket pair connect()ing to the named
+ *            socket PATH), socketpair (allowed: a stream pair inside the process)
  *   signals: pgkill (setpgid into the host's group, then kill(0, SIGTERM)), setsid, tkill, tgkill,
  *            killgroup (signal 0 to the host's group), sigio (F_SETOWN the host + O_ASYNC, then
  *            a write), setown (ioctl FIOSETOWN), pidfd (pidfd_open of the host), pidfdself
@@ -179,9 +181,11 @@ static struct sockaddr_in loopback(int port) {
  *            ioctlwire (FIOASYNC on fd 3), ioctlstderr (TCSETS on fd 2), stderr (ftruncate(2, 0)
  *            and F_SETFL O_NONBLOCK on fd 2), stderrwrite (one line), stderrflood (4 MB)
  *   /proc:   procfd (the N below 256 whose /proc/self/fd/N opens, listed), procself, procmaps,
- *            procenviron (its own /proc/self/…), procparent (/proc/PPID/status), procfddir
+ *            procenviron (its own /proc/self/…), procparent (/proc/PPID/status), procfddir,
+ *            procparentfd (the host's /proc/PPID/fd/N read with readlink or opened: listed, "o" when
+ *            it opened)
  */
-static int attempt(const char *name, int port, char *head, size_t capacity) {
+static int attempt(const char *name, int port, const char *path, char *head, size_t capacity) {
     head[0] = 0;
     int one = 1;
     if (strcmp(name, "fastopen") == 0 || strcmp(name, "sendto") == 0) {
@@ -247,6 +251,22 @@ static int attempt(const char *name, int port, char *head, size_t capacity) {
         STEP(s, "socket");
         close(s);
         return 0;
+    }
+    if (strcmp(name, "dgram") == 0) {
+        /* A datagram pair's end connect()s to any named socket (here the test's, at `path`). */
+        int pair[2];
+        STEP(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair), "socketpair");
+        struct sockaddr_un address;
+        memset(&address, 0, sizeof address);
+        address.sun_family = AF_UNIX;
+        snprintf(address.sun_path, sizeof address.sun_path, "%s", path);
+        int rc = connect(pair[0], (struct sockaddr *)&address, sizeof address);
+        int e = rc < 0 ? errno : 0;
+        if (rc == 0 && send(pair[0], "escaped", 7, 0) < 0) e = errno;
+        close(pair[0]);
+        close(pair[1]);
+        snprintf(head, capacity, "%s", rc < 0 ? "connect" : "sent");
+        return e;
     }
     if (strcmp(name, "socketpair") == 0) {
         int pair[2];
@@ -443,6 +463,23 @@ static int attempt(const char *name, int port, char *head, size_t capacity) {
         }
         return 0;
     }
+    if (strcmp(name, "procparentfd") == 0) {
+        /* The host's descriptors through /proc/PPID/fd: their targets (readlink) and a reopen. */
+        size_t used = 0;
+        int last = 0;
+        for (int n = 0; n < 256; n++) {
+            char path[64], target[128];
+            snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getppid(), n);
+            ssize_t length = readlink(path, target, sizeof target - 1);
+            if (length < 0) { if (errno != ENOENT) last = errno; }
+            int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+            if (fd < 0) { if (errno != ENOENT) last = errno; }
+            else close(fd);
+            if (length >= 0 || fd >= 0) used += (size_t)snprintf(head + used, capacity - used, "%s%d%s", used ? "," : "", n, fd >= 0 ? "o" : "");
+            if (used >= capacity) break;
+        }
+        return used ? 0 : last;
+    }
     if (strncmp(name, "proc", 4) == 0) {
         char path[64];
         if (strcmp(name, "procparent") == 0) snprintf(path, sizeof path, "/proc/%d/status", (int)getppid());
@@ -629,7 +666,7 @@ static clubhouse_status invoke(const clubhouse_plugin_descriptor *d, void *insta
         memcpy(name, arg, length);
         if (colon) port = atoi(colon + 1);
         char head[256];
-        int e = attempt(name, port, head, sizeof head);
+        int e = attempt(name, port, colon ? colon + 1 : "", head, sizeof head);
         if (e < 0) { say(reply, "unknown attack"); return CLUBHOUSE_NOT_FOUND; }
         return result(reply, e, head);
     }
