@@ -74,15 +74,20 @@ package enum Sandbox {
             return "cannot confine the runner: it has \(threads) threads before loading the plugin, and Landlock confines only the calling one"
         }
         let places = readOnlyPlaces(pluginPath: pluginPath, verified: verified)
-        // Without Landlock's TCP control (ABI < 4), no TCP at all; without its truncate control
-        // (ABI < 3), no truncate(2).
-        if let problem = Seccomp.install(allowTCP: abi >= 4, refuseTruncate: abi < 3) {
+        // In this order: no_new_privs (Landlock and seccomp need it); every capability dropped;
+        // Landlock; the seccomp filter last, so that it need not allow capset or Landlock's calls.
+        guard Kernel.prctl(38, 1) == 0 else { // PR_SET_NO_NEW_PRIVS
+            return "cannot confine the runner: prctl(PR_SET_NO_NEW_PRIVS): \(String(cString: strerror(errno)))"
+        }
+        if let problem = Seccomp.dropCapabilities() {
             return "cannot confine the runner: \(problem)"
         }
         if let problem = Landlock.restrict(readOnly: places, connectPorts: connectPorts, abi: abi) {
             return "cannot confine the runner: \(problem)"
         }
-        if let problem = Seccomp.dropCapabilities() {
+        // Without Landlock's TCP control (ABI < 4), no TCP at all; without its truncate control
+        // (ABI < 3), no truncate(2).
+        if let problem = Seccomp.install(allowTCP: abi >= 4, refuseTruncate: abi < 3) {
             return "cannot confine the runner: \(problem)"
         }
         return nil
