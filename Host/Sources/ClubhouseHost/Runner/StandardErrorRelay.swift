@@ -168,6 +168,15 @@ final class StandardErrorRelay: @unchecked Sendable {
 
     /// Cuts `bytes` into lines and forwards them within the source's budget.
     private func take(_ source: Source, _ bytes: ArraySlice<UInt8>) {
+        // Out of budget: the whole read is dropped at once (a flood costs the host a read and a
+        // count, not a look at every line); the line it ends inside is dropped to its end.
+        refill(source)
+        if source.tokens < Double(source.alias.utf8.count + 4) {
+            source.dropped += bytes.count
+            source.partial.removeAll(keepingCapacity: true)
+            source.cutting = bytes.last != 0x0A
+            return
+        }
         var lines = ""
         var rest = bytes[...]
         while !rest.isEmpty {
@@ -201,10 +210,13 @@ final class StandardErrorRelay: @unchecked Sendable {
     }
 
     /// One forwarded line, or "" when over the budget (counted as dropped).
-    private func line(_ source: Source, _ bytes: [UInt8], cut: Bool) -> String {
+    private func refill(_ source: Source) {
         let now = Subprocess.monotonicMilliseconds()
         source.tokens = min(Double(Self.burst), source.tokens + Double(now - source.refilled) * Double(Self.rate) / 1000)
         source.refilled = now
+    }
+
+    private func line(_ source: Source, _ bytes: [UInt8], cut: Bool) -> String {
         // What reaches the host's stderr counts: the alias, the line, the newline.
         let cost = source.alias.utf8.count + 3 + bytes.count + 1
         guard Double(cost) <= source.tokens else {
