@@ -75,13 +75,7 @@ final class SandboxWallsEndToEndTests: XCTestCase {
     /// A bound Unix datagram socket (non-blocking) at `path`; closed by the caller.
     private func datagramSocket(_ path: String) throws -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
+        var address = unixSocketAddress(path)
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }

@@ -182,3 +182,15 @@ func loopbackListener() throws -> (fd: Int32, port: Int) {
     }
     return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }
+
+/// A Unix socket's address for `path` (which must fit sun_path).
+func unixSocketAddress(_ path: String) -> sockaddr_un {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        raw.copyBytes(from: bytes.prefix(raw.count - 1))
+        raw[min(bytes.count, raw.count - 1)] = 0
+    }
+    return address
+}
