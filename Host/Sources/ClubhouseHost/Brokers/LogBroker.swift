@@ -13,21 +13,31 @@ public final class LogBroker: @unchecked Sendable {
     /// Messages at or below this level are shown: 1 = errors and warnings (default), 2 = info, ...
     public let threshold: Int32
     let color: Bool
-    private let lock = Lock()
+    private let lock: Lock
     /// Where finished lines go (stderr unless a test captures them).
     private let output: (@Sendable (String) -> Void)?
+    /// Reads isolated plugins' standard error and forwards it here, line by line with the plugin's
+    /// alias in front (Runner/StandardErrorRelay.swift).
+    let runnerErrors: StandardErrorRelay
 
-    public init(verbosity: Int, color: Bool) {
-        threshold = Int32(CLUBHOUSE_LOG_WARNING) + Int32(verbosity)
-        self.color = color
-        output = nil
+    public convenience init(verbosity: Int, color: Bool) {
+        self.init(verbosity: verbosity, color: color, optionalOutput: nil)
     }
 
     /// A broker whose lines go to `output` instead of stderr.
-    init(verbosity: Int, color: Bool, output: @escaping @Sendable (String) -> Void) {
+    convenience init(verbosity: Int, color: Bool, output: @escaping @Sendable (String) -> Void) {
+        self.init(verbosity: verbosity, color: color, optionalOutput: output)
+    }
+
+    private init(verbosity: Int, color: Bool, optionalOutput output: (@Sendable (String) -> Void)?) {
         threshold = Int32(CLUBHOUSE_LOG_WARNING) + Int32(verbosity)
         self.color = color
         self.output = output
+        let lock = Lock()
+        self.lock = lock
+        runnerErrors = StandardErrorRelay { text in
+            lock.withLock { if let output { output(text) } else { StandardStreams.writeError(text) } }
+        }
     }
 
     public func isEnabled(_ level: Int32) -> Bool { level <= threshold }

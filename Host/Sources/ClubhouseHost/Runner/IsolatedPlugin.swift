@@ -27,6 +27,9 @@ final class IsolatedPlugin: @unchecked Sendable {
 
     private var pid: pid_t = 0
     private var channel: WireChannel?
+    /// Where the runner's standard error goes (the log broker's relay), and its socket there.
+    private let standardError: StandardErrorRelay
+    private var standardErrorSource: StandardErrorRelay.Source?
     /// Host objects the runner names by handle (they live as long as the runner, at most).
     private var statements = WireHandles<StorageStatement>()
     private var devices = WireHandles<DeviceConnection>()
@@ -40,8 +43,10 @@ final class IsolatedPlugin: @unchecked Sendable {
     private let verifiedLibrary: Int32?
 
     init(path: String, alias: String, timeoutMilliseconds: Int, expectedID: String? = nil,
-         limits: PluginLimits = PluginLimits(), sandboxPorts: [UInt16]? = nil, verifiedLibrary: Int32? = nil) throws(RuntimeError) {
+         limits: PluginLimits = PluginLimits(), sandboxPorts: [UInt16]? = nil, verifiedLibrary: Int32? = nil,
+         standardError: StandardErrorRelay) throws(RuntimeError) {
         self.path = path
+        self.standardError = standardError
         self.verifiedLibrary = verifiedLibrary
         self.sandboxPorts = sandboxPorts
         self.alias = alias
@@ -69,27 +74,36 @@ final class IsolatedPlugin: @unchecked Sendable {
             throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot create pipes for its runner")
         }
         // Descriptors for the files service travel on their own socket, fd 5 in the runner (Wire.swift).
+        // Its standard error (and output) is a socket the host reads (StandardErrorRelay.swift).
         guard let (hostEnd, runnerEnd) = Descriptor.socketPair() else {
             for fd in toChild + fromChild { close(fd) }
             throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot create the descriptor socket for its runner (\(String(cString: strerror(errno))))")
         }
+        guard let (errorsHostEnd, errorsRunnerEnd) = Descriptor.socketPair() else {
+            for fd in toChild + fromChild + [hostEnd, runnerEnd] { close(fd) }
+            throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot create the standard error socket for its runner (\(String(cString: strerror(errno))))")
+        }
         shutdown(hostEnd, Int32(SHUT_RD))
+        shutdown(errorsHostEnd, Int32(SHUT_WR))
+        shutdown(errorsRunnerEnd, Int32(SHUT_RD))
+        func closeAll() { for fd in toChild + fromChild + [hostEnd, runnerEnd, errorsHostEnd, errorsRunnerEnd] { close(fd) } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 3)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 4)
-        posix_spawn_file_actions_adddup2(&actions, runnerEnd, 5)
-        // Moved above the protocol's numbers first, so dup2 onto 3–5 cannot clobber it (it may be 3–6 here).
-        let library = verifiedLibrary.map { fcntl($0, F_DUPFD_CLOEXEC, 10) } ?? -1
-        defer { if library >= 0 { close(library) } }
-        if verifiedLibrary != nil {
-            guard library >= 0 else {
-                for fd in toChild + fromChild + [hostEnd, runnerEnd] { close(fd) }
-                throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot pass its checked library to its runner (\(String(cString: strerror(errno))))")
-            }
-            posix_spawn_file_actions_adddup2(&actions, library, RunnerProcess.verifiedLibraryDescriptor)
+        // Exactly the protocol's descriptors (RunnerProcess): 0 /dev/null, 1 and 2 standard error,
+        // 3 and 4 the frame pipes, 5 the descriptor socket, 6 the checked library; every other
+        // descriptor is closed in the child before exec (CloseOnExec.swift says why there).
+        var moves: [(source: Int32, target: Int32)] = [(errorsRunnerEnd, 1), (errorsRunnerEnd, 2), (toChild[0], 3), (fromChild[1], 4), (runnerEnd, 5)]
+        if let verifiedLibrary { moves.append((verifiedLibrary, RunnerProcess.verifiedLibraryDescriptor)) }
+        guard let copies = Descriptor.placeInChild(&actions, moves) else {
+            closeAll()
+            throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot pass its descriptors to its runner (\(String(cString: strerror(errno))))")
+        }
+        defer { copies.forEach { close($0) } }
+        guard Descriptor.closeInChild(&actions, from: RunnerProcess.verifiedLibraryDescriptor + (verifiedLibrary == nil ? 0 : 1)) else {
+            closeAll()
+            throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot start its runner: \(Descriptor.closeInChildUnavailable)")
         }
         // Its own process group, so the runner and anything the plugin forks are stopped together.
         var attributes = posix_spawnattr_t()
@@ -120,13 +134,16 @@ final class IsolatedPlugin: @unchecked Sendable {
         close(toChild[0])
         close(fromChild[1])
         close(runnerEnd)
+        close(errorsRunnerEnd)
         guard rc == 0 else {
             close(toChild[1])
             close(fromChild[0])
             close(hostEnd)
+            close(errorsHostEnd)
             throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot start its runner: \(String(cString: strerror(rc)))")
         }
         pid = child
+        standardErrorSource = standardError.attach(fd: errorsHostEnd, alias: alias)
         let wire = WireChannel(input: fromChild[0], output: toChild[1], caps: WireCaps.host, descriptorSocket: hostEnd)
         channel = wire
         let hello: (WireKind, [UInt8])?
@@ -199,6 +216,9 @@ final class IsolatedPlugin: @unchecked Sendable {
         }
         // Whatever the plugin forked goes with it (the runner leads its own process group).
         kill(-pid, SIGKILL)
+        // What it wrote to its standard error before it ended reaches the host's.
+        if let source = standardErrorSource { standardError.finish(source) }
+        standardErrorSource = nil
         pid = 0
         exitStatus = nil
         let signal = status & 0x7F

@@ -314,7 +314,9 @@ package enum RunnerProcess {
     /// `verified`: the library's descriptor (the bytes the host checked): loaded from it, not from `path`.
     package static func run(path: String, limits: [Int]? = nil, expectedID: String? = nil, sandbox: [UInt16]? = nil,
                             verified: Int32? = nil) -> Int32 {
-        // The protocol owns fds 3 and 4 (and 5, descriptors); anything the plugin prints goes to stderr.
+        // The protocol owns fds 3 and 4 (and 5, descriptors; 6, a checked library); nothing else
+        // stays open (CloseOnExec.swift); anything the plugin prints goes to stderr.
+        Descriptor.closeAll(above: verified ?? 5)
         dup2(2, 1)
         let channel = WireChannel(input: 3, output: 4, descriptorSocket: 5)
         func refuse(_ message: String) -> Int32 {

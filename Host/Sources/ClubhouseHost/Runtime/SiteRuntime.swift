@@ -284,7 +284,7 @@ public final class SiteRuntime: @unchecked Sendable {
                 let runner = try IsolatedPlugin(path: path, alias: alias, timeoutMilliseconds: entry.timeoutMilliseconds,
                                                 expectedID: entry.id, limits: entry.limits,
                                                 sandboxPorts: isolation == .sandbox ? Self.grantedPorts(entry) : nil,
-                                                verifiedLibrary: verified)
+                                                verifiedLibrary: verified, standardError: log.runnerErrors)
                 backend = .isolated(runner)
                 catalogueBytes = runner.catalogue
             } catch {

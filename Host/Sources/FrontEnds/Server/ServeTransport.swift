@@ -335,12 +335,7 @@ final class ServeLoop: @unchecked Sendable {
         self.listener = listener
         self.limits = limits
         self.note = note
-        if pipe(&wakePipe) == 0 {
-            for end in wakePipe {
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            }
-        }
+        if let (read, write) = Descriptor.pipe(nonBlocking: true) { wakePipe = [read, write] }
         reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
         _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
         descriptorCeiling = ServeLoop.descriptorCeiling()
@@ -564,15 +559,9 @@ final class ServeLoop: @unchecked Sendable {
         Glibc.close(fd)
     }
 
-    /// accept(2), then close-on-exec and non-blocking (Glibc's Swift module has no accept4).
-    private func acceptOne() -> Int32 {
-        let fd = accept(listener, nil, nil)
-        if fd >= 0 {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
-        return fd
-    }
+    /// accept4(2): close-on-exec and non-blocking from birth (a runner spawned meanwhile never
+    /// holds a client's socket).
+    private func acceptOne() -> Int32 { Descriptor.accept(listener, nonBlocking: true) }
 
     /// Tells an accepted client the server has no descriptors to spare, and closes it.
     private func refuseOutOfDescriptors(_ fd: Int32) {
