@@ -55,7 +55,7 @@ final class ConfigurationParserTests: XCTestCase {
         let expected = [
             "p.json:2:35: tcp transport 'tcp:nohost' needs HOST:PORT",
             "p.json:2:94: baud 12345 is not a standard rate",
-            "p.json:4:5: plugin name 'Bad Name' must be lowercase",
+            "p.json:4:5: plugin name 'Bad Name' must be a lowercase letter, then lowercase letters",
             "p.json:5:17: \"id\" must be a string, not an integer",
             "p.json:5:31: version requirement 'soon' is not valid",
             "p.json:5:52: isolation 'sandbax' must be \"auto\", \"in-process\", \"process\" or \"sandbox\"",
@@ -67,6 +67,46 @@ final class ConfigurationParserTests: XCTestCase {
         ]
         XCTAssertEqual(found.count, expected.count, found.joined(separator: "\n"))
         for (f, e) in zip(found, expected) { XCTAssertTrue(f.hasPrefix(e), "\(f)\n  expected prefix: \(e)") }
+    }
+
+    /// Issue 27: one grammar for site names, plugin names and ids, checked where the file is read,
+    /// each problem at its file:line:column. A site named `..` would have put its databases
+    /// outside the data directory (`<data>/../<id>.sqlite`).
+    func testSiteNamesAliasesAndIdsFollowOneGrammar() {
+        let text = """
+        {"default_site": "../x", "sites": {
+          "..": {"plugins": {}},
+          "../elsewhere": {"plugins": {"notes": {"id": "org.example.notes"}}},
+          "Club_A": {"plugins": {"Notes": {"id": "x"}}},
+          "ok": {"plugins": {
+            "a": {"id": "org.example.../../x"},
+            "b": {"id": "org.\(String(repeating: "a", count: 64))"},
+            "c": {"id": "org.\(String(repeating: "abcdefgh.", count: 14))z"},
+            "\(String(repeating: "d", count: 65))": {"id": "org.example.d"},
+            "e": {"id": "org.example.e"}
+          }}
+        }}
+        """
+        let expected = [
+            "p.json:1:18: default_site '../x' must be a lowercase letter, then lowercase letters, digits and '-', at most 64 characters",
+            "p.json:2:3: site name '..' must be a lowercase letter",
+            "p.json:3:3: site name '../elsewhere' must be a lowercase letter",
+            "p.json:4:3: site name 'Club_A' must be a lowercase letter",
+            "p.json:4:26: plugin name 'Notes' must be a lowercase letter",
+            "p.json:6:17: id 'org.example.../../x' is not reverse-DNS",
+            "p.json:7:17: id 'org.aaaa",
+            "p.json:8:17: id 'org.abcdefgh.",
+            "p.json:9:5: plugin name 'ddddd",
+        ]
+        let found = problems(text)
+        XCTAssertEqual(found.count, expected.count, found.joined(separator: "\n"))
+        for (f, e) in zip(found, expected) { XCTAssertTrue(f.hasPrefix(e), "\(f)\n  expected prefix: \(e)") }
+        XCTAssertTrue(found[6].contains("has a label of 64 characters"), found[6])
+        XCTAssertTrue(found[7].contains("131 characters long; an id has at most 128"), found[7])
+        XCTAssertTrue(found[8].contains("65 characters long"), found[8])
+        // The longest names the grammar allows are taken.
+        let longest = String(repeating: "s", count: 64)
+        XCTAssertNoThrow(try parse(#"{"sites": {"\#(longest)": {"plugins": {"\#(longest)": {"id": "org.\#(String(repeating: "a", count: 63)).b"}}}}}"#))
     }
 
     /// `isolation: "sandbox"` is a level of its own (a runner confined by the kernel).

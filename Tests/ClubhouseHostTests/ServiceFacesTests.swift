@@ -25,12 +25,9 @@ final class ServiceFacesTests: XCTestCase {
         for (level, text) in [(Int32(CLUBHOUSE_LOG_WARNING), "low on balls"), (Int32(CLUBHOUSE_LOG_INFO), "42 shots"),
                               (Int32(CLUBHOUSE_LOG_DEBUG), "hidden at -v")] {
             a.write(level: level, source: "tennis", message: text)
-            var w = WireWriter()
-            w.i32(level)
-            w.str(text)
-            b.serve(log: w.bytes, source: "tennis")
+            b.serve(log: LogMessage(level: level, text: text).encode(), source: "tennis", limits: ServiceLimits())
         }
-        b.serve(log: [1, 2], source: "tennis")  // truncated: ignored
+        b.serve(log: [1, 2], source: "tennis", limits: ServiceLimits())  // truncated: ignored
         XCTAssertEqual(direct.all, ["[tennis] warning: low on balls\n", "[tennis] info: 42 shots\n"])
         XCTAssertEqual(wired.all, direct.all)
     }
@@ -58,12 +55,8 @@ final class ServiceFacesTests: XCTestCase {
         }
         let callWire = CallContext(flags: 0, progress: viaWire, alias: "p")
         for (stage, label, n) in [(UInt8(0), "reading", UInt64(2048)), (3, "", 1), (3, "", 77), (9, "", 1), (2, "", 0)] {
-            var w = WireWriter()
-            w.u64(callWire.id)
-            w.u8(stage)
-            w.str(label)
-            w.u64(n)
-            ProgressBroker.serve(progress: w.bytes, call: callWire)
+            let message = ProgressMessage(call: callWire.id, stage: stage, label: label, n: n)
+            ProgressBroker.serve(progress: message.encode(), call: callWire, limits: ServiceLimits())
         }
         XCTAssertEqual(viaC.events, ["begin reading 2048", "unit bytes", "unit items", "end"])
         XCTAssertEqual(viaWire.events, viaC.events, "a stage the host does not know (9) is ignored")
@@ -85,14 +78,10 @@ final class ServiceFacesTests: XCTestCase {
 
         let callWire = CallContext(flags: 0, progress: viaWire, alias: "p")
         for (stage, label, n) in [(UInt8(0), "importing", UInt64(10)), (1, "", 4), (2, "", 0)] {
-            var w = WireWriter()
-            w.u64(callWire.id)
-            w.u8(stage)
-            w.str(label)
-            w.u64(n)
-            ProgressBroker.serve(progress: w.bytes, call: callWire)
+            let message = ProgressMessage(call: callWire.id, stage: stage, label: label, n: n)
+            ProgressBroker.serve(progress: message.encode(), call: callWire, limits: ServiceLimits())
         }
-        ProgressBroker.serve(progress: [0, 0, 0], call: callWire)  // truncated: ignored
+        ProgressBroker.serve(progress: [0, 0, 0], call: callWire, limits: ServiceLimits())  // truncated: ignored
 
         XCTAssertEqual(direct.events, ["begin importing 10", "update 4", "end"])
         XCTAssertEqual(viaC.events, direct.events)
@@ -122,7 +111,14 @@ final class ServiceFacesTests: XCTestCase {
         var w = WireWriter()
         build(&w)
         var request = WireReader(w.bytes)
-        let (status, reply) = StorageBroker.serve(operation, &request, service: service, statements: &statements)
+        var status: Int32, reply: [UInt8]
+        do throws(WireError) {
+            let decoded = try StorageRequest.decode(operation, &request)
+            (status, reply) = decoded.map { StorageBroker.serve($0, service: service, statements: &statements) }
+                ?? (Int32(CLUBHOUSE_INVALID_ARGUMENT), [])
+        } catch {
+            (status, reply) = StorageBroker.malformed(error, service: service)
+        }
         var r = WireReader(reply)
         let message = try r.str()
         let rowid = try r.i64()
@@ -265,6 +261,7 @@ final class ServiceFacesTests: XCTestCase {
         XCTAssertEqual([try rest.str(), try rest.str(), try rest.str()], ["id", "club", "distance"])
         XCTAssertEqual(try rest.u32(), 3)
         XCTAssertEqual([try rest.str(), try rest.str(), try rest.str()], [":club", "@least", ""])
+        XCTAssertGreaterThan(try rest.i64(), 0, "what SQLite holds for the statement")
         XCTAssertEqual(rest.offset, rest.bytes.count)
 
         // A statement the runner resets while it stands on a row is rewound at once by the
@@ -291,7 +288,9 @@ final class ServiceFacesTests: XCTestCase {
         // The runner's table answers from those names, as the C face does.
         let proxy = ProxyTables.makeStorage()
         let names = ["id", "club", "distance"]
-        let runnerStatement = ProxyStatement(context: RunnerContext(channel: WireChannel(input: -1, output: -1)), handle: 1, names: names, parameters: [":club", "@least", ""])
+        let runnerStatement = ProxyStatement(context: RunnerContext(channel: WireChannel(input: -1, output: -1)),
+                                             prepared: PreparedReply(handle: 1, columns: names, parameters: [":club", "@least", ""],
+                                                                     compiledBytes: 0))
         let handle = OpaquePointer(Unmanaged.passRetained(runnerStatement).toOpaque())
         defer { Unmanaged<ProxyStatement>.fromOpaque(UnsafeRawPointer(handle)).release() }
         for name in [":club", "@least", "club", ":nothing"] {
@@ -323,7 +322,8 @@ final class ServiceFacesTests: XCTestCase {
             var w = WireWriter()
             build(&w)
             var request = WireReader(w.bytes)
-            let (status, reply) = try broker.serve(operation, &request, entry: entry, devices: &devices)
+            let decoded = try XCTUnwrap(try DeviceRequest.decode(operation, &request))
+            let (status, reply) = broker.serve(decoded, entry: entry, limits: ServiceLimits(), devices: &devices)
             return (status, WireReader(reply))
         }
 

@@ -248,7 +248,7 @@ public final class PluginLoader: @unchecked Sendable {
         if p.destroy == nil { throw .missingField(path: path, field: "destroy") }
         if p.invoke == nil { throw .missingField(path: path, field: "invoke") }
         guard isReverseDNS(id) else {
-            throw .invalidField(path: path, field: "id", value: id, expected: "a reverse-DNS id such as org.example.notes")
+            throw .invalidField(path: path, field: "id", value: id, expected: "a reverse-DNS id such as org.example.notes (lowercase labels, at most \(Names.maximumIDLength) characters)")
         }
         guard let semantic = SemanticVersion(version) else {
             throw .invalidField(path: path, field: "version", value: version, expected: "a semantic version such as 1.2.0")
@@ -278,11 +278,6 @@ public final class PluginLoader: @unchecked Sendable {
             threadSafe: p.flags & UInt32(CLUBHOUSE_PLUGIN_THREAD_SAFE) != 0, services: services)
     }
 
-    static func isReverseDNS(_ id: String) -> Bool {
-        let parts = id.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count >= 2 else { return false }
-        return parts.allSatisfy { part in
-            !part.isEmpty && part.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
-        }
-    }
+    /// The id grammar (Configuration/Names.swift): reverse-DNS, at most 128 characters.
+    static func isReverseDNS(_ id: String) -> Bool { Names.isID(id) }
 }

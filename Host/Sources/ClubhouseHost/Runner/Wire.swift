@@ -53,25 +53,23 @@ struct WireError: Error, Sendable, CustomStringConvertible {
 
 /// The largest frame the host accepts from a runner, per kind: checked on the 5-byte header,
 /// before any of the payload is buffered, so a runner cannot grow the host with one huge frame.
+/// The caps follow the plugin's limits (ServiceLimits), a little above what an honest runner,
+/// which applies the same limits on its side, ever sends.
 enum WireCaps {
-    /// The runner's log proxy cuts messages at 1 MB; a little over that for the framing.
-    static let log = (1 << 20) + 64
-    static let progress = 64 << 10
     static let handle = 64
     static let hello = 16 << 20
-    /// Service calls carry SQL and blobs to bind; results carry a command's reply.
-    static let serviceCall = 128 << 20
-    static let result = 256 << 20
+    /// Room for a frame's fields around the part a limit bounds.
+    static let framing = 64 << 10
 
-    /// The cap for a frame of `kind` arriving at the host (nil: the host never accepts that kind).
-    static func host(_ kind: WireKind) -> Int {
+    /// The cap for a frame of `kind` arriving at the host from a runner with these limits.
+    static func host(_ kind: WireKind, limits: ServiceLimits) -> Int {
         switch kind {
-        case .log: return log
-        case .progress: return progress
+        case .log: return limits.logBytes + framing
+        case .progress: return limits.progressBytes + framing
         case .finalize, .deviceClose, .resetStatement: return handle
         case .hello: return hello
-        case .serviceCall: return serviceCall
-        case .result: return result
+        case .serviceCall: return limits.serviceCallBytes
+        case .result: return limits.replyBytes + framing
         case .create, .invoke, .destroy, .reply, .cancel, .replyWithDescriptor: return WireChannel.maximumFrame
         }
     }
