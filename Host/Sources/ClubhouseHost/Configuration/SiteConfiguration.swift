@@ -76,10 +76,10 @@ public struct PluginLimits: Sendable, Equatable {
     static let openFilesRange = 16...1_048_576
     static let openStatementsRange = 1...65_536
     static let statementRange = 1...4096
-    /// SQLite's own bound on a statement's text (CSQLite/shim.h sets SQLITE_LIMIT_SQL_LENGTH to 16 MB).
-    static let sqlRange = 1...16_384
-    /// SQLite's own bound on one value (SQLITE_LIMIT_LENGTH, 256 MB).
-    static let bindRange = 1...256
+    /// SQLite's own bound on a statement's text (CSQLite/shim.h: SQLITE_LIMIT_SQL_LENGTH, 16,000,000 bytes).
+    static let sqlRange = 1...15_625
+    /// SQLite's own bound on one value (SQLITE_LIMIT_LENGTH, 256,000,000 bytes).
+    static let bindRange = 1...244
     static let replyRange = 1...256
     static let logRange = 1...16_384
     /// A runner's progress frame is capped at 64 KiB (Wire.swift).
