@@ -109,6 +109,30 @@ final class ConfigurationParserTests: XCTestCase {
         XCTAssertNoThrow(try parse(#"{"sites": {"\#(longest)": {"plugins": {"\#(longest)": {"id": "org.\#(String(repeating: "a", count: 63)).b"}}}}}"#))
     }
 
+    /// Every key of "limits" the parser reads is in the shipped schema, with the same range and default.
+    func testTheSchemaListsEveryLimitWithItsRangeAndDefault() throws {
+        let schema = try JSONParser.parse(EmbeddedDefaults.schemaJSON)
+        let limits = try XCTUnwrap(schema["$defs"]?["plugin"]?["properties"]?["limits"]?["properties"]?.objectValue)
+        XCTAssertEqual(Set(limits.keys), Set(ConfigurationParser.limitKeys))
+        let d = PluginLimits()
+        let expected: [String: (ClosedRange<Int>, Int)] = [
+            "memory_mb": (PluginLimits.memoryRange, d.memoryMegabytes), "cpu_seconds": (PluginLimits.cpuRange, d.cpuSeconds),
+            "wall_ms": (PluginLimits.wallRange, d.wallMilliseconds), "open_files": (PluginLimits.openFilesRange, d.openFiles),
+            "open_statements": (PluginLimits.openStatementsRange, d.openStatements),
+            "statement_mb": (PluginLimits.statementRange, d.statementMegabytes), "sql_kb": (PluginLimits.sqlRange, d.sqlKilobytes),
+            "bind_mb": (PluginLimits.bindRange, d.bindMegabytes), "reply_mb": (PluginLimits.replyRange, d.replyMegabytes),
+            "log_kb": (PluginLimits.logRange, d.logKilobytes), "progress_kb": (PluginLimits.progressRange, d.progressKilobytes),
+            "open_devices": (PluginLimits.openDevicesRange, d.openDevices),
+        ]
+        for (key, (range, value)) in expected {
+            XCTAssertEqual(limits[key]?["minimum"]?.intValue, range.lowerBound, key)
+            XCTAssertEqual(limits[key]?["maximum"]?.intValue, range.upperBound, key)
+            XCTAssertEqual(limits[key]?["default"]?.intValue, value, key)
+        }
+        // And the host's defaults are what ServiceLimits holds for a plugin without "limits".
+        XCTAssertEqual(ServiceLimits(PluginLimits()), ServiceLimits())
+    }
+
     /// `isolation: "sandbox"` is a level of its own (a runner confined by the kernel).
     func testSandboxIsolationParses() throws {
         let c = try parse(#"{"sites": {"a": {"plugins": {"p": {"id": "org.x.p", "isolation": "sandbox"}}}}}"#)
