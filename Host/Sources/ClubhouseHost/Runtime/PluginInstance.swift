@@ -232,7 +232,7 @@ final class PluginInstance: @unchecked Sendable {
             if database == nil && databaseError == nil {
                 do {
                     database = try runtime.storage.open(site: siteName, pluginID: info.id, owner: entry.alias,
-                                                        pluginVersion: info.version, limits: limits)
+                                                        pluginVersion: info.version, limits: limits, shared: !serializesCalls)
                 } catch let error as StorageError {
                     databaseError = error.message
                 } catch {

@@ -49,6 +49,10 @@ public final class PluginDatabase: @unchecked Sendable {
     private(set) var heldBytes = 0
     /// What this plugin may make the host hold (the site's "limits"; ServiceLimits).
     let limits: ServiceLimits
+    /// Concurrent calls use this connection (a thread-safe plugin in process): statements' binds,
+    /// steps and resets then take the connection's mutex too (`guarded`); otherwise the call gates
+    /// let one call at a time reach it and those skip the extra lock.
+    let shared: Bool
     /// Set when this open moved the database to a newer plugin version (its backup was made first).
     public internal(set) var upgrade: DatabaseUpgrade?
     /// Set when a migration failed on this connection (an upgrade's backup is then restored).
@@ -76,14 +80,16 @@ public final class PluginDatabase: @unchecked Sendable {
         "rtreenode", "rtreedepth",
     ]
 
-    convenience init(path: String, owner: String, limits: ServiceLimits = ServiceLimits()) throws(StorageError) {
-        try self.init(path: path, resolvedPath: path, owner: owner, pluginVersion: nil, limits: limits)
+    convenience init(path: String, owner: String, limits: ServiceLimits = ServiceLimits(), shared: Bool = true) throws(StorageError) {
+        try self.init(path: path, resolvedPath: path, owner: owner, pluginVersion: nil, limits: limits, shared: shared)
     }
 
-    init(path: String, resolvedPath: String, owner: String, pluginVersion: String?, limits: ServiceLimits) throws(StorageError) {
+    init(path: String, resolvedPath: String, owner: String, pluginVersion: String?, limits: ServiceLimits,
+         shared: Bool) throws(StorageError) {
         self.path = path
         self.owner = owner
         self.limits = limits
+        self.shared = shared
         let folder = FileSystem.directoryName(resolvedPath)
         let exists = FileSystem.exists(resolvedPath)
         if !exists && access(folder, W_OK) != 0 {
@@ -92,7 +98,10 @@ public final class PluginDatabase: @unchecked Sendable {
         }
         readOnly = exists && (access(resolvedPath, W_OK) != 0 || access(folder, W_OK) != 0)
         var handle: OpaquePointer?
-        var flags = SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
+        // A connection concurrent calls share runs in SQLite's serialized mode (each call takes its
+        // mutex, which `serialized` takes too); one the call gates reach one call at a time runs in
+        // multi-thread mode: no mutex at all on each bind, step and column read.
+        var flags = (shared ? SQLITE_OPEN_FULLMUTEX : SQLITE_OPEN_NOMUTEX) | SQLITE_OPEN_NOFOLLOW
         var name = resolvedPath
         if readOnly {
             flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
@@ -258,7 +267,7 @@ public final class PluginDatabase: @unchecked Sendable {
         if let call = CallContext.current {
             if call.storageError.count > 1 { call.storageError = [0] }
         } else {
-            serialized { sharedError = [0] }
+            serialized { if sharedError.count > 1 { sharedError = [0] } }
         }
     }
 
@@ -436,6 +445,10 @@ public final class PluginDatabase: @unchecked Sendable {
     func noteCleared(_ record: UnsafeMutablePointer<StatementRecord>) {
         heldBytes -= record.pointee.clearBound()
     }
+
+    /// `serialized` when concurrent calls share the connection, the body alone otherwise.
+    @inline(__always)
+    func guarded<R>(_ body: () -> R) -> R { shared ? serialized(body) : body() }
 
     /// Runs `body` holding the connection's own (recursive) mutex, so the transaction bookkeeping
     /// of concurrent calls of a thread-safe plugin stays consistent with SQLite's state.

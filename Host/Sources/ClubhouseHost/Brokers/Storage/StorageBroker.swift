@@ -34,7 +34,7 @@ public final class StorageBroker: @unchecked Sendable {
     /// not be one. `pluginVersion`, when given, is checked against the newest version of the
     /// plugin that wrote the database (a newer one is refused) and recorded.
     public func open(site: String, pluginID: String, owner: String, pluginVersion: String? = nil,
-                     limits: ServiceLimits = ServiceLimits()) throws(StorageError) -> PluginDatabase
+                     limits: ServiceLimits = ServiceLimits(), shared: Bool = true) throws(StorageError) -> PluginDatabase
     {
         // The configuration and the runner's hello are checked already; this is the last place a
         // name becomes a path, so it refuses anything outside the grammar once more.
@@ -64,7 +64,8 @@ public final class StorageBroker: @unchecked Sendable {
                 throw StorageError(status: Int32(CLUBHOUSE_IO), message: "\(path) is not a regular file; move it away so the host can create the database")
             }
         }
-        return try PluginDatabase(path: path, resolvedPath: resolved, owner: owner, pluginVersion: pluginVersion, limits: limits)
+        return try PluginDatabase(path: path, resolvedPath: resolved, owner: owner, pluginVersion: pluginVersion, limits: limits,
+                                  shared: shared)
     }
 }
 

@@ -155,7 +155,7 @@ struct StorageStatement {
     private func bindScalar(_ index: Int32, _ bind: () -> Int32) -> Int32 {
         guard record.pointee.boundByIndex != nil else { return bound(bind()) }
         let db = database
-        return db.serialized {
+        return db.guarded {
             let rc = bind()
             if rc == SQLITE_OK { db.noteBound(record, index: index, bytes: 0) }
             return bound(rc)
@@ -167,7 +167,7 @@ struct StorageStatement {
     @inline(__always)
     private func bindBytes(_ index: Int32, _ count: Int, _ bind: () -> Int32) -> Int32 {
         let db = database
-        return db.serialized {
+        return db.guarded {
             if let refusal = db.admitBind(record, index: index, newBytes: count) { return refusal }
             let rc = bind()
             if rc == SQLITE_OK { db.noteBound(record, index: index, bytes: count) }
@@ -213,7 +213,7 @@ struct StorageStatement {
     /// cannot replace this one's message.
     func step() -> Int32 {
         let db = database
-        return db.serialized {
+        return db.guarded {
             let rc = sqlite3_step(stmt)
             if rc == SQLITE_ROW {
                 let bytes = rowBytes
@@ -241,7 +241,7 @@ struct StorageStatement {
     /// Rewinds the statement and clears its bindings.
     func reset() -> Int32 {
         let db = database
-        return db.serialized {
+        return db.guarded {
             sqlite3_reset(stmt)
             sqlite3_clear_bindings(stmt)
             db.noteCleared(record)
