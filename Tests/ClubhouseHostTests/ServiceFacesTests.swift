@@ -102,6 +102,39 @@ final class ServiceFacesTests: XCTestCase {
 
     private let ok = Int32(CLUBHOUSE_OK)
 
+    /// One enum for value types on the wire, numbered as storage.h's CLUBHOUSE_TYPE_* and SQLite's.
+    func testStorageValueTypesAreTheHeadersAndSQLitesNumbers() {
+        let pairs: [(StorageValueType, Int32, Int32)] = [
+            (.integer, Int32(CLUBHOUSE_TYPE_INTEGER), SQLITE_INTEGER), (.float, Int32(CLUBHOUSE_TYPE_FLOAT), SQLITE_FLOAT),
+            (.text, Int32(CLUBHOUSE_TYPE_TEXT), SQLITE_TEXT), (.blob, Int32(CLUBHOUSE_TYPE_BLOB), SQLITE_BLOB),
+            (.null, Int32(CLUBHOUSE_TYPE_NULL), SQLITE_NULL),
+        ]
+        for (type, header, sqlite) in pairs {
+            XCTAssertEqual(type.code, header, "\(type)")
+            XCTAssertEqual(type.code, sqlite, "\(type)")
+            XCTAssertEqual(StorageValueType(code: header), type)
+        }
+        XCTAssertEqual(StorageValueType(code: 0), .null, "an unknown number is NULL")
+        XCTAssertEqual(StorageValueType(code: 77), .null)
+        // A value and a row survive their encoders and decoders.
+        var w = WireWriter()
+        let values: [WireValue] = [.integer(-9), .float(2.5), .text(Array("é".utf8)), .blob([0, 255]), .null]
+        values.forEach { $0.encode(into: &w) }
+        var r = WireReader(w.bytes)
+        XCTAssertEqual(try values.map { _ in try WireValue.decode(&r) }, values)
+        let step = StepRequest(handle: 7, resetFirst: true, binds: [(1, .text([104, 105])), (3, .null)])
+        var sw = WireWriter()
+        step.encode(into: &sw)
+        var sr = WireReader(sw.bytes)
+        XCTAssertEqual(try StepRequest.decode(&sr), step)
+        var huge = WireWriter()
+        huge.u32(1)
+        huge.u8(0)
+        huge.u32(StepRequest.maximumBinds + 1)
+        var hr = WireReader(huge.bytes)
+        XCTAssertThrowsError(try StepRequest.decode(&hr), "no statement has more binds than SQLite allows")
+    }
+
     /// Sends one storage service call through the wire face; returns the status and a reader past
     /// the storage tail (message, last rowid, changes), which it returns too.
     private func wire(_ operation: WireOperation, _ service: StorageService, _ statements: inout WireHandles<StorageStatement>,

@@ -19,7 +19,7 @@ final class ServiceConformanceEndToEndTests: XCTestCase {
         var log: [String] = []
     }
 
-    static let commands = ["storage", "limits", "files", "config", "invoke", "progress", "log", "device"]
+    static let commands = ["storage", "limits", "files", "config", "invoke", "progress", "log", "device", "bigreply", "smallreply"]
 
     private func config(_ c: Clubhouse, plugin: String, isolation: String) throws -> String {
         try c.write("conformance-\(isolation).json", """
@@ -117,6 +117,9 @@ final class ServiceConformanceEndToEndTests: XCTestCase {
         XCTAssertTrue(reference.replies["device"]?.contains("open #3 -> denied") ?? false, reference.replies["device"] ?? "")
         XCTAssertTrue(reference.log.contains { $0.contains("conformance long:") && $0.contains("(cut at 1 KiB") }, "\(reference.log)")
         XCTAssertTrue(reference.progress.contains { $0.contains("(cut at 1 KiB") }, "\(reference.progress)")
+        XCTAssertTrue(reference.replies["bigreply"]?.contains(#"plugin 'conf' is over its limit of 1 MiB (\"limits\": {\"reply_mb\": 1} in plugins.json)"#) ?? false,
+                      reference.replies["bigreply"] ?? "")
+        XCTAssertTrue(reference.replies["smallreply"]?.contains(#""result":"rrrr"#) ?? false, String((reference.replies["smallreply"] ?? "").prefix(200)))
 
         for isolation in isolations.dropFirst() {
             let other = try XCTUnwrap(seen[isolation])

@@ -15,6 +15,7 @@
  *   progress             stages, updates, units and a label past progress_kb (seen by the caller)
  *   log                  every level and a message past log_kb (seen on the host's stderr)
  *   device               a device that is not granted, then the granted simulator: a frame out, its reply in
+ *   bigreply, smallreply a reply of 2 MiB (past the site's reply_mb) and one just under it
  */
 #include "clubhouse.h"
 
@@ -571,6 +572,17 @@ static clubhouse_status run_device(instance *p, const clubhouse_reply *reply) {
     return answer(&t, reply);
 }
 
+/* A reply of `n` bytes (over the site's reply_mb of 1 MiB when asked): refused alike in process
+ * and in a runner. */
+static clubhouse_status run_bigreply(const clubhouse_reply *reply, size_t n) {
+    char chunk[4096];
+    memset(chunk, 'r', sizeof chunk);
+    reply->write(reply, "{\"data\":\"", 9);
+    for (size_t done = 0; done < n; done += sizeof chunk) reply->write(reply, chunk, n - done < sizeof chunk ? n - done : sizeof chunk);
+    reply->write(reply, "\"}", 2);
+    return CLUBHOUSE_OK;
+}
+
 static clubhouse_status c_describe(const clubhouse_plugin_descriptor *self, const clubhouse_reply *reply) {
     (void)self;
     const char *catalogue = "{\"commands\":["
@@ -582,7 +594,9 @@ static clubhouse_status c_describe(const clubhouse_plugin_descriptor *self, cons
         "{\"name\":\"invoke\",\"summary\":\"Other plugins\",\"arguments\":[]},"
         "{\"name\":\"progress\",\"summary\":\"Progress stages\",\"arguments\":[]},"
         "{\"name\":\"log\",\"summary\":\"Log levels\",\"arguments\":[]},"
-        "{\"name\":\"device\",\"summary\":\"A device\",\"arguments\":[]}"
+        "{\"name\":\"device\",\"summary\":\"A device\",\"arguments\":[]},"
+        "{\"name\":\"bigreply\",\"summary\":\"A reply past reply_mb\",\"arguments\":[]},"
+        "{\"name\":\"smallreply\",\"summary\":\"A reply just under reply_mb\",\"arguments\":[]}"
         "]}";
     reply->write(reply, catalogue, strlen(catalogue));
     return CLUBHOUSE_OK;
@@ -615,6 +629,8 @@ static clubhouse_status c_invoke(const clubhouse_plugin_descriptor *self, void *
     if (strcmp(command, "progress") == 0) return run_progress(p, call, reply);
     if (strcmp(command, "log") == 0) return run_log(p, reply);
     if (strcmp(command, "device") == 0) return run_device(p, reply);
+    if (strcmp(command, "bigreply") == 0) return run_bigreply(reply, 2 << 20);
+    if (strcmp(command, "smallreply") == 0) return run_bigreply(reply, (1 << 20) - 4096);
     const char *text = "unknown command";
     reply->write(reply, text, strlen(text));
     return CLUBHOUSE_NOT_FOUND;
