@@ -2,6 +2,7 @@ import ClubhouseJSON
 import ClubhousePlatform
 import XCTest
 @testable import ClubhouseHost
+@testable import ClubhouseWire
 
 final class ConfigurationParserTests: XCTestCase {
     private func parse(_ text: String) throws -> SiteConfiguration {

@@ -4,6 +4,8 @@ import ClubhouseJSON
 import CSQLite
 import XCTest
 @testable import ClubhouseHost
+@testable import ClubhouseWire
+@testable import ClubhouseRunner
 
 /// Each broker is one Swift implementation with two thin faces: the C table an in-process plugin
 /// gets and the wire handler an isolated plugin's runner reaches. These tests drive the Swift API,
@@ -93,9 +95,9 @@ final class ServiceFacesTests: XCTestCase {
     func testConfigLookupIsSharedByTheHostAndRunnerTables() throws {
         let config = try JSONParser.parse(#"{"physics":{"capture":[0.5,1]},"name":"court 1"}"#)
         let reply = ReplyBuffer()
-        XCTAssertEqual(reply.withSink { ConfigBroker.get(in: config, key: "physics.capture.1", reply: $0) }, Int32(CLUBHOUSE_OK))
+        XCTAssertEqual(reply.withSink { ConfigLookup.get(in: config, key: "physics.capture.1", reply: $0) }, Int32(CLUBHOUSE_OK))
         XCTAssertEqual(reply.text, "1")
-        XCTAssertEqual(ConfigBroker.get(in: config, key: "physics.nothing", reply: nil), Int32(CLUBHOUSE_NOT_FOUND))
+        XCTAssertEqual(ConfigLookup.get(in: config, key: "physics.nothing", reply: nil), Int32(CLUBHOUSE_NOT_FOUND))
     }
 
     // MARK: storage

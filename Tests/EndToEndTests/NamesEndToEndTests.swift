@@ -1,6 +1,6 @@
 // Issue 27, Why 7: site names left the data directory. A site named `..` (or `../elsewhere`) wrote
 // its databases outside the data dir and `config validate` called the file valid. One grammar for
-// site names, plugin names and ids (Configuration/Names.swift) is now enforced where the
+// site names, plugin names and ids (Host/Sources/Loader/Names.swift) is now enforced where the
 // configuration is read: the file, --site and CLUBHOUSE_SITE.
 
 import Foundation

@@ -8,6 +8,7 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -150,7 +151,7 @@ public final class DeviceBroker: @unchecked Sendable {
     // MARK: the wire face
 
     /// The most a runner's read may ask for at once (its proxy asks for at most this).
-    static let wireReadLimit = 1 << 20
+    static let wireReadLimit = DeviceRequest.maximumRead
 
     /// The buffer a runner's read gets: what it asked for, at least 1 byte, at most `wireReadLimit`.
     static func wireReadCapacity(_ requested: UInt32) -> Int { min(max(1, Int(requested)), wireReadLimit) }

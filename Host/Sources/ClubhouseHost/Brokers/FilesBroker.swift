@@ -6,6 +6,7 @@
 
 import CClubhouse
 import ClubhouseABI
+import ClubhouseWire
 #if canImport(Glibc)
 import Glibc
 #endif

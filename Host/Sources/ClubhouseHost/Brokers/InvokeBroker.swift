@@ -6,6 +6,7 @@
 
 import CClubhouse
 import ClubhouseABI
+import ClubhouseWire
 
 enum InvokeBroker {
     /// The C face.

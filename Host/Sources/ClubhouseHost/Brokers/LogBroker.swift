@@ -5,6 +5,7 @@
 import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
+import ClubhouseWire
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -4,6 +4,7 @@
 // plugin gets, and the wire face that takes an isolated plugin's one-way progress frames.
 
 import CClubhouse
+import ClubhouseWire
 #if canImport(Glibc)
 import ClubhousePlatform
 import Glibc

@@ -2,6 +2,7 @@
 // malformed JSON, unknown keys (with a suggestion), wrong types, unknown grants, bad versions.
 
 import ClubhouseJSON
+import ClubhouseLoader
 
 public enum ConfigurationParser {
     static let topKeys = ["$schema", "version", "default_site", "plugin_dirs", "data_dir", "sites"]

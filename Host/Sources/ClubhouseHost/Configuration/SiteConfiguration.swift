@@ -2,6 +2,8 @@
 // may touch. Parsed with source locations so every problem is reported as file:line:column.
 
 import ClubhouseJSON
+import ClubhouseWire
+import ClubhouseLoader
 
 /// The whole configuration file.
 public struct SiteConfiguration: Sendable {
@@ -205,5 +207,20 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         if let location { return "\(file):\(location.line):\(location.column): \(message)" }
         return "\(file): \(message)"
+    }
+}
+
+extension ServiceLimits {
+    /// The limits a site gives a plugin ("limits" in plugins.json), in bytes.
+    public init(_ limits: PluginLimits) {
+        self.init()
+        openStatements = limits.openStatements
+        statementBytes = limits.statementMegabytes << 20
+        sqlBytes = limits.sqlKilobytes << 10
+        bindBytes = limits.bindMegabytes << 20
+        replyBytes = limits.replyMegabytes << 20
+        logBytes = limits.logKilobytes << 10
+        progressBytes = limits.progressKilobytes << 10
+        openDevices = limits.openDevices
     }
 }

@@ -8,6 +8,8 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseWire
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -78,9 +80,9 @@ final class IsolatedPlugin: @unchecked Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 3)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 4)
-        posix_spawn_file_actions_adddup2(&actions, runnerEnd, 5)
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], RunnerDescriptors.input)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], RunnerDescriptors.output)
+        posix_spawn_file_actions_adddup2(&actions, runnerEnd, RunnerDescriptors.descriptors)
         // Moved above the protocol's numbers first, so dup2 onto 3–5 cannot clobber it (it may be 3–6 here).
         let library = verifiedLibrary.map { fcntl($0, F_DUPFD_CLOEXEC, 10) } ?? -1
         defer { if library >= 0 { close(library) } }
@@ -89,7 +91,7 @@ final class IsolatedPlugin: @unchecked Sendable {
                 for fd in toChild + fromChild + [hostEnd, runnerEnd] { close(fd) }
                 throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot pass its checked library to its runner (\(String(cString: strerror(errno))))")
             }
-            posix_spawn_file_actions_adddup2(&actions, library, RunnerProcess.verifiedLibraryDescriptor)
+            posix_spawn_file_actions_adddup2(&actions, library, RunnerDescriptors.verifiedLibrary)
         }
         // Its own process group, so the runner and anything the plugin forks are stopped together.
         var attributes = posix_spawnattr_t()
@@ -101,7 +103,7 @@ final class IsolatedPlugin: @unchecked Sendable {
         var words: [String] = [executable, "__runner", path,
                                "--limits", "\(limits.memoryMegabytes),\(limits.cpuSeconds),\(limits.openFiles)"]
         if let fixedID { words += ["--id", fixedID] }
-        if verifiedLibrary != nil { words += ["--verified", "\(RunnerProcess.verifiedLibraryDescriptor)"] }
+        if verifiedLibrary != nil { words += ["--verified", "\(RunnerDescriptors.verifiedLibrary)"] }
         if let sandboxPorts { words += ["--sandbox", sandboxPorts.isEmpty ? "-" : sandboxPorts.map(String.init).joined(separator: ",")] }
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

@@ -4,6 +4,7 @@
 import ClubhousePlatform
 import CClubhouse
 import Synchronization
+import ClubhouseWire
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -5,6 +5,8 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseWire
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 import ClubhouseHost
 import ClubhousePlatform
 import ClubhouseABI
+import ClubhouseLoader
 // The options every clubhouse command understands, from flags and the environment:
 // --site, --config, --data-dir, --json, --quiet, --verbose, --version, --help, --strict, --no-color,
 // --no-pager;

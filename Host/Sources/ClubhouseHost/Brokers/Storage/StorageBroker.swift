@@ -13,6 +13,8 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import CSQLite
+import ClubhouseWire
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif

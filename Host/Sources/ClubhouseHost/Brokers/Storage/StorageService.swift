@@ -8,6 +8,7 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import CSQLite
+import ClubhouseWire
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,10 +1,11 @@
 // The storage service's wire face: a runner's storage service calls, decoded and answered
 // through the same Swift API as the C face (StorageService.swift). The messages, each with its
-// encoder and decoder, are in Runner/WireMessages.swift (StorageRequest, StepRequest,
+// encoder and decoder, are in the wire module (Host/Sources/Wire/WireMessages.swift) (StorageRequest, StepRequest,
 // StorageReplyTail, PreparedReply, RowReply).
 
 import CClubhouse
 import ClubhouseABI
+import ClubhouseWire
 #if canImport(Glibc)
 import Glibc
 #endif

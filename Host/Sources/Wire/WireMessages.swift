@@ -12,25 +12,25 @@ import Glibc
 
 /// The type of a storage value: the numbers of CLUBHOUSE_TYPE_* (services/storage.h), which are
 /// SQLite's (a unit test checks both).
-enum StorageValueType: UInt8, Sendable {
+package enum StorageValueType: UInt8, Sendable {
     case integer = 1, float = 2, text = 3, blob = 4, null = 5
 
     /// A type from SQLite's or the header's number; anything else is NULL.
-    init(code: Int32) { self = StorageValueType(rawValue: UInt8(truncatingIfNeeded: code)) ?? .null }
+    package init(code: Int32) { self = StorageValueType(rawValue: UInt8(truncatingIfNeeded: code)) ?? .null }
 
-    var code: Int32 { Int32(rawValue) }
+    package var code: Int32 { Int32(rawValue) }
 }
 
 /// A value bound to a parameter or read from a column, as it travels: the type byte, then an i64,
 /// an f64 or a byte string (text and blobs), nothing for NULL.
-enum WireValue: Equatable, Sendable {
+package enum WireValue: Equatable, Sendable {
     case integer(Int64)
     case float(Double)
     case text([UInt8])
     case blob([UInt8])
     case null
 
-    var type: StorageValueType {
+    package var type: StorageValueType {
         switch self {
         case .integer: return .integer
         case .float: return .float
@@ -41,14 +41,14 @@ enum WireValue: Equatable, Sendable {
     }
 
     /// Bytes of text or blob (0 for the other types).
-    var byteCount: Int {
+    package var byteCount: Int {
         switch self {
         case .text(let b), .blob(let b): return b.count
         default: return 0
         }
     }
 
-    func encode(into w: inout WireWriter) {
+    package func encode(into w: inout WireWriter) {
         w.u8(type.rawValue)
         switch self {
         case .integer(let v): w.i64(v)
@@ -59,12 +59,12 @@ enum WireValue: Equatable, Sendable {
     }
 
     /// Encodes a text or blob straight from borrowed bytes (no intermediate array).
-    static func encodeBytes(_ type: StorageValueType, _ bytes: UnsafeRawBufferPointer, into w: inout WireWriter) {
+    package static func encodeBytes(_ type: StorageValueType, _ bytes: UnsafeRawBufferPointer, into w: inout WireWriter) {
         w.u8(type.rawValue)
         w.data(bytes)
     }
 
-    static func decode(_ r: inout WireReader) throws(WireError) -> WireValue {
+    package static func decode(_ r: inout WireReader) throws(WireError) -> WireValue {
         switch StorageValueType(code: Int32(try r.u8())) {
         case .integer: return .integer(try r.i64())
         case .float: return .float(try r.f64())
@@ -78,27 +78,38 @@ enum WireValue: Equatable, Sendable {
 // MARK: frames around the services
 
 /// The start of a `serviceCall` frame; the operation's request follows.
-struct ServiceCallHeader: Equatable {
-    var seq: UInt32
-    var operation: UInt8
+package struct ServiceCallHeader: Equatable {
+    package var seq: UInt32
+    package var operation: UInt8
 
-    func encode(into w: inout WireWriter) {
+    package init(seq: UInt32, operation: UInt8) {
+        self.seq = seq
+        self.operation = operation
+    }
+
+    package func encode(into w: inout WireWriter) {
         w.u32(seq)
         w.u8(operation)
     }
 
-    static func decode(_ r: inout WireReader) throws(WireError) -> ServiceCallHeader {
+    package static func decode(_ r: inout WireReader) throws(WireError) -> ServiceCallHeader {
         ServiceCallHeader(seq: try r.u32(), operation: try r.u8())
     }
 }
 
 /// A `reply` (or `replyWithDescriptor`) frame: the answer to service call `seq`.
-struct ServiceReply {
-    var seq: UInt32
-    var status: Int32
-    var payload: [UInt8]
+package struct ServiceReply {
+    package var seq: UInt32
+    package var status: Int32
+    package var payload: [UInt8]
 
-    func encode() -> [UInt8] {
+    package init(seq: UInt32, status: Int32, payload: [UInt8]) {
+        self.seq = seq
+        self.status = status
+        self.payload = payload
+    }
+
+    package func encode() -> [UInt8] {
         var w = WireWriter()
         w.u32(seq)
         w.i32(status)
@@ -106,7 +117,7 @@ struct ServiceReply {
         return w.bytes
     }
 
-    static func decode(_ bytes: [UInt8]) throws(WireError) -> ServiceReply {
+    package static func decode(_ bytes: [UInt8]) throws(WireError) -> ServiceReply {
         var r = WireReader(bytes)
         return ServiceReply(seq: try r.u32(), status: try r.i32(), payload: try r.data())
     }
@@ -114,18 +125,23 @@ struct ServiceReply {
 
 /// `hello` (runner → host, once): i32 status, then the descriptor and catalogue as JSON, or the
 /// reason the runner cannot serve.
-struct HelloMessage {
-    var status: Int32
-    var text: String
+package struct HelloMessage {
+    package var status: Int32
+    package var text: String
 
-    func encode() -> [UInt8] {
+    package init(status: Int32, text: String) {
+        self.status = status
+        self.text = text
+    }
+
+    package func encode() -> [UInt8] {
         var w = WireWriter()
         w.i32(status)
         w.str(text)
         return w.bytes
     }
 
-    static func decode(_ bytes: [UInt8]) throws(WireError) -> HelloMessage {
+    package static func decode(_ bytes: [UInt8]) throws(WireError) -> HelloMessage {
         var r = WireReader(bytes)
         return HelloMessage(status: try r.i32(), text: try r.str())
     }
@@ -133,29 +149,40 @@ struct HelloMessage {
 
 /// `create` (host → runner): the instance's settings as JSON (site, alias, host version, config,
 /// granted services, log threshold, limits).
-struct CreateMessage {
-    var settings: String
+package struct CreateMessage {
+    package var settings: String
 
-    func encode() -> [UInt8] {
+    package init(settings: String) {
+        self.settings = settings
+    }
+
+    package func encode() -> [UInt8] {
         var w = WireWriter()
         w.str(settings)
         return w.bytes
     }
 
-    static func decode(_ bytes: [UInt8]) throws(WireError) -> CreateMessage {
+    package static func decode(_ bytes: [UInt8]) throws(WireError) -> CreateMessage {
         var r = WireReader(bytes)
         return CreateMessage(settings: try r.str())
     }
 }
 
 /// `invoke` (host → runner): one command call.
-struct InvokeMessage {
-    var call: UInt64
-    var flags: UInt32
-    var command: String
-    var request: [UInt8]
+package struct InvokeMessage {
+    package var call: UInt64
+    package var flags: UInt32
+    package var command: String
+    package var request: [UInt8]
 
-    func encode() -> [UInt8] {
+    package init(call: UInt64, flags: UInt32, command: String, request: [UInt8]) {
+        self.call = call
+        self.flags = flags
+        self.command = command
+        self.request = request
+    }
+
+    package func encode() -> [UInt8] {
         var w = WireWriter()
         w.u64(call)
         w.u32(flags)
@@ -164,91 +191,116 @@ struct InvokeMessage {
         return w.bytes
     }
 
-    static func decode(_ bytes: [UInt8]) throws(WireError) -> InvokeMessage {
+    package static func decode(_ bytes: [UInt8]) throws(WireError) -> InvokeMessage {
         var r = WireReader(bytes)
         return InvokeMessage(call: try r.u64(), flags: try r.u32(), command: try r.str(), request: try r.data())
     }
 }
 
 /// `result` (runner → host): the status and reply of create, invoke or destroy.
-struct ResultMessage {
-    var status: Int32
-    var reply: [UInt8]
+package struct ResultMessage {
+    package var status: Int32
+    package var reply: [UInt8]
 
-    func encode() -> [UInt8] {
+    package init(status: Int32, reply: [UInt8]) {
+        self.status = status
+        self.reply = reply
+    }
+
+    package func encode() -> [UInt8] {
         var w = WireWriter()
         w.i32(status)
         w.data(reply)
         return w.bytes
     }
 
-    static func decode(_ bytes: [UInt8]) throws(WireError) -> ResultMessage {
+    package static func decode(_ bytes: [UInt8]) throws(WireError) -> ResultMessage {
         var r = WireReader(bytes)
         return ResultMessage(status: try r.i32(), reply: try r.data())
     }
 }
 
 /// `cancel` (host → runner): call `call` was cancelled.
-struct CancelMessage {
-    var call: UInt64
+package struct CancelMessage {
+    package var call: UInt64
 
-    func encode() -> [UInt8] {
+    package init(call: UInt64) {
+        self.call = call
+    }
+
+    package func encode() -> [UInt8] {
         var w = WireWriter()
         w.u64(call)
         return w.bytes
     }
 
-    static func decode(_ bytes: [UInt8]) throws(WireError) -> CancelMessage {
+    package static func decode(_ bytes: [UInt8]) throws(WireError) -> CancelMessage {
         var r = WireReader(bytes)
         return CancelMessage(call: try r.u64())
     }
 }
 
 /// A one-way frame that names one host object (`finalize`, `resetStatement`, `deviceClose`).
-struct HandleMessage {
-    var handle: UInt32
+package struct HandleMessage {
+    package var handle: UInt32
 
-    func encode() -> [UInt8] {
+    package init(handle: UInt32) {
+        self.handle = handle
+    }
+
+    package func encode() -> [UInt8] {
         var w = WireWriter()
         w.u32(handle)
         return w.bytes
     }
 
-    static func decode(_ bytes: [UInt8]) throws(WireError) -> HandleMessage {
+    package static func decode(_ bytes: [UInt8]) throws(WireError) -> HandleMessage {
         var r = WireReader(bytes)
         return HandleMessage(handle: try r.u32())
     }
 }
 
 /// `log` (runner → host, one-way): i32 level, str message.
-struct LogMessage {
-    var level: Int32
-    var text: String
+package struct LogMessage {
+    package var level: Int32
+    package var text: String
 
-    func encode() -> [UInt8] {
+    package init(level: Int32, text: String) {
+        self.level = level
+        self.text = text
+    }
+
+    package func encode() -> [UInt8] {
         var w = WireWriter()
         w.i32(level)
         w.str(text)
         return w.bytes
     }
 
-    static func decode(_ bytes: [UInt8]) throws(WireError) -> LogMessage {
+    package static func decode(_ bytes: [UInt8]) throws(WireError) -> LogMessage {
         var r = WireReader(bytes)
         return LogMessage(level: try r.i32(), text: try r.str())
     }
 }
 
 /// `progress` (runner → host, one-way): u64 call, u8 stage, str label, u64 n.
-struct ProgressMessage {
-    enum Stage: UInt8 { case begin = 0, update = 1, end = 2, unit = 3 }
+package struct ProgressMessage {
+    package enum Stage: UInt8 { case begin = 0, update = 1, end = 2, unit = 3 }
 
-    var call: UInt64
+    package var call: UInt64
     /// A raw stage: a host ignores one it does not know.
-    var stage: UInt8
-    var label: String
-    var n: UInt64
+    package var stage: UInt8
+    package var label: String
+    package var n: UInt64
 
-    func encode() -> [UInt8] {
+    package init(call: UInt64, stage: UInt8, label: String, n: UInt64) {
+        self.call = call
+        self.stage = stage
+        self.label = label
+        self.n = n
+    }
+
+    package func encode() -> [UInt8] {
         var w = WireWriter()
         w.u64(call)
         w.u8(stage)
@@ -257,7 +309,7 @@ struct ProgressMessage {
         return w.bytes
     }
 
-    static func decode(_ bytes: [UInt8]) throws(WireError) -> ProgressMessage {
+    package static func decode(_ bytes: [UInt8]) throws(WireError) -> ProgressMessage {
         var r = WireReader(bytes)
         return ProgressMessage(call: try r.u64(), stage: try r.u8(), label: try r.str(), n: try r.u64())
     }
@@ -267,31 +319,37 @@ struct ProgressMessage {
 
 /// Every storage reply starts with this: the message (empty on success), the last insert rowid and
 /// the changes of the last statement (the runner answers last_insert_rowid and changes from them).
-struct StorageReplyTail: Equatable {
-    var message: String
-    var lastInsertRowID: Int64
-    var changes: Int64
+package struct StorageReplyTail: Equatable {
+    package var message: String
+    package var lastInsertRowID: Int64
+    package var changes: Int64
 
-    func encode(into w: inout WireWriter) {
+    package init(message: String, lastInsertRowID: Int64, changes: Int64) {
+        self.message = message
+        self.lastInsertRowID = lastInsertRowID
+        self.changes = changes
+    }
+
+    package func encode(into w: inout WireWriter) {
         w.str(message)
         w.i64(lastInsertRowID)
         w.i64(changes)
     }
 
-    static func decode(_ r: inout WireReader) throws(WireError) -> StorageReplyTail {
+    package static func decode(_ r: inout WireReader) throws(WireError) -> StorageReplyTail {
         StorageReplyTail(message: try r.str(), lastInsertRowID: try r.i64(), changes: try r.i64())
     }
 }
 
 /// The storage operations a runner sends (after the ServiceCallHeader).
-enum StorageRequest: Equatable {
+package enum StorageRequest: Equatable {
     case exec(sql: String)
     case prepare(sql: String)
     case step(StepRequest)
     case begin, commit, rollback
     case migrate(version: Int32, name: String, sql: String)
 
-    var operation: WireOperation {
+    package var operation: WireOperation {
         switch self {
         case .exec: return .exec
         case .prepare: return .prepare
@@ -303,7 +361,7 @@ enum StorageRequest: Equatable {
         }
     }
 
-    func encode(into w: inout WireWriter) {
+    package func encode(into w: inout WireWriter) {
         switch self {
         case .exec(let sql), .prepare(let sql): w.str(sql)
         case .step(let step): step.encode(into: &w)
@@ -316,7 +374,7 @@ enum StorageRequest: Equatable {
     }
 
     /// Nil for an operation that is not storage's.
-    static func decode(_ operation: WireOperation, _ r: inout WireReader) throws(WireError) -> StorageRequest? {
+    package static func decode(_ operation: WireOperation, _ r: inout WireReader) throws(WireError) -> StorageRequest? {
         switch operation {
         case .exec: return .exec(sql: try r.str())
         case .prepare: return .prepare(sql: try r.str())
@@ -332,19 +390,25 @@ enum StorageRequest: Equatable {
 
 /// A step: u32 statement, u8 reset first, u32 binds, each (i32 index, value). The binds a plugin
 /// made since its last step travel with it, so a query costs one round trip per row.
-struct StepRequest: Equatable {
-    static let maximumBinds: UInt32 = 32766
+package struct StepRequest: Equatable {
+    package static let maximumBinds: UInt32 = 32766
 
-    var handle: UInt32
-    var resetFirst: Bool
-    var binds: [(index: Int32, value: WireValue)]
+    package var handle: UInt32
+    package var resetFirst: Bool
+    package var binds: [(index: Int32, value: WireValue)]
 
-    static func == (a: StepRequest, b: StepRequest) -> Bool {
+    package init(handle: UInt32, resetFirst: Bool, binds: [(index: Int32, value: WireValue)]) {
+        self.handle = handle
+        self.resetFirst = resetFirst
+        self.binds = binds
+    }
+
+    package static func == (a: StepRequest, b: StepRequest) -> Bool {
         a.handle == b.handle && a.resetFirst == b.resetFirst && a.binds.count == b.binds.count
             && zip(a.binds, b.binds).allSatisfy { $0.index == $1.index && $0.value == $1.value }
     }
 
-    func encode(into w: inout WireWriter) {
+    package func encode(into w: inout WireWriter) {
         w.u32(handle)
         w.u8(resetFirst ? 1 : 0)
         w.u32(UInt32(binds.count))
@@ -354,7 +418,7 @@ struct StepRequest: Equatable {
         }
     }
 
-    static func decode(_ r: inout WireReader) throws(WireError) -> StepRequest {
+    package static func decode(_ r: inout WireReader) throws(WireError) -> StepRequest {
         let handle = try r.u32()
         let resetFirst = try r.u8() != 0
         let count = try r.u32()
@@ -370,13 +434,20 @@ struct StepRequest: Equatable {
 /// A prepare's answer after the tail: the statement's handle, its column names, its parameter
 /// names with their prefix ("" for "?"), and the bytes SQLite holds for it (counted against the
 /// statement limit on both ends).
-struct PreparedReply: Equatable {
-    var handle: UInt32
-    var columns: [String]
-    var parameters: [String]
-    var compiledBytes: Int64
+package struct PreparedReply: Equatable {
+    package var handle: UInt32
+    package var columns: [String]
+    package var parameters: [String]
+    package var compiledBytes: Int64
 
-    func encode(into w: inout WireWriter) {
+    package init(handle: UInt32, columns: [String], parameters: [String], compiledBytes: Int64) {
+        self.handle = handle
+        self.columns = columns
+        self.parameters = parameters
+        self.compiledBytes = compiledBytes
+    }
+
+    package func encode(into w: inout WireWriter) {
         w.u32(handle)
         w.u32(UInt32(columns.count))
         for name in columns { w.str(name) }
@@ -385,7 +456,7 @@ struct PreparedReply: Equatable {
         w.i64(compiledBytes)
     }
 
-    static func decode(_ r: inout WireReader) throws(WireError) -> PreparedReply {
+    package static func decode(_ r: inout WireReader) throws(WireError) -> PreparedReply {
         let handle = try r.u32()
         var columns: [String] = []
         for _ in 0..<(try r.u32()) { columns.append(try r.str()) }
@@ -396,7 +467,7 @@ struct PreparedReply: Equatable {
 }
 
 /// What a row is read from on the host (a statement standing on a row).
-protocol RowSource {
+package protocol RowSource {
     var columnCount: Int32 { get }
     func valueType(_ column: Int32) -> StorageValueType
     func int64(_ column: Int32) -> Int64
@@ -407,20 +478,27 @@ protocol RowSource {
 
 /// A step's row after the tail (when the status is CLUBHOUSE_ROW): u32 columns, each a WireValue.
 /// The runner keeps each value as it arrives; text and blobs NUL-terminated for column_text.
-struct RowReply {
-    struct Value {
-        var type: StorageValueType
-        var int: Int64 = 0
-        var double: Double = 0
+package struct RowReply {
+    package struct Value {
+        package var type: StorageValueType
+        package var int: Int64 = 0
+        package var double: Double = 0
         /// Text or blob bytes followed by a NUL (not counted in `count`); for a number, its text
         /// once the plugin asked for it (`textReady`).
-        var bytes: [CChar] = []
-        var textReady = false
-        var count: Int { max(0, bytes.count - 1) }
+        package var bytes: [CChar] = []
+        package var textReady = false
+        package var count: Int { max(0, bytes.count - 1) }
+
+        package init(type: StorageValueType, int: Int64 = 0, double: Double = 0, bytes: [CChar] = []) {
+            self.type = type
+            self.int = int
+            self.double = double
+            self.bytes = bytes
+        }
     }
 
     /// Writes the row the statement stands on.
-    static func encode<S: RowSource>(_ source: S, into w: inout WireWriter) {
+    package static func encode<S: RowSource>(_ source: S, into w: inout WireWriter) {
         let count = source.columnCount
         w.u32(UInt32(max(0, count)))
         for c in 0..<max(0, count) {
@@ -434,7 +512,7 @@ struct RowReply {
         }
     }
 
-    static func decode(_ r: inout WireReader) throws(WireError) -> [Value] {
+    package static func decode(_ r: inout WireReader) throws(WireError) -> [Value] {
         let count = try r.u32()
         var row: [Value] = []
         row.reserveCapacity(Int(min(count, 4096)))
@@ -462,12 +540,15 @@ struct RowReply {
 
 /// Device operations a runner sends (after the ServiceCallHeader). Every reply starts with a
 /// message (empty on success); open adds the u32 handle, read the bytes read.
-enum DeviceRequest: Equatable {
+package enum DeviceRequest: Equatable {
+    /// The most one read asks for (the host's wire face caps a runner's request at it too).
+    package static let maximumRead = 1 << 20
+
     case open(name: String)
     case write(handle: UInt32, bytes: [UInt8])
     case read(handle: UInt32, capacity: UInt32, timeoutMilliseconds: Int32)
 
-    var operation: WireOperation {
+    package var operation: WireOperation {
         switch self {
         case .open: return .deviceOpen
         case .write: return .deviceWrite
@@ -475,7 +556,7 @@ enum DeviceRequest: Equatable {
         }
     }
 
-    func encode(into w: inout WireWriter) {
+    package func encode(into w: inout WireWriter) {
         switch self {
         case .open(let name): w.str(name)
         case .write(let handle, let bytes):
@@ -488,7 +569,7 @@ enum DeviceRequest: Equatable {
         }
     }
 
-    static func decode(_ operation: WireOperation, _ r: inout WireReader) throws(WireError) -> DeviceRequest? {
+    package static func decode(_ operation: WireOperation, _ r: inout WireReader) throws(WireError) -> DeviceRequest? {
         switch operation {
         case .deviceOpen: return .open(name: try r.str())
         case .deviceWrite: return .write(handle: try r.u32(), bytes: try r.data())
@@ -499,12 +580,18 @@ enum DeviceRequest: Equatable {
 }
 
 /// A device reply: the message, then for open the handle and for read the bytes.
-struct DeviceReply: Equatable {
-    var message: String
-    var handle: UInt32 = 0
-    var bytes: [UInt8] = []
+package struct DeviceReply: Equatable {
+    package var message: String
+    package var handle: UInt32 = 0
+    package var bytes: [UInt8] = []
 
-    func encode(for operation: WireOperation) -> [UInt8] {
+    package init(message: String, handle: UInt32 = 0, bytes: [UInt8] = []) {
+        self.message = message
+        self.handle = handle
+        self.bytes = bytes
+    }
+
+    package func encode(for operation: WireOperation) -> [UInt8] {
         var w = WireWriter()
         w.str(message)
         if operation == .deviceOpen && message.isEmpty { w.u32(handle) }
@@ -512,7 +599,7 @@ struct DeviceReply: Equatable {
         return w.bytes
     }
 
-    static func decode(_ operation: WireOperation, _ r: inout WireReader) -> DeviceReply {
+    package static func decode(_ operation: WireOperation, _ r: inout WireReader) -> DeviceReply {
         var reply = DeviceReply(message: (try? r.str()) ?? "")
         if operation == .deviceOpen, let handle = try? r.u32() { reply.handle = handle }
         if operation == .deviceRead { reply.bytes = (try? r.data()) ?? [] }
@@ -522,13 +609,20 @@ struct DeviceReply: Equatable {
 
 /// `fileOpen`: u64 call, str argument name, u8 beneath, str relative path, u32 access. The reply is
 /// a message; on success the descriptor rides with it (`replyWithDescriptor`).
-struct FileOpenRequest: Equatable {
-    var call: UInt64
-    var name: String
-    var relative: String?
-    var access: UInt32
+package struct FileOpenRequest: Equatable {
+    package var call: UInt64
+    package var name: String
+    package var relative: String?
+    package var access: UInt32
 
-    func encode(into w: inout WireWriter) {
+    package init(call: UInt64, name: String, relative: String?, access: UInt32) {
+        self.call = call
+        self.name = name
+        self.relative = relative
+        self.access = access
+    }
+
+    package func encode(into w: inout WireWriter) {
         w.u64(call)
         w.str(name)
         w.u8(relative == nil ? 0 : 1)
@@ -536,7 +630,7 @@ struct FileOpenRequest: Equatable {
         w.u32(access)
     }
 
-    static func decode(_ r: inout WireReader) throws(WireError) -> FileOpenRequest {
+    package static func decode(_ r: inout WireReader) throws(WireError) -> FileOpenRequest {
         let call = try r.u64()
         let name = try r.str()
         let beneath = try r.u8() != 0
@@ -546,41 +640,52 @@ struct FileOpenRequest: Equatable {
 }
 
 /// A reply made of one message (files; the storage tail has its own type).
-struct MessageReply: Equatable {
-    var message: String
+package struct MessageReply: Equatable {
+    package var message: String
 
-    func encode() -> [UInt8] {
+    package init(message: String) {
+        self.message = message
+    }
+
+    package func encode() -> [UInt8] {
         var w = WireWriter()
         w.str(message)
         return w.bytes
     }
 
-    static func decode(_ r: inout WireReader) -> MessageReply { MessageReply(message: (try? r.str()) ?? "") }
+    package static func decode(_ r: inout WireReader) -> MessageReply { MessageReply(message: (try? r.str()) ?? "") }
 }
 
 /// `invoke`: u64 call, str plugin, str command, bytes request; the reply is the callee's reply bytes.
-struct InvokeRequest: Equatable {
-    var call: UInt64
-    var plugin: String
-    var command: String
-    var request: [UInt8]
+package struct InvokeRequest: Equatable {
+    package var call: UInt64
+    package var plugin: String
+    package var command: String
+    package var request: [UInt8]
 
-    func encode(into w: inout WireWriter) {
+    package init(call: UInt64, plugin: String, command: String, request: [UInt8]) {
+        self.call = call
+        self.plugin = plugin
+        self.command = command
+        self.request = request
+    }
+
+    package func encode(into w: inout WireWriter) {
         w.u64(call)
         w.str(plugin)
         w.str(command)
         w.data(request)
     }
 
-    static func decode(_ r: inout WireReader) throws(WireError) -> InvokeRequest {
+    package static func decode(_ r: inout WireReader) throws(WireError) -> InvokeRequest {
         InvokeRequest(call: try r.u64(), plugin: try r.str(), command: try r.str(), request: try r.data())
     }
 
-    static func encodeReply(_ bytes: [UInt8]) -> [UInt8] {
+    package static func encodeReply(_ bytes: [UInt8]) -> [UInt8] {
         var w = WireWriter()
         w.data(bytes)
         return w.bytes
     }
 
-    static func decodeReply(_ r: inout WireReader) -> [UInt8] { (try? r.data()) ?? [] }
+    package static func decodeReply(_ r: inout WireReader) -> [UInt8] { (try? r.data()) ?? [] }
 }

@@ -15,6 +15,7 @@ import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
 import CSQLite
+import ClubhouseWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -61,7 +62,7 @@ final class ProxyTables: @unchecked Sendable {
             struct_size: UInt32(MemoryLayout<clubhouse_config_service>.size),
             get: { host, key, reply in
                 guard let c = ProxyTables.context(host), let key else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
-                return ConfigBroker.get(in: c.config, key: String(cString: key), reply: reply)
+                return ConfigLookup.get(in: c.config, key: String(cString: key), reply: reply)
             }))
         progress = .allocate(capacity: 1)
         progress.initialize(to: clubhouse_progress_service(
@@ -291,7 +292,7 @@ final class ProxyTables: @unchecked Sendable {
             },
             read: { device, buffer, capacity, length, timeout in
                 guard let d = ProxyDevice.from(device), let buffer, let length else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
-                let request = DeviceRequest.read(handle: d.handle, capacity: UInt32(min(capacity, DeviceBroker.wireReadLimit)),
+                let request = DeviceRequest.read(handle: d.handle, capacity: UInt32(min(capacity, DeviceRequest.maximumRead)),
                                                  timeoutMilliseconds: timeout)
                 let (status, r0) = d.context.call(request.operation) { request.encode(into: &$0) }
                 var r = r0

@@ -1,7 +1,7 @@
 // What one plugin may make the host hold through its services, whatever its isolation: open
 // statements and the memory they keep, the SQL and bound values of one call, one reply, one log
 // message or progress label, open devices. The site sets them ("limits" in plugins.json,
-// PluginLimits); the host applies them in each service's one implementation (so the C face and the
+// PluginLimits, which the host turns into these); the host applies them in each service's one implementation (so the C face and the
 // wire face refuse alike) and sizes the frames it accepts from a runner by them (WireCaps); a
 // runner receives them with `create` and refuses on its side exactly where the host would, so an
 // honest plugin gets the same answer in process and isolated, and only a runner that ignores them
@@ -14,43 +14,32 @@ import Glibc
 
 public struct ServiceLimits: Equatable, Sendable {
     /// Statements a plugin holds open (prepared, not finalized) at once.
-    var openStatements = 256
+    package var openStatements = 256
     /// Memory of its open statements: what SQLite holds for each compiled statement
     /// (SQLITE_STMTSTATUS_MEMUSED, taken at prepare) plus the text and blobs bound to them.
-    var statementBytes = 64 << 20
+    package var statementBytes = 64 << 20
     /// SQL text of one exec, prepare or migrate.
-    var sqlBytes = 1 << 20
+    package var sqlBytes = 1 << 20
     /// Text and blobs bound to one statement at once (what one step carries).
-    var bindBytes = 16 << 20
+    package var bindBytes = 16 << 20
     /// One reply: a command's reply, and one row.
-    var replyBytes = 64 << 20
+    package var replyBytes = 64 << 20
     /// One log message (longer ones are cut) and one progress label (likewise).
-    var logBytes = 1 << 20
-    var progressBytes = 16 << 10
+    package var logBytes = 1 << 20
+    package var progressBytes = 16 << 10
     /// Devices a plugin holds open at once.
-    var openDevices = 8
+    package var openDevices = 8
 
     public init() {}
 
-    public init(_ limits: PluginLimits) {
-        openStatements = limits.openStatements
-        statementBytes = limits.statementMegabytes << 20
-        sqlBytes = limits.sqlKilobytes << 10
-        bindBytes = limits.bindMegabytes << 20
-        replyBytes = limits.replyMegabytes << 20
-        logBytes = limits.logKilobytes << 10
-        progressBytes = limits.progressKilobytes << 10
-        openDevices = limits.openDevices
-    }
-
     /// As the runner receives them with `create`.
-    var json: JSONValue {
+    package var json: JSONValue {
         ["open_statements": .int(openStatements), "statement_bytes": .int(statementBytes), "sql_bytes": .int(sqlBytes),
          "bind_bytes": .int(bindBytes), "reply_bytes": .int(replyBytes), "log_bytes": .int(logBytes),
          "progress_bytes": .int(progressBytes), "open_devices": .int(openDevices)]
     }
 
-    init(json: JSONValue?) {
+    package init(json: JSONValue?) {
         guard let json else { return }
         func take(_ key: String, _ value: inout Int) {
             if let n = json[key]?.intValue, n > 0 { value = n }
@@ -67,20 +56,20 @@ public struct ServiceLimits: Equatable, Sendable {
 
     /// The largest service call an honest runner sends: SQL, a step's binds, a device write or a
     /// nested invoke's request (bounded like a reply), plus room for the framing.
-    var serviceCallBytes: Int { max(sqlBytes, bindBytes, replyBytes, 1 << 20) + (64 << 10) }
+    package var serviceCallBytes: Int { max(sqlBytes, bindBytes, replyBytes, 1 << 20) + (64 << 10) }
 }
 
 /// The refusal of a call past a limit: status CLUBHOUSE_DENIED (the site's limits do not allow it)
 /// and one line naming the plugin, the limit and the key that raises it.
-enum LimitRefusal {
+package enum LimitRefusal {
     /// eg: plugin 'hr' may hold 256 open statements ("limits": {"open_statements": 256} in
     /// plugins.json): this prepare would be the 257th; finalize statements it no longer needs, or
     /// raise the limit
-    static func message(plugin: String, key: String, limit: Int, unit: Unit, happened: String, remedy: String) -> String {
+    package static func message(plugin: String, key: String, limit: Int, unit: Unit, happened: String, remedy: String) -> String {
         "plugin '\(plugin)' is over its limit of \(unit.describe(limit)) (\"limits\": {\"\(key)\": \(unit.value(limit))} in plugins.json): \(happened); \(remedy), or raise the limit"
     }
 
-    enum Unit {
+    package enum Unit {
         case count(String), kilobytes, megabytes
 
         func describe(_ n: Int) -> String {
@@ -100,54 +89,54 @@ enum LimitRefusal {
         }
     }
 
-    static func openStatements(_ plugin: String, _ limits: ServiceLimits) -> String {
+    package static func openStatements(_ plugin: String, _ limits: ServiceLimits) -> String {
         message(plugin: plugin, key: "open_statements", limit: limits.openStatements, unit: .count("open statements"),
                 happened: "this prepare would be one more", remedy: "finalize statements it no longer needs")
     }
 
-    static func statementBytes(_ plugin: String, _ limits: ServiceLimits, wanted: Int64) -> String {
+    package static func statementBytes(_ plugin: String, _ limits: ServiceLimits, wanted: Int64) -> String {
         message(plugin: plugin, key: "statement_mb", limit: limits.statementBytes, unit: .megabytes,
                 happened: "its open statements and their bound values would hold \(wanted) bytes",
                 remedy: "finalize statements it no longer needs")
     }
 
-    static func sqlBytes(_ plugin: String, _ limits: ServiceLimits) -> String {
+    package static func sqlBytes(_ plugin: String, _ limits: ServiceLimits) -> String {
         message(plugin: plugin, key: "sql_kb", limit: limits.sqlBytes, unit: .kilobytes,
                 happened: "this SQL is longer than that", remedy: "send it in smaller statements")
     }
 
-    static func bindBytes(_ plugin: String, _ limits: ServiceLimits, wanted: Int) -> String {
+    package static func bindBytes(_ plugin: String, _ limits: ServiceLimits, wanted: Int) -> String {
         message(plugin: plugin, key: "bind_mb", limit: limits.bindBytes, unit: .megabytes,
                 happened: "the values bound to this statement would be \(wanted) bytes", remedy: "bind smaller values")
     }
 
-    static func rowBytes(_ plugin: String, _ limits: ServiceLimits, wanted: Int) -> String {
+    package static func rowBytes(_ plugin: String, _ limits: ServiceLimits, wanted: Int) -> String {
         message(plugin: plugin, key: "reply_mb", limit: limits.replyBytes, unit: .megabytes,
                 happened: "this row is \(wanted) bytes", remedy: "select fewer or smaller columns")
     }
 
-    static func replyBytes(_ plugin: String, _ limits: ServiceLimits) -> String {
+    package static func replyBytes(_ plugin: String, _ limits: ServiceLimits) -> String {
         message(plugin: plugin, key: "reply_mb", limit: limits.replyBytes, unit: .megabytes,
                 happened: "its reply grew past it", remedy: "write large results to a file argument")
     }
 
-    static func openDevices(_ plugin: String, _ limits: ServiceLimits) -> String {
+    package static func openDevices(_ plugin: String, _ limits: ServiceLimits) -> String {
         message(plugin: plugin, key: "open_devices", limit: limits.openDevices, unit: .count("open devices"),
                 happened: "this open would be one more", remedy: "close devices it no longer needs")
     }
 
     /// What ends a cut log message or progress label.
-    static func cutMarker(_ key: String, _ limit: Int) -> String { " … (cut at \(limit >> 10) KiB: \"limits\": {\"\(key)\"})" }
+    package static func cutMarker(_ key: String, _ limit: Int) -> String { " … (cut at \(limit >> 10) KiB: \"limits\": {\"\(key)\"})" }
 
     /// `text` cut to at most `limit` bytes on a character boundary, with the marker, or as it is.
-    static func cut(_ text: String, limit: Int, key: String) -> String {
+    package static func cut(_ text: String, limit: Int, key: String) -> String {
         guard text.utf8.count > limit else { return text }
         var text = text
         return text.withUTF8 { cut(UnsafeRawBufferPointer($0), limit: limit, key: key) }
     }
 
     /// The same for borrowed UTF-8 bytes (a C string the host has not copied yet).
-    static func cut(_ bytes: UnsafeRawBufferPointer, limit: Int, key: String) -> String {
+    package static func cut(_ bytes: UnsafeRawBufferPointer, limit: Int, key: String) -> String {
         guard bytes.count > limit else { return String(decoding: bytes, as: UTF8.self) }
         // Back to the start of the character that straddles the limit (a continuation byte is 10xxxxxx).
         var end = limit
@@ -157,7 +146,7 @@ enum LimitRefusal {
 
     /// A C string of at most `limit` bytes as a String, cut (with the marker) when it is longer; the
     /// host reads no more than `limit + 1` bytes of it.
-    static func cut(cString: UnsafePointer<CChar>, limit: Int, key: String) -> String {
+    package static func cut(cString: UnsafePointer<CChar>, limit: Int, key: String) -> String {
         let length = strnlen(cString, limit + 1)
         return cut(UnsafeRawBufferPointer(start: cString, count: length), limit: limit, key: key)
     }

@@ -6,6 +6,8 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseWire
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -279,15 +281,14 @@ package enum RunnerProcess {
 
     /// The runner's main: load, say hello, then serve create/invoke/destroy until the host leaves.
     /// `sandbox`: confine the runner (Sandbox.swift) before loading, allowing TCP connect to these ports.
-    /// Where the host puts the descriptor of a library it checked against the lock.
-    static let verifiedLibraryDescriptor: Int32 = 6
 
     /// `verified`: the library's descriptor (the bytes the host checked): loaded from it, not from `path`.
     package static func run(path: String, limits: [Int]? = nil, expectedID: String? = nil, sandbox: [UInt16]? = nil,
                             verified: Int32? = nil) -> Int32 {
         // The protocol owns fds 3 and 4 (and 5, descriptors); anything the plugin prints goes to stderr.
         dup2(2, 1)
-        let channel = WireChannel(input: 3, output: 4, descriptorSocket: 5)
+        let channel = WireChannel(input: RunnerDescriptors.input, output: RunnerDescriptors.output,
+                                  descriptorSocket: RunnerDescriptors.descriptors)
         func refuse(_ message: String) -> Int32 {
             try? channel.send(.hello, HelloMessage(status: Int32(CLUBHOUSE_ERROR), text: message).encode())
             return 1
