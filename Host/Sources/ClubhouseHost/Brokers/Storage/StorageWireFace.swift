@@ -1,7 +1,7 @@
 // The storage service's wire face: a runner's storage service calls, decoded and answered
 // through the same Swift API as the C face (StorageService.swift). The messages, each with its
-// encoder and decoder, are in the wire module (Host/Sources/Wire/WireMessages.swift) (StorageRequest, StepRequest,
-// StorageReplyTail, PreparedReply, RowReply).
+// encoder and decoder, are the wire module's (Host/Sources/Wire/WireMessages.swift: StorageRequest,
+// StepRequest, StorageReplyTail, PreparedReply, RowReply).
 
 import CClubhouse
 import ClubhouseABI
