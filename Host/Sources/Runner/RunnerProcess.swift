@@ -200,24 +200,18 @@ final class RunnerContext: @unchecked Sendable {
 
     /// A service call to the host; nil when the host is gone (the runner then exits).
     func call(_ operation: WireOperation, _ build: (inout WireWriter) -> Void) -> (Int32, WireReader) {
-        let seq = lock.withLock { () -> UInt32 in
-            defer { nextSeq &+= 1 }
-            return nextSeq
-        }
-        var w = WireWriter()
-        ServiceCallHeader(seq: seq, operation: operation.rawValue).encode(into: &w)
-        build(&w)
-        do {
-            try channel.send(.serviceCall, w.bytes)
-        } catch {
-            _exit(3)
-        }
-        guard let (status, payload) = awaitReply(seq) else { _exit(3) }
+        let (_, status, payload) = exchange(operation, build)
         return (status, WireReader(payload))
     }
 
     /// A service call whose reply may carry a descriptor (the files service): status, reply, fd or -1.
     func callForDescriptor(_ operation: WireOperation, _ build: (inout WireWriter) -> Void) -> (Int32, WireReader, Int32) {
+        let (seq, status, payload) = exchange(operation, build)
+        return (status, WireReader(payload), mailbox.takeDescriptor(seq))
+    }
+
+    /// Sends one service call and waits for its reply; the runner exits when the host is gone.
+    private func exchange(_ operation: WireOperation, _ build: (inout WireWriter) -> Void) -> (UInt32, Int32, [UInt8]) {
         let seq = lock.withLock { () -> UInt32 in
             defer { nextSeq &+= 1 }
             return nextSeq
@@ -231,7 +225,7 @@ final class RunnerContext: @unchecked Sendable {
             _exit(3)
         }
         guard let (status, payload) = awaitReply(seq) else { _exit(3) }
-        return (status, WireReader(payload), mailbox.takeDescriptor(seq))
+        return (seq, status, payload)
     }
 
     /// Reads the common tail of storage replies: message, last rowid, changes.
