@@ -35,7 +35,7 @@ func sandboxBench(_ arguments: [String]) {
         guard let site = configuration.sites[mode] else { return nil }
         return SiteRuntime(configuration: configuration, site: site, dataDirectory: scratch + "/data", log: LogBroker(verbosity: 0, color: false))
     }
-    print("sandboxed runner vs process runner (kernel \(Sandbox.kernelRelease()), Landlock ABI \(Landlock.abiVersion().version))")
+    print("sandboxed runner vs process runner (kernel \(SandboxSupport.kernelRelease()), Landlock ABI \(Landlock.abiVersion().version))")
     for plugin in ["notes", "greeter"] {
         // Start: a new runtime each time, so each first call starts a new runner; the two modes alternate.
         var starts: [String: [Double]] = ["process": [], "sandbox": []]

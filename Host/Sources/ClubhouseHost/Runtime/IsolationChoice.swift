@@ -27,7 +27,7 @@ struct IsolationChoice {
             return IsolationChoice(isolation: entry.isolation, reason: "set in \(where_)", weaker: nil, originPhrase: origin.phrase)
         }
         if origin.bundled { return IsolationChoice(isolation: .inProcess, reason: origin.place, weaker: nil, originPhrase: origin.phrase) }
-        if let reason = Sandbox.unavailableReason() {
+        if let reason = SandboxSupport.unavailableReason() {
             return IsolationChoice(isolation: .process, reason: "\(origin.place), but \(reason)", weaker: reason, originPhrase: origin.phrase)
         }
         return IsolationChoice(isolation: .sandbox, reason: origin.place, weaker: nil, originPhrase: origin.phrase)

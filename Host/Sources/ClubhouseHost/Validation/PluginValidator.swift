@@ -12,6 +12,7 @@ import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
 import Dispatch
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -5,6 +5,7 @@ import ClubhouseHost
 import ClubhousePlatform
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseRunner
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -9,6 +9,8 @@ import ClubhouseHost
 import ClubhousePlatform
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseRunner
+import ClubhouseLoader
 
 enum PackageValidation {
     enum Action: String {

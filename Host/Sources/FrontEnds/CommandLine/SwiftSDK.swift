@@ -13,6 +13,7 @@
 import ClubhouseABI
 import ClubhouseHost
 import ClubhousePlatform
+import ClubhouseLoader
 
 enum SwiftSDK {
     /// The folder name of the installed package (also its SwiftPM identity, lowercased).

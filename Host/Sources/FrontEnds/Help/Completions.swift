@@ -5,6 +5,7 @@
 import ClubhouseHost
 import ClubhouseABI
 import ClubhousePlatform
+import ClubhouseLoader
 
 enum Completions {
     static let globalOptions: [(String, String)] = [

@@ -11,22 +11,8 @@ import Glibc
 #endif
 
 package enum Sandbox {
-    /// Why this kernel cannot run a plugin sandboxed (nil when it can), as the tail of a sentence.
-    package static func unavailableReason() -> String? {
-        guard Seccomp.isSupported else { return "the sandbox's seccomp filter is written for x86_64 only" }
-        let (version, problem) = Landlock.effectiveABI()
-        if version < 1 { return "this kernel (\(kernelRelease())) has no Landlock: \(problem ?? "unknown reason")" }
-        return nil
-    }
-
-    /// `uname -r`.
-    package static func kernelRelease() -> String {
-        var names = utsname()
-        guard uname(&names) == 0 else { return "unknown kernel" }
-        return withUnsafeBytes(of: &names.release) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-    }
+    /// Why this kernel cannot run a plugin sandboxed (nil when it can): SandboxSupport's answer.
+    package static func unavailableReason() -> String? { SandboxSupport.unavailableReason() }
 
     /// The read-only places: the plugin file, the system's library folders, and the folders of
     /// the libraries the runner has mapped (the Swift runtime's, libc's) — but never the folder of
@@ -100,21 +86,5 @@ package enum Sandbox {
             return "cannot confine the runner: \(problem)"
         }
         return nil
-    }
-}
-
-extension ResolvedPlugin {
-    /// What the plugin can reach, in one line, for `plugins info` (SECURITY.md has the details).
-    public var reach: String {
-        switch effectiveIsolation {
-        case .sandbox:
-            let ports = SiteRuntime.grantedPorts(entry)
-            let network = ports.isEmpty ? "no network" : "TCP connect to port\(ports.count == 1 ? "" : "s") \(ports.map(String.init).joined(separator: ", ")) (any host)"
-            return "confined by the kernel: the host's services by grant; files only as the path arguments of each call (clubhouse.files/1; read-only libraries); \(network); no programs, no child processes"
-        case .inProcess, .process, .auto:
-            return isolated
-                ? "everything this user can, in a child process (crash isolation, not confinement)"
-                : "everything this user can, inside the host (trusted code)"
-        }
     }
 }
