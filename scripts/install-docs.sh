@@ -45,6 +45,7 @@ installed_path() {
         PluginSDK/plugins.schema.json) echo "share/clubhouse/plugins.schema.json" ;;
         Plugins/Tennis/drill.schema.json) echo "share/clubhouse/drill.schema.json" ;;
         PluginSDK/Sources/*) echo "share/clubhouse/PluginSDK/${1#PluginSDK/}" ;;
+        PluginSDK) echo "share/clubhouse/PluginSDK" ;;
         *) echo "$DOC/source/$1" ;;
     esac
 }
@@ -93,7 +94,13 @@ candidates() {
         }' "$1" | sort -u
 }
 
-# The repository path NAME (relative to the page's folder, else to the root) stands for, or nothing.
+# The repository's files, one per line (git's list; without git, every file but build products).
+if ! git -C "$ROOT" ls-files > "$WORK/files" 2>/dev/null; then
+    (cd "$ROOT" && find . -name .build -prune -o -name .git -prune -o -type f -print | sed 's|^\./||') > "$WORK/files"
+fi
+
+# The repository path NAME (relative to the page's folder, else to the root, else the one file of
+# the repository whose path ends in /NAME: `Server/StdioRelay.swift`) stands for, or nothing.
 resolve() {
     dir=$1
     name=$2
@@ -110,6 +117,11 @@ resolve() {
             return
         fi
     done
+    case "$name" in */*) ;; *) return ;; esac
+    case "$name" in /*|../*|./*) return ;; esac
+    tails=$(grep -F -- "/$name" "$WORK/files" | awk -v tail="/$name" 'substr($0, length($0) - length(tail) + 1) == tail')
+    [ -n "$tails" ] && [ "$(printf '%s\n' "$tails" | wc -l)" -eq 1 ] && echo "$tails"
+    return 0
 }
 
 # cite REPOSITORY-PATH: installs a cited file (or folder) under the documentation folder (pages are

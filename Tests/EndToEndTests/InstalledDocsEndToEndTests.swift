@@ -173,7 +173,7 @@ final class InstalledDocsEndToEndTests: XCTestCase {
             + "```bash\nclubhouse serve   # methods: Host/JSON-RPC.md\n```\n"
         XCTAssertEqual(Self.names(inMarkdown: broken).map(\.name),
                        ["missing.md", "Host/Sources/ClubhouseHost/Runner/Sandbox.swift", "Runner/Wire.swift", "Host/JSON-RPC.md"])
-        XCTAssertTrue(Self.namesRepositoryFile("Runner/Wire.swift"))
+        XCTAssertTrue(Self.namesRepositoryFile("Server/StdioRelay.swift"))
         XCTAssertFalse(Self.namesRepositoryFile("tour/tennis/tennis-demo-taps.json"))
     }
 
