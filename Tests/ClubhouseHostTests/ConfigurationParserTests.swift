@@ -95,7 +95,7 @@ final class ConfigurationParserTests: XCTestCase {
             "p.json:1:1: the configuration has no \"sites\" object; add {\"sites\": {\"default\": {\"plugins\": {}}}}",
             "p.json:1:2: unknown key 'sitez' in the configuration; did you mean 'sites'?",
         ])
-        XCTAssertTrue(problems(#"{"sites": {"a": {"plugins": {}, "zzz": 1}}}"#).first?.contains("(known keys: description, plugins, devices)") ?? false)
+        XCTAssertTrue(problems(#"{"sites": {"a": {"plugins": {}, "zzz": 1}}}"#).first?.contains("(known keys: description, plugins, devices, http)") ?? false)
     }
 
     func testMalformedJSONPointsAtTheCharacter() {

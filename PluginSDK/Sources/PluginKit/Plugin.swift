@@ -26,6 +26,8 @@ public protocol Plugin: AnyObject {
     static var info: PluginInfo { get }
     /// The command catalogue with a handler per command.
     static var commands: [Command<Self>] { get }
+    /// HTTP routes to the commands (Route.swift); none by default.
+    static var routes: [Route] { get }
     /// Makes an instance for one site. Throw to refuse (the message reaches the user).
     init(context: PluginContext) throws
 }

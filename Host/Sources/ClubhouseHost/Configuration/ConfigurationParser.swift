@@ -5,7 +5,8 @@ import ClubhouseJSON
 
 public enum ConfigurationParser {
     static let topKeys = ["$schema", "version", "default_site", "plugin_dirs", "data_dir", "sites"]
-    static let siteKeys = ["description", "plugins", "devices"]
+    static let siteKeys = ["description", "plugins", "devices", "http"]
+    static let siteHTTPKeys = ["mount", "public"]
     static let pluginKeys = ["id", "enabled", "path", "version", "config", "grants", "isolation", "timeout_ms", "limits",
                              "description"]
     static let limitKeys = ["memory_mb", "cpu_seconds", "wall_ms", "open_files"]
@@ -172,7 +173,44 @@ private struct Reader {
         } else if site["plugins"] == nil {
             error(path, "site '\(name)' has no \"plugins\" object")
         }
+        if let http = object(site["http"], at: pointer(path, "http"), what: "\"http\"") {
+            result.http = readSiteHTTP(http, at: pointer(path, "http"), site: result)
+        }
         return result
+    }
+
+    /// `"http": {"mount": {"putting": "/"}, "public": ["globe"]}`.
+    mutating func readSiteHTTP(_ o: JSONObject, at path: String, site: Site) -> SiteHTTP {
+        checkKeys(o, at: path, known: ConfigurationParser.siteHTTPKeys, what: "\"http\" of site '\(site.name)'")
+        var http = SiteHTTP()
+        let aliases = site.plugins.map(\.alias)
+        func known(_ alias: String, at p: String, what: String) -> Bool {
+            guard site.plugin(alias: alias) != nil else {
+                var message = "\(what) names plugin '\(alias)', which site '\(site.name)' does not have"
+                if let s = closest(alias, among: aliases) { message += "; did you mean '\(s)'?" }
+                error(p, message + " (its plugins: \(aliases.joined(separator: ", ")))")
+                return false
+            }
+            return true
+        }
+        if let mounts = object(o["mount"], at: pointer(path, "mount"), what: "\"mount\"") {
+            for (alias, value) in mounts {
+                let p = pointer(pointer(path, "mount"), alias)
+                guard let prefix = string(value, at: p, what: "the mount point of '\(alias)'"), known(alias, at: p, what: "\"mount\"") else { continue }
+                if let problem = SiteHTTP.mountProblem(prefix) {
+                    error(p, "mount point '\(prefix)' of '\(alias)': \(problem)")
+                    continue
+                }
+                // Two plugins may share a mount point; their routes must not collide (SiteRoutes checks).
+                http.mounts.append((alias, prefix))
+            }
+        }
+        if let list = stringArray(o["public"], at: pointer(path, "public"), what: "\"public\"") {
+            for (i, alias) in list.enumerated() where known(alias, at: pointer(path, "public") + "/\(i)", what: "\"public\"") {
+                http.publicPlugins.append(alias)
+            }
+        }
+        return http
     }
 
     func isValidAlias(_ alias: String) -> Bool {

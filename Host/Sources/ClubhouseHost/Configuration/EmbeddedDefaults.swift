@@ -105,6 +105,23 @@ package enum EmbeddedDefaults {
           "type": "object",
           "additionalProperties": {"$ref": "#/$defs/device"},
           "description": "Logical devices by name; plugins open them by name when granted \"device:NAME\"."
+        },
+        "http": {
+          "type": "object",
+          "additionalProperties": false,
+          "description": "What clubhouse serve --http serves at this site beyond each plugin's /api/<plugin>/ routes (Host/HTTP.md).",
+          "properties": {
+            "mount": {
+              "type": "object",
+              "propertyNames": {"pattern": "^[a-z][a-z0-9-]*$"},
+              "additionalProperties": {"type": "string", "pattern": "^/([A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*)?$"},
+              "description": "Plugin name → the path its compatibility routes are served under (\"/\" for the site's root; never under /api or /ui), eg: {\"putting\": \"/\"} serves GreenReader's API. A plugin's compatibility routes are served only where the site mounts it."
+            },
+            "public": {
+              "type": "array", "items": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"},
+              "description": "Plugins whose routes declared \"public\" are served without a credential at this site."
+            }
+          }
         }
       }
     },

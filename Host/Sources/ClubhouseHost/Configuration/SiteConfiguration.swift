@@ -31,8 +31,45 @@ public struct Site: Sendable {
     public var description: String
     public var plugins: [PluginEntry]
     public var devices: [String: DeviceEntry]
+    /// What `serve --http` serves at this site beyond each plugin's /api/<alias>/ (`"http"`).
+    public var http = SiteHTTP()
 
     public func plugin(alias: String) -> PluginEntry? { plugins.first { $0.alias == alias } }
+}
+
+/// A site's `"http"` object: where plugins' compatibility routes are mounted and whose public routes
+/// need no credential.
+public struct SiteHTTP: Sendable {
+    /// Plugin alias → the path its mounted routes are served under ("/" or "/greenreader"), in file order.
+    public var mounts: [(alias: String, prefix: String)] = []
+    /// Plugins whose routes declared `"public"` are served without a credential.
+    public var publicPlugins: [String] = []
+
+    public init() {}
+
+    public func mount(of alias: String) -> String? { mounts.first { $0.alias == alias }?.prefix }
+
+    /// The host's own paths: no mount point lies under them.
+    public static let reservedPrefixes = ["/api", "/ui"]
+
+    /// Why `prefix` cannot be a mount point, or nil: "/" or "/a/b" (letters, digits, '-._~'), never
+    /// under /api or /ui (the host's own).
+    public static func mountProblem(_ prefix: String) -> String? {
+        guard prefix.hasPrefix("/") else { return "a mount point starts with '/' (\"/\" for the site's root)" }
+        if prefix == "/" { return nil }
+        if prefix.hasSuffix("/") { return "a mount point does not end with '/'" }
+        switch HTTPRoute.parsePath(prefix) {
+        case .failure(let why): return why.message
+        case .success(let segments):
+            if segments.contains(where: { if case .parameter = $0 { return true } else { return false } }) {
+                return "a mount point has no {parameters}"
+            }
+        }
+        if let reserved = reservedPrefixes.first(where: { prefix == $0 || prefix.hasPrefix($0 + "/") }) {
+            return "\(reserved)/ belongs to the host (plugins' own routes and panels); choose another path"
+        }
+        return nil
+    }
 }
 
 public enum Isolation: String, Sendable, CaseIterable {

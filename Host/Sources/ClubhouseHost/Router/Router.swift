@@ -14,6 +14,8 @@ public enum CallOrigin: Sendable, Equatable {
     case commandLine
     /// A JSON-RPC client of `serve` (standard input is the channel, so no path argument may be `-`).
     case server
+    /// A request to `serve --http` (a route a plugin declared; its path arguments are files the host made).
+    case http
     /// Another plugin of the site, through the invoke service.
     case plugin(caller: String)
     /// Follow-up work a reply asked for, running in a detached child.
@@ -117,7 +119,7 @@ public final class Router: @unchecked Sendable {
                         parent: CallContext? = nil) -> CallContext {
         var f = flags
         switch call.origin {
-        case .server, .plugin, .background:
+        case .server, .http, .plugin, .background:
             // Machine output, and never styled text: nobody's terminal shows it.
             f |= UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT)
             f &= ~UInt32(CLUBHOUSE_CALL_STYLED_TEXT)
@@ -163,6 +165,7 @@ public final class Router: @unchecked Sendable {
         switch origin {
         case .commandLine: return "the command line"
         case .server: return "a JSON-RPC call (it is the serve channel)"
+        case .http: return "an HTTP request"
         case .plugin(let caller): return "a call from plugin '\(caller)'"
         case .background: return "background work"
         case .demo: return "the demo"
