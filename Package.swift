@@ -85,7 +85,7 @@ var targets: [Target] = [
     .testTarget(name: "ClubhouseToolkitTests", dependencies: ["ClubhouseToolkit", "ClubhouseJSON"], path: "Tests/ClubhouseToolkitTests"),
     .testTarget(name: "ClubhousePlatformTests", dependencies: ["ClubhousePlatform"], path: "Tests/ClubhousePlatformTests"),
     .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "ClubhousePlatform", "CSQLite", "ClubhouseABI"], path: "Tests/ClubhouseHostTests"),
-    .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost"], path: "Tests/ClubhouseFrontEndsTests"),
+    .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost", "ClubhouseJSON", "ClubhousePlatform", "TestSupport"], path: "Tests/ClubhouseFrontEndsTests"),
     .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseJSON", "CSQLite", "TestSupport"], path: "Tests/EndToEndTests"),
     // What several test targets share (the rendered-picture check).
     .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -18,7 +18,7 @@ extension GlobePlugin {
         .post("/wishes", command: "wish"),
         .delete("/wishes/{country}", command: "unwish"),
         .get("/stats", command: "stats"),
-        .get("/where", command: "where"),
+        .get("/where", command: "where", isPublic: true),
         .get("/map.svg", command: "map", output: .file("svg", type: "image/svg+xml")),
         .get("/challenge", command: "challenge show"),
         .get("/challenge/calendar", command: "challenge calendar"),

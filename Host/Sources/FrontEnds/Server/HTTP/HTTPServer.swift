@@ -214,14 +214,15 @@ final class HTTPFrontEnd: @unchecked Sendable {
             return (.staticFile(segments.isEmpty ? ["_"] : Array(segments.dropFirst())), 0)
         }
         if segments == ["api", "_", "pair"] {
-            return method == "POST" ? (.pair, 4096) : (.methodNotAllowed(["OPTIONS", "POST"]), 0)
+            return method == "POST" ? (.pair, 4096) : (.methodNotAllowed(["OPTIONS", "POST"]), options.limits.bodyBytes)
         }
         switch routes.match(method: method, segments: segments) {
         case .route(let route, let values):
             return (.plugin(route, values), route.route.maxBodyBytes ?? options.limits.bodyBytes)
-        case .methodNotAllowed(let allowed): return (.methodNotAllowed(allowed), 0)
-        case .unavailable(let alias, let message): return (.unavailable(alias: alias, message: message), 0)
-        case .notFound: return (.notFound, 0)
+        // These are answered whatever the body (read and dropped, up to the default bound).
+        case .methodNotAllowed(let allowed): return (.methodNotAllowed(allowed), options.limits.bodyBytes)
+        case .unavailable(let alias, let message): return (.unavailable(alias: alias, message: message), options.limits.bodyBytes)
+        case .notFound: return (.notFound, options.limits.bodyBytes)
         }
     }
 
