@@ -31,12 +31,16 @@ public final class RawHTTPConnection {
     public let fd: Int32
     private var pending: [UInt8] = []
 
-    /// Connects to host:port (retrying while a server starts, up to `timeout` seconds).
-    public init(port: UInt16, host: String = "127.0.0.1", timeout: Double = 10) throws {
+    /// Connects to host:port (retrying while a server starts, up to `timeout` seconds). `receiveBuffer`:
+    /// SO_RCVBUF before connecting (a small one makes a slow reader slow for the server too).
+    public init(port: UInt16, host: String = "127.0.0.1", timeout: Double = 10, receiveBuffer: Int32? = nil) throws {
         let deadline = RawHTTPConnection.now() + timeout
         while true {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { throw HTTPTestError("socket: \(String(cString: strerror(errno)))") }
+            if var size = receiveBuffer {
+                _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian

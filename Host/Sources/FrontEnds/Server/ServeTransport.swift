@@ -304,9 +304,15 @@ final class ServeChannel: @unchecked Sendable {
         }
     }
 
-    func close() {
+    /// Closes the socket; `abort`: with a reset, dropping what the kernel still holds for the client (a
+    /// client dropped for not reading must not be fed its backlog afterwards).
+    func close(abort: Bool = false) {
         lock.withLock {
             guard !closed else { return }
+            if abort {
+                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            }
             closed = true
             output = []
             outputHead = 0
@@ -564,7 +570,8 @@ final class ServeLoop: @unchecked Sendable {
                 let writing = s.waiting > 0 && s.heldSince == nil
                 if let held = s.heldSince { timeout = min(timeout, max(1, held + limits.replyHoldMilliseconds - now)) }
                 if writing && now - s.lastProgress >= limits.writeTimeoutMilliseconds {
-                    drop(at: index, reason: "dropped client \(c.number)\(c.peerSuffix): it read none of its \(s.waiting) bytes of replies for \(limits.writeTimeoutMilliseconds) ms")
+                    drop(at: index, reason: "dropped client \(c.number)\(c.peerSuffix): it read none of its \(s.waiting) bytes of replies for \(limits.writeTimeoutMilliseconds) ms",
+                         abort: true)
                     continue
                 }
                 if c.readClosed && s.inFlight == 0 && s.waiting == 0 {
@@ -580,7 +587,7 @@ final class ServeLoop: @unchecked Sendable {
                 }
                 if let due = handler.deadline(c, now: now) {
                     if now >= due, let reason = handler.expire(c, now: now) {
-                        drop(at: index, reason: reason, quiet: reason.isEmpty)
+                        drop(at: index, reason: reason, quiet: reason.isEmpty, abort: !reason.isEmpty)
                         continue
                     }
                     if let again = handler.deadline(c, now: now) { timeout = min(timeout, max(1, again - now)) }
@@ -664,10 +671,10 @@ final class ServeLoop: @unchecked Sendable {
         }
     }
 
-    private func drop(at index: Int, reason: String, quiet: Bool = false) {
+    private func drop(at index: Int, reason: String, quiet: Bool = false, abort: Bool = false) {
         let c = channels.remove(at: index)
         c.listener.connected -= 1
-        c.close()
+        c.close(abort: abort)
         c.listener.protocolHandler.closed(c)
         c.owner = nil
         if !reason.isEmpty && !quiet { note(reason) }

@@ -584,6 +584,8 @@ final class HTTPProtocolHandler: ServeProtocol {
         let s = channel.state()
         if s.waiting > 0 && s.heldSince == nil {
             if c.writingSince == nil { c.writingSince = now }
+            // Idle time counts from the end of the last response, not from when it was queued.
+            if case .waiting(_, let first) = c.phase { c.phase = .waiting(since: now, first: first) }
         } else {
             c.writingSince = nil
         }
