@@ -27,6 +27,7 @@ products += [
     .library(name: "ClubhouseToolkit", targets: ["ClubhouseToolkit"]),
     .library(name: "ClubhouseHost", targets: ["ClubhouseHost"]),
     .library(name: "ClubhousePlatform", targets: ["ClubhousePlatform"]),
+    .library(name: "ClubhouseFrontEnds", targets: ["ClubhouseFrontEnds"]),
 ] + features.map { .library(name: "\($0)Core", targets: ["\($0)Core"]) }
 
 #if arch(x86_64)
