@@ -517,8 +517,17 @@ final class JSONRPCServer: @unchecked Sendable {
                 if !a.help.isEmpty { arg["help"] = .string(a.help) }
                 return .object(arg)
             }
-            return ["name": .string(c.name), "summary": .string(c.summary), "long_running": .bool(c.longRunning),
-                    "arguments": .array(arguments)]
+            var command: JSONObject = ["name": .string(c.name), "summary": .string(c.summary), "long_running": .bool(c.longRunning),
+                                       "arguments": .array(arguments), "access": .string(c.access.rawValue)]
+            if c.isPublic { command["public"] = true }
+            if !c.routes.isEmpty {
+                command["http"] = .array(c.routes.map { r in
+                    var o: JSONObject = ["method": .string(r.method), "path": .string(r.path)]
+                    if r.mount { o["mount"] = true }
+                    return .object(o)
+                })
+            }
+            return .object(command)
         })
     }
 
