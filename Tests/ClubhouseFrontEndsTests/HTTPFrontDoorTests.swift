@@ -223,4 +223,32 @@ final class HTTPFrontDoorTests: XCTestCase {
         // The host's files of the request are gone once it is answered.
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: server.front.scratch), [])
     }
+
+    func testAClosedConnectionStopsTheCallItStarted() throws {
+        let access = TestAccess()
+        access.addToken("coach", name: "coach's phone", scopes: ["tennis:*"])
+        let server = try InProcessHTTPServer(plugins: ["tennis": "TennisPlugin"],
+                                             devices: #"{"ballmachine": {"transport": "simulator:ballmachine"}}"#, access: access)
+        defer { server.stop() }
+        let auth = [("Authorization", "Bearer coach"), ("Content-Type", "application/json")]
+        let saved = try httpRequest(port: server.port, "POST", "/api/tennis/drills", headers: auth,
+                                    body: Array(#"{"name": "long", "steps": [{"zone": 5, "speed": 50, "delay": 2, "repeat": 20}]}"#.utf8))
+        XCTAssertEqual(saved.status, 200, saved.text)
+        // Forty seconds of balls; the page goes away after half a second.
+        let c = try RawHTTPConnection(port: server.port)
+        c.send("POST /api/tennis/drills/long/run HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer coach\r\nContent-Length: 2\r\n\r\n{}")
+        usleep(500_000)
+        let closedAt = Date()
+        shutdown(c.fd, Int32(SHUT_RDWR))
+        var entry: AuditEntry?
+        while entry == nil && Date().timeIntervalSince(closedAt) < 10 {
+            entry = access.entries.first { $0.path == "/api/tennis/drills/long/run" }
+            usleep(50_000)
+        }
+        let stopped = try XCTUnwrap(entry, "the drill did not stop within 10 s of the connection closing")
+        XCTAssertEqual(stopped.status, 499)
+        XCTAssertLessThan(Date().timeIntervalSince(closedAt), 5)
+        let sessions = try httpRequest(port: server.port, "GET", "/api/tennis/sessions", headers: auth)
+        XCTAssertTrue(sessions.text.contains("\"aborted\""), sessions.text)
+    }
 }

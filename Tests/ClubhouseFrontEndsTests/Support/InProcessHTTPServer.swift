@@ -126,13 +126,17 @@ final class InProcessHTTPServer {
     var port: UInt16 { front.port }
 
     /// `plugins`: alias → library name (eg: "putting": "PuttingPlugin"); `siteHTTP`: the site's "http" object.
-    init(plugins: [String: String], siteHTTP: String = "{}", access: any AccessControlling, configure: (inout HTTPOptions) -> Void = { _ in }) throws {
+    /// `devices`: the site's "devices" object; a plugin named "tennis" is granted "device:ballmachine" and configured for it.
+    init(plugins: [String: String], siteHTTP: String = "{}", devices: String = "{}", access: any AccessControlling,
+         configure: (inout HTTPOptions) -> Void = { _ in }) throws {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("clubhouse-http-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let entries = plugins.sorted { $0.key < $1.key }.map { alias, library in
-            #""\#(alias)": {"path": "\#(Products.library(library))", "grants": ["storage"], "isolation": "in-process"}"#
+            alias == "tennis"
+                ? #""tennis": {"path": "\#(Products.library(library))", "grants": ["storage", "device:ballmachine"], "isolation": "in-process", "config": {"device": "ballmachine"}}"#
+                : #""\#(alias)": {"path": "\#(Products.library(library))", "grants": ["storage"], "isolation": "in-process"}"#
         }
-        let config = #"{"sites": {"club": {"http": \#(siteHTTP), "plugins": {\#(entries.joined(separator: ", "))}}}}"#
+        let config = #"{"sites": {"club": {"http": \#(siteHTTP), "devices": \#(devices), "plugins": {\#(entries.joined(separator: ", "))}}}}"#
         let configPath = scratch.appendingPathComponent("plugins.json").path
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         let options = try GlobalOptions.parse(["--config", configPath, "--data-dir", scratch.appendingPathComponent("data").path, "--site", "club"])
