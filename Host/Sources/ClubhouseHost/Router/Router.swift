@@ -191,11 +191,44 @@ extension Router {
     static func mentionsBackground(_ reply: [UInt8]) -> Bool {
         let needle = Array("\"background\"".utf8)
         guard reply.count >= needle.count else { return false }
-        var i = 0
-        while i + needle.count <= reply.count {
-            if reply[i] == needle[0] && Array(reply[i..<(i + needle.count)]) == needle { return true }
-            i += 1
+        return reply.withUnsafeBufferPointer { bytes in
+            var i = 0
+            while i + needle.count <= bytes.count {
+                if bytes[i] == needle[0] {
+                    var k = 1
+                    while k < needle.count && bytes[i + k] == needle[k] { k += 1 }
+                    if k == needle.count { return true }
+                }
+                i += 1
+            }
+            return false
         }
-        return false
+    }
+}
+
+/// A reply as a front end passes it on without reading it: the bytes of its `data`.
+public struct ReplyData: Sendable {
+    public var status: Status
+    /// On success, the reply's `data`: one JSON value (checked), as the plugin wrote it.
+    public var data: [UInt8]
+    /// On failure, the one-line message.
+    public var message: String
+}
+
+extension Router {
+    /// Runs a prepared call (the background policy applied) and hands back its `data` as the plugin's own
+    /// bytes — checked to be one JSON value, not parsed into values and written again — or the failure.
+    public func runData(_ call: PreparedCall, context: CallContext) -> ReplyData {
+        let (code, reply) = runRaw(call, context: context)
+        let status = Status(code: code)
+        if status == .ok, let range = reply.withUnsafeBufferPointer({ JSONScanner.member("data", in: $0) }) {
+            return ReplyData(status: .ok, data: Array(reply[range]), message: "")
+        }
+        // Anything else (a failure, a reply without data, a malformed one) is read as `run` reads it.
+        let outcome = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.command.name)
+        guard outcome.status == .ok else { return ReplyData(status: outcome.status, data: [], message: outcome.message) }
+        var data: [UInt8] = []
+        JSONWriter.appendCompact(outcome.data, to: &data)
+        return ReplyData(status: .ok, data: data, message: "")
     }
 }

@@ -98,8 +98,12 @@ extension Putting {
                             .string("jobId", help: "The job id a best line answered", required: true)],
                 reply: "{jobId, status: queued|running|failed, error?} or {bestLine: {…}}") { plugin, call in
             let a = call.arguments
-            let status = try plugin.service.job(id: try a.string("jobId"))
-            return Reply(data: try GreenReaderAPI.job(status, course: try a.string("courseId"), hole: try a.int("holeNum")))
+            let id = try a.string("jobId"), course = try a.string("courseId"), hole = try a.int("holeNum")
+            // A finished job's answer is its cached result as stored ({"bestLine": …}): sent as it is.
+            if let stored = try GreenReaderAPI.storedAnswer(job: id, course: course, hole: hole, store: plugin.service.store) {
+                return Reply(rawData: stored)
+            }
+            return Reply(data: try GreenReaderAPI.job(plugin.service.job(id: id), course: course, hole: hole))
         },
     ]
 }
@@ -172,6 +176,15 @@ enum GreenReaderAPI {
             }
             return file.bytes
         }
+    }
+
+    /// The cached result of a completed best-line job for this hole, as the store holds it (the text
+    /// `{"bestLine": {…}}` the service wrote), or nil when the job is anything else.
+    static func storedAnswer(job id: String, course: String, hole: Int, store: any PuttingStore) throws -> [UInt8]? {
+        guard let job = try store.job(id: id), job.state == .completed, case .bestLine(let request) = job.work,
+              request.course == course, request.hole == hole, let text = try store.result(key: job.key),
+              text.hasPrefix("{\"bestLine\":") else { return nil }
+        return Array(text.utf8)
     }
 
     static func job(_ status: JobStatus, course: String, hole: Int) throws -> JSONValue {

@@ -476,7 +476,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
         let context = router.context(for: prepared)
         guard connection.track(context) else { return .error(499, "the client went away before the call started", name: "cancelled") }
-        let outcome = router.run(prepared, context: context)
+        let outcome = router.runData(prepared, context: context)
         _ = connection.track(nil)
         guard outcome.status == .ok else {
             return .error(HTTPStatusTable.status(for: outcome.status), outcome.message, name: outcome.status.name)
@@ -487,8 +487,10 @@ final class HTTPFrontEnd: @unchecked Sendable {
             }
             return HTTPResponse(status: 200, headers: [("Content-Type", output.contentType), ("Cache-Control", "no-store")], body: bytes)
         }
-        let accepted = declared.acceptedIf.map { outcome.data[$0] != nil } ?? false
-        return .json(accepted ? 202 : 200, outcome.data)
+        let accepted = declared.acceptedIf.map { name in
+            outcome.data.withUnsafeBufferPointer { JSONScanner.member(name, in: $0) } != nil
+        } ?? false
+        return .json(accepted ? 202 : 200, raw: outcome.data)
     }
 
     /// The audit entry and the log line of a request.
