@@ -83,24 +83,44 @@ public enum JSONScanner {
     /// The byte range of the value of member `name` of the object `bytes` holds (the whole object is
     /// checked), or nil when `bytes` are not one object or it has no such member.
     public static func member(_ name: String, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        guard isValid(bytes) else { return nil }
+        members([name], in: bytes)?[name]
+    }
+
+    /// The byte ranges of the values of the top-level members `names` of the object `bytes` holds, in one
+    /// pass that checks the whole object; nil when `bytes` are not one well-formed object. A name the object
+    /// lacks is absent from the result.
+    public static func members(_ names: [String], in bytes: UnsafeBufferPointer<UInt8>) -> [String: Range<Int>]? {
         var i = skipSpace(bytes, 0)
         guard i < bytes.count, bytes[i] == UInt8(ascii: "{") else { return nil }
         i = skipSpace(bytes, i + 1)
-        let wanted = Array(name.utf8)
-        while i < bytes.count && bytes[i] == UInt8(ascii: "\"") {
-            guard let keyEnd = stringEnd(bytes, i) else { return nil }
-            let matches = keyEnd - i - 2 == wanted.count && (0..<wanted.count).allSatisfy { bytes[i + 1 + $0] == wanted[$0] }
+        let wanted = names.map { Array($0.utf8) }
+        var found: [String: Range<Int>] = [:]
+        if i < bytes.count && bytes[i] == UInt8(ascii: "}") {
+            return skipSpace(bytes, i + 1) == bytes.count ? found : nil
+        }
+        while true {
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "\""), let keyEnd = stringEnd(bytes, i) else { return nil }
+            let keyLength = keyEnd - i - 2
+            var matched: Int?
+            for (k, name) in wanted.enumerated() where name.count == keyLength {
+                var same = true
+                for j in 0..<keyLength where bytes[i + 1 + j] != name[j] {
+                    same = false
+                    break
+                }
+                if same { matched = k }
+            }
             i = skipSpace(bytes, keyEnd)
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return nil }
             let valueStart = skipSpace(bytes, i + 1)
             guard let valueEnd = valueEnd(bytes, from: valueStart) else { return nil }
-            if matches { return valueStart..<valueEnd }
+            if let matched { found[names[matched]] = valueStart..<valueEnd }
             i = skipSpace(bytes, valueEnd)
-            guard i < bytes.count, bytes[i] == UInt8(ascii: ",") else { return nil }
+            guard i < bytes.count else { return nil }
+            if bytes[i] == UInt8(ascii: "}") { return skipSpace(bytes, i + 1) == bytes.count ? found : nil }
+            guard bytes[i] == UInt8(ascii: ",") else { return nil }
             i = skipSpace(bytes, i + 1)
         }
-        return nil
     }
 
     static func skipSpace(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int {
@@ -134,24 +154,27 @@ public enum JSONScanner {
 
     /// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
     static func numberEnd(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int? {
+        guard let p = bytes.baseAddress else { return nil }
+        let n = bytes.count
         var i = start
-        if i < bytes.count && bytes[i] == UInt8(ascii: "-") { i += 1 }
-        guard i < bytes.count, isDigit(bytes[i]) else { return nil }
-        if bytes[i] == UInt8(ascii: "0") {
+        @inline(__always) func digit(_ k: Int) -> Bool { k < n && p[k] &- 0x30 < 10 }
+        if i < n && p[i] == UInt8(ascii: "-") { i += 1 }
+        guard digit(i) else { return nil }
+        if p[i] == UInt8(ascii: "0") {
             i += 1
         } else {
-            while i < bytes.count && isDigit(bytes[i]) { i += 1 }
+            while digit(i) { i += 1 }
         }
-        if i < bytes.count && bytes[i] == UInt8(ascii: ".") {
+        if i < n && p[i] == UInt8(ascii: ".") {
             i += 1
-            guard i < bytes.count, isDigit(bytes[i]) else { return nil }
-            while i < bytes.count && isDigit(bytes[i]) { i += 1 }
+            guard digit(i) else { return nil }
+            while digit(i) { i += 1 }
         }
-        if i < bytes.count && (bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E")) {
+        if i < n && (p[i] | 0x20) == UInt8(ascii: "e") {
             i += 1
-            if i < bytes.count && (bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-")) { i += 1 }
-            guard i < bytes.count, isDigit(bytes[i]) else { return nil }
-            while i < bytes.count && isDigit(bytes[i]) { i += 1 }
+            if i < n && (p[i] == UInt8(ascii: "+") || p[i] == UInt8(ascii: "-")) { i += 1 }
+            guard digit(i) else { return nil }
+            while digit(i) { i += 1 }
         }
         return i
     }

@@ -219,9 +219,23 @@ extension Router {
     /// Runs a prepared call (the background policy applied) and hands back its `data` as the plugin's own
     /// bytes — checked to be one JSON value, not parsed into values and written again — or the failure.
     public func runData(_ call: PreparedCall, context: CallContext) -> ReplyData {
-        let (code, reply) = runRaw(call, context: context)
+        let (code, reply) = runtime.callRaw(alias: call.alias, command: call.command.name, arguments: call.arguments, context: context)
         let status = Status(code: code)
-        if status == .ok, let range = reply.withUnsafeBufferPointer({ JSONScanner.member("data", in: $0) }) {
+        // One pass over the reply finds `data`, checks the rest, and sees whether it asks for background work.
+        if status == .ok, let found = reply.withUnsafeBufferPointer({ JSONScanner.members(["data", "background"], in: $0) }),
+           let range = found["data"] {
+            if found["background"] != nil {
+                let outcome = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.command.name)
+                if let follow = outcome.background {
+                    if call.origin == .background {
+                        runtime.log.warning("'\(call.alias) \(call.command.name)' asked for more background work ('\(follow.command)') while running in the background; not started")
+                    } else if let background {
+                        background.launch(alias: call.alias, command: follow.command, arguments: follow.arguments)
+                    } else {
+                        runtime.log.warning("'\(call.alias) \(call.command.name)' asked for background work ('\(follow.command)') but this host runs none")
+                    }
+                }
+            }
             return ReplyData(status: .ok, data: Array(reply[range]), message: "")
         }
         // Anything else (a failure, a reply without data, a malformed one) is read as `run` reads it.

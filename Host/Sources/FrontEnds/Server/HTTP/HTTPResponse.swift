@@ -32,7 +32,7 @@ struct HTTPResponse {
     static let pagePolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     /// A JSON body (compact, one line). `raw`: bytes that already are one JSON value.
-    static func json(_ status: Int, raw: [UInt8]) -> HTTPResponse {
+    static func json(_ status: Int, raw: consuming [UInt8]) -> HTTPResponse {
         var bytes = raw
         bytes.append(0x0A)
         return HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")],
