@@ -26,7 +26,7 @@ final class HTTPFrontDoorTests: XCTestCase {
         access.addToken("writer", name: "Ann's phone", scopes: ["scorecard:write"])
         access.allowedOrigins = ["https://app.example"]
         let server = try InProcessHTTPServer(plugins: ["scorecard": "ScorecardPlugin", "globe": "GlobePlugin"],
-                                             siteHTTP: #"{"public": ["globe"]}"#, access: access) { $0.trustedProxies = [IPRange("127.0.0.1")!] }
+                                             siteHTTP: #"{"public_routes": true}"#, access: access) { $0.trustedProxies = [IPRange("127.0.0.1")!] }
         defer { server.stop() }
         let port = server.port
 

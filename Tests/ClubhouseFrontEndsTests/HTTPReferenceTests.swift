@@ -42,7 +42,7 @@ final class HTTPReferenceTests: XCTestCase {
         let server = try InProcessHTTPServer(
             plugins: ["putting": "PuttingPlugin", "globe": "GlobePlugin", "tennis": "TennisPlugin", "practice": "PracticePlugin",
                       "scorecard": "ScorecardPlugin", "broken": "NoSuchPlugin"],
-            siteHTTP: #"{"mount": {"putting": "/", "globe": "/"}, "public": ["globe"]}"#,
+            siteHTTP: #"{"mount": {"putting": "/", "globe": "/"}, "public_routes": true}"#,
             devices: #"{"ballmachine": {"transport": "simulator:ballmachine"}}"#, access: access) {
             $0.limits.headerTimeoutMilliseconds = 300
         }

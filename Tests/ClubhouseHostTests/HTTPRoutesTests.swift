@@ -172,7 +172,7 @@ final class HTTPRoutesTests: XCTestCase {
 
     func testTheSitesHTTPObjectIsChecked() {
         let text = """
-        {"sites": {"club": {"http": {"mount": {"puting": "/", "globe": "/api"}, "public": ["tennis"], "cors": 1},
+        {"sites": {"club": {"http": {"mount": {"puting": "/", "globe": "/api"}, "public_routes": "yes", "cors": 1},
                             "plugins": {"putting": {"id": "org.clubhouse.putting"}, "globe": {"id": "org.clubhouse.globe"}}}}}
         """
         XCTAssertThrowsError(try ConfigurationParser.parse(text, source: "plugins.json", baseDirectory: nil)) { error in
@@ -180,7 +180,7 @@ final class HTTPRoutesTests: XCTestCase {
             XCTAssertEqual(lines.count, 4, "\(lines)")
             XCTAssertTrue(lines.contains { $0.contains("\"mount\" names plugin 'puting', which site 'club' does not have; did you mean 'putting'?") }, "\(lines)")
             XCTAssertTrue(lines.contains { $0.contains("mount point '/api' of 'globe': /api/ belongs to the host") }, "\(lines)")
-            XCTAssertTrue(lines.contains { $0.contains("\"public\" names plugin 'tennis', which site 'club' does not have") }, "\(lines)")
+            XCTAssertTrue(lines.contains { $0.contains("\"public_routes\" must be true or false, not a string") }, "\(lines)")
             XCTAssertTrue(lines.contains { $0.contains("unknown key 'cors' in \"http\" of site 'club'") }, "\(lines)")
             XCTAssertTrue(lines.allSatisfy { $0.hasPrefix("plugins.json:") }, "\(lines)")
         }
@@ -200,7 +200,7 @@ final class HTTPRoutesTests: XCTestCase {
             site.plugins.append(PluginEntry(alias: alias, id: nil, enabled: true, path: "/x", versionRequirement: nil, config: .null, grants: [],
                                             isolation: .auto, timeoutMilliseconds: 1, location: SourceLocation(line: 1, column: 1, offset: 0)))
         }
-        site.http.mounts = [("putting", "/"), ("globe", "/")]
+        site.http.mounts = [SiteHTTP.Mount(alias: "putting", prefix: "/"), SiteHTTP.Mount(alias: "globe", prefix: "/")]
         let catalogues = ["putting": putting, "globe": globe]
         let table = SiteRoutes.build(site: site) { alias in
             catalogues[alias].map { .success($0) } ?? .failure(RuntimeError(status: .error, message: "no such file"))

@@ -130,11 +130,14 @@ final class HTTPEndToEndProxyTests: XCTestCase {
         let refused = try curlGet("/api/putting/courses")
         XCTAssertEqual(refused.status, 401)
         XCTAssertTrue(refused.body.hasPrefix("{\"error\":{\"status\":\"unauthenticated\""), refused.body)
-        // A chunked upload reaches the host with a Content-Length (nginx buffers it).
-        let chunked = try curlGet("/api/_/pair", ["-X", "POST", "-H", "Transfer-Encoding: chunked", "-H", "Content-Type: application/json",
-                                                  "--data-binary", #"{"code": "123456"}"#])
-        XCTAssertNotEqual(chunked.status, 411, chunked.body)
-        XCTAssertNotEqual(chunked.status, 400, chunked.body)
+        // Pairing through TLS, the code sent chunked: nginx hands the host a Content-Length, and the
+        // cookie is Secure because the trusted proxy says HTTPS.
+        let code = try XCTUnwrap(try c.succeed(["--json", "token", "pair", "--scope", "putting:read"]).json()["code"]?.stringValue)
+        let paired = try curlGet("/api/_/pair", ["-X", "POST", "-H", "Transfer-Encoding: chunked", "-H", "Content-Type: application/json",
+                                                 "--data-binary", #"{"code": "\#(code)"}"#])
+        XCTAssertEqual(paired.status, 200, paired.body)
+        let cookie = try XCTUnwrap(paired.headers.split(separator: "\r\n").first { $0.hasPrefix("set-cookie:") })
+        XCTAssertTrue(cookie.contains("secure") && cookie.contains("httponly") && cookie.contains("samesite=strict"), String(cookie))
         // Plain HTTP is sent to HTTPS.
         let plain = try Self.run(curl, ["-s", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}", "http://127.0.0.1:\(plainPort)/ui/_/hello.txt"])
         XCTAssertTrue(plain.output.hasPrefix("301 https://127.0.0.1"), plain.output)

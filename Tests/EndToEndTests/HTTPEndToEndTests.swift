@@ -318,7 +318,7 @@ final class HTTPEndToEndTests: XCTestCase {
         let c = try Clubhouse()
         let echo = try FixturePlugins.build("ECHO", file: "hostile_routes.c")
         let config = try c.write("plugins.json", """
-        {"sites": {"s": {"http": {"public": ["echo"]}, "plugins": {"echo": {"path": "\(echo)", "isolation": "process"}}}}}
+        {"sites": {"s": {"http": {"public_routes": true}, "plugins": {"echo": {"path": "\(echo)", "isolation": "process"}}}}}
         """)
         let server = try HTTPServerProcess(c, arguments: ["--config", config, "--site", "s"])
         defer { server.stop() }

@@ -164,7 +164,8 @@ public final class RawHTTPConnection {
     /// One request on this connection, and its response.
     public func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = [],
                         timeout: Double = 30) throws -> RawHTTPResponse {
-        var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        var text = "\(method) \(path) HTTP/1.1\r\n"
+        if !headers.contains(where: { $0.0.lowercased() == "host" }) { text += "Host: 127.0.0.1\r\n" }
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" || method == "PUT" || method == "PATCH" { text += "Content-Length: \(body.count)\r\n" }
         text += "\r\n"

@@ -54,7 +54,7 @@ public struct Route: Sendable {
     public var mount: Bool
     /// Whether the command only reads (`.read`) or changes something (`.write`): tokens' scopes use it.
     public var access: RouteAccessLevel
-    /// Served without a credential where the site allows it (plugins.json "http": {"public": [alias]}).
+    /// Served without a credential where the site allows it (plugins.json "http": {"public_routes": true}).
     public var isPublic: Bool
     /// Arguments the route fixes, whatever the request says (eg: ["async": true]).
     public var set: JSONObject = [:]

@@ -6,7 +6,7 @@ import ClubhouseJSON
 public enum ConfigurationParser {
     static let topKeys = ["$schema", "version", "default_site", "plugin_dirs", "data_dir", "sites"]
     static let siteKeys = ["description", "plugins", "devices", "http"]
-    static let siteHTTPKeys = ["mount", "public"]
+    static let httpKeys = ["allowed_origins", "public_routes", "mount"]
     static let pluginKeys = ["id", "enabled", "path", "version", "config", "grants", "isolation", "timeout_ms", "limits",
                              "description"]
     static let limitKeys = ["memory_mb", "cpu_seconds", "wall_ms", "open_files"]
@@ -174,40 +174,47 @@ private struct Reader {
             error(path, "site '\(name)' has no \"plugins\" object")
         }
         if let http = object(site["http"], at: pointer(path, "http"), what: "\"http\"") {
-            result.http = readSiteHTTP(http, at: pointer(path, "http"), site: result)
+            result.http = readHTTP(http, at: pointer(path, "http"), site: result)
         }
         return result
     }
 
-    /// `"http": {"mount": {"putting": "/"}, "public": ["globe"]}`.
-    mutating func readSiteHTTP(_ o: JSONObject, at path: String, site: Site) -> SiteHTTP {
-        checkKeys(o, at: path, known: ConfigurationParser.siteHTTPKeys, what: "\"http\" of site '\(site.name)'")
+    /// `"http": {"allowed_origins": ["https://app.example.org"], "public_routes": false, "mount": {"putting": "/"}}`
+    /// (read after the plugins: a mount names one).
+    mutating func readHTTP(_ o: JSONObject, at path: String, site: Site) -> SiteHTTP {
+        checkKeys(o, at: path, known: ConfigurationParser.httpKeys, what: "\"http\" of site '\(site.name)'")
         var http = SiteHTTP()
-        let aliases = site.plugins.map(\.alias)
-        func known(_ alias: String, at p: String, what: String) -> Bool {
-            guard site.plugin(alias: alias) != nil else {
-                var message = "\(what) names plugin '\(alias)', which site '\(site.name)' does not have"
-                if let s = closest(alias, among: aliases) { message += "; did you mean '\(s)'?" }
-                error(p, message + " (its plugins: \(aliases.joined(separator: ", ")))")
-                return false
+        http.publicRoutes = bool(o["public_routes"], at: pointer(path, "public_routes"), what: "\"public_routes\"") ?? false
+        let at = pointer(path, "allowed_origins")
+        let origins = o["allowed_origins"]
+        if origins != nil && origins?.arrayValue == nil { _ = stringArray(origins, at: at, what: "\"allowed_origins\"") }
+        for (i, value) in (origins?.arrayValue ?? []).enumerated() {
+            guard let origin = string(value, at: at + "/\(i)", what: "each entry of \"allowed_origins\"") else { continue }
+            if origin == "*" {
+                error(at + "/\(i)", "\"*\" is not allowed in \"allowed_origins\": list each origin whose pages may call the site, eg: \"https://app.example.org\"")
+            } else if let normalized = OriginPolicy.normalized(origin) {
+                if !http.allowedOrigins.contains(normalized) { http.allowedOrigins.append(normalized) }
+            } else {
+                error(at + "/\(i)", "origin '\(origin)' must be a scheme and host with an optional port and nothing after, eg: \"https://app.example.org\" or \"http://localhost:5173\"")
             }
-            return true
         }
+        let aliases = site.plugins.map(\.alias)
         if let mounts = object(o["mount"], at: pointer(path, "mount"), what: "\"mount\"") {
             for (alias, value) in mounts {
                 let p = pointer(pointer(path, "mount"), alias)
-                guard let prefix = string(value, at: p, what: "the mount point of '\(alias)'"), known(alias, at: p, what: "\"mount\"") else { continue }
+                guard let prefix = string(value, at: p, what: "the mount point of '\(alias)'") else { continue }
+                guard site.plugin(alias: alias) != nil else {
+                    var message = "\"mount\" names plugin '\(alias)', which site '\(site.name)' does not have"
+                    if let s = closest(alias, among: aliases) { message += "; did you mean '\(s)'?" }
+                    error(p, message + " (its plugins: \(aliases.joined(separator: ", ")))")
+                    continue
+                }
                 if let problem = SiteHTTP.mountProblem(prefix) {
                     error(p, "mount point '\(prefix)' of '\(alias)': \(problem)")
                     continue
                 }
                 // Two plugins may share a mount point; their routes must not collide (SiteRoutes checks).
-                http.mounts.append((alias, prefix))
-            }
-        }
-        if let list = stringArray(o["public"], at: pointer(path, "public"), what: "\"public\"") {
-            for (i, alias) in list.enumerated() where known(alias, at: pointer(path, "public") + "/\(i)", what: "\"public\"") {
-                http.publicPlugins.append(alias)
+                http.mounts.append(SiteHTTP.Mount(alias: alias, prefix: prefix))
             }
         }
         return http

@@ -31,21 +31,37 @@ public struct Site: Sendable {
     public var description: String
     public var plugins: [PluginEntry]
     public var devices: [String: DeviceEntry]
-    /// What `serve --http` serves at this site beyond each plugin's /api/<alias>/ (`"http"`).
+    /// What the site allows over HTTP (`http` in plugins.json).
     public var http = SiteHTTP()
 
     public func plugin(alias: String) -> PluginEntry? { plugins.first { $0.alias == alias } }
 }
 
-/// A site's `"http"` object: where plugins' compatibility routes are mounted and whose public routes
-/// need no credential.
-public struct SiteHTTP: Sendable {
-    /// Plugin alias → the path its mounted routes are served under ("/" or "/greenreader"), in file order.
-    public var mounts: [(alias: String, prefix: String)] = []
-    /// Plugins whose routes declared `"public"` are served without a credential.
-    public var publicPlugins: [String] = []
+/// A site's HTTP settings (`serve --http`): the origins whose pages may call it from a browser (CORS, and
+/// the Origin check of cookie requests), whether routes its plugins declare public are open to anyone, and
+/// where plugins' compatibility routes are mounted.
+public struct SiteHTTP: Sendable, Equatable {
+    /// Normalized origins (`https://app.example.org`, `http://localhost:5173`); empty: CORS is off.
+    public var allowedOrigins: [String] = []
+    /// False (the default): every route needs a credential, even one a plugin declares public.
+    public var publicRoutes = false
+    /// Where a plugin's compatibility routes are served ("/" or "/greenreader"), in file order.
+    public var mounts: [Mount] = []
 
-    public init() {}
+    public struct Mount: Sendable, Equatable {
+        public var alias: String
+        public var prefix: String
+        public init(alias: String, prefix: String) {
+            self.alias = alias
+            self.prefix = prefix
+        }
+    }
+
+    public init(allowedOrigins: [String] = [], publicRoutes: Bool = false, mounts: [Mount] = []) {
+        self.allowedOrigins = allowedOrigins
+        self.publicRoutes = publicRoutes
+        self.mounts = mounts
+    }
 
     public func mount(of alias: String) -> String? { mounts.first { $0.alias == alias }?.prefix }
 

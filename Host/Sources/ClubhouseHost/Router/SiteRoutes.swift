@@ -15,7 +15,7 @@ public struct SiteRoute: Sendable {
     public var segments: [RouteSegment]
     /// The served path with its parameters, eg: /api/putting/courses/{course}.
     public var path: String
-    /// Declared public by the plugin and allowed by the site (`"http": {"public": [alias]}`).
+    /// Declared public by the plugin and allowed by the site (`"http": {"public_routes": true}`).
     public var isPublic: Bool
     /// The mount point of a compatibility route, nil for a route under /api/<alias>/.
     public var mountedAt: String?
@@ -55,7 +55,7 @@ public struct SiteRoutes: Sendable {
                 continue
             }
             let mount = site.http.mount(of: entry.alias)
-            let allowsPublic = site.http.publicPlugins.contains(entry.alias)
+            let allowsPublic = site.http.publicRoutes
             var mounted = 0
             for command in plugin.commands {
                 for route in command.routes {

@@ -1,5 +1,5 @@
 // The host's own commands: plugins list/info, plugin validate, config validate/schema, demo,
-// device simulate, serve.
+// device simulate, serve, token (TokenCommands).
 
 import ClubhouseHost
 import ClubhousePlatform
@@ -64,6 +64,14 @@ enum BuiltinCommands {
             return try JSONRPCServer.run(words, session: session)
         case "routes": return try RoutesCommand.run(options)
         case "device simulate": return try deviceSimulate(arguments, options)
+        case "token create":
+            return try TokenCommands.create(name: arguments["name"]?.stringValue ?? "", scope: arguments["scope"]?.stringValue ?? "", options)
+        case "token list": return try TokenCommands.list(options)
+        case "token revoke": return try TokenCommands.revoke(arguments["name"]?.stringValue ?? "", options)
+        case "token pair":
+            return try TokenCommands.pair(scope: arguments["scope"]?.stringValue ?? "", name: arguments["name"]?.stringValue,
+                                          url: arguments["url"]?.stringValue, svg: arguments["svg"]?.stringValue,
+                                          minutes: arguments["minutes"]?.intValue ?? 10, options)
         default: throw usage("unknown built-in command '\(name)' (clubhouse --help lists them)")
         }
     }
