@@ -51,15 +51,7 @@ final class HTTPServerProcess {
     /// Open descriptors of the server (nil when /proc cannot be read).
     var descriptors: Int? { try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count }
 
-    func stop() {
-        if process.isRunning {
-            process.terminate()
-            let deadline = Date().addingTimeInterval(20)
-            while process.isRunning && Date() < deadline { usleep(20_000) }
-            if process.isRunning { kill(pid, SIGKILL) }
-        }
-        process.waitUntilExit()
-    }
+    func stop() { stopServer(process) }
 
     /// The JSON error of a response, checked for its one-line shape.
     static func error(_ response: RawHTTPResponse, file: StaticString = #filePath, line: UInt = #line) -> (status: String, message: String)? {

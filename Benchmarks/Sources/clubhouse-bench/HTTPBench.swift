@@ -28,18 +28,7 @@ func rpcLoadBench(_ arguments: [String]) {
     let line = Array(request.utf8) + [0x0A]
     var fds: [Int32] = []
     for _ in 0..<clients {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(socketPath.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0 else {
+        guard let fd = serveConnect(socketPath) else {
             print("cannot connect to \(socketPath)")
             exit(1)
         }

@@ -131,16 +131,20 @@ public final class Router: @unchecked Sendable {
     /// Runs a prepared call and applies the background policy to its outcome.
     public func run(_ call: PreparedCall, context: CallContext) -> CallOutcome {
         let outcome = runtime.call(alias: call.alias, command: call.command.name, arguments: call.arguments, context: context)
-        if outcome.status == .ok, let follow = outcome.background {
-            if call.origin == .background {
-                runtime.log.warning("'\(call.alias) \(call.command.name)' asked for more background work ('\(follow.command)') while running in the background; not started")
-            } else if let background {
-                background.launch(alias: call.alias, command: follow.command, arguments: follow.arguments)
-            } else {
-                runtime.log.warning("'\(call.alias) \(call.command.name)' asked for background work ('\(follow.command)') but this host runs none")
-            }
-        }
+        if outcome.status == .ok, let follow = outcome.background { startBackground(follow, after: call) }
         return outcome
+    }
+
+    /// The background policy: follow-up work a reply asked for starts outside the call, never from
+    /// background work itself, and only where the host runs any.
+    func startBackground(_ follow: (command: String, arguments: JSONObject), after call: PreparedCall) {
+        if call.origin == .background {
+            runtime.log.warning("'\(call.alias) \(call.command.name)' asked for more background work ('\(follow.command)') while running in the background; not started")
+        } else if let background {
+            background.launch(alias: call.alias, command: follow.command, arguments: follow.arguments)
+        } else {
+            runtime.log.warning("'\(call.alias) \(call.command.name)' asked for background work ('\(follow.command)') but this host runs none")
+        }
     }
 
     /// prepare + context + run, for callers with nothing to do in between.
@@ -224,17 +228,9 @@ extension Router {
         // One pass over the reply finds `data`, checks the rest, and sees whether it asks for background work.
         if status == .ok, let found = reply.withUnsafeBufferPointer({ JSONScanner.members(["data", "background"], in: $0) }),
            let range = found["data"] {
-            if found["background"] != nil {
-                let outcome = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.command.name)
-                if let follow = outcome.background {
-                    if call.origin == .background {
-                        runtime.log.warning("'\(call.alias) \(call.command.name)' asked for more background work ('\(follow.command)') while running in the background; not started")
-                    } else if let background {
-                        background.launch(alias: call.alias, command: follow.command, arguments: follow.arguments)
-                    } else {
-                        runtime.log.warning("'\(call.alias) \(call.command.name)' asked for background work ('\(follow.command)') but this host runs none")
-                    }
-                }
+            if found["background"] != nil,
+               let follow = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.command.name).background {
+                startBackground(follow, after: call)
             }
             return ReplyData(status: .ok, data: Array(reply[range]), message: "")
         }

@@ -125,7 +125,7 @@ struct HTTPOptions: Sendable {
         case "--http": try setAddress(value)
         case "--allow-remote": allowRemote = value != "false"
         case "--trusted-proxy":
-            for item in value.split(separator: ",").map({ String($0).trimmingCharacters() }) where !item.isEmpty {
+            for item in value.split(separator: ",").map({ $0.trimmingSpaces() }) where !item.isEmpty {
                 guard let range = IPRange(item) else {
                     throw HTTPOptions.usageError("--trusted-proxy \(item): give the proxy's IP address (or a network, eg: 10.0.0.0/8)")
                 }
@@ -197,11 +197,3 @@ struct HTTPOptions: Sendable {
     }
 }
 
-extension String {
-    fileprivate func trimmingCharacters() -> String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
-        return String(s)
-    }
-}

@@ -392,11 +392,12 @@ public struct HTTPTarget: Sendable, Equatable {
     }
 }
 
-extension Substring {
-    fileprivate func trimmingSpaces() -> String {
-        var s = self
-        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+extension StringProtocol {
+    /// Without the spaces and tabs around it (HTTP's optional whitespace).
+    func trimmingSpaces() -> String {
+        var s = self[...]
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
         return String(s)
     }
 }

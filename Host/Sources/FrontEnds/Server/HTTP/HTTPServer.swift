@@ -77,11 +77,31 @@ final class HTTPConnection: @unchecked Sendable {
     private var finished: Bool?
     private var running: CallContext?
     private var gone = false
+    /// Set by the loop while the next request's bytes wait in the buffer behind the one a worker has.
+    private var inputWaiting = false
 
     init(now: Int64) { phase = .waiting(since: now, first: true) }
 
     /// A worker is done: the response is queued; `keepAlive` says whether another request may follow.
-    func finish(keepAlive: Bool) { lock.withLock { finished = keepAlive } }
+    /// True when the loop must be woken for it (to close, or to read a request already buffered); a client
+    /// that sends its next request afterwards wakes the loop itself.
+    func finish(keepAlive: Bool) -> Bool {
+        lock.withLock {
+            finished = keepAlive
+            return !keepAlive || inputWaiting
+        }
+    }
+
+    /// The loop notes that bytes of a next request wait in the buffer; true when the worker has finished
+    /// meanwhile (the loop then goes on itself: the worker did not wake it).
+    func noteInputWaiting() -> Bool {
+        lock.withLock {
+            inputWaiting = true
+            return finished != nil
+        }
+    }
+
+    func clearInputWaiting() { lock.withLock { inputWaiting = false } }
 
     /// The loop takes the outcome of the request in flight, once.
     func takeFinished() -> Bool? {
@@ -244,22 +264,23 @@ final class HTTPFrontEnd: @unchecked Sendable {
         channel.began()
         pool.submit { [self] in
             let (response, principal, status) = respond(exchange, connection: connection)
-            send(response, for: exchange, connection: connection, channel: channel)
+            let wake = send(response, for: exchange, connection: connection, channel: channel)
             channel.finished()
-            loop?.wake()
+            if wake { loop?.wake() }
             record(exchange, principal: principal, status: status, bytes: response.body.count)
             group.leave()
         }
     }
 
     /// Queues a response: HEAD leaves its body out; the connection stays open unless either side said close.
-    func send(_ response: HTTPResponse, for exchange: HTTPExchange, connection: HTTPConnection, channel: ServeChannel) {
+    /// True when the loop must be woken for what follows (HTTPConnection.finish).
+    func send(_ response: HTTPResponse, for exchange: HTTPExchange, connection: HTTPConnection, channel: ServeChannel) -> Bool {
         var response = response
         if exchange.head.method == "HEAD" { response.omitBody = true }
         let keepAlive = exchange.head.keepAlive && !response.close
         response.close = !keepAlive
         channel.enqueue(response.serialized(requestID: exchange.requestID, date: dates.now), droppable: false)
-        connection.finish(keepAlive: keepAlive)
+        return connection.finish(keepAlive: keepAlive)
     }
 
     /// Who the client is: the peer, or — when the peer is a trusted proxy — the last address in
@@ -669,9 +690,18 @@ final class HTTPProtocolHandler: ServeProtocol {
         refresh(channel, c, now: now)
         while true {
             switch c.phase {
-            case .busy, .closing:
+            case .busy:
+                // A worker has this client's request; what it sent next waits, and the worker wakes the loop
+                // when it is done — unless it is done already.
+                if channel.input.count > channel.inputStart && c.noteInputWaiting() {
+                    refresh(channel, c, now: now)
+                    continue
+                }
+                return false
+            case .closing:
                 return false
             case .waiting:
+                c.clearInputWaiting()
                 guard channel.input.count > channel.inputStart else { return false }
                 c.phase = .head(since: now, scanned: 0, startedMicroseconds: HTTPFrontEnd.microseconds())
             case .head(let since, let scanned, let started):
@@ -740,11 +770,3 @@ final class HTTPProtocolHandler: ServeProtocol {
     }
 }
 
-extension String {
-    func trimmingSpaces() -> String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
-        return String(s)
-    }
-}

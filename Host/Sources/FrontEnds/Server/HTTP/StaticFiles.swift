@@ -147,7 +147,7 @@ final class StaticFiles: @unchecked Sendable {
         guard let header else { return false }
         let bare = etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
         for candidate in header.split(separator: ",") {
-            var c = candidate.trimmingCharacters()
+            var c = candidate.trimmingSpaces()
             if c == "*" { return true }
             if c.hasPrefix("W/") { c = String(c.dropFirst(2)) }
             if c == bare { return true }
@@ -171,11 +171,3 @@ final class StaticFiles: @unchecked Sendable {
     }
 }
 
-extension Substring {
-    fileprivate func trimmingCharacters() -> String {
-        var s = self
-        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
-        return String(s)
-    }
-}
