@@ -308,50 +308,70 @@ public struct HTTPTarget: Sendable, Equatable {
     /// `..` segment, raw or percent-encoded; an encoded `/` or `\`; an empty segment inside the path; a
     /// decoded NUL or control character; bad percent-encoding or UTF-8.
     public static func decode(_ target: String) -> Result<HTTPTarget, HTTPRefusal> {
-        let pathPart = target.prefix { $0 != "?" }
-        let queryPart: Substring = pathPart.endIndex < target.endIndex ? target[target.index(after: pathPart.endIndex)...] : ""
-        guard pathPart.hasPrefix("/") else { return .failure(HTTPRefusal(400, "the path must start with '/'")) }
-        var raw = pathPart.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        var trailing = false
-        if raw.last == "" {
-            raw.removeLast()
-            trailing = true
-        }
+        // Over the bytes: the parser let through visible ASCII only, so a piece without '%' (or '+' in the
+        // query) is its own decoding; only encoded bytes need the slow path and its checks.
+        let bytes = Array(target.utf8)
+        let queryStart = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
+        guard queryStart > 0, bytes[0] == UInt8(ascii: "/") else { return .failure(HTTPRefusal(400, "the path must start with '/'")) }
         var segments: [String] = []
-        for piece in raw {
-            if piece.isEmpty { return .failure(HTTPRefusal(400, "the path has an empty segment ('//')")) }
+        var trailing = false
+        var i = 1
+        while i <= queryStart {
+            var j = i
+            while j < queryStart && bytes[j] != UInt8(ascii: "/") { j += 1 }
+            let piece = bytes[i..<j]
+            if piece.isEmpty {
+                if i == queryStart { break }  // the path "/" itself
+                return .failure(HTTPRefusal(400, "the path has an empty segment ('//')"))
+            }
             let decoded: String
-            switch percentDecode(piece, plusIsSpace: false) {
-            case .success(let s): decoded = s
-            case .failure(let refusal): return .failure(refusal)
+            if piece.contains(UInt8(ascii: "%")) {
+                switch percentDecode(piece, plusIsSpace: false) {
+                case .success(let s): decoded = s
+                case .failure(let refusal): return .failure(refusal)
+                }
+                if decoded.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }) {
+                    return .failure(HTTPRefusal(400, "a path segment has an encoded '/' or '\\'"))
+                }
+                if decoded.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                    return .failure(HTTPRefusal(400, "a path segment has a control character"))
+                }
+            } else {
+                decoded = String(decoding: piece, as: UTF8.self)
+                if piece.contains(UInt8(ascii: "\\")) { return .failure(HTTPRefusal(400, "a path segment has a '\\'")) }
             }
             if decoded == "." || decoded == ".." {
-                return .failure(HTTPRefusal(400, "the path has a '\(decoded)' segment\(piece != decoded ? " (percent-encoded)" : ""); paths cannot climb out of a route or a folder"))
-            }
-            if decoded.contains("/") || decoded.contains("\\") {
-                return .failure(HTTPRefusal(400, "a path segment has an encoded '/' or '\\'"))
-            }
-            if decoded.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-                return .failure(HTTPRefusal(400, "a path segment has a control character"))
+                return .failure(HTTPRefusal(400, "the path has a '\(decoded)' segment\(piece.count != decoded.utf8.count ? " (percent-encoded)" : ""); paths cannot climb out of a route or a folder"))
             }
             segments.append(decoded)
+            if j == queryStart { break }
+            i = j + 1
+            if i == queryStart {
+                trailing = true
+                break
+            }
         }
         var query: [(String, String)] = []
-        if !queryPart.isEmpty {
-            for pair in queryPart.split(separator: "&", omittingEmptySubsequences: true) {
-                let eq = pair.firstIndex(of: "=")
-                let name = eq.map { pair[..<$0] } ?? pair
-                let value = eq.map { pair[pair.index(after: $0)...] } ?? ""
+        var k = queryStart + 1
+        while k < bytes.count {
+            var end = k
+            while end < bytes.count && bytes[end] != UInt8(ascii: "&") { end += 1 }
+            if end > k {
+                let pair = bytes[k..<end]
+                let eq = pair.firstIndex(of: UInt8(ascii: "="))
+                let name = eq.map { pair[pair.startIndex..<$0] } ?? pair
+                let value = eq.map { pair[($0 + 1)..<pair.endIndex] } ?? pair[pair.endIndex..<pair.endIndex]
                 switch (percentDecode(name, plusIsSpace: true), percentDecode(value, plusIsSpace: true)) {
                 case (.success(let n), .success(let v)):
                     if n.isEmpty { return .failure(HTTPRefusal(400, "a query parameter has no name")) }
-                    if (n + v).unicodeScalars.contains(where: { $0.value == 0 }) {
+                    if n.utf8.contains(0) || v.utf8.contains(0) {
                         return .failure(HTTPRefusal(400, "a query parameter has a NUL character"))
                     }
                     query.append((n, v))
                 case (.failure(let r), _), (_, .failure(let r)): return .failure(r)
                 }
             }
+            k = end + 1
         }
         return .success(HTTPTarget(segments: segments, trailingSlash: trailing, path: "/" + segments.joined(separator: "/"),
                                    query: query))
@@ -366,17 +386,18 @@ public struct HTTPTarget: Sendable, Equatable {
         }
     }
 
-    static func percentDecode(_ text: Substring, plusIsSpace: Bool) -> Result<String, HTTPRefusal> {
-        let utf8 = Array(text.utf8)
-        if !utf8.contains(UInt8(ascii: "%")) && !(plusIsSpace && utf8.contains(UInt8(ascii: "+"))) { return .success(String(text)) }
+    static func percentDecode(_ utf8: ArraySlice<UInt8>, plusIsSpace: Bool) -> Result<String, HTTPRefusal> {
+        if !utf8.contains(UInt8(ascii: "%")) && !(plusIsSpace && utf8.contains(UInt8(ascii: "+"))) {
+            return .success(String(decoding: utf8, as: UTF8.self))
+        }
         var out: [UInt8] = []
         out.reserveCapacity(utf8.count)
-        var i = 0
-        while i < utf8.count {
+        var i = utf8.startIndex
+        while i < utf8.endIndex {
             let b = utf8[i]
             if b == UInt8(ascii: "%") {
-                guard i + 2 < utf8.count, let h = hexValue(utf8[i + 1]), let l = hexValue(utf8[i + 2]) else {
-                    return .failure(HTTPRefusal(400, "bad percent-encoding in '\(String(text.prefix(80)))'"))
+                guard i + 2 < utf8.endIndex, let h = hexValue(utf8[i + 1]), let l = hexValue(utf8[i + 2]) else {
+                    return .failure(HTTPRefusal(400, "bad percent-encoding in '\(String(decoding: utf8.prefix(80), as: UTF8.self))'"))
                 }
                 out.append(h << 4 | l)
                 i += 3
@@ -386,7 +407,7 @@ public struct HTTPTarget: Sendable, Equatable {
             i += 1
         }
         guard let s = String(validating: out, as: UTF8.self) else {
-            return .failure(HTTPRefusal(400, "percent-encoding in '\(String(text.prefix(80)))' is not UTF-8"))
+            return .failure(HTTPRefusal(400, "percent-encoding in '\(String(decoding: utf8.prefix(80), as: UTF8.self))' is not UTF-8"))
         }
         return .success(s)
     }

@@ -258,17 +258,47 @@ final class HTTPFrontEnd: @unchecked Sendable {
 
     // MARK: requests (worker threads)
 
-    /// Runs a request on the pool; the response goes to `channel`.
+    /// Runs a request on the pool; the response goes to `channel`. A call into a plugin that takes one call
+    /// at a time goes through that plugin's lane (PluginLane): the worker that prepared it hands it over and
+    /// goes back to the pool when another worker is already running the plugin's calls.
     func dispatch(_ exchange: HTTPExchange, connection: HTTPConnection, channel: ServeChannel) {
         group.enter()
         channel.began()
         pool.submit { [self] in
-            let (response, principal, status) = respond(exchange, connection: connection)
-            let wake = send(response, for: exchange, connection: connection, channel: channel)
-            channel.finished()
-            if wake { loop?.wake() }
-            record(exchange, principal: principal, status: status, bytes: response.body.count)
-            group.leave()
+            let answer = answer(exchange, connection: connection)
+            guard case .call(let call) = answer.step else {
+                if case .now(let response) = answer.step { complete(exchange, response, answer, connection: connection, channel: channel) }
+                return
+            }
+            let job = { [self] in
+                complete(exchange, finish(call, exchange: exchange, connection: connection), answer, connection: connection, channel: channel)
+            }
+            if call.route.callsOneAtATime { lane(call.route.alias).run(job) } else { job() }
+        }
+    }
+
+    /// Sends the response (with the access layer's CORS headers), then the audit entry and the log line.
+    private func complete(_ exchange: HTTPExchange, _ response: HTTPResponse, _ answer: Answer, connection: HTTPConnection,
+                          channel: ServeChannel) {
+        var response = response
+        response.headers += answer.cors
+        let wake = send(response, for: exchange, connection: connection, channel: channel)
+        channel.finished()
+        if wake { loop?.wake() }
+        record(exchange, principal: answer.principal, status: response.status, bytes: response.body.count)
+        group.leave()
+    }
+
+    // Safe: `lanesLock` guards the table; each lane guards itself.
+    private let lanesLock = Lock()
+    private var lanes: [String: PluginLane] = [:]
+
+    func lane(_ alias: String) -> PluginLane {
+        lanesLock.withLock {
+            if let known = lanes[alias] { return known }
+            let made = PluginLane()
+            lanes[alias] = made
+            return made
         }
     }
 
@@ -329,39 +359,51 @@ final class HTTPFrontEnd: @unchecked Sendable {
                              requestID: exchange.requestID)
     }
 
-    /// The response to a request, who made it, and its status.
-    func respond(_ exchange: HTTPExchange, connection: HTTPConnection) -> (HTTPResponse, String, Int) {
+    /// What a request gets: a response now, or a plugin call to run (then its response); who made it; the
+    /// access layer's CORS headers for it.
+    struct Answer {
+        enum Step {
+            case now(HTTPResponse)
+            case call(PluginCall)
+        }
+        var step: Step
+        var principal: String
+        var cors: [(name: String, value: String)]
+    }
+
+    func answer(_ exchange: HTTPExchange, connection: HTTPConnection) -> Answer {
         let request = accessRequest(exchange)
-        var principal = "anonymous"
-        var response: HTTPResponse
+        let cors = access.corsHeaders(for: request).map { (name: $0.name, value: $0.value) }
         if case .options(let allowed) = exchange.destination {
             // A preflight carries no credentials; it learns the methods and, where the site allows the
             // origin, the CORS headers.
-            if let allowed {
-                response = HTTPResponse(status: 204, headers: [("Allow", allowed.joined(separator: ", "))])
-            } else {
-                response = .error(404, "no route at \(exchange.target.path)")
-            }
-        } else {
-            switch access.authorize(request) {
-            case .deny(let status, let message, let retryAfter):
-                response = .error(status, message)
-                if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer realm=\"clubhouse\"")) }
-                if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
-            case .allow(let who):
-                principal = who.name
-                response = perform(exchange, request: request, connection: connection)
-            }
+            let response = allowed.map { HTTPResponse(status: 204, headers: [("Allow", $0.joined(separator: ", "))]) }
+                ?? .error(404, "no route at \(exchange.target.path)")
+            return Answer(step: .now(response), principal: "anonymous", cors: cors)
         }
-        response.headers += access.corsHeaders(for: request).map { (name: $0.name, value: $0.value) }
-        return (response, principal, response.status)
+        switch access.authorize(request) {
+        case .deny(let status, let message, let retryAfter):
+            var response = HTTPResponse.error(status, message)
+            if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer realm=\"clubhouse\"")) }
+            if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
+            return Answer(step: .now(response), principal: "anonymous", cors: cors)
+        case .allow(let who):
+            if case .plugin(let route, let values) = exchange.destination {
+                switch prepare(exchange, route: route, values: values) {
+                case .success(let call): return Answer(step: .call(call), principal: who.name, cors: cors)
+                case .failure(let refusal): return Answer(step: .now(refusal.response), principal: who.name, cors: cors)
+                }
+            }
+            return Answer(step: .now(perform(exchange, request: request)), principal: who.name, cors: cors)
+        }
     }
 
-    func perform(_ exchange: HTTPExchange, request: AccessRequest, connection: HTTPConnection) -> HTTPResponse {
+    /// The response to a request that is not a plugin's route.
+    func perform(_ exchange: HTTPExchange, request: AccessRequest) -> HTTPResponse {
         let method = exchange.head.method
         switch exchange.destination {
-        case .plugin(let route, let values):
-            return runPlugin(exchange, route: route, values: values, connection: connection)
+        case .plugin:
+            return .error(500, "a plugin's route reached the host's own routes")
         case .methodNotAllowed(let allowed):
             var response = HTTPResponse.error(405, "\(exchange.target.path) does not answer \(method); it answers \(allowed.joined(separator: ", "))")
             response.headers.append(("Allow", allowed.joined(separator: ", ")))
@@ -445,36 +487,53 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
     }
 
-    /// Runs a plugin's route: the body and the output as files, the arguments bound, the call routed
-    /// (cancelled if the client goes away), and the reply as JSON (or the output file).
-    func runPlugin(_ exchange: HTTPExchange, route: SiteRoute, values: [String: String], connection: HTTPConnection) -> HTTPResponse {
+    /// A plugin call prepared from a request: the body and the output as files, the arguments bound and
+    /// checked by the router. `made` are the host's files of the request, removed once it is answered.
+    struct PluginCall {
+        var route: SiteRoute
+        var prepared: PreparedCall
+        var files: [String: String]
+        var made: [String]
+        /// When it was prepared (monotonic ms): a call that waited too long for its plugin is refused.
+        var preparedAt: Int64
+    }
+
+    /// A refusal made while preparing a call, with the files made so far removed.
+    struct PrepareFailure: Error {
+        var response: HTTPResponse
+    }
+
+    func prepare(_ exchange: HTTPExchange, route: SiteRoute, values: [String: String]) -> Result<PluginCall, PrepareFailure> {
         let declared = route.route
         var json: JSONObject?
         var files: [String: String] = [:]
         var made: [String] = []
-        defer { for path in made { unlink(path) } }
+        func refuse(_ response: HTTPResponse) -> Result<PluginCall, PrepareFailure> {
+            for path in made { unlink(path) }
+            return .failure(PrepareFailure(response: response))
+        }
         switch declared.body {
         case .none:
             if !exchange.body.isEmpty {
-                return .error(400, "\(route.shown) takes no body; send its arguments in the query")
+                return refuse(.error(400, "\(route.shown) takes no body; send its arguments in the query"))
             }
         case .json:
             switch jsonBody(exchange) {
-            case .failure(let refusal): return .refusal(refusal)
+            case .failure(let refusal): return refuse(.refusal(refusal))
             case .success(let object): json = object
             }
         case .file(let argument, let types):
-            let media = exchange.head.header("content-type")?.split(separator: ";").first.map { String($0).trimmingSpaces().lowercased() }
+            let media = exchange.head.header("content-type")?.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() }
             if !types.isEmpty, !(media.map(types.contains) ?? false) {
-                return .error(415, "\(route.shown) takes a body of type \(types.joined(separator: " or ")), not \(media ?? "an undeclared type")")
+                return refuse(.error(415, "\(route.shown) takes a body of type \(types.joined(separator: " or ")), not \(media ?? "an undeclared type")"))
             }
             let path = scratch + "/" + exchange.requestID + "-body" + HTTPFrontEnd.fileExtension(path: "", type: media ?? "")
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else { return .error(500, "cannot keep the request body: \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else { return refuse(.error(500, "cannot keep the request body: \(String(cString: strerror(errno)))")) }
             made.append(path)
             let failed = Descriptor.writeAll(fd, exchange.body)
             close(fd)
-            if let failed { return .error(500, "cannot keep the request body: \(failed)") }
+            if let failed { return refuse(.error(500, "cannot keep the request body: \(failed)")) }
             files[argument] = path
         }
         if let output = declared.output {
@@ -487,23 +546,40 @@ final class HTTPFrontEnd: @unchecked Sendable {
             arguments = try declared.bind(pathValues: values, query: exchange.target.query, json: json, files: files,
                                           prefix: route.mountedAt ?? "/api/\(route.alias)", command: route.command, plugin: route.alias)
         } catch {
-            return .error(400, error.message)
+            return refuse(.error(400, error.message))
+        }
+        switch session.runtime.router.prepare(alias: route.alias, .json(command: route.command.name, arguments: arguments), origin: .http) {
+        case .success(let prepared):
+            return .success(PluginCall(route: route, prepared: prepared, files: files, made: made,
+                                       preparedAt: Subprocess.monotonicMilliseconds()))
+        case .failure(let e):
+            return refuse(.error(HTTPStatusTable.status(for: e.status), e.message, name: e.status.name))
+        }
+    }
+
+    /// How long a prepared call may wait for its plugin (as a call waits at a busy plugin's gate).
+    static let laneWaitMilliseconds: Int64 = 120_000
+
+    /// Runs a prepared call (cancelled if the client goes away) and makes its response: the reply's data as
+    /// JSON, or the output file.
+    func finish(_ call: PluginCall, exchange: HTTPExchange, connection: HTTPConnection) -> HTTPResponse {
+        defer { for path in call.made { unlink(path) } }
+        let route = call.route
+        if Subprocess.monotonicMilliseconds() - call.preparedAt > HTTPFrontEnd.laneWaitMilliseconds {
+            return .error(503, "plugin '\(route.alias)' stayed busy with other calls for \(HTTPFrontEnd.laneWaitMilliseconds / 1000) s; try again when it is free",
+                          name: Status.busy.name)
         }
         let router = session.runtime.router
-        let prepared: PreparedCall
-        switch router.prepare(alias: route.alias, .json(command: route.command.name, arguments: arguments), origin: .http) {
-        case .success(let p): prepared = p
-        case .failure(let e): return .error(HTTPStatusTable.status(for: e.status), e.message, name: e.status.name)
-        }
-        let context = router.context(for: prepared)
+        let context = router.context(for: call.prepared)
         guard connection.track(context) else { return .error(499, "the client went away before the call started", name: "cancelled") }
-        let outcome = router.runData(prepared, context: context)
+        let outcome = router.runData(call.prepared, context: context)
         _ = connection.track(nil)
         guard outcome.status == .ok else {
             return .error(HTTPStatusTable.status(for: outcome.status), outcome.message, name: outcome.status.name)
         }
+        let declared = route.route
         if let output = declared.output {
-            guard let path = files[output.argument], let bytes = try? FileSystem.read(path) else {
+            guard let path = call.files[output.argument], let bytes = try? FileSystem.read(path) else {
                 return .error(502, "'\(route.alias) \(route.command.name)' wrote no \(output.argument) file", name: Status.pluginFailed.name)
             }
             return HTTPResponse(status: 200, headers: [("Content-Type", output.contentType), ("Cache-Control", "no-store")], body: bytes)
@@ -532,6 +608,41 @@ final class HTTPFrontEnd: @unchecked Sendable {
         let shownTarget = target.count > 200 ? String(target.prefix(200)) + "…" : target
         let line = "http \(requestID) \(client) \"\(method) \(shownTarget)\" \(status) \(bytes) B \(micros / 1000).\((micros % 1000) / 100) ms \(principal)"
         if warn { log.warning(line) } else { log.info(line) }
+    }
+}
+
+/// The calls into one plugin that takes one call at a time, run back to back: a worker that finds the lane
+/// free runs its call and then every call queued meanwhile; a worker that finds it busy queues its call and
+/// returns to the pool. No worker waits at the plugin's gate, and a busy plugin's callers are not woken one
+/// by one (each hand-off a context switch).
+final class PluginLane: @unchecked Sendable {
+    // Safe: every member is guarded by `lock`.
+    private let lock = Lock()
+    private var jobs: [() -> Void] = []
+    private var head = 0
+    private var running = false
+
+    func run(_ job: @escaping () -> Void) {
+        let mine = lock.withLock { () -> Bool in
+            jobs.append(job)
+            if running { return false }
+            running = true
+            return true
+        }
+        guard mine else { return }
+        while let next = lock.withLock({ () -> (() -> Void)? in
+            guard head < jobs.count else {
+                jobs.removeAll(keepingCapacity: jobs.capacity <= 1024)
+                head = 0
+                running = false
+                return nil
+            }
+            let job = jobs[head]
+            head += 1
+            return job
+        }) {
+            next()
+        }
     }
 }
 
