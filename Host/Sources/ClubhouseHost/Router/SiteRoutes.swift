@@ -19,8 +19,6 @@ public struct SiteRoute: Sendable {
     public var isPublic: Bool
     /// The mount point of a compatibility route, nil for a route under /api/<alias>/.
     public var mountedAt: String?
-    /// The plugin takes one call at a time (not thread-safe, or in a runner): a front end may queue its calls.
-    public var callsOneAtATime = true
 
     public var method: String { route.method }
     public var access: RouteAccess { command.access }
@@ -42,15 +40,7 @@ public struct SiteRoutes: Sendable {
 
     /// The routes of `site`'s enabled plugins, each resolved by `resolve`.
     public static func build(site: Site, resolve: (String) -> Result<ResolvedPlugin, RuntimeError>) -> SiteRoutes {
-        var serial: [String: Bool] = [:]
-        var table = build(site: site) { alias in
-            resolve(alias).map { plugin in
-                serial[alias] = !plugin.info.threadSafe || plugin.isolated
-                return plugin.catalogue
-            }
-        }
-        for i in table.routes.indices { table.routes[i].callsOneAtATime = serial[table.routes[i].alias] ?? true }
-        return table
+        build(site: site) { alias in resolve(alias).map(\.catalogue) }
     }
 
     /// The routes of `site`'s enabled plugins, given each one's catalogue.

@@ -258,22 +258,20 @@ final class HTTPFrontEnd: @unchecked Sendable {
 
     // MARK: requests (worker threads)
 
-    /// Runs a request on the pool; the response goes to `channel`. A call into a plugin that takes one call
-    /// at a time goes through that plugin's lane (PluginLane): the worker that prepared it hands it over and
-    /// goes back to the pool when another worker is already running the plugin's calls.
+    /// Runs a request on the pool; the response goes to `channel`. (A plugin that takes one call at a time
+    /// makes the others wait at its gate: measured, handing its calls to whichever worker already runs one —
+    /// a lane — cost more context switches than it saved, 7.7 a request against 3.)
     func dispatch(_ exchange: HTTPExchange, connection: HTTPConnection, channel: ServeChannel) {
         group.enter()
         channel.began()
         pool.submit { [self] in
             let answer = answer(exchange, connection: connection)
-            guard case .call(let call) = answer.step else {
-                if case .now(let response) = answer.step { complete(exchange, response, answer, connection: connection, channel: channel) }
-                return
-            }
-            let job = { [self] in
+            switch answer.step {
+            case .now(let response):
+                complete(exchange, response, answer, connection: connection, channel: channel)
+            case .call(let call):
                 complete(exchange, finish(call, exchange: exchange, connection: connection), answer, connection: connection, channel: channel)
             }
-            if call.route.callsOneAtATime { lane(call.route.alias).run(job) } else { job() }
         }
     }
 
@@ -287,19 +285,6 @@ final class HTTPFrontEnd: @unchecked Sendable {
         if wake { loop?.wake() }
         record(exchange, principal: answer.principal, status: response.status, bytes: response.body.count)
         group.leave()
-    }
-
-    // Safe: `lanesLock` guards the table; each lane guards itself.
-    private let lanesLock = Lock()
-    private var lanes: [String: PluginLane] = [:]
-
-    func lane(_ alias: String) -> PluginLane {
-        lanesLock.withLock {
-            if let known = lanes[alias] { return known }
-            let made = PluginLane()
-            lanes[alias] = made
-            return made
-        }
     }
 
     /// Queues a response: HEAD leaves its body out; the connection stays open unless either side said close.
@@ -608,41 +593,6 @@ final class HTTPFrontEnd: @unchecked Sendable {
         let shownTarget = target.count > 200 ? String(target.prefix(200)) + "…" : target
         let line = "http \(requestID) \(client) \"\(method) \(shownTarget)\" \(status) \(bytes) B \(micros / 1000).\((micros % 1000) / 100) ms \(principal)"
         if warn { log.warning(line) } else { log.info(line) }
-    }
-}
-
-/// The calls into one plugin that takes one call at a time, run back to back: a worker that finds the lane
-/// free runs its call and then every call queued meanwhile; a worker that finds it busy queues its call and
-/// returns to the pool. No worker waits at the plugin's gate, and a busy plugin's callers are not woken one
-/// by one (each hand-off a context switch).
-final class PluginLane: @unchecked Sendable {
-    // Safe: every member is guarded by `lock`.
-    private let lock = Lock()
-    private var jobs: [() -> Void] = []
-    private var head = 0
-    private var running = false
-
-    func run(_ job: @escaping () -> Void) {
-        let mine = lock.withLock { () -> Bool in
-            jobs.append(job)
-            if running { return false }
-            running = true
-            return true
-        }
-        guard mine else { return }
-        while let next = lock.withLock({ () -> (() -> Void)? in
-            guard head < jobs.count else {
-                jobs.removeAll(keepingCapacity: jobs.capacity <= 1024)
-                head = 0
-                running = false
-                return nil
-            }
-            let job = jobs[head]
-            head += 1
-            return job
-        }) {
-            next()
-        }
     }
 }
 
