@@ -229,6 +229,7 @@ final class PluginInstance: @unchecked Sendable {
                 do {
                     database = try runtime.storage.open(site: siteName, pluginID: info.id, owner: entry.alias,
                                                         pluginVersion: info.version)
+                    if let note = database?.upgrade?.note { runtime.log.warning(note) }
                 } catch let error as StorageError {
                     databaseError = error.message
                 } catch {

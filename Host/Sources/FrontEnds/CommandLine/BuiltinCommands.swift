@@ -36,12 +36,17 @@ enum BuiltinCommands {
         case "plugin install": return try PluginPackages.install(file: arguments["package"]?.stringValue ?? "", options)
         case "plugin list":
             return arguments["installed"]?.boolValue == true ? try PluginPackages.listInstalled(options) : try pluginsList(options)
-        case "plugin rollback": return try RollbackCommand.rollback(arguments["plugin"]?.stringValue ?? "", options)
+        case "plugin rollback":
+            return try RollbackCommand.rollback(arguments["plugin"]?.stringValue ?? "", backup: arguments["backup"]?.stringValue, options)
+        case "plugin backups": return try RollbackCommand.listBackups(arguments["plugin"]?.stringValue ?? "", options)
         case "plugin new":
             return try PluginNew.run(name: arguments["name"]?.stringValue ?? "", lang: arguments["lang"]?.stringValue ?? "c",
                                      dir: arguments["dir"]?.stringValue, sdk: arguments["sdk"]?.stringValue, options)
-        case "lock": return try LockCommand.lock(check: arguments["check"]?.boolValue == true, options)
-        case "plugin remove": return try PluginPackages.remove(arguments["plugin"]?.stringValue ?? "", options)
+        case "lock":
+            return try LockCommand.lock(check: arguments["check"]?.boolValue == true, release: arguments["release-pin"]?.stringValue,
+                                        data: arguments["data"]?.stringValue, options)
+        case "plugin remove":
+            return try PluginPackages.remove(arguments["plugin"]?.stringValue ?? "", force: arguments["force"]?.boolValue == true, options)
         case "config validate":
             var o = options
             if let file = arguments["file"]?.stringValue { o.configPath = file }

@@ -228,7 +228,7 @@ enum PluginPackages {
         return 0
     }
 
-    static func remove(_ spec: String, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+    static func remove(_ spec: String, force: Bool, _ options: GlobalOptions) throws(CLIError) -> Int32 {
         let parts = spec.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let id = parts[0]
         let version = parts.count == 2 ? parts[1] : nil
@@ -240,8 +240,8 @@ enum PluginPackages {
         guard FileSystem.isDirectory(folder) else {
             throw CLIError(status: .notFound, message: "\(spec) is not installed in \(root) (clubhouse plugin list --installed shows what is)")
         }
-        try LockCommand.refuseRemovingPinned(id: id, version: version, installed: version.map { [$0] } ?? InstallTree.subdirectories(folder),
-                                             spec: spec, options)
+        let broken = try LockCommand.refuseRemovingPinned(id: id, version: version, installed: version.map { [$0] } ?? InstallTree.subdirectories(folder),
+                                                          spec: spec, force: force, options)
         // Renamed aside first, so a concurrent reader sees the version whole or not at all.
         let parent = FileSystem.directoryName(folder)
         let aside = "\(parent)/.remove-\(FileSystem.baseName(folder))-\(getpid())"
@@ -250,7 +250,9 @@ enum PluginPackages {
         }
         removeTree(aside)
         if version != nil, InstallTree.subdirectories("\(root)/\(id)").isEmpty { removeTree("\(root)/\(id)") }
-        BuiltinCommands.output(options, json: ["removed": .string(spec), "path": .string(folder)], text: "Removed \(spec) (\(folder))\n")
+        for warning in broken { StandardStreams.writeError("clubhouse: warning: removed with --force: \(warning)\n") }
+        BuiltinCommands.output(options, json: ["removed": .string(spec), "path": .string(folder), "forced_past": .array(broken.map { .string($0) })],
+                               text: "Removed \(spec) (\(folder))\n")
         return 0
     }
 
