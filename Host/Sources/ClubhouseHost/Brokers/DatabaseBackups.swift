@@ -337,4 +337,12 @@ public enum DatabaseBackups {
               newest.version >= target else { return nil }
         return "\(path): the \(newest.version) data this site had when it rolled back to \(to) (\(newest.madeAt)) is kept in \(newest.file) and is not what is upgraded now: \(target) migrates the \(recorded) database; clubhouse plugin backups lists every copy"
     }
+
+    /// The newest backup of `version` whose content is the database's own (so a second copy would
+    /// add nothing), or nil.
+    static func identicalCopy(database path: String, version: String) -> String? {
+        guard let v = SemanticVersion(version), let newest = list(database: path).first(where: { $0.version == v }),
+              let live = contentDigest(database: path), contentDigest(database: newest.file) == live else { return nil }
+        return newest.file
+    }
 }

@@ -86,7 +86,8 @@ package enum EmbeddedDefaults {
     "sites": {
       "type": "object", "minProperties": 1,
       "additionalProperties": {"$ref": "#/$defs/site"}
-    }
+    },
+    "publishers": {"$ref": "#/$defs/publishers", "description": "Package signers every site trusts, by a name you choose."}
   },
   "$defs": {
     "site": {
@@ -119,8 +120,17 @@ package enum EmbeddedDefaults {
             "public_routes": {"type": "boolean", "default": false,
                               "description": "Open the routes a plugin declares public to anyone, without a token."}
           }
-        }
+        },
+        "publishers": {"$ref": "#/$defs/publishers", "description": "Package signers this site trusts, besides the top-level ones (a name here wins)."},
+        "require_signatures": {"type": "boolean", "default": false,
+                               "description": "Load installed packages only when signed by one of the site's publishers (bundled plugins excepted; a plugin loaded from a path is refused); a plugin's own require_signatures wins."}
       }
+    },
+    "publishers": {
+      "type": "object",
+      "propertyNames": {"pattern": "^[a-z0-9][a-z0-9.-]{0,63}$"},
+      "additionalProperties": {"type": "string", "pattern": "^ed25519:[A-Za-z0-9+/]{43}=$"},
+      "description": "Publisher name → Ed25519 public key, as clubhouse plugin keygen prints it, eg: {\"acme\": \"ed25519:BASE64\"}."
     },
     "plugin": {
       "type": "object",
@@ -156,7 +166,8 @@ package enum EmbeddedDefaults {
                            "description": "Open file descriptors of the plugin's process."}
           }
         },
-        "description": {"type": "string"}
+        "description": {"type": "string"},
+        "require_signatures": {"type": "boolean", "description": "This plugin must (true) or need not (false) come from a package signed by one of the site's publishers; default: the site's require_signatures."}
       }
     },
     "device": {

@@ -31,8 +31,13 @@ enum BuiltinCommands {
                    text: formatTable([["CHECK", "WHAT IT MAKES SURE OF", "NEEDS"]] + rows, styled: options.stylesOutput()))
             return 0
         case "plugin pack":
+            let publisher = PackageSigning.PackOptions(author: arguments["author"]?.stringValue, license: arguments["license"]?.stringValue,
+                                                       homepage: arguments["homepage"]?.stringValue, requires: arguments["requires"]?.stringValue,
+                                                       minHost: arguments["min-host"]?.stringValue, sign: arguments["sign"]?.stringValue)
             return try PluginPackages.pack(library: arguments["library"]?.stringValue ?? "", out: arguments["out"]?.stringValue ?? "",
-                                           readme: arguments["readme"]?.stringValue, options)
+                                           readme: arguments["readme"]?.stringValue, publisher: publisher, options)
+        case "plugin keygen": return try PackageSigning.keygen(out: arguments["out"]?.stringValue ?? "", options)
+        case "plugin verify": return try PackageSigning.verifyCommand(package: arguments["package"]?.stringValue ?? "", options)
         case "plugin install": return try PluginPackages.install(file: arguments["package"]?.stringValue ?? "", options)
         case "plugin list":
             return arguments["installed"]?.boolValue == true ? try PluginPackages.listInstalled(options) : try pluginsList(options)
