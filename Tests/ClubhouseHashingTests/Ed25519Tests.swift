@@ -169,6 +169,11 @@ final class Ed25519Tests: XCTestCase {
         let rfc8410 = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEINTuctv5E1hK1bbY8fdp+K06/nwoy/HU++CXqI9EdVhC\n-----END PRIVATE KEY-----\n"
         XCTAssertEqual(Hex.encode(try Ed25519.parsePrivateKeyPEM(rfc8410).get()), "d4ee72dbf913584ad5b6d8f1f769f8ad3afe7c28cbf1d4fbe097a88f44755842")
         XCTAssertThrowsError(try Ed25519.parsePrivateKeyPEM("hello").get())
+        XCTAssertEqual(Ed25519.parsePrivateKeyPEM("-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n").errorMessage,
+                       "the key is encrypted; give an unencrypted Ed25519 key (clubhouse plugin keygen, or openssl genpkey -algorithm ed25519)")
+        // An RSA key's PKCS #8 header is not Ed25519's.
+        XCTAssertTrue(Ed25519.parsePrivateKeyPEM("-----BEGIN PRIVATE KEY-----\n" + Base64.encode([UInt8](repeating: 1, count: 48)) + "\n-----END PRIVATE KEY-----\n")
+            .errorMessage?.hasPrefix("not an Ed25519 private key (PKCS #8 with OID 1.3.101.112") ?? false)
         XCTAssertThrowsError(try Ed25519.parsePrivateKeyPEM("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n").get())
     }
 
@@ -187,4 +192,8 @@ final class Ed25519Tests: XCTestCase {
         }
         for bad in ["Zg", "Zh==", "Zm9=", "Z===", "Zm 9v", "Zm9v\n", "=Zm9", "Zg==Zg=="] { XCTAssertNil(Base64.decode(bad), bad) }
     }
+}
+
+extension Result where Failure == Ed25519.KeyError {
+    var errorMessage: String? { if case .failure(let e) = self { return e.message } else { return nil } }
 }

@@ -65,6 +65,7 @@ final class LifecycleEndToEndTests: XCTestCase {
         try c.succeed(["--config", config, "lock"])
         try site(c, config, ["fx", "add"])
         try site(c, config, ["fx", "add"])
+        XCTAssertTrue(try site(c, config, ["plugin", "backups", "fx"]).stdout.contains("No backups in \(backups(c)) (one is made when a newer version first opens the database)"))
         try install(c, "V2", version: "2.0.0")
         try c.succeed(["--config", config, "lock"])                      // lock to 2.0.0
         XCTAssertEqual(try count(c, config).0, "2.0.0")
@@ -199,6 +200,17 @@ final class LifecycleEndToEndTests: XCTestCase {
         XCTAssertEqual(files.live, 2)
         XCTAssertEqual(files.kept.map(\.1), [1, 2, 1])
         try c.fail(["--config", config, "lock", "--release-pin", "fx"], exitCode: 2, contains: ["it holds none"])
+
+        // A rollback pin whose version was removed with --force: lock says so and writes nothing;
+        // releasing the pin moves on.
+        let wide = try self.config(c, version: ">=1.0.0 <3.0.0")
+        try site(c, wide, ["plugin", "rollback", "fx"])
+        let forced = try c.succeed(["--config", wide, "plugin", "remove", "\(Self.id)@1.0.0", "--force"])
+        XCTAssertTrue(forced.stderr.contains("pins \(Self.id) 1.0.0 for site 's'"), forced.stderr)
+        try c.fail(["--config", wide, "lock"], contains: ["site 's': plugin 'fx' is held at \(Self.id) 1.0.0 by a rollback, but that version is no longer installed",
+                                                        "release the pin (clubhouse lock --site s --release-pin fx)", "was not written"])
+        try c.succeed(["--config", wide, "lock", "--release-pin", "fx"])
+        XCTAssertEqual(try running(c, wide), "2.0.0 2")
     }
 
     /// `plugin remove` without the configuration that pins a version used to remove it; the site

@@ -73,6 +73,7 @@ final class PublisherEndToEndTests: XCTestCase {
         let mode = (try FileManager.default.attributesOfItem(atPath: c.path("acme.key"))[.posixPermissions] as? NSNumber)?.intValue
         XCTAssertEqual(mode, 0o600)
         try c.fail(["plugin", "keygen", "--out", c.path("acme.key")], exitCode: 2, contains: ["acme.key already exists; a key is never overwritten"])
+        try c.fail(["plugin", "keygen", "--out", c.path("no/such/folder.key")], exitCode: 2, contains: ["folder.key: cannot create the key file"])
 
         // openssl reads the key and derives the same public key.
         let (rc, der) = try openssl(["pkey", "-in", "second.key", "-pubout", "-outform", "DER"], in: c)
@@ -107,6 +108,8 @@ final class PublisherEndToEndTests: XCTestCase {
         let key = try keygen(c, "acme.key")
         let readme = try c.write("README.md", "# Signed\n")
         let package = try pack(c, version: "1.0.0", ["--sign", c.path("acme.key"), "--readme", readme])
+        XCTAssertTrue(try c.succeed(["plugin", "verify", package]).stdout.contains("signature valid: signed by \(key)"))
+        XCTAssertTrue(try c.succeed(["plugin", "verify", package]).stdout.contains("site 'default' does not list this key under \"publishers\" (it lists none)"))
         let ok = try c.succeed(["plugin", "verify", package, "--json"]).json()
         XCTAssertEqual(ok["signed_by"]?.stringValue, key)
         XCTAssertEqual(ok["trusted_as"], .null)
@@ -146,6 +149,20 @@ final class PublisherEndToEndTests: XCTestCase {
         // A damaged signature file.
         let garbage = try write("garbage.chpkg", ["signature.json": Array("{\"algorithm\": \"rsa\"}".utf8)])
         try c.fail(["plugin", "install", garbage], contains: ["signature.json \"algorithm\" is \"rsa\"; this host verifies \"ed25519\""])
+        // An entry the signed manifest does not name.
+        let bare = try entries(try pack(c, version: "1.0.0", ["--sign", c.path("acme.key")]))
+        let extra = c.path("extra.chpkg")
+        try Data(PackagingEndToEndTests.tar(["manifest.json", "signature.json"].map { ($0, bare[$0] ?? []) }
+            + bare.keys.filter { $0.hasSuffix(".so") }.map { ($0, bare[$0] ?? []) } + [("README.md", Array("# added\n".utf8))]))
+            .write(to: URL(fileURLWithPath: extra))
+        try c.fail(["plugin", "install", extra], contains: ["'README.md' is not in the manifest's \"files\", so the signature does not cover it"])
+        // A manifest field of the wrong type (unsigned package).
+        let plain = try entries(try pack(c, version: "1.0.0"))
+        let wrongType = c.path("wrongtype.chpkg")
+        let plainManifest = String(decoding: plain["manifest.json"] ?? [], as: UTF8.self).replacingOccurrences(of: "\"format\"", with: "\"requires\": 5, \"format\"")
+        try Data(PackagingEndToEndTests.tar([("manifest.json", Array(plainManifest.utf8))] + plain.keys.filter { $0.hasSuffix(".so") }.map { ($0, plain[$0] ?? []) }))
+            .write(to: URL(fileURLWithPath: wrongType))
+        try c.fail(["plugin", "install", wrongType], contains: ["manifest.json \"requires\" must be an object of id → version range, not"])
         XCTAssertEqual(try c.succeed(["plugin", "list", "--installed", "--json"]).json()["installed"]?.arrayValue?.count, 0, "nothing was installed")
     }
 
@@ -200,6 +217,12 @@ final class PublisherEndToEndTests: XCTestCase {
         try c.fail(["--config", config, "--site", "s", "one", "hello"], contains: ["the signature of the package \(Self.id) 1.0.0", "by key \(acme) does not verify"])
         XCTAssertTrue((try c.succeed(["--config", config, "--site", "s", "plugin", "list", "--installed"]).stdout).contains("INVALID signature"))
         try original.write(toFile: manifest, atomically: true, encoding: .utf8)
+        let signatureFile = installed + "/signature.json"
+        let signatureText = try String(contentsOfFile: signatureFile, encoding: .utf8)
+        try "{}".write(toFile: signatureFile, atomically: true, encoding: .utf8)
+        try c.fail(["--config", config, "--site", "s", "one", "hello"], contains: ["the package \(Self.id) 1.0.0", "has a damaged signature (signature.json \"algorithm\" is missing"])
+        try signatureText.write(toFile: signatureFile, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try run("one").stdout, "hello from \(Self.id)\n")
         let library = (try FileManager.default.contentsOfDirectory(atPath: installed)).first { $0.hasSuffix(".so") } ?? ""
         let swapped = try FixturePlugins.build("ABI_NEWER_MINOR", id: Self.id, version: "1.0.0")
         try FileManager.default.removeItem(atPath: installed + "/" + library)
@@ -236,6 +259,9 @@ final class PublisherEndToEndTests: XCTestCase {
                        "old": {"plugins": {"dep": {"id": "org.tests.dependent", "grants": ["storage"]},
                                            "base": {"id": "\(base)", "version": "^1.0", "grants": ["storage"]},
                                            "notes": {"id": "org.example.notes", "grants": ["storage"]}}},
+                       "broken": {"plugins": {"dep": {"id": "org.tests.dependent", "grants": ["storage"]},
+                                              "base": {"id": "\(base)", "version": "^9.0", "grants": ["storage"]},
+                                              "notes": {"id": "org.example.notes", "grants": ["storage"]}}},
                        "good": {"plugins": {"dep": {"id": "org.tests.dependent", "grants": ["storage"]},
                                             "base": {"id": "\(base)", "grants": ["storage"]},
                                             "notes": {"id": "org.example.notes", "grants": ["storage"]}}}}}
@@ -245,6 +271,8 @@ final class PublisherEndToEndTests: XCTestCase {
                               "(\"id\": \"\(base)\", \"version\": \"^2.0\")"])
         try c.fail(["--config", config, "--site", "old", "dep", "hello"],
                    contains: ["requires \(base) '^2.0' (its package manifest), but site 'old' runs \(base) 1.0.0 (plugin 'base')"])
+        try c.fail(["--config", config, "--site", "broken", "dep", "hello"],
+                   contains: ["requires \(base) '^2.0' (its package manifest), but plugin 'base' that provides it does not load (clubhouse plugins list says why)"])
         XCTAssertEqual(try c.succeed(["--config", config, "--site", "good", "dep", "hello"]).stdout, "hello from org.tests.dependent\n")
 
         // The minimum host: refused at install, and at load for a package another host installed.
@@ -259,6 +287,8 @@ final class PublisherEndToEndTests: XCTestCase {
         // Bad values are the packer's to fix (exit 2).
         for (option, value, message) in [("--homepage", "ftp://acme.example", "--homepage must be an http(s) URL"),
                                          ("--license", "", "--license must be 1 to 100 characters"),
+                                         ("--author", "Acme\u{7}", "--author must be 1 to 200 characters without control characters"),
+                                         ("--requires", "org.x.a ^1.0; org.x.a ^2.0", "--requires: 'org.x.a' is required twice"),
                                          ("--requires", "notes", "--requires: requirement 'notes': 'notes' is not a plugin id"),
                                          ("--requires", "org.example.notes", "needs a version range after the id"),
                                          ("--requires", "org.tests.dependent ^1.0", "org.tests.dependent cannot require itself"),

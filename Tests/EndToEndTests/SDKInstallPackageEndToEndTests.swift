@@ -154,7 +154,7 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
             """, in: c.scratch.path)
         XCTAssertEqual(completed.code, 0, completed.err)
         XCTAssertEqual(completed.out.split(separator: "\n").first, "remove rollback")
-        XCTAssertEqual(completed.out.split(separator: "\n").last?.hasPrefix("--check --site"), true, completed.out)
+        XCTAssertEqual(completed.out.split(separator: "\n").last?.hasPrefix("--check --release-pin --data --site"), true, completed.out)
         let man = try String(contentsOfFile: "\(prefix)/share/man/man1/clubhouse.1", encoding: .utf8)
         let zsh = try String(contentsOfFile: "\(prefix)/share/zsh/site-functions/_clubhouse", encoding: .utf8)
         let fish = try String(contentsOfFile: "\(prefix)/share/fish/vendor_completions.d/clubhouse.fish", encoding: .utf8)

@@ -22,10 +22,11 @@ enum PackageSigning {
 
     static func keygen(out given: String, _ options: GlobalOptions) throws(CLIError) -> Int32 {
         let path = FileSystem.absolute(given)
-        var seed = [UInt8](repeating: 0, count: 32)
-        // getrandom(2) through the system generator (a CSPRNG on Linux).
-        var generator = SystemRandomNumberGenerator()
-        for i in 0..<32 { seed[i] = UInt8.random(in: 0...255, using: &generator) }
+        let seed: [UInt8]
+        switch SecureRandom.bytes(32) {   // the kernel's getrandom(2), as for device tokens
+        case .success(let bytes): seed = bytes
+        case .failure(let e): throw CLIError(status: .error, message: "cannot make a key: \(e.reason); nothing was written")
+        }
         let pem = Array(Ed25519.privateKeyPEM(seed: seed).utf8)
         // O_EXCL: an existing key is never replaced; 0600 from the start (the umask only removes bits).
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
