@@ -17,6 +17,7 @@ import ClubhousePlatform
 import ClubhouseHashing
 import ClubhouseToolkit
 import CSQLite
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif

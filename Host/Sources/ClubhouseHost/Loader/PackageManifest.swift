@@ -15,6 +15,7 @@
 import ClubhouseHashing
 import ClubhouseJSON
 import ClubhousePlatform
+import ClubhouseLoader
 
 /// Another plugin a package needs: an id and the versions that will do.
 public struct PackageRequirement: Sendable {

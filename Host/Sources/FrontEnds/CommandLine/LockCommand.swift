@@ -14,6 +14,7 @@
 
 import ClubhouseHost
 import ClubhousePlatform
+import ClubhouseLoader
 import ClubhouseJSON
 
 enum LockCommand {

@@ -9,6 +9,7 @@
 
 import ClubhouseHost
 import ClubhousePlatform
+import ClubhouseLoader
 import ClubhouseHashing
 import ClubhouseJSON
 #if canImport(Glibc)

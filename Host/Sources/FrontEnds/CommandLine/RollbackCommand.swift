@@ -11,6 +11,7 @@
 import ClubhouseHost
 import ClubhousePlatform
 import ClubhouseJSON
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif
