@@ -79,12 +79,12 @@ func puttingSweepBench(_ arguments: [String]) {
     var times: [Double] = [], solveOnly: [Double] = [], cpuTimes: [Double] = []
     var evaluations = 0
     var byStage: [String: (count: Int, times: [Double])] = [:]
-    var total = 0, holed = 0, converged = 0, notHoleable = 0, rolls = 0
+    var total = 0, holed = 0, converged = 0, notHoleable = 0, rolls = 0, unstable = 0
     var sample: (PhysicsSimulator, PointFt, PointFt, Double, Double)?
     for (n, _, surface) in greens {
         let sim = PhysicsSimulator(surface: surface, parameters: PhysicsParameters(stimpFt: 10))
         var solver = PhysicsSolver(simulator: sim)
-        solver.strokeErrors = .literature
+        solver.strokeErrors = .tour
         solver.lanes = lanes
         let L = solver.finishPastFt
         _ = L
@@ -115,6 +115,7 @@ func puttingSweepBench(_ arguments: [String]) {
             if line.roll.holed { holed += 1 }
             if line.converged { converged += 1 }
             if !line.holeable { notHoleable += 1 }
+            if line.instability != nil { unstable += 1 }
             if sample == nil, line.roll.holed { sample = (sim, putt.ball, putt.flag, line.aimOffsetDeg, line.speedFps) }
         }
     }
@@ -124,7 +125,7 @@ func puttingSweepBench(_ arguments: [String]) {
         + "mean rolls \(rolls / Swift.max(1, total))")
     print("  CPU time (all lanes): median \(sweepMs(quantile(cpuTimes, 0.5)))  p95 \(sweepMs(quantile(cpuTimes, 0.95)))  "
         + "max \(sweepMs(cpuTimes.last ?? .nan))  mean right-hand-side evaluations \(evaluations / Swift.max(1, total))")
-    print("  holed \(holed)/\(total)  converged \(converged)/\(total)  not holeable \(notHoleable)")
+    print("  holed \(holed)/\(total)  converged \(converged)/\(total)  not holeable \(notHoleable)  numerically unstable \(unstable)")
     for (stage, v) in byStage.sorted(by: { $0.key < $1.key }) {
         print("  stage \(stage): \(v.count) putts, CPU median \(sweepMs(quantile(v.times.sorted(), 0.5))) max \(sweepMs(v.times.max() ?? .nan))")
     }
