@@ -2,7 +2,7 @@
 // a flat green at each data set's green speed, integrates the make probability as a best line does, and prints model
 // beside data; --fit refits each level's numbers (least squares, Nelder–Mead) and prints them beside the shipped
 // ones; --svg draws the curves with the data points.
-// Usage: clubhouse-bench putting-calibrate [--fit] [--svg FILE] [--levels tour,scratch,…]
+// Usage: clubhouse-bench putting-calibrate [--fit] [--svg FILE] [--levels tour,scratch,…] [--curve]
 
 import PuttingCore
 #if canImport(Glibc)
@@ -145,6 +145,15 @@ func puttingCalibrationBench(_ arguments: [String]) {
         let next = i + 1 < arguments.count ? arguments[i + 1] : ""
         switch arguments[i] {
         case "--fit": refit = true
+        case "--curve":
+            // Each level's make rate every 0.5 ft from 0.5 to 25 ft, on the flat at its data's green speed.
+            guard let green = FlatGreen() else { return }
+            for level in SkillLevel.allCases {
+                print("\(level.rawValue): " + stride(from: 0.5, through: 25, by: 0.5).map {
+                    "\(calibrationFixed($0, 1)) \(calibrationFixed(green.makeRate($0, level.errors, stimp: level.dataStimpFt) * 100, 2))"
+                }.joined(separator: ", "))
+            }
+            return
         case "--svg": svgPath = next; i += 1
         case "--levels": levels = next.split(separator: ",").compactMap { SkillLevel(rawValue: String($0)) }; i += 1
         default: break

@@ -1,6 +1,7 @@
 // Putting: is the best line converged in the integrator's step? The 144-putt sweep solved with the production
 // integration and with reference integrations (smaller steps, tighter tolerance), side by side.
-// Usage: clubhouse-bench putting-converge [--data DIR] [--per-green N] [--lanes N] [--variants a,b,…] [--probe FACTOR] [--verbose]
+// Usage: clubhouse-bench putting-converge [--data DIR] [--per-green N] [--lanes N] [--variants a,b,…] [--probe FACTOR]
+//        [--reference quarter|eighth] [--verbose]
 
 import PuttingCore
 #if canImport(Glibc)
@@ -22,6 +23,7 @@ func puttingConvergenceBench(_ arguments: [String]) {
     var only: Set<String>?
     var verbose = false
     var probe = 2.0
+    var eighth = false
     var i = 0
     while i < arguments.count {
         let next = i + 1 < arguments.count ? arguments[i + 1] : ""
@@ -32,11 +34,16 @@ func puttingConvergenceBench(_ arguments: [String]) {
         case "--variants": only = Set(next.split(separator: ",").map(String.init)); i += 1
         case "--verbose": verbose = true
         case "--probe": probe = Double(next) ?? probe; i += 1
+        case "--reference":
+            // eighth: a finer reference (steps of an eighth of a cell, 10⁻¹⁰ ft), to check the quarter-cell one.
+            if next == "eighth" { eighth = true }
+            i += 1
         default: break
         }
         i += 1
     }
-    let reference = Variant(name: "ref", cells: 0.25, absolute: 1e-8, relative: 1e-11, earlyScale: 1)
+    let reference = eighth ? Variant(name: "ref", cells: 0.125, absolute: 1e-10, relative: 1e-12, earlyScale: 1)
+        : Variant(name: "ref", cells: 0.25, absolute: 1e-8, relative: 1e-11, earlyScale: 1)
     var variants = [
         Variant(name: "prod", cells: 1, absolute: 1e-6, relative: 1e-9, earlyScale: 10),
         Variant(name: "half", cells: 0.5, absolute: 1e-6, relative: 1e-9, earlyScale: 10),
@@ -70,6 +77,9 @@ func puttingConvergenceBench(_ arguments: [String]) {
     var refCPU = 0.0
     // Production as it ships: the one-cell integration with its stability check.
     var production = (within: 0, flagged: 0, flaggedWithin: 0, missed: [String](), cpu: 0.0)
+    // The worst differences among the putts the nested solve answers (no second search there), and among the rest that
+    // were not flagged.
+    var nestedWorst = (count: 0, aim: 0.0, speed: 0.0, p: 0.0), otherWorst = (count: 0, aim: 0.0, speed: 0.0, p: 0.0)
     let refFine = Variant(name: "ref/2", cells: 0.125, absolute: 1e-10, relative: 1e-12, earlyScale: 1)
     for n in 1...9 {
         guard let hf = try? Heightfield.read(jsonPath: data + "/hole_\(n)/Hole_\(n)_heightfield.json") else {
@@ -86,6 +96,11 @@ func puttingConvergenceBench(_ arguments: [String]) {
             let sa = abs(shipped.aim - ref.aim), sv = abs(shipped.speed - ref.speed) / ref.speed, sp = abs(shipped.p - ref.p) * 100
             let within = sa <= 0.05 && sv <= 0.005 && !(sp > 0.5)
             if within { production.within += 1 }
+            if shipped.stage == "nested" || shipped.stage == "warm" {
+                nestedWorst = (nestedWorst.count + 1, Swift.max(nestedWorst.aim, sa), Swift.max(nestedWorst.speed, sv), Swift.max(nestedWorst.p, sp))
+            } else if shipped.instability == nil {
+                otherWorst = (otherWorst.count + 1, Swift.max(otherWorst.aim, sa), Swift.max(otherWorst.speed, sv), Swift.max(otherWorst.p, sp))
+            }
             if let u = shipped.instability {
                 production.flagged += 1
                 if within { production.flaggedWithin += 1 }
@@ -112,12 +127,14 @@ func puttingConvergenceBench(_ arguments: [String]) {
             if verbose || line.contains("FAIL") { print(line) }
         }
     }
-    print("reference: steps ≤ 0.25 cell, tolerance 1e-8 ft + 1e-11 relative, early-exit rolls as tight; CPU \(fmt(refCPU, 1)) s")
+    print("reference: steps ≤ \(reference.cells) cell, tolerance \(reference.absolute) ft + \(reference.relative) relative, early-exit rolls as tight; CPU \(fmt(refCPU, 1)) s")
     let total = 9 * perGreen
     print("production (one cell, 1e-6, stability check): \(production.within) of \(total) within 0.05° / 0.5 % / 0.5 point of the reference; "
         + "\(production.flagged) flagged numerically unstable (\(production.flaggedWithin) of them within anyway); "
         + "\(production.missed.count) neither; CPU \(fmt(production.cpu, 1)) s")
     for m in production.missed { print("  neither: \(m)") }
+    print("  nested answers (\(nestedWorst.count) putts): worst Δaim \(fmt(nestedWorst.aim, 4))°, Δspeed \(fmt(nestedWorst.speed * 100, 4)) %, Δp \(fmt(nestedWorst.p, 3)) points; "
+        + "later stages not flagged (\(otherWorst.count) putts): worst \(fmt(otherWorst.aim, 4))°, \(fmt(otherWorst.speed * 100, 4)) %, \(fmt(otherWorst.p, 3)) points")
     for v in variants {
         guard let w = worst[v.name] else { continue }
         print("\(v.name) (≤ \(v.cells) cell, tol \(v.absolute), early ×\(v.earlyScale)): worst Δaim \(fmt(w.aim, 3))°, Δspeed \(fmt(w.speed * 100, 3)) %, "
