@@ -56,7 +56,7 @@ var targets: [Target] = [
     // files) → host (loader, configuration, brokers, runtime, router, runner) → front ends (command
     // line, JSON-RPC server, help). The executable's main only wires them.
     .target(name: "ClubhousePlatform", path: "Host/Sources/Platform"),
-    .target(name: "ClubhouseHost", dependencies: ["ClubhousePlatform", "CClubhouse", "ClubhouseABI", "CSQLite", "ClubhouseJSON", "ClubhouseHashing"],
+    .target(name: "ClubhouseHost", dependencies: ["ClubhousePlatform", "CClubhouse", "ClubhouseABI", "CSQLite", "ClubhouseJSON", "ClubhouseHashing", "ClubhouseToolkit"],
             path: "Host/Sources/ClubhouseHost"),
     .target(name: "ClubhouseFrontEnds", dependencies: ["ClubhouseHost", "ClubhousePlatform", "CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseHashing"],
             path: "Host/Sources/FrontEnds"),
@@ -84,10 +84,10 @@ var targets: [Target] = [
     .testTarget(name: "PluginKitTests", dependencies: ["PluginKit", "CSQLite"], path: "Tests/PluginKitTests"),
     .testTarget(name: "ClubhouseToolkitTests", dependencies: ["ClubhouseToolkit", "ClubhouseJSON"], path: "Tests/ClubhouseToolkitTests"),
     .testTarget(name: "ClubhousePlatformTests", dependencies: ["ClubhousePlatform"], path: "Tests/ClubhousePlatformTests"),
-    .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "ClubhousePlatform", "CSQLite"], path: "Tests/ClubhouseHostTests"),
+    .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "ClubhousePlatform", "CSQLite", "TestSupport"], path: "Tests/ClubhouseHostTests"),
     .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost"], path: "Tests/ClubhouseFrontEndsTests"),
-    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseJSON", "CSQLite", "TestSupport"], path: "Tests/EndToEndTests"),
-    // What several test targets share (the rendered-picture check).
+    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseHost", "ClubhouseJSON", "CSQLite", "TestSupport"], path: "Tests/EndToEndTests"),
+    // What several test targets share (the rendered-picture check, reading QR codes back).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
 ]
 /// The content hashes plugins share: the putting catalog and the practice kernel.

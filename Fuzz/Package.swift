@@ -26,6 +26,11 @@ let package = Package(
                                                                  .product(name: "ClubhouseHashing", package: "Clubhouse")]),
         // Practice: Rapsodo MLM2PRO CSV reader and the whole import into an in-memory store.
         .executableTarget(name: "fuzz-rapsodo", dependencies: ["CFuzzDriver", .product(name: "PracticeCore", package: "Clubhouse")]),
+        // Practice and scorecard: stored rows with extreme values (any REAL, any unconstrained INTEGER)
+        // through the read paths of every read command (issue 30).
+        .executableTarget(name: "fuzz-stored-rows", dependencies: ["CFuzzDriver", .product(name: "PracticeCore", package: "Clubhouse"),
+                                                                   .product(name: "ScorecardCore", package: "Clubhouse"),
+                                                                   .product(name: "ClubhouseJSON", package: "Clubhouse")]),
     ],
     swiftLanguageModes: [.v6]
 )

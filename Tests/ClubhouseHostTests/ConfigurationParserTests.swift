@@ -17,6 +17,13 @@ final class ConfigurationParserTests: XCTestCase {
         }
     }
 
+    /// The problems of `text`, in order, each beginning with its expected text.
+    private func assertProblems(_ text: String, _ expected: [String], file: StaticString = #filePath, line: UInt = #line) {
+        let found = problems(text)
+        XCTAssertEqual(found.count, expected.count, found.joined(separator: "\n"), file: file, line: line)
+        for (f, e) in zip(found, expected) { XCTAssertTrue(f.hasPrefix(e), "\(f)\n  expected prefix: \(e)", file: file, line: line) }
+    }
+
     func testTheBundledFileParses() throws {
         let c = try ConfigurationParser.parse(EmbeddedDefaults.pluginsJSON, source: "plugins.json", baseDirectory: nil)
         XCTAssertEqual(c.defaultSite, "default")
@@ -51,8 +58,7 @@ final class ConfigurationParserTests: XCTestCase {
           }
         }}, "default_site": "b"}
         """
-        let found = problems(text)
-        let expected = [
+        assertProblems(text, [
             "p.json:2:35: tcp transport 'tcp:nohost' needs HOST:PORT",
             "p.json:2:94: baud 12345 is not a standard rate",
             "p.json:4:5: plugin name 'Bad Name' must be lowercase",
@@ -64,9 +70,36 @@ final class ConfigurationParserTests: XCTestCase {
             "p.json:5:107: \"config\" must be an object, not an array",
             "p.json:6:10: plugin 'q' needs an \"id\"",
             "p.json:8:21: default_site 'b' is not one of the sites (a)",
-        ]
-        XCTAssertEqual(found.count, expected.count, found.joined(separator: "\n"))
-        for (f, e) in zip(found, expected) { XCTAssertTrue(f.hasPrefix(e), "\(f)\n  expected prefix: \(e)") }
+        ])
+    }
+
+    /// `"http"`: the origins a site lets call it from a browser (CORS, and the cookie's Origin check)
+    /// and whether plugin-declared public routes are open.
+    func testTheHTTPSettingsOfASite() throws {
+        let c = try parse(#"""
+            {"sites": {"a": {"plugins": {}, "http": {"allowed_origins": ["https://App.Example.org/", "http://localhost:5173", "https://app.example.org:443"],
+                                                    "public_routes": true}},
+                       "b": {"plugins": {}}}}
+            """#)
+        XCTAssertEqual(try c.site(named: "a").http, SiteHTTP(allowedOrigins: ["https://app.example.org", "http://localhost:5173"], publicRoutes: true))
+        XCTAssertEqual(try c.site(named: "b").http, SiteHTTP(), "CORS off and public routes closed unless a site says so")
+        let text = """
+        {"sites": {"a": {"plugins": {}, "http": {
+          "allowed_origin": [],
+          "allowed_origins": ["*", "https://app.example.org/path", "ftp://x", 7, "http://h:99999"],
+          "public_routes": "yes"}},
+         "b": {"plugins": {}, "http": []}}}
+        """
+        assertProblems(text, [
+            "p.json:2:3: unknown key 'allowed_origin' in \"http\" of site 'a'; did you mean 'allowed_origins'?",
+            "p.json:3:23: \"*\" is not allowed in \"allowed_origins\": list each origin whose pages may call the site, eg: \"https://app.example.org\"",
+            "p.json:3:28: origin 'https://app.example.org/path' must be a scheme and host with an optional port and nothing after, eg: \"https://app.example.org\" or \"http://localhost:5173\"",
+            "p.json:3:60: origin 'ftp://x' must be a scheme and host",
+            "p.json:3:71: each entry of \"allowed_origins\" must be a string, not an integer",
+            "p.json:3:74: origin 'http://h:99999' must be a scheme and host",
+            "p.json:4:20: \"public_routes\" must be true or false, not a string",
+            "p.json:5:31: \"http\" must be an object, not an array",
+        ])
     }
 
     /// `isolation: "sandbox"` is a level of its own (a runner confined by the kernel).
@@ -95,7 +128,7 @@ final class ConfigurationParserTests: XCTestCase {
             "p.json:1:1: the configuration has no \"sites\" object; add {\"sites\": {\"default\": {\"plugins\": {}}}}",
             "p.json:1:2: unknown key 'sitez' in the configuration; did you mean 'sites'?",
         ])
-        XCTAssertTrue(problems(#"{"sites": {"a": {"plugins": {}, "zzz": 1}}}"#).first?.contains("(known keys: description, plugins, devices)") ?? false)
+        XCTAssertTrue(problems(#"{"sites": {"a": {"plugins": {}, "zzz": 1}}}"#).first?.contains("(known keys: description, plugins, devices, http)") ?? false)
     }
 
     func testMalformedJSONPointsAtTheCharacter() {

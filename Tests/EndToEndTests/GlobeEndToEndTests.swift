@@ -77,13 +77,14 @@ final class GlobeEndToEndTests: XCTestCase {
         try c.fail(["globe", "challenge", "show", "--date", "2999-01-01"], exitCode: 1, contains: ["locked until that day"])
         try c.fail(["globe", "challenge", "show", "--date", "1/2/2026"], exitCode: 2, contains: ["invalid date '1/2/2026'; use YYYY-MM-DD"])
         let bad = try c.write("bad.geojson", "{\"type\": \"FeatureCollection\",\n \"features\": [{\"type\": \"Feature\", \"geometry\": {\"type\": \"Point\", \"coordinates\": [200, 0]}}]}")
-        try c.fail(["globe", "triangulate", "--geojson", bad], exitCode: 1,
+        // Malformed, missing or non-UTF-8 GeoJSON is a wrong request: exit 2 (issue 30).
+        try c.fail(["globe", "triangulate", "--geojson", bad], exitCode: 2,
                    contains: ["bad.geojson:2:81: longitude 200 is outside [-180, 180]"])
-        try c.fail(["globe", "triangulate", "--geojson", "nowhere.geojson"], exitCode: 1,
+        try c.fail(["globe", "triangulate", "--geojson", "nowhere.geojson"], exitCode: 2,
                    contains: ["cannot read ", "/nowhere.geojson: no such file; check the path"])
         let latin1 = c.scratch.appendingPathComponent("latin1.geojson")
         try Data([0x7B, 0x22, 0xE9, 0x22, 0x7D]).write(to: latin1)
-        try c.fail(["globe", "triangulate", "--geojson", latin1.path], exitCode: 1,
+        try c.fail(["globe", "triangulate", "--geojson", latin1.path], exitCode: 2,
                    contains: ["cannot read \(latin1.path): it is not UTF-8 text; check the path"])
     }
 
@@ -109,10 +110,10 @@ final class GlobeEndToEndTests: XCTestCase {
         let printed = try c.succeed(["globe", "silhouette", "Italy", "--svg", "-"]).stdout
         XCTAssertTrue(printed.hasPrefix("<svg") && printed.contains("<title>Italy</title>"))
         let mesh = try c.succeed(["globe", "mesh", "--out", "globe.gltf", "--json"]).json()
-        XCTAssertEqual(mesh["parts"]?.intValue, 205)
+        XCTAssertEqual(mesh["parts"]?.intValue, 251, "250 countries (every ISO 3166-1 entry and Kosovo) and the ocean")
         let gltf = try JSONParser.parse(try String(contentsOfFile: c.path("globe.gltf"), encoding: .utf8))
         XCTAssertEqual(gltf["asset"]?["version"]?.stringValue, "2.0")
-        XCTAssertEqual(gltf["materials"]?.arrayValue?.count, 205)
+        XCTAssertEqual(gltf["materials"]?.arrayValue?.count, 251)
         let obj = try c.succeed(["globe", "mesh", "--out", "globe.obj", "--no-ocean", "--json"]).json()
         XCTAssertEqual(obj["files"]?.arrayValue?.compactMap { $0["name"]?.stringValue }, [c.path("globe.obj"), c.path("globe.mtl")])
         XCTAssertTrue(try String(contentsOfFile: c.path("globe.mtl"), encoding: .utf8).contains("newmtl BR\nKd 0.94902 0.941176 0.07451\n"))
@@ -244,7 +245,8 @@ final class GlobeEndToEndTests: XCTestCase {
         let missing = try c.write("missing.json", """
             {"sites": {"s": {"plugins": {"globe": {"id": "org.clubhouse.globe", "grants": ["storage"], "config": {"countries": "nowhere.geojson"}}}}}}
             """)
-        try c.fail(["--config", missing, "globe", "stats"], exitCode: 1, contains: ["cannot read nowhere.geojson: no such file"])
+        // A file that is not there is a wrong request (issue 30: the exit-code rule), as a malformed one.
+        try c.fail(["--config", missing, "globe", "stats"], exitCode: 2, contains: ["cannot read nowhere.geojson: no such file"])
     }
 
     func testVoyageDataAsTheAlternativeSet() throws {

@@ -5,7 +5,8 @@ import ClubhouseJSON
 
 public enum ConfigurationParser {
     static let topKeys = ["$schema", "version", "default_site", "plugin_dirs", "data_dir", "sites"]
-    static let siteKeys = ["description", "plugins", "devices"]
+    static let siteKeys = ["description", "plugins", "devices", "http"]
+    static let httpKeys = ["allowed_origins", "public_routes"]
     static let pluginKeys = ["id", "enabled", "path", "version", "config", "grants", "isolation", "timeout_ms", "limits",
                              "description"]
     static let limitKeys = ["memory_mb", "cpu_seconds", "wall_ms", "open_files"]
@@ -157,6 +158,9 @@ private struct Reader {
                 if let device = readDevice(name: deviceName, d, at: p) { result.devices[deviceName] = device }
             }
         }
+        if let http = object(site["http"], at: pointer(path, "http"), what: "\"http\"") {
+            result.http = readHTTP(http, at: pointer(path, "http"), site: name)
+        }
         if let plugins = object(site["plugins"], at: pointer(path, "plugins"), what: "\"plugins\"") {
             for (alias, value) in plugins {
                 let p = pointer(pointer(path, "plugins"), alias)
@@ -173,6 +177,27 @@ private struct Reader {
             error(path, "site '\(name)' has no \"plugins\" object")
         }
         return result
+    }
+
+    /// `"http": {"allowed_origins": ["https://app.example.org"], "public_routes": false}`.
+    mutating func readHTTP(_ o: JSONObject, at path: String, site: String) -> SiteHTTP {
+        checkKeys(o, at: path, known: ConfigurationParser.httpKeys, what: "\"http\" of site '\(site)'")
+        var http = SiteHTTP()
+        http.publicRoutes = bool(o["public_routes"], at: pointer(path, "public_routes"), what: "\"public_routes\"") ?? false
+        let at = pointer(path, "allowed_origins")
+        let origins = o["allowed_origins"]
+        if origins != nil && origins?.arrayValue == nil { _ = stringArray(origins, at: at, what: "\"allowed_origins\"") }
+        for (i, value) in (origins?.arrayValue ?? []).enumerated() {
+            guard let origin = string(value, at: at + "/\(i)", what: "each entry of \"allowed_origins\"") else { continue }
+            if origin == "*" {
+                error(at + "/\(i)", "\"*\" is not allowed in \"allowed_origins\": list each origin whose pages may call the site, eg: \"https://app.example.org\"")
+            } else if let normalized = OriginPolicy.normalized(origin) {
+                if !http.allowedOrigins.contains(normalized) { http.allowedOrigins.append(normalized) }
+            } else {
+                error(at + "/\(i)", "origin '\(origin)' must be a scheme and host with an optional port and nothing after, eg: \"https://app.example.org\" or \"http://localhost:5173\"")
+            }
+        }
+        return http
     }
 
     func isValidAlias(_ alias: String) -> Bool {

@@ -105,6 +105,20 @@ package enum EmbeddedDefaults {
           "type": "object",
           "additionalProperties": {"$ref": "#/$defs/device"},
           "description": "Logical devices by name; plugins open them by name when granted \"device:NAME\"."
+        },
+        "http": {
+          "type": "object",
+          "additionalProperties": false,
+          "description": "What the site allows over HTTP (clubhouse serve --http).",
+          "properties": {
+            "allowed_origins": {
+              "type": "array",
+              "items": {"type": "string", "pattern": "^https?://[^/?#@\\s]+/?$"},
+              "description": "Origins whose pages may call the site from a browser, eg: \"https://app.example.org\": CORS answers them (CORS is off when the list is empty), and a state-changing request with the session cookie may come from them as well as from the host itself. \"*\" is refused."
+            },
+            "public_routes": {"type": "boolean", "default": false,
+                              "description": "Open the routes a plugin declares public to anyone, without a token."}
+          }
         }
       }
     },

@@ -31,8 +31,24 @@ public struct Site: Sendable {
     public var description: String
     public var plugins: [PluginEntry]
     public var devices: [String: DeviceEntry]
+    /// What the site allows over HTTP (`http` in plugins.json).
+    public var http = SiteHTTP()
 
     public func plugin(alias: String) -> PluginEntry? { plugins.first { $0.alias == alias } }
+}
+
+/// A site's HTTP settings: the origins whose pages may call it from a browser (CORS, and the Origin
+/// check of cookie requests), and whether routes its plugins declare public are open to anyone.
+public struct SiteHTTP: Sendable, Equatable {
+    /// Normalized origins (`https://app.example.org`, `http://localhost:5173`); empty: CORS is off.
+    public var allowedOrigins: [String] = []
+    /// False (the default): every route needs a credential, even one a plugin declares public.
+    public var publicRoutes = false
+
+    public init(allowedOrigins: [String] = [], publicRoutes: Bool = false) {
+        self.allowedOrigins = allowedOrigins
+        self.publicRoutes = publicRoutes
+    }
 }
 
 public enum Isolation: String, Sendable, CaseIterable {

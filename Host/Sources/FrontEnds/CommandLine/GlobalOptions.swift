@@ -93,7 +93,8 @@ public struct GlobalOptions: Sendable {
             do {
                 bytes = try FileSystem.read(absolute)
             } catch {
-                throw CLIError(status: .error, message: "\(path): cannot read the configuration (\(error.reason)); check --config / CLUBHOUSE_CONFIG")
+                throw CLIError(status: error.isMissing ? .invalidArgument : .error,
+                               message: "\(path): cannot read the configuration (\(error.reason)); check --config / CLUBHOUSE_CONFIG")
             }
             do {
                 return try ConfigurationParser.parse(String(decoding: bytes, as: UTF8.self), source: path,

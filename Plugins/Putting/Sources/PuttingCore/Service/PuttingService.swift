@@ -2,6 +2,7 @@
 // a request struct and returning a result with `json` and a human-readable `text`. The adapter
 // parses arguments into these requests and prints what comes back.
 import ClubhouseJSON
+import ClubhouseToolkit
 import Glibc
 
 /// `putting course import DIR --id ID [--name …] [--city …] [--state …] [--process] [--sources-only]`
@@ -200,9 +201,9 @@ public struct JobStatus: Sendable {
     public var text: String {
         switch job.state {
         case .queued where job.progress > 0:
-            return "Job \(job.id): queued again, \(Int((job.progress * 100).rounded()))% done before it stopped: `putting job run \(job.id)` goes on"
+            return "Job \(job.id): queued again, \(Int(saturating: (job.progress * 100).rounded()))% done before it stopped: `putting job run \(job.id)` goes on"
         case .queued: return "Job \(job.id): queued (submitted \(job.createdAt))"
-        case .running: return "Job \(job.id): running, \(Int((job.progress * 100).rounded()))% done"
+        case .running: return "Job \(job.id): running, \(Int(saturating: (job.progress * 100).rounded()))% done"
         case .failed: return "Job \(job.id): failed: \(job.error ?? "no reason recorded")"
         case .completed:
             if case .book = job.work {
@@ -290,13 +291,13 @@ public final class PuttingService {
     }
 
     public func holes(course id: String) throws(PuttingError) -> HoleListing {
-        guard let course = try store.course(id: id) else { throw .unknownCourse(id) }
+        guard let course = try store.course(id: id) else { throw .unknownCourse(id, suggestions: courseSuggestions(id)) }
         return HoleListing(course: course, holes: try store.holeSummaries(courseID: id))
     }
 
     /// The hole a request names, or the error that says which part is unknown.
     public func hole(course: String, number: Int) throws(PuttingError) -> Hole {
-        guard try store.course(id: course) != nil else { throw .unknownCourse(course) }
+        guard try store.course(id: course) != nil else { throw .unknownCourse(course, suggestions: courseSuggestions(course)) }
         guard let hole = try store.hole(courseID: course, number: number) else { throw .unknownHole(course: course, number: number) }
         return hole
     }
@@ -309,7 +310,7 @@ public final class PuttingService {
                          progress: ((Double) -> Void)? = nil) throws(PuttingError) -> BestLineOutcome
     {
         let hole = try hole(course: request.course, number: request.hole)
-        try BestLineEngine.validate(request, hole: hole)
+        do { try BestLineEngine.validate(request, hole: hole) } catch { throw explained(error, model: request.model) }
         let key = request.contentKey(heightfieldHash: hole.heightfieldHash ?? "")
         if options.useCache, let cached = try cachedResult(key: key) { return .result(cached, cached: true) }
         if options.async {
@@ -398,7 +399,7 @@ public final class PuttingService {
             return JobStatus(job: job, result: result)
         } catch {
             job.state = .failed
-            job.error = error.description
+            job.error = explained(error, model: request.model).description
             job.updatedAt = PuttingService.iso8601(clock())
             try store.putJob(job)
             return JobStatus(job: job)
