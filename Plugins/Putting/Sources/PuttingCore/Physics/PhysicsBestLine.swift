@@ -117,8 +117,10 @@ public struct PhysicsSolver: Sendable {
     public var instabilitySpeedFraction = 0.005
     /// The second search's step limit, as a multiple of this one's.
     public var probeStepFactor = 2.0
-    /// Leave out the two scans over aims (the stability check's second search of an answer found after them).
-    var skipScans = false
+    /// Leave out the scan over aims for the line finishing L past, and the arrival scan (the stability check's second
+    /// search of an answer found after them).
+    var skipAimScan = false
+    var skipArrivalScan = false
 
     public init(simulator: PhysicsSimulator) { self.simulator = simulator }
 
@@ -346,12 +348,12 @@ public struct PhysicsSolver: Sendable {
 
         // The stability check: where the nested solve does not answer, the same search with steps `probeStepFactor` times
         // as long (the tolerance as it is) runs on its own thread beside the rest of this one; a stable answer is the same
-        // line to `instabilityAimDeg` and `instabilitySpeedFraction` of its speed. For an answer found after the two
-        // scans over aims, the second search leaves the scans out (they found nothing here; a scan that would find a line
-        // with the other steps is the one flip this misses: none on the sweep).
+        // line to `instabilityAimDeg` and `instabilitySpeedFraction` of its speed. The second search leaves out the scans over
+        // aims that came before the answer (they found nothing here; a scan that would find a line with the other steps is
+        // the one flip this misses: none on the sweep).
         var probeRun: ProbeRun?
         let needsFallback = !converged || !captured(aim, bestSpeed, record: false, early: true).holed
-        func launchProbe(skippingScans: Bool) -> ProbeRun {
+        func launchProbe(skippingAimScan: Bool, skippingArrival: Bool) -> ProbeRun {
             var parameters = simulator.parameters
             parameters.maxStepCells *= probeStepFactor
             var probe = PhysicsSolver(simulator: PhysicsSimulator(surface: simulator.surface, parameters: parameters))
@@ -361,7 +363,8 @@ public struct PhysicsSolver: Sendable {
             probe.lanes = lanes
             probe.computeTolerance = false
             probe.checkStability = false
-            probe.skipScans = skippingScans
+            probe.skipAimScan = skippingAimScan
+            probe.skipArrivalScan = skippingArrival
             return ProbeRun.start(probe, ball: ball, hole: hole)
         }
         if needsFallback {
@@ -372,7 +375,7 @@ public struct PhysicsSolver: Sendable {
                 aim = na; bestSpeed = nv; ghostRoll = nr
                 converged = true
                 stage = "newton"
-            } else if !skipScans {
+            } else if !skipAimScan {
                 @Sendable func paceSpeed(at a: Double, from warm: Double, precise: Bool) -> (Double, PhysicsRoll)? {
                     let root = PhysicsSolver.solveIncreasing(start: warm, lower: 0.3, upper: 40, tolerance: precise ? 1e-7 : 1e-5,
                                                              valueTolerance: precise ? 1e-5 : 3e-4, growth: scanGrowth,
@@ -398,7 +401,7 @@ public struct PhysicsSolver: Sendable {
             }
         }
 
-        if !converged, !skipScans {
+        if !converged, !skipArrivalScan {
             // No line that finishes L past drops: the slope beyond the hole runs away (steeper than rolling
             // resistance holds) or curls every such ball off the cup. Then the line that enters the cup
             // through its centre at the speed a ball needs to roll L on flat ground, √(2·a_r·L): for aims every
@@ -436,7 +439,7 @@ public struct PhysicsSolver: Sendable {
         if converged, !dropsWithoutTarget, !captured(aim, bestSpeed, record: false, early: true).holed { converged = false }
         var holeable = true
         var reason: String?
-        if checkStability, needsFallback, !converged, !dropsWithoutTarget { probeRun = launchProbe(skippingScans: true) }
+        if checkStability, needsFallback, !converged, !dropsWithoutTarget { probeRun = launchProbe(skippingAimScan: true, skippingArrival: true) }
         if !converged, !dropsWithoutTarget {
             // No line meets both conditions (a slope beyond the hole too steep to stop on, the green's edge
             // too close…): look for any line that drops, closest to the centre, with Nelder–Mead, then over a grid
@@ -595,7 +598,9 @@ public struct PhysicsSolver: Sendable {
         }
         tally.advance(to: 0.6)
         // A line from Newton's method or the scans: the second search, beside the windows and the make probability.
-        if checkStability, needsFallback, probeRun == nil { probeRun = launchProbe(skippingScans: false) }
+        if checkStability, needsFallback, probeRun == nil {
+            probeRun = launchProbe(skippingAimScan: stage == "arrival", skippingArrival: false)
+        }
         let angle = baseAngle + aim * .pi / 180
         let v0x = cos(angle) * bestSpeed, v0z = sin(angle) * bestSpeed
         let roll = captured(aim, bestSpeed, record: true, early: false)
