@@ -78,39 +78,6 @@ private func modelRate(_ green: FlatGreen, _ bin: PublishedMakeRate, _ errors: S
     return bin.points.reduce(0) { $0 + $1.weight * green.makeRate($1.distanceFt, errors, stimp: stimp) } / total
 }
 
-/// Nelder–Mead minimisation (small and self-contained: the fit's only optimiser).
-private func minimise(_ start: [Double], step: Double, iterations: Int, _ f: ([Double]) -> Double) -> ([Double], Double) {
-    let n = start.count
-    var simplex = [start] + (0..<n).map { k -> [Double] in var p = start; p[k] += step; return p }
-    var values = simplex.map(f)
-    for _ in 0..<iterations {
-        let order = values.indices.sorted { values[$0] < values[$1] }
-        simplex = order.map { simplex[$0] }
-        values = order.map { values[$0] }
-        if values[n] - values[0] < 1e-9 { break }
-        var centroid = [Double](repeating: 0, count: n)
-        for p in simplex.dropLast() { for i in 0..<n { centroid[i] += p[i] / Double(n) } }
-        func along(_ t: Double) -> [Double] { (0..<n).map { centroid[$0] + t * (simplex[n][$0] - centroid[$0]) } }
-        let reflected = along(-1), fr = f(reflected)
-        if fr < values[0] {
-            let expanded = along(-2), fe = f(expanded)
-            if fe < fr { simplex[n] = expanded; values[n] = fe } else { simplex[n] = reflected; values[n] = fr }
-        } else if fr < values[n - 1] {
-            simplex[n] = reflected; values[n] = fr
-        } else {
-            let contracted = along(0.5), fc = f(contracted)
-            if fc < values[n] { simplex[n] = contracted; values[n] = fc } else {
-                for k in 1...n {
-                    simplex[k] = (0..<n).map { simplex[0][$0] + 0.5 * (simplex[k][$0] - simplex[0][$0]) }
-                    values[k] = f(simplex[k])
-                }
-            }
-        }
-    }
-    let best = values.indices.min { values[$0] < values[$1] } ?? 0
-    return (simplex[best], values[best])
-}
-
 /// Refits one level: tour by aim and speed spread alone (its data need no more); an amateur level by aim spread,
 /// sideways scatter and pace bias, and speed spread where its data reach 18–24 ft (else `speed`), none below tour's.
 private func fit(_ level: SkillLevel, _ green: FlatGreen, speed: Double?) -> StrokeErrors {
@@ -132,7 +99,8 @@ private func fit(_ level: SkillLevel, _ green: FlatGreen, speed: Double?) -> Str
     let start: [Double] = level == .tour ? [shipped.aimSDDeg, shipped.speedSDFraction]
         : [log(Swift.max(1e-3, shipped.aimSDDeg - tour.aimSDDeg)), log(Swift.max(1e-3, shipped.lateralSDIn)), shipped.paceBiasFraction,
            log(Swift.max(1e-3, shipped.speedSDFraction - tour.speedSDFraction))]
-    let (y, _) = minimise(speed == nil ? start : Array(start.prefix(3)), step: level == .tour ? 0.02 : 0.1, iterations: 120, cost)
+    let first = speed == nil ? start : Array(start.prefix(3)), step = level == .tour ? 0.02 : 0.1
+    let y = PhysicsSolver.nelderMead(start: first, steps: first.map { _ in step }, iterations: 120, size: first.map { _ in 1e-4 }, cost)
     return errors(y + (speed == nil || level == .tour ? [] : [0]))
 }
 

@@ -830,8 +830,10 @@ public struct PhysicsSolver: Sendable {
         return abs(fa) < abs(fb) ? Root(x: a, payload: pa, converged: false) : Root(x: b, payload: pb, converged: false)
     }
 
-    /// Nelder–Mead minimisation from `start` with initial simplex steps; returns the best point.
-    static func nelderMead(start: [Double], steps: [Double], iterations: Int, size: [Double]? = nil, _ f: ([Double]) -> Double) -> [Double] {
+    /// Nelder–Mead minimisation from `start` with initial simplex steps; returns the best point. It stops after
+    /// `iterations`, once the simplex spans less than `size` in every coordinate, or when a value below −0.5 (a search's
+    /// "this stroke drops") turns up.
+    public static func nelderMead(start: [Double], steps: [Double], iterations: Int, size: [Double]? = nil, _ f: ([Double]) -> Double) -> [Double] {
         let n = start.count
         var simplex: [[Double]] = [start]
         for i in 0..<n {
