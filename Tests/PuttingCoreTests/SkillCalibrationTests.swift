@@ -35,13 +35,13 @@ final class SkillCalibrationTests: XCTestCase {
     }
 
     func testTourLevelBesideBerrysData() throws {
-        // Berry's 1988 PGA Tour putts (as in Gelman and Nolan 2002), a second data set the tour level is not fitted to,
-        // at stimp 10. From 7 to 20 ft every whole foot lies within 3.5 binomial standard errors of the model (each
-        // holds 147–256 putts) and the putts made there add up within 2 points of the model's; from 2 to 6 ft the 1988
+        // Berry's professional golfers' putts (1995; as in Gelman and Nolan 2002), a second data set the tour level is not
+        // fitted to, at stimp 10. From 7 to 20 ft every whole foot lies within 3.5 binomial standard errors of the model (each
+        // holds 147–256 putts) and the putts made there add up within 2 points of the model's; from 2 to 6 ft Berry's
         // pros made clearly fewer than Broadie's 2016–18 ones, and the model follows the newer data (README, Sources).
         let solver = try flatSolver(stimp: 10, errors: SkillLevel.tour.errors)
         var tries = 0.0, made = 0.0, expected = 0.0
-        for bin in SkillLevel.berry1988 {
+        for bin in SkillLevel.berryPros {
             let n = Double(try XCTUnwrap(bin.tries))
             let se = (bin.rate * (1 - bin.rate) / n).squareRoot()
             let model = try makeRate(solver, bin.loFt)

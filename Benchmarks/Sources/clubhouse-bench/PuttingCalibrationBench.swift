@@ -167,7 +167,7 @@ func puttingCalibrationBench(_ arguments: [String]) {
             print("  at stimp 10 (the plugin's default green): " + [5.0, 8, 10, 15, 20].map {
                 "\(calibrationFixed($0, 0)) ft \(calibrationFixed(green.makeRate($0, e, stimp: 10) * 100, 1))%"
             }.joined(separator: ", "))
-            print("  Berry (1995), PGA Tour 1988, a check (not fitted), at stimp 10: " + SkillLevel.berry1988.filter { [3, 5, 8, 10, 15, 20].contains($0.loFt) }.map {
+            print("  Berry (1995), professional golfers, a check (not fitted), at stimp 10: " + SkillLevel.berryPros.filter { [3, 5, 8, 10, 15, 20].contains($0.loFt) }.map {
                 "\(calibrationFixed($0.loFt, 0)) ft \(calibrationFixed($0.rate * 100, 1))/\(calibrationFixed(green.makeRate($0.loFt, e, stimp: 10) * 100, 1))%"
             }.joined(separator: ", ") + " (data/model)")
         }
@@ -226,7 +226,7 @@ private func calibrationSVG(_ green: FlatGreen, _ levels: [SkillLevel]) -> Strin
         s += "<text x=\"\(w - right + 46)\" y=\"\(ly + 4)\">\(level == .tour ? "tour (stimp 12)" : level.rawValue == "scratch" ? "scratch" : level.rawValue + " hcp")</text>\n"
     }
     if levels.contains(.tour) {
-        for bin in SkillLevel.berry1988 where bin.loFt <= maxD {
+        for bin in SkillLevel.berryPros where bin.loFt <= maxD {
             let cx = x(bin.loFt), cy = y(bin.rate)
             s += "<path d=\"M\(cx - 4),\(cy - 4)L\(cx + 4),\(cy + 4)M\(cx - 4),\(cy + 4)L\(cx + 4),\(cy - 4)\" stroke=\"#555\" stroke-width=\"1.5\"/>\n"
         }
@@ -234,7 +234,7 @@ private func calibrationSVG(_ green: FlatGreen, _ levels: [SkillLevel]) -> Strin
     let ly = top + 20 + Double(levels.count) * 22 + 10
     s += "<circle cx=\"\(w - right + 27)\" cy=\"\(ly)\" r=\"4\" fill=\"white\" stroke=\"black\" stroke-width=\"2\"/><text x=\"\(w - right + 46)\" y=\"\(ly + 4)\">Broadie tour bins</text>\n"
     s += "<line x1=\"\(w - right + 15)\" y1=\"\(ly + 22)\" x2=\"\(w - right + 40)\" y2=\"\(ly + 22)\" stroke=\"black\" stroke-width=\"5\" stroke-opacity=\"0.6\"/><text x=\"\(w - right + 46)\" y=\"\(ly + 26)\">Shot Scope bins</text>\n"
-    s += "<path d=\"M\(w - right + 23),\(ly + 40)L\(w - right + 31),\(ly + 48)M\(w - right + 23),\(ly + 48)L\(w - right + 31),\(ly + 40)\" stroke=\"#555\" stroke-width=\"1.5\"/><text x=\"\(w - right + 46)\" y=\"\(ly + 48)\">Berry 1988 tour</text>\n"
+    s += "<path d=\"M\(w - right + 23),\(ly + 40)L\(w - right + 31),\(ly + 48)M\(w - right + 23),\(ly + 48)L\(w - right + 31),\(ly + 40)\" stroke=\"#555\" stroke-width=\"1.5\"/><text x=\"\(w - right + 46)\" y=\"\(ly + 48)\">Berry (1995), pros</text>\n"
     s += "</svg>\n"
     return s
 }

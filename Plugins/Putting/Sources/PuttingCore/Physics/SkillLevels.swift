@@ -9,7 +9,7 @@
 // - tour: Broadie's PGA Tour ShotLink make rates, 2016–2018, in the bins Gelman republished ("Model building and
 //   expansion for golf putting", Stan case study, 2019: the golf_data_new table of mean distance, tries, makes).
 //   Two numbers fit it within 1 point from 3 to 20 ft: aim ±1.46° and speed ±5.84 %. Tour greens run about 12 ft
-//   on the stimpmeter, so the fit is at stimp 12. Berry's data (Berry 1995; the PGA Tour's 1988 putting study, as
+//   on the stimpmeter, so the fit is at stimp 12. Berry's data (Berry 1995: professional golfers' putts by whole feet, as
 //   in Gelman and Nolan 2002) are printed beside it as a check, not fitted.
 // - scratch, 10, 20, 25: Shot Scope's handicap data (rounds tracked by Shot Scope users) as MyGolfSpy republished
 //   them ("How putting miss patterns change from scratch to 25 handicap": make % from 0–3 ft and 6–9 ft and the share
@@ -130,8 +130,8 @@ public enum SkillLevel: String, Sendable, Codable, CaseIterable {
         .mean(16.43, tries: 35712, made: 7196), .mean(18.44, tries: 31573, made: 5290), .mean(20.44, tries: 28280, made: 4086),
     ]
 
-    /// Berry (1995): the PGA Tour's 1988 putting study, by whole feet 2–20 (tries, makes), as in Gelman and Nolan (2002).
-    public static let berry1988: [PublishedMakeRate] = zip(2...20, [
+    /// Berry (1995): professional golfers' putts by whole feet 2–20 (tries, makes), as in Gelman and Nolan (2002).
+    public static let berryPros: [PublishedMakeRate] = zip(2...20, [
         (1443, 1346), (694, 577), (455, 337), (353, 208), (272, 149), (256, 136), (240, 111), (217, 69), (200, 67), (237, 75),
         (202, 52), (192, 46), (174, 54), (167, 28), (201, 27), (195, 31), (191, 33), (147, 20), (152, 24),
     ]).map { PublishedMakeRate.mean(Double($0.0), tries: $0.1.0, made: $0.1.1) }
