@@ -2,7 +2,7 @@
 // seeded sweep of random putts on the nine Presidio greens (targets: median ≤ 25 ms, p95 ≤ 100 ms;
 // the sweep's holed and converged rates beside the times), one `roll` (≤ 2 ms), and a green book of
 // a Presidio green at 3 ft spacing on every core (≤ 3 s).
-// Usage: clubhouse-bench putting-sweep [--data DIR] [--per-green N] [--runs N] [--book-hole N] [--lanes N]
+// Usage: clubhouse-bench putting-sweep [--data DIR] [--per-green N] [--runs N] [--book-hole N] [--lanes N] [--no-stability-check]
 // (--lanes: threads one best line may use, as `putting bestline` does: every core by default)
 
 import PuttingCore
@@ -45,7 +45,7 @@ private func quantile(_ sorted: [Double], _ q: Double) -> Double {
 func puttingSweepBench(_ arguments: [String]) {
     var data = "../shared/data/putting/presidio"
     var perGreen = 16, runs = 21, bookHole = 1
-    var diagnose = false, skipBook = false, brute = false
+    var diagnose = false, skipBook = false, brute = false, checkStability = true
     var lanes = PuttingService.processorCount
     var i = 0
     while i < arguments.count {
@@ -59,6 +59,8 @@ func puttingSweepBench(_ arguments: [String]) {
         case "--diagnose": diagnose = true
         case "--brute": brute = true
         case "--no-book": skipBook = true
+        // The best line without its stability check (the second search of putts the nested solve does not answer).
+        case "--no-stability-check": checkStability = false
         default: break
         }
         i += 1
@@ -86,6 +88,7 @@ func puttingSweepBench(_ arguments: [String]) {
         var solver = PhysicsSolver(simulator: sim)
         solver.strokeErrors = .tour
         solver.lanes = lanes
+        solver.checkStability = checkStability
         let L = solver.finishPastFt
         _ = L
         var bare = PhysicsSolver(simulator: sim)
