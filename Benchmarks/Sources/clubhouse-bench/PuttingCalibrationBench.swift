@@ -234,7 +234,7 @@ private func calibrationSVG(_ green: FlatGreen, _ levels: [SkillLevel]) -> Strin
     let ly = top + 20 + Double(levels.count) * 22 + 10
     s += "<circle cx=\"\(w - right + 27)\" cy=\"\(ly)\" r=\"4\" fill=\"white\" stroke=\"black\" stroke-width=\"2\"/><text x=\"\(w - right + 46)\" y=\"\(ly + 4)\">Broadie tour bins</text>\n"
     s += "<line x1=\"\(w - right + 15)\" y1=\"\(ly + 22)\" x2=\"\(w - right + 40)\" y2=\"\(ly + 22)\" stroke=\"black\" stroke-width=\"5\" stroke-opacity=\"0.6\"/><text x=\"\(w - right + 46)\" y=\"\(ly + 26)\">Shot Scope bins</text>\n"
-    s += "<path d=\"M\(w - right + 23),\(ly + 40)L\(w - right + 31),\(ly + 48)M\(w - right + 23),\(ly + 48)L\(w - right + 31),\(ly + 40)\" stroke=\"#555\" stroke-width=\"1.5\"/><text x=\"\(w - right + 46)\" y=\"\(ly + 48)\">Berry (1995), pros</text>\n"
+    s += "<path d=\"M\(w - right + 23),\(ly + 40)L\(w - right + 31),\(ly + 48)M\(w - right + 23),\(ly + 48)L\(w - right + 31),\(ly + 40)\" stroke=\"#555\" stroke-width=\"1.5\"/><text x=\"\(w - right + 46)\" y=\"\(ly + 48)\">Berry (1995)</text>\n"
     s += "</svg>\n"
     return s
 }
