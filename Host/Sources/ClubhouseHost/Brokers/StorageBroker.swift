@@ -158,11 +158,12 @@ public final class PluginDatabase: @unchecked Sendable {
             sqlite3_close_v2(db)
             throw StorageError(message: "\(path): cannot configure the database")
         }
-        // Every 1000 virtual-machine steps: stop the statement if its call was cancelled or ran past
-        // its deadline (one thread-local read and an atomic load; the clock only with a deadline).
+        // Every 1000 virtual-machine steps: stop the statement if its call ran past its deadline, or
+        // was cancelled and has not seen it or used up its grace for cleaning up
+        // (`CallContext.interruptsStatements`: one thread-local read and atomic loads).
         sqlite3_progress_handler(db, 1000, { _ in
             guard let call = CallContext.current else { return 0 }
-            return call.isCancelled || call.passedDeadline != nil ? 1 : 0
+            return call.interruptsStatements ? 1 : 0
         }, nil)
         // The authorizer is installed after the host's own set-up statements.
         do {

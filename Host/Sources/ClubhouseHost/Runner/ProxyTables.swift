@@ -337,7 +337,8 @@ final class ProxyTables: @unchecked Sendable {
                     reply?.write(message)
                     return status
                 }
-                out.pointee = OpaquePointer(Unmanaged.passRetained(ProxyDevice(context: c, handle: handle)).toOpaque())
+                let address = (try? r.str()) ?? ""
+                out.pointee = OpaquePointer(Unmanaged.passRetained(ProxyDevice(context: c, handle: handle, address: address)).toOpaque())
                 return status
             },
             write: { device, bytes, length in
@@ -376,6 +377,21 @@ final class ProxyTables: @unchecked Sendable {
                 w.u32(d.takeUnretainedValue().handle)
                 try? d.takeUnretainedValue().context.channel.send(.deviceClose, w.bytes)
                 d.release()
+            },
+            set_safe_state: { device, frame, frameLength, acknowledgement, acknowledgementLength, timeout in
+                guard let d = ProxyDevice.from(device), let frame, let acknowledgement else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                let (status, r0) = d.context.call(.deviceSafeState) { w in
+                    w.u32(d.handle)
+                    w.data(UnsafeRawBufferPointer(start: frame, count: frameLength))
+                    w.data(UnsafeRawBufferPointer(start: acknowledgement, count: acknowledgementLength))
+                    w.i32(timeout)
+                }
+                var r = r0
+                if status != Int32(CLUBHOUSE_OK) { d.lastError = Array(((try? r.str()) ?? "").utf8CString) }
+                return status
+            },
+            address: { device in
+                ProxyDevice.from(device)?.address.withUnsafeBufferPointer { UnsafePointer($0.baseAddress) }
             })
     }
 }

@@ -273,10 +273,13 @@ final class ProxyDevice {
     let context: RunnerContext
     let handle: UInt32
     var lastError: [CChar] = [0]
+    /// How the site reaches the device (the host's answer to open).
+    let address: [CChar]
 
-    init(context: RunnerContext, handle: UInt32) {
+    init(context: RunnerContext, handle: UInt32, address: String) {
         self.context = context
         self.handle = handle
+        self.address = Array(address.utf8CString)
     }
 
     static func from(_ device: OpaquePointer?) -> ProxyDevice? {

@@ -39,7 +39,7 @@ enum WireKind: UInt8 {
 enum WireOperation: UInt8 {
     case exec = 1, prepare, step, begin, commit, rollback, migrate
     case invoke = 20
-    case deviceOpen = 30, deviceWrite, deviceRead
+    case deviceOpen = 30, deviceWrite, deviceRead, deviceSafeState
     case fileOpen = 40
 }
 

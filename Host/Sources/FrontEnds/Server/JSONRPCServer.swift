@@ -357,7 +357,12 @@ final class JSONRPCServer: @unchecked Sendable {
         }
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { DispatchSourceSignalHolder($0) { loop.requestStop() } }
+        // Stopping cancels the calls in flight (a drill stops its machine and stores what it did, then
+        // answers) instead of letting them run to their end.
+        let sources = [SIGINT, SIGTERM].map { DispatchSourceSignalHolder($0) { [self] in
+            loop.requestStop()
+            cancelAllCalls()
+        } }
         defer { sources.forEach { $0.cancel() } }
         session.log.info("serving JSON-RPC on unix:\(path)")
         StandardStreams.writeError("clubhouse: serving JSON-RPC 2.0 on unix:\(path) (Ctrl-C stops)\n")
@@ -376,6 +381,11 @@ final class JSONRPCServer: @unchecked Sendable {
 
     private func callKey(_ connection: RPCConnection, _ id: JSONValue) -> String {
         "\(connection.channel?.number ?? 0) \(JSONWriter.compact(id))"
+    }
+
+    /// Cancels every running call (the server is stopping).
+    private func cancelAllCalls() {
+        lock.withLock { Array(active.values) }.forEach { $0.cancel() }
     }
 
     /// Cancels the running calls of a client that went away.

@@ -489,12 +489,16 @@ final class ServeLoop: @unchecked Sendable {
                         _ = takeLines(c, dispatch: dispatch)
                     } else if n == 0 {
                         c.readClosed = true
+                        // Closed both ways (not just done writing): nobody waits for its calls'
+                        // answers, so they are cancelled now (a drill stops its machine), not at the end.
+                        if revents & Int16(POLLHUP) != 0 { closedChannel?(c) }
                     } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
                         closing.append(c)
                         continue
                     }
                 } else if revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && revents & Int16(POLLOUT) == 0 {
                     c.readClosed = true
+                    closedChannel?(c)
                     if revents & Int16(POLLERR | POLLNVAL) != 0 { closing.append(c) }
                 }
             }
