@@ -286,8 +286,10 @@ final class Session {
         if options.stylesOutput() { flags |= UInt32(CLUBHOUSE_CALL_STYLED_TEXT) }
         var progress: any ProgressSink = showsProgress && prepared.command.longRunning ? TerminalProgressBar() : SilentProgress()
         // A testing aid for the cancellation audit: cancel the call at its Nth progress update, as a
-        // Ctrl-C would at that moment (CLUBHOUSE_TEST_CANCEL_AT_PROGRESS=N).
-        let cancelAt = FileSystem.environment("CLUBHOUSE_TEST_CANCEL_AT_PROGRESS").flatMap { UInt64($0) }.map { CancelAtProgress(progress, at: $0) }
+        // Ctrl-C would at that moment (CLUBHOUSE_TEST_CANCEL_AT_PROGRESS=N), or at the Nth update of
+        // the first stage whose label starts with LABEL (=LABEL:N).
+        let cancelAt = FileSystem.environment("CLUBHOUSE_TEST_CANCEL_AT_PROGRESS").flatMap(CancelAtProgress.parse)
+            .map { CancelAtProgress(progress, at: $0.count, stage: $0.stage) }
         if let cancelAt { progress = cancelAt }
         let router = runtime.router
         let context = router.context(for: prepared, flags: flags, progress: progress)
@@ -295,14 +297,18 @@ final class Session {
             log.warning("cancelling at a progress update (CLUBHOUSE_TEST_CANCEL_AT_PROGRESS)")
             context.cancel()
         }
-        let alias = prepared.alias
-        let interrupt = InterruptHandler { [log] in
-            log.warning("interrupted; asking '\(alias)' to stop (press Ctrl-C again to quit at once)")
-            context.cancel()
+        let handler = interrupts ?? InterruptHandler(runtime: runtime, log: log)
+        handler.begin(context, alias: prepared.alias)
+        defer {
+            handler.end()
+            if interrupts == nil { handler.remove() }
         }
-        defer { interrupt.remove() }
         return router.run(prepared, context: context)
     }
+
+    /// Set for the length of a run of several calls (the demo): Ctrl-C and SIGTERM are then handled
+    /// between the calls too, and `interrupts.interrupted` tells the run to stop.
+    var interrupts: InterruptHandler?
 
     /// Prints an outcome and returns the exit code (or throws the failure).
     func report(_ outcome: CallOutcome, alias: String, command: String) throws(CLIError) -> Int32 {
@@ -320,17 +326,28 @@ final class Session {
     }
 }
 
-/// Passes progress on and cancels the call at its Nth progress update (N = 0: before it starts).
+/// Passes progress on and cancels the call at its Nth progress update (N = 0: before it starts),
+/// counting only the updates of stages whose label starts with `stage` when one is given.
 final class CancelAtProgress: ProgressSink, @unchecked Sendable {
     private let inner: any ProgressSink
     private let threshold: UInt64
+    private let stage: String?
     private let lock = Lock()
     private var updates: UInt64 = 0
+    private var counting: Bool
     private var cancel: (@Sendable () -> Void)?
 
-    init(_ inner: any ProgressSink, at threshold: UInt64) {
+    init(_ inner: any ProgressSink, at threshold: UInt64, stage: String? = nil) {
         self.inner = inner
         self.threshold = threshold
+        self.stage = stage
+        counting = stage == nil
+    }
+
+    /// "N" or "LABEL:N".
+    static func parse(_ text: String) -> (count: UInt64, stage: String?)? {
+        guard let colon = text.lastIndex(of: ":") else { return UInt64(text).map { ($0, nil) } }
+        return UInt64(text[text.index(after: colon)...]).map { ($0, String(text[..<colon])) }
     }
 
     /// Sets what cancelling does; with a threshold of 0 the call is cancelled before it starts.
@@ -340,6 +357,7 @@ final class CancelAtProgress: ProgressSink, @unchecked Sendable {
 
     private func count(_ step: UInt64) {
         let fire: (@Sendable () -> Void)? = lock.withLock {
+            guard counting else { return nil }
             updates += step
             guard updates >= threshold, let c = cancel else { return nil }
             cancel = nil
@@ -348,7 +366,10 @@ final class CancelAtProgress: ProgressSink, @unchecked Sendable {
         fire?()
     }
 
-    func begin(label: String, total: UInt64) { inner.begin(label: label, total: total) }
+    func begin(label: String, total: UInt64) {
+        if let stage { lock.withLock { counting = label.hasPrefix(stage) } }
+        inner.begin(label: label, total: total)
+    }
 
     func update(done: UInt64) {
         inner.update(done: done)
@@ -360,27 +381,109 @@ final class CancelAtProgress: ProgressSink, @unchecked Sendable {
     func end() { inner.end() }
 }
 
-/// Ctrl-C during a call: the first asks the plugin to stop (it sees is_cancelled), the second quits.
+/// Ctrl-C and SIGTERM while clubhouse runs calls. The first asks the running call to stop (it sees
+/// is_cancelled, stops its devices, stores what it did: RELIABILITY.md § Cancellation). The second
+/// stops every device left running itself (their safe states: DeviceSafety.swift), gives the call
+/// `storeGraceMilliseconds` to finish storing, then quits (exit 130); the third quits at once.
+/// SIGTERM counts like Ctrl-C and takes the second step by itself when the call has not returned
+/// within `CallContext.cleanupGraceMilliseconds` (a service manager's stop must end).
 final class InterruptHandler: @unchecked Sendable {
-    private let source: DispatchSourceSignal
-    private var count = 0
+    /// How long a call gets to store what it did after the host stopped its devices.
+    static let storeGraceMilliseconds = 3_000
 
-    init(_ onFirst: @escaping @Sendable () -> Void) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue.global())
-        source.setEventHandler { [unowned self] in
-            count += 1
-            if count == 1 { onFirst() } else {
-                StandardStreams.writeError("\nclubhouse: interrupted\n")
-                _exit(130)
-            }
+    private let runtime: SiteRuntime
+    private let log: LogBroker
+    private var sources: [DispatchSourceSignal] = []
+    private let lock = Lock()
+    private var signals = 0
+    private var context: CallContext?
+    private var alias = ""
+    /// Counts calls, so a timer armed during one call does nothing in the next.
+    private var generation = 0
+
+    init(runtime: SiteRuntime, log: LogBroker) {
+        self.runtime = runtime
+        self.log = log
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: DispatchQueue.global())
+            source.setEventHandler { [unowned self] in received(signalNumber) }
+            source.resume()
+            sources.append(source)
         }
-        source.resume()
+    }
+
+    /// Whether a signal came (the run of calls stops).
+    var interrupted: Bool { lock.withLock { signals > 0 } }
+
+    /// The call the next signal asks to stop (it is cancelled at once when a signal already came).
+    func begin(_ context: CallContext, alias: String) {
+        let cancelNow = lock.withLock { () -> Bool in
+            self.context = context
+            self.alias = alias
+            generation += 1
+            return signals > 0
+        }
+        if cancelNow { context.cancel() }
+    }
+
+    /// The call returned.
+    func end() {
+        lock.withLock {
+            context = nil
+            generation += 1
+        }
+    }
+
+    private func received(_ signalNumber: Int32) {
+        let (count, context, alias, generation) = lock.withLock { () -> (Int, CallContext?, String, Int) in
+            signals += 1
+            return (signals, self.context, self.alias, self.generation)
+        }
+        let what = signalNumber == SIGTERM ? "SIGTERM" : "Ctrl-C"
+        switch count {
+        case 1:
+            guard let context else { return }
+            log.warning("\(signalNumber == SIGTERM ? "terminated" : "interrupted"); asking '\(alias)' to stop (press Ctrl-C again to stop its devices and quit)")
+            context.cancel()
+            if signalNumber == SIGTERM {
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(CallContext.cleanupGraceMilliseconds)) { [weak self] in
+                    self?.escalate(ifStill: generation, because: "SIGTERM, and '\(alias)' had not returned \(CallContext.cleanupGraceMilliseconds / 1000) s later")
+                }
+            }
+        case 2:
+            escalate(ifStill: nil, because: "\(what) twice")
+        default:
+            quit()
+        }
+    }
+
+    /// Exits 130 at once; no runner outlives the host.
+    private func quit() -> Never {
+        runtime.killRunnersNow()
+        StandardStreams.writeError("\nclubhouse: interrupted\n")
+        _exit(130)
+    }
+
+    /// The second step: every device left running is stopped by the host; the call gets
+    /// `storeGraceMilliseconds` to return (the process exits 130 after that).
+    private func escalate(ifStill expected: Int?, because reason: String) {
+        // A SIGTERM timer armed during a call that has returned since does nothing.
+        if let expected, lock.withLock({ expected != generation || context == nil }) { return }
+        runtime.devices.secureAll(because: reason)
+        // The call returned meanwhile: the command line finishes by itself (exit 130).
+        guard let current = lock.withLock({ context == nil ? nil : generation }) else { return }
+        StandardStreams.writeError("clubhouse: stopping: the call gets \(InterruptHandler.storeGraceMilliseconds / 1000) s to store what it did (press Ctrl-C again to quit at once)\n")
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(InterruptHandler.storeGraceMilliseconds)) { [weak self] in
+            guard let self, lock.withLock({ generation == current }) else { return }
+            quit()
+        }
     }
 
     func remove() {
-        source.cancel()
+        sources.forEach { $0.cancel() }
         signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
     }
 }
 
