@@ -353,6 +353,7 @@ final class DeviceConnection: @unchecked Sendable {
             if n == 0 { return fail(.timeout, "no reply within \(timeout) ms") }
             length.pointee = n
             traceBytes("<", UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            broker?.safety.noteRead(name, UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             return Int32(CLUBHOUSE_OK)
         }
     }
@@ -390,11 +391,10 @@ final class DeviceConnection: @unchecked Sendable {
         if wakeWriter >= 0 { _ = Glibc.write(wakeWriter, &one, 1) }
     }
 
-    /// Writes the safe state's frame and waits for its acknowledgement on this connection: nil when
-    /// acknowledged, else why not (the connection dropped, no answer).
-    func exchange(_ state: SafeState) -> String? {
+    /// Writes the safe state's frame and waits for its acknowledgement on this connection.
+    func exchange(_ state: SafeState) -> DeviceSafetyBook.Outcome {
         lock.withLock {
-            guard fd >= 0 else { return "the device is closed" }
+            guard fd >= 0 else { return .connectionFailed("the connection is closed") }
             traceBytes("> (host, safe state)", state.frame.withUnsafeBytes { $0 })
             return DeviceSafetyBook.exchange(fd, state)
         }

@@ -27,56 +27,106 @@ struct SafeState: Sendable, Equatable {
 }
 
 /// The safe states the plugins registered and whether each device is in it, by device name (one
-/// machine, whatever connections reach it: a stop written on a new connection makes it safe).
+/// machine, whatever connections reach it: a stop written on a new connection makes it safe). A
+/// device is safe when nothing was written to it yet, or when the last frame written was the safe
+/// state's and the device's acknowledgement was read after it (a refused stop leaves it unsafe).
 final class DeviceSafetyBook: @unchecked Sendable {
-    private let lock = Lock()
-    private var states: [String: (state: SafeState, safe: Bool)] = [:]
-
-    func register(_ name: String, _ state: SafeState, safe: Bool) {
-        lock.withLock { states[name] = (state, safe) }
+    private struct Entry {
+        var state: SafeState
+        var safe: Bool
+        /// Bytes read since the safe-state frame was written, while its acknowledgement is awaited.
+        var awaiting: [UInt8]?
     }
 
-    /// A write the plugin made: the device is safe when it was exactly the safe-state frame.
+    private let lock = Lock()
+    private var entries: [String: Entry] = [:]
+
+    /// A device's safe state; it keeps being unsafe when it was (another connection left it running).
+    func register(_ name: String, _ state: SafeState, safe: Bool) {
+        lock.withLock { entries[name] = Entry(state: state, safe: safe && (entries[name]?.safe ?? true), awaiting: nil) }
+    }
+
+    /// A write the plugin made: the safe-state frame starts awaiting its acknowledgement; anything
+    /// else makes the device unsafe.
     func noteWrite(_ name: String, _ bytes: [UInt8]) {
         lock.withLock {
-            if let entry = states[name] { states[name] = (entry.state, bytes == entry.state.frame) }
+            guard var entry = entries[name] else { return }
+            entry.safe = false
+            entry.awaiting = bytes == entry.state.frame ? [] : nil
+            entries[name] = entry
+        }
+    }
+
+    /// Bytes the plugin read: the acknowledgement after the safe-state frame makes the device safe.
+    func noteRead(_ name: String, _ bytes: UnsafeRawBufferPointer) {
+        lock.withLock {
+            guard var entry = entries[name], var awaiting = entry.awaiting else { return }
+            awaiting += bytes
+            if DeviceSafetyBook.contains(awaiting, entry.state.acknowledgement) {
+                entry.safe = true
+                entry.awaiting = nil
+            } else {
+                entry.awaiting = Array(awaiting.suffix(4096))
+            }
+            entries[name] = entry
         }
     }
 
     /// The safe state of a device that is not in it (nil: safe, or none registered).
     func unsafeState(of name: String) -> SafeState? {
-        lock.withLock { states[name].flatMap { $0.safe ? nil : $0.state } }
+        lock.withLock { entries[name].flatMap { $0.safe ? nil : $0.state } }
     }
 
     func markSafe(_ name: String) {
         lock.withLock {
-            if let entry = states[name] { states[name] = (entry.state, true) }
+            entries[name]?.safe = true
+            entries[name]?.awaiting = nil
         }
     }
 
-    /// Writes the frame on `fd` (non-blocking) and reads until the acknowledgement arrives: nil when
-    /// it did, else why not. Bytes that were waiting before the frame went out do not count.
-    static func exchange(_ fd: Int32, _ state: SafeState) -> String? {
+    /// How a safe-state exchange ended.
+    enum Outcome: Equatable {
+        case acknowledged
+        /// The device is reachable but did not acknowledge (no answer, or another one).
+        case unacknowledged(String)
+        /// The connection failed (a new one may reach the device).
+        case connectionFailed(String)
+
+        var failure: String? {
+            switch self {
+            case .acknowledged: return nil
+            case .unacknowledged(let why), .connectionFailed(let why): return why
+            }
+        }
+    }
+
+    /// Writes the frame on `fd` (non-blocking) and reads until the acknowledgement arrives. Bytes
+    /// that were waiting before the frame went out do not count.
+    static func exchange(_ fd: Int32, _ state: SafeState) -> Outcome {
         var scratch = [UInt8](repeating: 0, count: 256)
-        while scratch.withUnsafeMutableBytes({ Transport.read(fd, into: $0, timeoutMilliseconds: 0) }).0 > 0 {}
+        while true {
+            let (n, error) = scratch.withUnsafeMutableBytes { Transport.read(fd, into: $0, timeoutMilliseconds: 0) }
+            if let error { return .connectionFailed("the connection failed: \(error)") }
+            if n <= 0 { break }
+        }
         if let error = Descriptor.writeAll(fd, state.frame, timeoutMilliseconds: 2000) {
-            return "writing the safe-state frame failed: \(error)"
+            return .connectionFailed("writing the safe-state frame failed: \(error)")
         }
         var received: [UInt8] = []
         let deadline = Subprocess.monotonicMilliseconds() + Int64(state.timeoutMilliseconds)
         while true {
             let remaining = deadline - Subprocess.monotonicMilliseconds()
             if remaining <= 0 {
-                return received.isEmpty ? "no answer within \(state.timeoutMilliseconds) ms"
-                    : "no acknowledgement within \(state.timeoutMilliseconds) ms (it answered \(hexString(Array(received.prefix(32)))))"
+                return .unacknowledged(received.isEmpty ? "no answer within \(state.timeoutMilliseconds) ms"
+                    : "no acknowledgement within \(state.timeoutMilliseconds) ms (it answered \(hexString(Array(received.prefix(32)))))")
             }
             let (n, error) = scratch.withUnsafeMutableBytes {
                 Transport.read(fd, into: $0, timeoutMilliseconds: Int32(clamping: remaining))
             }
-            if let error { return "reading the answer failed: \(error)" }
+            if let error { return .connectionFailed("reading the answer failed: \(error)") }
             if n > 0 {
                 received += scratch[0..<n]
-                if contains(received, state.acknowledgement) { return nil }
+                if contains(received, state.acknowledgement) { return .acknowledged }
             }
         }
     }
@@ -138,24 +188,28 @@ extension DeviceBroker {
         guard let state = safety.unsafeState(of: connection.name) else { return true }
         let name = connection.name
         if takeOver { connection.takeOver(.cancelled, "the host is stopping device '\(name)' (\(reason))") }
-        var why = connection.exchange(state)
+        let outcome = connection.exchange(state)
+        var why = outcome.failure
         var via = connection.address
-        if let first = why, let device = site.devices[name] {
+        // A connection that dropped: new ones, until the device is back or the window is over.
+        if case .connectionFailed(let first) = outcome, let device = site.devices[name] {
             let deadline = Subprocess.monotonicMilliseconds() + Int64(DeviceBroker.reconnectWindowMilliseconds)
             var latest = first
             repeat {
                 do throws(TransportError) {
                     let (fd, address) = try openTransport(device)
                     via = address
-                    if let failed = DeviceSafetyBook.exchange(fd, state) { latest = failed } else { why = nil }
+                    let again = DeviceSafetyBook.exchange(fd, state)
                     Glibc.close(fd)
+                    if again == .acknowledged { why = nil } else { latest = again.failure ?? latest }
+                    if case .unacknowledged = again { break }
                 } catch {
                     latest = error.message
                 }
                 if why == nil { break }
                 usleep(200_000)
             } while Subprocess.monotonicMilliseconds() < deadline
-            if why != nil { why = "\(first); a new connection for \(DeviceBroker.reconnectWindowMilliseconds / 1000) s: \(latest)" }
+            if why != nil { why = "\(first); a new connection for up to \(DeviceBroker.reconnectWindowMilliseconds / 1000) s: \(latest)" }
         }
         if let why {
             if takeOver { connection.takeOver(.io, "the host could not stop device '\(name)' (\(reason)): \(why)") }

@@ -138,8 +138,9 @@ public final class CallContext: @unchecked Sendable {
 
     /// The plugin has seen the cancel: `is_cancelled` answered 1 to it (in process), or the runner
     /// was sent the cancel (isolated). Its grace for cleaning up starts now.
-    func noteCancelSeen() {
-        _ = seenAt.compareExchange(expected: 0, desired: CallContext.monotonicNanoseconds(), ordering: .relaxed)
+    func noteCancelSeen(millisecondsAgo: Int = 0) {
+        let at = CallContext.monotonicNanoseconds() &- UInt64(max(0, millisecondsAgo)) &* 1_000_000
+        _ = seenAt.compareExchange(expected: 0, desired: at, ordering: .relaxed)
     }
 
     /// Milliseconds since the plugin saw the cancel (nil: it has not, or the call is not cancelled).

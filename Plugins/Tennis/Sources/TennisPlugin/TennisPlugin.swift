@@ -107,10 +107,11 @@ final class Tennis: Plugin {
             let report = try TennisCommands.send(target, settings: session, table: try settings.table(), link: link, clock: MonotonicClock(),
                                                  journal: journal)
             let id = try journal?.complete(report.log)
-            try plugin.sayIfNotStopped(report.log, device: settings.device, session: id)
+            var failure: String? = nil
             if let first = report.log.launches.first, let outcome = first.outcome, !outcome.succeeded {
-                throw PluginError.failed(SessionError.commandFailed(outcome, attempts: first.attempts ?? 1, invalidReplies: first.invalidReplies ?? 0).description + (id.map { " (session \($0))" } ?? ""))
+                failure = SessionError.commandFailed(outcome, attempts: first.attempts ?? 1, invalidReplies: first.invalidReplies ?? 0).description
             }
+            try plugin.sayIfNotStopped(report.log, device: settings.device, session: id, also: failure)
             return try Reply(encoding: SessionReply(sessionId: id, svg: nil, log: report.log), text: report.text + "\n" + Tennis.stored(id) + "\n")
         },
         Command("session", summary: "Interactive mode: launch balls where the player stands, from detections",
@@ -252,7 +253,12 @@ final class Tennis: Plugin {
             if let also { throw PluginError(.io, also + (id.map { " (session \($0) stored with what happened before)" } ?? "")) }
             return
         }
-        let why = log.summary.stopNote ?? log.summary.stopOutcome.map { "it answered \($0.rawValue)" } ?? "the stop command was not sent"
+        let why: String
+        switch log.summary.stopOutcome {
+        case .rejected: why = "it rejected it"
+        case .timedOut, .completionTimedOut: why = "no valid answer within the reply timeout"
+        default: why = log.summary.stopNote ?? "the stop command was not sent"
+        }
         let message = "THE BALL MACHINE '\(device)' MAY STILL BE RUNNING: it did not acknowledge the stop command (\(why)); stop it at the machine"
         throw PluginError(.io, (also.map { $0 + "; " } ?? "") + message + (id.map { " (session \($0) stored with what happened before)" } ?? ""))
     }
