@@ -101,6 +101,23 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
         }
     }
 
+    /// SIGTERM to a call that ignores it: the machine is stopped, and the host quits by itself
+    /// (130) 5 s + 3 s later, as a service manager expects.
+    func testSIGTERMEndsACallThatIgnoresItByItself() throws {
+        let c = try Clubhouse()
+        let simulator = try StampedSimulator(c)
+        defer { simulator.stop() }
+        let config = try site(c, simulator, isolation: "process")
+        let ignoring = try RunningClubhouse(c, ["--config", config, "wd", "ignore"])
+        XCTAssertNotNil(simulator.wait(from: 0) { $0.isStart })
+        ignoring.signal(SIGTERM)
+        let ended = ignoring.wait(timeout: 20)
+        XCTAssertEqual(ended?.status, 130, ignoring.stderr)
+        XCTAssertTrue(ignoring.stderr.contains("[clubhouse] warning: terminated; asking 'wd' to stop"), ignoring.stderr)
+        XCTAssertTrue(ignoring.stderr.contains("clubhouse: stopping: the call gets 3 s to store what it did"), ignoring.stderr)
+        XCTAssertEqual(commands(simulator, from: 0), ["start", "stop"])
+    }
+
     /// The machine's connection drops (its simulator killed): the host tries a new connection for
     /// 5 s, then says loudly, naming the device, that it may still be running.
     func testAMachineTheHostCannotReachIsReportedLoudly() throws {

@@ -143,6 +143,24 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
         XCTAssertEqual(stored.count, 1)
         XCTAssertEqual(stored.first?["summary"]?["aborted"]?.stringValue, "stopped by the user")
         XCTAssertEqual(stored.first?["summary"]?["stopSent"]?.boolValue, true)
+
+        // The server stopped (SIGTERM) mid-drill: the call is cancelled, not run to its end.
+        let from = simulator.lines.count
+        let again = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(again) }
+        let reconnected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(again, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(reconnected, 0)
+        _ = request.withCString { write(again, $0, strlen($0)) }
+        XCTAssertNotNil(simulator.wait(from: from) { $0.isStart }, server.stderr)
+        server.signal(SIGTERM)
+        XCTAssertNotNil(simulator.wait(from: from, timeout: 5) { $0.isStop }, "the server stopped and the machine got no stop: \(server.stderr)")
+        XCTAssertEqual(server.wait(timeout: 10)?.status, 0, server.stderr)
+        XCTAssertEqual(simulator.lines.dropFirst(from).filter(\.isStart).count, 1, "not run to its end")
+        let after = try sessions(c, config)
+        XCTAssertEqual(after.count, 2)
+        XCTAssertEqual(after.first?["summary"]?["stopSent"]?.boolValue, true)
     }
 
     /// Why 5: `--dry-run` prints the frames and stores nothing, for every tennis command that has it.
