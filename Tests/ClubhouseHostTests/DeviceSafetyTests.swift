@@ -71,38 +71,27 @@ final class DeviceSafetyTests: XCTestCase {
         defer { broker.closeAll() }
         var devices = WireHandles<DeviceConnection>()
         func call(_ operation: WireOperation, _ build: (inout WireWriter) -> Void) throws -> (Int32, WireReader) {
-            var w = WireWriter()
-            build(&w)
-            var request = WireReader(w.bytes)
-            let (status, reply) = try broker.serve(operation, &request, entry: entry, devices: &devices)
-            return (status, WireReader(reply))
+            try broker.answer(operation, entry: entry, devices: &devices, build)
+        }
+        func safeState(_ handle: UInt32, timeout: Int32) throws -> (Int32, WireReader) {
+            try call(.deviceSafeState) { w in
+                w.u32(handle)
+                w.data(DeviceSafetyTests.stop)
+                w.data(DeviceSafetyTests.accepted)
+                w.i32(timeout)
+            }
         }
         var (status, reply) = try call(.deviceOpen) { $0.str("ballmachine") }
         XCTAssertEqual(status, Int32(CLUBHOUSE_OK))
         XCTAssertEqual(try reply.str(), "")
         let handle = try reply.u32()
         XCTAssertEqual(try reply.str(), "simulator:ballmachine", "open answers the address too")
-        (status, reply) = try call(.deviceSafeState) { w in
-            w.u32(handle)
-            w.data(DeviceSafetyTests.stop)
-            w.data(DeviceSafetyTests.accepted)
-            w.i32(20_000)
-        }
+        (status, reply) = try safeState(handle, timeout: 20_000)
         XCTAssertEqual(status, Int32(CLUBHOUSE_INVALID_ARGUMENT))
         XCTAssertEqual(try reply.str(), "ballmachine (simulator:ballmachine): a safe state's timeout takes 1–10000 ms, not 20000")
-        (status, reply) = try call(.deviceSafeState) { w in
-            w.u32(handle + 7)
-            w.data(DeviceSafetyTests.stop)
-            w.data(DeviceSafetyTests.accepted)
-            w.i32(1000)
-        }
+        (status, reply) = try safeState(handle + 7, timeout: 1000)
         XCTAssertEqual(try reply.str(), "no such device handle")
-        (status, _) = try call(.deviceSafeState) { w in
-            w.u32(handle)
-            w.data(DeviceSafetyTests.stop)
-            w.data(DeviceSafetyTests.accepted)
-            w.i32(1000)
-        }
+        (status, _) = try safeState(handle, timeout: 1000)
         XCTAssertEqual(status, Int32(CLUBHOUSE_OK))
         (status, _) = try call(.deviceWrite) { w in
             w.u32(handle)
@@ -115,5 +104,17 @@ final class DeviceSafetyTests: XCTestCase {
         close.u32(handle)
         DeviceBroker.serveClose(close.bytes, devices: &devices)
         XCTAssertNil(broker.safety.unsafeState(of: "ballmachine"))
+    }
+}
+
+extension DeviceBroker {
+    /// The wire face's answer to one device operation built by `build` (the tests' runner).
+    func answer(_ operation: WireOperation, entry: PluginEntry, devices: inout WireHandles<DeviceConnection>,
+                _ build: (inout WireWriter) -> Void) throws -> (Int32, WireReader) {
+        var w = WireWriter()
+        build(&w)
+        var request = WireReader(w.bytes)
+        let (status, reply) = try serve(operation, &request, entry: entry, devices: &devices)
+        return (status, WireReader(reply))
     }
 }

@@ -20,6 +20,19 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
             """)
     }
 
+    /// A simulator and the fixture's `ignore` running against it, the machine started.
+    private func startIgnoring(isolation: String) throws -> (StampedSimulator, RunningClubhouse) {
+        let c = try Clubhouse()
+        scratch = c
+        let simulator = try StampedSimulator(c)
+        let running = try RunningClubhouse(c, ["--config", try site(c, simulator, isolation: isolation), "wd", "ignore"])
+        XCTAssertNotNil(simulator.wait(from: 0) { $0.isStart }, running.stderr)
+        return (simulator, running)
+    }
+
+    /// Keeps the scratch folder of `startIgnoring` for the length of the test.
+    private var scratch: Clubhouse?
+
     /// The machine's commands since line `from`: starts and stops in order ("start" / "stop").
     private func commands(_ simulator: StampedSimulator, from: Int) -> [String] {
         simulator.lines.dropFirst(from).compactMap { $0.isStart ? "start" : $0.isStop ? "stop" : nil }
@@ -104,12 +117,8 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
     /// SIGTERM to a call that ignores it: the machine is stopped, and the host quits by itself
     /// (130) 5 s + 3 s later, as a service manager expects.
     func testSIGTERMEndsACallThatIgnoresItByItself() throws {
-        let c = try Clubhouse()
-        let simulator = try StampedSimulator(c)
+        let (simulator, ignoring) = try startIgnoring(isolation: "process")
         defer { simulator.stop() }
-        let config = try site(c, simulator, isolation: "process")
-        let ignoring = try RunningClubhouse(c, ["--config", config, "wd", "ignore"])
-        XCTAssertNotNil(simulator.wait(from: 0) { $0.isStart })
         ignoring.signal(SIGTERM)
         let ended = ignoring.wait(timeout: 20)
         XCTAssertEqual(ended?.status, 130, ignoring.stderr)
@@ -121,12 +130,8 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
     /// The machine's connection drops (its simulator killed): the host tries a new connection for
     /// 5 s, then says loudly, naming the device, that it may still be running.
     func testAMachineTheHostCannotReachIsReportedLoudly() throws {
-        let c = try Clubhouse()
-        let simulator = try StampedSimulator(c)
+        let (simulator, leaving) = try startIgnoring(isolation: "in-process")
         defer { simulator.stop() }
-        let config = try site(c, simulator, isolation: "in-process")
-        let leaving = try RunningClubhouse(c, ["--config", config, "wd", "ignore"])
-        XCTAssertNotNil(simulator.wait(from: 0) { $0.isStart })
         simulator.kill()
         leaving.signal(SIGINT)
         usleep(100_000)

@@ -427,13 +427,19 @@ final class InterruptHandler: @unchecked Sendable {
         if cancelNow { context.cancel() }
     }
 
-    /// The call returned.
+    /// The call returned. While the handler is quitting (it kills the runners, so the call may
+    /// return with their failure), the caller waits here for the exit instead of reporting it.
     func end() {
-        lock.withLock {
+        let quitting = lock.withLock { () -> Bool in
             context = nil
             generation += 1
+            return self.quitting
         }
+        while quitting { pause() }
     }
+
+    /// Set once `quit` has begun.
+    private var quitting = false
 
     private func received(_ signalNumber: Int32) {
         let (count, context, alias, generation) = lock.withLock { () -> (Int, CallContext?, String, Int) in
@@ -460,6 +466,7 @@ final class InterruptHandler: @unchecked Sendable {
 
     /// Exits 130 at once; no runner outlives the host.
     private func quit() -> Never {
+        lock.withLock { quitting = true }
         runtime.killRunnersNow()
         StandardStreams.writeError("\nclubhouse: interrupted\n")
         _exit(130)

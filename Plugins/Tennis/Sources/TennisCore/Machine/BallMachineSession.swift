@@ -307,7 +307,7 @@ public final class BallMachineSession {
 
     /// Waits on the session clock until `time` (seconds since the start), in slices of at most
     /// `slice` so that `shouldStop` is noticed; false when it stopped early.
-    public func wait(until time: Double, slice: Double = 0.05, shouldStop: () -> Bool) -> Bool {
+    public func wait(until time: Double, slice: Double = 0.02, shouldStop: () -> Bool) -> Bool {
         while true {
             if shouldStop() { return false }
             let remaining = time - recorder.elapsed
