@@ -10,7 +10,7 @@ final class ArgumentParserTests: XCTestCase {
           {"name": "bestline", "summary": "s", "arguments": [
             {"name": "course", "type": "string", "required": true},
             {"name": "hole", "type": "integer", "required": true},
-            {"name": "ball", "type": "point"},
+            {"name": "ball", "type": "point", "help": "Ball X,Z in feet"},
             {"name": "stimp", "type": "number", "default": 10},
             {"name": "model", "type": "choice", "choices": ["compat", "physics"], "default": "physics"},
             {"name": "async", "type": "flag"},
@@ -74,6 +74,17 @@ final class ArgumentParserTests: XCTestCase {
                        "--ball must be a point X,Y (two numbers), got '1'")
         XCTAssertEqual(usageError(["bestline", "--course", "x", "--hole", "1", "--stimp", "NaN"]), "--stimp must be a number, got 'NaN'")
         XCTAssertEqual(usageError(["bestline", "--course", "x", "--course", "y", "--hole", "1"]), "option --course is given twice")
+        // Issue 30, Why 10: a decimal comma, and a unit typed after the number, get a hint.
+        XCTAssertEqual(usageError(["bestline", "--course", "x", "--hole", "1", "--ball", "0,5,-5,9"]),
+                       "--ball must be a point X,Y (two numbers), got '0,5,-5,9'; numbers take a decimal point, not a comma: did you mean '0.5,-5.9'?")
+        XCTAssertEqual(usageError(["bestline", "--course", "x", "--hole", "1", "--stimp", "10,5"]),
+                       "--stimp must be a number, got '10,5'; numbers take a decimal point, not a comma: did you mean '10.5'?")
+        XCTAssertEqual(usageError(["bestline", "--course", "x", "--hole", "1", "--ball", "2m,-1.8 m"]),
+                       "--ball must be a point X,Y (two numbers), got '2m,-1.8 m'; give plain numbers in feet, without a unit: that is '6.562,-5.906' in feet")
+        XCTAssertEqual(usageError(["bestline", "--course", "x", "--hole", "1", "--ball", "3ft,4ft"]),
+                       "--ball must be a point X,Y (two numbers), got '3ft,4ft'; give plain numbers, without a unit: '3,4' (Ball X,Z in feet)")
+        XCTAssertEqual(usageError(["bestline", "--course", "x", "--hole", "1", "--ball", "1,2,3"]),
+                       "--ball must be a point X,Y (two numbers), got '1,2,3'")
         XCTAssertTrue(usageError(["bestline", "--cours", "x"]).hasPrefix("unknown option '--cours' for 't bestline'; did you mean '--course'?"))
         XCTAssertEqual(usageError(["bestline", "--async=maybe", "--course", "x", "--hole", "1"]),
                        "flag --async takes no value (or =true/=false), got 'maybe'")

@@ -29,6 +29,19 @@ final class JSONParserTests: XCTestCase {
         }
     }
 
+    /// Issue 30, Why 10: a CSV given where JSON is expected says so, not only "unexpected 'x'".
+    func testACSVFileIsCalledOne() {
+        assertError("name,carry\n7i,150\n", "this looks like CSV (lines of comma-separated values), not JSON (unexpected 'n'; expected a value)",
+                    line: 1, column: 1)
+        assertError("1,2,3\n4,5,6\n", "this looks like CSV (lines of comma-separated values), not JSON (unexpected ',' after the JSON value)",
+                    line: 1, column: 2)
+        assertError("a;b\n", "this looks like CSV", line: 1, column: 1)
+        // JSON with a mistake, or text without separators, is not called CSV.
+        XCTAssertThrowsError(try JSONParser.parse("{\"a\": 1,}")) { XCTAssertFalse("\($0)".contains("CSV")) }
+        XCTAssertThrowsError(try JSONParser.parse("hello world")) { XCTAssertFalse("\($0)".contains("CSV")) }
+        XCTAssertThrowsError(try JSONParser.parse("[1,\n2,,]")) { XCTAssertFalse("\($0)".contains("CSV")) }
+    }
+
     func testRejectsWhatCanonicalFormsCannotRepresent() {
         assertError("[NaN]", "NaN", line: 1, column: 2)
         assertError("[Infinity]", "Infinity", line: 1, column: 2)

@@ -165,7 +165,7 @@ final class PuttingEndToEndTests: XCTestCase {
         let c = try Clubhouse()
         _ = try importPresidio(c)
         try c.fail(["putting", "bestline", "--course", "presidio", "--hole", "1", "--ball", "60,0", "--flag", flag], exitCode: 2,
-                   contains: ["ball (60, 0) is outside the green of presidio hole 1: pick a point on the green"])
+                   contains: ["ball (60, 0) is outside the green of presidio hole 1: the nearest point on the green is (50, 0), 10.0 ft away"])
         try c.fail(["putting", "bestline", "--course", "presidio", "--hole", "1", "--ball", ball, "--flag", "0,80"], exitCode: 2,
                    contains: ["flag (0, 80) is outside the green of presidio hole 1"])
         try c.fail(["putting", "bestline", "--course", "presidio", "--hole", "1", "--ball", ball, "--flag", flag, "--stimp", "0"],
@@ -181,8 +181,8 @@ final class PuttingEndToEndTests: XCTestCase {
         try c.fail(["putting", "bestline", "--course", "presidio", "--hole", "12", "--ball", ball, "--flag", flag],
                    exitCode: 2, contains: ["course \"presidio\" has no hole 12"])
         try c.fail(["putting", "job", "j0000"], exitCode: 2, contains: ["unknown job \"j0000\""])
-        try c.fail(["putting", "render", "--course", "presidio", "--hole", "1", "--ball", ball, "--svg", c.path("x.svg")], exitCode: 2,
-                   contains: ["give both --ball and --flag"])
+        try c.fail(["putting", "render", "--course", "presidio", "--hole", "1", "--flag", flag, "--svg", c.path("x.svg")], exitCode: 2,
+                   contains: ["give --ball too to draw a best line (or neither for the green alone, with its grid and cup)"])
         try c.fail(["putting", "mesh", "--course", "presidio", "--hole", "1", "--out", c.path("x.stl")], exitCode: 2,
                    contains: ["unknown mesh format"])
         // A .bin of the wrong size: refused, and nothing is written to the catalog.

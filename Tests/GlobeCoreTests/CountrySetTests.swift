@@ -4,23 +4,35 @@ import XCTest
 final class CountrySetTests: XCTestCase {
     func testBundledSetCovers195UNCountries() {
         let set = CountrySet.bundled
-        XCTAssertEqual(set.countries.count, 204, set.source)
+        // Every ISO 3166-1 entry (249) and Kosovo.
+        XCTAssertEqual(set.countries.count, 250, set.source)
         XCTAssertEqual(set.progressCountries.count, Country.progressTotal)
-        XCTAssertEqual(Set(set.countries.map(\.code)).count, 204, "codes are unique")
-        XCTAssertEqual(set.countries.filter(\.drawnAsPoint).count, 29, "microstates drawn as points")
+        XCTAssertEqual(Set(set.countries.map(\.code)).count, 250, "codes are unique")
+        XCTAssertEqual(Set(set.countries.map(\.code)).subtracting(["XK"]), Set(ISO3166.codes))
+        XCTAssertEqual(set.progressCountries.filter(\.drawnAsPoint).count, 29, "UN microstates drawn as points")
+        XCTAssertEqual(set.countries.filter(\.drawnAsPoint).count, 73, "and 44 territories too small for 1:110m")
         XCTAssertEqual(set.continents.sorted(), ["Africa", "Antarctica", "Asia", "Europe", "North America", "Oceania", "South America"])
         let perContinent = Dictionary(grouping: set.progressCountries, by: \.continent).mapValues(\.count)
         XCTAssertEqual(perContinent["Africa"], 54)
         XCTAssertEqual(perContinent["Europe"], 44)
         XCTAssertEqual(perContinent["South America"], 12)
         XCTAssertEqual(perContinent.values.reduce(0, +), 195)
-        for c in set.countries where c.code != "AQ" {
+        // Places with no capital: Antarctica, uninhabited islands, Hong Kong and Macao (cities), Tokelau.
+        for c in set.countries where !["AQ", "BV", "HM", "IO", "UM", "TK", "HK", "MO"].contains(c.code) {
             XCTAssertNotNil(c.capital, c.code)
             XCTAssertNotNil(c.capitalLocation, c.code)
         }
         // Natural Earth's N. Cyprus and Somaliland are part of Cyprus and Somalia here.
         XCTAssertEqual(set.country(code: "CY")?.polygons.count, 2)
         XCTAssertEqual(set.country(code: "SO")?.polygons.count, 2)
+        // French Guiana and Svalbard, which Natural Earth draws as parts of France and Norway, are
+        // their own entries.
+        XCTAssertEqual(set.country(code: "FR")?.polygons.count, 2, "mainland France and Corsica")
+        XCTAssertEqual(set.country(code: "GF")?.polygons.count, 1)
+        XCTAssertEqual(set.country(code: "SJ")?.polygons.count, 3)
+        XCTAssertEqual(set.country(code: "NO")?.polygons.count, 1)
+        XCTAssertLessThan(set.country(code: "FR")?.bounds.minLon ?? -99, 0, "France reaches west of Greenwich (Brittany)")
+        XCTAssertGreaterThan(set.country(code: "FR")?.bounds.minLon ?? -99, -6, "but not to South America")
     }
 
     func testBundledProgressCountriesMatchVoyage() throws {

@@ -16,8 +16,8 @@ final class GlobeCommandTests: XCTestCase {
         XCTAssertEqual(try store.travelLog(user: "bo").visited, ["CL"])
         XCTAssertEqual(try globe.list(filter: .visited).text, "PE  Peru                               South America  visited")
         XCTAssertEqual(try globe.list(filter: .wishlist).countries.map(\.code), ["CL"])
-        XCTAssertEqual(try globe.list().countries.count, 204)
-        XCTAssertEqual(try globe.list(user: "cy", filter: .visited).text, "cy has no countries marked visited")
+        XCTAssertEqual(try globe.list().countries.count, 250)
+        XCTAssertEqual(try globe.list(user: "bo", filter: .wishlist).text, "bo has no countries marked on the wishlist")
         XCTAssertEqual(try globe.stats().visited, 1)
         XCTAssertThrowsError(try globe.mark(.init(user: "  ", action: .visit, country: "PE"))) { error in
             XCTAssertEqual("\(error)", "no user given; pass --user NAME or set \"user\" in the globe plugin's config")
@@ -47,7 +47,7 @@ final class GlobeCommandTests: XCTestCase {
         // 150° of latitude (the map stops at 60° S) plus the three-row legend.
         XCTAssertEqual(map.height, 800 * 150 / 360 + 56 * 1.45, accuracy: 1e-9)
         XCTAssertTrue(map.svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 800 414.5"), String(map.svg.prefix(120)))
-        XCTAssertEqual(map.summary, "world map of 204 countries for ana: visited 0 of 195, wishlist 0")
+        XCTAssertEqual(map.summary, "world map of 250 countries for ana: visited 0 of 195, wishlist 0")
         XCTAssertThrowsError(try globe.map(width: 50)) { error in
             XCTAssertEqual("\(error)", "invalid width '50.0'; expected a number of pixels from 100 to 20000")
         }
@@ -59,7 +59,7 @@ final class GlobeCommandTests: XCTestCase {
         let obj = try globe.mesh(fileName: "out/globe.obj", maxEdgeDegrees: 10, includeOcean: false)
         XCTAssertEqual(obj.files.map(\.name), ["out/globe.obj", "out/globe.mtl"])
         XCTAssertTrue(obj.files[0].contents.contains("mtllib globe.mtl\n"))
-        XCTAssertEqual(obj.parts, 204)
+        XCTAssertEqual(obj.parts, 250)
         XCTAssertThrowsError(try globe.mesh(fileName: "globe.stl")) { error in
             XCTAssertEqual("\(error)", "invalid mesh file 'globe.stl'; expected a name ending in .gltf or .obj")
         }
@@ -119,11 +119,15 @@ final class GlobeCommandTests: XCTestCase {
             guard let text = files[path] else { throw Missing() }
             return text
         }
-        XCTAssertEqual(globe.countries.countries.count, 206)
+        // voyage's 206 features, and the 44 ISO 3166-1 entries it lacks as dots from the bundled table.
+        XCTAssertEqual(globe.countries.countries.count, 250)
+        XCTAssertEqual(globe.countries.fromBundledTable.count, 44)
         XCTAssertEqual(try globe.stats().total, 195)
+        XCTAssertEqual(try globe.stats(of: "iso").total, 249)
+        XCTAssertEqual(try globe.stats(of: "iso").fromBundledTable, 44)
         XCTAssertEqual(globe.schedule.coverage, "2026-02-17 to 2027-02-16")
         XCTAssertGreaterThan(try globe.highlights(country: "TD").attractions.count, 0)
-        XCTAssertEqual(try globe.triangulate().features, 206)
+        XCTAssertEqual(try globe.triangulate().features, 206, "the file's own features")
         XCTAssertNoThrow(try globe.challengeShow(today: today))
 
         var missing = config

@@ -25,7 +25,7 @@ final class MeshTests: XCTestCase {
         var log = TravelLog()
         try log.visit("FR", in: countries)
         let mesh = GlobeMesh(countries: countries, log: log, options: .init(radius: 2))
-        XCTAssertEqual(mesh.parts.count, 205, "204 countries and the ocean")
+        XCTAssertEqual(mesh.parts.count, 251, "250 countries and the ocean")
         for part in mesh.parts {
             XCTAssertFalse(part.indices.isEmpty, part.id)
             let p = part.positions.map(Double.init)
@@ -58,9 +58,9 @@ final class MeshTests: XCTestCase {
         }
         XCTAssertEqual(mesh.parts.first { $0.id == "FR" }?.color, Palette.visited)
         XCTAssertEqual(mesh.parts.first { $0.id == "DE" }?.color, Palette.land)
-        // The sphere formula: lon 90°E lands on +z, the north pole on +y.
+        // The sphere formula, right-handed: lon 90°E lands on −z, the north pole on +y.
         let east = GlobeMesh.spherePoint(LonLat(lon: 90, lat: 0), radius: 1)
-        XCTAssertEqual(east.z, 1, accuracy: 1e-12)
+        XCTAssertEqual(east.z, -1, accuracy: 1e-12)
         XCTAssertEqual(GlobeMesh.spherePoint(LonLat(lon: 10, lat: 90), radius: 1).y, 1, accuracy: 1e-12)
     }
 
@@ -124,9 +124,9 @@ final class MeshTests: XCTestCase {
         let accessors = try XCTUnwrap(doc["accessors"]?.arrayValue)
         let meshes = try XCTUnwrap(doc["meshes"]?.arrayValue)
         let materials = try XCTUnwrap(doc["materials"]?.arrayValue)
-        XCTAssertEqual(meshes.count, 205)
-        XCTAssertEqual(materials.count, 205)
-        XCTAssertEqual(doc["nodes"]?.arrayValue?.count, 205)
+        XCTAssertEqual(meshes.count, 251)
+        XCTAssertEqual(materials.count, 251)
+        XCTAssertEqual(doc["nodes"]?.arrayValue?.count, 251)
         var triangles = 0
         for m in meshes {
             let primitive = try XCTUnwrap(m["primitives"]?.arrayValue?.first)
@@ -161,7 +161,7 @@ final class MeshTests: XCTestCase {
         let lines = obj.split(separator: "\n")
         XCTAssertEqual(lines.filter { $0.hasPrefix("v ") }.count, mesh.vertexCount)
         XCTAssertEqual(lines.filter { $0.hasPrefix("f ") }.count, mesh.triangleCount)
-        XCTAssertEqual(lines.filter { $0.hasPrefix("usemtl ") }.count, 204)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("usemtl ") }.count, 250)
         XCTAssertTrue(obj.contains("mtllib globe.mtl\n"))
         let maxIndex = lines.filter { $0.hasPrefix("f ") }.flatMap { $0.split(separator: " ").dropFirst().compactMap { Int($0) } }.max()
         XCTAssertEqual(maxIndex, mesh.vertexCount)

@@ -20,6 +20,8 @@ final class RenderedPictureTests: XCTestCase {
         try log.wish("PE", in: countries)
         try check(WorldMapSVG.render(countries: countries, log: log, options: .init(width: 1200, selected: ["BR"])), name: "map")
         try check(WorldMapSVG.render(countries: countries, log: TravelLog(), options: .init(width: 300, showLegend: false)), name: "map-small")
+        // A phone's width, with the legend (its notes row shrinks to fit rather than running off).
+        try check(WorldMapSVG.render(countries: countries, log: log, options: .init(width: 400)), name: "map-phone")
     }
 
     func testSilhouettesRender() throws {

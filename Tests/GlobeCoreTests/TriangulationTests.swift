@@ -28,7 +28,7 @@ final class TriangulationTests: XCTestCase {
 
     func testBundledSetHasTheSameShapes() throws {
         let report = try Globe(store: InMemoryGlobeStore()).triangulate()
-        XCTAssertEqual(report.features, 204)
+        XCTAssertEqual(report.features, 250)
         XCTAssertEqual(report.polygons, 287)
         XCTAssertEqual(report.holes, 1)
         XCTAssertEqual(report.triangles, 9_783)

@@ -210,10 +210,35 @@ private struct Parser {
         }
         skipWhitespace()
         guard index < bytes.count else { throw fail("empty input; expected a JSON value") }
-        let value = try parseValue()
-        skipWhitespace()
-        if index < bytes.count { throw fail("unexpected \(describeByte(at: index)) after the JSON value") }
-        return value
+        do throws(JSONParseError) {
+            let value = try parseValue()
+            skipWhitespace()
+            if index < bytes.count { throw fail("unexpected \(describeByte(at: index)) after the JSON value") }
+            return value
+        } catch {
+            // A CSV file given where JSON is expected fails on its first line: say what it looks like.
+            guard error.location.line == 1, looksLikeCSV() else { throw error }
+            throw JSONParseError(message: "this looks like CSV (lines of comma-separated values), not JSON (\(error.message))",
+                                 location: error.location)
+        }
+    }
+
+    /// The first line is not a JSON value's start and holds two or more fields separated by commas,
+    /// semicolons or tabs.
+    func looksLikeCSV() -> Bool {
+        var i = 0
+        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 { i += 1 }
+        guard i < bytes.count else { return false }
+        switch bytes[i] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["): return false
+        default: break
+        }
+        var separators = 0
+        while i < bytes.count, bytes[i] != 0x0A, bytes[i] != 0x0D, i < 4096 {
+            if bytes[i] == UInt8(ascii: ",") || bytes[i] == UInt8(ascii: ";") || bytes[i] == 0x09 { separators += 1 }
+            i += 1
+        }
+        return separators >= 1
     }
 
     @inline(__always) mutating func skipWhitespace() {

@@ -151,7 +151,10 @@ public enum ArgumentParser {
             guard let i = Int(raw) else { throw UsageError("\(label) must be an integer, got '\(raw)'") }
             return .int(i)
         case .number:
-            guard let d = Double(raw), d.isFinite else { throw UsageError("\(label) must be a number, got '\(raw)'") }
+            guard let d = Double(raw), d.isFinite else {
+                let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters() }
+                throw UsageError("\(label) must be a number, got '\(raw)'\(numberHint(parts, spec))")
+            }
             return .number(JSONNumber(lexeme: canonicalNumberLexeme(raw, d), isInteger: Int(raw) != nil))
         case .flag:
             return .bool(true)
@@ -170,7 +173,7 @@ public enum ArgumentParser {
         case .point:
             let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters() }
             guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]), x.isFinite, y.isFinite else {
-                throw UsageError("\(label) must be a point X,Y (two numbers), got '\(raw)'")
+                throw UsageError("\(label) must be a point X,Y (two numbers), got '\(raw)'\(numberHint(parts, spec))")
             }
             return .array([.double(x), .double(y)])
         case .json:
@@ -180,6 +183,36 @@ public enum ArgumentParser {
                 throw UsageError("\(label) must be JSON: \(error)")
             }
         }
+    }
+
+    /// What a number typed the way people write it elsewhere needs: a decimal comma ("0,5" or, for a
+    /// point, "0,5,-5,9") or a unit ("2m", "6.5ft"). Empty when neither is seen.
+    static func numberHint(_ parts: [String], _ spec: ArgumentSpec) -> String {
+        func digits(_ s: String) -> Bool { !s.isEmpty && s.allSatisfy { $0.isASCII && $0.isNumber } }
+        // "0,5" for a number, "0,5,-5,9" for a point: every other part is a fraction's digits.
+        let expected = spec.kind == .point ? 2 : 1
+        if parts.count == 2 * expected,
+           stride(from: 0, to: parts.count, by: 2).allSatisfy({ Double(parts[$0]) != nil && !parts[$0].contains(".") && digits(parts[$0 + 1]) }) {
+            let fixed = stride(from: 0, to: parts.count, by: 2).map { parts[$0] + "." + parts[$0 + 1] }.joined(separator: ",")
+            return "; numbers take a decimal point, not a comma: did you mean '\(fixed)'?"
+        }
+        // A unit after the number.
+        let units: [(suffix: String, feet: Double?)] = [("cm", 0.0328084), ("mm", 0.00328084), ("ft", 1), ("m", 3.28084), ("'", 1), ("\"", nil)]
+        var plain: [Double] = []
+        var metres = false
+        for part in parts {
+            let text = part.lowercased()
+            guard let unit = units.first(where: { text.hasSuffix($0.suffix) }),
+                  let value = Double(text.dropLast(unit.suffix.count).trimmingCharacters()) else { return "" }
+            plain.append(value * (spec.help.contains("feet") ? (unit.feet ?? 1.0 / 12) : 1))
+            if unit.feet != 1 { metres = true }
+        }
+        guard !plain.isEmpty, plain.count == expected else { return "" }
+        let numbers = plain.map { v in v == v.rounded() ? String(Int(v)) : String((v * 1000).rounded() / 1000) }.joined(separator: ",")
+        if metres && spec.help.contains("feet") {
+            return "; give plain numbers in feet, without a unit: that is '\(numbers)' in feet"
+        }
+        return "; give plain numbers, without a unit: '\(numbers)'\(spec.help.isEmpty ? "" : " (\(spec.help))")"
     }
 
     /// A number lexeme that is valid JSON (the command line accepts "5.", "+3", ".5").

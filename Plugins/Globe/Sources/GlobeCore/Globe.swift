@@ -35,6 +35,22 @@ public final class Globe {
         return user
     }
 
+    /// The user a read names (list, stats, map, mesh). A `--user` with nothing stored while others
+    /// have marks is most likely mistyped: it gets the known users instead of an empty answer.
+    /// The default user, and anyone on a globe nobody has used yet, reads as empty.
+    public func existingUser(_ requested: String?) throws(GlobeError) -> String {
+        let user = try user(requested)
+        guard requested != nil, user != defaultUser else { return user }
+        let known = try store.users()
+        guard !known.isEmpty, !known.contains(user) else { return user }
+        let folded = TextKey.fold(user)
+        let scored = known.map { ($0, TextKey.editDistance(folded, TextKey.fold($0))) }
+        let limit = max(1, min(3, folded.count / 3))
+        let close = scored.filter { $0.1 <= limit || TextKey.fold($0.0).hasPrefix(folded) || folded.hasPrefix(TextKey.fold($0.0)) }
+            .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }.prefix(3).map(\.0)
+        throw GlobeError.unknownUser(user, suggestions: close, known: known)
+    }
+
     // MARK: - visit | unvisit | wish | unwish
 
     public struct MarkRequest: Sendable {
@@ -88,6 +104,8 @@ public final class Globe {
         public var capital: String?
         public var status: CountryStatus
         public var countsTowardProgress: Bool
+        /// No outline at the map's scale (or none in the configured map): drawn as a dot.
+        public var drawnAsDot: Bool
     }
 
     public struct CountryList: Sendable, Codable, Equatable {
@@ -99,17 +117,25 @@ public final class Globe {
             guard !countries.isEmpty else {
                 return filter == .all ? "no countries" : "\(user) has no countries marked \(filter == .visited ? "visited" : "on the wishlist")"
             }
-            return countries.map { row in
+            let rows = countries.map { row in
                 let mark = row.status == .visited ? "visited" : (row.status == .wishlist ? "wishlist" : "")
-                let extra = row.countsTowardProgress ? "" : " (not counted)"
+                let extra = (row.countsTowardProgress ? "" : " (not counted)") + (row.drawnAsDot ? " (dot)" : "")
                 return "\(row.code)  \(row.name.padding(34)) \(row.continent.padding(14)) \(mark)\(extra)"
                     .trimmingWhitespace
-            }.joined(separator: "\n")
+            }
+            var notes: [String] = []
+            if countries.contains(where: \.drawnAsDot) {
+                notes.append("(dot): no outline at the map's scale, drawn as a dot; it counts like any other")
+            }
+            if countries.contains(where: { !$0.countsTowardProgress }) {
+                notes.append("(not counted): not a UN member or observer; globe stats --of iso counts it")
+            }
+            return (rows + notes).joined(separator: "\n")
         }
     }
 
     public func list(user requested: String? = nil, filter: ListFilter = .all) throws(GlobeError) -> CountryList {
-        let user = try user(requested)
+        let user = try existingUser(requested)
         let log = try store.travelLog(user: user)
         let rows = countries.countries.compactMap { c -> CountryRow? in
             let status = CountryStatus(code: c.code, log: log)
@@ -119,7 +145,7 @@ public final class Globe {
             default: break
             }
             return CountryRow(code: c.code, name: c.name, continent: c.continent, capital: c.capital, status: status,
-                              countsTowardProgress: c.countsTowardProgress)
+                              countsTowardProgress: c.countsTowardProgress, drawnAsDot: c.drawnAsPoint || c.polygons.isEmpty)
         }.sorted { $0.name < $1.name }
         return CountryList(user: user, filter: filter, countries: rows)
     }
@@ -129,7 +155,7 @@ public final class Globe {
     /// `of`: "un", "un+observers" or "iso" (nil: the site's default).
     public func stats(user requested: String? = nil, of denominator: String? = nil) throws(GlobeError) -> TravelStats {
         let chosen = try denominator.map { text throws(GlobeError) in try Denominator(parsing: text) } ?? defaultDenominator
-        return TravelStats(log: try store.travelLog(user: try user(requested)), countries: countries, denominator: chosen)
+        return TravelStats(log: try store.travelLog(user: try existingUser(requested)), countries: countries, denominator: chosen)
     }
 
     // MARK: - highlights
@@ -197,7 +223,7 @@ public final class Globe {
     }
 
     public func map(user requested: String? = nil, selected: [String] = [], width: Double = 1200) throws(GlobeError) -> SVGResult {
-        let user = try user(requested)
+        let user = try existingUser(requested)
         var codes = Set<String>()
         for s in selected { codes.insert(try countries.lookup(s).code) }
         guard width.isFinite, width >= 100, width <= 20000 else {
@@ -250,7 +276,7 @@ public final class Globe {
     public func mesh(user requested: String? = nil, fileName: String, format: MeshFormat? = nil, radius: Double = 1,
                      maxEdgeDegrees: Double = 5, includeOcean: Bool = true, selected: [String] = [],
                      progress: ((Int, Int) -> Void)? = nil, isCancelled: () -> Bool = { false }) throws(GlobeError) -> MeshResult {
-        let user = try user(requested)
+        let user = try existingUser(requested)
         guard let format = format ?? MeshFormat(fileName: fileName) else {
             throw GlobeError.invalidOption(name: "mesh file", value: fileName, expected: "a name ending in .gltf or .obj")
         }
@@ -298,7 +324,8 @@ public final class Globe {
                                              message: error.message)
             }
         }
-        let features = countries.countries.enumerated().map { k, c in
+        // The set's own shapes: entries taken from the bundled table are no part of its file.
+        let features = countries.countries.filter { !$0.fromBundledTable }.enumerated().map { k, c in
             GeoFeature(id: c.code, properties: JSONObject([("name", .string(c.name))]), geometry: c.geometry, index: k)
         }
         return TriangulationReport(features: features)

@@ -7,10 +7,13 @@ public enum GlobeError: Error, Sendable, Equatable, CustomStringConvertible {
     case emptyCountry
     case unknownCountry(String, suggestions: [String])
     case alreadyVisited(code: String, name: String)
-    case invalidLatitude(Double)
+    /// `swapped`: where the pair lands read the other way round, when that is a country.
+    case invalidLatitude(Double, swapped: String? = nil)
     case invalidLongitude(Double)
     case invalidTolerance(Double)
     case emptyUser
+    /// A --user that has nothing stored while other users do: likely mistyped.
+    case unknownUser(String, suggestions: [String], known: [String])
     case unknownHighlight(code: String, name: String, item: String, kind: String, known: [String])
     case unreadableFile(path: String, reason: String)
     case unknownConfigKey(String, known: [String])
@@ -34,7 +37,9 @@ public enum GlobeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "unknown country '\(text)'; \(hint)use an ISO 3166-1 alpha-2 code or the country's name (globe list shows them)"
         case .alreadyVisited(let code, let name):
             return "\(name) (\(code)) is already visited; unvisit it first to put it on the wishlist"
-        case .invalidLatitude(let v):
+        case .invalidLatitude(let v, let swapped?):
+            return "latitude \(v) is outside [-90, 90]; were latitude and longitude swapped? (\(swapped)) --lat is degrees north, --lon degrees east"
+        case .invalidLatitude(let v, nil):
             return "latitude \(v) is outside [-90, 90]; give degrees north as a number, e.g. --lat 48.86"
         case .invalidLongitude(let v):
             return "longitude \(v) is outside [-180, 180]; give degrees east as a number, e.g. --lon 2.35"
@@ -42,6 +47,10 @@ public enum GlobeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "tolerance \(v) km must be a number from 0 to 500"
         case .emptyUser:
             return "no user given; pass --user NAME or set \"user\" in the globe plugin's config"
+        case .unknownUser(let name, let suggestions, let known):
+            let hint = suggestions.isEmpty ? "" : "did you mean \(Self.orList(suggestions))? "
+            let list = known.prefix(10).joined(separator: ", ") + (known.count > 10 ? ", … (\(known.count) in all)" : "")
+            return "no user '\(name)' has marked anything; \(hint)known users: \(list) (a user appears with a first visit, wish or challenge guess)"
         case .unknownHighlight(let code, let name, let item, let kind, let known):
             let list = known.isEmpty ? "none are listed" : "known: " + known.prefix(8).joined(separator: ", ")
             return "'\(item)' is not \(kind.first.map { "aeiou".contains($0) } == true ? "an" : "a") \(kind) of \(name) (\(code)); \(list)"

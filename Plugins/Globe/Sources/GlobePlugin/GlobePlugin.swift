@@ -268,7 +268,7 @@ extension GlobeError: DomainError {
         case .emptyCountry, .unknownCountry, .invalidLatitude, .invalidLongitude, .invalidTolerance, .emptyUser,
              .unknownHighlight, .invalidDate, .emptyGuess, .invalidOption, .unknownConfigKey:
             return .invalidArgument
-        case .noChallenge:
+        case .noChallenge, .unknownUser:
             return .notFound
         case .challengeLocked:
             return .denied

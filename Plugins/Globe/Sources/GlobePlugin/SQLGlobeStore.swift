@@ -59,4 +59,8 @@ final class SQLGlobeStore: GlobeStore {
         for text in texts { states.append(try ChallengeState(jsonText: text)) }
         return states
     }
+
+    func users() throws(GlobeError) -> [String] {
+        try guarded { try storage.query(GlobeSchema.selectUsers, []).compactMap { $0["user"].string } }
+    }
 }

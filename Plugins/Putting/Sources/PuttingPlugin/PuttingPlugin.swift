@@ -22,7 +22,7 @@ final class Putting: Plugin {
         .string("course", help: "Course id", required: true),
         .integer("hole", help: "Hole number", required: true),
         .point("ball", help: "Ball position X,Z in feet (green frame: +x east, +z north, origin at the centre)"),
-        .point("flag", help: "Hole (flag) position X,Z in feet"),
+        .point("flag", help: "Hole (flag) position X,Z in feet (default: the hole's stored cup, when it has one)"),
         .number("stimp", help: "Green speed in feet (default: the site's config, else 10)"),
         .choice("model", PuttingModel.allCases.map(\.rawValue), help: "physics (default) or compat (the original service's model)"),
     ]
@@ -118,7 +118,7 @@ final class Putting: Plugin {
                     """,
                 arguments: puttArguments.map { a in
                     var a = a
-                    if a.name == "ball" || a.name == "flag" { a.required = true }
+                    if a.name == "ball" { a.required = true }
                     return a
                 } + [
                     .number("past-in", help: "Physics: inches past the hole the best line would finish (default: config past_hole_in, else 17)"),
@@ -155,7 +155,7 @@ final class Putting: Plugin {
                     .string("course", help: "Course id", required: true),
                     .integer("hole", help: "Hole number", required: true),
                     .point("ball", help: "Ball position X,Z in feet", required: true),
-                    .point("flag", help: "Hole (flag) position X,Z in feet", required: true),
+                    .point("flag", help: "Hole (flag) position X,Z in feet (default: the hole's stored cup, when it has one)"),
                     .number("stimp", help: "Green speed in feet (default: the site's config, else 10)"),
                     .number("aim", help: "Aim, degrees from the straight line to the hole (positive = left)"),
                     .point("aim-point", help: "Aim at this point X,Z instead of --aim"),
@@ -166,7 +166,8 @@ final class Putting: Plugin {
                 ],
                 reply: "{roll: {course, hole, ballXFt, …, aimOffsetDeg, speedFps, v0XFps, v0ZFps, holed, end, restXFt, restZFt, missFt, closestFt, tEndS, rimSpeedFps, passOffsetFt, makeProbability, strokeErrors, pathXFt, pathZFt, pathYFt}, svg, out}") { plugin, call in
             let a = call.arguments
-            let ball = try a.point("ball"), flag = try a.point("flag")
+            let ball = try a.point("ball")
+            let flag = try plugin.flag(a)
             let aim: RollAim
             switch (try a.optionalDouble("aim"), try a.optionalPoint("aim-point")) {
             case (let d?, nil): aim = .offsetDeg(d)
@@ -183,9 +184,10 @@ final class Putting: Plugin {
             }
             let meshFormat = try a.optionalString("out").map { path in try MeshFormat(path: path) }
             let request = RollRequest(course: try a.string("course"), hole: try a.int("hole"), ball: PointFt(x: ball.x, z: ball.y),
-                                      flag: PointFt(x: flag.x, z: flag.y), stimpFt: try a.optionalDouble("stimp") ?? plugin.defaultStimp,
+                                      flag: flag, stimpFt: try a.optionalDouble("stimp") ?? plugin.defaultStimp,
                                       aim: aim, pace: pace, errors: plugin.strokeErrors)
-            let result = try plugin.service.roll(request)
+            let result: RollResult
+            do { result = try plugin.service.roll(request) } catch let error as PuttingError { throw plugin.service.explained(error, model: .physics) }
             guard case .object(var data) = result.json else { return Reply(data: result.json) }
             var text = result.text
             if let svg = try a.optionalString("svg") {
@@ -214,7 +216,7 @@ final class Putting: Plugin {
                 arguments: [
                     .string("course", help: "Course id", required: true),
                     .integer("hole", help: "Hole number", required: true),
-                    .point("flag", help: "Hole (flag) position X,Z in feet", required: true),
+                    .point("flag", help: "Hole (flag) position X,Z in feet (default: the hole's stored cup, when it has one)"),
                     .number("stimp", help: "Green speed in feet (default: the site's config, else 10)"),
                     .number("spacing", help: "Grid spacing in feet", default: 3),
                     .number("past-in", help: "Inches past the hole the lines finish (default: config past_hole_in, else 17)"),
@@ -227,10 +229,10 @@ final class Putting: Plugin {
                 longRunning: true,
                 reply: "{book: {course, hole, flagXFt, flagZFt, stimpFt, spacingFt, finishPastFt, strokeErrors, heightfieldHash, positions, cached, entries: [{xFt, zFt, distanceFt, aimOffsetDeg, aimOffsetIn, speedFps, playsLikeFt, holed, holeable, converged, makeProbability}]}, svg, csv, jsonFile} or {job: {id, state, existing}}") { plugin, call in
             let a = call.arguments
-            let flag = try a.point("flag")
+            let flag = try plugin.flag(a)
             let width = try a.int("width")
             guard (300...8000).contains(width) else { throw PluginError.invalidArgument("--width \(width) must be 300–8000 pixels") }
-            var request = BookRequest(course: try a.string("course"), hole: try a.int("hole"), flag: PointFt(x: flag.x, z: flag.y),
+            var request = BookRequest(course: try a.string("course"), hole: try a.int("hole"), flag: flag,
                                       stimpFt: try a.optionalDouble("stimp") ?? plugin.defaultStimp, spacingFt: try a.double("spacing"),
                                       errors: plugin.strokeErrors)
             request.finishPastFt = (try a.optionalDouble("past-in") ?? plugin.defaultPastInches) / 12
@@ -419,10 +421,16 @@ final class Putting: Plugin {
         return try PuttingModel(name: name)
     }
 
+    /// --flag, else the hole's stored cup (an error naming the hole when it has none).
+    func flag(_ a: Arguments) throws -> PointFt {
+        if let f = try a.optionalPoint("flag") { return PointFt(x: f.x, z: f.y) }
+        return try service.storedCup(course: try a.string("course"), hole: try a.int("hole"))
+    }
+
     func bestLineRequest(_ a: Arguments) throws -> BestLineRequest {
-        let ball = try a.point("ball"), flag = try a.point("flag")
+        let ball = try a.point("ball")
         var request = BestLineRequest(course: try a.string("course"), hole: try a.int("hole"), ball: PointFt(x: ball.x, z: ball.y),
-                                      flag: PointFt(x: flag.x, z: flag.y), stimpFt: try a.optionalDouble("stimp") ?? defaultStimp,
+                                      flag: try flag(a), stimpFt: try a.optionalDouble("stimp") ?? defaultStimp,
                                       model: try model(a))
         request.finishPastFt = (try a.optionalDouble("past-in") ?? defaultPastInches) / 12
         request.errors = strokeErrors
@@ -430,14 +438,15 @@ final class Putting: Plugin {
         return request
     }
 
-    /// The putt a picture shows: both positions, or neither.
+    /// The putt a picture shows: the ball and the flag (the hole's stored cup when --flag is left
+    /// out), or neither.
     func puttSpec(_ a: Arguments) throws -> PuttSpec? {
         switch (try a.optionalPoint("ball"), try a.optionalPoint("flag")) {
         case (nil, nil): return nil
-        case (let b?, let f?):
-            return PuttSpec(ball: PointFt(x: b.x, z: b.y), flag: PointFt(x: f.x, z: f.y),
+        case (let b?, _):
+            return PuttSpec(ball: PointFt(x: b.x, z: b.y), flag: try flag(a),
                             stimpFt: try a.optionalDouble("stimp") ?? defaultStimp, model: try model(a))
-        default: throw PluginError.invalidArgument("give both --ball and --flag to draw a best line (or neither for the green alone)")
+        default: throw PluginError.invalidArgument("give --ball too to draw a best line (or neither for the green alone, with its grid and cup)")
         }
     }
 

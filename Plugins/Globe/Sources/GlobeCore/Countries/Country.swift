@@ -21,6 +21,9 @@ public struct Country: Sendable, Hashable {
     /// Counts toward the 195 of travel progress (UN members and observers).
     public var countsTowardProgress: Bool
     public var bounds: BoundingBox
+    /// Not in the set's own data: an ISO 3166-1 entry the set lacks, taken from the bundled table
+    /// and drawn as a dot at its capital, so that it can still be visited and counted.
+    public var fromBundledTable: Bool = false
 
     public var polygons: [GeoPolygon] { geometry.polygons }
 
@@ -44,11 +47,12 @@ public struct Country: Sendable, Hashable {
         return String(out)
     }
 
-    /// Territories that the globe shows but that do not count toward the 195 of travel progress.
-    /// (The domain page lists them by name: Antarctica, Bermuda, Falkland Islands, French Guiana,
+    /// Territories that the globe shows but that do not count toward the 195 of travel progress:
+    /// every ISO 3166-1 entry that is neither a UN member nor an observer, and Kosovo. (The domain
+    /// page names those of voyage's map: Antarctica, Bermuda, Falkland Islands, French Guiana,
     /// French Southern and Antarctic Lands, Greenland, Kosovo, New Caledonia, Puerto Rico, Taiwan,
     /// Western Sahara.) A feature may override this with a boolean `un` property.
-    public static let nonProgressCodes: Set<String> = ["AQ", "BM", "FK", "GF", "TF", "GL", "XK", "NC", "PR", "TW", "EH"]
+    public static let nonProgressCodes: Set<String> = ISO3166.nonMemberCodes.union(["XK"])
 
     /// The number of countries progress is counted against.
     public static let progressTotal = 195
@@ -70,6 +74,7 @@ public struct CountrySet: Sendable {
     public let source: String
     private let indexByCode: [String: Int]
     private let indexByName: [String: Int]
+    private let indexByAlpha3: [String: Int]
 
     /// The set bundled into the plugin: Natural Earth 1:110m shapes with Clubhouse's own table of
     /// codes, names, continents and capitals (see Plugins/Globe/Tools).
@@ -123,9 +128,41 @@ public struct CountrySet: Sendable {
                 byName[TextKey.fold(name)] = k
             }
         }
+        // ISO 3166-1's own names ("Korea, Republic of") find a country too, after the set's names.
+        var byAlpha3: [String: Int] = [:]
+        for entry in ISO3166.entries {
+            guard let k = byCode[entry.alpha2] else { continue }
+            byAlpha3[entry.alpha3] = k
+            for name in entry.names where byName[TextKey.fold(name)] == nil { byName[TextKey.fold(name)] = k }
+        }
         indexByCode = byCode
         indexByName = byName
+        indexByAlpha3 = byAlpha3
     }
+
+    /// How many ISO 3166-1 entries a set must carry to be taken for a world map that lacks a few
+    /// (voyage's carries 205): a smaller set (a club's own few regions) is left as it is.
+    public static let worldMapMinimum = 150
+
+    /// This set with every ISO 3166-1 entry it lacks taken from `table` (the bundled set) as a dot at
+    /// its capital, so that all 249 can be visited and counted whatever world map a site
+    /// configures. A set with fewer than `worldMapMinimum` ISO entries is not a world map: unchanged.
+    public func completingISO3166(from table: CountrySet) -> CountrySet {
+        guard ISO3166.codes.filter({ country(code: $0) != nil }).count >= Self.worldMapMinimum else { return self }
+        let added = ISO3166.codes.filter { country(code: $0) == nil }.compactMap { code -> Country? in
+            guard var c = table.country(code: code) else { return nil }
+            let at = c.markerLocation
+            c.geometry = .point(at)
+            c.drawnAsPoint = true
+            c.bounds = BoundingBox(covering: [at])
+            c.fromBundledTable = true
+            return c
+        }
+        return added.isEmpty ? self : CountrySet(countries: countries + added, source: source)
+    }
+
+    /// The entries taken from the bundled table (see `completingISO3166`).
+    public var fromBundledTable: [Country] { countries.filter(\.fromBundledTable) }
 
     /// The countries that count toward progress.
     public var progressCountries: [Country] { countries.filter(\.countsTowardProgress) }
@@ -140,29 +177,46 @@ public struct CountrySet: Sendable {
         indexByCode[code.uppercased()].map { countries[$0] }
     }
 
-    /// Finds a country by ISO alpha-2 code or by name/alias (case, accents and spacing ignored).
+    /// Finds a country by ISO alpha-2 or alpha-3 code ("FR", "FRA") or by name/alias, the set's or
+    /// ISO 3166-1's (case, accents and spacing ignored).
     public func lookup(_ codeOrName: String) throws(GlobeError) -> Country {
         let trimmed = codeOrName.trimmingWhitespace
         guard !trimmed.isEmpty else { throw GlobeError.emptyCountry }
         if trimmed.count == 2, let k = indexByCode[trimmed.uppercased()] { return countries[k] }
         if let k = indexByName[TextKey.fold(trimmed)] { return countries[k] }
+        if trimmed.count == 3, let k = indexByAlpha3[trimmed.uppercased()] { return countries[k] }
         throw GlobeError.unknownCountry(trimmed, suggestions: suggestions(for: trimmed))
     }
 
-    /// Up to three names close to `text` (edit distance), best first.
+    /// Up to three names close to `text`, best first: names holding every word typed ("Korea" →
+    /// North Korea, South Korea), names it begins, names within a few typing errors; for three
+    /// letters, alpha-3 codes one letter off too.
     public func suggestions(for text: String) -> [String] {
         let key = TextKey.fold(text)
         // Two letters are a code, not a misspelt name.
         guard key.count >= 3 else { return [] }
+        let typedWords = Set(Self.words(key))
+        let isoNames = Dictionary(ISO3166.entries.map { ($0.alpha2, $0.names) }, uniquingKeysWith: { a, _ in a })
+        let alpha3 = Dictionary(ISO3166.entries.map { ($0.alpha2, $0.alpha3) }, uniquingKeysWith: { a, _ in a })
+        // Three letters are mostly noise to an edit distance ("deu" is two edits from "peru").
+        let limit = key.count <= 3 ? 1 : max(2, key.count / 3)
         var scored: [(Int, String)] = []
         for c in countries {
-            let names = [c.name] + c.aliases
-            let best = names.map { TextKey.editDistance(key, TextKey.fold($0)) }.min() ?? Int.max
-            let prefix = names.contains { TextKey.fold($0).hasPrefix(key) }
-            let limit = max(2, key.count / 3)
-            if best <= limit || prefix { scored.append((prefix ? min(best, 1) : best, c.name)) }
+            let names = ([c.name] + c.aliases + (isoNames[c.code] ?? [])).map(TextKey.fold)
+            var score = Int.max
+            if names.contains(where: { typedWords.isSubset(of: Self.words($0)) }) { score = 0 }
+            if names.contains(where: { $0.hasPrefix(key) }) { score = min(score, 1) }
+            let distance = names.map { TextKey.editDistance(key, $0) }.min() ?? Int.max
+            if distance <= limit { score = min(score, distance) }
+            if key.count == 3, let code = alpha3[c.code], TextKey.editDistance(key, code.lowercased()) <= 1 { score = min(score, 2) }
+            if score != Int.max { scored.append((score, c.name)) }
         }
         return scored.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }.prefix(3).map(\.1)
+    }
+
+    /// The words of a folded name, without punctuation ("korea, republic of" → korea, republic, of).
+    private static func words(_ folded: String) -> [Substring] {
+        folded.split { !($0.isLetter || $0.isNumber || $0 == "'") }
     }
 
     // MARK: - Feature to country

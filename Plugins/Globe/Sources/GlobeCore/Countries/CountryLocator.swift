@@ -27,8 +27,15 @@ public struct WhereResult: Sendable, Codable, Equatable {
     public var nearestCode: String?
     public var nearestName: String?
     public var nearestKm: Double?
+    /// Said when the coordinates look swapped: the given order finds no country, the other order
+    /// lands inside one.
+    public var warning: String?
 
     public var text: String {
+        answer + (warning.map { "\nwarning: \($0)" } ?? "")
+    }
+
+    private var answer: String {
         let at = "\(lat), \(lon)"
         switch method {
         case .inside:
@@ -60,13 +67,39 @@ public struct CountryLocator: Sendable {
 
     public static let defaultToleranceKm = 25.0
 
+    /// The country at a coordinate. Latitude and longitude given the other way round are said,
+    /// not answered silently: a latitude beyond ±90 that is a valid longitude names the country
+    /// the swapped pair lands in, and a pair that finds no country while the swapped pair lands
+    /// inside one gets a warning. (Both orders landing in a country is not flagged: either may be
+    /// meant.)
     public func locate(lat: Double, lon: Double, toleranceKm: Double = defaultToleranceKm) throws(GlobeError) -> WhereResult {
-        guard lat.isFinite, abs(lat) <= 90 else { throw GlobeError.invalidLatitude(lat) }
+        guard lat.isFinite, abs(lat) <= 90 else {
+            var hint: String?
+            if lat.isFinite, abs(lat) <= 180, lon.isFinite, abs(lon) <= 90,
+               let swapped = try? place(lat: lon, lon: lat, toleranceKm: CountryLocator.defaultToleranceKm), swapped.method == .inside,
+               let name = swapped.name {
+                hint = "--lat \(Self.number(lon)) --lon \(Self.number(lat)) is in \(name)"
+            }
+            throw GlobeError.invalidLatitude(lat, swapped: hint)
+        }
         guard lon.isFinite, abs(lon) <= 180 else { throw GlobeError.invalidLongitude(lon) }
         guard toleranceKm.isFinite, toleranceKm >= 0, toleranceKm <= 500 else { throw GlobeError.invalidTolerance(toleranceKm) }
+        var result = try place(lat: lat, lon: lon, toleranceKm: toleranceKm)
+        if result.method == .none, lat != lon, abs(lon) <= 90,
+           let swapped = try? place(lat: lon, lon: lat, toleranceKm: toleranceKm), swapped.method == .inside, let name = swapped.name {
+            result.warning = "no country at --lat \(Self.number(lat)) --lon \(Self.number(lon)), but --lat \(Self.number(lon)) --lon \(Self.number(lat)) is in \(name) (\(swapped.code ?? "?")); were latitude and longitude swapped? --lat is degrees north, --lon degrees east"
+        }
+        return result
+    }
+
+    static func number(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : "\(v)"
+    }
+
+    private func place(lat: Double, lon: Double, toleranceKm: Double) throws(GlobeError) -> WhereResult {
         let p = LonLat(lon: lon, lat: lat)
         var result = WhereResult(lat: lat, lon: lon, code: nil, name: nil, method: .none, distanceKm: 0,
-                                 toleranceKm: toleranceKm, nearestCode: nil, nearestName: nil, nearestKm: nil)
+                                 toleranceKm: toleranceKm, nearestCode: nil, nearestName: nil, nearestKm: nil, warning: nil)
         func found(_ c: Country, _ method: WhereResult.Method, _ d: Double) -> WhereResult {
             var r = result
             r.code = c.code

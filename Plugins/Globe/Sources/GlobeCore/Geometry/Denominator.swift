@@ -69,7 +69,21 @@ public enum ISO3166 {
         TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW
         """.split(separator: " ").map(String.init)
 
-    /// Continents of the territories too small for 1:110m (the country set's own continent wins).
+    /// Each entry's alpha-2 and alpha-3 codes and ISO's English names (short name first), from
+    /// Debian's iso-codes (Generated/ISO3166Names.swift).
+    public static let entries: [(alpha2: String, alpha3: String, names: [String])] = ISO3166Names.entries.map {
+        ($0.alpha2, $0.alpha3, $0.names.split(separator: "|").map(String.init))
+    }
+
+    /// The 54 entries that are neither UN members nor observers: dependencies, Antarctica, and
+    /// the areas whose status is disputed (Taiwan, Western Sahara). The other 195 are the UN's.
+    public static let nonMemberCodes: Set<String> = [
+        "AI", "AQ", "AS", "AW", "AX", "BL", "BM", "BQ", "BV", "CC", "CK", "CW", "CX", "EH", "FK", "FO", "GF", "GG",
+        "GI", "GL", "GP", "GS", "GU", "HK", "HM", "IM", "IO", "JE", "KY", "MF", "MO", "MP", "MQ", "MS", "NC", "NF",
+        "NU", "PF", "PM", "PN", "PR", "RE", "SH", "SJ", "SX", "TC", "TF", "TK", "TW", "UM", "VG", "VI", "WF", "YT",
+    ]
+
+    /// Continents of the territories a country set may lack (the country set's own continent wins).
     public static let continentOfUnlisted: [String: String] = [
         "AI": "North America", "AS": "Oceania", "AW": "North America", "AX": "Europe", "BL": "North America",
         "BM": "North America", "BQ": "North America", "BV": "Antarctica", "CC": "Asia", "CK": "Oceania",

@@ -1,6 +1,12 @@
 // The 3D globe: every country's triangles placed on a sphere (x = r·cosφ·cosλ, y = r·sinφ,
-// z = r·cosφ·sinλ), long edges subdivided so they follow the sphere instead of cutting under it,
+// z = −r·cosφ·sinλ), long edges subdivided so they follow the sphere instead of cutting under it,
 // countries drawn as points as small discs, and an ocean sphere underneath.
+//
+// The frame is glTF's (and OBJ viewers'): right-handed, +Y up. The domain page's formula
+// (z = +r·cosφ·sinλ, voyage's left-handed scene) puts east on the wrong side in that frame: seen
+// from outside, South America lay east of Africa, (east × north) · outward = −1. With z negated,
+// east × north points out of the sphere everywhere, as on the real Earth (MeshTests,
+// testTheGlobeIsRightHandedInEveryFormat).
 
 #if canImport(Glibc)
 import Glibc
@@ -47,12 +53,13 @@ public struct GlobeMesh: Sendable {
         }
     }
 
-    /// The position of a lon/lat on the sphere.
+    /// The position of a lon/lat on the sphere, right-handed with +Y up: Greenwich on the equator
+    /// at +X, 90° E at −Z, 90° W at +Z (facing a viewer's default camera), the North Pole at +Y.
     @inline(__always)
     public static func spherePoint(_ p: LonLat, radius: Double) -> (x: Double, y: Double, z: Double) {
         let phi = p.lat * .pi / 180, lambda = p.lon * .pi / 180
         let c = cos(phi)
-        return (radius * c * cos(lambda), radius * sin(phi), radius * c * sin(lambda))
+        return (radius * c * cos(lambda), radius * sin(phi), -radius * c * sin(lambda))
     }
 
     /// `progress` gets (countries done, countries) before each country and returns false to stop
@@ -134,17 +141,18 @@ private struct PartBuilder {
         return k
     }
 
-    /// Adds a triangle given counter-clockwise in lon/lat; on the sphere that order faces inward,
-    /// so it is stored reversed to face outward. A sliver that the sphere's curvature turns over
-    /// (lon/lat-straight lines are not great circles) is turned back to face outward too.
+    /// Adds a triangle wound counter-clockwise seen from outside the sphere (its normal points
+    /// away from the centre). In this right-handed frame a triangle counter-clockwise in lon/lat
+    /// already is; a sliver that the sphere's curvature turns over (lon/lat-straight lines are not
+    /// great circles), or one given clockwise, is stored the other way round.
     mutating func addTriangle(_ a: LonLat, _ b: LonLat, _ c: LonLat) {
         let ia = vertex(a), ib = vertex(b), ic = vertex(c)
         if ia == ib || ib == ic || ia == ic { return }
         let pa = GlobeMesh.spherePoint(a, radius: 1), pb = GlobeMesh.spherePoint(b, radius: 1), pc = GlobeMesh.spherePoint(c, radius: 1)
-        let u = (pc.x - pa.x, pc.y - pa.y, pc.z - pa.z), v = (pb.x - pa.x, pb.y - pa.y, pb.z - pa.z)
+        let u = (pb.x - pa.x, pb.y - pa.y, pb.z - pa.z), v = (pc.x - pa.x, pc.y - pa.y, pc.z - pa.z)
         let n = (u.1 * v.2 - u.2 * v.1, u.2 * v.0 - u.0 * v.2, u.0 * v.1 - u.1 * v.0)
         let outward = n.0 * (pa.x + pb.x + pc.x) + n.1 * (pa.y + pb.y + pc.y) + n.2 * (pa.z + pb.z + pc.z)
-        indices += outward >= 0 ? [ia, ic, ib] : [ia, ib, ic]
+        indices += outward >= 0 ? [ia, ib, ic] : [ia, ic, ib]
     }
 
     /// Halves every edge longer than `maxEdge`; the decision and the midpoint depend on the edge

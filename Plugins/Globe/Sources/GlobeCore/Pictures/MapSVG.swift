@@ -135,7 +135,7 @@ public enum WorldMapSVG {
                          selected: !options.selected.isEmpty, cutOff: cutOff.map { c in
                              let status = CountryStatus(code: c.code, log: log)
                              return status == .none ? c.name : "\(c.name) (\(status == .visited ? "visited" : "on the wishlist"))"
-                         }, pointRadius: radius)
+                         }, pointRadius: radius, dots: points.count, fromTable: countries.fromBundledTable.count)
         }
         out.append("</svg>\n" as StaticString)
         return out.string
@@ -150,8 +150,10 @@ public enum WorldMapSVG {
     }
 
     private static func appendLegend(_ out: inout SVGText, stats: TravelStats, y: Double, width: Double, height: Double,
-                                     selected: Bool, cutOff: [String], pointRadius: Double) {
-        let font = height / 1.45 / 4
+                                     selected: Bool, cutOff: [String], pointRadius: Double, dots: Int, fromTable: Int) {
+        // The rows hold about 60 em at most (swatches and stats; the continents): a narrow map (a
+        // phone's) gets a smaller font instead of rows running off its right edge.
+        let font = min(height / 1.45 / 4, width / 62)
         out.append("<g id=\"legend\" font-size=\"" as StaticString)
         out.appendNumber(font)
         out.append("\">\n<rect y=\"" as StaticString)
@@ -216,14 +218,24 @@ public enum WorldMapSVG {
         out.append(Palette.land.hex)
         out.append("\" stroke=\"" as StaticString)
         out.append(Palette.border.hex)
+        // Countries and territories without an outline still count: the legend says how many are dots.
+        var note = "a circle: one of \(dots) places with no outline at this scale, counted all the same"
+        if fromTable > 0 { note += " (\(fromTable) not in this map's data, at their capital)" }
+        let southern = "\(Int(-southernEdge))° S"
+        if !cutOff.isEmpty { note += " · map cut at \(southern): \(cutOff.joined(separator: ", ")) not drawn" }
+        // One line across the width: a long note gets a smaller font rather than running off the edge
+        // (sans-serif averages about 0.55 em a character).
+        let available = width - font * 3
+        let size = min(font, available / (0.56 * Double(max(1, note.count))))
         out.append("\" stroke-width=\"0.6\"/><text id=\"notes\" x=\"" as StaticString)
         out.appendNumber(font * 2.4)
         out.append("\" y=\"" as StaticString)
         out.appendNumber(row3)
+        if size < font {
+            out.append("\" font-size=\"" as StaticString)
+            out.appendNumber(size, decimals: 2)
+        }
         out.append("\">" as StaticString)
-        var note = "a circle: a country too small to draw at this scale (its colour as above)"
-        let southern = "\(Int(-southernEdge))° S"
-        if !cutOff.isEmpty { note += " · map cut at \(southern): \(cutOff.joined(separator: ", ")) not drawn" }
         out.appendEscaped(note)
         out.append("</text>\n</g>\n" as StaticString)
     }

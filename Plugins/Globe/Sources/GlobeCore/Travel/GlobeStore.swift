@@ -14,6 +14,8 @@ public protocol GlobeStore: AnyObject {
     func saveChallengeState(_ state: ChallengeState, user: String) throws(GlobeError)
     /// Every game of the user, oldest first.
     func challengeStates(user: String) throws(GlobeError) -> [ChallengeState]
+    /// Every user with a mark, a checked place or a game, sorted.
+    func users() throws(GlobeError) -> [String]
 }
 
 public final class InMemoryGlobeStore: GlobeStore {
@@ -43,6 +45,10 @@ public final class InMemoryGlobeStore: GlobeStore {
 
     public func challengeStates(user: String) throws(GlobeError) -> [ChallengeState] {
         (games[user] ?? [:]).values.sorted { $0.date < $1.date }
+    }
+
+    public func users() throws(GlobeError) -> [String] {
+        Set(logs.filter { $0.value != TravelLog() }.keys).union(games.filter { !$0.value.isEmpty }.keys).sorted()
     }
 }
 
@@ -101,6 +107,10 @@ public enum GlobeSchema {
         """
     /// ?1 user → rows (state), oldest first.
     public static let selectGames = "SELECT state FROM challenge_games WHERE user = ?1 ORDER BY date"
+    /// → rows (user): everyone with a mark, a checked place or a game.
+    public static let selectUsers = """
+        SELECT user FROM travel_marks UNION SELECT user FROM travel_places UNION SELECT user FROM challenge_games ORDER BY user
+        """
 
     /// The statement and parameters for one change (what an adapter binds and steps).
     public static func statement(for change: TravelLogChange, user: String) -> (sql: String, parameters: [String]) {

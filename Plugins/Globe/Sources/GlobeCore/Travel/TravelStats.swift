@@ -64,12 +64,21 @@ public struct TravelStats: Sendable, Codable, Equatable {
     /// Countries whose capital is among the checked cities.
     public var capitalsChecked: Int
     public var achievements: [Achievement]
+    /// Counted entries the map draws as dots: no outline at its scale (microstates, most
+    /// dependencies) or none in the configured map (taken from the bundled table). They count
+    /// like any other; `globe list` shows them.
+    public var drawnAsDots: Int
+    /// Counted entries the configured map lacks, taken from the bundled table.
+    public var fromBundledTable: Int
 
-    /// Thresholds of the country-count achievements.
-    public static let milestones: [(id: String, title: String, goal: Int)] = [
-        ("first-steps", "First steps", 1), ("explorer", "Explorer", 10), ("globetrotter", "Globetrotter", 25),
-        ("world-traveller", "World traveller", 50), ("half-the-world", "Half the world", 98),
-    ]
+    /// Thresholds of the country-count achievements; "Half the world" is half of the denominator
+    /// (97 of 193, 98 of 195, 125 of 249), rounded up.
+    public static func milestones(total: Int) -> [(id: String, title: String, goal: Int)] {
+        [("first-steps", "First steps", 1), ("explorer", "Explorer", 10), ("globetrotter", "Globetrotter", 25),
+         ("world-traveller", "World traveller", 50), ("half-the-world", "Half the world", max(1, (total + 1) / 2))]
+    }
+    /// Continents nobody lives on: not needed for "All continents" (Antarctica, counted by --of iso).
+    public static let uninhabitedContinents: Set<String> = ["Antarctica"]
     public static let capitalCollectorGoal = 10
 
     public init(log: TravelLog, countries: CountrySet, denominator: Denominator = .default) {
@@ -91,6 +100,10 @@ public struct TravelStats: Sendable, Codable, Equatable {
             return checked.contains { names.contains(TextKey.fold($0)) }
         }.count
 
+        let countedCountries = counted.compactMap { countries.country(code: $0.code) }
+        drawnAsDots = countedCountries.filter { $0.drawnAsPoint || $0.polygons.isEmpty }.count
+        fromBundledTable = countedCountries.filter(\.fromBundledTable).count
+
         var perContinent: [ContinentProgress] = []
         let continentNames = Set(counted.map(\.continent)).sorted()
         for continent in continentNames {
@@ -103,15 +116,17 @@ public struct TravelStats: Sendable, Codable, Equatable {
         perContinent.sort { $0.continent < $1.continent }
         continents = perContinent
 
-        var list: [Achievement] = Self.milestones.map {
+        let countedTotal = counted.count, visitedCount = visitedCounted.count
+        var list: [Achievement] = Self.milestones(total: countedTotal).filter { $0.goal <= max(1, countedTotal) }.map {
             Achievement(id: $0.id, title: $0.title, detail: "visit \($0.goal) \($0.goal == 1 ? "country" : "countries")",
-                        progress: visitedCounted.count, goal: $0.goal)
+                        progress: visitedCount, goal: $0.goal)
         }
         list.append(Achievement(id: "every-country", title: "Every country",
                                 detail: "visit all \(total) countries", progress: visited, goal: max(1, total)))
+        let inhabited = perContinent.filter { !Self.uninhabitedContinents.contains($0.continent) }
         list.append(Achievement(id: "all-continents", title: "All continents",
-                                detail: "visit a country on each of the \(perContinent.count) inhabited continents",
-                                progress: perContinent.filter { $0.visited > 0 }.count, goal: max(1, perContinent.count)))
+                                detail: "visit a country on each of the \(inhabited.count) inhabited continents",
+                                progress: inhabited.filter { $0.visited > 0 }.count, goal: max(1, inhabited.count)))
         for c in perContinent {
             let slug = TextKey.fold(c.continent).replacingSpaces(with: "-")
             list.append(Achievement(id: "continent-\(slug)", title: "\(c.continent) complete",
@@ -131,6 +146,10 @@ public struct TravelStats: Sendable, Codable, Equatable {
             + "; wishlist \(wishlist)"]
         let others = Denominator.allCases.filter { $0.rawValue != denominator }.map(\.rawValue).joined(separator: ", ")
         lines.append("counted against: \(total) \(denominatorTitle) (--of \(denominator); also \(others))")
+        if drawnAsDots > 0 {
+            let borrowed = fromBundledTable > 0 ? ", \(fromBundledTable) of them missing from the configured map" : ""
+            lines.append("\(drawnAsDots) of the \(total) have no outline at the map's scale (drawn as dots\(borrowed)); they count all the same")
+        }
         lines.append("checked \(citiesChecked) cities (\(capitalsChecked) capitals) and \(attractionsChecked) attractions")
         for c in continents {
             lines.append("  \(c.continent.padding(15)) \(String(c.visited).leftPadding(3)) / \(String(c.total).leftPadding(3))  \(c.percent)%")

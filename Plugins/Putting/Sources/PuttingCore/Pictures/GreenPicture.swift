@@ -28,6 +28,18 @@ public struct GreenPicture: Sendable {
     public var legendRamp: (stops: [String], low: String, high: String)?
     /// Cup radius for drawing the hole.
     public var cupRadiusFt = 2.125 / 12
+    /// Draw a grid in feet with labelled x (east) and z (north) axes, so a position can be read off
+    /// the picture as `--ball X,Z` / `--flag X,Z`.
+    public var grid = false
+    /// Label of the flag drawn without a putt (e.g. "stored cup").
+    public var flagLabel: String?
+
+    /// The grid's spacing: the smallest of 1, 2, 5, 10, 20, 50 ft whose lines are at least 40 px
+    /// apart (a label fits between two).
+    public var gridSpacingFt: Double {
+        let pxPerFt = frame.imageWidthPx / frame.greenWidthFt
+        return [1.0, 2, 5, 10, 20, 50].first { $0 * pxPerFt >= 40 } ?? 100
+    }
 
     /// The point in feet drawn at the centre of the map area (the original map frame's origin unless
     /// `cropToGreen` moved it).
@@ -129,12 +141,52 @@ public struct GreenPicture: Sendable {
         return "\(fixed(u, 2)),\(fixed(v, 2))"
     }
 
+    /// Grid lines every `gridSpacingFt` over the map area, the x = 0 and z = 0 lines darker, each
+    /// line labelled in feet along the bottom (x) and left (z) edges, and the axes named.
+    func gridSVG() -> String {
+        let step = gridSpacingFt
+        let width = frame.imageWidthPx, height = frame.imageHeightPx
+        // The feet at the map area's edges.
+        let west = center.x - frame.greenWidthFt / 2, east = center.x + frame.greenWidthFt / 2
+        let south = center.z - frame.greenHeightFt / 2, north = center.z + frame.greenHeightFt / 2
+        var lines = "", labels = ""
+        let halo = "stroke=\"#ffffff\" stroke-width=\"3\" stroke-opacity=\"0.85\" paint-order=\"stroke\""
+        var x = (west / step).rounded(.up) * step
+        while x <= east {
+            let u = pixel(PointFt(x: x, z: center.z)).u
+            let axis = abs(x) < step / 1000
+            lines += "<line x1=\"\(fixed(u, 2))\" y1=\"0\" x2=\"\(fixed(u, 2))\" y2=\"\(fixed(height, 2))\"\(axis ? " class=\"axis\" stroke-opacity=\"0.9\" stroke-width=\"1.4\"" : "")/>\n"
+            if u > 14 && u < width - 40 {
+                labels += "<text x=\"\(fixed(u, 2))\" y=\"\(fixed(height - 6, 2))\" text-anchor=\"middle\" \(halo)>\(PuttingError.short(x + 0))</text>\n"
+            }
+            x += step
+        }
+        var z = (south / step).rounded(.up) * step
+        while z <= north {
+            let v = pixel(PointFt(x: center.x, z: z)).v
+            let axis = abs(z) < step / 1000
+            lines += "<line x1=\"0\" y1=\"\(fixed(v, 2))\" x2=\"\(fixed(width, 2))\" y2=\"\(fixed(v, 2))\"\(axis ? " class=\"axis\" stroke-opacity=\"0.9\" stroke-width=\"1.4\"" : "")/>\n"
+            if v > 40 && v < height - 24 {
+                labels += "<text x=\"4\" y=\"\(fixed(v + 4, 2))\" \(halo)>\(PuttingError.short(z + 0))</text>\n"
+            }
+            z += step
+        }
+        var out = "<g id=\"grid\" stroke=\"#1b2a1c\" stroke-opacity=\"0.3\" stroke-width=\"0.8\">\n" + lines + "</g>\n"
+        out += "<g id=\"axes\" font-size=\"12\" fill=\"#1b2a1c\">\n" + labels
+        out += "<text x=\"\(fixed(width - 6, 2))\" y=\"\(fixed(height - 22, 2))\" text-anchor=\"end\" font-weight=\"bold\" \(halo)>x ft (east) →</text>\n"
+        out += "<text x=\"4\" y=\"16\" font-weight=\"bold\" \(halo)>↑ z ft (north)</text>\n"
+        out += "</g>\n"
+        return out
+    }
+
     /// The SVG document.
     public func svg() -> String {
         let width = frame.imageWidthPx, mapHeight = frame.imageHeightPx
-        let wrapped = GreenPicture.wrap(legend, width: Int((frame.imageWidthPx - 260) / 7.2))
+        // A narrow picture (a phone's) puts the ramp and scale bar under the text, not beside it.
+        let narrow = frame.imageWidthPx < 560
+        let wrapped = GreenPicture.wrap(legend, width: Int((frame.imageWidthPx - (narrow ? 24 : 260)) / 7.2))
         let legendLines = (title == nil ? 0 : 1) + wrapped.count
-        let legendHeight = Swift.max(Double(legendLines) * 20 + 30, 70)
+        let legendHeight = Swift.max(Double(legendLines) * 20 + 30, 70) + (narrow ? 56 : 0)
         let height = mapHeight + legendHeight
         let scale = frame.imageWidthPx / frame.greenWidthFt
         var s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(fixed(width, 0))\" height=\"\(fixed(height, 0))\" "
@@ -202,13 +254,22 @@ public struct GreenPicture: Sendable {
             s += "<polygon id=\"boundary\" fill=\"none\" stroke=\"#ffffff\" stroke-width=\"2.5\" points=\"\(boundary.points.map(px).joined(separator: " "))\"/>\n"
         }
 
+        if grid { s += gridSVG() }
         s += overlaySVG
         if let flag {
             let (u, v) = pixel(flag)
             let r = Swift.max(4, cupRadiusFt * scale)
             s += "<g id=\"flag\"><circle cx=\"\(fixed(u, 2))\" cy=\"\(fixed(v, 2))\" r=\"\(fixed(r, 2))\" fill=\"#111111\" stroke=\"#ffffff\" stroke-width=\"1\"/>"
             s += "<line x1=\"\(fixed(u, 2))\" y1=\"\(fixed(v, 2))\" x2=\"\(fixed(u, 2))\" y2=\"\(fixed(v - 34, 2))\" stroke=\"#333333\" stroke-width=\"2\"/>"
-            s += "<polygon points=\"\(fixed(u, 2)),\(fixed(v - 34, 2)) \(fixed(u + 16, 2)),\(fixed(v - 29, 2)) \(fixed(u, 2)),\(fixed(v - 24, 2))\" fill=\"#d32f2f\"/></g>\n"
+            s += "<polygon points=\"\(fixed(u, 2)),\(fixed(v - 34, 2)) \(fixed(u + 16, 2)),\(fixed(v - 29, 2)) \(fixed(u, 2)),\(fixed(v - 24, 2))\" fill=\"#d32f2f\"/>"
+            if let flagLabel {
+                let text = "\(flagLabel) \(fixed(flag.x, 2)),\(fixed(flag.z, 2))"
+                // Right of the flag, or left of the pole when it would run off the picture.
+                let left = u + 20 + Double(text.count) * 7 > width
+                s += "<text x=\"\(fixed(left ? u - 4 : u + 20, 2))\" y=\"\(fixed(v - 26, 2))\"\(left ? " text-anchor=\"end\"" : "") font-size=\"13\" fill=\"#111111\" "
+                s += "stroke=\"#ffffff\" stroke-width=\"3\" stroke-opacity=\"0.8\" paint-order=\"stroke\">\(SVGText.escape(text))</text>"
+            }
+            s += "</g>\n"
         }
         // The path and aim line over the flag, so the pole never hides where the ball went.
         if let aim = aimLine {
@@ -234,7 +295,7 @@ public struct GreenPicture: Sendable {
             s += "<text x=\"12\" y=\"\(fixed(y, 0))\">\(SVGText.escape(line))</text>\n"
             y += 20
         }
-        let rampX = width - 232, rampY = mapHeight + 14
+        let rampX = narrow ? 12 : width - 232, rampY = narrow ? y - 6 : mapHeight + 14
         // The elevation ramp explains the shading; without shading it would explain nothing.
         if shading {
             for k in 0..<GreenPicture.bands {

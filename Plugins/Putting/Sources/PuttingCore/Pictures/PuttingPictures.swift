@@ -198,6 +198,18 @@ extension PuttingService {
             picture.title = "\(hole.courseID) hole \(hole.number): traced contours and boundary (no heightfield yet)"
             picture.legend = ["Build the heightfield with `putting hole process --course \(hole.courseID) --hole \(hole.number)`"]
         }
+        if result == nil, hole.heightfield != nil {
+            // The plain green is where a user reads positions from: a grid in feet, named axes,
+            // and the stored cup.
+            picture.grid = true
+            picture.flag = hole.holePosition
+            picture.flagLabel = hole.holePosition == nil ? nil : "cup"
+            let cup = hole.holePosition.map { "; the stored cup is at \(fixed($0.x, 2)),\(fixed($0.z, 2)) (the default --flag)" } ?? ""
+            picture.cropToGreen()
+            picture.legend = ["Positions are X,Z in feet from the green's centre, x east, z north: grid every "
+                + "\(PuttingError.short(picture.gridSpacingFt)) ft, e.g. --ball 0,-10 is 10 ft south of the centre\(cup)"]
+            return picture
+        }
         if let r = result {
             picture.ball = PointFt(x: r.ballXFt, z: r.ballZFt)
             picture.flag = PointFt(x: r.holeXFt, z: r.holeZFt)

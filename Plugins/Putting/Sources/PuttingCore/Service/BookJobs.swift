@@ -172,7 +172,8 @@ extension PuttingService {
             switch error {
             case .ballOnHole: heightfield = try hole.requireHeightfield()
             case .positionOffGreen(_, let point, let course, let number, let spanX, let spanZ):
-                throw .positionOffGreen(what: "flag", point: point, course: course, hole: number, spanX: spanX, spanZ: spanZ)
+                throw explained(.positionOffGreen(what: "flag", point: point, course: course, hole: number, spanX: spanX, spanZ: spanZ),
+                                model: .physics)
             default: throw error
             }
         }

@@ -16,7 +16,8 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingGreenFiles(holeDirectory: String, missing: [String], sourcesOnly: Bool)
     case invalidCourseID(String)
     case invalidHoleNumber(Int)
-    case unknownCourse(String)
+    /// `suggestions`: ids of stored courses close to what was typed (its name, other letters).
+    case unknownCourse(String, suggestions: [String] = [])
     case unknownHole(course: String, number: Int)
     case stimpOutOfRange(Double)
     /// Green speeds a real green can have, feet on a stimpmeter: the slowest public greens read about 6,
@@ -25,6 +26,12 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let stimpRange: ClosedRange<Double> = 4...16
     case finishPastOutOfRange(Double)
     case positionOffGreen(what: String, point: PointFt, course: String, hole: Int, spanX: ClosedRange<Double>, spanZ: ClosedRange<Double>)
+    /// A position off the green with the nearest point that is on it (`PuttingService.explained`).
+    /// `insideBox`: the point is within the grid's span (the box an older message gave), so only the
+    /// outline keeps it off.
+    case positionOutsideGreen(what: String, point: PointFt, course: String, hole: Int, insideBox: Bool, nearest: PointFt?, distanceFt: Double?)
+    /// No --flag and the hole has no stored cup position.
+    case noStoredCup(course: String, hole: Int)
     case ballOnHole(distanceFt: Double, cupRadiusFt: Double)
     case notFinite(what: String)
     /// The stored heightfield does not match its recorded hash (the catalog is damaged).
@@ -76,19 +83,38 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
             return "course id \"\(id)\" is not valid: use 1–64 characters from a–z, 0–9, '-' and '_'"
         case .invalidHoleNumber(let n):
             return "hole number \(n) is not valid: use a number from 1 to 99"
-        case .unknownCourse(let id):
+        case .unknownCourse(let id, let suggestions) where !suggestions.isEmpty:
+            let list = suggestions.count == 1 ? suggestions[0] : suggestions.dropLast().joined(separator: ", ") + " or " + (suggestions.last ?? "")
+            return "unknown course \"\(id)\": did you mean \(list)? --course takes the course's id (`putting courses` lists them)"
+        case .unknownCourse(let id, _):
             return "unknown course \"\(id)\": list courses with `putting courses` or import one with `putting course import`"
         case .unknownHole(let course, let number):
             return "course \"\(course)\" has no hole \(number): list its holes with `putting holes \(course)`"
         case .stimpOutOfRange(let s):
+            // A stimp read in metres (1.2–4.9 m) is 4–16 ft: say so.
+            let feet = s * 3.28084
+            let metres = s < PuttingError.stimpRange.lowerBound && PuttingError.stimpRange.contains(feet)
+                ? "; if \(PuttingError.short(s)) is metres, that is --stimp \(PuttingError.short((feet * 10).rounded() / 10)) (feet)" : ""
             return "stimp \(PuttingError.short(s)) ft is out of range: give a green speed from \(PuttingError.short(PuttingError.stimpRange.lowerBound)) "
-                + "to \(PuttingError.short(PuttingError.stimpRange.upperBound)) ft (real greens measure about 7 when slow to 13–14 at tournaments)"
+                + "to \(PuttingError.short(PuttingError.stimpRange.upperBound)) ft (real greens measure about 7 when slow to 13–14 at tournaments)\(metres)"
         case .finishPastOutOfRange(let v):
             return "finish-past distance \(PuttingError.short(v)) ft is out of range: give a value from 0 to 10 ft (default 17 in = 1.417 ft)"
         case .positionOffGreen(let what, let p, let course, let hole, let sx, let sz):
             return "\(what) (\(PuttingError.short(p.x)), \(PuttingError.short(p.z))) is outside the green of \(course) hole \(hole): "
                 + "pick a point on the green (x \(PuttingError.short(sx.lowerBound))…\(PuttingError.short(sx.upperBound)), "
                 + "z \(PuttingError.short(sz.lowerBound))…\(PuttingError.short(sz.upperBound)) ft)"
+        case .positionOutsideGreen(let what, let p, let course, let hole, let insideBox, let nearest, let distance):
+            let at = "(\(PuttingError.short(p.x)), \(PuttingError.short(p.z)))"
+            guard let nearest, let distance else {
+                return "\(what) \(at) is outside the green of \(course) hole \(hole): the green has no cell to play from"
+            }
+            let option = what == "ball" || what == "flag" ? "--\(what)" : what
+            return "\(what) \(at) is outside the green of \(course) hole \(hole)\(insideBox ? " (inside the grid's box, but outside the green's outline)" : ""): "
+                + "the nearest point on the green is (\(PuttingError.short(nearest.x)), \(PuttingError.short(nearest.z))), "
+                + "\(fixed(distance, 1)) ft away, e.g. \(option) \(PuttingError.short(nearest.x)),\(PuttingError.short(nearest.z)); "
+                + "`putting render --course \(course) --hole \(hole) --svg FILE` draws the green with a grid in feet"
+        case .noStoredCup(let course, let hole):
+            return "\(course) hole \(hole) has no stored cup position (its config.json has no hole_location): give --flag X,Z in feet"
         case .ballOnHole(let d, let r):
             return "the ball is on the hole (\(PuttingError.short(d)) ft from the flag): place it at least one cup radius (\(PuttingError.short(r)) ft) away"
         case .notFinite(let what):

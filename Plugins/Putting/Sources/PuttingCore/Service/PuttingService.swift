@@ -290,13 +290,13 @@ public final class PuttingService {
     }
 
     public func holes(course id: String) throws(PuttingError) -> HoleListing {
-        guard let course = try store.course(id: id) else { throw .unknownCourse(id) }
+        guard let course = try store.course(id: id) else { throw .unknownCourse(id, suggestions: courseSuggestions(id)) }
         return HoleListing(course: course, holes: try store.holeSummaries(courseID: id))
     }
 
     /// The hole a request names, or the error that says which part is unknown.
     public func hole(course: String, number: Int) throws(PuttingError) -> Hole {
-        guard try store.course(id: course) != nil else { throw .unknownCourse(course) }
+        guard try store.course(id: course) != nil else { throw .unknownCourse(course, suggestions: courseSuggestions(course)) }
         guard let hole = try store.hole(courseID: course, number: number) else { throw .unknownHole(course: course, number: number) }
         return hole
     }
@@ -309,7 +309,7 @@ public final class PuttingService {
                          progress: ((Double) -> Void)? = nil) throws(PuttingError) -> BestLineOutcome
     {
         let hole = try hole(course: request.course, number: request.hole)
-        try BestLineEngine.validate(request, hole: hole)
+        do { try BestLineEngine.validate(request, hole: hole) } catch { throw explained(error, model: request.model) }
         let key = request.contentKey(heightfieldHash: hole.heightfieldHash ?? "")
         if options.useCache, let cached = try cachedResult(key: key) { return .result(cached, cached: true) }
         if options.async {
@@ -398,7 +398,7 @@ public final class PuttingService {
             return JobStatus(job: job, result: result)
         } catch {
             job.state = .failed
-            job.error = error.description
+            job.error = explained(error, model: request.model).description
             job.updatedAt = PuttingService.iso8601(clock())
             try store.putJob(job)
             return JobStatus(job: job)

@@ -220,16 +220,38 @@ public enum TennisCommands {
             self.linkFailure = linkFailure
         }
 
+        /// The speeds and spins really launched. A drill's balls each have their own, so its
+        /// header counts them ("2 × 50 mph topspin, 2 × 40 mph flat"); a session's are the same
+        /// for every ball. (The settings' speed and spin are a drill's first ball's only: the header
+        /// said "60 mph topspin" for a drill of 40 mph flat balls.)
+        var launched: String {
+            let s = log.settings
+            guard s.mode == .drill else { return "\(s.speed.mph) mph \(s.spin.rawValue)" }
+            let sent = log.launches.filter { $0.frame != nil }
+            guard !sent.isEmpty else { return "no ball launched" }
+            guard sent.allSatisfy({ $0.speed != nil && $0.spin != nil }) else {
+                return "\(sent.count) ball\(sent.count == 1 ? "" : "s") (speed and spin per ball not recorded in this log)"
+            }
+            var kinds: [(label: String, count: Int)] = []
+            for l in sent {
+                let label = "\(l.speed?.mph ?? 0) mph \(l.spin?.rawValue ?? "")"
+                if let k = kinds.firstIndex(where: { $0.label == label }) { kinds[k].count += 1 } else { kinds.append((label, 1)) }
+            }
+            if kinds.count == 1 { return "\(sent.count) ball\(sent.count == 1 ? "" : "s") at \(kinds[0].label)" }
+            return "\(sent.count) balls (" + kinds.map { "\($0.count) × \($0.label)" }.joined(separator: ", ") + ")"
+        }
+
         public var text: String {
             var lines: [String] = []
             let s = log.settings
-            lines.append("\(s.mode.rawValue) session: \(s.speed.mph) mph \(s.spin.rawValue), checksum \(s.checksum.rawValue), table \(s.table)\(s.mode == .interactive ? ", interval \(Format.number(s.interval)) s" : "")\(s.dryRun ? ", dry run" : "")")
+            lines.append("\(s.mode.rawValue) session: \(launched), checksum \(s.checksum.rawValue), table \(s.table)\(s.mode == .interactive ? ", interval \(Format.number(s.interval)) s" : "")\(s.dryRun ? ", dry run" : "")")
             for l in log.launches {
                 var line = "launch \(l.decision.index)"
                 if s.mode == .interactive { line += " at t=\(Format.fixed(l.decision.time, 2)) s (\(l.decision.positions) positions)" }
                 if let zone = l.decision.zone, let frame = l.frame {
                     line += ": zone \(zone)"
                     if let target = l.target { line += " from \(target.rounded(2))" }
+                    if s.mode == .drill, let speed = l.speed, let spin = l.spin { line += ", \(speed.mph) mph \(spin.rawValue)" }
                     line += " → \(frame)"
                     if let outcome = l.outcome {
                         line += " \(outcome.rawValue)"

@@ -57,9 +57,11 @@ public struct Drill: Sendable, Equatable {
     /// Parses and validates drill text. Errors are one line: the file, line and column, and the
     /// step they belong to (`step 2: …`).
     public static func parse(_ text: String, file: String) throws(InputError) -> Drill {
-        let input = try JSONInput(text: text, file: file)
-        return try parse(input)
+        try parse(try JSONInput(text: text, file: file, expecting: expected))
     }
+
+    /// What a drill file holds, in one line (for a file that is not JSON at all).
+    static let expected = #"a JSON drill (schema: drill.schema.json in the tennis plugin's folder): {"name": "…", "steps": [{"zone": 0–15, "speed": 20–80, "spin": "topspin", "delay": 2–9}]}"#
 
     public static func parse(_ input: JSONInput) throws(InputError) -> Drill {
         let root = try input.object(at: "")

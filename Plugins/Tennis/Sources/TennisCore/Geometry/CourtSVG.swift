@@ -69,13 +69,22 @@ public struct CourtSVG: Sendable {
         }
         if !launches.isEmpty {
             s += "<g class=\"targets\" font-family=\"sans-serif\" font-size=\"11\" text-anchor=\"middle\">\n"
-            for l in launches {
-                guard let p = l.target, p.isFinite else { continue }
-                let ok = l.frame != nil && (l.outcome?.succeeded ?? true)
-                let fill = ok ? "#e8731c" : "none"
-                s += "<circle class=\"target\" data-launch=\"\(l.decision.index)\" data-zone=\"\(l.decision.zone.map(String.init) ?? "none")\" cx=\"\(sx(p.x))\" cy=\"\(sy(p.y))\" r=\"8\" fill=\"\(fill)\" stroke=\"#8a3b00\" stroke-width=\"2\"/>\n"
-                s += "<text x=\"\(sx(p.x))\" y=\"\(sy(p.y))\" dy=\"-11\" fill=\"#5a2600\">\(l.decision.index)</text>\n"
+            var labels = ""
+            for group in labelGroups(launches) {
+                for l in group.launches {
+                    guard let p = l.target else { continue }
+                    let ok = l.frame != nil && (l.outcome?.succeeded ?? true)
+                    let fill = ok ? "#e8731c" : "none"
+                    s += "<circle class=\"target\" data-launch=\"\(l.decision.index)\" data-zone=\"\(l.decision.zone.map(String.init) ?? "none")\" cx=\"\(sx(p.x))\" cy=\"\(sy(p.y))\" r=\"8\" fill=\"\(fill)\" stroke=\"#8a3b00\" stroke-width=\"2\"/>\n"
+                }
+                // One label per group of targets that would overlap: their launch numbers, in order.
+                let numbers = group.launches.map { String($0.decision.index) }
+                let text = numbers.count <= 6 ? numbers.joined(separator: ", ")
+                    : numbers.prefix(3).joined(separator: ", ") + " … \(numbers.last ?? "") (\(numbers.count) balls)"
+                labels += "<text class=\"launch-numbers\" x=\"\(sx(group.at.x))\" y=\"\(sy(group.top))\" dy=\"-11\" fill=\"#5a2600\">\(text)</text>\n"
             }
+            // Labels after every circle, with a halo, so that no target covers a number.
+            s += "<g class=\"labels\" stroke=\"#f4f1ea\" stroke-width=\"3\" stroke-opacity=\"0.8\" paint-order=\"stroke\">\n" + labels + "</g>\n"
             s += "</g>\n"
         }
         s += "<g class=\"zone-numbers\" font-family=\"sans-serif\" font-size=\"13\" font-weight=\"bold\" fill=\"#ffffff\" stroke=\"#1f4a26\" stroke-width=\"3\" stroke-opacity=\"0.7\" paint-order=\"stroke\">\n"
@@ -84,15 +93,46 @@ public struct CourtSVG: Sendable {
         // Legend along the bottom.
         let legendY = Court.clampY.upperBound + 0.2
         s += "<g class=\"legend\" font-family=\"sans-serif\" font-size=\"12\" fill=\"#222\">\n"
-        if sectors.isEmpty {
-            s += "<circle cx=\"\(sx(0))\" cy=\"\(sy(legendY))\" r=\"2.5\" fill=\"#1f5fa8\"/><text x=\"\(sx(0.25))\" y=\"\(sy(legendY))\" dy=\"4\">position (feet, projected)</text>\n"
-        } else {
-            s += "<rect x=\"\(sx(-0.2))\" y=\"\(sy(legendY - 0.15))\" width=\"\(len(0.4))\" height=\"\(len(0.3))\" fill=\"none\" stroke=\"#1f3f8a\" stroke-dasharray=\"4 2\"/><text x=\"\(sx(0.35))\" y=\"\(sy(legendY))\" dy=\"4\">random sector</text>\n"
+        // Only what the picture shows: positions when there are some, sectors when a drill has
+        // them, targets when balls were launched; side by side from the court's left edge.
+        var entries: [(Double) -> String] = []
+        let cy = sy(legendY)
+        if positions.contains(where: \.isFinite) {
+            entries.append { x in "<circle cx=\"\(sx(x))\" cy=\"\(cy)\" r=\"2.5\" fill=\"#1f5fa8\"/><text x=\"\(sx(x + 0.35))\" y=\"\(cy)\" dy=\"4\">player's feet (projected)</text>" }
         }
-        s += "<circle cx=\"\(sx(4.6))\" cy=\"\(sy(legendY))\" r=\"6\" fill=\"#e8731c\" stroke=\"#8a3b00\"/><text x=\"\(sx(4.9))\" y=\"\(sy(legendY))\" dy=\"4\">target (launch number)</text>\n"
+        if !sectors.isEmpty {
+            entries.append { x in "<rect x=\"\(sx(x - 0.2))\" y=\"\(sy(legendY - 0.15))\" width=\"\(len(0.4))\" height=\"\(len(0.3))\" fill=\"none\" stroke=\"#1f3f8a\" stroke-dasharray=\"4 2\"/><text x=\"\(sx(x + 0.35))\" y=\"\(cy)\" dy=\"4\">random sector</text>" }
+        }
+        if launches.contains(where: { $0.target?.isFinite ?? false }) {
+            entries.append { x in "<circle cx=\"\(sx(x))\" cy=\"\(cy)\" r=\"6\" fill=\"#e8731c\" stroke=\"#8a3b00\"/><text x=\"\(sx(x + 0.35))\" y=\"\(cy)\" dy=\"4\">target (launch numbers)</text>" }
+        }
+        // Each entry as wide as its marker and label (12 px text, about 0.55 em a character).
+        let labels = [positions.contains(where: \.isFinite) ? "player's feet (projected)" : nil, sectors.isEmpty ? nil : "random sector",
+                      launches.contains(where: { $0.target?.isFinite ?? false }) ? "target (launch numbers)" : nil].compactMap { $0 }
+        var x = -0.6
+        for (entry, label) in zip(entries, labels) {
+            s += entry(x) + "\n"
+            x += 0.35 + Double(label.count) * 12 * 0.55 / scale + 0.5
+        }
         s += "</g>\n"
         s += "</svg>\n"
         return s
+    }
+
+    /// Launches whose targets would overlap on the picture (closer than a marker, 0.45 m), in
+    /// launch order: each group gets one label.
+    func labelGroups(_ launches: [LaunchRecord]) -> [(at: Point2D, top: Double, launches: [LaunchRecord])] {
+        var groups: [(at: Point2D, top: Double, launches: [LaunchRecord])] = []
+        for l in launches {
+            guard let p = l.target, p.isFinite else { continue }
+            if let k = groups.firstIndex(where: { g in g.launches.contains { ($0.target.map { ($0.x - p.x) * ($0.x - p.x) + ($0.y - p.y) * ($0.y - p.y) } ?? 99) < 0.45 * 0.45 } }) {
+                groups[k].launches.append(l)
+                groups[k].top = min(groups[k].top, p.y)
+            } else {
+                groups.append((p, p.y, [l]))
+            }
+        }
+        return groups
     }
 
     private func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) -> String {

@@ -33,8 +33,10 @@ public enum DetectionReader {
         do {
             document = try JSONParser.parseDocument(text)
         } catch {
+            // Each line is parsed alone: a CSV header or row says what a detection line is.
+            let csv = error.message.hasPrefix("this looks like CSV") ? "; a detection line is {\"t\":seconds,\"x\":px,\"y\":px}" : ""
             throw InputError(file: file, location: SourceLocation(line: line, column: error.location.column, offset: 0),
-                             message: error.message)
+                             message: error.message + csv)
         }
         let input = JSONInput(document: document, file: file)
         func located(_ error: InputError) -> InputError {

@@ -12,7 +12,7 @@ public struct PairsFile: Sendable, Equatable {
     public var pairPointers: [String]
 
     public static func parse(_ text: String, file: String) throws(InputError) -> PairsFile {
-        let input = try JSONInput(text: text, file: file)
+        let input = try JSONInput(text: text, file: file, expecting: #"a JSON pairs file: {"pairs": [{"image": [x, y], "court": [X, Y]}, …]}"#)
         let root = try input.object(at: "")
         var pairs: [PointPair] = []
         var pointers: [String] = []
@@ -57,7 +57,8 @@ public struct TapsFile: Sendable, Equatable {
     public var camera: String?
 
     public static func parse(_ text: String, file: String) throws(InputError) -> TapsFile {
-        let input = try JSONInput(text: text, file: file)
+        let input = try JSONInput(text: text, file: file,
+                                  expecting: #"a JSON taps file: {"net_left": [x, y], "net_right": [x, y], "baseline_left": [x, y], "baseline_right": [x, y], "t": [x, y]} in image pixels"#)
         let root = try input.object(at: "")
         try input.rejectUnknownKeys(root, allowed: CalibrationTaps.keys + ["camera"], at: "")
         var points: [Point2D] = []

@@ -59,6 +59,17 @@ public struct JSONInput: Sendable {
         self.init(document: parsed, file: file)
     }
 
+    /// Parses text that should be the document `expected` describes ("a JSON drill (schema: …)"):
+    /// a file that is not JSON from its first line on (a CSV, a table) is told what was expected.
+    public init(text: String, file: String, expecting expected: String) throws(InputError) {
+        do {
+            try self.init(text: text, file: file)
+        } catch {
+            guard error.location.line == 1 else { throw error }
+            throw InputError(file: error.file, location: error.location, message: error.message + "; expected " + expected)
+        }
+    }
+
     private static let start = SourceLocation(line: 1, column: 1, offset: 0)
 
     public func location(of pointer: String) -> SourceLocation { document?.location(of: pointer) ?? JSONInput.start }

@@ -47,6 +47,10 @@ public struct LaunchRecord: Sendable, Equatable, Codable {
     public var replyLatency: Double?
     public var completionLatency: Double?
     public var invalidReplies: Int?
+    /// The speed and spin of the command (a drill's balls each have their own); nil in logs
+    /// stored before they were recorded.
+    public var speed: BallSpeed?
+    public var spin: Spin?
 }
 
 /// Counts and latencies of a session.
@@ -326,6 +330,8 @@ public final class BallMachineSession {
         let frame = CommandFrame(settings: settingsForZone, start: true)
         let bytes = frame.encode(checksum: settings.checksum)
         record.frame = bytes.hex
+        record.speed = speed ?? settings.speed
+        record.spin = spin ?? settings.spin
         summary.zoneCounts[zone] += 1
         guard let exchange else {
             recorder.record(.dryRun, launch: launch, zone: zone, bytes: bytes.hex, note: "dry run: not sent")
