@@ -15,6 +15,7 @@ func monotonicNanoseconds() -> UInt64 {
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
+/// @unchecked Sendable: the collected lines are guarded by `lock`.
 final class StampedSimulator: @unchecked Sendable {
     /// One report line of the simulator: "connection opened", "received UW=… ctrl=1 → accepted, completed", …
     struct Line {
@@ -122,7 +123,8 @@ final class StampedSimulator: @unchecked Sendable {
     deinit { stop() }
 }
 
-/// A `clubhouse` command started in the background with its stderr collected.
+/// A `clubhouse` command started in the background with its stderr collected (guarded by `lock`,
+/// hence @unchecked Sendable).
 final class RunningClubhouse: @unchecked Sendable {
     let process = Process()
     private let err = Pipe()

@@ -30,6 +30,7 @@ struct SafeState: Sendable, Equatable {
 /// machine, whatever connections reach it: a stop written on a new connection makes it safe). A
 /// device is safe when nothing was written to it yet, or when the last frame written was the safe
 /// state's and the device's acknowledgement was read after it (a refused stop leaves it unsafe).
+/// @unchecked Sendable: every entry is read and written under `lock`.
 final class DeviceSafetyBook: @unchecked Sendable {
     private struct Entry {
         var state: SafeState

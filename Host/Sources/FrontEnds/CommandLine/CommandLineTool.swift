@@ -387,6 +387,8 @@ final class CancelAtProgress: ProgressSink, @unchecked Sendable {
 /// `storeGraceMilliseconds` to finish storing, then quits (exit 130); the third quits at once.
 /// SIGTERM counts like Ctrl-C and takes the second step by itself when the call has not returned
 /// within `CallContext.cleanupGraceMilliseconds` (a service manager's stop must end).
+/// @unchecked Sendable: its counters and the call it stops are guarded by `lock`; the signal
+/// sources are set once in init.
 final class InterruptHandler: @unchecked Sendable {
     /// How long a call gets to store what it did after the host stopped its devices.
     static let storeGraceMilliseconds = 3_000
