@@ -239,7 +239,7 @@ final class Tennis: Plugin {
     static func storing<T>(_ call: Invocation, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as PluginError where error.status == .cancelled && call.isCancelled {
+        } catch let error as PluginError where (error.status == .cancelled || error.status == .timeout) && call.isCancelled {
             return try body()
         }
     }
