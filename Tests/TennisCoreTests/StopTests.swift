@@ -46,8 +46,10 @@ final class RecordingJournal: SessionJournal {
     var events: [SessionEvent] = []
     var summaries: [SessionSummary] = []
     func begin(_ settings: SessionSettings) throws { begun = settings }
-    func record(_ event: SessionEvent) { events.append(event) }
-    func progress(_ summary: SessionSummary) { summaries.append(summary) }
+    func record(_ events: [SessionEvent], summary: SessionSummary) {
+        self.events += events
+        summaries.append(summary)
+    }
 }
 
 final class StopTests: XCTestCase {
@@ -70,9 +72,12 @@ final class StopTests: XCTestCase {
         XCTAssertTrue(BallMachineSession.stopAcknowledged(log.summary))
         XCTAssertEqual(log.summary.stopNote, "sent on a new connection after the old one dropped")
         XCTAssertTrue(log.events.contains { $0.note == "reconnected to the ball machine to send the stop command" })
-        // The journal saw the session begin, every event as it happened and the counts after the launch.
+        // The journal saw the session begin, the launch's events and counts after it — and nothing
+        // of the stop (that waits for no storage; the end stores it).
         XCTAssertEqual(journal.begun?.mode, .manual)
-        XCTAssertEqual(journal.events, log.events)
+        XCTAssertEqual(journal.events.first?.kind, .command)
+        XCTAssertEqual(journal.events, Array(log.events.prefix(journal.events.count)))
+        XCTAssertFalse(journal.events.contains { $0.kind == .stop || $0.kind == .abort })
         XCTAssertEqual(journal.summaries.last?.sent, 1)
     }
 

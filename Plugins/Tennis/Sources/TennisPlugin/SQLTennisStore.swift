@@ -138,7 +138,7 @@ struct DrillRunRow {
 }
 
 /// Stores a session while it runs (TennisCore's `SessionJournal`): its row (and drill-run row) at the
-/// start, each event as it happens, the counts after each launch, and the whole log at the end
+/// start, each launch's events and the counts after it, and the whole log at the end
 /// (`complete`). A write that fails meanwhile (eg: interrupted) is not thrown: the end writes
 /// everything again. `storing` wraps the writes that must not be lost (Tennis.storing: a cancelled
 /// call looks at its cancel and tries again within its grace).
@@ -160,14 +160,12 @@ final class SQLSessionJournal: SessionJournal {
         try storing { id = try store.beginSession(settings, startedAt: startedAt, drill: drill) }
     }
 
-    func record(_ event: SessionEvent) {
+    func record(_ events: [SessionEvent], summary: SessionSummary) {
         guard let id else { return }
-        try? store.appendEvent(event, session: id)
-    }
-
-    func progress(_ summary: SessionSummary) {
-        guard let id else { return }
-        try? store.updateSummary(summary, session: id)
+        try? store.storage.transaction {
+            for e in events { try store.appendEvent(e, session: id) }
+            try store.updateSummary(summary, session: id)
+        }
     }
 
     /// The whole log at the end; the session's id.

@@ -123,10 +123,10 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
 public protocol SessionJournal: AnyObject {
     /// Before anything is sent (never for a dry run).
     func begin(_ settings: SessionSettings) throws
-    /// Each event as it is recorded; a failure is the journal's to remember.
-    func record(_ event: SessionEvent)
-    /// The counts after each launch.
-    func progress(_ summary: SessionSummary)
+    /// The events recorded since the last call, and the counts: after each launch (its command
+    /// and replies) — never between a stop request and the stop command, which must not wait for
+    /// storage. A failure is the journal's to remember (the end stores everything again).
+    func record(_ events: [SessionEvent], summary: SessionSummary)
 }
 
 /// Drives one session. Feed it detections (interactive) or one target (manual), then `finish()`.
@@ -171,10 +171,18 @@ public final class BallMachineSession {
         exchange = settings.dryRun ? nil : link.map { CommandExchange(link: $0, clock: clock, checksum: settings.checksum, policy: settings.policy) }
         planner = try LaunchPlanner(interval: settings.interval)
         self.journal = settings.dryRun ? nil : journal
-        if let journal = self.journal {
-            try journal.begin(settings)
-            recorder.onRecord = { [unowned journal] event in journal.record(event) }
-        }
+        try self.journal?.begin(settings)
+    }
+
+    /// Events not yet given to the journal.
+    private var journaled = 0
+
+    /// Gives the journal the events recorded since the last time, with the counts so far.
+    private func journalEvents() {
+        guard let journal, journaled < recorder.events.count else { return }
+        let events = Array(recorder.events[journaled...])
+        journaled = recorder.events.count
+        journal.record(events, summary: currentSummary())
     }
 
     // MARK: Interactive
@@ -245,7 +253,7 @@ public final class BallMachineSession {
             }
             launches.append(record)
             out.append(record)
-            journal?.progress(currentSummary())
+            journalEvents()
             if let outcome = record.outcome, !outcome.succeeded {
                 consecutiveFailures += 1
                 if consecutiveFailures >= settings.policy.maxConsecutiveFailures {
@@ -272,7 +280,7 @@ public final class BallMachineSession {
         summary.launches += 1
         try send(zone: zone, launch: index, into: &record)
         launches.append(record)
-        journal?.progress(currentSummary())
+        journalEvents()
         return record
     }
 
@@ -292,7 +300,7 @@ public final class BallMachineSession {
             throw error
         }
         launches.append(record)
-        journal?.progress(currentSummary())
+        journalEvents()
         if let outcome = record.outcome, !outcome.succeeded {
             consecutiveFailures += 1
             if consecutiveFailures >= settings.policy.maxConsecutiveFailures {

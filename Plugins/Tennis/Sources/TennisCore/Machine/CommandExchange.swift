@@ -205,9 +205,6 @@ public final class EventRecorder {
     private let clock: SessionClock
     public let origin: Double
 
-    /// Called with each event as it is recorded (a journal that stores it at once).
-    public var onRecord: ((SessionEvent) -> Void)?
-
     public init(clock: SessionClock) {
         self.clock = clock
         origin = clock.now()
@@ -218,10 +215,8 @@ public final class EventRecorder {
     public func record(_ kind: SessionEvent.Kind, launch: Int? = nil, attempt: Int? = nil, zone: Int? = nil,
                        bytes: String? = nil, reply: ReplyCode? = nil, latency: Double? = nil, note: String? = nil)
     {
-        let event = SessionEvent(seq: events.count + 1, kind: kind, at: elapsed, launch: launch, attempt: attempt,
-                                 zone: zone, bytes: bytes, reply: reply, latency: latency, note: note)
-        events.append(event)
-        onRecord?(event)
+        events.append(SessionEvent(seq: events.count + 1, kind: kind, at: elapsed, launch: launch, attempt: attempt,
+                                   zone: zone, bytes: bytes, reply: reply, latency: latency, note: note))
     }
 }
 
