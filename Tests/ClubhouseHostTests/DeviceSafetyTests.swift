@@ -6,6 +6,8 @@ import CClubhouse
 import ClubhouseJSON
 import XCTest
 @testable import ClubhouseHost
+@testable import ClubhouseWire
+@testable import ClubhouseWire
 
 final class DeviceSafetyTests: XCTestCase {
     static let start: [UInt8] = [0x5A, 0xA5, 0x83, 0x32, 0x32, 0x32, 0x32, 0x32, 0x01, 0x4F]
@@ -114,7 +116,8 @@ extension DeviceBroker {
         var w = WireWriter()
         build(&w)
         var request = WireReader(w.bytes)
-        let (status, reply) = try serve(operation, &request, entry: entry, devices: &devices)
+        let decoded = try XCTUnwrap(try DeviceRequest.decode(operation, &request))
+        let (status, reply) = serve(decoded, entry: entry, limits: ServiceLimits(), devices: &devices)
         return (status, WireReader(reply))
     }
 }

@@ -10,6 +10,7 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,17 +33,18 @@ public final class DeviceBroker: @unchecked Sendable {
     /// The connections open now.
     var openConnections: [DeviceConnection] { lock.withLock { Array(open.values) } }
 
-    /// Opens device `name` for plugin `alias` (granted or not is checked by the caller's entry).
-    /// The call running on this thread (if any) owns it: the watchdog acts when that call is gone.
-    func open(name: String, for entry: PluginEntry) throws(TransportError) -> DeviceConnection {
-        let connection = try connect(name: name, for: entry)
+    /// Opens device `name` for plugin `alias` (granted or not is checked by the caller's entry),
+    /// within the plugin's `open_devices`. The call running on this thread (if any) owns it: the
+    /// watchdog acts when that call is gone.
+    func open(name: String, for entry: PluginEntry, limits: ServiceLimits = ServiceLimits()) throws(TransportError) -> DeviceConnection {
+        let connection = try connect(name: name, for: entry, limits: limits)
         if let call = CallContext.current { watch(connection, openedBy: call) }
         log.info("opened device '\(name)' (\(connection.address)) for '\(entry.alias)'")
         return connection
     }
 
-    /// A new connection to device `name` (checked against the plugin's grants).
-    private func connect(name: String, for entry: PluginEntry) throws(TransportError) -> DeviceConnection {
+    /// A new connection to device `name` (checked against the plugin's grants and limits).
+    private func connect(name: String, for entry: PluginEntry, limits: ServiceLimits) throws(TransportError) -> DeviceConnection {
         guard entry.isGranted(.device(name)) else {
             throw TransportError(status: .denied,
                                  message: "plugin '\(entry.alias)' may not open device '\(name)': the site does not grant \"device:\(name)\"; add it to the plugin's \"grants\" in plugins.json")
@@ -51,6 +53,10 @@ public final class DeviceBroker: @unchecked Sendable {
             let known = site.devices.keys.sorted()
             throw TransportError(status: .notFound,
                                  message: "site '\(site.name)' defines no device '\(name)'\(known.isEmpty ? "" : " (devices: \(known.joined(separator: ", ")))"); add it under \"devices\" in plugins.json")
+        }
+        let held = lock.withLock { open.values.filter { $0.owner == entry.alias }.count }
+        guard held < limits.openDevices else {
+            throw TransportError(status: .denied, message: LimitRefusal.openDevices(entry.alias, limits))
         }
         let (fd, address) = try openTransport(device)
         let connection = DeviceConnection(name: name, address: address, fd: fd, trace: device.trace, log: log,
@@ -135,7 +141,8 @@ public final class DeviceBroker: @unchecked Sendable {
             open: { host, name, out, reply in
                 guard let instance = PluginInstance.from(host), let name, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 do throws(TransportError) {
-                    let connection = try instance.runtime.devices.open(name: String(cString: name), for: instance.entry)
+                    let connection = try instance.runtime.devices.open(name: String(cString: name), for: instance.entry,
+                                                                       limits: instance.limits)
                     out.pointee = OpaquePointer(Unmanaged.passRetained(connection).toOpaque())
                     return Int32(CLUBHOUSE_OK)
                 } catch {
@@ -174,75 +181,52 @@ public final class DeviceBroker: @unchecked Sendable {
     // MARK: the wire face
 
     /// The most a runner's read may ask for at once (its proxy asks for at most this).
-    static let wireReadLimit = 1 << 20
+    static let wireReadLimit = DeviceRequest.maximumRead
 
     /// The buffer a runner's read gets: what it asked for, at least 1 byte, at most `wireReadLimit`.
     static func wireReadCapacity(_ requested: UInt32) -> Int { min(max(1, Int(requested)), wireReadLimit) }
 
-    /// Answers a runner's device service call for plugin `entry`. Every reply starts with a
-    /// message (empty on success): open adds u32 handle; read adds the bytes read.
-    func serve(_ operation: WireOperation, _ r: inout WireReader, entry: PluginEntry,
-               devices: inout WireHandles<DeviceConnection>) throws(WireError) -> (Int32, [UInt8]) {
-        var w = WireWriter()
-        switch operation {
-        case .deviceOpen:
-            let name = try r.str()
+    /// Answers a runner's device service call (DeviceRequest) for plugin `entry`. Every reply
+    /// (DeviceReply) starts with a message, empty on success: open adds the handle, read the bytes.
+    func serve(_ request: DeviceRequest, entry: PluginEntry, limits: ServiceLimits,
+               devices: inout WireHandles<DeviceConnection>) -> (Int32, [UInt8]) {
+        let operation = request.operation
+        switch request {
+        case .open(let name):
             do throws(TransportError) {
-                let connection = try open(name: name, for: entry)
-                w.str("")
-                w.u32(devices.insert(connection))
-                w.str(connection.address)
-                return (Int32(CLUBHOUSE_OK), w.bytes)
+                let connection = try open(name: name, for: entry, limits: limits)
+                return (Int32(CLUBHOUSE_OK), DeviceReply(message: "", handle: devices.insert(connection), address: connection.address).encode(for: operation))
             } catch {
-                w.str(error.message)
-                return (error.status.rawValue, w.bytes)
+                return (error.status.rawValue, DeviceReply(message: error.message).encode(for: operation))
             }
-        case .deviceWrite:
-            let handle = try r.u32()
-            let bytes = try r.data()
+        case .write(let handle, let bytes):
             guard let connection = devices[handle] else {
-                w.str("no such device handle")
-                return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+                return (Int32(CLUBHOUSE_INVALID_ARGUMENT), DeviceReply(message: "no such device handle").encode(for: operation))
             }
             let status = bytes.withUnsafeBytes { connection.write($0) }
-            w.str(status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError)
-            return (status, w.bytes)
-        case .deviceRead:
-            let handle = try r.u32()
-            let capacity = DeviceBroker.wireReadCapacity(try r.u32())
-            let timeout = try r.i32()
+            return (status, DeviceReply(message: status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError).encode(for: operation))
+        case .read(let handle, let requested, let timeout):
             guard let connection = devices[handle] else {
-                w.str("no such device handle")
-                return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+                return (Int32(CLUBHOUSE_INVALID_ARGUMENT), DeviceReply(message: "no such device handle").encode(for: operation))
             }
-            var buffer = [UInt8](repeating: 0, count: capacity)
+            var buffer = [UInt8](repeating: 0, count: DeviceBroker.wireReadCapacity(requested))
             var length = 0
             let status = buffer.withUnsafeMutableBytes { connection.read(into: $0, length: &length, timeout: timeout) }
-            w.str(status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError)
-            w.data(Array(buffer[0..<min(length, buffer.count)]))
-            return (status, w.bytes)
-        case .deviceSafeState:
-            let handle = try r.u32()
-            let frame = try r.data()
-            let acknowledgement = try r.data()
-            let timeout = try r.i32()
+            let reply = DeviceReply(message: status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError,
+                                    bytes: Array(buffer[0..<min(length, buffer.count)]))
+            return (status, reply.encode(for: operation))
+        case .safeState(let handle, let frame, let acknowledgement, let timeout):
             guard let connection = devices[handle] else {
-                w.str("no such device handle")
-                return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+                return (Int32(CLUBHOUSE_INVALID_ARGUMENT), DeviceReply(message: "no such device handle").encode(for: operation))
             }
             let status = connection.setSafeState(frame: frame, acknowledgement: acknowledgement, timeoutMilliseconds: timeout)
-            w.str(status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError)
-            return (status, w.bytes)
-        default:
-            w.str("not a device operation: \(operation)")
-            return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+            return (status, DeviceReply(message: status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError).encode(for: operation))
         }
     }
 
-    /// A runner's one-way `deviceClose` frame (u32 device handle).
+    /// A runner's one-way `deviceClose` frame.
     static func serveClose(_ payload: [UInt8], devices: inout WireHandles<DeviceConnection>) {
-        var r = WireReader(payload)
-        if let handle = try? r.u32(), let connection = devices.remove(handle) { connection.close() }
+        if let message = try? HandleMessage.decode(payload), let connection = devices.remove(message.handle) { connection.close() }
     }
 }
 
@@ -282,17 +266,9 @@ final class DeviceConnection: @unchecked Sendable {
         self.owner = owner
         self.broker = broker
         addressStorage = Array(address.utf8CString)
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for end in ends {
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            ends = [-1, -1]
-        }
-        wake = ends[0]
-        wakeWriter = ends[1]
+        let ends = Descriptor.pipe(nonBlocking: true) ?? (-1, -1)
+        wake = ends.0
+        wakeWriter = ends.1
     }
 
     deinit {
