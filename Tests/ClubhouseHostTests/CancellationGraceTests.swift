@@ -29,13 +29,15 @@ final class CancellationGraceTests: XCTestCase {
         let call = CallContext(flags: 0, progress: SilentProgress(), alias: "p")
         XCTAssertEqual(call.makeCurrent { db.exec(CancellationGraceTests.busy) }, Int32(CLUBHOUSE_OK), "not cancelled")
         call.cancel()
-        XCTAssertEqual(call.makeCurrent { db.exec(CancellationGraceTests.busy) }, Int32(CLUBHOUSE_CANCELLED),
-                       "cancelled and not seen: interrupted at once")
-        XCTAssertEqual(db.lastError, "the statement was interrupted: the call was cancelled")
+        // The message is the call's own (read while it runs, as a plugin reads last_error).
+        let (status, message) = call.makeCurrent { (db.exec(CancellationGraceTests.busy), db.lastError) }
+        XCTAssertEqual(status, Int32(CLUBHOUSE_CANCELLED), "cancelled and not seen: interrupted at once")
+        XCTAssertEqual(message, "the statement was interrupted: the call was cancelled")
         // The plugin looks (the C face's is_cancelled answers 1 and notes it).
         let seen = call.withCStruct { $0.pointee.is_cancelled?($0) }
         XCTAssertEqual(seen, 1)
-        XCTAssertEqual(call.makeCurrent { db.exec(CancellationGraceTests.busy) }, Int32(CLUBHOUSE_OK), db.lastError)
+        let (after, afterMessage) = call.makeCurrent { (db.exec(CancellationGraceTests.busy), db.lastError) }
+        XCTAssertEqual(after, Int32(CLUBHOUSE_OK), afterMessage)
         XCTAssertFalse(call.interruptsStatements)
     }
 
@@ -44,9 +46,10 @@ final class CancellationGraceTests: XCTestCase {
         let call = CallContext(flags: 0, progress: SilentProgress(), alias: "p")
         call.cancel()
         call.noteCancelSeen(millisecondsAgo: CallContext.cleanupGraceMilliseconds + 1)
-        XCTAssertEqual(call.makeCurrent { db.exec(CancellationGraceTests.busy) }, Int32(CLUBHOUSE_CANCELLED))
-        XCTAssertTrue(db.lastError.hasPrefix("the statement was interrupted: the call was cancelled "), db.lastError)
-        XCTAssertTrue(db.lastError.hasSuffix("ms ago and its 5000 ms for cleaning up are over"), db.lastError)
+        let (status, message) = call.makeCurrent { (db.exec(CancellationGraceTests.busy), db.lastError) }
+        XCTAssertEqual(status, Int32(CLUBHOUSE_CANCELLED))
+        XCTAssertTrue(message.hasPrefix("the statement was interrupted: the call was cancelled "), message)
+        XCTAssertTrue(message.hasSuffix("ms ago and its 5000 ms for cleaning up are over"), message)
 
         let late = CallContext(flags: 0, progress: SilentProgress(), alias: "p")
         late.cancel()
@@ -58,8 +61,9 @@ final class CancellationGraceTests: XCTestCase {
         // A time limit that cancels (an isolated plugin's wall limit) ends as a timeout.
         let limited = CallContext(flags: 0, progress: SilentProgress(), alias: "p")
         limited.cancel(byDeadline: true)
-        XCTAssertEqual(limited.makeCurrent { db.exec(CancellationGraceTests.busy) }, Int32(CLUBHOUSE_TIMEOUT))
-        XCTAssertEqual(db.lastError, "the statement was interrupted: the call ran past its time limit")
+        let (limitedStatus, limitedMessage) = limited.makeCurrent { (db.exec(CancellationGraceTests.busy), db.lastError) }
+        XCTAssertEqual(limitedStatus, Int32(CLUBHOUSE_TIMEOUT))
+        XCTAssertEqual(limitedMessage, "the statement was interrupted: the call ran past its time limit")
     }
 
     func testASilenceBoundIsRenewedWhenTheRunnerIsHeardFrom() throws {

@@ -97,6 +97,17 @@ final class StampedSimulator: @unchecked Sendable {
         return nil
     }
 
+    /// Waits up to `timeout` s until every connection opened so far has closed; whether they had.
+    func waitUntilAllClosed(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let all = lines
+            if all.filter(\.opened).count <= all.filter({ $0.text.hasSuffix("connection closed") }).count { return true }
+            if Date() >= deadline { return false }
+            usleep(2_000)
+        }
+    }
+
     /// The configuration of one site whose ball machine is this simulator (tennis, with `isolation`).
     func config(_ c: Clubhouse, name: String, isolation: String = "in-process", tennisExtra: String = "") throws -> String {
         try c.write(name, """

@@ -8,6 +8,7 @@ import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
 import Dispatch
+import Synchronization
 import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
@@ -287,10 +288,8 @@ final class Session {
         if options.stylesOutput() { flags |= UInt32(CLUBHOUSE_CALL_STYLED_TEXT) }
         var progress: any ProgressSink = showsProgress && prepared.command.longRunning ? TerminalProgressBar() : SilentProgress()
         // A testing aid for the cancellation audit: cancel the call at its Nth progress update, as a
-        // Ctrl-C would at that moment (CLUBHOUSE_TEST_CANCEL_AT_PROGRESS=N), or at the Nth update of
-        // the first stage whose label starts with LABEL (=LABEL:N).
-        let cancelAt = FileSystem.environment("CLUBHOUSE_TEST_CANCEL_AT_PROGRESS").flatMap(CancelAtProgress.parse)
-            .map { CancelAtProgress(progress, at: $0.count, stage: $0.stage) }
+        // Ctrl-C would at that moment (CLUBHOUSE_TEST_CANCEL_AT_PROGRESS=N).
+        let cancelAt = FileSystem.environment("CLUBHOUSE_TEST_CANCEL_AT_PROGRESS").flatMap { UInt64($0) }.map { CancelAtProgress(progress, at: $0) }
         if let cancelAt { progress = cancelAt }
         let router = runtime.router
         let context = router.context(for: prepared, flags: flags, progress: progress)
@@ -327,28 +326,17 @@ final class Session {
     }
 }
 
-/// Passes progress on and cancels the call at its Nth progress update (N = 0: before it starts),
-/// counting only the updates of stages whose label starts with `stage` when one is given.
+/// Passes progress on and cancels the call at its Nth progress update (N = 0: before it starts).
 final class CancelAtProgress: ProgressSink, @unchecked Sendable {
     private let inner: any ProgressSink
     private let threshold: UInt64
-    private let stage: String?
     private let lock = Lock()
     private var updates: UInt64 = 0
-    private var counting: Bool
     private var cancel: (@Sendable () -> Void)?
 
-    init(_ inner: any ProgressSink, at threshold: UInt64, stage: String? = nil) {
+    init(_ inner: any ProgressSink, at threshold: UInt64) {
         self.inner = inner
         self.threshold = threshold
-        self.stage = stage
-        counting = stage == nil
-    }
-
-    /// "N" or "LABEL:N".
-    static func parse(_ text: String) -> (count: UInt64, stage: String?)? {
-        guard let colon = text.lastIndex(of: ":") else { return UInt64(text).map { ($0, nil) } }
-        return UInt64(text[text.index(after: colon)...]).map { ($0, String(text[..<colon])) }
     }
 
     /// Sets what cancelling does; with a threshold of 0 the call is cancelled before it starts.
@@ -358,7 +346,6 @@ final class CancelAtProgress: ProgressSink, @unchecked Sendable {
 
     private func count(_ step: UInt64) {
         let fire: (@Sendable () -> Void)? = lock.withLock {
-            guard counting else { return nil }
             updates += step
             guard updates >= threshold, let c = cancel else { return nil }
             cancel = nil
@@ -367,10 +354,7 @@ final class CancelAtProgress: ProgressSink, @unchecked Sendable {
         fire?()
     }
 
-    func begin(label: String, total: UInt64) {
-        if let stage { lock.withLock { counting = label.hasPrefix(stage) } }
-        inner.begin(label: label, total: total)
-    }
+    func begin(label: String, total: UInt64) { inner.begin(label: label, total: total) }
 
     func update(done: UInt64) {
         inner.update(done: done)
@@ -388,15 +372,14 @@ final class CancelAtProgress: ProgressSink, @unchecked Sendable {
 /// `storeGraceMilliseconds` to finish storing, then quits (exit 130); the third quits at once.
 /// SIGTERM counts like Ctrl-C and takes the second step by itself when the call has not returned
 /// within `CallContext.cleanupGraceMilliseconds` (a service manager's stop must end).
-/// @unchecked Sendable: its counters and the call it stops are guarded by `lock`; the signal
-/// sources are set once in init.
+/// The signals come through `SignalRelay` (a handler and a pipe), not Dispatch signal sources.
+/// @unchecked Sendable: its counters and the call it stops are guarded by `lock`.
 final class InterruptHandler: @unchecked Sendable {
     /// How long a call gets to store what it did after the host stopped its devices.
     static let storeGraceMilliseconds = 3_000
 
     private let runtime: SiteRuntime
     private let log: LogBroker
-    private var sources: [DispatchSourceSignal] = []
     private let lock = Lock()
     private var signals = 0
     private var context: CallContext?
@@ -407,13 +390,7 @@ final class InterruptHandler: @unchecked Sendable {
     init(runtime: SiteRuntime, log: LogBroker) {
         self.runtime = runtime
         self.log = log
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: DispatchQueue.global())
-            source.setEventHandler { [unowned self] in received(signalNumber) }
-            source.resume()
-            sources.append(source)
-        }
+        SignalRelay.shared.deliver(to: self)
     }
 
     /// Whether a signal came (the run of calls stops).
@@ -444,7 +421,7 @@ final class InterruptHandler: @unchecked Sendable {
     /// Set once `quit` has begun.
     private var quitting = false
 
-    private func received(_ signalNumber: Int32) {
+    fileprivate func received(_ signalNumber: Int32) {
         let (count, context, alias, generation) = lock.withLock { () -> (Int, CallContext?, String, Int) in
             signals += 1
             return (signals, self.context, self.alias, self.generation)
@@ -490,8 +467,68 @@ final class InterruptHandler: @unchecked Sendable {
         }
     }
 
-    func remove() {
-        sources.forEach { $0.cancel() }
+    func remove() { SignalRelay.shared.stop(delivering: self) }
+}
+
+/// SIGINT and SIGTERM turned into calls of `InterruptHandler.received` on a thread of their own.
+/// A handler (async-signal-safe: it writes the signal's number to a pipe) is installed rather than
+/// Dispatch signal sources: those set the signals to SIG_IGN and read them through a signalfd, and
+/// a thread that did not block them could take such a signal first and drop it (a Ctrl-C lost: the
+/// drill ran to its end; issue 30, DrillStopEndToEndTests). A handler is never ignored. SA_RESTART;
+/// a blocking call that returns EINTR all the same is retried where the host waits (Descriptor, Wire).
+/// One per process, made on first use (the pipe and the reading thread stay for the process's life,
+/// so the handler never writes to a closed descriptor).
+/// @unchecked Sendable: `recipient` is guarded by `lock`; the descriptors are set once in init.
+final class SignalRelay: @unchecked Sendable {
+    static let shared = SignalRelay()
+
+    /// The pipe's write end, for the handler (which can capture nothing): -1 until it exists.
+    private static let writeEnd = Atomic<Int32>(-1)
+
+    private let lock = Lock()
+    private weak var recipient: InterruptHandler?
+
+    private init() {
+        guard let (readEnd, writeEnd) = Descriptor.pipe(nonBlocking: false) else { return }
+        // Never blocks the handler: a full pipe (signals nobody read yet) loses only repeats.
+        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
+        SignalRelay.writeEnd.store(writeEnd, ordering: .releasing)
+        Thread.detach { [unowned self] in
+            var byte: UInt8 = 0
+            while true {
+                let n = read(readEnd, &byte, 1)
+                if n == 1 {
+                    let to = lock.withLock { recipient }
+                    to?.received(Int32(byte))
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
+
+    /// Sends SIGINT and SIGTERM to `handler` from now on.
+    func deliver(to handler: InterruptHandler) {
+        lock.withLock { recipient = handler }
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { signalNumber in
+            let saved = errno
+            let fd = SignalRelay.writeEnd.load(ordering: .acquiring)
+            var byte = UInt8(truncatingIfNeeded: signalNumber)
+            if fd >= 0 { _ = write(fd, &byte, 1) }
+            errno = saved
+        }
+        action.sa_flags = SA_RESTART
+        sigemptyset(&action.sa_mask)
+        sigaction(SIGINT, &action, nil)
+        sigaction(SIGTERM, &action, nil)
+    }
+
+    /// The signals' default action again (when `handler` is still the one receiving them).
+    func stop(delivering handler: InterruptHandler) {
+        lock.withLock { if recipient === handler { recipient = nil } }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
     }
