@@ -156,6 +156,15 @@ public final class SiteRuntime: @unchecked Sendable {
         devices.closeAll()
     }
 
+    /// Kills every runner now (the front end is about to `_exit`, calls may be in progress): no
+    /// isolated plugin outlives the host.
+    public func killRunnersNow() {
+        let all = lock.withLock { Array(instances.values) + Array(retiring.values) }
+        for instance in all {
+            if case .isolated(let runner) = instance.backend { runner.killNow() }
+        }
+    }
+
     /// Aliases of the site's plugins, in file order (enabled or not).
     public var aliases: [String] { site.plugins.map(\.alias) }
 

@@ -275,6 +275,7 @@ public enum TennisCommands {
             }
             if m.invalidReplies > 0 { lines.append("invalid replies ignored: \(m.invalidReplies)") }
             lines.append(s.dryRun ? "stop: dry run, frame \(log.framesSent.last ?? "")" : "stop: \(m.stopSent ? (m.stopOutcome?.rawValue ?? "sent") : "not sent")")
+            if let note = m.stopNote { lines.append("stop: \(note)") }
             if let aborted = m.aborted { lines.append("aborted: \(aborted)") }
             return lines.joined(separator: "\n")
         }
@@ -283,12 +284,13 @@ public enum TennisCommands {
     /// `tennis send --point X,Y | --zone Z`: one command now, then the stop command. With `link` nil
     /// (or `settings.dryRun`) the frames are only logged. A failed command is in the log's summary.
     public static func send(_ target: FrameTarget, settings: SessionSettings, table: CommandTable,
-                            link: BallMachineLink?, clock: SessionClock) throws -> SessionReport
+                            link: BallMachineLink?, clock: SessionClock, journal: SessionJournal? = nil) throws -> SessionReport
     {
         let zone = try target.zone()
         var settings = settings
         settings.mode = .manual
-        let session = try BallMachineSession(settings: settings, table: table, calibration: nil, link: link, clock: clock)
+        let session = try BallMachineSession(settings: settings, table: table, calibration: nil, link: link, clock: clock,
+                                             journal: journal)
         let point: Point2D?
         if case .point(let p) = target { point = p } else { point = nil }
         do {
@@ -306,19 +308,19 @@ public enum TennisCommands {
     /// A session that the machine ends early still returns its log (see `summary.aborted`).
     public static func session(detectionsText text: String, file: String, settings: SessionSettings,
                                calibration: CameraCalibration, table: CommandTable, link: BallMachineLink?,
-                               clock: SessionClock, pace: Bool = false, svgTitle: String? = nil,
+                               clock: SessionClock, pace: Bool = false, svgTitle: String? = nil, journal: SessionJournal? = nil,
                                shouldStop: () -> Bool = { false }, progress: (Int, Int) -> Void = { _, _ in }) throws
         -> SessionReport
     {
         try session(detections: try DetectionReader.parseAll(text, file: file), settings: settings, calibration: calibration,
-                    table: table, link: link, clock: clock, pace: pace, svgTitle: svgTitle, shouldStop: shouldStop,
-                    progress: progress)
+                    table: table, link: link, clock: clock, pace: pace, svgTitle: svgTitle, journal: journal,
+                    shouldStop: shouldStop, progress: progress)
     }
 
     /// `tennis session` for detections already read (`DetectionReader.read`).
     public static func session(detections: [Detection], settings: SessionSettings,
                                calibration: CameraCalibration, table: CommandTable, link: BallMachineLink?,
-                               clock: SessionClock, pace: Bool = false, svgTitle: String? = nil,
+                               clock: SessionClock, pace: Bool = false, svgTitle: String? = nil, journal: SessionJournal? = nil,
                                shouldStop: () -> Bool = { false }, progress: (Int, Int) -> Void = { _, _ in }) throws
         -> SessionReport
     {
@@ -326,7 +328,7 @@ public enum TennisCommands {
         settings.mode = .interactive
         settings.camera = calibration.camera
         let session = try BallMachineSession(settings: settings, table: table, calibration: calibration, link: link,
-                                             clock: clock, pace: pace)
+                                             clock: clock, pace: pace, journal: journal)
         var linkFailure: String? = nil
         // A paced replay polls `shouldStop` while it waits for a launch's time too; the session
         // holds it only until finish().
@@ -344,6 +346,8 @@ public enum TennisCommands {
                 }
             } catch SessionError.machineNotAnswering {
                 // The log says so; finish() still sends the stop command.
+            } catch ExchangeError.stoppedByHost(let why, _) {
+                session.stopEarly(why)
             } catch let error as ExchangeError {
                 linkFailure = error.description
                 session.stopEarly(error.description)
