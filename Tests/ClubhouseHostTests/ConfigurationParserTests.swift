@@ -2,6 +2,7 @@ import ClubhouseJSON
 import ClubhousePlatform
 import XCTest
 @testable import ClubhouseHost
+@testable import ClubhouseWire
 
 final class ConfigurationParserTests: XCTestCase {
     private func parse(_ text: String) throws -> SiteConfiguration {
@@ -15,6 +16,13 @@ final class ConfigurationParserTests: XCTestCase {
         } catch {
             return error.errors.map(\.description)
         }
+    }
+
+    /// The problems of `text`, in order, each beginning with its expected text.
+    private func assertProblems(_ text: String, _ expected: [String], file: StaticString = #filePath, line: UInt = #line) {
+        let found = problems(text)
+        XCTAssertEqual(found.count, expected.count, found.joined(separator: "\n"), file: file, line: line)
+        for (f, e) in zip(found, expected) { XCTAssertTrue(f.hasPrefix(e), "\(f)\n  expected prefix: \(e)", file: file, line: line) }
     }
 
     func testTheBundledFileParses() throws {
@@ -51,11 +59,10 @@ final class ConfigurationParserTests: XCTestCase {
           }
         }}, "default_site": "b"}
         """
-        let found = problems(text)
-        let expected = [
+        assertProblems(text, [
             "p.json:2:35: tcp transport 'tcp:nohost' needs HOST:PORT",
             "p.json:2:94: baud 12345 is not a standard rate",
-            "p.json:4:5: plugin name 'Bad Name' must be lowercase",
+            "p.json:4:5: plugin name 'Bad Name' must be a lowercase letter, then lowercase letters",
             "p.json:5:17: \"id\" must be a string, not an integer",
             "p.json:5:31: version requirement 'soon' is not valid",
             "p.json:5:52: isolation 'sandbax' must be \"auto\", \"in-process\", \"process\" or \"sandbox\"",
@@ -64,9 +71,100 @@ final class ConfigurationParserTests: XCTestCase {
             "p.json:5:107: \"config\" must be an object, not an array",
             "p.json:6:10: plugin 'q' needs an \"id\"",
             "p.json:8:21: default_site 'b' is not one of the sites (a)",
+        ])
+    }
+
+    /// `"http"`: the origins a site lets call it from a browser (CORS, and the cookie's Origin check)
+    /// and whether plugin-declared public routes are open.
+    func testTheHTTPSettingsOfASite() throws {
+        let c = try parse(#"""
+            {"sites": {"a": {"plugins": {}, "http": {"allowed_origins": ["https://App.Example.org/", "http://localhost:5173", "https://app.example.org:443"],
+                                                    "public_routes": true}},
+                       "b": {"plugins": {}}}}
+            """#)
+        XCTAssertEqual(try c.site(named: "a").http, SiteHTTP(allowedOrigins: ["https://app.example.org", "http://localhost:5173"], publicRoutes: true))
+        XCTAssertEqual(try c.site(named: "b").http, SiteHTTP(), "CORS off and public routes closed unless a site says so")
+        let text = """
+        {"sites": {"a": {"plugins": {}, "http": {
+          "allowed_origin": [],
+          "allowed_origins": ["*", "https://app.example.org/path", "ftp://x", 7, "http://h:99999"],
+          "public_routes": "yes"}},
+         "b": {"plugins": {}, "http": []}}}
+        """
+        assertProblems(text, [
+            "p.json:2:3: unknown key 'allowed_origin' in \"http\" of site 'a'; did you mean 'allowed_origins'?",
+            "p.json:3:23: \"*\" is not allowed in \"allowed_origins\": list each origin whose pages may call the site, eg: \"https://app.example.org\"",
+            "p.json:3:28: origin 'https://app.example.org/path' must be a scheme and host with an optional port and nothing after, eg: \"https://app.example.org\" or \"http://localhost:5173\"",
+            "p.json:3:60: origin 'ftp://x' must be a scheme and host",
+            "p.json:3:71: each entry of \"allowed_origins\" must be a string, not an integer",
+            "p.json:3:74: origin 'http://h:99999' must be a scheme and host",
+            "p.json:4:20: \"public_routes\" must be true or false, not a string",
+            "p.json:5:31: \"http\" must be an object, not an array",
+        ])
+    }
+
+    /// Issue 27: one grammar for site names, plugin names and ids, checked where the file is read,
+    /// each problem at its file:line:column. A site named `..` would have put its databases
+    /// outside the data directory (`<data>/../<id>.sqlite`).
+    func testSiteNamesAliasesAndIdsFollowOneGrammar() {
+        let text = """
+        {"default_site": "../x", "sites": {
+          "..": {"plugins": {}},
+          "../elsewhere": {"plugins": {"notes": {"id": "org.example.notes"}}},
+          "Club_A": {"plugins": {"Notes": {"id": "x"}}},
+          "ok": {"plugins": {
+            "a": {"id": "org.example.../../x"},
+            "b": {"id": "org.\(String(repeating: "a", count: 64))"},
+            "c": {"id": "org.\(String(repeating: "abcdefgh.", count: 14))z"},
+            "\(String(repeating: "d", count: 65))": {"id": "org.example.d"},
+            "e": {"id": "org.example.e"}
+          }}
+        }}
+        """
+        let expected = [
+            "p.json:1:18: default_site '../x' must be a lowercase letter, then lowercase letters, digits and '-', at most 64 characters",
+            "p.json:2:3: site name '..' must be a lowercase letter",
+            "p.json:3:3: site name '../elsewhere' must be a lowercase letter",
+            "p.json:4:3: site name 'Club_A' must be a lowercase letter",
+            "p.json:4:26: plugin name 'Notes' must be a lowercase letter",
+            "p.json:6:17: id 'org.example.../../x' is not reverse-DNS",
+            "p.json:7:17: id 'org.aaaa",
+            "p.json:8:17: id 'org.abcdefgh.",
+            "p.json:9:5: plugin name 'ddddd",
         ]
+        let found = problems(text)
         XCTAssertEqual(found.count, expected.count, found.joined(separator: "\n"))
         for (f, e) in zip(found, expected) { XCTAssertTrue(f.hasPrefix(e), "\(f)\n  expected prefix: \(e)") }
+        XCTAssertTrue(found[6].contains("has a label of 64 characters"), found[6])
+        XCTAssertTrue(found[7].contains("131 characters long; an id has at most 128"), found[7])
+        XCTAssertTrue(found[8].contains("65 characters long"), found[8])
+        // The longest names the grammar allows are taken.
+        let longest = String(repeating: "s", count: 64)
+        XCTAssertNoThrow(try parse(#"{"sites": {"\#(longest)": {"plugins": {"\#(longest)": {"id": "org.\#(String(repeating: "a", count: 63)).b"}}}}}"#))
+    }
+
+    /// Every key of "limits" the parser reads is in the shipped schema, with the same range and default.
+    func testTheSchemaListsEveryLimitWithItsRangeAndDefault() throws {
+        let schema = try JSONParser.parse(EmbeddedDefaults.schemaJSON)
+        let limits = try XCTUnwrap(schema["$defs"]?["plugin"]?["properties"]?["limits"]?["properties"]?.objectValue)
+        XCTAssertEqual(Set(limits.keys), Set(ConfigurationParser.limitKeys))
+        let d = PluginLimits()
+        let expected: [String: (ClosedRange<Int>, Int)] = [
+            "memory_mb": (PluginLimits.memoryRange, d.memoryMegabytes), "cpu_seconds": (PluginLimits.cpuRange, d.cpuSeconds),
+            "wall_ms": (PluginLimits.wallRange, d.wallMilliseconds), "open_files": (PluginLimits.openFilesRange, d.openFiles),
+            "open_statements": (PluginLimits.openStatementsRange, d.openStatements),
+            "statement_mb": (PluginLimits.statementRange, d.statementMegabytes), "sql_kb": (PluginLimits.sqlRange, d.sqlKilobytes),
+            "bind_mb": (PluginLimits.bindRange, d.bindMegabytes), "reply_mb": (PluginLimits.replyRange, d.replyMegabytes),
+            "log_kb": (PluginLimits.logRange, d.logKilobytes), "progress_kb": (PluginLimits.progressRange, d.progressKilobytes),
+            "open_devices": (PluginLimits.openDevicesRange, d.openDevices),
+        ]
+        for (key, (range, value)) in expected {
+            XCTAssertEqual(limits[key]?["minimum"]?.intValue, range.lowerBound, key)
+            XCTAssertEqual(limits[key]?["maximum"]?.intValue, range.upperBound, key)
+            XCTAssertEqual(limits[key]?["default"]?.intValue, value, key)
+        }
+        // And the host's defaults are what ServiceLimits holds for a plugin without "limits".
+        XCTAssertEqual(ServiceLimits(PluginLimits()), ServiceLimits())
     }
 
     /// `isolation: "sandbox"` is a level of its own (a runner confined by the kernel).
@@ -95,7 +193,7 @@ final class ConfigurationParserTests: XCTestCase {
             "p.json:1:1: the configuration has no \"sites\" object; add {\"sites\": {\"default\": {\"plugins\": {}}}}",
             "p.json:1:2: unknown key 'sitez' in the configuration; did you mean 'sites'?",
         ])
-        XCTAssertTrue(problems(#"{"sites": {"a": {"plugins": {}, "zzz": 1}}}"#).first?.contains("(known keys: description, plugins, devices)") ?? false)
+        XCTAssertTrue(problems(#"{"sites": {"a": {"plugins": {}, "zzz": 1}}}"#).first?.contains("(known keys: description, plugins, devices, http)") ?? false)
     }
 
     func testMalformedJSONPointsAtTheCharacter() {

@@ -1,6 +1,6 @@
 // clubhouse-bench: release-build benchmarks, one area per file. Run through Benchmarks/run.sh,
 // which also runs the peers from ../shared/peers in the same session and writes the medians.
-// Usage: clubhouse-bench AREA [options]   (AREA: platform, putting, putting-processing, globe, tennis, practice, scorecard)
+// Usage: clubhouse-bench AREA [options]   (AREA: platform, access, putting, putting-processing, globe, tennis, practice, scorecard)
 
 #if canImport(Glibc)
 import Glibc
@@ -14,6 +14,7 @@ guard let area = arguments.first else {
 let rest = Array(arguments.dropFirst())
 switch area {
 case "platform": platformBench(rest)
+case "access": accessBench(rest)
 case "isolation": isolationBench(rest)
 case "sandbox": sandboxBench(rest)
 case "serve": serveBench(rest)

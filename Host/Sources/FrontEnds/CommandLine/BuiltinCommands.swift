@@ -1,5 +1,5 @@
 // The host's own commands: plugins list/info, plugin validate, config validate/schema, demo,
-// device simulate, serve.
+// device simulate, serve, token (TokenCommands).
 
 import ClubhouseHost
 import ClubhousePlatform
@@ -59,6 +59,14 @@ enum BuiltinCommands {
             }
             return try JSONRPCServer.run(words, session: session)
         case "device simulate": return try deviceSimulate(arguments, options)
+        case "token create":
+            return try TokenCommands.create(name: arguments["name"]?.stringValue ?? "", scope: arguments["scope"]?.stringValue ?? "", options)
+        case "token list": return try TokenCommands.list(options)
+        case "token revoke": return try TokenCommands.revoke(arguments["name"]?.stringValue ?? "", options)
+        case "token pair":
+            return try TokenCommands.pair(scope: arguments["scope"]?.stringValue ?? "", name: arguments["name"]?.stringValue,
+                                          url: arguments["url"]?.stringValue, svg: arguments["svg"]?.stringValue,
+                                          minutes: arguments["minutes"]?.intValue ?? 10, options)
         default: throw usage("unknown built-in command '\(name)' (clubhouse --help lists them)")
         }
     }
@@ -250,7 +258,7 @@ enum BuiltinCommands {
             do {
                 text = String(decoding: try FileSystem.read(absolute), as: UTF8.self)
             } catch {
-                throw CLIError(status: .error, message: "\(path): cannot read (\(error.reason))")
+                throw CLIError(status: error.isMissing ? .invalidArgument : .error, message: "\(path): cannot read (\(error.reason))")
             }
             base = FileSystem.directoryName(absolute)
         } else {

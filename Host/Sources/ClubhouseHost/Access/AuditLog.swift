@@ -1,0 +1,129 @@
+// The audit log: one JSON object per line (time, request id, who, method, path, status, duration,
+// client) in `<data dir>/<site>/_host/audit.log`, rotated by size (audit.log.1 … .N kept). A caller
+// only appends to a buffer under a lock; a serial queue writes and rotates, so a slow disk never
+// holds a request. Past `maxPending` buffered lines new ones are dropped and counted, and the count
+// is written as a line of its own when the writer catches up.
+
+import ClubhouseJSON
+import ClubhousePlatform
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public final class AuditLog: @unchecked Sendable {
+    // @unchecked: `pending`, `dropped`, `scheduled` are touched only under `lock`; `fd`, `size` and
+    // `reportedFailure` only on `queue`.
+    public struct Limits: Sendable {
+        /// A file grows to about this size before it is rotated.
+        public var maxBytes = 10 * 1024 * 1024
+        /// Rotated files kept beside the current one.
+        public var keep = 5
+        public var maxPending = 10_000
+
+        public init() {}
+        public init(maxBytes: Int, keep: Int, maxPending: Int = 10_000) {
+            self.maxBytes = maxBytes
+            self.keep = keep
+            self.maxPending = maxPending
+        }
+    }
+
+    public let path: String
+    let limits: Limits
+    private let log: LogBroker?
+    let queue = DispatchQueue(label: "clubhouse.audit")
+    private let lock = Lock()
+    private var pending: [String] = []
+    private var dropped = 0
+    private var scheduled = false
+    private var fd: Int32 = -1
+    private var size = 0
+    private var reportedFailure = false
+
+    public init(path: String, limits: Limits = Limits(), log: LogBroker? = nil) {
+        self.path = path
+        self.limits = limits
+        self.log = log
+    }
+
+    deinit {
+        if fd >= 0 { close(fd) }
+    }
+
+    /// Queues one line (a JSON object) for the writer; returns at once.
+    func append(_ object: JSONObject) {
+        let line = JSONWriter.compact(.object(object)) + "\n"
+        lock.withLock {
+            guard pending.count < limits.maxPending else { dropped += 1; return }
+            pending.append(line)
+            if !scheduled {
+                scheduled = true
+                queue.async { [self] in drain() }
+            }
+        }
+    }
+
+    /// Waits until every line queued so far is written (tests; a server stopping).
+    public func flush() {
+        queue.sync { drain() }
+    }
+
+    private func drain() {
+        let (lines, lost) = lock.withLock { () -> ([String], Int) in
+            defer { pending = []; dropped = 0; scheduled = false }
+            return (pending, dropped)
+        }
+        var all = lines
+        if lost > 0 {
+            all.append(JSONWriter.compact(["time": .string(AccessTime.isoMilliseconds(AccessTime.now())), "event": "dropped",
+                                           "lines": .int(lost), "why": "the audit writer fell behind"]) + "\n")
+        }
+        for line in all { write(line) }
+    }
+
+    private func write(_ line: String) {
+        let bytes = Array(line.utf8)
+        if fd >= 0 && size > 0 && size + bytes.count > limits.maxBytes { rotate() }
+        if fd < 0 { openFile() }
+        guard fd >= 0 else { return }
+        if let reason = Descriptor.writeAll(fd, bytes) {
+            report("cannot write \(path): \(reason)")
+            return
+        }
+        size += bytes.count
+    }
+
+    private func openFile() {
+        let folder = FileSystem.directoryName(path)
+        try? FileSystem.createDirectory(folder)
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            report("cannot open \(path): \(String(cString: strerror(errno)))")
+            return
+        }
+        var st = stat()
+        size = fstat(fd, &st) == 0 ? Int(st.st_size) : 0
+        reportedFailure = false
+    }
+
+    /// audit.log → audit.log.1 → … → audit.log.<keep> (the oldest is overwritten).
+    private func rotate() {
+        close(fd)
+        fd = -1
+        if limits.keep > 0 {
+            for i in stride(from: limits.keep - 1, through: 1, by: -1) { rename("\(path).\(i)", "\(path).\(i + 1)") }
+            rename(path, "\(path).1")
+        } else {
+            unlink(path)
+        }
+        size = 0
+    }
+
+    /// One warning per run of failures, not one per line.
+    private func report(_ message: String) {
+        guard !reportedFailure else { return }
+        reportedFailure = true
+        log?.warning("audit log: \(message); lines are lost until it can be written")
+    }
+}
