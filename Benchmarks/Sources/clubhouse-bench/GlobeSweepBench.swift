@@ -2,8 +2,8 @@
 // plain and scaled into longitude/latitude, and at random angles, extents and centres; each
 // triangulated by GlobeCore's EarClipper and scored as earcut's test scores it (deviation =
 // |polygon area − Σ |triangle areas|| / polygon area) with the triangle count beside n + 2h − 2.
-// Usage: clubhouse-bench globe-sweep [--fixtures DIR] [--random N] [--seed S] [--only ID] [--cases]
-//                                    [--write-placements FILE]
+// Usage: clubhouse-bench globe-sweep [--fixtures DIR] [--random N] [--seed S] [--step D] [--only ID]
+//                                    [--skip ID,…] [--cases] [--write-placements FILE] [--dump P --only ID]
 // Prints one JSON object per fixture (cases, failures against earcut's published bounds, time);
 // with --cases, one per case too. --write-placements writes the placements (rotation cosine and
 // sine, scale, shift; exact decimal) so that Benchmarks/globe/rotation_sweep.py turns the fixtures
@@ -58,7 +58,7 @@ struct SweepPlacement {
     }
 
     /// Flat x, y coordinates of the placed rings (in order).
-    func apply(_ flat: [Double], mode: String = "uniform") -> [Double] {
+    func apply(_ flat: [Double]) -> [Double] {
         var out = [Double](repeating: 0, count: flat.count)
         var k = 0
         while k < flat.count {
@@ -74,29 +74,9 @@ struct SweepPlacement {
             x0 = min(x0, out[k]); x1 = max(x1, out[k]); y0 = min(y0, out[k + 1]); y1 = max(y1, out[k + 1])
             k += 2
         }
-        if mode == "stretch" {
-            k = 0
-            while k < out.count {
-                out[k] = -180 + (out[k] - x0) / (x1 - x0) * 360
-                out[k + 1] = -90 + (out[k + 1] - y0) / (y1 - y0) * 180
-                k += 2
-            }
-            return out
-        }
         let size = max(x1 - x0, y1 - y0)
         let scale = size > 0 ? extent / size : 1
         let cx = (x0 + x1) / 2, cy = (y0 + y1) / 2
-        if mode.hasPrefix("round") {
-            let digits = Double(mode.dropFirst(5)) ?? 6
-            let q = pow(10, digits)
-            k = 0
-            while k < out.count {
-                out[k] = ((lon + (out[k] - cx) * scale) * q).rounded() / q
-                out[k + 1] = ((lat + (out[k + 1] - cy) * scale) * q).rounded() / q
-                k += 2
-            }
-            return out
-        }
         k = 0
         while k < out.count {
             out[k] = lon + (out[k] - cx) * scale
@@ -179,7 +159,6 @@ func globeSweepBench(_ arguments: [String]) {
     let seed = option("--seed").flatMap(UInt64.init) ?? 31
     let only = option("--only")
     let printCases = arguments.contains("--cases")
-    let mode = option("--mode") ?? "uniform"
     let skip = Set((option("--skip") ?? "").split(separator: ",").map(String.init))
     let fixtures: EarcutFixtures
     do {
@@ -199,7 +178,7 @@ func globeSweepBench(_ arguments: [String]) {
     let clipper = EarClipper()
     if let dump = option("--dump").flatMap(Int.init), let id = only, let f = fixtures.ids.firstIndex(of: id) {
         // One case's coordinates and triangles, for a closer look.
-        let placed = placements[dump].apply(fixtures.coordinates[f], mode: mode)
+        let placed = placements[dump].apply(fixtures.coordinates[f])
         let t = placed.withUnsafeBufferPointer { clipper.triangulate(coordinates: $0, holeStarts: fixtures.holeStarts[f]) }
         print("{\"coordinates\": \(placed), \"holeStarts\": \(fixtures.holeStarts[f]), \"triangles\": \(t)}")
         return
@@ -215,7 +194,7 @@ func globeSweepBench(_ arguments: [String]) {
         var firstFailure = ""
         var seconds = 0.0
         for (p, placement) in placements.enumerated() {
-            let placed = placement.apply(flat, mode: mode)
+            let placed = placement.apply(flat)
             let t0 = DispatchTime.now().uptimeNanoseconds
             let t = placed.withUnsafeBufferPointer { clipper.triangulate(coordinates: $0, holeStarts: starts) }
             seconds += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
