@@ -94,6 +94,17 @@ final class TennisEndToEndTests: XCTestCase {
         let robust = try c.succeed(["tennis", "homography", "--pairs", outlier, "--method", "ransac", "--threshold", "0.05", "--json"]).json()
         XCTAssertEqual(robust["inliers"]?.arrayValue?.compactMap(\.boolValue), [true, true, true, true, true, false])
         XCTAssertLessThan(robust["rmsError"]?.doubleValue ?? 1, 1e-9)
+        // Five agreeing pairs with 2 px of scatter cannot pin the court down: refused, not guessed (issue 31).
+        let noisy = try c.write("noisy.json", """
+            {"pairs": [
+              {"image": [101.5, 39], "court": [0, 0]}, {"image": [510, 41.5], "court": [8.23, 0]},
+              {"image": [99, 635.5], "court": [0, 11.885]}, {"image": [513, 633], "court": [8.23, 11.885]},
+              {"image": [304.5, 361.5], "court": [4.115, 6.4]}, {"image": [305.75, 40], "court": [2.0, 3.0]}
+            ]}
+            """)
+        try c.fail(["tennis", "homography", "--pairs", noisy, "--method", "ransac", "--threshold", "0.1"], exitCode: 2,
+                   contains: ["noisy.json:2:3: robust estimation: the matches are too few or too noisy to trust",
+                              "the 5 of 6 pairs that agree", "uncertain by up to 0.69 m", "add pairs spread over the whole court"])
 
         let taps = try c.write("taps.json", TennisEndToEndTests.taps)
         let calibrated = try c.succeed(["tennis", "calibrate", "--image-points", taps, "--camera", "overhead", "--json"]).json()

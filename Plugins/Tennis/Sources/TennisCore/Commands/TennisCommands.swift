@@ -42,6 +42,10 @@ public enum TennisCommands {
         public var inliers: [Bool]?
         /// RANSAC: the minimal samples drawn (the count adapts to the inlier share found).
         public var samples: Int?
+        /// RANSAC: the inliers' scatter about the fit in the image (σ of a coordinate, pixels).
+        public var imageNoise: Double? = nil
+        /// RANSAC: 3σ of the fit's court position at its worst point on the half court (metres).
+        public var courtUncertainty: Double? = nil
         public var projectedPoints: [Point2D]
 
         public var text: String {
@@ -53,6 +57,9 @@ public enum TennisCommands {
             if let inliers {
                 lines.append("inliers: \(inliers.filter { $0 }.count) of \(inliers.count) (outliers: \(inliers.indices.filter { !inliers[$0] }.map(String.init).joined(separator: ", ")))"
                     + (samples.map { ", \($0) samples drawn" } ?? ""))
+            }
+            if let courtUncertainty, let imageNoise {
+                lines.append("uncertainty: up to \(Format.fixed(courtUncertainty, 3)) m over the half court (3σ; inliers' scatter \(Format.fixed(imageNoise, 2)) px in the image)")
             }
             for (i, p) in projectedPoints.enumerated() { lines.append("point \(i): \(p.rounded(4)) m") }
             return lines.joined(separator: "\n")
@@ -75,16 +82,19 @@ public enum TennisCommands {
             normalization: estimate.homography.isNormalizedByLastEntry ? "H[2][2] = 1" : "unit norm (H[2][2] is 0)",
             rmsError: estimate.rmsError, maxError: estimate.maxError, imageRmsError: estimate.imageRmsError,
             imageMaxError: estimate.imageMaxError, errors: estimate.errors, inliers: estimate.inliers, samples: estimate.samples,
+            imageNoise: estimate.imageNoise, courtUncertainty: estimate.courtUncertainty,
             projectedPoints: estimate.homography.project(parsed.points))
     }
 
-    /// Puts the file location of the first pair an estimation error names in front of its message.
+    /// Puts the file location of the first pair an estimation error names in front of its message;
+    /// a robust fit refused for the whole set of pairs points at the first pair (a wrong file, exit 2).
     private static func locate(_ error: HomographyError, _ parsed: PairsFile, file: String, text: String) -> Error {
         let pair: Int?
         switch error {
         case .nonFinitePoint(let p, _): pair = p
         case .repeatedPoint(_, _, let second): pair = second
         case .collinearPoints(_, let pairs): pair = pairs.last
+        case .noConsensus, .degenerateConsensus, .chanceConsensus, .untrustworthyFit: pair = 0
         default: pair = nil
         }
         guard let pair, parsed.pairPointers.indices.contains(pair), let input = try? JSONInput(text: text, file: file) else { return error }
