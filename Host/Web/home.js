@@ -32,21 +32,7 @@ document.getElementById("pair-form").addEventListener("submit", async (event) =>
   try {
     await pair(document.getElementById("code").value);
     showError(line, null);
-    await // The pairing URL (`clubhouse token pair` prints it, and its QR code): /pair#code=… pairs at once.
-async function start() {
-  const code = new URLSearchParams(location.hash.slice(1)).get("code");
-  if (code) {
-    history.replaceState(null, "", "/");
-    try {
-      await pair(code);
-    } catch (error) {
-      showError(document.getElementById("pair-error"), error);
-    }
-  }
-  await load();
-}
-
-start();
+    await load();
   } catch (error) {
     showError(line, error);
   } finally {
@@ -66,6 +52,7 @@ async function start() {
     }
   }
   await load();
+  performance.mark("clubhouse:rendered");
 }
 
 start();

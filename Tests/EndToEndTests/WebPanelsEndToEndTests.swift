@@ -71,6 +71,15 @@ final class WebPanelsEndToEndTests: XCTestCase {
         let server = try HTTPServerProcess(c, arguments: [], options: ["--ui-dir", try uiFolder(c).path])
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
+        // First render of each page (its `clubhouse:rendered` mark, ms from navigation), and the best line's
+        // time from release to drawn: printed, recorded in BENCHMARKS.md (never asserted: the machine is shared).
+        var timings: [String] = []
+        var lines: [Double] = []
+        func rendered(_ browser: BrowserSession, _ page: String) throws {
+            try browser.wait("\(page)'s first render", #"return performance.getEntriesByName("clubhouse:rendered").length > 0;"#)
+            let ms = try browser.run(#"return performance.getEntriesByName("clubhouse:rendered")[0].startTime;"#).doubleValue ?? .nan
+            timings.append("\(page) \(Int(ms.rounded())) ms")
+        }
         func code(_ name: String) throws -> String {
             let pairing = try c.succeed(["--json", "token", "pair", "--scope", "scorecard:*,putting:*,globe:*", "--name", name]).json()
             return try XCTUnwrap(pairing["code"]?.stringValue)
@@ -85,6 +94,7 @@ final class WebPanelsEndToEndTests: XCTestCase {
         for (browser, size) in [(phone, "375x812"), (desk, "1280x800")] {
             try browser.open(base + "/")
             try browser.wait("the home page", ##"return !document.getElementById("pairing").hidden && document.querySelectorAll("#panels a").length === 3;"##)
+            try rendered(browser, "home \(size)")
             try browser.screenshot(to: shots.appendingPathComponent("home-unpaired-\(size).png"))
             try browser.assertQuietConsole("the home page, unpaired")
         }
@@ -111,6 +121,7 @@ final class WebPanelsEndToEndTests: XCTestCase {
         // Scorecard: the phone starts a round; each browser scores one player on hole 1.
         try phone.open(base + "/ui/scorecard/")
         try phone.wait("the scorecard", #"return document.querySelectorAll("input[name=player]").length === 2;"#)
+        try rendered(phone, "scorecard 375x812")
         try phone.click("input[value=Ann]")
         try phone.click("input[value=Ben]")
         try phone.screenshot(to: shots.appendingPathComponent("scorecard-start-375x812.png"))
@@ -158,6 +169,7 @@ final class WebPanelsEndToEndTests: XCTestCase {
             try browser.open(base + "/ui/putting/#course=demo&hole=1")
             let shown = #"return document.getElementById("speed").textContent !== "–";"#
             try browser.wait("the first best line", shown)
+            try rendered(browser, "putting \(size)")
             try browser.screenshot(to: shots.appendingPathComponent("putting-start-\(size).png"))
             try browser.drag("#ball .hit", dx: -40, dy: 30, pointer: pointer)
             try browser.wait("the line after the ball moved", shown)
@@ -165,6 +177,8 @@ final class WebPanelsEndToEndTests: XCTestCase {
             try browser.wait("the line after the flag moved", shown)
             try browser.screenshot(to: shots.appendingPathComponent("putting-\(size).png"))
             try browser.assertQuietConsole("the putting panel (\(pointer))")
+            lines += (try browser.run(#"return performance.getEntriesByName("clubhouse:bestline").map((m) => m.duration);"#).arrayValue ?? [])
+                .compactMap(\.doubleValue)
 
             func position(_ id: String) throws -> String {
                 let text = try browser.text("#\(id)")     // "-12.3, 4.5 ft"
@@ -191,6 +205,7 @@ final class WebPanelsEndToEndTests: XCTestCase {
         for (index, (browser, size, pointer)) in [(phone, "375x812", "touch"), (desk, "1280x800", "mouse")].enumerated() {
             try browser.open(base + "/ui/globe/")
             try browser.wait("the globe", #"return document.getElementById("globe").dataset.ready === "1";"#)
+            try rendered(browser, "globe \(size)")
             func centre() throws -> (lon: Double, lat: Double) {
                 let parts = (try browser.run(#"return document.getElementById("globe").dataset.center;"#).stringValue ?? "").split(separator: ",")
                 return (Double(parts.first ?? "") ?? .nan, Double(parts.last ?? "") ?? .nan)
@@ -223,5 +238,8 @@ final class WebPanelsEndToEndTests: XCTestCase {
             try browser.screenshot(to: shots.appendingPathComponent("globe-\(size).png"))
             try browser.assertQuietConsole("the globe (\(pointer))")
         }
+        let sorted = lines.sorted()
+        let median = sorted.isEmpty ? Double.nan : sorted[sorted.count / 2]
+        print("WebPanelsEndToEndTests: first render: \(timings.joined(separator: ", ")); best line from release to drawn: median \(Int(median.rounded())) ms of \(sorted.count) (\(sorted.map { String(Int($0.rounded())) }.joined(separator: ", ")) ms)")
     }
 }

@@ -225,7 +225,8 @@ function renderChallenge() {
   const days = model.calendar ? model.calendar.days : [];
   const first = days.length ? new Date(`${days[0].date}T00:00:00Z`).getUTCDay() : 0;
   const blanks = Array.from({ length: (first + 6) % 7 }, () => el("span", { "aria-hidden": "true" }));
-  document.getElementById("calendar").replaceChildren(...blanks, ...days.map((d) => {
+  const weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map((w) => el("span", { class: "weekday", "aria-hidden": "true" }, w.slice(0, 2)));
+  document.getElementById("calendar").replaceChildren(...weekdays, ...blanks, ...days.map((d) => {
     const day = Number(d.date.slice(8));
     const locked = d.mark === "locked";
     const label = `${d.date}: ${locked ? "locked" : d.mark}`;
@@ -270,6 +271,7 @@ async function boot() {
   try {
     await Promise.all([loadTexture(), loadCountries(), loadStats()]);
     draw();
+    performance.mark("clubhouse:rendered");
   } catch (error) {
     showError(errorLine, error);
   }

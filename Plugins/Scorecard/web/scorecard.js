@@ -317,6 +317,7 @@ async function boot() {
       await openRound(params.get("round"));
     }
   });
+  performance.mark("clubhouse:rendered");   // the first full view (the browser tests report it)
   // The group's other phones enter scores too: the board and the saved scores follow them.
   // Drawn again only when something changed (a redraw under a finger could swallow a tap).
   let last = "";
