@@ -32,7 +32,7 @@ enum BuiltinCommands {
             return 0
         case "plugin pack":
             return try PluginPackages.pack(library: arguments["library"]?.stringValue ?? "", out: arguments["out"]?.stringValue ?? "",
-                                           readme: arguments["readme"]?.stringValue, options)
+                                           readme: arguments["readme"]?.stringValue, web: arguments["web"]?.stringValue, options)
         case "plugin install": return try PluginPackages.install(file: arguments["package"]?.stringValue ?? "", options)
         case "plugin list":
             return arguments["installed"]?.boolValue == true ? try PluginPackages.listInstalled(options) : try pluginsList(options)
