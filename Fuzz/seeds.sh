@@ -12,7 +12,7 @@ root="$(cd "$here/.." && pwd)"
 out="${1:-$here/.build/corpus}"
 shared="${SHARED_DATA:-$root/../shared/data}"
 
-mkdir -p "$out"/{json,config,geojson,frame,ballmachine,canonical,rapsodo,http}
+mkdir -p "$out"/{json,config,geojson,frame,ballmachine,canonical,rapsodo,stored-rows,http}
 seed() {  # seed TARGET NAME < content
     cat > "$out/$1/seed-$2"
 }
@@ -116,6 +116,12 @@ printf '%s\n%s\n%s\n"Average",,,"142.2",,,,,,,,,,,,,,\n"Std. Dev.",,,"0.0",,,,,,
 printf '%s\r\n%s\r\n' "$header" '"PW",,,"110","115","80.5","30","0","70","1","70","1.15","50","-4","0",0,"8000","0"' | seed rapsodo crlf
 printf '%s\n%s\n' '"Club Type","Ball Speed","Smash Factor","Spin Rate","Descent Angle"' '"9i","95.0","1.30","7000","49.0"' | seed rapsodo minimal-columns
 
+# --- stored rows: a stream of stored values (see fuzz-stored-rows); ordinary ones, then extremes ------
+printf '\x05\x01\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' | seed stored-rows small
+head -c 512 /dev/zero | tr '\0' '\001' | seed stored-rows ones
+printf '\x0b\x01\x02\x01\x05\x01\x06\x01\x07\x01\x02\x01\x04' | seed stored-rows extremes
+printf '\x0b\x02\x00\x00\x00\x00\x00\x00\xf0\x7f\x02\x00\x00\x00\x00\x00\x00\xf8\x7f\x02\xff\xff\xff\xff\xff\xff\xef\x7f' | seed stored-rows bits
+
 # --- shared data, when present (never copied into the repository) --------------------------------
 if [ -d "$shared" ]; then
     while IFS= read -r -d '' f; do
@@ -137,6 +143,6 @@ for k, f in enumerate(features[:12]):
 PY
     fi
 fi
-for t in json config geojson frame ballmachine canonical rapsodo http; do
+for t in json config geojson frame ballmachine canonical rapsodo stored-rows http; do
     echo "$t: $(ls "$out/$t" | wc -l) seeds in $out/$t"
 done

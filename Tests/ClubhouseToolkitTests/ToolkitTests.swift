@@ -19,6 +19,38 @@ final class ToolkitTests: XCTestCase {
         XCTAssertEqual(s.shuffled(Array(0..<20)).sorted(), Array(0..<20))
     }
 
+    /// Issue 30: conversions that never trap, and fixed-point text for any Double.
+    func testCheckedConversionsAndDecimalText() {
+        XCTAssertEqual(Int(checking: 12.9), 12)
+        XCTAssertEqual(Int(checking: 12.5, rounding: .toNearestOrAwayFromZero), 13)
+        XCTAssertNil(Int(checking: .nan))
+        XCTAssertNil(Int(checking: .infinity))
+        XCTAssertNil(Int(checking: 1e308))
+        XCTAssertNil(Int(checking: 9_223_372_036_854_775_808.0)) // 2^63
+        XCTAssertEqual(Int32(checking: -2_147_483_648.0), Int32.min)
+        XCTAssertNil(UInt8(checking: -1))
+        XCTAssertEqual(Int(saturating: 1e308), Int.max)
+        XCTAssertEqual(Int(saturating: -.infinity), Int.min)
+        XCTAssertEqual(Int(saturating: 9_223_372_036_854_775_808.0), Int.max)
+        XCTAssertEqual(Int(saturating: .nan), 0)
+        XCTAssertEqual(Int(saturating: .nan, nan: -1), -1)
+        XCTAssertEqual(Int(saturating: -7.9), -7)
+        XCTAssertEqual(UInt16(saturating: 1e9), UInt16.max)
+        XCTAssertEqual(UInt16(saturating: -3), 0)
+        XCTAssertEqual(DecimalText.fixed(83.3333, 1), "83.3")
+        XCTAssertEqual(DecimalText.fixed(2.5, 0), "3")
+        XCTAssertEqual(DecimalText.fixed(-0.04, 1), "0.0")
+        XCTAssertEqual(DecimalText.fixed(-0.05, 1), "-0.1")
+        XCTAssertEqual(DecimalText.fixed(150, 2), "150.00")
+        XCTAssertEqual(DecimalText.fixed(1e308, 1), "1e+308")
+        XCTAssertEqual(DecimalText.fixed(-1e308, 0), "-1e+308")
+        XCTAssertEqual(DecimalText.fixed(1e-308, 3), "0.000")
+        XCTAssertEqual(DecimalText.fixed(.infinity, 1), "inf")
+        XCTAssertEqual(DecimalText.fixed(-.infinity, 1), "-inf")
+        XCTAssertEqual(DecimalText.fixed(.nan, 1), "nan")
+        XCTAssertEqual(DecimalText.fixed(123_456_789_012.345, 3), "123456789012.345")
+    }
+
     func testUTCTimestamps() {
         XCTAssertEqual(UTCClock.iso8601(seconds: 1_763_783_431), "2025-11-22T03:50:31Z")
         XCTAssertEqual(UTCClock.iso8601(seconds: 0, milliseconds: 7), "1970-01-01T00:00:00.007Z")

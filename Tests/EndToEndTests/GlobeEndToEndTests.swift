@@ -77,13 +77,14 @@ final class GlobeEndToEndTests: XCTestCase {
         try c.fail(["globe", "challenge", "show", "--date", "2999-01-01"], exitCode: 1, contains: ["locked until that day"])
         try c.fail(["globe", "challenge", "show", "--date", "1/2/2026"], exitCode: 2, contains: ["invalid date '1/2/2026'; use YYYY-MM-DD"])
         let bad = try c.write("bad.geojson", "{\"type\": \"FeatureCollection\",\n \"features\": [{\"type\": \"Feature\", \"geometry\": {\"type\": \"Point\", \"coordinates\": [200, 0]}}]}")
-        try c.fail(["globe", "triangulate", "--geojson", bad], exitCode: 1,
+        // Malformed, missing or non-UTF-8 GeoJSON is a wrong request: exit 2 (issue 30).
+        try c.fail(["globe", "triangulate", "--geojson", bad], exitCode: 2,
                    contains: ["bad.geojson:2:81: longitude 200 is outside [-180, 180]"])
-        try c.fail(["globe", "triangulate", "--geojson", "nowhere.geojson"], exitCode: 1,
+        try c.fail(["globe", "triangulate", "--geojson", "nowhere.geojson"], exitCode: 2,
                    contains: ["cannot read ", "/nowhere.geojson: no such file; check the path"])
         let latin1 = c.scratch.appendingPathComponent("latin1.geojson")
         try Data([0x7B, 0x22, 0xE9, 0x22, 0x7D]).write(to: latin1)
-        try c.fail(["globe", "triangulate", "--geojson", latin1.path], exitCode: 1,
+        try c.fail(["globe", "triangulate", "--geojson", latin1.path], exitCode: 2,
                    contains: ["cannot read \(latin1.path): it is not UTF-8 text; check the path"])
     }
 
@@ -244,7 +245,8 @@ final class GlobeEndToEndTests: XCTestCase {
         let missing = try c.write("missing.json", """
             {"sites": {"s": {"plugins": {"globe": {"id": "org.clubhouse.globe", "grants": ["storage"], "config": {"countries": "nowhere.geojson"}}}}}}
             """)
-        try c.fail(["--config", missing, "globe", "stats"], exitCode: 1, contains: ["cannot read nowhere.geojson: no such file"])
+        // A file that is not there is a wrong request (issue 30: the exit-code rule), as a malformed one.
+        try c.fail(["--config", missing, "globe", "stats"], exitCode: 2, contains: ["cannot read nowhere.geojson: no such file"])
     }
 
     func testVoyageDataAsTheAlternativeSet() throws {

@@ -188,11 +188,12 @@ final class PackagingEndToEndTests: XCTestCase {
         XCTAssertEqual(Array(try Data(contentsOf: installed)), library, "the installed library is untouched")
 
         // pack's own errors.
-        try c.fail(["plugin", "pack", c.path("absent.so"), "--out", c.path("x.chpkg")], contains: ["absent.so: cannot read the library"])
+        // A path that names nothing is the user's to fix: exit 2 (issue 30).
+        try c.fail(["plugin", "pack", c.path("absent.so"), "--out", c.path("x.chpkg")], exitCode: 2, contains: ["absent.so: cannot read the library"])
         let text = try c.write("text.so", "not a library")
         try c.fail(["plugin", "pack", text, "--out", c.path("x.chpkg")], contains: ["text.so: not a loadable plugin"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: c.path("x.chpkg")))
-        try c.fail(["plugin", "install", c.path("absent.chpkg")], contains: ["absent.chpkg: cannot read the package"])
+        try c.fail(["plugin", "install", c.path("absent.chpkg")], exitCode: 2, contains: ["absent.chpkg: cannot read the package"])
     }
     func testAPanelTravelsInItsPackageAndIsInstalledBesideTheLibrary() throws {
         let c = try Clubhouse()

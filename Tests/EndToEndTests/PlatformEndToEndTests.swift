@@ -133,7 +133,7 @@ final class PlatformEndToEndTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("unknown.json:2:40: unknown key 'enabeld' in plugin 'notes' of site 'a'; did you mean 'enabled'?"), result.stderr)
         XCTAssertTrue(result.stderr.contains("unknown.json:2:79: unknown grant 'network'"), result.stderr)
         try c.fail(["--config", unknown, "notes", "list"], exitCode: 2, contains: ["unknown.json:2:40", "(and 1 more problem(s); run: clubhouse config validate)"])
-        try c.fail(["--config", c.path("absent.json"), "plugins", "list"], contains: ["absent.json: cannot read the configuration"])
+        try c.fail(["--config", c.path("absent.json"), "plugins", "list"], exitCode: 2, contains: ["absent.json: cannot read the configuration"])
     }
 
     func testConfigValidatePassesOnTheBundledFileAndSchemaMatchesTheRepository() throws {

@@ -127,7 +127,7 @@ final class PracticeEndToEndTests: XCTestCase {
         let noHeader = try c.write("nohead.csv", "a,b\n1,2\n3,4\n5,6\n")
         try c.fail(["practice", "import", noHeader], exitCode: 2, contains: ["nohead.csv:1: no MLM2PRO header in the first 3 rows"])
         let badNumber = try c.write("bad.csv", "\"Club Type\",\"Ball Speed\",\"Smash Factor\",\"Spin Rate\",\"Descent Angle\"\n\"7i\",\"fast\",\"1.3\",\"5000\",\"45\"\n")
-        try c.fail(["practice", "import", badNumber], exitCode: 2, contains: ["bad.csv:2: Ball Speed is \"fast\", not a number"])
+        try c.fail(["practice", "import", badNumber], exitCode: 2, contains: ["bad.csv:2:6: Ball Speed is \"fast\", not a number"])
         try c.fail(["practice", "import", badNumber, "--date", "tomorrow"], exitCode: 2, contains: ["--date 'tomorrow' is not a date"])
         try c.fail(["practice", "session", "42"], exitCode: 2, contains: ["no session 42"])
         try c.fail(["practice", "trends", "--club", "7i"], exitCode: 2, contains: ["no sessions have 7i shots; import a session first"])

@@ -101,7 +101,7 @@ final class ScorecardEndToEndTests: XCTestCase {
                    contains: ["21 strokes on hole 1 is outside 1–20"])
         try c.fail(["scorecard", "score", "--round", "\(open)", "--player", "Zed", "--hole", "1", "--strokes", "4"], exitCode: 2,
                    contains: ["no player 'Zed'"])
-        try c.fail(["scorecard", "round", "start", "--course", "1", "--tee", "Red", "--players", "Ann"], exitCode: 2,
+        try c.fail(["scorecard", "round", "start", "--course", "1", "--tee", "Red", "--players", "Ann", "--holes", "18"], exitCode: 2,
                    contains: ["tee 'Red' has 9 holes; an 18-hole round needs an 18-hole tee"])
         let rounds = try c.succeed(["scorecard", "rounds", "--json"]).json()["rounds"]?.arrayValue ?? []
         XCTAssertEqual(rounds.count, 5)

@@ -106,7 +106,7 @@ final class TennisEndToEndTests: XCTestCase {
                        "image (0.00, 800.00) px → court (-1.000, 14.885) m (clamped from (-2.000, 15.200)), zone none\n")
         try c.fail(["tennis", "project", "1,1"], exitCode: 2, contains: ["no calibration for camera \"default\"", "tennis calibrate"])
         let swapped = try c.write("swapped.json", #"{"net_left":[100,40],"net_right":[511.5,40],"baseline_left":[511.5,634.25],"baseline_right":[100,634.25],"t":[305.75,360]}"#)
-        try c.fail(["tennis", "calibrate", "--image-points", swapped], contains: ["do not form a convex quadrilateral"])
+        try c.fail(["tennis", "calibrate", "--image-points", swapped], exitCode: 2, contains: ["do not form a convex quadrilateral"])
         let typo = try c.write("typo.json", "{\n  \"net_left\": [1, 2],\n  \"netright\": [3, 4]\n}")
         try c.fail(["tennis", "calibrate", "--image-points", typo], exitCode: 2, contains: ["typo.json:3:3: unknown key \"netright\""])
     }
@@ -339,9 +339,16 @@ final class BackgroundClubhouse: @unchecked Sendable {
 
     private let input = Pipe()
 
-    init(_ arguments: [String], scratch: Clubhouse, withInput: Bool = false) throws {
-        process.executableURL = Clubhouse.executable
-        process.arguments = arguments
+    /// `launcher`: a command line that runs the rest (see `Clubhouse.run`); it must `exec` it, so
+    /// that the process stopped is clubhouse itself.
+    init(_ arguments: [String], scratch: Clubhouse, withInput: Bool = false, launcher: [String] = []) throws {
+        if let first = launcher.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(launcher.dropFirst()) + [Clubhouse.executable.path] + arguments
+        } else {
+            process.executableURL = Clubhouse.executable
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env["CLUBHOUSE_DATA_DIR"] = scratch.dataDirectory.path
         env["XDG_CACHE_HOME"] = scratch.scratch.appendingPathComponent("cache").path

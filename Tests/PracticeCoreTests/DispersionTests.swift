@@ -35,6 +35,22 @@ final class DispersionTests: StoreTestCase {
         }
     }
 
+    /// Issue 30: values an older version stored unchecked (1e308, ±∞ read as none) are left out of the
+    /// dispersion, counted and said; the charts and tables print.
+    func testStoredValuesOutsideThePlausibleRangeAreLeftOut() {
+        let d = Dispersion.analyze(club: "7i", shots: [shot(1, carry: 150, side: -2), shot(2, carry: 1e308, side: 2),
+                                                        shot(3, carry: 146, side: -1e308), shot(4, carry: 154, side: 0, total: 1e-308),
+                                                        shot(5, carry: -1e308, side: 1)])
+        XCTAssertEqual(d.implausible, 3)
+        XCTAssertEqual(d.unmeasured, 2)
+        XCTAssertEqual(d.shots.map(\.carry), [150, 146, 154])
+        XCTAssertEqual(d.carryMean ?? .nan, 150, accuracy: 1e-9)
+        XCTAssertTrue(d.text.contains("7i: 3 shots kept, 0 mishits excluded, 2 without a carry, 3 stored values outside the plausible range left out"),
+                      d.text)
+        XCTAssertTrue(DispersionChart.svg(d).hasSuffix("</svg>\n"))
+        XCTAssertTrue(DispersionChart.svg(DistanceTable(clubs: [d], sessionID: nil)).hasSuffix("</svg>\n"))
+    }
+
     /// A tilted cloud: points on the line carry = 150 + side. Covariance matrix [[v, v], [v, v]]:
     /// the major axis is at 45°, the minor axis has length 0.
     func testTiltedCloudHasItsMajorAxisAt45Degrees() throws {

@@ -83,6 +83,20 @@ final class OpenConnectTests: XCTestCase {
                        "message 1: longer than 65536 bytes without ending; is the device speaking GSPro Open Connect?")
     }
 
+    /// Issue 30: a live shot is checked against the same plausible ranges as an imported row.
+    func testImplausibleValuesAreRefused() {
+        func error(_ text: String) -> String {
+            do { _ = try OpenConnectStream.parse(Array(text.utf8)); return "no error" } catch { return "\(error)" }
+        }
+        // 300 mph passes the message's own 0…400 check but no golf ball flies that fast.
+        XCTAssertEqual(error(message(1, speed: "300")), "message 1: Ball Speed is 300.0 mph, outside the plausible 0 to 250 mph")
+        // A club speed of 0.5 mph makes a smash factor of 200.
+        XCTAssertEqual(error(message(1, extra: #","ClubData":{"Speed":0.5}"#).replacingOccurrences(of: #""ContainsBallData":true,"#,
+                                                                                                   with: #""ContainsBallData":true,"ContainsClubData":true,"#)),
+                       "message 1: Smash Factor is 200.0, outside the plausible 0 to 2")
+        XCTAssertEqual(error(message(1, speed: "1e308")), "message 1: BallData.Speed = 1e+308 is outside 0.0…400.0")
+    }
+
     func testSimulatorReplaysTheSampleAsNumberedShots() throws {
         let sample = try SharedData.bytes(SharedData.practice("sessions/rapsodo_mlm2pro_mixed_club_sample.csv"))
         let messages = try OpenConnectSimulator.messages(sample, sourceName: "sample.csv")

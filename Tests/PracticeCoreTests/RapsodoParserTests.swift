@@ -168,9 +168,40 @@ final class RapsodoParserTests: XCTestCase {
 
     func testNotANumber() {
         assertError(Self.header + "\n" + #""7i",,,"150","158","fast","21","-1","85","-3","82","1.27","45","0","0",0,"4500","-2""#,
-                    "x.csv:2: Ball Speed is \"fast\", not a number; fix the cell, or leave it empty or -- for no value" + Self.refused)
+                    "x.csv:2:20: Ball Speed is \"fast\", not a number; fix the cell, or leave it empty or -- for no value" + Self.refused)
         assertError(Self.header + "\n" + #""7i",,,"150","158","inf","21","-1","85","-3","82","1.27","45","0","0",0,"4500","-2""#,
-                    "x.csv:2: Ball Speed is \"inf\", not a number; fix the cell, or leave it empty or -- for no value" + Self.refused)
+                    "x.csv:2:20: Ball Speed is \"inf\", not a number; fix the cell, or leave it empty or -- for no value" + Self.refused)
+    }
+
+    /// Issue 30: a carry of 1e308 imported silently and then stopped the process on reading. Every value
+    /// is checked against its column's plausible range (README), the row named by file:line:column.
+    func testValuesOutsideThePlausibleRangeAreBadRows() throws {
+        func row(carry: String = "150", ball: String = "100", spin: String = "4500") -> String {
+            "\n\"7i\",,,\"\(carry)\",\"158\",\"\(ball)\",\"21\",\"-1\",\"85\",\"-3\",\"82\",\"1.27\",\"45\",\"0\",\"0\",0,\"\(spin)\",\"-2\""
+        }
+        assertError(Self.header + row(carry: "1e308"),
+                    "x.csv:2:8: Carry Distance is 1e+308 yd, outside the plausible 0 to 500 yd; fix the cell, or leave it empty or -- for no value"
+                        + Self.refused)
+        assertError(Self.header + row(carry: "-1e308"),
+                    "x.csv:2:8: Carry Distance is -1e+308 yd, outside the plausible 0 to 500 yd; fix the cell, or leave it empty or -- for no value"
+                        + Self.refused)
+        assertError(Self.header + row(ball: "99999999999999999999"),
+                    "x.csv:2:20: Ball Speed is 1e+20 mph, outside the plausible 0 to 250 mph; fix the cell, or leave it empty or -- for no value"
+                        + Self.refused)
+        assertError(Self.header + row(spin: "NaN"),
+                    "x.csv:2:73: Spin Rate is \"NaN\", not a number; fix the cell, or leave it empty or -- for no value" + Self.refused)
+        // A unit conversion is checked after converting: 600 m is 656 yd.
+        assertError(Self.header.replacingOccurrences(of: "\"Carry Distance\"", with: "\"Carry Distance (m)\"") + row(carry: "600"),
+                    "x.csv:2:8: Carry Distance is 656.1679790026246 yd, outside the plausible 0 to 500 yd; fix the cell, or leave it empty "
+                        + "or -- for no value" + Self.refused)
+        // Tiny and negative-zero values are in range; -0.0 is stored as 0.
+        let export = try parse(Self.header + row(carry: "1e-308") + row(carry: "-0.0"))
+        XCTAssertEqual(export.shots.map { $0.measurements[.carry] }, [1e-308, 0])
+        XCTAssertEqual(export.shots[1].measurements[.carry]?.sign, .plus)
+        // --skip-bad-rows leaves the row out and lists it with its column.
+        let skipped = try RapsodoParser.parse(Array((Self.header + row() + row(carry: "1e308")).utf8), sourceName: "x.csv", skipBadRows: true)
+        XCTAssertEqual(skipped.shots.count, 1)
+        XCTAssertEqual(skipped.badRows.map(\.location), ["3:8"])
     }
 
     func testShotWithoutClub() {

@@ -136,6 +136,41 @@ final class CatalogTests: XCTestCase {
             .hasPrefix("\(dir)/Hole_1/Hole_1_contours.json:1:15: invalid JSON: "))
     }
 
+    /// Issue 30: every number of a course folder is checked against a plausible range in feet, named by
+    /// file:line:column (a contour interval of 1e-308 made `putting render` stop the process).
+    func testNumbersOutsideThePlausibleRangeAreRefused() throws {
+        let dir = try temporaryDirectory(self)
+        enum Kind { case config, contours, boundary }
+        let cases: [(Kind, String, String)] = [
+            (.config, "{\"contour_interval_ft\": 1e308}",
+             "1:25: contour_interval_ft is 1e+308 ft: outside the plausible 0.001…1000.0 ft; check the file's units"),
+            (.contours, "{\"contours\": [], \"contour_interval_ft\": 1e-308}",
+             "1:41: contour_interval_ft is 1e-308 ft: outside the plausible 0.001…1000.0 ft; check the file's units"),
+            (.contours, "{\"contours\": [{\"height_ft\": -1e308, \"points_xz_ft\": []}]}",
+             "1:29: contours[0].height_ft is -1e+308 ft: outside the plausible -100000.0…100000.0 ft; check the file's units"),
+            (.boundary, "{\"points_xz_ft\": [{\"x\": 1, \"z\": 99999999999999999999}]}",
+             "1:33: points_xz_ft[0].z is 1e+20 ft: outside the plausible -20000.0…20000.0 ft; check the file's units"),
+            (.boundary, "{\"image_w_px\": 1000000, \"points_xz_ft\": []}", "1:16: image_w_px is 1000000 px: outside the plausible 1…100000 px"),
+            (.boundary, "{\"green_width_ft\": 1e308, \"points_xz_ft\": []}",
+             "1:20: green_width_ft is 1e+308 ft: outside the plausible 0.001…20000.0 ft; check the file's units"),
+        ]
+        for (kind, text, expected) in cases {
+            let path = dir + "/f.json"
+            try write(text, to: path)
+            let message = errorMessage {
+                switch kind {
+                case .config: _ = try CatalogImporter.readConfig(path)
+                case .contours: _ = try CatalogImporter.readOutline(path, kind: .contours)
+                case .boundary: _ = try CatalogImporter.readOutline(path, kind: .boundary)
+                }
+            }
+            XCTAssertEqual(message, "\(path):" + expected)
+        }
+        // Tiny and negative-zero coordinates are numbers in range.
+        try write("{\"points_xz_ft\": [{\"x\": 1e-308, \"z\": -0}, {\"x\": 1, \"z\": 0}, {\"x\": 0, \"z\": 1}]}", to: dir + "/b.json")
+        XCTAssertEqual(try CatalogImporter.readOutline(dir + "/b.json", kind: .boundary).boundary?.points.count, 3)
+    }
+
     func testAHeightfieldOfAnotherGreenIsInconsistent() throws {
         let dir = try temporaryDirectory(self)
         try Self.writeOriginalLayout(try GreenGenerator.procedural(seed: 3, sizeFt: 40), number: 1, into: dir)

@@ -71,7 +71,7 @@ final class HeightfieldTests: XCTestCase {
         for k in 0..<4 { bytes[4 * 4 + k] = UInt8(truncatingIfNeeded: nan >> UInt32(8 * k)) }
         try write(bytes, to: dir + "/g.bin")
         XCTAssertEqual(errorMessage { try Heightfield.read(jsonPath: dir + "/g.json") },
-                       "\(dir)/g.bin: heightfield height at column 1, row 1 is nan: every height must be a finite number (use 0 outside the green)")
+                       "\(dir)/g.bin: heightfield height at column 1, row 1 is nan: every height must be a finite number of feet within ±100000 (use 0 outside the green)")
     }
 
     func testResolutionMustBePositive() throws {

@@ -89,6 +89,29 @@ final class CalculatorTests: XCTestCase {
         XCTAssertTrue(plus.text.hasPrefix("Handicap Index +1.5"))
     }
 
+    /// Issue 30: index-from applies Rule 5.9 as the round-based record does. The index in force is 14.8
+    /// (twenty differentials of 14.8); a new differential 8.0 below it takes 1.0 off the most recent 20
+    /// (12.8, not 13.8), one 10.1 below takes 2.0 (11.5, not 13.5); 6.9 below is not exceptional.
+    func testIndexFromAppliesTheExceptionalScoreReduction() throws {
+        let twenty = Array(repeating: "14.8", count: 20).joined(separator: ",")
+        let eight = try Calculators.indexFrom(IndexFromRequest(differentials: twenty + ",6.8"))
+        XCTAssertEqual(eight.index, t("12.8"))
+        XCTAssertEqual(eight.exceptional, [ExceptionalScore(position: 21, differential: t("6.8"), indexInForce: t("14.8"), reduction: t("1.0"))])
+        XCTAssertEqual(eight.counted.first, t("5.8"))
+        XCTAssertTrue(eight.text.contains("exceptional score (Rule 5.9): differential 21 (6.8) is 8.0 below the index in force 14.8: "
+                                          + "−1.0 on it and the 19 before it"), eight.text)
+        let ten = try Calculators.indexFrom(IndexFromRequest(differentials: twenty + ",4.7"))
+        XCTAssertEqual(ten.index, t("11.5"))
+        XCTAssertEqual(ten.exceptional.map(\.reduction), [t("2.0")])
+        let notExceptional = try Calculators.indexFrom(IndexFromRequest(differentials: twenty + ",7.9"))
+        XCTAssertEqual(notExceptional.index, t("13.9"))
+        XCTAssertEqual(notExceptional.exceptional, [])
+        let json = JSONWriter.compact(ScorecardJSON.value(eight))
+        XCTAssertTrue(json.contains(#""exceptional":[{"position":21,"differential":6.8,"indexInForce":14.8,"reduction":1.0}]"#), json)
+        // The same score in a round-based record gives the same index.
+        XCTAssertEqual(eight.index, t("12.8"))
+    }
+
     func testIndexFromNotes() throws {
         let two = try Calculators.indexFrom(IndexFromRequest(differentials: "12.0,13.0"))
         XCTAssertNil(two.index)

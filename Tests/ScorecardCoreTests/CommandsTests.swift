@@ -39,6 +39,109 @@ final class CommandsTests: XCTestCase {
         XCTAssertTrue(list.text.contains("Dee Lane"))
     }
 
+    /// Issue 30: a player's existing Handicap Index can be given (add, edit, none), it is the index in
+    /// force at round start, and an edit is refused once the record here has its own index.
+    func testAGivenIndexIsEnteredAndUsed() throws {
+        let (commands, store) = try makeCommands()
+        let added = try commands.addPlayer(AddPlayerRequest(name: "Dee", index: "12.3"))
+        XCTAssertEqual(added.player, Player(id: 4, name: "Dee", givenIndex: t("12.3")))
+        XCTAssertEqual(added.text, "added player 4: Dee, Handicap Index 12.3 (given: in force until 3 differentials are recorded here)")
+        XCTAssertEqual(try commands.addPlayer(AddPlayerRequest(name: "Eve", index: "+1.2")).player.givenIndex, t("-1.2"))
+        XCTAssertEqual(message { _ = try commands.addPlayer(AddPlayerRequest(name: "Fay", index: "54.1")) }, "--index 54.1 is outside -10.0–54.0")
+        XCTAssertEqual(message { _ = try commands.addPlayer(AddPlayerRequest(name: "Fay", index: "1e308")) },
+                       "--index '1e308' is not a decimal with at most one digit after the point")
+        XCTAssertEqual(message { _ = try commands.addPlayer(AddPlayerRequest(name: "Fay", index: "12.34")) },
+                       "--index '12.34' is not a decimal with at most one digit after the point")
+        XCTAssertEqual(try store.players().count, 5)
+
+        let list = try commands.listPlayers()
+        XCTAssertEqual(list.players.map(\.index), [nil, nil, nil, t("12.3"), t("-1.2")])
+        XCTAssertEqual(list.players.map(\.indexIsGiven), [false, false, false, true, true])
+        XCTAssertTrue(list.text.contains("Dee   12.3 (given)"), list.text)
+        XCTAssertTrue(list.text.contains("Eve   +1.2 (given)"), list.text)
+
+        // Round start: Heron Bay White (71.1/125, par 72): 12.3 × 125/113 − 0.9 = 12.71 → 13; 95% → 12.
+        let started = try start(commands, players: "Dee,Ann")
+        XCTAssertEqual(started.round.players[0].index, t("12.3"))
+        XCTAssertEqual(started.round.players[0].courseHandicap, 13)
+        XCTAssertEqual(started.round.players[0].playingHandicap, 12)
+        XCTAssertTrue(try commands.index("Dee").text.hasPrefix("Dee: Handicap Index 12.3 (given: in force until 3 differentials are recorded here)"))
+
+        // Edit: set, clear; refused once three differentials give Dee an index of her own.
+        XCTAssertEqual(try commands.editPlayer(EditPlayerRequest(player: "Dee", index: "14.0")).text, "Dee: given Handicap Index 12.3 → 14.0")
+        XCTAssertEqual(try commands.editPlayer(EditPlayerRequest(player: "4", index: "none")).text, "Dee: given Handicap Index 14.0 → —")
+        XCTAssertEqual(message { _ = try commands.editPlayer(EditPlayerRequest(player: "Dee", index: nil)) },
+                       "--index (the Handicap Index the player comes with, or none) is required")
+        XCTAssertEqual(message { _ = try commands.editPlayer(EditPlayerRequest(player: "Zed", index: "3")) },
+                       "no player 'Zed' — add them with 'scorecard player add' or see 'scorecard player list'")
+        _ = try commands.editPlayer(EditPlayerRequest(player: "Dee", index: "12.3"))
+        let pars = SampleData.courses[0].tees[0].holes.map(\.par)
+        for (i, over) in [17, 16, 18].enumerated() {
+            let id = try start(commands, players: "Dee", date: "2024-0\(i + 1)-10").round.id
+            try card(commands, round: id, player: "Dee", strokes: pars.enumerated().map { $0.element + ($0.offset < over ? 1 : 0) })
+            _ = try commands.finishRound(FinishRoundRequest(round: String(id), today: GolfDate("2024-0\(i + 1)-10")!))
+        }
+        XCTAssertEqual(try commands.index("Dee").index, t("13.3"))
+        XCTAssertEqual(message { _ = try commands.editPlayer(EditPlayerRequest(player: "Dee", index: "10.0")) },
+                       "Dee has a Handicap Index of 13.3 from 3 differentials recorded here; a given index only starts a record — "
+                       + "their scores decide it now")
+    }
+
+    /// Issue 30: `round start` without --holes plays all of the tee's holes (9 on a 9-hole tee).
+    func testHolesDefaultToTheTee() throws {
+        let (commands, _) = try makeCommands()
+        XCTAssertEqual(try start(commands, course: "Juniper Hill", tee: "Yellow").round.holes, 9)
+        XCTAssertEqual(try start(commands).round.holes, 18)
+        XCTAssertEqual(try start(commands, holes: "9").round.holes, 9)
+    }
+
+    /// The whitespace-separated cells of the first text line that holds `name`.
+    private func fields(_ name: String, _ text: String) -> [String] {
+        text.split(separator: "\n").first { $0.split(separator: " ").contains { $0 == name } }?.split(separator: " ").map(String.init) ?? []
+    }
+
+    /// Issue 30: a player with no score shows "—" (null in JSON), never gross 0 / net 0, in every format.
+    func testNoScoreIsADashAndNullInEveryFormat() throws {
+        let (commands, _) = try makeCommands()
+        _ = try commands.addPlayer(AddPlayerRequest(name: "Dee"))
+        for (round, format) in [("stroke-play", "Ann,Ben"), ("stableford", "Ann,Ben"), ("match-play", "Ann,Ben"),
+                                ("four-ball-stroke-play", "Ann,Ben,Cy,Dee"), ("four-ball-match-play", "Ann,Ben,Cy,Dee"), ("skins", "Ann,Ben")]
+            .enumerated().map({ ($0.offset + 1, $0.element) }) {
+            _ = try start(commands, players: format.1, format: format.0)
+            try card(commands, round: round, player: "Ann", strokes: [5])
+            let board = try commands.leaderboard(String(round))
+            let ben = try XCTUnwrap(board.lines.first { $0.name == "Ben" })
+            XCTAssertEqual(ben.holesPlayed, 0)
+            XCTAssertNil(ben.gross)
+            XCTAssertNil(ben.net)
+            XCTAssertNil(ben.toPar)
+            XCTAssertNil(ben.netToPar)
+            let json = JSONWriter.compact(ScorecardJSON.value(board))
+            XCTAssertTrue(json.contains(#""name":"Ben","holesPlayed":0,"gross":null,"toPar":null,"strokesReceived":0,"net":null,"netToPar":null"#),
+                          "\(format.0): \(json)")
+            if let stableford = board.stableford {
+                let line = try XCTUnwrap(stableford.first { $0.name == "Ben" })
+                XCTAssertNil(line.points)
+                XCTAssertNil(line.grossPoints)
+                XCTAssertEqual(fields("Ben", board.text), ["—", "Ben", "0", "—", "—", "—"], board.text)
+            }
+            if let sides = board.fourBall {
+                let side = try XCTUnwrap(sides.first { $0.side == "Cy & Dee" })
+                XCTAssertNil(side.betterBall)
+                XCTAssertNil(side.toPar)
+                XCTAssertTrue(json.contains(#""side":"Cy & Dee","playerIDs":[3,4],"holesPlayed":0,"betterBall":null,"par":null,"toPar":null"#), json)
+            }
+            if format.0 == "stroke-play" {
+                XCTAssertEqual(fields("Ben", board.text), ["—", "Ben", "0", "—", "—", "—", "—", "—"], board.text)
+            }
+        }
+        let history = try commands.rounds()
+        XCTAssertTrue(history.text.contains("Ben: 0 holes, gross —, net —"), history.text)
+        let finished = try commands.finishRound(FinishRoundRequest(round: "1", today: today, confirmed: true))
+        XCTAssertNil(finished.players.first { $0.name == "Ben" }?.gross)
+        XCTAssertTrue(finished.text.contains("Ben: gross —"), finished.text)
+    }
+
     func testPlayerNameErrors() throws {
         let (commands, store) = try makeCommands()
         let before = try store.players()
@@ -183,7 +286,7 @@ final class CommandsTests: XCTestCase {
                        "--date '2024-02-30' is not a date — write it as YYYY-MM-DD, e.g. 2024-06-01")
         XCTAssertEqual(message { _ = try self.start(commands, holes: "12") }, "--holes 12 is not possible — a round is 9 or 18 holes")
         XCTAssertEqual(message { _ = try self.start(commands, holes: "nine") }, "--holes 'nine' is not a whole number")
-        XCTAssertEqual(message { _ = try self.start(commands, course: "Juniper Hill", tee: "Yellow") },
+        XCTAssertEqual(message { _ = try self.start(commands, course: "Juniper Hill", tee: "Yellow", holes: "18") },
                        "tee 'Yellow' has 9 holes; an 18-hole round needs an 18-hole tee — start the round with --holes 9")
         XCTAssertEqual(message { _ = try self.start(commands, format: "scramble") },
                        "format 'scramble' is unknown — use one of stroke-play, stableford, match-play, four-ball-stroke-play, four-ball-match-play, skins")

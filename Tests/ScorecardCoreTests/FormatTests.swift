@@ -39,8 +39,8 @@ final class FormatTests: XCTestCase {
             ("Dee", 10, []),
         ]))
         XCTAssertEqual(lines.map(\.name), ["Ben", "Cy", "Ann", "Dee"])
-        XCTAssertEqual(lines.map(\.points), [17, 17, 15, 0])
-        XCTAssertEqual(lines.map(\.grossPoints), [5, 18, 10, 0])
+        XCTAssertEqual(lines.map(\.points), [17, 17, 15, nil])
+        XCTAssertEqual(lines.map(\.grossPoints), [5, 18, 10, nil])
         XCTAssertEqual(lines.map(\.position), ["T1", "T1", "3", "—"])
         XCTAssertEqual(lines.map(\.holesPlayed), [9, 9, 9, 0])
     }
@@ -189,6 +189,6 @@ final class StablefordWorkloadTests: XCTestCase {
             }
             XCTAssertEqual(lines.first { $0.playerID == player.playerID }?.points, points, player.name)
         }
-        XCTAssertEqual(lines.map(\.points), lines.map(\.points).sorted(by: >))
+        XCTAssertEqual(lines.map { $0.points ?? 0 }, lines.map { $0.points ?? 0 }.sorted(by: >))
     }
 }

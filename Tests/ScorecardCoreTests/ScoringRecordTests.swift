@@ -59,6 +59,46 @@ final class ScoringRecordTests: XCTestCase {
         (0..<count).map { round(firstID + $0, day: $0, over: over, from: date) }
     }
 
+    /// Issue 30 (README, "A player who comes with an index"): a given index is in force from the first
+    /// score until the record has three differentials; scores made under it are adjusted by net double
+    /// bogey from it, nines get their expected score from it, and an exceptional score counts against it.
+    func testAGivenIndexIsInForceUntilThreeDifferentials() {
+        let given = t("12.3")
+        XCTAssertEqual(ScoringRecord.evaluate([], givenIndex: given).index, given)
+        XCTAssertEqual(ScoringRecord.evaluate([], givenIndex: given).index(on: start), given)
+        XCTAssertNil(ScoringRecord.evaluate([]).index)
+
+        // A blow-up hole: 10 on a par 4. Without an index it is capped at par + 5 = 9; with 12.3 in force
+        // (Course Handicap 12 on this neutral tee) at net double bogey, 4 + 2 + 1 = 7 on stroke index 1.
+        var first = round(1, day: 0, over: 0)
+        first.holes[0].strokes = 10
+        let withGiven = ScoringRecord.evaluate([first], givenIndex: given)
+        XCTAssertEqual(withGiven.outcomes[0].indexInForce, given)
+        XCTAssertEqual(withGiven.outcomes[0].courseHandicap, 12)
+        XCTAssertEqual(withGiven.outcomes[0].adjustedGross, 72 + 3)
+        XCTAssertEqual(withGiven.outcomes[0].differential, t("3.0"))
+        XCTAssertEqual(withGiven.index, given, "one differential: still the given index")
+        XCTAssertEqual(ScoringRecord.evaluate([first]).outcomes[0].adjustedGross, 72 + 5)
+
+        // A nine is not held: it gets the expected score for the given index at once (0.52 × 12.3 + 1.2 = 7.596).
+        let nine = ScoringRecord.evaluate([round(1, day: 0, over: 2, holes: 9)], givenIndex: given)
+        XCTAssertEqual(nine.outcomes[0].kind, .nineWithExpectedScore)
+        XCTAssertEqual(nine.outcomes[0].expectedScoreIndex, given)
+        XCTAssertEqual(nine.outcomes[0].differential, t("9.6"))
+
+        // Three differentials: the record's own index (Rule 5.2: lowest 1 − 2.0) replaces the given one.
+        let three = ScoringRecord.evaluate([round(1, day: 0, over: 20), round(2, day: 1, over: 18), round(3, day: 2, over: 22)],
+                                           givenIndex: given)
+        XCTAssertEqual(three.index, t("16.0"))
+        XCTAssertNotNil(three.calculation)
+        XCTAssertEqual(three.index(on: start.adding(days: 1)), given, "in force until the third differential's revision")
+        XCTAssertEqual(three.index(on: start.adding(days: 3)), t("16.0"))
+
+        // Exceptional against the given index: 3.0 is 9.3 below 12.3, so −1.0 on it.
+        let exceptional = ScoringRecord.evaluate([round(1, day: 0, over: 3)], givenIndex: given)
+        XCTAssertEqual(exceptional.outcomes[0].exceptionalReduction, t("1.0"))
+    }
+
     func testExceptionalScoreReducesTheMostRecentTwentyByOne() {
         // Twenty rounds at 15.0 give an index of 15.0; then 8.0 is exactly 7.0 below it: −1.0 on the last 20.
         // Window: 19 × 14.0 and 7.0 → (7.0 + 7 × 14.0) / 8 = 13.125 → 13.1.

@@ -25,8 +25,13 @@ final class SeedAndSchemaTests: XCTestCase {
         XCTAssertEqual(report.rejected.first?.error,
                        "default_seed.json:110:18: course 'Augusta National Golf Club': tee 'Default' has invalid stroke indexes: "
                        + "stroke index 4 is on holes 13 and 17, stroke index 14 is missing — each of 1–18 must appear exactly once")
-        XCTAssertEqual(report.notes.count, 1)
-        XCTAssertTrue(report.notes[0].contains("Jeff Martin 2"), report.notes[0])
+        // Issue 30: the Golfer players' handicaps are kept as the Handicap Index each came with.
+        XCTAssertEqual(report.playersAdded.map(\.givenIndex), [Tenths(raw: 20), Tenths(raw: 80), Tenths(raw: 80), Tenths(raw: 50)])
+        XCTAssertEqual(try store.players().map(\.givenIndex), [Tenths(raw: 20), Tenths(raw: 80), Tenths(raw: 80), Tenths(raw: 50)])
+        XCTAssertEqual(try commands.listPlayers().players.map(\.index), [Tenths(raw: 20), Tenths(raw: 80), Tenths(raw: 80), Tenths(raw: 50)])
+        XCTAssertTrue(report.text.contains("player 1: Jeff Martin, given Handicap Index 2.0"), report.text)
+        XCTAssertEqual(report.notes, ["each player's \"handicap\" is kept as the Handicap Index they came with: in force until "
+                                      + "3 differentials are recorded here (scorecard README)"])
         XCTAssertTrue(report.text.contains("rejected course 'Augusta National Golf Club'"))
         XCTAssertEqual(try store.courses().count, 2)
         XCTAssertEqual(try store.courses()[0].tees[0].par, 72)
@@ -51,6 +56,26 @@ final class SeedAndSchemaTests: XCTestCase {
         XCTAssertEqual(message("{\"players\": [], \"courses\": {}}"), "seed.json:1:28: \"courses\" must be an array, found an object")
         XCTAssertEqual(message("{\"players\": [], \"course\": []}"),
                        "seed.json:1:27: unknown key \"course\" in the seed — known keys are \"_source\", \"players\", \"courses\"")
+    }
+
+    /// Issue 30: a seed player's handicap that is not a Handicap Index leaves that player out, named by
+    /// file:line:column; the others are imported.
+    func testSeedPlayerHandicapsAreChecked() throws {
+        let store = InMemoryScorecardStore()
+        let commands = ScorecardCommands(store: store)
+        let text = """
+            {"players": [{"name": "Ann", "handicap": 1e308}, {"name": "Ben", "handicap": -0}, {"name": "Cy", "handicap": 99999999999999999999},
+                         {"name": "Dee", "handicap": 12.34}, {"name": "Eve", "handicap": "low"}, {"name": "Flo", "handicap": -4.5},
+                         {"name": "Gus"}],
+             "courses": []}
+            """
+        let report = try commands.importSeed(SeedImportRequest(file: "seed.json", text: text))
+        XCTAssertEqual(report.playersAdded.map(\.name), ["Ben", "Flo", "Gus"])
+        XCTAssertEqual(report.playersAdded.map(\.givenIndex), [Tenths(raw: 0), Tenths(raw: -45), nil])
+        XCTAssertEqual(report.rejected.map(\.item), ["player 'Ann'", "player 'Cy'", "player 'Dee'", "player 'Eve'"])
+        XCTAssertEqual(report.rejected.first?.error, "seed.json:1:42: player 'Ann' \"handicap\" 1e308 is not a Handicap Index "
+                       + "(plus 10.0 to 54.0 — a plus index is negative here — with at most one decimal); correct it or leave it out")
+        XCTAssertEqual(try store.players().count, 3)
     }
 
     func testMigrationsRunAndEnforceTheRules() throws {
@@ -117,6 +142,9 @@ final class SeedAndSchemaTests: XCTestCase {
         XCTAssertTrue(try run(deletion + "DELETE FROM round_deletions;").err.contains("a round deletion is permanent"))
         XCTAssertTrue(try run(deletion + "INSERT INTO score_entries (round_id, player_id, hole, strokes, reason) VALUES (1, 1, 1, 6, 'late');")
             .err.contains("the round was deleted"))
-        XCTAssertEqual(ScorecardSchema.migrations.map(\.version), [1, 2, 3, 4])
+        // Migration 5: the index a player came with, within plus 10.0 to 54.0.
+        XCTAssertEqual(try run("UPDATE players SET given_index_tenths = 123 WHERE id = 1;").err, "")
+        XCTAssertTrue(try run("UPDATE players SET given_index_tenths = 541 WHERE id = 1;").err.contains("CHECK constraint failed"))
+        XCTAssertEqual(ScorecardSchema.migrations.map(\.version), [1, 2, 3, 4, 5])
     }
 }

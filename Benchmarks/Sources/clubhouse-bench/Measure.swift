@@ -29,6 +29,24 @@ enum Measure {
         return median(times)
     }
 
+    /// The calling thread's CPU time for `body` (CLOCK_THREAD_CPUTIME_ID: not the time it waited for
+    /// a core on a shared machine), `samples` times; the median and the least.
+    static func threadCPUSeconds(samples: Int, warmup: Int = 1, _ body: () -> Void) -> (median: Double, least: Double) {
+        func cpu() -> Double {
+            var ts = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+            return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        }
+        for _ in 0..<warmup { body() }
+        var times: [Double] = []
+        for _ in 0..<samples {
+            let t0 = cpu()
+            body()
+            times.append(cpu() - t0)
+        }
+        return (median(times), times.min() ?? .nan)
+    }
+
     /// Wall time of running a program to completion (stdout/stderr to /dev/null), median of `samples`.
     /// A command to start as a process: executable, arguments, extra environment.
     struct Spawn {

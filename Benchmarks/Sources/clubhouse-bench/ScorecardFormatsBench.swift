@@ -37,7 +37,7 @@ func scorecardFormatsBench(_ arguments: [String]) {
     let reply = Measure.medianSeconds(samples: runs, warmup: 3) {
         if let b = try? commands.leaderboard(round) { bytes = JSONWriter.compact(ScorecardJSON.value(b)).utf8.count + b.text.utf8.count }
     }
-    let checksum = lines.reduce(0) { $0 &* 31 &+ $1.points &* 1000 &+ $1.playerID }
+    let checksum = lines.reduce(0) { $0 &* 31 &+ ($1.points ?? 0) &* 1000 &+ $1.playerID }
     print("scorecard-formats: \(players) players × 18 holes Stableford; leader \(lines.first?.name ?? "—") \(lines.first?.points ?? 0) points; "
         + "checksum \(checksum); reply \(bytes) bytes (JSON + text)")
     print("scorecard-formats: leaderboard median \(Measure.format(leaderboard)) (target <= 20 ms)")

@@ -99,7 +99,10 @@ public enum FileSystem {
     /// Reads a whole file.
     public static func read(_ path: String) throws(FileError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno)), action: "read") }
+        guard fd >= 0 else {
+            let code = errno
+            throw FileError(path: path, reason: String(cString: strerror(code)), action: "read", code: code)
+        }
         defer { close(fd) }
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -107,7 +110,8 @@ public enum FileSystem {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 65536) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw FileError(path: path, reason: String(cString: strerror(errno)), action: "read")
+                let code = errno
+                throw FileError(path: path, reason: String(cString: strerror(code)), action: "read", code: code)
             }
             if n == 0 { break }
             result.append(contentsOf: chunk[0..<n])
@@ -159,5 +163,11 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var reason: String
     public var action: String
+    /// The errno of the failure (0 when unknown).
+    public var code: Int32 = 0
     public var description: String { "\(path): cannot \(action): \(reason)" }
+
+    /// The path names nothing (or goes through a file as if it were a folder): a path the user got
+    /// wrong (exit 2), unlike a file that is there and cannot be read (exit 1).
+    public var isMissing: Bool { code == ENOENT || code == ENOTDIR }
 }

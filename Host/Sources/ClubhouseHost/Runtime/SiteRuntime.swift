@@ -6,6 +6,7 @@ import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
 import Dispatch
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -223,7 +224,7 @@ public final class SiteRuntime: @unchecked Sendable {
         }
         // Never silently weaker: a kernel that cannot confine the runner refuses the plugin
         // before any of its code runs (discovery probes it).
-        if entry.isolation == .sandbox, let reason = Sandbox.unavailableReason() {
+        if entry.isolation == .sandbox, let reason = SandboxSupport.unavailableReason() {
             return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' asks for \"isolation\": \"sandbox\" (\(where_)), but \(reason); to run it without kernel confinement, set \"isolation\": \"process\" there knowingly (the plugin can then read and write whatever this user can)"))
         }
         let locked: LockedPlugin?
@@ -276,7 +277,7 @@ public final class SiteRuntime: @unchecked Sendable {
                 let runner = try IsolatedPlugin(path: path, alias: alias, timeoutMilliseconds: entry.timeoutMilliseconds,
                                                 expectedID: entry.id, limits: entry.limits,
                                                 sandboxPorts: isolation == .sandbox ? Self.grantedPorts(entry) : nil,
-                                                verifiedLibrary: verified)
+                                                verifiedLibrary: verified, standardError: log.runnerErrors)
                 backend = .isolated(runner)
                 catalogueBytes = runner.catalogue
             } catch {
@@ -328,7 +329,7 @@ public final class SiteRuntime: @unchecked Sendable {
         if InstallTree.isBundled(real) { return (.inProcess, nil) }
         let install = FileSystem.realPath(installRoot) ?? installRoot
         if real.hasPrefix(install + "/") { return (.process, nil) }
-        if let reason = Sandbox.unavailableReason() { return (.process, reason) }
+        if let reason = SandboxSupport.unavailableReason() { return (.process, reason) }
         return (.sandbox, nil)
     }
 
@@ -545,5 +546,21 @@ public final class SiteRuntime: @unchecked Sendable {
         }
         let nested = router.context(for: prepared, flags: call.flags, progress: call.progress, parent: call)
         return router.runRaw(prepared, context: nested)
+    }
+}
+
+extension ResolvedPlugin {
+    /// What the plugin can reach, in one line, for `plugins info` (SECURITY.md has the details).
+    public var reach: String {
+        switch effectiveIsolation {
+        case .sandbox:
+            let ports = SiteRuntime.grantedPorts(entry)
+            let network = ports.isEmpty ? "no network" : "TCP connect to port\(ports.count == 1 ? "" : "s") \(ports.map(String.init).joined(separator: ", ")) (any host)"
+            return "confined by the kernel: the host's services by grant; files only as the path arguments of each call (clubhouse.files/1; read-only libraries); \(network); no programs, no child processes"
+        case .inProcess, .process, .auto:
+            return isolated
+                ? "everything this user can, in a child process (crash isolation, not confinement)"
+                : "everything this user can, inside the host (trusted code)"
+        }
     }
 }

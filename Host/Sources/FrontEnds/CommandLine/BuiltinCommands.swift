@@ -263,7 +263,7 @@ enum BuiltinCommands {
             do {
                 text = String(decoding: try FileSystem.read(absolute), as: UTF8.self)
             } catch {
-                throw CLIError(status: .error, message: "\(path): cannot read (\(error.reason))")
+                throw CLIError(status: error.isMissing ? .invalidArgument : .error, message: "\(path): cannot read (\(error.reason))")
             }
             base = FileSystem.directoryName(absolute)
         } else {

@@ -10,6 +10,7 @@ import ClubhouseABI
 import ClubhouseHashing
 import ClubhouseJSON
 import CClubhouse
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,6 +22,11 @@ enum PluginPackages {
     struct Probe { var id, version, name, summary, abi, build: String }
 
     static func failure(_ message: String) -> CLIError { CLIError(status: .error, message: message) }
+
+    /// A file the user named could not be read: a path that names nothing is theirs to fix (exit 2).
+    static func failure(_ message: String, _ error: FileError) -> CLIError {
+        CLIError(status: error.isMissing ? .invalidArgument : .error, message: message)
+    }
 
     /// Reads a library's descriptor in a child process.
     static func probe(_ path: String) -> Result<Probe, CLIError> {
@@ -41,7 +47,7 @@ enum PluginPackages {
     static func pack(library given: String, out: String, readme: String?, web: String? = nil, _ options: GlobalOptions) throws(CLIError) -> Int32 {
         let library = FileSystem.absolute(given)
         let bytes: [UInt8]
-        do { bytes = try FileSystem.read(library) } catch { throw failure("\(given): cannot read the library (\(error.reason))") }
+        do { bytes = try FileSystem.read(library) } catch { throw failure("\(given): cannot read the library (\(error.reason))", error) }
         let info: Probe
         switch probe(library) {
         case .success(let p): info = p
@@ -63,7 +69,7 @@ enum PluginPackages {
         ]
         if let readme {
             do { entries.append(Ustar.Entry(name: "README.md", bytes: try FileSystem.read(FileSystem.absolute(readme)))) }
-            catch { throw failure("\(readme): cannot read the README (\(error.reason))") }
+            catch { throw failure("\(readme): cannot read the README (\(error.reason))", error) }
             manifest["readme"] = "README.md"
         }
         if let web {
@@ -176,7 +182,7 @@ enum PluginPackages {
     static func install(file given: String, _ options: GlobalOptions) throws(CLIError) -> Int32 {
         let path = FileSystem.absolute(given)
         let archive: [UInt8]
-        do { archive = try FileSystem.read(path) } catch { throw failure("\(given): cannot read the package (\(error.reason))") }
+        do { archive = try FileSystem.read(path) } catch { throw failure("\(given): cannot read the package (\(error.reason))", error) }
         let package = try verify(given, archive)
         let root = try installTree(options)
         let idFolder = "\(root)/\(package.id)"

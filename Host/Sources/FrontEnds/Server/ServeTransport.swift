@@ -464,7 +464,7 @@ final class ServeLoop: @unchecked Sendable {
     init(limits: ServeLimits, note: @escaping (String) -> Void) {
         self.limits = limits
         self.note = note
-        if SocketCalls.pipe(&wakePipe, flags: O_NONBLOCK) != 0 { wakePipe = [-1, -1] }
+        if let (read, write) = Descriptor.pipe(nonBlocking: true) { wakePipe = [read, write] }
         reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
         descriptorCeiling = ServeLoop.descriptorCeiling()
     }
@@ -519,6 +519,17 @@ final class ServeLoop: @unchecked Sendable {
         wake()
     }
 
+    /// Serves `fd` (a connected, non-blocking stream socket: stdio's relay) as a client of
+    /// `protocolHandler`, before `run`. A loop without listeners returns when its clients are gone.
+    func adopt(_ fd: Int32, _ protocolHandler: any ServeProtocol) {
+        let listener = ServeListener(fd: -1, protocolHandler: protocolHandler)
+        listeners.append(listener)
+        channels.append(ServeChannel(fd: fd, number: nextNumber, loop: self, listener: listener))
+        listener.connected += 1
+        nextNumber += 1
+        protocolHandler.opened(channels[channels.count - 1], now: Subprocess.monotonicMilliseconds())
+    }
+
     /// Runs until `requestStop`; then stops accepting and reading, lets the calls in flight finish
     /// and their replies go out (bounded by the write timeout), and closes every client.
     func run() {
@@ -537,7 +548,7 @@ final class ServeLoop: @unchecked Sendable {
             fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
             let accepting = !stopping && now >= acceptPausedUntil
             for listener in listeners {
-                fds.append(pollfd(fd: accepting ? listener.fd : -1, events: Int16(POLLIN), revents: 0))
+                fds.append(pollfd(fd: accepting && listener.fd >= 0 ? listener.fd : -1, events: Int16(POLLIN), revents: 0))
             }
             var timeout: Int64 = stopping ? 100 : 1000
             if !accepting && !stopping { timeout = min(timeout, max(1, acceptPausedUntil - now)) }
@@ -613,7 +624,7 @@ final class ServeLoop: @unchecked Sendable {
                 fds.append(pollfd(fd: c.fd, events: events, revents: 0))
                 index += 1
             }
-            if stopping && channels.isEmpty { return }
+            if (stopping || !listeners.contains { $0.fd >= 0 }) && channels.isEmpty { return }
             if let tick, let most = tick() { timeout = min(timeout, most) }
             let pollStart = Subprocess.monotonicMilliseconds()
             wakeLock.withLock { looksBy = pollStart + timeout }
@@ -697,9 +708,10 @@ final class ServeLoop: @unchecked Sendable {
         Glibc.close(fd)
     }
 
-    /// accept4(2): the client is close-on-exec and non-blocking from the start.
+    /// accept4(2): the client is close-on-exec and non-blocking from birth (a runner spawned meanwhile
+    /// never holds a client's socket).
     private func acceptOne(_ listener: ServeListener, address: UnsafeMutablePointer<sockaddr_storage>?) -> Int32 {
-        SocketCalls.acceptNonBlocking(listener.fd, address: address)
+        Descriptor.accept(listener.fd, nonBlocking: true, address: address)
     }
 
     private func acceptClients(_ listener: ServeListener) {

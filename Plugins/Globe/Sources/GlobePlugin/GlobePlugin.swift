@@ -272,7 +272,13 @@ extension GlobeError: DomainError {
             return .notFound
         case .challengeLocked:
             return .denied
-        case .alreadyVisited, .challengeOver, .invalidData, .unreadableFile, .storage:
+        // A malformed file (GeoJSON, highlights, schedule) is a wrong request, as in every plugin (README's
+        // exit-code rule); so is a file that is missing or not text. A file that exists and cannot be read is I/O.
+        case .invalidData:
+            return .invalidArgument
+        case .unreadableFile(_, let reason):
+            return GlobePlugin.FileProblem.requestProblems.contains(reason) ? .invalidArgument : .error
+        case .alreadyVisited, .challengeOver, .storage:
             return .error
         case .cancelled:
             return .cancelled
@@ -289,12 +295,17 @@ extension GlobePlugin {
 
     struct FileProblem: Error, CustomStringConvertible {
         var description: String
+
+        static let missing = "no such file"
+        static let notText = "it is not UTF-8 text"
+        /// What the user got wrong (exit 2), unlike a file that exists and cannot be read (exit 1).
+        static let requestProblems: Set<String> = [missing, notText]
     }
 
     static func readFile(_ path: String) throws -> String {
-        guard Files.exists(path) else { throw FileProblem(description: "no such file") }
+        guard Files.exists(path) else { throw FileProblem(description: FileProblem.missing) }
         guard let bytes = try? Files.read(path) else { throw FileProblem(description: "it cannot be read") }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw FileProblem(description: "it is not UTF-8 text") }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw FileProblem(description: FileProblem.notText) }
         return text
     }
 
@@ -302,7 +313,8 @@ extension GlobePlugin {
         do {
             return try Self.readFile(path)
         } catch {
-            throw PluginError.failed("cannot read \(path): \(error); check the path")
+            let wrongRequest = FileProblem.requestProblems.contains("\(error)")
+            throw PluginError(wrongRequest ? .invalidArgument : .error, "cannot read \(path): \(error); check the path")
         }
     }
 

@@ -444,7 +444,15 @@ final class Practice: Plugin {
     func withLibrary<T: Encodable>(_ call: Invocation, _ body: (TemplateLibrary) throws -> T,
                                    text: (T) -> String) throws -> Reply {
         let library = TemplateLibrary(store: store, now: isoNow)
-        return try encodedReply(call, try body(library), text: text)
+        do {
+            return try encodedReply(call, try body(library), text: text)
+        } catch let error as PracticeError where error.kind == .storage && call.isCancelled {
+            // The host interrupts the statement of a call it cancelled (Ctrl-C): that is the cancel
+            // reaching the plugin, not a storage failure (exit 130, not 1). The interrupted statement,
+            // and the transaction it was in, changed nothing.
+            throw PracticeError.cancelled("cancelled while writing to the practice database; nothing of what was being "
+                + "written was kept — run the command again (\(error.message))")
+        }
     }
 }
 

@@ -65,8 +65,10 @@ final class SQLPracticeStore: PracticeStore {
 
     private func session(_ row: Row) throws -> StoredSession {
         guard let id = row["id"].int64, let hash = row["content_hash"].string, let source = row["source_name"].string,
-              let importedAt = row["imported_at"].string, let shots = row["shot_count"].int else {
-            throw CorruptRow(description: "a sessions row is unreadable; the database is damaged")
+              let importedAt = row["imported_at"].string, let shots = row["shot_count"].int,
+              PracticeSchema.storedCountRange.contains(shots) else {
+            throw CorruptRow(description: "a sessions row is unreadable (or its shot_count is outside 0…1000000000); "
+                + "the database is damaged")
         }
         let columns = row["source_columns"].string.flatMap { try? JSONParser.parse($0) }?.arrayValue?.compactMap(\.stringValue) ?? []
         return StoredSession(id: id, contentHash: hash, sourceName: source, importedAt: importedAt, sessionDate: row["session_date"].string,
@@ -151,10 +153,10 @@ final class SQLPracticeStore: PracticeStore {
                       let averagesJSON = row["averages_json"].string else {
                     throw CorruptRow(description: "a club_subsessions row is unreadable; the database is damaged")
                 }
-                let averages = try SubsessionAnalysis.averages(fromJSON: averagesJSON)
-                let analysis = SubsessionAnalysis(club: club, templateHash: row["template_hash"].string, shotCount: shots,
-                                                  aCount: row["a_count"].int, bCount: row["b_count"].int, cCount: row["c_count"].int,
-                                                  validity: validity, aPercent: row["a_percent"].double, averagesAll: averages.all, averagesAOnly: averages.aOnly)
+                let analysis = try SubsessionAnalysis.stored(
+                    id: id, club: club, templateHash: row["template_hash"].string, shotCount: shots, aCount: row["a_count"].int,
+                    bCount: row["b_count"].int, cCount: row["c_count"].int, validity: validity, aPercent: row["a_percent"].double,
+                    averagesJSON: averagesJSON)
                 return StoredSubsession(id: id, sessionID: sessionID, analysis: analysis)
             }
     }
@@ -163,7 +165,8 @@ final class SQLPracticeStore: PracticeStore {
         let metrics = ShotMetric.allCases
         return try storage.query(S.selectShots, [.integer(sessionID)]).map { row in
             var m = ShotMeasurements()
-            for metric in metrics { m[metric] = row[metric.sqlColumn].double }
+            // SQLite keeps ±∞ (a row another program wrote): not a measurement, and JSON cannot say it.
+            for metric in metrics { m[stored: metric] = row[metric.sqlColumn].double }
             return StoredShot(rowIndex: row["row_index"].int ?? 0, club: row["club"].string ?? "", measurements: m,
                               grade: row["grade"].string.flatMap(Grade.init(rawValue:)), rawJSON: row["raw_json"].string ?? "")
         }
@@ -183,7 +186,7 @@ final class SQLPracticeStore: PracticeStore {
             var result: [ShotMeasurements] = []
             while try statement.step() {
                 var m = ShotMeasurements()
-                for (metric, column) in columns where !statement.isNull(column) { m[metric] = statement.double(column) }
+                for (metric, column) in columns where !statement.isNull(column) { m[stored: metric] = statement.double(column) }
                 result.append(m)
             }
             return result
@@ -254,7 +257,7 @@ final class SQLPracticeStore: PracticeStore {
         let metrics = ShotMetric.allCases
         return try storage.query(S.selectLiveShots, [.integer(liveSessionID)]).map { row in
             var m = ShotMeasurements()
-            for metric in metrics { m[metric] = row[metric.sqlColumn].double }
+            for metric in metrics { m[stored: metric] = row[metric.sqlColumn].double }
             guard let id = row["live_session_id"].int64, let number = row["shot_number"].int, let club = row["club"].string,
                   let raw = row["raw_json"].string, let received = row["received_at"].string else {
                 throw CorruptRow(description: "a live_shots row is unreadable; the database is damaged")

@@ -17,13 +17,27 @@ final class SQLScorecardStore: ScorecardStore {
 
     func transaction<T>(_ body: () throws -> T) throws -> T { try storage.transaction(body) }
 
-    func players() throws -> [Player] {
-        try storage.query(S.selectPlayers).map { Player(id: $0["id"].int ?? 0, name: $0["name"].string ?? "") }
+    /// A stored number the schema does not constrain, checked again on reading (ScorecardStoredRange).
+    private func checked(_ value: Int?, _ range: ClosedRange<Int>, _ what: @autoclosure () -> String) throws -> Int? {
+        try ScorecardStoredRange.checked(value, range, what())
     }
 
-    func insertPlayer(name: String) throws -> Player {
-        let row = try storage.queryOne(S.insertPlayer, [.text(name)])
-        return Player(id: row?["id"].int ?? Int(storage.lastInsertRowID), name: name)
+    func players() throws -> [Player] {
+        try storage.query(S.selectPlayers).map { row in
+            let id = row["id"].int ?? 0
+            let given = try checked(row["given_index_tenths"].int, ScorecardStoredRange.indexTenths, "player \(id)'s given_index_tenths")
+            return Player(id: id, name: row["name"].string ?? "", givenIndex: given.map { Tenths(raw: $0) })
+        }
+    }
+
+    func insertPlayer(name: String, givenIndex: Tenths?) throws -> Player {
+        let row = try storage.queryOne(S.insertPlayer, [.text(name), SQLValue(givenIndex?.raw)])
+        return Player(id: row?["id"].int ?? Int(storage.lastInsertRowID), name: name, givenIndex: givenIndex)
+    }
+
+    func setGivenIndex(playerID: Int, index: Tenths?) throws {
+        try storage.run(S.updateGivenIndex, [SQLValue(index?.raw), SQLValue(playerID)])
+        if storage.changes != 1 { throw CorruptRow(description: "player \(playerID) does not exist") }
     }
 
     func courses() throws -> [Course] {
@@ -34,12 +48,16 @@ final class SQLScorecardStore: ScorecardStore {
         }
         var tees: [Int: [Tee]] = [:]
         for row in try storage.query(S.selectTees) {
-            func rating(_ nine: String) -> Rating? {
-                guard let tenths = row["\(nine)_rating_tenths"].int, let slope = row["\(nine)_slope"].int else { return nil }
+            let teeID = row["id"].int ?? 0
+            func rating(_ nine: String) throws -> Rating? {
+                guard let tenths = try checked(row["\(nine)_rating_tenths"].int, ScorecardStoredRange.ratingTenths,
+                                               "tee \(teeID)'s \(nine)_rating_tenths"),
+                      let slope = row["\(nine)_slope"].int else { return nil }
                 return Rating(rating: Tenths(raw: tenths), slope: slope)
             }
-            let tee = Tee(name: row["name"].string ?? "", rating: Tenths(raw: row["rating_tenths"].int ?? 0), slope: row["slope"].int ?? 0,
-                          holes: holes[row["id"].int ?? 0] ?? [], front: rating("front"), back: rating("back"))
+            let ratingTenths = try checked(row["rating_tenths"].int, ScorecardStoredRange.ratingTenths, "tee \(teeID)'s rating_tenths") ?? 0
+            let tee = Tee(name: row["name"].string ?? "", rating: Tenths(raw: ratingTenths), slope: row["slope"].int ?? 0,
+                          holes: holes[teeID] ?? [], front: try rating("front"), back: try rating("back"))
             tees[row["course_id"].int ?? 0, default: []].append(tee)
         }
         return try storage.query(S.selectCourses).map { row in
@@ -67,9 +85,13 @@ final class SQLScorecardStore: ScorecardStore {
     func rounds() throws -> [Round] {
         var players: [Int: [RoundPlayer]] = [:]
         for row in try storage.query(S.selectRoundPlayers) {
-            players[row["round_id"].int ?? 0, default: []].append(RoundPlayer(
-                playerID: row["player_id"].int ?? 0, name: row["name"].string ?? "", index: row["index_tenths"].int.map { Tenths(raw: $0) },
-                courseHandicap: row["course_handicap"].int, playingHandicap: row["playing_handicap"].int))
+            let round = row["round_id"].int ?? 0, player = row["player_id"].int ?? 0
+            let what = "round \(round), player \(player): "
+            players[round, default: []].append(RoundPlayer(
+                playerID: player, name: row["name"].string ?? "",
+                index: try checked(row["index_tenths"].int, ScorecardStoredRange.indexTenths, what + "index_tenths").map { Tenths(raw: $0) },
+                courseHandicap: try checked(row["course_handicap"].int, ScorecardStoredRange.handicap, what + "course_handicap"),
+                playingHandicap: try checked(row["playing_handicap"].int, ScorecardStoredRange.handicap, what + "playing_handicap")))
         }
         return try storage.query(S.selectRounds).map { row in
             let id = row["id"].int ?? 0

@@ -19,12 +19,23 @@ final class Scorecard: Plugin {
 
     static let commands: [Command<Scorecard>] = [
         Command("player add", summary: "Add a player",
-                arguments: [.string("name", help: "The player's name (unique, no commas)", required: true, positional: true)],
-                reply: "{player: {id, name}}") { plugin, call in
-            return try plugin.run(call) { try $0.addPlayer(AddPlayerRequest(name: try call.arguments.string("name"))) } text: { $0.text }
+                arguments: [.string("name", help: "The player's name (unique, no commas)", required: true, positional: true),
+                            .string("index", help: "The Handicap Index the player comes with (12.3; +1.2 = plus 1.2): "
+                                        + "in force until 3 differentials are recorded here")],
+                reply: "{player: {id, name, givenIndex}}") { plugin, call in
+            let request = AddPlayerRequest(name: try call.arguments.string("name"), index: try call.arguments.optionalString("index"))
+            return try plugin.run(call) { try $0.addPlayer(request) } text: { $0.text }
+        },
+        Command("player edit", summary: "Set or clear the Handicap Index a player comes with (before their record here has one)",
+                arguments: [.string("player", help: "Player name or id", required: true, positional: true),
+                            .string("index", help: "The Handicap Index the player comes with (12.3; +1.2 = plus 1.2), or none",
+                                    required: true)],
+                reply: "{player: {id, name, givenIndex}, before}") { plugin, call in
+            let request = EditPlayerRequest(player: try call.arguments.string("player"), index: try call.arguments.optionalString("index"))
+            return try plugin.run(call) { try $0.editPlayer(request) } text: { $0.text }
         },
         Command("player list", summary: "List the players with their current Handicap Index",
-                reply: "{players: [{id, name, index, finishedRounds}]}") { plugin, call in
+                reply: "{players: [{id, name, index, indexIsGiven, finishedRounds}]}") { plugin, call in
             return try plugin.run(call) { try $0.listPlayers() } text: { $0.text }
         },
         Command("course add", summary: "Add a course from a JSON file (tees, ratings, par and stroke index per hole)",
@@ -55,7 +66,7 @@ final class Scorecard: Plugin {
                     .string("tee", help: "Tee name", required: true),
                     .list("players", help: "Player names or ids, comma-separated", required: true),
                     .string("date", help: "YYYY-MM-DD (default: today)"),
-                    .integer("holes", help: "9 or 18", default: 18),
+                    .integer("holes", help: "9 or 18 (default: the tee's number of holes)"),
                     .choice("nine", ["front", "back"], help: "Which nine of an 18-hole tee for --holes 9 (default front)"),
                     .string("format", help: "Format of play: " + PlayFormat.allCases.map(\.rawValue).joined(separator: ", ")
                                 + " (default stroke-play). Four-ball partners are listed together: A,B,C,D is A & B v C & D"),

@@ -516,23 +516,22 @@ struct SiteSettings {
 
 private func Format(_ value: Double) -> String { value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String(value) }
 
-/// Maps TennisCore's input errors to usage errors (exit 2); everything else keeps its message.
-/// TennisCore's errors are bad requests or bad input files: a one-line message, exit code 2.
-extension CommandError: DomainError {
+/// TennisCore's errors are bad requests or bad input files: a one-line message, exit code 2 — a bad
+/// argument or frame, a malformed or invalid input file, and taps, pairs or an image point that give no
+/// calibration or no court point (the README's exit-code rule on invalid input).
+public protocol WrongRequestError: DomainError, CustomStringConvertible {}
+
+extension WrongRequestError {
     public var replyStatus: PluginStatus { .invalidArgument }
     public var replyMessage: String { description }
 }
 
-extension FrameError: DomainError {
-    public var replyStatus: PluginStatus { .invalidArgument }
-    public var replyMessage: String { description }
-}
-
-/// A malformed or invalid input file is a wrong request (exit 2), like a bad argument.
-extension InputError: DomainError {
-    public var replyStatus: PluginStatus { .invalidArgument }
-    public var replyMessage: String { description }
-}
+extension CommandError: WrongRequestError {}
+extension FrameError: WrongRequestError {}
+extension InputError: WrongRequestError {}
+extension CalibrationError: WrongRequestError {}
+extension HomographyError: WrongRequestError {}
+extension ProjectionError: WrongRequestError {}
 
 func readFile(_ path: String) throws -> String {
     guard let bytes = try? Files.read(path) else {
@@ -561,7 +560,7 @@ final class DeviceLink: BallMachineLink {
     func write(_ bytes: [UInt8]) throws { try device.write(bytes) }
 
     func read(max: Int, timeout: Double) throws -> [UInt8] {
-        let ms = timeout.isFinite ? Int((Swift.max(0, timeout) * 1000).rounded(.up)) : 0
+        let ms = timeout.isFinite ? Int(saturating: (Swift.max(0, timeout) * 1000).rounded(.up)) : 0
         return try device.read(upTo: max, timeoutMilliseconds: Swift.min(ms, 60_000))
     }
 }

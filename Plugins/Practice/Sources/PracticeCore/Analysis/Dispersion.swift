@@ -71,13 +71,17 @@ public enum Dispersion {
     public static func analyze(club: String, shots: [(sessionID: Int64, shot: StoredShot)]) -> ClubDispersion {
         var points: [DispersionShot] = []
         var unmeasured = 0
+        var implausible = 0
         for (sessionID, shot) in shots {
-            guard let carry = shot.measurements[.carry] else {
+            // A value stored outside its plausible range (by a version that did not check) is left out.
+            let (measurements, leftOut) = shot.measurements.plausible
+            implausible += leftOut.count
+            guard let carry = measurements[.carry] else {
                 unmeasured += 1
                 continue
             }
-            points.append(DispersionShot(sessionID: sessionID, rowIndex: shot.rowIndex, carry: carry, side: shot.measurements[.sideCarry],
-                                         total: shot.measurements[.total], z: nil, mishit: false))
+            points.append(DispersionShot(sessionID: sessionID, rowIndex: shot.rowIndex, carry: carry, side: measurements[.sideCarry],
+                                         total: measurements[.total], z: nil, mishit: false))
         }
         if let z = robustZ(points.map(\.carry)) {
             for i in points.indices {
@@ -95,7 +99,7 @@ public enum Dispersion {
         }
         let carry = stats(kept.map(\.carry)), side = stats(kept.compactMap(\.side)), total = stats(kept.compactMap(\.total))
         let located = kept.filter { $0.side != nil }
-        return ClubDispersion(club: club, shots: points, unmeasured: unmeasured, kept: kept.count,
+        return ClubDispersion(club: club, shots: points, unmeasured: unmeasured, implausible: implausible, kept: kept.count,
                               mishits: points.count - kept.count,
                               carryMean: carry?.0, carrySD: carry?.1, sideMean: side?.0, sideSD: side?.1,
                               totalMean: total?.0, totalSD: total?.1,
@@ -153,6 +157,8 @@ public struct ClubDispersion: Sendable, Equatable, Codable {
     public let shots: [DispersionShot]
     /// Shots without a carry (left out).
     public let unmeasured: Int
+    /// Stored values outside their metric's plausible range, left out (ShotMetric.plausibleRange).
+    public let implausible: Int
     public let kept: Int
     public let mishits: Int
     public let carryMean: Double?
@@ -165,14 +171,15 @@ public struct ClubDispersion: Sendable, Equatable, Codable {
     public let rule: String
 
     enum CodingKeys: String, CodingKey {
-        case club, shots, unmeasured, kept, mishits, carryMean = "carry_mean", carrySD = "carry_sd", sideMean = "side_mean"
+        case club, shots, unmeasured, implausible, kept, mishits, carryMean = "carry_mean", carrySD = "carry_sd", sideMean = "side_mean"
         case sideSD = "side_sd", totalMean = "total_mean", totalSD = "total_sd", ellipse, rule
     }
 
     public var text: String {
         func f(_ v: Double?) -> String { v.map { fixed($0, 1) } ?? "-" }
         var lines = ["\(club): \(kept) shots kept, \(mishits) mishit\(mishits == 1 ? "" : "s") excluded"
-            + (unmeasured > 0 ? ", \(unmeasured) without a carry" : "")]
+            + (unmeasured > 0 ? ", \(unmeasured) without a carry" : "")
+            + (implausible > 0 ? ", \(implausible) stored value\(implausible == 1 ? "" : "s") outside the plausible range left out" : "")]
         lines.append("carry  \(f(carryMean)) yd ± \(f(carrySD)) (sd)")
         lines.append("side   \(f(sideMean)) yd ± \(f(sideSD)) (sd; + is right)")
         if totalMean != nil { lines.append("total  \(f(totalMean)) yd ± \(f(totalSD)) (sd)") }

@@ -1,4 +1,5 @@
 import ClubhouseGraphics
+import ClubhouseToolkit
 
 /// Pictures of where shots land, as standalone SVG: one club's shots from above with its 95 %
 /// ellipse (equal scale both ways, so the shape is true), and the bag's distance table as bars.
@@ -72,7 +73,7 @@ public enum DispersionChart {
     public static func svg(_ table: DistanceTable, width: Int = 720) -> String {
         let rowH = 34.0, left = 80.0, right = 150.0, top = 56.0, bottom = 48.0
         let clubs = table.clubs.filter { $0.carryMean != nil }
-        let height = Int(top + bottom + rowH * Double(max(clubs.count, 1)))
+        let height = Int(saturating: top + bottom + rowH * Double(max(clubs.count, 1)))
         let plotW = Double(width) - left - right
         let maxYards = clubs.map { max(($0.carryMean ?? 0) + ($0.carrySD ?? 0), $0.totalMean ?? 0) }.max() ?? 100
         let ticks = TrendChart.niceTicks(0, maxYards * 1.05)

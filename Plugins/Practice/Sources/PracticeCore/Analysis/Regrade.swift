@@ -121,7 +121,9 @@ public struct Regrader {
                 already.append(id)
                 continue
             }
-            let measurements = try storeCall { try store.measurements(sessionID: id, club: club) }
+            // A value an older version stored outside its plausible range is not a measurement: it grades
+            // as missing (ShotMetric.plausibleRange).
+            let measurements = try storeCall { try store.measurements(sessionID: id, club: club) }.map { $0.plausible.measurements }
             let (analysis, _) = SubsessionAnalysis.analyze(club: club, shots: measurements, template: template)
             shotCount += measurements.count
             appended.append(AppendedAnalysis(sessionID: id, analysis: analysis))

@@ -128,6 +128,8 @@ public enum TrendChart {
 
     /// About five round tick values covering lo…hi.
     static func niceTicks(_ lo: Double, _ hi: Double) -> [Double] {
+        // No ticks for a span that is not a finite number (the step search below would never end).
+        guard lo.isFinite, hi.isFinite, (hi - lo).isFinite else { return [] }
         let span = max(hi - lo, 1e-9)
         let raw = span / 5
         var step = 1.0

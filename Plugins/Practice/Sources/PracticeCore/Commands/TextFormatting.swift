@@ -1,17 +1,8 @@
-/// Fixed-point text for people (`fixed(83.3333, 1)` → "83.3").
-func fixed(_ value: Double, _ decimals: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<decimals { scale *= 10 }
-    let scaled = (abs(value) * scale).rounded()
-    let negative = value < 0 && scaled != 0
-    let whole = Int(scaled / scale)
-    var text = String(whole)
-    if decimals > 0 {
-        let fraction = String(Int(scaled) - whole * Int(scale))
-        text += "." + String(repeating: "0", count: decimals - fraction.count) + fraction
-    }
-    return (negative ? "-" : "") + text
-}
+import ClubhouseToolkit
+
+/// Fixed-point text for people (`fixed(83.3333, 1)` → "83.3"); any Double prints, a stored 1e308 too
+/// (`DecimalText.fixed`).
+func fixed(_ value: Double, _ decimals: Int) -> String { DecimalText.fixed(value, decimals) }
 
 extension String {
     /// Every `target` character replaced by `replacement`.

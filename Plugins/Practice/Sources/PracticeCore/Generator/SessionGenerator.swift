@@ -1,3 +1,5 @@
+import ClubhouseToolkit
+
 /// Writes realistic Rapsodo MLM2PRO exports from a seed: per-club distributions shaped like a real
 /// 7-iron session (club speed 82.3 ± 1.4 mph, smash 1.28 ± 0.05, ball speed 105.7 ± 4.6 mph,
 /// carry 152 ± 8.4 yd, spin 4600 ± 500 rpm, descent 45.6 ± 4.5°, with the correlations seen
@@ -136,10 +138,11 @@ public struct SessionGenerator {
     /// app writes it ("-0.0").
     static func fixed(_ x: Double, _ decimals: Int) -> String {
         let scale = [1.0, 10.0, 100.0][decimals]
-        let scaled = Int((abs(x) * scale).rounded())
+        let factor = [1, 10, 100][decimals]
+        let scaled = Int(saturating: (abs(x) * scale).rounded())
         let sign = x < 0 ? "-" : ""
         guard decimals > 0 else { return sign + String(scaled) }
-        let whole = scaled / Int(scale), fraction = scaled % Int(scale)
+        let whole = scaled / factor, fraction = scaled % factor
         let digits = String(fraction)
         return sign + String(whole) + "." + String(repeating: "0", count: decimals - digits.count) + digits
     }

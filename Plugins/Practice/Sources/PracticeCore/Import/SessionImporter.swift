@@ -68,7 +68,7 @@ public struct ImportResult: Sendable, Equatable, Codable {
         if !skipped.isEmpty { lines.append("skipped " + skipped.joined(separator: " and ")) }
         if !badRows.isEmpty {
             lines.append("left out \(badRows.count) bad row\(badRows.count == 1 ? "" : "s") (--skip-bad-rows):")
-            lines += badRows.map { "  line \($0.line): \($0.reason)" }
+            lines += badRows.map { "  line \($0.location): \($0.reason)" }
         }
         lines.append(SubsessionText.table(clubs))
         return lines.joined(separator: "\n")

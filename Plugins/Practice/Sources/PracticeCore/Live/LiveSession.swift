@@ -42,7 +42,7 @@ public struct LatencySummary: Sendable, Equatable, Codable {
         let s = values.sorted()
         count = s.count
         median = s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
-        p95 = s[Swift.min(s.count - 1, Int((Double(s.count) * 0.95).rounded(.up)) - 1)]
+        p95 = s[Swift.min(s.count - 1, (s.count * 95 + 99) / 100 - 1)]
         max = s[s.count - 1]
     }
 }

@@ -196,6 +196,10 @@ public struct OpenConnectStream {
                 m[.clubSpeed] = clubSpeed * speedFactor
                 m[.smashFactor] = speed / clubSpeed
             }
+            // The same plausible ranges as an imported file (ShotMetric.plausibleRange), in the kernel's units.
+            for metric in ShotMetric.allCases {
+                if let value = m[metric], let why = metric.implausibility(value) { throw fail(why) }
+            }
         }
         return OpenConnectMessage(deviceID: device, units: units, shotNumber: shotNumber, isHeartbeat: heartbeat,
                                   containsBallData: hasBall && !heartbeat, measurements: m,

@@ -4,6 +4,8 @@
 public struct CSVRecord: Sendable {
     /// 1-based line of the record's first byte.
     public let line: Int
+    /// Byte offset of the record's first byte.
+    public let startOffset: Int
     /// Byte offset just past the record (for progress).
     public let endOffset: Int
     let source: [UInt8]
@@ -14,6 +16,8 @@ public struct CSVRecord: Sendable {
 
     struct Cell: Sendable {
         var range: Range<Int>
+        /// Byte offset of the cell's first byte in the file (its opening quote when quoted).
+        var sourceStart: Int
         /// The range is in `unescaped` rather than `source`.
         var isUnescaped: Bool
         var quoted: Bool
@@ -68,6 +72,23 @@ public struct CSVRecord: Sendable {
         }
     }
 
+    /// The 1-based column (in characters) where cell `i` starts on its line: its opening quote
+    /// when quoted.
+    public func column(ofCell i: Int) -> Int {
+        let start = cells[i].sourceStart
+        var lineStart = startOffset
+        var k = start
+        while k > startOffset {
+            if source[k - 1] == 0x0A || source[k - 1] == 0x0D {
+                lineStart = k
+                break
+            }
+            k -= 1
+        }
+        // Characters, not bytes: count the bytes that start a UTF-8 sequence.
+        return source[lineStart..<start].reduce(1) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+    }
+
     /// True when every cell is empty (a blank line, or a row of bare commas).
     public var isBlank: Bool { cells.allSatisfy { $0.range.isEmpty } }
 }
@@ -95,6 +116,7 @@ public struct CSVReader {
     public mutating func next() throws(PracticeError) -> CSVRecord? {
         guard index < bytes.count else { return nil }
         let startLine = line
+        let startOffset = index
         var cells: [CSVRecord.Cell] = []
         cells.reserveCapacity(20)
         var unescaped: [UInt8] = []
@@ -107,6 +129,7 @@ public struct CSVReader {
             while true {
                 if i < n && buffer[i] == UInt8(ascii: "\"") {
                     let openLine = line
+                    let quote = i
                     i += 1
                     let start = i
                     var escapes = false
@@ -142,9 +165,9 @@ public struct CSVReader {
                             unescaped.append(buffer[k])
                             k += buffer[k] == UInt8(ascii: "\"") ? 2 : 1
                         }
-                        cells.append(.init(range: from..<unescaped.count, isUnescaped: true, quoted: true))
+                        cells.append(.init(range: from..<unescaped.count, sourceStart: quote, isUnescaped: true, quoted: true))
                     } else {
-                        cells.append(.init(range: start..<i, isUnescaped: false, quoted: true))
+                        cells.append(.init(range: start..<i, sourceStart: quote, isUnescaped: false, quoted: true))
                     }
                     i += 1
                     // After a closing quote only a separator or the end of the record may follow.
@@ -164,7 +187,7 @@ public struct CSVReader {
                         high |= b
                         i += 1
                     }
-                    cells.append(.init(range: start..<i, isUnescaped: false, quoted: false))
+                    cells.append(.init(range: start..<i, sourceStart: start, isUnescaped: false, quoted: false))
                 }
                 // After the field: a comma (another field follows) or the end of the record.
                 if i < n && buffer[i] == UInt8(ascii: ",") {
@@ -190,7 +213,7 @@ public struct CSVReader {
         }) {
             notText = "the text is not valid UTF-8; save the file as UTF-8"
         }
-        return CSVRecord(line: startLine, endOffset: index, source: bytes, cells: cells, unescaped: unescaped,
+        return CSVRecord(line: startLine, startOffset: startOffset, endOffset: index, source: bytes, cells: cells, unescaped: unescaped,
                          notText: notText)
     }
 }

@@ -29,12 +29,18 @@ public struct RapsodoTitle: Sendable, Equatable, Codable {
 public struct BadRow: Sendable, Equatable, Codable {
     /// 1-based line of the row in the file.
     public let line: Int
+    /// 1-based column (characters) of the cell at fault, when one cell is.
+    public let column: Int?
     public let reason: String
 
-    public init(line: Int, reason: String) {
+    public init(line: Int, column: Int? = nil, reason: String) {
         self.line = line
+        self.column = column
         self.reason = reason
     }
+
+    /// `line:column` or `line`.
+    public var location: String { column.map { "\(line):\($0)" } ?? String(line) }
 }
 
 /// A parsed MLM2PRO shot export.
@@ -130,10 +136,10 @@ public enum RapsodoParser {
                     + "\(current.line)) has \(current.cells.count); fill in the missing cells or delete the row"))
                 continue
             }
-            do throws(PracticeError) {
+            do throws(RowProblem) {
                 shots.append(try current.shot(from: record, clubNames: &clubNames))
             } catch {
-                badRows.append(BadRow(line: record.line, reason: error.message))
+                badRows.append(BadRow(line: record.line, column: error.cell.map(record.column(ofCell:)), reason: error.reason))
             }
         }
         progress?(reader.byteCount, reader.byteCount)
@@ -141,11 +147,11 @@ public enum RapsodoParser {
             let lines = badRows.prefix(10).map { String($0.line) }.joined(separator: ", ") + (badRows.count > 10 ? ", …" : "")
             let count = badRows.count == 1 ? "" : " (\(badRows.count) bad rows: lines \(lines))"
             if !skipBadRows {
-                throw .invalidInput("\(sourceName):\(first.line): \(first.reason)\(count); nothing was imported "
+                throw .invalidInput("\(sourceName):\(first.location): \(first.reason)\(count); nothing was imported "
                     + "(--skip-bad-rows imports the good rows and lists the bad ones)")
             }
             if shots.isEmpty {
-                throw .invalidInput("\(sourceName):\(first.line): no good shot rows: \(first.reason)\(count); fix the rows")
+                throw .invalidInput("\(sourceName):\(first.location): no good shot rows: \(first.reason)\(count); fix the rows")
             }
         }
         guard !shots.isEmpty else {
@@ -293,17 +299,18 @@ public enum RapsodoParser {
             return (name, unit)
         }
 
-        /// The shot of `record`; a row that can't be one throws its reason (without file:line).
-        func shot(from record: CSVRecord, clubNames: inout ClubNameCache) throws(PracticeError) -> RapsodoShot {
-            try record.withCells { (row) throws(PracticeError) -> RapsodoShot in
+        /// The shot of `record`; a row that can't be one throws its reason (without file:line) and the
+        /// cell at fault.
+        func shot(from record: CSVRecord, clubNames: inout ClubNameCache) throws(RowProblem) -> RapsodoShot {
+            try record.withCells { (row) throws(RowProblem) -> RapsodoShot in
                 try shot(row, line: record.line, clubNames: &clubNames)
             }
         }
 
         private func shot(_ row: CSVRecord.CellBytes, line rowLine: Int,
-                          clubNames: inout ClubNameCache) throws(PracticeError) -> RapsodoShot {
+                          clubNames: inout ClubNameCache) throws(RowProblem) -> RapsodoShot {
             if row.count > cells.count, (cells.count..<row.count).contains(where: { row[$0].contains { $0 != 0x20 && $0 != 0x09 } }) {
-                throw .invalidInput("the row has \(row.count) cells but the header "
+                throw RowProblem("the row has \(row.count) cells but the header "
                     + "(line \(line)) has \(cells.count); remove the extra cells")
             }
             // Rows repeat their club: reuse the previous row's name when the bytes are the same.
@@ -318,10 +325,10 @@ public enum RapsodoParser {
                 clubNames.last = (Array(clubCell), clubWritten, recognized)
             }
             guard !clubWritten.isEmpty else {
-                throw .invalidInput("the shot row has no Club Type; fill in the club or delete the row")
+                throw RowProblem("the shot row has no Club Type; fill in the club or delete the row")
             }
             guard let club = recognized else {
-                throw .invalidInput("unknown club '\(clubWritten)'; write a known club such as 7i, 7 Iron, PW, 56°, "
+                throw RowProblem("unknown club '\(clubWritten)'; write a known club such as 7i, 7 Iron, PW, 56°, "
                     + "Driver, 3 Wood, 4 Hybrid or Putter (see practice import --help)")
             }
             var measurements = ShotMeasurements()
@@ -331,11 +338,14 @@ public enum RapsodoParser {
                 case .value(let value):
                     // -0.0 is a zero; the stored value never carries a sign on zero.
                     let v = value * factor
+                    if let why = metric.implausibility(v) {
+                        throw RowProblem(why + "; fix the cell, or leave it empty or -- for no value", cell: column)
+                    }
                     measurements[metric] = v == 0 ? 0 : v
                 case .invalid:
-                    throw .invalidInput("\(cells[column].trimmingSpaces()) is "
+                    throw RowProblem("\(cells[column].trimmingSpaces()) is "
                         + "\"\(String(decoding: RapsodoParser.trimmed(row[column]), as: UTF8.self))\", not a number; "
-                        + "fix the cell, or leave it empty or -- for no value")
+                        + "fix the cell, or leave it empty or -- for no value", cell: column)
                 }
             }
             return RapsodoShot(rowIndex: rowLine, club: club, clubAsWritten: clubWritten, measurements: measurements,
@@ -396,6 +406,17 @@ public enum RapsodoParser {
             }
             raw.append(UInt8(ascii: "}"))
             return String(decoding: raw, as: UTF8.self)
+        }
+    }
+
+    /// Why a row is not a shot, and the cell at fault (an index into the row) when one is.
+    struct RowProblem: Error {
+        let reason: String
+        let cell: Int?
+
+        init(_ reason: String, cell: Int? = nil) {
+            self.reason = reason
+            self.cell = cell
         }
     }
 

@@ -1,3 +1,5 @@
+import ClubhouseToolkit
+
 /// A launch-monitor measurement of one shot, with the MLM2PRO column it comes from and the unit
 /// the kernel stores it in.
 public enum ShotMetric: String, CaseIterable, Codable, Sendable {
@@ -60,6 +62,33 @@ public enum ShotMetric: String, CaseIterable, Codable, Sendable {
         case .rpm: return rawValue + "_rpm"
         case .ratio: return rawValue
         }
+    }
+
+    /// The values a launch monitor can really report, in the kernel's unit (`unit`): an import refuses
+    /// (or with --skip-bad-rows leaves out) a row with a value outside, and a stored value outside is
+    /// left out of what is computed from stored shots. Wide enough for any real shot (the longest
+    /// drives carry under 450 yd; ball speeds stay under 230 mph; wedges spin under 13 000 rpm);
+    /// narrow enough that no arithmetic on them overflows. The table is in Plugins/Practice/README.md.
+    public var plausibleRange: ClosedRange<Double> {
+        switch self {
+        case .carry: return 0...500
+        case .total: return 0...600
+        case .sideCarry: return -300...300
+        case .ballSpeed: return 0...250
+        case .clubSpeed: return 0...200
+        case .apex: return 0...600
+        case .launchAngle, .descentAngle, .attackAngle, .launchDirection, .clubPath, .spinAxis: return -90...90
+        case .spinRate: return 0...20_000
+        case .smashFactor: return 0...2
+        }
+    }
+
+    /// Why `value` (in the kernel's unit) is not a plausible value of this metric, or nil when it is.
+    public func implausibility(_ value: Double) -> String? {
+        if plausibleRange.contains(value) { return nil }
+        let unit = self.unit.label.isEmpty ? "" : (self.unit == .degrees ? "" : " ") + self.unit.label
+        return "\(columnName) is \(value)\(unit), outside the plausible \(DecimalText.fixed(plausibleRange.lowerBound, 0))"
+            + " to \(DecimalText.fixed(plausibleRange.upperBound, 0))\(unit)"
     }
 
     /// Digits shown in text output.
@@ -145,6 +174,27 @@ public struct ShotMeasurements: Sendable, Equatable, Codable {
                 present &= ~(1 << i)
             }
         }
+    }
+
+    /// Sets a value as read from storage: SQLite keeps ±∞ (a row another program wrote), which is not a
+    /// measurement and which JSON cannot say, so it reads as no value.
+    public subscript(stored metric: ShotMetric) -> Double? {
+        get { self[metric] }
+        set { self[metric] = newValue.flatMap { $0.isFinite ? $0 : nil } }
+    }
+
+    /// These measurements without the values outside their metric's plausible range (NaN and ±∞
+    /// included), and the metrics left out. What an older version stored unchecked reads safely.
+    public var plausible: (measurements: ShotMeasurements, leftOut: [ShotMetric]) {
+        var kept = self
+        var leftOut: [ShotMetric] = []
+        for metric in ShotMetric.allCases {
+            if let v = self[metric], !metric.plausibleRange.contains(v) {
+                kept[metric] = nil
+                leftOut.append(metric)
+            }
+        }
+        return (kept, leftOut)
     }
 
     public static func == (lhs: ShotMeasurements, rhs: ShotMeasurements) -> Bool {

@@ -7,6 +7,10 @@ import ClubhouseToolkit
 /// (triggers abort any UPDATE or DELETE). Template preferences (active per club, hidden, display
 /// name) are the only mutable state. Foreign keys are on (the host enables them).
 public enum PracticeSchema {
+    /// The counts a stored row may hold (shots of a session or sub-session, A/B/C counts); the adapter
+    /// refuses a row outside, so sums over many sessions never overflow.
+    public static let storedCountRange = 0...1_000_000_000
+
     public static let migrations: [Migration] = [
         Migration(version: 1, name: "practice kernel: facts, preferences, immutability", sql: version1),
         Migration(version: 2, name: "live sessions: shots as they arrive, closures", sql: version2),
@@ -325,12 +329,34 @@ extension SubsessionAnalysis {
         return JSONWriter.compact(.object(o))
     }
 
+    /// An analysis as a row of `club_subsessions` holds it, checked as every read path needs: a count
+    /// outside `storedCountRange` is a damaged row (thrown), an A% outside 0–100 is no A%, and stored
+    /// averages keep only plausible means (`averages(fromJSON:)`). What another program (or a version
+    /// before the checks) wrote is read without any arithmetic meeting it.
+    public static func stored(id: Int64, club: String, templateHash: String?, shotCount: Int, aCount: Int?, bCount: Int?, cCount: Int?,
+                              validity: Validity, aPercent: Double?, averagesJSON: String) throws(PracticeError) -> SubsessionAnalysis {
+        let counts = [shotCount, aCount, bCount, cCount]
+        guard counts.allSatisfy({ $0.map(PracticeSchema.storedCountRange.contains) ?? true }) else {
+            throw .storage("club_subsessions row \(id) holds a count outside 0…1000000000 (shots, A, B, C: "
+                + counts.map { $0.map(String.init) ?? "-" }.joined(separator: ", ") + "); the row was not written by this plugin")
+        }
+        let averages = try averages(fromJSON: averagesJSON)
+        return SubsessionAnalysis(club: club, templateHash: templateHash, shotCount: shotCount, aCount: aCount, bCount: bCount,
+                                  cCount: cCount, validity: validity, aPercent: aPercent.flatMap { (0...100).contains($0) ? $0 : nil },
+                                  averagesAll: averages.all, averagesAOnly: averages.aOnly)
+    }
+
     /// Reads `averagesJSON` back.
     public static func averages(fromJSON text: String) throws(PracticeError) -> (all: MetricAverages, aOnly: MetricAverages?) {
         func read(_ v: JSONValue?) -> MetricAverages? {
-            guard let v, let count = v["shot_count"]?.intValue, let means = v["means"]?.objectValue else { return nil }
+            guard let v, let count = v["shot_count"]?.intValue, PracticeSchema.storedCountRange.contains(count),
+                  let means = v["means"]?.objectValue else { return nil }
             var result: [ShotMetric: Double] = [:]
-            for (key, value) in means { if let m = ShotMetric(rawValue: key), let d = value.doubleValue { result[m] = d } }
+            // A mean outside its metric's plausible range (averaged by a version that stored unchecked values,
+            // or ±∞ written as 1e999) is left out: it is not a measurement.
+            for (key, value) in means {
+                if let m = ShotMetric(rawValue: key), let d = value.doubleValue, m.plausibleRange.contains(d) { result[m] = d }
+            }
             return MetricAverages(shotCount: count, means: result)
         }
         guard let document = try? JSONParser.parse(text), let all = read(document["all"]) else {

@@ -3,6 +3,7 @@
 // contour lines (and their traced files verbatim), image size and hole position. A hole may have only
 // its traced sources until `putting hole process` builds its heightfield.
 import ClubhouseJSON
+import ClubhouseToolkit
 
 /// A golf course.
 public struct Course: Sendable, Equatable, Codable {
@@ -155,8 +156,8 @@ public struct Hole: Sendable, Equatable {
 
     /// The feet↔pixel frame of the original map image (or a 10 px/ft frame when there was none).
     public var pixelFrame: PixelFrame {
-        PixelFrame(imageWidthPx: Double(imageWidthPx ?? Int((greenWidthFt * 10).rounded())),
-                   imageHeightPx: Double(imageHeightPx ?? Int((greenHeightFt * 10).rounded())),
+        PixelFrame(imageWidthPx: Double(imageWidthPx ?? Int(saturating: (greenWidthFt * 10).rounded())),
+                   imageHeightPx: Double(imageHeightPx ?? Int(saturating: (greenHeightFt * 10).rounded())),
                    greenWidthFt: greenWidthFt, greenHeightFt: greenHeightFt)
     }
 }

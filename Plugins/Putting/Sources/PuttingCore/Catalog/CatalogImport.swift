@@ -211,10 +211,10 @@ public enum CatalogImporter {
             config.south = try latLon("/extents/south")
             config.east = try latLon("/extents/east")
             config.west = try latLon("/extents/west")
-            config.contourIntervalFt = try fields.optionalDouble("/contour_interval_ft")
-            if let c = config.contourIntervalFt, c <= 0 {
+            if let c = try fields.optionalDouble("/contour_interval_ft"), c <= 0 {
                 throw fields.problem("/contour_interval_ft", "is \(c): it must be greater than 0")
             }
+            config.contourIntervalFt = try fields.optionalDouble("/contour_interval_ft", plausible: PlausibleFeet.spacing)
             config.holeLocation = try latLon("/hole_location")
             return config
         } catch {
@@ -234,12 +234,15 @@ public enum CatalogImporter {
             if fields.value("/image_h_px") != nil { file.imageHeightPx = try fields.int("/image_h_px") }
             for (pointer, v) in [("/image_w_px", file.imageWidthPx), ("/image_h_px", file.imageHeightPx)] {
                 if let v, v <= 0 { throw fields.problem(pointer, "is \(v): an image size must be greater than 0") }
+                if let v, !PlausibleFeet.imagePixels.contains(v) {
+                    throw fields.problem(pointer, "is \(v) px: outside the plausible 1…\(PlausibleFeet.imagePixels.upperBound) px")
+                }
             }
-            file.greenWidthFt = try fields.optionalDouble("/green_width_ft")
-            file.greenHeightFt = try fields.optionalDouble("/green_height_ft")
-            for (pointer, v) in [("/green_width_ft", file.greenWidthFt), ("/green_height_ft", file.greenHeightFt)] {
-                if let v, v <= 0 { throw fields.problem(pointer, "is \(v): a green size must be greater than 0") }
+            for pointer in ["/green_width_ft", "/green_height_ft"] {
+                if let v = try fields.optionalDouble(pointer), v <= 0 { throw fields.problem(pointer, "is \(v): a green size must be greater than 0") }
             }
+            file.greenWidthFt = try fields.optionalDouble("/green_width_ft", plausible: PlausibleFeet.side)
+            file.greenHeightFt = try fields.optionalDouble("/green_height_ft", plausible: PlausibleFeet.side)
             switch kind {
             case .boundary:
                 let points = try fields.points("/points_xz_ft")
@@ -248,10 +251,10 @@ public enum CatalogImporter {
                 }
                 file.boundary = PolygonFt(points: points)
             case .contours:
-                file.contourIntervalFt = try fields.optionalDouble("/contour_interval_ft")
+                file.contourIntervalFt = try fields.optionalDouble("/contour_interval_ft", plausible: PlausibleFeet.spacing)
                 let items = try fields.array("/contours")
                 for i in items.indices {
-                    let height = try fields.double("/contours/\(i)/height_ft")
+                    let height = try fields.double("/contours/\(i)/height_ft", plausible: PlausibleFeet.height)
                     let points = try fields.points("/contours/\(i)/points_xz_ft")
                     file.contours.append(ContourLine(heightFt: height, points: points))
                 }

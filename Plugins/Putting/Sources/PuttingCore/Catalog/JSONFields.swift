@@ -12,6 +12,24 @@ struct FieldProblem: Error, Sendable, Equatable {
     let problem: String
 }
 
+/// The plausible values of a course folder's numbers, in feet: wide enough for any green, narrow enough
+/// that grid indices, contour levels and pictures stay far from overflow (a file with 1e308 is refused
+/// at import, naming file:line:column). Listed in the putting CHANGELOG.
+enum PlausibleFeet {
+    /// A point's x or z, a grid origin: the side limit of a traced green (TracedGreenSize.maxSideFt) either way.
+    static let coordinate = -TracedGreenSize.maxSideFt...TracedGreenSize.maxSideFt
+    /// A contour's height: as processing allows (TracedContours.maxHeightFt).
+    static let height = -TracedContours.maxHeightFt...TracedContours.maxHeightFt
+    /// A contour interval or a grid resolution.
+    static let spacing = 0.001...1_000.0
+    /// A green's width or height.
+    static let side = 0.001...TracedGreenSize.maxSideFt
+    /// An image's width or height in pixels.
+    static let imagePixels = 1...100_000
+
+    static func text(_ range: ClosedRange<Double>) -> String { "\(range.lowerBound)…\(range.upperBound)" }
+}
+
 /// A parsed JSON document read by JSON Pointer, with typed getters that throw `FieldProblem`.
 struct JSONFields: Sendable {
     let document: JSONDocument
@@ -80,6 +98,21 @@ struct JSONFields: Sendable {
         return try double(pointer)
     }
 
+    /// A number within `plausible` (in feet unless `unit` says otherwise): what a file can hold and no
+    /// later arithmetic overflows on (`PlausibleFeet`).
+    func double(_ pointer: String, plausible: ClosedRange<Double>, unit: String = "ft") throws(FieldProblem) -> Double {
+        let d = try double(pointer)
+        guard plausible.contains(d) else {
+            throw problem(pointer, "is \(d) \(unit): outside the plausible \(PlausibleFeet.text(plausible)) \(unit); check the file's units")
+        }
+        return d
+    }
+
+    func optionalDouble(_ pointer: String, plausible: ClosedRange<Double>, unit: String = "ft") throws(FieldProblem) -> Double? {
+        guard value(pointer) != nil else { return nil }
+        return try double(pointer, plausible: plausible, unit: unit)
+    }
+
     func int(_ pointer: String) throws(FieldProblem) -> Int {
         let v = try required(pointer)
         guard let n = v.numberValue else { throw problem(pointer, "must be an integer, found \(v.kindName)") }
@@ -105,7 +138,8 @@ struct JSONFields: Sendable {
         var points: [PointFt] = []
         points.reserveCapacity(elements.count)
         for i in elements.indices {
-            points.append(PointFt(x: try double("\(pointer)/\(i)/x"), z: try double("\(pointer)/\(i)/z")))
+            points.append(PointFt(x: try double("\(pointer)/\(i)/x", plausible: PlausibleFeet.coordinate),
+                                  z: try double("\(pointer)/\(i)/z", plausible: PlausibleFeet.coordinate)))
         }
         return points
     }

@@ -29,7 +29,8 @@ public struct Heightfield: Sendable, Equatable {
         guard resolutionFt.isFinite, resolutionFt > 0 else { throw .nonPositiveResolution(resolutionFt) }
         guard xMinFt.isFinite, zMinFt.isFinite else { throw .nonFiniteOrigin(xMinFt: xMinFt, zMinFt: zMinFt) }
         guard heights.count == nx * nz else { throw .heightCountMismatch(expected: nx * nz, found: heights.count) }
-        if let bad = heights.firstIndex(where: { !$0.isFinite }) {
+        // Finite and within the heights a traced green may have (±100 000 ft): no slope or picture band overflows.
+        if let bad = heights.firstIndex(where: { !$0.isFinite || abs(Double($0)) > TracedContours.maxHeightFt }) {
             throw .nonFiniteHeight(column: bad % nx, row: bad / nx, value: heights[bad])
         }
         self.nx = nx
@@ -161,7 +162,8 @@ public enum HeightfieldError: Error, Sendable, Equatable, CustomStringConvertibl
         case .heightCountMismatch(let expected, let found):
             return "heightfield has \(found) heights but its grid needs nx·nz = \(expected): give one height per cell"
         case .nonFiniteHeight(let column, let row, let value):
-            return "heightfield height at column \(column), row \(row) is \(value): every height must be a finite number (use 0 outside the green)"
+            return "heightfield height at column \(column), row \(row) is \(value): every height must be a finite number of feet "
+                + "within ±\(Int(TracedContours.maxHeightFt)) (use 0 outside the green)"
         case .unreadable(let file, let reason):
             return "\(file): cannot read (\(reason)): check the path and permissions"
         case .unwritable(let file, let reason):

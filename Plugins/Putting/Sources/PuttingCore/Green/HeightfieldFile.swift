@@ -103,8 +103,9 @@ extension Heightfield {
             guard resolution > 0 else {
                 throw fields.problem("/grid/resolution_ft", "is \(resolution): it must be greater than 0")
             }
-            let xMin = try fields.double("/grid/x_min_ft")
-            let zMin = try fields.double("/grid/z_min_ft")
+            _ = try fields.double("/grid/resolution_ft", plausible: PlausibleFeet.spacing)
+            let xMin = try fields.double("/grid/x_min_ft", plausible: PlausibleFeet.coordinate)
+            let zMin = try fields.double("/grid/z_min_ft", plausible: PlausibleFeet.coordinate)
             return Grid(nx: nx, nz: nz, resolutionFt: resolution, xMinFt: xMin, zMinFt: zMin)
         } catch {
             throw bad(error)

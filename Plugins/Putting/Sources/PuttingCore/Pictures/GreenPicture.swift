@@ -4,6 +4,7 @@
 
 /// A picture of a green in the original map's feet↔pixel frame.
 import ClubhouseGraphics
+import ClubhouseToolkit
 public struct GreenPicture: Sendable {
     public var heightfield: Heightfield
     /// Feet → pixels of the map area (origin at the image centre, +z up).
@@ -184,7 +185,7 @@ public struct GreenPicture: Sendable {
         let width = frame.imageWidthPx, mapHeight = frame.imageHeightPx
         // A narrow picture (a phone's) puts the ramp and scale bar under the text, not beside it.
         let narrow = frame.imageWidthPx < 560
-        let wrapped = GreenPicture.wrap(legend, width: Int((frame.imageWidthPx - (narrow ? 24 : 260)) / 7.2))
+        let wrapped = GreenPicture.wrap(legend, width: Int(saturating: (frame.imageWidthPx - (narrow ? 24 : 260)) / 7.2))
         let legendLines = (title == nil ? 0 : 1) + wrapped.count
         let legendHeight = Swift.max(Double(legendLines) * 20 + 30, 70) + (narrow ? 56 : 0)
         let height = mapHeight + legendHeight
@@ -217,10 +218,10 @@ public struct GreenPicture: Sendable {
                 while column < hf.nx {
                     let k = row * hf.nx + column
                     guard mask[k] else { column += 1; continue }
-                    let band = Swift.min(GreenPicture.bands - 1, Int((Double(hf.heights[k]) - lo) / span * Double(GreenPicture.bands)))
+                    let band = Swift.min(GreenPicture.bands - 1, Int(saturating: (Double(hf.heights[k]) - lo) / span * Double(GreenPicture.bands)))
                     var end = column + 1
                     while end < hf.nx, mask[row * hf.nx + end],
-                          Swift.min(GreenPicture.bands - 1, Int((Double(hf.heights[row * hf.nx + end]) - lo) / span * Double(GreenPicture.bands))) == band
+                          Swift.min(GreenPicture.bands - 1, Int(saturating: (Double(hf.heights[row * hf.nx + end]) - lo) / span * Double(GreenPicture.bands))) == band
                     {
                         end += 1
                     }
@@ -242,7 +243,7 @@ public struct GreenPicture: Sendable {
                 var thick = false
                 if let interval = contourIntervalFt, interval > 0, indexContourEvery > 0 {
                     let k = (line.heightFt / interval).rounded()
-                    thick = abs(k * interval - line.heightFt) < 1e-6 && Int(k) % indexContourEvery == 0
+                    thick = abs(k * interval - line.heightFt) < 1e-6 && Int(saturating: k) % indexContourEvery == 0
                 }
                 let points = line.points.map(px).joined(separator: " ")
                 s += "<polyline stroke-width=\"\(thick ? "1.6" : "0.8")\" points=\"\(points)\"><title>\(fixed(line.heightFt, 2)) ft</title></polyline>\n"

@@ -2,6 +2,7 @@
 // a request struct and returning a result with `json` and a human-readable `text`. The adapter
 // parses arguments into these requests and prints what comes back.
 import ClubhouseJSON
+import ClubhouseToolkit
 import Glibc
 
 /// `putting course import DIR --id ID [--name …] [--city …] [--state …] [--process] [--sources-only]`
@@ -200,9 +201,9 @@ public struct JobStatus: Sendable {
     public var text: String {
         switch job.state {
         case .queued where job.progress > 0:
-            return "Job \(job.id): queued again, \(Int((job.progress * 100).rounded()))% done before it stopped: `putting job run \(job.id)` goes on"
+            return "Job \(job.id): queued again, \(Int(saturating: (job.progress * 100).rounded()))% done before it stopped: `putting job run \(job.id)` goes on"
         case .queued: return "Job \(job.id): queued (submitted \(job.createdAt))"
-        case .running: return "Job \(job.id): running, \(Int((job.progress * 100).rounded()))% done"
+        case .running: return "Job \(job.id): running, \(Int(saturating: (job.progress * 100).rounded()))% done"
         case .failed: return "Job \(job.id): failed: \(job.error ?? "no reason recorded")"
         case .completed:
             if case .book = job.work {

@@ -47,13 +47,18 @@ enum ArgumentReader {
         return holes
     }
 
+    /// The Handicap Index a player comes with: `12.3`, `+1.2` (a plus index), plus 10.0 to 54.0.
+    static func givenIndex(_ text: String) throws(ScorecardError) -> Tenths {
+        try tenths(text, argument: "--index", range: indexRange, handicap: true)
+    }
+
     static func list(_ text: String) -> [String] {
         text.split(separator: ",", omittingEmptySubsequences: false).map { String(String($0).trimmingSpaces) }
     }
 }
 
 /// Ranges the calculators accept for a Handicap Index: plus 10.0 to 54.0.
-let indexRange = -100...540
+let indexRange = ScorecardStoredRange.indexTenths
 
 /// Checks a rating against its par for the number of holes.
 private func checkRating(_ rating: Tenths, par: Int, holes: HoleCount) throws(ScorecardError) {
@@ -124,8 +129,20 @@ public struct IndexFromRequest: Sendable {
     }
 }
 
+/// A differential that was an exceptional score (Rule 5.9) in `scorecard index-from`.
+public struct ExceptionalScore: Sendable, Codable, Equatable {
+    /// Its position in the list given (1 = first given).
+    public var position: Int
+    public var differential: Tenths
+    /// The index in force when it was made: Rule 5.2 over the differentials before it (after their
+    /// reductions), no caps.
+    public var indexInForce: Tenths
+    /// 1.0 (7.0–9.9 below the index in force) or 2.0 (10.0 or more), taken off it and the 19 before it.
+    public var reduction: Tenths
+}
+
 /// JSON keys: index, differentials, considered, used, adjustment, average, calculated, counted,
-/// countedPositions, lowIndex, softCapApplied, hardCapApplied, maximumApplied, note.
+/// countedPositions, exceptional, lowIndex, softCapApplied, hardCapApplied, maximumApplied, note.
 public struct IndexFromResult: Sendable, Codable, Equatable {
     /// The Handicap Index; null with fewer than three differentials.
     public var index: Tenths?
@@ -135,10 +152,12 @@ public struct IndexFromResult: Sendable, Codable, Equatable {
     public var adjustment: Tenths
     public var average: Tenths?
     public var calculated: Tenths?
-    /// The differentials that counted, lowest first.
+    /// The differentials that counted, lowest first, after exceptional-score reductions.
     public var counted: [Tenths]
     /// Their positions in the list given (1 = first given).
     public var countedPositions: [Int]
+    /// The exceptional scores among them (Rule 5.9), in the order given.
+    public var exceptional: [ExceptionalScore]
     public var lowIndex: Tenths?
     public var softCapApplied: Bool
     public var hardCapApplied: Bool
@@ -154,6 +173,11 @@ public struct IndexFromResult: Sendable, Codable, Equatable {
         how += used > 1 ? " (average \(average))" : ""
         if adjustment != .zero { how += ", adjustment \(adjustment)" }
         lines.append(how + " → \(calculated)")
+        for e in exceptional {
+            lines.append("exceptional score (Rule 5.9): differential \(e.position) (\(e.differential)) is "
+                + "\(Tenths(raw: e.indexInForce.raw - e.differential.raw)) below the index in force \(e.indexInForce.handicapNotation): "
+                + "−\(e.reduction) on it and the 19 before it")
+        }
         if let lowIndex {
             if hardCapApplied {
                 lines.append("hard cap: at most 5.0 above the Low Handicap Index \(lowIndex.handicapNotation)")
@@ -302,18 +326,31 @@ public enum Calculators {
             note = "caps not applied: the Low Handicap Index limits an index only once 20 differentials exist"
         }
         if values.count > 20 { note = "only the most recent 20 of the \(values.count) differentials are considered" }
-        guard let calculation = WorldHandicapSystem.handicapIndex(differentials: values, lowIndex: low) else {
+        // Rule 5.9, as the round-based record applies it: each differential is compared with the index in
+        // force when it was made (Rule 5.2 over those before it, after their reductions; each differential
+        // its own day), and an exceptional one reduces itself and the 19 before it.
+        var adjusted = values
+        var exceptional: [ExceptionalScore] = []
+        for k in values.indices {
+            guard let inForce = WorldHandicapSystem.handicapIndex(differentials: Array(adjusted[max(0, k - 20)..<k]), lowIndex: nil)?.index else { continue }
+            let reduction = WorldHandicapSystem.exceptionalScoreReduction(
+                differential: ExactTenths(numerator: values[k].raw, denominator: 1), indexInForce: inForce)
+            guard reduction != .zero else { continue }
+            for j in max(0, k - 19)...k { adjusted[j] = adjusted[j] - reduction }
+            exceptional.append(ExceptionalScore(position: k + 1, differential: values[k], indexInForce: inForce, reduction: reduction))
+        }
+        guard let calculation = WorldHandicapSystem.handicapIndex(differentials: adjusted, lowIndex: low) else {
             return IndexFromResult(index: nil, differentials: values.count, considered: values.count, used: 0, adjustment: .zero,
-                                   average: nil, calculated: nil, counted: [], countedPositions: [],
+                                   average: nil, calculated: nil, counted: [], countedPositions: [], exceptional: exceptional,
                                    lowIndex: nil, softCapApplied: false, hardCapApplied: false, maximumApplied: false,
                                    note: "at least 3 differentials are needed for a Handicap Index")
         }
         let offset = values.count - calculation.considered
-        let positions = calculation.counted.map { $0 + offset }.sorted { (values[$0], $0) < (values[$1], $1) }
+        let positions = calculation.counted.map { $0 + offset }.sorted { (adjusted[$0], $0) < (adjusted[$1], $1) }
         return IndexFromResult(index: calculation.index, differentials: values.count, considered: calculation.considered,
                                used: calculation.used, adjustment: calculation.adjustment, average: calculation.average,
-                               calculated: calculation.calculated, counted: positions.map { values[$0] },
-                               countedPositions: positions.map { $0 + 1 }, lowIndex: calculation.lowIndex,
+                               calculated: calculation.calculated, counted: positions.map { adjusted[$0] },
+                               countedPositions: positions.map { $0 + 1 }, exceptional: exceptional, lowIndex: calculation.lowIndex,
                                softCapApplied: calculation.softCapApplied, hardCapApplied: calculation.hardCapApplied,
                                maximumApplied: calculation.maximumApplied, note: note)
     }

@@ -4,15 +4,31 @@
 /// `scorecard player add`.
 public struct PlayerAdded: Sendable, Codable, Equatable {
     public var player: Player
-    public var text: String { "added player \(player.id): \(player.name)" }
+    public var text: String {
+        "added player \(player.id): \(player.name)"
+            + (player.givenIndex.map { ", Handicap Index \($0.handicapNotation) (given: in force until 3 differentials are recorded here)" } ?? "")
+    }
+}
+
+/// `scorecard player edit`.
+public struct PlayerEdited: Sendable, Codable, Equatable {
+    public var player: Player
+    /// The given index before the edit.
+    public var before: Tenths?
+    public var text: String {
+        "\(player.name): given Handicap Index \(before?.handicapNotation ?? "—") → \(player.givenIndex?.handicapNotation ?? "—")"
+    }
 }
 
 /// One line of `scorecard player list`.
 public struct PlayerSummary: Sendable, Codable, Equatable {
     public var id: Int
     public var name: String
-    /// Current Handicap Index; null until three differentials exist.
+    /// Current Handicap Index: from the record (three differentials or more), else the one the player
+    /// came with; null when neither exists.
     public var index: Tenths?
+    /// True when `index` is the given one (no index from the record yet).
+    public var indexIsGiven: Bool
     public var finishedRounds: Int
 }
 
@@ -22,7 +38,7 @@ public struct PlayerList: Sendable, Codable, Equatable {
     public var text: String {
         if players.isEmpty { return "no players yet — add one with 'scorecard player add NAME'" }
         return TextTable(["id", "name", "index", "rounds"], players.map {
-            ["\($0.id)", $0.name, $0.index?.handicapNotation ?? "—", "\($0.finishedRounds)"]
+            ["\($0.id)", $0.name, ($0.index?.handicapNotation ?? "—") + ($0.indexIsGiven ? " (given)" : ""), "\($0.finishedRounds)"]
         }).text
     }
 }
@@ -153,19 +169,20 @@ public struct ScoreEntered: Sendable, Codable, Equatable {
     }
 }
 
-/// One player's line on a leaderboard.
+/// One player's line on a leaderboard. The scores are null (shown "—") before the player's first hole:
+/// no score is not a score of 0.
 public struct LeaderboardLine: Sendable, Codable, Equatable {
     /// "1", "T2", … by net to par; "—" before any hole is scored.
     public var position: String
     public var playerID: Int
     public var name: String
     public var holesPlayed: Int
-    public var gross: Int
-    public var toPar: Int
+    public var gross: Int?
+    public var toPar: Int?
     /// Strokes received on the holes played (from the playing handicap).
     public var strokesReceived: Int
-    public var net: Int
-    public var netToPar: Int
+    public var net: Int?
+    public var netToPar: Int?
     public var playingHandicap: Int?
 }
 
@@ -194,15 +211,21 @@ public struct Leaderboard: Sendable, Codable, Equatable {
 
     static func par(_ value: Int) -> String { value == 0 ? "E" : value > 0 ? "+\(value)" : "\(value)" }
 
+    /// A score, or "—" when there is none yet.
+    static func score(_ value: Int?) -> String { value.map(String.init) ?? "—" }
+
+    /// A score to par, or "—" when there is none yet.
+    static func toPar(_ value: Int?) -> String { value.map(par) ?? "—" }
+
     func thru(_ played: Int) -> String { played == round.holes ? "F" : "\(played)" }
 
     /// The gross and net stroke table.
     var strokeTable: String {
         let rows = lines.map { line in
             [line.position, line.name, thru(line.holesPlayed),
-             "\(line.gross)", line.holesPlayed > 0 ? Self.par(line.toPar) : "—",
+             Self.score(line.gross), Self.toPar(line.toPar),
              line.playingHandicap.map(CourseHandicapResult.signed) ?? "—",
-             "\(line.net)", line.holesPlayed > 0 ? Self.par(line.netToPar) : "—"]
+             Self.score(line.net), Self.toPar(line.netToPar)]
         }
         return TextTable(["pos", "player", "thru", "gross", "to par", "hcp", "net", "net to par"], rows).text
     }
@@ -212,7 +235,7 @@ public struct Leaderboard: Sendable, Codable, Equatable {
         if let stableford {
             parts.append(TextTable(["pos", "player", "thru", "hcp", "points", "gross pts"], stableford.map {
                 [$0.position, $0.name, thru($0.holesPlayed), $0.playingHandicap.map(CourseHandicapResult.signed) ?? "—",
-                 "\($0.points)", "\($0.grossPoints)"]
+                 Self.score($0.points), Self.score($0.grossPoints)]
             }).text)
         } else if let match {
             var lines = ["\(match.sides[0]) v \(match.sides[1]): \(match.status)"]
@@ -227,7 +250,7 @@ public struct Leaderboard: Sendable, Codable, Equatable {
             parts.append(lines.joined(separator: "\n"))
         } else if let fourBall {
             parts.append(TextTable(["pos", "side", "thru", "better ball", "net to par"], fourBall.map {
-                [$0.position, $0.side, thru($0.holesPlayed), "\($0.betterBall)", $0.holesPlayed > 0 ? Self.par($0.toPar) : "—"]
+                [$0.position, $0.side, thru($0.holesPlayed), Self.score($0.betterBall), Self.toPar($0.toPar)]
             }).text)
         } else if let skins {
             var lines = ["\(skins.basis) skins, carry-overs \(skins.carryOvers ? "on" : "off")"]
@@ -298,7 +321,8 @@ public struct EntryHistory: Sendable, Codable, Equatable {
 /// One player's result in a finished round.
 public struct FinishedPlayer: Sendable, Codable, Equatable {
     public var name: String
-    public var gross: Int
+    /// Null when the player scored no hole.
+    public var gross: Int?
     public var adjustedGross: Int?
     public var differential: Tenths?
     /// Why the round has no differential (incomplete card, 9-hole score waiting, …).
@@ -313,7 +337,7 @@ public struct RoundFinished: Sendable, Codable, Equatable {
     public var text: String {
         var lines = [leaderboard.text, ""]
         for player in players {
-            var line = "\(player.name): gross \(player.gross)"
+            var line = "\(player.name): gross \(Leaderboard.score(player.gross))"
             if let ags = player.adjustedGross { line += ", adjusted \(ags)" }
             if let d = player.differential { line += ", differential \(d)" }
             if let note = player.note { line += " (\(note))" }
@@ -331,7 +355,7 @@ public struct RoundHistory: Sendable, Codable, Equatable {
         if rounds.isEmpty { return "no rounds yet — start one with 'scorecard round start'" }
         return rounds.map { board in
             board.round.heading + "\n" + board.lines.map {
-                "  \($0.name): \($0.holesPlayed) holes, gross \($0.gross), net \($0.net)"
+                "  \($0.name): \($0.holesPlayed) holes, gross \(Leaderboard.score($0.gross)), net \(Leaderboard.score($0.net))"
             }.joined(separator: "\n")
         }.joined(separator: "\n")
     }
@@ -350,7 +374,8 @@ public struct RecordedScore: Sendable, Codable, Equatable {
 /// `scorecard index PLAYER`: the index and the record behind it.
 public struct HandicapRecord: Sendable, Codable, Equatable {
     public var player: Player
-    /// Current Handicap Index; null until three differentials exist.
+    /// Current Handicap Index: from the record once three differentials exist, before that the index the
+    /// player came with (`player.givenIndex`), else null.
     public var index: Tenths?
     /// Low Handicap Index (lowest index in force in the 365 days before the latest score), once 20 differentials exist.
     public var lowIndex: Tenths?
@@ -362,7 +387,9 @@ public struct HandicapRecord: Sendable, Codable, Equatable {
     public var revisions: [IndexRevision]
 
     public var text: String {
-        var lines = ["\(player.name): Handicap Index " + (index?.handicapNotation ?? "— (needs 3 differentials)")]
+        var heading = "\(player.name): Handicap Index " + (index?.handicapNotation ?? "— (needs 3 differentials)")
+        if calculation == nil, index != nil { heading += " (given: in force until 3 differentials are recorded here)" }
+        var lines = [heading]
         if let c = calculation {
             var how = "lowest \(c.used) of the most recent \(c.considered) differentials, average \(c.average)"
             if c.adjustment != .zero { how += ", adjustment \(c.adjustment)" }
@@ -388,7 +415,7 @@ public struct HandicapRecord: Sendable, Codable, Equatable {
             }
             if o.exceptionalReduction != .zero { note += (note.isEmpty ? "" : "; ") + "exceptional: −\(o.exceptionalReduction) on the last 20" }
             // "·" only beside an index: without one (fewer than 3 differentials) nothing is older than the 20.
-            return [o.counted ? "*" : (o.differential != nil && !o.considered && calculation != nil ? "·" : ""), "\(s.date)", "\(s.course) (\(s.tee))", "\(o.gross)",
+            return [o.counted ? "*" : (o.differential != nil && !o.considered && calculation != nil ? "·" : ""), "\(s.date)", "\(s.course) (\(s.tee))", o.holesScored > 0 ? "\(o.gross)" : "—",
                     o.adjustedGross.map(String.init) ?? "—", o.differential?.description ?? "—",
                     o.reductionApplied == .zero ? "" : "−\(o.reductionApplied)", note]
         }

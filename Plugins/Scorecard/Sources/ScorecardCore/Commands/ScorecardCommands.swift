@@ -2,10 +2,26 @@
 // function per command, taking the arguments as typed and returning a Codable result with a text
 // rendering. Every check runs before the first write, so a rejected command writes nothing.
 
-/// `scorecard player add NAME`.
+/// `scorecard player add NAME [--index I]`.
 public struct AddPlayerRequest: Sendable {
     public var name: String
-    public init(name: String) { self.name = name }
+    /// The Handicap Index the player comes with, as typed (`12.3`, `+1.2` for a plus index).
+    public var index: String?
+    public init(name: String, index: String? = nil) {
+        self.name = name
+        self.index = index
+    }
+}
+
+/// `scorecard player edit PLAYER --index I|none`.
+public struct EditPlayerRequest: Sendable {
+    public var player: String
+    /// The index the player comes with, as typed; "none" clears it.
+    public var index: String?
+    public init(player: String, index: String?) {
+        self.player = player
+        self.index = index
+    }
 }
 
 /// `scorecard course add FILE.json`: the file's name (for messages) and its content.
@@ -147,18 +163,37 @@ public struct ScorecardCommands {
             throw .invalidPlayerName(name, reason: "contains control characters — use printable characters only")
         }
         if Int(name) != nil { throw .invalidPlayerName(name, reason: "is a number, which would be read as a player id — use a name") }
+        let given = try request.index.map { text throws(ScorecardError) in try ArgumentReader.givenIndex(text) }
         let existing = try stored { try store.players() }
         if existing.contains(where: { $0.name.lowercased() == name.lowercased() }) { throw .duplicatePlayer(name) }
-        return PlayerAdded(player: try stored { try store.insertPlayer(name: name) })
+        return PlayerAdded(player: try stored { try store.insertPlayer(name: name, givenIndex: given) })
+    }
+
+    /// Sets or clears the index a player came with. Refused once the player's record here issues an index
+    /// of its own: from then on only scores count (README, "A player who comes with an index").
+    public func editPlayer(_ request: EditPlayerRequest) throws(ScorecardError) -> PlayerEdited {
+        guard let text = request.index else { throw .missingArgument("--index (the Handicap Index the player comes with, or none)") }
+        let world = try loadWorld()
+        let player = try player(request.player, in: world.players)
+        let trimmed = String(text.trimmingSpaces)
+        let given = trimmed.lowercased() == "none" ? nil : try ArgumentReader.givenIndex(trimmed)
+        let record = world.record(of: player.id)
+        if let calculation = record.calculation {
+            throw .indexFromRecord(player: player.name, index: calculation.index, differentials: calculation.considered)
+        }
+        try stored { try store.setGivenIndex(playerID: player.id, index: given) }
+        var edited = player
+        edited.givenIndex = given
+        return PlayerEdited(player: edited, before: player.givenIndex)
     }
 
     public func listPlayers() throws(ScorecardError) -> PlayerList {
-        let players = try stored { try store.players() }
         let world = try loadWorld()
-        return PlayerList(players: players.map { player in
-            let posted = world.postedRounds(of: player.id)
-            return PlayerSummary(id: player.id, name: player.name, index: ScoringRecord.evaluate(posted).index,
-                                 finishedRounds: posted.count)
+        return PlayerList(players: world.players.map { player in
+            let record = world.record(of: player.id)
+            return PlayerSummary(id: player.id, name: player.name, index: record.index,
+                                 indexIsGiven: record.calculation == nil && record.givenIndex != nil,
+                                 finishedRounds: world.postedRounds(of: player.id).count)
         })
     }
 
@@ -212,7 +247,8 @@ public struct ScorecardCommands {
         } else {
             date = request.today
         }
-        let holes = try ArgumentReader.holes(request.holes)
+        // Without --holes the round is played on all of the tee's holes (9 on a 9-hole tee).
+        let holes = request.holes == nil ? tee.holeCount : try ArgumentReader.holes(request.holes)
         var nine = Nine.all
         if holes == .nine, tee.holeCount == .eighteen {
             switch request.nine.map({ String($0.trimmingSpaces).lowercased() }) {
@@ -268,7 +304,7 @@ public struct ScorecardCommands {
         for name in names {
             let player = try player(name, in: world.players)
             if players.contains(where: { $0.playerID == player.id }) { throw .playerTwiceInRound(player.name) }
-            let index = ScoringRecord.evaluate(world.postedRounds(of: player.id)).index(on: date)
+            let index = world.record(of: player.id).index(on: date)
             var courseHandicap: Int?
             var playingHandicap: Int?
             if let index {
@@ -358,13 +394,13 @@ public struct ScorecardCommands {
             throw .nothingToCorrect(player: player.name, hole: hole, round: round.id)
         }
         if previous == strokes { throw .correctionUnchanged(player: player.name, hole: hole, round: round.id, strokes: strokes) }
-        let before = round.isFinished ? ScoringRecord.evaluate(world.postedRounds(of: player.id)).index : nil
+        let before = round.isFinished ? world.record(of: player.id).index : nil
         let entry = try stored {
             try store.appendCorrection(roundID: round.id, playerID: player.id, hole: hole, strokes: strokes, reason: reason, on: request.today)
         }
         var after = world
         after.scorecards[round.id] = Scorecard(entries: try stored { try store.scoreEntries(roundID: round.id) })
-        let record = ScoringRecord.evaluate(after.postedRounds(of: player.id))
+        let record = after.record(of: player.id)
         let outcome = record.outcomes.first { $0.roundID == round.id }
         return ScoreCorrected(entry: entry, player: player.name, replaced: previous, roundFinished: round.isFinished,
                               differential: outcome?.differential, indexBefore: before, indexAfter: record.index)
@@ -432,13 +468,17 @@ public struct ScorecardCommands {
                     received += WorldHandicapSystem.strokesReceived(courseHandicap: ph, rank: ranks[i], holeCount: holes.count)
                 }
             }
-            return LeaderboardLine(position: "—", playerID: player.playerID, name: player.name, holesPlayed: played, gross: gross,
-                                   toPar: gross - par, strokesReceived: received, net: gross - received,
-                                   netToPar: gross - received - par, playingHandicap: player.playingHandicap)
+            // No hole scored: no score (null, "—"), not a score of 0.
+            let scored = played > 0
+            return LeaderboardLine(position: "—", playerID: player.playerID, name: player.name, holesPlayed: played,
+                                   gross: scored ? gross : nil, toPar: scored ? gross - par : nil, strokesReceived: received,
+                                   net: scored ? gross - received : nil, netToPar: scored ? gross - received - par : nil,
+                                   playingHandicap: player.playingHandicap)
         }
         lines.sort { a, b in
             if (a.holesPlayed == 0) != (b.holesPlayed == 0) { return b.holesPlayed == 0 }
-            return (a.netToPar, a.toPar, -a.holesPlayed, a.name.lowercased()) < (b.netToPar, b.toPar, -b.holesPlayed, b.name.lowercased())
+            return (a.netToPar ?? 0, a.toPar ?? 0, -a.holesPlayed, a.name.lowercased())
+                < (b.netToPar ?? 0, b.toPar ?? 0, -b.holesPlayed, b.name.lowercased())
         }
         Positions.assign(&lines, played: { $0.holesPlayed > 0 }, same: { $0.netToPar == $1.netToPar }) { $0.position = $1 }
         var board = Leaderboard(round: summary(round, course: course), lines: lines)
@@ -478,9 +518,10 @@ public struct ScorecardCommands {
         if let i = world.rounds.firstIndex(where: { $0.id == round.id }) { world.rounds[i] = round }
         let board = try leaderboard(round, world: world)
         let players: [FinishedPlayer] = round.players.map { player in
-            let record = ScoringRecord.evaluate(world.postedRounds(of: player.playerID))
+            let record = world.record(of: player.playerID)
             let outcome = record.outcomes.first { $0.roundID == round.id }
-            return FinishedPlayer(name: player.name, gross: outcome?.gross ?? 0, adjustedGross: outcome?.adjustedGross,
+            return FinishedPlayer(name: player.name, gross: (outcome?.holesScored ?? 0) > 0 ? outcome?.gross : nil,
+                                  adjustedGross: outcome?.adjustedGross,
                                   differential: outcome?.differential, note: outcome.flatMap(Self.note), indexAfter: record.index)
         }
         return RoundFinished(leaderboard: board, players: players)
@@ -494,7 +535,7 @@ public struct ScorecardCommands {
         let reason = request.reason.map { String($0.trimmingSpaces) }
         if let reason, reason.isEmpty { throw .missingReason }
         let board = try leaderboard(round, world: world)
-        let before = round.players.map { ScoringRecord.evaluate(world.postedRounds(of: $0.playerID)).index }
+        let before = round.players.map { world.record(of: $0.playerID).index }
         if round.isFinished && !request.confirmed {
             throw .unconfirmed("round \(round.id) (\(board.round.course), \(round.date)) is final and counts toward the index of "
                 + round.players.map(\.name).joined(separator: ", ") + "; deleting it cannot be undone — delete it anyway?")
@@ -504,7 +545,7 @@ public struct ScorecardCommands {
         after.rounds.removeAll { $0.id == round.id }
         let players = zip(round.players, before).map { player, indexBefore in
             IndexChange(name: player.name, indexBefore: indexBefore,
-                        indexAfter: ScoringRecord.evaluate(after.postedRounds(of: player.playerID)).index)
+                        indexAfter: after.record(of: player.playerID).index)
         }
         return RoundDeleted(round: board.round, wasFinal: round.isFinished, reason: reason, players: players)
     }
@@ -532,7 +573,7 @@ public struct ScorecardCommands {
     public func index(_ playerText: String) throws(ScorecardError) -> HandicapRecord {
         let world = try loadWorld()
         let player = try player(playerText, in: world.players)
-        let record = ScoringRecord.evaluate(world.postedRounds(of: player.id))
+        let record = world.record(of: player.id)
         let scores: [RecordedScore] = record.outcomes.reversed().map { outcome in
             let round = world.rounds.first { $0.id == outcome.roundID }
             let course = round.flatMap { r in world.courses.first { $0.id == r.courseID } }
@@ -552,6 +593,11 @@ public struct ScorecardCommands {
         var courses: [Course]
         var rounds: [Round]
         var scorecards: [Int: Scorecard]
+
+        /// A player's scoring record: their finished rounds, from the index they came with if any.
+        func record(of playerID: Int) -> ScoringRecord {
+            ScoringRecord.evaluate(postedRounds(of: playerID), givenIndex: players.first { $0.id == playerID }?.givenIndex)
+        }
 
         /// A player's finished rounds as the handicap engine needs them.
         func postedRounds(of playerID: Int) -> [PostedRound] {

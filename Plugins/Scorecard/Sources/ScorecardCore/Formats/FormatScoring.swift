@@ -71,10 +71,10 @@ public struct StablefordLine: Sendable, Codable, Equatable {
     public var name: String
     public var playingHandicap: Int?
     public var holesPlayed: Int
-    /// Points from net scores (the competition's result).
-    public var points: Int
-    /// Points from gross scores.
-    public var grossPoints: Int
+    /// Points from net scores (the competition's result); null before the player's first hole.
+    public var points: Int?
+    /// Points from gross scores; null before the player's first hole.
+    public var grossPoints: Int?
 }
 
 public enum Stableford {
@@ -100,11 +100,12 @@ public enum Stableford {
                 gross += Self.points(par: par, net: strokes)
             }
             lines.append(StablefordLine(position: "—", playerID: entrant.playerID, name: entrant.name,
-                                        playingHandicap: entrant.playingHandicap, holesPlayed: played, points: points, grossPoints: gross))
+                                        playingHandicap: entrant.playingHandicap, holesPlayed: played,
+                                        points: played > 0 ? points : nil, grossPoints: played > 0 ? gross : nil))
         }
         lines.sort { a, b in
             if (a.holesPlayed == 0) != (b.holesPlayed == 0) { return b.holesPlayed == 0 }
-            if a.points != b.points { return a.points > b.points }
+            if a.points != b.points { return (a.points ?? 0) > (b.points ?? 0) }
             if a.holesPlayed != b.holesPlayed { return a.holesPlayed < b.holesPlayed }
             return a.name.lowercased() < b.name.lowercased()
         }
@@ -230,10 +231,11 @@ public struct SideLine: Sendable, Codable, Equatable {
     public var side: String
     public var playerIDs: [Int]
     public var holesPlayed: Int
-    /// The side's better-ball net score over the holes played.
-    public var betterBall: Int
-    public var par: Int
-    public var toPar: Int
+    /// The side's better-ball net score over the holes played; null before the side's first hole.
+    public var betterBall: Int?
+    /// Par of the holes played; null before the side's first hole.
+    public var par: Int?
+    public var toPar: Int?
 }
 
 public enum FourBallStroke {
@@ -259,12 +261,12 @@ public enum FourBallStroke {
             }
             lines.append(SideLine(position: "—", side: members.map { field.entrants[$0].name }.joined(separator: " & "),
                                   playerIDs: members.map { field.entrants[$0].playerID }, holesPlayed: played,
-                                  betterBall: total, par: par, toPar: total - par))
+                                  betterBall: played > 0 ? total : nil, par: played > 0 ? par : nil, toPar: played > 0 ? total - par : nil))
             start += 2
         }
         lines.sort { a, b in
             if (a.holesPlayed == 0) != (b.holesPlayed == 0) { return b.holesPlayed == 0 }
-            return (a.toPar, -a.holesPlayed, a.side.lowercased()) < (b.toPar, -b.holesPlayed, b.side.lowercased())
+            return (a.toPar ?? 0, -a.holesPlayed, a.side.lowercased()) < (b.toPar ?? 0, -b.holesPlayed, b.side.lowercased())
         }
         Positions.assign(&lines, played: { $0.holesPlayed > 0 }, same: { $0.toPar == $1.toPar }) { $0.position = $1 }
         return lines

@@ -15,6 +15,12 @@
 // always make at least three), each held nine then gets its own 18-hole differential from that expected
 // score, and the initial index is issued from all of them. Which rule made each differential is kept in
 // `ScoreOutcome.kind` and `rule`.
+//
+// A given index (a player who arrives with a Handicap Index from their association or another club,
+// `player add --index`, or the Golfer app's players) is the index in force from the first score here
+// until the record here produces one of its own (Rule 5.2: three differentials): scores are adjusted
+// with net double bogey from it, nines get their expected score from it (they are not held), and an
+// exceptional score is measured against it (Rule 5.9). See Plugins/Scorecard/README.md.
 
 /// One hole of a round as the handicap engine sees it.
 public struct PlayedHole: Hashable, Sendable, Codable {
@@ -135,18 +141,22 @@ public struct ScoringRecord: Sendable {
     public var calculation: IndexCalculation?
     /// The Low Handicap Index as of the latest score, once 20 differentials exist.
     public var lowIndex: Tenths?
+    /// The index the player was given (see the top of this file); in force until `calculation` exists.
+    public var givenIndex: Tenths? = nil
 
-    /// The current Handicap Index.
-    public var index: Tenths? { calculation?.index }
+    /// The current Handicap Index: calculated from the record, else the given one.
+    public var index: Tenths? { calculation?.index ?? givenIndex }
 
-    /// The index in force on `date` (issued after scores of earlier days).
+    /// The index in force on `date` (issued after scores of earlier days; the given one before the first).
     public func index(on date: GolfDate) -> Tenths? {
-        revisions.last(where: { $0.effective <= date })?.index
+        revisions.last(where: { $0.effective <= date })?.index ?? givenIndex
     }
 
-    /// Evaluates rounds (any order; sorted by date, then round id).
-    public static func evaluate(_ rounds: [PostedRound]) -> ScoringRecord {
+    /// Evaluates rounds (any order; sorted by date, then round id); `givenIndex` is the index the player
+    /// came with, if any.
+    public static func evaluate(_ rounds: [PostedRound], givenIndex: Tenths? = nil) -> ScoringRecord {
         var engine = ScoringRecordEngine(capacity: rounds.count)
+        engine.given = givenIndex
         let ordered = rounds.sorted { ($0.date, $0.roundID) < ($1.date, $1.roundID) }
         engine.run(ordered)
         return engine.finish()
@@ -179,6 +189,8 @@ public struct ScoringRecordEngine {
     var holesPosted = 0
     var latest: IndexKernel?
     var latestLow: Int?
+    /// The index the player was given: in force until the record issues one.
+    var given: Tenths?
     /// Sort keys of the most recent 20 differentials, ascending: the adjusted value in tenths shifted
     /// above a tie-break that puts the more recent of equal values first.
     var window: [Int] = []
@@ -201,6 +213,7 @@ public struct ScoringRecordEngine {
         holesPosted = 0
         latest = nil
         latestLow = nil
+        given = nil
     }
 
     static let tieBits = 21
@@ -212,7 +225,7 @@ public struct ScoringRecordEngine {
         return ((d.rounded - d.reduction) << Self.tieBits) &+ (Self.tieMask - k)
     }
 
-    var currentIndex: Tenths? { latest.map { Tenths(raw: $0.index) } }
+    var currentIndex: Tenths? { latest.map { Tenths(raw: $0.index) } ?? given }
 
     /// Evaluates rounds already in (date, round id) order.
     mutating func run(_ rounds: [PostedRound]) {
@@ -223,7 +236,7 @@ public struct ScoringRecordEngine {
         var i = 0
         while i < rounds.count {
             let day = rounds[i].date
-            let inForce = revisions.last.map(\.index)
+            let inForce = revisions.last.map(\.index) ?? given
             while i < rounds.count, rounds[i].date == day {
                 post(rounds[i], indexInForce: inForce)
                 i += 1
@@ -310,7 +323,7 @@ public struct ScoringRecordEngine {
         outcome.adjustedGross = adjusted
 
         let exact: ExactTenths
-        let withoutIndex = latest == nil
+        let withoutIndex = indexInForce == nil && latest == nil
         if round.holeCount == .eighteen {
             outcome.kind = .eighteenHoles
             exact = WorldHandicapSystem.differential(adjustedGrossScore: adjusted, rating: round.rating,
@@ -427,6 +440,6 @@ public struct ScoringRecordEngine {
         let considered = differentials.count - first
         return ScoringRecord(outcomes: outcomes, revisions: revisions,
                              calculation: latest?.calculation(considered: considered, lowIndex: latestLow.map { Tenths(raw: $0) }),
-                             lowIndex: latestLow.map { Tenths(raw: $0) })
+                             lowIndex: latestLow.map { Tenths(raw: $0) }, givenIndex: given)
     }
 }

@@ -6,9 +6,11 @@
 //
 // Hole "index" is 0-based, hole "handicap" is the stroke index. Each course becomes a course with one tee
 // named "Default" and goes through the same validation as any course: a course that fails (the seed has
-// one with stroke index 4 twice and no 14) is reported with file:line:col and not imported. The players'
-// "handicap" numbers are the app's own guesses, not Handicap Indexes (an index comes from scores), so they
-// are reported and not used.
+// one with stroke index 4 twice and no 14) is reported with file:line:col and not imported. A player's
+// "handicap" is the Handicap Index they came to the app with: it is kept as their given index (in force
+// until their record here has three differentials; README), checked like `player add --index` (plus 10.0
+// to 54.0, at most one decimal) — a player whose handicap is not one is reported with file:line:col and
+// not imported.
 
 import ClubhouseJSON
 
@@ -40,7 +42,7 @@ public struct SeedImportReport: Sendable, Codable, Equatable {
     public var text: String {
         var lines = ["imported \(playersAdded.count) player\(playersAdded.count == 1 ? "" : "s") and "
             + "\(coursesAdded.count) course\(coursesAdded.count == 1 ? "" : "s")"]
-        lines += playersAdded.map { "  player \($0.id): \($0.name)" }
+        lines += playersAdded.map { "  player \($0.id): \($0.name)" + ($0.givenIndex.map { ", given Handicap Index \($0.handicapNotation)" } ?? "") }
         lines += coursesAdded.map { "  course \($0.id): \($0.name)" }
         lines += skipped.map { "  skipped \($0) (already present)" }
         lines += rejected.map { "rejected \($0.item): \($0.error)" }
@@ -51,7 +53,8 @@ public struct SeedImportReport: Sendable, Codable, Equatable {
 
 /// The parsed seed, before anything is stored.
 struct Seed {
-    var players: [(name: String, handicap: String?)]
+    /// Each player's name and given index, or why the entry is not a player.
+    var players: [(name: String, index: Result<Tenths?, ScorecardError>)]
     var courses: [Result<CourseDraft, ScorecardError>]
     var courseNames: [String]
 
@@ -64,12 +67,19 @@ struct Seed {
         }
         let json = LocatedJSON(document: document, file: file, makeError: { .invalidSeed(location: $0, message: $1) })
         _ = try json.object("", what: "the seed", keys: ["_source", "players", "courses"])
-        var players: [(String, String?)] = []
+        var players: [(String, Result<Tenths?, ScorecardError>)] = []
         for p in try json.array("/players", what: "\"players\"").indices {
             let base = "/players/\(p)"
             _ = try json.object(base, what: "player \(p + 1)", keys: ["name", "handicap"])
             let name = try json.string(base + "/name", what: "player \(p + 1) \"name\"")
-            players.append((name, json.value(base + "/handicap").map { "\($0)" }))
+            players.append((name, Result { () throws(ScorecardError) -> Tenths? in
+                guard let value = json.value(base + "/handicap"), value != .null else { return nil }
+                guard case .number(let number) = value, let index = Tenths.parse(number.lexeme), indexRange.contains(index.raw) else {
+                    throw json.fail(base + "/handicap", "player '\(name)' \"handicap\" \(value) is not a Handicap Index "
+                        + "(plus 10.0 to 54.0 — a plus index is negative here — with at most one decimal); correct it or leave it out")
+                }
+                return index
+            }))
         }
         var courses: [Result<CourseDraft, ScorecardError>] = []
         var names: [String] = []
@@ -124,18 +134,19 @@ extension ScorecardCommands {
         var report = SeedImportReport(playersAdded: [], coursesAdded: [], skipped: [], rejected: [], notes: [])
         let existingPlayers = Set(try stored { try store.players() }.map { $0.name.lowercased() })
         let existingCourses = Set(try stored { try store.courses() }.map { $0.name.lowercased() })
-        var playerNames: [String] = []
-        var ignoredHandicaps: [String] = []
-        for (name, handicap) in seed.players {
+        var newPlayers: [(name: String, index: Tenths?)] = []
+        for (name, index) in seed.players {
             let trimmed = String(name.trimmingSpaces)
-            if existingPlayers.contains(trimmed.lowercased()) || playerNames.contains(where: { $0.lowercased() == trimmed.lowercased() }) {
+            if existingPlayers.contains(trimmed.lowercased()) || newPlayers.contains(where: { $0.name.lowercased() == trimmed.lowercased() }) {
                 report.skipped.append("player '\(trimmed)'")
             } else if trimmed.isEmpty || trimmed.contains(",") {
                 report.rejected.append(SeedRejection(item: "player '\(name)'", error: "a player needs a name without commas"))
             } else {
-                playerNames.append(trimmed)
+                switch index {
+                case .success(let given): newPlayers.append((trimmed, given))
+                case .failure(let error): report.rejected.append(SeedRejection(item: "player '\(trimmed)'", error: error.description))
+                }
             }
-            if let handicap { ignoredHandicaps.append("\(trimmed) \(handicap)") }
         }
         var drafts: [CourseDraft] = []
         for (name, result) in zip(seed.courseNames, seed.courses) {
@@ -150,15 +161,15 @@ extension ScorecardCommands {
                 }
             }
         }
-        if !ignoredHandicaps.isEmpty {
-            report.notes.append("the seed's player handicaps (" + ignoredHandicaps.joined(separator: ", ")
-                + ") are not Handicap Indexes and were not used; an index comes from at least 3 scores")
+        if newPlayers.contains(where: { $0.index != nil }) {
+            report.notes.append("each player's \"handicap\" is kept as the Handicap Index they came with: in force until "
+                + "3 differentials are recorded here (scorecard README)")
         }
-        let names = playerNames
+        let players = newPlayers
         let courses = drafts
         let added = try stored {
             try store.transaction { () throws -> ([Player], [Course]) in
-                (try names.map { try store.insertPlayer(name: $0) }, try courses.map { try store.insertCourse($0) })
+                (try players.map { try store.insertPlayer(name: $0.name, givenIndex: $0.index) }, try courses.map { try store.insertCourse($0) })
             }
         }
         report.playersAdded = added.0

@@ -124,9 +124,13 @@ public struct CourseDraft: Hashable, Sendable, Codable {
 public struct Player: Hashable, Sendable, Codable {
     public var id: Int
     public var name: String
+    /// The Handicap Index the player came with (from their association, another club or the Golfer
+    /// app): in force until their record here produces one (README, "A player who comes with an index").
+    public var givenIndex: Tenths?
 
-    public init(id: Int, name: String) {
+    public init(id: Int, name: String, givenIndex: Tenths? = nil) {
         self.id = id
         self.name = name
+        self.givenIndex = givenIndex
     }
 }

@@ -21,6 +21,7 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
     case invalidPlayerName(String, reason: String)
     case duplicatePlayer(String)
     case unknownPlayer(String)
+    case indexFromRecord(player: String, index: Tenths, differentials: Int)
 
     // Rounds and scores.
     case unknownRound(String)
@@ -99,6 +100,9 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
             return "a player named '\(name)' already exists — names must be unique (case does not count)"
         case let .unknownPlayer(text):
             return "no player '\(text)' — add them with 'scorecard player add' or see 'scorecard player list'"
+        case let .indexFromRecord(player, index, differentials):
+            return "\(player) has a Handicap Index of \(index.handicapNotation) from \(differentials) differential"
+                + "\(differentials == 1 ? "" : "s") recorded here; a given index only starts a record — their scores decide it now"
         case let .unknownRound(text):
             return "no round '\(text)' — see 'scorecard rounds' for round ids"
         case .noPlayers:

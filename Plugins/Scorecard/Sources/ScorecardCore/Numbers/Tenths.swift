@@ -86,7 +86,12 @@ extension Tenths: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let whole = try? container.decode(Int.self) {
-            self.init(whole: whole)
+            // A whole number too large for tenths is refused, not an overflow.
+            let (raw, overflow) = whole.multipliedReportingOverflow(by: 10)
+            guard !overflow else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(whole) is too large for a number of tenths")
+            }
+            self.init(raw: raw)
             return
         }
         let double = try container.decode(Double.self)

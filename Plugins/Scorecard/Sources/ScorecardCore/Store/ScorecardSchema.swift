@@ -7,6 +7,29 @@
 
 import ClubhouseToolkit
 
+/// The ranges of stored numbers that the schema does not constrain with a CHECK (the columns of version 1,
+/// which an older version or another program could fill with anything): the SQL store checks them again
+/// on reading, so no value can reach arithmetic that would overflow.
+public enum ScorecardStoredRange {
+    /// A Course Rating in tenths, as a course file allows: 0.1 to 999.9.
+    public static let ratingTenths = 1...9999
+    /// A Handicap Index in tenths: plus 10.0 to 54.0.
+    public static let indexTenths = -100...540
+    /// A Course or Playing Handicap: index 54.0 on slope 155 with a rating 10 over par is 84.
+    public static let handicap = -100...200
+
+    /// `value` when it is nil or within `range`; otherwise the one-line error a damaged row gets (a value
+    /// another program wrote), which every read path reports instead of computing with it.
+    public static func checked(_ value: Int?, _ range: ClosedRange<Int>, _ what: @autoclosure () -> String) throws(ScorecardError) -> Int? {
+        guard let value else { return nil }
+        guard range.contains(value) else {
+            throw .storage("\(what()) is \(value) in the database, outside \(range.lowerBound)…\(range.upperBound); "
+                + "the row was not written by this plugin — correct or delete it with sqlite3, or restore a backup")
+        }
+        return value
+    }
+}
+
 /// The schema and statements of the scorecard plugin's database.
 public enum ScorecardSchema {
     public static let migrations: [Migration] = [
@@ -120,14 +143,20 @@ public enum ScorecardSchema {
             WHEN EXISTS (SELECT 1 FROM round_deletions WHERE round_id = NEW.round_id)
             BEGIN SELECT RAISE(ABORT, 'the round was deleted'); END;
             """),
+        Migration(version: 5, name: "the Handicap Index a player came with", sql: """
+            ALTER TABLE players ADD COLUMN given_index_tenths INTEGER
+                CHECK (given_index_tenths IS NULL OR given_index_tenths BETWEEN -100 AND 540);
+            """),
     ]
 
     /// Statements of a SQL-backed store, with `?` parameters in the order of the comment; the store
     /// reads result columns by name.
     public enum Statement {
-        /// name → id
-        public static let insertPlayer = "INSERT INTO players (name) VALUES (?) RETURNING id"
-        public static let selectPlayers = "SELECT id, name FROM players ORDER BY id"
+        /// name, given_index_tenths → id
+        public static let insertPlayer = "INSERT INTO players (name, given_index_tenths) VALUES (?, ?) RETURNING id"
+        public static let selectPlayers = "SELECT id, name, given_index_tenths FROM players ORDER BY id"
+        /// given_index_tenths, id
+        public static let updateGivenIndex = "UPDATE players SET given_index_tenths = ? WHERE id = ?"
         /// name → id
         public static let insertCourse = "INSERT INTO courses (name) VALUES (?) RETURNING id"
         /// course_id, position, name, rating_tenths, slope, front_rating_tenths, front_slope, back_rating_tenths, back_slope → id

@@ -8,8 +8,10 @@ public protocol ScorecardStore: AnyObject {
     func transaction<T>(_ body: () throws -> T) throws -> T
 
     func players() throws -> [Player]
-    /// Stores a new player and returns it with its id.
-    func insertPlayer(name: String) throws -> Player
+    /// Stores a new player (with the index they came with, if any) and returns it with its id.
+    func insertPlayer(name: String, givenIndex: Tenths?) throws -> Player
+    /// Sets or clears the index a player came with.
+    func setGivenIndex(playerID: Int, index: Tenths?) throws
 
     func courses() throws -> [Course]
     func insertCourse(_ draft: CourseDraft) throws -> Course
@@ -29,6 +31,11 @@ public protocol ScorecardStore: AnyObject {
     func scoreEntries(roundID: Int) throws -> [ScoreEntry]
     /// Every round's entries by round id, in entry order.
     func allScoreEntries() throws -> [Int: [ScoreEntry]]
+}
+
+extension ScorecardStore {
+    /// Stores a new player without a given index.
+    public func insertPlayer(name: String) throws -> Player { try insertPlayer(name: name, givenIndex: nil) }
 }
 
 /// A store in memory, for tests, the demo and benchmarks. Not thread-safe; use it from one task.
@@ -70,11 +77,19 @@ public final class InMemoryScorecardStore: ScorecardStore {
 
     public func players() throws -> [Player] { state.players }
 
-    public func insertPlayer(name: String) throws -> Player {
+    public func insertPlayer(name: String, givenIndex: Tenths?) throws -> Player {
         try checkFailure()
-        let player = Player(id: (state.players.last?.id ?? 0) + 1, name: name)
+        let player = Player(id: (state.players.last?.id ?? 0) + 1, name: name, givenIndex: givenIndex)
         state.players.append(player)
         return player
+    }
+
+    public func setGivenIndex(playerID: Int, index: Tenths?) throws {
+        try checkFailure()
+        guard let i = state.players.firstIndex(where: { $0.id == playerID }) else {
+            throw InjectedFailure(description: "player \(playerID) does not exist")
+        }
+        state.players[i].givenIndex = index
     }
 
     public func courses() throws -> [Course] { state.courses }

@@ -45,9 +45,9 @@ public enum DetectionReader {
         }
         do {
             _ = try input.object(at: "")
-            let d = Detection(t: try input.number(at: "/t", what: "time t (seconds)"),
-                              x: try input.number(at: "/x", what: "image x (pixels)"),
-                              y: try input.number(at: "/y", what: "image y (pixels)"))
+            let d = Detection(t: try input.number(at: "/t", what: "time t (seconds)", plausible: .detectionSeconds),
+                              x: try input.number(at: "/x", what: "image x (pixels)", plausible: .imagePixels),
+                              y: try input.number(at: "/y", what: "image y (pixels)", plausible: .imagePixels))
             return d
         } catch {
             throw located(error.message.hasPrefix("missing") ? InputError(file: file, location: error.location,
@@ -83,6 +83,12 @@ public enum DetectionReader {
                 if let last = out.last, d.t < last.t {
                     throw InputError(file: file, location: SourceLocation(line: number, column: 1, offset: 0),
                                      message: "time \(Format.number(d.t)) s is earlier than the previous detection's \(Format.number(last.t)) s; detections must be in time order")
+                }
+                // A session paces its launches on these times: a file spanning more than a day is a unit mistake.
+                if let first = out.first, d.t - first.t > PlausibleRange.detectionSpanSeconds {
+                    throw InputError(file: file, location: SourceLocation(line: number, column: 1, offset: 0),
+                                     message: "time \(Format.number(d.t)) s is more than a day after the first detection's "
+                                        + "\(Format.number(first.t)) s; a detections file spans at most \(Format.number(PlausibleRange.detectionSpanSeconds)) s (times are in seconds)")
                 }
                 out.append(d)
             } catch {

@@ -22,8 +22,8 @@ public struct PairsFile: Sendable, Equatable {
                 let at = "/pairs/\(i)"
                 let object = try input.object(at: at)
                 try input.rejectUnknownKeys(object, allowed: ["image", "court"], at: at)
-                pairs.append(PointPair(image: try input.point(at: at + "/image", what: "image point"),
-                                       court: try input.point(at: at + "/court", what: "court point")))
+                pairs.append(PointPair(image: try input.point(at: at + "/image", what: "image point", plausible: .imagePixels),
+                                       court: try input.point(at: at + "/court", what: "court point", plausible: .courtMetres)))
                 pointers.append(at)
             }
         } else if let images = root["image"], let courts = root["court"] {
@@ -34,8 +34,8 @@ public struct PairsFile: Sendable, Equatable {
                 throw input.error(at: "/court", "\"image\" has \(a.count) points but \"court\" has \(b.count); they must pair up")
             }
             for i in a.indices {
-                pairs.append(PointPair(image: try input.point(at: "/image/\(i)", what: "image point"),
-                                       court: try input.point(at: "/court/\(i)", what: "court point")))
+                pairs.append(PointPair(image: try input.point(at: "/image/\(i)", what: "image point", plausible: .imagePixels),
+                                       court: try input.point(at: "/court/\(i)", what: "court point", plausible: .courtMetres)))
                 pointers.append("/image/\(i)")
             }
         } else {
@@ -44,7 +44,7 @@ public struct PairsFile: Sendable, Equatable {
         var points: [Point2D] = []
         if let list = root["points"] {
             guard let array = list.arrayValue else { throw input.error(at: "/points", "points must be an array of [x, y]") }
-            for i in array.indices { points.append(try input.point(at: "/points/\(i)", what: "point")) }
+            for i in array.indices { points.append(try input.point(at: "/points/\(i)", what: "point", plausible: .imagePixels)) }
         }
         return PairsFile(pairs: pairs, points: points, pairPointers: pointers)
     }
@@ -66,7 +66,7 @@ public struct TapsFile: Sendable, Equatable {
             guard root[key] != nil else {
                 throw input.error(at: "", "missing \"\(key)\"; a taps file gives [x, y] pixels for \(CalibrationTaps.keys.joined(separator: ", "))")
             }
-            points.append(try input.point(at: "/" + key, what: key))
+            points.append(try input.point(at: "/" + key, what: key, plausible: .imagePixels))
         }
         let camera: String?
         if let value = root["camera"] {

@@ -128,23 +128,51 @@ public struct JSONInput: Sendable {
         return i
     }
 
-    /// A finite number.
-    public func number(at pointer: String, what: String) throws(InputError) -> Double {
+    /// A finite number; within `plausible` (in `unit`) when given.
+    public func number(at pointer: String, what: String, plausible: PlausibleRange? = nil) throws(InputError) -> Double {
         guard let value = value(at: pointer) else { throw error(at: pointer, "missing \(what)") }
         guard let number = value.numberValue else { throw error(at: pointer, "\(what) must be a number, found \(value.kindName)") }
         let d = number.double
         guard d.isFinite else { throw error(at: pointer, "\(what) \(number.lexeme) is too large to be a finite number") }
+        if let plausible, !plausible.range.contains(d) {
+            throw error(at: pointer, "\(what) \(number.lexeme) is outside the plausible \(plausible); check the file's units")
+        }
         return d
     }
 
-    /// A point written as `[x, y]`.
-    public func point(at pointer: String, what: String) throws(InputError) -> Point2D {
+    /// A point written as `[x, y]`, each coordinate within `plausible` when given.
+    public func point(at pointer: String, what: String, plausible: PlausibleRange? = nil) throws(InputError) -> Point2D {
         guard let value = value(at: pointer) else { throw error(at: pointer, "missing \(what)") }
         guard let array = value.arrayValue, array.count == 2 else {
             throw error(at: pointer, "\(what) must be an array of two numbers [x, y], found \(value.kindName == "an array" ? "an array of \(value.arrayValue?.count ?? 0)" : value.kindName)")
         }
-        return Point2D(try number(at: pointer + "/0", what: "\(what) x"), try number(at: pointer + "/1", what: "\(what) y"))
+        return Point2D(try number(at: pointer + "/0", what: "\(what) x", plausible: plausible),
+                       try number(at: pointer + "/1", what: "\(what) y", plausible: plausible))
     }
+}
+
+/// The values an input file can plausibly hold, per unit: a file with a value outside is refused (or its
+/// line skipped) naming file:line:column, so no later arithmetic meets 1e308. Listed in the tennis
+/// CHANGELOG; shown by DetectionFileTests and ExtremeValuesEndToEndTests.
+public struct PlausibleRange: Sendable, Equatable, CustomStringConvertible {
+    public let range: ClosedRange<Double>
+    public let unit: String
+
+    public init(_ range: ClosedRange<Double>, _ unit: String) {
+        self.range = range
+        self.unit = unit
+    }
+
+    /// Image coordinates: a camera's pixels, with room for points a detector places outside the frame.
+    public static let imagePixels = PlausibleRange(-100_000...100_000, "px")
+    /// Court coordinates: metres around the court.
+    public static let courtMetres = PlausibleRange(-1_000...1_000, "m")
+    /// A detection's time: seconds on any clock, Unix time included.
+    public static let detectionSeconds = PlausibleRange(-10_000_000_000...10_000_000_000, "s")
+    /// The longest a detections file may span (a session is hours, not days).
+    public static let detectionSpanSeconds = 86_400.0
+
+    public var description: String { "range \(Format.number(range.lowerBound)) to \(Format.number(range.upperBound)) \(unit)" }
 }
 
 extension String {

@@ -1,6 +1,7 @@
 // Sending one command and waiting for its replies: the ACK/complete policy over a byte link.
 
 import Glibc
+import ClubhouseToolkit
 
 /// A byte link to a ball machine. The adapter implements it on the host's device service; tests
 /// implement it in memory.
@@ -40,7 +41,7 @@ public final class SystemSessionClock: SessionClock {
 
     public func sleep(seconds: Double) {
         guard seconds > 0, seconds.isFinite else { return }
-        var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        var ts = timespec(tv_sec: Int(saturating: seconds), tv_nsec: Int(saturating: (seconds - seconds.rounded(.down)) * 1e9))
         nanosleep(&ts, nil)
     }
 
