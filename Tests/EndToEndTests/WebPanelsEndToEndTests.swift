@@ -51,6 +51,37 @@ final class WebPanelsEndToEndTests: XCTestCase {
         }
     }
 
+    func testTheSessionRouteAndThePairingURLWithoutABrowser() throws {
+        let c = try Clubhouse()
+        let server = try HTTPServerProcess(c, arguments: [], options: ["--ui-dir", try uiFolder(c).path])
+        defer { server.stop() }
+        // Nobody: not paired, and the site's panels in the site's order.
+        let anonymous = try httpRequest(port: server.port, "GET", "/api/_/session")
+        XCTAssertEqual(anonymous.status, 200, anonymous.text)
+        let state = try JSONParser.parse(bytes: anonymous.body)
+        XCTAssertEqual(state["paired"]?.boolValue, false)
+        XCTAssertEqual(state["kind"]?.stringValue, "anonymous")
+        XCTAssertEqual((state["panels"]?.arrayValue ?? []).compactMap { $0["alias"]?.stringValue }, ["putting", "globe", "scorecard"])
+        XCTAssertEqual(state["panels"]?.arrayValue?.first?["path"]?.stringValue, "/ui/putting/")
+        XCTAssertEqual(state["panels"]?.arrayValue?.first?["id"]?.stringValue, "org.clubhouse.putting")
+        // A token: paired, with its name and scopes.
+        let token = try XCTUnwrap(try c.succeed(["--json", "token", "create", "--name", "kiosk", "--scope", "scorecard:read"]).json()["token"]?.stringValue)
+        let known = try JSONParser.parse(bytes: try httpRequest(port: server.port, "GET", "/api/_/session", headers: [("Authorization", "Bearer \(token)")]).body)
+        XCTAssertEqual(known["paired"]?.boolValue, true)
+        XCTAssertEqual(known["name"]?.stringValue, "kiosk")
+        XCTAssertEqual(known["scopes"]?.arrayValue, ["scorecard:read"])
+        // Another method: 405 for a caller the host knows (a stranger learns nothing but 401).
+        let post = try httpRequest(port: server.port, "POST", "/api/_/session", headers: [("Authorization", "Bearer \(token)")])
+        XCTAssertEqual(post.status, 405)
+        XCTAssertEqual(post.header("allow"), "GET, HEAD, OPTIONS")
+        // The pairing URL is the home page, under the page policy.
+        let pairPage = try httpRequest(port: server.port, "GET", "/pair")
+        XCTAssertEqual(pairPage.status, 200)
+        XCTAssertEqual(pairPage.header("content-type"), "text/html; charset=utf-8")
+        XCTAssertTrue(pairPage.text.contains("/ui/_/home.js"))
+        XCTAssertTrue(pairPage.header("content-security-policy")?.contains("script-src 'self'") == true)
+    }
+
     func testPanelsInABrowser() throws {
         let c = try Clubhouse()
         let shots = WebPanelsEndToEndTests.screenshots

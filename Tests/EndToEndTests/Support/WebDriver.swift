@@ -27,7 +27,7 @@ final class WebDriver {
 
     private init(folder: URL) throws {
         self.folder = folder
-        port = try WebDriver.freePort()
+        port = try freePort()
         process.executableURL = URL(fileURLWithPath: WebDriver.chromedriver ?? "")
         process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1", "--log-path=\(folder.appendingPathComponent("chromedriver.log").path)"]
         process.standardOutput = FileHandle.nullDevice
@@ -43,22 +43,6 @@ final class WebDriver {
     }
 
     func stop() { stopServer(process) }
-
-    static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw HTTPTestError("socket: \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw HTTPTestError("bind: \(errno)") }
-        return UInt16(bigEndian: address.sin_port)
-    }
 
     /// One WebDriver command: its `value`, or an error naming the command and chromedriver's message.
     @discardableResult
