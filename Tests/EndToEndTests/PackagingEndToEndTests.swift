@@ -219,6 +219,11 @@ final class PackagingEndToEndTests: XCTestCase {
             ("altered", altered, ["web/app.js's SHA-256 is not the manifest's", "altered or damaged"]),
             ("missing", entries.filter { $0.0 != "web/app.js" }, ["the panel file web/app.js named by the manifest is not in the package"]),
             ("deeper", entries + [("web/a/b.js", [])], ["entry 'web/a/b.js' is not a plain file name"]),
+            ("unsafe", entries.map { entry in
+                guard entry.0 == "manifest.json", var m = (try? JSONParser.parse(bytes: entry.1))?.objectValue else { return entry }
+                m["web"] = [".hidden": .string(String(repeating: "0", count: 64))]
+                return (entry.0, Array(JSONWriter.pretty(.object(m)).utf8))
+            }, ["the manifest's web file '.hidden' cannot be installed; repack the plugin"]),
         ]
         for (name, files, fragments) in cases {
             let path = c.path("\(name).chpkg")

@@ -223,6 +223,7 @@ function readout() {
   set("distance", `${distance.toFixed(1)} ft`);
   if (!line) {
     for (const id of ["aim", "speed", "make", "outcome"]) set(id, "–");
+    set("summary", `${distance.toFixed(1)} ft · drag the ball or the flag`);
     return;
   }
   const side = Math.abs(line.aimOffsetIn) < 0.05 ? "straight at the hole" : `${Math.abs(line.aimOffsetIn).toFixed(1)} in ${line.aimSide || (line.aimOffsetIn > 0 ? "left" : "right")}`;
@@ -232,6 +233,7 @@ function readout() {
   document.getElementById("speed").dataset.fps = String(line.speedFps);
   set("make", line.makeProbability === undefined ? "–" : `${Math.round(line.makeProbability * 100)} %`);
   set("outcome", line.holed ? "holed" : `misses by ${line.missFt.toFixed(1)} ft`);
+  set("summary", `Aim ${document.getElementById("aim").textContent} · ${line.speedFps.toFixed(1)} ft/s · make ${document.getElementById("make").textContent}`);
 }
 
 // ---- the best line -------------------------------------------------------------------------------
