@@ -105,7 +105,9 @@ final class PluginFactory<P: Plugin>: AnyPluginFactory {
     init() {
         var out: [UInt8] = []
         let (entries, problems) = catalogueEntries(P.commands, routes: P.routes)
-        JSONWriter.appendCompact(["commands": .array(entries)], to: &out)
+        var catalogue: JSONObject = ["commands": .array(entries)]
+        if let schema = P.configSchema { catalogue["config_schema"] = schema }
+        JSONWriter.appendCompact(.object(catalogue), to: &out)
         catalogueBytes = out
         problem = problems.isEmpty ? nil : problems.joined(separator: "; ")
         super.init(info: P.info)

@@ -37,6 +37,13 @@ public struct CommandSpec: Sendable {
 
 public struct CommandCatalog: Sendable {
     public var commands: [CommandSpec]
+    /// What the plugin's `config` may hold (`"config_schema"` beside `"commands"`; ConfigSchema.swift).
+    public var configSchema: ConfigSchema?
+
+    public init(commands: [CommandSpec], configSchema: ConfigSchema? = nil) {
+        self.commands = commands
+        self.configSchema = configSchema
+    }
 
     public func command(named name: String) -> CommandSpec? { commands.first { $0.name == name } }
 
@@ -140,8 +147,15 @@ public struct CommandCatalog: Sendable {
             commands.append(command)
         }
         problems += routeCollisions(commands)
+        var configSchema: ConfigSchema?
+        if let declared = root["config_schema"] {
+            switch ConfigSchema.parse(declared) {
+            case .success(let schema): configSchema = schema
+            case .failure(let e): problems += e.problems
+            }
+        }
         if !problems.isEmpty { return .failure(CatalogError(problems: problems)) }
-        return .success(CommandCatalog(commands: commands))
+        return .success(CommandCatalog(commands: commands, configSchema: configSchema))
     }
 }
 
