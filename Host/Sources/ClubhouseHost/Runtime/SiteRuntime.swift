@@ -175,6 +175,9 @@ public final class SiteRuntime: @unchecked Sendable {
                                               message: "duplicate plugin id \(plugin.info.id) at site '\(site.name)': plugins '\(alias)' (\(plugin.path)) and '\(other.alias)' (\(o.path)) both load it and would share one database; a site runs a plugin once, so remove or disable one in \(configuration.source)"))
                 break
             }
+            if case .success = final, let refusal = requirementRefusal(plugin, load: load) {
+                final = .failure(RuntimeError(status: .error, message: refusal))
+            }
         }
         lock.withLock { resolved[alias] = final }
         return final
@@ -268,6 +271,10 @@ public final class SiteRuntime: @unchecked Sendable {
             }
             SiteRuntime.testSwapAfterLockCheck(path)
             verified = fd
+        }
+        if let refusal = packageRefusal(entry, path: path, verified: &verified) {
+            if let verified { close(verified) }
+            return .failure(RuntimeError(status: .error, message: refusal.message))
         }
         let choice = IsolationChoice.make(entry: entry, path: path, installRoot: discovery.installRoot, where: where_)
         let isolation = choice.isolation

@@ -32,17 +32,28 @@ enum BuiltinCommands {
                    text: formatTable([["CHECK", "WHAT IT MAKES SURE OF", "NEEDS"]] + rows, styled: options.stylesOutput()))
             return 0
         case "plugin pack":
+            let publisher = PackageSigning.PackOptions(author: arguments["author"]?.stringValue, license: arguments["license"]?.stringValue,
+                                                       homepage: arguments["homepage"]?.stringValue, requires: arguments["requires"]?.stringValue,
+                                                       minHost: arguments["min-host"]?.stringValue, sign: arguments["sign"]?.stringValue)
             return try PluginPackages.pack(library: arguments["library"]?.stringValue ?? "", out: arguments["out"]?.stringValue ?? "",
-                                           readme: arguments["readme"]?.stringValue, web: arguments["web"]?.stringValue, options)
+                                           readme: arguments["readme"]?.stringValue, web: arguments["web"]?.stringValue,
+                                           publisher: publisher, options)
+        case "plugin keygen": return try PackageSigning.keygen(out: arguments["out"]?.stringValue ?? "", options)
+        case "plugin verify": return try PackageSigning.verifyCommand(package: arguments["package"]?.stringValue ?? "", options)
         case "plugin install": return try PluginPackages.install(file: arguments["package"]?.stringValue ?? "", options)
         case "plugin list":
             return arguments["installed"]?.boolValue == true ? try PluginPackages.listInstalled(options) : try pluginsList(options)
-        case "plugin rollback": return try RollbackCommand.rollback(arguments["plugin"]?.stringValue ?? "", options)
+        case "plugin rollback":
+            return try RollbackCommand.rollback(arguments["plugin"]?.stringValue ?? "", backup: arguments["backup"]?.stringValue, options)
+        case "plugin backups": return try RollbackCommand.listBackups(arguments["plugin"]?.stringValue ?? "", options)
         case "plugin new":
             return try PluginNew.run(name: arguments["name"]?.stringValue ?? "", lang: arguments["lang"]?.stringValue ?? "c",
                                      dir: arguments["dir"]?.stringValue, sdk: arguments["sdk"]?.stringValue, options)
-        case "lock": return try LockCommand.lock(check: arguments["check"]?.boolValue == true, options)
-        case "plugin remove": return try PluginPackages.remove(arguments["plugin"]?.stringValue ?? "", options)
+        case "lock":
+            return try LockCommand.lock(check: arguments["check"]?.boolValue == true, release: arguments["release-pin"]?.stringValue,
+                                        data: arguments["data"]?.stringValue, options)
+        case "plugin remove":
+            return try PluginPackages.remove(arguments["plugin"]?.stringValue ?? "", force: arguments["force"]?.boolValue == true, options)
         case "config validate":
             var o = options
             if let file = arguments["file"]?.stringValue { o.configPath = file }
