@@ -36,7 +36,8 @@ enum BuiltinCommands {
                                                        homepage: arguments["homepage"]?.stringValue, requires: arguments["requires"]?.stringValue,
                                                        minHost: arguments["min-host"]?.stringValue, sign: arguments["sign"]?.stringValue)
             return try PluginPackages.pack(library: arguments["library"]?.stringValue ?? "", out: arguments["out"]?.stringValue ?? "",
-                                           readme: arguments["readme"]?.stringValue, publisher: publisher, options)
+                                           readme: arguments["readme"]?.stringValue, web: arguments["web"]?.stringValue,
+                                           publisher: publisher, options)
         case "plugin keygen": return try PackageSigning.keygen(out: arguments["out"]?.stringValue ?? "", options)
         case "plugin verify": return try PackageSigning.verifyCommand(package: arguments["package"]?.stringValue ?? "", options)
         case "plugin install": return try PluginPackages.install(file: arguments["package"]?.stringValue ?? "", options)

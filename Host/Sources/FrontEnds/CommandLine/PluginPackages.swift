@@ -1,5 +1,5 @@
 // Plugin packages: `plugin pack` writes one ustar file (manifest.json + the library + optional
-// README.md); `plugin install` verifies one and installs it into the install tree
+// README.md + an optional panel, web/<file> for each file of the plugin's web/ folder); `plugin install` verifies one and installs it into the install tree
 // (<data home>/plugins/<id>/<version>/) atomically; `plugin list --installed`; `plugin remove`.
 // The library's descriptor is always read in a throwaway child process (`__probe`), never in
 // the host: a package is untrusted input.
@@ -44,7 +44,7 @@ enum PluginPackages {
 
     // MARK: pack
 
-    static func pack(library given: String, out: String, readme: String?, publisher: PackageSigning.PackOptions = .init(),
+    static func pack(library given: String, out: String, readme: String?, web: String? = nil, publisher: PackageSigning.PackOptions = .init(),
                      _ options: GlobalOptions) throws(CLIError) -> Int32 {
         let seed = try publisher.sign.map(PackageSigning.signingKey)
         let library = FileSystem.absolute(given)
@@ -75,6 +75,14 @@ enum PluginPackages {
             do { entries.append(Ustar.Entry(name: "README.md", bytes: try FileSystem.read(FileSystem.absolute(readme)))) }
             catch { throw failure("\(readme): cannot read the README (\(error.reason))", error) }
             manifest["readme"] = "README.md"
+        }
+        if let web {
+            var files: JSONObject = [:]
+            for (name, data) in try panelFiles(web) {
+                entries.append(Ustar.Entry(name: "web/" + name, bytes: data))
+                files[name] = .string(SHA256.hex(data))
+            }
+            manifest["web"] = .object(files)
         }
         PackageSigning.describe(&manifest, metadata, entries: entries)
         let manifestBytes = Array((JSONWriter.pretty(.object(manifest)) + "\n").utf8)
@@ -138,14 +146,46 @@ enum PluginPackages {
         guard actual == sha.lowercased() else {
             throw failure("\(path): the library's SHA-256 is \(actual) but the manifest says \(sha); the package was altered or damaged")
         }
-        let allowed: Set<String> = [manifestName, libraryName, "README.md", PackageSignature.fileName]
+        // The panel: each web/<file> the manifest lists, with its SHA-256.
+        var allowed: Set<String> = [manifestName, libraryName, "README.md", PackageSignature.fileName]
+        for (name, value) in manifest["web"]?.objectValue ?? [:] {
+            guard InstallTree.isSafeComponent(name), let expected = value.stringValue else {
+                throw failure("\(path): the manifest's web file '\(name)' cannot be installed; repack the plugin")
+            }
+            guard let entry = entries.first(where: { $0.name == "web/" + name }) else {
+                throw failure("\(path): the panel file web/\(name) named by the manifest is not in the package")
+            }
+            guard SHA256.hex(entry.bytes) == expected.lowercased() else {
+                throw failure("\(path): web/\(name)'s SHA-256 is not the manifest's; the package was altered or damaged")
+            }
+            allowed.insert("web/" + name)
+        }
         if let extra = entries.first(where: { !allowed.contains($0.name) }) {
-            throw failure("\(path): unexpected entry '\(extra.name)'; a package holds \(manifestName), the library, README.md and \(PackageSignature.fileName)")
+            throw failure("\(path): unexpected entry '\(extra.name)'; a package holds \(manifestName), the library, README.md, \(PackageSignature.fileName) and the panel's web/ files")
         }
         let (metadata, signature) = try PackageSigning.checkContents(path, entries: entries, manifestBytes: manifestEntry.bytes, manifest: manifest,
                                                                      libraryName: libraryName)
         return Package(id: id, version: version, libraryName: libraryName, sha256: actual, manifest: manifest, entries: entries,
                        metadata: metadata, signature: signature)
+    }
+
+    /// A panel folder's files (issue 29: served under /ui/<alias>/ once installed): flat, regular, not hidden.
+    static func panelFiles(_ given: String) throws(CLIError) -> [(name: String, bytes: [UInt8])] {
+        let folder = FileSystem.absolute(given)
+        guard FileSystem.isDirectory(folder) else { throw failure("\(given): not a folder; --web names the plugin's panel folder (web/)") }
+        var files: [(name: String, bytes: [UInt8])] = []
+        for path in FileSystem.files(in: folder, suffix: "") {
+            let name = FileSystem.baseName(path)
+            var st = stat()
+            guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+                throw failure("\(given)/\(name): a panel's folder holds plain files only (no subfolder or link)")
+            }
+            guard InstallTree.isSafeComponent(name), (try? Ustar.checkName("web/" + name)) != nil else {
+                throw failure("\(given)/\(name): this file name cannot travel in a package; rename it")
+            }
+            do { files.append((name, try FileSystem.read(path))) } catch { throw failure("\(given)/\(name): cannot read (\(error.reason))") }
+        }
+        return files
     }
 
     static func installTree(_ options: GlobalOptions) throws(CLIError) -> String {
@@ -177,6 +217,9 @@ enum PluginPackages {
             throw failure("\(temporary): cannot create (\(String(cString: strerror(errno)))); nothing was installed")
         }
         do throws(CLIError) {
+            if package.entries.contains(where: { $0.name.hasPrefix("web/") }) && mkdir("\(temporary)/web", 0o755) != 0 {
+                throw failure("\(temporary)/web: cannot create (\(String(cString: strerror(errno)))); nothing was installed")
+            }
             for entry in package.entries {
                 if let reason = writeDurably("\(temporary)/\(entry.name)", entry.bytes, mode: entry.name == package.libraryName ? 0o755 : 0o644) {
                     throw failure("\(temporary)/\(entry.name): cannot write (\(reason)); nothing was installed")
@@ -216,9 +259,10 @@ enum PluginPackages {
 
     /// Whether the installed folder holds exactly the package's files, byte for byte.
     static func identical(_ folder: String, _ package: Package) -> Bool {
-        let files = FileSystem.files(in: folder, suffix: "")
-        return files.count == package.entries.count && files.allSatisfy { file in
-            package.entries.contains { $0.name == FileSystem.baseName(file) && (try? FileSystem.read(file)) == $0.bytes }
+        let files = FileSystem.files(in: folder, suffix: "").filter { FileSystem.baseName($0) != "web" }.map { ($0, FileSystem.baseName($0)) }
+            + FileSystem.files(in: folder + "/web", suffix: "").map { ($0, "web/" + FileSystem.baseName($0)) }
+        return files.count == package.entries.count && files.allSatisfy { file, name in
+            package.entries.contains { $0.name == name && (try? FileSystem.read(file)) == $0.bytes }
         }
     }
 

@@ -30,6 +30,7 @@ enum BuiltinCatalogue {
        "arguments": [{"name": "library", "type": "path", "positional": true, "required": true, "help": "the plugin's .so file"},
                      {"name": "out", "type": "path", "required": true, "help": "the package to write (e.g. putting-1.1.0.chpkg)"},
                      {"name": "readme", "type": "path", "help": "a README to ship in the package"},
+                     {"name": "web", "type": "path", "help": "the plugin's panel folder (web/) to ship: installed beside the library, served under /ui/<alias>/"},
                      {"name": "author", "type": "string", "help": "who made it, eg: \"Acme Golf <dev@acme.example>\""},
                      {"name": "license", "type": "string", "help": "its license, eg: an SPDX expression such as MIT"},
                      {"name": "homepage", "type": "string", "help": "an http(s) URL about it"},
