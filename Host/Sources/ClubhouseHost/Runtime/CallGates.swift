@@ -17,10 +17,9 @@ final class CallGates: @unchecked Sendable {
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
-    /// Outermost call id holding each gate (by the gate's plugin instance).
-    private var holders: [ObjectIdentifier: (root: UInt64, alias: String)] = [:]
-    /// The gate each outermost call is waiting for, with that plugin's alias.
-    private var waiting: [UInt64: (gate: ObjectIdentifier, alias: String)] = [:]
+    /// The gate each outermost call is waiting for, with that plugin's alias. (Who holds a gate is
+    /// kept in the gate itself: taking a free gate looks nothing up.)
+    private var waiting: [UInt64: (gate: CallGate, alias: String)] = [:]
     private var waiters = 0
 
     init(waitLimitMilliseconds: Int64 = 120_000) {
@@ -46,27 +45,26 @@ final class CallGates: @unchecked Sendable {
 
     /// Takes the gate of `gate` (a plugin instance called `alias`) for `call`, waiting while another
     /// call holds it. Returns the refusal when waiting would deadlock, took too long, or was cancelled.
-    func enter(_ gate: AnyObject, alias: String, call: CallContext) -> RuntimeError? {
-        let key = ObjectIdentifier(gate)
+    func enter(_ gate: CallGate, alias: String, call: CallContext) -> RuntimeError? {
         let root = call.root
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        guard holders[key] != nil else {
-            holders[key] = (root, alias)
+        guard gate.holder != nil else {
+            gate.holder = (root, alias)
             return nil
         }
-        if let cycle = cycle(from: key, root: root, alias: alias) {
+        if let cycle = cycle(from: gate, root: root, alias: alias) {
             return RuntimeError(status: .denied,
                                 message: "call cycle refused: \(cycle.joined(separator: " → ")) (each waits for the next; calls that invoke each other cannot both run at once); retry the call")
         }
-        waiting[root] = (key, alias)
+        waiting[root] = (gate, alias)
         waiters += 1
         defer {
             waiting[root] = nil
             waiters -= 1
         }
         let deadline = Subprocess.monotonicMilliseconds() + waitLimitMilliseconds
-        while holders[key] != nil {
+        while gate.holder != nil {
             let now = Subprocess.monotonicMilliseconds()
             if now >= deadline {
                 return RuntimeError(status: .error,
@@ -88,24 +86,23 @@ final class CallGates: @unchecked Sendable {
             }
             pthread_cond_timedwait(condition, mutex, &ts)
         }
-        holders[key] = (root, alias)
+        gate.holder = (root, alias)
         return nil
     }
 
-    func leave(_ gate: AnyObject) {
-        let key = ObjectIdentifier(gate)
+    func leave(_ gate: CallGate) {
         pthread_mutex_lock(mutex)
-        holders[key] = nil
+        gate.holder = nil
         if waiters > 0 { pthread_cond_broadcast(condition) }
         pthread_mutex_unlock(mutex)
     }
 
     /// The plugins of the cycle that waiting for `key` would close, or nil. Called with the mutex held.
-    private func cycle(from key: ObjectIdentifier, root: UInt64, alias: String) -> [String]? {
+    private func cycle(from gate: CallGate, root: UInt64, alias: String) -> [String]? {
         var path = [alias]
-        var current = key
+        var current = gate
         var seen = Set<UInt64>()
-        while let holder = holders[current] {
+        while let holder = current.holder {
             if holder.root == root { return path + [path[0]] }
             guard seen.insert(holder.root).inserted, let next = waiting[holder.root] else { return nil }
             path.append(next.alias)
@@ -113,4 +110,11 @@ final class CallGates: @unchecked Sendable {
         }
         return nil
     }
+}
+
+/// One plugin instance's gate: the outermost call holding it, read and written only with the
+/// mutex of the CallGates it is entered through held (which is why it may be @unchecked Sendable).
+final class CallGate: @unchecked Sendable {
+    fileprivate var holder: (root: UInt64, alias: String)?
+    init() {}
 }
