@@ -26,6 +26,7 @@ products += [
     .library(name: "ClubhouseHashing", targets: ["ClubhouseHashing"]),
     .library(name: "ClubhouseToolkit", targets: ["ClubhouseToolkit"]),
     .library(name: "ClubhouseHost", targets: ["ClubhouseHost"]),
+    .library(name: "ClubhouseLoader", targets: ["ClubhouseLoader"]),
     .library(name: "ClubhousePlatform", targets: ["ClubhousePlatform"]),
 ] + features.map { .library(name: "\($0)Core", targets: ["\($0)Core"]) }
 
@@ -49,16 +50,31 @@ var targets: [Target] = [
     .target(name: "ClubhouseToolkit", dependencies: ["ClubhouseJSON", "ClubhouseGraphics"], path: "PluginSDK/Sources/ClubhouseToolkit"),
     .target(name: "PluginKit", dependencies: ["CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseToolkit"], path: "PluginSDK/Sources/PluginKit"),
 
-    // The host: loader, site configuration, brokers, router, runner; and the executable that wires them.
+    // The host and its runner process: wire, loader, site configuration, brokers, router, runner;
+    // and the executable that wires them.
     .systemLibrary(name: "CSQLite", path: "Host/Sources/CSQLite", pkgConfig: "sqlite3",
                    providers: [.apt(["libsqlite3-dev"])]),
-    // Three layers, each depending only on the one below: platform (descriptors, spawning, locks,
-    // files) → host (loader, configuration, brokers, runtime, router, runner) → front ends (command
-    // line, JSON-RPC server, help). The executable's main only wires them.
+    // Two processes over one protocol. Platform (descriptors, spawning, locks, files, confinement)
+    // is below everything; Wire (the frames and messages between host and runner, the limits and
+    // the config lookup both ends apply) and Loader (opening a plugin library and checking it;
+    // versions; the name grammar) are what both processes share. The host (configuration,
+    // brokers, runtime, router, the host's side of a runner) and the runner (what runs inside
+    // `clubhouse __runner`: the proxy tables and the sandbox) each depend on those alone; the
+    // front ends (command line, JSON-RPC server, help) wire both. The executable's main only
+    // starts the front ends.
     .target(name: "ClubhousePlatform", path: "Host/Sources/Platform"),
-    .target(name: "ClubhouseHost", dependencies: ["ClubhousePlatform", "CClubhouse", "ClubhouseABI", "CSQLite", "ClubhouseJSON", "ClubhouseHashing", "ClubhouseToolkit"],
+    .target(name: "ClubhouseWire", dependencies: ["ClubhousePlatform", "CClubhouse", "ClubhouseABI", "ClubhouseJSON"],
+            path: "Host/Sources/Wire"),
+    .target(name: "ClubhouseLoader", dependencies: ["ClubhousePlatform", "CClubhouse", "ClubhouseABI"],
+            path: "Host/Sources/Loader"),
+    .target(name: "ClubhouseRunner", dependencies: ["ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform", "CClubhouse", "ClubhouseABI",
+                                                    "ClubhouseJSON", "CSQLite"],
+            path: "Host/Sources/Runner"),
+    .target(name: "ClubhouseHost", dependencies: ["ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform", "CClubhouse", "ClubhouseABI", "CSQLite",
+                                                  "ClubhouseJSON", "ClubhouseHashing", "ClubhouseToolkit"],
             path: "Host/Sources/ClubhouseHost"),
-    .target(name: "ClubhouseFrontEnds", dependencies: ["ClubhouseHost", "ClubhousePlatform", "CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseHashing"],
+    .target(name: "ClubhouseFrontEnds", dependencies: ["ClubhouseHost", "ClubhouseRunner", "ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform",
+                                                       "CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseHashing"],
             path: "Host/Sources/FrontEnds"),
     .executableTarget(name: "clubhouse", dependencies: ["ClubhouseFrontEnds"], path: "Host/Sources/clubhouse"),
 
@@ -70,7 +86,7 @@ var targets: [Target] = [
 
     // Release-build benchmarks (Benchmarks/run.sh runs them beside the peers).
     .executableTarget(name: "clubhouse-bench",
-                      dependencies: ["ClubhouseFrontEnds", "ClubhouseHost", "ClubhousePlatform", "ClubhouseJSON", "ClubhouseHashing", "CSQLite", "CClubhouse", "ClubhouseABI"] + features.map { .target(name: "\($0)Core") },
+                      dependencies: ["ClubhouseFrontEnds", "ClubhouseHost", "ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform", "ClubhouseJSON", "ClubhouseHashing", "CSQLite", "CClubhouse", "ClubhouseABI"] + features.map { .target(name: "\($0)Core") },
                       path: "Benchmarks/Sources/clubhouse-bench"),
     // The floor for the cold-start benchmark: a Swift program that links Foundation and SQLite and does nothing.
     .executableTarget(name: "clubhouse-baseline", dependencies: ["CSQLite"], path: "Benchmarks/Sources/clubhouse-baseline"),
@@ -84,7 +100,8 @@ var targets: [Target] = [
     .testTarget(name: "PluginKitTests", dependencies: ["PluginKit", "CSQLite"], path: "Tests/PluginKitTests"),
     .testTarget(name: "ClubhouseToolkitTests", dependencies: ["ClubhouseToolkit", "ClubhouseJSON"], path: "Tests/ClubhouseToolkitTests"),
     .testTarget(name: "ClubhousePlatformTests", dependencies: ["ClubhousePlatform"], path: "Tests/ClubhousePlatformTests"),
-    .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "ClubhousePlatform", "CSQLite", "TestSupport"], path: "Tests/ClubhouseHostTests"),
+    .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "ClubhouseRunner", "ClubhouseWire", "ClubhouseLoader",
+                                                          "ClubhousePlatform", "CSQLite", "TestSupport"], path: "Tests/ClubhouseHostTests"),
     .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost"], path: "Tests/ClubhouseFrontEndsTests"),
     .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseHost", "ClubhouseJSON", "CSQLite", "TestSupport"], path: "Tests/EndToEndTests"),
     // What several test targets share (the rendered-picture check, reading QR codes back).

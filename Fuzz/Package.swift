@@ -13,7 +13,8 @@ let package = Package(
         // ClubhouseJSON: strict parser, writer round trip, location table.
         .executableTarget(name: "fuzz-json", dependencies: ["CFuzzDriver", .product(name: "ClubhouseJSON", package: "Clubhouse")]),
         // plugins.json: ConfigurationParser.parse and every error message it builds.
-        .executableTarget(name: "fuzz-config", dependencies: ["CFuzzDriver", .product(name: "ClubhouseHost", package: "Clubhouse")]),
+        .executableTarget(name: "fuzz-config", dependencies: ["CFuzzDriver", .product(name: "ClubhouseHost", package: "Clubhouse"),
+                                                              .product(name: "ClubhouseLoader", package: "Clubhouse")]),
         // GeoJSON: GeoJSONReader.read, the triangulation report and CountrySet(geojson:).
         .executableTarget(name: "fuzz-geojson", dependencies: ["CFuzzDriver", .product(name: "GlobeCore", package: "Clubhouse")]),
         // Protocol v0.3: hex text and byte-level decoders of the tennis plugin.

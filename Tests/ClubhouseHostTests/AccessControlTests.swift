@@ -7,6 +7,7 @@ import CSQLite
 import Foundation
 import XCTest
 @testable import ClubhouseHost
+@testable import ClubhouseLoader
 
 /// A clock the test moves.
 final class TestClock: @unchecked Sendable {

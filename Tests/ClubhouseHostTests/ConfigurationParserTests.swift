@@ -2,6 +2,7 @@ import ClubhouseJSON
 import ClubhousePlatform
 import XCTest
 @testable import ClubhouseHost
+@testable import ClubhouseWire
 
 final class ConfigurationParserTests: XCTestCase {
     private func parse(_ text: String) throws -> SiteConfiguration {
@@ -61,7 +62,7 @@ final class ConfigurationParserTests: XCTestCase {
         assertProblems(text, [
             "p.json:2:35: tcp transport 'tcp:nohost' needs HOST:PORT",
             "p.json:2:94: baud 12345 is not a standard rate",
-            "p.json:4:5: plugin name 'Bad Name' must be lowercase",
+            "p.json:4:5: plugin name 'Bad Name' must be a lowercase letter, then lowercase letters",
             "p.json:5:17: \"id\" must be a string, not an integer",
             "p.json:5:31: version requirement 'soon' is not valid",
             "p.json:5:52: isolation 'sandbax' must be \"auto\", \"in-process\", \"process\" or \"sandbox\"",
@@ -100,6 +101,70 @@ final class ConfigurationParserTests: XCTestCase {
             "p.json:4:20: \"public_routes\" must be true or false, not a string",
             "p.json:5:31: \"http\" must be an object, not an array",
         ])
+    }
+
+    /// Issue 27: one grammar for site names, plugin names and ids, checked where the file is read,
+    /// each problem at its file:line:column. A site named `..` would have put its databases
+    /// outside the data directory (`<data>/../<id>.sqlite`).
+    func testSiteNamesAliasesAndIdsFollowOneGrammar() {
+        let text = """
+        {"default_site": "../x", "sites": {
+          "..": {"plugins": {}},
+          "../elsewhere": {"plugins": {"notes": {"id": "org.example.notes"}}},
+          "Club_A": {"plugins": {"Notes": {"id": "x"}}},
+          "ok": {"plugins": {
+            "a": {"id": "org.example.../../x"},
+            "b": {"id": "org.\(String(repeating: "a", count: 64))"},
+            "c": {"id": "org.\(String(repeating: "abcdefgh.", count: 14))z"},
+            "\(String(repeating: "d", count: 65))": {"id": "org.example.d"},
+            "e": {"id": "org.example.e"}
+          }}
+        }}
+        """
+        let expected = [
+            "p.json:1:18: default_site '../x' must be a lowercase letter, then lowercase letters, digits and '-', at most 64 characters",
+            "p.json:2:3: site name '..' must be a lowercase letter",
+            "p.json:3:3: site name '../elsewhere' must be a lowercase letter",
+            "p.json:4:3: site name 'Club_A' must be a lowercase letter",
+            "p.json:4:26: plugin name 'Notes' must be a lowercase letter",
+            "p.json:6:17: id 'org.example.../../x' is not reverse-DNS",
+            "p.json:7:17: id 'org.aaaa",
+            "p.json:8:17: id 'org.abcdefgh.",
+            "p.json:9:5: plugin name 'ddddd",
+        ]
+        let found = problems(text)
+        XCTAssertEqual(found.count, expected.count, found.joined(separator: "\n"))
+        for (f, e) in zip(found, expected) { XCTAssertTrue(f.hasPrefix(e), "\(f)\n  expected prefix: \(e)") }
+        XCTAssertTrue(found[6].contains("has a label of 64 characters"), found[6])
+        XCTAssertTrue(found[7].contains("131 characters long; an id has at most 128"), found[7])
+        XCTAssertTrue(found[8].contains("65 characters long"), found[8])
+        // The longest names the grammar allows are taken.
+        let longest = String(repeating: "s", count: 64)
+        XCTAssertNoThrow(try parse(#"{"sites": {"\#(longest)": {"plugins": {"\#(longest)": {"id": "org.\#(String(repeating: "a", count: 63)).b"}}}}}"#))
+    }
+
+    /// Every key of "limits" the parser reads is in the shipped schema, with the same range and default.
+    func testTheSchemaListsEveryLimitWithItsRangeAndDefault() throws {
+        let schema = try JSONParser.parse(EmbeddedDefaults.schemaJSON)
+        let limits = try XCTUnwrap(schema["$defs"]?["plugin"]?["properties"]?["limits"]?["properties"]?.objectValue)
+        XCTAssertEqual(Set(limits.keys), Set(ConfigurationParser.limitKeys))
+        let d = PluginLimits()
+        let expected: [String: (ClosedRange<Int>, Int)] = [
+            "memory_mb": (PluginLimits.memoryRange, d.memoryMegabytes), "cpu_seconds": (PluginLimits.cpuRange, d.cpuSeconds),
+            "wall_ms": (PluginLimits.wallRange, d.wallMilliseconds), "open_files": (PluginLimits.openFilesRange, d.openFiles),
+            "open_statements": (PluginLimits.openStatementsRange, d.openStatements),
+            "statement_mb": (PluginLimits.statementRange, d.statementMegabytes), "sql_kb": (PluginLimits.sqlRange, d.sqlKilobytes),
+            "bind_mb": (PluginLimits.bindRange, d.bindMegabytes), "reply_mb": (PluginLimits.replyRange, d.replyMegabytes),
+            "log_kb": (PluginLimits.logRange, d.logKilobytes), "progress_kb": (PluginLimits.progressRange, d.progressKilobytes),
+            "open_devices": (PluginLimits.openDevicesRange, d.openDevices),
+        ]
+        for (key, (range, value)) in expected {
+            XCTAssertEqual(limits[key]?["minimum"]?.intValue, range.lowerBound, key)
+            XCTAssertEqual(limits[key]?["maximum"]?.intValue, range.upperBound, key)
+            XCTAssertEqual(limits[key]?["default"]?.intValue, value, key)
+        }
+        // And the host's defaults are what ServiceLimits holds for a plugin without "limits".
+        XCTAssertEqual(ServiceLimits(PluginLimits()), ServiceLimits())
     }
 
     /// `isolation: "sandbox"` is a level of its own (a runner confined by the kernel).

@@ -1,5 +1,6 @@
 import XCTest
 @testable import ClubhouseHost
+@testable import ClubhouseLoader
 
 final class SemanticVersionTests: XCTestCase {
     func testParsesAndOrdersBySemverPrecedence() throws {

@@ -4,6 +4,8 @@ import ClubhouseJSON
 import CSQLite
 import XCTest
 @testable import ClubhouseHost
+@testable import ClubhouseWire
+@testable import ClubhouseRunner
 
 /// Each broker is one Swift implementation with two thin faces: the C table an in-process plugin
 /// gets and the wire handler an isolated plugin's runner reaches. These tests drive the Swift API,
@@ -25,12 +27,9 @@ final class ServiceFacesTests: XCTestCase {
         for (level, text) in [(Int32(CLUBHOUSE_LOG_WARNING), "low on balls"), (Int32(CLUBHOUSE_LOG_INFO), "42 shots"),
                               (Int32(CLUBHOUSE_LOG_DEBUG), "hidden at -v")] {
             a.write(level: level, source: "tennis", message: text)
-            var w = WireWriter()
-            w.i32(level)
-            w.str(text)
-            b.serve(log: w.bytes, source: "tennis")
+            b.serve(log: LogMessage(level: level, text: text).encode(), source: "tennis", limits: ServiceLimits())
         }
-        b.serve(log: [1, 2], source: "tennis")  // truncated: ignored
+        b.serve(log: [1, 2], source: "tennis", limits: ServiceLimits())  // truncated: ignored
         XCTAssertEqual(direct.all, ["[tennis] warning: low on balls\n", "[tennis] info: 42 shots\n"])
         XCTAssertEqual(wired.all, direct.all)
     }
@@ -58,12 +57,8 @@ final class ServiceFacesTests: XCTestCase {
         }
         let callWire = CallContext(flags: 0, progress: viaWire, alias: "p")
         for (stage, label, n) in [(UInt8(0), "reading", UInt64(2048)), (3, "", 1), (3, "", 77), (9, "", 1), (2, "", 0)] {
-            var w = WireWriter()
-            w.u64(callWire.id)
-            w.u8(stage)
-            w.str(label)
-            w.u64(n)
-            ProgressBroker.serve(progress: w.bytes, call: callWire)
+            let message = ProgressMessage(call: callWire.id, stage: stage, label: label, n: n)
+            ProgressBroker.serve(progress: message.encode(), call: callWire, limits: ServiceLimits())
         }
         XCTAssertEqual(viaC.events, ["begin reading 2048", "unit bytes", "unit items", "end"])
         XCTAssertEqual(viaWire.events, viaC.events, "a stage the host does not know (9) is ignored")
@@ -85,14 +80,10 @@ final class ServiceFacesTests: XCTestCase {
 
         let callWire = CallContext(flags: 0, progress: viaWire, alias: "p")
         for (stage, label, n) in [(UInt8(0), "importing", UInt64(10)), (1, "", 4), (2, "", 0)] {
-            var w = WireWriter()
-            w.u64(callWire.id)
-            w.u8(stage)
-            w.str(label)
-            w.u64(n)
-            ProgressBroker.serve(progress: w.bytes, call: callWire)
+            let message = ProgressMessage(call: callWire.id, stage: stage, label: label, n: n)
+            ProgressBroker.serve(progress: message.encode(), call: callWire, limits: ServiceLimits())
         }
-        ProgressBroker.serve(progress: [0, 0, 0], call: callWire)  // truncated: ignored
+        ProgressBroker.serve(progress: [0, 0, 0], call: callWire, limits: ServiceLimits())  // truncated: ignored
 
         XCTAssertEqual(direct.events, ["begin importing 10", "update 4", "end"])
         XCTAssertEqual(viaC.events, direct.events)
@@ -104,14 +95,47 @@ final class ServiceFacesTests: XCTestCase {
     func testConfigLookupIsSharedByTheHostAndRunnerTables() throws {
         let config = try JSONParser.parse(#"{"physics":{"capture":[0.5,1]},"name":"court 1"}"#)
         let reply = ReplyBuffer()
-        XCTAssertEqual(reply.withSink { ConfigBroker.get(in: config, key: "physics.capture.1", reply: $0) }, Int32(CLUBHOUSE_OK))
+        XCTAssertEqual(reply.withSink { ConfigLookup.get(in: config, key: "physics.capture.1", reply: $0) }, Int32(CLUBHOUSE_OK))
         XCTAssertEqual(reply.text, "1")
-        XCTAssertEqual(ConfigBroker.get(in: config, key: "physics.nothing", reply: nil), Int32(CLUBHOUSE_NOT_FOUND))
+        XCTAssertEqual(ConfigLookup.get(in: config, key: "physics.nothing", reply: nil), Int32(CLUBHOUSE_NOT_FOUND))
     }
 
     // MARK: storage
 
     private let ok = Int32(CLUBHOUSE_OK)
+
+    /// One enum for value types on the wire, numbered as storage.h's CLUBHOUSE_TYPE_* and SQLite's.
+    func testStorageValueTypesAreTheHeadersAndSQLitesNumbers() {
+        let pairs: [(StorageValueType, Int32, Int32)] = [
+            (.integer, Int32(CLUBHOUSE_TYPE_INTEGER), SQLITE_INTEGER), (.float, Int32(CLUBHOUSE_TYPE_FLOAT), SQLITE_FLOAT),
+            (.text, Int32(CLUBHOUSE_TYPE_TEXT), SQLITE_TEXT), (.blob, Int32(CLUBHOUSE_TYPE_BLOB), SQLITE_BLOB),
+            (.null, Int32(CLUBHOUSE_TYPE_NULL), SQLITE_NULL),
+        ]
+        for (type, header, sqlite) in pairs {
+            XCTAssertEqual(type.code, header, "\(type)")
+            XCTAssertEqual(type.code, sqlite, "\(type)")
+            XCTAssertEqual(StorageValueType(code: header), type)
+        }
+        XCTAssertEqual(StorageValueType(code: 0), .null, "an unknown number is NULL")
+        XCTAssertEqual(StorageValueType(code: 77), .null)
+        // A value and a row survive their encoders and decoders.
+        var w = WireWriter()
+        let values: [WireValue] = [.integer(-9), .float(2.5), .text(Array("é".utf8)), .blob([0, 255]), .null]
+        values.forEach { $0.encode(into: &w) }
+        var r = WireReader(w.bytes)
+        XCTAssertEqual(try values.map { _ in try WireValue.decode(&r) }, values)
+        let step = StepRequest(handle: 7, resetFirst: true, binds: [(1, .text([104, 105])), (3, .null)])
+        var sw = WireWriter()
+        step.encode(into: &sw)
+        var sr = WireReader(sw.bytes)
+        XCTAssertEqual(try StepRequest.decode(&sr), step)
+        var huge = WireWriter()
+        huge.u32(1)
+        huge.u8(0)
+        huge.u32(StepRequest.maximumBinds + 1)
+        var hr = WireReader(huge.bytes)
+        XCTAssertThrowsError(try StepRequest.decode(&hr), "no statement has more binds than SQLite allows")
+    }
 
     /// Sends one storage service call through the wire face; returns the status and a reader past
     /// the storage tail (message, last rowid, changes), which it returns too.
@@ -122,7 +146,14 @@ final class ServiceFacesTests: XCTestCase {
         var w = WireWriter()
         build(&w)
         var request = WireReader(w.bytes)
-        let (status, reply) = StorageBroker.serve(operation, &request, service: service, statements: &statements)
+        var status: Int32, reply: [UInt8]
+        do throws(WireError) {
+            let decoded = try StorageRequest.decode(operation, &request)
+            (status, reply) = decoded.map { StorageBroker.serve($0, service: service, statements: &statements) }
+                ?? (Int32(CLUBHOUSE_INVALID_ARGUMENT), [])
+        } catch {
+            (status, reply) = StorageBroker.malformed(error, service: service)
+        }
         var r = WireReader(reply)
         let message = try r.str()
         let rowid = try r.i64()
@@ -265,6 +296,7 @@ final class ServiceFacesTests: XCTestCase {
         XCTAssertEqual([try rest.str(), try rest.str(), try rest.str()], ["id", "club", "distance"])
         XCTAssertEqual(try rest.u32(), 3)
         XCTAssertEqual([try rest.str(), try rest.str(), try rest.str()], [":club", "@least", ""])
+        XCTAssertGreaterThan(try rest.i64(), 0, "what SQLite holds for the statement")
         XCTAssertEqual(rest.offset, rest.bytes.count)
 
         // A statement the runner resets while it stands on a row is rewound at once by the
@@ -291,7 +323,9 @@ final class ServiceFacesTests: XCTestCase {
         // The runner's table answers from those names, as the C face does.
         let proxy = ProxyTables.makeStorage()
         let names = ["id", "club", "distance"]
-        let runnerStatement = ProxyStatement(context: RunnerContext(channel: WireChannel(input: -1, output: -1)), handle: 1, names: names, parameters: [":club", "@least", ""])
+        let runnerStatement = ProxyStatement(context: RunnerContext(channel: WireChannel(input: -1, output: -1)),
+                                             prepared: PreparedReply(handle: 1, columns: names, parameters: [":club", "@least", ""],
+                                                                     compiledBytes: 0))
         let handle = OpaquePointer(Unmanaged.passRetained(runnerStatement).toOpaque())
         defer { Unmanaged<ProxyStatement>.fromOpaque(UnsafeRawPointer(handle)).release() }
         for name in [":club", "@least", "club", ":nothing"] {
@@ -323,7 +357,8 @@ final class ServiceFacesTests: XCTestCase {
             var w = WireWriter()
             build(&w)
             var request = WireReader(w.bytes)
-            let (status, reply) = try broker.serve(operation, &request, entry: entry, devices: &devices)
+            let decoded = try XCTUnwrap(try DeviceRequest.decode(operation, &request))
+            let (status, reply) = broker.serve(decoded, entry: entry, limits: ServiceLimits(), devices: &devices)
             return (status, WireReader(reply))
         }
 

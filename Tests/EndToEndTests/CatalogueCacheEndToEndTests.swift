@@ -191,3 +191,42 @@ final class CatalogueCacheEndToEndTests: XCTestCase {
         XCTAssertEqual(try loads(c).count, 1, "only the first description loaded the constructor plugin")
     }
 }
+
+extension CatalogueCacheEndToEndTests {
+    /// A damaged entry — empty, junk, a header cut short, a catalogue cut short, a header of the
+    /// wrong shape — is never an error and never a crash: the plugin is described again and the
+    /// entry rewritten whole.
+    func testADamagedEntryIsIgnoredAndRebuilt() throws {
+        let c = try Clubhouse()
+        let config = try site(c, library: try constructorPlugin(c))
+        try c.succeed(["--config", config, "fx", "--help"])
+        _ = try loads(c)
+        let file = try entry(c)
+        let original = try Data(contentsOf: URL(fileURLWithPath: file))
+        guard let newline = original.firstIndex(of: 10) else { return XCTFail("no header line") }
+        let header = original[..<newline]
+        let catalogue = original[(newline + 1)...]
+        let damaged: [(String, Data)] = [
+            ("empty", Data()),
+            ("junk", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) })),
+            ("a header cut short", Data(header.prefix(header.count / 2))),
+            ("a header without its catalogue", Data(header)),
+            ("a catalogue cut short", Data(header) + Data([10]) + Data(catalogue.prefix(catalogue.count / 2))),
+            ("a header of the wrong shape", Data(String(decoding: header, as: UTF8.self)
+                .replacingOccurrences(of: "\"thread_safe\":", with: "\"thread_safe\":\"yes\",\"was\":").utf8) + Data([10]) + catalogue),
+            ("another format", Data(String(decoding: header, as: UTF8.self)
+                .replacingOccurrences(of: "\"format\":1", with: "\"format\":99").utf8) + Data([10]) + catalogue),
+        ]
+        for (what, bytes) in damaged {
+            try bytes.write(to: URL(fileURLWithPath: file))
+            XCTAssertEqual(chmod(file, 0o600), 0)
+            let help = try c.succeed(["--config", config, "fx", "--help"]).stdout
+            XCTAssertTrue(help.contains("Read a file"), "\(what): \(help)")
+            XCTAssertEqual(try loads(c).count, 1, "\(what): described again")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)), original, "\(what): the entry is rewritten whole")
+            // And the next run reads the rebuilt entry without loading the plugin.
+            XCTAssertTrue(try c.succeed(["--config", config, "plugins", "list"]).stdout.contains("fx"), what)
+            XCTAssertEqual(try loads(c), [], "\(what): the rebuilt entry is used")
+        }
+    }
+}

@@ -7,7 +7,9 @@ import Foundation
 import XCTest
 
 /// A line-oriented JSON-RPC client over a Unix socket.
-final class RPCSocketClient {
+// @unchecked Sendable: a test hands a client to one thread at a time (its pending bytes are never
+// touched by two threads at once); the descriptor itself is safe to move between threads.
+final class RPCSocketClient: @unchecked Sendable {
     let fd: Int32
     private var pending: [UInt8] = []
 

@@ -32,28 +32,6 @@ final class SandboxEndToEndTests: XCTestCase {
         return path
     }
 
-    /// A TCP listener on 127.0.0.1 (an ephemeral port); closed by the caller.
-    private func listener() throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw XCTSkip("cannot open a TCP socket") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 16) == 0 else {
-            close(fd)
-            throw XCTSkip("cannot listen on 127.0.0.1")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
-    }
-
     /// Runs `commands` (command, target) in one serve session and returns the replies by position.
     private func session(_ c: Clubhouse, _ config: String, _ commands: [(String, String?)]) throws -> [JSONValue] {
         let lines = commands.enumerated().map { index, command -> String in
@@ -86,7 +64,7 @@ final class SandboxEndToEndTests: XCTestCase {
         try requireSandbox(c, config) // also creates the plugin's own database
         let own = c.dataDirectory.appendingPathComponent("default/org.tests.sandbox.sqlite").path
         XCTAssertTrue(FileManager.default.fileExists(atPath: own), "the host created the plugin's database")
-        let (fd, port) = try listener()
+        let (fd, port) = try loopbackListener()
         defer { close(fd) }
         let escape = c.path("escape.txt")
         let modeBefore = try FileManager.default.attributesOfItem(atPath: config)[.posixPermissions] as? Int
@@ -135,7 +113,7 @@ final class SandboxEndToEndTests: XCTestCase {
         let c = try Clubhouse()
         let config = try site(c, isolation: "process")
         let victimPath = try victim(c)
-        let (fd, port) = try listener()
+        let (fd, port) = try loopbackListener()
         defer { close(fd) }
         let escape = c.path("escape.txt")
         let r = try session(c, config, [
@@ -175,7 +153,7 @@ final class SandboxEndToEndTests: XCTestCase {
     /// the host and its runner use; it cannot raise it.)
     func testOlderLandlockFallsBackToStricterRules() throws {
         let c = try Clubhouse()
-        let (fd, port) = try listener()
+        let (fd, port) = try loopbackListener()
         defer { close(fd) }
         let config = try site(c, isolation: "sandbox")
         try requireSandbox(c, config)
@@ -226,9 +204,9 @@ final class SandboxEndToEndTests: XCTestCase {
     /// `net:HOST:PORT` opens TCP connect to that port, and no other.
     func testNetGrantOpensOnlyTheGrantedPort() throws {
         let c = try Clubhouse()
-        let (granted, grantedPort) = try listener()
+        let (granted, grantedPort) = try loopbackListener()
         defer { close(granted) }
-        let (other, otherPort) = try listener()
+        let (other, otherPort) = try loopbackListener()
         defer { close(other) }
         let config = try site(c, isolation: "sandbox", grants: ["storage", "net:127.0.0.1:\(grantedPort)"])
         try requireSandbox(c, config)

@@ -1,23 +1,35 @@
-// `clubhouse serve --socket` against hostile clients: one that floods requests and never reads its
-// replies, a flood of connections, a second server on a live socket path, a stale socket, and a
-// server out of file descriptors. Every wait is bounded; clients are local Unix sockets only.
+// `clubhouse serve` against hostile clients: one that floods requests and never reads its replies,
+// a flood of connections, a second server on a live socket path, a stale socket, and a server out
+// of file descriptors. The tests of how requests and replies move run on both transports — a Unix
+// socket (`--socket`) and stdio — which share one event loop (issue 27, Why 8: stdio had a path of
+// its own). Every wait is bounded; clients are local Unix sockets or the server's own pipes.
 
 import ClubhouseJSON
 import Foundation
 import XCTest
 
-/// A `clubhouse serve --socket` process with its standard error kept in a file.
+/// How a client reaches `serve`.
+enum ServeTransport: String, CaseIterable {
+    case socket, stdio
+}
+
+/// A `clubhouse serve` process with its standard error kept in a file: on a Unix socket, or on its
+/// own standard input and output (one client: `stdioClient`).
 private final class SocketServer {
     let process = Process()
     let socketPath: String
     let errorPath: String
+    let transport: ServeTransport
+    private var input: Pipe?
+    private var output: Pipe?
 
     /// `limitFiles`: run under `ulimit -n` (through /bin/sh, which then execs the server).
-    init(_ c: Clubhouse, socket: String, options: [String] = [], limitFiles: Int? = nil) throws {
+    init(_ c: Clubhouse, socket: String, options: [String] = [], limitFiles: Int? = nil, transport: ServeTransport = .socket) throws {
         socketPath = socket
+        self.transport = transport
         errorPath = c.path("serve-\(UUID().uuidString.prefix(8)).err")
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        let serveArguments = ["serve", "--socket", socket] + options
+        let serveArguments = ["serve"] + (transport == .socket ? ["--socket", socket] : []) + options
         if let limitFiles {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "ulimit -n \(limitFiles) && exec \"$0\" \"$@\"", Clubhouse.executable.path] + serveArguments
@@ -32,8 +44,26 @@ private final class SocketServer {
         env.removeValue(forKey: "CLUBHOUSE_SITE")
         process.environment = env
         process.standardError = FileHandle(forWritingAtPath: errorPath)
-        process.standardOutput = FileHandle.nullDevice
+        if transport == .stdio {
+            let i = Pipe(), o = Pipe()
+            process.standardInput = i
+            process.standardOutput = o
+            input = i
+            output = o
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+        }
         try process.run()
+    }
+
+    /// A client of this server: a new connection to its socket, or (once) its standard input and output.
+    func client() throws -> LineClient {
+        guard transport == .stdio else { return try LineClient(path: socketPath) }
+        guard let input, let output else { throw ServeTestFailure(description: "a stdio server has one client") }
+        self.input = nil
+        self.output = nil
+        return LineClient(readFD: dup(output.fileHandleForReading.fileDescriptor), writeFD: dup(input.fileHandleForWriting.fileDescriptor),
+                          closing: [input.fileHandleForWriting, output.fileHandleForReading])
     }
 
     var pid: Int32 { process.processIdentifier }
@@ -76,8 +106,19 @@ struct ServeTestFailure: Error, CustomStringConvertible {
 
 /// A line-oriented JSON-RPC client whose timeouts are failures (not skips).
 private final class LineClient {
+    /// What it reads replies from and writes requests to: one socket, or the server's two pipes.
     let fd: Int32
+    let writeFD: Int32
     private var pending: [UInt8] = []
+    private var handles: [FileHandle] = []
+
+    /// The client of a stdio server: its standard output and input.
+    init(readFD: Int32, writeFD: Int32, closing: [FileHandle]) {
+        fd = readFD
+        self.writeFD = writeFD
+        handles = closing
+        handles.forEach { try? $0.close() }
+    }
 
     /// Connects, retrying while the server starts (up to `timeout` seconds).
     init(path: String, timeout: Double = 20) throws {
@@ -96,6 +137,7 @@ private final class LineClient {
             }
             if rc == 0 {
                 self.fd = fd
+                writeFD = fd
                 return
             }
             close(fd)
@@ -104,11 +146,14 @@ private final class LineClient {
         }
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        if writeFD != fd { close(writeFD) }
+    }
 
     func send(_ line: String) {
         let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        _ = bytes.withUnsafeBytes { write(writeFD, $0.baseAddress, $0.count) }
     }
 
     /// The next line as JSON, within `timeout` seconds.
@@ -368,17 +413,23 @@ final class ServeTransportEndToEndTests: XCTestCase {
     }
 
     func testACancelIsAnsweredWhileEveryWorkerIsBusy() throws {
+        for transport in ServeTransport.allCases {
+            let c = try Clubhouse()
+            let server = try SocketServer(c, socket: c.path("rpc.sock"), options: ["--workers", "1"], transport: transport)
+            defer { server.stop() }
+            let client = try server.client()
+            client.send(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":100,"step-ms":100}}}"#)
+            usleep(300_000)
+            client.send(#"{"jsonrpc":"2.0","id":2,"method":"clubhouse.cancel","params":{"id":1}}"#)
+            let cancelled = try client.response(id: 2, timeout: 5)
+            XCTAssertEqual(cancelled["result"]?["cancelled"], true, "\(transport): \(cancelled)")
+            let slow = try client.response(id: 1, timeout: 10)
+            XCTAssertEqual(slow["error"]?["data"]?["status"], "cancelled", "\(transport): \(slow)")
+        }
         let c = try Clubhouse()
         let server = try SocketServer(c, socket: c.path("rpc.sock"), options: ["--workers", "1"])
         defer { server.stop() }
         let client = try LineClient(path: server.socketPath)
-        client.send(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":100,"step-ms":100}}}"#)
-        usleep(300_000)
-        client.send(#"{"jsonrpc":"2.0","id":2,"method":"clubhouse.cancel","params":{"id":1}}"#)
-        let cancelled = try client.response(id: 2, timeout: 5)
-        XCTAssertEqual(cancelled["result"]?["cancelled"], true, "\(cancelled)")
-        let slow = try client.response(id: 1, timeout: 10)
-        XCTAssertEqual(slow["error"]?["data"]?["status"], "cancelled", "\(slow)")
         // Another client cannot cancel calls that are not its own.
         client.send(#"{"jsonrpc":"2.0","id":3,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":5,"step-ms":100}}}"#)
         usleep(200_000)
@@ -393,10 +444,14 @@ final class ServeTransportEndToEndTests: XCTestCase {
     /// request), yet a long call does not hold up the quick ones sent after it on the same
     /// connection: a second worker takes them within milliseconds, and their replies come first.
     func testALongCallDoesNotHoldUpTheQuickOnesBehindItOnTheSameConnection() throws {
+        for transport in ServeTransport.allCases { try longCallDoesNotHoldUpTheQuickOnes(transport) }
+    }
+
+    private func longCallDoesNotHoldUpTheQuickOnes(_ transport: ServeTransport) throws {
         let c = try Clubhouse()
-        let server = try SocketServer(c, socket: c.path("rpc.sock"), options: ["--workers", "4"])
+        let server = try SocketServer(c, socket: c.path("rpc.sock"), options: ["--workers", "4"], transport: transport)
         defer { server.stop() }
-        let client = try LineClient(path: server.socketPath)
+        let client = try server.client()
         client.send(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":30,"step-ms":100}}}"#)
         let started = Date()
         for id in 2...21 {
@@ -410,11 +465,11 @@ final class ServeTransportEndToEndTests: XCTestCase {
             guard message["method"] == nil, let id = message["id"]?.intValue else { continue }
             if id == 1 {
                 slow = message
-                XCTAssertEqual(quick.count, 20, "the 3-second call finished before the quick ones behind it")
+                XCTAssertEqual(quick.count, 20, "\(transport): the 3-second call finished before the quick ones behind it")
             } else {
                 XCTAssertNotNil(message["result"]?["version"], "version \(id): \(message)")
                 quick.insert(id)
-                if quick.count == 20 { XCTAssertLessThan(Date().timeIntervalSince(started), 2, "the quick calls waited for the long one") }
+                if quick.count == 20 { XCTAssertLessThan(Date().timeIntervalSince(started), 2, "\(transport): the quick calls waited for the long one") }
             }
         }
         XCTAssertEqual(slow?["result"]?["counted"]?.intValue, 30, "\(String(describing: slow))")
@@ -427,11 +482,16 @@ final class ServeTransportEndToEndTests: XCTestCase {
     /// the loop writes them once they are 2 ms old. (A server that wrote held replies only when
     /// the queue ran empty sends these 50 replies after the 3-second call.)
     func testRepliesFinishedBeforeASlowCallGoOutWithoutWaitingForIt() throws {
+        for transport in ServeTransport.allCases { try repliesFinishedBeforeASlowCallGoOut(transport) }
+    }
+
+    private func repliesFinishedBeforeASlowCallGoOut(_ transport: ServeTransport) throws {
         let c = try Clubhouse()
-        let server = try SocketServer(c, socket: c.path("rpc.sock"))
+        let server = try SocketServer(c, socket: c.path("rpc.sock"), transport: transport)
         defer { server.stop() }
-        try assertAnswered(server.socketPath, "the server is up")
-        let client = try LineClient(path: server.socketPath)
+        let client = try server.client()
+        client.send(versionRequest)
+        XCTAssertEqual(try client.receive()["id"], "v", "\(transport): the server is up")
         let slow = #"{"jsonrpc":"2.0","id":1000,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":30,"step-ms":100}}}"#
         // Round 1: the slow call last (nothing behind it for another worker to drain);
         // round 2: the slow call in the middle, quick ones on both sides.
@@ -449,14 +509,14 @@ final class ServeTransportEndToEndTests: XCTestCase {
                 guard message["method"] == nil, let id = message["id"]?.intValue else { continue }
                 if id == 1000 {
                     slowReply = message
-                    XCTAssertEqual(quick.count, before + after, "round \(round): the replies finished before the slow call waited for it")
-                    XCTAssertGreaterThan(Date().timeIntervalSince(started), 2.5, "round \(round): the slow call ran")
+                    XCTAssertEqual(quick.count, before + after, "\(transport), round \(round): the replies finished before the slow call waited for it")
+                    XCTAssertGreaterThan(Date().timeIntervalSince(started), 2.5, "\(transport), round \(round): the slow call ran")
                 } else {
                     XCTAssertNotNil(message["result"]?["version"], "round \(round), id \(id): \(message)")
                     XCTAssertTrue(quick.insert(id).inserted, "round \(round): reply \(id) came twice")
                     if quick.count == before + after {
                         XCTAssertLessThan(Date().timeIntervalSince(started), 1.5,
-                                          "round \(round): the quick replies were held behind the 3-second call")
+                                          "\(transport), round \(round): the quick replies were held behind the 3-second call")
                     }
                 }
             }
@@ -470,10 +530,11 @@ final class ServeTransportEndToEndTests: XCTestCase {
     /// is request order — in the order sent. With the default workers, complete and once each.
     func testManyPipelinedRequestsComeBackCompleteInOrderEachOnce() throws {
         let c = try Clubhouse()
+        for transport in ServeTransport.allCases {
         for workers in ["1", "32"] {
-            let server = try SocketServer(c, socket: c.path("rpc-\(workers).sock"), options: ["--workers", workers])
+            let server = try SocketServer(c, socket: c.path("rpc-\(workers).sock"), options: ["--workers", workers], transport: transport)
             defer { server.stop() }
-            let client = try LineClient(path: server.socketPath)
+            let client = try server.client()
             var payload: [UInt8] = []
             var expected: [Int] = []
             for id in 1...6000 {
@@ -491,7 +552,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
             }
             // Written from another thread while this one reads (the server stops reading a client
             // that does not read its replies).
-            let fd = client.fd
+            let fd = client.writeFD
             let bytes = payload
             let writer = Thread {
                 var offset = 0
@@ -522,7 +583,68 @@ final class ServeTransportEndToEndTests: XCTestCase {
             }
             // Nothing more comes: a version request now is answered next.
             client.send(versionRequest)
-            XCTAssertEqual(try client.receive(timeout: 10)["id"], "v", "workers \(workers): no stray replies after the batch")
+            XCTAssertEqual(try client.receive(timeout: 10)["id"], "v", "\(transport), workers \(workers): no stray replies after the batch")
         }
+        }
+    }
+
+    /// Issue 27, Why 8: eight quick requests sent at once on stdio got one to seven answers; the rest
+    /// came only when more input arrived. Every one is answered at once, on both transports, and
+    /// on stdio the end of input ends the server once the calls in flight have answered.
+    func testEightQuickRequestsSentAtOnceAreAllAnsweredWithoutMoreInput() throws {
+        for transport in ServeTransport.allCases {
+            for round in 0..<10 {
+                let c = try Clubhouse()
+                let server = try SocketServer(c, socket: c.path("rpc.sock"), transport: transport)
+                defer { server.stop() }
+                let client = try server.client()
+                let lines = (1...8).map { id -> String in
+                    id % 2 == 0 ? #"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.version"}"#
+                        : #"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"notes","command":"ping"}}"#
+                }
+                client.send(lines.joined(separator: "\n"))
+                var ids = Set<Int>()
+                while ids.count < 8 {
+                    let reply = try client.receive(timeout: 10)
+                    if let id = reply["id"]?.intValue { ids.insert(id) }
+                }
+                XCTAssertEqual(ids, Set(1...8), "\(transport), round \(round)")
+                if transport == .stdio && round == 0 {
+                    // A call still running when the input ends is answered, then the server exits 0.
+                    client.send(#"{"jsonrpc":"2.0","id":9,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":3,"step-ms":100}}}"#)
+                    // The end of input: the pipe's write end is replaced by /dev/null (the client keeps its number).
+                    let null = open("/dev/null", O_WRONLY)
+                    dup2(null, client.writeFD)
+                    close(null)
+                    XCTAssertEqual(try client.response(id: 9)["result"]?["counted"]?.intValue, 3)
+                    let deadline = Date().addingTimeInterval(10)
+                    while server.process.isRunning && Date() < deadline { usleep(20_000) }
+                    XCTAssertFalse(server.process.isRunning, "stdio: the server ends with its input")
+                    if !server.process.isRunning { XCTAssertEqual(server.process.terminationStatus, 0, server.stderr) }
+                }
+            }
+        }
+    }
+
+    /// On stdio a caller that stops reading its replies is dropped after the write timeout, like a
+    /// socket client, and the server ends (it used to block writing for ever).
+    func testAStdioCallerThatNeverReadsIsDroppedAfterTheWriteTimeout() throws {
+        let c = try Clubhouse()
+        let server = try SocketServer(c, socket: "", options: ["--write-timeout-ms", "1500"], transport: .stdio)
+        defer { server.stop() }
+        let client = try server.client()
+        let line = #"{"jsonrpc":"2.0","id":1,"method":"clubhouse.commands","params":{"plugin":"notes"}}"# + "\n"
+        let chunk = Array(String(repeating: line, count: 200).utf8)
+        let fd = client.writeFD
+        let writer = Thread {
+            for _ in 0..<200 { _ = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+        }
+        writer.start()
+        let deadline = Date().addingTimeInterval(30)
+        while !server.stderr.contains("dropped client") && Date() < deadline { usleep(100_000) }
+        XCTAssertTrue(server.stderr.contains("it read none of its"), server.stderr)
+        XCTAssertTrue(server.stderr.contains("for 1500 ms"), server.stderr)
+        while server.process.isRunning && Date() < deadline { usleep(50_000) }
+        XCTAssertFalse(server.process.isRunning, "the server ends when its only client is dropped")
     }
 }

@@ -326,4 +326,107 @@ final class StorageEndToEndTests: XCTestCase {
                    contains: ["org.tests.hostile.a.sqlite was written by version 2.1.0 of plugin 'hs', newer than this version 1.0.0"])
         XCTAssertEqual(try c.succeed(["--config", newer, "hs", "count", "--json"]).json(), "2")
     }
+    // MARK: issue 27, Why 5: host memory follows the runner
+
+    /// The host's peak resident size (VmHWM, kB) from /proc.
+    private func peakKilobytes(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        return status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+            .flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+    }
+
+    /// A plugin prepares 300 statements of 1 MB of SQL and never finalizes them. The host kept every
+    /// one (about 900 MB, in process as isolated); now the statements it holds for one plugin are
+    /// bounded (`statement_mb`, 64 MiB by default) and the prepare past it fails naming the limit,
+    /// the plugin and the key. The peak is the host's own: read by the plugin from /proc (its own
+    /// process in process, its runner's parent when isolated).
+    func testStatementsAPluginNeverFinalizesCannotGrowTheHost() throws {
+        let c = try Clubhouse()
+        let config = try site(c)
+        for (alias, who) in [("hsp", "parent"), ("hs", "self")] {
+            let result = try c.succeed(["--config", config, alias, "hoard", "--count", "300", "--who", who, "--json"])
+            let data = try result.json()
+            let message = data["message"]?.stringValue ?? ""
+            XCTAssertGreaterThan(data["prepared"]?.intValue ?? 0, 10, "\(alias): \(data)")
+            XCTAssertGreaterThan(data["refused"]?.intValue ?? 0, 200, "\(alias): \(data)")
+            XCTAssertEqual(data["status"]?.intValue, 4, "\(alias): CLUBHOUSE_DENIED: \(data)")
+            XCTAssertTrue(message.hasPrefix("plugin '\(alias)' is over its limit of 64 MiB (\"limits\": {\"statement_mb\": 64} in plugins.json)"), message)
+            XCTAssertTrue(message.contains("finalize statements it no longer needs, or raise the limit"), message)
+            let peak = data["host_peak_kb"]?.intValue ?? 0
+            XCTAssertGreaterThan(peak, 0, "\(alias): no VmHWM")
+            XCTAssertLessThan(peak, 250 * 1024, "\(alias): the host's peak resident size grew to \(peak) kB")
+        }
+    }
+
+    /// The same under `serve`, where statements survive from call to call: three calls of 100, the
+    /// host's own peak read from /proc by the test. A raised limit is honoured.
+    func testUnderServeStatementsKeptAcrossCallsStayBounded() throws {
+        let c = try Clubhouse()
+        let config = try site(c)
+        let (server, client) = try serve(c, config: config)
+        defer { stop(server) }
+        var id = 0
+        for alias in ["hsp", "hs"] {
+            var prepared = 0, refused = 0
+            for _ in 0..<3 {
+                id += 1
+                client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"\#(alias)","command":"hoard","arguments":{"count":"100","who":"self"}}}"#)
+                let (reply, _) = try client.response(id: id, timeout: 120)
+                prepared += reply["result"]?["prepared"]?.intValue ?? 0
+                refused += reply["result"]?["refused"]?.intValue ?? 0
+            }
+            XCTAssertGreaterThan(prepared, 10, alias)
+            XCTAssertLessThan(prepared, 100, "\(alias): statements kept from earlier calls count")
+            XCTAssertGreaterThan(refused, 200, alias)
+        }
+        let peak = peakKilobytes(server.processIdentifier)
+        XCTAssertGreaterThan(peak, 0, "no VmHWM for the server")
+        XCTAssertLessThan(peak, 250 * 1024, "the server's peak resident size grew to \(peak) kB")
+    }
+
+    // MARK: issue 27, Deliver 8: a shared connection's state is guarded
+
+    /// A thread-safe plugin's concurrent calls share one connection. Its statement set, the memory
+    /// they hold and the last error were changed outside the connection's serialization: eight
+    /// calls preparing, finalizing and failing at once crashed the host or read each other's
+    /// failure messages. Now every call reads its own message and the host serves on.
+    func testConcurrentCallsOfAThreadSafePluginEachReadTheirOwnFailures() throws {
+        let c = try Clubhouse()
+        let config = try site(c)
+        let (server, client) = try serve(c, config: config)
+        defer { stop(server) }
+        for id in 1...8 {
+            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"ts","command":"churn","arguments":{"rounds":"400","tag":"t\#(id)"}}}"#)
+        }
+        // Replies come in the order the calls finish.
+        var replies: [Int: JSONValue] = [:]
+        while replies.count < 8 {
+            let reply = try client.receive(timeout: 120)
+            if let id = reply["id"]?.intValue { replies[id] = reply }
+        }
+        for (id, reply) in replies.sorted(by: { $0.key < $1.key }) {
+            XCTAssertEqual(reply["result"]?["mismatches"]?.intValue, 0, "call \(id) read another call's failure: \(reply)")
+            XCTAssertEqual(reply["result"]?["failures"]?.intValue, 0, "call \(id): \(reply)")
+        }
+        client.send(#"{"jsonrpc":"2.0","id":99,"method":"clubhouse.call","params":{"plugin":"ts","command":"query","arguments":{"sql":"SELECT 7"}}}"#)
+        XCTAssertEqual(try client.response(id: 99).0["result"], "7", "the host serves on")
+    }
+
+    /// Each limit is a key of "limits", checked where the configuration is read.
+    func testServiceLimitsAreKeysOfLimitsWithFileLineAndColumn() throws {
+        let c = try Clubhouse()
+        let plugin = try FixturePlugins.build("STORAGE", id: "org.tests.hostile.a", file: "hostile_storage.c")
+        let config = try c.write("limits.json", """
+            {"sites": {"default": {"plugins": {
+              "hs": {"path": "\(plugin)", "grants": ["storage"],
+                     "limits": {"open_statements": 0, "sql_kb": 99999, "statement_mb": "lots", "reply_mb": 8}}
+            }}}}
+            """)
+        let result = try c.fail(["config", "validate", config], exitCode: 2, contains: [
+            "limits.json:3:40: \"open_statements\" must be between 1 and 65536, not 0",
+        ])
+        XCTAssertTrue(result.stderr.contains("\"sql_kb\" must be between 1 and 15625, not 99999"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("\"statement_mb\" must be an integer, not a string"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("3 problem(s) found"), result.stderr)
+    }
 }

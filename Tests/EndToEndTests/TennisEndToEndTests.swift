@@ -339,9 +339,16 @@ final class BackgroundClubhouse: @unchecked Sendable {
 
     private let input = Pipe()
 
-    init(_ arguments: [String], scratch: Clubhouse, withInput: Bool = false) throws {
-        process.executableURL = Clubhouse.executable
-        process.arguments = arguments
+    /// `launcher`: a command line that runs the rest (see `Clubhouse.run`); it must `exec` it, so
+    /// that the process stopped is clubhouse itself.
+    init(_ arguments: [String], scratch: Clubhouse, withInput: Bool = false, launcher: [String] = []) throws {
+        if let first = launcher.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(launcher.dropFirst()) + [Clubhouse.executable.path] + arguments
+        } else {
+            process.executableURL = Clubhouse.executable
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env["CLUBHOUSE_DATA_DIR"] = scratch.dataDirectory.path
         env["XDG_CACHE_HOME"] = scratch.scratch.appendingPathComponent("cache").path

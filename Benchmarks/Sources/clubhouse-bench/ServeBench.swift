@@ -1,10 +1,13 @@
 // `serve` transport benchmark (issue 13), release build:
 //  - one client pipelining no-op calls (in-process NotesC `ping`) over a Unix socket (≥ 100k/s);
 //  - 50 clients at once, each keeping 16 calls in flight (≥ 50k/s in total).
-// Usage: clubhouse-bench serve [--quick] [--binary PATH …]  (each binary is measured in turn,
-// interleaved round by round, e.g. today's clubhouse beside the one before the issue).
+// Usage: clubhouse-bench serve [--quick] [--restarting] [--binary PATH …]  (each binary is measured
+// in turn, interleaved round by round, e.g. today's clubhouse beside the one before the issue).
+// --restarting (issue 27): the calls go to a sandboxed NotesC instead, while another client keeps
+// crashing a sandboxed FaultyPlugin (`fatal`), so a runner is restarting all the time.
 
 import ClubhouseJSON
+import ClubhousePlatform
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +32,45 @@ private func serveConnect(_ path: String) -> Int32? {
     return nil
 }
 
-private let pingLine: [UInt8] = Array(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"inproc","command":"ping"}}"#.utf8) + [0x0A]
+nonisolated(unsafe) private var pingLine: [UInt8] = pingRequest("inproc")
+
+private func pingRequest(_ alias: String, command: String = "ping") -> [UInt8] {
+    Array(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"\#(alias)","command":"\#(command)"}}"#.utf8) + [0x0A]
+}
+
+/// Calls `crash fatal` on `path` again and again (each call starts a new sandboxed runner) until
+/// `stop` is set; counts the calls.
+private final class Restarter: @unchecked Sendable {
+    private let lock = Lock()
+    private var generation = 0
+    private var count = 0
+    var restarts: Int { lock.withLock { count } }
+
+    func start(_ path: String) {
+        let mine = lock.withLock { () -> Int in
+            generation += 1
+            return generation
+        }
+        Thread.detach { [self] in
+            guard let fd = serveConnect(path) else { return }
+            defer { close(fd) }
+            let line = pingRequest("crash", command: "fatal")
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while lock.withLock({ generation == mine }) {
+                _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                var got = 0
+                while got == 0 || buffer[got - 1] != 0x0A {
+                    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, $0.count - got) }
+                    if n <= 0 { return }
+                    got = min(got + n, buffer.count - 1)
+                }
+                lock.withLock { count += 1 }
+            }
+        }
+    }
+
+    func stop() { lock.withLock { generation += 1 } }
+}
 
 /// One client writing `n` requests from a helper thread while reading the replies: requests/s.
 private func pipelined(_ path: String, _ n: Int) -> Double {
@@ -99,6 +140,19 @@ private func concurrent(_ path: String, clients: Int, perClient: Int, window: In
     return Double(received.reduce(0, +)) / (Measure.now() - t0)
 }
 
+/// User + system CPU seconds of process `pid` so far (/proc/PID/stat), 0 when unreadable.
+private func processCPUSeconds(_ pid: pid_t) -> Double {
+    guard let file = fopen("/proc/\(pid)/stat", "re") else { return 0 }
+    defer { fclose(file) }
+    var buffer = [CChar](repeating: 0, count: 1024)
+    guard fgets(&buffer, Int32(buffer.count), file) != nil else { return 0 }
+    let text = String(cString: buffer)
+    guard let close = text.lastIndex(of: ")") else { return 0 }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
 func serveBench(_ arguments: [String]) {
     let quick = arguments.contains("--quick")
     let dir = Measure.executableDirectory()
@@ -112,7 +166,15 @@ func serveBench(_ arguments: [String]) {
     let scratch = "/tmp/clubhouse-serve-bench-\(getpid())"
     mkdir(scratch, 0o700)
     defer { _ = system("rm -rf '\(scratch)'") }
-    let config = """
+    let restarting = arguments.contains("--restarting")
+    if restarting { pingLine = pingRequest("boxed") }
+    // A site runs an id once: NotesC is either in process or sandboxed.
+    let config = restarting ? """
+        {"sites": {"bench": {"plugins": {
+          "boxed": {"path": "\(dir)/libNotesC.so", "grants": ["storage"], "isolation": "sandbox"},
+          "crash": {"path": "\(dir)/libFaultyPlugin.so", "isolation": "sandbox"}
+        }}}}
+        """ : """
         {"sites": {"bench": {"plugins": {
           "inproc": {"path": "\(dir)/libNotesC.so", "grants": ["storage"], "isolation": "in-process"}
         }}}}
@@ -156,7 +218,7 @@ func serveBench(_ arguments: [String]) {
     var spinners: [pid_t] = []
     for _ in 0..<busy {
         var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", "while :; do :; done"].map { strdup($0) } + [nil]
+        let argv: [UnsafeMutablePointer<CChar>?] = (["/bin/sh", "-c", "while :; do :; done"] as [String]).map { strdup($0) } + [nil]
         var a = argv
         if posix_spawn(&pid, "/bin/sh", nil, nil, &a, environ) == 0 { spinners.append(pid) }
         argv.forEach { free($0) }
@@ -172,21 +234,41 @@ func serveBench(_ arguments: [String]) {
     var one = [[Double]](repeating: [], count: binaries.count)
     var fifty = [[Double]](repeating: [], count: binaries.count)
     for (b, path) in sockets.enumerated() {
+        // The calls must succeed (an error reply is quicker than an answer and would be counted).
+        if let fd = serveConnect(path) {
+            _ = pingLine.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            var reply = [UInt8](repeating: 0, count: 4096)
+            let n = reply.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let text = String(decoding: reply[0..<max(0, n)], as: UTF8.self)
+            close(fd)
+            if !text.contains("\"result\"") {
+                print("serve \(binaries[b]): the call fails: \(text)")
+                return
+            }
+        }
         _ = pipelined(path, 2000)
         _ = concurrent(path, clients: 50, perClient: 100, window: 16)
         _ = b
     }
+    let restarters = sockets.map { _ in Restarter() }
+    var cpu = [[Double]](repeating: [], count: binaries.count)
     for _ in 0..<rounds {
         for (b, path) in sockets.enumerated() {
-            one[b].append(pipelined(path, quick ? 10_000 : 50_000))
+            if restarting { restarters[b].start(path) }
+            let cpu0 = processCPUSeconds(pids[b])
+            one[b].append(pipelined(path, quick ? 10_000 : 50_000) )
             fifty[b].append(concurrent(path, clients: 50, perClient: quick ? 400 : 2000, window: 16))
+            cpu[b].append(processCPUSeconds(pids[b]) - cpu0)
+            if restarting { restarters[b].stop() }
         }
     }
     for (b, binary) in binaries.enumerated() {
-        print("serve \(binary) (median of \(rounds) rounds\(busy > 0 ? ", \(busy) busy background processes" : "")): one client pipelining \(Int(Measure.median(one[b]))) requests/s (target ≥ 100,000); 50 clients × 16 in flight \(Int(Measure.median(fifty[b]))) requests/s (target ≥ 50,000)")
+        let what = restarting ? "a sandboxed plugin's ping while runners restart (\(restarters[b].restarts) restarts)" : "ping"
+        print("serve \(binary) (median of \(rounds) rounds\(busy > 0 ? ", \(busy) busy background processes" : "")), \(what): one client pipelining \(Int(Measure.median(one[b]))) requests/s (target ≥ 100,000); 50 clients × 16 in flight \(Int(Measure.median(fifty[b]))) requests/s (target ≥ 50,000); server CPU per round \(String(format: "%.2f", Measure.median(cpu[b]))) s")
         if b == 0 {
-            Measure.figure("serve.pipelined\(busy > 0 ? ".busy\(busy)" : "")", Measure.median(one[b]), unit: "req/s")
-            Measure.figure("serve.fifty-clients\(busy > 0 ? ".busy\(busy)" : "")", Measure.median(fifty[b]), unit: "req/s")
+            let key = (restarting ? ".restarting" : "") + (busy > 0 ? ".busy\(busy)" : "")
+            Measure.figure("serve.pipelined\(key)", Measure.median(one[b]), unit: "req/s")
+            Measure.figure("serve.fifty-clients\(key)", Measure.median(fifty[b]), unit: "req/s")
         }
     }
 }

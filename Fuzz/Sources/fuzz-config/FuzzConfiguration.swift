@@ -3,6 +3,7 @@
 // hang anywhere here is a bug: `clubhouse config validate` feeds user files to exactly this path.
 
 import ClubhouseHost
+import ClubhouseLoader
 
 /// Versions each parsed requirement is checked against (including the extremes of Int).
 let probes: [SemanticVersion] = [

@@ -15,8 +15,7 @@ extension Descriptor {
     /// A connected pair of Unix stream sockets, both close-on-exec.
     public static func socketPair() -> (Int32, Int32)? {
         var fds: [Int32] = [-1, -1]
-        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { return nil }
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else { return nil }
         return (fds[0], fds[1])
     }
 

@@ -1,85 +1,31 @@
 // seccomp: a BPF filter the kernel runs on every system call of the process (all its threads, and
-// every child, for good). The sandboxed runner installs one before it loads its plugin: no program
-// can be started (execve), no process created (fork, vfork, clone without CLONE_THREAD: a plugin
-// can start threads, never a child that outlives its call), no other process inspected (ptrace, process_vm_*), no namespaces,
-// mounts, BPF, keyrings, modules, clocks, reboot; no change of file owners, modes, times or
-// extended attributes (Landlock does not cover those); no TIOCSTI/TIOCLINUX on an inherited
-// terminal; signals, rlimits, scheduling and priorities of this process only (Landlock scopes
-// signals only from ABI 6, and never prlimit); sockets only for TCP (whose ports Landlock
-// decides). A refused call fails with EPERM; the plugin sees an error, nothing is killed.
+// every child, for good). The sandboxed runner installs one as the last step of its confinement,
+// before it loads its plugin. The filter is an allow list (SeccompPolicy.swift: every allowed call
+// with its reason and the arguments it may take); any other call fails with EPERM — the plugin
+// sees an error, nothing is killed — except a foreign architecture or the x32 ABI, which kill.
+//
+// The program: check the architecture, refuse x32's numbers, then a binary search over the call
+// number (jge on range bounds, `ja` to reach far branches: a conditional jump reaches only 255
+// instructions), whose leaves return at once or jump to the argument checks of that call. The
+// kernel's action cache recognizes calls allowed whatever their arguments and skips the program
+// for them, so `read`, `write`, `poll` and `futex` cost nothing after the first time.
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 public enum Seccomp {
-    /// What the filter refuses, for SECURITY.md and messages.
-    public static let refusedSummary = "execve/execveat, fork/vfork/clone of a process (threads are allowed), ptrace, process_vm_readv/writev, pidfd_getfd, unshare/setns and namespace flags of clone, mount and the new mount API, chroot/pivot_root, bpf, keyctl/add_key/request_key, perf_event_open, io_uring, kernel modules, kexec, reboot, swap, clocks, hostname, chmod/chown/utimes/xattr families, mknod, ioctl TIOCSTI/TIOCLINUX, signals/prlimit/scheduling/priority of another process, sockets other than TCP over IPv4/IPv6"
-
     #if arch(x86_64)
     static let architecture: UInt32 = 0xC000_003E  // AUDIT_ARCH_X86_64
-    static let socketCall: UInt32 = 41
-    static let cloneCall: UInt32 = 56
-    static let clone3Call: UInt32 = 435
-    static let truncateCall: UInt32 = 76
-    static let ioctlCall: UInt32 = 16
-    /// Calls that may name another process, allowed only on this one: (number, argument that
-    /// names the process). kill also takes 0 and -pid (its own process group).
-    static let ownProcessOnly: [(UInt32, Int)] = [
-        (62, 0),   // kill
-        (234, 0),  // tgkill
-        (129, 0),  // rt_sigqueueinfo
-        (297, 0),  // rt_tgsigqueueinfo
-        (434, 0),  // pidfd_open (so pidfd_send_signal and waitid reach only this process)
-        (302, 0),  // prlimit64 (the host's limits are not the plugin's to read or change)
-        (203, 0),  // sched_setaffinity
-        (142, 0),  // sched_setparam
-        (144, 0),  // sched_setscheduler
-        (314, 0),  // sched_setattr
-        (256, 0),  // migrate_pages
-        (279, 0),  // move_pages
-        (141, 1),  // setpriority (which, who)
-        (251, 1),  // ioprio_set (which, who)
-    ]
-    /// x86_64 system call numbers refused with EPERM.
-    static let refused: [UInt32] = [
-        59, 322,                 // execve, execveat
-        101, 310, 311, 438, 440, // ptrace, process_vm_readv, process_vm_writev, pidfd_getfd, process_madvise
-        272, 308,                // unshare, setns
-        165, 166, 155, 161,      // mount, umount2, pivot_root, chroot
-        428, 429, 430, 431, 432, 433, 442, // open_tree, move_mount, fsopen, fsconfig, fsmount, fspick, mount_setattr
-        321, 250, 248, 249, 298, // bpf, keyctl, add_key, request_key, perf_event_open
-        425, 426, 427,           // io_uring_setup, io_uring_enter, io_uring_register
-        175, 313, 176, 246, 320, // init_module, finit_module, delete_module, kexec_load, kexec_file_load
-        323, 303, 304,           // userfaultfd, name_to_handle_at, open_by_handle_at
-        169, 167, 168, 170, 171, // reboot, swapon, swapoff, sethostname, setdomainname
-        164, 227, 159, 305,      // settimeofday, clock_settime, adjtimex, clock_adjtime
-        163, 172, 173, 179, 103, // acct, iopl, ioperm, quotactl, syslog
-        312, 153, 135, 154, 134, // kcmp, vhangup, personality, modify_ldt, uselib
-        212, 180, 300,           // lookup_dcookie, nfsservctl, fanotify_init
-        90, 91, 268, 452,        // chmod, fchmod, fchmodat, fchmodat2
-        92, 93, 94, 260,         // chown, fchown, lchown, fchownat
-        188, 189, 190, 197, 198, 199, 463, 466, // set/remove xattr families
-        132, 235, 280, 261,      // utime, utimes, utimensat, futimesat
-        133, 259,                // mknod, mknodat
-        57, 58,                  // fork, vfork (threads only: see clone below)
-        200,                     // tkill (tgkill names the process)
-    ]
     public static let isSupported = true
     #else
     static let architecture: UInt32 = 0
-    static let socketCall: UInt32 = 0
-    static let cloneCall: UInt32 = 0
-    static let clone3Call: UInt32 = 0
-    static let truncateCall: UInt32 = 0
-    static let ioctlCall: UInt32 = 0
-    static let ownProcessOnly: [(UInt32, Int)] = []
-    static let refused: [UInt32] = []
     public static let isSupported = false
     #endif
 
     // linux/filter.h, linux/seccomp.h
     static let loadWord: UInt16 = 0x20       // BPF_LD | BPF_W | BPF_ABS
+    static let jumpAlways: UInt16 = 0x05     // BPF_JMP | BPF_JA
     static let jumpEqual: UInt16 = 0x15      // BPF_JMP | BPF_JEQ | BPF_K
     static let jumpGreaterEqual: UInt16 = 0x35
     static let jumpSet: UInt16 = 0x45
@@ -88,81 +34,177 @@ public enum Seccomp {
     static let allow: UInt32 = 0x7FFF_0000
     static let killProcess: UInt32 = 0x8000_0000
     static func error(_ code: Int32) -> UInt32 { 0x0005_0000 | UInt32(code) }
-    /// CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
-    static let namespaceFlags: UInt32 = 0x7E02_0000
-    static let cloneThread: UInt32 = 0x0001_0000
 
     /// The filter as BPF instructions (code, jt, jf, k), 8 bytes each.
     static func program(allowTCP: Bool, refuseTruncate: Bool, processID: Int32 = getpid()) -> [UInt8] {
-        var code: [(UInt16, UInt32, String?, String?)] = []
-        var labels: [String: Int] = [:]
-        func op(_ c: UInt16, _ k: UInt32, _ jt: String? = nil, _ jf: String? = nil) { code.append((c, k, jt, jf)) }
-        func label(_ name: String) { labels[name] = code.count }
-        func argument(_ index: Int) -> UInt32 { UInt32(16 + 8 * index) } // low 32 bits (little-endian)
+        program(SeccompPolicy.rules(processID: processID, allowTCP: allowTCP, refuseTruncate: refuseTruncate))
+    }
 
-        op(loadWord, 4)                       // seccomp_data.arch
-        op(jumpEqual, architecture, nil, "kill")
-        op(loadWord, 0)                       // seccomp_data.nr
-        op(jumpGreaterEqual, 0x4000_0000, "deny") // the x32 ABI's numbers
-        for number in refused { op(jumpEqual, number, "deny") }
-        if refuseTruncate { op(jumpEqual, truncateCall, "deny") }
-        op(jumpEqual, clone3Call, "enosys")   // its flags are behind a pointer: glibc falls back to clone
-        op(jumpEqual, socketCall, allowTCP ? "socket" : "deny")
-        op(jumpEqual, cloneCall, "clone")
-        op(jumpEqual, ioctlCall, "ioctl")
-        for (number, _) in ownProcessOnly { op(jumpEqual, number, "own\(number)") }
-        op(returnConstant, allow)
-        let me = UInt32(bitPattern: processID)
-        for (number, index) in ownProcessOnly {
-            label("own\(number)")
-            op(loadWord, argument(index))
-            op(jumpEqual, 0, "allow")          // this process (or its group, for kill)
-            op(jumpEqual, me, "allow")
-            op(jumpEqual, UInt32(bitPattern: -processID), "allow", "deny")
-        }
-        label("ioctl")                        // no typing into the host's terminal (stderr may be one)
-        op(loadWord, argument(1))
-        op(jumpEqual, 0x5412, "deny")         // TIOCSTI
-        op(jumpEqual, 0x541C, "deny", "allow") // TIOCLINUX
-        label("socket")
-        op(loadWord, argument(0))
-        op(jumpEqual, UInt32(AF_INET), "stream")
-        op(jumpEqual, UInt32(AF_INET6), "stream", "deny")
-        label("stream")
-        op(loadWord, argument(1))
-        op(andConstant, 0xF)                  // without SOCK_NONBLOCK / SOCK_CLOEXEC
-        op(jumpEqual, 1, nil, "deny")         // SOCK_STREAM
-        op(loadWord, argument(2))
-        op(jumpEqual, 0, "allow")
-        op(jumpEqual, 6, "allow", "deny")     // IPPROTO_TCP
-        label("clone")                        // threads yes; new processes and namespaces no
-        op(loadWord, argument(0))
-        op(jumpSet, namespaceFlags, "deny")
-        op(jumpSet, cloneThread, "allow", "deny")
-        label("allow")
-        op(returnConstant, allow)
-        label("deny")
-        op(returnConstant, error(EPERM))
-        label("enosys")
-        op(returnConstant, error(ENOSYS))
-        label("kill")
-        op(returnConstant, killProcess)
+    /// What a leaf of the search does with a range of call numbers.
+    private enum Leaf: Equatable {
+        case allow, refuse, absent
+        case check(Int) // the argument check of rule n
+    }
 
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(code.count * 8)
-        for (index, (c, k, jt, jf)) in code.enumerated() {
-            func offset(_ target: String?) -> UInt8 {
-                guard let target, let position = labels[target] else { return 0 }
-                let distance = position - (index + 1)
-                precondition(distance >= 0 && distance < 256, "seccomp jump out of range")
-                return UInt8(distance)
+    static func program(_ rules: [SeccompPolicy.Rule]) -> [UInt8] {
+        var assembler = Assembler()
+        assembler.op(loadWord, 4)                          // seccomp_data.arch
+        assembler.jump(jumpEqual, architecture, skipOnTrue: 1, skipOnFalse: 0)
+        assembler.op(returnConstant, killProcess)
+        assembler.op(loadWord, 0)                          // seccomp_data.nr
+        assembler.jump(jumpGreaterEqual, 0x4000_0000, skipOnTrue: 0, skipOnFalse: 1) // the x32 ABI's numbers
+        assembler.op(returnConstant, error(EPERM))
+
+        // One leaf per call number up to the highest listed; the ranges of equal leaves merge (a
+        // check never merges: it is one call's), and the last range, refused, runs to the end.
+        var byNumber: [UInt32: Leaf] = [:]
+        for (index, rule) in rules.enumerated() {
+            precondition(byNumber[rule.number] == nil, "seccomp policy lists \(rule.name) twice")
+            switch rule.decision {
+            case .allow: byNumber[rule.number] = .allow
+            case .refuse: byNumber[rule.number] = .refuse
+            case .absent: byNumber[rule.number] = .absent
+            case .when: byNumber[rule.number] = .check(index)
             }
-            withUnsafeBytes(of: c.littleEndian) { bytes += $0 }
-            bytes.append(offset(jt))
-            bytes.append(offset(jf))
-            withUnsafeBytes(of: k.littleEndian) { bytes += $0 }
         }
-        return bytes
+        var merged: [(low: UInt32, leaf: Leaf)] = []
+        for number in 0...((byNumber.keys.max() ?? 0) + 1) {
+            let leaf = byNumber[number] ?? .refuse
+            if merged.last?.leaf != leaf { merged.append((number, leaf)) }
+        }
+
+        func search(_ slice: ArraySlice<(low: UInt32, leaf: Leaf)>) {
+            if slice.count == 1, let only = slice.first {
+                switch only.leaf {
+                case .allow: assembler.op(returnConstant, allow)
+                case .refuse: assembler.op(returnConstant, error(EPERM))
+                case .absent: assembler.op(returnConstant, error(ENOSYS))
+                case .check(let index): assembler.always("check\(index)")
+                }
+                return
+            }
+            let middle = slice.startIndex + slice.count / 2
+            let right = "range\(slice[middle].low)"
+            // nr ≥ the middle range's low bound: the right half (reached by a long jump); else the left.
+            assembler.jump(jumpGreaterEqual, slice[middle].low, skipOnTrue: 0, skipOnFalse: 1)
+            assembler.always(right)
+            search(slice[slice.startIndex..<middle])
+            assembler.label(right)
+            search(slice[middle...])
+        }
+        search(merged[...])
+
+        for (index, rule) in rules.enumerated() {
+            guard case .when(let condition) = rule.decision else { continue }
+            assembler.label("check\(index)")
+            assembler.condition(condition, onTrue: "allow\(index)", onFalse: "deny\(index)", scope: "c\(index)")
+            assembler.label("allow\(index)")
+            assembler.op(returnConstant, allow)
+            assembler.label("deny\(index)")
+            assembler.op(returnConstant, error(EPERM))
+        }
+        return assembler.bytes()
+    }
+
+    /// A BPF assembler with labels: conditional jumps reach 255 instructions ahead, `ja` any distance.
+    private struct Assembler {
+        private struct Instruction {
+            var code: UInt16
+            var k: UInt32
+            var onTrue: String?
+            var onFalse: String?
+            var skipTrue: UInt8 = 0
+            var skipFalse: UInt8 = 0
+            var always: String?
+        }
+        private var code: [Instruction] = []
+        private var labels: [String: Int] = [:]
+
+        mutating func op(_ c: UInt16, _ k: UInt32) { code.append(Instruction(code: c, k: k)) }
+        mutating func label(_ name: String) {
+            precondition(labels[name] == nil, "seccomp label \(name) twice")
+            labels[name] = code.count
+        }
+        /// A conditional jump; nil falls through to the next instruction.
+        mutating func jump(_ c: UInt16, _ k: UInt32, onTrue: String?, onFalse: String?) {
+            code.append(Instruction(code: c, k: k, onTrue: onTrue, onFalse: onFalse))
+        }
+        /// A conditional jump over a fixed number of instructions either way.
+        mutating func jump(_ c: UInt16, _ k: UInt32, skipOnTrue: UInt8, skipOnFalse: UInt8) {
+            code.append(Instruction(code: c, k: k, onTrue: nil, onFalse: nil, skipTrue: skipOnTrue, skipFalse: skipOnFalse))
+        }
+        mutating func always(_ target: String) { code.append(Instruction(code: jumpAlways, k: 0, always: target)) }
+
+        func argument(_ index: Int, high: Bool = false) -> UInt32 { UInt32(16 + 8 * index + (high ? 4 : 0)) } // little-endian halves
+
+        /// Code for `condition` that jumps to `onTrue` or `onFalse` (labels after it, within reach).
+        mutating func condition(_ condition: SeccompPolicy.Condition, onTrue: String, onFalse: String, scope: String) {
+            switch condition {
+            case .oneOf(let index, let values, let mask):
+                op(loadWord, argument(index))
+                if mask != 0xFFFF_FFFF { op(andConstant, mask) }
+                for (i, value) in values.enumerated() {
+                    jump(jumpEqual, value, onTrue: onTrue, onFalse: i == values.count - 1 ? onFalse : nil)
+                }
+                if values.isEmpty { always(onFalse) }
+            case .clear(let index, let mask):
+                op(loadWord, argument(index))
+                jump(jumpSet, mask, onTrue: onFalse, onFalse: onTrue)
+            case .set(let index, let mask):
+                op(loadWord, argument(index))
+                op(andConstant, mask)
+                jump(jumpEqual, mask, onTrue: onTrue, onFalse: onFalse)
+            case .null(let index):
+                op(loadWord, argument(index))
+                jump(jumpEqual, 0, onTrue: nil, onFalse: onFalse)
+                op(loadWord, argument(index, high: true))
+                jump(jumpEqual, 0, onTrue: onTrue, onFalse: onFalse)
+            case .all(let conditions):
+                for (i, part) in conditions.enumerated() {
+                    let last = i == conditions.count - 1
+                    let next = "\(scope).\(i)"
+                    self.condition(part, onTrue: last ? onTrue : next, onFalse: onFalse, scope: "\(scope).\(i)s")
+                    if !last { label(next) }
+                }
+                if conditions.isEmpty { always(onTrue) }
+            case .cases(let index, let cases):
+                op(loadWord, argument(index))
+                for (i, item) in cases.enumerated() {
+                    jump(jumpEqual, item.value, onTrue: item.condition == nil ? onTrue : "\(scope).case\(i)", onFalse: nil)
+                }
+                always(onFalse)
+                for (i, item) in cases.enumerated() {
+                    guard let inner = item.condition else { continue }
+                    label("\(scope).case\(i)")
+                    self.condition(inner, onTrue: onTrue, onFalse: onFalse, scope: "\(scope).case\(i)s")
+                }
+            }
+        }
+
+        func bytes() -> [UInt8] {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(code.count * 8)
+            for (index, instruction) in code.enumerated() {
+                func offset(_ target: String?) -> UInt8 {
+                    guard let target else { return 0 }
+                    guard let position = labels[target] else { preconditionFailure("seccomp label \(target) missing") }
+                    let distance = position - (index + 1)
+                    precondition(distance >= 0 && distance < 256, "seccomp jump to \(target) out of range (\(distance))")
+                    return UInt8(distance)
+                }
+                var k = instruction.k
+                if let target = instruction.always {
+                    guard let position = labels[target] else { preconditionFailure("seccomp label \(target) missing") }
+                    precondition(position > index, "seccomp jumps only forward")
+                    k = UInt32(position - (index + 1))
+                }
+                withUnsafeBytes(of: instruction.code.littleEndian) { bytes += $0 }
+                bytes.append(instruction.onTrue == nil ? instruction.skipTrue : offset(instruction.onTrue))
+                bytes.append(instruction.onFalse == nil ? instruction.skipFalse : offset(instruction.onFalse))
+                withUnsafeBytes(of: k.littleEndian) { bytes += $0 }
+            }
+            return bytes
+        }
     }
 
     /// Sets no_new_privs and installs the filter on every thread of the process. Returns what

@@ -38,6 +38,11 @@ public enum Subprocess {
         posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
+        guard Descriptor.closeInChild(&actions, from: 3) else {
+            for fd in stdinPipe + stdoutPipe + stderrPipe { close(fd) }
+            return SubprocessResult(exitCode: 127, signal: nil, standardOutput: [],
+                                    standardError: Array("cannot run \(executable): \(Descriptor.closeInChildUnavailable)".utf8), timedOut: false)
+        }
 
         let argv = ([executable] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
@@ -99,11 +104,10 @@ public enum Subprocess {
                                 standardOutput: out, standardError: err, timedOut: timedOut)
     }
 
-    /// A pipe whose ends close on exec (the child gets only what dup2 gives it).
+    /// A pipe whose ends are close-on-exec from birth (the child gets only what dup2 gives it).
     public static func makePipe(_ fds: inout [Int32]) -> Bool {
-        guard pipe(&fds) == 0 else { return false }
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        guard let (read, write) = Descriptor.pipe() else { return false }
+        fds = [read, write]
         return true
     }
 

@@ -5,8 +5,24 @@ import CClubhouse
 
 public final class ReplyBuffer {
     public var bytes: [UInt8] = []
+    /// The most the buffer keeps (the host's bound on a reply it holds); what a callee writes past
+    /// it is dropped and `overflowed` says so.
+    public var limit = Int.max
+    /// A write would have grown the reply past `limit` (the bytes kept are the start of the reply).
+    public private(set) var overflowed = false
 
     public init() {}
+
+    /// Appends what a callee wrote, within the limit.
+    @usableFromInline
+    func append(_ chunk: UnsafeBufferPointer<UInt8>) {
+        guard !overflowed else { return }
+        guard chunk.count <= limit - bytes.count else {
+            overflowed = true
+            return
+        }
+        bytes.append(contentsOf: chunk)
+    }
 
     /// Runs `body` with a sink that appends to this buffer; the sink is valid only inside `body`.
     @inlinable
@@ -21,7 +37,10 @@ public final class ReplyBuffer {
     /// The collected bytes as UTF-8 text (invalid sequences repaired).
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
-    public func removeAll() { bytes.removeAll(keepingCapacity: true) }
+    public func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        overflowed = false
+    }
 }
 
 /// The sink's write function: appends to the ReplyBuffer in `caller_data`.
@@ -30,7 +49,7 @@ let replyBufferWrite: @convention(c) (UnsafePointer<clubhouse_reply>?, UnsafePoi
     guard let reply, let data = reply.pointee.caller_data, let bytes, length > 0 else { return }
     let buffer = Unmanaged<ReplyBuffer>.fromOpaque(data).takeUnretainedValue()
     bytes.withMemoryRebound(to: UInt8.self, capacity: length) { p in
-        buffer.bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: length))
+        buffer.append(UnsafeBufferPointer(start: p, count: length))
     }
 }
 

@@ -83,10 +83,16 @@ final class Clubhouse {
     }
 
     /// Runs `clubhouse ARGS` with the scratch data dir (unless the test set one) and waits.
+    /// `launcher`: a command line that runs the rest (e.g. `/usr/bin/setsid --wait`, or a shell
+    /// that opens extra descriptors and `exec`s the rest).
     @discardableResult
-    func run(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 120, onTerminal: Bool = false) throws -> ClubhouseResult {
+    func run(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 120, onTerminal: Bool = false,
+             launcher: [String] = []) throws -> ClubhouseResult {
         let process = Process()
-        if onTerminal {
+        if let first = launcher.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(launcher.dropFirst()) + [Clubhouse.executable.path] + arguments
+        } else if onTerminal {
             // util-linux `script` gives the command a pseudo-terminal (stdin, stdout and stderr are
             // the terminal, merged into this process's stdout); the answer is typed into it.
             let command = ([Clubhouse.executable.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
@@ -152,4 +158,39 @@ final class Clubhouse {
         }
         return result
     }
+}
+
+/// A non-blocking TCP listener on 127.0.0.1 (an ephemeral port) and its port; closed by the caller.
+func loopbackListener() throws -> (fd: Int32, port: Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw XCTSkip("cannot open a TCP socket") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0, listen(fd, 16) == 0 else {
+        close(fd)
+        throw XCTSkip("cannot listen on 127.0.0.1")
+    }
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+}
+
+/// A Unix socket's address for `path` (which must fit sun_path).
+func unixSocketAddress(_ path: String) -> sockaddr_un {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        raw.copyBytes(from: bytes.prefix(raw.count - 1))
+        raw[min(bytes.count, raw.count - 1)] = 0
+    }
+    return address
 }

@@ -104,7 +104,7 @@ static int fx_frame(unsigned char kind, const unsigned char *payload, uint32_t n
     return write(4, frame, n + 5) == (ssize_t)(n + 5) ? 0 : -1;
 }
 
-/* Protocol violations the host must survive (Runner/Wire.swift has the kinds):
+/* Protocol violations the host must survive (Host/Sources/Wire/Wire.swift has the kinds):
  * 1 a service call with an unknown operation; 2 a service call cut short; 3 a result whose reply
  * field is cut short; 4 a kind that does not exist; 5 a host-to-runner kind (create) sent back;
  * 6 one-way messages with nonsense (unknown statement and device handles, a progress stage

@@ -26,7 +26,14 @@
  *   caps     the runner's effective capabilities (capget), in hex
  *   pid      the runner's process id (in head), to see that one runner served a whole session
  *   store    the legitimate work: a row written and read back through the host's storage service
+ *   try      one attack of issue 27 by name (target "NAME" or "NAME:PORT"), replying like the
+ *            others; the names are listed above attempt() below
+ *   fds      the runner's open descriptors, "N:K" each (K: c character device, s socket, p pipe,
+ *            r regular file, d folder, o other), found with fcntl(F_GETFD) over 0…65535 (the
+ *            sandbox cannot list /proc/self/fd)
+ *   crash    abort() (the host restarts the runner on the next call)
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -37,7 +44,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <netinet/tcp.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/xattr.h>
+#include <termios.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -73,12 +90,15 @@
     "{\"name\":\"truncate\",\"summary\":\"Truncate a file\"," ARG "},"              \
     "{\"name\":\"prlimit\",\"summary\":\"Read the host's limits\",\"arguments\":[]}," \
     "{\"name\":\"pid\",\"summary\":\"The runner's pid\",\"arguments\":[]},"          \
-    "{\"name\":\"store\",\"summary\":\"Use the host's storage\",\"arguments\":[]}"   \
+    "{\"name\":\"store\",\"summary\":\"Use the host's storage\",\"arguments\":[]},"  \
+    "{\"name\":\"try\",\"summary\":\"One named attack\"," ARG "},"                     \
+    "{\"name\":\"fds\",\"summary\":\"List open descriptors\",\"arguments\":[]},"     \
+    "{\"name\":\"crash\",\"summary\":\"abort()\",\"arguments\":[]}"                  \
     "]}"
 
 static clubhouse_status result(const clubhouse_reply *reply, int error, const char *head) {
-    char text[256];
-    char clean[64] = {0};
+    char text[2200];
+    char clean[2048] = {0};
     for (size_t i = 0; head && head[i] && i + 1 < sizeof clean; i++) {
         unsigned char c = (unsigned char)head[i];
         clean[i] = (c >= 32 && c < 127 && c != '"' && c != '\\') ? (char)c : '.';
@@ -116,6 +136,382 @@ __attribute__((constructor)) static void escape_at_load(void) {
 #endif
 
 static void *worker(void *argument) { *(int *)argument = 42; return NULL; }
+
+/* A TCP socket and 127.0.0.1:port. */
+static int tcp_socket(void) { return socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0); }
+static struct sockaddr_in loopback(int port) {
+    struct sockaddr_in address;
+    memset(&address, 0, sizeof address);
+    address.sin_family = AF_INET;
+    address.sin_port = htons((unsigned short)port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return address;
+}
+
+#define STEP(call, what)                                      \
+    do {                                                      \
+        if ((call) < 0) {                                     \
+            int saved = errno;                                \
+            snprintf(head, capacity, "%s", what);             \
+            return saved;                                     \
+        }                                                     \
+    } while (0)
+
+/*
+ * Issue 27's attacks, by name: returns the errno of the step that failed (0: every step worked)
+ * and names that step (or what was reached) in head.
+ *   network: fastopen:PORT sendmsg:PORT sendmmsg:PORT (MSG_FASTOPEN with an address), sendto:PORT
+ *            (an address on a stream socket), listen (no bind), tfoconnect (TCP_FASTOPEN_CONNECT),
+ *            accept, bind, udp, unix, dgram:PATH (a datagram socket pair connect()ing to the named
+ *            socket PATH), socketpair (allowed: a stream pair inside the process)
+ *   signals: pgkill (setpgid into the host's group, then kill(0, SIGTERM)), setsid, tkill, tgkill,
+ *            killgroup (signal 0 to the host's group), sigio (F_SETOWN the host + O_ASYNC, then
+ *            a write), setown (ioctl FIOSETOWN), pidfd (pidfd_open of the host), pidfdself
+ *            (pidfd_open + pidfd_send_signal on itself), prctl (PR_SET_PTRACER any), clockcpu
+ *            (the host's CPU clock)
+ *   kernel:  vmwrite (process_vm_writev into the host), vmreadself, userfaultfd, perf, bpf, keyctl,
+ *            nametohandle, openbyhandle, iouring, mq (a POSIX message queue), shm (SysV), inotify
+ *            (a watch on /etc), xattr (getxattr of /etc/passwd), memfd (allowed)
+ *   descriptors: splice, tee (on the wire's input pipe, fd 3), setpipesize (F_SETPIPE_SZ on fd 3),
+ *            ioctlwire (FIOASYNC on fd 3), ioctlstderr (TCSETS on fd 2), stderr (ftruncate(2, 0)
+ *            and F_SETFL O_NONBLOCK on fd 2), stderrwrite (one line), stderrflood (4 MB)
+ *   /proc:   procfd (the N below 256 whose /proc/self/fd/N opens, listed), procself, procmaps,
+ *            procenviron (its own /proc/self/…), procparent (/proc/PPID/status), procfddir,
+ *            procparentfd (the host's /proc/PPID/fd/N read with readlink or opened: listed, "o" when
+ *            it opened)
+ */
+static int attempt(const char *name, int port, const char *path, char *head, size_t capacity) {
+    head[0] = 0;
+    int one = 1;
+    if (strcmp(name, "fastopen") == 0 || strcmp(name, "sendto") == 0) {
+        int s = tcp_socket();
+        STEP(s, "socket");
+        struct sockaddr_in a = loopback(port);
+        ssize_t n = sendto(s, "escape\n", 7, strcmp(name, "fastopen") == 0 ? MSG_FASTOPEN : 0, (struct sockaddr *)&a, sizeof a);
+        int e = n < 0 ? errno : 0;
+        close(s);
+        snprintf(head, capacity, "%s", n < 0 ? "sendto" : "sent");
+        return e;
+    }
+    if (strcmp(name, "sendmsg") == 0 || strcmp(name, "sendmmsg") == 0) {
+        int s = tcp_socket();
+        STEP(s, "socket");
+        struct sockaddr_in a = loopback(port);
+        struct iovec v = {"escape\n", 7};
+        struct mmsghdr m;
+        memset(&m, 0, sizeof m);
+        m.msg_hdr.msg_name = &a;
+        m.msg_hdr.msg_namelen = sizeof a;
+        m.msg_hdr.msg_iov = &v;
+        m.msg_hdr.msg_iovlen = 1;
+        long n = strcmp(name, "sendmsg") == 0 ? (long)sendmsg(s, &m.msg_hdr, MSG_FASTOPEN) : (long)sendmmsg(s, &m, 1, MSG_FASTOPEN);
+        int e = n < 0 ? errno : 0;
+        close(s);
+        snprintf(head, capacity, "%s", n < 0 ? name : "sent");
+        return e;
+    }
+    if (strcmp(name, "listen") == 0) {
+        int s = tcp_socket();
+        STEP(s, "socket");
+        if (listen(s, 4) < 0) { int e = errno; close(s); snprintf(head, capacity, "listen"); return e; }
+        struct sockaddr_in a;
+        socklen_t length = sizeof a;
+        getsockname(s, (struct sockaddr *)&a, &length);
+        snprintf(head, capacity, "listening on port %d", ntohs(a.sin_port));
+        close(s);
+        return 0;
+    }
+    if (strcmp(name, "tfoconnect") == 0) {
+        int s = tcp_socket();
+        STEP(s, "socket");
+        int rc = setsockopt(s, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &one, sizeof one);
+        int e = rc < 0 ? errno : 0;
+        close(s);
+        snprintf(head, capacity, "setsockopt");
+        return e;
+    }
+    if (strcmp(name, "accept") == 0 || strcmp(name, "bind") == 0) {
+        int s = tcp_socket();
+        STEP(s, "socket");
+        struct sockaddr_in a = loopback(0);
+        int rc = name[0] == 'a' ? accept4(s, NULL, NULL, SOCK_CLOEXEC) : bind(s, (struct sockaddr *)&a, sizeof a);
+        int e = rc < 0 ? errno : 0;
+        if (rc >= 0 && name[0] == 'a') close(rc);
+        close(s);
+        snprintf(head, capacity, "%s", name);
+        return e;
+    }
+    if (strcmp(name, "udp") == 0 || strcmp(name, "unix") == 0) {
+        int s = name[0] == 'u' && name[1] == 'd' ? socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0) : socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        STEP(s, "socket");
+        close(s);
+        return 0;
+    }
+    if (strcmp(name, "dgram") == 0) {
+        /* A datagram pair's end connect()s to any named socket (here the test's, at `path`). */
+        int pair[2];
+        STEP(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair), "socketpair");
+        struct sockaddr_un address;
+        memset(&address, 0, sizeof address);
+        address.sun_family = AF_UNIX;
+        snprintf(address.sun_path, sizeof address.sun_path, "%s", path);
+        int rc = connect(pair[0], (struct sockaddr *)&address, sizeof address);
+        int e = rc < 0 ? errno : 0;
+        if (rc == 0 && send(pair[0], "escaped", 7, 0) < 0) e = errno;
+        close(pair[0]);
+        close(pair[1]);
+        snprintf(head, capacity, "%s", rc < 0 ? "connect" : "sent");
+        return e;
+    }
+    if (strcmp(name, "socketpair") == 0) {
+        int pair[2];
+        STEP(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), "socketpair");
+        close(pair[0]);
+        close(pair[1]);
+        return 0;
+    }
+    if (strcmp(name, "pgkill") == 0) {
+        int e1 = setpgid(0, getpgid(getppid())) < 0 ? errno : 0;
+        int e2 = kill(0, SIGTERM) < 0 ? errno : 0;
+        snprintf(head, capacity, "setpgid=%d kill=%d", e1, e2);
+        return e2 ? e2 : e1;
+    }
+    if (strcmp(name, "setsid") == 0) { STEP(setsid(), "setsid"); return 0; }
+    if (strcmp(name, "tkill") == 0) { STEP(syscall(SYS_tkill, getppid(), 0), "tkill"); return 0; }
+    if (strcmp(name, "tgkill") == 0) { STEP(syscall(SYS_tgkill, getppid(), getppid(), 0), "tgkill"); return 0; }
+    if (strcmp(name, "killgroup") == 0) { STEP(kill(-getpgid(getppid()), 0), "kill"); return 0; }
+    if (strcmp(name, "sigio") == 0 || strcmp(name, "setown") == 0) {
+        int p[2];
+        STEP(pipe2(p, O_CLOEXEC), "pipe2");
+        pid_t host = getppid();
+        int rc = name[1] == 'i' ? fcntl(p[0], F_SETOWN, host) : ioctl(p[0], FIOSETOWN, &host);
+        if (rc < 0) { int e = errno; close(p[0]); close(p[1]); snprintf(head, capacity, "setown"); return e; }
+        rc = name[1] == 'i' ? fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_ASYNC) : ioctl(p[0], FIOASYNC, &one);
+        if (rc < 0) { int e = errno; close(p[0]); close(p[1]); snprintf(head, capacity, "async"); return e; }
+        ssize_t n = write(p[1], "x", 1);
+        (void)n;
+        close(p[0]);
+        close(p[1]);
+        snprintf(head, capacity, "SIGIO sent to the host");
+        return 0;
+    }
+    if (strcmp(name, "pidfd") == 0) { STEP(syscall(SYS_pidfd_open, getppid(), 0), "pidfd_open"); return 0; }
+    if (strcmp(name, "pidfdself") == 0) {
+        long fd = syscall(SYS_pidfd_open, getpid(), 0);
+        STEP(fd, "pidfd_open");
+        long rc = syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0);
+        int e = rc < 0 ? errno : 0;
+        close((int)fd);
+        snprintf(head, capacity, "pidfd_send_signal");
+        return e;
+    }
+    if (strcmp(name, "prctl") == 0) { STEP(prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0), "prctl"); return 0; }
+    if (strcmp(name, "clockcpu") == 0) {
+        /* MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED): the host's CPU time. */
+        clockid_t clock = (clockid_t)((~(unsigned)getppid()) << 3) | 2;
+        struct timespec t;
+        STEP(clock_gettime(clock, &t), "clock_gettime");
+        snprintf(head, capacity, "%ld s", (long)t.tv_sec);
+        return 0;
+    }
+    if (strcmp(name, "vmwrite") == 0 || strcmp(name, "vmreadself") == 0) {
+        char byte = 0, target = 1;
+        struct iovec local = {&byte, 1}, remote = {&target, 1};
+        long n = name[2] == 'w' ? (long)process_vm_writev(getppid(), &local, 1, &remote, 1, 0)
+                                : (long)process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+        STEP(n, name);
+        return 0;
+    }
+    if (strcmp(name, "userfaultfd") == 0) { STEP(syscall(SYS_userfaultfd, O_CLOEXEC), "userfaultfd"); return 0; }
+    if (strcmp(name, "perf") == 0) {
+        struct perf_event_attr attribute;
+        memset(&attribute, 0, sizeof attribute);
+        attribute.type = PERF_TYPE_SOFTWARE;
+        attribute.size = sizeof attribute;
+        attribute.config = PERF_COUNT_SW_CPU_CLOCK;
+        attribute.exclude_kernel = 1;
+        STEP(syscall(SYS_perf_event_open, &attribute, 0, -1, -1, 0), "perf_event_open");
+        return 0;
+    }
+    if (strcmp(name, "bpf") == 0) {
+        char attribute[128];
+        memset(attribute, 0, sizeof attribute);
+        STEP(syscall(SYS_bpf, 0, attribute, sizeof attribute), "bpf");
+        return 0;
+    }
+    if (strcmp(name, "keyctl") == 0) { STEP(syscall(SYS_keyctl, 0, -3, 0), "keyctl"); return 0; }
+    if (strcmp(name, "nametohandle") == 0 || strcmp(name, "openbyhandle") == 0) {
+        struct file_handle *handle = calloc(1, sizeof *handle + 128);
+        if (!handle) return ENOMEM;
+        handle->handle_bytes = 128;
+        int mount = 0;
+        if (name_to_handle_at(AT_FDCWD, "/etc/passwd", handle, &mount, 0) < 0) {
+            int e = errno;
+            free(handle);
+            snprintf(head, capacity, "name_to_handle_at");
+            if (name[0] == 'n') return e;
+            /* Without a handle of its own, it forges one (the kernel checks the capability first). */
+            handle = calloc(1, sizeof *handle + 128);
+            if (!handle) return ENOMEM;
+            handle->handle_bytes = 8;
+            handle->handle_type = 1;
+        }
+        if (name[0] == 'n') { free(handle); return 0; }
+        int fd = open_by_handle_at(AT_FDCWD, handle, O_RDONLY | O_CLOEXEC);
+        int e = fd < 0 ? errno : 0;
+        if (fd >= 0) close(fd);
+        free(handle);
+        snprintf(head, capacity, "open_by_handle_at");
+        return e;
+    }
+    if (strcmp(name, "iouring") == 0) {
+        char parameters[120];
+        memset(parameters, 0, sizeof parameters);
+        STEP(syscall(SYS_io_uring_setup, 1, parameters), "io_uring_setup");
+        return 0;
+    }
+    if (strcmp(name, "mq") == 0) {
+        long q = syscall(SYS_mq_open, "clubhouse-escape", O_CREAT | O_RDWR | O_CLOEXEC, 0600, NULL);
+        STEP(q, "mq_open");
+        close((int)q);
+        syscall(SYS_mq_unlink, "clubhouse-escape");
+        return 0;
+    }
+    if (strcmp(name, "shm") == 0) {
+        long id = syscall(SYS_shmget, 0 /* IPC_PRIVATE */, 4096, 01000 /* IPC_CREAT */ | 0600);
+        STEP(id, "shmget");
+        syscall(SYS_shmctl, id, 0 /* IPC_RMID */, NULL);
+        return 0;
+    }
+    if (strcmp(name, "inotify") == 0) {
+        int fd = inotify_init1(IN_CLOEXEC);
+        STEP(fd, "inotify_init1");
+        int rc = inotify_add_watch(fd, "/etc", IN_ALL_EVENTS);
+        int e = rc < 0 ? errno : 0;
+        close(fd);
+        snprintf(head, capacity, "inotify_add_watch");
+        return e;
+    }
+    if (strcmp(name, "xattr") == 0) {
+        char value[64];
+        STEP(getxattr("/etc/passwd", "user.clubhouse", value, sizeof value), "getxattr");
+        return 0;
+    }
+    if (strcmp(name, "memfd") == 0) {
+        int fd = memfd_create("clubhouse", MFD_CLOEXEC);
+        STEP(fd, "memfd_create");
+        close(fd);
+        return 0;
+    }
+    if (strcmp(name, "splice") == 0 || strcmp(name, "tee") == 0) {
+        int p[2];
+        STEP(pipe2(p, O_CLOEXEC | O_NONBLOCK), "pipe2");
+        long n = name[0] == 's' ? (long)splice(3, NULL, p[1], NULL, 1, SPLICE_F_NONBLOCK) : (long)tee(3, p[1], 1, SPLICE_F_NONBLOCK);
+        int e = n < 0 ? errno : 0;
+        close(p[0]);
+        close(p[1]);
+        snprintf(head, capacity, "%s", name);
+        return e;
+    }
+    if (strcmp(name, "setpipesize") == 0) { STEP(fcntl(3, F_SETPIPE_SZ, 4096), "F_SETPIPE_SZ"); return 0; }
+    if (strcmp(name, "ioctlwire") == 0) { STEP(ioctl(3, FIOASYNC, &one), "FIOASYNC"); return 0; }
+    if (strcmp(name, "ioctlstderr") == 0) {
+        char settings[64];
+        memset(settings, 0, sizeof settings);
+        STEP(ioctl(2, TCSETS, settings), "TCSETS");
+        return 0;
+    }
+    if (strcmp(name, "stderr") == 0) {
+        int e1 = ftruncate(2, 0) < 0 ? errno : 0;
+        int e2 = fcntl(2, F_SETFL, fcntl(2, F_GETFL) | O_NONBLOCK) < 0 ? errno : 0;
+        snprintf(head, capacity, "ftruncate=%d setfl=%d", e1, e2);
+        return e1;
+    }
+    if (strcmp(name, "stderrwrite") == 0) {
+        dprintf(2, "a line on standard error\n");
+        dprintf(1, "a line on standard output\n");
+        return 0;
+    }
+    if (strcmp(name, "stderrflood") == 0) {
+        static char block[65536];
+        memset(block, 'x', sizeof block);
+        for (size_t i = 63; i < sizeof block; i += 64) block[i] = '\n';
+        long total = 0;
+        for (int i = 0; i < 64; i++) {
+            ssize_t n = write(2, block, sizeof block);
+            if (n < 0) { int e = errno; snprintf(head, capacity, "%ld", total); return e; }
+            total += n;
+        }
+        snprintf(head, capacity, "%ld", total);
+        return 0;
+    }
+    if (strcmp(name, "procfd") == 0) {
+        size_t used = 0;
+        for (int n = 0; n < 256; n++) {
+            char path[64];
+            snprintf(path, sizeof path, "/proc/self/fd/%d", n);
+            int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+            if (fd < 0) continue;
+            close(fd);
+            used += (size_t)snprintf(head + used, capacity - used, "%s%d", used ? "," : "", n);
+            if (used >= capacity) break;
+        }
+        return 0;
+    }
+    if (strcmp(name, "procparentfd") == 0) {
+        /* The host's descriptors through /proc/PPID/fd: their targets (readlink) and a reopen. */
+        size_t used = 0;
+        int last = 0;
+        for (int n = 0; n < 256; n++) {
+            char path[64], target[128];
+            snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getppid(), n);
+            ssize_t length = readlink(path, target, sizeof target - 1);
+            if (length < 0) { if (errno != ENOENT) last = errno; }
+            int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+            if (fd < 0) { if (errno != ENOENT) last = errno; }
+            else close(fd);
+            if (length >= 0 || fd >= 0) used += (size_t)snprintf(head + used, capacity - used, "%s%d%s", used ? "," : "", n, fd >= 0 ? "o" : "");
+            if (used >= capacity) break;
+        }
+        return used ? 0 : last;
+    }
+    if (strncmp(name, "proc", 4) == 0) {
+        char path[64];
+        if (strcmp(name, "procparent") == 0) snprintf(path, sizeof path, "/proc/%d/status", (int)getppid());
+        else if (strcmp(name, "procfddir") == 0) snprintf(path, sizeof path, "/proc/self/fd");
+        else if (strcmp(name, "procself") == 0) snprintf(path, sizeof path, "/proc/self/status");
+        else snprintf(path, sizeof path, "/proc/self/%s", name + 4);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        STEP(fd, path);
+        char text[16] = {0};
+        ssize_t n = read(fd, text, 15);
+        (void)n;
+        close(fd);
+        snprintf(head, capacity, "%s", text);
+        return 0;
+    }
+    snprintf(head, capacity, "unknown attack");
+    return -1;
+}
+
+/* The open descriptors, "N:K" each, comma-separated. */
+static void list_descriptors(char *out, size_t capacity) {
+    size_t used = 0;
+    out[0] = 0;
+    for (int fd = 0; fd < 65536 && used < capacity; fd++) {
+        if (fcntl(fd, F_GETFD) < 0) continue;
+        struct stat st;
+        char kind = 'o';
+        if (fstat(fd, &st) == 0) {
+            if (S_ISCHR(st.st_mode)) kind = 'c';
+            else if (S_ISSOCK(st.st_mode)) kind = 's';
+            else if (S_ISFIFO(st.st_mode)) kind = 'p';
+            else if (S_ISREG(st.st_mode)) kind = 'r';
+            else if (S_ISDIR(st.st_mode)) kind = 'd';
+        }
+        used += (size_t)snprintf(out + used, capacity - used, "%s%d:%c", used ? "," : "", fd, kind);
+    }
+}
 
 static clubhouse_status sb_create(const clubhouse_plugin_descriptor *d, const clubhouse_host *host, void **instance,
                                const clubhouse_reply *reply) {
@@ -252,6 +648,25 @@ static clubhouse_status sb_invoke(const clubhouse_plugin_descriptor *d, void *in
         snprintf(text, sizeof text, "%d", (int)getpid());
         return result(reply, 0, text);
     }
+    if (strcmp(command, "try") == 0) {
+        char name[64] = {0};
+        int port = 0;
+        const char *colon = strchr(arg, ':');
+        size_t length = colon ? (size_t)(colon - arg) : strlen(arg);
+        if (length >= sizeof name) length = sizeof name - 1;
+        memcpy(name, arg, length);
+        if (colon) port = atoi(colon + 1);
+        char head[256];
+        int e = attempt(name, port, colon ? colon + 1 : "", head, sizeof head);
+        if (e < 0) { say(reply, "unknown attack"); return CLUBHOUSE_NOT_FOUND; }
+        return result(reply, e, head);
+    }
+    if (strcmp(command, "fds") == 0) {
+        char list[2048];
+        list_descriptors(list, sizeof list);
+        return result(reply, 0, list);
+    }
+    if (strcmp(command, "crash") == 0) abort();
     if (strcmp(command, "store") == 0) {
         const clubhouse_storage_service *storage = host->get_service(host, CLUBHOUSE_SERVICE_STORAGE);
         if (!storage) { say(reply, "no storage granted"); return CLUBHOUSE_DENIED; }

@@ -14,6 +14,17 @@
  *   write --value V      migrates, then inserts V into t (autocommit)
  *   open-tx --value V    migrates, begins, inserts V, and returns without commit or rollback
  *   count                migrates, then the rows of t as "n"
+ *   hoard --count N --who self|parent
+ *                        prepares N statements of 1 MB of SQL each and never finalizes them (issue
+ *                        27, Why 5: the host used to keep every one: 300 grew it to about 900 MB);
+ *                        replies how many were prepared and refused, the first refusal, and the
+ *                        peak resident size (VmHWM, kB) of the host: this process in process
+ *                        ("self"), the runner's parent when isolated ("parent")
+ *   churn --rounds N --tag T
+ *                        N times: prepare, bind, step and finalize a statement, then prepare SQL
+ *                        naming table "missing_T" and check that the failure read back (the
+ *                        reply and last_error) is its own; replies the mismatches. Run at once
+ *                        by several calls of a thread-safe build, it races the shared connection.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,7 +51,11 @@ static clubhouse_status hs_describe(const clubhouse_plugin_descriptor *self, con
                "{\"name\":\"runaway\",\"summary\":\"A query without end\",\"arguments\":[{\"name\":\"marker\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"write\",\"summary\":\"Insert a value\",\"arguments\":[{\"name\":\"value\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"open-tx\",\"summary\":\"Insert in a transaction left open\",\"arguments\":[{\"name\":\"value\",\"type\":\"string\",\"required\":true}]},"
-               "{\"name\":\"count\",\"summary\":\"Rows of t\",\"arguments\":[]}"
+               "{\"name\":\"count\",\"summary\":\"Rows of t\",\"arguments\":[]},"
+               "{\"name\":\"churn\",\"summary\":\"Prepare and fail in a loop\",\"arguments\":["
+               "{\"name\":\"rounds\",\"type\":\"string\",\"required\":true},{\"name\":\"tag\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"hoard\",\"summary\":\"Prepare statements and keep them\",\"arguments\":["
+               "{\"name\":\"count\",\"type\":\"string\",\"required\":true},{\"name\":\"who\",\"type\":\"string\",\"required\":true}]}"
                "]}");
     return CLUBHOUSE_OK;
 }
@@ -106,6 +121,97 @@ static clubhouse_status insert(const clubhouse_storage_service *s, fixture *h, c
     return CLUBHOUSE_OK;
 }
 
+/* VmHWM (kB) of process `pid` from /proc, -1 when unreadable. */
+static long peak_kb(pid_t pid) {
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long kb = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "VmHWM:", 6) == 0) { kb = strtol(line + 6, NULL, 10); break; }
+    }
+    fclose(f);
+    return kb;
+}
+
+static clubhouse_status hoard(const clubhouse_storage_service *s, hostile *h, int count, int parent, const clubhouse_reply *reply) {
+    size_t n = 1000 * 1000;
+    char *sql = malloc(n + 32);
+    if (!sql) { say(reply, "no memory"); return CLUBHOUSE_ERROR; }
+    int prepared = 0, refused = 0;
+    char first[1024] = "";
+    clubhouse_status first_status = CLUBHOUSE_OK;
+    for (int i = 0; i < count; i++) {
+        /* A different constant each time, so nothing can be shared between them. */
+        int head = snprintf(sql, 32, "SELECT %d, '", i);
+        memset(sql + head, 'a' + i % 26, n);
+        strcpy(sql + head + n, "'");
+        clubhouse_stmt *stmt = NULL;
+        clubhouse_status status = s->prepare(h->host, sql, &stmt, NULL);
+        if (status == CLUBHOUSE_OK) {
+            prepared++;
+            continue;
+        }
+        refused++;
+        if (first_status == CLUBHOUSE_OK) {
+            first_status = status;
+            const char *message = s->last_error(h->host);
+            snprintf(first, sizeof first, "%s", message ? message : "");
+        }
+    }
+    free(sql);
+    long kb = peak_kb(parent ? getppid() : getpid());
+    char out[2048];
+    char escaped[1200];
+    size_t e = 0;
+    for (const char *p = first; *p && e + 2 < sizeof escaped; p++) {
+        if (*p == '"' || *p == '\\') escaped[e++] = '\\';
+        escaped[e++] = *p;
+    }
+    escaped[e] = 0;
+    snprintf(out, sizeof out,
+             "{\"data\":{\"prepared\":%d,\"refused\":%d,\"status\":%d,\"message\":\"%s\",\"host_peak_kb\":%ld}}",
+             prepared, refused, (int)first_status, escaped, kb);
+    say(reply, out);
+    return CLUBHOUSE_OK;
+}
+
+/* A reply sink that keeps what was written (a failure's message). */
+typedef struct { clubhouse_reply reply; char text[512]; size_t length; } kept;
+static void keep(const clubhouse_reply *reply, const char *bytes, size_t length) {
+    kept *k = (kept *)reply;
+    for (size_t i = 0; i < length && k->length + 1 < sizeof k->text; i++) k->text[k->length++] = bytes[i];
+    k->text[k->length] = 0;
+}
+
+static clubhouse_status churn(const clubhouse_storage_service *s, hostile *h, int rounds, const char *tag, const clubhouse_reply *reply) {
+    char bad[128], expected[128];
+    snprintf(bad, sizeof bad, "SELECT * FROM missing_%s", tag);
+    snprintf(expected, sizeof expected, "no such table: missing_%s", tag);
+    int mismatches = 0, failures = 0;
+    char example[600] = "";
+    for (int i = 0; i < rounds; i++) {
+        clubhouse_stmt *stmt = NULL;
+        if (s->prepare(h->host, "SELECT ?1 + 1", &stmt, NULL) != CLUBHOUSE_OK) { failures++; continue; }
+        s->bind_int64(stmt, 1, i);
+        if (s->step(stmt) != CLUBHOUSE_ROW || s->column_int64(stmt, 0) != i + 1) failures++;
+        s->finalize(stmt);
+        kept k = {{sizeof(clubhouse_reply), NULL, keep}, "", 0};
+        stmt = NULL;
+        clubhouse_status status = s->prepare(h->host, bad, &stmt, &k.reply);
+        const char *last = s->last_error(h->host);
+        if (status == CLUBHOUSE_OK) { failures++; s->finalize(stmt); continue; }
+        if (strcmp(k.text, expected) != 0 || !last || strcmp(last, expected) != 0) {
+            if (mismatches++ == 0) snprintf(example, sizeof example, "reply '%s', last_error '%s'", k.text, last ? last : "(null)");
+        }
+    }
+    char out[1024];
+    snprintf(out, sizeof out, "{\"data\":{\"mismatches\":%d,\"failures\":%d,\"example\":\"%s\"}}", mismatches, failures, example);
+    say(reply, out);
+    return CLUBHOUSE_OK;
+}
+
 static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void *instance, const clubhouse_call *call,
                                   const char *command, const char *request, size_t length, const clubhouse_reply *reply) {
     (void)self; (void)call;
@@ -158,6 +264,22 @@ static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void 
         strcat(rows, "\"}");
         say(reply, rows);
         return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "churn") == 0) {
+        char tag[32];
+        if (!argument(request, length, "rounds", text, sizeof text) || !argument(request, length, "tag", tag, sizeof tag)) {
+            say(reply, "missing rounds or tag");
+            return CLUBHOUSE_INVALID_ARGUMENT;
+        }
+        return churn(s, h, atoi(text), tag, reply);
+    }
+    if (strcmp(command, "hoard") == 0) {
+        char who[16];
+        if (!argument(request, length, "count", text, sizeof text) || !argument(request, length, "who", who, sizeof who)) {
+            say(reply, "missing count or who");
+            return CLUBHOUSE_INVALID_ARGUMENT;
+        }
+        return hoard(s, h, atoi(text), strcmp(who, "parent") == 0, reply);
     }
     if (strcmp(command, "runaway") == 0) {
         if (!argument(request, length, "marker", text, sizeof text)) { say(reply, "missing marker"); return CLUBHOUSE_INVALID_ARGUMENT; }

@@ -8,6 +8,7 @@
 
 import ClubhousePlatform
 import CSQLite
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif

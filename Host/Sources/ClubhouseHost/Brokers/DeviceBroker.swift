@@ -8,6 +8,7 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,8 +24,9 @@ public final class DeviceBroker: @unchecked Sendable {
         self.log = log
     }
 
-    /// Opens device `name` for plugin `alias` (granted or not is checked by the caller's entry).
-    func open(name: String, for entry: PluginEntry) throws(TransportError) -> DeviceConnection {
+    /// Opens device `name` for plugin `alias` (granted or not is checked by the caller's entry),
+    /// within the plugin's `open_devices`.
+    func open(name: String, for entry: PluginEntry, limits: ServiceLimits = ServiceLimits()) throws(TransportError) -> DeviceConnection {
         guard entry.isGranted(.device(name)) else {
             throw TransportError(status: .denied,
                                  message: "plugin '\(entry.alias)' may not open device '\(name)': the site does not grant \"device:\(name)\"; add it to the plugin's \"grants\" in plugins.json")
@@ -33,6 +35,10 @@ public final class DeviceBroker: @unchecked Sendable {
             let known = site.devices.keys.sorted()
             throw TransportError(status: .notFound,
                                  message: "site '\(site.name)' defines no device '\(name)'\(known.isEmpty ? "" : " (devices: \(known.joined(separator: ", ")))"); add it under \"devices\" in plugins.json")
+        }
+        let held = lock.withLock { open.values.filter { $0.owner == entry.alias }.count }
+        guard held < limits.openDevices else {
+            throw TransportError(status: .denied, message: LimitRefusal.openDevices(entry.alias, limits))
         }
         let fd: Int32
         let address: String
@@ -114,7 +120,8 @@ public final class DeviceBroker: @unchecked Sendable {
             open: { host, name, out, reply in
                 guard let instance = PluginInstance.from(host), let name, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 do throws(TransportError) {
-                    let connection = try instance.runtime.devices.open(name: String(cString: name), for: instance.entry)
+                    let connection = try instance.runtime.devices.open(name: String(cString: name), for: instance.entry,
+                                                                       limits: instance.limits)
                     out.pointee = OpaquePointer(Unmanaged.passRetained(connection).toOpaque())
                     return Int32(CLUBHOUSE_OK)
                 } catch {
@@ -144,62 +151,46 @@ public final class DeviceBroker: @unchecked Sendable {
     // MARK: the wire face
 
     /// The most a runner's read may ask for at once (its proxy asks for at most this).
-    static let wireReadLimit = 1 << 20
+    static let wireReadLimit = DeviceRequest.maximumRead
 
     /// The buffer a runner's read gets: what it asked for, at least 1 byte, at most `wireReadLimit`.
     static func wireReadCapacity(_ requested: UInt32) -> Int { min(max(1, Int(requested)), wireReadLimit) }
 
-    /// Answers a runner's device service call for plugin `entry`. Every reply starts with a
-    /// message (empty on success): open adds u32 handle; read adds the bytes read.
-    func serve(_ operation: WireOperation, _ r: inout WireReader, entry: PluginEntry,
-               devices: inout WireHandles<DeviceConnection>) throws(WireError) -> (Int32, [UInt8]) {
-        var w = WireWriter()
-        switch operation {
-        case .deviceOpen:
-            let name = try r.str()
+    /// Answers a runner's device service call (DeviceRequest) for plugin `entry`. Every reply
+    /// (DeviceReply) starts with a message, empty on success: open adds the handle, read the bytes.
+    func serve(_ request: DeviceRequest, entry: PluginEntry, limits: ServiceLimits,
+               devices: inout WireHandles<DeviceConnection>) -> (Int32, [UInt8]) {
+        let operation = request.operation
+        switch request {
+        case .open(let name):
             do throws(TransportError) {
-                let connection = try open(name: name, for: entry)
-                w.str("")
-                w.u32(devices.insert(connection))
-                return (Int32(CLUBHOUSE_OK), w.bytes)
+                let connection = try open(name: name, for: entry, limits: limits)
+                return (Int32(CLUBHOUSE_OK), DeviceReply(message: "", handle: devices.insert(connection)).encode(for: operation))
             } catch {
-                w.str(error.message)
-                return (error.status.rawValue, w.bytes)
+                return (error.status.rawValue, DeviceReply(message: error.message).encode(for: operation))
             }
-        case .deviceWrite:
-            let handle = try r.u32()
-            let bytes = try r.data()
+        case .write(let handle, let bytes):
             guard let connection = devices[handle] else {
-                w.str("no such device handle")
-                return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+                return (Int32(CLUBHOUSE_INVALID_ARGUMENT), DeviceReply(message: "no such device handle").encode(for: operation))
             }
             let status = bytes.withUnsafeBytes { connection.write($0) }
-            w.str(status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError)
-            return (status, w.bytes)
-        case .deviceRead:
-            let handle = try r.u32()
-            let capacity = DeviceBroker.wireReadCapacity(try r.u32())
-            let timeout = try r.i32()
+            return (status, DeviceReply(message: status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError).encode(for: operation))
+        case .read(let handle, let requested, let timeout):
             guard let connection = devices[handle] else {
-                w.str("no such device handle")
-                return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+                return (Int32(CLUBHOUSE_INVALID_ARGUMENT), DeviceReply(message: "no such device handle").encode(for: operation))
             }
-            var buffer = [UInt8](repeating: 0, count: capacity)
+            var buffer = [UInt8](repeating: 0, count: DeviceBroker.wireReadCapacity(requested))
             var length = 0
             let status = buffer.withUnsafeMutableBytes { connection.read(into: $0, length: &length, timeout: timeout) }
-            w.str(status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError)
-            w.data(Array(buffer[0..<min(length, buffer.count)]))
-            return (status, w.bytes)
-        default:
-            w.str("not a device operation: \(operation)")
-            return (Int32(CLUBHOUSE_INVALID_ARGUMENT), w.bytes)
+            let reply = DeviceReply(message: status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError,
+                                    bytes: Array(buffer[0..<min(length, buffer.count)]))
+            return (status, reply.encode(for: operation))
         }
     }
 
-    /// A runner's one-way `deviceClose` frame (u32 device handle).
+    /// A runner's one-way `deviceClose` frame.
     static func serveClose(_ payload: [UInt8], devices: inout WireHandles<DeviceConnection>) {
-        var r = WireReader(payload)
-        if let handle = try? r.u32(), let connection = devices.remove(handle) { connection.close() }
+        if let message = try? HandleMessage.decode(payload), let connection = devices.remove(message.handle) { connection.close() }
     }
 }
 

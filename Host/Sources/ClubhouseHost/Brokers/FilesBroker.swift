@@ -6,6 +6,7 @@
 
 import CClubhouse
 import ClubhouseABI
+import ClubhouseWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -58,23 +59,15 @@ enum FilesBroker {
         return files.open(argument: name, write: access == UInt32(CLUBHOUSE_FILE_WRITE))
     }
 
-    /// The wire face: `fileOpen` (u64 call, str name, u8 beneath, str relative, u32 access) →
-    /// status, str message; on success the descriptor rides along with the reply. The runner's call
-    /// id is not trusted: the open is for the call the runner is serving.
-    static func serve(_ r: inout WireReader, call: CallContext) throws(WireError) -> (Int32, [UInt8], Int32) {
-        _ = try r.u64()
-        let name = try r.str()
-        let beneath = try r.u8() != 0
-        let relative = try r.str()
-        let access = try r.u32()
-        var w = WireWriter()
-        switch open(call, name: name, relative: beneath ? relative : nil, access: access) {
+    /// The wire face: `fileOpen` (FileOpenRequest) → status, a message (MessageReply); on success
+    /// the descriptor rides along with the reply. The runner's call id is not trusted: the open is
+    /// for the call the runner is serving.
+    static func serve(_ request: FileOpenRequest, call: CallContext) -> (Int32, [UInt8], Int32) {
+        switch open(call, name: request.name, relative: request.relative, access: request.access) {
         case .success(let fd):
-            w.str("")
-            return (Int32(CLUBHOUSE_OK), w.bytes, fd)
+            return (Int32(CLUBHOUSE_OK), MessageReply(message: "").encode(), fd)
         case .failure(let refusal):
-            w.str(refusal.message)
-            return (refusal.status.rawValue, w.bytes, -1)
+            return (refusal.status.rawValue, MessageReply(message: refusal.message).encode(), -1)
         }
     }
 }

@@ -6,6 +6,7 @@
 
 import CClubhouse
 import ClubhouseABI
+import ClubhouseWire
 
 enum InvokeBroker {
     /// The C face.
@@ -23,17 +24,11 @@ enum InvokeBroker {
             })
     }
 
-    /// The wire face: `invoke` (u64 call, str alias, str command, bytes request) → status, bytes reply.
-    /// The runner's call id is not trusted: the callee nests in the call the runner is serving.
-    static func serve(_ r: inout WireReader, instance: PluginInstance, call: CallContext) throws(WireError) -> (Int32, [UInt8]) {
-        _ = try r.u64()
-        let target = try r.str()
-        let command = try r.str()
-        let request = try r.data()
-        let outcome = instance.runtime.invokeFromPlugin(caller: instance, call: call, alias: target, command: command,
-                                                        request: request)
-        var w = WireWriter()
-        w.data(outcome.reply)
-        return (outcome.status, w.bytes)
+    /// The wire face: `invoke` (InvokeRequest) → status, the callee's reply. The runner's call id
+    /// is not trusted: the callee nests in the call the runner is serving.
+    static func serve(_ request: InvokeRequest, instance: PluginInstance, call: CallContext) -> (Int32, [UInt8]) {
+        let outcome = instance.runtime.invokeFromPlugin(caller: instance, call: call, alias: request.plugin, command: request.command,
+                                                        request: request.request)
+        return (outcome.status, InvokeRequest.encodeReply(outcome.reply))
     }
 }

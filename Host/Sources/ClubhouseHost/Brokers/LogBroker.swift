@@ -5,6 +5,7 @@
 import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
+import ClubhouseWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,21 +14,31 @@ public final class LogBroker: @unchecked Sendable {
     /// Messages at or below this level are shown: 1 = errors and warnings (default), 2 = info, ...
     public let threshold: Int32
     let color: Bool
-    private let lock = Lock()
+    private let lock: Lock
     /// Where finished lines go (stderr unless a test captures them).
     private let output: (@Sendable (String) -> Void)?
+    /// Reads isolated plugins' standard error and forwards it here, line by line with the plugin's
+    /// alias in front (Runner/StandardErrorRelay.swift).
+    let runnerErrors: StandardErrorRelay
 
-    public init(verbosity: Int, color: Bool) {
-        threshold = Int32(CLUBHOUSE_LOG_WARNING) + Int32(verbosity)
-        self.color = color
-        output = nil
+    public convenience init(verbosity: Int, color: Bool) {
+        self.init(verbosity: verbosity, color: color, optionalOutput: nil)
     }
 
     /// A broker whose lines go to `output` instead of stderr.
-    init(verbosity: Int, color: Bool, output: @escaping @Sendable (String) -> Void) {
+    convenience init(verbosity: Int, color: Bool, output: @escaping @Sendable (String) -> Void) {
+        self.init(verbosity: verbosity, color: color, optionalOutput: output)
+    }
+
+    private init(verbosity: Int, color: Bool, optionalOutput output: (@Sendable (String) -> Void)?) {
         threshold = Int32(CLUBHOUSE_LOG_WARNING) + Int32(verbosity)
         self.color = color
         self.output = output
+        let lock = Lock()
+        self.lock = lock
+        runnerErrors = StandardErrorRelay { text in
+            lock.withLock { if let output { output(text) } else { StandardStreams.writeError(text) } }
+        }
     }
 
     public func isEnabled(_ level: Int32) -> Bool { level <= threshold }
@@ -64,7 +75,11 @@ extension LogBroker {
             struct_size: UInt32(MemoryLayout<clubhouse_log_service>.size),
             write: { host, level, message in
                 guard let instance = PluginInstance.from(host), let message else { return }
-                instance.runtime.log.write(level: level, source: instance.entry.alias, message: String(cString: message))
+                let log = instance.runtime.log
+                guard log.isEnabled(level) else { return }
+                // At most `log_kb` of the message is read; a longer one is cut, as a runner cuts it.
+                log.write(level: level, source: instance.entry.alias,
+                          message: LimitRefusal.cut(cString: message, limit: instance.limits.logBytes, key: "log_kb"))
             },
             enabled: { host, level in
                 guard let instance = PluginInstance.from(host) else { return 0 }
@@ -72,12 +87,14 @@ extension LogBroker {
             })
     }
 
-    /// The wire face: a runner's one-way `log` frame (i32 level, str message) from plugin `source`.
-    /// The runner filters by the threshold it was sent with `create`; the broker filters again.
-    func serve(log payload: [UInt8], source: String) {
-        var r = WireReader(payload)
-        guard let level = try? r.i32(), let text = try? r.str() else { return }
-        write(level: level, source: source, message: text)
+    /// The wire face: a runner's one-way `log` frame (LogMessage) from plugin `source`. The runner
+    /// filters by the threshold it was sent with `create` and cuts at `log_kb`; the broker does both
+    /// again (a frame past the cap never arrives: WireCaps).
+    func serve(log payload: [UInt8], source: String, limits: ServiceLimits) {
+        guard let message = try? LogMessage.decode(payload), isEnabled(message.level) else { return }
+        write(level: message.level, source: source,
+              message: LimitRefusal.cut(message.text, limit: limits.logBytes + LimitRefusal.cutMarker("log_kb", limits.logBytes).utf8.count,
+                                        key: "log_kb"))
     }
 }
 

@@ -4,6 +4,7 @@
 // plugin gets, and the wire face that takes an isolated plugin's one-way progress frames.
 
 import CClubhouse
+import ClubhouseWire
 #if canImport(Glibc)
 import ClubhousePlatform
 import Glibc
@@ -17,7 +18,10 @@ enum ProgressBroker {
             struct_size: UInt32(MemoryLayout<clubhouse_progress_service>.size),
             begin: { call, label, total in
                 guard let context = CallContext.from(call) else { return }
-                context.progress.begin(label: label.map { String(cString: $0) } ?? "", total: total)
+                // At most `progress_kb` of the label is read; a longer one is cut, as a runner cuts it.
+                let limit = context.progressLabelBytes
+                context.progress.begin(label: label.map { LimitRefusal.cut(cString: $0, limit: limit, key: "progress_kb") } ?? "",
+                                       total: total)
             },
             update: { call, done in
                 CallContext.from(call)?.progress.update(done: done)
@@ -33,15 +37,16 @@ enum ProgressBroker {
     /// The wire face: a runner's one-way `progress` frame (u64 call, u8 stage: 0 begin, 1 update,
     /// 2 end, 3 unit, str label, u64 n), applied to the call the runner is serving. A malformed frame
     /// (or a stage this host does not know) is ignored.
-    static func serve(progress payload: [UInt8], call: CallContext) {
-        var r = WireReader(payload)
-        guard (try? r.u64()) != nil, let stage = try? r.u8(), let label = try? r.str(), let n = try? r.u64() else { return }
+    static func serve(progress payload: [UInt8], call: CallContext, limits: ServiceLimits) {
+        guard let message = try? ProgressMessage.decode(payload), let stage = ProgressMessage.Stage(rawValue: message.stage) else { return }
+        let n = message.n
         switch stage {
-        case 0: call.progress.begin(label: label, total: n)
-        case 1: call.progress.update(done: n)
-        case 2: call.progress.end()
-        case 3: call.progress.setUnit(ProgressUnit(code: UInt32(truncatingIfNeeded: n)))
-        default: return
+        case .begin:
+            let slack = LimitRefusal.cutMarker("progress_kb", limits.progressBytes).utf8.count
+            call.progress.begin(label: LimitRefusal.cut(message.label, limit: limits.progressBytes + slack, key: "progress_kb"), total: n)
+        case .update: call.progress.update(done: n)
+        case .end: call.progress.end()
+        case .unit: call.progress.setUnit(ProgressUnit(code: UInt32(truncatingIfNeeded: n)))
         }
     }
 }

@@ -2,6 +2,7 @@
 // malformed JSON, unknown keys (with a suggestion), wrong types, unknown grants, bad versions.
 
 import ClubhouseJSON
+import ClubhouseLoader
 
 public enum ConfigurationParser {
     static let topKeys = ["$schema", "version", "default_site", "plugin_dirs", "data_dir", "sites"]
@@ -9,7 +10,8 @@ public enum ConfigurationParser {
     static let httpKeys = ["allowed_origins", "public_routes"]
     static let pluginKeys = ["id", "enabled", "path", "version", "config", "grants", "isolation", "timeout_ms", "limits",
                              "description"]
-    static let limitKeys = ["memory_mb", "cpu_seconds", "wall_ms", "open_files"]
+    static let limitKeys = ["memory_mb", "cpu_seconds", "wall_ms", "open_files", "open_statements", "statement_mb", "sql_kb",
+                            "bind_mb", "reply_mb", "log_kb", "progress_kb", "open_devices"]
     static let deviceKeys = ["transport", "baud", "parity", "data_bits", "stop_bits", "trace", "connect_timeout_ms", "options",
                              "description"]
 
@@ -131,13 +133,23 @@ private struct Reader {
         if sites.isEmpty { error("/sites", "\"sites\" is empty; define at least one site") }
         for (name, value) in sites {
             let path = pointer("/sites", name)
+            // A site name is a folder of the data directory: `..` or `a/b` would put databases elsewhere.
+            let problem = Names.nameProblem(name, what: "site name")
+            if let problem { keyError(path, "\(problem); it names the site's folder in the data directory") }
             guard let siteObject = object(value, at: path, what: "site '\(name)'") else { continue }
+            // Read all the same, so every problem inside it is reported too; never kept.
+            guard problem == nil else {
+                _ = readSite(name: name, siteObject, at: path)
+                continue
+            }
             configuration.sites[name] = readSite(name: name, siteObject, at: path)
             configuration.siteOrder.append(name)
         }
         if let d = string(root["default_site"], at: "/default_site", what: "\"default_site\"") {
             configuration.defaultSite = d
-            if configuration.sites[d] == nil && !sites.isEmpty {
+            if let problem = Names.nameProblem(d, what: "default_site") {
+                error("/default_site", problem)
+            } else if configuration.sites[d] == nil && !sites.isEmpty {
                 error("/default_site", "default_site '\(d)' is not one of the sites (\(configuration.siteOrder.joined(separator: ", ")))")
             }
         } else if configuration.sites["default"] == nil, let first = configuration.siteOrder.first {
@@ -164,8 +176,8 @@ private struct Reader {
         if let plugins = object(site["plugins"], at: pointer(path, "plugins"), what: "\"plugins\"") {
             for (alias, value) in plugins {
                 let p = pointer(pointer(path, "plugins"), alias)
-                if !isValidAlias(alias) {
-                    keyError(p, "plugin name '\(alias)' must be lowercase letters, digits and '-' (it is typed on the command line)")
+                if let problem = Names.nameProblem(alias, what: "plugin name") {
+                    keyError(p, "\(problem); it is typed on the command line")
                     continue
                 }
                 guard let entry = object(value, at: p, what: "plugin '\(alias)'") else { continue }
@@ -200,15 +212,14 @@ private struct Reader {
         return http
     }
 
-    func isValidAlias(_ alias: String) -> Bool {
-        guard let first = alias.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
-        return alias.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
-    }
-
     mutating func readPlugin(alias: String, site: String, _ o: JSONObject, at path: String,
                              devices: [String: DeviceEntry]) -> PluginEntry? {
         checkKeys(o, at: path, known: ConfigurationParser.pluginKeys, what: "plugin '\(alias)' of site '\(site)'")
-        let id = string(o["id"], at: pointer(path, "id"), what: "\"id\"")
+        var id = string(o["id"], at: pointer(path, "id"), what: "\"id\"")
+        if let given = id, let problem = Names.idProblem(given) {
+            error(pointer(path, "id"), "\(problem); the id names the plugin's database file")
+            id = nil
+        }
         let pluginPath = string(o["path"], at: pointer(path, "path"), what: "\"path\"")
         if id == nil && pluginPath == nil && o["id"] == nil && o["path"] == nil {
             error(path, "plugin '\(alias)' needs an \"id\" (found in the plugin directories) or a \"path\" to its .so file")
@@ -260,6 +271,14 @@ private struct Reader {
                                   cpuSeconds: limit("cpu_seconds", PluginLimits.cpuRange, limits.cpuSeconds),
                                   wallMilliseconds: limit("wall_ms", PluginLimits.wallRange, limits.wallMilliseconds),
                                   openFiles: limit("open_files", PluginLimits.openFilesRange, limits.openFiles))
+            limits.openStatements = limit("open_statements", PluginLimits.openStatementsRange, limits.openStatements)
+            limits.statementMegabytes = limit("statement_mb", PluginLimits.statementRange, limits.statementMegabytes)
+            limits.sqlKilobytes = limit("sql_kb", PluginLimits.sqlRange, limits.sqlKilobytes)
+            limits.bindMegabytes = limit("bind_mb", PluginLimits.bindRange, limits.bindMegabytes)
+            limits.replyMegabytes = limit("reply_mb", PluginLimits.replyRange, limits.replyMegabytes)
+            limits.logKilobytes = limit("log_kb", PluginLimits.logRange, limits.logKilobytes)
+            limits.progressKilobytes = limit("progress_kb", PluginLimits.progressRange, limits.progressKilobytes)
+            limits.openDevices = limit("open_devices", PluginLimits.openDevicesRange, limits.openDevices)
         }
         let config = o["config"] ?? .object(JSONObject())
         if config.objectValue == nil { error(pointer(path, "config"), "\"config\" must be an object, not \(config.kindName)") }

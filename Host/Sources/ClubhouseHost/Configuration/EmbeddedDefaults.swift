@@ -77,7 +77,7 @@ package enum EmbeddedDefaults {
   "properties": {
     "$schema": {"type": "string"},
     "version": {"const": 1, "description": "Format version of this file."},
-    "default_site": {"type": "string", "description": "The site used without --site / CLUBHOUSE_SITE. Default: \"default\", else the first site."},
+    "default_site": {"type": "string", "pattern": "^[a-z][a-z0-9-]{0,63}$", "description": "The site used without --site / CLUBHOUSE_SITE. Default: \"default\", else the first site."},
     "plugin_dirs": {
       "type": "array", "items": {"type": "string"},
       "description": "Directories searched for plugin .so files by id (relative to this file), after the clubhouse executable's own directory."
@@ -85,7 +85,9 @@ package enum EmbeddedDefaults {
     "data_dir": {"type": "string", "description": "Where each site's databases live (relative to this file). Default: $XDG_DATA_HOME/clubhouse. Overridden by --data-dir and CLUBHOUSE_DATA_DIR."},
     "sites": {
       "type": "object", "minProperties": 1,
-      "additionalProperties": {"$ref": "#/$defs/site"}
+      "propertyNames": {"pattern": "^[a-z][a-z0-9-]{0,63}$"},
+      "additionalProperties": {"$ref": "#/$defs/site"},
+      "description": "Sites by name: a lowercase letter, then lowercase letters, digits and '-', at most 64 characters (the name is the site's folder in the data directory)."
     }
   },
   "$defs": {
@@ -97,7 +99,7 @@ package enum EmbeddedDefaults {
         "description": {"type": "string"},
         "plugins": {
           "type": "object",
-          "propertyNames": {"pattern": "^[a-z][a-z0-9-]*$"},
+          "propertyNames": {"pattern": "^[a-z][a-z0-9-]{0,63}$"},
           "additionalProperties": {"$ref": "#/$defs/plugin"},
           "description": "Plugins by the name typed on the command line (clubhouse NAME COMMAND)."
         },
@@ -127,7 +129,7 @@ package enum EmbeddedDefaults {
       "additionalProperties": false,
       "anyOf": [{"required": ["id"]}, {"required": ["path"]}],
       "properties": {
-        "id": {"type": "string", "pattern": "^[a-z0-9-]+(\\.[a-z0-9-]+)+$", "description": "Reverse-DNS plugin id, eg: org.clubhouse.putting; found in the plugin directories when no path is given."},
+        "id": {"type": "string", "pattern": "^[a-z0-9-]{1,63}(\\.[a-z0-9-]{1,63})+$", "maxLength": 128, "description": "Reverse-DNS plugin id, eg: org.clubhouse.putting (labels of lowercase letters, digits and '-', at most 63 characters each, 128 in all; it names the plugin's database file); found in the plugin directories when no path is given."},
         "enabled": {"type": "boolean", "default": true},
         "path": {"type": "string", "description": "The plugin's .so file (relative to this file)."},
         "version": {"type": "string", "description": "Version requirement, eg: \"^1.2\", \"~1.2.3\", \">=1.0.0 <2.0.0\", \"1.2.3\", \"*\"."},
@@ -144,7 +146,7 @@ package enum EmbeddedDefaults {
         "limits": {
           "type": "object",
           "additionalProperties": false,
-          "description": "Resource limits of a plugin in a child process (applied with setrlimit before it loads).",
+          "description": "Resource limits: of a plugin in a child process (memory_mb, cpu_seconds, open_files applied with setrlimit before it loads; wall_ms per call), and of what any plugin, whatever its isolation, may make the host hold through its services (the rest). Past a service limit the call fails (denied) with a message naming the limit, the plugin and this key.",
           "properties": {
             "memory_mb": {"type": "integer", "minimum": 16, "maximum": 1048576, "default": 4096,
                           "description": "Address space of the plugin's process, in MiB."},
@@ -153,7 +155,23 @@ package enum EmbeddedDefaults {
             "wall_ms": {"type": "integer", "minimum": 1, "maximum": 2592000000, "default": 3600000,
                         "description": "Total time of one call, however much the plugin logs or reports progress meanwhile."},
             "open_files": {"type": "integer", "minimum": 16, "maximum": 1048576, "default": 1024,
-                           "description": "Open file descriptors of the plugin's process."}
+                           "description": "Open file descriptors of the plugin's process."},
+            "open_statements": {"type": "integer", "minimum": 1, "maximum": 65536, "default": 256,
+                                "description": "Prepared statements the plugin holds open (not finalized) at once."},
+            "statement_mb": {"type": "integer", "minimum": 1, "maximum": 4096, "default": 64,
+                             "description": "Memory of its open statements, in MiB: what SQLite holds for each compiled statement plus the text and blobs bound to them."},
+            "sql_kb": {"type": "integer", "minimum": 1, "maximum": 15625, "default": 1024,
+                       "description": "SQL text of one exec, prepare or migrate, in KiB."},
+            "bind_mb": {"type": "integer", "minimum": 1, "maximum": 244, "default": 16,
+                        "description": "Text and blobs bound to one statement at once (what one step carries), in MiB."},
+            "reply_mb": {"type": "integer", "minimum": 1, "maximum": 256, "default": 64,
+                         "description": "One reply the host holds for the plugin, in MiB: a command's reply, and one row of a query."},
+            "log_kb": {"type": "integer", "minimum": 1, "maximum": 16384, "default": 1024,
+                       "description": "One log message, in KiB; a longer one is cut (and says so)."},
+            "progress_kb": {"type": "integer", "minimum": 1, "maximum": 60, "default": 16,
+                            "description": "One progress label, in KiB; a longer one is cut (and says so)."},
+            "open_devices": {"type": "integer", "minimum": 1, "maximum": 1024, "default": 8,
+                             "description": "Devices the plugin holds open at once."}
           }
         },
         "description": {"type": "string"}

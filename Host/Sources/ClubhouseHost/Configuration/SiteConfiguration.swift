@@ -2,6 +2,8 @@
 // may touch. Parsed with source locations so every problem is reported as file:line:column.
 
 import ClubhouseJSON
+import ClubhouseWire
+import ClubhouseLoader
 
 /// The whole configuration file.
 public struct SiteConfiguration: Sendable {
@@ -63,8 +65,11 @@ public enum Isolation: String, Sendable, CaseIterable {
     case sandbox
 }
 
-/// What an isolated plugin's runner may use: address space, CPU time and open files (setrlimit in
-/// the runner before it loads the plugin), and the wall-clock time of one call (the host counts it).
+/// What a plugin may use. For an isolated plugin's runner: address space, CPU time and open files
+/// (setrlimit in the runner before it loads the plugin), and the wall-clock time of one call (the
+/// host counts it). For every plugin, whatever its isolation, what it may make the host hold through
+/// its services (ServiceLimits: open statements and their memory, the SQL and bound values of one
+/// call, one reply, one log message or progress label, open devices).
 public struct PluginLimits: Sendable, Equatable {
     public var memoryMegabytes = 4096
     /// CPU seconds for one runner process (a runner that used them up is stopped and restarted).
@@ -72,11 +77,32 @@ public struct PluginLimits: Sendable, Equatable {
     /// Total time of one call, however much the plugin talks meanwhile.
     public var wallMilliseconds = 3_600_000
     public var openFiles = 1024
+    /// `open_statements`, `statement_mb`, `sql_kb`, `bind_mb`, `reply_mb`, `log_kb`, `progress_kb`,
+    /// `open_devices` (the host's side: ServiceLimits says what each bounds).
+    public var openStatements = 256
+    public var statementMegabytes = 64
+    public var sqlKilobytes = 1024
+    public var bindMegabytes = 16
+    public var replyMegabytes = 64
+    public var logKilobytes = 1024
+    public var progressKilobytes = 16
+    public var openDevices = 8
 
     static let memoryRange = 16...1_048_576
     static let cpuRange = 1...2_592_000
     static let wallRange = 1...2_592_000_000
     static let openFilesRange = 16...1_048_576
+    static let openStatementsRange = 1...65_536
+    static let statementRange = 1...4096
+    /// SQLite's own bound on a statement's text (CSQLite/shim.h: SQLITE_LIMIT_SQL_LENGTH, 16,000,000 bytes).
+    static let sqlRange = 1...15_625
+    /// SQLite's own bound on one value (SQLITE_LIMIT_LENGTH, 256,000,000 bytes).
+    static let bindRange = 1...244
+    static let replyRange = 1...256
+    static let logRange = 1...16_384
+    /// A runner's progress frame is capped at 64 KiB (Wire.swift).
+    static let progressRange = 1...60
+    static let openDevicesRange = 1...1024
 
     public init() {}
 
@@ -181,5 +207,20 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         if let location { return "\(file):\(location.line):\(location.column): \(message)" }
         return "\(file): \(message)"
+    }
+}
+
+extension ServiceLimits {
+    /// The limits a site gives a plugin ("limits" in plugins.json), in bytes.
+    public init(_ limits: PluginLimits) {
+        self.init()
+        openStatements = limits.openStatements
+        statementBytes = limits.statementMegabytes << 20
+        sqlBytes = limits.sqlKilobytes << 10
+        bindBytes = limits.bindMegabytes << 20
+        replyBytes = limits.replyMegabytes << 20
+        logBytes = limits.logKilobytes << 10
+        progressBytes = limits.progressKilobytes << 10
+        openDevices = limits.openDevices
     }
 }

@@ -241,10 +241,8 @@ public final class BallMachineSimulator: @unchecked Sendable {
         while !stop() {
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&pfd, 1, 200) > 0 else { continue }
-            let client = accept(fd, nil, nil)
+            let client = Descriptor.accept(fd, nonBlocking: true)
             if client < 0 { continue }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
             var one: Int32 = 1
             setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             report("\(bound): connection opened")

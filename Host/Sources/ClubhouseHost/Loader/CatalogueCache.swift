@@ -22,6 +22,7 @@
 // exactly as `describe` wrote them (parsed by CommandCatalog.parse like a fresh one).
 
 import ClubhouseJSON
+import ClubhouseLoader
 import ClubhousePlatform
 #if canImport(Glibc)
 import Glibc

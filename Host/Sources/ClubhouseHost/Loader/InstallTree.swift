@@ -3,6 +3,7 @@
 // discovery reads it. Folders whose names start with "." are work in progress and never read.
 
 import ClubhousePlatform
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif

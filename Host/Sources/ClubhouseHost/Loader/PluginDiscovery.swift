@@ -6,6 +6,7 @@
 
 import ClubhousePlatform
 import ClubhouseJSON
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif

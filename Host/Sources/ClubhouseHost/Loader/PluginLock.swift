@@ -16,6 +16,7 @@
 import ClubhouseHashing
 import ClubhouseJSON
 import ClubhousePlatform
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif

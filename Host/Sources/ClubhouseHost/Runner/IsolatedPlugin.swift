@@ -8,6 +8,8 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseWire
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,6 +29,9 @@ final class IsolatedPlugin: @unchecked Sendable {
 
     private var pid: pid_t = 0
     private var channel: WireChannel?
+    /// Where the runner's standard error goes (the log broker's relay), and its socket there.
+    private let standardError: StandardErrorRelay
+    private var standardErrorSource: StandardErrorRelay.Source?
     /// Host objects the runner names by handle (they live as long as the runner, at most).
     private var statements = WireHandles<StorageStatement>()
     private var devices = WireHandles<DeviceConnection>()
@@ -40,8 +45,10 @@ final class IsolatedPlugin: @unchecked Sendable {
     private let verifiedLibrary: Int32?
 
     init(path: String, alias: String, timeoutMilliseconds: Int, expectedID: String? = nil,
-         limits: PluginLimits = PluginLimits(), sandboxPorts: [UInt16]? = nil, verifiedLibrary: Int32? = nil) throws(RuntimeError) {
+         limits: PluginLimits = PluginLimits(), sandboxPorts: [UInt16]? = nil, verifiedLibrary: Int32? = nil,
+         standardError: StandardErrorRelay) throws(RuntimeError) {
         self.path = path
+        self.standardError = standardError
         self.verifiedLibrary = verifiedLibrary
         self.sandboxPorts = sandboxPorts
         self.alias = alias
@@ -69,27 +76,36 @@ final class IsolatedPlugin: @unchecked Sendable {
             throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot create pipes for its runner")
         }
         // Descriptors for the files service travel on their own socket, fd 5 in the runner (Wire.swift).
+        // Its standard error (and output) is a socket the host reads (StandardErrorRelay.swift).
         guard let (hostEnd, runnerEnd) = Descriptor.socketPair() else {
             for fd in toChild + fromChild { close(fd) }
             throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot create the descriptor socket for its runner (\(String(cString: strerror(errno))))")
         }
+        guard let (errorsHostEnd, errorsRunnerEnd) = Descriptor.socketPair() else {
+            for fd in toChild + fromChild + [hostEnd, runnerEnd] { close(fd) }
+            throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot create the standard error socket for its runner (\(String(cString: strerror(errno))))")
+        }
         shutdown(hostEnd, Int32(SHUT_RD))
+        shutdown(errorsHostEnd, Int32(SHUT_WR))
+        shutdown(errorsRunnerEnd, Int32(SHUT_RD))
+        func closeAll() { for fd in toChild + fromChild + [hostEnd, runnerEnd, errorsHostEnd, errorsRunnerEnd] { close(fd) } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 3)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 4)
-        posix_spawn_file_actions_adddup2(&actions, runnerEnd, 5)
-        // Moved above the protocol's numbers first, so dup2 onto 3–5 cannot clobber it (it may be 3–6 here).
-        let library = verifiedLibrary.map { fcntl($0, F_DUPFD_CLOEXEC, 10) } ?? -1
-        defer { if library >= 0 { close(library) } }
-        if verifiedLibrary != nil {
-            guard library >= 0 else {
-                for fd in toChild + fromChild + [hostEnd, runnerEnd] { close(fd) }
-                throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot pass its checked library to its runner (\(String(cString: strerror(errno))))")
-            }
-            posix_spawn_file_actions_adddup2(&actions, library, RunnerProcess.verifiedLibraryDescriptor)
+        // Exactly the protocol's descriptors (RunnerProcess): 0 /dev/null, 1 and 2 standard error,
+        // 3 and 4 the frame pipes, 5 the descriptor socket, 6 the checked library; every other
+        // descriptor is closed in the child before exec (CloseOnExec.swift says why there).
+        var moves: [(source: Int32, target: Int32)] = [(errorsRunnerEnd, 1), (errorsRunnerEnd, 2), (toChild[0], RunnerDescriptors.input), (fromChild[1], RunnerDescriptors.output), (runnerEnd, RunnerDescriptors.descriptors)]
+        if let verifiedLibrary { moves.append((verifiedLibrary, RunnerDescriptors.verifiedLibrary)) }
+        guard let copies = Descriptor.placeInChild(&actions, moves) else {
+            closeAll()
+            throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot pass its descriptors to its runner (\(String(cString: strerror(errno))))")
+        }
+        defer { copies.forEach { close($0) } }
+        guard Descriptor.closeInChild(&actions, from: RunnerDescriptors.verifiedLibrary + (verifiedLibrary == nil ? 0 : 1)) else {
+            closeAll()
+            throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot start its runner: \(Descriptor.closeInChildUnavailable)")
         }
         // Its own process group, so the runner and anything the plugin forks are stopped together.
         var attributes = posix_spawnattr_t()
@@ -101,7 +117,7 @@ final class IsolatedPlugin: @unchecked Sendable {
         var words: [String] = [executable, "__runner", path,
                                "--limits", "\(limits.memoryMegabytes),\(limits.cpuSeconds),\(limits.openFiles)"]
         if let fixedID { words += ["--id", fixedID] }
-        if verifiedLibrary != nil { words += ["--verified", "\(RunnerProcess.verifiedLibraryDescriptor)"] }
+        if verifiedLibrary != nil { words += ["--verified", "\(RunnerDescriptors.verifiedLibrary)"] }
         if let sandboxPorts { words += ["--sandbox", sandboxPorts.isEmpty ? "-" : sandboxPorts.map(String.init).joined(separator: ",")] }
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -120,14 +136,19 @@ final class IsolatedPlugin: @unchecked Sendable {
         close(toChild[0])
         close(fromChild[1])
         close(runnerEnd)
+        close(errorsRunnerEnd)
         guard rc == 0 else {
             close(toChild[1])
             close(fromChild[0])
             close(hostEnd)
+            close(errorsHostEnd)
             throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot start its runner: \(String(cString: strerror(rc)))")
         }
         pid = child
-        let wire = WireChannel(input: fromChild[0], output: toChild[1], caps: WireCaps.host, descriptorSocket: hostEnd)
+        standardErrorSource = standardError.attach(fd: errorsHostEnd, alias: alias)
+        let caps = ServiceLimits(limits)
+        let wire = WireChannel(input: fromChild[0], output: toChild[1], caps: { WireCaps.host($0, limits: caps) },
+                               descriptorSocket: hostEnd)
         channel = wire
         let hello: (WireKind, [UInt8])?
         do {
@@ -140,10 +161,10 @@ final class IsolatedPlugin: @unchecked Sendable {
             killGroup()
             throw RuntimeError(status: .pluginFailed, message: "plugin '\(alias)' (\(path)): its runner did not start; \(reap(after: "no hello"))")
         }
-        var r = WireReader(payload)
-        guard let status = try? r.i32(), let text = try? r.str() else {
+        guard let hello = try? HelloMessage.decode(payload) else {
             throw RuntimeError(status: .pluginFailed, message: "plugin '\(alias)': malformed hello from its runner")
         }
+        let (status, text) = (hello.status, hello.text)
         guard status == Int32(CLUBHOUSE_OK) else {
             stop()
             throw RuntimeError(status: .error, message: "plugin '\(alias)': \(text)")
@@ -199,6 +220,9 @@ final class IsolatedPlugin: @unchecked Sendable {
         }
         // Whatever the plugin forked goes with it (the runner leads its own process group).
         kill(-pid, SIGKILL)
+        // What it wrote to its standard error before it ended reaches the host's.
+        if let source = standardErrorSource { standardError.finish(source) }
+        standardErrorSource = nil
         pid = 0
         exitStatus = nil
         let signal = status & 0x7F
@@ -255,12 +279,11 @@ final class IsolatedPlugin: @unchecked Sendable {
         let settings: JSONValue = [
             "site": .string(instance.siteName), "alias": .string(alias), "hostVersion": .string(ClubhouseVersion.string),
             "config": instance.entry.config, "services": .array(granted.map { .string($0) }),
-            "logThreshold": .int(Int(instance.runtime.log.threshold)),
+            "logThreshold": .int(Int(instance.runtime.log.threshold)), "limits": instance.limits.json,
         ]
-        var w = WireWriter()
-        w.str(JSONWriter.compact(settings))
         let call = CallContext(flags: 0, progress: SilentProgress(), alias: alias)
-        let (status, reply) = exchange(.create, w.bytes, instance: instance, call: call, what: "create")
+        let (status, reply) = exchange(.create, CreateMessage(settings: JSONWriter.compact(settings)).encode(), instance: instance,
+                                       call: call, what: "create")
         guard status == Int32(CLUBHOUSE_OK) else {
             let message = String(decoding: reply, as: UTF8.self)
             throw RuntimeError(status: Status(code: status), message: "plugin '\(alias)' (\(info.id)) could not start: \(message)")
@@ -280,12 +303,8 @@ final class IsolatedPlugin: @unchecked Sendable {
                     return (Status.error.rawValue, Array("\(error)".utf8))
                 }
             }
-            var w = WireWriter()
-            w.u64(call.id)
-            w.u32(call.flags)
-            w.str(command)
-            w.data(request)
-            return exchange(.invoke, w.bytes, instance: instance, call: call, what: "'\(command)'")
+            let message = InvokeMessage(call: call.id, flags: call.flags, command: command, request: request)
+            return exchange(.invoke, message.encode(), instance: instance, call: call, what: "'\(command)'")
         }
     }
 
@@ -330,9 +349,7 @@ final class IsolatedPlugin: @unchecked Sendable {
         while true {
             // A cancel goes out as soon as the call is cancelled, however busy the plugin keeps the pipe.
             if !cancelSent && call.isCancelled {
-                var w = WireWriter()
-                w.u64(call.id)
-                try? wire.send(.cancel, w.bytes)
+                try? wire.send(.cancel, CancelMessage(call: call.id).encode())
                 cancelSent = true
             }
             let now = Subprocess.monotonicMilliseconds()
@@ -368,31 +385,29 @@ final class IsolatedPlugin: @unchecked Sendable {
             lastHeard = Subprocess.monotonicMilliseconds()
             switch k {
             case .result:
-                var r = WireReader(body)
-                guard let status = try? r.i32(), let bytes = try? r.data() else { return violation("a truncated result") }
-                return (status, bytes)
+                guard let result = try? ResultMessage.decode(body) else { return violation("a truncated result") }
+                return (result.status, result.reply)
             case .serviceCall:
                 var r = WireReader(body)
-                guard let seq = try? r.u32(), let op = try? r.u8() else { return violation("a truncated service call") }
-                guard let operation = WireOperation(rawValue: op) else { return violation("a service call with unknown operation \(op)") }
+                guard let header = try? ServiceCallHeader.decode(&r) else { return violation("a truncated service call") }
+                guard let operation = WireOperation(rawValue: header.operation) else {
+                    return violation("a service call with unknown operation \(header.operation)")
+                }
                 let (status, reply, descriptor) = serve(operation, &r, instance: instance, call: call)
-                var w = WireWriter()
-                w.u32(seq)
-                w.i32(status)
-                w.data(reply)
+                let frame = ServiceReply(seq: header.seq, status: status, payload: reply).encode()
                 do {
                     if descriptor >= 0 {
                         // The runner gets its own copy; the host's goes at once.
                         defer { close(descriptor) }
-                        try wire.send(.replyWithDescriptor, w.bytes, passing: descriptor)
+                        try wire.send(.replyWithDescriptor, frame, passing: descriptor)
                     } else {
-                        try wire.send(.reply, w.bytes)
+                        try wire.send(.reply, frame)
                     }
                 } catch { return failure(reap(after: error.description)) }
             case .log:
-                instance.runtime.log.serve(log: body, source: alias)
+                instance.runtime.log.serve(log: body, source: alias, limits: instance.limits)
             case .progress:
-                ProgressBroker.serve(progress: body, call: call)
+                ProgressBroker.serve(progress: body, call: call, limits: instance.limits)
             case .finalize:
                 StorageBroker.serveFinalize(body, statements: &statements)
             case .resetStatement:
@@ -413,16 +428,25 @@ final class IsolatedPlugin: @unchecked Sendable {
         do {
             switch operation {
             case .exec, .prepare, .step, .begin, .commit, .rollback, .migrate:
-                let (status, bytes) = StorageBroker.serve(operation, &r, service: StorageService(instance: instance), statements: &statements)
-                return (status, bytes, -1)
+                let service = StorageService(instance: instance)
+                do {
+                    guard let request = try StorageRequest.decode(operation, &r) else { return (Int32(CLUBHOUSE_INVALID_ARGUMENT), [], -1) }
+                    let (status, bytes) = StorageBroker.serve(request, service: service, statements: &statements)
+                    return (status, bytes, -1)
+                } catch {
+                    let (status, bytes) = StorageBroker.malformed(error, service: service)
+                    return (status, bytes, -1)
+                }
             case .invoke:
-                let (status, bytes) = try InvokeBroker.serve(&r, instance: instance, call: call)
+                let (status, bytes) = InvokeBroker.serve(try InvokeRequest.decode(&r), instance: instance, call: call)
                 return (status, bytes, -1)
             case .deviceOpen, .deviceWrite, .deviceRead:
-                let (status, bytes) = try instance.runtime.devices.serve(operation, &r, entry: instance.entry, devices: &devices)
+                guard let request = try DeviceRequest.decode(operation, &r) else { return (Int32(CLUBHOUSE_INVALID_ARGUMENT), [], -1) }
+                let (status, bytes) = instance.runtime.devices.serve(request, entry: instance.entry, limits: instance.limits,
+                                                                       devices: &devices)
                 return (status, bytes, -1)
             case .fileOpen:
-                return try FilesBroker.serve(&r, call: call)
+                return FilesBroker.serve(try FileOpenRequest.decode(&r), call: call)
             }
         } catch {
             // Every reply starts with a message the runner reads first.

@@ -4,6 +4,7 @@
 import ClubhousePlatform
 import CClubhouse
 import Synchronization
+import ClubhouseWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,6 +33,18 @@ public final class CallContext: @unchecked Sendable {
     var files: CallFiles? {
         get { filesStorage.withLock { $0 } }
         set { filesStorage.withLock { $0 = newValue } }
+    }
+
+    /// The longest progress label the plugin running this call may set (its `progress_kb`; set by
+    /// the instance before the plugin runs).
+    var progressLabelBytes = ServiceLimits().progressBytes
+
+    /// The message of this call's last failed storage operation (storage.h's `last_error`). Only
+    /// the thread running the call reads or replaces it (PluginDatabase.setError), so the pointer
+    /// a plugin gets stays valid until its own next storage call, whatever other calls do.
+    var storageError: [CChar] = [0]
+    var storageErrorPointer: UnsafePointer<CChar> {
+        storageError.withUnsafeBufferPointer { UnsafePointer($0.baseAddress!) }
     }
 
     init(flags: UInt32, progress: any ProgressSink, alias: String, parent: CallContext? = nil) {

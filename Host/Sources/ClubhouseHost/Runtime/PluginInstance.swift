@@ -5,6 +5,8 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseWire
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,6 +42,8 @@ final class PluginInstance: @unchecked Sendable {
     /// The reply buffer of serialized calls, reused from call to call.
     private let replyBuffer = ReplyBuffer()
     let entry: PluginEntry
+    /// What the plugin may make the host hold through its services (the site's "limits").
+    let limits: ServiceLimits
     let siteName: String
     unowned let runtime: SiteRuntime
     let host: UnsafeMutablePointer<clubhouse_host>
@@ -71,6 +75,7 @@ final class PluginInstance: @unchecked Sendable {
         self.backend = backend
         serializesCalls = !backend.info.threadSafe || backend.isIsolated
         self.entry = entry
+        limits = ServiceLimits(entry.limits)
         self.siteName = siteName
         self.runtime = runtime
         host = .allocate(capacity: 1)
@@ -177,6 +182,7 @@ final class PluginInstance: @unchecked Sendable {
                 throw RuntimeError(status: .error, message: LoadError.missingField(path: library.path, field: "create").description)
             }
             let buffer = ReplyBuffer()
+            buffer.limit = limits.replyBytes
             var made: UnsafeMutableRawPointer?
             let status = buffer.withSink { create(library.descriptor, host, &made, $0) }
             guard status == Int32(CLUBHOUSE_OK), let made else {
@@ -234,7 +240,7 @@ final class PluginInstance: @unchecked Sendable {
             if database == nil && databaseError == nil {
                 do {
                     database = try runtime.storage.open(site: siteName, pluginID: info.id, owner: entry.alias,
-                                                        pluginVersion: info.version)
+                                                        pluginVersion: info.version, limits: limits, shared: !serializesCalls)
                 } catch let error as StorageError {
                     databaseError = error.message
                 } catch {
@@ -272,6 +278,7 @@ final class PluginInstance: @unchecked Sendable {
         // A call without path capabilities leaves the context's (nil for a fresh call) as it is.
         let previousFiles: CallFiles?? = files == nil ? .none : .some(call.files)
         if files != nil { call.files = files }
+        call.progressLabelBytes = limits.progressBytes
         defer { if case .some(let previous) = previousFiles { call.files = previous } }
         var result: (Int32, [UInt8]) = call.makeCurrent {
             switch backend {
@@ -284,6 +291,7 @@ final class PluginInstance: @unchecked Sendable {
                 }
                 let buffer = serialize ? replyBuffer : ReplyBuffer()
                 buffer.removeAll()
+                buffer.limit = limits.replyBytes
                 let status: Int32 = call.withCStruct { callPointer in
                     buffer.withSink { sink in
                         request.withUnsafeBufferPointer { bytes in
@@ -292,6 +300,9 @@ final class PluginInstance: @unchecked Sendable {
                             }
                         }
                     }
+                }
+                if buffer.overflowed {
+                    return (Int32(CLUBHOUSE_DENIED), Array(LimitRefusal.replyBytes(entry.alias, limits).utf8))
                 }
                 return (status, buffer.bytes)
             }

@@ -6,6 +6,7 @@ import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
 import Dispatch
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -245,7 +246,7 @@ public final class SiteRuntime: @unchecked Sendable {
         }
         // Never silently weaker: a kernel that cannot confine the runner refuses the plugin
         // before any of its code runs (discovery probes it).
-        if entry.isolation == .sandbox, let reason = Sandbox.unavailableReason() {
+        if entry.isolation == .sandbox, let reason = SandboxSupport.unavailableReason() {
             return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' asks for \"isolation\": \"sandbox\" (\(where_)), but \(reason); to run it without kernel confinement, set \"isolation\": \"process\" there knowingly (the plugin can then read and write whatever this user can)"))
         }
         let locked: LockedPlugin?
@@ -303,7 +304,7 @@ public final class SiteRuntime: @unchecked Sendable {
                 let runner = try IsolatedPlugin(path: l.path, alias: alias, timeoutMilliseconds: l.entry.timeoutMilliseconds,
                                                 expectedID: l.entry.id, limits: l.entry.limits,
                                                 sandboxPorts: l.isolation == .sandbox ? Self.grantedPorts(l.entry) : nil,
-                                                verifiedLibrary: l.verified)
+                                                verifiedLibrary: l.verified, standardError: log.runnerErrors)
                 return .success((.isolated(runner), runner.catalogue))
             } catch {
                 return .failure(error)
@@ -328,8 +329,13 @@ public final class SiteRuntime: @unchecked Sendable {
         let real = FileSystem.realPath(l.path) ?? l.path
         let identity = l.verified.flatMap { FileIdentity(descriptor: $0) } ?? FileSystem.identity(real)
         if let catalogues, let identity, let known = catalogues.lookup(path: real, identity: identity, sha256: l.locked?.sha256) {
-            if let verified = l.verified { close(verified) }
-            return describe(l, info: known.info, catalogue: known.catalogue, backend: nil, identity: identity)
+            let remembered = describe(l, info: known.info, catalogue: known.catalogue, backend: nil, identity: identity)
+            if case .success = remembered {
+                if let verified = l.verified { close(verified) }
+                return remembered
+            }
+            // A damaged entry (its catalogue does not parse) is forgotten: the plugin itself says what it is.
+            catalogues.remove(path: real)
         }
         let backend: PluginBackend
         let bytes: [UInt8]
@@ -422,7 +428,7 @@ public final class SiteRuntime: @unchecked Sendable {
         if InstallTree.isBundled(real) { return (.inProcess, nil) }
         let install = FileSystem.realPath(installRoot) ?? installRoot
         if real.hasPrefix(install + "/") { return (.process, nil) }
-        if let reason = Sandbox.unavailableReason() { return (.process, reason) }
+        if let reason = SandboxSupport.unavailableReason() { return (.process, reason) }
         return (.sandbox, nil)
     }
 
@@ -641,5 +647,21 @@ public final class SiteRuntime: @unchecked Sendable {
         }
         let nested = router.context(for: prepared, flags: call.flags, progress: call.progress, parent: call)
         return router.runRaw(prepared, context: nested)
+    }
+}
+
+extension ResolvedPlugin {
+    /// What the plugin can reach, in one line, for `plugins info` (SECURITY.md has the details).
+    public var reach: String {
+        switch effectiveIsolation {
+        case .sandbox:
+            let ports = SiteRuntime.grantedPorts(entry)
+            let network = ports.isEmpty ? "no network" : "TCP connect to port\(ports.count == 1 ? "" : "s") \(ports.map(String.init).joined(separator: ", ")) (any host)"
+            return "confined by the kernel: the host's services by grant; files only as the path arguments of each call (clubhouse.files/1; read-only libraries); \(network); no programs, no child processes"
+        case .inProcess, .process, .auto:
+            return isolated
+                ? "everything this user can, in a child process (crash isolation, not confinement)"
+                : "everything this user can, inside the host (trusted code)"
+        }
     }
 }

@@ -11,6 +11,7 @@ import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
 import Dispatch
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif

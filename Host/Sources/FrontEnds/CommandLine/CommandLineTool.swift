@@ -8,6 +8,7 @@ import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
 import Dispatch
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -410,6 +411,8 @@ enum Detached {
         try? FileSystem.createDirectory(FileSystem.directoryName(logPath))
         posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // The background run holds nothing of this process's (under serve: no client's socket).
+        guard Descriptor.closeInChild(&actions, from: 3) else { return }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -1,6 +1,7 @@
 import ClubhouseHost
 import ClubhousePlatform
 import ClubhouseABI
+import ClubhouseLoader
 // The options every clubhouse command understands, from flags and the environment:
 // --site, --config, --data-dir, --json, --quiet, --verbose, --version, --help, --strict, --no-color,
 // --no-pager;
@@ -65,7 +66,15 @@ public struct GlobalOptions: Sendable {
             default: o.words.append(word)
             }
         }
-        if o.site == nil { o.site = environment("CLUBHOUSE_SITE") }
+        if let site = o.site, let problem = Names.nameProblem(site, what: "--site") {
+            throw UsageError(problem)
+        }
+        if o.site == nil, let site = environment("CLUBHOUSE_SITE") {
+            if let problem = Names.nameProblem(site, what: "CLUBHOUSE_SITE") {
+                throw UsageError("\(problem); fix the environment variable or pass --site")
+            }
+            o.site = site
+        }
         if o.configPath == nil { o.configPath = environment("CLUBHOUSE_CONFIG") }
         if o.dataDirectory == nil { o.dataDirectory = environment("CLUBHOUSE_DATA_DIR") }
         if !GlobalOptions.colorAllowed(environment: environment) { o.color = false }

@@ -5,6 +5,8 @@ import ClubhouseHost
 import ClubhousePlatform
 import ClubhouseJSON
 import Dispatch
+import ClubhouseLoader
+import ClubhouseRunner
 
 enum InternalModes {
     static func run(_ mode: String, _ arguments: [String]) -> Int32 {

@@ -46,6 +46,11 @@ enum Pager {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
         posix_spawn_file_actions_addclose(&actions, fds[1])
+        guard Descriptor.closeInChild(&actions, from: 3) else {
+            close(fds[0])
+            close(fds[1])
+            return false
+        }
         let words: [String] = ["/bin/sh", "-c", command]
         let arguments = words.map { strdup($0) }
         defer { arguments.forEach { free($0) } }

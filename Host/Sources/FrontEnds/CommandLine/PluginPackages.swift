@@ -10,6 +10,7 @@ import ClubhouseABI
 import ClubhouseHashing
 import ClubhouseJSON
 import CClubhouse
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif

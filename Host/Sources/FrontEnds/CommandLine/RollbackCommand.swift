@@ -7,6 +7,7 @@
 import ClubhouseHost
 import ClubhousePlatform
 import ClubhouseJSON
+import ClubhouseLoader
 
 enum RollbackCommand {
     static func failure(_ message: String) -> CLIError { CLIError(status: .error, message: message) }

@@ -4,6 +4,7 @@
 
 import ClubhouseHost
 import ClubhouseABI
+import ClubhouseLoader
 
 enum Completions {
     static let globalOptions: [(String, String)] = [

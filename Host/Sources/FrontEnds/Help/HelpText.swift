@@ -3,6 +3,7 @@
 import ClubhousePlatform
 import ClubhouseHost
 import ClubhouseJSON
+import ClubhouseLoader
 
 enum HelpText {
     static func overview(session: Session) -> String {

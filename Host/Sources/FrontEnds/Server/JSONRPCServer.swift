@@ -27,26 +27,20 @@ import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
 import Dispatch
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// One client connection: where responses and notifications go. On stdio the replies are written
-/// at once (blocking); under `--socket` they go through the event loop's channel (never blocking).
+/// One client connection (a socket client, or the caller on stdio): where responses and
+/// notifications go, through the event loop's channel (never blocking).
+/// @unchecked Sendable: the queue below is guarded by `lock`; `staged` is the loop thread's alone.
 final class RPCConnection: @unchecked Sendable {
-    let output: Int32
-    /// The socket transport's side of this connection (nil on stdio).
-    let channel: ServeChannel?
+    /// The transport's side of this connection.
+    let channel: ServeChannel
     private let lock = Lock()
-    private var broken = false
-
-    init(output: Int32) {
-        self.output = output
-        channel = nil
-    }
 
     init(channel: ServeChannel) {
-        output = channel.fd
         self.channel = channel
     }
 
@@ -59,22 +53,15 @@ final class RPCConnection: @unchecked Sendable {
         bytes.reserveCapacity(128)
         JSONWriter.appendCompact(value, to: &bytes)
         bytes.append(0x0A)
-        if let channel {
-            channel.enqueue(bytes, droppable: droppable, hold: coalescing && hasWaiting)
-            return
-        }
-        lock.withLock {
-            guard !broken else { return }
-            if Descriptor.writeAll(output, bytes) != nil { broken = true }
-        }
+        channel.enqueue(bytes, droppable: droppable, hold: coalescing && hasWaiting)
     }
 
     /// Whether the client went away (its pending requests are then skipped).
-    var isClosed: Bool { channel?.isClosed ?? false }
-    func began() { channel?.began() }
-    func finished() { channel?.finished() }
+    var isClosed: Bool { channel.isClosed }
+    func began() { channel.began() }
+    func finished() { channel.finished() }
 
-    // MARK: the connection's queue (socket transport)
+    // MARK: the connection's queue
     //
     // A pipelining client's requests wait here, and a worker that finishes one takes the next
     // itself: no cross-thread wake-up per request. A call that runs long does not hold up the
@@ -269,36 +256,50 @@ final class JSONRPCServer: @unchecked Sendable {
         if let socketPath {
             try server.serveSocket(FileSystem.absolute(socketPath))
         } else {
-            server.serveStream(input: 0, connection: RPCConnection(output: 1))
-            server.group.wait()
+            try server.serveStdio()
         }
         return 0
     }
 
     // MARK: transports
 
-    /// Reads requests line by line until end of input; each runs on a worker thread.
-    func serveStream(input: Int32, connection: RPCConnection) {
-        var pending: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, 65536) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            pending.append(contentsOf: buffer[0..<n])
-            var start = 0
-            while let newline = pending[start...].firstIndex(of: 0x0A) {
-                let line = Array(pending[start..<newline])
-                start = newline + 1
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
-                dispatch(line, connection: connection)
-            }
-            pending.removeSubrange(0..<start)
-            if pending.count > 16 << 20 {
-                connection.send(JSONRPCServer.error(.null, -32600, "request line longer than 16 MB; dropped"))
-                pending.removeAll()
-            }
+    /// Serves the caller on standard input and output, through the same event loop, queue and
+    /// bounds as a socket client (issue 27: the stdio mode had a path of its own, and a finished
+    /// reply could wait there for the next request). The caller's pipes are relayed to one end of
+    /// a socket pair whose other end the loop serves as its only client (StdioRelay); the server
+    /// ends when that client is gone: after the end of input, once the calls in flight have
+    /// answered (or after the write timeout, when the caller stops reading its replies).
+    func serveStdio() throws(CLIError) {
+        guard let relay = StdioRelay(input: 0, output: 1) else {
+            throw CLIError(status: .io, message: "serve: cannot make the socket pair that relays standard input and output (\(String(cString: strerror(errno))))")
         }
+        let log = session.log
+        let loop = ServeLoop(listener: -1, limits: limits) { line in log.warning("serve: \(line)") }
+        loop.adopt(relay.serverEnd)
+        relay.start()
+        runLoop(loop)
+        relay.finish(within: limits.writeTimeoutMilliseconds)
+    }
+
+    /// Runs the event loop with this server's requests, ticks and cancellations until it returns,
+    /// then waits for the calls still running.
+    private func runLoop(_ loop: ServeLoop) {
+        loop.closedChannel = { [self] channel in cancelCalls(ofConnection: channel.number) }
+        loop.tick = { [self] in tick() }
+        loop.linesTaken = { [self] channel in
+            if let connection = channel.owner as? RPCConnection { pushStaged(connection) }
+        }
+        loop.run { channel, line in
+            let connection: RPCConnection
+            if let known = channel.owner as? RPCConnection {
+                connection = known
+            } else {
+                connection = RPCConnection(channel: channel)
+                channel.owner = connection
+            }
+            dispatch(line, connection: connection)
+        }
+        group.wait()
     }
 
     /// Serves clients on a Unix socket (see ServeTransport.swift) until SIGINT or SIGTERM.
@@ -350,32 +351,17 @@ final class JSONRPCServer: @unchecked Sendable {
         }
         let log = session.log
         let loop = ServeLoop(listener: fd, limits: limits) { line in log.warning("serve: \(line)") }
-        loop.closedChannel = { [self] channel in cancelCalls(ofConnection: channel.number) }
-        loop.tick = { [self] in tick() }
-        loop.linesTaken = { [self] channel in
-            if let connection = channel.owner as? RPCConnection { pushStaged(connection) }
-        }
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let sources = [SIGINT, SIGTERM].map { DispatchSourceSignalHolder($0) { loop.requestStop() } }
         defer { sources.forEach { $0.cancel() } }
         session.log.info("serving JSON-RPC on unix:\(path)")
         StandardStreams.writeError("clubhouse: serving JSON-RPC 2.0 on unix:\(path) (Ctrl-C stops)\n")
-        loop.run { channel, line in
-            let connection: RPCConnection
-            if let known = channel.owner as? RPCConnection {
-                connection = known
-            } else {
-                connection = RPCConnection(channel: channel)
-                channel.owner = connection
-            }
-            dispatch(line, connection: connection)
-        }
-        group.wait()
+        runLoop(loop)
     }
 
     private func callKey(_ connection: RPCConnection, _ id: JSONValue) -> String {
-        "\(connection.channel?.number ?? 0) \(JSONWriter.compact(id))"
+        "\(connection.channel.number) \(JSONWriter.compact(id))"
     }
 
     /// Cancels the running calls of a client that went away.
@@ -438,8 +424,8 @@ final class JSONRPCServer: @unchecked Sendable {
     }
 
     /// Runs `work` on the worker pool, counted as in flight for the connection; skipped if the
-    /// client is gone by the time a worker takes it. On a socket the connection's jobs go through
-    /// its queue, drained by the workers already on it (RPCConnection).
+    /// client is gone by the time a worker takes it. The connection's jobs go through its queue,
+    /// drained by the workers already on it (RPCConnection).
     private func submit(_ connection: RPCConnection, _ work: @escaping () -> Void) {
         group.enter()
         connection.began()
@@ -447,10 +433,6 @@ final class JSONRPCServer: @unchecked Sendable {
             if !connection.isClosed { work() }
             connection.finished()
             group.leave()
-        }
-        guard connection.channel != nil else {
-            pool.submit(job)
-            return
         }
         // The loop thread dispatches a client's lines in a row: they are pushed together.
         if connection.stage(job) { pushStaged(connection) }
@@ -468,7 +450,7 @@ final class JSONRPCServer: @unchecked Sendable {
         pool.submit {
             while let job = connection.take() { job() }
             // The last job may have sent no reply (a notification) after replies were held.
-            connection.channel?.releaseHeld()
+            connection.channel.releaseHeld()
         }
     }
 

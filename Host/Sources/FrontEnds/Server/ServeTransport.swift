@@ -330,19 +330,15 @@ final class ServeLoop: @unchecked Sendable {
     private var exhaustionNoted = false
     private let note: (String) -> Void
 
-    /// `listener` is a bound, listening socket; `note` receives log lines about clients.
+    /// `listener` is a bound, listening socket, or -1 for a loop that serves only the clients it is
+    /// given (`adopt`: stdio) and returns when they are gone; `note` receives log lines about clients.
     init(listener: Int32, limits: ServeLimits, note: @escaping (String) -> Void) {
         self.listener = listener
         self.limits = limits
         self.note = note
-        if pipe(&wakePipe) == 0 {
-            for end in wakePipe {
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            }
-        }
+        if let (read, write) = Descriptor.pipe(nonBlocking: true) { wakePipe = [read, write] }
         reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
+        if listener >= 0 { _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK) }
         descriptorCeiling = ServeLoop.descriptorCeiling()
     }
 
@@ -390,6 +386,12 @@ final class ServeLoop: @unchecked Sendable {
         wake()
     }
 
+    /// Serves `fd` (a connected, non-blocking stream socket) as a client, before `run`.
+    func adopt(_ fd: Int32) {
+        channels.append(ServeChannel(fd: fd, number: nextNumber, loop: self))
+        nextNumber += 1
+    }
+
     /// Runs until `requestStop`; then stops accepting and reading, lets the calls in flight finish
     /// and their replies go out (bounded by the write timeout), and closes every client.
     /// `dispatch` is called on the loop thread with each complete request line.
@@ -406,7 +408,7 @@ final class ServeLoop: @unchecked Sendable {
             let now = Subprocess.monotonicMilliseconds()
             fds.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
-            let accepting = !stopping && now >= acceptPausedUntil
+            let accepting = !stopping && listener >= 0 && now >= acceptPausedUntil
             fds.append(pollfd(fd: accepting ? listener : -1, events: Int16(POLLIN), revents: 0))
             var timeout: Int64 = stopping ? 100 : 1000
             if !accepting && !stopping { timeout = min(timeout, max(1, acceptPausedUntil - now)) }
@@ -454,7 +456,7 @@ final class ServeLoop: @unchecked Sendable {
                 fds.append(pollfd(fd: c.fd, events: events, revents: 0))
                 index += 1
             }
-            if stopping && channels.isEmpty { return }
+            if (stopping || listener < 0) && channels.isEmpty { return }
             if let tick, let most = tick() { timeout = min(timeout, most) }
             let pollStart = Subprocess.monotonicMilliseconds()
             wakeLock.withLock { looksBy = pollStart + timeout }
@@ -564,15 +566,9 @@ final class ServeLoop: @unchecked Sendable {
         Glibc.close(fd)
     }
 
-    /// accept(2), then close-on-exec and non-blocking (Glibc's Swift module has no accept4).
-    private func acceptOne() -> Int32 {
-        let fd = accept(listener, nil, nil)
-        if fd >= 0 {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
-        return fd
-    }
+    /// accept4(2): close-on-exec and non-blocking from birth (a runner spawned meanwhile never
+    /// holds a client's socket).
+    private func acceptOne() -> Int32 { Descriptor.accept(listener, nonBlocking: true) }
 
     /// Tells an accepted client the server has no descriptors to spare, and closes it.
     private func refuseOutOfDescriptors(_ fd: Int32) {

@@ -26,7 +26,9 @@ typedef struct clubhouse_device_service {
 
     /* [during-call] Opens the device the site calls `name` and stores it in *device.
      * CLUBHOUSE_DENIED when not granted, CLUBHOUSE_NOT_FOUND when the site maps no such device,
-     * CLUBHOUSE_IO when the port is missing or the connection is refused (message in `reply`). */
+     * CLUBHOUSE_IO when the port is missing or the connection is refused (message in `reply`);
+     * CLUBHOUSE_DENIED too when the plugin already holds the site's "limits": {"open_devices"}
+     * (default 8) open devices. */
     clubhouse_status (*open)(const clubhouse_host *host, const char *name, clubhouse_device **device,
                              const clubhouse_reply *reply);
 

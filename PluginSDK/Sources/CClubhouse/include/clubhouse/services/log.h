@@ -22,7 +22,9 @@ typedef struct clubhouse_log_service {
     uint32_t struct_size; /* sizeof(clubhouse_log_service) as compiled by the host */
 
     /* [any-thread] Logs one message (UTF-8, borrowed) at `level`. The host prefixes the plugin's
-     * alias and drops messages below the level the user asked for, so calling it is cheap. */
+     * alias and drops messages below the level the user asked for, so calling it is cheap. A
+     * message longer than the site's "limits": {"log_kb"} (default 1024) is cut there and ends
+     * with " … (cut at N KiB: …)"; the host reads no more of it. */
     void (*write)(const clubhouse_host *host, int32_t level, const char *message);
 
     /* [any-thread] Nonzero when messages at `level` would be shown (skip building costly ones). */

@@ -19,7 +19,8 @@ typedef struct clubhouse_progress_service {
     uint32_t struct_size; /* sizeof(clubhouse_progress_service) as compiled by the host */
 
     /* [during-call] Starts a stage of `call`: what is being done (eg: "importing shots") and how
-     * many units it has (0 when unknown). A new begin ends the previous stage. */
+     * many units it has (0 when unknown). A new begin ends the previous stage. A label longer than
+     * the site's "limits": {"progress_kb"} (default 16) is cut there, and says so. */
     void (*begin)(const clubhouse_call *call, const char *label, uint64_t total);
 
     /* [during-call] Reports `done` units of the current stage. Cheap: call it as often as you

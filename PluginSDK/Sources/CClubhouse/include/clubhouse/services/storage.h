@@ -22,6 +22,18 @@
  * CLUBHOUSE_CANCELLED, past the call's deadline CLUBHOUSE_TIMEOUT ("the statement was
  * interrupted: …"). A database written by a newer version of the plugin is refused; in a
  * read-only data directory reads work and writes fail naming the file.
+ *
+ * Limits: what a plugin may make the host hold is bounded by the site ("limits" in plugins.json),
+ * in process and isolated alike: open statements (open_statements, 256), the memory they hold —
+ * SQLite's for each compiled statement plus the text and blobs bound to them — (statement_mb, 64),
+ * the SQL of one exec, prepare or migrate (sql_kb, 1024), the text and blobs bound to one statement
+ * (bind_mb, 16) and one row (reply_mb, 64). Past one, the call returns CLUBHOUSE_DENIED (prepare,
+ * exec and migrate with the message in `reply`; a bind or a step with it in `last_error`) naming
+ * the plugin, the limit and the key that raises it; nothing else changes. Finalize statements a
+ * plugin no longer needs.
+ *
+ * Threads: a thread-safe plugin's concurrent calls share the connection. `last_error` answers the
+ * calling call's own last failure, so one call never reads (or outlives) another's message.
  */
 #ifndef CLUBHOUSE_SERVICES_STORAGE_H
 #define CLUBHOUSE_SERVICES_STORAGE_H
@@ -101,8 +113,8 @@ typedef struct clubhouse_storage_service {
     int64_t (*last_insert_rowid)(const clubhouse_host *host);
     int64_t (*changes)(const clubhouse_host *host);
 
-    /* [host-serialized] The message of the last failed bind/step/reset on this database (host-owned,
-     * valid until the next storage call; never free it), eg:
+    /* [host-serialized] The message of the last failed bind/step/reset of the calling call (host-owned,
+     * valid until that call's next storage call; never free it), eg:
      * "UNIQUE constraint failed: shots.session_id, shots.row_index". */
     const char *(*last_error)(const clubhouse_host *host);
 

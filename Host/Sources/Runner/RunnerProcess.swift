@@ -6,6 +6,8 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseWire
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -69,6 +71,8 @@ final class Mailbox: @unchecked Sendable {
 }
 
 /// Everything the proxies need, reached through host_data, statement and device handles.
+/// @unchecked Sendable: its mutable state is guarded by `lock` (the counters the proxies read right
+/// after a call of their own thread, and the settings written once by `create` before any call).
 final class RunnerContext: @unchecked Sendable {
     let channel: WireChannel
     let mailbox = Mailbox()
@@ -83,7 +87,16 @@ final class RunnerContext: @unchecked Sendable {
     var lastErrorStorage: [CChar] = [0]
     var config: JSONValue = .object(JSONObject())
     var granted: Set<String> = []
-    var lastProgress: [UInt64: Int64] = [:]
+    /// The plugin's alias and limits, from `create`: the proxies refuse where the host would.
+    var alias = ""
+    var limits = ServiceLimits()
+    /// When each call last sent a progress update (updates are thinned to 20 a second).
+    private var lastProgress: [UInt64: Int64] = [:]
+    /// What the plugin's open statements hold in the host, as the host counts it (PluginDatabase):
+    /// compiled statements plus bound text and blobs.
+    private var held = 0
+    /// SQLite's conversions between types, for columns read as another type.
+    let converter = ValueConverter()
 
     /// Whoever holds this reads the pipe (the idle main loop, or a thread awaiting a reply); the
     /// others wait on the mailbox. No thread hands frames to another on the way in.
@@ -107,20 +120,17 @@ final class RunnerContext: @unchecked Sendable {
         guard let (kind, payload) = frame else { return true }
         switch kind {
         case .reply:
-            var r = WireReader(payload)
-            if let seq = try? r.u32(), let status = try? r.i32(), let body = try? r.data() { mailbox.deliver(seq, status, body) }
+            if let reply = try? ServiceReply.decode(payload) { mailbox.deliver(reply.seq, reply.status, reply.payload) }
         case .replyWithDescriptor:
             // Its descriptor waits on the descriptor socket (Wire.swift).
             let descriptor = channel.takeDescriptor()
-            var r = WireReader(payload)
-            if let seq = try? r.u32(), let status = try? r.i32(), let body = try? r.data() {
-                mailbox.deliver(seq, status, body, descriptor: descriptor)
+            if let reply = try? ServiceReply.decode(payload) {
+                mailbox.deliver(reply.seq, reply.status, reply.payload, descriptor: descriptor)
             } else if descriptor >= 0 {
                 close(descriptor)
             }
         case .cancel:
-            var r = WireReader(payload)
-            if let call = try? r.u64() { cancel(call) }
+            if let message = try? CancelMessage.decode(payload) { cancel(message.call) }
         default:
             lock.withLock { pendingCommands.append((kind, payload)) }
         }
@@ -162,6 +172,22 @@ final class RunnerContext: @unchecked Sendable {
 
     func setError(_ message: String) { lock.withLock { lastErrorStorage = Array(message.utf8CString) } }
 
+    var heldBytes: Int { lock.withLock { held } }
+    func hold(_ bytes: Int) { lock.withLock { held += bytes } }
+
+    /// Whether an update of call `id` goes out now (at most one every 50 ms).
+    func progressDue(_ id: UInt64) -> Bool {
+        let now = Subprocess.monotonicMilliseconds()
+        return lock.withLock {
+            if let last = lastProgress[id], now - last < 50 { return false }
+            lastProgress[id] = now
+            return true
+        }
+    }
+
+    /// Forgets a finished call's progress timing.
+    func callEnded(_ id: UInt64) { _ = lock.withLock { lastProgress.removeValue(forKey: id) } }
+
     var lastErrorPointer: UnsafePointer<CChar> {
         lock.withLock { lastErrorStorage.withUnsafeBufferPointer { UnsafePointer($0.baseAddress!) } }
     }
@@ -174,32 +200,24 @@ final class RunnerContext: @unchecked Sendable {
 
     /// A service call to the host; nil when the host is gone (the runner then exits).
     func call(_ operation: WireOperation, _ build: (inout WireWriter) -> Void) -> (Int32, WireReader) {
-        let seq = lock.withLock { () -> UInt32 in
-            defer { nextSeq &+= 1 }
-            return nextSeq
-        }
-        var w = WireWriter()
-        w.u32(seq)
-        w.u8(operation.rawValue)
-        build(&w)
-        do {
-            try channel.send(.serviceCall, w.bytes)
-        } catch {
-            _exit(3)
-        }
-        guard let (status, payload) = awaitReply(seq) else { _exit(3) }
+        let (_, status, payload) = exchange(operation, build)
         return (status, WireReader(payload))
     }
 
     /// A service call whose reply may carry a descriptor (the files service): status, reply, fd or -1.
     func callForDescriptor(_ operation: WireOperation, _ build: (inout WireWriter) -> Void) -> (Int32, WireReader, Int32) {
+        let (seq, status, payload) = exchange(operation, build)
+        return (status, WireReader(payload), mailbox.takeDescriptor(seq))
+    }
+
+    /// Sends one service call and waits for its reply; the runner exits when the host is gone.
+    private func exchange(_ operation: WireOperation, _ build: (inout WireWriter) -> Void) -> (UInt32, Int32, [UInt8]) {
         let seq = lock.withLock { () -> UInt32 in
             defer { nextSeq &+= 1 }
             return nextSeq
         }
         var w = WireWriter()
-        w.u32(seq)
-        w.u8(operation.rawValue)
+        ServiceCallHeader(seq: seq, operation: operation.rawValue).encode(into: &w)
         build(&w)
         do {
             try channel.send(.serviceCall, w.bytes)
@@ -207,84 +225,33 @@ final class RunnerContext: @unchecked Sendable {
             _exit(3)
         }
         guard let (status, payload) = awaitReply(seq) else { _exit(3) }
-        return (status, WireReader(payload), mailbox.takeDescriptor(seq))
+        return (seq, status, payload)
     }
 
     /// Reads the common tail of storage replies: message, last rowid, changes.
     func absorbStorageReply(_ status: Int32, _ r: inout WireReader, into reply: UnsafePointer<clubhouse_reply>?) {
-        let message = (try? r.str()) ?? ""
-        lastInsertRowID = (try? r.i64()) ?? lastInsertRowID
-        changes = (try? r.i64()) ?? changes
+        guard let tail = try? StorageReplyTail.decode(&r) else { return }
+        lock.withLock {
+            lastInsertRowID = tail.lastInsertRowID
+            changes = tail.changes
+        }
         if status != Int32(CLUBHOUSE_OK) && status != Int32(CLUBHOUSE_ROW) && status != Int32(CLUBHOUSE_DONE) {
-            setError(message)
-            reply?.write(message)
+            setError(tail.message)
+            reply?.write(tail.message)
         }
     }
 }
 
-/// A prepared statement living in the host; binds wait here until the next step.
-final class ProxyStatement {
-    let context: RunnerContext
-    let handle: UInt32
-    let names: [[CChar]]
-    var pendingReset = false
-    /// The last step answered a row (the host's statement is still running).
-    var onRow = false
-    var binds = WireWriter()
-    var bindCount: UInt32 = 0
-    var row: [(type: Int32, int: Int64, double: Double, bytes: [CChar])] = []
-
-    /// Parameter names with their prefix, NUL-terminated; a lone NUL for "?".
-    let parameters: [[CChar]]
-    private let parameterIndices: [String: Int32]
-    private let columnIndices: [String: Int32]
-
-    init(context: RunnerContext, handle: UInt32, names: [String], parameters: [String] = []) {
-        self.context = context
-        self.handle = handle
-        self.names = names.map { Array($0.utf8CString) }
-        self.parameters = parameters.map { Array($0.utf8CString) }
-        var byName: [String: Int32] = [:]
-        for (i, name) in parameters.enumerated() where !name.isEmpty && byName[name] == nil { byName[name] = Int32(i + 1) }
-        parameterIndices = byName
-        var columns: [String: Int32] = [:]
-        for (i, name) in names.enumerated() where columns[name] == nil { columns[name] = Int32(i) }
-        columnIndices = columns
-    }
-
-    func parameterIndex(_ name: String) -> Int32 { parameterIndices[name] ?? 0 }
-    func columnIndex(_ name: String) -> Int32 { columnIndices[name] ?? -1 }
-
-    static func from(_ stmt: OpaquePointer?) -> ProxyStatement? {
-        stmt.map { Unmanaged<ProxyStatement>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
-    }
-
-    func bind(_ index: Int32, _ type: UInt8, _ write: (inout WireWriter) -> Void) -> Int32 {
-        binds.i32(index)
-        binds.u8(type)
-        write(&binds)
-        bindCount += 1
-        return Int32(CLUBHOUSE_OK)
-    }
-}
-
-/// An open device in the host.
-final class ProxyDevice {
-    let context: RunnerContext
-    let handle: UInt32
-    var lastError: [CChar] = [0]
-
-    init(context: RunnerContext, handle: UInt32) {
-        self.context = context
-        self.handle = handle
-    }
-
-    static func from(_ device: OpaquePointer?) -> ProxyDevice? {
-        device.map { Unmanaged<ProxyDevice>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
-    }
-}
-
 package enum RunnerProcess {
+    /// A call's result; a reply past the plugin's `reply_mb` is refused here as the host refuses it
+    /// in process (it is never sent).
+    static func result(_ status: Int32, _ buffer: ReplyBuffer, _ context: RunnerContext) -> ResultMessage {
+        if buffer.overflowed {
+            return ResultMessage(status: Int32(CLUBHOUSE_DENIED), reply: Array(LimitRefusal.replyBytes(context.alias, context.limits).utf8))
+        }
+        return ResultMessage(status: status, reply: buffer.bytes)
+    }
+
     /// setrlimit for address space, CPU time (SIGXCPU at the soft limit, SIGKILL a little later)
     /// and open files. Returns what failed, or nil.
     static func applyLimits(memoryMegabytes: Int, cpuSeconds: Int, openFiles: Int) -> String? {
@@ -308,20 +275,18 @@ package enum RunnerProcess {
 
     /// The runner's main: load, say hello, then serve create/invoke/destroy until the host leaves.
     /// `sandbox`: confine the runner (Sandbox.swift) before loading, allowing TCP connect to these ports.
-    /// Where the host puts the descriptor of a library it checked against the lock.
-    static let verifiedLibraryDescriptor: Int32 = 6
 
     /// `verified`: the library's descriptor (the bytes the host checked): loaded from it, not from `path`.
     package static func run(path: String, limits: [Int]? = nil, expectedID: String? = nil, sandbox: [UInt16]? = nil,
                             verified: Int32? = nil) -> Int32 {
-        // The protocol owns fds 3 and 4 (and 5, descriptors); anything the plugin prints goes to stderr.
+        // The protocol owns fds 3 and 4 (and 5, descriptors; 6, a checked library); nothing else
+        // stays open (CloseOnExec.swift); anything the plugin prints goes to stderr.
+        Descriptor.closeAll(above: verified ?? 5)
         dup2(2, 1)
-        let channel = WireChannel(input: 3, output: 4, descriptorSocket: 5)
+        let channel = WireChannel(input: RunnerDescriptors.input, output: RunnerDescriptors.output,
+                                  descriptorSocket: RunnerDescriptors.descriptors)
         func refuse(_ message: String) -> Int32 {
-            var w = WireWriter()
-            w.i32(Int32(CLUBHOUSE_ERROR))
-            w.str(message)
-            try? channel.send(.hello, w.bytes)
+            try? channel.send(.hello, HelloMessage(status: Int32(CLUBHOUSE_ERROR), text: message).encode())
             return 1
         }
         // The site's limits, before any of the plugin's code runs (its constructors included).
@@ -356,10 +321,7 @@ package enum RunnerProcess {
             "services": .array(info.services.map { .string($0) }),
             "catalogue": .string(String(decoding: catalogue, as: UTF8.self)),
         ]
-        var w = WireWriter()
-        w.i32(Int32(CLUBHOUSE_OK))
-        w.str(JSONWriter.compact(hello))
-        do { try channel.send(.hello, w.bytes) } catch { return 3 }
+        do { try channel.send(.hello, HelloMessage(status: Int32(CLUBHOUSE_OK), text: JSONWriter.compact(hello)).encode()) } catch { return 3 }
 
         let context = RunnerContext(channel: channel)
         let tables = ProxyTables(context: context)
@@ -378,11 +340,10 @@ package enum RunnerProcess {
         defer { strings.forEach { free($0) } }
         var instance: UnsafeMutableRawPointer?
         while let (kind, payload) = context.nextCommand() {
-            var result = WireWriter()
+            let result: ResultMessage
             switch kind {
             case .create:
-                var r = WireReader(payload)
-                let text = (try? r.str()) ?? "{}"
+                let text = (try? CreateMessage.decode(payload))?.settings ?? "{}"
                 let settings = (try? JSONParser.parse(text)) ?? .null
                 for (field, key) in [("site", 0), ("alias", 1), ("hostVersion", 2)] {
                     let p = strdup(settings[field]?.stringValue ?? "")!
@@ -399,52 +360,49 @@ package enum RunnerProcess {
                 context.config = settings["config"] ?? .object(JSONObject())
                 context.granted = Set((settings["services"]?.arrayValue ?? []).compactMap(\.stringValue))
                 context.logThreshold = Int32(settings["logThreshold"]?.intValue ?? 1)
+                context.alias = settings["alias"]?.stringValue ?? ""
+                context.limits = ServiceLimits(json: settings["limits"])
                 let buffer = ReplyBuffer()
+                buffer.limit = context.limits.replyBytes
                 let status: Int32 = buffer.withSink { sink in
                     library.descriptor.pointee.create?(library.descriptor, hostPointer, &instance, sink) ?? Int32(CLUBHOUSE_ERROR)
                 }
-                result.i32(status)
-                result.data(buffer.bytes)
+                result = RunnerProcess.result(status, buffer, context)
             case .invoke:
-                var r = WireReader(payload)
-                guard let callID = try? r.u64(), let flags = try? r.u32(), let command = try? r.str(),
-                      let request = try? r.data(), let made = instance
-                else {
-                    result.i32(Int32(CLUBHOUSE_ERROR))
-                    result.str("malformed invoke or no instance")
+                guard let message = try? InvokeMessage.decode(payload), let made = instance else {
+                    result = ResultMessage(status: Int32(CLUBHOUSE_ERROR), reply: Array("malformed invoke or no instance".utf8))
                     break
                 }
                 var call = clubhouse_call(
-                    struct_size: UInt32(MemoryLayout<clubhouse_call>.size), flags: flags, id: callID,
+                    struct_size: UInt32(MemoryLayout<clubhouse_call>.size), flags: message.flags, id: message.call,
                     host_data: Unmanaged.passUnretained(context).toOpaque(),
                     is_cancelled: { call in
                         guard let call, let data = call.pointee.host_data else { return 0 }
                         return Unmanaged<RunnerContext>.fromOpaque(data).takeUnretainedValue().isCancelled(call.pointee.id) ? 1 : 0
                     })
                 let buffer = ReplyBuffer()
+                buffer.limit = context.limits.replyBytes
                 let status: Int32 = withUnsafePointer(to: &call) { callPointer in
                     buffer.withSink { sink in
-                        request.withUnsafeBufferPointer { bytes in
+                        message.request.withUnsafeBufferPointer { bytes in
                             bytes.withMemoryRebound(to: CChar.self) { chars in
-                                library.descriptor.pointee.invoke?(library.descriptor, made, callPointer, command,
+                                library.descriptor.pointee.invoke?(library.descriptor, made, callPointer, message.command,
                                                                    chars.baseAddress, chars.count, sink) ?? Int32(CLUBHOUSE_ERROR)
                             }
                         }
                     }
                 }
-                result.i32(status)
-                result.data(buffer.bytes)
+                context.callEnded(message.call)
+                result = RunnerProcess.result(status, buffer, context)
             case .destroy:
                 if let made = instance { library.descriptor.pointee.destroy?(library.descriptor, made) }
                 instance = nil
-                result.i32(Int32(CLUBHOUSE_OK))
-                result.data([])
-                try? channel.send(.result, result.bytes)
+                try? channel.send(.result, ResultMessage(status: Int32(CLUBHOUSE_OK), reply: []).encode())
                 return 0
             default:
                 continue
             }
-            do { try channel.send(.result, result.bytes) } catch { return 3 }
+            do { try channel.send(.result, result.encode()) } catch { return 3 }
         }
         return 0
     }

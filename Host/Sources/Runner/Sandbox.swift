@@ -11,22 +11,8 @@ import Glibc
 #endif
 
 package enum Sandbox {
-    /// Why this kernel cannot run a plugin sandboxed (nil when it can), as the tail of a sentence.
-    package static func unavailableReason() -> String? {
-        guard Seccomp.isSupported else { return "the sandbox's seccomp filter is written for x86_64 only" }
-        let (version, problem) = Landlock.effectiveABI()
-        if version < 1 { return "this kernel (\(kernelRelease())) has no Landlock: \(problem ?? "unknown reason")" }
-        return nil
-    }
-
-    /// `uname -r`.
-    package static func kernelRelease() -> String {
-        var names = utsname()
-        guard uname(&names) == 0 else { return "unknown kernel" }
-        return withUnsafeBytes(of: &names.release) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-    }
+    /// Why this kernel cannot run a plugin sandboxed (nil when it can): SandboxSupport's answer.
+    package static func unavailableReason() -> String? { SandboxSupport.unavailableReason() }
 
     /// The read-only places: the plugin file, the system's library folders, and the folders of
     /// the libraries the runner has mapped (the Swift runtime's, libc's) — but never the folder of
@@ -35,13 +21,22 @@ package enum Sandbox {
     static func readOnlyPlaces(pluginPath: String, verified: Int32? = nil) -> [Landlock.ReadOnly] {
         var places: [String] = [pluginPath, "/etc/ld.so.cache", "/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib"]
         let executableFolder = FileSystem.directoryName(FileSystem.realPath(FileSystem.executablePath()) ?? FileSystem.executablePath())
+        // Byte by byte: the maps list a file once per mapping (four or five times each), and
+        // Swift's Character-wise String search cost milliseconds of every sandboxed start.
         if let maps = try? FileSystem.read("/proc/self/maps") {
-            for line in String(decoding: maps, as: UTF8.self).split(separator: "\n") {
-                guard let slash = line.firstIndex(of: "/") else { continue }
-                let file = String(line[slash...])
-                if file.hasSuffix(" (deleted)") { continue }
-                let folder = FileSystem.directoryName(file)
-                places.append(folder == executableFolder ? file : folder)
+            var files = Set<ArraySlice<UInt8>>()
+            var start = 0
+            for end in maps.indices where maps[end] == 0x0A {
+                defer { start = end + 1 }
+                guard let slash = maps[start..<end].firstIndex(of: 0x2F) else { continue } // "/"
+                let file = maps[slash..<end]
+                if file.count >= 10 && file.suffix(10).elementsEqual(" (deleted)".utf8) { continue }
+                files.insert(file)
+            }
+            for file in files {
+                let path = String(decoding: file, as: UTF8.self)
+                let folder = FileSystem.directoryName(path)
+                places.append(folder == executableFolder ? path : folder)
             }
         }
         var seen = Set<String>()
@@ -74,33 +69,22 @@ package enum Sandbox {
             return "cannot confine the runner: it has \(threads) threads before loading the plugin, and Landlock confines only the calling one"
         }
         let places = readOnlyPlaces(pluginPath: pluginPath, verified: verified)
-        // Without Landlock's TCP control (ABI < 4), no TCP at all; without its truncate control
-        // (ABI < 3), no truncate(2).
-        if let problem = Seccomp.install(allowTCP: abi >= 4, refuseTruncate: abi < 3) {
+        // In this order: no_new_privs (Landlock and seccomp need it); every capability dropped;
+        // Landlock; the seccomp filter last, so that it need not allow capset or Landlock's calls.
+        guard Kernel.prctl(38, 1) == 0 else { // PR_SET_NO_NEW_PRIVS
+            return "cannot confine the runner: prctl(PR_SET_NO_NEW_PRIVS): \(String(cString: strerror(errno)))"
+        }
+        if let problem = Seccomp.dropCapabilities() {
             return "cannot confine the runner: \(problem)"
         }
         if let problem = Landlock.restrict(readOnly: places, connectPorts: connectPorts, abi: abi) {
             return "cannot confine the runner: \(problem)"
         }
-        if let problem = Seccomp.dropCapabilities() {
+        // Without Landlock's TCP control (ABI < 4), no TCP at all; without its truncate control
+        // (ABI < 3), no truncate(2).
+        if let problem = Seccomp.install(allowTCP: abi >= 4, refuseTruncate: abi < 3) {
             return "cannot confine the runner: \(problem)"
         }
         return nil
-    }
-}
-
-extension ResolvedPlugin {
-    /// What the plugin can reach, in one line, for `plugins info` (SECURITY.md has the details).
-    public var reach: String {
-        switch effectiveIsolation {
-        case .sandbox:
-            let ports = SiteRuntime.grantedPorts(entry)
-            let network = ports.isEmpty ? "no network" : "TCP connect to port\(ports.count == 1 ? "" : "s") \(ports.map(String.init).joined(separator: ", ")) (any host)"
-            return "confined by the kernel: the host's services by grant; files only as the path arguments of each call (clubhouse.files/1; read-only libraries); \(network); no programs, no child processes"
-        case .inProcess, .process, .auto:
-            return isolated
-                ? "everything this user can, in a child process (crash isolation, not confinement)"
-                : "everything this user can, inside the host (trusted code)"
-        }
     }
 }

@@ -17,8 +17,20 @@ import ClubhousePlatform
 import Glibc
 #endif
 
+/// The descriptors the protocol names in a runner, and nothing else is open there.
+package enum RunnerDescriptors {
+    /// Frames from the host.
+    package static let input: Int32 = 3
+    /// Frames to the host.
+    package static let output: Int32 = 4
+    /// The Unix socket descriptors arrive on (the files service).
+    package static let descriptors: Int32 = 5
+    /// The library the host checked against the lock, when there is one (loaded from it).
+    package static let verifiedLibrary: Int32 = 6
+}
+
 /// Message kinds. Host → runner below 10, runner → host from 10.
-enum WireKind: UInt8 {
+package enum WireKind: UInt8 {
     case create = 1        // JSON {site, alias, hostVersion, config, services}
     case invoke = 2        // u64 call, u32 flags, str command, bytes request
     case destroy = 3
@@ -36,47 +48,51 @@ enum WireKind: UInt8 {
 }
 
 /// Service operations a runner asks the host to perform.
-enum WireOperation: UInt8 {
+package enum WireOperation: UInt8 {
     case exec = 1, prepare, step, begin, commit, rollback, migrate
     case invoke = 20
     case deviceOpen = 30, deviceWrite, deviceRead
     case fileOpen = 40
 }
 
-struct WireError: Error, Sendable, CustomStringConvertible {
-    var description: String
+package struct WireError: Error, Sendable, CustomStringConvertible {
+    package var description: String
+
+    package init(description: String, isGarbage: Bool = false, isViolation: Bool = false) {
+        self.description = description
+        self.isGarbage = isGarbage
+        self.isViolation = isViolation
+    }
     /// The peer sent bytes that are not a frame (as opposed to closing the pipe).
-    var isGarbage = false
+    package var isGarbage = false
     /// A well-formed frame header the receiver refuses (a kind over its size cap).
-    var isViolation = false
+    package var isViolation = false
 }
 
 /// The largest frame the host accepts from a runner, per kind: checked on the 5-byte header,
 /// before any of the payload is buffered, so a runner cannot grow the host with one huge frame.
-enum WireCaps {
-    /// The runner's log proxy cuts messages at 1 MB; a little over that for the framing.
-    static let log = (1 << 20) + 64
-    static let progress = 64 << 10
-    static let handle = 64
-    static let hello = 16 << 20
-    /// Service calls carry SQL and blobs to bind; results carry a command's reply.
-    static let serviceCall = 128 << 20
-    static let result = 256 << 20
+/// The caps follow the plugin's limits (ServiceLimits), a little above what an honest runner,
+/// which applies the same limits on its side, ever sends.
+package enum WireCaps {
+    package static let handle = 64
+    package static let hello = 16 << 20
+    /// Room for a frame's fields around the part a limit bounds.
+    package static let framing = 64 << 10
 
-    /// The cap for a frame of `kind` arriving at the host (nil: the host never accepts that kind).
-    static func host(_ kind: WireKind) -> Int {
+    /// The cap for a frame of `kind` arriving at the host from a runner with these limits.
+    package static func host(_ kind: WireKind, limits: ServiceLimits) -> Int {
         switch kind {
-        case .log: return log
-        case .progress: return progress
+        case .log: return limits.logBytes + framing
+        case .progress: return limits.progressBytes + framing
         case .finalize, .deviceClose, .resetStatement: return handle
         case .hello: return hello
-        case .serviceCall: return serviceCall
-        case .result: return result
+        case .serviceCall: return limits.serviceCallBytes
+        case .result: return limits.replyBytes + framing
         case .create, .invoke, .destroy, .reply, .cancel, .replyWithDescriptor: return WireChannel.maximumFrame
         }
     }
 
-    static func name(_ kind: WireKind) -> String {
+    package static func name(_ kind: WireKind) -> String {
         switch kind {
         case .serviceCall: return "service call"
         case .deviceClose: return "device close"
@@ -87,77 +103,81 @@ enum WireCaps {
 }
 
 /// Builds a payload.
-struct WireWriter {
-    var bytes: [UInt8] = []
+package struct WireWriter {
+    package var bytes: [UInt8] = []
 
-    mutating func u8(_ v: UInt8) { bytes.append(v) }
-    mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
-    mutating func i32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
-    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
-    mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
-    mutating func f64(_ v: Double) { u64(v.bitPattern) }
-    mutating func data(_ v: [UInt8]) {
+    package init(bytes: [UInt8] = []) {
+        self.bytes = bytes
+    }
+
+    package mutating func u8(_ v: UInt8) { bytes.append(v) }
+    package mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    package mutating func i32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
+    package mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    package mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+    package mutating func f64(_ v: Double) { u64(v.bitPattern) }
+    package mutating func data(_ v: [UInt8]) {
         u32(UInt32(v.count))
         bytes.append(contentsOf: v)
     }
-    mutating func data(_ v: UnsafeRawBufferPointer) {
+    package mutating func data(_ v: UnsafeRawBufferPointer) {
         u32(UInt32(v.count))
         bytes.append(contentsOf: v)
     }
-    mutating func str(_ v: String) { data(Array(v.utf8)) }
+    package mutating func str(_ v: String) { data(Array(v.utf8)) }
 }
 
 /// Reads a payload; every read checks bounds.
-struct WireReader {
-    let bytes: [UInt8]
-    var offset = 0
+package struct WireReader {
+    package let bytes: [UInt8]
+    package var offset = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    mutating func take(_ n: Int) throws(WireError) -> ArraySlice<UInt8> {
+    package mutating func take(_ n: Int) throws(WireError) -> ArraySlice<UInt8> {
         guard n >= 0, offset + n <= bytes.count else { throw WireError(description: "truncated message") }
         defer { offset += n }
         return bytes[offset..<(offset + n)]
     }
 
-    mutating func u8() throws(WireError) -> UInt8 { try take(1).first ?? 0 }
-    mutating func u32() throws(WireError) -> UInt32 {
+    package mutating func u8() throws(WireError) -> UInt8 { try take(1).first ?? 0 }
+    package mutating func u32() throws(WireError) -> UInt32 {
         let s = try take(4)
         var v: UInt32 = 0
         for (i, b) in s.enumerated() { v |= UInt32(b) << (8 * UInt32(i)) }
         return v
     }
-    mutating func i32() throws(WireError) -> Int32 { Int32(bitPattern: try u32()) }
-    mutating func u64() throws(WireError) -> UInt64 {
+    package mutating func i32() throws(WireError) -> Int32 { Int32(bitPattern: try u32()) }
+    package mutating func u64() throws(WireError) -> UInt64 {
         let s = try take(8)
         var v: UInt64 = 0
         for (i, b) in s.enumerated() { v |= UInt64(b) << (8 * UInt64(i)) }
         return v
     }
-    mutating func i64() throws(WireError) -> Int64 { Int64(bitPattern: try u64()) }
-    mutating func f64() throws(WireError) -> Double { Double(bitPattern: try u64()) }
-    mutating func data() throws(WireError) -> [UInt8] {
+    package mutating func i64() throws(WireError) -> Int64 { Int64(bitPattern: try u64()) }
+    package mutating func f64() throws(WireError) -> Double { Double(bitPattern: try u64()) }
+    package mutating func data() throws(WireError) -> [UInt8] {
         let n = Int(try u32())
         guard n <= WireChannel.maximumFrame else { throw WireError(description: "field of \(n) bytes is too large") }
         return Array(try take(n))
     }
-    mutating func str() throws(WireError) -> String { String(decoding: try data(), as: UTF8.self) }
+    package mutating func str() throws(WireError) -> String { String(decoding: try data(), as: UTF8.self) }
 }
 
 /// One end of the wire: framed reads and writes on a pair of file descriptors.
-final class WireChannel: @unchecked Sendable {
-    static let maximumFrame = 512 << 20
-    let input: Int32
-    let output: Int32
+package final class WireChannel: @unchecked Sendable {
+    package static let maximumFrame = 512 << 20
+    package let input: Int32
+    package let output: Int32
     private let writeLock = Lock()
     private var pending: [UInt8] = []
     /// Per-kind frame caps (the host's side of the wire); nil: only `maximumFrame`.
     private let caps: ((WireKind) -> Int)?
     private var chunk = [UInt8](repeating: 0, count: 65536)
     /// The Unix socket that carries descriptors (host: sends; runner: receives), or -1.
-    let descriptorSocket: Int32
+    package let descriptorSocket: Int32
 
-    init(input: Int32, output: Int32, caps: ((WireKind) -> Int)? = nil, descriptorSocket: Int32 = -1) {
+    package init(input: Int32, output: Int32, caps: ((WireKind) -> Int)? = nil, descriptorSocket: Int32 = -1) {
         self.input = input
         self.output = output
         self.caps = caps
@@ -166,7 +186,7 @@ final class WireChannel: @unchecked Sendable {
 
     /// The descriptor the host sent before the `replyWithDescriptor` frame just read, or -1 (it
     /// did not arrive within 5 s, or the runner is at its open-files limit).
-    func takeDescriptor() -> Int32 {
+    package func takeDescriptor() -> Int32 {
         guard descriptorSocket >= 0 else { return -1 }
         var pfd = pollfd(fd: descriptorSocket, events: Int16(POLLIN), revents: 0)
         while true {
@@ -190,14 +210,14 @@ final class WireChannel: @unchecked Sendable {
 
     /// Sends `descriptor` on the descriptor socket, then one frame on the pipe (the runner takes
     /// the descriptor when it reads the frame); the caller keeps its own copy.
-    func send(_ kind: WireKind, _ payload: [UInt8], passing descriptor: Int32) throws(WireError) {
+    package func send(_ kind: WireKind, _ payload: [UInt8], passing descriptor: Int32) throws(WireError) {
         let failure = writeLock.withLock { Descriptor.writeAll(descriptorSocket, [0], passing: descriptor) }
         if let failure { throw WireError(description: "the descriptor socket is closed (\(failure))") }
         try send(kind, payload)
     }
 
     /// Sends one frame (thread-safe: frames never interleave).
-    func send(_ kind: WireKind, _ payload: [UInt8] = []) throws(WireError) {
+    package func send(_ kind: WireKind, _ payload: [UInt8] = []) throws(WireError) {
         var frame = [UInt8]()
         frame.reserveCapacity(payload.count + 5)
         withUnsafeBytes(of: UInt32(payload.count + 1).littleEndian) { frame.append(contentsOf: $0) }
@@ -209,7 +229,7 @@ final class WireChannel: @unchecked Sendable {
 
     /// Receives one frame, waiting at most `timeoutMilliseconds` (-1: forever) for it to start.
     /// Returns nil on timeout.
-    func receive(timeoutMilliseconds: Int32) throws(WireError) -> (WireKind, [UInt8])? {
+    package func receive(timeoutMilliseconds: Int32) throws(WireError) -> (WireKind, [UInt8])? {
         let deadline = timeoutMilliseconds < 0 ? Int64.max : Subprocess.monotonicMilliseconds() + Int64(timeoutMilliseconds)
         while true {
             if pending.count >= 4 {
@@ -250,7 +270,7 @@ final class WireChannel: @unchecked Sendable {
         }
     }
 
-    func close() {
+    package func close() {
         Glibc.close(input)
         Glibc.close(output)
         if descriptorSocket >= 0 { Glibc.close(descriptorSocket) }
@@ -259,27 +279,29 @@ final class WireChannel: @unchecked Sendable {
 
 /// Objects that live in the host and that a runner names by handle (prepared statements, open
 /// devices). Handles are never reused while the table lives.
-struct WireHandles<Value> {
+package struct WireHandles<Value> {
     private var values: [UInt32: Value] = [:]
     private var next: UInt32 = 1
 
-    mutating func insert(_ value: Value) -> UInt32 {
+    package init() {}
+
+    package mutating func insert(_ value: Value) -> UInt32 {
         let handle = next
         next &+= 1
         values[handle] = value
         return handle
     }
 
-    subscript(handle: UInt32) -> Value? { values[handle] }
+    package subscript(handle: UInt32) -> Value? { values[handle] }
 
-    mutating func remove(_ handle: UInt32) -> Value? { values.removeValue(forKey: handle) }
+    package mutating func remove(_ handle: UInt32) -> Value? { values.removeValue(forKey: handle) }
 
     /// Empties the table and returns what it held.
-    mutating func removeAll() -> [Value] {
+    package mutating func removeAll() -> [Value] {
         let all = Array(values.values)
         values.removeAll()
         return all
     }
 
-    var count: Int { values.count }
+    package var count: Int { values.count }
 }

@@ -23,6 +23,21 @@ public struct PluginDescriptorInfo: Sendable {
     public var threadSafe: Bool
     public var services: [String]
 
+    package init(id: String, version: String, semanticVersion: SemanticVersion, name: String, summary: String, build: String,
+                 abiMajor: Int, abiMinor: Int, structSize: Int, threadSafe: Bool, services: [String]) {
+        self.id = id
+        self.version = version
+        self.semanticVersion = semanticVersion
+        self.name = name
+        self.summary = summary
+        self.build = build
+        self.abiMajor = abiMajor
+        self.abiMinor = abiMinor
+        self.structSize = structSize
+        self.threadSafe = threadSafe
+        self.services = services
+    }
+
     /// "swift" or "c" (from the build fingerprint).
     public var language: String { BuildFingerprint.parse(build)["lang"] ?? "unknown" }
 }
@@ -31,9 +46,9 @@ public struct PluginDescriptorInfo: Sendable {
 public final class PluginLibrary: @unchecked Sendable {
     public let path: String
     public let info: PluginDescriptorInfo
-    let descriptor: UnsafePointer<clubhouse_plugin_descriptor>
+    package let descriptor: UnsafePointer<clubhouse_plugin_descriptor>
 
-    init(path: String, info: PluginDescriptorInfo, descriptor: UnsafePointer<clubhouse_plugin_descriptor>) {
+    package init(path: String, info: PluginDescriptorInfo, descriptor: UnsafePointer<clubhouse_plugin_descriptor>) {
         self.path = path
         self.info = info
         self.descriptor = descriptor
@@ -141,7 +156,7 @@ public final class PluginLoader: @unchecked Sendable {
     }
 
     /// The minimum descriptor size: everything ABI 1.0 defines.
-    static let minimumDescriptorSize = MemoryLayout<clubhouse_plugin_descriptor>.size
+    package static let minimumDescriptorSize = MemoryLayout<clubhouse_plugin_descriptor>.size
 
     /// `verified`: load from this open descriptor of `path` (through `/proc/self/fd/N`) instead of
     /// the path; the caller keeps it open for as long as the process lives (see `pinnedDescriptors`).
@@ -174,7 +189,7 @@ public final class PluginLoader: @unchecked Sendable {
     }
 
     /// What kind of file `mode` is, for "is not a regular file (…)".
-    static func fileKind(_ mode: mode_t) -> String? {
+    package static func fileKind(_ mode: mode_t) -> String? {
         switch mode & S_IFMT {
         case S_IFREG: return nil
         case S_IFIFO: return "a FIFO"
@@ -188,7 +203,7 @@ public final class PluginLoader: @unchecked Sendable {
 
     /// A plugin file must be a regular file, checked without blocking: stat first, then open with
     /// O_NONBLOCK (a FIFO swapped in between cannot hang the open) and check again on the descriptor.
-    static func checkELF(path: String) throws(LoadError) {
+    package static func checkELF(path: String) throws(LoadError) {
         var st = stat()
         guard stat(path, &st) == 0 else {
             if errno == ENOENT { throw .fileMissing(path: path) }
@@ -202,7 +217,7 @@ public final class PluginLoader: @unchecked Sendable {
     }
 
     /// The same checks on an open descriptor of `path` (read at offset 0; the offset is untouched).
-    static func checkELF(descriptor fd: Int32, path: String) throws(LoadError) {
+    package static func checkELF(descriptor fd: Int32, path: String) throws(LoadError) {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         if let kind = fileKind(st.st_mode) { throw .notRegularFile(path: path, kind: kind) }
@@ -218,7 +233,7 @@ public final class PluginLoader: @unchecked Sendable {
 
     /// Every descriptor check, in the order that keeps reading safe: magic first, then ABI major,
     /// then size, then the fields.
-    static func check(_ d: UnsafePointer<clubhouse_plugin_descriptor>, path: String) throws(LoadError) -> PluginDescriptorInfo {
+    package static func check(_ d: UnsafePointer<clubhouse_plugin_descriptor>, path: String) throws(LoadError) -> PluginDescriptorInfo {
         // Read magic and the version/size header without assuming the rest of the struct exists.
         let raw = UnsafeRawPointer(d)
         let magic = raw.loadUnaligned(as: UInt32.self)
@@ -248,7 +263,7 @@ public final class PluginLoader: @unchecked Sendable {
         if p.destroy == nil { throw .missingField(path: path, field: "destroy") }
         if p.invoke == nil { throw .missingField(path: path, field: "invoke") }
         guard isReverseDNS(id) else {
-            throw .invalidField(path: path, field: "id", value: id, expected: "a reverse-DNS id such as org.example.notes")
+            throw .invalidField(path: path, field: "id", value: id, expected: "a reverse-DNS id such as org.example.notes (lowercase labels, at most \(Names.maximumIDLength) characters)")
         }
         guard let semantic = SemanticVersion(version) else {
             throw .invalidField(path: path, field: "version", value: version, expected: "a semantic version such as 1.2.0")
@@ -278,11 +293,6 @@ public final class PluginLoader: @unchecked Sendable {
             threadSafe: p.flags & UInt32(CLUBHOUSE_PLUGIN_THREAD_SAFE) != 0, services: services)
     }
 
-    static func isReverseDNS(_ id: String) -> Bool {
-        let parts = id.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count >= 2 else { return false }
-        return parts.allSatisfy { part in
-            !part.isEmpty && part.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
-        }
-    }
+    /// The id grammar (Names.swift): reverse-DNS, at most 128 characters.
+    package static func isReverseDNS(_ id: String) -> Bool { Names.isID(id) }
 }

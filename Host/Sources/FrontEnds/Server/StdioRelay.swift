@@ -1,0 +1,75 @@
+// `serve` on stdio, as a client of the same event loop as a socket client: the caller's standard
+// input and output are relayed to one end of a socket pair, and the loop serves the other end
+// (JSONRPCServer.serveStdio). Two threads copy bytes and nothing else — requests in, replies out —
+// so what the caller gets (when replies go out, in what order, what bounds hold, what a cancel
+// does) is what a socket client gets; ServeTransportEndToEndTests runs its tests on both.
+
+import ClubhousePlatform
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// @unchecked Sendable: the descriptors are fixed at init; each relay thread owns its direction.
+final class StdioRelay: @unchecked Sendable {
+    let input: Int32
+    let output: Int32
+    /// The end the relay threads use.
+    private let relayEnd: Int32
+    /// The end the event loop serves (non-blocking, close-on-exec).
+    let serverEnd: Int32
+    private let outputDone = DispatchSemaphore(value: 0)
+
+    /// Nil when the socket pair cannot be made.
+    init?(input: Int32, output: Int32) {
+        guard let (a, b) = Descriptor.socketPair() else { return nil }
+        self.input = input
+        self.output = output
+        relayEnd = a
+        serverEnd = b
+        _ = fcntl(serverEnd, F_SETFL, fcntl(serverEnd, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// Starts both directions.
+    func start() {
+        // Requests: the caller's input into the pair; its end of input becomes the client's.
+        Thread.detach { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                if n < 0 && (errno == EINTR || errno == EAGAIN) {
+                    if errno == EAGAIN { waitReadable(input) }
+                    continue
+                }
+                if n <= 0 { break }
+                if buffer.withUnsafeBytes({ Descriptor.writeAll(relayEnd, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) != nil { break }
+            }
+            shutdown(relayEnd, Int32(SHUT_WR))
+        }
+        // Replies: everything the loop writes, out to the caller, until the loop closes its end.
+        Thread.detach { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(relayEnd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                // A caller that stopped reading makes this wait; the loop's write timeout then drops it.
+                if buffer.withUnsafeBytes({ Descriptor.writeAll(output, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) != nil { break }
+            }
+            outputDone.signal()
+        }
+    }
+
+    /// After the loop returned (it closed its end): waits until every reply went out (at most
+    /// `milliseconds` more: the write timeout), then closes the relay's end.
+    func finish(within milliseconds: Int64) {
+        _ = outputDone.wait(timeout: .now() + .milliseconds(Int(milliseconds)))
+        close(relayEnd)
+    }
+
+    /// Waits until a non-blocking input (a caller may hand one over) has bytes or ends.
+    private func waitReadable(_ fd: Int32) {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&pfd, 1, -1)
+    }
+}

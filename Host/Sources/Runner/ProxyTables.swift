@@ -1,0 +1,563 @@
+// The service tables a plugin sees inside a runner: the same C functions as in process, each one
+// forwarded to the host over the wire (messages: WireMessages.swift). Config is answered locally
+// (sent with create), binds travel with the next step, and a row arrives whole with its step, so
+// a query costs one round trip per row. Log and progress are one-way; progress updates are thinned
+// to 20 a second.
+//
+// One behaviour per service: what the runner answers by itself it answers as the host would in
+// process. It applies the plugin's limits (ServiceLimits) where the host applies them, refuses a
+// bind where SQLite would (a statement stepped since its reset, an index out of range), and reads a
+// column as another type through SQLite's own conversions (ValueConverter), so column_text of an
+// INTEGER is "42" here as in process. ServiceConformanceEndToEndTests compares the two, byte for byte.
+
+import ClubhousePlatform
+import CClubhouse
+import ClubhouseABI
+import ClubhouseJSON
+import CSQLite
+import ClubhouseWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// @unchecked Sendable: the tables are built once and never change; the context they reach guards
+/// its own state.
+final class ProxyTables: @unchecked Sendable {
+    let context: RunnerContext
+    let log: UnsafeMutablePointer<clubhouse_log_service>
+    let config: UnsafeMutablePointer<clubhouse_config_service>
+    let storage: UnsafeMutablePointer<clubhouse_storage_service>
+    let progress: UnsafeMutablePointer<clubhouse_progress_service>
+    let invoke: UnsafeMutablePointer<clubhouse_invoke_service>
+    let device: UnsafeMutablePointer<clubhouse_device_service>
+    let files: UnsafeMutablePointer<clubhouse_files_service>
+
+    static func context(_ host: UnsafePointer<clubhouse_host>?) -> RunnerContext? {
+        guard let data = host?.pointee.host_data else { return nil }
+        return Unmanaged<ProxyTables>.fromOpaque(data).takeUnretainedValue().context
+    }
+
+    static func callContext(_ call: UnsafePointer<clubhouse_call>?) -> RunnerContext? {
+        guard let data = call?.pointee.host_data else { return nil }
+        return Unmanaged<RunnerContext>.fromOpaque(data).takeUnretainedValue()
+    }
+
+    init(context: RunnerContext) {
+        self.context = context
+        log = .allocate(capacity: 1)
+        log.initialize(to: clubhouse_log_service(
+            struct_size: UInt32(MemoryLayout<clubhouse_log_service>.size),
+            write: { host, level, message in
+                guard let c = ProxyTables.context(host), let message, level <= c.logThreshold else { return }
+                // Cut at log_kb here, as the host's C face cuts it (reading no more of it).
+                let text = LimitRefusal.cut(cString: message, limit: c.limits.logBytes, key: "log_kb")
+                try? c.channel.send(.log, LogMessage(level: level, text: text).encode())
+            },
+            enabled: { host, level in
+                guard let c = ProxyTables.context(host) else { return 0 }
+                return level <= c.logThreshold ? 1 : 0
+            }))
+        config = .allocate(capacity: 1)
+        config.initialize(to: clubhouse_config_service(
+            struct_size: UInt32(MemoryLayout<clubhouse_config_service>.size),
+            get: { host, key, reply in
+                guard let c = ProxyTables.context(host), let key else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return ConfigLookup.get(in: c.config, key: String(cString: key), reply: reply)
+            }))
+        progress = .allocate(capacity: 1)
+        progress.initialize(to: clubhouse_progress_service(
+            struct_size: UInt32(MemoryLayout<clubhouse_progress_service>.size),
+            begin: { call, label, total in
+                guard let c = ProxyTables.callContext(call) else { return }
+                let text = label.map { LimitRefusal.cut(cString: $0, limit: c.limits.progressBytes, key: "progress_kb") } ?? ""
+                ProxyTables.sendProgress(call, .begin, text, total)
+            },
+            update: { call, done in
+                guard let c = ProxyTables.callContext(call), let id = call?.pointee.id, c.progressDue(id) else { return }
+                ProxyTables.sendProgress(call, .update, "", done)
+            },
+            end: { call in ProxyTables.sendProgress(call, .end, "", 0) },
+            set_unit: { call, unit in ProxyTables.sendProgress(call, .unit, "", UInt64(unit)) }))
+        invoke = .allocate(capacity: 1)
+        invoke.initialize(to: clubhouse_invoke_service(
+            struct_size: UInt32(MemoryLayout<clubhouse_invoke_service>.size),
+            invoke: { host, call, alias, command, request, length, reply in
+                guard let c = ProxyTables.context(host), let alias, let command else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                let body = request.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+                let message = InvokeRequest(call: call?.pointee.id ?? 0, plugin: String(cString: alias), command: String(cString: command),
+                                            request: body)
+                let (status, r0) = c.call(.invoke) { message.encode(into: &$0) }
+                var r = r0
+                reply?.write(bytes: InvokeRequest.decodeReply(&r))
+                return status
+            }))
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: ProxyTables.makeStorage())
+        device = .allocate(capacity: 1)
+        device.initialize(to: ProxyTables.makeDevice())
+        files = .allocate(capacity: 1)
+        files.initialize(to: clubhouse_files_service(
+            struct_size: UInt32(MemoryLayout<clubhouse_files_service>.size),
+            open_argument: { call, name, access, fd, reply in
+                guard let name, let fd else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return ProxyTables.openFile(call, String(cString: name), nil, access, fd, reply)
+            },
+            open_beneath: { call, name, relative, fd, reply in
+                guard let name, let relative, let fd else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return ProxyTables.openFile(call, String(cString: name), String(cString: relative), UInt32(CLUBHOUSE_FILE_READ), fd, reply)
+            }))
+    }
+
+    /// The files service through the wire: the host opens, the descriptor comes back with the reply.
+    static func openFile(_ call: UnsafePointer<clubhouse_call>?, _ name: String, _ relative: String?, _ access: UInt32,
+                         _ fd: UnsafeMutablePointer<Int32>, _ reply: UnsafePointer<clubhouse_reply>?) -> Int32 {
+        fd.pointee = -1
+        guard let c = callContext(call), let id = call?.pointee.id else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+        let request = FileOpenRequest(call: id, name: name, relative: relative, access: access)
+        let (status, r0, descriptor) = c.callForDescriptor(.fileOpen) { request.encode(into: &$0) }
+        var r = r0
+        let message = MessageReply.decode(&r).message
+        guard status == Int32(CLUBHOUSE_OK) else {
+            if descriptor >= 0 { close(descriptor) }
+            reply?.write(message)
+            return status
+        }
+        guard descriptor >= 0 else {
+            reply?.write("the host opened '\(name)' but its descriptor did not arrive (is the open-files limit reached?)")
+            return Int32(CLUBHOUSE_IO)
+        }
+        fd.pointee = descriptor
+        return status
+    }
+
+    static func sendProgress(_ call: UnsafePointer<clubhouse_call>?, _ stage: ProgressMessage.Stage, _ label: String, _ n: UInt64) {
+        guard let c = callContext(call), let id = call?.pointee.id else { return }
+        try? c.channel.send(.progress, ProgressMessage(call: id, stage: stage.rawValue, label: label, n: n).encode())
+    }
+
+    func table(for id: String) -> UnsafeRawPointer? {
+        switch id {
+        case CLUBHOUSE_SERVICE_LOG: return UnsafeRawPointer(log)
+        case CLUBHOUSE_SERVICE_CONFIG: return UnsafeRawPointer(config)
+        case CLUBHOUSE_SERVICE_PROGRESS: return UnsafeRawPointer(progress)
+        case CLUBHOUSE_SERVICE_FILES: return UnsafeRawPointer(files)
+        case CLUBHOUSE_SERVICE_STORAGE: return context.granted.contains(id) ? UnsafeRawPointer(storage) : nil
+        case CLUBHOUSE_SERVICE_INVOKE: return context.granted.contains(id) ? UnsafeRawPointer(invoke) : nil
+        case CLUBHOUSE_SERVICE_DEVICE: return context.granted.contains(id) ? UnsafeRawPointer(device) : nil
+        default: return nil
+        }
+    }
+
+    // MARK: storage
+
+    static func simple(_ host: UnsafePointer<clubhouse_host>?, _ request: StorageRequest, _ reply: UnsafePointer<clubhouse_reply>?) -> Int32 {
+        guard let c = context(host) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+        let (status, r0) = c.call(request.operation) { request.encode(into: &$0) }
+        var r = r0
+        c.absorbStorageReply(status, &r, into: reply)
+        return status
+    }
+
+    /// SQL over the plugin's `sql_kb` is refused here, as the host refuses it (it is never sent).
+    static func refuseSQL(_ c: RunnerContext, _ sql: UnsafePointer<CChar>, _ reply: UnsafePointer<clubhouse_reply>?) -> Int32? {
+        let length = strnlen(sql, c.limits.sqlBytes + 1)
+        guard length > c.limits.sqlBytes else { return nil }
+        let message = LimitRefusal.sqlBytes(c.alias, c.limits)
+        c.setError(message)
+        reply?.write(message)
+        return Int32(CLUBHOUSE_DENIED)
+    }
+
+    static func makeStorage() -> clubhouse_storage_service {
+        clubhouse_storage_service(
+            struct_size: UInt32(MemoryLayout<clubhouse_storage_service>.size),
+            exec: { host, sql, reply in
+                guard let c = ProxyTables.context(host), let sql else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
+                return ProxyTables.simple(host, .exec(sql: String(cString: sql)), reply)
+            },
+            prepare: { host, sql, out, reply in
+                guard let c = ProxyTables.context(host), let sql, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                out.pointee = nil
+                if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
+                let request = StorageRequest.prepare(sql: String(cString: sql))
+                let (status, r0) = c.call(.prepare) { request.encode(into: &$0) }
+                var r = r0
+                c.absorbStorageReply(status, &r, into: reply)
+                guard status == Int32(CLUBHOUSE_OK), let prepared = try? PreparedReply.decode(&r) else { return status }
+                let statement = ProxyStatement(context: c, prepared: prepared)
+                out.pointee = OpaquePointer(Unmanaged.passRetained(statement).toOpaque())
+                return status
+            },
+            bind_null: { stmt, index in ProxyStatement.from(stmt)?.bind(index, .null) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            bind_int64: { stmt, index, v in ProxyStatement.from(stmt)?.bind(index, .integer(v)) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            bind_double: { stmt, index, v in ProxyStatement.from(stmt)?.bind(index, .float(v)) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            bind_text: { stmt, index, text, length in
+                guard let s = ProxyStatement.from(stmt) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                guard let text else { return s.bind(index, .null) }
+                return s.bind(index, .text(Array(UnsafeRawBufferPointer(start: text, count: length))))
+            },
+            bind_blob: { stmt, index, bytes, length in
+                guard let s = ProxyStatement.from(stmt) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return s.bind(index, .blob(bytes == nil ? [] : Array(UnsafeRawBufferPointer(start: bytes, count: length))))
+            },
+            step: { stmt in ProxyStatement.from(stmt)?.step() ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            reset: { stmt in ProxyStatement.from(stmt)?.reset() ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            finalize: { stmt in
+                guard let stmt else { return }
+                let s = Unmanaged<ProxyStatement>.fromOpaque(UnsafeRawPointer(stmt))
+                s.takeUnretainedValue().finalize()
+                s.release()
+            },
+            column_count: { stmt in Int32(ProxyStatement.from(stmt)?.names.count ?? 0) },
+            column_type: { stmt, column in
+                ProxyStatement.from(stmt)?.value(column)?.type.code ?? StorageValueType.null.code
+            },
+            column_name: { stmt, column in
+                guard let s = ProxyStatement.from(stmt), s.names.indices.contains(Int(column)) else { return nil }
+                return s.names[Int(column)].withUnsafeBufferPointer { UnsafePointer($0.baseAddress) }
+            },
+            column_int64: { stmt, column in ProxyStatement.from(stmt)?.int64(column) ?? 0 },
+            column_double: { stmt, column in ProxyStatement.from(stmt)?.double(column) ?? 0 },
+            column_text: { stmt, column, length in
+                guard let (pointer, count) = ProxyStatement.from(stmt)?.text(column) else {
+                    length?.pointee = 0
+                    return nil
+                }
+                length?.pointee = count
+                return pointer
+            },
+            column_blob: { stmt, column, length in
+                guard let (pointer, count) = ProxyStatement.from(stmt)?.text(column, asText: false), count > 0 else {
+                    // SQLite answers a blob of no bytes (and NULL) with a null pointer.
+                    length?.pointee = 0
+                    return nil
+                }
+                length?.pointee = count
+                return UnsafeRawPointer(pointer)
+            },
+            begin: { host, reply in ProxyTables.simple(host, .begin, reply) },
+            commit: { host, reply in ProxyTables.simple(host, .commit, reply) },
+            rollback: { host in ProxyTables.simple(host, .rollback, nil) },
+            last_insert_rowid: { host in ProxyTables.context(host)?.lastInsertRowID ?? 0 },
+            changes: { host in ProxyTables.context(host)?.changes ?? 0 },
+            last_error: { host in ProxyTables.context(host)?.lastErrorPointer },
+            migrate: { host, version, name, sql, reply in
+                guard let c = ProxyTables.context(host), let name, let sql else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
+                return ProxyTables.simple(host, .migrate(version: version, name: String(cString: name), sql: String(cString: sql)), reply)
+            },
+            // Answered in the runner from the names the prepare brought back.
+            bind_parameter_index: { stmt, name in
+                guard let s = ProxyStatement.from(stmt), let name else { return 0 }
+                return s.parameterIndex(String(cString: name))
+            },
+            bind_parameter_count: { stmt in Int32(ProxyStatement.from(stmt)?.parameters.count ?? 0) },
+            bind_parameter_name: { stmt, index in
+                guard let s = ProxyStatement.from(stmt), index >= 1, s.parameters.indices.contains(Int(index - 1)),
+                      s.parameters[Int(index - 1)].count > 1 else { return nil }
+                return s.parameters[Int(index - 1)].withUnsafeBufferPointer { UnsafePointer($0.baseAddress) }
+            },
+            column_index: { stmt, name in
+                guard let s = ProxyStatement.from(stmt), let name else { return -1 }
+                return s.columnIndex(String(cString: name))
+            })
+    }
+
+    // MARK: devices
+
+    static func makeDevice() -> clubhouse_device_service {
+        clubhouse_device_service(
+            struct_size: UInt32(MemoryLayout<clubhouse_device_service>.size),
+            open: { host, name, out, reply in
+                guard let c = ProxyTables.context(host), let name, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                let request = DeviceRequest.open(name: String(cString: name))
+                let (status, r0) = c.call(request.operation) { request.encode(into: &$0) }
+                var r = r0
+                let answer = DeviceReply.decode(request.operation, &r)
+                guard status == Int32(CLUBHOUSE_OK) else {
+                    reply?.write(answer.message)
+                    return status
+                }
+                out.pointee = OpaquePointer(Unmanaged.passRetained(ProxyDevice(context: c, handle: answer.handle)).toOpaque())
+                return status
+            },
+            write: { device, bytes, length in
+                guard let d = ProxyDevice.from(device) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                let request = DeviceRequest.write(handle: d.handle, bytes: bytes == nil ? [] : Array(UnsafeRawBufferPointer(start: bytes, count: length)))
+                let (status, r0) = d.context.call(request.operation) { request.encode(into: &$0) }
+                var r = r0
+                if status != Int32(CLUBHOUSE_OK) { d.lastError = Array(DeviceReply.decode(request.operation, &r).message.utf8CString) }
+                return status
+            },
+            read: { device, buffer, capacity, length, timeout in
+                guard let d = ProxyDevice.from(device), let buffer, let length else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                let request = DeviceRequest.read(handle: d.handle, capacity: UInt32(min(capacity, DeviceRequest.maximumRead)),
+                                                 timeoutMilliseconds: timeout)
+                let (status, r0) = d.context.call(request.operation) { request.encode(into: &$0) }
+                var r = r0
+                let answer = DeviceReply.decode(request.operation, &r)
+                let n = min(answer.bytes.count, capacity)
+                if n > 0 { answer.bytes.withUnsafeBufferPointer { $0.baseAddress.map { buffer.update(from: $0, count: n) } } }
+                length.pointee = n
+                if status != Int32(CLUBHOUSE_OK) { d.lastError = Array(answer.message.utf8CString) }
+                return status
+            },
+            last_error: { device in
+                ProxyDevice.from(device)?.lastError.withUnsafeBufferPointer { UnsafePointer($0.baseAddress) }
+            },
+            close: { device in
+                guard let device else { return }
+                let d = Unmanaged<ProxyDevice>.fromOpaque(UnsafeRawPointer(device))
+                try? d.takeUnretainedValue().context.channel.send(.deviceClose, HandleMessage(handle: d.takeUnretainedValue().handle).encode())
+                d.release()
+            })
+    }
+}
+
+/// A prepared statement living in the host. Binds wait here until the next step; the values of
+/// the row the last step brought are kept here, and read as another type through SQLite.
+final class ProxyStatement {
+    let context: RunnerContext
+    let handle: UInt32
+    let names: [[CChar]]
+    /// Parameter names with their prefix, NUL-terminated; a lone NUL for "?".
+    let parameters: [[CChar]]
+    private let parameterIndices: [String: Int32]
+    private let columnIndices: [String: Int32]
+    /// What SQLite holds for the compiled statement in the host (counted against `statement_mb`).
+    let compiledBytes: Int
+
+    /// Binds made since the last step, by index (a later bind of the same index replaces it).
+    private var pending: [(index: Int32, value: WireValue)] = []
+    private var pendingAt: [Int32: Int] = [:]
+    private var pendingReset = false
+    /// Stepped since the last reset: SQLite refuses binds until the statement is reset.
+    private var stepped = false
+    /// The last step answered a row (the host's statement is still running).
+    private var onRow = false
+    /// Text or blobs were bound in the host by a step since the last reset.
+    private var hostBound = false
+    /// Bytes of text and blobs bound at each index (as the host counts them: StatementRecord).
+    private var boundByIndex: [Int] = []
+    private var boundBytes = 0
+    private var row: [RowReply.Value] = []
+
+    init(context: RunnerContext, prepared: PreparedReply) {
+        self.context = context
+        handle = prepared.handle
+        names = prepared.columns.map { Array($0.utf8CString) }
+        parameters = prepared.parameters.map { Array($0.utf8CString) }
+        compiledBytes = Int(prepared.compiledBytes)
+        var byName: [String: Int32] = [:]
+        for (i, name) in prepared.parameters.enumerated() where !name.isEmpty && byName[name] == nil { byName[name] = Int32(i + 1) }
+        parameterIndices = byName
+        var columns: [String: Int32] = [:]
+        for (i, name) in prepared.columns.enumerated() where columns[name] == nil { columns[name] = Int32(i) }
+        columnIndices = columns
+        context.hold(compiledBytes)
+    }
+
+    func parameterIndex(_ name: String) -> Int32 { parameterIndices[name] ?? 0 }
+    func columnIndex(_ name: String) -> Int32 { columnIndices[name] ?? -1 }
+
+    static func from(_ stmt: OpaquePointer?) -> ProxyStatement? {
+        stmt.map { Unmanaged<ProxyStatement>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
+    }
+
+    private func bound(at index: Int32) -> Int {
+        index >= 1 && Int(index) < boundByIndex.count ? boundByIndex[Int(index)] : 0
+    }
+
+    /// A bind, refused where the host would refuse it in process: the limits first (as
+    /// StorageStatement checks them before SQLite sees the value), then SQLite's own checks.
+    func bind(_ index: Int32, _ value: WireValue) -> Int32 {
+        let limits = context.limits
+        let old = bound(at: index)
+        let bytes = value.byteCount
+        if value.type == .text || value.type == .blob {
+            let statementTotal = boundBytes - old + bytes
+            if statementTotal > limits.bindBytes {
+                context.setError(LimitRefusal.bindBytes(context.alias, limits, wanted: statementTotal))
+                return Int32(CLUBHOUSE_DENIED)
+            }
+            let held = context.heldBytes - old + bytes
+            if bytes > old && held > limits.statementBytes {
+                context.setError(LimitRefusal.statementBytes(context.alias, limits, wanted: Int64(held)))
+                return Int32(CLUBHOUSE_DENIED)
+            }
+        }
+        // SQLite's messages for SQLITE_MISUSE and SQLITE_RANGE (sqlite3ErrStr), as the host reports them.
+        if stepped {
+            context.setError(String(cString: sqlite3_errstr(SQLITE_MISUSE)))
+            return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+        }
+        guard index >= 1, Int(index) <= parameters.count else {
+            context.setError(String(cString: sqlite3_errstr(SQLITE_RANGE)))
+            return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+        }
+        if bytes > 0 || old > 0 {
+            if boundByIndex.isEmpty { boundByIndex = [Int](repeating: 0, count: parameters.count + 1) }
+            boundByIndex[Int(index)] = bytes
+            boundBytes += bytes - old
+            context.hold(bytes - old)
+        }
+        if let at = pendingAt[index] {
+            pending[at].value = value
+        } else {
+            pendingAt[index] = pending.count
+            pending.append((index, value))
+        }
+        return Int32(CLUBHOUSE_OK)
+    }
+
+    func step() -> Int32 {
+        let request = StepRequest(handle: handle, resetFirst: pendingReset, binds: pending)
+        if pending.contains(where: { $0.value.byteCount > 0 }) { hostBound = true }
+        pendingReset = false
+        pending.removeAll(keepingCapacity: true)
+        pendingAt.removeAll(keepingCapacity: true)
+        stepped = true
+        let (status, r0) = context.call(.step) { request.encode(into: &$0) }
+        var r = r0
+        context.absorbStorageReply(status, &r, into: nil)
+        onRow = status == Int32(CLUBHOUSE_ROW)
+        row = onRow ? ((try? RowReply.decode(&r)) ?? []) : []
+        return status
+    }
+
+    func reset() -> Int32 {
+        if onRow || hostBound {
+            // Left on a row, the host's statement would hold a read snapshot (and keep a COMMIT of
+            // the same transaction waiting) until its next step; bound values it holds count against
+            // the plugin's limits: rewind it now, one way, no round trip.
+            try? context.channel.send(.resetStatement, HandleMessage(handle: handle).encode())
+            pendingReset = false
+        } else {
+            pendingReset = stepped
+        }
+        clearBindings()
+        stepped = false
+        onRow = false
+        hostBound = false
+        row = []
+        return Int32(CLUBHOUSE_OK)
+    }
+
+    func finalize() {
+        try? context.channel.send(.finalize, HandleMessage(handle: handle).encode())
+        clearBindings()
+        context.hold(-compiledBytes)
+    }
+
+    private func clearBindings() {
+        pending.removeAll()
+        pendingAt.removeAll()
+        context.hold(-boundBytes)
+        boundBytes = 0
+        boundByIndex = []
+    }
+
+    // MARK: the row
+
+    func value(_ column: Int32) -> RowReply.Value? {
+        column >= 0 && Int(column) < row.count ? row[Int(column)] : nil
+    }
+
+    func int64(_ column: Int32) -> Int64 {
+        guard let v = value(column) else { return 0 }
+        switch v.type {
+        case .integer: return v.int
+        case .null: return 0
+        default: return context.converter.convert(v) { sqlite3_column_int64($0, 0) } ?? 0
+        }
+    }
+
+    func double(_ column: Int32) -> Double {
+        guard let v = value(column) else { return 0 }
+        switch v.type {
+        case .float: return v.double
+        case .integer: return Double(v.int)
+        case .null: return 0
+        default: return context.converter.convert(v) { sqlite3_column_double($0, 0) } ?? 0
+        }
+    }
+
+    /// The column's bytes (for column_text, and column_blob with `asText` false) and their count,
+    /// valid until the next step, reset or finalize; nil for NULL. A number is converted once, by
+    /// SQLite. As in SQLite, a blob read as text is text from then on (column_type says TEXT).
+    func text(_ column: Int32, asText: Bool = true) -> (UnsafePointer<CChar>, Int)? {
+        guard column >= 0, Int(column) < row.count else { return nil }
+        if asText && row[Int(column)].type == .blob { row[Int(column)].type = .text }
+        switch row[Int(column)].type {
+        case .null: return nil
+        case .integer, .float:
+            let v = row[Int(column)]
+            if v.textReady { break }
+            let converted = context.converter.convert(v) { stmt -> [CChar] in
+                guard let text = sqlite3_column_text(stmt, 0) else { return [0] }
+                let n = Int(sqlite3_column_bytes(stmt, 0))
+                return Array(UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), count: n)) + [0]
+            } ?? [0]
+            // Kept with the row: the value becomes its text, as SQLite's own value does.
+            row[Int(column)].bytes = converted
+            row[Int(column)].textReady = true
+        case .text, .blob: break
+        }
+        let count = row[Int(column)].count
+        return row[Int(column)].bytes.withUnsafeBufferPointer { ($0.baseAddress!, count) }
+    }
+}
+
+/// SQLite's own conversions between types, for a value that arrived over the wire: the value is
+/// bound to `SELECT ?1` on a private in-memory connection and read back with the column function
+/// the plugin called, so the runner converts exactly as SQLite does in the host.
+/// @unchecked Sendable: the connection is used under `lock` only.
+final class ValueConverter: @unchecked Sendable {
+    private let lock = Lock()
+    private var db: OpaquePointer?
+    private var stmt: OpaquePointer?
+
+    func convert<R>(_ value: RowReply.Value, _ read: (OpaquePointer) -> R) -> R? {
+        lock.withLock {
+            if stmt == nil {
+                guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
+                      sqlite3_prepare_v2(db, "SELECT ?1", -1, &stmt, nil) == SQLITE_OK else { return nil }
+            }
+            guard let stmt else { return nil }
+            defer {
+                sqlite3_reset(stmt)
+                sqlite3_clear_bindings(stmt)
+            }
+            switch value.type {
+            case .integer: sqlite3_bind_int64(stmt, 1, value.int)
+            case .float: sqlite3_bind_double(stmt, 1, value.double)
+            case .text:
+                value.bytes.withUnsafeBufferPointer {
+                    _ = sqlite3_bind_text64(stmt, 1, $0.baseAddress, sqlite3_uint64(value.count), clubhouse_sqlite_transient(), UInt8(SQLITE_UTF8))
+                }
+            case .blob:
+                value.bytes.withUnsafeBufferPointer { _ = sqlite3_bind_blob64(stmt, 1, $0.baseAddress, sqlite3_uint64(value.count), clubhouse_sqlite_transient()) }
+            case .null: sqlite3_bind_null(stmt, 1)
+            }
+            guard sqlite3_step(stmt) == SQLITE_ROW else { return nil }
+            return read(stmt)
+        }
+    }
+}
+
+/// An open device in the host.
+final class ProxyDevice {
+    let context: RunnerContext
+    let handle: UInt32
+    var lastError: [CChar] = [0]
+
+    init(context: RunnerContext, handle: UInt32) {
+        self.context = context
+        self.handle = handle
+    }
+
+    static func from(_ device: OpaquePointer?) -> ProxyDevice? {
+        device.map { Unmanaged<ProxyDevice>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
+    }
+}
