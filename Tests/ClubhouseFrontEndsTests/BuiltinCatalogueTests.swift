@@ -16,8 +16,8 @@ final class BuiltinCatalogueTests: XCTestCase {
 
     func testHelpAndServeDescribeTheSameDeclaration() throws {
         let validate = try XCTUnwrap(BuiltinCatalogue.catalogue.command(named: "plugin validate"))
-        XCTAssertEqual(HelpText.synopsis(validate), "plugin validate PATH [--timeout X] [--only ONLY]")
-        XCTAssertTrue(HelpText.command(validate, plugin: nil).contains("Usage: clubhouse plugin validate PATH [--timeout X] [--only ONLY]"))
+        XCTAssertEqual(HelpText.synopsis(validate), "plugin validate PATH [--timeout X] [--only ONLY] [--isolation in-process|process|sandbox]")
+        XCTAssertTrue(HelpText.command(validate, plugin: nil).contains("Usage: clubhouse plugin validate PATH [--timeout X] [--only ONLY] [--isolation in-process|process|sandbox]"))
         let described = JSONRPCServer.describe(BuiltinCatalogue.catalogue).arrayValue ?? []
         XCTAssertEqual(described.compactMap { $0["name"]?.stringValue }, BuiltinCatalogue.catalogue.commands.map(\.name))
         XCTAssertEqual(described[2]["arguments"]?.arrayValue?[1]["default"]?.intValue, 30)

@@ -97,7 +97,9 @@ final class PluginFactory<P: Plugin>: AnyPluginFactory {
 
     init() {
         var out: [UInt8] = []
-        JSONWriter.appendCompact(["commands": .array(P.commands.map(\.catalogueEntry))], to: &out)
+        var catalogue: JSONObject = ["commands": .array(P.commands.map(\.catalogueEntry))]
+        if let schema = P.configSchema { catalogue["config_schema"] = schema }
+        JSONWriter.appendCompact(.object(catalogue), to: &out)
         catalogueBytes = out
         super.init(info: P.info)
     }

@@ -31,6 +31,13 @@ public struct CommandSpec: Sendable {
 
 public struct CommandCatalog: Sendable {
     public var commands: [CommandSpec]
+    /// What the plugin's `config` may hold (`"config_schema"` beside `"commands"`; ConfigSchema.swift).
+    public var configSchema: ConfigSchema?
+
+    public init(commands: [CommandSpec], configSchema: ConfigSchema? = nil) {
+        self.commands = commands
+        self.configSchema = configSchema
+    }
 
     public func command(named name: String) -> CommandSpec? { commands.first { $0.name == name } }
 
@@ -112,8 +119,15 @@ public struct CommandCatalog: Sendable {
                                         longRunning: o["long_running"]?.boolValue ?? false, arguments: arguments,
                                         reply: o["reply"]?.stringValue))
         }
+        var configSchema: ConfigSchema?
+        if let declared = root["config_schema"] {
+            switch ConfigSchema.parse(declared) {
+            case .success(let schema): configSchema = schema
+            case .failure(let e): problems += e.problems
+            }
+        }
         if !problems.isEmpty { return .failure(CatalogError(problems: problems)) }
-        return .success(CommandCatalog(commands: commands))
+        return .success(CommandCatalog(commands: commands, configSchema: configSchema))
     }
 }
 

@@ -25,11 +25,16 @@ public struct ResolvedPlugin: Sendable {
     public var isolated: Bool { effectiveIsolation != .inProcess }
     /// Why an "auto" plugin that would be sandboxed is not (config validate warns).
     public var weakerThanAuto: String?
+    /// Why it runs with `effectiveIsolation`, for `plugins info`: "installed package (…)",
+    /// "bundled with the host in …", "set in plugins.json (…)" (IsolationChoice.swift).
+    public var isolationReason = ""
+    /// Where it comes from, as the start of a sentence about it: "is an installed package".
+    public var originPhrase = ""
     /// The loaded library or started runner, when resolving loaded it (a cache miss).
     var backend: PluginBackend?
     /// The catalogue's bytes as described, and the file's identity then: a backend loaded later
     /// must describe the same.
-    var described: [UInt8]
+    var described: [UInt8] = []
     var identity: FileIdentity?
 }
 
@@ -114,10 +119,12 @@ public final class SiteRuntime: @unchecked Sendable {
     /// Descriptions of plugin files kept across runs (nil: every resolution loads the plugin).
     let catalogues: CatalogueCache?
 
+    /// `storageDirectory`: where the plugins' databases go when not in `dataDirectory` (config
+    /// validate creates plugins on a throwaway one, with the site's install tree and lock).
     /// `describesFromCache: false` loads every plugin it resolves (config validate: "every plugin loads").
     public init(configuration: SiteConfiguration, site: Site, dataDirectory: String, log: LogBroker,
                 loader: PluginLoader = PluginLoader(), background: (any BackgroundLauncher)? = nil, enforcesLock: Bool = true,
-                describesFromCache: Bool = true) {
+                storageDirectory: String? = nil, describesFromCache: Bool = true) {
         catalogues = describesFromCache ? CatalogueCache(dataDirectory: dataDirectory) : nil
         self.configuration = configuration
         lockGuard = LockGuard(path: PluginLock.path(configuration: configuration, dataDirectory: dataDirectory), enabled: enforcesLock)
@@ -132,7 +139,7 @@ public final class SiteRuntime: @unchecked Sendable {
         tail.append(UInt8(ascii: "}"))
         requestTail = tail
         emptyRequest = SiteRuntime.requestHead + Array("{}".utf8) + tail
-        storage = StorageBroker(dataDirectory: dataDirectory)
+        storage = StorageBroker(dataDirectory: storageDirectory ?? dataDirectory)
         devices = DeviceBroker(site: site, log: log)
         discovery = PluginDiscovery(configuration: configuration, loader: loader, log: log,
                                     registryFile: dataDirectory + "/plugin-registry.json")
@@ -221,8 +228,9 @@ public final class SiteRuntime: @unchecked Sendable {
         var locked: LockedPlugin?
         /// Under a lock: an open descriptor of the file, checked against it (the bytes to load).
         var verified: Int32?
-        var isolation: Isolation
-        var weaker: String?
+        /// How it runs, and why (IsolationChoice.swift).
+        var choice: IsolationChoice
+        var isolation: Isolation { choice.isolation }
     }
 
     /// The checks that need no plugin code: the entry, the lock, the file and its isolation.
@@ -283,10 +291,8 @@ public final class SiteRuntime: @unchecked Sendable {
             SiteRuntime.testSwapAfterLockCheck(path)
             verified = fd
         }
-        let (isolation, weaker) = entry.isolation == .auto
-            ? SiteRuntime.automaticIsolation(path: path, installRoot: discovery.installRoot) : (entry.isolation, nil)
-        return .success(Location(entry: entry, place: where_, path: path, locked: locked, verified: verified,
-                                 isolation: isolation, weaker: weaker))
+        let choice = IsolationChoice.make(entry: entry, path: path, installRoot: discovery.installRoot, where: where_)
+        return .success(Location(entry: entry, place: where_, path: path, locked: locked, verified: verified, choice: choice))
     }
 
     /// Loads the library (in process) or starts its runner, and reads its catalogue. Takes the
@@ -364,8 +370,11 @@ public final class SiteRuntime: @unchecked Sendable {
         }
         switch CommandCatalog.parse(bytes, plugin: alias) {
         case .success(let catalogue):
-            return .success(ResolvedPlugin(entry: l.entry, catalogue: catalogue, info: info, path: l.path, effectiveIsolation: l.isolation,
-                                           weakerThanAuto: l.weaker, backend: backend, described: bytes, identity: identity))
+            var resolved = ResolvedPlugin(entry: l.entry, catalogue: catalogue, info: info, path: l.path, effectiveIsolation: l.isolation,
+                                          weakerThanAuto: l.choice.weaker, backend: backend, described: bytes, identity: identity)
+            resolved.isolationReason = l.choice.reason
+            resolved.originPhrase = l.choice.originPhrase
+            return .success(resolved)
         case .failure(let e):
             return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(l.path)): bad command catalogue: \(e)"))
         }
@@ -417,21 +426,6 @@ public final class SiteRuntime: @unchecked Sendable {
         _ = rename(replacement, library)
     }
 
-    /// "auto" (SECURITY.md): the places an administrator put code in stay as they were — in
-    /// process beside the `clubhouse` executable (the build's own plugins), a plain runner
-    /// ("process") in the install tree (`clubhouse plugin install`); every other plugin
-    /// (plugin_dirs, CLUBHOUSE_PLUGIN_PATH, an explicit path elsewhere) is sandboxed where the
-    /// kernel can confine it, else runs in a plain runner, with the reason (`config validate` warns).
-    static func automaticIsolation(path: String, installRoot: String) -> (Isolation, weaker: String?) {
-        let real = FileSystem.realPath(path) ?? path
-        // The host's own plugins (beside the executable, or an installed prefix's lib/clubhouse/plugins).
-        if InstallTree.isBundled(real) { return (.inProcess, nil) }
-        let install = FileSystem.realPath(installRoot) ?? installRoot
-        if real.hasPrefix(install + "/") { return (.process, nil) }
-        if let reason = SandboxSupport.unavailableReason() { return (.process, reason) }
-        return (.sandbox, nil)
-    }
-
     /// The TCP ports a sandboxed plugin's `net:HOST:PORT` grants open (Landlock filters by port).
     static func grantedPorts(_ entry: PluginEntry) -> [UInt16] {
         entry.grants.compactMap { grant in
@@ -452,6 +446,12 @@ public final class SiteRuntime: @unchecked Sendable {
         creationLock.lock()
         defer { creationLock.unlock() }
         if let existing = lock.withLock({ instances[alias] }) { return .success(existing) }
+        // The site's config against the schema the plugin declares, before its create reads it: a
+        // configuration that does not fit is wrong input (exit 2), like one that does not parse.
+        if let refusal = ConfigSchemaLocation.refusal(plugin.catalogue.configSchema, configuration: configuration,
+                                                      site: site.name, entry: plugin.entry) {
+            return .failure(RuntimeError(status: .invalidArgument, message: refusal))
+        }
         if let start = creating.firstIndex(of: alias) {
             let cycle = (creating[start...] + [alias]).joined(separator: " → ")
             return .failure(RuntimeError(status: .error,
