@@ -28,6 +28,7 @@ products += [
     .library(name: "ClubhouseHost", targets: ["ClubhouseHost"]),
     .library(name: "ClubhouseLoader", targets: ["ClubhouseLoader"]),
     .library(name: "ClubhousePlatform", targets: ["ClubhousePlatform"]),
+    .library(name: "ClubhouseFrontEnds", targets: ["ClubhouseFrontEnds"]),
 ] + features.map { .library(name: "\($0)Core", targets: ["\($0)Core"]) }
 
 #if arch(x86_64)
@@ -102,10 +103,10 @@ var targets: [Target] = [
     .testTarget(name: "ClubhouseToolkitTests", dependencies: ["ClubhouseToolkit", "ClubhouseJSON"], path: "Tests/ClubhouseToolkitTests"),
     .testTarget(name: "ClubhousePlatformTests", dependencies: ["ClubhousePlatform"], path: "Tests/ClubhousePlatformTests"),
     .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "ClubhouseRunner", "ClubhouseWire", "ClubhouseLoader",
-                                                          "ClubhousePlatform", "CSQLite", "TestSupport"], path: "Tests/ClubhouseHostTests"),
-    .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost"], path: "Tests/ClubhouseFrontEndsTests"),
+                                                          "ClubhousePlatform", "CSQLite", "ClubhouseABI", "TestSupport"], path: "Tests/ClubhouseHostTests"),
+    .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost", "ClubhouseJSON", "ClubhousePlatform", "TestSupport"], path: "Tests/ClubhouseFrontEndsTests"),
     .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseHost", "ClubhouseJSON", "CSQLite", "TestSupport"], path: "Tests/EndToEndTests"),
-    // What several test targets share (the rendered-picture check, reading QR codes back).
+    // What several test targets share (the rendered-picture check, reading QR codes back, an HTTP client).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
 ]
 /// The content hashes plugins share: the putting catalog and the practice kernel.

@@ -31,6 +31,8 @@ public protocol Plugin: AnyObject {
     /// The host checks the site's config against it before `init` runs, and `config validate`
     /// reports what does not fit with its file:line:column. nil (the default): any object.
     static var configSchema: JSONValue? { get }
+    /// HTTP routes to the commands (Route.swift); none by default.
+    static var routes: [Route] { get }
     /// Makes an instance for one site. Throw to refuse (the message reaches the user).
     init(context: PluginContext) throws
 }

@@ -1,7 +1,7 @@
-// Serialized plugins take turns through a gate. The gates of one site share one table of who holds
-// which plugin (by outermost call) and which call waits for which plugin, so a wait that would close
-// a cycle (call 1 in A waits for B while call 2 in B waits for A) is refused at once with the cycle
-// named, instead of hanging both. Every wait is bounded and ends early when its call is cancelled.
+// Serialized plugins take turns through a gate. The gates of one site share one table of which call
+// waits for which plugin, and each gate knows the outermost call holding it, so a wait that would
+// close a cycle (call 1 in A waits for B while call 2 in B waits for A) is refused at once with the
+// cycle named, instead of hanging both. Every wait is bounded and ends early when its call is cancelled.
 //
 // Lock order: a gate is taken before the plugin's own locks (runner, database); the table's mutex is
 // held only inside `enter`/`leave` and never while calling out.
@@ -16,30 +16,19 @@ final class CallGates: @unchecked Sendable {
     let waitLimitMilliseconds: Int64
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-    /// The gate each outermost call is waiting for, with that plugin's alias. (Who holds a gate is
-    /// kept in the gate itself: taking a free gate looks nothing up.)
+    /// The gate each outermost call is waiting for, with that plugin's alias. (Who holds a gate, who
+    /// waits for it and its condition are kept in the gate itself: taking a free gate looks nothing up.)
     private var waiting: [UInt64: (gate: CallGate, alias: String)] = [:]
-    private var waiters = 0
 
     init(waitLimitMilliseconds: Int64 = 120_000) {
         self.waitLimitMilliseconds = waitLimitMilliseconds
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
-        pthread_cond_destroy(condition)
         pthread_mutex_destroy(mutex)
-        condition.deallocate()
         mutex.deallocate()
     }
 
@@ -58,10 +47,11 @@ final class CallGates: @unchecked Sendable {
                                 message: "call cycle refused: \(cycle.joined(separator: " → ")) (each waits for the next; calls that invoke each other cannot both run at once); retry the call")
         }
         waiting[root] = (gate, alias)
-        waiters += 1
+        gate.waiters += 1
+        let condition = gate.condition()
         defer {
             waiting[root] = nil
-            waiters -= 1
+            gate.waiters -= 1
         }
         let deadline = Subprocess.monotonicMilliseconds() + waitLimitMilliseconds
         while gate.holder != nil {
@@ -90,14 +80,16 @@ final class CallGates: @unchecked Sendable {
         return nil
     }
 
+    /// Frees `gate` and wakes one of its own waiters, not every waiter of every gate (a busy
+    /// plugin's callers used to wake in a herd).
     func leave(_ gate: CallGate) {
         pthread_mutex_lock(mutex)
         gate.holder = nil
-        if waiters > 0 { pthread_cond_broadcast(condition) }
+        if gate.waiters > 0, let condition = gate.waitCondition { pthread_cond_signal(condition) }
         pthread_mutex_unlock(mutex)
     }
 
-    /// The plugins of the cycle that waiting for `key` would close, or nil. Called with the mutex held.
+    /// The plugins of the cycle that waiting for `gate` would close, or nil. Called with the mutex held.
     private func cycle(from gate: CallGate, root: UInt64, alias: String) -> [String]? {
         var path = [alias]
         var current = gate
@@ -112,9 +104,34 @@ final class CallGates: @unchecked Sendable {
     }
 }
 
-/// One plugin instance's gate: the outermost call holding it, read and written only with the
-/// mutex of the CallGates it is entered through held (which is why it may be @unchecked Sendable).
+/// One plugin instance's gate: the outermost call holding it, how many calls wait for it and the
+/// condition they wait on (made on the first wait). Read and written only with the mutex of the
+/// CallGates it is entered through held (which is why it may be @unchecked Sendable); a waiting call
+/// keeps its instance, and so its gate, alive.
 final class CallGate: @unchecked Sendable {
     fileprivate var holder: (root: UInt64, alias: String)?
+    fileprivate var waiters = 0
+    fileprivate var waitCondition: UnsafeMutablePointer<pthread_cond_t>?
     init() {}
+
+    deinit {
+        if let waitCondition {
+            pthread_cond_destroy(waitCondition)
+            waitCondition.deallocate()
+        }
+    }
+
+    /// The condition waiters of this gate wait on (called with the mutex held).
+    fileprivate func condition() -> UnsafeMutablePointer<pthread_cond_t> {
+        if let known = waitCondition { return known }
+        let made = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        made.initialize(to: pthread_cond_t())
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(made, &attributes)
+        pthread_condattr_destroy(&attributes)
+        waitCondition = made
+        return made
+    }
 }

@@ -54,11 +54,16 @@ enum BuiltinCommands {
         case "serve":
             let session = try Session(options: options)
             var words: [String] = []
-            for option in ["socket", "max-connections", "write-timeout-ms", "workers"] {
-                guard let value = arguments[option] else { continue }
-                words += ["--\(option)", value.stringValue ?? JSONWriter.compact(value)]
+            for spec in BuiltinCatalogue.catalogue.command(named: "serve")?.arguments ?? [] {
+                guard let value = arguments[spec.name] else { continue }
+                switch spec.kind {
+                case .flag: if value.boolValue == true { words.append("--\(spec.name)") }
+                case .list: words += ["--\(spec.name)", (value.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ",")]
+                default: words += ["--\(spec.name)", value.stringValue ?? JSONWriter.compact(value)]
+                }
             }
             return try JSONRPCServer.run(words, session: session)
+        case "routes": return try RoutesCommand.run(options)
         case "device simulate": return try deviceSimulate(arguments, options)
         case "token create":
             return try TokenCommands.create(name: arguments["name"]?.stringValue ?? "", scope: arguments["scope"]?.stringValue ?? "", options)

@@ -111,6 +111,13 @@ enum HelpText {
             for (l, r) in rows { out += "  \(pad(l, width))  \(r)\n" }
         }
         if let reply = command.reply { out += "\nWith --json: \(reply)\n" }
+        if let plugin, !command.routes.isEmpty {
+            out += "\nHTTP (clubhouse serve --http; \(command.access.rawValue)\(command.isPublic ? ", public where the site allows" : "")):\n"
+            for route in command.routes {
+                let path = route.mount ? route.path : "/api/\(plugin)" + (route.path == "/" ? "" : route.path)
+                out += "  \(route.method) \(path)" + (route.mount ? "  (compatibility route, where the site mounts '\(plugin)')" : "") + "\n"
+            }
+        }
         if command.longRunning { out += "\nShows a progress bar on a terminal; Ctrl-C asks it to stop cleanly.\n" }
         return out
     }
