@@ -145,6 +145,10 @@ final class SeedAndSchemaTests: XCTestCase {
         // Migration 5: the index a player came with, within plus 10.0 to 54.0.
         XCTAssertEqual(try run("UPDATE players SET given_index_tenths = 123 WHERE id = 1;").err, "")
         XCTAssertTrue(try run("UPDATE players SET given_index_tenths = 541 WHERE id = 1;").err.contains("CHECK constraint failed"))
-        XCTAssertEqual(ScorecardSchema.migrations.map(\.version), [1, 2, 3, 4, 5])
+        // Migration 6: a write to a table the player list depends on moves the data's generation on.
+        XCTAssertTrue(try run("CREATE TEMP TABLE b AS SELECT generation FROM data_generation; UPDATE players SET name = name WHERE id = 1; "
+            + "SELECT 'moved=' || ((SELECT generation FROM data_generation) - (SELECT generation FROM b));").out.hasSuffix("moved=1\n"))
+        XCTAssertTrue(try run("SELECT 's=' || generation FROM player_summaries_state;").out.hasSuffix("s=0\n"))
+        XCTAssertEqual(ScorecardSchema.migrations.map(\.version), [1, 2, 3, 4, 5, 6])
     }
 }

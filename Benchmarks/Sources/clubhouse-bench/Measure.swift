@@ -55,6 +55,26 @@ enum Measure {
         var environment: [String: String] = [:]
     }
 
+    /// Runs a program to completion (output to /dev/null) and returns its exit status (-1: not started).
+    @discardableResult
+    static func run(_ path: String, _ arguments: [String], environment: [String: String] = [:]) -> Int32 {
+        let (walls, _) = spawnRoundsWithCPU([Spawn(path: path, arguments: arguments, environment: environment)], rounds: 1,
+                                            warmups: 0, statuses: true)
+        return walls.first?.first.map { Int32($0) } ?? -1
+    }
+
+    /// The first `name` on the PATH that is executable.
+    static func which(_ name: String) -> String? {
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
+    }
+
+    /// A figure for Benchmarks/run.sh, which prints it beside the last recorded one
+    /// (Benchmarks/figures.tsv): `@figure KEY VALUE UNIT`.
+    static func figure(_ key: String, _ value: Double, unit: String) {
+        print("@figure \(key) \(value) \(unit)")
+    }
+
     static func spawnMedian(_ path: String, _ arguments: [String], environment: [String: String] = [:], samples: Int) -> Double {
         median(spawnRounds([Spawn(path: path, arguments: arguments, environment: environment)], rounds: samples)[0])
     }
@@ -63,6 +83,15 @@ enum Measure {
     /// that a change in the machine's load hits every command alike; two warm-up rounds first.
     /// Output goes to /dev/null. Returns one array of seconds per command (NaN if one cannot start).
     static func spawnRounds(_ commands: [Spawn], rounds: Int) -> [[Double]] {
+        spawnRoundsWithCPU(commands, rounds: rounds).wall
+    }
+
+    /// `spawnRounds` with each run's CPU time too (user + system of the child, from wait4): what the
+    /// machine's other load disturbs least. `before`: a shell command run (untimed) before each run
+    /// of a command that is not the first (eg: removing a cache). With `statuses`, the "wall" of
+    /// each run is its exit status instead.
+    static func spawnRoundsWithCPU(_ commands: [Spawn], rounds: Int, warmups: Int = 2, before: String? = nil,
+                                   statuses: Bool = false) -> (wall: [[Double]], cpu: [[Double]]) {
         var inherited: [String] = []
         var current = environ
         while let entry = current.pointee {
@@ -86,18 +115,28 @@ enum Measure {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         defer { posix_spawn_file_actions_destroy(&actions) }
         var times = Array(repeating: [Double](), count: commands.count)
-        for round in 0..<(rounds + 2) {
+        var cpus = Array(repeating: [Double](), count: commands.count)
+        for round in 0..<(rounds + warmups) {
             for (k, command) in commands.enumerated() {
+                if let before, k > 0 { _ = system(before) }
                 var pid: pid_t = 0
                 let t0 = now()
                 var a = prepared[k].argv, e = prepared[k].envp
-                guard posix_spawn(&pid, command.path, &actions, nil, &a, &e) == 0 else { return commands.map { _ in [.nan] } }
+                guard posix_spawn(&pid, command.path, &actions, nil, &a, &e) == 0 else {
+                    return (commands.map { _ in [statuses ? -1 : .nan] }, commands.map { _ in [.nan] })
+                }
                 var status: Int32 = 0
-                waitpid(pid, &status, 0)
-                if round >= 2 { times[k].append(now() - t0) }
+                var usage = rusage()
+                while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+                let elapsed = now() - t0
+                let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+                if round >= warmups {
+                    times[k].append(statuses ? Double((status >> 8) & 0xff) : elapsed)
+                    cpus[k].append(cpu)
+                }
             }
         }
-        return times
+        return (times, cpus)
     }
 
     static func format(_ seconds: Double) -> String {

@@ -213,6 +213,24 @@ func serveBench(_ arguments: [String]) {
             waitpid(pid, &status, 0)
         }
     }
+    // --busy N: N processes spinning on the CPU the whole time (the machine's other work, on a
+    // 2-core box: the target holds "under two busy background cores").
+    let busy = arguments.firstIndex(of: "--busy").flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil } ?? 0
+    var spinners: [pid_t] = []
+    for _ in 0..<busy {
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = (["/bin/sh", "-c", "while :; do :; done"] as [String]).map { strdup($0) } + [nil]
+        var a = argv
+        if posix_spawn(&pid, "/bin/sh", nil, nil, &a, environ) == 0 { spinners.append(pid) }
+        argv.forEach { free($0) }
+    }
+    defer {
+        for pid in spinners {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+    }
     let rounds = quick ? 3 : 7
     var one = [[Double]](repeating: [], count: binaries.count)
     var fifty = [[Double]](repeating: [], count: binaries.count)
@@ -247,6 +265,11 @@ func serveBench(_ arguments: [String]) {
     }
     for (b, binary) in binaries.enumerated() {
         let what = restarting ? "a sandboxed plugin's ping while runners restart (\(restarters[b].restarts) restarts)" : "ping"
-        print("serve \(binary) (median of \(rounds) rounds), \(what): one client pipelining \(Int(Measure.median(one[b]))) requests/s (target ≥ 100,000); 50 clients × 16 in flight \(Int(Measure.median(fifty[b]))) requests/s (target ≥ 50,000); server CPU per round \(String(format: "%.2f", Measure.median(cpu[b]))) s")
+        print("serve \(binary) (median of \(rounds) rounds\(busy > 0 ? ", \(busy) busy background processes" : "")), \(what): one client pipelining \(Int(Measure.median(one[b]))) requests/s (target ≥ 100,000); 50 clients × 16 in flight \(Int(Measure.median(fifty[b]))) requests/s (target ≥ 50,000); server CPU per round \(String(format: "%.2f", Measure.median(cpu[b]))) s")
+        if b == 0 {
+            let key = (restarting ? ".restarting" : "") + (busy > 0 ? ".busy\(busy)" : "")
+            Measure.figure("serve.pipelined\(key)", Measure.median(one[b]), unit: "req/s")
+            Measure.figure("serve.fifty-clients\(key)", Measure.median(fifty[b]), unit: "req/s")
+        }
     }
 }

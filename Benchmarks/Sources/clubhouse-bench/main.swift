@@ -1,6 +1,6 @@
 // clubhouse-bench: release-build benchmarks, one area per file. Run through Benchmarks/run.sh,
 // which also runs the peers from ../shared/peers in the same session and writes the medians.
-// Usage: clubhouse-bench AREA [options]   (AREA: platform, access, putting, putting-processing, globe, tennis, practice, scorecard)
+// Usage: clubhouse-bench AREA [options]   (AREA: platform, startup, access, putting, putting-processing, globe, tennis, practice, scorecard)
 
 #if canImport(Glibc)
 import Glibc
@@ -35,6 +35,7 @@ case "tennis-sweep": tennisSweepBench(rest)
 case "practice": practiceBench(rest)
 case "scorecard": scorecardBench(rest)
 case "scorecard-formats": scorecardFormatsBench(rest)
+case "startup": startupBench(rest)
 default:
     print("clubhouse-bench: unknown area '\(area)'")
     exit(2)

@@ -25,6 +25,13 @@ public enum FileSystem {
         return (Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec), Int64(st.st_size))
     }
 
+    /// The identity of the file at `path` (following links), or nil when it cannot be stat'ed.
+    public static func identity(_ path: String) -> FileIdentity? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return FileIdentity(st)
+    }
+
     public static func currentDirectory() -> String {
         guard let cwd = getcwd(nil, 0) else { return "/" }
         defer { free(cwd) }
@@ -120,16 +127,18 @@ public enum FileSystem {
     }
 
     /// Writes a file atomically (temporary file + rename), so readers never see half of it.
-    public static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws(FileError) {
+    /// `durable: false` skips the fsync, for a cache whose loss only costs recomputing it.
+    public static func writeAtomically(_ path: String, _ bytes: [UInt8], permissions: mode_t = 0o644,
+                                       durable: Bool = true) throws(FileError) {
         let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, permissions)
         guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno)), action: "write") }
         if let reason = Descriptor.writeAll(fd, bytes) {
             close(fd)
             unlink(temporary)
             throw FileError(path: path, reason: reason, action: "write")
         }
-        fsync(fd)
+        if durable { fsync(fd) }
         close(fd)
         if rename(temporary, path) != 0 {
             let reason = String(cString: strerror(errno))
@@ -170,4 +179,49 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
     /// The path names nothing (or goes through a file as if it were a folder): a path the user got
     /// wrong (exit 2), unlike a file that is there and cannot be read (exit 1).
     public var isMissing: Bool { code == ENOENT || code == ENOTDIR }
+}
+
+
+/// What says a file is still the same file: device, inode, size, and modification and status-change
+/// times in nanoseconds. A rebuilt or replaced file gets another inode or other times, and ctime
+/// cannot be set back by any user (utimensat sets it to now), so a file rewritten in place with its
+/// old mtime restored still differs. Git's index and the lock's digest cache rely on the same fields.
+public struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int64
+    public var mtime: Int64
+    public var ctime: Int64
+
+    public init(device: UInt64, inode: UInt64, size: Int64, mtime: Int64, ctime: Int64) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.mtime = mtime
+        self.ctime = ctime
+    }
+
+    public init(_ st: stat) {
+        self.init(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
+                  mtime: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+                  ctime: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
+    }
+
+    /// The identity of an open descriptor's file.
+    public init?(descriptor fd: Int32) {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        self.init(st)
+    }
+
+    /// "device inode size mtime ctime", the five numbers separated by spaces.
+    public var description: String { "\(device) \(inode) \(size) \(mtime) \(ctime)" }
+
+    /// Reads `description`'s form back.
+    public init?(_ text: Substring) {
+        let f = text.split(separator: " ")
+        guard f.count == 5, let d = UInt64(f[0]), let i = UInt64(f[1]), let s = Int64(f[2]), let m = Int64(f[3]),
+              let c = Int64(f[4]) else { return nil }
+        self.init(device: d, inode: i, size: s, mtime: m, ctime: c)
+    }
 }

@@ -5,7 +5,7 @@
  *   clubhouse notes add "buy balls"      clubhouse notes list      clubhouse notes remove 3
  *
  * What it shows a plugin author:
- *   - the one exported entry function and a static descriptor (entry.h)
+ *   - a static descriptor and the one exported entry function (entry.h: CLUBHOUSE_DEFINE_ENTRY)
  *   - a command catalogue as JSON (describe)
  *   - create/destroy with per-instance state and schema migrations (storage.h)
  *   - prepared statements, a transaction, replies and error messages through the reply sink
@@ -375,12 +375,9 @@ static clubhouse_status remove_note(notes_instance *n, long long id, const clubh
     n->storage->finalize(stmt);
     if (status != CLUBHOUSE_DONE) return storage_failure(n, status, reply);
     if (n->storage->changes(n->host) == 0) {
-        buffer message = {0};
-        buffer_puts(&message, "no note ");
-        buffer_printf_int(&message, id);
-        buffer_puts(&message, "; see clubhouse notes list");
-        reply_text(reply, message.bytes ? message.bytes : "no such note");
-        free(message.bytes);
+        char message[96];
+        snprintf(message, sizeof message, "no note %lld; see clubhouse notes list", id);
+        reply_text(reply, message);
         return CLUBHOUSE_NOT_FOUND;
     }
     buffer out = {0};
@@ -453,26 +450,21 @@ static clubhouse_status notes_invoke(const clubhouse_plugin_descriptor *self, vo
         if (status != CLUBHOUSE_OK) return status;
         return list_notes(n, reply);
     }
-    buffer message = {0};
-    buffer_puts(&message, "unknown command '");
-    buffer_puts(&message, command);
-    buffer_puts(&message, "'; see clubhouse notes --help");
-    reply_text(reply, message.bytes ? message.bytes : "unknown command");
-    free(message.bytes);
+    /* A name longer than the message has room for is cut (the host only routes catalogue names). */
+    char message[160];
+    snprintf(message, sizeof message, "unknown command '%.100s'; see clubhouse notes --help", command);
+    reply_text(reply, message);
     return CLUBHOUSE_NOT_FOUND;
 }
 
 static const clubhouse_plugin_descriptor descriptor = {
-    .magic = CLUBHOUSE_MAGIC,
-    .abi_major = CLUBHOUSE_ABI_MAJOR,
-    .abi_minor = CLUBHOUSE_ABI_MINOR,
-    .struct_size = sizeof(clubhouse_plugin_descriptor),
+    CLUBHOUSE_DESCRIPTOR_INIT, /* magic, the ABI of this header, struct_size */
     .flags = 0,
     .id = "org.example.notes",
     .version = "1.0.0",
     .name = "Notes",
     .summary = "Example C plugin: short notes in the plugin's own database",
-    .build = "abi=" CLUBHOUSE_ABI_VERSION_STRING ";lang=c",
+    .build = CLUBHOUSE_BUILD_C,
     .services = needed_services,
     .plugin_data = NULL,
     .describe = notes_describe,
@@ -481,9 +473,5 @@ static const clubhouse_plugin_descriptor descriptor = {
     .invoke = notes_invoke,
 };
 
-/* The one exported symbol. Declines a host with a different ABI major. */
-__attribute__((visibility("default")))
-const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_info *info) {
-    if (info && info->abi_major != CLUBHOUSE_ABI_MAJOR) return NULL;
-    return &descriptor;
-}
+/* The one exported symbol, returning the descriptor. Declines a host with a different ABI major. */
+CLUBHOUSE_DEFINE_ENTRY(descriptor)

@@ -26,22 +26,13 @@
  * (a reply that is not JSON), leak (allocates 64 MB and never frees it), badframe --case N (a
  * well-framed message on the runner's pipe that breaks the protocol; see fx_bad_frame).
  */
-#include "clubhouse.h"
-
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#ifndef FIXTURE_ID
-#define FIXTURE_ID "org.tests.fixture"
-#endif
-#ifndef FIXTURE_VERSION
-#define FIXTURE_VERSION "1.0.0"
-#endif
-
-static void say(const clubhouse_reply *reply, const char *text) { reply->write(reply, text, strlen(text)); }
+#include "fixture.h" /* FIXTURE_ID defaults to "org.tests.fixture", FIXTURE_VERSION to "1.0.0" */
 
 static clubhouse_status fx_describe(const clubhouse_plugin_descriptor *self, const clubhouse_reply *reply) {
     (void)self;
@@ -73,8 +64,6 @@ static clubhouse_status fx_describe(const clubhouse_plugin_descriptor *self, con
     return CLUBHOUSE_OK;
 }
 
-typedef struct { const clubhouse_host *host; } fixture;
-
 static clubhouse_status fx_create(const clubhouse_plugin_descriptor *self, const clubhouse_host *host, void **instance,
                                   const clubhouse_reply *reply) {
     (void)self;
@@ -90,10 +79,7 @@ static clubhouse_status fx_create(const clubhouse_plugin_descriptor *self, const
     for (;;) sleep(1);
 #endif
     (void)reply;
-    fixture *f = calloc(1, sizeof *f);
-    f->host = host;
-    *instance = f;
-    return CLUBHOUSE_OK;
+    return fixture_create(host, instance);
 #endif
 }
 
@@ -250,9 +236,9 @@ static const clubhouse_plugin_descriptor descriptor_storage = {
 #endif
     .summary = "A plugin built by the tests",
 #ifdef FIXTURE_SWIFT_MISMATCH
-    .build = "abi=1.0;lang=swift;swift=5.9.2;target=x86_64-unknown-linux-gnu",
+    .build = "abi=" CLUBHOUSE_ABI_VERSION_STRING ";lang=swift;swift=5.9.2;target=x86_64-unknown-linux-gnu",
 #else
-    .build = "abi=1.0;lang=c",
+    .build = CLUBHOUSE_BUILD_C,
 #endif
     .services = services,
     .describe = fx_describe,
@@ -272,7 +258,7 @@ static const clubhouse_plugin_descriptor descriptor_storage = {
 #endif
 
 #ifndef FIXTURE_NO_ENTRY
-__attribute__((visibility("default")))
+CLUBHOUSE_EXPORT
 const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_info *info) {
     (void)info;
 #ifdef FIXTURE_DECLINE
@@ -282,5 +268,5 @@ const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_i
 #endif
 }
 #else
-__attribute__((visibility("default"))) int not_a_plugin(void) { return 42; }
+CLUBHOUSE_EXPORT int not_a_plugin(void) { return 42; }
 #endif

@@ -17,8 +17,6 @@
  *   relay     invoke plugin "fy" (this same fixture under another alias) with "read" of "other":
  *             a plugin trying to make another open a path it does not hold (file: path, other: string)
  */
-#include "clubhouse.h"
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +28,7 @@
 #ifndef FIXTURE_ID
 #define FIXTURE_ID "org.tests.files"
 #endif
+#include "fixture.h"
 
 #define CATALOGUE                                                                                             \
     "{\"commands\":["                                                                                         \
@@ -71,8 +70,6 @@ static void collect(const clubhouse_reply *reply, const char *bytes, size_t leng
     for (size_t i = 0; i < length && m->length + 1 < sizeof m->text; i++) m->text[m->length++] = bytes[i];
     m->text[m->length] = 0;
 }
-
-static void say(const clubhouse_reply *reply, const char *text) { reply->write(reply, text, strlen(text)); }
 
 static void clean(const char *in, char *out, size_t capacity) {
     size_t n = 0;
@@ -118,7 +115,7 @@ static clubhouse_status read_head(const clubhouse_reply *reply, int status, int 
     return result(reply, status, e, head, "");
 }
 
-static clubhouse_status create(const clubhouse_plugin_descriptor *d, const clubhouse_host *host, void **instance,
+static clubhouse_status hf_create(const clubhouse_plugin_descriptor *d, const clubhouse_host *host, void **instance,
                                const clubhouse_reply *reply) {
     (void)d;
     plugin *p = calloc(1, sizeof *p);
@@ -135,15 +132,15 @@ static clubhouse_status create(const clubhouse_plugin_descriptor *d, const clubh
     return CLUBHOUSE_OK;
 }
 
-static void destroy(const clubhouse_plugin_descriptor *d, void *instance) { (void)d; free(instance); }
+static void hf_destroy(const clubhouse_plugin_descriptor *d, void *instance) { (void)d; free(instance); }
 
-static clubhouse_status describe(const clubhouse_plugin_descriptor *d, const clubhouse_reply *reply) {
+static clubhouse_status hf_describe(const clubhouse_plugin_descriptor *d, const clubhouse_reply *reply) {
     (void)d;
     say(reply, CATALOGUE);
     return CLUBHOUSE_OK;
 }
 
-static clubhouse_status invoke(const clubhouse_plugin_descriptor *d, void *instance, const clubhouse_call *call,
+static clubhouse_status hf_invoke(const clubhouse_plugin_descriptor *d, void *instance, const clubhouse_call *call,
                                const char *command, const char *request, size_t request_length,
                                const clubhouse_reply *reply) {
     (void)d;
@@ -236,26 +233,4 @@ static clubhouse_status invoke(const clubhouse_plugin_descriptor *d, void *insta
 
 static const char *const services[] = {NULL};
 
-static const clubhouse_plugin_descriptor descriptor = {
-    .magic = CLUBHOUSE_MAGIC,
-    .abi_major = CLUBHOUSE_ABI_MAJOR,
-    .abi_minor = CLUBHOUSE_ABI_MINOR,
-    .struct_size = sizeof(clubhouse_plugin_descriptor),
-    .flags = 0,
-    .id = FIXTURE_ID,
-    .version = "1.0.0",
-    .name = "Hostile files",
-    .summary = "Tries to reach files it was not given",
-    .build = "abi=1.0;lang=c",
-    .services = services,
-    .create = create,
-    .destroy = destroy,
-    .describe = describe,
-    .invoke = invoke,
-};
-
-__attribute__((visibility("default")))
-const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_info *info) {
-    (void)info;
-    return &descriptor;
-}
+FIXTURE_PLUGIN(hf, "Hostile files", "Tries to reach files it was not given", services)

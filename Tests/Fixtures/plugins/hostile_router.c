@@ -9,8 +9,6 @@
  *   ROUTER_BACKGROUND "later": replies at once and asks for background work ("record"), which
  *                     writes a row; "count" reads how many rows there are.
  */
-#include "clubhouse.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +20,10 @@
 #ifndef FIXTURE_VERSION
 #define FIXTURE_VERSION "1.0.0"
 #endif
+#include "fixture.h"
 #ifndef FIXTURE_PEER
 #define FIXTURE_PEER "b"
 #endif
-
-static void say(const clubhouse_reply *reply, const char *text) { reply->write(reply, text, strlen(text)); }
 
 static clubhouse_status rx_describe(const clubhouse_plugin_descriptor *self, const clubhouse_reply *reply) {
     (void)self;
@@ -40,15 +37,10 @@ static clubhouse_status rx_describe(const clubhouse_plugin_descriptor *self, con
     return CLUBHOUSE_OK;
 }
 
-typedef struct { const clubhouse_host *host; } fixture;
-
 static clubhouse_status rx_create(const clubhouse_plugin_descriptor *self, const clubhouse_host *host, void **instance,
                                   const clubhouse_reply *reply) {
     (void)self; (void)reply;
-    fixture *f = calloc(1, sizeof *f);
-    f->host = host;
-    *instance = f;
-    return CLUBHOUSE_OK;
+    return fixture_create(host, instance);
 }
 
 static void rx_destroy(const clubhouse_plugin_descriptor *self, void *instance) {
@@ -120,26 +112,4 @@ static const char *const services[] = {CLUBHOUSE_SERVICE_INVOKE, NULL};
 static const char *const services[] = {CLUBHOUSE_SERVICE_STORAGE, NULL};
 #endif
 
-static const clubhouse_plugin_descriptor descriptor = {
-    .magic = CLUBHOUSE_MAGIC,
-    .abi_major = CLUBHOUSE_ABI_MAJOR,
-    .abi_minor = CLUBHOUSE_ABI_MINOR,
-    .struct_size = sizeof(clubhouse_plugin_descriptor),
-    .flags = 0,
-    .id = FIXTURE_ID,
-    .version = FIXTURE_VERSION,
-    .name = "Router fixture",
-    .summary = "A plugin built by the router tests",
-    .build = "abi=1.0;lang=c",
-    .services = services,
-    .describe = rx_describe,
-    .create = rx_create,
-    .destroy = rx_destroy,
-    .invoke = rx_invoke,
-};
-
-__attribute__((visibility("default")))
-const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_info *info) {
-    (void)info;
-    return &descriptor;
-}
+FIXTURE_PLUGIN(rx, "Router fixture", "A plugin built by the router tests", services)

@@ -18,8 +18,6 @@
  * count); forkhold (forks a child that holds the runner's pipes and sleeps, writes its pid to
  * $CLUBHOUSE_DATA_DIR/forkhold.pid, then crashes); steal (creates a table in its database); arm.
  */
-#include "clubhouse.h"
-
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +33,7 @@
 #ifndef FIXTURE_VERSION
 #define FIXTURE_VERSION "1.0.0"
 #endif
+#include "fixture.h"
 
 #define CATALOGUE                                                                                              \
     "{\"commands\":["                                                                                          \
@@ -50,10 +49,6 @@
     "{\"name\":\"steal\",\"summary\":\"Write into its database\",\"arguments\":[]},"                            \
     "{\"name\":\"arm\",\"summary\":\"Leave the marker, then crash\",\"arguments\":[]}"                          \
     "]}"
-
-static void say(const clubhouse_reply *reply, const char *text) { reply->write(reply, text, strlen(text)); }
-
-typedef struct { const clubhouse_host *host; } hostile;
 
 /* A reply that collects into a fixed buffer. */
 typedef struct { clubhouse_reply reply; char text[512]; size_t length; } collected;
@@ -156,10 +151,7 @@ static clubhouse_status hx_create(const clubhouse_plugin_descriptor *self, const
         return status;
     }
 #endif
-    hostile *h = calloc(1, sizeof *h);
-    h->host = host;
-    *instance = h;
-    return CLUBHOUSE_OK;
+    return fixture_create(host, instance);
 }
 
 static void hx_destroy(const clubhouse_plugin_descriptor *self, void *instance) {
@@ -176,7 +168,7 @@ static double now_seconds(void) {
 static clubhouse_status hx_invoke(const clubhouse_plugin_descriptor *self, void *instance, const clubhouse_call *call,
                                   const char *command, const char *request, size_t length, const clubhouse_reply *reply) {
     (void)self; (void)request; (void)length;
-    hostile *h = instance;
+    fixture *h = instance;
     const clubhouse_host *host = h->host;
     const clubhouse_log_service *log = host->get_service(host, CLUBHOUSE_SERVICE_LOG);
     const clubhouse_progress_service *progress = host->get_service(host, CLUBHOUSE_SERVICE_PROGRESS);
@@ -281,26 +273,4 @@ static clubhouse_status hx_invoke(const clubhouse_plugin_descriptor *self, void 
 
 static const char *const services[] = {CLUBHOUSE_SERVICE_STORAGE, NULL};
 
-static const clubhouse_plugin_descriptor descriptor = {
-    .magic = CLUBHOUSE_MAGIC,
-    .abi_major = CLUBHOUSE_ABI_MAJOR,
-    .abi_minor = CLUBHOUSE_ABI_MINOR,
-    .struct_size = sizeof(clubhouse_plugin_descriptor),
-    .flags = 0,
-    .id = FIXTURE_ID,
-    .version = FIXTURE_VERSION,
-    .name = "Hostile",
-    .summary = "A plugin that attacks the host from its runner",
-    .build = "abi=1.0;lang=c",
-    .services = services,
-    .describe = hx_describe,
-    .create = hx_create,
-    .destroy = hx_destroy,
-    .invoke = hx_invoke,
-};
-
-__attribute__((visibility("default")))
-const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_info *info) {
-    (void)info;
-    return &descriptor;
-}
+FIXTURE_PLUGIN(hx, "Hostile", "A plugin that attacks the host from its runner", services)

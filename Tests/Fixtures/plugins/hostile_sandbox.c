@@ -34,8 +34,6 @@
  *   crash    abort() (the host restarts the runner on the next call)
  */
 #define _GNU_SOURCE
-#include "clubhouse.h"
-
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +69,7 @@
 #ifndef FIXTURE_VERSION
 #define FIXTURE_VERSION "1.0.0"
 #endif
+#include "fixture.h"
 
 #define ARG "\"arguments\":[{\"name\":\"target\",\"type\":\"string\",\"required\":false,\"help\":\"path or port\"}]"
 #define CATALOGUE                                                                   \
@@ -96,8 +95,6 @@
     "{\"name\":\"fds\",\"summary\":\"List open descriptors\",\"arguments\":[]},"     \
     "{\"name\":\"crash\",\"summary\":\"abort()\",\"arguments\":[]}"                  \
     "]}"
-
-static void say(const clubhouse_reply *reply, const char *text) { reply->write(reply, text, strlen(text)); }
 
 static clubhouse_status result(const clubhouse_reply *reply, int error, const char *head) {
     char text[2200];
@@ -126,8 +123,6 @@ static void target(const char *request, size_t length, char *out, size_t capacit
     for (const char *p = quote + 1; *p && *p != '"' && n + 1 < capacity; p++) out[n++] = *p;
     out[n] = 0;
 }
-
-typedef struct { const clubhouse_host *host; } sandboxed;
 
 #ifdef FIXTURE_CONSTRUCTOR
 __attribute__((constructor)) static void escape_at_load(void) {
@@ -518,29 +513,25 @@ static void list_descriptors(char *out, size_t capacity) {
     }
 }
 
-static clubhouse_status create(const clubhouse_plugin_descriptor *d, const clubhouse_host *host, void **instance,
+static clubhouse_status sb_create(const clubhouse_plugin_descriptor *d, const clubhouse_host *host, void **instance,
                                const clubhouse_reply *reply) {
     (void)d; (void)reply;
-    sandboxed *s = calloc(1, sizeof *s);
-    if (!s) return CLUBHOUSE_ERROR;
-    s->host = host;
-    *instance = s;
-    return CLUBHOUSE_OK;
+    return fixture_create(host, instance);
 }
 
-static void destroy(const clubhouse_plugin_descriptor *d, void *instance) { (void)d; free(instance); }
+static void sb_destroy(const clubhouse_plugin_descriptor *d, void *instance) { (void)d; free(instance); }
 
-static clubhouse_status describe(const clubhouse_plugin_descriptor *d, const clubhouse_reply *reply) {
+static clubhouse_status sb_describe(const clubhouse_plugin_descriptor *d, const clubhouse_reply *reply) {
     (void)d;
     say(reply, CATALOGUE);
     return CLUBHOUSE_OK;
 }
 
-static clubhouse_status invoke(const clubhouse_plugin_descriptor *d, void *instance, const clubhouse_call *call,
+static clubhouse_status sb_invoke(const clubhouse_plugin_descriptor *d, void *instance, const clubhouse_call *call,
                                const char *command, const char *request, size_t request_length,
                                const clubhouse_reply *reply) {
     (void)d; (void)call;
-    const clubhouse_host *host = ((sandboxed *)instance)->host;
+    const clubhouse_host *host = ((fixture *)instance)->host;
     char arg[512];
     target(request, request_length, arg, sizeof arg);
     if (strcmp(command, "open") == 0) {
@@ -690,26 +681,4 @@ static clubhouse_status invoke(const clubhouse_plugin_descriptor *d, void *insta
 
 static const char *const services[] = {CLUBHOUSE_SERVICE_STORAGE, NULL};
 
-static const clubhouse_plugin_descriptor descriptor = {
-    .magic = CLUBHOUSE_MAGIC,
-    .abi_major = CLUBHOUSE_ABI_MAJOR,
-    .abi_minor = CLUBHOUSE_ABI_MINOR,
-    .struct_size = sizeof(clubhouse_plugin_descriptor),
-    .flags = 0,
-    .id = FIXTURE_ID,
-    .version = FIXTURE_VERSION,
-    .name = "Sandboxed",
-    .summary = "A plugin that tries to escape its sandbox",
-    .build = "abi=1.0;lang=c",
-    .services = services,
-    .create = create,
-    .destroy = destroy,
-    .describe = describe,
-    .invoke = invoke,
-};
-
-__attribute__((visibility("default")))
-const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_info *info) {
-    (void)info;
-    return &descriptor;
-}
+FIXTURE_PLUGIN(sb, "Sandboxed", "A plugin that tries to escape its sandbox", services)

@@ -26,8 +26,6 @@
  *                        reply and last_error) is its own; replies the mismatches. Run at once
  *                        by several calls of a thread-safe build, it races the shared connection.
  */
-#include "clubhouse.h"
-
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +38,10 @@
 #ifndef FIXTURE_VERSION
 #define FIXTURE_VERSION "1.0.0"
 #endif
-
-static void say(const clubhouse_reply *reply, const char *text) { reply->write(reply, text, strlen(text)); }
+#ifdef FIXTURE_STORAGE_THREAD_SAFE
+#define FIXTURE_FLAGS CLUBHOUSE_PLUGIN_THREAD_SAFE
+#endif
+#include "fixture.h"
 
 static clubhouse_status hs_describe(const clubhouse_plugin_descriptor *self, const clubhouse_reply *reply) {
     (void)self;
@@ -60,16 +60,10 @@ static clubhouse_status hs_describe(const clubhouse_plugin_descriptor *self, con
     return CLUBHOUSE_OK;
 }
 
-typedef struct { const clubhouse_host *host; } hostile;
-
 static clubhouse_status hs_create(const clubhouse_plugin_descriptor *self, const clubhouse_host *host, void **instance,
                                   const clubhouse_reply *reply) {
     (void)self; (void)reply;
-    hostile *h = calloc(1, sizeof *h);
-    if (!h) return CLUBHOUSE_ERROR;
-    h->host = host;
-    *instance = h;
-    return CLUBHOUSE_OK;
+    return fixture_create(host, instance);
 }
 
 static void hs_destroy(const clubhouse_plugin_descriptor *self, void *instance) {
@@ -97,11 +91,11 @@ static const char *argument(const char *request, size_t length, const char *name
     return out;
 }
 
-static const clubhouse_storage_service *storage_of(hostile *h) {
+static const clubhouse_storage_service *storage_of(fixture *h) {
     return h->host->get_service(h->host, CLUBHOUSE_SERVICE_STORAGE);
 }
 
-static clubhouse_status migrate(const clubhouse_storage_service *s, hostile *h, const clubhouse_reply *reply) {
+static clubhouse_status migrate(const clubhouse_storage_service *s, fixture *h, const clubhouse_reply *reply) {
     /* Migration 1 backfills a table (a few hundred ms): hosts starting side by side overlap in it. */
     clubhouse_status status = s->migrate(h->host, 1, "table t",
         "CREATE TABLE t(value TEXT NOT NULL);"
@@ -111,7 +105,7 @@ static clubhouse_status migrate(const clubhouse_storage_service *s, hostile *h, 
     return s->migrate(h->host, 2, "index on t", "CREATE INDEX t_value ON t(value)", reply);
 }
 
-static clubhouse_status insert(const clubhouse_storage_service *s, hostile *h, const char *value, const clubhouse_reply *reply) {
+static clubhouse_status insert(const clubhouse_storage_service *s, fixture *h, const char *value, const clubhouse_reply *reply) {
     clubhouse_stmt *stmt = NULL;
     clubhouse_status status = s->prepare(h->host, "INSERT INTO t(value) VALUES (?1)", &stmt, reply);
     if (status != CLUBHOUSE_OK) return status;
@@ -221,7 +215,7 @@ static clubhouse_status churn(const clubhouse_storage_service *s, hostile *h, in
 static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void *instance, const clubhouse_call *call,
                                   const char *command, const char *request, size_t length, const clubhouse_reply *reply) {
     (void)self; (void)call;
-    hostile *h = instance;
+    fixture *h = instance;
     const clubhouse_storage_service *s = storage_of(h);
     if (!s) { say(reply, "no storage granted"); return CLUBHOUSE_DENIED; }
     char text[4096];
@@ -310,30 +304,4 @@ static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void 
 
 static const char *const services[] = {CLUBHOUSE_SERVICE_STORAGE, NULL};
 
-static const clubhouse_plugin_descriptor descriptor = {
-    .magic = CLUBHOUSE_MAGIC,
-    .abi_major = CLUBHOUSE_ABI_MAJOR,
-    .abi_minor = CLUBHOUSE_ABI_MINOR,
-    .struct_size = sizeof(clubhouse_plugin_descriptor),
-#ifdef FIXTURE_STORAGE_THREAD_SAFE
-    .flags = CLUBHOUSE_PLUGIN_THREAD_SAFE,
-#else
-    .flags = 0,
-#endif
-    .id = FIXTURE_ID,
-    .version = FIXTURE_VERSION,
-    .name = "Hostile storage",
-    .summary = "Sends the host hostile SQL",
-    .build = "abi=1.0;lang=c",
-    .services = services,
-    .describe = hs_describe,
-    .create = hs_create,
-    .destroy = hs_destroy,
-    .invoke = hs_invoke,
-};
-
-__attribute__((visibility("default")))
-const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_info *info) {
-    (void)info;
-    return &descriptor;
-}
+FIXTURE_PLUGIN(hs, "Hostile storage", "Sends the host hostile SQL", services)

@@ -4,14 +4,12 @@
  *
  *   FIXTURE_UNITS  "units": a stage whose set_unit gets a unit no host knows (77: counted as items,
  *                  never a crash), then a stage in bytes (3 MiB); set_unit is probed with
- *                  CLUBHOUSE_PROGRESS_HAS as the header asks. "styled": a two-line table whose
+ *                  CLUBHOUSE_TABLE_HAS as the header asks. "styled": a two-line table whose
  *                  header is bold only when the call has CLUBHOUSE_CALL_STYLED_TEXT.
  *   FIXTURE_OLD    the same commands as a plugin built before 1.2 would have them: abi_minor 1,
  *                  never calls set_unit and ignores the flag (the host's larger table and new flag
  *                  change nothing for it).
  */
-#include "clubhouse.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +21,7 @@
 #ifndef FIXTURE_VERSION
 #define FIXTURE_VERSION "1.0.0"
 #endif
-
-static void say(const clubhouse_reply *reply, const char *text) { reply->write(reply, text, strlen(text)); }
+#include "fixture.h"
 
 static clubhouse_status pu_describe(const clubhouse_plugin_descriptor *self, const clubhouse_reply *reply) {
     (void)self;
@@ -35,16 +32,10 @@ static clubhouse_status pu_describe(const clubhouse_plugin_descriptor *self, con
     return CLUBHOUSE_OK;
 }
 
-typedef struct { const clubhouse_host *host; } fixture;
-
 static clubhouse_status pu_create(const clubhouse_plugin_descriptor *self, const clubhouse_host *host, void **instance,
                                   const clubhouse_reply *reply) {
     (void)self; (void)reply;
-    fixture *f = calloc(1, sizeof *f);
-    if (!f) return CLUBHOUSE_ERROR;
-    f->host = host;
-    *instance = f;
-    return CLUBHOUSE_OK;
+    return fixture_create(host, instance);
 }
 
 static void pu_destroy(const clubhouse_plugin_descriptor *self, void *instance) {
@@ -56,7 +47,7 @@ static void set_unit(const clubhouse_progress_service *progress, const clubhouse
 #ifdef FIXTURE_OLD
     (void)progress; (void)call; (void)unit;
 #else
-    if (CLUBHOUSE_PROGRESS_HAS(progress, set_unit)) progress->set_unit(call, unit);
+    if (CLUBHOUSE_TABLE_HAS(clubhouse_progress_service, progress, set_unit)) progress->set_unit(call, unit);
 #endif
 }
 
@@ -105,26 +96,13 @@ static clubhouse_status pu_invoke(const clubhouse_plugin_descriptor *self, void 
 
 static const char *const services[] = {CLUBHOUSE_SERVICE_PROGRESS, NULL};
 
-static const clubhouse_plugin_descriptor descriptor = {
-    .magic = CLUBHOUSE_MAGIC,
-    .abi_major = CLUBHOUSE_ABI_MAJOR,
 #ifdef FIXTURE_OLD
-    .abi_minor = 1,
-#else
-    .abi_minor = CLUBHOUSE_ABI_MINOR,
-#endif
-    .struct_size = sizeof(clubhouse_plugin_descriptor),
-    .flags = 0,
-    .id = FIXTURE_ID,
-    .version = FIXTURE_VERSION,
-    .name = "Progress units fixture",
-    .summary = "A plugin built by the terminal tests",
-    .build = "abi=1.0;lang=c",
-    .services = services,
-    .describe = pu_describe,
-    .create = pu_create,
-    .destroy = pu_destroy,
-    .invoke = pu_invoke,
+/* As a plugin built against ABI 1.1 wrote its descriptor and entry. */
+static const clubhouse_plugin_descriptor descriptor = {
+    .magic = CLUBHOUSE_MAGIC, .abi_major = 1, .abi_minor = 1, .struct_size = sizeof(clubhouse_plugin_descriptor),
+    .id = FIXTURE_ID, .version = FIXTURE_VERSION, .name = "Progress units fixture (1.1)",
+    .summary = "A plugin built by the terminal tests", .build = "abi=1.1;lang=c", .services = services,
+    .describe = pu_describe, .create = pu_create, .destroy = pu_destroy, .invoke = pu_invoke,
 };
 
 __attribute__((visibility("default")))
@@ -132,3 +110,6 @@ const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_i
     (void)info;
     return &descriptor;
 }
+#else
+FIXTURE_PLUGIN(pu, "Progress units fixture", "A plugin built by the terminal tests", services)
+#endif

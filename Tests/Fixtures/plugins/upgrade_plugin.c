@@ -8,8 +8,6 @@
  *
  * Commands: add (one note), count ({"notes": N, "migrations": M, "version": V}).
  */
-#include "clubhouse.h"
-
 #include <stdio.h>
 #include <string.h>
 
@@ -19,8 +17,7 @@
 #ifndef FIXTURE_VERSION
 #define FIXTURE_VERSION "1.0.0"
 #endif
-
-static void say(const clubhouse_reply *reply, const char *text) { reply->write(reply, text, strlen(text)); }
+#include "fixture.h"
 
 static clubhouse_status up_describe(const clubhouse_plugin_descriptor *self, const clubhouse_reply *reply) {
     (void)self;
@@ -90,26 +87,4 @@ static clubhouse_status up_invoke(const clubhouse_plugin_descriptor *self, void 
 
 static const char *const services[] = {CLUBHOUSE_SERVICE_STORAGE, NULL};
 
-static const clubhouse_plugin_descriptor descriptor = {
-    .magic = CLUBHOUSE_MAGIC,
-    .abi_major = CLUBHOUSE_ABI_MAJOR,
-    .abi_minor = CLUBHOUSE_ABI_MINOR,
-    .struct_size = sizeof(clubhouse_plugin_descriptor),
-    .flags = 0,
-    .id = FIXTURE_ID,
-    .version = FIXTURE_VERSION,
-    .name = "Upgrade fixture",
-    .summary = "A plugin with migrations, built at several versions by the tests",
-    .build = "abi=1.0;lang=c",
-    .services = services,
-    .describe = up_describe,
-    .create = up_create,
-    .destroy = up_destroy,
-    .invoke = up_invoke,
-};
-
-__attribute__((visibility("default")))
-const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_info *info) {
-    (void)info;
-    return &descriptor;
-}
+FIXTURE_PLUGIN(up, "Upgrade fixture", "A plugin with migrations, built at several versions by the tests", services)

@@ -12,7 +12,7 @@
  *   FIXTURE_BAD_EXAMPLE   declares the example "say --word boom", which fails
  *   FIXTURE_NOSY_CREATE   create reads /etc/passwd, and fails when it cannot (as under a sandbox)
  */
-#include "clubhouse.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,8 +20,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static void say(const clubhouse_reply *reply, const char *text) { reply->write(reply, text, strlen(text)); }
 
 static clubhouse_status v_describe(const clubhouse_plugin_descriptor *self, const clubhouse_reply *reply) {
     (void)self;
@@ -105,26 +103,4 @@ static clubhouse_status v_invoke(const clubhouse_plugin_descriptor *self, void *
 
 static const char *const services[] = {NULL};
 
-static const clubhouse_plugin_descriptor descriptor = {
-    .magic = CLUBHOUSE_MAGIC,
-    .abi_major = CLUBHOUSE_ABI_MAJOR,
-    .abi_minor = CLUBHOUSE_ABI_MINOR,
-    .struct_size = sizeof(clubhouse_plugin_descriptor),
-    .flags = 0,
-    .id = FIXTURE_ID,
-    .version = FIXTURE_VERSION,
-    .name = "Validate fixture",
-    .summary = "A plugin for the validator's checks",
-    .build = "abi=1.0;lang=c",
-    .services = services,
-    .describe = v_describe,
-    .create = v_create,
-    .destroy = v_destroy,
-    .invoke = v_invoke,
-};
-
-__attribute__((visibility("default")))
-const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_info *info) {
-    (void)info;
-    return &descriptor;
-}
+FIXTURE_PLUGIN(v, "Validate fixture", "A plugin for the validator's checks", services)

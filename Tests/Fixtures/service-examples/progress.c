@@ -10,7 +10,8 @@ static clubhouse_status replay_shots(const clubhouse_host *host, const clubhouse
      * ABI 1.2, so probe it: an older host's table is shorter and draws the stage in items. */
     if (progress) {
         progress->begin(call, "reading shots", size);
-        if (CLUBHOUSE_PROGRESS_HAS(progress, set_unit)) progress->set_unit(call, CLUBHOUSE_PROGRESS_UNIT_BYTES);
+        if (CLUBHOUSE_TABLE_HAS(clubhouse_progress_service, progress, set_unit))
+            progress->set_unit(call, CLUBHOUSE_PROGRESS_UNIT_BYTES);
     }
     uint64_t shots = 0;
     for (size_t i = 0; i < size; i++) {

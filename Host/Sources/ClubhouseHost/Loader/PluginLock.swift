@@ -168,10 +168,7 @@ public struct PluginLock: Sendable {
 
 /// SHA-256 of plugin libraries, each file read once per process (see the top of this file).
 public enum LibraryDigest {
-    private struct Key: Hashable {
-        var device, inode: UInt64
-        var size, mtime, ctime: Int64
-    }
+    private typealias Key = FileIdentity
 
     private static let lock = Lock()
     nonisolated(unsafe) private static var memo: [Key: String] = [:]
@@ -186,18 +183,16 @@ public enum LibraryDigest {
         return (dir.isEmpty ? "." : dir) + "/." + name + ".digests"
     }
 
-    private static func keyText(_ key: Key) -> String { "\(key.device) \(key.inode) \(key.size) \(key.mtime) \(key.ctime)" }
-
     /// Reads `file`'s entries into the memo (once per process per file); a damaged line is skipped.
     private static func loadCache(_ file: String) {
         guard lock.withLock({ loadedCaches.insert(file).inserted }) else { return }
         guard FileSystem.exists(file), let bytes = try? FileSystem.read(file), bytes.count < 1 << 20 else { return }
         var found: [Key: String] = [:]
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-            let f = line.split(separator: " ")
-            guard f.count == 6, let d = UInt64(f[0]), let i = UInt64(f[1]), let sz = Int64(f[2]), let m = Int64(f[3]),
-                  let c = Int64(f[4]), f[5].count == 64, f[5].allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { continue }
-            found[Key(device: d, inode: i, size: sz, mtime: m, ctime: c)] = String(f[5])
+            guard let space = line.lastIndex(of: " "), let key = Key(line[..<space]) else { continue }
+            let digest = line[line.index(after: space)...]
+            guard digest.count == 64, digest.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { continue }
+            found[key] = String(digest)
         }
         lock.withLock { for (k, v) in found where memo[k] == nil { memo[k] = v } }
     }
@@ -205,7 +200,7 @@ public enum LibraryDigest {
     /// Rewrites `file` with every digest this process knows (newest 256), atomically; a folder that
     /// cannot be written only costs the next process a re-read.
     private static func saveCache(_ file: String) {
-        let lines = lock.withLock { memo.prefix(256).map { keyText($0.key) + " " + $0.value } }.sorted()
+        let lines = lock.withLock { memo.prefix(256).map { "\($0.key) \($0.value)" } }.sorted()
         try? FileSystem.writeAtomically(file, Array((lines.joined(separator: "\n") + "\n").utf8))
     }
 
@@ -224,9 +219,7 @@ public enum LibraryDigest {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return .failure(LockFileReadError(reason: String(cString: strerror(errno)))) }
         guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(LockFileReadError(reason: "not a regular file")) }
-        let key = Key(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
-                      mtime: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
-                      ctime: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
+        let key = Key(st)
         if let cache { loadCache(cache) }
         if let known = lock.withLock({ memo[key] }) { return .success(known) }
         var hash = SHA256()

@@ -46,11 +46,11 @@ public final class CallContext: @unchecked Sendable {
     private static let counter = Atomic<UInt64>(0)
 
     /// The call's path arguments as capabilities (set by the instance running it; CallFiles.swift).
-    private let filesLock = Lock()
-    private var filesStorage: CallFiles?
+    /// A Mutex lives inside the context: a call allocates no lock of its own.
+    private let filesStorage = Mutex<CallFiles?>(nil)
     var files: CallFiles? {
-        get { filesLock.withLock { filesStorage } }
-        set { filesLock.withLock { filesStorage = newValue } }
+        get { filesStorage.withLock { $0 } }
+        set { filesStorage.withLock { $0 = newValue } }
     }
 
     /// The longest progress label the plugin running this call may set (its `progress_kb`; set by

@@ -1,7 +1,7 @@
-// Serialized plugins take turns through a gate. The gates of one site share one table of who holds
-// which plugin (by outermost call) and which call waits for which plugin, so a wait that would close
-// a cycle (call 1 in A waits for B while call 2 in B waits for A) is refused at once with the cycle
-// named, instead of hanging both. Every wait is bounded and ends early when its call is cancelled.
+// Serialized plugins take turns through a gate. The gates of one site share one table of which call
+// waits for which plugin, and each gate knows the outermost call holding it, so a wait that would
+// close a cycle (call 1 in A waits for B while call 2 in B waits for A) is refused at once with the
+// cycle named, instead of hanging both. Every wait is bounded and ends early when its call is cancelled.
 //
 // Lock order: a gate is taken before the plugin's own locks (runner, database); the table's mutex is
 // held only inside `enter`/`leave` and never while calling out.
@@ -16,14 +16,9 @@ final class CallGates: @unchecked Sendable {
     let waitLimitMilliseconds: Int64
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    /// One condition per gate that has been waited for (made on first wait, kept): leaving a gate wakes one
-    /// of its own waiters, not every waiter of every gate (a busy plugin's callers used to wake in a herd).
-    private var conditions: [ObjectIdentifier: UnsafeMutablePointer<pthread_cond_t>] = [:]
-    private var waitersByGate: [ObjectIdentifier: Int] = [:]
-    /// Outermost call id holding each gate (by the gate's plugin instance).
-    private var holders: [ObjectIdentifier: (root: UInt64, alias: String)] = [:]
-    /// The gate each outermost call is waiting for, with that plugin's alias.
-    private var waiting: [UInt64: (gate: ObjectIdentifier, alias: String)] = [:]
+    /// The gate each outermost call is waiting for, with that plugin's alias. (Who holds a gate, who
+    /// waits for it and its condition are kept in the gate itself: taking a free gate looks nothing up.)
+    private var waiting: [UInt64: (gate: CallGate, alias: String)] = [:]
 
     init(waitLimitMilliseconds: Int64 = 120_000) {
         self.waitLimitMilliseconds = waitLimitMilliseconds
@@ -33,52 +28,33 @@ final class CallGates: @unchecked Sendable {
     }
 
     deinit {
-        for condition in conditions.values {
-            pthread_cond_destroy(condition)
-            condition.deallocate()
-        }
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
     }
 
-    /// The condition of gate `key` (called with the mutex held).
-    private func condition(_ key: ObjectIdentifier) -> UnsafeMutablePointer<pthread_cond_t> {
-        if let known = conditions[key] { return known }
-        let made = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-        made.initialize(to: pthread_cond_t())
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(made, &attributes)
-        pthread_condattr_destroy(&attributes)
-        conditions[key] = made
-        return made
-    }
-
     /// Takes the gate of `gate` (a plugin instance called `alias`) for `call`, waiting while another
     /// call holds it. Returns the refusal when waiting would deadlock, took too long, or was cancelled.
-    func enter(_ gate: AnyObject, alias: String, call: CallContext) -> RuntimeError? {
-        let key = ObjectIdentifier(gate)
+    func enter(_ gate: CallGate, alias: String, call: CallContext) -> RuntimeError? {
         let root = call.root
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        guard holders[key] != nil else {
-            holders[key] = (root, alias)
+        guard gate.holder != nil else {
+            gate.holder = (root, alias)
             return nil
         }
-        if let cycle = cycle(from: key, root: root, alias: alias) {
+        if let cycle = cycle(from: gate, root: root, alias: alias) {
             return RuntimeError(status: .denied,
                                 message: "call cycle refused: \(cycle.joined(separator: " → ")) (each waits for the next; calls that invoke each other cannot both run at once); retry the call")
         }
-        waiting[root] = (key, alias)
-        waitersByGate[key, default: 0] += 1
-        let condition = condition(key)
+        waiting[root] = (gate, alias)
+        gate.waiters += 1
+        let condition = gate.condition()
         defer {
             waiting[root] = nil
-            waitersByGate[key, default: 1] -= 1
+            gate.waiters -= 1
         }
         let deadline = Subprocess.monotonicMilliseconds() + waitLimitMilliseconds
-        while holders[key] != nil {
+        while gate.holder != nil {
             let now = Subprocess.monotonicMilliseconds()
             if now >= deadline {
                 return RuntimeError(status: .error,
@@ -100,29 +76,62 @@ final class CallGates: @unchecked Sendable {
             }
             pthread_cond_timedwait(condition, mutex, &ts)
         }
-        holders[key] = (root, alias)
+        gate.holder = (root, alias)
         return nil
     }
 
-    func leave(_ gate: AnyObject) {
-        let key = ObjectIdentifier(gate)
+    /// Frees `gate` and wakes one of its own waiters, not every waiter of every gate (a busy
+    /// plugin's callers used to wake in a herd).
+    func leave(_ gate: CallGate) {
         pthread_mutex_lock(mutex)
-        holders[key] = nil
-        if (waitersByGate[key] ?? 0) > 0, let condition = conditions[key] { pthread_cond_signal(condition) }
+        gate.holder = nil
+        if gate.waiters > 0, let condition = gate.waitCondition { pthread_cond_signal(condition) }
         pthread_mutex_unlock(mutex)
     }
 
-    /// The plugins of the cycle that waiting for `key` would close, or nil. Called with the mutex held.
-    private func cycle(from key: ObjectIdentifier, root: UInt64, alias: String) -> [String]? {
+    /// The plugins of the cycle that waiting for `gate` would close, or nil. Called with the mutex held.
+    private func cycle(from gate: CallGate, root: UInt64, alias: String) -> [String]? {
         var path = [alias]
-        var current = key
+        var current = gate
         var seen = Set<UInt64>()
-        while let holder = holders[current] {
+        while let holder = current.holder {
             if holder.root == root { return path + [path[0]] }
             guard seen.insert(holder.root).inserted, let next = waiting[holder.root] else { return nil }
             path.append(next.alias)
             current = next.gate
         }
         return nil
+    }
+}
+
+/// One plugin instance's gate: the outermost call holding it, how many calls wait for it and the
+/// condition they wait on (made on the first wait). Read and written only with the mutex of the
+/// CallGates it is entered through held (which is why it may be @unchecked Sendable); a waiting call
+/// keeps its instance, and so its gate, alive.
+final class CallGate: @unchecked Sendable {
+    fileprivate var holder: (root: UInt64, alias: String)?
+    fileprivate var waiters = 0
+    fileprivate var waitCondition: UnsafeMutablePointer<pthread_cond_t>?
+    init() {}
+
+    deinit {
+        if let waitCondition {
+            pthread_cond_destroy(waitCondition)
+            waitCondition.deallocate()
+        }
+    }
+
+    /// The condition waiters of this gate wait on (called with the mutex held).
+    fileprivate func condition() -> UnsafeMutablePointer<pthread_cond_t> {
+        if let known = waitCondition { return known }
+        let made = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        made.initialize(to: pthread_cond_t())
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(made, &attributes)
+        pthread_condattr_destroy(&attributes)
+        waitCondition = made
+        return made
     }
 }

@@ -56,6 +56,12 @@ final class PluginInstance: @unchecked Sendable {
     /// The commands that take path arguments (set once, before the first call): their grants are
     /// built per call (CallFiles.swift).
     var pathArguments: [String: CommandSpec] = [:]
+    /// Calls running in this instance, and whether a reload retired it (it is destroyed after its
+    /// last call). Both guarded by the site runtime's lock.
+    var callsInFlight = 0
+    var retired = false
+    /// The gate serialized calls take turns through (CallGates).
+    let gate = CallGate()
 
     static func pathArguments(of catalogue: CommandCatalog) -> [String: CommandSpec] {
         var commands: [String: CommandSpec] = [:]
@@ -251,14 +257,15 @@ final class PluginInstance: @unchecked Sendable {
     /// cancelled or past its deadline, and to know who opened a transaction).
     func invoke(command: String, request: [UInt8], call: CallContext) -> (status: Int32, reply: [UInt8]) {
         let serialize = serializesCalls
-        if serialize, let refusal = runtime.gates.enter(self, alias: entry.alias, call: call) {
+        if serialize, let refusal = runtime.gates.enter(gate, alias: entry.alias, call: call) {
             call.progress.end()
             return (refusal.status.rawValue, Array(refusal.message.utf8))
         }
-        defer { if serialize { runtime.gates.leave(self) } }
+        defer { if serialize { runtime.gates.leave(gate) } }
         // The call's path arguments become its capabilities (only commands that declare any pay for this).
         var files: CallFiles?
-        if let spec = pathArguments[command], let parsed = try? JSONParser.parse(bytes: request),
+        let paths = pathArguments
+        if !paths.isEmpty, let spec = paths[command], let parsed = try? JSONParser.parse(bytes: request),
            let arguments = parsed["arguments"]?.objectValue {
             var grants = CallFiles.grants(for: spec, arguments: arguments)
             // Nested in another plugin's call: only paths that call holds itself (no confused deputy).
@@ -269,10 +276,11 @@ final class PluginInstance: @unchecked Sendable {
             call.progress.end()
             return (refusal.status.rawValue, Array(refusal.message.utf8))
         }
-        let previousFiles = call.files
-        call.files = files
+        // A call without path capabilities leaves the context's (nil for a fresh call) as it is.
+        let previousFiles: CallFiles?? = files == nil ? .none : .some(call.files)
+        if files != nil { call.files = files }
         call.progressLabelBytes = limits.progressBytes
-        defer { call.files = previousFiles }
+        defer { if case .some(let previous) = previousFiles { call.files = previous } }
         var result: (Int32, [UInt8]) = call.makeCurrent {
             switch backend {
             case .isolated(let runner):

@@ -11,23 +11,18 @@ import ClubhouseLoader
 import Glibc
 #endif
 
-/// A configured plugin resolved to its library (or the reason it could not be).
+/// A configured plugin resolved to its file, its descriptor and its catalogue (or the reason it
+/// could not be). Its code is loaded only when a call needs an instance (SiteRuntime.backend): a
+/// description may come from the catalogue cache (Loader/CatalogueCache.swift).
 public struct ResolvedPlugin: Sendable {
     public var entry: PluginEntry
-    var backend: PluginBackend
     public var catalogue: CommandCatalog
-
-    public var info: PluginDescriptorInfo { backend.info }
-    public var path: String { backend.path }
-    /// True when the plugin runs in its own child process.
-    public var isolated: Bool { backend.isIsolated }
+    public var info: PluginDescriptorInfo
+    public var path: String
     /// What the plugin runs with: "auto" resolved (SiteRuntime.automaticIsolation).
-    public var effectiveIsolation: Isolation {
-        switch backend {
-        case .library: return .inProcess
-        case .isolated(let runner): return runner.sandboxPorts == nil ? .process : .sandbox
-        }
-    }
+    public var effectiveIsolation: Isolation
+    /// True when the plugin runs in its own child process.
+    public var isolated: Bool { effectiveIsolation != .inProcess }
     /// Why an "auto" plugin that would be sandboxed is not (config validate warns).
     public var weakerThanAuto: String?
     /// Why it runs with `effectiveIsolation`, for `plugins info`: "installed package (…)",
@@ -35,6 +30,12 @@ public struct ResolvedPlugin: Sendable {
     public var isolationReason = ""
     /// Where it comes from, as the start of a sentence about it: "is an installed package".
     public var originPhrase = ""
+    /// The loaded library or started runner, when resolving loaded it (a cache miss).
+    var backend: PluginBackend?
+    /// The catalogue's bytes as described, and the file's identity then: a backend loaded later
+    /// must describe the same.
+    var described: [UInt8] = []
+    var identity: FileIdentity?
 }
 
 /// The outcome of one command.
@@ -105,20 +106,26 @@ public final class SiteRuntime: @unchecked Sendable {
     /// Each alias's plugin as loaded, and as resolved (loaded and not a duplicate).
     private var loaded: [String: Result<ResolvedPlugin, RuntimeError>] = [:]
     private var resolved: [String: Result<ResolvedPlugin, RuntimeError>] = [:]
+    /// Backends loaded after a description from the catalogue cache (SiteRuntime.backend).
+    private var backends: [String: PluginBackend] = [:]
     private var instances: [String: PluginInstance] = [:]
     private var creationOrder: [String] = []
-    /// Calls in flight per instance, and instances a reload retired: each is destroyed once its
-    /// calls in flight have finished (Runtime/SiteReload.swift).
-    private var inFlight: [ObjectIdentifier: Int] = [:]
+    /// Instances a reload retired while calls were in flight (PluginInstance.callsInFlight): each is
+    /// destroyed once its last call has finished (Runtime/SiteReload.swift).
     private var retiring: [ObjectIdentifier: PluginInstance] = [:]
     /// Each alias's install-tree and lock signature when it was resolved (serve's reload watch).
     private var signatures: [String: [Int64]] = [:]
 
+    /// Descriptions of plugin files kept across runs (nil: every resolution loads the plugin).
+    let catalogues: CatalogueCache?
+
     /// `storageDirectory`: where the plugins' databases go when not in `dataDirectory` (config
     /// validate creates plugins on a throwaway one, with the site's install tree and lock).
+    /// `describesFromCache: false` loads every plugin it resolves (config validate: "every plugin loads").
     public init(configuration: SiteConfiguration, site: Site, dataDirectory: String, log: LogBroker,
                 loader: PluginLoader = PluginLoader(), background: (any BackgroundLauncher)? = nil, enforcesLock: Bool = true,
-                storageDirectory: String? = nil) {
+                storageDirectory: String? = nil, describesFromCache: Bool = true) {
+        catalogues = describesFromCache ? CatalogueCache(dataDirectory: dataDirectory) : nil
         self.configuration = configuration
         lockGuard = LockGuard(path: PluginLock.path(configuration: configuration, dataDirectory: dataDirectory), enabled: enforcesLock)
         backgroundLauncher = background
@@ -224,7 +231,22 @@ public final class SiteRuntime: @unchecked Sendable {
         for entry in site.plugins where entry.enabled { _ = resolve(entry.alias) }
     }
 
-    private func resolveUncached(_ alias: String) -> Result<ResolvedPlugin, RuntimeError> {
+    /// Where a site's alias leads: its entry, the file, what the lock pins, how it runs.
+    private struct Location {
+        var entry: PluginEntry
+        /// "plugins.json:LINE:COLUMN" of the entry.
+        var place: String
+        var path: String
+        var locked: LockedPlugin?
+        /// Under a lock: an open descriptor of the file, checked against it (the bytes to load).
+        var verified: Int32?
+        /// How it runs, and why (IsolationChoice.swift).
+        var choice: IsolationChoice
+        var isolation: Isolation { choice.isolation }
+    }
+
+    /// The checks that need no plugin code: the entry, the lock, the file and its isolation.
+    private func locate(_ alias: String) -> Result<Location, RuntimeError> {
         if let entry = site.plugin(alias: alias) {
             let signature = watchSignature(entry)
             lock.withLock { signatures[alias] = signature }
@@ -286,55 +308,131 @@ public final class SiteRuntime: @unchecked Sendable {
             return .failure(RuntimeError(status: .error, message: refusal.message))
         }
         let choice = IsolationChoice.make(entry: entry, path: path, installRoot: discovery.installRoot, where: where_)
-        let isolation = choice.isolation
-        let isolated = isolation != .inProcess
-        let backend: PluginBackend
-        var catalogueBytes: [UInt8]
-        if isolated {
+        return .success(Location(entry: entry, place: where_, path: path, locked: locked, verified: verified, choice: choice))
+    }
+
+    /// Loads the library (in process) or starts its runner, and reads its catalogue. Takes the
+    /// location's verified descriptor.
+    private func openBackend(_ l: Location) -> Result<(PluginBackend, [UInt8]), RuntimeError> {
+        let alias = l.entry.alias
+        if l.isolation != .inProcess {
             do {
-                if let verified { try PluginLoader.checkELF(descriptor: verified, path: path) } else { try PluginLoader.checkELF(path: path) }
+                if let verified = l.verified { try PluginLoader.checkELF(descriptor: verified, path: l.path) } else { try PluginLoader.checkELF(path: l.path) }
             } catch {
-                if let verified { close(verified) }
+                if let verified = l.verified { close(verified) }
                 return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
             }
             do {
-                let runner = try IsolatedPlugin(path: path, alias: alias, timeoutMilliseconds: entry.timeoutMilliseconds,
-                                                expectedID: entry.id, limits: entry.limits,
-                                                sandboxPorts: isolation == .sandbox ? Self.grantedPorts(entry) : nil,
-                                                verifiedLibrary: verified, standardError: log.runnerErrors)
-                backend = .isolated(runner)
-                catalogueBytes = runner.catalogue
+                let runner = try IsolatedPlugin(path: l.path, alias: alias, timeoutMilliseconds: l.entry.timeoutMilliseconds,
+                                                expectedID: l.entry.id, limits: l.entry.limits,
+                                                sandboxPorts: l.isolation == .sandbox ? Self.grantedPorts(l.entry) : nil,
+                                                verifiedLibrary: l.verified, standardError: log.runnerErrors)
+                return .success((.isolated(runner), runner.catalogue))
             } catch {
                 return .failure(error)
             }
-        } else {
-            do {
-                let library = try loader.load(path: path, verified: verified)
-                backend = .library(library)
-                catalogueBytes = try library.describe()
-            } catch {
-                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
+        }
+        do {
+            let library = try loader.load(path: l.path, verified: l.verified)
+            return .success((.library(library), try library.describe()))
+        } catch {
+            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
+        }
+    }
+
+    private func resolveUncached(_ alias: String) -> Result<ResolvedPlugin, RuntimeError> {
+        let l: Location
+        switch locate(alias) {
+        case .success(let found): l = found
+        case .failure(let e): return .failure(e)
+        }
+        // The file as it is before anything reads it: a file replaced after this is described
+        // under its old identity, which the next lookup no longer matches.
+        let real = FileSystem.realPath(l.path) ?? l.path
+        let identity = l.verified.flatMap { FileIdentity(descriptor: $0) } ?? FileSystem.identity(real)
+        if let catalogues, let identity, let known = catalogues.lookup(path: real, identity: identity, sha256: l.locked?.sha256) {
+            let remembered = describe(l, info: known.info, catalogue: known.catalogue, backend: nil, identity: identity)
+            if case .success = remembered {
+                if let verified = l.verified { close(verified) }
+                return remembered
             }
+            // A damaged entry (its catalogue does not parse) is forgotten: the plugin itself says what it is.
+            catalogues.remove(path: real)
         }
-        let info = backend.info
-        if let id = entry.id, id != info.id {
+        let backend: PluginBackend
+        let bytes: [UInt8]
+        switch openBackend(l) {
+        case .success(let opened): (backend, bytes) = opened
+        case .failure(let e): return .failure(e)
+        }
+        let result = describe(l, info: backend.info, catalogue: bytes, backend: backend, identity: identity)
+        if case .success = result, let catalogues, let identity {
+            catalogues.store(path: real, CataloguedPlugin(info: backend.info, catalogue: bytes, identity: identity, sha256: l.locked?.sha256))
+        }
+        return result
+    }
+
+    /// The checks of a description against the site (id, version), and its catalogue read.
+    private func describe(_ l: Location, info: PluginDescriptorInfo, catalogue bytes: [UInt8], backend: PluginBackend?,
+                          identity: FileIdentity?) -> Result<ResolvedPlugin, RuntimeError> {
+        let alias = l.entry.alias
+        if let id = l.entry.id, id != info.id {
             return .failure(RuntimeError(status: .error,
-                                         message: "plugin '\(alias)': \(path) is \(info.id), but the site expects \(id) (\(where_)); fix \"id\" or \"path\""))
+                                         message: "plugin '\(alias)': \(l.path) is \(info.id), but the site expects \(id) (\(l.place)); fix \"id\" or \"path\""))
         }
-        if let requirement = entry.versionRequirement, !requirement.isSatisfied(by: info.semanticVersion) {
+        if let requirement = l.entry.versionRequirement, !requirement.isSatisfied(by: info.semanticVersion) {
             return .failure(RuntimeError(status: .error,
-                                         message: "plugin '\(alias)': \(info.id) \(info.version) (\(path)) does not satisfy the site's version requirement '\(requirement)' (\(where_)); install a matching build or change \"version\""))
+                                         message: "plugin '\(alias)': \(info.id) \(info.version) (\(l.path)) does not satisfy the site's version requirement '\(requirement)' (\(l.place)); install a matching build or change \"version\""))
         }
-        switch CommandCatalog.parse(catalogueBytes, plugin: alias) {
+        switch CommandCatalog.parse(bytes, plugin: alias) {
         case .success(let catalogue):
-            var resolved = ResolvedPlugin(entry: entry, backend: backend, catalogue: catalogue)
-            resolved.weakerThanAuto = choice.weaker
-            resolved.isolationReason = choice.reason
-            resolved.originPhrase = choice.originPhrase
+            var resolved = ResolvedPlugin(entry: l.entry, catalogue: catalogue, info: info, path: l.path, effectiveIsolation: l.isolation,
+                                          weakerThanAuto: l.choice.weaker, backend: backend, described: bytes, identity: identity)
+            resolved.isolationReason = l.choice.reason
+            resolved.originPhrase = l.choice.originPhrase
             return .success(resolved)
         case .failure(let e):
-            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(path)): bad command catalogue: \(e)"))
+            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(l.path)): bad command catalogue: \(e)"))
         }
+    }
+
+    /// The loaded library or started runner of `alias`: loaded on the first call that needs an
+    /// instance when its description came from the catalogue cache. The plugin loaded must be the
+    /// one described (same id, version and catalogue); a file changed in between is refused, and
+    /// forgotten, so that the next call describes it again.
+    func backend(_ alias: String) -> Result<PluginBackend, RuntimeError> {
+        let plugin: ResolvedPlugin
+        switch resolve(alias) {
+        case .success(let p): plugin = p
+        case .failure(let e): return .failure(e)
+        }
+        if let backend = plugin.backend ?? lock.withLock({ backends[alias] }) { return .success(backend) }
+        loadLock.lock()
+        defer { loadLock.unlock() }
+        if let backend = lock.withLock({ backends[alias] }) { return .success(backend) }
+        let l: Location
+        switch locate(alias) {
+        case .success(let found): l = found
+        case .failure(let e): return .failure(e)
+        }
+        let backend: PluginBackend
+        let bytes: [UInt8]
+        switch openBackend(l) {
+        case .success(let opened): (backend, bytes) = opened
+        case .failure(let e): return .failure(e)
+        }
+        guard l.path == plugin.path, backend.info.id == plugin.info.id, backend.info.version == plugin.info.version,
+              bytes == plugin.described else {
+            catalogues?.remove(path: FileSystem.realPath(plugin.path) ?? plugin.path)
+            lock.withLock {
+                loaded[alias] = nil
+                resolved[alias] = nil
+            }
+            if case .isolated(let runner) = backend { runner.stop() }
+            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(l.path) changed since its commands were read (now \(backend.info.id) \(backend.info.version)); the command did not run: run it again"))
+        }
+        lock.withLock { backends[alias] = backend }
+        return .success(backend)
     }
 
     /// Tests only: CLUBHOUSE_TEST_SWAP_AFTER_LOCK_CHECK=FILE renames FILE over the library just
@@ -377,7 +475,12 @@ public final class SiteRuntime: @unchecked Sendable {
         }
         creating.append(alias)
         defer { creating.removeLast() }
-        let made = PluginInstance(backend: plugin.backend, entry: plugin.entry, siteName: site.name, runtime: self)
+        let backend: PluginBackend
+        switch self.backend(alias) {
+        case .success(let b): backend = b
+        case .failure(let e): return .failure(e)
+        }
+        let made = PluginInstance(backend: backend, entry: plugin.entry, siteName: site.name, runtime: self)
         made.pathArguments = PluginInstance.pathArguments(of: plugin.catalogue)
         do {
             try made.create()
@@ -415,7 +518,7 @@ public final class SiteRuntime: @unchecked Sendable {
         let target: PluginInstance
         if let existing = lock.withLock({ () -> PluginInstance? in
             guard let found = instances[alias] else { return nil }
-            inFlight[ObjectIdentifier(found), default: 0] += 1
+            found.callsInFlight += 1
             return found
         }) {
             target = existing
@@ -424,7 +527,7 @@ public final class SiteRuntime: @unchecked Sendable {
             case .failure(let error): return (error.status.rawValue, Array(error.message.utf8))
             case .success(let made):
                 target = made
-                lock.withLock { inFlight[ObjectIdentifier(made), default: 0] += 1 }
+                lock.withLock { made.callsInFlight += 1 }
             }
         }
         defer { finished(target) }
@@ -433,15 +536,10 @@ public final class SiteRuntime: @unchecked Sendable {
 
     /// A call into `target` ended: a retired instance is destroyed after its last call.
     private func finished(_ target: PluginInstance) {
-        let id = ObjectIdentifier(target)
         let retired = lock.withLock { () -> PluginInstance? in
-            let remaining = (inFlight[id] ?? 1) - 1
-            if remaining > 0 {
-                inFlight[id] = remaining
-                return nil
-            }
-            inFlight[id] = nil
-            return retiring.removeValue(forKey: id)
+            target.callsInFlight -= 1
+            guard target.callsInFlight == 0, target.retired else { return nil }
+            return retiring.removeValue(forKey: ObjectIdentifier(target))
         }
         retired?.destroy()
     }
@@ -455,10 +553,12 @@ public final class SiteRuntime: @unchecked Sendable {
             if case .success(let plugin) = current, !plugin.isolated { return (.needsRestart(version: plugin.info.version), nil) }
             loaded[alias] = nil
             resolved[alias] = nil
+            backends[alias] = nil
             signatures[alias] = nil
             guard let old = instances.removeValue(forKey: alias) else { return (.restartsOnNextCall, nil) }
             creationOrder.removeAll { $0 == alias }
-            if (inFlight[ObjectIdentifier(old)] ?? 0) > 0 {
+            if old.callsInFlight > 0 {
+                old.retired = true
                 retiring[ObjectIdentifier(old)] = old
                 return (.restartsOnNextCall, nil)
             }

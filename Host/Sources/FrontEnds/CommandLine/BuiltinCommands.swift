@@ -310,7 +310,9 @@ enum BuiltinCommands {
             var toCreate: [(target: ConfigCreateCheck.Target, place: String)] = []
             for name in configuration.siteOrder {
                 guard let site = configuration.sites[name] else { continue }
-                let runtime = SiteRuntime(configuration: configuration, site: site, dataDirectory: dataDirectory, log: log)
+                // It says "every enabled plugin loads": each is loaded, never only read from the catalogue cache.
+                let runtime = SiteRuntime(configuration: configuration, site: site, dataDirectory: dataDirectory, log: log,
+                                          describesFromCache: false)
                 var loaded = 0
                 for entry in site.plugins where entry.enabled {
                     let place = "\(source):\(entry.location.line):\(entry.location.column)"

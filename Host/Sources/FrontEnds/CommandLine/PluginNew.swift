@@ -158,29 +158,18 @@ enum PluginNew {
 
         static const char *const services[] = {NULL};
 
+        /* magic, ABI and size come from the header (CLUBHOUSE_DESCRIPTOR_INIT), so does the build string. */
         static const clubhouse_plugin_descriptor descriptor = {
-            .magic = CLUBHOUSE_MAGIC,
-            .abi_major = CLUBHOUSE_ABI_MAJOR,
-            .abi_minor = CLUBHOUSE_ABI_MINOR,
-            .struct_size = sizeof(clubhouse_plugin_descriptor),
-            .flags = 0,
-            .id = "org.example.__NAME__",
-            .version = "0.1.0",
-            .name = "__NAME__",
+            CLUBHOUSE_DESCRIPTOR_INIT,
+            .id = "org.example.__NAME__", .version = "0.1.0", .name = "__NAME__",
             .summary = "Greets people (made by clubhouse plugin new)",
-            .build = "abi=" CLUBHOUSE_ABI_VERSION_STRING ";lang=c", /* the ABI of the header it is compiled against */
+            .build = CLUBHOUSE_BUILD_C,
             .services = services,
-            .describe = __C___describe,
-            .create = __C___create,
-            .destroy = __C___destroy,
-            .invoke = __C___invoke,
+            .describe = __C___describe, .create = __C___create, .destroy = __C___destroy, .invoke = __C___invoke,
         };
 
-        __attribute__((visibility("default")))
-        const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_info *info) {
-            (void)info;
-            return &descriptor;
-        }
+        /* The one exported symbol (the Makefile builds with -fvisibility=hidden). */
+        CLUBHOUSE_DEFINE_ENTRY(descriptor)
 
         """#
         let makefile = """
@@ -191,7 +180,7 @@ enum PluginNew {
         CLUBHOUSE_CFLAGS := $(shell pkg-config --cflags clubhouse)
 
         lib\(name).so: \(name).c
-        \t$(CC) -shared -fPIC -std=c99 $(CFLAGS) $(CLUBHOUSE_CFLAGS) \(name).c -o lib\(name).so
+        \t$(CC) -shared -fPIC -fvisibility=hidden -std=c99 $(CFLAGS) $(CLUBHOUSE_CFLAGS) \(name).c -o lib\(name).so
 
         check: lib\(name).so
         \tclubhouse plugin validate ./lib\(name).so

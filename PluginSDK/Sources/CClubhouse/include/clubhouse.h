@@ -30,9 +30,15 @@
  *     writes, the caller copies. Neither side ever frees memory the other allocated.
  *   - Every fallible function returns a `clubhouse_status` (status.h). Plugins never terminate
  *     the process, never throw across the boundary, and never longjmp out of a callback.
- *   - Structs that shipped never change: they only grow at their end, and each starts with
- *     `struct_size` so the reader knows which members exist. A new capability is a new
- *     service id ("clubhouse.storage/2"), never a changed table.
+ *   - A table grows only at its end. Every struct and service table starts with `struct_size`
+ *     (sizeof the table as its writer compiled it), so the reader knows which members exist.
+ *     Within ABI major 1 a minor version may append members at the end of a shipped table —
+ *     storage.h did in 1.1, progress.h in 1.2, as SQLite appends to sqlite3_api_routines — and
+ *     each appended block says "Added in ABI 1.x". A reader probes an appended member with
+ *     CLUBHOUSE_TABLE_HAS (host.h) before using it: an older peer's table ends before it.
+ *   - A member never changes meaning, type or place, and none is removed. A changed meaning is
+ *     a new service id ("clubhouse.storage/2") offered beside the old one, as CLAP versions its
+ *     extensions; a new capability of its own is a new service id too (files.h, ABI 1.1).
  *
  * Calling-context tags used on every function:
  *   [any-thread]        may be called from any thread at any time the object is valid
@@ -56,6 +62,6 @@
 #include "clubhouse/services/progress.h"
 #include "clubhouse/services/invoke.h"
 #include "clubhouse/services/device.h"
-#include "clubhouse/services/files.h" /* appended: a new service id, no shipped struct changed */
+#include "clubhouse/services/files.h" /* added in ABI 1.1: a new service id, no shipped table changed */
 
 #endif /* CLUBHOUSE_H */

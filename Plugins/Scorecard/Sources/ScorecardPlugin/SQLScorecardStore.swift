@@ -30,6 +30,39 @@ final class SQLScorecardStore: ScorecardStore {
         }
     }
 
+    func keptPlayerSummaries() throws -> (generation: Int64, summaries: [PlayerSummary]?) {
+        let rows = try storage.query(S.selectPlayerSummaries)
+        // No players: nothing to compute, whatever the rounds say.
+        guard let first = rows.first else { return (0, []) }
+        guard let generation = first["generation"].int64 else {
+            throw CorruptRow(description: "data_generation has no row; restore a backup or recreate the database")
+        }
+        guard first["summarized"].int64 == generation else { return (generation, nil) }
+        var summaries: [PlayerSummary] = []
+        for row in rows {
+            let id = row["id"].int ?? 0
+            // A player without a kept summary (added by another program without the trigger) means recomputing.
+            guard let isGiven = row["index_is_given"].int, let rounds = row["finished_rounds"].int else { return (generation, nil) }
+            let index = try checked(row["index_tenths"].int, ScorecardStoredRange.indexTenths, "player \(id)'s kept index_tenths")
+            summaries.append(PlayerSummary(id: id, name: row["name"].string ?? "", index: index.map { Tenths(raw: $0) },
+                                           indexIsGiven: isGiven == 1, finishedRounds: rounds))
+        }
+        return (generation, summaries)
+    }
+
+    func keepPlayerSummaries(_ summaries: [PlayerSummary], generation: Int64) throws {
+        try storage.transaction {
+            // The data moved on while the list was computed: what it would keep is already stale.
+            guard try storage.queryOne(S.selectGenerations)?["generation"].int64 == generation else { return }
+            try storage.run(S.deletePlayerSummaries)
+            for s in summaries {
+                try storage.run(S.insertPlayerSummary, [SQLValue(s.id), SQLValue(s.index?.raw), SQLValue(s.indexIsGiven ? 1 : 0),
+                                                        SQLValue(s.finishedRounds)])
+            }
+            try storage.run(S.markPlayerSummaries, [SQLValue(generation)])
+        }
+    }
+
     func insertPlayer(name: String, givenIndex: Tenths?) throws -> Player {
         let row = try storage.queryOne(S.insertPlayer, [.text(name), SQLValue(givenIndex?.raw)])
         return Player(id: row?["id"].int ?? Int(storage.lastInsertRowID), name: name, givenIndex: givenIndex)

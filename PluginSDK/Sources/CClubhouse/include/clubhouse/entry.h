@@ -9,6 +9,7 @@
 #include "host.h"
 #include "reply.h"
 #include "status.h"
+#include "version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,10 +44,11 @@ struct clubhouse_plugin_descriptor {
     const char *summary;  /* one line, eg: "Read a green and compute the best putting line", mandatory */
 
     /* How the plugin was built, as `key=value` pairs separated by ';', mandatory:
-     *   "abi=" CLUBHOUSE_ABI_VERSION_STRING ";lang=c"      a C plugin (the ABI it was compiled against, eg: "abi=1.2;lang=c")
+     *   "abi=1.2;lang=c"                                                   a C plugin: CLUBHOUSE_BUILD_C
      *   "abi=1.2;lang=swift;swift=6.3.1;target=x86_64-unknown-linux-gnu"   a Swift plugin (PluginKit writes it)
-     * Swift has no stable ABI on Linux and a Swift plugin runs on the host's Swift runtime, so the
-     * host refuses a Swift plugin whose `swift` or `target` differs from its own. */
+     * `abi` is the header the plugin was compiled against: write CLUBHOUSE_BUILD_C (below), never
+     * the digits by hand. Swift has no stable ABI on Linux and a Swift plugin runs on the host's
+     * Swift runtime, so the host refuses a Swift plugin whose `swift` or `target` differs from its own. */
     const char *build;
 
     /* The service ids the plugin needs, NULL-terminated, eg:
@@ -127,6 +129,48 @@ struct clubhouse_plugin_descriptor {
  * valid until the process exits (the library is never unmapped), or NULL to decline a host it
  * cannot serve. `info` is borrowed for the call. */
 typedef const clubhouse_plugin_descriptor *(*clubhouse_plugin_entry_fn)(const clubhouse_host_info *info);
+
+/*
+ * What every C plugin writes the same way, as macros (none adds a symbol or a contract):
+ *
+ *   static const clubhouse_plugin_descriptor descriptor = {
+ *       CLUBHOUSE_DESCRIPTOR_INIT,
+ *       .id = "org.example.hello", .version = "1.0.0", .name = "Hello", .summary = "Greets people",
+ *       .build = CLUBHOUSE_BUILD_C, .services = services,
+ *       .describe = describe, .create = create, .destroy = destroy, .invoke = invoke,
+ *   };
+ *   CLUBHOUSE_DEFINE_ENTRY(descriptor)
+ *
+ * Build with -fvisibility=hidden: the entry is then the library's only exported symbol.
+ */
+
+/* Makes a definition visible outside the shared library (the entry; nothing else needs it). */
+#define CLUBHOUSE_EXPORT __attribute__((visibility("default")))
+
+/* The descriptor's first four fields as this header defines them: magic, the ABI this header
+ * describes (version.h) and the descriptor's size. */
+#define CLUBHOUSE_DESCRIPTOR_INIT                                                              \
+    .magic = CLUBHOUSE_MAGIC, .abi_major = CLUBHOUSE_ABI_MAJOR, .abi_minor = CLUBHOUSE_ABI_MINOR, \
+    .struct_size = sizeof(clubhouse_plugin_descriptor)
+
+/* The `build` string of a C plugin, from the version macros, eg: "abi=1.2;lang=c". */
+#define CLUBHOUSE_BUILD_C "abi=" CLUBHOUSE_ABI_VERSION_STRING ";lang=c"
+
+#ifdef __cplusplus
+#define CLUBHOUSE_EXTERN_C extern "C"
+#else
+#define CLUBHOUSE_EXTERN_C
+#endif
+
+/* Defines and exports `clubhouse_plugin_entry`, returning the address of `descriptor` (a static
+ * clubhouse_plugin_descriptor), or NULL for a host of another ABI major (the host would refuse the
+ * plugin anyway; declining says so first). A plugin that must decline more (eg: a minor it needs)
+ * writes its own entry instead, exported with CLUBHOUSE_EXPORT. */
+#define CLUBHOUSE_DEFINE_ENTRY(descriptor)                                                         \
+    CLUBHOUSE_EXTERN_C CLUBHOUSE_EXPORT const clubhouse_plugin_descriptor *clubhouse_plugin_entry( \
+        const clubhouse_host_info *info) {                                                         \
+        return info && info->abi_major != CLUBHOUSE_ABI_MAJOR ? NULL : &(descriptor);              \
+    }
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,14 @@ public struct PlayerSummary: Sendable, Codable, Equatable {
     /// True when `index` is the given one (no index from the record yet).
     public var indexIsGiven: Bool
     public var finishedRounds: Int
+
+    public init(id: Int, name: String, index: Tenths?, indexIsGiven: Bool, finishedRounds: Int) {
+        self.id = id
+        self.name = name
+        self.index = index
+        self.indexIsGiven = indexIsGiven
+        self.finishedRounds = finishedRounds
+    }
 }
 
 /// `scorecard player list`.

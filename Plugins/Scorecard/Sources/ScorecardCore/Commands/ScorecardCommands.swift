@@ -187,14 +187,21 @@ public struct ScorecardCommands {
         return PlayerEdited(player: edited, before: player.givenIndex)
     }
 
+    /// The players with their index and finished rounds: the list the store kept, when the data has not
+    /// moved on since it was computed (players only are read); else computed from every round and kept.
     public func listPlayers() throws(ScorecardError) -> PlayerList {
+        let kept = try stored { try store.keptPlayerSummaries() }
+        if let summaries = kept.summaries { return PlayerList(players: summaries) }
         let world = try loadWorld()
-        return PlayerList(players: world.players.map { player in
+        let list = PlayerList(players: world.players.map { player in
             let record = world.record(of: player.id)
             return PlayerSummary(id: player.id, name: player.name, index: record.index,
                                  indexIsGiven: record.calculation == nil && record.givenIndex != nil,
                                  finishedRounds: world.postedRounds(of: player.id).count)
         })
+        // Best effort: a read-only database, or a writer in between, only means computing it next time too.
+        try? store.keepPlayerSummaries(list.players, generation: kept.generation)
+        return list
     }
 
     func player(_ text: String, in players: [Player]) throws(ScorecardError) -> Player {

@@ -147,7 +147,39 @@ public enum ScorecardSchema {
             ALTER TABLE players ADD COLUMN given_index_tenths INTEGER
                 CHECK (given_index_tenths IS NULL OR given_index_tenths BETWEEN -100 AND 540);
             """),
+        Migration(version: 6, name: "the player list kept with the generation of the data it was computed from",
+                  sql: playerSummariesSQL),
     ]
+
+    /// The tables whose rows a player's index or round count depends on: a write to any of them (by this
+    /// plugin or any other program: triggers) moves the data's generation on.
+    static let summarizedTables = ["players", "courses", "tees", "tee_holes", "rounds", "round_players", "score_entries",
+                                   "round_options", "round_deletions"]
+
+    /// Version 6: `player list` reads players and their kept summaries (index, rounds), computed from every
+    /// round only when the data moved on since (`data_generation` against `player_summaries_state`).
+    static let playerSummariesSQL: String = {
+        var sql = """
+            CREATE TABLE data_generation (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL);
+            INSERT INTO data_generation (id, generation) VALUES (1, 1);
+            CREATE TABLE player_summaries_state (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL);
+            INSERT INTO player_summaries_state (id, generation) VALUES (1, 0);
+            CREATE TABLE player_summaries (
+                player_id INTEGER PRIMARY KEY,
+                index_tenths INTEGER CHECK (index_tenths IS NULL OR index_tenths BETWEEN -100 AND 540),
+                index_is_given INTEGER NOT NULL CHECK (index_is_given IN (0, 1)),
+                finished_rounds INTEGER NOT NULL CHECK (finished_rounds >= 0)
+            );
+
+            """
+        for table in summarizedTables {
+            for event in ["INSERT", "UPDATE", "DELETE"] {
+                sql += "CREATE TRIGGER \(table)_\(event.lowercased())_moves_generation AFTER \(event) ON \(table) "
+                    + "BEGIN UPDATE data_generation SET generation = generation + 1 WHERE id = 1; END;\n"
+            }
+        }
+        return sql
+    }()
 
     /// Statements of a SQL-backed store, with `?` parameters in the order of the comment; the store
     /// reads result columns by name.
@@ -155,6 +187,26 @@ public enum ScorecardSchema {
         /// name, given_index_tenths → id
         public static let insertPlayer = "INSERT INTO players (name, given_index_tenths) VALUES (?, ?) RETURNING id"
         public static let selectPlayers = "SELECT id, name, given_index_tenths FROM players ORDER BY id"
+        /// → generation (of the data), summarized (the generation the kept player list was computed from)
+        public static let selectGenerations = """
+            SELECT (SELECT generation FROM data_generation WHERE id = 1) AS generation,
+                   (SELECT generation FROM player_summaries_state WHERE id = 1) AS summarized
+            """
+        /// The kept player list: players only, with their summaries, valid when `generation` and
+        /// `summarized` agree (one statement, so one snapshot of the database).
+        public static let selectPlayerSummaries = """
+            SELECT p.id, p.name, s.index_tenths, s.index_is_given, s.finished_rounds,
+                   (SELECT generation FROM data_generation WHERE id = 1) AS generation,
+                   (SELECT generation FROM player_summaries_state WHERE id = 1) AS summarized
+            FROM players p LEFT JOIN player_summaries s ON s.player_id = p.id ORDER BY p.id
+            """
+        public static let deletePlayerSummaries = "DELETE FROM player_summaries"
+        /// player_id, index_tenths, index_is_given, finished_rounds
+        public static let insertPlayerSummary = """
+            INSERT INTO player_summaries (player_id, index_tenths, index_is_given, finished_rounds) VALUES (?, ?, ?, ?)
+            """
+        /// generation
+        public static let markPlayerSummaries = "UPDATE player_summaries_state SET generation = ? WHERE id = 1"
         /// given_index_tenths, id
         public static let updateGivenIndex = "UPDATE players SET given_index_tenths = ? WHERE id = ?"
         /// name → id

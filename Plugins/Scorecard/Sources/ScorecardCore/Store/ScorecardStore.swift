@@ -31,11 +31,21 @@ public protocol ScorecardStore: AnyObject {
     func scoreEntries(roundID: Int) throws -> [ScoreEntry]
     /// Every round's entries by round id, in entry order.
     func allScoreEntries() throws -> [Int: [ScoreEntry]]
+
+    /// The data's generation now, and the player list kept for it when there is one: what
+    /// `player list` shows without reading a round. A store that keeps none answers (0, nil).
+    func keptPlayerSummaries() throws -> (generation: Int64, summaries: [PlayerSummary]?)
+    /// Keeps `summaries`, computed from the data as it was at `generation`, unless it has moved on
+    /// since (then nothing is kept).
+    func keepPlayerSummaries(_ summaries: [PlayerSummary], generation: Int64) throws
 }
 
 extension ScorecardStore {
     /// Stores a new player without a given index.
     public func insertPlayer(name: String) throws -> Player { try insertPlayer(name: name, givenIndex: nil) }
+
+    public func keptPlayerSummaries() throws -> (generation: Int64, summaries: [PlayerSummary]?) { (0, nil) }
+    public func keepPlayerSummaries(_ summaries: [PlayerSummary], generation: Int64) throws {}
 }
 
 /// A store in memory, for tests, the demo and benchmarks. Not thread-safe; use it from one task.

@@ -1,5 +1,6 @@
 /* clubhouse/services/files.h — "clubhouse.files/1": the files a call's caller named, as open
  * descriptors. Always offered (it reaches nothing but the running call's own path arguments).
+ * Added in ABI 1.1, as a service id of its own (an ABI 1.0 host answers NULL for it).
  *
  * Path arguments are capabilities. A catalogue argument of type "path" declares
  * "access": "read" (the default) or "write" (entry.h). For the running call, a plugin asks for the

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "../call.h"
+#include "../host.h" /* CLUBHOUSE_TABLE_HAS */
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,7 +30,7 @@ typedef struct clubhouse_progress_service {
     /* [during-call] Ends the current stage (the bar is cleared). invoke returning ends it too. */
     void (*end)(const clubhouse_call *call);
 
-    /* ---- Appended in ABI 1.2 (probe with CLUBHOUSE_PROGRESS_HAS below). ------------------------ */
+    /* ---- Added in ABI 1.2 (probe with CLUBHOUSE_TABLE_HAS, host.h). ------------------------------ */
 
     /* [during-call] What the current stage counts: CLUBHOUSE_PROGRESS_UNIT_ITEMS (the default of
      * every stage) or CLUBHOUSE_PROGRESS_UNIT_BYTES, so the bar shows "12.3 MiB / 40.0 MiB,
@@ -42,11 +43,11 @@ typedef struct clubhouse_progress_service {
 #define CLUBHOUSE_PROGRESS_UNIT_ITEMS 0u
 #define CLUBHOUSE_PROGRESS_UNIT_BYTES 1u
 
-/* True when `table` (a clubhouse_progress_service pointer from get_service) has `member`: a host
- * built before the member was appended hands out a shorter table (see struct_size), eg:
- * if (CLUBHOUSE_PROGRESS_HAS(progress, set_unit)) progress->set_unit(call, CLUBHOUSE_PROGRESS_UNIT_BYTES); */
-#define CLUBHOUSE_PROGRESS_HAS(table, member) \
-    ((table)->struct_size >= offsetof(clubhouse_progress_service, member) + sizeof((table)->member))
+/* Deprecated: CLUBHOUSE_TABLE_HAS(clubhouse_progress_service, table, member) (host.h) says the same
+ * for every table, eg:
+ * if (CLUBHOUSE_TABLE_HAS(clubhouse_progress_service, progress, set_unit)) progress->set_unit(call, unit);
+ * Kept so that plugins written against 1.2 still compile. */
+#define CLUBHOUSE_PROGRESS_HAS(table, member) CLUBHOUSE_TABLE_HAS(clubhouse_progress_service, table, member)
 
 #ifdef __cplusplus
 }

@@ -129,11 +129,12 @@ typedef struct clubhouse_storage_service {
     clubhouse_status (*migrate)(const clubhouse_host *host, int32_t version, const char *name, const char *sql,
                                 const clubhouse_reply *reply);
 
-    /* ---- Appended members (named parameters, columns by name). -------------------------------
+    /* ---- Added in ABI 1.1: named parameters, columns by name. ---------------------------------
+     * Probe each with CLUBHOUSE_TABLE_HAS(clubhouse_storage_service, storage, member) (host.h).
      * Appended to this table rather than a "clubhouse.storage/2": they only add to the same
      * statements, nothing above changes meaning, so a plugin built against this header still works
-     * with an older host by probing (CLUBHOUSE_STORAGE_HAS below) and an older plugin never sees
-     * them. A new service id would make every plugin ask for two tables for one database.
+     * with an older host by probing and an older plugin never sees them. A new service id would
+     * make every plugin ask for two tables for one database.
      *
      * column_count and column_name above answer right after prepare (before any step), in process
      * and in an isolated runner alike, so a plugin can map column names to numbers once per
@@ -155,10 +156,9 @@ typedef struct clubhouse_storage_service {
     int32_t (*column_index)(clubhouse_stmt *stmt, const char *name);
 } clubhouse_storage_service;
 
-/* True when `table` (a clubhouse_storage_service pointer from get_service) has `member`: a host
- * built before the member was appended hands out a shorter table (see struct_size). */
-#define CLUBHOUSE_STORAGE_HAS(table, member) \
-    ((table)->struct_size >= offsetof(clubhouse_storage_service, member) + sizeof((table)->member))
+/* Deprecated since ABI 1.2: CLUBHOUSE_TABLE_HAS(clubhouse_storage_service, table, member) (host.h)
+ * says the same for every table. Kept so that plugins written against 1.1 still compile. */
+#define CLUBHOUSE_STORAGE_HAS(table, member) CLUBHOUSE_TABLE_HAS(clubhouse_storage_service, table, member)
 
 #ifdef __cplusplus
 }

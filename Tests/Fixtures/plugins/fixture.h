@@ -1,0 +1,49 @@
+/* fixture.h — what the C fixtures in this folder share: the reply helper and the descriptor with
+ * its exported entry. FixturePlugins.build compiles each with -DFIXTURE_ID and -DFIXTURE_VERSION
+ * (and -DFIXTURE_<VARIANT>); a fixture may set FIXTURE_FLAGS before including this file. */
+#ifndef FIXTURE_H
+#define FIXTURE_H
+
+#include "clubhouse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef FIXTURE_ID
+#define FIXTURE_ID "org.tests.fixture"
+#endif
+#ifndef FIXTURE_VERSION
+#define FIXTURE_VERSION "1.0.0"
+#endif
+#ifndef FIXTURE_FLAGS
+#define FIXTURE_FLAGS 0
+#endif
+
+/* Writes `text` whole to the reply. */
+static inline void say(const clubhouse_reply *reply, const char *text) { reply->write(reply, text, strlen(text)); }
+
+/* The instance most fixtures keep: the host it was created with. */
+typedef struct { const clubhouse_host *host; } fixture;
+
+/* Stores a new fixture for `host` in *instance; CLUBHOUSE_ERROR when out of memory. free() it. */
+static inline clubhouse_status fixture_create(const clubhouse_host *host, void **instance) {
+    fixture *f = (fixture *)calloc(1, sizeof *f);
+    if (!f) return CLUBHOUSE_ERROR;
+    f->host = host;
+    *instance = f;
+    return CLUBHOUSE_OK;
+}
+
+/* The descriptor of a fixture whose entry points are PREFIX_describe, PREFIX_create,
+ * PREFIX_destroy and PREFIX_invoke, built against this header (CLUBHOUSE_BUILD_C), and the
+ * exported clubhouse_plugin_entry returning it. */
+#define FIXTURE_PLUGIN(prefix, display_name, one_line, needed_services)                                  \
+    static const clubhouse_plugin_descriptor descriptor = {                                              \
+        CLUBHOUSE_DESCRIPTOR_INIT, .flags = FIXTURE_FLAGS, .id = FIXTURE_ID, .version = FIXTURE_VERSION, \
+        .name = display_name, .summary = one_line, .build = CLUBHOUSE_BUILD_C,                           \
+        .services = needed_services, .describe = prefix##_describe, .create = prefix##_create,           \
+        .destroy = prefix##_destroy, .invoke = prefix##_invoke,                                          \
+    };                                                                                                   \
+    CLUBHOUSE_DEFINE_ENTRY(descriptor)
+
+#endif /* FIXTURE_H */
