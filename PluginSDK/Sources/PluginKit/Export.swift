@@ -105,7 +105,11 @@ final class PluginFactory<P: Plugin>: AnyPluginFactory {
     init() {
         var out: [UInt8] = []
         let (entries, problems) = catalogueEntries(P.commands, routes: P.routes)
-        JSONWriter.appendCompact(["commands": .array(entries)], to: &out)
+        var root: JSONObject = ["commands": .array(entries)]
+        if !P.topics.isEmpty {
+            root["topics"] = .array(P.topics.map { .object(["name": .string($0.name), "summary": .string($0.summary)]) })
+        }
+        JSONWriter.appendCompact(.object(root), to: &out)
         catalogueBytes = out
         problem = problems.isEmpty ? nil : problems.joined(separator: "; ")
         super.init(info: P.info)

@@ -61,7 +61,7 @@ private final class ResolutionSlots: @unchecked Sendable {
 public final class SiteRuntime: @unchecked Sendable {
     public static let offeredServices = [
         CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_CONFIG, CLUBHOUSE_SERVICE_STORAGE, CLUBHOUSE_SERVICE_PROGRESS,
-        CLUBHOUSE_SERVICE_INVOKE, CLUBHOUSE_SERVICE_DEVICE, CLUBHOUSE_SERVICE_FILES,
+        CLUBHOUSE_SERVICE_INVOKE, CLUBHOUSE_SERVICE_DEVICE, CLUBHOUSE_SERVICE_FILES, CLUBHOUSE_SERVICE_EVENTS,
     ]
 
     public let configuration: SiteConfiguration
@@ -69,6 +69,8 @@ public final class SiteRuntime: @unchecked Sendable {
     public let log: LogBroker
     public let storage: StorageBroker
     public let devices: DeviceBroker
+    /// The plugins' live events (EventsBroker.swift): what `serve --http` streams.
+    public let events = EventHub()
     let loader: PluginLoader
     let discovery: PluginDiscovery
     /// plugins.lock (Loader/PluginLock.swift): every load is checked against it unless disabled.
@@ -362,6 +364,7 @@ public final class SiteRuntime: @unchecked Sendable {
         defer { creating.removeLast() }
         let made = PluginInstance(backend: plugin.backend, entry: plugin.entry, siteName: site.name, runtime: self)
         made.pathArguments = PluginInstance.pathArguments(of: plugin.catalogue)
+        made.topics = plugin.catalogue.topics
         do {
             try made.create()
         } catch {

@@ -56,5 +56,6 @@
 #include "clubhouse/services/invoke.h"
 #include "clubhouse/services/device.h"
 #include "clubhouse/services/files.h" /* appended: a new service id, no shipped struct changed */
+#include "clubhouse/services/events.h" /* appended in ABI 1.3: a new service id */
 
 #endif /* CLUBHOUSE_H */
