@@ -38,7 +38,7 @@ let shaSettings: [SwiftSetting] = []
 #endif
 
 var targets: [Target] = [
-    // The contract: the C ABI (header only, plus status names) and the Swift layer for plugin authors.
+    // The contract: the C ABI (header only) and the Swift layer for plugin authors.
     .target(name: "CClubhouse", path: "PluginSDK/Sources/CClubhouse"),
     .target(name: "ClubhouseJSON", path: "PluginSDK/Sources/ClubhouseJSON", linkerSettings: [.linkedLibrary("m")]),
     // SHA-256 for content hashes, using the x86 SHA extensions when CPUID reports them: `-msha` lets
@@ -81,6 +81,7 @@ var targets: [Target] = [
 
     // Example plugins for third-party authors: one in plain C against the header alone, one in Swift.
     .target(name: "NotesC", dependencies: ["CClubhouse"], path: "Plugins/Examples/NotesC",
+            cSettings: [.headerSearchPath("../../../PluginSDK/C")],  // clubhouse_helpers.h, as pkg-config gives it
             linkerSettings: pluginLinkerSettings),
     .target(name: "GreeterPlugin", dependencies: ["PluginKit"], path: "Plugins/Examples/Greeter",
             linkerSettings: pluginLinkerSettings),

@@ -15,6 +15,7 @@ let rest = Array(arguments.dropFirst())
 switch area {
 case "platform": platformBench(rest)
 case "access": accessBench(rest)
+case "signing": signingBench(rest)
 case "isolation": isolationBench(rest)
 case "sandbox": sandboxBench(rest)
 case "serve": serveBench(rest)

@@ -105,11 +105,12 @@ final class PluginFactory<P: Plugin>: AnyPluginFactory {
     init() {
         var out: [UInt8] = []
         let (entries, problems) = catalogueEntries(P.commands, routes: P.routes)
-        var root: JSONObject = ["commands": .array(entries)]
+        var catalogue: JSONObject = ["commands": .array(entries)]
+        if let schema = P.configSchema { catalogue["config_schema"] = schema }
         if !P.topics.isEmpty {
-            root["topics"] = .array(P.topics.map { .object(["name": .string($0.name), "summary": .string($0.summary)]) })
+            catalogue["topics"] = .array(P.topics.map { .object(["name": .string($0.name), "summary": .string($0.summary)]) })
         }
-        JSONWriter.appendCompact(.object(root), to: &out)
+        JSONWriter.appendCompact(.object(catalogue), to: &out)
         catalogueBytes = out
         problem = problems.isEmpty ? nil : problems.joined(separator: "; ")
         super.init(info: P.info)

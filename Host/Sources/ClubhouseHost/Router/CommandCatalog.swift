@@ -56,10 +56,13 @@ public struct CommandCatalog: Sendable {
     public var commands: [CommandSpec]
     /// The topics of the plugin's live events, in declaration order.
     public var topics: [EventTopic] = []
+    /// What the plugin's `config` may hold (`"config_schema"` beside `"commands"`; ConfigSchema.swift).
+    public var configSchema: ConfigSchema?
 
-    public init(commands: [CommandSpec], topics: [EventTopic] = []) {
+    public init(commands: [CommandSpec], topics: [EventTopic] = [], configSchema: ConfigSchema? = nil) {
         self.commands = commands
         self.topics = topics
+        self.configSchema = configSchema
     }
 
     public func command(named name: String) -> CommandSpec? { commands.first { $0.name == name } }
@@ -185,8 +188,15 @@ public struct CommandCatalog: Sendable {
                 }
             }
         }
+        var configSchema: ConfigSchema?
+        if let declared = root["config_schema"] {
+            switch ConfigSchema.parse(declared) {
+            case .success(let schema): configSchema = schema
+            case .failure(let e): problems += e.problems
+            }
+        }
         if !problems.isEmpty { return .failure(CatalogError(problems: problems)) }
-        return .success(CommandCatalog(commands: commands, topics: topics))
+        return .success(CommandCatalog(commands: commands, topics: topics, configSchema: configSchema))
     }
 }
 

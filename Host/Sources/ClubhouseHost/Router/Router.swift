@@ -115,13 +115,14 @@ public final class Router: @unchecked Sendable {
     }
 
     /// The context a prepared call runs with: output flags by origin, the caller's chain when nested.
+    /// `wantsText`: a JSON-RPC client asked for the reply's text too (it is then written).
     public func context(for call: PreparedCall, flags: UInt32 = 0, progress: (any ProgressSink)? = nil,
-                        parent: CallContext? = nil) -> CallContext {
+                        parent: CallContext? = nil, wantsText: Bool = false) -> CallContext {
         var f = flags
         switch call.origin {
         case .server, .http, .plugin, .background:
             // Machine output, and never styled text: nobody's terminal shows it.
-            f |= UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT)
+            if !(wantsText && call.origin == .server) { f |= UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT) }
             f &= ~UInt32(CLUBHOUSE_CALL_STYLED_TEXT)
         case .commandLine, .demo: break
         }

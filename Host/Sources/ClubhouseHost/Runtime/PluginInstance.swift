@@ -239,6 +239,7 @@ final class PluginInstance: @unchecked Sendable {
                 do {
                     database = try runtime.storage.open(site: siteName, pluginID: info.id, owner: entry.alias,
                                                         pluginVersion: info.version, limits: limits, shared: !serializesCalls)
+                    if let note = database?.upgrade?.note { runtime.log.warning(note) }
                 } catch let error as StorageError {
                     databaseError = error.message
                 } catch {

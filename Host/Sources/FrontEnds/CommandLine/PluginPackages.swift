@@ -44,7 +44,9 @@ enum PluginPackages {
 
     // MARK: pack
 
-    static func pack(library given: String, out: String, readme: String?, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+    static func pack(library given: String, out: String, readme: String?, publisher: PackageSigning.PackOptions = .init(),
+                     _ options: GlobalOptions) throws(CLIError) -> Int32 {
+        let seed = try publisher.sign.map(PackageSigning.signingKey)
         let library = FileSystem.absolute(given)
         let bytes: [UInt8]
         do { bytes = try FileSystem.read(library) } catch { throw failure("\(given): cannot read the library (\(error.reason))", error) }
@@ -56,10 +58,12 @@ enum PluginPackages {
         guard InstallTree.isSafeComponent(info.id), SemanticVersion(info.version) != nil else {
             throw failure("\(given): id '\(info.id)' or version '\(info.version)' cannot name an install folder; fix the descriptor")
         }
+        try PackageValidation.check(library: library, given: given, manifest: nil, action: .pack)
         // The library keeps its file name when that is a plain ustar name; otherwise it is plugin.so.
         let base = FileSystem.baseName(library)
         let plain = base.hasSuffix(".so") && !base.hasPrefix(".") && base.utf8.count <= 100 && (try? Ustar.checkName(base)) != nil
         let libraryName = plain ? base : "plugin.so"
+        let metadata = try publisher.metadata(id: info.id)
         var entries: [Ustar.Entry] = []
         var manifest: JSONObject = [
             "format": .int(formatVersion), "id": .string(info.id), "version": .string(info.version), "name": .string(info.name),
@@ -72,13 +76,17 @@ enum PluginPackages {
             catch { throw failure("\(readme): cannot read the README (\(error.reason))", error) }
             manifest["readme"] = "README.md"
         }
-        entries.insert(Ustar.Entry(name: manifestName, bytes: Array((JSONWriter.pretty(.object(manifest)) + "\n").utf8)), at: 0)
+        PackageSigning.describe(&manifest, metadata, entries: entries)
+        let manifestBytes = Array((JSONWriter.pretty(.object(manifest)) + "\n").utf8)
+        entries.insert(Ustar.Entry(name: manifestName, bytes: manifestBytes), at: 0)
         entries.insert(Ustar.Entry(name: libraryName, bytes: bytes, mode: 0o755), at: 1)
+        if let seed { entries.append(Ustar.Entry(name: PackageSignature.fileName, bytes: PackageSignature.sign(manifest: manifestBytes, seed: seed))) }
         let target = FileSystem.absolute(out)
         do { try FileSystem.writeAtomically(target, Ustar.write(entries)) }
         catch { throw failure("\(out): cannot write the package (\(error.reason))") }
-        BuiltinCommands.output(options, json: ["out": .string(target), "manifest": .object(manifest)],
-                               text: "Packed \(info.id) \(info.version) into \(target) (sha256 \(SHA256.hex(bytes)))\n")
+        let signer = seed.map { Ed25519.publicKeyText(Ed25519.publicKey(seed: $0)) }
+        BuiltinCommands.output(options, json: ["out": .string(target), "manifest": .object(manifest), "signed_by": signer.map { .string($0) } ?? .null],
+                               text: "Packed \(info.id) \(info.version) into \(target) (sha256 \(SHA256.hex(bytes)))\(signer.map { ", signed by \($0)" } ?? "")\n")
         return 0
     }
 
@@ -88,6 +96,8 @@ enum PluginPackages {
         var id, version, libraryName, sha256: String
         var manifest: JSONValue
         var entries: [Ustar.Entry]
+        var metadata = PackageMetadata()
+        var signature: PackageSignature?
     }
 
     /// Checks a package's archive and manifest (everything but loading the library).
@@ -128,11 +138,14 @@ enum PluginPackages {
         guard actual == sha.lowercased() else {
             throw failure("\(path): the library's SHA-256 is \(actual) but the manifest says \(sha); the package was altered or damaged")
         }
-        let allowed: Set<String> = [manifestName, libraryName, "README.md"]
+        let allowed: Set<String> = [manifestName, libraryName, "README.md", PackageSignature.fileName]
         if let extra = entries.first(where: { !allowed.contains($0.name) }) {
-            throw failure("\(path): unexpected entry '\(extra.name)'; a package holds \(manifestName), the library and README.md")
+            throw failure("\(path): unexpected entry '\(extra.name)'; a package holds \(manifestName), the library, README.md and \(PackageSignature.fileName)")
         }
-        return Package(id: id, version: version, libraryName: libraryName, sha256: actual, manifest: manifest, entries: entries)
+        let (metadata, signature) = try PackageSigning.checkContents(path, entries: entries, manifestBytes: manifestEntry.bytes, manifest: manifest,
+                                                                     libraryName: libraryName)
+        return Package(id: id, version: version, libraryName: libraryName, sha256: actual, manifest: manifest, entries: entries,
+                       metadata: metadata, signature: signature)
     }
 
     static func installTree(_ options: GlobalOptions) throws(CLIError) -> String {
@@ -145,6 +158,7 @@ enum PluginPackages {
         do { archive = try FileSystem.read(path) } catch { throw failure("\(given): cannot read the package (\(error.reason))", error) }
         let package = try verify(given, archive)
         let root = try installTree(options)
+        try PackageSigning.checkRequirements(given, id: package.id, version: package.version, package.metadata, root: root)
         let idFolder = "\(root)/\(package.id)"
         let target = "\(idFolder)/\(package.version)"
         if FileSystem.exists(target) {
@@ -176,6 +190,7 @@ enum PluginPackages {
             guard probed.id == package.id, probed.version == package.version else {
                 throw failure("\(given): the manifest says \(package.id) \(package.version) but the library's descriptor says \(probed.id) \(probed.version); nothing was installed")
             }
+            try PackageValidation.check(library: "\(temporary)/\(package.libraryName)", given: given, manifest: package.manifest, action: .install)
             syncDirectory(temporary)
             guard rename(temporary, target) == 0 else {
                 let reason = String(cString: strerror(errno))
@@ -212,15 +227,18 @@ enum PluginPackages {
     static func listInstalled(_ options: GlobalOptions) throws(CLIError) -> Int32 {
         let root = try installTree(options)
         var rows: [JSONValue] = []
-        var table: [[String]] = [["ID", "VERSION", "SHA256", "PATH"]]
+        var table: [[String]] = [["ID", "VERSION", "SHA256", "SIGNER", "PATH"]]
+        let publishers = PackageSigning.publishers(options)
         for id in InstallTree.subdirectories(root) {
             for (version, library) in InstallTree.installed(id: id, root: root).reversed() {
                 let folder = FileSystem.directoryName(library)
                 let manifest = (try? FileSystem.read(folder + "/" + manifestName)).flatMap { try? JSONParser.parse(bytes: $0) }
                 let sha = manifest?["sha256"]?.stringValue ?? "?"
+                let signer = PackageSigning.signer(folder: folder, library: library, root: root, publishers: publishers)
                 rows.append(["id": .string(id), "version": .string(version.description), "sha256": .string(sha),
-                             "name": .string(manifest?["name"]?.stringValue ?? id), "path": .string(folder)])
-                table.append([id, version.description, String(sha.prefix(12)), folder])
+                             "name": .string(manifest?["name"]?.stringValue ?? id), "path": .string(folder),
+                             "signer": .string(signer.text), "signed_by": signer.key.map { .string($0) } ?? .null])
+                table.append([id, version.description, String(sha.prefix(12)), signer.text, folder])
             }
         }
         let text = rows.isEmpty ? "No plugins installed in \(root) (install one with clubhouse plugin install FILE.chpkg)\n"
@@ -229,7 +247,7 @@ enum PluginPackages {
         return 0
     }
 
-    static func remove(_ spec: String, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+    static func remove(_ spec: String, force: Bool, _ options: GlobalOptions) throws(CLIError) -> Int32 {
         let parts = spec.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let id = parts[0]
         let version = parts.count == 2 ? parts[1] : nil
@@ -241,8 +259,8 @@ enum PluginPackages {
         guard FileSystem.isDirectory(folder) else {
             throw CLIError(status: .notFound, message: "\(spec) is not installed in \(root) (clubhouse plugin list --installed shows what is)")
         }
-        try LockCommand.refuseRemovingPinned(id: id, version: version, installed: version.map { [$0] } ?? InstallTree.subdirectories(folder),
-                                             spec: spec, options)
+        let broken = try LockCommand.refuseRemovingPinned(id: id, version: version, installed: version.map { [$0] } ?? InstallTree.subdirectories(folder),
+                                                          spec: spec, force: force, options)
         // Renamed aside first, so a concurrent reader sees the version whole or not at all.
         let parent = FileSystem.directoryName(folder)
         let aside = "\(parent)/.remove-\(FileSystem.baseName(folder))-\(getpid())"
@@ -251,7 +269,9 @@ enum PluginPackages {
         }
         removeTree(aside)
         if version != nil, InstallTree.subdirectories("\(root)/\(id)").isEmpty { removeTree("\(root)/\(id)") }
-        BuiltinCommands.output(options, json: ["removed": .string(spec), "path": .string(folder)], text: "Removed \(spec) (\(folder))\n")
+        for warning in broken { StandardStreams.writeError("clubhouse: warning: removed with --force: \(warning)\n") }
+        BuiltinCommands.output(options, json: ["removed": .string(spec), "path": .string(folder), "forced_past": .array(broken.map { .string($0) })],
+                               text: "Removed \(spec) (\(folder))\n")
         return 0
     }
 

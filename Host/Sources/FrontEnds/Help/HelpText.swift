@@ -46,7 +46,7 @@ enum HelpText {
           --version         print the version
           --help, -h        help for clubhouse, a plugin, or a command
 
-        Exit codes: 0 ok, 1 failure, 2 usage error or invalid input, 130 cancelled (Ctrl-C).
+        \(ExitCodes.summary)
         Run 'clubhouse <plugin> --help' for a plugin's commands.
 
         """

@@ -5,15 +5,19 @@
 // Methods:
 //   clubhouse.plugins                          → [{plugin, id, version, summary, isolated}]
 //   clubhouse.commands {plugin}                → the plugin's command catalogue ("clubhouse": the built-in commands)
-//   clubhouse.call {plugin, command, arguments, progress?}
-//                                              → the command's data; with progress: true the
+//   clubhouse.call {plugin, command, arguments, progress?, text?}
+//                                              → the command's data (with text: true,
+//                                                {data, text}); with progress: true the
 //                                                server sends clubhouse.progress notifications
-//                                                {id, label, done, total} while it runs
+//                                                {id, label, done, total} while it runs, the last
+//                                                with finished (and cancelled, after a cancel)
 //   clubhouse.cancel {id}                      → asks the call with that request id to stop
 //   clubhouse.version                          → {version, abi, build}
 //   clubhouse.reload {plugin?}                 → [{plugin, outcome, message}]: isolated plugins restart on
 //                                                their next call (calls in flight finish first); in-process
 //                                                ones say a restart of the server is needed
+//
+// A param a method does not take is an error naming it (JSONRPCServer.parameters), never ignored.
 //
 // The server also watches the install tree and the lock file (every 0.5 s): when a version is
 // installed or removed or the lock rewritten, the plugins concerned are reloaded the same way.
@@ -135,7 +139,8 @@ final class RPCConnection: @unchecked Sendable {
     }
 }
 
-/// Progress of one JSON-RPC call, sent as notifications (at most 10 a second).
+/// Progress of one JSON-RPC call, sent as notifications (at most 10 a second). The last one of a
+/// stage says `finished`; after a cancel it says `cancelled` too and counts what was done, not the total.
 final class RPCProgress: ProgressSink, @unchecked Sendable {
     let connection: RPCConnection
     let id: JSONValue
@@ -144,19 +149,43 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
     private var total: UInt64 = 0
     private var unit = ProgressUnit.items
     private var last: Int64 = 0
+    /// The last count the plugin reported (sent or not: updates are rate-limited).
+    private var done: UInt64 = 0
+    /// Whether the call was cancelled (set once the call's context exists).
+    private var isCancelled: (@Sendable () -> Bool)?
 
     init(connection: RPCConnection, id: JSONValue) {
         self.connection = connection
         self.id = id
     }
 
-    private func notify(_ done: UInt64, final: Bool = false) {
+    private func notify(_ done: UInt64, final: Bool = false, cancelled: Bool = false) {
         let (label, total, unit) = lock.withLock { (self.label, self.total, self.unit) }
         var params: JSONObject = ["id": id, "label": .string(label), "done": .number(JSONNumber(lexeme: String(done), isInteger: true)),
                                   "unit": .string(unit.rawValue)]
         if total > 0 { params["total"] = .number(JSONNumber(lexeme: String(total), isInteger: true)) }
         if final { params["finished"] = true }
-        connection.send(["jsonrpc": "2.0", "method": "clubhouse.progress", "params": .object(params)], droppable: true)
+        if cancelled { params["cancelled"] = true }
+        // The last notification of a stage is never dropped: a client waits for it.
+        connection.send(["jsonrpc": "2.0", "method": "clubhouse.progress", "params": .object(params)], droppable: !final)
+    }
+
+    /// Tells the sink how to learn that its call was cancelled.
+    func watch(_ isCancelled: @escaping @Sendable () -> Bool) {
+        lock.withLock { self.isCancelled = isCancelled }
+    }
+
+    /// After the call: a stage the plugin left open is finished here, cancelled if the call was.
+    func finish(cancelled: Bool) {
+        let open = lock.withLock { !label.isEmpty }
+        if open { close(cancelled: cancelled) }
+    }
+
+    /// The stage's last notification: what was done when cancelled, else the total (when known).
+    private func close(cancelled: Bool) {
+        let count = lock.withLock { cancelled || total == 0 ? done : total }
+        notify(count, final: true, cancelled: cancelled)
+        lock.withLock { label = "" }
     }
 
     func begin(label: String, total: UInt64) {
@@ -164,6 +193,7 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
             self.label = label
             self.total = total
             unit = .items
+            done = 0
             last = Subprocess.monotonicMilliseconds()
         }
         notify(0)
@@ -180,6 +210,7 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
 
     func update(done: UInt64) {
         let due = lock.withLock { () -> Bool in
+            self.done = done
             let now = Subprocess.monotonicMilliseconds()
             guard now - last >= 100 else { return false }
             last = now
@@ -189,11 +220,9 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
     }
 
     func end() {
-        let wasActive = lock.withLock { () -> Bool in
-            defer { label = "" }
-            return !label.isEmpty
-        }
-        if wasActive { notify(total, final: true) }
+        let cancelled = lock.withLock { isCancelled }?() ?? false
+        let open = lock.withLock { !label.isEmpty }
+        if open { close(cancelled: cancelled) }
     }
 }
 
@@ -201,6 +230,27 @@ final class JSONRPCServer: @unchecked Sendable {
     /// Every method `perform` answers (Host/JSON-RPC.md documents each; a test compares them).
     static let methods = ["clubhouse.version", "clubhouse.plugins", "clubhouse.commands", "clubhouse.call",
                           "clubhouse.cancel", "clubhouse.reload"]
+
+    /// The params each method takes; any other is refused with its name (Host/JSON-RPC.md lists
+    /// the same, and a test compares them with what the server says).
+    static let parameters: [String: [String]] = [
+        "clubhouse.version": [], "clubhouse.plugins": [], "clubhouse.commands": ["plugin"],
+        "clubhouse.call": ["plugin", "command", "arguments", "progress", "text"],
+        "clubhouse.cancel": ["id"], "clubhouse.reload": ["plugin"],
+    ]
+
+    /// The refusal of params a method does not take, or nil.
+    static func unknownParams(_ method: String, _ params: JSONObject) -> Failure? {
+        guard let allowed = parameters[method] else { return nil }
+        let unknown = params.keys.filter { !allowed.contains($0) }
+        guard !unknown.isEmpty else { return nil }
+        let names = unknown.map { "'\($0)'" }.joined(separator: ", ")
+        var message = "invalid params: \(method) takes no \(names) (its params: \(allowed.isEmpty ? "none" : allowed.joined(separator: ", ")))"
+        if unknown.contains(where: { ["site", "config", "data-dir", "data_dir"].contains($0) }) {
+            message += "; the site is the server's, chosen when it starts: clubhouse --site NAME serve"
+        }
+        return Failure(-32602, message, ["unknown": .array(unknown.map { .string($0) }), "params": .array(allowed.map { .string($0) })])
+    }
 
     let session: Session
     let limits: ServeLimits
@@ -475,7 +525,8 @@ final class JSONRPCServer: @unchecked Sendable {
             return JSONRPCServer.error(id ?? .null, -32602, "invalid params: params must be an object")
         }
         let params = o["params"]?.objectValue ?? JSONObject()
-        do {
+        do throws(Failure) {
+            if let refusal = JSONRPCServer.unknownParams(method, params) { throw refusal }
             let result = try perform(method, params, id: id, connection: connection)
             guard let id else { return nil }
             return ["jsonrpc": "2.0", "id": id, "result": result]
@@ -577,15 +628,23 @@ final class JSONRPCServer: @unchecked Sendable {
                 case .permission: throw Failure(-32000, e.message, ["status": .string(e.status.name)])
                 }
             }
+            for flag in ["progress", "text"] where params[flag] != nil && params[flag]?.boolValue == nil {
+                throw Failure(-32602, "invalid params: \(flag) must be true or false")
+            }
             let wantsProgress = params["progress"]?.boolValue ?? false
-            let progress: any ProgressSink = wantsProgress && id != nil ? RPCProgress(connection: connection, id: id ?? .null)
-                : SilentProgress()
-            let context = runtime.router.context(for: prepared, progress: progress)
+            let wantsText = params["text"]?.boolValue ?? false
+            let rpcProgress = wantsProgress && id != nil ? RPCProgress(connection: connection, id: id ?? .null) : nil
+            let context = runtime.router.context(for: prepared, progress: rpcProgress ?? SilentProgress(), wantsText: wantsText)
+            rpcProgress?.watch { context.isCancelled }
             let key = id.map { callKey(connection, $0) }
             if let key { lock.withLock { active[key] = context } }
             defer { if let key { lock.withLock { active[key] = nil } } }
             let outcome = runtime.router.run(prepared, context: context)
-            if outcome.status == .ok { return outcome.data }
+            rpcProgress?.finish(cancelled: outcome.status == .cancelled || context.isCancelled)
+            if outcome.status == .ok {
+                // With "text": true the result is {data, text}: text is what the command line prints.
+                return wantsText ? ["data": outcome.data, "text": outcome.text.map { .string($0) } ?? .null] : outcome.data
+            }
             throw Failure(outcome.status == .invalidArgument ? -32602 : -32000, outcome.message, ["status": .string(outcome.status.name)])
         default:
             throw Failure(-32601, "method not found: \(method) (methods: \(JSONRPCServer.methods.joined(separator: ", ")))")
