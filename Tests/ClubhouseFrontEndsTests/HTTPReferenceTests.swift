@@ -58,6 +58,29 @@ final class HTTPReferenceTests: XCTestCase {
         let host = rows(text, section: "### The host's own").map { "\($0[0]) \(unquoted($0[1]))" }
         XCTAssertEqual(host, RoutesCommand.hostRoutes.map { "\($0.method) \($0.path)" })
 
+        // Events: the topics table is every plugin's declared topics, and the stream answers as the section says (before the statuses below, whose
+        // token guessing slows this address down).
+        let topics = rows(text, section: "## Events").map { "\($0[0]) \(unquoted($0[1]))" }
+        let declared = server.front.routes.topics.sorted { $0.key < $1.key }.flatMap { alias, list in list.map { "\(alias) \($0.name)" } }
+        XCTAssertEqual(topics, declared)
+        XCTAssertFalse(declared.isEmpty)
+        XCTAssertTrue(text.contains("`GET /api/<plugin>/events?topics=…`"))
+        let stream = try RawHTTPConnection(port: server.port)
+        stream.send("GET /api/scorecard/events HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer all\r\nLast-Event-ID: 5\r\n\r\n")
+        let head = try stream.response()
+        XCTAssertEqual(head.status, 200)
+        for line in ["Content-Type: text/event-stream; charset=utf-8", "Cache-Control: no-store"] {
+            XCTAssertTrue(text.contains("`\(line)`"), line)
+            let (name, value) = (String(line.prefix { $0 != ":" }), String(line.drop { $0 != ":" }.dropFirst(2)))
+            XCTAssertEqual(head.header(name), value)
+        }
+        let missed = try XCTUnwrap(try stream.event())
+        XCTAssertEqual(missed.event, "clubhouse.missed")
+        XCTAssertTrue(text.contains("event: clubhouse.missed\ndata: {\"after\":5}"))
+        let unknown = try httpRequest(port: server.port, "GET", "/api/scorecard/events?topics=putts", headers: [("Authorization", "Bearer all")])
+        XCTAssertEqual(unknown.status, 400)
+        XCTAssertTrue(text.contains(try XCTUnwrap(try unknown.json()["error"]?["message"]?.stringValue)))
+
         // A reply's status → HTTP: the table is HTTPStatusTable, for every status a plugin can reply.
         let table = rows(text, section: "## Statuses").prefix { $0.count == 2 }
         var mapped: [String: Int] = [:]
@@ -105,7 +128,7 @@ final class HTTPReferenceTests: XCTestCase {
 
         // Limits: each row's option is a `serve` option, and its default is the server's.
         let limits = rows(text, section: "## Limits")
-        XCTAssertEqual(limits.count, 9)
+        XCTAssertEqual(limits.count, 11)
         let serve = try XCTUnwrap(BuiltinCatalogue.catalogue.command(named: "serve"))
         let defaults = HTTPLimits()
         let expected: [String: Int64] = [
@@ -113,7 +136,8 @@ final class HTTPReferenceTests: XCTestCase {
             "--http-max-headers": Int64(defaults.headerCount), "--http-max-body": Int64(defaults.bodyBytes),
             "--http-header-timeout-ms": defaults.headerTimeoutMilliseconds, "--http-body-timeout-ms": defaults.bodyTimeoutMilliseconds,
             "--http-idle-timeout-ms": defaults.idleTimeoutMilliseconds, "--http-send-timeout-ms": defaults.sendTimeoutMilliseconds,
-            "--http-max-connections": Int64(defaults.maxConnections),
+            "--http-max-connections": Int64(defaults.maxConnections), "--http-heartbeat-ms": defaults.heartbeatMilliseconds,
+            "--http-max-event-backlog": Int64(defaults.eventBacklogBytes),
         ]
         for cells in limits {
             let option = unquoted(cells[1])
@@ -123,6 +147,6 @@ final class HTTPReferenceTests: XCTestCase {
             XCTAssertTrue(try parsed.read(option, "7000"), option)
         }
         XCTAssertTrue(text.contains("## Auth"))
-        XCTAssertTrue(text.contains("## Events"))
+
     }
 }

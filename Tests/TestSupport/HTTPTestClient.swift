@@ -139,6 +139,42 @@ public final class RawHTTPConnection {
         }
     }
 
+    /// The next event of a Server-Sent Events body (after `response()` read the stream's head, which has no
+    /// Content-Length): its `id`, `event` and `data` fields; comment lines (heartbeats) are counted in
+    /// `comments` and skipped. Nil when the server closed the stream.
+    public func event(timeout: Double = 10) throws -> (id: String?, event: String?, data: String)? {
+        let deadline = RawHTTPConnection.now() + timeout
+        while true {
+            if pending.count >= 2, let end = (0..<(pending.count - 1)).first(where: { pending[$0] == 10 && pending[$0 + 1] == 10 }) {
+                let block = String(decoding: pending[0..<end], as: UTF8.self)
+                pending.removeSubrange(0..<(end + 2))
+                var id: String?, event: String?, data: [String] = []
+                var comment = false
+                for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
+                    if line.hasPrefix(":") { comment = true; continue }
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    var value = line[line.index(after: colon)...]
+                    if value.hasPrefix(" ") { value = value.dropFirst() }
+                    switch line[..<colon] {
+                    case "id": id = String(value)
+                    case "event": event = String(value)
+                    case "data": data.append(String(value))
+                    default: break
+                    }
+                }
+                if comment && id == nil && event == nil && data.isEmpty {
+                    comments += 1
+                    continue
+                }
+                return (id, event, data.joined(separator: "\n"))
+            }
+            guard try fill(until: deadline) else { return nil }
+        }
+    }
+
+    /// Comment blocks (heartbeats) `event` skipped.
+    public private(set) var comments = 0
+
     /// True when the server closes the connection (end of input or a reset) within `timeout` seconds;
     /// whatever else arrives meanwhile is kept for `response`.
     public func closesWithin(_ timeout: Double) -> Bool {

@@ -31,6 +31,7 @@ final class ProxyTables: @unchecked Sendable {
     let invoke: UnsafeMutablePointer<clubhouse_invoke_service>
     let device: UnsafeMutablePointer<clubhouse_device_service>
     let files: UnsafeMutablePointer<clubhouse_files_service>
+    let events: UnsafeMutablePointer<clubhouse_events_service>
 
     static func context(_ host: UnsafePointer<clubhouse_host>?) -> RunnerContext? {
         guard let data = host?.pointee.host_data else { return nil }
@@ -106,6 +107,26 @@ final class ProxyTables: @unchecked Sendable {
                 guard let name, let relative, let fd else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 return ProxyTables.openFile(call, String(cString: name), String(cString: relative), UInt32(CLUBHOUSE_FILE_READ), fd, reply)
             }))
+        events = .allocate(capacity: 1)
+        events.initialize(to: clubhouse_events_service(
+            struct_size: UInt32(MemoryLayout<clubhouse_events_service>.size),
+            publish: { host, call, topic, json, length, reply in
+                // The host checks the topic and the JSON, as in process; the runner only carries them.
+                guard let c = ProxyTables.context(host), let id = call?.pointee.id, ProxyTables.callContext(call) != nil, let topic else {
+                    reply?.write("events: publish needs the running call and a topic")
+                    return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+                }
+                let bytes = json.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+                guard bytes.count <= c.limits.serviceCallBytes - WireCaps.framing else {
+                    reply?.write("events: the event on '\(String(cString: topic))' is \(bytes.count) bytes; an event is at most \(CLUBHOUSE_EVENT_MAX_BYTES) bytes")
+                    return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+                }
+                let request = EventPublishRequest(call: id, topic: String(cString: topic), json: bytes)
+                let (status, r0) = c.call(.publish) { request.encode(into: &$0) }
+                var r = r0
+                if status != Int32(CLUBHOUSE_OK) { reply?.write(MessageReply.decode(&r).message) }
+                return status
+            }))
     }
 
     /// The files service through the wire: the host opens, the descriptor comes back with the reply.
@@ -141,6 +162,7 @@ final class ProxyTables: @unchecked Sendable {
         case CLUBHOUSE_SERVICE_CONFIG: return UnsafeRawPointer(config)
         case CLUBHOUSE_SERVICE_PROGRESS: return UnsafeRawPointer(progress)
         case CLUBHOUSE_SERVICE_FILES: return UnsafeRawPointer(files)
+        case CLUBHOUSE_SERVICE_EVENTS: return UnsafeRawPointer(events)
         case CLUBHOUSE_SERVICE_STORAGE: return context.granted.contains(id) ? UnsafeRawPointer(storage) : nil
         case CLUBHOUSE_SERVICE_INVOKE: return context.granted.contains(id) ? UnsafeRawPointer(invoke) : nil
         case CLUBHOUSE_SERVICE_DEVICE: return context.granted.contains(id) ? UnsafeRawPointer(device) : nil

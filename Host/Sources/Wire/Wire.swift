@@ -53,6 +53,7 @@ package enum WireOperation: UInt8 {
     case invoke = 20
     case deviceOpen = 30, deviceWrite, deviceRead, deviceSafeState
     case fileOpen = 40
+    case publish = 50
 }
 
 package struct WireError: Error, Sendable, CustomStringConvertible {

@@ -675,6 +675,29 @@ package struct MessageReply: Equatable {
     package static func decode(_ r: inout WireReader) -> MessageReply { MessageReply(message: (try? r.str()) ?? "") }
 }
 
+/// `publish` (services/events.h): u64 call, str topic, bytes json; the reply is a MessageReply.
+package struct EventPublishRequest: Equatable {
+    package var call: UInt64
+    package var topic: String
+    package var json: [UInt8]
+
+    package init(call: UInt64, topic: String, json: [UInt8]) {
+        self.call = call
+        self.topic = topic
+        self.json = json
+    }
+
+    package func encode(into w: inout WireWriter) {
+        w.u64(call)
+        w.str(topic)
+        w.data(json)
+    }
+
+    package static func decode(_ r: inout WireReader) throws(WireError) -> EventPublishRequest {
+        EventPublishRequest(call: try r.u64(), topic: try r.str(), json: try r.data())
+    }
+}
+
 /// `invoke`: u64 call, str plugin, str command, bytes request; the reply is the callee's reply bytes.
 package struct InvokeRequest: Equatable {
     package var call: UInt64

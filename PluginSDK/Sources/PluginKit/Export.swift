@@ -107,6 +107,9 @@ final class PluginFactory<P: Plugin>: AnyPluginFactory {
         let (entries, problems) = catalogueEntries(P.commands, routes: P.routes)
         var catalogue: JSONObject = ["commands": .array(entries)]
         if let schema = P.configSchema { catalogue["config_schema"] = schema }
+        if !P.topics.isEmpty {
+            catalogue["topics"] = .array(P.topics.map { .object(["name": .string($0.name), "summary": .string($0.summary)]) })
+        }
         JSONWriter.appendCompact(.object(catalogue), to: &out)
         catalogueBytes = out
         problem = problems.isEmpty ? nil : problems.joined(separator: "; ")

@@ -60,6 +60,9 @@ public struct Invocation {
     /// Progress of this call (a bar on a terminal, notifications over JSON-RPC).
     public var progress: Progress { Progress(service: context.services.progress, call: call) }
 
+    /// Live events on the plugin's topics (Events.swift).
+    public var events: Events { Events(services: context.services, call: call) }
+
     /// Runs another plugin's command (the site must grant "invoke:<alias>").
     public func invoke(_ alias: String, _ command: String, arguments: JSONObject = JSONObject()) throws -> InvokeResult {
         try context.services.invokePlugin(alias: alias, command: command, arguments: arguments, call: call)

@@ -33,6 +33,8 @@ public protocol Plugin: AnyObject {
     static var configSchema: JSONValue? { get }
     /// HTTP routes to the commands (Route.swift); none by default.
     static var routes: [Route] { get }
+    /// The topics of its live events (Events.swift); none by default.
+    static var topics: [Topic] { get }
     /// Makes an instance for one site. Throw to refuse (the message reaches the user).
     init(context: PluginContext) throws
 }
@@ -70,6 +72,8 @@ public enum Service: String, Sendable, CaseIterable {
     case progress = "clubhouse.progress/1"
     case invoke = "clubhouse.invoke/1"
     case device = "clubhouse.device/1"
+    /// ABI 1.3 (services/events.h): live events on the plugin's topics.
+    case events = "clubhouse.events/1"
 }
 
 /// An error a handler throws: a status and a one-line message saying what, where and what to do.

@@ -55,6 +55,8 @@ final class ServiceTables: @unchecked Sendable {
     let device: UnsafePointer<clubhouse_device_service>?
     /// "clubhouse.files/1" (services/files.h): path arguments as descriptors; Files.swift uses it.
     let files: UnsafePointer<clubhouse_files_service>?
+    /// "clubhouse.events/1" (services/events.h, ABI 1.3): Events.swift uses it.
+    let events: UnsafePointer<clubhouse_events_service>?
 
     init(host: UnsafePointer<clubhouse_host>) {
         self.host = host
@@ -72,6 +74,7 @@ final class ServiceTables: @unchecked Sendable {
         invoke = lookup(Service.invoke.rawValue, clubhouse_invoke_service.self)
         device = lookup(Service.device.rawValue, clubhouse_device_service.self)
         files = lookup(CLUBHOUSE_SERVICE_FILES, clubhouse_files_service.self)
+        events = lookup(CLUBHOUSE_SERVICE_EVENTS, clubhouse_events_service.self)
     }
 
     func invokePlugin(alias: String, command: String, arguments: JSONObject,

@@ -16,6 +16,7 @@ final class ServiceTables: @unchecked Sendable {
     let invoke: UnsafeMutablePointer<clubhouse_invoke_service>
     let device: UnsafeMutablePointer<clubhouse_device_service>
     let files: UnsafeMutablePointer<clubhouse_files_service>
+    let events: UnsafeMutablePointer<clubhouse_events_service>
 
     static let shared = ServiceTables()
 
@@ -40,6 +41,9 @@ final class ServiceTables: @unchecked Sendable {
 
         files = .allocate(capacity: 1)
         files.initialize(to: FilesBroker.makeServiceTable())
+
+        events = .allocate(capacity: 1)
+        events.initialize(to: EventsBroker.makeServiceTable())
     }
 
     /// The table for a service id, or nil.
@@ -52,6 +56,7 @@ final class ServiceTables: @unchecked Sendable {
         case CLUBHOUSE_SERVICE_INVOKE: return UnsafeRawPointer(invoke)
         case CLUBHOUSE_SERVICE_DEVICE: return UnsafeRawPointer(device)
         case CLUBHOUSE_SERVICE_FILES: return UnsafeRawPointer(files)
+        case CLUBHOUSE_SERVICE_EVENTS: return UnsafeRawPointer(events)
         default: return nil
         }
     }

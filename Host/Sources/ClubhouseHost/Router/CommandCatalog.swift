@@ -35,13 +35,33 @@ public struct CommandSpec: Sendable {
     public var positionals: [ArgumentSpec] { arguments.filter(\.positional) }
 }
 
+/// A topic a plugin publishes live events on (`"topics"` in the catalogue; services/events.h).
+public struct EventTopic: Sendable, Equatable {
+    public var name: String
+    public var summary: String
+
+    public init(name: String, summary: String) {
+        self.name = name
+        self.summary = summary
+    }
+
+    /// 1–64 characters: lowercase letters, digits, '-' and '.'.
+    public static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64
+            && name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x2E }
+    }
+}
+
 public struct CommandCatalog: Sendable {
     public var commands: [CommandSpec]
+    /// The topics of the plugin's live events, in declaration order.
+    public var topics: [EventTopic] = []
     /// What the plugin's `config` may hold (`"config_schema"` beside `"commands"`; ConfigSchema.swift).
     public var configSchema: ConfigSchema?
 
-    public init(commands: [CommandSpec], configSchema: ConfigSchema? = nil) {
+    public init(commands: [CommandSpec], topics: [EventTopic] = [], configSchema: ConfigSchema? = nil) {
         self.commands = commands
+        self.topics = topics
         self.configSchema = configSchema
     }
 
@@ -147,6 +167,27 @@ public struct CommandCatalog: Sendable {
             commands.append(command)
         }
         problems += routeCollisions(commands)
+        var topics: [EventTopic] = []
+        if let declared = root["topics"] {
+            for (i, value) in (declared.arrayValue ?? [declared]).enumerated() {
+                guard let name = value["name"]?.stringValue else {
+                    problems.append("topic #\(i + 1) has no \"name\" (\"topics\": [{\"name\": \"score\", \"summary\": \"…\"}])")
+                    continue
+                }
+                if !EventTopic.isValidName(name) {
+                    problems.append("topic '\(name)': a topic name is 1–64 lowercase letters, digits, '-' and '.'")
+                } else if topics.contains(where: { $0.name == name }) {
+                    problems.append("topic '\(name)' is declared twice")
+                } else {
+                    topics.append(EventTopic(name: name, summary: value["summary"]?.stringValue ?? ""))
+                }
+            }
+            for command in commands {
+                for route in command.routes where !route.mount && route.method == "GET" && route.segments == [.literal("events")] && !topics.isEmpty {
+                    problems.append("command '\(command.name)': its route GET /events is the host's event stream of this plugin's topics; choose another path")
+                }
+            }
+        }
         var configSchema: ConfigSchema?
         if let declared = root["config_schema"] {
             switch ConfigSchema.parse(declared) {
@@ -155,7 +196,7 @@ public struct CommandCatalog: Sendable {
             }
         }
         if !problems.isEmpty { return .failure(CatalogError(problems: problems)) }
-        return .success(CommandCatalog(commands: commands, configSchema: configSchema))
+        return .success(CommandCatalog(commands: commands, topics: topics, configSchema: configSchema))
     }
 }
 

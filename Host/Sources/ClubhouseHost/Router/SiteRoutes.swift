@@ -34,6 +34,8 @@ public struct SiteRoutes: Sendable {
     public private(set) var problems: [String] = []
     /// Things an administrator may want to know (a mount for a plugin with no mounted routes).
     public private(set) var warnings: [String] = []
+    /// The topics of each plugin that declares some: its `GET /api/<alias>/events` streams them.
+    public private(set) var topics: [String: [EventTopic]] = [:]
     private var byLength: [Int: [Int]] = [:]
 
     public init() {}
@@ -54,6 +56,7 @@ public struct SiteRoutes: Sendable {
                 table.unavailable[entry.alias] = e.message
                 continue
             }
+            if !plugin.topics.isEmpty { table.topics[entry.alias] = plugin.topics }
             let mount = site.http.mount(of: entry.alias)
             let allowsPublic = site.http.publicRoutes
             var mounted = 0

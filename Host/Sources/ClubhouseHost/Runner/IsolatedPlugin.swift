@@ -482,6 +482,9 @@ final class IsolatedPlugin: @unchecked Sendable {
                 return (status, bytes, -1)
             case .fileOpen:
                 return FilesBroker.serve(try FileOpenRequest.decode(&r), call: call)
+            case .publish:
+                let (status, bytes) = EventsBroker.serve(try EventPublishRequest.decode(&r), instance: instance)
+                return (status, bytes, -1)
             }
         } catch {
             // Every reply starts with a message the runner reads first.

@@ -62,6 +62,9 @@ final class PluginInstance: @unchecked Sendable {
     var retired = false
     /// The gate serialized calls take turns through (CallGates).
     let gate = CallGate()
+    /// The topics its catalogue declares (set once, before the first call): the events service
+    /// refuses any other.
+    var topics: [EventTopic] = []
 
     static func pathArguments(of catalogue: CommandCatalog) -> [String: CommandSpec] {
         var commands: [String: CommandSpec] = [:]
@@ -114,7 +117,8 @@ final class PluginInstance: @unchecked Sendable {
     /// Why a service is withheld, or nil when this plugin may have it.
     func refusal(for service: String) -> String? {
         switch service {
-        case CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_CONFIG, CLUBHOUSE_SERVICE_PROGRESS, CLUBHOUSE_SERVICE_FILES: return nil
+        case CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_CONFIG, CLUBHOUSE_SERVICE_PROGRESS, CLUBHOUSE_SERVICE_FILES,
+             CLUBHOUSE_SERVICE_EVENTS: return nil
         case CLUBHOUSE_SERVICE_STORAGE:
             return entry.isGranted(.storage) ? nil : "the site does not grant \"storage\""
         case CLUBHOUSE_SERVICE_DEVICE:

@@ -67,7 +67,7 @@ private final class ResolutionSlots: @unchecked Sendable {
 public final class SiteRuntime: @unchecked Sendable {
     public static let offeredServices = [
         CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_CONFIG, CLUBHOUSE_SERVICE_STORAGE, CLUBHOUSE_SERVICE_PROGRESS,
-        CLUBHOUSE_SERVICE_INVOKE, CLUBHOUSE_SERVICE_DEVICE, CLUBHOUSE_SERVICE_FILES,
+        CLUBHOUSE_SERVICE_INVOKE, CLUBHOUSE_SERVICE_DEVICE, CLUBHOUSE_SERVICE_FILES, CLUBHOUSE_SERVICE_EVENTS,
     ]
 
     public let configuration: SiteConfiguration
@@ -75,6 +75,8 @@ public final class SiteRuntime: @unchecked Sendable {
     public let log: LogBroker
     public let storage: StorageBroker
     public let devices: DeviceBroker
+    /// The plugins' live events (EventsBroker.swift): what `serve --http` streams.
+    public let events = EventHub()
     let loader: PluginLoader
     let discovery: PluginDiscovery
     /// plugins.lock (Loader/PluginLock.swift): every load is checked against it unless disabled.
@@ -482,6 +484,7 @@ public final class SiteRuntime: @unchecked Sendable {
         }
         let made = PluginInstance(backend: backend, entry: plugin.entry, siteName: site.name, runtime: self)
         made.pathArguments = PluginInstance.pathArguments(of: plugin.catalogue)
+        made.topics = plugin.catalogue.topics
         do {
             try made.create()
         } catch {

@@ -63,5 +63,6 @@
 #include "clubhouse/services/invoke.h"
 #include "clubhouse/services/device.h"
 #include "clubhouse/services/files.h" /* added in ABI 1.1: a new service id, no shipped table changed */
+#include "clubhouse/services/events.h" /* added in ABI 1.3: a new service id */
 
 #endif /* CLUBHOUSE_H */

@@ -15,7 +15,10 @@ final class Scorecard: Plugin {
     static let info = PluginInfo(
         id: "org.clubhouse.scorecard", version: "1.2.1", name: "Scorecard",
         summary: "Rounds for several players in the formats golfers play (stroke, Stableford, match, four-ball, skins) and the World Handicap System",
-        services: [.log, .config, .storage])
+        services: [.log, .config, .storage, .events])
+
+    /// Every score entry and correction is published on "score" (every open leaderboard updates).
+    static let topics = [Topic("score", summary: "a score entered or corrected: {round, player, hole, strokes, sequence, replaced (the strokes it replaced, or null), correction (a correction's reason)}")]
 
     static let commands: [Command<Scorecard>] = [
         Command("player add", summary: "Add a player",
@@ -97,7 +100,7 @@ final class Scorecard: Plugin {
             let a = call.arguments
             let request = ScoreRequest(round: String(try a.int("round")), player: try a.string("player"),
                                        hole: String(try a.int("hole")), strokes: String(try a.int("strokes")))
-            return try plugin.run(call) { try $0.enterScore(request) } text: { $0.text }
+            return try plugin.run(call, publishing: "score") { try $0.enterScore(request) } text: { $0.text }
         },
         Command("correct", summary: "Correct a score entered wrongly, with a reason (also in a finished round; every entry is kept)",
                 arguments: [
@@ -112,7 +115,7 @@ final class Scorecard: Plugin {
             let request = CorrectionRequest(round: String(try a.int("round")), player: try a.string("player"),
                                             hole: String(try a.int("hole")), strokes: String(try a.int("strokes")),
                                             reason: try a.string("reason"), today: today())
-            return try plugin.run(call) { try $0.correctScore(request) } text: { $0.text }
+            return try plugin.run(call, publishing: "score") { try $0.correctScore(request) } text: { $0.text }
         },
         Command("entries", summary: "Every score entry of a round, superseded ones and corrections with their reasons",
                 arguments: [.integer("round", help: "Round id", required: true),
@@ -272,6 +275,31 @@ final class Scorecard: Plugin {
     /// Runs a stateful command against the database.
     func run<T: Encodable>(_ call: Invocation, _ body: (ScorecardCommands) throws -> T, text: (T) -> String) throws -> Reply {
         try reply(call, { try body(ScorecardCommands(store: store, allowances: allowances)) }, text: text)
+    }
+
+    /// Runs a command that stores a score entry, then publishes the entry on `topic`: the round, the
+    /// player's name, the hole, the strokes, the entry's sequence, whether it replaced an earlier one and,
+    /// for a correction, its reason. The entry is stored before it is published: a refused event (a
+    /// host without the events service) is logged and the reply stands.
+    func run<T: Encodable>(_ call: Invocation, publishing topic: String, _ body: (ScorecardCommands) throws -> T,
+                           text: (T) -> String) throws -> Reply {
+        let result = try body(ScorecardCommands(store: store, allowances: allowances))
+        let data = ScorecardJSON.value(result)
+        let entry = data["entry"]
+        var event: JSONObject = [:]
+        event["round"] = entry?["roundID"] ?? .null
+        event["player"] = data["player"] ?? .null
+        event["hole"] = entry?["hole"] ?? .null
+        event["strokes"] = entry?["strokes"] ?? .null
+        event["sequence"] = entry?["sequence"] ?? .null
+        event["replaced"] = data["replaced"] ?? .null
+        if let reason = entry?["reason"] { event["correction"] = reason }
+        do {
+            try call.events.publish(topic: topic, .object(event))
+        } catch {
+            context.log.warning("score stored; its live event was not published: \(error)")
+        }
+        return Reply(data: data, text: call.wantsMachineOutput ? nil : text(result) + "\n")
     }
 }
 

@@ -17,7 +17,10 @@ final class Tennis: Plugin {
         summary: "Ball machine controller: court homography, 16 zones, protocol v0.3 sessions and drills",
         // The device service is used when the site grants a ball machine, but not required: a site
         // without one still maps points, builds frames, and runs dry sessions.
-        services: [.log, .config, .storage, .progress])
+        services: [.log, .config, .storage, .progress, .events])
+
+    /// Each ball a running drill launches is published on "launch".
+    static let topics = [Topic("launch", summary: "a ball a running drill launched: {drill, ball, of, step, zone, speed, spin}")]
 
     static let spins = Spin.allCases.map(\.rawValue)
     static let checksums = Checksum.allCases.map(\.rawValue)
@@ -317,7 +320,8 @@ final class Tennis: Plugin {
         call.progress.begin("drill \(drill.name)", total: drill.ballCount)
         let report = try TennisCommands.drillRun(drill, seed: seed, settings: settings, table: table, link: link, clock: MonotonicClock(),
                                     svgTitle: "Drill \(drill.name)", journal: journal, shouldStop: { call.isCancelled },
-                                    progress: { done, _ in call.progress.update(done) })
+                                    progress: { done, _ in call.progress.update(done) },
+                                    launched: { ball, count in publishLaunch(call, drill: drill.name, ball: ball, of: count) })
         call.progress.end()
         journal?.drill?.medianLateMs = report.medianLateMs
         journal?.drill?.maxLateMs = report.maxLateMs
@@ -336,6 +340,21 @@ final class Tennis: Plugin {
         let text = report.text + "\n" + Tennis.stored(id) + "\(svgPath.map { ", landing pattern in \($0)" } ?? "")\n"
         return try Reply(encoding: DrillReply(sessionId: id, svg: svgPath, drill: report.drill, timing: report.timing,
                                               medianLateMs: report.medianLateMs, maxLateMs: report.maxLateMs, log: report.log), text: text)
+    }
+
+    /// A launch on the "launch" topic; a host without the events service only loses the event (logged once per drill).
+    func publishLaunch(_ call: Invocation, drill: String, ball: DrillBall, of count: Int) {
+        var event: JSONObject = ["drill": .string(drill), "ball": .int(ball.index), "of": .int(count), "step": .int(ball.step),
+                                 "zone": .int(ball.zone)]
+        if let encoded = try? JSONValueEncoder().encode(ball) {
+            event["speed"] = encoded["speed"] ?? .null
+            event["spin"] = encoded["spin"] ?? .null
+        }
+        do {
+            try call.events.publish(topic: "launch", .object(event))
+        } catch {
+            if ball.index == 1 { context.log.warning("drill \(drill): launches are not published as events: \(error)") }
+        }
     }
 
     // MARK: session

@@ -141,6 +141,8 @@ struct HTTPOptions: Sendable {
         case "--http-body-timeout-ms": limits.bodyTimeoutMilliseconds = Int64(try number(1))
         case "--http-idle-timeout-ms": limits.idleTimeoutMilliseconds = Int64(try number(1))
         case "--http-send-timeout-ms": limits.sendTimeoutMilliseconds = Int64(try number(1))
+        case "--http-heartbeat-ms": limits.heartbeatMilliseconds = Int64(try number(10))
+        case "--http-max-event-backlog": limits.eventBacklogBytes = try number(1024)
         default: return false
         }
         return true
@@ -149,7 +151,8 @@ struct HTTPOptions: Sendable {
     /// The options `read` takes, for the usage line.
     static let names = ["--http", "--allow-remote", "--trusted-proxy", "--ui-dir", "--http-max-connections", "--http-max-request-line",
                         "--http-max-header-bytes", "--http-max-headers", "--http-max-body", "--http-header-timeout-ms",
-                        "--http-body-timeout-ms", "--http-idle-timeout-ms", "--http-send-timeout-ms"]
+                        "--http-body-timeout-ms", "--http-idle-timeout-ms", "--http-send-timeout-ms", "--http-heartbeat-ms",
+                        "--http-max-event-backlog"]
 
     /// Refuses a non-loopback address unless asked for, saying how.
     func checkExposure() throws(CLIError) {

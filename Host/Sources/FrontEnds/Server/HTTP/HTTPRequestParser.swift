@@ -41,6 +41,12 @@ public struct HTTPLimits: Sendable, Equatable {
     /// How long a refused client's remaining input is read and dropped after the response, before closing
     /// (so that the response is not lost to a reset).
     public var lingerMilliseconds: Int64 = 2000
+    /// Between two writes to an event stream: a comment line keeps proxies and browsers from timing out.
+    /// `--http-heartbeat-ms`.
+    public var heartbeatMilliseconds: Int64 = 15_000
+    /// Bytes of events an event stream's client may leave unread; one more event and it is dropped (with a
+    /// reset), so a slow reader costs the others nothing. `--http-max-event-backlog`.
+    public var eventBacklogBytes = 256 << 10
 
     public init() {}
 }

@@ -18,6 +18,8 @@ struct HTTPResponse {
     var omitBody = false
     /// The connection closes after this response.
     var close = false
+    /// A stream (Server-Sent Events): no Content-Length; the body is what follows until the connection closes.
+    var stream = false
 
     init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -138,7 +140,7 @@ struct HTTPResponse {
         }
         if !hasPolicy { append("Content-Security-Policy: \(HTTPResponse.apiPolicy)\r\n") }
         append("X-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n")
-        if !(status < 200 || status == 204 || status == 304) { append("Content-Length: \(body.count)\r\n") }
+        if !stream && !(status < 200 || status == 204 || status == 304) { append("Content-Length: \(body.count)\r\n") }
         if close { append("Connection: close\r\n") }
         append("\r\n")
         if !omitBody { out.append(contentsOf: body) }

@@ -12,10 +12,12 @@
 // closes the connection after lingering: the rest of the client's input is read and dropped for a while,
 // so the refusal is not lost to a reset.
 //
-// Streams (Server-Sent Events, issue 28's live events) fit the same machine: a worker queues the head of a
-// response without Content-Length, the connection enters a `streaming` phase whose deadline is the next
-// heartbeat, and events are queued with `ServeChannel.enqueue(…, droppable:)` (back-pressure and the write
-// timeout already apply); see the report of the `http` branch.
+// Event streams (`GET /api/<alias>/events`, Server-Sent Events) fit the same machine: a worker subscribes to
+// the site's EventHub and queues the head of a response without Content-Length, together with the events the
+// client missed (Last-Event-ID); the connection enters a `streaming` phase whose deadline is the next
+// heartbeat, and the hub queues each event on the channel as it is published. A client with more than
+// `eventBacklogBytes` unread is dropped with a reset at the next event; the send timeout applies as to any
+// response.
 
 import CClubhouse
 import ClubhouseABI
@@ -42,6 +44,8 @@ enum HTTPDestination: Sendable {
     case staticFile([String])
     /// OPTIONS (a CORS preflight, or a question about methods): the methods of the path, nil when none.
     case options([String]?)
+    /// GET /api/<alias>/events: the plugin's live events (it declares these topics).
+    case events(alias: String, topics: [EventTopic])
 }
 
 /// A request read off the loop, for a worker.
@@ -67,6 +71,8 @@ final class HTTPConnection: @unchecked Sendable {
         case busy
         /// A refusal or a last response is going out; then the connection closes.
         case closing
+        /// An event stream: events go out as they are published; a heartbeat is due at `beatAt`.
+        case streaming(beatAt: Int64)
     }
 
     // The loop thread's own.
@@ -81,6 +87,11 @@ final class HTTPConnection: @unchecked Sendable {
     private var gone = false
     /// Set by the loop while the next request's bytes wait in the buffer behind the one a worker has.
     private var inputWaiting = false
+    /// The event stream this client listens to, once a worker opened it.
+    private var subscription: (EventSubscription, EventHub)?
+    private var streamOpened = false
+    /// Why the stream's client is dropped (it left too much unread), for the loop.
+    private var overrun: String?
 
     init(now: Int64) { phase = .waiting(since: now, first: true) }
 
@@ -121,14 +132,40 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
-    /// The client went away (or stopped sending): its running call is cancelled.
+    /// The client went away (or stopped sending): its running call is cancelled, its event stream closed.
     func abandon() {
-        let context = lock.withLock { () -> CallContext? in
+        let (context, listening) = lock.withLock { () -> (CallContext?, (EventSubscription, EventHub)?) in
             gone = true
-            return running
+            defer { subscription = nil }
+            return (running, subscription)
         }
         context?.cancel()
+        if let (subscription, hub) = listening { hub.unsubscribe(subscription) }
     }
+
+    /// A worker opened an event stream for this client; false when the client is already gone (the caller
+    /// then unsubscribes).
+    func openStream(_ subscription: EventSubscription, hub: EventHub) -> Bool {
+        lock.withLock {
+            guard !gone else { return false }
+            self.subscription = (subscription, hub)
+            streamOpened = true
+            return true
+        }
+    }
+
+    /// The loop takes the news that the stream is open, once.
+    func takeStreamOpened() -> Bool {
+        lock.withLock {
+            defer { streamOpened = false }
+            return streamOpened
+        }
+    }
+
+    /// The stream's client left more than its bound unread (from the publishing thread).
+    func noteOverrun(_ reason: String) { lock.withLock { if overrun == nil { overrun = reason } } }
+
+    var overrunReason: String? { lock.withLock { overrun } }
 
     var isIdle: Bool { if case .waiting = phase { return true } else { return false } }
 }
@@ -243,6 +280,10 @@ final class HTTPFrontEnd: @unchecked Sendable {
         if segments == ["api", "_", "session"] {
             return method == "GET" || method == "HEAD" ? (.session, 0) : (.methodNotAllowed(["GET", "HEAD", "OPTIONS"]), options.limits.bodyBytes)
         }
+        if segments.count == 3 && segments[0] == "api" && segments[2] == "events", let topics = routes.topics[segments[1]] {
+            return method == "GET" || method == "HEAD" ? (.events(alias: segments[1], topics: topics), 0)
+                : (.methodNotAllowed(["GET", "HEAD", "OPTIONS"]), options.limits.bodyBytes)
+        }
         switch routes.match(method: method, segments: segments) {
         case .route(let route, let values):
             return (.plugin(route, values), route.route.maxBodyBytes ?? options.limits.bodyBytes)
@@ -258,6 +299,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
         if segments.first == "ui" || segments.isEmpty { return ["GET", "HEAD", "OPTIONS"] }
         if segments == ["api", "_", "pair"] { return ["OPTIONS", "POST"] }
         if segments == ["api", "_", "session"] { return ["GET", "HEAD", "OPTIONS"] }
+        if segments.count == 3 && segments[0] == "api" && segments[2] == "events" && routes.topics[segments[1]] != nil {
+            return ["GET", "HEAD", "OPTIONS"]
+        }
         switch routes.match(method: "OPTIONS", segments: segments) {
         case .methodNotAllowed(let allowed): return allowed
         default: return nil
@@ -279,6 +323,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
                 complete(exchange, response, answer, connection: connection, channel: channel)
             case .call(let call):
                 complete(exchange, finish(call, exchange: exchange, connection: connection), answer, connection: connection, channel: channel)
+            case .events(let alias, let topics):
+                stream(exchange, alias: alias, topics: topics, answer, connection: connection, channel: channel)
             }
         }
     }
@@ -340,6 +386,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
             isPublic = true
         case .unavailable(let a, _):
             alias = a
+        case .events(let a, _):
+            alias = a
+            access = .read
         case .methodNotAllowed, .notFound, .options:
             let s = exchange.target.segments
             if s.count >= 2 && s[0] == "api" && s[1] != "_" { alias = s[1] }
@@ -358,6 +407,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
         enum Step {
             case now(HTTPResponse)
             case call(PluginCall)
+            /// An event stream of these topics of the plugin (nil: all).
+            case events(alias: String, topics: Set<String>?)
         }
         var step: Step
         var principal: String
@@ -390,6 +441,12 @@ final class HTTPFrontEnd: @unchecked Sendable {
                 case .failure(let refusal): return Answer(step: .now(refusal.response), principal: who.name, cors: cors)
                 }
             }
+            if case .events(let alias, let declared) = exchange.destination {
+                switch EventStreams.topics(exchange.target.query, alias: alias, declared: declared) {
+                case .success(let topics): return Answer(step: .events(alias: alias, topics: topics), principal: who.name, cors: cors)
+                case .failure(let refusal): return Answer(step: .now(.refusal(refusal)), principal: who.name, cors: cors)
+                }
+            }
             return Answer(step: .now(perform(exchange, request: request)), principal: who.name, cors: cors)
         }
     }
@@ -398,7 +455,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
     func perform(_ exchange: HTTPExchange, request: AccessRequest) -> HTTPResponse {
         let method = exchange.head.method
         switch exchange.destination {
-        case .plugin:
+        case .plugin, .events:
             return .error(500, "a plugin's route reached the host's own routes")
         case .methodNotAllowed(let allowed):
             var response = HTTPResponse.error(405, "\(exchange.target.path) does not answer \(method); it answers \(allowed.joined(separator: ", "))")
@@ -629,6 +686,8 @@ final class HTTPProtocolHandler: ServeProtocol {
         guard let c = connection(channel) else { return false }
         switch c.phase {
         case .closing: return false
+        // What an event stream's client sends is read and dropped (its end closes the stream).
+        case .streaming: return true
         // Pipelined requests wait in the buffer, up to a bound.
         case .busy: return channel.input.count - channel.inputStart < 1 << 16
         default: return true
@@ -637,7 +696,10 @@ final class HTTPProtocolHandler: ServeProtocol {
 
     func inputEnded(_ channel: ServeChannel) {
         guard let c = connection(channel) else { return }
-        if case .busy = c.phase { c.abandon() }
+        switch c.phase {
+        case .busy, .streaming: c.abandon()
+        default: break
+        }
     }
 
     func closed(_ channel: ServeChannel) { connection(channel)?.abandon() }
@@ -670,6 +732,9 @@ final class HTTPProtocolHandler: ServeProtocol {
 
     /// Moves a finished request's connection on, and tracks how long a response has waited for the client.
     private func refresh(_ channel: ServeChannel, _ c: HTTPConnection, now: Int64) {
+        if case .busy = c.phase, c.takeStreamOpened() {
+            c.phase = .streaming(beatAt: now + limits.heartbeatMilliseconds)
+        }
         if case .busy = c.phase, let keepAlive = c.takeFinished() {
             if keepAlive {
                 c.phase = .waiting(since: now, first: false)
@@ -697,6 +762,7 @@ final class HTTPProtocolHandler: ServeProtocol {
         case .head(let since, _, _): due = since + limits.headerTimeoutMilliseconds
         case .body(_, let deadline): due = deadline
         case .busy, .closing: due = nil
+        case .streaming(let beatAt): due = c.overrunReason == nil ? beatAt : now
         }
         if let writing = c.writingSince {
             let send = writing + limits.sendTimeoutMilliseconds
@@ -724,6 +790,12 @@ final class HTTPProtocolHandler: ServeProtocol {
                    method: exchange.head.method, target: exchange.head.target, requestID: exchange.requestID)
             return nil
         case .busy, .closing:
+            return nil
+        case .streaming(let beatAt):
+            if let reason = c.overrunReason { return "dropped HTTP client \(channel.number) (\(channel.peer)): \(reason)" }
+            guard now >= beatAt else { return nil }
+            channel.enqueue(EventStreams.heartbeat, droppable: true)
+            c.phase = .streaming(beatAt: now + limits.heartbeatMilliseconds)
             return nil
         }
     }
@@ -773,6 +845,10 @@ final class HTTPProtocolHandler: ServeProtocol {
                 }
                 return false
             case .closing:
+                return false
+            case .streaming:
+                channel.input.removeAll(keepingCapacity: true)
+                channel.inputStart = 0
                 return false
             case .waiting:
                 c.clearInputWaiting()

@@ -88,7 +88,8 @@ extension TennisCommands {
     /// stops answering. A dry run (no link) writes nothing and does not wait.
     public static func drillRun(_ drill: Drill, seed: UInt64? = nil, settings: SessionSettings, table: CommandTable,
                                 link: BallMachineLink?, clock: SessionClock, svgTitle: String? = nil, journal: SessionJournal? = nil,
-                                shouldStop: () -> Bool = { false }, progress: (Int, Int) -> Void = { _, _ in }) throws
+                                shouldStop: () -> Bool = { false }, progress: (Int, Int) -> Void = { _, _ in },
+                                launched: (DrillBall, Int) -> Void = { _, _ in }) throws
         -> DrillRunReport
     {
         let plan = drill.plan(seed: seed)
@@ -129,6 +130,7 @@ extension TennisCommands {
                 }
                 _ = try session.sendBall(ball, time: scheduled)
                 timing.append(DrillTiming(ball: ball.index, scheduled: scheduled, written: nil, lateMs: nil))
+                launched(ball, plan.count)
                 progress(ball.index, plan.count)
             }
         } catch SessionError.machineNotAnswering {
