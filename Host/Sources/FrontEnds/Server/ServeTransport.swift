@@ -132,6 +132,10 @@ final class ServeChannel: @unchecked Sendable {
     // The loop's own state (only the loop thread touches these).
     var input: [UInt8] = []
     var inputStart = 0
+    /// `input[inputStart..<scanned]` holds no newline: the search for the end of a line resumes
+    /// there, so a long line arriving in many reads is scanned once, not once per read (issue 27's
+    /// attack round: a 16 MB line took 763 s of the event loop, every other client waiting).
+    var scanned = 0
     /// No more requests will be read (end of input, a hang-up, or the server stopping).
     var readClosed: Bool {
         get { lock.withLock { readEnded } }
@@ -486,6 +490,7 @@ final class ServeLoop: @unchecked Sendable {
                         if c.inputStart > 0 && c.inputStart == c.input.count {
                             c.input.removeAll(keepingCapacity: true)
                             c.inputStart = 0
+                            c.scanned = 0
                         }
                         c.input.append(contentsOf: buffer[0..<n])
                         _ = takeLines(c, dispatch: dispatch)
@@ -511,7 +516,10 @@ final class ServeLoop: @unchecked Sendable {
     private func takeLines(_ c: ServeChannel, dispatch: (ServeChannel, [UInt8]) -> Void) -> Bool {
         var remaining = false
         while c.inputStart < c.input.count {
-            guard let newline = c.input[c.inputStart...].firstIndex(of: 0x0A) else { break }
+            guard let newline = c.input[max(c.inputStart, c.scanned)...].firstIndex(of: 0x0A) else {
+                c.scanned = c.input.count
+                break
+            }
             let line = Array(c.input[c.inputStart..<newline])
             c.inputStart = newline + 1
             if !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { dispatch(c, line) }
@@ -524,14 +532,17 @@ final class ServeLoop: @unchecked Sendable {
         if c.inputStart == c.input.count {
             c.input.removeAll(keepingCapacity: c.input.capacity <= 1 << 20)
             c.inputStart = 0
+            c.scanned = 0
         } else if c.inputStart > 0 && !remaining {
             c.input.removeSubrange(0..<c.inputStart)
+            c.scanned = max(0, c.scanned - c.inputStart)
             c.inputStart = 0
         }
         if c.input.count - c.inputStart > 16 << 20 {
             c.enqueue(Self.errorLine(-32600, "request line longer than 16 MB; dropped"), droppable: false)
             c.input.removeAll()
             c.inputStart = 0
+            c.scanned = 0
         }
         return remaining && c.mayRead()
     }
