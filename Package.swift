@@ -28,6 +28,7 @@ products += [
     .library(name: "ClubhouseHost", targets: ["ClubhouseHost"]),
     .library(name: "ClubhouseLoader", targets: ["ClubhouseLoader"]),
     .library(name: "ClubhousePlatform", targets: ["ClubhousePlatform"]),
+    .library(name: "ClubhouseFrontEnds", targets: ["ClubhouseFrontEnds"]),
 ] + features.map { .library(name: "\($0)Core", targets: ["\($0)Core"]) }
 
 #if arch(x86_64)
@@ -37,7 +38,7 @@ let shaSettings: [SwiftSetting] = []
 #endif
 
 var targets: [Target] = [
-    // The contract: the C ABI (header only, plus status names) and the Swift layer for plugin authors.
+    // The contract: the C ABI (header only) and the Swift layer for plugin authors.
     .target(name: "CClubhouse", path: "PluginSDK/Sources/CClubhouse"),
     .target(name: "ClubhouseJSON", path: "PluginSDK/Sources/ClubhouseJSON", linkerSettings: [.linkedLibrary("m")]),
     // SHA-256 for content hashes, using the x86 SHA extensions when CPUID reports them: `-msha` lets
@@ -80,6 +81,7 @@ var targets: [Target] = [
 
     // Example plugins for third-party authors: one in plain C against the header alone, one in Swift.
     .target(name: "NotesC", dependencies: ["CClubhouse"], path: "Plugins/Examples/NotesC",
+            cSettings: [.headerSearchPath("../../../PluginSDK/C")],  // clubhouse_helpers.h, as pkg-config gives it
             linkerSettings: pluginLinkerSettings),
     .target(name: "GreeterPlugin", dependencies: ["PluginKit"], path: "Plugins/Examples/Greeter",
             linkerSettings: pluginLinkerSettings),
@@ -101,10 +103,10 @@ var targets: [Target] = [
     .testTarget(name: "ClubhouseToolkitTests", dependencies: ["ClubhouseToolkit", "ClubhouseJSON"], path: "Tests/ClubhouseToolkitTests"),
     .testTarget(name: "ClubhousePlatformTests", dependencies: ["ClubhousePlatform"], path: "Tests/ClubhousePlatformTests"),
     .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "ClubhouseRunner", "ClubhouseWire", "ClubhouseLoader",
-                                                          "ClubhousePlatform", "CSQLite", "TestSupport"], path: "Tests/ClubhouseHostTests"),
-    .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost"], path: "Tests/ClubhouseFrontEndsTests"),
+                                                          "ClubhousePlatform", "CSQLite", "ClubhouseABI", "TestSupport"], path: "Tests/ClubhouseHostTests"),
+    .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost", "ClubhouseJSON", "ClubhousePlatform", "TestSupport"], path: "Tests/ClubhouseFrontEndsTests"),
     .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseHost", "ClubhouseJSON", "CSQLite", "TestSupport"], path: "Tests/EndToEndTests"),
-    // What several test targets share (the rendered-picture check, reading QR codes back).
+    // What several test targets share (the rendered-picture check, reading QR codes back, an HTTP client).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
 ]
 /// The content hashes plugins share: the putting catalog and the practice kernel.

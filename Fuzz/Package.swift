@@ -25,6 +25,10 @@ let package = Package(
         .executableTarget(name: "fuzz-canonical", dependencies: ["CFuzzDriver", .product(name: "PracticeCore", package: "Clubhouse"),
                                                                  .product(name: "ClubhouseJSON", package: "Clubhouse"),
                                                                  .product(name: "ClubhouseHashing", package: "Clubhouse")]),
+        // serve --http: the request parser fed a connection's bytes in arbitrary chunks, target decoding, routes, binding.
+        .executableTarget(name: "fuzz-http", dependencies: ["CFuzzDriver", .product(name: "ClubhouseFrontEnds", package: "Clubhouse"),
+                                                            .product(name: "ClubhouseHost", package: "Clubhouse"),
+                                                            .product(name: "ClubhouseJSON", package: "Clubhouse")]),
         // Practice: Rapsodo MLM2PRO CSV reader and the whole import into an in-memory store.
         .executableTarget(name: "fuzz-rapsodo", dependencies: ["CFuzzDriver", .product(name: "PracticeCore", package: "Clubhouse")]),
         // Practice and scorecard: stored rows with extreme values (any REAL, any unconstrained INTEGER)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets (libFuzzer + AddressSanitizer, release) and runs each for a fixed time.
 #   Fuzz/run.sh [SECONDS] [TARGET…]     SECONDS per target (default 60); targets default to all:
-#                                       json config geojson frame ballmachine canonical rapsodo stored-rows
+#                                       json config geojson frame ballmachine canonical rapsodo stored-rows http
 # Swift's own backtracer is turned off so that libFuzzer's crash handler saves the input.
 # Environment: NO_BUILD=1 skips the build; FUZZ_OUT=DIR holds corpora, crashes and logs
 # (default Fuzz/.build/fuzz-out, git-ignored); EXTRA_ARGS are passed to every libFuzzer run.
@@ -12,7 +12,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(json config geojson frame ballmachine canonical rapsodo stored-rows)
+[ ${#targets[@]} -eq 0 ] && targets=(json config geojson frame ballmachine canonical rapsodo stored-rows http)
 out="${FUZZ_OUT:-$here/.build/fuzz-out}"
 
 if [ "${NO_BUILD:-0}" != 1 ]; then

@@ -12,7 +12,7 @@ root="$(cd "$here/.." && pwd)"
 out="${1:-$here/.build/corpus}"
 shared="${SHARED_DATA:-$root/../shared/data}"
 
-mkdir -p "$out"/{json,config,geojson,frame,ballmachine,canonical,rapsodo,stored-rows}
+mkdir -p "$out"/{json,config,geojson,frame,ballmachine,canonical,rapsodo,stored-rows,http}
 seed() {  # seed TARGET NAME < content
     cat > "$out/$1/seed-$2"
 }
@@ -30,6 +30,16 @@ printf '%s' '{"":"","~/":"/~"}' | seed json pointer-keys
 printf '%s' '{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"ka":10,"kb":11,"kc":12,"kd":13,"ke":14,"kf":15,"kg":16,"kh":17}' | seed json wide-object
 printf '%s' 'nul' | seed json truncated
 printf '\xef\xbb\xbf{}' | seed json bom
+
+# --- HTTP: a connection's bytes (the first byte picks the chunk size), pipelined and hostile requests ----
+printf '\x03GET /courses/presidio/holes/1?at=1,2&tags=a&tags=b&on= HTTP/1.1\r\nHost: club\r\n\r\nGET /c/x HTTP/1.1\r\nHost: c\r\nConnection: close\r\n\r\n' | seed http pipelined
+printf '\x07POST /courses/presidio HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 26\r\n\r\n{"n": 2.5, "doc": [1, {}]}' | seed http json-body
+printf '\x01POST /courses/x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\nhello' | seed http smuggle-cl-te
+printf '\x02POST /courses/x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!' | seed http two-lengths
+printf '\x04GET / HTTP/1.1\r\nHost: a\r\nX: y\r\n z\r\n\r\n' | seed http obs-fold
+printf '\x05GET /courses/%%2e%%2e/holes/1 HTTP/1.1\nHost: a\n\n' | seed http bare-lf
+printf '\x06GET /courses/%%22%%7D/holes/%%31 HTTP/1.0\r\nExpect: 100-continue\r\n\r\n' | seed http encoded
+printf '\x00OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n' | seed http options
 
 # --- plugins.json: the bundled file and variants that reach every branch of the reader -------------
 cp "$root/plugins.json" "$out/config/seed-plugins.json"
@@ -133,6 +143,6 @@ for k, f in enumerate(features[:12]):
 PY
     fi
 fi
-for t in json config geojson frame ballmachine canonical rapsodo stored-rows; do
+for t in json config geojson frame ballmachine canonical rapsodo stored-rows http; do
     echo "$t: $(ls "$out/$t" | wc -l) seeds in $out/$t"
 done

@@ -5,10 +5,18 @@
 #   PREFIX/lib/clubhouse/plugins/*.so                    the bundled plugins (the host finds them there)
 #   PREFIX/include/clubhouse/{clubhouse.h,clubhouse/,clubhouse_helpers.h}   the C SDK
 #   PREFIX/lib/pkgconfig/clubhouse.pc                    cc $(pkg-config --cflags clubhouse) ...
-#   PREFIX/share/clubhouse/plugins.schema.json           the JSON Schema of plugins.json
+#   PREFIX/share/clubhouse/PluginSDK/                    the Swift SDK: PluginKit and the modules it exposes, as a
+#                                                        package a Swift plugin depends on by path (its manifest
+#                                                        refuses any compiler but the one that built clubhouse)
+#   PREFIX/share/clubhouse/{plugins,drill}.schema.json   the JSON Schemas of plugins.json and of tennis drills
 #   PREFIX/share/man/man1/clubhouse.1                    the man page
 #   PREFIX/share/{bash-completion/completions/clubhouse,zsh/site-functions/_clubhouse,fish/vendor_completions.d/clubhouse.fish}
-#   PREFIX/share/doc/clubhouse/{README.md,PLUGIN-SDK.md}
+#   PREFIX/share/doc/clubhouse/                          README.md, PLUGIN-SDK.md, JSON-RPC.md, SECURITY.md, RELIABILITY.md,
+#                                                        services/, examples/ … with every path they name installed
+#                                                        and rewritten to its place here (scripts/install-docs.sh)
+#
+# Before anything else it checks that the host can start here: it names the Swift runtime and the
+# SQLite library the dynamic linker finds for it, and stops, naming what is missing, when one is not.
 #
 # Usage: scripts/install.sh PREFIX [--products DIR]
 #   Without --products it builds the release products first (swift build -c release); with it, it
@@ -70,6 +78,30 @@ generate() {
 }
 
 put "$PRODUCTS/clubhouse" "$PREFIX/bin/clubhouse" 755
+
+# The host's own runtime needs: the Swift runtime of the toolchain that built it, and the system
+# SQLite. `ldd` says where the dynamic linker finds each (LDD names another ldd, for the tests).
+LDD=${LDD:-ldd}
+if command -v "$LDD" >/dev/null 2>&1; then
+    linked=$("$LDD" "$PREFIX/bin/clubhouse" 2>&1 || true)
+    missing=$(printf '%s\n' "$linked" | awk '/=> not found/ { print $1 }')
+    if [ -n "$missing" ]; then
+        for library in $missing; do
+            case "$library" in
+                libsqlite3*) echo "install.sh: $PREFIX/bin/clubhouse cannot start: $library (SQLite) is missing; install it (Debian: apt-get install libsqlite3-0)" >&2 ;;
+                libswift*|libFoundation*|libdispatch*|libBlocksRuntime*|lib_Foundation*|libicu*)
+                    echo "install.sh: $PREFIX/bin/clubhouse cannot start: $library (the Swift runtime) is missing; install the Swift toolchain that built clubhouse ($("$PREFIX/bin/clubhouse" --version 2>/dev/null || echo "see swift --version on the build machine")), or add its usr/lib/swift/linux folder to the library path (/etc/ld.so.conf.d)" >&2 ;;
+                *) echo "install.sh: $PREFIX/bin/clubhouse cannot start: $library is missing; install the package that provides it" >&2 ;;
+            esac
+        done
+        exit 1
+    fi
+    swift_runtime=$(printf '%s\n' "$linked" | awk '$1 ~ /^libswiftCore\.so/ { print $3 }')
+    sqlite=$(printf '%s\n' "$linked" | awk '$1 ~ /^libsqlite3\.so/ { print $3 }')
+    RUNTIME="the Swift runtime from $(dirname "${swift_runtime:-unknown/libswiftCore.so}") (keep that toolchain installed) and SQLite ${sqlite:-(linked statically)}"
+else
+    RUNTIME="(not checked: $LDD is not on the PATH) the Swift runtime of the toolchain that built clubhouse and the system libsqlite3"
+fi
 for library in $PLUGINS; do
     put "$PRODUCTS/$library" "$PREFIX/lib/clubhouse/plugins/$library" 755
 done
@@ -97,12 +129,28 @@ PC
 mv -f "$PREFIX/lib/pkgconfig/clubhouse.pc.tmp-$$" "$PREFIX/lib/pkgconfig/clubhouse.pc"
 
 generate "$PREFIX/share/clubhouse/plugins.schema.json" "$PREFIX/bin/clubhouse" config schema
+put "$ROOT/Plugins/Tennis/drill.schema.json" "$PREFIX/share/clubhouse/drill.schema.json" 644
+
+# The Swift SDK, built beside and swapped in whole (a file removed from the SDK does not linger).
+SDK="$PREFIX/share/clubhouse/PluginSDK"
+rm -rf "$SDK.new-$$" "$SDK.old-$$"
+mkdir -p "$SDK.new-$$/Sources"
+for module in CClubhouse ClubhouseJSON ClubhouseGraphics ClubhouseABI ClubhouseToolkit PluginKit; do
+    cp -R "$ROOT/PluginSDK/Sources/$module" "$SDK.new-$$/Sources/$module"
+done
+"$PREFIX/bin/clubhouse" __swift-sdk-manifest > "$SDK.new-$$/Package.swift"
+chmod -R u+rwX,go+rX "$SDK.new-$$"
+if [ -d "$SDK" ]; then mv "$SDK" "$SDK.old-$$"; fi
+mv "$SDK.new-$$" "$SDK"
+rm -rf "$SDK.old-$$"
 generate "$PREFIX/share/man/man1/clubhouse.1" "$PREFIX/bin/clubhouse" __manpage
 generate "$PREFIX/share/bash-completion/completions/clubhouse" "$PREFIX/bin/clubhouse" __completions bash
 generate "$PREFIX/share/zsh/site-functions/_clubhouse" "$PREFIX/bin/clubhouse" __completions zsh
 generate "$PREFIX/share/fish/vendor_completions.d/clubhouse.fish" "$PREFIX/bin/clubhouse" __completions fish
-put "$ROOT/README.md" "$PREFIX/share/doc/clubhouse/README.md" 644
-put "$ROOT/PluginSDK/README.md" "$PREFIX/share/doc/clubhouse/PLUGIN-SDK.md" 644
+"$ROOT/scripts/install-docs.sh" "$ROOT" "$PREFIX"
 
 echo "Installed clubhouse $VERSION into $PREFIX"
+echo "  it runs with $RUNTIME"
 echo "  add $PREFIX/bin to PATH; C plugin authors: PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --cflags clubhouse"
+echo "  Swift plugin authors: clubhouse plugin new NAME --lang swift (builds against $SDK with Swift $("$PREFIX/bin/clubhouse" --version | sed -n 's/.*, Swift \([^,]*\),.*/\1/p'))"
+echo "  documentation: $PREFIX/share/doc/clubhouse (man clubhouse)"

@@ -32,6 +32,15 @@
  * but of another type or does not fit. The writers never fail on their own: a key or string is
  * escaped as JSON needs; a nested object or array deeper than CLUBHOUSE_WRITER_DEPTH (16) is left out.
  *
+ * The site's configuration, by key, with a default (create or invoke):
+ *
+ *     char greeting[64];
+ *     clubhouse_config_string(host, "greeting", "Hello", greeting, sizeof greeting);
+ *     long long limit; clubhouse_config_int(host, "limit", 100, &limit);
+ *
+ * (also clubhouse_config_double and clubhouse_config_bool; 1 read, 0 absent: the default, -1 wrong
+ * type or too long: the default).
+ *
  * Pure C99, no allocation, no global state: safe in a CLUBHOUSE_PLUGIN_THREAD_SAFE plugin.
  */
 #ifndef CLUBHOUSE_HELPERS_H
@@ -234,22 +243,20 @@ static inline int clubhouse_args_string(const clubhouse_args *a, const char *nam
     return clubhouse_json_decode_string_(a->request, a->length, at, out, size) == 0 ? 1 : -1;
 }
 
-/* Copies the number at `at` into buf (NUL-terminated); -1 when it is not a number. */
-static inline int clubhouse_args_number_text_(const clubhouse_args *a, size_t at, char *buf, size_t size) {
-    size_t end = clubhouse_json_skip_value_(a->request, a->length, at);
-    char c = a->request[at];
+/* Copies the number at s[at] into buf (NUL-terminated); -1 when it is not a number. */
+static inline int clubhouse_json_number_text_(const char *s, size_t n, size_t at, char *buf, size_t size) {
+    size_t end = clubhouse_json_skip_value_(s, n, at);
+    char c = at < n ? s[at] : 0;
     if (!((c >= '0' && c <= '9') || c == '-') || end - at >= size) return -1;
-    memcpy(buf, a->request + at, end - at);
+    memcpy(buf, s + at, end - at);
     buf[end - at] = 0;
     return 0;
 }
 
-/* An integer argument (a JSON number without fraction or exponent, in range). */
-static inline int clubhouse_args_int(const clubhouse_args *a, const char *name, long long *out) {
-    size_t at = clubhouse_args_find_(a, name);
+/* The integer at s[at] (a JSON number without fraction or exponent, in range): 1, or -1. */
+static inline int clubhouse_json_int_(const char *s, size_t n, size_t at, long long *out) {
     char buf[32], *end = NULL;
-    if (at >= a->length) return 0;
-    if (clubhouse_args_number_text_(a, at, buf, sizeof buf) != 0 || strpbrk(buf, ".eE")) return -1;
+    if (clubhouse_json_number_text_(s, n, at, buf, sizeof buf) != 0 || strpbrk(buf, ".eE")) return -1;
     errno = 0;
     long long v = strtoll(buf, &end, 10);
     if (errno != 0 || !end || *end) return -1;
@@ -257,25 +264,42 @@ static inline int clubhouse_args_int(const clubhouse_args *a, const char *name, 
     return 1;
 }
 
-/* A number argument. */
-static inline int clubhouse_args_double(const clubhouse_args *a, const char *name, double *out) {
-    size_t at = clubhouse_args_find_(a, name);
+/* The number at s[at]: 1, or -1. */
+static inline int clubhouse_json_double_(const char *s, size_t n, size_t at, double *out) {
     char buf[64], *end = NULL;
-    if (at >= a->length) return 0;
-    if (clubhouse_args_number_text_(a, at, buf, sizeof buf) != 0) return -1;
+    if (clubhouse_json_number_text_(s, n, at, buf, sizeof buf) != 0) return -1;
     double v = strtod(buf, &end);
     if (!end || *end) return -1;
     *out = v;
     return 1;
 }
 
+/* The boolean at s[at]: 1 (*out = 1 or 0), or -1. */
+static inline int clubhouse_json_bool_(const char *s, size_t n, size_t at, int *out) {
+    if (at + 4 <= n && memcmp(s + at, "true", 4) == 0) { *out = 1; return 1; }
+    if (at + 5 <= n && memcmp(s + at, "false", 5) == 0) { *out = 0; return 1; }
+    return -1;
+}
+
+/* An integer argument (a JSON number without fraction or exponent, in range). */
+static inline int clubhouse_args_int(const clubhouse_args *a, const char *name, long long *out) {
+    size_t at = clubhouse_args_find_(a, name);
+    if (at >= a->length) return 0;
+    return clubhouse_json_int_(a->request, a->length, at, out);
+}
+
+/* A number argument. */
+static inline int clubhouse_args_double(const clubhouse_args *a, const char *name, double *out) {
+    size_t at = clubhouse_args_find_(a, name);
+    if (at >= a->length) return 0;
+    return clubhouse_json_double_(a->request, a->length, at, out);
+}
+
 /* A flag or boolean argument: *out = 1 or 0. */
 static inline int clubhouse_args_bool(const clubhouse_args *a, const char *name, int *out) {
     size_t at = clubhouse_args_find_(a, name);
     if (at >= a->length) return 0;
-    if (at + 4 <= a->length && memcmp(a->request + at, "true", 4) == 0) { *out = 1; return 1; }
-    if (at + 5 <= a->length && memcmp(a->request + at, "false", 5) == 0) { *out = 0; return 1; }
-    return -1;
+    return clubhouse_json_bool_(a->request, a->length, at, out);
 }
 
 /* The caller's working directory (relative paths in arguments are relative to it). */
@@ -285,6 +309,111 @@ static inline int clubhouse_request_cwd(const clubhouse_args *a, char *out, size
     if (at >= a->length) return 0;
     if (a->request[at] != '"') return -1;
     return clubhouse_json_decode_string_(a->request, a->length, at, out, size) == 0 ? 1 : -1;
+}
+
+/* ---------------------------------------------------------------- reading the site's config */
+
+/* The plugin's `config` object from the site's plugins.json, by key, through "clubhouse.config/1"
+ * (always offered; services/config.h). A key is a dotted path, eg: "limits.max_length". Call them
+ * from create or invoke with the host create was given ([during-call]):
+ *
+ *     long long max_length;
+ *     if (clubhouse_config_int(host, "max_length", 1000, &max_length) < 0 || max_length < 1)
+ *         return clubhouse_reply_error(reply, CLUBHOUSE_INVALID_ARGUMENT, "config \"max_length\" must be a whole number from 1");
+ *
+ * Each getter first puts `fallback` in *out, then returns 1 when the key is there and was read,
+ * 0 when it is absent or null (*out keeps the fallback), -1 when it is there but of another type
+ * or does not fit (*out keeps the fallback; tell the site in create's reply). A value whose JSON is
+ * longer than CLUBHOUSE_CONFIG_VALUE_MAX bytes is -1: read long or nested values with the service
+ * itself. No allocation: the value is read into a buffer on the stack. */
+
+#ifndef CLUBHOUSE_CONFIG_VALUE_MAX
+#define CLUBHOUSE_CONFIG_VALUE_MAX 4096
+#endif
+
+typedef struct {
+    char bytes[CLUBHOUSE_CONFIG_VALUE_MAX + 1];
+    size_t length;
+    int overflow;
+} clubhouse_config_value_;
+
+static inline void clubhouse_config_sink_(const clubhouse_reply *reply, const char *bytes, size_t length) {
+    clubhouse_config_value_ *v = (clubhouse_config_value_ *)reply->caller_data;
+    if (v->overflow || length > CLUBHOUSE_CONFIG_VALUE_MAX - v->length) { v->overflow = 1; return; }
+    memcpy(v->bytes + v->length, bytes, length);
+    v->length += length;
+    v->bytes[v->length] = 0;
+}
+
+/* Reads the JSON of `key` into v: the offset of the value (1), absent or null (0), or -1 (no config
+ * service, an error, or longer than CLUBHOUSE_CONFIG_VALUE_MAX). */
+static inline int clubhouse_config_get_(const clubhouse_host *host, const char *key, clubhouse_config_value_ *v, size_t *at) {
+    const clubhouse_config_service *config =
+        host && host->get_service ? (const clubhouse_config_service *)host->get_service(host, CLUBHOUSE_SERVICE_CONFIG) : NULL;
+    clubhouse_reply reply;
+    reply.struct_size = (uint32_t)sizeof reply;
+    reply.caller_data = v;
+    reply.write = clubhouse_config_sink_;
+    v->length = 0;
+    v->overflow = 0;
+    v->bytes[0] = 0;
+    if (!config || !config->get || !key) return -1;
+    clubhouse_status status = config->get(host, key, &reply);
+    if (status == CLUBHOUSE_NOT_FOUND) return 0;
+    if (status != CLUBHOUSE_OK || v->overflow) return -1;
+    *at = clubhouse_json_space_(v->bytes, v->length, 0);
+    if (*at >= v->length) return 0;
+    if (*at + 4 <= v->length && memcmp(v->bytes + *at, "null", 4) == 0) return 0;
+    return 1;
+}
+
+/* A string from the config, decoded into out[size] with a NUL (fallback may be NULL: ""). */
+static inline int clubhouse_config_string(const clubhouse_host *host, const char *key, const char *fallback, char *out, size_t size) {
+    clubhouse_config_value_ v;
+    size_t at = 0;
+    if (size == 0) return -1;
+    const char *initial = fallback ? fallback : "";
+    size_t n = strlen(initial);
+    if (n >= size) n = size - 1;
+    memcpy(out, initial, n);
+    out[n] = 0;
+    int found = clubhouse_config_get_(host, key, &v, &at);
+    if (found <= 0) return found;
+    if (v.bytes[at] != '"') return -1;
+    char decoded[CLUBHOUSE_CONFIG_VALUE_MAX + 1];
+    size_t limit = size < sizeof decoded ? size : sizeof decoded;
+    if (clubhouse_json_decode_string_(v.bytes, v.length, at, decoded, limit) != 0) return -1;
+    memcpy(out, decoded, strlen(decoded) + 1);
+    return 1;
+}
+
+/* The clubhouse_json_*_ readers write *out only when they return 1, so the fallback stays otherwise. */
+
+/* A whole number from the config (a JSON number without fraction or exponent, in range). */
+static inline int clubhouse_config_int(const clubhouse_host *host, const char *key, long long fallback, long long *out) {
+    clubhouse_config_value_ v;
+    size_t at = 0;
+    *out = fallback;
+    int found = clubhouse_config_get_(host, key, &v, &at);
+    return found <= 0 ? found : clubhouse_json_int_(v.bytes, v.length, at, out);
+}
+
+/* A number (integer or real) from the config. */
+static inline int clubhouse_config_double(const clubhouse_host *host, const char *key, double fallback, double *out) {
+    clubhouse_config_value_ v;
+    size_t at = 0;
+    *out = fallback;
+    int found = clubhouse_config_get_(host, key, &v, &at);
+    return found <= 0 ? found : clubhouse_json_double_(v.bytes, v.length, at, out);
+}
+
+/* true or false from the config: *out = 1 or 0. */
+static inline int clubhouse_config_bool(const clubhouse_host *host, const char *key, int fallback, int *out) {
+    clubhouse_config_value_ v;
+    size_t at = 0;
+    *out = fallback;
+    int found = clubhouse_config_get_(host, key, &v, &at);
+    return found <= 0 ? found : clubhouse_json_bool_(v.bytes, v.length, at, out);
 }
 
 /* ---------------------------------------------------------------- writing a reply */

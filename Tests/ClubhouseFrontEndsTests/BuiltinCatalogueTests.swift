@@ -10,14 +10,14 @@ final class BuiltinCatalogueTests: XCTestCase {
         let names = BuiltinCatalogue.catalogue.commands.map(\.name)
         XCTAssertEqual(names, ["plugins list", "plugins info", "plugin validate", "plugin validate list", "plugin pack", "plugin install",
                                "plugin list", "plugin remove", "plugin rollback", "plugin new", "lock", "config validate", "config schema",
-                               "demo", "serve", "token create", "token list", "token revoke", "token pair", "device simulate", "version", "help"])
-        XCTAssertEqual(BuiltinCatalogue.groups, ["plugins", "plugin", "config", "demo", "serve", "device", "version", "help", "lock", "token"])
+                               "demo", "serve", "routes", "token create", "token list", "token revoke", "token pair", "device simulate", "version", "help"])
+        XCTAssertEqual(BuiltinCatalogue.groups, ["plugins", "plugin", "config", "demo", "serve", "routes", "device", "version", "help", "lock", "token"])
     }
 
     func testHelpAndServeDescribeTheSameDeclaration() throws {
         let validate = try XCTUnwrap(BuiltinCatalogue.catalogue.command(named: "plugin validate"))
-        XCTAssertEqual(HelpText.synopsis(validate), "plugin validate PATH [--timeout X] [--only ONLY]")
-        XCTAssertTrue(HelpText.command(validate, plugin: nil).contains("Usage: clubhouse plugin validate PATH [--timeout X] [--only ONLY]"))
+        XCTAssertEqual(HelpText.synopsis(validate), "plugin validate PATH [--timeout X] [--only ONLY] [--isolation in-process|process|sandbox]")
+        XCTAssertTrue(HelpText.command(validate, plugin: nil).contains("Usage: clubhouse plugin validate PATH [--timeout X] [--only ONLY] [--isolation in-process|process|sandbox]"))
         let described = JSONRPCServer.describe(BuiltinCatalogue.catalogue).arrayValue ?? []
         XCTAssertEqual(described.compactMap { $0["name"]?.stringValue }, BuiltinCatalogue.catalogue.commands.map(\.name))
         XCTAssertEqual(described[2]["arguments"]?.arrayValue?[1]["default"]?.intValue, 30)

@@ -241,7 +241,7 @@ final class GlobeEndToEndTests: XCTestCase {
         let broken = try c.write("broken.json", """
             {"sites": {"s": {"plugins": {"globe": {"id": "org.clubhouse.globe", "grants": ["storage"], "config": {"colour": "red"}}}}}}
             """)
-        try c.fail(["--config", broken, "globe", "stats"], exitCode: 1, contains: ["unknown globe config key \"colour\""])
+        try c.fail(["--config", broken, "globe", "stats"], exitCode: 2, contains: ["broken.json:1:", "config \"colour\" is not a setting of this plugin"])
         let missing = try c.write("missing.json", """
             {"sites": {"s": {"plugins": {"globe": {"id": "org.clubhouse.globe", "grants": ["storage"], "config": {"countries": "nowhere.geojson"}}}}}}
             """)

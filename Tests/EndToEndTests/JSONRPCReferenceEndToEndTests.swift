@@ -1,5 +1,6 @@
 // Host/JSON-RPC.md is checked against the server: the methods it documents are the ones a live
-// `clubhouse serve` answers (and names when asked for an unknown one), the error codes in its
+// `clubhouse serve` answers (and names when asked for an unknown one), the params it lists for
+// each are the ones the server takes (it names them when refusing another), the error codes in its
 // table are the ones the server's sources send, and its notifications are the ones the server emits.
 
 import ClubhouseJSON
@@ -18,6 +19,16 @@ final class JSONRPCReferenceEndToEndTests: XCTestCase {
             if inside, line.hasPrefix("### `"), line.hasSuffix("`") { names.append(String(line.dropFirst(5).dropLast())) }
         }
         return names
+    }
+
+    /// The names in backticks on the "Params:" line of a method's section, up to " — " ("none": []).
+    func params(_ text: String, method: String) -> [String] {
+        let section = text.components(separatedBy: "### `\(method)`").dropFirst().first?.components(separatedBy: "\n### ").first ?? ""
+        guard let line = section.split(separator: "\n").first(where: { $0.hasPrefix("Params: ") }) else { return ["(no Params line)"] }
+        let head = line.dropFirst(8).components(separatedBy: " — ").first ?? ""
+        if head.hasPrefix("none") { return [] }
+        return head.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+            .filter { $0.allSatisfy { $0.isLetter || $0 == "_" } }
     }
 
     func testTheReferenceNamesEveryMethodErrorAndNotificationTheServerHas() throws {
@@ -40,6 +51,23 @@ final class JSONRPCReferenceEndToEndTests: XCTestCase {
         // The server's own list, as it names it for an unknown method, is the documented one.
         let unknown = try XCTUnwrap(responses[99]?["error"]?["message"]?.stringValue)
         XCTAssertEqual(unknown, "method not found: clubhouse.nope (methods: \(methods.joined(separator: ", ")))")
+
+        // Params: each method's "Params:" line lists exactly what the server takes.
+        var probes: [String] = []
+        for (i, method) in methods.enumerated() {
+            probes.append(#"{"jsonrpc":"2.0","id":\#(100 + i),"method":"\#(method)","params":{"zz_not_a_param":1}}"#)
+        }
+        let refusals = try c.succeed(["serve"], stdin: probes.joined(separator: "\n") + "\n")
+        var taken: [Int: [String]] = [:]
+        for line in refusals.stdout.split(separator: "\n") {
+            let v = try JSONParser.parse(String(line))
+            guard let id = v["id"]?.intValue, v["error"]?["data"]?["unknown"] == ["zz_not_a_param"] else { continue }
+            taken[id] = v["error"]?["data"]?["params"]?.arrayValue?.compactMap(\.stringValue)
+        }
+        for (i, method) in methods.enumerated() {
+            let server = try XCTUnwrap(taken[100 + i], "\(method) did not refuse an unknown param by name")
+            XCTAssertEqual(Set(params(text, method: method)), Set(server), "\(method): documented params vs the server's")
+        }
 
         // Error codes: the table's are exactly those the server's sources send.
         let documented = Set(text.split(separator: "\n").compactMap { line -> Int? in

@@ -103,7 +103,9 @@ final class PackagingEndToEndTests: XCTestCase {
             XCTAssertEqual(info["version"]?.stringValue, version, "site \(site)")
             XCTAssertEqual(info["path"]?.stringValue?.hasPrefix(installTree(c) + "/\(Self.id)/\(version)/"), true, "\(info)")
             XCTAssertEqual(info["isolation"]?.stringValue, "auto")
-            XCTAssertEqual(info["reach"]?.stringValue?.contains("in a child process"), true, "installed plugins run in a child by default")
+            // Installed plugins run sandboxed by default (in a plain child where the kernel cannot sandbox).
+            XCTAssertTrue(["sandbox", "process"].contains(info["effective_isolation"]?.stringValue ?? ""), "\(info)")
+            XCTAssertEqual(info["isolation_reason"]?.stringValue?.hasPrefix("installed package in "), true, "\(info)")
         }
 
         // Remove one version, then the whole id.

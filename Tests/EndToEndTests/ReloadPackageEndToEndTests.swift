@@ -19,11 +19,7 @@ private final class StdioServer: @unchecked Sendable {
     init(_ c: Clubhouse, _ arguments: [String]) throws {
         process.executableURL = Clubhouse.executable
         process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["CLUBHOUSE_DATA_DIR"] = c.dataDirectory.path
-        env.removeValue(forKey: "CLUBHOUSE_CONFIG")
-        env.removeValue(forKey: "CLUBHOUSE_SITE")
-        process.environment = env
+        process.environment = c.childEnvironment
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors

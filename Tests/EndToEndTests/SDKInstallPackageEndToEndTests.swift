@@ -1,8 +1,9 @@
 // The SDK outside the repo, as an outside author meets it: scripts/install.sh puts the host, the
-// bundled plugins, the headers, clubhouse.pc, the schema, a man page and completions under a
-// prefix; `clubhouse plugin new` writes a C project that builds there with
-// `cc $(pkg-config --cflags clubhouse)`, validates and runs; the Swift project builds against the
-// checkout. The products of this test run's build are installed (debug is fine).
+// bundled plugins, the headers, clubhouse.pc, the schemas, the Swift SDK, a man page, completions
+// and the docs under a prefix; `clubhouse plugin new` writes a C project that builds there with
+// `cc $(pkg-config --cflags clubhouse)`, validates and runs, and a Swift project that builds
+// against the prefix alone (no checkout within reach), validates, packs and installs. The products
+// of this test run's build are installed (debug is fine).
 
 import ClubhouseJSON
 import Foundation
@@ -68,6 +69,7 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
                                 in: c.scratch.path)
         XCTAssertEqual(install.code, 0, install.err)
         XCTAssertTrue(install.out.contains("Installed clubhouse 1.0.0 into \(prefix)"), install.out)
+        try checkRuntimeLine(install.out)
         let expected = ["bin/clubhouse", "include/clubhouse/clubhouse.h", "include/clubhouse/clubhouse/entry.h",
                         "include/clubhouse/clubhouse/services/storage.h", "include/clubhouse/clubhouse_helpers.h",
                         "lib/pkgconfig/clubhouse.pc", "lib/clubhouse/plugins/libPuttingPlugin.so", "lib/clubhouse/plugins/libNotesC.so",
@@ -137,8 +139,7 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         // plugin new refuses what it cannot do, writing nothing.
         for (arguments, code, fragment) in [("hello-world", 2, "hello-world already exists"),
                                             ("Bad_Name", 2, "'Bad_Name' cannot name a plugin"),
-                                            ("sw --lang swift", 2, "--lang swift needs --sdk PATH"),
-                                            ("sw --lang swift --sdk /tmp", 2, "/tmp is not a Clubhouse checkout")] {
+                                            ("sw --lang swift --sdk /tmp", 2, "/tmp is neither an installed Clubhouse Swift SDK")] {
             let r = try shell("clubhouse plugin new \(arguments)", in: c.scratch.path, environment: env)
             XCTAssertEqual(r.code, Int32(code), "\(arguments): \(r.err)")
             XCTAssertTrue(r.err.contains(fragment), "\(arguments): \(r.err)")
@@ -169,36 +170,132 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         XCTAssertEqual(try shell("clubhouse __completions tcsh", in: c.scratch.path, environment: env).code, 2)
     }
 
-    func testTheNewSwiftPluginBuildsAgainstTheCheckoutValidatesAndRuns() throws {
+    /// The install's line about the host's runtime names the Swift runtime's folder (holding
+    /// libswiftCore.so) and the SQLite library, both real files.
+    func checkRuntimeLine(_ output: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let runtime = try XCTUnwrap(output.split(separator: "\n").first { $0.contains("it runs with the Swift runtime from ") },
+                                    "no runtime line in:\n\(output)", file: file, line: line)
+        let folder = runtime.components(separatedBy: "the Swift runtime from ").last?.components(separatedBy: " (keep").first ?? ""
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/libswiftCore.so"), "\(runtime)", file: file, line: line)
+        let sqlite = runtime.components(separatedBy: " and SQLite ").last ?? ""
+        XCTAssertTrue(sqlite.contains("libsqlite3.so") && FileManager.default.fileExists(atPath: sqlite), "\(runtime)", file: file, line: line)
+    }
+
+    /// Where the dynamic linker finds nothing, the install stops before anything uses the host and
+    /// names what is missing and how to get it (`LDD` stands in for ldd).
+    func testTheInstallNamesWhatTheHostNeedsAtRunTimeAndStopsWhenItIsMissing() throws {
+        let c = try Clubhouse()
+        let fakeLDD = try c.write("fake-ldd", """
+            #!/bin/sh
+            echo "	libsqlite3.so.0 => not found"
+            echo "	libswiftCore.so => not found"
+            echo "	libgcc_s.so.1 => not found"
+            echo "	libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f0000000000)"
+            """)
+        chmod(fakeLDD, 0o755)
+        let prefix = c.path("prefix")
+        let missing = try shell("'\(Clubhouse.repositoryRoot.path)/scripts/install.sh' '\(prefix)' --products '\(Clubhouse.productsDirectory.path)'",
+                                in: c.scratch.path, environment: ["LDD": fakeLDD])
+        XCTAssertEqual(missing.code, 1, missing.out + missing.err)
+        XCTAssertTrue(missing.err.contains("install.sh: \(prefix)/bin/clubhouse cannot start: libsqlite3.so.0 (SQLite) is missing; install it (Debian: apt-get install libsqlite3-0)"), missing.err)
+        XCTAssertTrue(missing.err.contains("cannot start: libswiftCore.so (the Swift runtime) is missing; install the Swift toolchain that built clubhouse"), missing.err)
+        XCTAssertTrue(missing.err.contains("cannot start: libgcc_s.so.1 is missing; install the package that provides it"), missing.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(prefix)/share/man/man1/clubhouse.1"), "nothing after the check ran")
+        // Without ldd the install goes on and says what it could not check.
+        let unchecked = try shell("'\(Clubhouse.repositoryRoot.path)/scripts/install.sh' '\(prefix)' --products '\(Clubhouse.productsDirectory.path)'",
+                                  in: c.scratch.path, environment: ["LDD": "/nonexistent/ldd"])
+        XCTAssertEqual(unchecked.code, 0, unchecked.err)
+        XCTAssertTrue(unchecked.out.contains("it runs with (not checked: /nonexistent/ldd is not on the PATH) the Swift runtime of the toolchain that built clubhouse and the system libsqlite3"), unchecked.out)
+
+        // A clubhouse with no Swift SDK beside it and no checkout above it says where it looked.
+        try FileManager.default.createDirectory(atPath: c.path("lone/bin"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Clubhouse.executable.path, toPath: c.path("lone/bin/clubhouse"))
+        let lone = try shell("'\(c.path("lone/bin/clubhouse"))' plugin new x --lang swift", in: c.scratch.path)
+        XCTAssertEqual(lone.code, 1, lone.err)
+        XCTAssertTrue(lone.err.contains("no Clubhouse Swift SDK is installed beside \(c.path("lone/bin/clubhouse")) (looked for \(c.path("lone/share/clubhouse/PluginSDK"))); install clubhouse with scripts/install.sh PREFIX, which puts it there, or give --sdk PATH"), lone.err)
+    }
+
+    /// Issue 32, "Swift plugins need the repository": from a prefix alone — no checkout within reach
+    /// of the project, no --sdk — `plugin new --lang swift` writes a package that states the exact
+    /// toolchain, builds against PREFIX/share/clubhouse/PluginSDK, validates, packs and installs;
+    /// another toolchain is stopped by the manifest with a message saying which one is needed.
+    /// One Swift build (the template plus the SDK README's example as a second library).
+    func testASwiftPluginBuildsFromThePrefixAloneValidatesPacksAndInstalls() throws {
         try requireTools(["swift"])
         let c = try Clubhouse()
-        try c.succeed(["plugin", "new", "swing-speed", "--lang", "swift", "--sdk", Clubhouse.repositoryRoot.path, "--dir", c.scratch.path])
+        let prefix = c.path("prefix")
+        let install = try shell("'\(Clubhouse.repositoryRoot.path)/scripts/install.sh' '\(prefix)' --products '\(Clubhouse.productsDirectory.path)'",
+                                in: c.scratch.path)
+        XCTAssertEqual(install.code, 0, install.err)
+        // From here on only the prefix: the project sits in a scratch folder outside the checkout
+        // (its ../ has no clubhouse), and PATH has the installed clubhouse and the toolchain only.
+        let root = Clubhouse.repositoryRoot.path
+        XCTAssertFalse(c.scratch.path.hasPrefix(root + "/"))
+        let toolchain = try shell("dirname \"$(command -v swift)\"", in: c.scratch.path).out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let env = ["PATH": "\(prefix)/bin:\(toolchain):/usr/bin:/bin", "CLUBHOUSE_DATA_DIR": c.dataDirectory.path]
+        let version = try shell("clubhouse --version", in: c.scratch.path, environment: env).out
+        let swift = try XCTUnwrap(version.components(separatedBy: ", Swift ").last?.components(separatedBy: ",").first, version)
+
+        let made = try shell("clubhouse plugin new swing-speed --lang swift", in: c.scratch.path, environment: env)
+        XCTAssertEqual(made.code, 0, made.err)
         let project = c.path("swing-speed")
+        let sdk = "\(prefix)/share/clubhouse/PluginSDK"
+        var manifest = try String(contentsOfFile: project + "/Package.swift", encoding: .utf8)
+        XCTAssertTrue(manifest.contains(".package(path: \"\(sdk)\")"), manifest)
+        XCTAssertTrue(manifest.contains("must be built by Swift \(swift) for"), "the toolchain is stated where an author looks:\n\(manifest)")
+        XCTAssertTrue(manifest.contains("#if !(compiler(>=\(swift))"), manifest)
+        let readme = try String(contentsOfFile: project + "/README.md", encoding: .utf8)
+        XCTAssertTrue(readme.contains("Build it with Swift \(swift)"), readme)
+        for folder in [project, sdk] {
+            let mentions = try shell("grep -rl -F '\(root)' . || true", in: folder).out
+            XCTAssertEqual(mentions, "", "\(folder) names the checkout: \(mentions)")
+        }
+        XCTAssertTrue(try String(contentsOfFile: sdk + "/Package.swift", encoding: .utf8).contains("must be built by Swift \(swift)"))
+
         // The SDK README's Swift plugin, as written, is a second library of the same package.
-        let readme = try String(contentsOf: Clubhouse.repositoryRoot.appendingPathComponent("PluginSDK/README.md"), encoding: .utf8)
-        let example = try XCTUnwrap(Self.codeBlocks(readme, language: "swift").first { $0.contains("import PluginKit") })
+        let sdkReadme = try String(contentsOfFile: "\(prefix)/share/doc/clubhouse/PLUGIN-SDK.md", encoding: .utf8)
+        let example = try XCTUnwrap(Self.codeBlocks(sdkReadme, language: "swift").first { $0.contains("import PluginKit") })
         try FileManager.default.createDirectory(atPath: project + "/Sources/ReadmeHello", withIntermediateDirectories: true)
         try example.write(toFile: project + "/Sources/ReadmeHello/Hello.swift", atomically: true, encoding: .utf8)
-        var manifest = try String(contentsOfFile: project + "/Package.swift", encoding: .utf8)
-        let identity = Clubhouse.repositoryRoot.lastPathComponent.lowercased()
         manifest = manifest.replacingOccurrences(of: "targets: [\"SwingSpeedPlugin\"])],",
                                                  with: "targets: [\"SwingSpeedPlugin\"]), .library(name: \"ReadmeHello\", type: .dynamic, targets: [\"ReadmeHello\"])],")
-        manifest = manifest.replacingOccurrences(of: "    ]\n)", with: "        .target(name: \"ReadmeHello\", dependencies: [.product(name: \"PluginKit\", package: \"\(identity)\")], path: \"Sources/ReadmeHello\"),\n    ]\n)")
+        manifest = manifest.replacingOccurrences(of: "    ]\n)", with: "        .target(name: \"ReadmeHello\", dependencies: [.product(name: \"PluginKit\", package: \"pluginsdk\")], path: \"Sources/ReadmeHello\"),\n    ]\n)")
         try manifest.write(toFile: project + "/Package.swift", atomically: true, encoding: .utf8)
-        let built = try shell("swift build --scratch-path '\(c.path("swift-build"))' 2>&1", in: project, timeout: 900)
+        let built = try shell("swift build 2>&1", in: project, environment: env, timeout: 900)
         XCTAssertEqual(built.code, 0, built.out)
-        let library = c.path("swift-build/debug/libSwingSpeedPlugin.so")
-        let validated = try c.run(["plugin", "validate", library])
-        XCTAssertEqual(validated.exitCode, 0, validated.stdout + validated.stderr)
-        // The examples a Swift command declares are in its catalogue, and validate runs them.
-        XCTAssertTrue(validated.stdout.contains("2 example(s): greet Ada --times 2; greet --loud"), validated.stdout)
-        let config = try c.write("swing.json", """
-            {"sites": {"dev": {"plugins": {"swing-speed": {"path": "\(library)", "isolation": "process"}}}}}
-            """)
-        XCTAssertEqual(try c.succeed(["--config", config, "swing-speed", "greet", "Ada", "--times", "2"]).stdout, "Hello, Ada!\nHello, Ada!\n")
-        try c.fail(["--config", config, "swing-speed", "greet", "--times", "11"], exitCode: 2, contains: ["--times must be an integer from 1 to 10"])
-        let readmeLibrary = c.path("swift-build/debug/libReadmeHello.so")
-        let readmeValidated = try c.run(["plugin", "validate", readmeLibrary])
-        XCTAssertEqual(readmeValidated.exitCode, 0, readmeValidated.stdout + readmeValidated.stderr)
+        let library = project + "/.build/debug/libSwingSpeedPlugin.so"
+
+        let validated = try shell("clubhouse plugin validate .build/debug/libSwingSpeedPlugin.so", in: project, environment: env)
+        XCTAssertEqual(validated.code, 0, validated.out + validated.err)
+        XCTAssertTrue(validated.out.contains("2 example(s): greet Ada --times 2; greet --loud"), validated.out)
+        XCTAssertTrue(validated.out.contains("the plugin is ready for a site"), validated.out)
+        let greeted = try shell("clubhouse --config plugins.json swing-speed greet Ada --times 2", in: project, environment: env)
+        XCTAssertEqual(greeted.out, "Hello, Ada!\nHello, Ada!\n", greeted.err)
+        let readmeValidated = try shell("clubhouse plugin validate .build/debug/libReadmeHello.so", in: project, environment: env)
+        XCTAssertEqual(readmeValidated.code, 0, readmeValidated.out + readmeValidated.err)
+
+        let packed = try shell("clubhouse plugin pack .build/debug/libSwingSpeedPlugin.so --out swing-speed-0.1.0.chpkg", in: project, environment: env)
+        XCTAssertEqual(packed.code, 0, packed.err)
+        let installed = try shell("clubhouse plugin install swing-speed-0.1.0.chpkg", in: project, environment: env)
+        XCTAssertEqual(installed.code, 0, installed.err)
+        XCTAssertTrue(installed.out.contains("Installed org.example.swing-speed 0.1.0"), installed.out)
+        try c.write("site.json", #"{"sites": {"club": {"plugins": {"swing": {"id": "org.example.swing-speed"}}}}}"#)
+        let fromPackage = try shell("clubhouse --config site.json swing greet Bo --loud", in: c.scratch.path, environment: env)
+        XCTAssertEqual(fromPackage.out, "HELLO, BO!\n", fromPackage.err)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: library))
+
+        // Another toolchain (the host built by 5.9.2, as far as plugin new knows) is stopped by the
+        // manifest before anything compiles, naming the compiler needed.
+        let other = try shell("clubhouse plugin new old-swift --lang swift", in: c.scratch.path,
+                              environment: env.merging(["CLUBHOUSE_TEST_SWIFT_COMPILER": "5.9.2"]) { $1 })
+        XCTAssertEqual(other.code, 0, other.err)
+        let refused = try shell("swift package dump-package 2>&1", in: c.path("old-swift"), environment: env, timeout: 120)
+        XCTAssertNotEqual(refused.code, 0)
+        XCTAssertTrue(refused.out.contains("error: The old-swift plugin must be built by Swift 5.9.2, the toolchain of the clubhouse it runs in"), refused.out)
+        // And a library another toolchain built is refused by validate, both toolchains named.
+        let mismatch = try FixturePlugins.build("SWIFT_MISMATCH")
+        let checked = try shell("clubhouse plugin validate '\(mismatch)' --only entry,descriptor", in: c.scratch.path, environment: env)
+        XCTAssertEqual(checked.code, 1)
+        XCTAssertTrue(checked.out.contains("a Swift plugin built by Swift 5.9.2 for x86_64-unknown-linux-gnu, but this host was built by Swift \(swift)"), checked.out)
     }
 }

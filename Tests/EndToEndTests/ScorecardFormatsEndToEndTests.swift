@@ -114,6 +114,6 @@ final class ScorecardFormatsEndToEndTests: XCTestCase {
             """)
         let result = try c.run(["--config", bad, "scorecard", "player", "list"])
         XCTAssertNotEqual(result.exitCode, 0)
-        XCTAssertTrue(result.stderr.contains("config key 'allowance_skins': allowance 140 % is outside 0–100 %"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("bad.json:2:") && result.stderr.contains("config \"allowance_skins\" must be at most 100, not 140"), result.stderr)
     }
 }

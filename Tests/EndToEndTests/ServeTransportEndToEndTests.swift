@@ -89,15 +89,7 @@ private final class SocketServer {
         return user + system
     }
 
-    func stop() {
-        if process.isRunning {
-            process.terminate()
-            let deadline = Date().addingTimeInterval(20)
-            while process.isRunning && Date() < deadline { usleep(20_000) }
-            if process.isRunning { kill(pid, SIGKILL) }
-        }
-        process.waitUntilExit()
-    }
+    func stop() { stopServer(process) }
 }
 
 struct ServeTestFailure: Error, CustomStringConvertible {

@@ -12,7 +12,8 @@ import ClubhousePlatform
 import Glibc
 #endif
 
-private func serveConnect(_ path: String) -> Int32? {
+/// Connects to a Unix socket, retrying while the server starts (5 s); nil when it never answers.
+func serveConnect(_ path: String) -> Int32? {
     for _ in 0..<500 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_un()

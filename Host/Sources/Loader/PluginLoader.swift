@@ -278,7 +278,7 @@ public final class PluginLoader: @unchecked Sendable {
         }
         let fingerprint = BuildFingerprint.parse(build)
         guard let lang = fingerprint["lang"] else {
-            throw .invalidField(path: path, field: "build", value: build, expected: "\"abi=1.0;lang=c\" or \"abi=1.0;lang=swift;swift=X;target=T\"")
+            throw .invalidField(path: path, field: "build", value: build, expected: "\"abi=\(BuildFingerprint.abi);lang=c\" or \"abi=\(BuildFingerprint.abi);lang=swift;swift=X;target=T\"")
         }
         if lang == "swift" {
             let pluginToolchain = "Swift \(fingerprint["swift"] ?? "?") for \(fingerprint["target"] ?? "?")"

@@ -46,13 +46,17 @@ extension Descriptor {
         return (fds[0], fds[1])
     }
 
-    /// accept4(2): the accepted socket is close-on-exec from birth (and non-blocking when asked).
-    public static func accept(_ listener: Int32, nonBlocking: Bool) -> Int32 {
+    /// accept4(2): the accepted socket is close-on-exec from birth (and non-blocking when asked);
+    /// the peer's address into `address` when given. -1 with errno set on failure.
+    public static func accept(_ listener: Int32, nonBlocking: Bool, address: UnsafeMutablePointer<sockaddr_storage>? = nil) -> Int32 {
         guard let accept4 = accept4Function else {
             errno = ENOSYS
             return -1
         }
-        return accept4(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0))
+        let blocking = nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0
+        guard let address else { return accept4(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | blocking) }
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        return address.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept4(listener, $0, &length, Int32(SOCK_CLOEXEC.rawValue) | blocking) }
     }
 
     /// Adds "close every descriptor from `lowest` up" to a child's file actions (after the dup2s

@@ -47,11 +47,11 @@ public enum BuildFingerprint {
         #endif
     }()
 
-    /// The ABI this module was compiled against, eg: "1.0".
+    /// The ABI this module was compiled against, eg: "1.2".
     public static let abi = "\(CLUBHOUSE_ABI_MAJOR).\(CLUBHOUSE_ABI_MINOR)"
 
     /// The fingerprint of a Swift component built here, eg:
-    /// "abi=1.0;lang=swift;swift=6.3.1;target=x86_64-unknown-linux-gnu".
+    /// "abi=1.2;lang=swift;swift=6.3.1;target=x86_64-unknown-linux-gnu".
     public static let swift = "abi=\(abi);lang=swift;swift=\(swiftCompiler);target=\(target)"
 
     /// Parses `key=value;key=value` into a dictionary (unknown keys kept, malformed parts skipped).

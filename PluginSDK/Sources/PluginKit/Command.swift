@@ -144,6 +144,17 @@ public struct Reply: Sendable {
         self.text = text
     }
 
+    /// The reply's `data` as JSON bytes the plugin already holds (eg: a result it stored as JSON text), sent
+    /// as they are — no parsing and re-encoding. The host checks that they are one JSON value (a reply that
+    /// is not fails the call as malformed). `data` stays null on this side.
+    public init(rawData: [UInt8], text: String? = nil) {
+        self.init(data: .null, text: text)
+        self.rawData = rawData
+    }
+
+    /// Set by `init(rawData:)`: written as the reply's data instead of `data`.
+    private var rawData: [UInt8]?
+
     /// A reply whose data is an Encodable value (encoded with sorted keys).
     public init<T: Encodable>(encoding value: T, text: String? = nil) throws {
         self.init(data: try JSONBridge.encode(value), text: text)
@@ -162,10 +173,10 @@ public struct Reply: Sendable {
 
     /// `{"data":…,"text":…,"background":…}` (entry.h), written directly.
     func encoded() -> [UInt8] {
-        if text == nil && background == nil && data.isNull { return Reply.nullReply }
+        if text == nil && background == nil && data.isNull && rawData == nil { return Reply.nullReply }
         var out = Reply.dataKey
-        out.reserveCapacity(64 + (text?.utf8.count ?? 0))
-        JSONWriter.appendCompact(data, to: &out)
+        out.reserveCapacity(64 + (text?.utf8.count ?? 0) + (rawData?.count ?? 0))
+        if let rawData { out.append(contentsOf: rawData) } else { JSONWriter.appendCompact(data, to: &out) }
         if let text {
             out.append(contentsOf: Reply.textKey)
             JSONWriter.appendQuoted(text, to: &out)

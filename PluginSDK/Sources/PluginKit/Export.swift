@@ -53,6 +53,10 @@ class AnyPluginFactory {
             plugin_data: nil,
             describe: { descriptor, reply in
                 guard let factory = AnyPluginFactory.from(descriptor), let reply else { return Int32(CLUBHOUSE_ERROR) }
+                if let problem = factory.catalogueProblem {
+                    reply.write(problem)
+                    return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+                }
                 reply.write(bytes: factory.catalogue)
                 return Int32(CLUBHOUSE_OK)
             },
@@ -89,20 +93,28 @@ class AnyPluginFactory {
     }
 
     var catalogue: [UInt8] { fatalError("subclass") }
+    /// Why the catalogue cannot be described (a route naming no command), or nil.
+    var catalogueProblem: String? { nil }
     func makeInstance(host: UnsafePointer<clubhouse_host>) throws -> AnyInstanceBox { fatalError("subclass") }
 }
 
 final class PluginFactory<P: Plugin>: AnyPluginFactory {
     let catalogueBytes: [UInt8]
+    let problem: String?
 
     init() {
         var out: [UInt8] = []
-        JSONWriter.appendCompact(["commands": .array(P.commands.map(\.catalogueEntry))], to: &out)
+        let (entries, problems) = catalogueEntries(P.commands, routes: P.routes)
+        var catalogue: JSONObject = ["commands": .array(entries)]
+        if let schema = P.configSchema { catalogue["config_schema"] = schema }
+        JSONWriter.appendCompact(.object(catalogue), to: &out)
         catalogueBytes = out
+        problem = problems.isEmpty ? nil : problems.joined(separator: "; ")
         super.init(info: P.info)
     }
 
     override var catalogue: [UInt8] { catalogueBytes }
+    override var catalogueProblem: String? { problem }
 
     override func makeInstance(host: UnsafePointer<clubhouse_host>) throws -> AnyInstanceBox {
         let context = PluginContext(host: host)

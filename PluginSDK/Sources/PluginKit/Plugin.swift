@@ -26,8 +26,19 @@ public protocol Plugin: AnyObject {
     static var info: PluginInfo { get }
     /// The command catalogue with a handler per command.
     static var commands: [Command<Self>] { get }
+    /// What a site's `config` may hold, as a JSON Schema (the subset PluginSDK/README.md lists:
+    /// type, properties, required, additionalProperties, enum, minimum, maximum, items, default).
+    /// The host checks the site's config against it before `init` runs, and `config validate`
+    /// reports what does not fit with its file:line:column. nil (the default): any object.
+    static var configSchema: JSONValue? { get }
+    /// HTTP routes to the commands (Route.swift); none by default.
+    static var routes: [Route] { get }
     /// Makes an instance for one site. Throw to refuse (the message reaches the user).
     init(context: PluginContext) throws
+}
+
+extension Plugin {
+    public static var configSchema: JSONValue? { nil }
 }
 
 /// The descriptor's fields in Swift.

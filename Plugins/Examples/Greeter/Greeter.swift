@@ -3,6 +3,7 @@
 // demo. Copy this folder to start a plugin of your own (see PluginSDK/README.md).
 
 import CClubhouse
+import ClubhouseJSON
 import PluginKit
 #if canImport(Glibc)
 import Glibc
@@ -13,6 +14,13 @@ final class Greeter: Plugin {
         id: "org.example.greeter", version: "1.0.1", name: "Greeter",
         summary: "Example Swift plugin: greetings, progress, and calling another plugin",
         services: [.log, .config, .progress])
+
+    /// What a site's `config` may hold: the host refuses anything else before `init` runs, with
+    /// its file:line:column in plugins.json (and `clubhouse config validate` lists it).
+    static let configSchema: JSONValue? = [
+        "type": "object", "additionalProperties": false,
+        "properties": ["greeting": ["type": "string", "default": "Hello", "description": "How to greet, eg: \"Howdy\""]],
+    ]
 
     static let commands: [Command<Greeter>] = [
         Command("hello", summary: "Greet someone with the site's greeting",

@@ -9,10 +9,14 @@
  *   - a command catalogue as JSON (describe)
  *   - create/destroy with per-instance state and schema migrations (storage.h)
  *   - prepared statements, a transaction, replies and error messages through the reply sink
+ *   - its configuration read with clubhouse_helpers.h (`max_length`, with a default) and declared
+ *     as a JSON Schema in the catalogue, so a site's bad value is refused with its file:line:column
  *
- * Build: any C99 compiler, `-shared -fPIC`, with the SDK's include directory on the path.
+ * Build: any C99 compiler, `-shared -fPIC`, with the SDK's include directory on the path
+ * (`pkg-config --cflags clubhouse`: clubhouse.h and the header-only clubhouse_helpers.h).
  */
 #include "clubhouse.h"
+#include "clubhouse_helpers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,12 +207,20 @@ static int decode_string(const char *p, const char *end, buffer *out) {
 typedef struct {
     const clubhouse_host *host;
     const clubhouse_storage_service *storage;
+    long long max_length; /* config "max_length": the longest note, in bytes */
 } notes_instance;
 
-static const char *const needed_services[] = {CLUBHOUSE_SERVICE_STORAGE, NULL};
+static const char *const needed_services[] = {CLUBHOUSE_SERVICE_STORAGE, CLUBHOUSE_SERVICE_CONFIG, NULL};
+
+/* The site's `config` for notes, as the host checks it (PluginSDK/README.md, "Your configuration"). */
+#define NOTES_MAX_LENGTH_DEFAULT 1000
+#define NOTES_MAX_LENGTH_LIMIT 100000
 
 static const char catalogue[] =
-    "{\"commands\":["
+    "{\"config_schema\":{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"max_length\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000,\"default\":1000,"
+    "\"description\":\"The longest note, in bytes\"}}},"
+    "\"commands\":["
     "{\"name\":\"add\",\"summary\":\"Add a note\",\"arguments\":["
     "{\"name\":\"text\",\"type\":\"string\",\"required\":true,\"positional\":true,\"help\":\"The note\"}],"
     "\"reply\":\"{id, text}\"},"
@@ -240,6 +252,14 @@ static clubhouse_status notes_create(const clubhouse_plugin_descriptor *self, co
         reply_text(reply, "notes needs the storage service; grant \"storage\" to it in plugins.json");
         return CLUBHOUSE_DENIED;
     }
+    /* The host has checked the value against config_schema; the helper still says when it is not a
+     * whole number (a host without schemas), and the default stands when the site gives none. */
+    long long max_length;
+    if (clubhouse_config_int(host, "max_length", NOTES_MAX_LENGTH_DEFAULT, &max_length) < 0 || max_length < 1 ||
+        max_length > NOTES_MAX_LENGTH_LIMIT) {
+        reply_text(reply, "notes: config \"max_length\" must be a whole number from 1 to 100000 (bytes); fix it in plugins.json");
+        return CLUBHOUSE_INVALID_ARGUMENT;
+    }
     buffer message = {0};
     clubhouse_reply sink = {sizeof(clubhouse_reply), &message, collect};
     clubhouse_status status = storage->migrate(host, 1, "create notes",
@@ -255,6 +275,7 @@ static clubhouse_status notes_create(const clubhouse_plugin_descriptor *self, co
     if (!made) { reply_text(reply, "out of memory"); return CLUBHOUSE_ERROR; }
     made->host = host;
     made->storage = storage;
+    made->max_length = max_length;
     *instance = made;
     return CLUBHOUSE_OK;
 }
@@ -389,6 +410,14 @@ static clubhouse_status notes_invoke(const clubhouse_plugin_descriptor *self, vo
         if (decode_string(find_argument(request, request_length, "text"), end, &text) != 0 || text.length == 0) {
             free(text.bytes);
             reply_text(reply, "notes add needs a non-empty TEXT");
+            return CLUBHOUSE_INVALID_ARGUMENT;
+        }
+        if ((long long)text.length > n->max_length) {
+            char message[160];
+            snprintf(message, sizeof message, "the note is %zu bytes; this site keeps notes of at most %lld (config \"max_length\")",
+                     text.length, n->max_length);
+            free(text.bytes);
+            reply_text(reply, message);
             return CLUBHOUSE_INVALID_ARGUMENT;
         }
         clubhouse_status status = add_note(n, text.bytes, reply);

@@ -82,6 +82,15 @@ final class Clubhouse {
         return url.path
     }
 
+    /// The test's environment for a clubhouse it starts: the scratch data dir, no site or config of the caller's.
+    var childEnvironment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["CLUBHOUSE_DATA_DIR"] = dataDirectory.path
+        env.removeValue(forKey: "CLUBHOUSE_CONFIG")
+        env.removeValue(forKey: "CLUBHOUSE_SITE")
+        return env
+    }
+
     /// Runs `clubhouse ARGS` with the scratch data dir (unless the test set one) and waits.
     /// `launcher`: a command line that runs the rest (e.g. `/usr/bin/setsid --wait`, or a shell
     /// that opens extra descriptors and `exec`s the rest).
@@ -102,11 +111,8 @@ final class Clubhouse {
             process.executableURL = Clubhouse.executable
             process.arguments = arguments
         }
-        var env = ProcessInfo.processInfo.environment
-        env["CLUBHOUSE_DATA_DIR"] = dataDirectory.path
+        var env = childEnvironment
         env["XDG_CACHE_HOME"] = scratch.appendingPathComponent("cache").path
-        env.removeValue(forKey: "CLUBHOUSE_CONFIG")
-        env.removeValue(forKey: "CLUBHOUSE_SITE")
         for k in unsetEnvironment { env.removeValue(forKey: k) }
         for (k, v) in environment { env[k] = v }
         process.environment = env

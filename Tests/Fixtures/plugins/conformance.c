@@ -104,25 +104,6 @@ static clubhouse_status answer(transcript *t, const clubhouse_reply *reply) {
     return CLUBHOUSE_OK;
 }
 
-static const char *status_name(clubhouse_status s) {
-    switch (s) {
-    case CLUBHOUSE_OK: return "ok";
-    case CLUBHOUSE_ERROR: return "error";
-    case CLUBHOUSE_INVALID_ARGUMENT: return "invalid-argument";
-    case CLUBHOUSE_NOT_FOUND: return "not-found";
-    case CLUBHOUSE_DENIED: return "denied";
-    case CLUBHOUSE_UNSUPPORTED: return "unsupported";
-    case CLUBHOUSE_BUSY: return "busy";
-    case CLUBHOUSE_TIMEOUT: return "timeout";
-    case CLUBHOUSE_CANCELLED: return "cancelled";
-    case CLUBHOUSE_IO: return "io";
-    case CLUBHOUSE_CONSTRAINT: return "constraint";
-    case CLUBHOUSE_ROW: return "row";
-    case CLUBHOUSE_DONE: return "done";
-    default: return "other";
-    }
-}
-
 /* ---- the plugin --------------------------------------------------------------------------- */
 
 typedef struct { const clubhouse_host *host; } instance;
@@ -174,7 +155,7 @@ static void query(transcript *t, instance *p, const char *sql, const char *order
     say(t, " order=%s\n", order);
     clubhouse_status status = s->prepare(p->host, sql, &stmt, &r);
     if (status != CLUBHOUSE_OK) {
-        say(t, "  prepare %s ", status_name(status));
+        say(t, "  prepare %s ", clubhouse_status_name(status));
         quote_text(t, m.text);
         say(t, "\n");
         return;
@@ -193,7 +174,7 @@ static void query(transcript *t, instance *p, const char *sql, const char *order
         quote_text(t, s->column_name(stmt, count));
         say(t, "\n");
     }
-    say(t, "  end %s", status_name(status));
+    say(t, "  end %s", clubhouse_status_name(status));
     if (status != CLUBHOUSE_DONE) { say(t, " "); quote_text(t, s->last_error(p->host)); }
     say(t, " after: type=%d int=%lld text=", s->column_type(stmt, 0), (long long)s->column_int64(stmt, 0));
     quote_text(t, s->column_text(stmt, 0, NULL));
@@ -208,13 +189,13 @@ static void exec(transcript *t, instance *p, const char *sql) {
     clubhouse_status status = s->exec(p->host, sql, &r);
     say(t, "exec ");
     quote_text(t, sql);
-    say(t, " -> %s ", status_name(status));
+    say(t, " -> %s ", clubhouse_status_name(status));
     quote_text(t, m.text);
     say(t, " rowid=%lld changes=%lld\n", (long long)s->last_insert_rowid(p->host), (long long)s->changes(p->host));
 }
 
 static void bound(transcript *t, instance *p, const char *what, clubhouse_status status) {
-    say(t, "  %s -> %s", what, status_name(status));
+    say(t, "  %s -> %s", what, clubhouse_status_name(status));
     if (status != CLUBHOUSE_OK) { say(t, " "); quote_text(t, storage(p)->last_error(p->host)); }
     say(t, "\n");
 }
@@ -228,26 +209,26 @@ static clubhouse_status run_storage(instance *p, const clubhouse_reply *reply) {
 
     /* Migrations: applied, repeated, a gap, a renamed version. */
     clubhouse_status status = s->migrate(p->host, 1, "values", "CREATE TABLE v(k TEXT PRIMARY KEY, a)", &r);
-    say(&t, "migrate 1 -> %s ", status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    say(&t, "migrate 1 -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     r = sink(&m);
     status = s->migrate(p->host, 1, "values", "CREATE TABLE v(k TEXT PRIMARY KEY, a)", &r);
-    say(&t, "migrate 1 again -> %s ", status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    say(&t, "migrate 1 again -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     r = sink(&m);
     status = s->migrate(p->host, 3, "gap", "SELECT 1", &r);
-    say(&t, "migrate 3 -> %s ", status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    say(&t, "migrate 3 -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     r = sink(&m);
     status = s->migrate(p->host, 1, "renamed", "SELECT 1", &r);
-    say(&t, "migrate 1 renamed -> %s ", status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    say(&t, "migrate 1 renamed -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     r = sink(&m);
     status = s->migrate(p->host, 2, "broken", "CREATE TABLE v(x)", &r);
-    say(&t, "migrate 2 broken -> %s ", status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    say(&t, "migrate 2 broken -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
 
     exec(&t, p, "DELETE FROM v");
     /* Every type through bind, then back every way. */
     clubhouse_stmt *insert = NULL;
     r = sink(&m);
     status = s->prepare(p->host, "INSERT INTO v(k, a) VALUES (:key, ?2)", &insert, &r);
-    say(&t, "prepare insert -> %s params=%d name1=", status_name(status), s->bind_parameter_count(insert));
+    say(&t, "prepare insert -> %s params=%d name1=", clubhouse_status_name(status), s->bind_parameter_count(insert));
     quote_text(&t, s->bind_parameter_name(insert, 1));
     say(&t, " name2=");
     quote_text(&t, s->bind_parameter_name(insert, 2));
@@ -282,7 +263,7 @@ static clubhouse_status run_storage(instance *p, const clubhouse_reply *reply) {
         default: bound(&t, p, "bind null", s->bind_null(insert, 2)); break;
         }
         status = s->step(insert);
-        say(&t, "  step -> %s rowid=%lld changes=%lld\n", status_name(status), (long long)s->last_insert_rowid(p->host),
+        say(&t, "  step -> %s rowid=%lld changes=%lld\n", clubhouse_status_name(status), (long long)s->last_insert_rowid(p->host),
             (long long)s->changes(p->host));
         bound(&t, p, "bind after step (no reset)", s->bind_int64(insert, 2, 1));
         s->reset(insert);
@@ -293,9 +274,9 @@ static clubhouse_status run_storage(instance *p, const clubhouse_reply *reply) {
     /* A constraint: the same key twice. */
     bound(&t, p, "bind key", s->bind_text(insert, 1, "int-42", 6));
     status = s->step(insert);
-    say(&t, "duplicate key step -> %s ", status_name(status)); quote_text(&t, s->last_error(p->host)); say(&t, "\n");
+    say(&t, "duplicate key step -> %s ", clubhouse_status_name(status)); quote_text(&t, s->last_error(p->host)); say(&t, "\n");
     status = s->reset(insert);
-    say(&t, "reset after failure -> %s\n", status_name(status));
+    say(&t, "reset after failure -> %s\n", clubhouse_status_name(status));
     s->finalize(insert);
     s->finalize(NULL);
 
@@ -317,32 +298,32 @@ static clubhouse_status run_storage(instance *p, const clubhouse_reply *reply) {
     s->prepare(p->host, "SELECT k FROM v WHERE k >= ?1 ORDER BY k LIMIT 3", &select, NULL);
     bound(&t, p, "bind ?1", s->bind_text(select, 1, "real", 4));
     status = s->step(select);
-    say(&t, "step -> %s ", status_name(status)); quote_text(&t, s->column_text(select, 0, NULL)); say(&t, "\n");
+    say(&t, "step -> %s ", clubhouse_status_name(status)); quote_text(&t, s->column_text(select, 0, NULL)); say(&t, "\n");
     status = s->reset(select);
-    say(&t, "reset on a row -> %s type-after-reset=%d\n", status_name(status), s->column_type(select, 0));
+    say(&t, "reset on a row -> %s type-after-reset=%d\n", clubhouse_status_name(status), s->column_type(select, 0));
     status = s->step(select);
-    say(&t, "step with bindings cleared by reset -> %s\n", status_name(status));
+    say(&t, "step with bindings cleared by reset -> %s\n", clubhouse_status_name(status));
     s->reset(select);
     bound(&t, p, "bind ?1", s->bind_text(select, 1, "text", 4));
     while ((status = s->step(select)) == CLUBHOUSE_ROW) { say(&t, "  "); quote_text(&t, s->column_text(select, 0, NULL)); say(&t, "\n"); }
-    say(&t, "end %s; step again -> ", status_name(status));
+    say(&t, "end %s; step again -> ", clubhouse_status_name(status));
     status = s->step(select);
-    say(&t, "%s ", status_name(status)); quote_text(&t, s->column_text(select, 0, NULL)); say(&t, "\n");
+    say(&t, "%s ", clubhouse_status_name(status)); quote_text(&t, s->column_text(select, 0, NULL)); say(&t, "\n");
     s->finalize(select);
 
     /* Transactions. */
     r = sink(&m);
     status = s->commit(p->host, &r);
-    say(&t, "commit without begin -> %s ", status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    say(&t, "commit without begin -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     status = s->rollback(p->host);
-    say(&t, "rollback without begin -> %s ", status_name(status)); quote_text(&t, s->last_error(p->host)); say(&t, "\n");
+    say(&t, "rollback without begin -> %s ", clubhouse_status_name(status)); quote_text(&t, s->last_error(p->host)); say(&t, "\n");
     r = sink(&m);
-    say(&t, "begin -> %s\n", status_name(s->begin(p->host, &r)));
+    say(&t, "begin -> %s\n", clubhouse_status_name(s->begin(p->host, &r)));
     exec(&t, p, "INSERT INTO v(k, a) VALUES ('tx-1', 1)");
-    say(&t, "nested begin -> %s\n", status_name(s->begin(p->host, &r)));
+    say(&t, "nested begin -> %s\n", clubhouse_status_name(s->begin(p->host, &r)));
     exec(&t, p, "INSERT INTO v(k, a) VALUES ('tx-2', 2)");
-    say(&t, "inner rollback -> %s\n", status_name(s->rollback(p->host)));
-    say(&t, "outer commit -> %s\n", status_name(s->commit(p->host, &r)));
+    say(&t, "inner rollback -> %s\n", clubhouse_status_name(s->rollback(p->host)));
+    say(&t, "outer commit -> %s\n", clubhouse_status_name(s->commit(p->host, &r)));
     query(&t, p, "SELECT k FROM v WHERE k LIKE 'tx-%' ORDER BY k", "t");
     exec(&t, p, "UPDATE v SET a = a WHERE k LIKE 'int-%'");
     exec(&t, p, "INSERT INTO v(k) VALUES ('int-0')");
@@ -366,14 +347,14 @@ static clubhouse_status run_limits(instance *p, const clubhouse_reply *reply) {
     memset(sql + 8, 'x', n);
     strcpy(sql + 8 + n, "'");
     clubhouse_status status = s->exec(p->host, sql, &r);
-    say(&t, "exec 3 KB -> %s ", status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    say(&t, "exec 3 KB -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     clubhouse_stmt *stmt = NULL;
     r = sink(&m);
     status = s->prepare(p->host, sql, &stmt, &r);
-    say(&t, "prepare 3 KB -> %s ", status_name(status)); quote_text(&t, m.text); say(&t, " stmt-null=%d\n", stmt == NULL);
+    say(&t, "prepare 3 KB -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, " stmt-null=%d\n", stmt == NULL);
     r = sink(&m);
     status = s->migrate(p->host, 1, "big", sql, &r);
-    say(&t, "migrate 3 KB -> %s ", status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    say(&t, "migrate 3 KB -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     free(sql);
     /* Open statements over open_statements (the site: 8). */
     clubhouse_stmt *open[16] = {0};
@@ -382,7 +363,7 @@ static clubhouse_status run_limits(instance *p, const clubhouse_reply *reply) {
         r = sink(&m);
         status = s->prepare(p->host, "SELECT ?1", &open[i], &r);
         if (status != CLUBHOUSE_OK) {
-            say(&t, "prepare #%d -> %s ", i + 1, status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+            say(&t, "prepare #%d -> %s ", i + 1, clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
             break;
         }
         made++;
@@ -404,15 +385,15 @@ static clubhouse_status run_limits(instance *p, const clubhouse_reply *reply) {
     bound(&t, p, "bind on the third again", s->bind_text(open[3], 1, value, big));
     /* A row over reply_mb (the site: 1 MiB). */
     status = s->step(open[3]);
-    say(&t, "step a row of 1 MiB - 100 -> %s\n", status_name(status));
+    say(&t, "step a row of 1 MiB - 100 -> %s\n", clubhouse_status_name(status));
     clubhouse_stmt *row = NULL;
     for (int i = 0; i < made; i++) { s->finalize(open[i]); open[i] = NULL; }
     r = sink(&m);
     status = s->prepare(p->host, "SELECT ?1 || ?1", &row, &r);
-    say(&t, "prepare after finalizing -> %s\n", status_name(status));
+    say(&t, "prepare after finalizing -> %s\n", clubhouse_status_name(status));
     bound(&t, p, "bind ?1", s->bind_text(row, 1, value, 600 * 1024));
     status = s->step(row);
-    say(&t, "step a row of 1.2 MiB -> %s ", status_name(status)); quote_text(&t, s->last_error(p->host)); say(&t, "\n");
+    say(&t, "step a row of 1.2 MiB -> %s ", clubhouse_status_name(status)); quote_text(&t, s->last_error(p->host)); say(&t, "\n");
     s->finalize(row);
     free(value);
     free(bigger);
@@ -426,7 +407,7 @@ static clubhouse_status run_files(instance *p, const clubhouse_call *call, const
     clubhouse_reply r = sink(&m);
     int fd = -1;
     clubhouse_status status = f->open_argument(call, "file", CLUBHOUSE_FILE_READ, &fd, &r);
-    say(&t, "open file -> %s fd>=0:%d ", status_name(status), fd >= 0); quote_text(&t, m.text); say(&t, "\n");
+    say(&t, "open file -> %s fd>=0:%d ", clubhouse_status_name(status), fd >= 0); quote_text(&t, m.text); say(&t, "\n");
     if (fd >= 0) {
         char buffer[256];
         ssize_t got = read(fd, buffer, sizeof buffer);
@@ -437,16 +418,16 @@ static clubhouse_status run_files(instance *p, const clubhouse_call *call, const
     }
     r = sink(&m);
     status = f->open_argument(call, "file", CLUBHOUSE_FILE_WRITE, &fd, &r);
-    say(&t, "open file for writing -> %s ", status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    say(&t, "open file for writing -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     r = sink(&m);
     status = f->open_argument(call, "nosuch", CLUBHOUSE_FILE_READ, &fd, &r);
-    say(&t, "open nosuch -> %s ", status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    say(&t, "open nosuch -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     const char *relatives[] = {"inside.txt", "../outside.txt", "/etc/passwd", "missing.txt"};
     for (int i = 0; i < 4; i++) {
         r = sink(&m);
         fd = -1;
         status = f->open_beneath(call, "folder", relatives[i], &fd, &r);
-        say(&t, "open beneath %s -> %s ", relatives[i], status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+        say(&t, "open beneath %s -> %s ", relatives[i], clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
         if (fd >= 0) close(fd);
     }
     return answer(&t, reply);
@@ -460,7 +441,7 @@ static clubhouse_status run_config(instance *p, const clubhouse_reply *reply) {
         message m;
         clubhouse_reply r = sink(&m);
         clubhouse_status status = c->get(p->host, keys[i], &r);
-        say(&t, "config %s -> %s ", keys[i], status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+        say(&t, "config %s -> %s ", keys[i], clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     }
     return answer(&t, reply);
 }
@@ -481,7 +462,7 @@ static clubhouse_status run_invoke(instance *p, const clubhouse_call *call, cons
         clubhouse_reply r = sink(&m);
         clubhouse_status status = v->invoke(p->host, call, calls[i].alias, calls[i].command, calls[i].request,
                                             strlen(calls[i].request), &r);
-        say(&t, "invoke %s %s -> %s ", calls[i].alias, calls[i].command, status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+        say(&t, "invoke %s %s -> %s ", calls[i].alias, calls[i].command, clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     }
     return answer(&t, reply);
 }
@@ -538,19 +519,19 @@ static clubhouse_status run_device(instance *p, const clubhouse_reply *reply) {
     clubhouse_reply r = sink(&m);
     clubhouse_device *device = NULL;
     clubhouse_status status = d->open(p->host, "other", &device, &r);
-    say(&t, "open other -> %s ", status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    say(&t, "open other -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     r = sink(&m);
     status = d->open(p->host, "nosuch", &device, &r);
-    say(&t, "open nosuch -> %s ", status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    say(&t, "open nosuch -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     r = sink(&m);
     status = d->open(p->host, "ballmachine", &device, &r);
-    say(&t, "open ballmachine -> %s ", status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    say(&t, "open ballmachine -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     if (status != CLUBHOUSE_OK) return answer(&t, reply);
     /* Protocol v0.3 (tennis.md): a shot command and its XOR check byte; the machine answers twice. */
     unsigned char frame[] = {0x5A, 0xA5, 0x83, 60, 50, 40, 75, 50, 1, 0};
     for (int i = 0; i < 9; i++) frame[9] ^= frame[i];
     status = d->write(device, frame, sizeof frame);
-    say(&t, "write -> %s\n", status_name(status));
+    say(&t, "write -> %s\n", clubhouse_status_name(status));
     unsigned char in[64];
     size_t got = 0, total = 0;
     while (total < 10 && (status = d->read(device, in + total, sizeof in - total, &got, 2000)) == CLUBHOUSE_OK) total += got;
@@ -558,7 +539,7 @@ static clubhouse_status run_device(instance *p, const clubhouse_reply *reply) {
     quote(&t, in, total, 0);
     say(&t, "\n");
     status = d->read(device, in, sizeof in, &got, 50);
-    say(&t, "read again -> %s length=%zu ", status_name(status), got); quote_text(&t, d->last_error(device)); say(&t, "\n");
+    say(&t, "read again -> %s length=%zu ", clubhouse_status_name(status), got); quote_text(&t, d->last_error(device)); say(&t, "\n");
     d->close(device);
     d->close(NULL);
     /* Over open_devices (the site: 2). */
@@ -566,7 +547,7 @@ static clubhouse_status run_device(instance *p, const clubhouse_reply *reply) {
     for (int i = 0; i < 4; i++) {
         r = sink(&m);
         status = d->open(p->host, "ballmachine", &many[i], &r);
-        say(&t, "open #%d -> %s ", i + 1, status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+        say(&t, "open #%d -> %s ", i + 1, clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
     }
     for (int i = 0; i < 4; i++) if (many[i]) d->close(many[i]);
     return answer(&t, reply);

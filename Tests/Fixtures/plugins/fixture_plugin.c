@@ -13,6 +13,9 @@
  *   FIXTURE_CREATE_FAILS     create returns an error with a message
  *   FIXTURE_NULL_INVOKE      descriptor without an invoke function
  *   FIXTURE_BAD_CATALOGUE    describe returns a catalogue with problems
+ *   FIXTURE_WAT_ARGUMENT     a catalogue whose one problem is an argument of type "wat" (pack and install refuse it)
+ *   FIXTURE_BAD_SCHEMA       a config_schema with a keyword outside the subset the host checks
+ *   FIXTURE_ODD_DESCRIPTOR   needs a service no host offers and has an empty name (pack refuses it)
  *   FIXTURE_SEGV_CREATE      crashes in create (validate must survive it)
  *   FIXTURE_NOSY             tries to ATTACH another database and to change host tables
  *   FIXTURE_SLOW             hangs in create (validate must time out)
@@ -44,6 +47,12 @@ static clubhouse_status fx_describe(const clubhouse_plugin_descriptor *self, con
     (void)self;
 #ifdef FIXTURE_BAD_CATALOGUE
     say(reply, "{\"commands\":[{\"name\":\"go\",\"arguments\":[{\"name\":\"json\",\"type\":\"wibble\"}]},{\"name\":\"go\",\"summary\":\"again\"}]}");
+#elif defined(FIXTURE_WAT_ARGUMENT)
+    say(reply, "{\"commands\":[{\"name\":\"hello\",\"summary\":\"Say hello\",\"arguments\":[]},"
+               "{\"name\":\"serve ball\",\"summary\":\"Serve a ball\",\"arguments\":[{\"name\":\"speed\",\"type\":\"wat\"}]}]}");
+#elif defined(FIXTURE_BAD_SCHEMA)
+    say(reply, "{\"config_schema\":{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\",\"pattern\":\"^[A-Z]+$\"}}},"
+               "\"commands\":[{\"name\":\"hello\",\"summary\":\"Say hello\",\"arguments\":[]}]}");
 #else
     say(reply, "{\"commands\":["
                "{\"name\":\"hello\",\"summary\":\"Say hello\",\"arguments\":[]},"
@@ -198,7 +207,11 @@ static clubhouse_status fx_invoke(const clubhouse_plugin_descriptor *self, void 
     return CLUBHOUSE_NOT_FOUND;
 }
 
+#ifdef FIXTURE_ODD_DESCRIPTOR
+static const char *const services[] = {CLUBHOUSE_SERVICE_STORAGE, "clubhouse.teleport/1", NULL};
+#else
 static const char *const services[] = {CLUBHOUSE_SERVICE_STORAGE, NULL};
+#endif
 
 #ifdef FIXTURE_ABI_NEWER_MINOR
 /* A descriptor from a future ABI 1.7: the same fields plus one more at the end. */
@@ -230,7 +243,11 @@ static const clubhouse_plugin_descriptor descriptor_storage = {
     .flags = 0,
     .id = FIXTURE_ID,
     .version = FIXTURE_VERSION,
+#ifdef FIXTURE_ODD_DESCRIPTOR
+    .name = "",
+#else
     .name = "Fixture",
+#endif
     .summary = "A plugin built by the tests",
 #ifdef FIXTURE_SWIFT_MISMATCH
     .build = "abi=1.0;lang=swift;swift=5.9.2;target=x86_64-unknown-linux-gnu",

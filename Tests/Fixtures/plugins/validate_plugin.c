@@ -10,10 +10,13 @@
  *   FIXTURE_UNSTABLE      describe changes from call to call
  *   FIXTURE_DEAF          spin ignores cancellation (for 20 s)
  *   FIXTURE_BAD_EXAMPLE   declares the example "say --word boom", which fails
+ *   FIXTURE_NOSY_CREATE   create reads /etc/passwd, and fails when it cannot (as under a sandbox)
  */
 #include "clubhouse.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +63,16 @@ static clubhouse_status v_create(const clubhouse_plugin_descriptor *self, const 
     }
 #ifdef FIXTURE_LEAKY
     (void)open("/dev/null", O_RDONLY);
+#endif
+#ifdef FIXTURE_NOSY_CREATE
+    int nosy = open("/etc/passwd", O_RDONLY);
+    if (nosy < 0) {
+        char message[160];
+        snprintf(message, sizeof message, "cannot read /etc/passwd: %s", strerror(errno));
+        say(reply, message);
+        return CLUBHOUSE_ERROR;
+    }
+    close(nosy);
 #endif
     *instance = &instance_token;
     return CLUBHOUSE_OK;

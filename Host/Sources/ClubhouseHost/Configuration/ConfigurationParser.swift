@@ -7,7 +7,7 @@ import ClubhouseLoader
 public enum ConfigurationParser {
     static let topKeys = ["$schema", "version", "default_site", "plugin_dirs", "data_dir", "sites"]
     static let siteKeys = ["description", "plugins", "devices", "http"]
-    static let httpKeys = ["allowed_origins", "public_routes"]
+    static let httpKeys = ["allowed_origins", "public_routes", "mount"]
     static let pluginKeys = ["id", "enabled", "path", "version", "config", "grants", "isolation", "timeout_ms", "limits",
                              "description"]
     static let limitKeys = ["memory_mb", "cpu_seconds", "wall_ms", "open_files", "open_statements", "statement_mb", "sql_kb",
@@ -170,9 +170,6 @@ private struct Reader {
                 if let device = readDevice(name: deviceName, d, at: p) { result.devices[deviceName] = device }
             }
         }
-        if let http = object(site["http"], at: pointer(path, "http"), what: "\"http\"") {
-            result.http = readHTTP(http, at: pointer(path, "http"), site: name)
-        }
         if let plugins = object(site["plugins"], at: pointer(path, "plugins"), what: "\"plugins\"") {
             for (alias, value) in plugins {
                 let p = pointer(pointer(path, "plugins"), alias)
@@ -188,12 +185,16 @@ private struct Reader {
         } else if site["plugins"] == nil {
             error(path, "site '\(name)' has no \"plugins\" object")
         }
+        if let http = object(site["http"], at: pointer(path, "http"), what: "\"http\"") {
+            result.http = readHTTP(http, at: pointer(path, "http"), site: result)
+        }
         return result
     }
 
-    /// `"http": {"allowed_origins": ["https://app.example.org"], "public_routes": false}`.
-    mutating func readHTTP(_ o: JSONObject, at path: String, site: String) -> SiteHTTP {
-        checkKeys(o, at: path, known: ConfigurationParser.httpKeys, what: "\"http\" of site '\(site)'")
+    /// `"http": {"allowed_origins": ["https://app.example.org"], "public_routes": false, "mount": {"putting": "/"}}`
+    /// (read after the plugins: a mount names one).
+    mutating func readHTTP(_ o: JSONObject, at path: String, site: Site) -> SiteHTTP {
+        checkKeys(o, at: path, known: ConfigurationParser.httpKeys, what: "\"http\" of site '\(site.name)'")
         var http = SiteHTTP()
         http.publicRoutes = bool(o["public_routes"], at: pointer(path, "public_routes"), what: "\"public_routes\"") ?? false
         let at = pointer(path, "allowed_origins")
@@ -207,6 +208,25 @@ private struct Reader {
                 if !http.allowedOrigins.contains(normalized) { http.allowedOrigins.append(normalized) }
             } else {
                 error(at + "/\(i)", "origin '\(origin)' must be a scheme and host with an optional port and nothing after, eg: \"https://app.example.org\" or \"http://localhost:5173\"")
+            }
+        }
+        let aliases = site.plugins.map(\.alias)
+        if let mounts = object(o["mount"], at: pointer(path, "mount"), what: "\"mount\"") {
+            for (alias, value) in mounts {
+                let p = pointer(pointer(path, "mount"), alias)
+                guard let prefix = string(value, at: p, what: "the mount point of '\(alias)'") else { continue }
+                guard site.plugin(alias: alias) != nil else {
+                    var message = "\"mount\" names plugin '\(alias)', which site '\(site.name)' does not have"
+                    if let s = closest(alias, among: aliases) { message += "; did you mean '\(s)'?" }
+                    error(p, message + " (its plugins: \(aliases.joined(separator: ", ")))")
+                    continue
+                }
+                if let problem = SiteHTTP.mountProblem(prefix) {
+                    error(p, "mount point '\(prefix)' of '\(alias)': \(problem)")
+                    continue
+                }
+                // Two plugins may share a mount point; their routes must not collide (SiteRoutes checks).
+                http.mounts.append(SiteHTTP.Mount(alias: alias, prefix: prefix))
             }
         }
         return http

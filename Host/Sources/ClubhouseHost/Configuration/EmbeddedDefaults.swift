@@ -111,7 +111,7 @@ package enum EmbeddedDefaults {
         "http": {
           "type": "object",
           "additionalProperties": false,
-          "description": "What the site allows over HTTP (clubhouse serve --http).",
+          "description": "What the site allows and serves over HTTP (clubhouse serve --http; Host/HTTP.md).",
           "properties": {
             "allowed_origins": {
               "type": "array",
@@ -119,7 +119,13 @@ package enum EmbeddedDefaults {
               "description": "Origins whose pages may call the site from a browser, eg: \"https://app.example.org\": CORS answers them (CORS is off when the list is empty), and a state-changing request with the session cookie may come from them as well as from the host itself. \"*\" is refused."
             },
             "public_routes": {"type": "boolean", "default": false,
-                              "description": "Open the routes a plugin declares public to anyone, without a token."}
+                              "description": "Open the routes a plugin declares public to anyone, without a token."},
+            "mount": {
+              "type": "object",
+              "propertyNames": {"pattern": "^[a-z][a-z0-9-]*$"},
+              "additionalProperties": {"type": "string", "pattern": "^/([A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*)?$"},
+              "description": "Plugin name → the path its compatibility routes are served under (\"/\" for the site's root; never under /api or /ui), eg: {\"putting\": \"/\"} serves GreenReader's API. A plugin's compatibility routes are served only where the site mounts it."
+            }
           }
         }
       }

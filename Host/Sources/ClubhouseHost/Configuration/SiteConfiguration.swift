@@ -39,17 +39,54 @@ public struct Site: Sendable {
     public func plugin(alias: String) -> PluginEntry? { plugins.first { $0.alias == alias } }
 }
 
-/// A site's HTTP settings: the origins whose pages may call it from a browser (CORS, and the Origin
-/// check of cookie requests), and whether routes its plugins declare public are open to anyone.
+/// A site's HTTP settings (`serve --http`): the origins whose pages may call it from a browser (CORS, and
+/// the Origin check of cookie requests), whether routes its plugins declare public are open to anyone, and
+/// where plugins' compatibility routes are mounted.
 public struct SiteHTTP: Sendable, Equatable {
     /// Normalized origins (`https://app.example.org`, `http://localhost:5173`); empty: CORS is off.
     public var allowedOrigins: [String] = []
     /// False (the default): every route needs a credential, even one a plugin declares public.
     public var publicRoutes = false
+    /// Where a plugin's compatibility routes are served ("/" or "/greenreader"), in file order.
+    public var mounts: [Mount] = []
 
-    public init(allowedOrigins: [String] = [], publicRoutes: Bool = false) {
+    public struct Mount: Sendable, Equatable {
+        public var alias: String
+        public var prefix: String
+        public init(alias: String, prefix: String) {
+            self.alias = alias
+            self.prefix = prefix
+        }
+    }
+
+    public init(allowedOrigins: [String] = [], publicRoutes: Bool = false, mounts: [Mount] = []) {
         self.allowedOrigins = allowedOrigins
         self.publicRoutes = publicRoutes
+        self.mounts = mounts
+    }
+
+    public func mount(of alias: String) -> String? { mounts.first { $0.alias == alias }?.prefix }
+
+    /// The host's own paths: no mount point lies under them.
+    public static let reservedPrefixes = ["/api", "/ui"]
+
+    /// Why `prefix` cannot be a mount point, or nil: "/" or "/a/b" (letters, digits, '-._~'), never
+    /// under /api or /ui (the host's own).
+    public static func mountProblem(_ prefix: String) -> String? {
+        guard prefix.hasPrefix("/") else { return "a mount point starts with '/' (\"/\" for the site's root)" }
+        if prefix == "/" { return nil }
+        if prefix.hasSuffix("/") { return "a mount point does not end with '/'" }
+        switch HTTPRoute.parsePath(prefix) {
+        case .failure(let why): return why.message
+        case .success(let segments):
+            if segments.contains(where: { if case .parameter = $0 { return true } else { return false } }) {
+                return "a mount point has no {parameters}"
+            }
+        }
+        if let reserved = reservedPrefixes.first(where: { prefix == $0 || prefix.hasPrefix($0 + "/") }) {
+            return "\(reserved)/ belongs to the host (plugins' own routes and panels); choose another path"
+        }
+        return nil
     }
 }
 

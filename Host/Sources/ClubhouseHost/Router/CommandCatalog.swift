@@ -25,12 +25,25 @@ public struct CommandSpec: Sendable {
     public var longRunning: Bool
     public var arguments: [ArgumentSpec]
     public var reply: String?
+    /// Whether the command reads or writes (`"access"`; default write): device tokens' scopes use it.
+    public var access: RouteAccess = .write
+    /// Declared `"public"`: its routes need no credential where the site allows it (plugins.json).
+    public var isPublic = false
+    /// The HTTP routes that reach it (`"http"`; HTTPRoutes.swift).
+    public var routes: [HTTPRoute] = []
 
     public var positionals: [ArgumentSpec] { arguments.filter(\.positional) }
 }
 
 public struct CommandCatalog: Sendable {
     public var commands: [CommandSpec]
+    /// What the plugin's `config` may hold (`"config_schema"` beside `"commands"`; ConfigSchema.swift).
+    public var configSchema: ConfigSchema?
+
+    public init(commands: [CommandSpec], configSchema: ConfigSchema? = nil) {
+        self.commands = commands
+        self.configSchema = configSchema
+    }
 
     public func command(named name: String) -> CommandSpec? { commands.first { $0.name == name } }
 
@@ -113,13 +126,59 @@ public struct CommandCatalog: Sendable {
                 }
                 arguments.append(spec)
             }
-            commands.append(CommandSpec(name: name, words: words, summary: summary, help: o["help"]?.stringValue,
-                                        longRunning: o["long_running"]?.boolValue ?? false, arguments: arguments,
-                                        reply: o["reply"]?.stringValue))
+            var command = CommandSpec(name: name, words: words, summary: summary, help: o["help"]?.stringValue,
+                                      longRunning: o["long_running"]?.boolValue ?? false, arguments: arguments,
+                                      reply: o["reply"]?.stringValue)
+            if let declared = o["access"] {
+                if let access = declared.stringValue.flatMap(RouteAccess.init(rawValue:)) {
+                    command.access = access
+                } else {
+                    problems.append("command '\(name)': \"access\" is \(JSONWriter.compact(declared)); use \"read\" or \"write\"")
+                }
+            }
+            if let declared = o["public"] {
+                if let flag = declared.boolValue { command.isPublic = flag } else {
+                    problems.append("command '\(name)': \"public\" must be true or false")
+                }
+            }
+            if let http = o["http"] {
+                for value in http.arrayValue ?? [http] {
+                    switch HTTPRoute.parse(value, command: name, arguments: arguments) {
+                    case .success(let route): command.routes.append(route)
+                    case .failure(let found): problems += found.messages
+                    }
+                }
+            }
+            commands.append(command)
+        }
+        problems += routeCollisions(commands)
+        var configSchema: ConfigSchema?
+        if let declared = root["config_schema"] {
+            switch ConfigSchema.parse(declared) {
+            case .success(let schema): configSchema = schema
+            case .failure(let e): problems += e.problems
+            }
         }
         if !problems.isEmpty { return .failure(CatalogError(problems: problems)) }
-        return .success(CommandCatalog(commands: commands))
+        return .success(CommandCatalog(commands: commands, configSchema: configSchema))
     }
+}
+
+/// Two routes of one catalogue that one request could both match (the same method, the same
+/// shape), among its own routes under /api/<alias> and, separately, among its mounted ones.
+func routeCollisions(_ commands: [CommandSpec]) -> [String] {
+    var problems: [String] = []
+    var seen: [(command: String, route: HTTPRoute)] = []
+    for command in commands {
+        for route in command.routes {
+            for earlier in seen where earlier.route.method == route.method && earlier.route.mount == route.mount
+                && HTTPRoute.collide(earlier.route.segments, route.segments) {
+                problems.append("command '\(command.name)': route \(route.shown) collides with route \(earlier.route.shown) of command '\(earlier.command)' (one request could match both; make a literal segment differ)")
+            }
+            seen.append((command.name, route))
+        }
+    }
+    return problems
 }
 
 public struct CatalogError: Error, Sendable, CustomStringConvertible {

@@ -14,6 +14,8 @@ public enum CallOrigin: Sendable, Equatable {
     case commandLine
     /// A JSON-RPC client of `serve` (standard input is the channel, so no path argument may be `-`).
     case server
+    /// A request to `serve --http` (a route a plugin declared; its path arguments are files the host made).
+    case http
     /// Another plugin of the site, through the invoke service.
     case plugin(caller: String)
     /// Follow-up work a reply asked for, running in a detached child.
@@ -113,13 +115,14 @@ public final class Router: @unchecked Sendable {
     }
 
     /// The context a prepared call runs with: output flags by origin, the caller's chain when nested.
+    /// `wantsText`: a JSON-RPC client asked for the reply's text too (it is then written).
     public func context(for call: PreparedCall, flags: UInt32 = 0, progress: (any ProgressSink)? = nil,
-                        parent: CallContext? = nil) -> CallContext {
+                        parent: CallContext? = nil, wantsText: Bool = false) -> CallContext {
         var f = flags
         switch call.origin {
-        case .server, .plugin, .background:
+        case .server, .http, .plugin, .background:
             // Machine output, and never styled text: nobody's terminal shows it.
-            f |= UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT)
+            if !(wantsText && call.origin == .server) { f |= UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT) }
             f &= ~UInt32(CLUBHOUSE_CALL_STYLED_TEXT)
         case .commandLine, .demo: break
         }
@@ -129,16 +132,20 @@ public final class Router: @unchecked Sendable {
     /// Runs a prepared call and applies the background policy to its outcome.
     public func run(_ call: PreparedCall, context: CallContext) -> CallOutcome {
         let outcome = runtime.call(alias: call.alias, command: call.command.name, arguments: call.arguments, context: context)
-        if outcome.status == .ok, let follow = outcome.background {
-            if call.origin == .background {
-                runtime.log.warning("'\(call.alias) \(call.command.name)' asked for more background work ('\(follow.command)') while running in the background; not started")
-            } else if background != nil {
-                launchBackground(for: call, follow)
-            } else {
-                runtime.log.warning("'\(call.alias) \(call.command.name)' asked for background work ('\(follow.command)') but this host runs none")
-            }
-        }
+        if outcome.status == .ok, let follow = outcome.background { startBackground(follow, after: call) }
         return outcome
+    }
+
+    /// The background policy: follow-up work a reply asked for starts outside the call, never from
+    /// background work itself, and only where the host runs any.
+    func startBackground(_ follow: (command: String, arguments: JSONObject), after call: PreparedCall) {
+        if call.origin == .background {
+            runtime.log.warning("'\(call.alias) \(call.command.name)' asked for more background work ('\(follow.command)') while running in the background; not started")
+        } else if background != nil {
+            launchBackground(for: call, follow)
+        } else {
+            runtime.log.warning("'\(call.alias) \(call.command.name)' asked for background work ('\(follow.command)') but this host runs none")
+        }
     }
 
     /// prepare + context + run, for callers with nothing to do in between.
@@ -163,6 +170,7 @@ public final class Router: @unchecked Sendable {
         switch origin {
         case .commandLine: return "the command line"
         case .server: return "a JSON-RPC call (it is the serve channel)"
+        case .http: return "an HTTP request"
         case .plugin(let caller): return "a call from plugin '\(caller)'"
         case .background: return "background work"
         case .demo: return "the demo"
@@ -213,11 +221,50 @@ extension Router {
     static func mentionsBackground(_ reply: [UInt8]) -> Bool {
         let needle = Array("\"background\"".utf8)
         guard reply.count >= needle.count else { return false }
-        var i = 0
-        while i + needle.count <= reply.count {
-            if reply[i] == needle[0] && Array(reply[i..<(i + needle.count)]) == needle { return true }
-            i += 1
+        return reply.withUnsafeBufferPointer { bytes in
+            var i = 0
+            while i + needle.count <= bytes.count {
+                if bytes[i] == needle[0] {
+                    var k = 1
+                    while k < needle.count && bytes[i + k] == needle[k] { k += 1 }
+                    if k == needle.count { return true }
+                }
+                i += 1
+            }
+            return false
         }
-        return false
+    }
+}
+
+/// A reply as a front end passes it on without reading it: the bytes of its `data`.
+public struct ReplyData: Sendable {
+    public var status: Status
+    /// On success, the reply's `data`: one JSON value (checked), as the plugin wrote it.
+    public var data: [UInt8]
+    /// On failure, the one-line message.
+    public var message: String
+}
+
+extension Router {
+    /// Runs a prepared call (the background policy applied) and hands back its `data` as the plugin's own
+    /// bytes — checked to be one JSON value, not parsed into values and written again — or the failure.
+    public func runData(_ call: PreparedCall, context: CallContext) -> ReplyData {
+        let (code, reply) = runtime.callRaw(alias: call.alias, command: call.command.name, arguments: call.arguments, context: context)
+        let status = Status(code: code)
+        // One pass over the reply finds `data`, checks the rest, and sees whether it asks for background work.
+        if status == .ok, let found = reply.withUnsafeBufferPointer({ JSONScanner.members(["data", "background"], in: $0) }),
+           let range = found["data"] {
+            if found["background"] != nil,
+               let follow = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.command.name).background {
+                startBackground(follow, after: call)
+            }
+            return ReplyData(status: .ok, data: Array(reply[range]), message: "")
+        }
+        // Anything else (a failure, a reply without data, a malformed one) is read as `run` reads it.
+        let outcome = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.command.name)
+        guard outcome.status == .ok else { return ReplyData(status: outcome.status, data: [], message: outcome.message) }
+        var data: [UInt8] = []
+        JSONWriter.appendCompact(outcome.data, to: &data)
+        return ReplyData(status: .ok, data: data, message: "")
     }
 }

@@ -16,32 +16,43 @@ final class CallGates: @unchecked Sendable {
     let waitLimitMilliseconds: Int64
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    /// One condition per gate that has been waited for (made on first wait, kept): leaving a gate wakes one
+    /// of its own waiters, not every waiter of every gate (a busy plugin's callers used to wake in a herd).
+    private var conditions: [ObjectIdentifier: UnsafeMutablePointer<pthread_cond_t>] = [:]
+    private var waitersByGate: [ObjectIdentifier: Int] = [:]
     /// Outermost call id holding each gate (by the gate's plugin instance).
     private var holders: [ObjectIdentifier: (root: UInt64, alias: String)] = [:]
     /// The gate each outermost call is waiting for, with that plugin's alias.
     private var waiting: [UInt64: (gate: ObjectIdentifier, alias: String)] = [:]
-    private var waiters = 0
 
     init(waitLimitMilliseconds: Int64 = 120_000) {
         self.waitLimitMilliseconds = waitLimitMilliseconds
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
-        pthread_cond_destroy(condition)
+        for condition in conditions.values {
+            pthread_cond_destroy(condition)
+            condition.deallocate()
+        }
         pthread_mutex_destroy(mutex)
-        condition.deallocate()
         mutex.deallocate()
+    }
+
+    /// The condition of gate `key` (called with the mutex held).
+    private func condition(_ key: ObjectIdentifier) -> UnsafeMutablePointer<pthread_cond_t> {
+        if let known = conditions[key] { return known }
+        let made = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        made.initialize(to: pthread_cond_t())
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(made, &attributes)
+        pthread_condattr_destroy(&attributes)
+        conditions[key] = made
+        return made
     }
 
     /// Takes the gate of `gate` (a plugin instance called `alias`) for `call`, waiting while another
@@ -60,10 +71,11 @@ final class CallGates: @unchecked Sendable {
                                 message: "call cycle refused: \(cycle.joined(separator: " → ")) (each waits for the next; calls that invoke each other cannot both run at once); retry the call")
         }
         waiting[root] = (key, alias)
-        waiters += 1
+        waitersByGate[key, default: 0] += 1
+        let condition = condition(key)
         defer {
             waiting[root] = nil
-            waiters -= 1
+            waitersByGate[key, default: 1] -= 1
         }
         let deadline = Subprocess.monotonicMilliseconds() + waitLimitMilliseconds
         while holders[key] != nil {
@@ -96,7 +108,7 @@ final class CallGates: @unchecked Sendable {
         let key = ObjectIdentifier(gate)
         pthread_mutex_lock(mutex)
         holders[key] = nil
-        if waiters > 0 { pthread_cond_broadcast(condition) }
+        if (waitersByGate[key] ?? 0) > 0, let condition = conditions[key] { pthread_cond_signal(condition) }
         pthread_mutex_unlock(mutex)
     }
 

@@ -30,6 +30,11 @@ public struct ResolvedPlugin: Sendable {
     }
     /// Why an "auto" plugin that would be sandboxed is not (config validate warns).
     public var weakerThanAuto: String?
+    /// Why it runs with `effectiveIsolation`, for `plugins info`: "installed package (…)",
+    /// "bundled with the host in …", "set in plugins.json (…)" (IsolationChoice.swift).
+    public var isolationReason = ""
+    /// Where it comes from, as the start of a sentence about it: "is an installed package".
+    public var originPhrase = ""
 }
 
 /// The outcome of one command.
@@ -109,8 +114,11 @@ public final class SiteRuntime: @unchecked Sendable {
     /// Each alias's install-tree and lock signature when it was resolved (serve's reload watch).
     private var signatures: [String: [Int64]] = [:]
 
+    /// `storageDirectory`: where the plugins' databases go when not in `dataDirectory` (config
+    /// validate creates plugins on a throwaway one, with the site's install tree and lock).
     public init(configuration: SiteConfiguration, site: Site, dataDirectory: String, log: LogBroker,
-                loader: PluginLoader = PluginLoader(), background: (any BackgroundLauncher)? = nil, enforcesLock: Bool = true) {
+                loader: PluginLoader = PluginLoader(), background: (any BackgroundLauncher)? = nil, enforcesLock: Bool = true,
+                storageDirectory: String? = nil) {
         self.configuration = configuration
         lockGuard = LockGuard(path: PluginLock.path(configuration: configuration, dataDirectory: dataDirectory), enabled: enforcesLock)
         backgroundLauncher = background
@@ -124,7 +132,7 @@ public final class SiteRuntime: @unchecked Sendable {
         tail.append(UInt8(ascii: "}"))
         requestTail = tail
         emptyRequest = SiteRuntime.requestHead + Array("{}".utf8) + tail
-        storage = StorageBroker(dataDirectory: dataDirectory)
+        storage = StorageBroker(dataDirectory: storageDirectory ?? dataDirectory)
         devices = DeviceBroker(site: site, log: log)
         discovery = PluginDiscovery(configuration: configuration, loader: loader, log: log,
                                     registryFile: dataDirectory + "/plugin-registry.json")
@@ -261,8 +269,8 @@ public final class SiteRuntime: @unchecked Sendable {
             SiteRuntime.testSwapAfterLockCheck(path)
             verified = fd
         }
-        let (isolation, weaker) = entry.isolation == .auto
-            ? SiteRuntime.automaticIsolation(path: path, installRoot: discovery.installRoot) : (entry.isolation, nil)
+        let choice = IsolationChoice.make(entry: entry, path: path, installRoot: discovery.installRoot, where: where_)
+        let isolation = choice.isolation
         let isolated = isolation != .inProcess
         let backend: PluginBackend
         var catalogueBytes: [UInt8]
@@ -304,7 +312,9 @@ public final class SiteRuntime: @unchecked Sendable {
         switch CommandCatalog.parse(catalogueBytes, plugin: alias) {
         case .success(let catalogue):
             var resolved = ResolvedPlugin(entry: entry, backend: backend, catalogue: catalogue)
-            resolved.weakerThanAuto = weaker
+            resolved.weakerThanAuto = choice.weaker
+            resolved.isolationReason = choice.reason
+            resolved.originPhrase = choice.originPhrase
             return .success(resolved)
         case .failure(let e):
             return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' (\(path)): bad command catalogue: \(e)"))
@@ -316,21 +326,6 @@ public final class SiteRuntime: @unchecked Sendable {
     static func testSwapAfterLockCheck(_ library: String) {
         guard let replacement = FileSystem.environment("CLUBHOUSE_TEST_SWAP_AFTER_LOCK_CHECK"), !replacement.isEmpty else { return }
         _ = rename(replacement, library)
-    }
-
-    /// "auto" (SECURITY.md): the places an administrator put code in stay as they were — in
-    /// process beside the `clubhouse` executable (the build's own plugins), a plain runner
-    /// ("process") in the install tree (`clubhouse plugin install`); every other plugin
-    /// (plugin_dirs, CLUBHOUSE_PLUGIN_PATH, an explicit path elsewhere) is sandboxed where the
-    /// kernel can confine it, else runs in a plain runner, with the reason (`config validate` warns).
-    static func automaticIsolation(path: String, installRoot: String) -> (Isolation, weaker: String?) {
-        let real = FileSystem.realPath(path) ?? path
-        // The host's own plugins (beside the executable, or an installed prefix's lib/clubhouse/plugins).
-        if InstallTree.isBundled(real) { return (.inProcess, nil) }
-        let install = FileSystem.realPath(installRoot) ?? installRoot
-        if real.hasPrefix(install + "/") { return (.process, nil) }
-        if let reason = SandboxSupport.unavailableReason() { return (.process, reason) }
-        return (.sandbox, nil)
     }
 
     /// The TCP ports a sandboxed plugin's `net:HOST:PORT` grants open (Landlock filters by port).
@@ -353,6 +348,12 @@ public final class SiteRuntime: @unchecked Sendable {
         creationLock.lock()
         defer { creationLock.unlock() }
         if let existing = lock.withLock({ instances[alias] }) { return .success(existing) }
+        // The site's config against the schema the plugin declares, before its create reads it: a
+        // configuration that does not fit is wrong input (exit 2), like one that does not parse.
+        if let refusal = ConfigSchemaLocation.refusal(plugin.catalogue.configSchema, configuration: configuration,
+                                                      site: site.name, entry: plugin.entry) {
+            return .failure(RuntimeError(status: .invalidArgument, message: refusal))
+        }
         if let start = creating.firstIndex(of: alias) {
             let cycle = (creating[start...] + [alias]).joined(separator: " → ")
             return .failure(RuntimeError(status: .error,

@@ -3,8 +3,9 @@
 // (`clubhouse __validate PATH CHECK`) with a time bound, and ends passed, failed, skipped (nothing
 // to check, or a check it needs failed) or crashed — so a plugin that crashes or hangs in one check
 // is reported with that check and the others still run. `--only NAME` runs some; `--site` and
-// `--config` give the plugin its real configuration, grants and devices (on a throwaway data
-// directory: validation never touches a site's databases).
+// `--config` give the plugin its real configuration, grants, devices and isolation (on a throwaway
+// data directory: validation never touches a site's databases), so a plugin that would be refused
+// by the site's sandbox fails here; `--isolation` chooses one (without a site: in process).
 
 import ClubhousePlatform
 import CClubhouse
@@ -60,7 +61,8 @@ public enum PluginValidator {
     ]
 
     /// Runs the checks (all, or those named in `only`), each in a child process bounded by
-    /// `timeoutMilliseconds`. `siteArguments` (["--config", F, "--site", S] or fewer) are passed on.
+    /// `timeoutMilliseconds`. `siteArguments` (["--config", F, "--site", S, "--isolation", I] or
+    /// fewer) are passed on.
     public static func validate(path: String, only: [String]? = nil, timeoutMilliseconds: Int = 30_000,
                                 siteArguments: [String] = []) -> [ValidationCheck] {
         var results: [ValidationCheck] = []
@@ -107,14 +109,14 @@ public enum PluginValidator {
 
     /// The child side of one check: prints {"status", "detail"} and returns 0 (a crash or hang is
     /// the parent's to report).
-    package static func runCheck(path: String, check: String, configPath: String?, siteName: String?) -> Int32 {
-        let (status, detail) = evaluate(path: path, check: check, configPath: configPath, siteName: siteName)
+    package static func runCheck(path: String, check: String, configPath: String?, siteName: String?, isolation: Isolation? = nil) -> Int32 {
+        let (status, detail) = evaluate(path: path, check: check, configPath: configPath, siteName: siteName, isolation: isolation)
         StandardStreams.writeOutput(JSONWriter.compact(["status": .string(status.rawValue), "detail": .string(detail)]) + "\n")
         // Leave at once: a command that ignored cancellation may still be running on another thread.
         exit(0)
     }
 
-    static func evaluate(path: String, check: String, configPath: String?, siteName: String?) -> (ValidationStatus, String) {
+    static func evaluate(path: String, check: String, configPath: String?, siteName: String?, isolation: Isolation?) -> (ValidationStatus, String) {
         if check == "elf" {
             do { try PluginLoader.checkELF(path: path) } catch { return (.failed, error.description) }
             return (.passed, "")
@@ -169,19 +171,26 @@ public enum PluginValidator {
         default: break
         }
         let site: ValidationSite
-        switch ValidationSite.make(path: path, info: info, configPath: configPath, siteName: siteName) {
+        // Descriptors are counted in this process: the leak check runs the plugin here, whatever the site's isolation.
+        let isolation = check == "fd-leaks" ? Isolation.inProcess : isolation
+        switch ValidationSite.make(path: path, info: info, configPath: configPath, siteName: siteName, isolation: isolation) {
         case .success(let s): site = s
         case .failure(let e): return (.failed, e.message)
         }
         defer { site.removeData() }
         let runtime = site.runtime()
+        // How it runs here, as at the site: "sandbox (auto: from outside the host's folders …)".
+        var how = ""
+        if case .success(let plugin) = runtime.resolve(site.alias) {
+            how = "\(plugin.effectiveIsolation.rawValue) (\(plugin.entry.isolation == .auto ? "auto: " : "")\(plugin.isolationReason))"
+        }
         switch runtime.instance(site.alias) {
         case .success: break
-        case .failure(let e): return (.failed, e.message)
+        case .failure(let e): return (.failed, e.message + (how.isEmpty ? "" : "; it ran \(how)"))
         }
         switch check {
         case "create":
-            return (.passed, site.described)
+            return (.passed, site.described + (how.isEmpty ? "" : ", \(how)"))
         case "unknown-command":
             let outcome = runtime.call(alias: site.alias, command: "__no_such_command__", arguments: JSONObject())
             if outcome.status == .ok {
@@ -213,7 +222,7 @@ public enum PluginValidator {
                 let targets = leaked.values.sorted().prefix(5).joined(separator: ", ")
                 return (.failed, "\(leaked.count) file descriptor(s) more after \(leakCycles) create/destroy cycles (\(targets)); close in destroy what create opened")
             }
-            return (.passed, "\(before.count) descriptors before and after \(leakCycles) cycles")
+            return (.passed, "\(before.count) descriptors before and after \(leakCycles) cycles (counted in process)")
         default:
             return (.failed, "unknown check '\(check)'")
         }
@@ -365,8 +374,9 @@ private enum Thread {
 }
 
 /// The site a check runs the plugin in: the configured one (--site / --config: the plugin's entry,
-/// its config, grants and the site's devices) or a throwaway one granting what the plugin asks for.
-/// Always in process (the check's child process is the sandbox), on a fresh data directory.
+/// its config, grants, isolation and the site's devices) or a throwaway one granting what the
+/// plugin asks for, in process (the check's child process is the crash boundary) unless
+/// `--isolation` says otherwise; always on a fresh data directory.
 struct ValidationSite {
     var configuration: SiteConfiguration
     var site: Site
@@ -376,7 +386,8 @@ struct ValidationSite {
 
     struct Problem: Error { var message: String }
 
-    static func make(path: String, info: PluginDescriptorInfo, configPath: String?, siteName: String?) -> Result<ValidationSite, Problem> {
+    static func make(path: String, info: PluginDescriptorInfo, configPath: String?, siteName: String?,
+                     isolation: Isolation? = nil) -> Result<ValidationSite, Problem> {
         let data = "/tmp/clubhouse-validate-\(getpid())"
         guard configPath != nil || siteName != nil else {
             var grants: [Grant] = [.storage]
@@ -388,7 +399,7 @@ struct ValidationSite {
                 grants.append(.device("ballmachine"))
             }
             let entry = PluginEntry(alias: "validated", id: info.id, enabled: true, path: path, versionRequirement: nil,
-                                    config: .object(JSONObject()), grants: grants, isolation: .inProcess,
+                                    config: .object(JSONObject()), grants: grants, isolation: isolation ?? .inProcess,
                                     timeoutMilliseconds: 10_000, location: SourceLocation(line: 1, column: 1, offset: 0))
             let site = Site(name: "validate", description: "", plugins: [entry], devices: devices)
             let configuration = SiteConfiguration(source: "<validate>", baseDirectory: nil, defaultSite: "validate",
@@ -422,7 +433,8 @@ struct ValidationSite {
             return .failure(Problem(message: "site '\(name)' in \(configuration.source) has no plugin with id \(info.id) (its plugins: \(site.plugins.map(\.alias).joined(separator: ", "))); validate without --site, or add it there"))
         }
         entry.path = path
-        entry.isolation = .inProcess
+        // The site's isolation ("auto" chooses by where the file is, as at the site), or the one asked for.
+        entry.isolation = isolation ?? entry.isolation
         entry.enabled = true
         site.plugins = [entry]
         configuration.sites = [name: site]

@@ -5,6 +5,7 @@ import ClubhouseHost
 import ClubhousePlatform
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseRunner
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +24,7 @@ enum BuiltinCommands {
         case "plugins info": return try pluginsInfo(arguments["plugin"]?.stringValue ?? "", options)
         case "plugin validate":
             return try pluginValidate(path: arguments["path"]?.stringValue ?? "", timeout: arguments["timeout"]?.doubleValue ?? 30,
-                                      only: arguments["only"]?.stringValue, options)
+                                      only: arguments["only"]?.stringValue, isolation: arguments["isolation"]?.stringValue, options)
         case "plugin validate list":
             let rows = PluginValidator.checks.map { [$0.id, $0.name, $0.requires.isEmpty ? "-" : $0.requires.joined(separator: ",")] }
             output(options, json: ["checks": .array(PluginValidator.checks.map { ["name": .string($0.id), "summary": .string($0.name),
@@ -45,7 +46,7 @@ enum BuiltinCommands {
         case "config validate":
             var o = options
             if let file = arguments["file"]?.stringValue { o.configPath = file }
-            return try configValidate(o)
+            return try configValidate(o, timeout: arguments["timeout"]?.doubleValue ?? 30)
         case "config schema":
             StandardStreams.writeOutput(EmbeddedDefaults.schemaJSON + "\n")
             return 0
@@ -53,11 +54,16 @@ enum BuiltinCommands {
         case "serve":
             let session = try Session(options: options)
             var words: [String] = []
-            for option in ["socket", "max-connections", "write-timeout-ms", "workers"] {
-                guard let value = arguments[option] else { continue }
-                words += ["--\(option)", value.stringValue ?? JSONWriter.compact(value)]
+            for spec in BuiltinCatalogue.catalogue.command(named: "serve")?.arguments ?? [] {
+                guard let value = arguments[spec.name] else { continue }
+                switch spec.kind {
+                case .flag: if value.boolValue == true { words.append("--\(spec.name)") }
+                case .list: words += ["--\(spec.name)", (value.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ",")]
+                default: words += ["--\(spec.name)", value.stringValue ?? JSONWriter.compact(value)]
+                }
             }
             return try JSONRPCServer.run(words, session: session)
+        case "routes": return try RoutesCommand.run(options)
         case "device simulate": return try deviceSimulate(arguments, options)
         case "token create":
             return try TokenCommands.create(name: arguments["name"]?.stringValue ?? "", scope: arguments["scope"]?.stringValue ?? "", options)
@@ -161,6 +167,8 @@ enum BuiltinCommands {
         json["grants"] = .array(entry.grants.map { .string($0.description) })
         json["isolation"] = .string(entry.isolation.rawValue)
         json["effective_isolation"] = .string(plugin.effectiveIsolation.rawValue)
+        json["isolation_reason"] = .string(plugin.isolationReason)
+        if let schema = plugin.catalogue.configSchema { json["config_schema"] = schema.source }
         json["reach"] = .string(plugin.reach)
         json["config"] = entry.config
         json["commands"] = .array(plugin.catalogue.commands.map { c in
@@ -177,7 +185,7 @@ enum BuiltinCommands {
           threading   \(info.threadSafe ? "thread-safe (calls may run concurrently)" : "serialized by the host")
           services    \(info.services.isEmpty ? "none" : info.services.joined(separator: ", "))
           grants      \(entry.grants.isEmpty ? "none" : entry.grants.map(\.description).joined(separator: ", "))
-          isolation   \(entry.isolation == .auto ? "auto → \(plugin.effectiveIsolation.rawValue)" : entry.isolation.rawValue)
+          isolation   \(entry.isolation == .auto ? "auto → " : "")\(plugin.effectiveIsolation.rawValue): \(plugin.isolationReason)
           reach       \(plugin.reach)
           config      \(JSONWriter.compact(entry.config))
           commands\n
@@ -189,7 +197,8 @@ enum BuiltinCommands {
 
     // MARK: plugin validate
 
-    static func pluginValidate(path given: String, timeout: Double, only: String?, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+    static func pluginValidate(path given: String, timeout: Double, only: String?, isolation: String? = nil,
+                               _ options: GlobalOptions) throws(CLIError) -> Int32 {
         guard timeout > 0, timeout <= 3600 else {
             throw usage("--timeout must be more than 0 and at most 3600 seconds, got \(timeout)")
         }
@@ -215,6 +224,13 @@ enum BuiltinCommands {
             if let config = options.configPath { siteArguments += ["--config", FileSystem.absolute(config)] }
             siteArguments += ["--site", name]
             siteText = " at site '\(name)' of \(configuration.source)"
+        }
+        if let isolation {
+            // Never silently weaker: a sandbox this kernel cannot give is refused before any check runs.
+            if isolation == Isolation.sandbox.rawValue, let reason = Sandbox.unavailableReason() {
+                throw CLIError(status: .error, message: "--isolation sandbox: \(reason); validate with --isolation process instead")
+            }
+            siteArguments += ["--isolation", isolation]
         }
         let path = FileSystem.absolute(given)
         let report = PluginValidator.validate(path: path, only: selected, timeoutMilliseconds: Int(timeout * 1000), siteArguments: siteArguments)
@@ -249,7 +265,10 @@ enum BuiltinCommands {
 
     // MARK: config
 
-    static func configValidate(_ options: GlobalOptions) throws(CLIError) -> Int32 {
+    static func configValidate(_ options: GlobalOptions, timeout: Double = 30) throws(CLIError) -> Int32 {
+        guard timeout > 0, timeout <= 3600 else {
+            throw usage("--timeout must be more than 0 and at most 3600 seconds, got \(timeout)")
+        }
         let source = options.configPath ?? "<embedded plugins.json>"
         let text: String
         var base: String?
@@ -276,21 +295,43 @@ enum BuiltinCommands {
         if let configuration {
             let dataDirectory = options.resolveDataDirectory(configuration)
             let log = LogBroker(verbosity: options.verbosity, color: false)
+            // Every plugin that loads is then created, each in a child (ConfigCreateCheck.swift).
+            var toCreate: [(target: ConfigCreateCheck.Target, place: String)] = []
             for name in configuration.siteOrder {
                 guard let site = configuration.sites[name] else { continue }
                 let runtime = SiteRuntime(configuration: configuration, site: site, dataDirectory: dataDirectory, log: log)
                 var loaded = 0
                 for entry in site.plugins where entry.enabled {
+                    let place = "\(source):\(entry.location.line):\(entry.location.column)"
                     switch runtime.resolve(entry.alias) {
                     case .success(let plugin):
                         loaded += 1
+                        // Its config against its schema, every problem with its own place; then created.
+                        let misfits = ConfigSchemaLocation.refusals(plugin.catalogue.configSchema, configuration: configuration,
+                                                                    site: name, entry: entry)
+                        if misfits.isEmpty { toCreate.append((ConfigCreateCheck.Target(site: name, alias: entry.alias), place)) }
+                        problems += misfits
                         if let reason = plugin.weakerThanAuto {
-                            warnings.append("\(source):\(entry.location.line):\(entry.location.column): warning: site '\(name)': plugin '\(entry.alias)' comes from outside the install tree, so \"auto\" would sandbox it, but \(reason); it runs with \"process\" (crash isolation, not confinement); set \"isolation\": \"process\" to choose that knowingly, or move it to a kernel with Landlock")
+                            warnings.append("\(source):\(entry.location.line):\(entry.location.column): warning: site '\(name)': plugin '\(entry.alias)' \(plugin.originPhrase), so \"auto\" would sandbox it, but \(reason); it runs with \"process\" (crash isolation, not confinement); set \"isolation\": \"process\" to choose that knowingly, or move it to a kernel with Landlock")
                         }
-                    case .failure(let e): problems.append("\(source):\(entry.location.line):\(entry.location.column): site '\(name)': \(e.message)")
+                    case .failure(let e):
+                        problems.append("\(place): site '\(name)': \(e.message)")
                     }
                 }
                 sitesChecked.append(["site": .string(name), "plugins": .int(site.plugins.count), "loaded": .int(loaded)])
+            }
+            let failures = ConfigCreateCheck.run(toCreate.map(\.target), configPath: options.configPath.map { FileSystem.absolute($0) },
+                                                 dataDirectory: dataDirectory, timeoutMilliseconds: Int(timeout * 1000))
+            for (i, failure) in failures.enumerated() {
+                guard let failure else { continue }
+                let (target, place) = toCreate[i]
+                problems.append("\(place): site '\(target.site)': plugin '\(target.alias)' loads but cannot be created: \(failure)")
+            }
+            for (i, site) in sitesChecked.enumerated() {
+                let name = site["site"]?.stringValue
+                let created = zip(toCreate, failures).filter { $0.0.target.site == name && $0.1 == nil }.count
+                sitesChecked[i] = ["site": site["site"] ?? .null, "plugins": site["plugins"] ?? .null, "loaded": site["loaded"] ?? .null,
+                                   "created": .int(created)]
             }
         }
         let json: JSONValue = ["file": .string(source), "ok": .bool(problems.isEmpty),
@@ -299,7 +340,7 @@ enum BuiltinCommands {
         if !options.json && !warnings.isEmpty { StandardStreams.writeError(warnings.map { $0 + "\n" }.joined()) }
         var report = problems.map { $0 + "\n" }.joined()
         if problems.isEmpty {
-            report = "\(source): valid (\(sitesChecked.count) site(s); every enabled plugin loads)\n"
+            report = "\(source): valid (\(sitesChecked.count) site(s); every enabled plugin loads and was created, each in a child process on a scratch data directory)\n"
         }
         if options.json { StandardStreams.writeOutput(JSONWriter.pretty(json) + "\n") }
         else if problems.isEmpty { StandardStreams.writeOutput(report) } else { StandardStreams.writeError(report) }

@@ -43,18 +43,31 @@ enum InternalModes {
         case "__manpage":
             StandardStreams.writeOutput(Completions.manPage())
             return 0
+        case "__create-check":
+            // __create-check SITE ALIAS DATA-DIR [--config FILE]: creates one plugin (config validate).
+            return ConfigCreateCheck.runChild(arguments)
+        case "__package-check":
+            // __package-check PATH: a library's descriptor and catalogue, checked (plugin pack and install).
+            return PackageValidation.runChild(arguments)
+        case "__swift-sdk-manifest":
+            // The installed Swift SDK's Package.swift, naming this clubhouse's compiler (scripts/install.sh).
+            StandardStreams.writeOutput(SwiftSDK.manifest())
+            return 0
         case "__validate":
-            // __validate PATH CHECK [--config FILE] [--site NAME]: one check, one JSON line.
+            // __validate PATH CHECK [--config FILE] [--site NAME] [--isolation I]: one check, one JSON line.
             guard arguments.count >= 2, arguments.count % 2 == 0 else { return 2 }
-            var config: String?, site: String?
+            var config: String?, site: String?, isolation: Isolation?
             for i in stride(from: 2, to: arguments.count, by: 2) {
                 switch arguments[i] {
                 case "--config": config = arguments[i + 1]
                 case "--site": site = arguments[i + 1]
+                case "--isolation":
+                    guard let i = Isolation(rawValue: arguments[i + 1]) else { return 2 }
+                    isolation = i
                 default: return 2
                 }
             }
-            return PluginValidator.runCheck(path: arguments[0], check: arguments[1], configPath: config, siteName: site)
+            return PluginValidator.runCheck(path: arguments[0], check: arguments[1], configPath: config, siteName: site, isolation: isolation)
         case "__run":
             return runBackground(arguments)
         case "__runner":

@@ -1,9 +1,10 @@
 // `clubhouse plugin new NAME --lang c|swift`: writes a plugin project that builds, validates and
 // runs as written. The C project builds against the installed SDK (`pkg-config --cflags
 // clubhouse`, scripts/install.sh) and reads its arguments and writes its reply with the SDK's
-// clubhouse_helpers.h; the Swift project builds against a Clubhouse checkout (`--sdk PATH`) with
-// the host's own toolchain (Swift has no stable ABI on Linux: an in-process Swift plugin must be
-// built by the same compiler as the host, so it needs the sources, not an installed library).
+// clubhouse_helpers.h; the Swift project depends by path on the Swift SDK installed beside
+// clubhouse (SwiftSDK.swift; `--sdk PATH` names another, or a checkout) and states and checks the
+// exact toolchain it must be built by (Swift has no stable ABI on Linux: a Swift plugin runs on the
+// host's Swift runtime, so it must be built by the same compiler as the host).
 // Every file is written under a hidden folder first and the folder renamed at the end: a failure
 // leaves nothing behind.
 
@@ -39,14 +40,8 @@ enum PluginNew {
         switch lang {
         case "c": files = cProject(name)
         case "swift":
-            guard let sdk else {
-                throw failure("--lang swift needs --sdk PATH, the Clubhouse checkout the plugin builds against (an in-process Swift plugin must be built by the host's own toolchain from the same sources)", .invalidArgument)
-            }
-            let root = FileSystem.absolute(sdk)
-            guard FileSystem.exists(root + "/Package.swift"), FileSystem.isDirectory(root + "/PluginSDK") else {
-                throw failure("\(root) is not a Clubhouse checkout (no Package.swift and PluginSDK/ there); give --sdk the folder you cloned", .invalidArgument)
-            }
-            files = swiftProject(name, sdk: root)
+            let found = try SwiftSDK.locate(given: sdk)
+            files = swiftProject(name, sdk: found.path, identity: found.identity)
         default:
             throw failure("--lang must be c or swift, got '\(lang)'", .invalidArgument)
         }
@@ -173,7 +168,7 @@ enum PluginNew {
             .version = "0.1.0",
             .name = "__NAME__",
             .summary = "Greets people (made by clubhouse plugin new)",
-            .build = "abi=1.0;lang=c",
+            .build = "abi=" CLUBHOUSE_ABI_VERSION_STRING ";lang=c", /* the ABI of the header it is compiled against */
             .services = services,
             .describe = __C___describe,
             .create = __C___create,
@@ -250,14 +245,14 @@ enum PluginNew {
 
     // MARK: Swift
 
-    static func swiftProject(_ name: String, sdk: String) -> [(String, String)] {
+    static func swiftProject(_ name: String, sdk: String, identity: String) -> [(String, String)] {
         let type = typeName(name)
-        let identity = FileSystem.baseName(sdk).lowercased()
         let manifest = """
         // swift-tools-version:6.0
-        // The \(name) plugin, built against the Clubhouse checkout at \(sdk) with the same Swift
-        // toolchain as the host (an in-process Swift plugin shares the host's Swift runtime).
+        // The \(name) plugin for Clubhouse, built against the Clubhouse Swift SDK at \(sdk).
         import PackageDescription
+
+        \(SwiftSDK.toolchainCheck(what: "The \(name) plugin"))
 
         let package = Package(
             name: "\(name)",
@@ -309,8 +304,16 @@ enum PluginNew {
         }
 
         """
+        let toolchain = """
+        Build it with Swift \(SwiftSDK.compiler) for \(BuildFingerprint.target), the toolchain that built the clubhouse
+        it runs in (`clubhouse --version` prints it; `swift --version` shows yours). A Swift
+        plugin runs on the host's Swift runtime and Swift has no stable ABI on Linux: `Package.swift`
+        stops any other compiler with a message saying so, and `clubhouse plugin validate` refuses a
+        library built by one. It depends on the Clubhouse Swift SDK at `\(sdk)`.
+
+        """
         return [("Package.swift", manifest), ("Sources/\(type)Plugin/\(type).swift", source),
                 ("plugins.json", sitesFile(name, path: ".build/debug/lib\(type)Plugin.so")),
-                ("README.md", readme(name, build: "swift build", library: ".build/debug/lib\(type)Plugin.so"))]
+                ("README.md", readme(name, build: "swift build", library: ".build/debug/lib\(type)Plugin.so") + toolchain)]
     }
 }

@@ -56,6 +56,7 @@ enum PluginPackages {
         guard InstallTree.isSafeComponent(info.id), SemanticVersion(info.version) != nil else {
             throw failure("\(given): id '\(info.id)' or version '\(info.version)' cannot name an install folder; fix the descriptor")
         }
+        try PackageValidation.check(library: library, given: given, manifest: nil, action: .pack)
         // The library keeps its file name when that is a plain ustar name; otherwise it is plugin.so.
         let base = FileSystem.baseName(library)
         let plain = base.hasSuffix(".so") && !base.hasPrefix(".") && base.utf8.count <= 100 && (try? Ustar.checkName(base)) != nil
@@ -176,6 +177,7 @@ enum PluginPackages {
             guard probed.id == package.id, probed.version == package.version else {
                 throw failure("\(given): the manifest says \(package.id) \(package.version) but the library's descriptor says \(probed.id) \(probed.version); nothing was installed")
             }
+            try PackageValidation.check(library: "\(temporary)/\(package.libraryName)", given: given, manifest: package.manifest, action: .install)
             syncDirectory(temporary)
             guard rename(temporary, target) == 0 else {
                 let reason = String(cString: strerror(errno))

@@ -4,6 +4,7 @@
 
 import ClubhouseHost
 import ClubhouseABI
+import ClubhousePlatform
 import ClubhouseLoader
 
 enum Completions {
@@ -230,11 +231,27 @@ enum Completions {
         .I $XDG_DATA_HOME/clubhouse
         databases (<site>/<id>.sqlite, upgrade backups beside them) and installed plugins (plugins/<id>/<version>/)
         .SH EXIT STATUS
-        0 on success, 1 on a failure, 2 on a usage error.
+
+        """
+        for code in ExitCodes.codes {
+            out += ".TP\n.B \(code.code)\n\(roff(code.meaning)) (\(roff(code.statuses.joined(separator: ", "))))\n"
+        }
+        out += """
         .SH SEE ALSO
-        The plugin SDK: include/clubhouse/clubhouse.h, \\fBpkg\\-config \\-\\-cflags clubhouse\\fR.
+        The documentation in \\fI\(roff(prefix))/share/doc/clubhouse\\fR: README.md, PLUGIN\\-SDK.md (writing plugins),
+        JSON\\-RPC.md (\\fBclubhouse serve\\fR), SECURITY.md and RELIABILITY.md.
+        The plugin SDK: \\fI\(roff(prefix))/include/clubhouse/clubhouse.h\\fR and \\fBpkg\\-config \\-\\-cflags clubhouse\\fR for C;
+        the Swift package \\fI\(roff(prefix))/share/clubhouse/PluginSDK\\fR (\\fBclubhouse plugin new NAME \\-\\-lang swift\\fR).
 
         """
         return out
+    }
+
+    /// The installation prefix this clubhouse runs from (`PREFIX/bin/clubhouse`), or the word
+    /// PREFIX when it runs from elsewhere (a build folder).
+    static var prefix: String {
+        let bin = FileSystem.executableDirectory()
+        guard FileSystem.baseName(bin) == "bin" else { return "PREFIX" }
+        return FileSystem.directoryName(bin)
     }
 }

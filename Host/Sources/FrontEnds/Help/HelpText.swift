@@ -46,7 +46,7 @@ enum HelpText {
           --version         print the version
           --help, -h        help for clubhouse, a plugin, or a command
 
-        Exit codes: 0 ok, 1 failure, 2 usage error or invalid input, 130 cancelled (Ctrl-C).
+        \(ExitCodes.summary)
         Run 'clubhouse <plugin> --help' for a plugin's commands.
 
         """
@@ -111,6 +111,13 @@ enum HelpText {
             for (l, r) in rows { out += "  \(pad(l, width))  \(r)\n" }
         }
         if let reply = command.reply { out += "\nWith --json: \(reply)\n" }
+        if let plugin, !command.routes.isEmpty {
+            out += "\nHTTP (clubhouse serve --http; \(command.access.rawValue)\(command.isPublic ? ", public where the site allows" : "")):\n"
+            for route in command.routes {
+                let path = route.mount ? route.path : "/api/\(plugin)" + (route.path == "/" ? "" : route.path)
+                out += "  \(route.method) \(path)" + (route.mount ? "  (compatibility route, where the site mounts '\(plugin)')" : "") + "\n"
+            }
+        }
         if command.longRunning { out += "\nShows a progress bar on a terminal; Ctrl-C asks it to stop cleanly.\n" }
         return out
     }

@@ -5,15 +5,19 @@
 // Methods:
 //   clubhouse.plugins                          → [{plugin, id, version, summary, isolated}]
 //   clubhouse.commands {plugin}                → the plugin's command catalogue ("clubhouse": the built-in commands)
-//   clubhouse.call {plugin, command, arguments, progress?}
-//                                              → the command's data; with progress: true the
+//   clubhouse.call {plugin, command, arguments, progress?, text?}
+//                                              → the command's data (with text: true,
+//                                                {data, text}); with progress: true the
 //                                                server sends clubhouse.progress notifications
-//                                                {id, label, done, total} while it runs
+//                                                {id, label, done, total} while it runs, the last
+//                                                with finished (and cancelled, after a cancel)
 //   clubhouse.cancel {id}                      → asks the call with that request id to stop
 //   clubhouse.version                          → {version, abi, build}
 //   clubhouse.reload {plugin?}                 → [{plugin, outcome, message}]: isolated plugins restart on
 //                                                their next call (calls in flight finish first); in-process
 //                                                ones say a restart of the server is needed
+//
+// A param a method does not take is an error naming it (JSONRPCServer.parameters), never ignored.
 //
 // The server also watches the install tree and the lock file (every 0.5 s): when a version is
 // installed or removed or the lock rewritten, the plugins concerned are reloaded the same way.
@@ -135,7 +139,8 @@ final class RPCConnection: @unchecked Sendable {
     }
 }
 
-/// Progress of one JSON-RPC call, sent as notifications (at most 10 a second).
+/// Progress of one JSON-RPC call, sent as notifications (at most 10 a second). The last one of a
+/// stage says `finished`; after a cancel it says `cancelled` too and counts what was done, not the total.
 final class RPCProgress: ProgressSink, @unchecked Sendable {
     let connection: RPCConnection
     let id: JSONValue
@@ -144,19 +149,43 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
     private var total: UInt64 = 0
     private var unit = ProgressUnit.items
     private var last: Int64 = 0
+    /// The last count the plugin reported (sent or not: updates are rate-limited).
+    private var done: UInt64 = 0
+    /// Whether the call was cancelled (set once the call's context exists).
+    private var isCancelled: (@Sendable () -> Bool)?
 
     init(connection: RPCConnection, id: JSONValue) {
         self.connection = connection
         self.id = id
     }
 
-    private func notify(_ done: UInt64, final: Bool = false) {
+    private func notify(_ done: UInt64, final: Bool = false, cancelled: Bool = false) {
         let (label, total, unit) = lock.withLock { (self.label, self.total, self.unit) }
         var params: JSONObject = ["id": id, "label": .string(label), "done": .number(JSONNumber(lexeme: String(done), isInteger: true)),
                                   "unit": .string(unit.rawValue)]
         if total > 0 { params["total"] = .number(JSONNumber(lexeme: String(total), isInteger: true)) }
         if final { params["finished"] = true }
-        connection.send(["jsonrpc": "2.0", "method": "clubhouse.progress", "params": .object(params)], droppable: true)
+        if cancelled { params["cancelled"] = true }
+        // The last notification of a stage is never dropped: a client waits for it.
+        connection.send(["jsonrpc": "2.0", "method": "clubhouse.progress", "params": .object(params)], droppable: !final)
+    }
+
+    /// Tells the sink how to learn that its call was cancelled.
+    func watch(_ isCancelled: @escaping @Sendable () -> Bool) {
+        lock.withLock { self.isCancelled = isCancelled }
+    }
+
+    /// After the call: a stage the plugin left open is finished here, cancelled if the call was.
+    func finish(cancelled: Bool) {
+        let open = lock.withLock { !label.isEmpty }
+        if open { close(cancelled: cancelled) }
+    }
+
+    /// The stage's last notification: what was done when cancelled, else the total (when known).
+    private func close(cancelled: Bool) {
+        let count = lock.withLock { cancelled || total == 0 ? done : total }
+        notify(count, final: true, cancelled: cancelled)
+        lock.withLock { label = "" }
     }
 
     func begin(label: String, total: UInt64) {
@@ -164,6 +193,7 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
             self.label = label
             self.total = total
             unit = .items
+            done = 0
             last = Subprocess.monotonicMilliseconds()
         }
         notify(0)
@@ -180,6 +210,7 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
 
     func update(done: UInt64) {
         let due = lock.withLock { () -> Bool in
+            self.done = done
             let now = Subprocess.monotonicMilliseconds()
             guard now - last >= 100 else { return false }
             last = now
@@ -189,11 +220,9 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
     }
 
     func end() {
-        let wasActive = lock.withLock { () -> Bool in
-            defer { label = "" }
-            return !label.isEmpty
-        }
-        if wasActive { notify(total, final: true) }
+        let cancelled = lock.withLock { isCancelled }?() ?? false
+        let open = lock.withLock { !label.isEmpty }
+        if open { close(cancelled: cancelled) }
     }
 }
 
@@ -202,27 +231,54 @@ final class JSONRPCServer: @unchecked Sendable {
     static let methods = ["clubhouse.version", "clubhouse.plugins", "clubhouse.commands", "clubhouse.call",
                           "clubhouse.cancel", "clubhouse.reload"]
 
+    /// The params each method takes; any other is refused with its name (Host/JSON-RPC.md lists
+    /// the same, and a test compares them with what the server says).
+    static let parameters: [String: [String]] = [
+        "clubhouse.version": [], "clubhouse.plugins": [], "clubhouse.commands": ["plugin"],
+        "clubhouse.call": ["plugin", "command", "arguments", "progress", "text"],
+        "clubhouse.cancel": ["id"], "clubhouse.reload": ["plugin"],
+    ]
+
+    /// The refusal of params a method does not take, or nil.
+    static func unknownParams(_ method: String, _ params: JSONObject) -> Failure? {
+        guard let allowed = parameters[method] else { return nil }
+        let unknown = params.keys.filter { !allowed.contains($0) }
+        guard !unknown.isEmpty else { return nil }
+        let names = unknown.map { "'\($0)'" }.joined(separator: ", ")
+        var message = "invalid params: \(method) takes no \(names) (its params: \(allowed.isEmpty ? "none" : allowed.joined(separator: ", ")))"
+        if unknown.contains(where: { ["site", "config", "data-dir", "data_dir"].contains($0) }) {
+            message += "; the site is the server's, chosen when it starts: clubhouse --site NAME serve"
+        }
+        return Failure(-32602, message, ["unknown": .array(unknown.map { .string($0) }), "params": .array(allowed.map { .string($0) })])
+    }
+
     let session: Session
     let limits: ServeLimits
     private let lock = Lock()
     /// Running calls by "connection number, request id" (a client cancels only its own calls).
     private var active: [String: CallContext] = [:]
     private let group = DispatchGroup()
-    private let pool: WorkerPool
+    let pool: WorkerPool
+    /// Called after `clubhouse.reload` reloaded plugins (serve --http rebuilds its routes); set before serving.
+    var reloaded: (@Sendable () -> Void)?
     /// Socket connections whose queue had jobs at the last look (the loop's tick watches them).
     private var backlogged: [ObjectIdentifier: RPCConnection] = [:]
 
-    init(session: Session, limits: ServeLimits = ServeLimits()) {
+    init(session: Session, limits: ServeLimits = ServeLimits(), pool: WorkerPool? = nil) {
         self.session = session
         self.limits = limits
-        pool = WorkerPool(maxThreads: limits.workers)
+        self.pool = pool ?? WorkerPool(maxThreads: limits.workers)
     }
 
-    static let usage = "usage: clubhouse serve [--socket PATH] [--max-connections N] [--write-timeout-ms MS] [--workers N]"
+    static let usage = "usage: clubhouse serve [--socket PATH] [--max-connections N] [--write-timeout-ms MS] [--workers N] [--http ADDR:PORT [--allow-remote] [--trusted-proxy ADDR] [--ui-dir DIR] [--http-… limits]]"
 
+    /// `clubhouse serve`: JSON-RPC on stdio, or on one event loop a Unix socket (--socket) and/or HTTP
+    /// (--http), sharing one worker pool and the site's router.
     static func run(_ words: [String], session: Session) throws(CLIError) -> Int32 {
         var socketPath: String?
         var limits = ServeLimits()
+        var http: HTTPOptions?
+        var httpOptions = HTTPOptions()
         var i = 0
         func number(_ option: String, _ text: String, minimum: Int) throws(CLIError) -> Int {
             guard let n = Int(text), n >= minimum, n <= 1 << 30 else {
@@ -236,28 +292,69 @@ final class JSONRPCServer: @unchecked Sendable {
             if let eq = option.firstIndex(of: "="), option.hasPrefix("--") {
                 value = String(option[option.index(after: eq)...])
                 option = String(option[..<eq])
+            } else if option == "--allow-remote" {
+                value = "true"
             } else if i + 1 < words.count {
                 value = words[i + 1]
             }
-            let known = ["--socket", "--max-connections", "--write-timeout-ms", "--workers"]
+            let known = ["--socket", "--max-connections", "--write-timeout-ms", "--workers"] + HTTPOptions.names
             guard known.contains(option), let value else { throw CLIError(status: .invalidArgument, message: usage) }
-            i += words[i].contains("=") ? 1 : 2
+            i += words[i].contains("=") || option == "--allow-remote" ? 1 : 2
             switch option {
             case "--socket": socketPath = value
             case "--max-connections": limits.maxConnections = try number(option, value, minimum: 1)
             case "--write-timeout-ms": limits.writeTimeoutMilliseconds = Int64(try number(option, value, minimum: 1))
-            default: limits.workers = try number(option, value, minimum: 1)
+            case "--workers": limits.workers = try number(option, value, minimum: 1)
+            default:
+                _ = try httpOptions.read(option, value)
+                if option == "--http" { http = httpOptions }
             }
         }
-        let server = JSONRPCServer(session: session, limits: limits)
-        Signals.ignoreBrokenPipes()
-        let watch = server.startReloadWatch()
-        defer { watch.cancel() }
-        if let socketPath {
-            try server.serveSocket(FileSystem.absolute(socketPath))
-        } else {
-            try server.serveStdio()
+        if http != nil {
+            http = httpOptions
+        } else if let stray = words.first(where: { $0.hasPrefix("--") && HTTPOptions.names.contains(String($0.prefix { $0 != "=" })) && $0 != "--http" }) {
+            throw CLIError(status: .invalidArgument, message: "serve: \(stray.prefix { $0 != "=" }) is an option of --http ADDR:PORT; add --http 127.0.0.1:8080")
         }
+        let pool = WorkerPool(maxThreads: limits.workers)
+        let server = JSONRPCServer(session: session, limits: limits, pool: pool)
+        Signals.ignoreBrokenPipes()
+        var front: HTTPFrontEnd?
+        if let http {
+            front = try HTTPFrontEnd(session: session, options: http, access: try AccessWiring.make(session: session), pool: pool)
+        }
+        server.reloaded = { [front] in front?.reloadRoutes() }
+        let watch = server.startReloadWatch { [front] in front?.reloadRoutes() }
+        defer { watch.cancel() }
+        if socketPath == nil && front == nil {
+            try server.serveStdio()
+            return 0
+        }
+        let log = session.log
+        let loop = ServeLoop(limits: limits) { line in log.warning("serve: \(line)") }
+        var unix: UnixSocketListener?
+        if let socketPath {
+            let listener = try UnixSocketListener.open(FileSystem.absolute(socketPath))
+            unix = listener
+            loop.add(listener: listener.fd, server.lineProtocol())
+            loop.tick = { [server] in server.tick() }
+        }
+        defer { unix?.close() }
+        if let front { loop.add(listener: front.listenerFD, front.protocolHandler(loop: loop), recordsPeers: true) }
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let sources = [SIGINT, SIGTERM].map { DispatchSourceSignalHolder($0) { loop.requestStop() } }
+        defer { sources.forEach { $0.cancel() } }
+        if let unix {
+            session.log.info("serving JSON-RPC on unix:\(unix.path)")
+            StandardStreams.writeError("clubhouse: serving JSON-RPC 2.0 on unix:\(unix.path) (Ctrl-C stops)\n")
+        }
+        if let front {
+            session.log.info("serving HTTP on \(front.shownAddress)")
+            StandardStreams.writeError("clubhouse: serving HTTP/1.1 on http://\(front.shownAddress) for site '\(session.site.name)' (Ctrl-C stops)\n")
+        }
+        loop.run()
+        server.group.wait()
+        front?.group.wait()
         return 0
     }
 
@@ -274,22 +371,18 @@ final class JSONRPCServer: @unchecked Sendable {
             throw CLIError(status: .io, message: "serve: cannot make the socket pair that relays standard input and output (\(String(cString: strerror(errno))))")
         }
         let log = session.log
-        let loop = ServeLoop(listener: -1, limits: limits) { line in log.warning("serve: \(line)") }
-        loop.adopt(relay.serverEnd)
+        let loop = ServeLoop(limits: limits) { line in log.warning("serve: \(line)") }
+        loop.adopt(relay.serverEnd, lineProtocol())
+        loop.tick = { [self] in tick() }
         relay.start()
-        runLoop(loop)
+        loop.run()
+        group.wait()
         relay.finish(within: limits.writeTimeoutMilliseconds)
     }
 
-    /// Runs the event loop with this server's requests, ticks and cancellations until it returns,
-    /// then waits for the calls still running.
-    private func runLoop(_ loop: ServeLoop) {
-        loop.closedChannel = { [self] channel in cancelCalls(ofConnection: channel.number) }
-        loop.tick = { [self] in tick() }
-        loop.linesTaken = { [self] channel in
-            if let connection = channel.owner as? RPCConnection { pushStaged(connection) }
-        }
-        loop.run { channel, line in
+    /// JSON-RPC's protocol on the loop: a line is a request; a client that goes away has its calls cancelled.
+    func lineProtocol() -> LineProtocol {
+        let handler = LineProtocol(limits: limits) { [self] channel, line in
             let connection: RPCConnection
             if let known = channel.owner as? RPCConnection {
                 connection = known
@@ -299,65 +392,11 @@ final class JSONRPCServer: @unchecked Sendable {
             }
             dispatch(line, connection: connection)
         }
-        group.wait()
-    }
-
-    /// Serves clients on a Unix socket (see ServeTransport.swift) until SIGINT or SIGTERM.
-    func serveSocket(_ path: String) throws(CLIError) {
-        var address = sockaddr_un()
-        guard Transport.fillUnixAddress(&address, path) else {
-            throw CLIError(status: .invalidArgument, message: "serve: socket path too long: \(path)")
+        handler.closedChannel = { [self] channel in cancelCalls(ofConnection: channel.number) }
+        handler.linesTaken = { [self] channel in
+            if let connection = channel.owner as? RPCConnection { pushStaged(connection) }
         }
-        let pathLock = SocketPathLock(socketPath: path)
-        try pathLock.acquire()
-        defer { pathLock.release() }
-        var st = stat()
-        if lstat(path, &st) == 0 {
-            // Nobody holds the lock: a socket left there is stale, unless something that does not
-            // take the lock (an older server) still answers on it. Anything else is left alone.
-            guard (st.st_mode & S_IFMT) == S_IFSOCK else {
-                throw CLIError(status: .error, message: "serve: \(path) exists and is not a socket; choose another --socket path")
-            }
-            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            let live = probe >= 0 && withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            } == 0
-            if probe >= 0 { close(probe) }
-            if live {
-                throw CLIError(status: .error, message: "serve: a server that does not hold \(pathLock.lockPath) is listening on \(path); stop it or choose another --socket path")
-            }
-            unlink(path)
-        }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw CLIError(status: .io, message: "serve: socket: \(String(cString: strerror(errno)))") }
-        let oldMask = umask(0o177)
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        umask(oldMask)
-        guard rc == 0, listen(fd, 128) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw CLIError(status: .io, message: "serve: cannot listen on \(path): \(reason)")
-        }
-        chmod(path, 0o600)
-        var bound = stat()
-        _ = stat(path, &bound)
-        defer {
-            close(fd)
-            // Remove the socket only if it is still the one this server bound.
-            var now = stat()
-            if stat(path, &now) == 0, now.st_ino == bound.st_ino, now.st_dev == bound.st_dev { unlink(path) }
-        }
-        let log = session.log
-        let loop = ServeLoop(listener: fd, limits: limits) { line in log.warning("serve: \(line)") }
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { DispatchSourceSignalHolder($0) { loop.requestStop() } }
-        defer { sources.forEach { $0.cancel() } }
-        session.log.info("serving JSON-RPC on unix:\(path)")
-        StandardStreams.writeError("clubhouse: serving JSON-RPC 2.0 on unix:\(path) (Ctrl-C stops)\n")
-        runLoop(loop)
+        return handler
     }
 
     private func callKey(_ connection: RPCConnection, _ id: JSONValue) -> String {
@@ -486,7 +525,8 @@ final class JSONRPCServer: @unchecked Sendable {
             return JSONRPCServer.error(id ?? .null, -32602, "invalid params: params must be an object")
         }
         let params = o["params"]?.objectValue ?? JSONObject()
-        do {
+        do throws(Failure) {
+            if let refusal = JSONRPCServer.unknownParams(method, params) { throw refusal }
             let result = try perform(method, params, id: id, connection: connection)
             guard let id else { return nil }
             return ["jsonrpc": "2.0", "id": id, "result": result]
@@ -506,8 +546,17 @@ final class JSONRPCServer: @unchecked Sendable {
                 if !a.help.isEmpty { arg["help"] = .string(a.help) }
                 return .object(arg)
             }
-            return ["name": .string(c.name), "summary": .string(c.summary), "long_running": .bool(c.longRunning),
-                    "arguments": .array(arguments)]
+            var command: JSONObject = ["name": .string(c.name), "summary": .string(c.summary), "long_running": .bool(c.longRunning),
+                                       "arguments": .array(arguments), "access": .string(c.access.rawValue)]
+            if c.isPublic { command["public"] = true }
+            if !c.routes.isEmpty {
+                command["http"] = .array(c.routes.map { r in
+                    var o: JSONObject = ["method": .string(r.method), "path": .string(r.path)]
+                    if r.mount { o["mount"] = true }
+                    return .object(o)
+                })
+            }
+            return .object(command)
         })
     }
 
@@ -541,6 +590,7 @@ final class JSONRPCServer: @unchecked Sendable {
             if let unknown = aliases.first(where: { session.site.plugin(alias: $0) == nil }) {
                 throw Failure(-32001, "unknown plugin '\(unknown)' at site '\(session.site.name)'")
             }
+            defer { reloaded?() }
             return .array(aliases.map { alias in
                 let outcome = runtime.reload(alias)
                 let name: String
@@ -578,15 +628,23 @@ final class JSONRPCServer: @unchecked Sendable {
                 case .permission: throw Failure(-32000, e.message, ["status": .string(e.status.name)])
                 }
             }
+            for flag in ["progress", "text"] where params[flag] != nil && params[flag]?.boolValue == nil {
+                throw Failure(-32602, "invalid params: \(flag) must be true or false")
+            }
             let wantsProgress = params["progress"]?.boolValue ?? false
-            let progress: any ProgressSink = wantsProgress && id != nil ? RPCProgress(connection: connection, id: id ?? .null)
-                : SilentProgress()
-            let context = runtime.router.context(for: prepared, progress: progress)
+            let wantsText = params["text"]?.boolValue ?? false
+            let rpcProgress = wantsProgress && id != nil ? RPCProgress(connection: connection, id: id ?? .null) : nil
+            let context = runtime.router.context(for: prepared, progress: rpcProgress ?? SilentProgress(), wantsText: wantsText)
+            rpcProgress?.watch { context.isCancelled }
             let key = id.map { callKey(connection, $0) }
             if let key { lock.withLock { active[key] = context } }
             defer { if let key { lock.withLock { active[key] = nil } } }
             let outcome = runtime.router.run(prepared, context: context)
-            if outcome.status == .ok { return outcome.data }
+            rpcProgress?.finish(cancelled: outcome.status == .cancelled || context.isCancelled)
+            if outcome.status == .ok {
+                // With "text": true the result is {data, text}: text is what the command line prints.
+                return wantsText ? ["data": outcome.data, "text": outcome.text.map { .string($0) } ?? .null] : outcome.data
+            }
             throw Failure(outcome.status == .invalidArgument ? -32602 : -32000, outcome.message, ["status": .string(outcome.status.name)])
         default:
             throw Failure(-32601, "method not found: \(method) (methods: \(JSONRPCServer.methods.joined(separator: ", ")))")
@@ -596,17 +654,19 @@ final class JSONRPCServer: @unchecked Sendable {
 
 extension JSONRPCServer {
     /// Reloads plugins whose install folder or lock changed (polled every 0.5 s).
-    func startReloadWatch() -> DispatchSourceTimer {
+    func startReloadWatch(reloaded: @escaping @Sendable () -> Void = {}) -> DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500), leeway: .milliseconds(100))
         let runtime = session.runtime
         let log = session.log
         timer.setEventHandler {
-            for alias in runtime.changedSinceResolution() {
+            let changed = runtime.changedSinceResolution()
+            for alias in changed {
                 let outcome = runtime.reload(alias)
                 if case .needsRestart = outcome { runtime.acknowledgeChange(alias) }
                 log.warning("the installed build of plugin '\(alias)' changed: it \(outcome.description)")
             }
+            if !changed.isEmpty { reloaded() }
         }
         timer.resume()
         return timer

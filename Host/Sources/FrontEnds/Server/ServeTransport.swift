@@ -132,9 +132,9 @@ final class ServeChannel: @unchecked Sendable {
     // The loop's own state (only the loop thread touches these).
     var input: [UInt8] = []
     var inputStart = 0
-    /// `input[inputStart..<scanned]` holds no newline: the search for the end of a line resumes
-    /// there, so a long line arriving in many reads is scanned once, not once per read (issue 27's
-    /// attack round: a 16 MB line took 763 s of the event loop, every other client waiting).
+    /// JSON-RPC lines: `input[inputStart..<scanned]` holds no newline, so the search for the end of a
+    /// line resumes there and a long line arriving in many reads is scanned once, not once per read
+    /// (issue 27's attack round: a 16 MB line took 763 s of the event loop, every other client waiting).
     var scanned = 0
     /// No more requests will be read (end of input, a hang-up, or the server stopping).
     var readClosed: Bool {
@@ -144,12 +144,23 @@ final class ServeChannel: @unchecked Sendable {
     private var readEnded = false
     /// What the front end keeps for this client (released when the client goes away).
     var owner: AnyObject?
+    /// The listener it came through (its protocol reads its requests).
+    let listener: ServeListener
+    /// The peer's address ("192.0.2.1"; "local" on a Unix socket), for logs.
+    var peer = "local"
+    /// While its remaining input is read and dropped before closing: until when (loop thread).
+    var lingerUntil: Int64?
+    var lingerMilliseconds: Int64 = 2000
 
-    init(fd: Int32, number: Int, loop: ServeLoop) {
+    init(fd: Int32, number: Int, loop: ServeLoop, listener: ServeListener) {
         self.fd = fd
         self.number = number
         self.loop = loop
+        self.listener = listener
     }
+
+    /// " (192.0.2.1)" for a TCP client, "" otherwise: for log lines.
+    var peerSuffix: String { peer == "local" ? "" : " (\(peer))" }
 
     var isClosed: Bool { lock.withLock { closed } }
 
@@ -297,9 +308,15 @@ final class ServeChannel: @unchecked Sendable {
         }
     }
 
-    func close() {
+    /// Closes the socket; `abort`: with a reset, dropping what the kernel still holds for the client (a
+    /// client dropped for not reading must not be fed its backlog afterwards).
+    func close(abort: Bool = false) {
         lock.withLock {
             guard !closed else { return }
+            if abort {
+                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            }
             closed = true
             output = []
             outputHead = 0
@@ -309,10 +326,129 @@ final class ServeChannel: @unchecked Sendable {
     }
 }
 
-/// The event loop of `serve --socket`.
+/// What the clients of one listener speak (JSON-RPC lines, HTTP/1.1). The loop moves bytes and keeps
+/// time; the protocol reads requests from `ServeChannel.input` and answers through `ServeChannel.enqueue`.
+/// Every method runs on the loop thread.
+protocol ServeProtocol: AnyObject {
+    /// Clients of this listener connected at once.
+    var maxConnections: Int { get }
+    /// A client was accepted at `now` (monotonic ms).
+    func opened(_ channel: ServeChannel, now: Int64)
+    /// Takes the requests buffered in `channel.input`; true when complete ones remain that could not be
+    /// taken now (the loop then looks again at once).
+    func take(_ channel: ServeChannel) -> Bool
+    /// Whether the loop may read more of the client's input now (besides the channel's own back-pressure).
+    func wantsInput(_ channel: ServeChannel) -> Bool
+    /// The client sent its last byte.
+    func inputEnded(_ channel: ServeChannel)
+    /// When the loop must call `expire` at the latest (monotonic ms), or nil.
+    func deadline(_ channel: ServeChannel, now: Int64) -> Int64?
+    /// At or past the deadline: the log line for dropping the client now ("" to drop it quietly), or nil to keep it.
+    func expire(_ channel: ServeChannel, now: Int64) -> String?
+    /// Whether a client whose reading ended and whose output went out should have its remaining input read
+    /// and dropped for a while before it is closed (so that a refusal is not lost to a reset).
+    func lingers(_ channel: ServeChannel) -> Bool
+    /// What a client refused at the bound or for lack of descriptors is sent before it is closed.
+    func refusal(_ reason: ServeRefusal, connected: Int) -> [UInt8]
+    /// A client that may be closed to make room for a new one at the bound (an idle one), or nil.
+    func evictable(_ channels: [ServeChannel], now: Int64) -> ServeChannel?
+    /// The client went away.
+    func closed(_ channel: ServeChannel)
+}
+
+enum ServeRefusal {
+    case busy
+    case outOfDescriptors
+}
+
+/// A listening socket of the loop and what its clients speak.
+final class ServeListener {
+    let fd: Int32
+    let protocolHandler: any ServeProtocol
+    /// Clients of this listener connected now (loop thread).
+    var connected = 0
+    /// Accepted sockets report their peer's address (TCP): kept on the channel for logs.
+    let recordsPeers: Bool
+
+    init(fd: Int32, protocolHandler: any ServeProtocol, recordsPeers: Bool = false) {
+        self.fd = fd
+        self.protocolHandler = protocolHandler
+        self.recordsPeers = recordsPeers
+    }
+}
+
+/// JSON-RPC's protocol: one request per line.
+final class LineProtocol: ServeProtocol {
+    let limits: ServeLimits
+    /// Called with each complete request line.
+    let dispatch: (ServeChannel, [UInt8]) -> Void
+    /// Called after the lines at hand of a client were dispatched (the front end may hand them to its workers together).
+    var linesTaken: ((ServeChannel) -> Void)?
+    /// Called for each client that goes away.
+    var closedChannel: ((ServeChannel) -> Void)?
+
+    init(limits: ServeLimits, dispatch: @escaping (ServeChannel, [UInt8]) -> Void) {
+        self.limits = limits
+        self.dispatch = dispatch
+    }
+
+    var maxConnections: Int { limits.maxConnections }
+    func opened(_ channel: ServeChannel, now: Int64) {}
+    func wantsInput(_ channel: ServeChannel) -> Bool { true }
+    func inputEnded(_ channel: ServeChannel) {}
+    func deadline(_ channel: ServeChannel, now: Int64) -> Int64? { nil }
+    func expire(_ channel: ServeChannel, now: Int64) -> String? { nil }
+    func lingers(_ channel: ServeChannel) -> Bool { false }
+    func evictable(_ channels: [ServeChannel], now: Int64) -> ServeChannel? { nil }
+    func closed(_ channel: ServeChannel) { closedChannel?(channel) }
+
+    func refusal(_ reason: ServeRefusal, connected: Int) -> [UInt8] {
+        switch reason {
+        case .busy: return ServeLoop.errorLine(-32003, "server busy: \(connected) clients connected, the --max-connections bound; try again later")
+        case .outOfDescriptors: return ServeLoop.errorLine(-32004, "server out of file descriptors (\(connected) clients connected); try again later")
+        }
+    }
+
+    /// Dispatches the complete lines buffered for `c` while it may be read; true if lines remain.
+    func take(_ c: ServeChannel) -> Bool {
+        var remaining = false
+        while c.inputStart < c.input.count {
+            guard let newline = c.input[max(c.inputStart, min(c.scanned, c.input.count))...].firstIndex(of: 0x0A) else {
+                c.scanned = c.input.count
+                break
+            }
+            let line = Array(c.input[c.inputStart..<newline])
+            c.inputStart = newline + 1
+            if !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { dispatch(c, line) }
+            if c.inputStart < c.input.count && !c.mayRead() {
+                remaining = c.input[c.inputStart...].contains(0x0A)
+                break
+            }
+        }
+        linesTaken?(c)
+        if c.inputStart == c.input.count {
+            c.input.removeAll(keepingCapacity: c.input.capacity <= 1 << 20)
+            c.inputStart = 0
+            c.scanned = 0
+        } else if c.inputStart > 0 && !remaining {
+            c.input.removeSubrange(0..<c.inputStart)
+            c.scanned = max(0, c.scanned - c.inputStart)
+            c.inputStart = 0
+        }
+        if c.input.count - c.inputStart > 16 << 20 {
+            c.enqueue(ServeLoop.errorLine(-32600, "request line longer than 16 MB; dropped"), droppable: false)
+            c.input.removeAll()
+            c.inputStart = 0
+            c.scanned = 0
+        }
+        return remaining && c.mayRead()
+    }
+}
+
+/// The event loop of `serve --socket` and `serve --http`: every listener and every client on one thread.
 final class ServeLoop: @unchecked Sendable {
     let limits: ServeLimits
-    let listener: Int32
+    private(set) var listeners: [ServeListener] = []
     /// A pipe that wakes the loop: workers write its end [1], the loop polls end [0].
     private var wakePipe: [Int32] = [-1, -1]
     private var wakeFD: Int32 { wakePipe[0] }
@@ -334,16 +470,19 @@ final class ServeLoop: @unchecked Sendable {
     private var exhaustionNoted = false
     private let note: (String) -> Void
 
-    /// `listener` is a bound, listening socket, or -1 for a loop that serves only the clients it is
-    /// given (`adopt`: stdio) and returns when they are gone; `note` receives log lines about clients.
-    init(listener: Int32, limits: ServeLimits, note: @escaping (String) -> Void) {
-        self.listener = listener
+    /// `note` receives log lines about clients; listeners are added with `add`.
+    init(limits: ServeLimits, note: @escaping (String) -> Void) {
         self.limits = limits
         self.note = note
         if let (read, write) = Descriptor.pipe(nonBlocking: true) { wakePipe = [read, write] }
         reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        if listener >= 0 { _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK) }
         descriptorCeiling = ServeLoop.descriptorCeiling()
+    }
+
+    /// Serves `fd` (a bound, listening socket) with `protocolHandler`.
+    func add(listener fd: Int32, _ protocolHandler: any ServeProtocol, recordsPeers: Bool = false) {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        listeners.append(ServeListener(fd: fd, protocolHandler: protocolHandler, recordsPeers: recordsPeers))
     }
 
     /// The soft descriptor limit less a margin (a quarter of it, at most 64), or no ceiling when unlimited.
@@ -390,19 +529,24 @@ final class ServeLoop: @unchecked Sendable {
         wake()
     }
 
-    /// Serves `fd` (a connected, non-blocking stream socket) as a client, before `run`.
-    func adopt(_ fd: Int32) {
-        channels.append(ServeChannel(fd: fd, number: nextNumber, loop: self))
+    /// Serves `fd` (a connected, non-blocking stream socket: stdio's relay) as a client of
+    /// `protocolHandler`, before `run`. A loop without listeners returns when its clients are gone.
+    func adopt(_ fd: Int32, _ protocolHandler: any ServeProtocol) {
+        let listener = ServeListener(fd: -1, protocolHandler: protocolHandler)
+        listeners.append(listener)
+        channels.append(ServeChannel(fd: fd, number: nextNumber, loop: self, listener: listener))
+        listener.connected += 1
         nextNumber += 1
+        protocolHandler.opened(channels[channels.count - 1], now: Subprocess.monotonicMilliseconds())
     }
 
     /// Runs until `requestStop`; then stops accepting and reading, lets the calls in flight finish
     /// and their replies go out (bounded by the write timeout), and closes every client.
-    /// `dispatch` is called on the loop thread with each complete request line.
-    func run(dispatch: (ServeChannel, [UInt8]) -> Void) {
+    func run() {
         var buffer = [UInt8](repeating: 0, count: 65536)
         var fds: [pollfd] = []
         var stopping = false
+        let fixed = 1 + listeners.count
         while true {
             if !stopping && stop.isSet {
                 stopping = true
@@ -412,13 +556,16 @@ final class ServeLoop: @unchecked Sendable {
             let now = Subprocess.monotonicMilliseconds()
             fds.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
-            let accepting = !stopping && listener >= 0 && now >= acceptPausedUntil
-            fds.append(pollfd(fd: accepting ? listener : -1, events: Int16(POLLIN), revents: 0))
+            let accepting = !stopping && now >= acceptPausedUntil
+            for listener in listeners {
+                fds.append(pollfd(fd: accepting && listener.fd >= 0 ? listener.fd : -1, events: Int16(POLLIN), revents: 0))
+            }
             var timeout: Int64 = stopping ? 100 : 1000
             if !accepting && !stopping { timeout = min(timeout, max(1, acceptPausedUntil - now)) }
             var index = 0
             while index < channels.count {
                 let c = channels[index]
+                let handler = c.listener.protocolHandler
                 var s = c.state()
                 if let held = s.heldSince, now - held >= limits.replyHoldMilliseconds {
                     // Replies held behind a call that runs long: they go out now.
@@ -429,29 +576,56 @@ final class ServeLoop: @unchecked Sendable {
                     drop(at: index, reason: "dropped client \(c.number): \(failure)", quiet: true)
                     continue
                 }
+                if let until = c.lingerUntil {
+                    // Reading and dropping what a refused client still sends, until it stops or time is up.
+                    if now >= until {
+                        drop(at: index, reason: "", quiet: true)
+                        continue
+                    }
+                    timeout = min(timeout, max(1, until - now))
+                    fds.append(pollfd(fd: c.fd, events: Int16(POLLIN), revents: 0))
+                    index += 1
+                    continue
+                }
                 // Output waiting for the socket (not held back on purpose).
                 let writing = s.waiting > 0 && s.heldSince == nil
                 if let held = s.heldSince { timeout = min(timeout, max(1, held + limits.replyHoldMilliseconds - now)) }
                 if writing && now - s.lastProgress >= limits.writeTimeoutMilliseconds {
-                    drop(at: index, reason: "dropped client \(c.number): it read none of its \(s.waiting) bytes of replies for \(limits.writeTimeoutMilliseconds) ms")
+                    drop(at: index, reason: "dropped client \(c.number)\(c.peerSuffix): it read none of its \(s.waiting) bytes of replies for \(limits.writeTimeoutMilliseconds) ms",
+                         abort: true)
                     continue
                 }
                 if c.readClosed && s.inFlight == 0 && s.waiting == 0 {
+                    if !stopping && handler.lingers(c) && shutdown(c.fd, Int32(SHUT_WR)) == 0 {
+                        c.lingerUntil = now + c.lingerMilliseconds
+                        fds.append(pollfd(fd: c.fd, events: Int16(POLLIN), revents: 0))
+                        timeout = min(timeout, c.lingerMilliseconds)
+                        index += 1
+                        continue
+                    }
                     drop(at: index, reason: "", quiet: true)
                     continue
                 }
+                if let due = handler.deadline(c, now: now) {
+                    if now >= due, let reason = handler.expire(c, now: now) {
+                        drop(at: index, reason: reason, quiet: reason.isEmpty, abort: !reason.isEmpty)
+                        continue
+                    }
+                    if let again = handler.deadline(c, now: now) { timeout = min(timeout, max(1, again - now)) }
+                }
                 var events: Int16 = 0
-                if c.readClosed && !writing {
+                let readClosed = c.readClosed
+                if readClosed && !writing {
                     // Nothing to read or write until its calls finish (which wakes the loop);
                     // a hung-up peer would otherwise make poll return at once, forever.
                     fds.append(pollfd(fd: -1, events: 0, revents: 0))
                     index += 1
                     continue
                 }
-                if !c.readClosed && c.mayRead() {
-                    // Lines already buffered are taken before reading more.
-                    if c.input.count > c.inputStart && takeLines(c, dispatch: dispatch) { timeout = 0 }
-                    events |= Int16(POLLIN)
+                if !readClosed && c.mayRead() {
+                    // Requests already buffered are taken before reading more.
+                    if c.input.count > c.inputStart && handler.take(c) { timeout = 0 }
+                    if !c.readClosed && handler.wantsInput(c) { events |= Int16(POLLIN) }
                 }
                 if writing {
                     events |= Int16(POLLOUT)
@@ -460,7 +634,7 @@ final class ServeLoop: @unchecked Sendable {
                 fds.append(pollfd(fd: c.fd, events: events, revents: 0))
                 index += 1
             }
-            if (stopping || listener < 0) && channels.isEmpty { return }
+            if (stopping || !listeners.contains { $0.fd >= 0 }) && channels.isEmpty { return }
             if let tick, let most = tick() { timeout = min(timeout, most) }
             let pollStart = Subprocess.monotonicMilliseconds()
             wakeLock.withLock { looksBy = pollStart + timeout }
@@ -476,11 +650,16 @@ final class ServeLoop: @unchecked Sendable {
                 _ = read(wakeFD, &drain, 32)
                 wakeLock.withLock { wakePending = false }
             }
-            // Channels were listed in order after the two fixed entries; accepting appends after.
+            // Channels were listed in order after the fixed entries; accepting appends after.
             var closing: [ServeChannel] = []
             for (offset, c) in channels.enumerated() {
-                let revents = fds[offset + 2].revents
+                let revents = fds[offset + fixed].revents
                 if revents == 0 { continue }
+                if c.lingerUntil != nil {
+                    let n = buffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
+                    if n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { closing.append(c) }
+                    continue
+                }
                 if revents & Int16(POLLOUT) != 0 {
                     if !c.flush() { closing.append(c); continue }
                 }
@@ -493,73 +672,36 @@ final class ServeLoop: @unchecked Sendable {
                             c.scanned = 0
                         }
                         c.input.append(contentsOf: buffer[0..<n])
-                        _ = takeLines(c, dispatch: dispatch)
+                        _ = c.listener.protocolHandler.take(c)
                     } else if n == 0 {
                         c.readClosed = true
+                        c.listener.protocolHandler.inputEnded(c)
                     } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
                         closing.append(c)
                         continue
                     }
                 } else if revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && revents & Int16(POLLOUT) == 0 {
                     c.readClosed = true
+                    c.listener.protocolHandler.inputEnded(c)
                     if revents & Int16(POLLERR | POLLNVAL) != 0 { closing.append(c) }
                 }
             }
             for c in closing {
                 if let i = channels.firstIndex(where: { $0 === c }) { drop(at: i, reason: "", quiet: true) }
             }
-            if fds[1].revents != 0 { acceptClients() }
+            for (k, listener) in listeners.enumerated() where fds[1 + k].revents != 0 { acceptClients(listener) }
         }
     }
 
-    /// Dispatches the complete lines buffered for `c` while it may be read; true if lines remain.
-    private func takeLines(_ c: ServeChannel, dispatch: (ServeChannel, [UInt8]) -> Void) -> Bool {
-        var remaining = false
-        while c.inputStart < c.input.count {
-            guard let newline = c.input[max(c.inputStart, c.scanned)...].firstIndex(of: 0x0A) else {
-                c.scanned = c.input.count
-                break
-            }
-            let line = Array(c.input[c.inputStart..<newline])
-            c.inputStart = newline + 1
-            if !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { dispatch(c, line) }
-            if c.inputStart < c.input.count && !c.mayRead() {
-                remaining = c.input[c.inputStart...].contains(0x0A)
-                break
-            }
-        }
-        linesTaken?(c)
-        if c.inputStart == c.input.count {
-            c.input.removeAll(keepingCapacity: c.input.capacity <= 1 << 20)
-            c.inputStart = 0
-            c.scanned = 0
-        } else if c.inputStart > 0 && !remaining {
-            c.input.removeSubrange(0..<c.inputStart)
-            c.scanned = max(0, c.scanned - c.inputStart)
-            c.inputStart = 0
-        }
-        if c.input.count - c.inputStart > 16 << 20 {
-            c.enqueue(Self.errorLine(-32600, "request line longer than 16 MB; dropped"), droppable: false)
-            c.input.removeAll()
-            c.inputStart = 0
-            c.scanned = 0
-        }
-        return remaining && c.mayRead()
-    }
-
-    private func drop(at index: Int, reason: String, quiet: Bool = false) {
+    private func drop(at index: Int, reason: String, quiet: Bool = false, abort: Bool = false) {
         let c = channels.remove(at: index)
-        c.close()
+        c.listener.connected -= 1
+        c.close(abort: abort)
+        c.listener.protocolHandler.closed(c)
         c.owner = nil
         if !reason.isEmpty && !quiet { note(reason) }
-        closedChannel?(c)
     }
 
-    /// Called (on the loop thread) after the lines at hand of a client were dispatched (the front
-    /// end may hand them to its workers together).
-    var linesTaken: ((ServeChannel) -> Void)?
-    /// Called (on the loop thread) for each client that goes away.
-    var closedChannel: ((ServeChannel) -> Void)?
     /// Called (on the loop thread) before each wait; returns the longest the loop may wait (ms).
     var tick: (() -> Int64?)?
 
@@ -570,25 +712,23 @@ final class ServeLoop: @unchecked Sendable {
         return bytes
     }
 
-    /// Refuses a connection already accepted: one error line, best effort, then close.
-    private func refuse(_ fd: Int32, _ code: Int, _ message: String) {
-        let line = Self.errorLine(code, message)
-        _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+    /// Refuses a connection already accepted: one message, best effort, then close.
+    private func refuse(_ fd: Int32, _ listener: ServeListener, _ reason: ServeRefusal) {
+        let message = listener.protocolHandler.refusal(reason, connected: listener.connected)
+        _ = message.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         Glibc.close(fd)
     }
 
-    /// accept4(2): close-on-exec and non-blocking from birth (a runner spawned meanwhile never
-    /// holds a client's socket).
-    private func acceptOne() -> Int32 { Descriptor.accept(listener, nonBlocking: true) }
-
-    /// Tells an accepted client the server has no descriptors to spare, and closes it.
-    private func refuseOutOfDescriptors(_ fd: Int32) {
-        refuse(fd, -32004, "server out of file descriptors (\(channels.count) clients connected); try again later")
+    /// accept4(2): the client is close-on-exec and non-blocking from birth (a runner spawned meanwhile
+    /// never holds a client's socket).
+    private func acceptOne(_ listener: ServeListener, address: UnsafeMutablePointer<sockaddr_storage>?) -> Int32 {
+        Descriptor.accept(listener.fd, nonBlocking: true, address: address)
     }
 
-    private func acceptClients() {
+    private func acceptClients(_ listener: ServeListener) {
+        var address = sockaddr_storage()
         for _ in 0..<64 {
-            let fd = acceptOne()
+            let fd = withUnsafeMutablePointer(to: &address) { acceptOne(listener, address: listener.recordsPeers ? $0 : nil) }
             if fd < 0 {
                 let e = errno
                 if e == EINTR || e == ECONNABORTED { continue }
@@ -598,10 +738,8 @@ final class ServeLoop: @unchecked Sendable {
                     if reserve >= 0 {
                         Glibc.close(reserve)
                         reserve = -1
-                        let late = acceptOne()
-                        if late >= 0 {
-                            refuseOutOfDescriptors(late)
-                        }
+                        let late = acceptOne(listener, address: nil)
+                        if late >= 0 { refuse(late, listener, .outOfDescriptors) }
                         reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
                         if late >= 0 && reserve >= 0 { continue }
                     }
@@ -616,16 +754,128 @@ final class ServeLoop: @unchecked Sendable {
             }
             exhaustionNoted = false
             if fd >= descriptorCeiling {
-                refuseOutOfDescriptors(fd)
+                refuse(fd, listener, .outOfDescriptors)
                 continue
             }
-            if channels.count >= limits.maxConnections {
-                refuse(fd, -32003, "server busy: \(channels.count) clients connected, the --max-connections bound; try again later")
-                continue
+            let now = Subprocess.monotonicMilliseconds()
+            let handler = listener.protocolHandler
+            if listener.connected >= handler.maxConnections {
+                // Room is made by closing an idle client when the protocol has one to spare.
+                let mine = channels.filter { $0.listener === listener }
+                if let idle = handler.evictable(mine, now: now), let i = channels.firstIndex(where: { $0 === idle }) {
+                    drop(at: i, reason: "", quiet: true)
+                } else {
+                    refuse(fd, listener, .busy)
+                    continue
+                }
             }
-            channels.append(ServeChannel(fd: fd, number: nextNumber, loop: self))
+            let channel = ServeChannel(fd: fd, number: nextNumber, loop: self, listener: listener)
+            if listener.recordsPeers { channel.peer = SocketAddress.text(address) }
+            channels.append(channel)
+            listener.connected += 1
             nextNumber += 1
+            handler.opened(channel, now: now)
         }
+    }
+}
+
+/// A peer's address as text: "192.0.2.1", "2001:db8::1" (an IPv4-mapped IPv6 address as IPv4).
+enum SocketAddress {
+    static func text(_ storage: sockaddr_storage) -> String {
+        var storage = storage
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin -> String in
+                    var a = sin.pointee.sin_addr
+                    guard inet_ntop(AF_INET, &a, &buffer, socklen_t(buffer.count)) != nil else { return "?" }
+                    return String(cString: buffer)
+                }
+            }
+        case AF_INET6:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 -> String in
+                    var a = sin6.pointee.sin6_addr
+                    guard inet_ntop(AF_INET6, &a, &buffer, socklen_t(buffer.count)) != nil else { return "?" }
+                    let text = String(cString: buffer)
+                    return text.hasPrefix("::ffff:") && text.contains(".") ? String(text.dropFirst(7)) : text
+                }
+            }
+        default:
+            return "local"
+        }
+    }
+}
+
+/// The Unix socket of `serve --socket PATH`: bound (mode 0600) under the path's lock; `close` removes the
+/// socket only if it is still the one this server bound.
+final class UnixSocketListener {
+    let fd: Int32
+    let path: String
+    private let pathLock: SocketPathLock
+    private let bound: stat
+
+    private init(fd: Int32, path: String, pathLock: SocketPathLock, bound: stat) {
+        self.fd = fd
+        self.path = path
+        self.pathLock = pathLock
+        self.bound = bound
+    }
+
+    static func open(_ path: String) throws(CLIError) -> UnixSocketListener {
+        var address = sockaddr_un()
+        guard Transport.fillUnixAddress(&address, path) else {
+            throw CLIError(status: .invalidArgument, message: "serve: socket path too long: \(path)")
+        }
+        let pathLock = SocketPathLock(socketPath: path)
+        try pathLock.acquire()
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            // Nobody holds the lock: a socket left there is stale, unless something that does not
+            // take the lock (an older server) still answers on it. Anything else is left alone.
+            guard (st.st_mode & S_IFMT) == S_IFSOCK else {
+                pathLock.release()
+                throw CLIError(status: .error, message: "serve: \(path) exists and is not a socket; choose another --socket path")
+            }
+            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let live = probe >= 0 && withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            } == 0
+            if probe >= 0 { Glibc.close(probe) }
+            if live {
+                pathLock.release()
+                throw CLIError(status: .error, message: "serve: a server that does not hold \(pathLock.lockPath) is listening on \(path); stop it or choose another --socket path")
+            }
+            unlink(path)
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else {
+            pathLock.release()
+            throw CLIError(status: .io, message: "serve: socket: \(String(cString: strerror(errno)))")
+        }
+        let oldMask = umask(0o177)
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        umask(oldMask)
+        guard rc == 0, listen(fd, 128) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            pathLock.release()
+            throw CLIError(status: .io, message: "serve: cannot listen on \(path): \(reason)")
+        }
+        chmod(path, 0o600)
+        var bound = stat()
+        _ = stat(path, &bound)
+        return UnixSocketListener(fd: fd, path: path, pathLock: pathLock, bound: bound)
+    }
+
+    func close() {
+        Glibc.close(fd)
+        var now = stat()
+        if stat(path, &now) == 0, now.st_ino == bound.st_ino, now.st_dev == bound.st_dev { unlink(path) }
+        pathLock.release()
     }
 }
 

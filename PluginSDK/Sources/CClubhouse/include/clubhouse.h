@@ -1,5 +1,6 @@
 /*
- * clubhouse.h — the Clubhouse plugin ABI, version 1.0 (umbrella header).
+ * clubhouse.h — the Clubhouse plugin ABI, version 1.2 (umbrella header; the version is
+ * CLUBHOUSE_ABI_MAJOR.CLUBHOUSE_ABI_MINOR of clubhouse/version.h, which a test compares with this line).
  *
  * A Clubhouse plugin is a shared library that exports ONE function, `clubhouse_plugin_entry`
  * (entry.h), returning a descriptor: who the plugin is, what it needs, and four entry points

@@ -228,7 +228,7 @@ final class GlobePlugin: Plugin {
                 return Reply(data: data, text: demo.text + "\nfiles: " + demo.files.map(\.name).joined(separator: ", ") + "\n")
             }
         },
-    ]
+    ] + postgrestCommands
 
     let context: PluginContext
     let configuration: GlobeConfiguration
@@ -249,7 +249,7 @@ final class GlobePlugin: Plugin {
     }
 
     /// Runs a command body with the globe (loaded on first use); its GlobeErrors reply as DomainErrors.
-    private func run(_ call: Invocation, _ body: (Globe) throws -> Reply) throws -> Reply {
+    func run(_ call: Invocation, _ body: (Globe) throws -> Reply) throws -> Reply {
         if loaded == nil {
             let cwd = call.cwd
             loaded = try Globe.load(configuration, store: store) { path in try Self.readFile(Self.resolve(path, in: cwd)) }

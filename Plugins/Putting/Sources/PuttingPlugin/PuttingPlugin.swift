@@ -367,7 +367,7 @@ final class Putting: Plugin {
             data["out"] = .string(out)
             return Reply(data: .object(data), text: demo.text + "\nWritten to \(out)\n")
         },
-    ]
+    ] + greenReaderCommands
 
     let context: PluginContext
     let storage: Storage

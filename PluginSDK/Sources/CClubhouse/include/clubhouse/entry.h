@@ -43,8 +43,8 @@ struct clubhouse_plugin_descriptor {
     const char *summary;  /* one line, eg: "Read a green and compute the best putting line", mandatory */
 
     /* How the plugin was built, as `key=value` pairs separated by ';', mandatory:
-     *   "abi=1.0;lang=c"                                                   a C plugin
-     *   "abi=1.0;lang=swift;swift=6.3.1;target=x86_64-unknown-linux-gnu"   a Swift plugin
+     *   "abi=" CLUBHOUSE_ABI_VERSION_STRING ";lang=c"      a C plugin (the ABI it was compiled against, eg: "abi=1.2;lang=c")
+     *   "abi=1.2;lang=swift;swift=6.3.1;target=x86_64-unknown-linux-gnu"   a Swift plugin (PluginKit writes it)
      * Swift has no stable ABI on Linux and a Swift plugin runs on the host's Swift runtime, so the
      * host refuses a Swift plugin whose `swift` or `target` differs from its own. */
     const char *build;

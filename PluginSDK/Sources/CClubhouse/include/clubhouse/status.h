@@ -54,9 +54,29 @@ enum {
 };
 
 /* A short lowercase name for a status ("ok", "invalid-argument", ...); "unknown" otherwise.
- * [any-thread] The string is static; never free it. (Implemented in the SDK's status.c; a C
- * plugin that uses the header alone does not need it.) */
-const char *clubhouse_status_name(clubhouse_status status);
+ * [any-thread] The string is static; never free it. Header-only (`static inline`): compiled into
+ * whatever includes this header, so a plugin built against the header alone has it, and it is
+ * no symbol of the ABI (the host exports none). */
+static inline const char *clubhouse_status_name(clubhouse_status status) {
+    switch (status) {
+    case CLUBHOUSE_OK: return "ok";
+    case CLUBHOUSE_ERROR: return "error";
+    case CLUBHOUSE_INVALID_ARGUMENT: return "invalid-argument";
+    case CLUBHOUSE_NOT_FOUND: return "not-found";
+    case CLUBHOUSE_DENIED: return "denied";
+    case CLUBHOUSE_UNSUPPORTED: return "unsupported";
+    case CLUBHOUSE_BUSY: return "busy";
+    case CLUBHOUSE_TIMEOUT: return "timeout";
+    case CLUBHOUSE_CANCELLED: return "cancelled";
+    case CLUBHOUSE_IO: return "io";
+    case CLUBHOUSE_CONSTRAINT: return "constraint";
+    case CLUBHOUSE_PLUGIN_FAILED: return "plugin-failed";
+    case CLUBHOUSE_NEEDS_CONFIRMATION: return "needs-confirmation";
+    case CLUBHOUSE_ROW: return "row";
+    case CLUBHOUSE_DONE: return "done";
+    default: return "unknown";
+    }
+}
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,199 @@
+// The options of `clubhouse serve --http ADDR:PORT`: where to listen (loopback unless --allow-remote),
+// which proxies to believe about the client (--trusted-proxy), the limits (HTTPLimits) and where the
+// panels' files are (--ui-dir).
+
+import ClubhouseHost
+import ClubhousePlatform
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An IPv4 or IPv6 address, or a network (ADDR/PREFIX), as bytes.
+struct IPRange: Sendable, Equatable, CustomStringConvertible {
+    var bytes: [UInt8]
+    var prefix: Int
+
+    /// "192.0.2.1", "10.0.0.0/8", "::1", "2001:db8::/32"; nil when it is not one.
+    init?(_ text: String) {
+        var address = text
+        var prefix: Int?
+        if let slash = text.firstIndex(of: "/") {
+            address = String(text[..<slash])
+            guard let p = Int(text[text.index(after: slash)...]) else { return nil }
+            prefix = p
+        }
+        guard let bytes = IPRange.parse(address) else { return nil }
+        let bits = bytes.count * 8
+        let p = prefix ?? bits
+        guard (0...bits).contains(p) else { return nil }
+        self.bytes = bytes
+        self.prefix = p
+    }
+
+    static func parse(_ text: String) -> [UInt8]? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            return withUnsafeBytes(of: &v4) { Array($0) }
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 {
+            let b = withUnsafeBytes(of: &v6) { Array($0) }
+            // An IPv4-mapped address is the IPv4 address.
+            if b[0..<10].allSatisfy({ $0 == 0 }) && b[10] == 0xFF && b[11] == 0xFF { return Array(b[12...]) }
+            return b
+        }
+        return nil
+    }
+
+    func contains(_ address: String) -> Bool {
+        guard let other = IPRange.parse(address), other.count == bytes.count else { return false }
+        var left = prefix
+        for (a, b) in zip(bytes, other) {
+            if left <= 0 { return true }
+            let mask: UInt8 = left >= 8 ? 0xFF : ~(0xFF >> UInt8(left))
+            if a & mask != b & mask { return false }
+            left -= 8
+        }
+        return true
+    }
+
+    var description: String {
+        var copy = bytes
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let family = bytes.count == 4 ? AF_INET : AF_INET6
+        let text = copy.withUnsafeMutableBytes { raw in inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count)) != nil ? String(cString: buffer) : "?" }
+        return prefix == bytes.count * 8 ? text : "\(text)/\(prefix)"
+    }
+}
+
+struct HTTPOptions: Sendable {
+    /// The address to bind (numeric) and port (0: the system picks one; the server says which).
+    var host = "127.0.0.1"
+    var port: UInt16 = 8080
+    var allowRemote = false
+    var trustedProxies: [IPRange] = []
+    var limits = HTTPLimits()
+    /// Folder whose `<alias>/` and `_/` subfolders are the panels' files (instead of beside the libraries).
+    var uiDirectory: String?
+
+    static func usageError(_ message: String) -> CLIError { CLIError(status: .invalidArgument, message: "serve: " + message) }
+
+    /// ADDR:PORT, [IPv6]:PORT, or PORT alone (on 127.0.0.1). "localhost" is 127.0.0.1.
+    mutating func setAddress(_ text: String) throws(CLIError) {
+        var hostPart: String
+        var portPart: String
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                throw HTTPOptions.usageError("--http \(text): write [IPv6]:PORT, eg: [::1]:8080")
+            }
+            hostPart = String(text[text.index(after: text.startIndex)..<close])
+            portPart = String(text[text.index(close, offsetBy: 2)...])
+        } else if let colon = text.lastIndex(of: ":") {
+            hostPart = String(text[..<colon])
+            portPart = String(text[text.index(after: colon)...])
+        } else {
+            hostPart = "127.0.0.1"
+            portPart = text
+        }
+        if hostPart == "localhost" || hostPart.isEmpty { hostPart = "127.0.0.1" }
+        guard let port = UInt16(portPart) else {
+            throw HTTPOptions.usageError("--http \(text): the port must be a number from 0 to 65535 (eg: 127.0.0.1:8080)")
+        }
+        guard IPRange.parse(hostPart) != nil else {
+            throw HTTPOptions.usageError("--http \(text): '\(hostPart)' is not an IP address; give a numeric address such as 127.0.0.1 or [::1]")
+        }
+        host = hostPart
+        self.port = port
+    }
+
+    /// 127.0.0.0/8 or ::1.
+    var isLoopback: Bool {
+        guard let b = IPRange.parse(host) else { return false }
+        if b.count == 4 { return b[0] == 127 }
+        return b == [UInt8](repeating: 0, count: 15) + [1]
+    }
+
+    /// Reads one of serve's HTTP options; false when `option` is not one.
+    mutating func read(_ option: String, _ value: String) throws(CLIError) -> Bool {
+        func number(_ minimum: Int, _ maximum: Int = 1 << 30) throws(CLIError) -> Int {
+            guard let n = Int(value), n >= minimum, n <= maximum else {
+                throw HTTPOptions.usageError("\(option) needs a whole number from \(minimum) to \(maximum), not '\(value)'")
+            }
+            return n
+        }
+        switch option {
+        case "--http": try setAddress(value)
+        case "--allow-remote": allowRemote = value != "false"
+        case "--trusted-proxy":
+            for item in value.split(separator: ",").map({ $0.trimmingSpaces() }) where !item.isEmpty {
+                guard let range = IPRange(item) else {
+                    throw HTTPOptions.usageError("--trusted-proxy \(item): give the proxy's IP address (or a network, eg: 10.0.0.0/8)")
+                }
+                trustedProxies.append(range)
+            }
+        case "--ui-dir": uiDirectory = FileSystem.absolute(value)
+        case "--http-max-connections": limits.maxConnections = try number(1, 1_000_000)
+        case "--http-max-request-line": limits.requestLineBytes = try number(64, 1 << 20)
+        case "--http-max-header-bytes": limits.headerBytes = try number(256, 1 << 22)
+        case "--http-max-headers": limits.headerCount = try number(1, 10_000)
+        case "--http-max-body": limits.bodyBytes = try number(0, HTTPRoute.largestMaxBodyBytes)
+        case "--http-header-timeout-ms": limits.headerTimeoutMilliseconds = Int64(try number(1))
+        case "--http-body-timeout-ms": limits.bodyTimeoutMilliseconds = Int64(try number(1))
+        case "--http-idle-timeout-ms": limits.idleTimeoutMilliseconds = Int64(try number(1))
+        case "--http-send-timeout-ms": limits.sendTimeoutMilliseconds = Int64(try number(1))
+        default: return false
+        }
+        return true
+    }
+
+    /// The options `read` takes, for the usage line.
+    static let names = ["--http", "--allow-remote", "--trusted-proxy", "--ui-dir", "--http-max-connections", "--http-max-request-line",
+                        "--http-max-header-bytes", "--http-max-headers", "--http-max-body", "--http-header-timeout-ms",
+                        "--http-body-timeout-ms", "--http-idle-timeout-ms", "--http-send-timeout-ms"]
+
+    /// Refuses a non-loopback address unless asked for, saying how.
+    func checkExposure() throws(CLIError) {
+        guard !isLoopback && !allowRemote else { return }
+        let shown = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        throw CLIError(status: .invalidArgument,
+                       message: "serve: --http \(shown) is not a loopback address: phones and browsers on other machines would reach the host without TLS. Put a TLS proxy in front (docs/reverse-proxy.md) and keep --http 127.0.0.1:\(port), or add --allow-remote to listen on \(host) anyway")
+    }
+
+    /// The listening socket: bound, listening, close-on-exec.
+    func bind() throws(CLIError) -> (fd: Int32, port: UInt16) {
+        let v6 = host.contains(":")
+        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw CLIError(status: .io, message: "serve: socket: \(String(cString: strerror(errno)))") }
+        var one: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var rc: Int32
+        if v6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            _ = inet_pton(AF_INET6, host, &address.sin6_addr)
+            rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            _ = inet_pton(AF_INET, host, &address.sin_addr)
+            rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        }
+        if rc == 0 { rc = listen(fd, 1024) }
+        guard rc == 0 else {
+            let code = errno
+            close(fd)
+            let hint = code == EADDRINUSE ? "; another program listens there: choose another port" : code == EACCES ? "; ports below 1024 need privileges: choose a port above 1023" : ""
+            throw CLIError(status: .io, message: "serve: cannot listen on \(host):\(port): \(String(cString: strerror(code)))\(hint)")
+        }
+        var bound = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let actual: UInt16 = withUnsafeMutablePointer(to: &bound) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+        }
+        return (fd, actual)
+    }
+}
+

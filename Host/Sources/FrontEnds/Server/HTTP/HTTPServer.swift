@@ -1,0 +1,833 @@
+// `clubhouse serve --http ADDR:PORT`: HTTP/1.1 on the serve event loop (ServeTransport.swift), the same
+// worker pool and the same router as JSON-RPC. Host/HTTP.md is the reference.
+//
+// One request's life is one state machine on the loop (HTTPConnection.Phase):
+//   waiting ─first byte→ head ─blank line→ body ─Content-Length bytes→ busy ─response queued→ waiting
+// with a deadline in every phase but busy (HTTPLimits: header, body and idle timeouts; the send timeout
+// while a response waits for a slow reader). The loop parses the head (HTTPRequestParser), matches the
+// route — which sets the body's limit — and reads the body; a worker then asks the access layer, runs
+// the plugin's command through the router and queues the response on the channel. One request at a time
+// per connection: pipelined requests wait in the input buffer until the previous response is queued.
+// A refusal the loop makes itself (a framing error, a limit, a timeout) is answered from the loop and
+// closes the connection after lingering: the rest of the client's input is read and dropped for a while,
+// so the refusal is not lost to a reset.
+//
+// Streams (Server-Sent Events, issue 28's live events) fit the same machine: a worker queues the head of a
+// response without Content-Length, the connection enters a `streaming` phase whose deadline is the next
+// heartbeat, and events are queued with `ServeChannel.enqueue(…, droppable:)` (back-pressure and the write
+// timeout already apply); see the report of the `http` branch.
+
+import CClubhouse
+import ClubhouseABI
+import ClubhouseHost
+import ClubhouseJSON
+import ClubhousePlatform
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a request goes, decided on the loop (it sets the body's limit).
+enum HTTPDestination: Sendable {
+    case plugin(SiteRoute, [String: String])
+    case methodNotAllowed([String])
+    case unavailable(alias: String, message: String)
+    case notFound
+    /// POST /api/_/pair: a browser's pairing code for a cookie.
+    case pair
+    /// GET /ui/…: the segments after "ui".
+    case staticFile([String])
+    /// OPTIONS (a CORS preflight, or a question about methods): the methods of the path, nil when none.
+    case options([String]?)
+}
+
+/// A request read off the loop, for a worker.
+struct HTTPExchange: Sendable {
+    var head: HTTPRequestHead
+    var target: HTTPTarget
+    var destination: HTTPDestination
+    var body: [UInt8]
+    var requestID: String
+    var peer: String
+    /// When its first byte arrived (monotonic µs).
+    var startedMicroseconds: Int64
+}
+
+/// One HTTP client: its request's phase (loop thread) and the call a worker runs for it.
+final class HTTPConnection: @unchecked Sendable {
+    enum Phase {
+        /// Before a request's first byte (`first`: the connection's first request).
+        case waiting(since: Int64, first: Bool)
+        case head(since: Int64, scanned: Int, startedMicroseconds: Int64)
+        case body(HTTPExchange, deadline: Int64)
+        /// A worker has the request.
+        case busy
+        /// A refusal or a last response is going out; then the connection closes.
+        case closing
+    }
+
+    // The loop thread's own.
+    var phase: Phase
+    /// Since when a response has been waiting for the client to read it (monotonic ms).
+    var writingSince: Int64?
+
+    // Safe: shared with workers under `lock`.
+    private let lock = Lock()
+    private var finished: Bool?
+    private var running: CallContext?
+    private var gone = false
+    /// Set by the loop while the next request's bytes wait in the buffer behind the one a worker has.
+    private var inputWaiting = false
+
+    init(now: Int64) { phase = .waiting(since: now, first: true) }
+
+    /// A worker is done: the response is queued; `keepAlive` says whether another request may follow.
+    /// True when the loop must be woken for it (to close, or to read a request already buffered); a client
+    /// that sends its next request afterwards wakes the loop itself.
+    func finish(keepAlive: Bool) -> Bool {
+        lock.withLock {
+            finished = keepAlive
+            return !keepAlive || inputWaiting
+        }
+    }
+
+    /// The loop notes that bytes of a next request wait in the buffer; true when the worker has finished
+    /// meanwhile (the loop then goes on itself: the worker did not wake it).
+    func noteInputWaiting() -> Bool {
+        lock.withLock {
+            inputWaiting = true
+            return finished != nil
+        }
+    }
+
+    func clearInputWaiting() { lock.withLock { inputWaiting = false } }
+
+    /// The loop takes the outcome of the request in flight, once.
+    func takeFinished() -> Bool? {
+        lock.withLock {
+            defer { finished = nil }
+            return finished
+        }
+    }
+
+    /// The call running for this client, cancelled if the client goes away.
+    func track(_ context: CallContext?) -> Bool {
+        lock.withLock {
+            running = context
+            return !gone
+        }
+    }
+
+    /// The client went away (or stopped sending): its running call is cancelled.
+    func abandon() {
+        let context = lock.withLock { () -> CallContext? in
+            gone = true
+            return running
+        }
+        context?.cancel()
+    }
+
+    var isIdle: Bool { if case .waiting = phase { return true } else { return false } }
+}
+
+final class HTTPFrontEnd: @unchecked Sendable {
+    let session: Session
+    let options: HTTPOptions
+    let access: any AccessControlling
+    let pool: WorkerPool
+    let listenerFD: Int32
+    let port: UInt16
+    let statics: StaticFiles
+    let dates = HTTPDate()
+    /// Where request bodies and command outputs live while a request runs (a private folder).
+    let scratch: String
+    let group = DispatchGroup()
+    private let idPrefix: String
+    private let idCounter = Atomic<UInt64>(0)
+    // Safe: the route table is replaced whole under `routesLock` (a plugin reloaded).
+    private let routesLock = Lock()
+    private var routeTable: SiteRoutes
+    /// Set once the loop exists (before it runs).
+    private(set) weak var loop: ServeLoop?
+
+    init(session: Session, options: HTTPOptions, access: any AccessControlling, pool: WorkerPool) throws(CLIError) {
+        self.session = session
+        self.options = options
+        self.access = access
+        self.pool = pool
+        try options.checkExposure()
+        session.runtime.resolveAll()
+        let table = SiteRoutes.build(site: session.site) { session.runtime.resolve($0) }
+        if let first = table.problems.first {
+            throw CLIError(status: .error, message: "serve: \(first)" + (table.problems.count > 1 ? " (and \(table.problems.count - 1) more: clubhouse routes lists them)" : ""))
+        }
+        for warning in table.warnings { session.log.warning("serve: \(warning)") }
+        for (alias, message) in table.unavailable.sorted(by: { $0.key < $1.key }) {
+            session.log.warning("serve: plugin '\(alias)' does not load; /api/\(alias)/ answers 503: \(message)")
+        }
+        routeTable = table
+        statics = StaticFiles(roots: StaticFiles.roots(site: session.site, runtime: session.runtime, uiDirectory: options.uiDirectory))
+        var template = Array((FileSystem.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp") .utf8CString)
+        template.removeLast()
+        template += Array("/clubhouse-http-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ buffer -> UnsafeMutablePointer<CChar>? in
+            guard let base = buffer.baseAddress else { return nil }
+            return mkdtemp(base)
+        }) else {
+            throw CLIError(status: .io, message: "serve: cannot make a private folder for request bodies: \(String(cString: strerror(errno)))")
+        }
+        scratch = String(cString: made)
+        var random = SystemRandomNumberGenerator()
+        let hex = String(random.next() as UInt32, radix: 16)
+        idPrefix = String(repeating: "0", count: 8 - hex.count) + hex
+        let (fd, port) = try options.bind()
+        listenerFD = fd
+        self.port = port
+    }
+
+    deinit {
+        // Each request removes its own files; the folder goes with the server.
+        rmdir(scratch)
+        close(listenerFD)
+    }
+
+    var routes: SiteRoutes { routesLock.withLock { routeTable } }
+
+    /// Builds the route table again (a plugin was reloaded: its catalogue may have changed).
+    func reloadRoutes() {
+        let table = SiteRoutes.build(site: session.site) { session.runtime.resolve($0) }
+        for problem in table.problems { session.log.warning("serve: \(problem)") }
+        routesLock.withLock { routeTable = table }
+    }
+
+    /// The protocol for the loop's HTTP listener.
+    func protocolHandler(loop: ServeLoop) -> HTTPProtocolHandler {
+        self.loop = loop
+        return HTTPProtocolHandler(front: self)
+    }
+
+    var shownAddress: String { options.host.contains(":") ? "[\(options.host)]:\(port)" : "\(options.host):\(port)" }
+
+    func nextRequestID() -> String {
+        let n = idCounter.add(1, ordering: .relaxed).newValue
+        return idPrefix + "-" + String(n, radix: 36)
+    }
+
+    static func microseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+    }
+
+    // MARK: routing (loop thread)
+
+    /// Where a request goes, and the largest body it may carry.
+    func destination(_ head: HTTPRequestHead, _ target: HTTPTarget) -> (HTTPDestination, maxBody: Int) {
+        let segments = target.segments
+        let method = head.method
+        if method == "OPTIONS" {
+            if head.target == "*" { return (.options(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]), 0) }
+            return (.options(allowedMethods(segments)), 0)
+        }
+        if segments.first == "ui" || segments.isEmpty {
+            return (.staticFile(segments.isEmpty ? ["_"] : Array(segments.dropFirst())), 0)
+        }
+        if segments == ["api", "_", "pair"] {
+            return method == "POST" ? (.pair, 4096) : (.methodNotAllowed(["OPTIONS", "POST"]), options.limits.bodyBytes)
+        }
+        switch routes.match(method: method, segments: segments) {
+        case .route(let route, let values):
+            return (.plugin(route, values), route.route.maxBodyBytes ?? options.limits.bodyBytes)
+        // These are answered whatever the body (read and dropped, up to the default bound).
+        case .methodNotAllowed(let allowed): return (.methodNotAllowed(allowed), options.limits.bodyBytes)
+        case .unavailable(let alias, let message): return (.unavailable(alias: alias, message: message), options.limits.bodyBytes)
+        case .notFound: return (.notFound, options.limits.bodyBytes)
+        }
+    }
+
+    /// The methods a path answers, or nil when it is no route's.
+    func allowedMethods(_ segments: [String]) -> [String]? {
+        if segments.first == "ui" || segments.isEmpty { return ["GET", "HEAD", "OPTIONS"] }
+        if segments == ["api", "_", "pair"] { return ["OPTIONS", "POST"] }
+        switch routes.match(method: "OPTIONS", segments: segments) {
+        case .methodNotAllowed(let allowed): return allowed
+        default: return nil
+        }
+    }
+
+    // MARK: requests (worker threads)
+
+    /// Runs a request on the pool; the response goes to `channel`. (A plugin that takes one call at a time
+    /// makes the others wait at its gate: measured, handing its calls to whichever worker already runs one —
+    /// a lane — cost more context switches than it saved, 7.7 a request against 3.)
+    func dispatch(_ exchange: HTTPExchange, connection: HTTPConnection, channel: ServeChannel) {
+        group.enter()
+        channel.began()
+        pool.submit { [self] in
+            let answer = answer(exchange, connection: connection)
+            switch answer.step {
+            case .now(let response):
+                complete(exchange, response, answer, connection: connection, channel: channel)
+            case .call(let call):
+                complete(exchange, finish(call, exchange: exchange, connection: connection), answer, connection: connection, channel: channel)
+            }
+        }
+    }
+
+    /// Sends the response (with the access layer's CORS headers), then the audit entry and the log line.
+    private func complete(_ exchange: HTTPExchange, _ response: HTTPResponse, _ answer: Answer, connection: HTTPConnection,
+                          channel: ServeChannel) {
+        var response = response
+        response.headers += answer.cors
+        let wake = send(response, for: exchange, connection: connection, channel: channel)
+        channel.finished()
+        if wake { loop?.wake() }
+        record(exchange, principal: answer.principal, status: response.status, bytes: response.body.count)
+        group.leave()
+    }
+
+    /// Queues a response: HEAD leaves its body out; the connection stays open unless either side said close.
+    /// True when the loop must be woken for what follows (HTTPConnection.finish).
+    func send(_ response: HTTPResponse, for exchange: HTTPExchange, connection: HTTPConnection, channel: ServeChannel) -> Bool {
+        var response = response
+        if exchange.head.method == "HEAD" { response.omitBody = true }
+        let keepAlive = exchange.head.keepAlive && !response.close
+        response.close = !keepAlive
+        channel.enqueue(response.serialized(requestID: exchange.requestID, date: dates.now), droppable: false)
+        return connection.finish(keepAlive: keepAlive)
+    }
+
+    /// Who the client is: the peer, or — when the peer is a trusted proxy — the last address in
+    /// X-Forwarded-For that is not a trusted proxy, and whether the proxy says HTTPS.
+    func client(_ exchange: HTTPExchange) -> (address: String, secure: Bool) {
+        let trusted = options.trustedProxies
+        guard !trusted.isEmpty, trusted.contains(where: { $0.contains(exchange.peer) }) else { return (exchange.peer, false) }
+        let hops = exchange.head.headers("x-forwarded-for").joined(separator: ",").split(separator: ",")
+            .map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+        var address = exchange.peer
+        for hop in hops.reversed() {
+            address = hop
+            if !trusted.contains(where: { $0.contains(hop) }) { break }
+        }
+        let proto = exchange.head.headers("x-forwarded-proto").last?.trimmingSpaces().lowercased()
+        return (IPRange.parse(address) != nil ? address : exchange.peer, proto == "https")
+    }
+
+    func accessRequest(_ exchange: HTTPExchange) -> AccessRequest {
+        let (address, secure) = client(exchange)
+        var alias: String?
+        var access: RouteAccess = ["GET", "HEAD", "OPTIONS"].contains(exchange.head.method) ? .read : .write
+        var isPublic = false
+        switch exchange.destination {
+        case .plugin(let route, _):
+            alias = route.alias
+            access = route.access
+            isPublic = route.isPublic
+        case .staticFile(let segments):
+            // Pages and panels are public: the pairing page must load before anyone is paired.
+            alias = segments.first.flatMap { $0 == "_" ? nil : $0 }
+            isPublic = true
+        case .pair:
+            isPublic = true
+        case .unavailable(let a, _):
+            alias = a
+        case .methodNotAllowed, .notFound, .options:
+            let s = exchange.target.segments
+            if s.count >= 2 && s[0] == "api" && s[1] != "_" { alias = s[1] }
+        }
+        let h = exchange.head
+        return AccessRequest(site: session.site.name, method: h.method, path: exchange.target.path, alias: alias, access: access,
+                             isPublic: isPublic, authorization: h.header("authorization"), apiKey: h.header("apikey"),
+                             cookie: h.headers("cookie").isEmpty ? nil : h.headers("cookie").joined(separator: "; "),
+                             origin: h.header("origin"), host: h.header("host"), clientAddress: address, secure: secure,
+                             requestID: exchange.requestID)
+    }
+
+    /// What a request gets: a response now, or a plugin call to run (then its response); who made it; the
+    /// access layer's CORS headers for it.
+    struct Answer {
+        enum Step {
+            case now(HTTPResponse)
+            case call(PluginCall)
+        }
+        var step: Step
+        var principal: String
+        var cors: [(name: String, value: String)]
+    }
+
+    func answer(_ exchange: HTTPExchange, connection: HTTPConnection) -> Answer {
+        let request = accessRequest(exchange)
+        let cors = access.corsHeaders(for: request).map { (name: $0.name, value: $0.value) }
+        if case .options(let allowed) = exchange.destination {
+            // A preflight carries no credentials; it learns the methods and, where the site allows the
+            // origin, the CORS headers.
+            let response = allowed.map { HTTPResponse(status: 204, headers: [("Allow", $0.joined(separator: ", "))]) }
+                ?? .error(404, "no route at \(exchange.target.path)")
+            return Answer(step: .now(response), principal: "anonymous", cors: cors)
+        }
+        switch access.authorize(request) {
+        case .deny(let status, let message, let retryAfter):
+            var response = HTTPResponse.error(status, message)
+            if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer realm=\"clubhouse\"")) }
+            if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
+            return Answer(step: .now(response), principal: "anonymous", cors: cors)
+        case .allow(let who):
+            if case .plugin(let route, let values) = exchange.destination {
+                switch prepare(exchange, route: route, values: values) {
+                case .success(let call): return Answer(step: .call(call), principal: who.name, cors: cors)
+                case .failure(let refusal): return Answer(step: .now(refusal.response), principal: who.name, cors: cors)
+                }
+            }
+            return Answer(step: .now(perform(exchange, request: request)), principal: who.name, cors: cors)
+        }
+    }
+
+    /// The response to a request that is not a plugin's route.
+    func perform(_ exchange: HTTPExchange, request: AccessRequest) -> HTTPResponse {
+        let method = exchange.head.method
+        switch exchange.destination {
+        case .plugin:
+            return .error(500, "a plugin's route reached the host's own routes")
+        case .methodNotAllowed(let allowed):
+            var response = HTTPResponse.error(405, "\(exchange.target.path) does not answer \(method); it answers \(allowed.joined(separator: ", "))")
+            response.headers.append(("Allow", allowed.joined(separator: ", ")))
+            return response
+        case .unavailable(let alias, let message):
+            return .error(503, "plugin '\(alias)' is not available at this site: \(message)")
+        case .notFound:
+            let s = exchange.target.segments
+            let hint = s.first == "api" ? " (clubhouse routes lists this site's routes)" : ""
+            return .error(404, "no route for \(method) \(exchange.target.path)\(hint)")
+        case .pair:
+            return pair(exchange, request: request)
+        case .staticFile(let segments):
+            guard method == "GET" || method == "HEAD" else {
+                var response = HTTPResponse.error(405, "files under /ui/ answer GET and HEAD, not \(method)")
+                response.headers.append(("Allow", "GET, HEAD, OPTIONS"))
+                return response
+            }
+            return statics.serve(segments: segments, trailingSlash: exchange.target.trailingSlash || segments == ["_"], head: exchange.head,
+                                 requestPath: String(exchange.head.rawPath))
+        case .options:
+            return HTTPResponse(status: 204)
+        }
+    }
+
+    /// POST /api/_/pair {"code": "…"}: the access layer's answer, with its cookie.
+    func pair(_ exchange: HTTPExchange, request: AccessRequest) -> HTTPResponse {
+        let code: String
+        switch jsonBody(exchange) {
+        case .failure(let refusal): return .refusal(refusal)
+        case .success(let object):
+            guard let c = object?["code"]?.stringValue, !c.isEmpty else {
+                return .error(400, "the body is {\"code\": \"…\"}: the pairing code `clubhouse token pair` printed")
+            }
+            code = c
+        }
+        let result = access.exchangePairingCode(code, request: request)
+        guard result.status == 200 else { return .error(result.status, result.message) }
+        var response = HTTPResponse.json(200, ["paired": true, "name": .string(result.principal?.name ?? ""),
+                                               "message": .string(result.message)])
+        if let cookie = result.setCookie { response.headers.append(("Set-Cookie", cookie)) }
+        return response
+    }
+
+    /// The body as a JSON object (nil when empty); 415 for a declared non-JSON type, 400 for bytes that
+    /// are not UTF-8, not JSON, or not an object.
+    func jsonBody(_ exchange: HTTPExchange) -> Result<JSONObject?, HTTPRefusal> {
+        if exchange.body.isEmpty { return .success(nil) }
+        if let type = exchange.head.header("content-type") {
+            let media = type.split(separator: ";").first.map { String($0).trimmingSpaces().lowercased() } ?? ""
+            guard media == "application/json" || media.hasSuffix("+json") else {
+                return .failure(HTTPRefusal(415, "the body is \(media); send application/json"))
+            }
+        }
+        guard String(validating: exchange.body, as: UTF8.self) != nil else {
+            return .failure(HTTPRefusal(400, "the body is not UTF-8; send JSON text"))
+        }
+        do {
+            let value = try JSONParser.parse(bytes: exchange.body)
+            guard let object = value.objectValue else {
+                return .failure(HTTPRefusal(400, "the body is \(value.kindName); send a JSON object of the command's arguments"))
+            }
+            return .success(object)
+        } catch {
+            return .failure(HTTPRefusal(400, "the body is not JSON: \(error)"))
+        }
+    }
+
+    /// The extension a command's file gets (some commands choose a format by it: mesh.gltf).
+    static func fileExtension(path: String, type: String) -> String {
+        if let last = path.split(separator: "/").last, let dot = last.lastIndex(of: "."), !last.contains("{") {
+            return String(last[dot...])
+        }
+        let media = type.split(separator: ";").first.map { String($0).trimmingSpaces().lowercased() } ?? ""
+        switch media {
+        case "text/csv": return ".csv"
+        case "application/json": return ".json"
+        case "image/svg+xml": return ".svg"
+        case "model/gltf+json": return ".gltf"
+        default: return ".bin"
+        }
+    }
+
+    /// A plugin call prepared from a request: the body and the output as files, the arguments bound and
+    /// checked by the router. `made` are the host's files of the request, removed once it is answered.
+    struct PluginCall {
+        var route: SiteRoute
+        var prepared: PreparedCall
+        var files: [String: String]
+        var made: [String]
+        /// When it was prepared (monotonic ms): a call that waited too long for its plugin is refused.
+        var preparedAt: Int64
+    }
+
+    /// A refusal made while preparing a call, with the files made so far removed.
+    struct PrepareFailure: Error {
+        var response: HTTPResponse
+    }
+
+    func prepare(_ exchange: HTTPExchange, route: SiteRoute, values: [String: String]) -> Result<PluginCall, PrepareFailure> {
+        let declared = route.route
+        var json: JSONObject?
+        var files: [String: String] = [:]
+        var made: [String] = []
+        func refuse(_ response: HTTPResponse) -> Result<PluginCall, PrepareFailure> {
+            for path in made { unlink(path) }
+            return .failure(PrepareFailure(response: response))
+        }
+        switch declared.body {
+        case .none:
+            if !exchange.body.isEmpty {
+                return refuse(.error(400, "\(route.shown) takes no body; send its arguments in the query"))
+            }
+        case .json:
+            switch jsonBody(exchange) {
+            case .failure(let refusal): return refuse(.refusal(refusal))
+            case .success(let object): json = object
+            }
+        case .file(let argument, let types):
+            let media = exchange.head.header("content-type")?.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() }
+            if !types.isEmpty, !(media.map(types.contains) ?? false) {
+                return refuse(.error(415, "\(route.shown) takes a body of type \(types.joined(separator: " or ")), not \(media ?? "an undeclared type")"))
+            }
+            let path = scratch + "/" + exchange.requestID + "-body" + HTTPFrontEnd.fileExtension(path: "", type: media ?? "")
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else { return refuse(.error(500, "cannot keep the request body: \(String(cString: strerror(errno)))")) }
+            made.append(path)
+            let failed = Descriptor.writeAll(fd, exchange.body)
+            close(fd)
+            if let failed { return refuse(.error(500, "cannot keep the request body: \(failed)")) }
+            files[argument] = path
+        }
+        if let output = declared.output {
+            let path = scratch + "/" + exchange.requestID + "-out" + HTTPFrontEnd.fileExtension(path: declared.path, type: output.contentType)
+            made.append(path)
+            files[output.argument] = path
+        }
+        let arguments: JSONObject
+        do {
+            arguments = try declared.bind(pathValues: values, query: exchange.target.query, json: json, files: files,
+                                          prefix: route.mountedAt ?? "/api/\(route.alias)", command: route.command, plugin: route.alias)
+        } catch {
+            return refuse(.error(400, error.message))
+        }
+        switch session.runtime.router.prepare(alias: route.alias, .json(command: route.command.name, arguments: arguments), origin: .http) {
+        case .success(let prepared):
+            return .success(PluginCall(route: route, prepared: prepared, files: files, made: made,
+                                       preparedAt: Subprocess.monotonicMilliseconds()))
+        case .failure(let e):
+            return refuse(.error(HTTPStatusTable.status(for: e.status), e.message, name: e.status.name))
+        }
+    }
+
+    /// How long a prepared call may wait for its plugin (as a call waits at a busy plugin's gate).
+    static let laneWaitMilliseconds: Int64 = 120_000
+
+    /// Runs a prepared call (cancelled if the client goes away) and makes its response: the reply's data as
+    /// JSON, or the output file.
+    func finish(_ call: PluginCall, exchange: HTTPExchange, connection: HTTPConnection) -> HTTPResponse {
+        defer { for path in call.made { unlink(path) } }
+        let route = call.route
+        if Subprocess.monotonicMilliseconds() - call.preparedAt > HTTPFrontEnd.laneWaitMilliseconds {
+            return .error(503, "plugin '\(route.alias)' stayed busy with other calls for \(HTTPFrontEnd.laneWaitMilliseconds / 1000) s; try again when it is free",
+                          name: Status.busy.name)
+        }
+        let router = session.runtime.router
+        let context = router.context(for: call.prepared)
+        guard connection.track(context) else { return .error(499, "the client went away before the call started", name: "cancelled") }
+        let outcome = router.runData(call.prepared, context: context)
+        _ = connection.track(nil)
+        guard outcome.status == .ok else {
+            return .error(HTTPStatusTable.status(for: outcome.status), outcome.message, name: outcome.status.name)
+        }
+        let declared = route.route
+        if let output = declared.output {
+            guard let path = call.files[output.argument], let bytes = try? FileSystem.read(path) else {
+                return .error(502, "'\(route.alias) \(route.command.name)' wrote no \(output.argument) file", name: Status.pluginFailed.name)
+            }
+            return HTTPResponse(status: 200, headers: [("Content-Type", output.contentType), ("Cache-Control", "no-store")], body: bytes)
+        }
+        let accepted = declared.acceptedIf.map { name in
+            outcome.data.withUnsafeBufferPointer { JSONScanner.member(name, in: $0) } != nil
+        } ?? false
+        return .json(accepted ? 202 : 200, raw: outcome.data)
+    }
+
+    /// The audit entry and the log line of a request.
+    func record(_ exchange: HTTPExchange, principal: String, status: Int, bytes: Int) {
+        let micros = max(0, HTTPFrontEnd.microseconds() - exchange.startedMicroseconds)
+        let address = client(exchange).address
+        access.record(AuditEntry(requestID: exchange.requestID, principalName: principal, method: exchange.head.method,
+                                 path: exchange.target.path, status: status, durationMicroseconds: Int(micros), clientAddress: address))
+        logLine(requestID: exchange.requestID, client: address, method: exchange.head.method, target: exchange.head.target,
+                status: status, bytes: bytes, micros: micros, principal: principal)
+    }
+
+    func logLine(requestID: String, client: String, method: String, target: String, status: Int, bytes: Int, micros: Int64,
+                 principal: String) {
+        let log = session.log
+        let warn = status >= 500 && status != 503
+        guard warn || log.isEnabled(Int32(CLUBHOUSE_LOG_INFO)) else { return }
+        let shownTarget = target.count > 200 ? String(target.prefix(200)) + "…" : target
+        let line = "http \(requestID) \(client) \"\(method) \(shownTarget)\" \(status) \(bytes) B \(micros / 1000).\((micros % 1000) / 100) ms \(principal)"
+        if warn { log.warning(line) } else { log.info(line) }
+    }
+}
+
+/// The loop's side of HTTP: parsing, limits, timeouts and refusals for each client.
+final class HTTPProtocolHandler: ServeProtocol {
+    unowned let front: HTTPFrontEnd
+    var limits: HTTPLimits { front.options.limits }
+
+    init(front: HTTPFrontEnd) { self.front = front }
+
+    var maxConnections: Int { limits.maxConnections }
+
+    func opened(_ channel: ServeChannel, now: Int64) {
+        channel.owner = HTTPConnection(now: now)
+        channel.lingerMilliseconds = limits.lingerMilliseconds
+    }
+
+    private func connection(_ channel: ServeChannel) -> HTTPConnection? { channel.owner as? HTTPConnection }
+
+    func wantsInput(_ channel: ServeChannel) -> Bool {
+        guard let c = connection(channel) else { return false }
+        switch c.phase {
+        case .closing: return false
+        // Pipelined requests wait in the buffer, up to a bound.
+        case .busy: return channel.input.count - channel.inputStart < 1 << 16
+        default: return true
+        }
+    }
+
+    func inputEnded(_ channel: ServeChannel) {
+        guard let c = connection(channel) else { return }
+        if case .busy = c.phase { c.abandon() }
+    }
+
+    func closed(_ channel: ServeChannel) { connection(channel)?.abandon() }
+
+    func lingers(_ channel: ServeChannel) -> Bool { true }
+
+    func evictable(_ channels: [ServeChannel], now: Int64) -> ServeChannel? {
+        var best: (ServeChannel, Int64)?
+        for channel in channels {
+            guard let c = connection(channel), case .waiting(let since, _) = c.phase, channel.state().waiting == 0 else { continue }
+            if since < (best?.1 ?? .max) { best = (channel, since) }
+        }
+        return best?.0
+    }
+
+    func refusal(_ reason: ServeRefusal, connected: Int) -> [UInt8] {
+        var response: HTTPResponse
+        switch reason {
+        case .busy:
+            response = .error(503, "server busy: \(connected) clients connected, the --http-max-connections bound, none of them idle; try again later")
+        case .outOfDescriptors:
+            response = .error(503, "server out of file descriptors (\(connected) clients connected); try again later")
+        }
+        response.headers.append(("Retry-After", "1"))
+        response.close = true
+        let id = front.nextRequestID()
+        front.logLine(requestID: id, client: "-", method: "-", target: "-", status: 503, bytes: response.body.count, micros: 0, principal: "anonymous")
+        return response.serialized(requestID: id, date: front.dates.now)
+    }
+
+    /// Moves a finished request's connection on, and tracks how long a response has waited for the client.
+    private func refresh(_ channel: ServeChannel, _ c: HTTPConnection, now: Int64) {
+        if case .busy = c.phase, let keepAlive = c.takeFinished() {
+            if keepAlive {
+                c.phase = .waiting(since: now, first: false)
+            } else {
+                c.phase = .closing
+                channel.readClosed = true
+            }
+        }
+        let s = channel.state()
+        if s.waiting > 0 && s.heldSince == nil {
+            if c.writingSince == nil { c.writingSince = now }
+            // Idle time counts from the end of the last response, not from when it was queued.
+            if case .waiting(_, let first) = c.phase { c.phase = .waiting(since: now, first: first) }
+        } else {
+            c.writingSince = nil
+        }
+    }
+
+    func deadline(_ channel: ServeChannel, now: Int64) -> Int64? {
+        guard let c = connection(channel) else { return nil }
+        refresh(channel, c, now: now)
+        var due: Int64?
+        switch c.phase {
+        case .waiting(let since, let first): due = since + (first ? limits.headerTimeoutMilliseconds : limits.idleTimeoutMilliseconds)
+        case .head(let since, _, _): due = since + limits.headerTimeoutMilliseconds
+        case .body(_, let deadline): due = deadline
+        case .busy, .closing: due = nil
+        }
+        if let writing = c.writingSince {
+            let send = writing + limits.sendTimeoutMilliseconds
+            due = min(due ?? send, send)
+        }
+        return due
+    }
+
+    func expire(_ channel: ServeChannel, now: Int64) -> String? {
+        guard let c = connection(channel) else { return "" }
+        if let writing = c.writingSince, now >= writing + limits.sendTimeoutMilliseconds {
+            return "dropped HTTP client \(channel.number) (\(channel.peer)): it took more than \(limits.sendTimeoutMilliseconds) ms to read a response"
+        }
+        switch c.phase {
+        case .waiting(let since, let first):
+            // A kept-alive (or never used) connection with nothing to say: closed quietly.
+            return now >= since + (first ? limits.headerTimeoutMilliseconds : limits.idleTimeoutMilliseconds) ? "" : nil
+        case .head(let since, _, _):
+            guard now >= since + limits.headerTimeoutMilliseconds else { return nil }
+            refuse(channel, c, HTTPRefusal(408, "the request's head did not arrive within \(limits.headerTimeoutMilliseconds) ms"), method: "-", target: "-")
+            return nil
+        case .body(let exchange, let deadline):
+            guard now >= deadline else { return nil }
+            refuse(channel, c, HTTPRefusal(408, "the request's body (\(exchange.head.contentLength) bytes) did not arrive in time"),
+                   method: exchange.head.method, target: exchange.head.target, requestID: exchange.requestID)
+            return nil
+        case .busy, .closing:
+            return nil
+        }
+    }
+
+    /// Answers a refusal from the loop and closes the connection after it (nothing of the request ran).
+    private func refuse(_ channel: ServeChannel, _ c: HTTPConnection, _ refusal: HTTPRefusal, method: String, target: String,
+                        requestID: String? = nil) {
+        var response = HTTPResponse.refusal(refusal)
+        response.close = true
+        let id = requestID ?? front.nextRequestID()
+        if refusal.status == 405 { response.headers.append(("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")) }
+        channel.enqueue(response.serialized(requestID: id, date: front.dates.now), droppable: false)
+        c.phase = .closing
+        channel.readClosed = true
+        channel.input.removeAll()
+        channel.inputStart = 0
+        front.logLine(requestID: id, client: channel.peer, method: method, target: target, status: refusal.status,
+                      bytes: response.body.count, micros: 0, principal: "anonymous")
+        let access = front.access
+        let entry = AuditEntry(requestID: id, principalName: "anonymous", method: method, path: target, status: refusal.status,
+                               durationMicroseconds: 0, clientAddress: channel.peer)
+        front.pool.submit { access.record(entry) }
+    }
+
+    private func compact(_ channel: ServeChannel) {
+        if channel.inputStart == channel.input.count {
+            channel.input.removeAll(keepingCapacity: channel.input.capacity <= 1 << 16)
+            channel.inputStart = 0
+        } else if channel.inputStart > 1 << 16 {
+            channel.input.removeSubrange(0..<channel.inputStart)
+            channel.inputStart = 0
+        }
+    }
+
+    func take(_ channel: ServeChannel) -> Bool {
+        guard let c = connection(channel) else { return false }
+        let now = Subprocess.monotonicMilliseconds()
+        refresh(channel, c, now: now)
+        while true {
+            switch c.phase {
+            case .busy:
+                // A worker has this client's request; what it sent next waits, and the worker wakes the loop
+                // when it is done — unless it is done already.
+                if channel.input.count > channel.inputStart && c.noteInputWaiting() {
+                    refresh(channel, c, now: now)
+                    continue
+                }
+                return false
+            case .closing:
+                return false
+            case .waiting:
+                c.clearInputWaiting()
+                guard channel.input.count > channel.inputStart else { return false }
+                c.phase = .head(since: now, scanned: 0, startedMicroseconds: HTTPFrontEnd.microseconds())
+            case .head(let since, let scanned, let started):
+                let result = channel.input.withUnsafeBufferPointer { all in
+                    HTTPRequestParser.parseHead(UnsafeBufferPointer(rebasing: all[channel.inputStart...]), scanned: scanned, limits: limits)
+                }
+                switch result {
+                case .incomplete(let more):
+                    c.phase = .head(since: since, scanned: more, startedMicroseconds: started)
+                    return false
+                case .refused(let refusal):
+                    refuse(channel, c, refusal, method: "-", target: "-")
+                    return false
+                case .complete(let head):
+                    channel.inputStart += head.headBytes
+                    let target: HTTPTarget
+                    switch HTTPTarget.decode(head.target) {
+                    case .success(let t): target = t
+                    case .failure(let refusal):
+                        refuse(channel, c, refusal, method: head.method, target: head.target)
+                        return false
+                    }
+                    let (destination, maxBody) = front.destination(head, target)
+                    let requestID = requestID(head, peer: channel.peer)
+                    if head.contentLength > maxBody {
+                        let what: String
+                        switch destination {
+                        case .plugin(let route, _): what = "\(route.shown) takes at most \(maxBody) bytes"
+                        default: what = maxBody == 0 ? "\(head.method) \(target.path) takes no body" : "at most \(maxBody) bytes here"
+                        }
+                        refuse(channel, c, HTTPRefusal(413, "the body (\(head.contentLength) bytes) is too large: \(what)"),
+                               method: head.method, target: head.target, requestID: requestID)
+                        return false
+                    }
+                    if head.expectsContinue && head.contentLength > 0 {
+                        channel.enqueue(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), droppable: false)
+                    }
+                    let exchange = HTTPExchange(head: head, target: target, destination: destination, body: [], requestID: requestID,
+                                                peer: channel.peer, startedMicroseconds: started)
+                    let allowance = Int64(head.contentLength) * 1000 / Int64(max(1, limits.bodyBytesPerSecond))
+                    c.phase = .body(exchange, deadline: now + limits.bodyTimeoutMilliseconds + allowance)
+                }
+            case .body(var exchange, _):
+                let length = exchange.head.contentLength
+                guard channel.input.count - channel.inputStart >= length else { return false }
+                if length > 0 {
+                    exchange.body = Array(channel.input[channel.inputStart..<(channel.inputStart + length)])
+                    channel.inputStart += length
+                }
+                compact(channel)
+                c.phase = .busy
+                front.dispatch(exchange, connection: c, channel: channel)
+                return false
+            }
+        }
+    }
+
+    /// The request id: a trusted proxy's X-Request-Id (letters, digits, '-', '_', '.', at most 64), or a new one.
+    private func requestID(_ head: HTTPRequestHead, peer: String) -> String {
+        if let given = head.header("x-request-id"), !given.isEmpty, given.utf8.count <= 64,
+           given.unicodeScalars.allSatisfy({ $0.properties.isASCIIHexDigit || ("g"..."z").contains($0) || ("G"..."Z").contains($0) || $0 == "-" || $0 == "_" || $0 == "." }),
+           front.options.trustedProxies.contains(where: { $0.contains(peer) }) {
+            return given
+        }
+        return front.nextRequestID()
+    }
+}
+

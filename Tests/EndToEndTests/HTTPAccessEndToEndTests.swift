@@ -1,0 +1,197 @@
+// `clubhouse serve --http` with the host's access layer, as an administrator and the apps use them: a
+// token made by `clubhouse token create` calls within its scopes and stops at `token revoke` while the
+// server runs; a code from `clubhouse token pair` pairs a browser, whose cookie reads and writes from the
+// host's own origin and is refused cross-origin; guessing tokens slows down; every request is in the audit
+// log under the id its response carried. And the original apps against a club's host: GreenReader's
+// documented requests and voyage's daily-challenge reads, replayed through the mounts with a token, each
+// documented field checked (shared/domain/front-door.md).
+
+import ClubhouseJSON
+import Foundation
+import TestSupport
+import XCTest
+
+final class HTTPAccessEndToEndTests: XCTestCase {
+    func config(_ c: Clubhouse) throws -> String {
+        try c.write("plugins.json", """
+        {"sites": {"club": {"http": {"mount": {"putting": "/", "globe": "/"}},
+          "plugins": {"putting": {"id": "org.clubhouse.putting", "grants": ["storage"]},
+                      "globe": {"id": "org.clubhouse.globe", "grants": ["storage"]},
+                      "scorecard": {"id": "org.clubhouse.scorecard", "grants": ["storage"]}}}}}
+        """)
+    }
+
+    func json(_ r: RawHTTPResponse, file: StaticString = #filePath, line: UInt = #line) throws -> JSONValue {
+        do { return try JSONParser.parse(bytes: r.body) } catch {
+            XCTFail("not JSON (\(error)): \(r.text)", file: file, line: line)
+            throw error
+        }
+    }
+
+    func testTokensPairingRevocationOriginsAndGuessingEndToEnd() throws {
+        let c = try Clubhouse()
+        let site = ["--config", try config(c), "--site", "club"]
+        let token = try XCTUnwrap(try c.succeed(site + ["--json", "token", "create", "--name", "Ann's phone", "--scope", "scorecard:read"])
+            .json()["token"]?.stringValue)
+        let server = try HTTPServerProcess(c, arguments: site)
+        defer { server.stop() }
+        let port = server.port
+        let bearer = [("Authorization", "Bearer \(token)")]
+
+        XCTAssertEqual(try httpRequest(port: port, "GET", "/api/scorecard/players").status, 401)
+        XCTAssertEqual(try httpRequest(port: port, "GET", "/api/scorecard/players", headers: bearer).status, 200)
+        let write = try httpRequest(port: port, "POST", "/api/scorecard/players", headers: bearer, body: Array(#"{"name": "Ann"}"#.utf8))
+        XCTAssertEqual(write.status, 403, write.text)
+        XCTAssertEqual(try json(write)["error"]?["status"], "denied")
+        XCTAssertEqual(try httpRequest(port: port, "GET", "/api/putting/courses", headers: bearer).status, 403, "another plugin's scope")
+        // Revoked while the server runs: refused from the next request.
+        try c.succeed(site + ["token", "revoke", "Ann's phone"])
+        XCTAssertEqual(try httpRequest(port: port, "GET", "/api/scorecard/players", headers: bearer).status, 401)
+
+        // A browser pairs with a one-time code and gets a cookie.
+        let pairing = try c.succeed(site + ["--json", "token", "pair", "--scope", "scorecard:write", "--name", "tablet"]).json()
+        let code = try XCTUnwrap(pairing["code"]?.stringValue)
+        let own = "http://127.0.0.1:\(port)"
+        let paired = try httpRequest(port: port, "POST", "/api/_/pair", headers: [("Origin", own), ("Host", "127.0.0.1:\(port)"), ("Content-Type", "application/json")],
+                                     body: Array(#"{"code": "\#(code)"}"#.utf8))
+        XCTAssertEqual(paired.status, 200, paired.text)
+        let setCookie = try XCTUnwrap(paired.header("set-cookie"))
+        XCTAssertTrue(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"), setCookie)
+        XCTAssertFalse(setCookie.contains("Secure"), "not without HTTPS: \(setCookie)")
+        let cookie = String(setCookie.prefix { $0 != ";" })
+        XCTAssertEqual(try httpRequest(port: port, "POST", "/api/_/pair", body: Array(#"{"code": "\#(code)"}"#.utf8)).status / 100, 4, "once")
+        XCTAssertEqual(try httpRequest(port: port, "GET", "/api/scorecard/players", headers: [("Cookie", cookie)]).status, 200)
+        let crossSite = try httpRequest(port: port, "POST", "/api/scorecard/players",
+                                        headers: [("Cookie", cookie), ("Origin", "https://evil.example"), ("Host", "127.0.0.1:\(port)")],
+                                        body: Array(#"{"name": "Eve"}"#.utf8))
+        XCTAssertEqual(crossSite.status, 403, crossSite.text)
+        let sameSite = try httpRequest(port: port, "POST", "/api/scorecard/players",
+                                       headers: [("Cookie", cookie), ("Origin", own), ("Host", "127.0.0.1:\(port)")], body: Array(#"{"name": "Cat"}"#.utf8))
+        XCTAssertEqual(sameSite.status, 200, sameSite.text)
+        let players = try c.succeed(site + ["--json", "scorecard", "player", "list"]).stdout
+        XCTAssertTrue(players.contains("Cat") && !players.contains("Eve"), players)
+
+        // Every request is in the audit log, under the id its response carried.
+        let id = try XCTUnwrap(sameSite.header("x-request-id"))
+        let audit = c.dataDirectory.appendingPathComponent("club/_host/audit.log").path
+        var logged = ""
+        for _ in 0..<50 where !logged.contains(id) {
+            usleep(100_000)
+            logged = (try? String(contentsOfFile: audit, encoding: .utf8)) ?? ""
+        }
+        let line = try XCTUnwrap(logged.split(separator: "\n").first { $0.contains(id) })
+        let entry = try JSONParser.parse(String(line))
+        XCTAssertEqual(entry["status"], 200)
+        XCTAssertEqual(entry["path"], "/api/scorecard/players")
+
+        // Guessing tokens: the address is slowed down (429 with Retry-After).
+        var last = 0
+        var retry: String?
+        for guess in 0..<12 where last != 429 {
+            let r = try httpRequest(port: port, "GET", "/api/scorecard/players", headers: [("Authorization", "Bearer chtok_guess\(guess)_x")])
+            last = r.status
+            retry = r.header("retry-after")
+        }
+        XCTAssertEqual(last, 429)
+        XCTAssertNotNil(retry)
+    }
+
+    func testGreenReaderAndVoyageAgainstTheClubsHost() throws {
+        let presidio = try Clubhouse.requireSharedData("putting/presidio").path
+        let c = try Clubhouse()
+        let site = ["--config", try config(c), "--site", "club"]
+        try c.succeed(site + ["putting", "course", "import", presidio, "--id", "presidio", "--name", "Presidio", "--city", "San Francisco", "--state", "CA"])
+        let token = try XCTUnwrap(try c.succeed(site + ["--json", "token", "create", "--name", "GreenReader", "--scope", "putting:*"]).json()["token"]?.stringValue)
+        let key = try XCTUnwrap(try c.succeed(site + ["--json", "token", "create", "--name", "voyage", "--scope", "globe:read"]).json()["token"]?.stringValue)
+        let server = try HTTPServerProcess(c, arguments: site)
+        defer { server.stop() }
+        let app = try RawHTTPConnection(port: server.port)
+        let auth = [("Authorization", "Bearer \(token)")]
+
+        // GreenReader: GET /courses → {courses: [{id, name, city, state, numHoles}]}
+        let courses = try app.request("GET", "/courses", headers: auth)
+        XCTAssertEqual(courses.status, 200, courses.text)
+        let course = try XCTUnwrap(try json(courses)["courses"]?.arrayValue?.first)
+        XCTAssertEqual(course["id"], "presidio")
+        XCTAssertEqual(course["name"], "Presidio")
+        XCTAssertEqual(course["city"], "San Francisco")
+        XCTAssertEqual(course["state"], "CA")
+        XCTAssertEqual(course["numHoles"], 9)
+        // GET /courses/{courseId} → {course: {id, name, numHoles, holes: [...]}}
+        let detail = try XCTUnwrap(try json(try app.request("GET", "/courses/presidio", headers: auth))["course"])
+        XCTAssertEqual(detail["id"], "presidio")
+        XCTAssertEqual(detail["numHoles"], 9)
+        let holes = try XCTUnwrap(detail["holes"]?.arrayValue)
+        XCTAssertEqual(holes.count, 9)
+        XCTAssertEqual(holes[0]["holeNum"], 1)
+        XCTAssertNotNil(holes[0]["greenWidthFt"]?.doubleValue)
+        XCTAssertNotNil(holes[0]["greenHeightFt"]?.doubleValue)
+        XCTAssertNotNil(holes[0]["status"]?.stringValue)
+        // GET /courses/{courseId}/holes/{holeNum} → {hole: {courseId, holeNum, greenWidthFt, greenHeightFt, sourceUrls, processedUrls}}
+        let hole = try XCTUnwrap(try json(try app.request("GET", "/courses/presidio/holes/1", headers: auth))["hole"])
+        XCTAssertEqual(hole["courseId"], "presidio")
+        XCTAssertEqual(hole["holeNum"], 1)
+        XCTAssertEqual(try XCTUnwrap(hole["greenWidthFt"]?.doubleValue), 102.446, accuracy: 0.001)
+        XCTAssertEqual(try XCTUnwrap(hole["greenHeightFt"]?.doubleValue), 83.705, accuracy: 0.001)
+        let sources = try XCTUnwrap(hole["sourceUrls"]?.objectValue)
+        XCTAssertEqual(sources.keys.sorted(), ["boundary.json", "contour.png", "contours.json", "map.png"])
+        let processed = try XCTUnwrap(hole["processedUrls"]?.objectValue)
+        XCTAssertEqual(processed.keys.sorted(), ["heightfield.bin", "heightfield.json"])
+        let bin = try app.request("GET", try XCTUnwrap(processed["heightfield.bin"]?.stringValue), headers: auth)
+        XCTAssertEqual(bin.status, 200)
+        XCTAssertEqual(bin.header("content-type"), "application/octet-stream")
+        XCTAssertEqual(bin.body.count, 139_256)
+        let boundary = try app.request("GET", try XCTUnwrap(sources["boundary.json"]?.stringValue), headers: auth)
+        XCTAssertEqual(boundary.body, Array(try Data(contentsOf: URL(fileURLWithPath: presidio + "/hole_1/Hole_1_boundary.json"))))
+        // POST …/bestline {ballXFt, ballZFt, holeXFt, holeZFt, stimpFt} → a job {jobId, status: "queued"}, polled until done.
+        let putt = Array(#"{"ballXFt": -10, "ballZFt": 5, "holeXFt": 0, "holeZFt": 0, "stimpFt": 10}"#.utf8)
+        let submitted = try app.request("POST", "/courses/presidio/holes/1/bestline", headers: auth + [("Content-Type", "application/json")], body: putt)
+        XCTAssertEqual(submitted.status, 202, submitted.text)
+        let jobID = try XCTUnwrap(try json(submitted)["jobId"]?.stringValue)
+        XCTAssertEqual(try json(submitted)["status"], "queued")
+        var line: JSONValue?
+        let deadline = Date().addingTimeInterval(120)
+        while line == nil && Date() < deadline {
+            let poll = try app.request("GET", "/courses/presidio/holes/1/bestline/\(jobID)", headers: auth)
+            XCTAssertEqual(poll.status, 200, poll.text)
+            let value = try json(poll)
+            if let done = value["bestLine"] { line = done } else {
+                XCTAssertEqual(value["jobId"]?.stringValue, jobID)
+                XCTAssertTrue(["queued", "running"].contains(value["status"]?.stringValue ?? ""), poll.text)
+                usleep(200_000)
+            }
+        }
+        let bestLine = try XCTUnwrap(line, "the job did not finish within 120 s")
+        for field in ["aimOffsetDeg", "speedFps", "missFt", "ballXFt", "ballZFt", "holeXFt", "holeZFt", "stimpFt"] {
+            XCTAssertNotNil(bestLine[field]?.doubleValue, field)
+        }
+        XCTAssertNotNil(bestLine["holed"]?.boolValue)
+        for field in ["pathXFt", "pathZFt", "pathYFt"] { XCTAssertNotNil(bestLine[field]?.arrayValue?.first?.doubleValue, field) }
+        let cached = try app.request("POST", "/courses/presidio/holes/1/bestline", headers: auth, body: putt)
+        XCTAssertEqual(cached.status, 200)
+        XCTAssertEqual(try json(cached)["bestLine"]?["aimOffsetDeg"], bestLine["aimOffsetDeg"])
+        let missing = try app.request("GET", "/courses/augusta", headers: auth)
+        XCTAssertEqual(missing.status, 404)
+        XCTAssertEqual(try json(missing)["error"]?["status"], "not-found")
+
+        // voyage: the dates, then the challenge of a date in PostgREST's shape, with the publishable key.
+        let dates = try app.request("GET", "/rest/v1/daily_challenges?select=date&order=date.asc", headers: [("apikey", key)])
+        XCTAssertEqual(dates.status, 200, dates.text)
+        let days = try XCTUnwrap(try json(dates).arrayValue).compactMap { $0["date"]?.stringValue }
+        let today = try XCTUnwrap(days.last)
+        for headers in [[("apikey", key)], [("Authorization", "Bearer \(key)")], [("apikey", key), ("Authorization", "Bearer \(key)")]] {
+            let response = try app.request("GET", "/rest/v1/daily_challenges?select=*&date=eq.\(today)", headers: headers)
+            XCTAssertEqual(response.status, 200, response.text)
+            let row = try XCTUnwrap(try json(response).arrayValue?.first?.objectValue)
+            XCTAssertEqual(row.keys, ["id", "date", "is_guess_country", "is_guess_capital", "is_guess_flag", "answer", "created_at", "updated_at"])
+            XCTAssertEqual(try XCTUnwrap(row["id"]?.stringValue).split(separator: "-").map(\.count), [8, 4, 4, 4, 12])
+            XCTAssertEqual(row["date"]?.stringValue, today)
+            XCTAssertEqual(["is_guess_country", "is_guess_capital", "is_guess_flag"].compactMap { row[$0]?.boolValue }.filter { $0 }.count, 1)
+            XCTAssertEqual(row["answer"]?.stringValue?.count, 2)
+            XCTAssertNotNil(row["created_at"]?.stringValue)
+            XCTAssertNotNil(row["updated_at"]?.stringValue)
+        }
+        XCTAssertEqual(try app.request("GET", "/rest/v1/daily_challenges?select=*&date=eq.\(today)").status, 401)
+        XCTAssertEqual(try app.request("POST", "/api/globe/visits", headers: [("apikey", key)], body: Array(#"{"country": "FR"}"#.utf8)).status, 403)
+    }
+}
