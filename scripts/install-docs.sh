@@ -44,7 +44,10 @@ installed_path() {
         PluginSDK/C/clubhouse_helpers.h) echo "include/clubhouse/clubhouse_helpers.h" ;;
         PluginSDK/plugins.schema.json) echo "share/clubhouse/plugins.schema.json" ;;
         Plugins/Tennis/drill.schema.json) echo "share/clubhouse/drill.schema.json" ;;
-        PluginSDK/Sources/*) echo "share/clubhouse/PluginSDK/${1#PluginSDK/}" ;;
+        PluginSDK/Sources/*)
+            # The Swift SDK's modules (install.sh put them there first); another module's source is cited.
+            if [ -e "$PREFIX/share/clubhouse/PluginSDK/${1#PluginSDK/}" ]; then echo "share/clubhouse/PluginSDK/${1#PluginSDK/}"
+            else echo "$DOC/source/$1"; fi ;;
         PluginSDK) echo "share/clubhouse/PluginSDK" ;;
         *) echo "$DOC/source/$1" ;;
     esac

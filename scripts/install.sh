@@ -3,6 +3,8 @@
 #
 #   PREFIX/bin/clubhouse                                 the host
 #   PREFIX/lib/clubhouse/plugins/*.so                    the bundled plugins (the host finds them there)
+#   PREFIX/lib/clubhouse/plugins/web/<plugin id>/        their panels (serve --http serves them under /ui/<alias>/)
+#   PREFIX/bin/web/_/                                    the host's pages: the home page and clubhouse.js
 #   PREFIX/include/clubhouse/{clubhouse.h,clubhouse/,clubhouse_helpers.h}   the C SDK
 #   PREFIX/lib/pkgconfig/clubhouse.pc                    cc $(pkg-config --cflags clubhouse) ...
 #   PREFIX/share/clubhouse/PluginSDK/                    the Swift SDK: PluginKit and the modules it exposes, as a
@@ -104,6 +106,18 @@ else
 fi
 for library in $PLUGINS; do
     put "$PRODUCTS/$library" "$PREFIX/lib/clubhouse/plugins/$library" 755
+done
+# The panels (issue 29): each plugin's web/ folder beside the bundled libraries, under its id, and the
+# host's own pages beside the executable (Host/HTTP.md, "Panels' files").
+for panel in Putting:org.clubhouse.putting Scorecard:org.clubhouse.scorecard; do
+    source="$ROOT/Plugins/${panel%%:*}/web"
+    [ -d "$source" ] || continue
+    for file in "$source"/*; do
+        put "$file" "$PREFIX/lib/clubhouse/plugins/web/${panel#*:}/$(basename "$file")" 644
+    done
+done
+for file in "$ROOT"/Host/Web/*; do
+    put "$file" "$PREFIX/bin/web/_/$(basename "$file")" 644
 done
 
 INCLUDE="$ROOT/PluginSDK/Sources/CClubhouse/include"

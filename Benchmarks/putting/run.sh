@@ -30,3 +30,7 @@ else
     PY=.build-peers/putting-venv/bin/python
 fi
 $PIN "$PY" Benchmarks/putting/compat_peer.py "$DATA" "${PEER_RUNS:-3}"
+# Putting 1.3: the best line's convergence in the integration step (production against a quarter-cell reference over
+# the sweep, with the stability check's flags), and the stroke-error levels against their published make rates.
+.build/release/clubhouse-bench putting-converge --data "$DATA" --per-green "${PER_GREEN:-16}" --variants prod
+Benchmarks/putting/calibrate.sh

@@ -193,7 +193,7 @@ final class ConfigurationParserTests: XCTestCase {
             "p.json:1:1: the configuration has no \"sites\" object; add {\"sites\": {\"default\": {\"plugins\": {}}}}",
             "p.json:1:2: unknown key 'sitez' in the configuration; did you mean 'sites'?",
         ])
-        XCTAssertTrue(problems(#"{"sites": {"a": {"plugins": {}, "zzz": 1}}}"#).first?.contains("(known keys: description, plugins, devices, http)") ?? false)
+        XCTAssertTrue(problems(#"{"sites": {"a": {"plugins": {}, "zzz": 1}}}"#).first?.contains("(known keys: description, plugins, devices, http, publishers, require_signatures)") ?? false)
     }
 
     func testMalformedJSONPointsAtTheCharacter() {
@@ -211,5 +211,48 @@ final class ConfigurationParserTests: XCTestCase {
         XCTAssertEqual(c.sites["a"]?.plugins.first?.timeoutMilliseconds, 500)
         XCTAssertEqual(FileSystem.absolute(c.dataDirectory ?? "", relativeTo: c.baseDirectory), "/etc/clubhouse/data")
         XCTAssertEqual(c.defaultSite, "a", "without default_site and without a site named default, the first site")
+    }
+
+    /// "publishers" (top level and per site) and "require_signatures" (per site and per plugin):
+    /// every problem at its line and column.
+    func testPublishersAndRequiredSignatures() throws {
+        let acme = "ed25519:11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="   // RFC 8032 TEST 1's public key
+        let beta = "ed25519:PUAXw+hDiVqStwqnTRt+vJyYLM8uxJaMwM1V8Sr0Zgw="   // TEST 2's
+        let c = try parse("""
+            {"publishers": {"acme": "\(acme)"},
+             "sites": {"a": {"require_signatures": true, "plugins": {"p": {"id": "org.x.p"}, "q": {"id": "org.x.q", "require_signatures": false}}},
+                       "b": {"publishers": {"beta": "\(beta)", "acme": "\(beta)"}, "plugins": {"p": {"id": "org.x.p", "require_signatures": true}}}}}
+            """)
+        let a = try c.site(named: "a"), b = try c.site(named: "b")
+        XCTAssertEqual(c.publishers.keys.sorted(), ["acme"])
+        XCTAssertTrue(a.requireSignatures)
+        XCTAssertEqual(a.publishers["acme"]?.map { String(format: "%02x", $0) }.joined(), "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
+        XCTAssertEqual(a.plugin(alias: "p")?.requiresSignature(at: a), true)
+        XCTAssertEqual(a.plugin(alias: "q")?.requiresSignature(at: a), false)
+        XCTAssertFalse(b.requireSignatures)
+        XCTAssertEqual(b.publishers.keys.sorted(), ["acme", "beta"])
+        XCTAssertEqual(b.publishers["acme"], b.publishers["beta"], "a site's own entry wins over the top-level one")
+        XCTAssertEqual(b.plugin(alias: "p")?.requiresSignature(at: b), true)
+
+        assertProblems("""
+            {"publishers": {"Acme!": "\(acme)", "short": "ed25519:AAAA", "nokey": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=", "n": 5},
+             "sites": {"a": {"require_signatures": "yes", "plugins": {}},
+                       "b": {"require_signatures": true, "publishers": {}, "plugins": {"p": {"id": "org.x.p", "require_signatures": 1}}}}}
+            """, [
+            "p.json:1:17: publisher name 'Acme!' must be 1 to 64 lowercase letters, digits, '.' and '-'",
+            "p.json:1:91: publisher 'short': 'ed25519:AAAA' holds 3 bytes; an Ed25519 public key is 32",
+            "p.json:1:116: publisher 'nokey': '11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=' is not an Ed25519 public key",
+            "p.json:1:169: publisher 'n' must be a string, not an integer",
+            "p.json:2:40: \"require_signatures\" must be true or false, not a string",
+            "p.json:3:40: site 'b' requires signatures but trusts no publisher",
+            "p.json:3:121: \"require_signatures\" must be true or false, not an integer",
+        ])
+        assertProblems(#"{"sites": {"b": {"require_signatures": true, "plugins": {"p": {"id": "org.x.p", "require_signatures": true}}}}}"#, [
+            "p.json:1:40: site 'b' requires signatures but trusts no publisher; add \"publishers\"",
+            "p.json:1:103: plugin requires signatures but site 'b' trusts no publisher",
+        ])
+        // A point that is not on the curve (RFC 8032 §5.1.3) is not a key.
+        assertProblems(#"{"publishers": {"x": "ed25519:AgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}, "sites": {"a": {"plugins": {}}}}"#,
+                       ["p.json:1:22: publisher 'x': 'ed25519:AgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' is not a point of the Ed25519 curve"])
     }
 }

@@ -354,12 +354,7 @@ final class ServiceFacesTests: XCTestCase {
                                 location: SourceLocation(line: 1, column: 1, offset: 0))
         var devices = WireHandles<DeviceConnection>()
         func call(_ operation: WireOperation, _ build: (inout WireWriter) -> Void) throws -> (Int32, WireReader) {
-            var w = WireWriter()
-            build(&w)
-            var request = WireReader(w.bytes)
-            let decoded = try XCTUnwrap(try DeviceRequest.decode(operation, &request))
-            let (status, reply) = broker.serve(decoded, entry: entry, limits: ServiceLimits(), devices: &devices)
-            return (status, WireReader(reply))
+            try broker.answer(operation, entry: entry, devices: &devices, build)
         }
 
         // Refusals read the same as the Swift API's.

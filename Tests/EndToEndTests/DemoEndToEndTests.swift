@@ -4,6 +4,9 @@
 import ClubhouseJSON
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 final class DemoEndToEndTests: XCTestCase {
     func testDemoRunsEveryPluginAndWritesItsFiles() throws {
@@ -37,5 +40,67 @@ final class DemoEndToEndTests: XCTestCase {
         }
         // Running it again starts from a fresh data directory and succeeds again.
         XCTAssertEqual(try c.run(["demo", "--out", out, "--quiet"]).exitCode, 0)
+    }
+
+    /// Issue 30, Deliver 4: Ctrl-C stops the demo (exit 130) and leaves nothing half-written.
+    func testCtrlCStopsTheDemoAndLeavesNothingHalfWritten() throws {
+        let c = try Clubhouse()
+        let out = c.path("demo")
+        let demo = try RunningClubhouse(c, ["demo", "--out", out], dataDirectory: "")
+        let deadline = Date().addingTimeInterval(60)
+        while !demo.stderr.contains("running globe demo") && demo.process.isRunning && Date() < deadline { usleep(10_000) }
+        XCTAssertTrue(demo.signal(SIGINT), "the demo ended before the Ctrl-C: \(demo.stderr)")
+        let ended = demo.wait(timeout: 60)
+        XCTAssertEqual(ended?.status, 130, demo.stderr)
+        let errors = demo.stderr.split(separator: "\n").filter { $0.hasPrefix("clubhouse: ") }
+        XCTAssertEqual(errors.count, 1, demo.stderr)
+        XCTAssertTrue(errors.first?.contains("demo stopped by Ctrl-C during the globe demo; its output was removed (nothing half-written is left in \(out))") ?? false,
+                      demo.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out), "the folder the demo made is gone")
+    }
+
+    /// Issue 30, Deliver 4: a full disk (a 600 KiB tmpfs in a private mount namespace) ends the demo
+    /// with one error line, no "Demo output written" and no empty databases left behind.
+    func testAFullDiskEndsTheDemoWithOneErrorAndNothingLeft() throws {
+        let c = try Clubhouse()
+        let mount = c.path("small-disk")
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        let script = try c.write("full-disk.sh", """
+            set -u
+            mount -t tmpfs -o size=600k tmpfs '\(mount)' || exit 99
+            CLUBHOUSE_DATA_DIR= '\(Clubhouse.executable.path)' demo --out '\(mount)/demo' > '\(c.path("out.txt"))' 2> '\(c.path("err.txt"))'
+            echo $? > '\(c.path("rc.txt"))'
+            find '\(mount)' -name '*.sqlite*' > '\(c.path("left.txt"))'
+            """)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-rm", "sh", script]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { throw XCTSkip("unshare is not available to mount a small tmpfs: \(error)") }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, FileManager.default.fileExists(atPath: c.path("rc.txt")) else {
+            throw XCTSkip("cannot mount a tmpfs in a user namespace here (unshare -rm exited \(process.terminationStatus))")
+        }
+        let read = { (name: String) in (try? String(contentsOfFile: c.path(name), encoding: .utf8)) ?? "" }
+        XCTAssertEqual(read("rc.txt").trimmingCharacters(in: .whitespacesAndNewlines), "1", read("err.txt"))
+        let errors = read("err.txt").split(separator: "\n").filter { $0.hasPrefix("clubhouse: ") }
+        XCTAssertEqual(errors.count, 1, read("err.txt"))
+        XCTAssertTrue(errors.first?.contains("clubhouse: demo stopped: the disk holding \(mount)/demo is full (the ") ?? false, read("err.txt"))
+        XCTAssertTrue(errors.first?.contains("its output was removed; free some space or give --out on another disk") ?? false, read("err.txt"))
+        XCTAssertFalse(read("out.txt").contains("Demo output written"), read("out.txt"))
+        XCTAssertFalse(read("err.txt").contains("FAILED"), read("err.txt"))
+        XCTAssertEqual(read("left.txt"), "", "databases left on the full disk")
+    }
+
+    /// Issue 30, Deliver 4: against the simulator the tennis demo's drill runs on a simulated clock
+    /// (its six balls 2 s apart take no time; a real machine keeps real pacing).
+    func testTheTennisDemoDrillRunsOnASimulatedClock() throws {
+        let c = try Clubhouse()
+        let json = try c.succeed(["tennis", "demo", "--out", c.path("tennis"), "--json"]).json()
+        XCTAssertEqual(json["simulatedClock"], .bool(true), "\(json)")
+        XCTAssertEqual(json["drillBalls"]?.intValue, 6)
+        XCTAssertEqual(json["drillCompleted"]?.intValue, 6)
+        XCTAssertTrue(try c.succeed(["tennis", "demo", "--out", c.path("tennis2")]).stdout.contains("against device 'ballmachine' on a simulated clock"))
     }
 }

@@ -197,4 +197,59 @@ final class PackagingEndToEndTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: c.path("x.chpkg")))
         try c.fail(["plugin", "install", c.path("absent.chpkg")], exitCode: 2, contains: ["absent.chpkg: cannot read the package"])
     }
+    func testAPanelTravelsInItsPackageAndIsInstalledBesideTheLibrary() throws {
+        let c = try Clubhouse()
+        let web = c.scratch.appendingPathComponent("web")
+        try FileManager.default.createDirectory(at: web, withIntermediateDirectories: true)
+        let page = Array("<!doctype html><title>panel</title><script type=\"module\" src=\"app.js\"></script>\n".utf8)
+        try Data(page).write(to: web.appendingPathComponent("index.html"))
+        try Data("export const x = 1;\n".utf8).write(to: web.appendingPathComponent("app.js"))
+        let library = try FixturePlugins.build("OK", id: Self.id, version: "1.3.0")
+        let out = c.path("with-panel.chpkg")
+        let manifest = try c.succeed(["plugin", "pack", library, "--out", out, "--web", web.path, "--json"]).json()["manifest"] ?? .null
+        XCTAssertEqual(manifest["web"]?.objectValue?.keys.sorted(), ["app.js", "index.html"])
+        try c.succeed(["plugin", "install", out])
+        let installed = c.dataDirectory.appendingPathComponent("plugins/\(Self.id)/1.3.0/web/index.html")
+        XCTAssertEqual(Array(try Data(contentsOf: installed)), page)
+        XCTAssertTrue(try c.succeed(["plugin", "install", out]).stdout.contains("already installed (identical)"))
+        try c.succeed(["plugin", "remove", "\(Self.id)@1.3.0"])
+
+        // A panel file changed after packing, one the manifest names but the package lacks, one nested deeper.
+        let entries = try Self.untar(Array(try Data(contentsOf: URL(fileURLWithPath: out))))
+        let altered = entries.map { $0.0 == "web/app.js" ? ($0.0, Array("export const x = 2;\n".utf8)) : $0 }
+        let cases: [(String, [(String, [UInt8])], [String])] = [
+            ("altered", altered, ["web/app.js's SHA-256 is not the manifest's", "altered or damaged"]),
+            ("missing", entries.filter { $0.0 != "web/app.js" }, ["the panel file web/app.js named by the manifest is not in the package"]),
+            ("deeper", entries + [("web/a/b.js", [])], ["entry 'web/a/b.js' is not a plain file name"]),
+            ("unsafe", entries.map { entry in
+                guard entry.0 == "manifest.json", var m = (try? JSONParser.parse(bytes: entry.1))?.objectValue else { return entry }
+                m["web"] = [".hidden": .string(String(repeating: "0", count: 64))]
+                return (entry.0, Array(JSONWriter.pretty(.object(m)).utf8))
+            }, ["the manifest's web file '.hidden' cannot be installed; repack the plugin"]),
+        ]
+        for (name, files, fragments) in cases {
+            let path = c.path("\(name).chpkg")
+            try Data(Self.tar(files)).write(to: URL(fileURLWithPath: path))
+            try c.fail(["plugin", "install", path], contains: fragments)
+            XCTAssertEqual(treeListing(c).filter { $0.contains("1.3.0") }, [], "\(name) left files behind")
+        }
+        // pack refuses a panel folder it cannot ship.
+        try FileManager.default.createDirectory(at: web.appendingPathComponent("img"), withIntermediateDirectories: true)
+        try c.fail(["plugin", "pack", library, "--out", c.path("x.chpkg"), "--web", web.path], contains: ["img: a panel's folder holds plain files only"])
+        try c.fail(["plugin", "pack", library, "--out", c.path("x.chpkg"), "--web", c.path("absent")], contains: ["not a folder; --web names the plugin's panel folder"])
+    }
+
+    /// The entries of a ustar archive (regular files), read independently of the host's reader.
+    static func untar(_ bytes: [UInt8]) throws -> [(String, [UInt8])] {
+        var entries: [(String, [UInt8])] = []
+        var at = 0
+        while at + 512 <= bytes.count, bytes[at] != 0 {
+            let header = Array(bytes[at..<at + 512])
+            let name = String(decoding: header[0..<100].prefix { $0 != 0 }, as: UTF8.self)
+            let size = Int(String(decoding: header[124..<136].prefix { $0 != 0 && $0 != 32 }, as: UTF8.self), radix: 8) ?? 0
+            entries.append((name, Array(bytes[(at + 512)..<(at + 512 + size)])))
+            at += 512 + (size + 511) / 512 * 512
+        }
+        return entries
+    }
 }

@@ -41,7 +41,7 @@ final class PuttingEndToEndRollAndBookTests: XCTestCase {
         let text = try c.succeed(["putting", "roll"] + putt + ["--aim", "0", "--pace", "-3"]).stdout
         XCTAssertTrue(text.hasPrefix("Roll on presidio hole 1: 13.9 ft putt at stimp 10\n  stroke 0.00° at "), text)
         XCTAssertTrue(text.contains("  missed: "), text)
-        XCTAssertTrue(text.contains("% of the time with a stroke's natural errors (aim ±0.75°, speed ±4.0%)"), text)
+        XCTAssertTrue(text.contains("% of the time with a PGA Tour player's stroke (aim ±1.46°, speed ±5.8%)"), text)
     }
 
     func testRollErrorsNameTheLimit() throws {

@@ -91,6 +91,44 @@ final class PuttingEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(longer["bestLine"]?["speedFps"]?.doubleValue ?? 0, line["speedFps"]?.doubleValue ?? 0)
     }
 
+    func testSkillLevelsFromTheCommandLineAndTheSite() throws {
+        // The default golfer is the PGA Tour level; --skill picks another level; a site picks its own with config `skill`.
+        let c = try Clubhouse()
+        _ = try importPresidio(c)
+        let putt = ["putting", "bestline", "--course", "presidio", "--hole", "1", "--ball", ball, "--flag", flag]
+        let tour = try c.succeed(putt + ["--json"]).json()["bestLine"]
+        XCTAssertEqual(tour?["strokeErrors"]?["skill"], "tour")
+        XCTAssertEqual(tour?["numericallyUnstable"], .bool(false))
+        let twenty = try c.succeed(putt + ["--skill", "20", "--json"]).json()
+        XCTAssertEqual(twenty["cached"], .bool(false), "another golfer is another content key")
+        XCTAssertEqual(twenty["bestLine"]?["strokeErrors"]?["skill"], "20")
+        XCTAssertLessThan(try XCTUnwrap(twenty["bestLine"]?["makeProbability"]?.doubleValue),
+                          try XCTUnwrap(tour?["makeProbability"]?.doubleValue))
+        XCTAssertTrue(try c.succeed(putt + ["--skill", "scratch"]).stdout.contains("of the time with a scratch golfer's stroke (aim ±1.47°"))
+        try c.fail(putt + ["--skill", "pro"], exitCode: 2, contains: ["pro"])
+
+        let config = try c.write("plugins.json", """
+            {"sites": {"club": {"plugins": {
+              "putting": {"id": "org.clubhouse.putting", "grants": ["storage"], "config": {"skill": "10"}}
+            }}}}
+            """)
+        let site = try c.succeed(["--config", config, "putting", "course", "import",
+                                  try Clubhouse.requireSharedData("putting/presidio").path, "--id", "presidio"])
+        XCTAssertEqual(site.exitCode, 0)
+        let ten = try c.succeed(["--config", config] + putt + ["--json"]).json()
+        XCTAssertEqual(ten["bestLine"]?["strokeErrors"]?["skill"], "10")
+        let bad = try c.write("bad.json", """
+            {"sites": {"club": {"plugins": {
+              "putting": {"id": "org.clubhouse.putting", "grants": ["storage"], "config": {"skill": "pro"}}
+            }}}}
+            """)
+        let result = try c.run(["--config", bad, "putting", "courses"])
+        XCTAssertNotEqual(result.exitCode, 0)
+        // The host checks the plugin's config schema before the plugin starts, with the value's place in the file.
+        XCTAssertTrue(result.stderr.contains("bad.json:2:89: site 'club': plugin 'putting': config \"skill\" must be one of "
+                                             + "\"tour\", \"scratch\", \"10\", \"20\", \"25\", not \"pro\""), result.stderr)
+    }
+
     func testAsyncJobRunsInTheBackgroundAndItsStateIsStored() throws {
         let c = try Clubhouse()
         _ = try importPresidio(c)

@@ -155,7 +155,7 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
             """, in: c.scratch.path)
         XCTAssertEqual(completed.code, 0, completed.err)
         XCTAssertEqual(completed.out.split(separator: "\n").first, "remove rollback")
-        XCTAssertEqual(completed.out.split(separator: "\n").last?.hasPrefix("--check --site"), true, completed.out)
+        XCTAssertEqual(completed.out.split(separator: "\n").last?.hasPrefix("--check --release-pin --data --site"), true, completed.out)
         let man = try String(contentsOfFile: "\(prefix)/share/man/man1/clubhouse.1", encoding: .utf8)
         let zsh = try String(contentsOfFile: "\(prefix)/share/zsh/site-functions/_clubhouse", encoding: .utf8)
         let fish = try String(contentsOfFile: "\(prefix)/share/fish/vendor_completions.d/clubhouse.fish", encoding: .utf8)
@@ -274,14 +274,31 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         let readmeValidated = try shell("clubhouse plugin validate .build/debug/libReadmeHello.so", in: project, environment: env)
         XCTAssertEqual(readmeValidated.code, 0, readmeValidated.out + readmeValidated.err)
 
-        let packed = try shell("clubhouse plugin pack .build/debug/libSwingSpeedPlugin.so --out swing-speed-0.1.0.chpkg", in: project, environment: env)
+        // Issue 32's "done when", the Swift half, with the installed clubhouse only: validated at a
+        // site that sandboxes it (where the kernel has Landlock), signed with a key keygen made,
+        // packed, installed, loaded at a site that requires its publisher's signature, and locked.
+        let sandboxSite = try c.write("sandbox.json", #"{"sites": {"club": {"plugins": {"swing": {"path": "\#(library)", "isolation": "sandbox"}}}}}"#)
+        let atSandbox = try shell("clubhouse --config '\(sandboxSite)' --site club plugin validate .build/debug/libSwingSpeedPlugin.so --json", in: project, environment: env)
+        if !(atSandbox.out + atSandbox.err).contains("Landlock") {
+            XCTAssertEqual(atSandbox.code, 0, atSandbox.out + atSandbox.err)
+            XCTAssertTrue(atSandbox.out.contains("sandbox (set in \(sandboxSite):1:"), atSandbox.out)
+        }
+        let keyed = try shell("clubhouse plugin keygen --out acme.key --json", in: project, environment: env)
+        XCTAssertEqual(keyed.code, 0, keyed.err)
+        let publicKey = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(keyed.out.utf8)) as? [String: Any])?["public_key"] as? String, keyed.out)
+        let packed = try shell("clubhouse plugin pack .build/debug/libSwingSpeedPlugin.so --out swing-speed-0.1.0.chpkg --sign acme.key --license MIT",
+                               in: project, environment: env)
         XCTAssertEqual(packed.code, 0, packed.err)
+        let verified = try shell("clubhouse plugin verify swing-speed-0.1.0.chpkg", in: project, environment: env)
+        XCTAssertTrue(verified.out.contains("signature valid: signed by \(publicKey)"), verified.out + verified.err)
         let installed = try shell("clubhouse plugin install swing-speed-0.1.0.chpkg", in: project, environment: env)
         XCTAssertEqual(installed.code, 0, installed.err)
         XCTAssertTrue(installed.out.contains("Installed org.example.swing-speed 0.1.0"), installed.out)
-        try c.write("site.json", #"{"sites": {"club": {"plugins": {"swing": {"id": "org.example.swing-speed"}}}}}"#)
+        try c.write("site.json", #"{"publishers": {"acme": "\#(publicKey)"}, "sites": {"club": {"require_signatures": true, "plugins": {"swing": {"id": "org.example.swing-speed"}}}}}"#)
         let fromPackage = try shell("clubhouse --config site.json swing greet Bo --loud", in: c.scratch.path, environment: env)
         XCTAssertEqual(fromPackage.out, "HELLO, BO!\n", fromPackage.err)
+        let locked = try shell("clubhouse --config site.json lock && clubhouse --config site.json lock --check", in: c.scratch.path, environment: env)
+        XCTAssertEqual(locked.code, 0, locked.out + locked.err)
         XCTAssertTrue(FileManager.default.fileExists(atPath: library))
 
         // Another toolchain (the host built by 5.9.2, as far as plugin new knows) is stopped by the

@@ -94,6 +94,17 @@ final class TennisEndToEndTests: XCTestCase {
         let robust = try c.succeed(["tennis", "homography", "--pairs", outlier, "--method", "ransac", "--threshold", "0.05", "--json"]).json()
         XCTAssertEqual(robust["inliers"]?.arrayValue?.compactMap(\.boolValue), [true, true, true, true, true, false])
         XCTAssertLessThan(robust["rmsError"]?.doubleValue ?? 1, 1e-9)
+        // Five agreeing pairs with 2 px of scatter cannot pin the court down: refused, not guessed (issue 31).
+        let noisy = try c.write("noisy.json", """
+            {"pairs": [
+              {"image": [101.5, 39], "court": [0, 0]}, {"image": [510, 41.5], "court": [8.23, 0]},
+              {"image": [99, 635.5], "court": [0, 11.885]}, {"image": [513, 633], "court": [8.23, 11.885]},
+              {"image": [304.5, 361.5], "court": [4.115, 6.4]}, {"image": [305.75, 40], "court": [2.0, 3.0]}
+            ]}
+            """)
+        try c.fail(["tennis", "homography", "--pairs", noisy, "--method", "ransac", "--threshold", "0.1"], exitCode: 2,
+                   contains: ["noisy.json:2:3: robust estimation: the matches are too few or too noisy to trust",
+                              "the 5 of 6 pairs that agree", "uncertain by up to 0.69 m", "add pairs spread over the whole court"])
 
         let taps = try c.write("taps.json", TennisEndToEndTests.taps)
         let calibrated = try c.succeed(["tennis", "calibrate", "--image-points", taps, "--camera", "overhead", "--json"]).json()
@@ -249,7 +260,10 @@ final class TennisEndToEndTests: XCTestCase {
         let simulator = court.simulator, config = court.config
         defer { court.stop() }
         try c.fail(["--config", config, "tennis", "send", "--zone", "3", "--speed", "40", "--spin", "flat"],
-                   contains: ["the ball machine answered, but 2 replies had a check byte that does not match (2 attempt(s)); check the checksum setting"])
+                   contains: ["the ball machine answered, but 2 replies had a check byte that does not match (2 attempt(s)); check the checksum setting",
+                              // Its stop was not acknowledged either: said loudly (issue 30).
+                              "; THE BALL MACHINE 'ballmachine' MAY STILL BE RUNNING: it did not acknowledge the stop command (no valid answer within the reply timeout); stop it at the machine (session 1 stored with what happened before)",
+                              "[clubhouse] error: device 'ballmachine' (tcp:127.0.0.1:", ") MAY STILL BE RUNNING: 'tennis' left it running (the plugin closed it) and the host could not stop it: no acknowledgement within 2000 ms"])
         XCTAssertEqual(try c.succeed(["--config", config, "tennis", "send", "--zone", "3", "--speed", "40", "--spin", "flat",
                                       "--checksum", "modbus", "--json"]).json()["log"]?["summary"]?["completed"]?.intValue, 1)
     }

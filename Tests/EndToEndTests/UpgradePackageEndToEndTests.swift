@@ -24,6 +24,9 @@ final class UpgradePackageEndToEndTests: XCTestCase {
 
     var backups: (Clubhouse) -> String { { $0.dataDirectory.appendingPathComponent("s/\(Self.id).backups").path } }
 
+    /// The kept copies as "VERSION WHY", oldest first.
+    func kept(_ c: Clubhouse) -> [String] { KeptDatabases.list(backups(c)).map(\.label) }
+
     func testAnUpgradeIsBackedUpAndRollbackReturnsTheSiteToThePreviousVersionAndItsData() throws {
         let c = try Clubhouse()
         let config = try c.write("plugins.json", """
@@ -44,7 +47,7 @@ final class UpgradePackageEndToEndTests: XCTestCase {
         XCTAssertEqual(counted["version"]?.stringValue, "2.0.0")
         XCTAssertEqual(counted["notes"]?.intValue, 2)
         XCTAssertEqual(counted["migrations"]?.intValue, 2)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: backups(c)), ["1.0.0.sqlite"])
+        XCTAssertEqual(kept(c), ["1.0.0 upgrade-2.0.0"])
         try c.succeed(["--config", config, "--site", "s", "fx", "add"])
         XCTAssertEqual(try count(c, config)["notes"]?.intValue, 3)
 
@@ -58,7 +61,8 @@ final class UpgradePackageEndToEndTests: XCTestCase {
             {"sites": {"s": {"plugins": {"fx": {"id": "\(Self.id)", "version": "^2.0", "grants": ["storage"]}}}}}
             """)
         try c.fail(["--config", strict, "--site", "s", "plugin", "rollback", Self.id],
-                   contains: ["site 's' asks for \(Self.id) '^2.0', which 1.0.0 does not satisfy"])
+                   contains: ["site 's' asks for \(Self.id) '^2.0' (\(strict):1:", "which 1.0.0 does not satisfy",
+                              "change that plugin's \"version\" to \">=1.0.0 <3.0.0\" (it admits 1.0.0 and 2.0.0)"])
         try c.fail(["--config", config, "--site", "s", "plugin", "rollback", "nope"], exitCode: 2,
                    contains: ["site 's' has no plugin 'nope'"])
 
@@ -66,18 +70,20 @@ final class UpgradePackageEndToEndTests: XCTestCase {
         let rolled = try c.succeed(["--config", config, "--site", "s", "plugin", "rollback", Self.id]).stdout
         XCTAssertTrue(rolled.contains("Rolled \(Self.id) at site 's' back from 2.0.0 to 1.0.0"), rolled)
         XCTAssertTrue(rolled.contains("pinned 1.0.0 in \(c.path("plugins.lock"))"), rolled)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: backups(c)).sorted(), ["1.0.0.sqlite", "2.0.0.sqlite"])
+        XCTAssertEqual(kept(c), ["1.0.0 upgrade-2.0.0", "2.0.0 rollback-1.0.0"])
         counted = try count(c, config)
         XCTAssertEqual(counted["version"]?.stringValue, "1.0.0", "the lock keeps the site on 1.0.0 though 2.0.0 is installed")
         XCTAssertEqual(counted["notes"]?.intValue, 2, "the database is as 1.0.0 left it")
         XCTAssertEqual(counted["migrations"]?.intValue, 1)
         try c.fail(["--config", config, "--site", "s", "plugin", "rollback", Self.id],
                    contains: ["no backup of \(Self.id) older than 1.0.0 in \(backups(c))"])
-        // Upgrading again is locking again: the 2.0.0 upgrade starts over from 1.0.0's data.
+        // Locking again keeps the rollback pin; releasing it rolls forward with the 2.0.0 data.
         try c.succeed(["--config", config, "lock"])
+        XCTAssertEqual(try count(c, config)["version"]?.stringValue, "1.0.0")
+        try c.succeed(["--config", config, "lock", "--release-pin", "fx"])
         counted = try count(c, config)
         XCTAssertEqual(counted["version"]?.stringValue, "2.0.0")
-        XCTAssertEqual(counted["notes"]?.intValue, 2)
+        XCTAssertEqual(counted["notes"]?.intValue, 3, "the row added under 2.0.0 is back")
     }
 
     func testAFailedMigrationRestoresTheBackupAndSaysSo() throws {
@@ -90,7 +96,8 @@ final class UpgradePackageEndToEndTests: XCTestCase {
         try install(c, "V2_FAILS", version: "2.0.0")
         try c.fail(["--config", config, "--site", "s", "fx", "count"],
                    contains: ["migration 3 ('tags') of plugin 'fx' failed", "no such table: no_such_table",
-                              "the database was restored from the backup made before the upgrade from 1.0.0 to 2.0.0 (\(backups(c))/1.0.0.sqlite)",
+                              "the database was restored from the backup made before the upgrade from 1.0.0 to 2.0.0 (",
+                              ".sqlite), as 1.0.0 left it",
                               "clubhouse plugin rollback \(Self.id) --site s"])
         // Every later use tries again and restores again: the database never stays half-upgraded.
         try c.fail(["--config", config, "--site", "s", "fx", "add"], contains: ["the database was restored from the backup"])

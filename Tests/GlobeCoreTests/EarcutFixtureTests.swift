@@ -23,6 +23,18 @@ final class EarcutFixtureTests: XCTestCase {
         }
     }
 
+    /// mapbox earcut 2.1.0's own deviation on the self-crossing fixtures whose published bound it
+    /// exceeds itself once turned, at 17°, 33.3° and 61° (Benchmarks/globe/earcut_at_test_placements.py).
+    /// There the bound is earcut's figure at that rotation (issue 31: "within earcut's figure at
+    /// that rotation").
+    static let earcutAtOddAngles: [String: [Double: Double]] = [
+        "bad-hole": [17: 0.0418, 33.3: 0.0418, 61: 0.0266],
+        "issue142": [17: 0.087, 33.3: 0.128, 61: 8.12e-16],
+        "water": [17: 0.000811, 33.3: 0.064, 61: 0.033],
+        "water-huge": [17: 0.0261, 33.3: 0.0508, 61: 0.0239],
+        "water-huge2": [17: 0.00216, 33.3: 0.00635, 61: 0.0297],
+    ]
+
     struct Fixture {
         var id: String
         var rings: [[(Double, Double)]]
@@ -127,7 +139,8 @@ final class EarcutFixtureTests: XCTestCase {
             let earcutTriangles = expected.triangles[fixture.id]
             for rotation in rotations {
                 let polygon = rotate(fixture.rings, degrees: rotation)
-                let bound = expected.bound(fixture.id, rotated: rotation != 0)
+                let published = expected.bound(fixture.id, rotated: rotation != 0)
+                let bound = max(published, earcutAtOddAngles[fixture.id]?[rotation] ?? 0)
                 // Where earcut allows no deviation the polygon is valid: check coverage too.
                 let s = score(polygon, samples: bound == 0 ? samples : 0, seed: UInt64(fixture.id.utf8.count) &* 7919 &+ UInt64(rotation * 10))
                 let key = "\(fixture.id)@\(rotation)"
@@ -179,7 +192,9 @@ final class EarcutFixtureTests: XCTestCase {
     /// Fixtures the globe gets wrong, listed by name so that the list can only shrink: none. The
     /// odd angles used to fail water2 (touching holes bridged along an edge, which the rotation
     /// turned into tiny crossings), bad-hole (a hole poking out of the outer ring, whose leftmost
-    /// point then saw no edge and was left out) and water-huge (a self-crossing outer ring).
+    /// point then saw no edge and was left out) and water-huge (a self-crossing outer ring, now held
+    /// to earcut's own deviation at that angle: the right-angle retries that met the published 0.005
+    /// made the answer depend on the polygon's orientation, which issue 31 rules out).
     /// (earcut itself, mapbox_earcut 2.1.0, fails bad-hole, issue131, issue147, water, water2,
     /// water4 and water-huge at some of these odd angles.)
     static let knownAtZero: Set<String> = []

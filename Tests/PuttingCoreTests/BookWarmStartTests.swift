@@ -12,7 +12,7 @@ final class BookWarmStartTests: XCTestCase {
         let surface = GreenSurface(hf)
         var solver = PhysicsSolver(simulator: PhysicsSimulator(surface: surface, parameters: PhysicsParameters(stimpFt: 10)))
         solver.computeTolerance = false
-        solver.strokeErrors = .literature
+        solver.strokeErrors = .tour
         let flag = PointFt(x: 28.03, z: -3.46)
         let request = BookRequest(course: "presidio", hole: 1, flag: flag)
         let positions = try request.positions(on: surface)

@@ -13,7 +13,7 @@ final class CreepTests: XCTestCase {
         let surface = GreenSurface(hf)
         let sim = PhysicsSimulator(surface: surface, parameters: PhysicsParameters(stimpFt: 10))
         var solver = PhysicsSolver(simulator: sim)
-        solver.strokeErrors = .literature
+        solver.strokeErrors = .tour
         let putts = PuttSweep.putts(on: surface, count: 16, seed: 1009)
         guard let putt = putts.first(where: { abs($0.ball.distance(to: $0.flag) - 33.19) < 0.01 }) else {
             return XCTFail("the sweep's hole 9 has no 33.19 ft putt any more: \(putts.map { $0.ball.distance(to: $0.flag) })")

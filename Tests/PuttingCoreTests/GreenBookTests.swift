@@ -38,7 +38,7 @@ final class GreenBookTests: XCTestCase {
         let hf = try service.hole(course: "gen", number: 1).requireHeightfield()
         var solver = PhysicsSolver(simulator: PhysicsSimulator(surface: GreenSurface(hf), parameters: PhysicsParameters(stimpFt: 10)))
         solver.computeTolerance = false
-        solver.strokeErrors = .literature
+        solver.strokeErrors = .tour
         let parents = BookRequest.warmParents(book.entries.map(\.ball), flag: flag, spacingFt: 6)
         for (k, e) in book.entries.enumerated() {
             let warm = parents[k].map { p in

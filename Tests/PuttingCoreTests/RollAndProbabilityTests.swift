@@ -97,7 +97,7 @@ final class RollAndProbabilityTests: XCTestCase {
         solver.strokeErrors = StrokeErrors(aimSDDeg: 2, speedSDFraction: 0.08)
         let worse = try XCTUnwrap(solver.bestLine(ball: PointFt(x: -10, z: 0), hole: PointFt(x: 10, z: 0)).probability).probability
         XCTAssertLessThan(worse, p)
-        solver.strokeErrors = .literature
+        solver.strokeErrors = .tour
         let lit = try XCTUnwrap(solver.bestLine(ball: PointFt(x: -10, z: 0), hole: PointFt(x: 10, z: 0)).probability).probability
         XCTAssertGreaterThan(lit, 0.05)
         XCTAssertLessThan(lit, 0.5)

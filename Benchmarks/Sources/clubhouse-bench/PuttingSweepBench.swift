@@ -2,7 +2,7 @@
 // seeded sweep of random putts on the nine Presidio greens (targets: median ≤ 25 ms, p95 ≤ 100 ms;
 // the sweep's holed and converged rates beside the times), one `roll` (≤ 2 ms), and a green book of
 // a Presidio green at 3 ft spacing on every core (≤ 3 s).
-// Usage: clubhouse-bench putting-sweep [--data DIR] [--per-green N] [--runs N] [--book-hole N] [--lanes N]
+// Usage: clubhouse-bench putting-sweep [--data DIR] [--per-green N] [--runs N] [--book-hole N] [--lanes N] [--no-stability-check]
 // (--lanes: threads one best line may use, as `putting bestline` does: every core by default)
 
 import PuttingCore
@@ -45,7 +45,7 @@ private func quantile(_ sorted: [Double], _ q: Double) -> Double {
 func puttingSweepBench(_ arguments: [String]) {
     var data = "../shared/data/putting/presidio"
     var perGreen = 16, runs = 21, bookHole = 1
-    var diagnose = false, skipBook = false, brute = false
+    var diagnose = false, skipBook = false, brute = false, checkStability = true
     var lanes = PuttingService.processorCount
     var i = 0
     while i < arguments.count {
@@ -59,6 +59,8 @@ func puttingSweepBench(_ arguments: [String]) {
         case "--diagnose": diagnose = true
         case "--brute": brute = true
         case "--no-book": skipBook = true
+        // The best line without its stability check (the second search of putts the nested solve does not answer).
+        case "--no-stability-check": checkStability = false
         default: break
         }
         i += 1
@@ -79,13 +81,14 @@ func puttingSweepBench(_ arguments: [String]) {
     var times: [Double] = [], solveOnly: [Double] = [], cpuTimes: [Double] = []
     var evaluations = 0
     var byStage: [String: (count: Int, times: [Double])] = [:]
-    var total = 0, holed = 0, converged = 0, notHoleable = 0, rolls = 0
+    var total = 0, holed = 0, converged = 0, notHoleable = 0, rolls = 0, unstable = 0
     var sample: (PhysicsSimulator, PointFt, PointFt, Double, Double)?
     for (n, _, surface) in greens {
         let sim = PhysicsSimulator(surface: surface, parameters: PhysicsParameters(stimpFt: 10))
         var solver = PhysicsSolver(simulator: sim)
-        solver.strokeErrors = .literature
+        solver.strokeErrors = .tour
         solver.lanes = lanes
+        solver.checkStability = checkStability
         let L = solver.finishPastFt
         _ = L
         var bare = PhysicsSolver(simulator: sim)
@@ -115,6 +118,7 @@ func puttingSweepBench(_ arguments: [String]) {
             if line.roll.holed { holed += 1 }
             if line.converged { converged += 1 }
             if !line.holeable { notHoleable += 1 }
+            if line.instability != nil { unstable += 1 }
             if sample == nil, line.roll.holed { sample = (sim, putt.ball, putt.flag, line.aimOffsetDeg, line.speedFps) }
         }
     }
@@ -124,7 +128,7 @@ func puttingSweepBench(_ arguments: [String]) {
         + "mean rolls \(rolls / Swift.max(1, total))")
     print("  CPU time (all lanes): median \(sweepMs(quantile(cpuTimes, 0.5)))  p95 \(sweepMs(quantile(cpuTimes, 0.95)))  "
         + "max \(sweepMs(cpuTimes.last ?? .nan))  mean right-hand-side evaluations \(evaluations / Swift.max(1, total))")
-    print("  holed \(holed)/\(total)  converged \(converged)/\(total)  not holeable \(notHoleable)")
+    print("  holed \(holed)/\(total)  converged \(converged)/\(total)  not holeable \(notHoleable)  numerically unstable \(unstable)")
     for (stage, v) in byStage.sorted(by: { $0.key < $1.key }) {
         print("  stage \(stage): \(v.count) putts, CPU median \(sweepMs(quantile(v.times.sorted(), 0.5))) max \(sweepMs(v.times.max() ?? .nan))")
     }

@@ -279,7 +279,7 @@ final class ProxyTables: @unchecked Sendable {
                     reply?.write(answer.message)
                     return status
                 }
-                out.pointee = OpaquePointer(Unmanaged.passRetained(ProxyDevice(context: c, handle: answer.handle)).toOpaque())
+                out.pointee = OpaquePointer(Unmanaged.passRetained(ProxyDevice(context: c, handle: answer.handle, address: answer.address)).toOpaque())
                 return status
             },
             write: { device, bytes, length in
@@ -311,6 +311,20 @@ final class ProxyTables: @unchecked Sendable {
                 let d = Unmanaged<ProxyDevice>.fromOpaque(UnsafeRawPointer(device))
                 try? d.takeUnretainedValue().context.channel.send(.deviceClose, HandleMessage(handle: d.takeUnretainedValue().handle).encode())
                 d.release()
+            },
+            set_safe_state: { device, frame, frameLength, acknowledgement, acknowledgementLength, timeout in
+                guard let d = ProxyDevice.from(device), let frame, let acknowledgement else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                let request = DeviceRequest.safeState(handle: d.handle,
+                                                      frame: Array(UnsafeRawBufferPointer(start: frame, count: frameLength)),
+                                                      acknowledgement: Array(UnsafeRawBufferPointer(start: acknowledgement, count: acknowledgementLength)),
+                                                      timeoutMilliseconds: timeout)
+                let (status, r0) = d.context.call(request.operation) { request.encode(into: &$0) }
+                var r = r0
+                if status != Int32(CLUBHOUSE_OK) { d.lastError = Array(DeviceReply.decode(request.operation, &r).message.utf8CString) }
+                return status
+            },
+            address: { device in
+                ProxyDevice.from(device)?.address.withUnsafeBufferPointer { UnsafePointer($0.baseAddress) }
             })
     }
 }
@@ -551,10 +565,13 @@ final class ProxyDevice {
     let context: RunnerContext
     let handle: UInt32
     var lastError: [CChar] = [0]
+    /// How the site reaches the device (the host's answer to open).
+    let address: [CChar]
 
-    init(context: RunnerContext, handle: UInt32) {
+    init(context: RunnerContext, handle: UInt32, address: String) {
         self.context = context
         self.handle = handle
+        self.address = Array(address.utf8CString)
     }
 
     static func from(_ device: OpaquePointer?) -> ProxyDevice? {

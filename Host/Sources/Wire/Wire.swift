@@ -51,7 +51,7 @@ package enum WireKind: UInt8 {
 package enum WireOperation: UInt8 {
     case exec = 1, prepare, step, begin, commit, rollback, migrate
     case invoke = 20
-    case deviceOpen = 30, deviceWrite, deviceRead
+    case deviceOpen = 30, deviceWrite, deviceRead, deviceSafeState
     case fileOpen = 40
 }
 

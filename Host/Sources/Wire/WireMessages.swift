@@ -539,7 +539,7 @@ package struct RowReply {
 // MARK: devices, files, invoke
 
 /// Device operations a runner sends (after the ServiceCallHeader). Every reply starts with a
-/// message (empty on success); open adds the u32 handle, read the bytes read.
+/// message (empty on success); open adds the u32 handle and the device's address, read the bytes read.
 package enum DeviceRequest: Equatable {
     /// The most one read asks for (the host's wire face caps a runner's request at it too).
     package static let maximumRead = 1 << 20
@@ -547,12 +547,15 @@ package enum DeviceRequest: Equatable {
     case open(name: String)
     case write(handle: UInt32, bytes: [UInt8])
     case read(handle: UInt32, capacity: UInt32, timeoutMilliseconds: Int32)
+    /// device.h set_safe_state (ABI 1.3): the stop frame, its acknowledgement, the reply timeout.
+    case safeState(handle: UInt32, frame: [UInt8], acknowledgement: [UInt8], timeoutMilliseconds: Int32)
 
     package var operation: WireOperation {
         switch self {
         case .open: return .deviceOpen
         case .write: return .deviceWrite
         case .read: return .deviceRead
+        case .safeState: return .deviceSafeState
         }
     }
 
@@ -566,6 +569,11 @@ package enum DeviceRequest: Equatable {
             w.u32(handle)
             w.u32(capacity)
             w.i32(timeout)
+        case .safeState(let handle, let frame, let acknowledgement, let timeout):
+            w.u32(handle)
+            w.data(frame)
+            w.data(acknowledgement)
+            w.i32(timeout)
         }
     }
 
@@ -574,34 +582,45 @@ package enum DeviceRequest: Equatable {
         case .deviceOpen: return .open(name: try r.str())
         case .deviceWrite: return .write(handle: try r.u32(), bytes: try r.data())
         case .deviceRead: return .read(handle: try r.u32(), capacity: try r.u32(), timeoutMilliseconds: try r.i32())
+        case .deviceSafeState:
+            return .safeState(handle: try r.u32(), frame: try r.data(), acknowledgement: try r.data(), timeoutMilliseconds: try r.i32())
         default: return nil
         }
     }
 }
 
-/// A device reply: the message, then for open the handle and for read the bytes.
+/// A device reply: the message, then for open the handle and the address and for read the bytes.
 package struct DeviceReply: Equatable {
     package var message: String
     package var handle: UInt32 = 0
+    /// What the device's name reaches (device.h `address`, eg: "tcp:10.0.0.7:9000").
+    package var address: String = ""
     package var bytes: [UInt8] = []
 
-    package init(message: String, handle: UInt32 = 0, bytes: [UInt8] = []) {
+    package init(message: String, handle: UInt32 = 0, address: String = "", bytes: [UInt8] = []) {
         self.message = message
         self.handle = handle
+        self.address = address
         self.bytes = bytes
     }
 
     package func encode(for operation: WireOperation) -> [UInt8] {
         var w = WireWriter()
         w.str(message)
-        if operation == .deviceOpen && message.isEmpty { w.u32(handle) }
+        if operation == .deviceOpen && message.isEmpty {
+            w.u32(handle)
+            w.str(address)
+        }
         if operation == .deviceRead { w.data(bytes) }
         return w.bytes
     }
 
     package static func decode(_ operation: WireOperation, _ r: inout WireReader) -> DeviceReply {
         var reply = DeviceReply(message: (try? r.str()) ?? "")
-        if operation == .deviceOpen, let handle = try? r.u32() { reply.handle = handle }
+        if operation == .deviceOpen, let handle = try? r.u32() {
+            reply.handle = handle
+            reply.address = (try? r.str()) ?? ""
+        }
         if operation == .deviceRead { reply.bytes = (try? r.data()) ?? [] }
         return reply
     }

@@ -67,6 +67,41 @@ public final class Device {
         return Array(buffer[0..<min(length, buffer.count)])
     }
 
+    /// Tells the host how to put the device in its safe state (device.h `set_safe_state`): the
+    /// `frame` that does it (eg: a ball machine's stop command) and the `acknowledgement` the device
+    /// answers. When the device is not in it and the call that opened it is gone (it returned,
+    /// was cancelled and did not stop it within 5 s, its runner died, the host is quitting), the
+    /// host writes the frame itself and reports whether the device acknowledged. Returns false on
+    /// a host older than ABI 1.3 (which never does that).
+    @discardableResult
+    public func setSafeState(frame: [UInt8], acknowledgement: [UInt8], timeoutMilliseconds: Int = 2000) throws -> Bool {
+        let h = try open()
+        guard let set = hasMember(\.set_safe_state) ? table.pointee.set_safe_state : nil else { return false }
+        let status = frame.withUnsafeBufferPointer { f in
+            acknowledgement.withUnsafeBufferPointer { a in
+                set(h, f.baseAddress, f.count, a.baseAddress, a.count, Int32(clamping: timeoutMilliseconds))
+            }
+        }
+        if status != Int32(CLUBHOUSE_OK) { throw error(status, h) }
+        return true
+    }
+
+    /// How the site reaches the device, eg: "simulator:ballmachine", "tcp:127.0.0.1:9000" (nil on a
+    /// host older than ABI 1.3).
+    public var address: String? {
+        guard let h = handle, hasMember(\.address), let text = table.pointee.address?(h) else { return nil }
+        return String(cString: text)
+    }
+
+    /// Whether the device is the host's built-in simulator (a demo may run it on a simulated clock).
+    public var isSimulator: Bool { address?.hasPrefix("simulator:") ?? false }
+
+    /// Whether the host's table has `member` (struct_size covers it).
+    private func hasMember<T>(_ member: KeyPath<clubhouse_device_service, T>) -> Bool {
+        guard let offset = MemoryLayout<clubhouse_device_service>.offset(of: member) else { return false }
+        return Int(table.pointee.struct_size) >= offset + MemoryLayout<T>.size
+    }
+
     public func close() {
         if let h = handle {
             table.pointee.close(h)

@@ -3,6 +3,8 @@
 // with "trace": true).
 // One implementation (`open` and `DeviceConnection`), reached two ways: the C table an in-process
 // plugin gets, and the wire face that answers an isolated plugin's runner.
+// A device whose plugin registered a safe state (a ball machine's stop frame) is watched: when the
+// call that opened it is gone and the device is not safe, the host stops it (Devices/DeviceSafety.swift).
 
 import ClubhousePlatform
 import CClubhouse
@@ -18,15 +20,31 @@ public final class DeviceBroker: @unchecked Sendable {
     let log: LogBroker
     private let lock = Lock()
     private var open: [ObjectIdentifier: DeviceConnection] = [:]
+    /// Which devices are in their safe state (by name: one device, whatever connections reach it).
+    let safety = DeviceSafetyBook()
+    /// One stop at a time (the watchdog's triggers can fire together).
+    let securing = Lock()
 
     init(site: Site, log: LogBroker) {
         self.site = site
         self.log = log
     }
 
+    /// The connections open now.
+    var openConnections: [DeviceConnection] { lock.withLock { Array(open.values) } }
+
     /// Opens device `name` for plugin `alias` (granted or not is checked by the caller's entry),
-    /// within the plugin's `open_devices`.
+    /// within the plugin's `open_devices`. The call running on this thread (if any) owns it: the
+    /// watchdog acts when that call is gone.
     func open(name: String, for entry: PluginEntry, limits: ServiceLimits = ServiceLimits()) throws(TransportError) -> DeviceConnection {
+        let connection = try connect(name: name, for: entry, limits: limits)
+        if let call = CallContext.current { watch(connection, openedBy: call) }
+        log.info("opened device '\(name)' (\(connection.address)) for '\(entry.alias)'")
+        return connection
+    }
+
+    /// A new connection to device `name` (checked against the plugin's grants and limits).
+    private func connect(name: String, for entry: PluginEntry, limits: ServiceLimits) throws(TransportError) -> DeviceConnection {
         guard entry.isGranted(.device(name)) else {
             throw TransportError(status: .denied,
                                  message: "plugin '\(entry.alias)' may not open device '\(name)': the site does not grant \"device:\(name)\"; add it to the plugin's \"grants\" in plugins.json")
@@ -40,38 +58,41 @@ public final class DeviceBroker: @unchecked Sendable {
         guard held < limits.openDevices else {
             throw TransportError(status: .denied, message: LimitRefusal.openDevices(entry.alias, limits))
         }
-        let fd: Int32
-        let address: String
-        switch device.transport {
-        case .simulator(let kind):
-            let options = try DeviceBroker.simulatorOptions(device.options, name: name)
-            let log = self.log
-            let simulator = BallMachineSimulator(options: options) { line in log.debug(line) }
-            fd = try simulator.attach(name: name)
-            address = "simulator:\(kind)"
-        default:
-            fd = try Transport.open(device.transport, name: name, connectTimeoutMilliseconds: device.connectTimeoutMilliseconds)
-            address = DeviceBroker.describe(device.transport)
-        }
+        let (fd, address) = try openTransport(device)
         let connection = DeviceConnection(name: name, address: address, fd: fd, trace: device.trace, log: log,
                                            owner: entry.alias, broker: self)
         lock.withLock { open[ObjectIdentifier(connection)] = connection }
-        log.info("opened device '\(name)' (\(address)) for '\(entry.alias)'")
         return connection
+    }
+
+    /// A fresh descriptor to `device` and its address (the watchdog reconnects with it too).
+    func openTransport(_ device: DeviceEntry) throws(TransportError) -> (Int32, String) {
+        switch device.transport {
+        case .simulator(let kind):
+            let options = try DeviceBroker.simulatorOptions(device.options, name: device.name)
+            let log = self.log
+            let simulator = BallMachineSimulator(options: options) { line in log.debug(line) }
+            return (try simulator.attach(name: device.name), "simulator:\(kind)")
+        default:
+            let fd = try Transport.open(device.transport, name: device.name,
+                                        connectTimeoutMilliseconds: device.connectTimeoutMilliseconds)
+            return (fd, DeviceBroker.describe(device.transport))
+        }
     }
 
     func forget(_ connection: DeviceConnection) {
         _ = lock.withLock { open.removeValue(forKey: ObjectIdentifier(connection)) }
     }
 
-    /// Closes every device still open (at shutdown, so a machine is never left mid-command).
+    /// Closes every device still open (at shutdown, so a machine is never left mid-command); one
+    /// that is not in its safe state is put in it first.
     func closeAll() {
         let all = lock.withLock { () -> [DeviceConnection] in
             let list = Array(open.values)
             open.removeAll()
             return list
         }
-        all.forEach { $0.close() }
+        all.forEach { $0.close(reason: "the host is quitting") }
     }
 
     static func describe(_ transport: DeviceEntry.Transport) -> String {
@@ -145,6 +166,15 @@ public final class DeviceBroker: @unchecked Sendable {
                 let c = Unmanaged<DeviceConnection>.fromOpaque(UnsafeRawPointer(device))
                 c.takeUnretainedValue().close()
                 c.release()
+            },
+            set_safe_state: { device, frame, frameLength, acknowledgement, acknowledgementLength, timeout in
+                guard let c = DeviceBroker.connection(device), let frame, let acknowledgement else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                return c.setSafeState(frame: Array(UnsafeBufferPointer(start: frame, count: frameLength)),
+                                      acknowledgement: Array(UnsafeBufferPointer(start: acknowledgement, count: acknowledgementLength)),
+                                      timeoutMilliseconds: timeout)
+            },
+            address: { device in
+                DeviceBroker.connection(device)?.addressPointer
             })
     }
 
@@ -165,7 +195,7 @@ public final class DeviceBroker: @unchecked Sendable {
         case .open(let name):
             do throws(TransportError) {
                 let connection = try open(name: name, for: entry, limits: limits)
-                return (Int32(CLUBHOUSE_OK), DeviceReply(message: "", handle: devices.insert(connection)).encode(for: operation))
+                return (Int32(CLUBHOUSE_OK), DeviceReply(message: "", handle: devices.insert(connection), address: connection.address).encode(for: operation))
             } catch {
                 return (error.status.rawValue, DeviceReply(message: error.message).encode(for: operation))
             }
@@ -185,6 +215,12 @@ public final class DeviceBroker: @unchecked Sendable {
             let reply = DeviceReply(message: status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError,
                                     bytes: Array(buffer[0..<min(length, buffer.count)]))
             return (status, reply.encode(for: operation))
+        case .safeState(let handle, let frame, let acknowledgement, let timeout):
+            guard let connection = devices[handle] else {
+                return (Int32(CLUBHOUSE_INVALID_ARGUMENT), DeviceReply(message: "no such device handle").encode(for: operation))
+            }
+            let status = connection.setSafeState(frame: frame, acknowledgement: acknowledgement, timeoutMilliseconds: timeout)
+            return (status, DeviceReply(message: status == Int32(CLUBHOUSE_OK) ? "" : connection.lastError).encode(for: operation))
         }
     }
 
@@ -204,7 +240,22 @@ final class DeviceConnection: @unchecked Sendable {
     let owner: String
     weak var broker: DeviceBroker?
     private var lastErrorStorage: [CChar] = [0]
+    private let addressStorage: [CChar]
+    /// Held for every write, read and close (a read waits on it for at most its timeout).
     private let lock = Lock()
+    /// Wakes a read in progress when the host takes the device over (a pipe: read end, write end).
+    private let wake: Int32
+    private let wakeWriter: Int32
+    /// Set when the host took the device over to put it in its safe state: the plugin's writes and
+    /// reads fail from then on with this status and message. Guarded by `stateLock`, never waited on.
+    private let stateLock = Lock()
+    private var takenOver: (status: Status, message: String)?
+    /// Whether the plugin wrote anything yet (a safe state registered before any write starts safe).
+    private var wrote = false
+    /// Closed (guarded by `stateLock`: the watchdog asks without waiting for a read in progress).
+    private var closed = false
+    /// The call that opened the device, while it runs (the watchdog's trigger).
+    private var owningCall: UInt64?
 
     init(name: String, address: String, fd: Int32, trace: Bool, log: LogBroker, owner: String, broker: DeviceBroker) {
         self.name = name
@@ -214,12 +265,27 @@ final class DeviceConnection: @unchecked Sendable {
         self.log = log
         self.owner = owner
         self.broker = broker
+        addressStorage = Array(address.utf8CString)
+        let ends = Descriptor.pipe(nonBlocking: true) ?? (-1, -1)
+        wake = ends.0
+        wakeWriter = ends.1
     }
 
-    deinit { close() }
+    deinit {
+        lock.withLock {
+            if fd >= 0 { Glibc.close(fd) }
+            fd = -1
+        }
+        if wake >= 0 { Glibc.close(wake) }
+        if wakeWriter >= 0 { Glibc.close(wakeWriter) }
+    }
 
     var lastErrorPointer: UnsafePointer<CChar> {
         lastErrorStorage.withUnsafeBufferPointer { UnsafePointer($0.baseAddress!) }
+    }
+
+    var addressPointer: UnsafePointer<CChar> {
+        addressStorage.withUnsafeBufferPointer { UnsafePointer($0.baseAddress!) }
     }
 
     /// Why the last write or read failed.
@@ -229,6 +295,8 @@ final class DeviceConnection: @unchecked Sendable {
         lastErrorStorage = Array("\(name) (\(address)): \(message)".utf8CString)
         return status.rawValue
     }
+
+    private var takeover: (status: Status, message: String)? { stateLock.withLock { takenOver } }
 
     /// Every byte in hex: at -vvv (trace level) for every device, already at -v (info) for a device
     /// configured with "trace": true.
@@ -241,8 +309,11 @@ final class DeviceConnection: @unchecked Sendable {
     func write(_ bytes: UnsafeRawBufferPointer) -> Int32 {
         lock.withLock {
             guard fd >= 0 else { return fail(.io, "the device is closed") }
+            if let (status, message) = takeover { return fail(status, message) }
             traceBytes(">", bytes)
             if let error = Descriptor.writeAll(fd, bytes, timeoutMilliseconds: 2000) { return fail(.io, error) }
+            wrote = true
+            broker?.safety.noteWrite(name, Array(bytes))
             return Int32(CLUBHOUSE_OK)
         }
     }
@@ -251,16 +322,66 @@ final class DeviceConnection: @unchecked Sendable {
         lock.withLock {
             length.pointee = 0
             guard fd >= 0 else { return fail(.io, "the device is closed") }
-            let (n, error) = Transport.read(fd, into: buffer, timeoutMilliseconds: max(0, timeout))
+            if let (status, message) = takeover { return fail(status, message) }
+            let (n, error) = Transport.read(fd, into: buffer, timeoutMilliseconds: max(0, timeout), wake: wake)
+            if let (status, message) = takeover { return fail(status, message) }
             if let error { return fail(.io, error) }
             if n == 0 { return fail(.timeout, "no reply within \(timeout) ms") }
             length.pointee = n
             traceBytes("<", UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            broker?.safety.noteRead(name, UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             return Int32(CLUBHOUSE_OK)
         }
     }
 
-    func close() {
+    /// The plugin's safe state for this device (device.h `set_safe_state`).
+    func setSafeState(frame: [UInt8], acknowledgement: [UInt8], timeoutMilliseconds: Int32) -> Int32 {
+        lock.withLock {
+            guard (1...256).contains(frame.count), (1...256).contains(acknowledgement.count) else {
+                return fail(.invalidArgument, "a safe-state frame and its acknowledgement take 1–256 bytes each")
+            }
+            guard (1...10_000).contains(timeoutMilliseconds) else {
+                return fail(.invalidArgument, "a safe state's timeout takes 1–10000 ms, not \(timeoutMilliseconds)")
+            }
+            broker?.safety.register(name, SafeState(frame: frame, acknowledgement: acknowledgement,
+                                                     timeoutMilliseconds: timeoutMilliseconds), safe: !wrote)
+            return Int32(CLUBHOUSE_OK)
+        }
+    }
+
+    // MARK: what the watchdog does with it (DeviceSafety.swift)
+
+    var isOpen: Bool { stateLock.withLock { !closed } }
+
+    /// The call that opened it, until that call ends.
+    var openedBy: UInt64? {
+        get { stateLock.withLock { owningCall } }
+        set { stateLock.withLock { owningCall = newValue } }
+    }
+
+    /// From now on the plugin's writes and reads fail with `status` and `message`; a read waiting
+    /// now returns at once.
+    func takeOver(_ status: Status, _ message: String) {
+        stateLock.withLock { takenOver = (status, message) }
+        var one: UInt8 = 1
+        if wakeWriter >= 0 { _ = Glibc.write(wakeWriter, &one, 1) }
+    }
+
+    /// Writes the safe state's frame and waits for its acknowledgement on this connection.
+    func exchange(_ state: SafeState) -> DeviceSafetyBook.Outcome {
+        lock.withLock {
+            guard fd >= 0 else { return .connectionFailed("the connection is closed") }
+            traceBytes("> (host, safe state)", state.frame.withUnsafeBytes { $0 })
+            return DeviceSafetyBook.exchange(fd, state)
+        }
+    }
+
+    /// Closes the device; one that is not in its safe state is put in it first.
+    func close(reason: String = "the plugin closed it") {
+        if isOpen, takeover == nil, let broker, broker.safety.unsafeState(of: name) != nil {
+            broker.secure(self, because: reason, takeOver: false)
+        }
+        stateLock.withLock { closed = true }
         lock.withLock {
             guard fd >= 0 else { return }
             Glibc.close(fd)

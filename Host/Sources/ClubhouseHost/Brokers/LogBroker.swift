@@ -61,6 +61,7 @@ public final class LogBroker: @unchecked Sendable {
         }
     }
 
+    public func error(_ message: String) { write(level: Int32(CLUBHOUSE_LOG_ERROR), source: "clubhouse", message: message) }
     public func info(_ message: String) { write(level: Int32(CLUBHOUSE_LOG_INFO), source: "clubhouse", message: message) }
     public func warning(_ message: String) { write(level: Int32(CLUBHOUSE_LOG_WARNING), source: "clubhouse", message: message) }
     public func debug(_ message: String) { write(level: Int32(CLUBHOUSE_LOG_DEBUG), source: "clubhouse", message: message) }

@@ -5,11 +5,11 @@ import ClubhouseJSON
 import ClubhouseLoader
 
 public enum ConfigurationParser {
-    static let topKeys = ["$schema", "version", "default_site", "plugin_dirs", "data_dir", "sites"]
-    static let siteKeys = ["description", "plugins", "devices", "http"]
+    static let topKeys = ["$schema", "version", "default_site", "plugin_dirs", "data_dir", "sites", "publishers"]
+    static let siteKeys = ["description", "plugins", "devices", "http", "publishers", "require_signatures"]
     static let httpKeys = ["allowed_origins", "public_routes", "mount"]
     static let pluginKeys = ["id", "enabled", "path", "version", "config", "grants", "isolation", "timeout_ms", "limits",
-                             "description"]
+                             "description", "require_signatures"]
     static let limitKeys = ["memory_mb", "cpu_seconds", "wall_ms", "open_files", "open_statements", "statement_mb", "sql_kb",
                             "bind_mb", "reply_mb", "log_kb", "progress_kb", "open_devices"]
     static let deviceKeys = ["transport", "baud", "parity", "data_bits", "stop_bits", "trace", "connect_timeout_ms", "options",
@@ -38,6 +38,8 @@ private struct Reader {
     let document: JSONDocument
     let source: String
     var errors: [ConfigurationError] = []
+    /// The top-level "publishers", which every site trusts.
+    var topPublishers: [String: [UInt8]] = [:]
 
     init(document: JSONDocument, source: String) {
         self.document = document
@@ -126,6 +128,8 @@ private struct Reader {
             configuration.pluginDirectories = dirs
         }
         configuration.dataDirectory = string(root["data_dir"], at: "/data_dir", what: "\"data_dir\"")
+        configuration.publishers = readPublishers(root["publishers"], at: "/publishers")
+        topPublishers = configuration.publishers
         guard let sites = object(root["sites"], at: "/sites", what: "\"sites\"") else {
             if root["sites"] == nil { error("", "the configuration has no \"sites\" object; add {\"sites\": {\"default\": {\"plugins\": {}}}}") }
             return configuration
@@ -170,6 +174,7 @@ private struct Reader {
                 if let device = readDevice(name: deviceName, d, at: p) { result.devices[deviceName] = device }
             }
         }
+        readSignaturePolicy(site, at: path, into: &result)
         if let plugins = object(site["plugins"], at: pointer(path, "plugins"), what: "\"plugins\"") {
             for (alias, value) in plugins {
                 let p = pointer(pointer(path, "plugins"), alias)
@@ -178,7 +183,8 @@ private struct Reader {
                     continue
                 }
                 guard let entry = object(value, at: p, what: "plugin '\(alias)'") else { continue }
-                if let plugin = readPlugin(alias: alias, site: name, entry, at: p, devices: result.devices) {
+                if var plugin = readPlugin(alias: alias, site: name, entry, at: p, devices: result.devices) {
+                    plugin.requireSignatures = readPluginSignaturePolicy(entry, at: p, site: result)
                     result.plugins.append(plugin)
                 }
             }
@@ -230,6 +236,43 @@ private struct Reader {
             }
         }
         return http
+    }
+
+    /// "publishers": {"NAME": "ed25519:BASE64"} (grammar: PublisherNames.swift).
+    mutating func readPublishers(_ value: JSONValue?, at path: String) -> [String: [UInt8]] {
+        guard let o = object(value, at: path, what: "\"publishers\"") else { return [:] }
+        var keys: [String: [UInt8]] = [:]
+        for (name, v) in o {
+            let p = pointer(path, name)
+            if let problem = PublisherNames.problem(name) { keyError(p, problem); continue }
+            guard let text = string(v, at: p, what: "publisher '\(name)'") else { continue }
+            switch PublisherNames.key(text) {
+            case .success(let key): keys[name] = key
+            case .failure(let e): error(p, "publisher '\(name)': \(e.message)")
+            }
+        }
+        return keys
+    }
+
+    /// A site's "publishers" (added to the top-level ones) and "require_signatures".
+    mutating func readSignaturePolicy(_ site: JSONObject, at path: String, into result: inout Site) {
+        result.publishers = topPublishers
+        for (name, key) in readPublishers(site["publishers"], at: pointer(path, "publishers")) { result.publishers[name] = key }
+        let at = pointer(path, "require_signatures")
+        result.requireSignatures = bool(site["require_signatures"], at: at, what: "\"require_signatures\"") ?? false
+        if result.requireSignatures && result.publishers.isEmpty {
+            error(at, "site '\(result.name)' requires signatures but trusts no publisher; add \"publishers\": {\"NAME\": \"ed25519:…\"} (the key clubhouse plugin keygen printed) to the site or the top level")
+        }
+    }
+
+    /// A plugin's "require_signatures" (nil: the site's).
+    mutating func readPluginSignaturePolicy(_ o: JSONObject, at path: String, site: Site) -> Bool? {
+        let at = pointer(path, "require_signatures")
+        guard let value = bool(o["require_signatures"], at: at, what: "\"require_signatures\"") else { return nil }
+        if value && site.publishers.isEmpty {
+            error(at, "plugin requires signatures but site '\(site.name)' trusts no publisher; add \"publishers\": {\"NAME\": \"ed25519:…\"} to the site or the top level")
+        }
+        return value
     }
 
     mutating func readPlugin(alias: String, site: String, _ o: JSONObject, at path: String,

@@ -88,7 +88,8 @@ package enum EmbeddedDefaults {
       "propertyNames": {"pattern": "^[a-z][a-z0-9-]{0,63}$"},
       "additionalProperties": {"$ref": "#/$defs/site"},
       "description": "Sites by name: a lowercase letter, then lowercase letters, digits and '-', at most 64 characters (the name is the site's folder in the data directory)."
-    }
+    },
+    "publishers": {"$ref": "#/$defs/publishers", "description": "Package signers every site trusts, by a name you choose."}
   },
   "$defs": {
     "site": {
@@ -127,8 +128,17 @@ package enum EmbeddedDefaults {
               "description": "Plugin name → the path its compatibility routes are served under (\"/\" for the site's root; never under /api or /ui), eg: {\"putting\": \"/\"} serves GreenReader's API. A plugin's compatibility routes are served only where the site mounts it."
             }
           }
-        }
+        },
+        "publishers": {"$ref": "#/$defs/publishers", "description": "Package signers this site trusts, besides the top-level ones (a name here wins)."},
+        "require_signatures": {"type": "boolean", "default": false,
+                               "description": "Load installed packages only when signed by one of the site's publishers (bundled plugins excepted; a plugin loaded from a path is refused); a plugin's own require_signatures wins."}
       }
+    },
+    "publishers": {
+      "type": "object",
+      "propertyNames": {"pattern": "^[a-z0-9][a-z0-9.-]{0,63}$"},
+      "additionalProperties": {"type": "string", "pattern": "^ed25519:[A-Za-z0-9+/]{43}=$"},
+      "description": "Publisher name → Ed25519 public key, as clubhouse plugin keygen prints it, eg: {\"acme\": \"ed25519:BASE64\"}."
     },
     "plugin": {
       "type": "object",
@@ -180,7 +190,8 @@ package enum EmbeddedDefaults {
                              "description": "Devices the plugin holds open at once."}
           }
         },
-        "description": {"type": "string"}
+        "description": {"type": "string"},
+        "require_signatures": {"type": "boolean", "description": "This plugin must (true) or need not (false) come from a package signed by one of the site's publishers; default: the site's require_signatures."}
       }
     },
     "device": {

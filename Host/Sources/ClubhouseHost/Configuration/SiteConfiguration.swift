@@ -17,6 +17,8 @@ public struct SiteConfiguration: Sendable {
     public var sites: [String: Site]
     /// Site names in file order.
     public var siteOrder: [String]
+    /// Publisher name → Ed25519 public key every site trusts ("publishers" at the top level).
+    public var publishers: [String: [UInt8]] = [:]
 
     public func site(named name: String) throws(ConfigurationError) -> Site {
         guard let site = sites[name] else {
@@ -35,6 +37,11 @@ public struct Site: Sendable {
     public var devices: [String: DeviceEntry]
     /// What the site allows over HTTP (`http` in plugins.json).
     public var http = SiteHTTP()
+    /// Publisher name → Ed25519 public key whose package signatures the site trusts (the top-level
+    /// "publishers" and the site's own; a site's entry wins over a top-level one of the same name).
+    public var publishers: [String: [UInt8]] = [:]
+    /// "require_signatures": installed packages load only when signed by one of `publishers`.
+    public var requireSignatures = false
 
     public func plugin(alias: String) -> PluginEntry? { plugins.first { $0.alias == alias } }
 }
@@ -167,6 +174,11 @@ public struct PluginEntry: Sendable {
     public var limits = PluginLimits()
     /// Where in the file the entry is (for messages about it).
     public var location: SourceLocation
+    /// "require_signatures" for this plugin (nil: the site's).
+    public var requireSignatures: Bool?
+
+    /// Whether this plugin must come from a package signed by one of the site's publishers.
+    public func requiresSignature(at site: Site) -> Bool { requireSignatures ?? site.requireSignatures }
 
     public func isGranted(_ grant: Grant) -> Bool {
         grants.contains(grant) || {

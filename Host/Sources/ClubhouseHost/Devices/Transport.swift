@@ -164,15 +164,18 @@ public enum Transport {
         return true
     }
 
-    /// Reads what is available, waiting up to `timeoutMilliseconds` for the first byte.
+    /// Reads what is available, waiting up to `timeoutMilliseconds` for the first byte (or until
+    /// `wake`, when given, becomes readable: then 0 bytes, as a timeout).
     /// Returns the count (0 = timeout) or an error message (-1 = closed).
-    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, timeoutMilliseconds: Int32) -> (Int, String?) {
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, timeoutMilliseconds: Int32,
+                     wake: Int32 = -1) -> (Int, String?) {
+        var pfds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
         while true {
-            let ready = poll(&pfd, 1, timeoutMilliseconds)
+            let ready = poll(&pfds, wake >= 0 ? 2 : 1, timeoutMilliseconds)
             if ready < 0 && errno == EINTR { continue }
             if ready < 0 { return (0, errnoText()) }
             if ready == 0 { return (0, nil) }
+            if pfds[0].revents == 0 { return (0, nil) }
             break
         }
         while true {

@@ -26,11 +26,47 @@ public struct LockedPlugin: Sendable, Equatable {
     public var id: String
     public var version: String
     public var sha256: String
+    /// Set when `clubhouse plugin rollback` pinned this version: `clubhouse lock` keeps such a pin
+    /// until asked to release it (`--release-pin`), and `lock --check` does not call it stale.
+    public var rollback: RollbackPin?
 
-    public init(id: String, version: String, sha256: String) {
+    public init(id: String, version: String, sha256: String, rollback: RollbackPin? = nil) {
         self.id = id
         self.version = version
         self.sha256 = sha256
+        self.rollback = rollback
+    }
+}
+
+/// What a rollback left behind: the version the site ran before, where that version's data was
+/// kept, when, and a digest of the database as the rollback restored it (so a roll forward can
+/// tell whether the older version has written anything since).
+public struct RollbackPin: Sendable, Equatable {
+    public var from: String
+    /// The backup holding `from`'s data at the rollback (nil when the database already held the
+    /// older version's data, eg after a failed migration was restored).
+    public var kept: String?
+    /// ISO 8601 UTC.
+    public var at: String
+    public var dataDigest: String?
+
+    public init(from: String, kept: String?, at: String, dataDigest: String?) {
+        self.from = from
+        self.kept = kept
+        self.at = at
+        self.dataDigest = dataDigest
+    }
+
+    var json: JSONValue {
+        var o: JSONObject = ["from": .string(from), "at": .string(at)]
+        if let kept { o["kept"] = .string(kept) }
+        if let dataDigest { o["data_digest"] = .string(dataDigest) }
+        return .object(o)
+    }
+
+    init?(_ v: JSONValue) {
+        guard let from = v["from"]?.stringValue, SemanticVersion(from) != nil, let at = v["at"]?.stringValue else { return nil }
+        self.init(from: from, kept: v["kept"]?.stringValue, at: at, dataDigest: v["data_digest"]?.stringValue)
     }
 }
 
@@ -85,7 +121,12 @@ public struct PluginLock: Sendable {
                       let sha = p["sha256"]?.stringValue, sha.utf8.count == 64,
                       sha.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
                 else { throw bad("site '\(site)' plugin '\(alias)' needs \"id\", \"version\" and a lowercase hex \"sha256\"") }
-                entries[alias] = LockedPlugin(id: id, version: version, sha256: sha)
+                var rollback: RollbackPin?
+                if let r = p["rollback"] {
+                    guard let pin = RollbackPin(r) else { throw bad("site '\(site)' plugin '\(alias)': \"rollback\" needs \"from\" (a version) and \"at\"") }
+                    rollback = pin
+                }
+                entries[alias] = LockedPlugin(id: id, version: version, sha256: sha, rollback: rollback)
             }
             lock.sites[site] = entries
         }
@@ -99,7 +140,9 @@ public struct PluginLock: Sendable {
         for site in sites.keys.sorted() {
             var plugins = JSONObject()
             for (alias, p) in (sites[site] ?? [:]).sorted(by: { $0.key < $1.key }) {
-                plugins[alias] = ["id": .string(p.id), "sha256": .string(p.sha256), "version": .string(p.version)]
+                var entry: JSONObject = ["id": .string(p.id), "sha256": .string(p.sha256), "version": .string(p.version)]
+                if let rollback = p.rollback { entry["rollback"] = rollback.json }
+                plugins[alias] = .object(entry)
             }
             sitesObject[site] = .object(plugins)
         }

@@ -8,6 +8,7 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
+import Synchronization
 import ClubhouseWire
 import ClubhouseLoader
 #if canImport(Glibc)
@@ -27,7 +28,12 @@ final class IsolatedPlugin: @unchecked Sendable {
     private(set) var info: PluginDescriptorInfo
     private(set) var catalogue: [UInt8]
 
-    private var pid: pid_t = 0
+    private var pid: pid_t = 0 {
+        didSet { runnerGroup.store(pid, ordering: .relaxed) }
+    }
+    /// The runner's process group, readable without the lock (a front end quitting at once kills
+    /// it: `killNow`).
+    private let runnerGroup = Atomic<pid_t>(0)
     private var channel: WireChannel?
     /// Where the runner's standard error goes (the log broker's relay), and its socket there.
     private let standardError: StandardErrorRelay
@@ -249,6 +255,13 @@ final class IsolatedPlugin: @unchecked Sendable {
         return false
     }
 
+    /// Kills the runner's process group now, without waiting for a call in progress (the host is
+    /// about to `_exit`: a runner must not outlive it).
+    func killNow() {
+        let group = runnerGroup.load(ordering: .relaxed)
+        if group > 0 { kill(-group, SIGKILL) }
+    }
+
     /// Kills the runner's whole process group (the runner and whatever the plugin forked).
     private func killGroup() {
         guard pid > 0 else { return }
@@ -262,7 +275,7 @@ final class IsolatedPlugin: @unchecked Sendable {
         killGroup()
         _ = reap(after: "stopped")
         _ = statements.removeAll()
-        _ = devices.removeAll()
+        for device in devices.removeAll() { device.close(reason: "its runner was stopped") }
     }
 
     // MARK: calls
@@ -323,7 +336,8 @@ final class IsolatedPlugin: @unchecked Sendable {
         func failure(_ cause: String) -> (Int32, [UInt8]) {
             needsCreate = true
             for statement in statements.removeAll() { statement.finalize() }
-            for device in devices.removeAll() { device.close() }
+            // A device the runner left running is stopped by the host (DeviceSafety.swift).
+            for device in devices.removeAll() { device.close(reason: "its runner \(cause)") }
             instance.abandonTransactions()
             call.progress.end()
             let message = "plugin '\(alias)' \(cause) during \(what); the host keeps running and restarts the plugin on the next call"
@@ -344,23 +358,38 @@ final class IsolatedPlugin: @unchecked Sendable {
         }
         var cancelSent = false
         let started = Subprocess.monotonicMilliseconds()
-        let wallDeadline = started + Int64(limits.wallMilliseconds)
+        var wallDeadline = started + Int64(limits.wallMilliseconds)
+        var pastWallLimit = false
         var lastHeard = started
+        call.heard(budgetMilliseconds: timeoutMilliseconds)
         while true {
             // A cancel goes out as soon as the call is cancelled, however busy the plugin keeps the pipe.
+            // From then on its storage calls get the grace for cleaning up (CallContext).
             if !cancelSent && call.isCancelled {
                 try? wire.send(.cancel, CancelMessage(call: call.id).encode())
                 cancelSent = true
+                call.noteCancelSeen()
             }
             let now = Subprocess.monotonicMilliseconds()
             if now >= wallDeadline {
+                // At the wall-clock limit the call is cancelled first, so the plugin can leave its
+                // devices safe and store what it did; it is stopped when it has not returned after
+                // the grace for cleaning up.
+                if !pastWallLimit {
+                    pastWallLimit = true
+                    call.cancel(byDeadline: true)
+                    wallDeadline = now + Int64(CallContext.cleanupGraceMilliseconds)
+                    continue
+                }
                 killGroup()
                 _ = reap(after: "wall-clock limit")
                 return failure("ran past its wall-clock limit of \(limits.wallMilliseconds) ms and was stopped")
             }
             let message: (WireKind, [UInt8])?
             do {
-                message = try wire.receive(timeoutMilliseconds: Int32(clamping: min(100, wallDeadline - now)))
+                // 20 ms: a cancel (Ctrl-C) reaches a quiet runner within that (a ball machine's
+                // stop must follow a Ctrl-C within 200 ms: DrillStopEndToEndTests).
+                message = try wire.receive(timeoutMilliseconds: Int32(clamping: min(cancelSent ? 100 : 20, wallDeadline - now)))
             } catch {
                 if error.isViolation {
                     return violation(error.description)
@@ -383,9 +412,15 @@ final class IsolatedPlugin: @unchecked Sendable {
                 continue
             }
             lastHeard = Subprocess.monotonicMilliseconds()
+            call.heard(budgetMilliseconds: timeoutMilliseconds)
             switch k {
             case .result:
                 guard let result = try? ResultMessage.decode(body) else { return violation("a truncated result") }
+                if pastWallLimit && result.status != Int32(CLUBHOUSE_OK) {
+                    let said = String(decoding: result.reply, as: UTF8.self)
+                    return (Status.timeout.rawValue,
+                            Array("plugin '\(alias)' ran past its wall-clock limit of \(limits.wallMilliseconds) ms and was asked to stop: \(said)".utf8))
+                }
                 return (result.status, result.reply)
             case .serviceCall:
                 var r = WireReader(body)
@@ -440,7 +475,7 @@ final class IsolatedPlugin: @unchecked Sendable {
             case .invoke:
                 let (status, bytes) = InvokeBroker.serve(try InvokeRequest.decode(&r), instance: instance, call: call)
                 return (status, bytes, -1)
-            case .deviceOpen, .deviceWrite, .deviceRead:
+            case .deviceOpen, .deviceWrite, .deviceRead, .deviceSafeState:
                 guard let request = try DeviceRequest.decode(operation, &r) else { return (Int32(CLUBHOUSE_INVALID_ARGUMENT), [], -1) }
                 let (status, bytes) = instance.runtime.devices.serve(request, entry: instance.entry, limits: instance.limits,
                                                                        devices: &devices)

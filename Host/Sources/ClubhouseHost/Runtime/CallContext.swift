@@ -24,6 +24,24 @@ public final class CallContext: @unchecked Sendable {
     /// it was given (for the message).
     private let deadline = Atomic<UInt64>(0)
     private let budgetMilliseconds = Atomic<Int>(0)
+    /// An isolated call's silence bound: the runner must be heard from (a message, a service call)
+    /// within `timeout_ms`; a statement the host runs for it counts as the runner's silence. Renewed
+    /// by `heard(budgetMilliseconds:)` (CLOCK_MONOTONIC nanoseconds; 0 = none).
+    private let silenceDeadline = Atomic<UInt64>(0)
+    private let silenceBudgetMilliseconds = Atomic<Int>(0)
+
+    // Cancellation and what a cancelled call may still do (RELIABILITY.md § Cancellation): when the
+    // cancel came, when the plugin first saw it, and whether a deadline (not a person) asked for it.
+    private let cancelledAt = Atomic<UInt64>(0)
+    private let seenAt = Atomic<UInt64>(0)
+    private let cancelledByDeadline = Atomic<Bool>(false)
+    private let observersLock = Lock()
+    private var cancelObservers: [@Sendable () -> Void] = []
+    private var observersFired = false
+    /// How long a cancelled call's own bookkeeping runs normally after the plugin saw the cancel
+    /// (its statements are not interrupted; the device watchdog waits that long before it stops a
+    /// device the call left running).
+    public static let cleanupGraceMilliseconds = 5_000
 
     private static let counter = Atomic<UInt64>(0)
 
@@ -88,7 +106,62 @@ public final class CallContext: @unchecked Sendable {
         cancelled.load(ordering: .relaxed) || (parent?.isCancelled ?? false)
     }
 
-    public func cancel() { cancelled.store(true, ordering: .relaxed) }
+    /// Asks the call (and the calls nested in it) to stop. `byDeadline`: its time limit asked, not a
+    /// person (the call then ends `timeout`, not `cancelled`).
+    public func cancel(byDeadline: Bool = false) {
+        if byDeadline { cancelledByDeadline.store(true, ordering: .relaxed) }
+        _ = cancelledAt.compareExchange(expected: 0, desired: CallContext.monotonicNanoseconds(), ordering: .relaxed)
+        cancelled.store(true, ordering: .relaxed)
+        let observers = observersLock.withLock { () -> [@Sendable () -> Void] in
+            guard !observersFired else { return [] }
+            observersFired = true
+            defer { cancelObservers.removeAll() }
+            return cancelObservers
+        }
+        observers.forEach { $0() }
+    }
+
+    /// Runs `body` once when this call is cancelled (at once when it already is). For the outermost
+    /// call, which is the one front ends cancel (`root`).
+    func whenCancelled(_ body: @escaping @Sendable () -> Void) {
+        let now = observersLock.withLock { () -> Bool in
+            if observersFired { return true }
+            cancelObservers.append(body)
+            return false
+        }
+        if now { body() }
+    }
+
+    /// The outermost call of this chain (the one a front end started and cancels).
+    var outermost: CallContext {
+        var node = self
+        while let p = node.parent { node = p }
+        return node
+    }
+
+    /// Whether a deadline, not a person, cancelled this call or an outer one.
+    var wasCancelledByDeadline: Bool {
+        var node: CallContext? = self
+        while let n = node {
+            if n.cancelledByDeadline.load(ordering: .relaxed) { return true }
+            node = n.parent
+        }
+        return false
+    }
+
+    /// The plugin has seen the cancel: `is_cancelled` answered 1 to it (in process), or the runner
+    /// was sent the cancel (isolated). Its grace for cleaning up starts now.
+    func noteCancelSeen(millisecondsAgo: Int = 0) {
+        let at = CallContext.monotonicNanoseconds() &- UInt64(max(0, millisecondsAgo)) &* 1_000_000
+        _ = seenAt.compareExchange(expected: 0, desired: at, ordering: .relaxed)
+    }
+
+    /// Milliseconds since the plugin saw the cancel (nil: it has not, or the call is not cancelled).
+    var millisecondsSinceCancelSeen: Int? {
+        let seen = seenAt.load(ordering: .relaxed)
+        guard seen != 0, isCancelled else { return nil }
+        return Int((CallContext.monotonicNanoseconds() &- seen) / 1_000_000)
+    }
 
     static func monotonicNanoseconds() -> UInt64 {
         var now = timespec()
@@ -107,27 +180,55 @@ public final class CallContext: @unchecked Sendable {
         }
     }
 
-    /// The budget of the first deadline (this call's or an outer one's) that has passed, or nil.
+    /// The runner was heard from: its silence bound starts again (`budget` ms from now).
+    func heard(budgetMilliseconds budget: Int) {
+        guard budget > 0 else { return }
+        silenceDeadline.store(CallContext.monotonicNanoseconds() &+ UInt64(budget) &* 1_000_000, ordering: .relaxed)
+        silenceBudgetMilliseconds.store(budget, ordering: .relaxed)
+    }
+
+    /// The budget of the first deadline (this call's or an outer one's, a total or a silence bound)
+    /// that has passed, or nil.
     var passedDeadline: Int? {
         var node: CallContext? = self
         var now: UInt64 = 0
+        func passed(_ at: UInt64) -> Bool {
+            guard at != 0 else { return false }
+            if now == 0 { now = CallContext.monotonicNanoseconds() }
+            return now >= at
+        }
         while let n = node {
-            let d = n.deadline.load(ordering: .relaxed)
-            if d != 0 {
-                if now == 0 { now = CallContext.monotonicNanoseconds() }
-                if now >= d { return n.budgetMilliseconds.load(ordering: .relaxed) }
-            }
+            if passed(n.deadline.load(ordering: .relaxed)) { return n.budgetMilliseconds.load(ordering: .relaxed) }
+            if passed(n.silenceDeadline.load(ordering: .relaxed)) { return n.silenceBudgetMilliseconds.load(ordering: .relaxed) }
             node = n.parent
         }
         return nil
     }
 
+    /// Whether the storage broker interrupts this call's statement now (SQLite's progress handler).
+    /// A call past its deadline: yes. A cancelled call: yes while the plugin has not seen the cancel
+    /// (a statement running when it landed, eg: a runaway query, stops at once); once the plugin has
+    /// seen it, its statements run normally for `cleanupGraceMilliseconds` (storing what it did,
+    /// cleaning up), then they are interrupted too. Atomic loads; the clock only when cancelled or
+    /// with a deadline.
+    var interruptsStatements: Bool {
+        if passedDeadline != nil { return true }
+        guard isCancelled else { return false }
+        guard let since = millisecondsSinceCancelSeen else { return true }
+        return since >= CallContext.cleanupGraceMilliseconds
+    }
+
     /// Why work on behalf of this call must stop now (cancelled, or past a deadline), or nil.
-    /// Cheap enough for SQLite's progress handler (atomic loads; the clock only with a deadline).
     var stopReason: (status: Int32, why: String)? {
-        if isCancelled { return (Int32(CLUBHOUSE_CANCELLED), "the call was cancelled") }
         if let budget = passedDeadline {
             return (Int32(CLUBHOUSE_TIMEOUT), "the call ran past its deadline (\(budget) ms, timeout_ms in plugins.json)")
+        }
+        if isCancelled {
+            let status = wasCancelledByDeadline ? Int32(CLUBHOUSE_TIMEOUT) : Int32(CLUBHOUSE_CANCELLED)
+            if let since = millisecondsSinceCancelSeen {
+                return (status, "the call was cancelled \(since) ms ago and its \(CallContext.cleanupGraceMilliseconds) ms for cleaning up are over")
+            }
+            return (status, wasCancelledByDeadline ? "the call ran past its time limit" : "the call was cancelled")
         }
         return nil
     }
@@ -162,8 +263,9 @@ public final class CallContext: @unchecked Sendable {
             struct_size: UInt32(MemoryLayout<clubhouse_call>.size), flags: flags, id: id,
             host_data: Unmanaged.passUnretained(self).toOpaque(),
             is_cancelled: { call in
-                guard let context = CallContext.from(call) else { return 0 }
-                return context.isCancelled ? 1 : 0
+                guard let context = CallContext.from(call), context.isCancelled else { return 0 }
+                context.noteCancelSeen()
+                return 1
             })
         return withUnsafePointer(to: &call) { body($0) }
     }

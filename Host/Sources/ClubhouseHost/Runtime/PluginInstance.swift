@@ -235,6 +235,7 @@ final class PluginInstance: @unchecked Sendable {
                 do {
                     database = try runtime.storage.open(site: siteName, pluginID: info.id, owner: entry.alias,
                                                         pluginVersion: info.version, limits: limits, shared: !serializesCalls)
+                    if let note = database?.upgrade?.note { runtime.log.warning(note) }
                 } catch let error as StorageError {
                     databaseError = error.message
                 } catch {
@@ -275,7 +276,6 @@ final class PluginInstance: @unchecked Sendable {
         var result: (Int32, [UInt8]) = call.makeCurrent {
             switch backend {
             case .isolated(let runner):
-                call.limit(milliseconds: runner.timeoutMilliseconds)
                 return runner.invoke(instance: self, command: command, request: request, call: call)
             case .library(let library):
                 guard let invoke = library.descriptor.pointee.invoke, let made = instance else {
@@ -304,6 +304,13 @@ final class PluginInstance: @unchecked Sendable {
             result = (Status.io.rawValue, Array(problem.utf8))
         }
         abandonTransactions(of: call, command: command)
+        runtime.devices.callEnded(call, command: command)
+        // A call that was asked to stop and then failed (its storage interrupted, its device taken
+        // over…) ended because it was stopped: `cancelled` (exit 130), or `timeout` when its time
+        // limit asked; the plugin's message stays.
+        if call.isCancelled, result.0 == Status.error.rawValue || result.0 == Status.io.rawValue {
+            result.0 = call.wasCancelledByDeadline ? Status.timeout.rawValue : Status.cancelled.rawValue
+        }
         return result
     }
 }

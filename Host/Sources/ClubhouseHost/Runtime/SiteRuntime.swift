@@ -156,6 +156,15 @@ public final class SiteRuntime: @unchecked Sendable {
         devices.closeAll()
     }
 
+    /// Kills every runner now (the front end is about to `_exit`, calls may be in progress): no
+    /// isolated plugin outlives the host.
+    public func killRunnersNow() {
+        let all = lock.withLock { Array(instances.values) + Array(retiring.values) }
+        for instance in all {
+            if case .isolated(let runner) = instance.backend { runner.killNow() }
+        }
+    }
+
     /// Aliases of the site's plugins, in file order (enabled or not).
     public var aliases: [String] { site.plugins.map(\.alias) }
 
@@ -174,6 +183,9 @@ public final class SiteRuntime: @unchecked Sendable {
                 final = .failure(RuntimeError(status: .error,
                                               message: "duplicate plugin id \(plugin.info.id) at site '\(site.name)': plugins '\(alias)' (\(plugin.path)) and '\(other.alias)' (\(o.path)) both load it and would share one database; a site runs a plugin once, so remove or disable one in \(configuration.source)"))
                 break
+            }
+            if case .success = final, let refusal = requirementRefusal(plugin, load: load) {
+                final = .failure(RuntimeError(status: .error, message: refusal))
             }
         }
         lock.withLock { resolved[alias] = final }
@@ -268,6 +280,10 @@ public final class SiteRuntime: @unchecked Sendable {
             }
             SiteRuntime.testSwapAfterLockCheck(path)
             verified = fd
+        }
+        if let refusal = packageRefusal(entry, path: path, verified: &verified) {
+            if let verified { close(verified) }
+            return .failure(RuntimeError(status: .error, message: refusal.message))
         }
         let choice = IsolationChoice.make(entry: entry, path: path, installRoot: discovery.installRoot, where: where_)
         let isolation = choice.isolation

@@ -32,17 +32,28 @@ enum BuiltinCommands {
                    text: formatTable([["CHECK", "WHAT IT MAKES SURE OF", "NEEDS"]] + rows, styled: options.stylesOutput()))
             return 0
         case "plugin pack":
+            let publisher = PackageSigning.PackOptions(author: arguments["author"]?.stringValue, license: arguments["license"]?.stringValue,
+                                                       homepage: arguments["homepage"]?.stringValue, requires: arguments["requires"]?.stringValue,
+                                                       minHost: arguments["min-host"]?.stringValue, sign: arguments["sign"]?.stringValue)
             return try PluginPackages.pack(library: arguments["library"]?.stringValue ?? "", out: arguments["out"]?.stringValue ?? "",
-                                           readme: arguments["readme"]?.stringValue, options)
+                                           readme: arguments["readme"]?.stringValue, web: arguments["web"]?.stringValue,
+                                           publisher: publisher, options)
+        case "plugin keygen": return try PackageSigning.keygen(out: arguments["out"]?.stringValue ?? "", options)
+        case "plugin verify": return try PackageSigning.verifyCommand(package: arguments["package"]?.stringValue ?? "", options)
         case "plugin install": return try PluginPackages.install(file: arguments["package"]?.stringValue ?? "", options)
         case "plugin list":
             return arguments["installed"]?.boolValue == true ? try PluginPackages.listInstalled(options) : try pluginsList(options)
-        case "plugin rollback": return try RollbackCommand.rollback(arguments["plugin"]?.stringValue ?? "", options)
+        case "plugin rollback":
+            return try RollbackCommand.rollback(arguments["plugin"]?.stringValue ?? "", backup: arguments["backup"]?.stringValue, options)
+        case "plugin backups": return try RollbackCommand.listBackups(arguments["plugin"]?.stringValue ?? "", options)
         case "plugin new":
             return try PluginNew.run(name: arguments["name"]?.stringValue ?? "", lang: arguments["lang"]?.stringValue ?? "c",
                                      dir: arguments["dir"]?.stringValue, sdk: arguments["sdk"]?.stringValue, options)
-        case "lock": return try LockCommand.lock(check: arguments["check"]?.boolValue == true, options)
-        case "plugin remove": return try PluginPackages.remove(arguments["plugin"]?.stringValue ?? "", options)
+        case "lock":
+            return try LockCommand.lock(check: arguments["check"]?.boolValue == true, release: arguments["release-pin"]?.stringValue,
+                                        data: arguments["data"]?.stringValue, options)
+        case "plugin remove":
+            return try PluginPackages.remove(arguments["plugin"]?.stringValue ?? "", force: arguments["force"]?.boolValue == true, options)
         case "config validate":
             var o = options
             if let file = arguments["file"]?.stringValue { o.configPath = file }
@@ -357,6 +368,7 @@ enum BuiltinCommands {
 
     static func demo(out given: String?, _ options: GlobalOptions) throws(CLIError) -> Int32 {
         let out = given.map { FileSystem.absolute($0) } ?? FileSystem.currentDirectory() + "/clubhouse-demo"
+        let outExisted = FileSystem.exists(out)
         do {
             try FileSystem.createDirectory(out)
         } catch {
@@ -373,11 +385,27 @@ enum BuiltinCommands {
             unlink(file)
         }
         let session = try Session(options: options, dataDirectoryOverride: dataOverride)
+        // Ctrl-C and SIGTERM between the plugins' demos too: the run stops, and what it wrote goes.
+        let interrupts = InterruptHandler(runtime: session.runtime, log: session.log)
+        session.interrupts = interrupts
+        defer { interrupts.remove() }
+        /// A stopped demo (Ctrl-C, a full disk) leaves nothing half-written: the folders it writes go
+        /// (the data folder and one per plugin; the output folder when this run made it).
+        func removeOutput() {
+            session.runtime.shutdown()
+            PluginPackages.removeTree(data)
+            for entry in session.site.plugins { PluginPackages.removeTree("\(out)/\(entry.alias)") }
+            if !outExisted { rmdir(out) }
+        }
         var results: [JSONValue] = []
         var failures = 0
         var text = "Clubhouse demo at site '\(session.site.name)' (data in \(session.dataDirectory))\n\n"
         for entry in session.site.plugins where entry.enabled {
             let alias = entry.alias
+            if interrupts.interrupted {
+                removeOutput()
+                throw CLIError(status: .cancelled, message: "demo stopped by Ctrl-C before the \(alias) demo; its output was removed (nothing half-written is left in \(out))")
+            }
             let router = session.runtime.router
             if case .success(let plugin) = session.runtime.resolve(alias), plugin.catalogue.command(named: "demo") == nil {
                 text += "== \(alias): no demo\n\n"
@@ -397,6 +425,14 @@ enum BuiltinCommands {
             }
             if !options.quiet && !options.json { StandardStreams.writeError("running \(alias) demo…\n") }
             let outcome = session.call(prepared)
+            if outcome.status == .cancelled || interrupts.interrupted {
+                removeOutput()
+                throw CLIError(status: .cancelled, message: "demo stopped by Ctrl-C during the \(alias) demo; its output was removed (nothing half-written is left in \(out))")
+            }
+            if outcome.status != .ok, let full = DemoDisk.fullness(of: out, after: outcome.message) {
+                removeOutput()
+                throw CLIError(status: .io, message: "demo stopped: \(full) (the \(alias) demo: \(outcome.message)); its output was removed; free some space or give --out on another disk")
+            }
             if outcome.status == .ok {
                 text += "== \(alias)\n\(outcome.text ?? JSONWriter.pretty(outcome.data) + "\n")\n"
                 results.append(["plugin": .string(alias), "status": "ok", "out": .string(folder), "data": outcome.data])
@@ -470,4 +506,22 @@ final class StopFlag: @unchecked Sendable {
     private var value = false
     func set() { lock.withLock { value = true } }
     var isSet: Bool { lock.withLock { value } }
+}
+
+/// Whether a demo's failure came from a full disk (the demo then stops instead of going on).
+enum DemoDisk {
+    /// What is full, or nil: a failure whose message says the disk is full (ENOSPC, SQLite's "database
+    /// or disk is full", EFBIG under a file-size limit), or any failure while the output's file system
+    /// has less than 64 KiB left.
+    static func fullness(of folder: String, after message: String) -> String? {
+        for sign in ["No space left on device", "database or disk is full", "File too large", "Disk quota exceeded"]
+        where message.contains(sign) {
+            return "the disk holding \(folder) is full"
+        }
+        var fs = statvfs()
+        if statvfs(folder, &fs) == 0, UInt64(fs.f_bavail) * UInt64(fs.f_frsize) < 64 * 1024 {
+            return "the disk holding \(folder) is full"
+        }
+        return nil
+    }
 }

@@ -8,6 +8,7 @@ import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
 import Dispatch
+import Synchronization
 import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
@@ -296,14 +297,18 @@ final class Session {
             log.warning("cancelling at a progress update (CLUBHOUSE_TEST_CANCEL_AT_PROGRESS)")
             context.cancel()
         }
-        let alias = prepared.alias
-        let interrupt = InterruptHandler { [log] in
-            log.warning("interrupted; asking '\(alias)' to stop (press Ctrl-C again to quit at once)")
-            context.cancel()
+        let handler = interrupts ?? InterruptHandler(runtime: runtime, log: log)
+        handler.begin(context, alias: prepared.alias)
+        defer {
+            handler.end()
+            if interrupts == nil { handler.remove() }
         }
-        defer { interrupt.remove() }
         return router.run(prepared, context: context)
     }
+
+    /// Set for the length of a run of several calls (the demo): Ctrl-C and SIGTERM are then handled
+    /// between the calls too, and `interrupts.interrupted` tells the run to stop.
+    var interrupts: InterruptHandler?
 
     /// Prints an outcome and returns the exit code (or throws the failure).
     func report(_ outcome: CallOutcome, alias: String, command: String) throws(CLIError) -> Int32 {
@@ -361,27 +366,171 @@ final class CancelAtProgress: ProgressSink, @unchecked Sendable {
     func end() { inner.end() }
 }
 
-/// Ctrl-C during a call: the first asks the plugin to stop (it sees is_cancelled), the second quits.
+/// Ctrl-C and SIGTERM while clubhouse runs calls. The first asks the running call to stop (it sees
+/// is_cancelled, stops its devices, stores what it did: RELIABILITY.md § Cancellation). The second
+/// stops every device left running itself (their safe states: DeviceSafety.swift), gives the call
+/// `storeGraceMilliseconds` to finish storing, then quits (exit 130); the third quits at once.
+/// SIGTERM counts like Ctrl-C and takes the second step by itself when the call has not returned
+/// within `CallContext.cleanupGraceMilliseconds` (a service manager's stop must end).
+/// The signals come through `SignalRelay` (a handler and a pipe), not Dispatch signal sources.
+/// @unchecked Sendable: its counters and the call it stops are guarded by `lock`.
 final class InterruptHandler: @unchecked Sendable {
-    private let source: DispatchSourceSignal
-    private var count = 0
+    /// How long a call gets to store what it did after the host stopped its devices.
+    static let storeGraceMilliseconds = 3_000
 
-    init(_ onFirst: @escaping @Sendable () -> Void) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue.global())
-        source.setEventHandler { [unowned self] in
-            count += 1
-            if count == 1 { onFirst() } else {
-                StandardStreams.writeError("\nclubhouse: interrupted\n")
-                _exit(130)
-            }
-        }
-        source.resume()
+    private let runtime: SiteRuntime
+    private let log: LogBroker
+    private let lock = Lock()
+    private var signals = 0
+    private var context: CallContext?
+    private var alias = ""
+    /// Counts calls, so a timer armed during one call does nothing in the next.
+    private var generation = 0
+
+    init(runtime: SiteRuntime, log: LogBroker) {
+        self.runtime = runtime
+        self.log = log
+        SignalRelay.shared.deliver(to: self)
     }
 
-    func remove() {
-        source.cancel()
+    /// Whether a signal came (the run of calls stops).
+    var interrupted: Bool { lock.withLock { signals > 0 } }
+
+    /// The call the next signal asks to stop (it is cancelled at once when a signal already came).
+    func begin(_ context: CallContext, alias: String) {
+        let cancelNow = lock.withLock { () -> Bool in
+            self.context = context
+            self.alias = alias
+            generation += 1
+            return signals > 0
+        }
+        if cancelNow { context.cancel() }
+    }
+
+    /// The call returned. While the handler is quitting (it kills the runners, so the call may
+    /// return with their failure), the caller waits here for the exit instead of reporting it.
+    func end() {
+        let quitting = lock.withLock { () -> Bool in
+            context = nil
+            generation += 1
+            return self.quitting
+        }
+        while quitting { pause() }
+    }
+
+    /// Set once `quit` has begun.
+    private var quitting = false
+
+    fileprivate func received(_ signalNumber: Int32) {
+        let (count, context, alias, generation) = lock.withLock { () -> (Int, CallContext?, String, Int) in
+            signals += 1
+            return (signals, self.context, self.alias, self.generation)
+        }
+        let what = signalNumber == SIGTERM ? "SIGTERM" : "Ctrl-C"
+        switch count {
+        case 1:
+            guard let context else { return }
+            log.warning("\(signalNumber == SIGTERM ? "terminated" : "interrupted"); asking '\(alias)' to stop (press Ctrl-C again to stop its devices and quit)")
+            context.cancel()
+            if signalNumber == SIGTERM {
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(CallContext.cleanupGraceMilliseconds)) { [weak self] in
+                    self?.escalate(ifStill: generation, because: "SIGTERM, and '\(alias)' had not returned \(CallContext.cleanupGraceMilliseconds / 1000) s later")
+                }
+            }
+        case 2:
+            escalate(ifStill: nil, because: "\(what) twice")
+        default:
+            quit()
+        }
+    }
+
+    /// Exits 130 at once; no runner outlives the host.
+    private func quit() -> Never {
+        lock.withLock { quitting = true }
+        runtime.killRunnersNow()
+        StandardStreams.writeError("\nclubhouse: interrupted\n")
+        _exit(130)
+    }
+
+    /// The second step: every device left running is stopped by the host; the call gets
+    /// `storeGraceMilliseconds` to return (the process exits 130 after that).
+    private func escalate(ifStill expected: Int?, because reason: String) {
+        // A SIGTERM timer armed during a call that has returned since does nothing.
+        if let expected, lock.withLock({ expected != generation || context == nil }) { return }
+        runtime.devices.secureAll(because: reason)
+        // The call returned meanwhile: the command line finishes by itself (exit 130).
+        guard let current = lock.withLock({ context == nil ? nil : generation }) else { return }
+        StandardStreams.writeError("clubhouse: stopping: the call gets \(InterruptHandler.storeGraceMilliseconds / 1000) s to store what it did (press Ctrl-C again to quit at once)\n")
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(InterruptHandler.storeGraceMilliseconds)) { [weak self] in
+            guard let self, lock.withLock({ generation == current }) else { return }
+            quit()
+        }
+    }
+
+    func remove() { SignalRelay.shared.stop(delivering: self) }
+}
+
+/// SIGINT and SIGTERM turned into calls of `InterruptHandler.received` on a thread of their own.
+/// A handler (async-signal-safe: it writes the signal's number to a pipe) is installed rather than
+/// Dispatch signal sources: those set the signals to SIG_IGN and read them through a signalfd, and
+/// a thread that did not block them could take such a signal first and drop it (a Ctrl-C lost: the
+/// drill ran to its end; issue 30, DrillStopEndToEndTests). A handler is never ignored. SA_RESTART;
+/// a blocking call that returns EINTR all the same is retried where the host waits (Descriptor, Wire).
+/// One per process, made on first use (the pipe and the reading thread stay for the process's life,
+/// so the handler never writes to a closed descriptor).
+/// @unchecked Sendable: `recipient` is guarded by `lock`; the descriptors are set once in init.
+final class SignalRelay: @unchecked Sendable {
+    static let shared = SignalRelay()
+
+    /// The pipe's write end, for the handler (which can capture nothing): -1 until it exists.
+    private static let writeEnd = Atomic<Int32>(-1)
+
+    private let lock = Lock()
+    private weak var recipient: InterruptHandler?
+
+    private init() {
+        guard let (readEnd, writeEnd) = Descriptor.pipe(nonBlocking: false) else { return }
+        // Never blocks the handler: a full pipe (signals nobody read yet) loses only repeats.
+        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
+        SignalRelay.writeEnd.store(writeEnd, ordering: .releasing)
+        Thread.detach { [unowned self] in
+            var byte: UInt8 = 0
+            while true {
+                let n = read(readEnd, &byte, 1)
+                if n == 1 {
+                    let to = lock.withLock { recipient }
+                    to?.received(Int32(byte))
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
+
+    /// Sends SIGINT and SIGTERM to `handler` from now on.
+    func deliver(to handler: InterruptHandler) {
+        lock.withLock { recipient = handler }
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { signalNumber in
+            let saved = errno
+            let fd = SignalRelay.writeEnd.load(ordering: .acquiring)
+            var byte = UInt8(truncatingIfNeeded: signalNumber)
+            if fd >= 0 { _ = write(fd, &byte, 1) }
+            errno = saved
+        }
+        action.sa_flags = SA_RESTART
+        sigemptyset(&action.sa_mask)
+        sigaction(SIGINT, &action, nil)
+        sigaction(SIGTERM, &action, nil)
+    }
+
+    /// The signals' default action again (when `handler` is still the one receiving them).
+    func stop(delivering handler: InterruptHandler) {
+        lock.withLock { if recipient === handler { recipient = nil } }
         signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
     }
 }
 

@@ -1,5 +1,5 @@
 // Plugin packages: `plugin pack` writes one ustar file (manifest.json + the library + optional
-// README.md); `plugin install` verifies one and installs it into the install tree
+// README.md + an optional panel, web/<file> for each file of the plugin's web/ folder); `plugin install` verifies one and installs it into the install tree
 // (<data home>/plugins/<id>/<version>/) atomically; `plugin list --installed`; `plugin remove`.
 // The library's descriptor is always read in a throwaway child process (`__probe`), never in
 // the host: a package is untrusted input.
@@ -44,7 +44,9 @@ enum PluginPackages {
 
     // MARK: pack
 
-    static func pack(library given: String, out: String, readme: String?, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+    static func pack(library given: String, out: String, readme: String?, web: String? = nil, publisher: PackageSigning.PackOptions = .init(),
+                     _ options: GlobalOptions) throws(CLIError) -> Int32 {
+        let seed = try publisher.sign.map(PackageSigning.signingKey)
         let library = FileSystem.absolute(given)
         let bytes: [UInt8]
         do { bytes = try FileSystem.read(library) } catch { throw failure("\(given): cannot read the library (\(error.reason))", error) }
@@ -61,6 +63,7 @@ enum PluginPackages {
         let base = FileSystem.baseName(library)
         let plain = base.hasSuffix(".so") && !base.hasPrefix(".") && base.utf8.count <= 100 && (try? Ustar.checkName(base)) != nil
         let libraryName = plain ? base : "plugin.so"
+        let metadata = try publisher.metadata(id: info.id)
         var entries: [Ustar.Entry] = []
         var manifest: JSONObject = [
             "format": .int(formatVersion), "id": .string(info.id), "version": .string(info.version), "name": .string(info.name),
@@ -73,13 +76,25 @@ enum PluginPackages {
             catch { throw failure("\(readme): cannot read the README (\(error.reason))", error) }
             manifest["readme"] = "README.md"
         }
-        entries.insert(Ustar.Entry(name: manifestName, bytes: Array((JSONWriter.pretty(.object(manifest)) + "\n").utf8)), at: 0)
+        if let web {
+            var files: JSONObject = [:]
+            for (name, data) in try panelFiles(web) {
+                entries.append(Ustar.Entry(name: "web/" + name, bytes: data))
+                files[name] = .string(SHA256.hex(data))
+            }
+            manifest["web"] = .object(files)
+        }
+        PackageSigning.describe(&manifest, metadata, entries: entries)
+        let manifestBytes = Array((JSONWriter.pretty(.object(manifest)) + "\n").utf8)
+        entries.insert(Ustar.Entry(name: manifestName, bytes: manifestBytes), at: 0)
         entries.insert(Ustar.Entry(name: libraryName, bytes: bytes, mode: 0o755), at: 1)
+        if let seed { entries.append(Ustar.Entry(name: PackageSignature.fileName, bytes: PackageSignature.sign(manifest: manifestBytes, seed: seed))) }
         let target = FileSystem.absolute(out)
         do { try FileSystem.writeAtomically(target, Ustar.write(entries)) }
         catch { throw failure("\(out): cannot write the package (\(error.reason))") }
-        BuiltinCommands.output(options, json: ["out": .string(target), "manifest": .object(manifest)],
-                               text: "Packed \(info.id) \(info.version) into \(target) (sha256 \(SHA256.hex(bytes)))\n")
+        let signer = seed.map { Ed25519.publicKeyText(Ed25519.publicKey(seed: $0)) }
+        BuiltinCommands.output(options, json: ["out": .string(target), "manifest": .object(manifest), "signed_by": signer.map { .string($0) } ?? .null],
+                               text: "Packed \(info.id) \(info.version) into \(target) (sha256 \(SHA256.hex(bytes)))\(signer.map { ", signed by \($0)" } ?? "")\n")
         return 0
     }
 
@@ -89,6 +104,8 @@ enum PluginPackages {
         var id, version, libraryName, sha256: String
         var manifest: JSONValue
         var entries: [Ustar.Entry]
+        var metadata = PackageMetadata()
+        var signature: PackageSignature?
     }
 
     /// Checks a package's archive and manifest (everything but loading the library).
@@ -129,11 +146,46 @@ enum PluginPackages {
         guard actual == sha.lowercased() else {
             throw failure("\(path): the library's SHA-256 is \(actual) but the manifest says \(sha); the package was altered or damaged")
         }
-        let allowed: Set<String> = [manifestName, libraryName, "README.md"]
-        if let extra = entries.first(where: { !allowed.contains($0.name) }) {
-            throw failure("\(path): unexpected entry '\(extra.name)'; a package holds \(manifestName), the library and README.md")
+        // The panel: each web/<file> the manifest lists, with its SHA-256.
+        var allowed: Set<String> = [manifestName, libraryName, "README.md", PackageSignature.fileName]
+        for (name, value) in manifest["web"]?.objectValue ?? [:] {
+            guard InstallTree.isSafeComponent(name), let expected = value.stringValue else {
+                throw failure("\(path): the manifest's web file '\(name)' cannot be installed; repack the plugin")
+            }
+            guard let entry = entries.first(where: { $0.name == "web/" + name }) else {
+                throw failure("\(path): the panel file web/\(name) named by the manifest is not in the package")
+            }
+            guard SHA256.hex(entry.bytes) == expected.lowercased() else {
+                throw failure("\(path): web/\(name)'s SHA-256 is not the manifest's; the package was altered or damaged")
+            }
+            allowed.insert("web/" + name)
         }
-        return Package(id: id, version: version, libraryName: libraryName, sha256: actual, manifest: manifest, entries: entries)
+        if let extra = entries.first(where: { !allowed.contains($0.name) }) {
+            throw failure("\(path): unexpected entry '\(extra.name)'; a package holds \(manifestName), the library, README.md, \(PackageSignature.fileName) and the panel's web/ files")
+        }
+        let (metadata, signature) = try PackageSigning.checkContents(path, entries: entries, manifestBytes: manifestEntry.bytes, manifest: manifest,
+                                                                     libraryName: libraryName)
+        return Package(id: id, version: version, libraryName: libraryName, sha256: actual, manifest: manifest, entries: entries,
+                       metadata: metadata, signature: signature)
+    }
+
+    /// A panel folder's files (issue 29: served under /ui/<alias>/ once installed): flat, regular, not hidden.
+    static func panelFiles(_ given: String) throws(CLIError) -> [(name: String, bytes: [UInt8])] {
+        let folder = FileSystem.absolute(given)
+        guard FileSystem.isDirectory(folder) else { throw failure("\(given): not a folder; --web names the plugin's panel folder (web/)") }
+        var files: [(name: String, bytes: [UInt8])] = []
+        for path in FileSystem.files(in: folder, suffix: "") {
+            let name = FileSystem.baseName(path)
+            var st = stat()
+            guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+                throw failure("\(given)/\(name): a panel's folder holds plain files only (no subfolder or link)")
+            }
+            guard InstallTree.isSafeComponent(name), (try? Ustar.checkName("web/" + name)) != nil else {
+                throw failure("\(given)/\(name): this file name cannot travel in a package; rename it")
+            }
+            do { files.append((name, try FileSystem.read(path))) } catch { throw failure("\(given)/\(name): cannot read (\(error.reason))") }
+        }
+        return files
     }
 
     static func installTree(_ options: GlobalOptions) throws(CLIError) -> String {
@@ -146,6 +198,7 @@ enum PluginPackages {
         do { archive = try FileSystem.read(path) } catch { throw failure("\(given): cannot read the package (\(error.reason))", error) }
         let package = try verify(given, archive)
         let root = try installTree(options)
+        try PackageSigning.checkRequirements(given, id: package.id, version: package.version, package.metadata, root: root)
         let idFolder = "\(root)/\(package.id)"
         let target = "\(idFolder)/\(package.version)"
         if FileSystem.exists(target) {
@@ -164,6 +217,9 @@ enum PluginPackages {
             throw failure("\(temporary): cannot create (\(String(cString: strerror(errno)))); nothing was installed")
         }
         do throws(CLIError) {
+            if package.entries.contains(where: { $0.name.hasPrefix("web/") }) && mkdir("\(temporary)/web", 0o755) != 0 {
+                throw failure("\(temporary)/web: cannot create (\(String(cString: strerror(errno)))); nothing was installed")
+            }
             for entry in package.entries {
                 if let reason = writeDurably("\(temporary)/\(entry.name)", entry.bytes, mode: entry.name == package.libraryName ? 0o755 : 0o644) {
                     throw failure("\(temporary)/\(entry.name): cannot write (\(reason)); nothing was installed")
@@ -203,9 +259,10 @@ enum PluginPackages {
 
     /// Whether the installed folder holds exactly the package's files, byte for byte.
     static func identical(_ folder: String, _ package: Package) -> Bool {
-        let files = FileSystem.files(in: folder, suffix: "")
-        return files.count == package.entries.count && files.allSatisfy { file in
-            package.entries.contains { $0.name == FileSystem.baseName(file) && (try? FileSystem.read(file)) == $0.bytes }
+        let files = FileSystem.files(in: folder, suffix: "").filter { FileSystem.baseName($0) != "web" }.map { ($0, FileSystem.baseName($0)) }
+            + FileSystem.files(in: folder + "/web", suffix: "").map { ($0, "web/" + FileSystem.baseName($0)) }
+        return files.count == package.entries.count && files.allSatisfy { file, name in
+            package.entries.contains { $0.name == name && (try? FileSystem.read(file)) == $0.bytes }
         }
     }
 
@@ -214,15 +271,18 @@ enum PluginPackages {
     static func listInstalled(_ options: GlobalOptions) throws(CLIError) -> Int32 {
         let root = try installTree(options)
         var rows: [JSONValue] = []
-        var table: [[String]] = [["ID", "VERSION", "SHA256", "PATH"]]
+        var table: [[String]] = [["ID", "VERSION", "SHA256", "SIGNER", "PATH"]]
+        let publishers = PackageSigning.publishers(options)
         for id in InstallTree.subdirectories(root) {
             for (version, library) in InstallTree.installed(id: id, root: root).reversed() {
                 let folder = FileSystem.directoryName(library)
                 let manifest = (try? FileSystem.read(folder + "/" + manifestName)).flatMap { try? JSONParser.parse(bytes: $0) }
                 let sha = manifest?["sha256"]?.stringValue ?? "?"
+                let signer = PackageSigning.signer(folder: folder, library: library, root: root, publishers: publishers)
                 rows.append(["id": .string(id), "version": .string(version.description), "sha256": .string(sha),
-                             "name": .string(manifest?["name"]?.stringValue ?? id), "path": .string(folder)])
-                table.append([id, version.description, String(sha.prefix(12)), folder])
+                             "name": .string(manifest?["name"]?.stringValue ?? id), "path": .string(folder),
+                             "signer": .string(signer.text), "signed_by": signer.key.map { .string($0) } ?? .null])
+                table.append([id, version.description, String(sha.prefix(12)), signer.text, folder])
             }
         }
         let text = rows.isEmpty ? "No plugins installed in \(root) (install one with clubhouse plugin install FILE.chpkg)\n"
@@ -231,7 +291,7 @@ enum PluginPackages {
         return 0
     }
 
-    static func remove(_ spec: String, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+    static func remove(_ spec: String, force: Bool, _ options: GlobalOptions) throws(CLIError) -> Int32 {
         let parts = spec.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let id = parts[0]
         let version = parts.count == 2 ? parts[1] : nil
@@ -243,8 +303,8 @@ enum PluginPackages {
         guard FileSystem.isDirectory(folder) else {
             throw CLIError(status: .notFound, message: "\(spec) is not installed in \(root) (clubhouse plugin list --installed shows what is)")
         }
-        try LockCommand.refuseRemovingPinned(id: id, version: version, installed: version.map { [$0] } ?? InstallTree.subdirectories(folder),
-                                             spec: spec, options)
+        let broken = try LockCommand.refuseRemovingPinned(id: id, version: version, installed: version.map { [$0] } ?? InstallTree.subdirectories(folder),
+                                                          spec: spec, force: force, options)
         // Renamed aside first, so a concurrent reader sees the version whole or not at all.
         let parent = FileSystem.directoryName(folder)
         let aside = "\(parent)/.remove-\(FileSystem.baseName(folder))-\(getpid())"
@@ -253,7 +313,9 @@ enum PluginPackages {
         }
         removeTree(aside)
         if version != nil, InstallTree.subdirectories("\(root)/\(id)").isEmpty { removeTree("\(root)/\(id)") }
-        BuiltinCommands.output(options, json: ["removed": .string(spec), "path": .string(folder)], text: "Removed \(spec) (\(folder))\n")
+        for warning in broken { StandardStreams.writeError("clubhouse: warning: removed with --force: \(warning)\n") }
+        BuiltinCommands.output(options, json: ["removed": .string(spec), "path": .string(folder), "forced_past": .array(broken.map { .string($0) })],
+                               text: "Removed \(spec) (\(folder))\n")
         return 0
     }
 

@@ -9,6 +9,8 @@ enum RoutesCommand {
     /// The host's own routes (not in any catalogue).
     static let hostRoutes: [(method: String, path: String, what: String)] = [
         ("POST", "/api/_/pair", "pairing: a browser's one-time code for a cookie (public)"),
+        ("GET", "/api/_/session", "who this browser or token is, and the site's panels (public)"),
+        ("GET", "/pair", "the pairing URL token pair prints: the home page, which pairs with the code after '#' (public)"),
         ("GET", "/ui/_/{file}", "the host's files (public)"),
         ("GET", "/ui/{plugin}/{file}", "a plugin's panel (public)"),
     ]

@@ -106,8 +106,10 @@ enum Ustar {
         if parts.contains("..") {
             throw ReadError(message: "entry '\(name)' has a '..' path, which would escape the install directory")
         }
-        if parts.contains(where: { $0.isEmpty || $0 == "." }) || parts.count > 1 {
-            throw ReadError(message: "entry '\(name)' is not a plain file name; a package's files sit at its top level")
+        // Files sit at the package's top level, a panel's in web/ (one level, nothing deeper).
+        let panelFile = parts.count == 2 && parts[0] == "web" && !parts[1].hasPrefix(".")
+        if parts.contains(where: { $0.isEmpty || $0 == "." }) || (parts.count > 1 && !panelFile) {
+            throw ReadError(message: "entry '\(name)' is not a plain file name; a package's files sit at its top level (a panel's in web/)")
         }
         if name.utf8.contains(where: { $0 < 32 || $0 == 127 }) {
             throw ReadError(message: "entry name \(Array(name.utf8)) has control characters")

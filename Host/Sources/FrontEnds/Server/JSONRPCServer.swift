@@ -342,7 +342,12 @@ final class JSONRPCServer: @unchecked Sendable {
         if let front { loop.add(listener: front.listenerFD, front.protocolHandler(loop: loop), recordsPeers: true) }
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { DispatchSourceSignalHolder($0) { loop.requestStop() } }
+        // Stopping cancels the calls in flight (a drill stops its machine and stores what it did, then
+        // answers) instead of letting them run to their end.
+        let sources = [SIGINT, SIGTERM].map { DispatchSourceSignalHolder($0) { [server] in
+            loop.requestStop()
+            server.cancelAllCalls()
+        } }
         defer { sources.forEach { $0.cancel() } }
         if let unix {
             session.log.info("serving JSON-RPC on unix:\(unix.path)")
@@ -401,6 +406,11 @@ final class JSONRPCServer: @unchecked Sendable {
 
     private func callKey(_ connection: RPCConnection, _ id: JSONValue) -> String {
         "\(connection.channel.number) \(JSONWriter.compact(id))"
+    }
+
+    /// Cancels every running call (the server is stopping).
+    func cancelAllCalls() {
+        lock.withLock { Array(active.values) }.forEach { $0.cancel() }
     }
 
     /// Cancels the running calls of a client that went away.

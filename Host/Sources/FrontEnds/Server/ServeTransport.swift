@@ -354,6 +354,13 @@ protocol ServeProtocol: AnyObject {
     func evictable(_ channels: [ServeChannel], now: Int64) -> ServeChannel?
     /// The client went away.
     func closed(_ channel: ServeChannel)
+    /// The client closed its socket both ways (no one reads the answers): its work may stop now,
+    /// before the loop closes the channel (`closed`).
+    func hungUp(_ channel: ServeChannel)
+}
+
+extension ServeProtocol {
+    func hungUp(_ channel: ServeChannel) {}
 }
 
 enum ServeRefusal {
@@ -401,6 +408,7 @@ final class LineProtocol: ServeProtocol {
     func lingers(_ channel: ServeChannel) -> Bool { false }
     func evictable(_ channels: [ServeChannel], now: Int64) -> ServeChannel? { nil }
     func closed(_ channel: ServeChannel) { closedChannel?(channel) }
+    func hungUp(_ channel: ServeChannel) { closedChannel?(channel) }
 
     func refusal(_ reason: ServeRefusal, connected: Int) -> [UInt8] {
         switch reason {
@@ -676,6 +684,9 @@ final class ServeLoop: @unchecked Sendable {
                     } else if n == 0 {
                         c.readClosed = true
                         c.listener.protocolHandler.inputEnded(c)
+                        // Closed both ways (not just done writing): nobody waits for its calls'
+                        // answers, so they are cancelled now (a drill stops its machine), not at the end.
+                        if revents & Int16(POLLHUP) != 0 { c.listener.protocolHandler.hungUp(c) }
                     } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
                         closing.append(c)
                         continue
@@ -683,6 +694,7 @@ final class ServeLoop: @unchecked Sendable {
                 } else if revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && revents & Int16(POLLOUT) == 0 {
                     c.readClosed = true
                     c.listener.protocolHandler.inputEnded(c)
+                    c.listener.protocolHandler.hungUp(c)
                     if revents & Int16(POLLERR | POLLNVAL) != 0 { closing.append(c) }
                 }
             }

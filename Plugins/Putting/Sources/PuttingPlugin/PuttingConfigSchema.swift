@@ -17,10 +17,12 @@ extension Putting {
                       "description": "The putting model when a command gives none"],
             "past_hole_in": ["type": "number", "minimum": 0, "maximum": 120, "default": 17,
                              "description": "How far past the hole a putt is aimed to finish, in inches"],
-            "aim_sd_deg": ["type": "number", "minimum": 0, "maximum": 10, "default": .double(StrokeErrors.literature.aimSDDeg),
-                           "description": "Spread of the aim, in degrees (make probability)"],
-            "speed_sd_pct": ["type": "number", "minimum": 0, "maximum": 50, "default": .double(StrokeErrors.literature.speedSDFraction * 100),
-                             "description": "Spread of the speed, in percent (make probability)"],
+            "skill": ["enum": .array(SkillLevel.allCases.map { .string($0.rawValue) }), "default": .string(SkillLevel.tour.rawValue),
+                      "description": "Whose stroke the make probability assumes: tour, scratch, 10, 20 or 25 (a handicap)"],
+            "aim_sd_deg": ["type": "number", "minimum": 0, "maximum": 10, "default": .double(StrokeErrors.tour.aimSDDeg),
+                           "description": "Spread of the aim, in degrees (make probability; replaces the skill level's)"],
+            "speed_sd_pct": ["type": "number", "minimum": 0, "maximum": 50, "default": .double(StrokeErrors.tour.speedSDFraction * 100),
+                             "description": "Spread of the speed, in percent (make probability; replaces the skill level's)"],
         ],
     ]
 }

@@ -27,6 +27,10 @@ final class Putting: Plugin {
         .choice("model", PuttingModel.allCases.map(\.rawValue), help: "physics (default) or compat (the original service's model)"),
     ]
 
+    /// `--skill`: the golfer whose stroke errors the make probability assumes.
+    static let skillArgument = Argument.choice("skill", SkillLevel.allCases.map(\.rawValue),
+                                               help: "Physics: whose stroke the make probability assumes: tour, scratch, 10, 20 or 25 (a handicap; default: the site's config skill, else tour)")
+
     static let commands: [Command<Putting>] = [
         Command("course import", summary: "Import a course folder in the original layout (Hole_N/ or hole_N/ folders)",
                 help: """
@@ -122,12 +126,13 @@ final class Putting: Plugin {
                     return a
                 } + [
                     .number("past-in", help: "Physics: inches past the hole the best line would finish (default: config past_hole_in, else 17)"),
+                    skillArgument,
                     .choice("capture", CaptureRule.Falloff.allCases.map(\.rawValue), help: "Physics: capture limit falloff across the cup (default chord)"),
                     .flag("async", help: "Submit a job and return its id at once"),
                     .flag("no-cache", help: "Compute again even when a cached result exists"),
                 ],
                 longRunning: true,
-                reply: "{bestLine: {ballXFt, …, pathYFt, model, course, hole, heightfieldHash, aimOffsetIn, speedMps, distanceFt, simulations, converged, finishPastFt, restXFt, restZFt, rimSpeedFps, tolerance, score}, cached} or {job: {id, state, existing}}") { plugin, call in
+                reply: "{bestLine: {ballXFt, …, pathYFt, model, course, hole, heightfieldHash, aimOffsetIn, speedMps, distanceFt, simulations, converged, finishPastFt, restXFt, restZFt, rimSpeedFps, tolerance, makeProbability, strokeErrors: {aimSDDeg, speedSDFraction, lateralSDIn, paceBiasFraction, skill}, numericallyUnstable, instability: {otherAimDeg, otherSpeedFps, otherStage, otherMakeProbability, spreadAimDeg, spreadSpeedPct, spreadMakeProbabilityPoints}, score}, cached} or {job: {id, state, existing}}") { plugin, call in
             let request = try plugin.bestLineRequest(call.arguments)
             let options = BestLineOptions(async: call.arguments.flag("async"), useCache: !call.arguments.flag("no-cache"))
             call.progress.begin("best line (\(request.model.rawValue))", total: 100)
@@ -161,6 +166,7 @@ final class Putting: Plugin {
                     .point("aim-point", help: "Aim at this point X,Z instead of --aim"),
                     .number("speed", help: "Launch speed, ft/s"),
                     .number("pace", help: "Feet past the hole the ball would roll on flat ground, instead of --speed"),
+                    skillArgument,
                     .path("svg", help: "Also write an SVG of the roll", access: .write),
                     .path("out", help: "Also write a 3D mesh: name.gltf or name.obj", access: .write),
                 ],
@@ -185,7 +191,7 @@ final class Putting: Plugin {
             let meshFormat = try a.optionalString("out").map { path in try MeshFormat(path: path) }
             let request = RollRequest(course: try a.string("course"), hole: try a.int("hole"), ball: PointFt(x: ball.x, z: ball.y),
                                       flag: flag, stimpFt: try a.optionalDouble("stimp") ?? plugin.defaultStimp,
-                                      aim: aim, pace: pace, errors: plugin.strokeErrors)
+                                      aim: aim, pace: pace, errors: try plugin.strokeErrors(a))
             let result: RollResult
             do { result = try plugin.service.roll(request) } catch let error as PuttingError { throw plugin.service.explained(error, model: .physics) }
             guard case .object(var data) = result.json else { return Reply(data: result.json) }
@@ -220,6 +226,7 @@ final class Putting: Plugin {
                     .number("stimp", help: "Green speed in feet (default: the site's config, else 10)"),
                     .number("spacing", help: "Grid spacing in feet", default: 3),
                     .number("past-in", help: "Inches past the hole the lines finish (default: config past_hole_in, else 17)"),
+                    skillArgument,
                     .path("svg", help: "Write the SVG sheet here", access: .write),
                     .path("csv", help: "Write one CSV row per position here", access: .write),
                     .path("json-file", help: "Write the book's JSON here (the same as --json prints)", access: .write),
@@ -234,7 +241,7 @@ final class Putting: Plugin {
             guard (300...8000).contains(width) else { throw PluginError.invalidArgument("--width \(width) must be 300–8000 pixels") }
             var request = BookRequest(course: try a.string("course"), hole: try a.int("hole"), flag: flag,
                                       stimpFt: try a.optionalDouble("stimp") ?? plugin.defaultStimp, spacingFt: try a.double("spacing"),
-                                      errors: plugin.strokeErrors)
+                                      errors: try plugin.strokeErrors(a))
             request.finishPastFt = (try a.optionalDouble("past-in") ?? plugin.defaultPastInches) / 12
             if a.flag("async") {
                 let files = ["svg", "csv", "json-file"].filter { a.has($0) }
@@ -373,11 +380,12 @@ final class Putting: Plugin {
     let storage: Storage
     let service: PuttingService
     /// Site config: `stimp` (default 10), `model` (physics|compat), `past_hole_in` (default 17),
-    /// `aim_sd_deg` and `speed_sd_pct` (stroke errors of the make probability).
+    /// `skill` or `aim_sd_deg` and `speed_sd_pct` (stroke errors of the make probability).
     let defaultStimp: Double
     let defaultModel: PuttingModel
     let defaultPastInches: Double
-    /// Site config `aim_sd_deg` (default 0.75) and `speed_sd_pct` (default 4): the make probability's stroke errors.
+    /// Site config `skill` (tour, scratch, 10, 20, 25; default tour), or its own `aim_sd_deg` and `speed_sd_pct`:
+    /// the make probability's stroke errors.
     let strokeErrors: StrokeErrors
 
     init(context: PluginContext) throws {
@@ -402,8 +410,17 @@ final class Putting: Plugin {
         guard (0...120).contains(defaultPastInches) else {
             throw PluginError.invalidArgument("config key 'past_hole_in' must be 0–120 inches, got \(defaultPastInches)")
         }
-        let errors = StrokeErrors(aimSDDeg: context.config.double("aim_sd_deg", default: StrokeErrors.literature.aimSDDeg),
-                                  speedSDFraction: context.config.double("speed_sd_pct", default: StrokeErrors.literature.speedSDFraction * 100) / 100)
+        // The site's golfer: a named level (config `skill`, default tour), or its own aim and speed spreads.
+        let level: SkillLevel
+        do { level = try SkillLevel(name: context.config.string("skill", default: SkillLevel.tour.rawValue)) } catch {
+            throw PluginError.invalidArgument("config key 'skill': \(error.description)")
+        }
+        var errors = level.errors
+        if context.config.value("aim_sd_deg") != nil || context.config.value("speed_sd_pct") != nil {
+            errors.aimSDDeg = context.config.double("aim_sd_deg", default: errors.aimSDDeg)
+            errors.speedSDFraction = context.config.double("speed_sd_pct", default: errors.speedSDFraction * 100) / 100
+            errors.skill = nil
+        }
         do { strokeErrors = try errors.validated() } catch {
             throw PluginError.invalidArgument("config: \(error.description) (keys aim_sd_deg, speed_sd_pct)")
         }
@@ -433,9 +450,15 @@ final class Putting: Plugin {
                                       flag: try flag(a), stimpFt: try a.optionalDouble("stimp") ?? defaultStimp,
                                       model: try model(a))
         request.finishPastFt = (try a.optionalDouble("past-in") ?? defaultPastInches) / 12
-        request.errors = strokeErrors
+        request.errors = try strokeErrors(a)
         if let falloff = try a.optionalString("capture").flatMap(CaptureRule.Falloff.init(rawValue:)) { request.capture.falloff = falloff }
         return request
+    }
+
+    /// The stroke errors a command assumes: `--skill`'s level, else the site's.
+    func strokeErrors(_ a: Arguments) throws -> StrokeErrors {
+        guard let name = try a.optionalString("skill") else { return strokeErrors }
+        return try SkillLevel(name: name).errors
     }
 
     /// The putt a picture shows: the ball and the flag (the hole's stored cup when --flag is left

@@ -17,6 +17,11 @@ extension Putting {
         .get("/courses/{course}/holes/{hole}/green.gltf", command: "mesh", output: .file("out", type: "model/gltf+json")),
         .post("/courses/{course}/holes/{hole}/book", command: "book", acceptedIf: "job"),
         .get("/jobs/{id}", command: "job"),
+        // The panel draws the green from its heightfield (GreenReader's files, under the plugin's prefix).
+        Route(.get, "/courses/{courseId}/holes/{holeNum}/heightfield.json", command: "greenreader file",
+              output: .file("out", type: "application/json"), access: .read),
+        Route(.get, "/courses/{courseId}/holes/{holeNum}/heightfield.bin", command: "greenreader file",
+              output: .file("out", type: "application/octet-stream"), access: .read),
 
         // GreenReader's API, where the site mounts it.
         .get("/courses", command: "greenreader courses", mount: true),

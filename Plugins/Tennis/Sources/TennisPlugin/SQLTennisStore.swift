@@ -29,22 +29,62 @@ final class SQLTennisStore: TennisStore {
     }
 
     func saveSession(_ log: SessionLog, startedAt: String) throws -> Int {
-        let summary = JSONWriter.compact(try JSONBridge.encode(log.summary))
-        let s = log.settings
+        try storage.transaction {
+            let id = try beginSession(log.settings, startedAt: startedAt, drill: nil)
+            try completeSession(id, log: log, drill: nil)
+            return id
+        }
+    }
+
+    // MARK: a session stored while it runs (SQLSessionJournal)
+
+    /// The session's row (and its drill-run row) before anything is sent, its summary saying it did
+    /// not finish until `completeSession` replaces it.
+    func beginSession(_ s: SessionSettings, startedAt: String, drill: DrillRunRow?) throws -> Int {
+        var unfinished = SessionSummary()
+        unfinished.aborted = SQLTennisStore.unfinished
+        let summary = JSONWriter.compact(try JSONBridge.encode(unfinished))
         return try storage.transaction {
             try storage.run(TennisSchema.insertSession, [
-                // A drill run is stored as manual-mode commands; `drill_runs` marks it (see TennisSchema).
                 .text(startedAt), .text(s.mode == .drill ? SessionSettings.Mode.manual.rawValue : s.mode.rawValue), SQLValue(s.camera), SQLValue(s.device), .text(s.checksum.rawValue),
                 .integer(Int64(s.speed.mph)), .text(s.spin.rawValue), .real(s.interval), SQLValue(s.dryRun), .text(summary),
             ])
-            let id = storage.lastInsertRowID
-            for e in log.events {
-                try storage.run(TennisSchema.insertEvent, [
-                    .integer(id), SQLValue(e.seq), .text(e.kind.rawValue), .real(e.at), SQLValue(e.launch), SQLValue(e.attempt),
-                    SQLValue(e.zone), SQLValue(e.bytes), SQLValue(e.reply?.description), SQLValue(e.latency), SQLValue(e.note),
-                ])
+            let id = Int(storage.lastInsertRowID)
+            if let drill {
+                try storage.run(TennisSchema.insertDrillRun, [SQLValue(id), .text(drill.hash), .text(drill.name), .integer(Int64(bitPattern: drill.seed)),
+                                                              SQLValue(drill.balls), SQLValue(drill.medianLateMs), SQLValue(drill.maxLateMs)])
             }
-            return Int(id)
+            return id
+        }
+    }
+
+    /// What a session that never reached its end says (its process was killed, the host went away).
+    static let unfinished = "did not finish: the plugin was stopped before it could end the session (the events stored show what the machine did)"
+
+    func appendEvent(_ e: SessionEvent, session id: Int) throws {
+        try storage.run(TennisSchema.insertEvent, [
+            .integer(Int64(id)), SQLValue(e.seq), .text(e.kind.rawValue), .real(e.at), SQLValue(e.launch), SQLValue(e.attempt),
+            SQLValue(e.zone), SQLValue(e.bytes), SQLValue(e.reply?.description), SQLValue(e.latency), SQLValue(e.note),
+        ])
+    }
+
+    func updateSummary(_ summary: SessionSummary, session id: Int) throws {
+        var stored = summary
+        if stored.aborted == nil { stored.aborted = SQLTennisStore.unfinished }
+        try storage.run(TennisSchema.updateSummary, [.text(JSONWriter.compact(try JSONBridge.encode(stored))), .integer(Int64(id))])
+    }
+
+    /// The whole log of a session begun with `beginSession`, in one transaction: its events again
+    /// (whatever the journal managed to store before), its summary, its drill run's lateness.
+    func completeSession(_ id: Int, log: SessionLog, drill: DrillRunRow?) throws {
+        let summary = JSONWriter.compact(try JSONBridge.encode(log.summary))
+        try storage.transaction {
+            try storage.run(TennisSchema.deleteEvents, [.integer(Int64(id))])
+            for e in log.events { try appendEvent(e, session: id) }
+            try storage.run(TennisSchema.updateSummary, [.text(summary), .integer(Int64(id))])
+            if let drill {
+                try storage.run(TennisSchema.updateDrillRunLateness, [SQLValue(drill.medianLateMs), SQLValue(drill.maxLateMs), .integer(Int64(id))])
+            }
         }
     }
 
@@ -84,5 +124,54 @@ final class SQLTennisStore: TennisStore {
     func saveDrillRun(_ run: TennisCommands.DrillRunReport, session: Int, seed: UInt64) throws {
         try storage.run(TennisSchema.insertDrillRun, [SQLValue(session), .text(run.drill.hash), .text(run.drill.name), .integer(Int64(seed)),
                                                       SQLValue(run.drill.balls), SQLValue(run.medianLateMs), SQLValue(run.maxLateMs)])
+    }
+}
+
+/// A drill run's row beside its session.
+struct DrillRunRow {
+    var hash: String
+    var name: String
+    var seed: UInt64
+    var balls: Int
+    var medianLateMs: Double?
+    var maxLateMs: Double?
+}
+
+/// Stores a session while it runs (TennisCore's `SessionJournal`): its row (and drill-run row) at the
+/// start, each launch's events and the counts after it, and the whole log at the end
+/// (`complete`). A write that fails meanwhile (eg: interrupted) is not thrown: the end writes
+/// everything again. `storing` wraps the writes that must not be lost (Tennis.storing: a cancelled
+/// call looks at its cancel and tries again within its grace).
+final class SQLSessionJournal: SessionJournal {
+    let store: SQLTennisStore
+    let startedAt: String
+    var drill: DrillRunRow?
+    private let storing: (() throws -> Void) throws -> Void
+    private(set) var id: Int?
+
+    init(store: SQLTennisStore, startedAt: String, drill: DrillRunRow?, storing: @escaping (() throws -> Void) throws -> Void) {
+        self.store = store
+        self.startedAt = startedAt
+        self.drill = drill
+        self.storing = storing
+    }
+
+    func begin(_ settings: SessionSettings) throws {
+        try storing { id = try store.beginSession(settings, startedAt: startedAt, drill: drill) }
+    }
+
+    func record(_ events: [SessionEvent], summary: SessionSummary) {
+        guard let id else { return }
+        try? store.storage.transaction {
+            for e in events { try store.appendEvent(e, session: id) }
+            try store.updateSummary(summary, session: id)
+        }
+    }
+
+    /// The whole log at the end; the session's id.
+    func complete(_ log: SessionLog) throws -> Int {
+        guard let id else { throw PluginError.failed("the session was never begun; nothing to store") }
+        try storing { try store.completeSession(id, log: log, drill: drill) }
+        return id
     }
 }

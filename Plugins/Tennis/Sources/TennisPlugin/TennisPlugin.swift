@@ -97,18 +97,22 @@ final class Tennis: Plugin {
                             .choice("spin", spins, help: "Spin (default: the site's, else topspin)"),
                             .choice("checksum", checksums, help: "Check byte (default: the site's)"),
                             .flag("dry-run", help: "Print the frames; open no device")],
-                reply: "{sessionId, log: {settings, events, launches, summary}}") { plugin, call in
+                reply: "{sessionId (absent for a dry run: it stores nothing), log: {settings, events, launches, summary}}") { plugin, call in
             let target = try Tennis.target(call)
             let settings = try plugin.settings()
             var session = try settings.sessionSettings(mode: .manual, call: call)
             session.checksum = try Tennis.checksum(call, settings)
-            let link = session.dryRun ? nil : try plugin.openLink(settings)
-            let report = try TennisCommands.send(target, settings: session, table: try settings.table(), link: link, clock: MonotonicClock())
-            let id = try plugin.store.saveSession(report.log, startedAt: Timestamp.now())
+            let link = session.dryRun ? nil : try plugin.openLink(settings, checksum: session.checksum)
+            let journal = plugin.journal(call, dryRun: session.dryRun)
+            let report = try TennisCommands.send(target, settings: session, table: try settings.table(), link: link, clock: MonotonicClock(),
+                                                 journal: journal)
+            let id = try journal?.complete(report.log)
+            var failure: String? = nil
             if let first = report.log.launches.first, let outcome = first.outcome, !outcome.succeeded {
-                throw PluginError.failed(SessionError.commandFailed(outcome, attempts: first.attempts ?? 1, invalidReplies: first.invalidReplies ?? 0).description + " (session \(id))")
+                failure = SessionError.commandFailed(outcome, attempts: first.attempts ?? 1, invalidReplies: first.invalidReplies ?? 0).description
             }
-            return try Reply(encoding: SessionReply(sessionId: id, svg: nil, log: report.log), text: report.text + "\nsession \(id) stored\n")
+            try plugin.sayIfNotStopped(report.log, device: settings.device, session: id, also: failure)
+            return try Reply(encoding: SessionReply(sessionId: id, svg: nil, log: report.log), text: report.text + "\n" + Tennis.stored(id) + "\n")
         },
         Command("session", summary: "Interactive mode: launch balls where the player stands, from detections",
                 help: "Detections are JSON lines {\"t\":seconds,\"x\":px,\"y\":px} (image feet positions) from FILE or - (stdin, live). At each launch the last min(0.8·interval, 2 s) of positions are averaged (newer weigh more, at least 3) and the zone is targeted. Ctrl-C stops the session and sends the stop command. A file with a bad line (not a detection, or out of time order) is refused naming its line, before any device is opened; --skip-bad-rows uses the good lines and lists the bad ones. A file without detections is an error.",
@@ -216,8 +220,47 @@ final class Tennis: Plugin {
         return c
     }
 
-    func openLink(_ settings: SiteSettings) throws -> DeviceLink {
-        DeviceLink(device: try context.devices().open(settings.device))
+    /// The site's ball machine, with its stop command registered as the device's safe state (the host
+    /// stops the machine itself when a call leaves it running: device.h `set_safe_state`).
+    func openLink(_ settings: SiteSettings, checksum: Checksum) throws -> DeviceLink {
+        let devices = try context.devices()
+        let name = settings.device
+        return try DeviceLink(checksum: checksum) { try devices.open(name) }
+    }
+
+    /// The journal that stores a session while it runs; none for a dry run (it stores nothing).
+    func journal(_ call: Invocation, dryRun: Bool, drill: DrillRunRow? = nil) -> SQLSessionJournal? {
+        dryRun ? nil : SQLSessionJournal(store: store, startedAt: Timestamp.now(), drill: drill) { body in try Tennis.storing(call, body) }
+    }
+
+    /// Runs `body`, which stores what the call did. When the host interrupted it because the call was
+    /// cancelled and the plugin had not looked at the cancel yet, looks at it and runs it again: a
+    /// call that has seen its cancel stores normally for a grace period (RELIABILITY.md § Cancellation).
+    static func storing<T>(_ call: Invocation, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PluginError where (error.status == .cancelled || error.status == .timeout) && call.isCancelled {
+            return try body()
+        }
+    }
+
+    /// "session N stored", or what a dry run says.
+    static func stored(_ id: Int?) -> String { id.map { "session \($0) stored" } ?? "dry run: nothing stored" }
+
+    /// Says loudly when the stop command was not acknowledged: the machine may still be running.
+    func sayIfNotStopped(_ log: SessionLog, device: String, session id: Int?, also: String? = nil) throws {
+        guard !log.settings.dryRun, !BallMachineSession.stopAcknowledged(log.summary) else {
+            if let also { throw PluginError(.io, also + (id.map { " (session \($0) stored with what happened before)" } ?? "")) }
+            return
+        }
+        let why: String
+        switch log.summary.stopOutcome {
+        case .rejected: why = "it rejected it"
+        case .timedOut, .completionTimedOut: why = "no valid answer within the reply timeout"
+        default: why = log.summary.stopNote ?? "the stop command was not sent"
+        }
+        let message = "THE BALL MACHINE '\(device)' MAY STILL BE RUNNING: it did not acknowledge the stop command (\(why)); stop it at the machine"
+        throw PluginError(.io, (also.map { $0 + "; " } ?? "") + message + (id.map { " (session \($0) stored with what happened before)" } ?? ""))
     }
 
     static func target(_ call: Invocation) throws -> FrameTarget {
@@ -250,7 +293,7 @@ final class Tennis: Plugin {
     }
 
     struct DrillReply: Encodable {
-        var sessionId: Int
+        var sessionId: Int?
         var svg: String?
         var drill: TennisCommands.DrillReport
         var timing: [TennisCommands.DrillTiming]
@@ -266,19 +309,20 @@ final class Tennis: Plugin {
         var settings = try site.sessionSettings(mode: .drill, call: call)
         settings.checksum = try Tennis.checksum(call, site)
         let table = try site.table()
-        let link = settings.dryRun ? nil : try openLink(site)
+        let link = settings.dryRun ? nil : try openLink(site, checksum: settings.checksum)
+        // Stored as it runs: the session and its drill-run row first, each event as it happens (what
+        // the machine did is kept whatever ends the run), the whole log at the end.
+        let journal = self.journal(call, dryRun: settings.dryRun,
+                                   drill: DrillRunRow(hash: drill.hash, name: drill.name, seed: seed ?? drill.seed, balls: drill.ballCount))
         call.progress.begin("drill \(drill.name)", total: drill.ballCount)
         let report = try TennisCommands.drillRun(drill, seed: seed, settings: settings, table: table, link: link, clock: MonotonicClock(),
-                                    svgTitle: "Drill \(drill.name)", shouldStop: { call.isCancelled },
+                                    svgTitle: "Drill \(drill.name)", journal: journal, shouldStop: { call.isCancelled },
                                     progress: { done, _ in call.progress.update(done) })
         call.progress.end()
-        // The session's log and its drill-run row together or not at all (also when cancelled).
-        let id = try store.storage.transaction {
-            let id = try store.saveSession(report.log, startedAt: Timestamp.now())
-            try store.saveDrillRun(report, session: id, seed: seed ?? drill.seed)
-            return id
-        }
-        if let linkFailure = report.linkFailure { throw PluginError(.io, linkFailure + " (session \(id) stored with what happened before)") }
+        journal?.drill?.medianLateMs = report.medianLateMs
+        journal?.drill?.maxLateMs = report.maxLateMs
+        let id = try journal?.complete(report.log)
+        try sayIfNotStopped(report.log, device: site.device, session: id, also: report.linkFailure)
         var svgPath: String? = nil
         if let path = try call.arguments.optionalString("svg"), let svg = report.svg {
             try write(svg, to: path)
@@ -286,9 +330,10 @@ final class Tennis: Plugin {
         }
         let s = report.log.summary
         if call.isCancelled {
-            throw PluginError.cancelled("drill stopped by Ctrl-C after \(s.launches) of \(drill.ballCount) balls; the stop command was \(s.stopSent ? "sent" : "not sent") (session \(id) stored with the balls launched before the stop)")
+            throw PluginError.cancelled("drill stopped by Ctrl-C after \(s.launches) of \(drill.ballCount) balls; the stop command was \(s.stopSent ? "sent" : "not sent")"
+                + (id.map { " (session \($0) stored with the balls launched before the stop)" } ?? " (dry run: nothing stored)"))
         }
-        let text = report.text + "\nsession \(id) stored\(svgPath.map { ", landing pattern in \($0)" } ?? "")\n"
+        let text = report.text + "\n" + Tennis.stored(id) + "\(svgPath.map { ", landing pattern in \($0)" } ?? "")\n"
         return try Reply(encoding: DrillReply(sessionId: id, svg: svgPath, drill: report.drill, timing: report.timing,
                                               medianLateMs: report.medianLateMs, maxLateMs: report.maxLateMs, log: report.log), text: text)
     }
@@ -296,7 +341,7 @@ final class Tennis: Plugin {
     // MARK: session
 
     struct SessionReply: Encodable {
-        var sessionId: Int
+        var sessionId: Int?
         var svg: String?
         var log: SessionLog
         /// Lines of a detections file left out under --skip-bad-rows.
@@ -323,7 +368,8 @@ final class Tennis: Plugin {
             let skip = call.arguments.flag("skip-bad-rows")
             fileContent = try DetectionReader.read(text, file: path, skipBadLines: skip)
         }
-        let link = settings.dryRun ? nil : try openLink(site)
+        let link = settings.dryRun ? nil : try openLink(site, checksum: settings.checksum)
+        let journal = self.journal(call, dryRun: settings.dryRun)
         let clock = MonotonicClock()
         let log: SessionLog
         var linkFailure: String? = nil
@@ -331,7 +377,7 @@ final class Tennis: Plugin {
             call.progress.begin("session", total: 0)
             let report = try TennisCommands.session(detections: fileContent.detections, settings: settings, calibration: calibration,
                                                     table: table, link: link, clock: clock, pace: call.arguments.flag("pace"),
-                                                    shouldStop: { call.isCancelled }, progress: { done, total in
+                                                    journal: journal, shouldStop: { call.isCancelled }, progress: { done, total in
                                                         if done == 1 { call.progress.begin("detections", total: total) }
                                                         call.progress.update(done)
                                                     })
@@ -339,23 +385,25 @@ final class Tennis: Plugin {
             log = report.log
             linkFailure = report.linkFailure
         } else {
-            (log, linkFailure) = try liveSession(settings: settings, calibration: calibration, table: table, link: link, clock: clock, call: call)
+            (log, linkFailure) = try liveSession(settings: settings, calibration: calibration, table: table, link: link, clock: clock,
+                                                 journal: journal, call: call)
         }
-        let id = try store.saveSession(log, startedAt: Timestamp.now())
-        if let linkFailure { throw PluginError(.io, linkFailure + " (session \(id) stored with what happened before)") }
+        let id = try journal?.complete(log)
+        try sayIfNotStopped(log, device: site.device, session: id, also: linkFailure)
         var svgPath: String? = nil
         if let svg = try call.arguments.optionalString("svg") {
-            try write(CourtSVG(title: "Tennis session \(id)").render(positions: log.positions.map(\.court), launches: log.launches), to: svg)
+            try write(CourtSVG(title: id.map { "Tennis session \($0)" } ?? "Tennis session (dry run)").render(positions: log.positions.map(\.court), launches: log.launches), to: svg)
             svgPath = svg
         }
         let badLines = fileContent?.badLines ?? []
-        var text = TennisCommands.SessionReport(log: log, svg: nil).text + "\nsession \(id) stored\(svgPath.map { ", court picture in \($0)" } ?? "")\n"
+        var text = TennisCommands.SessionReport(log: log, svg: nil).text + "\n" + Tennis.stored(id) + "\(svgPath.map { ", court picture in \($0)" } ?? "")\n"
         if !badLines.isEmpty {
             text += "left out \(badLines.count) bad line\(badLines.count == 1 ? "" : "s") (--skip-bad-rows):\n"
                 + badLines.map { "  \($0.description)\n" }.joined()
         }
         if call.isCancelled {
-            throw PluginError.cancelled("session \(id) stopped by Ctrl-C after \(log.summary.launches) launches; the stop command was \(log.summary.stopSent ? "sent" : "not sent") (stored with the launches before the stop)")
+            throw PluginError.cancelled("session\(id.map { " \($0)" } ?? " (dry run)") stopped by Ctrl-C after \(log.summary.launches) launches; the stop command was \(log.summary.stopSent ? "sent" : "not sent")"
+                + (id == nil ? " (nothing stored)" : " (stored with the launches before the stop)"))
         }
         return try Reply(encoding: SessionReply(sessionId: id, svg: svgPath, log: log,
                                                   badLines: badLines.map { BadLine(line: $0.location.line, reason: $0.message) }), text: text)
@@ -363,8 +411,9 @@ final class Tennis: Plugin {
 
     /// Detections from stdin, line by line, launching as they come.
     private func liveSession(settings: SessionSettings, calibration: CameraCalibration, table: CommandTable, link: BallMachineLink?,
-                             clock: SessionClock, call: Invocation) throws -> (SessionLog, String?) {
-        let session = try BallMachineSession(settings: settings, table: table, calibration: calibration, link: link, clock: clock)
+                             clock: SessionClock, journal: SessionJournal?, call: Invocation) throws -> (SessionLog, String?) {
+        let session = try BallMachineSession(settings: settings, table: table, calibration: calibration, link: link, clock: clock,
+                                             journal: journal)
         var lines = StandardInputLines()
         var number = 0
         var linkFailure: String? = nil
@@ -381,6 +430,8 @@ final class Tennis: Plugin {
             }
         } catch SessionError.machineNotAnswering {
             // In the log; finish() still sends the stop command.
+        } catch ExchangeError.stoppedByHost(let why, _) {
+            session.stopEarly(why)
         } catch let error as ExchangeError {
             linkFailure = error.description
             session.stopEarly(error.description)
@@ -405,20 +456,27 @@ final class Tennis: Plugin {
         var link: DeviceLink? = nil
         var note = "against device '\(site.device)'"
         do {
-            link = try openLink(site)
+            link = try openLink(site, checksum: site.checksum)
         } catch {
             note = "dry run (no ball machine: \(error))"
         }
+        // The host's simulator needs no real pacing: the demo's drill runs on a simulated clock
+        // (waits take no time; replies are still awaited). A real machine keeps real pacing.
+        let simulated = link?.isSimulator ?? false
+        if simulated { note += " on a simulated clock" }
+        func clock() -> SessionClock { simulated ? SimulatedSessionClock() : MonotonicClock() }
         var settings = SessionSettings(mode: .interactive, speed: site.speed, spin: site.spin, interval: site.interval,
                                        checksum: site.checksum, table: "default", camera: "demo", device: site.device,
                                        dryRun: link == nil, policy: site.policy)
         settings.table = (try? site.table().name) ?? "default"
+        let journal = self.journal(call, dryRun: settings.dryRun)
         let report = try TennisCommands.session(detectionsText: TennisDemo.detectionLines(), file: detectionsPath, settings: settings,
-                                   calibration: calibration, table: try site.table(), link: link, clock: MonotonicClock(),
-                                   svgTitle: "Tennis demo session", shouldStop: { call.isCancelled })
-        let id = try store.saveSession(report.log, startedAt: Timestamp.now())
+                                   calibration: calibration, table: try site.table(), link: link, clock: clock(),
+                                   svgTitle: "Tennis demo session", journal: journal, shouldStop: { call.isCancelled })
+        let id = try journal?.complete(report.log)
+        try sayIfNotStopped(report.log, device: site.device, session: id, also: report.linkFailure)
         if call.isCancelled {
-            throw PluginError.cancelled("demo stopped by Ctrl-C during its session after \(report.log.summary.launches) launches (session \(id) stored with them; no drill run)")
+            throw PluginError.cancelled("demo stopped by Ctrl-C during its session after \(report.log.summary.launches) launches (\(id.map { "session \($0) stored with them" } ?? "dry run: nothing stored"); no drill run)")
         }
         let svgPath = out + "/tennis-court.svg", logPath = out + "/tennis-session-log.json"
         try write(report.svg ?? "", to: svgPath)
@@ -431,26 +489,28 @@ final class Tennis: Plugin {
         try store.saveDrill(drill, savedAt: Timestamp.now())
         var drillSettings = settings
         drillSettings.camera = nil
-        let drillRun = try TennisCommands.drillRun(drill, settings: drillSettings, table: try site.table(), link: link, clock: MonotonicClock(),
-                                                   svgTitle: "Tennis demo drill: landing pattern", shouldStop: { call.isCancelled })
-        let drillID = try store.storage.transaction {
-            let id = try store.saveSession(drillRun.log, startedAt: Timestamp.now())
-            try store.saveDrillRun(drillRun, session: id, seed: drill.seed)
-            return id
-        }
+        let drillJournal = self.journal(call, dryRun: drillSettings.dryRun,
+                                        drill: DrillRunRow(hash: drill.hash, name: drill.name, seed: drill.seed, balls: drill.ballCount))
+        let drillRun = try TennisCommands.drillRun(drill, settings: drillSettings, table: try site.table(), link: link, clock: clock(),
+                                                   svgTitle: "Tennis demo drill: landing pattern", journal: drillJournal,
+                                                   shouldStop: { call.isCancelled })
+        drillJournal?.drill?.medianLateMs = drillRun.medianLateMs
+        drillJournal?.drill?.maxLateMs = drillRun.maxLateMs
+        let drillID = try drillJournal?.complete(drillRun.log)
+        try sayIfNotStopped(drillRun.log, device: site.device, session: drillID, also: drillRun.linkFailure)
         if call.isCancelled {
-            throw PluginError.cancelled("demo stopped by Ctrl-C during its drill after \(drillRun.log.summary.launches) balls (session \(drillID) stored with them)")
+            throw PluginError.cancelled("demo stopped by Ctrl-C during its drill after \(drillRun.log.summary.launches) balls (\(drillID.map { "session \($0) stored with them" } ?? "dry run: nothing stored"))")
         }
         try write(drillRun.svg ?? "", to: drillSVGPath)
         let d = drillRun.log.summary
         let text = "tennis demo \(note): calibrated camera 'demo' (rms \(Format.fixed(calibration.rmsError, 3)) m), "
-            + "\(s.launches) launches, \(s.sent) sent, \(s.completed) completed; session \(id)\n"
+            + "\(s.launches) launches, \(s.sent) sent, \(s.completed) completed; \(Tennis.stored(id))\n"
             + "drill \"\(drill.name)\" (\(drill.shortHash)): \(d.launches) balls, \(d.completed) completed"
-            + (drillRun.maxLateMs.map { ", commands at most \(Format.fixed($0, 3)) ms after their time" } ?? "") + "; session \(drillID)\n"
+            + (drillRun.maxLateMs.map { ", commands at most \(Format.fixed($0, 3)) ms after their time" } ?? "") + "; \(Tennis.stored(drillID))\n"
             + "  \(svgPath)\n  \(drillSVGPath)\n  \(logPath)\n  \(tapsPath)\n  \(detectionsPath)\n  \(drillPath)\n"
-        return Reply(data: ["sessionId": .int(id), "launches": .int(s.launches), "sent": .int(s.sent), "completed": .int(s.completed),
-                            "svg": .string(svgPath), "log": .string(logPath), "dryRun": .bool(link == nil),
-                            "drillSessionId": .int(drillID), "drillBalls": .int(d.launches), "drillCompleted": .int(d.completed),
+        return Reply(data: ["sessionId": id.map { .int($0) } ?? .null, "launches": .int(s.launches), "sent": .int(s.sent), "completed": .int(s.completed),
+                            "svg": .string(svgPath), "log": .string(logPath), "dryRun": .bool(link == nil), "simulatedClock": .bool(simulated),
+                            "drillSessionId": drillID.map { .int($0) } ?? .null, "drillBalls": .int(d.launches), "drillCompleted": .int(d.completed),
                             "drillSvg": .string(drillSVGPath), "drillHash": .string(drill.hash)], text: text)
     }
 }
@@ -551,17 +611,56 @@ public func clubhousePluginEntry(_ info: UnsafePointer<clubhouse_host_info>?) ->
 // MARK: TennisCore's other interfaces on the host: the ball machine on a device, a real clock,
 // live detection lines from standard input.
 
-/// The ball machine as the host's device service gives it.
+/// The ball machine as the host's device service gives it, with its stop command registered as the
+/// device's safe state; it can reconnect (a new connection to the same device) to send a stop after
+/// the connection dropped.
 final class DeviceLink: BallMachineLink {
-    let device: Device
+    private(set) var device: Device
+    private let open: () throws -> Device
+    private let checksum: Checksum
 
-    init(device: Device) { self.device = device }
+    init(checksum: Checksum, open: @escaping () throws -> Device) throws {
+        self.open = open
+        self.checksum = checksum
+        device = try open()
+        try registerSafeState()
+    }
 
-    func write(_ bytes: [UInt8]) throws { try device.write(bytes) }
+    /// The stop command, acknowledged by "accepted" (the host sends it itself when a call leaves the
+    /// machine running).
+    private func registerSafeState() throws {
+        try device.setSafeState(frame: CommandFrame.stop.encode(checksum: checksum).array,
+                                acknowledgement: ReplyFrame(code: .accepted).encode(checksum: checksum).array,
+                                timeoutMilliseconds: 2000)
+    }
+
+    /// Whether the device is the host's built-in simulator.
+    var isSimulator: Bool { device.isSimulator }
+
+    func write(_ bytes: [UInt8]) throws {
+        do { try device.write(bytes) } catch { throw DeviceLink.translate(error) }
+    }
 
     func read(max: Int, timeout: Double) throws -> [UInt8] {
         let ms = timeout.isFinite ? Int(saturating: (Swift.max(0, timeout) * 1000).rounded(.up)) : 0
-        return try device.read(upTo: max, timeoutMilliseconds: Swift.min(ms, 60_000))
+        do { return try device.read(upTo: max, timeoutMilliseconds: Swift.min(ms, 60_000)) } catch { throw DeviceLink.translate(error) }
+    }
+
+    /// A new connection to the device; the old one is closed once the new one is in place (so the
+    /// host does not stop the machine on its own meanwhile).
+    func reconnect() throws {
+        let old = device
+        device = try open()
+        try registerSafeState()
+        old.close()
+    }
+
+    /// A device call fails with status `cancelled` only once the host took the device over to stop
+    /// the machine (device.h `set_safe_state`; the next call waits for its outcome: `cancelled` when
+    /// the machine acknowledged); anything else is a link failure.
+    static func translate(_ error: any Error) -> any Error {
+        guard let e = error as? PluginError, e.status == .cancelled else { return error }
+        return MachineStoppedByHost(e.message, acknowledged: true)
     }
 }
 

@@ -187,10 +187,15 @@ public final class PluginDatabase: @unchecked Sendable {
         guard !readOnly else { return }
         // An upgrade: the database as the older version left it is kept before anything changes.
         if let recorded, SemanticVersion(recorded) != nil {
-            if let failure = DatabaseBackups.vacuumInto(db, database: path, version: recorded) {
-                throw StorageError(message: "\(path): cannot back up the database before upgrading plugin '\(owner)' from \(recorded) to \(version) (\(failure)); the upgrade did not start")
+            let note = DatabaseBackups.keptNewerData(database: path, upgradingTo: mine, from: recorded)
+            // A copy of exactly this data already kept (an upgrade that failed and is tried again) is reused.
+            let made = DatabaseBackups.identicalCopy(database: path, version: recorded).map { Result<String, DatabaseBackups.BackupFailure>.success($0) }
+                ?? DatabaseBackups.vacuumInto(db, database: path, version: recorded, reason: .upgrade(to: version))
+            switch made {
+            case .success(let file): upgrade = DatabaseUpgrade(from: recorded, to: version, backup: file, note: note)
+            case .failure(let failure):
+                throw StorageError(message: "\(path): cannot back up the database before upgrading plugin '\(owner)' from \(recorded) to \(version) (\(failure.reason)); the upgrade did not start")
             }
-            upgrade = DatabaseUpgrade(from: recorded, to: version, backup: DatabaseBackups.file(database: path, version: recorded))
         }
         // Under the write lock, so two hosts starting side by side agree.
         try execInternal("BEGIN IMMEDIATE")

@@ -2,6 +2,11 @@
 // or ran past its deadline. SQLite calls it every 1,000 virtual-machine steps on the thread running
 // the statement; a nonzero answer interrupts the statement (SQLITE_INTERRUPT), which
 // PluginDatabase.describe turns into `the statement was interrupted: …` with the call's reason.
+//
+// What a cancelled call may still do (RELIABILITY.md § Cancellation and devices, storage.h): once
+// the call has looked at its cancel (clubhouse_call.is_cancelled answered true), its statements run
+// for a grace of 5 s from that moment so it can store what happened and clean up; a call that never
+// looks is interrupted at once; a deadline passed interrupts always (CallContext.interruptsStatements).
 
 import CSQLite
 
@@ -10,13 +15,13 @@ enum StatementInterrupts {
     static let period: Int32 = 1000
 
     /// Installs the handler on a connection (PluginDatabase.init). It stops the statement running
-    /// on this thread when its call (or an outer one) was cancelled or is past its deadline: one
-    /// thread-local read and an atomic load, the clock only with a deadline. A statement that runs
-    /// outside any call is never interrupted.
+    /// on this thread when its call (or an outer one) is past its deadline, or was cancelled and has
+    /// not seen it or used up its grace: one thread-local read and atomic loads, the clock only with
+    /// a deadline or a grace. A statement that runs outside any call is never interrupted.
     static func install(on db: OpaquePointer) {
         sqlite3_progress_handler(db, period, { _ in
             guard let call = CallContext.current else { return 0 }
-            return call.isCancelled || call.passedDeadline != nil ? 1 : 0
+            return call.interruptsStatements ? 1 : 0
         }, nil)
     }
 }

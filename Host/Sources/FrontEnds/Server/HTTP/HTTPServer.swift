@@ -36,6 +36,8 @@ enum HTTPDestination: Sendable {
     case notFound
     /// POST /api/_/pair: a browser's pairing code for a cookie.
     case pair
+    /// GET /api/_/session: who this client is and the site's panels (the home page asks).
+    case session
     /// GET /ui/…: the segments after "ui".
     case staticFile([String])
     /// OPTIONS (a CORS preflight, or a question about methods): the methods of the path, nil when none.
@@ -233,8 +235,13 @@ final class HTTPFrontEnd: @unchecked Sendable {
         if segments.first == "ui" || segments.isEmpty {
             return (.staticFile(segments.isEmpty ? ["_"] : Array(segments.dropFirst())), 0)
         }
+        // The pairing URL (`token pair` prints /pair#code=…, also as a QR code) opens the home page.
+        if segments == ["pair"] && (method == "GET" || method == "HEAD") { return (.staticFile(["_"]), 0) }
         if segments == ["api", "_", "pair"] {
             return method == "POST" ? (.pair, 4096) : (.methodNotAllowed(["OPTIONS", "POST"]), options.limits.bodyBytes)
+        }
+        if segments == ["api", "_", "session"] {
+            return method == "GET" || method == "HEAD" ? (.session, 0) : (.methodNotAllowed(["GET", "HEAD", "OPTIONS"]), options.limits.bodyBytes)
         }
         switch routes.match(method: method, segments: segments) {
         case .route(let route, let values):
@@ -250,6 +257,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
     func allowedMethods(_ segments: [String]) -> [String]? {
         if segments.first == "ui" || segments.isEmpty { return ["GET", "HEAD", "OPTIONS"] }
         if segments == ["api", "_", "pair"] { return ["OPTIONS", "POST"] }
+        if segments == ["api", "_", "session"] { return ["GET", "HEAD", "OPTIONS"] }
         switch routes.match(method: "OPTIONS", segments: segments) {
         case .methodNotAllowed(let allowed): return allowed
         default: return nil
@@ -328,7 +336,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
             // Pages and panels are public: the pairing page must load before anyone is paired.
             alias = segments.first.flatMap { $0 == "_" ? nil : $0 }
             isPublic = true
-        case .pair:
+        case .pair, .session:
             isPublic = true
         case .unavailable(let a, _):
             alias = a
@@ -373,6 +381,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
             if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
             return Answer(step: .now(response), principal: "anonymous", cors: cors)
         case .allow(let who):
+            if case .session = exchange.destination {
+                return Answer(step: .now(sessionDescription(who)), principal: who.name, cors: cors)
+            }
             if case .plugin(let route, let values) = exchange.destination {
                 switch prepare(exchange, route: route, values: values) {
                 case .success(let call): return Answer(step: .call(call), principal: who.name, cors: cors)
@@ -401,6 +412,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
             return .error(404, "no route for \(method) \(exchange.target.path)\(hint)")
         case .pair:
             return pair(exchange, request: request)
+        case .session:
+            return .error(500, "the session's description is answered with its caller")
         case .staticFile(let segments):
             guard method == "GET" || method == "HEAD" else {
                 var response = HTTPResponse.error(405, "files under /ui/ answer GET and HEAD, not \(method)")

@@ -17,7 +17,15 @@ typedef struct clubhouse_call {
     void *host_data;      /* owned by the host */
 
     /* [any-thread] Nonzero once the caller asked to cancel this call (Ctrl-C, a JSON-RPC
-     * "cancel"). Long work polls it and returns CLUBHOUSE_CANCELLED, leaving nothing half-done. */
+     * "cancel", a client that went away, an isolated plugin's wall-clock limit). Long work polls
+     * it and returns CLUBHOUSE_CANCELLED, leaving nothing half-done.
+     * What a cancelled call may still do: from the moment is_cancelled first answers 1, the call
+     * has 5 s to clean up — stop its devices, store what really happened — during which its
+     * storage calls run normally (a statement running when the cancel lands, before the plugin
+     * looked, is interrupted: look, then store again). After the 5 s its statements are
+     * interrupted, and a device it left running is stopped by the host (services/device.h
+     * set_safe_state). A second Ctrl-C stops the devices at once and gives the call 3 s more. A
+     * call that fails after the cancel ends CLUBHOUSE_CANCELLED (exit 130); its message is kept. */
     int32_t (*is_cancelled)(const struct clubhouse_call *call);
 } clubhouse_call;
 

@@ -16,7 +16,8 @@
  * and named parameters and column lookup at the end of the storage table (services/storage.h). */
 /* 1.2 added: CLUBHOUSE_CALL_STYLED_TEXT (call.h), and set_unit with CLUBHOUSE_PROGRESS_UNIT_* at the
  * end of the progress table (services/progress.h). */
-#define CLUBHOUSE_ABI_MINOR 2
+/* 1.3 added: set_safe_state and address at the end of the device table (services/device.h). */
+#define CLUBHOUSE_ABI_MINOR 3
 
 #define CLUBHOUSE_STRINGIFY_(x) #x
 #define CLUBHOUSE_STRINGIFY(x) CLUBHOUSE_STRINGIFY_(x)

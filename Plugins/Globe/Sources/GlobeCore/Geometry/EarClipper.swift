@@ -17,10 +17,15 @@
 // valid polygon with n vertices and h holes yields n + 2h − 2 triangles whose absolute areas add
 // up to the polygon's. When that sum is off (near-touching rings after a rotation, rounding),
 // the polygon is cut again with near-straight turns treated as straight, and the best cut wins.
-// Invalid input (a hole poking out of the outer ring, an outer ring that crosses itself) gets two
-// more chances: a hole whose leftmost point sees no edge to its left is bridged from another of
-// its points rather than left out, and when every cut is still off, the polygon is also cut
-// turned by each right angle (exact in floating point; holes then bridge in another direction).
+// Invalid input (a hole poking out of the outer ring, an outer ring that crosses itself) gets one
+// more chance: a hole whose leftmost point sees no edge to its left is bridged from another of
+// its points rather than left out.
+//
+// In the exact pass every orientation is exact (Orientation.cross, after Shewchuk): a polygon
+// turned off the grid its points were on keeps points that are collinear, or nearly so, and a
+// rounded cross product would call the same three points left, right and straight depending on
+// their order. The bridge from a hole is chosen with exact side tests too (findHoleBridge). No
+// step depends on the polygon's orientation beyond earcut's own "leftmost point, ray to the left".
 
 /// Triangulates polygons. Reuses its node storage between calls, so keep one per thread.
 public final class EarClipper {
@@ -117,27 +122,6 @@ public final class EarClipper {
                 bestError = error
             }
             if bestError == 0 { break }
-        }
-        if bestError > 0 {
-            // Still off (invalid input: crossing rings). Holes are bridged to the left, so the
-            // same polygon turned by a right angle (exactly) is cut differently: keep the best.
-            var turned = [Double](repeating: 0, count: coordinates.count)
-            for quarter in 1...3 where bestError > 0 {
-                for k in 0..<(coordinates.count / 2) {
-                    let x = coordinates[2 * k], y = coordinates[2 * k + 1]
-                    (turned[2 * k], turned[2 * k + 1]) = quarter == 1 ? (-y, x) : (quarter == 2 ? (-x, -y) : (y, -x))
-                }
-                for retry in [(0.0, false), (Self.retryTolerances[0], true)] where bestError > 0 {
-                    tolerance = retry.0
-                    snapping = retry.1
-                    let again = turned.withUnsafeBufferPointer { triangulatePass($0, holeStarts) }
-                    let error = Self.mismatch(again, coordinates, target, unfinished: unfinished)
-                    if error < bestError {
-                        best = again
-                        bestError = error
-                    }
-                }
-            }
         }
         tolerance = 0
         snapping = false
@@ -434,9 +418,10 @@ public final class EarClipper {
     /// turn is below `tolerance` radians or so (|pq × pr| ≤ tolerance · |pq|₁ · |pr|₁).
     @inline(__always)
     private func turn(_ px: Double, _ py: Double, _ qx: Double, _ qy: Double, _ rx: Double, _ ry: Double) -> Double {
+        guard tolerance > 0 else { return Orientation.cross(px, py, qx, qy, rx, ry) }
         let ux = qx - px, uy = qy - py, vx = rx - px, vy = ry - py
         let v = ux * vy - uy * vx
-        if tolerance > 0 && abs(v) <= tolerance * ((abs(ux) + abs(uy)) * (abs(vx) + abs(vy))) { return 0 }
+        if abs(v) <= tolerance * ((abs(ux) + abs(uy)) * (abs(vx) + abs(vy))) { return 0 }
         return v
     }
 
@@ -647,11 +632,18 @@ public final class EarClipper {
     }
 
     /// Finds the outer vertex to connect the hole's leftmost vertex to: the nearest edge hit by a
-    /// ray to the left, then the visible vertex with the smallest angle to that ray.
+    /// ray to the left, then the visible vertex with the smallest angle to that ray (earcut's
+    /// choice, after Eberly). Every side and angle test is an exact orientation — which side of
+    /// the hit edge, of the line from the hole point to the edge's end, or of the line to the best
+    /// vertex so far a vertex lies on — never the rounded hit point or a quotient of coordinates,
+    /// so that a vertex on one of those lines (a polygon turned off its grid keeps some there) is
+    /// neither lost nor let in by rounding.
     private func findHoleBridge(_ hole: Int32, _ outer: Int32) -> Int32? {
-        let hx = x(hole), hy = y(hole)
+        let H = nodes[Int(hole)]
+        let hx = H.x, hy = H.y
         var qx = -Double.infinity
         var m: Int32 = -1
+        var hit: Int32 = -1
         var p = outer
         touchEdge = -1
         var touchLength = Double.infinity
@@ -660,17 +652,22 @@ public final class EarClipper {
             let P = nodes[Int(p)], N = nodes[Int(P.next)]
             if equal(hole, P.next) { touchEdge = -1; return P.next }
             if hy <= P.y && hy >= N.y && N.y != P.y {
-                let ix = P.x + (hy - P.y) * (N.x - P.x) / (N.y - P.y)
-                // In the tolerant pass a hole point a rounding error off an edge touches it.
-                // Of edges through the point (collinear runs stacked on one line), the shortest
-                // is the one nearest the hole in the ring's nesting.
+                // The hole point's side of the downward edge P → N: ≥ 0 when the edge crosses the
+                // ray's line at or left of it, 0 when the point lies on the edge.
+                let side = orient(p, P.next, hole)
+                // Where the edge crosses the ray's line (exact at an end of the edge).
+                let ix = hy == P.y ? P.x : (hy == N.y ? N.x : P.x + (hy - P.y) * (N.x - P.x) / (N.y - P.y))
                 let length = abs(N.x - P.x) + abs(N.y - P.y)
-                if abs(ix - hx) <= snap && length < touchLength {
+                // A hole point on the edge (exactly, or in the tolerant pass within a rounding
+                // error) touches it; of edges through the point (collinear runs stacked on one
+                // line), the shortest is the one nearest the hole in the ring's nesting.
+                if (side == 0 || (snap > 0 && abs(ix - hx) <= snap)) && length < touchLength {
                     touchEdge = p
                     touchLength = length
                 }
-                if ix <= hx && ix > qx {
-                    qx = ix
+                if side >= 0 && (hit < 0 || ix > qx) {
+                    qx = min(ix, hx)
+                    hit = p
                     m = P.x < N.x ? p : P.next
                 }
             }
@@ -679,40 +676,59 @@ public final class EarClipper {
         if touchEdge >= 0 { return touchEdge }
         guard m >= 0 else { return nil }
 
+        // Vertices inside or on the triangle (hole point, hit point, m) may hide m: the visible one
+        // at the smallest angle to the ray wins. The triangle's sides: the ray's line (y = hy),
+        // the hit edge, and the line from the hole point to m.
         let stop = m
-        let mx = x(m), my = y(m)
-        var tanMin = Double.infinity
+        let M = nodes[Int(m)]
+        let mx = M.x, my = M.y
+        let e0 = hit, e1 = nodes[Int(hit)].next
+        let holeSide = orient(e0, e1, hole)
+        let mSide: Double = my > hy ? 1 : (my < hy ? -1 : 0)
+        var best: Int32 = -1
         p = m
         repeat {
             let P = nodes[Int(p)]
             if hx >= P.x && P.x >= mx && hx != P.x
-                && Self.inTriangle(hy < my ? hx : qx, hy, mx, my, hy < my ? qx : hx, hy, P.x, P.y) {
-                let tangent = abs(hy - P.y) / (hx - P.x)
+                && (P.y == hy || (mSide != 0 && (P.y > hy) == (mSide > 0)))
+                && Self.sameSideOrOn(orient(e0, e1, p), holeSide)
+                && Self.sameSideOrOn(orient(hole, m, p), mSide) {
                 // A hole point on p's horizontal edge (a T-junction): the bridge runs along that
                 // edge; locallyInside rejects it as collinear, but it is valid (earcut 3.2).
                 let along = P.y == hy && nodes[Int(P.next)].y == hy && nodes[Int(P.next)].x > hx
-                // In the tolerant pass, tangents a rounding error apart (points on one line
-                // through the hole point, as after a rotation) tie, and the nearer point wins.
-                let slack = tolerance > 0 ? 1e3 * tolerance * tangent : 0
-                let tie = abs(tangent - tanMin) <= slack || tangent == tanMin
-                if (locallyInside(p, hole) || along)
-                    && ((!tie && tangent < tanMin) || (tie && (P.x > x(m) || (P.x == x(m) && sectorContainsSector(m, p))))) {
-                    m = p
-                    tanMin = tangent
+                if locallyInside(p, hole) || along {
+                    if best < 0 {
+                        best = p
+                    } else {
+                        let angle = compareAngles(hole, p, best)
+                        if angle < 0 || (angle == 0 && (P.x > x(best) || (P.x == x(best) && sectorContainsSector(best, p)))) {
+                            best = p
+                        }
+                    }
                 }
             }
             p = P.next
         } while p != stop
-        return m
+        return best >= 0 ? best : m
     }
 
-    /// Inside or on triangle abc of either orientation.
-    private static func inTriangle(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double,
-                                   _ px: Double, _ py: Double) -> Bool {
-        let d1 = (bx - ax) * (py - ay) - (by - ay) * (px - ax)
-        let d2 = (cx - bx) * (py - by) - (cy - by) * (px - bx)
-        let d3 = (ax - cx) * (py - cy) - (ay - cy) * (px - cx)
-        return (d1 >= 0 && d2 >= 0 && d3 >= 0) || (d1 <= 0 && d2 <= 0 && d3 <= 0)
+    /// Whether a side (an orientation's sign) is `reference`'s, or on the line (0).
+    @inline(__always)
+    private static func sameSideOrOn(_ side: Double, _ reference: Double) -> Bool {
+        side == 0 || (reference != 0 && (side > 0) == (reference > 0))
+    }
+
+    /// −1 when p makes a smaller angle than q with the ray to the left of the hole point, 0 when
+    /// both lie on one line through the point, 1 when larger (both at or left of the point, on the
+    /// same side of the ray or on it). Exact: the side of the line from the hole point to q that p
+    /// lies on.
+    private func compareAngles(_ hole: Int32, _ p: Int32, _ q: Int32) -> Int {
+        let hy = y(hole), py = y(p), qy = y(q)
+        if qy == hy { return py == hy ? 0 : 1 }
+        if py == hy { return -1 }
+        let o = orient(hole, q, p)
+        if o == 0 { return 0 }
+        return (o > 0) == (qy > hy) ? -1 : 1
     }
 
     /// Whether the sector at m contains the sector at p (both on the same vertex position).

@@ -34,7 +34,7 @@ public struct BestLineRequest: Sendable, Equatable {
 
     public init(course: String, hole: Int, ball: PointFt, flag: PointFt, stimpFt: Double = 10,
                 model: PuttingModel = .physics, finishPastFt: Double = 17.0 / 12.0, capture: CaptureRule = CaptureRule(),
-                errors: StrokeErrors = .literature)
+                errors: StrokeErrors = .tour)
     {
         self.errors = errors
         self.course = course
@@ -49,7 +49,7 @@ public struct BestLineRequest: Sendable, Equatable {
 
     /// Version of the models' arithmetic; bump it when a change alters results, so old cache entries
     /// are no longer found.
-    public static let modelVersion = 7
+    public static let modelVersion = 8
 
     /// The request as JSON (stored with jobs).
     public var json: JSONValue {
@@ -139,6 +139,8 @@ public struct BestLineResult: Sendable, Equatable {
     /// Physics only: the chance the putt drops under the stroke errors.
     public var makeProbability: Double?
     public var errors: StrokeErrors?
+    /// Physics only: set when the line is numerically unstable (a second search with longer steps lands elsewhere).
+    public var instability: NumericalInstability?
     /// Compat only: the search's score of the winner.
     public var score: Double?
 
@@ -192,7 +194,18 @@ public struct BestLineResult: Sendable, Equatable {
         if let holeable { o["holeable"] = .bool(holeable) }
         if let notHoleableReason { o["reason"] = .string(notHoleableReason) }
         if let makeProbability { o["makeProbability"] = .double(makeProbability) }
-        if let errors { o["strokeErrors"] = ["aimSDDeg": .double(errors.aimSDDeg), "speedSDFraction": .double(errors.speedSDFraction)] }
+        if let errors { o["strokeErrors"] = errors.json }
+        if model == .physics {
+            o["numericallyUnstable"] = .bool(instability != nil)
+            if let u = instability {
+                o["instability"] = [
+                    "otherAimDeg": .double(u.otherAimDeg), "otherSpeedFps": .double(u.otherSpeedFps), "otherStage": .string(u.otherStage),
+                    "otherMakeProbability": u.otherProbability.map(JSONValue.double) ?? .null,
+                    "spreadAimDeg": .double(u.aimDeg), "spreadSpeedPct": .double(u.speedFraction * 100),
+                    "spreadMakeProbabilityPoints": u.probabilityPoints.map(JSONValue.double) ?? .null,
+                ]
+            }
+        }
         if let score { o["score"] = .double(score) }
         return ["bestLine": .object(o)]
     }
@@ -235,11 +248,18 @@ public struct BestLineResult: Sendable, Equatable {
             tolerance = BestLineTolerance(aimMinDeg: a, aimMaxDeg: b, aimMinIn: c, aimMaxIn: e, speedMinFps: f, speedMaxFps: g)
         }
         score = o["score"]?.doubleValue
+        if let u = o["instability"], let a = u["otherAimDeg"]?.doubleValue, let v = u["otherSpeedFps"]?.doubleValue,
+           let da = u["spreadAimDeg"]?.doubleValue, let dv = u["spreadSpeedPct"]?.doubleValue
+        {
+            instability = NumericalInstability(otherAimDeg: a, otherSpeedFps: v, otherStage: u["otherStage"]?.stringValue ?? "",
+                                               otherProbability: u["otherMakeProbability"]?.doubleValue, aimDeg: da, speedFraction: dv / 100,
+                                               probabilityPoints: u["spreadMakeProbabilityPoints"]?.doubleValue)
+        }
         holeable = o["holeable"]?.boolValue
         notHoleableReason = o["reason"]?.stringValue
         makeProbability = o["makeProbability"]?.doubleValue
-        if let e = o["strokeErrors"], let a = e["aimSDDeg"]?.doubleValue, let b = e["speedSDFraction"]?.doubleValue {
-            errors = StrokeErrors(aimSDDeg: a, speedSDFraction: b)
+        if let e = StrokeErrors(json: o["strokeErrors"]) {
+            errors = e
         }
     }
 
@@ -286,7 +306,13 @@ public struct BestLineResult: Sendable, Equatable {
                 + "(\(AimSide.window(minDeg: t.aimMinDeg, maxDeg: t.aimMaxDeg))) or struck \(fixed(t.speedMinFps, 2))–\(fixed(t.speedMaxFps, 2)) ft/s")
         }
         if let p = makeProbability, let e = errors {
-            lines.append("  makes \(fixed(p * 100, 1))% of the time with a stroke's natural errors (aim ±\(fixed(e.aimSDDeg, 2))°, speed ±\(fixed(e.speedSDFraction * 100, 1))%)")
+            lines.append("  makes \(fixed(p * 100, 1))% of the time with \(e.summary)")
+        }
+        if let u = instability {
+            var note = "  numerically unstable: a knife-edge line (a search with steps twice as long aims \(AimSide.describe(deg: u.otherAimDeg, inches: distanceFt * tan(u.otherAimDeg * .pi / 180) * 12))"
+                + " at \(fixed(u.otherSpeedFps, 2)) ft/s: \(fixed(u.aimDeg, 2))° and \(fixed(u.speedFraction * 100, 1))% apart"
+            if let p = u.otherProbability, let d = u.probabilityPoints { note += ", makes \(fixed(p * 100, 1))%, \(fixed(d, 1)) points apart" }
+            lines.append(note + "): several strokes drop here and which one the search finds is not settled")
         }
         if holeable == false {
             lines.append("  holeable: no — \(notHoleableReason ?? "no stroke drops"); this is the best leave, \(fixed(missFt, 2)) ft from the hole")
@@ -394,6 +420,7 @@ public enum BestLineEngine {
         result.notHoleableReason = best.notHoleableReason
         result.makeProbability = best.probability?.probability
         result.errors = best.probability?.errors
+        result.instability = best.instability
         result.simulations = best.simulations
         return result
     }

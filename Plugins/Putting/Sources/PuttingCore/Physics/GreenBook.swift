@@ -30,7 +30,7 @@ public struct BookRequest: Sendable, Equatable {
     public static let minDistanceFt = 2.0
 
     public init(course: String, hole: Int, flag: PointFt, stimpFt: Double = 10, spacingFt: Double = 3,
-                finishPastFt: Double = 17.0 / 12.0, capture: CaptureRule = CaptureRule(), errors: StrokeErrors = .literature)
+                finishPastFt: Double = 17.0 / 12.0, capture: CaptureRule = CaptureRule(), errors: StrokeErrors = .tour)
     {
         self.course = course
         self.hole = hole
@@ -166,7 +166,7 @@ public struct GreenBook: Sendable {
         o["stimpFt"] = .double(request.stimpFt)
         o["spacingFt"] = .double(request.spacingFt)
         o["finishPastFt"] = .double(request.finishPastFt)
-        o["strokeErrors"] = ["aimSDDeg": .double(request.errors.aimSDDeg), "speedSDFraction": .double(request.errors.speedSDFraction)]
+        o["strokeErrors"] = request.errors.json
         o["heightfieldHash"] = .string(heightfieldHash)
         o["positions"] = .int(entries.count)
         o["cached"] = .int(cachedCount)
@@ -215,6 +215,9 @@ extension PuttingService {
         solver.finishPastFt = request.finishPastFt
         solver.computeTolerance = false
         solver.strokeErrors = request.errors
+        // A book is a sheet of summaries: its positions are not searched a second time for numerical instability (the
+        // best line of one position says when its line is unstable).
+        solver.checkStability = false
         // Positions are solved side by side; a position's own pieces may spread too (the last positions of a batch
         // then finish on both cores instead of one). The same numbers on any number of lanes.
         solver.lanes = Swift.max(1, threads ?? PuttingService.processorCount)
@@ -296,7 +299,7 @@ extension PuttingService {
         let e = book.request.errors
         picture.legend = [
             "Each dot is a ball position (\(PuttingError.short(book.request.spacingFt)) ft grid); its tick points where to aim, the number is how far the putt plays, in feet on the flat.",
-            "Colour: the make probability with a stroke's natural errors (aim ±\(fixed(e.aimSDDeg, 2))°, speed ±\(fixed(e.speedSDFraction * 100, 1))%); a grey cross cannot be holed.",
+            "Colour: the make probability with \(e.summary); a grey cross cannot be holed.",
             "Lines aim through the cup to finish \(fixed(book.request.finishPastFt * 12, 0)) in past it. Contours every \(PuttingError.short(hole.contourIntervalFt ?? 0.25)) ft.",
         ]
         picture.legendRamp = (stops: (0...10).map { GreenBook.probabilityColour(Double($0) / 10) }, low: "0 %", high: "100 % make")

@@ -1,24 +1,24 @@
 // Make probability: the chance a putt drops when the stroke carries a golfer's natural errors.
 //
-// The stroke's aim error is normal with standard deviation σ_aim (degrees) and its launch speed error
-// normal with σ_speed as a fraction of the intended speed, independent. The defaults come from the
-// putting literature: Gelman and Nolan, "A probability model for golf putting", Teaching Statistics
-// 24 (2002) 93–95, and Gelman, "Model building and expansion for golf putting" (Stan case study,
-// 2019), which fit professionals' make rates (Berry 1996; Broadie's PGA Tour data 2016–2018) with a
-// normal angle error of about 0.013 rad (≈ 0.75°) and a distance error of about 8 % of the distance
-// the ball is hit. Rolling distance goes with the square of the launch speed, so 8 % of distance is
-// 4 % of speed. Both are configurable per site.
+// The stroke's aim error is normal with standard deviation σ_aim (degrees), widened for short putts by a
+// sideways scatter at the hole that does not shrink with the distance (σ_lat inches: σ_aim,eff² = σ_aim² +
+// atan(σ_lat/D)²); its launch speed is normal with mean (1 + bias) and standard deviation σ_speed times the
+// intended speed; aim and speed independent. The numbers are fitted to published make rates by distance for
+// named skill levels (`SkillLevel`, SkillLevels.swift, with their sources; Benchmarks/putting/calibrate.sh
+// refits them and draws the curves). Rolling distance goes with the square of the launch speed, so σ_speed
+// of 5.75 % is about 11.5 % of the distance.
 //
 // The integral is computed, not sampled. At one launch speed the aims that hole form an interval; the aim
-// error's share of it is exact (Φ differences). Over the speed (in units of σ_speed, out to 4σ each side) the
-// holing region ends where the ball stops short of the cup or crosses every part of it too fast, and there
-// the interval shrinks like the square root of the distance to the end. So each end is found first (the best
-// capture margin over the aim, a smooth function of the speed, is 0 there: Illinois), and each side gets a
-// 4-point Gauss–Legendre rule in a variable that takes the square root away. At each node the margin over
-// the aim is a near-parabola; its top and width start regula falsi (in the squared offset) on each end of
-// the interval, to 0.004σ. The same input gives the same number to the last digit; against a computation
-// with 24 nodes a side and ends to 0.0005σ it agrees to 0.1 percentage points on the test putts (test), in
-// about half the rolls of the 1.1.1 rule (12 nodes a side across the kink at the ends, 1 point off there).
+// error's share of it is exact (Φ differences). Over the speed (in units of σ_speed, out to 4σ each side of the
+// mean) the holing region ends where the ball stops short of the cup or crosses every part of it too fast, and
+// there the interval shrinks like the square root of the distance to the end. So each end is found first (the
+// best capture margin over the aim, a smooth function of the speed, is 0 there: Illinois), and each side of the
+// intended speed gets a 4-point Gauss–Legendre rule in a variable that takes the square root away. At each node
+// the margin over the aim is a near-parabola; its top and width start regula falsi (in the squared offset) on
+// each end of the interval, to 0.004σ. The same input gives the same number to the last digit; against a
+// computation with 24 nodes a side and ends to 0.0005σ it agrees to 0.1 percentage points on the test putts
+// (test), in about half the rolls of the 1.1.1 rule (12 nodes a side across the kink at the ends, 1 point off there).
+import ClubhouseJSON
 import Glibc
 import Synchronization
 
@@ -28,13 +28,37 @@ public struct StrokeErrors: Sendable, Equatable, Codable {
     public var aimSDDeg: Double
     /// Standard deviation of the launch speed, as a fraction of the intended speed.
     public var speedSDFraction: Double
+    /// Standard deviation of a sideways miss at the hole that does not shrink with the distance, inches (bumps and
+    /// the worn ring around a club green's cup, strikes off the sweet spot): it widens the aim spread of short putts.
+    public var lateralSDIn: Double
+    /// Mean error of the launch speed, as a fraction of the intended speed (negative: putts left short on average).
+    public var paceBiasFraction: Double
+    /// The named level these numbers are (nil: a site's own numbers).
+    public var skill: SkillLevel?
 
-    /// 0.75° of aim and 4 % of speed (8 % of distance): see the note at the top of this file.
-    public static let literature = StrokeErrors(aimSDDeg: 0.75, speedSDFraction: 0.04)
+    /// The default: the PGA Tour level (`SkillLevel.tour`), fitted to Broadie's ShotLink make rates.
+    public static var tour: StrokeErrors { SkillLevel.tour.errors }
 
-    public init(aimSDDeg: Double, speedSDFraction: Double) {
+    public init(aimSDDeg: Double, speedSDFraction: Double, lateralSDIn: Double = 0, paceBiasFraction: Double = 0,
+                skill: SkillLevel? = nil)
+    {
         self.aimSDDeg = aimSDDeg
         self.speedSDFraction = speedSDFraction
+        self.lateralSDIn = lateralSDIn
+        self.paceBiasFraction = paceBiasFraction
+        self.skill = skill
+    }
+
+    /// The aim spread of a putt of `distanceFt`, degrees: σ_aim and the sideways scatter's angle at that distance.
+    public func aimSDDeg(distanceFt d: Double) -> Double {
+        guard lateralSDIn > 0 else { return aimSDDeg }
+        let lateral = atan(lateralSDIn / 12 / Swift.max(d, 0.01)) * 180 / .pi
+        return (aimSDDeg * aimSDDeg + lateral * lateral).squareRoot()
+    }
+
+    /// The errors as the make probability integrates them for a putt of `distanceFt` (the scatter folded into the aim).
+    func atDistance(_ d: Double) -> StrokeErrors {
+        StrokeErrors(aimSDDeg: aimSDDeg(distanceFt: d), speedSDFraction: speedSDFraction, paceBiasFraction: paceBiasFraction, skill: skill)
     }
 
     /// Checks the numbers; throws the limit a user should stay within.
@@ -45,7 +69,41 @@ public struct StrokeErrors: Sendable, Equatable, Codable {
         guard speedSDFraction.isFinite, speedSDFraction > 0, speedSDFraction <= 0.5 else {
             throw .invalidSetting(name: "speed spread", value: speedSDFraction * 100, limit: "above 0 and at most 50 percent")
         }
+        guard lateralSDIn.isFinite, lateralSDIn >= 0, lateralSDIn <= 6 else {
+            throw .invalidSetting(name: "sideways scatter", value: lateralSDIn, limit: "0 to 6 inches")
+        }
+        guard paceBiasFraction.isFinite, abs(paceBiasFraction) <= 0.2 else {
+            throw .invalidSetting(name: "pace bias", value: paceBiasFraction * 100, limit: "within ±20 percent")
+        }
         return self
+    }
+
+    /// "a PGA Tour player's stroke (aim ±1.46°, speed ±5.8%)": how the answers name the errors.
+    public var summary: String {
+        var numbers = "aim ±\(fixed(aimSDDeg, 2))°"
+        if lateralSDIn > 0 { numbers += " and ±\(fixed(lateralSDIn, 2)) in at the hole" }
+        numbers += ", speed ±\(fixed(speedSDFraction * 100, 1))%"
+        if paceBiasFraction != 0 { numbers += ", \(fixed(abs(paceBiasFraction) * 100, 1))% \(paceBiasFraction < 0 ? "short" : "long") on average" }
+        return "\(skill.map { $0.possessive } ?? "a stroke's natural errors:") \(skill == nil ? numbers : "stroke (\(numbers))")"
+    }
+
+    /// The errors in the answers' JSON (`strokeErrors`).
+    public var json: JSONValue {
+        var o = JSONObject()
+        o["aimSDDeg"] = .double(aimSDDeg)
+        o["speedSDFraction"] = .double(speedSDFraction)
+        o["lateralSDIn"] = .double(lateralSDIn)
+        o["paceBiasFraction"] = .double(paceBiasFraction)
+        o["skill"] = skill.map { .string($0.rawValue) } ?? .null
+        return .object(o)
+    }
+
+    /// Reads `json` (numbers a stored answer lacks keep their defaults: 0 scatter, no bias).
+    public init?(json: JSONValue?) {
+        guard let e = json, let a = e["aimSDDeg"]?.doubleValue, let v = e["speedSDFraction"]?.doubleValue else { return nil }
+        self.init(aimSDDeg: a, speedSDFraction: v, lateralSDIn: e["lateralSDIn"]?.doubleValue ?? 0,
+                  paceBiasFraction: e["paceBiasFraction"]?.doubleValue ?? 0,
+                  skill: e["skill"]?.stringValue.flatMap(SkillLevel.init(rawValue:)))
     }
 }
 
@@ -113,7 +171,7 @@ enum MakeProbabilityCalculator {
             return phi((hi - aimDeg) / sa) - phi((lo - aimDeg) / sa)
         }
         let rule = nodes == 12 ? legendre : (nodes == 8 ? legendre8 : legendre(nodes))
-        let total = overSpeeds(rule: rule, zLimit: zLimit, aimDeg: aimDeg, speedFps: speedFps, sv: sv,
+        let total = overSpeeds(rule: rule, zLimit: zLimit, mean: errors.paceBiasFraction / sv, aimDeg: aimDeg, speedFps: speedFps, sv: sv,
                                window: { window(at: $0, guess: $1, previous: $2) }, aimShare: aimShare)
         return MakeProbability(probability: Swift.min(1, Swift.max(0, total)), errors: errors, simulations: simulations)
     }
@@ -185,6 +243,8 @@ enum MakeProbabilityCalculator {
         }
         let sa = errors.aimSDDeg, sv = errors.speedSDFraction
         let zLimit = 4.0
+        // The mean speed error in σ units: the density is φ(z − mu), and each side reaches 4σ beyond the mean.
+        let mu = errors.paceBiasFraction / sv
         @Sendable func speed(_ z: Double) -> Double { speedFps * (1 + sv * z) }
 
         /// The best margin over the aim at speed v, searched from `guess`: a parabola through three aims, slid
@@ -232,13 +292,14 @@ enum MakeProbabilityCalculator {
             let direction = half == 0 ? -1.0 : 1.0
             var total = 0.0
             // The end of the holing region on this side (or 4σ).
-            var end = zLimit
+            let sideLimit = Swift.max(0.5, zLimit + direction * mu)
+            var end = sideLimit
             var cut = false
             // Only the slow side rolls to the end (a ball that stops short must say how far short); on the fast side
         // every stroke near the top reaches the cup, and the early exit only stops balls already past it.
         var inner = (z: 0.0, f: squeezed(centre.margin), aim: centre.aim)
             var outer: (z: Double, f: Double, aim: Double)?
-            for z in [2.0, zLimit] where outer == nil {
+            for z in (sideLimit > 2 ? [2.0, sideLimit] : [sideLimit]) where outer == nil {
                 guard speed(direction * z) > 0 else { outer = (z, -1, inner.aim); break }
                 let p = peak(speed(direction * z), guess: inner.aim, full: direction < 0, rollTop: false)
                 if p.margin >= 0 { inner = (z, squeezed(p.margin), p.aim) } else { outer = (z, squeezed(p.margin), p.aim) }
@@ -273,7 +334,7 @@ enum MakeProbabilityCalculator {
                 let hi = top.aim + marginEdge(dir: 1, centre: top.aim, centreMargin: top.margin, hint: hint, reach: reach, sa: sa,
                                               precision: edgePrecision) { m($0, v) }
                 let share = phi((hi - aimDeg) / sa) - phi((lo - aimDeg) / sa)
-                total += w * jacobian * exp(-z * z / 2) / (2 * Double.pi).squareRoot() * share
+                total += w * jacobian * exp(-(direction * z - mu) * (direction * z - mu) / 2) / (2 * Double.pi).squareRoot() * share
             }
             return total
         }
@@ -401,7 +462,7 @@ enum MakeProbabilityCalculator {
         // Speed in σ units z ∈ [−4, 4], split in two halves around the intended speed so the cut-offs
         // (too short, too fast) fall between nodes of separate rules.
         let rule = nodes == 12 ? legendre : legendre(nodes)
-        let total = overSpeeds(rule: rule, zLimit: zLimit, aimDeg: aimDeg, speedFps: speedFps, sv: sv,
+        let total = overSpeeds(rule: rule, zLimit: zLimit, mean: errors.paceBiasFraction / sv, aimDeg: aimDeg, speedFps: speedFps, sv: sv,
                                window: { window(at: $0, guess: $1, previous: $2) }, aimShare: aimShare)
         return MakeProbability(probability: Swift.min(1, Swift.max(0, total)), errors: errors, simulations: simulations)
     }
@@ -410,12 +471,12 @@ enum MakeProbabilityCalculator {
     /// times `aimShare` of the holing aim window at each speed. Each half walks outward from the intended
     /// speed so each window warm-starts the next (`window(v, guess, previous)`), and stops after two
     /// speeds in a row with no window.
-    static func overSpeeds(rule: [(Double, Double)], zLimit: Double, aimDeg: Double, speedFps: Double, sv: Double,
+    static func overSpeeds(rule: [(Double, Double)], zLimit: Double, mean mu: Double = 0, aimDeg: Double, speedFps: Double, sv: Double,
                            window: (Double, Double, (Double, Double)?) -> (Double, Double)?,
                            aimShare: ((Double, Double)?) -> Double) -> Double
     {
         var total = 0.0
-        for (lo, hi) in [(0.0, -zLimit), (0.0, zLimit)] {
+        for (lo, hi) in [(0.0, mu - zLimit), (0.0, mu + zLimit)] {
             var guess = aimDeg
             var previous: (Double, Double)?
             let points = rule.map { (lo + (hi - lo) * ($0.0 + 1) / 2, $0.1 * abs(hi - lo) / 2) }
@@ -427,7 +488,7 @@ enum MakeProbabilityCalculator {
                 let win = window(v, guess, previous)
                 if let (a, b) = win { guess = (a + b) / 2; empty = 0 } else { empty += 1 }
                 previous = win
-                total += w * exp(-z * z / 2) / (2 * Double.pi).squareRoot() * aimShare(win)
+                total += w * exp(-(z - mu) * (z - mu) / 2) / (2 * Double.pi).squareRoot() * aimShare(win)
             }
         }
         return total

@@ -10,6 +10,7 @@
 // and the windows and make probability are cut into pieces that do not depend on each other and run
 // on `lanes` threads (`Lanes.map`); the pieces are combined in one fixed order, so the answer is the
 // same, to the last digit, on one lane or several.
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -56,6 +57,26 @@ public struct PhysicsBestLine: Sendable {
     public var evaluations: Int
     /// Which stage of the search gave the answer (for diagnostics and the sweep benchmark).
     public var stage: String = "nested"
+    /// Set when the answer is numerically unstable: a second search with another integration step lands elsewhere.
+    public var instability: NumericalInstability?
+}
+
+/// A best line that depends on the integration, not only on the green: where the search leaves its first stage
+/// (no line through the centre finishing the target distance past drops, or its solve stalls on a knife edge over a
+/// ridge), the answer is one of several strokes that drop, and which one the search lands on can turn on
+/// differences far below a hundredth of an inch in the rolls. Found by searching again with steps of twice the
+/// length; the spread is how far apart the two answers are.
+public struct NumericalInstability: Sendable, Equatable {
+    /// The second search's line and the stage that gave it.
+    public var otherAimDeg: Double
+    public var otherSpeedFps: Double
+    public var otherStage: String
+    /// Its make probability (nil when the make probability was not asked for).
+    public var otherProbability: Double?
+    /// |Δaim| in degrees, |Δspeed| as a fraction of the speed, |Δ make probability| in percentage points.
+    public var aimDeg: Double
+    public var speedFraction: Double
+    public var probabilityPoints: Double?
 }
 
 /// A solved neighbour's stroke to start a best-line search from.
@@ -88,6 +109,18 @@ public struct PhysicsSolver: Sendable {
     /// run on them). The answer is the same on any number: each piece's result depends only on its own inputs, and
     /// the pieces are combined in one fixed order. A green book, which solves positions side by side, keeps 1.
     public var lanes = 1
+    /// Search again with steps twice as long when the answer does not come from the nested solve (or a warm start), and
+    /// report the putt as numerically unstable when the two answers differ by more than `instabilityAimDeg` or
+    /// `instabilitySpeedFraction` (or one drops and the other not).
+    public var checkStability = true
+    public var instabilityAimDeg = 0.05
+    public var instabilitySpeedFraction = 0.005
+    /// The second search's step limit, as a multiple of this one's.
+    public var probeStepFactor = 2.0
+    /// Leave out the scan over aims for the line finishing L past, and the arrival scan (the stability check's second
+    /// search of an answer found after them).
+    var skipAimScan = false
+    var skipArrivalScan = false
 
     public init(simulator: PhysicsSimulator) { self.simulator = simulator }
 
@@ -105,8 +138,36 @@ public struct PhysicsSolver: Sendable {
             rolls.add(1, ordering: .relaxed)
             steps.add(roll.evaluations, ordering: .relaxed)
         }
+        /// Adds the work of a search of its own (the stability check's).
+        func add(_ line: PhysicsBestLine) {
+            rolls.add(line.simulations, ordering: .relaxed)
+            steps.add(line.evaluations, ordering: .relaxed)
+        }
         func advance(to f: Double) {
             if f > fraction { fraction = f; progress?(Swift.min(1, f)) }
+        }
+    }
+
+    /// The stability check's search, on a thread of its own beside the rest of the best line's.
+    final class ProbeRun: @unchecked Sendable {
+        // Safe: `line` is written once, by the probe's thread, before it signals `done`; it is read only after `wait`
+        // has seen that signal.
+        private var line: PhysicsBestLine?
+        private let done = DispatchSemaphore(value: 0)
+
+        static func start(_ solver: PhysicsSolver, ball: PointFt, hole: PointFt) -> ProbeRun {
+            let run = ProbeRun()
+            DispatchQueue.global().async {
+                run.line = solver.bestLine(ball: ball, hole: hole)
+                run.done.signal()
+            }
+            return run
+        }
+
+        /// The probe's answer, once it has one.
+        func wait() -> PhysicsBestLine? {
+            done.wait()
+            return line
         }
     }
 
@@ -253,6 +314,8 @@ public struct PhysicsSolver: Sendable {
         // The scans' speed solves: a launch speed within 10⁻⁶ of itself from a step (a ball that just crests a ridge
         // or rolls back) while the finish is still 0.05 ft off either side has no root there, only a knife edge.
         let scanJump = JumpGuard(relativeWidth: 1e-6, value: 0.05)
+        // Their speeds start from the neighbouring aim's (2° away): a bracket 5 % wide catches most in one roll.
+        let scanGrowth = 1.05
         var bestSpeed: Double
         var aim: Double
         var ghostRoll: PhysicsRoll
@@ -283,7 +346,28 @@ public struct PhysicsSolver: Sendable {
         var dropsWithoutTarget = false
         tally.advance(to: 0.4)
 
-        if !converged || !captured(aim, bestSpeed, record: false, early: true).holed {
+        // The stability check: where the nested solve does not answer, the same search with steps `probeStepFactor` times
+        // as long (the tolerance as it is) runs on its own thread beside the rest of this one; a stable answer is the same
+        // line to `instabilityAimDeg` and `instabilitySpeedFraction` of its speed. The second search leaves out the scans over
+        // aims that came before the answer (they found nothing here; a scan that would find a line with the other steps is
+        // the one flip this misses: none on the sweep).
+        var probeRun: ProbeRun?
+        let needsFallback = !converged || !captured(aim, bestSpeed, record: false, early: true).holed
+        func launchProbe(skippingAimScan: Bool, skippingArrival: Bool) -> ProbeRun {
+            var parameters = simulator.parameters
+            parameters.maxStepCells *= probeStepFactor
+            var probe = PhysicsSolver(simulator: PhysicsSimulator(surface: simulator.surface, parameters: parameters))
+            probe.finishPastFt = finishPastFt
+            probe.aimLimitDeg = aimLimitDeg
+            probe.earlyExit = earlyExit
+            probe.lanes = lanes
+            probe.computeTolerance = false
+            probe.checkStability = false
+            probe.skipAimScan = skippingAimScan
+            probe.skipArrivalScan = skippingArrival
+            return ProbeRun.start(probe, ball: ball, hole: hole)
+        }
+        if needsFallback {
             // The nested solve failed (two ways round a ridge, a path that curls back…). First Newton from
             // its answer; then the other nesting: for aims every 2°, the speed that finishes L past, and the
             // side of the hole along that curve, whose sign changes are refined to the line.
@@ -291,10 +375,11 @@ public struct PhysicsSolver: Sendable {
                 aim = na; bestSpeed = nv; ghostRoll = nr
                 converged = true
                 stage = "newton"
-            } else {
-                @Sendable func paceSpeed(at a: Double, from warm: Double) -> (Double, PhysicsRoll)? {
-                    let root = PhysicsSolver.solveIncreasing(start: warm, lower: 0.3, upper: 40, tolerance: 1e-7,
-                                                             valueTolerance: 1e-5, jump: scanJump) { v -> (Double, PhysicsRoll) in
+            } else if !skipAimScan {
+                @Sendable func paceSpeed(at a: Double, from warm: Double, precise: Bool) -> (Double, PhysicsRoll)? {
+                    let root = PhysicsSolver.solveIncreasing(start: warm, lower: 0.3, upper: 40, tolerance: precise ? 1e-7 : 1e-5,
+                                                             valueTolerance: precise ? 1e-5 : 3e-4, growth: scanGrowth,
+                                                             jump: scanJump) { v -> (Double, PhysicsRoll) in
                         let r = ghost(a, v)
                         return (pace(r), r)
                     }
@@ -316,7 +401,7 @@ public struct PhysicsSolver: Sendable {
             }
         }
 
-        if !converged {
+        if !converged, !skipArrivalScan {
             // No line that finishes L past drops: the slope beyond the hole runs away (steeper than rolling
             // resistance holds) or curls every such ball off the cup. Then the line that enters the cup
             // through its centre at the speed a ball needs to roll L on flat ground, √(2·a_r·L): for aims every
@@ -324,9 +409,10 @@ public struct PhysicsSolver: Sendable {
             // path crosses the centre, as in the scan above.
             let arrivalTarget = (2 * simulator.ar * L).squareRoot()
             @Sendable func arrival(_ r: PhysicsRoll) -> Double { passed(r) ? r.closestSpeed - arrivalTarget : -arrivalTarget - r.closestDistance }
-            @Sendable func arrivalSpeed(at a: Double, from warm: Double) -> (Double, PhysicsRoll)? {
-                let root = PhysicsSolver.solveIncreasing(start: warm, lower: 0.3, upper: 40, tolerance: 1e-7,
-                                                         valueTolerance: 1e-5, jump: scanJump) { v -> (Double, PhysicsRoll) in
+            @Sendable func arrivalSpeed(at a: Double, from warm: Double, precise: Bool) -> (Double, PhysicsRoll)? {
+                let root = PhysicsSolver.solveIncreasing(start: warm, lower: 0.3, upper: 40, tolerance: precise ? 1e-7 : 1e-5,
+                                                         valueTolerance: precise ? 1e-5 : 3e-4, growth: scanGrowth,
+                                                         jump: scanJump) { v -> (Double, PhysicsRoll) in
                     let r = ghost(a, v)
                     return (arrival(r), r)
                 }
@@ -353,6 +439,7 @@ public struct PhysicsSolver: Sendable {
         if converged, !dropsWithoutTarget, !captured(aim, bestSpeed, record: false, early: true).holed { converged = false }
         var holeable = true
         var reason: String?
+        if checkStability, needsFallback, !converged, !dropsWithoutTarget { probeRun = launchProbe(skippingAimScan: true, skippingArrival: true) }
         if !converged, !dropsWithoutTarget {
             // No line meets both conditions (a slope beyond the hole too steep to stop on, the green's edge
             // too close…): look for any line that drops, closest to the centre, with Nelder–Mead, then over a grid
@@ -467,7 +554,10 @@ public struct PhysicsSolver: Sendable {
                     for n in nearest where lag.d >= 0 && n.d < lag.d { lag = n }
                 }
                 if lag.d > 0 {
-                    let x = PhysicsSolver.nelderMead(start: [lag.aim, lag.speed / scale], steps: [1, 0.05], iterations: 60) {
+                    // Refined until the simplex spans less than 0.005° of aim and 10⁻⁴ of the speed: the leave's minimum is
+                    // flat, and a loose stop lands anywhere on it (up to a degree apart between two integrations).
+                    let x = PhysicsSolver.nelderMead(start: [lag.aim, lag.speed / scale], steps: [1, 0.05], iterations: 200,
+                                                     size: [0.005, 1e-4]) {
                         leave($0[0], $0[1] * scale)
                     }
                     let d = leave(x[0], x[1] * scale)
@@ -507,6 +597,10 @@ public struct PhysicsSolver: Sendable {
             }
         }
         tally.advance(to: 0.6)
+        // A line from Newton's method or the scans: the second search, beside the windows and the make probability.
+        if checkStability, needsFallback, probeRun == nil {
+            probeRun = launchProbe(skippingAimScan: stage == "arrival", skippingArrival: false)
+        }
         let angle = baseAngle + aim * .pi / 180
         let v0x = cos(angle) * bestSpeed, v0z = sin(angle) * bestSpeed
         let roll = captured(aim, bestSpeed, record: true, early: false)
@@ -537,9 +631,37 @@ public struct PhysicsSolver: Sendable {
         if let errors = strokeErrors {
             let rule = simulator.parameters.capture
             let earlyExit = earlyExit
-            probability = MakeProbabilityCalculator.probability(aimDeg: aim, speedFps: bestSpeed, errors: errors, lanes: lanes) { a, v, full in
+            // The errors at this putt's distance (the sideways scatter widens the aim of short putts); the answer names the level's.
+            probability = MakeProbabilityCalculator.probability(aimDeg: aim, speedFps: bestSpeed, errors: errors.atDistance(distance),
+                                                                lanes: lanes) { a, v, full in
                 captured(a, v, record: false, early: earlyExit && !full).captureMargin(rule)
             }
+            probability?.errors = errors
+        }
+        tally.advance(to: 0.9)
+        var instability: NumericalInstability?
+        if let other = probeRun?.wait() {
+            // Its make probability only when it lands elsewhere.
+            let dAim = abs(other.aimOffsetDeg - aim), dSpeed = abs(other.speedFps - bestSpeed) / bestSpeed
+            if dAim > instabilityAimDeg || dSpeed > instabilitySpeedFraction || other.holeable != holeable || other.roll.holed != roll.holed {
+                var otherP: Double?
+                if let errors = strokeErrors, probability != nil {
+                    let rule = simulator.parameters.capture, earlyExit = earlyExit
+                    @Sendable func otherMargin(_ a: Double, _ v: Double, _ full: Bool) -> Double {
+                        let t = baseAngle + a * .pi / 180
+                        let r = simulator.roll(from: ball, vx: cos(t) * v, vz: sin(t) * v, hole: hole,
+                                               options: RollOptions(capture: true, recordPath: false, earlyExit: earlyExit && !full))
+                        tally.count(r)
+                        return r.captureMargin(rule)
+                    }
+                    otherP = MakeProbabilityCalculator.probability(aimDeg: other.aimOffsetDeg, speedFps: other.speedFps,
+                                                                   errors: errors.atDistance(distance), lanes: lanes, margin: otherMargin).probability
+                }
+                instability = NumericalInstability(otherAimDeg: other.aimOffsetDeg, otherSpeedFps: other.speedFps, otherStage: other.stage,
+                                                   otherProbability: otherP, aimDeg: dAim, speedFraction: dSpeed,
+                                                   probabilityPoints: otherP.flatMap { o in probability.map { abs(o - $0.probability) * 100 } })
+            }
+            tally.add(other)
         }
         tally.advance(to: 1)
         return PhysicsBestLine(aimOffsetDeg: aim, aimOffsetIn: distance * tan(aim * .pi / 180) * 12,
@@ -548,7 +670,7 @@ public struct PhysicsSolver: Sendable {
                                centreOffsetFt: ghostRoll.closestSignedOffset,
                                converged: converged, holeable: holeable, notHoleableReason: reason,
                                tolerance: tolerance, probability: probability,
-                               simulations: tally.simulations, evaluations: tally.evaluations, stage: stage)
+                               simulations: tally.simulations, evaluations: tally.evaluations, stage: stage, instability: instability)
     }
 
     /// A line found by `scanAims`.
@@ -566,13 +688,13 @@ public struct PhysicsSolver: Sendable {
     /// accepts, nearest straight first, then the scanned lines that `met` the condition and pass inside the cup
     /// (|side| < R) without a sign change (a line that hugs the cup over a range of aims), most centred first.
     static func scanAims(limit: Double, cupRadius R: Double, lanes: Int, warm start: Double,
-                         solve: @Sendable (Double, Double) -> (Double, PhysicsRoll)?,
+                         solve: @Sendable (Double, Double, Bool) -> (Double, PhysicsRoll)?,
                          side: @Sendable (PhysicsRoll) -> Double, solved: @Sendable (PhysicsRoll) -> Bool,
                          met: @Sendable (PhysicsRoll) -> Bool) -> [ScanLine]
     {
         typealias Inside = (line: ScanLine, side: Double)
         let steps = Int((limit / 2 + 1e-9).rounded(.down))
-        let straight = solve(0, start)
+        let straight = solve(0, start, false)
         let chains = Lanes.map(2, lanes: lanes) { chain -> (crossings: [ScanLine], inside: [Inside]) in
             let direction = chain == 0 ? -1.0 : 1.0
             var crossings: [ScanLine] = []
@@ -581,7 +703,7 @@ public struct PhysicsSolver: Sendable {
             var previous: (a: Double, s: Double, v: Double)? = straight.map { (0, side($0.1), $0.0) }
             for step in stride(from: 1, through: steps, by: 1) {
                 let a = direction * Double(2 * step)
-                guard let (v, r) = solve(a, warm) else {
+                guard let (v, r) = solve(a, warm, false) else {
                     previous = nil
                     continue
                 }
@@ -594,7 +716,7 @@ public struct PhysicsSolver: Sendable {
                     let root = illinois(p.a, p.s, nil, a, sd, (v, r), tolerance: 1e-8,
                                         valueTolerance: 1e-6) { x -> (Double, (Double, PhysicsRoll)?) in
                         // Where the curve breaks off inside the bracket, keep the sign of the nearer end.
-                        guard let (vv, rr) = solve(x, refineWarm) else { return (last.map { $0.1 } ?? p.s, nil) }
+                        guard let (vv, rr) = solve(x, refineWarm, true) else { return (last.map { $0.1 } ?? p.s, nil) }
                         refineWarm = vv
                         let s = side(rr)
                         last = (x, s)
@@ -625,17 +747,20 @@ public struct PhysicsSolver: Sendable {
     }
 
     /// Root of an increasing function on [lower, upper]: bracket outward from `start` by factors of
-    /// 1.25, then Illinois regula falsi. Without a bracket, returns the bound closest to a root.
+    /// `growth` (squared after each step when below 1.25, so a far start still brackets in a few rolls), then Illinois
+    /// regula falsi. Without a bracket, returns the bound closest to a root.
     static func solveIncreasing<P>(start: Double, lower: Double, upper: Double, tolerance: Double, valueTolerance: Double,
-                                   jump: JumpGuard? = nil, _ f: (Double) -> (Double, P)) -> Root<P>
+                                   growth: Double = 1.25, jump: JumpGuard? = nil, _ f: (Double) -> (Double, P)) -> Root<P>
     {
         var a = Swift.min(Swift.max(start, lower), upper)
         var (fa, pa) = f(a)
         if abs(fa) < valueTolerance { return Root(x: a, payload: pa, converged: true) }
         var b = a, fb = fa, pb = pa
+        var factor = growth
         // Expand until the sign changes.
         while (fa < 0) == (fb < 0) {
-            let next = fa < 0 ? Swift.min(b * 1.25, upper) : Swift.max(b / 1.25, lower)
+            let next = fa < 0 ? Swift.min(b * factor, upper) : Swift.max(b / factor, lower)
+            if factor < 1.25 { factor = Swift.min(1.25, factor * factor) }
             if next == b { return Root(x: b, payload: pb, converged: false) }
             a = b; fa = fb; pa = pb
             b = next
@@ -705,8 +830,10 @@ public struct PhysicsSolver: Sendable {
         return abs(fa) < abs(fb) ? Root(x: a, payload: pa, converged: false) : Root(x: b, payload: pb, converged: false)
     }
 
-    /// Nelder–Mead minimisation from `start` with initial simplex steps; returns the best point.
-    static func nelderMead(start: [Double], steps: [Double], iterations: Int, _ f: ([Double]) -> Double) -> [Double] {
+    /// Nelder–Mead minimisation from `start` with initial simplex steps; returns the best point. It stops after
+    /// `iterations`, once the simplex spans less than `size` in every coordinate, or when a value below −0.5 (a search's
+    /// "this stroke drops") turns up.
+    public static func nelderMead(start: [Double], steps: [Double], iterations: Int, size: [Double]? = nil, _ f: ([Double]) -> Double) -> [Double] {
         let n = start.count
         var simplex: [[Double]] = [start]
         for i in 0..<n {
@@ -720,6 +847,7 @@ public struct PhysicsSolver: Sendable {
             simplex = order.map { simplex[$0] }
             values = order.map { values[$0] }
             if values[0] < -0.5 { break }   // found a line that drops
+            if let size, (0..<n).allSatisfy({ k in simplex.allSatisfy { abs($0[k] - simplex[0][k]) < size[k] } }) { break }
             var centroid = [Double](repeating: 0, count: n)
             for p in simplex.dropLast() { for i in 0..<n { centroid[i] += p[i] / Double(n) } }
             func along(_ t: Double) -> [Double] { (0..<n).map { centroid[$0] + t * (simplex[n][$0] - centroid[$0]) } }

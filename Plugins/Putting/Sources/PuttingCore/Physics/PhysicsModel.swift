@@ -60,6 +60,10 @@ public struct PhysicsParameters: Sendable, Equatable {
     /// Below this speed the ball is at rest.
     public var restSpeedFps = 1e-4
     public var maxTimeS = 30.0
+    /// The longest step, in grid cells of travel.
+    public var maxStepCells = 1.0
+    /// How much looser "does it drop?" rolls (early exit on) hold the local error.
+    public var earlyExitToleranceScale = 10.0
 
     public init(stimpFt: Double) { self.stimpFt = stimpFt }
 
@@ -324,8 +328,8 @@ public struct PhysicsSimulator: Sendable {
         /// When the current spell below `quasiStaticSpeed` began (nil: faster).
         var slowSince: Double?
         // "Does it drop?" rolls (early exit on) hold a tenth of the accuracy: their answer is a yes/no at the cup.
-        let toleranceScale = options.earlyExit ? 10.0 : 1.0
-        let cellLength = surface.resolution
+        let toleranceScale = options.earlyExit ? p.earlyExitToleranceScale : 1.0
+        let cellLength = surface.resolution * p.maxStepCells
         // A lower bound of the surface's height on the cup's rim (for the early exit).
         let rimLow = hole.map { surface.lowestControl(nearXFt: $0.x, zFt: $0.z, radiusFt: R) } ?? 0
 

@@ -40,7 +40,7 @@ public struct RollRequest: Sendable, Equatable {
     public static let maxPaceFt = 100.0
 
     public init(course: String, hole: Int, ball: PointFt, flag: PointFt, stimpFt: Double = 10, aim: RollAim, pace: RollPace,
-                capture: CaptureRule = CaptureRule(), errors: StrokeErrors = .literature)
+                capture: CaptureRule = CaptureRule(), errors: StrokeErrors = .tour)
     {
         self.course = course
         self.hole = hole
@@ -144,7 +144,7 @@ public struct RollResult: Sendable, Equatable {
         o["rimSpeedFps"] = rimSpeedFps.map(JSONValue.double) ?? .null
         o["passOffsetFt"] = passOffsetFt.map(JSONValue.double) ?? .null
         o["makeProbability"] = .double(makeProbability)
-        o["strokeErrors"] = ["aimSDDeg": .double(request.errors.aimSDDeg), "speedSDFraction": .double(request.errors.speedSDFraction)]
+        o["strokeErrors"] = request.errors.json
         o["heightfieldHash"] = .string(heightfieldHash)
         o["pathXFt"] = .array(pathXFt.map(JSONValue.double))
         o["pathZFt"] = .array(pathZFt.map(JSONValue.double))
@@ -165,7 +165,7 @@ public struct RollResult: Sendable, Equatable {
             if let rim = rimSpeedFps { lines.append("  crossed the cup at \(fixed(rim, 2)) ft/s, \(fixed((passOffsetFt ?? 0) * 12, 1)) in from the centre: too fast to drop") }
             else { lines.append("  closest to the hole: \(fixed(closestFt * 12, 1)) in") }
         }
-        lines.append("  makes \(fixed(makeProbability * 100, 1))% of the time with a stroke's natural errors (aim ±\(fixed(request.errors.aimSDDeg, 2))°, speed ±\(fixed(request.errors.speedSDFraction * 100, 1))%)")
+        lines.append("  makes \(fixed(makeProbability * 100, 1))% of the time with \(request.errors.summary)")
         return lines.joined(separator: "\n")
     }
 
@@ -211,7 +211,8 @@ public enum RollEngine {
         var p = 0.0
         if probability {
             let rule = sim.parameters.capture
-            p = MakeProbabilityCalculator.probability(aimDeg: offset, speedFps: speed, errors: request.errors, lanes: lanes) { o, v, full in
+            p = MakeProbabilityCalculator.probability(aimDeg: offset, speedFps: speed, errors: request.errors.atDistance(request.ball.distance(to: request.flag)),
+                                                      lanes: lanes) { o, v, full in
                 launch(o, v, RollOptions(capture: true, recordPath: false, earlyExit: !full)).captureMargin(rule)
             }.probability
         }

@@ -228,7 +228,7 @@ extension PuttingService {
                     + "or struck \(fixed(t.speedMinFps, 2))–\(fixed(t.speedMaxFps, 2)) ft/s")
             }
             if let p = r.makeProbability, let e = r.errors {
-                picture.legend.append("Make probability \(fixed(p * 100, 1))% (aim ±\(fixed(e.aimSDDeg, 2))°, speed ±\(fixed(e.speedSDFraction * 100, 1))%)")
+                picture.legend.append("Make probability \(fixed(p * 100, 1))% with \(e.summary)")
             }
             if r.holeable == false {
                 picture.legend.append("Cannot be holed: \(r.notHoleableReason ?? "no stroke drops"); best leave shown")

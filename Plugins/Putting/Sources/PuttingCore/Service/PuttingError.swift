@@ -37,6 +37,8 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The stored heightfield does not match its recorded hash (the catalog is damaged).
     case heightfieldInconsistent(course: String, hole: Int, expected: String, found: String)
     case unknownModel(String)
+    /// A skill level name that is not one of `SkillLevel`'s.
+    case unknownSkill(String)
     case unknownJob(String)
     case storage(String)
     case unknownMeshFormat(path: String)
@@ -123,6 +125,8 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the stored heightfield of \(course) hole \(hole) hashes to \(found.prefix(12))…, not the recorded \(expected.prefix(12))…: re-import the hole"
         case .unknownModel(let name):
             return "unknown model \"\(name)\": use physics (default) or compat"
+        case .unknownSkill(let name):
+            return "unknown skill \"\(name)\": use tour (default), scratch, 10, 20 or 25 (a handicap)"
         case .unknownJob(let id):
             return "unknown job \"\(id)\": job ids are printed by `putting bestline --async` and `putting book --async`"
         case .storage(let message):

@@ -101,12 +101,17 @@ extension CaptureRule {
 
 extension StrokeErrors {
     /// The settings as a stored request holds them.
-    var storedJSON: JSONValue { ["aimSDDeg": .double(aimSDDeg), "speedSDFraction": .double(speedSDFraction)] }
+    var storedJSON: JSONValue { json }
 
-    /// Overrides the settings a stored request's `"errors"` object names.
+    /// Overrides the settings a stored request's `"errors"` object names (a request stored before 1.3 has no
+    /// scatter or bias: those stay as they are).
     mutating func update(fromStored json: JSONValue?) {
         guard let e = json else { return }
         aimSDDeg = e["aimSDDeg"]?.doubleValue ?? aimSDDeg
         speedSDFraction = e["speedSDFraction"]?.doubleValue ?? speedSDFraction
+        lateralSDIn = e["lateralSDIn"]?.doubleValue ?? lateralSDIn
+        paceBiasFraction = e["paceBiasFraction"]?.doubleValue ?? paceBiasFraction
+        // Numbers stored without a level's name are a site's own (or 1.2's defaults, which no level has).
+        skill = e["skill"]?.stringValue.flatMap(SkillLevel.init(rawValue:))
     }
 }

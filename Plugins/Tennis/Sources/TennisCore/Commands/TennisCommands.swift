@@ -42,6 +42,10 @@ public enum TennisCommands {
         public var inliers: [Bool]?
         /// RANSAC: the minimal samples drawn (the count adapts to the inlier share found).
         public var samples: Int?
+        /// RANSAC: the inliers' scatter about the fit in the image (σ of a coordinate, pixels).
+        public var imageNoise: Double? = nil
+        /// RANSAC: 3σ of the fit's court position at its worst point on the half court (metres).
+        public var courtUncertainty: Double? = nil
         public var projectedPoints: [Point2D]
 
         public var text: String {
@@ -53,6 +57,9 @@ public enum TennisCommands {
             if let inliers {
                 lines.append("inliers: \(inliers.filter { $0 }.count) of \(inliers.count) (outliers: \(inliers.indices.filter { !inliers[$0] }.map(String.init).joined(separator: ", ")))"
                     + (samples.map { ", \($0) samples drawn" } ?? ""))
+            }
+            if let courtUncertainty, let imageNoise {
+                lines.append("uncertainty: up to \(Format.fixed(courtUncertainty, 3)) m over the half court (3σ; inliers' scatter \(Format.fixed(imageNoise, 2)) px in the image)")
             }
             for (i, p) in projectedPoints.enumerated() { lines.append("point \(i): \(p.rounded(4)) m") }
             return lines.joined(separator: "\n")
@@ -75,16 +82,19 @@ public enum TennisCommands {
             normalization: estimate.homography.isNormalizedByLastEntry ? "H[2][2] = 1" : "unit norm (H[2][2] is 0)",
             rmsError: estimate.rmsError, maxError: estimate.maxError, imageRmsError: estimate.imageRmsError,
             imageMaxError: estimate.imageMaxError, errors: estimate.errors, inliers: estimate.inliers, samples: estimate.samples,
+            imageNoise: estimate.imageNoise, courtUncertainty: estimate.courtUncertainty,
             projectedPoints: estimate.homography.project(parsed.points))
     }
 
-    /// Puts the file location of the first pair an estimation error names in front of its message.
+    /// Puts the file location of the first pair an estimation error names in front of its message;
+    /// a robust fit refused for the whole set of pairs points at the first pair (a wrong file, exit 2).
     private static func locate(_ error: HomographyError, _ parsed: PairsFile, file: String, text: String) -> Error {
         let pair: Int?
         switch error {
         case .nonFinitePoint(let p, _): pair = p
         case .repeatedPoint(_, _, let second): pair = second
         case .collinearPoints(_, let pairs): pair = pairs.last
+        case .noConsensus, .degenerateConsensus, .chanceConsensus, .untrustworthyFit: pair = 0
         default: pair = nil
         }
         guard let pair, parsed.pairPointers.indices.contains(pair), let input = try? JSONInput(text: text, file: file) else { return error }
@@ -275,6 +285,7 @@ public enum TennisCommands {
             }
             if m.invalidReplies > 0 { lines.append("invalid replies ignored: \(m.invalidReplies)") }
             lines.append(s.dryRun ? "stop: dry run, frame \(log.framesSent.last ?? "")" : "stop: \(m.stopSent ? (m.stopOutcome?.rawValue ?? "sent") : "not sent")")
+            if let note = m.stopNote { lines.append("stop: \(note)") }
             if let aborted = m.aborted { lines.append("aborted: \(aborted)") }
             return lines.joined(separator: "\n")
         }
@@ -283,12 +294,13 @@ public enum TennisCommands {
     /// `tennis send --point X,Y | --zone Z`: one command now, then the stop command. With `link` nil
     /// (or `settings.dryRun`) the frames are only logged. A failed command is in the log's summary.
     public static func send(_ target: FrameTarget, settings: SessionSettings, table: CommandTable,
-                            link: BallMachineLink?, clock: SessionClock) throws -> SessionReport
+                            link: BallMachineLink?, clock: SessionClock, journal: SessionJournal? = nil) throws -> SessionReport
     {
         let zone = try target.zone()
         var settings = settings
         settings.mode = .manual
-        let session = try BallMachineSession(settings: settings, table: table, calibration: nil, link: link, clock: clock)
+        let session = try BallMachineSession(settings: settings, table: table, calibration: nil, link: link, clock: clock,
+                                             journal: journal)
         let point: Point2D?
         if case .point(let p) = target { point = p } else { point = nil }
         do {
@@ -306,19 +318,19 @@ public enum TennisCommands {
     /// A session that the machine ends early still returns its log (see `summary.aborted`).
     public static func session(detectionsText text: String, file: String, settings: SessionSettings,
                                calibration: CameraCalibration, table: CommandTable, link: BallMachineLink?,
-                               clock: SessionClock, pace: Bool = false, svgTitle: String? = nil,
+                               clock: SessionClock, pace: Bool = false, svgTitle: String? = nil, journal: SessionJournal? = nil,
                                shouldStop: () -> Bool = { false }, progress: (Int, Int) -> Void = { _, _ in }) throws
         -> SessionReport
     {
         try session(detections: try DetectionReader.parseAll(text, file: file), settings: settings, calibration: calibration,
-                    table: table, link: link, clock: clock, pace: pace, svgTitle: svgTitle, shouldStop: shouldStop,
-                    progress: progress)
+                    table: table, link: link, clock: clock, pace: pace, svgTitle: svgTitle, journal: journal,
+                    shouldStop: shouldStop, progress: progress)
     }
 
     /// `tennis session` for detections already read (`DetectionReader.read`).
     public static func session(detections: [Detection], settings: SessionSettings,
                                calibration: CameraCalibration, table: CommandTable, link: BallMachineLink?,
-                               clock: SessionClock, pace: Bool = false, svgTitle: String? = nil,
+                               clock: SessionClock, pace: Bool = false, svgTitle: String? = nil, journal: SessionJournal? = nil,
                                shouldStop: () -> Bool = { false }, progress: (Int, Int) -> Void = { _, _ in }) throws
         -> SessionReport
     {
@@ -326,7 +338,7 @@ public enum TennisCommands {
         settings.mode = .interactive
         settings.camera = calibration.camera
         let session = try BallMachineSession(settings: settings, table: table, calibration: calibration, link: link,
-                                             clock: clock, pace: pace)
+                                             clock: clock, pace: pace, journal: journal)
         var linkFailure: String? = nil
         // A paced replay polls `shouldStop` while it waits for a launch's time too; the session
         // holds it only until finish().
@@ -344,6 +356,8 @@ public enum TennisCommands {
                 }
             } catch SessionError.machineNotAnswering {
                 // The log says so; finish() still sends the stop command.
+            } catch ExchangeError.stoppedByHost(let why, _) {
+                session.stopEarly(why)
             } catch let error as ExchangeError {
                 linkFailure = error.description
                 session.stopEarly(error.description)

@@ -87,7 +87,7 @@ extension TennisCommands {
     /// run ends with the stop command — also when `shouldStop` turns true (Ctrl-C) or the machine
     /// stops answering. A dry run (no link) writes nothing and does not wait.
     public static func drillRun(_ drill: Drill, seed: UInt64? = nil, settings: SessionSettings, table: CommandTable,
-                                link: BallMachineLink?, clock: SessionClock, svgTitle: String? = nil,
+                                link: BallMachineLink?, clock: SessionClock, svgTitle: String? = nil, journal: SessionJournal? = nil,
                                 shouldStop: () -> Bool = { false }, progress: (Int, Int) -> Void = { _, _ in }) throws
         -> DrillRunReport
     {
@@ -109,7 +109,8 @@ extension TennisCommands {
             settings.spin = first.spin
             settings.interval = first.delay
         }
-        let session = try BallMachineSession(settings: settings, table: table, calibration: nil, link: link, clock: clock)
+        let session = try BallMachineSession(settings: settings, table: table, calibration: nil, link: link, clock: clock,
+                                             journal: journal)
         let paced = link != nil && !settings.dryRun
         var timing: [DrillTiming] = []
         var scheduled = 0.0
@@ -132,6 +133,9 @@ extension TennisCommands {
             }
         } catch SessionError.machineNotAnswering {
             // In the log; finish() still sends the stop command.
+        } catch ExchangeError.stoppedByHost(let why, _) {
+            // The host stopped the machine (its watchdog); finish() notes it.
+            session.stopEarly(why)
         } catch let error as ExchangeError {
             linkFailure = error.description
             session.stopEarly(error.description)

@@ -17,6 +17,10 @@ public enum HomographyError: Error, Sendable, Equatable, CustomStringConvertible
     case singular
     case noConsensus(inliers: Int, needed: Int, threshold: Double)
     case degenerateConsensus(inliers: Int)
+    /// So many pairs agree that it could be chance at this threshold.
+    case chanceConsensus(inliers: Int, pairs: Int, threshold: Double)
+    /// The agreeing pairs leave the court uncertain by more than the limit (metres, 3σ).
+    case untrustworthyFit(inliers: Int, pairs: Int, uncertainty: Double, limit: Double, noise: Double)
     case solverDidNotConverge
     case malformedMatrix(String)
 
@@ -41,6 +45,11 @@ public enum HomographyError: Error, Sendable, Equatable, CustomStringConvertible
             return "robust estimation found no consensus: the best model explains only \(inliers) pairs within \(Format.number(threshold)) (needs \(needed)); raise the threshold or fix the outliers"
         case .degenerateConsensus(let inliers):
             return "robust estimation: the \(inliers) pairs that agree lie on one line (or repeat a point), so they do not fix a homography; add pairs spread over the court or lower the threshold"
+        case .chanceConsensus(let inliers, let pairs, let threshold):
+            return "robust estimation: the \(inliers) of \(pairs) pairs that agree within \(Format.number(threshold)) m could agree by chance (the threshold covers too much of the court); the matches are too few to trust: lower the threshold or add pairs"
+        case .untrustworthyFit(let inliers, let pairs, let uncertainty, let limit, let noise):
+            let spread = uncertainty.isFinite ? "by up to \(Format.fixed(uncertainty, 2)) m" : "without bound"
+            return "robust estimation: the matches are too few or too noisy to trust: the \(inliers) of \(pairs) pairs that agree (scatter \(Format.fixed(noise, 2)) px) leave the court uncertain \(spread) somewhere on the half court (the limit is \(Format.fixed(limit, 2)) m); add pairs spread over the whole court or sharpen the detections"
         case .solverDidNotConverge:
             return "the SVD did not converge (input too ill-conditioned); check the point coordinates"
         case .malformedMatrix(let what):

@@ -18,7 +18,8 @@ public enum EstimationMethod: Sendable, Equatable {
     /// Normalized DLT on all pairs: exact for 4, algebraic least squares for more.
     case leastSquares
     /// MSAC over minimal 4-pair samples (confidence-driven sample count, local optimisation), then
-    /// least squares and Levenberg–Marquardt on the consensus set. Copes with 70 % outliers and more.
+    /// the maximum-likelihood fit (image error) on the consensus, inliers by σ-consensus, and a
+    /// refusal when the court it gives is too uncertain. Copes with 70 % outliers and more.
     case ransac(RansacOptions)
 
     public var name: String {
@@ -39,12 +40,32 @@ public struct RansacOptions: Sendable, Equatable, Codable {
     /// 850 samples for 30 % inliers at 0.999).
     public var confidence: Double
     public var seed: UInt64
+    /// Largest uncertainty of the fitted court (3σ at its worst point on the half court, metres)
+    /// that is still reported as a fit; beyond it the fit is refused as too few or too noisy pairs.
+    public var maxCourtUncertainty: Double
 
-    public init(threshold: Double = 0.25, maxIterations: Int = 10_000, confidence: Double = 0.999, seed: UInt64 = 1) {
+    /// 0.5 m: a quarter of a zone's width.
+    public static let defaultMaxCourtUncertainty = 0.5
+
+    public init(threshold: Double = 0.25, maxIterations: Int = 10_000, confidence: Double = 0.999, seed: UInt64 = 1,
+                maxCourtUncertainty: Double = RansacOptions.defaultMaxCourtUncertainty) {
         self.threshold = threshold
         self.maxIterations = maxIterations
         self.confidence = confidence
         self.seed = seed
+        self.maxCourtUncertainty = maxCourtUncertainty
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case threshold, maxIterations, confidence, seed, maxCourtUncertainty
+    }
+
+    /// Options written before `maxCourtUncertainty` existed read with its default.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(threshold: try c.decode(Double.self, forKey: .threshold), maxIterations: try c.decode(Int.self, forKey: .maxIterations),
+                  confidence: try c.decode(Double.self, forKey: .confidence), seed: try c.decode(UInt64.self, forKey: .seed),
+                  maxCourtUncertainty: try c.decodeIfPresent(Double.self, forKey: .maxCourtUncertainty) ?? Self.defaultMaxCourtUncertainty)
     }
 }
 
@@ -68,6 +89,10 @@ public struct HomographyEstimate: Sendable, Equatable, Codable {
     public var inliers: [Bool]?
     /// For RANSAC: how many minimal samples were drawn.
     public var samples: Int? = nil
+    /// For RANSAC: the inliers' scatter about the fit in the image (σ of a coordinate, pixels).
+    public var imageNoise: Double? = nil
+    /// For RANSAC: 3σ of the fit's court position at its worst point on the half court (metres).
+    public var courtUncertainty: Double? = nil
 }
 
 /// Estimates homographies from point pairs.
@@ -86,9 +111,18 @@ public enum HomographyEstimator {
             let h = try directLinearTransform(pairs)
             return try report(h, pairs: pairs, inliers: nil, method: method.name)
         case .ransac(let options):
-            let (h, inliers, samples) = try ransac(pairs, options: options)
-            var estimate = try report(h, pairs: pairs, inliers: inliers, method: method.name)
-            estimate.samples = samples
+            guard pairs.count > 4 else {
+                // Four pairs fix a homography exactly: nothing to vote on.
+                let h = try directLinearTransform(pairs)
+                var estimate = try report(h, pairs: pairs, inliers: [Bool](repeating: true, count: pairs.count), method: method.name)
+                estimate.samples = 0
+                return estimate
+            }
+            let fit = try RobustHomography.fit(pairs, options: options)
+            var estimate = try report(fit.homography, pairs: pairs, inliers: fit.inliers, method: method.name)
+            estimate.samples = fit.samples
+            estimate.imageNoise = fit.imageNoise
+            estimate.courtUncertainty = fit.courtUncertainty
             return estimate
         }
     }
@@ -140,15 +174,6 @@ public enum HomographyEstimator {
         let h = td.inverseMatrix.composed(after: hn.composed(after: ts.matrix))
         guard h.inverse != nil else { throw .singular }
         return h.normalized
-    }
-
-    // MARK: - Robust estimation
-
-    static func ransac(_ pairs: [PointPair], options: RansacOptions) throws(HomographyError) -> (Homography, [Bool], Int) {
-        let n = pairs.count
-        guard n > 4 else { return (try directLinearTransform(pairs), [Bool](repeating: true, count: n), 0) }
-        let fit = try RobustHomography.fit(pairs, options: options)
-        return (fit.homography, fit.inliers, fit.samples)
     }
 
     // MARK: - Geometry checks (on normalized points)

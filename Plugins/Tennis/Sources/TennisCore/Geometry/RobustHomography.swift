@@ -1,8 +1,21 @@
-// Robust homography fitting for sets where most pairs may be wrong (automatic detections): MSAC
-// (RANSAC scored by the truncated squared error) over minimal 4-pair samples with a
-// confidence-driven sample count, local optimisation of each new best model, and a final
-// refinement on the consensus set — normalized DLT least squares, then Levenberg–Marquardt on the
-// forward reprojection error. Deterministic for a given seed.
+// Robust homography fitting for sets where most pairs may be wrong (automatic detections).
+//
+// 1. Search: MSAC (RANSAC scored by the truncated squared error) over minimal 4-pair samples with a
+//    confidence-driven sample count and local optimisation of each new best model; the caller's
+//    threshold (court metres, forward error) decides the consensus.
+// 2. Maximum likelihood on the consensus: the court points are exact landmarks and the noise is in
+//    the image (detections), so the fit minimizes the image error of court → image (Levenberg–
+//    Marquardt), not the court error, which over-weights the far end of the court (a pixel there is
+//    many centimetres) — the cause of fits worse than OpenCV's on noisy sets.
+// 3. σ-consensus (after MAGSAC): the final inliers are decided by the data's own noise — within
+//    3.72 σ (99.9 % of a 2-D Gaussian) of the fit in the image, σ estimated robustly from the
+//    consensus — so a threshold set too tight (true pairs left out, the fit drawn to a corner) or
+//    too loose (wrong matches let in) matters much less.
+// 4. Trust: the fit's covariance (from its Jacobian and the 95 % upper bound of the noise given the
+//    redundancy) is carried to the half court; when its 3σ error somewhere on the court exceeds
+//    `RansacOptions.maxCourtUncertainty`, or when that many agreeing pairs could be chance at this
+//    threshold, the fit is refused: a wrong court is worse than no court.
+// Deterministic for a given seed.
 
 import Glibc
 
@@ -12,6 +25,10 @@ struct RobustFit {
     var inliers: [Bool]
     /// Minimal samples drawn (including ones refused as degenerate).
     var samples: Int
+    /// Scatter of the inliers about the fit in the image: σ of each coordinate, pixels.
+    var imageNoise: Double
+    /// 3σ of the fit's error at the worst point of the half court, metres.
+    var courtUncertainty: Double
 }
 
 /// The pairs in Hartley-normalized coordinates, flat for the sampling loop.
@@ -51,6 +68,10 @@ private struct NormalizedPairs {
 enum RobustHomography {
     /// Smallest share of the pairs a consensus must explain (beside the absolute minimum of 5).
     static let minimumInlierFraction = 0.15
+    /// A consensus this likely (or more) to gather by chance is refused.
+    static let chanceLimit = 1e-3
+    /// (3.717 σ)²: 99.9 % of a 2-D Gaussian lies within 3.717 σ.
+    static let sigmaConsensusLimit = 13.82
 
     /// The number of inliers a model must have for a set of `n` pairs.
     static func needed(_ n: Int) -> Int { min(n, max(5, Int((minimumInlierFraction * Double(n)).rounded(.up)))) }
@@ -86,21 +107,39 @@ enum RobustHomography {
             limit = min(limit, max(samples, requiredSamples(inliers: best!.count, of: n, confidence: confidence)))
         }
         let needed = needed(n)
-        guard var found = best, found.count >= needed else {
+        guard let found = best, found.count >= needed else {
             throw .noConsensus(inliers: best?.count ?? 0, needed: needed, threshold: threshold)
         }
-        // Refine: least squares on the consensus until it settles, then Levenberg–Marquardt on the
-        // forward error of the inliers, repeated while the inlier set still changes.
-        var mask = inlierMask(found.h, data, t2: t2)
+        let chance = chanceOfConsensus(found.count, pairs, threshold: threshold)
+        guard chance < chanceLimit else { throw .chanceConsensus(inliers: found.count, pairs: n, threshold: threshold) }
+
+        // Maximum likelihood on the consensus (image error of court → image), repeated while the
+        // consensus at the caller's threshold still changes.
+        var h = found.h
+        var mask = inlierMask(h, data, t2: t2)
+        guard var g = invert(h) else { throw .singular }
         for _ in 0..<8 {
-            guard let ls = leastSquares(found.h, data, t2: t2, mask: mask) else { break }
-            let refined = levenbergMarquardt(ls, data, mask: mask)
-            let next = inlierMask(refined, data, t2: t2)
-            let count = next.filter { $0 }.count
-            guard count >= needed else { break }
-            found = (refined, count, found.cost)
-            if next == mask { break }
+            g = levenbergMarquardt(g, data, mask: mask)
+            guard let forward = invert(g) else { break }
+            h = forward
+            let next = inlierMask(h, data, t2: t2)
+            guard next.filter({ $0 }).count >= needed, next != mask else { break }
             mask = next
+        }
+        // σ-consensus: the inliers are the pairs within 3.72 σ of the fit in the image, σ from the
+        // median squared residual of the current inliers (for a 2-D Gaussian, median r² = 2 ln 2 σ²).
+        let floor = 1e-18  // (1e-9 normalized units)²: exact data keeps its exact pairs
+        for _ in 0..<10 {
+            let e2 = imageResiduals(g, data)
+            var chosen: [Double] = []
+            for i in 0..<n where mask[i] { chosen.append(e2[i]) }
+            let sigma2 = max(median(chosen) / (2 * log(2.0)), floor)
+            let next = e2.map { $0 <= sigmaConsensusLimit * sigma2 }
+            guard next.filter({ $0 }).count >= needed, next != mask else { break }
+            mask = next
+            g = levenbergMarquardt(g, data, mask: mask)
+            guard let forward = invert(g) else { break }
+            h = forward
         }
         let inlierPairs = zip(pairs, mask).filter { $0.1 }.map { $0.0 }
         do {
@@ -108,9 +147,161 @@ enum RobustHomography {
         } catch {
             throw .degenerateConsensus(inliers: inlierPairs.count)
         }
-        let h = data.denormalize(found.h)
-        guard h.inverse != nil else { throw .singular }
-        return RobustFit(homography: h, inliers: mask, samples: samples)
+        let spread = uncertainty(g, data, mask: mask)
+        let noise = spread.sigma / data.image.scale
+        guard spread.court <= options.maxCourtUncertainty else {
+            throw .untrustworthyFit(inliers: inlierPairs.count, pairs: n, uncertainty: spread.court, limit: options.maxCourtUncertainty,
+                                    noise: noise)
+        }
+        let result = data.denormalize(h)
+        guard result.inverse != nil else { throw .singular }
+        return RobustFit(homography: result, inliers: mask, samples: samples, imageNoise: noise, courtUncertainty: spread.court)
+    }
+
+    /// The probability that a wrong model explains `count` pairs by chance: the 4 of its sample
+    /// plus `count − 4` others, each of which lands within the threshold of it with the chance that
+    /// a point uniform over the court points' bounding box lies within the threshold of a given
+    /// point (binomial tail). Tiny for a true consensus; large when the threshold covers much of
+    /// the court.
+    static func chanceOfConsensus(_ count: Int, _ pairs: [PointPair], threshold: Double) -> Double {
+        var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
+        for p in pairs {
+            x0 = min(x0, p.court.x); x1 = max(x1, p.court.x); y0 = min(y0, p.court.y); y1 = max(y1, p.court.y)
+        }
+        // The box, widened by the threshold so that a thin strip of points still has an area.
+        let area = (x1 - x0 + 2 * threshold) * (y1 - y0 + 2 * threshold)
+        let p = area > 0 ? min(1, Double.pi * threshold * threshold / area) : 1
+        let trials = pairs.count - 4, k = count - 4
+        guard k > 0, trials > 0 else { return 1 }
+        if p >= 1 { return 1 }
+        if p <= 0 { return 0 }
+        // P(Binomial(trials, p) ≥ k), summed in log space.
+        var tail = 0.0
+        for j in k...trials {
+            let logTerm = lgamma(Double(trials + 1)) - lgamma(Double(j + 1)) - lgamma(Double(trials - j + 1))
+                + Double(j) * log(p) + Double(trials - j) * log1p(-p)
+            tail += exp(logTerm)
+        }
+        return min(1, tail)
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let s = values.sorted()
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+
+    /// The inverse of a normalized-plane map, scaled so that its last entry is 1 (nil when singular
+    /// or when that entry is 0).
+    private static func invert(_ h: [Double]) -> [Double]? {
+        guard let inverse = Homography(unchecked: h).inverse?.entries, abs(inverse[8]) > 1e-12 else { return nil }
+        let e = inverse.map { $0 / inverse[8] }
+        return e.allSatisfy(\.isFinite) ? e : nil
+    }
+
+    /// Squared image error of each pair under the court → image map `g` (normalized units).
+    private static func imageResiduals(_ g: [Double], _ d: NormalizedPairs) -> [Double] {
+        (0..<d.n).map { i in
+            let u = d.xy[4 * i + 2], v = d.xy[4 * i + 3]
+            let w = g[6] * u + g[7] * v + g[8]
+            let ex = (g[0] * u + g[1] * v + g[2]) / w - d.xy[4 * i]
+            let ey = (g[3] * u + g[4] * v + g[5]) / w - d.xy[4 * i + 1]
+            let e2 = ex * ex + ey * ey
+            return e2.isFinite ? e2 : .infinity
+        }
+    }
+
+    /// The noise of the inliers about the court → image fit `g` (σ of a coordinate, normalized image
+    /// units) and 3σ of the court position of an image point, at the worst of a 0.5 m grid over the
+    /// half court (metres). The covariance of `g` is s²(JᵀJ)⁻¹ with s² the 95 % upper confidence
+    /// bound of the noise variance given the 2m − 8 degrees of freedom left (few agreeing pairs
+    /// cannot claim a small noise); an image point's court position c solves g(c) = x, so
+    /// dc = −(∂g/∂c)⁻¹ (∂g/∂θ) dθ.
+    private static func uncertainty(_ g: [Double], _ d: NormalizedPairs, mask: [Bool]) -> (sigma: Double, court: Double) {
+        let m = mask.filter { $0 }.count
+        let dof = 2 * m - 8
+        guard dof > 0 else { return (.infinity, .infinity) }
+        var jtj = [Double](repeating: 0, count: 64)
+        var rss = 0.0
+        var jx = [Double](repeating: 0, count: 8), jy = [Double](repeating: 0, count: 8)
+        for i in 0..<d.n where mask[i] {
+            let u = d.xy[4 * i + 2], v = d.xy[4 * i + 3]
+            let w = g[6] * u + g[7] * v + g[8]
+            let x = (g[0] * u + g[1] * v + g[2]) / w, y = (g[3] * u + g[4] * v + g[5]) / w
+            let ex = x - d.xy[4 * i], ey = y - d.xy[4 * i + 1]
+            rss += ex * ex + ey * ey
+            jacobian(u, v, w, x, y, &jx, &jy)
+            for a in 0..<8 { for b in 0..<8 { jtj[a * 8 + b] += jx[a] * jx[b] + jy[a] * jy[b] } }
+        }
+        let s2 = rss / Double(dof)
+        let upper = s2 * Double(dof) / chiSquareLowerQuantile(dof)
+        // (JᵀJ)⁻¹, column by column.
+        var covariance = [Double](repeating: 0, count: 64)
+        var system = [Double](repeating: 0, count: 72)
+        for col in 0..<8 {
+            for a in 0..<8 {
+                for b in 0..<8 { system[a * 9 + b] = jtj[a * 8 + b] }
+                system[a * 9 + 8] = a == col ? 1 : 0
+            }
+            guard solve(&system, size: 8) else { return (s2.squareRoot(), .infinity) }
+            for a in 0..<8 { covariance[a * 8 + col] = upper * system[a * 9 + 8] }
+        }
+        var worst = 0.0
+        let columns = Int((Court.width / 0.5).rounded(.up)), rows = Int((Court.halfLength / 0.5).rounded(.up))
+        for i in 0...columns {
+            for j in 0...rows {
+                let c = d.court.apply(Point2D(min(Double(i) * 0.5, Court.width), min(Double(j) * 0.5, Court.halfLength)))
+                let u = c.x, v = c.y
+                let w = g[6] * u + g[7] * v + g[8]
+                guard abs(w) > 1e-12 else { return (s2.squareRoot(), .infinity) }
+                let x = (g[0] * u + g[1] * v + g[2]) / w, y = (g[3] * u + g[4] * v + g[5]) / w
+                jacobian(u, v, w, x, y, &jx, &jy)
+                // A = ∂(x, y)/∂(u, v); D = −A⁻¹ B, B = [jx; jy].
+                let a00 = (g[0] - x * g[6]) / w, a01 = (g[1] - x * g[7]) / w
+                let a10 = (g[3] - y * g[6]) / w, a11 = (g[4] - y * g[7]) / w
+                let det = a00 * a11 - a01 * a10
+                guard abs(det) > 1e-300 else { return (s2.squareRoot(), .infinity) }
+                var du = [Double](repeating: 0, count: 8), dv = [Double](repeating: 0, count: 8)
+                for k in 0..<8 {
+                    du[k] = -(a11 * jx[k] - a01 * jy[k]) / det
+                    dv[k] = -(-a10 * jx[k] + a00 * jy[k]) / det
+                }
+                var cuu = 0.0, cuv = 0.0, cvv = 0.0
+                for a in 0..<8 {
+                    var su = 0.0, sv = 0.0
+                    for b in 0..<8 {
+                        su += covariance[a * 8 + b] * du[b]
+                        sv += covariance[a * 8 + b] * dv[b]
+                    }
+                    cuu += du[a] * su
+                    cuv += dv[a] * su
+                    cvv += dv[a] * sv
+                }
+                // Largest eigenvalue of the 2×2 covariance.
+                let mean = (cuu + cvv) / 2, diff = (cuu - cvv) / 2
+                let largest = mean + (diff * diff + cuv * cuv).squareRoot()
+                worst = max(worst, largest)
+            }
+        }
+        let court = 3 * worst.squareRoot() / d.court.scale
+        return (s2.squareRoot(), court.isFinite ? court : .infinity)
+    }
+
+    /// ∂(x, y)/∂θ of the map θ (θ₈ = 1) at (u, v), with w and the image (x, y) already computed.
+    @inline(__always)
+    private static func jacobian(_ u: Double, _ v: Double, _ w: Double, _ x: Double, _ y: Double,
+                                 _ jx: inout [Double], _ jy: inout [Double]) {
+        jx[0] = u / w; jx[1] = v / w; jx[2] = 1 / w; jx[3] = 0; jx[4] = 0; jx[5] = 0; jx[6] = -x * u / w; jx[7] = -x * v / w
+        jy[0] = 0; jy[1] = 0; jy[2] = 0; jy[3] = u / w; jy[4] = v / w; jy[5] = 1 / w; jy[6] = -y * u / w; jy[7] = -y * v / w
+    }
+
+    /// The 5 % quantile of χ² with `k` degrees of freedom (Wilson–Hilferty; a little low for k < 3,
+    /// which only makes the bound more careful).
+    static func chiSquareLowerQuantile(_ k: Int) -> Double {
+        let kk = Double(max(k, 1))
+        let c = 2 / (9 * kk)
+        let base = 1 - c - 1.6449 * c.squareRoot()
+        return max(kk * base * base * base, 1e-3)
     }
 
     /// Samples needed so that, with probability `confidence`, one of them is all inliers.
@@ -251,17 +442,20 @@ enum RobustHomography {
         return e.map { $0 / e[8] }
     }
 
-    /// Levenberg–Marquardt on the sum of squared forward errors of the masked pairs, over the 8
-    /// entries of `h` (`h[8] = 1`). Returns `h` unchanged when no step lowers the cost (exact data).
+    /// Levenberg–Marquardt on the sum of squared image errors of the masked pairs under the court →
+    /// image map `h` (its 8 entries, `h[8] = 1`). Returns `h` unchanged when no step lowers the cost
+    /// (exact data).
     private static func levenbergMarquardt(_ start: [Double], _ d: NormalizedPairs, mask: [Bool], iterations: Int = 30) -> [Double] {
         var h = start
+        // Offsets of the source (court) and target (image) point of a pair in its four numbers.
+        let s = 2, t = 0
         func cost(_ h: [Double]) -> Double {
             var c = 0.0
             for i in 0..<d.n where mask[i] {
-                let x = d.xy[4 * i], y = d.xy[4 * i + 1]
+                let x = d.xy[4 * i + s], y = d.xy[4 * i + s + 1]
                 let w = h[6] * x + h[7] * y + h[8]
-                let ex = (h[0] * x + h[1] * y + h[2]) / w - d.xy[4 * i + 2]
-                let ey = (h[3] * x + h[4] * y + h[5]) / w - d.xy[4 * i + 3]
+                let ex = (h[0] * x + h[1] * y + h[2]) / w - d.xy[4 * i + t]
+                let ey = (h[3] * x + h[4] * y + h[5]) / w - d.xy[4 * i + t + 1]
                 c += ex * ex + ey * ey
             }
             return c.isFinite ? c : .infinity
@@ -276,10 +470,10 @@ enum RobustHomography {
             for k in 0..<64 { jtj[k] = 0 }
             for k in 0..<8 { jtr[k] = 0 }
             for i in 0..<d.n where mask[i] {
-                let x = d.xy[4 * i], y = d.xy[4 * i + 1]
+                let x = d.xy[4 * i + s], y = d.xy[4 * i + s + 1]
                 let w = h[6] * x + h[7] * y + h[8]
                 let u = (h[0] * x + h[1] * y + h[2]) / w, v = (h[3] * x + h[4] * y + h[5]) / w
-                let ex = u - d.xy[4 * i + 2], ey = v - d.xy[4 * i + 3]
+                let ex = u - d.xy[4 * i + t], ey = v - d.xy[4 * i + t + 1]
                 jx[0] = x / w; jx[1] = y / w; jx[2] = 1 / w; jx[3] = 0; jx[4] = 0; jx[5] = 0; jx[6] = -u * x / w; jx[7] = -u * y / w
                 jy[0] = 0; jy[1] = 0; jy[2] = 0; jy[3] = x / w; jy[4] = y / w; jy[5] = 1 / w; jy[6] = -v * x / w; jy[7] = -v * y / w
                 for a in 0..<8 {

@@ -55,16 +55,24 @@ public struct SyntheticCalibration: Sendable {
         self.outliers = outliers
     }
 
-    /// Largest distance between where `h` and the true camera put court points on a 0.25 m grid over
-    /// the half court (image → court through `h`, compared with the court point itself).
-    public func maxCourtError(of h: Homography) -> Double {
-        var worst = 0.0
+    /// The court points of a 0.25 m grid over the half court (33 × 48), where fits are compared.
+    public var courtGrid: [Point2D] {
+        var points: [Point2D] = []
         for i in 0...Int((Court.width / 0.25).rounded(.down)) {
             for j in 0...Int((Court.halfLength / 0.25).rounded(.down)) {
-                let c = Point2D(Double(i) * 0.25, Double(j) * 0.25)
-                guard let image = camera.apply(c), let back = h.apply(image) else { return .infinity }
-                worst = max(worst, back.distance(to: c))
+                points.append(Point2D(Double(i) * 0.25, Double(j) * 0.25))
             }
+        }
+        return points
+    }
+
+    /// Largest distance between where `h` and the true camera put the points of `courtGrid`
+    /// (image → court through `h`, compared with the court point itself).
+    public func maxCourtError(of h: Homography) -> Double {
+        var worst = 0.0
+        for c in courtGrid {
+            guard let image = camera.apply(c), let back = h.apply(image) else { return .infinity }
+            worst = max(worst, back.distance(to: c))
         }
         return worst
     }

@@ -67,12 +67,16 @@ public struct SessionSummary: Sendable, Equatable, Codable {
     public var invalidReplies = 0
     public var stopSent = false
     public var stopOutcome: ExchangeOutcome?
+    /// How the stop went when not plainly: sent after reconnecting, or sent by the host.
+    public var stopNote: String?
     /// Command write → first valid reply, in milliseconds.
     public var medianLatencyMs: Double?
     public var maxLatencyMs: Double?
     /// Launches sent per zone (16 counts).
     public var zoneCounts = [Int](repeating: 0, count: 16)
     public var aborted: String?
+
+    public init() {}
 }
 
 /// Everything a session did, as stored and shown.
@@ -114,6 +118,17 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// Stores a session while it runs, so that what the machine did is kept even when the plugin never
+/// gets to its end (its process killed, the host gone). The end stores the whole log again.
+public protocol SessionJournal: AnyObject {
+    /// Before anything is sent (never for a dry run).
+    func begin(_ settings: SessionSettings) throws
+    /// The events recorded since the last call, and the counts: after each launch (its command
+    /// and replies) — never between a stop request and the stop command, which must not wait for
+    /// storage. A failure is the journal's to remember (the end stores everything again).
+    func record(_ events: [SessionEvent], summary: SessionSummary)
+}
+
 /// Drives one session. Feed it detections (interactive) or one target (manual), then `finish()`.
 /// With no link it is a dry run: the frames are logged and nothing is sent.
 public final class BallMachineSession {
@@ -132,14 +147,18 @@ public final class BallMachineSession {
     private var detectionOrigin: Double?
     private var isFinished = false
     private var latencies: [Double] = []
+    private let journal: SessionJournal?
     /// Polled while a paced replay waits for a launch's time (Ctrl-C): when it turns true the
     /// wait ends and that launch and the rest are not sent.
     public var shouldStop: () -> Bool = { false }
+    /// How long `finish` keeps trying to reach a machine whose connection dropped, to stop it.
+    public static let stopReconnectSeconds = 5.0
 
     /// `pace`: wait on the clock so launches keep the detections' timing (for replaying a file to a
     /// real machine); without it launches follow each other as fast as the machine answers.
+    /// `journal`: stores the session as it runs (not for a dry run).
     public init(settings: SessionSettings, table: CommandTable, calibration: CameraCalibration?, link: BallMachineLink?,
-                clock: SessionClock, pace: Bool = false) throws(CommandError)
+                clock: SessionClock, pace: Bool = false, journal: SessionJournal? = nil) throws
     {
         // Fail before anything is sent when the table cannot serve the chosen speed and spin.
         for zone in 0..<CourtZones.count { _ = try table.settings(zone: zone, speed: settings.speed, spin: settings.spin) }
@@ -151,6 +170,19 @@ public final class BallMachineSession {
         recorder = EventRecorder(clock: clock)
         exchange = settings.dryRun ? nil : link.map { CommandExchange(link: $0, clock: clock, checksum: settings.checksum, policy: settings.policy) }
         planner = try LaunchPlanner(interval: settings.interval)
+        self.journal = settings.dryRun ? nil : journal
+        try self.journal?.begin(settings)
+    }
+
+    /// Events not yet given to the journal.
+    private var journaled = 0
+
+    /// Gives the journal the events recorded since the last time, with the counts so far.
+    private func journalEvents() {
+        guard let journal, journaled < recorder.events.count else { return }
+        let events = Array(recorder.events[journaled...])
+        journaled = recorder.events.count
+        journal.record(events, summary: currentSummary())
     }
 
     // MARK: Interactive
@@ -221,6 +253,7 @@ public final class BallMachineSession {
             }
             launches.append(record)
             out.append(record)
+            journalEvents()
             if let outcome = record.outcome, !outcome.succeeded {
                 consecutiveFailures += 1
                 if consecutiveFailures >= settings.policy.maxConsecutiveFailures {
@@ -247,6 +280,7 @@ public final class BallMachineSession {
         summary.launches += 1
         try send(zone: zone, launch: index, into: &record)
         launches.append(record)
+        journalEvents()
         return record
     }
 
@@ -266,6 +300,7 @@ public final class BallMachineSession {
             throw error
         }
         launches.append(record)
+        journalEvents()
         if let outcome = record.outcome, !outcome.succeeded {
             consecutiveFailures += 1
             if consecutiveFailures >= settings.policy.maxConsecutiveFailures {
@@ -284,7 +319,7 @@ public final class BallMachineSession {
 
     /// Waits on the session clock until `time` (seconds since the start), in slices of at most
     /// `slice` so that `shouldStop` is noticed; false when it stopped early.
-    public func wait(until time: Double, slice: Double = 0.05, shouldStop: () -> Bool) -> Bool {
+    public func wait(until time: Double, slice: Double = 0.02, shouldStop: () -> Bool) -> Bool {
         while true {
             if shouldStop() { return false }
             let remaining = time - recorder.elapsed
@@ -310,7 +345,14 @@ public final class BallMachineSession {
             recorder.record(.dryRun, launch: launch, zone: zone, bytes: bytes.hex, note: "dry run: not sent")
             return
         }
-        let result = try exchange.send(frame, recorder: recorder, launch: launch, zone: zone)
+        let result: ExchangeResult
+        do {
+            result = try exchange.send(frame, recorder: recorder, launch: launch, zone: zone)
+        } catch {
+            // Written before the link failed (or the host took the machine over): it was launched.
+            if recorder.events.contains(where: { $0.kind == .command && $0.launch == launch }) { summary.sent += 1 }
+            throw error
+        }
         summary.sent += 1
         record.outcome = result.outcome
         record.attempts = result.attempts
@@ -344,19 +386,65 @@ public final class BallMachineSession {
                 _ = try? perform(planner.advance(to: last))
             }
             isFinished = true
-            let stop = CommandFrame.stop.encode(checksum: settings.checksum)
             if let exchange {
-                do {
-                    let result = try exchange.send(.stop, recorder: recorder)
-                    summary.stopOutcome = result.outcome
-                    summary.stopSent = true
-                } catch {
-                    recorder.record(.abort, note: "stop command not sent: \(error)")
-                }
+                sendStop(exchange)
             } else {
+                let stop = CommandFrame.stop.encode(checksum: settings.checksum)
                 recorder.record(.dryRun, bytes: stop.hex, note: "dry run: stop command not sent")
             }
         }
+        return SessionLog(settings: settings, events: recorder.events, launches: launches, positions: positions, summary: currentSummary())
+    }
+
+    /// The stop command, until the machine answers it: when the connection dropped, on a new one
+    /// (for up to `stopReconnectSeconds`); when the host already stopped the machine, that is noted.
+    private func sendStop(_ exchange: CommandExchange) {
+        let deadline = clock.now() + BallMachineSession.stopReconnectSeconds
+        var reconnected = false
+        while true {
+            do {
+                let result = try exchange.send(.stop, recorder: recorder)
+                summary.stopOutcome = result.outcome
+                summary.stopSent = true
+                if reconnected { summary.stopNote = "sent on a new connection after the old one dropped" }
+                return
+            } catch {
+                switch error {
+                case .stoppedByHost(let why, let acknowledged):
+                    recorder.record(.abort, note: why)
+                    summary.stopSent = acknowledged
+                    summary.stopOutcome = acknowledged ? .accepted : nil
+                    summary.stopNote = why
+                    return
+                case .linkFailed:
+                    recorder.record(.abort, note: "stop command not sent: \(error)")
+                }
+            }
+            // The connection dropped: a new one, until the machine is back or the time is up.
+            reconnected = false
+            while !reconnected && clock.now() < deadline {
+                do {
+                    try exchange.reconnect()
+                    reconnected = true
+                    recorder.record(.abort, note: "reconnected to the ball machine to send the stop command")
+                } catch {
+                    clock.sleep(seconds: 0.2)
+                }
+            }
+            if !reconnected {
+                summary.stopNote = "the ball machine could not be reached for \(Format.number(BallMachineSession.stopReconnectSeconds)) s to stop it"
+                return
+            }
+        }
+    }
+
+    /// Whether the stop command reached the machine and it answered (accepted or completed).
+    public static func stopAcknowledged(_ summary: SessionSummary) -> Bool {
+        summary.stopSent && (summary.stopOutcome?.succeeded ?? false)
+    }
+
+    /// The counts so far (the summary of the log `finish` returns).
+    private func currentSummary() -> SessionSummary {
         var s = summary
         s.invalidReplies = recorder.events.filter { $0.kind == .invalidReply }.count
         if !latencies.isEmpty {
@@ -366,6 +454,6 @@ public final class BallMachineSession {
             s.medianLatencyMs = median * 1000
             s.maxLatencyMs = (sorted.last ?? 0) * 1000
         }
-        return SessionLog(settings: settings, events: recorder.events, launches: launches, positions: positions, summary: s)
+        return s
     }
 }

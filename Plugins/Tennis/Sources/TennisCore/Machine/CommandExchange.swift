@@ -11,6 +11,25 @@ public protocol BallMachineLink: AnyObject {
     /// Returns between 1 and `max` bytes, or an empty array when `timeout` seconds pass with nothing
     /// to read. Throws when the link fails or closes.
     func read(max: Int, timeout: Double) throws -> [UInt8]
+    /// Replaces a link that failed with a new connection to the same machine (for the stop command
+    /// after the connection dropped). Throws when it cannot; the default cannot.
+    func reconnect() throws
+}
+
+extension BallMachineLink {
+    public func reconnect() throws { throw ExchangeError.linkFailed("this link cannot reconnect") }
+}
+
+/// What a link throws once the host has taken the machine over and stopped it itself (a second
+/// Ctrl-C, a call that did not stop it in time): `acknowledged` when the machine answered the host's stop.
+public struct MachineStoppedByHost: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var acknowledged: Bool
+    public init(_ message: String, acknowledged: Bool) {
+        self.message = message
+        self.acknowledged = acknowledged
+    }
+    public var description: String { message }
 }
 
 /// A monotonic clock in seconds. Injected so that tests control time.
@@ -27,6 +46,24 @@ extension SessionClock {
         let remaining = deadline - now()
         if remaining > 0 { sleep(seconds: remaining) }
     }
+}
+
+/// A clock on which waiting takes no time: real time plus every sleep so far. Waits between balls
+/// pass at once while reply timeouts still run on real time (a reply read waits for real bytes).
+/// For a demo against the host's simulator; a real machine keeps real pacing.
+public final class SimulatedSessionClock: SessionClock {
+    private let base: SessionClock
+    private var skipped = 0.0
+
+    public init(base: SessionClock = SystemSessionClock()) { self.base = base }
+
+    public func now() -> Double { base.now() + skipped }
+
+    public func sleep(seconds: Double) {
+        if seconds > 0, seconds.isFinite { skipped += seconds }
+    }
+
+    public func sleep(until deadline: Double) { sleep(seconds: deadline - now()) }
 }
 
 /// The system's CLOCK_MONOTONIC in seconds, with nanosleep.
@@ -109,13 +146,20 @@ public struct ExchangeResult: Sendable, Equatable, Codable {
 
 public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
     case linkFailed(String)
+    /// The host took the machine over and stopped it (`MachineStoppedByHost`).
+    case stoppedByHost(String, acknowledged: Bool)
 
     public var description: String {
         switch self {
         case .linkFailed(let why): return "ball machine link failed: \(why); check the device connection and the site's device mapping"
+        case .stoppedByHost(let why, _): return why
         }
     }
 
+    static func wrap(_ error: any Error, _ what: String) -> ExchangeError {
+        if let taken = error as? MachineStoppedByHost { return .stoppedByHost(taken.message, acknowledged: taken.acknowledged) }
+        return .linkFailed("\(what): \(error)")
+    }
 }
 
 /// One thing that happened on the link or in a session, in order.
@@ -208,7 +252,7 @@ public final class CommandExchange {
             do {
                 try link.write(bytes.array)
             } catch {
-                throw .linkFailed("write: \(error)")
+                throw ExchangeError.wrap(error, "write")
             }
             recorder.record(frame.start ? .command : .stop, launch: launch, attempt: attempt, zone: zone, bytes: bytes.hex)
             var result = try awaitReplies(start: frame.start, attempt: attempt, recorder: recorder, launch: launch)
@@ -261,7 +305,7 @@ public final class CommandExchange {
             do {
                 chunk = try link.read(max: 64, timeout: remaining)
             } catch {
-                throw .linkFailed("read: \(error)")
+                throw ExchangeError.wrap(error, "read")
             }
             pending.append(contentsOf: chunk)
         }
@@ -302,6 +346,16 @@ public final class CommandExchange {
         return nil
     }
 
+    /// A new connection to the machine after the link failed (bytes of the old one are dropped).
+    public func reconnect() throws(ExchangeError) {
+        do {
+            try link.reconnect()
+        } catch {
+            throw ExchangeError.wrap(error, "reconnect")
+        }
+        pending.removeAll()
+    }
+
     /// Drops bytes that arrived after the previous exchange ended (e.g. a late reply), so that they
     /// are never taken for a reply to the next command.
     private func discardStaleBytes(recorder: EventRecorder, launch: Int?) throws(ExchangeError) {
@@ -312,7 +366,7 @@ public final class CommandExchange {
             do {
                 chunk = try link.read(max: 256, timeout: 0)
             } catch {
-                throw .linkFailed("read: \(error)")
+                throw ExchangeError.wrap(error, "read")
             }
             if chunk.isEmpty { break }
             stale.append(contentsOf: chunk)

@@ -92,6 +92,9 @@ public enum TennisSchema {
     public static let insertDrillRun =
         "INSERT INTO drill_runs (session_id, drill_hash, drill_name, seed, balls_planned, median_late_ms, max_late_ms) "
         + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+    public static let updateSummary = "UPDATE sessions SET summary_json = ?1 WHERE id = ?2"
+    public static let deleteEvents = "DELETE FROM session_events WHERE session_id = ?1"
+    public static let updateDrillRunLateness = "UPDATE drill_runs SET median_late_ms = ?1, max_late_ms = ?2 WHERE session_id = ?3"
     public static let selectEvents =
         "SELECT seq, kind, at_s, launch, attempt, zone, bytes_hex, reply, latency_s, note FROM session_events "
         + "WHERE session_id = ?1 ORDER BY seq"

@@ -18,10 +18,12 @@
  * Untrusted SQL: names starting with "_clubhouse" belong to the host (plugins may read those
  * tables, never change, alter, create, drop or hook them); functions that reach outside the
  * database (load_extension, fts3_tokenizer, readfile, writefile, …) are refused
- * (CLUBHOUSE_DENIED). A statement still running when its call is cancelled returns
- * CLUBHOUSE_CANCELLED, past the call's deadline CLUBHOUSE_TIMEOUT ("the statement was
- * interrupted: …"). A database written by a newer version of the plugin is refused; in a
- * read-only data directory reads work and writes fail naming the file.
+ * (CLUBHOUSE_DENIED). A statement still running when its call is cancelled, before the plugin
+ * has seen the cancel (call.h), returns CLUBHOUSE_CANCELLED; once the plugin has seen it, its
+ * statements run normally for 5 s (its grace for storing what it did and cleaning up), then are
+ * interrupted too; past the call's deadline CLUBHOUSE_TIMEOUT ("the statement was interrupted: …").
+ * A database written by a newer version of the plugin is refused; in a read-only data directory
+ * reads work and writes fail naming the file.
  *
  * Limits: what a plugin may make the host hold is bounded by the site ("limits" in plugins.json),
  * in process and isolated alike: open statements (open_statements, 256), the memory they hold —

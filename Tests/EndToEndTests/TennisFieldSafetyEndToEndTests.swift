@@ -1,0 +1,196 @@
+// Issue 30: the tennis plugin in the field. Whatever ends a drill — the machine's connection dropping
+// and coming back, the call's time limits, the runner being killed, a `serve` client going away —
+// the machine receives the stop command and the session is stored with the balls really launched;
+// and a dry run stores nothing (Why 5).
+
+import ClubhouseJSON
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class TennisFieldSafetyEndToEndTests: XCTestCase {
+    static let threeBalls = #"{"name": "three", "steps": [{"zone": 5, "speed": 50, "delay": 2, "repeat": 3}]}"#
+
+    private func sessions(_ c: Clubhouse, _ config: String) throws -> [JSONValue] {
+        try c.succeed(["--config", config, "tennis", "sessions", "--json"]).json()["sessions"]?.arrayValue ?? []
+    }
+
+    /// The connection drops after the first ball (the simulator is killed) and the machine comes back
+    /// on the same port: the drill ends, and the stop goes out on a new connection.
+    func testADroppedConnectionEndsTheDrillAndTheStopGoesOutWhenTheMachineIsBack() throws {
+        let c = try Clubhouse()
+        let first = try StampedSimulator(c)
+        let config = try first.config(c, name: "court.json")
+        let drill = try c.write("three.json", TennisFieldSafetyEndToEndTests.threeBalls)
+        let run = try RunningClubhouse(c, ["--config", config, "tennis", "drill", "run", drill])
+        XCTAssertNotNil(first.wait(from: 0) { $0.isStart })
+        first.kill()
+        let second = try StampedSimulator(c, port: first.port)
+        defer { second.stop() }
+        let ended = run.wait(timeout: 30)
+        XCTAssertEqual(ended?.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("ball machine link failed") && run.stderr.contains("(session 1 stored with what happened before)"),
+                      run.stderr)
+        XCTAssertNotNil(second.wait(from: 0, timeout: 5) { $0.isStop }, "the machine that came back got no stop")
+        XCTAssertFalse(second.lines.contains(where: \.isStart), "no ball after the drop")
+        let stored = try sessions(c, config)
+        XCTAssertEqual(stored.count, 1)
+        XCTAssertEqual(stored.first?["summary"]?["sent"]?.intValue, 1)
+        XCTAssertEqual(stored.first?["summary"]?["stopSent"]?.boolValue, true)
+        XCTAssertEqual(stored.first?["summary"]?["stopNote"]?.stringValue, "sent on a new connection after the old one dropped")
+    }
+
+    /// An isolated drill longer than its `timeout_ms` (a silence bound: the runner is heard from at
+    /// every ball) stores its session; at its wall-clock limit it is asked to stop, stops the machine
+    /// and stores what it did before the host ends it.
+    func testTheCallsTimeLimitsStopTheDrillAndKeepItsSession() throws {
+        let c = try Clubhouse()
+        let simulator = try StampedSimulator(c)
+        defer { simulator.stop() }
+        let drill = try c.write("three.json", TennisFieldSafetyEndToEndTests.threeBalls)
+        let quiet = try simulator.config(c, name: "silence.json", isolation: "process", tennisExtra: #", "timeout_ms": 3000"#)
+        let whole = try c.run(["--config", quiet, "tennis", "drill", "run", drill, "--json"])
+        XCTAssertEqual(whole.exitCode, 0, "a 6 s drill under a 3 s silence bound: \(whole.stderr)")
+        XCTAssertEqual(try sessions(c, quiet).first?["summary"]?["completed"]?.intValue, 3)
+
+        let from = simulator.lines.count
+        let limited = try simulator.config(c, name: "wall.json", isolation: "process", tennisExtra: #", "limits": {"wall_ms": 3000}"#)
+        let started = Date()
+        let cut = try c.run(["--config", limited, "tennis", "drill", "run", drill])
+        XCTAssertEqual(cut.exitCode, 1, cut.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 8, "stopped at its limit, not after the drill")
+        XCTAssertTrue(cut.stderr.contains("plugin 'tennis' ran past its wall-clock limit of 3000 ms and was asked to stop: drill stopped"),
+                      cut.stderr)
+        let run = simulator.lines.dropFirst(from)
+        XCTAssertEqual(run.filter(\.isStart).count, 1, "one ball before the limit")
+        XCTAssertTrue(run.last(where: { $0.isStart || $0.isStop })?.isStop ?? false, "the machine got the stop last")
+        let stored = try sessions(c, limited)
+        XCTAssertEqual(stored.count, 2)
+        XCTAssertEqual(stored.first?["summary"]?["sent"]?.intValue, 1)
+        XCTAssertEqual(stored.first?["summary"]?["stopSent"]?.boolValue, true)
+    }
+
+    /// The runner is killed (SIGKILL) during a drill: the host stops the machine, and the session is
+    /// stored with the ball the machine received, marked as not finished.
+    func testAKilledRunnerLeavesAStoppedMachineAndItsSession() throws {
+        let c = try Clubhouse()
+        let simulator = try StampedSimulator(c)
+        defer { simulator.stop() }
+        let config = try simulator.config(c, name: "court.json", isolation: "process")
+        let drill = try c.write("three.json", TennisFieldSafetyEndToEndTests.threeBalls)
+        let run = try RunningClubhouse(c, ["--config", config, "tennis", "drill", "run", drill])
+        XCTAssertNotNil(simulator.wait(from: 0) { $0.isStart })
+        usleep(100_000)
+        let runner = try XCTUnwrap(children(of: run.process.processIdentifier).first, "no runner process")
+        kill(runner, SIGKILL)
+        let ended = run.wait(timeout: 20)
+        XCTAssertEqual(ended?.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("plugin 'tennis' crashed (killed by signal 9, SIGKILL"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("device 'ballmachine' (tcp:127.0.0.1:\(simulator.port)) was left running by 'tennis' (its runner crashed"),
+                      run.stderr)
+        XCTAssertNotNil(simulator.wait(from: 0, timeout: 5) { $0.isStop })
+        XCTAssertEqual(simulator.lines.filter(\.isStart).count, 1)
+        let stored = try sessions(c, config)
+        XCTAssertEqual(stored.count, 1, "stored while it ran")
+        XCTAssertEqual(stored.first?["drill"]?.stringValue, "three")
+        XCTAssertEqual(stored.first?["summary"]?["sent"]?.intValue, 1)
+        XCTAssertTrue(stored.first?["summary"]?["aborted"]?.stringValue?.hasPrefix("did not finish") ?? false, "\(stored)")
+    }
+
+    /// A `serve` client that goes away mid-drill: its call is cancelled, the machine stopped, the
+    /// session stored.
+    func testAServeClientThatGoesAwayStopsItsDrill() throws {
+        let c = try Clubhouse()
+        let simulator = try StampedSimulator(c)
+        defer { simulator.stop() }
+        let config = try simulator.config(c, name: "court.json")
+        let drill = try c.write("three.json", TennisFieldSafetyEndToEndTests.threeBalls)
+        let socketPath = c.path("serve.sock")
+        let server = try RunningClubhouse(c, ["--config", config, "serve", "--socket", socketPath])
+        defer {
+            server.signal(SIGTERM)
+            _ = server.wait(timeout: 10)
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: socketPath) && Date() < deadline { usleep(20_000) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            let bytes = Array(socketPath.utf8)
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(connected, 0, "cannot connect to \(socketPath): \(server.stderr)")
+        let request = #"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"tennis","command":"drill run","arguments":{"drill":"\#(drill)"}}}"# + "\n"
+        _ = request.withCString { write(fd, $0, strlen($0)) }
+        XCTAssertNotNil(simulator.wait(from: 0) { $0.isStart }, server.stderr)
+        close(fd)
+        let stop = simulator.wait(from: 0, timeout: 5) { $0.isStop }
+        XCTAssertNotNil(stop, "the client went away and the machine got no stop: \(server.stderr)")
+        XCTAssertEqual(simulator.lines.filter(\.isStart).count, 1)
+        var stored: [JSONValue] = []
+        for _ in 0..<50 {
+            stored = try sessions(c, config)
+            if stored.first?["summary"]?["stopSent"]?.boolValue == true { break }
+            usleep(100_000)
+        }
+        XCTAssertEqual(stored.count, 1)
+        XCTAssertEqual(stored.first?["summary"]?["aborted"]?.stringValue, "stopped by the user")
+        XCTAssertEqual(stored.first?["summary"]?["stopSent"]?.boolValue, true)
+
+        // The server stopped (SIGTERM) mid-drill: the call is cancelled, not run to its end.
+        let from = simulator.lines.count
+        let again = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(again) }
+        let reconnected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(again, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(reconnected, 0)
+        _ = request.withCString { write(again, $0, strlen($0)) }
+        XCTAssertNotNil(simulator.wait(from: from) { $0.isStart }, server.stderr)
+        server.signal(SIGTERM)
+        XCTAssertNotNil(simulator.wait(from: from, timeout: 5) { $0.isStop }, "the server stopped and the machine got no stop: \(server.stderr)")
+        XCTAssertEqual(server.wait(timeout: 10)?.status, 0, server.stderr)
+        XCTAssertEqual(simulator.lines.dropFirst(from).filter(\.isStart).count, 1, "not run to its end")
+        let after = try sessions(c, config)
+        XCTAssertEqual(after.count, 2)
+        XCTAssertEqual(after.first?["summary"]?["stopSent"]?.boolValue, true)
+    }
+
+    /// Why 5: `--dry-run` prints the frames and stores nothing, for every tennis command that has it.
+    func testDryRunsStoreNothing() throws {
+        let c = try Clubhouse()
+        try c.succeed(["tennis", "calibrate", "--image-points", try c.write("taps.json", TennisEndToEndTests.taps)])
+        let detections = try c.write("d.jsonl", TennisEndToEndTests.detections)
+        let drill = try c.write("three.json", TennisFieldSafetyEndToEndTests.threeBalls)
+        let session = try c.succeed(["tennis", "session", "--detections", detections, "--dry-run", "--json"]).json()
+        XCTAssertNil(session["sessionId"])
+        XCTAssertEqual(session["log"]?["summary"]?["launches"]?.intValue, 4)
+        XCTAssertTrue(try c.succeed(["tennis", "session", "--detections", detections, "--dry-run"]).stdout.contains("dry run: nothing stored"))
+        XCTAssertNil(try c.succeed(["tennis", "session", "--detections", "-", "--dry-run", "--json"], stdin: TennisEndToEndTests.detections)
+            .json()["sessionId"])
+        XCTAssertNil(try c.succeed(["tennis", "send", "--zone", "3", "--dry-run", "--json"]).json()["sessionId"])
+        XCTAssertNil(try c.succeed(["tennis", "drill", "run", drill, "--dry-run", "--json"]).json()["sessionId"])
+        XCTAssertTrue(try c.succeed(["tennis", "sessions"]).stdout.contains("no sessions yet"), "a dry run stored a session")
+        // The same commands without --dry-run (the default site's simulator) store one each.
+        try c.succeed(["tennis", "send", "--zone", "3"])
+        XCTAssertEqual(try c.succeed(["tennis", "sessions", "--json"]).json()["sessions"]?.arrayValue?.count, 1)
+    }
+
+    /// The processes whose parent is `pid`.
+    private func children(of pid: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { candidate in
+            guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && Int32(fields[1]) == pid
+        }
+    }
+}
