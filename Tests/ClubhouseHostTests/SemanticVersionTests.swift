@@ -29,6 +29,20 @@ final class SemanticVersionTests: XCTestCase {
         XCTAssertNil(VersionRequirement(""))
     }
 
+    /// Issue 27's attack round: a plugin's descriptor version "1.0.0+x/../../../tmp/t1/t2/t3/ESCAPED"
+    /// was accepted (build metadata was never checked), and upgrading the plugin made the host create
+    /// folders and write its database backup outside the data directory, where the version names the
+    /// backup's file. Pre-release and build identifiers are SemVer's: [0-9A-Za-z-]+, dot-separated.
+    func testPreReleaseAndBuildIdentifiersAreLettersDigitsAndHyphensOnly() throws {
+        for bad in ["1.0.0+x/../../../../tmp/attack/ESCAPED", "1.0.0+a/b", "1.0.0-a/b", "1.0.0+", "1.0.0+a..b",
+                    "1.0.0-beta+", "1.0.0+é", "1.0.0-x\u{0}", "1.0.0+ spaced", "1.0.0-rc.1+x/y"] {
+            XCTAssertNil(SemanticVersion(bad), bad)
+        }
+        for good in ["1.0.0+build.5", "1.0.0-rc.1+exp.sha.5114f85", "1.0.0-x-y-z.--", "1.0.0+0001"] {
+            XCTAssertNotNil(SemanticVersion(good), good)
+        }
+    }
+
     /// Found by Fuzz/fuzz-config: an upper bound one past Int.max trapped (arithmetic overflow).
     func testRequirementsWhoseUpperBoundWouldOverflowAreRefused() throws {
         let max = "9223372036854775807"

@@ -15,12 +15,24 @@ public struct SemanticVersion: Sendable, Comparable, CustomStringConvertible {
 
     /// Parses "1.2.3", "1.2.3-beta.1", "1.2.3+build" (build metadata ignored).
     public init?(_ text: String) {
+        // Identifiers of the pre-release and the build metadata are SemVer's: non-empty runs of
+        // ASCII letters, digits and '-'. A version names folders (installed packages, database
+        // backups), so nothing else may pass: issue 27's attack round made a descriptor version
+        // "1.0.0+x/../../…" write a backup outside the data directory.
+        func identifiers(_ part: Substring) -> [String]? {
+            let list = part.split(separator: ".", omittingEmptySubsequences: false)
+            guard list.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") } }) else { return nil }
+            return list.map(String.init)
+        }
         var core = Substring(text)
-        if let plus = core.firstIndex(of: "+") { core = core[..<plus] }
+        if let plus = core.firstIndex(of: "+") {
+            guard identifiers(core[core.index(after: plus)...]) != nil else { return nil }
+            core = core[..<plus]
+        }
         var pre: [String] = []
         if let dash = core.firstIndex(of: "-") {
-            pre = core[core.index(after: dash)...].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            if pre.contains(where: \.isEmpty) { return nil }
+            guard let list = identifiers(core[core.index(after: dash)...]) else { return nil }
+            pre = list
             core = core[..<dash]
         }
         let parts = core.split(separator: ".", omittingEmptySubsequences: false)

@@ -80,7 +80,7 @@ extension LogBroker {
                 guard log.isEnabled(level) else { return }
                 // At most `log_kb` of the message is read; a longer one is cut, as a runner cuts it.
                 log.write(level: level, source: instance.entry.alias,
-                          message: LimitRefusal.cut(cString: message, limit: instance.limits.logBytes, key: "log_kb"))
+                          message: LogBroker.plain(LimitRefusal.cut(cString: message, limit: instance.limits.logBytes, key: "log_kb")))
             },
             enabled: { host, level in
                 guard let instance = PluginInstance.from(host) else { return 0 }
@@ -94,8 +94,23 @@ extension LogBroker {
     func serve(log payload: [UInt8], source: String, limits: ServiceLimits) {
         guard let message = try? LogMessage.decode(payload), isEnabled(message.level) else { return }
         write(level: message.level, source: source,
-              message: LimitRefusal.cut(message.text, limit: limits.logBytes + LimitRefusal.cutMarker("log_kb", limits.logBytes).utf8.count,
-                                        key: "log_kb"))
+              message: LogBroker.plain(LimitRefusal.cut(message.text, limit: limits.logBytes + LimitRefusal.cutMarker("log_kb", limits.logBytes).utf8.count,
+                                                        key: "log_kb")))
+    }
+
+    /// A plugin's message as one line without control characters: each C0 control but tab, DEL
+    /// and each C1 control becomes `?`, as the standard-error relay does with a runner's bytes, so no
+    /// escape sequence reaches the operator's terminal and no line can pose as the host's (issue 27's
+    /// attack round: "line\n[clubhouse] error: …" and OSC/CSI sequences came through the log service).
+    static func plain(_ message: String) -> String {
+        guard message.unicodeScalars.contains(where: LogBroker.isControl) else { return message }
+        var out = String.UnicodeScalarView()
+        for scalar in message.unicodeScalars { out.append(LogBroker.isControl(scalar) ? "?" : scalar) }
+        return String(out)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar.value != 0x09) || (0x7F...0x9F).contains(scalar.value)
     }
 }
 

@@ -136,6 +136,11 @@ public struct CommandCatalog: Sendable {
                         problems.append("command '\(name)': path argument '\(argName)' has \"access\": \(JSONWriter.compact(declared)); use \"read\" or \"write\"")
                     }
                 }
+                if kind == .path && ao["default"] != nil {
+                    // A path argument is a capability its caller gives (clubhouse.files/1); a default
+                    // would let the plugin name a file nobody gave it (issue 27's attack round).
+                    problems.append("command '\(name)': path argument '\(argName)' declares a \"default\"; a path is a capability only its caller gives, so leave it out (the plugin applies its own default when the argument is absent)")
+                }
                 if spec.positional && kind == .flag {
                     problems.append("command '\(name)': flag '\(argName)' cannot be positional")
                 }

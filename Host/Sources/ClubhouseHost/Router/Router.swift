@@ -141,8 +141,8 @@ public final class Router: @unchecked Sendable {
     func startBackground(_ follow: (command: String, arguments: JSONObject), after call: PreparedCall) {
         if call.origin == .background {
             runtime.log.warning("'\(call.alias) \(call.command.name)' asked for more background work ('\(follow.command)') while running in the background; not started")
-        } else if let background {
-            background.launch(alias: call.alias, command: follow.command, arguments: follow.arguments)
+        } else if background != nil {
+            launchBackground(for: call, follow)
         } else {
             runtime.log.warning("'\(call.alias) \(call.command.name)' asked for background work ('\(follow.command)') but this host runs none")
         }
@@ -185,11 +185,36 @@ extension Router {
         let (status, reply) = runtime.callRaw(alias: call.alias, command: call.command.name, arguments: call.arguments, context: context)
         if status == Status.ok.rawValue, Router.mentionsBackground(reply) {
             let outcome = SiteRuntime.outcome(status: status, reply: reply, alias: call.alias, command: call.command.name)
-            if let follow = outcome.background, let background {
-                background.launch(alias: call.alias, command: follow.command, arguments: follow.arguments)
-            }
+            if let follow = outcome.background { launchBackground(for: call, follow) }
         }
         return (status, reply)
+    }
+
+    /// Starts the background work `call`'s reply asked for, unless it names a path the call was not
+    /// given: a path argument is a capability only a caller gives (clubhouse.files/1), and the plugin
+    /// is not its own caller — the same rule as a nested call's (`CallFiles.covers`). Issue 27's attack
+    /// round: a sandboxed plugin replied `{"background": {"command": "steal", "arguments": {"file":
+    /// "/home/me/secret", "out": "/home/me/.bashrc"}}}` and the host opened both for it.
+    func launchBackground(for call: PreparedCall, _ follow: (command: String, arguments: JSONObject)) {
+        guard let background else { return }
+        if let refusal = Router.backgroundPathRefusal(call, follow, catalogue: call.plugin.catalogue) {
+            runtime.log.warning(refusal)
+            return
+        }
+        background.launch(alias: call.alias, command: follow.command, arguments: follow.arguments)
+    }
+
+    /// Why background work may not start: a path argument of the follow-up command that the asking
+    /// call was not given with at least that access (nil: none).
+    static func backgroundPathRefusal(_ call: PreparedCall, _ follow: (command: String, arguments: JSONObject),
+                                      catalogue: CommandCatalog) -> String? {
+        let held = CallFiles(grants: CallFiles.grants(for: call.command, arguments: call.arguments), callID: 0)
+        let asked = CallFiles.grants(for: catalogue.command(named: follow.command), arguments: follow.arguments)
+        for name in asked.keys.sorted() {
+            guard let grant = asked[name], !held.covers(grant) else { continue }
+            return "'\(call.alias) \(call.command.name)' asked for background work ('\(follow.command)') with path argument '\(name)' (\(grant.path)), which its own call was not given; not started"
+        }
+        return nil
     }
 
     /// Whether a reply may carry `"background"` (most do not; they need no parse).
