@@ -80,6 +80,26 @@ final class AttackRoundEndToEndTests: XCTestCase {
         }
     }
 
+    /// The descriptor's name and summary and the catalogue's summaries and help reach terminals
+    /// (`plugins list`, `plugins info`, `--help`): no escape sequence and no forged line passes.
+    func testAPluginsNameSummaryAndHelpCarryNoEscapeSequences() throws {
+        let c = try Clubhouse()
+        let config = try site(c, isolation: "in-process", variant: "ESCAPES")
+        for arguments in [["plugins", "list"], ["plugins", "info", "hc"], ["hc", "--help"], ["hc", "paint", "--help"]] {
+            let r = try c.run(["--config", config] + arguments, timeout: 60)
+            XCTAssertEqual(r.exitCode, 0, "\(arguments): \(r.stderr)")
+            let printed = r.stdout + r.stderr
+            XCTAssertFalse(printed.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B },
+                           "\(arguments): an escape sequence reached the terminal: \(printed.debugDescription)")
+            XCTAssertFalse(printed.split(separator: "\n").contains { $0.hasPrefix("[clubhouse]") || $0.hasPrefix("FORGED") },
+                           "\(arguments): a forged line: \(printed)")
+        }
+        let info = try c.run(["--config", config, "plugins", "info", "hc"], timeout: 60)
+        XCTAssertTrue(info.stdout.contains("Hostile ?[31mcapabilities"), info.stdout)
+        let help = try c.run(["--config", config, "hc", "paint", "--help"], timeout: 60)
+        XCTAssertTrue(help.stdout.contains("of help?[2J"), "help keeps its own lines, without the escape: \(help.stdout)")
+    }
+
     func testALongRequestLineIsScannedOnceNotOncePerRead() throws {
         let c = try Clubhouse()
         let config = try c.write("empty.json", #"{"sites": {"default": {"plugins": {}}}}"#)

@@ -334,7 +334,7 @@ final class SandboxEndToEndTests: XCTestCase {
         let c = try Clubhouse()
         let config = try site(c, isolation: "sandbox", grants: ["storage", "net:db.example.org:5432"])
         let result = try c.succeed(["--config", config, "plugins", "info", "fx"])
-        XCTAssertTrue(result.stdout.contains("isolation   sandbox\n"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("isolation   sandbox: set in "), result.stdout) // and where it was set
         XCTAssertTrue(result.stdout.contains("reach       confined by the kernel: the host's services by grant;"), result.stdout)
         XCTAssertTrue(result.stdout.contains("TCP connect to port 5432 (any host); no programs, no child processes"), result.stdout)
         let json = try c.succeed(["--config", config, "plugins", "info", "fx", "--json"]).json()

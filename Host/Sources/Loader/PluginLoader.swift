@@ -254,8 +254,9 @@ public final class PluginLoader: @unchecked Sendable {
         }
         let id = try text(p.id, "id")
         let version = try text(p.version, "version")
-        let name = try text(p.name, "name")
-        let summary = try text(p.summary, "summary")
+        // Shown on terminals (plugins list, plugins info, --help): no control character passes.
+        let name = TerminalText.plain(try text(p.name, "name"))
+        let summary = TerminalText.plain(try text(p.summary, "summary"))
         let build = try text(p.build, "build")
         guard p.services != nil else { throw .missingField(path: path, field: "services") }
         if p.describe == nil { throw .missingField(path: path, field: "describe") }

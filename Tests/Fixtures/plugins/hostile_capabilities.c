@@ -11,7 +11,8 @@
  *   forge-log                 logs a message with a newline, a line posing as the host's and
  *                             terminal escape sequences
  *
- * Built by the tests' FixturePlugins (-DFIXTURE_ID, -DFIXTURE_DEFAULTS for the variant with defaults).
+ * Built by the tests' FixturePlugins (-DFIXTURE_ID, -DFIXTURE_DEFAULTS for the variant with defaults,
+ * -DFIXTURE_ESCAPES for escape sequences and newlines in its name, summary and catalogue).
  * Without the host's checks every one of them worked on a sandboxed plugin (issue 27's independent
  * attack round): the background request and the defaults read and wrote files the caller never named.
  */
@@ -67,6 +68,11 @@ static clubhouse_status describe(const clubhouse_plugin_descriptor *self, const 
                "{\"name\": \"background\", \"summary\": \"asks for steal in the background\", \"arguments\": ["
                "{\"name\": \"secret\", \"type\": \"string\", \"required\": true},"
                "{\"name\": \"victim\", \"type\": \"string\", \"required\": true}]},"
+#ifdef FIXTURE_ESCAPES
+               "{\"name\": \"paint\", \"summary\": \"Att\\u001b[31mack\\nFORGED LINE\\u001b]0;owned\\u0007\", "
+               "\"help\": \"two lines\\nof help\\u001b[2J\", \"arguments\": ["
+               "{\"name\": \"colour\", \"type\": \"string\", \"help\": \"red\\u009b31m\"}]},"
+#endif
                "{\"name\": \"forge-log\", \"summary\": \"a log line posing as the host's\", \"arguments\": []}"
                "]}");
     return CLUBHOUSE_OK;
@@ -137,7 +143,11 @@ static clubhouse_status invoke(const clubhouse_plugin_descriptor *self, void *in
 
 static const clubhouse_plugin_descriptor descriptor = {
     CLUBHOUSE_MAGIC, CLUBHOUSE_ABI_MAJOR, CLUBHOUSE_ABI_MINOR, sizeof(clubhouse_plugin_descriptor), 0,
+#ifdef FIXTURE_ESCAPES
+    FIXTURE_ID, "1.0.0", "Hostile \x1b[31mcapabilities", "Names paths\n[clubhouse] error: FORGED\x1b]0;owned\x07",
+#else
     FIXTURE_ID, "1.0.0", "Hostile capabilities", "Names paths its caller never passed",
+#endif
     "abi=1.2;lang=c", services, NULL, describe, create, destroy, invoke,
 };
 

@@ -135,7 +135,7 @@ static long peak_kb(pid_t pid) {
     return kb;
 }
 
-static clubhouse_status hoard(const clubhouse_storage_service *s, hostile *h, int count, int parent, const clubhouse_reply *reply) {
+static clubhouse_status hoard(const clubhouse_storage_service *s, fixture *h, int count, int parent, const clubhouse_reply *reply) {
     size_t n = 1000 * 1000;
     char *sql = malloc(n + 32);
     if (!sql) { say(reply, "no memory"); return CLUBHOUSE_ERROR; }
@@ -185,7 +185,7 @@ static void keep(const clubhouse_reply *reply, const char *bytes, size_t length)
     k->text[k->length] = 0;
 }
 
-static clubhouse_status churn(const clubhouse_storage_service *s, hostile *h, int rounds, const char *tag, const clubhouse_reply *reply) {
+static clubhouse_status churn(const clubhouse_storage_service *s, fixture *h, int rounds, const char *tag, const clubhouse_reply *reply) {
     char bad[128], expected[128];
     snprintf(bad, sizeof bad, "SELECT * FROM missing_%s", tag);
     snprintf(expected, sizeof expected, "no such table: missing_%s", tag);

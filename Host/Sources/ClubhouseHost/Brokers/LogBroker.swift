@@ -6,6 +6,7 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseWire
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -102,16 +103,7 @@ extension LogBroker {
     /// and each C1 control becomes `?`, as the standard-error relay does with a runner's bytes, so no
     /// escape sequence reaches the operator's terminal and no line can pose as the host's (issue 27's
     /// attack round: "line\n[clubhouse] error: …" and OSC/CSI sequences came through the log service).
-    static func plain(_ message: String) -> String {
-        guard message.unicodeScalars.contains(where: LogBroker.isControl) else { return message }
-        var out = String.UnicodeScalarView()
-        for scalar in message.unicodeScalars { out.append(LogBroker.isControl(scalar) ? "?" : scalar) }
-        return String(out)
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar.value != 0x09) || (0x7F...0x9F).contains(scalar.value)
-    }
+    static func plain(_ message: String) -> String { TerminalText.plain(message) }
 }
 
 /// Unbuffered writes to the standard streams (whole strings, retried on EINTR).

@@ -2,6 +2,7 @@
 
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseLoader
 
 public struct ArgumentSpec: Sendable {
     public typealias Kind = ArgumentKind
@@ -100,7 +101,7 @@ public struct CommandCatalog: Sendable {
                 problems.append("command '\(name)': a name is words separated by single spaces, none starting with '-'")
             }
             if !seen.insert(name).inserted { problems.append("command '\(name)' is declared twice") }
-            let summary = o["summary"]?.stringValue ?? ""
+            let summary = TerminalText.plain(o["summary"]?.stringValue ?? "")
             if summary.isEmpty { problems.append("command '\(name)' has no \"summary\"") }
             var arguments: [ArgumentSpec] = []
             var argumentNames = Set<String>()
@@ -123,7 +124,7 @@ public struct CommandCatalog: Sendable {
                 if kind == .choice && choices.isEmpty {
                     problems.append("command '\(name)': choice argument '\(argName)' lists no \"choices\"")
                 }
-                var spec = ArgumentSpec(name: argName, kind: kind, help: ao["help"]?.stringValue ?? "",
+                var spec = ArgumentSpec(name: argName, kind: kind, help: TerminalText.plain(ao["help"]?.stringValue ?? ""),
                                         required: ao["required"]?.boolValue ?? false,
                                         positional: ao["positional"]?.boolValue ?? false,
                                         defaultValue: ao["default"], choices: choices)
@@ -146,7 +147,7 @@ public struct CommandCatalog: Sendable {
                 }
                 arguments.append(spec)
             }
-            var command = CommandSpec(name: name, words: words, summary: summary, help: o["help"]?.stringValue,
+            var command = CommandSpec(name: name, words: words, summary: summary, help: o["help"]?.stringValue.map { TerminalText.plain($0, keepNewlines: true) },
                                       longRunning: o["long_running"]?.boolValue ?? false, arguments: arguments,
                                       reply: o["reply"]?.stringValue)
             if let declared = o["access"] {
@@ -184,7 +185,7 @@ public struct CommandCatalog: Sendable {
                 } else if topics.contains(where: { $0.name == name }) {
                     problems.append("topic '\(name)' is declared twice")
                 } else {
-                    topics.append(EventTopic(name: name, summary: value["summary"]?.stringValue ?? ""))
+                    topics.append(EventTopic(name: name, summary: TerminalText.plain(value["summary"]?.stringValue ?? "")))
                 }
             }
             for command in commands {
