@@ -125,7 +125,19 @@ public final class AccessStore: @unchecked Sendable {
         sqlite3_busy_timeout(db, 5000)
         chmod(path, 0o600)
         do throws(AccessError) {
-            try exec("PRAGMA journal_mode=WAL")
+            // Switching a new file to WAL takes an exclusive lock for which SQLite does not always
+            // call the busy handler (several processes opening a fresh site's database at once got
+            // "database is locked" at once): retried here for up to the busy timeout.
+            var waited = 0
+            while true {
+                do throws(AccessError) {
+                    try exec("PRAGMA journal_mode=WAL")
+                    break
+                } catch where error.status == .busy && waited < 5000 {
+                    usleep(10_000)
+                    waited += 10
+                }
+            }
             try exec("PRAGMA synchronous=NORMAL")
             let version = try userVersion()
             guard version <= AccessStore.schema.count else {
