@@ -432,6 +432,29 @@ final class ServeTransportEndToEndTests: XCTestCase {
         XCTAssertEqual(finished["result"]?["counted"]?.intValue, 5, "\(finished)")
     }
 
+    /// Issue 27's attack round (#42): a client that pipelines 60 long calls and goes away has them
+    /// cancelled: the server and the plugin answer another client soon after. (#43, the other
+    /// clients starving while it stays connected, is still open: RELIABILITY.md.)
+    func testAClientsPipelinedLongCallsEndWhenItLeaves() throws {
+        let c = try Clubhouse()
+        let server = try SocketServer(c, socket: c.path("rpc.sock"))
+        defer { server.stop() }
+        var hog: LineClient? = try LineClient(path: server.socketPath)
+        for id in 1...60 {
+            hog?.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":600,"step-ms":100}}}"#)
+        }
+        usleep(500_000)
+        let other = try LineClient(path: server.socketPath)
+        hog = nil // closes its socket
+        usleep(500_000)
+        other.send(#"{"jsonrpc":"2.0","id":2,"method":"clubhouse.version"}"#)
+        XCTAssertNotNil(try other.response(id: 2, timeout: 5)["result"]?["version"], "answered after the client left")
+        // Had the departed client's calls kept running (60 × 60 s), the greeter would not be free.
+        other.send(#"{"jsonrpc":"2.0","id":3,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":2,"step-ms":10}}}"#)
+        let finished = try other.response(id: 3, timeout: 30)
+        XCTAssertEqual(finished["result"]?["counted"]?.intValue, 2, "the departed client's calls were cancelled: \(finished)")
+    }
+
     /// A client's requests are drained by the worker already on its queue (no hand-off per
     /// request), yet a long call does not hold up the quick ones sent after it on the same
     /// connection: a second worker takes them within milliseconds, and their replies come first.
