@@ -402,7 +402,13 @@ final class LineProtocol: ServeProtocol {
     var maxConnections: Int { limits.maxConnections }
     func opened(_ channel: ServeChannel, now: Int64) {}
     func wantsInput(_ channel: ServeChannel) -> Bool { true }
-    func inputEnded(_ channel: ServeChannel) {}
+    /// A last request without its newline is still a request (`printf '{…}' | clubhouse serve`):
+    /// it is ended here and taken with the others.
+    func inputEnded(_ channel: ServeChannel) {
+        guard channel.inputStart < channel.input.count, channel.input.last != 0x0A else { return }
+        channel.input.append(0x0A)
+        if channel.mayRead() { _ = take(channel) }
+    }
     func deadline(_ channel: ServeChannel, now: Int64) -> Int64? { nil }
     func expire(_ channel: ServeChannel, now: Int64) -> String? { nil }
     func lingers(_ channel: ServeChannel) -> Bool { false }
@@ -583,6 +589,13 @@ final class ServeLoop: @unchecked Sendable {
                 if let failure = s.failure {
                     drop(at: index, reason: "dropped client \(c.number): \(failure)", quiet: true)
                     continue
+                }
+                if c.readClosed && !stopping && c.input.count > c.inputStart && c.mayRead() {
+                    // Requests that arrived before the client's last byte are taken as its calls
+                    // finish: a pipelined batch larger than the in-flight bound, then end of input,
+                    // still has every request answered.
+                    if handler.take(c) { timeout = 0 }
+                    s = c.state()
                 }
                 if let until = c.lingerUntil {
                     // Reading and dropping what a refused client still sends, until it stops or time is up.
