@@ -6,7 +6,8 @@
 // - Requests run on a small worker pool (calls into plugins may block; the loop never does); a
 //   worker that finishes one of a client's requests takes that client's next one itself
 //   (JSONRPCServer's per-connection queue), and a queue stuck behind long calls gets one more
-//   worker after a few milliseconds.
+//   worker after a few milliseconds. A call for a plugin busy with another call waits in that
+//   plugin's lane without a worker, clients taking turns (PluginLanes.swift).
 // - Replies are written straight from the worker when the socket takes them; what the socket does
 //   not take waits in the connection's output buffer and the loop writes it when the client reads.
 //   A worker draining a pipelining client's queue holds its reply (no syscall) while more of the
@@ -47,6 +48,9 @@ struct ServeLimits: Sendable {
     var outputLimit = 1 << 20
     /// Requests of one client being worked on beyond which the server stops reading its requests.
     var maxInFlight = 256
+    /// Calls of one client waiting for busy plugins (PluginLanes) beyond which one more is refused
+    /// (busy): below `maxInFlight`, so the client is still read (its cancels reach the server).
+    var maxWaitingCalls = 128
     /// Worker threads for calls (started on demand).
     var workers = 32
     /// Longest a finished reply may be held back to be written with the ones after it.
