@@ -46,6 +46,8 @@ enum HTTPDestination: Sendable {
     case options([String]?)
     /// GET /api/<alias>/events: the plugin's live events (it declares these topics).
     case events(alias: String, topics: [EventTopic])
+    /// GET or DELETE /api/<alias>/calls/<id>: a followed call (HTTPCalls.swift).
+    case call(alias: String, id: String)
 }
 
 /// A request read off the loop, for a worker.
@@ -87,8 +89,8 @@ final class HTTPConnection: @unchecked Sendable {
     private var gone = false
     /// Set by the loop while the next request's bytes wait in the buffer behind the one a worker has.
     private var inputWaiting = false
-    /// The event stream this client listens to, once a worker opened it.
-    private var subscription: (EventSubscription, EventHub)?
+    /// How the event stream this client listens to ends (unsubscribes it), once a worker opened it.
+    private var stopStream: (() -> Void)?
     private var streamOpened = false
     /// Why the stream's client is dropped (it left too much unread), for the loop.
     private var overrun: String?
@@ -134,21 +136,21 @@ final class HTTPConnection: @unchecked Sendable {
 
     /// The client went away (or stopped sending): its running call is cancelled, its event stream closed.
     func abandon() {
-        let (context, listening) = lock.withLock { () -> (CallContext?, (EventSubscription, EventHub)?) in
+        let (context, stop) = lock.withLock { () -> (CallContext?, (() -> Void)?) in
             gone = true
-            defer { subscription = nil }
-            return (running, subscription)
+            defer { stopStream = nil }
+            return (running, stopStream)
         }
         context?.cancel()
-        if let (subscription, hub) = listening { hub.unsubscribe(subscription) }
+        stop?()
     }
 
-    /// A worker opened an event stream for this client; false when the client is already gone (the caller
-    /// then unsubscribes).
-    func openStream(_ subscription: EventSubscription, hub: EventHub) -> Bool {
+    /// A worker opened an event stream for this client, which `stop` ends when the client goes; false when
+    /// the client is already gone (the caller then ends it itself).
+    func openStream(stop: @escaping () -> Void) -> Bool {
         lock.withLock {
             guard !gone else { return false }
-            self.subscription = (subscription, hub)
+            stopStream = stop
             streamOpened = true
             return true
         }
@@ -184,6 +186,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
     /// Where request bodies and command outputs live while a request runs (a private folder).
     let scratch: String
     let group = DispatchGroup()
+    /// The calls clients follow as event streams, while they run.
+    let calls = HTTPCallTable()
     private let idPrefix: String
     private let idCounter = Atomic<UInt64>(0)
     // Safe: the route table is replaced whole under `routesLock` (a plugin reloaded).
@@ -287,6 +291,10 @@ final class HTTPFrontEnd: @unchecked Sendable {
             return method == "GET" || method == "HEAD" ? (.events(alias: segments[1], topics: topics), 0)
                 : (.methodNotAllowed(["GET", "HEAD", "OPTIONS"]), options.limits.bodyBytes)
         }
+        if segments.count == 4 && segments[0] == "api" && segments[2] == "calls" && session.site.plugin(alias: segments[1]) != nil {
+            return ["GET", "HEAD", "DELETE"].contains(method) ? (.call(alias: segments[1], id: segments[3]), 0)
+                : (.methodNotAllowed(["DELETE", "GET", "HEAD", "OPTIONS"]), options.limits.bodyBytes)
+        }
         switch routes.match(method: method, segments: segments) {
         case .route(let route, let values):
             return (.plugin(route, values), route.route.maxBodyBytes ?? options.limits.bodyBytes)
@@ -304,6 +312,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
         if segments == ["api", "_", "session"] { return ["GET", "HEAD", "OPTIONS"] }
         if segments.count == 3 && segments[0] == "api" && segments[2] == "events" && routes.topics[segments[1]] != nil {
             return ["GET", "HEAD", "OPTIONS"]
+        }
+        if segments.count == 4 && segments[0] == "api" && segments[2] == "calls" && session.site.plugin(alias: segments[1]) != nil {
+            return ["DELETE", "GET", "HEAD", "OPTIONS"]
         }
         switch routes.match(method: "OPTIONS", segments: segments) {
         case .methodNotAllowed(let allowed): return allowed
@@ -323,16 +334,20 @@ final class HTTPFrontEnd: @unchecked Sendable {
             switch answer.step {
             case .now(let response):
                 complete(exchange, response, answer, connection: connection, channel: channel)
+            case .call(let call) where HTTPFrontEnd.wantsEventStream(exchange.head):
+                runFollowed(call, exchange: exchange, answer, connection: connection, channel: channel)
             case .call(let call):
                 run(call, exchange: exchange, answer, connection: connection, channel: channel)
             case .events(let alias, let topics):
                 stream(exchange, alias: alias, topics: topics, answer, connection: connection, channel: channel)
+            case .follow(let followed):
+                followStream(followed, exchange: exchange, answer, connection: connection, channel: channel)
             }
         }
     }
 
     /// Sends the response (with the access layer's CORS headers), then the audit entry and the log line.
-    private func complete(_ exchange: HTTPExchange, _ response: HTTPResponse, _ answer: Answer, connection: HTTPConnection,
+    func complete(_ exchange: HTTPExchange, _ response: HTTPResponse, _ answer: Answer, connection: HTTPConnection,
                           channel: ServeChannel) {
         var response = response
         response.headers += answer.cors
@@ -388,7 +403,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
             isPublic = true
         case .unavailable(let a, _):
             alias = a
-        case .events(let a, _):
+        case .events(let a, _), .call(let a, _):
             alias = a
             access = .read
         case .methodNotAllowed, .notFound, .options:
@@ -411,10 +426,14 @@ final class HTTPFrontEnd: @unchecked Sendable {
             case call(PluginCall)
             /// An event stream of these topics of the plugin (nil: all).
             case events(alias: String, topics: Set<String>?)
+            /// One more stream of a followed call's events.
+            case follow(HTTPFollowedCall)
         }
         var step: Step
         var principal: String
         var cors: [(name: String, value: String)]
+        /// Who the credential is, as a followed call's owner (HTTPFrontEnd.owner).
+        var owner = ""
     }
 
     func answer(_ exchange: HTTPExchange, connection: HTTPConnection) -> Answer {
@@ -434,12 +453,19 @@ final class HTTPFrontEnd: @unchecked Sendable {
             if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
             return Answer(step: .now(response), principal: "anonymous", cors: cors)
         case .allow(let who):
+            if case .call(let alias, let id) = exchange.destination {
+                return Answer(step: callResource(exchange, alias: alias, id: id, who: who), principal: who.name, cors: cors)
+            }
             if case .session = exchange.destination {
                 return Answer(step: .now(sessionDescription(who)), principal: who.name, cors: cors)
             }
             if case .plugin(let route, let values) = exchange.destination {
+                if HTTPFrontEnd.wantsEventStream(exchange.head), let output = route.route.output {
+                    return Answer(step: .now(.error(406, "\(route.shown) answers a file (\(output.contentType)), not an event stream; ask without Accept: text/event-stream")),
+                                  principal: who.name, cors: cors)
+                }
                 switch prepare(exchange, route: route, values: values) {
-                case .success(let call): return Answer(step: .call(call), principal: who.name, cors: cors)
+                case .success(let call): return Answer(step: .call(call), principal: who.name, cors: cors, owner: HTTPFrontEnd.owner(who))
                 case .failure(let refusal): return Answer(step: .now(refusal.response), principal: who.name, cors: cors)
                 }
             }
@@ -457,7 +483,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
     func perform(_ exchange: HTTPExchange, request: AccessRequest) -> HTTPResponse {
         let method = exchange.head.method
         switch exchange.destination {
-        case .plugin, .events:
+        case .plugin, .events, .call:
             return .error(500, "a plugin's route reached the host's own routes")
         case .methodNotAllowed(let allowed):
             var response = HTTPResponse.error(405, "\(exchange.target.path) does not answer \(method); it answers \(allowed.joined(separator: ", "))")
@@ -751,6 +777,11 @@ final class HTTPProtocolHandler: ServeProtocol {
     private func refresh(_ channel: ServeChannel, _ c: HTTPConnection, now: Int64) {
         if case .busy = c.phase, c.takeStreamOpened() {
             c.phase = .streaming(beatAt: now + limits.heartbeatMilliseconds)
+        }
+        // A stream the server ends (a followed call answered): closed once its last event is out.
+        if case .streaming = c.phase, c.takeFinished() != nil {
+            c.phase = .closing
+            channel.readClosed = true
         }
         if case .busy = c.phase, let keepAlive = c.takeFinished() {
             if keepAlive {
