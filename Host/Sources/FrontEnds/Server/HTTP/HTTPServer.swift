@@ -46,6 +46,8 @@ enum HTTPDestination: Sendable {
     case options([String]?)
     /// GET /api/<alias>/events: the plugin's live events (it declares these topics).
     case events(alias: String, topics: [EventTopic])
+    /// POST (renew) or DELETE (cancel now) /api/_/leases/<key>: a leased call (HTTPCallLeases.swift).
+    case lease(String)
 }
 
 /// A request read off the loop, for a worker.
@@ -179,6 +181,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let port: UInt16
     let statics: StaticFiles
     let dates = HTTPDate()
+    /// Calls held by a page's heartbeat lease (`Clubhouse-Lease`).
+    let leases: HTTPCallLeases
     /// Where request bodies and command outputs live while a request runs (a private folder).
     let scratch: String
     let group = DispatchGroup()
@@ -195,6 +199,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
         self.options = options
         self.access = access
         self.pool = pool
+        let log = session.log
+        leases = HTTPCallLeases { line in log.warning("serve: \(line)") }
         try options.checkExposure()
         session.runtime.resolveAll()
         let table = SiteRoutes.build(site: session.site) { session.runtime.resolve($0) }
@@ -280,6 +286,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
         if segments == ["api", "_", "session"] {
             return method == "GET" || method == "HEAD" ? (.session, 0) : (.methodNotAllowed(["GET", "HEAD", "OPTIONS"]), options.limits.bodyBytes)
         }
+        if segments.count == 4 && segments[0] == "api" && segments[1] == "_" && segments[2] == "leases" {
+            return method == "POST" || method == "DELETE" ? (.lease(segments[3]), 0) : (.methodNotAllowed(["DELETE", "OPTIONS", "POST"]), options.limits.bodyBytes)
+        }
         if segments.count == 3 && segments[0] == "api" && segments[2] == "events", let topics = routes.topics[segments[1]] {
             return method == "GET" || method == "HEAD" ? (.events(alias: segments[1], topics: topics), 0)
                 : (.methodNotAllowed(["GET", "HEAD", "OPTIONS"]), options.limits.bodyBytes)
@@ -299,6 +308,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         if segments.first == "ui" || segments.isEmpty { return ["GET", "HEAD", "OPTIONS"] }
         if segments == ["api", "_", "pair"] { return ["OPTIONS", "POST"] }
         if segments == ["api", "_", "session"] { return ["GET", "HEAD", "OPTIONS"] }
+        if segments.count == 4 && segments[0] == "api" && segments[1] == "_" && segments[2] == "leases" { return ["DELETE", "OPTIONS", "POST"] }
         if segments.count == 3 && segments[0] == "api" && segments[2] == "events" && routes.topics[segments[1]] != nil {
             return ["GET", "HEAD", "OPTIONS"]
         }
@@ -322,7 +332,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
             case .now(let response):
                 complete(exchange, response, answer, connection: connection, channel: channel)
             case .call(let call):
-                complete(exchange, finish(call, exchange: exchange, connection: connection), answer, connection: connection, channel: channel)
+                complete(exchange, finish(call, exchange: exchange, connection: connection, principal: answer.principal), answer,
+                         connection: connection, channel: channel)
             case .events(let alias, let topics):
                 stream(exchange, alias: alias, topics: topics, answer, connection: connection, channel: channel)
             }
@@ -384,6 +395,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
             isPublic = true
         case .pair, .session:
             isPublic = true
+        case .lease:
+            break
         case .unavailable(let a, _):
             alias = a
         case .events(let a, _):
@@ -447,6 +460,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
                 case .failure(let refusal): return Answer(step: .now(.refusal(refusal)), principal: who.name, cors: cors)
                 }
             }
+            if case .lease(let key) = exchange.destination {
+                return Answer(step: .now(lease(key, method: exchange.head.method, principal: who.name)), principal: who.name, cors: cors)
+            }
             return Answer(step: .now(perform(exchange, request: request)), principal: who.name, cors: cors)
         }
     }
@@ -455,7 +471,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
     func perform(_ exchange: HTTPExchange, request: AccessRequest) -> HTTPResponse {
         let method = exchange.head.method
         switch exchange.destination {
-        case .plugin, .events:
+        case .plugin, .events, .lease:
             return .error(500, "a plugin's route reached the host's own routes")
         case .methodNotAllowed(let allowed):
             var response = HTTPResponse.error(405, "\(exchange.target.path) does not answer \(method); it answers \(allowed.joined(separator: ", "))")
@@ -481,6 +497,20 @@ final class HTTPFrontEnd: @unchecked Sendable {
                                  requestPath: String(exchange.head.rawPath))
         case .options:
             return HTTPResponse(status: 204)
+        }
+    }
+
+    /// POST /api/_/leases/KEY renews a leased call: `{"held": true}`, or false once the call has ended (the
+    /// page stops renewing). DELETE cancels it now: `{"cancelled": true}`, or false when no call held it
+    /// any more (a DELETE is idempotent). 403 when another credential's call holds the key.
+    func lease(_ key: String, method: String, principal: String) -> HTTPResponse {
+        let cancel = method == "DELETE"
+        switch cancel ? leases.cancel(key, principal: principal) : leases.renew(key, principal: principal) {
+        case .another:
+            return .error(403, "the lease \(String(key.prefix(64))) holds another credential's call; only the caller that started it renews or cancels it",
+                          name: Status.denied.name)
+        case .held: return .json(200, [cancel ? "cancelled" : "held": true])
+        case .none: return .json(200, [cancel ? "cancelled" : "held": false])
         }
     }
 
@@ -617,7 +647,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
 
     /// Runs a prepared call (cancelled if the client goes away) and makes its response: the reply's data as
     /// JSON, or the output file.
-    func finish(_ call: PluginCall, exchange: HTTPExchange, connection: HTTPConnection) -> HTTPResponse {
+    func finish(_ call: PluginCall, exchange: HTTPExchange, connection: HTTPConnection, principal: String) -> HTTPResponse {
         defer { for path in call.made { unlink(path) } }
         let route = call.route
         if Subprocess.monotonicMilliseconds() - call.preparedAt > HTTPFrontEnd.laneWaitMilliseconds {
@@ -626,6 +656,19 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
         let router = session.runtime.router
         let context = router.context(for: call.prepared)
+        // A page's heartbeat lease holds the call too (HTTPCallLeases.swift).
+        var leased: String?
+        if let header = exchange.head.header("clubhouse-lease") {
+            switch HTTPCallLeases.parse(header) {
+            case .failure(let refusal): return .refusal(refusal)
+            case .success(let (key, ms)):
+                guard leases.hold(key, milliseconds: ms, principal: principal, context: context, what: route.shown) else {
+                    return .error(409, "the lease \(key) already holds a running call; choose a new key for each call", name: Status.constraint.name)
+                }
+                leased = key
+            }
+        }
+        defer { if let leased { leases.release(leased, context: context) } }
         guard connection.track(context) else { return .error(499, "the client went away before the call started", name: "cancelled") }
         let outcome = router.runData(call.prepared, context: context)
         _ = connection.track(nil)
