@@ -147,15 +147,37 @@ final class TennisPanelEndToEndTests: XCTestCase {
         XCTAssertFalse(after.contains { $0.isStart && $0.at > stop.at }, "a ball after the stop")
         XCTAssertLessThan(after.filter(\.isStart).count, 12)
 
-        // The desktop: the sessions list has the closed tab's drill; its landing picture after a short drill.
+        // 5. The connection lost during a drill (the browser offline): the machine stops — the call's connection
+        // fails, or its lease lapses — and the page says so; back online, the live events resume.
         try desk.run("location.reload();")
         try desk.wait("the drills again", ##"return document.querySelectorAll("#drills button[data-drill]").length === 2;"##)
         try desk.wait("the closed tab's session", timeout: 20, ##"return [...document.querySelectorAll("#sessions li")].filter((l) => l.textContent.includes("long rally")).length === 2;"##)
+        try desk.wait("the live events", ##"return document.getElementById("live").dataset.state === "open";"##)
+        from = simulator.lines.count
+        try desk.click(##"button[data-drill="long rally"]"##)
+        try desk.wait("the first launch", TennisPanelEndToEndTests.firstLaunch)
+        let offlineAt = monotonicNanoseconds()
+        try desk.offline(true)
+        let lostStop = try XCTUnwrap(simulator.wait(from: from, timeout: 15) { $0.isStop }, "the machine got no stop after the connection was lost")
+        let lostMs = (Double(lostStop.at) - Double(offlineAt)) / 1e6
+        // (Chrome's offline mode fails new requests — the lease's renewals — and keeps the drill's connection:
+        // the lease lapses after its 5 s and the host cancels the call.)
+        try desk.wait("the page's word on the lost connection", timeout: 15, ##"return document.getElementById("running").hidden && /^The host stopped the drill after \d+ of 12 balls/.test(document.getElementById("run-summary").textContent);"##)
+        let lostLine = try desk.text("#run-summary")
+        XCTAssertTrue(lostLine.hasSuffix("it did not hear from this page (the connection was lost)."), lostLine)
+        try desk.offline(false)
+        try desk.wait("the live events again", timeout: 30, ##"return document.getElementById("live").dataset.state === "open";"##)
+        // Only the lost connection's own failures were logged meanwhile.
+        let offlineEntries = try desk.consoleEntries().filter { entry in
+            entry.level == "SEVERE" && !entry.message.contains("ERR_INTERNET_DISCONNECTED")
+                && !(entry.message.contains("/api/tennis/drills/long%20rally/run") && entry.message.contains("status of 499"))
+        }
+        XCTAssertTrue(offlineEntries.isEmpty, "\(offlineEntries)")
         try desk.click(##"button[data-drill="four"]"##)
         try desk.wait("the drill's end", timeout: 30, ##"return document.getElementById("running").hidden && document.getElementById("run-summary").textContent.includes("Session");"##)
         try desk.screenshot(to: shots.appendingPathComponent("tennis-1280x800.png"))
         try desk.assertQuietConsole("the tennis panel on a desktop")
-        print("TennisPanelEndToEndTests: first render: \(renders.joined(separator: ", ")); Stop → stop command at the machine: \(String(format: "%.1f", stopMs)) ms from the click in the page (\(String(format: "%.1f", clickMs)) ms from the WebDriver click); tab closed → stop command: \(String(format: "%.1f", closeMs)) ms")
+        print("TennisPanelEndToEndTests: first render: \(renders.joined(separator: ", ")); Stop → stop command at the machine: \(String(format: "%.1f", stopMs)) ms from the click in the page (\(String(format: "%.1f", clickMs)) ms from the WebDriver click); tab closed → stop command: \(String(format: "%.1f", closeMs)) ms; offline → stop command: \(String(format: "%.1f", lostMs)) ms")
         XCTAssertLessThanOrEqual(stopMs, 200, "Stop took \(stopMs) ms to reach the machine")
     }
 

@@ -154,6 +154,10 @@ async function runDrill(name) {
   } catch (error) {
     if (run.stopping) {
       text = `Stopped by you after ${run.launched.length} of ${run.of} balls.`;
+    } else if (error.status === "cancelled") {
+      // The host cancelled it: its lease lapsed (this page could not reach it), or the host is stopping.
+      text = `The host stopped the drill after ${run.launched.length} of ${run.of} balls`
+        + (run.lost ? ": it did not hear from this page (the connection was lost)." : ".");
     } else {
       text = `The drill ended after ${run.launched.length} of ${run.of} balls.`;
       model.drillError = error;

@@ -204,6 +204,16 @@ final class BrowserSession {
         try command("DELETE", "/actions")
     }
 
+    /// Takes the browser off the network (or back): new requests fail as on a phone that left the Wi-Fi.
+    func offline(_ off: Bool) throws {
+        if off {
+            try command("POST", "/chromium/network_conditions", ["network_conditions": [
+                "offline": true, "latency": 0, "download_throughput": -1, "upload_throughput": -1]])
+        } else {
+            try command("DELETE", "/chromium/network_conditions")
+        }
+    }
+
     /// The current tab's handle.
     func windowHandle() throws -> String { try command("GET", "/window").stringValue ?? "" }
 
