@@ -93,9 +93,13 @@ final class TennisPanelEndToEndTests: XCTestCase {
         try phone.wait("the shot's outcome", ##"return document.getElementById("shot").textContent.startsWith("Fired at zone 9");"##)
         let shot = try phone.text("#shot")
         XCTAssertTrue(shot.contains("70 mph extreme topspin"), shot)
-        // The keyboard: a zone focused, Enter fires at its centre (zone 2: wheels 70 and 50).
+        // The keyboard: the court is one Tab stop (zone 0); two right arrows, then Enter fires at zone 2's
+        // centre (wheels 70 and 50).
         from = simulator.lines.count
-        try phone.run(##"document.querySelector('#court .zone[data-zone="2"]').focus();"##)
+        XCTAssertEqual(try phone.run(##"return [...document.querySelectorAll('#court .zone[tabindex="0"]')].map((z) => z.dataset.zone).join();"##).stringValue, "0")
+        try phone.run(##"document.querySelector('#court .zone[tabindex="0"]').focus();"##)
+        try phone.press("\u{E014}")
+        try phone.press("\u{E014}")
         try phone.press("\u{E007}")
         let keyed = try XCTUnwrap(simulator.wait(from: from, timeout: 20) { $0.isStart }, "the machine received no frame after Enter")
         XCTAssertTrue(keyed.text.contains("UW=70") && keyed.text.contains("LW=50"), keyed.text)

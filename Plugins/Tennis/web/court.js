@@ -68,10 +68,10 @@ export function courtPoint(svg, event) {
  * Draws the court into `svg` (an <svg> element) from `state`:
  *   aim: [x, y] the last spot tapped (or null), busy: whether taps are off (a drill runs),
  *   balls: [{n, at: [x, y], state: "planned" | "launched" | "missed"}] numbered marks (a drill's landing picture),
- *   focusZone: the zone a keyboard user is on.
- * `onZoneKey(zone)` hears Enter or Space on a zone.
+ *   focusZone: the zone a keyboard user is on (the court's one Tab stop).
+ * `onZoneKey(zone)` hears Enter or Space on a zone, `onZoneMove(zone)` an arrow key's move to another.
  */
-export function drawCourt(svg, state, { onZoneKey } = {}) {
+export function drawCourt(svg, state, { onZoneKey, onZoneMove } = {}) {
   svg.setAttribute("viewBox", `${view.minX} ${view.minY} ${f(view.maxX - view.minX)} ${f(view.maxY - view.minY)}`);
   const parts = [];
   // The machine's side: its sidelines and centre line running on beyond the picture's top.
@@ -86,15 +86,25 @@ export function drawCourt(svg, state, { onZoneKey } = {}) {
     node("path", { d: `M ${court.width / 2} ${view.minY + 1.35} l -0.35 0.5 h 0.7 z` }),
     node("text", { x: court.width / 2 + 0.95, y: view.minY + 0.65, class: "machine-label" }, "Ball machine"),
     node("text", { x: court.width / 2 + 0.95, y: view.minY + 1.2, class: "machine-note" }, "at the far baseline")));
-  // The zones (each a button for the keyboard), then the lines over them.
+  // The zones: buttons for the keyboard, one Tab stop for all (the arrow keys move between them, Enter or
+  // Space fires), then the lines over them.
   const zones = node("g", { class: "zones" });
+  const current = state.focusZone === null || state.focusZone === undefined ? 0 : state.focusZone;
+  const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -4, ArrowDown: 4 };
   for (let zone = 0; zone < 16; zone += 1) {
     const b = zoneBounds(zone);
-    const rect = node("rect", { class: `zone${state.focusZone === zone ? " focused" : ""}`, "data-zone": zone, x: b.minX, y: b.minY,
-      width: f(b.maxX - b.minX), height: f(b.maxY - b.minY), tabindex: state.busy ? -1 : 0, role: "button",
+    const rect = node("rect", { class: "zone", "data-zone": zone, x: b.minX, y: b.minY,
+      width: f(b.maxX - b.minX), height: f(b.maxY - b.minY), tabindex: !state.busy && zone === current ? 0 : -1, role: "button",
       "aria-label": `Fire at ${zoneWords(zone)}`, "aria-disabled": state.busy ? "true" : null });
     rect.addEventListener("keydown", (event) => {
-      if ((event.key === "Enter" || event.key === " ") && onZoneKey) { event.preventDefault(); onZoneKey(zone); }
+      if ((event.key === "Enter" || event.key === " ") && onZoneKey) { event.preventDefault(); onZoneKey(zone); return; }
+      const step = moves[event.key];
+      if (step === undefined || !onZoneMove) return;
+      const next = zone + step;
+      // Left and right stay in the zone's row; up and down stay on the court.
+      if (next < 0 || next > 15 || (Math.abs(step) === 1 && Math.floor(next / 4) !== Math.floor(zone / 4))) return;
+      event.preventDefault();
+      onZoneMove(next);
     });
     zones.append(rect);
   }

@@ -33,7 +33,7 @@ const model = {
   last: null,            // the last drill's outcome: {name, text, launches: [line]}
   starting: null,        // the drill whose plan is being loaded before it runs
   live: "connecting",
-  focusZone: null,
+  focusZone: null,       // the court's Tab stop (the arrow keys move it)
 };
 
 // ---- helpers --------------------------------------------------------------------------------------
@@ -248,7 +248,14 @@ function renderCourt() {
   const svg = document.getElementById("court");
   const active = document.activeElement;
   const focused = active && active.dataset && active.dataset.zone !== undefined ? Number(active.dataset.zone) : null;
-  drawCourt(svg, { aim: model.aim, busy: !!model.run || model.sending, balls: model.balls }, { onZoneKey: (zone) => fire(zoneCentre(zone)) });
+  drawCourt(svg, { aim: model.aim, busy: !!model.run || model.sending, balls: model.balls, focusZone: model.focusZone }, {
+    onZoneKey: (zone) => { model.focusZone = zone; fire(zoneCentre(zone)); },
+    onZoneMove: (zone) => {
+      model.focusZone = zone;
+      renderCourt();
+      const next = svg.querySelector(`[data-zone="${zone}"]`);
+      if (next) next.focus();
+    } });
   svg.classList.toggle("busy", !!model.run || model.sending);
   svg.dataset.zones = "16";
   if (focused !== null) {
