@@ -86,6 +86,9 @@ final class HTTPCallLeaseTests: XCTestCase {
         usleep(300_000)
         // Another credential neither renews nor cancels it; a key nobody holds is unknown.
         XCTAssertEqual(try lease(server.port, "POST", key, token: "other"), "403")
+        let refused = try httpRequest(port: server.port, "DELETE", "/api/_/leases/\(key)", headers: [("Authorization", "Bearer other")])
+        XCTAssertEqual(try refused.json()["error"]?["message"]?.stringValue,
+                       "the lease \(key) holds another credential's call; only the caller that started it renews or cancels it")
         XCTAssertEqual(try lease(server.port, "DELETE", key, token: "other"), "403")
         XCTAssertEqual(try lease(server.port, "POST", "nobody-holds-this-key"), "false")
         // Renewed for 2.5 s (past the 1 s lease), the drill goes on.
@@ -99,6 +102,7 @@ final class HTTPCallLeaseTests: XCTestCase {
                                      headers: [("Authorization", "Bearer coach"), ("Content-Type", "application/json"), ("Clubhouse-Lease", key)],
                                      body: Array("{}".utf8), timeout: 10)
         XCTAssertEqual(second.status, 409, second.text)
+        XCTAssertEqual(try second.json()["error"]?["message"]?.stringValue, "the lease \(key) already holds a running call; choose a new key for each call")
         XCTAssertEqual(try lease(server.port, "POST", key), "true")
         let cancelledAt = Date()
         XCTAssertEqual(try lease(server.port, "DELETE", key), "true")

@@ -80,9 +80,15 @@ final class TennisPanelEndToEndTests: XCTestCase {
         // 1. Tap a spot: the machine receives that zone's frame at the speed and spin chosen.
         try open(phone, "375x812")
         try phone.screenshot(to: shots.appendingPathComponent("tennis-375x812.png"))
+        // A tap beyond the net is no target: said where the tap was, and nothing is sent.
+        var from = simulator.lines.count
+        try phone.drag(at: try screen(phone, 4.0, -1.5), dx: 0, dy: 0, pointer: "touch")
+        try phone.wait("the refusal", ##"return !document.getElementById("court-error").hidden;"##)
+        XCTAssertEqual(try phone.text("#court-error"), "clubhouse: that spot is outside your half of the court; tap inside the lines")
         try phone.run(##"const s = document.getElementById("speed"); s.value = "70"; s.dispatchEvent(new Event("input", {bubbles: true}));"##)
         try phone.click(##"input[name=spin][value="extreme-topspin"]"##)
-        var from = simulator.lines.count
+        XCTAssertFalse(simulator.lines.dropFirst(from).contains(where: \.isStart), "a tap beyond the net sent a frame")
+        from = simulator.lines.count
         // (3.0, 7.2) m: column 1 (2.06–4.12 m), row 2 (service line–70 %): zone 9.
         try phone.drag(at: try screen(phone, 3.0, 7.2), dx: 0, dy: 0, pointer: "touch")
         let frame = try XCTUnwrap(simulator.wait(from: from, timeout: 20) { $0.isStart }, "the machine received no frame after the tap")
