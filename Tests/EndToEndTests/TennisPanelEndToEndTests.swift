@@ -111,6 +111,8 @@ final class TennisPanelEndToEndTests: XCTestCase {
         XCTAssertTrue(keyed.text.contains("UW=70") && keyed.text.contains("LW=50"), keyed.text)
         try phone.wait("the keyed shot's outcome", ##"return document.getElementById("shot").textContent.startsWith("Fired at zone 2");"##)
         XCTAssertEqual(try phone.run("return document.activeElement.dataset.zone;").stringValue, "2", "the focus stays on the zone")
+        try phone.scrollIntoView("#court")
+        try phone.screenshot(to: shots.appendingPathComponent("tennis-shot-375x812.png"))
         try phone.assertQuietConsole("the tennis panel, a shot")
 
         // 2. A drill: each launch shows in the page while the drill runs, then the landing picture.
