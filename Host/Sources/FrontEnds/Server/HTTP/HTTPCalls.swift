@@ -234,7 +234,7 @@ extension HTTPFrontEnd {
         followed.started(context)
         let response: HTTPResponse
         if connection.track(context) {
-            response = finish(call, context: context, connection: connection)
+            response = finish(call, context: context, connection: connection, exchange: exchange, principal: answer.principal)
         } else {
             for path in call.made { unlink(path) }
             response = .error(499, "the client went away before the call started", name: "cancelled")

@@ -48,6 +48,8 @@ enum HTTPDestination: Sendable {
     case events(alias: String, topics: [EventTopic])
     /// GET or DELETE /api/<alias>/calls/<id>: a followed call (HTTPCalls.swift).
     case call(alias: String, id: String)
+    /// POST (renew) or DELETE (cancel now) /api/_/leases/<key>: a leased call (HTTPCallLeases.swift).
+    case lease(String)
 }
 
 /// A request read off the loop, for a worker.
@@ -183,6 +185,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let port: UInt16
     let statics: StaticFiles
     let dates = HTTPDate()
+    /// Calls held by a page's heartbeat lease (`Clubhouse-Lease`).
+    let leases: HTTPCallLeases
     /// Where request bodies and command outputs live while a request runs (a private folder).
     let scratch: String
     let group = DispatchGroup()
@@ -202,6 +206,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
         self.access = access
         self.pool = pool
         self.lanes = lanes ?? PluginLanes(pool: pool)
+        let log = session.log
+        leases = HTTPCallLeases { line in log.warning("serve: \(line)") }
         try options.checkExposure()
         session.runtime.resolveAll()
         let table = SiteRoutes.build(site: session.site) { session.runtime.resolve($0) }
@@ -287,6 +293,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
         if segments == ["api", "_", "session"] {
             return method == "GET" || method == "HEAD" ? (.session, 0) : (.methodNotAllowed(["GET", "HEAD", "OPTIONS"]), options.limits.bodyBytes)
         }
+        if segments.count == 4 && segments[0] == "api" && segments[1] == "_" && segments[2] == "leases" {
+            return method == "POST" || method == "DELETE" ? (.lease(segments[3]), 0) : (.methodNotAllowed(["DELETE", "OPTIONS", "POST"]), options.limits.bodyBytes)
+        }
         if segments.count == 3 && segments[0] == "api" && segments[2] == "events", let topics = routes.topics[segments[1]] {
             return method == "GET" || method == "HEAD" ? (.events(alias: segments[1], topics: topics), 0)
                 : (.methodNotAllowed(["GET", "HEAD", "OPTIONS"]), options.limits.bodyBytes)
@@ -310,6 +319,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         if segments.first == "ui" || segments.isEmpty { return ["GET", "HEAD", "OPTIONS"] }
         if segments == ["api", "_", "pair"] { return ["OPTIONS", "POST"] }
         if segments == ["api", "_", "session"] { return ["GET", "HEAD", "OPTIONS"] }
+        if segments.count == 4 && segments[0] == "api" && segments[1] == "_" && segments[2] == "leases" { return ["DELETE", "OPTIONS", "POST"] }
         if segments.count == 3 && segments[0] == "api" && segments[2] == "events" && routes.topics[segments[1]] != nil {
             return ["GET", "HEAD", "OPTIONS"]
         }
@@ -401,6 +411,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
             isPublic = true
         case .pair, .session:
             isPublic = true
+        case .lease:
+            break
         case .unavailable(let a, _):
             alias = a
         case .events(let a, _), .call(let a, _):
@@ -475,6 +487,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
                 case .failure(let refusal): return Answer(step: .now(.refusal(refusal)), principal: who.name, cors: cors)
                 }
             }
+            if case .lease(let key) = exchange.destination {
+                return Answer(step: .now(lease(key, method: exchange.head.method, principal: who.name)), principal: who.name, cors: cors)
+            }
             return Answer(step: .now(perform(exchange, request: request)), principal: who.name, cors: cors)
         }
     }
@@ -483,7 +498,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
     func perform(_ exchange: HTTPExchange, request: AccessRequest) -> HTTPResponse {
         let method = exchange.head.method
         switch exchange.destination {
-        case .plugin, .events, .call:
+        case .plugin, .events, .call, .lease:
             return .error(500, "a plugin's route reached the host's own routes")
         case .methodNotAllowed(let allowed):
             var response = HTTPResponse.error(405, "\(exchange.target.path) does not answer \(method); it answers \(allowed.joined(separator: ", "))")
@@ -509,6 +524,20 @@ final class HTTPFrontEnd: @unchecked Sendable {
                                  requestPath: String(exchange.head.rawPath))
         case .options:
             return HTTPResponse(status: 204)
+        }
+    }
+
+    /// POST /api/_/leases/KEY renews a leased call: `{"held": true}`, or false once the call has ended (the
+    /// page stops renewing). DELETE cancels it now: `{"cancelled": true}`, or false when no call held it
+    /// any more (a DELETE is idempotent). 403 when another credential's call holds the key.
+    func lease(_ key: String, method: String, principal: String) -> HTTPResponse {
+        let cancel = method == "DELETE"
+        switch cancel ? leases.cancel(key, principal: principal) : leases.renew(key, principal: principal) {
+        case .another:
+            return .error(403, "the lease \(String(key.prefix(64))) holds another credential's call; only the caller that started it renews or cancels it",
+                          name: Status.denied.name)
+        case .held: return .json(200, [cancel ? "cancelled" : "held": true])
+        case .none: return .json(200, [cancel ? "cancelled" : "held": false])
         }
     }
 
@@ -651,7 +680,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
         guard connection.track(context) else { return refuse(.error(499, "the client went away before the call started", name: "cancelled")) }
         let alias = call.route.alias
-        let start = { [self] in respond(finish(call, context: context, connection: connection)) }
+        let start = { [self] in respond(finish(call, context: context, connection: connection, exchange: exchange, principal: answer.principal)) }
         func refusal(_ error: RuntimeError) -> HTTPResponse {
             .error(HTTPStatusTable.status(for: error.status), error.message, name: error.status.name)
         }
@@ -666,10 +695,23 @@ final class HTTPFrontEnd: @unchecked Sendable {
     }
 
     /// Runs a prepared call and makes its response: the reply's data as JSON, or the output file.
-    func finish(_ call: PluginCall, context: CallContext, connection: HTTPConnection) -> HTTPResponse {
+    func finish(_ call: PluginCall, context: CallContext, connection: HTTPConnection, exchange: HTTPExchange, principal: String) -> HTTPResponse {
         defer { for path in call.made { unlink(path) } }
         let route = call.route
         let router = session.runtime.router
+        // A page's heartbeat lease holds the call too (HTTPCallLeases.swift).
+        var leased: String?
+        if let header = exchange.head.header("clubhouse-lease") {
+            switch HTTPCallLeases.parse(header) {
+            case .failure(let refusal): return .refusal(refusal)
+            case .success(let (key, ms)):
+                guard leases.hold(key, milliseconds: ms, principal: principal, context: context, what: route.shown) else {
+                    return .error(409, "the lease \(key) already holds a running call; choose a new key for each call", name: Status.constraint.name)
+                }
+                leased = key
+            }
+        }
+        defer { if let leased { leases.release(leased, context: context) } }
         let outcome = router.runData(call.prepared, context: context)
         _ = connection.track(nil)
         guard outcome.status == .ok else {
