@@ -207,9 +207,15 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
         routeTable = table
         statics = StaticFiles(roots: StaticFiles.roots(site: session.site, runtime: session.runtime, uiDirectory: options.uiDirectory))
-        var template = Array((FileSystem.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp") .utf8CString)
+        // Request bodies are kept in a private folder in the site's data folder (on the database's disk,
+        // not a tmpfs eating memory); each request removes its own files, the folder goes with the server.
+        let siteFolder = session.dataDirectory + "/" + session.site.name
+        do { try FileSystem.createDirectory(siteFolder) } catch {
+            throw CLIError(status: .io, message: "serve: cannot make the site's data folder \(siteFolder): \(error.reason)")
+        }
+        var template = Array(siteFolder.utf8CString)
         template.removeLast()
-        template += Array("/clubhouse-http-XXXXXX".utf8CString)
+        template += Array("/.http-uploads-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ buffer -> UnsafeMutablePointer<CChar>? in
             guard let base = buffer.baseAddress else { return nil }
             return mkdtemp(base)
@@ -542,6 +548,11 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
     }
 
+    /// Removes a request's files and then their folders (last made first).
+    static func remove(_ made: [String]) {
+        for path in made.reversed() where unlink(path) != 0 && errno == EISDIR { rmdir(path) }
+    }
+
     /// A plugin call prepared from a request: the body and the output as files, the arguments bound and
     /// checked by the router. `made` are the host's files of the request, removed once it is answered.
     struct PluginCall {
@@ -564,7 +575,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         var files: [String: String] = [:]
         var made: [String] = []
         func refuse(_ response: HTTPResponse) -> Result<PluginCall, PrepareFailure> {
-            for path in made { unlink(path) }
+            HTTPFrontEnd.remove(made)
             return .failure(PrepareFailure(response: response))
         }
         switch declared.body {
@@ -582,7 +593,17 @@ final class HTTPFrontEnd: @unchecked Sendable {
             if !types.isEmpty, !(media.map(types.contains) ?? false) {
                 return refuse(.error(415, "\(route.shown) takes a body of type \(types.joined(separator: " or ")), not \(media ?? "an undeclared type")"))
             }
-            let path = scratch + "/" + exchange.requestID + "-body" + HTTPFrontEnd.fileExtension(path: "", type: media ?? "")
+            // The body is kept as the client's file name (Content-Disposition) in a folder of its own, so the
+            // plugin's messages name the file the person chose.
+            let name: String
+            switch UploadName.parse(contentDisposition: exchange.head.header("content-disposition")) {
+            case .failure(let refusal): return refuse(.error(400, refusal.message))
+            case .success(let given): name = given ?? "upload" + HTTPFrontEnd.fileExtension(path: "", type: media ?? "")
+            }
+            let folder = scratch + "/" + exchange.requestID
+            guard mkdir(folder, 0o700) == 0 else { return refuse(.error(500, "cannot keep the request body: \(String(cString: strerror(errno)))")) }
+            made.append(folder)
+            let path = folder + "/" + name
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard fd >= 0 else { return refuse(.error(500, "cannot keep the request body: \(String(cString: strerror(errno)))")) }
             made.append(path)
@@ -618,7 +639,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
     /// Runs a prepared call (cancelled if the client goes away) and makes its response: the reply's data as
     /// JSON, or the output file.
     func finish(_ call: PluginCall, exchange: HTTPExchange, connection: HTTPConnection) -> HTTPResponse {
-        defer { for path in call.made { unlink(path) } }
+        defer { HTTPFrontEnd.remove(call.made) }
         let route = call.route
         if Subprocess.monotonicMilliseconds() - call.preparedAt > HTTPFrontEnd.laneWaitMilliseconds {
             return .error(503, "plugin '\(route.alias)' stayed busy with other calls for \(HTTPFrontEnd.laneWaitMilliseconds / 1000) s; try again when it is free",
@@ -630,7 +651,10 @@ final class HTTPFrontEnd: @unchecked Sendable {
         let outcome = router.runData(call.prepared, context: context)
         _ = connection.track(nil)
         guard outcome.status == .ok else {
-            return .error(HTTPStatusTable.status(for: outcome.status), outcome.message, name: outcome.status.name)
+            // An upload's message names the file as the client named it, not the host's private folder.
+            var message = outcome.message
+            if case .file = route.route.body { message = message.replacing(scratch + "/" + exchange.requestID + "/", with: "") }
+            return .error(HTTPStatusTable.status(for: outcome.status), message, name: outcome.status.name)
         }
         let declared = route.route
         if let output = declared.output {
