@@ -208,21 +208,27 @@ final class HTTPFrontEnd: @unchecked Sendable {
         routeTable = table
         statics = StaticFiles(roots: StaticFiles.roots(site: session.site, runtime: session.runtime, uiDirectory: options.uiDirectory))
         // Request bodies are kept in a private folder in the site's data folder (on the database's disk,
-        // not a tmpfs eating memory); each request removes its own files, the folder goes with the server.
+        // not a tmpfs eating memory); where that folder cannot be written (a read-only data folder), in
+        // $TMPDIR. Each request removes its own files; the folder goes with the server.
+        func privateFolder(in parent: String) -> String? {
+            var template = Array(parent.utf8CString)
+            template.removeLast()
+            template += Array("/.http-uploads-XXXXXX".utf8CString)
+            return template.withUnsafeMutableBufferPointer { buffer -> String? in
+                guard let base = buffer.baseAddress, let made = mkdtemp(base) else { return nil }
+                return String(cString: made)
+            }
+        }
         let siteFolder = session.dataDirectory + "/" + session.site.name
-        do { try FileSystem.createDirectory(siteFolder) } catch {
-            throw CLIError(status: .io, message: "serve: cannot make the site's data folder \(siteFolder): \(error.reason)")
+        let temporary = FileSystem.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        if let made = (try? FileSystem.createDirectory(siteFolder)).flatMap({ privateFolder(in: siteFolder) }) {
+            scratch = made
+        } else if let made = privateFolder(in: temporary) {
+            session.log.warning("serve: request bodies are kept in \(made): the site's data folder \(siteFolder) cannot be written")
+            scratch = made
+        } else {
+            throw CLIError(status: .io, message: "serve: cannot make a private folder for request bodies in \(siteFolder) or \(temporary): \(String(cString: strerror(errno)))")
         }
-        var template = Array(siteFolder.utf8CString)
-        template.removeLast()
-        template += Array("/.http-uploads-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ buffer -> UnsafeMutablePointer<CChar>? in
-            guard let base = buffer.baseAddress else { return nil }
-            return mkdtemp(base)
-        }) else {
-            throw CLIError(status: .io, message: "serve: cannot make a private folder for request bodies: \(String(cString: strerror(errno)))")
-        }
-        scratch = String(cString: made)
         var random = SystemRandomNumberGenerator()
         let hex = String(random.next() as UInt32, radix: 16)
         idPrefix = String(repeating: "0", count: 8 - hex.count) + hex
