@@ -178,6 +178,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let listenerFD: Int32
     let port: UInt16
     let statics: StaticFiles
+    /// Writes named by an Idempotency-Key, with their answers (a repeat is answered without running).
+    let idempotency = IdempotencyKeys()
     let dates = HTTPDate()
     /// Where request bodies and command outputs live while a request runs (a private folder).
     let scratch: String
@@ -334,7 +336,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
             case .now(let response):
                 complete(exchange, response, answer, connection: connection, channel: channel)
             case .call(let call):
-                complete(exchange, finish(call, exchange: exchange, connection: connection), answer, connection: connection, channel: channel)
+                let response = finish(call, exchange: exchange, connection: connection)
+                if let (caller, key) = call.idempotency { idempotency.finish(caller: caller, key: key, response: response) }
+                complete(exchange, response, answer, connection: connection, channel: channel)
             case .events(let alias, let topics):
                 stream(exchange, alias: alias, topics: topics, answer, connection: connection, channel: channel)
             }
@@ -448,9 +452,23 @@ final class HTTPFrontEnd: @unchecked Sendable {
                 return Answer(step: .now(sessionDescription(who)), principal: who.name, cors: cors)
             }
             if case .plugin(let route, let values) = exchange.destination {
+                // A write named by an Idempotency-Key runs once; a repeat gets the first answer (IdempotencyKeys.swift).
+                var named: (caller: String, key: String)?
+                if route.access == .write, let key = exchange.head.header("idempotency-key") {
+                    let caller = "\(who.kind.rawValue):\(who.name)"
+                    let request = IdempotencyKeys.Request(method: exchange.head.method, target: exchange.head.target, body: exchange.body)
+                    switch idempotency.start(caller: caller, key: key, request: request, now: Subprocess.monotonicMilliseconds()) {
+                    case .answer(let response): return Answer(step: .now(response), principal: who.name, cors: cors)
+                    case .run: named = (caller, key)
+                    }
+                }
                 switch prepare(exchange, route: route, values: values) {
-                case .success(let call): return Answer(step: .call(call), principal: who.name, cors: cors)
-                case .failure(let refusal): return Answer(step: .now(refusal.response), principal: who.name, cors: cors)
+                case .success(var call):
+                    call.idempotency = named
+                    return Answer(step: .call(call), principal: who.name, cors: cors)
+                case .failure(let refusal):
+                    if let (caller, key) = named { idempotency.finish(caller: caller, key: key, response: refusal.response) }
+                    return Answer(step: .now(refusal.response), principal: who.name, cors: cors)
                 }
             }
             if case .events(let alias, let declared) = exchange.destination {
@@ -568,6 +586,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
         var made: [String]
         /// When it was prepared (monotonic ms): a call that waited too long for its plugin is refused.
         var preparedAt: Int64
+        /// The caller and the request's Idempotency-Key, when it gave one (its answer is kept).
+        var idempotency: (caller: String, key: String)? = nil
     }
 
     /// A refusal made while preparing a call, with the files made so far removed.
