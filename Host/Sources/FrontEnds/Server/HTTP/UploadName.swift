@@ -53,7 +53,7 @@ enum UploadName {
         while !rest.isEmpty {
             rest = rest.drop { $0 == " " || $0 == "\t" }
             guard let equals = rest.firstIndex(of: "=") else { break }
-            let name = rest[..<equals].trimmingCharacters(in: " \t").lowercased()
+            let name = rest[..<equals].trimmingSpaces().lowercased()
             rest = rest[rest.index(after: equals)...].drop { $0 == " " || $0 == "\t" }
             var value = ""
             if rest.first == "\"" {
@@ -66,7 +66,7 @@ enum UploadName {
                 rest = rest.drop { $0 != ";" }
             } else {
                 let end = rest.firstIndex(of: ";") ?? rest.endIndex
-                value = rest[..<end].trimmingCharacters(in: " \t")
+                value = rest[..<end].trimmingSpaces()
                 rest = rest[end...]
             }
             rest = rest.drop { $0 == ";" }
@@ -79,35 +79,10 @@ enum UploadName {
     static func decodeExtended(_ value: String) -> String? {
         let parts = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].lowercased() == "utf-8" else { return nil }
-        var bytes: [UInt8] = []
-        var iterator = parts[2].utf8.makeIterator()
-        while let b = iterator.next() {
-            if b == UInt8(ascii: "%") {
-                guard let h = iterator.next(), let l = iterator.next(), let hi = hex(h), let lo = hex(l) else { return nil }
-                bytes.append(hi << 4 | lo)
-            } else {
-                bytes.append(b)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hex(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
-        default: return nil
-        }
+        return try? HTTPTarget.percentDecode(ArraySlice(parts[2].utf8), plusIsSpace: false).get()
     }
 }
 
 struct UploadNameRefusal: Error {
     var message: String
-}
-
-private extension Substring {
-    func trimmingCharacters(in set: String) -> String {
-        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
-    }
 }
