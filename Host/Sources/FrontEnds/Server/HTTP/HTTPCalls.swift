@@ -236,9 +236,10 @@ extension HTTPFrontEnd {
         if connection.track(context) {
             response = finish(call, context: context, connection: connection, exchange: exchange, principal: answer.principal)
         } else {
-            for path in call.made { unlink(path) }
+            HTTPFrontEnd.remove(call.made)
             response = .error(499, "the client went away before the call started", name: "cancelled")
         }
+        if let (caller, key) = call.idempotency { idempotency.finish(caller: caller, key: key, response: response) }
         followed.closeStage(cancelled: response.status == 499)
         calls.remove(followed)
         // The response's body is one JSON value and a newline: it becomes the last event's data as it is.

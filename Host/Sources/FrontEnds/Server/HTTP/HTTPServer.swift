@@ -184,6 +184,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let listenerFD: Int32
     let port: UInt16
     let statics: StaticFiles
+    /// Writes named by an Idempotency-Key, with their answers (a repeat is answered without running).
+    let idempotency = IdempotencyKeys()
     let dates = HTTPDate()
     /// Calls held by a page's heartbeat lease (`Clubhouse-Lease`).
     let leases: HTTPCallLeases
@@ -220,16 +222,28 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
         routeTable = table
         statics = StaticFiles(roots: StaticFiles.roots(site: session.site, runtime: session.runtime, uiDirectory: options.uiDirectory))
-        var template = Array((FileSystem.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp") .utf8CString)
-        template.removeLast()
-        template += Array("/clubhouse-http-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ buffer -> UnsafeMutablePointer<CChar>? in
-            guard let base = buffer.baseAddress else { return nil }
-            return mkdtemp(base)
-        }) else {
-            throw CLIError(status: .io, message: "serve: cannot make a private folder for request bodies: \(String(cString: strerror(errno)))")
+        // Request bodies are kept in a private folder in the site's data folder (on the database's disk,
+        // not a tmpfs eating memory); where that folder cannot be written (a read-only data folder), in
+        // $TMPDIR. Each request removes its own files; the folder goes with the server.
+        func privateFolder(in parent: String) -> String? {
+            var template = Array(parent.utf8CString)
+            template.removeLast()
+            template += Array("/.http-uploads-XXXXXX".utf8CString)
+            return template.withUnsafeMutableBufferPointer { buffer -> String? in
+                guard let base = buffer.baseAddress, let made = mkdtemp(base) else { return nil }
+                return String(cString: made)
+            }
         }
-        scratch = String(cString: made)
+        let siteFolder = session.dataDirectory + "/" + session.site.name
+        let temporary = FileSystem.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        if let made = (try? FileSystem.createDirectory(siteFolder)).flatMap({ privateFolder(in: siteFolder) }) {
+            scratch = made
+        } else if let made = privateFolder(in: temporary) {
+            session.log.warning("serve: request bodies are kept in \(made): the site's data folder \(siteFolder) cannot be written")
+            scratch = made
+        } else {
+            throw CLIError(status: .io, message: "serve: cannot make a private folder for request bodies in \(siteFolder) or \(temporary): \(String(cString: strerror(errno)))")
+        }
         var random = SystemRandomNumberGenerator()
         let hex = String(random.next() as UInt32, radix: 16)
         idPrefix = String(repeating: "0", count: 8 - hex.count) + hex
@@ -476,9 +490,23 @@ final class HTTPFrontEnd: @unchecked Sendable {
                     return Answer(step: .now(.error(406, "\(route.shown) answers a file (\(output.contentType)), not an event stream; ask without Accept: text/event-stream")),
                                   principal: who.name, cors: cors)
                 }
+                // A write named by an Idempotency-Key runs once; a repeat gets the first answer (IdempotencyKeys.swift).
+                var named: (caller: String, key: String)?
+                if route.access == .write, let key = exchange.head.header("idempotency-key") {
+                    let caller = "\(who.kind.rawValue):\(who.name)"
+                    let request = IdempotencyKeys.Request(method: exchange.head.method, target: exchange.head.target, body: exchange.body)
+                    switch idempotency.start(caller: caller, key: key, request: request, now: Subprocess.monotonicMilliseconds()) {
+                    case .answer(let response): return Answer(step: .now(response), principal: who.name, cors: cors)
+                    case .run: named = (caller, key)
+                    }
+                }
                 switch prepare(exchange, route: route, values: values) {
-                case .success(let call): return Answer(step: .call(call), principal: who.name, cors: cors, owner: HTTPFrontEnd.owner(who))
-                case .failure(let refusal): return Answer(step: .now(refusal.response), principal: who.name, cors: cors)
+                case .success(var call):
+                    call.idempotency = named
+                    return Answer(step: .call(call), principal: who.name, cors: cors, owner: HTTPFrontEnd.owner(who))
+                case .failure(let refusal):
+                    if let (caller, key) = named { idempotency.finish(caller: caller, key: key, response: refusal.response) }
+                    return Answer(step: .now(refusal.response), principal: who.name, cors: cors)
                 }
             }
             if case .events(let alias, let declared) = exchange.destination {
@@ -599,6 +627,11 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
     }
 
+    /// Removes a request's files and then their folders (last made first).
+    static func remove(_ made: [String]) {
+        for path in made.reversed() where unlink(path) != 0 && errno == EISDIR { rmdir(path) }
+    }
+
     /// A plugin call prepared from a request: the body and the output as files, the arguments bound and
     /// checked by the router. `made` are the host's files of the request, removed once it is answered.
     struct PluginCall {
@@ -606,6 +639,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
         var prepared: PreparedCall
         var files: [String: String]
         var made: [String]
+        /// The caller and the request's Idempotency-Key, when it gave one (its answer is kept).
+        var idempotency: (caller: String, key: String)? = nil
     }
 
     /// A refusal made while preparing a call, with the files made so far removed.
@@ -619,7 +654,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         var files: [String: String] = [:]
         var made: [String] = []
         func refuse(_ response: HTTPResponse) -> Result<PluginCall, PrepareFailure> {
-            for path in made { unlink(path) }
+            HTTPFrontEnd.remove(made)
             return .failure(PrepareFailure(response: response))
         }
         switch declared.body {
@@ -637,7 +672,17 @@ final class HTTPFrontEnd: @unchecked Sendable {
             if !types.isEmpty, !(media.map(types.contains) ?? false) {
                 return refuse(.error(415, "\(route.shown) takes a body of type \(types.joined(separator: " or ")), not \(media ?? "an undeclared type")"))
             }
-            let path = scratch + "/" + exchange.requestID + "-body" + HTTPFrontEnd.fileExtension(path: "", type: media ?? "")
+            // The body is kept as the client's file name (Content-Disposition) in a folder of its own, so the
+            // plugin's messages name the file the person chose.
+            let name: String
+            switch UploadName.parse(contentDisposition: exchange.head.header("content-disposition")) {
+            case .failure(let refusal): return refuse(.error(400, refusal.message))
+            case .success(let given): name = given ?? "upload" + HTTPFrontEnd.fileExtension(path: "", type: media ?? "")
+            }
+            let folder = scratch + "/" + exchange.requestID
+            guard mkdir(folder, 0o700) == 0 else { return refuse(.error(500, "cannot keep the request body: \(String(cString: strerror(errno)))")) }
+            made.append(folder)
+            let path = folder + "/" + name
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard fd >= 0 else { return refuse(.error(500, "cannot keep the request body: \(String(cString: strerror(errno)))")) }
             made.append(path)
@@ -671,10 +716,11 @@ final class HTTPFrontEnd: @unchecked Sendable {
     private func run(_ call: PluginCall, exchange: HTTPExchange, _ answer: Answer, connection: HTTPConnection, channel: ServeChannel) {
         let context = session.runtime.router.context(for: call.prepared)
         let respond = { [self] (response: HTTPResponse) in
+            if let (caller, key) = call.idempotency { idempotency.finish(caller: caller, key: key, response: response) }
             complete(exchange, response, answer, connection: connection, channel: channel)
         }
         func refuse(_ response: HTTPResponse) {
-            for path in call.made { unlink(path) }
+            HTTPFrontEnd.remove(call.made)
             _ = connection.track(nil)
             respond(response)
         }
@@ -696,7 +742,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
 
     /// Runs a prepared call and makes its response: the reply's data as JSON, or the output file.
     func finish(_ call: PluginCall, context: CallContext, connection: HTTPConnection, exchange: HTTPExchange, principal: String) -> HTTPResponse {
-        defer { for path in call.made { unlink(path) } }
+        defer { HTTPFrontEnd.remove(call.made) }
         let route = call.route
         let router = session.runtime.router
         // A page's heartbeat lease holds the call too (HTTPCallLeases.swift).
@@ -715,7 +761,10 @@ final class HTTPFrontEnd: @unchecked Sendable {
         let outcome = router.runData(call.prepared, context: context)
         _ = connection.track(nil)
         guard outcome.status == .ok else {
-            return .error(HTTPStatusTable.status(for: outcome.status), outcome.message, name: outcome.status.name)
+            // An upload's message names the file as the client named it, not the host's private folder.
+            var message = outcome.message
+            if case .file = route.route.body { message = message.replacing(scratch + "/" + exchange.requestID + "/", with: "") }
+            return .error(HTTPStatusTable.status(for: outcome.status), message, name: outcome.status.name)
         }
         let declared = route.route
         if let output = declared.output {
