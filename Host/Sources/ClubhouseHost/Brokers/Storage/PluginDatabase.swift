@@ -130,7 +130,7 @@ public final class PluginDatabase: @unchecked Sendable {
             throw StorageError(message: "\(path): cannot configure the database")
         }
         // No value or table row longer than the plugin could ever read or write (reply_mb, bind_mb):
-        // zeroblob, randomblob, printf, replace, concatenation and group_concat stop there.
+        // zeroblob, randomblob, replace, concatenation and group_concat fail there (printf answers NULL).
         sqlite3_limit(db, SQLITE_LIMIT_LENGTH, Int32(clamping: limits.valueBytes))
         StatementInterrupts.install(on: db)
         // The authorizer is installed after the host's own set-up statements.
