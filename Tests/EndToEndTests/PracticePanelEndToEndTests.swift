@@ -179,7 +179,11 @@ final class PracticePanelEndToEndTests: XCTestCase {
         // The same file again: refused where the upload was, nothing doubled.
         try phone.type("#csv", uploaded)
         try press(phone, "#upload")
-        try phone.wait("the second import's answer", #"return ["done", "failed"].includes(document.getElementById("upload-form").dataset.state);"#)
+        try phone.wait("the second import's refusal", #"return document.getElementById("upload-form").dataset.state === "failed";"#)
+        // Under the Upload button, worded as the CLI words it, naming the file as it was chosen.
+        let refusal = try phone.text("#upload-error")
+        XCTAssertTrue(refusal.hasPrefix("clubhouse: \(last): already imported as session \(id) "), refusal)
+        XCTAssertEqual(try phone.text("#progress-text"), "\(last) was not imported.")
         let sessionsAfter = try c.succeed(["--json", "practice", "sessions"]).json()["sessions"]?.arrayValue?.count
         XCTAssertEqual(sessionsAfter, exports.count)
         _ = try phone.consoleEntries()   // a refused import is an expected failed request
