@@ -175,6 +175,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let options: HTTPOptions
     let access: any AccessControlling
     let pool: WorkerPool
+    /// Where calls wait for a busy plugin without holding a worker (shared with JSON-RPC).
+    let lanes: PluginLanes
     let listenerFD: Int32
     let port: UInt16
     let statics: StaticFiles
@@ -192,11 +194,12 @@ final class HTTPFrontEnd: @unchecked Sendable {
     /// Set once the loop exists (before it runs).
     private(set) weak var loop: ServeLoop?
 
-    init(session: Session, options: HTTPOptions, access: any AccessControlling, pool: WorkerPool) throws(CLIError) {
+    init(session: Session, options: HTTPOptions, access: any AccessControlling, pool: WorkerPool, lanes: PluginLanes? = nil) throws(CLIError) {
         self.session = session
         self.options = options
         self.access = access
         self.pool = pool
+        self.lanes = lanes ?? PluginLanes(pool: pool)
         try options.checkExposure()
         session.runtime.resolveAll()
         let table = SiteRoutes.build(site: session.site) { session.runtime.resolve($0) }
@@ -324,9 +327,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
 
     // MARK: requests (worker threads)
 
-    /// Runs a request on the pool; the response goes to `channel`. (A plugin that takes one call at a time
-    /// makes the others wait at its gate: measured, handing its calls to whichever worker already runs one —
-    /// a lane — cost more context switches than it saved, 7.7 a request against 3.)
+    /// Runs a request on the pool; the response goes to `channel`. A plugin call runs at once on this worker
+    /// when its plugin is free, else waits in the plugin's lane without a worker (PluginLanes).
     func dispatch(_ exchange: HTTPExchange, connection: HTTPConnection, channel: ServeChannel) {
         group.enter()
         channel.began()
@@ -336,9 +338,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
             case .now(let response):
                 complete(exchange, response, answer, connection: connection, channel: channel)
             case .call(let call):
-                let response = finish(call, exchange: exchange, connection: connection)
-                if let (caller, key) = call.idempotency { idempotency.finish(caller: caller, key: key, response: response) }
-                complete(exchange, response, answer, connection: connection, channel: channel)
+                run(call, exchange: exchange, answer, connection: connection, channel: channel)
             case .events(let alias, let topics):
                 stream(exchange, alias: alias, topics: topics, answer, connection: connection, channel: channel)
             }
@@ -584,10 +584,10 @@ final class HTTPFrontEnd: @unchecked Sendable {
         var prepared: PreparedCall
         var files: [String: String]
         var made: [String]
-        /// When it was prepared (monotonic ms): a call that waited too long for its plugin is refused.
-        var preparedAt: Int64
         /// The caller and the request's Idempotency-Key, when it gave one (its answer is kept).
         var idempotency: (caller: String, key: String)? = nil
+        /// The folder an uploaded body was kept in (the plugin's messages are shown without it).
+        var uploadFolder: String? = nil
     }
 
     /// A refusal made while preparing a call, with the files made so far removed.
@@ -652,34 +652,54 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
         switch session.runtime.router.prepare(alias: route.alias, .json(command: route.command.name, arguments: arguments), origin: .http) {
         case .success(let prepared):
-            return .success(PluginCall(route: route, prepared: prepared, files: files, made: made,
-                                       preparedAt: Subprocess.monotonicMilliseconds()))
+            var call = PluginCall(route: route, prepared: prepared, files: files, made: made)
+            if case .file = declared.body { call.uploadFolder = scratch + "/" + exchange.requestID }
+            return .success(call)
         case .failure(let e):
             return refuse(.error(HTTPStatusTable.status(for: e.status), e.message, name: e.status.name))
         }
     }
 
-    /// How long a prepared call may wait for its plugin (as a call waits at a busy plugin's gate).
-    static let laneWaitMilliseconds: Int64 = 120_000
+    /// Runs a prepared call through its plugin's lane (cancelled if the client goes away, waiting or
+    /// running) and queues its response.
+    private func run(_ call: PluginCall, exchange: HTTPExchange, _ answer: Answer, connection: HTTPConnection, channel: ServeChannel) {
+        let context = session.runtime.router.context(for: call.prepared)
+        let respond = { [self] (response: HTTPResponse) in
+            if let (caller, key) = call.idempotency { idempotency.finish(caller: caller, key: key, response: response) }
+            complete(exchange, response, answer, connection: connection, channel: channel)
+        }
+        func refuse(_ response: HTTPResponse) {
+            HTTPFrontEnd.remove(call.made)
+            _ = connection.track(nil)
+            respond(response)
+        }
+        guard connection.track(context) else { return refuse(.error(499, "the client went away before the call started", name: "cancelled")) }
+        let alias = call.route.alias
+        let start = { [self] in respond(finish(call, context: context, connection: connection)) }
+        func refusal(_ error: RuntimeError) -> HTTPResponse {
+            .error(HTTPStatusTable.status(for: error.status), error.message, name: error.status.name)
+        }
+        switch lanes.admit(alias: alias, serialized: call.prepared.plugin.serializesCalls, client: channel.number, context: context,
+                           start: start, refuse: { refuse(refusal($0)) }) {
+        case .now:
+            start()
+            lanes.finished(lane: alias)
+        case .waiting: break
+        case .refused(let error): refuse(refusal(error))
+        }
+    }
 
-    /// Runs a prepared call (cancelled if the client goes away) and makes its response: the reply's data as
-    /// JSON, or the output file.
-    func finish(_ call: PluginCall, exchange: HTTPExchange, connection: HTTPConnection) -> HTTPResponse {
+    /// Runs a prepared call and makes its response: the reply's data as JSON, or the output file.
+    func finish(_ call: PluginCall, context: CallContext, connection: HTTPConnection) -> HTTPResponse {
         defer { HTTPFrontEnd.remove(call.made) }
         let route = call.route
-        if Subprocess.monotonicMilliseconds() - call.preparedAt > HTTPFrontEnd.laneWaitMilliseconds {
-            return .error(503, "plugin '\(route.alias)' stayed busy with other calls for \(HTTPFrontEnd.laneWaitMilliseconds / 1000) s; try again when it is free",
-                          name: Status.busy.name)
-        }
         let router = session.runtime.router
-        let context = router.context(for: call.prepared)
-        guard connection.track(context) else { return .error(499, "the client went away before the call started", name: "cancelled") }
         let outcome = router.runData(call.prepared, context: context)
         _ = connection.track(nil)
         guard outcome.status == .ok else {
             // An upload's message names the file as the client named it, not the host's private folder.
             var message = outcome.message
-            if case .file = route.route.body { message = message.replacing(scratch + "/" + exchange.requestID + "/", with: "") }
+            if let folder = call.uploadFolder { message = message.replacing(folder + "/", with: "") }
             return .error(HTTPStatusTable.status(for: outcome.status), message, name: outcome.status.name)
         }
         let declared = route.route
