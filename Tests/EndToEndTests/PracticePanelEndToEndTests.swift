@@ -279,6 +279,18 @@ final class PracticePanelEndToEndTests: XCTestCase {
         XCTAssertEqual(try lowContrast(desk), [], "the templates view")
         try desk.screenshot(to: shots.appendingPathComponent("practice-templates-1280x800.png"))
         try desk.assertQuietConsole("the templates")
+        // An action that fails says so on its own card (here: the connection is gone), and changes nothing.
+        try desk.command("POST", "/goog/cdp/execute", ["cmd": "Network.enable", "params": [:]])
+        try desk.command("POST", "/goog/cdp/execute", ["cmd": "Network.emulateNetworkConditions", "params": [
+            "offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1]])
+        try press(desk, copyCard + " button[data-focus-key$=':hide']")
+        try desk.wait("the card's error", #"const e = document.querySelector(arguments[0] + " .error"); return !!e && !e.hidden;"#, [.string(copyCard)])
+        XCTAssertEqual(try desk.text(copyCard + " .error"),
+                       "clubhouse: the host cannot be reached; check the connection and try again")
+        try desk.command("POST", "/goog/cdp/execute", ["cmd": "Network.emulateNetworkConditions", "params": [
+            "offline": false, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1]])
+        XCTAssertEqual(try templates().first { $0["hash"]?.stringValue == copyHash }?["hidden"]?.boolValue, false)
+        _ = try desk.consoleEntries()   // the offline attempt's failed requests are expected
         try open(phone, "#templates", "375x812")
         try phone.wait("the templates", #"return document.querySelectorAll('#templates li[data-hash]').length > 0;"#)
         try phone.screenshot(to: shots.appendingPathComponent("practice-templates-375x812.png"))
