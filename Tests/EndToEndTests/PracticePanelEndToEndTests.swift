@@ -188,6 +188,19 @@ final class PracticePanelEndToEndTests: XCTestCase {
         XCTAssertEqual(sessionsAfter, exports.count)
         _ = try phone.consoleEntries()   // a refused import is an expected failed request
 
+        // A file over the route's 64 MiB is not sent at all (a sparse file: no disk is used).
+        let huge = c.path("upload/huge.csv")
+        XCTAssertTrue(FileManager.default.createFile(atPath: huge, contents: Data("Club Type\n".utf8)))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: huge))
+        try handle.truncate(atOffset: 70 << 20)
+        try handle.close()
+        try phone.type("#csv", huge)
+        try press(phone, "#upload")
+        try phone.wait("the size refused", #"return document.getElementById("upload-form").dataset.state === "failed";"#)
+        XCTAssertEqual(try phone.text("#upload-error"),
+                       "clubhouse: huge.csv is 73.4 MB; at most 67.1 MB (64 MiB) go in one upload — split the export by date")
+        try phone.assertQuietConsole("the file over the limit (nothing sent)")
+
         // Cancel half-way: the browser's upload is throttled so that the bytes take seconds to go up.
         try phone.command("POST", "/goog/cdp/execute", ["cmd": "Network.enable", "params": [:]])
         try phone.command("POST", "/goog/cdp/execute", ["cmd": "Network.emulateNetworkConditions", "params": [

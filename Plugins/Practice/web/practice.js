@@ -7,6 +7,8 @@ import { dispersionChart, trendChart } from "./charts.js";
 import { bytes, upload } from "./upload.js";
 
 const api = "/api/practice";
+// The upload route's limit (its `max_body` in the plugin's catalogue): a bigger file is not sent at all.
+const maxUpload = 64 * 1024 * 1024;
 const $ = (id) => document.getElementById(id);
 
 const model = {
@@ -169,6 +171,11 @@ async function startUpload(event) {
   if (!file) {
     showError($("upload-error"), new Error("choose the launch monitor's CSV export first"));
     $("csv").focus();
+    return;
+  }
+  if (file.size > maxUpload) {
+    showError($("upload-error"), new Error(`${file.name} is ${bytes(file.size)}; at most ${bytes(maxUpload)} (64 MiB) go in one upload — split the export by date`));
+    setUploadState("failed", `${file.name} was not sent.`);
     return;
   }
   const before = new Set((model.sessions || []).map((r) => r.session.id));
