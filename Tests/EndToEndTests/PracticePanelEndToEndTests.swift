@@ -251,6 +251,17 @@ final class PracticePanelEndToEndTests: XCTestCase {
             try browser.assertQuietConsole("the trends (\(size))")
         }
 
+        // The A shots' carry over the sessions: each point's label is the CLI's mean (`trends --a-only`).
+        let carry = try c.succeed(["--json", "practice", "trends", "--club", "7i", "--a-only", "--metric", "carry"]).json()
+        let means = (carry["points"]?.arrayValue ?? []).compactMap { $0["a_only_averages"]?["means"]?["carry"]?.doubleValue }
+        try open(desk, "#trends&club=7i&show=carry", "1280x800")
+        try desk.wait("the carry trend", #"return document.getElementById("trend-title").textContent.startsWith("Carry") && document.querySelectorAll('#trend-chart .point').length > 0;"#)
+        XCTAssertEqual(try desk.run(#"return [...document.querySelectorAll('#trend-chart .value')].map((t) => t.textContent).join(" ");"#).stringValue,
+                       means.map { String(format: "%.1f", $0) }.joined(separator: " "))
+        XCTAssertEqual(try desk.run(#"return document.getElementById("show").value;"#).stringValue, "carry")
+        try desk.screenshot(to: shots.appendingPathComponent("practice-trend-carry-1280x800.png"))
+        try desk.assertQuietConsole("the carry trend")
+
         // Templates: rename the 7-iron's active template, duplicate it, activate the copy, hide the original.
         func templates() throws -> [JSONValue] {
             try c.succeed(["--json", "practice", "template", "list", "--all"]).json()["templates"]?.arrayValue ?? []

@@ -7,6 +7,9 @@ import { dispersionChart, trendChart } from "./charts.js";
 import { bytes, upload } from "./upload.js";
 
 const api = "/api/practice";
+// What the trend can show besides the A share: the mean over the A shots of (label, unit, decimals).
+const metrics = { carry: ["Carry", "yd", 1], ball_speed: ["Ball speed", "mph", 1], smash_factor: ["Smash factor", "", 2],
+  spin_rate: ["Spin", "rpm", 0], descent_angle: ["Descent angle", "°", 1] };
 // The upload route's limit (its `max_body` in the plugin's catalogue): a bigger file is not sent at all.
 const maxUpload = 64 * 1024 * 1024;
 const $ = (id) => document.getElementById(id);
@@ -17,6 +20,7 @@ const model = {
   selected: null,          // a session id
   detail: null,            // `practice session`'s data
   club: "",
+  metric: "",              // "" (the A share) or a measurement whose A-shot mean the trend shows
   trend: null, dispersion: null,
   templates: null, showHidden: false, templateClub: "",
   editing: null,           // {hash, kind: "rename" | "duplicate"}
@@ -36,6 +40,7 @@ function readHash() {
   } else if (params.has("trends")) {
     model.tab = "trends";
     if (params.get("club")) model.club = params.get("club");
+    model.metric = metrics[params.get("show")] ? params.get("show") : "";
   } else if (params.has("templates")) {
     model.tab = "templates";
   } else {
@@ -245,8 +250,9 @@ async function loadTrends() {
   }
   const ok = await guarded($("trends-error"), async () => {
     const query = { club: model.club };
+    const trendQuery = model.metric ? { ...query, "a-only": true, metric: model.metric } : query;
     [model.trend, model.dispersion] = await Promise.all([
-      call("GET", `${api}/trends`, { query }), call("GET", `${api}/dispersion`, { query })]);
+      call("GET", `${api}/trends`, { query: trendQuery }), call("GET", `${api}/dispersion`, { query })]);
   });
   renderTrends(ok ? "" : "Could not load the charts.");
 }
@@ -258,12 +264,19 @@ function box(node) {
 
 function renderTrends(note) {
   const t = model.trend, d = model.dispersion;
-  $("trend-chart").replaceChildren(trendChart(t, box($("trend-chart"))));
+  const [label, unit, digits] = metrics[model.metric] || ["", "", 0];
+  $("show").value = model.metric;
+  $("trend-title").textContent = model.metric ? `${label} of the A shots over sessions` : "A share over sessions";
+  $("trend-chart").replaceChildren(trendChart(t, { ...box($("trend-chart")), metric: model.metric, unit, digits }));
   $("dispersion-chart").replaceChildren(dispersionChart(d, box($("dispersion-chart"))));
   if (!t) { $("trend-summary").textContent = note; $("dispersion-summary").textContent = ""; return; }
   const shown = (t.points || []).filter((p) => p.a_percent !== null && p.a_percent !== undefined).length;
   const excluded = (t.excluded || []).length;
-  $("trend-summary").textContent = `${t.club}: ${percent(t.weighted_a_percent)} A over ${shown} sessions (weighted by shots)`
+  const mean = model.metric && t.weighted_a_only_averages && t.weighted_a_only_averages.means
+    ? t.weighted_a_only_averages.means[model.metric] : null;
+  $("trend-summary").textContent = (model.metric
+    ? `${t.club}: ${Number.isFinite(mean) ? `${mean.toFixed(digits)}${unit ? ` ${unit}` : ""}` : "–"} over the A shots of ${shown} sessions`
+    : `${t.club}: ${percent(t.weighted_a_percent)} A over ${shown} sessions (weighted by shots)`)
     + `${excluded ? `; ${excluded} left out (under 5 shots)` : ""}.`;
   if (!d) { $("dispersion-summary").textContent = ""; return; }
   const side = d.side_mean === null || d.side_mean === undefined ? "–"
@@ -385,7 +398,11 @@ async function templateAction(t, action, body) {
 $("csv").addEventListener("change", chosen);
 $("upload-form").addEventListener("submit", startUpload);
 $("cancel").addEventListener("click", () => { if (model.sending) model.sending.cancel(); });
-$("club").addEventListener("change", () => { location.hash = `#trends&club=${encodeURIComponent($("club").value)}`; });
+function trendsHash() {
+  return `#trends&club=${encodeURIComponent($("club").value)}${$("show").value ? `&show=${$("show").value}` : ""}`;
+}
+$("club").addEventListener("change", () => { location.hash = trendsHash(); });
+$("show").addEventListener("change", () => { location.hash = trendsHash(); });
 $("template-club").addEventListener("change", () => { model.templateClub = $("template-club").value; renderTemplates(); });
 $("show-hidden").addEventListener("change", () => { model.showHidden = $("show-hidden").checked; loadTemplates(); });
 window.addEventListener("hashchange", () => { show(); });
