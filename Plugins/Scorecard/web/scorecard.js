@@ -1,8 +1,8 @@
 // The scorecard panel: start a round, then one screen per hole for the whole group (big +/− buttons, the
 // hole's par and stroke index, each player's strokes received), the live leaderboard of the round's
-// format (polled: every phone in the group sees the same board), previous rounds.
+// format (live through the plugin's `score` events: every phone in the group sees the same board), previous rounds.
 // Render from data: `model` holds everything; events change it and call `render()`.
-import { call, el, showError, watch } from "/ui/_/clubhouse.js";
+import { call, el, showError, subscribe } from "/ui/_/clubhouse.js";
 import * as outbox from "./outbox.js";
 
 const api = "/api/scorecard";
@@ -331,19 +331,41 @@ async function boot() {
     }
   });
   performance.mark("clubhouse:rendered");   // the first full view (the browser tests report it)
-  // The group's other phones enter scores too: the board and the saved scores follow them.
+  // The group's other phones enter scores too: each score of this round (the plugin's `score` events)
+  // loads the board and the saved scores again — and so does a stream that may have missed some.
   // Drawn again only when something changed (a redraw under a finger could swallow a tap).
+  // Not while a finger or the mouse is down: the redraw waits for its release.
   let last = "";
-  // Scores kept on this phone go as soon as the connection is back (and at each poll until then).
-  window.addEventListener("online", () => sendWaiting());
-  sendWaiting();
-  watch(async () => { await refresh(); if (outbox.waiting().length) await sendWaiting(); }, () => {
+  let queued = null;
+  let pressed = false;
+  document.addEventListener("pointerdown", () => { pressed = true; }, true);
+  const released = () => { pressed = false; };
+  document.addEventListener("pointerup", released, true);
+  document.addEventListener("pointercancel", released, true);
+  const draw = () => {
+    if (pressed) { setTimeout(draw, 50); return; }
     if (model.error && model.error.status === "io") { model.error = null; last = ""; }
     if (model.view !== "round") return;
     const now = JSON.stringify([model.board, [...model.scores]]);
     if (now !== last) { last = now; render(); }
-  },
-    { intervalMs: 2000, onError: (error) => { model.error = error; render(); } });
+  };
+  const update = () => {
+    if (queued) return;
+    queued = setTimeout(async () => {
+      queued = null;
+      if (model.view !== "round") return;
+      try { await refresh(); } catch (error) { model.error = error; render(); return; }
+      draw();
+    }, 50);
+  };
+  // Scores kept on this phone go as soon as the connection is back: on the browser's `online`, and
+  // every 2 s while some wait (a phone may not notice that its connection returned).
+  window.addEventListener("online", () => sendWaiting());
+  sendWaiting();
+  setInterval(() => { if (outbox.waiting().length) sendWaiting().then(draw, () => {}); }, 2000);
+  subscribe("scorecard", ["score"], (event) => {
+    if (event.topic === "clubhouse.missed" || (model.round && event.data && String(event.data.round) === String(model.round.id))) update();
+  });
 }
 
 boot();
