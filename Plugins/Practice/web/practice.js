@@ -21,7 +21,7 @@ const model = {
   detail: null,            // `practice session`'s data
   club: "",
   metric: "",              // "" (the A share) or a measurement whose A-shot mean the trend shows
-  trend: null, dispersion: null,
+  trend: null, dispersion: null, trendsAsked: 0,
   templates: null, showHidden: false, templateClub: "",
   editing: null,           // {hash, kind: "rename" | "duplicate"}
   templateErrors: new Map(), // hash → the error of the last action on that template
@@ -111,7 +111,10 @@ function renderSessions() {
 
 async function openSession(id) {
   if (!id) { renderDetail(); return; }
-  await guarded($("detail-error"), async () => { model.detail = await call("GET", `${api}/sessions/${id}`); });
+  await guarded($("detail-error"), async () => {
+    const detail = await call("GET", `${api}/sessions/${id}`);
+    if (id === model.selected) model.detail = detail;   // another session may have been picked meanwhile
+  });
   renderDetail();
 }
 
@@ -248,12 +251,16 @@ async function loadTrends() {
     renderTrends("No sessions yet: import one on the Sessions tab.");
     return;
   }
+  // A newer choice (club, measurement) may be asked for before this answer comes: only the last is drawn.
+  const asked = ++model.trendsAsked;
   const ok = await guarded($("trends-error"), async () => {
     const query = { club: model.club };
     const trendQuery = model.metric ? { ...query, "a-only": true, metric: model.metric } : query;
-    [model.trend, model.dispersion] = await Promise.all([
+    const [trend, dispersion] = await Promise.all([
       call("GET", `${api}/trends`, { query: trendQuery }), call("GET", `${api}/dispersion`, { query })]);
+    if (asked === model.trendsAsked) [model.trend, model.dispersion] = [trend, dispersion];
   });
+  if (asked !== model.trendsAsked) return;
   renderTrends(ok ? "" : "Could not load the charts.");
 }
 
