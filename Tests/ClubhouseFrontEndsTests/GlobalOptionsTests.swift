@@ -19,6 +19,27 @@ final class GlobalOptionsTests: XCTestCase {
         XCTAssertFalse(passthrough.json)
     }
 
+    /// A command a message suggests carries the --config and --data-dir this run was given as
+    /// flags (quoted for a shell), not those the environment gives it anyway.
+    func testSuggestedCommandsNameTheConfigurationAndDataTheRunWasGiven() throws {
+        let env = ["CLUBHOUSE_DATA_DIR": "/srv/data"]
+        let flags = try GlobalOptions.parse(["--config", "club dir/club.json", "--data-dir", "/d", "lock"]) { env[$0] }
+        XCTAssertEqual(flags.commandPrefix { env[$0] }, "clubhouse --config 'club dir/club.json' --data-dir /d")
+        let fromEnvironment = try GlobalOptions.parse(["lock"]) { ["CLUBHOUSE_CONFIG": "/etc/club.json", "CLUBHOUSE_DATA_DIR": "/srv/data"][$0] }
+        XCTAssertEqual(fromEnvironment.commandPrefix { ["CLUBHOUSE_CONFIG": "/etc/club.json", "CLUBHOUSE_DATA_DIR": "/srv/data"][$0] }, "clubhouse")
+        XCTAssertEqual(try GlobalOptions.parse(["lock"]) { _ in nil }.commandPrefix { _ in nil }, "clubhouse")
+    }
+
+    /// An error stays one readable line: a huge word is cut, an absolute path is kept whole.
+    func testOverlongWordsAreCutButPathsAreKept() {
+        let path = "/tmp/" + String(repeating: "d", count: 150) + "/1.0.0@20261127T010237151Z.upgrade-2.0.0.sqlite"
+        let message = "restored from (\(path)); and 'x\(String(repeating: "y", count: 500))' is unknown"
+        let short = CommandLineTool.shortened(message)
+        XCTAssertTrue(short.contains("(\(path));"), short)
+        XCTAssertTrue(short.contains("more characters)…"), short)
+        XCTAssertLessThan(short.count, path.count + 200)
+    }
+
     func testTheBarIsDrawnOnlyOnATerminalAndNotWithQuietOrJSON() throws {
         var options = GlobalOptions()
         options.quiet = true
