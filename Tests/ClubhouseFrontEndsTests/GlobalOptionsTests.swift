@@ -40,6 +40,23 @@ final class GlobalOptionsTests: XCTestCase {
         XCTAssertLessThan(short.count, path.count + 200)
     }
 
+    /// The man page's OPTIONS are the long options the parser takes, every one of them (read from
+    /// its `case "--…"` lines).
+    func testTheManPageListsEveryOptionTheParserTakes() throws {
+        let man = Completions.manPage()
+        let section = man.components(separatedBy: ".SH OPTIONS\n").last?.components(separatedBy: ".SH ").first ?? ""
+        let listed = section.split(separator: "\n").filter { $0.hasPrefix(".B ") }.map { $0.dropFirst(3).replacingOccurrences(of: "\\-", with: "-") }
+        for option in listed {
+            let withValue = ["--site", "--config", "--data-dir"].contains(option) ? [option, "x"] : [option]
+            XCTAssertEqual(try GlobalOptions.parse(withValue + ["plugins", "list"]) { _ in nil }.words, ["plugins", "list"], option)
+        }
+        let source = try String(contentsOfFile: #filePath.components(separatedBy: "/Tests/")[0] + "/Host/Sources/FrontEnds/CommandLine/GlobalOptions.swift", encoding: .utf8)
+        let parsed = source.components(separatedBy: "case \"--").dropFirst().compactMap { $0.split(separator: "\"").first.map { "--" + $0 } }
+        XCTAssertGreaterThanOrEqual(parsed.count, 10, "\(parsed)")
+        XCTAssertEqual(Set(parsed).subtracting(listed), [], "options the man page does not list")
+        XCTAssertTrue(man.contains("<site>/<id>.backups/"), "the man page names where backups are kept")
+    }
+
     func testTheBarIsDrawnOnlyOnATerminalAndNotWithQuietOrJSON() throws {
         var options = GlobalOptions()
         options.quiet = true

@@ -134,7 +134,7 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         XCTAssertEqual(readmeValidated.code, 0, readmeValidated.out)
         try c.write("hello.json", #"{"sites": {"s": {"plugins": {"hello": {"path": "libhello.so"}}}}}"#)
         let readmeRan = try shell("clubhouse --config hello.json hello greet Ann --loud", in: c.scratch.path, environment: env)
-        XCTAssertEqual(readmeRan.out, "HELLO, Ann!", readmeRan.err)
+        XCTAssertEqual(readmeRan.out, "HELLO, Ann!\n", readmeRan.err)
 
         // plugin new refuses what it cannot do, writing nothing.
         for (arguments, code, fragment) in [("hello-world", 2, "hello-world already exists"),
@@ -252,13 +252,17 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         }
         XCTAssertTrue(try String(contentsOfFile: sdk + "/Package.swift", encoding: .utf8).contains("must be built by Swift \(swift)"))
 
-        // The SDK README's Swift plugin, as written, is a second library of the same package.
+        // The SDK README's Swift plugin and the product and target it says to add, as written, are a
+        // second library of the same package.
         let sdkReadme = try String(contentsOfFile: "\(prefix)/share/doc/clubhouse/PLUGIN-SDK.md", encoding: .utf8)
-        let example = try XCTUnwrap(Self.codeBlocks(sdkReadme, language: "swift").first { $0.contains("import PluginKit") })
-        try FileManager.default.createDirectory(atPath: project + "/Sources/ReadmeHello", withIntermediateDirectories: true)
-        try example.write(toFile: project + "/Sources/ReadmeHello/Hello.swift", atomically: true, encoding: .utf8)
+        let swiftBlocks = Self.codeBlocks(sdkReadme, language: "swift")
+        let example = try XCTUnwrap(swiftBlocks.first { $0.contains("import PluginKit") })
+        let declared = try XCTUnwrap(swiftBlocks.first { $0.hasPrefix(".library(") }).split(separator: "\n", maxSplits: 1).map(String.init)
+        guard declared.count == 2, declared[1].contains("path: \"Sources/HelloPlugin\"") else { return XCTFail("PLUGIN-SDK.md's target: \(declared)") }
+        try FileManager.default.createDirectory(atPath: project + "/Sources/HelloPlugin", withIntermediateDirectories: true)
+        try example.write(toFile: project + "/Sources/HelloPlugin/Hello.swift", atomically: true, encoding: .utf8)
         // And the three builds of the administrator's path below (LedgerV1, LedgerV2Fails, LedgerV2).
-        var libraries = ["ReadmeHello"]
+        var libraries: [String] = []
         for (target, version, migrations) in Self.ledgerBuilds {
             try FileManager.default.createDirectory(atPath: project + "/Sources/\(target)", withIntermediateDirectories: true)
             try Self.ledgerSource(version: version, migrations: migrations).write(toFile: project + "/Sources/\(target)/Ledger.swift", atomically: true, encoding: .utf8)
@@ -266,8 +270,8 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         }
         let products = libraries.map { ".library(name: \"\($0)\", type: .dynamic, targets: [\"\($0)\"])" }.joined(separator: ", ")
         let targets = libraries.map { "        .target(name: \"\($0)\", dependencies: [.product(name: \"PluginKit\", package: \"pluginsdk\")], path: \"Sources/\($0)\"),\n" }.joined()
-        manifest = manifest.replacingOccurrences(of: "targets: [\"SwingSpeedPlugin\"])],", with: "targets: [\"SwingSpeedPlugin\"]), \(products)],")
-        manifest = manifest.replacingOccurrences(of: "    ]\n)", with: targets + "    ]\n)")
+        manifest = manifest.replacingOccurrences(of: "targets: [\"SwingSpeedPlugin\"])],", with: "targets: [\"SwingSpeedPlugin\"]), \(declared[0]) \(products)],")
+        manifest = manifest.replacingOccurrences(of: "    ]\n)", with: "        " + declared[1] + targets + "    ]\n)")
         try manifest.write(toFile: project + "/Package.swift", atomically: true, encoding: .utf8)
         let built = try shell("swift build 2>&1", in: project, environment: env, timeout: 900)
         XCTAssertEqual(built.code, 0, built.out)
@@ -279,7 +283,7 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         XCTAssertTrue(validated.out.contains("the plugin is ready for a site"), validated.out)
         let greeted = try shell("clubhouse --config plugins.json swing-speed greet Ada --times 2", in: project, environment: env)
         XCTAssertEqual(greeted.out, "Hello, Ada!\nHello, Ada!\n", greeted.err)
-        let readmeValidated = try shell("clubhouse plugin validate .build/debug/libReadmeHello.so", in: project, environment: env)
+        let readmeValidated = try shell("clubhouse plugin validate .build/debug/libHelloPlugin.so", in: project, environment: env)
         XCTAssertEqual(readmeValidated.code, 0, readmeValidated.out + readmeValidated.err)
 
         // Issue 32's "done when", the Swift half, with the installed clubhouse only: validated at a
