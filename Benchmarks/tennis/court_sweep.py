@@ -27,7 +27,7 @@ way, to tell an estimator's error from chance.
 Usage: court_sweep.py --bench PATH --clubhouse PATH [--threshold 0.25] [--cases DIR] [--json OUT] [--seeds N]
 Peers: OpenCV 4.x with numpy, e.g. `python3 -m venv .build-peers/venv && .build-peers/venv/bin/pip install
 opencv-python-headless==4.12.0.88 "numpy<2.3"` (the figures in BENCHMARKS.md); OpenCV 5.0's USAC methods return no
-model even on clean data, so not 5.0 (Benchmarks/tennis/run.sh's pin, which only times RANSAC).
+model even on clean data, so not 5.0.0.93, which Benchmarks/tennis/run.sh installs for its timings.
 Prints a Markdown table, one row per case, and a summary; exits 1 when a case fails.
 """
 import argparse, glob, json, os, statistics, subprocess, sys, tempfile, time
