@@ -177,6 +177,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let options: HTTPOptions
     let access: any AccessControlling
     let pool: WorkerPool
+    /// Where calls wait for a busy plugin without holding a worker (shared with JSON-RPC).
+    let lanes: PluginLanes
     let listenerFD: Int32
     let port: UInt16
     let statics: StaticFiles
@@ -194,11 +196,12 @@ final class HTTPFrontEnd: @unchecked Sendable {
     /// Set once the loop exists (before it runs).
     private(set) weak var loop: ServeLoop?
 
-    init(session: Session, options: HTTPOptions, access: any AccessControlling, pool: WorkerPool) throws(CLIError) {
+    init(session: Session, options: HTTPOptions, access: any AccessControlling, pool: WorkerPool, lanes: PluginLanes? = nil) throws(CLIError) {
         self.session = session
         self.options = options
         self.access = access
         self.pool = pool
+        self.lanes = lanes ?? PluginLanes(pool: pool)
         let log = session.log
         leases = HTTPCallLeases { line in log.warning("serve: \(line)") }
         try options.checkExposure()
@@ -320,9 +323,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
 
     // MARK: requests (worker threads)
 
-    /// Runs a request on the pool; the response goes to `channel`. (A plugin that takes one call at a time
-    /// makes the others wait at its gate: measured, handing its calls to whichever worker already runs one —
-    /// a lane — cost more context switches than it saved, 7.7 a request against 3.)
+    /// Runs a request on the pool; the response goes to `channel`. A plugin call runs at once on this worker
+    /// when its plugin is free, else waits in the plugin's lane without a worker (PluginLanes).
     func dispatch(_ exchange: HTTPExchange, connection: HTTPConnection, channel: ServeChannel) {
         group.enter()
         channel.began()
@@ -332,8 +334,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
             case .now(let response):
                 complete(exchange, response, answer, connection: connection, channel: channel)
             case .call(let call):
-                complete(exchange, finish(call, exchange: exchange, connection: connection, principal: answer.principal), answer,
-                         connection: connection, channel: channel)
+                run(call, exchange: exchange, answer, connection: connection, channel: channel)
             case .events(let alias, let topics):
                 stream(exchange, alias: alias, topics: topics, answer, connection: connection, channel: channel)
             }
@@ -579,8 +580,6 @@ final class HTTPFrontEnd: @unchecked Sendable {
         var prepared: PreparedCall
         var files: [String: String]
         var made: [String]
-        /// When it was prepared (monotonic ms): a call that waited too long for its plugin is refused.
-        var preparedAt: Int64
     }
 
     /// A refusal made while preparing a call, with the files made so far removed.
@@ -635,41 +634,75 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
         switch session.runtime.router.prepare(alias: route.alias, .json(command: route.command.name, arguments: arguments), origin: .http) {
         case .success(let prepared):
-            return .success(PluginCall(route: route, prepared: prepared, files: files, made: made,
-                                       preparedAt: Subprocess.monotonicMilliseconds()))
+            return .success(PluginCall(route: route, prepared: prepared, files: files, made: made))
         case .failure(let e):
             return refuse(.error(HTTPStatusTable.status(for: e.status), e.message, name: e.status.name))
         }
     }
 
-    /// How long a prepared call may wait for its plugin (as a call waits at a busy plugin's gate).
-    static let laneWaitMilliseconds: Int64 = 120_000
+    /// Runs a prepared call through its plugin's lane (cancelled if the client goes away, waiting or
+    /// running) and queues its response.
+    private func run(_ call: PluginCall, exchange: HTTPExchange, _ answer: Answer, connection: HTTPConnection, channel: ServeChannel) {
+        let context = session.runtime.router.context(for: call.prepared)
+        // A page's heartbeat lease holds the call too, waiting or running (HTTPCallLeases.swift).
+        let leased: String?
+        switch holdLease(exchange, principal: answer.principal, context: context, what: call.route.shown) {
+        case .refused(let response):
+            for path in call.made { unlink(path) }
+            return complete(exchange, response, answer, connection: connection, channel: channel)
+        case .held(let key):
+            leased = key
+        }
+        let respond = { [self] (response: HTTPResponse) in
+            if let leased { leases.release(leased, context: context) }
+            complete(exchange, response, answer, connection: connection, channel: channel)
+        }
+        func refuse(_ response: HTTPResponse) {
+            for path in call.made { unlink(path) }
+            _ = connection.track(nil)
+            respond(response)
+        }
+        guard connection.track(context) else { return refuse(.error(499, "the client went away before the call started", name: "cancelled")) }
+        let alias = call.route.alias
+        let start = { [self] in respond(finish(call, context: context, connection: connection)) }
+        func refusal(_ error: RuntimeError) -> HTTPResponse {
+            .error(HTTPStatusTable.status(for: error.status), error.message, name: error.status.name)
+        }
+        switch lanes.admit(alias: alias, serialized: call.prepared.plugin.serializesCalls, client: channel.number, context: context,
+                           start: start, refuse: { refuse(refusal($0)) }) {
+        case .now:
+            start()
+            lanes.finished(lane: alias)
+        case .waiting: break
+        case .refused(let error): refuse(refusal(error))
+        }
+    }
 
-    /// Runs a prepared call (cancelled if the client goes away) and makes its response: the reply's data as
-    /// JSON, or the output file.
-    func finish(_ call: PluginCall, exchange: HTTPExchange, connection: HTTPConnection, principal: String) -> HTTPResponse {
+    enum LeaseHold {
+        /// The call is held by this lease (nil: the request carries none).
+        case held(String?)
+        case refused(HTTPResponse)
+    }
+
+    /// The request's `Clubhouse-Lease`, held for `context`: 400 for a malformed header, 409 for a key that
+    /// holds another running call.
+    func holdLease(_ exchange: HTTPExchange, principal: String, context: CallContext, what: String) -> LeaseHold {
+        guard let header = exchange.head.header("clubhouse-lease") else { return .held(nil) }
+        switch HTTPCallLeases.parse(header) {
+        case .failure(let refusal): return .refused(.refusal(refusal))
+        case .success(let (key, ms)):
+            guard leases.hold(key, milliseconds: ms, principal: principal, context: context, what: what) else {
+                return .refused(.error(409, "the lease \(key) already holds a running call; choose a new key for each call", name: Status.constraint.name))
+            }
+            return .held(key)
+        }
+    }
+
+    /// Runs a prepared call and makes its response: the reply's data as JSON, or the output file.
+    func finish(_ call: PluginCall, context: CallContext, connection: HTTPConnection) -> HTTPResponse {
         defer { for path in call.made { unlink(path) } }
         let route = call.route
-        if Subprocess.monotonicMilliseconds() - call.preparedAt > HTTPFrontEnd.laneWaitMilliseconds {
-            return .error(503, "plugin '\(route.alias)' stayed busy with other calls for \(HTTPFrontEnd.laneWaitMilliseconds / 1000) s; try again when it is free",
-                          name: Status.busy.name)
-        }
         let router = session.runtime.router
-        let context = router.context(for: call.prepared)
-        // A page's heartbeat lease holds the call too (HTTPCallLeases.swift).
-        var leased: String?
-        if let header = exchange.head.header("clubhouse-lease") {
-            switch HTTPCallLeases.parse(header) {
-            case .failure(let refusal): return .refusal(refusal)
-            case .success(let (key, ms)):
-                guard leases.hold(key, milliseconds: ms, principal: principal, context: context, what: route.shown) else {
-                    return .error(409, "the lease \(key) already holds a running call; choose a new key for each call", name: Status.constraint.name)
-                }
-                leased = key
-            }
-        }
-        defer { if let leased { leases.release(leased, context: context) } }
-        guard connection.track(context) else { return .error(499, "the client went away before the call started", name: "cancelled") }
         let outcome = router.runData(call.prepared, context: context)
         _ = connection.track(nil)
         guard outcome.status == .ok else {
