@@ -3,6 +3,7 @@
 // format (live through the plugin's `score` events: every phone in the group sees the same board), previous rounds.
 // Render from data: `model` holds everything; events change it and call `render()`.
 import { call, el, showError, subscribe } from "/ui/_/clubhouse.js";
+import * as outbox from "./outbox.js";
 
 const api = "/api/scorecard";
 const app = document.getElementById("app");
@@ -145,23 +146,34 @@ function step(player, delta) {
   render();
 }
 
+// Saving puts the hole's scores in the outbox (kept on this phone) and sends them; without a connection
+// they wait there and go when it returns, each once (its Idempotency-Key).
 async function saveHole() {
   const hole = currentHole();
+  outbox.add(model.round.id, hole.number, [...model.pending]);
+  model.pending.clear();
+  await sendWaiting(`Hole ${hole.number} saved.`);
+}
+
+async function sendWaiting(done) {
+  if (!outbox.waiting().length) return;
   model.saving = true;
   render();
-  await act(async () => {
-    try {
-      for (const [player, strokes] of [...model.pending]) {
-        await call("POST", `${api}/rounds/${model.round.id}/scores`, { body: { player, hole: hole.number, strokes } });
-        model.scores.set(`${player}|${hole.number}`, strokes);
-        model.pending.delete(player);
-      }
-      model.status = `Hole ${hole.number} saved.`;
-      await refresh();
-    } finally {
-      model.saving = false;
-    }
+  model.error = null;
+  const left = await outbox.flush({
+    onSent: (item) => {
+      if (model.round && String(item.round) === String(model.round.id)) model.scores.set(`${item.player}|${item.hole}`, item.strokes);
+    },
+    onRefused: (_, error) => { model.error = error; },
   });
+  model.saving = false;
+  if (left) {
+    model.status = `No connection: ${left} score${left > 1 ? "s" : ""} kept on this phone, sent when the connection returns.`;
+  } else {
+    model.status = done || "Every score kept on this phone is sent.";
+    try { await refresh(); } catch (_) { /* the next poll shows the board */ }
+  }
+  render();
 }
 
 function moveHole(delta) {
@@ -233,7 +245,8 @@ function roundView() {
   const index = model.holes.findIndex((h) => h.number === hole.number);
   const open = model.round.status === "open";
   const players = model.round.players.map((p) => {
-    const saved = model.scores.get(`${p.name}|${hole.number}`);
+    const queued = outbox.waiting().filter((i) => String(i.round) === String(model.round.id) && i.hole === hole.number && i.player === p.name).pop();
+    const saved = queued ? queued.strokes : model.scores.get(`${p.name}|${hole.number}`);
     const pending = model.pending.get(p.name);
     const shown = pending !== undefined ? pending : saved;
     const received = strokesReceived(p.playingHandicap, hole);
@@ -331,6 +344,8 @@ async function boot() {
   document.addEventListener("pointercancel", released, true);
   const draw = () => {
     if (pressed) { setTimeout(draw, 50); return; }
+    if (model.error && model.error.status === "io") { model.error = null; last = ""; }
+    if (model.view !== "round") return;
     const now = JSON.stringify([model.board, [...model.scores]]);
     if (now !== last) { last = now; render(); }
   };
@@ -343,6 +358,11 @@ async function boot() {
       draw();
     }, 50);
   };
+  // Scores kept on this phone go as soon as the connection is back: on the browser's `online`, and
+  // every 2 s while some wait (a phone may not notice that its connection returned).
+  window.addEventListener("online", () => sendWaiting());
+  sendWaiting();
+  setInterval(() => { if (outbox.waiting().length) sendWaiting().then(draw, () => {}); }, 2000);
   subscribe("scorecard", ["score"], (event) => {
     if (event.topic === "clubhouse.missed" || (model.round && event.data && String(event.data.round) === String(model.round.id))) update();
   });

@@ -57,6 +57,8 @@ struct ServeLimits: Sendable {
     var replyHoldMilliseconds: Int64 = 2
     /// Held replies beyond which they are written at once.
     var replyHoldBytes = 1 << 16
+    /// Bytes a subscriber may leave unread before its subscription is ended (`--max-event-backlog`).
+    var eventBacklogBytes = 1 << 18
 }
 
 /// A fixed-size pool of worker threads started on demand, taking jobs in order.
