@@ -541,6 +541,39 @@ final class ServeTransportEndToEndTests: XCTestCase {
         XCTAssertEqual(try hog.response(id: 4000, timeout: 10)["result"]?["counted"]?.intValue, 2, "\(transport)")
     }
 
+    /// The same over HTTP (`serve --http --workers 4`): while a plugin that takes one call at a time is busy
+    /// with one request and six more wait for it, each on its own connection, a request to another plugin
+    /// answers within a second (the waiting ones hold no worker; before, four workers waited at the gate and
+    /// the other plugin's request waited 2.4 s), and the waiting requests then run, each answered.
+    func testRequestsWaitingForABusyPluginOverHTTPHoldNoWorker() throws {
+        let c = try Clubhouse()
+        let slow = try FixturePlugins.build("SLOW", id: "org.tests.slow", file: "hostile_routes.c")
+        let echo = try FixturePlugins.build("ECHO", file: "hostile_routes.c")
+        let config = try c.write("plugins.json", """
+        {"sites": {"s": {"http": {"public_routes": true}, "plugins": {
+          "slow": {"path": "\(slow)", "isolation": "process"},
+          "echo": {"path": "\(echo)", "isolation": "process"}}}}}
+        """)
+        let server = try HTTPServerProcess(c, arguments: ["--config", config, "--site", "s"], options: ["--workers", "4"])
+        defer { server.stop() }
+        XCTAssertEqual(try httpRequest(port: server.port, "GET", "/api/echo/echo/warm").status, 200, server.stderr)
+        XCTAssertEqual(try httpRequest(port: server.port, "GET", "/api/slow/wait/1").status, 200, server.stderr)
+        let first = try RawHTTPConnection(port: server.port)
+        XCTAssertTrue(first.send("GET /api/slow/wait/2500 HTTP/1.1\r\nHost: a\r\n\r\n"))
+        usleep(200_000)
+        let waiting = try (0..<6).map { _ in try RawHTTPConnection(port: server.port) }
+        for connection in waiting { XCTAssertTrue(connection.send("GET /api/slow/wait/100 HTTP/1.1\r\nHost: a\r\n\r\n")) }
+        usleep(300_000)
+        let started = Date()
+        let other = try httpRequest(port: server.port, "GET", "/api/echo/echo/hi", timeout: 10)
+        XCTAssertEqual(other.status, 200, other.text)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1, "a request to another plugin waited for the busy one")
+        XCTAssertEqual(try first.response(timeout: 10).status, 200)
+        for (i, connection) in waiting.enumerated() {
+            XCTAssertEqual(try connection.response(timeout: 10).status, 200, "waiting request \(i)")
+        }
+    }
+
     /// A client may have 128 calls waiting for busy plugins; one more is refused at once, naming the
     /// bound, and the client is still read (its next request is answered).
     func testCallsWaitingBeyondTheBoundPerClientAreRefusedAtOnce() throws {

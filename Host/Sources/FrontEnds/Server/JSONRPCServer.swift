@@ -764,7 +764,15 @@ final class JSONRPCServer: @unchecked Sendable {
             Failure(-32000, error.message, ["status": .string(error.status.name)])
         }
         switch lanes.admit(alias: prepared.alias, serialized: prepared.plugin.serializesCalls, client: connection.channel.number,
-                           context: context, start: { later(run()) },
+                           context: context,
+                           start: {
+                               // A client that left meanwhile is not served (its notifications included).
+                               guard !connection.isClosed else {
+                                   unregister()
+                                   return later(.failure(Failure(-32000, "cancelled: the client went away", ["status": .string(Status.cancelled.name)])))
+                               }
+                               later(run())
+                           },
                            refuse: { error in
                                unregister()
                                later(.failure(refusal(error)))
