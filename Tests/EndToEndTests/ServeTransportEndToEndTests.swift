@@ -574,6 +574,28 @@ final class ServeTransportEndToEndTests: XCTestCase {
         }
     }
 
+    /// A batch whose member waits for a busy plugin goes on once that member ran: one array with every
+    /// member's reply, in order.
+    func testABatchWithAMemberWaitingForABusyPluginAnswersWhole() throws {
+        let c = try Clubhouse()
+        let server = try SocketServer(c, socket: c.path("rpc.sock"))
+        defer { server.stop() }
+        let client = try server.client()
+        client.send(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":600,"step-ms":100},"progress":true}}"#)
+        while try client.receive(timeout: 30)["params"]?["id"]?.intValue != 1 {}
+        client.send(#"[{"jsonrpc":"2.0","id":51,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":1,"step-ms":10}}},{"jsonrpc":"2.0","id":52,"method":"clubhouse.version"}]"#)
+        usleep(300_000)
+        client.send(#"{"jsonrpc":"2.0","id":2,"method":"clubhouse.cancel","params":{"id":1}}"#)
+        var batch: [JSONValue]?
+        while batch == nil {
+            let message = try client.receive(timeout: 10)
+            batch = message.arrayValue
+        }
+        XCTAssertEqual(batch?.compactMap { $0["id"]?.intValue }, [51, 52], "\(batch ?? [])")
+        XCTAssertEqual(batch?.first?["result"]?["counted"]?.intValue, 1)
+        XCTAssertNotNil(batch?.last?["result"]?["version"])
+    }
+
     /// A client may have 128 calls waiting for busy plugins; one more is refused at once, naming the
     /// bound, and the client is still read (its next request is answered).
     func testCallsWaitingBeyondTheBoundPerClientAreRefusedAtOnce() throws {
