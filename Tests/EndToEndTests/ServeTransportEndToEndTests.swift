@@ -831,6 +831,48 @@ final class ServeTransportEndToEndTests: XCTestCase {
         }
     }
 
+    /// A batch larger than the in-flight bound (256), then the end of the client's input, used to lose
+    /// every request still buffered when the input ended (1,000 on stdio got 511 answers), and a last
+    /// request without its newline got none. Every one is answered, on both transports.
+    func testRequestsBufferedWhenTheInputEndsAreAllAnswered() throws {
+        for transport in ServeTransport.allCases {
+            let c = try Clubhouse()
+            let server = try SocketServer(c, socket: c.path("end.sock"), transport: transport)
+            defer { server.stop() }
+            let client = try server.client()
+            let count = 1500
+            let payload = (1...count).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"clubhouse.version"}"# }.joined(separator: "\n")
+            let bytes = Array(payload.utf8) // no newline after the last request
+            let fd = client.writeFD
+            let writer = Thread {
+                var offset = 0
+                while offset < bytes.count {
+                    let n = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset) }
+                    if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+                }
+                if transport == .socket {
+                    shutdown(fd, Int32(SHUT_WR))
+                } else {
+                    // The end of input: the pipe's write end is replaced by /dev/null.
+                    let null = open("/dev/null", O_WRONLY)
+                    dup2(null, fd)
+                    close(null)
+                }
+            }
+            writer.start()
+            var got = Set<Int>()
+            while got.count < count {
+                let message: JSONValue
+                do { message = try client.receive(timeout: 30) } catch {
+                    return XCTFail("\(transport): \(got.count) of \(count) answered, then \(error)")
+                }
+                guard let id = message["id"]?.intValue, message["result"]?["version"] != nil else { return XCTFail("\(transport): \(message)") }
+                got.insert(id)
+            }
+            XCTAssertEqual(got, Set(1...count), "\(transport)")
+        }
+    }
+
     /// On stdio a caller that stops reading its replies is dropped after the write timeout, like a
     /// socket client, and the server ends (it used to block writing for ever).
     func testAStdioCallerThatNeverReadsIsDroppedAfterTheWriteTimeout() throws {

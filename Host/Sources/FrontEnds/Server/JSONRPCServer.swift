@@ -12,6 +12,10 @@
 //                                                {id, label, done, total} while it runs, the last
 //                                                with finished (and cancelled, after a cancel)
 //   clubhouse.cancel {id}                      → asks the call with that request id to stop
+//   clubhouse.subscribe {plugin, topics?, lastEventId?}
+//                                              → {subscription, plugin, topics}; then clubhouse.event
+//                                                notifications (RPCSubscriptions.swift)
+//   clubhouse.unsubscribe {subscription}       → {unsubscribed: true}
 //   clubhouse.version                          → {version, abi, build}
 //   clubhouse.reload {plugin?}                 → [{plugin, outcome, message}]: isolated plugins restart on
 //                                                their next call (calls in flight finish first); in-process
@@ -43,6 +47,8 @@ import Glibc
 final class RPCConnection: @unchecked Sendable {
     /// The transport's side of this connection.
     let channel: ServeChannel
+    /// The plugins' events it listens to (`clubhouse.subscribe`).
+    let subscriptions = RPCSubscriptions()
     private let lock = Lock()
 
     init(channel: ServeChannel) {
@@ -230,7 +236,7 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
 final class JSONRPCServer: @unchecked Sendable {
     /// Every method `perform` answers (Host/JSON-RPC.md documents each; a test compares them).
     static let methods = ["clubhouse.version", "clubhouse.plugins", "clubhouse.commands", "clubhouse.call",
-                          "clubhouse.cancel", "clubhouse.reload"]
+                          "clubhouse.cancel", "clubhouse.reload", "clubhouse.subscribe", "clubhouse.unsubscribe"]
 
     /// The params each method takes; any other is refused with its name (Host/JSON-RPC.md lists
     /// the same, and a test compares them with what the server says).
@@ -238,6 +244,7 @@ final class JSONRPCServer: @unchecked Sendable {
         "clubhouse.version": [], "clubhouse.plugins": [], "clubhouse.commands": ["plugin"],
         "clubhouse.call": ["plugin", "command", "arguments", "progress", "text"],
         "clubhouse.cancel": ["id"], "clubhouse.reload": ["plugin"],
+        "clubhouse.subscribe": ["plugin", "topics", "lastEventId"], "clubhouse.unsubscribe": ["subscription"],
     ]
 
     /// The refusal of params a method does not take, or nil.
@@ -278,7 +285,7 @@ final class JSONRPCServer: @unchecked Sendable {
         self.lanes = lanes ?? PluginLanes(pool: pool, maxWaiting: limits.maxWaitingCalls)
     }
 
-    static let usage = "usage: clubhouse serve [--socket PATH] [--max-connections N] [--write-timeout-ms MS] [--workers N] [--http ADDR:PORT [--allow-remote] [--trusted-proxy ADDR] [--ui-dir DIR] [--http-… limits]]"
+    static let usage = "usage: clubhouse serve [--socket PATH] [--max-connections N] [--write-timeout-ms MS] [--workers N] [--max-event-backlog BYTES] [--http ADDR:PORT [--allow-remote] [--trusted-proxy ADDR] [--ui-dir DIR] [--http-… limits]]"
 
     /// `clubhouse serve`: JSON-RPC on stdio, or on one event loop a Unix socket (--socket) and/or HTTP
     /// (--http), sharing one worker pool and the site's router.
@@ -305,7 +312,7 @@ final class JSONRPCServer: @unchecked Sendable {
             } else if i + 1 < words.count {
                 value = words[i + 1]
             }
-            let known = ["--socket", "--max-connections", "--write-timeout-ms", "--workers"] + HTTPOptions.names
+            let known = ["--socket", "--max-connections", "--write-timeout-ms", "--workers", "--max-event-backlog"] + HTTPOptions.names
             guard known.contains(option), let value else { throw CLIError(status: .invalidArgument, message: usage) }
             i += words[i].contains("=") || option == "--allow-remote" ? 1 : 2
             switch option {
@@ -313,6 +320,7 @@ final class JSONRPCServer: @unchecked Sendable {
             case "--max-connections": limits.maxConnections = try number(option, value, minimum: 1)
             case "--write-timeout-ms": limits.writeTimeoutMilliseconds = Int64(try number(option, value, minimum: 1))
             case "--workers": limits.workers = try number(option, value, minimum: 1)
+            case "--max-event-backlog": limits.eventBacklogBytes = try number(option, value, minimum: 1024)
             default:
                 _ = try httpOptions.read(option, value)
                 if option == "--http" { http = httpOptions }
@@ -406,7 +414,10 @@ final class JSONRPCServer: @unchecked Sendable {
             }
             dispatch(line, connection: connection)
         }
-        handler.closedChannel = { [self] channel in cancelCalls(ofConnection: channel.number) }
+        handler.closedChannel = { [self] channel in
+            cancelCalls(ofConnection: channel.number)
+            if let connection = channel.owner as? RPCConnection { unsubscribeAll(connection) }
+        }
         handler.linesTaken = { [self] channel in
             if let connection = channel.owner as? RPCConnection { pushStaged(connection) }
         }
@@ -516,7 +527,7 @@ final class JSONRPCServer: @unchecked Sendable {
         var rest = members
         while let member = rest.popFirst() {
             let remaining = rest
-            let answer = handle(member, connection: connection) { [self] reply in
+            let answer = handle(member, connection: connection, inBatch: true) { [self] reply in
                 if let reply { state.replies.append(reply) }
                 pool.submit { [self] in runBatch(remaining, state, connection: connection, done: done) }
             }
@@ -586,7 +597,7 @@ final class JSONRPCServer: @unchecked Sendable {
         case later
     }
 
-    func handle(_ request: JSONValue, connection: RPCConnection, later: @escaping (JSONValue?) -> Void) -> Answer {
+    func handle(_ request: JSONValue, connection: RPCConnection, inBatch: Bool = false, later: @escaping (JSONValue?) -> Void) -> Answer {
         guard let o = request.objectValue, o["jsonrpc"]?.stringValue == "2.0", let method = o["method"]?.stringValue else {
             return .now(JSONRPCServer.error(request["id"] ?? .null, -32600, "invalid request: need {\"jsonrpc\":\"2.0\",\"method\":…}"))
         }
@@ -610,6 +621,12 @@ final class JSONRPCServer: @unchecked Sendable {
             return call(params, id: id, connection: connection) { later(reply($0)) }.map { .now(reply($0)) } ?? .later
         }
         do throws(Failure) {
+            if method == "clubhouse.subscribe" {
+                // Its reply must precede the events it replays: it is sent by `subscribe`, under the hub's lock.
+                if inBatch { throw Failure(-32600, "invalid request: clubhouse.subscribe cannot be part of a batch; send it alone") }
+                try subscribe(params, id: id, connection: connection)
+                return .now(nil)
+            }
             return .now(reply(.success(try perform(method, params, id: id, connection: connection))))
         } catch {
             return .now(reply(.failure(error)))
@@ -681,6 +698,8 @@ final class JSONRPCServer: @unchecked Sendable {
                 }
                 return ["plugin": .string(alias), "outcome": .string(name), "message": .string("plugin '\(alias)' \(outcome.description)")]
             })
+        case "clubhouse.unsubscribe":
+            return try unsubscribe(params, connection: connection)
         case "clubhouse.cancel":
             guard let target = params["id"] else { throw Failure(-32602, "invalid params: id of the call to cancel is required") }
             let key = callKey(connection, target)

@@ -57,6 +57,8 @@ struct ServeLimits: Sendable {
     var replyHoldMilliseconds: Int64 = 2
     /// Held replies beyond which they are written at once.
     var replyHoldBytes = 1 << 16
+    /// Bytes a subscriber may leave unread before its subscription is ended (`--max-event-backlog`).
+    var eventBacklogBytes = 1 << 18
 }
 
 /// A fixed-size pool of worker threads started on demand, taking jobs in order.
@@ -406,7 +408,13 @@ final class LineProtocol: ServeProtocol {
     var maxConnections: Int { limits.maxConnections }
     func opened(_ channel: ServeChannel, now: Int64) {}
     func wantsInput(_ channel: ServeChannel) -> Bool { true }
-    func inputEnded(_ channel: ServeChannel) {}
+    /// A last request without its newline is still a request (`printf '{…}' | clubhouse serve`):
+    /// it is ended here and taken with the others.
+    func inputEnded(_ channel: ServeChannel) {
+        guard channel.inputStart < channel.input.count, channel.input.last != 0x0A else { return }
+        channel.input.append(0x0A)
+        if channel.mayRead() { _ = take(channel) }
+    }
     func deadline(_ channel: ServeChannel, now: Int64) -> Int64? { nil }
     func expire(_ channel: ServeChannel, now: Int64) -> String? { nil }
     func lingers(_ channel: ServeChannel) -> Bool { false }
@@ -587,6 +595,13 @@ final class ServeLoop: @unchecked Sendable {
                 if let failure = s.failure {
                     drop(at: index, reason: "dropped client \(c.number): \(failure)", quiet: true)
                     continue
+                }
+                if c.readClosed && !stopping && c.input.count > c.inputStart && c.mayRead() {
+                    // Requests that arrived before the client's last byte are taken as its calls
+                    // finish: a pipelined batch larger than the in-flight bound, then end of input,
+                    // still has every request answered.
+                    if handler.take(c) { timeout = 0 }
+                    s = c.state()
                 }
                 if let until = c.lingerUntil {
                     // Reading and dropping what a refused client still sends, until it stops or time is up.
