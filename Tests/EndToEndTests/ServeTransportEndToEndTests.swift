@@ -435,7 +435,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
 
     /// Issue 27's attack round (#42): a client that pipelines 60 long calls and goes away has them
     /// cancelled: the server and the plugin answer another client soon after. (#43, the other
-    /// clients starving while it stays connected, is still open: RELIABILITY.md.)
+    /// clients starving while it stays connected: testAClientsPipelinedCallsToABusyPluginStarveNobody.)
     func testAClientsPipelinedLongCallsEndWhenItLeaves() throws {
         let c = try Clubhouse()
         let server = try SocketServer(c, socket: c.path("rpc.sock"))
