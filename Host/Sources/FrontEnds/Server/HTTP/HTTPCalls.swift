@@ -9,6 +9,9 @@
 
 import ClubhouseHost
 import ClubhouseJSON
+#if canImport(Glibc)
+import Glibc
+#endif
 import ClubhousePlatform
 
 /// One running call that clients follow; it is the call's progress sink too.
@@ -227,7 +230,16 @@ extension HTTPFrontEnd {
         calls.add(followed)
         if !connection.openStream(stop: {}) { _ = followed.cancel() }
         loop?.wake()
-        let response = finish(call, exchange: exchange, connection: connection, progress: followed) { followed.started($0) }
+        let context = session.runtime.router.context(for: call.prepared, progress: followed)
+        followed.started(context)
+        let response: HTTPResponse
+        if connection.track(context) {
+            response = finish(call, context: context, connection: connection, exchange: exchange, principal: answer.principal)
+        } else {
+            HTTPFrontEnd.remove(call.made)
+            response = .error(499, "the client went away before the call started", name: "cancelled")
+        }
+        if let (caller, key) = call.idempotency { idempotency.finish(caller: caller, key: key, response: response) }
         followed.closeStage(cancelled: response.status == 499)
         calls.remove(followed)
         // The response's body is one JSON value and a newline: it becomes the last event's data as it is.
