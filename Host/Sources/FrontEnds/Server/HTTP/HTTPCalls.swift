@@ -233,9 +233,15 @@ extension HTTPFrontEnd {
         let context = session.runtime.router.context(for: call.prepared, progress: followed)
         followed.started(context)
         let response: HTTPResponse
-        if connection.track(context) {
-            response = finish(call, context: context, connection: connection, exchange: exchange, principal: answer.principal)
-        } else {
+        switch holdLease(exchange, principal: answer.principal, context: context, what: call.route.shown) {
+        case .failure(let refusal):
+            HTTPFrontEnd.remove(call.made)
+            response = refusal
+        case .success(let leased) where connection.track(context):
+            response = finish(call, context: context, connection: connection, exchange: exchange)
+            if let leased { leases.release(leased, context: context) }
+        case .success(let leased):
+            if let leased { leases.release(leased, context: context) }
             HTTPFrontEnd.remove(call.made)
             response = .error(499, "the client went away before the call started", name: "cancelled")
         }

@@ -715,7 +715,17 @@ final class HTTPFrontEnd: @unchecked Sendable {
     /// running) and queues its response.
     private func run(_ call: PluginCall, exchange: HTTPExchange, _ answer: Answer, connection: HTTPConnection, channel: ServeChannel) {
         let context = session.runtime.router.context(for: call.prepared)
+        // A page's heartbeat lease holds the call from now, waiting or running (HTTPCallLeases.swift).
+        let leased: String?
+        switch holdLease(exchange, principal: answer.principal, context: context, what: call.route.shown) {
+        case .success(let key): leased = key
+        case .failure(let refusal):
+            HTTPFrontEnd.remove(call.made)
+            if let (caller, key) = call.idempotency { idempotency.finish(caller: caller, key: key, response: refusal) }
+            return complete(exchange, refusal, answer, connection: connection, channel: channel)
+        }
         let respond = { [self] (response: HTTPResponse) in
+            if let leased { leases.release(leased, context: context) }
             if let (caller, key) = call.idempotency { idempotency.finish(caller: caller, key: key, response: response) }
             complete(exchange, response, answer, connection: connection, channel: channel)
         }
@@ -726,7 +736,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
         guard connection.track(context) else { return refuse(.error(499, "the client went away before the call started", name: "cancelled")) }
         let alias = call.route.alias
-        let start = { [self] in respond(finish(call, context: context, connection: connection, exchange: exchange, principal: answer.principal)) }
+        let start = { [self] in respond(finish(call, context: context, connection: connection, exchange: exchange)) }
         func refusal(_ error: RuntimeError) -> HTTPResponse {
             .error(HTTPStatusTable.status(for: error.status), error.message, name: error.status.name)
         }
@@ -740,24 +750,31 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
     }
 
+    enum LeaseHold {
+        /// The key held (nil: the request names no lease).
+        case success(String?)
+        case failure(HTTPResponse)
+    }
+
+    /// The lease a request names (`Clubhouse-Lease`), held for `context` until released; nil when it names
+    /// none; a refusal when the header is wrong or the key already holds a call.
+    func holdLease(_ exchange: HTTPExchange, principal: String, context: CallContext, what: String) -> LeaseHold {
+        guard let header = exchange.head.header("clubhouse-lease") else { return .success(nil) }
+        switch HTTPCallLeases.parse(header) {
+        case .failure(let refusal): return .failure(.refusal(refusal))
+        case .success(let (key, ms)):
+            guard leases.hold(key, milliseconds: ms, principal: principal, context: context, what: what) else {
+                return .failure(.error(409, "the lease \(key) already holds a running call; choose a new key for each call", name: Status.constraint.name))
+            }
+            return .success(key)
+        }
+    }
+
     /// Runs a prepared call and makes its response: the reply's data as JSON, or the output file.
-    func finish(_ call: PluginCall, context: CallContext, connection: HTTPConnection, exchange: HTTPExchange, principal: String) -> HTTPResponse {
+    func finish(_ call: PluginCall, context: CallContext, connection: HTTPConnection, exchange: HTTPExchange) -> HTTPResponse {
         defer { HTTPFrontEnd.remove(call.made) }
         let route = call.route
         let router = session.runtime.router
-        // A page's heartbeat lease holds the call too (HTTPCallLeases.swift).
-        var leased: String?
-        if let header = exchange.head.header("clubhouse-lease") {
-            switch HTTPCallLeases.parse(header) {
-            case .failure(let refusal): return .refusal(refusal)
-            case .success(let (key, ms)):
-                guard leases.hold(key, milliseconds: ms, principal: principal, context: context, what: route.shown) else {
-                    return .error(409, "the lease \(key) already holds a running call; choose a new key for each call", name: Status.constraint.name)
-                }
-                leased = key
-            }
-        }
-        defer { if let leased { leases.release(leased, context: context) } }
         let outcome = router.runData(call.prepared, context: context)
         _ = connection.track(nil)
         guard outcome.status == .ok else {
