@@ -32,6 +32,7 @@ final class ProxyTables: @unchecked Sendable {
     let device: UnsafeMutablePointer<clubhouse_device_service>
     let files: UnsafeMutablePointer<clubhouse_files_service>
     let events: UnsafeMutablePointer<clubhouse_events_service>
+    let publish: UnsafeMutablePointer<clubhouse_publish_service>
 
     static func context(_ host: UnsafePointer<clubhouse_host>?) -> RunnerContext? {
         guard let data = host?.pointee.host_data else { return nil }
@@ -127,6 +128,27 @@ final class ProxyTables: @unchecked Sendable {
                 if status != Int32(CLUBHOUSE_OK) { reply?.write(MessageReply.decode(&r).message) }
                 return status
             }))
+        publish = .allocate(capacity: 1)
+        publish.initialize(to: clubhouse_publish_service(
+            struct_size: UInt32(MemoryLayout<clubhouse_publish_service>.size),
+            publish: { host, call, topic, key, json, length, reply in
+                // The host checks the topic, the key and the body and writes the record in the
+                // transaction it keeps for this plugin, as in process; the runner only carries them.
+                guard let c = ProxyTables.context(host), let id = call?.pointee.id, ProxyTables.callContext(call) != nil, let topic, let key else {
+                    reply?.write("publish: needs the running call, a topic and a key")
+                    return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+                }
+                guard length <= c.limits.serviceCallBytes - WireCaps.framing - 1024 else {
+                    reply?.write("publish: the record on '\(String(cString: topic))' is \(length) bytes; a record's body is at most \(CLUBHOUSE_RECORD_MAX_BYTES) bytes in canonical form")
+                    return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+                }
+                let bytes = json.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+                let request = RecordPublishRequest(call: id, topic: String(cString: topic), key: String(cString: key), json: bytes)
+                let (status, r0) = c.call(.record) { request.encode(into: &$0) }
+                var r = r0
+                if status != Int32(CLUBHOUSE_OK) { reply?.write(MessageReply.decode(&r).message) }
+                return status
+            }))
     }
 
     /// The files service through the wire: the host opens, the descriptor comes back with the reply.
@@ -164,6 +186,7 @@ final class ProxyTables: @unchecked Sendable {
         case CLUBHOUSE_SERVICE_FILES: return UnsafeRawPointer(files)
         case CLUBHOUSE_SERVICE_EVENTS: return UnsafeRawPointer(events)
         case CLUBHOUSE_SERVICE_STORAGE: return context.granted.contains(id) ? UnsafeRawPointer(storage) : nil
+        case CLUBHOUSE_SERVICE_PUBLISH: return context.granted.contains(id) ? UnsafeRawPointer(publish) : nil
         case CLUBHOUSE_SERVICE_INVOKE: return context.granted.contains(id) ? UnsafeRawPointer(invoke) : nil
         case CLUBHOUSE_SERVICE_DEVICE: return context.granted.contains(id) ? UnsafeRawPointer(device) : nil
         default: return nil

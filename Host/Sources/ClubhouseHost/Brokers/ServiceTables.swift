@@ -17,6 +17,7 @@ final class ServiceTables: @unchecked Sendable {
     let device: UnsafeMutablePointer<clubhouse_device_service>
     let files: UnsafeMutablePointer<clubhouse_files_service>
     let events: UnsafeMutablePointer<clubhouse_events_service>
+    let publish: UnsafeMutablePointer<clubhouse_publish_service>
 
     static let shared = ServiceTables()
 
@@ -44,6 +45,9 @@ final class ServiceTables: @unchecked Sendable {
 
         events = .allocate(capacity: 1)
         events.initialize(to: EventsBroker.makeServiceTable())
+
+        publish = .allocate(capacity: 1)
+        publish.initialize(to: PublishBroker.makeServiceTable())
     }
 
     /// The table for a service id, or nil.
@@ -57,6 +61,7 @@ final class ServiceTables: @unchecked Sendable {
         case CLUBHOUSE_SERVICE_DEVICE: return UnsafeRawPointer(device)
         case CLUBHOUSE_SERVICE_FILES: return UnsafeRawPointer(files)
         case CLUBHOUSE_SERVICE_EVENTS: return UnsafeRawPointer(events)
+        case CLUBHOUSE_SERVICE_PUBLISH: return UnsafeRawPointer(publish)
         default: return nil
         }
     }
