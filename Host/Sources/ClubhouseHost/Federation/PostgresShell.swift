@@ -225,3 +225,15 @@ extension Substring {
         return String(s)
     }
 }
+
+extension PostgresShell {
+    /// Runs `script` through psql at `url` (the benchmark's raw COPY, the peer of a push); true when it
+    /// succeeded.
+    public static func spawnForBenchmark(_ url: String, _ script: [UInt8]) -> Bool {
+        let outcome = spawn(FileSystem.environment("CLUBHOUSE_PSQL") ?? "psql",
+                            ["-X", "-q", "--no-password", "-v", "ON_ERROR_STOP=1", "-d", url, "-f", "-"], input: script,
+                            timeoutMilliseconds: 600_000)
+        if outcome.exitCode != 0 { print(String(decoding: outcome.standardError, as: UTF8.self)) }
+        return outcome.exitCode == 0
+    }
+}

@@ -7,6 +7,7 @@
 import ClubhousePlatform
 import CClubhouse
 import CSQLite
+import ClubhouseJSON
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -229,5 +230,34 @@ public final class OutboxFile {
             sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
             throw error
         }
+    }
+}
+
+extension OutboxFile {
+    /// Makes a plugin database at `path` whose outbox holds `count` records of `body(i)` (canonicalized
+    /// and hashed as publish does) on `topic`: the push benchmark's input (Benchmarks/federation).
+    public static func fillForBenchmark(path: String, site: String, plugin: String, topic: String, count: Int,
+                                        body: (Int) -> JSONValue) throws(StorageError) {
+        var db: OpaquePointer?
+        guard sqlite3_open(path, &db) == SQLITE_OK, let db else { throw StorageError(message: "\(path): cannot create") }
+        defer { sqlite3_close(db) }
+        for step in Outbox.hostSchema { sqlite3_exec(db, step, nil, nil, nil) }
+        sqlite3_exec(db, "BEGIN", nil, nil, nil)
+        var insert: OpaquePointer?
+        sqlite3_prepare_v2(db, "INSERT INTO \(outboxTable)(seq, site, plugin, plugin_version, topic, key, body, sha256) VALUES (?, ?, ?, '1.0.0', ?, ?, ?, ?)", -1, &insert, nil)
+        for i in 1...max(1, count) {
+            let bytes = (try? RecordCanonicalForm.bytes(of: body(i))) ?? Array("{}".utf8)
+            sqlite3_bind_int64(insert, 1, Int64(i))
+            sqlite3_bind_text(insert, 2, site, -1, clubhouse_sqlite_transient())
+            sqlite3_bind_text(insert, 3, plugin, -1, clubhouse_sqlite_transient())
+            sqlite3_bind_text(insert, 4, topic, -1, clubhouse_sqlite_transient())
+            sqlite3_bind_text(insert, 5, "\(topic)/\(i)", -1, clubhouse_sqlite_transient())
+            _ = bytes.withUnsafeBytes { sqlite3_bind_blob(insert, 6, $0.baseAddress, Int32($0.count), clubhouse_sqlite_transient()) }
+            sqlite3_bind_text(insert, 7, RecordCanonicalForm.sha256(bytes), -1, clubhouse_sqlite_transient())
+            sqlite3_step(insert)
+            sqlite3_reset(insert)
+        }
+        sqlite3_finalize(insert)
+        sqlite3_exec(db, "INSERT INTO \(outboxStateTable)(id, last_seq, shipped_seq) VALUES (1, \(count), 0); COMMIT", nil, nil, nil)
     }
 }
