@@ -109,7 +109,7 @@ for library in $PLUGINS; do
 done
 # The panels (issue 29): each plugin's web/ folder beside the bundled libraries, under its id, and the
 # host's own pages beside the executable (Host/HTTP.md, "Panels' files").
-for panel in Putting:org.clubhouse.putting Scorecard:org.clubhouse.scorecard; do
+for panel in Putting:org.clubhouse.putting Scorecard:org.clubhouse.scorecard Globe:org.clubhouse.globe Practice:org.clubhouse.practice Tennis:org.clubhouse.tennis; do
     source="$ROOT/Plugins/${panel%%:*}/web"
     [ -d "$source" ] || continue
     for file in "$source"/*; do

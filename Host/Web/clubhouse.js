@@ -2,8 +2,8 @@
 // A panel imports it by absolute path:  import { call, showError } from "/ui/_/clubhouse.js";
 // It gives the same few things to every panel: call a plugin's route with this browser's credentials
 // (the pairing cookie, sent by the browser itself), follow a queued job until it is done (and stop
-// following it), and show an error line worded as the command line words it ("clubhouse: …").
-// Live events (Server-Sent Events) are not served by the host yet: `watch` polls instead.
+// following it), subscribe to a plugin's live events (Server-Sent Events, `subscribe`), and show an error
+// line worded as the command line words it ("clubhouse: …").
 
 /** An error from the host or a plugin: `status` is the reply status ("not-found", …), `http` the code. */
 export class ClubhouseError extends Error {
@@ -31,8 +31,8 @@ function withQuery(path, query) {
  * Answers the reply's data (parsed JSON, or text for other types; an ArrayBuffer with `binary: true`);
  * throws a ClubhouseError.
  */
-export async function call(method, path, { body, query, signal, accept, binary } = {}) {
-  const init = { method, credentials: "same-origin", headers: { Accept: accept || "application/json" }, signal };
+export async function call(method, path, { body, query, signal, accept, binary, headers } = {}) {
+  const init = { method, credentials: "same-origin", headers: { Accept: accept || "application/json", ...(headers || {}) }, signal };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -115,8 +115,72 @@ export async function follow(jobPath, { signal, onProgress, intervalMs = 250 } =
 }
 
 /**
+ * Subscribes to a plugin's live events (GET /api/<alias>/events, Server-Sent Events):
+ * `subscribe("scorecard", ["score"], (event) => …)` calls `onEvent({topic, id, data})` for each event
+ * (`data` parsed JSON). When events may have been missed — the host no longer kept some (its
+ * `clubhouse.missed`), or the stream had to be opened anew after the host refused or restarted — it calls
+ * `onEvent({topic: "clubhouse.missed", id, data: {after}})`: load the state again rather than rely on the
+ * events. The browser resumes a dropped stream by itself with `Last-Event-ID`; a stream the host closed
+ * for good (a refusal, a restart) is opened again after 1, 2, 4 … up to 15 s. `onState("open" |
+ * "connecting" | "closed")` follows the connection. Answers a function that ends the subscription.
+ */
+export function subscribe(alias, topics, onEvent, { onState } = {}) {
+  // Named events reach only the listeners of their names: the topics are needed.
+  const list = Array.isArray(topics) ? topics : topics ? [topics] : [];
+  if (!list.length) throw new Error("subscribe: name the plugin's topics to follow");
+  const url = `/api/${encodeURIComponent(alias)}/events?topics=${list.map(encodeURIComponent).join(",")}`;
+  let source = null;
+  let ended = false;
+  let timer = null;
+  let lastId = null;
+  let delay = 1000;
+  let reopened = false;
+  const state = (value) => { if (onState) onState(value); };
+  const deliver = (topic, message) => {
+    if (message.lastEventId) lastId = message.lastEventId;
+    let data = null;
+    try { data = message.data ? JSON.parse(message.data) : null; } catch (_) { data = message.data; }
+    onEvent({ topic, id: message.lastEventId || null, data });
+  };
+  function open() {
+    if (ended) return;
+    state("connecting");
+    source = new EventSource(url, { withCredentials: true });
+    source.onopen = () => {
+      delay = 1000;
+      state("open");
+      // A stream opened anew starts from now: what came meanwhile may be missed.
+      if (reopened) onEvent({ topic: "clubhouse.missed", id: lastId, data: { after: lastId === null ? null : Number(lastId) } });
+      reopened = false;
+    };
+    for (const topic of list) source.addEventListener(topic, (message) => deliver(topic, message));
+    source.addEventListener("clubhouse.missed", (message) => deliver("clubhouse.missed", message));
+    source.onerror = () => {
+      if (ended) return;
+      if (source.readyState === EventSource.CLOSED) {
+        // Closed for good (the host refused or went away): open it again later.
+        source.close();
+        state("closed");
+        reopened = true;
+        timer = setTimeout(open, delay);
+        delay = Math.min(delay * 2, 15000);
+      } else {
+        state("connecting");   // the browser resumes it with Last-Event-ID
+      }
+    };
+  }
+  open();
+  return () => {
+    ended = true;
+    if (timer) clearTimeout(timer);
+    if (source) source.close();
+    state("closed");
+  };
+}
+
+/**
  * Calls `load()` now and every `intervalMs` while the page is visible, handing each answer to
- * `render`; answers a function that stops it. (The host's events are not served yet.)
+ * `render`; answers a function that stops it (for what publishes no events).
  */
 export function watch(load, render, { intervalMs = 3000, onError } = {}) {
   let stopped = false;

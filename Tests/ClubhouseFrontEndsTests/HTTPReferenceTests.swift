@@ -92,7 +92,7 @@ final class HTTPReferenceTests: XCTestCase {
 
         // The host's own refusals: each row's name is the server's, and each status is provoked on the wire.
         let refusals = rows(text, section: "## Statuses").filter { $0.count == 3 }
-        XCTAssertEqual(refusals.count, 16)
+        XCTAssertEqual(refusals.count, 17)
         let port = server.port
         let token = [("Authorization", "Bearer all")]
         func raw(_ request: String) throws -> RawHTTPResponse {
@@ -106,6 +106,14 @@ final class HTTPReferenceTests: XCTestCase {
         provoked[403] = try httpRequest(port: port, "GET", "/api/scorecard/players", headers: [("Authorization", "Bearer none")])
         provoked[404] = try httpRequest(port: port, "GET", "/api/scorecard/nothing", headers: token)
         provoked[405] = try httpRequest(port: port, "DELETE", "/api/scorecard/players", headers: token)
+        provoked[406] = try httpRequest(port: port, "GET", "/api/globe/map.svg", headers: token + [("Accept", "text/event-stream")])
+        XCTAssertTrue(text.contains(try XCTUnwrap(try provoked[406]?.json()["error"]?["message"]?.stringValue)), "the 406 of Following a call")
+        // Following a call: a call's URL that is unknown answers as the section says.
+        let unknownCall = try httpRequest(port: port, "DELETE", "/api/tennis/calls/nope", headers: token)
+        XCTAssertEqual(unknownCall.status, 404)
+        XCTAssertTrue(text.contains(try XCTUnwrap(try unknownCall.json()["error"]?["message"]?.stringValue).replacingOccurrences(of: "nope", with: "<id>")))
+        XCTAssertEqual(try httpRequest(port: port, "PUT", "/api/tennis/calls/nope", headers: token).header("allow"), "DELETE, GET, HEAD, OPTIONS")
+        XCTAssertTrue(text.contains("`Allow: DELETE, GET, HEAD, OPTIONS`"))
         provoked[408] = try raw("GET / HTTP/1.1\r\nHost")
         provoked[411] = try raw("POST /api/_/pair HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n")
         provoked[413] = try raw("POST /api/_/pair HTTP/1.1\r\nHost: a\r\nContent-Length: 99999\r\n\r\n")

@@ -103,6 +103,13 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertThrowsError(try ArgumentParser.validate(["course": "c", "hole": "two"], for: spec, plugin: "t")) {
             XCTAssertEqual(($0 as? UsageError)?.message, "argument 'hole' of 't bestline' must be an integer, got a string")
         }
+        for lexeme in ["9.3e18", "9223372036854775808", "2.5"] {
+            let huge = try JSONParser.parse(lexeme)
+            XCTAssertThrowsError(try ArgumentParser.validate(["course": "c", "hole": huge], for: spec, plugin: "t")) {
+                XCTAssertEqual(($0 as? UsageError)?.message,
+                               "argument 'hole' of 't bestline' must be a whole number from \(Int.min) to \(Int.max), got \(lexeme)")
+            }
+        }
         XCTAssertThrowsError(try ArgumentParser.validate(["course": "c", "hole": 1, "colour": "red"], for: spec, plugin: "t")) {
             XCTAssertEqual(($0 as? UsageError)?.message, "unknown argument 'colour' for 't bestline'")
         }

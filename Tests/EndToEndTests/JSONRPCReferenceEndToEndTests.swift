@@ -34,7 +34,7 @@ final class JSONRPCReferenceEndToEndTests: XCTestCase {
     func testTheReferenceNamesEveryMethodErrorAndNotificationTheServerHas() throws {
         let text = try String(contentsOf: Self.reference, encoding: .utf8)
         let methods = headings(text, section: "Methods")
-        XCTAssertEqual(methods.count, 6, "\(methods)")
+        XCTAssertEqual(methods.count, 8, "\(methods)")
         let c = try Clubhouse()
         var lines = methods.enumerated().map { i, m in #"{"jsonrpc":"2.0","id":\#(i + 1),"method":"\#(m)","params":{}}"# }
         lines.append(#"{"jsonrpc":"2.0","id":99,"method":"clubhouse.nope"}"#)
@@ -75,7 +75,7 @@ final class JSONRPCReferenceEndToEndTests: XCTestCase {
             return Int(line.dropFirst(2).prefix { $0 != " " })
         })
         var sent = Set<Int>()
-        for file in ["JSONRPCServer.swift", "ServeTransport.swift"] {
+        for file in ["JSONRPCServer.swift", "ServeTransport.swift", "RPCSubscriptions.swift"] {
             let source = try String(contentsOf: Clubhouse.repositoryRoot.appendingPathComponent("Host/Sources/FrontEnds/Server/\(file)"), encoding: .utf8)
             var rest = Substring(source)
             while let range = rest.range(of: "-32") {
@@ -87,9 +87,18 @@ final class JSONRPCReferenceEndToEndTests: XCTestCase {
         XCTAssertEqual(documented, sent, "documented \(documented.sorted()), sent \(sent.sorted())")
 
         // Notifications: the documented ones are the methods the server sends on its own.
-        XCTAssertEqual(headings(text, section: "Notifications"), ["clubhouse.progress"])
-        let progressSource = try String(contentsOf: Clubhouse.repositoryRoot.appendingPathComponent("Host/Sources/FrontEnds/Server/JSONRPCServer.swift"), encoding: .utf8)
-        XCTAssertTrue(progressSource.contains(#""method": "clubhouse.progress""#))
-        XCTAssertEqual(progressSource.components(separatedBy: #""method": ""#).count - 1, 1, "one kind of notification is sent")
+        let notifications = headings(text, section: "Notifications")
+        XCTAssertEqual(notifications, ["clubhouse.progress", "clubhouse.event", "clubhouse.unsubscribed"])
+        var sources = ""
+        for file in ["JSONRPCServer.swift", "RPCSubscriptions.swift"] {
+            sources += try String(contentsOf: Clubhouse.repositoryRoot.appendingPathComponent("Host/Sources/FrontEnds/Server/\(file)"), encoding: .utf8)
+        }
+        // Every notification the server sends, however it writes it ("method": "…" or, pre-encoded, "method":"…").
+        let notified = Set(sources.components(separatedBy: #""method":"#).dropFirst().compactMap { rest -> String? in
+            let quoted = rest.drop { $0 == " " || $0 == "\\" }
+            guard quoted.hasPrefix("\"") || quoted.hasPrefix("\\\"") else { return nil }
+            return String(quoted.drop { $0 == "\"" || $0 == "\\" }.prefix { $0 != "\"" && $0 != "\\" })
+        })
+        XCTAssertEqual(notified, Set(notifications), "the notifications the sources send vs the documented ones")
     }
 }

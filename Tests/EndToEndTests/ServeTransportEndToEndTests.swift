@@ -6,6 +6,7 @@
 
 import ClubhouseJSON
 import Foundation
+import TestSupport
 import XCTest
 
 /// How a client reaches `serve`.
@@ -455,6 +456,140 @@ final class ServeTransportEndToEndTests: XCTestCase {
         XCTAssertEqual(finished["result"]?["counted"]?.intValue, 2, "the departed client's calls were cancelled: \(finished)")
     }
 
+    /// Issue 27's attack round (#43): a client stays connected and pipelines 60 long countdowns to the
+    /// greeter, which takes one call at a time. The calls waiting for it hold no worker: the same
+    /// client's (stdio) or another client's `clubhouse.version` and a call to another plugin answer within
+    /// a second, and so does an HTTP request to the same server; another client's greeter call runs
+    /// right after the one running (clients take turns), not after the 60; a waiting call is cancelled
+    /// at once; and every one of the 60 is answered exactly once.
+    func testAClientsPipelinedCallsToABusyPluginStarveNobody() throws {
+        for transport in ServeTransport.allCases { try pipelinedCallsToABusyPlugin(transport) }
+    }
+
+    private func pipelinedCallsToABusyPlugin(_ transport: ServeTransport) throws {
+        let c = try Clubhouse()
+        let options = transport == .socket ? ["--http", "127.0.0.1:0"] : []
+        let server = try SocketServer(c, socket: c.path("rpc.sock"), options: options, transport: transport)
+        defer { server.stop() }
+        let hog = try server.client()
+        // Call 1 runs (its first progress notification says so), then 59 more wait behind it.
+        hog.send(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":600,"step-ms":100},"progress":true}}"#)
+        while try hog.receive(timeout: 30)["params"]?["id"]?.intValue != 1 {}
+        for id in 2...60 {
+            hog.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":600,"step-ms":100}}}"#)
+        }
+        usleep(500_000)
+        // The one client of stdio asks itself; on a socket, another client asks.
+        let other = transport == .socket ? try server.client() : hog
+        var started = Date()
+        other.send(#"{"jsonrpc":"2.0","id":1001,"method":"clubhouse.version"}"#)
+        XCTAssertNotNil(try other.response(id: 1001, timeout: 5)["result"]?["version"], "\(transport): version")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1, "\(transport): the version waited for the busy plugin")
+        started = Date()
+        other.send(#"{"jsonrpc":"2.0","id":1002,"method":"clubhouse.call","params":{"plugin":"notes","command":"ping"}}"#)
+        XCTAssertNotNil(try other.response(id: 1002, timeout: 5)["result"], "\(transport): another plugin")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1, "\(transport): a call to another plugin waited for the busy one")
+        if transport == .socket {
+            let text = server.stderr
+            if let range = text.range(of: "serving HTTP/1.1 on http://127.0.0.1:"), let port = UInt16(text[range.upperBound...].prefix { $0.isNumber }) {
+                started = Date()
+                let response = try httpRequest(port: port, "GET", "/api/putting/courses", timeout: 5)
+                XCTAssertEqual(response.status, 401, "an HTTP request is answered (without a token: refused)")
+                XCTAssertLessThan(Date().timeIntervalSince(started), 1, "an HTTP request waited for the busy plugin")
+            } else {
+                XCTFail("no HTTP port in: \(text)")
+            }
+            // Clients take turns: with the running call (id 1) stopped, another client's call comes
+            // next, before the first client's 59 others.
+            let turn = try server.client()
+            turn.send(#"{"jsonrpc":"2.0","id":7,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":1,"step-ms":10}}}"#)
+            usleep(200_000)
+            hog.send(#"{"jsonrpc":"2.0","id":2001,"method":"clubhouse.cancel","params":{"id":1}}"#)
+            let turnReply = try turn.response(id: 7, timeout: 10)
+            XCTAssertEqual(turnReply["result"]?["counted"]?.intValue, 1, "the other client's call ran next: \(turnReply)")
+        }
+        // A waiting call is cancelled at once: its answer and the cancel's, within a second.
+        started = Date()
+        hog.send(#"{"jsonrpc":"2.0","id":2030,"method":"clubhouse.cancel","params":{"id":30}}"#)
+        var answers: [Int: JSONValue] = [:]
+        var cancelAnswers = 0
+        while answers[30] == nil || cancelAnswers == 0 {
+            let message = try hog.receive(timeout: 5)
+            guard message["method"] == nil, let id = message["id"]?.intValue else { continue }
+            if id == 2030 { cancelAnswers += 1; XCTAssertEqual(message["result"]?["cancelled"], true, "\(message)") }
+            if id <= 60 { XCTAssertNil(answers.updateValue(message, forKey: id), "\(transport): call \(id) answered twice") }
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1, "\(transport): a waiting call's cancel waited")
+        XCTAssertEqual(answers[30]?["error"]?["data"]?["status"], "cancelled", "\(transport): \(answers[30] ?? .null)")
+        XCTAssertEqual(answers[30]?["error"]?["message"], "cancelled while waiting for plugin 'greeter' to finish another call")
+        // The rest are cancelled too, and each is answered once.
+        for id in 1...60 where id != 30 {
+            hog.send(#"{"jsonrpc":"2.0","id":\#(3000 + id),"method":"clubhouse.cancel","params":{"id":\#(id)}}"#)
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while answers.count < 60 && Date() < deadline {
+            let message = try hog.receive(timeout: 10)
+            guard message["method"] == nil, let id = message["id"]?.intValue, id <= 60 else { continue }
+            XCTAssertNil(answers.updateValue(message, forKey: id), "\(transport): call \(id) answered twice")
+        }
+        XCTAssertEqual(answers.count, 60, "\(transport): every call answered")
+        for (id, answer) in answers {
+            XCTAssertEqual(answer["error"]?["data"]?["status"], "cancelled", "\(transport): call \(id): \(answer)")
+        }
+        // The greeter is free again.
+        hog.send(#"{"jsonrpc":"2.0","id":4000,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":2,"step-ms":10}}}"#)
+        XCTAssertEqual(try hog.response(id: 4000, timeout: 10)["result"]?["counted"]?.intValue, 2, "\(transport)")
+    }
+
+    /// A client may have 128 calls waiting for busy plugins; one more is refused at once, naming the
+    /// bound, and the client is still read (its next request is answered).
+    func testCallsWaitingBeyondTheBoundPerClientAreRefusedAtOnce() throws {
+        let c = try Clubhouse()
+        let server = try SocketServer(c, socket: c.path("rpc.sock"))
+        defer { server.stop() }
+        let client = try server.client()
+        // One runs, 128 wait, two are refused (which two depends on which worker admits which first).
+        for id in 1...131 {
+            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":600,"step-ms":100}}}"#)
+        }
+        var refused: [JSONValue] = []
+        while refused.count < 2 {
+            let message = try client.receive(timeout: 10)
+            guard message["method"] == nil else { continue }
+            refused.append(message)
+        }
+        for message in refused {
+            XCTAssertEqual(message["error"]?["data"]?["status"], "busy", "\(message)")
+            XCTAssertEqual(message["error"]?["message"],
+                           "this client already has 128 calls waiting for busy plugins (serve's bound per client); wait for their answers, or cancel some, before sending more")
+        }
+        client.send(#"{"jsonrpc":"2.0","id":999,"method":"clubhouse.version"}"#)
+        XCTAssertNotNil(try client.response(id: 999, timeout: 5)["result"]?["version"], "the client is still read")
+    }
+
+    /// A cancel that overtakes its call (read, not yet taken by a worker: here the only worker runs a long
+    /// call) is kept for it: answered `cancelled: true`, and the call ends cancelled when a worker takes
+    /// it, without running. (It used to be "no running call", and the call then ran.)
+    func testACancelThatOvertakesItsCallIsKeptForIt() throws {
+        for transport in ServeTransport.allCases {
+            let c = try Clubhouse()
+            let server = try SocketServer(c, socket: c.path("rpc.sock"), options: ["--workers", "1"], transport: transport)
+            defer { server.stop() }
+            let client = try server.client()
+            for id in 1...2 {
+                client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":600,"step-ms":100}}}"#)
+            }
+            usleep(300_000)
+            client.send(#"{"jsonrpc":"2.0","id":12,"method":"clubhouse.cancel","params":{"id":2}}"#)
+            XCTAssertEqual(try client.response(id: 12, timeout: 5)["result"]?["cancelled"], true, "\(transport)")
+            client.send(#"{"jsonrpc":"2.0","id":11,"method":"clubhouse.cancel","params":{"id":1}}"#)
+            XCTAssertEqual(try client.response(id: 1, timeout: 10)["error"]?["data"]?["status"], "cancelled", "\(transport)")
+            let second = try client.response(id: 2, timeout: 10)
+            XCTAssertEqual(second["error"]?["data"]?["status"], "cancelled", "\(transport): \(second)")
+            XCTAssertEqual(second["error"]?["message"], "cancelled before it started", "\(transport)")
+        }
+    }
+
     /// A client's requests are drained by the worker already on its queue (no hand-off per
     /// request), yet a long call does not hold up the quick ones sent after it on the same
     /// connection: a second worker takes them within milliseconds, and their replies come first.
@@ -638,6 +773,48 @@ final class ServeTransportEndToEndTests: XCTestCase {
                     if !server.process.isRunning { XCTAssertEqual(server.process.terminationStatus, 0, server.stderr) }
                 }
             }
+        }
+    }
+
+    /// A batch larger than the in-flight bound (256), then the end of the client's input, used to lose
+    /// every request still buffered when the input ended (1,000 on stdio got 511 answers), and a last
+    /// request without its newline got none. Every one is answered, on both transports.
+    func testRequestsBufferedWhenTheInputEndsAreAllAnswered() throws {
+        for transport in ServeTransport.allCases {
+            let c = try Clubhouse()
+            let server = try SocketServer(c, socket: c.path("end.sock"), transport: transport)
+            defer { server.stop() }
+            let client = try server.client()
+            let count = 1500
+            let payload = (1...count).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"clubhouse.version"}"# }.joined(separator: "\n")
+            let bytes = Array(payload.utf8) // no newline after the last request
+            let fd = client.writeFD
+            let writer = Thread {
+                var offset = 0
+                while offset < bytes.count {
+                    let n = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset) }
+                    if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+                }
+                if transport == .socket {
+                    shutdown(fd, Int32(SHUT_WR))
+                } else {
+                    // The end of input: the pipe's write end is replaced by /dev/null.
+                    let null = open("/dev/null", O_WRONLY)
+                    dup2(null, fd)
+                    close(null)
+                }
+            }
+            writer.start()
+            var got = Set<Int>()
+            while got.count < count {
+                let message: JSONValue
+                do { message = try client.receive(timeout: 30) } catch {
+                    return XCTFail("\(transport): \(got.count) of \(count) answered, then \(error)")
+                }
+                guard let id = message["id"]?.intValue, message["result"]?["version"] != nil else { return XCTFail("\(transport): \(message)") }
+                got.insert(id)
+            }
+            XCTAssertEqual(got, Set(1...count), "\(transport)")
         }
     }
 

@@ -6,11 +6,16 @@ import Glibc
 #endif
 
 public enum Descriptor {
-    /// Writes every byte, retrying after EINTR and waiting (up to `timeoutMilliseconds`, -1 =
-    /// forever) while a non-blocking descriptor is full. Returns nil, or what went wrong.
+    /// What `writeAll` returns when its time ran out before every byte went out.
+    public static let writeTimedOut = "write timed out"
+
+    /// Writes every byte, retrying after EINTR and waiting while a non-blocking descriptor is full,
+    /// `timeoutMilliseconds` in all (-1 = forever; a reader that takes a byte now and then does not
+    /// stretch it). Returns nil, or what went wrong (`writeTimedOut` when the time ran out).
     /// SIGPIPE is ignored by the host, so a closed peer is an EPIPE error here, not a signal.
     public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, timeoutMilliseconds: Int32 = -1) -> String? {
         guard let base = bytes.baseAddress else { return nil }
+        let deadline = timeoutMilliseconds < 0 ? Int64.max : Subprocess.monotonicMilliseconds() + Int64(timeoutMilliseconds)
         var offset = 0
         while offset < bytes.count {
             let n = write(fd, base + offset, bytes.count - offset)
@@ -20,13 +25,26 @@ public enum Descriptor {
             }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                if poll(&pfd, 1, timeoutMilliseconds) <= 0 { return "write timed out" }
+                guard waitWritable(fd, until: deadline) else { return writeTimedOut }
                 continue
             }
             return String(cString: strerror(errno))
         }
         return nil
+    }
+
+    /// Waits until `fd` takes more bytes (or fails: the write then says why); false when `deadline`
+    /// (monotonic milliseconds; Int64.max = none) came first.
+    static func waitWritable(_ fd: Int32, until deadline: Int64) -> Bool {
+        while true {
+            let left = deadline == Int64.max ? -1 : Int32(clamping: max(0, deadline - Subprocess.monotonicMilliseconds()))
+            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            let ready = poll(&pfd, 1, left)
+            if ready > 0 { return true }
+            if ready < 0 && errno == EINTR { continue }
+            if ready < 0 { return true }
+            return false
+        }
     }
 
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8], timeoutMilliseconds: Int32 = -1) -> String? {

@@ -19,9 +19,11 @@ extension Descriptor {
         return (fds[0], fds[1])
     }
 
-    /// Writes every byte of `bytes` to socket `fd`, the first piece carrying `passing` as SCM_RIGHTS.
-    /// Returns nil, or what went wrong.
-    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], passing descriptor: Int32) -> String? {
+    /// Writes every byte of `bytes` to socket `fd`, the first piece carrying `passing` as SCM_RIGHTS,
+    /// waiting `timeoutMilliseconds` in all while the socket is full (-1 = forever). Returns nil, or
+    /// what went wrong (`writeTimedOut` when the time ran out).
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], passing descriptor: Int32, timeoutMilliseconds: Int32 = -1) -> String? {
+        let deadline = timeoutMilliseconds < 0 ? Int64.max : Subprocess.monotonicMilliseconds() + Int64(timeoutMilliseconds)
         let space = headerSize + 8
         let control = UnsafeMutableRawPointer.allocate(byteCount: space, alignment: 8)
         defer { control.deallocate() }
@@ -37,16 +39,21 @@ extension Descriptor {
                 return withUnsafeMutablePointer(to: &vector) { v in
                     var message = msghdr(msg_name: nil, msg_namelen: 0, msg_iov: v, msg_iovlen: 1,
                                          msg_control: control, msg_controllen: space, msg_flags: 0)
-                    return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+                    return sendmsg(fd, &message, Int32(MSG_NOSIGNAL) | (timeoutMilliseconds < 0 ? 0 : Int32(MSG_DONTWAIT)))
                 }
             }
             if n < 0 && errno == EINTR { continue }
+            if n < 0 && timeoutMilliseconds >= 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                guard waitWritable(fd, until: deadline) else { return writeTimedOut }
+                continue
+            }
             if n < 0 { return String(cString: strerror(errno)) }
             sent = n
             break
         }
         if sent >= bytes.count { return nil }
-        return bytes.withUnsafeBytes { raw in writeAll(fd, UnsafeRawBufferPointer(rebasing: raw[sent...])) }
+        let left = deadline == Int64.max ? Int32(-1) : Int32(clamping: max(0, deadline - Subprocess.monotonicMilliseconds()))
+        return bytes.withUnsafeBytes { raw in writeAll(fd, UnsafeRawBufferPointer(rebasing: raw[sent...]), timeoutMilliseconds: left) }
     }
 
     /// The room `read(_:into:descriptors:control:)` needs for control messages (8-aligned).

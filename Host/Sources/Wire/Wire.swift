@@ -70,6 +70,8 @@ package struct WireError: Error, Sendable, CustomStringConvertible {
     package var isGarbage = false
     /// A well-formed frame header the receiver refuses (a kind over its size cap).
     package var isViolation = false
+    /// A frame could not be written within the send bound: the peer stopped reading its pipe.
+    package var isStalled = false
 }
 
 /// The largest frame the host accepts from a runner, per kind: checked on the 5-byte header,
@@ -179,12 +181,40 @@ package final class WireChannel: @unchecked Sendable {
     private var chunk = [UInt8](repeating: 0, count: 65536)
     /// The Unix socket that carries descriptors (host: sends; runner: receives), or -1.
     package let descriptorSocket: Int32
+    /// How long a frame may wait for the peer to read (-1: for ever). The host's side is bounded
+    /// (`boundSends`): a runner that sends service calls and never reads their answers fills the pipe
+    /// to it, and a host that blocked there while the runner blocked writing the next call waited
+    /// for ever (issue 27's attack round).
+    private var sendTimeoutMilliseconds: Int32 = -1
 
     package init(input: Int32, output: Int32, caps: ((WireKind) -> Int)? = nil, descriptorSocket: Int32 = -1) {
         self.input = input
         self.output = output
         self.caps = caps
         self.descriptorSocket = descriptorSocket
+    }
+
+    /// Makes the writing ends non-blocking and bounds every send by `timeoutMilliseconds` (the
+    /// host's side; a send may pass a shorter bound). Call before the first send.
+    package func boundSends(timeoutMilliseconds: Int32) {
+        for fd in [output, descriptorSocket] where fd >= 0 {
+            let flags = fcntl(fd, F_GETFL)
+            if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+        }
+        sendTimeoutMilliseconds = max(0, timeoutMilliseconds)
+    }
+
+    /// The bound of one send: `timeout` when given and bounded sends are on, else the channel's.
+    private func bound(_ timeout: Int32?) -> Int32 {
+        guard sendTimeoutMilliseconds >= 0 else { return -1 }
+        return min(sendTimeoutMilliseconds, max(0, timeout ?? sendTimeoutMilliseconds))
+    }
+
+    private func sendFailure(_ failure: String, what: String, timeout: Int32) -> WireError {
+        guard failure == Descriptor.writeTimedOut else { return WireError(description: "the \(what) is closed (\(failure))") }
+        var error = WireError(description: "stopped reading its pipe: an answer to it could not be written for \(timeout) ms")
+        error.isStalled = true
+        return error
     }
 
     /// The descriptor the host sent before the `replyWithDescriptor` frame just read, or -1 (it
@@ -212,22 +242,26 @@ package final class WireChannel: @unchecked Sendable {
     }
 
     /// Sends `descriptor` on the descriptor socket, then one frame on the pipe (the runner takes
-    /// the descriptor when it reads the frame); the caller keeps its own copy.
-    package func send(_ kind: WireKind, _ payload: [UInt8], passing descriptor: Int32) throws(WireError) {
-        let failure = writeLock.withLock { Descriptor.writeAll(descriptorSocket, [0], passing: descriptor) }
-        if let failure { throw WireError(description: "the descriptor socket is closed (\(failure))") }
-        try send(kind, payload)
+    /// the descriptor when it reads the frame); the caller keeps its own copy. `timeoutMilliseconds`:
+    /// a bound shorter than the channel's for this send.
+    package func send(_ kind: WireKind, _ payload: [UInt8], passing descriptor: Int32, timeoutMilliseconds: Int32? = nil) throws(WireError) {
+        let timeout = bound(timeoutMilliseconds)
+        let failure = writeLock.withLock { Descriptor.writeAll(descriptorSocket, [0], passing: descriptor, timeoutMilliseconds: timeout) }
+        if let failure { throw sendFailure(failure, what: "descriptor socket", timeout: timeout) }
+        try send(kind, payload, timeoutMilliseconds: timeoutMilliseconds)
     }
 
-    /// Sends one frame (thread-safe: frames never interleave).
-    package func send(_ kind: WireKind, _ payload: [UInt8] = []) throws(WireError) {
+    /// Sends one frame (thread-safe: frames never interleave). `timeoutMilliseconds`: a bound
+    /// shorter than the channel's for this send.
+    package func send(_ kind: WireKind, _ payload: [UInt8] = [], timeoutMilliseconds: Int32? = nil) throws(WireError) {
+        let timeout = bound(timeoutMilliseconds)
         var frame = [UInt8]()
         frame.reserveCapacity(payload.count + 5)
         withUnsafeBytes(of: UInt32(payload.count + 1).littleEndian) { frame.append(contentsOf: $0) }
         frame.append(kind.rawValue)
         frame.append(contentsOf: payload)
-        let failure = writeLock.withLock { Descriptor.writeAll(output, frame) }
-        if let failure { throw WireError(description: "the pipe is closed (\(failure))") }
+        let failure = writeLock.withLock { Descriptor.writeAll(output, frame, timeoutMilliseconds: timeout) }
+        if let failure { throw sendFailure(failure, what: "pipe", timeout: timeout) }
     }
 
     /// Receives one frame, waiting at most `timeoutMilliseconds` (-1: forever) for it to start.

@@ -1,8 +1,9 @@
 // The scorecard panel: start a round, then one screen per hole for the whole group (big +/− buttons, the
 // hole's par and stroke index, each player's strokes received), the live leaderboard of the round's
-// format (polled: every phone in the group sees the same board), previous rounds.
+// format (live through the plugin's `score` events: every phone in the group sees the same board), previous rounds.
 // Render from data: `model` holds everything; events change it and call `render()`.
-import { call, el, showError, watch } from "/ui/_/clubhouse.js";
+import { call, el, showError, subscribe } from "/ui/_/clubhouse.js";
+import * as outbox from "./outbox.js";
 
 const api = "/api/scorecard";
 const app = document.getElementById("app");
@@ -145,23 +146,34 @@ function step(player, delta) {
   render();
 }
 
+// Saving puts the hole's scores in the outbox (kept on this phone) and sends them; without a connection
+// they wait there and go when it returns, each once (its Idempotency-Key).
 async function saveHole() {
   const hole = currentHole();
+  outbox.add(model.round.id, hole.number, [...model.pending]);
+  model.pending.clear();
+  await sendWaiting(`Hole ${hole.number} saved.`);
+}
+
+async function sendWaiting(done) {
+  if (!outbox.waiting().length) return;
   model.saving = true;
   render();
-  await act(async () => {
-    try {
-      for (const [player, strokes] of [...model.pending]) {
-        await call("POST", `${api}/rounds/${model.round.id}/scores`, { body: { player, hole: hole.number, strokes } });
-        model.scores.set(`${player}|${hole.number}`, strokes);
-        model.pending.delete(player);
-      }
-      model.status = `Hole ${hole.number} saved.`;
-      await refresh();
-    } finally {
-      model.saving = false;
-    }
+  model.error = null;
+  const left = await outbox.flush({
+    onSent: (item) => {
+      if (model.round && String(item.round) === String(model.round.id)) model.scores.set(`${item.player}|${item.hole}`, item.strokes);
+    },
+    onRefused: (_, error) => { model.error = error; },
   });
+  model.saving = false;
+  if (left) {
+    model.status = `No connection: ${left} score${left > 1 ? "s" : ""} kept on this phone, sent when the connection returns.`;
+  } else {
+    model.status = done || "Every score kept on this phone is sent.";
+    try { await refresh(); } catch (_) { /* the next poll shows the board */ }
+  }
+  render();
 }
 
 function moveHole(delta) {
@@ -233,7 +245,8 @@ function roundView() {
   const index = model.holes.findIndex((h) => h.number === hole.number);
   const open = model.round.status === "open";
   const players = model.round.players.map((p) => {
-    const saved = model.scores.get(`${p.name}|${hole.number}`);
+    const queued = outbox.waiting().filter((i) => String(i.round) === String(model.round.id) && i.hole === hole.number && i.player === p.name).pop();
+    const saved = queued ? queued.strokes : model.scores.get(`${p.name}|${hole.number}`);
     const pending = model.pending.get(p.name);
     const shown = pending !== undefined ? pending : saved;
     const received = strokesReceived(p.playingHandicap, hole);
@@ -318,15 +331,41 @@ async function boot() {
     }
   });
   performance.mark("clubhouse:rendered");   // the first full view (the browser tests report it)
-  // The group's other phones enter scores too: the board and the saved scores follow them.
+  // The group's other phones enter scores too: each score of this round (the plugin's `score` events)
+  // loads the board and the saved scores again — and so does a stream that may have missed some.
   // Drawn again only when something changed (a redraw under a finger could swallow a tap).
+  // Not while a finger or the mouse is down: the redraw waits for its release.
   let last = "";
-  watch(async () => { await refresh(); }, () => {
+  let queued = null;
+  let pressed = false;
+  document.addEventListener("pointerdown", () => { pressed = true; }, true);
+  const released = () => { pressed = false; };
+  document.addEventListener("pointerup", released, true);
+  document.addEventListener("pointercancel", released, true);
+  const draw = () => {
+    if (pressed) { setTimeout(draw, 50); return; }
+    if (model.error && model.error.status === "io") { model.error = null; last = ""; }
     if (model.view !== "round") return;
     const now = JSON.stringify([model.board, [...model.scores]]);
     if (now !== last) { last = now; render(); }
-  },
-    { intervalMs: 2000, onError: (error) => { model.error = error; render(); } });
+  };
+  const update = () => {
+    if (queued) return;
+    queued = setTimeout(async () => {
+      queued = null;
+      if (model.view !== "round") return;
+      try { await refresh(); } catch (error) { model.error = error; render(); return; }
+      draw();
+    }, 50);
+  };
+  // Scores kept on this phone go as soon as the connection is back: on the browser's `online`, and
+  // every 2 s while some wait (a phone may not notice that its connection returned).
+  window.addEventListener("online", () => sendWaiting());
+  sendWaiting();
+  setInterval(() => { if (outbox.waiting().length) sendWaiting().then(draw, () => {}); }, 2000);
+  subscribe("scorecard", ["score"], (event) => {
+    if (event.topic === "clubhouse.missed" || (model.round && event.data && String(event.data.round) === String(model.round.id))) update();
+  });
 }
 
 boot();

@@ -122,13 +122,18 @@ final class InProcessHTTPServer {
     let session: Session
     let front: HTTPFrontEnd
     let loop: ServeLoop
+    /// JSON-RPC on a Unix socket on the same loop, pool and hub (`rpc: true`), as `serve --socket … --http …` runs.
+    private(set) var rpc: JSONRPCServer?
+    private var unix: UnixSocketListener?
+    var socketPath: String { scratch.appendingPathComponent("rpc.sock").path }
     private let done = DispatchSemaphore(value: 0)
     var port: UInt16 { front.port }
 
     /// `plugins`: alias → library name (eg: "putting": "PuttingPlugin"); `siteHTTP`: the site's "http" object.
     /// `devices`: the site's "devices" object; a plugin named "tennis" is granted "device:ballmachine" and configured for it.
     init(plugins: [String: String], siteHTTP: String = "{}", devices: String = "{}", access: any AccessControlling,
-         configure: (inout HTTPOptions) -> Void = { _ in }) throws {
+         rpc wantsRPC: Bool = false, configure: (inout HTTPOptions) -> Void = { _ in },
+         configureRPC: (inout ServeLimits) -> Void = { _ in }) throws {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("clubhouse-http-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let entries = plugins.sorted { $0.key < $1.key }.map { alias, library in
@@ -146,8 +151,18 @@ final class InProcessHTTPServer {
         configure(&http)
         let pool = WorkerPool(maxThreads: 8)
         front = try HTTPFrontEnd(session: session, options: http, access: access, pool: pool)
-        loop = ServeLoop(limits: ServeLimits()) { _ in }
+        var limits = ServeLimits()
+        configureRPC(&limits)
+        loop = ServeLoop(limits: limits) { _ in }
         loop.add(listener: front.listenerFD, front.protocolHandler(loop: loop), recordsPeers: true)
+        if wantsRPC {
+            let server = JSONRPCServer(session: session, limits: limits, pool: pool)
+            let listener = try UnixSocketListener.open(scratch.appendingPathComponent("rpc.sock").path)
+            loop.add(listener: listener.fd, server.lineProtocol())
+            loop.tick = { [server] in server.tick() }
+            rpc = server
+            unix = listener
+        }
         let loop = self.loop
         let done = self.done
         Thread.detachNewThread {
@@ -166,6 +181,7 @@ final class InProcessHTTPServer {
         loop.requestStop()
         _ = done.wait(timeout: .now() + 20)
         front.group.wait()
+        unix?.close()
         try? FileManager.default.removeItem(at: scratch)
     }
 

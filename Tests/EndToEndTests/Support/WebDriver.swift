@@ -115,7 +115,19 @@ final class BrowserSession {
         return id
     }
 
-    func click(_ css: String) throws { try command("POST", "/element/\(try element(css))/click", [:]) }
+    /// Clicks the element at `css`. Finding it and clicking it are two commands: a panel that redraws in
+    /// between (a live event arrived) leaves the reference stale, and the element is found again (a finger
+    /// would have tapped the new one).
+    func click(_ css: String) throws {
+        for attempt in 1...3 {
+            do {
+                try command("POST", "/element/\(try element(css))/click", [:])
+                return
+            } catch let error as HTTPTestError where attempt < 3 && "\(error)".contains("stale element reference") {
+                usleep(50_000)
+            }
+        }
+    }
 
     func type(_ css: String, _ text: String) throws {
         try command("POST", "/element/\(try element(css))/value", ["text": .string(text)])
@@ -183,6 +195,40 @@ final class BrowserSession {
     func consoleEntries() throws -> [(level: String, message: String)] {
         let value = try command("POST", "/se/log", ["type": "browser"])
         return (value.arrayValue ?? []).map { ($0["level"]?.stringValue ?? "", $0["message"]?.stringValue ?? "") }
+    }
+
+    /// Presses and releases a key (a WebDriver key code such as "\u{E007}", Enter) on the focused element.
+    func press(_ key: String) throws {
+        try command("POST", "/actions", ["actions": [["type": "key", "id": "keyboard", "actions": [
+            ["type": "keyDown", "value": .string(key)], ["type": "keyUp", "value": .string(key)]]]]])
+        try command("DELETE", "/actions")
+    }
+
+    /// Takes the browser off the network (or back): new requests fail as on a phone that left the Wi-Fi.
+    func offline(_ off: Bool) throws {
+        if off {
+            try command("POST", "/chromium/network_conditions", ["network_conditions": [
+                "offline": true, "latency": 0, "download_throughput": -1, "upload_throughput": -1]])
+        } else {
+            try command("DELETE", "/chromium/network_conditions")
+        }
+    }
+
+    /// The current tab's handle.
+    func windowHandle() throws -> String { try command("GET", "/window").stringValue ?? "" }
+
+    /// Opens a new tab and makes it current; answers its handle.
+    @discardableResult
+    func openTab() throws -> String {
+        let handle = try command("POST", "/window/new", ["type": "tab"])["handle"]?.stringValue ?? ""
+        try command("POST", "/window", ["handle": .string(handle)])
+        return handle
+    }
+
+    /// Closes the current tab (its page goes away as when a person closes it) and makes `next` current.
+    func closeTab(then next: String) throws {
+        try command("DELETE", "/window")
+        try command("POST", "/window", ["handle": .string(next)])
     }
 
     /// Fails the test on any console error or failed request since the last check.

@@ -45,9 +45,9 @@ enum OriginPolicy {
     }
 
     static let allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
-    /// What clients of the host send: tokens, JSON bodies, SSE resume, and the PostgREST-style
+    /// What clients of the host send: tokens, JSON bodies, SSE resume, a call's heartbeat lease, and the PostgREST-style
     /// headers voyage's client adds.
-    static let allowedHeaders = "Authorization, Content-Type, apikey, Last-Event-ID, Prefer, Accept-Profile, Content-Profile, X-Client-Info"
+    static let allowedHeaders = "Authorization, Content-Type, apikey, Last-Event-ID, Prefer, Accept-Profile, Content-Profile, X-Client-Info, Clubhouse-Lease"
 
     /// CORS response headers: none unless `request.origin` is listed. A preflight (OPTIONS) also
     /// gets the methods, headers and how long the answer may be cached. No credentials are allowed

@@ -228,8 +228,11 @@ public enum ArgumentParser {
         case .string:
             guard value.stringValue != nil else { throw UsageError("\(label) must be a string, got \(value.kindName)") }
         case .integer:
-            guard let n = value.numberValue, n.int != nil else { throw UsageError("\(label) must be an integer, got \(value.kindName)") }
-            return .int(n.int ?? 0)
+            guard let n = value.numberValue else { throw UsageError("\(label) must be an integer, got \(value.kindName)") }
+            guard let i = n.int else {
+                throw UsageError("\(label) must be a whole number from \(Int.min) to \(Int.max), got \(n.description)")
+            }
+            return .int(i)
         case .number:
             guard let d = value.doubleValue, d.isFinite else { throw UsageError("\(label) must be a number, got \(value.kindName)") }
         case .flag:

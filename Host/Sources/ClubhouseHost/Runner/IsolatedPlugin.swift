@@ -155,6 +155,9 @@ final class IsolatedPlugin: @unchecked Sendable {
         let caps = ServiceLimits(limits)
         let wire = WireChannel(input: fromChild[0], output: toChild[1], caps: { WireCaps.host($0, limits: caps) },
                                descriptorSocket: hostEnd)
+        // Nothing the host writes to a runner waits longer than the plugin's silence bound: a runner
+        // that stops reading its pipe is stopped (issue 27's attack round: the wire deadlock).
+        wire.boundSends(timeoutMilliseconds: Int32(clamping: timeoutMilliseconds))
         channel = wire
         let hello: (WireKind, [UInt8])?
         do {
@@ -350,11 +353,19 @@ final class IsolatedPlugin: @unchecked Sendable {
             _ = reap(after: "protocol violation")
             return failure("broke the wire protocol (\(what)) and was stopped")
         }
+        /// A send that failed: a runner that stopped reading is stopped (it would hold the call, and the
+        /// host's thread, for ever); a closed pipe means it is gone.
+        func sendFailed(_ error: WireError) -> (Int32, [UInt8]) {
+            guard error.isStalled else { return failure(reap(after: error.description)) }
+            killGroup()
+            _ = reap(after: "stalled")
+            return failure("\(error.description) (a runner must read each answer before it sends more) and was stopped")
+        }
         guard let wire = channel else { return failure("is not running") }
         do {
             try wire.send(kind, payload)
         } catch {
-            return failure(reap(after: error.description))
+            return sendFailed(error)
         }
         var cancelSent = false
         let started = Subprocess.monotonicMilliseconds()
@@ -366,7 +377,11 @@ final class IsolatedPlugin: @unchecked Sendable {
             // A cancel goes out as soon as the call is cancelled, however busy the plugin keeps the pipe.
             // From then on its storage calls get the grace for cleaning up (CallContext).
             if !cancelSent && call.isCancelled {
-                try? wire.send(.cancel, CancelMessage(call: call.id).encode())
+                do {
+                    try wire.send(.cancel, CancelMessage(call: call.id).encode())
+                } catch let error where error.isStalled {
+                    return sendFailed(error)
+                } catch {}
                 cancelSent = true
                 call.noteCancelSeen()
             }
@@ -430,15 +445,17 @@ final class IsolatedPlugin: @unchecked Sendable {
                 }
                 let (status, reply, descriptor) = serve(operation, &r, instance: instance, call: call)
                 let frame = ServiceReply(seq: header.seq, status: status, payload: reply).encode()
+                // Within the wall-clock limit too: a stalled send must not outlast it.
+                let bound = Int32(clamping: max(1, wallDeadline - Subprocess.monotonicMilliseconds()))
                 do {
                     if descriptor >= 0 {
                         // The runner gets its own copy; the host's goes at once.
                         defer { close(descriptor) }
-                        try wire.send(.replyWithDescriptor, frame, passing: descriptor)
+                        try wire.send(.replyWithDescriptor, frame, passing: descriptor, timeoutMilliseconds: bound)
                     } else {
-                        try wire.send(.reply, frame)
+                        try wire.send(.reply, frame, timeoutMilliseconds: bound)
                     }
-                } catch { return failure(reap(after: error.description)) }
+                } catch { return sendFailed(error) }
             case .log:
                 instance.runtime.log.serve(log: body, source: alias, limits: instance.limits)
             case .progress:

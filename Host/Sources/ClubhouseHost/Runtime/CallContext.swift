@@ -123,7 +123,7 @@ public final class CallContext: @unchecked Sendable {
 
     /// Runs `body` once when this call is cancelled (at once when it already is). For the outermost
     /// call, which is the one front ends cancel (`root`).
-    func whenCancelled(_ body: @escaping @Sendable () -> Void) {
+    public func whenCancelled(_ body: @escaping @Sendable () -> Void) {
         let now = observersLock.withLock { () -> Bool in
             if observersFired { return true }
             cancelObservers.append(body)

@@ -23,6 +23,9 @@ public struct ResolvedPlugin: Sendable {
     public var effectiveIsolation: Isolation
     /// True when the plugin runs in its own child process.
     public var isolated: Bool { effectiveIsolation != .inProcess }
+    /// True when its calls take turns through its gate (CallGates): it is not thread-safe, or it runs
+    /// in a runner, which serves one call at a time (as PluginInstance.serializesCalls).
+    public var serializesCalls: Bool { !info.threadSafe || isolated }
     /// Why an "auto" plugin that would be sandboxed is not (config validate warns).
     public var weakerThanAuto: String?
     /// Why it runs with `effectiveIsolation`, for `plugins info`: "installed package (…)",

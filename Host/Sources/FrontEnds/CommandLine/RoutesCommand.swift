@@ -13,6 +13,8 @@ enum RoutesCommand {
         ("GET", "/pair", "the pairing URL token pair prints: the home page, which pairs with the code after '#' (public)"),
         ("GET", "/ui/_/{file}", "the host's files (public)"),
         ("GET", "/ui/{plugin}/{file}", "a plugin's panel (public)"),
+        ("POST", "/api/_/leases/{key}", "renews the heartbeat lease (Clubhouse-Lease) of the caller's running call"),
+        ("DELETE", "/api/_/leases/{key}", "cancels the caller's call that holds this lease, now"),
     ]
 
     static func run(_ options: GlobalOptions) throws(CLIError) -> Int32 {
@@ -31,7 +33,7 @@ enum RoutesCommand {
             json.append(.object(o))
         }
         for host in hostRoutes {
-            rows.append([host.method, host.path, "-", host.what, host.method == "GET" ? "read" : "write", "yes"])
+            rows.append([host.method, host.path, "-", host.what, host.method == "GET" ? "read" : "write", host.what.hasSuffix("(public)") ? "yes" : "no"])
         }
         // Compatibility routes a plugin declares that the site does not mount.
         var notMounted: [JSONValue] = []

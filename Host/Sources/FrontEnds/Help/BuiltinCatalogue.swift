@@ -74,6 +74,7 @@ enum BuiltinCatalogue {
                      {"name": "max-connections", "type": "integer", "help": "clients served at once on the socket (default 256)"},
                      {"name": "write-timeout-ms", "type": "integer", "help": "drop a client whose replies make no progress this long (default 10000)"},
                      {"name": "workers", "type": "integer", "help": "threads running requests (default: twice the cores)"},
+                     {"name": "max-event-backlog", "type": "integer", "help": "bytes a JSON-RPC subscriber (clubhouse.subscribe) may leave unread before its subscription ends (default 262144)"},
                      {"name": "http", "type": "string", "help": "serve HTTP on ADDR:PORT (127.0.0.1:8080; port 0 picks one and says which); loopback only unless --allow-remote"},
                      {"name": "allow-remote", "type": "flag", "help": "let --http listen on an address other machines reach (put a TLS proxy in front: docs/reverse-proxy.md)"},
                      {"name": "trusted-proxy", "type": "list", "help": "proxies (ADDR or ADDR/PREFIX) whose X-Forwarded-For and X-Forwarded-Proto are believed"},

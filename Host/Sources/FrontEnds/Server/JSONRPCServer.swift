@@ -12,6 +12,10 @@
 //                                                {id, label, done, total} while it runs, the last
 //                                                with finished (and cancelled, after a cancel)
 //   clubhouse.cancel {id}                      → asks the call with that request id to stop
+//   clubhouse.subscribe {plugin, topics?, lastEventId?}
+//                                              → {subscription, plugin, topics}; then clubhouse.event
+//                                                notifications (RPCSubscriptions.swift)
+//   clubhouse.unsubscribe {subscription}       → {unsubscribed: true}
 //   clubhouse.version                          → {version, abi, build}
 //   clubhouse.reload {plugin?}                 → [{plugin, outcome, message}]: isolated plugins restart on
 //                                                their next call (calls in flight finish first); in-process
@@ -23,7 +27,8 @@
 // installed or removed or the lock rewritten, the plugins concerned are reloaded the same way.
 //
 // Requests run concurrently on worker threads; the host serializes calls into a plugin that is
-// not thread-safe. Malformed input gets a JSON-RPC error and the server keeps serving.
+// not thread-safe, and a call waiting for such a plugin waits in its lane without a thread
+// (PluginLanes.swift). Malformed input gets a JSON-RPC error and the server keeps serving.
 
 import ClubhouseHost
 import ClubhousePlatform
@@ -42,6 +47,8 @@ import Glibc
 final class RPCConnection: @unchecked Sendable {
     /// The transport's side of this connection.
     let channel: ServeChannel
+    /// The plugins' events it listens to (`clubhouse.subscribe`).
+    let subscriptions = RPCSubscriptions()
     private let lock = Lock()
 
     init(channel: ServeChannel) {
@@ -229,7 +236,7 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
 final class JSONRPCServer: @unchecked Sendable {
     /// Every method `perform` answers (Host/JSON-RPC.md documents each; a test compares them).
     static let methods = ["clubhouse.version", "clubhouse.plugins", "clubhouse.commands", "clubhouse.call",
-                          "clubhouse.cancel", "clubhouse.reload"]
+                          "clubhouse.cancel", "clubhouse.reload", "clubhouse.subscribe", "clubhouse.unsubscribe"]
 
     /// The params each method takes; any other is refused with its name (Host/JSON-RPC.md lists
     /// the same, and a test compares them with what the server says).
@@ -237,6 +244,7 @@ final class JSONRPCServer: @unchecked Sendable {
         "clubhouse.version": [], "clubhouse.plugins": [], "clubhouse.commands": ["plugin"],
         "clubhouse.call": ["plugin", "command", "arguments", "progress", "text"],
         "clubhouse.cancel": ["id"], "clubhouse.reload": ["plugin"],
+        "clubhouse.subscribe": ["plugin", "topics", "lastEventId"], "clubhouse.unsubscribe": ["subscription"],
     ]
 
     /// The refusal of params a method does not take, or nil.
@@ -257,20 +265,27 @@ final class JSONRPCServer: @unchecked Sendable {
     private let lock = Lock()
     /// Running calls by "connection number, request id" (a client cancels only its own calls).
     private var active: [String: CallContext] = [:]
+    /// Calls read but not yet started by a worker, by the same key: true once cancelled (a cancel that
+    /// overtakes its call is kept for it, not refused as "no running call").
+    private var announced: [String: Bool] = [:]
     private let group = DispatchGroup()
     let pool: WorkerPool
+    /// Where calls wait for a busy plugin without holding a worker (shared with --http).
+    let lanes: PluginLanes
     /// Called after `clubhouse.reload` reloaded plugins (serve --http rebuilds its routes); set before serving.
     var reloaded: (@Sendable () -> Void)?
     /// Socket connections whose queue had jobs at the last look (the loop's tick watches them).
     private var backlogged: [ObjectIdentifier: RPCConnection] = [:]
 
-    init(session: Session, limits: ServeLimits = ServeLimits(), pool: WorkerPool? = nil) {
+    init(session: Session, limits: ServeLimits = ServeLimits(), pool: WorkerPool? = nil, lanes: PluginLanes? = nil) {
         self.session = session
         self.limits = limits
-        self.pool = pool ?? WorkerPool(maxThreads: limits.workers)
+        let pool = pool ?? WorkerPool(maxThreads: limits.workers)
+        self.pool = pool
+        self.lanes = lanes ?? PluginLanes(pool: pool, maxWaiting: limits.maxWaitingCalls)
     }
 
-    static let usage = "usage: clubhouse serve [--socket PATH] [--max-connections N] [--write-timeout-ms MS] [--workers N] [--http ADDR:PORT [--allow-remote] [--trusted-proxy ADDR] [--ui-dir DIR] [--http-… limits]]"
+    static let usage = "usage: clubhouse serve [--socket PATH] [--max-connections N] [--write-timeout-ms MS] [--workers N] [--max-event-backlog BYTES] [--http ADDR:PORT [--allow-remote] [--trusted-proxy ADDR] [--ui-dir DIR] [--http-… limits]]"
 
     /// `clubhouse serve`: JSON-RPC on stdio, or on one event loop a Unix socket (--socket) and/or HTTP
     /// (--http), sharing one worker pool and the site's router.
@@ -297,7 +312,7 @@ final class JSONRPCServer: @unchecked Sendable {
             } else if i + 1 < words.count {
                 value = words[i + 1]
             }
-            let known = ["--socket", "--max-connections", "--write-timeout-ms", "--workers"] + HTTPOptions.names
+            let known = ["--socket", "--max-connections", "--write-timeout-ms", "--workers", "--max-event-backlog"] + HTTPOptions.names
             guard known.contains(option), let value else { throw CLIError(status: .invalidArgument, message: usage) }
             i += words[i].contains("=") || option == "--allow-remote" ? 1 : 2
             switch option {
@@ -305,6 +320,7 @@ final class JSONRPCServer: @unchecked Sendable {
             case "--max-connections": limits.maxConnections = try number(option, value, minimum: 1)
             case "--write-timeout-ms": limits.writeTimeoutMilliseconds = Int64(try number(option, value, minimum: 1))
             case "--workers": limits.workers = try number(option, value, minimum: 1)
+            case "--max-event-backlog": limits.eventBacklogBytes = try number(option, value, minimum: 1024)
             default:
                 _ = try httpOptions.read(option, value)
                 if option == "--http" { http = httpOptions }
@@ -316,11 +332,12 @@ final class JSONRPCServer: @unchecked Sendable {
             throw CLIError(status: .invalidArgument, message: "serve: \(stray.prefix { $0 != "=" }) is an option of --http ADDR:PORT; add --http 127.0.0.1:8080")
         }
         let pool = WorkerPool(maxThreads: limits.workers)
-        let server = JSONRPCServer(session: session, limits: limits, pool: pool)
+        let lanes = PluginLanes(pool: pool, maxWaiting: limits.maxWaitingCalls)
+        let server = JSONRPCServer(session: session, limits: limits, pool: pool, lanes: lanes)
         Signals.ignoreBrokenPipes()
         var front: HTTPFrontEnd?
         if let http {
-            front = try HTTPFrontEnd(session: session, options: http, access: try AccessWiring.make(session: session), pool: pool)
+            front = try HTTPFrontEnd(session: session, options: http, access: try AccessWiring.make(session: session), pool: pool, lanes: lanes)
         }
         server.reloaded = { [front] in front?.reloadRoutes() }
         let watch = server.startReloadWatch { [front] in front?.reloadRoutes() }
@@ -397,7 +414,10 @@ final class JSONRPCServer: @unchecked Sendable {
             }
             dispatch(line, connection: connection)
         }
-        handler.closedChannel = { [self] channel in cancelCalls(ofConnection: channel.number) }
+        handler.closedChannel = { [self] channel in
+            cancelCalls(ofConnection: channel.number)
+            if let connection = channel.owner as? RPCConnection { unsubscribeAll(connection) }
+        }
         handler.linesTaken = { [self] channel in
             if let connection = channel.owner as? RPCConnection { pushStaged(connection) }
         }
@@ -416,7 +436,10 @@ final class JSONRPCServer: @unchecked Sendable {
     /// Cancels the running calls of a client that went away.
     private func cancelCalls(ofConnection number: Int) {
         let prefix = "\(number) "
-        let contexts = lock.withLock { active.filter { $0.key.hasPrefix(prefix) }.map(\.value) }
+        let contexts = lock.withLock { () -> [CallContext] in
+            announced = announced.filter { !$0.key.hasPrefix(prefix) }
+            return active.filter { $0.key.hasPrefix(prefix) }.map(\.value)
+        }
         contexts.forEach { $0.cancel() }
     }
 
@@ -449,39 +472,81 @@ final class JSONRPCServer: @unchecked Sendable {
             return
         }
         if let batch = request.arrayValue {
-            // Batches run in order on one worker; their responses go out together as one array
-            // (JSON-RPC 2.0 §6), nothing when every member was a notification.
+            // Batches run in order; their responses go out together as one array (JSON-RPC 2.0 §6),
+            // nothing when every member was a notification.
             if batch.isEmpty {
                 connection.send(JSONRPCServer.error(.null, -32600, "invalid request: empty batch"))
                 return
             }
-            submit(connection) { [self] in
-                let replies = batch.compactMap { handle($0, connection: connection) }
-                if !replies.isEmpty { connection.send(.array(replies), coalescing: true) }
+            submit(connection) { [self] done in
+                runBatch(batch[...], BatchReplies(), connection: connection) { replies in
+                    if !replies.isEmpty { connection.send(.array(replies), coalescing: true) }
+                    done()
+                }
             }
             return
         }
         // A cancel is answered at once on the reading thread: it must not queue behind the calls
         // it is meant to stop when every worker is busy.
         if request["method"]?.stringValue == "clubhouse.cancel" {
-            if let reply = handle(request, connection: connection) { connection.send(reply) }
+            if case .now(let reply?) = handle(request, connection: connection, later: { _ in }) { connection.send(reply) }
             return
         }
-        submit(connection) { [self] in
-            if let reply = handle(request, connection: connection) { connection.send(reply, coalescing: true) }
+        var announcedKey: String?
+        if request["method"]?.stringValue == "clubhouse.call", let id = request["id"], !id.isNull {
+            let key = callKey(connection, id)
+            lock.withLock { announced[key] = false }
+            announcedKey = key
+        }
+        submit(connection) { [self] done in
+            let answer = handle(request, connection: connection) { reply in
+                // A call that waited in its plugin's lane: answered from the worker that ran it, or
+                // from the thread that cancelled it.
+                if let reply { connection.send(reply) }
+                done()
+            }
+            if case .now(let reply) = answer {
+                // A call refused before it was registered leaves nothing announced behind.
+                if let announcedKey { lock.withLock { _ = announced.removeValue(forKey: announcedKey) } }
+                if let reply { connection.send(reply, coalescing: true) }
+                done()
+            }
         }
     }
 
-    /// Runs `work` on the worker pool, counted as in flight for the connection; skipped if the
-    /// client is gone by the time a worker takes it. The connection's jobs go through its queue,
-    /// drained by the workers already on it (RPCConnection).
-    private func submit(_ connection: RPCConnection, _ work: @escaping () -> Void) {
+    /// The replies of a batch so far (its members run one after another, some on another thread).
+    private final class BatchReplies: @unchecked Sendable {
+        var replies: [JSONValue] = []
+    }
+
+    /// Runs a batch's members in order; a member that waits for its plugin resumes the rest on a worker.
+    private func runBatch(_ members: ArraySlice<JSONValue>, _ state: BatchReplies, connection: RPCConnection,
+                          done: @escaping ([JSONValue]) -> Void) {
+        var rest = members
+        while let member = rest.popFirst() {
+            let remaining = rest
+            let answer = handle(member, connection: connection, inBatch: true) { [self] reply in
+                if let reply { state.replies.append(reply) }
+                pool.submit { [self] in runBatch(remaining, state, connection: connection, done: done) }
+            }
+            guard case .now(let reply) = answer else { return }
+            if let reply { state.replies.append(reply) }
+        }
+        done(state.replies)
+    }
+
+    /// Runs `work` on the worker pool, counted as in flight for the connection until it calls `done`;
+    /// skipped if the client is gone by the time a worker takes it. The connection's jobs go through its
+    /// queue, drained by the workers already on it (RPCConnection).
+    private func submit(_ connection: RPCConnection, _ work: @escaping (_ done: @escaping () -> Void) -> Void) {
         group.enter()
         connection.began()
-        let job = { [self] in
-            if !connection.isClosed { work() }
+        let done = { [self] in
             connection.finished()
             group.leave()
+        }
+        let job = {
+            if connection.isClosed { done() } else { work(done) }
         }
         // The loop thread dispatches a client's lines in a row: they are pushed together.
         if connection.stage(job) { pushStaged(connection) }
@@ -523,26 +588,46 @@ final class JSONRPCServer: @unchecked Sendable {
         return anyWaiting ? min(Self.stallMilliseconds, limits.replyHoldMilliseconds) : nil
     }
 
-    func handle(_ request: JSONValue, connection: RPCConnection) -> JSONValue? {
+    /// A request's answer: now (nil: a notification, no reply), or later, through `later`, when it is
+    /// a call that waits in its plugin's lane.
+    enum Answer {
+        case now(JSONValue?)
+        case later
+    }
+
+    func handle(_ request: JSONValue, connection: RPCConnection, inBatch: Bool = false, later: @escaping (JSONValue?) -> Void) -> Answer {
         guard let o = request.objectValue, o["jsonrpc"]?.stringValue == "2.0", let method = o["method"]?.stringValue else {
-            return JSONRPCServer.error(request["id"] ?? .null, -32600, "invalid request: need {\"jsonrpc\":\"2.0\",\"method\":…}")
+            return .now(JSONRPCServer.error(request["id"] ?? .null, -32600, "invalid request: need {\"jsonrpc\":\"2.0\",\"method\":…}"))
         }
         let id = o["id"]
         if let id, id.stringValue == nil, id.numberValue == nil, !id.isNull {
-            return JSONRPCServer.error(.null, -32600, "invalid request: id must be a string, a number or null")
+            return .now(JSONRPCServer.error(.null, -32600, "invalid request: id must be a string, a number or null"))
         }
         if let p = o["params"], p.objectValue == nil {
-            return JSONRPCServer.error(id ?? .null, -32602, "invalid params: params must be an object")
+            return .now(JSONRPCServer.error(id ?? .null, -32602, "invalid params: params must be an object"))
         }
         let params = o["params"]?.objectValue ?? JSONObject()
+        func reply(_ result: Result<JSONValue, Failure>) -> JSONValue? {
+            guard let id else { return nil }
+            switch result {
+            case .success(let value): return ["jsonrpc": "2.0", "id": id, "result": value]
+            case .failure(let error): return JSONRPCServer.error(id, error.code, error.message, data: error.data)
+            }
+        }
+        if let refusal = JSONRPCServer.unknownParams(method, params) { return .now(reply(.failure(refusal))) }
+        if method == "clubhouse.call" {
+            return call(params, id: id, connection: connection) { later(reply($0)) }.map { .now(reply($0)) } ?? .later
+        }
         do throws(Failure) {
-            if let refusal = JSONRPCServer.unknownParams(method, params) { throw refusal }
-            let result = try perform(method, params, id: id, connection: connection)
-            guard let id else { return nil }
-            return ["jsonrpc": "2.0", "id": id, "result": result]
+            if method == "clubhouse.subscribe" {
+                // Its reply must precede the events it replays: it is sent by `subscribe`, under the hub's lock.
+                if inBatch { throw Failure(-32600, "invalid request: clubhouse.subscribe cannot be part of a batch; send it alone") }
+                try subscribe(params, id: id, connection: connection)
+                return .now(nil)
+            }
+            return .now(reply(.success(try perform(method, params, id: id, connection: connection))))
         } catch {
-            guard let id else { return nil }
-            return JSONRPCServer.error(id, error.code, error.message, data: error.data)
+            return .now(reply(.failure(error)))
         }
     }
 
@@ -611,22 +696,43 @@ final class JSONRPCServer: @unchecked Sendable {
                 }
                 return ["plugin": .string(alias), "outcome": .string(name), "message": .string("plugin '\(alias)' \(outcome.description)")]
             })
+        case "clubhouse.unsubscribe":
+            return try unsubscribe(params, connection: connection)
         case "clubhouse.cancel":
             guard let target = params["id"] else { throw Failure(-32602, "invalid params: id of the call to cancel is required") }
             let key = callKey(connection, target)
-            guard let context = lock.withLock({ active[key] }) else {
-                throw Failure(-32002, "no running call with id \(JSONWriter.compact(target))")
+            let found = lock.withLock { () -> (CallContext?, Bool) in
+                if let context = active[key] { return (context, true) }
+                // Read but not yet taken by a worker: it will end as soon as one does.
+                guard announced[key] != nil else { return (nil, false) }
+                announced[key] = true
+                return (nil, true)
             }
-            context.cancel()
+            guard found.1 else { throw Failure(-32002, "no running call with id \(JSONWriter.compact(target))") }
+            found.0?.cancel()
             return ["cancelled": true]
-        case "clubhouse.call":
+        default:
+            throw Failure(-32601, "method not found: \(method) (methods: \(JSONRPCServer.methods.joined(separator: ", ")))")
+        }
+    }
+
+    /// `clubhouse.call`: prepared on this worker, then run at once when its plugin is free, else left
+    /// waiting in the plugin's lane (PluginLanes) without a thread: nil then, and the outcome goes to
+    /// `later` (from the worker that runs it, or the thread that refuses it).
+    private func call(_ params: JSONObject, id: JSONValue?, connection: RPCConnection,
+                      later: @escaping (Result<JSONValue, Failure>) -> Void) -> Result<JSONValue, Failure>? {
+        let key = id.flatMap { $0.isNull ? nil : callKey(connection, $0) }
+        let runtime = session.runtime
+        let prepared: PreparedCall
+        let wantsText: Bool
+        let rpcProgress: RPCProgress?
+        do throws(Failure) {
             guard let alias = params["plugin"]?.stringValue, let command = params["command"]?.stringValue else {
                 throw Failure(-32602, "invalid params: plugin and command (strings) are required")
             }
             if let given = params["arguments"], given.objectValue == nil {
                 throw Failure(-32602, "invalid params: arguments must be an object")
             }
-            let prepared: PreparedCall
             switch runtime.router.prepare(alias: alias, .json(command: command, arguments: params["arguments"]?.objectValue ?? JSONObject()),
                                           origin: .server) {
             case .success(let p): prepared = p
@@ -641,23 +747,55 @@ final class JSONRPCServer: @unchecked Sendable {
             for flag in ["progress", "text"] where params[flag] != nil && params[flag]?.boolValue == nil {
                 throw Failure(-32602, "invalid params: \(flag) must be true or false")
             }
+            wantsText = params["text"]?.boolValue ?? false
             let wantsProgress = params["progress"]?.boolValue ?? false
-            let wantsText = params["text"]?.boolValue ?? false
-            let rpcProgress = wantsProgress && id != nil ? RPCProgress(connection: connection, id: id ?? .null) : nil
-            let context = runtime.router.context(for: prepared, progress: rpcProgress ?? SilentProgress(), wantsText: wantsText)
-            rpcProgress?.watch { context.isCancelled }
-            let key = id.map { callKey(connection, $0) }
-            if let key { lock.withLock { active[key] = context } }
-            defer { if let key { lock.withLock { active[key] = nil } } }
+            rpcProgress = wantsProgress && id != nil ? RPCProgress(connection: connection, id: id ?? .null) : nil
+        } catch {
+            if let key { lock.withLock { _ = announced.removeValue(forKey: key) } }
+            return .failure(error)
+        }
+        let context = runtime.router.context(for: prepared, progress: rpcProgress ?? SilentProgress(), wantsText: wantsText)
+        rpcProgress?.watch { context.isCancelled }
+        // Registered before it may wait, so that a cancel finds it; a cancel that came before it was
+        // read by a worker (announced) applies now.
+        let cancelledEarly = key.map { key in
+            lock.withLock { () -> Bool in
+                active[key] = context
+                return announced.removeValue(forKey: key) ?? false
+            }
+        } ?? false
+        func unregister() { if let key { lock.withLock { active[key] = nil } } }
+        if cancelledEarly {
+            unregister()
+            return .failure(Failure(-32000, "cancelled before it started", ["status": .string(Status.cancelled.name)]))
+        }
+        let run = { () -> Result<JSONValue, Failure> in
+            defer { unregister() }
             let outcome = runtime.router.run(prepared, context: context)
             rpcProgress?.finish(cancelled: outcome.status == .cancelled || context.isCancelled)
             if outcome.status == .ok {
                 // With "text": true the result is {data, text}: text is what the command line prints.
-                return wantsText ? ["data": outcome.data, "text": outcome.text.map { .string($0) } ?? .null] : outcome.data
+                return .success(wantsText ? ["data": outcome.data, "text": outcome.text.map { .string($0) } ?? .null] : outcome.data)
             }
-            throw Failure(outcome.status == .invalidArgument ? -32602 : -32000, outcome.message, ["status": .string(outcome.status.name)])
-        default:
-            throw Failure(-32601, "method not found: \(method) (methods: \(JSONRPCServer.methods.joined(separator: ", ")))")
+            return .failure(Failure(outcome.status == .invalidArgument ? -32602 : -32000, outcome.message, ["status": .string(outcome.status.name)]))
+        }
+        func refusal(_ error: RuntimeError) -> Failure {
+            Failure(-32000, error.message, ["status": .string(error.status.name)])
+        }
+        switch lanes.admit(alias: prepared.alias, serialized: prepared.plugin.serializesCalls, client: connection.channel.number,
+                           context: context, start: { later(run()) },
+                           refuse: { error in
+                               unregister()
+                               later(.failure(refusal(error)))
+                           }) {
+        case .now:
+            defer { lanes.finished(lane: prepared.alias) }
+            return run()
+        case .waiting:
+            return nil
+        case .refused(let error):
+            unregister()
+            return .failure(refusal(error))
         }
     }
 }

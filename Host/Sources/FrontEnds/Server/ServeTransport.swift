@@ -6,7 +6,8 @@
 // - Requests run on a small worker pool (calls into plugins may block; the loop never does); a
 //   worker that finishes one of a client's requests takes that client's next one itself
 //   (JSONRPCServer's per-connection queue), and a queue stuck behind long calls gets one more
-//   worker after a few milliseconds.
+//   worker after a few milliseconds. A call for a plugin busy with another call waits in that
+//   plugin's lane without a worker, clients taking turns (PluginLanes.swift).
 // - Replies are written straight from the worker when the socket takes them; what the socket does
 //   not take waits in the connection's output buffer and the loop writes it when the client reads.
 //   A worker draining a pipelining client's queue holds its reply (no syscall) while more of the
@@ -47,12 +48,17 @@ struct ServeLimits: Sendable {
     var outputLimit = 1 << 20
     /// Requests of one client being worked on beyond which the server stops reading its requests.
     var maxInFlight = 256
+    /// Calls of one client waiting for busy plugins (PluginLanes) beyond which one more is refused
+    /// (busy): below `maxInFlight`, so the client is still read (its cancels reach the server).
+    var maxWaitingCalls = 128
     /// Worker threads for calls (started on demand).
     var workers = 32
     /// Longest a finished reply may be held back to be written with the ones after it.
     var replyHoldMilliseconds: Int64 = 2
     /// Held replies beyond which they are written at once.
     var replyHoldBytes = 1 << 16
+    /// Bytes a subscriber may leave unread before its subscription is ended (`--max-event-backlog`).
+    var eventBacklogBytes = 1 << 18
 }
 
 /// A fixed-size pool of worker threads started on demand, taking jobs in order.
@@ -402,7 +408,13 @@ final class LineProtocol: ServeProtocol {
     var maxConnections: Int { limits.maxConnections }
     func opened(_ channel: ServeChannel, now: Int64) {}
     func wantsInput(_ channel: ServeChannel) -> Bool { true }
-    func inputEnded(_ channel: ServeChannel) {}
+    /// A last request without its newline is still a request (`printf '{…}' | clubhouse serve`):
+    /// it is ended here and taken with the others.
+    func inputEnded(_ channel: ServeChannel) {
+        guard channel.inputStart < channel.input.count, channel.input.last != 0x0A else { return }
+        channel.input.append(0x0A)
+        if channel.mayRead() { _ = take(channel) }
+    }
     func deadline(_ channel: ServeChannel, now: Int64) -> Int64? { nil }
     func expire(_ channel: ServeChannel, now: Int64) -> String? { nil }
     func lingers(_ channel: ServeChannel) -> Bool { false }
@@ -583,6 +595,13 @@ final class ServeLoop: @unchecked Sendable {
                 if let failure = s.failure {
                     drop(at: index, reason: "dropped client \(c.number): \(failure)", quiet: true)
                     continue
+                }
+                if c.readClosed && !stopping && c.input.count > c.inputStart && c.mayRead() {
+                    // Requests that arrived before the client's last byte are taken as its calls
+                    // finish: a pipelined batch larger than the in-flight bound, then end of input,
+                    // still has every request answered.
+                    if handler.take(c) { timeout = 0 }
+                    s = c.state()
                 }
                 if let until = c.lingerUntil {
                     // Reading and dropping what a refused client still sends, until it stops or time is up.

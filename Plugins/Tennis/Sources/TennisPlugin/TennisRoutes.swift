@@ -1,5 +1,5 @@
 // The tennis plugin's HTTP routes (under /api/tennis/ on `clubhouse serve --http`): the court's zones,
-// a shot sent at once, drills (saved, shown, run) and the stored sessions.
+// a shot sent at once, drills (saved, shown, run), the stored sessions and the command table in use.
 
 import PluginKit
 
@@ -12,5 +12,7 @@ extension Tennis {
         .get("/drills/{drill}", command: "drill show"),
         .post("/drills/{drill}/run", command: "drill run"),
         .get("/sessions", command: "sessions"),
+        // The panel's speeds and spins: the site's command table (issue 29).
+        .get("/table", command: "table show"),
     ]
 }

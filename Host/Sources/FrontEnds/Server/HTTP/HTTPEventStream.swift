@@ -92,7 +92,7 @@ extension HTTPFrontEnd {
             channel.enqueue(EventStreams.frame(event), droppable: false)
             return true
         })
-        if !connection.openStream(subscription, hub: hub) { hub.unsubscribe(subscription) }
+        if !connection.openStream(stop: { hub.unsubscribe(subscription) }) { hub.unsubscribe(subscription) }
         channel.finished()
         loop?.wake()
     }

@@ -46,6 +46,10 @@ enum HTTPDestination: Sendable {
     case options([String]?)
     /// GET /api/<alias>/events: the plugin's live events (it declares these topics).
     case events(alias: String, topics: [EventTopic])
+    /// GET or DELETE /api/<alias>/calls/<id>: a followed call (HTTPCalls.swift).
+    case call(alias: String, id: String)
+    /// POST (renew) or DELETE (cancel now) /api/_/leases/<key>: a leased call (HTTPCallLeases.swift).
+    case lease(String)
 }
 
 /// A request read off the loop, for a worker.
@@ -87,8 +91,8 @@ final class HTTPConnection: @unchecked Sendable {
     private var gone = false
     /// Set by the loop while the next request's bytes wait in the buffer behind the one a worker has.
     private var inputWaiting = false
-    /// The event stream this client listens to, once a worker opened it.
-    private var subscription: (EventSubscription, EventHub)?
+    /// How the event stream this client listens to ends (unsubscribes it), once a worker opened it.
+    private var stopStream: (() -> Void)?
     private var streamOpened = false
     /// Why the stream's client is dropped (it left too much unread), for the loop.
     private var overrun: String?
@@ -134,21 +138,21 @@ final class HTTPConnection: @unchecked Sendable {
 
     /// The client went away (or stopped sending): its running call is cancelled, its event stream closed.
     func abandon() {
-        let (context, listening) = lock.withLock { () -> (CallContext?, (EventSubscription, EventHub)?) in
+        let (context, stop) = lock.withLock { () -> (CallContext?, (() -> Void)?) in
             gone = true
-            defer { subscription = nil }
-            return (running, subscription)
+            defer { stopStream = nil }
+            return (running, stopStream)
         }
         context?.cancel()
-        if let (subscription, hub) = listening { hub.unsubscribe(subscription) }
+        stop?()
     }
 
-    /// A worker opened an event stream for this client; false when the client is already gone (the caller
-    /// then unsubscribes).
-    func openStream(_ subscription: EventSubscription, hub: EventHub) -> Bool {
+    /// A worker opened an event stream for this client, which `stop` ends when the client goes; false when
+    /// the client is already gone (the caller then ends it itself).
+    func openStream(stop: @escaping () -> Void) -> Bool {
         lock.withLock {
             guard !gone else { return false }
-            self.subscription = (subscription, hub)
+            stopStream = stop
             streamOpened = true
             return true
         }
@@ -175,13 +179,21 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let options: HTTPOptions
     let access: any AccessControlling
     let pool: WorkerPool
+    /// Where calls wait for a busy plugin without holding a worker (shared with JSON-RPC).
+    let lanes: PluginLanes
     let listenerFD: Int32
     let port: UInt16
     let statics: StaticFiles
+    /// Writes named by an Idempotency-Key, with their answers (a repeat is answered without running).
+    let idempotency = IdempotencyKeys()
     let dates = HTTPDate()
+    /// Calls held by a page's heartbeat lease (`Clubhouse-Lease`).
+    let leases: HTTPCallLeases
     /// Where request bodies and command outputs live while a request runs (a private folder).
     let scratch: String
     let group = DispatchGroup()
+    /// The calls clients follow as event streams, while they run.
+    let calls = HTTPCallTable()
     private let idPrefix: String
     private let idCounter = Atomic<UInt64>(0)
     // Safe: the route table is replaced whole under `routesLock` (a plugin reloaded).
@@ -190,11 +202,14 @@ final class HTTPFrontEnd: @unchecked Sendable {
     /// Set once the loop exists (before it runs).
     private(set) weak var loop: ServeLoop?
 
-    init(session: Session, options: HTTPOptions, access: any AccessControlling, pool: WorkerPool) throws(CLIError) {
+    init(session: Session, options: HTTPOptions, access: any AccessControlling, pool: WorkerPool, lanes: PluginLanes? = nil) throws(CLIError) {
         self.session = session
         self.options = options
         self.access = access
         self.pool = pool
+        self.lanes = lanes ?? PluginLanes(pool: pool)
+        let log = session.log
+        leases = HTTPCallLeases { line in log.warning("serve: \(line)") }
         try options.checkExposure()
         session.runtime.resolveAll()
         let table = SiteRoutes.build(site: session.site) { session.runtime.resolve($0) }
@@ -207,16 +222,28 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
         routeTable = table
         statics = StaticFiles(roots: StaticFiles.roots(site: session.site, runtime: session.runtime, uiDirectory: options.uiDirectory))
-        var template = Array((FileSystem.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp") .utf8CString)
-        template.removeLast()
-        template += Array("/clubhouse-http-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ buffer -> UnsafeMutablePointer<CChar>? in
-            guard let base = buffer.baseAddress else { return nil }
-            return mkdtemp(base)
-        }) else {
-            throw CLIError(status: .io, message: "serve: cannot make a private folder for request bodies: \(String(cString: strerror(errno)))")
+        // Request bodies are kept in a private folder in the site's data folder (on the database's disk,
+        // not a tmpfs eating memory); where that folder cannot be written (a read-only data folder), in
+        // $TMPDIR. Each request removes its own files; the folder goes with the server.
+        func privateFolder(in parent: String) -> String? {
+            var template = Array(parent.utf8CString)
+            template.removeLast()
+            template += Array("/.http-uploads-XXXXXX".utf8CString)
+            return template.withUnsafeMutableBufferPointer { buffer -> String? in
+                guard let base = buffer.baseAddress, let made = mkdtemp(base) else { return nil }
+                return String(cString: made)
+            }
         }
-        scratch = String(cString: made)
+        let siteFolder = session.dataDirectory + "/" + session.site.name
+        let temporary = FileSystem.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        if let made = (try? FileSystem.createDirectory(siteFolder)).flatMap({ privateFolder(in: siteFolder) }) {
+            scratch = made
+        } else if let made = privateFolder(in: temporary) {
+            session.log.warning("serve: request bodies are kept in \(made): the site's data folder \(siteFolder) cannot be written")
+            scratch = made
+        } else {
+            throw CLIError(status: .io, message: "serve: cannot make a private folder for request bodies in \(siteFolder) or \(temporary): \(String(cString: strerror(errno)))")
+        }
         var random = SystemRandomNumberGenerator()
         let hex = String(random.next() as UInt32, radix: 16)
         idPrefix = String(repeating: "0", count: 8 - hex.count) + hex
@@ -280,9 +307,16 @@ final class HTTPFrontEnd: @unchecked Sendable {
         if segments == ["api", "_", "session"] {
             return method == "GET" || method == "HEAD" ? (.session, 0) : (.methodNotAllowed(["GET", "HEAD", "OPTIONS"]), options.limits.bodyBytes)
         }
+        if segments.count == 4 && segments[0] == "api" && segments[1] == "_" && segments[2] == "leases" {
+            return method == "POST" || method == "DELETE" ? (.lease(segments[3]), 0) : (.methodNotAllowed(["DELETE", "OPTIONS", "POST"]), options.limits.bodyBytes)
+        }
         if segments.count == 3 && segments[0] == "api" && segments[2] == "events", let topics = routes.topics[segments[1]] {
             return method == "GET" || method == "HEAD" ? (.events(alias: segments[1], topics: topics), 0)
                 : (.methodNotAllowed(["GET", "HEAD", "OPTIONS"]), options.limits.bodyBytes)
+        }
+        if segments.count == 4 && segments[0] == "api" && segments[2] == "calls" && session.site.plugin(alias: segments[1]) != nil {
+            return ["GET", "HEAD", "DELETE"].contains(method) ? (.call(alias: segments[1], id: segments[3]), 0)
+                : (.methodNotAllowed(["DELETE", "GET", "HEAD", "OPTIONS"]), options.limits.bodyBytes)
         }
         switch routes.match(method: method, segments: segments) {
         case .route(let route, let values):
@@ -299,8 +333,12 @@ final class HTTPFrontEnd: @unchecked Sendable {
         if segments.first == "ui" || segments.isEmpty { return ["GET", "HEAD", "OPTIONS"] }
         if segments == ["api", "_", "pair"] { return ["OPTIONS", "POST"] }
         if segments == ["api", "_", "session"] { return ["GET", "HEAD", "OPTIONS"] }
+        if segments.count == 4 && segments[0] == "api" && segments[1] == "_" && segments[2] == "leases" { return ["DELETE", "OPTIONS", "POST"] }
         if segments.count == 3 && segments[0] == "api" && segments[2] == "events" && routes.topics[segments[1]] != nil {
             return ["GET", "HEAD", "OPTIONS"]
+        }
+        if segments.count == 4 && segments[0] == "api" && segments[2] == "calls" && session.site.plugin(alias: segments[1]) != nil {
+            return ["DELETE", "GET", "HEAD", "OPTIONS"]
         }
         switch routes.match(method: "OPTIONS", segments: segments) {
         case .methodNotAllowed(let allowed): return allowed
@@ -310,9 +348,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
 
     // MARK: requests (worker threads)
 
-    /// Runs a request on the pool; the response goes to `channel`. (A plugin that takes one call at a time
-    /// makes the others wait at its gate: measured, handing its calls to whichever worker already runs one —
-    /// a lane — cost more context switches than it saved, 7.7 a request against 3.)
+    /// Runs a request on the pool; the response goes to `channel`. A plugin call runs at once on this worker
+    /// when its plugin is free, else waits in the plugin's lane without a worker (PluginLanes).
     func dispatch(_ exchange: HTTPExchange, connection: HTTPConnection, channel: ServeChannel) {
         group.enter()
         channel.began()
@@ -321,16 +358,20 @@ final class HTTPFrontEnd: @unchecked Sendable {
             switch answer.step {
             case .now(let response):
                 complete(exchange, response, answer, connection: connection, channel: channel)
+            case .call(let call) where HTTPFrontEnd.wantsEventStream(exchange.head):
+                runFollowed(call, exchange: exchange, answer, connection: connection, channel: channel)
             case .call(let call):
-                complete(exchange, finish(call, exchange: exchange, connection: connection), answer, connection: connection, channel: channel)
+                run(call, exchange: exchange, answer, connection: connection, channel: channel)
             case .events(let alias, let topics):
                 stream(exchange, alias: alias, topics: topics, answer, connection: connection, channel: channel)
+            case .follow(let followed):
+                followStream(followed, exchange: exchange, answer, connection: connection, channel: channel)
             }
         }
     }
 
     /// Sends the response (with the access layer's CORS headers), then the audit entry and the log line.
-    private func complete(_ exchange: HTTPExchange, _ response: HTTPResponse, _ answer: Answer, connection: HTTPConnection,
+    func complete(_ exchange: HTTPExchange, _ response: HTTPResponse, _ answer: Answer, connection: HTTPConnection,
                           channel: ServeChannel) {
         var response = response
         response.headers += answer.cors
@@ -384,9 +425,11 @@ final class HTTPFrontEnd: @unchecked Sendable {
             isPublic = true
         case .pair, .session:
             isPublic = true
+        case .lease:
+            break
         case .unavailable(let a, _):
             alias = a
-        case .events(let a, _):
+        case .events(let a, _), .call(let a, _):
             alias = a
             access = .read
         case .methodNotAllowed, .notFound, .options:
@@ -409,10 +452,14 @@ final class HTTPFrontEnd: @unchecked Sendable {
             case call(PluginCall)
             /// An event stream of these topics of the plugin (nil: all).
             case events(alias: String, topics: Set<String>?)
+            /// One more stream of a followed call's events.
+            case follow(HTTPFollowedCall)
         }
         var step: Step
         var principal: String
         var cors: [(name: String, value: String)]
+        /// Who the credential is, as a followed call's owner (HTTPFrontEnd.owner).
+        var owner = ""
     }
 
     func answer(_ exchange: HTTPExchange, connection: HTTPConnection) -> Answer {
@@ -432,13 +479,34 @@ final class HTTPFrontEnd: @unchecked Sendable {
             if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
             return Answer(step: .now(response), principal: "anonymous", cors: cors)
         case .allow(let who):
+            if case .call(let alias, let id) = exchange.destination {
+                return Answer(step: callResource(exchange, alias: alias, id: id, who: who), principal: who.name, cors: cors)
+            }
             if case .session = exchange.destination {
                 return Answer(step: .now(sessionDescription(who)), principal: who.name, cors: cors)
             }
             if case .plugin(let route, let values) = exchange.destination {
+                if HTTPFrontEnd.wantsEventStream(exchange.head), let output = route.route.output {
+                    return Answer(step: .now(.error(406, "\(route.shown) answers a file (\(output.contentType)), not an event stream; ask without Accept: text/event-stream")),
+                                  principal: who.name, cors: cors)
+                }
+                // A write named by an Idempotency-Key runs once; a repeat gets the first answer (IdempotencyKeys.swift).
+                var named: (caller: String, key: String)?
+                if route.access == .write, let key = exchange.head.header("idempotency-key") {
+                    let caller = "\(who.kind.rawValue):\(who.name)"
+                    let request = IdempotencyKeys.Request(method: exchange.head.method, target: exchange.head.target, body: exchange.body)
+                    switch idempotency.start(caller: caller, key: key, request: request, now: Subprocess.monotonicMilliseconds()) {
+                    case .answer(let response): return Answer(step: .now(response), principal: who.name, cors: cors)
+                    case .run: named = (caller, key)
+                    }
+                }
                 switch prepare(exchange, route: route, values: values) {
-                case .success(let call): return Answer(step: .call(call), principal: who.name, cors: cors)
-                case .failure(let refusal): return Answer(step: .now(refusal.response), principal: who.name, cors: cors)
+                case .success(var call):
+                    call.idempotency = named
+                    return Answer(step: .call(call), principal: who.name, cors: cors, owner: HTTPFrontEnd.owner(who))
+                case .failure(let refusal):
+                    if let (caller, key) = named { idempotency.finish(caller: caller, key: key, response: refusal.response) }
+                    return Answer(step: .now(refusal.response), principal: who.name, cors: cors)
                 }
             }
             if case .events(let alias, let declared) = exchange.destination {
@@ -446,6 +514,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
                 case .success(let topics): return Answer(step: .events(alias: alias, topics: topics), principal: who.name, cors: cors)
                 case .failure(let refusal): return Answer(step: .now(.refusal(refusal)), principal: who.name, cors: cors)
                 }
+            }
+            if case .lease(let key) = exchange.destination {
+                return Answer(step: .now(lease(key, method: exchange.head.method, principal: who.name)), principal: who.name, cors: cors)
             }
             return Answer(step: .now(perform(exchange, request: request)), principal: who.name, cors: cors)
         }
@@ -455,7 +526,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
     func perform(_ exchange: HTTPExchange, request: AccessRequest) -> HTTPResponse {
         let method = exchange.head.method
         switch exchange.destination {
-        case .plugin, .events:
+        case .plugin, .events, .call, .lease:
             return .error(500, "a plugin's route reached the host's own routes")
         case .methodNotAllowed(let allowed):
             var response = HTTPResponse.error(405, "\(exchange.target.path) does not answer \(method); it answers \(allowed.joined(separator: ", "))")
@@ -481,6 +552,20 @@ final class HTTPFrontEnd: @unchecked Sendable {
                                  requestPath: String(exchange.head.rawPath))
         case .options:
             return HTTPResponse(status: 204)
+        }
+    }
+
+    /// POST /api/_/leases/KEY renews a leased call: `{"held": true}`, or false once the call has ended (the
+    /// page stops renewing). DELETE cancels it now: `{"cancelled": true}`, or false when no call held it
+    /// any more (a DELETE is idempotent). 403 when another credential's call holds the key.
+    func lease(_ key: String, method: String, principal: String) -> HTTPResponse {
+        let cancel = method == "DELETE"
+        switch cancel ? leases.cancel(key, principal: principal) : leases.renew(key, principal: principal) {
+        case .another:
+            return .error(403, "the lease \(String(key.prefix(64))) holds another credential's call; only the caller that started it renews or cancels it",
+                          name: Status.denied.name)
+        case .held: return .json(200, [cancel ? "cancelled" : "held": true])
+        case .none: return .json(200, [cancel ? "cancelled" : "held": false])
         }
     }
 
@@ -542,6 +627,11 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
     }
 
+    /// Removes a request's files and then their folders (last made first).
+    static func remove(_ made: [String]) {
+        for path in made.reversed() where unlink(path) != 0 && errno == EISDIR { rmdir(path) }
+    }
+
     /// A plugin call prepared from a request: the body and the output as files, the arguments bound and
     /// checked by the router. `made` are the host's files of the request, removed once it is answered.
     struct PluginCall {
@@ -549,8 +639,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
         var prepared: PreparedCall
         var files: [String: String]
         var made: [String]
-        /// When it was prepared (monotonic ms): a call that waited too long for its plugin is refused.
-        var preparedAt: Int64
+        /// The caller and the request's Idempotency-Key, when it gave one (its answer is kept).
+        var idempotency: (caller: String, key: String)? = nil
     }
 
     /// A refusal made while preparing a call, with the files made so far removed.
@@ -564,7 +654,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         var files: [String: String] = [:]
         var made: [String] = []
         func refuse(_ response: HTTPResponse) -> Result<PluginCall, PrepareFailure> {
-            for path in made { unlink(path) }
+            HTTPFrontEnd.remove(made)
             return .failure(PrepareFailure(response: response))
         }
         switch declared.body {
@@ -582,7 +672,17 @@ final class HTTPFrontEnd: @unchecked Sendable {
             if !types.isEmpty, !(media.map(types.contains) ?? false) {
                 return refuse(.error(415, "\(route.shown) takes a body of type \(types.joined(separator: " or ")), not \(media ?? "an undeclared type")"))
             }
-            let path = scratch + "/" + exchange.requestID + "-body" + HTTPFrontEnd.fileExtension(path: "", type: media ?? "")
+            // The body is kept as the client's file name (Content-Disposition) in a folder of its own, so the
+            // plugin's messages name the file the person chose.
+            let name: String
+            switch UploadName.parse(contentDisposition: exchange.head.header("content-disposition")) {
+            case .failure(let refusal): return refuse(.error(400, refusal.message))
+            case .success(let given): name = given ?? "upload" + HTTPFrontEnd.fileExtension(path: "", type: media ?? "")
+            }
+            let folder = scratch + "/" + exchange.requestID
+            guard mkdir(folder, 0o700) == 0 else { return refuse(.error(500, "cannot keep the request body: \(String(cString: strerror(errno)))")) }
+            made.append(folder)
+            let path = folder + "/" + name
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard fd >= 0 else { return refuse(.error(500, "cannot keep the request body: \(String(cString: strerror(errno)))")) }
             made.append(path)
@@ -605,32 +705,83 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
         switch session.runtime.router.prepare(alias: route.alias, .json(command: route.command.name, arguments: arguments), origin: .http) {
         case .success(let prepared):
-            return .success(PluginCall(route: route, prepared: prepared, files: files, made: made,
-                                       preparedAt: Subprocess.monotonicMilliseconds()))
+            return .success(PluginCall(route: route, prepared: prepared, files: files, made: made))
         case .failure(let e):
             return refuse(.error(HTTPStatusTable.status(for: e.status), e.message, name: e.status.name))
         }
     }
 
-    /// How long a prepared call may wait for its plugin (as a call waits at a busy plugin's gate).
-    static let laneWaitMilliseconds: Int64 = 120_000
-
-    /// Runs a prepared call (cancelled if the client goes away) and makes its response: the reply's data as
-    /// JSON, or the output file.
-    func finish(_ call: PluginCall, exchange: HTTPExchange, connection: HTTPConnection) -> HTTPResponse {
-        defer { for path in call.made { unlink(path) } }
-        let route = call.route
-        if Subprocess.monotonicMilliseconds() - call.preparedAt > HTTPFrontEnd.laneWaitMilliseconds {
-            return .error(503, "plugin '\(route.alias)' stayed busy with other calls for \(HTTPFrontEnd.laneWaitMilliseconds / 1000) s; try again when it is free",
-                          name: Status.busy.name)
+    /// Runs a prepared call through its plugin's lane (cancelled if the client goes away, waiting or
+    /// running) and queues its response.
+    private func run(_ call: PluginCall, exchange: HTTPExchange, _ answer: Answer, connection: HTTPConnection, channel: ServeChannel) {
+        let context = session.runtime.router.context(for: call.prepared)
+        // A page's heartbeat lease holds the call from now, waiting or running (HTTPCallLeases.swift).
+        let leased: String?
+        switch holdLease(exchange, principal: answer.principal, context: context, what: call.route.shown) {
+        case .success(let key): leased = key
+        case .failure(let refusal):
+            HTTPFrontEnd.remove(call.made)
+            if let (caller, key) = call.idempotency { idempotency.finish(caller: caller, key: key, response: refusal) }
+            return complete(exchange, refusal, answer, connection: connection, channel: channel)
         }
+        let respond = { [self] (response: HTTPResponse) in
+            if let leased { leases.release(leased, context: context) }
+            if let (caller, key) = call.idempotency { idempotency.finish(caller: caller, key: key, response: response) }
+            complete(exchange, response, answer, connection: connection, channel: channel)
+        }
+        func refuse(_ response: HTTPResponse) {
+            HTTPFrontEnd.remove(call.made)
+            _ = connection.track(nil)
+            respond(response)
+        }
+        guard connection.track(context) else { return refuse(.error(499, "the client went away before the call started", name: "cancelled")) }
+        let alias = call.route.alias
+        let start = { [self] in respond(finish(call, context: context, connection: connection, exchange: exchange)) }
+        func refusal(_ error: RuntimeError) -> HTTPResponse {
+            .error(HTTPStatusTable.status(for: error.status), error.message, name: error.status.name)
+        }
+        switch lanes.admit(alias: alias, serialized: call.prepared.plugin.serializesCalls, client: channel.number, context: context,
+                           start: start, refuse: { refuse(refusal($0)) }) {
+        case .now:
+            start()
+            lanes.finished(lane: alias)
+        case .waiting: break
+        case .refused(let error): refuse(refusal(error))
+        }
+    }
+
+    enum LeaseHold {
+        /// The key held (nil: the request names no lease).
+        case success(String?)
+        case failure(HTTPResponse)
+    }
+
+    /// The lease a request names (`Clubhouse-Lease`), held for `context` until released; nil when it names
+    /// none; a refusal when the header is wrong or the key already holds a call.
+    func holdLease(_ exchange: HTTPExchange, principal: String, context: CallContext, what: String) -> LeaseHold {
+        guard let header = exchange.head.header("clubhouse-lease") else { return .success(nil) }
+        switch HTTPCallLeases.parse(header) {
+        case .failure(let refusal): return .failure(.refusal(refusal))
+        case .success(let (key, ms)):
+            guard leases.hold(key, milliseconds: ms, principal: principal, context: context, what: what) else {
+                return .failure(.error(409, "the lease \(key) already holds a running call; choose a new key for each call", name: Status.constraint.name))
+            }
+            return .success(key)
+        }
+    }
+
+    /// Runs a prepared call and makes its response: the reply's data as JSON, or the output file.
+    func finish(_ call: PluginCall, context: CallContext, connection: HTTPConnection, exchange: HTTPExchange) -> HTTPResponse {
+        defer { HTTPFrontEnd.remove(call.made) }
+        let route = call.route
         let router = session.runtime.router
-        let context = router.context(for: call.prepared)
-        guard connection.track(context) else { return .error(499, "the client went away before the call started", name: "cancelled") }
         let outcome = router.runData(call.prepared, context: context)
         _ = connection.track(nil)
         guard outcome.status == .ok else {
-            return .error(HTTPStatusTable.status(for: outcome.status), outcome.message, name: outcome.status.name)
+            // An upload's message names the file as the client named it, not the host's private folder.
+            var message = outcome.message
+            if case .file = route.route.body { message = message.replacing(scratch + "/" + exchange.requestID + "/", with: "") }
+            return .error(HTTPStatusTable.status(for: outcome.status), message, name: outcome.status.name)
         }
         let declared = route.route
         if let output = declared.output {
@@ -734,6 +885,11 @@ final class HTTPProtocolHandler: ServeProtocol {
     private func refresh(_ channel: ServeChannel, _ c: HTTPConnection, now: Int64) {
         if case .busy = c.phase, c.takeStreamOpened() {
             c.phase = .streaming(beatAt: now + limits.heartbeatMilliseconds)
+        }
+        // A stream the server ends (a followed call answered): closed once its last event is out.
+        if case .streaming = c.phase, c.takeFinished() != nil {
+            c.phase = .closing
+            channel.readClosed = true
         }
         if case .busy = c.phase, let keepAlive = c.takeFinished() {
             if keepAlive {

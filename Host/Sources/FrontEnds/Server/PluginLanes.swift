@@ -1,0 +1,238 @@
+// Admission of plugin calls to serve's worker pool, shared by JSON-RPC (socket and stdio) and HTTP.
+//
+// Issue 27's attack round: a plugin that takes one call at a time (not thread-safe, or isolated:
+// CallGates) made every call sent to it wait at its gate on a worker thread, so one client pipelining
+// 60 long calls to such a plugin held every worker and nobody else was answered, not even
+// `clubhouse.version`. Now:
+// - A call for a busy plugin holds no thread: it waits in the plugin's lane (one per plugin alias)
+//   and is started on a worker when the call ahead of it ends. A free plugin's call runs at once on
+//   the thread that read it (no hand-off).
+// - In a lane, clients take turns: the next call to start is the oldest of the client after the one
+//   that ran last (round robin), so a second client's call to the busy plugin runs right after the
+//   call now running, not after the first client's 60.
+// - Plugin calls run on at most `capacity` workers at once (the pool less one, with 2 workers or
+//   more): one worker is always left for the built-in methods and for queuing calls.
+// - A client may have `maxWaiting` calls waiting; one more is refused at once (busy), so a client is
+//   never paused with its cancels unread behind them.
+// - A waiting call that is cancelled (clubhouse.cancel, its client leaving, the server stopping) is
+//   answered at once; one that waited `waitLimitMilliseconds` is refused, as a wait at a gate is.
+//
+// Lock order: `lock` is a leaf; nothing is called while it is held.
+
+import ClubhouseABI
+import ClubhouseHost
+import ClubhousePlatform
+import Dispatch
+
+/// @unchecked Sendable: every var below is guarded by `lock`.
+final class PluginLanes: @unchecked Sendable {
+    enum Admission {
+        /// Run it now on this thread, then call `finished(lane:)`.
+        case now
+        /// It waits; `start` runs on a worker when its turn comes (or `refuse`, once).
+        case waiting
+        case refused(RuntimeError)
+    }
+
+    private struct Waiting {
+        let ticket: UInt64
+        let client: Int
+        let since: Int64
+        let start: () -> Void
+        let refuse: (RuntimeError) -> Void
+    }
+
+    /// One plugin's calls: how many run, and who waits, by client, in turn order.
+    private final class Lane {
+        var serialized = true
+        var running = 0
+        var waiting: [Int: [Waiting]] = [:]
+        var turns: [Int] = []
+        var count = 0
+        var lastClient: Int?
+
+        /// The next call to start: the oldest of the first client in turn, skipping the one that ran last.
+        func next() -> Waiting? {
+            guard !turns.isEmpty else { return nil }
+            let k = turns.count > 1 && turns[0] == lastClient ? 1 : 0
+            let client = turns.remove(at: k)
+            guard var queue = waiting.removeValue(forKey: client), !queue.isEmpty else { return next() }
+            let first = queue.removeFirst()
+            if !queue.isEmpty {
+                waiting[client] = queue
+                turns.append(client)
+            }
+            count -= 1
+            lastClient = client
+            return first
+        }
+
+        func remove(ticket: UInt64, client: Int) -> Waiting? {
+            guard var queue = waiting[client], let i = queue.firstIndex(where: { $0.ticket == ticket }) else { return nil }
+            let found = queue.remove(at: i)
+            if queue.isEmpty {
+                waiting[client] = nil
+                turns.removeAll { $0 == client }
+            } else {
+                waiting[client] = queue
+            }
+            count -= 1
+            return found
+        }
+    }
+
+    let pool: WorkerPool
+    /// Plugin calls running at once.
+    let capacity: Int
+    /// Calls one client may have waiting.
+    let maxWaiting: Int
+    /// How long a call may wait for its plugin (as a call waits at a busy plugin's gate).
+    let waitLimitMilliseconds: Int64
+    private let lock = Lock()
+    private var running = 0
+    private var lanes: [String: Lane] = [:]
+    /// Lanes with calls waiting, in the order they are offered a free worker.
+    private var order: [String] = []
+    private var tickets: [UInt64: (lane: String, client: Int)] = [:]
+    private var waitingByClient: [Int: Int] = [:]
+    private var nextTicket: UInt64 = 0
+    private var sweepDue = false
+
+    init(pool: WorkerPool, maxWaiting: Int = 128, waitLimitMilliseconds: Int64 = 120_000) {
+        self.pool = pool
+        capacity = max(1, pool.maxThreads - 1)
+        self.maxWaiting = maxWaiting
+        self.waitLimitMilliseconds = waitLimitMilliseconds
+    }
+
+    /// Admits a call of `client` to plugin `alias` (`serialized`: it takes one call at a time). When the
+    /// answer is `.waiting`, `start` runs later on a worker — or `refuse` runs instead, once, at once when
+    /// `context` is cancelled — and the lane is released after `start` by the lanes themselves.
+    func admit(alias: String, serialized: Bool, client: Int, context: CallContext,
+               start: @escaping () -> Void, refuse: @escaping (RuntimeError) -> Void) -> Admission {
+        let ticket = lock.withLock { () -> UInt64? in
+            let lane = lanes[alias] ?? Lane()
+            lanes[alias] = lane
+            lane.serialized = serialized
+            if lane.count == 0 && (!serialized || lane.running == 0) && running < capacity {
+                lane.running += 1
+                running += 1
+                lane.lastClient = client
+                return nil
+            }
+            if waitingByClient[client, default: 0] >= maxWaiting { return 0 }
+            nextTicket += 1
+            let ticket = nextTicket
+            if lane.count == 0 { order.append(alias) }
+            lane.waiting[client, default: []].append(Waiting(ticket: ticket, client: client, since: Subprocess.monotonicMilliseconds(),
+                                                             start: start, refuse: refuse))
+            if lane.waiting[client]?.count == 1 { lane.turns.append(client) }
+            lane.count += 1
+            tickets[ticket] = (alias, client)
+            waitingByClient[client, default: 0] += 1
+            if !sweepDue {
+                sweepDue = true
+                scheduleSweep()
+            }
+            return ticket
+        }
+        guard let ticket else { return .now }
+        guard ticket > 0 else {
+            return .refused(RuntimeError(status: .busy,
+                                         message: "this client already has \(maxWaiting) calls waiting for busy plugins (serve's bound per client); wait for their answers, or cancel some, before sending more"))
+        }
+        context.whenCancelled { [weak self] in
+            self?.withdraw(ticket, RuntimeError(status: .cancelled, message: "cancelled while waiting for plugin '\(alias)' to finish another call"))
+        }
+        return .waiting
+    }
+
+    /// A call admitted `.now` (or started from its lane) has ended: its place goes to the next waiting call.
+    func finished(lane alias: String) {
+        let starts = lock.withLock { () -> [(String, Waiting)] in
+            running -= 1
+            if let lane = lanes[alias] {
+                lane.running -= 1
+                if lane.running == 0 && lane.count == 0 { lanes[alias] = nil }
+            }
+            return schedule()
+        }
+        for (alias, waiting) in starts {
+            pool.submit { [self] in
+                waiting.start()
+                finished(lane: alias)
+            }
+        }
+    }
+
+    /// Takes the calls that may start now, in turn (lanes round robin, clients round robin in a lane).
+    /// Called with `lock` held.
+    private func schedule() -> [(String, Waiting)] {
+        var started: [(String, Waiting)] = []
+        var i = 0
+        while running < capacity && i < order.count {
+            let alias = order[i]
+            guard let lane = lanes[alias], lane.count > 0 else {
+                order.remove(at: i)
+                continue
+            }
+            guard !lane.serialized || lane.running == 0, let waiting = lane.next() else {
+                i += 1
+                continue
+            }
+            lane.running += 1
+            running += 1
+            forget(waiting)
+            started.append((alias, waiting))
+            order.remove(at: i)
+            if lane.count > 0 { order.append(alias) }
+        }
+        return started
+    }
+
+    /// A waiting call left its lane (started or refused). Called with `lock` held.
+    private func forget(_ waiting: Waiting) {
+        tickets[waiting.ticket] = nil
+        let left = waitingByClient[waiting.client, default: 1] - 1
+        waitingByClient[waiting.client] = left > 0 ? left : nil
+    }
+
+    /// Refuses a waiting call at once (nothing when it already started or was refused).
+    private func withdraw(_ ticket: UInt64, _ refusal: RuntimeError) {
+        let found = lock.withLock { () -> Waiting? in
+            guard let (alias, client) = tickets[ticket], let lane = lanes[alias],
+                  let waiting = lane.remove(ticket: ticket, client: client) else { return nil }
+            forget(waiting)
+            if lane.count == 0 {
+                order.removeAll { $0 == alias }
+                if lane.running == 0 { lanes[alias] = nil }
+            }
+            return waiting
+        }
+        found?.refuse(refusal)
+    }
+
+    /// Refuses the calls that waited `waitLimitMilliseconds`, every second while any wait.
+    private func scheduleSweep() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1000)) { [weak self] in self?.sweep() }
+    }
+
+    private func sweep() {
+        let now = Subprocess.monotonicMilliseconds()
+        let expired = lock.withLock { () -> [(UInt64, String)] in
+            var expired: [(UInt64, String)] = []
+            for (alias, lane) in lanes {
+                for queue in lane.waiting.values {
+                    for waiting in queue where now - waiting.since >= waitLimitMilliseconds { expired.append((waiting.ticket, alias)) }
+                }
+            }
+            sweepDue = !tickets.isEmpty
+            if sweepDue { scheduleSweep() }
+            return expired
+        }
+        for (ticket, alias) in expired {
+            withdraw(ticket, RuntimeError(status: .busy,
+                                          message: "plugin '\(alias)' stayed busy with other calls for \(waitLimitMilliseconds / 1000) s; try again when it is free"))
+        }
+    }
+}

@@ -1,0 +1,161 @@
+// Uploads over `serve --http` (Host/HTTP.md, "Uploads"): a route that takes its body as a file gets it
+// written to a private folder in the site's data folder, under the client's file name, handed to the
+// plugin as its path argument and removed afterwards. The hostile ones first: a body over the route's
+// limit, bytes that are not a CSV, a file name that tries to be a path, an upload that stops half-way —
+// each refused with its line and nothing left behind, nothing stored.
+
+import ClubhouseJSON
+import Foundation
+import TestSupport
+import XCTest
+@testable import ClubhouseFrontEnds
+
+final class HTTPUploadTests: XCTestCase {
+    static let header = #""Club Type","Club Brand","Club Model","Carry Distance","Total Distance","Ball Speed","Launch Angle","Launch Direction","Apex","Side Carry","Club Speed","Smash Factor","Descent Angle","Attack Angle","Club Path","Club Data Est Type","Spin Rate","Spin Axis""#
+
+    /// A small MLM2PRO export written here: six 7-iron shots.
+    static var csv: String {
+        let rows = (0..<6).map { i in
+            #""7i",,,"\#(140 + i).2","\#(150 + i).0","\#(100 + i).5","24.0","-1.0","92.0","\#(i - 3).5","77.0","1.3\#(i)","48.0","-1.0","-2.0",0,"5500","2.0""#
+        }
+        return ([header] + rows).joined(separator: "\n") + "\n"
+    }
+
+    func server() throws -> InProcessHTTPServer {
+        let access = TestAccess()
+        access.addToken("phone", name: "Ann's phone", scopes: ["practice:*"])
+        return try InProcessHTTPServer(plugins: ["practice": "PracticePlugin"], access: access)
+    }
+
+    let auth = [("Authorization", "Bearer phone")]
+
+    func upload(_ server: InProcessHTTPServer, _ body: [UInt8], name: String? = nil, disposition: String? = nil,
+                type: String = "text/csv") throws -> RawHTTPResponse {
+        var headers = auth + [("Content-Type", type)]
+        if let disposition { headers.append(("Content-Disposition", disposition)) }
+        else if let name { headers.append(("Content-Disposition", "attachment; filename=\"\(name)\"")) }
+        return try httpRequest(port: server.port, "POST", "/api/practice/sessions", headers: headers, body: body)
+    }
+
+    func sessions(_ server: InProcessHTTPServer) throws -> [JSONValue] {
+        let listed = try httpRequest(port: server.port, "GET", "/api/practice/sessions", headers: auth)
+        XCTAssertEqual(listed.status, 200, listed.text)
+        return try listed.json()["sessions"]?.arrayValue ?? []
+    }
+
+    /// Nothing of any request is left in the host's folder for bodies.
+    func assertNothingKept(_ server: InProcessHTTPServer, file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: server.front.scratch), [], file: file, line: line)
+    }
+
+    func testTheBodyIsKeptInTheSitesDataFolderUnderTheClientsNameAndRemoved() throws {
+        let server = try server()
+        defer { server.stop() }
+        // The folder is private and in the site's data folder.
+        let site = server.scratch.appendingPathComponent("data/club").path
+        XCTAssertTrue(server.front.scratch.hasPrefix(site + "/.http-uploads-"), server.front.scratch)
+        let mode = (try FileManager.default.attributesOfItem(atPath: server.front.scratch)[.posixPermissions] as? NSNumber)?.intValue
+        XCTAssertEqual(mode, 0o700)
+
+        let done = try upload(server, Array(HTTPUploadTests.csv.utf8), name: "range day.csv")
+        XCTAssertEqual(done.status, 200, done.text)
+        let stored = try done.json()["session"]
+        XCTAssertEqual(stored?["shot_count"]?.intValue, 6)
+        XCTAssertEqual((stored?["source_name"]?.stringValue ?? "").split(separator: "/").last, "range day.csv")
+        try assertNothingKept(server)
+        // RFC 8187's form wins over the plain one, and may say anything UTF-8 can.
+        let other = HTTPUploadTests.csv.replacingOccurrences(of: "\"5500\"", with: "\"5600\"")
+        let again = try upload(server, Array(other.utf8),
+                               disposition: "attachment; filename=\"plain.csv\"; filename*=UTF-8''s%C3%A9ance%20%E2%9B%B3.csv")
+        XCTAssertEqual(again.status, 200, again.text)
+        XCTAssertEqual((try again.json()["session"]?["source_name"]?.stringValue ?? "").split(separator: "/").last, "séance ⛳.csv")
+        try assertNothingKept(server)
+    }
+
+    func testABodyOverTheRoutesLimitIsRefusedBeforeAnythingIsWritten() throws {
+        let server = try server()
+        defer { server.stop() }
+        // 64 MiB + 1 declared: refused on the head, the body never read.
+        let c = try RawHTTPConnection(port: server.port)
+        c.send("POST /api/practice/sessions HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer phone\r\nContent-Type: text/csv\r\n"
+               + "Content-Length: \(64 << 20 + 1)\r\n\r\n" + HTTPUploadTests.header + "\n")
+        let refused = try c.response()
+        XCTAssertEqual(refused.status, 413, refused.text)
+        XCTAssertEqual(try refused.json()["error"]?["status"]?.stringValue, "too-large")
+        try assertNothingKept(server)
+        XCTAssertEqual(try sessions(server).count, 0)
+    }
+
+    func testBytesThatAreNotACSVAreRefusedNamingTheFileAsTheClientNamedIt() throws {
+        let server = try server()
+        defer { server.stop() }
+        var generator = SystemRandomNumberGenerator()
+        var garbage = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        garbage[0] = 0xFF   // never valid UTF-8
+        for (body, name) in [(garbage, "garbage.csv"), (Array("hello,world\n1,2\n".utf8), "notes.csv"), ([], "empty.csv")] {
+            let refused = try upload(server, body, name: name)
+            XCTAssertEqual(refused.status, 400, "\(name): \(refused.text)")
+            let message = try refused.json()["error"]?["message"]?.stringValue ?? ""
+            XCTAssertTrue(message.hasPrefix(name) || message.contains(" \(name)") || message.contains("'\(name)'"), "\(name): \(message)")
+            XCTAssertFalse(message.contains(".http-uploads"), "the host's private folder leaks: \(message)")
+            try assertNothingKept(server)
+        }
+        XCTAssertEqual(try sessions(server).count, 0)
+    }
+
+    func testAFileNameThatIsAPathIsRefusedAndNothingIsWrittenAnywhere() throws {
+        let server = try server()
+        defer { server.stop() }
+        let site = server.scratch.appendingPathComponent("data/club")
+        let before = try FileManager.default.contentsOfDirectory(atPath: site.path).sorted()
+        let hostile = ["attachment; filename=\"../../escaped.csv\"", "attachment; filename*=UTF-8''..%2F..%2Fescaped.csv",
+                       "attachment; filename=\"a\\\\b.csv\"", "attachment; filename=\".profile\"", "attachment; filename=\"..\"",
+                       "attachment; filename*=UTF-8''a%0Ab.csv", "attachment; filename*=UTF-8''%FF.csv", "attachment; filename=\"\"",
+                       "attachment; filename=\"" + String(repeating: "x", count: 201) + "\""]
+        for disposition in hostile {
+            let refused = try upload(server, Array(HTTPUploadTests.csv.utf8), disposition: disposition)
+            XCTAssertEqual(refused.status, 400, "\(disposition): \(refused.text)")
+            XCTAssertEqual(try refused.json()["error"]?["status"]?.stringValue, "invalid-argument")
+            try assertNothingKept(server)
+        }
+        let traversal = try upload(server, Array(HTTPUploadTests.csv.utf8), disposition: hostile[0])
+        XCTAssertEqual(try traversal.json()["error"]?["message"]?.stringValue,
+                       "the upload's file name '../../escaped.csv' is not a plain file name (no '/', '\\', control characters or leading '.'); "
+                       + "send the file's name alone, e.g. Content-Disposition: attachment; filename=\"session.csv\"")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: server.scratch.appendingPathComponent("data/escaped.csv").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: site.appendingPathComponent("escaped.csv").path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: site.path).sorted(), before)
+        XCTAssertEqual(try sessions(server).count, 0)
+    }
+
+    func testAnUploadThatStopsHalfWayLeavesNothingBehind() throws {
+        let server = try server()
+        defer { server.stop() }
+        let body = Array(HTTPUploadTests.csv.utf8)
+        for cut in [0, body.count / 2, body.count - 1] {
+            let c = try RawHTTPConnection(port: server.port)
+            c.send("POST /api/practice/sessions HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer phone\r\nContent-Type: text/csv\r\n"
+                   + "Content-Disposition: attachment; filename=\"half.csv\"\r\nContent-Length: \(body.count)\r\n\r\n"
+                   + String(decoding: body.prefix(cut), as: UTF8.self))
+            usleep(100_000)
+            close(c.fd)
+        }
+        // The server goes on; nothing was kept and nothing imported.
+        usleep(200_000)
+        try assertNothingKept(server)
+        XCTAssertEqual(try sessions(server).count, 0)
+        let whole = try upload(server, body, name: "half.csv")
+        XCTAssertEqual(whole.status, 200, whole.text)
+        XCTAssertEqual(try sessions(server).count, 1)
+        try assertNothingKept(server)
+    }
+
+    func testContentDispositionParameters() {
+        XCTAssertEqual(try UploadName.parse(contentDisposition: nil).get(), nil)
+        XCTAssertEqual(try UploadName.parse(contentDisposition: "attachment").get(), nil)
+        XCTAssertEqual(try UploadName.parse(contentDisposition: "attachment; filename=s.csv").get(), "s.csv")
+        XCTAssertEqual(try UploadName.parse(contentDisposition: "form-data; name=\"f\"; filename=\"a \\\"b\\\".csv\"").get(), "a \"b\".csv")
+        XCTAssertEqual(try UploadName.parse(contentDisposition: "attachment; filename*=utf-8''%E2%82%AC.csv; filename=e.csv").get(), "€.csv")
+        XCTAssertThrowsError(try UploadName.parse(contentDisposition: "attachment; filename*=ISO-8859-1''a.csv").get())
+    }
+}
