@@ -50,8 +50,8 @@ func federationBench(_ arguments: [String]) {
     // The raw COPY's input: the same rows, as the push writes them (no staging, no check, no conflict).
     func rawScript() -> [UInt8] {
         var script = Array("BEGIN;\nCOPY bench.raw (site_id, plugin, plugin_version, topic, key, seq, canonical, body, sha256, published_at) FROM STDIN;\n".utf8)
-        let records = (try? OutboxFile(path: database, writable: false))??.waiting(limit: count + 1)
-        for r in (try? records ?? []) ?? [] {
+        let file = (try? OutboxFile(path: database, writable: false)) ?? nil
+        for r in (try? file?.waiting(limit: count + 1)) ?? [] {
             let canonical = String(decoding: r.body, as: UTF8.self).replacing("\\", with: "\\\\")
             script += Array("bench\t\(r.plugin)\t\(r.pluginVersion)\t\(r.topic)\t\(r.key)\t\(r.seq)\t\(canonical)\t\(canonical)\t\(r.sha256)\t\(r.publishedAt)\n".utf8)
         }
@@ -66,8 +66,8 @@ func federationBench(_ arguments: [String]) {
     }
     func cpu() -> Double {
         var me = rusage(), children = rusage()
-        getrusage(RUSAGE_SELF, &me)
-        getrusage(RUSAGE_CHILDREN, &children)
+        getrusage(RUSAGE_SELF.rawValue, &me)
+        getrusage(RUSAGE_CHILDREN.rawValue, &children)
         func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return s(me.ru_utime) + s(me.ru_stime) + s(children.ru_utime) + s(children.ru_stime)
     }
@@ -89,9 +89,9 @@ func federationBench(_ arguments: [String]) {
             pushWall.append(t2 - t1); pushCPU.append(c2 - c1)
         }
     }
-    let push = Double(count) / Measure.median(pushWall), raw = Double(count) / Measure.median(rawWall)
+    let pushRate = Double(count) / Measure.median(pushWall), raw = Double(count) / Measure.median(rawWall)
     print("federation push, \(count) records of ~\(rawScript().count / max(count, 1)) bytes in batches of \(batch), median of \(samples):")
-    print(String(format: "  clubhouse federation push  %9.0f records/s  (wall %.3f s, CPU %.3f s host+psql)", push, Measure.median(pushWall), Measure.median(pushCPU)))
+    print(String(format: "  clubhouse federation push  %9.0f records/s  (wall %.3f s, CPU %.3f s host+psql)", pushRate, Measure.median(pushWall), Measure.median(pushCPU)))
     print(String(format: "  raw psql COPY (one batch)  %9.0f records/s  (wall %.3f s, CPU %.3f s psql)", raw, Measure.median(rawWall), Measure.median(rawCPU)))
-    print(String(format: "  ratio push / raw COPY      %9.2f", push / raw))
+    print(String(format: "  ratio push / raw COPY      %9.2f", pushRate / raw))
 }
