@@ -122,6 +122,12 @@ final class PluginFactory<P: Plugin>: AnyPluginFactory {
         if !P.topics.isEmpty {
             catalogue["topics"] = .array(P.topics.map { .object(["name": .string($0.name), "summary": .string($0.summary)]) })
         }
+        if !P.pulls.isEmpty {
+            catalogue["pulls"] = .array(P.pulls.map { .object(["view": .string($0.view), "command": .string($0.command)]) })
+        }
+        if !P.records.isEmpty {
+            catalogue["records"] = .array(P.records.map { .object(["name": .string($0.name), "summary": .string($0.summary)]) })
+        }
         JSONWriter.appendCompact(.object(catalogue), to: &out)
         let made = (bytes: out, problem: problems.isEmpty ? nil : problems.joined(separator: "; "))
         described = made

@@ -71,6 +71,7 @@ public final class SiteRuntime: @unchecked Sendable {
     public static let offeredServices = [
         CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_CONFIG, CLUBHOUSE_SERVICE_STORAGE, CLUBHOUSE_SERVICE_PROGRESS,
         CLUBHOUSE_SERVICE_INVOKE, CLUBHOUSE_SERVICE_DEVICE, CLUBHOUSE_SERVICE_FILES, CLUBHOUSE_SERVICE_EVENTS,
+        CLUBHOUSE_SERVICE_PUBLISH,
     ]
 
     public let configuration: SiteConfiguration
@@ -491,6 +492,7 @@ public final class SiteRuntime: @unchecked Sendable {
         let made = PluginInstance(backend: backend, entry: plugin.entry, siteName: site.name, runtime: self)
         made.pathArguments = PluginInstance.pathArguments(of: plugin.catalogue)
         made.topics = plugin.catalogue.topics
+        made.records = plugin.catalogue.records
         do {
             try made.create()
         } catch {

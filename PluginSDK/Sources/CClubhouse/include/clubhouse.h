@@ -64,5 +64,6 @@
 #include "clubhouse/services/device.h"
 #include "clubhouse/services/files.h" /* added in ABI 1.1: a new service id, no shipped table changed */
 #include "clubhouse/services/events.h" /* added in ABI 1.3: a new service id */
+#include "clubhouse/services/publish.h" /* added in ABI 1.4: a new service id (the outbox) */
 
 #endif /* CLUBHOUSE_H */
