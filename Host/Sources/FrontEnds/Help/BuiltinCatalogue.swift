@@ -14,7 +14,7 @@ enum BuiltinCatalogue {
     /// word is one, so this is written out rather than read from the parsed declaration (parsing
     /// it cost about 0.4 ms of each `clubhouse <plugin> …`); BuiltinCatalogueTests checks that the
     /// two agree.
-    static let groups: Set<String> = ["plugins", "plugin", "config", "demo", "serve", "routes", "device", "version", "help", "lock", "token"]
+    static let groups: Set<String> = ["plugins", "plugin", "config", "demo", "serve", "routes", "device", "version", "help", "lock", "token", "outbox", "federation"]
 
     static let json = #"""
     {"commands": [
