@@ -71,7 +71,10 @@ var targets: [Target] = [
     .target(name: "ClubhouseRunner", dependencies: ["ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform", "CClubhouse", "ClubhouseABI",
                                                     "ClubhouseJSON", "CSQLite"],
             path: "Host/Sources/Runner"),
-    .target(name: "ClubhouseHost", dependencies: ["ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform", "CClubhouse", "ClubhouseABI", "CSQLite",
+    // SQLite's allocator, wrapped so that what a plugin's statement makes SQLite allocate in the
+    // host is charged to that statement (the row-of-huge-values attack, RELIABILITY.md).
+    .target(name: "CSQLiteMemory", path: "Host/Sources/CSQLiteMemory", linkerSettings: [.linkedLibrary("sqlite3")]),
+    .target(name: "ClubhouseHost", dependencies: ["ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform", "CClubhouse", "ClubhouseABI", "CSQLite", "CSQLiteMemory",
                                                   "ClubhouseJSON", "ClubhouseHashing", "ClubhouseToolkit"],
             path: "Host/Sources/ClubhouseHost"),
     .target(name: "ClubhouseFrontEnds", dependencies: ["ClubhouseHost", "ClubhouseRunner", "ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform",

@@ -21,7 +21,13 @@ the fit (exit 2, a message that the matches are too few or too noisy to trust); 
 is not within 1.5x the better peer but is within 1.5x the oracle and the better peer beat the oracle
 by more than 1.5x itself (no estimator that does not know the true pairs can promise that); "FAIL"
 otherwise. The literal count (ours more than 1.5x the better peer, refusals aside) is printed too.
-Usage: court_sweep.py --bench PATH --clubhouse PATH [--threshold 0.25] [--cases DIR] [--json OUT]
+With --seeds N (N > 5) the same grid for seeds 6..N follows the 80 (cases 80 on): the summary is then
+given for the 80 and for all, with how often each method lands more than 1.5x from the oracle either
+way, to tell an estimator's error from chance.
+Usage: court_sweep.py --bench PATH --clubhouse PATH [--threshold 0.25] [--cases DIR] [--json OUT] [--seeds N]
+Peers: OpenCV 4.x with numpy, e.g. `python3 -m venv .build-peers/venv && .build-peers/venv/bin/pip install
+opencv-python-headless==4.12.0.88 "numpy<2.3"` (the figures in BENCHMARKS.md); OpenCV 5.0's USAC methods return no
+model even on clean data, so not 5.0.0.93, which Benchmarks/tennis/run.sh installs for its timings.
 Prints a Markdown table, one row per case, and a summary; exits 1 when a case fails.
 """
 import argparse, glob, json, os, statistics, subprocess, sys, tempfile, time
@@ -58,6 +64,65 @@ def ours(clubhouse, path, threshold, env):
     return H, (sum(1 for v in inl if v) if inl else None), None, 0, dt
 
 
+def summarize(all_rows, title, keep):
+    rows = [r for r in all_rows if keep(r)]
+    if title:
+        print(f"**{title}**")
+    fitted = [r for r in rows if r["refused"] is None and r["ours_m"] is not None]
+    refused = [r for r in rows if r["refused"] is not None]
+    failing = [r for r in rows if r["verdict"].startswith("FAIL")]
+    worse2 = [r for r in fitted if min(x for x in (r["ransac_m"], r["magsac_m"]) if x is not None) * 2 < r["ours_m"]]
+    luck = [r for r in rows if r["verdict"] == "peer luck"]
+    print(f"{len(rows)} cases: {len(fitted)} fitted, {len(refused)} refused, {len(failing)} failing; "
+          f"more than 1.5x the better peer: {sum(r['literal_miss'] for r in rows)} (of which peer luck: {len(luck)}); "
+          f"more than 2x: {len(worse2)}")
+    def geo(xs):
+        xs = [x for x in xs if x and x > 0 and x != float("inf")]
+        return float(np.exp(np.mean(np.log(xs)))) if xs else float("nan")
+    both = [r for r in fitted if r["ransac_m"] is not None and r["magsac_m"] is not None]
+    print(f"geometric mean over the {len(both)} fitted cases: ours / better peer {geo(r['ours_m'] / min(r['ransac_m'], r['magsac_m']) for r in both):.3f}, "
+          f"ours / RANSAC {geo(r['ours_m'] / r['ransac_m'] for r in both):.3f}, ours / MAGSAC {geo(r['ours_m'] / r['magsac_m'] for r in both):.3f}, "
+          f"ours / oracle {geo(r['ours_m'] / r['oracle_m'] for r in both if r['oracle_m']):.3f}; "
+          f"better peer / oracle {geo(min(r['ransac_m'], r['magsac_m']) / r['oracle_m'] for r in both if r['oracle_m']):.3f}")
+    # The reverse of the issue's count, and each method against the oracle both ways (chance or not).
+    reverse = [r for r in both if r["ours_m"] * 1.5 < min(r["ransac_m"], r["magsac_m"])]
+    print(f"the reverse: the better peer more than 1.5x ours in {len(reverse)} of {len(both)} fitted cases")
+    for name, key in (("ours", "ours_m"), ("RANSAC", "ransac_m"), ("MAGSAC", "magsac_m")):
+        xs = [r[key] / r["oracle_m"] for r in both if r["oracle_m"]]
+        if xs:
+            print(f"  {name} / oracle over {len(xs)} cases: below 1/1.5 in {sum(x < 1 / 1.5 for x in xs)}, within 1.5x either way in "
+                  f"{sum(1 / 1.5 <= x <= 1.5 for x in xs)}, above 1.5x in {sum(x > 1.5 for x in xs)}; worst {max(xs):.2f}x, best {min(xs):.2f}x")
+    worst = max(fitted, key=lambda r: r["ours_m"] / max(1e-12, min(x for x in (r["ransac_m"], r["magsac_m"]) if x is not None)), default=None)
+    if worst:
+        b = min(x for x in (worst["ransac_m"], worst["magsac_m"]) if x is not None)
+        print(f"largest ratio to the better peer: {worst['ours_m'] / b:.2f}x (case {worst['case']['index']}: "
+              f"{worst['ours_m']:.4f} m against {b:.4f} m)")
+    if fitted:
+        print(f"median error over the fitted cases: ours {statistics.median(r['ours_m'] for r in fitted):.4f} m, "
+              f"RANSAC {statistics.median(r['ransac_m'] for r in rows if r['ransac_m'] is not None):.4f} m, "
+              f"MAGSAC {statistics.median(r['magsac_m'] for r in rows if r['magsac_m'] is not None):.4f} m")
+    print()
+
+
+def by_configuration(rows):
+    """Per grid point (pairs, noise, wrong share) over its seeds: each method's geometric mean error against the
+    oracle's, and how often RANSAC beat the oracle by more than 1.5x (a method that does that on average would be
+    better than maximum likelihood; by chance, it is luck)."""
+    print("| pairs | noise px | wrong % | fitted | ours / oracle | RANSAC / oracle | MAGSAC / oracle | RANSAC below oracle / 1.5 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for pairs in (30, 100):
+        for noise in (0.5, 2.0):
+            for out in (0.0, 0.3, 0.5, 0.7):
+                rs = [r for r in rows if r["case"]["pairs"] == pairs and r["case"]["noise_px"] == noise and r["case"]["outliers"] == out
+                      and r["oracle_m"] and r["ours_m"] and r["ransac_m"] and r["magsac_m"]]
+                if not rs:
+                    continue
+                g = lambda k: float(np.exp(np.mean([np.log(r[k] / r["oracle_m"]) for r in rs])))
+                print(f"| {pairs} | {noise} | {round(out * 100)} | {len(rs)} | {g('ours_m'):.3f} | {g('ransac_m'):.3f} | {g('magsac_m'):.3f} | "
+                      f"{sum(r['ransac_m'] * 1.5 < r['oracle_m'] for r in rs)} |")
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bench", required=True, help="clubhouse-bench (writes the cases)")
@@ -65,11 +130,13 @@ def main():
     ap.add_argument("--threshold", type=float, default=0.25, help="inlier threshold, court metres, for all three")
     ap.add_argument("--cases", help="directory for the case files (default: a temporary one)")
     ap.add_argument("--json", help="also write the per-case results here")
+    ap.add_argument("--seeds", type=int, default=5, help="seeds per grid point (the first 5 are the issue's 80 cases)")
     a = ap.parse_args()
 
     cases = a.cases or tempfile.mkdtemp(prefix="court-sweep-")
     os.makedirs(cases, exist_ok=True)
-    subprocess.run([a.bench, "tennis-sweep", "--write-cases", cases, "--threshold", str(a.threshold)],
+    subprocess.run([a.bench, "tennis-sweep", "--write-cases", cases, "--threshold", str(a.threshold),
+                    "--seeds", str(a.seeds)],
                    check=True, stdout=subprocess.DEVNULL)
     files = sorted(glob.glob(os.path.join(cases, "case-*.json")))
     env = dict(os.environ)
@@ -126,28 +193,10 @@ def main():
         rows.append({"case": c, "ours_m": e_ours, "refused": refused, "exit": code, "inliers": inliers,
                      "cli_s": dt, "ransac_m": e_r, "magsac_m": e_m, "oracle_m": e_o, "verdict": verdict, "literal_miss": literal})
     print()
-    fitted = [r for r in rows if r["refused"] is None and r["ours_m"] is not None]
-    worse2 = [r for r in fitted if min(x for x in (r["ransac_m"], r["magsac_m"]) if x is not None) * 2 < r["ours_m"]]
-    luck = [r for r in rows if r["verdict"] == "peer luck"]
-    print(f"{len(rows)} cases: {len(fitted)} fitted, {len(refusals)} refused, {len(failures)} failing; "
-          f"more than 1.5x the better peer: {sum(r['literal_miss'] for r in rows)} (of which peer luck: {len(luck)}); "
-          f"more than 2x: {len(worse2)}")
-    def geo(xs):
-        xs = [x for x in xs if x and x > 0 and x != float("inf")]
-        return float(np.exp(np.mean(np.log(xs)))) if xs else float("nan")
-    both = [r for r in fitted if r["ransac_m"] is not None and r["magsac_m"] is not None]
-    print(f"geometric mean over the {len(both)} fitted cases: ours / better peer {geo(r['ours_m'] / min(r['ransac_m'], r['magsac_m']) for r in both):.3f}, "
-          f"ours / RANSAC {geo(r['ours_m'] / r['ransac_m'] for r in both):.3f}, ours / MAGSAC {geo(r['ours_m'] / r['magsac_m'] for r in both):.3f}, "
-          f"ours / oracle {geo(r['ours_m'] / r['oracle_m'] for r in both if r['oracle_m']):.3f}; "
-          f"better peer / oracle {geo(min(r['ransac_m'], r['magsac_m']) / r['oracle_m'] for r in both if r['oracle_m']):.3f}")
-    worst = max(fitted, key=lambda r: r["ours_m"] / max(1e-12, min(x for x in (r["ransac_m"], r["magsac_m"]) if x is not None)), default=None)
-    if worst:
-        b = min(x for x in (worst["ransac_m"], worst["magsac_m"]) if x is not None)
-        print(f"largest ratio to the better peer: {worst['ours_m'] / b:.2f}x (case {worst['case']['index']}: "
-              f"{worst['ours_m']:.4f} m against {b:.4f} m)")
-    print(f"median error over the fitted cases: ours {statistics.median(r['ours_m'] for r in fitted):.4f} m, "
-          f"RANSAC {statistics.median(r['ransac_m'] for r in rows if r['ransac_m'] is not None):.4f} m, "
-          f"MAGSAC {statistics.median(r['magsac_m'] for r in rows if r['magsac_m'] is not None):.4f} m")
+    summarize(rows, "the 80 cases (seeds 1-5)" if a.seeds > 5 else None, lambda r: r["case"]["seed"] <= 5)
+    if a.seeds > 5:
+        summarize(rows, f"all {len(rows)} cases (seeds 1-{a.seeds})", lambda r: True)
+        by_configuration(rows)
     for c, msg, code, best in refusals:
         print(f"refused case {c['index']} ({c['pairs']} pairs, {c['noise_px']} px, {round(c['outliers'] * 100)} % wrong, seed {c['seed']}; "
               f"better peer {'no model' if best is None else f'{best:.3f} m'}), exit {code}: {msg}")

@@ -19,6 +19,44 @@ final class GlobalOptionsTests: XCTestCase {
         XCTAssertFalse(passthrough.json)
     }
 
+    /// A command a message suggests carries the --config and --data-dir this run was given as
+    /// flags (quoted for a shell), not those the environment gives it anyway.
+    func testSuggestedCommandsNameTheConfigurationAndDataTheRunWasGiven() throws {
+        let env = ["CLUBHOUSE_DATA_DIR": "/srv/data"]
+        let flags = try GlobalOptions.parse(["--config", "club dir/club.json", "--data-dir", "/d", "lock"]) { env[$0] }
+        XCTAssertEqual(flags.commandPrefix { env[$0] }, "clubhouse --config 'club dir/club.json' --data-dir /d")
+        let fromEnvironment = try GlobalOptions.parse(["lock"]) { ["CLUBHOUSE_CONFIG": "/etc/club.json", "CLUBHOUSE_DATA_DIR": "/srv/data"][$0] }
+        XCTAssertEqual(fromEnvironment.commandPrefix { ["CLUBHOUSE_CONFIG": "/etc/club.json", "CLUBHOUSE_DATA_DIR": "/srv/data"][$0] }, "clubhouse")
+        XCTAssertEqual(try GlobalOptions.parse(["lock"]) { _ in nil }.commandPrefix { _ in nil }, "clubhouse")
+    }
+
+    /// An error stays one readable line: a huge word is cut, an absolute path is kept whole.
+    func testOverlongWordsAreCutButPathsAreKept() {
+        let path = "/tmp/" + String(repeating: "d", count: 150) + "/1.0.0@20261127T010237151Z.upgrade-2.0.0.sqlite"
+        let message = "restored from (\(path)); and 'x\(String(repeating: "y", count: 500))' is unknown"
+        let short = CommandLineTool.shortened(message)
+        XCTAssertTrue(short.contains("(\(path));"), short)
+        XCTAssertTrue(short.contains("more characters)…"), short)
+        XCTAssertLessThan(short.count, path.count + 200)
+    }
+
+    /// The man page's OPTIONS are the long options the parser takes, every one of them (read from
+    /// its `case "--…"` lines).
+    func testTheManPageListsEveryOptionTheParserTakes() throws {
+        let man = Completions.manPage()
+        let section = man.components(separatedBy: ".SH OPTIONS\n").last?.components(separatedBy: ".SH ").first ?? ""
+        let listed = section.split(separator: "\n").filter { $0.hasPrefix(".B ") }.map { $0.dropFirst(3).replacingOccurrences(of: "\\-", with: "-") }
+        for option in listed {
+            let withValue = ["--site", "--config", "--data-dir"].contains(option) ? [option, "x"] : [option]
+            XCTAssertEqual(try GlobalOptions.parse(withValue + ["plugins", "list"]) { _ in nil }.words, ["plugins", "list"], option)
+        }
+        let source = try String(contentsOfFile: #filePath.components(separatedBy: "/Tests/")[0] + "/Host/Sources/FrontEnds/CommandLine/GlobalOptions.swift", encoding: .utf8)
+        let parsed = source.components(separatedBy: "case \"--").dropFirst().compactMap { $0.split(separator: "\"").first.map { "--" + $0 } }
+        XCTAssertGreaterThanOrEqual(parsed.count, 10, "\(parsed)")
+        XCTAssertEqual(Set(parsed).subtracting(listed), [], "options the man page does not list")
+        XCTAssertTrue(man.contains("<site>/<id>.backups/"), "the man page names where backups are kept")
+    }
+
     func testTheBarIsDrawnOnlyOnATerminalAndNotWithQuietOrJSON() throws {
         var options = GlobalOptions()
         options.quiet = true

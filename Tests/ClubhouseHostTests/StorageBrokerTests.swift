@@ -1,5 +1,6 @@
 import CClubhouse
 import CSQLite
+import ClubhouseWire
 import XCTest
 @testable import ClubhouseHost
 
@@ -98,6 +99,50 @@ final class StorageBrokerTests: XCTestCase {
         XCTAssertEqual(sqlite3_limit(db.db, SQLITE_LIMIT_ATTACHED, -1), 0)
         XCTAssertEqual(sqlite3_limit(db.db, SQLITE_LIMIT_SQL_LENGTH, -1), 16_000_000)
         XCTAssertEqual(db.exec("PRAGMA trusted_schema=ON"), Int32(CLUBHOUSE_DENIED))
+    }
+
+    /// Issue 27's independent round, a row of huge values: no value SQLite builds for a plugin is
+    /// longer than its `reply_mb` (SQLITE_LIMIT_LENGTH), and what SQLite allocates computing one row
+    /// is charged to the step or exec (`reply_mb` + 16 MiB): twelve values within the length are
+    /// refused together, each refusal names the key, and the connection works on.
+    func testWhatSQLiteBuildsForAPluginIsBoundedByItsReplyLimit() throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var limits = ServiceLimits()
+        limits.replyBytes = 2 << 20
+        limits.bindBytes = 1 << 20
+        let db = try PluginDatabase(path: directory + "/huge.db", owner: "p", limits: limits)
+        XCTAssertEqual(sqlite3_limit(db.db, SQLITE_LIMIT_LENGTH, -1), Int32(2 << 20))
+        let denied = Int32(CLUBHOUSE_DENIED)
+        for sql in ["SELECT zeroblob(3000000)", "SELECT length(randomblob(3000000))", "SELECT replace(hex(zeroblob(1000000)), '0', 'ab')",
+                    "SELECT hex(zeroblob(1000000)) || hex(zeroblob(100000))"] {
+            XCTAssertEqual(db.exec(sql), denied, sql)
+            XCTAssertEqual(db.lastError, LimitRefusal.valueBytes("p", limits), sql)
+        }
+        // printf past the length answers NULL rather than failing (SQLite's own choice): still no copy.
+        let (printfStatus, printfRecord) = "SELECT printf('%3000000d', 1)".withCString { db.prepare($0) }
+        XCTAssertEqual(printfStatus, Int32(CLUBHOUSE_OK))
+        let printf = try XCTUnwrap(printfRecord.map(StorageStatement.init))
+        XCTAssertEqual(printf.step(), Int32(CLUBHOUSE_ROW))
+        XCTAssertEqual(printf.columnType(0), SQLITE_NULL)
+        printf.finalize()
+        let many = "SELECT " + Array(repeating: "zeroblob(1900000)||x'00'", count: 12).joined(separator: ", ")
+        XCTAssertEqual(db.exec(many), denied)
+        XCTAssertEqual(db.lastError, LimitRefusal.stepMemory("p", limits))
+        XCTAssertTrue(db.lastError.contains(#"("limits": {"reply_mb": 2} in plugins.json): SQLite needed more memory than that"#), db.lastError)
+        let (status, record) = many.withCString { db.prepare($0) }
+        XCTAssertEqual(status, Int32(CLUBHOUSE_OK))
+        let statement = try XCTUnwrap(record.map(StorageStatement.init))
+        XCTAssertEqual(statement.step(), denied)
+        XCTAssertEqual(db.lastError, LimitRefusal.stepMemory("p", limits))
+        statement.finalize()
+        // What fits is served, on the same connection.
+        let (fitStatus, fitRecord) = "SELECT zeroblob(1000000)||x'00', zeroblob(1000000)||x'00'".withCString { db.prepare($0) }
+        XCTAssertEqual(fitStatus, Int32(CLUBHOUSE_OK))
+        let fits = try XCTUnwrap(fitRecord.map(StorageStatement.init))
+        XCTAssertEqual(fits.step(), Int32(CLUBHOUSE_ROW), db.lastError)
+        XCTAssertEqual(fits.columnBlob(0).count + fits.columnBlob(1).count, 2_000_002)
+        fits.finalize()
+        XCTAssertEqual(db.exec("CREATE TABLE t(v); INSERT INTO t VALUES (zeroblob(100))"), Int32(CLUBHOUSE_OK), db.lastError)
     }
 
     func testFunctionsThatReachOutsideTheDatabaseAreRefused() throws {

@@ -187,6 +187,22 @@ final class SeccompPolicyTests: XCTestCase {
         }
     }
 
+    /// A `process` runner's filter refuses exactly SeccompPolicy.processRefusals (memfd_create:
+    /// memory RLIMIT_AS does not count), also under the x32 numbers, and lets every other call and
+    /// every other architecture pass; the sandbox's allow list refuses them too.
+    func testAProcessRunnersFilterRefusesOnlyMemoryOutsideItsAddressSpace() throws {
+        let program = Seccomp.refusingProgram(SeccompPolicy.processRefusals)
+        let refused = Set(SeccompPolicy.processRefusals.map(\.number))
+        XCTAssertEqual(refused, [319])
+        for number in UInt32(0)...460 {
+            XCTAssertEqual(run(program, number), refused.contains(number) ? eperm : allowAction, "call \(number)")
+        }
+        XCTAssertEqual(run(program, 0x4000_0000 | 319), eperm, "x32's memfd_create")
+        XCTAssertEqual(run(program, 319, arch: 0x4000_0003), allowAction, "another architecture is not this filter's business")
+        let sandbox = Seccomp.program(rules())
+        for number in refused { XCTAssertEqual(run(sandbox, number), eperm, "the sandbox refuses \(number) too") }
+    }
+
     /// SECURITY.md summarizes the allow list: every allowed call is named in its section.
     func testSecurityMDNamesEveryAllowedCall() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -74,14 +74,14 @@ final class LifecycleEndToEndTests: XCTestCase {
 
         let rolled = try site(c, config, ["plugin", "rollback", "fx"]).stdout
         XCTAssertTrue(rolled.contains("Rolled \(Self.id) at site 's' back from 2.0.0 to 1.0.0"), rolled)
-        XCTAssertTrue(rolled.contains("The pin stays until clubhouse lock --site s --release-pin fx"), rolled)
+        XCTAssertTrue(rolled.contains("The pin stays until clubhouse --config \(config) lock --site s --release-pin fx"), rolled)
         XCTAssertEqual(try count(c, config).1, 2)
 
         // A deliberate pin, not a stale lock: lock --check says so and succeeds; lock keeps it.
         let checked = try c.succeed(["--config", config, "lock", "--check"]).stdout
         XCTAssertTrue(checked.contains("is up to date"), checked)
         XCTAssertTrue(checked.contains("s/fx is held at 1.0.0 by the rollback from 2.0.0"), checked)
-        XCTAssertTrue(checked.contains("not stale; clubhouse lock --site s --release-pin fx moves it to 2.0.0"), checked)
+        XCTAssertTrue(checked.contains("not stale; clubhouse --config \(config) lock --site s --release-pin fx moves it to 2.0.0"), checked)
         XCTAssertFalse(checked.contains("loads \(Self.id) 2.0.0"), checked)
         let relocked = try c.succeed(["--config", config, "lock", "--json"]).json()
         XCTAssertEqual(relocked["held"]?.arrayValue?.first?["version"]?.stringValue, "1.0.0")
@@ -208,7 +208,7 @@ final class LifecycleEndToEndTests: XCTestCase {
         let forced = try c.succeed(["--config", wide, "plugin", "remove", "\(Self.id)@1.0.0", "--force"])
         XCTAssertTrue(forced.stderr.contains("pins \(Self.id) 1.0.0 for site 's'"), forced.stderr)
         try c.fail(["--config", wide, "lock"], contains: ["site 's': plugin 'fx' is held at \(Self.id) 1.0.0 by a rollback, but that version is no longer installed",
-                                                        "release the pin (clubhouse lock --site s --release-pin fx)", "was not written"])
+                                                        "release the pin (clubhouse --config \(wide) lock --site s --release-pin fx)", "was not written"])
         try c.succeed(["--config", wide, "lock", "--release-pin", "fx"])
         XCTAssertEqual(try running(c, wide), "2.0.0 2")
     }

@@ -179,10 +179,27 @@ final class PracticePanelEndToEndTests: XCTestCase {
         // The same file again: refused where the upload was, nothing doubled.
         try phone.type("#csv", uploaded)
         try press(phone, "#upload")
-        try phone.wait("the second import's answer", #"return ["done", "failed"].includes(document.getElementById("upload-form").dataset.state);"#)
+        try phone.wait("the second import's refusal", #"return document.getElementById("upload-form").dataset.state === "failed";"#)
+        // Under the Upload button, worded as the CLI words it, naming the file as it was chosen.
+        let refusal = try phone.text("#upload-error")
+        XCTAssertTrue(refusal.hasPrefix("clubhouse: \(last): already imported as session \(id) "), refusal)
+        XCTAssertEqual(try phone.text("#progress-text"), "\(last) was not imported.")
         let sessionsAfter = try c.succeed(["--json", "practice", "sessions"]).json()["sessions"]?.arrayValue?.count
         XCTAssertEqual(sessionsAfter, exports.count)
         _ = try phone.consoleEntries()   // a refused import is an expected failed request
+
+        // A file over the route's 64 MiB is not sent at all (a sparse file: no disk is used).
+        let huge = c.path("upload/huge.csv")
+        XCTAssertTrue(FileManager.default.createFile(atPath: huge, contents: Data("Club Type\n".utf8)))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: huge))
+        try handle.truncate(atOffset: 70 << 20)
+        try handle.close()
+        try phone.type("#csv", huge)
+        try press(phone, "#upload")
+        try phone.wait("the size refused", #"return document.getElementById("upload-form").dataset.state === "failed";"#)
+        XCTAssertEqual(try phone.text("#upload-error"),
+                       "clubhouse: huge.csv is 73.4 MB; at most 67.1 MB (64 MiB) go in one upload — split the export by date")
+        try phone.assertQuietConsole("the file over the limit (nothing sent)")
 
         // Cancel half-way: the browser's upload is throttled so that the bytes take seconds to go up.
         try phone.command("POST", "/goog/cdp/execute", ["cmd": "Network.enable", "params": [:]])
@@ -234,6 +251,17 @@ final class PracticePanelEndToEndTests: XCTestCase {
             try browser.assertQuietConsole("the trends (\(size))")
         }
 
+        // The A shots' carry over the sessions: each point's label is the CLI's mean (`trends --a-only`).
+        let carry = try c.succeed(["--json", "practice", "trends", "--club", "7i", "--a-only", "--metric", "carry"]).json()
+        let means = (carry["points"]?.arrayValue ?? []).compactMap { $0["a_only_averages"]?["means"]?["carry"]?.doubleValue }
+        try open(desk, "#trends&club=7i&show=carry", "1280x800")
+        try desk.wait("the carry trend", #"return document.getElementById("trend-title").textContent.startsWith("Carry") && document.querySelectorAll('#trend-chart .point').length > 0;"#)
+        XCTAssertEqual(try desk.run(#"return [...document.querySelectorAll('#trend-chart .value')].map((t) => t.textContent).join(" ");"#).stringValue,
+                       means.map { String(format: "%.1f", $0) }.joined(separator: " "))
+        XCTAssertEqual(try desk.run(#"return document.getElementById("show").value;"#).stringValue, "carry")
+        try desk.screenshot(to: shots.appendingPathComponent("practice-trend-carry-1280x800.png"))
+        try desk.assertQuietConsole("the carry trend")
+
         // Templates: rename the 7-iron's active template, duplicate it, activate the copy, hide the original.
         func templates() throws -> [JSONValue] {
             try c.succeed(["--json", "practice", "template", "list", "--all"]).json()["templates"]?.arrayValue ?? []
@@ -275,6 +303,18 @@ final class PracticePanelEndToEndTests: XCTestCase {
         XCTAssertEqual(try lowContrast(desk), [], "the templates view")
         try desk.screenshot(to: shots.appendingPathComponent("practice-templates-1280x800.png"))
         try desk.assertQuietConsole("the templates")
+        // An action that fails says so on its own card (here: the connection is gone), and changes nothing.
+        try desk.command("POST", "/goog/cdp/execute", ["cmd": "Network.enable", "params": [:]])
+        try desk.command("POST", "/goog/cdp/execute", ["cmd": "Network.emulateNetworkConditions", "params": [
+            "offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1]])
+        try press(desk, copyCard + " button[data-focus-key$=':hide']")
+        try desk.wait("the card's error", #"const e = document.querySelector(arguments[0] + " .error"); return !!e && !e.hidden;"#, [.string(copyCard)])
+        XCTAssertEqual(try desk.text(copyCard + " .error"),
+                       "clubhouse: the host cannot be reached; check the connection and try again")
+        try desk.command("POST", "/goog/cdp/execute", ["cmd": "Network.emulateNetworkConditions", "params": [
+            "offline": false, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1]])
+        XCTAssertEqual(try templates().first { $0["hash"]?.stringValue == copyHash }?["hidden"]?.boolValue, false)
+        _ = try desk.consoleEntries()   // the offline attempt's failed requests are expected
         try open(phone, "#templates", "375x812")
         try phone.wait("the templates", #"return document.querySelectorAll('#templates li[data-hash]').length > 0;"#)
         try phone.screenshot(to: shots.appendingPathComponent("practice-templates-375x812.png"))

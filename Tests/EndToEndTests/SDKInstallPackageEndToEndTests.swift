@@ -134,7 +134,7 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         XCTAssertEqual(readmeValidated.code, 0, readmeValidated.out)
         try c.write("hello.json", #"{"sites": {"s": {"plugins": {"hello": {"path": "libhello.so"}}}}}"#)
         let readmeRan = try shell("clubhouse --config hello.json hello greet Ann --loud", in: c.scratch.path, environment: env)
-        XCTAssertEqual(readmeRan.out, "HELLO, Ann!", readmeRan.err)
+        XCTAssertEqual(readmeRan.out, "HELLO, Ann!\n", readmeRan.err)
 
         // plugin new refuses what it cannot do, writing nothing.
         for (arguments, code, fragment) in [("hello-world", 2, "hello-world already exists"),
@@ -252,14 +252,26 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         }
         XCTAssertTrue(try String(contentsOfFile: sdk + "/Package.swift", encoding: .utf8).contains("must be built by Swift \(swift)"))
 
-        // The SDK README's Swift plugin, as written, is a second library of the same package.
+        // The SDK README's Swift plugin and the product and target it says to add, as written, are a
+        // second library of the same package.
         let sdkReadme = try String(contentsOfFile: "\(prefix)/share/doc/clubhouse/PLUGIN-SDK.md", encoding: .utf8)
-        let example = try XCTUnwrap(Self.codeBlocks(sdkReadme, language: "swift").first { $0.contains("import PluginKit") })
-        try FileManager.default.createDirectory(atPath: project + "/Sources/ReadmeHello", withIntermediateDirectories: true)
-        try example.write(toFile: project + "/Sources/ReadmeHello/Hello.swift", atomically: true, encoding: .utf8)
-        manifest = manifest.replacingOccurrences(of: "targets: [\"SwingSpeedPlugin\"])],",
-                                                 with: "targets: [\"SwingSpeedPlugin\"]), .library(name: \"ReadmeHello\", type: .dynamic, targets: [\"ReadmeHello\"])],")
-        manifest = manifest.replacingOccurrences(of: "    ]\n)", with: "        .target(name: \"ReadmeHello\", dependencies: [.product(name: \"PluginKit\", package: \"pluginsdk\")], path: \"Sources/ReadmeHello\"),\n    ]\n)")
+        let swiftBlocks = Self.codeBlocks(sdkReadme, language: "swift")
+        let example = try XCTUnwrap(swiftBlocks.first { $0.contains("import PluginKit") })
+        let declared = try XCTUnwrap(swiftBlocks.first { $0.hasPrefix(".library(") }).split(separator: "\n", maxSplits: 1).map(String.init)
+        guard declared.count == 2, declared[1].contains("path: \"Sources/HelloPlugin\"") else { return XCTFail("PLUGIN-SDK.md's target: \(declared)") }
+        try FileManager.default.createDirectory(atPath: project + "/Sources/HelloPlugin", withIntermediateDirectories: true)
+        try example.write(toFile: project + "/Sources/HelloPlugin/Hello.swift", atomically: true, encoding: .utf8)
+        // And the three builds of the administrator's path below (LedgerV1, LedgerV2Fails, LedgerV2).
+        var libraries: [String] = []
+        for (target, version, migrations) in Self.ledgerBuilds {
+            try FileManager.default.createDirectory(atPath: project + "/Sources/\(target)", withIntermediateDirectories: true)
+            try Self.ledgerSource(version: version, migrations: migrations).write(toFile: project + "/Sources/\(target)/Ledger.swift", atomically: true, encoding: .utf8)
+            libraries.append(target)
+        }
+        let products = libraries.map { ".library(name: \"\($0)\", type: .dynamic, targets: [\"\($0)\"])" }.joined(separator: ", ")
+        let targets = libraries.map { "        .target(name: \"\($0)\", dependencies: [.product(name: \"PluginKit\", package: \"pluginsdk\")], path: \"Sources/\($0)\"),\n" }.joined()
+        manifest = manifest.replacingOccurrences(of: "targets: [\"SwingSpeedPlugin\"])],", with: "targets: [\"SwingSpeedPlugin\"]), \(declared[0]) \(products)],")
+        manifest = manifest.replacingOccurrences(of: "    ]\n)", with: "        " + declared[1] + targets + "    ]\n)")
         try manifest.write(toFile: project + "/Package.swift", atomically: true, encoding: .utf8)
         let built = try shell("swift build 2>&1", in: project, environment: env, timeout: 900)
         XCTAssertEqual(built.code, 0, built.out)
@@ -271,7 +283,7 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         XCTAssertTrue(validated.out.contains("the plugin is ready for a site"), validated.out)
         let greeted = try shell("clubhouse --config plugins.json swing-speed greet Ada --times 2", in: project, environment: env)
         XCTAssertEqual(greeted.out, "Hello, Ada!\nHello, Ada!\n", greeted.err)
-        let readmeValidated = try shell("clubhouse plugin validate .build/debug/libReadmeHello.so", in: project, environment: env)
+        let readmeValidated = try shell("clubhouse plugin validate .build/debug/libHelloPlugin.so", in: project, environment: env)
         XCTAssertEqual(readmeValidated.code, 0, readmeValidated.out + readmeValidated.err)
 
         // Issue 32's "done when", the Swift half, with the installed clubhouse only: validated at a
@@ -301,6 +313,8 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         XCTAssertEqual(locked.code, 0, locked.out + locked.err)
         XCTAssertTrue(FileManager.default.fileExists(atPath: library))
 
+        try administratorsPath(c, project: project, environment: env, acme: publicKey)
+
         // Another toolchain (the host built by 5.9.2, as far as plugin new knows) is stopped by the
         // manifest before anything compiles, naming the compiler needed.
         let other = try shell("clubhouse plugin new old-swift --lang swift", in: c.scratch.path,
@@ -314,5 +328,154 @@ final class SDKInstallPackageEndToEndTests: XCTestCase {
         let checked = try shell("clubhouse plugin validate '\(mismatch)' --only entry,descriptor", in: c.scratch.path, environment: env)
         XCTAssertEqual(checked.code, 1)
         XCTAssertTrue(checked.out.contains("a Swift plugin built by Swift 5.9.2 for x86_64-unknown-linux-gnu, but this host was built by Swift \(swift)"), checked.out)
+    }
+
+    /// The Swift builds of one plugin with a database, as its publisher releases them: 1.0.0, a
+    /// 2.0.0 whose third migration fails half-way, and the 2.0.0 that fixes it.
+    static let ledgerBuilds: [(target: String, version: String, migrations: [String])] = {
+        let entries = #"Migration(1, "entries", "CREATE TABLE entries (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")"#
+        let stars = #"Migration(2, "stars", "ALTER TABLE entries ADD COLUMN stars INTEGER NOT NULL DEFAULT 0")"#
+        let tags = #"Migration(3, "tags", "CREATE TABLE tags (entry INTEGER, tag TEXT); INSERT INTO tags SELECT id, label FROM no_such_table")"#
+        return [("LedgerV1", "1.0.0", [entries]), ("LedgerV2Fails", "2.0.0", [entries, stars, tags]), ("LedgerV2", "2.0.0", [entries, stars])]
+    }()
+
+    /// A PluginKit plugin that writes entries into its database: `add BODY`, `list` (the bodies and
+    /// the version that read them).
+    static func ledgerSource(version: String, migrations: [String]) -> String {
+        """
+        import CClubhouse
+        import ClubhouseJSON
+        import PluginKit
+
+        final class Ledger: Plugin {
+            static let info = PluginInfo(id: "org.example.ledger", version: "\(version)", name: "ledger",
+                                         summary: "Entries in a database", services: [.storage])
+            static let migrations = [\(migrations.joined(separator: ", "))]
+            struct Entry: Decodable { var body: String }
+
+            static let commands: [Command<Ledger>] = [
+                Command("add", summary: "Add an entry", arguments: [.string("body", help: "what to write", required: true, positional: true)],
+                        reply: "{id}", examples: ["add first"]) { plugin, call in
+                    try plugin.storage.run("INSERT INTO entries (body) VALUES (?)", [.text(try call.arguments.string("body"))])
+                    return Reply(data: ["id": .int(Int(plugin.storage.lastInsertRowID))], text: "added\\n")
+                },
+                Command("list", summary: "Every entry", reply: "{version, bodies}", examples: ["list"]) { plugin, _ in
+                    let bodies = try plugin.storage.query(Entry.self, "SELECT body FROM entries ORDER BY id").map(\\.body)
+                    return Reply(data: ["version": .string(info.version), "bodies": .array(bodies.map { .string($0) })],
+                                 text: bodies.joined(separator: " ") + "\\n")
+                },
+            ]
+
+            let storage: Storage
+            init(context: PluginContext) throws {
+                storage = try context.storage()
+                try storage.migrate(Self.migrations)
+            }
+        }
+
+        @_cdecl("clubhouse_plugin_entry")
+        public func clubhousePluginEntry(_ info: UnsafePointer<clubhouse_host_info>?) -> UnsafePointer<clubhouse_plugin_descriptor>? {
+            export(Ledger.self, info)
+        }
+
+        """
+    }
+
+    /// Issue 32's "done when" for a Swift plugin, with the installed clubhouse only: signed packages
+    /// installed at a site that requires signatures; 1.0.0 with rows; a 2.0.0 whose migration fails
+    /// (the old version serves until the site is locked to it, the failure says what failed and
+    /// that the database was restored, a rollback serves every row again); the fixed 2.0.0 in its
+    /// place; rolled forward, back, forward and back again. No row is ever lost: every row written
+    /// is in the live database or a kept copy, and every file passes `PRAGMA integrity_check`.
+    func administratorsPath(_ c: Clubhouse, project: String, environment env: [String: String], acme: String) throws {
+        let id = "org.example.ledger"
+        let config = try c.write("ledger.json", #"{"publishers": {"acme": "\#(acme)"}, "sites": {"club": {"require_signatures": true, "plugins": {"ledger": {"id": "\#(id)", "grants": ["storage"]}}}}}"#)
+        @discardableResult
+        func run(_ command: String, code: Int32 = 0, file: StaticString = #filePath, line: UInt = #line) throws -> Output {
+            let r = try shell("clubhouse --config '\(config)' --site club " + command, in: project, environment: env, file: file, line: line)
+            XCTAssertEqual(r.code, code, "clubhouse \(command):\n\(r.out)\(r.err)", file: file, line: line)
+            return r
+        }
+        func package(_ target: String, _ version: String) throws -> String {
+            let out = "\(target)-\(version).chpkg"
+            let packed = try shell("clubhouse plugin pack .build/debug/lib\(target).so --out \(out) --sign acme.key --license MIT", in: project, environment: env)
+            XCTAssertEqual(packed.code, 0, packed.out + packed.err)
+            return out
+        }
+        /// What `ledger list` reads, as "VERSION: BODIES".
+        func list(file: StaticString = #filePath, line: UInt = #line) throws -> String {
+            let v = try JSONParser.parse(try run("ledger list --json", file: file, line: line).out)
+            return "\(v["version"]?.stringValue ?? "?"): " + (v["bodies"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: " ")
+        }
+        var written: [String] = []
+        func add(_ body: String, file: StaticString = #filePath, line: UInt = #line) throws {
+            try run("ledger add \(body)", file: file, line: line)
+            written.append(body)
+        }
+
+        try run("plugin install \(try package("LedgerV1", "1.0.0"))")
+        try run("lock")
+        for body in ["a", "b", "c"] { try add(body) }
+        XCTAssertEqual(try list(), "1.0.0: a b c")
+
+        // 2.0.0 installed beside it: the locked site goes on with 1.0.0 until it is locked again.
+        try run("plugin install \(try package("LedgerV2Fails", "2.0.0"))")
+        XCTAssertEqual(try list(), "1.0.0: a b c")
+        try run("lock")
+        let failed = try run("ledger list", code: 1)
+        XCTAssertTrue(failed.err.contains("migration 3 ('tags') of plugin 'ledger' failed: no such table: no_such_table"), failed.err)
+        XCTAssertEqual(failed.err.split(separator: "\n").count, 1, failed.err)
+        // The message names the copy it restored, whole, and the command that keeps the site on
+        // 1.0.0, which runs as written.
+        let restored = failed.err.components(separatedBy: "the database was restored from the backup made before the upgrade from 1.0.0 to 2.0.0 (").last?
+            .components(separatedBy: "), as 1.0.0 left it").first ?? ""
+        XCTAssertTrue(restored.hasSuffix(".upgrade-2.0.0.sqlite") && FileManager.default.fileExists(atPath: restored), failed.err)
+        XCTAssertEqual(KeptDatabases.query(restored, "SELECT body FROM entries ORDER BY id"), ["a", "b", "c"])
+        let keep = try XCTUnwrap(failed.err.components(separatedBy: "keep the site on 1.0.0 with ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        XCTAssertEqual(keep, "clubhouse --config \(config) plugin rollback \(id) --site club")
+        let rolledBack = try shell(keep, in: project, environment: env)
+        XCTAssertEqual(rolledBack.code, 0, rolledBack.err)
+        XCTAssertEqual(try list(), "1.0.0: a b c")
+        try add("d")
+
+        // The publisher's fixed 2.0.0 replaces the broken build; releasing the rollback pin moves on to it.
+        try run("plugin remove \(id)@2.0.0")
+        try run("plugin install \(try package("LedgerV2", "2.0.0"))")
+        let held = try run("lock --check").out
+        XCTAssertTrue(held.contains("club/ledger is held at 1.0.0 by the rollback from 2.0.0"), held)
+        // lock --check's advice, as written, rolls the site forward.
+        let advice = try XCTUnwrap(held.components(separatedBy: "not stale; ").last?.components(separatedBy: " moves it to 2.0.0").first)
+        XCTAssertEqual(advice, "clubhouse --config \(config) lock --site club --release-pin ledger")
+        let forward = try shell(advice, in: project, environment: env).out
+        XCTAssertTrue(forward.contains("forward from 1.0.0 to 2.0.0"), forward)
+        XCTAssertEqual(try list(), "2.0.0: a b c d")
+        try add("e")
+
+        // Back, forward (with 2.0.0's data), back again.
+        try run("plugin rollback ledger")
+        XCTAssertEqual(try list(), "1.0.0: a b c d")
+        try run("lock --release-pin ledger")
+        XCTAssertEqual(try list(), "2.0.0: a b c d e")
+        try add("f")
+        try run("plugin rollback ledger")
+        XCTAssertEqual(try list(), "1.0.0: a b c d")
+        let backups = try run("plugin backups ledger").out
+        XCTAssertTrue(backups.contains("2.0.0"), backups)
+
+        // Every file sound; every row written is in the live database or a kept copy, and 2.0.0's
+        // newest data (a to f) is one of them.
+        let site = c.dataDirectory.appendingPathComponent("club").path
+        let files = [site + "/\(id).sqlite"] + KeptDatabases.list(site + "/\(id).backups").map(\.file)
+        var kept = Set<String>()
+        var states: [String] = []
+        for database in files {
+            XCTAssertEqual(KeptDatabases.integrity(database), "ok", database)
+            let bodies = KeptDatabases.query(database, "SELECT body FROM entries ORDER BY id")
+            kept.formUnion(bodies)
+            states.append(bodies.joined(separator: " "))
+        }
+        XCTAssertEqual(written, ["a", "b", "c", "d", "e", "f"])
+        XCTAssertEqual(kept, Set(written), "rows lost: \(Set(written).subtracting(kept))")
+        XCTAssertTrue(states.contains("a b c d e f"), "\(states)")
     }
 }

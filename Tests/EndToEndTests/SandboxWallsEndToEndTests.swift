@@ -22,12 +22,13 @@ final class SandboxWallsEndToEndTests: XCTestCase {
     /// A site with the hostile fixture under each alias at the given isolation (one id per alias:
     /// a site runs an id once).
     private func site(_ c: Clubhouse, isolation: String = "sandbox", aliases: [String] = ["fx"],
-                      grants: [String] = ["storage"], name: String = "walls.json") throws -> String {
+                      grants: [String] = ["storage"], limits: String? = nil, name: String = "walls.json") throws -> String {
         let list = grants.map { "\"\($0)\"" }.joined(separator: ", ")
         let entries = try aliases.map { alias -> String in
             let id = aliases.count == 1 ? "org.tests.sandbox" : "org.tests.sandbox.\(alias)"
             let fixture = try FixturePlugins.build("SANDBOX", id: id, file: "hostile_sandbox.c")
-            return #""\#(alias)": {"path": "\#(fixture)", "grants": [\#(list)], "isolation": "\#(isolation)"}"#
+            let bounds = limits.map { #", "limits": \#($0)"# } ?? ""
+            return #""\#(alias)": {"path": "\#(fixture)", "grants": [\#(list)], "isolation": "\#(isolation)"\#(bounds)}"#
         }
         return try c.write(name, #"{"sites": {"default": {"plugins": {"# + entries.joined(separator: ",\n") + "}}}}")
     }
@@ -341,20 +342,47 @@ final class SandboxWallsEndToEndTests: XCTestCase {
     // MARK: the neighbours
 
     /// Kernel interfaces a plugin has no use for, and descriptor tricks on the wire: each refused
-    /// with EPERM by the allow list; anonymous memory files and socket pairs stay allowed (the
-    /// filter is not "refuse everything"), and the same runner answers throughout.
+    /// with EPERM by the allow list; socket pairs stay allowed (the filter is not "refuse
+    /// everything"), and the same runner answers throughout.
     func testKernelInterfacesAndDescriptorTricksAreRefused() throws {
         let c = try Clubhouse()
         let config = try site(c)
         try requireSandbox(c, config)
         let refused = ["vmwrite", "vmreadself", "userfaultfd", "perf", "bpf", "keyctl", "nametohandle", "openbyhandle", "iouring",
-                       "mq", "shm", "inotify", "xattr", "splice", "tee", "setpipesize", "ioctlwire", "ioctlstderr"]
-        let (r, _) = try attempts(c, config, refused + ["memfd", "socketpair"])
+                       "mq", "shm", "inotify", "xattr", "splice", "tee", "setpipesize", "ioctlwire", "ioctlstderr", "memfd"]
+        let (r, _) = try attempts(c, config, refused + ["socketpair"])
         for name in refused {
             XCTAssertEqual(errno(r[name]), eperm, "\(name): \(r[name] ?? .null)")
         }
-        XCTAssertEqual(errno(r["memfd"]), 0, "\(r["memfd"] ?? .null)")
         XCTAssertEqual(errno(r["socketpair"]), 0, "\(r["socketpair"] ?? .null)")
+    }
+
+    /// Issue 27's independent round: a runner with `memory_mb` 256 wrote 1.5 GiB into a
+    /// `memfd_create` file it never mapped (RLIMIT_AS counts mappings only), sandboxed and with
+    /// `process` isolation. The class is memory in files: `memfd_create` now fails with EPERM in
+    /// both (the sandbox's allow list; a `process` runner's own one-call filter); a file in
+    /// /dev/shm (named or O_TMPFILE) cannot be made in the sandbox (Landlock) and holds at most
+    /// `memory_mb` with `process` isolation (RLIMIT_FSIZE: the write past it fails with EFBIG, the
+    /// runner lives on and answers).
+    func testFilesInMemoryCannotHoldMoreThanMemoryMB() throws {
+        let efbig = 27
+        for isolation in ["sandbox", "process"] {
+            let c = try Clubhouse()
+            let config = try site(c, isolation: isolation, limits: #"{"memory_mb": 256}"#)
+            if isolation == "sandbox" { try requireSandbox(c, config) }
+            let (r, result) = try attempts(c, config, ["memfd", "tmpfile", "shmfile"])
+            XCTAssertEqual(errno(r["memfd"]), eperm, "\(isolation): \(r["memfd"] ?? .null)\n\(result.stderr)")
+            XCTAssertEqual(head(r["memfd"]), "memfd_create", isolation)
+            for name in ["tmpfile", "shmfile"] {
+                if isolation == "sandbox" {
+                    XCTAssertEqual(errno(r[name]), eacces, "\(name): \(r[name] ?? .null)")
+                    XCTAssertTrue(head(r[name]).hasPrefix("open"), "\(name): nothing was written: \(r[name] ?? .null)")
+                } else {
+                    XCTAssertEqual(errno(r[name]), efbig, "\(name): \(r[name] ?? .null)\n\(result.stderr)")
+                    XCTAssertEqual(head(r[name]), "256", "\(name): MiB written before the refusal: \(r[name] ?? .null)")
+                }
+            }
+        }
     }
 
     /// The control: with `isolation: "process"` the same attacks work (listen, Fast Open, a watch

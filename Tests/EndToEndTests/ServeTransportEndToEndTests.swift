@@ -435,7 +435,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
 
     /// Issue 27's attack round (#42): a client that pipelines 60 long calls and goes away has them
     /// cancelled: the server and the plugin answer another client soon after. (#43, the other
-    /// clients starving while it stays connected, is still open: RELIABILITY.md.)
+    /// clients starving while it stays connected: testAClientsPipelinedCallsToABusyPluginStarveNobody.)
     func testAClientsPipelinedLongCallsEndWhenItLeaves() throws {
         let c = try Clubhouse()
         let server = try SocketServer(c, socket: c.path("rpc.sock"))
@@ -539,6 +539,61 @@ final class ServeTransportEndToEndTests: XCTestCase {
         // The greeter is free again.
         hog.send(#"{"jsonrpc":"2.0","id":4000,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":2,"step-ms":10}}}"#)
         XCTAssertEqual(try hog.response(id: 4000, timeout: 10)["result"]?["counted"]?.intValue, 2, "\(transport)")
+    }
+
+    /// The same over HTTP (`serve --http --workers 4`): while a plugin that takes one call at a time is busy
+    /// with one request and six more wait for it, each on its own connection, a request to another plugin
+    /// answers within a second (the waiting ones hold no worker; before, four workers waited at the gate and
+    /// the other plugin's request waited 2.4 s), and the waiting requests then run, each answered.
+    func testRequestsWaitingForABusyPluginOverHTTPHoldNoWorker() throws {
+        let c = try Clubhouse()
+        let slow = try FixturePlugins.build("SLOW", id: "org.tests.slow", file: "hostile_routes.c")
+        let echo = try FixturePlugins.build("ECHO", file: "hostile_routes.c")
+        let config = try c.write("plugins.json", """
+        {"sites": {"s": {"http": {"public_routes": true}, "plugins": {
+          "slow": {"path": "\(slow)", "isolation": "process"},
+          "echo": {"path": "\(echo)", "isolation": "process"}}}}}
+        """)
+        let server = try HTTPServerProcess(c, arguments: ["--config", config, "--site", "s"], options: ["--workers", "4"])
+        defer { server.stop() }
+        XCTAssertEqual(try httpRequest(port: server.port, "GET", "/api/echo/echo/warm").status, 200, server.stderr)
+        XCTAssertEqual(try httpRequest(port: server.port, "GET", "/api/slow/wait/1").status, 200, server.stderr)
+        let first = try RawHTTPConnection(port: server.port)
+        XCTAssertTrue(first.send("GET /api/slow/wait/2500 HTTP/1.1\r\nHost: a\r\n\r\n"))
+        usleep(200_000)
+        let waiting = try (0..<6).map { _ in try RawHTTPConnection(port: server.port) }
+        for connection in waiting { XCTAssertTrue(connection.send("GET /api/slow/wait/100 HTTP/1.1\r\nHost: a\r\n\r\n")) }
+        usleep(300_000)
+        let started = Date()
+        let other = try httpRequest(port: server.port, "GET", "/api/echo/echo/hi", timeout: 10)
+        XCTAssertEqual(other.status, 200, other.text)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1, "a request to another plugin waited for the busy one")
+        XCTAssertEqual(try first.response(timeout: 10).status, 200)
+        for (i, connection) in waiting.enumerated() {
+            XCTAssertEqual(try connection.response(timeout: 10).status, 200, "waiting request \(i)")
+        }
+    }
+
+    /// A batch whose member waits for a busy plugin goes on once that member ran: one array with every
+    /// member's reply, in order.
+    func testABatchWithAMemberWaitingForABusyPluginAnswersWhole() throws {
+        let c = try Clubhouse()
+        let server = try SocketServer(c, socket: c.path("rpc.sock"))
+        defer { server.stop() }
+        let client = try server.client()
+        client.send(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":600,"step-ms":100},"progress":true}}"#)
+        while try client.receive(timeout: 30)["params"]?["id"]?.intValue != 1 {}
+        client.send(#"[{"jsonrpc":"2.0","id":51,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":1,"step-ms":10}}},{"jsonrpc":"2.0","id":52,"method":"clubhouse.version"}]"#)
+        usleep(300_000)
+        client.send(#"{"jsonrpc":"2.0","id":2,"method":"clubhouse.cancel","params":{"id":1}}"#)
+        var batch: [JSONValue]?
+        while batch == nil {
+            let message = try client.receive(timeout: 10)
+            batch = message.arrayValue
+        }
+        XCTAssertEqual(batch?.compactMap { $0["id"]?.intValue }, [51, 52], "\(batch ?? [])")
+        XCTAssertEqual(batch?.first?["result"]?["counted"]?.intValue, 1)
+        XCTAssertNotNil(batch?.last?["result"]?["version"])
     }
 
     /// A client may have 128 calls waiting for busy plugins; one more is refused at once, naming the

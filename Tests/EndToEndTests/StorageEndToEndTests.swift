@@ -384,6 +384,53 @@ final class StorageEndToEndTests: XCTestCase {
         XCTAssertLessThan(peak, 250 * 1024, "the server's peak resident size grew to \(peak) kB")
     }
 
+    /// Issue 27's independent round: `SELECT zeroblob(250000000)||x'00'` six times in one row grew
+    /// the host to 2.9 GB before `reply_mb` refused the row, each value within SQLite's own 256 MB.
+    /// Now no value is longer than the plugin could read (SQLITE_LIMIT_LENGTH from reply_mb and
+    /// bind_mb), and what SQLite allocates computing one row is charged to the statement (reply_mb
+    /// plus 16 MiB of working room): six values of 60 MB, each within the length, are refused too.
+    /// In process, `process` and sandbox alike; the server's own peak (read by the test) stays low.
+    func testARowOfHugeValuesCannotGrowTheHost() throws {
+        let c = try Clubhouse()
+        let inProcess = try FixturePlugins.build("STORAGE", id: "org.tests.hostile.huge.a", file: "hostile_storage.c")
+        let isolated = try FixturePlugins.build("STORAGE", id: "org.tests.hostile.huge.b", file: "hostile_storage.c")
+        let sandboxed = try FixturePlugins.build("STORAGE", id: "org.tests.hostile.huge.c", file: "hostile_storage.c")
+        let config = try c.write("huge.json", """
+            {"sites": {"default": {"plugins": {
+              "hs": {"path": "\(inProcess)", "grants": ["storage"], "isolation": "in-process"},
+              "hsp": {"path": "\(isolated)", "grants": ["storage"], "isolation": "process"},
+              "hsb": {"path": "\(sandboxed)", "grants": ["storage"], "isolation": "sandbox"}
+            }}}}
+            """)
+        let (server, client) = try serve(c, config: config)
+        defer { stop(server) }
+        var id = 0
+        func huge(_ alias: String, columns: Int, each: Int) throws -> JSONValue? {
+            id += 1
+            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"\#(alias)","command":"huge-row","arguments":{"columns":"\#(columns)","each":"\#(each)","who":"none"}}}"#)
+            let (reply, _) = try client.response(id: id, timeout: 120)
+            if let error = reply["error"], "\(error)".contains("has no Landlock") { return nil }
+            return reply["result"]
+        }
+        for alias in ["hs", "hsp", "hsb"] {
+            guard let tooLong = try huge(alias, columns: 6, each: 250_000_000) else { continue }
+            XCTAssertEqual(tooLong["status"]?.intValue, 4, "\(alias): CLUBHOUSE_DENIED: \(tooLong)")
+            XCTAssertEqual(tooLong["message"]?.stringValue,
+                           "plugin '\(alias)' is over its limit of 64 MiB (\"limits\": {\"reply_mb\": 64} in plugins.json): a value or a table row would be longer than that (string or blob too big); build smaller values, or raise the limit")
+            guard let tooMany = try huge(alias, columns: 6, each: 60_000_000) else { continue }
+            XCTAssertEqual(tooMany["status"]?.intValue, 4, "\(alias): CLUBHOUSE_DENIED: \(tooMany)")
+            XCTAssertEqual(tooMany["message"]?.stringValue,
+                           "plugin '\(alias)' is over its limit of 64 MiB (\"limits\": {\"reply_mb\": 64} in plugins.json): SQLite needed more memory than that (beside 16 MiB of working room) to compute this statement's row; select fewer or smaller values, or raise the limit")
+            // A row within the limit is read whole.
+            let fits = try huge(alias, columns: 2, each: 2_000_000)
+            XCTAssertEqual(fits?["status"]?.intValue, 100, "\(alias): CLUBHOUSE_ROW: \(String(describing: fits))")
+            XCTAssertEqual(fits?["read"]?.intValue, 4_000_002, alias)
+        }
+        let peak = peakKilobytes(server.processIdentifier)
+        XCTAssertGreaterThan(peak, 0, "no VmHWM for the server")
+        XCTAssertLessThan(peak, 600 * 1024, "the server's peak resident size grew to \(peak) kB")
+    }
+
     // MARK: issue 27, Deliver 8: a shared connection's state is guarded
 
     /// A thread-safe plugin's concurrent calls share one connection. Its statement set, the memory

@@ -70,6 +70,16 @@ final class ValidatorPackageEndToEndTests: XCTestCase {
         let missing = try c.run(["--config", other, "--site", "club", "plugin", "validate", good, "--only", "create", "--json"]).json()
         XCTAssertTrue(detail(missing, "create").contains("site 'club' in \(other) has no plugin with id org.tests.validate (its plugins: notes)"),
                       detail(missing, "create"))
+
+        // A site that names the plugin by "path" alone, to another copy (PLUGIN-SDK.md's
+        // plugins/libhello.so), is matched by the id in that file: the new build gets its config.
+        try FileManager.default.createDirectory(atPath: c.path("plugins"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: good, toPath: c.path("plugins/libvalidate.so"))
+        let byPath = try c.write("by-path.json", """
+            {"sites": {"club": {"plugins": {"notes": {"id": "org.example.notes"}, "vx": {"path": "plugins/libvalidate.so", "config": {"greeting": "hi"}}}}}}
+            """)
+        let matched = try c.succeed(["--config", byPath, "--site", "club", "plugin", "validate", good, "--only", "create", "--json"]).json()
+        XCTAssertTrue(detail(matched, "create").contains("site 'club' of \(byPath) as plugin 'vx'"), detail(matched, "create"))
     }
 
     func testEachBrokenPluginFailsTheCheckMadeForIt() throws {

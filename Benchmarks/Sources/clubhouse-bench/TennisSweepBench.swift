@@ -2,7 +2,8 @@
 // 2 px of image noise, 0, 30, 50 or 70 % wrong matches, seeds 1–5 — each fitted by TennisCore's
 // robust estimator (what `tennis homography --method ransac` runs), scored by the largest distance
 // between the fit and the true camera over a 0.25 m grid of the half court.
-// Usage: clubhouse-bench tennis-sweep [--write-cases DIR] [--threshold M] [--seed S] [--max-uncertainty M]
+// Usage: clubhouse-bench tennis-sweep [--write-cases DIR] [--threshold M] [--seed S] [--max-uncertainty M] [--seeds N]
+// (--seeds N: the same grid for seeds 6…N after the 80, to tell an estimator's error from chance.)
 // Prints one JSON object per case per line. With --write-cases, each case is also written as
 // DIR/case-NN.json in the peers' pairs format, with the grid's image points ("points") and their
 // true court positions ("points_true_court"): Benchmarks/tennis/court_sweep.py fits them with
@@ -21,20 +22,25 @@ struct CourtSweepCase {
     var outliers: Double
     var seed: UInt64
 
-    /// The 80 cases, in a fixed order.
-    static let all: [CourtSweepCase] = {
+    /// The 80 cases (seeds 1–5), in a fixed order; with `seeds` above 5 the same grid for seeds 6…`seeds`
+    /// follows (indices 80 on), so the first 80 keep their numbers.
+    static func all(seeds: Int = 5) -> [CourtSweepCase] {
         var cases: [CourtSweepCase] = []
-        for count in [30, 100] {
-            for noise in [0.5, 2.0] {
-                for outliers in [0.0, 0.3, 0.5, 0.7] {
-                    for seed in 1...5 {
-                        cases.append(CourtSweepCase(index: cases.count, count: count, noise: noise, outliers: outliers, seed: UInt64(seed)))
+        func grid(_ seedRange: ClosedRange<Int>) {
+            for count in [30, 100] {
+                for noise in [0.5, 2.0] {
+                    for outliers in [0.0, 0.3, 0.5, 0.7] {
+                        for seed in seedRange {
+                            cases.append(CourtSweepCase(index: cases.count, count: count, noise: noise, outliers: outliers, seed: UInt64(seed)))
+                        }
                     }
                 }
             }
         }
+        grid(1...5)
+        if seeds > 5 { grid(6...seeds) }
         return cases
-    }()
+    }
 }
 
 private func sweepSeconds() -> Double { SystemSessionClock().now() }
@@ -62,7 +68,8 @@ func tennisSweepBench(_ arguments: [String]) {
     let seed = sweepOption(arguments, "--seed").flatMap(UInt64.init) ?? 1
     let limit = sweepOption(arguments, "--max-uncertainty").flatMap(Double.init) ?? RansacOptions.defaultMaxCourtUncertainty
     let directory = sweepOption(arguments, "--write-cases")
-    for c in CourtSweepCase.all {
+    let seeds = sweepOption(arguments, "--seeds").flatMap(Int.init) ?? 5
+    for c in CourtSweepCase.all(seeds: seeds) {
         let set = SyntheticCalibration(count: c.count, outlierFraction: c.outliers, noisePixels: c.noise, seed: c.seed)
         if let directory {
             var probes: [String] = [], truth: [String] = []
@@ -77,7 +84,7 @@ func tennisSweepBench(_ arguments: [String]) {
                 + "\"wrong\": [" + set.outliers.map { $0 ? "1" : "0" }.joined(separator: ", ") + "],\n"
                 + "\"points\": [" + probes.joined(separator: ", ") + "],\n"
                 + "\"points_true_court\": [" + truth.joined(separator: ", ") + "]}\n"
-            let path = "\(directory)/case-\(c.index < 10 ? "0" : "")\(c.index).json"
+            let path = "\(directory)/case-\(c.index < 10 ? "00" : c.index < 100 ? "0" : "")\(c.index).json"
             guard let file = fopen(path, "w") else {
                 print("tennis-sweep bench: cannot write \(path)")
                 exit(1)

@@ -211,10 +211,40 @@ public enum Seccomp {
     /// failed, or nil.
     public static func install(allowTCP: Bool, refuseTruncate: Bool) -> String? {
         guard isSupported else { return "the sandbox's seccomp filter is written for x86_64 only" }
+        return load(program(allowTCP: allowTCP, refuseTruncate: refuseTruncate))
+    }
+
+    /// A `process` runner's filter: the calls of SeccompPolicy.processRefusals fail with EPERM
+    /// (also under the x32 ABI's numbers); every other call, and any other architecture, passes.
+    static func refusingProgram(_ rules: [SeccompPolicy.Rule]) -> [UInt8] {
+        var assembler = Assembler()
+        assembler.op(loadWord, 4)                          // seccomp_data.arch
+        assembler.jump(jumpEqual, architecture, onTrue: "native", onFalse: "allow")
+        assembler.label("native")
+        assembler.op(loadWord, 0)                          // seccomp_data.nr
+        for rule in rules {
+            assembler.jump(jumpEqual, rule.number, onTrue: "refuse", onFalse: nil)
+            assembler.jump(jumpEqual, rule.number | 0x4000_0000, onTrue: "refuse", onFalse: nil)
+        }
+        assembler.label("allow")
+        assembler.op(returnConstant, allow)
+        assembler.label("refuse")
+        assembler.op(returnConstant, error(EPERM))
+        return assembler.bytes()
+    }
+
+    /// Sets no_new_privs and installs the `process` runner's filter (SeccompPolicy.processRefusals)
+    /// on every thread. Returns what failed, or nil; nothing to do on other architectures.
+    public static func installProcessRefusals() -> String? {
+        guard isSupported else { return nil }
+        return load(refusingProgram(SeccompPolicy.processRefusals))
+    }
+
+    /// Sets no_new_privs (seccomp needs it) and loads `filter` on every thread of the process.
+    private static func load(_ filter: [UInt8]) -> String? {
         guard Kernel.prctl(38, 1) == 0 else { // PR_SET_NO_NEW_PRIVS
             return "prctl(PR_SET_NO_NEW_PRIVS): \(String(cString: strerror(errno)))"
         }
-        let filter = program(allowTCP: allowTCP, refuseTruncate: refuseTruncate)
         return filter.withUnsafeBytes { instructions -> String? in
             // struct sock_fprog { unsigned short len; struct sock_filter *filter; }
             var header = [UInt8](repeating: 0, count: 16)

@@ -81,7 +81,8 @@ public enum SeccompPolicy {
         rule("mincore", 27, .allow, "which of its own pages are resident")
         rule("msync", 26, .allow, "flushing a mapping of a file it holds")
         rule("membarrier", 324, .allow, "memory barriers across its own threads")
-        rule("memfd_create", 319, .allow, "an anonymous file in memory: no path, reaches nothing outside the process")
+        rule("memfd_create", 319, .refuse,
+             "an anonymous file in memory that RLIMIT_AS does not count (written, never mapped): a runner with memory_mb 256 held 1.5 GiB in one")
         rule("map_shadow_stack", 453, .allow, "a new thread's own shadow stack (x86 CET)")
 
         // Threads and waiting
@@ -302,6 +303,13 @@ public enum SeccompPolicy {
         rule("mknod", 133, .refuse, "device and FIFO nodes")
         return list
     }
+
+    /// What a `process` runner may not call (it is not sandboxed: every other call passes). Memory a
+    /// runner holds outside its address space is memory RLIMIT_AS (`memory_mb`) does not count.
+    public static let processRefusals: [Rule] = [
+        Rule(name: "memfd_create", number: 319, decision: .refuse,
+             reason: "an anonymous file in memory that RLIMIT_AS does not count (written, never mapped): a runner with memory_mb 256 held 1.5 GiB in one"),
+    ]
 
     /// The rules whose calls are allowed (always or with arguments).
     public static func allowed(_ rules: [Rule]) -> [Rule] {

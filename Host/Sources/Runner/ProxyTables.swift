@@ -24,15 +24,7 @@ import Glibc
 /// its own state.
 final class ProxyTables: @unchecked Sendable {
     let context: RunnerContext
-    let log: UnsafeMutablePointer<clubhouse_log_service>
-    let config: UnsafeMutablePointer<clubhouse_config_service>
-    let storage: UnsafeMutablePointer<clubhouse_storage_service>
-    let progress: UnsafeMutablePointer<clubhouse_progress_service>
-    let invoke: UnsafeMutablePointer<clubhouse_invoke_service>
-    let device: UnsafeMutablePointer<clubhouse_device_service>
-    let files: UnsafeMutablePointer<clubhouse_files_service>
-    let events: UnsafeMutablePointer<clubhouse_events_service>
-    let publish: UnsafeMutablePointer<clubhouse_publish_service>
+    let tables: ServiceTableSet
 
     static func context(_ host: UnsafePointer<clubhouse_host>?) -> RunnerContext? {
         guard let data = host?.pointee.host_data else { return nil }
@@ -46,8 +38,7 @@ final class ProxyTables: @unchecked Sendable {
 
     init(context: RunnerContext) {
         self.context = context
-        log = .allocate(capacity: 1)
-        log.initialize(to: clubhouse_log_service(
+        let log = clubhouse_log_service(
             struct_size: UInt32(MemoryLayout<clubhouse_log_service>.size),
             write: { host, level, message in
                 guard let c = ProxyTables.context(host), let message, level <= c.logThreshold else { return }
@@ -58,16 +49,14 @@ final class ProxyTables: @unchecked Sendable {
             enabled: { host, level in
                 guard let c = ProxyTables.context(host) else { return 0 }
                 return level <= c.logThreshold ? 1 : 0
-            }))
-        config = .allocate(capacity: 1)
-        config.initialize(to: clubhouse_config_service(
+            })
+        let config = clubhouse_config_service(
             struct_size: UInt32(MemoryLayout<clubhouse_config_service>.size),
             get: { host, key, reply in
                 guard let c = ProxyTables.context(host), let key else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 return ConfigLookup.get(in: c.config, key: String(cString: key), reply: reply)
-            }))
-        progress = .allocate(capacity: 1)
-        progress.initialize(to: clubhouse_progress_service(
+            })
+        let progress = clubhouse_progress_service(
             struct_size: UInt32(MemoryLayout<clubhouse_progress_service>.size),
             begin: { call, label, total in
                 guard let c = ProxyTables.callContext(call) else { return }
@@ -79,9 +68,8 @@ final class ProxyTables: @unchecked Sendable {
                 ProxyTables.sendProgress(call, .update, "", done)
             },
             end: { call in ProxyTables.sendProgress(call, .end, "", 0) },
-            set_unit: { call, unit in ProxyTables.sendProgress(call, .unit, "", UInt64(unit)) }))
-        invoke = .allocate(capacity: 1)
-        invoke.initialize(to: clubhouse_invoke_service(
+            set_unit: { call, unit in ProxyTables.sendProgress(call, .unit, "", UInt64(unit)) })
+        let invoke = clubhouse_invoke_service(
             struct_size: UInt32(MemoryLayout<clubhouse_invoke_service>.size),
             invoke: { host, call, alias, command, request, length, reply in
                 guard let c = ProxyTables.context(host), let alias, let command else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
@@ -92,13 +80,10 @@ final class ProxyTables: @unchecked Sendable {
                 var r = r0
                 reply?.write(bytes: InvokeRequest.decodeReply(&r))
                 return status
-            }))
-        storage = .allocate(capacity: 1)
-        storage.initialize(to: ProxyTables.makeStorage())
-        device = .allocate(capacity: 1)
-        device.initialize(to: ProxyTables.makeDevice())
-        files = .allocate(capacity: 1)
-        files.initialize(to: clubhouse_files_service(
+            })
+        let storage = ProxyTables.makeStorage()
+        let device = ProxyTables.makeDevice()
+        let files = clubhouse_files_service(
             struct_size: UInt32(MemoryLayout<clubhouse_files_service>.size),
             open_argument: { call, name, access, fd, reply in
                 guard let name, let fd else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
@@ -107,9 +92,8 @@ final class ProxyTables: @unchecked Sendable {
             open_beneath: { call, name, relative, fd, reply in
                 guard let name, let relative, let fd else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 return ProxyTables.openFile(call, String(cString: name), String(cString: relative), UInt32(CLUBHOUSE_FILE_READ), fd, reply)
-            }))
-        events = .allocate(capacity: 1)
-        events.initialize(to: clubhouse_events_service(
+            })
+        let events = clubhouse_events_service(
             struct_size: UInt32(MemoryLayout<clubhouse_events_service>.size),
             publish: { host, call, topic, json, length, reply in
                 // The host checks the topic and the JSON, as in process; the runner only carries them.
@@ -127,9 +111,8 @@ final class ProxyTables: @unchecked Sendable {
                 var r = r0
                 if status != Int32(CLUBHOUSE_OK) { reply?.write(MessageReply.decode(&r).message) }
                 return status
-            }))
-        publish = .allocate(capacity: 1)
-        publish.initialize(to: clubhouse_publish_service(
+            })
+        let publish = clubhouse_publish_service(
             struct_size: UInt32(MemoryLayout<clubhouse_publish_service>.size),
             publish: { host, call, topic, key, json, length, reply in
                 // The host checks the topic, the key and the body and writes the record in the
@@ -148,7 +131,9 @@ final class ProxyTables: @unchecked Sendable {
                 var r = r0
                 if status != Int32(CLUBHOUSE_OK) { reply?.write(MessageReply.decode(&r).message) }
                 return status
-            }))
+            })
+        tables = ServiceTableSet(log: log, config: config, storage: storage, progress: progress, invoke: invoke, device: device,
+                                 files: files, events: events, publish: publish)
     }
 
     /// The files service through the wire: the host opens, the descriptor comes back with the reply.
@@ -178,19 +163,10 @@ final class ProxyTables: @unchecked Sendable {
         try? c.channel.send(.progress, ProgressMessage(call: id, stage: stage.rawValue, label: label, n: n).encode())
     }
 
+    /// The table for a service id: nil for a service the site did not grant.
     func table(for id: String) -> UnsafeRawPointer? {
-        switch id {
-        case CLUBHOUSE_SERVICE_LOG: return UnsafeRawPointer(log)
-        case CLUBHOUSE_SERVICE_CONFIG: return UnsafeRawPointer(config)
-        case CLUBHOUSE_SERVICE_PROGRESS: return UnsafeRawPointer(progress)
-        case CLUBHOUSE_SERVICE_FILES: return UnsafeRawPointer(files)
-        case CLUBHOUSE_SERVICE_EVENTS: return UnsafeRawPointer(events)
-        case CLUBHOUSE_SERVICE_STORAGE: return context.granted.contains(id) ? UnsafeRawPointer(storage) : nil
-        case CLUBHOUSE_SERVICE_PUBLISH: return context.granted.contains(id) ? UnsafeRawPointer(publish) : nil
-        case CLUBHOUSE_SERVICE_INVOKE: return context.granted.contains(id) ? UnsafeRawPointer(invoke) : nil
-        case CLUBHOUSE_SERVICE_DEVICE: return context.granted.contains(id) ? UnsafeRawPointer(device) : nil
-        default: return nil
-        }
+        if ServiceTableSet.granted.contains(id) && !context.granted.contains(id) { return nil }
+        return tables.table(for: id)
     }
 
     // MARK: storage

@@ -253,7 +253,10 @@ package enum RunnerProcess {
     }
 
     /// setrlimit for address space, CPU time (SIGXCPU at the soft limit, SIGKILL a little later)
-    /// and open files. Returns what failed, or nil.
+    /// and open files; and the size of one file the runner writes (RLIMIT_FSIZE, the same bytes as
+    /// the address space: a file in memory — tmpfs, /dev/shm — is memory RLIMIT_AS does not count),
+    /// with SIGXFSZ ignored so that a write past it fails with EFBIG instead of killing the runner.
+    /// Returns what failed, or nil.
     static func applyLimits(memoryMegabytes: Int, cpuSeconds: Int, openFiles: Int) -> String? {
         func set(_ resource: __rlimit_resource_t, _ soft: Int, _ hard: Int, _ what: String) -> String? {
             var current = rlimit()
@@ -267,10 +270,12 @@ package enum RunnerProcess {
             return nil
         }
         let bytes = memoryMegabytes << 20
+        signal(SIGXFSZ, SIG_IGN)
         return set(__rlimit_resource_t(RLIMIT_AS.rawValue), bytes, bytes, "memory")
             ?? set(__rlimit_resource_t(RLIMIT_CPU.rawValue), cpuSeconds, cpuSeconds + 2, "CPU time")
             ?? set(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), openFiles, openFiles, "open files")
             ?? set(__rlimit_resource_t(RLIMIT_CORE.rawValue), 0, 0, "core dumps")
+            ?? set(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), bytes, bytes, "file size")
     }
 
     /// The runner's main: load, say hello, then serve create/invoke/destroy until the host leaves.
@@ -294,6 +299,12 @@ package enum RunnerProcess {
             if let problem = applyLimits(memoryMegabytes: limits[0], cpuSeconds: limits[1], openFiles: limits[2]) {
                 return refuse("cannot apply the plugin's limits: \(problem)")
             }
+        }
+        // A `process` runner is not sandboxed, but memory it holds outside its address space is
+        // refused all the same (SeccompPolicy.processRefusals: memfd_create); the sandbox's own
+        // filter refuses it among the rest.
+        if sandbox == nil, let problem = Seccomp.installProcessRefusals() {
+            return refuse("cannot apply the plugin's limits: \(problem)")
         }
         if let ports = sandbox, let problem = Sandbox.confine(pluginPath: path, connectPorts: ports, verified: verified) {
             return refuse(problem)

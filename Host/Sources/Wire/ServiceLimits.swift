@@ -54,6 +54,16 @@ public struct ServiceLimits: Equatable, Sendable {
         take("open_devices", &openDevices)
     }
 
+    /// What SQLite may allocate in the host, net, while one statement of the plugin steps once or
+    /// one exec runs: the row it computes must fit in `replyBytes`, plus room for SQLite's own
+    /// working memory (page caches, a sort's in-memory run, lookaside).
+    package var stepMemoryBytes: Int { replyBytes + ServiceLimits.sqliteWorkingRoom }
+    package static let sqliteWorkingRoom = 16 << 20
+
+    /// The longest value (text or blob) and table row SQLite builds or stores for the plugin
+    /// (SQLITE_LIMIT_LENGTH): no value longer than a reply or a bind could ever be read or written.
+    package var valueBytes: Int { min(max(replyBytes, bindBytes), 1_000_000_000) }
+
     /// The largest service call an honest runner sends: SQL, a step's binds, a device write or a
     /// nested invoke's request (bounded like a reply), plus room for the framing.
     package var serviceCallBytes: Int { max(sqlBytes, bindBytes, replyBytes, 1 << 20) + (64 << 10) }
@@ -113,6 +123,22 @@ package enum LimitRefusal {
     package static func rowBytes(_ plugin: String, _ limits: ServiceLimits, wanted: Int) -> String {
         message(plugin: plugin, key: "reply_mb", limit: limits.replyBytes, unit: .megabytes,
                 happened: "this row is \(wanted) bytes", remedy: "select fewer or smaller columns")
+    }
+
+    /// A statement whose row (or whose values on the way to it) needed more memory than the plugin's
+    /// `reply_mb` allows: refused by the host's SQLite allocator before it grew further.
+    package static func stepMemory(_ plugin: String, _ limits: ServiceLimits) -> String {
+        message(plugin: plugin, key: "reply_mb", limit: limits.replyBytes, unit: .megabytes,
+                happened: "SQLite needed more memory than that (beside \(ServiceLimits.sqliteWorkingRoom >> 20) MiB of working room) to compute this statement's row",
+                remedy: "select fewer or smaller values")
+    }
+
+    /// A value (or a table row) longer than SQLite may build for the plugin (SQLITE_TOOBIG).
+    package static func valueBytes(_ plugin: String, _ limits: ServiceLimits) -> String {
+        let key = limits.bindBytes > limits.replyBytes ? "bind_mb" : "reply_mb"
+        return message(plugin: plugin, key: key, limit: max(limits.bindBytes, limits.replyBytes), unit: .megabytes,
+                       happened: "a value or a table row would be longer than that (string or blob too big)",
+                       remedy: "build smaller values")
     }
 
     package static func replyBytes(_ plugin: String, _ limits: ServiceLimits) -> String {

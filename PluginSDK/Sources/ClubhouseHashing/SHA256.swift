@@ -57,10 +57,10 @@ public struct SHA256: Sendable {
     /// A 64-byte block held inline (no heap storage).
     private typealias Block = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
 
+    private static let emptyBlock: Block = (0, 0, 0, 0, 0, 0, 0, 0)
+
     private var state = State()
-    private var pending: Block = (0, 0, 0, 0, 0, 0, 0, 0)
-    private var pendingCount = 0
-    private var totalBytes: UInt64 = 0
+    private var buffer = SHA2Buffer(empty: SHA256.emptyBlock)
     public let engine: Engine
 
     /// A fresh hash. `engine` defaults to the fastest available; asking for `.hardware` where it is
@@ -69,8 +69,8 @@ public struct SHA256: Sendable {
         self.engine = engine == .hardware && !Engine.hardwareAvailable ? .portable : engine
     }
 
-    private func compress(_ state: inout State, _ blocks: UnsafeRawPointer, count: Int) {
-        guard count > 0 else { return }
+    @inline(__always)
+    private static func compress(_ engine: Engine, _ state: inout State, _ blocks: UnsafeRawPointer, count: Int) {
         switch engine {
         case .hardware: SHA256.compressHardware(&state, blocks, count: count)
         case .portable: SHA256.compressPortable(&state, blocks, count: count)
@@ -79,35 +79,10 @@ public struct SHA256: Sendable {
 
     /// Feeds more message bytes.
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        guard var p = bytes.baseAddress, bytes.count > 0 else { return }
-        var remaining = bytes.count
-        totalBytes &+= UInt64(remaining)
-        if pendingCount > 0 {
-            let take = min(64 - pendingCount, remaining)
-            withUnsafeMutableBytes(of: &pending) { buffer in
-                // The baseAddress of a non-empty tuple buffer is never nil.
-                if let base = buffer.baseAddress { (base + pendingCount).copyMemory(from: p, byteCount: take) }
-            }
-            pendingCount += take
-            p += take
-            remaining -= take
-            if pendingCount < 64 { return }
-            var block = pending
-            withUnsafeBytes(of: &block) { buffer in
-                if let base = buffer.baseAddress { compress(&state, base, count: 1) }
-            }
-            pendingCount = 0
-        }
-        let whole = remaining / 64
-        compress(&state, p, count: whole)
-        p += whole * 64
-        remaining -= whole * 64
-        if remaining > 0 {
-            withUnsafeMutableBytes(of: &pending) { buffer in
-                if let base = buffer.baseAddress { base.copyMemory(from: p, byteCount: remaining) }
-            }
-            pendingCount = remaining
-        }
+        let engine = self.engine
+        var state = self.state
+        buffer.update(bytes) { SHA256.compress(engine, &state, $0, count: $1) }
+        self.state = state
     }
 
     public mutating func update(_ bytes: [UInt8]) {
@@ -121,20 +96,9 @@ public struct SHA256: Sendable {
 
     /// Pads, compresses the last block(s) and returns the digest. The hash can't be updated afterwards.
     public consuming func finalize() -> SHA256Digest {
-        let bitLength = totalBytes &* 8
-        var tail: (Block, Block) = ((0, 0, 0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 0))
-        let count = pendingCount
-        let blocks = count < 56 ? 1 : 2
-        let pendingCopy = pending
-        withUnsafeMutableBytes(of: &tail) { buffer in
-            withUnsafeBytes(of: pendingCopy) { src in
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[0..<count]))
-            }
-            buffer[count] = 0x80
-            let end = blocks * 64
-            for i in 0..<8 { buffer[end - 1 - i] = UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(i))) }
-            if let base = buffer.baseAddress { compress(&state, base, count: blocks) }
-        }
+        let engine = self.engine
+        var state = self.state
+        buffer.finish(lengthBytes: 8, empty: SHA256.emptyBlock) { SHA256.compress(engine, &state, $0, count: $1) }
         return SHA256Digest(state: state)
     }
 

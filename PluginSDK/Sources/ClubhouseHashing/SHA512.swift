@@ -58,11 +58,7 @@ public struct SHA512: Sendable {
     private static let emptyBlock: Block = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
     private var state = State()
-    private var pending: Block = SHA512.emptyBlock
-    private var pendingCount = 0
-    /// Message length in bytes (a 64-bit count covers any message this program hashes; the
-    /// standard's 128-bit length field is written with its high half zero).
-    private var totalBytes: UInt64 = 0
+    private var buffer = SHA2Buffer(empty: SHA512.emptyBlock)
 
     public init() {}
 
@@ -104,34 +100,9 @@ public struct SHA512: Sendable {
 
     /// Feeds more message bytes.
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        guard var p = bytes.baseAddress, bytes.count > 0 else { return }
-        var remaining = bytes.count
-        totalBytes &+= UInt64(remaining)
-        if pendingCount > 0 {
-            let take = min(128 - pendingCount, remaining)
-            withUnsafeMutableBytes(of: &pending) { buffer in
-                if let base = buffer.baseAddress { (base + pendingCount).copyMemory(from: p, byteCount: take) }
-            }
-            pendingCount += take
-            p += take
-            remaining -= take
-            if pendingCount < 128 { return }
-            let block = pending
-            withUnsafeBytes(of: block) { buffer in
-                if let base = buffer.baseAddress { SHA512.compress(&state, base, count: 1) }
-            }
-            pendingCount = 0
-        }
-        let whole = remaining / 128
-        if whole > 0 { SHA512.compress(&state, p, count: whole) }
-        p += whole * 128
-        remaining -= whole * 128
-        if remaining > 0 {
-            withUnsafeMutableBytes(of: &pending) { buffer in
-                if let base = buffer.baseAddress { base.copyMemory(from: p, byteCount: remaining) }
-            }
-            pendingCount = remaining
-        }
+        var state = self.state
+        buffer.update(bytes) { SHA512.compress(&state, $0, count: $1) }
+        self.state = state
     }
 
     public mutating func update(_ bytes: [UInt8]) {
@@ -146,21 +117,8 @@ public struct SHA512: Sendable {
     /// Pads (0x80, zeros, the 128-bit big-endian bit length), compresses the last block(s) and
     /// returns the digest.
     public consuming func finalize() -> SHA512Digest {
-        let bitLength = totalBytes &* 8
-        var tail: (Block, Block) = (SHA512.emptyBlock, SHA512.emptyBlock)
-        let count = pendingCount
-        let blocks = count < 112 ? 1 : 2
-        let pendingCopy = pending
-        withUnsafeMutableBytes(of: &tail) { buffer in
-            withUnsafeBytes(of: pendingCopy) { src in
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[0..<count]))
-            }
-            buffer[count] = 0x80
-            let end = blocks * 128
-            // The high 64 bits of the length stay zero; the low 64 are the bit count.
-            for i in 0..<8 { buffer[end - 1 - i] = UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(i))) }
-            if let base = buffer.baseAddress { SHA512.compress(&state, base, count: blocks) }
-        }
+        var state = self.state
+        buffer.finish(lengthBytes: 16, empty: SHA512.emptyBlock) { SHA512.compress(&state, $0, count: $1) }
         return SHA512Digest(state: state)
     }
 

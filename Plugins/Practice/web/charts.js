@@ -33,29 +33,51 @@ function empty(root, width, height, text) {
   return root;
 }
 
-/** The A % of each session (weighted by shots) over time: `trend` is `practice trends --json`'s data. */
-export function trendChart(trend, { width = 600, height = 300 } = {}) {
-  const left = 46, right = 26, top = 22, bottom = 30;
-  const points = (trend && trend.points ? trend.points : []).filter((p) => p.a_percent !== null && p.a_percent !== undefined);
-  const root = frame(width, height, trend ? `A percent of ${trend.club} over ${points.length} sessions` : "A percent over sessions");
+/**
+ * A club's sessions over time: `trend` is `practice trends --json`'s data. Without `metric`, each
+ * session's A % (0–100, weighted by shots); with `metric` (`--a-only`), the mean of that measurement over
+ * the session's A shots, on a scale fitted to the values (`digits` after the point in the labels).
+ */
+export function trendChart(trend, { width = 600, height = 300, metric = "", unit = "", digits = 0 } = {}) {
+  const left = 52, right = 26, top = 22, bottom = 30;
+  const value = metric
+    ? (p) => (p.a_only_averages && p.a_only_averages.means ? p.a_only_averages.means[metric] : null)
+    : (p) => p.a_percent;
+  const points = (trend && trend.points ? trend.points : []).filter((p) => Number.isFinite(value(p)));
+  const what = metric ? `${metric.replace("_", " ")} of the A shots` : "A percent";
+  const root = frame(width, height, trend ? `${what} of ${trend.club} over ${points.length} sessions` : `${what} over sessions`);
   const plotW = width - left - right, plotH = height - top - bottom;
-  const y = (v) => top + plotH * (1 - v / 100);
-  for (const v of [0, 25, 50, 75, 100]) {
-    root.append(svg("line", { x1: left, x2: width - right, y1: y(v), y2: y(v), class: v === 0 ? "axis" : "grid" }));
-    root.append(svg("text", { x: left - 8, y: y(v) + 5, "text-anchor": "end", class: "tick" }, `${v}%`));
+  let low = 0, high = 100, step = 25;
+  if (metric && points.length) {
+    const values = points.map(value);
+    step = niceStep(Math.max(...values) - Math.min(...values) || Math.abs(values[0]) / 10 || 1, 4);
+    low = Math.floor(Math.min(...values) / step) * step;
+    high = Math.ceil(Math.max(...values) / step) * step;
+    if (high === low) high = low + step;
   }
-  if (!points.length) return empty(root, width, height, "No graded sessions of this club yet");
-  const x = (i) => left + (points.length === 1 ? plotW / 2 : (plotW * i) / (points.length - 1));
-  root.append(svg("polyline", { class: "trend", points: points.map((p, i) => `${x(i).toFixed(1)},${y(p.a_percent).toFixed(1)}`).join(" ") }));
+  const y = (v) => top + plotH * (1 - (v - low) / (high - low));
+  const tickDigits = metric ? Math.max(0, -Math.floor(Math.log10(step))) : 0;
+  for (let v = low; v <= high + step / 2; v += step) {
+    root.append(svg("line", { x1: left, x2: width - right, y1: y(v), y2: y(v), class: v === low ? "axis" : "grid" }));
+    root.append(svg("text", { x: left - 8, y: y(v) + 5, "text-anchor": "end", class: "tick" }, metric ? v.toFixed(tickDigits) : `${v}%`));
+  }
+  if (!points.length) return empty(root, width, height, metric ? "No A shots of this club yet" : "No graded sessions of this club yet");
+  // The first and last points sit inside the frame, clear of the axis labels.
+  const inset = 22;
+  const x = (i) => left + inset + (points.length === 1 ? (plotW - 2 * inset) / 2 : ((plotW - 2 * inset) * i) / (points.length - 1));
+  root.append(svg("polyline", { class: "trend", points: points.map((p, i) => `${x(i).toFixed(1)},${y(value(p)).toFixed(1)}`).join(" ") }));
   const every = Math.ceil(points.length / Math.max(2, Math.floor(plotW / 64)));   // a date label needs about 64 px
   points.forEach((p, i) => {
-    const low = p.validity !== "valid";
+    const small = p.validity !== "valid";
     const date = String(p.date || "").slice(0, 10);
-    const title = `${date}: ${p.a_percent.toFixed(0)} % A of ${p.shot_count} shots${low ? " (low sample)" : ""}`;
-    root.append(svg("circle", { cx: x(i).toFixed(1), cy: y(p.a_percent).toFixed(1), r: 6, class: low ? "point low" : "point",
+    const shown = value(p).toFixed(metric ? digits : 0);
+    const title = metric
+      ? `${date}: ${shown}${unit ? ` ${unit}` : ""} over ${p.a_count} A shots of ${p.shot_count}${small ? " (low sample)" : ""}`
+      : `${date}: ${shown} % A of ${p.shot_count} shots${small ? " (low sample)" : ""}`;
+    root.append(svg("circle", { cx: x(i).toFixed(1), cy: y(value(p)).toFixed(1), r: 6, class: small ? "point low" : "point",
       "data-session": p.session_id }, svg("title", {}, title)));
     if (points.length <= 12) {
-      root.append(svg("text", { x: x(i), y: y(p.a_percent) - 11, "text-anchor": "middle", class: "value" }, `${p.a_percent.toFixed(0)}`));
+      root.append(svg("text", { x: x(i), y: y(value(p)) - 11, "text-anchor": "middle", class: "value" }, shown));
     }
     if ((i % every === 0 && points.length - 1 - i >= every) || i === points.length - 1) {
       root.append(svg("text", { x: x(i), y: height - bottom + 20, "text-anchor": "middle", class: "tick" }, date.slice(5)));

@@ -7,6 +7,11 @@ import { dispersionChart, trendChart } from "./charts.js";
 import { bytes, upload } from "./upload.js";
 
 const api = "/api/practice";
+// What the trend can show besides the A share: the mean over the A shots of (label, unit, decimals).
+const metrics = { carry: ["Carry", "yd", 1], ball_speed: ["Ball speed", "mph", 1], smash_factor: ["Smash factor", "", 2],
+  spin_rate: ["Spin", "rpm", 0], descent_angle: ["Descent angle", "°", 1] };
+// The upload route's limit (its `max_body` in the plugin's catalogue): a bigger file is not sent at all.
+const maxUpload = 64 * 1024 * 1024;
 const $ = (id) => document.getElementById(id);
 
 const model = {
@@ -15,7 +20,8 @@ const model = {
   selected: null,          // a session id
   detail: null,            // `practice session`'s data
   club: "",
-  trend: null, dispersion: null,
+  metric: "",              // "" (the A share) or a measurement whose A-shot mean the trend shows
+  trend: null, dispersion: null, trendsAsked: 0,
   templates: null, showHidden: false, templateClub: "",
   editing: null,           // {hash, kind: "rename" | "duplicate"}
   templateErrors: new Map(), // hash → the error of the last action on that template
@@ -34,6 +40,7 @@ function readHash() {
   } else if (params.has("trends")) {
     model.tab = "trends";
     if (params.get("club")) model.club = params.get("club");
+    model.metric = metrics[params.get("show")] ? params.get("show") : "";
   } else if (params.has("templates")) {
     model.tab = "templates";
   } else {
@@ -104,7 +111,10 @@ function renderSessions() {
 
 async function openSession(id) {
   if (!id) { renderDetail(); return; }
-  await guarded($("detail-error"), async () => { model.detail = await call("GET", `${api}/sessions/${id}`); });
+  await guarded($("detail-error"), async () => {
+    const detail = await call("GET", `${api}/sessions/${id}`);
+    if (id === model.selected) model.detail = detail;   // another session may have been picked meanwhile
+  });
   renderDetail();
 }
 
@@ -169,6 +179,11 @@ async function startUpload(event) {
   if (!file) {
     showError($("upload-error"), new Error("choose the launch monitor's CSV export first"));
     $("csv").focus();
+    return;
+  }
+  if (file.size > maxUpload) {
+    showError($("upload-error"), new Error(`${file.name} is ${bytes(file.size)}; at most ${bytes(maxUpload)} (64 MiB) go in one upload — split the export by date`));
+    setUploadState("failed", `${file.name} was not sent.`);
     return;
   }
   const before = new Set((model.sessions || []).map((r) => r.session.id));
@@ -236,11 +251,16 @@ async function loadTrends() {
     renderTrends("No sessions yet: import one on the Sessions tab.");
     return;
   }
+  // A newer choice (club, measurement) may be asked for before this answer comes: only the last is drawn.
+  const asked = ++model.trendsAsked;
   const ok = await guarded($("trends-error"), async () => {
     const query = { club: model.club };
-    [model.trend, model.dispersion] = await Promise.all([
-      call("GET", `${api}/trends`, { query }), call("GET", `${api}/dispersion`, { query })]);
+    const trendQuery = model.metric ? { ...query, "a-only": true, metric: model.metric } : query;
+    const [trend, dispersion] = await Promise.all([
+      call("GET", `${api}/trends`, { query: trendQuery }), call("GET", `${api}/dispersion`, { query })]);
+    if (asked === model.trendsAsked) [model.trend, model.dispersion] = [trend, dispersion];
   });
+  if (asked !== model.trendsAsked) return;
   renderTrends(ok ? "" : "Could not load the charts.");
 }
 
@@ -251,12 +271,19 @@ function box(node) {
 
 function renderTrends(note) {
   const t = model.trend, d = model.dispersion;
-  $("trend-chart").replaceChildren(trendChart(t, box($("trend-chart"))));
+  const [label, unit, digits] = metrics[model.metric] || ["", "", 0];
+  $("show").value = model.metric;
+  $("trend-title").textContent = model.metric ? `${label} of the A shots over sessions` : "A share over sessions";
+  $("trend-chart").replaceChildren(trendChart(t, { ...box($("trend-chart")), metric: model.metric, unit, digits }));
   $("dispersion-chart").replaceChildren(dispersionChart(d, box($("dispersion-chart"))));
   if (!t) { $("trend-summary").textContent = note; $("dispersion-summary").textContent = ""; return; }
   const shown = (t.points || []).filter((p) => p.a_percent !== null && p.a_percent !== undefined).length;
   const excluded = (t.excluded || []).length;
-  $("trend-summary").textContent = `${t.club}: ${percent(t.weighted_a_percent)} A over ${shown} sessions (weighted by shots)`
+  const mean = model.metric && t.weighted_a_only_averages && t.weighted_a_only_averages.means
+    ? t.weighted_a_only_averages.means[model.metric] : null;
+  $("trend-summary").textContent = (model.metric
+    ? `${t.club}: ${Number.isFinite(mean) ? `${mean.toFixed(digits)}${unit ? ` ${unit}` : ""}` : "–"} over the A shots of ${shown} sessions`
+    : `${t.club}: ${percent(t.weighted_a_percent)} A over ${shown} sessions (weighted by shots)`)
     + `${excluded ? `; ${excluded} left out (under 5 shots)` : ""}.`;
   if (!d) { $("dispersion-summary").textContent = ""; return; }
   const side = d.side_mean === null || d.side_mean === undefined ? "–"
@@ -378,7 +405,11 @@ async function templateAction(t, action, body) {
 $("csv").addEventListener("change", chosen);
 $("upload-form").addEventListener("submit", startUpload);
 $("cancel").addEventListener("click", () => { if (model.sending) model.sending.cancel(); });
-$("club").addEventListener("change", () => { location.hash = `#trends&club=${encodeURIComponent($("club").value)}`; });
+function trendsHash() {
+  return `#trends&club=${encodeURIComponent($("club").value)}${$("show").value ? `&show=${$("show").value}` : ""}`;
+}
+$("club").addEventListener("change", () => { location.hash = trendsHash(); });
+$("show").addEventListener("change", () => { location.hash = trendsHash(); });
 $("template-club").addEventListener("change", () => { model.templateClub = $("template-club").value; renderTemplates(); });
 $("show-hidden").addEventListener("change", () => { model.showHidden = $("show-hidden").checked; loadTemplates(); });
 window.addEventListener("hashchange", () => { show(); });

@@ -17,7 +17,7 @@
  *   device               a device that is not granted, then the granted simulator: a frame out, its reply in
  *   bigreply, smallreply a reply of 2 MiB (past the site's reply_mb) and one just under it
  */
-#include "clubhouse.h"
+#include "fixture.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -43,7 +43,7 @@ static void put(transcript *t, const char *bytes, size_t n) {
     t->text[t->length] = 0;
 }
 
-static void say(transcript *t, const char *format, ...) {
+static void note(transcript *t, const char *format, ...) {
     char line[1024];
     va_list list;
     va_start(list, format);
@@ -106,43 +106,43 @@ static clubhouse_status answer(transcript *t, const clubhouse_reply *reply) {
 
 /* ---- the plugin --------------------------------------------------------------------------- */
 
-typedef struct { const clubhouse_host *host; } instance;
+typedef fixture instance;
 
 static const clubhouse_storage_service *storage(instance *p) { return p->host->get_service(p->host, CLUBHOUSE_SERVICE_STORAGE); }
 
 /* One value of the current row, read every way there is, in the order given ("tidb": text, int,
  * double, blob), with its type before and after. */
 static void read_column(transcript *t, const clubhouse_storage_service *s, clubhouse_stmt *stmt, int c, const char *order) {
-    say(t, "    col %d name=", c);
+    note(t, "    col %d name=", c);
     quote_text(t, s->column_name(stmt, c));
-    say(t, " type=%d", s->column_type(stmt, c));
+    note(t, " type=%d", s->column_type(stmt, c));
     for (const char *o = order; *o; o++) {
         size_t n = 12345;
         switch (*o) {
         case 't': {
             const char *text = s->column_text(stmt, c, &n);
-            say(t, " text=");
+            note(t, " text=");
             quote(t, text, text ? n : 0, text == NULL);
-            say(t, "/%zu", n);
-            if (text && text[n] != 0) say(t, "(not NUL-terminated)");
+            note(t, "/%zu", n);
+            if (text && text[n] != 0) note(t, "(not NUL-terminated)");
             break;
         }
         case 'b': {
             const void *blob = s->column_blob(stmt, c, &n);
-            say(t, " blob=");
+            note(t, " blob=");
             quote(t, blob, blob ? n : 0, blob == NULL);
-            say(t, "/%zu", n);
+            note(t, "/%zu", n);
             break;
         }
-        case 'i': say(t, " int=%lld", (long long)s->column_int64(stmt, c)); break;
+        case 'i': note(t, " int=%lld", (long long)s->column_int64(stmt, c)); break;
         case 'd': {
             double d = s->column_double(stmt, c);
-            say(t, " double=%.17g%s", d, signbit(d) ? "(neg)" : "");
+            note(t, " double=%.17g%s", d, signbit(d) ? "(neg)" : "");
             break;
         }
         }
     }
-    say(t, " type-after=%d\n", s->column_type(stmt, c));
+    note(t, " type-after=%d\n", s->column_type(stmt, c));
 }
 
 static void query(transcript *t, instance *p, const char *sql, const char *order) {
@@ -150,35 +150,35 @@ static void query(transcript *t, instance *p, const char *sql, const char *order
     message m;
     clubhouse_reply r = sink(&m);
     clubhouse_stmt *stmt = NULL;
-    say(t, "query ");
+    note(t, "query ");
     quote_text(t, sql);
-    say(t, " order=%s\n", order);
+    note(t, " order=%s\n", order);
     clubhouse_status status = s->prepare(p->host, sql, &stmt, &r);
     if (status != CLUBHOUSE_OK) {
-        say(t, "  prepare %s ", clubhouse_status_name(status));
+        note(t, "  prepare %s ", clubhouse_status_name(status));
         quote_text(t, m.text);
-        say(t, "\n");
+        note(t, "\n");
         return;
     }
     int count = s->column_count(stmt);
-    say(t, "  columns %d (before step):", count);
-    for (int c = 0; c < count; c++) { say(t, " "); quote_text(t, s->column_name(stmt, c)); }
-    say(t, " index-of-missing=%d\n", s->column_index(stmt, "no such column"));
+    note(t, "  columns %d (before step):", count);
+    for (int c = 0; c < count; c++) { note(t, " "); quote_text(t, s->column_name(stmt, c)); }
+    note(t, " index-of-missing=%d\n", s->column_index(stmt, "no such column"));
     int row = 0;
     while ((status = s->step(stmt)) == CLUBHOUSE_ROW) {
-        say(t, "  row %d columns=%d\n", row++, s->column_count(stmt));
+        note(t, "  row %d columns=%d\n", row++, s->column_count(stmt));
         for (int c = 0; c < count; c++) read_column(t, s, stmt, c, order);
-        say(t, "    out of range: type=%d text=", s->column_type(stmt, count));
+        note(t, "    out of range: type=%d text=", s->column_type(stmt, count));
         quote_text(t, s->column_text(stmt, count, NULL));
-        say(t, " name=");
+        note(t, " name=");
         quote_text(t, s->column_name(stmt, count));
-        say(t, "\n");
+        note(t, "\n");
     }
-    say(t, "  end %s", clubhouse_status_name(status));
-    if (status != CLUBHOUSE_DONE) { say(t, " "); quote_text(t, s->last_error(p->host)); }
-    say(t, " after: type=%d int=%lld text=", s->column_type(stmt, 0), (long long)s->column_int64(stmt, 0));
+    note(t, "  end %s", clubhouse_status_name(status));
+    if (status != CLUBHOUSE_DONE) { note(t, " "); quote_text(t, s->last_error(p->host)); }
+    note(t, " after: type=%d int=%lld text=", s->column_type(stmt, 0), (long long)s->column_int64(stmt, 0));
     quote_text(t, s->column_text(stmt, 0, NULL));
-    say(t, "\n");
+    note(t, "\n");
     s->finalize(stmt);
 }
 
@@ -187,17 +187,17 @@ static void exec(transcript *t, instance *p, const char *sql) {
     message m;
     clubhouse_reply r = sink(&m);
     clubhouse_status status = s->exec(p->host, sql, &r);
-    say(t, "exec ");
+    note(t, "exec ");
     quote_text(t, sql);
-    say(t, " -> %s ", clubhouse_status_name(status));
+    note(t, " -> %s ", clubhouse_status_name(status));
     quote_text(t, m.text);
-    say(t, " rowid=%lld changes=%lld\n", (long long)s->last_insert_rowid(p->host), (long long)s->changes(p->host));
+    note(t, " rowid=%lld changes=%lld\n", (long long)s->last_insert_rowid(p->host), (long long)s->changes(p->host));
 }
 
 static void bound(transcript *t, instance *p, const char *what, clubhouse_status status) {
-    say(t, "  %s -> %s", what, clubhouse_status_name(status));
-    if (status != CLUBHOUSE_OK) { say(t, " "); quote_text(t, storage(p)->last_error(p->host)); }
-    say(t, "\n");
+    note(t, "  %s -> %s", what, clubhouse_status_name(status));
+    if (status != CLUBHOUSE_OK) { note(t, " "); quote_text(t, storage(p)->last_error(p->host)); }
+    note(t, "\n");
 }
 
 static clubhouse_status run_storage(instance *p, const clubhouse_reply *reply) {
@@ -205,36 +205,36 @@ static clubhouse_status run_storage(instance *p, const clubhouse_reply *reply) {
     transcript t = {0};
     message m;
     clubhouse_reply r = sink(&m);
-    say(&t, "storage table size=%u has-column_index=%d\n", s->struct_size, CLUBHOUSE_STORAGE_HAS(s, column_index));
+    note(&t, "storage table size=%u has-column_index=%d\n", s->struct_size, CLUBHOUSE_STORAGE_HAS(s, column_index));
 
     /* Migrations: applied, repeated, a gap, a renamed version. */
     clubhouse_status status = s->migrate(p->host, 1, "values", "CREATE TABLE v(k TEXT PRIMARY KEY, a)", &r);
-    say(&t, "migrate 1 -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    note(&t, "migrate 1 -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     r = sink(&m);
     status = s->migrate(p->host, 1, "values", "CREATE TABLE v(k TEXT PRIMARY KEY, a)", &r);
-    say(&t, "migrate 1 again -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    note(&t, "migrate 1 again -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     r = sink(&m);
     status = s->migrate(p->host, 3, "gap", "SELECT 1", &r);
-    say(&t, "migrate 3 -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    note(&t, "migrate 3 -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     r = sink(&m);
     status = s->migrate(p->host, 1, "renamed", "SELECT 1", &r);
-    say(&t, "migrate 1 renamed -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    note(&t, "migrate 1 renamed -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     r = sink(&m);
     status = s->migrate(p->host, 2, "broken", "CREATE TABLE v(x)", &r);
-    say(&t, "migrate 2 broken -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    note(&t, "migrate 2 broken -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
 
     exec(&t, p, "DELETE FROM v");
     /* Every type through bind, then back every way. */
     clubhouse_stmt *insert = NULL;
     r = sink(&m);
     status = s->prepare(p->host, "INSERT INTO v(k, a) VALUES (:key, ?2)", &insert, &r);
-    say(&t, "prepare insert -> %s params=%d name1=", clubhouse_status_name(status), s->bind_parameter_count(insert));
+    note(&t, "prepare insert -> %s params=%d name1=", clubhouse_status_name(status), s->bind_parameter_count(insert));
     quote_text(&t, s->bind_parameter_name(insert, 1));
-    say(&t, " name2=");
+    note(&t, " name2=");
     quote_text(&t, s->bind_parameter_name(insert, 2));
-    say(&t, " name3=");
+    note(&t, " name3=");
     quote_text(&t, s->bind_parameter_name(insert, 3));
-    say(&t, " index(:key)=%d index(:nope)=%d columns=%d\n", s->bind_parameter_index(insert, ":key"),
+    note(&t, " index(:key)=%d index(:nope)=%d columns=%d\n", s->bind_parameter_index(insert, ":key"),
         s->bind_parameter_index(insert, ":nope"), s->column_count(insert));
     static const char nul_text[] = {'a', 0, 'b'};
     static const unsigned char blob[] = {0x00, 0x01, 0xff, 0x7f};
@@ -252,7 +252,7 @@ static clubhouse_status run_storage(instance *p, const clubhouse_reply *reply) {
         {"null", 'n', 0, 0, NULL, 0},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        say(&t, "insert %s\n", rows[i].key);
+        note(&t, "insert %s\n", rows[i].key);
         bound(&t, p, "bind key", s->bind_text(insert, 1, rows[i].key, strlen(rows[i].key)));
         switch (rows[i].kind) {
         case 'i': bound(&t, p, "bind int64", s->bind_int64(insert, 2, rows[i].i)); break;
@@ -263,7 +263,7 @@ static clubhouse_status run_storage(instance *p, const clubhouse_reply *reply) {
         default: bound(&t, p, "bind null", s->bind_null(insert, 2)); break;
         }
         status = s->step(insert);
-        say(&t, "  step -> %s rowid=%lld changes=%lld\n", clubhouse_status_name(status), (long long)s->last_insert_rowid(p->host),
+        note(&t, "  step -> %s rowid=%lld changes=%lld\n", clubhouse_status_name(status), (long long)s->last_insert_rowid(p->host),
             (long long)s->changes(p->host));
         bound(&t, p, "bind after step (no reset)", s->bind_int64(insert, 2, 1));
         s->reset(insert);
@@ -274,9 +274,9 @@ static clubhouse_status run_storage(instance *p, const clubhouse_reply *reply) {
     /* A constraint: the same key twice. */
     bound(&t, p, "bind key", s->bind_text(insert, 1, "int-42", 6));
     status = s->step(insert);
-    say(&t, "duplicate key step -> %s ", clubhouse_status_name(status)); quote_text(&t, s->last_error(p->host)); say(&t, "\n");
+    note(&t, "duplicate key step -> %s ", clubhouse_status_name(status)); quote_text(&t, s->last_error(p->host)); note(&t, "\n");
     status = s->reset(insert);
-    say(&t, "reset after failure -> %s\n", clubhouse_status_name(status));
+    note(&t, "reset after failure -> %s\n", clubhouse_status_name(status));
     s->finalize(insert);
     s->finalize(NULL);
 
@@ -298,32 +298,32 @@ static clubhouse_status run_storage(instance *p, const clubhouse_reply *reply) {
     s->prepare(p->host, "SELECT k FROM v WHERE k >= ?1 ORDER BY k LIMIT 3", &select, NULL);
     bound(&t, p, "bind ?1", s->bind_text(select, 1, "real", 4));
     status = s->step(select);
-    say(&t, "step -> %s ", clubhouse_status_name(status)); quote_text(&t, s->column_text(select, 0, NULL)); say(&t, "\n");
+    note(&t, "step -> %s ", clubhouse_status_name(status)); quote_text(&t, s->column_text(select, 0, NULL)); note(&t, "\n");
     status = s->reset(select);
-    say(&t, "reset on a row -> %s type-after-reset=%d\n", clubhouse_status_name(status), s->column_type(select, 0));
+    note(&t, "reset on a row -> %s type-after-reset=%d\n", clubhouse_status_name(status), s->column_type(select, 0));
     status = s->step(select);
-    say(&t, "step with bindings cleared by reset -> %s\n", clubhouse_status_name(status));
+    note(&t, "step with bindings cleared by reset -> %s\n", clubhouse_status_name(status));
     s->reset(select);
     bound(&t, p, "bind ?1", s->bind_text(select, 1, "text", 4));
-    while ((status = s->step(select)) == CLUBHOUSE_ROW) { say(&t, "  "); quote_text(&t, s->column_text(select, 0, NULL)); say(&t, "\n"); }
-    say(&t, "end %s; step again -> ", clubhouse_status_name(status));
+    while ((status = s->step(select)) == CLUBHOUSE_ROW) { note(&t, "  "); quote_text(&t, s->column_text(select, 0, NULL)); note(&t, "\n"); }
+    note(&t, "end %s; step again -> ", clubhouse_status_name(status));
     status = s->step(select);
-    say(&t, "%s ", clubhouse_status_name(status)); quote_text(&t, s->column_text(select, 0, NULL)); say(&t, "\n");
+    note(&t, "%s ", clubhouse_status_name(status)); quote_text(&t, s->column_text(select, 0, NULL)); note(&t, "\n");
     s->finalize(select);
 
     /* Transactions. */
     r = sink(&m);
     status = s->commit(p->host, &r);
-    say(&t, "commit without begin -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    note(&t, "commit without begin -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     status = s->rollback(p->host);
-    say(&t, "rollback without begin -> %s ", clubhouse_status_name(status)); quote_text(&t, s->last_error(p->host)); say(&t, "\n");
+    note(&t, "rollback without begin -> %s ", clubhouse_status_name(status)); quote_text(&t, s->last_error(p->host)); note(&t, "\n");
     r = sink(&m);
-    say(&t, "begin -> %s\n", clubhouse_status_name(s->begin(p->host, &r)));
+    note(&t, "begin -> %s\n", clubhouse_status_name(s->begin(p->host, &r)));
     exec(&t, p, "INSERT INTO v(k, a) VALUES ('tx-1', 1)");
-    say(&t, "nested begin -> %s\n", clubhouse_status_name(s->begin(p->host, &r)));
+    note(&t, "nested begin -> %s\n", clubhouse_status_name(s->begin(p->host, &r)));
     exec(&t, p, "INSERT INTO v(k, a) VALUES ('tx-2', 2)");
-    say(&t, "inner rollback -> %s\n", clubhouse_status_name(s->rollback(p->host)));
-    say(&t, "outer commit -> %s\n", clubhouse_status_name(s->commit(p->host, &r)));
+    note(&t, "inner rollback -> %s\n", clubhouse_status_name(s->rollback(p->host)));
+    note(&t, "outer commit -> %s\n", clubhouse_status_name(s->commit(p->host, &r)));
     query(&t, p, "SELECT k FROM v WHERE k LIKE 'tx-%' ORDER BY k", "t");
     exec(&t, p, "UPDATE v SET a = a WHERE k LIKE 'int-%'");
     exec(&t, p, "INSERT INTO v(k) VALUES ('int-0')");
@@ -347,14 +347,14 @@ static clubhouse_status run_limits(instance *p, const clubhouse_reply *reply) {
     memset(sql + 8, 'x', n);
     strcpy(sql + 8 + n, "'");
     clubhouse_status status = s->exec(p->host, sql, &r);
-    say(&t, "exec 3 KB -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    note(&t, "exec 3 KB -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     clubhouse_stmt *stmt = NULL;
     r = sink(&m);
     status = s->prepare(p->host, sql, &stmt, &r);
-    say(&t, "prepare 3 KB -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, " stmt-null=%d\n", stmt == NULL);
+    note(&t, "prepare 3 KB -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, " stmt-null=%d\n", stmt == NULL);
     r = sink(&m);
     status = s->migrate(p->host, 1, "big", sql, &r);
-    say(&t, "migrate 3 KB -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    note(&t, "migrate 3 KB -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     free(sql);
     /* Open statements over open_statements (the site: 8). */
     clubhouse_stmt *open[16] = {0};
@@ -363,12 +363,12 @@ static clubhouse_status run_limits(instance *p, const clubhouse_reply *reply) {
         r = sink(&m);
         status = s->prepare(p->host, "SELECT ?1", &open[i], &r);
         if (status != CLUBHOUSE_OK) {
-            say(&t, "prepare #%d -> %s ", i + 1, clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+            note(&t, "prepare #%d -> %s ", i + 1, clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
             break;
         }
         made++;
     }
-    say(&t, "prepared %d\n", made);
+    note(&t, "prepared %d\n", made);
     /* Bound bytes over bind_mb (the site: 1 MiB) on one statement. */
     size_t big = (1 << 20) - 100;
     char *value = malloc(big);
@@ -385,15 +385,15 @@ static clubhouse_status run_limits(instance *p, const clubhouse_reply *reply) {
     bound(&t, p, "bind on the third again", s->bind_text(open[3], 1, value, big));
     /* A row over reply_mb (the site: 1 MiB). */
     status = s->step(open[3]);
-    say(&t, "step a row of 1 MiB - 100 -> %s\n", clubhouse_status_name(status));
+    note(&t, "step a row of 1 MiB - 100 -> %s\n", clubhouse_status_name(status));
     clubhouse_stmt *row = NULL;
     for (int i = 0; i < made; i++) { s->finalize(open[i]); open[i] = NULL; }
     r = sink(&m);
     status = s->prepare(p->host, "SELECT ?1 || ?1", &row, &r);
-    say(&t, "prepare after finalizing -> %s\n", clubhouse_status_name(status));
+    note(&t, "prepare after finalizing -> %s\n", clubhouse_status_name(status));
     bound(&t, p, "bind ?1", s->bind_text(row, 1, value, 600 * 1024));
     status = s->step(row);
-    say(&t, "step a row of 1.2 MiB -> %s ", clubhouse_status_name(status)); quote_text(&t, s->last_error(p->host)); say(&t, "\n");
+    note(&t, "step a row of 1.2 MiB -> %s ", clubhouse_status_name(status)); quote_text(&t, s->last_error(p->host)); note(&t, "\n");
     s->finalize(row);
     free(value);
     free(bigger);
@@ -407,27 +407,27 @@ static clubhouse_status run_files(instance *p, const clubhouse_call *call, const
     clubhouse_reply r = sink(&m);
     int fd = -1;
     clubhouse_status status = f->open_argument(call, "file", CLUBHOUSE_FILE_READ, &fd, &r);
-    say(&t, "open file -> %s fd>=0:%d ", clubhouse_status_name(status), fd >= 0); quote_text(&t, m.text); say(&t, "\n");
+    note(&t, "open file -> %s fd>=0:%d ", clubhouse_status_name(status), fd >= 0); quote_text(&t, m.text); note(&t, "\n");
     if (fd >= 0) {
         char buffer[256];
         ssize_t got = read(fd, buffer, sizeof buffer);
-        say(&t, "  read ");
+        note(&t, "  read ");
         quote(&t, buffer, got > 0 ? (size_t)got : 0, 0);
-        say(&t, "\n");
+        note(&t, "\n");
         close(fd);
     }
     r = sink(&m);
     status = f->open_argument(call, "file", CLUBHOUSE_FILE_WRITE, &fd, &r);
-    say(&t, "open file for writing -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    note(&t, "open file for writing -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     r = sink(&m);
     status = f->open_argument(call, "nosuch", CLUBHOUSE_FILE_READ, &fd, &r);
-    say(&t, "open nosuch -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    note(&t, "open nosuch -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     const char *relatives[] = {"inside.txt", "../outside.txt", "/etc/passwd", "missing.txt"};
     for (int i = 0; i < 4; i++) {
         r = sink(&m);
         fd = -1;
         status = f->open_beneath(call, "folder", relatives[i], &fd, &r);
-        say(&t, "open beneath %s -> %s ", relatives[i], clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+        note(&t, "open beneath %s -> %s ", relatives[i], clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
         if (fd >= 0) close(fd);
     }
     return answer(&t, reply);
@@ -441,7 +441,7 @@ static clubhouse_status run_config(instance *p, const clubhouse_reply *reply) {
         message m;
         clubhouse_reply r = sink(&m);
         clubhouse_status status = c->get(p->host, keys[i], &r);
-        say(&t, "config %s -> %s ", keys[i], clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+        note(&t, "config %s -> %s ", keys[i], clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     }
     return answer(&t, reply);
 }
@@ -462,7 +462,7 @@ static clubhouse_status run_invoke(instance *p, const clubhouse_call *call, cons
         clubhouse_reply r = sink(&m);
         clubhouse_status status = v->invoke(p->host, call, calls[i].alias, calls[i].command, calls[i].request,
                                             strlen(calls[i].request), &r);
-        say(&t, "invoke %s %s -> %s ", calls[i].alias, calls[i].command, clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+        note(&t, "invoke %s %s -> %s ", calls[i].alias, calls[i].command, clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     }
     return answer(&t, reply);
 }
@@ -485,7 +485,7 @@ static clubhouse_status run_progress(instance *p, const clubhouse_call *call, co
     g->end(call);
     g->begin(call, NULL, 5);
     g->update(call, 5);
-    say(&t, "progress sent\n");
+    note(&t, "progress sent\n");
     return answer(&t, reply);
 }
 
@@ -496,7 +496,7 @@ static clubhouse_status run_log(instance *p, const clubhouse_reply *reply) {
         char text[64];
         snprintf(text, sizeof text, "conformance level %d", level);
         l->write(p->host, level, text);
-        say(&t, "enabled(%d)=%d\n", level, l->enabled(p->host, level));
+        note(&t, "enabled(%d)=%d\n", level, l->enabled(p->host, level));
     }
     l->write(p->host, CLUBHOUSE_LOG_WARNING, "conformance: h\xc3\xa9llo, \"quoted\"\tand a tab");
     /* A message past log_kb (the site: 1 KiB), cut in the middle of a two-byte character. */
@@ -507,39 +507,39 @@ static clubhouse_status run_log(instance *p, const clubhouse_reply *reply) {
     text[1024] = (char)0xa9;
     memcpy(text, "conformance long:", 17);
     l->write(p->host, CLUBHOUSE_LOG_WARNING, text);
-    say(&t, "logged\n");
+    note(&t, "logged\n");
     return answer(&t, reply);
 }
 
 static clubhouse_status run_device(instance *p, const clubhouse_reply *reply) {
     transcript t = {0};
     const clubhouse_device_service *d = p->host->get_service(p->host, CLUBHOUSE_SERVICE_DEVICE);
-    if (!d) { say(&t, "no device service\n"); return answer(&t, reply); }
+    if (!d) { note(&t, "no device service\n"); return answer(&t, reply); }
     message m;
     clubhouse_reply r = sink(&m);
     clubhouse_device *device = NULL;
     clubhouse_status status = d->open(p->host, "other", &device, &r);
-    say(&t, "open other -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    note(&t, "open other -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     r = sink(&m);
     status = d->open(p->host, "nosuch", &device, &r);
-    say(&t, "open nosuch -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    note(&t, "open nosuch -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     r = sink(&m);
     status = d->open(p->host, "ballmachine", &device, &r);
-    say(&t, "open ballmachine -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+    note(&t, "open ballmachine -> %s ", clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     if (status != CLUBHOUSE_OK) return answer(&t, reply);
     /* Protocol v0.3 (tennis.md): a shot command and its XOR check byte; the machine answers twice. */
     unsigned char frame[] = {0x5A, 0xA5, 0x83, 60, 50, 40, 75, 50, 1, 0};
     for (int i = 0; i < 9; i++) frame[9] ^= frame[i];
     status = d->write(device, frame, sizeof frame);
-    say(&t, "write -> %s\n", clubhouse_status_name(status));
+    note(&t, "write -> %s\n", clubhouse_status_name(status));
     unsigned char in[64];
     size_t got = 0, total = 0;
     while (total < 10 && (status = d->read(device, in + total, sizeof in - total, &got, 2000)) == CLUBHOUSE_OK) total += got;
-    say(&t, "read -> %zu bytes ", total);
+    note(&t, "read -> %zu bytes ", total);
     quote(&t, in, total, 0);
-    say(&t, "\n");
+    note(&t, "\n");
     status = d->read(device, in, sizeof in, &got, 50);
-    say(&t, "read again -> %s length=%zu ", clubhouse_status_name(status), got); quote_text(&t, d->last_error(device)); say(&t, "\n");
+    note(&t, "read again -> %s length=%zu ", clubhouse_status_name(status), got); quote_text(&t, d->last_error(device)); note(&t, "\n");
     d->close(device);
     d->close(NULL);
     /* Over open_devices (the site: 2). */
@@ -547,7 +547,7 @@ static clubhouse_status run_device(instance *p, const clubhouse_reply *reply) {
     for (int i = 0; i < 4; i++) {
         r = sink(&m);
         status = d->open(p->host, "ballmachine", &many[i], &r);
-        say(&t, "open #%d -> %s ", i + 1, clubhouse_status_name(status)); quote_text(&t, m.text); say(&t, "\n");
+        note(&t, "open #%d -> %s ", i + 1, clubhouse_status_name(status)); quote_text(&t, m.text); note(&t, "\n");
     }
     for (int i = 0; i < 4; i++) if (many[i]) d->close(many[i]);
     return answer(&t, reply);
@@ -586,11 +586,7 @@ static clubhouse_status c_describe(const clubhouse_plugin_descriptor *self, cons
 static clubhouse_status c_create(const clubhouse_plugin_descriptor *self, const clubhouse_host *host, void **made,
                                  const clubhouse_reply *reply) {
     (void)self; (void)reply;
-    instance *p = calloc(1, sizeof *p);
-    if (!p) return CLUBHOUSE_ERROR;
-    p->host = host;
-    *made = p;
-    return CLUBHOUSE_OK;
+    return fixture_create(host, made);
 }
 
 static void c_destroy(const clubhouse_plugin_descriptor *self, void *made) {
@@ -619,26 +615,4 @@ static clubhouse_status c_invoke(const clubhouse_plugin_descriptor *self, void *
 
 static const char *const services[] = {CLUBHOUSE_SERVICE_STORAGE, CLUBHOUSE_SERVICE_LOG, NULL};
 
-static const clubhouse_plugin_descriptor descriptor = {
-    .magic = CLUBHOUSE_MAGIC,
-    .abi_major = CLUBHOUSE_ABI_MAJOR,
-    .abi_minor = CLUBHOUSE_ABI_MINOR,
-    .struct_size = sizeof(clubhouse_plugin_descriptor),
-    .flags = 0,
-    .id = FIXTURE_ID,
-    .version = FIXTURE_VERSION,
-    .name = "Conformance",
-    .summary = "Every service call, written down",
-    .build = "abi=1.0;lang=c",
-    .services = services,
-    .describe = c_describe,
-    .create = c_create,
-    .destroy = c_destroy,
-    .invoke = c_invoke,
-};
-
-__attribute__((visibility("default")))
-const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_info *info) {
-    (void)info;
-    return &descriptor;
-}
+FIXTURE_PLUGIN(c, "Conformance", "Every service call, written down", services)

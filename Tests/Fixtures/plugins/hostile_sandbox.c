@@ -171,7 +171,10 @@ static struct sockaddr_in loopback(int port) {
  *            (the host's CPU clock)
  *   kernel:  vmwrite (process_vm_writev into the host), vmreadself, userfaultfd, perf, bpf, keyctl,
  *            nametohandle, openbyhandle, iouring, mq (a POSIX message queue), shm (SysV), inotify
- *            (a watch on /etc), xattr (getxattr of /etc/passwd), memfd (allowed)
+ *            (a watch on /etc), xattr (getxattr of /etc/passwd)
+ *   memory outside the address space (each writes 1.5 GiB, 1 MiB at a time, never mapped; head:
+ *            the MiB written): memfd (memfd_create), tmpfile (O_TMPFILE in /dev/shm), shmfile (a
+ *            file in /dev/shm, unlinked at once)
  *   descriptors: splice, tee (on the wire's input pipe, fd 3), setpipesize (F_SETPIPE_SZ on fd 3),
  *            ioctlwire (FIOASYNC on fd 3), ioctlstderr (TCSETS on fd 2), stderr (ftruncate(2, 0)
  *            and F_SETFL O_NONBLOCK on fd 2), stderrwrite (one line), stderrflood (4 MB)
@@ -180,6 +183,22 @@ static struct sockaddr_in loopback(int port) {
  *            procparentfd (the host's /proc/PPID/fd/N read with readlink or opened: listed, "o" when
  *            it opened)
  */
+/* Writes up to 1.5 GiB into `fd` without mapping it (RLIMIT_AS counts mappings only), 1 MiB at a
+ * time: 0 when all of it went in, else the errno of the write that failed; head = MiB written. */
+static int fill(int fd, char *head, size_t capacity) {
+    static char chunk[1 << 20];
+    memset(chunk, 'm', sizeof chunk);
+    long long total = 0, goal = 1536LL << 20;
+    int e = 0;
+    while (total < goal) {
+        ssize_t n = write(fd, chunk, sizeof chunk);
+        if (n < 0) { e = errno; break; }
+        total += n;
+    }
+    snprintf(head, capacity, "%lld", total >> 20);
+    return e;
+}
+
 static int attempt(const char *name, int port, const char *path, char *head, size_t capacity) {
     head[0] = 0;
     int one = 1;
@@ -400,8 +419,26 @@ static int attempt(const char *name, int port, const char *path, char *head, siz
     if (strcmp(name, "memfd") == 0) {
         int fd = memfd_create("clubhouse", MFD_CLOEXEC);
         STEP(fd, "memfd_create");
+        int e = fill(fd, head, capacity);
         close(fd);
-        return 0;
+        return e;
+    }
+    if (strcmp(name, "tmpfile") == 0) {
+        int fd = open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        STEP(fd, "open O_TMPFILE");
+        int e = fill(fd, head, capacity);
+        close(fd);
+        return e;
+    }
+    if (strcmp(name, "shmfile") == 0) {
+        char file[64];
+        snprintf(file, sizeof file, "/dev/shm/clubhouse-attack-%d", (int)getpid());
+        int fd = open(file, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+        STEP(fd, "open /dev/shm");
+        unlink(file);
+        int e = fill(fd, head, capacity);
+        close(fd);
+        return e;
     }
     if (strcmp(name, "splice") == 0 || strcmp(name, "tee") == 0) {
         int p[2];

@@ -20,6 +20,12 @@
  *                        replies how many were prepared and refused, the first refusal, and the
  *                        peak resident size (VmHWM, kB) of the host: this process in process
  *                        ("self"), the runner's parent when isolated ("parent")
+ *   huge-row --columns N --each B --who self|parent|none
+ *                        prepares `SELECT zeroblob(B)||x'00', …` with N such columns and steps it
+ *                        once (RELIABILITY.md, issue 27's independent round: 6 columns of 250 MB
+ *                        grew the host to 2.9 GB before reply_mb refused the row); replies the
+ *                        step's status and message, the bytes of the row it read, and the host's
+ *                        peak resident size (kB) as for hoard ("none": -1, for a sandbox)
  *   churn --rounds N --tag T
  *                        N times: prepare, bind, step and finalize a statement, then prepare SQL
  *                        naming table "missing_T" and check that the failure read back (the
@@ -54,6 +60,9 @@ static clubhouse_status hs_describe(const clubhouse_plugin_descriptor *self, con
                "{\"name\":\"count\",\"summary\":\"Rows of t\",\"arguments\":[]},"
                "{\"name\":\"churn\",\"summary\":\"Prepare and fail in a loop\",\"arguments\":["
                "{\"name\":\"rounds\",\"type\":\"string\",\"required\":true},{\"name\":\"tag\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"huge-row\",\"summary\":\"Select a row of huge values\",\"arguments\":["
+               "{\"name\":\"columns\",\"type\":\"string\",\"required\":true},{\"name\":\"each\",\"type\":\"string\",\"required\":true},"
+               "{\"name\":\"who\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"hoard\",\"summary\":\"Prepare statements and keep them\",\"arguments\":["
                "{\"name\":\"count\",\"type\":\"string\",\"required\":true},{\"name\":\"who\",\"type\":\"string\",\"required\":true}]}"
                "]}");
@@ -177,6 +186,49 @@ static clubhouse_status hoard(const clubhouse_storage_service *s, fixture *h, in
     return CLUBHOUSE_OK;
 }
 
+static void json_escaped(const char *text, char *out, size_t capacity) {
+    size_t e = 0;
+    for (const char *p = text; *p && e + 2 < capacity; p++) {
+        if (*p == '"' || *p == '\\') out[e++] = '\\';
+        out[e++] = *p;
+    }
+    out[e] = 0;
+}
+
+static clubhouse_status huge_row(const clubhouse_storage_service *s, fixture *h, int columns, long each, const char *who,
+                                 const clubhouse_reply *reply) {
+    if (columns < 1 || columns > 64) { say(reply, "columns: 1 to 64"); return CLUBHOUSE_INVALID_ARGUMENT; }
+    char sql[4096] = "SELECT ";
+    for (int i = 0; i < columns; i++) {
+        char column[64];
+        snprintf(column, sizeof column, "%szeroblob(%ld)||x'00'", i ? ", " : "", each);
+        strncat(sql, column, sizeof sql - strlen(sql) - 1);
+    }
+    clubhouse_stmt *stmt = NULL;
+    clubhouse_status status = s->prepare(h->host, sql, &stmt, NULL);
+    long long read = 0;
+    if (status == CLUBHOUSE_OK) {
+        status = s->step(stmt);
+        if (status == CLUBHOUSE_ROW) {
+            for (int i = 0; i < s->column_count(stmt); i++) {
+                size_t n = 0;
+                s->column_blob(stmt, i, &n);
+                read += (long long)n;
+            }
+        }
+    }
+    char message[1200];
+    const char *last = status == CLUBHOUSE_ROW ? "" : s->last_error(h->host);
+    json_escaped(last ? last : "", message, sizeof message);
+    if (stmt) s->finalize(stmt);
+    long kb = strcmp(who, "none") == 0 ? -1 : peak_kb(strcmp(who, "parent") == 0 ? getppid() : getpid());
+    char out[2048];
+    snprintf(out, sizeof out, "{\"data\":{\"status\":%d,\"message\":\"%s\",\"read\":%lld,\"host_peak_kb\":%ld}}",
+             (int)status, message, read, kb);
+    say(reply, out);
+    return CLUBHOUSE_OK;
+}
+
 /* A reply sink that keeps what was written (a failure's message). */
 typedef struct { clubhouse_reply reply; char text[512]; size_t length; } kept;
 static void keep(const clubhouse_reply *reply, const char *bytes, size_t length) {
@@ -280,6 +332,15 @@ static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void 
             return CLUBHOUSE_INVALID_ARGUMENT;
         }
         return hoard(s, h, atoi(text), strcmp(who, "parent") == 0, reply);
+    }
+    if (strcmp(command, "huge-row") == 0) {
+        char columns[16], who[16];
+        if (!argument(request, length, "columns", columns, sizeof columns) || !argument(request, length, "each", text, sizeof text)
+            || !argument(request, length, "who", who, sizeof who)) {
+            say(reply, "missing columns, each or who");
+            return CLUBHOUSE_INVALID_ARGUMENT;
+        }
+        return huge_row(s, h, atoi(columns), atol(text), who, reply);
     }
     if (strcmp(command, "runaway") == 0) {
         if (!argument(request, length, "marker", text, sizeof text)) { say(reply, "missing marker"); return CLUBHOUSE_INVALID_ARGUMENT; }

@@ -13,8 +13,6 @@
  *   block    ignores the cancel inside a device read of up to 60 s;
  *   stop     sends the stop command itself and returns success (the host then does nothing).
  */
-#include "clubhouse.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +24,11 @@
 #ifndef FIXTURE_VERSION
 #define FIXTURE_VERSION "1.0.0"
 #endif
+#include "fixture.h"
 
 static const uint8_t start_frame[10] = {0x5A, 0xA5, 0x83, 0x32, 0x32, 0x32, 0x32, 0x32, 0x01, 0x4F};
 static const uint8_t stop_frame[10] = {0x5A, 0xA5, 0x83, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7C};
 static const uint8_t accepted[5] = {0x5A, 0xA5, 0x82, 0x01, 0x7C};
-
-static void say(const clubhouse_reply *reply, const char *text) { reply->write(reply, text, strlen(text)); }
 
 static clubhouse_status wd_describe(const clubhouse_plugin_descriptor *self, const clubhouse_reply *reply) {
     (void)self;
@@ -47,16 +44,10 @@ static clubhouse_status wd_describe(const clubhouse_plugin_descriptor *self, con
     return CLUBHOUSE_OK;
 }
 
-typedef struct { const clubhouse_host *host; } fixture;
-
 static clubhouse_status wd_create(const clubhouse_plugin_descriptor *self, const clubhouse_host *host, void **instance,
                                   const clubhouse_reply *reply) {
     (void)self; (void)reply;
-    fixture *f = calloc(1, sizeof *f);
-    if (!f) return CLUBHOUSE_ERROR;
-    f->host = host;
-    *instance = f;
-    return CLUBHOUSE_OK;
+    return fixture_create(host, instance);
 }
 
 static void wd_destroy(const clubhouse_plugin_descriptor *self, void *instance) {
@@ -143,26 +134,4 @@ static clubhouse_status wd_invoke(const clubhouse_plugin_descriptor *self, void 
 
 static const char *const services[] = {CLUBHOUSE_SERVICE_DEVICE, NULL};
 
-static const clubhouse_plugin_descriptor descriptor = {
-    .magic = CLUBHOUSE_MAGIC,
-    .abi_major = CLUBHOUSE_ABI_MAJOR,
-    .abi_minor = CLUBHOUSE_ABI_MINOR,
-    .struct_size = sizeof(clubhouse_plugin_descriptor),
-    .flags = 0,
-    .id = FIXTURE_ID,
-    .version = FIXTURE_VERSION,
-    .name = "Device watchdog fixture",
-    .summary = "Starts a ball machine and leaves it running, for the watchdog tests",
-    .build = "abi=1.3;lang=c",
-    .services = services,
-    .describe = wd_describe,
-    .create = wd_create,
-    .destroy = wd_destroy,
-    .invoke = wd_invoke,
-};
-
-__attribute__((visibility("default")))
-const clubhouse_plugin_descriptor *clubhouse_plugin_entry(const clubhouse_host_info *info) {
-    (void)info;
-    return &descriptor;
-}
+FIXTURE_PLUGIN(wd, "Device watchdog fixture", "Starts a ball machine and leaves it running, for the watchdog tests", services)

@@ -80,8 +80,10 @@ extension LogBroker {
                 let log = instance.runtime.log
                 guard log.isEnabled(level) else { return }
                 // At most `log_kb` of the message is read; a longer one is cut, as a runner cuts it.
+                // One line without control characters: no line posing as the host's, no escape
+                // sequence on the operator's terminal (issue 27's attack round).
                 log.write(level: level, source: instance.entry.alias,
-                          message: LogBroker.plain(LimitRefusal.cut(cString: message, limit: instance.limits.logBytes, key: "log_kb")))
+                          message: TerminalText.plain(LimitRefusal.cut(cString: message, limit: instance.limits.logBytes, key: "log_kb")))
             },
             enabled: { host, level in
                 guard let instance = PluginInstance.from(host) else { return 0 }
@@ -95,15 +97,10 @@ extension LogBroker {
     func serve(log payload: [UInt8], source: String, limits: ServiceLimits) {
         guard let message = try? LogMessage.decode(payload), isEnabled(message.level) else { return }
         write(level: message.level, source: source,
-              message: LogBroker.plain(LimitRefusal.cut(message.text, limit: limits.logBytes + LimitRefusal.cutMarker("log_kb", limits.logBytes).utf8.count,
+              message: TerminalText.plain(LimitRefusal.cut(message.text, limit: limits.logBytes + LimitRefusal.cutMarker("log_kb", limits.logBytes).utf8.count,
                                                         key: "log_kb")))
     }
 
-    /// A plugin's message as one line without control characters: each C0 control but tab, DEL
-    /// and each C1 control becomes `?`, as the standard-error relay does with a runner's bytes, so no
-    /// escape sequence reaches the operator's terminal and no line can pose as the host's (issue 27's
-    /// attack round: "line\n[clubhouse] error: …" and OSC/CSI sequences came through the log service).
-    static func plain(_ message: String) -> String { TerminalText.plain(message) }
 }
 
 /// Unbuffered writes to the standard streams (whole strings, retried on EINTR).

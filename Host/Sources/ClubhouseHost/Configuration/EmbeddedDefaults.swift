@@ -179,7 +179,7 @@ package enum EmbeddedDefaults {
           "description": "Resource limits: of a plugin in a child process (memory_mb, cpu_seconds, open_files applied with setrlimit before it loads; wall_ms per call), and of what any plugin, whatever its isolation, may make the host hold through its services (the rest). Past a service limit the call fails (denied) with a message naming the limit, the plugin and this key.",
           "properties": {
             "memory_mb": {"type": "integer", "minimum": 16, "maximum": 1048576, "default": 4096,
-                          "description": "Address space of the plugin's process, in MiB."},
+                          "description": "Address space of the plugin's process, in MiB; also the longest file it writes (RLIMIT_FSIZE), so a file in memory holds no more."},
             "cpu_seconds": {"type": "integer", "minimum": 1, "maximum": 2592000, "default": 3600,
                             "description": "CPU time of one plugin process; past it the process is stopped and restarted on the next call."},
             "wall_ms": {"type": "integer", "minimum": 1, "maximum": 2592000000, "default": 3600000,
@@ -195,7 +195,7 @@ package enum EmbeddedDefaults {
             "bind_mb": {"type": "integer", "minimum": 1, "maximum": 244, "default": 16,
                         "description": "Text and blobs bound to one statement at once (what one step carries), in MiB."},
             "reply_mb": {"type": "integer", "minimum": 1, "maximum": 256, "default": 64,
-                         "description": "One reply the host holds for the plugin, in MiB: a command's reply, and one row of a query."},
+                         "description": "One reply the host holds for the plugin, in MiB: a command's reply, one row of a query and the memory SQLite uses computing it (plus 16 MiB of working room), and the longest value SQLite builds or stores for it (or bind_mb, if larger)."},
             "log_kb": {"type": "integer", "minimum": 1, "maximum": 16384, "default": 1024,
                        "description": "One log message, in KiB; a longer one is cut (and says so)."},
             "progress_kb": {"type": "integer", "minimum": 1, "maximum": 60, "default": 16,

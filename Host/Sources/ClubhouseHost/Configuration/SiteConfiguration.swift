@@ -19,6 +19,10 @@ public struct SiteConfiguration: Sendable {
     public var siteOrder: [String]
     /// Publisher name → Ed25519 public key every site trusts ("publishers" at the top level).
     public var publishers: [String: [UInt8]] = [:]
+    /// How a command a message suggests starts, so that it acts on this configuration and data
+    /// directory as written: `clubhouse` and the `--config` / `--data-dir` the command line gave
+    /// (set by the front end; "clubhouse" for the embedded configuration).
+    public var commandPrefix = "clubhouse"
 
     public func site(named name: String) throws(ConfigurationError) -> Site {
         guard let site = sites[name] else {

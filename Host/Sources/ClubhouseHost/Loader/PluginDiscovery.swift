@@ -91,12 +91,9 @@ public final class PluginDiscovery: @unchecked Sendable {
             if trusted {
                 id = (try? loader.load(path: path).info.id) ?? ""
             } else {
-                let result = Subprocess.run(FileSystem.hostExecutable(), ["__probe", path],
-                                            environment: ["SWIFT_BACKTRACE": "enable=no"], timeoutMilliseconds: 10_000)
-                if result.exitCode == 0, let v = try? JSONParser.parse(bytes: result.standardOutput), let found = v["id"]?.stringValue {
-                    id = found
-                } else {
-                    log.debug("probe of \(path) failed (\(result.outcomeDescription)); not a usable plugin")
+                switch Self.probeInChild(path) {
+                case .success(let found): id = found
+                case .failure(let outcome): log.debug("probe of \(path) failed (\(outcome)); not a usable plugin")
                 }
             }
             probed[path] = id
@@ -104,6 +101,21 @@ public final class PluginDiscovery: @unchecked Sendable {
             registry?.save()
             return id.isEmpty ? nil : id
         }
+    }
+}
+
+extension PluginDiscovery {
+    struct ProbeFailure: Error { var outcome: String }
+
+    /// The id in the descriptor of the plugin file at `path`, read in a throwaway child (a broken
+    /// file cannot take the caller down); the child's outcome when it is no usable plugin.
+    static func probeInChild(_ path: String) -> Result<String, ProbeFailure> {
+        let result = Subprocess.run(FileSystem.hostExecutable(), ["__probe", path],
+                                    environment: ["SWIFT_BACKTRACE": "enable=no"], timeoutMilliseconds: 10_000)
+        if result.exitCode == 0, let v = try? JSONParser.parse(bytes: result.standardOutput), let found = v["id"]?.stringValue {
+            return .success(found)
+        }
+        return .failure(ProbeFailure(outcome: result.outcomeDescription))
     }
 }
 

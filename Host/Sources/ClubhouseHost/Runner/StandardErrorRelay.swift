@@ -7,11 +7,12 @@
 // One thread per log broker reads every runner's socket (poll), cuts what arrives into lines, puts
 // the plugin's alias in front of each (`[notes] …`) and writes them through the log broker, so they
 // never interleave with the host's own lines. Bounds: a line is cut at `lineLimit` bytes; control
-// characters become '?' (no escape sequence reaches the operator's terminal, no line can pose as the
+// characters (C0, DEL, C1: TerminalText.plain) become '?' (no escape sequence reaches the operator's terminal, no line can pose as the
 // host's); each runner may send `burst` bytes at once and then `rate` a second — beyond that the
 // bytes are read (the plugin never blocks on a full socket) and dropped, and one warning says how
 // many. The thread runs while a runner is attached and ends with the last one.
 
+import ClubhouseLoader
 import ClubhousePlatform
 #if canImport(Glibc)
 import Glibc
@@ -226,8 +227,8 @@ final class StandardErrorRelay: @unchecked Sendable {
         source.tokens -= Double(cost)
         var note = ""
         if source.dropped > 0 { note = droppedNote(source) }
-        let clean = bytes.map { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F ? UInt8(ascii: "?") : $0 }
-        return note + "[\(source.alias)] " + String(decoding: clean, as: UTF8.self) + (cut ? " … (line cut at \(Self.lineLimit) bytes)" : "") + "\n"
+        let clean = TerminalText.plain(String(decoding: bytes, as: UTF8.self))
+        return note + "[\(source.alias)] " + clean + (cut ? " … (line cut at \(Self.lineLimit) bytes)" : "") + "\n"
     }
 
     private func droppedNote(_ source: Source) -> String {

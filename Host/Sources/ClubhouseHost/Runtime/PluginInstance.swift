@@ -178,7 +178,7 @@ final class PluginInstance: @unchecked Sendable {
             return RuntimeError(status: .error, message: "\(error.message); restoring the backup made before the upgrade from \(upgrade.from) to \(upgrade.to) failed too (\(restoreError.message)): restore \(upgrade.backup) by hand")
         }
         var restored = error
-        restored.message += "; the database was restored from the backup made before the upgrade from \(upgrade.from) to \(upgrade.to) (\(upgrade.backup)), as \(upgrade.from) left it; fix the plugin, or keep the site on \(upgrade.from) with clubhouse plugin rollback \(info.id) --site \(siteName)"
+        restored.message += "; the database was restored from the backup made before the upgrade from \(upgrade.from) to \(upgrade.to) (\(upgrade.backup)), as \(upgrade.from) left it; fix the plugin, or keep the site on \(upgrade.from) with \(runtime.configuration.commandPrefix) plugin rollback \(info.id) --site \(siteName)"
         return restored
     }
 

@@ -427,11 +427,19 @@ struct ValidationSite {
             return .failure(Problem(message: "no site '\(name)' in \(configuration.source); sites are: \(configuration.siteOrder.joined(separator: ", "))"))
         }
         let real = FileSystem.realPath(path) ?? path
-        guard var entry = site.plugins.first(where: { entry in
-            entry.id == info.id || entry.path.map { FileSystem.realPath(FileSystem.absolute($0, relativeTo: configuration.baseDirectory)) == real } == true
-        }) else {
+        let paths = site.plugins.map { $0.path.map { FileSystem.absolute($0, relativeTo: configuration.baseDirectory) } }
+        let byIDOrFile = site.plugins.indices.first { i in
+            site.plugins[i].id == info.id || paths[i].map { FileSystem.realPath($0) == real } == true
+        }
+        // A plugin the site names by "path" alone is matched by the id in that file (read in a
+        // throwaway child): a new build validated at the site that runs an older copy of it.
+        let byFileID = byIDOrFile == nil ? site.plugins.indices.first { i in
+            site.plugins[i].id == nil && paths[i].map { (try? PluginDiscovery.probeInChild($0).get()) == info.id } == true
+        } : nil
+        guard let index = byIDOrFile ?? byFileID else {
             return .failure(Problem(message: "site '\(name)' in \(configuration.source) has no plugin with id \(info.id) (its plugins: \(site.plugins.map(\.alias).joined(separator: ", "))); validate without --site, or add it there"))
         }
+        var entry = site.plugins[index]
         entry.path = path
         // The site's isolation ("auto" chooses by where the file is, as at the site), or the one asked for.
         entry.isolation = isolation ?? entry.isolation

@@ -62,13 +62,18 @@ public enum CommandLineTool {
     }
 
     /// A message with every overlong word (a 100,000-character argument echoed back) cut to its
-    /// head and tail and the count of what was left out, so an error stays one readable line.
+    /// head and tail and the count of what was left out, so an error stays one readable line. An
+    /// absolute path up to PATH_MAX is kept whole (a backup to restore, a file to fix): the reader
+    /// copies it to act on the message.
     static func shortened(_ message: String, longest: Int = 120) -> String {
         guard message.count > longest else { return message }
         var out = ""
         var word = ""
+        func isPath(_ word: String) -> Bool {
+            word.utf8.count <= Int(PATH_MAX) && word.drop(while: { "('\"".contains($0) }).hasPrefix("/")
+        }
         func flush() {
-            if word.count > longest {
+            if word.count > longest && !isPath(word) {
                 out += word.prefix(longest / 2) + "…(\(word.count - longest / 2 - 16) more characters)…" + word.suffix(16)
             } else {
                 out += word

@@ -96,6 +96,21 @@ public struct GlobalOptions: Sendable {
 
     /// The configuration: --config / CLUBHOUSE_CONFIG, else the copy compiled into the binary.
     public func loadConfiguration() throws(CLIError) -> SiteConfiguration {
+        var configuration = try parseConfiguration()
+        configuration.commandPrefix = commandPrefix()
+        return configuration
+    }
+
+    /// `clubhouse` and the --config and --data-dir that chose this run's configuration and data
+    /// (those the environment gave are left to the environment), each quoted for a shell.
+    public func commandPrefix(environment: (String) -> String? = FileSystem.environment) -> String {
+        var words = ["clubhouse"]
+        if let configPath, configPath != environment("CLUBHOUSE_CONFIG") { words += ["--config", TokenCommands.shellQuoted(configPath)] }
+        if let dataDirectory, dataDirectory != environment("CLUBHOUSE_DATA_DIR") { words += ["--data-dir", TokenCommands.shellQuoted(dataDirectory)] }
+        return words.joined(separator: " ")
+    }
+
+    private func parseConfiguration() throws(CLIError) -> SiteConfiguration {
         if let path = configPath {
             let absolute = FileSystem.absolute(path)
             let bytes: [UInt8]

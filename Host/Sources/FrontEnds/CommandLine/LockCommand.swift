@@ -101,7 +101,7 @@ enum LockCommand {
                     // Held: the pinned build as installed now (the newer build's problems do not matter).
                     failures[alias] = nil
                     guard let library = InstallTree.installed(id: pin.id, root: root).first(where: { $0.version == version })?.library else {
-                        problems.append("site '\(name)': plugin '\(alias)' is held at \(pin.id) \(pin.version) by a rollback, but that version is no longer installed in \(root); install its package again, or release the pin (clubhouse lock --site \(name) --release-pin \(alias))")
+                        problems.append("site '\(name)': plugin '\(alias)' is held at \(pin.id) \(pin.version) by a rollback, but that version is no longer installed in \(root); install its package again, or release the pin (\(configuration.commandPrefix) lock --site \(name) --release-pin \(alias))")
                         continue
                     }
                     switch LibraryDigest.sha256(library) {
@@ -138,8 +138,8 @@ enum LockCommand {
         }
         let heldText = held.map { h in
             let from = h.pin.rollback?.from ?? "?"
-            let move = h.wouldLoad.map { "clubhouse lock --site \(h.site) --release-pin \(h.alias) moves it to \($0.version)" }
-                ?? "clubhouse lock --site \(h.site) --release-pin \(h.alias) moves it on"
+            let move = h.wouldLoad.map { "\(configuration.commandPrefix) lock --site \(h.site) --release-pin \(h.alias) moves it to \($0.version)" }
+                ?? "\(configuration.commandPrefix) lock --site \(h.site) --release-pin \(h.alias) moves it on"
             return "\(h.site)/\(h.alias) is held at \(h.pin.version) by the rollback from \(from) (\(h.pin.rollback?.at ?? "")), not stale; \(move)\n"
         }.joined()
         let heldJSON: JSONValue = .array(held.map { h in

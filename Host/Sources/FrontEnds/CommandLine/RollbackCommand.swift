@@ -58,7 +58,7 @@ enum RollbackCommand {
             // A name as plugin backups lists it works from any folder.
             let named = { (b: DatabaseBackup) in !FileSystem.exists(path) && FileSystem.baseName(b.file) == FileSystem.baseName(path) }
             guard let b = backups.first(where: { $0.file == path || named($0) }) else {
-                throw CLIError(status: .notFound, message: "--backup \(chosen) is not a backup of \(id) at site '\(siteName)' (clubhouse --site \(siteName) plugin backups \(id) lists them)")
+                throw CLIError(status: .notFound, message: "--backup \(chosen) is not a backup of \(id) at site '\(siteName)' (\(configuration.commandPrefix) --site \(siteName) plugin backups \(id) lists them)")
             }
             guard b.version < current else {
                 throw CLIError(status: .invalidArgument, message: "--backup \(chosen) holds \(b.version)'s data, not older than \(current), which the site runs; a rollback goes to an older version")
@@ -122,7 +122,7 @@ enum RollbackCommand {
                                                "from": .string(current.description), "to": .string(previous.version.description),
                                                "restored": .string(previous.file), "kept": kept.map { .string($0) } ?? .null,
                                                "lock": .string(lockPath)],
-                               text: "Rolled \(id) at site '\(siteName)' back from \(current) to \(previous.version): restored \(previous.file) (made \(previous.madeAt), \(previous.reason.description)) and pinned \(previous.version) in \(lockPath)\(keptText). The pin stays until clubhouse lock --site \(siteName) --release-pin \(entry.alias) (clubhouse --site \(siteName) plugin backups \(id) lists every copy)\n")
+                               text: "Rolled \(id) at site '\(siteName)' back from \(current) to \(previous.version): restored \(previous.file) (made \(previous.madeAt), \(previous.reason.description)) and pinned \(previous.version) in \(lockPath)\(keptText). The pin stays until \(configuration.commandPrefix) lock --site \(siteName) --release-pin \(entry.alias) (\(configuration.commandPrefix) --site \(siteName) plugin backups \(id) lists every copy)\n")
         return 0
     }
 

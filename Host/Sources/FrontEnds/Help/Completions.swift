@@ -14,6 +14,7 @@ enum Completions {
         ("quiet", "no progress, no warnings"), ("verbose", "more log lines (repeat for more)"),
         ("version", "print the version"), ("help", "help for clubhouse or a command"),
         ("strict", "fail when any plugin fails to load"), ("no-color", "no colours"),
+        ("no-pager", "print long text directly, not through a pager"),
     ]
 
     static var commands: [CommandSpec] { BuiltinCatalogue.catalogue.commands }
@@ -220,16 +221,23 @@ enum Completions {
         .TP
         .B NO_COLOR
         when set and not empty: no colours (red errors, bold table headers); TERM=dumb does the same
+        .TP
+        .B CLUBHOUSE_PAGER, PAGER
+        the pager for long text on a terminal (default: less, with LESS=FRX unless LESS is set); \\-\\-no\\-pager prints directly
         .SH FILES
         .TP
         .I plugins.json
         the sites, their plugins, grants and configuration (\\fBclubhouse config schema\\fR prints its schema)
         .TP
-        .I plugins.lock
-        beside plugins.json: the build (id, version, SHA\\-256) each site runs (\\fBclubhouse lock\\fR)
+        .I NAME.lock
+        beside the configuration NAME.json (club.json: club.lock; the embedded configuration's is plugins.lock in the
+        data directory): the build (id, version, SHA\\-256) each site runs (\\fBclubhouse lock\\fR)
         .TP
         .I $XDG_DATA_HOME/clubhouse
-        databases (<site>/<id>.sqlite, upgrade backups beside them) and installed plugins (plugins/<id>/<version>/)
+        the data directory (else ~/.local/share/clubhouse; the configuration's data_dir or \\-\\-data\\-dir choose another):
+        databases (<site>/<id>.sqlite), the copies kept at upgrades and rollbacks (<site>/<id>.backups/,
+        \\fBclubhouse plugin backups\\fR lists them), installed plugins (plugins/<id>/<version>/) and the lock files
+        written for it (plugin\\-locks.json)
         .SH EXIT STATUS
 
         """
@@ -239,7 +247,7 @@ enum Completions {
         out += """
         .SH SEE ALSO
         The documentation in \\fI\(roff(prefix))/share/doc/clubhouse\\fR: README.md, PLUGIN\\-SDK.md (writing plugins),
-        JSON\\-RPC.md (\\fBclubhouse serve\\fR), SECURITY.md and RELIABILITY.md.
+        JSON\\-RPC.md (\\fBclubhouse serve\\fR), HTTP.md (\\fBclubhouse serve \\-\\-http\\fR), SECURITY.md and RELIABILITY.md.
         The plugin SDK: \\fI\(roff(prefix))/include/clubhouse/clubhouse.h\\fR and \\fBpkg\\-config \\-\\-cflags clubhouse\\fR for C;
         the Swift package \\fI\(roff(prefix))/share/clubhouse/PluginSDK\\fR (\\fBclubhouse plugin new NAME \\-\\-lang swift\\fR).
 

@@ -8,6 +8,7 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import CSQLite
+import CSQLiteMemory
 import ClubhouseWire
 import ClubhouseLoader
 #if canImport(Glibc)
@@ -128,6 +129,9 @@ public final class PluginDatabase: @unchecked Sendable {
             sqlite3_close_v2(db)
             throw StorageError(message: "\(path): cannot configure the database")
         }
+        // No value or table row longer than the plugin could ever read or write (reply_mb, bind_mb):
+        // zeroblob, randomblob, replace, concatenation and group_concat fail there (printf answers NULL).
+        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, Int32(clamping: limits.valueBytes))
         StatementInterrupts.install(on: db)
         // The authorizer is installed after the host's own set-up statements.
         do {
@@ -306,6 +310,8 @@ public final class PluginDatabase: @unchecked Sendable {
             let reason = CallContext.current?.stopReason
                 ?? (Int32(CLUBHOUSE_CANCELLED), "the host stopped it")
             return (reason.status, "the statement was interrupted: \(reason.why)")
+        case SQLITE_TOOBIG:
+            return (Int32(CLUBHOUSE_DENIED), LimitRefusal.valueBytes(owner, limits))
         case SQLITE_READONLY:
             let hint = readOnly ? " (the data directory or the file is read-only: reads work, writes need write access)" : ""
             return (Int32(CLUBHOUSE_DENIED), "\(path): \(sqliteMessage)\(hint)")
@@ -368,8 +374,13 @@ public final class PluginDatabase: @unchecked Sendable {
             clearError()
             authorizerDenied = false
             var errorMessage: UnsafeMutablePointer<CChar>?
-            let rc = sqlite3_exec(db, sql, nil, nil, &errorMessage)
+            let (rc, overBudget) = withMemoryBudget { sqlite3_exec(db, sql, nil, nil, &errorMessage) }
             if rc == SQLITE_OK { return Int32(CLUBHOUSE_OK) }
+            if overBudget {
+                sqlite3_free(errorMessage)
+                setError(LimitRefusal.stepMemory(owner, limits))
+                return Int32(CLUBHOUSE_DENIED)
+            }
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(db))
             sqlite3_free(errorMessage)
             if authorizerDenied {
@@ -451,6 +462,18 @@ public final class PluginDatabase: @unchecked Sendable {
     /// Records that the statement's bindings were cleared. Holding the mutex.
     func noteCleared(_ record: UnsafeMutablePointer<StatementRecord>) {
         heldBytes -= record.pointee.clearBound()
+    }
+
+    /// Runs one step or exec charging what SQLite allocates for it on this thread to the plugin's
+    /// `stepMemoryBytes` (CSQLiteMemory): past it the allocation fails and SQLite answers
+    /// SQLITE_NOMEM. Returns SQLite's answer and whether it failed because of the budget.
+    @inline(__always)
+    func withMemoryBudget(_ body: () -> Int32) -> (Int32, overBudget: Bool) {
+        let started = clubhouse_sqlite_memory_begin(Int64(limits.stepMemoryBytes)) == 1
+        let rc = body()
+        guard started else { return (rc, false) }
+        let refused = clubhouse_sqlite_memory_end() < 0
+        return (rc, refused && rc != SQLITE_OK && rc != SQLITE_ROW && rc != SQLITE_DONE)
     }
 
     /// `serialized` when concurrent calls share the connection, the body alone otherwise.

@@ -215,7 +215,11 @@ struct StorageStatement {
     func step() -> Int32 {
         let db = database
         return db.guarded {
-            let rc = sqlite3_step(stmt)
+            let (rc, overBudget) = db.withMemoryBudget { sqlite3_step(stmt) }
+            if overBudget {
+                db.setError(LimitRefusal.stepMemory(db.owner, db.limits))
+                return Int32(CLUBHOUSE_DENIED)
+            }
             if rc == SQLITE_ROW {
                 let bytes = rowBytes
                 if bytes > db.limits.replyBytes {
