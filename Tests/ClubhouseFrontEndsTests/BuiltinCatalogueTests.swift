@@ -12,6 +12,8 @@ final class BuiltinCatalogueTests: XCTestCase {
                                "plugin list", "plugin remove", "plugin rollback", "plugin backups", "plugin new", "lock", "config validate", "config schema",
                                "demo", "serve", "routes", "outbox", "federation init", "federation push", "federation migrate", "federation pull", "token create", "token list", "token revoke", "token pair", "device simulate", "version", "help"])
         XCTAssertEqual(BuiltinCatalogue.groups, ["plugins", "plugin", "config", "demo", "serve", "routes", "device", "version", "help", "lock", "token", "outbox", "federation"])
+        XCTAssertEqual(BuiltinCatalogue.groups, Set(BuiltinCatalogue.catalogue.commands.compactMap(\.words.first)),
+                       "the written-out groups are the declaration's first words")
     }
 
     func testHelpAndServeDescribeTheSameDeclaration() throws {
