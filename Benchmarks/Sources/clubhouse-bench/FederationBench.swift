@@ -72,10 +72,12 @@ func federationBench(_ arguments: [String]) {
         return s(me.ru_utime) + s(me.ru_stime) + s(children.ru_utime) + s(children.ru_stime)
     }
     var pushWall: [Double] = [], pushCPU: [Double] = [], rawWall: [Double] = [], rawCPU: [Double] = []
+    var scriptBytes = 0
     for sample in 0...samples {  // sample 0 warms up
         adminSQL("TRUNCATE clubhouse.records; TRUNCATE bench.raw;")
         fill()
         let script = rawScript()
+        scriptBytes = script.count
         let c0 = cpu(), t0 = Measure.now()
         let raw = PostgresShell.spawnForBenchmark(siteURL, script)
         let t1 = Measure.now(), c1 = cpu()
@@ -90,7 +92,7 @@ func federationBench(_ arguments: [String]) {
         }
     }
     let pushRate = Double(count) / Measure.median(pushWall), raw = Double(count) / Measure.median(rawWall)
-    print("federation push, \(count) records of ~\(rawScript().count / max(count, 1)) bytes in batches of \(batch), median of \(samples):")
+    print("federation push, \(count) records (~\(scriptBytes / max(count, 1)) bytes a row of COPY text) in batches of \(batch), median of \(samples):")
     print(String(format: "  clubhouse federation push  %9.0f records/s  (wall %.3f s, CPU %.3f s host+psql)", pushRate, Measure.median(pushWall), Measure.median(pushCPU)))
     print(String(format: "  raw psql COPY (one batch)  %9.0f records/s  (wall %.3f s, CPU %.3f s psql)", raw, Measure.median(rawWall), Measure.median(rawCPU)))
     print(String(format: "  ratio push / raw COPY      %9.2f", pushRate / raw))

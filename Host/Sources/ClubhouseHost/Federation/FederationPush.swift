@@ -132,6 +132,7 @@ public struct FederationPush {
         let id = FederationSchema.literal(federation.siteID)
         script += Array("""
             \\.
+            ANALYZE incoming;
             DO $$ DECLARE clash record; BEGIN
               SELECT i.plugin, i.seq INTO clash FROM incoming i JOIN clubhouse.records r
                 ON r.plugin = i.plugin AND r.site_id = i.site_id AND r.seq = i.seq WHERE r.sha256 <> i.sha256 OR r.key <> i.key LIMIT 1;
