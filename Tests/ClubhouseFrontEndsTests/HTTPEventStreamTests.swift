@@ -164,9 +164,10 @@ final class HTTPEventStreamTests: XCTestCase {
         XCTAssertTrue(head.closesWithin(5))
         // A plugin's event that breaks the rules is refused with the reason.
         let hub = server.session.runtime.events
-        let topics = [EventTopic(name: "score", summary: "")]
+        let topics = [EventTopic(name: "score", summary: ""), EventTopic(name: "clubhouse.missed", summary: "")]
         for (topic, json, message) in [
-            ("putts", "{}", "events: plugin 'scorecard' published on topic 'putts', which its catalogue does not declare; it declares 'score'"),
+            ("clubhouse.missed", "{\"after\": 0}", "events: plugin 'scorecard' published on topic 'clubhouse.missed': names beginning with 'clubhouse.' are the host's own signals to subscribers (such as clubhouse.missed); rename the topic"),
+            ("putts", "{}", "events: plugin 'scorecard' published on topic 'putts', which its catalogue does not declare; it declares 'score', 'clubhouse.missed'"),
             ("score", "{\"a\": 1} {}", nil),
             ("score", "{\"big\": \"\(String(repeating: "x", count: 5000))\"}", "events: the event on 'score' is 5010 bytes; an event is at most 4096 bytes (publish an id and let listeners fetch the rest)"),
         ] as [(String, String, String?)] {
