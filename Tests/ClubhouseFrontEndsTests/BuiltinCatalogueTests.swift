@@ -10,8 +10,10 @@ final class BuiltinCatalogueTests: XCTestCase {
         let names = BuiltinCatalogue.catalogue.commands.map(\.name)
         XCTAssertEqual(names, ["plugins list", "plugins info", "plugin validate", "plugin validate list", "plugin pack", "plugin keygen", "plugin verify", "plugin install",
                                "plugin list", "plugin remove", "plugin rollback", "plugin backups", "plugin new", "lock", "config validate", "config schema",
-                               "demo", "serve", "routes", "token create", "token list", "token revoke", "token pair", "device simulate", "version", "help"])
-        XCTAssertEqual(BuiltinCatalogue.groups, ["plugins", "plugin", "config", "demo", "serve", "routes", "device", "version", "help", "lock", "token"])
+                               "demo", "serve", "routes", "outbox", "federation init", "federation push", "federation migrate", "federation pull", "token create", "token list", "token revoke", "token pair", "device simulate", "version", "help"])
+        XCTAssertEqual(BuiltinCatalogue.groups, ["plugins", "plugin", "config", "demo", "serve", "routes", "device", "version", "help", "lock", "token", "outbox", "federation"])
+        XCTAssertEqual(BuiltinCatalogue.groups, Set(BuiltinCatalogue.catalogue.commands.compactMap(\.words.first)),
+                       "the written-out groups are the declaration's first words")
     }
 
     func testHelpAndServeDescribeTheSameDeclaration() throws {

@@ -193,7 +193,7 @@ final class ConfigurationParserTests: XCTestCase {
             "p.json:1:1: the configuration has no \"sites\" object; add {\"sites\": {\"default\": {\"plugins\": {}}}}",
             "p.json:1:2: unknown key 'sitez' in the configuration; did you mean 'sites'?",
         ])
-        XCTAssertTrue(problems(#"{"sites": {"a": {"plugins": {}, "zzz": 1}}}"#).first?.contains("(known keys: description, plugins, devices, http, publishers, require_signatures)") ?? false)
+        XCTAssertTrue(problems(#"{"sites": {"a": {"plugins": {}, "zzz": 1}}}"#).first?.contains("(known keys: description, plugins, devices, http, publishers, require_signatures, federation)") ?? false)
     }
 
     func testMalformedJSONPointsAtTheCharacter() {

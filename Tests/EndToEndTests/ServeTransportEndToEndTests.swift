@@ -229,7 +229,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
         let client = try LineClient(path: path)
         client.send(versionRequest)
         let reply = try client.receive(timeout: timeout)
-        XCTAssertEqual(reply["result"]?["abi"], "1.3", message, file: file, line: line)
+        XCTAssertEqual(reply["result"]?["abi"], "1.4", message, file: file, line: line)
     }
 
     /// Whether a new client is answered within 10 s (the server notices departed clients on its
@@ -239,7 +239,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
         while Date() < deadline {
             if let client = try? LineClient(path: path, timeout: 5) {
                 client.send(versionRequest)
-                if (try? client.receive(timeout: 5))?["result"]?["abi"] == "1.3" { return true }
+                if (try? client.receive(timeout: 5))?["result"]?["abi"] == "1.4" { return true }
             }
             usleep(100_000)
         }
@@ -293,7 +293,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
         for _ in 0..<3 {
             let client = try LineClient(path: server.socketPath)
             client.send(versionRequest)
-            XCTAssertEqual(try client.receive()["result"]?["abi"], "1.3")
+            XCTAssertEqual(try client.receive()["result"]?["abi"], "1.4")
             clients.append(client)
         }
         for _ in 0..<5 {
@@ -305,7 +305,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
         // The three admitted clients are still served; once one leaves, a new client gets in.
         for client in clients {
             client.send(versionRequest)
-            XCTAssertEqual(try client.receive()["result"]?["abi"], "1.3")
+            XCTAssertEqual(try client.receive()["result"]?["abi"], "1.4")
         }
         clients.removeLast()
         XCTAssertTrue(eventuallyAdmitted(server.socketPath), "a place freed by a client that left is taken by the next one")
@@ -374,7 +374,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
         defer { server.stop() }
         let first = try LineClient(path: server.socketPath)
         first.send(versionRequest)
-        XCTAssertEqual(try first.receive()["result"]?["abi"], "1.3")
+        XCTAssertEqual(try first.receive()["result"]?["abi"], "1.4")
 
         // Far more clients than the server has descriptors; all of them stay connected.
         var extras: [Int32] = []
@@ -394,7 +394,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
 
         // The connected client is still answered; the refused ones were told why.
         first.send(versionRequest)
-        XCTAssertEqual(try first.receive(timeout: 10)["result"]?["abi"], "1.3", "a connected client is served at the limit")
+        XCTAssertEqual(try first.receive(timeout: 10)["result"]?["abi"], "1.4", "a connected client is served at the limit")
         let told = extras.suffix(20).contains { fd in
             let (bytes, _) = readToEnd(fd, timeout: 0.2)
             return String(decoding: bytes, as: UTF8.self).contains("out of file descriptors")
@@ -435,7 +435,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
 
     /// Issue 27's attack round (#42): a client that pipelines 60 long calls and goes away has them
     /// cancelled: the server and the plugin answer another client soon after. (#43, the other
-    /// clients starving while it stays connected, is still open: RELIABILITY.md.)
+    /// clients starving while it stays connected: testAClientsPipelinedCallsToABusyPluginStarveNobody.)
     func testAClientsPipelinedLongCallsEndWhenItLeaves() throws {
         let c = try Clubhouse()
         let server = try SocketServer(c, socket: c.path("rpc.sock"))
@@ -539,6 +539,61 @@ final class ServeTransportEndToEndTests: XCTestCase {
         // The greeter is free again.
         hog.send(#"{"jsonrpc":"2.0","id":4000,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":2,"step-ms":10}}}"#)
         XCTAssertEqual(try hog.response(id: 4000, timeout: 10)["result"]?["counted"]?.intValue, 2, "\(transport)")
+    }
+
+    /// The same over HTTP (`serve --http --workers 4`): while a plugin that takes one call at a time is busy
+    /// with one request and six more wait for it, each on its own connection, a request to another plugin
+    /// answers within a second (the waiting ones hold no worker; before, four workers waited at the gate and
+    /// the other plugin's request waited 2.4 s), and the waiting requests then run, each answered.
+    func testRequestsWaitingForABusyPluginOverHTTPHoldNoWorker() throws {
+        let c = try Clubhouse()
+        let slow = try FixturePlugins.build("SLOW", id: "org.tests.slow", file: "hostile_routes.c")
+        let echo = try FixturePlugins.build("ECHO", file: "hostile_routes.c")
+        let config = try c.write("plugins.json", """
+        {"sites": {"s": {"http": {"public_routes": true}, "plugins": {
+          "slow": {"path": "\(slow)", "isolation": "process"},
+          "echo": {"path": "\(echo)", "isolation": "process"}}}}}
+        """)
+        let server = try HTTPServerProcess(c, arguments: ["--config", config, "--site", "s"], options: ["--workers", "4"])
+        defer { server.stop() }
+        XCTAssertEqual(try httpRequest(port: server.port, "GET", "/api/echo/echo/warm").status, 200, server.stderr)
+        XCTAssertEqual(try httpRequest(port: server.port, "GET", "/api/slow/wait/1").status, 200, server.stderr)
+        let first = try RawHTTPConnection(port: server.port)
+        XCTAssertTrue(first.send("GET /api/slow/wait/2500 HTTP/1.1\r\nHost: a\r\n\r\n"))
+        usleep(200_000)
+        let waiting = try (0..<6).map { _ in try RawHTTPConnection(port: server.port) }
+        for connection in waiting { XCTAssertTrue(connection.send("GET /api/slow/wait/100 HTTP/1.1\r\nHost: a\r\n\r\n")) }
+        usleep(300_000)
+        let started = Date()
+        let other = try httpRequest(port: server.port, "GET", "/api/echo/echo/hi", timeout: 10)
+        XCTAssertEqual(other.status, 200, other.text)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1, "a request to another plugin waited for the busy one")
+        XCTAssertEqual(try first.response(timeout: 10).status, 200)
+        for (i, connection) in waiting.enumerated() {
+            XCTAssertEqual(try connection.response(timeout: 10).status, 200, "waiting request \(i)")
+        }
+    }
+
+    /// A batch whose member waits for a busy plugin goes on once that member ran: one array with every
+    /// member's reply, in order.
+    func testABatchWithAMemberWaitingForABusyPluginAnswersWhole() throws {
+        let c = try Clubhouse()
+        let server = try SocketServer(c, socket: c.path("rpc.sock"))
+        defer { server.stop() }
+        let client = try server.client()
+        client.send(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":600,"step-ms":100},"progress":true}}"#)
+        while try client.receive(timeout: 30)["params"]?["id"]?.intValue != 1 {}
+        client.send(#"[{"jsonrpc":"2.0","id":51,"method":"clubhouse.call","params":{"plugin":"greeter","command":"countdown","arguments":{"from":1,"step-ms":10}}},{"jsonrpc":"2.0","id":52,"method":"clubhouse.version"}]"#)
+        usleep(300_000)
+        client.send(#"{"jsonrpc":"2.0","id":2,"method":"clubhouse.cancel","params":{"id":1}}"#)
+        var batch: [JSONValue]?
+        while batch == nil {
+            let message = try client.receive(timeout: 10)
+            batch = message.arrayValue
+        }
+        XCTAssertEqual(batch?.compactMap { $0["id"]?.intValue }, [51, 52], "\(batch ?? [])")
+        XCTAssertEqual(batch?.first?["result"]?["counted"]?.intValue, 1)
+        XCTAssertNotNil(batch?.last?["result"]?["version"])
     }
 
     /// A client may have 128 calls waiting for busy plugins; one more is refused at once, naming the

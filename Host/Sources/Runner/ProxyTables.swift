@@ -112,8 +112,28 @@ final class ProxyTables: @unchecked Sendable {
                 if status != Int32(CLUBHOUSE_OK) { reply?.write(MessageReply.decode(&r).message) }
                 return status
             })
+        let publish = clubhouse_publish_service(
+            struct_size: UInt32(MemoryLayout<clubhouse_publish_service>.size),
+            publish: { host, call, topic, key, json, length, reply in
+                // The host checks the topic, the key and the body and writes the record in the
+                // transaction it keeps for this plugin, as in process; the runner only carries them.
+                guard let c = ProxyTables.context(host), let id = call?.pointee.id, ProxyTables.callContext(call) != nil, let topic, let key else {
+                    reply?.write("publish: needs the running call, a topic and a key")
+                    return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+                }
+                guard length <= c.limits.serviceCallBytes - WireCaps.framing - 1024 else {
+                    reply?.write("publish: the record on '\(String(cString: topic))' is \(length) bytes; a record's body is at most \(CLUBHOUSE_RECORD_MAX_BYTES) bytes in canonical form")
+                    return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+                }
+                let bytes = json.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+                let request = RecordPublishRequest(call: id, topic: String(cString: topic), key: String(cString: key), json: bytes)
+                let (status, r0) = c.call(.record) { request.encode(into: &$0) }
+                var r = r0
+                if status != Int32(CLUBHOUSE_OK) { reply?.write(MessageReply.decode(&r).message) }
+                return status
+            })
         tables = ServiceTableSet(log: log, config: config, storage: storage, progress: progress, invoke: invoke, device: device,
-                                 files: files, events: events)
+                                 files: files, events: events, publish: publish)
     }
 
     /// The files service through the wire: the host opens, the descriptor comes back with the reply.

@@ -17,10 +17,12 @@ package struct ServiceTableSet: @unchecked Sendable {
     package let device: UnsafeMutablePointer<clubhouse_device_service>
     package let files: UnsafeMutablePointer<clubhouse_files_service>
     package let events: UnsafeMutablePointer<clubhouse_events_service>
+    /// ABI 1.4.
+    package let publish: UnsafeMutablePointer<clubhouse_publish_service>
 
     package init(log: clubhouse_log_service, config: clubhouse_config_service, storage: clubhouse_storage_service,
                  progress: clubhouse_progress_service, invoke: clubhouse_invoke_service, device: clubhouse_device_service,
-                 files: clubhouse_files_service, events: clubhouse_events_service) {
+                 files: clubhouse_files_service, events: clubhouse_events_service, publish: clubhouse_publish_service) {
         func kept<Table>(_ table: Table) -> UnsafeMutablePointer<Table> {
             let pointer = UnsafeMutablePointer<Table>.allocate(capacity: 1)
             pointer.initialize(to: table)
@@ -34,10 +36,12 @@ package struct ServiceTableSet: @unchecked Sendable {
         self.device = kept(device)
         self.files = kept(files)
         self.events = kept(events)
+        self.publish = kept(publish)
     }
 
     /// The services a plugin reaches only when the site grants them (the others every plugin has).
-    package static let granted: Set<String> = [CLUBHOUSE_SERVICE_STORAGE, CLUBHOUSE_SERVICE_INVOKE, CLUBHOUSE_SERVICE_DEVICE]
+    package static let granted: Set<String> = [CLUBHOUSE_SERVICE_STORAGE, CLUBHOUSE_SERVICE_INVOKE, CLUBHOUSE_SERVICE_DEVICE,
+                                                CLUBHOUSE_SERVICE_PUBLISH]
 
     /// The table for a service id, or nil for an id no table answers.
     package func table(for id: String) -> UnsafeRawPointer? {
@@ -50,6 +54,7 @@ package struct ServiceTableSet: @unchecked Sendable {
         case CLUBHOUSE_SERVICE_DEVICE: return UnsafeRawPointer(device)
         case CLUBHOUSE_SERVICE_FILES: return UnsafeRawPointer(files)
         case CLUBHOUSE_SERVICE_EVENTS: return UnsafeRawPointer(events)
+        case CLUBHOUSE_SERVICE_PUBLISH: return UnsafeRawPointer(publish)
         default: return nil
         }
     }

@@ -54,6 +54,8 @@ package enum WireOperation: UInt8 {
     case deviceOpen = 30, deviceWrite, deviceRead, deviceSafeState
     case fileOpen = 40
     case publish = 50
+    /// The outbox (services/publish.h, ABI 1.4): RecordPublishRequest → MessageReply.
+    case record = 60
 }
 
 package struct WireError: Error, Sendable, CustomStringConvertible {

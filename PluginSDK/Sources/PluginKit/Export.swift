@@ -98,11 +98,23 @@ class AnyPluginFactory {
     func makeInstance(host: UnsafePointer<clubhouse_host>) throws -> AnyInstanceBox { fatalError("subclass") }
 }
 
+/// `describe` may come from several host threads: `described` is written once, under `mutex`,
+/// and read under it.
 final class PluginFactory<P: Plugin>: AnyPluginFactory {
-    let catalogueBytes: [UInt8]
-    let problem: String?
+    /// The catalogue and why it is invalid, built at the first `describe`: the host keeps each
+    /// plugin's catalogue in a cache, so most processes that load a plugin never ask for it.
+    private var described: (bytes: [UInt8], problem: String?)?
+    private var mutex = pthread_mutex_t()
 
     init() {
+        pthread_mutex_init(&mutex, nil)
+        super.init(info: P.info)
+    }
+
+    private func describedOnce() -> (bytes: [UInt8], problem: String?) {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        if let described { return described }
         var out: [UInt8] = []
         let (entries, problems) = catalogueEntries(P.commands, routes: P.routes)
         var catalogue: JSONObject = ["commands": .array(entries)]
@@ -110,14 +122,20 @@ final class PluginFactory<P: Plugin>: AnyPluginFactory {
         if !P.topics.isEmpty {
             catalogue["topics"] = .array(P.topics.map { .object(["name": .string($0.name), "summary": .string($0.summary)]) })
         }
+        if !P.pulls.isEmpty {
+            catalogue["pulls"] = .array(P.pulls.map { .object(["view": .string($0.view), "command": .string($0.command)]) })
+        }
+        if !P.records.isEmpty {
+            catalogue["records"] = .array(P.records.map { .object(["name": .string($0.name), "summary": .string($0.summary)]) })
+        }
         JSONWriter.appendCompact(.object(catalogue), to: &out)
-        catalogueBytes = out
-        problem = problems.isEmpty ? nil : problems.joined(separator: "; ")
-        super.init(info: P.info)
+        let made = (bytes: out, problem: problems.isEmpty ? nil : problems.joined(separator: "; "))
+        described = made
+        return made
     }
 
-    override var catalogue: [UInt8] { catalogueBytes }
-    override var catalogueProblem: String? { problem }
+    override var catalogue: [UInt8] { describedOnce().bytes }
+    override var catalogueProblem: String? { describedOnce().problem }
 
     override func makeInstance(host: UnsafePointer<clubhouse_host>) throws -> AnyInstanceBox {
         let context = PluginContext(host: host)

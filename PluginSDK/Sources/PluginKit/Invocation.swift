@@ -63,6 +63,9 @@ public struct Invocation {
     /// Live events on the plugin's topics (Events.swift).
     public var events: Events { Events(services: context.services, call: call) }
 
+    /// Records for the site's federation, written in the call's open transaction (Outbox.swift).
+    public var outbox: Outbox { Outbox(services: context.services, call: call) }
+
     /// Runs another plugin's command (the site must grant "invoke:<alias>").
     public func invoke(_ alias: String, _ command: String, arguments: JSONObject = JSONObject()) throws -> InvokeResult {
         try context.services.invokePlugin(alias: alias, command: command, arguments: arguments, call: call)

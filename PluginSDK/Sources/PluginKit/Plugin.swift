@@ -35,6 +35,10 @@ public protocol Plugin: AnyObject {
     static var routes: [Route] { get }
     /// The topics of its live events (Events.swift); none by default.
     static var topics: [Topic] { get }
+    /// The topics of the records it publishes to the outbox (Outbox.swift); none by default.
+    static var records: [Topic] { get }
+    /// What it brings back from the site's federation (Outbox.swift); none by default.
+    static var pulls: [Pull] { get }
     /// Makes an instance for one site. Throw to refuse (the message reaches the user).
     init(context: PluginContext) throws
 }
@@ -74,6 +78,8 @@ public enum Service: String, Sendable, CaseIterable {
     case device = "clubhouse.device/1"
     /// ABI 1.3 (services/events.h): live events on the plugin's topics.
     case events = "clubhouse.events/1"
+    /// ABI 1.4 (services/publish.h): records published to the site's outbox, shipped to its federation.
+    case publish = "clubhouse.publish/1"
 }
 
 /// An error a handler throws: a status and a one-line message saying what, where and what to do.

@@ -57,6 +57,8 @@ final class ServiceTables: @unchecked Sendable {
     let files: UnsafePointer<clubhouse_files_service>?
     /// "clubhouse.events/1" (services/events.h, ABI 1.3): Events.swift uses it.
     let events: UnsafePointer<clubhouse_events_service>?
+    /// "clubhouse.publish/1" (services/publish.h, ABI 1.4): Outbox.swift uses it.
+    let publish: UnsafePointer<clubhouse_publish_service>?
 
     init(host: UnsafePointer<clubhouse_host>) {
         self.host = host
@@ -75,6 +77,7 @@ final class ServiceTables: @unchecked Sendable {
         device = lookup(Service.device.rawValue, clubhouse_device_service.self)
         files = lookup(CLUBHOUSE_SERVICE_FILES, clubhouse_files_service.self)
         events = lookup(CLUBHOUSE_SERVICE_EVENTS, clubhouse_events_service.self)
+        publish = lookup(CLUBHOUSE_SERVICE_PUBLISH, clubhouse_publish_service.self)
     }
 
     func invokePlugin(alias: String, command: String, arguments: JSONObject,

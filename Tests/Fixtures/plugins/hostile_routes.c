@@ -9,10 +9,15 @@
  *                     putting's GreenReader routes it collides with GET /courses/{courseId}.
  *   FIXTURE_ECHO      "echo": answers its "text" argument; routed as GET /echo/{text} (the JSON-injection
  *                     probe) and public.
+ *   FIXTURE_SLOW      "wait": takes {text} milliseconds (stopping early when cancelled), one call at a time;
+ *                     routed as GET /wait/{text} and public (ServeTransportEndToEndTests: a busy plugin's
+ *                     waiting requests hold no worker).
  */
 #include "clubhouse.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifndef FIXTURE_ID
 #define FIXTURE_ID "org.tests.routes"
@@ -37,6 +42,9 @@ static clubhouse_status rt_describe(const clubhouse_plugin_descriptor *self, con
 #elif defined(FIXTURE_MOUNTED)
     say(reply, "{\"commands\":[{\"name\":\"course\",\"summary\":\"A course, elsewhere's way\"," ARGS ","
                "\"access\":\"read\",\"http\":{\"method\":\"GET\",\"path\":\"/courses/{id}\",\"mount\":true}}]}");
+#elif defined(FIXTURE_SLOW)
+    say(reply, "{\"commands\":[{\"name\":\"wait\",\"summary\":\"Take some milliseconds\"," ARGS ",\"access\":\"read\",\"public\":true,"
+               "\"http\":{\"method\":\"GET\",\"path\":\"/wait/{text}\"}}]}");
 #else
     say(reply, "{\"commands\":[{\"name\":\"echo\",\"summary\":\"Answer the text\"," ARGS ",\"access\":\"read\",\"public\":true,"
                "\"http\":{\"method\":\"GET\",\"path\":\"/echo/{text}\"}}]}");
@@ -59,6 +67,20 @@ static void rt_destroy(const clubhouse_plugin_descriptor *self, void *instance) 
 static clubhouse_status rt_invoke(const clubhouse_plugin_descriptor *self, void *instance, const clubhouse_call *call,
                                   const char *command, const char *request, size_t length, const clubhouse_reply *reply) {
     (void)self; (void)instance; (void)call; (void)command;
+#ifdef FIXTURE_SLOW
+    /* The milliseconds are the "text" argument: {"arguments":{"text":"1500"}}. */
+    const char *key = "\"text\":\"";
+    const char *found = NULL;
+    for (size_t i = 0; i + strlen(key) <= length; i++) {
+        if (memcmp(request + i, key, strlen(key)) == 0) { found = request + i + strlen(key); break; }
+    }
+    long ms = found ? strtol(found, NULL, 10) : 0;
+    for (long waited = 0; waited < ms; waited += 10) {
+        if (call->is_cancelled(call)) { say(reply, "cancelled"); return CLUBHOUSE_CANCELLED; }
+        struct timespec step = {0, 10 * 1000 * 1000};
+        nanosleep(&step, NULL);
+    }
+#endif
     say(reply, "{\"data\":{\"request\":");
     reply->write(reply, request, length);
     say(reply, "}}");

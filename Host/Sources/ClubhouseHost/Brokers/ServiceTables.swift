@@ -13,5 +13,5 @@ enum ServiceTables {
     static let shared = ServiceTableSet(
         log: LogBroker.makeServiceTable(), config: ConfigBroker.makeServiceTable(), storage: StorageBroker.makeServiceTable(),
         progress: ProgressBroker.makeServiceTable(), invoke: InvokeBroker.makeServiceTable(), device: DeviceBroker.makeServiceTable(),
-        files: FilesBroker.makeServiceTable(), events: EventsBroker.makeServiceTable())
+        files: FilesBroker.makeServiceTable(), events: EventsBroker.makeServiceTable(), publish: PublishBroker.makeServiceTable())
 }

@@ -6,7 +6,7 @@ import ClubhouseLoader
 
 public enum ConfigurationParser {
     static let topKeys = ["$schema", "version", "default_site", "plugin_dirs", "data_dir", "sites", "publishers"]
-    static let siteKeys = ["description", "plugins", "devices", "http", "publishers", "require_signatures"]
+    static let siteKeys = ["description", "plugins", "devices", "http", "publishers", "require_signatures", "federation"]
     static let httpKeys = ["allowed_origins", "public_routes", "mount"]
     static let pluginKeys = ["id", "enabled", "path", "version", "config", "grants", "isolation", "timeout_ms", "limits",
                              "description", "require_signatures"]
@@ -34,7 +34,8 @@ public enum ConfigurationParser {
     }
 }
 
-private struct Reader {
+/// Internal (not private) so the federation block is read in its own file (FederationConfiguration.swift).
+struct Reader {
     let document: JSONDocument
     let source: String
     var errors: [ConfigurationError] = []
@@ -193,6 +194,9 @@ private struct Reader {
         }
         if let http = object(site["http"], at: pointer(path, "http"), what: "\"http\"") {
             result.http = readHTTP(http, at: pointer(path, "http"), site: result)
+        }
+        if let federation = object(site["federation"], at: pointer(path, "federation"), what: "\"federation\"") {
+            result.federation = readFederation(federation, at: pointer(path, "federation"), site: name)
         }
         return result
     }

@@ -109,6 +109,20 @@ package enum EmbeddedDefaults {
           "additionalProperties": {"$ref": "#/$defs/device"},
           "description": "Logical devices by name; plugins open them by name when granted \"device:NAME\"."
         },
+        "federation": {
+          "type": "object",
+          "additionalProperties": false,
+          "required": ["site_id"],
+          "description": "Where the site's outbox records go (clubhouse federation push/pull, through psql): exactly one of service and url. Credentials never go here: psql reads ~/.pgpass, PGPASSFILE or the service file.",
+          "properties": {
+            "service": {"type": "string", "pattern": "^[^\\s=]+$", "description": "A pg_service.conf section name, eg: \"clubfed\"."},
+            "url": {"type": "string", "pattern": "^postgres(ql)?://", "description": "A libpq URL without a password, eg: \"postgresql://club_a@db.example.org/federation?sslmode=verify-full\"."},
+            "site_id": {"type": "string", "pattern": "^[a-z][a-z0-9_-]{0,47}$", "description": "The site's id in the federation (its role there is clubhouse_site_<id>)."},
+            "outbox_max_records": {"type": "integer", "minimum": 1, "maximum": 1000000, "default": 1000000,
+                                   "description": "Records one plugin's outbox holds unshipped before publishing is refused."},
+            "batch_records": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 10000, "description": "Records per COPY batch of a push."}
+          }
+        },
         "http": {
           "type": "object",
           "additionalProperties": false,

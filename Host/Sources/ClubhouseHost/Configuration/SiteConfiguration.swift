@@ -46,6 +46,8 @@ public struct Site: Sendable {
     public var publishers: [String: [UInt8]] = [:]
     /// "require_signatures": installed packages load only when signed by one of `publishers`.
     public var requireSignatures = false
+    /// Where the site's outbox records go ("federation"; FederationConfiguration.swift), or nil.
+    public var federation: SiteFederation?
 
     public func plugin(alias: String) -> PluginEntry? { plugins.first { $0.alias == alias } }
 }

@@ -57,6 +57,10 @@ public struct CommandCatalog: Sendable {
     public var commands: [CommandSpec]
     /// The topics of the plugin's live events, in declaration order.
     public var topics: [EventTopic] = []
+    /// The topics of the records it publishes to the outbox (`"records"`; services/publish.h, ABI 1.4).
+    public var records: [EventTopic] = []
+    /// What `clubhouse federation pull` brings back to it (`"pulls"`; RecordTopics.swift).
+    public var pulls: [FederationPull] = []
     /// What the plugin's `config` may hold (`"config_schema"` beside `"commands"`; ConfigSchema.swift).
     public var configSchema: ConfigSchema?
 
@@ -201,8 +205,13 @@ public struct CommandCatalog: Sendable {
             case .failure(let e): problems += e.problems
             }
         }
+        let records = RecordTopics.parse(root["records"], problems: &problems)
+        let pulls = FederationPull.parse(root["pulls"], commands: commands, problems: &problems)
         if !problems.isEmpty { return .failure(CatalogError(problems: problems)) }
-        return .success(CommandCatalog(commands: commands, topics: topics, configSchema: configSchema))
+        var catalogue = CommandCatalog(commands: commands, topics: topics, configSchema: configSchema)
+        catalogue.records = records
+        catalogue.pulls = pulls
+        return .success(catalogue)
     }
 }
 

@@ -502,6 +502,9 @@ final class IsolatedPlugin: @unchecked Sendable {
             case .publish:
                 let (status, bytes) = EventsBroker.serve(try EventPublishRequest.decode(&r), instance: instance)
                 return (status, bytes, -1)
+            case .record:
+                let (status, bytes) = PublishBroker.serve(try RecordPublishRequest.decode(&r), instance: instance, call: call)
+                return (status, bytes, -1)
             }
         } catch {
             // Every reply starts with a message the runner reads first.

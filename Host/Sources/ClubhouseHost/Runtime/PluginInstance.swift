@@ -65,6 +65,9 @@ final class PluginInstance: @unchecked Sendable {
     /// The topics its catalogue declares (set once, before the first call): the events service
     /// refuses any other.
     var topics: [EventTopic] = []
+    /// The record topics its catalogue declares (set once, before the first call): the publish
+    /// service refuses any other.
+    var records: [EventTopic] = []
 
     static func pathArguments(of catalogue: CommandCatalog) -> [String: CommandSpec] {
         var commands: [String: CommandSpec] = [:]
@@ -121,6 +124,8 @@ final class PluginInstance: @unchecked Sendable {
              CLUBHOUSE_SERVICE_EVENTS: return nil
         case CLUBHOUSE_SERVICE_STORAGE:
             return entry.isGranted(.storage) ? nil : "the site does not grant \"storage\""
+        case CLUBHOUSE_SERVICE_PUBLISH:
+            return entry.isGranted(.storage) ? nil : "the site does not grant \"storage\" (the outbox lives in the plugin's database)"
         case CLUBHOUSE_SERVICE_DEVICE:
             return entry.grants.contains(where: { if case .device = $0 { return true } else { return false } })
                 ? nil : "the site grants no \"device:NAME\""

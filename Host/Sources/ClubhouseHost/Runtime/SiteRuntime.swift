@@ -71,6 +71,7 @@ public final class SiteRuntime: @unchecked Sendable {
     public static let offeredServices = [
         CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_CONFIG, CLUBHOUSE_SERVICE_STORAGE, CLUBHOUSE_SERVICE_PROGRESS,
         CLUBHOUSE_SERVICE_INVOKE, CLUBHOUSE_SERVICE_DEVICE, CLUBHOUSE_SERVICE_FILES, CLUBHOUSE_SERVICE_EVENTS,
+        CLUBHOUSE_SERVICE_PUBLISH,
     ]
 
     public let configuration: SiteConfiguration
@@ -118,6 +119,9 @@ public final class SiteRuntime: @unchecked Sendable {
     /// Instances a reload retired while calls were in flight (PluginInstance.callsInFlight): each is
     /// destroyed once its last call has finished (Runtime/SiteReload.swift).
     private var retiring: [ObjectIdentifier: PluginInstance] = [:]
+    /// How many times each alias was reloaded: its calls from then on go to a new instance, with a gate
+    /// of its own (serve's lanes follow it).
+    private var reloads: [String: Int] = [:]
     /// Each alias's install-tree and lock signature when it was resolved (serve's reload watch).
     private var signatures: [String: [Int64]] = [:]
 
@@ -488,6 +492,7 @@ public final class SiteRuntime: @unchecked Sendable {
         let made = PluginInstance(backend: backend, entry: plugin.entry, siteName: site.name, runtime: self)
         made.pathArguments = PluginInstance.pathArguments(of: plugin.catalogue)
         made.topics = plugin.catalogue.topics
+        made.records = plugin.catalogue.records
         do {
             try made.create()
         } catch {
@@ -561,6 +566,7 @@ public final class SiteRuntime: @unchecked Sendable {
             resolved[alias] = nil
             backends[alias] = nil
             signatures[alias] = nil
+            reloads[alias, default: 0] += 1
             guard let old = instances.removeValue(forKey: alias) else { return (.restartsOnNextCall, nil) }
             creationOrder.removeAll { $0 == alias }
             if old.callsInFlight > 0 {
@@ -573,6 +579,10 @@ public final class SiteRuntime: @unchecked Sendable {
         idle?.destroy()
         return outcome
     }
+
+    /// How many times `alias` was reloaded (an isolated plugin restarted): calls made after a reload
+    /// go to a new instance while the old one finishes its calls in flight.
+    public func generation(of alias: String) -> Int { lock.withLock { reloads[alias] ?? 0 } }
 
     /// Aliases resolved from the install tree or under a lock whose install folder or lock file
     /// changed since (a version installed or removed, the lock rewritten).

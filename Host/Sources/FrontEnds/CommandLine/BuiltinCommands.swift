@@ -75,6 +75,15 @@ enum BuiltinCommands {
             }
             return try JSONRPCServer.run(words, session: session)
         case "routes": return try RoutesCommand.run(options)
+        case "outbox": return try FederationOutbox.run(limit: arguments["limit"]?.intValue ?? 50, options)
+        case "federation init":
+            return try FederationCommands.initialize(url: arguments["url"]?.stringValue ?? "",
+                                                     sites: (arguments["sites"]?.arrayValue ?? []).compactMap(\.stringValue), options)
+        case "federation push": return try FederationCommands.push(options)
+        case "federation migrate":
+            return try FederationCommands.migrate(url: arguments["url"]?.stringValue ?? "", plugin: arguments["plugin"]?.stringValue ?? "",
+                                                  dir: arguments["dir"]?.stringValue ?? "", options)
+        case "federation pull": return try FederationCommands.pull(options)
         case "device simulate": return try deviceSimulate(arguments, options)
         case "token create":
             return try TokenCommands.create(name: arguments["name"]?.stringValue ?? "", scope: arguments["scope"]?.stringValue ?? "", options)

@@ -515,6 +515,8 @@ final class JSONRPCServer: @unchecked Sendable {
     }
 
     /// The replies of a batch so far (its members run one after another, some on another thread).
+    /// @unchecked Sendable: one member at a time touches it, and the next one starts only after the
+    /// previous has answered (handed on through the lanes' lock or the pool's).
     private final class BatchReplies: @unchecked Sendable {
         var replies: [JSONValue] = []
     }
@@ -782,14 +784,23 @@ final class JSONRPCServer: @unchecked Sendable {
         func refusal(_ error: RuntimeError) -> Failure {
             Failure(-32000, error.message, ["status": .string(error.status.name)])
         }
-        switch lanes.admit(alias: prepared.alias, serialized: prepared.plugin.serializesCalls, client: connection.channel.number,
-                           context: context, start: { later(run()) },
+        let lane = PluginLanes.lane(prepared.alias, generation: runtime.generation(of: prepared.alias))
+        switch lanes.admit(lane: lane, alias: prepared.alias, serialized: prepared.plugin.serializesCalls, client: connection.channel.number,
+                           context: context,
+                           start: {
+                               // A client that left meanwhile is not served (its notifications included).
+                               guard !connection.isClosed else {
+                                   unregister()
+                                   return later(.failure(Failure(-32000, "cancelled: the client went away", ["status": .string(Status.cancelled.name)])))
+                               }
+                               later(run())
+                           },
                            refuse: { error in
                                unregister()
                                later(.failure(refusal(error)))
                            }) {
         case .now:
-            defer { lanes.finished(lane: prepared.alias) }
+            defer { lanes.finished(lane: lane) }
             return run()
         case .waiting:
             return nil

@@ -4,8 +4,9 @@
 // CallGates) made every call sent to it wait at its gate on a worker thread, so one client pipelining
 // 60 long calls to such a plugin held every worker and nobody else was answered, not even
 // `clubhouse.version`. Now:
-// - A call for a busy plugin holds no thread: it waits in the plugin's lane (one per plugin alias)
-//   and is started on a worker when the call ahead of it ends. A free plugin's call runs at once on
+// - A call for a busy plugin holds no thread: it waits in the plugin's lane (one per plugin alias
+//   and reload: after `clubhouse.reload` the new instance has a lane of its own, as it has a gate of
+//   its own, while the old one finishes its calls) and is started on a worker when the call ahead ends. A free plugin's call runs at once on
 //   the thread that read it (no hand-off).
 // - In a lane, clients take turns: the next call to start is the oldest of the client after the one
 //   that ran last (round robin), so a second client's call to the busy plugin runs right after the
@@ -37,6 +38,7 @@ final class PluginLanes: @unchecked Sendable {
     private struct Waiting {
         let ticket: UInt64
         let client: Int
+        let alias: String
         let since: Int64
         let start: () -> Void
         let refuse: (RuntimeError) -> Void
@@ -105,14 +107,18 @@ final class PluginLanes: @unchecked Sendable {
         self.waitLimitMilliseconds = waitLimitMilliseconds
     }
 
-    /// Admits a call of `client` to plugin `alias` (`serialized`: it takes one call at a time). When the
-    /// answer is `.waiting`, `start` runs later on a worker — or `refuse` runs instead, once, at once when
-    /// `context` is cancelled — and the lane is released after `start` by the lanes themselves.
-    func admit(alias: String, serialized: Bool, client: Int, context: CallContext,
+    /// The lane of plugin `alias` after `generation` reloads (SiteRuntime.generation).
+    static func lane(_ alias: String, generation: Int) -> String { generation == 0 ? alias : "\(alias)#\(generation)" }
+
+    /// Admits a call of `client` to plugin `alias` (`serialized`: it takes one call at a time) in its
+    /// lane `lane`. When the answer is `.waiting`, `start` runs later on a worker — or `refuse` runs
+    /// instead, once, at once when `context` is cancelled — and the lane is released after `start` by the
+    /// lanes themselves; after `.now`, the caller runs the call and calls `finished(lane:)`.
+    func admit(lane name: String, alias: String, serialized: Bool, client: Int, context: CallContext,
                start: @escaping () -> Void, refuse: @escaping (RuntimeError) -> Void) -> Admission {
         let ticket = lock.withLock { () -> UInt64? in
-            let lane = lanes[alias] ?? Lane()
-            lanes[alias] = lane
+            let lane = lanes[name] ?? Lane()
+            lanes[name] = lane
             lane.serialized = serialized
             if lane.count == 0 && (!serialized || lane.running == 0) && running < capacity {
                 lane.running += 1
@@ -123,12 +129,12 @@ final class PluginLanes: @unchecked Sendable {
             if waitingByClient[client, default: 0] >= maxWaiting { return 0 }
             nextTicket += 1
             let ticket = nextTicket
-            if lane.count == 0 { order.append(alias) }
-            lane.waiting[client, default: []].append(Waiting(ticket: ticket, client: client, since: Subprocess.monotonicMilliseconds(),
+            if lane.count == 0 { order.append(name) }
+            lane.waiting[client, default: []].append(Waiting(ticket: ticket, client: client, alias: alias, since: Subprocess.monotonicMilliseconds(),
                                                              start: start, refuse: refuse))
             if lane.waiting[client]?.count == 1 { lane.turns.append(client) }
             lane.count += 1
-            tickets[ticket] = (alias, client)
+            tickets[ticket] = (name, client)
             waitingByClient[client, default: 0] += 1
             if !sweepDue {
                 sweepDue = true
@@ -148,19 +154,19 @@ final class PluginLanes: @unchecked Sendable {
     }
 
     /// A call admitted `.now` (or started from its lane) has ended: its place goes to the next waiting call.
-    func finished(lane alias: String) {
+    func finished(lane name: String) {
         let starts = lock.withLock { () -> [(String, Waiting)] in
             running -= 1
-            if let lane = lanes[alias] {
+            if let lane = lanes[name] {
                 lane.running -= 1
-                if lane.running == 0 && lane.count == 0 { lanes[alias] = nil }
+                if lane.running == 0 && lane.count == 0 { lanes[name] = nil }
             }
             return schedule()
         }
-        for (alias, waiting) in starts {
+        for (name, waiting) in starts {
             pool.submit { [self] in
                 waiting.start()
-                finished(lane: alias)
+                finished(lane: name)
             }
         }
     }
@@ -171,8 +177,8 @@ final class PluginLanes: @unchecked Sendable {
         var started: [(String, Waiting)] = []
         var i = 0
         while running < capacity && i < order.count {
-            let alias = order[i]
-            guard let lane = lanes[alias], lane.count > 0 else {
+            let name = order[i]
+            guard let lane = lanes[name], lane.count > 0 else {
                 order.remove(at: i)
                 continue
             }
@@ -183,9 +189,9 @@ final class PluginLanes: @unchecked Sendable {
             lane.running += 1
             running += 1
             forget(waiting)
-            started.append((alias, waiting))
+            started.append((name, waiting))
             order.remove(at: i)
-            if lane.count > 0 { order.append(alias) }
+            if lane.count > 0 { order.append(name) }
         }
         return started
     }
@@ -200,12 +206,12 @@ final class PluginLanes: @unchecked Sendable {
     /// Refuses a waiting call at once (nothing when it already started or was refused).
     private func withdraw(_ ticket: UInt64, _ refusal: RuntimeError) {
         let found = lock.withLock { () -> Waiting? in
-            guard let (alias, client) = tickets[ticket], let lane = lanes[alias],
+            guard let (name, client) = tickets[ticket], let lane = lanes[name],
                   let waiting = lane.remove(ticket: ticket, client: client) else { return nil }
             forget(waiting)
             if lane.count == 0 {
-                order.removeAll { $0 == alias }
-                if lane.running == 0 { lanes[alias] = nil }
+                order.removeAll { $0 == name }
+                if lane.running == 0 { lanes[name] = nil }
             }
             return waiting
         }
@@ -221,9 +227,9 @@ final class PluginLanes: @unchecked Sendable {
         let now = Subprocess.monotonicMilliseconds()
         let expired = lock.withLock { () -> [(UInt64, String)] in
             var expired: [(UInt64, String)] = []
-            for (alias, lane) in lanes {
+            for lane in lanes.values {
                 for queue in lane.waiting.values {
-                    for waiting in queue where now - waiting.since >= waitLimitMilliseconds { expired.append((waiting.ticket, alias)) }
+                    for waiting in queue where now - waiting.since >= waitLimitMilliseconds { expired.append((waiting.ticket, waiting.alias)) }
                 }
             }
             sweepDue = !tickets.isEmpty

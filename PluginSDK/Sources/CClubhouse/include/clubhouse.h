@@ -1,5 +1,5 @@
 /*
- * clubhouse.h — the Clubhouse plugin ABI, version 1.3 (umbrella header; the version is
+ * clubhouse.h — the Clubhouse plugin ABI, version 1.4 (umbrella header; the version is
  * CLUBHOUSE_ABI_MAJOR.CLUBHOUSE_ABI_MINOR of clubhouse/version.h, which a test compares with this line).
  *
  * A Clubhouse plugin is a shared library that exports ONE function, `clubhouse_plugin_entry`
@@ -64,5 +64,6 @@
 #include "clubhouse/services/device.h"
 #include "clubhouse/services/files.h" /* added in ABI 1.1: a new service id, no shipped table changed */
 #include "clubhouse/services/events.h" /* added in ABI 1.3: a new service id */
+#include "clubhouse/services/publish.h" /* added in ABI 1.4: a new service id (the outbox) */
 
 #endif /* CLUBHOUSE_H */

@@ -446,6 +446,9 @@ final class Practice: Plugin {
     func withLibrary<T: Encodable>(_ call: Invocation, _ body: (TemplateLibrary) throws -> T,
                                    text: (T) -> String) throws -> Reply {
         let library = TemplateLibrary(store: store, now: isoNow)
+        // Sessions, shots and deletions stored by this call are published in their own transactions.
+        store.publisher = call.outbox.isAvailable ? { topic, key, body in try call.outbox.publish(topic: topic, key: key, body) } : nil
+        defer { store.publisher = nil }
         do {
             return try encodedReply(call, try body(library), text: text)
         } catch let error as PracticeError where error.kind == .storage && call.isCancelled {

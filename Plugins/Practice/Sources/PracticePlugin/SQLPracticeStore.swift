@@ -10,6 +10,9 @@ final class SQLPracticeStore: PracticeStore {
 
     init(storage: Storage) { self.storage = storage }
 
+    /// Publishes outbox records for the call running now (PracticeRecords.swift); nil: none.
+    var publisher: RecordPublisher?
+
     struct CorruptRow: Error, CustomStringConvertible {
         let description: String
     }
@@ -139,6 +142,7 @@ final class SQLPracticeStore: PracticeStore {
                 n += 1
             }
             progress?(total, total)
+            if let publisher { try PracticeRecords.publish(batch, with: publisher) }
             return StoredSession(id: id, contentHash: batch.contentHash, sourceName: batch.sourceName, importedAt: batch.importedAt,
                                  sessionDate: batch.sessionDate, location: batch.location, title: batch.title, shotCount: total,
                                  sourceColumns: batch.sourceColumns)
@@ -289,6 +293,8 @@ final class SQLPracticeStore: PracticeStore {
                                                       .text(session.sourceName), SQLValue(session.shotCount), .text(deletedAt),
                                                       reason.map(SQLValue.text) ?? .null])
             for statement in S.deleteSessionRows { try storage.run(statement, [.integer(id)]) }
+            try publisher?("session.deleted", "session/\(session.contentHash)",
+                           ["session": .string(session.contentHash), "deletedAt": .string(deletedAt), "reason": reason.map { .string($0) } ?? .null])
         }
     }
 

@@ -13,7 +13,7 @@ import Glibc
 
 final class Scorecard: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.scorecard", version: "1.3.0", name: "Scorecard",
+        id: "org.clubhouse.scorecard", version: "1.4.0", name: "Scorecard",
         summary: "Rounds for several players in the formats golfers play (stroke, Stableford, match, four-ball, skins) and the World Handicap System",
         services: [.log, .config, .storage, .events])
 
@@ -24,10 +24,12 @@ final class Scorecard: Plugin {
         Command("player add", summary: "Add a player",
                 arguments: [.string("name", help: "The player's name (unique, no commas)", required: true, positional: true),
                             .string("index", help: "The Handicap Index the player comes with (12.3; +1.2 = plus 1.2): "
-                                        + "in force until 3 differentials are recorded here")],
-                reply: "{player: {id, name, givenIndex}}") { plugin, call in
+                                        + "in force until 3 differentials are recorded here"),
+                            .string("member", help: "The golfer's federation member id (the same at every club, eg: M-1001): "
+                                        + "their rounds count toward one index of record")],
+                reply: "{player: {id, name, givenIndex, member}}") { plugin, call in
             let request = AddPlayerRequest(name: try call.arguments.string("name"), index: try call.arguments.optionalString("index"))
-            return try plugin.run(call) { try $0.addPlayer(request) } text: { $0.text }
+            return try plugin.addPlayer(call, request, member: try call.arguments.optionalString("member"))
         },
         Command("player edit", summary: "Set or clear the Handicap Index a player comes with (before their record here has one)",
                 arguments: [.string("player", help: "Player name or id", required: true, positional: true),
@@ -38,8 +40,14 @@ final class Scorecard: Plugin {
             return try plugin.run(call) { try $0.editPlayer(request) } text: { $0.text }
         },
         Command("player list", summary: "List the players with their current Handicap Index",
-                reply: "{players: [{id, name, index, indexIsGiven, finishedRounds}]}") { plugin, call in
-            return try plugin.run(call) { try $0.listPlayers() } text: { $0.text }
+                reply: "{players: [{id, name, index, indexIsGiven, finishedRounds, member, federationIndex, federationScores, federationClubs}]}") { plugin, call in
+            return try plugin.listPlayers(call)
+        },
+        Command("federation receive", summary: "Keep the federation's Handicap Index of record per member (clubhouse federation pull sends it)",
+                arguments: [.string("rows", help: "The rows of scorecard.index_of_record as a JSON array", required: true),
+                            .string("federation", help: "The site's id in the federation", required: true)],
+                reply: "{received, members}") { plugin, call in
+            return try plugin.receive(call, rows: try call.arguments.string("rows"), federation: try call.arguments.string("federation"))
         },
         Command("course add", summary: "Add a course from a JSON file (tees, ratings, par and stroke index per hole)",
                 help: """
@@ -140,7 +148,8 @@ final class Scorecard: Plugin {
                 reply: "{leaderboard, players: [{name, gross, adjustedGross, differential, note, indexAfter}]}") { plugin, call in
             let request = FinishRoundRequest(round: String(try call.arguments.int("round")), pcc: numberText(call.arguments["pcc"]),
                                              today: today(), confirmed: call.arguments.flag("yes"))
-            return try plugin.run(call) { try $0.finishRound(request) } text: { $0.text }
+            let (result, data) = try plugin.runRecorded(call, { try $0.finishRound(request) }) { Scorecard.roundRecords($0, members: (try? plugin.members()) ?? [:]) }
+            return Reply(data: data, text: call.wantsMachineOutput ? nil : result.text + "\n")
         },
         Command("round delete", summary: "Delete a round for good (it leaves lists, leaderboards and indexes; its entries stay on record)",
                 help: "Deleting a final round changes its players' Handicap Indexes, so it is confirmed: on a terminal you are "
@@ -153,7 +162,8 @@ final class Scorecard: Plugin {
             let request = DeleteRoundRequest(round: String(try call.arguments.int("round")),
                                              reason: try call.arguments.optionalString("reason"), today: today(),
                                              confirmed: call.arguments.flag("yes"))
-            return try plugin.run(call) { try $0.deleteRound(request) } text: { $0.text }
+            let (result, data) = try plugin.runRecorded(call, { try $0.deleteRound(request) }, records: Scorecard.deletionRecords)
+            return Reply(data: data, text: call.wantsMachineOutput ? nil : result.text + "\n")
         },
         Command("rounds", summary: "History of rounds, newest first",
                 reply: "{rounds: [leaderboard]}") { plugin, call in
@@ -283,8 +293,8 @@ final class Scorecard: Plugin {
     /// host without the events service) is logged and the reply stands.
     func run<T: Encodable>(_ call: Invocation, publishing topic: String, _ body: (ScorecardCommands) throws -> T,
                            text: (T) -> String) throws -> Reply {
-        let result = try body(ScorecardCommands(store: store, allowances: allowances))
-        let data = ScorecardJSON.value(result)
+        // The entry and its outbox record are stored in one transaction (ScorecardRecords.swift).
+        let (result, data) = try runRecorded(call, body, records: Scorecard.entryRecords)
         let entry = data["entry"]
         var event: JSONObject = [:]
         event["round"] = entry?["roundID"] ?? .null

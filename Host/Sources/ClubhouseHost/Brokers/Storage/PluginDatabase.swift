@@ -74,7 +74,7 @@ public final class PluginDatabase: @unchecked Sendable {
             id INTEGER PRIMARY KEY CHECK (id = 1), version TEXT NOT NULL,
             recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))
         """,
-    ]
+    ] + Outbox.hostSchema  // the outbox (Publish/Outbox.swift, ABI 1.4)
 
     /// Functions that reach outside the database or take raw pointers: refused by the authorizer
     /// whatever SQLite was built with.

@@ -1,6 +1,7 @@
 // What plugin SQL may touch: SQLite's authorizer on every plugin connection. Attaching, loading
 // extensions and functions that reach outside the database are refused; names starting with
-// "_clubhouse" belong to the host (readable, never changed, altered, created, dropped or hooked);
+// "_clubhouse" belong to the host (readable, never changed, altered, created, dropped or hooked;
+// the outbox's not even readable);
 // pragmas are limited to introspection and checks.
 
 import CSQLite
@@ -30,7 +31,14 @@ extension PluginDatabase {
 
     func authorize(action: Int32, arg1: UnsafePointer<CChar>?, arg2: UnsafePointer<CChar>?) -> Int32 {
         switch action {
-        case SQLITE_READ, SQLITE_SELECT:
+        case SQLITE_SELECT:
+            return SQLITE_OK
+        case SQLITE_READ:
+            // The outbox (Publish/Outbox.swift) is the host's alone: a plugin publishes through
+            // clubhouse.publish/1 and never reads or rewrites what waits to be shipped.
+            if !hostWriting && Outbox.isOutboxName(arg1) {
+                return deny("table \(String(cString: arg1!)) is the host's outbox; plugins publish records through clubhouse.publish/1 and cannot read or change it by SQL")
+            }
             return SQLITE_OK
         case SQLITE_ATTACH, SQLITE_DETACH:
             return deny("ATTACH and DETACH are not allowed: a plugin reaches only its own database")

@@ -736,15 +736,16 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
         guard connection.track(context) else { return refuse(.error(499, "the client went away before the call started", name: "cancelled")) }
         let alias = call.route.alias
+        let lane = PluginLanes.lane(alias, generation: session.runtime.generation(of: alias))
         let start = { [self] in respond(finish(call, context: context, connection: connection, exchange: exchange)) }
         func refusal(_ error: RuntimeError) -> HTTPResponse {
             .error(HTTPStatusTable.status(for: error.status), error.message, name: error.status.name)
         }
-        switch lanes.admit(alias: alias, serialized: call.prepared.plugin.serializesCalls, client: channel.number, context: context,
+        switch lanes.admit(lane: lane, alias: alias, serialized: call.prepared.plugin.serializesCalls, client: channel.number, context: context,
                            start: start, refuse: { refuse(refusal($0)) }) {
         case .now:
             start()
-            lanes.finished(lane: alias)
+            lanes.finished(lane: lane)
         case .waiting: break
         case .refused(let error): refuse(refusal(error))
         }

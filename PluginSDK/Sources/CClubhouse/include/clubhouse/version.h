@@ -18,7 +18,9 @@
  * end of the progress table (services/progress.h). */
 /* 1.3 added: set_safe_state and address at the end of the device table (services/device.h); the
  * clubhouse.events/1 service and "topics" in the catalogue (both in services/events.h). */
-#define CLUBHOUSE_ABI_MINOR 3
+/* 1.4 added: the clubhouse.publish/1 service (the outbox) and "records" in the catalogue (both in
+ * services/publish.h). */
+#define CLUBHOUSE_ABI_MINOR 4
 
 #define CLUBHOUSE_STRINGIFY_(x) #x
 #define CLUBHOUSE_STRINGIFY(x) CLUBHOUSE_STRINGIFY_(x)

@@ -56,6 +56,11 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The storage underneath failed; nothing of this command was written.
     case storage(String)
 
+    // Federation (FederationMembers.swift).
+    case invalidMemberID(String)
+    case duplicateMember(member: String, player: String)
+    case invalidFederationRows(String)
+
     /// A permanent action on incomplete or counted data that the user has not confirmed (`--yes`);
     /// the text is the question.
     case unconfirmed(String)
@@ -64,6 +69,12 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
         switch self {
         case let .unconfirmed(question):
             return question
+        case let .invalidMemberID(problem):
+            return problem
+        case let .duplicateMember(member, player):
+            return "member id \(member) is already \(player)'s at this club — a member id names one golfer"
+        case let .invalidFederationRows(problem):
+            return "federation rows: \(problem); nothing of them was kept"
         case let .invalidPar(location, hole, par):
             return "\(location)hole \(hole) has par \(par); par must be 3 to 6 — correct the hole's par"
         case let .invalidSlope(location, slope):

@@ -149,6 +149,15 @@ public enum ScorecardSchema {
             """),
         Migration(version: 6, name: "the player list kept with the generation of the data it was computed from",
                   sql: playerSummariesSQL),
+        Migration(version: 7, name: "federation member ids and the federation's Handicap Index of record", sql: """
+            CREATE TABLE federation_members (
+                player_id INTEGER PRIMARY KEY REFERENCES players(id),
+                member_id TEXT NOT NULL UNIQUE);
+            CREATE TABLE federation_indexes (
+                member_id TEXT PRIMARY KEY,
+                index_tenths INTEGER NOT NULL CHECK (index_tenths BETWEEN -100 AND 540),
+                scores INTEGER NOT NULL, clubs TEXT NOT NULL, federation TEXT NOT NULL, received_at TEXT NOT NULL);
+            """),
     ]
 
     /// The tables whose rows a player's index or round count depends on: a write to any of them (by this

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""The command line's whole path (issue 33), release build, beside its peers, in one run:
+`clubhouse scorecard player list` against the sqlite3 tool running the query the plugin runs on the
+same file, with `clubhouse --version` (process start, no site) and clubhouse-baseline (a Swift
+program that links Foundation and SQLite and opens the database) as the floors. The commands take
+turns, round after round; each figure is the median CPU time (user + system of the child, from
+wait4) beside the median wall time.
+
+Usage: Benchmarks/startup/cli_path.py [BIN_DIR] [--rounds N]   (BIN_DIR: .build/release)
+Needs only the products `clubhouse`, `ScorecardPlugin` and `clubhouse-baseline` (not clubhouse-bench,
+whose cores take long to build) and the sqlite3 tool.
+"""
+import os, re, shutil, statistics, subprocess, sys, tempfile, time
+
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+args = sys.argv[1:]
+rounds = 31
+if "--rounds" in args:
+    i = args.index("--rounds"); rounds = int(args[i + 1]); del args[i:i + 2]
+bin_dir = os.path.abspath(args[0] if args else os.path.join(root, ".build/release"))
+sqlite3 = shutil.which("sqlite3")
+if not sqlite3:
+    sys.exit("cli_path: the sqlite3 tool is needed (apt-get install sqlite3)")
+# The query the plugin runs, read from its source so the two cannot drift.
+schema = open(os.path.join(root, "Plugins/Scorecard/Sources/ScorecardCore/Store/ScorecardSchema.swift")).read()
+query = " ".join(re.search(r'selectPlayerSummaries = """\n(.*?)"""', schema, re.S).group(1).split())
+
+scratch = tempfile.mkdtemp(prefix="clubhouse-cli-path-")
+try:
+    data = os.path.join(scratch, "demo")
+    env = dict(os.environ, CLUBHOUSE_DATA_DIR=data, SWIFT_BACKTRACE="enable=no", XDG_CACHE_HOME=os.path.join(scratch, "cache"))
+    env.pop("CLUBHOUSE_CONFIG", None); env.pop("CLUBHOUSE_SITE", None)
+    clubhouse = os.path.join(bin_dir, "clubhouse")
+    subprocess.run([clubhouse, "-q", "scorecard", "demo", "--out", os.path.join(scratch, "out")], env=env, check=True, stdout=subprocess.DEVNULL)
+    database = os.path.join(data, "default/org.clubhouse.scorecard.sqlite")
+    commands = [
+        ("clubhouse-baseline (Foundation + SQLite)", [os.path.join(bin_dir, "clubhouse-baseline"), database]),
+        ("clubhouse --version", [clubhouse, "--version"]),
+        ("clubhouse scorecard player list", [clubhouse, "scorecard", "player", "list"]),
+        ("sqlite3, the same query on the same file", [sqlite3, "-batch", "-readonly", database, query]),
+    ]
+    # Warm: the catalogue cache and the kept summaries (as for a user from the second command on).
+    for _, argv in commands:
+        subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
+    cpu = [[] for _ in commands]; wall = [[] for _ in commands]
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for _ in range(rounds + 2):
+        for k, (_, argv) in enumerate(commands):
+            t0 = time.perf_counter()
+            pid = os.posix_spawn(argv[0], argv, env, file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)])
+            _, status, usage = os.wait4(pid, 0)
+            elapsed = time.perf_counter() - t0
+            if status != 0:
+                sys.exit(f"cli_path: {' '.join(argv)} failed ({status})")
+            cpu[k].append(usage.ru_utime + usage.ru_stime); wall[k].append(elapsed)
+    load = open("/proc/loadavg").read().split()[:3]
+    print(f"command-line path, median of {rounds} rounds (commands taking turns; CPU = user + system), load {' '.join(load)}")
+    med = [(statistics.median(c[2:]), statistics.median(w[2:])) for c, w in zip(cpu, wall)]
+    for (label, _), (c, w) in zip(commands, med):
+        print(f"  {label:44s} cpu {c * 1e3:6.2f} ms   wall {w * 1e3:6.2f} ms")
+    ratio = med[2][0] / med[3][0]
+    print(f"  player list / sqlite3: cpu {ratio:.2f}x (target <= 3), wall {med[2][1] / med[3][1]:.2f}x")
+    print(f"@figure startup.demo-data.player-list.cpu-ratio {ratio:.4f} x")
+    print(f"@figure startup.demo-data.player-list.cpu {med[2][0]:.6f} s")
+    print(f"@figure startup.version.cpu {med[1][0]:.6f} s")
+finally:
+    shutil.rmtree(scratch, ignore_errors=True)

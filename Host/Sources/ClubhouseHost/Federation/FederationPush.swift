@@ -1,0 +1,173 @@
+// `clubhouse federation push`: ships what waits in a site's outboxes (Publish/Outbox.swift) to its
+// federation, per plugin database in sequence order, in batches of `batch_records`. Each batch is one
+// psql session and one PostgreSQL transaction: COPY into a temporary table, a check that no other
+// host wrote different records under this site's sequence numbers, then INSERT … ON CONFLICT DO
+// NOTHING (the key holds the SHA-256: a batch sent twice changes nothing). Only once psql says the
+// transaction committed are those records marked shipped in the outbox; a failure anywhere (the server
+// gone mid-batch, a refused record) leaves them waiting, and the next push sends them again.
+
+import ClubhousePlatform
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public struct FederationPush {
+    public let shell: PostgresShell
+    public let federation: SiteFederation
+    public let siteName: String
+    /// `<data>/<site>`: the plugin databases and `_host/`.
+    public let siteFolder: String
+
+    public struct Report: Sendable {
+        public var shipped = 0
+        public var batches = 0
+        /// Records shipped per plugin database (by plugin id).
+        public var perPlugin: [(plugin: String, shipped: Int)] = []
+    }
+
+    public init(shell: PostgresShell, federation: SiteFederation, siteName: String, siteFolder: String) {
+        self.shell = shell
+        self.federation = federation
+        self.siteName = siteName
+        self.siteFolder = siteFolder
+    }
+
+    /// This data directory's identity as a federation host: `<site>/_host/federation-host-id`, made once.
+    public func hostID() throws(FederationError) -> String {
+        let path = siteFolder + "/_host/federation-host-id"
+        if let bytes = try? FileSystem.read(path) {
+            let text = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+            if text.utf8.count == 32 && text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) { return text }
+        }
+        guard case .success(let random) = SecureRandom.bytes(16) else { throw FederationError("no random bytes for the federation host id") }
+        let id = random.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        do {
+            try FileSystem.createDirectory(siteFolder + "/_host")
+            try FileSystem.writeAtomically(path, Array((id + "\n").utf8), permissions: 0o600)
+        } catch {
+            throw FederationError("\(path): cannot keep the federation host id (\(error)); is the data directory writable?")
+        }
+        return id
+    }
+
+    /// Claims the site id for this host, or says which host has it.
+    func claim(_ host: String) throws(FederationError) {
+        let id = FederationSchema.literal(federation.siteID)
+        let rows = try shell.query("""
+            UPDATE clubhouse.sites SET claimed_by = \(FederationSchema.literal(host)), claimed_at = now()
+            WHERE site_id = \(id) AND (claimed_by IS NULL OR claimed_by = \(FederationSchema.literal(host))) RETURNING 1;
+            """)
+        if !rows.isEmpty { return }
+        let holder = try shell.query("SELECT coalesce(claimed_by, ''), coalesce(claimed_at::text, '') FROM clubhouse.sites WHERE site_id = \(id)")
+        guard let row = holder.first, row.count == 2 else {
+            throw FederationError("site id '\(federation.siteID)' is not a site of the federation at \(shell.target.shown) (or its role may not claim it); its administrator adds it with clubhouse federation init --url … --site \(federation.siteID)", isRequestError: true)
+        }
+        throw FederationError("site id '\(federation.siteID)' is claimed by another host (\(row[0]), since \(row[1])); two hosts cannot publish as one site: give this site its own \"site_id\" in plugins.json", isRequestError: true)
+    }
+
+    /// Ships everything that waits. `progress` hears the records shipped so far.
+    public func run(progress: (Int) -> Void = { _ in }) throws(FederationError) -> Report {
+        try FederationSchema.checkVersion(shell)
+        try claim(try hostID())
+        var report = Report()
+        for path in FileSystem.files(in: siteFolder, suffix: ".sqlite") {
+            let outbox: OutboxFile
+            do {
+                guard let opened = try OutboxFile(path: path, writable: true) else { continue }
+                outbox = opened
+            } catch {
+                throw FederationError("\(error.message); nothing of it was shipped")
+            }
+            var shipped = 0
+            while true {
+                let records: [OutboxRecord]
+                do { records = try outbox.waiting(limit: federation.batchRecords) } catch { throw FederationError(error.message) }
+                guard let last = records.last else { break }
+                try send(records)
+                do {
+                    try outbox.markShipped(through: last.seq)
+                } catch {
+                    // The federation has them; the next push sends them again and changes nothing there.
+                    throw FederationError("\(error.message) (the federation has these records: the next push resends them and changes nothing)")
+                }
+                shipped += records.count
+                report.shipped += records.count
+                report.batches += 1
+                progress(report.shipped)
+            }
+            if shipped > 0 {
+                let plugin = String(FileSystem.baseName(path).dropLast(".sqlite".count))
+                report.perPlugin.append((plugin, shipped))
+            }
+        }
+        return report
+    }
+
+    /// One batch, one transaction.
+    func send(_ records: [OutboxRecord]) throws(FederationError) {
+        guard let first = records.first, let last = records.last else { return }
+        var script: [UInt8] = []
+        script.reserveCapacity(records.count * (first.body.count + 200) + 2048)
+        script += Array("""
+            BEGIN;
+            CREATE TEMPORARY TABLE incoming (site_id text, plugin text, plugin_version text, topic text, key text, seq bigint,
+                canonical text, sha256 text, published_at timestamptz) ON COMMIT DROP;
+            COPY incoming FROM STDIN;
+
+            """.utf8)
+        let site = Array(federation.siteID.utf8)
+        for r in records {
+            FederationPush.field(site, &script, tab: true)
+            FederationPush.field(Array(r.plugin.utf8), &script, tab: true)
+            FederationPush.field(Array(r.pluginVersion.utf8), &script, tab: true)
+            FederationPush.field(Array(r.topic.utf8), &script, tab: true)
+            FederationPush.field(Array(r.key.utf8), &script, tab: true)
+            script += Array(String(r.seq).utf8)
+            script.append(0x09)
+            FederationPush.field(r.body, &script, tab: true)
+            FederationPush.field(Array(r.sha256.utf8), &script, tab: true)
+            FederationPush.field(Array(r.publishedAt.utf8), &script, tab: false)
+            script.append(0x0A)
+        }
+        let id = FederationSchema.literal(federation.siteID)
+        script += Array("""
+            \\.
+            ANALYZE incoming;
+            DO $$ DECLARE clash record; BEGIN
+              SELECT i.plugin, i.seq INTO clash FROM incoming i JOIN clubhouse.records r
+                ON r.plugin = i.plugin AND r.site_id = i.site_id AND r.seq = i.seq WHERE r.sha256 <> i.sha256 OR r.key <> i.key LIMIT 1;
+              IF FOUND THEN
+                RAISE EXCEPTION 'site id % already has a different record % of plugin % (two hosts publish as this site id?)', \(id), clash.seq, clash.plugin;
+              END IF;
+            END $$;
+            INSERT INTO clubhouse.records (site_id, plugin, plugin_version, topic, key, seq, canonical, body, sha256, published_at)
+              SELECT site_id, plugin, plugin_version, topic, key, seq, canonical, canonical::jsonb, sha256, published_at FROM incoming
+              ORDER BY seq ON CONFLICT DO NOTHING;
+            COMMIT;
+
+            """.utf8)
+        do {
+            try shell.run(script)
+        } catch {
+            let what = "records \(first.seq)–\(last.seq) of \(first.plugin)"
+            if error.unreachable {
+                throw FederationError("federation push: \(error.message); \(what) and later ones wait in the outbox (push again when the server is back)", unreachable: true)
+            }
+            throw FederationError("federation push: the federation refused \(what) (\(error.message)); nothing of that batch was kept and they wait in the outbox")
+        }
+    }
+
+    /// One COPY text field (backslash, tab, newline and carriage return escaped), then a tab.
+    static func field(_ bytes: [UInt8], _ out: inout [UInt8], tab: Bool) {
+        for b in bytes {
+            switch b {
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x09: out += [0x5C, 0x74]
+            case 0x0A: out += [0x5C, 0x6E]
+            case 0x0D: out += [0x5C, 0x72]
+            default: out.append(b)
+            }
+        }
+        if tab { out.append(0x09) }
+    }
+}

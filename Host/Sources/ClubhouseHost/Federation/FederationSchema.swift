@@ -1,0 +1,102 @@
+// The central side of a federation: the `clubhouse` schema in PostgreSQL (`clubhouse federation init`).
+//
+//   clubhouse.meta      schema_version (a host refuses a schema newer than it knows)
+//   clubhouse.sites     one row per site: its id, its PostgreSQL role (clubhouse_site_<id>) and the host
+//                       that claimed it (a second host claiming the same id is refused)
+//   clubhouse.records   every record of every site, PARTITIONED BY LIST (plugin): one partition per
+//                       plugin (clubhouse.records_<n>, made by `federation migrate` for the site's
+//                       plugins) and a DEFAULT partition for the rest. The key is (plugin, site_id,
+//                       topic, key, sha256): a record sent twice is the same row; (plugin, site_id, seq)
+//                       is unique too, so two hosts writing one site id are caught. A CHECK recomputes
+//                       the SHA-256 of the canonical body: what arrives is what was hashed.
+//   clubhouse.migrations the plugins' central migrations applied (federation/postgresql/*.sql)
+//
+// Row-level security: a site's role inserts only records whose site_id is its own and reads every
+// record (what the federation shares); it updates only its own row of clubhouse.sites.
+
+public enum FederationSchema {
+    /// The schema version this host writes and understands.
+    public static let version = 1
+
+    /// A site's role: clubhouse_site_<id> with '-' as '_'.
+    public static func role(siteID: String) -> String {
+        "clubhouse_site_" + siteID.replacing("-", with: "_")
+    }
+
+    /// A SQL string literal.
+    public static func literal(_ text: String) -> String { "'" + text.replacing("'", with: "''") + "'" }
+
+    /// The script `federation init` runs (as an administrator of the database): idempotent.
+    public static func initScript(sites: [String]) -> String {
+        var sql = """
+        BEGIN;
+        CREATE SCHEMA IF NOT EXISTS clubhouse;
+        CREATE TABLE IF NOT EXISTS clubhouse.meta (key text PRIMARY KEY, value text NOT NULL);
+        INSERT INTO clubhouse.meta VALUES ('schema_version', '\(version)') ON CONFLICT (key) DO NOTHING;
+        CREATE TABLE IF NOT EXISTS clubhouse.sites (
+            site_id text PRIMARY KEY, role name NOT NULL UNIQUE, claimed_by text, claimed_at timestamptz);
+        CREATE TABLE IF NOT EXISTS clubhouse.records (
+            site_id text NOT NULL, plugin text NOT NULL, plugin_version text NOT NULL, topic text NOT NULL,
+            key text NOT NULL, seq bigint NOT NULL, canonical text NOT NULL, body jsonb NOT NULL, sha256 text NOT NULL,
+            published_at timestamptz NOT NULL, received_at timestamptz NOT NULL DEFAULT now(),
+            CONSTRAINT records_hash CHECK (sha256 = encode(sha256(convert_to(canonical, 'UTF8')), 'hex')),
+            PRIMARY KEY (plugin, site_id, topic, key, sha256),
+            UNIQUE (plugin, site_id, seq)
+        ) PARTITION BY LIST (plugin);
+        CREATE TABLE IF NOT EXISTS clubhouse.records_default PARTITION OF clubhouse.records DEFAULT;
+        CREATE INDEX IF NOT EXISTS records_topic ON clubhouse.records (plugin, topic, received_at);
+        CREATE TABLE IF NOT EXISTS clubhouse.migrations (
+            plugin text NOT NULL, version int NOT NULL, name text NOT NULL, sha256 text NOT NULL,
+            applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (plugin, version));
+        ALTER TABLE clubhouse.records ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE clubhouse.sites ENABLE ROW LEVEL SECURITY;
+        DROP POLICY IF EXISTS site_inserts_its_own ON clubhouse.records;
+        CREATE POLICY site_inserts_its_own ON clubhouse.records FOR INSERT
+            WITH CHECK (site_id = (SELECT s.site_id FROM clubhouse.sites s WHERE s.role = current_user));
+        DROP POLICY IF EXISTS federation_reads_all ON clubhouse.records;
+        CREATE POLICY federation_reads_all ON clubhouse.records FOR SELECT USING (true);
+        DROP POLICY IF EXISTS sites_read ON clubhouse.sites;
+        CREATE POLICY sites_read ON clubhouse.sites FOR SELECT USING (true);
+        DROP POLICY IF EXISTS site_claims_its_own ON clubhouse.sites;
+        CREATE POLICY site_claims_its_own ON clubhouse.sites FOR UPDATE USING (role = current_user) WITH CHECK (role = current_user);
+
+        """
+        for site in sites {
+            let role = self.role(siteID: site)
+            sql += """
+            DO $$ BEGIN
+              IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = \(literal(role))) THEN
+                CREATE ROLE \(role) LOGIN;
+              END IF;
+            END $$;
+            INSERT INTO clubhouse.sites(site_id, role) VALUES (\(literal(site)), \(literal(role))) ON CONFLICT (site_id) DO NOTHING;
+            GRANT USAGE ON SCHEMA clubhouse TO \(role);
+            GRANT SELECT ON clubhouse.meta, clubhouse.migrations TO \(role);
+            GRANT SELECT, INSERT ON clubhouse.records TO \(role);
+            GRANT SELECT, UPDATE (claimed_by, claimed_at) ON clubhouse.sites TO \(role);
+
+            """
+        }
+        sql += "COMMIT;\n"
+        return sql
+    }
+
+    /// The check every push and pull runs first: the schema exists and is not newer than this host.
+    public static func checkVersion(_ shell: PostgresShell) throws(FederationError) {
+        let rows: [[String]]
+        do {
+            rows = try shell.query("SELECT value FROM clubhouse.meta WHERE key = 'schema_version'")
+        } catch {
+            if error.message.contains("does not exist") {
+                throw FederationError("\(shell.target.shown) has no clubhouse schema; create it with clubhouse federation init --url … (as the database's owner)")
+            }
+            throw error
+        }
+        guard let text = rows.first?.first, let found = Int(text) else {
+            throw FederationError("\(shell.target.shown): clubhouse.meta has no schema_version; run clubhouse federation init again")
+        }
+        if found > version {
+            throw FederationError("\(shell.target.shown): the federation's clubhouse schema is version \(found), newer than this host's \(version); upgrade clubhouse before pushing or pulling")
+        }
+    }
+}

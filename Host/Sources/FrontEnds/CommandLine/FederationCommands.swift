@@ -1,0 +1,107 @@
+// `clubhouse federation init|push|migrate|pull`: a site's records to and from a PostgreSQL federation,
+// through psql (Federation/ in the host). Each failure is one line; exit 1 when the world failed (the
+// server away, a refused batch), 2 when the request is wrong (no "federation" block, a claimed id).
+
+import ClubhouseHost
+import ClubhousePlatform
+import ClubhouseJSON
+
+enum FederationCommands {
+    static func failure(_ error: FederationError) -> CLIError {
+        CLIError(status: error.isRequestError ? .invalidArgument : .error, message: error.message)
+    }
+
+    /// The site and its federation block, or the one-line reason there is none.
+    static func locate(_ options: GlobalOptions) throws(CLIError) -> (site: Site, federation: SiteFederation, folder: String) {
+        let (site, folder) = try FederationOutbox.locate(options)
+        guard let federation = site.federation else {
+            throw CLIError(status: .invalidArgument, message: "site '\(site.name)' has no \"federation\" in plugins.json; add one, eg: \"federation\": {\"service\": \"clubfed\", \"site_id\": \"\(site.name)\"}")
+        }
+        return (site, federation, folder)
+    }
+
+    static func initialize(url: String, sites: [String], _ options: GlobalOptions) throws(CLIError) -> Int32 {
+        for site in sites {
+            if let problem = SiteFederation.siteIDProblem(site) { throw CLIError(status: .invalidArgument, message: "--sites: \(problem)") }
+        }
+        let target = url.hasPrefix("postgres") ? PostgresTarget(url: url) : PostgresTarget(service: url)
+        let shell = PostgresShell(target: target)
+        do { try shell.run(FederationSchema.initScript(sites: sites)) } catch { throw failure(error) }
+        let roles = sites.map { FederationSchema.role(siteID: $0) }
+        let json: JSONValue = ["federation": .string(target.shown), "schemaVersion": .int(FederationSchema.version),
+                               "sites": .array(zip(sites, roles).map { ["siteID": .string($0), "role": .string($1)] })]
+        var text = "The clubhouse schema (version \(FederationSchema.version)) is ready at \(target.shown).\n"
+        for (site, role) in zip(sites, roles) {
+            text += "  site \(site): role \(role) (set its password with psql's \\password \(role); the site keeps it in ~/.pgpass)\n"
+        }
+        BuiltinCommands.output(options, json: json, text: text)
+        return 0
+    }
+
+    static func push(_ options: GlobalOptions) throws(CLIError) -> Int32 {
+        let (site, federation, folder) = try locate(options)
+        let push = FederationPush(shell: PostgresShell(target: PostgresTarget(federation)), federation: federation, siteName: site.name,
+                                  siteFolder: folder)
+        let report: FederationPush.Report
+        do { report = try push.run() } catch { throw failure(error) }
+        let json: JSONValue = ["site": .string(site.name), "siteID": .string(federation.siteID), "shipped": .int(report.shipped),
+                               "batches": .int(report.batches),
+                               "plugins": .array(report.perPlugin.map { ["plugin": .string($0.plugin), "shipped": .int($0.shipped)] })]
+        let text = report.shipped == 0 ? "Nothing waited; site '\(site.name)' is up to date with \(push.shell.target.shown).\n"
+            : "Shipped \(report.shipped) record\(report.shipped == 1 ? "" : "s") of site '\(site.name)' as '\(federation.siteID)' in \(report.batches) batch\(report.batches == 1 ? "" : "es")"
+                + " (" + report.perPlugin.map { "\($0.plugin): \($0.shipped)" }.joined(separator: ", ") + ").\n"
+        BuiltinCommands.output(options, json: json, text: text)
+        return 0
+    }
+}
+
+extension FederationCommands {
+    static func migrate(url: String, plugin: String, dir: String, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+        let target = url.hasPrefix("postgres") ? PostgresTarget(url: url) : PostgresTarget(service: url)
+        let migrations = FederationMigrations(shell: PostgresShell(target: target))
+        let applied: [Int]
+        do { applied = try migrations.apply(plugin: plugin, try FederationMigrations.read(folder: FileSystem.absolute(dir))) } catch { throw failure(error) }
+        let json: JSONValue = ["federation": .string(target.shown), "plugin": .string(plugin), "applied": .array(applied.map { .int($0) })]
+        let text = applied.isEmpty ? "The federation at \(target.shown) already has every migration of \(plugin).\n"
+            : "Applied migration\(applied.count == 1 ? "" : "s") \(applied.map(String.init).joined(separator: ", ")) of \(plugin) to \(target.shown).\n"
+        BuiltinCommands.output(options, json: json, text: text)
+        return 0
+    }
+
+    /// Reads every view the site's plugins pull (their catalogue's "pulls") and hands the rows to each
+    /// plugin's receive command (one call, one transaction in the plugin).
+    static func pull(_ options: GlobalOptions) throws(CLIError) -> Int32 {
+        let (site, federation, _) = try locate(options)
+        let shell = PostgresShell(target: PostgresTarget(federation))
+        do { try FederationSchema.checkVersion(shell) } catch { throw failure(error) }
+        let session = try Session(options: options)
+        var received: [JSONValue] = []
+        var lines: [String] = []
+        for entry in site.plugins where entry.enabled {
+            guard case .success(let plugin) = session.runtime.resolve(entry.alias) else { continue }
+            for pull in plugin.catalogue.pulls {
+                let rows: [[String]]
+                do { rows = try shell.query("SELECT row_to_json(v)::text FROM \(pull.view) v") } catch { throw failure(error) }
+                var array: [UInt8] = [0x5B]
+                for (i, row) in rows.enumerated() {
+                    if i > 0 { array.append(0x2C) }
+                    array += Array((row.first ?? "null").utf8)
+                }
+                array.append(0x5D)
+                let arguments: JSONObject = ["rows": .string(String(decoding: array, as: UTF8.self)), "federation": .string(federation.siteID)]
+                let outcome = session.runtime.router.route(alias: entry.alias, .json(command: pull.command, arguments: arguments), origin: .commandLine)
+                guard outcome.status == .ok else {
+                    throw CLIError(status: outcome.status == .invalidArgument ? .invalidArgument : .error,
+                                   message: "federation pull: \(entry.alias) \(pull.command) refused the rows of \(pull.view): \(outcome.message)")
+                }
+                received.append(["plugin": .string(entry.alias), "view": .string(pull.view), "rows": .int(rows.count), "reply": outcome.data])
+                lines.append("\(entry.alias): \(rows.count) row\(rows.count == 1 ? "" : "s") of \(pull.view) → \(pull.command)")
+            }
+        }
+        let json: JSONValue = ["site": .string(site.name), "siteID": .string(federation.siteID), "received": .array(received)]
+        let text = lines.isEmpty ? "No plugin of site '\(site.name)' pulls anything from its federation.\n"
+            : "Pulled from \(shell.target.shown) for site '\(site.name)':\n" + lines.map { "  " + $0 + "\n" }.joined()
+        BuiltinCommands.output(options, json: json, text: text)
+        return 0
+    }
+}

@@ -1,0 +1,254 @@
+// Three Clubhouse sites and one PostgreSQL (a cluster of the test's own, PostgresCluster.swift, shared
+// by the tests of this class, each test in its own database): the outbox shipped by `federation push`
+// through psql, idempotently and across the server going away mid-push; rounds at two clubs giving one
+// golfer one index of record (computed in SQL, checked against the plugin's Swift) that both clubs show
+// after `federation pull`; and the faults — a wrong password, a schema newer than the host, a record
+// the server refuses, two hosts claiming one site id, a site writing another's records — one line each.
+
+import ClubhouseJSON
+import CSQLite
+import Foundation
+import XCTest
+
+final class FederationEndToEndTests: XCTestCase {
+    nonisolated(unsafe) static var cluster: PostgresCluster?
+    nonisolated(unsafe) static var problem: String?
+    nonisolated(unsafe) static var skip: String?
+
+    override class func setUp() {
+        super.setUp()
+        do {
+            cluster = try PostgresCluster()
+        } catch let error as XCTSkip {
+            skip = "\(error.message ?? "PostgreSQL is not installed")"
+        } catch {
+            problem = "\(error)"
+        }
+    }
+
+    override class func tearDown() {
+        cluster?.destroy()
+        cluster = nil
+        super.tearDown()
+    }
+
+    private func requireCluster() throws -> PostgresCluster {
+        if let problem = Self.problem { XCTFail("the test's PostgreSQL cluster did not start: \(problem)") }
+        guard let cluster = Self.cluster else { throw XCTSkip(Self.skip ?? Self.problem ?? "no PostgreSQL cluster") }
+        if !cluster.running { try cluster.start() }
+        return cluster
+    }
+
+    /// A fresh database with the clubhouse schema and three site roles (passwords in a .pgpass).
+    private func federation(_ c: Clubhouse, _ cluster: PostgresCluster, sites: [String] = ["club-a", "club-b", "club-c"],
+                            wrongPasswordFor: String? = nil) throws -> String {
+        let db = "fed_" + UUID().uuidString.prefix(8).lowercased()
+        try cluster.sql("CREATE DATABASE \(db)")
+        try c.succeed(["federation", "init", "--url", cluster.adminURL(db), "--sites", sites.joined(separator: ",")])
+        var pgpass = ""
+        for site in sites {
+            let role = "clubhouse_site_" + site.replacingOccurrences(of: "-", with: "_")
+            try cluster.sql("ALTER ROLE \(role) PASSWORD 'pw-\(site)'")
+            pgpass += "127.0.0.1:\(cluster.port):\(db):\(role):\(site == wrongPasswordFor ? "wrong" : "pw-\(site)")\n"
+        }
+        let file = try c.write("pgpass", pgpass)
+        chmod(file, 0o600)
+        c.environment["PGPASSFILE"] = file
+        return db
+    }
+
+    /// plugins.json: each site with the scorecard and the outbox fixture, and its federation block.
+    private func configuration(_ c: Clubhouse, _ cluster: PostgresCluster, db: String, sites: [String] = ["club-a", "club-b", "club-c"],
+                               batch: Int = 10_000) throws -> String {
+        let fixture = try FixturePlugins.build("PUBLISH", id: "org.tests.publish.a", file: "hostile_publish.c")
+        let scorecard = Clubhouse.productsDirectory.appendingPathComponent("libScorecardPlugin.so").path
+        let blocks = sites.map { site -> String in
+            let role = "clubhouse_site_" + site.replacingOccurrences(of: "-", with: "_")
+            return """
+                "\(site)": {"federation": {"url": "\(cluster.url(role: role, database: db))", "site_id": "\(site)", "batch_records": \(batch)},
+                  "plugins": {"scorecard": {"path": "\(scorecard)", "grants": ["storage"]},
+                              "hp": {"path": "\(fixture)", "grants": ["storage"]}}}
+                """
+        }
+        return try c.write("federation-\(db).json", "{\"sites\": {" + blocks.joined(separator: ",\n") + "}}")
+    }
+
+    private func records(_ cluster: PostgresCluster, _ db: String, where condition: String = "true") throws -> Int {
+        Int(try cluster.sql("SELECT count(*) FROM clubhouse.records WHERE \(condition)", database: db)) ?? -1
+    }
+
+    // MARK: the done-when test
+
+    func testRoundsAtTwoClubsGiveOneGolferOneIndexOfRecordBothClubsShow() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster)
+        let config = try configuration(c, cluster, db: db)
+        try c.succeed(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", "org.clubhouse.scorecard",
+                       "--dir", Clubhouse.repositoryRoot.appendingPathComponent("Plugins/Scorecard/federation/postgresql").path])
+        let course = try c.write("nine.json", """
+            {"name": "Test Nine", "tees": [{"name": "Red", "rating": 34.1, "slope": 118, "holes": [
+              {"par": 4, "strokeIndex": 1}, {"par": 3, "strokeIndex": 5}, {"par": 5, "strokeIndex": 3},
+              {"par": 4, "strokeIndex": 2}, {"par": 4, "strokeIndex": 8}, {"par": 3, "strokeIndex": 9},
+              {"par": 4, "strokeIndex": 4}, {"par": 4, "strokeIndex": 6}, {"par": 4, "strokeIndex": 7}]}]}
+            """)
+        let pars = [4, 3, 5, 4, 4, 3, 4, 4, 4]
+        var differentials: [String] = []
+        // Ann (member M-1001, given index 20.0) plays two rounds at club-a and one at club-b.
+        for (site, overs) in [("club-a", [1, 2]), ("club-b", [0])] {
+            try c.succeed(["--config", config, "--site", site, "scorecard", "player", "add", "Ann", "--index", "20.0", "--member", "M-1001"])
+            try c.succeed(["--config", config, "--site", site, "scorecard", "course", "add", course])
+            for (n, over) in overs.enumerated() {
+                try c.succeed(["--config", config, "--site", site, "scorecard", "round", "start", "--course", "1", "--tee", "Red",
+                               "--players", "Ann", "--date", "2026-05-0\(n + 1)", "--holes", "9"])
+                for (h, par) in pars.enumerated() {
+                    try c.succeed(["--config", config, "--site", site, "scorecard", "score", "--round", "\(n + 1)", "--player", "Ann",
+                                   "--hole", "\(h + 1)", "--strokes", "\(par + (h < 4 ? over : 1))"])
+                }
+                let finished = try c.succeed(["--config", config, "--site", site, "scorecard", "round", "finish", "\(n + 1)", "--yes", "--json"]).json()
+                differentials.append(JSONWriter.compact(finished["players"]?.arrayValue?.first?["differential"] ?? .null))
+            }
+        }
+        try c.succeed(["--config", config, "--site", "club-c", "scorecard", "player", "add", "Ann", "--member", "M-1001"])
+        let waiting = try c.succeed(["--config", config, "--site", "club-a", "outbox", "--json"]).json()
+        XCTAssertEqual(waiting["waiting"]?.intValue, 2 * (9 + 1), "two rounds of 9 score entries and a finish each")
+        for site in ["club-a", "club-b", "club-c"] {
+            try c.succeed(["--config", config, "--site", site, "federation", "push"])
+        }
+        XCTAssertEqual(try records(cluster, db, where: "topic = 'round'"), 3)
+        // The index of record in SQL is the plugin's own Rule 5.2 on the same differentials.
+        let swift = try c.succeed(["--config", config, "--site", "club-c", "scorecard", "index-from", "--differentials",
+                                   differentials.joined(separator: ","), "--json"]).json()
+        let central = try cluster.sql("SELECT handicap_index || ' ' || scores || ' ' || clubs FROM scorecard.index_of_record WHERE member = 'M-1001'", database: db)
+        XCTAssertEqual(central, "\(JSONWriter.compact(swift["index"] ?? .null)) 3 club-a,club-b", "differentials \(differentials)")
+        // Both clubs (and a third where Ann has played nothing) show that one index after a pull.
+        for site in ["club-a", "club-b", "club-c"] {
+            try c.succeed(["--config", config, "--site", site, "federation", "pull"])
+            let list = try c.succeed(["--config", config, "--site", site, "scorecard", "player", "list", "--json"]).json()
+            let ann = list["players"]?.arrayValue?.first
+            XCTAssertEqual(ann?["member"]?.stringValue, "M-1001", site)
+            XCTAssertEqual(JSONWriter.compact(ann?["federationIndex"] ?? .null), JSONWriter.compact(swift["index"] ?? .null), site)
+            XCTAssertEqual(ann?["federationClubs"]?.stringValue, "club-a,club-b", site)
+            let text = try c.succeed(["--config", config, "--site", site, "scorecard", "player", "list"]).stdout
+            XCTAssertTrue(text.contains("index of record") && text.contains("(3 scores: club-a,club-b)"), text)
+        }
+    }
+
+    // MARK: idempotent, resumable
+
+    func testAPushSentTwiceChangesNothingAndSurvivesTheServerGoingAway() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster)
+        let config = try configuration(c, cluster, db: db, batch: 10)
+        try c.succeed(["--config", config, "--site", "club-a", "hp", "publish", "--topic", "shot", "--key", "s", "--count", "35"])
+        // The server is gone: nothing ships, nothing is lost.
+        cluster.stop()
+        try c.fail(["--config", config, "--site", "club-a", "federation", "push"], contains: ["127.0.0.1"])
+        XCTAssertEqual(try c.succeed(["--config", config, "--site", "club-a", "outbox", "--json"]).json()["waiting"]?.intValue, 35)
+        try cluster.start()
+        // It goes away in the middle of a push: after two batches, as psql starts the third.
+        let marker = c.path("batches")
+        let wrapper = try c.write("psql-wrapper.sh", """
+            #!/bin/sh
+            script=$(mktemp); cat > "$script"
+            if grep -q "COPY incoming" "$script"; then
+              n=$(($(cat \(marker) 2>/dev/null || echo 0) + 1)); echo $n > \(marker)
+              if [ $n -eq 3 ]; then \(cluster.stopCommand) >/dev/null 2>&1; fi
+            fi
+            psql "$@" < "$script"; status=$?; rm -f "$script"; exit $status
+            """)
+        chmod(wrapper, 0o755)
+        c.environment["CLUBHOUSE_PSQL"] = wrapper
+        try c.fail(["--config", config, "--site", "club-a", "federation", "push"], contains: ["wait in the outbox"])
+        c.environment["CLUBHOUSE_PSQL"] = nil
+        try cluster.start()
+        XCTAssertEqual(try records(cluster, db), 20, "two batches of ten were committed before the server went away")
+        XCTAssertEqual(try c.succeed(["--config", config, "--site", "club-a", "outbox", "--json"]).json()["waiting"]?.intValue, 15)
+        // A host that never heard the commit sends a batch again: the copy of the database from before the
+        // push is put back (its outbox still holds all 35), and the push sends everything twice over.
+        let database = c.dataDirectory.appendingPathComponent("club-a/org.tests.publish.a.sqlite").path
+        let copy = c.path("before.sqlite")
+        try? FileManager.default.removeItem(atPath: copy)
+        try sqlite(database, "VACUUM INTO '\(copy)'")
+        try c.succeed(["--config", config, "--site", "club-a", "federation", "push"])
+        XCTAssertEqual(try records(cluster, db), 35)
+        try? FileManager.default.removeItem(atPath: database + "-wal")
+        try? FileManager.default.removeItem(atPath: database + "-shm")
+        XCTAssertEqual(rename(copy, database), 0, "put the copy back")
+        let again = try c.succeed(["--config", config, "--site", "club-a", "federation", "push", "--json"]).json()
+        XCTAssertEqual(again["shipped"]?.intValue, 15)
+        XCTAssertEqual(try records(cluster, db), 35, "nothing lost, nothing doubled")
+        XCTAssertEqual(try cluster.sql("SELECT count(DISTINCT seq) || ' ' || min(seq) || ' ' || max(seq) FROM clubhouse.records", database: db), "35 1 35")
+        XCTAssertTrue(try c.succeed(["--config", config, "--site", "club-a", "federation", "push"]).stdout.contains("Nothing waited"))
+    }
+
+    // MARK: faults
+
+    func testFaultsAreOneLineAndLoseNothing() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, wrongPasswordFor: "club-c")
+        let config = try configuration(c, cluster, db: db)
+        for site in ["club-a", "club-b", "club-c"] {
+            try c.succeed(["--config", config, "--site", site, "hp", "publish", "--topic", "round", "--key", "r", "--count", "3"])
+        }
+        // A wrong password.
+        try c.fail(["--config", config, "--site", "club-c", "federation", "push"], contains: ["password authentication failed", "clubhouse_site_club_c"])
+        // A record the server refuses (its body no longer matches its hash): the batch waits whole.
+        let database = c.dataDirectory.appendingPathComponent("club-b/org.tests.publish.a.sqlite").path
+        try sqlite(database, "UPDATE _clubhouse_outbox SET body = CAST('{\"n\":2}' AS BLOB) WHERE seq = 2")
+        try c.fail(["--config", config, "--site", "club-b", "federation", "push"],
+                   contains: ["the federation refused records 1–3 of org.tests.publish.a", "records_hash", "wait in the outbox"])
+        XCTAssertEqual(try records(cluster, db, where: "site_id = 'club-b'"), 0)
+        XCTAssertEqual(try c.succeed(["--config", config, "--site", "club-b", "outbox", "--json"]).json()["waiting"]?.intValue, 3)
+        // Two hosts claiming one site id: another data directory says it is club-a too.
+        try c.succeed(["--config", config, "--site", "club-a", "federation", "push"])
+        let other = try Clubhouse()
+        other.environment["PGPASSFILE"] = c.environment["PGPASSFILE"]
+        try other.succeed(["--config", config, "--site", "club-a", "hp", "publish", "--topic", "round", "--key", "x"])
+        try other.fail(["--config", config, "--site", "club-a", "federation", "push"], exitCode: 2,
+                       contains: ["site id 'club-a' is claimed by another host", "its own \"site_id\""])
+        // A site cannot write another's records (row-level security), even with psql of its own.
+        let forged = try c.run(["--config", config, "--site", "club-a", "hp", "query", "--sql", "SELECT 1"])
+        XCTAssertEqual(forged.exitCode, 0)
+        let rls = try psqlAsSite(cluster, db: db, role: "clubhouse_site_club_a", pgpass: c.environment["PGPASSFILE"] ?? "",
+            "INSERT INTO clubhouse.records (site_id, plugin, plugin_version, topic, key, seq, canonical, body, sha256, published_at) VALUES ('club-b', 'p', '1', 't', 'k', 1, '{}', '{}', encode(sha256('{}'), 'hex'), now())")
+        XCTAssertTrue(rls.contains("row-level security"), rls)
+        // A schema newer than the host.
+        try cluster.sql("UPDATE clubhouse.meta SET value = '99' WHERE key = 'schema_version'", database: db)
+        try c.fail(["--config", config, "--site", "club-a", "federation", "push"], contains: ["schema is version 99, newer than this host's 1"])
+        // No federation block, a password in the URL.
+        try c.fail(["--site", "default", "federation", "push"], exitCode: 2, contains: ["has no \"federation\" in plugins.json"])
+        let leaky = try c.write("leaky.json", """
+            {"sites": {"default": {"federation": {"url": "postgresql://a:secret@db.example.org/fed", "site_id": "club-a"}, "plugins": {}}}}
+            """)
+        try c.fail(["--config", leaky, "outbox"], exitCode: 2, contains: ["credentials never go in plugins.json"])
+    }
+
+    private func psqlAsSite(_ cluster: PostgresCluster, db: String, role: String, pgpass: String, _ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", "-X", "-q", "--no-password", "-d", cluster.url(role: role, database: db), "-c", sql]
+        process.environment = ProcessInfo.processInfo.environment.merging(["PGPASSFILE": pgpass]) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
+    }
+
+    private func sqlite(_ path: String, _ sql: String) throws {
+        var db: OpaquePointer?
+        guard sqlite3_open(path, &db) == SQLITE_OK else { throw XCTSkip("cannot open \(path)") }
+        defer { sqlite3_close(db) }
+        var message: UnsafeMutablePointer<CChar>?
+        if sqlite3_exec(db, sql, nil, nil, &message) != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? "?"
+            sqlite3_free(message)
+            XCTFail("\(sql): \(text)")
+        }
+    }
+}
