@@ -237,6 +237,8 @@ final class HTTPFrontDoorTests: XCTestCase {
                 XCTAssertTrue(c.send("GET /api/_/session HTTP/1.1\r\nHost: x\r\n"))
                 held.append(c)
             }
+            // The server has read them: heads under way, not silent connections.
+            usleep(200_000)
         }
         try trickle(16)
         for _ in 0..<3 {
