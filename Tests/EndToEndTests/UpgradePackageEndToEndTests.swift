@@ -98,7 +98,7 @@ final class UpgradePackageEndToEndTests: XCTestCase {
                    contains: ["migration 3 ('tags') of plugin 'fx' failed", "no such table: no_such_table",
                               "the database was restored from the backup made before the upgrade from 1.0.0 to 2.0.0 (",
                               ".sqlite), as 1.0.0 left it",
-                              "clubhouse plugin rollback \(Self.id) --site s"])
+                              "clubhouse --config \(config) plugin rollback \(Self.id) --site s"])
         // Every later use tries again and restores again: the database never stays half-upgraded.
         try c.fail(["--config", config, "--site", "s", "fx", "add"], contains: ["the database was restored from the backup"])
 

@@ -149,6 +149,6 @@ final class SeedAndSchemaTests: XCTestCase {
         XCTAssertTrue(try run("CREATE TEMP TABLE b AS SELECT generation FROM data_generation; UPDATE players SET name = name WHERE id = 1; "
             + "SELECT 'moved=' || ((SELECT generation FROM data_generation) - (SELECT generation FROM b));").out.hasSuffix("moved=1\n"))
         XCTAssertTrue(try run("SELECT 's=' || generation FROM player_summaries_state;").out.hasSuffix("s=0\n"))
-        XCTAssertEqual(ScorecardSchema.migrations.map(\.version), [1, 2, 3, 4, 5, 6])
+        XCTAssertEqual(ScorecardSchema.migrations.map(\.version), [1, 2, 3, 4, 5, 6, 7])
     }
 }
