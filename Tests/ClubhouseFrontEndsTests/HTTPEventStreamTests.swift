@@ -142,6 +142,64 @@ final class HTTPEventStreamTests: XCTestCase {
         XCTAssertTrue(waitFor { server.session.runtime.events.listenerCount("scorecard") == 0 }, "the client's end closes its stream")
     }
 
+    /// Attack round L3: one read token opened 1025 streams and every other request got 503. Streams are bounded
+    /// per credential and per client address (429, one line saying what to do), a closed stream gives its slot
+    /// back, and in all they take at most three quarters of the connections: requests always have room.
+    func testStreamsAreBoundedPerCredentialPerAddressAndInAll() throws {
+        let server = try scorecardServer {
+            $0.limits.streamsPerCredential = 3
+            $0.limits.streamsPerAddress = 4
+        }
+        defer { server.stop() }
+        let access = try XCTUnwrap(server.front.access as? TestAccess)
+        access.addToken("board2", name: "bar screen", scopes: ["scorecard:read"])
+        func open(_ token: String) throws -> RawHTTPResponse {
+            try httpRequest(port: server.port, "GET", "/api/scorecard/events", headers: [("Authorization", "Bearer \(token)"), ("Accept", "text/event-stream")])
+        }
+        var streams = try (0..<3).map { _ in try listen(server) }
+        let fourth = try open("board")
+        XCTAssertEqual(fourth.status, 429)
+        XCTAssertEqual(try fourth.json()["error"]?["message"],
+                       "'clubhouse screen' has 3 event streams open, the most one credential may; close one (EventSource.close()) before opening another, or let one stream feed every panel")
+        // A followed call's stream counts too.
+        let followed = try httpRequest(port: server.port, "GET", "/api/scorecard/players", headers: [("Authorization", "Bearer board"), ("Accept", "text/event-stream")])
+        XCTAssertEqual(followed.status, 429, followed.text)
+        // Another credential from the same address: up to the address's bound.
+        let c = try RawHTTPConnection(port: server.port)
+        c.send("GET /api/scorecard/events HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer board2\r\nAccept: text/event-stream\r\n\r\n")
+        XCTAssertEqual(try c.response().status, 200)
+        let fifth = try open("board2")
+        XCTAssertEqual(fifth.status, 429)
+        XCTAssertEqual(try fifth.json()["error"]?["message"],
+                       "client address 127.0.0.1 has 4 event streams open, the most one address may; close one before opening another")
+        // A closed stream gives its slot back.
+        shutdown(streams[0].fd, Int32(SHUT_RDWR))
+        streams.removeFirst()
+        XCTAssertTrue(waitFor { server.front.streamSlots.open == 3 })
+        streams.append(try listen(server))
+        XCTAssertEqual(server.front.streamSlots.open, 4)
+        // Plain requests of the same credential are not streams.
+        XCTAssertEqual(try httpRequest(port: server.port, "GET", "/api/scorecard/players", headers: [("Authorization", "Bearer board")]).status, 200)
+    }
+
+    func testStreamsLeaveAQuarterOfTheConnectionsForRequests() throws {
+        let server = try scorecardServer {
+            $0.limits.maxConnections = 8
+            $0.limits.streamsPerCredential = 100
+        }
+        defer { server.stop() }
+        let streams = try (0..<6).map { _ in try listen(server) }
+        let seventh = try httpRequest(port: server.port, "GET", "/api/scorecard/events", headers: [("Authorization", "Bearer board"), ("Accept", "text/event-stream")])
+        XCTAssertEqual(seventh.status, 503)
+        XCTAssertEqual(seventh.header("retry-after"), "1")
+        XCTAssertEqual(try seventh.json()["error"]?["message"],
+                       "server busy: 6 event streams open, the most it keeps (three quarters of --http-max-connections); try again later")
+        for _ in 0..<5 {
+            XCTAssertEqual(try httpRequest(port: server.port, "GET", "/api/scorecard/players", headers: [("Authorization", "Bearer board")]).status, 200)
+        }
+        XCTAssertEqual(streams.count, 6)
+    }
+
     func testRefusals() throws {
         let server = try scorecardServer()
         defer { server.stop() }
@@ -164,9 +222,10 @@ final class HTTPEventStreamTests: XCTestCase {
         XCTAssertTrue(head.closesWithin(5))
         // A plugin's event that breaks the rules is refused with the reason.
         let hub = server.session.runtime.events
-        let topics = [EventTopic(name: "score", summary: "")]
+        let topics = [EventTopic(name: "score", summary: ""), EventTopic(name: "clubhouse.missed", summary: "")]
         for (topic, json, message) in [
-            ("putts", "{}", "events: plugin 'scorecard' published on topic 'putts', which its catalogue does not declare; it declares 'score'"),
+            ("clubhouse.missed", "{\"after\": 0}", "events: plugin 'scorecard' published on topic 'clubhouse.missed': names beginning with 'clubhouse.' are the host's own signals to subscribers (such as clubhouse.missed); rename the topic"),
+            ("putts", "{}", "events: plugin 'scorecard' published on topic 'putts', which its catalogue does not declare; it declares 'score', 'clubhouse.missed'"),
             ("score", "{\"a\": 1} {}", nil),
             ("score", "{\"big\": \"\(String(repeating: "x", count: 5000))\"}", "events: the event on 'score' is 5010 bytes; an event is at most 4096 bytes (publish an id and let listeners fetch the rest)"),
         ] as [(String, String, String?)] {

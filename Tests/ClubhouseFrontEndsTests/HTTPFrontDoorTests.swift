@@ -224,6 +224,34 @@ final class HTTPFrontDoorTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: server.front.scratch), [])
     }
 
+    /// Attack round L2: 1100 sockets from one address, each with an unfinished head, held every connection and
+    /// everyone else got 503. At the bound the oldest unfinished head of the address with the most is closed:
+    /// a client from another address is served at once, however many the first keeps opening.
+    func testUnfinishedHeadsFromOneAddressDoNotKeepOthersOut() throws {
+        let server = try InProcessHTTPServer(plugins: ["scorecard": "ScorecardPlugin"], access: TestAccess()) { $0.limits.maxConnections = 16 }
+        defer { server.stop() }
+        var held: [RawHTTPConnection] = []
+        func trickle(_ n: Int) throws {
+            for _ in 0..<n {
+                let c = try RawHTTPConnection(port: server.port, source: "127.0.0.2")
+                XCTAssertTrue(c.send("GET /api/_/session HTTP/1.1\r\nHost: x\r\n"))
+                held.append(c)
+            }
+            // The server has read them: heads under way, not silent connections.
+            usleep(200_000)
+        }
+        try trickle(16)
+        for _ in 0..<3 {
+            try trickle(4)
+            let started = Date()
+            let r = try httpRequest(port: server.port, "GET", "/api/_/session", timeout: 5)
+            XCTAssertEqual(r.status, 200, r.text)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+        }
+        XCTAssertTrue(held[0].closesWithin(2), "the oldest unfinished head made room")
+        XCTAssertFalse(held[held.count - 1].closesWithin(0.3), "the newest unfinished head is still open")
+    }
+
     func testAClosedConnectionStopsTheCallItStarted() throws {
         let access = TestAccess()
         access.addToken("coach", name: "coach's phone", scopes: ["tennis:*"])

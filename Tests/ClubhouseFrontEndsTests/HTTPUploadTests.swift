@@ -147,6 +147,23 @@ final class HTTPUploadTests: XCTestCase {
         try assertNothingKept(server)
     }
 
+    /// The same export uploaded again is the request's fault: 409 `constraint`, the CLI's message, nothing doubled.
+    func testTheSameExportAgainIsAConstraint() throws {
+        let server = try server()
+        defer { server.stop() }
+        let first = try upload(server, Array(HTTPUploadTests.csv.utf8), name: "range.csv")
+        XCTAssertEqual(first.status, 200, first.text)
+        let id = try first.json()["session"]?["id"]?.intValue ?? 0
+        let again = try upload(server, Array(HTTPUploadTests.csv.utf8), name: "range.csv")
+        XCTAssertEqual(again.status, 409, again.text)
+        XCTAssertEqual(try again.json()["error"]?["status"]?.stringValue, "constraint")
+        let message = try again.json()["error"]?["message"]?.stringValue ?? ""
+        XCTAssertTrue(message.contains("already imported as session \(id) "), message)
+        XCTAssertTrue(message.hasSuffix("see it with `practice session \(id)`, or delete it (`practice session delete \(id)`) to import the file anew"), message)
+        XCTAssertEqual(try sessions(server).count, 1)
+        try assertNothingKept(server)
+    }
+
     func testABodyOverTheRoutesLimitIsRefusedBeforeAnythingIsWritten() throws {
         let server = try server()
         defer { server.stop() }

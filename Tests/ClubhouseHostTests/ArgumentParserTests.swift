@@ -128,6 +128,20 @@ final class ArgumentParserTests: XCTestCase {
         ])
     }
 
+    /// Topic names beginning with `clubhouse.` are the host's (SSE's and JSON-RPC's
+    /// `clubhouse.missed`): a catalogue declaring one is a bad catalogue, with the topic named.
+    func testTopicsBeginningWithClubhouseAreTheHosts() {
+        let bad = #"{"commands": [{"name": "a", "summary": "s"}], "topics": [{"name": "score"}, {"name": "clubhouse.missed"}, {"name": "clubhouse.x"}]}"#
+        guard case .failure(let e) = CommandCatalog.parse(Array(bad.utf8), plugin: "t") else { return XCTFail("a reserved topic was accepted") }
+        XCTAssertEqual(e.problems, [
+            "topic 'clubhouse.missed': names beginning with 'clubhouse.' are the host's own signals to subscribers (such as clubhouse.missed); rename the topic",
+            "topic 'clubhouse.x': names beginning with 'clubhouse.' are the host's own signals to subscribers (such as clubhouse.missed); rename the topic",
+        ])
+        let good = #"{"commands": [{"name": "a", "summary": "s"}], "topics": [{"name": "clubhouse"}, {"name": "score.clubhouse.missed"}]}"#
+        guard case .success(let c) = CommandCatalog.parse(Array(good.utf8), plugin: "t") else { return XCTFail("a plain topic was refused") }
+        XCTAssertEqual(c.topics.map(\.name), ["clubhouse", "score.clubhouse.missed"])
+    }
+
     /// A path argument declares the access the files service gives the plugin; anything else is listed.
     func testPathAccessIsReadByDefaultAndOnlyForPaths() {
         let good = #"{"commands": [{"name": "a", "summary": "s", "arguments": [{"name": "in", "type": "path"}, {"name": "out", "type": "path", "access": "write"}]}]}"#

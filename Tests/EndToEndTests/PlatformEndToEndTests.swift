@@ -182,6 +182,8 @@ final class PlatformEndToEndTests: XCTestCase {
             ("decline", try FixturePlugins.build("DECLINE"), ["declined this host"]),
             ("noinvoke", try FixturePlugins.build("NULL_INVOKE"), ["descriptor field 'invoke' is NULL"]),
             ("catalogue", try FixturePlugins.build("BAD_CATALOGUE"), ["bad command catalogue", "declared twice"]),
+            ("hosttopic", try FixturePlugins.build("HOST_TOPIC"),
+             ["bad command catalogue: topic 'clubhouse.missed': names beginning with 'clubhouse.' are the host's own signals"]),
             ("createfails", try FixturePlugins.build("CREATE_FAILS", id: "org.tests.createfails"),
              ["could not start: the fixture refuses to start: its licence file is missing"]),
         ]

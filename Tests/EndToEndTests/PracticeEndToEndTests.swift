@@ -64,7 +64,12 @@ final class PracticeEndToEndTests: XCTestCase {
         XCTAssertEqual(seven?["template_hash"]?.stringValue, "96bf2f0d9540211669916f580aaec0ac26d1a14e8d2fdd35cee2172595f86698")
 
         // The same file again: refused, nothing written.
-        try c.fail(["practice", "import", sample], contains: ["already imported as session 1", "nothing was written"])
+        // It is the request that is wrong, not the world: `constraint` (exit 1 by the README's rule, HTTP 409).
+        try c.fail(["practice", "import", sample], contains: ["already imported as session 1", "nothing was written",
+                                                              "see it with `practice session 1`, or delete it (`practice session delete 1`) to import the file anew"])
+        let again = try c.run(["--json", "practice", "import", sample])
+        XCTAssertEqual(again.exitCode, 1, again.stderr)
+        XCTAssertEqual(try again.json()["error"]?["status"]?.stringValue, "constraint")
 
         // The real export: 59 shots, footers ignored, title date used.
         let realImport = try c.succeed(["practice", "import", real, "--location", "Home range", "--json"]).json()
@@ -110,6 +115,25 @@ final class PracticeEndToEndTests: XCTestCase {
         XCTAssertTrue(try c.succeed(["practice", "template", "show", "Carry 150"]).stdout.contains("carry: A ≥ 150 yd, B ≥ 140 yd, else C"))
         let copy = try c.succeed(["practice", "template", "duplicate", hash, "--club", "6i", "--set", "carry.a_min=140,carry.b_min=130", "--json"]).json()
         XCTAssertEqual(copy["template"]?["club"]?.stringValue, "6i")
+        let copyHash = copy["template"]?["hash"]?.stringValue ?? ""
+        // A name another template has is refused, naming it (constraint, exit 1); nothing changes.
+        let taken = "template \(hash.prefix(12)) (7i) is already named 'Carry 150'; choose another name, or rename that one first "
+            + "(practice template rename \(hash.prefix(12)) NEW-NAME)"
+        try c.fail(["practice", "template", "rename", copyHash, "Carry 150"], contains: [taken])
+        let renamed = try c.run(["--json", "practice", "template", "rename", copyHash, "Carry 150"])
+        XCTAssertEqual(renamed.exitCode, 1, renamed.stderr)
+        XCTAssertEqual(try renamed.json()["error"]?["status"]?.stringValue, "constraint")
+        try c.fail(["practice", "template", "duplicate", hash, "--club", "5i", "--name", "Carry 150"], contains: [taken])
+        XCTAssertEqual(try c.succeed(["practice", "template", "show", "Carry 150", "--json"]).json()["template"]?["hash"]?.stringValue, hash)
+        // An unknown club is refused by every --club (exit 2), listing the clubs; nothing is stored.
+        let notAClub = "--club 'not a club' is not a known club; a club is a driver (dr), a wood (3w), a hybrid (4h), an iron (7i), "
+            + "a wedge (pw, gw, sw, lw, or a loft of 40–70° such as 56deg) or the putter"
+        for command in [["template", "duplicate", hash], ["template", "list"], ["trends"], ["dispersion"], ["live", "--device", "nowhere"]] {
+            try c.fail(["practice"] + command + ["--club", "not a club"], exitCode: 2, contains: [notAClub])
+        }
+        let clubs = Set((try c.succeed(["practice", "template", "list", "--all", "--json"]).json()["templates"]?.arrayValue ?? [])
+            .compactMap { $0["club"]?.stringValue })
+        XCTAssertFalse(clubs.contains("notaclub"), "\(clubs)")
         try c.fail(["practice", "template", "hide", hash], contains: ["is the active template for 7i"])
         let bundled7i = list.first { $0["club"]?.stringValue == "7i" }?["hash"]?.stringValue ?? ""
         try c.succeed(["practice", "template", "activate", bundled7i])

@@ -349,7 +349,7 @@ final class SandboxWallsEndToEndTests: XCTestCase {
         let config = try site(c)
         try requireSandbox(c, config)
         let refused = ["vmwrite", "vmreadself", "userfaultfd", "perf", "bpf", "keyctl", "nametohandle", "openbyhandle", "iouring",
-                       "mq", "shm", "inotify", "xattr", "splice", "tee", "setpipesize", "ioctlwire", "ioctlstderr", "memfd"]
+                       "mq", "shm", "msg", "sem", "inotify", "xattr", "splice", "tee", "setpipesize", "ioctlwire", "ioctlstderr", "memfd"]
         let (r, _) = try attempts(c, config, refused + ["socketpair"])
         for name in refused {
             XCTAssertEqual(errno(r[name]), eperm, "\(name): \(r[name] ?? .null)")
@@ -385,8 +385,38 @@ final class SandboxWallsEndToEndTests: XCTestCase {
         }
     }
 
+    /// The attack round's SysV segments: a runner with `memory_mb` 256 made 32 segments, filled
+    /// 1 GiB and detached them without IPC_RMID, so they outlived the runner and the server. Under
+    /// both isolations shmget (and msgget, semget, mq_open: kernel objects that outlive the runner)
+    /// fails with EPERM, and /proc/sysvipc/shm holds none of the fixture's keys afterwards.
+    func testSharedMemoryCannotOutliveTheRunner() throws {
+        let keys = Set((0..<4).map { 0x436c_7500 + $0 })
+        func left() -> [(key: Int, id: Int32)] {
+            guard let text = try? String(contentsOfFile: "/proc/sysvipc/shm", encoding: .utf8) else { return [] }
+            return text.split(separator: "\n").dropFirst().compactMap { line in
+                let fields = line.split(separator: " ")
+                guard fields.count > 1, let key = Int(fields[0]), keys.contains(key), let id = Int32(fields[1]) else { return nil }
+                return (key, id)
+            }
+        }
+        defer { for segment in left() { _ = shmctl(segment.id, IPC_RMID, nil) } }
+        XCTAssertTrue(left().isEmpty, "segments of an earlier run: \(left())")
+        for isolation in ["sandbox", "process"] {
+            let c = try Clubhouse()
+            let config = try site(c, isolation: isolation, limits: #"{"memory_mb": 256}"#)
+            if isolation == "sandbox" { try requireSandbox(c, config) }
+            let names = ["shmkeep", "shm", "msg", "sem", "mq"]
+            let (r, result) = try attempts(c, config, names)
+            for name in names {
+                XCTAssertEqual(errno(r[name]), eperm, "\(isolation) \(name): \(r[name] ?? .null)\n\(result.stderr)")
+            }
+            XCTAssertEqual(head(r["shmkeep"]), "shmget after 0", isolation)
+            XCTAssertEqual(left().map(\.key), [], "\(isolation): segments left in /proc/sysvipc/shm")
+        }
+    }
+
     /// The control: with `isolation: "process"` the same attacks work (listen, Fast Open, a watch
-    /// on /etc, a message queue, the host's CPU clock, splice on the wire, a datagram pair reaching a
+    /// on /etc, the host's CPU clock, splice on the wire, a datagram pair reaching a
     /// named socket, the host's descriptors through /proc), so the tests above can fail.
     func testTheNewAttacksWorkWithProcessIsolation() throws {
         let c = try Clubhouse()
@@ -396,7 +426,7 @@ final class SandboxWallsEndToEndTests: XCTestCase {
         let named = try datagramSocket(c.path("named.sock"))
         defer { close(named) }
         let dgram = "dgram:\(c.path("named.sock"))"
-        let works = ["listen", "fastopen:\(port)", "tfoconnect", "inotify", "mq", "clockcpu", dgram, "procparentfd"]
+        let works = ["listen", "fastopen:\(port)", "tfoconnect", "inotify", "clockcpu", dgram, "procparentfd"]
         let (r, _) = try attempts(c, config, works + ["splice"])
         for name in works {
             XCTAssertEqual(errno(r[name]), 0, "\(name): \(r[name] ?? .null)")

@@ -98,7 +98,8 @@ final class ImportTests: StoreTestCase {
             XCTAssertEqual((error as? PracticeError)?.kind, .conflict)
             XCTAssertEqual("\(error)", "copy-of-sample.csv: already imported as session \(first.session.id) "
                 + "(\(first.session.importedAt), content hash \(first.session.contentHash.prefix(12))…); "
-                + "importing it again would duplicate its shots, so nothing was written")
+                + "importing it again would duplicate its shots, so nothing was written; see it with `practice session \(first.session.id)`, "
+                + "or delete it (`practice session delete \(first.session.id)`) to import the file anew")
         }
         XCTAssertEqual(try store.sessions().count, 1)
         XCTAssertEqual(try store.subsessions(sessionID: nil, club: nil).count, 2)
@@ -329,6 +330,62 @@ final class TemplateLibraryTests: StoreTestCase {
         }
     }
 
+    /// A name refers to one template: rename and duplicate --name refuse a name another template
+    /// (hidden ones too) already has, naming it; the template's own name is free to keep.
+    func testRenameAndDuplicateRefuseANameAnotherTemplateHas() throws {
+        let a = try library.add(bytes("fixture_a"), sourceName: "a.json").template
+        let b = try library.add(bytes("fixture_b"), sourceName: "b.json").template
+        _ = try library.rename(a.hash, to: "Range 7i")
+        XCTAssertEqual(try library.rename(a.hash, to: " Range 7i ").displayName, "Range 7i", "its own name again")
+        _ = try library.activate(b.hash)
+        _ = try library.hide(a.hash)
+        let taken = "template 96bf2f0d9540 (7i, hidden) is already named 'Range 7i'; choose another name, or rename that one first "
+            + "(practice template rename 96bf2f0d9540 NEW-NAME)"
+        XCTAssertThrowsError(try library.rename(b.hash, to: "Range 7i")) { error in
+            XCTAssertEqual("\(error)", taken)
+            XCTAssertEqual((error as? PracticeError)?.kind, .conflict)
+        }
+        XCTAssertThrowsError(try library.duplicate(b.hash, club: "6i", name: "Range 7i")) { error in
+            XCTAssertEqual("\(error)", taken)
+        }
+        // The bundled defaults' own names are taken too.
+        let bundled = try library.resolve("Clubhouse default 7i").hash.prefix(12)
+        XCTAssertThrowsError(try library.rename(b.hash, to: "Clubhouse default 7i")) { error in
+            XCTAssertEqual("\(error)", "template \(bundled) (7i) is already named 'Clubhouse default 7i'; choose another name, "
+                + "or rename that one first (practice template rename \(bundled) NEW-NAME)")
+        }
+        XCTAssertEqual(try library.resolve("Range 7i").hash, a.hash)
+        XCTAssertEqual(try library.list(includeHidden: true).templates.filter { $0.displayName == "Range 7i" }.count, 1, "nothing renamed or added")
+        XCTAssertEqual(try library.duplicate(b.hash, club: "6i", name: "Range 6i").template.displayName, "Range 6i")
+    }
+
+    /// Every `--club` names a known club by the import rule; anything else is refused, never stored
+    /// under a made-up key ("not a club" → "notaclub").
+    func testAnUnknownClubIsRefusedByEveryClubOption() throws {
+        let a = try library.add(bytes("fixture_a"), sourceName: "a.json").template
+        let before = try library.list(includeHidden: true).templates.count
+        let refusal = "--club 'not a club' is not a known club; a club is a driver (dr), a wood (3w), a hybrid (4h), an iron (7i), "
+            + "a wedge (pw, gw, sw, lw, or a loft of 40–70° such as 56deg) or the putter; the spellings `practice import --help` lists are accepted"
+        XCTAssertThrowsError(try library.duplicate(a.hash, club: "not a club")) { error in
+            XCTAssertEqual("\(error)", refusal)
+            XCTAssertEqual((error as? PracticeError)?.kind, .usage)
+        }
+        XCTAssertEqual(try library.list(includeHidden: true).templates.count, before, "nothing added")
+        XCTAssertThrowsError(try library.list(club: "not a club")) { XCTAssertEqual("\($0)", refusal) }
+        XCTAssertThrowsError(try TrendQuery(store: store).run(TrendRequest(club: "not a club"))) { XCTAssertEqual("\($0)", refusal) }
+        XCTAssertThrowsError(try DispersionQuery(store: store).club("not a club")) { XCTAssertEqual("\($0)", refusal) }
+        XCTAssertThrowsError(try library.duplicate(a.hash, club: "7 Irön")) {
+            XCTAssertTrue("\($0)".hasPrefix("--club '7 Irön' is not a known club; "), "\($0)")
+        }
+        // The spellings the import accepts name the same club.
+        let six = try library.duplicate(a.hash, club: "6-Iron").template
+        XCTAssertEqual(six.club, "6i")
+        let listed = try library.list(club: "6 iron").templates
+        XCTAssertEqual(Set(listed.map(\.club)), ["6i"])
+        XCTAssertTrue(listed.contains { $0.hash == six.hash })
+        XCTAssertEqual(try ClubName.option("56°"), "56deg")
+    }
+
     func testDuplicateMakesANewTemplateWithChanges() throws {
         let a = try library.add(bytes("fixture_a"), sourceName: "a.json").template
         let copy = try library.duplicate(a.hash, club: "6i", changes: ["ball_speed.a_min=98", "ball_speed.b_min=88"])
@@ -355,7 +412,8 @@ final class TemplateLibraryTests: StoreTestCase {
         let a = try library.add(bytes("fixture_a"), sourceName: "a.json").template
         let b = try library.add(bytes("fixture_b"), sourceName: "b.json").template
         _ = try library.rename(a.hash, to: "Same")
-        _ = try library.rename(b.hash, to: "Same")
+        // `rename` refuses a taken name (below); a database written before it could hold two.
+        try store.setTemplatePreferences(hash: b.hash, displayName: "Same", hidden: false)
         XCTAssertThrowsError(try library.resolve("Same")) { error in
             XCTAssertEqual("\(error)", "'Same' matches 2 templates (96bf2f0d9540, b23b186c3af4); give more digits of the hash")
             XCTAssertEqual((error as? PracticeError)?.kind, .conflict)

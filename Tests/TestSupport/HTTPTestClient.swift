@@ -32,14 +32,28 @@ public final class RawHTTPConnection {
     private var pending: [UInt8] = []
 
     /// Connects to host:port (retrying while a server starts, up to `timeout` seconds). `receiveBuffer`:
-    /// SO_RCVBUF before connecting (a small one makes a slow reader slow for the server too).
-    public init(port: UInt16, host: String = "127.0.0.1", timeout: Double = 10, receiveBuffer: Int32? = nil) throws {
+    /// SO_RCVBUF before connecting (a small one makes a slow reader slow for the server too). `source`: the
+    /// local address to connect from (another 127.x address is another client to the server).
+    public init(port: UInt16, host: String = "127.0.0.1", timeout: Double = 10, receiveBuffer: Int32? = nil, source: String? = nil) throws {
         let deadline = RawHTTPConnection.now() + timeout
         while true {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { throw HTTPTestError("socket: \(String(cString: strerror(errno)))") }
             if var size = receiveBuffer {
                 _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            }
+            if let source {
+                var local = sockaddr_in()
+                local.sin_family = sa_family_t(AF_INET)
+                _ = inet_pton(AF_INET, source, &local.sin_addr)
+                let bound = withUnsafePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard bound == 0 else {
+                    let code = errno
+                    close(fd)
+                    throw HTTPTestError("cannot bind to \(source): \(String(cString: strerror(code)))")
+                }
             }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)

@@ -305,10 +305,20 @@ public enum SeccompPolicy {
     }
 
     /// What a `process` runner may not call (it is not sandboxed: every other call passes). Memory a
-    /// runner holds outside its address space is memory RLIMIT_AS (`memory_mb`) does not count.
+    /// runner holds outside its address space is memory RLIMIT_AS (`memory_mb`) does not count, and
+    /// a kernel object that outlives the runner (System V IPC, POSIX message queues) outlives the
+    /// server too: nothing of the host's removes it when the runner ends.
     public static let processRefusals: [Rule] = [
         Rule(name: "memfd_create", number: 319, decision: .refuse,
              reason: "an anonymous file in memory that RLIMIT_AS does not count (written, never mapped): a runner with memory_mb 256 held 1.5 GiB in one"),
+        Rule(name: "shmget", number: 29, decision: .refuse,
+             reason: "System V shared memory outlives the runner and the server until IPC_RMID: a runner with memory_mb 256 left 1 GiB in 32 segments it detached and never removed"),
+        Rule(name: "msgget", number: 68, decision: .refuse,
+             reason: "a System V message queue is a kernel object that outlives the runner and holds what was sent to it"),
+        Rule(name: "semget", number: 64, decision: .refuse,
+             reason: "System V semaphores are kernel objects that outlive the runner"),
+        Rule(name: "mq_open", number: 240, decision: .refuse,
+             reason: "a POSIX message queue outlives the runner (until mq_unlink) and holds what was sent to it, outside RLIMIT_AS"),
     ]
 
     /// The rules whose calls are allowed (always or with arguments).

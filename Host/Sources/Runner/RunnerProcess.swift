@@ -301,7 +301,7 @@ package enum RunnerProcess {
             }
         }
         // A `process` runner is not sandboxed, but memory it holds outside its address space is
-        // refused all the same (SeccompPolicy.processRefusals: memfd_create); the sandbox's own
+        // refused all the same (SeccompPolicy.processRefusals: memfd_create, shmget, msgget, semget, mq_open); the sandbox's own
         // filter refuses it among the rest.
         if sandbox == nil, let problem = Seccomp.installProcessRefusals() {
             return refuse("cannot apply the plugin's limits: \(problem)")

@@ -13,6 +13,7 @@
  *   FIXTURE_CREATE_FAILS     create returns an error with a message
  *   FIXTURE_NULL_INVOKE      descriptor without an invoke function
  *   FIXTURE_BAD_CATALOGUE    describe returns a catalogue with problems
+ *   FIXTURE_HOST_TOPIC       declares the topic clubhouse.missed (the host's own signal)
  *   FIXTURE_WAT_ARGUMENT     a catalogue whose one problem is an argument of type "wat" (pack and install refuse it)
  *   FIXTURE_BAD_SCHEMA       a config_schema with a keyword outside the subset the host checks
  *   FIXTURE_ODD_DESCRIPTOR   needs a service no host offers and has an empty name (pack refuses it)
@@ -38,6 +39,9 @@ static clubhouse_status fx_describe(const clubhouse_plugin_descriptor *self, con
     (void)self;
 #ifdef FIXTURE_BAD_CATALOGUE
     say(reply, "{\"commands\":[{\"name\":\"go\",\"arguments\":[{\"name\":\"json\",\"type\":\"wibble\"}]},{\"name\":\"go\",\"summary\":\"again\"}]}");
+#elif defined(FIXTURE_HOST_TOPIC)
+    say(reply, "{\"commands\":[{\"name\":\"hello\",\"summary\":\"Say hello\",\"arguments\":[]}],"
+               "\"topics\":[{\"name\":\"clubhouse.missed\",\"summary\":\"Looks like the host's\"}]}");
 #elif defined(FIXTURE_WAT_ARGUMENT)
     say(reply, "{\"commands\":[{\"name\":\"hello\",\"summary\":\"Say hello\",\"arguments\":[]},"
                "{\"name\":\"serve ball\",\"summary\":\"Serve a ball\",\"arguments\":[{\"name\":\"speed\",\"type\":\"wat\"}]}]}");

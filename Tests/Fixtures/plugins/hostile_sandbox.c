@@ -171,7 +171,11 @@ static struct sockaddr_in loopback(int port) {
  *            (the host's CPU clock)
  *   kernel:  vmwrite (process_vm_writev into the host), vmreadself, userfaultfd, perf, bpf, keyctl,
  *            nametohandle, openbyhandle, iouring, mq (a POSIX message queue), shm (SysV), inotify
- *            (a watch on /etc), xattr (getxattr of /etc/passwd)
+ *            (a watch on /etc), xattr (getxattr of /etc/passwd), msg (a SysV message queue), sem
+ *            (a SysV semaphore set); each removed again when it was made
+ *   memory that outlives the runner: shmkeep (the attack round's: 4 SysV segments of 4 MiB with
+ *            the keys 0x436c7500-0x436c7503, attached, filled, detached and never removed; head:
+ *            the segments made)
  *   memory outside the address space (each writes 1.5 GiB, 1 MiB at a time, never mapped; head:
  *            the MiB written): memfd (memfd_create), tmpfile (O_TMPFILE in /dev/shm), shmfile (a
  *            file in /dev/shm, unlinked at once)
@@ -400,6 +404,36 @@ static int attempt(const char *name, int port, const char *path, char *head, siz
         long id = syscall(SYS_shmget, 0 /* IPC_PRIVATE */, 4096, 01000 /* IPC_CREAT */ | 0600);
         STEP(id, "shmget");
         syscall(SYS_shmctl, id, 0 /* IPC_RMID */, NULL);
+        return 0;
+    }
+    if (strcmp(name, "msg") == 0) {
+        long id = syscall(SYS_msgget, 0 /* IPC_PRIVATE */, 01000 /* IPC_CREAT */ | 0600);
+        STEP(id, "msgget");
+        syscall(SYS_msgctl, id, 0 /* IPC_RMID */, NULL);
+        return 0;
+    }
+    if (strcmp(name, "sem") == 0) {
+        long id = syscall(SYS_semget, 0 /* IPC_PRIVATE */, 1, 01000 /* IPC_CREAT */ | 0600);
+        STEP(id, "semget");
+        syscall(SYS_semctl, id, 0, 0 /* IPC_RMID */, NULL);
+        return 0;
+    }
+    if (strcmp(name, "shmkeep") == 0) {
+        int made = 0;
+        for (long i = 0; i < 4; i++) {
+            long id = syscall(SYS_shmget, 0x436c7500L + i, 4L << 20, 01000 /* IPC_CREAT */ | 0600);
+            if (id < 0) {
+                int saved = errno;
+                snprintf(head, capacity, "shmget after %d", made);
+                return saved;
+            }
+            made++;
+            void *at = (void *)syscall(SYS_shmat, id, NULL, 0);
+            STEP(at == (void *)-1 ? -1 : 0, "shmat");
+            memset(at, 's', 4 << 20);
+            syscall(SYS_shmdt, at);
+        }
+        snprintf(head, capacity, "%d", made);
         return 0;
     }
     if (strcmp(name, "inotify") == 0) {

@@ -85,6 +85,10 @@ public final class EventHub: @unchecked Sendable {
     /// Checks an event against the plugin's declared topics and the size bound, puts it in the ring and
     /// hands it to the listeners. The failure is the one-line message for the plugin.
     public func publish(alias: String, topic: String, json: [UInt8], declared: [EventTopic]) -> Result<PluginEvent, EventRefusal> {
+        // The catalogue refuses these at load time; this holds whatever the declared list says.
+        guard !EventTopic.isReserved(topic) else {
+            return .failure(EventRefusal("events: plugin '\(alias)' published on \(EventTopic.reservedProblem(topic))"))
+        }
         guard declared.contains(where: { $0.name == topic }) else {
             let known = declared.isEmpty ? "it declares no topics (\"topics\" in its catalogue)"
                 : "it declares \(declared.map { "'\($0.name)'" }.joined(separator: ", "))"

@@ -46,6 +46,18 @@ public struct EventTopic: Sendable, Equatable {
         self.summary = summary
     }
 
+    /// Topic names beginning with this are the host's own signals to subscribers (SSE's and
+    /// JSON-RPC's `clubhouse.missed`: "reload your state"); no plugin declares or publishes one.
+    public static let reservedPrefix = "clubhouse."
+
+    /// Whether `name` is in the host's reserved space (`clubhouse.…`).
+    public static func isReserved(_ name: String) -> Bool { name.hasPrefix(reservedPrefix) }
+
+    /// The one-line reason a plugin may not use the reserved topic `name`.
+    public static func reservedProblem(_ name: String) -> String {
+        "topic '\(name)': names beginning with '\(reservedPrefix)' are the host's own signals to subscribers (such as clubhouse.missed); rename the topic"
+    }
+
     /// 1–64 characters: lowercase letters, digits, '-' and '.'.
     public static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64
@@ -186,6 +198,8 @@ public struct CommandCatalog: Sendable {
                 }
                 if !EventTopic.isValidName(name) {
                     problems.append("topic '\(name)': a topic name is 1–64 lowercase letters, digits, '-' and '.'")
+                } else if EventTopic.isReserved(name) {
+                    problems.append(EventTopic.reservedProblem(name))
                 } else if topics.contains(where: { $0.name == name }) {
                     problems.append("topic '\(name)' is declared twice")
                 } else {

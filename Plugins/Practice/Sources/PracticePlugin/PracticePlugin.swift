@@ -12,7 +12,7 @@ import Glibc
 
 final class Practice: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.practice", version: "1.4.0", name: "Practice",
+        id: "org.clubhouse.practice", version: "1.5.0", name: "Practice",
         summary: "Golf practice analytics: canonical JSON hashes, Rapsodo MLM2PRO import, KPI templates, A/B/C grading, trends",
         services: [.log, .config, .storage, .progress])
 
@@ -286,10 +286,12 @@ final class Practice: Plugin {
             }
             let maxShots = try a.optionalInt("max-shots")
             if let maxShots, maxShots < 1 { throw PluginError.invalidArgument("--max-shots must be at least 1") }
+            // An unknown --club is refused before the device is opened.
+            let defaultClub = try a.optionalString("club").map { (c) throws(PracticeError) in try ClubName.option(c) }
             let device = try call.context.devices().open(name)
             defer { device.close() }
             let recorder = LiveRecorder(library: TemplateLibrary(store: plugin.store, now: isoNow), device: name,
-                                        defaultClub: try a.optionalString("club"))
+                                        defaultClub: defaultClub)
             let quiet = call.wantsMachineOutput
             let result: LiveSessionResult
             do {
@@ -465,13 +467,14 @@ func encodedReply<T: Encodable>(_ call: Invocation, _ result: T, text: (T) -> St
 }
 
 /// Domain errors as replies: bad requests and bad input exit 2, unknown things are "not found",
-/// conflicts and storage trouble are failures.
+/// a request that contradicts stored state is `constraint` (HTTP 409), storage trouble a failure.
 extension PracticeError: DomainError {
     public var replyStatus: PluginStatus {
         switch kind {
         case .usage, .invalidInput: return .invalidArgument
         case .notFound: return .notFound
-        case .conflict, .storage: return .error
+        case .conflict: return .constraint
+        case .storage: return .error
         case .cancelled: return .cancelled
         case .unconfirmed: return .needsConfirmation
         }

@@ -97,3 +97,50 @@ extension HTTPFrontEnd {
         loop?.wake()
     }
 }
+
+/// The event streams open now (`/api/<alias>/events` and followed calls' streams), per credential, per client
+/// address and in all, against HTTPLimits' bounds: a stream never counts as idle and heartbeats keep it open,
+/// so without them one read token could hold every connection (Host/HTTP.md, "Limits").
+final class HTTPStreamSlots: @unchecked Sendable {
+    // Safe: every member is guarded by `lock`.
+    private let lock = Lock()
+    private var total = 0
+    private var byCredential: [String: Int] = [:]
+    private var byAddress: [String: Int] = [:]
+
+    /// Takes a slot for one more stream (nil), or the refusal naming the bound it would pass.
+    func take(credential: String, name: String, address: String, limits: HTTPLimits) -> HTTPResponse? {
+        lock.withLock { () -> HTTPResponse? in
+            let mine = byCredential[credential] ?? 0
+            if mine >= limits.streamsPerCredential {
+                return .error(429, "'\(name)' has \(mine) event streams open, the most one credential may; close one (EventSource.close()) before opening another, or let one stream feed every panel")
+            }
+            let here = byAddress[address] ?? 0
+            if here >= limits.streamsPerAddress {
+                return .error(429, "client address \(address) has \(here) event streams open, the most one address may; close one before opening another")
+            }
+            if total >= limits.maxStreams {
+                var response = HTTPResponse.error(503, "server busy: \(total) event streams open, the most it keeps (three quarters of --http-max-connections); try again later")
+                response.headers.append(("Retry-After", "1"))
+                return response
+            }
+            total += 1
+            byCredential[credential] = mine + 1
+            byAddress[address] = here + 1
+            return nil
+        }
+    }
+
+    /// Gives back the slot `take` gave.
+    func give(credential: String, address: String) {
+        lock.withLock {
+            total -= 1
+            byCredential[credential] = (byCredential[credential] ?? 1) - 1
+            if byCredential[credential] == 0 { byCredential[credential] = nil }
+            byAddress[address] = (byAddress[address] ?? 1) - 1
+            if byAddress[address] == 0 { byAddress[address] = nil }
+        }
+    }
+
+    var open: Int { lock.withLock { total } }
+}

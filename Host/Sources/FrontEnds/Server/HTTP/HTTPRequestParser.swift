@@ -52,6 +52,14 @@ public struct HTTPLimits: Sendable, Equatable {
     /// Bytes of events an event stream's client may leave unread; one more event and it is dropped (with a
     /// reset), so a slow reader costs the others nothing. `--http-max-event-backlog`.
     public var eventBacklogBytes = 256 << 10
+    /// Event streams (`/api/<alias>/events`, and followed calls' streams) one credential may have open at once;
+    /// one more is refused with 429 (close one first).
+    public var streamsPerCredential = 16
+    /// Event streams one client address (a trusted proxy's forwarded one) may have open at once; one more: 429.
+    public var streamsPerAddress = 64
+    /// Event streams open at once on the whole server: three quarters of `maxConnections`, so a quarter of the
+    /// connections is always left for requests. One more is refused with 503.
+    public var maxStreams: Int { maxConnections - max(1, maxConnections / 4) }
 
     public init() {}
 }

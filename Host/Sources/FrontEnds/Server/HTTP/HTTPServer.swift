@@ -99,6 +99,8 @@ final class HTTPConnection: @unchecked Sendable {
     private var streamOpened = false
     /// Why the stream's client is dropped (it left too much unread), for the loop.
     private var overrun: String?
+    /// Gives back the stream slot (HTTPStreamSlots) this client holds, once.
+    private var slot: (() -> Void)?
 
     init(now: Int64) { phase = .waiting(since: now, first: true) }
 
@@ -141,13 +143,29 @@ final class HTTPConnection: @unchecked Sendable {
 
     /// The client went away (or stopped sending): its running call is cancelled, its event stream closed.
     func abandon() {
-        let (context, stop) = lock.withLock { () -> (CallContext?, (() -> Void)?) in
+        let (context, stop, release) = lock.withLock { () -> (CallContext?, (() -> Void)?, (() -> Void)?) in
             gone = true
-            defer { stopStream = nil }
-            return (running, stopStream)
+            defer {
+                stopStream = nil
+                slot = nil
+            }
+            return (running, stopStream, slot)
         }
         context?.cancel()
         stop?()
+        release?()
+    }
+
+    /// The client holds a stream slot until it goes (or `releaseSlot`).
+    func holdSlot(_ release: @escaping () -> Void) { lock.withLock { slot = release } }
+
+    /// The request that took a stream slot was answered without a stream: the slot goes back.
+    func releaseSlot() {
+        let release = lock.withLock { () -> (() -> Void)? in
+            defer { slot = nil }
+            return slot
+        }
+        release?()
     }
 
     /// A worker opened an event stream for this client, which `stop` ends when the client goes; false when
@@ -197,6 +215,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let group = DispatchGroup()
     /// The calls clients follow as event streams, while they run.
     let calls = HTTPCallTable()
+    /// The event streams open, per credential and client address (HTTPLimits' stream bounds).
+    let streamSlots = HTTPStreamSlots()
     private let idPrefix: String
     private let idCounter = Atomic<UInt64>(0)
     // Safe: the route table is replaced whole under `routesLock` (a plugin reloaded).
@@ -409,6 +429,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
                           channel: ServeChannel) {
         var response = response
         response.headers += answer.cors
+        connection.releaseSlot()
         let wake = send(response, for: exchange, connection: connection, channel: channel)
         channel.finished()
         if wake { loop?.wake() }
@@ -513,6 +534,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
             if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
             return Answer(step: .now(response), principal: "anonymous", cors: cors)
         case .allow(let who):
+            if let refused = holdStreamSlot(exchange, who: who, address: request.clientAddress, connection: connection) {
+                return Answer(step: .now(refused), principal: who.name, cors: cors)
+            }
             if case .call(let alias, let id) = exchange.destination {
                 return Answer(step: callResource(exchange, alias: alias, id: id, who: who), principal: who.name, cors: cors)
             }
@@ -554,6 +578,24 @@ final class HTTPFrontEnd: @unchecked Sendable {
             }
             return Answer(step: .now(perform(exchange, request: request)), principal: who.name, cors: cors)
         }
+    }
+
+    /// A request that would open an event stream (`/api/<alias>/events`, a followed call or one more stream of
+    /// it) takes a stream slot, held by the connection until it closes; the refusal when a bound is full.
+    func holdStreamSlot(_ exchange: HTTPExchange, who: Principal, address: String, connection: HTTPConnection) -> HTTPResponse? {
+        let streams: Bool
+        switch exchange.destination {
+        case .events: streams = exchange.head.method == "GET"
+        case .call: streams = exchange.head.method == "GET" && HTTPFrontEnd.wantsEventStream(exchange.head)
+        case .plugin(let route, _): streams = HTTPFrontEnd.wantsEventStream(exchange.head) && route.route.output == nil
+        default: streams = false
+        }
+        guard streams else { return nil }
+        let credential = HTTPFrontEnd.owner(who)
+        if let refused = streamSlots.take(credential: credential, name: who.name, address: address, limits: options.limits) { return refused }
+        let slots = streamSlots
+        connection.holdSlot { slots.give(credential: credential, address: address) }
+        return nil
     }
 
     /// The response to a request that is not a plugin's route.
@@ -905,13 +947,36 @@ final class HTTPProtocolHandler: ServeProtocol {
 
     func lingers(_ channel: ServeChannel) -> Bool { true }
 
+    /// At the connection bound, room for a newcomer: the longest idle kept-alive client; else the oldest
+    /// unfinished request head (connected and silent, or a head still arriving) of the client address with the
+    /// most of them — so one address trickling heads on a thousand sockets loses its own, and a newcomer from
+    /// elsewhere is served. Behind a trusted proxy every connection is the proxy's: its unfinished heads are
+    /// the ones counted, never its requests being answered or its streams.
     func evictable(_ channels: [ServeChannel], now: Int64) -> ServeChannel? {
-        var best: (ServeChannel, Int64)?
+        var idle: (ServeChannel, Int64)?
+        var heads: [String: (count: Int, oldest: ServeChannel, since: Int64)] = [:]
         for channel in channels {
-            guard let c = connection(channel), case .waiting(let since, _) = c.phase, channel.state().waiting == 0 else { continue }
-            if since < (best?.1 ?? .max) { best = (channel, since) }
+            guard let c = connection(channel) else { continue }
+            let since: Int64
+            switch c.phase {
+            case .waiting(let s, let first):
+                guard channel.state().waiting == 0 else { continue }
+                if !first {
+                    if s < (idle?.1 ?? .max) { idle = (channel, s) }
+                    continue
+                }
+                since = s
+            case .head(let s, _, _): since = s
+            default: continue
+            }
+            if let seen = heads[channel.peer] {
+                heads[channel.peer] = (seen.count + 1, since < seen.since ? channel : seen.oldest, min(since, seen.since))
+            } else {
+                heads[channel.peer] = (1, channel, since)
+            }
         }
-        return best?.0
+        if let idle { return idle.0 }
+        return heads.values.max { ($0.count, -$0.since) < ($1.count, -$1.since) }?.oldest
     }
 
     func refusal(_ reason: ServeRefusal, connected: Int) -> [UInt8] {

@@ -238,8 +238,7 @@ public struct DispersionQuery {
     }
 
     public func club(_ name: String, sessionID: Int64? = nil) throws(PracticeError) -> ClubDispersion {
-        let club = ClubName.normalize(name)
-        guard !club.isEmpty else { throw .usage("--club needs a club name such as 7i") }
+        let club = try ClubName.option(name)
         let all = try shots(sessionID: sessionID)
         let mine = all.filter { $0.shot.club == club }
         if mine.isEmpty {

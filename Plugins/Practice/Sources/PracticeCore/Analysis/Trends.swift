@@ -113,8 +113,7 @@ public struct TrendQuery {
     public init(store: any PracticeStore) { self.store = store }
 
     public func run(_ request: TrendRequest) throws(PracticeError) -> TrendResult {
-        let club = ClubName.normalize(request.club)
-        guard !club.isEmpty else { throw .usage("--club needs a club name such as 7i") }
+        let club = try ClubName.option(request.club)
         let sessions = try storeCall { try store.sessions() }
         let byID = Dictionary(uniqueKeysWithValues: sessions.map { ($0.id, $0) })
         let rows = try storeCall { try store.subsessions(sessionID: nil, club: club) }

@@ -103,7 +103,8 @@ public struct SessionImporter {
         }) {
             throw .conflict("\(request.sourceName): already imported as session \(existing.id) "
                 + "(\(existing.sessionDate ?? existing.importedAt), content hash \(contentHash.prefix(12))…); "
-                + "importing it again would duplicate its shots, so nothing was written")
+                + "importing it again would duplicate its shots, so nothing was written; see it with `practice session \(existing.id)`, "
+                + "or delete it (`practice session delete \(existing.id)`) to import the file anew")
         }
         let date = try request.date.map { (d) throws(PracticeError) in try Self.checkedDate(d) }
         let export = try RapsodoParser.parse(request.csv, sourceName: request.sourceName,

@@ -166,7 +166,7 @@ public struct TemplateLibrary {
     /// `template list [--club C] [--all]`: hidden templates only with `includeHidden`.
     public func list(club: String? = nil, includeHidden: Bool = false) throws(PracticeError) -> TemplateListResult {
         try ensureDefaults()
-        let key = club.map(ClubName.normalize)
+        let key = try club.map { (c) throws(PracticeError) in try ClubName.option(c) }
         let rows = try allRows().filter { (includeHidden || !$0.hidden) && (key == nil || $0.club == key) }
         return TemplateListResult(templates: rows, includesHidden: includeHidden)
     }
@@ -207,6 +207,7 @@ public struct TemplateLibrary {
         let stored = try resolve(reference)
         let trimmed = name.trimmingSpaces()
         guard trimmed.count <= 80 else { throw .usage("a template name has at most 80 characters; this one has \(trimmed.count)") }
+        if !trimmed.isEmpty { try checkNameIsFree(trimmed, except: stored.hash) }
         try storeCall {
             try store.setTemplatePreferences(hash: stored.hash, displayName: trimmed.isEmpty ? nil : trimmed, hidden: stored.hidden)
         }
@@ -223,10 +224,10 @@ public struct TemplateLibrary {
             throw .storage("stored template \(stored.hash) is not valid JSON; the database is damaged")
         }
         if let club {
-            guard !ClubName.normalize(club).isEmpty else { throw .usage("--club needs a club name such as 7i") }
-            root["club"] = .string(club)
+            root["club"] = .string(try ClubName.option(club))
         }
-        if let name { root["name"] = name.isEmpty ? nil : .string(name) }
+        let newName = name?.trimmingSpaces()
+        if let newName { root["name"] = newName.isEmpty ? nil : .string(newName) }
         for change in changes {
             let parts = change.split(separator: "=", maxSplits: 1).map(String.init)
             let path = parts.first?.split(separator: ".").map(String.init) ?? []
@@ -243,7 +244,22 @@ public struct TemplateLibrary {
         if template.hash == stored.hash {
             throw .usage("the duplicate would be identical to \(stored.hash.prefix(12)); change the club, the name or a threshold (--set metric.key=value)")
         }
+        if let newName, !newName.isEmpty { try checkNameIsFree(newName, except: template.hash) }
         return try insert(template)
+    }
+
+    /// The name a template is referred to by: its display name, else the name inside it.
+    func effectiveName(_ stored: StoredTemplate) -> String? {
+        stored.displayName ?? templateName(stored)
+    }
+
+    /// Refuses `name` when another template (hidden ones too) is already called so: a name must
+    /// stay a reference to one template.
+    func checkNameIsFree(_ name: String, except hash: String) throws(PracticeError) {
+        let all = try storeCall { try store.templates() }
+        guard let other = all.first(where: { $0.hash != hash && effectiveName($0) == name }) else { return }
+        throw .conflict("template \(other.hash.prefix(12)) (\(other.club)\(other.hidden ? ", hidden" : "")) is already named '\(name)'; "
+            + "choose another name, or rename that one first (practice template rename \(other.hash.prefix(12)) NEW-NAME)")
     }
 
     /// The template a club's shots are graded with when the import names none: the one the user
