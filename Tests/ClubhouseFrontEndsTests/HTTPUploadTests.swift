@@ -21,10 +21,85 @@ final class HTTPUploadTests: XCTestCase {
         return ([header] + rows).joined(separator: "\n") + "\n"
     }
 
-    func server() throws -> InProcessHTTPServer {
+    func server(configure: (inout HTTPOptions) -> Void = { _ in }) throws -> InProcessHTTPServer {
         let access = TestAccess()
         access.addToken("phone", name: "Ann's phone", scopes: ["practice:*"])
-        return try InProcessHTTPServer(plugins: ["practice": "PracticePlugin"], access: access)
+        access.addToken("watch", name: "Ann's watch", scopes: ["practice:read"])
+        return try InProcessHTTPServer(plugins: ["practice": "PracticePlugin"], access: access, configure: configure)
+    }
+
+    /// This process's resident memory (kB), from /proc/self/status.
+    static func residentKilobytes() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    /// The attack round's A5: clients with no token (or the wrong scope, or no route) start 64 MiB uploads.
+    /// Each is answered on its head alone, at once, before a byte of its body is sent (no 100 Continue), and
+    /// its connection closed; what it sends afterwards is dropped, so the host does not grow by it.
+    func testUploadsRefusedOnTheHeadAreAnsweredBeforeTheirBodiesAndTheHostDoesNotGrow() throws {
+        let server = try server()
+        defer { server.stop() }
+        let before = HTTPUploadTests.residentKilobytes()
+        // (No route's limit is the default 1 MiB: a body over it there is 413, also on the head.)
+        let cases: [(credential: String, target: String, declared: Int, status: Int)] = [
+            ("", "/api/practice/sessions", 64 << 20, 401), ("", "/api/practice/sessions", 64 << 20, 401),
+            ("", "/api/practice/sessions", 64 << 20, 401), ("Authorization: Bearer nobody\r\n", "/api/practice/sessions", 64 << 20, 401),
+            ("Authorization: Bearer watch\r\n", "/api/practice/sessions", 64 << 20, 403),
+            ("Authorization: Bearer phone\r\n", "/api/practice/nowhere", 1 << 20, 404),
+        ]
+        var open: [RawHTTPConnection] = []
+        for (i, item) in cases.enumerated() {
+            let c = try RawHTTPConnection(port: server.port)
+            let expect = i == 0 ? "Expect: 100-continue\r\n" : ""
+            XCTAssertTrue(c.send("POST \(item.target) HTTP/1.1\r\nHost: club\r\n\(item.credential)\(expect)Content-Type: text/csv\r\n"
+                                 + "Content-Length: \(item.declared)\r\n\r\n"))
+            // Answered without the body: a server that waited for it would not answer for 10 s and more.
+            let answered = try c.response(timeout: 3)
+            XCTAssertEqual(answered.status, item.status, "\(item.target): \(answered.text)")
+            XCTAssertEqual(answered.header("Connection")?.lowercased(), "close")
+            XCTAssertNotNil(try answered.json()["error"]?["message"]?.stringValue)
+            if item.status == 401 { XCTAssertNotNil(answered.header("WWW-Authenticate")) }
+            open.append(c)
+        }
+        // The clients send 8 MiB of their bodies anyway: read and dropped while the refusals linger, not kept.
+        let chunk = [UInt8](repeating: UInt8(ascii: "7"), count: 1 << 20)
+        for c in open { for _ in 0..<8 { if !c.send(chunk) { break } } }
+        let grown = HTTPUploadTests.residentKilobytes() - before
+        XCTAssertLessThan(grown, 24 << 10, "the host grew by \(grown) kB for refused uploads")
+        open.removeAll()
+        try assertNothingKept(server)
+        // An upload with a token still works.
+        let done = try upload(server, Array(HTTPUploadTests.csv.utf8), name: "range.csv")
+        XCTAssertEqual(done.status, 200, done.text)
+    }
+
+    /// Bodies held in memory at once are bounded server-wide (--http-max-body-memory): an upload that would go
+    /// over is refused with 503 on its head, and the bound is given back when a response is queued.
+    func testBodiesInMemoryAreBoundedAcrossClients() throws {
+        let csv = Array(HTTPUploadTests.csv.utf8)
+        let server = try server { $0.limits.bodyMemoryBytes = csv.count + 100 }
+        defer { server.stop() }
+        let head = "POST /api/practice/sessions HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer phone\r\nContent-Type: text/csv\r\n"
+            + "Content-Disposition: attachment; filename=\"a.csv\"\r\nContent-Length: \(csv.count)\r\n\r\n"
+        let first = try RawHTTPConnection(port: server.port)
+        XCTAssertTrue(first.send(Array(head.utf8) + csv.prefix(csv.count / 2)))
+        Thread.sleep(forTimeInterval: 0.2)
+        let second = try RawHTTPConnection(port: server.port)
+        XCTAssertTrue(second.send(head))
+        let busy = try second.response(timeout: 3)
+        XCTAssertEqual(busy.status, 503, busy.text)
+        XCTAssertEqual(busy.header("Retry-After"), "1")
+        let message = try busy.json()["error"]?["message"]?.stringValue ?? ""
+        XCTAssertTrue(message.hasPrefix("server busy: request bodies held in memory would exceed \(csv.count + 100) bytes (--http-max-body-memory)"), message)
+        XCTAssertFalse(message.contains("\n"))
+        XCTAssertTrue(first.send(Array(csv.suffix(from: csv.count / 2))))
+        let stored = try first.response()
+        XCTAssertEqual(stored.status, 200, stored.text)
+        // Given back: the next upload fits.
+        let again = try upload(server, Array(HTTPUploadTests.csv.replacingOccurrences(of: "\"5500\"", with: "\"5600\"").utf8), name: "b.csv")
+        XCTAssertEqual(again.status, 200, again.text)
     }
 
     let auth = [("Authorization", "Bearer phone")]

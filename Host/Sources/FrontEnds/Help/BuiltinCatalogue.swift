@@ -87,6 +87,7 @@ enum BuiltinCatalogue {
                      {"name": "http-max-header-bytes", "type": "integer", "help": "bytes of a request's head, else 431 (default 32768)"},
                      {"name": "http-max-headers", "type": "integer", "help": "header lines of a request, else 431 (default 100)"},
                      {"name": "http-max-body", "type": "integer", "help": "bytes of a body where a route sets no max_body, else 413 (default 1048576)"},
+                     {"name": "http-max-body-memory", "type": "integer", "help": "bytes of request bodies held in memory at once across clients, else 503 (default 4 x the largest route body, at least 64 MiB)"},
                      {"name": "http-header-timeout-ms", "type": "integer", "help": "time for a request's head to arrive, else 408 (default 10000)"},
                      {"name": "http-body-timeout-ms", "type": "integer", "help": "time for a body to arrive, plus 1 s per 16 KiB, else 408 (default 10000)"},
                      {"name": "http-idle-timeout-ms", "type": "integer", "help": "a kept-alive connection with no request is closed after this (default 30000)"},

@@ -137,6 +137,7 @@ struct HTTPOptions: Sendable {
         case "--http-max-header-bytes": limits.headerBytes = try number(256, 1 << 22)
         case "--http-max-headers": limits.headerCount = try number(1, 10_000)
         case "--http-max-body": limits.bodyBytes = try number(0, HTTPRoute.largestMaxBodyBytes)
+        case "--http-max-body-memory": limits.bodyMemoryBytes = try number(1, Int.max / 2)
         case "--http-header-timeout-ms": limits.headerTimeoutMilliseconds = Int64(try number(1))
         case "--http-body-timeout-ms": limits.bodyTimeoutMilliseconds = Int64(try number(1))
         case "--http-idle-timeout-ms": limits.idleTimeoutMilliseconds = Int64(try number(1))
@@ -150,7 +151,7 @@ struct HTTPOptions: Sendable {
 
     /// The options `read` takes, for the usage line.
     static let names = ["--http", "--allow-remote", "--trusted-proxy", "--ui-dir", "--http-max-connections", "--http-max-request-line",
-                        "--http-max-header-bytes", "--http-max-headers", "--http-max-body", "--http-header-timeout-ms",
+                        "--http-max-header-bytes", "--http-max-headers", "--http-max-body", "--http-max-body-memory", "--http-header-timeout-ms",
                         "--http-body-timeout-ms", "--http-idle-timeout-ms", "--http-send-timeout-ms", "--http-heartbeat-ms",
                         "--http-max-event-backlog"]
 

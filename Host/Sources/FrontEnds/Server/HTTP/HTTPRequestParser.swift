@@ -23,6 +23,11 @@ public struct HTTPLimits: Sendable, Equatable {
     public var headerCount = 100
     /// The largest body a route that sets no `max_body` accepts. `--http-max-body`.
     public var bodyBytes = 1 << 20
+    /// Bytes of request bodies held in memory at once, across all connections: a body counts from its head
+    /// (its declared length) until its response is queued. A head whose body would go over is answered 503
+    /// at once, its body never read. nil: four times the largest body the site's routes and `bodyBytes`
+    /// allow, and at least 64 MiB (HTTPFrontEnd.bodyMemoryBound). `--http-max-body-memory`.
+    public var bodyMemoryBytes: Int?
     /// From the first byte of a request (or the connection's opening) to its blank line. `--http-header-timeout-ms`.
     public var headerTimeoutMilliseconds: Int64 = 10_000
     /// From the end of the head to the end of the body, plus one second per `bodyBytesPerSecond` the body

@@ -83,6 +83,9 @@ final class HTTPConnection: @unchecked Sendable {
     var phase: Phase
     /// Since when a response has been waiting for the client to read it (monotonic ms).
     var writingSince: Int64?
+    /// Bytes of this request's body counted against the server's bound on bodies in memory
+    /// (HTTPLimits.bodyMemoryBytes), from its head until its response is queued.
+    var heldBody = 0
 
     // Safe: shared with workers under `lock`.
     private let lock = Lock()
@@ -364,6 +367,37 @@ final class HTTPFrontEnd: @unchecked Sendable {
         case .methodNotAllowed(let allowed): return allowed
         default: return nil
         }
+    }
+
+    /// The bound on request bodies held in memory at once (HTTPLimits.bodyMemoryBytes): as set, or four times
+    /// the largest body a route (or the default bound) allows, at least 64 MiB.
+    func bodyMemoryBound() -> Int {
+        if let set = options.limits.bodyMemoryBytes { return set }
+        let largest = routes.routes.reduce(options.limits.bodyBytes) { max($0, $1.maxBodyBytes) }
+        return max(64 << 20, 4 * largest)
+    }
+
+    /// The answer to a request with a body that is refused on its head alone, before any byte of the body is
+    /// read (Host/HTTP.md, "Uploads"): no credential, a credential without the route's scope, a path or a
+    /// method no route answers. nil when the body is to be read. Runs on the loop thread.
+    func refusalBeforeBody(_ exchange: HTTPExchange) -> HTTPResponse? {
+        if case .options = exchange.destination { return nil }
+        let request = accessRequest(exchange)
+        let cors = access.corsHeaders(for: request).map { (name: $0.name, value: $0.value) }
+        var response: HTTPResponse
+        switch access.authorize(request) {
+        case .deny(let status, let message, let retryAfter):
+            response = HTTPResponse.error(status, message)
+            if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer realm=\"clubhouse\"")) }
+            if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
+        case .allow:
+            switch exchange.destination {
+            case .methodNotAllowed, .notFound, .unavailable: response = perform(exchange, request: request)
+            default: return nil
+            }
+        }
+        response.headers += cors
+        return response
     }
 
     // MARK: requests (worker threads)
@@ -865,7 +899,16 @@ final class HTTPProtocolHandler: ServeProtocol {
     unowned let front: HTTPFrontEnd
     var limits: HTTPLimits { front.options.limits }
 
+    /// Bytes of request bodies held in memory now, across connections (HTTPConnection.heldBody); the loop's own.
+    private(set) var bodyBytesHeld = 0
+
     init(front: HTTPFrontEnd) { self.front = front }
+
+    /// Gives back what a connection's body counted against the bound.
+    private func releaseBody(_ c: HTTPConnection) {
+        bodyBytesHeld -= c.heldBody
+        c.heldBody = 0
+    }
 
     var maxConnections: Int { limits.maxConnections }
 
@@ -896,7 +939,11 @@ final class HTTPProtocolHandler: ServeProtocol {
         }
     }
 
-    func closed(_ channel: ServeChannel) { connection(channel)?.abandon() }
+    func closed(_ channel: ServeChannel) {
+        guard let c = connection(channel) else { return }
+        releaseBody(c)
+        c.abandon()
+    }
 
     func lingers(_ channel: ServeChannel) -> Bool { true }
 
@@ -965,6 +1012,12 @@ final class HTTPProtocolHandler: ServeProtocol {
                 channel.readClosed = true
             }
         }
+        if c.heldBody > 0 {
+            switch c.phase {
+            case .body, .busy: break
+            default: releaseBody(c)
+            }
+        }
         let s = channel.state()
         if s.waiting > 0 && s.heldSince == nil {
             if c.writingSince == nil { c.writingSince = now }
@@ -1026,18 +1079,27 @@ final class HTTPProtocolHandler: ServeProtocol {
     private func refuse(_ channel: ServeChannel, _ c: HTTPConnection, _ refusal: HTTPRefusal, method: String, target: String,
                         requestID: String? = nil) {
         var response = HTTPResponse.refusal(refusal)
+        if refusal.status == 405 { response.headers.append(("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")) }
+        if refusal.status == 503 { response.headers.append(("Retry-After", "1")) }
+        refuse(channel, c, response, method: method, target: target, requestID: requestID)
+    }
+
+    /// Answers `response` from the loop and closes the connection after it, the rest of the input unread.
+    private func refuse(_ channel: ServeChannel, _ c: HTTPConnection, _ response: HTTPResponse, method: String, target: String,
+                        requestID: String? = nil) {
+        var response = response
         response.close = true
         let id = requestID ?? front.nextRequestID()
-        if refusal.status == 405 { response.headers.append(("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")) }
+        releaseBody(c)
         channel.enqueue(response.serialized(requestID: id, date: front.dates.now), droppable: false)
         c.phase = .closing
         channel.readClosed = true
         channel.input.removeAll()
         channel.inputStart = 0
-        front.logLine(requestID: id, client: channel.peer, method: method, target: target, status: refusal.status,
+        front.logLine(requestID: id, client: channel.peer, method: method, target: target, status: response.status,
                       bytes: response.body.count, micros: 0, principal: "anonymous")
         let access = front.access
-        let entry = AuditEntry(requestID: id, principalName: "anonymous", method: method, path: target, status: refusal.status,
+        let entry = AuditEntry(requestID: id, principalName: "anonymous", method: method, path: target, status: response.status,
                                durationMicroseconds: 0, clientAddress: channel.peer)
         front.pool.submit { access.record(entry) }
     }
@@ -1107,6 +1169,24 @@ final class HTTPProtocolHandler: ServeProtocol {
                         refuse(channel, c, HTTPRefusal(413, "the body (\(head.contentLength) bytes) is too large: \(what)"),
                                method: head.method, target: head.target, requestID: requestID)
                         return false
+                    }
+                    if head.contentLength > 0 {
+                        // Refused on the head: answered now and closed, the body never read (no 100 Continue).
+                        let bare = HTTPExchange(head: head, target: target, destination: destination, body: [], requestID: requestID,
+                                                peer: channel.peer, startedMicroseconds: started)
+                        if let response = front.refusalBeforeBody(bare) {
+                            refuse(channel, c, response, method: head.method, target: head.target, requestID: requestID)
+                            return false
+                        }
+                        // The server-wide bound on bodies in memory: over it, 503 now rather than a body read.
+                        let bound = front.bodyMemoryBound()
+                        if bodyBytesHeld + head.contentLength > bound {
+                            refuse(channel, c, HTTPRefusal(503, "server busy: request bodies held in memory would exceed \(bound) bytes (--http-max-body-memory) with this one's \(head.contentLength); try again later"),
+                                   method: head.method, target: head.target, requestID: requestID)
+                            return false
+                        }
+                        bodyBytesHeld += head.contentLength
+                        c.heldBody = head.contentLength
                     }
                     if head.expectsContinue && head.contentLength > 0 {
                         channel.enqueue(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), droppable: false)
