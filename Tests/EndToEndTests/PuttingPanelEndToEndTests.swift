@@ -165,6 +165,8 @@ final class PuttingPanelEndToEndTests: XCTestCase {
                 let refused = try browser.text("#whatif-error")
                 XCTAssertTrue(refused.hasPrefix("clubhouse: aim (toward the aim point)") && refused.contains("is out of range: it must be within ±90 degrees of the line to the hole"), refused)
                 XCTAssertEqual(try browser.text("#wi-outcome"), "–")
+                try browser.click("#roll3d")   // the what-if path, refused: nothing to roll
+                XCTAssertEqual(try browser.text("#view3d-state"), "Nothing to roll: this path has no line yet (see the message above the green or under What if).")
                 // The flag moved: the book was for the old pin and goes away, saying so.
                 try browser.drag("#flag .hit", dx: 0, dy: 30, pointer: pointer)
                 try browser.wait("the book gone with the pin", #"return document.getElementById("green").dataset.bookCells === "0";"#)

@@ -460,7 +460,7 @@ document.getElementById("path3d").addEventListener("change", path3d);
 document.getElementById("roll3d").addEventListener("click", () => {
   if (!view3d) return;
   path3d();
-  if (!view3d.roll()) view3dState.textContent = "No line to roll yet: place the ball and the flag first.";
+  if (!view3d.roll()) view3dState.textContent = "Nothing to roll: this path has no line yet (see the message above the green or under What if).";
 });
 document.getElementById("reset3d").addEventListener("click", () => { if (view3d) { path3d(); view3d.reset(); } });
 
