@@ -256,9 +256,10 @@ export async function followCall(method, path, { body, query, signal, onProgress
       let chunk;
       try { chunk = await reader.read(); } catch (_) {
         if (own.signal.aborted) throw new ClubhouseError("cancelled", "cancelled", 499);
-        throw new ClubhouseError("io", "the connection to the host was lost while the call ran; try again", 0);
+        throw new ClubhouseError("io", "the host cannot be reached; check the connection and try again", 0);
       }
-      if (chunk.done) throw new ClubhouseError("io", "the call's stream ended without a result; try again", 0);
+      // The stream ended without its result: the connection went away (the host said nothing more).
+      if (chunk.done) throw new ClubhouseError("io", "the host cannot be reached; check the connection and try again", 0);
       buffer += decoder.decode(chunk.value, { stream: true }).replace(/\r\n/g, "\n");
       let end;
       while ((end = buffer.indexOf("\n\n")) >= 0) {

@@ -147,6 +147,33 @@ final class PuttingPanelEndToEndTests: XCTestCase {
             let legend = try browser.text("#book-legend-title")
             XCTAssertTrue(legend.hasPrefix("Aim offset at the hole (inches)"), legend)
             try browser.assertQuietConsole("the green book (\(pointer))")
+            // Nothing the page showed moved when a roll, a line or the book arrived (the CLS sum, input excluded).
+            let shift = try browser.run(#"""
+                return new Promise((done) => {
+                  new PerformanceObserver((list) => {
+                    done(list.getEntries().filter((e) => !e.hadRecentInput).reduce((s, e) => s + e.value, 0));
+                  }).observe({ type: "layout-shift", buffered: true });
+                  setTimeout(() => done(0), 300);
+                });
+                """#).doubleValue ?? .nan
+            XCTAssertLessThan(shift, 0.05, "\(size): layout shift \(shift)")
+
+            if index == 1 {
+                // An aim behind the ball is refused where it was set, worded as the CLI words it.
+                try browser.drag("#target .hit", dx: -150, dy: 0, pointer: pointer)
+                try browser.wait("the refused aim", #"return !document.getElementById("whatif-error").hidden;"#)
+                let refused = try browser.text("#whatif-error")
+                XCTAssertTrue(refused.hasPrefix("clubhouse: aim (toward the aim point)") && refused.contains("is out of range: it must be within ±90 degrees of the line to the hole"), refused)
+                XCTAssertEqual(try browser.text("#wi-outcome"), "–")
+                try browser.click("#roll3d")   // the what-if path, refused: nothing to roll
+                XCTAssertEqual(try browser.text("#view3d-state"), "Nothing to roll: this path has no line yet (see the message above the green or under What if).")
+                // The flag moved: the book was for the old pin and goes away, saying so.
+                try browser.drag("#flag .hit", dx: 0, dy: 30, pointer: pointer)
+                try browser.wait("the book gone with the pin", #"return document.getElementById("green").dataset.bookCells === "0";"#)
+                XCTAssertEqual(try browser.text("#book-state"), "The flag moved: make the book again for the new pin.")
+                try browser.wait("the last roll answered", #"return !document.getElementById("whatif-result").hasAttribute("aria-busy") && !document.getElementById("whatif-error").hidden;"#)
+                _ = try browser.consoleEntries()   // the refused rolls' 400s (the aim stays behind the ball) are expected failures
+            }
         }
 
         // Without WebGL (the page's getContext answers null, as a browser with WebGL turned off does).

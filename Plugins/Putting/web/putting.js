@@ -460,7 +460,7 @@ document.getElementById("path3d").addEventListener("change", path3d);
 document.getElementById("roll3d").addEventListener("click", () => {
   if (!view3d) return;
   path3d();
-  if (!view3d.roll()) view3dState.textContent = "No line to roll yet: place the ball and the flag first.";
+  if (!view3d.roll()) view3dState.textContent = "Nothing to roll: this path has no line yet (see the message above the green or under What if).";
 });
 document.getElementById("reset3d").addEventListener("click", () => { if (view3d) { path3d(); view3d.reset(); } });
 
@@ -503,10 +503,16 @@ function drawBook() {
   if (!layers) return;
   layers.book.replaceChildren();
   const book = model.book;
-  legend.hidden = !book || !model.bookShown;
+  // The legend's room is kept from the moment a book is asked for: nothing moves when it arrives.
+  legend.hidden = !(book ? model.bookShown : model.bookRun || legend.dataset.asked);
   document.getElementById("book-hide").disabled = !book;
   green.dataset.bookCells = book ? String(book.entries.length) : "0";
-  if (!book) return;
+  if (!book) {
+    document.getElementById("book-legend-title").textContent = model.bookRun ? "The heat map appears here when the book is ready." : "No book for this pin yet.";
+    document.getElementById("book-legend-bar").replaceChildren();
+    document.getElementById("book-legend-ticks").replaceChildren();
+    return;
+  }
   const m = bookMeasure();
   const size = book.spacing;
   for (const e of book.entries) {
@@ -537,6 +543,9 @@ async function makeBook() {
   showError(bookError, null);
   const flag = { ...model.flag }, spacing = Number(document.getElementById("book-spacing").value);
   bookState.textContent = "Starting the book…";
+  document.getElementById("book-legend").dataset.asked = "1";
+  model.book = null;
+  drawBook();
   const started = performance.now();
   try {
     const reply = await followCall("POST", `${api}/courses/${encodeURIComponent(model.course)}/holes/${model.hole}/book`, {
@@ -560,6 +569,8 @@ async function makeBook() {
   } catch (error) {
     if (error.status === "cancelled") {
       bookState.textContent = "Cancelled. The positions solved so far are kept: making the book again goes on from there.";
+      model.bookRun = null;
+      drawBook();
     } else {
       showError(bookError, error);
       bookState.textContent = "";
