@@ -19,7 +19,10 @@
 // the polygon is cut again with near-straight turns treated as straight, and the best cut wins.
 // Invalid input (a hole poking out of the outer ring, an outer ring that crosses itself) gets one
 // more chance: a hole whose leftmost point sees no edge to its left is bridged from another of
-// its points rather than left out.
+// its points rather than left out. Input that no pass cuts to its area (a ring that crosses itself)
+// is also cut in earcut's own order of work (the next ear two vertices on; filter, cure knots —
+// edges that cross or touch — then split), once covering each cured knot and once dropping it;
+// the cut whose area is nearest the polygon's wins.
 //
 // In the exact pass every orientation is exact (Orientation.cross, after Shewchuk): a polygon
 // turned off the grid its points were on keeps points that are collinear, or nearly so, and a
