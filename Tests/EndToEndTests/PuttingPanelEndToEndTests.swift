@@ -115,6 +115,11 @@ final class PuttingPanelEndToEndTests: XCTestCase {
                 let after = try browser.run(PuttingPanelEndToEndTests.pixels).arrayValue ?? []
                 XCTAssertGreaterThan(after.first?.doubleValue ?? 0, 0.3, "\(size): the 3D view covers the canvas: \(after)")
                 try browser.screenshot(to: shots.appendingPathComponent("putting-3d-\(size).png"))
+                // Zoom in: two fingers spread on the phone, the wheel on the desktop; the green fills more of the canvas.
+                let centre = try browser.centre("#view3d")
+                if pointer == "touch" { try browser.pinch(at: centre, from: 30, to: 90) } else { try browser.wheel(at: centre, deltaY: -300) }
+                try browser.wait("the zoom", "const p = (() => {\(PuttingPanelEndToEndTests.pixels)})(); return !!p && p[0] > arguments[0] + 0.03;",
+                                 [.double(after.first?.doubleValue ?? 1)])
             }
             try browser.assertQuietConsole("the 3D view (\(pointer))")
 
@@ -186,5 +191,29 @@ final class PuttingPanelEndToEndTests: XCTestCase {
         XCTAssertTrue(fallback.hasPrefix("This browser cannot draw in 3D"), fallback)
         try desk.wait("the best line without 3D", #"return document.getElementById("speed").textContent !== "–";"#)
         try desk.assertQuietConsole("the panel without WebGL")
+    }
+}
+
+extension BrowserSession {
+    /// Two fingers pressed `from` pixels either side of `point` (left and right) that spread to `to` pixels, and lift.
+    func pinch(at point: (x: Int, y: Int), from: Int, to: Int) throws {
+        func finger(_ id: String, _ side: Int) -> JSONValue {
+            var moves: [JSONValue] = [["type": "pointerMove", "duration": 0, "origin": "viewport", "x": .int(point.x + side * from), "y": .int(point.y)],
+                                      ["type": "pointerDown", "button": 0]]
+            for step in 1...5 {
+                moves.append(["type": "pointerMove", "duration": 40, "origin": "viewport", "x": .int(point.x + side * (from + (to - from) * step / 5)), "y": .int(point.y)])
+            }
+            moves.append(["type": "pointerUp", "button": 0])
+            return ["type": "pointer", "id": .string(id), "parameters": ["pointerType": "touch"], "actions": .array(moves)]
+        }
+        try command("POST", "/actions", ["actions": [finger("finger-1", -1), finger("finger-2", 1)]])
+        try command("DELETE", "/actions")
+    }
+
+    /// A mouse wheel turned over `point` (negative `deltaY`: away from the user, to zoom in).
+    func wheel(at point: (x: Int, y: Int), deltaY: Int) throws {
+        try command("POST", "/actions", ["actions": [["type": "wheel", "id": "wheel", "actions": [
+            ["type": "scroll", "x": .int(point.x), "y": .int(point.y), "deltaX": 0, "deltaY": .int(deltaY), "duration": 100, "origin": "viewport"]]]]])
+        try command("DELETE", "/actions")
     }
 }

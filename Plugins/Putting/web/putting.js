@@ -630,8 +630,8 @@ async function loadHole(hole) {
   model.book = null;
   model.target = { ...model.flag };
   drawGreen();
-  setup3d();
   if (!performance.getEntriesByName("clubhouse:rendered").length) performance.mark("clubhouse:rendered");
+  setup3d();
   await settle();
 }
 
