@@ -130,7 +130,10 @@ final class PuttingPanelEndToEndTests: XCTestCase {
                 try browser.click("#book-start")
                 try browser.wait("the book's progress", timeout: 60, #"return document.getElementById("book-progress").value > 0;"#)
                 try browser.click("#book-cancel")
-                try browser.wait("the cancel", timeout: 30, #"return document.getElementById("book-state").textContent.startsWith("Cancelled.") && !document.getElementById("book-start").disabled;"#)
+                try browser.wait("the cancel", timeout: 30, #"return document.getElementById("book-state").textContent.startsWith("Cancelled") && !document.getElementById("book-start").disabled;"#)
+                // The host's own last progress said it stopped (not the page giving up on the stream).
+                let stopped = try browser.text("#book-state")
+                XCTAssertNotNil(stopped.range(of: #"^Cancelled: the host stopped the book at \d+ %\. The positions solved so far are kept"#, options: .regularExpression), stopped)
                 XCTAssertEqual(try browser.run(#"return document.getElementById("green").dataset.bookCells;"#), "0")
             }
             try browser.run(#"document.getElementById("book-spacing").value = "8";"#)

@@ -547,11 +547,13 @@ async function makeBook() {
   model.book = null;
   drawBook();
   const started = performance.now();
+  let stoppedAt = null;   // the host's last word on a cancelled book: how far it got
   try {
     const reply = await followCall("POST", `${api}/courses/${encodeURIComponent(model.course)}/holes/${model.hole}/book`, {
       body: { flag: [flag.x, flag.z], spacing, stimp: model.stimp }, signal: controller.signal,
       onProgress: (p) => {
         if (!p.total) return;
+        if (p.cancelled) stoppedAt = Math.round((100 * p.done) / p.total);
         bookProgress.max = p.total;
         bookProgress.value = p.done;
         bookState.textContent = `Solving the positions… ${Math.round((100 * p.done) / p.total)} %`;
@@ -568,7 +570,8 @@ async function makeBook() {
     bookState.textContent = `The book is ready: ${model.book.entries.length} spots (${book.cached || 0} from the cache) in ${seconds} s. Tap a square to put the ball there.`;
   } catch (error) {
     if (error.status === "cancelled") {
-      bookState.textContent = "Cancelled. The positions solved so far are kept: making the book again goes on from there.";
+      bookState.textContent = `${stoppedAt === null ? "Cancelled." : `Cancelled: the host stopped the book at ${stoppedAt} %.`} `
+        + "The positions solved so far are kept: making the book again goes on from there.";
       model.bookRun = null;
       drawBook();
     } else {
