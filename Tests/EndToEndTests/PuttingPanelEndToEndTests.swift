@@ -154,6 +154,7 @@ final class PuttingPanelEndToEndTests: XCTestCase {
             try browser.run(#"const s = document.getElementById("book-show"); s.value = "aim"; s.dispatchEvent(new Event("change"));"#)
             let legend = try browser.text("#book-legend-title")
             XCTAssertTrue(legend.hasPrefix("Aim offset at the hole (inches)"), legend)
+            try browser.screenshot(to: shots.appendingPathComponent("putting-book-aim-\(size).png"))
             try browser.assertQuietConsole("the green book (\(pointer))")
             // Nothing the page showed moved when a roll, a line or the book arrived (the CLS sum, input excluded).
             let shift = try browser.run(#"""

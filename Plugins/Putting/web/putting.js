@@ -8,6 +8,7 @@
 // Coordinates are the plugin's: feet from the green's centre, +x east, +z north. In the SVG, y = −z.
 import { call, el, followCall, showError } from "/ui/_/clubhouse.js";
 import { createView3D, BALL_SCALE } from "./view3d.js";
+import { heatMeasure, rampColour } from "./heatmap.js";
 
 const api = "/api/putting";
 const svgNS = "http://www.w3.org/2000/svg";
@@ -469,35 +470,6 @@ document.getElementById("reset3d").addEventListener("click", () => { if (view3d)
 const bookState = document.getElementById("book-state");
 const bookError = document.getElementById("book-error");
 const bookProgress = document.getElementById("book-progress");
-// Colour-blind-safe ramps: make probability 0 → 100 % (dark purple to yellow); aim right ← 0 → left.
-const MAKE_RAMP = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
-const AIM_RAMP = [[179, 88, 6], [241, 163, 64], [247, 247, 247], [153, 142, 195], [84, 39, 136]];
-
-function rampColour(stops, t) {
-  const s = Math.max(0, Math.min(1, t)) * (stops.length - 1), i = Math.min(stops.length - 2, Math.floor(s)), f = s - i;
-  const c = stops[i].map((v, k) => Math.round(v + (stops[i + 1][k] - v) * f));
-  return `rgb(${c[0]},${c[1]},${c[2]})`;
-}
-
-/** What the heat map shows: a value in 0…1 for the colour, words for a cell, and the legend. */
-function bookMeasure() {
-  const show = document.getElementById("book-show").value;
-  if (show === "aim") {
-    const most = Math.max(1, ...model.book.entries.map((e) => Math.abs(e.aimOffsetIn || 0)));
-    const span = Math.ceil(most / 2) * 2;
-    return {
-      stops: AIM_RAMP, t: (e) => 0.5 + (e.aimOffsetIn || 0) / (2 * span),
-      words: (e) => `aim ${Math.abs(e.aimOffsetIn).toFixed(1)} in ${e.aimOffsetIn >= 0 ? "left" : "right"}, ${e.speedFps.toFixed(1)} ft/s, make ${Math.round(e.makeProbability * 100)} %`,
-      title: "Aim offset at the hole (inches)", ticks: [`${span} in right`, "straight", `${span} in left`],
-    };
-  }
-  return {
-    stops: MAKE_RAMP, t: (e) => e.makeProbability,
-    words: (e) => `make ${Math.round(e.makeProbability * 100)} %, aim ${Math.abs(e.aimOffsetIn).toFixed(1)} in ${e.aimOffsetIn >= 0 ? "left" : "right"}`,
-    title: "Make probability from each spot", ticks: ["0 %", "50 %", "100 %"],
-  };
-}
-
 function drawBook() {
   const legend = document.getElementById("book-legend");
   if (!layers) return;
@@ -513,7 +485,7 @@ function drawBook() {
     document.getElementById("book-legend-ticks").replaceChildren();
     return;
   }
-  const m = bookMeasure();
+  const m = heatMeasure(book.entries, document.getElementById("book-show").value);
   const size = book.spacing;
   for (const e of book.entries) {
     const cell = svg("rect", { class: "book-cell", x: e.xFt - size / 2, y: -e.zFt - size / 2, width: size, height: size, fill: rampColour(m.stops, m.t(e)) },
