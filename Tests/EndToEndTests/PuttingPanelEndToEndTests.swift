@@ -73,6 +73,11 @@ final class PuttingPanelEndToEndTests: XCTestCase {
             try browser.wait("the roll after the aim moved", outcome)
             try browser.run(#"const p = document.getElementById("pace"); p.value = "4"; p.dispatchEvent(new Event("input")); p.dispatchEvent(new Event("change"));"#)
             try browser.wait("the roll at the new pace", #"return document.getElementById("pace-out").textContent === "4.0 ft past the hole" && "# + outcome.dropFirst("return ".count))
+            // The aim by keyboard: the focused marker moves half a foot a press and the stroke is rolled again.
+            let aimBefore = try browser.run(#"const t = document.getElementById("target"); t.focus(); return t.getAttribute("aria-valuetext");"#).stringValue ?? ""
+            try browser.press("\u{E013}")   // arrow up
+            try browser.wait("the aim moved by a key", #"return document.getElementById("target").getAttribute("aria-valuetext") !== arguments[0] && "# + outcome.dropFirst("return ".count),
+                             [.string(aimBefore)])
             try browser.wait("the what-if path", #"return (document.getElementById("whatif-path").getAttribute("points") || "").split(" ").length > 10;"#)
             let shown = try browser.run(#"""
                 const t = (id) => document.getElementById(id).textContent;

@@ -140,7 +140,7 @@ function drawGreen() {
       svg("path", { d: "M0 -9 L9 0 L0 9 L-9 0 Z", fill: "#1f5fd6", stroke: "#fff", "stroke-width": 2 }),
       svg("path", { d: "M-3 0 H3 M0 -3 V3", stroke: "#fff", "stroke-width": 1.5 }),
       svg("circle", { class: "ring", r: 13, fill: "none", stroke: "#1f5fd6", "stroke-width": 1.5 })],
-      { moves: () => {}, released: () => rollWhatIf() }),
+      { onMove: () => {}, onRelease: () => rollWhatIf() }),
   };
   green.append(
     svg("image", { href: picture.url, x: left, y: top, width, height, preserveAspectRatio: "none" }),
@@ -157,7 +157,7 @@ function niceInterval(raw) {
 }
 
 // A draggable marker: pointer events (touch, pen and mouse alike) and arrow keys (0.5 ft a press).
-function handle(which, label, children, { moves = () => { model.line = null; }, released = () => settle() } = {}) {
+function handle(which, label, children, { onMove = () => { model.line = null; }, onRelease = () => settle() } = {}) {
   const group = svg("g", { class: "handle", id: which, tabindex: 0, role: "slider", "aria-label": `${label} position` }, ...children);
   let dragging = false;
   group.addEventListener("pointerdown", (event) => {
@@ -172,7 +172,7 @@ function handle(which, label, children, { moves = () => { model.line = null; }, 
     if (!dragging) return;
     const p = toGreen(event.clientX, event.clientY);
     model[which] = clampToGreen(p);
-    moves();
+    onMove();
     place();
   });
   const release = (event) => {
@@ -180,7 +180,7 @@ function handle(which, label, children, { moves = () => { model.line = null; }, 
     dragging = false;
     group.classList.remove("dragging");
     if (group.hasPointerCapture(event.pointerId)) group.releasePointerCapture(event.pointerId);
-    released();
+    onRelease();
   };
   group.addEventListener("pointerup", release);
   group.addEventListener("pointercancel", release);
@@ -190,9 +190,9 @@ function handle(which, label, children, { moves = () => { model.line = null; }, 
     if (!move) return;
     event.preventDefault();
     model[which] = clampToGreen({ x: model[which].x + move[0], z: model[which].z + move[1] });
-    moves();
+    onMove();
     place();
-    released();
+    onRelease();
   });
   return group;
 }
