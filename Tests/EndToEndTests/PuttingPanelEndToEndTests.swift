@@ -64,6 +64,11 @@ final class PuttingPanelEndToEndTests: XCTestCase {
         for (index, (browser, size, pointer)) in [(phone, "375x812", "touch"), (desk, "1280x800", "mouse")].enumerated() {
             try browser.open(base + "/ui/putting/#course=demo&hole=1")
             try browser.wait("the first best line", #"return document.getElementById("speed").textContent !== "–";"#)
+            // The ball by keyboard: half a foot west, and the best line from there.
+            let ballBefore = try browser.run(#"document.getElementById("ball").focus(); return document.getElementById("ball-at").textContent;"#).stringValue ?? ""
+            try browser.press("\u{E012}")   // arrow left
+            try browser.wait("the ball moved by a key", #"return document.getElementById("ball-at").textContent !== arguments[0] && document.getElementById("speed").textContent !== "–" && !document.getElementById("green").hasAttribute("aria-busy");"#,
+                             [.string(ballBefore)])
 
             // What if: my stroke from the best line's aim at 1.5 ft past, then the aim dragged and a firmer pace.
             try browser.click("#whatif-on")
