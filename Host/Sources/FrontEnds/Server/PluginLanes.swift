@@ -87,15 +87,8 @@ final class PluginLanes: @unchecked Sendable {
         /// The next call to start: the next of the client whose turn it is while its burst goes on,
         /// else the oldest of the first client in turn, skipping the one that ran last.
         func next(now: Int64) -> Waiting? {
-            if burstGoesOn(now: now), let client = lastClient, var queue = waiting[client] {
-                let first = queue.removeFirst()
-                if queue.isEmpty {
-                    waiting[client] = nil
-                    turns.removeAll { $0 == client }
-                } else {
-                    waiting[client] = queue
-                }
-                count -= 1
+            if burstGoesOn(now: now), let client = lastClient, let oldest = waiting[client]?.first,
+               let first = remove(ticket: oldest.ticket, client: client) {
                 burstLength += 1
                 return first
             }
