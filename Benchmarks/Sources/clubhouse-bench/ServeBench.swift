@@ -56,12 +56,14 @@ private final class Restarter: @unchecked Sendable {
     var restarts: Int { lock.withLock { count } }
     /// Median seconds from a crashing call's request to its answer.
     var medianLatency: Double { lock.withLock { Measure.median(latencies) } }
-    /// Seconds the restarter ran, over all rounds.
+    /// Seconds from `start` to `stop`, over all rounds (the calls counted are those answered in them).
     var seconds: Double { lock.withLock { busySeconds } }
+    private var startedAt = 0.0
 
     func start(_ path: String) {
         let mine = lock.withLock { () -> Int in
             generation += 1
+            startedAt = Measure.now()
             return generation
         }
         Thread.detach { [self] in
@@ -69,9 +71,7 @@ private final class Restarter: @unchecked Sendable {
             defer { close(fd) }
             let line = pingRequest("crash", command: "fatal")
             var buffer = [UInt8](repeating: 0, count: 4096)
-            let began = Measure.now()
-            defer { lock.withLock { busySeconds += Measure.now() - began } }
-            var next = began
+            var next = Measure.now()
             while lock.withLock({ generation == mine }) {
                 if every > 0 {
                     let now = Measure.now()
@@ -88,6 +88,7 @@ private final class Restarter: @unchecked Sendable {
                 }
                 let latency = Measure.now() - sent
                 lock.withLock {
+                    guard generation == mine else { return }
                     count += 1
                     latencies.append(latency)
                 }
@@ -95,7 +96,12 @@ private final class Restarter: @unchecked Sendable {
         }
     }
 
-    func stop() { lock.withLock { generation += 1 } }
+    func stop() {
+        lock.withLock {
+            generation += 1
+            busySeconds += Measure.now() - startedAt
+        }
+    }
 }
 
 /// One client writing `n` requests from a helper thread while reading the replies: requests/s.
