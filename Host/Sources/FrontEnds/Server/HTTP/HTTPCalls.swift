@@ -231,6 +231,7 @@ extension HTTPFrontEnd {
         if !connection.openStream(stop: {}) { _ = followed.cancel() }
         loop?.wake()
         let context = session.runtime.router.context(for: call.prepared, progress: followed)
+        running.add(context)
         followed.started(context)
         let response: HTTPResponse
         switch holdLease(exchange, principal: answer.principal, context: context, what: call.route.shown) {

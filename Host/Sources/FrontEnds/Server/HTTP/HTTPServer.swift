@@ -215,6 +215,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let group = DispatchGroup()
     /// The calls clients follow as event streams, while they run.
     let calls = HTTPCallTable()
+    /// Every call running (plain, followed, leased): stopping the server cancels them (RunningCalls).
+    let running = RunningCalls()
     /// The event streams open, per credential and client address (HTTPLimits' stream bounds).
     let streamSlots = HTTPStreamSlots()
     private let idPrefix: String
@@ -791,6 +793,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
     /// running) and queues its response.
     private func run(_ call: PluginCall, exchange: HTTPExchange, _ answer: Answer, connection: HTTPConnection, channel: ServeChannel) {
         let context = session.runtime.router.context(for: call.prepared)
+        running.add(context)
         // A page's heartbeat lease holds the call from now, waiting or running (HTTPCallLeases.swift).
         let leased: String?
         switch holdLease(exchange, principal: answer.principal, context: context, what: call.route.shown) {
