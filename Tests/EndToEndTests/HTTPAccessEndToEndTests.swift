@@ -96,6 +96,30 @@ final class HTTPAccessEndToEndTests: XCTestCase {
         XCTAssertNotNil(retry)
     }
 
+    /// The third outside attack (a17): a revoked token's event stream, opened before, is closed within a second
+    /// or two of `token revoke` (it went on receiving every event); another credential's stream stays open.
+    func testARevokedCredentialLosesTheStreamsItHasOpen() throws {
+        let c = try Clubhouse()
+        let site = ["--config", try config(c), "--site", "club"]
+        func token(_ name: String) throws -> String {
+            try XCTUnwrap(try c.succeed(site + ["--json", "token", "create", "--name", name, "--scope", "scorecard:read"]).json()["token"]?.stringValue)
+        }
+        let lost = try token("lost phone"), kept = try token("board")
+        let server = try HTTPServerProcess(c, arguments: site)
+        defer { server.stop() }
+        func open(_ token: String) throws -> RawHTTPConnection {
+            let stream = try RawHTTPConnection(port: server.port)
+            stream.send("GET /api/scorecard/events HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer \(token)\r\n\r\n")
+            XCTAssertEqual(try stream.response(head: true).status, 200)
+            return stream
+        }
+        let lostStream = try open(lost), keptStream = try open(kept)
+        try c.succeed(site + ["token", "revoke", "lost phone"])
+        XCTAssertTrue(lostStream.closesWithin(3), "the revoked token's stream is still open: \(server.stderr)")
+        XCTAssertTrue(server.stderr.contains("its credential was revoked (or lost the scope of this stream)"), server.stderr)
+        XCTAssertFalse(keptStream.closesWithin(1.5), "another credential's stream was closed")
+    }
+
     func testGreenReaderAndVoyageAgainstTheClubsHost() throws {
         let presidio = try Clubhouse.requireSharedData("putting/presidio").path
         let c = try Clubhouse()

@@ -107,6 +107,17 @@ public final class AccessControl: AccessControlling, @unchecked Sendable {
         }
     }
 
+    public func stillAllows(_ request: AccessRequest) -> Bool {
+        if request.isPublic { return true }
+        switch identify(request) {
+        case .none, .invalid: return false
+        case .unavailable: return true
+        case .valid(_, let scopes, _, _):
+            guard let alias = request.alias else { return true }
+            return scopes.contains { $0.allows(alias: alias, access: request.access) }
+        }
+    }
+
     public func exchangePairingCode(_ code: String, request: AccessRequest) -> PairingResult {
         if let origin = request.origin, !OriginPolicy.sameOrigin(origin, host: request.host, secure: request.secure),
            !OriginPolicy.listed(origin, in: http.allowedOrigins) {

@@ -141,6 +141,9 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
+    /// Whether the client went away (or was dropped).
+    var isGone: Bool { lock.withLock { gone } }
+
     /// The client went away (or stopped sending): its running call is cancelled, its event stream closed.
     func abandon() {
         let (context, stop, release) = lock.withLock { () -> (CallContext?, (() -> Void)?, (() -> Void)?) in
@@ -217,6 +220,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let calls = HTTPCallTable()
     /// Every call running (plain, followed, leased): stopping the server cancels them (RunningCalls).
     let running = RunningCalls()
+    /// The credentials of open streams, asked again each second (HTTPCredentialWatch).
+    private(set) var credentialWatch: HTTPCredentialWatch?
     /// The event streams open, per credential and client address (HTTPLimits' stream bounds).
     let streamSlots = HTTPStreamSlots()
     private let idPrefix: String
@@ -275,6 +280,11 @@ final class HTTPFrontEnd: @unchecked Sendable {
         let (fd, port) = try options.bind()
         listenerFD = fd
         self.port = port
+        credentialWatch = HTTPCredentialWatch(check: { [access] in access.stillAllows($0) }, drop: { [weak self] connection in
+            connection.noteOverrun("its credential was revoked (or lost the scope of this stream)")
+            connection.abandon()
+            self?.loop?.wake()
+        })
     }
 
     deinit {
