@@ -45,7 +45,7 @@ public enum CommandLineTool {
         }
         // On a terminal the prefix is red, as cargo and git mark errors (never with NO_COLOR or --no-color).
         let prefix = color ? "\u{1B}[1;31mclubhouse:\u{1B}[0m" : "clubhouse:"
-        StandardStreams.writeError("\(prefix) \(shortened(error.message))\n")
+        StandardStreams.writeError("\(prefix) \(TerminalText.plain(shortened(error.message), keepNewlines: true))\n")
         return error.status.exitCode
     }
 
@@ -235,7 +235,7 @@ public enum CommandLineTool {
         guard interactive else {
             throw CLIError(status: .needsConfirmation, message: "\(outcome.message) (nothing was changed; run it again with --yes to confirm)")
         }
-        StandardStreams.writeError("\(alias): \(outcome.message) [y/N] ")
+        StandardStreams.writeError("\(alias): \(TerminalText.plain(outcome.message)) [y/N] ")
         let answer = String((readLine(strippingNewline: true) ?? "").filter { !$0.isWhitespace }).lowercased()
         guard answer == "y" || answer == "yes" else {
             throw CLIError(status: .needsConfirmation, message: "not confirmed; nothing was changed")
@@ -323,7 +323,9 @@ final class Session {
         if options.json {
             StandardStreams.writeOutput(JSONWriter.pretty(outcome.data) + "\n")
         } else if let text = outcome.text {
-            if !options.quiet || text.isEmpty == false { Pager.show(text, enabled: options.pager) }
+            // What a phone stored may be in it: no escape sequence but the colours asked for reaches the terminal.
+            let shown = TerminalText.shown(text, styled: options.stylesOutput())
+            if !options.quiet || text.isEmpty == false { Pager.show(shown, enabled: options.pager) }
         } else if !outcome.data.isNull {
             StandardStreams.writeOutput(JSONWriter.pretty(outcome.data) + "\n")
         }
