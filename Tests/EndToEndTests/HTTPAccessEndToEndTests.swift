@@ -120,6 +120,38 @@ final class HTTPAccessEndToEndTests: XCTestCase {
         XCTAssertFalse(keptStream.closesWithin(1.5), "another credential's stream was closed")
     }
 
+    /// The third outside attack (a07): an Idempotency-Key belongs to its caller and route. Token B sending
+    /// token A's key runs B's own request (not A's answer, not a 422 naming A's request); the same key on
+    /// another route is another request; A's repeat is A's answer again.
+    func testIdempotencyKeysBelongToTheirCallerAndRoute() throws {
+        let c = try Clubhouse()
+        let site = ["--config", try config(c), "--site", "club"]
+        func token(_ name: String) throws -> String {
+            try XCTUnwrap(try c.succeed(site + ["--json", "token", "create", "--name", name, "--scope", "scorecard:write"]).json()["token"]?.stringValue)
+        }
+        let a = try token("A"), b = try token("B")
+        let server = try HTTPServerProcess(c, arguments: site)
+        defer { server.stop() }
+        func post(_ token: String, _ path: String, _ body: String) throws -> RawHTTPResponse {
+            try httpRequest(port: server.port, "POST", path, headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json"),
+                                                                     ("Idempotency-Key", "k-shared-1")], body: Array(body.utf8))
+        }
+        let first = try post(a, "/api/scorecard/players", #"{"name": "Ann"}"#)
+        XCTAssertEqual(first.status, 200, first.text)
+        let other = try post(b, "/api/scorecard/players", #"{"name": "Bob"}"#)
+        XCTAssertEqual(other.status, 200, "B's request is B's: \(other.text)")
+        XCTAssertNil(other.header("idempotent-replayed"))
+        XCTAssertFalse(other.text.contains("Ann"), other.text)
+        let same = try post(b, "/api/scorecard/players", #"{"name": "Ann"}"#)
+        XCTAssertEqual(same.status, 422, "B's own key, another body: \(same.text)")
+        XCTAssertTrue(same.text.contains("POST /api/scorecard/players"), same.text)
+        let replay = try post(a, "/api/scorecard/players", #"{"name": "Ann"}"#)
+        XCTAssertEqual(replay.header("idempotent-replayed"), "true")
+        XCTAssertEqual(replay.body, first.body)
+        let route = try post(a, "/api/scorecard/courses", #"{"name": "x"}"#)
+        XCTAssertFalse(route.text.contains("Idempotency-Key"), "the same key on another route is another request: \(route.text)")
+    }
+
     func testGreenReaderAndVoyageAgainstTheClubsHost() throws {
         let presidio = try Clubhouse.requireSharedData("putting/presidio").path
         let c = try Clubhouse()

@@ -563,7 +563,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
                 // A write named by an Idempotency-Key runs once; a repeat gets the first answer (IdempotencyKeys.swift).
                 var named: (caller: String, key: String)?
                 if route.access == .write, let key = exchange.head.header("idempotency-key") {
-                    let caller = "\(who.kind.rawValue):\(who.name)"
+                    // Keys are the caller's own, per route: another credential's key, or the same key on another
+                    // route, is simply another request (nothing of the first is answered or named).
+                    let caller = "\(who.kind.rawValue):\(who.name) \(exchange.head.method) \(exchange.target.path)"
                     let request = IdempotencyKeys.Request(method: exchange.head.method, target: exchange.head.target, body: exchange.body)
                     switch idempotency.start(caller: caller, key: key, request: request, now: Subprocess.monotonicMilliseconds()) {
                     case .answer(let response): return Answer(step: .now(response), principal: who.name, cors: cors)
