@@ -60,4 +60,46 @@ final class IsolatedEventsEndToEndTests: XCTestCase {
             }, "\(isolation): the server has a runner child (\(children))")
         }
     }
+
+    /// The third outside attack (a33): a correction whose reason makes its `score` event larger than an event
+    /// may be (4,096 bytes) was stored and its event dropped silently, so leaderboards never updated. Its
+    /// listeners now get `clubhouse.missed` (with the topic and the size) in its place, and load again; the
+    /// next event follows with the next id.
+    func testAnEventTooLargeToDeliverBecomesClubhouseMissed() throws {
+        let c = try Clubhouse()
+        let config = try c.write("plugins.json", #"{"sites": {"club": {"plugins": {"scorecard": {"id": "org.clubhouse.scorecard", "grants": ["storage"]}}}}}"#)
+        let site = ["--config", config, "--site", "club"]
+        var holes: [JSONValue] = []
+        for n in 1...9 { holes.append(["number": .int(n), "par": 4, "strokeIndex": .int(n)]) }
+        _ = try c.write("course.json", JSONWriter.compact(["name": "Tour Links", "tees": [["name": "White", "rating": 35.6, "slope": 124, "holes": .array(holes)]]]))
+        try c.succeed(site + ["scorecard", "course", "add", c.path("course.json")])
+        try c.succeed(site + ["scorecard", "player", "add", "Ann"])
+        try c.succeed(site + ["scorecard", "round", "start", "--course", "Tour Links", "--tee", "White", "--players", "Ann"])
+        let token = try XCTUnwrap(try c.succeed(site + ["--json", "token", "create", "--name", "board", "--scope", "scorecard:write"])
+            .json()["token"]?.stringValue)
+        let server = try HTTPServerProcess(c, arguments: site)
+        defer { server.stop() }
+        let board = try RawHTTPConnection(port: server.port)
+        board.send("GET /api/scorecard/events?topics=score HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer \(token)\r\n\r\n")
+        XCTAssertEqual(try board.response().status, 200)
+        let headers = [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")]
+        func post(_ path: String, _ body: JSONValue) throws {
+            let r = try httpRequest(port: server.port, "POST", path, headers: headers, body: Array(JSONWriter.compact(body).utf8), timeout: 60)
+            XCTAssertEqual(r.status, 200, r.text)
+        }
+        try post("/api/scorecard/rounds/1/scores", ["player": "Ann", "hole": 2, "strokes": 4])
+        XCTAssertEqual(try board.event(timeout: 30)?.event, "score")
+        try post("/api/scorecard/rounds/1/corrections", ["player": "Ann", "hole": 2, "strokes": 5, "reason": .string(String(repeating: "R", count: 5_000))])
+        let missed = try XCTUnwrap(try board.event(timeout: 30), "nothing reached the stream for the large event")
+        XCTAssertEqual(missed.event, "clubhouse.missed")
+        XCTAssertEqual(missed.id, "2")
+        let data = try JSONParser.parse(missed.data)
+        XCTAssertEqual(data["after"], 1)
+        XCTAssertEqual(data["topic"], "score")
+        XCTAssertGreaterThan(data["bytes"]?.intValue ?? 0, 4_096)
+        try post("/api/scorecard/rounds/1/scores", ["player": "Ann", "hole": 3, "strokes": 4])
+        let next = try XCTUnwrap(try board.event(timeout: 30))
+        XCTAssertEqual(next.event, "score")
+        XCTAssertEqual(next.id, "3")
+    }
 }
