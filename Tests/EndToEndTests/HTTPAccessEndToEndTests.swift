@@ -96,17 +96,22 @@ final class HTTPAccessEndToEndTests: XCTestCase {
         XCTAssertNotNil(retry)
     }
 
+    /// A site with a token per name in `tokens` (each with `scope`), served over HTTP.
+    func served(scope: String, tokens names: [String]) throws -> (c: Clubhouse, site: [String], tokens: [String], server: HTTPServerProcess) {
+        let c = try Clubhouse()
+        let site = ["--config", try config(c), "--site", "club"]
+        let tokens = try names.map { name in
+            try XCTUnwrap(try c.succeed(site + ["--json", "token", "create", "--name", name, "--scope", scope]).json()["token"]?.stringValue)
+        }
+        return (c, site, tokens, try HTTPServerProcess(c, arguments: site))
+    }
+
     /// The third outside attack (a17): a revoked token's event stream, opened before, is closed within a second
     /// or two of `token revoke` (it went on receiving every event); another credential's stream stays open.
     func testARevokedCredentialLosesTheStreamsItHasOpen() throws {
-        let c = try Clubhouse()
-        let site = ["--config", try config(c), "--site", "club"]
-        func token(_ name: String) throws -> String {
-            try XCTUnwrap(try c.succeed(site + ["--json", "token", "create", "--name", name, "--scope", "scorecard:read"]).json()["token"]?.stringValue)
-        }
-        let lost = try token("lost phone"), kept = try token("board")
-        let server = try HTTPServerProcess(c, arguments: site)
+        let (c, site, tokens, server) = try served(scope: "scorecard:read", tokens: ["lost phone", "board"])
         defer { server.stop() }
+        let lost = tokens[0], kept = tokens[1]
         func open(_ token: String) throws -> RawHTTPConnection {
             let stream = try RawHTTPConnection(port: server.port)
             stream.send("GET /api/scorecard/events HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer \(token)\r\n\r\n")
@@ -124,14 +129,9 @@ final class HTTPAccessEndToEndTests: XCTestCase {
     /// token A's key runs B's own request (not A's answer, not a 422 naming A's request); the same key on
     /// another route is another request; A's repeat is A's answer again.
     func testIdempotencyKeysBelongToTheirCallerAndRoute() throws {
-        let c = try Clubhouse()
-        let site = ["--config", try config(c), "--site", "club"]
-        func token(_ name: String) throws -> String {
-            try XCTUnwrap(try c.succeed(site + ["--json", "token", "create", "--name", name, "--scope", "scorecard:write"]).json()["token"]?.stringValue)
-        }
-        let a = try token("A"), b = try token("B")
-        let server = try HTTPServerProcess(c, arguments: site)
+        let (_, _, tokens, server) = try served(scope: "scorecard:write", tokens: ["A", "B"])
         defer { server.stop() }
+        let a = tokens[0], b = tokens[1]
         func post(_ token: String, _ path: String, _ body: String) throws -> RawHTTPResponse {
             try httpRequest(port: server.port, "POST", path, headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json"),
                                                                      ("Idempotency-Key", "k-shared-1")], body: Array(body.utf8))

@@ -8,6 +8,23 @@ import TestSupport
 import XCTest
 
 final class IsolatedEventsEndToEndTests: XCTestCase {
+    /// A round of `players` started on a nine-hole course at `site`; a scorecard:write token's secret.
+    func roundBeingPlayed(_ c: Clubhouse, site: [String], players: [String]) throws -> String {
+        _ = try c.write("course.json", """
+            {"name": "Tour Links", "tees": [{"name": "White", "rating": 35.6, "slope": 124, "holes": [
+              {"number": 1, "par": 4, "strokeIndex": 3}, {"number": 2, "par": 3, "strokeIndex": 9},
+              {"number": 3, "par": 5, "strokeIndex": 1}, {"number": 4, "par": 4, "strokeIndex": 5},
+              {"number": 5, "par": 4, "strokeIndex": 7}, {"number": 6, "par": 3, "strokeIndex": 8},
+              {"number": 7, "par": 4, "strokeIndex": 2}, {"number": 8, "par": 5, "strokeIndex": 4},
+              {"number": 9, "par": 4, "strokeIndex": 6}]}]}
+            """)
+        try c.succeed(site + ["scorecard", "course", "add", c.path("course.json")])
+        for name in players { try c.succeed(site + ["scorecard", "player", "add", name]) }
+        try c.succeed(site + ["scorecard", "round", "start", "--course", "Tour Links", "--tee", "White", "--players", players.joined(separator: ",")])
+        return try XCTUnwrap(try c.succeed(site + ["--json", "token", "create", "--name", "board", "--scope", "scorecard:write"])
+            .json()["token"]?.stringValue)
+    }
+
     func testAnIsolatedAndASandboxedScorecardPublishScoresThatReachAnSSELeaderboard() throws {
         for isolation in ["process", "sandbox"] {
             let c = try Clubhouse()
@@ -20,19 +37,7 @@ final class IsolatedEventsEndToEndTests: XCTestCase {
                 throw XCTSkip("this kernel has no Landlock: \(info.stderr)")
             }
             XCTAssertEqual(try info.json()["effective_isolation"]?.stringValue, isolation, info.stdout)
-            _ = try c.write("course.json", """
-                {"name": "Tour Links", "tees": [{"name": "White", "rating": 35.6, "slope": 124, "holes": [
-                  {"number": 1, "par": 4, "strokeIndex": 3}, {"number": 2, "par": 3, "strokeIndex": 9},
-                  {"number": 3, "par": 5, "strokeIndex": 1}, {"number": 4, "par": 4, "strokeIndex": 5},
-                  {"number": 5, "par": 4, "strokeIndex": 7}, {"number": 6, "par": 3, "strokeIndex": 8},
-                  {"number": 7, "par": 4, "strokeIndex": 2}, {"number": 8, "par": 5, "strokeIndex": 4},
-                  {"number": 9, "par": 4, "strokeIndex": 6}]}]}
-                """)
-            try c.succeed(site + ["scorecard", "course", "add", c.path("course.json")])
-            for name in ["Ann", "Bob"] { try c.succeed(site + ["scorecard", "player", "add", name]) }
-            try c.succeed(site + ["scorecard", "round", "start", "--course", "Tour Links", "--tee", "White", "--players", "Ann,Bob"])
-            let token = try XCTUnwrap(try c.succeed(site + ["--json", "token", "create", "--name", "board", "--scope", "scorecard:write"])
-                .json()["token"]?.stringValue)
+            let token = try roundBeingPlayed(c, site: site, players: ["Ann", "Bob"])
             let server = try HTTPServerProcess(c, arguments: site)
             defer { server.stop() }
             let board = try RawHTTPConnection(port: server.port)
@@ -69,14 +74,7 @@ final class IsolatedEventsEndToEndTests: XCTestCase {
         let c = try Clubhouse()
         let config = try c.write("plugins.json", #"{"sites": {"club": {"plugins": {"scorecard": {"id": "org.clubhouse.scorecard", "grants": ["storage"]}}}}}"#)
         let site = ["--config", config, "--site", "club"]
-        var holes: [JSONValue] = []
-        for n in 1...9 { holes.append(["number": .int(n), "par": 4, "strokeIndex": .int(n)]) }
-        _ = try c.write("course.json", JSONWriter.compact(["name": "Tour Links", "tees": [["name": "White", "rating": 35.6, "slope": 124, "holes": .array(holes)]]]))
-        try c.succeed(site + ["scorecard", "course", "add", c.path("course.json")])
-        try c.succeed(site + ["scorecard", "player", "add", "Ann"])
-        try c.succeed(site + ["scorecard", "round", "start", "--course", "Tour Links", "--tee", "White", "--players", "Ann"])
-        let token = try XCTUnwrap(try c.succeed(site + ["--json", "token", "create", "--name", "board", "--scope", "scorecard:write"])
-            .json()["token"]?.stringValue)
+        let token = try roundBeingPlayed(c, site: site, players: ["Ann"])
         let server = try HTTPServerProcess(c, arguments: site)
         defer { server.stop() }
         let board = try RawHTTPConnection(port: server.port)
