@@ -358,15 +358,20 @@ final class JSONRPCServer: @unchecked Sendable {
         }
         defer { unix?.close() }
         if let front { loop.add(listener: front.listenerFD, front.protocolHandler(loop: loop), recordsPeers: true) }
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        // Stopping cancels the calls in flight (a drill stops its machine and stores what it did, then
-        // answers) instead of letting them run to their end.
-        let sources = [SIGINT, SIGTERM].map { DispatchSourceSignalHolder($0) { [server] in
+        // Stopping cancels the calls in flight, JSON-RPC's and HTTP's alike (a drill stops its machine and
+        // stores what it did, then answers) instead of letting them run to their end. The signals come as
+        // for a command line's call (InterruptHandler): a second Ctrl-C, or SIGTERM with calls still running
+        // 5 s later, stops every device left running and quits 3 s after; a third quits at once.
+        let interrupts = InterruptHandler(runtime: session.runtime, log: session.log)
+        interrupts.begin(what: "the server's calls") { [server, front] in
             loop.requestStop()
             server.cancelAllCalls()
-        } }
-        defer { sources.forEach { $0.cancel() } }
+            front?.running.cancelAll()
+        }
+        defer {
+            interrupts.end()
+            interrupts.remove()
+        }
         if let unix {
             session.log.info("serving JSON-RPC on unix:\(unix.path)")
             StandardStreams.writeError("clubhouse: serving JSON-RPC 2.0 on unix:\(unix.path) (Ctrl-C stops)\n")
