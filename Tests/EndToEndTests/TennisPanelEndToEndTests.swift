@@ -24,14 +24,7 @@ final class TennisPanelEndToEndTests: XCTestCase {
     static let firstLaunch = ##"return !document.getElementById("running").hidden && document.getElementById("run-title").textContent.startsWith("Running") && document.querySelectorAll("#launches li").length >= 1;"##
 
     /// The host's pages and the tennis panel, as `serve --ui-dir` serves them.
-    func uiFolder(_ c: Clubhouse) throws -> URL {
-        let ui = c.scratch.appendingPathComponent("ui")
-        try FileManager.default.createDirectory(at: ui, withIntermediateDirectories: true)
-        for (alias, source) in ["_": "Host/Web", "tennis": "Plugins/Tennis/web"] {
-            try FileManager.default.copyItem(at: Clubhouse.repositoryRoot.appendingPathComponent(source), to: ui.appendingPathComponent(alias))
-        }
-        return ui
-    }
+    func uiFolder(_ c: Clubhouse) throws -> URL { try c.uiFolder(["tennis": "Plugins/Tennis/web"]) }
 
     func testTheTennisPanelDrivesTheMachine() throws {
         let c = try Clubhouse()
@@ -223,6 +216,9 @@ final class TennisPanelEndToEndTests: XCTestCase {
         XCTAssertEqual(idle["running"], .null)
         let nothing = try httpRequest(port: server.port, "POST", "/api/tennis/stop", headers: auth, body: Array("{}".utf8))
         XCTAssertEqual(try JSONParser.parse(bytes: nothing.body)["stopped"]?.boolValue, false, nothing.text)
+        // The command line says the same of its own host (a terminal's drill is its own process).
+        XCTAssertEqual(try c.succeed(["--config", config, "tennis", "stop"]).stdout, "nothing to stop: the ball machine is idle\n")
+        XCTAssertEqual(try c.succeed(["--config", config, "tennis", "running"]).stdout, "the ball machine is idle\n")
         try desk.assertQuietConsole("the tennis panel, a drill started elsewhere")
         print("TennisPanelEndToEndTests: first render: \(renders.joined(separator: ", ")); Stop → stop command at the machine: \(String(format: "%.1f", stopMs)) ms from the click in the page (\(String(format: "%.1f", clickMs)) ms from the WebDriver click); tab closed → stop command: \(String(format: "%.1f", closeMs)) ms; offline → stop command: \(String(format: "%.1f", lostMs)) ms; a drill started elsewhere shown: \(String(format: "%.0f", shownMs)) ms after its request")
         XCTAssertLessThanOrEqual(stopMs, 200, "Stop took \(stopMs) ms to reach the machine")
