@@ -109,7 +109,7 @@ func puttingSweepBench(_ arguments: [String]) {
             if diagnose {
                 let ok = line.roll.holed && abs(line.finishPastFt - solver.finishPastFt) <= 2.0 / 12
                 let exists = ok || !brute ? "-" : sweepExistenceCheck(sim, putt.ball, putt.flag, L: solver.finishPastFt)
-                print("diag hole \(n) d \(sweepFixed(putt.ball.distance(to: putt.flag))) ft: \(sweepMs(times.last ?? 0)) stage \(line.stage) "
+                print("diag hole \(n) d \(sweepFixed(putt.ball.distance(to: putt.flag))) ft: \(sweepMs(times.last ?? 0)) CPU \(sweepMs(cpuTimes.last ?? 0)) stage \(line.stage) "
                     + "holed \(line.roll.holed) conv \(line.converged) within2in \(ok) past \(sweepFixed(line.finishPastFt * 12)) in "
                     + "centre \(sweepFixed(line.centreOffsetFt * 12)) in aim \(sweepFixed(line.aimOffsetDeg)) v \(sweepFixed(line.speedFps)) "
                     + "p \(line.probability.map { sweepFixed($0.probability * 100) } ?? "-") % rolls \(line.simulations) | brute: \(exists)")

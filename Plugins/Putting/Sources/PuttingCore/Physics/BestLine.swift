@@ -49,7 +49,7 @@ public struct BestLineRequest: Sendable, Equatable {
 
     /// Version of the models' arithmetic; bump it when a change alters results, so old cache entries
     /// are no longer found.
-    public static let modelVersion = 8
+    public static let modelVersion = 9
 
     /// The request as JSON (stored with jobs).
     public var json: JSONValue {
@@ -309,7 +309,7 @@ public struct BestLineResult: Sendable, Equatable {
             lines.append("  makes \(fixed(p * 100, 1))% of the time with \(e.summary)")
         }
         if let u = instability {
-            var note = "  numerically unstable: a knife-edge line (a search with steps twice as long aims \(AimSide.describe(deg: u.otherAimDeg, inches: distanceFt * tan(u.otherAimDeg * .pi / 180) * 12))"
+            var note = "  numerically unstable: a knife-edge line (\(u.otherLineName) aims \(AimSide.describe(deg: u.otherAimDeg, inches: distanceFt * tan(u.otherAimDeg * .pi / 180) * 12))"
                 + " at \(fixed(u.otherSpeedFps, 2)) ft/s: \(fixed(u.aimDeg, 2))° and \(fixed(u.speedFraction * 100, 1))% apart"
             if let p = u.otherProbability, let d = u.probabilityPoints { note += ", makes \(fixed(p * 100, 1))%, \(fixed(d, 1)) points apart" }
             lines.append(note + "): several strokes drop here and which one the search finds is not settled")

@@ -77,6 +77,14 @@ public struct NumericalInstability: Sendable, Equatable {
     public var aimDeg: Double
     public var speedFraction: Double
     public var probabilityPoints: Double?
+
+    /// `otherStage` of the centre family's next stroke that drops (the other line of a centre-family answer).
+    public static let familyNext = "centreFamilyNext"
+
+    /// How the answers name the other line.
+    public var otherLineName: String {
+        otherStage == NumericalInstability.familyNext ? "the centre family's next stroke that drops" : "a search with steps twice as long"
+    }
 }
 
 /// A solved neighbour's stroke to start a best-line search from.
@@ -115,12 +123,29 @@ public struct PhysicsSolver: Sendable {
     public var checkStability = true
     public var instabilityAimDeg = 0.05
     public var instabilitySpeedFraction = 0.005
+    public var instabilityProbabilityPoints = 0.5
+    /// The share of those bounds at which the flag goes up (a band below the bounds: see the check).
+    public var instabilityBand = 0.5
     /// The second search's step limit, as a multiple of this one's.
     public var probeStepFactor = 2.0
     /// Leave out the scan over aims for the line finishing L past, and the arrival scan (the stability check's second
     /// search of an answer found after them).
     var skipAimScan = false
     var skipArrivalScan = false
+    /// The stability check's replay of a search that ended in Nelder–Mead, the centre family or the lag: the first
+    /// search's start and candidates, so the second search re-decides among them instead of scanning again.
+    var replay: SearchTrail?
+    /// The stability check's second search runs its Nelder–Mead simplexes mirrored (first steps the other way): where
+    /// several strokes drop, which one a minimiser reaches turns on its path as much as on the rolls' last digits.
+    var mirrorsSimplex = false
+
+    /// What a search that reached Nelder–Mead tried, for the stability check's replay (`replay`).
+    struct SearchTrail: Sendable {
+        /// The centre family's strokes through the centre, by aim (nil when the family did not run).
+        var family: [(aim: Double, speeds: [Double])]?
+        /// The lag scan's coarse best before its refinement (nil when it did not run).
+        var lag: (aim: Double, speed: Double)?
+    }
 
     public init(simulator: PhysicsSimulator) { self.simulator = simulator }
 
@@ -346,17 +371,26 @@ public struct PhysicsSolver: Sendable {
         var dropsWithoutTarget = false
         tally.advance(to: 0.4)
 
-        // The stability check: where the nested solve does not answer, the same search with steps `probeStepFactor` times
-        // as long (the tolerance as it is) runs on its own thread beside the rest of this one; a stable answer is the same
-        // line to `instabilityAimDeg` and `instabilitySpeedFraction` of its speed. The second search leaves out the scans over
-        // aims that came before the answer (they found nothing here; a scan that would find a line with the other steps is
-        // the one flip this misses: none on the sweep).
+        // The stability check: where the nested solve does not answer, a second search with steps `probeStepFactor` times
+        // as long runs on its own thread beside the windows and the make probability; a stable answer is the same line to
+        // `instabilityAimDeg` and `instabilitySpeedFraction` of its speed. After Newton's method or a scan, the same search
+        // (the tolerance as it is), leaving out the scans over aims that came before the answer (they found nothing here; a
+        // scan that would find a line with the other steps is the one flip this misses: none on the sweep). After
+        // Nelder–Mead, the centre family or the lag, a replay (`SearchTrail`): Newton's method and Nelder–Mead again from
+        // the same start, the centre family's strokes and the lag's coarse best rolled again, with the tolerance
+        // `replayToleranceFactor` tighter as well; it decides among the same candidates as the first search at a
+        // fraction of its rolls.
         var probeRun: ProbeRun?
+        var trail: SearchTrail?
+        /// The centre family's next stroke that drops, after the one it answers with.
+        var familyAlternative: (aim: Double, speed: Double)?
         let needsFallback = !converged || !captured(aim, bestSpeed, record: false, early: true).holed
-        func launchProbe(skippingAimScan: Bool, skippingArrival: Bool) -> ProbeRun {
+        func launchProbe(skippingAimScan: Bool, skippingArrival: Bool, replaying: SearchTrail? = nil) -> ProbeRun {
             var parameters = simulator.parameters
             parameters.maxStepCells *= probeStepFactor
             var probe = PhysicsSolver(simulator: PhysicsSimulator(surface: simulator.surface, parameters: parameters))
+            probe.replay = replaying
+            probe.mirrorsSimplex = true
             probe.finishPastFt = finishPastFt
             probe.aimLimitDeg = aimLimitDeg
             probe.earlyExit = earlyExit
@@ -439,14 +473,15 @@ public struct PhysicsSolver: Sendable {
         if converged, !dropsWithoutTarget, !captured(aim, bestSpeed, record: false, early: true).holed { converged = false }
         var holeable = true
         var reason: String?
-        if checkStability, needsFallback, !converged, !dropsWithoutTarget { probeRun = launchProbe(skippingAimScan: true, skippingArrival: true) }
         if !converged, !dropsWithoutTarget {
+            trail = SearchTrail()
             // No line meets both conditions (a slope beyond the hole too steep to stop on, the green's edge
             // too close…): look for any line that drops, closest to the centre, with Nelder–Mead, then over a grid
             // of aims and speeds that backs a "cannot be holed" claim.
             let scale = Swift.max(bestSpeed, 1)
             var found: (Double, Double)?
-            let start = PhysicsSolver.nelderMead(start: [aim, bestSpeed / scale], steps: [2, 0.15], iterations: 80) { x in
+            let start = PhysicsSolver.nelderMead(start: [aim, bestSpeed / scale], steps: mirrorsSimplex ? [-2, -0.15] : [2, 0.15],
+                                                 iterations: 80) { x in
                 let v = x[1] * scale
                 guard v > 0.05, v < 60, abs(x[0]) <= aimLimitDeg else { return 1e9 }
                 let r = captured(x[0], v, record: false, early: true)
@@ -483,45 +518,75 @@ public struct PhysicsSolver: Sendable {
                     var holing = (aim: 0.0, speed: 0.0, miss: Double.infinity)
                     var leave = (aim: 0.0, speed: 0.0, distance: Double.infinity)
                     var slowestRim: Double?
+                    var roots: [Double] = []
+
+                    /// Rolls the stroke through the centre at aim a, speed v (its ghost roll `through`) with the cup.
+                    mutating func consider(_ a: Double, _ v: Double, through: PhysicsRoll, captured c: PhysicsRoll, hole: PointFt,
+                                           pace: (PhysicsRoll) -> Double) {
+                        roots.append(v)
+                        if c.holed {
+                            // Keep the stroke whose pace is nearest the target.
+                            let miss = abs(pace(through))
+                            if miss < holing.miss { holing = (a, v, miss) }
+                        } else {
+                            if let rim = c.rimSpeed { slowestRim = Swift.min(slowestRim ?? rim, rim) }
+                            let d = c.final.distance(to: hole)
+                            if c.end != .offGreen, d < leave.distance { leave = (a, v, d) }
+                        }
+                    }
                 }
                 let familyAims = stride(from: 0, through: Int((aimLimitDeg + 1e-9).rounded(.down)), by: 1).map { -aimLimitDeg + 2 * Double($0) }
                 let familySpeeds = speeds
-                let families = Lanes.map(familyAims.count, lanes: lanes) { k -> Family in
-                    let a = familyAims[k]
-                    var family = Family()
-                    var previous: (v: Double, s: Double, r: PhysicsRoll)?
-                    for v in familySpeeds {
-                        let r = ghost(a, v)
-                        let sd = side(r)
-                        if let p = previous, (p.s > 0) != (sd > 0), passed(r) || passed(p.r) {
-                            let root = PhysicsSolver.illinois(p.v, -p.s, p.r, v, -sd, r, tolerance: 1e-6, valueTolerance: 1e-5) { x in
-                                let rr = ghost(a, x)
-                                return (-side(rr), rr)
-                            }
-                            let c = captured(a, root.x, record: false, early: false)
-                            if c.holed {
-                                // Keep the stroke whose pace is nearest the target.
-                                let miss = abs(pace(root.payload))
-                                if miss < family.holing.miss { family.holing = (a, root.x, miss) }
-                            } else {
-                                if let rim = c.rimSpeed { family.slowestRim = Swift.min(family.slowestRim ?? rim, rim) }
-                                let leave = c.final.distance(to: hole)
-                                if c.end != .offGreen, leave < family.leave.distance { family.leave = (a, root.x, leave) }
-                            }
+                let families: [Family]
+                if let strokes = replay?.family {
+                    // The replay: the first search's strokes through the centre, rolled again.
+                    families = Lanes.map(strokes.count, lanes: lanes) { k -> Family in
+                        let a = strokes[k].aim
+                        var family = Family()
+                        for v in strokes[k].speeds {
+                            family.consider(a, v, through: ghost(a, v), captured: captured(a, v, record: false, early: false), hole: hole, pace: pace)
                         }
-                        previous = (v, sd, r)
+                        return family
                     }
-                    return family
+                } else {
+                    families = Lanes.map(familyAims.count, lanes: lanes) { k -> Family in
+                        let a = familyAims[k]
+                        var family = Family()
+                        var previous: (v: Double, s: Double, r: PhysicsRoll)?
+                        for v in familySpeeds {
+                            let r = ghost(a, v)
+                            let sd = side(r)
+                            if let p = previous, (p.s > 0) != (sd > 0), passed(r) || passed(p.r) {
+                                let root = PhysicsSolver.illinois(p.v, -p.s, p.r, v, -sd, r, tolerance: 1e-6, valueTolerance: 1e-5) { x in
+                                    let rr = ghost(a, x)
+                                    return (-side(rr), rr)
+                                }
+                                family.consider(a, root.x, through: root.payload, captured: captured(a, root.x, record: false, early: false),
+                                                hole: hole, pace: pace)
+                            }
+                            previous = (v, sd, r)
+                        }
+                        return family
+                    }
                 }
+                let rolledAims = replay?.family?.map(\.aim) ?? familyAims
+                trail?.family = zip(rolledAims, families).map { (aim: $0, speeds: $1.roots) }
                 var holing = (aim: 0.0, speed: 0.0, miss: Double.infinity)
+                var nextHoling = holing
                 for family in families {
-                    // The stroke whose pace is nearest the target, then the aim nearest straight.
+                    // The stroke whose pace is nearest the target, then the aim nearest straight (and the one after it).
                     let h = family.holing
-                    if h.miss < holing.miss || (h.miss == holing.miss && abs(h.aim) < abs(holing.aim)) { holing = h }
+                    if h.miss < holing.miss || (h.miss == holing.miss && abs(h.aim) < abs(holing.aim)) {
+                        nextHoling = holing
+                        holing = h
+                    } else if h.miss < nextHoling.miss || (h.miss == nextHoling.miss && abs(h.aim) < abs(nextHoling.aim)) {
+                        nextHoling = h
+                    }
                     if let rim = family.slowestRim { reachedCup = true; slowestRim = Swift.min(slowestRim, rim) }
                     if family.leave.distance < bestLeave.distance { bestLeave = family.leave }
                 }
                 if holing.miss.isFinite { found = (holing.aim, holing.speed); stage = "centreFamily" }
+                if nextHoling.miss.isFinite { familyAlternative = (nextHoling.aim, nextHoling.speed) }
                 tally.advance(to: 0.58)
             }
             if found == nil {
@@ -533,11 +598,15 @@ public struct PhysicsSolver: Sendable {
                     if c.holed { return -1 }
                     return c.end == .offGreen ? 1e6 + c.closestDistance : c.final.distance(to: hole)
                 }
-                var lag = (aim: aim, speed: bestSpeed, d: leave(aim, bestSpeed))
-                if bestLeave.distance < lag.d { lag = (bestLeave.aim, bestLeave.speed, bestLeave.distance) }
+                var lag: (aim: Double, speed: Double, d: Double)
+                // The replay starts from the first search's coarse best.
+                if let start = replay?.lag { lag = (start.aim, start.speed, leave(start.aim, start.speed)) } else {
+                    lag = (aim: aim, speed: bestSpeed, d: leave(aim, bestSpeed))
+                    if bestLeave.distance < lag.d { lag = (bestLeave.aim, bestLeave.speed, bestLeave.distance) }
+                }
                 // Aims every 4° (a wave of one per lane at a time, combined in order), until one drops.
                 let lagAims = stride(from: 0, through: Int((2 * aimLimitDeg / 4 + 1e-9).rounded(.down)), by: 1).map { -aimLimitDeg + 4 * Double($0) }
-                var next = 0
+                var next = replay?.lag == nil ? 0 : lagAims.count
                 while next < lagAims.count, lag.d >= 0 {
                     let wave = Array(lagAims[next..<Swift.min(lagAims.count, next + Swift.max(1, lanes))])
                     next += wave.count
@@ -553,10 +622,12 @@ public struct PhysicsSolver: Sendable {
                     }
                     for n in nearest where lag.d >= 0 && n.d < lag.d { lag = n }
                 }
+                trail?.lag = (lag.aim, lag.speed)
                 if lag.d > 0 {
                     // Refined until the simplex spans less than 0.005° of aim and 10⁻⁴ of the speed: the leave's minimum is
                     // flat, and a loose stop lands anywhere on it (up to a degree apart between two integrations).
-                    let x = PhysicsSolver.nelderMead(start: [lag.aim, lag.speed / scale], steps: [1, 0.05], iterations: 200,
+                    let x = PhysicsSolver.nelderMead(start: [lag.aim, lag.speed / scale], steps: mirrorsSimplex ? [-1, -0.05] : [1, 0.05],
+                                                     iterations: 200,
                                                      size: [0.005, 1e-4]) {
                         leave($0[0], $0[1] * scale)
                     }
@@ -598,8 +669,9 @@ public struct PhysicsSolver: Sendable {
         }
         tally.advance(to: 0.6)
         // A line from Newton's method or the scans: the second search, beside the windows and the make probability.
-        if checkStability, needsFallback, probeRun == nil {
-            probeRun = launchProbe(skippingAimScan: stage == "arrival", skippingArrival: false)
+        if checkStability, needsFallback {
+            probeRun = trail != nil ? launchProbe(skippingAimScan: true, skippingArrival: true, replaying: stage == "notHoleable" ? trail : nil)
+                : launchProbe(skippingAimScan: stage == "arrival", skippingArrival: false)
         }
         let angle = baseAngle + aim * .pi / 180
         let v0x = cos(angle) * bestSpeed, v0z = sin(angle) * bestSpeed
@@ -640,28 +712,47 @@ public struct PhysicsSolver: Sendable {
         }
         tally.advance(to: 0.9)
         var instability: NumericalInstability?
+        /// Another line's make probability (nil when this one has none).
+        func otherProbability(_ otherAim: Double, _ otherSpeed: Double) -> Double? {
+            guard let errors = strokeErrors, probability != nil else { return nil }
+            let rule = simulator.parameters.capture, earlyExit = earlyExit
+            @Sendable func otherMargin(_ a: Double, _ v: Double, _ full: Bool) -> Double {
+                let t = baseAngle + a * .pi / 180
+                let r = simulator.roll(from: ball, vx: cos(t) * v, vz: sin(t) * v, hole: hole,
+                                       options: RollOptions(capture: true, recordPath: false, earlyExit: earlyExit && !full))
+                tally.count(r)
+                return r.captureMargin(rule)
+            }
+            return MakeProbabilityCalculator.probability(aimDeg: otherAim, speedFps: otherSpeed, errors: errors.atDistance(distance),
+                                                         lanes: lanes, margin: otherMargin).probability
+        }
         if let other = probeRun?.wait() {
-            // Its make probability only when it lands elsewhere.
+            // A band, not a line: the flag goes up at `instabilityBand` of the bounds (so two answers about a bound apart are
+            // flagged whichever way their last digits fall), and where the other line lies within the band but not on this one,
+            // its make probability decides. Its make probability only when it lands elsewhere.
             let dAim = abs(other.aimOffsetDeg - aim), dSpeed = abs(other.speedFps - bestSpeed) / bestSpeed
-            if dAim > instabilityAimDeg || dSpeed > instabilitySpeedFraction || other.holeable != holeable || other.roll.holed != roll.holed {
-                var otherP: Double?
-                if let errors = strokeErrors, probability != nil {
-                    let rule = simulator.parameters.capture, earlyExit = earlyExit
-                    @Sendable func otherMargin(_ a: Double, _ v: Double, _ full: Bool) -> Double {
-                        let t = baseAngle + a * .pi / 180
-                        let r = simulator.roll(from: ball, vx: cos(t) * v, vz: sin(t) * v, hole: hole,
-                                               options: RollOptions(capture: true, recordPath: false, earlyExit: earlyExit && !full))
-                        tally.count(r)
-                        return r.captureMargin(rule)
-                    }
-                    otherP = MakeProbabilityCalculator.probability(aimDeg: other.aimOffsetDeg, speedFps: other.speedFps,
-                                                                   errors: errors.atDistance(distance), lanes: lanes, margin: otherMargin).probability
+            let apart = dAim > instabilityBand * instabilityAimDeg || dSpeed > instabilityBand * instabilitySpeedFraction
+                || other.holeable != holeable || other.roll.holed != roll.holed
+            if apart || dAim > 1e-3 || dSpeed > 1e-4 {
+                let otherP = otherProbability(other.aimOffsetDeg, other.speedFps)
+                let dP = otherP.flatMap { o in probability.map { abs(o - $0.probability) * 100 } }
+                if apart || (dP ?? 0) > instabilityBand * instabilityProbabilityPoints {
+                    instability = NumericalInstability(otherAimDeg: other.aimOffsetDeg, otherSpeedFps: other.speedFps, otherStage: other.stage,
+                                                       otherProbability: otherP, aimDeg: dAim, speedFraction: dSpeed, probabilityPoints: dP)
                 }
-                instability = NumericalInstability(otherAimDeg: other.aimOffsetDeg, otherSpeedFps: other.speedFps, otherStage: other.stage,
-                                                   otherProbability: otherP, aimDeg: dAim, speedFraction: dSpeed,
-                                                   probabilityPoints: otherP.flatMap { o in probability.map { abs(o - $0.probability) * 100 } })
             }
             tally.add(other)
+        }
+        // A centre-family answer is a choice Nelder–Mead did not make: from the nested solve's start it found no stroke that
+        // drops, and with rolls that differ in their last digits it can (hole 7's 13th putt of the sweep: the references'
+        // Nelder–Mead lands 4.5° away, the probe's does not). Such an answer is flagged whichever way those digits fall, with
+        // the family's next stroke that drops as the other line, when the second search did not land elsewhere already.
+        if instability == nil, checkStability, stage == "centreFamily", let next = familyAlternative {
+            let otherP = otherProbability(next.aim, next.speed)
+            instability = NumericalInstability(otherAimDeg: next.aim, otherSpeedFps: next.speed, otherStage: NumericalInstability.familyNext,
+                                               otherProbability: otherP, aimDeg: abs(next.aim - aim),
+                                               speedFraction: abs(next.speed - bestSpeed) / bestSpeed,
+                                               probabilityPoints: otherP.flatMap { o in probability.map { abs(o - $0.probability) * 100 } })
         }
         tally.advance(to: 1)
         return PhysicsBestLine(aimOffsetDeg: aim, aimOffsetIn: distance * tan(aim * .pi / 180) * 12,
