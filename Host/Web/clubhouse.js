@@ -217,15 +217,19 @@ export function el(tag, attributes = {}, ...children) {
  * Calls a route as a followed call (Host/HTTP.md "Following a call"): the request goes with
  * `Accept: text/event-stream`, `onProgress({label, done, total, unit, finished, cancelled})` hears the
  * plugin's progress, and the route's reply data is answered once the call ends. Aborting `signal`
- * cancels the call on the host (DELETE of the call's URL, and the stream closed); the promise then
- * throws ClubhouseError("cancelled").
+ * cancels the call on the host (DELETE of the call's URL); the promise then throws
+ * ClubhouseError("cancelled").
  */
 export async function followCall(method, path, { body, query, signal, onProgress } = {}) {
   const own = new AbortController();
   let url = null;
+  let fallback = null;
+  // Cancelled on the host by the call's URL (its stream then ends with `error` 499); before the call has
+  // said its URL, or when the host says nothing within 3 s, by closing the stream.
   const cancel = () => {
-    if (url) fetch(url, { method: "DELETE", credentials: "same-origin", keepalive: true }).catch(() => {});
-    own.abort();
+    if (!url) { own.abort(); return; }
+    fetch(url, { method: "DELETE", credentials: "same-origin", keepalive: true }).catch(() => {});
+    fallback = setTimeout(() => own.abort(), 3000);
   };
   if (signal) {
     if (signal.aborted) throw new ClubhouseError("cancelled", "cancelled", 499);
@@ -283,6 +287,7 @@ export async function followCall(method, path, { body, query, signal, onProgress
     }
   } finally {
     if (signal) signal.removeEventListener("abort", cancel);
+    if (fallback) clearTimeout(fallback);
     own.abort();
   }
 }

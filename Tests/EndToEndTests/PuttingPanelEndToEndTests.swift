@@ -64,6 +64,11 @@ final class PuttingPanelEndToEndTests: XCTestCase {
         for (index, (browser, size, pointer)) in [(phone, "375x812", "touch"), (desk, "1280x800", "mouse")].enumerated() {
             try browser.open(base + "/ui/putting/#course=demo&hole=1")
             try browser.wait("the first best line", #"return document.getElementById("speed").textContent !== "–";"#)
+            // The ball by keyboard: half a foot west, and the best line from there.
+            let ballBefore = try browser.run(#"document.getElementById("ball").focus(); return document.getElementById("ball-at").textContent;"#).stringValue ?? ""
+            try browser.press("\u{E012}")   // arrow left
+            try browser.wait("the ball moved by a key", #"return document.getElementById("ball-at").textContent !== arguments[0] && document.getElementById("speed").textContent !== "–" && !document.getElementById("green").hasAttribute("aria-busy");"#,
+                             [.string(ballBefore)])
 
             // What if: my stroke from the best line's aim at 1.5 ft past, then the aim dragged and a firmer pace.
             try browser.click("#whatif-on")
@@ -73,6 +78,11 @@ final class PuttingPanelEndToEndTests: XCTestCase {
             try browser.wait("the roll after the aim moved", outcome)
             try browser.run(#"const p = document.getElementById("pace"); p.value = "4"; p.dispatchEvent(new Event("input")); p.dispatchEvent(new Event("change"));"#)
             try browser.wait("the roll at the new pace", #"return document.getElementById("pace-out").textContent === "4.0 ft past the hole" && "# + outcome.dropFirst("return ".count))
+            // The aim by keyboard: the focused marker moves half a foot a press and the stroke is rolled again.
+            let aimBefore = try browser.run(#"const t = document.getElementById("target"); t.focus(); return t.getAttribute("aria-valuetext");"#).stringValue ?? ""
+            try browser.press("\u{E013}")   // arrow up
+            try browser.wait("the aim moved by a key", #"return document.getElementById("target").getAttribute("aria-valuetext") !== arguments[0] && "# + outcome.dropFirst("return ".count),
+                             [.string(aimBefore)])
             try browser.wait("the what-if path", #"return (document.getElementById("whatif-path").getAttribute("points") || "").split(" ").length > 10;"#)
             let shown = try browser.run(#"""
                 const t = (id) => document.getElementById(id).textContent;
@@ -115,6 +125,11 @@ final class PuttingPanelEndToEndTests: XCTestCase {
                 let after = try browser.run(PuttingPanelEndToEndTests.pixels).arrayValue ?? []
                 XCTAssertGreaterThan(after.first?.doubleValue ?? 0, 0.3, "\(size): the 3D view covers the canvas: \(after)")
                 try browser.screenshot(to: shots.appendingPathComponent("putting-3d-\(size).png"))
+                // Zoom in: two fingers spread on the phone, the wheel on the desktop; the green fills more of the canvas.
+                let centre = try browser.centre("#view3d")
+                if pointer == "touch" { try browser.pinch(at: centre, from: 30, to: 90) } else { try browser.wheel(at: centre, deltaY: -300) }
+                try browser.wait("the zoom", "const p = (() => {\(PuttingPanelEndToEndTests.pixels)})(); return !!p && p[0] > arguments[0] + 0.03;",
+                                 [.double(after.first?.doubleValue ?? 1)])
             }
             try browser.assertQuietConsole("the 3D view (\(pointer))")
 
@@ -125,7 +140,10 @@ final class PuttingPanelEndToEndTests: XCTestCase {
                 try browser.click("#book-start")
                 try browser.wait("the book's progress", timeout: 60, #"return document.getElementById("book-progress").value > 0;"#)
                 try browser.click("#book-cancel")
-                try browser.wait("the cancel", timeout: 30, #"return document.getElementById("book-state").textContent.startsWith("Cancelled.") && !document.getElementById("book-start").disabled;"#)
+                try browser.wait("the cancel", timeout: 30, #"return document.getElementById("book-state").textContent.startsWith("Cancelled") && !document.getElementById("book-start").disabled;"#)
+                // The host's own last progress said it stopped (not the page giving up on the stream).
+                let stopped = try browser.text("#book-state")
+                XCTAssertNotNil(stopped.range(of: #"^Cancelled: the host stopped the book at \d+ %\. The positions solved so far are kept"#, options: .regularExpression), stopped)
                 XCTAssertEqual(try browser.run(#"return document.getElementById("green").dataset.bookCells;"#), "0")
             }
             try browser.run(#"document.getElementById("book-spacing").value = "8";"#)
@@ -146,6 +164,7 @@ final class PuttingPanelEndToEndTests: XCTestCase {
             try browser.run(#"const s = document.getElementById("book-show"); s.value = "aim"; s.dispatchEvent(new Event("change"));"#)
             let legend = try browser.text("#book-legend-title")
             XCTAssertTrue(legend.hasPrefix("Aim offset at the hole (inches)"), legend)
+            try browser.screenshot(to: shots.appendingPathComponent("putting-book-aim-\(size).png"))
             try browser.assertQuietConsole("the green book (\(pointer))")
             // Nothing the page showed moved when a roll, a line or the book arrived (the CLS sum, input excluded).
             let shift = try browser.run(#"""
@@ -186,5 +205,29 @@ final class PuttingPanelEndToEndTests: XCTestCase {
         XCTAssertTrue(fallback.hasPrefix("This browser cannot draw in 3D"), fallback)
         try desk.wait("the best line without 3D", #"return document.getElementById("speed").textContent !== "–";"#)
         try desk.assertQuietConsole("the panel without WebGL")
+    }
+}
+
+extension BrowserSession {
+    /// Two fingers pressed `from` pixels either side of `point` (left and right) that spread to `to` pixels, and lift.
+    func pinch(at point: (x: Int, y: Int), from: Int, to: Int) throws {
+        func finger(_ id: String, _ side: Int) -> JSONValue {
+            var moves: [JSONValue] = [["type": "pointerMove", "duration": 0, "origin": "viewport", "x": .int(point.x + side * from), "y": .int(point.y)],
+                                      ["type": "pointerDown", "button": 0]]
+            for step in 1...5 {
+                moves.append(["type": "pointerMove", "duration": 40, "origin": "viewport", "x": .int(point.x + side * (from + (to - from) * step / 5)), "y": .int(point.y)])
+            }
+            moves.append(["type": "pointerUp", "button": 0])
+            return ["type": "pointer", "id": .string(id), "parameters": ["pointerType": "touch"], "actions": .array(moves)]
+        }
+        try command("POST", "/actions", ["actions": [finger("finger-1", -1), finger("finger-2", 1)]])
+        try command("DELETE", "/actions")
+    }
+
+    /// A mouse wheel turned over `point` (negative `deltaY`: away from the user, to zoom in).
+    func wheel(at point: (x: Int, y: Int), deltaY: Int) throws {
+        try command("POST", "/actions", ["actions": [["type": "wheel", "id": "wheel", "actions": [
+            ["type": "scroll", "x": .int(point.x), "y": .int(point.y), "deltaX": 0, "deltaY": .int(deltaY), "duration": 100, "origin": "viewport"]]]]])
+        try command("DELETE", "/actions")
     }
 }

@@ -8,6 +8,7 @@
 // Coordinates are the plugin's: feet from the green's centre, +x east, +z north. In the SVG, y = −z.
 import { call, el, followCall, showError } from "/ui/_/clubhouse.js";
 import { createView3D, BALL_SCALE } from "./view3d.js";
+import { heatMeasure, rampColour } from "./heatmap.js";
 
 const api = "/api/putting";
 const svgNS = "http://www.w3.org/2000/svg";
@@ -139,7 +140,7 @@ function drawGreen() {
       svg("path", { d: "M0 -9 L9 0 L0 9 L-9 0 Z", fill: "#1f5fd6", stroke: "#fff", "stroke-width": 2 }),
       svg("path", { d: "M-3 0 H3 M0 -3 V3", stroke: "#fff", "stroke-width": 1.5 }),
       svg("circle", { class: "ring", r: 13, fill: "none", stroke: "#1f5fd6", "stroke-width": 1.5 })],
-      { moves: () => {}, released: () => rollWhatIf() }),
+      { onMove: () => {}, onRelease: () => rollWhatIf() }),
   };
   green.append(
     svg("image", { href: picture.url, x: left, y: top, width, height, preserveAspectRatio: "none" }),
@@ -156,7 +157,7 @@ function niceInterval(raw) {
 }
 
 // A draggable marker: pointer events (touch, pen and mouse alike) and arrow keys (0.5 ft a press).
-function handle(which, label, children, { moves = () => { model.line = null; }, released = () => settle() } = {}) {
+function handle(which, label, children, { onMove = () => { model.line = null; }, onRelease = () => settle() } = {}) {
   const group = svg("g", { class: "handle", id: which, tabindex: 0, role: "slider", "aria-label": `${label} position` }, ...children);
   let dragging = false;
   group.addEventListener("pointerdown", (event) => {
@@ -171,7 +172,7 @@ function handle(which, label, children, { moves = () => { model.line = null; }, 
     if (!dragging) return;
     const p = toGreen(event.clientX, event.clientY);
     model[which] = clampToGreen(p);
-    moves();
+    onMove();
     place();
   });
   const release = (event) => {
@@ -179,7 +180,7 @@ function handle(which, label, children, { moves = () => { model.line = null; }, 
     dragging = false;
     group.classList.remove("dragging");
     if (group.hasPointerCapture(event.pointerId)) group.releasePointerCapture(event.pointerId);
-    released();
+    onRelease();
   };
   group.addEventListener("pointerup", release);
   group.addEventListener("pointercancel", release);
@@ -189,9 +190,9 @@ function handle(which, label, children, { moves = () => { model.line = null; }, 
     if (!move) return;
     event.preventDefault();
     model[which] = clampToGreen({ x: model[which].x + move[0], z: model[which].z + move[1] });
-    moves();
+    onMove();
     place();
-    released();
+    onRelease();
   });
   return group;
 }
@@ -469,35 +470,6 @@ document.getElementById("reset3d").addEventListener("click", () => { if (view3d)
 const bookState = document.getElementById("book-state");
 const bookError = document.getElementById("book-error");
 const bookProgress = document.getElementById("book-progress");
-// Colour-blind-safe ramps: make probability 0 → 100 % (dark purple to yellow); aim right ← 0 → left.
-const MAKE_RAMP = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
-const AIM_RAMP = [[179, 88, 6], [241, 163, 64], [247, 247, 247], [153, 142, 195], [84, 39, 136]];
-
-function rampColour(stops, t) {
-  const s = Math.max(0, Math.min(1, t)) * (stops.length - 1), i = Math.min(stops.length - 2, Math.floor(s)), f = s - i;
-  const c = stops[i].map((v, k) => Math.round(v + (stops[i + 1][k] - v) * f));
-  return `rgb(${c[0]},${c[1]},${c[2]})`;
-}
-
-/** What the heat map shows: a value in 0…1 for the colour, words for a cell, and the legend. */
-function bookMeasure() {
-  const show = document.getElementById("book-show").value;
-  if (show === "aim") {
-    const most = Math.max(1, ...model.book.entries.map((e) => Math.abs(e.aimOffsetIn || 0)));
-    const span = Math.ceil(most / 2) * 2;
-    return {
-      stops: AIM_RAMP, t: (e) => 0.5 + (e.aimOffsetIn || 0) / (2 * span),
-      words: (e) => `aim ${Math.abs(e.aimOffsetIn).toFixed(1)} in ${e.aimOffsetIn >= 0 ? "left" : "right"}, ${e.speedFps.toFixed(1)} ft/s, make ${Math.round(e.makeProbability * 100)} %`,
-      title: "Aim offset at the hole (inches)", ticks: [`${span} in right`, "straight", `${span} in left`],
-    };
-  }
-  return {
-    stops: MAKE_RAMP, t: (e) => e.makeProbability,
-    words: (e) => `make ${Math.round(e.makeProbability * 100)} %, aim ${Math.abs(e.aimOffsetIn).toFixed(1)} in ${e.aimOffsetIn >= 0 ? "left" : "right"}`,
-    title: "Make probability from each spot", ticks: ["0 %", "50 %", "100 %"],
-  };
-}
-
 function drawBook() {
   const legend = document.getElementById("book-legend");
   if (!layers) return;
@@ -513,7 +485,7 @@ function drawBook() {
     document.getElementById("book-legend-ticks").replaceChildren();
     return;
   }
-  const m = bookMeasure();
+  const m = heatMeasure(book.entries, document.getElementById("book-show").value);
   const size = book.spacing;
   for (const e of book.entries) {
     const cell = svg("rect", { class: "book-cell", x: e.xFt - size / 2, y: -e.zFt - size / 2, width: size, height: size, fill: rampColour(m.stops, m.t(e)) },
@@ -547,11 +519,13 @@ async function makeBook() {
   model.book = null;
   drawBook();
   const started = performance.now();
+  let stoppedAt = null;   // the host's last word on a cancelled book: how far it got
   try {
     const reply = await followCall("POST", `${api}/courses/${encodeURIComponent(model.course)}/holes/${model.hole}/book`, {
       body: { flag: [flag.x, flag.z], spacing, stimp: model.stimp }, signal: controller.signal,
       onProgress: (p) => {
         if (!p.total) return;
+        if (p.cancelled) stoppedAt = Math.round((100 * p.done) / p.total);
         bookProgress.max = p.total;
         bookProgress.value = p.done;
         bookState.textContent = `Solving the positions… ${Math.round((100 * p.done) / p.total)} %`;
@@ -568,7 +542,8 @@ async function makeBook() {
     bookState.textContent = `The book is ready: ${model.book.entries.length} spots (${book.cached || 0} from the cache) in ${seconds} s. Tap a square to put the ball there.`;
   } catch (error) {
     if (error.status === "cancelled") {
-      bookState.textContent = "Cancelled. The positions solved so far are kept: making the book again goes on from there.";
+      bookState.textContent = `${stoppedAt === null ? "Cancelled." : `Cancelled: the host stopped the book at ${stoppedAt} %.`} `
+        + "The positions solved so far are kept: making the book again goes on from there.";
       model.bookRun = null;
       drawBook();
     } else {
@@ -630,8 +605,8 @@ async function loadHole(hole) {
   model.book = null;
   model.target = { ...model.flag };
   drawGreen();
-  setup3d();
   if (!performance.getEntriesByName("clubhouse:rendered").length) performance.mark("clubhouse:rendered");
+  setup3d();
   await settle();
 }
 
