@@ -121,6 +121,8 @@ final class HTTPAccessEndToEndTests: XCTestCase {
         let lostStream = try open(lost), keptStream = try open(kept)
         try c.succeed(site + ["token", "revoke", "lost phone"])
         XCTAssertTrue(lostStream.closesWithin(3), "the revoked token's stream is still open: \(server.stderr)")
+        let logged = Date().addingTimeInterval(3)
+        while !server.stderr.contains("its credential was revoked (or lost the scope of this stream)") && Date() < logged { usleep(20_000) }
         XCTAssertTrue(server.stderr.contains("its credential was revoked (or lost the scope of this stream)"), server.stderr)
         XCTAssertFalse(keptStream.closesWithin(1.5), "another credential's stream was closed")
     }
