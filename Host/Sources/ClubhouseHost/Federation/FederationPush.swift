@@ -8,6 +8,7 @@
 // gone mid-batch, a refused record) leaves them waiting, and the next push sends them again.
 
 import ClubhousePlatform
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -76,42 +77,103 @@ public struct FederationPush {
         return true
     }
 
-    /// Ships everything that waits. `progress` hears the records shipped so far.
+    /// Ships everything that waits. `progress` hears the records shipped so far. While psql sends one
+    /// batch, the next is read from the outbox and written as psql's script on another thread (with a
+    /// connection of its own), so the host's share of a push overlaps the server's. Batches still reach
+    /// the server one at a time, in order, each marked shipped only after its commit.
     public func run(progress: (Int) -> Void = { _ in }) throws(FederationError) -> Report {
         try FederationSchema.checkVersion(shell)
         try claim(try hostID())
         var report = Report()
+        let limit = federation.batchRecords, siteID = federation.siteID
         for path in FileSystem.files(in: siteFolder, suffix: ".sqlite") {
-            let outbox: OutboxFile
+            let outbox: OutboxFile, reader: OutboxFile
             do {
-                guard let opened = try OutboxFile(path: path, writable: true) else { continue }
+                guard let opened = try OutboxFile(path: path, writable: true), let second = try OutboxFile(path: path, writable: false)
+                else { continue }
                 outbox = opened
+                reader = second
             } catch {
                 throw FederationError("\(error.message); nothing of it was shipped")
             }
             var shipped = 0
-            while true {
-                let records: [OutboxRecord]
-                do { records = try outbox.waiting(limit: federation.batchRecords) } catch { throw FederationError(error.message) }
-                guard let last = records.last else { break }
-                try send(records)
+            var next = Batch.read(reader, after: 0, limit: limit, siteID: siteID)
+            while case .success(let read) = next, let current = read {
+                let following = Prefetch { Batch.read(reader, after: current.last, limit: limit, siteID: siteID) }
                 do {
-                    try outbox.markShipped(through: last.seq)
+                    try send(current)
+                    try mark(outbox, current)
                 } catch {
-                    // The federation has them; the next push sends them again and changes nothing there.
-                    throw FederationError("\(error.message) (the federation has these records: the next push resends them and changes nothing)")
+                    _ = following.wait()
+                    throw error
                 }
-                shipped += records.count
-                report.shipped += records.count
+                shipped += current.count
+                report.shipped += current.count
                 report.batches += 1
                 progress(report.shipped)
+                next = following.wait()
             }
+            if case .failure(let error) = next { throw error }
             if shipped > 0 {
                 let plugin = String(FileSystem.baseName(path).dropLast(".sqlite".count))
                 report.perPlugin.append((plugin, shipped))
             }
         }
         return report
+    }
+
+    private func mark(_ outbox: OutboxFile, _ batch: Batch) throws(FederationError) {
+        do {
+            try outbox.markShipped(through: batch.last)
+        } catch {
+            // The federation has them; the next push sends them again and changes nothing there.
+            throw FederationError("\(error.message) (the federation has these records: the next push resends them and changes nothing)")
+        }
+    }
+
+    /// One batch read from an outbox: its sequence numbers and psql's script.
+    struct Batch {
+        var first: Int64
+        var last: Int64
+        var count: Int
+        var plugin: String
+        var script: [UInt8]
+
+        /// The batch after `seq` (nil: nothing waits after it).
+        static func read(_ outbox: OutboxFile, after seq: Int64, limit: Int, siteID: String) -> Result<Batch?, FederationError> {
+            do {
+                let records = try outbox.waiting(after: seq, limit: limit)
+                guard let first = records.first, let last = records.last else { return .success(nil) }
+                return .success(Batch(first: first.seq, last: last.seq, count: records.count, plugin: first.plugin,
+                                      script: FederationPush.script(records, siteID: siteID)))
+            } catch {
+                return .failure(FederationError(error.message))
+            }
+        }
+    }
+
+    /// The next batch, read on a thread of its own while the current one is sent.
+    /// @unchecked Sendable: `result` is written once, by that thread, before `done` is signalled, and read
+    /// only after waiting on `done`.
+    final class Prefetch: @unchecked Sendable {
+        private var result: Result<Batch?, FederationError> = .success(nil)
+        private let done = DispatchSemaphore(value: 0)
+        private var waited = false
+
+        init(_ work: @escaping () -> Result<Batch?, FederationError>) {
+            Thread.detach { [self] in
+                result = work()
+                done.signal()
+            }
+        }
+
+        func wait() -> Result<Batch?, FederationError> {
+            if !waited {
+                done.wait()
+                waited = true
+            }
+            return result
+        }
     }
 
     /// One batch, one transaction. The usual batch is new to the server: COPY into a temporary table
@@ -121,13 +183,11 @@ public struct FederationPush {
     /// another push of this host racing this one) does the block fall back, in a subtransaction, to
     /// INSERT … ON CONFLICT DO NOTHING and the check that each sequence number already there holds the same
     /// record (two hosts publishing as one site id would not). Measured in BENCHMARKS.md (Federation push).
-    func send(_ records: [OutboxRecord]) throws(FederationError) {
-        guard let first = records.first, let last = records.last else { return }
-        let script = FederationPush.script(records, siteID: federation.siteID)
+    func send(_ batch: Batch) throws(FederationError) {
         do {
-            try shell.run(script)
+            try shell.run(batch.script)
         } catch {
-            let what = "records \(first.seq)–\(last.seq) of \(first.plugin)"
+            let what = "records \(batch.first)–\(batch.last) of \(batch.plugin)"
             if error.unreachable {
                 throw FederationError("federation push: \(error.message); \(what) and later ones wait in the outbox (push again when the server is back)", unreachable: true)
             }
