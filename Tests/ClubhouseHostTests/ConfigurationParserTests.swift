@@ -186,6 +186,18 @@ final class ConfigurationParserTests: XCTestCase {
         }
     }
 
+    func testFederationBackgroundPushSettingsAreReadAndBounded() throws {
+        let site = #"{"sites": {"a": {"plugins": {}, "federation": {"url": "postgresql://club_a@db.example.org/fed", "site_id": "club-a"%@}}}}"#
+        let defaults = try XCTUnwrap(try parse(site.replacingOccurrences(of: "%@", with: "")).site(named: "a").federation)
+        XCTAssertEqual([defaults.pushEverySeconds, defaults.retryMaxSeconds], [60, 300])
+        let set = try XCTUnwrap(try parse(site.replacingOccurrences(of: "%@", with: #", "push_every_seconds": 5, "retry_max_seconds": 30"#))
+            .site(named: "a").federation)
+        XCTAssertEqual([set.pushEverySeconds, set.retryMaxSeconds], [5, 30])
+        let wrong = problems(site.replacingOccurrences(of: "%@", with: #", "retry_max_seconds": 0"#))
+        XCTAssertEqual(wrong.count, 1, "\(wrong)")
+        XCTAssertTrue(wrong.first?.contains("\"retry_max_seconds\"") ?? false, "\(wrong)")
+    }
+
     func testUnknownKeysSuggestTheNearestKnownKey() {
         XCTAssertEqual(problems(#"{"sites": {"a": {"plugins": {}, "devises": {}}}}"#),
                        ["p.json:1:33: unknown key 'devises' in site 'a'; did you mean 'devices'?"])

@@ -59,13 +59,13 @@ final class FederationEndToEndTests: XCTestCase {
 
     /// plugins.json: each site with the scorecard and the outbox fixture, and its federation block.
     private func configuration(_ c: Clubhouse, _ cluster: PostgresCluster, db: String, sites: [String] = ["club-a", "club-b", "club-c"],
-                               batch: Int = 10_000) throws -> String {
+                               batch: Int = 10_000, extra: String = "") throws -> String {
         let fixture = try FixturePlugins.build("PUBLISH", id: "org.tests.publish.a", file: "hostile_publish.c")
         let scorecard = Clubhouse.productsDirectory.appendingPathComponent("libScorecardPlugin.so").path
         let blocks = sites.map { site -> String in
             let role = "clubhouse_site_" + site.replacingOccurrences(of: "-", with: "_")
             return """
-                "\(site)": {"federation": {"url": "\(cluster.url(role: role, database: db))", "site_id": "\(site)", "batch_records": \(batch)},
+                "\(site)": {"federation": {"url": "\(cluster.url(role: role, database: db))", "site_id": "\(site)", "batch_records": \(batch)\(extra)},
                   "plugins": {"scorecard": {"path": "\(scorecard)", "grants": ["storage"]},
                               "hp": {"path": "\(fixture)", "grants": ["storage"]}}}
                 """
@@ -168,9 +168,11 @@ final class FederationEndToEndTests: XCTestCase {
         // A host that never heard the commit sends a batch again: the copy of the database from before the
         // push is put back (its outbox still holds all 35), and the push sends everything twice over.
         let database = c.dataDirectory.appendingPathComponent("club-a/org.tests.publish.a.sqlite").path
-        let copy = c.path("before.sqlite")
+        let copy = c.path("before.sqlite"), forged = c.path("forged.sqlite")
         try? FileManager.default.removeItem(atPath: copy)
+        try? FileManager.default.removeItem(atPath: forged)
         try sqlite(database, "VACUUM INTO '\(copy)'")
+        try sqlite(database, "VACUUM INTO '\(forged)'")
         try c.succeed(["--config", config, "--site", "club-a", "federation", "push"])
         XCTAssertEqual(try records(cluster, db), 35)
         try? FileManager.default.removeItem(atPath: database + "-wal")
@@ -181,6 +183,116 @@ final class FederationEndToEndTests: XCTestCase {
         XCTAssertEqual(try records(cluster, db), 35, "nothing lost, nothing doubled")
         XCTAssertEqual(try cluster.sql("SELECT count(DISTINCT seq) || ' ' || min(seq) || ' ' || max(seq) FROM clubhouse.records", database: db), "35 1 35")
         XCTAssertTrue(try c.succeed(["--config", config, "--site", "club-a", "federation", "push"]).stdout.contains("Nothing waited"))
+        // A host whose record 30 is not the one the federation has under that number (what a second host
+        // publishing as this site id would send): refused whole, one line, and it waits.
+        try sqlite(forged, "UPDATE _clubhouse_outbox SET (key, body, sha256) = (SELECT key, body, sha256 FROM _clubhouse_outbox WHERE seq = 29) WHERE seq = 30")
+        try? FileManager.default.removeItem(atPath: database + "-wal")
+        try? FileManager.default.removeItem(atPath: database + "-shm")
+        XCTAssertEqual(rename(forged, database), 0, "put the forged copy back")
+        try c.fail(["--config", config, "--site", "club-a", "federation", "push"],
+                   contains: ["site id 'club-a' already has a different record 30 of plugin org.tests.publish.a (two hosts publish as this site id? give each its own site_id)",
+                              "wait in the outbox"])
+        XCTAssertEqual(try records(cluster, db), 35, "nothing of the refused batch was kept")
+    }
+
+    // MARK: serve pushes in the background
+
+    /// `serve` with a "federation" ships each commit's records without a push; with the server away it
+    /// backs off (one log line), and ships what waited once the server is back (one more line), nothing
+    /// twice. Periodic pushes are an hour apart here: only the commits and the back-off can deliver.
+    func testServePushesInTheBackgroundBacksOffWhileTheServerIsAwayAndCatchesUp() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, sites: ["club-a"])
+        let config = try configuration(c, cluster, db: db, sites: ["club-a"], extra: #", "push_every_seconds": 3600, "retry_max_seconds": 2"#)
+        let course = try c.write("nine.json", """
+            {"name": "Test Nine", "tees": [{"name": "Red", "rating": 34.1, "slope": 118, "holes": [
+              {"par": 4, "strokeIndex": 1}, {"par": 3, "strokeIndex": 5}, {"par": 5, "strokeIndex": 3},
+              {"par": 4, "strokeIndex": 2}, {"par": 4, "strokeIndex": 8}, {"par": 3, "strokeIndex": 9},
+              {"par": 4, "strokeIndex": 4}, {"par": 4, "strokeIndex": 6}, {"par": 4, "strokeIndex": 7}]}]}
+            """)
+        let site = ["--config", config, "--site", "club-a"]
+        try c.succeed(site + ["scorecard", "player", "add", "Ann", "--member", "M-1001"])
+        try c.succeed(site + ["scorecard", "course", "add", course])
+        try c.succeed(site + ["scorecard", "round", "start", "--course", "1", "--tee", "Red", "--players", "Ann", "--date", "2026-05-01", "--holes", "9"])
+        let (server, client, log) = try serve(c, site)
+        defer { stopServer(server) }
+        func score(_ hole: Int, id: Int) throws {
+            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"scorecard","command":"score","arguments":{"round":1,"player":"Ann","hole":\#(hole),"strokes":5}}}"#)
+            let reply = try client.response(id: id).0
+            XCTAssertNotNil(reply["result"], "\(reply)")
+        }
+        func scores() -> Int { (try? records(cluster, db, where: "topic = 'score'")) ?? -1 }
+        func waitFor(_ what: String, seconds: Double = 20, _ condition: () -> Bool) {
+            let deadline = Date().addingTimeInterval(seconds)
+            while !condition() && Date() < deadline { usleep(100_000) }
+            XCTAssertTrue(condition(), "\(what) within \(seconds) s; serve said: \(text(log))")
+        }
+        // A score entered through serve reaches PostgreSQL with no push.
+        try score(1, id: 1)
+        waitFor("the first score in PostgreSQL") { scores() == 1 }
+        // The server goes away; four more scores wait in the outbox while serve retries.
+        cluster.stop()
+        for hole in 2...5 { try score(hole, id: hole) }
+        waitFor("the failure logged") { text(log).contains("background push of site 'club-a' failed") }
+        usleep(3_500_000)  // several retries (1 s, 2 s, 2 s … with jitter): still one line
+        XCTAssertEqual(try c.succeed(site + ["outbox", "--json"]).json()["waiting"]?.intValue, 4)
+        try cluster.start()
+        waitFor("the four scores caught up after the back-off") { scores() == 5 }
+        waitFor("the recovery logged") { text(log).contains("is reachable again; caught up 4 records of site 'club-a'") }
+        let said = text(log)
+        XCTAssertEqual(said.components(separatedBy: "background push of site 'club-a' failed").count - 1, 1, said)
+        XCTAssertTrue(said.contains("127.0.0.1"), "the failure says where: \(said)")
+        XCTAssertEqual(said.components(separatedBy: "is reachable again").count - 1, 1, said)
+        XCTAssertEqual(try cluster.sql("SELECT count(*) || ' ' || count(DISTINCT seq) FROM clubhouse.records", database: db), "5 5", "nothing twice")
+        XCTAssertEqual(try c.succeed(site + ["outbox", "--json"]).json()["waiting"]?.intValue, 0)
+    }
+
+    /// serve's shutdown kills a psql that hangs (a server that accepts and never answers) instead of waiting for it.
+    func testServeStopsAtOnceWhileItsBackgroundPushHangs() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, sites: ["club-a"])
+        let config = try configuration(c, cluster, db: db, sites: ["club-a"])
+        let site = ["--config", config, "--site", "club-a"]
+        try c.succeed(site + ["hp", "publish", "--topic", "round", "--key", "r", "--count", "2"])
+        let started = c.path("psql-started")
+        let hang = try c.write("psql-hang.sh", "#!/bin/sh\ntouch \(started)\nexec sleep 30\n")
+        chmod(hang, 0o755)
+        c.environment["CLUBHOUSE_PSQL"] = hang
+        let (server, _, log) = try serve(c, site)
+        defer { stopServer(server) }
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: started) && Date() < deadline { usleep(50_000) }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: started), "serve never started its push: \(text(log))")
+        let stopping = Date()
+        server.terminate()
+        while server.isRunning && Date().timeIntervalSince(stopping) < 10 { usleep(20_000) }
+        XCTAssertFalse(server.isRunning, "serve waited on the hung psql")
+        XCTAssertLessThan(Date().timeIntervalSince(stopping), 5, text(log))
+        c.environment["CLUBHOUSE_PSQL"] = nil
+        XCTAssertEqual(try c.succeed(site + ["outbox", "--json"]).json()["waiting"]?.intValue, 2, "nothing was marked shipped")
+    }
+
+    /// `serve --socket` for a site, its standard error in a file.
+    private func serve(_ c: Clubhouse, _ site: [String]) throws -> (Process, RPCSocketClient, String) {
+        let socketPath = c.path("serve-\(UUID().uuidString.prefix(6)).sock")
+        let log = c.path("serve-\(UUID().uuidString.prefix(6)).log")
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let process = Process()
+        process.executableURL = Clubhouse.executable
+        process.arguments = site + ["serve", "--socket", socketPath]
+        var env = c.childEnvironment
+        for (k, v) in c.environment { env[k] = v }
+        process.environment = env
+        process.standardError = FileHandle(forWritingAtPath: log)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, try RPCSocketClient(path: socketPath), log)
+    }
+
+    private func text(_ path: String) -> String {
+        (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 
     // MARK: faults

@@ -120,7 +120,11 @@ package enum EmbeddedDefaults {
             "site_id": {"type": "string", "pattern": "^[a-z][a-z0-9_-]{0,47}$", "description": "The site's id in the federation (its role there is clubhouse_site_<id>)."},
             "outbox_max_records": {"type": "integer", "minimum": 1, "maximum": 1000000, "default": 1000000,
                                    "description": "Records one plugin's outbox holds unshipped before publishing is refused."},
-            "batch_records": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 10000, "description": "Records per COPY batch of a push."}
+            "batch_records": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 10000, "description": "Records per COPY batch of a push."},
+            "push_every_seconds": {"type": "integer", "minimum": 1, "maximum": 86400, "default": 60,
+                                   "description": "clubhouse serve pushes what waits this often (and soon after each commit that published records)."},
+            "retry_max_seconds": {"type": "integer", "minimum": 1, "maximum": 3600, "default": 300,
+                                  "description": "The longest wait between serve's background pushes while the federation is away (exponential back-off with jitter up to it)."}
           }
         },
         "http": {

@@ -20,6 +20,10 @@ public struct SiteFederation: Sendable, Equatable {
     public var outboxMaxRecords = Outbox.maxRecords
     /// Records per COPY batch of a push.
     public var batchRecords = 10_000
+    /// `serve` pushes what waits this often, besides soon after each commit that published records.
+    public var pushEverySeconds = 60
+    /// The longest wait between `serve`'s background pushes while the federation is away.
+    public var retryMaxSeconds = 300
 
     public init(service: String? = nil, url: String? = nil, siteID: String) {
         self.service = service
@@ -57,7 +61,7 @@ public struct SiteFederation: Sendable, Equatable {
 }
 
 extension Reader {
-    static let federationKeys = ["service", "url", "site_id", "outbox_max_records", "batch_records"]
+    static let federationKeys = ["service", "url", "site_id", "outbox_max_records", "batch_records", "push_every_seconds", "retry_max_seconds"]
 
     mutating func readFederation(_ o: JSONObject, at path: String, site: String) -> SiteFederation? {
         checkKeys(o, at: path, known: Reader.federationKeys, what: "\"federation\" of site '\(site)'")
@@ -80,6 +84,10 @@ extension Reader {
                                           range: 1...Outbox.maxRecords) ?? federation.outboxMaxRecords
         federation.batchRecords = int(o["batch_records"], at: pointer(path, "batch_records"), what: "\"batch_records\"",
                                       range: 1...100_000) ?? federation.batchRecords
+        federation.pushEverySeconds = int(o["push_every_seconds"], at: pointer(path, "push_every_seconds"), what: "\"push_every_seconds\"",
+                                          range: 1...86_400) ?? federation.pushEverySeconds
+        federation.retryMaxSeconds = int(o["retry_max_seconds"], at: pointer(path, "retry_max_seconds"), what: "\"retry_max_seconds\"",
+                                         range: 1...3_600) ?? federation.retryMaxSeconds
         return federation
     }
 }

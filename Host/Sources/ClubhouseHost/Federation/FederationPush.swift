@@ -1,12 +1,14 @@
 // `clubhouse federation push`: ships what waits in a site's outboxes (Publish/Outbox.swift) to its
 // federation, per plugin database in sequence order, in batches of `batch_records`. Each batch is one
-// psql session and one PostgreSQL transaction: COPY into a temporary table, a check that no other
-// host wrote different records under this site's sequence numbers, then INSERT … ON CONFLICT DO
-// NOTHING (the key holds the SHA-256: a batch sent twice changes nothing). Only once psql says the
+// psql session and one PostgreSQL transaction: COPY into a temporary table, then one INSERT … SELECT;
+// only when rows are already there, INSERT … ON CONFLICT DO NOTHING and a check that no other host
+// wrote different records under this site's sequence numbers (the key holds the SHA-256: a batch sent
+// twice changes nothing; send below). Only once psql says the
 // transaction committed are those records marked shipped in the outbox; a failure anywhere (the server
 // gone mid-batch, a refused record) leaves them waiting, and the next push sends them again.
 
 import ClubhousePlatform
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -65,36 +67,53 @@ public struct FederationPush {
         throw FederationError("site id '\(federation.siteID)' is claimed by another host (\(row[0]), since \(row[1])); two hosts cannot publish as one site: give this site its own \"site_id\" in plugins.json", isRequestError: true)
     }
 
-    /// Ships everything that waits. `progress` hears the records shipped so far.
+    /// True when no outbox of the site holds a record (or none can be read: the push would say why).
+    public func nothingWaits() -> Bool {
+        for path in FileSystem.files(in: siteFolder, suffix: ".sqlite") {
+            guard let outbox = try? OutboxFile(path: path, writable: false) else { return false }
+            guard let counts = try? outbox.counts() else { return false }
+            if counts.waiting > 0 { return false }
+        }
+        return true
+    }
+
+    /// Ships everything that waits. `progress` hears the records shipped so far. While psql sends one
+    /// batch, the next is read from the outbox and written as psql's script on another thread (with a
+    /// connection of its own), so the host's share of a push overlaps the server's. Batches still reach
+    /// the server one at a time, in order, each marked shipped only after its commit.
     public func run(progress: (Int) -> Void = { _ in }) throws(FederationError) -> Report {
         try FederationSchema.checkVersion(shell)
         try claim(try hostID())
         var report = Report()
+        let limit = federation.batchRecords, siteID = federation.siteID
         for path in FileSystem.files(in: siteFolder, suffix: ".sqlite") {
-            let outbox: OutboxFile
+            let outbox: OutboxFile, reader: OutboxFile
             do {
-                guard let opened = try OutboxFile(path: path, writable: true) else { continue }
+                guard let opened = try OutboxFile(path: path, writable: true), let second = try OutboxFile(path: path, writable: false)
+                else { continue }
                 outbox = opened
+                reader = second
             } catch {
                 throw FederationError("\(error.message); nothing of it was shipped")
             }
             var shipped = 0
-            while true {
-                let records: [OutboxRecord]
-                do { records = try outbox.waiting(limit: federation.batchRecords) } catch { throw FederationError(error.message) }
-                guard let last = records.last else { break }
-                try send(records)
+            var next = Batch.read(reader, after: 0, limit: limit, siteID: siteID)
+            while case .success(let read) = next, let current = read {
+                let following = Prefetch { Batch.read(reader, after: current.last, limit: limit, siteID: siteID) }
                 do {
-                    try outbox.markShipped(through: last.seq)
+                    try send(current)
+                    try mark(outbox, current)
                 } catch {
-                    // The federation has them; the next push sends them again and changes nothing there.
-                    throw FederationError("\(error.message) (the federation has these records: the next push resends them and changes nothing)")
+                    _ = following.wait()
+                    throw error
                 }
-                shipped += records.count
-                report.shipped += records.count
+                shipped += current.count
+                report.shipped += current.count
                 report.batches += 1
                 progress(report.shipped)
+                next = following.wait()
             }
+            if case .failure(let error) = next { throw error }
             if shipped > 0 {
                 let plugin = String(FileSystem.baseName(path).dropLast(".sqlite".count))
                 report.perPlugin.append((plugin, shipped))
@@ -103,53 +122,72 @@ public struct FederationPush {
         return report
     }
 
-    /// One batch, one transaction.
-    func send(_ records: [OutboxRecord]) throws(FederationError) {
-        guard let first = records.first, let last = records.last else { return }
-        var script: [UInt8] = []
-        script.reserveCapacity(records.count * (first.body.count + 200) + 2048)
-        script += Array("""
-            BEGIN;
-            CREATE TEMPORARY TABLE incoming (site_id text, plugin text, plugin_version text, topic text, key text, seq bigint,
-                canonical text, sha256 text, published_at timestamptz) ON COMMIT DROP;
-            COPY incoming FROM STDIN;
-
-            """.utf8)
-        let site = Array(federation.siteID.utf8)
-        for r in records {
-            FederationPush.field(site, &script, tab: true)
-            FederationPush.field(Array(r.plugin.utf8), &script, tab: true)
-            FederationPush.field(Array(r.pluginVersion.utf8), &script, tab: true)
-            FederationPush.field(Array(r.topic.utf8), &script, tab: true)
-            FederationPush.field(Array(r.key.utf8), &script, tab: true)
-            script += Array(String(r.seq).utf8)
-            script.append(0x09)
-            FederationPush.field(r.body, &script, tab: true)
-            FederationPush.field(Array(r.sha256.utf8), &script, tab: true)
-            FederationPush.field(Array(r.publishedAt.utf8), &script, tab: false)
-            script.append(0x0A)
-        }
-        let id = FederationSchema.literal(federation.siteID)
-        script += Array("""
-            \\.
-            ANALYZE incoming;
-            DO $$ DECLARE clash record; BEGIN
-              SELECT i.plugin, i.seq INTO clash FROM incoming i JOIN clubhouse.records r
-                ON r.plugin = i.plugin AND r.site_id = i.site_id AND r.seq = i.seq WHERE r.sha256 <> i.sha256 OR r.key <> i.key LIMIT 1;
-              IF FOUND THEN
-                RAISE EXCEPTION 'site id % already has a different record % of plugin % (two hosts publish as this site id?)', \(id), clash.seq, clash.plugin;
-              END IF;
-            END $$;
-            INSERT INTO clubhouse.records (site_id, plugin, plugin_version, topic, key, seq, canonical, body, sha256, published_at)
-              SELECT site_id, plugin, plugin_version, topic, key, seq, canonical, canonical::jsonb, sha256, published_at FROM incoming
-              ORDER BY seq ON CONFLICT DO NOTHING;
-            COMMIT;
-
-            """.utf8)
+    private func mark(_ outbox: OutboxFile, _ batch: Batch) throws(FederationError) {
         do {
-            try shell.run(script)
+            try outbox.markShipped(through: batch.last)
         } catch {
-            let what = "records \(first.seq)–\(last.seq) of \(first.plugin)"
+            // The federation has them; the next push sends them again and changes nothing there.
+            throw FederationError("\(error.message) (the federation has these records: the next push resends them and changes nothing)")
+        }
+    }
+
+    /// One batch read from an outbox: its sequence numbers and psql's script.
+    struct Batch {
+        var first: Int64
+        var last: Int64
+        var count: Int
+        var plugin: String
+        var script: [UInt8]
+
+        /// The batch after `seq` (nil: nothing waits after it).
+        static func read(_ outbox: OutboxFile, after seq: Int64, limit: Int, siteID: String) -> Result<Batch?, FederationError> {
+            do {
+                let records = try outbox.waiting(after: seq, limit: limit)
+                guard let first = records.first, let last = records.last else { return .success(nil) }
+                return .success(Batch(first: first.seq, last: last.seq, count: records.count, plugin: first.plugin,
+                                      script: FederationPush.script(records, siteID: siteID)))
+            } catch {
+                return .failure(FederationError(error.message))
+            }
+        }
+    }
+
+    /// The next batch, read on a thread of its own while the current one is sent.
+    /// @unchecked Sendable: `result` is written once, by that thread, before `done` is signalled, and read
+    /// only after waiting on `done`.
+    final class Prefetch: @unchecked Sendable {
+        private var result: Result<Batch?, FederationError> = .success(nil)
+        private let done = DispatchSemaphore(value: 0)
+        private var waited = false
+
+        init(_ work: @escaping () -> Result<Batch?, FederationError>) {
+            Thread.detach { [self] in
+                result = work()
+                done.signal()
+            }
+        }
+
+        func wait() -> Result<Batch?, FederationError> {
+            if !waited {
+                done.wait()
+                waited = true
+            }
+            return result
+        }
+    }
+
+    /// One batch, one transaction. The usual batch is new to the server: COPY into a temporary table
+    /// (the site's role may not COPY into clubhouse.records itself: row-level security refuses COPY), then
+    /// one plain set-based INSERT … SELECT, no ANALYZE, no sort, no per-row probe of what is there. Only when
+    /// that INSERT meets a row already there (a batch sent again, a body published twice under one key,
+    /// another push of this host racing this one) does the block fall back, in a subtransaction, to
+    /// INSERT … ON CONFLICT DO NOTHING and the check that each sequence number already there holds the same
+    /// record (two hosts publishing as one site id would not). Measured in BENCHMARKS.md (Federation push).
+    func send(_ batch: Batch) throws(FederationError) {
+        do {
+            try shell.run(batch.script)
+        } catch {
+            let what = "records \(batch.first)–\(batch.last) of \(batch.plugin)"
             if error.unreachable {
                 throw FederationError("federation push: \(error.message); \(what) and later ones wait in the outbox (push again when the server is back)", unreachable: true)
             }
@@ -157,17 +195,89 @@ public struct FederationPush {
         }
     }
 
-    /// One COPY text field (backslash, tab, newline and carriage return escaped), then a tab.
-    static func field(_ bytes: [UInt8], _ out: inout [UInt8], tab: Bool) {
-        for b in bytes {
-            switch b {
-            case 0x5C: out += [0x5C, 0x5C]
-            case 0x09: out += [0x5C, 0x74]
-            case 0x0A: out += [0x5C, 0x6E]
-            case 0x0D: out += [0x5C, 0x72]
-            default: out.append(b)
+    /// The psql script of one batch (its COPY rows inline).
+    static func script(_ records: [OutboxRecord], siteID: String) -> [UInt8] {
+        var script: [UInt8] = []
+        script.reserveCapacity(records.reduce(0) { $0 + $1.body.count + $1.key.utf8.count + 160 } + 4096)
+        // temp_buffers before the session's first temporary table: a batch stays in memory.
+        script += Array("""
+            SET temp_buffers = '128MB';
+            BEGIN;
+            CREATE TEMPORARY TABLE incoming (plugin text, plugin_version text, topic text, key text, seq bigint,
+                canonical text, sha256 text, published_at timestamptz) ON COMMIT DROP;
+            COPY incoming FROM STDIN;
+
+            """.utf8)
+        for r in records {
+            field(r.plugin.utf8, &script)
+            field(r.pluginVersion.utf8, &script)
+            field(r.topic.utf8, &script)
+            field(r.key.utf8, &script)
+            script += String(r.seq).utf8
+            script.append(0x09)
+            field(r.body, &script)
+            field(r.sha256.utf8, &script)
+            field(r.publishedAt.utf8, &script, last: true)
+        }
+        let id = FederationSchema.literal(siteID)
+        let insert = """
+            INSERT INTO clubhouse.records (site_id, plugin, plugin_version, topic, key, seq, canonical, body, sha256, published_at)
+                  SELECT \(id), plugin, plugin_version, topic, key, seq, canonical, canonical::jsonb, sha256, published_at FROM incoming
+            """
+        script += Array("""
+            \\.
+            DO $$ DECLARE clash record; BEGIN
+              BEGIN
+                \(insert);
+              EXCEPTION WHEN unique_violation THEN
+                \(insert)
+                  ON CONFLICT DO NOTHING;
+                SELECT i.plugin, i.seq INTO clash FROM incoming i JOIN clubhouse.records r
+                  ON r.plugin = i.plugin AND r.site_id = \(id) AND r.seq = i.seq WHERE r.sha256 <> i.sha256 OR r.key <> i.key LIMIT 1;
+                IF FOUND THEN
+                  RAISE EXCEPTION 'site id ''%'' already has a different record % of plugin % (two hosts publish as this site id? give each its own site_id)', \(id), clash.seq, clash.plugin;
+                END IF;
+              END;
+            END $$;
+            COMMIT;
+
+            """.utf8)
+        return script
+    }
+
+    /// One COPY text field (backslash, tab, newline and carriage return escaped), then a tab (a newline
+    /// after the `last` field of a row). Runs without those bytes are copied whole.
+    static func field<Bytes: Collection>(_ bytes: Bytes, _ out: inout [UInt8], last: Bool = false) where Bytes.Element == UInt8 {
+        let copied: Bool? = bytes.withContiguousStorageIfAvailable { buffer -> Bool in
+            var start = 0
+            for i in 0..<buffer.count {
+                let escaped: UInt8
+                switch buffer[i] {
+                case 0x5C: escaped = 0x5C
+                case 0x09: escaped = 0x74
+                case 0x0A: escaped = 0x6E
+                case 0x0D: escaped = 0x72
+                default: continue
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<i]))
+                out.append(0x5C)
+                out.append(escaped)
+                start = i + 1
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
+            return true
+        }
+        if copied == nil {
+            for b in bytes {
+                switch b {
+                case 0x5C: out += [0x5C, 0x5C]
+                case 0x09: out += [0x5C, 0x74]
+                case 0x0A: out += [0x5C, 0x6E]
+                case 0x0D: out += [0x5C, 0x72]
+                default: out.append(b)
+                }
             }
         }
-        if tab { out.append(0x09) }
+        out.append(last ? 0x0A : 0x09)
     }
 }

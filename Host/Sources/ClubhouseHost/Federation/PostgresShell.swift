@@ -16,12 +16,15 @@ public struct FederationError: Error, Sendable, CustomStringConvertible {
     public var unreachable = false
     /// The exit code the CLI uses (1: the world failed; 2: the request is wrong).
     public var isRequestError = false
+    /// True when the run was stopped by its `PostgresCancel`.
+    public var cancelled = false
     public var description: String { message }
 
-    public init(_ message: String, unreachable: Bool = false, isRequestError: Bool = false) {
+    public init(_ message: String, unreachable: Bool = false, isRequestError: Bool = false, cancelled: Bool = false) {
         self.message = message
         self.unreachable = unreachable
         self.isRequestError = isRequestError
+        self.cancelled = cancelled
     }
 }
 
@@ -46,11 +49,54 @@ public struct PostgresTarget: Sendable, Equatable {
     }
 }
 
+/// Stops the psql a shell is running, at once (serve's background push when serve stops: its shutdown
+/// never waits on a hung server). Once fired it stays fired: later runs fail straight away.
+/// @unchecked Sendable: the pipe's descriptors are set once in init; `fired` is read and written
+/// holding `lock`.
+public final class PostgresCancel: @unchecked Sendable {
+    private let lock = Lock()
+    private var fired = false
+    /// Readable once fired (the spawn loop polls it beside psql's pipes).
+    let readEnd: Int32
+    private let writeEnd: Int32
+
+    public init() {
+        var fds: [Int32] = [-1, -1]
+        if Subprocess.makePipe(&fds) {
+            readEnd = fds[0]
+            writeEnd = fds[1]
+        } else {
+            readEnd = -1
+            writeEnd = -1
+        }
+    }
+
+    deinit {
+        if readEnd >= 0 { close(readEnd) }
+        if writeEnd >= 0 { close(writeEnd) }
+    }
+
+    public var isFired: Bool { lock.withLock { fired } }
+
+    public func fire() {
+        let first = lock.withLock { () -> Bool in
+            defer { fired = true }
+            return !fired
+        }
+        if first && writeEnd >= 0 {
+            var byte: UInt8 = 1
+            _ = write(writeEnd, &byte, 1)
+        }
+    }
+}
+
 public struct PostgresShell: Sendable {
     public var target: PostgresTarget
     /// The psql program (PATH lookup when not a path).
     public var program: String
     public var timeoutMilliseconds: Int
+    /// When set and fired, the running psql is killed and the run fails (`FederationError.cancelled`).
+    public var cancel: PostgresCancel?
 
     public init(target: PostgresTarget, program: String = FileSystem.environment("CLUBHOUSE_PSQL") ?? "psql", timeoutMilliseconds: Int = 120_000) {
         self.target = target
@@ -64,7 +110,8 @@ public struct PostgresShell: Sendable {
     public func run(_ script: [UInt8], csv: Bool = false) throws(FederationError) -> [UInt8] {
         var arguments = ["-X", "-q", "--no-password", "-v", "ON_ERROR_STOP=1", "-d", target.conninfo, "-f", "-"]
         if csv { arguments += ["--csv", "-t"] }
-        let result = PostgresShell.spawn(program, arguments, input: script, timeoutMilliseconds: timeoutMilliseconds)
+        let result = PostgresShell.spawn(program, arguments, input: script, timeoutMilliseconds: timeoutMilliseconds, cancel: cancel)
+        if result.cancelled { throw FederationError("\(target.shown): psql was stopped (the push was cancelled)", unreachable: true, cancelled: true) }
         if let problem = result.problem { throw FederationError("\(target.shown): \(problem)", unreachable: true) }
         guard result.exitCode == 0 else {
             let said = PostgresShell.firstError(result.standardError)
@@ -101,10 +148,14 @@ public struct PostgresShell: Sendable {
         var standardError: [UInt8] = []
         /// Why psql could not run or finish (not found, timed out), or nil.
         var problem: String?
+        /// Killed because its `PostgresCancel` fired.
+        var cancelled = false
     }
 
     /// Runs `program` with `input` written to its stdin while its output is read (any size either way).
-    static func spawn(_ program: String, _ arguments: [String], input: [UInt8], timeoutMilliseconds: Int) -> Outcome {
+    static func spawn(_ program: String, _ arguments: [String], input: [UInt8], timeoutMilliseconds: Int,
+                      cancel: PostgresCancel? = nil) -> Outcome {
+        if cancel?.isFired == true { return Outcome(problem: "cancelled", cancelled: true) }
         var stdinPipe: [Int32] = [-1, -1], stdoutPipe: [Int32] = [-1, -1], stderrPipe: [Int32] = [-1, -1]
         guard Subprocess.makePipe(&stdinPipe), Subprocess.makePipe(&stdoutPipe), Subprocess.makePipe(&stderrPipe) else {
             return Outcome(problem: "cannot create pipes: \(String(cString: strerror(errno)))")
@@ -143,8 +194,15 @@ public struct PostgresShell: Sendable {
             }
             var fds = reading.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             if writing >= 0 { fds.append(pollfd(fd: writing, events: Int16(POLLOUT), revents: 0)) }
+            if let cancel, cancel.readEnd >= 0 { fds.append(pollfd(fd: cancel.readEnd, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), Int32(min(remaining, 1000)))
             if ready < 0 && errno != EINTR { break }
+            if cancel?.isFired == true {
+                kill(pid, SIGKILL)
+                outcome.cancelled = true
+                outcome.problem = "cancelled"
+                break
+            }
             for f in fds where f.revents != 0 {
                 if f.fd == writing {
                     let n = input.withUnsafeBytes { write(writing, $0.baseAddress! + written, min(input.count - written, 1 << 20)) }

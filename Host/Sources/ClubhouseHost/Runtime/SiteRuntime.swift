@@ -81,6 +81,8 @@ public final class SiteRuntime: @unchecked Sendable {
     public let devices: DeviceBroker
     /// The plugins' live events (EventsBroker.swift): what `serve --http` streams.
     public let events = EventHub()
+    /// Told when a transaction that published records commits (`serve`'s background push listens).
+    public let outboxCommits = OutboxCommits()
     let loader: PluginLoader
     let discovery: PluginDiscovery
     /// plugins.lock (Loader/PluginLock.swift): every load is checked against it unless disabled.

@@ -343,6 +343,8 @@ final class JSONRPCServer: @unchecked Sendable {
         server.reloaded = { [front] in front?.reloadRoutes() }
         let watch = server.startReloadWatch { [front] in front?.reloadRoutes() }
         defer { watch.cancel() }
+        let pusher = FederationBackground.start(session: session)
+        defer { FederationBackground.stop(pusher, session: session) }
         if socketPath == nil && front == nil {
             try server.serveStdio()
             return 0

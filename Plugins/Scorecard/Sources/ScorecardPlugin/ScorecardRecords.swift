@@ -47,7 +47,8 @@ extension Scorecard {
         body["strokes"] = entry["strokes"] ?? .null
         body["sequence"] = .int(sequence)
         body["replaced"] = data["replaced"] ?? .null
-        if let reason = entry["reason"] {
+        // A plain entry's JSON carries "reason": null: only a reason makes it a correction.
+        if let reason = entry["reason"], reason != .null {
             body["reason"] = reason
             body["correctedOn"] = entry["correctedOn"] ?? .null
             return [Record(topic: "correction", key: "entry/\(sequence)", body: .object(body))]

@@ -57,6 +57,21 @@ public enum Outbox {
     }
 }
 
+/// Told each time a transaction that published records commits (any plugin of the site): `serve`'s
+/// background push (Federation/FederationPusher.swift) listens. The handler runs on the committing
+/// thread, holding the database's connection lock: it must only note the fact and return.
+/// @unchecked Sendable: `handler` is read and written holding `lock`.
+public final class OutboxCommits: @unchecked Sendable {
+    private let lock = Lock()
+    private var handler: (@Sendable () -> Void)?
+
+    public init() {}
+
+    public func listen(_ handler: (@Sendable () -> Void)?) { lock.withLock { self.handler = handler } }
+
+    func committed() { lock.withLock { handler }?() }
+}
+
 /// A record as the outbox keeps it.
 public struct OutboxRecord: Sendable, Equatable {
     public var seq: Int64
@@ -76,7 +91,7 @@ extension PluginDatabase {
     /// Writes one record into the outbox inside the transaction `call` has open. The failure is a status
     /// and the one-line message for the plugin.
     func appendRecord(site: String, plugin: String, version: String, topic: String, key: String, body: [UInt8], sha256: String,
-                      limit: Int, call: UInt64) -> (Int32, String)
+                      limit: Int, call: UInt64, commits: OutboxCommits? = nil) -> (Int32, String)
     {
         if readOnly {
             return (Int32(CLUBHOUSE_DENIED), "publish: \(path) is read-only (the data directory or the file); the record cannot be kept")
@@ -132,6 +147,8 @@ extension PluginDatabase {
                 let (status, message) = describe(rc, String(cString: sqlite3_errmsg(db)))
                 return (status, "publish: \(message)")
             }
+            outboxCommits = commits
+            publishedInTransaction = true
             return (Int32(CLUBHOUSE_OK), "")
         }
     }

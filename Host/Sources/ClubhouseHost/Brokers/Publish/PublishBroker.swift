@@ -73,7 +73,8 @@ enum PublishBroker {
         }
         let limit = instance.runtime.configuration.sites[instance.siteName]?.federation?.outboxMaxRecords ?? Outbox.maxRecords
         return database.appendRecord(site: instance.siteName, plugin: instance.info.id, version: instance.info.version, topic: topic,
-                                     key: key, body: body, sha256: RecordCanonicalForm.sha256(body), limit: limit, call: call.id)
+                                     key: key, body: body, sha256: RecordCanonicalForm.sha256(body), limit: limit, call: call.id,
+                                     commits: instance.runtime.outboxCommits)
     }
 
     /// The wire face: `record` (RecordPublishRequest) → status, a message (MessageReply).

@@ -39,6 +39,9 @@ public final class PluginDatabase: @unchecked Sendable {
     var transactionDepth = 0
     /// The call that opened the outermost transaction (0: none, or opened outside any call).
     var transactionOwner: UInt64 = 0
+    /// The open transaction published a record (Publish/Outbox.swift): its commit tells `outboxCommits`.
+    var publishedInTransaction = false
+    var outboxCommits: OutboxCommits?
     /// The last failure of work outside any call (create, migrations at start, the host's own), as
     /// a C string; a call keeps its own (`CallContext.storageError`), so concurrent calls of a
     /// thread-safe plugin never read or free each other's message.
@@ -509,7 +512,11 @@ public final class PluginDatabase: @unchecked Sendable {
             }
             let status = transactionDepth == 1 ? exec("COMMIT") : exec("RELEASE clubhouse_\(transactionDepth - 1)")
             if status == Int32(CLUBHOUSE_OK) { transactionDepth -= 1 }
-            if transactionDepth == 0 { transactionOwner = 0 }
+            if transactionDepth == 0 {
+                transactionOwner = 0
+                if status == Int32(CLUBHOUSE_OK) && publishedInTransaction { outboxCommits?.committed() }
+                publishedInTransaction = false
+            }
             return status
         }
     }
@@ -527,7 +534,10 @@ public final class PluginDatabase: @unchecked Sendable {
                 status = exec("ROLLBACK TO clubhouse_\(transactionDepth - 1); RELEASE clubhouse_\(transactionDepth - 1)")
             }
             transactionDepth -= 1
-            if transactionDepth == 0 { transactionOwner = 0 }
+            if transactionDepth == 0 {
+                transactionOwner = 0
+                publishedInTransaction = false
+            }
             return status
         }
     }
@@ -540,6 +550,7 @@ public final class PluginDatabase: @unchecked Sendable {
             if sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
             transactionDepth = 0
             transactionOwner = 0
+            publishedInTransaction = false
             return true
         }
     }
