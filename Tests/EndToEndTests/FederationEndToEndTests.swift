@@ -331,6 +331,43 @@ final class FederationEndToEndTests: XCTestCase {
         XCTAssertEqual(try records(cluster, db), 3)
     }
 
+    /// `federation migrate` without --dir applies the central SQL each plugin of the site ships beside its
+    /// library, laid out as scripts/install.sh lays out the bundled plugins (federation/<id>/postgresql/
+    /// beside several libraries); where none is shipped it says how to name a folder.
+    func testMigrateWithoutDirFindsTheSQLInstalledBesideThePlugins() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, sites: ["club-a"])
+        let products = try configuration(c, cluster, db: db, sites: ["club-a"])
+        try c.fail(["--config", products, "--site", "club-a", "federation", "migrate", "--url", cluster.adminURL(db)], exitCode: 2,
+                   contains: ["federation migrate: no plugin of site 'club-a' ships central SQL beside its library", "--plugin ID --dir PATH"])
+        try c.fail(["--config", products, "federation", "migrate", "--url", cluster.adminURL(db), "--dir", "/tmp"], exitCode: 2,
+                   contains: ["federation migrate: --dir needs --plugin"])
+        let lib = c.path("prefix-lib")
+        let sqlFolder = lib + "/federation/org.clubhouse.scorecard/postgresql"
+        try FileManager.default.createDirectory(atPath: sqlFolder, withIntermediateDirectories: true)
+        let fixture = try FixturePlugins.build("PUBLISH", id: "org.tests.publish.a", file: "hostile_publish.c")
+        try FileManager.default.copyItem(atPath: Clubhouse.productsDirectory.appendingPathComponent("libScorecardPlugin.so").path,
+                                         toPath: lib + "/libScorecardPlugin.so")
+        try FileManager.default.copyItem(atPath: fixture, toPath: lib + "/libhp.so")
+        try FileManager.default.copyItem(atPath: Clubhouse.repositoryRoot.appendingPathComponent("Plugins/Scorecard/federation/postgresql/001_scoring_record.sql").path,
+                                         toPath: sqlFolder + "/001_scoring_record.sql")
+        let installed = try c.write("installed.json", """
+            {"sites": {"club-a": {"plugins": {"scorecard": {"path": "\(lib)/libScorecardPlugin.so", "grants": ["storage"]},
+                                              "hp": {"path": "\(lib)/libhp.so", "grants": ["storage"]}}}}}
+            """)
+        let site = ["--config", installed, "--site", "club-a"]
+        let applied = try c.succeed(site + ["federation", "migrate", "--url", cluster.adminURL(db), "--json"]).json()
+        let one = applied["plugins"]?.arrayValue
+        XCTAssertEqual(one?.count, 1, "\(applied)")
+        XCTAssertEqual(one?.first?["plugin"]?.stringValue, "org.clubhouse.scorecard")
+        XCTAssertEqual(one?.first?["dir"]?.stringValue, sqlFolder)
+        XCTAssertEqual(JSONWriter.compact(one?.first?["applied"] ?? .null), "[1]")
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM scorecard.index_of_record", database: db), "0")
+        XCTAssertTrue(try c.succeed(site + ["federation", "migrate", "--url", cluster.adminURL(db)]).stdout
+            .contains("already has every migration of org.clubhouse.scorecard"))
+    }
+
     // MARK: serve pushes in the background
 
     /// `serve` with a "federation" ships each commit's records without a push; with the server away it
