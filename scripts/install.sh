@@ -4,6 +4,7 @@
 #   PREFIX/bin/clubhouse                                 the host
 #   PREFIX/lib/clubhouse/plugins/*.so                    the bundled plugins (the host finds them there)
 #   PREFIX/lib/clubhouse/plugins/web/<plugin id>/        their panels (serve --http serves them under /ui/<alias>/)
+#   PREFIX/lib/clubhouse/plugins/federation/<plugin id>/postgresql/  their central SQL (federation migrate)
 #   PREFIX/bin/web/_/                                    the host's pages: the home page and clubhouse.js
 #   PREFIX/include/clubhouse/{clubhouse.h,clubhouse/,clubhouse_helpers.h}   the C SDK
 #   PREFIX/lib/pkgconfig/clubhouse.pc                    cc $(pkg-config --cflags clubhouse) ...
@@ -114,6 +115,15 @@ for panel in Putting:org.clubhouse.putting Scorecard:org.clubhouse.scorecard Glo
     [ -d "$source" ] || continue
     for file in "$source"/*; do
         put "$file" "$PREFIX/lib/clubhouse/plugins/web/${panel#*:}/$(basename "$file")" 644
+    done
+done
+# Their central SQL (issue 34): federation/<plugin id>/postgresql/ beside the bundled libraries, where
+# `clubhouse federation migrate` finds it when no --dir is given.
+for plugin in Scorecard:org.clubhouse.scorecard Practice:org.clubhouse.practice Putting:org.clubhouse.putting Tennis:org.clubhouse.tennis Globe:org.clubhouse.globe; do
+    source="$ROOT/Plugins/${plugin%%:*}/federation/postgresql"
+    [ -d "$source" ] || continue
+    for file in "$source"/*.sql; do
+        put "$file" "$PREFIX/lib/clubhouse/plugins/federation/${plugin#*:}/postgresql/$(basename "$file")" 644
     done
 done
 for file in "$ROOT"/Host/Web/*; do

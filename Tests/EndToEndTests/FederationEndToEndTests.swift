@@ -190,9 +190,184 @@ final class FederationEndToEndTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: database + "-shm")
         XCTAssertEqual(rename(forged, database), 0, "put the forged copy back")
         try c.fail(["--config", config, "--site", "club-a", "federation", "push"],
-                   contains: ["site id 'club-a' already has a different record 30 of plugin org.tests.publish.a (two hosts publish as this site id? give each its own site_id)",
+                   contains: ["site id 'club-a' already has a different record 30 of plugin org.tests.publish.a (two hosts publish as this site id, or this data directory was restored from an older copy? give each host its own site_id)",
                               "wait in the outbox"])
         XCTAssertEqual(try records(cluster, db), 35, "nothing of the refused batch was kept")
+    }
+
+    // MARK: a record is an event at its place in the site's sequence (attack round 3)
+
+    /// The same fact published again (a session imported, deleted, imported again) is a new record at its
+    /// new sequence number: the federation keeps the whole history and every sequence number the site
+    /// shipped, while a batch sent twice still changes nothing (testAPushSentTwice…).
+    func testARepeatedFactAtANewSequenceIsKeptAndEverySequenceNumberShips() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, sites: ["club-a"])
+        let config = try configuration(c, cluster, db: db, sites: ["club-a"])
+        let site = ["--config", config, "--site", "club-a"]
+        // The fixture's "round" stands for a session: published, deleted, published again, … (the fact and its
+        // deletion each the same body every time).
+        for body in [#"{"n":1}"#, #"{"deleted":true}"#, #"{"n":1}"#, #"{"deleted":true}"#, #"{"n":1}"#] {
+            try c.succeed(site + ["hp", "publish", "--topic", "round", "--key", "session/abc", "--body", body])
+        }
+        let pushed = try c.succeed(site + ["federation", "push", "--json"]).json()
+        XCTAssertEqual(pushed["shipped"]?.intValue, 5)
+        XCTAssertEqual(try cluster.sql("SELECT string_agg(seq || ':' || canonical, ' ' ORDER BY seq) FROM clubhouse.records", database: db),
+                       #"1:{"n":1} 2:{"deleted":true} 3:{"n":1} 4:{"deleted":true} 5:{"n":1}"#)
+        let outbox = try c.succeed(site + ["outbox", "--json"]).json()
+        let plugin = outbox["plugins"]?.arrayValue?.first { $0["plugin"]?.stringValue == "org.tests.publish.a" }
+        XCTAssertEqual(plugin?["shippedSeq"]?.intValue, 5, "\(outbox)")
+        XCTAssertEqual(try cluster.sql("SELECT max(seq) FROM clubhouse.records WHERE site_id = 'club-a'", database: db), "5",
+                       "the central highest sequence is what the site says it shipped")
+    }
+
+    /// A club with its own credentials cannot store a jsonb body that is not its canonical text (the hash
+    /// covers the text): the CHECK records_body refuses it.
+    func testABodyThatIsNotItsCanonicalTextIsRefused() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, sites: ["club-a"])
+        let insert = "INSERT INTO clubhouse.records (site_id, plugin, plugin_version, topic, key, seq, canonical, body, sha256, published_at) VALUES ('club-a', 'p', '1', 't', 'k', %@, '{\"n\":1}', '%@', encode(sha256('{\"n\":1}'), 'hex'), now())"
+        let forged = try psqlAsSite(cluster, db: db, role: "clubhouse_site_club_a", pgpass: c.environment["PGPASSFILE"] ?? "",
+                                    String(format: insert, "1", #"{"n":2}"#))
+        XCTAssertTrue(forged.contains("records_body"), forged)
+        let honest = try psqlAsSite(cluster, db: db, role: "clubhouse_site_club_a", pgpass: c.environment["PGPASSFILE"] ?? "",
+                                    String(format: insert, "2", #"{"n": 1}"#))
+        XCTAssertEqual(honest, "", "the same JSON, however spaced, is its canonical text")
+        XCTAssertEqual(try records(cluster, db), 1)
+    }
+
+    /// A federation made by an older host (schema 1: the key (topic, key, sha256), no records_body) is
+    /// refused by push with the way out, and `federation init` again upgrades it in place.
+    func testASchemaOneFederationIsUpgradedByInitAgain() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, sites: ["club-a"])
+        let config = try configuration(c, cluster, db: db, sites: ["club-a"])
+        let site = ["--config", config, "--site", "club-a"]
+        try c.succeed(site + ["hp", "publish", "--topic", "round", "--key", "r"])
+        try c.succeed(site + ["federation", "push"])
+        try cluster.sql("""
+            ALTER TABLE clubhouse.records DROP CONSTRAINT records_pkey;
+            ALTER TABLE clubhouse.records DROP CONSTRAINT records_body;
+            ALTER TABLE clubhouse.records ADD PRIMARY KEY (plugin, site_id, topic, key, sha256);
+            ALTER TABLE clubhouse.records ADD UNIQUE (plugin, site_id, seq);
+            UPDATE clubhouse.meta SET value = '1' WHERE key = 'schema_version'
+            """, database: db)
+        try c.succeed(site + ["hp", "publish", "--topic", "round", "--key", "r"])
+        try c.fail(site + ["federation", "push"],
+                   contains: ["clubhouse schema is version 1, older than this host's 2", "clubhouse federation init --url"])
+        try c.succeed(["federation", "init", "--url", cluster.adminURL(db), "--sites", "club-a"])
+        XCTAssertEqual(try cluster.sql("SELECT value FROM clubhouse.meta WHERE key = 'schema_version'", database: db), "2")
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_constraint WHERE conname = 'records_body' AND conrelid = 'clubhouse.records'::regclass", database: db), "1")
+        XCTAssertEqual(try c.succeed(site + ["federation", "push", "--json"]).json()["shipped"]?.intValue, 1)
+        XCTAssertEqual(try cluster.sql("SELECT string_agg(seq || ':' || topic, ' ' ORDER BY seq) FROM clubhouse.records", database: db),
+                       "1:round 2:round", "the same fact again is kept after the upgrade")
+    }
+
+    /// Two pushes of one site at once: the second says another is running and ships nothing; the first
+    /// ships everything and says so (the counts printed are true).
+    func testASecondPushOfTheSiteWhileOneRunsSaysSoAndTheCountsAreTrue() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, sites: ["club-a"])
+        let config = try configuration(c, cluster, db: db, sites: ["club-a"], batch: 10)
+        let site = ["--config", config, "--site", "club-a"]
+        try c.succeed(site + ["hp", "publish", "--topic", "shot", "--key", "s", "--count", "25"])
+        let started = c.path("slow-psql-started")
+        let slow = try c.write("psql-slow.sh", """
+            #!/bin/sh
+            script=$(mktemp); cat > "$script"
+            if grep -q "COPY incoming" "$script"; then touch \(started); sleep 1; fi
+            psql "$@" < "$script"; status=$?; rm -f "$script"; exit $status
+            """)
+        chmod(slow, 0o755)
+        c.environment["CLUBHOUSE_PSQL"] = slow
+        let first = Process()
+        first.executableURL = Clubhouse.executable
+        first.arguments = site + ["federation", "push", "--json"]
+        var env = c.childEnvironment
+        for (k, v) in c.environment { env[k] = v }
+        first.environment = env
+        let output = Pipe()
+        first.standardOutput = output
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: started) && Date() < deadline { usleep(20_000) }
+        try c.fail(site + ["federation", "push"],
+                   contains: ["another federation push of site 'club-a' is running", "run push again when it has finished"])
+        let said = output.fileHandleForReading.readDataToEndOfFile()
+        first.waitUntilExit()
+        c.environment["CLUBHOUSE_PSQL"] = nil
+        XCTAssertEqual(first.terminationStatus, 0)
+        let json = try JSONParser.parse(String(decoding: said, as: UTF8.self))
+        XCTAssertEqual(json["shipped"]?.intValue, 25, String(decoding: said, as: UTF8.self))
+        XCTAssertEqual(try records(cluster, db), 25)
+        XCTAssertTrue(try c.succeed(site + ["federation", "push"]).stdout.contains("Nothing waited"))
+    }
+
+    /// psql killed mid-push (the OOM killer, an operator): the push says so, not "refused"; nothing is
+    /// lost and the next push ships it.
+    func testPsqlKilledMidPushSaysSoAndTheNextPushShipsIt() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, sites: ["club-a"])
+        let config = try configuration(c, cluster, db: db, sites: ["club-a"])
+        let site = ["--config", config, "--site", "club-a"]
+        try c.succeed(site + ["hp", "publish", "--topic", "shot", "--key", "s", "--count", "3"])
+        let killed = try c.write("psql-killed.sh", """
+            #!/bin/sh
+            script=$(mktemp); cat > "$script"
+            if grep -q "COPY incoming" "$script"; then rm -f "$script"; kill -9 $$; fi
+            psql "$@" < "$script"; status=$?; rm -f "$script"; exit $status
+            """)
+        chmod(killed, 0o755)
+        c.environment["CLUBHOUSE_PSQL"] = killed
+        let result = try c.fail(site + ["federation", "push"],
+                                contains: ["psql ended by signal 9", "nothing of it was kept", "wait in the outbox: nothing is lost, run push again"])
+        XCTAssertFalse(result.stderr.contains("refused"), result.stderr)
+        c.environment["CLUBHOUSE_PSQL"] = nil
+        XCTAssertEqual(try c.succeed(site + ["federation", "push", "--json"]).json()["shipped"]?.intValue, 3)
+        XCTAssertEqual(try records(cluster, db), 3)
+    }
+
+    /// `federation migrate` without --dir applies the central SQL each plugin of the site ships beside its
+    /// library, laid out as scripts/install.sh lays out the bundled plugins (federation/<id>/postgresql/
+    /// beside several libraries); where none is shipped it says how to name a folder.
+    func testMigrateWithoutDirFindsTheSQLInstalledBesideThePlugins() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, sites: ["club-a"])
+        let products = try configuration(c, cluster, db: db, sites: ["club-a"])
+        try c.fail(["--config", products, "--site", "club-a", "federation", "migrate", "--url", cluster.adminURL(db)], exitCode: 2,
+                   contains: ["federation migrate: no plugin of site 'club-a' ships central SQL beside its library", "--plugin ID --dir PATH"])
+        try c.fail(["--config", products, "federation", "migrate", "--url", cluster.adminURL(db), "--dir", "/tmp"], exitCode: 2,
+                   contains: ["federation migrate: --dir needs --plugin"])
+        let lib = c.path("prefix-lib")
+        let sqlFolder = lib + "/federation/org.clubhouse.scorecard/postgresql"
+        try FileManager.default.createDirectory(atPath: sqlFolder, withIntermediateDirectories: true)
+        let fixture = try FixturePlugins.build("PUBLISH", id: "org.tests.publish.a", file: "hostile_publish.c")
+        try FileManager.default.copyItem(atPath: Clubhouse.productsDirectory.appendingPathComponent("libScorecardPlugin.so").path,
+                                         toPath: lib + "/libScorecardPlugin.so")
+        try FileManager.default.copyItem(atPath: fixture, toPath: lib + "/libhp.so")
+        try FileManager.default.copyItem(atPath: Clubhouse.repositoryRoot.appendingPathComponent("Plugins/Scorecard/federation/postgresql/001_scoring_record.sql").path,
+                                         toPath: sqlFolder + "/001_scoring_record.sql")
+        let installed = try c.write("installed.json", """
+            {"sites": {"club-a": {"plugins": {"scorecard": {"path": "\(lib)/libScorecardPlugin.so", "grants": ["storage"]},
+                                              "hp": {"path": "\(lib)/libhp.so", "grants": ["storage"]}}}}}
+            """)
+        let site = ["--config", installed, "--site", "club-a"]
+        let applied = try c.succeed(site + ["federation", "migrate", "--url", cluster.adminURL(db), "--json"]).json()
+        let one = applied["plugins"]?.arrayValue
+        XCTAssertEqual(one?.count, 1, "\(applied)")
+        XCTAssertEqual(one?.first?["plugin"]?.stringValue, "org.clubhouse.scorecard")
+        XCTAssertEqual(one?.first?["dir"]?.stringValue, sqlFolder)
+        XCTAssertEqual(JSONWriter.compact(one?.first?["applied"] ?? .null), "[1]")
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM scorecard.index_of_record", database: db), "0")
+        XCTAssertTrue(try c.succeed(site + ["federation", "migrate", "--url", cluster.adminURL(db)]).stdout
+            .contains("already has every migration of org.clubhouse.scorecard"))
     }
 
     // MARK: serve pushes in the background
@@ -329,7 +504,7 @@ final class FederationEndToEndTests: XCTestCase {
         XCTAssertTrue(rls.contains("row-level security"), rls)
         // A schema newer than the host.
         try cluster.sql("UPDATE clubhouse.meta SET value = '99' WHERE key = 'schema_version'", database: db)
-        try c.fail(["--config", config, "--site", "club-a", "federation", "push"], contains: ["schema is version 99, newer than this host's 1"])
+        try c.fail(["--config", config, "--site", "club-a", "federation", "push"], contains: ["schema is version 99, newer than this host's 2"])
         // No federation block, a password in the URL.
         try c.fail(["--site", "default", "federation", "push"], exitCode: 2, contains: ["has no \"federation\" in plugins.json"])
         let leaky = try c.write("leaky.json", """

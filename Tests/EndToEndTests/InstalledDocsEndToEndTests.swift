@@ -115,7 +115,8 @@ final class InstalledDocsEndToEndTests: XCTestCase {
             XCTAssertTrue(exists("\(docs)/\(file)"), "\(file) is not installed")
         }
         for file in ["share/clubhouse/plugins.schema.json", "share/clubhouse/drill.schema.json", "include/clubhouse/clubhouse.h",
-                     "share/clubhouse/PluginSDK/Package.swift", "share/clubhouse/PluginSDK/Sources/PluginKit/Plugin.swift"] {
+                     "share/clubhouse/PluginSDK/Package.swift", "share/clubhouse/PluginSDK/Sources/PluginKit/Plugin.swift",
+                     "lib/clubhouse/plugins/federation/org.clubhouse.scorecard/postgresql/001_scoring_record.sql"] {
             XCTAssertTrue(exists("\(prefix)/\(file)"), "\(file) is not installed")
         }
         // Every Host/*.md reference (JSON-RPC.md, and HTTP.md once it exists) is installed.

@@ -19,6 +19,16 @@ public struct FederationMigrations {
         public var sha256: String
     }
 
+    /// Where a plugin's central SQL is installed, as its panel is: `federation/postgresql/` beside a library
+    /// that has its folder to itself, else `federation/<plugin id>/postgresql/` beside it (scripts/install.sh
+    /// puts the bundled plugins' there). Nil when the plugin ships none.
+    public static func installedFolder(library: String, id: String) -> String? {
+        let folder = FileSystem.directoryName(library)
+        let alone = FileSystem.files(in: folder, suffix: ".so").count <= 1
+        let path = folder + (alone ? "/federation/postgresql" : "/federation/\(id)/postgresql")
+        return FileSystem.isDirectory(path) ? path : nil
+    }
+
     /// The migrations in `folder` (NNN_name.sql), in order; a file named otherwise is an error.
     public static func read(folder: String) throws(FederationError) -> [Migration] {
         guard FileSystem.isDirectory(folder) else {

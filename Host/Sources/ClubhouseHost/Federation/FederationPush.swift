@@ -2,8 +2,8 @@
 // federation, per plugin database in sequence order, in batches of `batch_records`. Each batch is one
 // psql session and one PostgreSQL transaction: COPY into a temporary table, then one INSERT … SELECT;
 // only when rows are already there, INSERT … ON CONFLICT DO NOTHING and a check that no other host
-// wrote different records under this site's sequence numbers (the key holds the SHA-256: a batch sent
-// twice changes nothing; send below). Only once psql says the
+// wrote different records under this site's sequence numbers (the key is (plugin, site, seq): a batch
+// sent twice changes nothing, the same fact published again at a new sequence number is kept; send below). Only once psql says the
 // transaction committed are those records marked shipped in the outbox; a failure anywhere (the server
 // gone mid-batch, a refused record) leaves them waiting, and the next push sends them again.
 
@@ -67,6 +67,23 @@ public struct FederationPush {
         throw FederationError("site id '\(federation.siteID)' is claimed by another host (\(row[0]), since \(row[1])); two hosts cannot publish as one site: give this site its own \"site_id\" in plugins.json", isRequestError: true)
     }
 
+    /// The site's push lock, taken without waiting, or the one-line reason it is held.
+    func exclusive() throws(FederationError) -> Int32 {
+        let path = siteFolder + "/_host/federation-push.lock"
+        do { try FileSystem.createDirectory(siteFolder + "/_host") } catch {
+            throw FederationError("\(path): cannot create its folder (\(error)); is the data directory writable?")
+        }
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FederationError("\(path): cannot open the push lock (\(String(cString: strerror(errno))))") }
+        var locked = flock(fd, LOCK_EX | LOCK_NB)
+        while locked != 0 && errno == EINTR { locked = flock(fd, LOCK_EX | LOCK_NB) }
+        if locked != 0 {
+            close(fd)
+            throw FederationError("another federation push of site '\(siteName)' is running (a second `federation push` or serve's background push); it ships what waits: run push again when it has finished to see nothing waits")
+        }
+        return fd
+    }
+
     /// True when no outbox of the site holds a record (or none can be read: the push would say why).
     public func nothingWaits() -> Bool {
         for path in FileSystem.files(in: siteFolder, suffix: ".sqlite") {
@@ -77,11 +94,15 @@ public struct FederationPush {
         return true
     }
 
-    /// Ships everything that waits. `progress` hears the records shipped so far. While psql sends one
+    /// Ships everything that waits. `progress` hears the records shipped so far. One push of a site at a
+    /// time (`<site>/_host/federation-push.lock`, held while it runs): a second one, from the command line
+    /// or serve's background push, says so instead of sending the same batches beside it. While psql sends one
     /// batch, the next is read from the outbox and written as psql's script on another thread (with a
     /// connection of its own), so the host's share of a push overlaps the server's. Batches still reach
     /// the server one at a time, in order, each marked shipped only after its commit.
     public func run(progress: (Int) -> Void = { _ in }) throws(FederationError) -> Report {
+        let lock = try exclusive()
+        defer { close(lock) }
         try FederationSchema.checkVersion(shell)
         try claim(try hostID())
         var report = Report()
@@ -188,6 +209,9 @@ public struct FederationPush {
             try shell.run(batch.script)
         } catch {
             let what = "records \(batch.first)–\(batch.last) of \(batch.plugin)"
+            if error.killed {
+                throw FederationError("federation push: \(error.message); \(what) and later ones wait in the outbox: nothing is lost, run push again", unreachable: true, killed: true)
+            }
             if error.unreachable {
                 throw FederationError("federation push: \(error.message); \(what) and later ones wait in the outbox (push again when the server is back)", unreachable: true)
             }
@@ -235,7 +259,7 @@ public struct FederationPush {
                 SELECT i.plugin, i.seq INTO clash FROM incoming i JOIN clubhouse.records r
                   ON r.plugin = i.plugin AND r.site_id = \(id) AND r.seq = i.seq WHERE r.sha256 <> i.sha256 OR r.key <> i.key LIMIT 1;
                 IF FOUND THEN
-                  RAISE EXCEPTION 'site id ''%'' already has a different record % of plugin % (two hosts publish as this site id? give each its own site_id)', \(id), clash.seq, clash.plugin;
+                  RAISE EXCEPTION 'site id ''%'' already has a different record % of plugin % (two hosts publish as this site id, or this data directory was restored from an older copy? give each host its own site_id)', \(id), clash.seq, clash.plugin;
                 END IF;
               END;
             END $$;

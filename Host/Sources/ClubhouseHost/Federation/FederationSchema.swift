@@ -5,18 +5,23 @@
 //                       that claimed it (a second host claiming the same id is refused)
 //   clubhouse.records   every record of every site, PARTITIONED BY LIST (plugin): one partition per
 //                       plugin (clubhouse.records_<n>, made by `federation migrate` for the site's
-//                       plugins) and a DEFAULT partition for the rest. The key is (plugin, site_id,
-//                       topic, key, sha256): a record sent twice is the same row; (plugin, site_id, seq)
-//                       is unique too, so two hosts writing one site id are caught. A CHECK recomputes
-//                       the SHA-256 of the canonical body: what arrives is what was hashed.
+//                       plugins) and a DEFAULT partition for the rest. A record is an event at its own
+//                       place in its site's sequence: the key is (plugin, site_id, seq), so a batch sent
+//                       twice is the same rows, while the same fact published again (a session imported,
+//                       deleted and imported again) is a new row at its new sequence number. The push
+//                       refuses a sequence number already there with another hash (two hosts writing one
+//                       site id, a data directory restored from an older copy). One CHECK recomputes the
+//                       SHA-256 of the canonical text, another holds the jsonb body to that text: what
+//                       arrives is what was hashed, and a club cannot store a body that says otherwise.
 //   clubhouse.migrations the plugins' central migrations applied (federation/postgresql/*.sql)
 //
 // Row-level security: a site's role inserts only records whose site_id is its own and reads every
 // record (what the federation shares); it updates only its own row of clubhouse.sites.
 
 public enum FederationSchema {
-    /// The schema version this host writes and understands.
-    public static let version = 1
+    /// The schema version this host writes and understands. 2: the key (plugin, site_id, seq) instead of
+    /// (plugin, site_id, topic, key, sha256), and the body bound to the canonical text (records_body).
+    public static let version = 2
 
     /// A site's role: clubhouse_site_<id> with '-' as '_'.
     public static func role(siteID: String) -> String {
@@ -32,7 +37,8 @@ public enum FederationSchema {
         BEGIN;
         CREATE SCHEMA IF NOT EXISTS clubhouse;
         CREATE TABLE IF NOT EXISTS clubhouse.meta (key text PRIMARY KEY, value text NOT NULL);
-        INSERT INTO clubhouse.meta VALUES ('schema_version', '\(version)') ON CONFLICT (key) DO NOTHING;
+        INSERT INTO clubhouse.meta VALUES ('schema_version', CASE WHEN to_regclass('clubhouse.records') IS NULL THEN '\(version)' ELSE '1' END)
+            ON CONFLICT (key) DO NOTHING;
         CREATE TABLE IF NOT EXISTS clubhouse.sites (
             site_id text PRIMARY KEY, role name NOT NULL UNIQUE, claimed_by text, claimed_at timestamptz);
         CREATE TABLE IF NOT EXISTS clubhouse.records (
@@ -40,9 +46,20 @@ public enum FederationSchema {
             key text NOT NULL, seq bigint NOT NULL, canonical text NOT NULL, body jsonb NOT NULL, sha256 text NOT NULL,
             published_at timestamptz NOT NULL, received_at timestamptz NOT NULL DEFAULT now(),
             CONSTRAINT records_hash CHECK (sha256 = encode(sha256(convert_to(canonical, 'UTF8')), 'hex')),
-            PRIMARY KEY (plugin, site_id, topic, key, sha256),
-            UNIQUE (plugin, site_id, seq)
+            CONSTRAINT records_body CHECK (body = canonical::jsonb),
+            PRIMARY KEY (plugin, site_id, seq)
         ) PARTITION BY LIST (plugin);
+        -- Version 1 → 2: the key becomes (plugin, site_id, seq) and the body is bound to its text. A row whose
+        -- body is not its canonical text (stored before the CHECK) stops the upgrade, which changes nothing.
+        DO $$ BEGIN
+          IF (SELECT value FROM clubhouse.meta WHERE key = 'schema_version') = '1' THEN
+            ALTER TABLE clubhouse.records DROP CONSTRAINT records_pkey;
+            ALTER TABLE clubhouse.records DROP CONSTRAINT IF EXISTS records_plugin_site_id_seq_key;
+            ALTER TABLE clubhouse.records ADD PRIMARY KEY (plugin, site_id, seq);
+            ALTER TABLE clubhouse.records ADD CONSTRAINT records_body CHECK (body = canonical::jsonb);
+            UPDATE clubhouse.meta SET value = '2' WHERE key = 'schema_version';
+          END IF;
+        END $$;
         CREATE TABLE IF NOT EXISTS clubhouse.records_default PARTITION OF clubhouse.records DEFAULT;
         CREATE INDEX IF NOT EXISTS records_topic ON clubhouse.records (plugin, topic, received_at);
         CREATE TABLE IF NOT EXISTS clubhouse.migrations (
@@ -97,6 +114,9 @@ public enum FederationSchema {
         }
         if found > version {
             throw FederationError("\(shell.target.shown): the federation's clubhouse schema is version \(found), newer than this host's \(version); upgrade clubhouse before pushing or pulling")
+        }
+        if found < version {
+            throw FederationError("\(shell.target.shown): the federation's clubhouse schema is version \(found), older than this host's \(version); its administrator upgrades it with clubhouse federation init --url … (records and sites are kept)")
         }
     }
 }

@@ -18,10 +18,13 @@ public struct FederationError: Error, Sendable, CustomStringConvertible {
     public var isRequestError = false
     /// True when the run was stopped by its `PostgresCancel`.
     public var cancelled = false
+    /// True when psql was killed by a signal not of ours (the server may well be there).
+    public var killed = false
     public var description: String { message }
 
-    public init(_ message: String, unreachable: Bool = false, isRequestError: Bool = false, cancelled: Bool = false) {
+    public init(_ message: String, unreachable: Bool = false, isRequestError: Bool = false, cancelled: Bool = false, killed: Bool = false) {
         self.message = message
+        self.killed = killed
         self.unreachable = unreachable
         self.isRequestError = isRequestError
         self.cancelled = cancelled
@@ -113,6 +116,10 @@ public struct PostgresShell: Sendable {
         let result = PostgresShell.spawn(program, arguments, input: script, timeoutMilliseconds: timeoutMilliseconds, cancel: cancel)
         if result.cancelled { throw FederationError("\(target.shown): psql was stopped (the push was cancelled)", unreachable: true, cancelled: true) }
         if let problem = result.problem { throw FederationError("\(target.shown): \(problem)", unreachable: true) }
+        if let signal = result.signal {
+            // Killed (the OOM killer, an operator's kill): whatever its transaction held was rolled back.
+            throw FederationError("\(target.shown): psql ended by signal \(signal) (\(String(cString: strsignal(signal)))) before it finished; its transaction was not committed, so nothing of it was kept", unreachable: true, killed: true)
+        }
         guard result.exitCode == 0 else {
             let said = PostgresShell.firstError(result.standardError)
             // psql exits 2 when the connection failed or was lost, 3 when a statement failed.
@@ -150,6 +157,8 @@ public struct PostgresShell: Sendable {
         var problem: String?
         /// Killed because its `PostgresCancel` fired.
         var cancelled = false
+        /// The signal that ended psql, when one did (and it was not ours).
+        var signal: Int32?
     }
 
     /// Runs `program` with `input` written to its stdin while its output is read (any size either way).
@@ -227,6 +236,7 @@ public struct PostgresShell: Sendable {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let signaled = (status & 0x7F) != 0
         outcome.exitCode = signaled ? -1 : (status >> 8) & 0xFF
+        if signaled && outcome.problem == nil { outcome.signal = status & 0x7F }
         return outcome
     }
 }

@@ -57,6 +57,10 @@ enum FederationCommands {
 
 extension FederationCommands {
     static func migrate(url: String, plugin: String, dir: String, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+        if dir.isEmpty { return try migrateInstalled(url: url, plugin: plugin, options) }
+        guard !plugin.isEmpty else {
+            throw CLIError(status: .invalidArgument, message: "federation migrate: --dir needs --plugin (the id of the plugin whose SQL it holds, eg: org.clubhouse.scorecard)")
+        }
         let target = url.hasPrefix("postgres") ? PostgresTarget(url: url) : PostgresTarget(service: url)
         let migrations = FederationMigrations(shell: PostgresShell(target: target))
         let applied: [Int]
@@ -65,6 +69,37 @@ extension FederationCommands {
         let text = applied.isEmpty ? "The federation at \(target.shown) already has every migration of \(plugin).\n"
             : "Applied migration\(applied.count == 1 ? "" : "s") \(applied.map(String.init).joined(separator: ", ")) of \(plugin) to \(target.shown).\n"
         BuiltinCommands.output(options, json: json, text: text)
+        return 0
+    }
+
+    /// Without --dir: the central SQL every enabled plugin of the site (or only --plugin) ships beside its
+    /// library (FederationMigrations.installedFolder), applied plugin by plugin.
+    static func migrateInstalled(url: String, plugin only: String, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+        let (site, _) = try FederationOutbox.locate(options)
+        let session = try Session(options: options)
+        var found: [(id: String, folder: String)] = []
+        for entry in site.plugins where entry.enabled {
+            guard case .success(let plugin) = session.runtime.resolve(entry.alias) else { continue }
+            guard only.isEmpty || plugin.info.id == only || entry.alias == only else { continue }
+            guard let folder = FederationMigrations.installedFolder(library: plugin.path, id: plugin.info.id) else { continue }
+            if !found.contains(where: { $0.id == plugin.info.id }) { found.append((plugin.info.id, folder)) }
+        }
+        guard !found.isEmpty else {
+            let which = only.isEmpty ? "no plugin of site '\(site.name)'" : "plugin '\(only)' of site '\(site.name)'"
+            throw CLIError(status: .invalidArgument, message: "federation migrate: \(which) ships central SQL beside its library (federation/postgresql/ or federation/<plugin id>/postgresql/); name the folder with --plugin ID --dir PATH")
+        }
+        let target = url.hasPrefix("postgres") ? PostgresTarget(url: url) : PostgresTarget(service: url)
+        let migrations = FederationMigrations(shell: PostgresShell(target: target))
+        var replies: [JSONValue] = []
+        var text = ""
+        for (id, folder) in found {
+            let applied: [Int]
+            do { applied = try migrations.apply(plugin: id, try FederationMigrations.read(folder: folder)) } catch { throw failure(error) }
+            replies.append(["plugin": .string(id), "dir": .string(folder), "applied": .array(applied.map { .int($0) })])
+            text += applied.isEmpty ? "The federation at \(target.shown) already has every migration of \(id).\n"
+                : "Applied migration\(applied.count == 1 ? "" : "s") \(applied.map(String.init).joined(separator: ", ")) of \(id) to \(target.shown) (from \(folder)).\n"
+        }
+        BuiltinCommands.output(options, json: ["federation": .string(target.shown), "plugins": .array(replies)], text: text)
         return 0
     }
 
