@@ -229,7 +229,7 @@ extension HTTPFrontEnd {
         _ = followed.listen(channel, connection, first: head.serialized(requestID: exchange.requestID, date: dates.now) + followed.announcement)
         calls.add(followed)
         if !connection.openStream(stop: {}) { _ = followed.cancel() }
-        loop?.wake()
+        loop?.wake(channel)
         let context = session.runtime.router.context(for: call.prepared, progress: followed)
         followed.started(context)
         let response: HTTPResponse
@@ -291,7 +291,7 @@ extension HTTPFrontEnd {
         case .listening:
             if !connection.openStream(stop: { followed.remove(channel) }) { followed.remove(channel) }
             channel.finished()
-            loop?.wake()
+            loop?.wake(channel)
             record(exchange, principal: answer.principal, status: 200, bytes: 0)
             group.leave()
         case .ended:
