@@ -212,6 +212,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let listenerFD: Int32
     let port: UInt16
     let statics: StaticFiles
+    /// Which Host names requests may carry (DNS rebinding).
+    let hostPolicy: HostPolicy
     /// Writes named by an Idempotency-Key, with their answers (a repeat is answered without running).
     let idempotency = IdempotencyKeys()
     let dates = HTTPDate()
@@ -251,6 +253,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
             session.log.warning("serve: plugin '\(alias)' does not load; /api/\(alias)/ answers 503: \(message)")
         }
         routeTable = table
+        hostPolicy = HostPolicy(options)
         statics = StaticFiles(roots: StaticFiles.roots(site: session.site, runtime: session.runtime, uiDirectory: options.uiDirectory))
         // Request bodies are kept in a private folder in the site's data folder (on the database's disk,
         // not a tmpfs eating memory); where that folder cannot be written (a read-only data folder), in
@@ -1165,6 +1168,10 @@ final class HTTPProtocolHandler: ServeProtocol {
                     return false
                 case .complete(let head):
                     channel.inputStart += head.headBytes
+                    if let refusal = front.hostPolicy.refusal(host: head.header("host"), forwardedFor: head.header("x-forwarded-for"), peer: channel.peer) {
+                        refuse(channel, c, refusal, method: head.method, target: head.target)
+                        return false
+                    }
                     let target: HTTPTarget
                     switch HTTPTarget.decode(head.target) {
                     case .success(let t): target = t
