@@ -212,3 +212,82 @@ export function el(tag, attributes = {}, ...children) {
   }
   return node;
 }
+
+/**
+ * Calls a route as a followed call (Host/HTTP.md "Following a call"): the request goes with
+ * `Accept: text/event-stream`, `onProgress({label, done, total, unit, finished, cancelled})` hears the
+ * plugin's progress, and the route's reply data is answered once the call ends. Aborting `signal`
+ * cancels the call on the host (DELETE of the call's URL); the promise then throws
+ * ClubhouseError("cancelled").
+ */
+export async function followCall(method, path, { body, query, signal, onProgress } = {}) {
+  const own = new AbortController();
+  let url = null;
+  let fallback = null;
+  // Cancelled on the host by the call's URL (its stream then ends with `error` 499); before the call has
+  // said its URL, or when the host says nothing within 3 s, by closing the stream.
+  const cancel = () => {
+    if (!url) { own.abort(); return; }
+    fetch(url, { method: "DELETE", credentials: "same-origin", keepalive: true }).catch(() => {});
+    fallback = setTimeout(() => own.abort(), 3000);
+  };
+  if (signal) {
+    if (signal.aborted) throw new ClubhouseError("cancelled", "cancelled", 499);
+    signal.addEventListener("abort", cancel, { once: true });
+  }
+  const init = { method, credentials: "same-origin", headers: { Accept: "text/event-stream" }, signal: own.signal };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  try {
+    let response;
+    try {
+      response = await fetch(withQuery(path, query), init);
+    } catch (error) {
+      if (own.signal.aborted) throw new ClubhouseError("cancelled", "cancelled", 499);
+      throw new ClubhouseError("io", "the host cannot be reached; check the connection and try again", 0);
+    }
+    if (!response.ok || !(response.headers.get("Content-Type") || "").startsWith("text/event-stream")) {
+      let status = "error", message = `${method} ${path} answered ${response.status}`;
+      try { const e = JSON.parse(await response.text()).error; if (e) { status = e.status || status; message = e.message || message; } } catch (_) { /* keep */ }
+      throw new ClubhouseError(status, message, response.status);
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      let chunk;
+      try { chunk = await reader.read(); } catch (_) {
+        if (own.signal.aborted) throw new ClubhouseError("cancelled", "cancelled", 499);
+        throw new ClubhouseError("io", "the host cannot be reached; check the connection and try again", 0);
+      }
+      // The stream ended without its result: the connection went away (the host said nothing more).
+      if (chunk.done) throw new ClubhouseError("io", "the host cannot be reached; check the connection and try again", 0);
+      buffer += decoder.decode(chunk.value, { stream: true }).replace(/\r\n/g, "\n");
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let name = "message", data = "";
+        for (const line of block.split("\n")) {
+          if (line.startsWith("event:")) name = line.slice(6).trim();
+          else if (line.startsWith("data:")) data += line.slice(5).trim();
+        }
+        if (!data) continue;
+        const value = JSON.parse(data);
+        if (name === "call") url = value.url;
+        else if (name === "progress" && onProgress) onProgress(value);
+        else if (name === "result") return value.data;
+        else if (name === "error") {
+          const e = value.error || {};
+          throw new ClubhouseError(e.status || "error", e.message || `${method} ${path} failed`, value.status || 0);
+        }
+      }
+    }
+  } finally {
+    if (signal) signal.removeEventListener("abort", cancel);
+    if (fallback) clearTimeout(fallback);
+    own.abort();
+  }
+}

@@ -105,37 +105,6 @@ final class PracticePanelEndToEndTests: XCTestCase {
             try browser.scrollIntoView(css)
             try browser.click(css)
         }
-        /// Texts whose contrast with their background is under WCAG AA (4.5:1; 3:1 from 24 px, or 18.66 px bold).
-        func lowContrast(_ browser: BrowserSession) throws -> [String] {
-            let found = try browser.run(#"""
-                const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
-                const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
-                  .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
-                const background = (node) => {
-                  for (let n = node; n; n = n.parentElement) {
-                    const c = rgb(getComputedStyle(n).backgroundColor);
-                    if (c.length === 3 || (c.length === 4 && c[3] > 0.9)) return c.slice(0, 3);
-                  }
-                  return [255, 255, 255];
-                };
-                const bad = [];
-                const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-                for (let t = walker.nextNode(); t; t = walker.nextNode()) {
-                  const node = t.parentElement;
-                  if (!t.textContent.trim() || !node || node.closest("[hidden], svg, .gradebar .gC") || node.closest(":disabled")) continue;
-                  const box = node.getBoundingClientRect();
-                  if (!box.width || !box.height) continue;
-                  const style = getComputedStyle(node);
-                  const [a, b] = [lum(rgb(style.color).slice(0, 3)), lum(background(node))];
-                  const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-                  const size = parseFloat(style.fontSize), bold = Number(style.fontWeight) >= 700;
-                  const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
-                  if (ratio < need) bad.push(`${t.textContent.trim().slice(0, 30)}: ${ratio.toFixed(2)}`);
-                }
-                return bad;
-                """#)
-            return (found.arrayValue ?? []).compactMap(\.stringValue)
-        }
         let phone = try driver.session(width: 375, height: 812, mobile: true)
         defer { phone.close() }
         let desk = try driver.session(width: 1280, height: 800, mobile: false)
@@ -172,7 +141,7 @@ final class PracticePanelEndToEndTests: XCTestCase {
         }
         let imported = try phone.text("#progress-text")
         XCTAssertTrue(imported.hasPrefix("Imported session \(id):"), imported)
-        XCTAssertEqual(try lowContrast(phone), [], "the session view")
+        XCTAssertEqual(try phone.lowContrast(), [], "the session view")
         try phone.screenshot(to: shots.appendingPathComponent("practice-session-375x812.png"))
         try phone.assertQuietConsole("the practice panel's upload")
 
@@ -246,7 +215,7 @@ final class PracticePanelEndToEndTests: XCTestCase {
             XCTAssertEqual(try browser.run(#"return document.querySelectorAll('#dispersion-chart .mishit').length;"#).intValue,
                            landed.filter { $0["mishit"]?.boolValue == true }.count)
             XCTAssertLessThan(try layoutShift(browser), 0.05, "the trends view moved while its data arrived")
-            XCTAssertEqual(try lowContrast(browser), [], "the trends view (\(size))")
+            XCTAssertEqual(try browser.lowContrast(), [], "the trends view (\(size))")
             try browser.screenshot(to: shots.appendingPathComponent("practice-trends-\(size).png"))
             try browser.assertQuietConsole("the trends (\(size))")
         }
@@ -300,7 +269,7 @@ final class PracticePanelEndToEndTests: XCTestCase {
         try desk.wait("the hidden one listed", #"return !!document.querySelector(arguments[0] + ' .badge.hidden');"#, [.string(card)])
         try desk.run(#"const s = document.getElementById("template-club"); s.value = "7i"; s.dispatchEvent(new Event("change"));"#)
         try desk.wait("the 7-iron's templates", #"return [...document.querySelectorAll('#templates li[data-hash]')].every((li) => li.querySelector(".sub").textContent.startsWith("7i "));"#)
-        XCTAssertEqual(try lowContrast(desk), [], "the templates view")
+        XCTAssertEqual(try desk.lowContrast(), [], "the templates view")
         try desk.screenshot(to: shots.appendingPathComponent("practice-templates-1280x800.png"))
         try desk.assertQuietConsole("the templates")
         // An action that fails says so on its own card (here: the connection is gone), and changes nothing.

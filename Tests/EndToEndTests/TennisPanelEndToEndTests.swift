@@ -4,6 +4,7 @@
 // speed and spin; a drill's launches appear in the page while it runs (the plugin's `launch` events);
 // Stop gets the machine's stop command to the simulator — the time from the click in the page to the
 // frame at the machine is printed and must stay within 200 ms; a tab closed during a drill stops it too.
+// A drill started by another client shows on the open panel within a second and its Stop stops it.
 // Any console error or failed request fails the test. Screenshots at 375×812 and 1280×800 go to the
 // folder printed (CLUBHOUSE_SCREENSHOTS, else $TMPDIR/clubhouse-screenshots). Skipped, saying why,
 // without chromium and chromedriver.
@@ -189,8 +190,68 @@ final class TennisPanelEndToEndTests: XCTestCase {
         try desk.wait("the drill's end", timeout: 30, ##"return document.getElementById("running").hidden && document.getElementById("run-summary").textContent.includes("Session");"##)
         try desk.screenshot(to: shots.appendingPathComponent("tennis-1280x800.png"))
         try desk.assertQuietConsole("the tennis panel on a desktop")
-        print("TennisPanelEndToEndTests: first render: \(renders.joined(separator: ", ")); Stop → stop command at the machine: \(String(format: "%.1f", stopMs)) ms from the click in the page (\(String(format: "%.1f", clickMs)) ms from the WebDriver click); tab closed → stop command: \(String(format: "%.1f", closeMs)) ms; offline → stop command: \(String(format: "%.1f", lostMs)) ms")
+
+        // 6. A drill started by another client (a coach's token over the HTTP API) shows on the open panel
+        // within a second, with each ball; a shot meanwhile is refused (the machine has one user at a time);
+        // Stop in the panel stops it — the machine gets its stop command — and the panel clears.
+        let token = try XCTUnwrap(try c.succeed(["--config", config, "--json", "token", "create", "--name", "coach", "--scope", "tennis:*"])
+            .json()["token"]?.stringValue)
+        let auth = [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")]
+        from = simulator.lines.count
+        let elsewhere = DrillElsewhere(port: server.port, headers: auth)
+        let startedAt = monotonicNanoseconds()
+        try desk.wait("the drill started elsewhere", timeout: 5, ##"return !document.getElementById("running").hidden && document.getElementById("run-title").textContent === "Running “long rally” (started elsewhere)";"##)
+        let shownMs = (Double(monotonicNanoseconds()) - Double(startedAt)) / 1e6
+        XCTAssertLessThan(shownMs, 1000, "the panel showed the drill \(shownMs) ms after it was started elsewhere")
+        try desk.wait("its first ball", timeout: 10, ##"return document.querySelectorAll("#launches li").length >= 1 && /^“long rally”, started elsewhere: Ball 1 of 12/.test(document.getElementById("running-text").textContent);"##)
+        XCTAssertEqual(try desk.run(##"return document.querySelector('#drills button[data-drill="four"]').disabled;"##), .bool(true), "no drill starts beside it")
+        let refused = try httpRequest(port: server.port, "POST", "/api/tennis/send", headers: auth, body: Array(#"{"zone": 3}"#.utf8))
+        XCTAssertEqual(refused.status, 503, refused.text)
+        XCTAssertEqual(try JSONParser.parse(bytes: refused.body)["error"]?["message"]?.stringValue,
+                       "the ball machine 'ballmachine' is running drill \"long rally\" (ball 1 of 12); stop it first (Stop in the tennis panel, POST /api/tennis/stop) or wait for it to end")
+        let running = try JSONParser.parse(bytes: try httpRequest(port: server.port, "GET", "/api/tennis/running", headers: auth).body)
+        XCTAssertEqual(running["running"]?["drill"]?.stringValue, "long rally")
+        try desk.screenshot(to: shots.appendingPathComponent("tennis-elsewhere-1280x800.png"))
+        try desk.click("#stop")
+        let remoteStop = try XCTUnwrap(simulator.wait(from: from, timeout: 5) { $0.isStop }, "the machine got no stop after Stop for a drill started elsewhere")
+        XCTAssertFalse(simulator.lines.dropFirst(from).contains { $0.isStart && $0.at > remoteStop.at }, "a ball after the stop")
+        let answer = try elsewhere.wait()
+        XCTAssertEqual(answer.status, 200, answer.text)
+        XCTAssertEqual(try JSONParser.parse(bytes: answer.body)["stoppedElsewhere"]?.boolValue, true)
+        try desk.wait("the panel cleared", timeout: 5, ##"return document.getElementById("running").hidden && /^Stopped after [1-9]\d* of 12 balls \(the drill was started elsewhere\)\.$/.test(document.getElementById("run-summary").textContent) && !document.querySelector('#drills button[data-drill="four"]').disabled;"##)
+        let idle = try JSONParser.parse(bytes: try httpRequest(port: server.port, "GET", "/api/tennis/running", headers: auth).body)
+        XCTAssertEqual(idle["running"], .null)
+        let nothing = try httpRequest(port: server.port, "POST", "/api/tennis/stop", headers: auth, body: Array("{}".utf8))
+        XCTAssertEqual(try JSONParser.parse(bytes: nothing.body)["stopped"]?.boolValue, false, nothing.text)
+        try desk.assertQuietConsole("the tennis panel, a drill started elsewhere")
+        print("TennisPanelEndToEndTests: first render: \(renders.joined(separator: ", ")); Stop → stop command at the machine: \(String(format: "%.1f", stopMs)) ms from the click in the page (\(String(format: "%.1f", clickMs)) ms from the WebDriver click); tab closed → stop command: \(String(format: "%.1f", closeMs)) ms; offline → stop command: \(String(format: "%.1f", lostMs)) ms; a drill started elsewhere shown: \(String(format: "%.0f", shownMs)) ms after its request")
         XCTAssertLessThanOrEqual(stopMs, 200, "Stop took \(stopMs) ms to reach the machine")
+    }
+
+    /// The long drill run by another client over the HTTP API (its own thread), its response kept.
+    final class DrillElsewhere: @unchecked Sendable {
+        // Safe: `response` and `error` are written once by the thread, read after `done` is signalled.
+        var response: RawHTTPResponse?
+        var error: Error?
+        let done = DispatchSemaphore(value: 0)
+
+        init(port: UInt16, headers: [(String, String)]) {
+            Thread.detachNewThread { [self] in
+                do {
+                    response = try httpRequest(port: port, "POST", "/api/tennis/drills/long%20rally/run", headers: headers, body: Array("{}".utf8), timeout: 60)
+                } catch {
+                    self.error = error
+                }
+                done.signal()
+            }
+        }
+
+        func wait() throws -> RawHTTPResponse {
+            guard done.wait(timeout: .now() + 20) == .success else { throw HTTPTestError("the drill started elsewhere did not end") }
+            if let error { throw error }
+            guard let response else { throw HTTPTestError("no response") }
+            return response
+        }
     }
 
     /// Runs the long drill, waits for its first launch, clicks Stop: the milliseconds from the click in the

@@ -88,7 +88,6 @@ final class WebPanelsEndToEndTests: XCTestCase {
     func testPanelsInABrowser() throws {
         let c = try Clubhouse()
         let shots = WebPanelsEndToEndTests.screenshots
-        try? FileManager.default.removeItem(at: shots)
         try FileManager.default.createDirectory(at: shots, withIntermediateDirectories: true)
         let driver = try WebDriver.start(folder: c.scratch)
         defer { driver.stop() }

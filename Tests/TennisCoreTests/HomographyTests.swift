@@ -388,4 +388,42 @@ final class RobustHomographyTests: XCTestCase {
         let set = SyntheticCalibration(count: 30, outlierFraction: 0.7, noisePixels: 0.5, seed: 1)
         XCTAssertLessThan(RobustHomography.chanceOfConsensus(9, set.pairs, threshold: 0.25), 1e-9)
     }
+
+    /// A hard case of the sweep (cases 137 and 197: 30 pairs, 70 % wrong, seed 18, at 0.5 and 2 px):
+    /// 9 true pairs, and the σ-consensus used to drop one of them (σ from 9 residuals of a fit with 8
+    /// parameters is 25 % low), leaving 1.50× the oracle's error (0.0291 m against 0.0194; 0.117 m
+    /// against 0.078). With σ corrected for the fitted parameters it keeps exactly the true pairs.
+    func testSmallConsensusKeepsEveryTruePair() throws {
+        for (noise, ransac, oracle) in [(0.5, 0.0224, 0.0194), (2.0, 0.0912, 0.0780)] {
+            let set = SyntheticCalibration(count: 30, outlierFraction: 0.7, noisePixels: noise, seed: 18)
+            let fit = try HomographyEstimator.estimate(set.pairs, method: .ransac(RansacOptions(threshold: 0.25, seed: 1)))
+            XCTAssertEqual(fit.inliers, set.outliers.map { !$0 }, "\(noise) px")
+            let error = set.maxCourtError(of: fit.homography)
+            XCTAssertEqual(error, oracle, accuracy: 0.0005, "\(noise) px: the maximum-likelihood fit of the true pairs")
+            XCTAssertLessThanOrEqual(error, 1.5 * ransac, "\(noise) px")
+        }
+    }
+
+    /// The fair comparison (BENCHMARKS.md, "Issue 31, items 3 and 4"): per configuration, the median
+    /// over its seeds. At 100 pairs, 2 px, 50 % wrong (seeds 1–5, peers' figures from
+    /// court_sweep.py's run) one draw (seed 4, case 73) lets OpenCV's RANSAC beat even the oracle by
+    /// 3.2× — ours is then 3.17× RANSAC's error — but over the seeds ours is within 1.5× the better
+    /// peer's median, and within 1.5× the oracle on every seed.
+    func testCourtSweepConfigurationMedianAgainstThePeers() throws {
+        let ransac = [0.0382, 0.0344, 0.0450, 0.0270, 0.0733]
+        let magsac = [0.0936, 0.0919, 0.4508, 0.2596, 0.2379]
+        let oracle = [0.0242, 0.0411, 0.0282, 0.0855, 0.0623]
+        func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+        var ours: [Double] = []
+        for seed in 1...5 {
+            let set = SyntheticCalibration(count: 100, outlierFraction: 0.5, noisePixels: 2, seed: UInt64(seed))
+            let fit = try HomographyEstimator.estimate(set.pairs, method: .ransac(RansacOptions(threshold: 0.25, seed: 1)))
+            let error = set.maxCourtError(of: fit.homography)
+            XCTAssertLessThanOrEqual(error, 1.5 * oracle[seed - 1], "seed \(seed)")
+            ours.append(error)
+        }
+        XCTAssertGreaterThan(ours[3], 1.5 * min(ransac[3], magsac[3]), "seed 4 is the draw where the peer was lucky")
+        let better = min(median(ransac), median(magsac))
+        XCTAssertLessThanOrEqual(median(ours), 1.5 * better, "ours \(ours) against RANSAC \(ransac), MAGSAC \(magsac)")
+    }
 }

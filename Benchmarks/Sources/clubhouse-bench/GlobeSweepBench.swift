@@ -3,7 +3,7 @@
 // triangulated by GlobeCore's EarClipper and scored as earcut's test scores it (deviation =
 // |polygon area − Σ |triangle areas|| / polygon area) with the triangle count beside n + 2h − 2.
 // Usage: clubhouse-bench globe-sweep [--fixtures DIR] [--random N] [--seed S] [--step D] [--only ID]
-//                                    [--skip ID,…] [--cases] [--write-placements FILE] [--dump P --only ID]
+//                                    [--skip ID,…] [--placements K,…] [--cases] [--write-placements FILE] [--dump P --only ID]
 // Prints one JSON object per fixture (cases, failures against earcut's published bounds, time);
 // with --cases, one per case too. --write-placements writes the placements (rotation cosine and
 // sine, scale, shift; exact decimal) so that Benchmarks/globe/rotation_sweep.py turns the fixtures
@@ -160,6 +160,8 @@ func globeSweepBench(_ arguments: [String]) {
     let only = option("--only")
     let printCases = arguments.contains("--cases")
     let skip = Set((option("--skip") ?? "").split(separator: ",").map(String.init))
+    // Only these placement numbers (the rest are still written by --write-placements): a re-run of the cases that failed.
+    let chosen = option("--placements").map { Set($0.split(separator: ",").compactMap { Int($0) }) }
     let fixtures: EarcutFixtures
     do {
         fixtures = try EarcutFixtures(directory: directory)
@@ -193,7 +195,7 @@ func globeSweepBench(_ arguments: [String]) {
         var failures = 0, worst = 0.0
         var firstFailure = ""
         var seconds = 0.0
-        for (p, placement) in placements.enumerated() {
+        for (p, placement) in placements.enumerated() where chosen?.contains(p) ?? true {
             let placed = placement.apply(flat)
             let t0 = DispatchTime.now().uptimeNanoseconds
             let t = placed.withUnsafeBufferPointer { clipper.triangulate(coordinates: $0, holeStarts: starts) }
@@ -228,7 +230,7 @@ func globeSweepBench(_ arguments: [String]) {
         }
         totalFailures += failures
         totalSeconds += seconds
-        print("{\"fixture\": \"\(id)\", \"vertices\": \(n), \"holes\": \(starts.count), \"cases\": \(placements.count), \"failures\": \(failures), "
+        print("{\"fixture\": \"\(id)\", \"vertices\": \(n), \"holes\": \(starts.count), \"cases\": \(chosen.map { c in placements.indices.filter { c.contains($0) }.count } ?? placements.count), \"failures\": \(failures), "
             + "\"worst_deviation\": \(worst), \"triangulate_s\": \(seconds), \"first_failure\": \"\(firstFailure.replacingOccurrences(of: "\"", with: "'"))\"}")
     }
     print("{\"total_failures\": \(totalFailures), \"triangulate_s\": \(totalSeconds), \"placements\": \(placements.count)}")

@@ -185,6 +185,32 @@ async function mark(kind) {
     showError(errorLine, error);
   }
 }
+// Without dragging (a keyboard, a screen reader): a country found by its name or code.
+function findCountry(text) {
+  const wanted = text.trim().toLowerCase();
+  const all = [...model.countries.values()];
+  return all.find((c) => c.name.toLowerCase() === wanted || c.code.toLowerCase() === wanted)
+    || (() => { const starts = all.filter((c) => c.name.toLowerCase().startsWith(wanted)); return starts.length === 1 ? starts[0] : null; })();
+}
+
+document.getElementById("find-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = document.getElementById("find");
+  const text = input.value.trim();
+  const findError = document.getElementById("find-error");
+  if (!text) return;
+  const found = findCountry(text);
+  if (!found) {
+    showError(findError, { message: `no country named '${text}'; type a few letters and pick one from the list` });
+    return;
+  }
+  showError(findError, null);
+  input.value = "";
+  model.picked = { code: found.code, name: found.name, status: found.status || "none" };
+  renderPicked();
+  document.getElementById("mark-visited").focus();
+});
+
 document.getElementById("mark-visited").addEventListener("click", () => mark("visited"));
 document.getElementById("mark-wish").addEventListener("click", () => mark("wish"));
 document.getElementById("mark-clear").addEventListener("click", () => mark("clear"));
@@ -194,6 +220,10 @@ document.getElementById("mark-clear").addEventListener("click", () => mark("clea
 async function loadCountries() {
   const reply = await call("GET", `${api}/countries`);
   model.countries = new Map((reply.countries || []).map((c) => [c.code, c]));
+  const countryNames = document.getElementById("country-names");
+  if (!countryNames.children.length) {
+    countryNames.replaceChildren(...[...model.countries.values()].map((c) => c.name).sort().map((n) => el("option", { value: n })));
+  }
   const names = document.getElementById("names");
   if (!names.children.length) {
     const all = new Set();

@@ -77,7 +77,12 @@ export function trendChart(trend, { width = 600, height = 300, metric = "", unit
     root.append(svg("circle", { cx: x(i).toFixed(1), cy: y(value(p)).toFixed(1), r: 6, class: small ? "point low" : "point",
       "data-session": p.session_id }, svg("title", {}, title)));
     if (points.length <= 12) {
-      root.append(svg("text", { x: x(i), y: y(value(p)) - 11, "text-anchor": "middle", class: "value" }, shown));
+      // Above the point, unless the line leaves it upwards on every side (a valley): then below, clear of
+      // the line, where there is room above the axis.
+      const near = [points[i - 1], points[i + 1]].filter(Boolean).map(value);
+      const valley = near.length > 0 && near.every((v) => v > value(p));
+      const below = valley && y(value(p)) + 24 <= top + plotH - 2;
+      root.append(svg("text", { x: x(i), y: y(value(p)) + (below ? 22 : -11), "text-anchor": "middle", class: "value" }, shown));
     }
     if ((i % every === 0 && points.length - 1 - i >= every) || i === points.length - 1) {
       root.append(svg("text", { x: x(i), y: height - bottom + 20, "text-anchor": "middle", class: "tick" }, date.slice(5)));

@@ -350,7 +350,7 @@ function renderTemplates() {
         el("button", { type: "button", "data-focus-key": key("duplicate"), "aria-expanded": editing === "duplicate" ? "true" : "false",
           "aria-label": `Duplicate ${name}`, onclick: () => edit(t, "duplicate") }, "Duplicate")),
       editing ? editForm(t, editing) : null,
-      el("p", { class: "error inline", hidden: !model.templateErrors.has(t.hash) }));
+      el("p", { class: "error inline", role: "alert", hidden: !model.templateErrors.has(t.hash) }));
     showError(item.querySelector(".error"), model.templateErrors.get(t.hash) || null);
     return item;
   }));

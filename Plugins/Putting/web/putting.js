@@ -1,8 +1,14 @@
 // The putting panel: course → hole → the green drawn from its heightfield (elevation shading, contour
 // lines, a 5 ft grid, the cup), a draggable ball and flag (pointer events: one path for touch and
 // mouse; arrow keys too), and on release the plugin's best line: aim, speed, make probability, result.
+// "What if": a blue aim marker to drag and a pace to set, rolled by the plugin's `roll` (the path, where
+// it stops, holed or missed and by how much). A 3D view of the green (view3d.js, WebGL) with the ball
+// rolling the best line or the what-if stroke. The green book for the pin (the plugin's `book`, followed
+// as a call with its progress and a Cancel) drawn over the green as a heat map with a legend.
 // Coordinates are the plugin's: feet from the green's centre, +x east, +z north. In the SVG, y = −z.
-import { call, el, showError } from "/ui/_/clubhouse.js";
+import { call, el, followCall, showError } from "/ui/_/clubhouse.js";
+import { createView3D, BALL_SCALE } from "./view3d.js";
+import { heatMeasure, rampColour } from "./heatmap.js";
 
 const api = "/api/putting";
 const svgNS = "http://www.w3.org/2000/svg";
@@ -17,6 +23,11 @@ const model = {
   flag: { x: 0, z: 0 },
   line: null,             // the bestLine reply
   pending: null,          // AbortController of the request in flight
+  whatIf: { on: false, pace: 1.5, roll: null, pending: null },
+  target: { x: 0, z: 0 }, // the what-if aim point
+  book: null,             // {flag, spacing, entries} of the last green book
+  bookShown: true,
+  bookRun: null,          // AbortController of the running book
 };
 
 function svg(tag, attributes = {}, ...children) {
@@ -107,6 +118,9 @@ function drawGreen() {
   for (let x = Math.ceil(left / 5) * 5; x <= left + width; x += 5) grid.append(svg("line", { class: x === 0 ? "grid axis" : "grid", x1: x, x2: x, y1: top, y2: top + height }));
   for (let y = Math.ceil(top / 5) * 5; y <= top + height; y += 5) grid.append(svg("line", { class: y === 0 ? "grid axis" : "grid", y1: y, y2: y, x1: left, x2: left + width }));
   layers = {
+    book: svg("g", { class: "book-cells", id: "book-cells" }),
+    whatIf: svg("polyline", { class: "whatif-path", id: "whatif-path" }),
+    rest: svg("circle", { class: "whatif-rest", id: "whatif-rest", r: 0.5 }),
     path: svg("polyline", { class: "path", id: "best-path" }),
     aim: svg("line", { class: "aim", id: "aim-line" }),
     // Markers are drawn in screen pixels (scaled in place()), so they stay finger-sized on any green.
@@ -120,11 +134,19 @@ function drawGreen() {
       svg("circle", { class: "hit", r: 22, fill: "transparent" }),
       svg("circle", { r: 7, fill: "#fff", stroke: "#111", "stroke-width": 2 }),
       svg("circle", { class: "ring", r: 12, fill: "none", stroke: "#111", "stroke-width": 1.5 })]),
+    // The what-if aim point: a blue diamond with a cross hair.
+    aimPoint: handle("target", "Aim point", [
+      svg("circle", { class: "hit", r: 22, fill: "transparent" }),
+      svg("path", { d: "M0 -9 L9 0 L0 9 L-9 0 Z", fill: "#1f5fd6", stroke: "#fff", "stroke-width": 2 }),
+      svg("path", { d: "M-3 0 H3 M0 -3 V3", stroke: "#fff", "stroke-width": 1.5 }),
+      svg("circle", { class: "ring", r: 13, fill: "none", stroke: "#1f5fd6", "stroke-width": 1.5 })],
+      { onMove: () => {}, onRelease: () => rollWhatIf() }),
   };
   green.append(
     svg("image", { href: picture.url, x: left, y: top, width, height, preserveAspectRatio: "none" }),
     svg("path", { class: "contour", d: contours(f, levels) }),
-    grid, layers.aim, layers.path, layers.flag, layers.ball);
+    grid, layers.book, layers.aim, layers.path, layers.whatIf, layers.rest, layers.flag, layers.ball, layers.aimPoint);
+  drawBook();
   place();
 }
 
@@ -135,7 +157,7 @@ function niceInterval(raw) {
 }
 
 // A draggable marker: pointer events (touch, pen and mouse alike) and arrow keys (0.5 ft a press).
-function handle(which, label, children) {
+function handle(which, label, children, { onMove = () => { model.line = null; }, onRelease = () => settle() } = {}) {
   const group = svg("g", { class: "handle", id: which, tabindex: 0, role: "slider", "aria-label": `${label} position` }, ...children);
   let dragging = false;
   group.addEventListener("pointerdown", (event) => {
@@ -150,7 +172,7 @@ function handle(which, label, children) {
     if (!dragging) return;
     const p = toGreen(event.clientX, event.clientY);
     model[which] = clampToGreen(p);
-    model.line = null;
+    onMove();
     place();
   });
   const release = (event) => {
@@ -158,7 +180,7 @@ function handle(which, label, children) {
     dragging = false;
     group.classList.remove("dragging");
     if (group.hasPointerCapture(event.pointerId)) group.releasePointerCapture(event.pointerId);
-    settle();
+    onRelease();
   };
   group.addEventListener("pointerup", release);
   group.addEventListener("pointercancel", release);
@@ -168,9 +190,9 @@ function handle(which, label, children) {
     if (!move) return;
     event.preventDefault();
     model[which] = clampToGreen({ x: model[which].x + move[0], z: model[which].z + move[1] });
-    model.line = null;
+    onMove();
     place();
-    settle();
+    onRelease();
   });
   return group;
 }
@@ -211,6 +233,16 @@ function place() {
     layers.path.setAttribute("points", "");
     layers.aim.setAttribute("visibility", "hidden");
   }
+  layers.aimPoint.setAttribute("transform", `translate(${model.target.x} ${-model.target.z}) scale(${scale})`);
+  layers.aimPoint.setAttribute("aria-valuetext", feet(model.target));
+  layers.aimPoint.setAttribute("visibility", model.whatIf.on ? "visible" : "hidden");
+  layers.aimPoint.setAttribute("tabindex", model.whatIf.on ? "0" : "-1");
+  const roll = model.whatIf.on ? model.whatIf.roll : null;
+  layers.whatIf.setAttribute("points", roll ? roll.pathXFt.map((x, i) => `${x.toFixed(2)},${(-roll.pathZFt[i]).toFixed(2)}`).join(" ") : "");
+  layers.rest.setAttribute("visibility", roll && !roll.holed ? "visible" : "hidden");
+  if (roll) { layers.rest.setAttribute("cx", roll.restXFt); layers.rest.setAttribute("cy", -roll.restZFt); layers.rest.setAttribute("r", 6 * scale); }
+  layers.book.setAttribute("visibility", model.bookShown ? "visible" : "hidden");
+  if (view3d) view3d.setMarkers(model.ball, model.flag);
   readout();
 }
 
@@ -260,6 +292,7 @@ async function settle() {
     if (model.pending !== controller) return;
     model.line = reply.bestLine;
     place();
+    path3d();
     // From release to the line drawn (the browser tests report the median).
     performance.measure("clubhouse:bestline", { start: started });
     showError(errorLine, null);
@@ -273,7 +306,264 @@ async function settle() {
     if (model.pending === controller) { model.pending = null; green.removeAttribute("aria-busy"); }
   }
   place();
+  if (model.whatIf.on) rollWhatIf();
+  if (model.book && (model.book.flag.x !== model.flag.x || model.book.flag.z !== model.flag.z)) staleBook();
 }
+
+// ---- what if: my own aim and pace -----------------------------------------------------------------
+
+const whatIfError = document.getElementById("whatif-error");
+const paceInput = document.getElementById("pace");
+
+function paceText(p) {
+  if (Math.abs(p) < 0.05) return "dying at the hole";
+  return p > 0 ? `${p.toFixed(1)} ft past the hole` : `${(-p).toFixed(1)} ft short of the hole`;
+}
+
+/** Where a stroke finished, in words: holed, or how far it missed and which way. */
+function missWords(roll) {
+  if (roll.holed) return "holed";
+  const dx = model.flag.x - model.ball.x, dz = model.flag.z - model.ball.z, d = Math.hypot(dx, dz) || 1;
+  const rx = roll.restXFt - model.flag.x, rz = roll.restZFt - model.flag.z;
+  const along = (rx * dx + rz * dz) / d, across = (dx * rz - dz * rx) / d;   // + long, + left
+  const parts = [];
+  if (Math.abs(along) >= 0.05) parts.push(`${Math.abs(along).toFixed(1)} ft ${along > 0 ? "long" : "short"}`);
+  if (Math.abs(across) >= 0.05) parts.push(`${Math.abs(across).toFixed(1)} ft ${across > 0 ? "left" : "right"}`);
+  const where = roll.end === "offGreen" ? "leaves the green" : `misses by ${roll.missFt.toFixed(1)} ft`;
+  return parts.length ? `${where} (${parts.join(", ")})` : where;
+}
+
+function whatIfReadout() {
+  const roll = model.whatIf.roll;
+  const set = (id, text) => { document.getElementById(id).textContent = text; };
+  const summary = document.getElementById("whatif-summary");
+  summary.hidden = !model.whatIf.on;
+  if (!roll) { for (const id of ["wi-aim", "wi-speed", "wi-outcome", "wi-make"]) set(id, "–"); summary.textContent = "My stroke: –"; return; }
+  const deg = roll.aimOffsetDeg;
+  set("wi-aim", Math.abs(deg) < 0.05 ? "straight at the hole" : `${Math.abs(deg).toFixed(1)}° ${deg > 0 ? "left" : "right"}`);
+  set("wi-speed", `${roll.speedFps.toFixed(2)} ft/s`);
+  set("wi-outcome", missWords(roll));
+  set("wi-make", `${Math.round(roll.makeProbability * 100)} %`);
+  // Under the green too, so a phone need not scroll while dragging the aim.
+  summary.textContent = `My stroke: ${document.getElementById("wi-aim").textContent} · ${roll.speedFps.toFixed(1)} ft/s · ${missWords(roll)}`;
+}
+
+async function rollWhatIf() {
+  if (!model.whatIf.on || !model.course) return;
+  model.target = { x: tenth(model.target.x), z: tenth(model.target.z) };
+  if (model.whatIf.pending) model.whatIf.pending.abort();
+  const controller = new AbortController();
+  model.whatIf.pending = controller;
+  const panel = document.getElementById("whatif-result");
+  panel.setAttribute("aria-busy", "true");
+  try {
+    const reply = await call("POST", `${api}/courses/${encodeURIComponent(model.course)}/holes/${model.hole}/roll`, {
+      body: { ball: [model.ball.x, model.ball.z], flag: [model.flag.x, model.flag.z], stimp: model.stimp,
+              "aim-point": [model.target.x, model.target.z], pace: model.whatIf.pace },
+      signal: controller.signal });
+    if (model.whatIf.pending !== controller) return;
+    model.whatIf.roll = reply.roll;
+    showError(whatIfError, null);
+  } catch (error) {
+    if (error.status === "cancelled") return;
+    model.whatIf.roll = null;
+    showError(whatIfError, error);
+  } finally {
+    if (model.whatIf.pending === controller) { model.whatIf.pending = null; panel.removeAttribute("aria-busy"); }
+  }
+  whatIfReadout();
+  place();
+  path3d();
+}
+
+/** The aim point and pace of the best line (its aim point at the hole's distance; 17 in past). */
+function whatIfFromBest() {
+  const line = model.line;
+  const reach = Math.hypot(model.flag.x - model.ball.x, model.flag.z - model.ball.z);
+  if (line) {
+    const heading = Math.atan2(line.v0ZFps, line.v0XFps);
+    model.target = clampToGreen({ x: model.ball.x + reach * Math.cos(heading), z: model.ball.z + reach * Math.sin(heading) });
+  } else {
+    model.target = { ...model.flag };
+  }
+  model.whatIf.pace = 1.5;
+  paceInput.value = "1.5";
+  document.getElementById("pace-out").textContent = paceText(1.5);
+}
+
+document.getElementById("whatif-on").addEventListener("click", (e) => {
+  model.whatIf.on = !model.whatIf.on;
+  e.currentTarget.setAttribute("aria-pressed", String(model.whatIf.on));
+  e.currentTarget.textContent = model.whatIf.on ? "Hide my stroke" : "Try my own stroke";
+  document.getElementById("whatif-controls").hidden = !model.whatIf.on;
+  if (model.whatIf.on) {
+    whatIfFromBest();
+    document.getElementById("path3d").value = "whatif";
+    rollWhatIf();
+  } else {
+    model.whatIf.roll = null;
+    document.getElementById("path3d").value = "best";
+    whatIfReadout();
+    place();
+    path3d();
+  }
+});
+paceInput.addEventListener("input", () => { document.getElementById("pace-out").textContent = paceText(Number(paceInput.value)); });
+paceInput.addEventListener("change", () => { model.whatIf.pace = Number(paceInput.value); rollWhatIf(); });
+document.getElementById("whatif-best").addEventListener("click", () => { whatIfFromBest(); place(); rollWhatIf(); });
+
+// ---- the 3D view ---------------------------------------------------------------------------------
+
+let view3d = null;
+const view3dState = document.getElementById("view3d-state");
+
+function setup3d() {
+  const canvas = document.getElementById("view3d");
+  if (!view3d && !canvas.hidden) {
+    try {
+      view3d = createView3D(canvas, {
+        onUnavailable: () => {
+          canvas.hidden = true;
+          document.getElementById("view3d-fallback").hidden = false;
+          for (const id of ["roll3d", "reset3d", "path3d"]) document.getElementById(id).disabled = true;
+          document.getElementById("view3d-note").hidden = true;
+          view3d = null;
+        },
+        onState: (what) => {
+          const words = { ready: "", rolling: "Rolling…", holed: "Holed.", stopped: "Stopped." };
+          view3dState.textContent = words[what] ?? "";
+        },
+      });
+    } catch (error) {
+      showError(errorLine, error);
+      view3d = null;
+    }
+  }
+  if (!view3d || !model.field) return;
+  const times = view3d.setGreen(model.field);
+  document.getElementById("view3d-note").textContent =
+    `Heights ×${times} so the slopes show; ball and cup drawn ${BALL_SCALE}× their size. Grid: 5 ft. Drag to turn, pinch or scroll to zoom.`;
+  document.getElementById("view3d").dataset.exaggeration = String(times);
+  view3d.setMarkers(model.ball, model.flag);
+  path3d();
+}
+
+/** The path the 3D view rolls: the best line, or the what-if stroke. */
+function path3d() {
+  if (!view3d) return;
+  const which = document.getElementById("path3d").value;
+  const source = which === "whatif" ? model.whatIf.roll : model.line;
+  view3d.setPath(source ? { x: source.pathXFt, z: source.pathZFt, seconds: source.tEndS, holed: source.holed,
+                            colour: which === "whatif" ? [0.85, 0.38, 0.0] : [0.05, 0.25, 0.75] } : null);
+}
+
+document.getElementById("path3d").addEventListener("change", path3d);
+document.getElementById("roll3d").addEventListener("click", () => {
+  if (!view3d) return;
+  path3d();
+  if (!view3d.roll()) view3dState.textContent = "Nothing to roll: this path has no line yet (see the message above the green or under What if).";
+});
+document.getElementById("reset3d").addEventListener("click", () => { if (view3d) { path3d(); view3d.reset(); } });
+
+// ---- the green book for the pin: a heat map -------------------------------------------------------
+
+const bookState = document.getElementById("book-state");
+const bookError = document.getElementById("book-error");
+const bookProgress = document.getElementById("book-progress");
+function drawBook() {
+  const legend = document.getElementById("book-legend");
+  if (!layers) return;
+  layers.book.replaceChildren();
+  const book = model.book;
+  // The legend's room is kept from the moment a book is asked for: nothing moves when it arrives.
+  legend.hidden = !(book ? model.bookShown : model.bookRun || legend.dataset.asked);
+  document.getElementById("book-hide").disabled = !book;
+  green.dataset.bookCells = book ? String(book.entries.length) : "0";
+  if (!book) {
+    document.getElementById("book-legend-title").textContent = model.bookRun ? "The heat map appears here when the book is ready." : "No book for this pin yet.";
+    document.getElementById("book-legend-bar").replaceChildren();
+    document.getElementById("book-legend-ticks").replaceChildren();
+    return;
+  }
+  const m = heatMeasure(book.entries, document.getElementById("book-show").value);
+  const size = book.spacing;
+  for (const e of book.entries) {
+    const cell = svg("rect", { class: "book-cell", x: e.xFt - size / 2, y: -e.zFt - size / 2, width: size, height: size, fill: rampColour(m.stops, m.t(e)) },
+      svg("title", {}, document.createTextNode(`${e.xFt.toFixed(1)}, ${e.zFt.toFixed(1)} ft: ${m.words(e)}`)));
+    cell.addEventListener("click", () => { model.ball = clampToGreen({ x: e.xFt, z: e.zFt }); settle(); });
+    layers.book.append(cell);
+  }
+  document.getElementById("book-legend-title").textContent = `${m.title} · pin at ${feet(book.flag)} · ${book.entries.length} spots every ${size} ft`;
+  const bar = document.getElementById("book-legend-bar");
+  bar.replaceChildren(...Array.from({ length: 50 }, (_, i) => svg("rect", { x: i * 2, y: 0, width: 2.05, height: 6, fill: rampColour(m.stops, (i + 0.5) / 50) })));
+  document.getElementById("book-legend-ticks").replaceChildren(...m.ticks.map((t) => el("span", {}, t)));
+}
+
+function staleBook() {
+  model.book = null;
+  drawBook();
+  bookState.textContent = "The flag moved: make the book again for the new pin.";
+}
+
+async function makeBook() {
+  if (model.bookRun || !model.course) return;
+  const controller = new AbortController();
+  model.bookRun = controller;
+  const start = document.getElementById("book-start"), cancel = document.getElementById("book-cancel");
+  start.disabled = true; cancel.disabled = false;
+  bookProgress.value = 0;
+  showError(bookError, null);
+  const flag = { ...model.flag }, spacing = Number(document.getElementById("book-spacing").value);
+  bookState.textContent = "Starting the book…";
+  document.getElementById("book-legend").dataset.asked = "1";
+  model.book = null;
+  drawBook();
+  const started = performance.now();
+  let stoppedAt = null;   // the host's last word on a cancelled book: how far it got
+  try {
+    const reply = await followCall("POST", `${api}/courses/${encodeURIComponent(model.course)}/holes/${model.hole}/book`, {
+      body: { flag: [flag.x, flag.z], spacing, stimp: model.stimp }, signal: controller.signal,
+      onProgress: (p) => {
+        if (!p.total) return;
+        if (p.cancelled) stoppedAt = Math.round((100 * p.done) / p.total);
+        bookProgress.max = p.total;
+        bookProgress.value = p.done;
+        bookState.textContent = `Solving the positions… ${Math.round((100 * p.done) / p.total)} %`;
+      },
+    });
+    const book = reply.book;
+    model.book = { flag, spacing: book.spacingFt || spacing, entries: book.entries || [] };
+    model.bookShown = true;
+    document.getElementById("book-hide").checked = true;
+    bookProgress.value = bookProgress.max;
+    drawBook();
+    place();
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    bookState.textContent = `The book is ready: ${model.book.entries.length} spots (${book.cached || 0} from the cache) in ${seconds} s. Tap a square to put the ball there.`;
+  } catch (error) {
+    if (error.status === "cancelled") {
+      bookState.textContent = `${stoppedAt === null ? "Cancelled." : `Cancelled: the host stopped the book at ${stoppedAt} %.`} `
+        + "The positions solved so far are kept: making the book again goes on from there.";
+      model.bookRun = null;
+      drawBook();
+    } else {
+      showError(bookError, error);
+      bookState.textContent = "";
+    }
+  } finally {
+    model.bookRun = null;
+    start.disabled = false; cancel.disabled = true;
+  }
+}
+
+document.getElementById("book-start").addEventListener("click", makeBook);
+document.getElementById("book-cancel").addEventListener("click", () => { if (model.bookRun) model.bookRun.abort(); });
+document.getElementById("book-show").addEventListener("change", drawBook);
+document.getElementById("book-hide").addEventListener("change", (e) => {
+  model.bookShown = e.currentTarget.checked;
+  drawBook();
+  place();
+});
 
 // ---- course and hole -----------------------------------------------------------------------------
 
@@ -310,8 +600,13 @@ async function loadHole(hole) {
   model.flag = { x: tenth(hole.holeXFt ?? 0), z: tenth(hole.holeZFt ?? 0) };
   model.ball = clampToGreen({ x: tenth(model.flag.x - 10), z: tenth(model.flag.z + 5) });
   model.line = null;
+  model.whatIf.roll = null;
+  if (model.bookRun) model.bookRun.abort();
+  model.book = null;
+  model.target = { ...model.flag };
   drawGreen();
   if (!performance.getEntriesByName("clubhouse:rendered").length) performance.mark("clubhouse:rendered");
+  setup3d();
   await settle();
 }
 

@@ -20,6 +20,7 @@ const model = {
   board: null,           // the leaderboard
   saving: false,
   status: "",
+  announce: "",          // what a screen reader is told after a change (the view itself is drawn anew)
   error: null,
 };
 
@@ -143,6 +144,7 @@ function step(player, delta) {
   if (next < 1 || next > 20) return;
   if (next === saved) model.pending.delete(player); else model.pending.set(player, next);
   model.status = "";
+  model.announce = `${player}: ${next} on hole ${hole.number}`;
   render();
 }
 
@@ -173,6 +175,7 @@ async function sendWaiting(done) {
     model.status = done || "Every score kept on this phone is sent.";
     try { await refresh(); } catch (_) { /* the next poll shows the board */ }
   }
+  model.announce = model.status;
   render();
 }
 
@@ -183,6 +186,7 @@ function moveHole(delta) {
   model.hole = next.number;
   model.pending.clear();
   model.status = "";
+  model.announce = `Hole ${next.number}, par ${next.par}, stroke index ${next.strokeIndex}`;
   go("round", model.round.id, model.hole);
   render();
 }
@@ -194,7 +198,7 @@ function currentHole() {
 // ---- views ---------------------------------------------------------------------------------------
 
 function errorLine() {
-  const line = el("p", { class: "error", id: "error" });
+  const line = el("p", { class: "error", id: "error", role: "alert" });
   showError(line, model.error);
   return line;
 }
@@ -303,8 +307,8 @@ function boardView(board) {
     el("thead", {}, el("tr", {}, el("th", { class: "pos" }, "#"), el("th", {}, "Player"), el("th", { class: "num" }, "Thru"),
       el("th", { class: "num" }, "Gross"), el("th", { class: "num" }, "Net"), el("th", { class: "num" }, "To par"))),
     el("tbody", {}, lines.map((l) => el("tr", { "data-player": l.name }, el("td", { class: "pos" }, l.position), el("td", {}, l.name),
-      el("td", { class: "num" }, l.holesPlayed), el("td", { class: "num" }, l.gross), el("td", { class: "num" }, l.net),
-      el("td", { class: "num" }, signed(l.netToPar)))))));
+      el("td", { class: "num" }, l.holesPlayed), el("td", { class: "num" }, l.gross ?? "–"), el("td", { class: "num" }, l.net ?? "–"),
+      el("td", { class: "num" }, signed(l.netToPar) || "–"))))));
   return parts;
 }
 
@@ -312,6 +316,10 @@ function render() {
   document.getElementById("title").textContent = model.view === "round" && model.round ? `Round ${model.round.id}` : "Scorecard";
   const focused = document.activeElement && document.activeElement.getAttribute("aria-label");
   app.replaceChildren(...(model.view === "round" && model.round ? roundView() : homeView()));
+  // The view is drawn anew: a live region inside it would be new each time (and say nothing, or all of
+  // it); the change is said once in the page's own live region instead.
+  const announce = document.getElementById("announce");
+  if (announce.textContent !== model.announce) announce.textContent = model.announce;
   // Keep the focus on the control a keyboard user was on (the view is drawn anew).
   if (focused) {
     const again = [...app.querySelectorAll("[aria-label]")].find((n) => n.getAttribute("aria-label") === focused);

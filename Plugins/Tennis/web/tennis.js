@@ -8,6 +8,10 @@
 // renewing its heartbeat lease (`Clubhouse-Lease`, every second: a connection dead without closing).
 // Stop aborts the call (its connection closes at once) and cancels the lease (DELETE, sent even as the
 // page goes away), so either reaching the host stops the machine.
+//
+// A drill started elsewhere (another phone, a JSON-RPC client) shows here too: the plugin's `drill`
+// events say when one starts and ends, its `launch` events each ball, and `GET …/running` what runs when
+// the page opens (or after events were missed). Its Stop asks the plugin to stop that run (POST …/stop).
 import { call, el, showError, subscribe } from "/ui/_/clubhouse.js";
 import { courtPoint, drawCourt, pointWords, zoneAt, zoneCentre, zoneWords } from "./court.js";
 
@@ -30,6 +34,7 @@ const model = {
   sessions: null,
   balls: [],             // a drill's numbered balls on the court: {n, at, state}
   run: null,             // the running drill: {name, of, key, controller, launched, stopping, lost, started}
+  remote: null,          // a drill started elsewhere: {run, name, of, launched: [line], count, stopping}
   last: null,            // the last drill's outcome: {name, text, launches: [line]}
   starting: null,        // the drill whose plan is being loaded before it runs
   live: "connecting",
@@ -70,6 +75,23 @@ async function loadDrills() {
   }
 }
 
+/** What the machine runs now (a drill started elsewhere before this page opened, or while events were missed). */
+async function loadRunning() {
+  try {
+    const answer = await call("GET", `${api}/running`);
+    const r = answer && answer.running;
+    if (model.run) return;
+    if (r && r.kind === "drill") {
+      if (!model.remote || model.remote.run !== r.run) model.remote = { run: r.run, name: r.drill, of: r.of, launched: [], count: r.launched, stopping: r.stopRequested };
+      else model.remote.count = Math.max(model.remote.count, r.launched);
+    } else if (model.remote) {
+      endRemote(null);
+    }
+  } catch (error) {
+    model.drillError = model.drillError || error;
+  }
+}
+
 async function loadSessions() {
   try {
     const answer = await call("GET", `${api}/sessions`, { query: { last: 5 } });
@@ -84,7 +106,7 @@ async function loadSessions() {
 
 /** Manual mode: the machine fires at this court point now. */
 async function fire(point) {
-  if (model.run || model.sending || model.starting) return;
+  if (model.run || model.remote || model.sending || model.starting) return;
   const zone = zoneAt(point[0], point[1]);
   if (zone === null) {
     model.courtError = { message: "that spot is outside your half of the court; tap inside the lines" };
@@ -115,7 +137,7 @@ async function fire(point) {
 }
 
 async function runDrill(name) {
-  if (model.run || model.sending || model.starting) return;
+  if (model.run || model.remote || model.sending || model.starting) return;
   model.drillError = null;
   model.last = null;
   model.starting = name;
@@ -189,6 +211,7 @@ async function renew(run) {
 
 /** Stop: the drill's call is aborted (its connection closes) and its lease cancelled, whichever reaches the host first. */
 function stop() {
+  if (!model.run && model.remote) { stopRemote(model.remote); return; }
   const run = model.run;
   if (!run || run.stopping) return;
   run.stopping = true;
@@ -210,10 +233,76 @@ function keepAwake(run) {
   }).catch(() => {});
 }
 
-function onLaunch(event) {
-  const run = model.run;
-  if (event.topic === "clubhouse.missed" || !run || !event.data || event.data.drill !== run.name) return;
+/** Stop for a drill started elsewhere: the plugin stops that run (and no later one). */
+async function stopRemote(remote) {
+  if (remote.stopping) return;
+  remote.stopping = true;
+  renderRunning();
+  try {
+    const answer = await call("POST", `${api}/stop`, { body: { run: remote.run } });
+    if (!answer.stopped && model.remote === remote) endRemote(null);   // it had ended meanwhile
+  } catch (error) {
+    remote.stopping = false;
+    model.drillError = error;
+  }
+  render();
+}
+
+/** A drill started elsewhere has ended (`d`: its `drill` event, null when only `running` says so). */
+function endRemote(d) {
+  const remote = model.remote;
+  if (!remote) return;
+  const launched = d ? d.launched : Math.max(remote.count, remote.launched.length);
+  const text = d && d.stopped === "another client"
+    ? `Stopped after ${launched} of ${remote.of} balls (the drill was started elsewhere).`
+    : d && d.stopped
+      ? `Stopped by the client that started it after ${launched} of ${remote.of} balls.`
+      : `${launched} of ${remote.of} balls launched (the drill was started elsewhere)${d && d.outcome ? `; ended: ${d.outcome}` : ""}.`;
+  model.last = { name: remote.name, text, launches: remote.launched };
+  model.remote = null;
+}
+
+function onDrill(event) {
   const d = event.data;
+  if (!d || model.run) return;   // this page's own drill: its call's reply says how it ended
+  if (d.state === "started") {
+    model.remote = { run: d.run, name: d.drill, of: d.of, launched: [], count: d.launched || 0, stopping: !!d.stopRequested };
+    model.last = null;
+    model.aim = null;
+    model.balls = [];
+  } else if (d.state === "ended" && model.remote && model.remote.run === d.run) {
+    endRemote(d);
+    loadSessions().then(render);
+  }
+  render();
+}
+
+function onEvent(event) {
+  if (event.topic === "clubhouse.missed") { loadRunning().then(render); return; }
+  if (event.topic === "drill") onDrill(event);
+  else onLaunch(event);
+}
+
+function onLaunch(event) {
+  const d0 = event.data;
+  if (!model.run && d0 && (!model.remote || model.remote.run !== d0.run) && d0.run != null) {
+    // A launch of a drill started elsewhere whose start this page missed.
+    model.remote = { run: d0.run, name: d0.drill, of: d0.of, launched: [], count: 0, stopping: false };
+    model.last = null;
+    model.balls = [];
+  }
+  if (!model.run && model.remote && d0 && d0.run === model.remote.run) {
+    const remote = model.remote;
+    if (remote.launched.some((l) => l.ball === d0.ball)) return;
+    remote.launched.push({ ball: d0.ball, of: d0.of, zone: d0.zone, speed: mph(d0.speed), spin: d0.spin });
+    remote.count = Math.max(remote.count, d0.ball);
+    model.balls.push({ n: d0.ball, at: zoneCentre(d0.zone), state: "launched" });
+    render();
+    return;
+  }
+  const run = model.run;
+  if (!run || !d0 || d0.drill !== run.name) return;
+  const d = d0;
   if (run.launched.some((l) => l.ball === d.ball)) return;
   run.launched.push({ ball: d.ball, of: d.of, zone: d.zone, speed: mph(d.speed), spin: d.spin });
   const mark = model.balls.find((b) => b.n === d.ball);
@@ -231,7 +320,7 @@ function renderControls() {
   document.getElementById("speed-out").textContent = `${model.speed} mph`;
   const speed = document.getElementById("speed");
   speed.value = String(model.speed);
-  speed.disabled = !!model.run;
+  speed.disabled = !!model.run || !!model.remote;
   const choices = document.getElementById("spin-choices");
   if (choices.dataset.spins !== model.spins.join(",")) {
     choices.dataset.spins = model.spins.join(",");
@@ -240,7 +329,7 @@ function renderControls() {
   }
   for (const input of choices.querySelectorAll("input")) {
     input.checked = input.value === model.spin;
-    input.disabled = !!model.run;
+    input.disabled = !!model.run || !!model.remote;
   }
 }
 
@@ -248,7 +337,7 @@ function renderCourt() {
   const svg = document.getElementById("court");
   const active = document.activeElement;
   const focused = active && active.dataset && active.dataset.zone !== undefined ? Number(active.dataset.zone) : null;
-  drawCourt(svg, { aim: model.aim, busy: !!model.run || model.sending, balls: model.balls, focusZone: model.focusZone }, {
+  drawCourt(svg, { aim: model.aim, busy: !!model.run || !!model.remote || model.sending, balls: model.balls, focusZone: model.focusZone }, {
     onZoneKey: (zone) => { model.focusZone = zone; fire(zoneCentre(zone)); },
     onZoneMove: (zone) => {
       model.focusZone = zone;
@@ -256,13 +345,13 @@ function renderCourt() {
       const next = svg.querySelector(`[data-zone="${zone}"]`);
       if (next) next.focus();
     } });
-  svg.classList.toggle("busy", !!model.run || model.sending);
+  svg.classList.toggle("busy", !!model.run || !!model.remote || model.sending);
   svg.dataset.zones = "16";
   if (focused !== null) {
     const again = svg.querySelector(`[data-zone="${focused}"]`);
     if (again) again.focus();
   }
-  document.getElementById("shot").textContent = model.run ? "A drill is running: Stop it to aim by hand." : model.shot;
+  document.getElementById("shot").textContent = model.run || model.remote ? "A drill is running: Stop it to aim by hand." : model.shot;
   showError(document.getElementById("court-error"), model.courtError);
 }
 
@@ -272,33 +361,44 @@ function renderDrills() {
   list.replaceChildren(...(model.drills.length ? model.drills.map((d) => el("li", { class: "drill" },
     el("div", {}, el("strong", {}, d.name), el("span", { class: "muted" }, ` ${d.balls} balls · ${d.hash.slice(0, 8)}`)),
     el("button", { type: "button", class: "primary", "data-drill": d.name, "aria-label": `Run the drill ${d.name}`,
-      disabled: !!model.run || model.sending || !!model.starting, onclick: () => runDrill(d.name) }, "Run")))
+      disabled: !!model.run || !!model.remote || model.sending || !!model.starting, onclick: () => runDrill(d.name) }, "Run")))
     : [el("li", { class: "muted" }, "No drills saved at this site yet: clubhouse tennis drill save FILE.json")]));
   showError(document.getElementById("drill-error"), model.drillError);
   const panel = document.getElementById("run-panel");
-  const shown = model.run || model.last;
+  const live = model.run || model.remote;
+  const shown = live || model.last;
   panel.hidden = !shown;
   if (!shown) return;
-  document.getElementById("run-title").textContent = model.run ? `Running “${model.run.name}”` : `Last drill: “${model.last.name}”`;
+  document.getElementById("run-title").textContent = model.run ? `Running “${model.run.name}”`
+    : model.remote ? `Running “${model.remote.name}” (started elsewhere)` : `Last drill: “${model.last.name}”`;
   document.getElementById("run-summary").textContent = model.run
     ? `${model.run.launched.length} of ${model.run.of} balls launched`
-    : model.last.text;
-  const launches = model.run ? model.run.launched : model.last.launches;
+    : model.remote ? `${Math.max(model.remote.count, model.remote.launched.length)} of ${model.remote.of} balls launched` : model.last.text;
+  const launches = live ? live.launched : model.last.launches;
   const ol = document.getElementById("launches");
-  if (ol.children.length !== launches.length || !model.run) ol.replaceChildren(...launches.map((l) => el("li", { "data-ball": l.ball }, launchLine(l))));
+  if (ol.children.length !== launches.length || !live) ol.replaceChildren(...launches.map((l) => el("li", { "data-ball": l.ball }, launchLine(l))));
 }
 
 function renderRunning() {
   const bar = document.getElementById("running");
   const run = model.run;
-  bar.hidden = !run;
-  document.body.classList.toggle("drill-running", !!run);
+  const remote = !run && model.remote;
+  bar.hidden = !run && !remote;
+  document.body.classList.toggle("drill-running", !bar.hidden);
+  const button = document.getElementById("stop");
+  if (remote) {
+    const last = remote.launched[remote.launched.length - 1];
+    document.getElementById("running-text").textContent = remote.stopping ? `Stopping “${remote.name}”…`
+      : `“${remote.name}”, started elsewhere: ` + (last ? launchLine(last) : `${remote.count} of ${remote.of} balls launched`);
+    button.textContent = remote.stopping ? "Stopping…" : "Stop";
+    button.setAttribute("aria-label", remote.stopping ? "Stopping the ball machine" : `Stop the ball machine now (the drill ${remote.name}, started elsewhere)`);
+    return;
+  }
   if (!run) return;
   const last = run.launched[run.launched.length - 1];
   let text = run.stopping ? "Stopping the machine…" : last ? launchLine(last) : `“${run.name}”: the first ball is on its way`;
   if (run.lost) text += " — the host cannot be reached: the machine stops by itself within 5 s";
   document.getElementById("running-text").textContent = text;
-  const button = document.getElementById("stop");
   button.textContent = run.stopping ? "Stopping…" : "Stop";
   button.setAttribute("aria-label", run.stopping ? "Stopping the ball machine" : "Stop the ball machine now");
 }
@@ -339,7 +439,7 @@ function wire() {
     if (!down || down.id !== event.pointerId) return;
     const moved = Math.hypot(event.clientX - down.x, event.clientY - down.y);
     down = null;
-    if (moved > 12 || model.run || model.sending) return;
+    if (moved > 12 || model.run || model.remote || model.sending) return;
     const point = courtPoint(svg, event);
     if (point) fire(point);
   });
@@ -353,9 +453,9 @@ function wire() {
 async function boot() {
   wire();
   render();
-  subscribe("tennis", ["launch"], onLaunch, { onState: (state) => { model.live = state; renderLive(); } });
+  subscribe("tennis", ["launch", "drill"], onEvent, { onState: (state) => { model.live = state; renderLive(); } });
   try { await loadTable(); } catch (error) { model.courtError = error; }
-  await Promise.all([loadDrills(), loadSessions()]);
+  await Promise.all([loadDrills(), loadSessions(), loadRunning()]);
   render();
   performance.mark("clubhouse:rendered");   // the first full view (the browser tests report it)
 }

@@ -2,37 +2,64 @@
 // cached, bound by position, rows read by column name.
 
 import ClubhouseJSON
+import Glibc
 import PluginKit
 import TennisCore
 
 /// `TennisStore` on the plugin's own database (schema: `TennisSchema`).
-final class SQLTennisStore: TennisStore {
+/// @unchecked Sendable: the plugin's calls run concurrently (it is thread-safe, MachineUse.swift) and share
+/// one connection, so one transaction: every use of `storage` is under `mutex` (recursive: a method may
+/// call another), so that no call's statements land in another call's transaction.
+final class SQLTennisStore: TennisStore, @unchecked Sendable {
     let storage: Storage
+    private var mutex = pthread_mutex_t()
 
     init(storage: Storage) throws {
         self.storage = storage
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(&mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
         try storage.migrate(TennisSchema.migrations)
     }
 
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    /// Runs `body` with the store to itself (no other call's statement meanwhile).
+    func exclusive<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body()
+    }
+
     func saveCalibration(_ calibration: CameraCalibration, savedAt: String) throws {
-        let json = JSONWriter.compact(try JSONBridge.encode(calibration))
-        try storage.run(TennisSchema.upsertCalibration, [.text(calibration.camera), .text(json), .real(calibration.rmsError), .text(savedAt)])
+        try exclusive {
+            let json = JSONWriter.compact(try JSONBridge.encode(calibration))
+            try storage.run(TennisSchema.upsertCalibration, [.text(calibration.camera), .text(json), .real(calibration.rmsError), .text(savedAt)])
+        }
     }
 
     func calibration(camera: String) throws -> CameraCalibration? {
-        guard let row = try storage.queryOne(TennisSchema.selectCalibration, [.text(camera)]), let json = row["calibration_json"].string else { return nil }
-        return try JSONBridge.decode(CameraCalibration.self, from: JSONParser.parse(json))
+        try exclusive {
+            guard let row = try storage.queryOne(TennisSchema.selectCalibration, [.text(camera)]), let json = row["calibration_json"].string else { return nil }
+            return try JSONBridge.decode(CameraCalibration.self, from: JSONParser.parse(json))
+        }
     }
 
     func cameras() throws -> [String] {
-        try storage.query(TennisSchema.listCalibrations).compactMap { $0["camera"].string }
+        try exclusive {
+            try storage.query(TennisSchema.listCalibrations).compactMap { $0["camera"].string }
+        }
     }
 
     func saveSession(_ log: SessionLog, startedAt: String) throws -> Int {
-        try storage.transaction {
-            let id = try beginSession(log.settings, startedAt: startedAt, drill: nil)
-            try completeSession(id, log: log, drill: nil)
-            return id
+        try exclusive {
+            try storage.transaction {
+                let id = try beginSession(log.settings, startedAt: startedAt, drill: nil)
+                try completeSession(id, log: log, drill: nil)
+                return id
+            }
         }
     }
 
@@ -41,20 +68,22 @@ final class SQLTennisStore: TennisStore {
     /// The session's row (and its drill-run row) before anything is sent, its summary saying it did
     /// not finish until `completeSession` replaces it.
     func beginSession(_ s: SessionSettings, startedAt: String, drill: DrillRunRow?) throws -> Int {
-        var unfinished = SessionSummary()
-        unfinished.aborted = SQLTennisStore.unfinished
-        let summary = JSONWriter.compact(try JSONBridge.encode(unfinished))
-        return try storage.transaction {
-            try storage.run(TennisSchema.insertSession, [
-                .text(startedAt), .text(s.mode == .drill ? SessionSettings.Mode.manual.rawValue : s.mode.rawValue), SQLValue(s.camera), SQLValue(s.device), .text(s.checksum.rawValue),
-                .integer(Int64(s.speed.mph)), .text(s.spin.rawValue), .real(s.interval), SQLValue(s.dryRun), .text(summary),
-            ])
-            let id = Int(storage.lastInsertRowID)
-            if let drill {
-                try storage.run(TennisSchema.insertDrillRun, [SQLValue(id), .text(drill.hash), .text(drill.name), .integer(Int64(bitPattern: drill.seed)),
-                                                              SQLValue(drill.balls), SQLValue(drill.medianLateMs), SQLValue(drill.maxLateMs)])
+        try exclusive {
+            var unfinished = SessionSummary()
+            unfinished.aborted = SQLTennisStore.unfinished
+            let summary = JSONWriter.compact(try JSONBridge.encode(unfinished))
+            return try storage.transaction {
+                try storage.run(TennisSchema.insertSession, [
+                    .text(startedAt), .text(s.mode == .drill ? SessionSettings.Mode.manual.rawValue : s.mode.rawValue), SQLValue(s.camera), SQLValue(s.device), .text(s.checksum.rawValue),
+                    .integer(Int64(s.speed.mph)), .text(s.spin.rawValue), .real(s.interval), SQLValue(s.dryRun), .text(summary),
+                ])
+                let id = Int(storage.lastInsertRowID)
+                if let drill {
+                    try storage.run(TennisSchema.insertDrillRun, [SQLValue(id), .text(drill.hash), .text(drill.name), .integer(Int64(bitPattern: drill.seed)),
+                                                                  SQLValue(drill.balls), SQLValue(drill.medianLateMs), SQLValue(drill.maxLateMs)])
+                }
+                return id
             }
-            return id
         }
     }
 
@@ -62,68 +91,84 @@ final class SQLTennisStore: TennisStore {
     static let unfinished = "did not finish: the plugin was stopped before it could end the session (the events stored show what the machine did)"
 
     func appendEvent(_ e: SessionEvent, session id: Int) throws {
-        try storage.run(TennisSchema.insertEvent, [
-            .integer(Int64(id)), SQLValue(e.seq), .text(e.kind.rawValue), .real(e.at), SQLValue(e.launch), SQLValue(e.attempt),
-            SQLValue(e.zone), SQLValue(e.bytes), SQLValue(e.reply?.description), SQLValue(e.latency), SQLValue(e.note),
-        ])
+        try exclusive {
+            try storage.run(TennisSchema.insertEvent, [
+                .integer(Int64(id)), SQLValue(e.seq), .text(e.kind.rawValue), .real(e.at), SQLValue(e.launch), SQLValue(e.attempt),
+                SQLValue(e.zone), SQLValue(e.bytes), SQLValue(e.reply?.description), SQLValue(e.latency), SQLValue(e.note),
+            ])
+        }
     }
 
     func updateSummary(_ summary: SessionSummary, session id: Int) throws {
-        var stored = summary
-        if stored.aborted == nil { stored.aborted = SQLTennisStore.unfinished }
-        try storage.run(TennisSchema.updateSummary, [.text(JSONWriter.compact(try JSONBridge.encode(stored))), .integer(Int64(id))])
+        try exclusive {
+            var stored = summary
+            if stored.aborted == nil { stored.aborted = SQLTennisStore.unfinished }
+            try storage.run(TennisSchema.updateSummary, [.text(JSONWriter.compact(try JSONBridge.encode(stored))), .integer(Int64(id))])
+        }
     }
 
     /// The whole log of a session begun with `beginSession`, in one transaction: its events again
     /// (whatever the journal managed to store before), its summary, its drill run's lateness.
     func completeSession(_ id: Int, log: SessionLog, drill: DrillRunRow?) throws {
-        let summary = JSONWriter.compact(try JSONBridge.encode(log.summary))
-        try storage.transaction {
-            try storage.run(TennisSchema.deleteEvents, [.integer(Int64(id))])
-            for e in log.events { try appendEvent(e, session: id) }
-            try storage.run(TennisSchema.updateSummary, [.text(summary), .integer(Int64(id))])
-            if let drill {
-                try storage.run(TennisSchema.updateDrillRunLateness, [SQLValue(drill.medianLateMs), SQLValue(drill.maxLateMs), .integer(Int64(id))])
+        try exclusive {
+            let summary = JSONWriter.compact(try JSONBridge.encode(log.summary))
+            try storage.transaction {
+                try storage.run(TennisSchema.deleteEvents, [.integer(Int64(id))])
+                for e in log.events { try appendEvent(e, session: id) }
+                try storage.run(TennisSchema.updateSummary, [.text(summary), .integer(Int64(id))])
+                if let drill {
+                    try storage.run(TennisSchema.updateDrillRunLateness, [SQLValue(drill.medianLateMs), SQLValue(drill.maxLateMs), .integer(Int64(id))])
+                }
             }
         }
     }
 
     func sessions(limit: Int) throws -> [StoredSession] {
-        try storage.query(TennisSchema.listSessions, [SQLValue(max(0, limit))]).compactMap { row -> StoredSession? in
-            guard let id = row["id"].int, let started = row["started_at"].string,
-                  let mode = row["mode"].string.flatMap(SessionSettings.Mode.init(rawValue:)), let json = row["summary_json"].string
-            else { return nil }
-            return StoredSession(id: id, startedAt: started, mode: mode,
-                                 summary: try JSONBridge.decode(SessionSummary.self, from: JSONParser.parse(json)), drill: row["drill_name"].string)
+        try exclusive {
+            try storage.query(TennisSchema.listSessions, [SQLValue(max(0, limit))]).compactMap { row -> StoredSession? in
+                guard let id = row["id"].int, let started = row["started_at"].string,
+                      let mode = row["mode"].string.flatMap(SessionSettings.Mode.init(rawValue:)), let json = row["summary_json"].string
+                else { return nil }
+                return StoredSession(id: id, startedAt: started, mode: mode,
+                                     summary: try JSONBridge.decode(SessionSummary.self, from: JSONParser.parse(json)), drill: row["drill_name"].string)
+            }
         }
     }
 
     func saveDrill(_ drill: Drill, savedAt: String) throws {
-        try storage.run(TennisSchema.insertDrill, [.text(drill.hash), .text(drill.name), .text(drill.canonicalJSON),
-                                                   SQLValue(drill.ballCount), .text(savedAt)])
+        try exclusive {
+            try storage.run(TennisSchema.insertDrill, [.text(drill.hash), .text(drill.name), .text(drill.canonicalJSON),
+                                                       SQLValue(drill.ballCount), .text(savedAt)])
+        }
     }
 
     func drill(_ name: String) throws -> Drill? {
-        var json = try storage.queryOne(TennisSchema.selectDrillByName, [.text(name)])?["canonical_json"].string
-        if json == nil, name.count >= 6, name.allSatisfy(\.isHexDigit) {
-            let rows = try storage.query(TennisSchema.selectDrillsByHashPrefix, [.text(name.lowercased())])
-            if rows.count == 1 { json = rows[0]["canonical_json"].string }
+        try exclusive {
+            var json = try storage.queryOne(TennisSchema.selectDrillByName, [.text(name)])?["canonical_json"].string
+            if json == nil, name.count >= 6, name.allSatisfy(\.isHexDigit) {
+                let rows = try storage.query(TennisSchema.selectDrillsByHashPrefix, [.text(name.lowercased())])
+                if rows.count == 1 { json = rows[0]["canonical_json"].string }
+            }
+            guard let json else { return nil }
+            return try Drill.parse(json, file: "saved drill \(name)")
         }
-        guard let json else { return nil }
-        return try Drill.parse(json, file: "saved drill \(name)")
     }
 
     func drills() throws -> [StoredDrill] {
-        try storage.query(TennisSchema.listDrills).compactMap { row -> StoredDrill? in
-            guard let hash = row["hash"].string, let name = row["name"].string, let balls = row["balls"].int,
-                  let saved = row["saved_at"].string else { return nil }
-            return StoredDrill(hash: hash, name: name, balls: balls, savedAt: saved)
+        try exclusive {
+            try storage.query(TennisSchema.listDrills).compactMap { row -> StoredDrill? in
+                guard let hash = row["hash"].string, let name = row["name"].string, let balls = row["balls"].int,
+                      let saved = row["saved_at"].string else { return nil }
+                return StoredDrill(hash: hash, name: name, balls: balls, savedAt: saved)
+            }
         }
     }
 
     func saveDrillRun(_ run: TennisCommands.DrillRunReport, session: Int, seed: UInt64) throws {
-        try storage.run(TennisSchema.insertDrillRun, [SQLValue(session), .text(run.drill.hash), .text(run.drill.name), .integer(Int64(seed)),
-                                                      SQLValue(run.drill.balls), SQLValue(run.medianLateMs), SQLValue(run.maxLateMs)])
+        try exclusive {
+            try storage.run(TennisSchema.insertDrillRun, [SQLValue(session), .text(run.drill.hash), .text(run.drill.name), .integer(Int64(seed)),
+                                                          SQLValue(run.drill.balls), SQLValue(run.medianLateMs), SQLValue(run.maxLateMs)])
+        }
     }
 }
 
@@ -162,9 +207,11 @@ final class SQLSessionJournal: SessionJournal {
 
     func record(_ events: [SessionEvent], summary: SessionSummary) {
         guard let id else { return }
-        try? store.storage.transaction {
-            for e in events { try store.appendEvent(e, session: id) }
-            try store.updateSummary(summary, session: id)
+        try? store.exclusive {
+            try store.storage.transaction {
+                for e in events { try store.appendEvent(e, session: id) }
+                try store.updateSummary(summary, session: id)
+            }
         }
     }
 

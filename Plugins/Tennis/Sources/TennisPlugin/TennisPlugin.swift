@@ -17,10 +17,14 @@ final class Tennis: Plugin {
         summary: "Ball machine controller: court homography, 16 zones, protocol v0.3 sessions and drills",
         // The device service is used when the site grants a ball machine, but not required: a site
         // without one still maps points, builds frames, and runs dry sessions.
-        services: [.log, .config, .storage, .progress, .events])
+        services: [.log, .config, .storage, .progress, .events],
+        // Calls run side by side (the store and the machine take turns: SQLTennisStore.exclusive,
+        // MachineUse): while a drill runs, any panel can see it and stop it (issue 29).
+        threadSafe: true)
 
-    /// Each ball a running drill launches is published on "launch".
-    static let topics = [Topic("launch", summary: "a ball a running drill launched: {drill, ball, of, step, zone, speed, spin}")]
+    /// Each ball a running drill launches is published on "launch"; a drill's start and end on "drill".
+    static let topics = [Topic("launch", summary: "a ball a running drill launched: {run, drill, ball, of, step, zone, speed, spin}"),
+                         Topic("drill", summary: "a drill started or ended on the machine: {run, drill, state: started|ended, of, launched, startedAt, stopped?, outcome?}")]
 
     static let spins = Spin.allCases.map(\.rawValue)
     static let checksums = Checksum.allCases.map(\.rawValue)
@@ -105,6 +109,8 @@ final class Tennis: Plugin {
             let settings = try plugin.settings()
             var session = try settings.sessionSettings(mode: .manual, call: call)
             session.checksum = try Tennis.checksum(call, settings)
+            let use = session.dryRun ? nil : try plugin.machine.claim("shot", device: settings.device)
+            defer { if let use { plugin.machine.release(use.run) } }
             let link = session.dryRun ? nil : try plugin.openLink(settings, checksum: session.checksum)
             let journal = plugin.journal(call, dryRun: session.dryRun)
             let report = try TennisCommands.send(target, settings: session, table: try settings.table(), link: link, clock: MonotonicClock(),
@@ -199,6 +205,25 @@ final class Tennis: Plugin {
                 reply: "{sessionId, svg, drill, timing, medianLateMs, maxLateMs, log: {settings, events, launches, summary}}") { plugin, call in
             try plugin.runDrill(call)
         },
+        Command("running", summary: "What the ball machine is doing now: the drill or session running, or nothing",
+                help: "Answers for this host (`clubhouse serve`): a drill started from another phone, a JSON-RPC client or the tennis panel. A drill run by `clubhouse tennis drill run` in a terminal is its own process: stop it there with Ctrl-C.",
+                reply: "{running: {run, kind, drill, of, launched, startedAt, stopRequested} or null}") { plugin, _ in
+            let use = plugin.machine.now()
+            let text = use.map { u in
+                (u.drill.map { "drill \"\($0)\": ball \(u.launched) of \(u.of ?? 0)" } ?? u.kind) + ", started \(u.startedAt) (run \(u.run))\n"
+            } ?? "the ball machine is idle\n"
+            return Reply(data: ["running": use.map(Tennis.json) ?? .null], text: text)
+        },
+        Command("stop", summary: "Stop the drill or session running on the ball machine now, whoever started it",
+                help: "The running drill or session ends within about 20 ms with the machine's stop command, as when its own caller stops it. --run N stops only that run (the `run` of the drill events and of `tennis running`): a Stop pressed as the drill ends does not stop the next one. Answers {stopped: false} when nothing is running. A drill run by `clubhouse tennis drill run` in a terminal is its own process: stop it there with Ctrl-C.",
+                arguments: [.integer("run", help: "Only this run (from the drill events or `tennis running`)")],
+                reply: "{stopped, running}") { plugin, call in
+            let run = try call.arguments.optionalInt("run")
+            let marked = plugin.machine.requestStop(run: run)
+            let text = marked.map { u in "stopping " + (u.drill.map { "drill \"\($0)\"" } ?? "the \(u.kind)") + " (run \(u.run)) after ball \(u.launched)\n" }
+                ?? "nothing to stop: " + (run.map { "run \($0) is not running" } ?? "the ball machine is idle") + "\n"
+            return Reply(data: ["stopped": .bool(marked != nil), "running": marked.map(Tennis.json) ?? .null], text: text)
+        },
         Command("demo", summary: "Calibrate the demo camera, run a scripted session and a drill against the site's ball machine",
                 arguments: [.path("out", help: "Folder for the demo's output", required: true)]) { plugin, call in
             try plugin.demo(call)
@@ -207,6 +232,8 @@ final class Tennis: Plugin {
 
     let context: PluginContext
     let store: SQLTennisStore
+    /// The machine's one user at a time and its stop mark (MachineUse.swift).
+    let machine = MachineUse()
     /// The site's config, read once; a mistake in it is reported by the commands that need it.
     private let siteSettings: Result<SiteSettings, Error>
 
@@ -303,6 +330,8 @@ final class Tennis: Plugin {
         var medianLateMs: Double?
         var maxLateMs: Double?
         var log: SessionLog
+        /// Stopped by `tennis stop` (another client: another phone's panel), not by its caller.
+        var stoppedElsewhere: Bool
     }
 
     func runDrill(_ call: Invocation) throws -> Reply {
@@ -312,17 +341,31 @@ final class Tennis: Plugin {
         var settings = try site.sessionSettings(mode: .drill, call: call)
         settings.checksum = try Tennis.checksum(call, site)
         let table = try site.table()
+        let use = settings.dryRun ? nil : try machine.claim("drill", drill: drill.name, of: drill.ballCount, device: site.device)
+        defer { if let use { machine.release(use.run) } }
         let link = settings.dryRun ? nil : try openLink(site, checksum: settings.checksum)
+        if let use { publishDrill(call, use, state: "started") }
         // Stored as it runs: the session and its drill-run row first, each event as it happens (what
         // the machine did is kept whatever ends the run), the whole log at the end.
         let journal = self.journal(call, dryRun: settings.dryRun,
                                    drill: DrillRunRow(hash: drill.hash, name: drill.name, seed: seed ?? drill.seed, balls: drill.ballCount))
         call.progress.begin("drill \(drill.name)", total: drill.ballCount)
         let report = try TennisCommands.drillRun(drill, seed: seed, settings: settings, table: table, link: link, clock: MonotonicClock(),
-                                    svgTitle: "Drill \(drill.name)", journal: journal, shouldStop: { call.isCancelled },
+                                    svgTitle: "Drill \(drill.name)", journal: journal,
+                                    shouldStop: { call.isCancelled || use.map { self.machine.stopRequested($0.run) } == true },
                                     progress: { done, _ in call.progress.update(done) },
-                                    launched: { ball, count in publishLaunch(call, drill: drill.name, ball: ball, of: count) })
+                                    launched: { ball, count in
+                                        if let use { self.machine.launched(use.run, count: ball.index) }
+                                        publishLaunch(call, run: use?.run, drill: drill.name, ball: ball, of: count)
+                                    })
         call.progress.end()
+        let stoppedElsewhere = use.map { machine.stopRequested($0.run) } ?? false
+        if let use {
+            var ended = machine.now().flatMap { $0.run == use.run ? $0 : nil } ?? use
+            ended.launched = report.log.summary.launches
+            publishDrill(call, ended, state: "ended", stopped: stoppedElsewhere ? "another client" : call.isCancelled ? "its caller" : nil,
+                         outcome: report.log.summary.aborted)
+        }
         journal?.drill?.medianLateMs = report.medianLateMs
         journal?.drill?.maxLateMs = report.maxLateMs
         let id = try journal?.complete(report.log)
@@ -337,14 +380,17 @@ final class Tennis: Plugin {
             throw PluginError.cancelled("drill stopped by Ctrl-C after \(s.launches) of \(drill.ballCount) balls; the stop command was \(s.stopSent ? "sent" : "not sent")"
                 + (id.map { " (session \($0) stored with the balls launched before the stop)" } ?? " (dry run: nothing stored)"))
         }
-        let text = report.text + "\n" + Tennis.stored(id) + "\(svgPath.map { ", landing pattern in \($0)" } ?? "")\n"
+        let landing: String = svgPath.map { ", landing pattern in \($0)" } ?? ""
+        var text = report.text + "\n" + Tennis.stored(id) + landing + "\n"
+        if stoppedElsewhere { text = "stopped from another client (tennis stop) after \(s.launches) of \(drill.ballCount) balls\n" + text }
         return try Reply(encoding: DrillReply(sessionId: id, svg: svgPath, drill: report.drill, timing: report.timing,
-                                              medianLateMs: report.medianLateMs, maxLateMs: report.maxLateMs, log: report.log), text: text)
+                                              medianLateMs: report.medianLateMs, maxLateMs: report.maxLateMs, log: report.log,
+                                              stoppedElsewhere: stoppedElsewhere), text: text)
     }
 
     /// A launch on the "launch" topic; a host without the events service only loses the event (logged once per drill).
-    func publishLaunch(_ call: Invocation, drill: String, ball: DrillBall, of count: Int) {
-        var event: JSONObject = ["drill": .string(drill), "ball": .int(ball.index), "of": .int(count), "step": .int(ball.step),
+    func publishLaunch(_ call: Invocation, run: Int?, drill: String, ball: DrillBall, of count: Int) {
+        var event: JSONObject = ["run": run.map { .int($0) } ?? .null, "drill": .string(drill), "ball": .int(ball.index), "of": .int(count), "step": .int(ball.step),
                                  "zone": .int(ball.zone)]
         if let encoded = try? JSONValueEncoder().encode(ball) {
             event["speed"] = encoded["speed"] ?? .null
@@ -355,6 +401,28 @@ final class Tennis: Plugin {
         } catch {
             if ball.index == 1 { context.log.warning("drill \(drill): launches are not published as events: \(error)") }
         }
+    }
+
+    /// A drill's start or end on the "drill" topic (every open panel shows a drill whoever started it).
+    func publishDrill(_ call: Invocation, _ use: MachineUse.Use, state: String, stopped: String? = nil, outcome: String? = nil) {
+        var event = Tennis.json(use).objectValue ?? [:]
+        event["state"] = .string(state)
+        if state == "ended" {
+            event["stopped"] = stopped.map { .string($0) } ?? .null
+            event["outcome"] = outcome.map { .string($0) } ?? .null
+        }
+        do {
+            try call.events.publish(topic: "drill", .object(event))
+        } catch {
+            context.log.warning("drill \(use.drill ?? "?"): its \(state) is not published as an event: \(error)")
+        }
+    }
+
+    /// A use of the machine as `running` and the "drill" events give it.
+    static func json(_ use: MachineUse.Use) -> JSONValue {
+        .object(["run": .int(use.run), "kind": .string(use.kind), "drill": use.drill.map { .string($0) } ?? .null,
+                 "of": use.of.map { .int($0) } ?? .null, "launched": .int(use.launched), "startedAt": .string(use.startedAt),
+                 "stopRequested": .bool(use.stopRequested)])
     }
 
     // MARK: session
@@ -387,16 +455,19 @@ final class Tennis: Plugin {
             let skip = call.arguments.flag("skip-bad-rows")
             fileContent = try DetectionReader.read(text, file: path, skipBadLines: skip)
         }
+        let use = settings.dryRun ? nil : try machine.claim("session", device: site.device)
+        defer { if let use { machine.release(use.run) } }
         let link = settings.dryRun ? nil : try openLink(site, checksum: settings.checksum)
         let journal = self.journal(call, dryRun: settings.dryRun)
         let clock = MonotonicClock()
+        let stop = { call.isCancelled || use.map { self.machine.stopRequested($0.run) } == true }
         let log: SessionLog
         var linkFailure: String? = nil
         if let fileContent {
             call.progress.begin("session", total: 0)
             let report = try TennisCommands.session(detections: fileContent.detections, settings: settings, calibration: calibration,
                                                     table: table, link: link, clock: clock, pace: call.arguments.flag("pace"),
-                                                    journal: journal, shouldStop: { call.isCancelled }, progress: { done, total in
+                                                    journal: journal, shouldStop: stop, progress: { done, total in
                                                         if done == 1 { call.progress.begin("detections", total: total) }
                                                         call.progress.update(done)
                                                     })
@@ -405,7 +476,7 @@ final class Tennis: Plugin {
             linkFailure = report.linkFailure
         } else {
             (log, linkFailure) = try liveSession(settings: settings, calibration: calibration, table: table, link: link, clock: clock,
-                                                 journal: journal, call: call)
+                                                 journal: journal, call: call, stop: stop)
         }
         let id = try journal?.complete(log)
         try sayIfNotStopped(log, device: site.device, session: id, also: linkFailure)
@@ -430,14 +501,14 @@ final class Tennis: Plugin {
 
     /// Detections from stdin, line by line, launching as they come.
     private func liveSession(settings: SessionSettings, calibration: CameraCalibration, table: CommandTable, link: BallMachineLink?,
-                             clock: SessionClock, journal: SessionJournal?, call: Invocation) throws -> (SessionLog, String?) {
+                             clock: SessionClock, journal: SessionJournal?, call: Invocation, stop: () -> Bool) throws -> (SessionLog, String?) {
         let session = try BallMachineSession(settings: settings, table: table, calibration: calibration, link: link, clock: clock,
                                              journal: journal)
         var lines = StandardInputLines()
         var number = 0
         var linkFailure: String? = nil
         do {
-            while let line = lines.next(cancelled: { call.isCancelled }) {
+            while let line = lines.next(cancelled: stop) {
                 number += 1
                 do {
                     guard let detection = try DetectionReader.parse(line, line: number, file: "stdin") else { continue }
@@ -455,7 +526,7 @@ final class Tennis: Plugin {
             linkFailure = error.description
             session.stopEarly(error.description)
         }
-        if call.isCancelled { session.stopEarly("stopped by Ctrl-C") }
+        if call.isCancelled { session.stopEarly("stopped by Ctrl-C") } else if stop() { session.stopEarly("stopped from another client (tennis stop)") }
         return (session.finish(), linkFailure)
     }
 
@@ -472,6 +543,8 @@ final class Tennis: Plugin {
         try store.saveCalibration(calibration, savedAt: Timestamp.now())
         // Against the site's ball machine (the default site's is the host's simulator); dry when the
         // site has none or does not grant it.
+        let use = try machine.claim("demo", device: site.device)
+        defer { machine.release(use.run) }
         var link: DeviceLink? = nil
         var note = "against device '\(site.device)'"
         do {

@@ -12,6 +12,9 @@ extension Tennis {
         .get("/drills/{drill}", command: "drill show"),
         .post("/drills/{drill}/run", command: "drill run"),
         .get("/sessions", command: "sessions"),
+        // A drill started anywhere shows on every panel, and any of them stops it (issue 29).
+        .get("/running", command: "running"),
+        .post("/stop", command: "stop"),
         // The panel's speeds and spins: the site's command table (issue 29).
         .get("/table", command: "table show"),
     ]

@@ -19,7 +19,10 @@
 // the polygon is cut again with near-straight turns treated as straight, and the best cut wins.
 // Invalid input (a hole poking out of the outer ring, an outer ring that crosses itself) gets one
 // more chance: a hole whose leftmost point sees no edge to its left is bridged from another of
-// its points rather than left out.
+// its points rather than left out. Input that no pass cuts to its area (a ring that crosses itself)
+// is also cut in earcut's own order of work (the next ear two vertices on; filter, cure knots —
+// edges that cross or touch — then split), once covering each cured knot and once dropping it;
+// the cut whose area is nearest the polygon's wins.
 //
 // In the exact pass every orientation is exact (Orientation.cross, after Shewchuk): a polygon
 // turned off the grid its points were on keeps points that are collinear, or nearly so, and a
@@ -67,6 +70,15 @@ public final class EarClipper {
     private var touchEdge: Int32 = -1
     /// 0 for exact turns; in the retry pass, the angle below which a turn counts as straight.
     private var tolerance = 0.0
+    /// In the pass for input that no other pass cuts exactly (a ring that crosses itself): earcut's
+    /// own order of work when no ear is left — the next ear is looked for two vertices on, and a
+    /// stalled lap filters, then cures knots (edges that cross or touch, as earcut's `intersects`
+    /// counts them), then splits, each once per ring.
+    private var earcutOrder = false
+    /// With `earcutOrder`: a cured knot is dropped (its two vertices as zero-area triangles)
+    /// instead of being covered by the triangle across it, which on a ring that crosses itself
+    /// covers the knot's reversed loop, area the polygon counts negatively.
+    private var dropKnots = false
 
     /// Turn tolerances of the retries when an exact pass leaves area out or covers some twice
     /// (near-touching rings, points a rounding error off an edge, as after an odd rotation).
@@ -125,6 +137,22 @@ public final class EarClipper {
         }
         tolerance = 0
         snapping = false
+        // Still off: a ring that crosses itself (or a hole poking out). Earcut's order of work, with
+        // knots covered or dropped, leaves out different pieces of the overlaps; the cut whose area
+        // is nearest the polygon's wins. Nothing here depends on the polygon's orientation: each
+        // pass is judged by its area alone.
+        for drop in [false, true] where bestError > 0 {
+            earcutOrder = true
+            dropKnots = drop
+            let again = triangulatePass(coordinates, holeStarts)
+            earcutOrder = false
+            dropKnots = false
+            let error = Self.mismatch(again, coordinates, target, unfinished: unfinished)
+            if error < bestError {
+                best = again
+                bestError = error
+            }
+        }
         return best
     }
 
@@ -325,16 +353,31 @@ public final class EarClipper {
         if invSize > 0 { indexCurve(ear) }
         var stop = ear
         var cured = false
+        var pass = 0
         while prev(ear) != next(ear) {
             let p = prev(ear), n = next(ear)
             if orient(p, ear, n) > 0 && (invSize > 0 ? isEarHashed(ear) : isEar(ear)) {
                 emit(p, ear, n)
                 removeNode(ear)
-                ear = n
-                stop = n
+                ear = earcutOrder ? next(n) : n
+                stop = ear
                 continue
             }
             ear = n
+            if ear == stop && earcutOrder {
+                // Earcut's passes: filter, then cure knots, then split.
+                if pass == 0 {
+                    ear = filterPoints(ear, -1)
+                } else if pass == 1 {
+                    ear = cureLocalIntersections(filterPoints(ear, -1))
+                } else {
+                    splitEarcut(ear)
+                    break
+                }
+                pass += 1
+                stop = ear
+                continue
+            }
             if ear == stop {
                 filteredOut = false
                 ear = filterPoints(ear, -1)
@@ -474,8 +517,11 @@ public final class EarClipper {
         var cured = false
         repeat {
             let a = prev(p), pn = next(p), b = next(pn)
-            if intersects(a, p, pn, b, includeBoundary: false) && locallyInside(a, b) && locallyInside(b, a) {
-                emit(a, p, b)
+            let knot = earcutOrder
+                ? !equal(a, b) && crossesOrTouches(a, p, pn, b)
+                : intersects(a, p, pn, b, includeBoundary: false)
+            if knot && locallyInside(a, b) && locallyInside(b, a) {
+                if dropKnots { emitDegenerate(p, b) } else { emit(a, p, b) }
                 // The knot's second vertex is dropped as a zero-area triangle (pn, b, b), so the
                 // count stays n + 2h − 2 without covering anything twice.
                 emitDegenerate(pn, b)
@@ -487,7 +533,7 @@ public final class EarClipper {
             }
             p = next(p)
         } while p != start
-        return cured ? filterPoints(p, -1) : p
+        return cured || earcutOrder ? filterPoints(p, -1) : p
     }
 
     /// Last resort: split the ring along a valid diagonal and cut both halves.
@@ -791,6 +837,16 @@ public final class EarClipper {
         if o3 == 0 && onSegment(p2, p1, q2) { return true }
         if o4 == 0 && onSegment(p2, q1, q2) { return true }
         return false
+    }
+
+    /// Earcut's `intersects`: the two segments' ends differ in side both ways (one of them may lie
+    /// on the other's line), or an end lies on the other segment.
+    private func crossesOrTouches(_ p1: Int32, _ q1: Int32, _ p2: Int32, _ q2: Int32) -> Bool {
+        @inline(__always) func sign(_ v: Double) -> Int { v > 0 ? 1 : (v < 0 ? -1 : 0) }
+        let o1 = sign(orient(p1, q1, p2)), o2 = sign(orient(p1, q1, q2))
+        let o3 = sign(orient(p2, q2, p1)), o4 = sign(orient(p2, q2, q1))
+        if o1 != o2 && o3 != o4 { return true }
+        return intersects(p1, q1, p2, q2)
     }
 
     /// For collinear p, q, r: whether q lies on segment pr.

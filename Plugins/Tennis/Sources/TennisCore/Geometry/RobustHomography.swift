@@ -128,12 +128,18 @@ enum RobustHomography {
         }
         // σ-consensus: the inliers are the pairs within 3.72 σ of the fit in the image, σ from the
         // median squared residual of the current inliers (for a 2-D Gaussian, median r² = 2 ln 2 σ²).
+        // The fit's 8 parameters absorb part of the scatter of the 2m coordinates it was fitted to
+        // (a residual's variance is (1 − 8 / 2m) σ² on average), so the median is scaled back by
+        // 2m / (2m − 8): without it, 9 agreeing pairs gave a σ 25 % low and a true pair could fall
+        // outside 3.72 "σ" (issue 31).
         let floor = 1e-18  // (1e-9 normalized units)²: exact data keeps its exact pairs
         for _ in 0..<10 {
             let e2 = imageResiduals(g, data)
             var chosen: [Double] = []
             for i in 0..<n where mask[i] { chosen.append(e2[i]) }
-            let sigma2 = max(median(chosen) / (2 * log(2.0)), floor)
+            let coordinates = 2 * Double(chosen.count)
+            let dof = coordinates > 8 ? coordinates / (coordinates - 8) : 1
+            let sigma2 = max(median(chosen) / (2 * log(2.0)) * dof, floor)
             let next = e2.map { $0 <= sigmaConsensusLimit * sigma2 }
             guard next.filter({ $0 }).count >= needed, next != mask else { break }
             mask = next
