@@ -800,7 +800,8 @@ final class JSONRPCServer: @unchecked Sendable {
                                later(.failure(refusal(error)))
                            }) {
         case .now:
-            defer { lanes.finished(lane: lane) }
+            // Its reply is sent after this returns: the lane's next call goes to another worker.
+            defer { lanes.finished(lane: lane, runNext: false) }
             return run()
         case .waiting:
             return nil

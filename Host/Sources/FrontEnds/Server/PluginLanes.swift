@@ -154,20 +154,35 @@ final class PluginLanes: @unchecked Sendable {
     }
 
     /// A call admitted `.now` (or started from its lane) has ended: its place goes to the next waiting call.
-    func finished(lane name: String) {
-        let starts = lock.withLock { () -> [(String, Waiting)] in
-            running -= 1
-            if let lane = lanes[name] {
-                lane.running -= 1
-                if lane.running == 0 && lane.count == 0 { lanes[name] = nil }
+    /// With `runNext`, the thread that ends a call starts the next one of the same lane itself (a busy
+    /// plugin's calls follow one another on one worker, without waking another for each: issue 28's
+    /// front-door profile) — for a caller whose reply is already out; other lanes' calls that may start go
+    /// to the pool.
+    func finished(lane name: String, runNext: Bool = true) {
+        var ended = name
+        while true {
+            let starts = lock.withLock { () -> [(String, Waiting)] in
+                running -= 1
+                if let lane = lanes[ended] {
+                    lane.running -= 1
+                    if lane.running == 0 && lane.count == 0 { lanes[ended] = nil }
+                }
+                return schedule()
             }
-            return schedule()
-        }
-        for (name, waiting) in starts {
-            pool.submit { [self] in
-                waiting.start()
-                finished(lane: name)
+            var next: (String, Waiting)?
+            for (name, waiting) in starts {
+                if runNext && next == nil && name == ended {
+                    next = (name, waiting)
+                    continue
+                }
+                pool.submit { [self] in
+                    waiting.start()
+                    finished(lane: name)
+                }
             }
+            guard let (name, waiting) = next else { return }
+            waiting.start()
+            ended = name
         }
     }
 
