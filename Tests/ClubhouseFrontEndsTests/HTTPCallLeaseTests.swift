@@ -72,6 +72,9 @@ final class HTTPCallLeaseTests: XCTestCase {
         let response = try run.wait()
         XCTAssertEqual(response.status, 499, response.text)
         XCTAssertEqual(try response.json()["error"]?["status"]?.stringValue, "cancelled")
+        // Not "by Ctrl-C" (the third outside attack): nobody pressed it.
+        XCTAssertTrue(try response.json()["error"]?["message"]?.stringValue?.hasPrefix(
+            "drill stopped by its client (cancelled, gone, or its lease not renewed) or the server stopping after ") == true, response.text)
         XCTAssertLessThan(run.seconds, 5, "the lease ran out after 1 s; the drill alone takes 6 s")
         // The lease went with its call.
         XCTAssertEqual(try lease(server.port, "POST", "page-0123456789abcdef"), "false")

@@ -227,7 +227,7 @@ final class HTTPEventStreamTests: XCTestCase {
             ("clubhouse.missed", "{\"after\": 0}", "events: plugin 'scorecard' published on topic 'clubhouse.missed': names beginning with 'clubhouse.' are the host's own signals to subscribers (such as clubhouse.missed); rename the topic"),
             ("putts", "{}", "events: plugin 'scorecard' published on topic 'putts', which its catalogue does not declare; it declares 'score', 'clubhouse.missed'"),
             ("score", "{\"a\": 1} {}", nil),
-            ("score", "{\"big\": \"\(String(repeating: "x", count: 5000))\"}", "events: the event on 'score' is 5010 bytes; an event is at most 4096 bytes (publish an id and let listeners fetch the rest)"),
+            ("score", "{\"big\": \"\(String(repeating: "x", count: 5000))\"}", "events: the event on 'score' is 5010 bytes; an event is at most 4096 bytes (publish an id and let listeners fetch the rest); its listeners were sent clubhouse.missed instead"),
         ] as [(String, String, String?)] {
             guard case .failure(let refusal) = hub.publish(alias: "scorecard", topic: topic, json: Array(json.utf8), declared: topics) else {
                 XCTFail("\(topic) \(json.prefix(40)) was published")

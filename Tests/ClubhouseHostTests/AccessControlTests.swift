@@ -135,19 +135,43 @@ final class AccessControlTests: XCTestCase {
             if case .deny(429, _, let wait?) = access.authorize(request(bearer: guess, client: "203.0.113.9")) { waits.append(wait) }
         }
         XCTAssertEqual(waits, [2, 4, 8, 16, 32, 60, 60, 60, 60])
-        // Its own success clears it.
+        // Its own success does not clear it (the third outside attack, a06): the next failure is locked out
+        // again; only time forgets (`forgetAfter` without a failure).
         clock.advance(61)
         XCTAssertNotNil(allowed(access.authorize(request(bearer: token, client: "203.0.113.9"))))
-        denied(access.authorize(request(bearer: guess, client: "203.0.113.9")), 401, "not valid")
+        guard case .deny(429, _, 60) = access.authorize(request(bearer: guess, client: "203.0.113.9")) else { return XCTFail("a success reset the back-off") }
         // A request with no credential at all is not a failure.
         for _ in 0..<20 { denied(access.authorize(request(client: "192.0.2.50")), 401, "this needs a token") }
         access.audit.flush()
         let lines = try String(contentsOfFile: access.audit.path, encoding: .utf8).split(separator: "\n")
         let events = try lines.map { try JSONParser.parse(String($0)) }.filter { $0["event"]?.stringValue == "backoff" }
-        XCTAssertEqual(events.count, 10)
+        XCTAssertEqual(events.count, 11)
         XCTAssertEqual(events.first?["client"]?.stringValue, "203.0.113.9")
         XCTAssertEqual(events.first?["failures"]?.intValue, 6)
         XCTAssertEqual(events.last?["retry_after_s"]?.intValue, 60)
+    }
+
+    /// The third outside attack (a06): four wrong guesses, then one request with the attacker's own valid token,
+    /// over and over, guessed without end (240 guesses in 0.7 s). A success no longer clears the address's
+    /// failures: the sixth wrong guess is refused 429 as if no success came between.
+    func testTheAttackersOwnSuccessDoesNotResetTheBackoff() throws {
+        let access = try control()
+        let (_, token) = try access.store.createToken(name: "attacker", scopes: try scopes("putting:read"), now: 100)
+        let guess = "chtok_bbbbbbbb_" + String(repeating: "B", count: 43)
+        var refused = 0, guesses = 0
+        for _ in 0..<10 {
+            for _ in 0..<4 {
+                guesses += 1
+                if case .deny(429, _, _) = access.authorize(request(bearer: guess, client: "203.0.113.77")) { refused += 1 }
+            }
+            _ = access.authorize(request(bearer: token, client: "203.0.113.77"))
+            if refused > 0 { break }
+        }
+        XCTAssertEqual(guesses, 8, "the sixth failure is refused, in the second round")
+        XCTAssertEqual(refused, 3)
+        // And the next guess, after one more success, is still refused.
+        _ = access.authorize(request(bearer: token, client: "203.0.113.77"))
+        guard case .deny(429, _, _) = access.authorize(request(bearer: guess, client: "203.0.113.77")) else { return XCTFail("no 429") }
     }
 
     func testTheBackoffForgetsAndStaysBoundedInMemory() {

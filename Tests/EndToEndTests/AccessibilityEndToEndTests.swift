@@ -26,12 +26,8 @@ final class AccessibilityEndToEndTests: XCTestCase {
                        try c.write("course.json", #"{"name": "Lakeside Nine", "tees": [{"name": "White", "rating": 35.1, "slope": 121, "holes": [\#(holes.joined(separator: ", "))]}]}"#)])
         try c.succeed(["practice", "import", try c.write("session.csv", PracticePanelEndToEndTests.bigExport(shots: 40)), "--location", "Range"])
         try c.succeed(["tennis", "drill", "save", try c.write("drill.json", TennisPanelEndToEndTests.drills["four"] ?? "")])
-        let ui = c.scratch.appendingPathComponent("ui")
-        try FileManager.default.createDirectory(at: ui, withIntermediateDirectories: true)
-        for (alias, source) in ["_": "Host/Web", "tennis": "Plugins/Tennis/web", "practice": "Plugins/Practice/web",
-                                "scorecard": "Plugins/Scorecard/web", "globe": "Plugins/Globe/web"] {
-            try FileManager.default.copyItem(at: Clubhouse.repositoryRoot.appendingPathComponent(source), to: ui.appendingPathComponent(alias))
-        }
+        let ui = try c.uiFolder(["tennis": "Plugins/Tennis/web", "practice": "Plugins/Practice/web",
+                                 "scorecard": "Plugins/Scorecard/web", "globe": "Plugins/Globe/web"])
         let server = try HTTPServerProcess(c, arguments: [], options: ["--ui-dir", ui.path])
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.port)"

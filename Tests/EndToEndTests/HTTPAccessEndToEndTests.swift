@@ -96,6 +96,62 @@ final class HTTPAccessEndToEndTests: XCTestCase {
         XCTAssertNotNil(retry)
     }
 
+    /// A site with a token per name in `tokens` (each with `scope`), served over HTTP.
+    func served(scope: String, tokens names: [String]) throws -> (c: Clubhouse, site: [String], tokens: [String], server: HTTPServerProcess) {
+        let c = try Clubhouse()
+        let site = ["--config", try config(c), "--site", "club"]
+        let tokens = try names.map { name in
+            try XCTUnwrap(try c.succeed(site + ["--json", "token", "create", "--name", name, "--scope", scope]).json()["token"]?.stringValue)
+        }
+        return (c, site, tokens, try HTTPServerProcess(c, arguments: site))
+    }
+
+    /// The third outside attack (a17): a revoked token's event stream, opened before, is closed within a second
+    /// or two of `token revoke` (it went on receiving every event); another credential's stream stays open.
+    func testARevokedCredentialLosesTheStreamsItHasOpen() throws {
+        let (c, site, tokens, server) = try served(scope: "scorecard:read", tokens: ["lost phone", "board"])
+        defer { server.stop() }
+        let lost = tokens[0], kept = tokens[1]
+        func open(_ token: String) throws -> RawHTTPConnection {
+            let stream = try RawHTTPConnection(port: server.port)
+            stream.send("GET /api/scorecard/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\r\n")
+            XCTAssertEqual(try stream.response(head: true).status, 200)
+            return stream
+        }
+        let lostStream = try open(lost), keptStream = try open(kept)
+        try c.succeed(site + ["token", "revoke", "lost phone"])
+        XCTAssertTrue(lostStream.closesWithin(3), "the revoked token's stream is still open: \(server.stderr)")
+        XCTAssertTrue(server.stderr.contains("its credential was revoked (or lost the scope of this stream)"), server.stderr)
+        XCTAssertFalse(keptStream.closesWithin(1.5), "another credential's stream was closed")
+    }
+
+    /// The third outside attack (a07): an Idempotency-Key belongs to its caller and route. Token B sending
+    /// token A's key runs B's own request (not A's answer, not a 422 naming A's request); the same key on
+    /// another route is another request; A's repeat is A's answer again.
+    func testIdempotencyKeysBelongToTheirCallerAndRoute() throws {
+        let (_, _, tokens, server) = try served(scope: "scorecard:write", tokens: ["A", "B"])
+        defer { server.stop() }
+        let a = tokens[0], b = tokens[1]
+        func post(_ token: String, _ path: String, _ body: String) throws -> RawHTTPResponse {
+            try httpRequest(port: server.port, "POST", path, headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json"),
+                                                                     ("Idempotency-Key", "k-shared-1")], body: Array(body.utf8))
+        }
+        let first = try post(a, "/api/scorecard/players", #"{"name": "Ann"}"#)
+        XCTAssertEqual(first.status, 200, first.text)
+        let other = try post(b, "/api/scorecard/players", #"{"name": "Bob"}"#)
+        XCTAssertEqual(other.status, 200, "B's request is B's: \(other.text)")
+        XCTAssertNil(other.header("idempotent-replayed"))
+        XCTAssertFalse(other.text.contains("Ann"), other.text)
+        let same = try post(b, "/api/scorecard/players", #"{"name": "Ann"}"#)
+        XCTAssertEqual(same.status, 422, "B's own key, another body: \(same.text)")
+        XCTAssertTrue(same.text.contains("POST /api/scorecard/players"), same.text)
+        let replay = try post(a, "/api/scorecard/players", #"{"name": "Ann"}"#)
+        XCTAssertEqual(replay.header("idempotent-replayed"), "true")
+        XCTAssertEqual(replay.body, first.body)
+        let route = try post(a, "/api/scorecard/courses", #"{"name": "x"}"#)
+        XCTAssertFalse(route.text.contains("Idempotency-Key"), "the same key on another route is another request: \(route.text)")
+    }
+
     func testGreenReaderAndVoyageAgainstTheClubsHost() throws {
         let presidio = try Clubhouse.requireSharedData("putting/presidio").path
         let c = try Clubhouse()

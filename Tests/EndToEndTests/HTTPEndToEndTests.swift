@@ -327,6 +327,31 @@ final class HTTPEndToEndTests: XCTestCase {
         XCTAssertEqual(try JSONParser.parse(bytes: query.body)["request"]?["arguments"]?["id"]?.stringValue, "\"}")
     }
 
+    /// The third outside attack (a10): `GET /api/tennis/drills/{drill}` with a read token named files of the
+    /// server's folder (`plugins.json` came back whole; others told whether they exist). A call over HTTP is
+    /// marked CLUBHOUSE_CALL_NETWORK and PluginKit's Files then reaches only the call's path arguments, so the
+    /// name is a stored drill's name, whatever files lie where the server runs. The command line still reads
+    /// a drill file.
+    func testARouteParameterNamesNoFileOfTheHost() throws {
+        let c = try Clubhouse()
+        let config = try c.write("plugins.json", #"{"sites": {"s": {"plugins": {"tennis": {"id": "org.clubhouse.tennis", "grants": ["storage"]}}}}}"#)
+        let drill = #"{"name": "secret", "steps": [{"zone": 5, "speed": 50, "delay": 2, "repeat": 3}]}"#
+        let file = try c.write("secret.json", drill)
+        try c.succeed(["--config", config, "tennis", "drill", "save", try c.write("saved.json", drill.replacing("secret", with: "saved"))])
+        XCTAssertTrue(try c.succeed(["--config", config, "tennis", "drill", "show", file]).stdout.contains("secret"), "a file, on the command line")
+        let token = try XCTUnwrap(try c.succeed(["--config", config, "--json", "token", "create", "--name", "reader", "--scope", "tennis:read"])
+            .json()["token"]?.stringValue)
+        let server = try HTTPServerProcess(c, arguments: ["--config", config, "--site", "s"])
+        defer { server.stop() }
+        let bearer = [("Authorization", "Bearer \(token)")]
+        XCTAssertEqual(try httpRequest(port: server.port, "GET", "/api/tennis/drills/saved", headers: bearer).status, 200)
+        for name in ["secret.json", "plugins.json", "nothing.json", "%2Fetc%2Fpasswd", "..%2Fplugins.json", file.replacing("/", with: "%2F")] {
+            let r = try httpRequest(port: server.port, "GET", "/api/tennis/drills/\(name)", headers: bearer)
+            XCTAssertTrue(r.status == 404 || r.status == 400, "\(name): \(r.text)")
+            XCTAssertFalse(r.text.contains("sites") || r.text.contains("steps") || r.text.contains("root:"), "\(name): \(r.text)")
+        }
+    }
+
     func testRoutesAndHelpShowWhereACommandIsServed() throws {
         let c = try Clubhouse()
         let routes = try c.succeed(["routes"])

@@ -22,11 +22,7 @@ final class ScorecardOfflineEndToEndTests: XCTestCase {
         let holes = (1...9).map { #"{"number": \#($0), "par": 4, "strokeIndex": \#($0)}"# }
         let course = try c.write("course.json", #"{"name": "Lakeside Nine", "tees": [{"name": "White", "rating": 35.1, "slope": 121, "holes": [\#(holes.joined(separator: ", "))]}]}"#)
         try c.succeed(["scorecard", "course", "add", course])
-        let ui = c.scratch.appendingPathComponent("ui")
-        try FileManager.default.createDirectory(at: ui, withIntermediateDirectories: true)
-        for (alias, source) in ["_": "Host/Web", "scorecard": "Plugins/Scorecard/web"] {
-            try FileManager.default.copyItem(at: Clubhouse.repositoryRoot.appendingPathComponent(source), to: ui.appendingPathComponent(alias))
-        }
+        let ui = try c.uiFolder(["scorecard": "Plugins/Scorecard/web"])
         let server = try HTTPServerProcess(c, arguments: [], options: ["--ui-dir", ui.path])
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.port)"

@@ -5,6 +5,7 @@
 
 import ClubhouseJSON
 import Foundation
+import TestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -161,6 +162,41 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
         let after = try sessions(c, config)
         XCTAssertEqual(after.count, 2)
         XCTAssertEqual(after.first?["summary"]?["stopSent"]?.boolValue, true)
+    }
+
+    /// The third outside attack (a15): `serve --http` stopped (SIGTERM, Ctrl-C) while an HTTP drill runs — a
+    /// plain call, then a followed one held by a lease — cancels it at once like a JSON-RPC call: the machine
+    /// gets its stop, fires no further ball, the session is stored and the server exits (it used to stay up
+    /// until the drill's end, 12 s, while the machine fired 7 more balls).
+    func testAnHTTPServerStoppedMidDrillCancelsItsDrills() throws {
+        let c = try Clubhouse()
+        let simulator = try StampedSimulator(c)
+        defer { simulator.stop() }
+        let config = try simulator.config(c, name: "court.json")
+        try c.succeed(["--config", config, "tennis", "drill", "save", try c.write("long.json",
+            #"{"name": "long", "steps": [{"zone": 5, "speed": 50, "delay": 2, "repeat": 10}]}"#)])
+        let token = try XCTUnwrap(try c.succeed(["--config", config, "--json", "token", "create", "--name", "coach", "--scope", "tennis:*"])
+            .json()["token"]?.stringValue)
+        for (signal, extra) in [(SIGTERM, ""), (SIGINT, "Accept: text/event-stream\r\nClubhouse-Lease: lease0123456789abcdef; ms=60000\r\n")] {
+            let server = try HTTPServerProcess(c, arguments: ["--config", config])
+            defer { server.stop() }
+            let from = simulator.lines.count
+            let client = try RawHTTPConnection(port: server.port)
+            XCTAssertTrue(client.send("POST /api/tennis/drills/long/run HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\(extra)"
+                                      + "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"))
+            XCTAssertNotNil(simulator.wait(from: from) { $0.isStart }, server.stderr)
+            let signalled = monotonicNanoseconds()
+            kill(server.pid, signal)
+            XCTAssertNotNil(simulator.wait(from: from, timeout: 5) { $0.isStop }, "signal \(signal): the machine got no stop: \(server.stderr)")
+            let deadline = Date().addingTimeInterval(10)
+            while server.process.isRunning && Date() < deadline { usleep(20_000) }
+            XCTAssertFalse(server.process.isRunning, "signal \(signal): the server is still up 10 s later: \(server.stderr)")
+            let late = simulator.lines.dropFirst(from).filter { $0.isStart && $0.at > signalled + 200_000_000 }
+            XCTAssertEqual(late.count, 0, "signal \(signal): balls fired after the server was stopped: \(late.map(\.text))")
+        }
+        let stored = try sessions(c, config)
+        XCTAssertEqual(stored.count, 2, "both drills stored")
+        XCTAssertEqual(stored.compactMap { $0["summary"]?["stopSent"]?.boolValue }, [true, true])
     }
 
     /// Why 5: `--dry-run` prints the frames and stores nothing, for every tennis command that has it.

@@ -24,14 +24,7 @@ final class TennisPanelEndToEndTests: XCTestCase {
     static let firstLaunch = ##"return !document.getElementById("running").hidden && document.getElementById("run-title").textContent.startsWith("Running") && document.querySelectorAll("#launches li").length >= 1;"##
 
     /// The host's pages and the tennis panel, as `serve --ui-dir` serves them.
-    func uiFolder(_ c: Clubhouse) throws -> URL {
-        let ui = c.scratch.appendingPathComponent("ui")
-        try FileManager.default.createDirectory(at: ui, withIntermediateDirectories: true)
-        for (alias, source) in ["_": "Host/Web", "tennis": "Plugins/Tennis/web"] {
-            try FileManager.default.copyItem(at: Clubhouse.repositoryRoot.appendingPathComponent(source), to: ui.appendingPathComponent(alias))
-        }
-        return ui
-    }
+    func uiFolder(_ c: Clubhouse) throws -> URL { try c.uiFolder(["tennis": "Plugins/Tennis/web"]) }
 
     func testTheTennisPanelDrivesTheMachine() throws {
         let c = try Clubhouse()
@@ -212,8 +205,12 @@ final class TennisPanelEndToEndTests: XCTestCase {
         let running = try JSONParser.parse(bytes: try httpRequest(port: server.port, "GET", "/api/tennis/running", headers: auth).body)
         XCTAssertEqual(running["running"]?["drill"]?.stringValue, "long rally")
         try desk.screenshot(to: shots.appendingPathComponent("tennis-elsewhere-1280x800.png"))
+        try desk.run(##"document.getElementById("stop").addEventListener("click", () => { window.stopClickedAt = performance.timeOrigin + performance.now(); }, {capture: true, once: true});"##)
+        let wallMinusMonotonicMs = Date().timeIntervalSince1970 * 1000 - Double(monotonicNanoseconds()) / 1e6
         try desk.click("#stop")
         let remoteStop = try XCTUnwrap(simulator.wait(from: from, timeout: 5) { $0.isStop }, "the machine got no stop after Stop for a drill started elsewhere")
+        let remoteClickedAt = try XCTUnwrap(try desk.run("return window.stopClickedAt;").doubleValue)
+        let remoteStopMs = Double(remoteStop.at) / 1e6 + wallMinusMonotonicMs - remoteClickedAt
         XCTAssertFalse(simulator.lines.dropFirst(from).contains { $0.isStart && $0.at > remoteStop.at }, "a ball after the stop")
         let answer = try elsewhere.wait()
         XCTAssertEqual(answer.status, 200, answer.text)
@@ -223,9 +220,13 @@ final class TennisPanelEndToEndTests: XCTestCase {
         XCTAssertEqual(idle["running"], .null)
         let nothing = try httpRequest(port: server.port, "POST", "/api/tennis/stop", headers: auth, body: Array("{}".utf8))
         XCTAssertEqual(try JSONParser.parse(bytes: nothing.body)["stopped"]?.boolValue, false, nothing.text)
+        // The command line says the same of its own host (a terminal's drill is its own process).
+        XCTAssertEqual(try c.succeed(["--config", config, "tennis", "stop"]).stdout, "nothing to stop: the ball machine is idle\n")
+        XCTAssertEqual(try c.succeed(["--config", config, "tennis", "running"]).stdout, "the ball machine is idle\n")
         try desk.assertQuietConsole("the tennis panel, a drill started elsewhere")
-        print("TennisPanelEndToEndTests: first render: \(renders.joined(separator: ", ")); Stop → stop command at the machine: \(String(format: "%.1f", stopMs)) ms from the click in the page (\(String(format: "%.1f", clickMs)) ms from the WebDriver click); tab closed → stop command: \(String(format: "%.1f", closeMs)) ms; offline → stop command: \(String(format: "%.1f", lostMs)) ms; a drill started elsewhere shown: \(String(format: "%.0f", shownMs)) ms after its request")
+        print("TennisPanelEndToEndTests: first render: \(renders.joined(separator: ", ")); Stop → stop command at the machine: \(String(format: "%.1f", stopMs)) ms from the click in the page (\(String(format: "%.1f", clickMs)) ms from the WebDriver click); tab closed → stop command: \(String(format: "%.1f", closeMs)) ms; offline → stop command: \(String(format: "%.1f", lostMs)) ms; a drill started elsewhere shown: \(String(format: "%.0f", shownMs)) ms after its request, its Stop → stop command: \(String(format: "%.1f", remoteStopMs)) ms from the click in the page")
         XCTAssertLessThanOrEqual(stopMs, 200, "Stop took \(stopMs) ms to reach the machine")
+        XCTAssertLessThanOrEqual(remoteStopMs, 200, "Stop of a drill started elsewhere took \(remoteStopMs) ms to reach the machine")
     }
 
     /// The long drill run by another client over the HTTP API (its own thread), its response kept.

@@ -2,6 +2,7 @@
 // long output goes through the pager ($CLUBHOUSE_PAGER), short output and pipes never do,
 // --no-pager turns it off; errors are red on a terminal and plain with NO_COLOR or in pipes.
 
+import ClubhouseJSON
 import Foundation
 import XCTest
 
@@ -48,5 +49,34 @@ final class TerminalEndToEndTests: XCTestCase {
         c.environment["NO_COLOR"] = nil
         XCTAssertFalse(try c.run(["--no-color", "putting", "holes", "nowhere"], onTerminal: true).stdout.contains("\u{1B}["))
         XCTAssertFalse(try c.run(["putting", "holes", "nowhere"]).stderr.contains("\u{1B}["), "never in a pipe")
+    }
+
+    /// The third outside attack (a14): text a phone stored (here a drill's name and description, as a write
+    /// token stores them) reaches the operator's terminal through `tennis drill list` and error messages.
+    /// Every control character but newline and tab, and every bidi override, is printed as "?"; on a terminal
+    /// the table's own bold header and colours (SGR) stay, but not conceal (ESC [ 8 m); `--json` stays exact JSON.
+    func testStoredTextCarriesNoEscapeSequenceToTheTerminal() throws {
+        try requireScript()
+        let c = try Clubhouse()
+        c.unsetEnvironment = ["NO_COLOR"]
+        let hostile = "\u{1B}]0;PWNED\u{07}\u{1B}[2J\u{1B}[8m\u{202E}evil"
+        let drill = try JSONWriter.compact(["name": .string("d" + hostile), "description": .string(hostile),
+                                            "steps": [["zone": 1, "speed": 50, "delay": 2]]])
+        try c.succeed(["tennis", "drill", "save", try c.write("hostile.json", drill)])
+        for onTerminal in [false, true] {
+            let listed = try c.run(["--no-pager", "tennis", "drill", "list"], onTerminal: onTerminal)
+            XCTAssertEqual(listed.exitCode, 0, listed.stderr)
+            let out = listed.stdout
+            XCTAssertTrue(out.contains("PWNED"), out)
+            XCTAssertFalse(out.contains("\u{1B}]") || out.contains("\u{1B}[2J") || out.contains("\u{07}") || out.contains("\u{202E}")
+                           || out.contains("\u{1B}[8m"), "terminal \(onTerminal): \(out.debugDescription)")
+            XCTAssertTrue(out.contains("?]0;PWNED??[2J?[8m?evil"), "made visible: \(out.debugDescription)")
+            if !onTerminal { XCTAssertFalse(out.contains("\u{1B}"), "no escape at all in a pipe") }
+        }
+        let failed = try c.run(["tennis", "drill", "show", "x" + hostile], onTerminal: true)
+        XCTAssertNotEqual(failed.exitCode, 0)
+        XCTAssertFalse(failed.stdout.contains("\u{1B}]") || failed.stdout.contains("\u{1B}[2J"), failed.stdout.debugDescription)
+        let json = try c.succeed(["--json", "tennis", "drill", "list"])
+        XCTAssertTrue(json.stdout.contains(#"\u001b]0;PWNED\u0007"#), "exact JSON: \(json.stdout)")
     }
 }

@@ -118,6 +118,8 @@ final class TokenEndToEndTests: XCTestCase {
         let text = try c.succeed(["token", "pair", "--scope", "putting:read"]).stdout
         XCTAssertTrue(text.contains("Pairing code for site 'default' (putting:read), for one browser, until "), text)
         XCTAssertTrue(text.contains("Open http://127.0.0.1:8080/pair#code="), text)
+        XCTAssertTrue(text.contains("(This URL assumes `serve --http 127.0.0.1:8080`; for another address or port, or for a phone, give --url with the address the browser opens, eg: --url http://192.168.1.20:8181.)"), text)
+        XCTAssertFalse(try c.succeed(["token", "pair", "--scope", "putting:read", "--url", "http://10.0.0.2:8181"]).stdout.contains("This URL assumes"))
         let waiting = try XCTUnwrap(try c.succeed(["--json", "token", "list"]).json()["pairing_codes"]?.arrayValue?.first?["id"]?.stringValue)
         XCTAssertTrue(try c.succeed(["token", "revoke", waiting]).stdout.hasPrefix("Revoked pairing code \(waiting) at site 'default'"))
     }

@@ -1,3 +1,4 @@
+import ClubhouseJSON
 import XCTest
 @testable import GlobeCore
 
@@ -77,6 +78,20 @@ final class ChallengeTests: XCTestCase {
         XCTAssertThrowsError(try g.challengeGuess(guess: "Lima", date: "2026-11-21", today: today)) { error in
             XCTAssertEqual("\(error)", "the challenge for 2026-11-21 is over (failed; the answer was Lima (capital of Peru)); try another date with --date")
         }
+    }
+
+    /// The third outside attack (a19): a wrong guess's reply carried `state.answer` (the country's code) while
+    /// the game was still being played. It is in the reply only once the game is over.
+    func testAWrongGuessDoesNotRevealTheAnswer() throws {
+        let g = try globe()
+        let wrong = try g.challengeGuess(guess: "Chile", date: "2026-11-21", today: today)
+        XCTAssertEqual(wrong.state.status, .playing)
+        let json = JSONWriter.compact(try JSONValueEncoder().encode(wrong))
+        XCTAssertFalse(json.contains("\"PE\"") || json.contains("answer"), json)
+        XCTAssertNotNil(try JSONValueEncoder().encode(wrong)["state"]?["guesses"])
+        var last = wrong
+        for guess in ["Ecuador", "Bogota", "Quito", "La Paz"] { last = try g.challengeGuess(guess: guess, date: "2026-11-21", today: today) }
+        XCTAssertEqual(try JSONValueEncoder().encode(last)["state"]?["answer"]?.stringValue, "PE", "over: the answer is shown")
     }
 
     func testCapitalChallengesWantTheCapital() throws {

@@ -1,10 +1,13 @@
 // `serve` transport benchmark (issue 13), release build:
 //  - one client pipelining no-op calls (in-process NotesC `ping`) over a Unix socket (≥ 100k/s);
 //  - 50 clients at once, each keeping 16 calls in flight (≥ 50k/s in total).
-// Usage: clubhouse-bench serve [--quick] [--restarting] [--binary PATH …]  (each binary is measured
-// in turn, interleaved round by round, e.g. today's clubhouse beside the one before the issue).
+// Usage: clubhouse-bench serve [--quick] [--restarting [--restart-every MS]] [--binary PATH …]  (each
+// binary is measured in turn, interleaved round by round, e.g. today's clubhouse beside the one before
+// the issue).
 // --restarting (issue 27): the calls go to a sandboxed NotesC instead, while another client keeps
-// crashing a sandboxed FaultyPlugin (`fatal`), so a runner is restarting all the time.
+// crashing a sandboxed FaultyPlugin (`fatal`), so a runner is restarting all the time: as fast as the
+// server answers the crashing calls, or with --restart-every MS at most one crashing call every MS
+// milliseconds (the same work for every binary, however promptly each serves the crashing client).
 
 import ClubhouseJSON
 import ClubhousePlatform
@@ -40,16 +43,27 @@ private func pingRequest(_ alias: String, command: String = "ping") -> [UInt8] {
 }
 
 /// Calls `crash fatal` on `path` again and again (each call starts a new sandboxed runner) until
-/// `stop` is set; counts the calls.
+/// `stop` is set, one call at a time and, with `every` > 0, at most one every `every` seconds; counts
+/// the calls and how long each took to be answered.
 private final class Restarter: @unchecked Sendable {
     private let lock = Lock()
     private var generation = 0
     private var count = 0
+    private var latencies: [Double] = []
+    private var busySeconds = 0.0
+    let every: Double
+    init(every: Double) { self.every = every }
     var restarts: Int { lock.withLock { count } }
+    /// Median seconds from a crashing call's request to its answer.
+    var medianLatency: Double { lock.withLock { Measure.median(latencies) } }
+    /// Seconds from `start` to `stop`, over all rounds (the calls counted are those answered in them).
+    var seconds: Double { lock.withLock { busySeconds } }
+    private var startedAt = 0.0
 
     func start(_ path: String) {
         let mine = lock.withLock { () -> Int in
             generation += 1
+            startedAt = Measure.now()
             return generation
         }
         Thread.detach { [self] in
@@ -57,7 +71,14 @@ private final class Restarter: @unchecked Sendable {
             defer { close(fd) }
             let line = pingRequest("crash", command: "fatal")
             var buffer = [UInt8](repeating: 0, count: 4096)
+            var next = Measure.now()
             while lock.withLock({ generation == mine }) {
+                if every > 0 {
+                    let now = Measure.now()
+                    if now < next { usleep(useconds_t((next - now) * 1e6)) }
+                    next = max(next + every, Measure.now())
+                }
+                let sent = Measure.now()
                 _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
                 var got = 0
                 while got == 0 || buffer[got - 1] != 0x0A {
@@ -65,12 +86,22 @@ private final class Restarter: @unchecked Sendable {
                     if n <= 0 { return }
                     got = min(got + n, buffer.count - 1)
                 }
-                lock.withLock { count += 1 }
+                let latency = Measure.now() - sent
+                lock.withLock {
+                    guard generation == mine else { return }
+                    count += 1
+                    latencies.append(latency)
+                }
             }
         }
     }
 
-    func stop() { lock.withLock { generation += 1 } }
+    func stop() {
+        lock.withLock {
+            generation += 1
+            busySeconds += Measure.now() - startedAt
+        }
+    }
 }
 
 /// One client writing `n` requests from a helper thread while reading the replies: requests/s.
@@ -141,8 +172,9 @@ private func concurrent(_ path: String, clients: Int, perClient: Int, window: In
     return Double(received.reduce(0, +)) / (Measure.now() - t0)
 }
 
-/// User + system CPU seconds of process `pid` so far (/proc/PID/stat), 0 when unreadable.
-private func processCPUSeconds(_ pid: pid_t) -> Double {
+/// User + system CPU seconds of process `pid` so far (/proc/PID/stat), 0 when unreadable; with
+/// `children`, those of its children it has waited for instead (the runners that ended).
+private func processCPUSeconds(_ pid: pid_t, children: Bool = false) -> Double {
     guard let file = fopen("/proc/\(pid)/stat", "re") else { return 0 }
     defer { fclose(file) }
     var buffer = [CChar](repeating: 0, count: 1024)
@@ -150,7 +182,8 @@ private func processCPUSeconds(_ pid: pid_t) -> Double {
     let text = String(cString: buffer)
     guard let close = text.lastIndex(of: ")") else { return 0 }
     let fields = text[text.index(after: close)...].split(separator: " ")
-    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    let at = children ? 13 : 11
+    guard fields.count > at + 1, let user = Double(fields[at]), let system = Double(fields[at + 1]) else { return 0 }
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
@@ -251,21 +284,29 @@ func serveBench(_ arguments: [String]) {
         _ = concurrent(path, clients: 50, perClient: 100, window: 16)
         _ = b
     }
-    let restarters = sockets.map { _ in Restarter() }
+    let every = arguments.firstIndex(of: "--restart-every").flatMap { $0 + 1 < arguments.count ? Double(arguments[$0 + 1]) : nil } ?? 0
+    let restarters = sockets.map { _ in Restarter(every: every / 1000) }
     var cpu = [[Double]](repeating: [], count: binaries.count)
+    var runnersCPU = [[Double]](repeating: [], count: binaries.count)
     for _ in 0..<rounds {
         for (b, path) in sockets.enumerated() {
             if restarting { restarters[b].start(path) }
             let cpu0 = processCPUSeconds(pids[b])
+            let runners0 = processCPUSeconds(pids[b], children: true)
             one[b].append(pipelined(path, quick ? 10_000 : 50_000) )
             fifty[b].append(concurrent(path, clients: 50, perClient: quick ? 400 : 2000, window: 16))
             cpu[b].append(processCPUSeconds(pids[b]) - cpu0)
+            runnersCPU[b].append(processCPUSeconds(pids[b], children: true) - runners0)
             if restarting { restarters[b].stop() }
         }
     }
     for (b, binary) in binaries.enumerated() {
-        let what = restarting ? "a sandboxed plugin's ping while runners restart (\(restarters[b].restarts) restarts)" : "ping"
-        print("serve \(binary) (median of \(rounds) rounds\(busy > 0 ? ", \(busy) busy background processes" : "")), \(what): one client pipelining \(Int(Measure.median(one[b]))) requests/s (target ≥ 100,000); 50 clients × 16 in flight \(Int(Measure.median(fifty[b]))) requests/s (target ≥ 50,000); server CPU per round \(String(format: "%.2f", Measure.median(cpu[b]))) s")
+        let r = restarters[b]
+        let pace = every > 0 ? ", at most one every \(Int(every)) ms" : ""
+        let what = restarting
+            ? "a sandboxed plugin's ping while runners restart (\(r.restarts) restarts\(pace), \(String(format: "%.1f", Double(r.restarts) / max(r.seconds, 1e-9)))/s, a crashing call answered in \(String(format: "%.1f", r.medianLatency * 1000)) ms median)"
+            : "ping"
+        print("serve \(binary) (median of \(rounds) rounds\(busy > 0 ? ", \(busy) busy background processes" : "")), \(what): one client pipelining \(Int(Measure.median(one[b]))) requests/s (target ≥ 100,000); 50 clients × 16 in flight \(Int(Measure.median(fifty[b]))) requests/s (target ≥ 50,000); server CPU per round \(String(format: "%.2f", Measure.median(cpu[b]))) s\(restarting ? String(format: " (the runners that ended: %.2f s)", Measure.median(runnersCPU[b])) : "")")
         if b == 0 {
             let key = (restarting ? ".restarting" : "") + (busy > 0 ? ".busy\(busy)" : "")
             Measure.figure("serve.pipelined\(key)", Measure.median(one[b]), unit: "req/s")

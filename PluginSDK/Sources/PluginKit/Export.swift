@@ -193,9 +193,12 @@ final class InstanceBox: AnyInstanceBox {
             // the host says it goes to a terminal that shows colour; scoped to this call.
             let style: TextStyle = invocation.wantsStyledText ? .terminal : .plain
             let result = try TextStyle.$current.withValue(style) {
-                try CallFiles.with(paths.isEmpty ? nil : context.services.files.map {
-                    CallFiles(call: call, service: $0, paths: paths)
-                }) { try handler(invocation) }
+                // A call from the network reaches only its path arguments: CallFiles is then set even
+                // without any (or without the files service), and refuses every other path.
+                let network = call.pointee.flags & UInt32(CLUBHOUSE_CALL_NETWORK) != 0
+                let files: CallFiles? = network ? CallFiles(call: call, service: context.services.files, paths: paths, network: true)
+                    : paths.isEmpty ? nil : context.services.files.map { CallFiles(call: call, service: $0, paths: paths) }
+                return try CallFiles.with(files) { try handler(invocation) }
             }
             reply.write(bytes: result.encoded())
             return Int32(CLUBHOUSE_OK)

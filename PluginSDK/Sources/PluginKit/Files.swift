@@ -29,14 +29,26 @@ import Glibc
 /// handler runs; Export.swift sets it).
 final class CallFiles {
     let call: UnsafePointer<clubhouse_call>
-    let service: UnsafePointer<clubhouse_files_service>
+    let service: UnsafePointer<clubhouse_files_service>?
     let paths: [(name: String, path: String)]
+    /// The call came from a client of the network (CLUBHOUSE_CALL_NETWORK): no path but its path
+    /// arguments is opened, asked about or listed (a string it gave is not a file of the host).
+    let network: Bool
 
-    init(call: UnsafePointer<clubhouse_call>, service: UnsafePointer<clubhouse_files_service>,
-         paths: [(name: String, path: String)]) {
+    init(call: UnsafePointer<clubhouse_call>, service: UnsafePointer<clubhouse_files_service>?,
+         paths: [(name: String, path: String)], network: Bool = false) {
         self.call = call
         self.service = service
         self.paths = paths
+        self.network = network
+    }
+
+    /// Whether the running call may reach only its path arguments (a call from the network).
+    static var confined: Bool { current?.network == true }
+
+    /// The refusal of a path that is no path argument of a call from the network.
+    static func refusal(_ path: String) -> PluginError {
+        PluginError.denied("a request over the network cannot name a file on the host ('\(path.prefix(200))'); name what the plugin stores instead")
     }
 
     private static let key: pthread_key_t = {
@@ -64,16 +76,17 @@ final class CallFiles {
         let buffer = ReplyBuffer()
         let status: Int32
         if let match = paths.first(where: { $0.path == path }) {
-            guard let open = service.pointee.open_argument else { return nil }
+            guard let open = service?.pointee.open_argument else { return nil }
             status = buffer.withSink { sink in
                 open(call, match.name, write ? UInt32(CLUBHOUSE_FILE_WRITE) : UInt32(CLUBHOUSE_FILE_READ), &fd, sink)
             }
         } else if !write, let folder = paths.first(where: { $0.path != "-" && path.hasPrefix($0.path.hasSuffix("/") ? $0.path : $0.path + "/") }) {
-            guard let open = service.pointee.open_beneath else { return nil }
+            guard let open = service?.pointee.open_beneath else { return nil }
             let prefix = folder.path.hasSuffix("/") ? folder.path.count : folder.path.count + 1
             let relative = String(path.dropFirst(prefix))
             status = buffer.withSink { sink in open(call, folder.name, relative, &fd, sink) }
         } else {
+            if network { throw CallFiles.refusal(path) }
             return nil
         }
         guard status == Int32(CLUBHOUSE_OK), fd >= 0 else {
@@ -229,6 +242,7 @@ public enum Files {
     /// Creates a folder and its parents.
     public static func createDirectory(_ path: String) throws {
         if path.isEmpty || path == "/" || isDirectory(path) { return }
+        if CallFiles.confined { throw CallFiles.refusal(path) }
         try createDirectory(directoryName(path))
         if mkdir(path, 0o755) != 0 && errno != EEXIST {
             throw PluginError(.io, "\(path): cannot create folder (\(String(cString: strerror(errno))))")
@@ -236,13 +250,14 @@ public enum Files {
     }
 
     public static func exists(_ path: String) -> Bool {
+        if CallFiles.confined { return CallFiles.current?.stat(path) != nil }
         if access(path, F_OK) == 0 { return true }
         return CallFiles.current?.stat(path) != nil
     }
 
     public static func isDirectory(_ path: String) -> Bool {
         var st = stat()
-        if stat(path, &st) == 0 { return (st.st_mode & S_IFMT) == S_IFDIR }
+        if !CallFiles.confined && stat(path, &st) == 0 { return (st.st_mode & S_IFMT) == S_IFDIR }
         guard let found = CallFiles.current?.stat(path) else { return false }
         return (found.st_mode & S_IFMT) == S_IFDIR
     }
@@ -253,6 +268,8 @@ public enum Files {
         var fd: Int32 = -1
         if let files = CallFiles.current, let opened = try? files.open(folder, write: false) {
             fd = opened
+        } else if CallFiles.confined {
+            return []
         } else {
             fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }

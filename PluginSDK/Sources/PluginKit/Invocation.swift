@@ -47,6 +47,19 @@ public struct Invocation {
         if isCancelled { throw PluginError.cancelled() }
     }
 
+    /// The call came from a client of the network (CLUBHOUSE_CALL_NETWORK): its path arguments are files
+    /// the host made for it (an upload's body), and no other path is reachable (Files).
+    public var fromNetwork: Bool { call.pointee.flags & UInt32(CLUBHOUSE_CALL_NETWORK) != 0 }
+
+    /// How to name the file of path argument `name` in what the plugin stores or shows: the path as given,
+    /// but for a call from the network the file's own name (an upload's name as its client sent it), never
+    /// the host's private folder it lies in (Host/HTTP.md, "Uploads").
+    public func shownName(ofPath name: String) throws -> String {
+        let path = try arguments.string(name)
+        guard fromNetwork, let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
     /// The caller reads `data` only (--json, JSON-RPC); building `text` can be skipped.
     public var wantsMachineOutput: Bool { call.pointee.flags & UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT) != 0 }
 

@@ -237,3 +237,16 @@ final class BrowserSession {
         XCTAssertTrue(severe.isEmpty, "console errors on \(page): \(severe.map(\.message))", file: file, line: line)
     }
 }
+
+extension Clubhouse {
+    /// The host's pages and the named panels (alias → source folder in the repository), copied to a folder
+    /// as `serve --ui-dir` serves them.
+    func uiFolder(_ panels: [String: String]) throws -> URL {
+        let ui = scratch.appendingPathComponent("ui")
+        try FileManager.default.createDirectory(at: ui, withIntermediateDirectories: true)
+        for (alias, source) in panels.merging(["_": "Host/Web"], uniquingKeysWith: { a, _ in a }) {
+            try FileManager.default.copyItem(at: Clubhouse.repositoryRoot.appendingPathComponent(source), to: ui.appendingPathComponent(alias))
+        }
+        return ui
+    }
+}

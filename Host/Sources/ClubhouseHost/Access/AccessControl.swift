@@ -86,7 +86,6 @@ public final class AccessControl: AccessControlling, @unchecked Sendable {
             }
             return .deny(status: 401, message: message, retryAfterSeconds: nil)
         case .valid(let principal, let scopes, let id, let byCookie):
-            backoff.succeed(request.clientAddress)
             touch(id, now: now)
             if byCookie && !["GET", "HEAD", "OPTIONS"].contains(request.method) {
                 guard let origin = request.origin else {
@@ -104,6 +103,17 @@ public final class AccessControl: AccessControlling, @unchecked Sendable {
                              retryAfterSeconds: nil)
             }
             return .allow(principal)
+        }
+    }
+
+    public func stillAllows(_ request: AccessRequest) -> Bool {
+        if request.isPublic { return true }
+        switch identify(request) {
+        case .none, .invalid: return false
+        case .unavailable: return true
+        case .valid(_, let scopes, _, _):
+            guard let alias = request.alias else { return true }
+            return scopes.contains { $0.allows(alias: alias, access: request.access) }
         }
     }
 
@@ -131,7 +141,6 @@ public final class AccessControl: AccessControlling, @unchecked Sendable {
         let refusal: String
         switch redemption {
         case .paired(let record, let secret):
-            backoff.succeed(request.clientAddress)
             let principal = Principal(kind: .browser, name: record.name, scopes: record.scopes)
             var cookie = "\(cookieName)=\(secret); HttpOnly; SameSite=Strict; Path=/; Max-Age=\(AccessControl.cookieMaxAge)"
             if request.secure { cookie += "; Secure" }

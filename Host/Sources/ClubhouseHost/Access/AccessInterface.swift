@@ -93,4 +93,17 @@ public protocol AccessControlling: Sendable {
     /// request's Origin is one of them.
     func corsHeaders(for request: AccessRequest) -> [(name: String, value: String)]
     func record(_ entry: AuditEntry)
+    /// Whether the credential `request` carried still allows it (not revoked, scope still granted), asked
+    /// again each second for every open event stream and followed call; no back-off, audit or "last used".
+    /// A database that cannot be read now answers true (the next check asks again). Appended by the third
+    /// outside attack (a17: a revoked token kept its open stream).
+    func stillAllows(_ request: AccessRequest) -> Bool
+}
+
+extension AccessControlling {
+    /// By default, the full check (an access layer with side effects on `authorize` overrides it).
+    public func stillAllows(_ request: AccessRequest) -> Bool {
+        if case .allow = authorize(request) { return true }
+        return false
+    }
 }

@@ -2,9 +2,11 @@
 // wrong token, an unknown session cookie, a wrong pairing code); a request with none is not one.
 // The first `free` failures cost nothing; each one after locks the address out for 1, 2, 4, … s, at
 // most `ceiling` (bounded back-off: 429 with Retry-After). While locked out no credential from that
-// address is even checked, so guessing cannot go faster than the back-off. A success clears its own
-// address only; an address with no failure for `forgetAfter` seconds is forgotten; at most
-// `maxAddresses` are remembered (the stalest go first).
+// address is even checked, so guessing cannot go faster than the back-off. A success does not clear
+// an address's failures (the third outside attack, a06: four wrong guesses and then one request with
+// the attacker's own token, over and over, guessed without end); only time does: an address with no
+// failure for `forgetAfter` seconds is forgotten; at most `maxAddresses` are remembered (the stalest
+// go first).
 
 import ClubhousePlatform
 
@@ -55,10 +57,6 @@ final class FailureBackoff: @unchecked Sendable {
             entries[address] = entry
             return (entry.failures, lockedFor)
         }
-    }
-
-    func succeed(_ address: String) {
-        lock.withLock { _ = entries.removeValue(forKey: address) }
     }
 
     var rememberedAddresses: Int { lock.withLock { entries.count } }

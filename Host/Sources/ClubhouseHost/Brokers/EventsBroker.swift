@@ -16,6 +16,16 @@ public struct PluginEvent: Sendable, Equatable {
     public let topic: String
     /// The event's JSON, written compactly (no line breaks).
     public let data: [UInt8]
+    /// The topic a listener's filter sees: `topic`, but for a `clubhouse.missed` put where an event too large
+    /// to deliver was (the topic of that event: its listeners are told to load the state again).
+    public let about: String
+
+    init(id: UInt64, topic: String, data: [UInt8], about: String? = nil) {
+        self.id = id
+        self.topic = topic
+        self.data = data
+        self.about = about ?? topic
+    }
 }
 
 /// Why an event was refused: one line for the plugin.
@@ -103,11 +113,25 @@ public final class EventHub: @unchecked Sendable {
         var data: [UInt8] = []
         JSONWriter.appendCompact(value, to: &data)
         guard data.count <= EventHub.maxEventBytes else {
-            return .failure(EventRefusal("events: the event on '\(topic)' is \(data.count) bytes; an event is at most \(EventHub.maxEventBytes) bytes (publish an id and let listeners fetch the rest)"))
+            // Never lost silently (the third outside attack, a33: a correction with a 5,000-character reason
+            // was stored and its `score` event dropped): in its place the topic's listeners get
+            // `clubhouse.missed` — {"after": <the id before>, "topic": …, "bytes": …} — and load the state
+            // again; the plugin is told, as before.
+            let bytes = data.count
+            append(alias: alias, about: topic) { id in
+                PluginEvent(id: id, topic: EventTopic.missed,
+                            data: Array("{\"after\":\(id - 1),\"topic\":\"\(topic)\",\"bytes\":\(bytes)}".utf8), about: topic)
+            }
+            return .failure(EventRefusal("events: the event on '\(topic)' is \(bytes) bytes; an event is at most \(EventHub.maxEventBytes) bytes (publish an id and let listeners fetch the rest); its listeners were sent \(EventTopic.missed) instead"))
         }
-        return .success(lock.withLock {
+        return .success(append(alias: alias, about: topic) { id in PluginEvent(id: id, topic: topic, data: data) })
+    }
+
+    /// Puts the event `make` builds with the ring's next id in `alias`'s ring and hands it to the listeners of `about`.
+    private func append(alias: String, about topic: String, _ make: (UInt64) -> PluginEvent) -> PluginEvent {
+        lock.withLock {
             var ring = rings[alias] ?? Ring(capacity: capacity)
-            let event = PluginEvent(id: ring.lastID + 1, topic: topic, data: data)
+            let event = make(ring.lastID + 1)
             ring.append(event)
             rings[alias] = ring
             if let list = listeners[alias] {
@@ -115,7 +139,7 @@ public final class EventHub: @unchecked Sendable {
                 if kept.count != list.count { listeners[alias] = kept }
             }
             return event
-        })
+        }
     }
 
     /// Starts listening to `alias`'s events on `topics` (nil: all). `start` runs first, under the lock,
@@ -140,7 +164,7 @@ public final class EventHub: @unchecked Sendable {
                     if let first = ring.firstID, first > lastID + 1 { missed = true }
                 }
             }
-            start(replay.filter { subscription.wants($0.topic) }, missed)
+            start(replay.filter { subscription.wants($0.about) }, missed)
             listeners[alias, default: []].append(subscription)
         }
         return subscription

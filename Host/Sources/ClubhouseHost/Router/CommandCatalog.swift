@@ -49,6 +49,8 @@ public struct EventTopic: Sendable, Equatable {
     /// Topic names beginning with this are the host's own signals to subscribers (SSE's and
     /// JSON-RPC's `clubhouse.missed`: "reload your state"); no plugin declares or publishes one.
     public static let reservedPrefix = "clubhouse."
+    /// "Load your state again": events were lost to this subscriber (or one was too large to deliver).
+    public static let missed = "clubhouse.missed"
 
     /// Whether `name` is in the host's reserved space (`clubhouse.…`).
     public static func isReserved(_ name: String) -> Bool { name.hasPrefix(reservedPrefix) }

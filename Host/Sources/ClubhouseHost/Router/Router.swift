@@ -124,6 +124,8 @@ public final class Router: @unchecked Sendable {
             // Machine output, and never styled text: nobody's terminal shows it.
             if !(wantsText && call.origin == .server) { f |= UInt32(CLUBHOUSE_CALL_MACHINE_OUTPUT) }
             f &= ~UInt32(CLUBHOUSE_CALL_STYLED_TEXT)
+            // A client of the network names no file of the host but through declared path arguments.
+            if call.origin == .http { f |= UInt32(CLUBHOUSE_CALL_NETWORK) }
         case .commandLine, .demo: break
         }
         return CallContext(flags: f, progress: progress ?? SilentProgress(), alias: call.alias, parent: parent)

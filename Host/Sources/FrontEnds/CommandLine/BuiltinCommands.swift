@@ -6,6 +6,7 @@ import ClubhousePlatform
 import ClubhouseABI
 import ClubhouseJSON
 import ClubhouseRunner
+import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -445,7 +446,7 @@ enum BuiltinCommands {
                 throw CLIError(status: .io, message: "demo stopped: \(full) (the \(alias) demo: \(outcome.message)); its output was removed; free some space or give --out on another disk")
             }
             if outcome.status == .ok {
-                text += "== \(alias)\n\(outcome.text ?? JSONWriter.pretty(outcome.data) + "\n")\n"
+                text += "== \(alias)\n\(outcome.text.map { TerminalText.shown($0, styled: false) } ?? JSONWriter.pretty(outcome.data) + "\n")\n"
                 results.append(["plugin": .string(alias), "status": "ok", "out": .string(folder), "data": outcome.data])
             } else {
                 failures += 1

@@ -45,7 +45,7 @@ public enum CommandLineTool {
         }
         // On a terminal the prefix is red, as cargo and git mark errors (never with NO_COLOR or --no-color).
         let prefix = color ? "\u{1B}[1;31mclubhouse:\u{1B}[0m" : "clubhouse:"
-        StandardStreams.writeError("\(prefix) \(shortened(error.message))\n")
+        StandardStreams.writeError("\(prefix) \(TerminalText.plain(shortened(error.message), keepNewlines: true))\n")
         return error.status.exitCode
     }
 
@@ -235,7 +235,7 @@ public enum CommandLineTool {
         guard interactive else {
             throw CLIError(status: .needsConfirmation, message: "\(outcome.message) (nothing was changed; run it again with --yes to confirm)")
         }
-        StandardStreams.writeError("\(alias): \(outcome.message) [y/N] ")
+        StandardStreams.writeError("\(alias): \(TerminalText.plain(outcome.message)) [y/N] ")
         let answer = String((readLine(strippingNewline: true) ?? "").filter { !$0.isWhitespace }).lowercased()
         guard answer == "y" || answer == "yes" else {
             throw CLIError(status: .needsConfirmation, message: "not confirmed; nothing was changed")
@@ -323,7 +323,9 @@ final class Session {
         if options.json {
             StandardStreams.writeOutput(JSONWriter.pretty(outcome.data) + "\n")
         } else if let text = outcome.text {
-            if !options.quiet || text.isEmpty == false { Pager.show(text, enabled: options.pager) }
+            // What a phone stored may be in it: no escape sequence but the colours asked for reaches the terminal.
+            let shown = TerminalText.shown(text, styled: options.stylesOutput())
+            if !options.quiet || text.isEmpty == false { Pager.show(shown, enabled: options.pager) }
         } else if !outcome.data.isNull {
             StandardStreams.writeOutput(JSONWriter.pretty(outcome.data) + "\n")
         }
@@ -387,7 +389,9 @@ final class InterruptHandler: @unchecked Sendable {
     private let log: LogBroker
     private let lock = Lock()
     private var signals = 0
-    private var context: CallContext?
+    /// Cancels what runs (a call; under `serve`, the server and all its calls); nil between calls.
+    private var cancel: (@Sendable () -> Void)?
+    /// What runs, as messages name it ("'tennis'").
     private var alias = ""
     /// Counts calls, so a timer armed during one call does nothing in the next.
     private var generation = 0
@@ -403,20 +407,26 @@ final class InterruptHandler: @unchecked Sendable {
 
     /// The call the next signal asks to stop (it is cancelled at once when a signal already came).
     func begin(_ context: CallContext, alias: String) {
+        begin(what: "'\(alias)'") { context.cancel() }
+    }
+
+    /// What the next signal asks to stop, described as `what` ("'tennis'", "the server's calls"), through
+    /// `cancel` (run at once when a signal already came). `serve` stops its server and every call it runs.
+    func begin(what: String, cancel: @escaping @Sendable () -> Void) {
         let cancelNow = lock.withLock { () -> Bool in
-            self.context = context
-            self.alias = alias
+            self.cancel = cancel
+            self.alias = what
             generation += 1
             return signals > 0
         }
-        if cancelNow { context.cancel() }
+        if cancelNow { cancel() }
     }
 
     /// The call returned. While the handler is quitting (it kills the runners, so the call may
     /// return with their failure), the caller waits here for the exit instead of reporting it.
     func end() {
         let quitting = lock.withLock { () -> Bool in
-            context = nil
+            cancel = nil
             generation += 1
             return self.quitting
         }
@@ -427,19 +437,19 @@ final class InterruptHandler: @unchecked Sendable {
     private var quitting = false
 
     fileprivate func received(_ signalNumber: Int32) {
-        let (count, context, alias, generation) = lock.withLock { () -> (Int, CallContext?, String, Int) in
+        let (count, cancel, alias, generation) = lock.withLock { () -> (Int, (@Sendable () -> Void)?, String, Int) in
             signals += 1
-            return (signals, self.context, self.alias, self.generation)
+            return (signals, self.cancel, self.alias, self.generation)
         }
         let what = signalNumber == SIGTERM ? "SIGTERM" : "Ctrl-C"
         switch count {
         case 1:
-            guard let context else { return }
-            log.warning("\(signalNumber == SIGTERM ? "terminated" : "interrupted"); asking '\(alias)' to stop (press Ctrl-C again to stop its devices and quit)")
-            context.cancel()
+            guard let cancel else { return }
+            log.warning("\(signalNumber == SIGTERM ? "terminated" : "interrupted"); asking \(alias) to stop (press Ctrl-C again to stop its devices and quit)")
+            cancel()
             if signalNumber == SIGTERM {
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(CallContext.cleanupGraceMilliseconds)) { [weak self] in
-                    self?.escalate(ifStill: generation, because: "SIGTERM, and '\(alias)' had not returned \(CallContext.cleanupGraceMilliseconds / 1000) s later")
+                    self?.escalate(ifStill: generation, because: "SIGTERM, and \(alias) had not returned \(CallContext.cleanupGraceMilliseconds / 1000) s later")
                 }
             }
         case 2:
@@ -461,10 +471,10 @@ final class InterruptHandler: @unchecked Sendable {
     /// `storeGraceMilliseconds` to return (the process exits 130 after that).
     private func escalate(ifStill expected: Int?, because reason: String) {
         // A SIGTERM timer armed during a call that has returned since does nothing.
-        if let expected, lock.withLock({ expected != generation || context == nil }) { return }
+        if let expected, lock.withLock({ expected != generation || cancel == nil }) { return }
         runtime.devices.secureAll(because: reason)
         // The call returned meanwhile: the command line finishes by itself (exit 130).
-        guard let current = lock.withLock({ context == nil ? nil : generation }) else { return }
+        guard let current = lock.withLock({ cancel == nil ? nil : generation }) else { return }
         StandardStreams.writeError("clubhouse: stopping: the call gets \(InterruptHandler.storeGraceMilliseconds / 1000) s to store what it did (press Ctrl-C again to quit at once)\n")
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(InterruptHandler.storeGraceMilliseconds)) { [weak self] in
             guard let self, lock.withLock({ generation == current }) else { return }

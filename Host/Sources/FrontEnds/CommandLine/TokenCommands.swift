@@ -9,6 +9,9 @@ import ClubhouseJSON
 enum TokenCommands {
     /// The default address in a pairing URL (`--url` names the real one).
     static let defaultURL = "http://127.0.0.1:8080"
+    /// Said under a pairing URL made without --url (the third outside attack: it named port 8080 whatever
+    /// port `serve` used).
+    static let defaultURLHint = "(This URL assumes `serve --http 127.0.0.1:8080`; for another address or port, or for a phone, give --url with the address the browser opens, eg: --url http://192.168.1.20:8181.)"
 
     /// The site the command is about (--site, else the configuration's default) and where its
     /// access database is; nothing is opened yet, so a wrong request leaves no file behind.
@@ -171,7 +174,7 @@ enum TokenCommands {
           \(shown)
 
         Open \(pairingURL) on the phone or computer\(written.map { " (or scan the QR code in \($0))" } ?? ""),
-        or type the code on the host's /pair page. The browser is then '\(sessionName)' in clubhouse token list until it is revoked.
+        or type the code on the host's /pair page. The browser is then '\(sessionName)' in clubhouse token list until it is revoked.\(given == nil ? "\n" + TokenCommands.defaultURLHint : "")
 
         """
         BuiltinCommands.output(options, json: json, text: text)

@@ -58,13 +58,14 @@ final class RPCConnection: @unchecked Sendable {
     /// Sends one message; a `droppable` one (a progress notification) may be skipped when the
     /// client is far behind in reading. A `coalescing` one (a reply sent by a worker draining the
     /// queue) is held to go out with the next replies while more requests wait in the queue
-    /// (ServeChannel.enqueue bounds how long and how much).
-    func send(_ value: JSONValue, droppable: Bool = false, coalescing: Bool = false) {
+    /// (ServeChannel.enqueue bounds how long and how much). A `holding` one is held in any case (a
+    /// reply in a burst of the client's calls in a plugin's lane, PluginLanes: the burst's end lets it go).
+    func send(_ value: JSONValue, droppable: Bool = false, coalescing: Bool = false, holding: Bool = false) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(128)
         JSONWriter.appendCompact(value, to: &bytes)
         bytes.append(0x0A)
-        channel.enqueue(bytes, droppable: droppable, hold: coalescing && hasWaiting)
+        channel.enqueue(bytes, droppable: droppable, hold: holding || (coalescing && hasWaiting))
     }
 
     /// Whether the client went away (its pending requests are then skipped).
@@ -357,15 +358,20 @@ final class JSONRPCServer: @unchecked Sendable {
         }
         defer { unix?.close() }
         if let front { loop.add(listener: front.listenerFD, front.protocolHandler(loop: loop), recordsPeers: true) }
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        // Stopping cancels the calls in flight (a drill stops its machine and stores what it did, then
-        // answers) instead of letting them run to their end.
-        let sources = [SIGINT, SIGTERM].map { DispatchSourceSignalHolder($0) { [server] in
+        // Stopping cancels the calls in flight, JSON-RPC's and HTTP's alike (a drill stops its machine and
+        // stores what it did, then answers) instead of letting them run to their end. The signals come as
+        // for a command line's call (InterruptHandler): a second Ctrl-C, or SIGTERM with calls still running
+        // 5 s later, stops every device left running and quits 3 s after; a third quits at once.
+        let interrupts = InterruptHandler(runtime: session.runtime, log: session.log)
+        interrupts.begin(what: "the server's calls") { [server, front] in
             loop.requestStop()
             server.cancelAllCalls()
-        } }
-        defer { sources.forEach { $0.cancel() } }
+            front?.running.cancelAll()
+        }
+        defer {
+            interrupts.end()
+            interrupts.remove()
+        }
         if let unix {
             session.log.info("serving JSON-RPC on unix:\(unix.path)")
             StandardStreams.writeError("clubhouse: serving JSON-RPC 2.0 on unix:\(unix.path) (Ctrl-C stops)\n")
@@ -489,7 +495,7 @@ final class JSONRPCServer: @unchecked Sendable {
         // A cancel is answered at once on the reading thread: it must not queue behind the calls
         // it is meant to stop when every worker is busy.
         if request["method"]?.stringValue == "clubhouse.cancel" {
-            if case .now(let reply?) = handle(request, connection: connection, later: { _ in }) { connection.send(reply) }
+            if case .now(let reply?) = handle(request, connection: connection, later: { _, _ in }) { connection.send(reply) }
             return
         }
         var announcedKey: String?
@@ -499,10 +505,10 @@ final class JSONRPCServer: @unchecked Sendable {
             announcedKey = key
         }
         submit(connection) { [self] done in
-            let answer = handle(request, connection: connection) { reply in
-                // A call that waited in its plugin's lane: answered from the worker that ran it, or
-                // from the thread that cancelled it.
-                if let reply { connection.send(reply) }
+            let answer = handle(request, connection: connection) { reply, hold in
+                // A call that waited in its plugin's lane: answered from the worker that ran it (held
+                // while the client's burst goes on), or from the thread that cancelled it.
+                if let reply { connection.send(reply, holding: hold) }
                 done()
             }
             if case .now(let reply) = answer {
@@ -527,7 +533,7 @@ final class JSONRPCServer: @unchecked Sendable {
         var rest = members
         while let member = rest.popFirst() {
             let remaining = rest
-            let answer = handle(member, connection: connection, inBatch: true) { [self] reply in
+            let answer = handle(member, connection: connection, inBatch: true) { [self] reply, _ in
                 if let reply { state.replies.append(reply) }
                 pool.submit { [self] in runBatch(remaining, state, connection: connection, done: done) }
             }
@@ -591,13 +597,13 @@ final class JSONRPCServer: @unchecked Sendable {
     }
 
     /// A request's answer: now (nil: a notification, no reply), or later, through `later`, when it is
-    /// a call that waits in its plugin's lane.
+    /// a call that waits in its plugin's lane (with whether the reply may be held: PluginLanes' burst).
     enum Answer {
         case now(JSONValue?)
         case later
     }
 
-    func handle(_ request: JSONValue, connection: RPCConnection, inBatch: Bool = false, later: @escaping (JSONValue?) -> Void) -> Answer {
+    func handle(_ request: JSONValue, connection: RPCConnection, inBatch: Bool = false, later: @escaping (JSONValue?, Bool) -> Void) -> Answer {
         guard let o = request.objectValue, o["jsonrpc"]?.stringValue == "2.0", let method = o["method"]?.stringValue else {
             return .now(JSONRPCServer.error(request["id"] ?? .null, -32600, "invalid request: need {\"jsonrpc\":\"2.0\",\"method\":…}"))
         }
@@ -618,7 +624,7 @@ final class JSONRPCServer: @unchecked Sendable {
         }
         if let refusal = JSONRPCServer.unknownParams(method, params) { return .now(reply(.failure(refusal))) }
         if method == "clubhouse.call" {
-            return call(params, id: id, connection: connection) { later(reply($0)) }.map { .now(reply($0)) } ?? .later
+            return call(params, id: id, connection: connection) { later(reply($0), $1) }.map { .now(reply($0)) } ?? .later
         }
         do throws(Failure) {
             if method == "clubhouse.subscribe" {
@@ -720,9 +726,10 @@ final class JSONRPCServer: @unchecked Sendable {
 
     /// `clubhouse.call`: prepared on this worker, then run at once when its plugin is free, else left
     /// waiting in the plugin's lane (PluginLanes) without a thread: nil then, and the outcome goes to
-    /// `later` (from the worker that runs it, or the thread that refuses it).
+    /// `later` (from the worker that runs it, or the thread that refuses it), with whether the reply may
+    /// be held for the next of the client's calls in the lane (a burst, PluginLanes).
     private func call(_ params: JSONObject, id: JSONValue?, connection: RPCConnection,
-                      later: @escaping (Result<JSONValue, Failure>) -> Void) -> Result<JSONValue, Failure>? {
+                      later: @escaping (Result<JSONValue, Failure>, Bool) -> Void) -> Result<JSONValue, Failure>? {
         let key = id.flatMap { $0.isNull ? nil : callKey(connection, $0) }
         let runtime = session.runtime
         let prepared: PreparedCall
@@ -785,23 +792,25 @@ final class JSONRPCServer: @unchecked Sendable {
             Failure(-32000, error.message, ["status": .string(error.status.name)])
         }
         let lane = PluginLanes.lane(prepared.alias, generation: runtime.generation(of: prepared.alias))
-        switch lanes.admit(lane: lane, alias: prepared.alias, serialized: prepared.plugin.serializesCalls, client: connection.channel.number,
+        let client = connection.channel.number
+        switch lanes.admit(lane: lane, alias: prepared.alias, serialized: prepared.plugin.serializesCalls, client: client,
                            context: context,
-                           start: {
+                           start: { [lanes] in
                                // A client that left meanwhile is not served (its notifications included).
                                guard !connection.isClosed else {
                                    unregister()
-                                   return later(.failure(Failure(-32000, "cancelled: the client went away", ["status": .string(Status.cancelled.name)])))
+                                   return later(.failure(Failure(-32000, "cancelled: the client went away", ["status": .string(Status.cancelled.name)])), false)
                                }
-                               later(run())
+                               let result = run()
+                               later(result, lanes.burstGoesOn(lane: lane, client: client))
                            },
                            refuse: { error in
                                unregister()
-                               later(.failure(refusal(error)))
-                           }) {
+                               later(.failure(refusal(error)), false)
+                           },
+                           release: { connection.channel.releaseHeld() }) {
         case .now:
-            // Its reply is sent after this returns: the lane's next call goes to another worker.
-            defer { lanes.finished(lane: lane, runNext: false) }
+            defer { lanes.finished(lane: lane) }
             return run()
         case .waiting:
             return nil

@@ -10,7 +10,14 @@
 //   the thread that read it (no hand-off).
 // - In a lane, clients take turns: the next call to start is the oldest of the client after the one
 //   that ran last (round robin), so a second client's call to the busy plugin runs right after the
-//   call now running, not after the first client's 60.
+//   call now running, not after the first client's 60. A turn is one call, or a short run of one
+//   client's quick calls (a burst: at most `burstCalls` calls begun within `burstNanoseconds` of the
+//   first), so a client pipelining pings gets its answers in one write and sends its next requests
+//   in one, as when its calls ran back to back on one thread before the lanes (issue 27's
+//   restarting-serve benchmark); a long call always ends its client's turn.
+// - The worker that ends a lane's call starts the next one itself (no hand-off, no wake-up), and
+//   while a burst goes on its client's replies are held to go out together (`release` lets them
+//   go when the burst ends; serve's loop writes held replies within its hold bound in any case).
 // - Plugin calls run on at most `capacity` workers at once (the pool less one, with 2 workers or
 //   more): one worker is always left for the built-in methods and for queuing calls.
 // - A client may have `maxWaiting` calls waiting; one more is refused at once (busy), so a client is
@@ -42,7 +49,14 @@ final class PluginLanes: @unchecked Sendable {
         let since: Int64
         let start: () -> Void
         let refuse: (RuntimeError) -> Void
+        /// Lets the client's held replies go (its burst ended).
+        let release: (() -> Void)?
     }
+
+    /// Calls of one client that may run back to back in its turn (a burst)…
+    static let burstCalls = 16
+    /// …all begun within this long of the burst's first call: a long call ends the turn.
+    static let burstNanoseconds: Int64 = 1_000_000
 
     /// One plugin's calls: how many run, and who waits, by client, in turn order.
     private final class Lane {
@@ -52,20 +66,43 @@ final class PluginLanes: @unchecked Sendable {
         var turns: [Int] = []
         var count = 0
         var lastClient: Int?
+        /// The turn of `lastClient`: when its first call began, and how many began since.
+        var burstStart: Int64 = 0
+        var burstLength = 0
 
-        /// The next call to start: the oldest of the first client in turn, skipping the one that ran last.
-        func next() -> Waiting? {
+        /// A new turn: `client`'s call begins now.
+        func beginTurn(_ client: Int, now: Int64) {
+            lastClient = client
+            burstStart = now
+            burstLength = 1
+        }
+
+        /// Whether the client whose turn it is may start another call now (it has one waiting and
+        /// its burst is short in calls and time).
+        func burstGoesOn(now: Int64) -> Bool {
+            guard serialized, let client = lastClient, waiting[client] != nil else { return false }
+            return burstLength < PluginLanes.burstCalls && now - burstStart < PluginLanes.burstNanoseconds
+        }
+
+        /// The next call to start: the next of the client whose turn it is while its burst goes on,
+        /// else the oldest of the first client in turn, skipping the one that ran last.
+        func next(now: Int64) -> Waiting? {
+            if burstGoesOn(now: now), let client = lastClient, let oldest = waiting[client]?.first,
+               let first = remove(ticket: oldest.ticket, client: client) {
+                burstLength += 1
+                return first
+            }
             guard !turns.isEmpty else { return nil }
             let k = turns.count > 1 && turns[0] == lastClient ? 1 : 0
             let client = turns.remove(at: k)
-            guard var queue = waiting.removeValue(forKey: client), !queue.isEmpty else { return next() }
+            guard var queue = waiting.removeValue(forKey: client), !queue.isEmpty else { return next(now: now) }
             let first = queue.removeFirst()
             if !queue.isEmpty {
                 waiting[client] = queue
                 turns.append(client)
             }
             count -= 1
-            lastClient = client
+            beginTurn(client, now: now)
             return first
         }
 
@@ -114,8 +151,10 @@ final class PluginLanes: @unchecked Sendable {
     /// lane `lane`. When the answer is `.waiting`, `start` runs later on a worker — or `refuse` runs
     /// instead, once, at once when `context` is cancelled — and the lane is released after `start` by the
     /// lanes themselves; after `.now`, the caller runs the call and calls `finished(lane:)`.
+    /// `release`: lets go of replies the client's calls held (`burstGoesOn`), called when its burst ends.
     func admit(lane name: String, alias: String, serialized: Bool, client: Int, context: CallContext,
-               start: @escaping () -> Void, refuse: @escaping (RuntimeError) -> Void) -> Admission {
+               start: @escaping () -> Void, refuse: @escaping (RuntimeError) -> Void,
+               release: (() -> Void)? = nil) -> Admission {
         let ticket = lock.withLock { () -> UInt64? in
             let lane = lanes[name] ?? Lane()
             lanes[name] = lane
@@ -123,7 +162,7 @@ final class PluginLanes: @unchecked Sendable {
             if lane.count == 0 && (!serialized || lane.running == 0) && running < capacity {
                 lane.running += 1
                 running += 1
-                lane.lastClient = client
+                lane.beginTurn(client, now: Subprocess.monotonicNanoseconds())
                 return nil
             }
             if waitingByClient[client, default: 0] >= maxWaiting { return 0 }
@@ -131,7 +170,7 @@ final class PluginLanes: @unchecked Sendable {
             let ticket = nextTicket
             if lane.count == 0 { order.append(name) }
             lane.waiting[client, default: []].append(Waiting(ticket: ticket, client: client, alias: alias, since: Subprocess.monotonicMilliseconds(),
-                                                             start: start, refuse: refuse))
+                                                             start: start, refuse: refuse, release: release))
             if lane.waiting[client]?.count == 1 { lane.turns.append(client) }
             lane.count += 1
             tickets[ticket] = (name, client)
@@ -153,36 +192,52 @@ final class PluginLanes: @unchecked Sendable {
         return .waiting
     }
 
-    /// A call admitted `.now` (or started from its lane) has ended: its place goes to the next waiting call.
-    /// With `runNext`, the thread that ends a call starts the next one of the same lane itself (a busy
-    /// plugin's calls follow one another on one worker, without waking another for each: issue 28's
-    /// front-door profile) — for a caller whose reply is already out; other lanes' calls that may start go
-    /// to the pool.
-    func finished(lane name: String, runNext: Bool = true) {
-        var ended = name
+    /// A call admitted `.now` has ended: its place goes to the next waiting call (on a worker: the
+    /// caller still has its reply to send).
+    func finished(lane name: String) {
+        for (name, waiting) in end(lane: name) {
+            pool.submit { [self] in run(waiting, lane: name) }
+        }
+    }
+
+    /// Whether the call of `client` ending now in lane `name` will be followed by another of its
+    /// calls on this thread (its burst goes on): its reply may be held to go out with the next.
+    func burstGoesOn(lane name: String, client: Int) -> Bool {
+        lock.withLock { lanes[name].map { $0.lastClient == client && $0.burstGoesOn(now: Subprocess.monotonicNanoseconds()) } ?? false }
+    }
+
+    /// Runs a call taken from its lane on this worker, then, while the lanes have one for it, the
+    /// next: the next call of the same lane (a client's burst, or the next client's turn) needs no
+    /// hand-off to another thread.
+    private func run(_ first: Waiting, lane: String) {
+        var waiting = first
+        var name = lane
         while true {
-            let starts = lock.withLock { () -> [(String, Waiting)] in
-                running -= 1
-                if let lane = lanes[ended] {
-                    lane.running -= 1
-                    if lane.running == 0 && lane.count == 0 { lanes[ended] = nil }
-                }
-                return schedule()
-            }
-            var next: (String, Waiting)?
-            for (name, waiting) in starts {
-                if runNext && next == nil && name == ended {
-                    next = (name, waiting)
-                    continue
-                }
-                pool.submit { [self] in
-                    waiting.start()
-                    finished(lane: name)
-                }
-            }
-            guard let (name, waiting) = next else { return }
             waiting.start()
-            ended = name
+            var starts = end(lane: name)
+            let i = starts.firstIndex { $0.0 == name } ?? 0
+            let next = starts.isEmpty ? nil : starts.remove(at: i)
+            for (other, call) in starts {
+                pool.submit { [self] in run(call, lane: other) }
+            }
+            guard let next else {
+                waiting.release?()
+                return
+            }
+            if next.0 != name || next.1.client != waiting.client { waiting.release?() }
+            (name, waiting) = next
+        }
+    }
+
+    /// A call of lane `name` has ended; the calls that may start now.
+    private func end(lane name: String) -> [(String, Waiting)] {
+        lock.withLock { () -> [(String, Waiting)] in
+            running -= 1
+            if let lane = lanes[name] {
+                lane.running -= 1
+                if lane.running == 0 && lane.count == 0 { lanes[name] = nil }
+            }
+            return schedule()
         }
     }
 
@@ -191,13 +246,14 @@ final class PluginLanes: @unchecked Sendable {
     private func schedule() -> [(String, Waiting)] {
         var started: [(String, Waiting)] = []
         var i = 0
+        let now = Subprocess.monotonicNanoseconds()
         while running < capacity && i < order.count {
             let name = order[i]
             guard let lane = lanes[name], lane.count > 0 else {
                 order.remove(at: i)
                 continue
             }
-            guard !lane.serialized || lane.running == 0, let waiting = lane.next() else {
+            guard !lane.serialized || lane.running == 0, let waiting = lane.next(now: now) else {
                 i += 1
                 continue
             }

@@ -58,9 +58,9 @@ final class Practice: Plugin {
                     """,
                 arguments: [.path("file", help: "Template file (JSON)", required: true, positional: true)],
                 reply: "{template: {hash, club, display_name, source, active, hidden, inserted_at, thresholds}, already_stored, activated, warnings}") { plugin, call in
-            let path = try call.arguments.string("file")
+            let shown = try call.shownName(ofPath: "file")
             let bytes = try readInput(call, "file")
-            return try plugin.run(call) { try $0.add(bytes, sourceName: path) } text: { $0.text }
+            return try plugin.run(call) { try $0.add(bytes, sourceName: shown) } text: { $0.text }
         },
         Command("template list", summary: "List the KPI templates (bundled defaults included)",
                 arguments: [.string("club", help: "Only this club"), .flag("all", help: "Include hidden templates")],
@@ -138,7 +138,7 @@ final class Practice: Plugin {
                 templates.append(Files.exists(file) && !Files.isDirectory(file)
                     ? .file(name: item, bytes: try Files.read(file, limit: 1 << 20)) : .reference(item))
             }
-            let request = ImportRequest(csv: csv, sourceName: path, templates: templates, date: try a.optionalString("date"),
+            let request = ImportRequest(csv: csv, sourceName: try call.shownName(ofPath: "csv"), templates: templates, date: try a.optionalString("date"),
                                         location: try a.optionalString("location"), skipBadRows: a.flag("skip-bad-rows"))
             var phase: ImportProgress.Phase? = nil
             let progress = call.progress

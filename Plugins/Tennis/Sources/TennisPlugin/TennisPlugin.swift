@@ -316,6 +316,11 @@ final class Tennis: Plugin {
     }
 
     /// A drill file when `name` is a file, else a saved drill by name or hash prefix.
+    /// Who stopped a cancelled call, as its message says: Ctrl-C at a terminal; over HTTP its client or the server.
+    static func stoppedBy(_ call: Invocation) -> String {
+        call.fromNetwork ? "by its client (cancelled, gone, or its lease not renewed) or the server stopping" : "by Ctrl-C"
+    }
+
     func loadDrill(_ name: String) throws -> Drill {
         if Files.exists(name) { return try Drill.parse(try readFile(name), file: name) }
         if let saved = try store.drill(name) { return saved }
@@ -377,7 +382,7 @@ final class Tennis: Plugin {
         }
         let s = report.log.summary
         if call.isCancelled {
-            throw PluginError.cancelled("drill stopped by Ctrl-C after \(s.launches) of \(drill.ballCount) balls; the stop command was \(s.stopSent ? "sent" : "not sent")"
+            throw PluginError.cancelled("drill stopped \(Tennis.stoppedBy(call)) after \(s.launches) of \(drill.ballCount) balls; the stop command was \(s.stopSent ? "sent" : "not sent")"
                 + (id.map { " (session \($0) stored with the balls launched before the stop)" } ?? " (dry run: nothing stored)"))
         }
         let landing: String = svgPath.map { ", landing pattern in \($0)" } ?? ""
@@ -492,7 +497,7 @@ final class Tennis: Plugin {
                 + badLines.map { "  \($0.description)\n" }.joined()
         }
         if call.isCancelled {
-            throw PluginError.cancelled("session\(id.map { " \($0)" } ?? " (dry run)") stopped by Ctrl-C after \(log.summary.launches) launches; the stop command was \(log.summary.stopSent ? "sent" : "not sent")"
+            throw PluginError.cancelled("session\(id.map { " \($0)" } ?? " (dry run)") stopped \(Tennis.stoppedBy(call)) after \(log.summary.launches) launches; the stop command was \(log.summary.stopSent ? "sent" : "not sent")"
                 + (id == nil ? " (nothing stored)" : " (stored with the launches before the stop)"))
         }
         return try Reply(encoding: SessionReply(sessionId: id, svg: svgPath, log: log,

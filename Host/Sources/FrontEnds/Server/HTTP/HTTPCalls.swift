@@ -229,8 +229,10 @@ extension HTTPFrontEnd {
         _ = followed.listen(channel, connection, first: head.serialized(requestID: exchange.requestID, date: dates.now) + followed.announcement)
         calls.add(followed)
         if !connection.openStream(stop: {}) { _ = followed.cancel() }
+        credentialWatch?.watch(connection, request: accessRequest(exchange))
         loop?.wake(channel)
         let context = session.runtime.router.context(for: call.prepared, progress: followed)
+        running.add(context)
         followed.started(context)
         let response: HTTPResponse
         switch holdLease(exchange, principal: answer.principal, context: context, what: call.route.shown) {
@@ -290,6 +292,7 @@ extension HTTPFrontEnd {
         switch followed.listen(channel, connection, first: head.serialized(requestID: exchange.requestID, date: dates.now) + followed.announcement) {
         case .listening:
             if !connection.openStream(stop: { followed.remove(channel) }) { followed.remove(channel) }
+            credentialWatch?.watch(connection, request: accessRequest(exchange))
             channel.finished()
             loop?.wake(channel)
             record(exchange, principal: answer.principal, status: 200, bytes: 0)

@@ -93,6 +93,7 @@ extension HTTPFrontEnd {
             return true
         })
         if !connection.openStream(stop: { hub.unsubscribe(subscription) }) { hub.unsubscribe(subscription) }
+        credentialWatch?.watch(connection, request: accessRequest(exchange))
         channel.finished()
         loop?.wake(channel)
     }

@@ -148,6 +148,9 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
+    /// Whether the client went away (or was dropped).
+    var isGone: Bool { lock.withLock { gone } }
+
     /// The client went away (or stopped sending): its running call is cancelled, its event stream closed.
     func abandon() {
         let (context, stop, release) = lock.withLock { () -> (CallContext?, (() -> Void)?, (() -> Void)?) in
@@ -224,6 +227,10 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let group = DispatchGroup()
     /// The calls clients follow as event streams, while they run.
     let calls = HTTPCallTable()
+    /// Every call running (plain, followed, leased): stopping the server cancels them (RunningCalls).
+    let running = RunningCalls()
+    /// The credentials of open streams, asked again each second (HTTPCredentialWatch).
+    private(set) var credentialWatch: HTTPCredentialWatch?
     /// The event streams open, per credential and client address (HTTPLimits' stream bounds).
     let streamSlots = HTTPStreamSlots()
     private let idPrefix: String
@@ -283,6 +290,11 @@ final class HTTPFrontEnd: @unchecked Sendable {
         let (fd, port) = try options.bind()
         listenerFD = fd
         self.port = port
+        credentialWatch = HTTPCredentialWatch(check: { [access] in access.stillAllows($0) }, drop: { [weak self] connection in
+            connection.noteOverrun("its credential was revoked (or lost the scope of this stream)")
+            connection.abandon()
+            self?.loop?.wake()
+        })
     }
 
     deinit {
@@ -564,7 +576,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
                 // A write named by an Idempotency-Key runs once; a repeat gets the first answer (IdempotencyKeys.swift).
                 var named: (caller: String, key: String)?
                 if route.access == .write, let key = exchange.head.header("idempotency-key") {
-                    let caller = "\(who.kind.rawValue):\(who.name)"
+                    // Keys are the caller's own, per route: another credential's key, or the same key on another
+                    // route, is simply another request (nothing of the first is answered or named).
+                    let caller = "\(who.kind.rawValue):\(who.name) \(exchange.head.method) \(exchange.target.path)"
                     let request = IdempotencyKeys.Request(method: exchange.head.method, target: exchange.head.target, body: exchange.body)
                     switch idempotency.start(caller: caller, key: key, request: request, now: Subprocess.monotonicMilliseconds()) {
                     case .answer(let response): return Answer(step: .now(response), principal: who.name, cors: cors)
@@ -804,6 +818,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
     /// running) and queues its response.
     private func run(_ call: PluginCall, exchange: HTTPExchange, _ answer: Answer, connection: HTTPConnection, channel: ServeChannel) {
         let context = session.runtime.router.context(for: call.prepared)
+        running.add(context)
         // A page's heartbeat lease holds the call from now, waiting or running (HTTPCallLeases.swift).
         let leased: String?
         switch holdLease(exchange, principal: answer.principal, context: context, what: call.route.shown) {

@@ -42,6 +42,13 @@ enum {
      * plain. C: `if (call->flags & CLUBHOUSE_CALL_STYLED_TEXT)` around the escape sequences.
      * Added in ABI 1.2 (an older host never sets it, so the text stays plain). */
     CLUBHOUSE_CALL_STYLED_TEXT = 1u << 2,
+    /* The call came from a client of the network (`serve --http`, and the calls it makes in turn): a
+     * string it gave is not a file of the host. The plugin MUST NOT open, test or list a path that is
+     * not one of its path arguments (those come through services/files.h, which the host allows only
+     * where the route declares them: an upload's body or an output); PluginKit's Files refuses any
+     * other path then. Appended after ABI 1.4 (the third outside attack, a10: a drill name over HTTP
+     * read a file of the server's folder); an older host never sets it. */
+    CLUBHOUSE_CALL_NETWORK = 1u << 3,
 };
 
 #ifdef __cplusplus

@@ -69,6 +69,30 @@ public struct GuessResult: Sendable, Codable, Equatable {
     /// After a wrong guess that names a country: distance and direction to the answer.
     public var hint: QuizHint? = nil
 
+    private enum CodingKeys: String, CodingKey { case guess, outcome, state, attemptsLeft, answer, hint }
+
+    /// The state as a reply shows it: the answer's code only once the game is over (a wrong guess's reply
+    /// carried it while the game was still being played, as `GET` never did: the third outside attack, a19).
+    private struct ShownState: Encodable {
+        var date: CivilDate
+        var type: ChallengeType
+        var answer: String?
+        var guesses: [String]
+        var status: ChallengeStatus
+        var finishedOn: CivilDate?
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(guess, forKey: .guess)
+        try c.encode(outcome, forKey: .outcome)
+        try c.encode(ShownState(date: state.date, type: state.type, answer: state.status == .playing ? nil : state.answer,
+                                guesses: state.guesses, status: state.status, finishedOn: state.finishedOn), forKey: .state)
+        try c.encode(attemptsLeft, forKey: .attemptsLeft)
+        try c.encodeIfPresent(answer, forKey: .answer)
+        try c.encodeIfPresent(hint, forKey: .hint)
+    }
+
     public var text: String {
         switch outcome {
         case .repeated:

@@ -141,16 +141,19 @@ public final class EarClipper {
         // knots covered or dropped, leaves out different pieces of the overlaps; the cut whose area
         // is nearest the polygon's wins. Nothing here depends on the polygon's orientation: each
         // pass is judged by its area alone.
-        for drop in [false, true] where bestError > 0 {
+        // Judged by the area alone (finished or not), so that the answer is never further from the
+        // polygon's area than without these passes.
+        var bestArea = bestError > 0 ? Self.mismatch(best, coordinates, target, unfinished: false) : 0
+        for drop in [false, true] where bestArea > 0 {
             earcutOrder = true
             dropKnots = drop
             let again = triangulatePass(coordinates, holeStarts)
             earcutOrder = false
             dropKnots = false
-            let error = Self.mismatch(again, coordinates, target, unfinished: unfinished)
-            if error < bestError {
+            let error = Self.mismatch(again, coordinates, target, unfinished: false)
+            if error < bestArea {
                 best = again
-                bestError = error
+                bestArea = error
             }
         }
         return best

@@ -1,0 +1,58 @@
+// The credentials of open streams, asked again every second (SECURITY.md: "A revoked credential is refused
+// from the next request", and an open stream is not a next request). An event stream or a followed call's
+// stream lasts as long as its client likes; when `token revoke` (or the loss of a scope) leaves its
+// credential refused, the stream stops delivering at once (unsubscribed), its call is cancelled and the
+// loop closes the connection, within a second. The third outside attack, a17: a revoked phone's
+// `/api/tennis/events` went on receiving every `launch`.
+
+import ClubhouseHost
+import ClubhousePlatform
+import Dispatch
+
+/// @unchecked Sendable: `watched` is guarded by `lock`; the timer is set once in init.
+final class HTTPCredentialWatch: @unchecked Sendable {
+    private struct Watched {
+        weak var connection: HTTPConnection?
+        var request: AccessRequest
+    }
+    static let intervalMilliseconds = 1_000
+    private let lock = Lock()
+    private var watched: [ObjectIdentifier: Watched] = [:]
+    private let timer: DispatchSourceTimer
+
+    /// `check` says whether a request's credential still allows it; `drop` ends a connection that lost it.
+    init(check: @escaping @Sendable (AccessRequest) -> Bool, drop: @escaping @Sendable (HTTPConnection) -> Void) {
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        let interval = DispatchTimeInterval.milliseconds(HTTPCredentialWatch.intervalMilliseconds)
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(100))
+        timer.setEventHandler { [weak self] in self?.sweep(check: check, drop: drop) }
+        timer.resume()
+    }
+
+    deinit { timer.cancel() }
+
+    /// Watches the credential of the stream `connection` has just opened (public requests are never refused).
+    func watch(_ connection: HTTPConnection, request: AccessRequest) {
+        guard !request.isPublic else { return }
+        lock.withLock { watched[ObjectIdentifier(connection)] = Watched(connection: connection, request: request) }
+    }
+
+    private func sweep(check: (AccessRequest) -> Bool, drop: (HTTPConnection) -> Void) {
+        let now = lock.withLock { () -> [(ObjectIdentifier, HTTPConnection, AccessRequest)] in
+            watched = watched.filter { $0.value.connection?.isGone == false }
+            return watched.compactMap { key, w in w.connection.map { (key, $0, w.request) } }
+        }
+        guard !now.isEmpty else { return }
+        // One look-up per credential, however many streams it holds.
+        var verdicts: [String: Bool] = [:]
+        for (key, connection, request) in now {
+            let credential = "\(request.authorization ?? "")\u{0}\(request.apiKey ?? "")\u{0}\(request.cookie ?? "")\u{0}\(request.alias ?? "")\u{0}\(request.access)"
+            let allowed = verdicts[credential] ?? check(request)
+            verdicts[credential] = allowed
+            if !allowed {
+                _ = lock.withLock { watched.removeValue(forKey: key) }
+                drop(connection)
+            }
+        }
+    }
+}
