@@ -77,8 +77,10 @@ var targets: [Target] = [
     .target(name: "ClubhouseHost", dependencies: ["ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform", "CClubhouse", "ClubhouseABI", "CSQLite", "CSQLiteMemory",
                                                   "ClubhouseJSON", "ClubhouseHashing", "ClubhouseToolkit"],
             path: "Host/Sources/ClubhouseHost"),
+    // epoll(7) for serve's event loop (Glibc's module leaves <sys/epoll.h> out).
+    .systemLibrary(name: "CEventPoll", path: "Host/Sources/CEventPoll"),
     .target(name: "ClubhouseFrontEnds", dependencies: ["ClubhouseHost", "ClubhouseRunner", "ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform",
-                                                       "CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseHashing"],
+                                                       "CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseHashing", "CEventPoll"],
             path: "Host/Sources/FrontEnds"),
     .executableTarget(name: "clubhouse", dependencies: ["ClubhouseFrontEnds"], path: "Host/Sources/clubhouse"),
 

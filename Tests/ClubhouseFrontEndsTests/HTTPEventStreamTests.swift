@@ -42,7 +42,7 @@ final class HTTPEventStreamTests: XCTestCase {
     func listen(_ server: InProcessHTTPServer, _ query: String = "?topics=score", lastEventID: String? = nil,
                 receiveBuffer: Int32? = nil) throws -> RawHTTPConnection {
         let c = try RawHTTPConnection(port: server.port, receiveBuffer: receiveBuffer)
-        c.send("GET /api/scorecard/events\(query) HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer board\r\nAccept: text/event-stream\r\n"
+        c.send("GET /api/scorecard/events\(query) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer board\r\nAccept: text/event-stream\r\n"
                + (lastEventID.map { "Last-Event-ID: \($0)\r\n" } ?? "") + "\r\n")
         let head = try c.response()
         XCTAssertEqual(head.status, 200, head.text)
@@ -166,7 +166,7 @@ final class HTTPEventStreamTests: XCTestCase {
         XCTAssertEqual(followed.status, 429, followed.text)
         // Another credential from the same address: up to the address's bound.
         let c = try RawHTTPConnection(port: server.port)
-        c.send("GET /api/scorecard/events HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer board2\r\nAccept: text/event-stream\r\n\r\n")
+        c.send("GET /api/scorecard/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer board2\r\nAccept: text/event-stream\r\n\r\n")
         XCTAssertEqual(try c.response().status, 200)
         let fifth = try open("board2")
         XCTAssertEqual(fifth.status, 429)
@@ -248,7 +248,7 @@ final class HTTPEventStreamTests: XCTestCase {
                                     body: Array(#"{"name": "quick", "steps": [{"zone": 5, "speed": 50, "delay": 2, "repeat": 3}]}"#.utf8))
         XCTAssertEqual(saved.status, 200, saved.text)
         let stream = try RawHTTPConnection(port: server.port)
-        stream.send("GET /api/tennis/events?topics=launch HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer coach\r\n\r\n")
+        stream.send("GET /api/tennis/events?topics=launch HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer coach\r\n\r\n")
         XCTAssertEqual(try stream.response().status, 200)
         let run = try httpRequest(port: server.port, "POST", "/api/tennis/drills/quick/run", headers: auth, body: Array(#"{"dry-run": true}"#.utf8), timeout: 60)
         XCTAssertEqual(run.status, 200, run.text)

@@ -28,7 +28,7 @@ final class HTTPFollowedCallTests: XCTestCase {
         let c = try RawHTTPConnection(port: server.port)
         // Against the simulated machine (a dry run does not wait between balls): 2 s a ball.
         let body = "{}"
-        c.send("POST /api/tennis/drills/long/run HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer coach\r\nAccept: text/event-stream\r\n"
+        c.send("POST /api/tennis/drills/long/run HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer coach\r\nAccept: text/event-stream\r\n"
                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
         let head = try c.response()
         XCTAssertEqual(head.status, 200, head.text)
@@ -91,7 +91,7 @@ final class HTTPFollowedCallTests: XCTestCase {
         XCTAssertEqual(try JSONParser.parse(first.data), ["label": "drill long", "done": 0, "unit": "items", "total": 8])
         // A second stream of the same credential joins: the call event, then the progress so far.
         let follower = try RawHTTPConnection(port: server.port)
-        follower.send("GET \(url) HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer coach\r\nAccept: text/event-stream\r\n\r\n")
+        follower.send("GET \(url) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer coach\r\nAccept: text/event-stream\r\n\r\n")
         XCTAssertEqual(try follower.response().status, 200)
         XCTAssertEqual(try follower.event()?.event, "call")
         XCTAssertEqual(try follower.event()?.event, "progress")
@@ -133,7 +133,7 @@ final class HTTPFollowedCallTests: XCTestCase {
         defer { server.stop() }
         for (path, event, status) in [("/api/tennis/zone?point=4.115,6.40", "result", 200), ("/api/tennis/drills/nope", "error", 404)] {
             let c = try RawHTTPConnection(port: server.port)
-            c.send("GET \(path) HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer coach\r\nAccept: text/event-stream\r\n\r\n")
+            c.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer coach\r\nAccept: text/event-stream\r\n\r\n")
             XCTAssertEqual(try c.response().status, 200)
             XCTAssertEqual(try c.event()?.event, "call")
             let last = try XCTUnwrap(try c.event())

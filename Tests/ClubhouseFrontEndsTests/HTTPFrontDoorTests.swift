@@ -127,13 +127,13 @@ final class HTTPFrontDoorTests: XCTestCase {
         let port = server.port
         let body = #"{"name": "Mallory"}"#
         let smuggled: [(String, Int)] = [
-            ("POST /api/scorecard/players HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer writer\r\nContent-Length: \(body.utf8.count)\r\nTransfer-Encoding: chunked\r\n\r\n\(body)", 400),
-            ("POST /api/scorecard/players HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer writer\r\nTransfer-Encoding: chunked\r\n\r\n13\r\n\(body)\r\n0\r\n\r\n", 411),
-            ("POST /api/scorecard/players HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer writer\r\nContent-Length: \(body.utf8.count)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)", 400),
-            ("POST /api/scorecard/players HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer writer\r\nContent-Length:\r\n \(body.utf8.count)\r\n\r\n\(body)", 400),
+            ("POST /api/scorecard/players HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer writer\r\nContent-Length: \(body.utf8.count)\r\nTransfer-Encoding: chunked\r\n\r\n\(body)", 400),
+            ("POST /api/scorecard/players HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer writer\r\nTransfer-Encoding: chunked\r\n\r\n13\r\n\(body)\r\n0\r\n\r\n", 411),
+            ("POST /api/scorecard/players HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer writer\r\nContent-Length: \(body.utf8.count)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)", 400),
+            ("POST /api/scorecard/players HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer writer\r\nContent-Length:\r\n \(body.utf8.count)\r\n\r\n\(body)", 400),
             ("POST /api/scorecard/players HTTP/1.1\nHost: a\nAuthorization: Bearer writer\nContent-Length: \(body.utf8.count)\n\n\(body)", 400),
             ("POST /api/scorecard/players HTTP/1.1\r\nHost: a\u{0}\r\nAuthorization: Bearer writer\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)", 400),
-            ("POST /api/scorecard/players HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer writer\r\nContent-Length: 99999\r\n\r\n\(body)", 413),
+            ("POST /api/scorecard/players HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer writer\r\nContent-Length: 99999\r\n\r\n\(body)", 413),
         ]
         for (request, status) in smuggled {
             let c = try RawHTTPConnection(port: port)
@@ -234,7 +234,7 @@ final class HTTPFrontDoorTests: XCTestCase {
         func trickle(_ n: Int) throws {
             for _ in 0..<n {
                 let c = try RawHTTPConnection(port: server.port, source: "127.0.0.2")
-                XCTAssertTrue(c.send("GET /api/_/session HTTP/1.1\r\nHost: x\r\n"))
+                XCTAssertTrue(c.send("GET /api/_/session HTTP/1.1\r\nHost: localhost\r\n"))
                 held.append(c)
             }
             // The server has read them: heads under way, not silent connections.
@@ -264,7 +264,7 @@ final class HTTPFrontDoorTests: XCTestCase {
         XCTAssertEqual(saved.status, 200, saved.text)
         // Forty seconds of balls; the page goes away after half a second.
         let c = try RawHTTPConnection(port: server.port)
-        c.send("POST /api/tennis/drills/long/run HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer coach\r\nContent-Length: 2\r\n\r\n{}")
+        c.send("POST /api/tennis/drills/long/run HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer coach\r\nContent-Length: 2\r\n\r\n{}")
         usleep(500_000)
         let closedAt = Date()
         shutdown(c.fd, Int32(SHUT_RDWR))

@@ -66,7 +66,7 @@ final class HTTPReferenceTests: XCTestCase {
         XCTAssertFalse(declared.isEmpty)
         XCTAssertTrue(text.contains("`GET /api/<plugin>/events?topics=…`"))
         let stream = try RawHTTPConnection(port: server.port)
-        stream.send("GET /api/scorecard/events HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer all\r\nLast-Event-ID: 5\r\n\r\n")
+        stream.send("GET /api/scorecard/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer all\r\nLast-Event-ID: 5\r\n\r\n")
         let head = try stream.response()
         XCTAssertEqual(head.status, 200)
         for line in ["Content-Type: text/event-stream; charset=utf-8", "Cache-Control: no-store"] {
@@ -92,7 +92,7 @@ final class HTTPReferenceTests: XCTestCase {
 
         // The host's own refusals: each row's name is the server's, and each status is provoked on the wire.
         let refusals = rows(text, section: "## Statuses").filter { $0.count == 3 }
-        XCTAssertEqual(refusals.count, 17)
+        XCTAssertEqual(refusals.count, 18)
         let port = server.port
         let token = [("Authorization", "Bearer all")]
         func raw(_ request: String) throws -> RawHTTPResponse {
@@ -115,15 +115,16 @@ final class HTTPReferenceTests: XCTestCase {
         XCTAssertEqual(try httpRequest(port: port, "PUT", "/api/tennis/calls/nope", headers: token).header("allow"), "DELETE, GET, HEAD, OPTIONS")
         XCTAssertTrue(text.contains("`Allow: DELETE, GET, HEAD, OPTIONS`"))
         provoked[408] = try raw("GET / HTTP/1.1\r\nHost")
-        provoked[411] = try raw("POST /api/_/pair HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n")
-        provoked[413] = try raw("POST /api/_/pair HTTP/1.1\r\nHost: a\r\nContent-Length: 99999\r\n\r\n")
-        provoked[414] = try raw("GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\nHost: a\r\n\r\n")
+        provoked[411] = try raw("POST /api/_/pair HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n")
+        provoked[413] = try raw("POST /api/_/pair HTTP/1.1\r\nHost: localhost\r\nContent-Length: 99999\r\n\r\n")
+        provoked[414] = try raw("GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\nHost: localhost\r\n\r\n")
         provoked[415] = try httpRequest(port: port, "POST", "/api/_/pair", headers: [("Content-Type", "text/plain")], body: Array("code".utf8))
-        provoked[417] = try raw("GET / HTTP/1.1\r\nHost: a\r\nExpect: tea\r\n\r\n")
-        provoked[431] = try raw("GET / HTTP/1.1\r\nHost: a\r\n" + (1...101).map { "X-\($0): y\r\n" }.joined() + "\r\n")
-        provoked[501] = try raw("BREW / HTTP/1.1\r\nHost: a\r\n\r\n")
+        provoked[421] = try raw("GET / HTTP/1.1\r\nHost: rebound.example\r\n\r\n")
+        provoked[417] = try raw("GET / HTTP/1.1\r\nHost: localhost\r\nExpect: tea\r\n\r\n")
+        provoked[431] = try raw("GET / HTTP/1.1\r\nHost: localhost\r\n" + (1...101).map { "X-\($0): y\r\n" }.joined() + "\r\n")
+        provoked[501] = try raw("BREW / HTTP/1.1\r\nHost: localhost\r\n\r\n")
         provoked[503] = try httpRequest(port: port, "GET", "/api/broken/anything", headers: token)
-        provoked[505] = try raw("GET / HTTP/2.0\r\nHost: a\r\n\r\n")
+        provoked[505] = try raw("GET / HTTP/2.0\r\nHost: localhost\r\n\r\n")
         for _ in 0..<5 { _ = try httpRequest(port: port, "GET", "/api/scorecard/players", headers: [("Authorization", "Bearer wrong"), ("X-Forwarded-For", "x")]) }
         provoked[429] = try httpRequest(port: port, "GET", "/api/scorecard/players", headers: [("Authorization", "Bearer wrong")])
         for cells in refusals {

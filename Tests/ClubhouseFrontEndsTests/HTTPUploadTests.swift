@@ -53,7 +53,7 @@ final class HTTPUploadTests: XCTestCase {
         for (i, item) in cases.enumerated() {
             let c = try RawHTTPConnection(port: server.port)
             let expect = i == 0 ? "Expect: 100-continue\r\n" : ""
-            XCTAssertTrue(c.send("POST \(item.target) HTTP/1.1\r\nHost: club\r\n\(item.credential)\(expect)Content-Type: text/csv\r\n"
+            XCTAssertTrue(c.send("POST \(item.target) HTTP/1.1\r\nHost: localhost\r\n\(item.credential)\(expect)Content-Type: text/csv\r\n"
                                  + "Content-Length: \(item.declared)\r\n\r\n"))
             // Answered without the body: a server that waited for it would not answer for 10 s and more.
             let answered = try c.response(timeout: 3)
@@ -81,7 +81,7 @@ final class HTTPUploadTests: XCTestCase {
         let csv = Array(HTTPUploadTests.csv.utf8)
         let server = try server { $0.limits.bodyMemoryBytes = csv.count + 100 }
         defer { server.stop() }
-        let head = "POST /api/practice/sessions HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer phone\r\nContent-Type: text/csv\r\n"
+        let head = "POST /api/practice/sessions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer phone\r\nContent-Type: text/csv\r\n"
             + "Content-Disposition: attachment; filename=\"a.csv\"\r\nContent-Length: \(csv.count)\r\n\r\n"
         let first = try RawHTTPConnection(port: server.port)
         XCTAssertTrue(first.send(Array(head.utf8) + csv.prefix(csv.count / 2)))
@@ -171,7 +171,7 @@ final class HTTPUploadTests: XCTestCase {
         defer { server.stop() }
         // 64 MiB + 1 declared: refused on the head, the body never read.
         let c = try RawHTTPConnection(port: server.port)
-        c.send("POST /api/practice/sessions HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer phone\r\nContent-Type: text/csv\r\n"
+        c.send("POST /api/practice/sessions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer phone\r\nContent-Type: text/csv\r\n"
                + "Content-Length: \(64 << 20 + 1)\r\n\r\n" + HTTPUploadTests.header + "\n")
         let refused = try c.response()
         XCTAssertEqual(refused.status, 413, refused.text)
@@ -228,7 +228,7 @@ final class HTTPUploadTests: XCTestCase {
         let body = Array(HTTPUploadTests.csv.utf8)
         for cut in [0, body.count / 2, body.count - 1] {
             let c = try RawHTTPConnection(port: server.port)
-            c.send("POST /api/practice/sessions HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer phone\r\nContent-Type: text/csv\r\n"
+            c.send("POST /api/practice/sessions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer phone\r\nContent-Type: text/csv\r\n"
                    + "Content-Disposition: attachment; filename=\"half.csv\"\r\nContent-Length: \(body.count)\r\n\r\n"
                    + String(decoding: body.prefix(cut), as: UTF8.self))
             usleep(100_000)

@@ -225,7 +225,7 @@ final class JSONRPCEventsTests: XCTestCase {
         let answer = try rpc.response(rpc.request("clubhouse.subscribe", #"{"plugin": "scorecard", "topics": ["score"]}"#))
         XCTAssertEqual(answer["result"], ["subscription": 1, "plugin": "scorecard", "topics": ["score"]])
         let sse = try RawHTTPConnection(port: server.port)
-        sse.send("GET /api/scorecard/events HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer board\r\n\r\n")
+        sse.send("GET /api/scorecard/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer board\r\n\r\n")
         XCTAssertEqual(try sse.response().status, 200)
         XCTAssertTrue(waitFor { server.session.runtime.events.listenerCount("scorecard") == 2 })
         try score(server, "Ann", hole: 1, strokes: 5)

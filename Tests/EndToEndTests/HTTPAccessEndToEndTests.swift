@@ -114,7 +114,7 @@ final class HTTPAccessEndToEndTests: XCTestCase {
         let lost = tokens[0], kept = tokens[1]
         func open(_ token: String) throws -> RawHTTPConnection {
             let stream = try RawHTTPConnection(port: server.port)
-            stream.send("GET /api/scorecard/events HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer \(token)\r\n\r\n")
+            stream.send("GET /api/scorecard/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\r\n")
             XCTAssertEqual(try stream.response(head: true).status, 200)
             return stream
         }

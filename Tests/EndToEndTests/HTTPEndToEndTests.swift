@@ -79,16 +79,16 @@ final class HTTPEndToEndTests: XCTestCase {
             XCTAssertTrue(connection.closesWithin(5))
             return response
         }
-        let line = try refused("GET /" + String(repeating: "a", count: 300) + " HTTP/1.1\r\nHost: a\r\n\r\n")
+        let line = try refused("GET /" + String(repeating: "a", count: 300) + " HTTP/1.1\r\nHost: localhost\r\n\r\n")
         XCTAssertEqual(line.status, 414)
         XCTAssertEqual(HTTPServerProcess.error(line)?.message, "the request line is longer than 200 bytes")
-        let head = try refused("GET / HTTP/1.1\r\nHost: a\r\nCookie: " + String(repeating: "c", count: 2000) + "\r\n\r\n")
+        let head = try refused("GET / HTTP/1.1\r\nHost: localhost\r\nCookie: " + String(repeating: "c", count: 2000) + "\r\n\r\n")
         XCTAssertEqual(head.status, 431)
         XCTAssertEqual(HTTPServerProcess.error(head)?.status, "too-large")
-        let many = try refused("GET / HTTP/1.1\r\nHost: a\r\n" + (1...9).map { "X-\($0): y\r\n" }.joined() + "\r\n")
+        let many = try refused("GET / HTTP/1.1\r\nHost: localhost\r\n" + (1...9).map { "X-\($0): y\r\n" }.joined() + "\r\n")
         XCTAssertEqual(many.status, 431)
         // The pairing exchange takes at most 4 KiB.
-        let body = try refused("POST /api/_/pair HTTP/1.1\r\nHost: a\r\nContent-Length: 5000\r\n\r\n")
+        let body = try refused("POST /api/_/pair HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5000\r\n\r\n")
         XCTAssertEqual(body.status, 413)
         XCTAssertEqual(HTTPServerProcess.error(body)?.message, "the body (5000 bytes) is too large: at most 4096 bytes here")
         // Without the access layer's consent nothing else is served, and it says so as JSON.
@@ -117,7 +117,7 @@ final class HTTPEndToEndTests: XCTestCase {
         // A slowloris: the head a byte at a time.
         let loris = try RawHTTPConnection(port: port)
         let bodySlow = try RawHTTPConnection(port: port)
-        bodySlow.send("POST /api/_/pair HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n{")
+        bodySlow.send("POST /api/_/pair HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{")
         let started = Date()
         for byte in "GET /ui/_/small.txt HTTP/1.1\r\nHo".utf8 {
             guard loris.send([byte]) else { break }
@@ -141,9 +141,9 @@ final class HTTPEndToEndTests: XCTestCase {
         // reset) at the send timeout. Others are served all along. (Small receive buffers, so that the kernel
         // does not take the whole response off the server's hands.)
         let stuck = try RawHTTPConnection(port: port, receiveBuffer: 4096)
-        stuck.send("GET /ui/_/big.txt HTTP/1.1\r\nHost: a\r\n\r\n")
+        stuck.send("GET /ui/_/big.txt HTTP/1.1\r\nHost: localhost\r\n\r\n")
         let trickle = try RawHTTPConnection(port: port, receiveBuffer: 65536)
-        trickle.send("GET /ui/_/big.txt HTTP/1.1\r\nHost: a\r\n\r\n")
+        trickle.send("GET /ui/_/big.txt HTTP/1.1\r\nHost: localhost\r\n\r\n")
         var closed = false
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {

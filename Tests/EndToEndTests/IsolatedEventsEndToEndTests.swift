@@ -41,7 +41,7 @@ final class IsolatedEventsEndToEndTests: XCTestCase {
             let server = try HTTPServerProcess(c, arguments: site)
             defer { server.stop() }
             let board = try RawHTTPConnection(port: server.port)
-            board.send("GET /api/scorecard/events?topics=score HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer \(token)\r\n\r\n")
+            board.send("GET /api/scorecard/events?topics=score HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\r\n")
             XCTAssertEqual(try board.response().status, 200, isolation)
             let scored = try httpRequest(port: server.port, "POST", "/api/scorecard/rounds/1/scores",
                                          headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
@@ -78,7 +78,7 @@ final class IsolatedEventsEndToEndTests: XCTestCase {
         let server = try HTTPServerProcess(c, arguments: site)
         defer { server.stop() }
         let board = try RawHTTPConnection(port: server.port)
-        board.send("GET /api/scorecard/events?topics=score HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer \(token)\r\n\r\n")
+        board.send("GET /api/scorecard/events?topics=score HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\r\n")
         XCTAssertEqual(try board.response().status, 200)
         let headers = [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")]
         func post(_ path: String, _ body: JSONValue) throws {

@@ -559,10 +559,10 @@ final class ServeTransportEndToEndTests: XCTestCase {
         XCTAssertEqual(try httpRequest(port: server.port, "GET", "/api/echo/echo/warm").status, 200, server.stderr)
         XCTAssertEqual(try httpRequest(port: server.port, "GET", "/api/slow/wait/1").status, 200, server.stderr)
         let first = try RawHTTPConnection(port: server.port)
-        XCTAssertTrue(first.send("GET /api/slow/wait/2500 HTTP/1.1\r\nHost: a\r\n\r\n"))
+        XCTAssertTrue(first.send("GET /api/slow/wait/2500 HTTP/1.1\r\nHost: localhost\r\n\r\n"))
         usleep(200_000)
         let waiting = try (0..<6).map { _ in try RawHTTPConnection(port: server.port) }
-        for connection in waiting { XCTAssertTrue(connection.send("GET /api/slow/wait/100 HTTP/1.1\r\nHost: a\r\n\r\n")) }
+        for connection in waiting { XCTAssertTrue(connection.send("GET /api/slow/wait/100 HTTP/1.1\r\nHost: localhost\r\n\r\n")) }
         usleep(300_000)
         let started = Date()
         let other = try httpRequest(port: server.port, "GET", "/api/echo/echo/hi", timeout: 10)

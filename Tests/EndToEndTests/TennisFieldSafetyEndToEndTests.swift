@@ -182,7 +182,7 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
             defer { server.stop() }
             let from = simulator.lines.count
             let client = try RawHTTPConnection(port: server.port)
-            XCTAssertTrue(client.send("POST /api/tennis/drills/long/run HTTP/1.1\r\nHost: club\r\nAuthorization: Bearer \(token)\r\n\(extra)"
+            XCTAssertTrue(client.send("POST /api/tennis/drills/long/run HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\(extra)"
                                       + "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"))
             XCTAssertNotNil(simulator.wait(from: from) { $0.isStart }, server.stderr)
             let signalled = monotonicNanoseconds()

@@ -68,7 +68,7 @@ func sseFanoutBench(_ arguments: [String]) {
     var pending = [[UInt8]](repeating: [], count: subscribers)
     for k in 0..<subscribers {
         let fd = connectTCP()
-        sendAll(fd, "GET /api/scorecard/events?topics=score HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer \(token)\r\nAccept: text/event-stream\r\n\r\n")
+        sendAll(fd, "GET /api/scorecard/events?topics=score HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\nAccept: text/event-stream\r\n\r\n")
         var head: [UInt8] = []
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -100,7 +100,7 @@ func sseFanoutBench(_ arguments: [String]) {
         let hole = ((s - 1) / players.count) % holes + 1
         let body = #"{"player": "\#(player)", "hole": \#(hole), "strokes": \#(3 + s % 4)}"#
         let start = Measure.now()
-        sendAll(writer, "POST /api/scorecard/rounds/\(round)/scores HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer \(token)\r\n"
+        sendAll(writer, "POST /api/scorecard/rounds/\(round)/scores HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
                 + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
         var reached = 0
         var answered = false

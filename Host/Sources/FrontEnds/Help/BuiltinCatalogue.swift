@@ -81,6 +81,7 @@ enum BuiltinCatalogue {
                      {"name": "http", "type": "string", "help": "serve HTTP on ADDR:PORT (127.0.0.1:8080; port 0 picks one and says which); loopback only unless --allow-remote"},
                      {"name": "allow-remote", "type": "flag", "help": "let --http listen on an address other machines reach (put a TLS proxy in front: docs/reverse-proxy.md)"},
                      {"name": "trusted-proxy", "type": "list", "help": "proxies (ADDR or ADDR/PREFIX) whose X-Forwarded-For and X-Forwarded-Proto are believed"},
+                     {"name": "http-allowed-host", "type": "list", "help": "a name (club.example.org) requests may carry in Host besides localhost and IP addresses, else 421 (DNS rebinding); repeatable"},
                      {"name": "ui-dir", "type": "path", "help": "serve the panels' files from DIR/<plugin>/ and DIR/_/ (default: beside each plugin's library)"},
                      {"name": "http-max-connections", "type": "integer", "help": "HTTP clients at once; at the bound the idlest is closed for a newcomer (default 1024)"},
                      {"name": "http-max-request-line", "type": "integer", "help": "bytes of a request line, else 414 (default 8192)"},

@@ -286,7 +286,7 @@ final class JSONRPCServer: @unchecked Sendable {
         self.lanes = lanes ?? PluginLanes(pool: pool, maxWaiting: limits.maxWaitingCalls)
     }
 
-    static let usage = "usage: clubhouse serve [--socket PATH] [--max-connections N] [--write-timeout-ms MS] [--workers N] [--max-event-backlog BYTES] [--http ADDR:PORT [--allow-remote] [--trusted-proxy ADDR] [--ui-dir DIR] [--http-… limits]]"
+    static let usage = "usage: clubhouse serve [--socket PATH] [--max-connections N] [--write-timeout-ms MS] [--workers N] [--max-event-backlog BYTES] [--http ADDR:PORT [--allow-remote] [--trusted-proxy ADDR] [--http-allowed-host NAME] [--ui-dir DIR] [--http-… limits]]"
 
     /// `clubhouse serve`: JSON-RPC on stdio, or on one event loop a Unix socket (--socket) and/or HTTP
     /// (--http), sharing one worker pool and the site's router.

@@ -2,7 +2,8 @@
 // requests themselves are JSONRPCServer.dispatch's business).
 //
 // - One event-loop thread owns the listening socket and every client socket, all non-blocking,
-//   and waits on them with poll(2). No thread per connection.
+//   and waits on them with epoll(7) (level-triggered), looking only at the clients that are ready, were
+//   woken or have a timer due (ServeLoop). No thread per connection.
 // - Requests run on a small worker pool (calls into plugins may block; the loop never does); a
 //   worker that finishes one of a client's requests takes that client's next one itself
 //   (JSONRPCServer's per-connection queue), and a queue stuck behind long calls gets one more
@@ -30,6 +31,7 @@
 //   on a live path refuses and names the first; a stale socket (no lock holder) is taken over; on
 //   exit the server removes the socket only if it is still the one it bound.
 
+import CEventPoll
 import ClubhouseHost
 import ClubhouseJSON
 import ClubhousePlatform
@@ -157,6 +159,13 @@ final class ServeChannel: @unchecked Sendable {
     /// While its remaining input is read and dropped before closing: until when (loop thread).
     var lingerUntil: Int64?
     var lingerMilliseconds: Int64 = 2000
+    /// The loop's own: the events its epoll set watches for this client (nil: not in the set), when its
+    /// timer will next have the loop look at it, the loop's turn that last looked at it, and its index in the
+    /// loop's list of clients (-1 once dropped).
+    var watching: UInt32?
+    var timerAt: Int64?
+    var examinedTurn = 0
+    var slot = -1
 
     init(fd: Int32, number: Int, loop: ServeLoop, listener: ServeListener) {
         self.fd = fd
@@ -218,9 +227,9 @@ final class ServeChannel: @unchecked Sendable {
             lastProgress = Subprocess.monotonicMilliseconds()
             return true // the loop must now watch for POLLOUT
         }
-        if wake { loop.wake() }
+        if wake { loop.wake(self) }
         // Held output is written by the loop at the latest when it is due: make sure it looks then.
-        if let heldAt { loop.wake(by: heldAt + loop.limits.replyHoldMilliseconds) }
+        if let heldAt { loop.wake(by: heldAt + loop.limits.replyHoldMilliseconds, self) }
     }
 
     /// Ends holding (under `lock`): from now on the output waits for the socket, and the write
@@ -263,7 +272,7 @@ final class ServeChannel: @unchecked Sendable {
             unhold()
             return !writeWaiting()
         }
-        if wake { loop.wake() }
+        if wake { loop.wake(self) }
     }
 
     func began() { lock.withLock { inFlight += 1 } }
@@ -274,7 +283,7 @@ final class ServeChannel: @unchecked Sendable {
             if readPaused && inFlight <= loop.limits.maxInFlight / 2 { return true }
             return inFlight == 0 && (readEnded || closed)
         }
-        if wake { loop.wake() }
+        if wake { loop.wake(self) }
     }
 
     // MARK: loop side
@@ -466,10 +475,15 @@ final class LineProtocol: ServeProtocol {
 }
 
 /// The event loop of `serve --socket` and `serve --http`: every listener and every client on one thread.
+///
+/// It waits with epoll(7), level-triggered, and looks only at the clients that need it — those the kernel
+/// reports ready, those a worker woke it for (`wake(_:)`), those whose timer is due (a deadline kept in a
+/// heap), and those that have complete requests left to take — so one turn costs O(ready clients), not
+/// O(connected clients). Every client is still looked at once a second, and at every turn while stopping.
 final class ServeLoop: @unchecked Sendable {
     let limits: ServeLimits
     private(set) var listeners: [ServeListener] = []
-    /// A pipe that wakes the loop: workers write its end [1], the loop polls end [0].
+    /// A pipe that wakes the loop: workers write its end [1], the loop watches end [0].
     private var wakePipe: [Int32] = [-1, -1]
     private var wakeFD: Int32 { wakePipe[0] }
     private let wakeLock = Lock()
@@ -477,8 +491,20 @@ final class ServeLoop: @unchecked Sendable {
     /// The latest the loop will look at its channels again (monotonic ms; Int64.max while it is
     /// looking, since what it has already looked at may not include a hold begun meanwhile).
     private var looksBy: Int64 = .max
+    /// Under `wakeLock`: the clients workers asked the loop to look at, whether it is to look at all of
+    /// them, and the clients it must look at by a time (held replies).
+    private var woken: [ServeChannel] = []
+    private var wokenAll = false
+    private var wokenBy: [(Int64, ServeChannel)] = []
     private let stop = StopFlag()
+    /// The clients (loop thread); each knows its index (`ServeChannel.slot`).
     private var channels: [ServeChannel] = []
+    private var byNumber: [Int: ServeChannel] = [:]
+    /// Clients accepted in this turn, to be looked at (and watched) at the next.
+    private var fresh: [ServeChannel] = []
+    private var epollFD: Int32 = -1
+    /// When each client must be looked at next (the loop's own; stale entries are skipped).
+    private var timers = ServeTimers()
     private var nextNumber = 1
     /// A descriptor kept open so that, out of descriptors, one accept can still be made and refused.
     private var reserve: Int32 = -1
@@ -489,6 +515,10 @@ final class ServeLoop: @unchecked Sendable {
     private var acceptPausedUntil: Int64 = 0
     private var exhaustionNoted = false
     private let note: (String) -> Void
+
+    /// epoll tags: a client's is its number; the wake pipe's and the listeners' are at the top of the range.
+    private static let wakeTag = UInt64.max
+    private static func listenerTag(_ k: Int) -> UInt64 { UInt64.max - 1 - UInt64(k) }
 
     /// `note` receives log lines about clients; listeners are added with `add`.
     init(limits: ServeLimits, note: @escaping (String) -> Void) {
@@ -517,31 +547,46 @@ final class ServeLoop: @unchecked Sendable {
     deinit {
         for end in wakePipe where end >= 0 { Glibc.close(end) }
         if reserve >= 0 { Glibc.close(reserve) }
+        if epollFD >= 0 { Glibc.close(epollFD) }
     }
 
+    /// Wakes the loop to look at every client (a change the loop cannot pin on one client).
     func wake() {
         let write = wakeLock.withLock { () -> Bool in
+            wokenAll = true
             if wakePending { return false }
             wakePending = true
             return true
         }
-        if write {
-            var one: UInt8 = 1
-            _ = Glibc.write(wakePipe[1], &one, 1)
-        }
+        if write { poke() }
     }
 
-    /// Wakes the loop unless it will look at its channels by `deadline` anyway (monotonic ms).
-    func wake(by deadline: Int64) {
+    /// Wakes the loop to look at `channel` (its output, its calls or its phase changed off the loop).
+    func wake(_ channel: ServeChannel) {
         let write = wakeLock.withLock { () -> Bool in
+            woken.append(channel)
+            if wakePending { return false }
+            wakePending = true
+            return true
+        }
+        if write { poke() }
+    }
+
+    /// Has the loop look at `channel` by `deadline` (monotonic ms), waking it only when it would not look
+    /// by then anyway.
+    func wake(by deadline: Int64, _ channel: ServeChannel) {
+        let write = wakeLock.withLock { () -> Bool in
+            wokenBy.append((deadline, channel))
             if wakePending || looksBy <= deadline { return false }
             wakePending = true
             return true
         }
-        if write {
-            var one: UInt8 = 1
-            _ = Glibc.write(wakePipe[1], &one, 1)
-        }
+        if write { poke() }
+    }
+
+    private func poke() {
+        var one: UInt8 = 1
+        _ = Glibc.write(wakePipe[1], &one, 1)
     }
 
     func requestStop() {
@@ -554,134 +599,246 @@ final class ServeLoop: @unchecked Sendable {
     func adopt(_ fd: Int32, _ protocolHandler: any ServeProtocol) {
         let listener = ServeListener(fd: -1, protocolHandler: protocolHandler)
         listeners.append(listener)
-        channels.append(ServeChannel(fd: fd, number: nextNumber, loop: self, listener: listener))
+        let channel = ServeChannel(fd: fd, number: nextNumber, loop: self, listener: listener)
+        attach(channel)
         listener.connected += 1
         nextNumber += 1
-        protocolHandler.opened(channels[channels.count - 1], now: Subprocess.monotonicMilliseconds())
+        protocolHandler.opened(channel, now: Subprocess.monotonicMilliseconds())
+    }
+
+    private func attach(_ channel: ServeChannel) {
+        channel.slot = channels.count
+        channels.append(channel)
+        byNumber[channel.number] = channel
+        fresh.append(channel)
+    }
+
+    /// epoll_ctl(2) for one descriptor.
+    private func control(_ operation: Int32, _ fd: Int32, _ events: UInt32, _ tag: UInt64) -> Bool {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = tag
+        return epoll_ctl(epollFD, operation, fd, &event) == 0
+    }
+
+    /// Makes the epoll set watch `events` of the client (nil: not watched at all — a hung-up peer would
+    /// otherwise be reported at once, forever); false when the kernel refuses (no memory, max_user_watches).
+    private func watch(_ c: ServeChannel, _ events: UInt32?) -> Bool {
+        guard c.watching != events else { return true }
+        if let events {
+            guard control(c.watching == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, c.fd, events, UInt64(c.number)) else { return false }
+        } else {
+            _ = control(EPOLL_CTL_DEL, c.fd, 0, 0)
+        }
+        c.watching = events
+        return true
+    }
+
+    /// Has the loop look at `c` at `due` (or earlier, when it is already to look earlier).
+    private func schedule(_ c: ServeChannel, _ due: Int64) {
+        if let at = c.timerAt, at <= due { return }
+        c.timerAt = due
+        timers.push(due, c)
+    }
+
+    private static let readable = UInt32(POLLIN)
+    private static let writable = UInt32(POLLOUT)
+
+    /// What the loop does with a client after looking at it.
+    private enum Look {
+        case dropped
+        /// Watch these events (nil: none, not even a hang-up); look again at `due`; `again`: at once (complete
+        /// requests are left that could not be taken now).
+        case watch(UInt32?, due: Int64?, again: Bool)
+    }
+
+    /// Looks at one client: flushes replies held long enough, takes the requests it may, drops it when it
+    /// failed, timed out or is done, and says what to wait for.
+    private func examine(_ c: ServeChannel, now: Int64, stopping: Bool) -> Look {
+        let handler = c.listener.protocolHandler
+        var due: Int64?
+        var again = false
+        func soon(_ at: Int64) { due = min(due ?? at, at) }
+        var s = c.state()
+        if let held = s.heldSince, now - held >= limits.replyHoldMilliseconds {
+            // Replies held behind a call that runs long: they go out now.
+            _ = c.flush()
+            s = c.state()
+        }
+        if let failure = s.failure {
+            drop(c, reason: "dropped client \(c.number): \(failure)", quiet: true)
+            return .dropped
+        }
+        if c.readClosed && !stopping && c.input.count > c.inputStart && c.mayRead() {
+            // Requests that arrived before the client's last byte are taken as its calls
+            // finish: a pipelined batch larger than the in-flight bound, then end of input,
+            // still has every request answered.
+            if handler.take(c) { again = true }
+            s = c.state()
+        }
+        if let until = c.lingerUntil {
+            // Reading and dropping what a refused client still sends, until it stops or time is up.
+            if now >= until {
+                drop(c, reason: "", quiet: true)
+                return .dropped
+            }
+            return .watch(Self.readable, due: until, again: again)
+        }
+        // Output waiting for the socket (not held back on purpose).
+        let writing = s.waiting > 0 && s.heldSince == nil
+        if let held = s.heldSince { soon(held + limits.replyHoldMilliseconds) }
+        if writing && now - s.lastProgress >= limits.writeTimeoutMilliseconds {
+            drop(c, reason: "dropped client \(c.number)\(c.peerSuffix): it read none of its \(s.waiting) bytes of replies for \(limits.writeTimeoutMilliseconds) ms",
+                 abort: true)
+            return .dropped
+        }
+        if c.readClosed && s.inFlight == 0 && s.waiting == 0 {
+            if !stopping && handler.lingers(c) && shutdown(c.fd, Int32(SHUT_WR)) == 0 {
+                c.lingerUntil = now + c.lingerMilliseconds
+                return .watch(Self.readable, due: now + c.lingerMilliseconds, again: again)
+            }
+            drop(c, reason: "", quiet: true)
+            return .dropped
+        }
+        if let deadline = handler.deadline(c, now: now) {
+            if now >= deadline, let reason = handler.expire(c, now: now) {
+                drop(c, reason: reason, quiet: reason.isEmpty, abort: !reason.isEmpty)
+                return .dropped
+            }
+            if let next = handler.deadline(c, now: now) { soon(next) }
+        }
+        if c.readClosed && !writing {
+            // Nothing to read or write until its calls finish (which wakes the loop).
+            return .watch(nil, due: due, again: again)
+        }
+        var events: UInt32 = 0
+        if !c.readClosed && c.mayRead() {
+            // Requests already buffered are taken before reading more.
+            if c.input.count > c.inputStart && handler.take(c) { again = true }
+            if !c.readClosed && handler.wantsInput(c) { events |= Self.readable }
+        }
+        if writing {
+            events |= Self.writable
+            soon(s.lastProgress + limits.writeTimeoutMilliseconds)
+        }
+        return .watch(events, due: due, again: again)
     }
 
     /// Runs until `requestStop`; then stops accepting and reading, lets the calls in flight finish
     /// and their replies go out (bounded by the write timeout), and closes every client.
     func run() {
         var buffer = [UInt8](repeating: 0, count: 65536)
-        var fds: [pollfd] = []
+        while epollFD < 0 {
+            epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+            if epollFD >= 0 { break }
+            note("epoll_create1 failed: \(String(cString: strerror(errno))); trying again in 100 ms")
+            usleep(100_000)
+        }
+        guard control(EPOLL_CTL_ADD, wakeFD, Self.readable, Self.wakeTag) else {
+            note("cannot watch the loop's wake pipe: \(String(cString: strerror(errno)))")
+            return
+        }
+        var listening = [Bool](repeating: false, count: listeners.count)
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
         var stopping = false
-        let fixed = 1 + listeners.count
+        var turn = 0
+        var again: [ServeChannel] = []
+        var touched: [ServeChannel] = []
+        var nextSweep: Int64 = 0
         while true {
+            turn &+= 1
             if !stopping && stop.isSet {
                 stopping = true
                 for c in channels { c.readClosed = true }
             }
-            wakeLock.withLock { looksBy = .max }
+            let (wokenNow, all, timed) = wakeLock.withLock { () -> ([ServeChannel], Bool, [(Int64, ServeChannel)]) in
+                looksBy = .max
+                defer {
+                    woken.removeAll(keepingCapacity: true)
+                    wokenAll = false
+                    wokenBy.removeAll(keepingCapacity: true)
+                }
+                return (woken, wokenAll, wokenBy)
+            }
             let now = Subprocess.monotonicMilliseconds()
-            fds.removeAll(keepingCapacity: true)
-            fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+            for (due, c) in timed where c.slot >= 0 { schedule(c, due) }
             let accepting = !stopping && now >= acceptPausedUntil
-            for listener in listeners {
-                fds.append(pollfd(fd: accepting && listener.fd >= 0 ? listener.fd : -1, events: Int16(POLLIN), revents: 0))
+            for (k, listener) in listeners.enumerated() where listener.fd >= 0 {
+                let want = accepting
+                guard want != listening[k] else { continue }
+                if want {
+                    if control(EPOLL_CTL_ADD, listener.fd, Self.readable, Self.listenerTag(k)) { listening[k] = true }
+                } else {
+                    _ = control(EPOLL_CTL_DEL, listener.fd, 0, 0)
+                    listening[k] = false
+                }
             }
             var timeout: Int64 = stopping ? 100 : 1000
             if !accepting && !stopping { timeout = min(timeout, max(1, acceptPausedUntil - now)) }
-            var index = 0
-            while index < channels.count {
-                let c = channels[index]
-                let handler = c.listener.protocolHandler
-                var s = c.state()
-                if let held = s.heldSince, now - held >= limits.replyHoldMilliseconds {
-                    // Replies held behind a call that runs long: they go out now.
-                    _ = c.flush()
-                    s = c.state()
-                }
-                if let failure = s.failure {
-                    drop(at: index, reason: "dropped client \(c.number): \(failure)", quiet: true)
+            // Whom to look at: everyone (a wake for all, stopping, the once-a-second sweep), or the clients
+            // that need it.
+            var look: [ServeChannel]
+            let sweep = all || stopping || now >= nextSweep
+            if sweep { nextSweep = now + 1000 }
+            look = sweep ? channels : again + touched + wokenNow + fresh
+            while let top = timers.first, top.due <= now {
+                timers.removeFirst()
+                let c = top.channel
+                guard c.timerAt == top.due else { continue }
+                c.timerAt = nil
+                if !sweep { look.append(c) }
+            }
+            again.removeAll(keepingCapacity: true)
+            touched.removeAll(keepingCapacity: true)
+            fresh.removeAll(keepingCapacity: true)
+            for c in look where c.slot >= 0 && c.examinedTurn != turn {
+                c.examinedTurn = turn
+                switch examine(c, now: now, stopping: stopping) {
+                case .dropped:
                     continue
-                }
-                if c.readClosed && !stopping && c.input.count > c.inputStart && c.mayRead() {
-                    // Requests that arrived before the client's last byte are taken as its calls
-                    // finish: a pipelined batch larger than the in-flight bound, then end of input,
-                    // still has every request answered.
-                    if handler.take(c) { timeout = 0 }
-                    s = c.state()
-                }
-                if let until = c.lingerUntil {
-                    // Reading and dropping what a refused client still sends, until it stops or time is up.
-                    if now >= until {
-                        drop(at: index, reason: "", quiet: true)
+                case .watch(let wanted, let due, let more):
+                    if !watch(c, wanted) {
+                        drop(c, reason: "dropped client \(c.number)\(c.peerSuffix): the loop cannot watch its socket (\(String(cString: strerror(errno))))")
                         continue
                     }
-                    timeout = min(timeout, max(1, until - now))
-                    fds.append(pollfd(fd: c.fd, events: Int16(POLLIN), revents: 0))
-                    index += 1
-                    continue
-                }
-                // Output waiting for the socket (not held back on purpose).
-                let writing = s.waiting > 0 && s.heldSince == nil
-                if let held = s.heldSince { timeout = min(timeout, max(1, held + limits.replyHoldMilliseconds - now)) }
-                if writing && now - s.lastProgress >= limits.writeTimeoutMilliseconds {
-                    drop(at: index, reason: "dropped client \(c.number)\(c.peerSuffix): it read none of its \(s.waiting) bytes of replies for \(limits.writeTimeoutMilliseconds) ms",
-                         abort: true)
-                    continue
-                }
-                if c.readClosed && s.inFlight == 0 && s.waiting == 0 {
-                    if !stopping && handler.lingers(c) && shutdown(c.fd, Int32(SHUT_WR)) == 0 {
-                        c.lingerUntil = now + c.lingerMilliseconds
-                        fds.append(pollfd(fd: c.fd, events: Int16(POLLIN), revents: 0))
-                        timeout = min(timeout, c.lingerMilliseconds)
-                        index += 1
-                        continue
+                    if let due { schedule(c, due) }
+                    if more {
+                        again.append(c)
+                        timeout = 0
                     }
-                    drop(at: index, reason: "", quiet: true)
-                    continue
                 }
-                if let due = handler.deadline(c, now: now) {
-                    if now >= due, let reason = handler.expire(c, now: now) {
-                        drop(at: index, reason: reason, quiet: reason.isEmpty, abort: !reason.isEmpty)
-                        continue
-                    }
-                    if let again = handler.deadline(c, now: now) { timeout = min(timeout, max(1, again - now)) }
-                }
-                var events: Int16 = 0
-                let readClosed = c.readClosed
-                if readClosed && !writing {
-                    // Nothing to read or write until its calls finish (which wakes the loop);
-                    // a hung-up peer would otherwise make poll return at once, forever.
-                    fds.append(pollfd(fd: -1, events: 0, revents: 0))
-                    index += 1
-                    continue
-                }
-                if !readClosed && c.mayRead() {
-                    // Requests already buffered are taken before reading more.
-                    if c.input.count > c.inputStart && handler.take(c) { timeout = 0 }
-                    if !c.readClosed && handler.wantsInput(c) { events |= Int16(POLLIN) }
-                }
-                if writing {
-                    events |= Int16(POLLOUT)
-                    timeout = min(timeout, max(1, s.lastProgress + limits.writeTimeoutMilliseconds - now))
-                }
-                fds.append(pollfd(fd: c.fd, events: events, revents: 0))
-                index += 1
             }
             if (stopping || !listeners.contains { $0.fd >= 0 }) && channels.isEmpty { return }
+            if let first = timers.first?.due { timeout = min(timeout, max(1, first - now)) }
             if let tick, let most = tick() { timeout = min(timeout, most) }
-            let pollStart = Subprocess.monotonicMilliseconds()
-            wakeLock.withLock { looksBy = pollStart + timeout }
-            let ready = poll(&fds, nfds_t(fds.count), Int32(timeout))
+            let waitStart = Subprocess.monotonicMilliseconds()
+            wakeLock.withLock { looksBy = waitStart + timeout }
+            let ready = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32($0.count), Int32(timeout)) }
             if ready < 0 {
                 if errno == EINTR { continue }
-                note("poll failed: \(String(cString: strerror(errno)))")
+                note("epoll_wait failed: \(String(cString: strerror(errno)))")
                 usleep(100_000)
                 continue
             }
-            if fds[0].revents != 0 {
-                var drain = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-                _ = read(wakeFD, &drain, 32)
-                wakeLock.withLock { wakePending = false }
-            }
-            // Channels were listed in order after the fixed entries; accepting appends after.
             var closing: [ServeChannel] = []
-            for (offset, c) in channels.enumerated() {
-                let revents = fds[offset + fixed].revents
-                if revents == 0 { continue }
+            var accept: [ServeListener] = []
+            for i in 0..<Int(ready) {
+                let tag = events[i].data.u64
+                // epoll's event bits are poll's.
+                let revents = Int16(truncatingIfNeeded: events[i].events)
+                if tag == Self.wakeTag {
+                    var drain = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+                    _ = read(wakeFD, &drain, 32)
+                    wakeLock.withLock { wakePending = false }
+                    continue
+                }
+                if tag > UInt64(Int.max) {
+                    let k = Int(Self.wakeTag - 1 - tag)
+                    if k < listeners.count { accept.append(listeners[k]) }
+                    continue
+                }
+                guard let c = byNumber[Int(tag)] else { continue }
+                touched.append(c)
                 if c.lingerUntil != nil {
                     let n = buffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
                     if n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { closing.append(c) }
@@ -717,21 +874,33 @@ final class ServeLoop: @unchecked Sendable {
                     if revents & Int16(POLLERR | POLLNVAL) != 0 { closing.append(c) }
                 }
             }
-            for c in closing {
-                if let i = channels.firstIndex(where: { $0 === c }) { drop(at: i, reason: "", quiet: true) }
-            }
-            for (k, listener) in listeners.enumerated() where fds[1 + k].revents != 0 { acceptClients(listener) }
+            for c in closing where c.slot >= 0 { drop(c, reason: "", quiet: true) }
+            for listener in accept { acceptClients(listener) }
         }
     }
 
-    private func drop(at index: Int, reason: String, quiet: Bool = false, abort: Bool = false) {
-        let c = channels.remove(at: index)
+    private func drop(_ c: ServeChannel, reason: String, quiet: Bool = false, abort: Bool = false) {
+        guard c.slot >= 0 else { return }
+        let last = channels.removeLast()
+        if last !== c {
+            channels[c.slot] = last
+            last.slot = c.slot
+        }
+        c.slot = -1
+        byNumber[c.number] = nil
+        if c.watching != nil {
+            _ = control(EPOLL_CTL_DEL, c.fd, 0, 0)
+            c.watching = nil
+        }
         c.listener.connected -= 1
         c.close(abort: abort)
         c.listener.protocolHandler.closed(c)
         c.owner = nil
+        c.input = []
+        c.inputStart = 0
         if !reason.isEmpty && !quiet { note(reason) }
     }
+
 
     /// Called (on the loop thread) before each wait; returns the longest the loop may wait (ms).
     var tick: (() -> Int64?)?
@@ -793,8 +962,8 @@ final class ServeLoop: @unchecked Sendable {
             if listener.connected >= handler.maxConnections {
                 // Room is made by closing an idle client when the protocol has one to spare.
                 let mine = channels.filter { $0.listener === listener }
-                if let idle = handler.evictable(mine, now: now), let i = channels.firstIndex(where: { $0 === idle }) {
-                    drop(at: i, reason: "", quiet: true)
+                if let idle = handler.evictable(mine, now: now), idle.slot >= 0 {
+                    drop(idle, reason: "", quiet: true)
                 } else {
                     refuse(fd, listener, .busy)
                     continue
@@ -802,10 +971,46 @@ final class ServeLoop: @unchecked Sendable {
             }
             let channel = ServeChannel(fd: fd, number: nextNumber, loop: self, listener: listener)
             if listener.recordsPeers { channel.peer = SocketAddress.text(address) }
-            channels.append(channel)
+            attach(channel)
             listener.connected += 1
             nextNumber += 1
             handler.opened(channel, now: now)
+        }
+    }
+}
+
+/// The loop's timers: when to look at a client next, soonest first (a binary heap). An entry whose time is
+/// no longer its client's `timerAt` is stale and skipped when it comes up.
+struct ServeTimers {
+    private var heap: [(due: Int64, channel: ServeChannel)] = []
+
+    var first: (due: Int64, channel: ServeChannel)? { heap.first }
+
+    mutating func push(_ due: Int64, _ channel: ServeChannel) {
+        heap.append((due, channel))
+        var i = heap.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard heap[i].due < heap[parent].due else { break }
+            heap.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    mutating func removeFirst() {
+        guard !heap.isEmpty else { return }
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        var i = 0
+        while true {
+            let left = 2 * i + 1, right = left + 1
+            var least = i
+            if left < heap.count && heap[left].due < heap[least].due { least = left }
+            if right < heap.count && heap[right].due < heap[least].due { least = right }
+            guard least != i else { return }
+            heap.swapAt(i, least)
+            i = least
         }
     }
 }

@@ -230,7 +230,7 @@ extension HTTPFrontEnd {
         calls.add(followed)
         if !connection.openStream(stop: {}) { _ = followed.cancel() }
         credentialWatch?.watch(connection, request: accessRequest(exchange))
-        loop?.wake()
+        loop?.wake(channel)
         let context = session.runtime.router.context(for: call.prepared, progress: followed)
         running.add(context)
         followed.started(context)
@@ -294,7 +294,7 @@ extension HTTPFrontEnd {
             if !connection.openStream(stop: { followed.remove(channel) }) { followed.remove(channel) }
             credentialWatch?.watch(connection, request: accessRequest(exchange))
             channel.finished()
-            loop?.wake()
+            loop?.wake(channel)
             record(exchange, principal: answer.principal, status: 200, bytes: 0)
             group.leave()
         case .ended:

@@ -68,7 +68,7 @@ extension HTTPFrontEnd {
             channel.enqueue(head.serialized(requestID: exchange.requestID, date: dates.now), droppable: false)
             _ = connection.finish(keepAlive: false)
             channel.finished()
-            loop?.wake()
+            loop?.wake(channel)
             return
         }
         let lastID = exchange.head.header("last-event-id").flatMap { UInt64($0.trimmingSpaces()) }
@@ -86,7 +86,7 @@ extension HTTPFrontEnd {
             let waiting = channel.state().waiting
             if waiting > limit {
                 connection.noteOverrun("it left \(waiting) bytes of events unread, more than --http-max-event-backlog (\(limit))")
-                self?.loop?.wake()
+                self?.loop?.wake(channel)
                 return false
             }
             channel.enqueue(EventStreams.frame(event), droppable: false)
@@ -95,7 +95,7 @@ extension HTTPFrontEnd {
         if !connection.openStream(stop: { hub.unsubscribe(subscription) }) { hub.unsubscribe(subscription) }
         credentialWatch?.watch(connection, request: accessRequest(exchange))
         channel.finished()
-        loop?.wake()
+        loop?.wake(channel)
     }
 }
 

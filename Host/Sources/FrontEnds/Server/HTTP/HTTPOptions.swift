@@ -1,5 +1,6 @@
 // The options of `clubhouse serve --http ADDR:PORT`: where to listen (loopback unless --allow-remote),
-// which proxies to believe about the client (--trusted-proxy), the limits (HTTPLimits) and where the
+// which proxies to believe about the client (--trusted-proxy), which names the server answers for besides
+// localhost and IP addresses (--http-allowed-host: HostPolicy), the limits (HTTPLimits) and where the
 // panels' files are (--ui-dir).
 
 import ClubhouseHost
@@ -66,12 +67,65 @@ struct IPRange: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// Which `Host` a request may name (DNS rebinding: a page of another site whose name is made to resolve to
+/// 127.0.0.1 reaches a loopback server with the page's own name in Host; a browser always sends it). Answered:
+/// `localhost`, any IP address (a page is never served from an address that is this server's), the names
+/// given with `--http-allowed-host`, and requests a trusted proxy forwarded (its peer is a `--trusted-proxy` and
+/// it carries X-Forwarded-For, which a page cannot add without a CORS preflight — and the preflight, which
+/// carries none, is refused here). HTTP/1.0 without Host is answered; HTTP/1.1 without it is refused by the parser.
+struct HostPolicy: Sendable {
+    var allowed: Set<String>
+    var trustedProxies: [IPRange]
+
+    init(_ options: HTTPOptions) {
+        allowed = Set(options.allowedHosts)
+        trustedProxies = options.trustedProxies
+    }
+
+    /// The host of a Host header or of `--http-allowed-host`, lower case, without port, brackets or final dot;
+    /// nil when it is not a host name or an IP address.
+    static func name(_ value: String) -> String? {
+        var text = Substring(value.lowercased())
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            let rest = text[text.index(after: close)...]
+            guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isASCII) && rest.dropFirst().allSatisfy(\.isNumber)) else { return nil }
+            let inner = String(text[text.index(after: text.startIndex)..<close])
+            return IPRange.parse(inner) != nil && inner.contains(":") ? inner : nil
+        }
+        if let colon = text.lastIndex(of: ":") {
+            let port = text[text.index(after: colon)...]
+            guard port.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            text = text[..<colon]
+        }
+        if text.hasSuffix(".") { text = text.dropLast() }
+        guard !text.isEmpty, text.utf8.count <= 253,
+              text.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x2E }),
+              !text.hasPrefix("."), !text.contains("..") else { return nil }
+        return String(text)
+    }
+
+    /// nil when the request may be answered; else the refusal (421), naming the option that would allow it.
+    func refusal(host: String?, forwardedFor: String?, peer: String) -> HTTPRefusal? {
+        guard let host else { return nil }
+        if let name = HostPolicy.name(host), name == "localhost" || allowed.contains(name) || IPRange.parse(name) != nil { return nil }
+        if forwardedFor != nil, trustedProxies.contains(where: { $0.contains(peer) }) { return nil }
+        let shown = host.count > 100 ? String(host.prefix(100)) + "…" : host
+        guard let name = HostPolicy.name(host) else {
+            return HTTPRefusal(400, "Host '\(shown)' is not a host name or an IP address with an optional port")
+        }
+        return HTTPRefusal(421, "this server does not answer for the name '\(name)' (Host: \(shown)): it answers localhost and IP addresses, so that a page of another site cannot reach it by renaming its address (DNS rebinding); to serve this name, start serve with --http-allowed-host \(name)")
+    }
+}
+
 struct HTTPOptions: Sendable {
     /// The address to bind (numeric) and port (0: the system picks one; the server says which).
     var host = "127.0.0.1"
     var port: UInt16 = 8080
     var allowRemote = false
     var trustedProxies: [IPRange] = []
+    /// Host names answered besides localhost and IP addresses (`--http-allowed-host`, lower case).
+    var allowedHosts: [String] = []
     var limits = HTTPLimits()
     /// Folder whose `<alias>/` and `_/` subfolders are the panels' files (instead of beside the libraries).
     var uiDirectory: String?
@@ -132,6 +186,11 @@ struct HTTPOptions: Sendable {
                 trustedProxies.append(range)
             }
         case "--ui-dir": uiDirectory = FileSystem.absolute(value)
+        case "--http-allowed-host":
+            guard let name = HostPolicy.name(value) else {
+                throw HTTPOptions.usageError("--http-allowed-host \(value): give a host name as browsers send it, without scheme, port or path (eg: club.example.org)")
+            }
+            if !allowedHosts.contains(name) { allowedHosts.append(name) }
         case "--http-max-connections": limits.maxConnections = try number(1, 1_000_000)
         case "--http-max-request-line": limits.requestLineBytes = try number(64, 1 << 20)
         case "--http-max-header-bytes": limits.headerBytes = try number(256, 1 << 22)
@@ -150,7 +209,7 @@ struct HTTPOptions: Sendable {
     }
 
     /// The options `read` takes, for the usage line.
-    static let names = ["--http", "--allow-remote", "--trusted-proxy", "--ui-dir", "--http-max-connections", "--http-max-request-line",
+    static let names = ["--http", "--allow-remote", "--trusted-proxy", "--http-allowed-host", "--ui-dir", "--http-max-connections", "--http-max-request-line",
                         "--http-max-header-bytes", "--http-max-headers", "--http-max-body", "--http-max-body-memory", "--http-header-timeout-ms",
                         "--http-body-timeout-ms", "--http-idle-timeout-ms", "--http-send-timeout-ms", "--http-heartbeat-ms",
                         "--http-max-event-backlog"]

@@ -90,6 +90,7 @@ final class HTTPConnection: @unchecked Sendable {
     // Safe: shared with workers under `lock`.
     private let lock = Lock()
     private var finished: Bool?
+    private var finishedAt: Int64 = 0
     private var running: CallContext?
     private var gone = false
     /// Set by the loop while the next request's bytes wait in the buffer behind the one a worker has.
@@ -108,11 +109,17 @@ final class HTTPConnection: @unchecked Sendable {
     /// True when the loop must be woken for it (to close, or to read a request already buffered); a client
     /// that sends its next request afterwards wakes the loop itself.
     func finish(keepAlive: Bool) -> Bool {
-        lock.withLock {
+        let now = Subprocess.monotonicMilliseconds()
+        return lock.withLock {
             finished = keepAlive
+            finishedAt = now
             return !keepAlive || inputWaiting
         }
     }
+
+    /// When the worker finished the last request (monotonic ms): a kept-alive connection is idle from then,
+    /// though the loop may look at it only later.
+    var finishedTime: Int64 { lock.withLock { finishedAt } }
 
     /// The loop notes that bytes of a next request wait in the buffer; true when the worker has finished
     /// meanwhile (the loop then goes on itself: the worker did not wake it).
@@ -208,6 +215,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let listenerFD: Int32
     let port: UInt16
     let statics: StaticFiles
+    /// Which Host names requests may carry (DNS rebinding).
+    let hostPolicy: HostPolicy
     /// Writes named by an Idempotency-Key, with their answers (a repeat is answered without running).
     let idempotency = IdempotencyKeys()
     let dates = HTTPDate()
@@ -251,6 +260,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
             session.log.warning("serve: plugin '\(alias)' does not load; /api/\(alias)/ answers 503: \(message)")
         }
         routeTable = table
+        hostPolicy = HostPolicy(options)
         statics = StaticFiles(roots: StaticFiles.roots(site: session.site, runtime: session.runtime, uiDirectory: options.uiDirectory))
         // Request bodies are kept in a private folder in the site's data folder (on the database's disk,
         // not a tmpfs eating memory); where that folder cannot be written (a read-only data folder), in
@@ -444,7 +454,10 @@ final class HTTPFrontEnd: @unchecked Sendable {
         connection.releaseSlot()
         let wake = send(response, for: exchange, connection: connection, channel: channel)
         channel.finished()
-        if wake { loop?.wake() }
+        // The loop looks at this client again when it has to (to close it, or to read a request already
+        // buffered), and when the request had a body: what the body counts against --http-max-body-memory is
+        // given back when the loop sees the request answered.
+        if wake || exchange.head.contentLength > 0 { loop?.wake(channel) }
         record(exchange, principal: answer.principal, status: response.status, bytes: response.body.count)
         group.leave()
     }
@@ -1021,7 +1034,7 @@ final class HTTPProtocolHandler: ServeProtocol {
         }
         if case .busy = c.phase, let keepAlive = c.takeFinished() {
             if keepAlive {
-                c.phase = .waiting(since: now, first: false)
+                c.phase = .waiting(since: min(now, c.finishedTime), first: false)
             } else {
                 c.phase = .closing
                 channel.readClosed = true
@@ -1051,7 +1064,11 @@ final class HTTPProtocolHandler: ServeProtocol {
         case .waiting(let since, let first): due = since + (first ? limits.headerTimeoutMilliseconds : limits.idleTimeoutMilliseconds)
         case .head(let since, _, _): due = since + limits.headerTimeoutMilliseconds
         case .body(_, let deadline): due = deadline
-        case .busy, .closing: due = nil
+        // While a worker has the request the loop is not woken when it is answered (the client's next bytes
+        // wake it): it looks again after an idle timeout at the latest, so an idle kept-alive connection
+        // is closed on time even when the loop looked at nothing else.
+        case .busy: due = now + limits.idleTimeoutMilliseconds
+        case .closing: due = nil
         case .streaming(let beatAt): due = c.overrunReason == nil ? beatAt : now
         }
         if let writing = c.writingSince {
@@ -1166,6 +1183,10 @@ final class HTTPProtocolHandler: ServeProtocol {
                     return false
                 case .complete(let head):
                     channel.inputStart += head.headBytes
+                    if let refusal = front.hostPolicy.refusal(host: head.header("host"), forwardedFor: head.header("x-forwarded-for"), peer: channel.peer) {
+                        refuse(channel, c, refusal, method: head.method, target: head.target)
+                        return false
+                    }
                     let target: HTTPTarget
                     switch HTTPTarget.decode(head.target) {
                     case .success(let t): target = t
