@@ -46,7 +46,7 @@ enum {
      * string it gave is not a file of the host. The plugin MUST NOT open, test or list a path that is
      * not one of its path arguments (those come through services/files.h, which the host allows only
      * where the route declares them: an upload's body or an output); PluginKit's Files refuses any
-     * other path then. Appended after ABI 1.4 (the third outside attack, a10: a drill name over HTTP
+     * other path then. Added in ABI 1.5 (the third outside attack, a10: a drill name over HTTP
      * read a file of the server's folder); an older host never sets it. */
     CLUBHOUSE_CALL_NETWORK = 1u << 3,
 };

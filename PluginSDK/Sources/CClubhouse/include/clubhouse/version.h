@@ -20,7 +20,8 @@
  * clubhouse.events/1 service and "topics" in the catalogue (both in services/events.h). */
 /* 1.4 added: the clubhouse.publish/1 service (the outbox) and "records" in the catalogue (both in
  * services/publish.h). */
-#define CLUBHOUSE_ABI_MINOR 4
+/* 1.5 added: CLUBHOUSE_CALL_NETWORK (call.h). */
+#define CLUBHOUSE_ABI_MINOR 5
 
 #define CLUBHOUSE_STRINGIFY_(x) #x
 #define CLUBHOUSE_STRINGIFY(x) CLUBHOUSE_STRINGIFY_(x)
