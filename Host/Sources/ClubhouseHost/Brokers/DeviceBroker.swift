@@ -28,6 +28,10 @@ public final class DeviceBroker: @unchecked Sendable {
     init(site: Site, log: LogBroker) {
         self.site = site
         self.log = log
+        // A device can vanish mid-write (a simulator or a machine that dropped its link): that is EPIPE to
+        // report, never SIGPIPE, also where the broker is used without a SiteRuntime (the clean-clone CI
+        // lost its test process to SIGPIPE in DeviceSafetyTests once).
+        Signals.ignoreBrokenPipes()
     }
 
     /// The connections open now.

@@ -105,6 +105,7 @@ public struct PostgresShell: Sendable {
         self.target = target
         self.program = program
         self.timeoutMilliseconds = timeoutMilliseconds
+        Signals.ignoreBrokenPipes()  // psql can end while its script is written: EPIPE, never SIGPIPE
     }
 
     /// Runs `script` (SQL, with COPY data inline) in one psql session; stops at the first error.
