@@ -6,6 +6,7 @@
 
 #include "clubhouse.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,26 @@
 
 /* Writes `text` whole to the reply. */
 static inline void say(const clubhouse_reply *reply, const char *text) { reply->write(reply, text, strlen(text)); }
+
+/* The string value of argument `name` (JSON escapes \" and \\ understood; fixture-grade). */
+static inline const char *fixture_argument(const char *request, size_t length, const char *name, char *out, size_t capacity) {
+    char key[64];
+    snprintf(key, sizeof key, "\"%s\":\"", name);
+    size_t k = strlen(key);
+    const char *p = NULL;
+    for (size_t i = 0; i + k <= length; i++) {
+        if (memcmp(request + i, key, k) == 0) { p = request + i + k; break; }
+    }
+    if (!p) return NULL;
+    size_t n = 0;
+    const char *end = request + length;
+    while (p < end && *p != '"' && n + 1 < capacity) {
+        if (*p == '\\' && p + 1 < end) p++;
+        out[n++] = *p++;
+    }
+    out[n] = 0;
+    return out;
+}
 
 /* The instance most fixtures keep: the host it was created with. */
 typedef struct { const clubhouse_host *host; } fixture;

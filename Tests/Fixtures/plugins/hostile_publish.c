@@ -51,26 +51,6 @@ static void hp_destroy(const clubhouse_plugin_descriptor *self, void *instance) 
     free(instance);
 }
 
-/* The string value of argument `name` (JSON escapes \" and \\ understood; fixture-grade). */
-static const char *argument(const char *request, size_t length, const char *name, char *out, size_t capacity) {
-    char key[64];
-    snprintf(key, sizeof key, "\"%s\":\"", name);
-    size_t k = strlen(key);
-    const char *p = NULL;
-    for (size_t i = 0; i + k <= length; i++) {
-        if (memcmp(request + i, key, k) == 0) { p = request + i + k; break; }
-    }
-    if (!p) return NULL;
-    size_t n = 0;
-    const char *end = request + length;
-    while (p < end && *p != '"' && n + 1 < capacity) {
-        if (*p == '\\' && p + 1 < end) p++;
-        out[n++] = *p++;
-    }
-    out[n] = 0;
-    return out;
-}
-
 /* A reply sink that keeps what was written (a failure's message). */
 typedef struct { clubhouse_reply reply; char text[2048]; size_t length; } kept;
 static void keep(const clubhouse_reply *reply, const char *bytes, size_t length) {
@@ -100,15 +80,15 @@ static clubhouse_status publish_command(const clubhouse_host *host, const clubho
     const clubhouse_publish_service *p = host->get_service(host, CLUBHOUSE_SERVICE_PUBLISH);
     if (!s || !p) { say(reply, "no storage or publish service"); return CLUBHOUSE_UNSUPPORTED; }
     static char topic[256], key[512], body[8192], pad[32], count_text[32], mode[32];
-    if (!argument(request, length, "topic", topic, sizeof topic)) topic[0] = 0;
-    if (!argument(request, length, "key", key, sizeof key)) key[0] = 0;
-    if (!argument(request, length, "body", body, sizeof body)) strcpy(body, "{\"n\":1}");
-    if (!argument(request, length, "count", count_text, sizeof count_text)) strcpy(count_text, "1");
-    if (!argument(request, length, "mode", mode, sizeof mode)) strcpy(mode, "commit");
+    if (!fixture_argument(request, length, "topic", topic, sizeof topic)) topic[0] = 0;
+    if (!fixture_argument(request, length, "key", key, sizeof key)) key[0] = 0;
+    if (!fixture_argument(request, length, "body", body, sizeof body)) strcpy(body, "{\"n\":1}");
+    if (!fixture_argument(request, length, "count", count_text, sizeof count_text)) strcpy(count_text, "1");
+    if (!fixture_argument(request, length, "mode", mode, sizeof mode)) strcpy(mode, "commit");
     char *json = body;
     size_t json_length = strlen(body);
     char *padded = NULL;
-    if (argument(request, length, "pad", pad, sizeof pad)) {
+    if (fixture_argument(request, length, "pad", pad, sizeof pad)) {
         long n = strtol(pad, NULL, 10);
         padded = malloc((size_t)n + 16);
         if (!padded) { say(reply, "no memory"); return CLUBHOUSE_ERROR; }
@@ -166,7 +146,7 @@ static clubhouse_status hp_invoke(const clubhouse_plugin_descriptor *self, void 
     const clubhouse_storage_service *s = h->host->get_service(h->host, CLUBHOUSE_SERVICE_STORAGE);
     if (strcmp(command, "publish") == 0) return publish_command(h->host, call, request, length, reply);
     static char sql[8192];
-    if (!s || !argument(request, length, "sql", sql, sizeof sql)) { say(reply, "no storage or no --sql"); return CLUBHOUSE_INVALID_ARGUMENT; }
+    if (!s || !fixture_argument(request, length, "sql", sql, sizeof sql)) { say(reply, "no storage or no --sql"); return CLUBHOUSE_INVALID_ARGUMENT; }
     if (strcmp(command, "sql") == 0) {
         clubhouse_status status = run_sql(s, h->host, sql, reply);
         if (status == CLUBHOUSE_OK) say(reply, "{\"data\":\"ok\"}");

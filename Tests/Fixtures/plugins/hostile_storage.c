@@ -80,26 +80,6 @@ static void hs_destroy(const clubhouse_plugin_descriptor *self, void *instance) 
     free(instance);
 }
 
-/* The string value of argument `name` (JSON escapes \" and \\ understood; fixture-grade). */
-static const char *argument(const char *request, size_t length, const char *name, char *out, size_t capacity) {
-    char key[64];
-    snprintf(key, sizeof key, "\"%s\":\"", name);
-    size_t k = strlen(key);
-    const char *p = NULL;
-    for (size_t i = 0; i + k <= length; i++) {
-        if (memcmp(request + i, key, k) == 0) { p = request + i + k; break; }
-    }
-    if (!p) return NULL;
-    size_t n = 0;
-    const char *end = request + length;
-    while (p < end && *p != '"' && n + 1 < capacity) {
-        if (*p == '\\' && p + 1 < end) p++;
-        out[n++] = *p++;
-    }
-    out[n] = 0;
-    return out;
-}
-
 static const clubhouse_storage_service *storage_of(fixture *h) {
     return h->host->get_service(h->host, CLUBHOUSE_SERVICE_STORAGE);
 }
@@ -273,7 +253,7 @@ static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void 
     char text[4096];
     clubhouse_status status;
     if (strcmp(command, "sql") == 0) {
-        if (!argument(request, length, "sql", text, sizeof text)) { say(reply, "missing sql"); return CLUBHOUSE_INVALID_ARGUMENT; }
+        if (!fixture_argument(request, length, "sql", text, sizeof text)) { say(reply, "missing sql"); return CLUBHOUSE_INVALID_ARGUMENT; }
         status = s->exec(h->host, text, reply);
         if (status != CLUBHOUSE_OK) return status;
         say(reply, "{\"data\":\"ok\"}");
@@ -283,7 +263,7 @@ static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void 
         if (strcmp(command, "count") == 0) {
             if ((status = migrate(s, h, reply)) != CLUBHOUSE_OK) return status;
             strcpy(text, "SELECT count(*) FROM t");
-        } else if (!argument(request, length, "sql", text, sizeof text)) {
+        } else if (!fixture_argument(request, length, "sql", text, sizeof text)) {
             say(reply, "missing sql");
             return CLUBHOUSE_INVALID_ARGUMENT;
         }
@@ -319,7 +299,7 @@ static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void 
     }
     if (strcmp(command, "churn") == 0) {
         char tag[32];
-        if (!argument(request, length, "rounds", text, sizeof text) || !argument(request, length, "tag", tag, sizeof tag)) {
+        if (!fixture_argument(request, length, "rounds", text, sizeof text) || !fixture_argument(request, length, "tag", tag, sizeof tag)) {
             say(reply, "missing rounds or tag");
             return CLUBHOUSE_INVALID_ARGUMENT;
         }
@@ -327,7 +307,7 @@ static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void 
     }
     if (strcmp(command, "hoard") == 0) {
         char who[16];
-        if (!argument(request, length, "count", text, sizeof text) || !argument(request, length, "who", who, sizeof who)) {
+        if (!fixture_argument(request, length, "count", text, sizeof text) || !fixture_argument(request, length, "who", who, sizeof who)) {
             say(reply, "missing count or who");
             return CLUBHOUSE_INVALID_ARGUMENT;
         }
@@ -335,15 +315,15 @@ static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void 
     }
     if (strcmp(command, "huge-row") == 0) {
         char columns[16], who[16];
-        if (!argument(request, length, "columns", columns, sizeof columns) || !argument(request, length, "each", text, sizeof text)
-            || !argument(request, length, "who", who, sizeof who)) {
+        if (!fixture_argument(request, length, "columns", columns, sizeof columns) || !fixture_argument(request, length, "each", text, sizeof text)
+            || !fixture_argument(request, length, "who", who, sizeof who)) {
             say(reply, "missing columns, each or who");
             return CLUBHOUSE_INVALID_ARGUMENT;
         }
         return huge_row(s, h, atoi(columns), atol(text), who, reply);
     }
     if (strcmp(command, "runaway") == 0) {
-        if (!argument(request, length, "marker", text, sizeof text)) { say(reply, "missing marker"); return CLUBHOUSE_INVALID_ARGUMENT; }
+        if (!fixture_argument(request, length, "marker", text, sizeof text)) { say(reply, "missing marker"); return CLUBHOUSE_INVALID_ARGUMENT; }
         int fd = open(text, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) close(fd);
         status = s->exec(h->host, "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r", reply);
@@ -352,7 +332,7 @@ static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void 
         return CLUBHOUSE_OK;
     }
     if (strcmp(command, "write") == 0 || strcmp(command, "open-tx") == 0) {
-        if (!argument(request, length, "value", text, sizeof text)) { say(reply, "missing value"); return CLUBHOUSE_INVALID_ARGUMENT; }
+        if (!fixture_argument(request, length, "value", text, sizeof text)) { say(reply, "missing value"); return CLUBHOUSE_INVALID_ARGUMENT; }
         if ((status = migrate(s, h, reply)) != CLUBHOUSE_OK) return status;
         if (strcmp(command, "open-tx") == 0 && (status = s->begin(h->host, reply)) != CLUBHOUSE_OK) return status;
         if ((status = insert(s, h, text, reply)) != CLUBHOUSE_OK) return status;
