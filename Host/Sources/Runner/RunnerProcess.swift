@@ -104,7 +104,39 @@ final class RunnerContext: @unchecked Sendable {
     /// Commands that arrived while a thread was waiting for a reply (the main loop runs them next).
     private var pendingCommands: [(WireKind, [UInt8])] = []
 
+    /// Called (on the thread reading the pipe) with the socket of a second lane the host opened
+    /// (WireKind.sideLane); set once by `RunnerProcess.run` before the first command.
+    var sideLaneOpened: ((Int32) -> Void)?
+
     init(channel: WireChannel) { self.channel = channel }
+
+    /// The lane a thread serves a concurrent command on (nil: the main lane, `ProxyTables.context`):
+    /// the plugin's service calls on that thread go out on that lane's socket.
+    private static let laneKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    static var currentLane: RunnerContext? {
+        guard let raw = pthread_getspecific(laneKey) else { return nil }
+        return Unmanaged<RunnerContext>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    /// Makes this context the calling thread's lane (for the thread's life; the thread keeps it alive).
+    func becomeCurrentLane() { pthread_setspecific(Self.laneKey, Unmanaged.passUnretained(self).toOpaque()) }
+
+    /// Takes the settings `create` gave the main lane (a concurrent command runs after create).
+    func adopt(_ main: RunnerContext) {
+        let (config, granted, threshold, alias, limits) = main.lock.withLock { (main.config, main.granted, main.logThreshold, main.alias, main.limits) }
+        lock.withLock {
+            self.config = config
+            self.granted = granted
+            self.logThreshold = threshold
+            self.alias = alias
+            self.limits = limits
+        }
+    }
 
     /// Reads one frame (waiting up to `timeout` ms) and files it: replies to the mailbox, cancels to
     /// the flags, commands to the pending list. False when the host is gone.
@@ -131,6 +163,12 @@ final class RunnerContext: @unchecked Sendable {
             }
         case .cancel:
             if let message = try? CancelMessage.decode(payload) { cancel(message.call) }
+        case .sideLane:
+            // Its socket waits on the descriptor socket, as a replyWithDescriptor's does.
+            let descriptor = channel.takeDescriptor()
+            if descriptor >= 0 {
+                if let opened = sideLaneOpened { opened(descriptor) } else { close(descriptor) }
+            }
         default:
             lock.withLock { pendingCommands.append((kind, payload)) }
         }
@@ -167,6 +205,17 @@ final class RunnerContext: @unchecked Sendable {
             } else {
                 mailbox.waitBriefly(milliseconds: 5)
             }
+        }
+    }
+
+    /// The settings `create` brings (before any call reads them).
+    func settle(config: JSONValue, granted: Set<String>, logThreshold: Int32, alias: String, limits: ServiceLimits) {
+        lock.withLock {
+            self.config = config
+            self.granted = granted
+            self.logThreshold = logThreshold
+            self.alias = alias
+            self.limits = limits
         }
     }
 
@@ -242,7 +291,49 @@ final class RunnerContext: @unchecked Sendable {
     }
 }
 
+/// The plugin's instance, shared by the main loop and a second lane's thread (guarded by `lock`:
+/// create and destroy write it while no concurrent command reads it).
+final class InstanceSlot: @unchecked Sendable {
+    private let lock = Lock()
+    private var made: UnsafeMutableRawPointer?
+
+    var instance: UnsafeMutableRawPointer? { lock.withLock { made } }
+
+    func withLock<T>(_ body: (inout UnsafeMutableRawPointer?) -> T) -> T {
+        lock.withLock { body(&made) }
+    }
+}
+
 package enum RunnerProcess {
+    /// Runs one invoke on `context`'s lane (the main loop's, or a second lane's thread).
+    static func invoke(_ payload: [UInt8], library: PluginLibrary, instance: UnsafeMutableRawPointer?,
+                       context: RunnerContext) -> ResultMessage {
+        guard let message = try? InvokeMessage.decode(payload), let made = instance else {
+            return ResultMessage(status: Int32(CLUBHOUSE_ERROR), reply: Array("malformed invoke or no instance".utf8))
+        }
+        var call = clubhouse_call(
+            struct_size: UInt32(MemoryLayout<clubhouse_call>.size), flags: message.flags, id: message.call,
+            host_data: Unmanaged.passUnretained(context).toOpaque(),
+            is_cancelled: { call in
+                guard let call, let data = call.pointee.host_data else { return 0 }
+                return Unmanaged<RunnerContext>.fromOpaque(data).takeUnretainedValue().isCancelled(call.pointee.id) ? 1 : 0
+            })
+        let buffer = ReplyBuffer()
+        buffer.limit = context.limits.replyBytes
+        let status: Int32 = withUnsafePointer(to: &call) { callPointer in
+            buffer.withSink { sink in
+                message.request.withUnsafeBufferPointer { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { chars in
+                        library.descriptor.pointee.invoke?(library.descriptor, made, callPointer, message.command,
+                                                           chars.baseAddress, chars.count, sink) ?? Int32(CLUBHOUSE_ERROR)
+                    }
+                }
+            }
+        }
+        context.callEnded(message.call)
+        return RunnerProcess.result(status, buffer, context)
+    }
+
     /// A call's result; a reply past the plugin's `reply_mb` is refused here as the host refuses it
     /// in process (it is never sent).
     static func result(_ status: Int32, _ buffer: ReplyBuffer, _ context: RunnerContext) -> ResultMessage {
@@ -349,7 +440,27 @@ package enum RunnerProcess {
             }))
         var strings: [UnsafeMutablePointer<CChar>] = []
         defer { strings.forEach { free($0) } }
-        var instance: UnsafeMutableRawPointer?
+        let slot = InstanceSlot()
+        // A second lane the host opens for the plugin's concurrent commands: a thread of its own
+        // serves them with the same instance, beside the call the main loop runs.
+        context.sideLaneOpened = { fd in
+            let output = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+            guard output >= 0 else {
+                close(fd)
+                return
+            }
+            let lane = RunnerContext(channel: WireChannel(input: fd, output: output))
+            Thread.detach {
+                lane.becomeCurrentLane()
+                while let (kind, payload) = lane.nextCommand() {
+                    guard kind == .invoke else { continue }
+                    lane.adopt(context)
+                    let result = RunnerProcess.invoke(payload, library: library, instance: slot.instance, context: lane)
+                    do { try lane.channel.send(.result, result.encode()) } catch { break }
+                }
+                lane.channel.close()
+            }
+        }
         while let (kind, payload) = context.nextCommand() {
             let result: ResultMessage
             switch kind {
@@ -368,46 +479,25 @@ package enum RunnerProcess {
                 let name = strdup("clubhouse")!
                 strings.append(name)
                 hostPointer.pointee.name = UnsafePointer(name)
-                context.config = settings["config"] ?? .object(JSONObject())
-                context.granted = Set((settings["services"]?.arrayValue ?? []).compactMap(\.stringValue))
-                context.logThreshold = Int32(settings["logThreshold"]?.intValue ?? 1)
-                context.alias = settings["alias"]?.stringValue ?? ""
-                context.limits = ServiceLimits(json: settings["limits"])
+                context.settle(config: settings["config"] ?? .object(JSONObject()),
+                               granted: Set((settings["services"]?.arrayValue ?? []).compactMap(\.stringValue)),
+                               logThreshold: Int32(settings["logThreshold"]?.intValue ?? 1),
+                               alias: settings["alias"]?.stringValue ?? "", limits: ServiceLimits(json: settings["limits"]))
                 let buffer = ReplyBuffer()
                 buffer.limit = context.limits.replyBytes
-                let status: Int32 = buffer.withSink { sink in
-                    library.descriptor.pointee.create?(library.descriptor, hostPointer, &instance, sink) ?? Int32(CLUBHOUSE_ERROR)
+                let status: Int32 = slot.withLock { made in
+                    buffer.withSink { sink in
+                        library.descriptor.pointee.create?(library.descriptor, hostPointer, &made, sink) ?? Int32(CLUBHOUSE_ERROR)
+                    }
                 }
                 result = RunnerProcess.result(status, buffer, context)
             case .invoke:
-                guard let message = try? InvokeMessage.decode(payload), let made = instance else {
-                    result = ResultMessage(status: Int32(CLUBHOUSE_ERROR), reply: Array("malformed invoke or no instance".utf8))
-                    break
-                }
-                var call = clubhouse_call(
-                    struct_size: UInt32(MemoryLayout<clubhouse_call>.size), flags: message.flags, id: message.call,
-                    host_data: Unmanaged.passUnretained(context).toOpaque(),
-                    is_cancelled: { call in
-                        guard let call, let data = call.pointee.host_data else { return 0 }
-                        return Unmanaged<RunnerContext>.fromOpaque(data).takeUnretainedValue().isCancelled(call.pointee.id) ? 1 : 0
-                    })
-                let buffer = ReplyBuffer()
-                buffer.limit = context.limits.replyBytes
-                let status: Int32 = withUnsafePointer(to: &call) { callPointer in
-                    buffer.withSink { sink in
-                        message.request.withUnsafeBufferPointer { bytes in
-                            bytes.withMemoryRebound(to: CChar.self) { chars in
-                                library.descriptor.pointee.invoke?(library.descriptor, made, callPointer, message.command,
-                                                                   chars.baseAddress, chars.count, sink) ?? Int32(CLUBHOUSE_ERROR)
-                            }
-                        }
-                    }
-                }
-                context.callEnded(message.call)
-                result = RunnerProcess.result(status, buffer, context)
+                result = RunnerProcess.invoke(payload, library: library, instance: slot.instance, context: context)
             case .destroy:
-                if let made = instance { library.descriptor.pointee.destroy?(library.descriptor, made) }
-                instance = nil
+                slot.withLock { made in
+                    if let made { library.descriptor.pointee.destroy?(library.descriptor, made) }
+                    made = nil
+                }
                 try? channel.send(.result, ResultMessage(status: Int32(CLUBHOUSE_OK), reply: []).encode())
                 return 0
             default:

@@ -37,6 +37,10 @@ package enum WireKind: UInt8 {
     case reply = 4         // u32 seq, i32 status, bytes payload (answer to a service call)
     case cancel = 5        // u64 call
     case replyWithDescriptor = 6 // as reply, with one descriptor attached (SCM_RIGHTS)
+    /// No payload; one descriptor attached (SCM_RIGHTS): a socket on which the runner serves the
+    /// plugin's concurrent commands (entry.h "concurrent") on a thread of its own, beside the call
+    /// in progress — the same frames as the pipes, invoke and cancel in, result, log and progress out.
+    case sideLane = 7
     case hello = 10        // i32 status, str info JSON (with catalogue) or error message
     case result = 11       // i32 status, bytes reply
     case serviceCall = 12  // u32 seq, u8 operation, operation arguments
@@ -93,7 +97,7 @@ package enum WireCaps {
         case .hello: return hello
         case .serviceCall: return limits.serviceCallBytes
         case .result: return limits.replyBytes + framing
-        case .create, .invoke, .destroy, .reply, .cancel, .replyWithDescriptor: return WireChannel.maximumFrame
+        case .create, .invoke, .destroy, .reply, .cancel, .replyWithDescriptor, .sideLane: return WireChannel.maximumFrame
         }
     }
 

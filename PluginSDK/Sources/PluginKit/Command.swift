@@ -13,6 +13,9 @@ public struct Command<P: Plugin>: Sendable {
     public var help: String?
     public var arguments: [Argument]
     public var longRunning: Bool
+    /// Runs beside the plugin's other calls even when the plugin runs isolated (a Stop for a drill
+    /// another client started): only for a thread-safe plugin (entry.h "concurrent", ABI 1.6).
+    public var concurrent: Bool
     /// What `data` holds in the reply, shown by --help (eg: "{aimOffsetDeg, speedFps, holed, ...}").
     public var replyDescription: String?
     /// Invocations that must succeed on a fresh data dir, each the command's words then its
@@ -22,12 +25,14 @@ public struct Command<P: Plugin>: Sendable {
 
     /// - Parameter name: words separated by single spaces, eg: "bestline" or "template add".
     public init(_ name: String, summary: String, help: String? = nil, arguments: [Argument] = [],
-                longRunning: Bool = false, reply: String? = nil, examples: [String] = [], handler: @escaping Handler) {
+                longRunning: Bool = false, concurrent: Bool = false, reply: String? = nil, examples: [String] = [],
+                handler: @escaping Handler) {
         self.name = name
         self.summary = summary
         self.help = help
         self.arguments = arguments
         self.longRunning = longRunning
+        self.concurrent = concurrent
         self.replyDescription = reply
         self.examples = examples
         self.handler = handler
@@ -40,6 +45,7 @@ public struct Command<P: Plugin>: Sendable {
         o["summary"] = .string(summary)
         if let help { o["help"] = .string(help) }
         if longRunning { o["long_running"] = .bool(true) }
+        if concurrent { o["concurrent"] = .bool(true) }
         o["arguments"] = .array(arguments.map(\.catalogueEntry))
         if let replyDescription { o["reply"] = .string(replyDescription) }
         if !examples.isEmpty { o["examples"] = .array(examples.map { .string($0) }) }

@@ -24,6 +24,9 @@ public struct CommandSpec: Sendable {
     public var summary: String
     public var help: String?
     public var longRunning: Bool
+    /// Declared `"concurrent"` (entry.h, ABI 1.6): of a thread-safe plugin, it runs beside the
+    /// plugin's other calls even when the plugin runs isolated (its runner's second lane).
+    public var concurrent = false
     public var arguments: [ArgumentSpec]
     public var reply: String?
     /// Whether the command reads or writes (`"access"`; default write): device tokens' scopes use it.
@@ -173,6 +176,11 @@ public struct CommandCatalog: Sendable {
                     command.access = access
                 } else {
                     problems.append("command '\(name)': \"access\" is \(JSONWriter.compact(declared)); use \"read\" or \"write\"")
+                }
+            }
+            if let declared = o["concurrent"] {
+                if let flag = declared.boolValue { command.concurrent = flag } else {
+                    problems.append("command '\(name)': \"concurrent\" must be true or false")
                 }
             }
             if let declared = o["public"] {

@@ -48,6 +48,10 @@ public struct PreparedCall: Sendable {
     public var arguments: JSONObject
     public var origin: CallOrigin
     public var alias: String { plugin.entry.alias }
+    /// Whether this call takes its turn with the plugin's other calls: the plugin's rule
+    /// (`serializesCalls`), except a thread-safe plugin's "concurrent" command, which runs beside
+    /// them even in a runner (SideLane.swift).
+    public var serializes: Bool { plugin.serializesCalls && !(plugin.info.threadSafe && command.concurrent) }
 }
 
 /// Starts follow-up work a reply asked for (`{"background": {…}}`), outside the call that asked.

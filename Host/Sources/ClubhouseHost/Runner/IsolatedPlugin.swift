@@ -46,6 +46,8 @@ final class IsolatedPlugin: @unchecked Sendable {
     /// A crash loop's restarts are spaced (RELIABILITY.md, "A plugin that crashes in a loop"): how many
     /// runners in a row ended within `restart_backoff_ms` of starting, when the last one ended and why.
     private var crashLoop = CrashLoop()
+    /// The runner's second lane, for the plugin's concurrent commands (SideLane.swift).
+    private let side = SideLane()
     let lock = Lock()
 
     /// Starts the runner and reads the plugin's descriptor and catalogue.
@@ -209,10 +211,13 @@ final class IsolatedPlugin: @unchecked Sendable {
             structSize: v["struct_size"]?.intValue ?? 0, threadSafe: v["thread_safe"]?.boolValue ?? false,
             services: (v["services"]?.arrayValue ?? []).compactMap(\.stringValue))
         catalogue = Array((v["catalogue"]?.stringValue ?? "").utf8)
+        side.open(over: wire, commands: info.threadSafe ? SideLane.concurrentCommands(in: catalogue) : [], alias: alias,
+                  timeoutMilliseconds: timeoutMilliseconds, limits: caps)
     }
 
     /// Waits for the runner to exit (killing it if it lingers) and describes how it ended.
     private func reap(after reason: String) -> String {
+        side.close()
         channel?.close()
         channel = nil
         guard pid > 0 else { return reason }
@@ -335,7 +340,12 @@ final class IsolatedPlugin: @unchecked Sendable {
     }
 
     func invoke(instance: PluginInstance, command: String, request: [UInt8], call: CallContext) -> (Int32, [UInt8]) {
-        lock.withLock {
+        // A concurrent command runs on the runner's second lane at once, beside the call in progress.
+        if let answer = side.invoke(instance: instance, command: command, request: request, call: call,
+                                    stopRunner: { killNow() }) {
+            return answer
+        }
+        return lock.withLock {
             if channel == nil || needsCreate {
                 do {
                     if channel == nil { try restart(call: call) }

@@ -56,6 +56,9 @@ final class PluginInstance: @unchecked Sendable {
     /// The commands that take path arguments (set once, before the first call): their grants are
     /// built per call (CallFiles.swift).
     var pathArguments: [String: CommandSpec] = [:]
+    /// Commands that run beside the plugin's other calls, not through its gate ("concurrent" in the
+    /// catalogue of a thread-safe plugin; set once, before the first call).
+    var concurrentCommands: Set<String> = []
     /// Calls running in this instance, and whether a reload retired it (it is destroyed after its
     /// last call). Both guarded by the site runtime's lock.
     var callsInFlight = 0
@@ -265,7 +268,7 @@ final class PluginInstance: @unchecked Sendable {
     /// current call while it runs (storage reads it to interrupt a statement when the call is
     /// cancelled or past its deadline, and to know who opened a transaction).
     func invoke(command: String, request: [UInt8], call: CallContext) -> (status: Int32, reply: [UInt8]) {
-        let serialize = serializesCalls
+        let serialize = serializesCalls && !concurrentCommands.contains(command)
         if serialize, let refusal = runtime.gates.enter(gate, alias: entry.alias, call: call) {
             call.progress.end()
             return (refusal.status.rawValue, Array(refusal.message.utf8))

@@ -493,6 +493,7 @@ public final class SiteRuntime: @unchecked Sendable {
         }
         let made = PluginInstance(backend: backend, entry: plugin.entry, siteName: site.name, runtime: self)
         made.pathArguments = PluginInstance.pathArguments(of: plugin.catalogue)
+        if plugin.info.threadSafe { made.concurrentCommands = Set(plugin.catalogue.commands.filter(\.concurrent).map(\.name)) }
         made.topics = plugin.catalogue.topics
         made.records = plugin.catalogue.records
         do {

@@ -795,7 +795,7 @@ final class JSONRPCServer: @unchecked Sendable {
         }
         let lane = PluginLanes.lane(prepared.alias, generation: runtime.generation(of: prepared.alias))
         let client = connection.channel.number
-        switch lanes.admit(lane: lane, alias: prepared.alias, serialized: prepared.plugin.serializesCalls, client: client,
+        switch lanes.admit(lane: lane, alias: prepared.alias, serialized: prepared.serializes, client: client,
                            context: context,
                            start: { [lanes] in
                                // A client that left meanwhile is not served (its notifications included).

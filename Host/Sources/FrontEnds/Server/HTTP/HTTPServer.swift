@@ -845,7 +845,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         func refusal(_ error: RuntimeError) -> HTTPResponse {
             .error(HTTPStatusTable.status(for: error.status), error.message, name: error.status.name)
         }
-        switch lanes.admit(lane: lane, alias: alias, serialized: call.prepared.plugin.serializesCalls, client: channel.number, context: context,
+        switch lanes.admit(lane: lane, alias: alias, serialized: call.prepared.serializes, client: channel.number, context: context,
                            start: start, refuse: { refuse(refusal($0)) }) {
         case .now:
             start()

@@ -90,6 +90,8 @@ struct clubhouse_plugin_descriptor {
  *       "summary": "Best putting line for a ball and a flag",
  *       "help": "Longer text shown by --help (optional)",
  *       "long_running": true,                     // the CLI shows progress; default false
+ *       "concurrent": true,                       // may run beside the plugin's other calls even
+ *                                                 // when the plugin runs isolated; default false
  *       "arguments": [
  *         {"name": "course", "type": "string", "required": true, "help": "Course id"},
  *         {"name": "stimp", "type": "number", "default": 10, "help": "Green speed in feet"},
@@ -108,6 +110,14 @@ struct clubhouse_plugin_descriptor {
  * "point" ("X,Y" on the command line, [x, y] numbers in the request), "json" (any JSON value).
  * Positional arguments are filled in declaration order. A command named "demo" taking a path
  * argument "out" is the plugin's part of `clubhouse demo`.
+ *
+ * "concurrent" (Added in ABI 1.6) is for a short command that acts on the plugin's other calls
+ * while they run — a Stop for a drill started by another client. It is read only from a plugin that
+ * declares CLUBHOUSE_PLUGIN_THREAD_SAFE (whose calls already run side by side in process). A plugin
+ * in a runner (isolation "process" or "sandbox") otherwise serves one call at a time; there the
+ * runner runs a concurrent command on a thread of its own at once, with the same instance, beside
+ * the call in progress. Such a command may use the log, config, progress and events services; the
+ * others answer CLUBHOUSE_UNSUPPORTED in a runner (the host serves them to the call in progress).
  *
  * The request `invoke` receives:
  *   {"arguments": {"course": "presidio", "stimp": 10, "async": true}, "cwd": "/home/me"}

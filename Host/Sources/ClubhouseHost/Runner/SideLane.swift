@@ -1,0 +1,168 @@
+// A runner's second lane (WireKind.sideLane): a socket on which the runner serves the plugin's
+// concurrent commands (entry.h "concurrent", ABI 1.6) on a thread of its own, beside the call in
+// progress on the pipes. A plugin in a runner otherwise takes one call at a time, so a Stop for a
+// drill another client started waited for the drill to end while the ball machine kept firing; in
+// process the same thread-safe plugin ran it at once. With the lane both behave alike
+// (TennisIsolatedStopEndToEndTests).
+//
+// Opened by the host when a runner of a thread-safe plugin whose catalogue declares a concurrent
+// command says hello (the socket's runner end travels on the descriptor socket, as a file does), and
+// closed with the runner. A concurrent command may use log, progress and events; its other service
+// calls are answered `unsupported` (storage, devices, files, invoke and the outbox belong to the call
+// on the pipes, whose statements, devices, transactions and deadlines the host keeps per runner). One
+// concurrent command at a time; a silence past the plugin's `timeout_ms` stops the runner as on the
+// pipes.
+
+import ClubhousePlatform
+import CClubhouse
+import ClubhouseABI
+import ClubhouseJSON
+import ClubhouseWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// @unchecked Sendable: every field is guarded by `lock` (taken after IsolatedPlugin.lock when both
+/// are held, never before it).
+final class SideLane: @unchecked Sendable {
+    private let lock = Lock()
+    private var channel: WireChannel?
+    private var commands: Set<String> = []
+    private var alias = ""
+    private var timeoutMilliseconds = 60_000
+
+    /// The commands of `catalogue` declared "concurrent".
+    static func concurrentCommands(in catalogue: [UInt8]) -> Set<String> {
+        guard let root = try? JSONParser.parse(bytes: catalogue) else { return [] }
+        return Set((root["commands"]?.arrayValue ?? []).compactMap { command in
+            command["concurrent"]?.boolValue == true ? command["name"]?.stringValue : nil
+        })
+    }
+
+    /// Opens the lane to a runner that just said hello (nothing when `commands` is empty, or when the
+    /// socket cannot be made: the commands then run on the pipes, after the call in progress).
+    func open(over wire: WireChannel, commands: Set<String>, alias: String, timeoutMilliseconds: Int, limits: ServiceLimits) {
+        close()
+        guard !commands.isEmpty, let (hostEnd, runnerEnd) = Descriptor.socketPair() else { return }
+        defer { Glibc.close(runnerEnd) }
+        do {
+            try wire.send(.sideLane, [], passing: runnerEnd)
+        } catch {
+            Glibc.close(hostEnd)
+            return
+        }
+        let output = fcntl(hostEnd, F_DUPFD_CLOEXEC, 0)
+        guard output >= 0 else {
+            Glibc.close(hostEnd)
+            return
+        }
+        let lane = WireChannel(input: hostEnd, output: output, caps: { WireCaps.host($0, limits: limits) })
+        lane.boundSends(timeoutMilliseconds: Int32(clamping: timeoutMilliseconds))
+        lock.withLock {
+            channel = lane
+            self.commands = commands
+            self.alias = alias
+            self.timeoutMilliseconds = timeoutMilliseconds
+        }
+    }
+
+    /// Closes the lane (the runner ended or is being stopped).
+    func close() {
+        lock.withLock {
+            channel?.close()
+            channel = nil
+        }
+    }
+
+    /// Runs `command` on the lane when it is a concurrent command and the lane is open; nil otherwise
+    /// (the call then goes to the pipes). `stopRunner` kills the runner (a lane that broke the
+    /// protocol or fell silent).
+    func invoke(instance: PluginInstance, command: String, request: [UInt8], call: CallContext,
+                stopRunner: () -> Void) -> (Int32, [UInt8])? {
+        lock.withLock { () -> (Int32, [UInt8])? in
+            guard let lane = self.channel, self.commands.contains(command) else { return nil }
+            let alias = self.alias, timeoutMilliseconds = self.timeoutMilliseconds
+            func failure(_ cause: String) -> (Int32, [UInt8]) {
+                self.channel?.close()
+                self.channel = nil
+                call.progress.end()
+                let message = "plugin '\(alias)' \(cause) during '\(command)'; the host keeps running and restarts the plugin on the next call"
+                instance.runtime.log.info(message)
+                return (Status.pluginFailed.rawValue, Array(message.utf8))
+            }
+            do throws(WireError) {
+                try lane.send(.invoke, InvokeMessage(call: call.id, flags: call.flags, command: command, request: request).encode())
+            } catch {
+                stopRunner()
+                return failure("stopped answering its second lane (\(error.description)) and was stopped")
+            }
+            var cancelSent = false
+            var lastHeard = Subprocess.monotonicMilliseconds()
+            call.heard(budgetMilliseconds: timeoutMilliseconds)
+            while true {
+                if !cancelSent && call.isCancelled {
+                    try? lane.send(.cancel, CancelMessage(call: call.id).encode())
+                    cancelSent = true
+                    call.noteCancelSeen()
+                }
+                let message: (WireKind, [UInt8])?
+                do throws(WireError) {
+                    message = try lane.receive(timeoutMilliseconds: 20)
+                } catch {
+                    if error.isViolation || error.isGarbage {
+                        stopRunner()
+                        return failure("sent garbage on its second lane (\(error.description)) and was stopped")
+                    }
+                    return failure("ended (\(error.description))")
+                }
+                guard let (kind, body) = message else {
+                    if Subprocess.monotonicMilliseconds() - lastHeard >= Int64(timeoutMilliseconds) {
+                        stopRunner()
+                        return failure("did not answer within \(timeoutMilliseconds) ms (a hang?) and was stopped")
+                    }
+                    continue
+                }
+                lastHeard = Subprocess.monotonicMilliseconds()
+                call.heard(budgetMilliseconds: timeoutMilliseconds)
+                switch kind {
+                case .result:
+                    guard let result = try? ResultMessage.decode(body) else {
+                        stopRunner()
+                        return failure("broke the wire protocol (a truncated result) and was stopped")
+                    }
+                    return (result.status, result.reply)
+                case .serviceCall:
+                    var r = WireReader(body)
+                    guard let header = try? ServiceCallHeader.decode(&r) else {
+                        stopRunner()
+                        return failure("broke the wire protocol (a truncated service call) and was stopped")
+                    }
+                    let (status, payload) = self.serve(header.operation, &r, instance: instance, command: command)
+                    do throws(WireError) {
+                        try lane.send(.reply, ServiceReply(seq: header.seq, status: status, payload: payload).encode())
+                    } catch {
+                        stopRunner()
+                        return failure("stopped reading its second lane (\(error.description)) and was stopped")
+                    }
+                case .log:
+                    instance.runtime.log.serve(log: body, source: alias, limits: instance.limits)
+                case .progress:
+                    ProgressBroker.serve(progress: body, call: call, limits: instance.limits)
+                default:
+                    stopRunner()
+                    return failure("broke the wire protocol (an unexpected '\(kind)' message on its second lane) and was stopped")
+                }
+            }
+        }
+    }
+
+    /// A concurrent command's service call: events are served; the rest belong to the call on the pipes.
+    private func serve(_ operation: UInt8, _ r: inout WireReader, instance: PluginInstance, command: String) -> (Int32, [UInt8]) {
+        if WireOperation(rawValue: operation) == .publish, let request = try? EventPublishRequest.decode(&r) {
+            return EventsBroker.serve(request, instance: instance)
+        }
+        var w = WireWriter()
+        w.str("plugin '\(alias)': '\(command)' runs beside another call (\"concurrent\" in its catalogue), and in a runner such a command may use only the log, config, progress and events services")
+        return (Int32(CLUBHOUSE_UNSUPPORTED), w.bytes)
+    }
+}
