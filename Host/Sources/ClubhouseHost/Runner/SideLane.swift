@@ -161,8 +161,10 @@ final class SideLane: @unchecked Sendable {
         if WireOperation(rawValue: operation) == .publish, let request = try? EventPublishRequest.decode(&r) {
             return EventsBroker.serve(request, instance: instance)
         }
+        // Every reply starts with its message; storage's then has the last rowid and changes (none).
         var w = WireWriter()
-        w.str("plugin '\(alias)': '\(command)' runs beside another call (\"concurrent\" in its catalogue), and in a runner such a command may use only the log, config, progress and events services")
+        StorageReplyTail(message: "plugin '\(alias)': '\(command)' runs beside another call (\"concurrent\" in its catalogue), and in a runner such a command may use only the log, config, progress and events services",
+                         lastInsertRowID: 0, changes: 0).encode(into: &w)
         return (Int32(CLUBHOUSE_UNSUPPORTED), w.bytes)
     }
 }
