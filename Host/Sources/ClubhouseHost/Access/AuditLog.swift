@@ -88,7 +88,10 @@ public final class AuditLog: @unchecked Sendable {
             if fd >= 0 && size + batch.count > 0 && size + batch.count + count > limits.maxBytes {
                 if !batch.isEmpty { write(batch) }
                 batch.removeAll(keepingCapacity: true)
-                if fd >= 0 && size > 0 { rotate() }
+                if fd >= 0 && size > 0 {
+                    rotate()
+                    openFile()
+                }
             }
             batch.append(contentsOf: line.utf8)
         }
