@@ -262,7 +262,11 @@ extension Router {
                let follow = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.command.name).background {
                 startBackground(follow, after: call)
             }
-            return ReplyData(status: .ok, data: Array(reply[range]), message: "")
+            // One byte of room past the value: an HTTP body ends it with a newline without copying it again.
+            var data: [UInt8] = []
+            data.reserveCapacity(range.count + 1)
+            data.append(contentsOf: reply[range])
+            return ReplyData(status: .ok, data: data, message: "")
         }
         // Anything else (a failure, a reply without data, a malformed one) is read as `run` reads it.
         let outcome = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.command.name)
