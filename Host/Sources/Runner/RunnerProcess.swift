@@ -129,13 +129,7 @@ final class RunnerContext: @unchecked Sendable {
     /// Takes the settings `create` gave the main lane (a concurrent command runs after create).
     func adopt(_ main: RunnerContext) {
         let (config, granted, threshold, alias, limits) = main.lock.withLock { (main.config, main.granted, main.logThreshold, main.alias, main.limits) }
-        lock.withLock {
-            self.config = config
-            self.granted = granted
-            self.logThreshold = threshold
-            self.alias = alias
-            self.limits = limits
-        }
+        settle(config: config, granted: granted, logThreshold: threshold, alias: alias, limits: limits)
     }
 
     /// Reads one frame (waiting up to `timeout` ms) and files it: replies to the mailbox, cancels to
