@@ -1,8 +1,8 @@
 // The audit log: one JSON object per line (time, request id, who, method, path, status, duration,
 // client) in `<data dir>/<site>/_host/audit.log`, rotated by size (audit.log.1 … .N kept). A caller
 // only appends to a buffer under a lock; a serial queue writes and rotates, so a slow disk never
-// holds a request. Past `maxPending` buffered lines new ones are dropped and counted, and the count
-// is written as a line of its own when the writer catches up.
+// holds a request; it writes what gathered in 5 ms at once. Past `maxPending` buffered lines new ones
+// are dropped and counted, and the count is written as a line of its own when the writer catches up.
 
 import ClubhouseJSON
 import ClubhousePlatform
@@ -51,6 +51,9 @@ public final class AuditLog: @unchecked Sendable {
         if fd >= 0 { close(fd) }
     }
 
+    /// How long the writer lets lines gather before it writes them.
+    static let gatherMilliseconds = 5
+
     /// Queues one line (a JSON object) for the writer; returns at once.
     func append(_ object: JSONObject) {
         let line = JSONWriter.compact(.object(object)) + "\n"
@@ -59,7 +62,9 @@ public final class AuditLog: @unchecked Sendable {
             pending.append(line)
             if !scheduled {
                 scheduled = true
-                queue.async { [self] in drain() }
+                // Lines gathered for a few milliseconds go out in one write: a wake-up of the writer (and a
+                // contended lock) per request cost a busy server more than the line itself.
+                queue.asyncAfter(deadline: .now() + .milliseconds(AuditLog.gatherMilliseconds)) { [self] in drain() }
             }
         }
     }

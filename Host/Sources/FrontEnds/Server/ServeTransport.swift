@@ -210,22 +210,7 @@ final class ServeChannel: @unchecked Sendable {
                 output.append(contentsOf: bytes)
                 return !writeWaiting()
             }
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { raw -> Int in
-                    guard let base = raw.baseAddress else { return 0 }
-                    return send(fd, base + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                }
-                if n > 0 { offset += n; continue }
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
-                failure = n < 0 ? String(cString: strerror(errno)) : "connection closed"
-                return true
-            }
-            if offset == bytes.count { return false }
-            output.append(contentsOf: bytes[offset...])
-            lastProgress = Subprocess.monotonicMilliseconds()
-            return true // the loop must now watch for POLLOUT
+            return sendNow(bytes, [])
         }
         if wake { loop.wake(self) }
         // Held output is written by the loop at the latest when it is due: make sure it looks then.
@@ -249,48 +234,56 @@ final class ServeChannel: @unchecked Sendable {
                 unhold()
                 return !writeWaiting()
             }
-            let total = head.count + body.count
-            var offset = 0
-            while offset < total {
-                let n = head.withUnsafeBytes { h in
-                    body.withUnsafeBytes { b -> Int in
-                        guard let hb = h.baseAddress, let bb = b.baseAddress else { return 0 }
-                        var parts = (iovec(), iovec())
-                        return withUnsafeMutableBytes(of: &parts) { raw -> Int in
-                            let iov = raw.bindMemory(to: iovec.self)
-                            var count = 0
-                            if offset < h.count {
-                                iov[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: hb + offset), iov_len: h.count - offset)
-                                iov[1] = iovec(iov_base: UnsafeMutableRawPointer(mutating: bb), iov_len: b.count)
-                                count = 2
-                            } else {
-                                iov[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: bb + (offset - h.count)), iov_len: total - offset)
-                                count = 1
-                            }
-                            var message = msghdr()
-                            message.msg_iov = iov.baseAddress
-                            message.msg_iovlen = count
-                            return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
-                        }
-                    }
-                }
-                if n > 0 { offset += n; continue }
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
-                failure = n < 0 ? String(cString: strerror(errno)) : "connection closed"
-                return true
-            }
-            if offset == total { return false }
-            if offset < head.count {
-                output.append(contentsOf: head[offset...])
-                output.append(contentsOf: body)
-            } else {
-                output.append(contentsOf: body[(offset - head.count)...])
-            }
-            lastProgress = Subprocess.monotonicMilliseconds()
-            return true // the loop must now watch for POLLOUT
+            return sendNow(head, body)
         }
         if wake { loop.wake(self) }
+    }
+
+    /// Writes `head` then `body` to the socket at once (under `lock`, nothing waiting before them), gathered in
+    /// one `sendmsg`; what the socket does not take waits in `output`. True when the loop must be woken (to
+    /// watch for POLLOUT, or the client failed).
+    private func sendNow(_ head: [UInt8], _ body: [UInt8]) -> Bool {
+        let total = head.count + body.count
+        var offset = 0
+        while offset < total {
+            let n = head.withUnsafeBytes { h in
+                body.withUnsafeBytes { b -> Int in
+                    var parts = (iovec(), iovec())
+                    return withUnsafeMutableBytes(of: &parts) { raw -> Int in
+                        let iov = raw.bindMemory(to: iovec.self)
+                        var count = 0
+                        if offset < h.count, let hb = h.baseAddress {
+                            iov[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: hb + offset), iov_len: h.count - offset)
+                            count += 1
+                        }
+                        if let bb = b.baseAddress, b.count > 0 {
+                            let skip = max(0, offset - h.count)
+                            iov[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: bb + skip), iov_len: b.count - skip)
+                            count += 1
+                        }
+                        guard count > 0 else { return 0 }
+                        var message = msghdr()
+                        message.msg_iov = iov.baseAddress
+                        message.msg_iovlen = count
+                        return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+                    }
+                }
+            }
+            if n > 0 { offset += n; continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+            failure = n < 0 ? String(cString: strerror(errno)) : "connection closed"
+            return true
+        }
+        if offset == total { return false }
+        if offset < head.count {
+            output.append(contentsOf: head[offset...])
+            output.append(contentsOf: body)
+        } else {
+            output.append(contentsOf: body[(offset - head.count)...])
+        }
+        lastProgress = Subprocess.monotonicMilliseconds()
+        return true // the loop must now watch for POLLOUT
     }
 
     /// Ends holding (under `lock`): from now on the output waits for the socket, and the write
