@@ -27,11 +27,11 @@ final class BuiltinCatalogueTests: XCTestCase {
 
     func testBuiltInArgumentsAreCheckedLikeAPluginsArguments() throws {
         let simulate = try XCTUnwrap(BuiltinCatalogue.catalogue.command(named: "device simulate"))
-        XCTAssertThrowsError(try ArgumentParser.parse(["ballmachine", "--listen", "tcp:127.0.0.1:9", "--latency", "soon"],
+        XCTAssertThrowsError(try CommandLineParser.parse(["ballmachine", "--listen", "tcp:127.0.0.1:9", "--latency", "soon"],
                                                        for: simulate, plugin: BuiltinCatalogue.name)) { error in
             XCTAssertEqual((error as? UsageError)?.message, "--latency must be an integer, got 'soon'")
         }
-        XCTAssertThrowsError(try ArgumentParser.parse(["ballmachine"], for: simulate, plugin: BuiltinCatalogue.name)) { error in
+        XCTAssertThrowsError(try CommandLineParser.parse(["ballmachine"], for: simulate, plugin: BuiltinCatalogue.name)) { error in
             XCTAssertTrue((error as? UsageError)?.message.contains("see clubhouse device simulate --help") ?? false, "\(error)")
         }
     }

@@ -83,7 +83,7 @@ public final class Router: @unchecked Sendable {
         var rest: [String] = []
         switch input {
         case .words(let words):
-            switch ArgumentParser.selectCommand(words, in: plugin.catalogue, plugin: alias) {
+            switch CommandLineParser.selectCommand(words, in: plugin.catalogue, plugin: alias) {
             case .success(let (c, r)): (command, rest) = (c, r)
             case .failure(let e): return .failure(RouteError(step: .command, status: .invalidArgument, message: e.message))
             }
@@ -98,8 +98,8 @@ public final class Router: @unchecked Sendable {
         let arguments: JSONObject
         do {
             switch input {
-            case .words: arguments = try ArgumentParser.parse(rest, for: command, plugin: alias)
-            case .json(_, let given): arguments = try ArgumentParser.validate(given, for: command, plugin: alias)
+            case .words: arguments = try CommandLineParser.parse(rest, for: command, plugin: alias)
+            case .json(_, let given): arguments = try CommandLineParser.validate(given, for: command, plugin: alias)
             }
         } catch {
             return .failure(RouteError(step: .arguments, status: .invalidArgument, message: error.message))

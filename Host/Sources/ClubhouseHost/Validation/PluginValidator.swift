@@ -297,7 +297,7 @@ public enum PluginValidator {
             return .failure(ExampleProblem(message: "example '\(example)' of '\(spec.name)' does not start with the command's name"))
         }
         do throws(UsageError) {
-            return .success(try ArgumentParser.parse(Array(all.dropFirst(spec.words.count)), for: spec, plugin: alias))
+            return .success(try CommandLineParser.parse(Array(all.dropFirst(spec.words.count)), for: spec, plugin: alias))
         } catch {
             return .failure(ExampleProblem(message: "example '\(example)' of '\(spec.name)' does not parse: \(error.message)"))
         }

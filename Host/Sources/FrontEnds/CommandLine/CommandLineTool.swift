@@ -128,7 +128,7 @@ public enum CommandLineTool {
         let catalogue = BuiltinCatalogue.catalogue
         let command: CommandSpec
         let rest: [String]
-        switch ArgumentParser.selectCommand(words, in: catalogue, plugin: BuiltinCatalogue.name) {
+        switch CommandLineParser.selectCommand(words, in: catalogue, plugin: BuiltinCatalogue.name) {
         case .success(let (c, r)): (command, rest) = (c, r)
         case .failure:
             let group = catalogue.commands.filter { $0.words.first == words[0] }
@@ -148,7 +148,7 @@ public enum CommandLineTool {
         }
         let arguments: JSONObject
         do {
-            arguments = try ArgumentParser.parse(rest, for: command, plugin: BuiltinCatalogue.name)
+            arguments = try CommandLineParser.parse(rest, for: command, plugin: BuiltinCatalogue.name)
         } catch {
             throw CLIError(status: .invalidArgument, message: error.message)
         }
@@ -177,7 +177,7 @@ public enum CommandLineTool {
             Pager.show(HelpText.plugin(plugin), enabled: options.pager)
             return 0
         }
-        switch ArgumentParser.selectCommand(Array(topic.dropFirst()), in: plugin.catalogue, plugin: first) {
+        switch CommandLineParser.selectCommand(Array(topic.dropFirst()), in: plugin.catalogue, plugin: first) {
         case .success(let (command, _)): Pager.show(HelpText.command(command, plugin: first), enabled: options.pager)
         case .failure(let e): throw CLIError(status: .invalidArgument, message: e.message)
         }
@@ -203,7 +203,7 @@ public enum CommandLineTool {
         }
         if options.help {
             // Help never acts: it names the command the words select, or the plugin's list.
-            switch ArgumentParser.selectCommand(words, in: plugin.catalogue, plugin: alias) {
+            switch CommandLineParser.selectCommand(words, in: plugin.catalogue, plugin: alias) {
             case .success(let (command, _)): Pager.show(HelpText.command(command, plugin: alias), enabled: options.pager)
             case .failure(let e):
                 if words.contains(where: { !$0.hasPrefix("-") }) { throw CLIError(status: .invalidArgument, message: e.message) }
