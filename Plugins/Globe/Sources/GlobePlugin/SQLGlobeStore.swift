@@ -20,13 +20,22 @@ final class SQLGlobeStore: GlobeStore {
         }
     }
 
+    /// Rows of travel_marks and travel_places by column name: a NULL or a number where text belongs is
+    /// refused (a storage error naming the column), never read as "".
+    private struct Mark: Decodable {
+        var code: String, kind: String
+    }
+
+    private struct Place: Decodable {
+        var code: String, kind: String, item: String
+    }
+
     func travelLog(user: String) throws(GlobeError) -> TravelLog {
         try guarded {
-            let marks = try storage.query(GlobeSchema.selectMarks, [.text(user)]).map { ($0["code"].string ?? "", $0["kind"].string ?? "") }
-            let places = try storage.query(GlobeSchema.selectPlaces, [.text(user)])
-                .map { ($0["code"].string ?? "", $0["kind"].string ?? "", $0["item"].string ?? "") }
-            return GlobeSchema.travelLog(marks: marks.map { (code: $0.0, kind: $0.1) },
-                                         places: places.map { (code: $0.0, kind: $0.1, item: $0.2) })
+            let marks = try storage.query(Mark.self, GlobeSchema.selectMarks, [.text(user)])
+            let places = try storage.query(Place.self, GlobeSchema.selectPlaces, [.text(user)])
+            return GlobeSchema.travelLog(marks: marks.map { (code: $0.code, kind: $0.kind) },
+                                         places: places.map { (code: $0.code, kind: $0.kind, item: $0.item) })
         }
     }
 
