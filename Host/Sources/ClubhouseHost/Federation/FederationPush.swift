@@ -104,9 +104,7 @@ public struct FederationPush {
     public func run(progress: (Int) -> Void = { _ in }) throws(FederationError) -> Report {
         let lock = try exclusive()
         defer { close(lock) }
-        try FederationSchema.checkVersion(shell)
-        try claim(try hostID())
-        let leaves = try leafNames()
+        let leaves = try prepare(try hostID())
         var report = Report()
         let limit = federation.batchRecords, siteID = federation.siteID
         for path in FileSystem.files(in: siteFolder, suffix: ".sqlite") {
@@ -155,12 +153,40 @@ public struct FederationPush {
         }
     }
 
+    /// What a push does before its first batch, in one psql session: the schema version, the claim of the
+    /// site id, the site's leaves. When any of it is not as it should be (or the session fails), the same
+    /// steps run one by one (FederationSchema.checkVersion, claim, leafNames), each with its one-line reason.
+    func prepare(_ host: String) throws(FederationError) -> [String: String] {
+        let id = FederationSchema.literal(federation.siteID), me = FederationSchema.literal(host)
+        var answer: [[String]] = []
+        do {
+            answer = try shell.query("""
+            SELECT 'version', value FROM clubhouse.meta WHERE key = 'schema_version';
+            UPDATE clubhouse.sites SET claimed_by = \(me), claimed_at = now()
+            WHERE site_id = \(id) AND (claimed_by IS NULL OR claimed_by = \(me)) RETURNING 'claimed', site_id;
+            SELECT 'leaf', plugin, relation FROM clubhouse.leaves WHERE site_id = \(id);
+            """)
+        } catch where error.unreachable {
+            throw error  // the server away (or the push cancelled): said once, not asked again
+        } catch {}
+        if answer.first == ["version", String(FederationSchema.version)], answer.contains(where: { $0.first == "claimed" }) {
+            return Self.leaves(answer.filter { $0.count == 3 && $0[0] == "leaf" }.map { Array($0.dropFirst()) })
+        }
+        try FederationSchema.checkVersion(shell)
+        try claim(host)
+        return try leafNames()
+    }
+
     /// The site's leaf of clubhouse.records per plugin ('' for the DEFAULT partition's): where its push
     /// COPYs (schema 3). A name that is not a plain identifier is left out (that plugin takes the staging path).
     func leafNames() throws(FederationError) -> [String: String] {
+        Self.leaves(try shell.query("SELECT plugin, relation FROM clubhouse.leaves WHERE site_id = \(FederationSchema.literal(federation.siteID))"))
+    }
+
+    static func leaves(_ rows: [[String]]) -> [String: String] {
         var leaves: [String: String] = [:]
-        for row in try shell.query("SELECT plugin, relation FROM clubhouse.leaves WHERE site_id = \(FederationSchema.literal(federation.siteID))")
-        where row.count == 2 && !row[1].isEmpty && row[1].utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F }) {
+        for row in rows where row.count == 2 && !row[1].isEmpty
+            && row[1].utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F }) {
             leaves[row[0]] = row[1]
         }
         return leaves
