@@ -110,7 +110,7 @@ var targets: [Target] = [
     .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "ClubhouseRunner", "ClubhouseWire", "ClubhouseLoader",
                                                           "ClubhousePlatform", "CSQLite", "ClubhouseABI", "TestSupport"], path: "Tests/ClubhouseHostTests"),
     .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost", "ClubhouseJSON", "ClubhousePlatform", "TestSupport"], path: "Tests/ClubhouseFrontEndsTests"),
-    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseHost", "ClubhouseJSON", "CSQLite", "TestSupport"], path: "Tests/EndToEndTests"),
+    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseHost", "ClubhouseJSON", "CSQLite", "TestSupport", "ScorecardCore"], path: "Tests/EndToEndTests"),
     // What several test targets share (the rendered-picture check, reading QR codes back, an HTTP client).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
 ]

@@ -15,7 +15,8 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 stop() { "${as_server[@]}" "$bin/pg_ctl" -D "$folder/data" -m immediate -w stop >/dev/null 2>&1 || true; rm -rf "$folder"; }
 trap stop EXIT
 "${as_server[@]}" "$bin/initdb" -D "$folder/data" -U clubhouse_admin --auth-local=trust -E UTF8 --locale=C --no-sync >/dev/null
-"${as_server[@]}" "$bin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w -o "-p $port -k $folder -c listen_addresses=''" start >/dev/null
+"${as_server[@]}" "$bin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w -o "-p $port -k $folder -c listen_addresses='' -c autovacuum=off" start >/dev/null
 echo "PostgreSQL $("$bin/postgres" --version | awk '{print $3}'), $(nproc) cores; $(date -u +%FT%TZ)"
-.build/release/clubhouse-bench federation --admin "postgresql://clubhouse_admin@/postgres?host=$folder&port=$port" \
+postmaster=$(head -1 "$folder/data/postmaster.pid")
+.build/release/clubhouse-bench federation --postmaster "$postmaster" --admin "postgresql://clubhouse_admin@/postgres?host=$folder&port=$port" \
   --site "postgresql://clubhouse_site_bench@/postgres?host=$folder&port=$port" "$@"

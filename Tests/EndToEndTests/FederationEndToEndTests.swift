@@ -7,6 +7,7 @@
 
 import ClubhouseJSON
 import CSQLite
+import ScorecardCore
 import Foundation
 import XCTest
 
@@ -41,9 +42,10 @@ final class FederationEndToEndTests: XCTestCase {
 
     /// A fresh database with the clubhouse schema and three site roles (passwords in a .pgpass).
     private func federation(_ c: Clubhouse, _ cluster: PostgresCluster, sites: [String] = ["club-a", "club-b", "club-c"],
-                            wrongPasswordFor: String? = nil) throws -> String {
+                            wrongPasswordFor: String? = nil, before: String? = nil) throws -> String {
         let db = "fed_" + UUID().uuidString.prefix(8).lowercased()
         try cluster.sql("CREATE DATABASE \(db)")
+        if let before { try cluster.sql(before, database: db) }
         try c.succeed(["federation", "init", "--url", cluster.adminURL(db), "--sites", sites.joined(separator: ",")])
         var pgpass = ""
         for site in sites {
@@ -152,7 +154,7 @@ final class FederationEndToEndTests: XCTestCase {
         let wrapper = try c.write("psql-wrapper.sh", """
             #!/bin/sh
             script=$(mktemp); cat > "$script"
-            if grep -q "COPY incoming" "$script"; then
+            if grep -q "^COPY " "$script"; then
               n=$(($(cat \(marker) 2>/dev/null || echo 0) + 1)); echo $n > \(marker)
               if [ $n -eq 3 ]; then \(cluster.stopCommand) >/dev/null 2>&1; fi
             fi
@@ -257,13 +259,122 @@ final class FederationEndToEndTests: XCTestCase {
             """, database: db)
         try c.succeed(site + ["hp", "publish", "--topic", "round", "--key", "r"])
         try c.fail(site + ["federation", "push"],
-                   contains: ["clubhouse schema is version 1, older than this host's 2", "clubhouse federation init --url"])
+                   contains: ["clubhouse schema is version 1, older than this host's 3", "clubhouse federation init --url"])
         try c.succeed(["federation", "init", "--url", cluster.adminURL(db), "--sites", "club-a"])
-        XCTAssertEqual(try cluster.sql("SELECT value FROM clubhouse.meta WHERE key = 'schema_version'", database: db), "2")
+        XCTAssertEqual(try cluster.sql("SELECT value FROM clubhouse.meta WHERE key = 'schema_version'", database: db), "3")
         XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_constraint WHERE conname = 'records_body' AND conrelid = 'clubhouse.records'::regclass", database: db), "1")
         XCTAssertEqual(try c.succeed(site + ["federation", "push", "--json"]).json()["shipped"]?.intValue, 1)
         XCTAssertEqual(try cluster.sql("SELECT string_agg(seq || ':' || topic, ' ' ORDER BY seq) FROM clubhouse.records", database: db),
                        "1:round 2:round", "the same fact again is kept after the upgrade")
+    }
+
+    /// A federation made by a host of schema 2 (clubhouse.records partitioned by plugin, each partition a
+    /// plain table) is upgraded in place by `federation init`: each partition becomes one partitioned by
+    /// site with a leaf per site, the rows move over, a view on clubhouse.records (the plugins' central
+    /// SQL) keeps working, and the next push COPYs straight into the site's leaf.
+    func testASchemaTwoFederationIsUpgradedInPlaceToALeafPerSite() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let row = { (plugin: String, seq: Int) in
+            "('club-a', '\(plugin)', '1', 'round', 'k\(seq)', \(seq), '{\"n\":\(seq)}', '{\"n\":\(seq)}', encode(sha256('{\"n\":\(seq)}'), 'hex'), now())"
+        }
+        let db = try federation(c, cluster, sites: ["club-a"], before: """
+            DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'clubhouse_site_club_a') THEN CREATE ROLE clubhouse_site_club_a LOGIN; END IF; END $$;
+            CREATE SCHEMA clubhouse;
+            CREATE TABLE clubhouse.meta (key text PRIMARY KEY, value text NOT NULL);
+            INSERT INTO clubhouse.meta VALUES ('schema_version', '2');
+            CREATE TABLE clubhouse.sites (site_id text PRIMARY KEY, role name NOT NULL UNIQUE, claimed_by text, claimed_at timestamptz);
+            INSERT INTO clubhouse.sites (site_id, role) VALUES ('club-a', 'clubhouse_site_club_a');
+            CREATE TABLE clubhouse.records (
+                site_id text NOT NULL, plugin text NOT NULL, plugin_version text NOT NULL, topic text NOT NULL,
+                key text NOT NULL, seq bigint NOT NULL, canonical text NOT NULL, body jsonb NOT NULL, sha256 text NOT NULL,
+                published_at timestamptz NOT NULL, received_at timestamptz NOT NULL DEFAULT now(),
+                CONSTRAINT records_hash CHECK (sha256 = encode(sha256(convert_to(canonical, 'UTF8')), 'hex')),
+                CONSTRAINT records_body CHECK (body = canonical::jsonb),
+                PRIMARY KEY (plugin, site_id, seq)) PARTITION BY LIST (plugin);
+            CREATE TABLE clubhouse.records_default PARTITION OF clubhouse.records DEFAULT;
+            CREATE TABLE clubhouse.records_org_clubhouse_scorecard PARTITION OF clubhouse.records FOR VALUES IN ('org.clubhouse.scorecard');
+            INSERT INTO clubhouse.records (site_id, plugin, plugin_version, topic, key, seq, canonical, body, sha256, published_at)
+                VALUES \(row("org.tests.publish.a", 1)), \(row("org.tests.publish.a", 2)), \(row("org.clubhouse.scorecard", 1));
+            CREATE VIEW public.per_plugin AS SELECT plugin, count(*) AS n FROM clubhouse.records GROUP BY plugin;
+            """)
+        XCTAssertEqual(try cluster.sql("SELECT value FROM clubhouse.meta WHERE key = 'schema_version'", database: db), "3")
+        XCTAssertEqual(try cluster.sql("SELECT string_agg(plugin || '=' || n, ' ' ORDER BY plugin) FROM public.per_plugin", database: db),
+                       "org.clubhouse.scorecard=1 org.tests.publish.a=2", "the rows moved, the view kept")
+        XCTAssertEqual(try cluster.sql("""
+            SELECT count(*) FROM clubhouse.records r JOIN clubhouse.leaves l ON r.tableoid = format('clubhouse.%I', l.relation)::regclass
+            WHERE l.site_id = r.site_id AND l.plugin IN (r.plugin, '')
+            """, database: db), "3", "every row in its site's leaf")
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_class WHERE relname LIKE 'v2_%'", database: db), "0")
+        // The site pushes on into its leaf of the DEFAULT partition (the fixture's plugin has no partition).
+        let config = try configuration(c, cluster, db: db, sites: ["club-a"])
+        try c.succeed(["--config", config, "--site", "club-a", "hp", "publish", "--topic", "round", "--key", "r", "--count", "2"])
+        try sqlite(c.dataDirectory.appendingPathComponent("club-a/org.tests.publish.a.sqlite").path,
+                   "UPDATE _clubhouse_outbox SET seq = seq + 2; UPDATE _clubhouse_outbox_state SET last_seq = 4, shipped_seq = 2")
+        XCTAssertEqual(try c.succeed(["--config", config, "--site", "club-a", "federation", "push", "--json"]).json()["shipped"]?.intValue, 2)
+        XCTAssertEqual(try cluster.sql("""
+            SELECT string_agg(seq || '@' || (tableoid = (SELECT format('clubhouse.%I', relation)::regclass FROM clubhouse.leaves WHERE plugin = '' AND site_id = 'club-a')), ' ' ORDER BY seq)
+            FROM clubhouse.records WHERE plugin = 'org.tests.publish.a'
+            """, database: db), "1@true 2@true 3@true 4@true")
+    }
+
+    // MARK: the WHS record across clubs (Rules 5.7–5.9 in SQL)
+
+    /// Three golfers whose records (rounds at two clubs, over two years) trigger the soft cap, the hard cap
+    /// and exceptional scores: the index of record computed in PostgreSQL (002_caps_and_exceptional_scores.sql)
+    /// equals the plugin's own scoring record (ScoringRecord, the Swift engine `scorecard index` shows) on
+    /// the same rounds — index, Low Handicap Index, which cap acted, how many exceptional scores.
+    func testTheCentralIndexAppliesCapsAndExceptionalScoresAsThePluginDoes() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, sites: ["club-a", "club-b"])
+        try c.succeed(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", "org.clubhouse.scorecard",
+                       "--dir", Clubhouse.repositoryRoot.appendingPathComponent("Plugins/Scorecard/federation/postgresql").path])
+        // Differentials in tenths, one a round, `gap` days apart (every fifth round the same day as the one before).
+        let histories: [(member: String, gap: Int, tenths: [Int])] = [
+            ("M-SOFT", 20, Array(repeating: 100, count: 20) + Array(repeating: 170, count: 16)),
+            ("M-HARD", 9, Array(repeating: 100, count: 20) + Array(repeating: 250, count: 20)),
+            ("M-EXCEPT", 11, Array(repeating: 150, count: 12) + [60, 155, 150, 30] + Array(repeating: 170, count: 10)),
+        ]
+        var values: [String] = []
+        var seq = [0, 0]
+        var round = 0
+        for history in histories {
+            var rounds: [PostedRound] = []
+            var day = try XCTUnwrap(GolfDate(year: 2024, month: 1, day: 3))
+            for (n, tenths) in history.tenths.enumerated() {
+                if n % 5 != 4 { day = day.adding(days: history.gap) }
+                round += 1
+                // 18 holes of par 4 in 4 strokes each (AGS 72 whatever the index: never above net double bogey)
+                // on a rating of 72.0 − d at slope 113: the Score Differential is exactly d.
+                rounds.append(PostedRound(roundID: round, date: day, holeCount: .eighteen, rating: Tenths(raw: 720 - tenths), slope: 113,
+                                          par: 72, pcc: .zero, holes: Array(repeating: PlayedHole(par: 4, allocationRank: 1, strokes: 4), count: 18)))
+                let site = round % 2
+                seq[site] += 1
+                let text = #"{"date":"\#(day)","players":[{"differential":\#(Tenths(raw: tenths)),"member":"\#(history.member)"}],"round":\#(round)}"#
+                values.append("('club-\(site == 0 ? "a" : "b")', 'org.clubhouse.scorecard', '1', 'round', 'round/\(round)', \(seq[site]), '\(text)', '\(text)', encode(sha256(convert_to('\(text)', 'UTF8')), 'hex'), now())")
+            }
+            let local = ScoringRecord.evaluate(rounds)
+            XCTAssertEqual(local.outcomes.compactMap(\.differential).map(\.raw), history.tenths, "the rounds make the differentials meant")
+            try cluster.sql("""
+                INSERT INTO clubhouse.records (site_id, plugin, plugin_version, topic, key, seq, canonical, body, sha256, published_at)
+                VALUES \(values.joined(separator: ",\n"))
+                """, database: db)
+            values = []
+            let central = try cluster.sql("""
+                SELECT handicap_index || ' ' || coalesce(low_index::text, '-') || ' ' || soft_cap || ' ' || hard_cap || ' ' || exceptional_scores
+                FROM scorecard.index_of_record WHERE member = '\(history.member)'
+                """, database: db)
+            let calculation = try XCTUnwrap(local.calculation)
+            let exceptional = local.outcomes.filter { $0.exceptionalReduction.raw > 0 }.count
+            XCTAssertEqual(central, "\(calculation.index) \(local.lowIndex.map { "\($0)" } ?? "-") \(calculation.softCapApplied) \(calculation.hardCapApplied) \(exceptional)",
+                           history.member)
+            switch history.member {
+            case "M-SOFT": XCTAssertTrue(calculation.softCapApplied && !calculation.hardCapApplied, "\(calculation)")
+            case "M-HARD": XCTAssertTrue(calculation.hardCapApplied, "\(calculation)")
+            default: XCTAssertGreaterThanOrEqual(exceptional, 2, "\(local.outcomes.map(\.exceptionalReduction))")
+            }
+        }
     }
 
     /// Two pushes of one site at once: the second says another is running and ships nothing; the first
@@ -279,7 +390,7 @@ final class FederationEndToEndTests: XCTestCase {
         let slow = try c.write("psql-slow.sh", """
             #!/bin/sh
             script=$(mktemp); cat > "$script"
-            if grep -q "COPY incoming" "$script"; then touch \(started); sleep 1; fi
+            if grep -q "^COPY " "$script"; then touch \(started); sleep 1; fi
             psql "$@" < "$script"; status=$?; rm -f "$script"; exit $status
             """)
         chmod(slow, 0o755)
@@ -320,7 +431,7 @@ final class FederationEndToEndTests: XCTestCase {
         let killed = try c.write("psql-killed.sh", """
             #!/bin/sh
             script=$(mktemp); cat > "$script"
-            if grep -q "COPY incoming" "$script"; then rm -f "$script"; kill -9 $$; fi
+            if grep -q "^COPY " "$script"; then rm -f "$script"; kill -9 $$; fi
             psql "$@" < "$script"; status=$?; rm -f "$script"; exit $status
             """)
         chmod(killed, 0o755)
@@ -502,9 +613,22 @@ final class FederationEndToEndTests: XCTestCase {
         let rls = try psqlAsSite(cluster, db: db, role: "clubhouse_site_club_a", pgpass: c.environment["PGPASSFILE"] ?? "",
             "INSERT INTO clubhouse.records (site_id, plugin, plugin_version, topic, key, seq, canonical, body, sha256, published_at) VALUES ('club-b', 'p', '1', 't', 'k', 1, '{}', '{}', encode(sha256('{}'), 'hex'), now())")
         XCTAssertTrue(rls.contains("row-level security"), rls)
+        // Nor through the leaves a push COPYs into (schema 3): another site's leaf is not its to write, and
+        // its own leaf's partition bound holds it to its own site id.
+        let leaf = { (site: String) throws -> String in
+            try cluster.sql("SELECT relation FROM clubhouse.leaves WHERE site_id = '\(site)' AND plugin = ''", database: db)
+        }
+        let row = "(site_id, plugin, plugin_version, topic, key, seq, canonical, body, sha256, published_at) VALUES ('club-b', 'p', '1', 't', 'k', 1, '{}', '{}', encode(sha256('{}'), 'hex'), now())"
+        let theirs = try psqlAsSite(cluster, db: db, role: "clubhouse_site_club_a", pgpass: c.environment["PGPASSFILE"] ?? "",
+                                    "INSERT INTO clubhouse.\(try leaf("club-b")) \(row)")
+        XCTAssertTrue(theirs.contains("permission denied"), theirs)
+        let mine = try psqlAsSite(cluster, db: db, role: "clubhouse_site_club_a", pgpass: c.environment["PGPASSFILE"] ?? "",
+                                  "INSERT INTO clubhouse.\(try leaf("club-a")) \(row)")
+        XCTAssertTrue(mine.contains("violates partition constraint"), mine)
+        XCTAssertEqual(try records(cluster, db, where: "site_id = 'club-b'"), 0, "club-b's refused batch still waits; nothing forged")
         // A schema newer than the host.
         try cluster.sql("UPDATE clubhouse.meta SET value = '99' WHERE key = 'schema_version'", database: db)
-        try c.fail(["--config", config, "--site", "club-a", "federation", "push"], contains: ["schema is version 99, newer than this host's 2"])
+        try c.fail(["--config", config, "--site", "club-a", "federation", "push"], contains: ["schema is version 99, newer than this host's 3"])
         // No federation block, a password in the URL.
         try c.fail(["--site", "default", "federation", "push"], exitCode: 2, contains: ["has no \"federation\" in plugins.json"])
         let leaky = try c.write("leaky.json", """

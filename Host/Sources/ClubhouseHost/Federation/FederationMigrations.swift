@@ -2,7 +2,7 @@
 // with its package) applied to the federation in version order, each file in its own transaction and
 // recorded in clubhouse.migrations with its SHA-256 (a file changed after it was applied is refused, as
 // the host refuses a changed SQLite migration). The first one also gives the plugin its partition of
-// clubhouse.records.
+// clubhouse.records (and that partition a leaf per site).
 
 import ClubhouseHashing
 import ClubhousePlatform
@@ -70,10 +70,10 @@ public struct FederationMigrations {
                 }
                 continue
             }
-            let partition = "records_" + String(plugin.map { $0.isLetter || $0.isNumber ? $0 : "_" }).lowercased()
             var script = "BEGIN;\n"
             if m.version == 1 {
-                script += "CREATE TABLE IF NOT EXISTS clubhouse.\(partition) PARTITION OF clubhouse.records FOR VALUES IN (\(id));\n"
+                // Its partition, partitioned by site with a leaf per site (FederationSchema.add_partition).
+                script += "SELECT clubhouse.add_partition(\(id));\n"
             }
             script += m.sql + "\n;\nINSERT INTO clubhouse.migrations(plugin, version, name, sha256) VALUES (\(id), \(m.version), "
                 + "\(FederationSchema.literal(m.name)), \(FederationSchema.literal(m.sha256)));\nCOMMIT;\n"

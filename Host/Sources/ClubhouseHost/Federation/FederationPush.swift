@@ -1,7 +1,8 @@
 // `clubhouse federation push`: ships what waits in a site's outboxes (Publish/Outbox.swift) to its
 // federation, per plugin database in sequence order, in batches of `batch_records`. Each batch is one
-// psql session and one PostgreSQL transaction: COPY into a temporary table, then one INSERT … SELECT;
-// only when rows are already there, INSERT … ON CONFLICT DO NOTHING and a check that no other host
+// psql session and one PostgreSQL transaction: COPY straight into the site's leaf of clubhouse.records;
+// only when that fails, the staging way — COPY into a temporary table, one INSERT … SELECT, and only
+// when rows are already there, INSERT … ON CONFLICT DO NOTHING and a check that no other host
 // wrote different records under this site's sequence numbers (the key is (plugin, site, seq): a batch
 // sent twice changes nothing, the same fact published again at a new sequence number is kept; send below). Only once psql says the
 // transaction committed are those records marked shipped in the outbox; a failure anywhere (the server
@@ -103,11 +104,12 @@ public struct FederationPush {
     public func run(progress: (Int) -> Void = { _ in }) throws(FederationError) -> Report {
         let lock = try exclusive()
         defer { close(lock) }
-        try FederationSchema.checkVersion(shell)
-        try claim(try hostID())
+        let leaves = try prepare(try hostID())
         var report = Report()
         let limit = federation.batchRecords, siteID = federation.siteID
         for path in FileSystem.files(in: siteFolder, suffix: ".sqlite") {
+            let plugin = String(FileSystem.baseName(path).dropLast(".sqlite".count))
+            let leaf = leaves[plugin] ?? leaves[""]
             let outbox: OutboxFile, reader: OutboxFile
             do {
                 guard let opened = try OutboxFile(path: path, writable: true), let second = try OutboxFile(path: path, writable: false)
@@ -118,11 +120,11 @@ public struct FederationPush {
                 throw FederationError("\(error.message); nothing of it was shipped")
             }
             var shipped = 0
-            var next = Batch.read(reader, after: 0, limit: limit, siteID: siteID)
+            var next = Batch.read(reader, after: 0, limit: limit, siteID: siteID, leaf: leaf)
             while case .success(let read) = next, let current = read {
-                let following = Prefetch { Batch.read(reader, after: current.last, limit: limit, siteID: siteID) }
+                let following = Prefetch { Batch.read(reader, after: current.last, limit: limit, siteID: siteID, leaf: leaf) }
                 do {
-                    try send(current)
+                    try send(current, outbox: outbox)
                     try mark(outbox, current)
                 } catch {
                     _ = following.wait()
@@ -136,7 +138,6 @@ public struct FederationPush {
             }
             if case .failure(let error) = next { throw error }
             if shipped > 0 {
-                let plugin = String(FileSystem.baseName(path).dropLast(".sqlite".count))
                 report.perPlugin.append((plugin, shipped))
             }
         }
@@ -152,21 +153,72 @@ public struct FederationPush {
         }
     }
 
-    /// One batch read from an outbox: its sequence numbers and psql's script.
+    /// What a push does before its first batch, in one psql session: the schema version, the claim of the
+    /// site id, the site's leaves. When any of it is not as it should be (or the session fails), the same
+    /// steps run one by one (FederationSchema.checkVersion, claim, leafNames), each with its one-line reason.
+    func prepare(_ host: String) throws(FederationError) -> [String: String] {
+        let id = FederationSchema.literal(federation.siteID), me = FederationSchema.literal(host)
+        var answer: [[String]] = []
+        do {
+            answer = try shell.query("""
+            SELECT 'version', value FROM clubhouse.meta WHERE key = 'schema_version';
+            UPDATE clubhouse.sites SET claimed_by = \(me), claimed_at = now()
+            WHERE site_id = \(id) AND (claimed_by IS NULL OR claimed_by = \(me)) RETURNING 'claimed', site_id;
+            SELECT 'leaf', plugin, relation FROM clubhouse.leaves WHERE site_id = \(id);
+            """)
+        } catch where error.unreachable {
+            throw error  // the server away (or the push cancelled): said once, not asked again
+        } catch {}
+        if answer.first == ["version", String(FederationSchema.version)], answer.contains(where: { $0.first == "claimed" }) {
+            return Self.leaves(answer.filter { $0.count == 3 && $0[0] == "leaf" }.map { Array($0.dropFirst()) })
+        }
+        try FederationSchema.checkVersion(shell)
+        try claim(host)
+        return try leafNames()
+    }
+
+    /// The site's leaf of clubhouse.records per plugin ('' for the DEFAULT partition's): where its push
+    /// COPYs (schema 3). A name that is not a plain identifier is left out (that plugin takes the staging path).
+    func leafNames() throws(FederationError) -> [String: String] {
+        Self.leaves(try shell.query("SELECT plugin, relation FROM clubhouse.leaves WHERE site_id = \(FederationSchema.literal(federation.siteID))"))
+    }
+
+    static func leaves(_ rows: [[String]]) -> [String: String] {
+        var leaves: [String: String] = [:]
+        for row in rows where row.count == 2 && !row[1].isEmpty
+            && row[1].utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F }) {
+            leaves[row[0]] = row[1]
+        }
+        return leaves
+    }
+
+    /// One batch read from an outbox: its sequence numbers and psql's script (the COPY into the site's
+    /// leaf when it has one, else the staging script).
     struct Batch {
+        var after: Int64
         var first: Int64
         var last: Int64
         var count: Int
         var plugin: String
         var script: [UInt8]
+        /// True when `script` COPYs straight into the site's leaf.
+        var direct: Bool
 
         /// The batch after `seq` (nil: nothing waits after it).
-        static func read(_ outbox: OutboxFile, after seq: Int64, limit: Int, siteID: String) -> Result<Batch?, FederationError> {
+        static func read(_ outbox: OutboxFile, after seq: Int64, limit: Int, siteID: String, leaf: String?) -> Result<Batch?, FederationError> {
             do {
-                let records = try outbox.waiting(after: seq, limit: limit)
-                guard let first = records.first, let last = records.last else { return .success(nil) }
-                return .success(Batch(first: first.seq, last: last.seq, count: records.count, plugin: first.plugin,
-                                      script: FederationPush.script(records, siteID: siteID)))
+                guard let leaf else {
+                    let records = try outbox.waiting(after: seq, limit: limit)
+                    guard let first = records.first, let last = records.last else { return .success(nil) }
+                    return .success(Batch(after: seq, first: first.seq, last: last.seq, count: records.count, plugin: first.plugin,
+                                          script: FederationPush.script(records, siteID: siteID), direct: false))
+                }
+                var script = Array("BEGIN;\nCOPY clubhouse.\"\(leaf)\" (site_id, plugin, plugin_version, topic, key, seq, canonical, body, sha256, published_at) FROM STDIN;\n".utf8)
+                script.reserveCapacity(limit * 512)
+                guard let rows = try outbox.copyRows(after: seq, limit: limit, siteID: siteID, into: &script) else { return .success(nil) }
+                script += Array("\\.\nCOMMIT;\n".utf8)
+                return .success(Batch(after: seq, first: rows.first, last: rows.last, count: rows.count,
+                                      plugin: FileSystem.baseName(outbox.path).replacing(".sqlite", with: ""), script: script, direct: true))
             } catch {
                 return .failure(FederationError(error.message))
             }
@@ -197,26 +249,36 @@ public struct FederationPush {
         }
     }
 
-    /// One batch, one transaction. The usual batch is new to the server: COPY into a temporary table
-    /// (the site's role may not COPY into clubhouse.records itself: row-level security refuses COPY), then
-    /// one plain set-based INSERT … SELECT, no ANALYZE, no sort, no per-row probe of what is there. Only when
-    /// that INSERT meets a row already there (a batch sent again, a body published twice under one key,
-    /// another push of this host racing this one) does the block fall back, in a subtransaction, to
-    /// INSERT … ON CONFLICT DO NOTHING and the check that each sequence number already there holds the same
-    /// record (two hosts publishing as one site id would not). Measured in BENCHMARKS.md (Federation push).
-    func send(_ batch: Batch) throws(FederationError) {
-        do {
-            try shell.run(batch.script)
-        } catch {
-            let what = "records \(batch.first)–\(batch.last) of \(batch.plugin)"
-            if error.killed {
-                throw FederationError("federation push: \(error.message); \(what) and later ones wait in the outbox: nothing is lost, run push again", unreachable: true, killed: true)
+    /// One batch, one transaction. The usual batch is new to the server and goes the fast way: one COPY
+    /// straight into the site's leaf of clubhouse.records (its partition bound holds it to its own site id;
+    /// the CHECKs bind the body to its text and hash, as for every insert), nothing else. When that fails
+    /// for any reason but the connection (a row already there: a batch sent again, another push of this
+    /// host racing this one; a refused record; no leaf for the plugin), the batch is read again and goes
+    /// the staging way: COPY into a temporary table, one plain INSERT … SELECT through clubhouse.records
+    /// (its row-level security), and only on a unique violation, in a subtransaction, INSERT … ON CONFLICT
+    /// DO NOTHING and the check that each sequence number already there holds the same record (two hosts
+    /// publishing as one site id would not). That path gives the one-line reason when the batch is refused.
+    /// Measured in BENCHMARKS.md (Federation push).
+    func send(_ batch: Batch, outbox: OutboxFile) throws(FederationError) {
+        let what = "records \(batch.first)–\(batch.last) of \(batch.plugin)"
+        var failed: FederationError?
+        do { try shell.run(batch.script) } catch { failed = error }
+        if let first = failed, batch.direct, !first.unreachable, !first.killed, !first.cancelled {
+            let records: [OutboxRecord]
+            do { records = try outbox.waiting(after: batch.after, limit: batch.count) } catch {
+                throw FederationError("federation push: \(error.message); \(what) wait in the outbox")
             }
-            if error.unreachable {
-                throw FederationError("federation push: \(error.message); \(what) and later ones wait in the outbox (push again when the server is back)", unreachable: true)
-            }
-            throw FederationError("federation push: the federation refused \(what) (\(error.message)); nothing of that batch was kept and they wait in the outbox")
+            failed = nil
+            do { try shell.run(FederationPush.script(records, siteID: federation.siteID)) } catch { failed = error }
         }
+        guard let error = failed else { return }
+        if error.killed {
+            throw FederationError("federation push: \(error.message); \(what) and later ones wait in the outbox: nothing is lost, run push again", unreachable: true, killed: true)
+        }
+        if error.unreachable {
+            throw FederationError("federation push: \(error.message); \(what) and later ones wait in the outbox (push again when the server is back)", unreachable: true)
+        }
+        throw FederationError("federation push: the federation refused \(what) (\(error.message)); nothing of that batch was kept and they wait in the outbox")
     }
 
     /// The psql script of one batch (its COPY rows inline).
@@ -233,15 +295,15 @@ public struct FederationPush {
 
             """.utf8)
         for r in records {
-            field(r.plugin.utf8, &script)
-            field(r.pluginVersion.utf8, &script)
-            field(r.topic.utf8, &script)
-            field(r.key.utf8, &script)
+            CopyText.field(r.plugin.utf8, &script)
+            CopyText.field(r.pluginVersion.utf8, &script)
+            CopyText.field(r.topic.utf8, &script)
+            CopyText.field(r.key.utf8, &script)
             script += String(r.seq).utf8
             script.append(0x09)
-            field(r.body, &script)
-            field(r.sha256.utf8, &script)
-            field(r.publishedAt.utf8, &script, last: true)
+            CopyText.field(r.body, &script)
+            CopyText.field(r.sha256.utf8, &script)
+            CopyText.field(r.publishedAt.utf8, &script, last: true)
         }
         let id = FederationSchema.literal(siteID)
         let insert = """
@@ -268,10 +330,13 @@ public struct FederationPush {
             """.utf8)
         return script
     }
+}
 
+/// PostgreSQL's COPY text format.
+public enum CopyText {
     /// One COPY text field (backslash, tab, newline and carriage return escaped), then a tab (a newline
     /// after the `last` field of a row). Runs without those bytes are copied whole.
-    static func field<Bytes: Collection>(_ bytes: Bytes, _ out: inout [UInt8], last: Bool = false) where Bytes.Element == UInt8 {
+    public static func field<Bytes: Collection>(_ bytes: Bytes, _ out: inout [UInt8], last: Bool = false) where Bytes.Element == UInt8 {
         let copied: Bool? = bytes.withContiguousStorageIfAvailable { buffer -> Bool in
             var start = 0
             for i in 0..<buffer.count {
@@ -303,5 +368,12 @@ public struct FederationPush {
             }
         }
         out.append(last ? 0x0A : 0x09)
+    }
+}
+
+extension FederationPush {
+    /// The staging script of a batch (the push's fallback path): the benchmark drives it as a peer.
+    public static func stagingScriptForBenchmark(_ records: [OutboxRecord], siteID: String) -> [UInt8] {
+        script(records, siteID: siteID)
     }
 }

@@ -234,6 +234,49 @@ public final class OutboxFile {
         return records
     }
 
+    /// Up to `limit` waiting records after `seq`, oldest first, appended to `out` as rows of COPY text
+    /// (site_id, plugin, plugin_version, topic, key, seq, canonical, body, sha256, published_at; the body's
+    /// column is its canonical text again), straight from SQLite's column buffers: no record, string or
+    /// array per row (the push's fast path, FederationPush). Nil when nothing waits after `seq`.
+    public func copyRows(after seq: Int64, limit: Int, siteID: String, into out: inout [UInt8]) throws(StorageError)
+        -> (first: Int64, last: Int64, count: Int)?
+    {
+        guard hasOutbox else { return nil }
+        var stmt: OpaquePointer?
+        defer { sqlite3_finalize(stmt) }
+        guard sqlite3_prepare_v2(db, """
+            SELECT seq, plugin, plugin_version, topic, key, body, sha256, published_at FROM main.\(outboxTable)
+            WHERE seq > ? ORDER BY seq LIMIT ?
+            """, -1, &stmt, nil) == SQLITE_OK
+        else { throw failure("cannot read the outbox") }
+        sqlite3_bind_int64(stmt, 1, seq)
+        sqlite3_bind_int64(stmt, 2, Int64(limit))
+        var site: [UInt8] = []
+        CopyText.field(Array(siteID.utf8), &site)
+        func column(_ i: Int32, last: Bool = false) {
+            let count = Int(sqlite3_column_bytes(stmt, i))
+            let pointer = i == 5 ? sqlite3_column_blob(stmt, i).map { UnsafeRawPointer($0) } : sqlite3_column_text(stmt, i).map { UnsafeRawPointer($0) }
+            let bytes = UnsafeBufferPointer(start: pointer?.assumingMemoryBound(to: UInt8.self), count: pointer == nil ? 0 : count)
+            CopyText.field(bytes, &out, last: last)
+        }
+        var first: Int64 = 0, lastSeq: Int64 = 0, count = 0
+        while true {
+            let rc = sqlite3_step(stmt)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw failure("cannot read the outbox") }
+            let n = sqlite3_column_int64(stmt, 0)
+            if count == 0 { first = n }
+            lastSeq = n
+            count += 1
+            out += site
+            column(1); column(2); column(3); column(4)
+            out += String(n).utf8
+            out.append(0x09)
+            column(5); column(5); column(6); column(7, last: true)
+        }
+        return count == 0 ? nil : (first, lastSeq, count)
+    }
+
     /// Marks every record up to `seq` shipped and removes it (one transaction).
     public func markShipped(through seq: Int64) throws(StorageError) {
         guard hasOutbox else { return }
