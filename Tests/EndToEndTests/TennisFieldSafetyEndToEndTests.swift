@@ -164,6 +164,58 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
         XCTAssertEqual(after.first?["summary"]?["stopSent"]?.boolValue, true)
     }
 
+    /// The fourth outside attack (b21): a `serve` caller on stdio that dies (both its pipes close) left its drill
+    /// firing to its end, where a socket's close cancels at once. A caller whose standard output is gone is gone:
+    /// its calls are cancelled (the machine gets its stop, no ball after) and the server ends — whether the output
+    /// closes with the input, or later, after a half-close of the input alone let the drill go on.
+    func testAStdioCallerThatGoesAwayStopsItsDrill() throws {
+        let c = try Clubhouse()
+        let simulator = try StampedSimulator(c)
+        defer { simulator.stop() }
+        let config = try simulator.config(c, name: "court.json")
+        try c.succeed(["--config", config, "tennis", "drill", "save", try c.write("long.json",
+            #"{"name": "long", "steps": [{"zone": 5, "speed": 50, "delay": 2, "repeat": 10}]}"#)])
+        for halfClosedFirst in [false, true] {
+            var input: [Int32] = [0, 0], output: [Int32] = [0, 0]
+            XCTAssertEqual(pipe(&input), 0)
+            XCTAssertEqual(pipe(&output), 0)
+            for fd in input + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            let server = Process()
+            server.executableURL = Clubhouse.executable
+            server.arguments = ["--config", config, "serve"]
+            var environment = ProcessInfo.processInfo.environment
+            environment["CLUBHOUSE_DATA_DIR"] = c.dataDirectory.path
+            environment["XDG_CACHE_HOME"] = c.path("cache")
+            environment.removeValue(forKey: "CLUBHOUSE_CONFIG")
+            server.environment = environment
+            server.standardInput = FileHandle(fileDescriptor: input[0], closeOnDealloc: false)
+            server.standardOutput = FileHandle(fileDescriptor: output[1], closeOnDealloc: false)
+            server.standardError = FileHandle.nullDevice
+            try server.run()
+            close(input[0])
+            close(output[1])
+            defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+            let from = simulator.lines.count
+            let request = #"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"tennis","command":"drill run","arguments":{"drill":"long"}}}"# + "\n"
+            _ = request.withCString { write(input[1], $0, strlen($0)) }
+            XCTAssertNotNil(simulator.wait(from: from, timeout: 30) { $0.isStart }, "no ball")
+            close(input[1])
+            if halfClosedFirst {
+                let balls = simulator.lines.count
+                XCTAssertNotNil(simulator.wait(from: balls, timeout: 5) { $0.isStart }, "a half-close stopped the drill")
+                XCTAssertTrue(server.isRunning, "a half-close ended the server before its call answered")
+            }
+            let gone = monotonicNanoseconds()
+            close(output[0])
+            XCTAssertNotNil(simulator.wait(from: from, timeout: 5) { $0.isStop && $0.at > gone }, "half-closed first: \(halfClosedFirst): the caller went and the machine got no stop")
+            let deadline = Date().addingTimeInterval(10)
+            while server.isRunning && Date() < deadline { usleep(20_000) }
+            XCTAssertFalse(server.isRunning, "half-closed first: \(halfClosedFirst): the server is still up 10 s after its caller went")
+            let late = simulator.lines.dropFirst(from).filter { $0.isStart && $0.at > gone + 200_000_000 }
+            XCTAssertEqual(late.count, 0, "half-closed first: \(halfClosedFirst): balls after the caller went: \(late.map(\.text))")
+        }
+    }
+
     /// The third outside attack (a15): `serve --http` stopped (SIGTERM, Ctrl-C) while an HTTP drill runs — a
     /// plain call, then a followed one held by a lease — cancels it at once like a JSON-RPC call: the machine
     /// gets its stop, fires no further ball, the session is stored and the server exits (it used to stay up

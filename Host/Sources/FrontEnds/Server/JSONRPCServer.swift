@@ -414,6 +414,8 @@ final class JSONRPCServer: @unchecked Sendable {
             loop.requestStop()
             cancelAllCalls()
         }
+        // The caller is the only client: its calls are all the calls.
+        relay.cancelCalls = { [self] in cancelAllCalls() }
         relay.start()
         loop.run()
         group.wait()
