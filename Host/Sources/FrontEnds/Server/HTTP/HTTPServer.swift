@@ -819,6 +819,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
     private func run(_ call: PluginCall, exchange: HTTPExchange, _ answer: Answer, connection: HTTPConnection, channel: ServeChannel) {
         let context = session.runtime.router.context(for: call.prepared)
         running.add(context)
+        credentialWatch?.watch(call: context, request: accessRequest(exchange))
         // A page's heartbeat lease holds the call from now, waiting or running (HTTPCallLeases.swift).
         let leased: String?
         switch holdLease(exchange, principal: answer.principal, context: context, what: call.route.shown) {
