@@ -391,6 +391,7 @@ final class JSONRPCServer: @unchecked Sendable {
         loop.run()
         server.group.wait()
         front?.group.wait()
+        front?.removeScratch()
         return 0
     }
 
