@@ -172,6 +172,35 @@ final class HTTPAccessEndToEndTests: XCTestCase {
         XCTAssertFalse(keptStream.closesWithin(1.5), "another credential's stream was closed")
     }
 
+    /// The fourth outside attack (b05): a revoked token's plain drill (no stream, no lease) fired to its end, while its
+    /// streamed and leased calls stopped. Every call of a credential is watched like its streams: once revoked, the
+    /// drill is cancelled within a second or two — the machine gets its stop, and no ball follows it.
+    func testARevokedCredentialLosesItsPlainCallsToo() throws {
+        let c = try Clubhouse()
+        let simulator = try StampedSimulator(c)
+        defer { simulator.stop() }
+        let config = try simulator.config(c, name: "court.json")
+        try c.succeed(["--config", config, "tennis", "drill", "save", try c.write("long.json",
+            #"{"name": "long", "steps": [{"zone": 5, "speed": 50, "delay": 2, "repeat": 10}]}"#)])
+        let token = try XCTUnwrap(try c.succeed(["--config", config, "--json", "token", "create", "--name", "lost phone", "--scope", "tennis:*"])
+            .json()["token"]?.stringValue)
+        let server = try HTTPServerProcess(c, arguments: ["--config", config])
+        defer { server.stop() }
+        let client = try RawHTTPConnection(port: server.port)
+        XCTAssertTrue(client.send("POST /api/tennis/drills/long/run HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
+                                  + "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"))
+        XCTAssertNotNil(simulator.wait(from: 0, timeout: 30) { $0.isStart }, server.stderr)
+        try c.succeed(["--config", config, "token", "revoke", "lost phone"])
+        let revoked = monotonicNanoseconds()
+        let stop = simulator.wait(from: 0, timeout: 5) { $0.isStop }
+        XCTAssertNotNil(stop, "the revoked token's drill goes on: \(server.stderr)")
+        if let stop {
+            XCTAssertLessThan(stop.at, revoked + 3_000_000_000, "the stop came more than 3 s after the revocation")
+            usleep(2_500_000)
+            XCTAssertEqual(simulator.lines.filter { $0.isStart && $0.at > stop.at }.count, 0, "balls after the stop")
+        }
+    }
+
     /// The third outside attack (a07): an Idempotency-Key belongs to its caller and route. Token B sending
     /// token A's key runs B's own request (not A's answer, not a 422 naming A's request); the same key on
     /// another route is another request; A's repeat is A's answer again.

@@ -66,6 +66,34 @@ final class HTTPServerProcess {
 }
 
 final class HTTPEndToEndTests: XCTestCase {
+    /// The fourth outside attack (b19): the server's folder for request bodies (`<data>/<site>/.http-uploads-XXXXXX`)
+    /// stayed, empty, after 2 of 4 stops by SIGTERM or Ctrl-C. It goes when the server stops, with or without an
+    /// upload in flight.
+    func testTheUploadsFolderGoesWhenTheServerStops() throws {
+        let c = try Clubhouse()
+        let token = try XCTUnwrap(try c.succeed(["--json", "token", "create", "--name", "up", "--scope", "practice:write"]).json()["token"]?.stringValue)
+        func folders() -> [String] {
+            (FileManager.default.enumerator(atPath: c.dataDirectory.path)?.compactMap { $0 as? String } ?? [])
+                .filter { ($0 as NSString).lastPathComponent.hasPrefix(".http-uploads-") }
+        }
+        for (signal, upload) in [(SIGTERM, false), (SIGINT, true), (SIGTERM, true), (SIGINT, false)] {
+            let server = try HTTPServerProcess(c, arguments: [])
+            XCTAssertEqual(folders().count, 1, "the server made its folder")
+            var client: RawHTTPConnection?
+            if upload {
+                client = try RawHTTPConnection(port: server.port)
+                XCTAssertTrue(client?.send("POST /api/practice/sessions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
+                                           + "Content-Type: text/csv\r\nContent-Length: 100000\r\n\r\n" + String(repeating: "x", count: 50_000)) ?? false)
+                usleep(300_000)
+            }
+            kill(server.pid, signal)
+            server.process.waitUntilExit()
+            XCTAssertEqual(folders(), [], "signal \(signal), upload in flight: \(upload): the folder outlived the server: \(server.stderr)")
+            for left in folders() { try? FileManager.default.removeItem(atPath: c.dataDirectory.appendingPathComponent(left).path) }
+            _ = client
+        }
+    }
+
     func testLimitsOnTheRequestAreNamedAndEnforced() throws {
         let c = try Clubhouse()
         let server = try HTTPServerProcess(c, arguments: [], options: ["--http-max-request-line", "200", "--http-max-header-bytes", "1024",

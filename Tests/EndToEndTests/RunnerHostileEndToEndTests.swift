@@ -241,6 +241,71 @@ final class RunnerHostileEndToEndTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 30)
     }
 
+    /// The fourth outside attack (b24): `serve` killed by SIGKILL (a signal nobody can catch) while a runner is
+    /// busy in a plugin's endless loop: the runner stayed, owned by init, burning CPU up to `cpu_seconds`. A
+    /// runner now watches its wire from a thread of its own and exits when the host's end closes, whatever the
+    /// plugin does (RunnerProcess.exitWhenTheHostIsGone). Process and sandbox isolation.
+    func testARunnerBusyInAnEndlessLoopEndsWhenItsHostIsKilled() throws {
+        let c = try Clubhouse()
+        let fixture = try FixturePlugins.build("HOSTILE", id: "org.tests.hostile", file: "hostile_runner.c")
+        for isolation in ["process", "sandbox"] {
+            let config = try c.write("spin-\(isolation).json", """
+                {"sites": {"default": {"plugins": {
+                  "fx": {"path": "\(fixture)", "grants": ["storage"], "isolation": "\(isolation)", "timeout_ms": 120000}
+                }}}}
+                """)
+            let socketPath = c.path("spin-\(isolation).sock")
+            let server = try Running(c, ["--config", config, "serve", "--socket", socketPath])
+            let client = try RPCSocketClient(path: socketPath)
+            client.send(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"fx","command":"spin"}}"#)
+            var runner: pid_t?
+            let found = Date().addingTimeInterval(30)
+            while runner == nil && Date() < found {
+                runner = children(of: server.process.processIdentifier).first { cpuTicks($0) > 20 }
+                if runner == nil { usleep(50_000) }
+            }
+            guard let runner else {
+                XCTFail("\(isolation): no runner spinning 30 s after the call")
+                kill(server.process.processIdentifier, SIGKILL)
+                continue
+            }
+            kill(server.process.processIdentifier, SIGKILL)
+            _ = server.finish(within: 10)
+            let killed = Date()
+            while isAlive(runner) && Date().timeIntervalSince(killed) < 10 { usleep(20_000) }
+            XCTAssertFalse(isAlive(runner), "\(isolation): the runner \(runner) outlived its host by 10 s")
+            if isAlive(runner) { kill(runner, SIGKILL) }
+        }
+    }
+
+    /// The processes whose parent is `pid` (/proc/*/stat).
+    private func children(of pid: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { candidate in
+            let fields = stat(candidate)
+            return fields.count > 2 && Int32(fields[1]) == pid
+        }
+    }
+
+    /// The fields of /proc/PID/stat after the command's name (state, parent, …); empty when it is gone.
+    private func stat(_ pid: pid_t) -> [Substring] {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return [] }
+        return text[text.index(after: close)...].split(separator: " ")
+    }
+
+    /// User CPU time in clock ticks.
+    private func cpuTicks(_ pid: pid_t) -> Int {
+        let fields = stat(pid)
+        return fields.count > 11 ? Int(fields[11]) ?? 0 : 0
+    }
+
+    /// Running or sleeping (not gone, not a zombie waiting to be reaped).
+    private func isAlive(_ pid: pid_t) -> Bool {
+        let fields = stat(pid)
+        return !fields.isEmpty && fields[0] != "Z" && fields[0] != "X"
+    }
+
     /// The plugin forks a child that keeps the runner's pipes open, then crashes: the crash is
     /// reported at once and the child dies with the runner's process group.
     func testForkedChildHoldingThePipesIsKilledWithTheGroup() throws {

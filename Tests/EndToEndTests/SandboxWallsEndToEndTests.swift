@@ -228,6 +228,25 @@ final class SandboxWallsEndToEndTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("bytes of its standard error dropped"), String(result.stderr.suffix(500)))
     }
 
+    /// The fourth outside attack (b30): a plugin that writes a megabyte to standard error and crashes, again and again,
+    /// had a fresh megabyte with each new runner (the log grew about 60 MB a second). The bound is the plugin's, across
+    /// its runners: five crashes of 2 MB each forward at most the one burst and what the rate refilled meanwhile.
+    func testTheStandardErrorBoundHoldsAcrossRestarts() throws {
+        let c = try Clubhouse()
+        let config = try site(c, isolation: "process")
+        let started = Date()
+        let (replies, result) = try session(c, config, Array(repeating: ("try", "stderrcrash"), count: 5) + [("store", nil)])
+        let seconds = Date().timeIntervalSince(started)
+        XCTAssertEqual(replies[0]["error"]?["data"]?["status"], "plugin-failed", "\(replies[0])")
+        XCTAssertEqual(replies[4]["error"]?["data"]?["status"], "plugin-failed", "every call had a runner of its own: \(replies[4])")
+        XCTAssertEqual(replies[5]["result"], "stored through the host", "\(replies[5])")
+        let forwarded = result.stderr.split(separator: "\n").filter { $0.hasPrefix("[fx] yyy") }.reduce(0) { $0 + $1.utf8.count + 1 }
+        XCTAssertGreaterThan(forwarded, 0)
+        XCTAssertLessThanOrEqual(forwarded, (1 << 20) + Int((seconds + 1) * Double(64 << 10)),
+                                 "\(forwarded) bytes forwarded in \(seconds) s: more than one burst of 1 MB and 64 KB a second")
+        XCTAssertTrue(result.stderr.contains("bytes of its standard error dropped"), String(result.stderr.suffix(500)))
+    }
+
     // MARK: Why 2: descriptors
 
     /// Descriptors the host inherited from its parent (a shell's `9<secret`, a high one) never

@@ -164,10 +164,64 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
         XCTAssertEqual(after.first?["summary"]?["stopSent"]?.boolValue, true)
     }
 
+    /// The fourth outside attack (b21): a `serve` caller on stdio that dies (both its pipes close) left its drill
+    /// firing to its end, where a socket's close cancels at once. A caller whose standard output is gone is gone:
+    /// its calls are cancelled (the machine gets its stop, no ball after) and the server ends — whether the output
+    /// closes with the input, or later, after a half-close of the input alone let the drill go on.
+    func testAStdioCallerThatGoesAwayStopsItsDrill() throws {
+        let c = try Clubhouse()
+        let simulator = try StampedSimulator(c)
+        defer { simulator.stop() }
+        let config = try simulator.config(c, name: "court.json")
+        try c.succeed(["--config", config, "tennis", "drill", "save", try c.write("long.json",
+            #"{"name": "long", "steps": [{"zone": 5, "speed": 50, "delay": 2, "repeat": 10}]}"#)])
+        for halfClosedFirst in [false, true] {
+            var input: [Int32] = [0, 0], output: [Int32] = [0, 0]
+            XCTAssertEqual(pipe(&input), 0)
+            XCTAssertEqual(pipe(&output), 0)
+            for fd in input + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            let server = Process()
+            server.executableURL = Clubhouse.executable
+            server.arguments = ["--config", config, "serve"]
+            var environment = ProcessInfo.processInfo.environment
+            environment["CLUBHOUSE_DATA_DIR"] = c.dataDirectory.path
+            environment["XDG_CACHE_HOME"] = c.path("cache")
+            environment.removeValue(forKey: "CLUBHOUSE_CONFIG")
+            server.environment = environment
+            server.standardInput = FileHandle(fileDescriptor: input[0], closeOnDealloc: false)
+            server.standardOutput = FileHandle(fileDescriptor: output[1], closeOnDealloc: false)
+            server.standardError = FileHandle.nullDevice
+            try server.run()
+            close(input[0])
+            close(output[1])
+            defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+            let from = simulator.lines.count
+            let request = #"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"tennis","command":"drill run","arguments":{"drill":"long"}}}"# + "\n"
+            _ = request.withCString { write(input[1], $0, strlen($0)) }
+            XCTAssertNotNil(simulator.wait(from: from, timeout: 30) { $0.isStart }, "no ball")
+            close(input[1])
+            if halfClosedFirst {
+                let balls = simulator.lines.count
+                XCTAssertNotNil(simulator.wait(from: balls, timeout: 5) { $0.isStart }, "a half-close stopped the drill")
+                XCTAssertTrue(server.isRunning, "a half-close ended the server before its call answered")
+            }
+            let gone = monotonicNanoseconds()
+            close(output[0])
+            XCTAssertNotNil(simulator.wait(from: from, timeout: 5) { $0.isStop && $0.at > gone }, "half-closed first: \(halfClosedFirst): the caller went and the machine got no stop")
+            let deadline = Date().addingTimeInterval(10)
+            while server.isRunning && Date() < deadline { usleep(20_000) }
+            XCTAssertFalse(server.isRunning, "half-closed first: \(halfClosedFirst): the server is still up 10 s after its caller went")
+            let late = simulator.lines.dropFirst(from).filter { $0.isStart && $0.at > gone + 200_000_000 }
+            XCTAssertEqual(late.count, 0, "half-closed first: \(halfClosedFirst): balls after the caller went: \(late.map(\.text))")
+        }
+    }
+
     /// The third outside attack (a15): `serve --http` stopped (SIGTERM, Ctrl-C) while an HTTP drill runs — a
     /// plain call, then a followed one held by a lease — cancels it at once like a JSON-RPC call: the machine
     /// gets its stop, fires no further ball, the session is stored and the server exits (it used to stay up
-    /// until the drill's end, 12 s, while the machine fired 7 more balls).
+    /// until the drill's end, 12 s, while the machine fired 7 more balls). The fourth (b03, b35): SIGHUP — the
+    /// terminal closing, an SSH session dropping — ended the server at once with the machine still firing; it is
+    /// now SIGTERM's path (the third round of the loop).
     func testAnHTTPServerStoppedMidDrillCancelsItsDrills() throws {
         let c = try Clubhouse()
         let simulator = try StampedSimulator(c)
@@ -177,7 +231,8 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
             #"{"name": "long", "steps": [{"zone": 5, "speed": 50, "delay": 2, "repeat": 10}]}"#)])
         let token = try XCTUnwrap(try c.succeed(["--config", config, "--json", "token", "create", "--name", "coach", "--scope", "tennis:*"])
             .json()["token"]?.stringValue)
-        for (signal, extra) in [(SIGTERM, ""), (SIGINT, "Accept: text/event-stream\r\nClubhouse-Lease: lease0123456789abcdef; ms=60000\r\n")] {
+        for (signal, extra) in [(SIGTERM, ""), (SIGINT, "Accept: text/event-stream\r\nClubhouse-Lease: lease0123456789abcdef; ms=60000\r\n"),
+                                (SIGHUP, "")] {
             let server = try HTTPServerProcess(c, arguments: ["--config", config])
             defer { server.stop() }
             let from = simulator.lines.count
@@ -195,8 +250,91 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
             XCTAssertEqual(late.count, 0, "signal \(signal): balls fired after the server was stopped: \(late.map(\.text))")
         }
         let stored = try sessions(c, config)
-        XCTAssertEqual(stored.count, 2, "both drills stored")
-        XCTAssertEqual(stored.compactMap { $0["summary"]?["stopSent"]?.boolValue }, [true, true])
+        XCTAssertEqual(stored.count, 3, "every drill stored")
+        XCTAssertEqual(stored.compactMap { $0["summary"]?["stopSent"]?.boolValue }, [true, true, true])
+    }
+
+    /// The fourth outside attack (b03): SIGUSR1, SIGUSR2, SIGALRM (and SIGHUP) ended `tennis drill run` and `serve`
+    /// mid-drill without the machine's stop. Every signal whose default action ends the process and that can be
+    /// caught (`SignalRelay.stopping`) now takes SIGTERM's path — the command line's drill stops its machine and
+    /// exits 130 — and `serve` catches each of them on the socket and on stdio (read from /proc: none is left at
+    /// its default); SIGXFSZ is ignored like SIGPIPE; a SIGHUP the host was started with ignored (`nohup`) stays so.
+    func testEverySignalThatWouldEndTheHostStopsTheMachineFirst() throws {
+        let c = try Clubhouse()
+        let simulator = try StampedSimulator(c)
+        defer { simulator.stop() }
+        let config = try simulator.config(c, name: "court.json")
+        let drill = try c.write("three.json", TennisFieldSafetyEndToEndTests.threeBalls)
+        let run = try RunningClubhouse(c, ["--config", config, "tennis", "drill", "run", drill])
+        XCTAssertNotNil(simulator.wait(from: 0) { $0.isStart }, run.stderr)
+        XCTAssertTrue(run.signal(SIGUSR1))
+        XCTAssertNotNil(simulator.wait(from: 0, timeout: 5) { $0.isStop }, "SIGUSR1: the machine got no stop: \(run.stderr)")
+        let ended = run.wait(timeout: 15)
+        XCTAssertEqual(ended?.status, 130, run.stderr)
+        XCTAssertEqual(ended?.bySignal, false, run.stderr)
+        XCTAssertTrue(run.stderr.contains("terminated by SIGUSR1; asking 'tennis' to stop"), run.stderr)
+        XCTAssertEqual(simulator.lines.filter(\.isStart).count, 1, "no ball after the signal")
+
+        // The class, on both of serve's JSON-RPC transports (HTTP: the test above).
+        let stopping: [Int32] = [SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR, SIGSTKFLT, SIGIO]
+            + Array(34...64)
+        let inherited = try signalMasks(getpid())
+        func bit(_ signal: Int32) -> UInt64 { 1 << UInt64(signal - 1) }
+        func handlers(_ pid: pid_t) throws -> (caught: UInt64, ignored: UInt64) {
+            let deadline = Date().addingTimeInterval(30)
+            var masks = try signalMasks(pid)
+            while masks.caught & bit(SIGTERM) == 0 && Date() < deadline {
+                usleep(50_000)
+                masks = try signalMasks(pid)
+            }
+            return masks
+        }
+        let socketPath = c.path("serve.sock")
+        let socketServer = try RunningClubhouse(c, ["--config", config, "serve", "--socket", socketPath])
+        let onSocket = try handlers(socketServer.process.processIdentifier)
+        socketServer.signal(SIGTERM)
+        XCTAssertEqual(socketServer.wait(timeout: 10)?.status, 0, socketServer.stderr)
+        let input = Pipe()
+        let stdioServer = Process()
+        stdioServer.executableURL = URL(fileURLWithPath: "/usr/bin/nohup")
+        stdioServer.arguments = [Clubhouse.executable.path, "--config", config, "serve"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CLUBHOUSE_DATA_DIR"] = c.dataDirectory.path
+        environment["XDG_CACHE_HOME"] = c.path("cache")
+        environment.removeValue(forKey: "CLUBHOUSE_CONFIG")
+        stdioServer.environment = environment
+        stdioServer.standardInput = input
+        stdioServer.standardOutput = FileHandle.nullDevice
+        stdioServer.standardError = FileHandle.nullDevice
+        try stdioServer.run()
+        let onStdio = try handlers(stdioServer.processIdentifier)
+        kill(stdioServer.processIdentifier, SIGUSR2)
+        stdioServer.waitUntilExit()
+        XCTAssertEqual(stdioServer.terminationReason, .exit, "SIGUSR2 ended serve on stdio by its default action")
+        for signal in stopping {
+            for (transport, masks) in [("socket", onSocket), ("stdio", onStdio)] {
+                XCTAssertNotEqual((masks.caught | masks.ignored) & bit(signal), 0, "serve on \(transport): signal \(signal) still ends the host at once")
+                if inherited.ignored & bit(signal) == 0 && !(transport == "stdio" && signal == SIGHUP) {
+                    XCTAssertNotEqual(masks.caught & bit(signal), 0, "serve on \(transport): signal \(signal) is not handled")
+                }
+            }
+        }
+        for (transport, masks) in [("socket", onSocket), ("stdio", onStdio)] {
+            XCTAssertNotEqual(masks.ignored & bit(SIGXFSZ), 0, "serve on \(transport): SIGXFSZ not ignored")
+            XCTAssertNotEqual(masks.ignored & bit(SIGPIPE), 0, "serve on \(transport): SIGPIPE not ignored")
+        }
+        XCTAssertNotEqual(onStdio.ignored & bit(SIGHUP), 0, "nohup's SIGHUP was not left ignored")
+        XCTAssertEqual(onStdio.caught & bit(SIGHUP), 0, "nohup's SIGHUP was not left ignored")
+    }
+
+    /// The caught and ignored signals of a process (/proc/PID/status, SigCgt and SigIgn).
+    private func signalMasks(_ pid: pid_t) throws -> (caught: UInt64, ignored: UInt64) {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        func mask(_ key: String) -> UInt64 {
+            let line = status.split(separator: "\n").first { $0.hasPrefix(key + ":") } ?? ""
+            return UInt64(line.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces), radix: 16) ?? 0
+        }
+        return (mask("SigCgt"), mask("SigIgn"))
     }
 
     /// Why 5: `--dry-run` prints the frames and stores nothing, for every tennis command that has it.

@@ -363,6 +363,24 @@ package enum RunnerProcess {
             ?? set(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), bytes, bytes, "file size")
     }
 
+    /// The runner ends with its host, however the host ended — SIGKILL, a crash, a signal it did not catch: a thread of
+    /// its own waits for the host's end of the wire (fd 3) to close and ends the process then, even while the plugin's
+    /// call spins in an endless loop and never reads the wire again (fourth outside attack, b24: runners outlived a
+    /// SIGKILLed `serve`, owned by init, burning CPU up to `cpu_seconds`). The wire rather than PR_SET_PDEATHSIG: the
+    /// parent-death signal follows the host *thread* that spawned the runner (a worker that ends would kill a healthy
+    /// runner), a plugin may clear it, and the wire is closed when the host died before the runner looked (no race).
+    /// The host keeps its write end only for the runner's life (close-on-exec: no other child holds it).
+    static func exitWhenTheHostIsGone() {
+        Thread.detach {
+            var hostEnd = pollfd(fd: RunnerDescriptors.input, events: 0, revents: 0)
+            while true {
+                let n = poll(&hostEnd, 1, -1)
+                if n > 0 && hostEnd.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { _exit(0) }
+                if n < 0 && errno != EINTR { return }
+            }
+        }
+    }
+
     /// The runner's main: load, say hello, then serve create/invoke/destroy until the host leaves.
     /// `sandbox`: confine the runner (Sandbox.swift) before loading, allowing TCP connect to these ports.
 
@@ -394,6 +412,9 @@ package enum RunnerProcess {
         if let ports = sandbox, let problem = Sandbox.confine(pluginPath: path, connectPorts: ports, verified: verified) {
             return refuse(problem)
         }
+        // After the sandbox (Landlock restricts the thread that asks and the threads it makes later, not the
+        // threads already there), before any of the plugin's code runs.
+        exitWhenTheHostIsGone()
         let library: PluginLibrary
         do {
             library = try PluginLoader.open(path: path, verified: verified)

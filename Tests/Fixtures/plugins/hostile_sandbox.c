@@ -181,7 +181,8 @@ static struct sockaddr_in loopback(int port) {
  *            file in /dev/shm, unlinked at once)
  *   descriptors: splice, tee (on the wire's input pipe, fd 3), setpipesize (F_SETPIPE_SZ on fd 3),
  *            ioctlwire (FIOASYNC on fd 3), ioctlstderr (TCSETS on fd 2), stderr (ftruncate(2, 0)
- *            and F_SETFL O_NONBLOCK on fd 2), stderrwrite (one line), stderrflood (4 MB)
+ *            and F_SETFL O_NONBLOCK on fd 2), stderrwrite (one line), stderrflood (4 MB), stderrcrash
+ *            (2 MB, then a crash: the next call starts a new runner)
  *   /proc:   procfd (the N below 256 whose /proc/self/fd/N opens, listed), procself, procmaps,
  *            procenviron (its own /proc/self/…), procparent (/proc/PPID/status), procfddir,
  *            procparentfd (the host's /proc/PPID/fd/N read with readlink or opened: listed, "o" when
@@ -502,6 +503,13 @@ static int attempt(const char *name, int port, const char *path, char *head, siz
         dprintf(2, "a line on standard error\n");
         dprintf(1, "a line on standard output\n");
         return 0;
+    }
+    if (strcmp(name, "stderrcrash") == 0) {
+        static char block[65536];
+        memset(block, 'y', sizeof block);
+        for (size_t i = 63; i < sizeof block; i += 64) block[i] = '\n';
+        for (int i = 0; i < 32; i++) if (write(2, block, sizeof block) < 0) break;
+        *(volatile int *)8 = 1;
     }
     if (strcmp(name, "stderrflood") == 0) {
         static char block[65536];

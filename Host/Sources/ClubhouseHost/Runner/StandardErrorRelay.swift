@@ -8,9 +8,11 @@
 // the plugin's alias in front of each (`[notes] …`) and writes them through the log broker, so they
 // never interleave with the host's own lines. Bounds: a line is cut at `lineLimit` bytes; control
 // characters (C0, DEL, C1: TerminalText.plain) become '?' (no escape sequence reaches the operator's terminal, no line can pose as the
-// host's); each runner may send `burst` bytes at once and then `rate` a second — beyond that the
-// bytes are read (the plugin never blocks on a full socket) and dropped, and one warning says how
-// many. The thread runs while a runner is attached and ends with the last one.
+// host's); each plugin (by alias) may send `burst` bytes at once and then `rate` a second — beyond that
+// the bytes are read (the plugin never blocks on a full socket) and dropped, and one warning says how
+// many. The budget is the plugin's, not its runner's: a restarted runner draws on what the last one left
+// (fourth outside attack, b30: a plugin that crashed after each 1 MB had a fresh megabyte every time and
+// grew the log about 60 MB a second). The thread runs while a runner is attached and ends with the last one.
 
 import ClubhouseLoader
 import ClubhousePlatform
@@ -30,19 +32,38 @@ final class StandardErrorRelay: @unchecked Sendable {
         let alias: String
         fileprivate var partial: [UInt8] = []
         fileprivate var cutting = false
-        fileprivate var tokens = Double(StandardErrorRelay.burst)
-        fileprivate var refilled = Subprocess.monotonicMilliseconds()
+        /// The plugin's budget, shared by its runners one after the other.
+        fileprivate let budget: Budget
+        fileprivate var tokens: Double {
+            get { budget.tokens }
+            set { budget.tokens = newValue }
+        }
+        fileprivate var refilled: Int64 {
+            get { budget.refilled }
+            set { budget.refilled = newValue }
+        }
         fileprivate var dropped = 0
         fileprivate var finished = false
         /// Set by `finish`: read what is left, then close (or close at once when `abandon`).
         fileprivate var draining = false
         fileprivate var abandon = false
 
-        fileprivate init(fd: Int32, alias: String) {
+        fileprivate init(fd: Int32, alias: String, budget: Budget) {
             self.fd = fd
             self.alias = alias
+            self.budget = budget
         }
     }
+
+    /// What one plugin may still send (a token bucket: `burst`, refilled at `rate`). @unchecked Sendable: made
+    /// under the relay's lock, then read and changed on the relay thread only.
+    fileprivate final class Budget: @unchecked Sendable {
+        var tokens = Double(StandardErrorRelay.burst)
+        var refilled = Subprocess.monotonicMilliseconds()
+    }
+
+    /// The budgets by alias, kept across runners (one entry per plugin of the configuration).
+    private var budgets: [String: Budget] = [:]
 
     private let write: @Sendable (String) -> Void
     private var condition = pthread_cond_t()
@@ -71,7 +92,13 @@ final class StandardErrorRelay: @unchecked Sendable {
     func attach(fd: Int32, alias: String) -> Source {
         let flags = fcntl(fd, F_GETFL)
         if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
-        let source = Source(fd: fd, alias: alias)
+        let budget = withState { () -> Budget in
+            if let known = budgets[alias] { return known }
+            let made = Budget()
+            budgets[alias] = made
+            return made
+        }
+        let source = Source(fd: fd, alias: alias, budget: budget)
         let start = withState { () -> Bool in
             if wakePipe == nil { wakePipe = Descriptor.pipe(nonBlocking: true) }
             sources.append(source)
@@ -233,6 +260,6 @@ final class StandardErrorRelay: @unchecked Sendable {
 
     private func droppedNote(_ source: Source) -> String {
         defer { source.dropped = 0 }
-        return "[clubhouse] warning: plugin '\(source.alias)': \(source.dropped) bytes of its standard error dropped (the host forwards at most \(Self.burst >> 20) MB at once, then \(Self.rate >> 10) KB a second)\n"
+        return "[clubhouse] warning: plugin '\(source.alias)': \(source.dropped) bytes of its standard error dropped (the host forwards at most \(Self.burst >> 20) MB at once, then \(Self.rate >> 10) KB a second, from one plugin across its runner's restarts)\n"
     }
 }

@@ -433,15 +433,17 @@ final class InterruptHandler: @unchecked Sendable {
             signals += 1
             return (signals, self.cancel, self.alias, self.generation)
         }
-        let what = signalNumber == SIGTERM ? "SIGTERM" : "Ctrl-C"
+        let what = SignalRelay.name(signalNumber)
         switch count {
         case 1:
             guard let cancel else { return }
-            log.warning("\(signalNumber == SIGTERM ? "terminated" : "interrupted"); asking \(alias) to stop (press Ctrl-C again to stop its devices and quit)")
+            let how = signalNumber == SIGINT ? "interrupted" : signalNumber == SIGTERM ? "terminated" : "terminated by \(what)"
+            log.warning("\(how); asking \(alias) to stop (press Ctrl-C again to stop its devices and quit)")
             cancel()
-            if signalNumber == SIGTERM {
+            // Every signal but Ctrl-C is SIGTERM's: the second step comes by itself (nobody may press Ctrl-C).
+            if signalNumber != SIGINT {
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(CallContext.cleanupGraceMilliseconds)) { [weak self] in
-                    self?.escalate(ifStill: generation, because: "SIGTERM, and \(alias) had not returned \(CallContext.cleanupGraceMilliseconds / 1000) s later")
+                    self?.escalate(ifStill: generation, because: "\(what), and \(alias) had not returned \(CallContext.cleanupGraceMilliseconds / 1000) s later")
                 }
             }
         case 2:
@@ -477,7 +479,8 @@ final class InterruptHandler: @unchecked Sendable {
     func remove() { SignalRelay.shared.stop(delivering: self) }
 }
 
-/// SIGINT and SIGTERM turned into calls of `InterruptHandler.received` on a thread of their own.
+/// SIGINT, SIGTERM and every other signal that would end the process (`SignalRelay.stopping`) turned into
+/// calls of `InterruptHandler.received` on a thread of their own.
 /// A handler (async-signal-safe: it writes the signal's number to a pipe) is installed rather than
 /// Dispatch signal sources: those set the signals to SIG_IGN and read them through a signalfd, and
 /// a thread that did not block them could take such a signal first and drop it (a Ctrl-C lost: the
@@ -495,7 +498,38 @@ final class SignalRelay: @unchecked Sendable {
     private let lock = Lock()
     private weak var recipient: InterruptHandler?
 
+    /// The signals whose default action ends the process and that can be caught, besides Ctrl-C (SIGINT): each
+    /// is handled like SIGTERM — the calls are cancelled, their devices stopped, then the host exits — rather than
+    /// killing the host with a ball machine still firing (fourth outside attack, b03/b35: SIGHUP, the signal of
+    /// a closed terminal or a dropped SSH session, ended `serve` mid-drill without the machine's stop).
+    /// RELIABILITY.md § Cancellation and devices. Not here: SIGPIPE and SIGXFSZ, ignored (`Signals`: a failed
+    /// write is an error); SIGKILL and SIGSTOP (cannot be caught); the faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+    /// SIGABRT, SIGTRAP, SIGSYS: a crash is not a request to stop); glibc's own real-time signals (32, 33).
+    static var stopping: [Int32] {
+        [SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR, SIGSTKFLT, SIGIO]
+            + Array(__libc_current_sigrtmin()...__libc_current_sigrtmax())
+    }
+
+    /// How a message names the signal.
+    static func name(_ signalNumber: Int32) -> String {
+        let names: [Int32: String] = [SIGINT: "Ctrl-C", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP (the terminal closed)",
+                                      SIGQUIT: "SIGQUIT", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2", SIGALRM: "SIGALRM",
+                                      SIGVTALRM: "SIGVTALRM", SIGPROF: "SIGPROF", SIGXCPU: "SIGXCPU", SIGPWR: "SIGPWR",
+                                      SIGSTKFLT: "SIGSTKFLT", SIGIO: "SIGIO"]
+        return names[signalNumber] ?? "signal \(signalNumber)"
+    }
+
+    /// What the relay handles: SIGINT, SIGTERM, and each of `stopping` the process did not start with ignored
+    /// (`nohup` ignores SIGHUP, a shell's `&` SIGQUIT: that choice of whoever started the host stands).
+    private let handled: [Int32]
+
     private init() {
+        handled = [SIGINT] + SignalRelay.stopping.filter { signalNumber in
+            var current = sigaction()
+            guard signalNumber != SIGTERM, sigaction(signalNumber, nil, &current) == 0,
+                  let handler = current.__sigaction_handler.sa_handler else { return true }
+            return unsafeBitCast(handler, to: Int.self) != unsafeBitCast(SIG_IGN, to: Int.self)
+        }
         guard let (readEnd, writeEnd) = Descriptor.pipe(nonBlocking: false) else { return }
         // Never blocks the handler: a full pipe (signals nobody read yet) loses only repeats.
         _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
@@ -516,7 +550,7 @@ final class SignalRelay: @unchecked Sendable {
         }
     }
 
-    /// Sends SIGINT and SIGTERM to `handler` from now on.
+    /// Sends SIGINT, SIGTERM and the other signals `handled` to `handler` from now on.
     func deliver(to handler: InterruptHandler) {
         lock.withLock { recipient = handler }
         var action = sigaction()
@@ -529,15 +563,13 @@ final class SignalRelay: @unchecked Sendable {
         }
         action.sa_flags = SA_RESTART
         sigemptyset(&action.sa_mask)
-        sigaction(SIGINT, &action, nil)
-        sigaction(SIGTERM, &action, nil)
+        for signalNumber in handled { sigaction(signalNumber, &action, nil) }
     }
 
     /// The signals' default action again (when `handler` is still the one receiving them).
     func stop(delivering handler: InterruptHandler) {
         lock.withLock { if recipient === handler { recipient = nil } }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        for signalNumber in handled { signal(signalNumber, SIG_DFL) }
     }
 }
 

@@ -307,7 +307,13 @@ final class JSONRPCServer: @unchecked Sendable {
         let pusher = FederationBackground.start(session: session)
         defer { FederationBackground.stop(pusher, session: session) }
         if socketPath == nil && front == nil {
-            try server.serveStdio()
+            // The signals as on the socket and HTTP (below): on stdio too a signal cancels the calls first.
+            let interrupts = InterruptHandler(runtime: session.runtime, log: session.log)
+            defer {
+                interrupts.end()
+                interrupts.remove()
+            }
+            try server.serveStdio(interrupts: interrupts)
             return 0
         }
         let log = session.log
@@ -346,6 +352,7 @@ final class JSONRPCServer: @unchecked Sendable {
         loop.run()
         server.group.wait()
         front?.group.wait()
+        front?.removeScratch()
         return 0
     }
 
@@ -357,7 +364,7 @@ final class JSONRPCServer: @unchecked Sendable {
     /// a socket pair whose other end the loop serves as its only client (StdioRelay); the server
     /// ends when that client is gone: after the end of input, once the calls in flight have
     /// answered (or after the write timeout, when the caller stops reading its replies).
-    func serveStdio() throws(CLIError) {
+    func serveStdio(interrupts: InterruptHandler? = nil) throws(CLIError) {
         guard let relay = StdioRelay(input: 0, output: 1) else {
             throw CLIError(status: .io, message: "serve: cannot make the socket pair that relays standard input and output (\(String(cString: strerror(errno))))")
         }
@@ -365,6 +372,12 @@ final class JSONRPCServer: @unchecked Sendable {
         let loop = ServeLoop(limits: limits) { line in log.warning("serve: \(line)") }
         loop.adopt(relay.serverEnd, lineProtocol())
         loop.tick = { [self] in tick() }
+        interrupts?.begin(what: "the server's calls") { [self] in
+            loop.requestStop()
+            cancelAllCalls()
+        }
+        // The caller is the only client: its calls are all the calls.
+        relay.cancelCalls = { [self] in cancelAllCalls() }
         relay.start()
         loop.run()
         group.wait()

@@ -2,7 +2,12 @@
 // input and output are relayed to one end of a socket pair, and the loop serves the other end
 // (JSONRPCServer.serveStdio). Two threads copy bytes and nothing else — requests in, replies out —
 // so what the caller gets (when replies go out, in what order, what bounds hold, what a cancel
-// does) is what a socket client gets; ServeTransportEndToEndTests runs its tests on both.
+// does) is what a socket client gets; ServeTransportEndToEndTests runs its tests on both. A caller that
+// is gone — its standard output closed (at its end of input or at any time), a read of its input or a
+// write of a reply failing (a terminal hung up) — is a socket client that closed: the relay shuts its end
+// of the pair both ways, the loop sees the hang-up and cancels the caller's calls at once (a drill stops
+// its machine). Only the end of input with the output still open is a half-close: the calls in flight
+// answer, then the server ends (fourth outside attack, b21: a dead caller's drill ran to its end).
 
 import ClubhousePlatform
 import Dispatch
@@ -19,6 +24,9 @@ final class StdioRelay: @unchecked Sendable {
     /// The end the event loop serves (non-blocking, close-on-exec).
     let serverEnd: Int32
     private let outputDone = DispatchSemaphore(value: 0)
+    /// Set (under `lock`) once `finish` closed `relayEnd`: a late hang-up then touches nothing.
+    private let lock = Lock()
+    private var closed = false
 
     /// Nil when the socket pair cannot be made.
     init?(input: Int32, output: Int32) {
@@ -35,16 +43,21 @@ final class StdioRelay: @unchecked Sendable {
         // Requests: the caller's input into the pair; its end of input becomes the client's.
         Thread.detach { [self] in
             var buffer = [UInt8](repeating: 0, count: 65536)
+            var failed = false
             while true {
                 let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
                 if n < 0 && (errno == EINTR || errno == EAGAIN) {
                     if errno == EAGAIN { waitReadable(input) }
                     continue
                 }
+                failed = n < 0
                 if n <= 0 { break }
                 if buffer.withUnsafeBytes({ Descriptor.writeAll(relayEnd, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) != nil { break }
             }
+            if failed || hungUp(output, wait: false) { return callerGone() }
             shutdown(relayEnd, Int32(SHUT_WR))
+            // A half-close: the calls answer, unless the caller goes meanwhile.
+            if hungUp(output, wait: true) { callerGone() }
         }
         // Replies: everything the loop writes, out to the caller, until the loop closes its end.
         Thread.detach { [self] in
@@ -54,9 +67,33 @@ final class StdioRelay: @unchecked Sendable {
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { break }
                 // A caller that stopped reading makes this wait; the loop's write timeout then drops it.
-                if buffer.withUnsafeBytes({ Descriptor.writeAll(output, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) != nil { break }
+                if buffer.withUnsafeBytes({ Descriptor.writeAll(output, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) != nil {
+                    callerGone()
+                    break
+                }
             }
             outputDone.signal()
+        }
+    }
+
+    /// What cancels the caller's calls (set before `start`): after a half-close the loop no longer watches the
+    /// client's socket, so a hang-up there alone would wait for the calls to end.
+    var cancelCalls: (@Sendable () -> Void)?
+
+    /// The caller is gone: its calls are cancelled, and the loop's client hangs up (both ways shut).
+    private func callerGone() {
+        cancelCalls?()
+        lock.withLock { if !closed { shutdown(relayEnd, Int32(SHUT_RDWR)) } }
+    }
+
+    /// Whether the caller's output is gone (a pipe whose reader closed: POLLERR; a socket or terminal: POLLHUP),
+    /// at once or, with `wait`, once it goes (never, for an output that stays: this thread then just waits).
+    private func hungUp(_ fd: Int32, wait: Bool) -> Bool {
+        var pfd = pollfd(fd: fd, events: 0, revents: 0)
+        while true {
+            let n = poll(&pfd, 1, wait ? -1 : 0)
+            if n < 0 && errno == EINTR { continue }
+            return n > 0 && pfd.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0
         }
     }
 
@@ -64,7 +101,10 @@ final class StdioRelay: @unchecked Sendable {
     /// `milliseconds` more: the write timeout), then closes the relay's end.
     func finish(within milliseconds: Int64) {
         _ = outputDone.wait(timeout: .now() + .milliseconds(Int(milliseconds)))
-        close(relayEnd)
+        lock.withLock {
+            closed = true
+            close(relayEnd)
+        }
     }
 
     /// Waits until a non-blocking input (a caller may hand one over) has bytes or ends.

@@ -233,6 +233,7 @@ extension HTTPFrontEnd {
         loop?.wake(channel)
         let context = session.runtime.router.context(for: call.prepared, progress: followed)
         running.add(context)
+        credentialWatch?.watch(call: context, request: accessRequest(exchange))
         followed.started(context)
         let response: HTTPResponse
         switch holdLease(exchange, principal: answer.principal, context: context, what: call.route.shown) {

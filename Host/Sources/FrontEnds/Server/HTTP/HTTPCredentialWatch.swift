@@ -3,7 +3,9 @@
 // stream lasts as long as its client likes; when `token revoke` (or the loss of a scope) leaves its
 // credential refused, the stream stops delivering at once (unsubscribed), its call is cancelled and the
 // loop closes the connection, within a second. The third outside attack, a17: a revoked phone's
-// `/api/tennis/events` went on receiving every `launch`.
+// `/api/tennis/events` went on receiving every `launch`. Every call a credential started is watched the
+// same way, plain ones too (the fourth, b05: a revoked token's plain drill fired to its end): when the
+// credential is refused, its calls are cancelled within a second (a drill stops its machine).
 
 import ClubhouseHost
 import ClubhousePlatform
@@ -18,6 +20,11 @@ final class HTTPCredentialWatch: @unchecked Sendable {
     static let intervalMilliseconds = 1_000
     private let lock = Lock()
     private var watched: [ObjectIdentifier: Watched] = [:]
+    private struct WatchedCall {
+        weak var context: CallContext?
+        var request: AccessRequest
+    }
+    private var calls: [ObjectIdentifier: WatchedCall] = [:]
     private let timer: DispatchSourceTimer
 
     /// `check` says whether a request's credential still allows it; `drop` ends a connection that lost it.
@@ -37,22 +44,39 @@ final class HTTPCredentialWatch: @unchecked Sendable {
         lock.withLock { watched[ObjectIdentifier(connection)] = Watched(connection: connection, request: request) }
     }
 
-    private func sweep(check: (AccessRequest) -> Bool, drop: (HTTPConnection) -> Void) {
-        let now = lock.withLock { () -> [(ObjectIdentifier, HTTPConnection, AccessRequest)] in
-            watched = watched.filter { $0.value.connection?.isGone == false }
-            return watched.compactMap { key, w in w.connection.map { (key, $0, w.request) } }
+    /// Watches the credential of a call about to run, whatever its kind (plain, followed, leased): it is
+    /// cancelled when the credential is refused. Weak: a call that ended is gone from the table by itself.
+    func watch(call context: CallContext, request: AccessRequest) {
+        guard !request.isPublic else { return }
+        lock.withLock {
+            if calls.count >= 64 { calls = calls.filter { $0.value.context != nil } }
+            calls[ObjectIdentifier(context)] = WatchedCall(context: context, request: request)
         }
-        guard !now.isEmpty else { return }
-        // One look-up per credential, however many streams it holds.
+    }
+
+    private func sweep(check: (AccessRequest) -> Bool, drop: (HTTPConnection) -> Void) {
+        let (now, running) = lock.withLock { () -> ([(ObjectIdentifier, HTTPConnection, AccessRequest)], [(ObjectIdentifier, CallContext, AccessRequest)]) in
+            watched = watched.filter { $0.value.connection?.isGone == false }
+            calls = calls.filter { $0.value.context != nil }
+            return (watched.compactMap { key, w in w.connection.map { (key, $0, w.request) } },
+                    calls.compactMap { key, w in w.context.map { (key, $0, w.request) } })
+        }
+        guard !now.isEmpty || !running.isEmpty else { return }
+        // One look-up per credential, however many streams and calls it holds.
         var verdicts: [String: Bool] = [:]
-        for (key, connection, request) in now {
+        func allows(_ request: AccessRequest) -> Bool {
             let credential = "\(request.authorization ?? "")\u{0}\(request.apiKey ?? "")\u{0}\(request.cookie ?? "")\u{0}\(request.alias ?? "")\u{0}\(request.access)"
             let allowed = verdicts[credential] ?? check(request)
             verdicts[credential] = allowed
-            if !allowed {
-                _ = lock.withLock { watched.removeValue(forKey: key) }
-                drop(connection)
-            }
+            return allowed
+        }
+        for (key, connection, request) in now where !allows(request) {
+            _ = lock.withLock { watched.removeValue(forKey: key) }
+            drop(connection)
+        }
+        for (key, context, request) in running where !allows(request) {
+            _ = lock.withLock { calls.removeValue(forKey: key) }
+            context.cancel()
         }
     }
 }

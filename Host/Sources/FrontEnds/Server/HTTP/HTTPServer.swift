@@ -303,6 +303,12 @@ final class HTTPFrontEnd: @unchecked Sendable {
         close(listenerFD)
     }
 
+    /// The server stopped (every request answered or dropped): the folder of request bodies goes, with anything
+    /// still in it. Called where `serve` ends rather than left to `deinit`, which does not run when the process
+    /// ends with the front end still referenced (fourth outside attack, b19: an empty folder stayed after 2 of 4
+    /// stops by SIGTERM or Ctrl-C).
+    func removeScratch() { PluginPackages.removeTree(scratch) }
+
     var routes: SiteRoutes { routesLock.withLock { routeTable } }
 
     /// Builds the route table again (a plugin was reloaded: its catalogue may have changed).
@@ -878,6 +884,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
                      heldLane: String? = nil) {
         let context = session.runtime.router.context(for: call.prepared)
         running.add(context)
+        credentialWatch?.watch(call: context, request: accessRequest(exchange))
         // A page's heartbeat lease holds the call from now, waiting or running (HTTPCallLeases.swift).
         let leased: String?
         switch holdLease(exchange, principal: answer.principal, context: context, what: call.route.shown) {
