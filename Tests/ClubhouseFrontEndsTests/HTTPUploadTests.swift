@@ -25,6 +25,7 @@ final class HTTPUploadTests: XCTestCase {
         let access = TestAccess()
         access.addToken("phone", name: "Ann's phone", scopes: ["practice:*"])
         access.addToken("watch", name: "Ann's watch", scopes: ["practice:read"])
+        access.addToken("tablet", name: "Bob's tablet", scopes: ["practice:*"])
         return try InProcessHTTPServer(plugins: ["practice": "PracticePlugin"], access: access, configure: configure)
     }
 
@@ -100,6 +101,47 @@ final class HTTPUploadTests: XCTestCase {
         // Given back: the next upload fits.
         let again = try upload(server, Array(HTTPUploadTests.csv.replacingOccurrences(of: "\"5500\"", with: "\"5600\"").utf8), name: "b.csv")
         XCTAssertEqual(again.status, 200, again.text)
+    }
+
+    /// The fourth outside attack (b15): one phone declared four 64 MiB uploads, sent nothing more, and every
+    /// other client's write got 503 for up to an hour. One caller holds a share of the bound only (429 past
+    /// it), and a body from which no byte arrives for the body timeout loses its slot whatever it declared.
+    func testOneCallerCannotHoldEveryOthersBodies() throws {
+        let server = try server { $0.limits.bodyTimeoutMilliseconds = 800 }
+        defer { server.stop() }
+        let share = server.front.bodyMemoryShare()
+        XCTAssertEqual(share, 64 << 20, "a quarter of the default bound, 4 x the practice route's 64 MiB")
+        func start(_ token: String, declared: Int) throws -> RawHTTPConnection {
+            let c = try RawHTTPConnection(port: server.port)
+            XCTAssertTrue(c.send("POST /api/practice/sessions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
+                                 + "Content-Type: text/csv\r\nContent-Disposition: attachment; filename=\"a.csv\"\r\nContent-Length: \(declared)\r\n\r\n"))
+            return c
+        }
+        let hog = try start("phone", declared: 64 << 20)
+        XCTAssertTrue(hog.send(Array("\"Club Type\"".utf8)))
+        Thread.sleep(forTimeInterval: 0.2)
+        let more = try start("phone", declared: 1024)
+        let refused = try more.response(timeout: 3)
+        XCTAssertEqual(refused.status, 429, refused.text)
+        XCTAssertEqual(refused.header("Retry-After"), "1")
+        let message = try refused.json()["error"]?["message"]?.stringValue ?? ""
+        XCTAssertTrue(message.hasPrefix("too many request bodies at once from token 'Ann's phone': 67108864 bytes held, at most 67108864 per caller"), message)
+        // Another caller's upload goes through meanwhile.
+        let csv = Array(HTTPUploadTests.csv.utf8)
+        let other = try httpRequest(port: server.port, "POST", "/api/practice/sessions",
+                                    headers: [("Authorization", "Bearer tablet"), ("Content-Type", "text/csv"),
+                                              ("Content-Disposition", "attachment; filename=\"b.csv\"")], body: csv)
+        XCTAssertEqual(other.status, 200, other.text)
+        // The hog sent 11 bytes and then nothing: dropped after the body timeout, not after the hour its
+        // 64 MiB would be allowed at 16 KiB/s.
+        let dropped = try hog.response(timeout: 5)
+        XCTAssertEqual(dropped.status, 408, dropped.text)
+        let why = try dropped.json()["error"]?["message"]?.stringValue ?? ""
+        XCTAssertTrue(why.hasPrefix("no byte of the request's body (11 of 67108864 bytes received) arrived for 800 ms (--http-body-timeout-ms)"), why)
+        // Its share is given back: the phone uploads again.
+        let again = try upload(server, Array(HTTPUploadTests.csv.replacingOccurrences(of: "\"5500\"", with: "\"5600\"").utf8), name: "c.csv")
+        XCTAssertEqual(again.status, 200, again.text)
+        try assertNothingKept(server)
     }
 
     let auth = [("Authorization", "Bearer phone")]

@@ -199,6 +199,23 @@ final class ConfigurationParserTests: XCTestCase {
         XCTAssertTrue(wrong.first?.contains("\"retry_max_seconds\"") ?? false, "\(wrong)")
     }
 
+    // The fourth outside attack (b27): `?pass%77ord=…` passed the check, and psql used the password,
+    // printed it in its argv and in every push line. Every spelling is refused where plugins.json is read.
+    func testAFederationURLCarriesNoPasswordWhateverItsSpelling() throws {
+        let site = #"{"sites": {"a": {"plugins": {}, "federation": {"url": "%@", "site_id": "club-a"}}}}"#
+        for url in ["postgresql://u:pw@db/fed", "postgresql://u@db/fed?password=pw", "postgresql://u@db/fed?PASSWORD=pw",
+                    "postgresql://u@db/fed?pass%77ord=pw", "postgresql://u@db/fed?%70%61%73%73%77%6F%72%64=pw",
+                    "postgresql://u@db/fed?sslmode=require&Pass%57ord=pw", "postgresql://u@db/fed?sslpassword=pw",
+                    "postgresql://u@db/fed?dbname=fed%20password%3Dpw"] {
+            let found = problems(site.replacingOccurrences(of: "%@", with: url))
+            XCTAssertEqual(found.count, 1, "\(url): \(found)")
+            XCTAssertTrue(found.first?.contains("credentials never go in plugins.json") ?? false, "\(url): \(found)")
+        }
+        for url in ["postgresql://u@db/fed?sslmode=verify-full", "postgresql://u@db/fed?application_name=club%20a"] {
+            XCTAssertEqual(problems(site.replacingOccurrences(of: "%@", with: url)), [], url)
+        }
+    }
+
     func testUnknownKeysSuggestTheNearestKnownKey() {
         XCTAssertEqual(problems(#"{"sites": {"a": {"plugins": {}, "devises": {}}}}"#),
                        ["p.json:1:33: unknown key 'devises' in site 'a'; did you mean 'devices'?"])

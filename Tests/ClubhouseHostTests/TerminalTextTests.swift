@@ -36,4 +36,21 @@ final class TerminalTextTests: XCTestCase {
         let text = "Putting: best line, 3.2 m — ok"
         XCTAssertEqual(TerminalText.plain(text), text)
     }
+
+    // The fourth outside attack (b09): a stored drill name carrying ESC [ 30 m (black), ESC [ 2 m (dim)
+    // or ESC [ 90 m (grey) reached the terminal and was never reset, so every later row and the prompt
+    // turned unreadable. Those codes become "?" and no kept style outlives its line.
+    func testStoredStylesCannotHideWhatFollows() {
+        for code in ["30", "37", "90", "97", "2", "8", "7", "5", "40", "1;30", "38;5;0"] {
+            XCTAssertEqual(TerminalText.shown("a\u{1B}[\(code)mb", styled: true), "a?[\(code)mb", code)
+        }
+        XCTAssertEqual(TerminalText.shown("drill \u{1B}[31mred\nnext row\n", styled: true),
+                       "drill \u{1B}[31mred\u{1B}[0m\nnext row\n")
+        XCTAssertEqual(TerminalText.shown("x\u{1B}[1;33mtail", styled: true), "x\u{1B}[1;33mtail\u{1B}[0m")
+        XCTAssertEqual(TerminalText.shown("a\u{1B}[31mred\r\nb", styled: true), "a\u{1B}[31mred\u{1B}[0m\r\nb")
+        // A plugin's own bold header, reset on its line, is printed as it is.
+        let header = "\u{1B}[1mName\u{1B}[0m  Balls\nfeed  12\n"
+        XCTAssertEqual(TerminalText.shown(header, styled: true), header)
+        XCTAssertEqual(TerminalText.shown("a\u{1B}[31mb", styled: false), "a?[31mb")
+    }
 }

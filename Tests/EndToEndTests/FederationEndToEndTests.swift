@@ -240,6 +240,40 @@ final class FederationEndToEndTests: XCTestCase {
         XCTAssertEqual(try records(cluster, db), 1)
     }
 
+    /// The fourth outside attack (b07): club-b inserted its own well-hashed "round" record with a "date" that is
+    /// not a date (or a round number past an integer), and from then on scorecard.scores failed for every club:
+    /// every pull stopped. Such a record is refused at the insert, with the site, the sequence and the field.
+    func testARoundRecordTheCentralViewCannotReadIsRefusedAndEveryPullGoesOn() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, sites: ["club-a", "club-b"])
+        let config = try configuration(c, cluster, db: db, sites: ["club-a", "club-b"])
+        try c.succeed(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", "org.clubhouse.scorecard",
+                       "--dir", Clubhouse.repositoryRoot.appendingPathComponent("Plugins/Scorecard/federation/postgresql").path])
+        func insert(_ seq: Int, _ canonical: String, topic: String = "round") throws -> String {
+            try psqlAsSite(cluster, db: db, role: "clubhouse_site_club_b", pgpass: c.environment["PGPASSFILE"] ?? "", """
+                INSERT INTO clubhouse.records (site_id, plugin, plugin_version, topic, key, seq, canonical, body, sha256, published_at)
+                VALUES ('club-b', 'org.clubhouse.scorecard', '1', '\(topic)', 'round/1', \(seq), '\(canonical)', '\(canonical)',
+                        encode(sha256(convert_to('\(canonical)', 'UTF8')), 'hex'), now())
+                """)
+        }
+        let refused: [(String, String)] = [
+            (#"{"date":"not-a-date","players":[],"round":1}"#, #"record 1 of site club-b: "date" must be YYYY-MM-DD, not not-a-date"#),
+            (#"{"date":"2026-02-30","players":[],"round":1}"#, #"record 2 of site club-b: "date" 2026-02-30 is not a day of the calendar"#),
+            (#"{"date":"2026-05-01","players":[],"round":99999999999}"#, #"record 3 of site club-b: "round" must be a whole number from 1 to 999999999, not 99999999999"#),
+            (#"{"date":"2026-05-01","players":[{"differential":1e9,"member":"M-1"}],"round":1}"#, "a differential of 1000000000 is not a golf score's"),
+            (#"{"date":"2026-05-01","players":{},"round":1}"#, #""players" must be an array"#),
+        ]
+        for (n, (canonical, message)) in refused.enumerated() {
+            let answer = try insert(n + 1, canonical)
+            XCTAssertTrue(answer.contains(message), "\(canonical): \(answer)")
+        }
+        XCTAssertEqual(try insert(6, #"{"date":"2024-02-29","players":[{"differential":12.3,"member":"M-1"}],"round":1}"#), "")
+        XCTAssertEqual(try insert(7, #"{"date":null,"round":1}"#, topic: "round.deleted"), "", "a deletion may carry no date")
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM scorecard.scores", database: db), "0", "the round was deleted after")
+        try c.succeed(["--config", config, "--site", "club-a", "federation", "pull"])
+    }
+
     /// A federation made by an older host (schema 1: the key (topic, key, sha256), no records_body) is
     /// refused by push with the way out, and `federation init` again upgrades it in place.
     func testASchemaOneFederationIsUpgradedByInitAgain() throws {

@@ -53,10 +53,42 @@ public struct SiteFederation: Sendable, Equatable {
         if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") {
             return "federation url carries a password; credentials never go in plugins.json: put it in ~/.pgpass (or the file PGPASSFILE names) and leave it out of the URL"
         }
-        if url.lowercased().contains("password=") {
-            return "federation url carries a password parameter; credentials never go in plugins.json: put it in ~/.pgpass (or the file PGPASSFILE names)"
+        // libpq percent-decodes a URL's parameter names and values (`?pass%77ord=…` is a password), and
+        // `password`/`sslpassword` are not the only spellings one could try: any parameter whose decoded
+        // name or value says "password" is refused (the fourth outside attack, b27).
+        if let query = url.firstIndex(of: "?") {
+            let decoded = percentDecoded(String(url[url.index(after: query)...])).lowercased()
+            if decoded.contains("password") {
+                return "federation url carries a password parameter; credentials never go in plugins.json: put it in ~/.pgpass (or the file PGPASSFILE names)"
+            }
         }
         return nil
+    }
+
+    /// `text` with each `%XX` replaced by its byte (as libpq reads a URL); an invalid escape stays as it is.
+    static func percentDecoded(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        func hex(_ b: UInt8) -> UInt8? {
+            switch b {
+            case 0x30...0x39: return b - 0x30
+            case 0x41...0x46: return b - 0x41 + 10
+            case 0x61...0x66: return b - 0x61 + 10
+            default: return nil
+            }
+        }
+        while i < bytes.count {
+            if bytes[i] == 0x25, i + 2 < bytes.count, let high = hex(bytes[i + 1]), let low = hex(bytes[i + 2]) {
+                out.append(high << 4 | low)
+                i += 3
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

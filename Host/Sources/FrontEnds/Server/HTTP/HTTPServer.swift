@@ -83,9 +83,10 @@ final class HTTPConnection: @unchecked Sendable {
     var phase: Phase
     /// Since when a response has been waiting for the client to read it (monotonic ms).
     var writingSince: Int64?
-    /// Bytes of this request's body counted against the server's bound on bodies in memory
-    /// (HTTPLimits.bodyMemoryBytes), from its head until its response is queued.
-    var heldBody = 0
+    /// Bytes of the body received so far, and when the last of them arrived (monotonic ms): a body that
+    /// stops arriving for the body timeout loses its slot, whatever it declared (the fourth outside attack, b15).
+    var bodyReceived = 0
+    var bodyProgressAt: Int64 = 0
 
     // Safe: shared with workers under `lock`.
     private let lock = Lock()
@@ -206,6 +207,8 @@ final class HTTPConnection: @unchecked Sendable {
 }
 
 final class HTTPFrontEnd: @unchecked Sendable {
+    /// Request bodies held in memory (the loop admits them, the worker that answers gives them back).
+    let bodyLedger = RequestBodyLedger()
     let session: Session
     let options: HTTPOptions
     let access: any AccessControlling
@@ -408,8 +411,11 @@ final class HTTPFrontEnd: @unchecked Sendable {
     /// The answer to a request with a body that is refused on its head alone, before any byte of the body is
     /// read (Host/HTTP.md, "Uploads"): no credential, a credential without the route's scope, a path or a
     /// method no route answers. nil when the body is to be read. Runs on the loop thread.
-    func refusalBeforeBody(_ exchange: HTTPExchange) -> HTTPResponse? {
-        if case .options = exchange.destination { return nil }
+    /// `holder` names whose share of the bodies held in memory a body to be read counts against: the
+    /// credential that sent it, or the address of a caller without one.
+    func refusalBeforeBody(_ exchange: HTTPExchange) -> (refusal: HTTPResponse?, holder: String) {
+        let anonymous = "address \(exchange.peer)"
+        if case .options = exchange.destination { return (nil, anonymous) }
         let request = accessRequest(exchange)
         let cors = access.corsHeaders(for: request).map { (name: $0.name, value: $0.value) }
         var response: HTTPResponse
@@ -418,14 +424,22 @@ final class HTTPFrontEnd: @unchecked Sendable {
             response = HTTPResponse.error(status, message)
             if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer realm=\"clubhouse\"")) }
             if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
-        case .allow:
+        case .allow(let principal):
             switch exchange.destination {
             case .methodNotAllowed, .notFound, .unavailable: response = perform(exchange, request: request)
-            default: return nil
+            default: return (nil, principal.kind == .anonymous ? anonymous : "\(principal.kind.rawValue) '\(principal.name)'")
             }
         }
         response.headers += cors
-        return response
+        return (response, anonymous)
+    }
+
+    /// What one caller (HTTPFrontEnd.refusalBeforeBody's holder) may hold of the bound on bodies in memory:
+    /// a quarter of it, and at least the largest body one route takes (so one upload of that size is never
+    /// refused for the share alone).
+    func bodyMemoryShare() -> Int {
+        let largest = routes.routes.reduce(options.limits.bodyBytes) { max($0, $1.maxBodyBytes) }
+        return max(bodyMemoryBound() / 4, min(largest, bodyMemoryBound()))
     }
 
     // MARK: requests (worker threads)
@@ -513,6 +527,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         var response = response
         response.headers += answer.cors
         connection.releaseSlot()
+        bodyLedger.release(connection)
         let wake = send(response, for: exchange, connection: connection, channel: channel)
         channel.finished()
         // The loop looks at this client again when it has to (to close it, or to read a request already
@@ -997,15 +1012,12 @@ final class HTTPProtocolHandler: ServeProtocol {
     unowned let front: HTTPFrontEnd
     var limits: HTTPLimits { front.options.limits }
 
-    /// Bytes of request bodies held in memory now, across connections (HTTPConnection.heldBody); the loop's own.
-    private(set) var bodyBytesHeld = 0
 
     init(front: HTTPFrontEnd) { self.front = front }
 
     /// Gives back what a connection's body counted against the bound.
     private func releaseBody(_ c: HTTPConnection) {
-        bodyBytesHeld -= c.heldBody
-        c.heldBody = 0
+        front.bodyLedger.release(c)
     }
 
     var maxConnections: Int { limits.maxConnections }
@@ -1110,11 +1122,9 @@ final class HTTPProtocolHandler: ServeProtocol {
                 channel.readClosed = true
             }
         }
-        if c.heldBody > 0 {
-            switch c.phase {
-            case .body, .busy: break
-            default: releaseBody(c)
-            }
+        switch c.phase {
+        case .body, .busy: break
+        default: releaseBody(c)
         }
         let s = channel.state()
         if s.waiting > 0 && s.heldSince == nil {
@@ -1133,7 +1143,7 @@ final class HTTPProtocolHandler: ServeProtocol {
         switch c.phase {
         case .waiting(let since, let first): due = since + (first ? limits.headerTimeoutMilliseconds : limits.idleTimeoutMilliseconds)
         case .head(let since, _, _): due = since + limits.headerTimeoutMilliseconds
-        case .body(_, let deadline): due = deadline
+        case .body(_, let deadline): due = min(deadline, c.bodyProgressAt + limits.bodyTimeoutMilliseconds)
         // While a worker has the request the loop is not woken when it is answered (the client's next bytes
         // wake it): it looks again after an idle timeout at the latest, so an idle kept-alive connection
         // is closed on time even when the loop looked at nothing else.
@@ -1162,6 +1172,11 @@ final class HTTPProtocolHandler: ServeProtocol {
             refuse(channel, c, HTTPRefusal(408, "the request's head did not arrive within \(limits.headerTimeoutMilliseconds) ms"), method: "-", target: "-")
             return nil
         case .body(let exchange, let deadline):
+            if now >= c.bodyProgressAt + limits.bodyTimeoutMilliseconds && now < deadline {
+                refuse(channel, c, HTTPRefusal(408, "no byte of the request's body (\(c.bodyReceived) of \(exchange.head.contentLength) bytes received) arrived for \(limits.bodyTimeoutMilliseconds) ms (--http-body-timeout-ms)"),
+                       method: exchange.head.method, target: exchange.head.target, requestID: exchange.requestID)
+                return nil
+            }
             guard now >= deadline else { return nil }
             refuse(channel, c, HTTPRefusal(408, "the request's body (\(exchange.head.contentLength) bytes) did not arrive in time"),
                    method: exchange.head.method, target: exchange.head.target, requestID: exchange.requestID)
@@ -1182,7 +1197,7 @@ final class HTTPProtocolHandler: ServeProtocol {
                         requestID: String? = nil) {
         var response = HTTPResponse.refusal(refusal)
         if refusal.status == 405 { response.headers.append(("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")) }
-        if refusal.status == 503 { response.headers.append(("Retry-After", "1")) }
+        if refusal.status == 503 || refusal.status == 429 { response.headers.append(("Retry-After", "1")) }
         refuse(channel, c, response, method: method, target: target, requestID: requestID)
     }
 
@@ -1280,20 +1295,29 @@ final class HTTPProtocolHandler: ServeProtocol {
                         // Refused on the head: answered now and closed, the body never read (no 100 Continue).
                         let bare = HTTPExchange(head: head, target: target, destination: destination, body: [], requestID: requestID,
                                                 peer: channel.peer, startedMicroseconds: started)
-                        if let response = front.refusalBeforeBody(bare) {
+                        let (refusal, holder) = front.refusalBeforeBody(bare)
+                        if let response = refusal {
                             refuse(channel, c, response, method: head.method, target: head.target, requestID: requestID)
                             return false
                         }
                         // The server-wide bound on bodies in memory: over it, 503 now rather than a body read.
-                        let bound = front.bodyMemoryBound()
-                        if bodyBytesHeld + head.contentLength > bound {
+                        // And one caller's share of it: one phone cannot take every other client's writes (the
+                        // fourth outside attack, b15: four idle 64 MiB uploads held the whole bound).
+                        let bound = front.bodyMemoryBound(), share = front.bodyMemoryShare()
+                        switch front.bodyLedger.admit(c, holder: holder, bytes: head.contentLength, bound: bound, share: share) {
+                        case .admitted: break
+                        case .overBound:
                             refuse(channel, c, HTTPRefusal(503, "server busy: request bodies held in memory would exceed \(bound) bytes (--http-max-body-memory) with this one's \(head.contentLength); try again later"),
                                    method: head.method, target: head.target, requestID: requestID)
                             return false
+                        case .overShare(let mine):
+                            refuse(channel, c, HTTPRefusal(429, "too many request bodies at once from \(holder): \(mine) bytes held, at most \(share) per caller (a quarter of --http-max-body-memory); finish those first"),
+                                   method: head.method, target: head.target, requestID: requestID)
+                            return false
                         }
-                        bodyBytesHeld += head.contentLength
-                        c.heldBody = head.contentLength
                     }
+                    c.bodyReceived = 0
+                    c.bodyProgressAt = now
                     if head.expectsContinue && head.contentLength > 0 {
                         channel.enqueue(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), droppable: false)
                     }
@@ -1304,7 +1328,9 @@ final class HTTPProtocolHandler: ServeProtocol {
                 }
             case .body(var exchange, _):
                 let length = exchange.head.contentLength
-                guard channel.input.count - channel.inputStart >= length else { return false }
+                let have = channel.input.count - channel.inputStart
+                if have > c.bodyReceived { c.bodyReceived = have; c.bodyProgressAt = now }
+                guard have >= length else { return false }
                 if length > 0 {
                     exchange.body = Array(channel.input[channel.inputStart..<(channel.inputStart + length)])
                     channel.inputStart += length
