@@ -21,7 +21,8 @@
 /* 1.4 added: the clubhouse.publish/1 service (the outbox) and "records" in the catalogue (both in
  * services/publish.h). */
 /* 1.5 added: CLUBHOUSE_CALL_NETWORK (call.h). */
-#define CLUBHOUSE_ABI_MINOR 5
+/* 1.6 added: "concurrent" on a command in the catalogue (entry.h). */
+#define CLUBHOUSE_ABI_MINOR 6
 
 #define CLUBHOUSE_STRINGIFY_(x) #x
 #define CLUBHOUSE_STRINGIFY(x) CLUBHOUSE_STRINGIFY_(x)
