@@ -77,11 +77,11 @@ final class HTTPHostTests: XCTestCase {
 
     func testAnAllowedHostMustBeAHostName() throws {
         var options = HTTPOptions()
-        XCTAssertTrue(try options.read("--http-allowed-host", "Club.Example.org."))
-        XCTAssertTrue(try options.read("--http-allowed-host", "club.example.org"))
-        XCTAssertEqual(options.allowedHosts, ["club.example.org"])
+        // As serve's declaration parses it: a list (repeatable, comma-separated).
+        try options.read(["http-allowed-host": ["Club.Example.org.", "club.example.org", "Other.example"]])
+        XCTAssertEqual(options.allowedHosts, ["club.example.org", "other.example"])
         for bad in ["https://club.example.org", "club.example.org/x", "", "a..b", "club example"] {
-            XCTAssertThrowsError(try options.read("--http-allowed-host", bad)) { error in
+            XCTAssertThrowsError(try options.read(["http-allowed-host": [.string(bad)]])) { error in
                 XCTAssertEqual((error as? CLIError)?.message,
                                "serve: --http-allowed-host \(bad): give a host name as browsers send it, without scheme, port or path (eg: club.example.org)")
             }

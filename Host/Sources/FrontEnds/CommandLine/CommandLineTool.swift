@@ -89,17 +89,7 @@ public enum CommandLineTool {
 
     static func dispatch(_ options: GlobalOptions) throws(CLIError) -> Int32 {
         let words = options.words
-        if (options.version && words.isEmpty) || (words == ["version"] && !options.help) {
-            let text = "clubhouse \(ClubhouseVersion.string) (plugin ABI \(BuildFingerprint.abi), Swift \(BuildFingerprint.swiftCompiler), \(BuildFingerprint.target))"
-            if options.json {
-                StandardStreams.writeOutput(JSONWriter.pretty(["version": .string(ClubhouseVersion.string),
-                                                               "abi": .string(BuildFingerprint.abi),
-                                                               "build": .string(BuildFingerprint.swift)]) + "\n")
-            } else {
-                StandardStreams.writeOutput(text + "\n")
-            }
-            return 0
-        }
+        if options.version && words.isEmpty { return BuiltinCommands.version(options) }
         guard let first = words.first else {
             if options.help {
                 let session = try Session(options: options)
@@ -113,7 +103,9 @@ public enum CommandLineTool {
                            message: "unknown option '\(first)'; global options are --site, --config, --data-dir, --json, --quiet, -v, --strict, --no-color, --version, --help (clubhouse --help)")
         }
         if first == "help" {
-            return try help(topic: Array(words.dropFirst()), options)
+            // Its topic is the words that follow, however many ("help putting bestline"): one argument.
+            let topic = words.dropFirst().joined(separator: " ")
+            return try BuiltinCatalogue.run("help", topic.isEmpty ? [:] : ["topic": .string(topic)], options)
         }
         if BuiltinCatalogue.groups.contains(first) {
             return try runBuiltin(words, options)
@@ -152,7 +144,7 @@ public enum CommandLineTool {
         } catch {
             throw CLIError(status: .invalidArgument, message: error.message)
         }
-        return try BuiltinCommands.run(command.name, arguments, options)
+        return try BuiltinCatalogue.run(command.name, arguments, options)
     }
 
     /// `clubhouse help [TOPIC…]`: the overview, a built-in group or command, a plugin, or a plugin's command.
