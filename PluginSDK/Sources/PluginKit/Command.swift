@@ -13,6 +13,9 @@ public struct Command<P: Plugin>: Sendable {
 
     public var declaration: CommandDeclaration
     public let handler: Handler
+    /// Why the arguments type of a typed command makes no argument list (TypedArguments.swift), or
+    /// nil: `describe` fails with it, naming the command.
+    public internal(set) var argumentsProblem: String?
 
     /// - Parameter name: words separated by single spaces, eg: "bestline" or "template add".
     public init(_ name: String, summary: String, help: String? = nil, arguments: [Argument] = [],

@@ -140,8 +140,11 @@ public final class Router: @unchecked Sendable {
     /// Runs a prepared call and applies the background policy to its outcome.
     public func run(_ call: PreparedCall, context: CallContext) -> CallOutcome {
         let (status, reply) = runtime.callRaw(alias: call.alias, command: call.command.name, arguments: call.arguments, context: context)
-        let outcome = SiteRuntime.outcome(status: status, reply: reply, alias: call.alias, command: call.command.name)
+        var outcome = SiteRuntime.outcome(status: status, reply: reply, alias: call.alias, command: call.command.name)
         if outcome.status == .ok, let follow = outcome.background { startBackground(follow, after: call) }
+        if outcome.status != .ok {
+            outcome.message = Router.worded(outcome.message, arguments: call.command.arguments, origin: call.origin)
+        }
         return outcome
     }
 
@@ -262,11 +265,17 @@ extension Router {
                let follow = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.command.name).background {
                 startBackground(follow, after: call)
             }
-            return ReplyData(status: .ok, data: Array(reply[range]), message: "")
+            // One byte of room past the value: an HTTP body ends it with a newline without copying it again.
+            var data: [UInt8] = []
+            data.reserveCapacity(range.count + 1)
+            data.append(contentsOf: reply[range])
+            return ReplyData(status: .ok, data: data, message: "")
         }
         // Anything else (a failure, a reply without data, a malformed one) is read as `run` reads it.
         let outcome = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.command.name)
-        guard outcome.status == .ok else { return ReplyData(status: outcome.status, data: [], message: outcome.message) }
+        guard outcome.status == .ok else {
+            return ReplyData(status: outcome.status, data: [], message: Router.worded(outcome.message, arguments: call.command.arguments, origin: call.origin))
+        }
         var data: [UInt8] = []
         JSONWriter.appendCompact(outcome.data, to: &data)
         return ReplyData(status: .ok, data: data, message: "")

@@ -209,6 +209,12 @@ public final class SiteRuntime: @unchecked Sendable {
         return final
     }
 
+    /// The plugin of `alias` when it is resolved already (nothing is loaded: for a thread that must not wait).
+    public func resolvedIfLoaded(_ alias: String) -> ResolvedPlugin? {
+        guard case .success(let plugin)? = lock.withLock({ resolved[alias] }) else { return nil }
+        return plugin
+    }
+
     /// Loads the plugin of `alias` (cached), without the duplicate rule.
     private func load(_ alias: String) -> Result<ResolvedPlugin, RuntimeError> {
         if let cached = lock.withLock({ loaded[alias] }) { return cached }

@@ -106,9 +106,24 @@ struct HostPolicy: Sendable {
         return String(text)
     }
 
+    /// Whether `value` is `localhost` or `127.0.0.1`, with or without a port (digits after a colon), read
+    /// over its bytes: what nearly every request names, answered without taking the name apart (`name`).
+    static func isPlainLoopback(_ value: String) -> Bool {
+        var value = value
+        return value.withUTF8 { bytes -> Bool in
+            let end = bytes.firstIndex(of: 0x3A) ?? bytes.count
+            if end < bytes.count {
+                guard end + 1 < bytes.count, bytes[(end + 1)...].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
+            }
+            let name = UnsafeBufferPointer(rebasing: bytes[..<end])
+            return name.elementsEqual("localhost".utf8) || name.elementsEqual("127.0.0.1".utf8)
+        }
+    }
+
     /// nil when the request may be answered; else the refusal (421), naming the option that would allow it.
     func refusal(host: String?, forwardedFor: String?, peer: String) -> HTTPRefusal? {
         guard let host else { return nil }
+        if HostPolicy.isPlainLoopback(host) { return nil }
         if let name = HostPolicy.name(host), name == "localhost" || allowed.contains(name) || IPRange.parse(name) != nil { return nil }
         if forwardedFor != nil, trustedProxies.contains(where: { $0.contains(peer) }) { return nil }
         let shown = host.count > 100 ? String(host.prefix(100)) + "…" : host
