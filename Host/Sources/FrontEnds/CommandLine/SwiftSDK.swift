@@ -24,7 +24,7 @@ enum SwiftSDK {
         ("CClubhouse", [], false),
         ("ClubhouseJSON", [], true),
         ("ClubhouseGraphics", ["ClubhouseJSON"], true),
-        ("ClubhouseABI", ["CClubhouse"], false),
+        ("ClubhouseABI", ["CClubhouse", "ClubhouseJSON"], false),
         ("ClubhouseToolkit", ["ClubhouseJSON", "ClubhouseGraphics"], true),
         ("PluginKit", ["CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseToolkit"], true),
     ]
