@@ -18,10 +18,7 @@ import Glibc
 #endif
 
 func federationBench(_ arguments: [String]) {
-    func option(_ name: String) -> String? {
-        guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
-        return arguments[i + 1]
-    }
+    let option = { (name: String) in federationOption(arguments, name) }
     guard let admin = option("--admin"), let siteURL = option("--site") else {
         print("usage: clubhouse-bench federation --admin URL --site URL [--records N] [--batch B] [--samples K] [--postmaster PID]")
         exit(2)
@@ -90,13 +87,7 @@ func federationBench(_ arguments: [String]) {
             try OutboxFile.fillForBenchmark(path: database, site: "bench", plugin: "org.bench.plugin", topic: "round", count: count, body: body)
         } catch { print("fill failed: \(error)"); exit(1) }
     }
-    func cpu() -> Double {
-        var me = rusage(), children = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &me)
-        getrusage(RUSAGE_CHILDREN.rawValue, &children)
-        func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-        return s(me.ru_utime) + s(me.ru_stime) + s(children.ru_utime) + s(children.ru_stime)
-    }
+    let cpu = federationCPU
     // The server's CPU so far: the postmaster's own and reaped children's, plus its live children's.
     func serverCPU() -> Double {
         guard let postmaster else { return .nan }
@@ -170,4 +161,19 @@ func federationBench(_ arguments: [String]) {
     print(String(format: "  staging path (7de0dc4)     %9.0f records/s  (wall %.3f s, CPU %.3f s host+psql, server CPU %.3f s)", stagingRate, Measure.median(stagingWall), Measure.median(stagingCPU), Measure.median(stagingServer)))
     print(String(format: "  host share alone (read + COPY text, nothing sent)  wall %.3f s, CPU %.3f s", Measure.median(hostWall), Measure.median(hostCPU)))
     print(String(format: "  ratio push / raw COPY      %9.2f   (staging path: %.2f)", pushRate / raw, stagingRate / raw))
+}
+
+/// The value after `name` in the arguments, or nil.
+func federationOption(_ arguments: [String], _ name: String) -> String? {
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
+    return arguments[i + 1]
+}
+
+/// This process's CPU time and its reaped children's (psql), in seconds.
+func federationCPU() -> Double {
+    var me = rusage(), children = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &me)
+    getrusage(RUSAGE_CHILDREN.rawValue, &children)
+    func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return s(me.ru_utime) + s(me.ru_stime) + s(children.ru_utime) + s(children.ru_stime)
 }

@@ -17,10 +17,7 @@ import Glibc
 #endif
 
 func federationSimulation(_ arguments: [String]) {
-    func option(_ name: String) -> String? {
-        guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
-        return arguments[i + 1]
-    }
+    let option = { (name: String) in federationOption(arguments, name) }
     guard let admin = option("--admin"), let siteTemplate = option("--site"), siteTemplate.contains("ROLE") else {
         print("usage: clubhouse-bench federation-sim --admin URL --site URL-with-ROLE [--clubs C] [--golfers G] [--rounds R] [--batch B]")
         exit(2)
@@ -37,13 +34,7 @@ func federationSimulation(_ arguments: [String]) {
     func adminSQL(_ text: String) -> [[String]] {
         do { return try adminShell.query(text) } catch { print("admin SQL failed: \(error)"); exit(1) }
     }
-    func cpu() -> Double {
-        var me = rusage(), children = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &me)
-        getrusage(RUSAGE_CHILDREN.rawValue, &children)
-        func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-        return s(me.ru_utime) + s(me.ru_stime) + s(children.ru_utime) + s(children.ru_stime)
-    }
+    let cpu = federationCPU
     let sites = (0..<clubs).map { String(format: "club-%03d", $0) }
     var t = Measure.now()
     _ = adminSQL(FederationSchema.initScript(sites: sites))
