@@ -45,6 +45,7 @@ private func pingRequest(_ alias: String, command: String = "ping") -> [UInt8] {
 /// Calls `crash fatal` on `path` again and again (each call starts a new sandboxed runner) until
 /// `stop` is set, one call at a time and, with `every` > 0, at most one every `every` seconds; counts
 /// the calls and how long each took to be answered.
+/// @unchecked Sendable: the counters are read and written under `lock`; `every` never changes.
 private final class Restarter: @unchecked Sendable {
     private let lock = Lock()
     private var generation = 0

@@ -55,6 +55,7 @@ public protocol BackgroundLauncher: Sendable {
     func launch(alias: String, command: String, arguments: JSONObject)
 }
 
+/// @unchecked Sendable: immutable after init (the runtime it routes to guards itself).
 public final class Router: @unchecked Sendable {
     /// The site's runtime, which owns this router.
     public unowned let runtime: SiteRuntime

@@ -355,6 +355,7 @@ public enum PluginValidator {
 }
 
 /// One call run on another thread (the cancellation check).
+/// @unchecked Sendable: immutable; handed to one other thread, which only reads it.
 private final class SendableCall: @unchecked Sendable {
     let runtime: SiteRuntime, alias: String, command: String, arguments: JSONObject, context: CallContext
     init(runtime: SiteRuntime, alias: String, command: String, arguments: JSONObject, context: CallContext) {
