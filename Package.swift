@@ -45,7 +45,7 @@ var targets: [Target] = [
     // Swift call those intrinsics and enables nothing past SSE2 for the rest of the module.
     .target(name: "ClubhouseHashing", path: "PluginSDK/Sources/ClubhouseHashing", swiftSettings: shaSettings),
     .target(name: "ClubhouseGraphics", dependencies: ["ClubhouseJSON"], path: "PluginSDK/Sources/ClubhouseGraphics"),
-    .target(name: "ClubhouseABI", dependencies: ["CClubhouse"], path: "PluginSDK/Sources/ClubhouseABI"),
+    .target(name: "ClubhouseABI", dependencies: ["CClubhouse", "ClubhouseJSON"], path: "PluginSDK/Sources/ClubhouseABI"),
     // The pieces plugins share that know nothing of the ABI (migrations, seeded random numbers, the UTC
     // clock, text tables, mesh formats, whole-file reading): their cores depend on it, PluginKit re-exports it.
     .target(name: "ClubhouseToolkit", dependencies: ["ClubhouseJSON", "ClubhouseGraphics"], path: "PluginSDK/Sources/ClubhouseToolkit"),

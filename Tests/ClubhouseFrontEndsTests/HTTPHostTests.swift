@@ -10,6 +10,23 @@ import XCTest
 @testable import ClubhouseFrontEnds
 
 final class HTTPHostTests: XCTestCase {
+    /// The byte-level shortcut for the names nearly every request carries agrees with the full reading: it
+    /// answers only what `HostPolicy.name` would answer too, and leaves everything else to it.
+    func testTheLoopbackShortcutAnswersOnlyWhatTheFullReadingAnswers() {
+        let policy = HostPolicy(HTTPOptions())
+        for host in ["localhost", "localhost:8080", "127.0.0.1", "127.0.0.1:39343"] {
+            XCTAssertTrue(HostPolicy.isPlainLoopback(host), host)
+            XCTAssertNotNil(HostPolicy.name(host), host)
+        }
+        for host in ["localhost:", "localhost:80a", "localhostx", "127.0.0.10", "127.0.0.1:8:8", "LOCALHOST", "evil.example", "", ":80",
+                     "localhost.evil.example", "127.0.0.1.evil.example:80"] {
+            XCTAssertFalse(HostPolicy.isPlainLoopback(host), host)
+        }
+        XCTAssertNil(policy.refusal(host: "localhost:8080", forwardedFor: nil, peer: "127.0.0.1"))
+        XCTAssertEqual(policy.refusal(host: "localhost.evil.example", forwardedFor: nil, peer: "127.0.0.1")?.status, 421)
+        XCTAssertEqual(policy.refusal(host: "127.0.0.1:8:8", forwardedFor: nil, peer: "127.0.0.1")?.status, 400)
+    }
+
     func testOnlyLocalhostAddressesAndTheGivenNamesAreAnswered() throws {
         let access = TestAccess()
         access.addToken("reader", name: "scoreboard", scopes: ["scorecard:read"])
@@ -60,11 +77,11 @@ final class HTTPHostTests: XCTestCase {
 
     func testAnAllowedHostMustBeAHostName() throws {
         var options = HTTPOptions()
-        XCTAssertTrue(try options.read("--http-allowed-host", "Club.Example.org."))
-        XCTAssertTrue(try options.read("--http-allowed-host", "club.example.org"))
-        XCTAssertEqual(options.allowedHosts, ["club.example.org"])
+        // As serve's declaration parses it: a list (repeatable, comma-separated).
+        try options.read(["http-allowed-host": ["Club.Example.org.", "club.example.org", "Other.example"]])
+        XCTAssertEqual(options.allowedHosts, ["club.example.org", "other.example"])
         for bad in ["https://club.example.org", "club.example.org/x", "", "a..b", "club example"] {
-            XCTAssertThrowsError(try options.read("--http-allowed-host", bad)) { error in
+            XCTAssertThrowsError(try options.read(["http-allowed-host": [.string(bad)]])) { error in
                 XCTAssertEqual((error as? CLIError)?.message,
                                "serve: --http-allowed-host \(bad): give a host name as browsers send it, without scheme, port or path (eg: club.example.org)")
             }

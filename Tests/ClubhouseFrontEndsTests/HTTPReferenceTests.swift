@@ -159,7 +159,8 @@ final class HTTPReferenceTests: XCTestCase {
                 XCTAssertEqual(Int64(cells[2].prefix { $0.isNumber }), expected[option], option)
             }
             var parsed = HTTPOptions()
-            XCTAssertTrue(try parsed.read(option, "7000"), option)
+            XCTAssertNoThrow(try parsed.read([String(option.dropFirst(2)): 7000]), option)
+            XCTAssertTrue(HTTPOptions.names.contains(String(option.dropFirst(2))), option)
         }
         XCTAssertTrue(text.contains("## Auth"))
 

@@ -157,6 +157,7 @@ final class ConfigurationParserTests: XCTestCase {
             "bind_mb": (PluginLimits.bindRange, d.bindMegabytes), "reply_mb": (PluginLimits.replyRange, d.replyMegabytes),
             "log_kb": (PluginLimits.logRange, d.logKilobytes), "progress_kb": (PluginLimits.progressRange, d.progressKilobytes),
             "open_devices": (PluginLimits.openDevicesRange, d.openDevices),
+            "restart_backoff_ms": (PluginLimits.restartBackoffRange, d.restartBackoffMilliseconds),
         ]
         for (key, (range, value)) in expected {
             XCTAssertEqual(limits[key]?["minimum"]?.intValue, range.lowerBound, key)

@@ -96,6 +96,51 @@ final class HTTPAccessEndToEndTests: XCTestCase {
         XCTAssertNotNil(retry)
     }
 
+    /// Reads of a plugin route join the plugin's lane straight from the loop (no worker is woken for one while
+    /// the plugin is busy); the access layer is still asked about each of them, just before its call runs, per
+    /// token and per scope: while a plugin that takes one call at a time is busy, a read without a token waits
+    /// and gets 401, one whose token lacks the scope 403, one whose token is revoked while it waits 401, and a
+    /// read with the scope 200 — none of the refused ones ran.
+    func testReadsWaitingForABusyPluginAreStillCheckedPerRequestAndScope() throws {
+        let c = try Clubhouse()
+        let slow = try FixturePlugins.build("SLOW", id: "org.tests.slow", file: "hostile_routes.c")
+        let echo = try FixturePlugins.build("ECHO", file: "hostile_routes.c")
+        let site = ["--config", try c.write("plugins.json", """
+        {"sites": {"s": {"plugins": {"slow": {"path": "\(slow)", "isolation": "process"},
+                                     "echo": {"path": "\(echo)", "isolation": "process"}}}}}
+        """), "--site", "s"]
+        func token(_ name: String, _ scope: String) throws -> String {
+            try XCTUnwrap(try c.succeed(site + ["--json", "token", "create", "--name", name, "--scope", scope]).json()["token"]?.stringValue)
+        }
+        let full = try token("full", "slow:*"), other = try token("other", "echo:*"), lost = try token("lost", "slow:*")
+        let server = try HTTPServerProcess(c, arguments: site)
+        defer { server.stop() }
+        func send(_ path: String, _ token: String?) throws -> RawHTTPConnection {
+            let connection = try RawHTTPConnection(port: server.port)
+            let auth = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""
+            XCTAssertTrue(connection.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\n\(auth)\r\n"))
+            return connection
+        }
+        XCTAssertEqual(try httpRequest(port: server.port, "GET", "/api/slow/wait/1", headers: [("Authorization", "Bearer \(full)")]).status, 200,
+                       server.stderr)
+        let busy = try send("/api/slow/wait/1500", full)
+        usleep(200_000)
+        let anonymous = try send("/api/slow/wait/2", nil), wrongScope = try send("/api/slow/wait/3", other)
+        let revoked = try send("/api/slow/wait/4", lost), allowed = try send("/api/slow/wait/5", full)
+        usleep(200_000)
+        try c.succeed(site + ["token", "revoke", "lost"])
+        XCTAssertEqual(try busy.response(timeout: 10).status, 200)
+        XCTAssertEqual(try anonymous.response(timeout: 10).status, 401)
+        let denied = try wrongScope.response(timeout: 10)
+        XCTAssertEqual(denied.status, 403, denied.text)
+        XCTAssertEqual(try json(denied)["error"]?["message"], "GET /api/slow/wait/3 needs the scope slow:read; 'other' has echo:*")
+        XCTAssertEqual(try revoked.response(timeout: 10).status, 401, "a token revoked while its request waited")
+        let answered = try allowed.response(timeout: 10)
+        XCTAssertEqual(answered.status, 200, answered.text)
+        XCTAssertEqual(try json(answered)["request"]?["arguments"]?["text"], "5")
+        for response in [denied, answered] { XCTAssertNotNil(response.header("x-request-id")) }
+    }
+
     /// A site with a token per name in `tokens` (each with `scope`), served over HTTP.
     func served(scope: String, tokens names: [String]) throws -> (c: Clubhouse, site: [String], tokens: [String], server: HTTPServerProcess) {
         let c = try Clubhouse()

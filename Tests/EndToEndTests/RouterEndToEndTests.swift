@@ -68,6 +68,22 @@ final class RouterEndToEndTests: XCTestCase {
         XCTAssertEqual(count.intValue, 1, "the background 'record' ran and wrote its row")
     }
 
+    /// "List the plugins" is answered in one place (issue 33): serve's `clubhouse.plugins` answers the rows
+    /// `plugins list --json` prints for the enabled plugins, member for member; `clubhouse.version` the
+    /// document `version --json` prints.
+    func testPluginsListAndClubhousePluginsAreOneAnswer() throws {
+        let c = try Clubhouse()
+        let listed = try c.succeed(["plugins", "list", "--json"]).json()
+        let enabled = (listed["plugins"]?.arrayValue ?? []).filter { $0["enabled"]?.boolValue == true }
+        XCTAssertFalse(enabled.isEmpty, "\(listed)")
+        XCTAssertNotNil(enabled.first?["isolated"]?.boolValue, "\(listed)")
+        let lines = [#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.plugins"}"#, #"{"jsonrpc":"2.0","id":2,"method":"clubhouse.version"}"#]
+        let served = try c.succeed(["serve"], stdin: lines.joined(separator: "\n") + "\n")
+        let replies = try served.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+        XCTAssertEqual(replies.first { $0["id"]?.intValue == 1 }?["result"], .array(enabled), served.stdout)
+        XCTAssertEqual(replies.first { $0["id"]?.intValue == 2 }?["result"], try c.succeed(["version", "--json"]).json(), served.stdout)
+    }
+
     /// `--help` prints help and exits 0 without acting, for every built-in command.
     func testHelpNeverActs() throws {
         let c = try Clubhouse()

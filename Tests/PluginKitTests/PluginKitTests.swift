@@ -117,6 +117,22 @@ final class PluginKitTests: XCTestCase {
         return (status ?? -999, reply.text)
     }
 
+    /// One model of a command (issue 33): PluginKit's `Command` is ClubhouseABI's declaration — the type
+    /// the host reads catalogues into — plus a handler; its fields read and write the declaration's.
+    func testACommandIsTheSharedDeclarationWithAHandler() {
+        var say = Echo.commands[0]
+        XCTAssertEqual(say.name, "say")
+        XCTAssertEqual(say.words, ["say"])
+        XCTAssertEqual(say.positionals.map(\.name), ["text"])
+        XCTAssertEqual(say.replyDescription, "{text}")
+        say.help = "Says the text back."
+        say.name = "say back"
+        XCTAssertEqual(say.declaration.help, "Says the text back.")
+        XCTAssertEqual(say.declaration.words, ["say", "back"])
+        XCTAssertEqual(JSONWriter.compact(say.catalogueEntry),
+                       #"{"name":"say back","summary":"Say it back","help":"Says the text back.","arguments":[{"name":"text","type":"string","help":"What","required":true,"positional":true}],"reply":"{text}"}"#)
+    }
+
     func testInvokeRunsTheHandlerAndEncodesTheReply() throws {
         let r = try invoke("say", #"{"arguments":{"text":"fore"},"cwd":"/tmp"}"#)
         XCTAssertEqual(r.status, Int32(CLUBHOUSE_OK))

@@ -17,15 +17,6 @@ final class CommandsTests: XCTestCase {
         return (commands, store)
     }
 
-    private func message(_ body: () throws -> Void) -> String {
-        do {
-            try body()
-            return "no error"
-        } catch {
-            return "\(error)"
-        }
-    }
-
     // MARK: Players
 
     func testPlayersAddAndList() throws {
@@ -79,7 +70,7 @@ final class CommandsTests: XCTestCase {
         for (i, over) in [17, 16, 18].enumerated() {
             let id = try start(commands, players: "Dee", date: "2024-0\(i + 1)-10").round.id
             try card(commands, round: id, player: "Dee", strokes: pars.enumerated().map { $0.element + ($0.offset < over ? 1 : 0) })
-            _ = try commands.finishRound(FinishRoundRequest(round: String(id), today: GolfDate("2024-0\(i + 1)-10")!))
+            _ = try commands.finishRound(FinishRoundRequest(round: id, today: GolfDate("2024-0\(i + 1)-10")!))
         }
         XCTAssertEqual(try commands.index("Dee").index, t("13.3"))
         XCTAssertEqual(message { _ = try commands.editPlayer(EditPlayerRequest(player: "Dee", index: "10.0")) },
@@ -92,7 +83,7 @@ final class CommandsTests: XCTestCase {
         let (commands, _) = try makeCommands()
         XCTAssertEqual(try start(commands, course: "Juniper Hill", tee: "Yellow").round.holes, 9)
         XCTAssertEqual(try start(commands).round.holes, 18)
-        XCTAssertEqual(try start(commands, holes: "9").round.holes, 9)
+        XCTAssertEqual(try start(commands, holes: 9).round.holes, 9)
     }
 
     /// The whitespace-separated cells of the first text line that holds `name`.
@@ -109,7 +100,7 @@ final class CommandsTests: XCTestCase {
             .enumerated().map({ ($0.offset + 1, $0.element) }) {
             _ = try start(commands, players: format.1, format: format.0)
             try card(commands, round: round, player: "Ann", strokes: [5])
-            let board = try commands.leaderboard(String(round))
+            let board = try commands.leaderboard(round)
             let ben = try XCTUnwrap(board.lines.first { $0.name == "Ben" })
             XCTAssertEqual(ben.holesPlayed, 0)
             XCTAssertNil(ben.gross)
@@ -137,7 +128,7 @@ final class CommandsTests: XCTestCase {
         }
         let history = try commands.rounds()
         XCTAssertTrue(history.text.contains("Ben: 0 holes, gross —, net —"), history.text)
-        let finished = try commands.finishRound(FinishRoundRequest(round: "1", today: today, confirmed: true))
+        let finished = try commands.finishRound(FinishRoundRequest(round: 1, today: today, confirmed: true))
         XCTAssertNil(finished.players.first { $0.name == "Ben" }?.gross)
         XCTAssertTrue(finished.text.contains("Ben: gross —"), finished.text)
     }
@@ -264,9 +255,9 @@ final class CommandsTests: XCTestCase {
     // MARK: Rounds
 
     private func start(_ commands: ScorecardCommands, course: String = "Heron Bay Links", tee: String = "White",
-                       players: String = "Ann,Ben", date: String? = "2024-05-01", holes: String? = nil, nine: String? = nil,
+                       players: String = "Ann,Ben", date: String? = "2024-05-01", holes: Int? = nil, nine: Nine? = nil,
                        format: String? = nil) throws -> RoundStarted {
-        try commands.startRound(StartRoundRequest(course: course, tee: tee, players: players, date: date, holes: holes, nine: nine,
+        try commands.startRound(StartRoundRequest(course: course, tee: tee, players: names(players), date: date, holes: holes, nine: nine,
                                                   format: format, today: today))
     }
 
@@ -284,75 +275,72 @@ final class CommandsTests: XCTestCase {
                        "a round needs at least one player — pass --players A,B")
         XCTAssertEqual(message { _ = try self.start(commands, date: "2024-02-30") },
                        "--date '2024-02-30' is not a date — write it as YYYY-MM-DD, e.g. 2024-06-01")
-        XCTAssertEqual(message { _ = try self.start(commands, holes: "12") }, "--holes 12 is not possible — a round is 9 or 18 holes")
-        XCTAssertEqual(message { _ = try self.start(commands, holes: "nine") }, "--holes 'nine' is not a whole number")
-        XCTAssertEqual(message { _ = try self.start(commands, course: "Juniper Hill", tee: "Yellow", holes: "18") },
+        XCTAssertEqual(message { _ = try self.start(commands, holes: 12) }, "--holes 12 is not possible — a round is 9 or 18 holes")
+        XCTAssertEqual(message { _ = try self.start(commands, course: "Juniper Hill", tee: "Yellow", holes: 18) },
                        "tee 'Yellow' has 9 holes; an 18-hole round needs an 18-hole tee — start the round with --holes 9")
         XCTAssertEqual(message { _ = try self.start(commands, format: "scramble") },
                        "format 'scramble' is unknown — use one of stroke-play, stableford, match-play, four-ball-stroke-play, four-ball-match-play, skins")
-        XCTAssertEqual(message { _ = try self.start(commands, holes: "9", nine: "middle") }, "--nine 'middle' is not front or back")
+        XCTAssertEqual(message { _ = try self.start(commands, holes: 9, nine: .all) }, "--nine 'all' is not front or back")
         var bare = SampleData.courses[2]
         bare.name = "Bare"
         bare.tees[0].back = nil
         _ = try commands.addCourse(AddCourseRequest(file: "b.json", text: CourseFile.render(bare)))
-        XCTAssertEqual(message { _ = try self.start(commands, course: "Bare", tee: "Gold", holes: "9", nine: "back") },
+        XCTAssertEqual(message { _ = try self.start(commands, course: "Bare", tee: "Gold", holes: 9, nine: .back) },
                        "tee 'Gold' has no back-nine rating — add \"back\": {\"rating\": …, \"slope\": …} to the tee to play 9 holes on it")
         XCTAssertEqual(try store.rounds().count, 0)
     }
 
     private func card(_ commands: ScorecardCommands, round: Int, player: String, strokes: [Int], firstHole: Int = 1) throws {
         for (i, s) in strokes.enumerated() {
-            _ = try commands.enterScore(ScoreRequest(round: String(round), player: player, hole: String(firstHole + i), strokes: String(s)))
+            _ = try commands.enterScore(ScoreRequest(round: round, player: player, hole: firstHole + i, strokes: s))
         }
     }
 
     func testScoresLatestEntryWinsAndErrors() throws {
         let (commands, store) = try makeCommands()
         let round = try start(commands).round.id
-        let first = try commands.enterScore(ScoreRequest(round: "1", player: "Ann", hole: "1", strokes: "5"))
+        let first = try commands.enterScore(ScoreRequest(round: 1, player: "Ann", hole: 1, strokes: 5))
         XCTAssertNil(first.replaced)
-        let second = try commands.enterScore(ScoreRequest(round: "1", player: "ann", hole: "1", strokes: "4"))
+        let second = try commands.enterScore(ScoreRequest(round: 1, player: "ann", hole: 1, strokes: 4))
         XCTAssertEqual(second.replaced, 5)
         XCTAssertEqual(second.text, "round 1, Ann, hole 1: 4 (was 5; every entry is kept, the latest counts)")
         XCTAssertEqual(try store.scoreEntries(roundID: round).count, 2)
-        XCTAssertEqual(try commands.leaderboard("1").lines.first { $0.name == "Ann" }?.gross, 4)
+        XCTAssertEqual(try commands.leaderboard(1).lines.first { $0.name == "Ann" }?.gross, 4)
 
-        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: "1", player: "Ann", hole: "19", strokes: "4")) },
+        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: 1, player: "Ann", hole: 19, strokes: 4)) },
                        "hole 19 is not played in round 1 (holes 1–18)")
-        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: "1", player: "Ann", hole: "3", strokes: "0")) },
+        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: 1, player: "Ann", hole: 3, strokes: 0)) },
                        "0 strokes on hole 3 is outside 1–20 — enter the strokes actually taken")
-        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: "1", player: "Ann", hole: "3", strokes: "21")) },
+        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: 1, player: "Ann", hole: 3, strokes: 21)) },
                        "21 strokes on hole 3 is outside 1–20 — enter the strokes actually taken")
-        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: "1", player: "Ann", hole: "3", strokes: "four")) },
-                       "--strokes 'four' is not a whole number of strokes")
-        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: "1", player: "Cy", hole: "3", strokes: "4")) },
+        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: 1, player: "Cy", hole: 3, strokes: 4)) },
                        "player 'Cy' is not playing in round 1 — see 'scorecard leaderboard --round 1'")
-        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: "1", player: "Zed", hole: "3", strokes: "4")) },
+        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: 1, player: "Zed", hole: 3, strokes: 4)) },
                        "no player 'Zed' — add them with 'scorecard player add' or see 'scorecard player list'")
-        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: "7", player: "Ann", hole: "3", strokes: "4")) },
+        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: 7, player: "Ann", hole: 3, strokes: 4)) },
                        "no round '7' — see 'scorecard rounds' for round ids")
         XCTAssertEqual(try store.scoreEntries(roundID: round).count, 2)
 
-        XCTAssertEqual(message { _ = try commands.finishRound(FinishRoundRequest(round: "1", today: today)) },
+        XCTAssertEqual(message { _ = try commands.finishRound(FinishRoundRequest(round: 1, today: today)) },
                        "round 1 has unscored holes (Ann 17, Ben 18); finishing makes it final and its incomplete scores "
                        + "cannot count toward an index — finish it anyway?")
         XCTAssertNil(try store.rounds()[0].finishedOn, "an unconfirmed finish changes nothing")
-        _ = try commands.finishRound(FinishRoundRequest(round: "1", today: today, confirmed: true))
-        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: "1", player: "Ann", hole: "2", strokes: "4")) },
+        _ = try commands.finishRound(FinishRoundRequest(round: 1, today: today, confirmed: true))
+        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: 1, player: "Ann", hole: 2, strokes: 4)) },
                        "round 1 was finished on 2024-06-01 and is final — scores can no longer change")
-        XCTAssertEqual(message { _ = try commands.finishRound(FinishRoundRequest(round: "1", today: today)) },
+        XCTAssertEqual(message { _ = try commands.finishRound(FinishRoundRequest(round: 1, today: today)) },
                        "round 1 was finished on 2024-06-01 and is final — scores can no longer change")
         XCTAssertEqual(try store.scoreEntries(roundID: round).count, 2)
     }
 
     func testBackNineRoundKnowsItsHoles() throws {
         let (commands, _) = try makeCommands()
-        let started = try start(commands, holes: "9", nine: "back")
+        let started = try start(commands, holes: 9, nine: .back)
         XCTAssertEqual(started.round.holes, 9)
         XCTAssertEqual(started.round.nine, .back)
-        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: "1", player: "Ann", hole: "3", strokes: "4")) },
+        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: 1, player: "Ann", hole: 3, strokes: 4)) },
                        "hole 3 is not played in round 1 (holes 10–18)")
-        XCTAssertEqual(try commands.enterScore(ScoreRequest(round: "1", player: "Ann", hole: "10", strokes: "4")).entry.hole, 10)
+        XCTAssertEqual(try commands.enterScore(ScoreRequest(round: 1, player: "Ann", hole: 10, strokes: 4)).entry.hole, 10)
     }
 
     /// Three finished rounds give Ann an index; a fourth round shows the handicaps, the leaderboard and net scores.
@@ -363,7 +351,7 @@ final class CommandsTests: XCTestCase {
         for (i, over) in [17, 16].enumerated() {
             let id = try start(commands, players: "Ann", date: "2024-0\(i + 1)-10").round.id
             try card(commands, round: id, player: "Ann", strokes: pars.enumerated().map { $0.element + ($0.offset < over ? 1 : 0) })
-            _ = try commands.finishRound(FinishRoundRequest(round: String(id), today: GolfDate("2024-0\(i + 1)-10")!))
+            _ = try commands.finishRound(FinishRoundRequest(round: id, today: GolfDate("2024-0\(i + 1)-10")!))
         }
         let record = try commands.index("Ann")
         XCTAssertNil(record.index)
@@ -382,7 +370,7 @@ final class CommandsTests: XCTestCase {
         for (i, over) in [17, 16, 18].enumerated() {
             let id = try start(commands, players: "Ann", date: "2024-0\(i + 1)-10").round.id
             try card(commands, round: id, player: "Ann", strokes: strokes(over: over))
-            let finished = try commands.finishRound(FinishRoundRequest(round: String(id), today: GolfDate("2024-0\(i + 1)-10")!))
+            let finished = try commands.finishRound(FinishRoundRequest(round: id, today: GolfDate("2024-0\(i + 1)-10")!))
             XCTAssertEqual(finished.players[0].gross, 72 + over)
         }
         let record = try commands.index("Ann")
@@ -409,13 +397,13 @@ final class CommandsTests: XCTestCase {
         // Ben: 4, 4, 3 → gross 11, E, no handicap: net 11, net to par E.
         try card(commands, round: 4, player: "Ann", strokes: [5, 5, 3])
         try card(commands, round: 4, player: "Ben", strokes: [4, 4])
-        var board = try commands.leaderboard("4")
+        var board = try commands.leaderboard(4)
         XCTAssertEqual(board.lines.map(\.name), ["Ben", "Ann"])   // both net E: lower gross to par first
         let annLine = try XCTUnwrap(board.lines.first { $0.name == "Ann" })
         XCTAssertEqual([annLine.holesPlayed, annLine.gross, annLine.toPar, annLine.strokesReceived, annLine.net, annLine.netToPar],
                        [3, 13, 2, 2, 11, 0])
         try card(commands, round: 4, player: "Ben", strokes: [3], firstHole: 3)
-        board = try commands.leaderboard("4")
+        board = try commands.leaderboard(4)
         let benLine = try XCTUnwrap(board.lines.first { $0.name == "Ben" })
         XCTAssertEqual([benLine.holesPlayed, benLine.gross, benLine.toPar, benLine.net, benLine.netToPar], [3, 11, 0, 11, 0])
         XCTAssertEqual(board.lines.map(\.position), ["T1", "T1"])
@@ -423,7 +411,7 @@ final class CommandsTests: XCTestCase {
         XCTAssertTrue(board.text.contains("net to par"), board.text)
 
         // Finishing an incomplete card: no differential, the index stays.
-        let finished = try commands.finishRound(FinishRoundRequest(round: "4", today: GolfDate("2024-05-01")!, confirmed: true))
+        let finished = try commands.finishRound(FinishRoundRequest(round: 4, today: GolfDate("2024-05-01")!, confirmed: true))
         XCTAssertEqual(finished.players[0].note, "not every hole was scored: not acceptable for handicap purposes")
         XCTAssertEqual(finished.players[0].indexAfter, t("13.3"))
         let history = try commands.rounds()
@@ -440,13 +428,13 @@ final class CommandsTests: XCTestCase {
             let id = try start(commands, players: "Ann", date: "2024-0\(i + 1)-10").round.id
             let pars = SampleData.courses[0].tees[0].holes.map(\.par)
             try card(commands, round: id, player: "Ann", strokes: pars.enumerated().map { $0.element + ($0.offset < over ? 1 : 0) })
-            _ = try commands.finishRound(FinishRoundRequest(round: String(id), today: today))
+            _ = try commands.finishRound(FinishRoundRequest(round: id, today: today))
         }
         // 13.81… × 85% = 11.74 → 12; match play 100% → 14; nine holes (front, 35.7/127, par 36):
         // index/2 = 6.65 → 6.7; 6.7 × 127/113 − 0.3 = 7.23 → 7.
         XCTAssertEqual(try start(commands, players: "Ann,Ben", format: "four-ball-stroke-play").round.players[0].playingHandicap, 12)
         XCTAssertEqual(try start(commands, players: "Ann,Ben", format: "match-play").round.players[0].playingHandicap, 14)
-        let nine = try start(commands, players: "Ann", holes: "9")
+        let nine = try start(commands, players: "Ann", holes: 9)
         XCTAssertEqual(nine.round.nine, .front)
         XCTAssertEqual(nine.round.players[0].courseHandicap, 7)
     }
@@ -496,3 +484,6 @@ final class CommandsTests: XCTestCase {
         XCTAssertEqual(json["index"].map { JSONWriter.compact($0) }, maren.index?.description)
     }
 }
+
+/// "Ann,Ben" as the list a command line makes of it.
+func names(_ list: String) -> [String] { list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }

@@ -8,15 +8,6 @@ final class FormatCommandsTests: XCTestCase {
     private func t(_ text: String) -> Tenths { Tenths.parse(text)! }
     private let today = GolfDate("2024-06-01")!
 
-    private func message(_ body: () throws -> Void) -> String {
-        do {
-            try body()
-            return "no error"
-        } catch {
-            return "\(error)"
-        }
-    }
-
     private func makeCommands(allowances: AllowanceTable = .appendixC) throws -> (ScorecardCommands, InMemoryScorecardStore) {
         let store = InMemoryScorecardStore()
         let commands = ScorecardCommands(store: store, allowances: allowances)
@@ -29,13 +20,13 @@ final class FormatCommandsTests: XCTestCase {
 
     private func start(_ commands: ScorecardCommands, players: String, format: String? = nil, date: String = "2024-05-01",
                        allowance: String? = nil, skins: String? = nil, carryOvers: String? = nil) throws -> RoundStarted {
-        try commands.startRound(StartRoundRequest(course: "Heron Bay Links", tee: "White", players: players, date: date, format: format,
+        try commands.startRound(StartRoundRequest(course: "Heron Bay Links", tee: "White", players: names(players), date: date, format: format,
                                                   allowance: allowance, skins: skins, carryOvers: carryOvers, today: today))
     }
 
     private func card(_ commands: ScorecardCommands, round: Int, player: String, strokes: [Int]) throws {
         for (i, s) in strokes.enumerated() {
-            _ = try commands.enterScore(ScoreRequest(round: String(round), player: player, hole: String(i + 1), strokes: String(s)))
+            _ = try commands.enterScore(ScoreRequest(round: round, player: player, hole: i + 1, strokes: s))
         }
     }
 
@@ -45,7 +36,7 @@ final class FormatCommandsTests: XCTestCase {
         for (i, over) in [17, 16, 18].enumerated() {
             let id = try start(commands, players: "Ann", date: "2024-0\(i + 1)-10").round.id
             try card(commands, round: id, player: "Ann", strokes: heronPars.enumerated().map { $0.element + ($0.offset < over ? 1 : 0) })
-            _ = try commands.finishRound(FinishRoundRequest(round: String(id), today: GolfDate("2024-0\(i + 1)-10")!))
+            _ = try commands.finishRound(FinishRoundRequest(round: id, today: GolfDate("2024-0\(i + 1)-10")!))
         }
     }
 
@@ -69,11 +60,11 @@ final class FormatCommandsTests: XCTestCase {
         // A site that plays Stableford at 90 %: 12.43 → 12.
         let (site, _) = try makeCommands(allowances: try AllowanceTable(config: ["allowance_stableford": 90]))
         try giveAnnAnIndex(site)
-        let round = try site.startRound(StartRoundRequest(course: "Heron Bay Links", tee: "White", players: "Ann", date: "2024-05-01",
+        let round = try site.startRound(StartRoundRequest(course: "Heron Bay Links", tee: "White", players: ["Ann"], date: "2024-05-01",
                                                           format: "stableford", today: today)).round
         XCTAssertEqual(round.allowance, 90)
         XCTAssertEqual(round.players[0].playingHandicap, 12)
-        XCTAssertTrue(try site.leaderboard(String(round.id)).text.contains("individual Stableford 90%"))
+        XCTAssertTrue(try site.leaderboard(round.id).text.contains("individual Stableford 90%"))
     }
 
     func testFormatErrorsAreOneLineAndWriteNothing() throws {
@@ -111,19 +102,19 @@ final class FormatCommandsTests: XCTestCase {
         let id = try start(commands, players: "Ann,Ben", format: "match-play").round.id
         try card(commands, round: id, player: "Ann", strokes: Array(heronPars.prefix(10)))
         try card(commands, round: id, player: "Ben", strokes: heronPars.prefix(9).map { $0 + 1 })
-        XCTAssertEqual(try commands.leaderboard(String(id)).match?.status, "Ann dormie 9")   // 9 up with 9 to play
-        XCTAssertEqual(try commands.leaderboard(String(id)).match?.dormie, true)
-        _ = try commands.enterScore(ScoreRequest(round: String(id), player: "Ben", hole: "10", strokes: "6"))
-        let board = try commands.leaderboard(String(id))
+        XCTAssertEqual(try commands.leaderboard(id).match?.status, "Ann dormie 9")   // 9 up with 9 to play
+        XCTAssertEqual(try commands.leaderboard(id).match?.dormie, true)
+        _ = try commands.enterScore(ScoreRequest(round: id, player: "Ben", hole: 10, strokes: 6))
+        let board = try commands.leaderboard(id)
         XCTAssertEqual(board.match?.result, "10&8")
         XCTAssertTrue(board.text.contains("Ann v Ben: Ann wins 10&8"), board.text)
         let entries = try store.scoreEntries(roundID: id).count
-        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: String(id), player: "Ann", hole: "11", strokes: "4")) },
+        XCTAssertEqual(message { _ = try commands.enterScore(ScoreRequest(round: id, player: "Ann", hole: 11, strokes: 4)) },
                        "the match of round \(id) is already decided (Ann wins 10&8 after hole 10) — hole 11 is not played; "
                         + "use 'scorecard correct' with a reason if an earlier hole's score was wrong")
         XCTAssertEqual(try store.scoreEntries(roundID: id).count, entries)
-        _ = try commands.enterScore(ScoreRequest(round: String(id), player: "Ben", hole: "10", strokes: "4"))
-        XCTAssertEqual(try commands.leaderboard(String(id)).match?.status, "Ann wins 9&8")   // hole 10 halved
+        _ = try commands.enterScore(ScoreRequest(round: id, player: "Ben", hole: 10, strokes: 4))
+        XCTAssertEqual(try commands.leaderboard(id).match?.status, "Ann wins 9&8")   // hole 10 halved
     }
 
     func testLeaderboardPerFormat() throws {
@@ -132,14 +123,14 @@ final class FormatCommandsTests: XCTestCase {
         let s = try start(commands, players: "Ann,Ben", format: "stableford").round.id
         try card(commands, round: s, player: "Ann", strokes: [4, 4, 2])
         try card(commands, round: s, player: "Ben", strokes: [5, 4])
-        let stableford = try commands.leaderboard(String(s))
+        let stableford = try commands.leaderboard(s)
         XCTAssertEqual(stableford.stableford?.map(\.points), [7, 3])
         XCTAssertTrue(stableford.text.contains("points"), stableford.text)
         // Skins, gross (no handicaps): h1 4 v 5 Ann; h2 4 v 4 carried; h3 3 v 2 Ben wins 2.
         let k = try start(commands, players: "Ann,Ben", format: "skins", skins: "gross", carryOvers: "on").round.id
         try card(commands, round: k, player: "Ann", strokes: [4, 4, 3])
         try card(commands, round: k, player: "Ben", strokes: [5, 4, 2])
-        let skins = try XCTUnwrap(try commands.leaderboard(String(k)).skins)
+        let skins = try XCTUnwrap(try commands.leaderboard(k).skins)
         XCTAssertEqual(skins.basis, "gross")
         XCTAssertEqual(skins.players.map(\.skins), [2, 1])
         XCTAssertEqual(skins.players.map(\.name), ["Ben", "Ann"])
@@ -149,7 +140,7 @@ final class FormatCommandsTests: XCTestCase {
         try card(commands, round: f, player: "Ben", strokes: [5, 3])
         try card(commands, round: f, player: "Cy", strokes: [5, 4])
         try card(commands, round: f, player: "Dee", strokes: [6, 5])
-        let fourBall = try XCTUnwrap(try commands.leaderboard(String(f)).fourBall)
+        let fourBall = try XCTUnwrap(try commands.leaderboard(f).fourBall)
         XCTAssertEqual(fourBall.map(\.side), ["Ann & Ben", "Cy & Dee"])
         XCTAssertEqual(fourBall.map(\.toPar), [-1, 1])
     }
@@ -160,14 +151,14 @@ final class FormatCommandsTests: XCTestCase {
         XCTAssertEqual(try commands.index("Ann").index, t("13.3"))
         // Round 2 (88, differential 15.3): hole 1 was a 5, not a 4 → 89: 113/125 × (89 − 71.1) = 16.18 → 16.2.
         // Differentials 16.2, 16.2, 17.1 → 16.2 − 2.0 = 14.2.
-        let corrected = try commands.correctScore(CorrectionRequest(round: "2", player: "Ann", hole: "1", strokes: "6",
+        let corrected = try commands.correctScore(CorrectionRequest(round: 2, player: "Ann", hole: 1, strokes: 6,
                                                                     reason: "marker wrote 5 for a 6", today: today))
         XCTAssertEqual(corrected.replaced, 5)
         XCTAssertEqual(corrected.differential, t("16.2"))
         XCTAssertEqual(corrected.indexBefore, t("13.3"))
         XCTAssertEqual(corrected.indexAfter, t("14.2"))
         XCTAssertEqual(try commands.index("Ann").index, t("14.2"))
-        let history = try commands.entries("2")
+        let history = try commands.entries(2)
         XCTAssertEqual(history.entries.count, 19)
         XCTAssertEqual(history.entries.filter { $0.hole == 1 }.map(\.strokes), [5, 6])
         XCTAssertEqual(history.entries.filter { $0.hole == 1 }.map(\.current), [false, true])
@@ -176,26 +167,26 @@ final class FormatCommandsTests: XCTestCase {
         XCTAssertTrue(corrected.text.contains("index 13.3 → 14.2"), corrected.text)
 
         let before = try store.scoreEntries(roundID: 2).count
-        XCTAssertEqual(message { _ = try commands.correctScore(CorrectionRequest(round: "2", player: "Ann", hole: "1", strokes: "5",
+        XCTAssertEqual(message { _ = try commands.correctScore(CorrectionRequest(round: 2, player: "Ann", hole: 1, strokes: 5,
                                                                                  reason: "  ", today: self.today)) },
                        "a correction needs a reason — pass --reason \"what was wrong\"")
-        XCTAssertEqual(message { _ = try commands.correctScore(CorrectionRequest(round: "2", player: "Ann", hole: "1", strokes: "6",
+        XCTAssertEqual(message { _ = try commands.correctScore(CorrectionRequest(round: 2, player: "Ann", hole: 1, strokes: 6,
                                                                                  reason: "again", today: self.today)) },
                        "player 'Ann' already has 6 strokes on hole 1 of round 2 — nothing to correct")
         let open = try start(commands, players: "Ann,Ben").round.id
-        XCTAssertEqual(message { _ = try commands.correctScore(CorrectionRequest(round: String(open), player: "Ben", hole: "3", strokes: "5",
+        XCTAssertEqual(message { _ = try commands.correctScore(CorrectionRequest(round: open, player: "Ben", hole: 3, strokes: 5,
                                                                                  reason: "typo", today: self.today)) },
                        "player 'Ben' has no score on hole 3 of round \(open) to correct — enter it with 'scorecard score'")
-        XCTAssertEqual(message { _ = try commands.correctScore(CorrectionRequest(round: "2", player: "Ann", hole: "1", strokes: "25",
+        XCTAssertEqual(message { _ = try commands.correctScore(CorrectionRequest(round: 2, player: "Ann", hole: 1, strokes: 25,
                                                                                  reason: "typo", today: self.today)) },
                        "25 strokes on hole 1 is outside 1–20 — enter the strokes actually taken")
-        XCTAssertEqual(message { _ = try commands.correctScore(CorrectionRequest(round: "2", player: "Cy", hole: "1", strokes: "5",
+        XCTAssertEqual(message { _ = try commands.correctScore(CorrectionRequest(round: 2, player: "Cy", hole: 1, strokes: 5,
                                                                                  reason: "typo", today: self.today)) },
                        "player 'Cy' is not playing in round 2 — see 'scorecard leaderboard --round 2'")
         XCTAssertEqual(try store.scoreEntries(roundID: 2).count, before)
         // A failing store writes nothing.
         store.failNextWrite = "disk full"
-        XCTAssertEqual(message { _ = try commands.correctScore(CorrectionRequest(round: "2", player: "Ann", hole: "2", strokes: "6",
+        XCTAssertEqual(message { _ = try commands.correctScore(CorrectionRequest(round: 2, player: "Ann", hole: 2, strokes: 6,
                                                                                  reason: "typo", today: self.today)) },
                        "storage failed: disk full; nothing was written")
         XCTAssertEqual(try store.scoreEntries(roundID: 2).count, before)

@@ -170,7 +170,7 @@ final class StablefordWorkloadTests: XCTestCase {
     func testWorkloadLeaderboardMatchesAPlainRecount() throws {
         let store = InMemoryScorecardStore()
         let id = try StablefordWorkload.fill(store, players: 144)
-        let board = try ScorecardCommands(store: store).leaderboard(String(id))
+        let board = try ScorecardCommands(store: store).leaderboard(id)
         let lines = try XCTUnwrap(board.stableford)
         XCTAssertEqual(lines.count, 144)
         XCTAssertTrue(lines.allSatisfy { $0.holesPlayed == 18 })

@@ -38,28 +38,29 @@ func isolationBench(_ arguments: [String]) {
         print("  floor: 1 byte to a child process and back over two pipes (/bin/cat)  \(Measure.format(floor)) per round trip")
     }
     for alias in ["notes", "greeter"] {
-        guard runtime.call(alias: alias, command: "ping", arguments: JSONObject()).status == .ok else {
+        guard runtime.routed(alias, "ping").status == .ok else {
             print("  \(alias): unavailable")
             continue
         }
         let calls = quick ? 200 : 2000
         let batch = Measure.medianSeconds(samples: quick ? 5 : 21) {
-            for _ in 0..<calls { _ = runtime.call(alias: alias, command: "ping", arguments: JSONObject()) }
+            let call = RoutedCall(runtime, alias, "ping")
+            for _ in 0..<calls { _ = call() }
         }
         print("  \(alias) ping  \(Measure.format(batch / Double(calls))) per call (target ≤ 50 µs)")
     }
 
     // Restart: a call right after the runner crashed pays for a new runner and a new instance.
-    _ = runtime.call(alias: "faulty", command: "ok", arguments: JSONObject())
+    _ = runtime.routed("faulty", "ok")
     var normal: [Double] = []
     var afterCrash: [Double] = []
     for _ in 0..<(quick ? 5 : 25) {
         var t0 = Measure.now()
-        _ = runtime.call(alias: "faulty", command: "ok", arguments: JSONObject())
+        _ = runtime.routed("faulty", "ok")
         normal.append(Measure.now() - t0)
-        _ = runtime.call(alias: "faulty", command: "fatal", arguments: JSONObject())
+        _ = runtime.routed("faulty", "fatal")
         t0 = Measure.now()
-        let outcome = runtime.call(alias: "faulty", command: "ok", arguments: JSONObject())
+        let outcome = runtime.routed("faulty", "ok")
         afterCrash.append(Measure.now() - t0)
         if outcome.status != .ok { print("  restart failed: \(outcome.message)") }
     }

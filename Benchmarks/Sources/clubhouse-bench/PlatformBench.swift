@@ -71,16 +71,18 @@ func platformBench(_ arguments: [String]) {
     if runs("noop") {
     print("no-op command round trip, in process (router → C ABI → plugin → reply read), median of 31 × 20,000 calls")
     for (alias, label) in [("notes", "C plugin (notes ping)"), ("greeter", "Swift PluginKit plugin (greeter ping)")] {
-        guard runtime.call(alias: alias, command: "ping", arguments: JSONObject()).status == .ok else {
+        guard runtime.routed(alias, "ping").status == .ok else {
             print("  \(label): unavailable")
             continue
         }
         let calls = quick ? 2000 : 20_000
         let cpu = Measure.threadCPUSeconds(samples: quick ? 5 : 31) {
-            for _ in 0..<calls { _ = runtime.call(alias: alias, command: "ping", arguments: JSONObject()) }
+            let call = RoutedCall(runtime, alias, "ping")
+            for _ in 0..<calls { _ = call() }
         }
         let perBatch = Measure.medianSeconds(samples: quick ? 5 : 31) {
-            for _ in 0..<calls { _ = runtime.call(alias: alias, command: "ping", arguments: JSONObject()) }
+            let call = RoutedCall(runtime, alias, "ping")
+            for _ in 0..<calls { _ = call() }
         }
         print("  \(label)  cpu \(Measure.format(cpu.median / Double(calls))) (least \(Measure.format(cpu.least / Double(calls)))), wall \(Measure.format(perBatch / Double(calls))) per call (target ≤ 0.5 µs)")
         Measure.figure("platform.noop.\(alias).cpu", cpu.median / Double(calls), unit: "s")

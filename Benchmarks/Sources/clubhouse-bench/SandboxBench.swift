@@ -44,7 +44,7 @@ func sandboxBench(_ arguments: [String]) {
             for mode in ["process", "sandbox"] {
                 guard let r = runtime(mode) else { return }
                 let t0 = Measure.now(), c0 = cpuSeconds(children: true)
-                let outcome = r.call(alias: plugin, command: "ping", arguments: JSONObject())
+                let outcome = r.routed(plugin, "ping")
                 starts[mode, default: []].append(Measure.now() - t0)
                 r.shutdown()
                 startCPU[mode, default: []].append(cpuSeconds(children: true) - c0)
@@ -67,12 +67,13 @@ func sandboxBench(_ arguments: [String]) {
         let calls = quick ? 200 : 2000
         var trips: [String: [Double]] = ["process": [], "sandbox": []]
         var tripCPU: [String: [Double]] = ["process": [], "sandbox": []]
-        for (_, r) in runtimes { _ = r.call(alias: plugin, command: "ping", arguments: JSONObject()) }
+        for (_, r) in runtimes { _ = r.routed(plugin, "ping") }
         for _ in 0..<(quick ? 5 : 21) {
             for mode in ["process", "sandbox"] {
                 let t0 = Measure.now(), c0 = cpuSeconds(children: false)
                 guard let r = runtimes[mode] else { return }
-                for _ in 0..<calls { _ = r.call(alias: plugin, command: "ping", arguments: JSONObject()) }
+                let call = RoutedCall(r, plugin, "ping")
+                for _ in 0..<calls { _ = call() }
                 trips[mode, default: []].append((Measure.now() - t0) / Double(calls))
                 tripCPU[mode, default: []].append((cpuSeconds(children: false) - c0) / Double(calls))
             }

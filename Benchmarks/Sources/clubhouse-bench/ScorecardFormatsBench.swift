@@ -18,9 +18,9 @@ func scorecardFormatsBench(_ arguments: [String]) {
     let runs = option("--runs", 201)
     let store = InMemoryScorecardStore()
     let commands = ScorecardCommands(store: store)
-    let round: String
+    let round: Int
     do {
-        round = String(try StablefordWorkload.fill(store, players: players))
+        round = try StablefordWorkload.fill(store, players: players)
     } catch {
         print("scorecard-formats: could not build the field: \(error)")
         return

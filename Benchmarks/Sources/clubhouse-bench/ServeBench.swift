@@ -44,17 +44,23 @@ private func pingRequest(_ alias: String, command: String = "ping") -> [UInt8] {
 
 /// Calls `crash fatal` on `path` again and again (each call starts a new sandboxed runner) until
 /// `stop` is set, one call at a time and, with `every` > 0, at most one every `every` seconds; counts
-/// the calls and how long each took to be answered.
+/// the restarts (answers that say the runner crashed: each one started a runner) and how long each
+/// call took to be answered. A host that spaces a crash loop's restarts (CrashLoop.swift) makes the
+/// call wait; any other answer (none expected) is counted apart, so a quick refusal is never taken
+/// for a restart.
 /// @unchecked Sendable: the counters are read and written under `lock`; `every` never changes.
 private final class Restarter: @unchecked Sendable {
     private let lock = Lock()
     private var generation = 0
     private var count = 0
+    private var others = 0
     private var latencies: [Double] = []
     private var busySeconds = 0.0
     let every: Double
     init(every: Double) { self.every = every }
     var restarts: Int { lock.withLock { count } }
+    /// Answers that did not report a crash.
+    var otherAnswers: Int { lock.withLock { others } }
     /// Median seconds from a crashing call's request to its answer.
     var medianLatency: Double { lock.withLock { Measure.median(latencies) } }
     /// Seconds from `start` to `stop`, over all rounds (the calls counted are those answered in them).
@@ -88,9 +94,10 @@ private final class Restarter: @unchecked Sendable {
                     got = min(got + n, buffer.count - 1)
                 }
                 let latency = Measure.now() - sent
+                let crashed = String(decoding: buffer[0..<got], as: UTF8.self).contains("crashed")
                 lock.withLock {
                     guard generation == mine else { return }
-                    count += 1
+                    if crashed { count += 1 } else { others += 1 }
                     latencies.append(latency)
                 }
             }
@@ -305,7 +312,7 @@ func serveBench(_ arguments: [String]) {
         let r = restarters[b]
         let pace = every > 0 ? ", at most one every \(Int(every)) ms" : ""
         let what = restarting
-            ? "a sandboxed plugin's ping while runners restart (\(r.restarts) restarts\(pace), \(String(format: "%.1f", Double(r.restarts) / max(r.seconds, 1e-9)))/s, a crashing call answered in \(String(format: "%.1f", r.medianLatency * 1000)) ms median)"
+            ? "a sandboxed plugin's ping while runners restart (\(r.restarts) restarts\(pace)\(r.otherAnswers > 0 ? " and \(r.otherAnswers) other answers to the crashing client" : ""), \(String(format: "%.1f", Double(r.restarts) / max(r.seconds, 1e-9)))/s, a crashing call answered in \(String(format: "%.1f", r.medianLatency * 1000)) ms median)"
             : "ping"
         print("serve \(binary) (median of \(rounds) rounds\(busy > 0 ? ", \(busy) busy background processes" : "")), \(what): one client pipelining \(Int(Measure.median(one[b]))) requests/s (target ≥ 100,000); 50 clients × 16 in flight \(Int(Measure.median(fifty[b]))) requests/s (target ≥ 50,000); server CPU per round \(String(format: "%.2f", Measure.median(cpu[b]))) s\(restarting ? String(format: " (the runners that ended: %.2f s)", Measure.median(runnersCPU[b])) : "")")
         if b == 0 {

@@ -46,9 +46,10 @@ func servicesBench(_ arguments: [String]) {
     if let floor { print("  floor: 1 byte to a child process and back over two pipes (/bin/cat)  \(Measure.format(floor))") }
 
     func perCall(_ runtime: SiteRuntime, _ command: String, calls: Int) -> Double? {
-        guard runtime.call(alias: "notes", command: command, arguments: JSONObject()).status == .ok else { return nil }
+        guard runtime.routed("notes", command).status == .ok else { return nil }
         return Measure.medianSeconds(samples: samples) {
-            for _ in 0..<calls { _ = runtime.call(alias: "notes", command: command, arguments: JSONObject()) }
+            let call = RoutedCall(runtime, "notes", command)
+            for _ in 0..<calls { _ = call() }
         } / Double(calls)
     }
 
@@ -111,7 +112,7 @@ func servicesBench(_ arguments: [String]) {
         return
     }
     for i in 0..<rows {
-        _ = isolated.call(alias: "notes", command: "add", arguments: ["text": .string("note \(i)")])
+        _ = isolated.routed("notes", "add", ["text": .string("note \(i)")])
     }
     guard let full = perCall(isolated, "list", calls: listCalls) else { return }
     let perRow = (full - empty) / Double(rows)

@@ -37,7 +37,7 @@ func storeBench(_ arguments: [String]) {
 
     // The data: each plugin's demo fills its empty database.
     for alias in ["scorecard", "practice"] {
-        let result = runtime.call(alias: alias, command: "demo", arguments: ["out": .string(scratch + "/demo-" + alias)])
+        let result = runtime.routed(alias, "demo", ["out": .string(scratch + "/demo-" + alias)])
         guard result.status == .ok else {
             print("store bench: \(alias) demo failed: \(result.status)")
             return
@@ -46,7 +46,7 @@ func storeBench(_ arguments: [String]) {
 
     /// The median per call, and the reply text's size and FNV-1a hash (the same before and after).
     func perCall(_ alias: String, _ command: String) -> (seconds: Double, cpu: Double, bytes: Int, hash: String)? {
-        let first = runtime.call(alias: alias, command: command, arguments: JSONObject())
+        let first = runtime.routed(alias, command)
         guard first.status == .ok else {
             print("store bench: \(alias) \(command) failed: \(first.status)")
             return nil
@@ -57,7 +57,8 @@ func storeBench(_ arguments: [String]) {
         for sample in 0...samples {
             let cpuStart = threadCPUSeconds()
             let start = Measure.now()
-            for _ in 0..<calls { _ = runtime.call(alias: alias, command: command, arguments: JSONObject()) }
+            let call = RoutedCall(runtime, alias, command)
+            for _ in 0..<calls { _ = call() }
             if sample == 0 { continue }  // warm-up
             walls.append((Measure.now() - start) / Double(calls))
             cpus.append((threadCPUSeconds() - cpuStart) / Double(calls))

@@ -4,133 +4,47 @@
 import ClubhouseABI
 import ClubhouseJSON
 
-/// One command of a plugin and the function that runs it.
+/// One command of a plugin: its declaration (ClubhouseABI's `CommandDeclaration`, the model the host
+/// reads catalogues into) and the function that runs it. Its fields read as the declaration's
+/// (`command.name`, `command.arguments`).
+@dynamicMemberLookup
 public struct Command<P: Plugin>: Sendable {
     public typealias Handler = @Sendable (P, Invocation) throws -> Reply
 
-    public var name: String
-    public var summary: String
-    public var help: String?
-    public var arguments: [Argument]
-    public var longRunning: Bool
-    /// What `data` holds in the reply, shown by --help (eg: "{aimOffsetDeg, speedFps, holed, ...}").
-    public var replyDescription: String?
-    /// Invocations that must succeed on a fresh data dir, each the command's words then its
-    /// arguments (eg: "greet Ada --times 2"): `clubhouse plugin validate` runs every one.
-    public var examples: [String]
+    public var declaration: CommandDeclaration
     public let handler: Handler
+    /// Why the arguments type of a typed command makes no argument list (TypedArguments.swift), or
+    /// nil: `describe` fails with it, naming the command.
+    public internal(set) var argumentsProblem: String?
 
     /// - Parameter name: words separated by single spaces, eg: "bestline" or "template add".
     public init(_ name: String, summary: String, help: String? = nil, arguments: [Argument] = [],
                 longRunning: Bool = false, reply: String? = nil, examples: [String] = [], handler: @escaping Handler) {
-        self.name = name
-        self.summary = summary
-        self.help = help
-        self.arguments = arguments
-        self.longRunning = longRunning
-        self.replyDescription = reply
-        self.examples = examples
+        self.init(CommandDeclaration(name, summary: summary, help: help, arguments: arguments, longRunning: longRunning,
+                                     reply: reply, examples: examples), handler: handler)
+    }
+
+    public init(_ declaration: CommandDeclaration, handler: @escaping Handler) {
+        self.declaration = declaration
         self.handler = handler
     }
 
-    /// The command's entry in the catalogue JSON (entry.h).
-    public var catalogueEntry: JSONValue {
-        var o = JSONObject()
-        o["name"] = .string(name)
-        o["summary"] = .string(summary)
-        if let help { o["help"] = .string(help) }
-        if longRunning { o["long_running"] = .bool(true) }
-        o["arguments"] = .array(arguments.map(\.catalogueEntry))
-        if let replyDescription { o["reply"] = .string(replyDescription) }
-        if !examples.isEmpty { o["examples"] = .array(examples.map { .string($0) }) }
-        return .object(o)
+    public subscript<T>(dynamicMember path: WritableKeyPath<CommandDeclaration, T>) -> T {
+        get { declaration[keyPath: path] }
+        set { declaration[keyPath: path] = newValue }
+    }
+
+    public subscript<T>(dynamicMember path: KeyPath<CommandDeclaration, T>) -> T { declaration[keyPath: path] }
+
+    /// What `data` holds in the reply, shown by --help (the declaration's `reply`).
+    public var replyDescription: String? {
+        get { declaration.reply }
+        set { declaration.reply = newValue }
     }
 }
 
-/// A declared argument. The host parses `--name value` (or positionals) into typed JSON.
-public struct Argument: Sendable {
-    public typealias Kind = ArgumentKind
-
-    public var name: String
-    public var kind: Kind
-    public var help: String
-    public var required: Bool
-    public var positional: Bool
-    public var defaultValue: JSONValue?
-    public var choices: [String]
-    /// For a path: what the plugin does with it (services/files.h); read by default.
-    public var access: PathAccess = .read
-
-    public init(_ name: String, _ kind: Kind, help: String = "", required: Bool = false, positional: Bool = false,
-                default defaultValue: JSONValue? = nil, choices: [String] = []) {
-        self.name = name
-        self.kind = kind
-        self.help = help
-        self.required = required
-        self.positional = positional
-        self.defaultValue = defaultValue
-        self.choices = choices
-    }
-
-    public static func string(_ name: String, help: String = "", required: Bool = false, positional: Bool = false,
-                              default value: String? = nil) -> Argument {
-        Argument(name, .string, help: help, required: required, positional: positional, default: value.map { .string($0) })
-    }
-
-    public static func integer(_ name: String, help: String = "", required: Bool = false, positional: Bool = false,
-                               default value: Int? = nil) -> Argument {
-        Argument(name, .integer, help: help, required: required, positional: positional, default: value.map { .int($0) })
-    }
-
-    public static func number(_ name: String, help: String = "", required: Bool = false, positional: Bool = false,
-                              default value: Double? = nil) -> Argument {
-        Argument(name, .number, help: help, required: required, positional: positional, default: value.map { .double($0) })
-    }
-
-    public static func flag(_ name: String, help: String = "") -> Argument {
-        Argument(name, .flag, help: help)
-    }
-
-    /// A path the caller names. `access: .write` for an output (the plugin gets a descriptor it may
-    /// write through the files service; PluginKit's `Files` uses it transparently).
-    public static func path(_ name: String, help: String = "", required: Bool = false, positional: Bool = false,
-                            access: PathAccess = .read) -> Argument {
-        var argument = Argument(name, .path, help: help, required: required, positional: positional)
-        argument.access = access
-        return argument
-    }
-
-    public static func choice(_ name: String, _ choices: [String], help: String = "", required: Bool = false,
-                              positional: Bool = false, default value: String? = nil) -> Argument {
-        Argument(name, .choice, help: help, required: required, positional: positional,
-                 default: value.map { .string($0) }, choices: choices)
-    }
-
-    public static func list(_ name: String, help: String = "", required: Bool = false, positional: Bool = false) -> Argument {
-        Argument(name, .list, help: help, required: required, positional: positional)
-    }
-
-    public static func point(_ name: String, help: String = "", required: Bool = false, positional: Bool = false) -> Argument {
-        Argument(name, .point, help: help, required: required, positional: positional)
-    }
-
-    public static func json(_ name: String, help: String = "", required: Bool = false) -> Argument {
-        Argument(name, .json, help: help, required: required)
-    }
-
-    var catalogueEntry: JSONValue {
-        var o = JSONObject()
-        o["name"] = .string(name)
-        o["type"] = .string(kind.rawValue)
-        if !help.isEmpty { o["help"] = .string(help) }
-        if required { o["required"] = .bool(true) }
-        if positional { o["positional"] = .bool(true) }
-        if let defaultValue { o["default"] = defaultValue }
-        if !choices.isEmpty { o["choices"] = .array(choices.map { .string($0) }) }
-        if kind == .path && access == .write { o["access"] = .string(access.rawValue) }
-        return .object(o)
-    }
-}
+/// A declared argument (ClubhouseABI's `ArgumentDeclaration`: `.string("course", required: true)`, …).
+public typealias Argument = ArgumentDeclaration
 
 /// What a handler returns: machine data, optional text for people, optional follow-up work.
 public struct Reply: Sendable {

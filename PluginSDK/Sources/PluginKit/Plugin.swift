@@ -101,6 +101,34 @@ public struct PluginError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
+/// A problem with one argument, named by the argument's catalogue name — how a core's error about
+/// a field reaches the caller. It crosses the ABI as `--NAME PROBLEM` (the command line's words, as
+/// the host's own argument errors read), and the host words the label for the front end the call
+/// came from: `--round` on the command line, `argument 'round'` over JSON-RPC, the request's
+/// parameter over HTTP (Host/JSON-RPC.md, "Errors").
+///
+///     throw ArgumentError("strokes", "must be 1–20, got 25")     // --strokes must be 1–20, got 25
+public struct ArgumentError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The argument's name in the catalogue, eg: "strokes".
+    public var argument: String
+    /// The rest of the sentence, eg: "must be 1–20, got 25".
+    public var problem: String
+    public var status: PluginStatus
+
+    public init(_ argument: String, _ problem: String, status: PluginStatus = .invalidArgument) {
+        self.argument = argument
+        self.problem = problem
+        self.status = status
+    }
+
+    public var description: String { "--\(argument) \(problem)" }
+}
+
+extension ArgumentError: DomainError {
+    public var replyStatus: PluginStatus { status }
+    public var replyMessage: String { description }
+}
+
 /// A plugin core's error as a reply, in one way for every plugin: the adapter declares the
 /// conformance of its core's error type (the core knows nothing of PluginKit), and handlers let
 /// those errors through; PluginKit answers with `replyStatus` and `replyMessage`.

@@ -145,7 +145,7 @@ func catalogueEntries<P: Plugin>(_ commands: [Command<P>], routes: [Route]) -> (
     let names = Set(commands.map(\.name))
     let problems = routes.filter { !names.contains($0.command) }.map {
         "route \($0.method.rawValue) \($0.path) names command '\($0.command)', which \(P.info.name) does not declare"
-    }
+    } + commands.compactMap { command in command.argumentsProblem.map { "command '\(command.name)': \($0)" } }
     let entries = commands.map { command -> JSONValue in
         var entry = command.catalogueEntry
         let mine = routes.filter { $0.command == command.name }

@@ -79,12 +79,26 @@ public final class AuditLog: @unchecked Sendable {
             all.append(JSONWriter.compact(["time": .string(AccessTime.isoMilliseconds(AccessTime.now())), "event": "dropped",
                                            "lines": .int(lost), "why": "the audit writer fell behind"]) + "\n")
         }
-        for line in all { write(line) }
+        // One write per drain (not one per line), the file rotated between lines as before.
+        guard !all.isEmpty else { return }
+        if fd < 0 { openFile() }
+        var batch: [UInt8] = []
+        for line in all {
+            let count = line.utf8.count
+            if fd >= 0 && size + batch.count > 0 && size + batch.count + count > limits.maxBytes {
+                if !batch.isEmpty { write(batch) }
+                batch.removeAll(keepingCapacity: true)
+                if fd >= 0 && size > 0 {
+                    rotate()
+                    openFile()
+                }
+            }
+            batch.append(contentsOf: line.utf8)
+        }
+        if !batch.isEmpty { write(batch) }
     }
 
-    private func write(_ line: String) {
-        let bytes = Array(line.utf8)
-        if fd >= 0 && size > 0 && size + bytes.count > limits.maxBytes { rotate() }
+    private func write(_ bytes: [UInt8]) {
         if fd < 0 { openFile() }
         guard fd >= 0 else { return }
         if let reason = Descriptor.writeAll(fd, bytes) {

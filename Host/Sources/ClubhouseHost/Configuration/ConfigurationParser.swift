@@ -11,7 +11,7 @@ public enum ConfigurationParser {
     static let pluginKeys = ["id", "enabled", "path", "version", "config", "grants", "isolation", "timeout_ms", "limits",
                              "description", "require_signatures"]
     static let limitKeys = ["memory_mb", "cpu_seconds", "wall_ms", "open_files", "open_statements", "statement_mb", "sql_kb",
-                            "bind_mb", "reply_mb", "log_kb", "progress_kb", "open_devices"]
+                            "bind_mb", "reply_mb", "log_kb", "progress_kb", "open_devices", "restart_backoff_ms"]
     static let deviceKeys = ["transport", "baud", "parity", "data_bits", "stop_bits", "trace", "connect_timeout_ms", "options",
                              "description"]
 
@@ -346,6 +346,7 @@ struct Reader {
             limits.logKilobytes = limit("log_kb", PluginLimits.logRange, limits.logKilobytes)
             limits.progressKilobytes = limit("progress_kb", PluginLimits.progressRange, limits.progressKilobytes)
             limits.openDevices = limit("open_devices", PluginLimits.openDevicesRange, limits.openDevices)
+            limits.restartBackoffMilliseconds = limit("restart_backoff_ms", PluginLimits.restartBackoffRange, limits.restartBackoffMilliseconds)
         }
         let config = o["config"] ?? .object(JSONObject())
         if config.objectValue == nil { error(pointer(path, "config"), "\"config\" must be an object, not \(config.kindName)") }

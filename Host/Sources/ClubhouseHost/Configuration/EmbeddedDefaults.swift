@@ -205,7 +205,9 @@ package enum EmbeddedDefaults {
             "progress_kb": {"type": "integer", "minimum": 1, "maximum": 60, "default": 16,
                             "description": "One progress label, in KiB; a longer one is cut (and says so)."},
             "open_devices": {"type": "integer", "minimum": 1, "maximum": 1024, "default": 8,
-                             "description": "Devices the plugin holds open at once."}
+                             "description": "Devices the plugin holds open at once."},
+            "restart_backoff_ms": {"type": "integer", "minimum": 0, "maximum": 60000, "default": 1000,
+                                   "description": "A plugin in a child process whose runners keep ending soon after they start (a crash loop) is restarted after a pause of 10 ms, doubling with each one, up to this many milliseconds; a call waits for it. A runner that ran this long before it ended is restarted at once. 0: always at once."}
           }
         },
         "description": {"type": "string"},

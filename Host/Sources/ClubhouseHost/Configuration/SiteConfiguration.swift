@@ -137,6 +137,9 @@ public struct PluginLimits: Sendable, Equatable {
     public var logKilobytes = 1024
     public var progressKilobytes = 16
     public var openDevices = 8
+    /// `restart_backoff_ms`: the longest pause before restarting an isolated plugin whose runners keep
+    /// ending soon after they start (CrashLoop.swift); 0 restarts at once, every time.
+    public var restartBackoffMilliseconds = 1000
 
     static let memoryRange = 16...1_048_576
     static let cpuRange = 1...2_592_000
@@ -153,6 +156,7 @@ public struct PluginLimits: Sendable, Equatable {
     /// A runner's progress frame is capped at 64 KiB (Wire.swift).
     static let progressRange = 1...60
     static let openDevicesRange = 1...1024
+    static let restartBackoffRange = 0...60_000
 
     public init() {}
 

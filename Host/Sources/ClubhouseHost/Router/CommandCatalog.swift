@@ -1,31 +1,20 @@
-// A plugin's command catalogue (what `describe` returns), read into host types and checked.
+// A plugin's command catalogue (what `describe` returns), read into the one command model
+// (ClubhouseABI's CommandDeclaration, which PluginKit declares with) and checked.
 
 import ClubhouseABI
 import ClubhouseJSON
 import ClubhouseLoader
 
-public struct ArgumentSpec: Sendable {
-    public typealias Kind = ArgumentKind
+/// A declared argument, as the host reads it from a catalogue: ClubhouseABI's `ArgumentDeclaration`,
+/// the type PluginKit declares arguments with.
+public typealias ArgumentSpec = ArgumentDeclaration
 
-    public var name: String
-    public var kind: Kind
-    public var help: String
-    public var required: Bool
-    public var positional: Bool
-    public var defaultValue: JSONValue?
-    public var choices: [String]
-    /// For a path argument: the access the plugin gets to it through the files service.
-    public var access: PathAccess = .read
-}
-
+/// A command of a catalogue as the host holds it: its declaration (ClubhouseABI's `CommandDeclaration`,
+/// which PluginKit's `Command` and the host's built-in commands declare too) and what the host reads
+/// beside it for the front door. Its declaration's fields read as its own (`command.name`).
+@dynamicMemberLookup
 public struct CommandSpec: Sendable {
-    public var name: String
-    public var words: [String]
-    public var summary: String
-    public var help: String?
-    public var longRunning: Bool
-    public var arguments: [ArgumentSpec]
-    public var reply: String?
+    public var declaration: CommandDeclaration
     /// Whether the command reads or writes (`"access"`; default write): device tokens' scopes use it.
     public var access: RouteAccess = .write
     /// Declared `"public"`: its routes need no credential where the site allows it (plugins.json).
@@ -33,7 +22,12 @@ public struct CommandSpec: Sendable {
     /// The HTTP routes that reach it (`"http"`; HTTPRoutes.swift).
     public var routes: [HTTPRoute] = []
 
-    public var positionals: [ArgumentSpec] { arguments.filter(\.positional) }
+    public init(_ declaration: CommandDeclaration) {
+        self.declaration = declaration
+    }
+
+    @inlinable
+    public subscript<T>(dynamicMember path: KeyPath<CommandDeclaration, T>) -> T { declaration[keyPath: path] }
 }
 
 /// A topic a plugin publishes live events on (`"topics"` in the catalogue; services/events.h).
@@ -142,10 +136,10 @@ public struct CommandCatalog: Sendable {
                 if kind == .choice && choices.isEmpty {
                     problems.append("command '\(name)': choice argument '\(argName)' lists no \"choices\"")
                 }
-                var spec = ArgumentSpec(name: argName, kind: kind, help: TerminalText.plain(ao["help"]?.stringValue ?? ""),
+                var spec = ArgumentSpec(argName, kind, help: TerminalText.plain(ao["help"]?.stringValue ?? ""),
                                         required: ao["required"]?.boolValue ?? false,
                                         positional: ao["positional"]?.boolValue ?? false,
-                                        defaultValue: ao["default"], choices: choices)
+                                        default: ao["default"], choices: choices)
                 if let declared = ao["access"] {
                     if kind != .path {
                         problems.append("command '\(name)': argument '\(argName)' declares \"access\", which only a path argument has")
@@ -165,9 +159,10 @@ public struct CommandCatalog: Sendable {
                 }
                 arguments.append(spec)
             }
-            var command = CommandSpec(name: name, words: words, summary: summary, help: o["help"]?.stringValue.map { TerminalText.plain($0, keepNewlines: true) },
-                                      longRunning: o["long_running"]?.boolValue ?? false, arguments: arguments,
-                                      reply: o["reply"]?.stringValue)
+            var command = CommandSpec(CommandDeclaration(name, summary: summary, help: o["help"]?.stringValue.map { TerminalText.plain($0, keepNewlines: true) },
+                                                         arguments: arguments, longRunning: o["long_running"]?.boolValue ?? false,
+                                                         reply: o["reply"]?.stringValue,
+                                                         examples: (o["examples"]?.arrayValue ?? []).compactMap(\.stringValue)))
             if let declared = o["access"] {
                 if let access = declared.stringValue.flatMap(RouteAccess.init(rawValue:)) {
                     command.access = access

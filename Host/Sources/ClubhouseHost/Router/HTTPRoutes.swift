@@ -264,7 +264,7 @@ public struct HTTPRoute: Sendable {
                         continue
                     }
                     do {
-                        fixed[name] = try ArgumentParser.check(value, spec, plugin: "", command: command)
+                        fixed[name] = try CommandLineParser.check(value, spec, plugin: "", command: command)
                     } catch {
                         problems.append("\(label): \"set\": \(error.message)")
                     }
@@ -390,7 +390,7 @@ extension HTTPRoute {
                 }
             }
             do {
-                return try ArgumentParser.convert(raw, spec, plugin: plugin, command: command.name)
+                return try CommandLineParser.convert(raw, spec, plugin: plugin, command: command.name)
             } catch {
                 let label = spec.positional ? spec.name.uppercased() : "--\(spec.name)"
                 let rest = error.message.hasPrefix(label) ? String(error.message.dropFirst(label.count)) : ": " + error.message
@@ -425,6 +425,6 @@ extension HTTPRoute {
         for (name, path) in files { values[name] = .string(path) }
         for (name, value) in fixed { values[name] = value }
         if let prefixArgument { values[prefixArgument] = .string(prefix) }
-        return try ArgumentParser.validate(values, for: command, plugin: plugin)
+        return try CommandLineParser.validate(values, for: command, plugin: plugin)
     }
 }

@@ -1,8 +1,12 @@
-// The one router. Every entry point — the command line, `serve`, a plugin invoking another plugin,
-// background work, `demo` — reaches a plugin's command through `Router.prepare` then `Router.run`:
-// resolve the plugin (and refuse a site that loads one id twice), select the command, validate the
-// arguments against the catalogue, check the caller's grants and chain, build the call context
-// (cancellation, progress, caller chain), call, and apply the background policy.
+// The one router. Every entry point — the command line, `serve` (JSON-RPC and HTTP), a plugin invoking
+// another plugin, background work, `demo`, `plugin validate` — reaches a plugin's command through
+// `Router.prepare` then one of the `run` functions. Here: the invoke grant (a calling plugin needs
+// "invoke:<target>"), resolving the alias (SiteRuntime.resolve, which refuses a site that loads one id
+// twice), selecting the command, checking the arguments against the catalogue (CommandLineParser),
+// standard input as a path only from a shell, the call context by origin (output flags, the caller's
+// chain), and the background policy (`startBackground`, applied to every reply). The runtime does the
+// rest: the chain check of a nested call (SiteRuntime.invokeFromPlugin), creating the instance on
+// first use, the call gates that serialize a plugin, and reading the reply (SiteRuntime.callRaw, outcome).
 
 import CClubhouse
 import ClubhouseABI
@@ -57,6 +61,8 @@ public protocol BackgroundLauncher: Sendable {
 
 /// @unchecked Sendable: immutable after init (the runtime it routes to guards itself).
 public final class Router: @unchecked Sendable {
+    /// Progress nobody shows (it holds nothing: one serves every call).
+    static let silent = SilentProgress()
     /// The site's runtime, which owns this router.
     public unowned let runtime: SiteRuntime
     /// Where background work goes; nil runs none (and says so in the log).
@@ -84,7 +90,7 @@ public final class Router: @unchecked Sendable {
         var rest: [String] = []
         switch input {
         case .words(let words):
-            switch ArgumentParser.selectCommand(words, in: plugin.catalogue, plugin: alias) {
+            switch CommandLineParser.selectCommand(words, in: plugin.catalogue, plugin: alias) {
             case .success(let (c, r)): (command, rest) = (c, r)
             case .failure(let e): return .failure(RouteError(step: .command, status: .invalidArgument, message: e.message))
             }
@@ -99,8 +105,8 @@ public final class Router: @unchecked Sendable {
         let arguments: JSONObject
         do {
             switch input {
-            case .words: arguments = try ArgumentParser.parse(rest, for: command, plugin: alias)
-            case .json(_, let given): arguments = try ArgumentParser.validate(given, for: command, plugin: alias)
+            case .words: arguments = try CommandLineParser.parse(rest, for: command, plugin: alias)
+            case .json(_, let given): arguments = try CommandLineParser.validate(given, for: command, plugin: alias)
             }
         } catch {
             return .failure(RouteError(step: .arguments, status: .invalidArgument, message: error.message))
@@ -129,23 +135,32 @@ public final class Router: @unchecked Sendable {
             if call.origin == .http { f |= UInt32(CLUBHOUSE_CALL_NETWORK) }
         case .commandLine, .demo: break
         }
-        return CallContext(flags: f, progress: progress ?? SilentProgress(), alias: call.alias, parent: parent)
+        return CallContext(flags: f, progress: progress ?? Router.silent, alias: call.alias, parent: parent)
     }
 
     /// Runs a prepared call and applies the background policy to its outcome.
     public func run(_ call: PreparedCall, context: CallContext) -> CallOutcome {
-        let outcome = runtime.call(alias: call.alias, command: call.command.name, arguments: call.arguments, context: context)
+        let (status, reply) = runtime.callRaw(alias: call.alias, command: call.command.name, arguments: call.arguments, context: context)
+        var outcome = SiteRuntime.outcome(status: status, reply: reply, alias: call.alias, command: call.command.name)
         if outcome.status == .ok, let follow = outcome.background { startBackground(follow, after: call) }
+        if outcome.status != .ok {
+            outcome.message = Router.worded(outcome.message, arguments: call.command.arguments, origin: call.origin)
+        }
         return outcome
     }
 
-    /// The background policy: follow-up work a reply asked for starts outside the call, never from
-    /// background work itself, and only where the host runs any.
+    /// The background policy, the one place it is written (`run`, `runRaw` and `runData` apply it to
+    /// every reply): follow-up work a reply asked for starts outside the call, never from background
+    /// work itself, only where the host runs any, and never with a path the asking call was not given.
     func startBackground(_ follow: (command: String, arguments: JSONObject), after call: PreparedCall) {
         if call.origin == .background {
             runtime.log.warning("'\(call.alias) \(call.command.name)' asked for more background work ('\(follow.command)') while running in the background; not started")
-        } else if background != nil {
-            launchBackground(for: call, follow)
+        } else if let background {
+            if let refusal = Router.backgroundPathRefusal(call, follow, catalogue: call.plugin.catalogue) {
+                runtime.log.warning(refusal)
+                return
+            }
+            background.launch(alias: call.alias, command: follow.command, arguments: follow.arguments)
         } else {
             runtime.log.warning("'\(call.alias) \(call.command.name)' asked for background work ('\(follow.command)') but this host runs none")
         }
@@ -186,29 +201,19 @@ extension Router {
     /// background policy still applies when the reply asks for follow-up work.
     func runRaw(_ call: PreparedCall, context: CallContext) -> (Int32, [UInt8]) {
         let (status, reply) = runtime.callRaw(alias: call.alias, command: call.command.name, arguments: call.arguments, context: context)
-        if status == Status.ok.rawValue, Router.mentionsBackground(reply) {
-            let outcome = SiteRuntime.outcome(status: status, reply: reply, alias: call.alias, command: call.command.name)
-            if let follow = outcome.background { launchBackground(for: call, follow) }
+        if status == Status.ok.rawValue, Router.mentionsBackground(reply),
+           let follow = SiteRuntime.outcome(status: status, reply: reply, alias: call.alias, command: call.command.name).background {
+            startBackground(follow, after: call)
         }
         return (status, reply)
     }
 
-    /// Starts the background work `call`'s reply asked for, unless it names a path the call was not
-    /// given: a path argument is a capability only a caller gives (clubhouse.files/1), and the plugin
-    /// is not its own caller — the same rule as a nested call's (`CallFiles.covers`). Issue 27's attack
-    /// round: a sandboxed plugin replied `{"background": {"command": "steal", "arguments": {"file":
-    /// "/home/me/secret", "out": "/home/me/.bashrc"}}}` and the host opened both for it.
-    func launchBackground(for call: PreparedCall, _ follow: (command: String, arguments: JSONObject)) {
-        guard let background else { return }
-        if let refusal = Router.backgroundPathRefusal(call, follow, catalogue: call.plugin.catalogue) {
-            runtime.log.warning(refusal)
-            return
-        }
-        background.launch(alias: call.alias, command: follow.command, arguments: follow.arguments)
-    }
-
     /// Why background work may not start: a path argument of the follow-up command that the asking
-    /// call was not given with at least that access (nil: none).
+    /// call was not given with at least that access (nil: none). A path argument is a capability only
+    /// a caller gives (clubhouse.files/1), and the plugin is not its own caller — the same rule as a
+    /// nested call's (`CallFiles.covers`). Issue 27's attack round: a sandboxed plugin replied
+    /// `{"background": {"command": "steal", "arguments": {"file": "/home/me/secret", "out":
+    /// "/home/me/.bashrc"}}}` and the host opened both for it.
     static func backgroundPathRefusal(_ call: PreparedCall, _ follow: (command: String, arguments: JSONObject),
                                       catalogue: CommandCatalog) -> String? {
         let held = CallFiles(grants: CallFiles.grants(for: call.command, arguments: call.arguments), callID: 0)
@@ -261,11 +266,17 @@ extension Router {
                let follow = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.command.name).background {
                 startBackground(follow, after: call)
             }
-            return ReplyData(status: .ok, data: Array(reply[range]), message: "")
+            // One byte of room past the value: an HTTP body ends it with a newline without copying it again.
+            var data: [UInt8] = []
+            data.reserveCapacity(range.count + 1)
+            data.append(contentsOf: reply[range])
+            return ReplyData(status: .ok, data: data, message: "")
         }
         // Anything else (a failure, a reply without data, a malformed one) is read as `run` reads it.
         let outcome = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.command.name)
-        guard outcome.status == .ok else { return ReplyData(status: outcome.status, data: [], message: outcome.message) }
+        guard outcome.status == .ok else {
+            return ReplyData(status: outcome.status, data: [], message: Router.worded(outcome.message, arguments: call.command.arguments, origin: call.origin))
+        }
         var data: [UInt8] = []
         JSONWriter.appendCompact(outcome.data, to: &data)
         return ReplyData(status: .ok, data: data, message: "")

@@ -45,6 +45,9 @@ final class IsolatedPlugin: @unchecked Sendable {
     private var devices = WireHandles<DeviceConnection>()
     /// Set after a crash: the next call starts a new runner and re-creates the instance.
     private var needsCreate = false
+    /// A crash loop's restarts are spaced (RELIABILITY.md, "A plugin that crashes in a loop"): how many
+    /// runners in a row ended within `restart_backoff_ms` of starting, when the last one ended and why.
+    private var crashLoop = CrashLoop()
     let lock = Lock()
 
     /// Starts the runner and reads the plugin's descriptor and catalogue.
@@ -151,6 +154,7 @@ final class IsolatedPlugin: @unchecked Sendable {
             throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot start its runner: \(String(cString: strerror(rc)))")
         }
         pid = child
+        crashLoop.started(at: Subprocess.monotonicMilliseconds())
         standardErrorSource = standardError.attach(fd: errorsHostEnd, alias: alias)
         let caps = ServiceLimits(limits)
         let wire = WireChannel(input: fromChild[0], output: toChild[1], caps: { WireCaps.host($0, limits: caps) },
@@ -286,8 +290,31 @@ final class IsolatedPlugin: @unchecked Sendable {
     func create(instance: PluginInstance) throws(RuntimeError) {
         lock.lock()
         defer { lock.unlock() }
-        if channel == nil { try start() }
+        if channel == nil { try restart(call: nil) }
         try createLocked(instance: instance)
+    }
+
+    /// Starts a new runner after one ended. When runners keep ending soon after they start, waits
+    /// first for the crash loop's pause (at most `restart_backoff_ms`; a cancel of the call ends the
+    /// wait), so a plugin crashing in a loop cannot spend the host's cores on restarts.
+    private func restart(call: CallContext?) throws(RuntimeError) {
+        let until = crashLoop.restartAllowed(maximum: limits.restartBackoffMilliseconds)
+        while true {
+            let now = Subprocess.monotonicMilliseconds()
+            guard now < until else { break }
+            if let call, call.isCancelled {
+                throw RuntimeError(status: .cancelled,
+                                   message: "cancelled while plugin '\(alias)' waited \(until - now) ms more to restart after \(crashLoop.summary)")
+            }
+            usleep(useconds_t(min(20, until - now) * 1000))
+        }
+        do {
+            try start()
+        } catch {
+            // A runner that does not even say hello is the shortest crash of all.
+            crashLoop.ended(at: Subprocess.monotonicMilliseconds(), cause: "did not start", maximum: limits.restartBackoffMilliseconds)
+            throw error
+        }
     }
 
     private func createLocked(instance: PluginInstance) throws(RuntimeError) {
@@ -311,7 +338,7 @@ final class IsolatedPlugin: @unchecked Sendable {
         lock.withLock {
             if channel == nil || needsCreate {
                 do {
-                    if channel == nil { try start() }
+                    if channel == nil { try restart(call: call) }
                     try createLocked(instance: instance)
                 } catch let error as RuntimeError {
                     return (error.status.rawValue, Array(error.message.utf8))
@@ -343,7 +370,11 @@ final class IsolatedPlugin: @unchecked Sendable {
             for device in devices.removeAll() { device.close(reason: "its runner \(cause)") }
             instance.abandonTransactions()
             call.progress.end()
-            let message = "plugin '\(alias)' \(cause) during \(what); the host keeps running and restarts the plugin on the next call"
+            let pause = crashLoop.ended(at: Subprocess.monotonicMilliseconds(), cause: cause, maximum: limits.restartBackoffMilliseconds)
+            let when = pause > 0
+                ? "on the next call, \(pause) ms from now at the earliest (its runner ended \(crashLoop.count) times in a row soon after starting; a crash loop's restarts wait, doubling up to \"limits\": {\"restart_backoff_ms\": \(limits.restartBackoffMilliseconds)})"
+                : "on the next call"
+            let message = "plugin '\(alias)' \(cause) during \(what); the host keeps running and restarts the plugin \(when)"
             if !quietFailure { instance.runtime.log.info(message) }
             return (Status.pluginFailed.rawValue, Array(message.utf8))
         }

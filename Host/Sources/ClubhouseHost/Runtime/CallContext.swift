@@ -77,6 +77,10 @@ public final class CallContext: @unchecked Sendable {
 
     public static func makeForBenchmark() -> CallContext { CallContext(flags: 0, progress: SilentProgress(), alias: "a") }
 
+    /// A context that runs nothing: what cancels a request while it waits for plugin `alias` before it is
+    /// prepared (serve's HTTP reads waiting in a plugin's lane); the call gets a context of its own.
+    public static func waiting(alias: String) -> CallContext { CallContext(flags: 0, progress: SilentProgress(), alias: alias) }
+
     /// Aliases of the plugins this call passed through, outermost first.
     var chain: [String] {
         var list: [String] = []

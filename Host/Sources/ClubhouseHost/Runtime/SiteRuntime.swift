@@ -96,7 +96,6 @@ public final class SiteRuntime: @unchecked Sendable {
     private let requestTail: [UInt8]
     private let emptyRequest: [UInt8]
     private static let requestHead = Array(#"{"arguments":"#.utf8)
-    private static let silent = SilentProgress()
     private static let nullReply: [UInt8] = Array(#"{"data":null}"#.utf8)
 
     /// Serialized plugins take turns here; a wait that would deadlock is refused (CallGates.swift).
@@ -211,6 +210,12 @@ public final class SiteRuntime: @unchecked Sendable {
         }
         lock.withLock { resolved[alias] = final }
         return final
+    }
+
+    /// The plugin of `alias` when it is resolved already (nothing is loaded: for a thread that must not wait).
+    public func resolvedIfLoaded(_ alias: String) -> ResolvedPlugin? {
+        guard case .success(let plugin)? = lock.withLock({ resolved[alias] }) else { return nil }
+        return plugin
     }
 
     /// Loads the plugin of `alias` (cached), without the duplicate rule.
@@ -519,16 +524,9 @@ public final class SiteRuntime: @unchecked Sendable {
         }
     }
 
-    /// Runs `command` of plugin `alias` with arguments the router validated.
-    public func call(alias: String, command: String, arguments: JSONObject, flags: UInt32 = 0,
-                     progress: (any ProgressSink)? = nil, context: CallContext? = nil) -> CallOutcome {
-        let call = context ?? CallContext(flags: flags, progress: progress ?? SiteRuntime.silent, alias: alias)
-        let (status, reply) = callRaw(alias: alias, command: command, arguments: arguments, context: call)
-        return SiteRuntime.outcome(status: status, reply: reply, alias: alias, command: command)
-    }
-
-    /// `call` without reading the reply: the status and the plugin's bytes (the invoke service hands
-    /// them to the calling plugin as they are).
+    /// Runs `command` of plugin `alias` with arguments the router checked, without reading the reply:
+    /// the status and the plugin's bytes (Router.run reads them; the invoke service hands them to the
+    /// calling plugin as they are). Only the router calls it (and the validator's unknown-command check).
     func callRaw(alias: String, command: String, arguments: JSONObject, context: CallContext) -> (Int32, [UInt8]) {
         // Fast path: the instance exists already. Counted in flight, so a reload waits for the call.
         let target: PluginInstance

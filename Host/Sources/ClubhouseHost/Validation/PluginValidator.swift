@@ -192,16 +192,19 @@ public enum PluginValidator {
         case "create":
             return (.passed, site.described + (how.isEmpty ? "" : ", \(how)"))
         case "unknown-command":
-            let outcome = runtime.call(alias: site.alias, command: "__no_such_command__", arguments: JSONObject())
+            // Past the router on purpose (it refuses an undeclared command itself): the plugin must refuse it too.
+            let (status, reply) = runtime.callRaw(alias: site.alias, command: "__no_such_command__", arguments: JSONObject(),
+                                                  context: CallContext(flags: 0, progress: Router.silent, alias: site.alias))
+            let outcome = SiteRuntime.outcome(status: status, reply: reply, alias: site.alias, command: "__no_such_command__")
             if outcome.status == .ok {
                 return (.failed, "invoke of an unknown command returned ok; return CLUBHOUSE_NOT_FOUND with a message")
             }
             if outcome.message.isEmpty { return (.failed, "the error status came without a message; write one line to the reply") }
             return (.passed, "\(outcome.status.name): \(outcome.message)")
         case "examples":
-            return runExamples(runtime, site.alias, describeBytes, catalogue)
+            return runExamples(runtime, site.alias, catalogue)
         case "cancellation":
-            return checkCancellation(runtime, site.alias, describeBytes, catalogue)
+            return checkCancellation(runtime, site.alias, catalogue)
         case "recreate":
             runtime.shutdown()
             let second = site.runtime()
@@ -252,16 +255,8 @@ public enum PluginValidator {
     }
 
     /// Each declared example: (command, words after the plugin name).
-    static func examples(_ describeBytes: [UInt8], _ catalogue: CommandCatalog) -> [(CommandSpec, String)] {
-        guard let root = try? JSONParser.parse(bytes: describeBytes), let list = root["commands"]?.arrayValue else { return [] }
-        var found: [(CommandSpec, String)] = []
-        for command in list {
-            guard let name = command["name"]?.stringValue, let spec = catalogue.command(named: name) else { continue }
-            for example in command["examples"]?.arrayValue ?? [] {
-                if let text = example.stringValue { found.append((spec, text)) }
-            }
-        }
-        return found
+    static func examples(_ catalogue: CommandCatalog) -> [(CommandSpec, String)] {
+        catalogue.commands.flatMap { command in command.examples.map { (command, $0) } }
     }
 
     /// Splits an example into words: spaces separate, '…' and "…" group.
@@ -291,30 +286,30 @@ public enum PluginValidator {
     /// Routes one example like the command line would: the words must start with the command's name.
     struct ExampleProblem: Error { var message: String }
 
-    static func prepare(_ spec: CommandSpec, _ example: String, alias: String) -> Result<JSONObject, ExampleProblem> {
+    static func prepare(_ spec: CommandSpec, _ example: String, runtime: SiteRuntime, alias: String) -> Result<PreparedCall, ExampleProblem> {
         let all = words(example)
         guard Array(all.prefix(spec.words.count)) == spec.words else {
             return .failure(ExampleProblem(message: "example '\(example)' of '\(spec.name)' does not start with the command's name"))
         }
-        do throws(UsageError) {
-            return .success(try ArgumentParser.parse(Array(all.dropFirst(spec.words.count)), for: spec, plugin: alias))
-        } catch {
-            return .failure(ExampleProblem(message: "example '\(example)' of '\(spec.name)' does not parse: \(error.message)"))
+        switch runtime.router.prepare(alias: alias, .words(all), origin: .commandLine) {
+        case .success(let call): return .success(call)
+        case .failure(let e): return .failure(ExampleProblem(message: "example '\(example)' of '\(spec.name)' does not parse: \(e.message)"))
         }
     }
 
-    static func runExamples(_ runtime: SiteRuntime, _ alias: String, _ describeBytes: [UInt8], _ catalogue: CommandCatalog) -> (ValidationStatus, String) {
-        let list = examples(describeBytes, catalogue).filter { !$0.0.longRunning }
+    static func runExamples(_ runtime: SiteRuntime, _ alias: String, _ catalogue: CommandCatalog) -> (ValidationStatus, String) {
+        let list = examples(catalogue).filter { !$0.0.longRunning }
         guard !list.isEmpty else {
             return (.skipped, "no command declares \"examples\" (describe: \"examples\": [\"COMMAND --arg value\"]); add them so validate can run them")
         }
+        let router = runtime.router
         for (spec, example) in list {
-            let arguments: JSONObject
-            switch prepare(spec, example, alias: alias) {
-            case .success(let a): arguments = a
+            let call: PreparedCall
+            switch prepare(spec, example, runtime: runtime, alias: alias) {
+            case .success(let prepared): call = prepared
             case .failure(let problem): return (.failed, problem.message)
             }
-            let outcome = runtime.call(alias: alias, command: spec.name, arguments: arguments)
+            let outcome = router.run(call, context: router.context(for: call))
             guard outcome.status == .ok else {
                 return (.failed, "example '\(example)' failed (\(outcome.status.name)): \(outcome.message)")
             }
@@ -322,22 +317,22 @@ public enum PluginValidator {
         return (.passed, "\(list.count) example(s): \(list.map(\.1).joined(separator: "; "))")
     }
 
-    static func checkCancellation(_ runtime: SiteRuntime, _ alias: String, _ describeBytes: [UInt8], _ catalogue: CommandCatalog) -> (ValidationStatus, String) {
-        let list = examples(describeBytes, catalogue).filter { $0.0.longRunning }
+    static func checkCancellation(_ runtime: SiteRuntime, _ alias: String, _ catalogue: CommandCatalog) -> (ValidationStatus, String) {
+        let list = examples(catalogue).filter { $0.0.longRunning }
         guard !list.isEmpty else {
             return (.skipped, "no long-running command declares an example to cancel")
         }
         var stopped: [String] = []
+        let router = runtime.router
         for (spec, example) in list {
-            let arguments: JSONObject
-            switch prepare(spec, example, alias: alias) {
-            case .success(let a): arguments = a
+            let prepared: PreparedCall
+            switch prepare(spec, example, runtime: runtime, alias: alias) {
+            case .success(let p): prepared = p
             case .failure(let problem): return (.failed, problem.message)
             }
-            let context = CallContext(flags: 0, progress: SilentProgress(), alias: alias)
+            let context = router.context(for: prepared)
             let done = DispatchSemaphore(value: 0)
-            let call = SendableCall(runtime: runtime, alias: alias, command: spec.name, arguments: arguments, context: context)
-            Thread.detach { call.run(); done.signal() }
+            Thread.detach { _ = router.run(prepared, context: context); done.signal() }
             // Cancel once it is under way (a command that finishes first passes).
             if done.wait(timeout: .now() + .milliseconds(300)) == .success {
                 stopped.append("'\(example)' finished before the cancel")
@@ -352,20 +347,6 @@ public enum PluginValidator {
         }
         return (.passed, stopped.joined(separator: "; "))
     }
-}
-
-/// One call run on another thread (the cancellation check).
-/// @unchecked Sendable: immutable; handed to one other thread, which only reads it.
-private final class SendableCall: @unchecked Sendable {
-    let runtime: SiteRuntime, alias: String, command: String, arguments: JSONObject, context: CallContext
-    init(runtime: SiteRuntime, alias: String, command: String, arguments: JSONObject, context: CallContext) {
-        self.runtime = runtime
-        self.alias = alias
-        self.command = command
-        self.arguments = arguments
-        self.context = context
-    }
-    func run() { _ = runtime.call(alias: alias, command: command, arguments: arguments, context: context) }
 }
 
 private enum Thread {

@@ -19,126 +19,32 @@ enum BuiltinCommands {
 
     static func usage(_ message: String) -> CLIError { CLIError(status: .invalidArgument, message: message) }
 
-    /// Runs the built-in command `name` (BuiltinCatalogue) with its checked arguments.
-    static func run(_ name: String, _ arguments: JSONObject, _ options: GlobalOptions) throws(CLIError) -> Int32 {
-        switch name {
-        case "plugins list": return try pluginsList(options)
-        case "plugins info": return try pluginsInfo(arguments["plugin"]?.stringValue ?? "", options)
-        case "plugin validate":
-            return try pluginValidate(path: arguments["path"]?.stringValue ?? "", timeout: arguments["timeout"]?.doubleValue ?? 30,
-                                      only: arguments["only"]?.stringValue, isolation: arguments["isolation"]?.stringValue, options)
-        case "plugin validate list":
-            let rows = PluginValidator.checks.map { [$0.id, $0.name, $0.requires.isEmpty ? "-" : $0.requires.joined(separator: ",")] }
-            output(options, json: ["checks": .array(PluginValidator.checks.map { ["name": .string($0.id), "summary": .string($0.name),
-                                                                                  "requires": .array($0.requires.map { .string($0) })] })],
-                   text: formatTable([["CHECK", "WHAT IT MAKES SURE OF", "NEEDS"]] + rows, styled: options.stylesOutput()))
-            return 0
-        case "plugin pack":
-            let publisher = PackageSigning.PackOptions(author: arguments["author"]?.stringValue, license: arguments["license"]?.stringValue,
-                                                       homepage: arguments["homepage"]?.stringValue, requires: arguments["requires"]?.stringValue,
-                                                       minHost: arguments["min-host"]?.stringValue, sign: arguments["sign"]?.stringValue)
-            return try PluginPackages.pack(library: arguments["library"]?.stringValue ?? "", out: arguments["out"]?.stringValue ?? "",
-                                           readme: arguments["readme"]?.stringValue, web: arguments["web"]?.stringValue,
-                                           publisher: publisher, options)
-        case "plugin keygen": return try PackageSigning.keygen(out: arguments["out"]?.stringValue ?? "", options)
-        case "plugin verify": return try PackageSigning.verifyCommand(package: arguments["package"]?.stringValue ?? "", options)
-        case "plugin install": return try PluginPackages.install(file: arguments["package"]?.stringValue ?? "", options)
-        case "plugin list":
-            return arguments["installed"]?.boolValue == true ? try PluginPackages.listInstalled(options) : try pluginsList(options)
-        case "plugin rollback":
-            return try RollbackCommand.rollback(arguments["plugin"]?.stringValue ?? "", backup: arguments["backup"]?.stringValue, options)
-        case "plugin backups": return try RollbackCommand.listBackups(arguments["plugin"]?.stringValue ?? "", options)
-        case "plugin new":
-            return try PluginNew.run(name: arguments["name"]?.stringValue ?? "", lang: arguments["lang"]?.stringValue ?? "c",
-                                     dir: arguments["dir"]?.stringValue, sdk: arguments["sdk"]?.stringValue, options)
-        case "lock":
-            return try LockCommand.lock(check: arguments["check"]?.boolValue == true, release: arguments["release-pin"]?.stringValue,
-                                        data: arguments["data"]?.stringValue, options)
-        case "plugin remove":
-            return try PluginPackages.remove(arguments["plugin"]?.stringValue ?? "", force: arguments["force"]?.boolValue == true, options)
-        case "config validate":
-            var o = options
-            if let file = arguments["file"]?.stringValue { o.configPath = file }
-            return try configValidate(o, timeout: arguments["timeout"]?.doubleValue ?? 30)
-        case "config schema":
-            StandardStreams.writeOutput(EmbeddedDefaults.schemaJSON + "\n")
-            return 0
-        case "demo": return try demo(out: arguments["out"]?.stringValue, options)
-        case "serve":
-            let session = try Session(options: options)
-            var words: [String] = []
-            for spec in BuiltinCatalogue.catalogue.command(named: "serve")?.arguments ?? [] {
-                guard let value = arguments[spec.name] else { continue }
-                switch spec.kind {
-                case .flag: if value.boolValue == true { words.append("--\(spec.name)") }
-                case .list: words += ["--\(spec.name)", (value.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ",")]
-                default: words += ["--\(spec.name)", value.stringValue ?? JSONWriter.compact(value)]
-                }
-            }
-            return try JSONRPCServer.run(words, session: session)
-        case "routes": return try RoutesCommand.run(options)
-        case "outbox": return try FederationOutbox.run(limit: arguments["limit"]?.intValue ?? 50, options)
-        case "federation init":
-            return try FederationCommands.initialize(url: arguments["url"]?.stringValue ?? "",
-                                                     sites: (arguments["sites"]?.arrayValue ?? []).compactMap(\.stringValue), options)
-        case "federation push": return try FederationCommands.push(options)
-        case "federation migrate":
-            return try FederationCommands.migrate(url: arguments["url"]?.stringValue ?? "", plugin: arguments["plugin"]?.stringValue ?? "",
-                                                  dir: arguments["dir"]?.stringValue ?? "", options)
-        case "federation pull": return try FederationCommands.pull(options)
-        case "device simulate": return try deviceSimulate(arguments, options)
-        case "token create":
-            return try TokenCommands.create(name: arguments["name"]?.stringValue ?? "", scope: arguments["scope"]?.stringValue ?? "", options)
-        case "token list": return try TokenCommands.list(options)
-        case "token revoke": return try TokenCommands.revoke(arguments["name"]?.stringValue ?? "", options)
-        case "token pair":
-            return try TokenCommands.pair(scope: arguments["scope"]?.stringValue ?? "", name: arguments["name"]?.stringValue,
-                                          url: arguments["url"]?.stringValue, svg: arguments["svg"]?.stringValue,
-                                          minutes: arguments["minutes"]?.intValue ?? 10, options)
-        default: throw usage("unknown built-in command '\(name)' (clubhouse --help lists them)")
-        }
+    // MARK: version
+
+    /// `clubhouse version` (and `--version`): the versions of clubhouse, its plugin ABI and its build.
+    static func version(_ options: GlobalOptions) -> Int32 {
+        let text = "clubhouse \(ClubhouseVersion.string) (plugin ABI \(BuildFingerprint.abi), Swift \(BuildFingerprint.swiftCompiler), \(BuildFingerprint.target))"
+        StandardStreams.writeOutput((options.json ? JSONWriter.pretty(versionDocument) : text) + "\n")
+        return 0
+    }
+
+    /// `{version, abi, build}`: what `version --json` prints and serve's `clubhouse.version` answers.
+    static var versionDocument: JSONValue {
+        ["version": .string(ClubhouseVersion.string), "abi": .string(BuildFingerprint.abi), "build": .string(BuildFingerprint.swift)]
     }
 
     // MARK: plugins
 
     static func pluginsList(_ options: GlobalOptions) throws(CLIError) -> Int32 {
         let session = try Session(options: options)
-        var rows: [JSONValue] = []
+        let rows = pluginListing(session)
         var table: [[String]] = [["PLUGIN", "ID", "VERSION", "LANG", "COMMANDS", "STATUS"]]
-        var failures: [String] = []
-        session.runtime.resolveAll()
-        for entry in session.site.plugins {
-            var row = JSONObject()
-            row["plugin"] = .string(entry.alias)
-            row["enabled"] = .bool(entry.enabled)
-            guard entry.enabled else {
-                row["id"] = entry.id.map { .string($0) } ?? .null
-                row["status"] = "disabled"
-                rows.append(.object(row))
-                table.append([entry.alias, entry.id ?? "-", "-", "-", "-", "disabled"])
-                continue
-            }
-            switch session.runtime.resolve(entry.alias) {
-            case .success(let p):
-                let info = p.info
-                row["id"] = .string(info.id)
-                row["version"] = .string(info.version)
-                row["name"] = .string(info.name)
-                row["summary"] = .string(info.summary)
-                row["language"] = .string(info.language)
-                row["path"] = .string(p.path)
-                row["commands"] = .array(p.catalogue.commands.map { .string($0.name) })
-                row["status"] = "loaded"
-                table.append([entry.alias, info.id, info.version, info.language, String(p.catalogue.commands.count), "loaded"])
-            case .failure(let e):
-                row["id"] = entry.id.map { .string($0) } ?? .null
-                row["status"] = "error"
-                row["error"] = .string(e.message)
-                failures.append(e.message)
-                table.append([entry.alias, entry.id ?? "-", "-", "-", "-", "error (see below)"])
-            }
-            rows.append(.object(row))
+        for row in rows {
+            let cells = ["plugin", "id", "version", "language"].map { row[$0]?.stringValue ?? "-" }
+            let status = row["status"]?.stringValue ?? "-"
+            table.append(cells + [row["commands"]?.arrayValue.map { String($0.count) } ?? "-", status == "error" ? "error (see below)" : status])
         }
+        let failures = rows.compactMap { $0["error"]?.stringValue }
         var text = "Site '\(session.site.name)' (\(session.configuration.source)):\n" + formatTable(table, styled: options.stylesOutput())
         for f in failures { text += "error: \(f)\n" }
         output(options, json: ["site": .string(session.site.name), "plugins": .array(rows)], text: text)
@@ -151,6 +57,45 @@ enum BuiltinCommands {
             if !options.json { StandardStreams.writeError("clubhouse: warning: \(failures.count) plugin(s) failed to load; the others work\n") }
         }
         return 0
+    }
+
+    /// The site's plugins in file order, one row each: `{plugin, enabled, id, status: "loaded" | "disabled" |
+    /// "error"}`, with `version, name, summary, language, path, commands, isolated` when loaded and `error`
+    /// (one line) when not. The one answer to "list the plugins": `plugins list --json` prints every row,
+    /// serve's `clubhouse.plugins` answers the enabled ones.
+    static func pluginListing(_ session: Session) -> [JSONValue] {
+        var rows: [JSONValue] = []
+        session.runtime.resolveAll()
+        for entry in session.site.plugins {
+            var row = JSONObject()
+            row["plugin"] = .string(entry.alias)
+            row["enabled"] = .bool(entry.enabled)
+            guard entry.enabled else {
+                row["id"] = entry.id.map { .string($0) } ?? .null
+                row["status"] = "disabled"
+                rows.append(.object(row))
+                continue
+            }
+            switch session.runtime.resolve(entry.alias) {
+            case .success(let p):
+                let info = p.info
+                row["id"] = .string(info.id)
+                row["version"] = .string(info.version)
+                row["name"] = .string(info.name)
+                row["summary"] = .string(info.summary)
+                row["language"] = .string(info.language)
+                row["path"] = .string(p.path)
+                row["commands"] = .array(p.catalogue.commands.map { .string($0.name) })
+                row["isolated"] = .bool(p.isolated)
+                row["status"] = "loaded"
+            case .failure(let e):
+                row["id"] = entry.id.map { .string($0) } ?? .null
+                row["status"] = "error"
+                row["error"] = .string(e.message)
+            }
+            rows.append(.object(row))
+        }
+        return rows
     }
 
     /// The host's own tables (the first row is the header), laid out as plugins' TextTable lays them
@@ -212,7 +157,24 @@ enum BuiltinCommands {
         return 0
     }
 
-    // MARK: plugin validate
+    // MARK: plugin validate, plugin pack
+
+    static func validateList(_ options: GlobalOptions) -> Int32 {
+        let rows = PluginValidator.checks.map { [$0.id, $0.name, $0.requires.isEmpty ? "-" : $0.requires.joined(separator: ",")] }
+        output(options, json: ["checks": .array(PluginValidator.checks.map { ["name": .string($0.id), "summary": .string($0.name),
+                                                                              "requires": .array($0.requires.map { .string($0) })] })],
+               text: formatTable([["CHECK", "WHAT IT MAKES SURE OF", "NEEDS"]] + rows, styled: options.stylesOutput()))
+        return 0
+    }
+
+    static func pack(_ arguments: JSONObject, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+        let publisher = PackageSigning.PackOptions(author: arguments["author"]?.stringValue, license: arguments["license"]?.stringValue,
+                                                   homepage: arguments["homepage"]?.stringValue, requires: arguments["requires"]?.stringValue,
+                                                   minHost: arguments["min-host"]?.stringValue, sign: arguments["sign"]?.stringValue)
+        return try PluginPackages.pack(library: arguments["library"]?.stringValue ?? "", out: arguments["out"]?.stringValue ?? "",
+                                       readme: arguments["readme"]?.stringValue, web: arguments["web"]?.stringValue,
+                                       publisher: publisher, options)
+    }
 
     static func pluginValidate(path given: String, timeout: Double, only: String?, isolation: String? = nil,
                                _ options: GlobalOptions) throws(CLIError) -> Int32 {
@@ -281,6 +243,18 @@ enum BuiltinCommands {
     }
 
     // MARK: config
+
+    /// `config validate [FILE] [--timeout S]`: FILE stands for --config.
+    static func configValidate(_ arguments: JSONObject, _ options: GlobalOptions) throws(CLIError) -> Int32 {
+        var o = options
+        if let file = arguments["file"]?.stringValue { o.configPath = file }
+        return try configValidate(o, timeout: arguments["timeout"]?.doubleValue ?? 30)
+    }
+
+    static func configSchema() -> Int32 {
+        StandardStreams.writeOutput(EmbeddedDefaults.schemaJSON + "\n")
+        return 0
+    }
 
     static func configValidate(_ options: GlobalOptions, timeout: Double = 30) throws(CLIError) -> Int32 {
         guard timeout > 0, timeout <= 3600 else {

@@ -89,17 +89,7 @@ public enum CommandLineTool {
 
     static func dispatch(_ options: GlobalOptions) throws(CLIError) -> Int32 {
         let words = options.words
-        if (options.version && words.isEmpty) || (words == ["version"] && !options.help) {
-            let text = "clubhouse \(ClubhouseVersion.string) (plugin ABI \(BuildFingerprint.abi), Swift \(BuildFingerprint.swiftCompiler), \(BuildFingerprint.target))"
-            if options.json {
-                StandardStreams.writeOutput(JSONWriter.pretty(["version": .string(ClubhouseVersion.string),
-                                                               "abi": .string(BuildFingerprint.abi),
-                                                               "build": .string(BuildFingerprint.swift)]) + "\n")
-            } else {
-                StandardStreams.writeOutput(text + "\n")
-            }
-            return 0
-        }
+        if options.version && words.isEmpty { return BuiltinCommands.version(options) }
         guard let first = words.first else {
             if options.help {
                 let session = try Session(options: options)
@@ -113,7 +103,9 @@ public enum CommandLineTool {
                            message: "unknown option '\(first)'; global options are --site, --config, --data-dir, --json, --quiet, -v, --strict, --no-color, --version, --help (clubhouse --help)")
         }
         if first == "help" {
-            return try help(topic: Array(words.dropFirst()), options)
+            // Its topic is the words that follow, however many ("help putting bestline"): one argument.
+            let topic = words.dropFirst().joined(separator: " ")
+            return try BuiltinCatalogue.run("help", topic.isEmpty ? [:] : ["topic": .string(topic)], options)
         }
         if BuiltinCatalogue.groups.contains(first) {
             return try runBuiltin(words, options)
@@ -128,7 +120,7 @@ public enum CommandLineTool {
         let catalogue = BuiltinCatalogue.catalogue
         let command: CommandSpec
         let rest: [String]
-        switch ArgumentParser.selectCommand(words, in: catalogue, plugin: BuiltinCatalogue.name) {
+        switch CommandLineParser.selectCommand(words, in: catalogue, plugin: BuiltinCatalogue.name) {
         case .success(let (c, r)): (command, rest) = (c, r)
         case .failure:
             let group = catalogue.commands.filter { $0.words.first == words[0] }
@@ -148,11 +140,11 @@ public enum CommandLineTool {
         }
         let arguments: JSONObject
         do {
-            arguments = try ArgumentParser.parse(rest, for: command, plugin: BuiltinCatalogue.name)
+            arguments = try CommandLineParser.parse(rest, for: command, plugin: BuiltinCatalogue.name)
         } catch {
             throw CLIError(status: .invalidArgument, message: error.message)
         }
-        return try BuiltinCommands.run(command.name, arguments, options)
+        return try BuiltinCatalogue.run(command.name, arguments, options)
     }
 
     /// `clubhouse help [TOPIC…]`: the overview, a built-in group or command, a plugin, or a plugin's command.
@@ -177,7 +169,7 @@ public enum CommandLineTool {
             Pager.show(HelpText.plugin(plugin), enabled: options.pager)
             return 0
         }
-        switch ArgumentParser.selectCommand(Array(topic.dropFirst()), in: plugin.catalogue, plugin: first) {
+        switch CommandLineParser.selectCommand(Array(topic.dropFirst()), in: plugin.catalogue, plugin: first) {
         case .success(let (command, _)): Pager.show(HelpText.command(command, plugin: first), enabled: options.pager)
         case .failure(let e): throw CLIError(status: .invalidArgument, message: e.message)
         }
@@ -203,7 +195,7 @@ public enum CommandLineTool {
         }
         if options.help {
             // Help never acts: it names the command the words select, or the plugin's list.
-            switch ArgumentParser.selectCommand(words, in: plugin.catalogue, plugin: alias) {
+            switch CommandLineParser.selectCommand(words, in: plugin.catalogue, plugin: alias) {
             case .success(let (command, _)): Pager.show(HelpText.command(command, plugin: alias), enabled: options.pager)
             case .failure(let e):
                 if words.contains(where: { !$0.hasPrefix("-") }) { throw CLIError(status: .invalidArgument, message: e.message) }

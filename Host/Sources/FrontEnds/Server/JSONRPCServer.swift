@@ -3,7 +3,8 @@
 // ServeTransport.swift: `--max-connections`, `--write-timeout-ms`, `--workers`).
 //
 // Methods:
-//   clubhouse.plugins                          → [{plugin, id, version, summary, isolated}]
+//   clubhouse.plugins                          → [{plugin, id, version, summary, isolated, …}]: the enabled
+//                                                rows of `plugins list` (BuiltinCommands.pluginListing)
 //   clubhouse.commands {plugin}                → the plugin's command catalogue ("clubhouse": the built-in commands)
 //   clubhouse.call {plugin, command, arguments, progress?, text?}
 //                                              → the command's data (with text: true,
@@ -289,52 +290,12 @@ final class JSONRPCServer: @unchecked Sendable {
         self.lanes = lanes ?? PluginLanes(pool: pool, maxWaiting: limits.maxWaitingCalls)
     }
 
-    static let usage = "usage: clubhouse serve [--socket PATH] [--max-connections N] [--write-timeout-ms MS] [--workers N] [--max-event-backlog BYTES] [--http ADDR:PORT [--allow-remote] [--trusted-proxy ADDR] [--http-allowed-host NAME] [--ui-dir DIR] [--http-… limits]]"
-
     /// `clubhouse serve`: JSON-RPC on stdio, or on one event loop a Unix socket (--socket) and/or HTTP
     /// (--http), sharing one worker pool and the site's router.
-    static func run(_ words: [String], session: Session) throws(CLIError) -> Int32 {
-        var socketPath: String?
-        var limits = ServeLimits()
-        var http: HTTPOptions?
-        var httpOptions = HTTPOptions()
-        var i = 0
-        func number(_ option: String, _ text: String, minimum: Int) throws(CLIError) -> Int {
-            guard let n = Int(text), n >= minimum, n <= 1 << 30 else {
-                throw CLIError(status: .invalidArgument, message: "serve: \(option) needs a whole number ≥ \(minimum), not '\(text)'")
-            }
-            return n
-        }
-        while i < words.count {
-            var option = words[i]
-            var value: String?
-            if let eq = option.firstIndex(of: "="), option.hasPrefix("--") {
-                value = String(option[option.index(after: eq)...])
-                option = String(option[..<eq])
-            } else if option == "--allow-remote" {
-                value = "true"
-            } else if i + 1 < words.count {
-                value = words[i + 1]
-            }
-            let known = ["--socket", "--max-connections", "--write-timeout-ms", "--workers", "--max-event-backlog"] + HTTPOptions.names
-            guard known.contains(option), let value else { throw CLIError(status: .invalidArgument, message: usage) }
-            i += words[i].contains("=") || option == "--allow-remote" ? 1 : 2
-            switch option {
-            case "--socket": socketPath = value
-            case "--max-connections": limits.maxConnections = try number(option, value, minimum: 1)
-            case "--write-timeout-ms": limits.writeTimeoutMilliseconds = Int64(try number(option, value, minimum: 1))
-            case "--workers": limits.workers = try number(option, value, minimum: 1)
-            case "--max-event-backlog": limits.eventBacklogBytes = try number(option, value, minimum: 1024)
-            default:
-                _ = try httpOptions.read(option, value)
-                if option == "--http" { http = httpOptions }
-            }
-        }
-        if http != nil {
-            http = httpOptions
-        } else if let stray = words.first(where: { $0.hasPrefix("--") && HTTPOptions.names.contains(String($0.prefix { $0 != "=" })) && $0 != "--http" }) {
-            throw CLIError(status: .invalidArgument, message: "serve: \(stray.prefix { $0 != "=" }) is an option of --http ADDR:PORT; add --http 127.0.0.1:8080")
-        }
+    static func run(_ options: ServeOptions, session: Session) throws(CLIError) -> Int32 {
+        let limits = options.limits
+        let socketPath = options.socketPath
+        let http = options.http
         let pool = WorkerPool(maxThreads: limits.workers)
         let lanes = PluginLanes(pool: pool, maxWaiting: limits.maxWaitingCalls)
         let server = JSONRPCServer(session: session, limits: limits, pool: pool, lanes: lanes)
@@ -672,19 +633,9 @@ final class JSONRPCServer: @unchecked Sendable {
         let runtime = session.runtime
         switch method {
         case "clubhouse.version":
-            return ["version": .string(ClubhouseVersion.string), "abi": .string(BuildFingerprint.abi), "build": .string(BuildFingerprint.swift)]
+            return BuiltinCommands.versionDocument
         case "clubhouse.plugins":
-            var list: [JSONValue] = []
-            for entry in session.site.plugins where entry.enabled {
-                switch runtime.resolve(entry.alias) {
-                case .success(let p):
-                    list.append(["plugin": .string(entry.alias), "id": .string(p.info.id), "version": .string(p.info.version),
-                                 "summary": .string(p.info.summary), "isolated": .bool(p.isolated)])
-                case .failure(let e):
-                    list.append(["plugin": .string(entry.alias), "error": .string(e.message)])
-                }
-            }
-            return .array(list)
+            return .array(BuiltinCommands.pluginListing(session).filter { $0["enabled"]?.boolValue == true })
         case "clubhouse.commands":
             guard let alias = params["plugin"]?.stringValue else { throw Failure(-32602, "invalid params: plugin (a string) is required") }
             if alias == BuiltinCatalogue.name { return JSONRPCServer.describe(BuiltinCatalogue.catalogue) }

@@ -235,6 +235,67 @@ final class ServeChannel: @unchecked Sendable {
         if let heldAt { loop.wake(by: heldAt + loop.limits.replyHoldMilliseconds, self) }
     }
 
+    /// Queues a message in two parts — an HTTP response's head and its body — written with one `sendmsg`
+    /// (gathered, not joined into a copy first) when nothing waits before it; what the socket does not take
+    /// waits as with `enqueue`. Never dropped, never held.
+    func enqueue(_ head: [UInt8], _ body: [UInt8]) {
+        guard !body.isEmpty else { return enqueue(head, droppable: false) }
+        let wake = lock.withLock { () -> Bool in
+            guard !closed, failure == nil else { return false }
+            let waiting = output.count - outputHead
+            if waiting > 0 {
+                output.append(contentsOf: head)
+                output.append(contentsOf: body)
+                // The socket refused earlier output: the loop writes it when the client reads.
+                if heldSince == nil { return false }
+                // Held replies first, then this one, in one write.
+                unhold()
+                return !writeWaiting()
+            }
+            let total = head.count + body.count
+            var offset = 0
+            while offset < total {
+                let n = head.withUnsafeBytes { h in
+                    body.withUnsafeBytes { b -> Int in
+                        guard let hb = h.baseAddress, let bb = b.baseAddress else { return 0 }
+                        var parts = (iovec(), iovec())
+                        return withUnsafeMutableBytes(of: &parts) { raw -> Int in
+                            let iov = raw.bindMemory(to: iovec.self)
+                            var count = 0
+                            if offset < h.count {
+                                iov[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: hb + offset), iov_len: h.count - offset)
+                                iov[1] = iovec(iov_base: UnsafeMutableRawPointer(mutating: bb), iov_len: b.count)
+                                count = 2
+                            } else {
+                                iov[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: bb + (offset - h.count)), iov_len: total - offset)
+                                count = 1
+                            }
+                            var message = msghdr()
+                            message.msg_iov = iov.baseAddress
+                            message.msg_iovlen = count
+                            return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+                        }
+                    }
+                }
+                if n > 0 { offset += n; continue }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+                failure = n < 0 ? String(cString: strerror(errno)) : "connection closed"
+                return true
+            }
+            if offset == total { return false }
+            if offset < head.count {
+                output.append(contentsOf: head[offset...])
+                output.append(contentsOf: body)
+            } else {
+                output.append(contentsOf: body[(offset - head.count)...])
+            }
+            lastProgress = Subprocess.monotonicMilliseconds()
+            return true // the loop must now watch for POLLOUT
+        }
+        if wake { loop.wake(self) }
+    }
+
     /// Ends holding (under `lock`): from now on the output waits for the socket, and the write
     /// timeout counts from now.
     private func unhold() {

@@ -17,16 +17,29 @@ final class SQLScorecardStore: ScorecardStore {
 
     func transaction<T>(_ body: () throws -> T) throws -> T { try storage.transaction(body) }
 
+    /// The rows of `sql` as records; a row that does not fit (a NULL, text in a number's column) is
+    /// refused, naming the table, never read as a zero or an empty name.
+    private func records<T: Decodable>(_ type: T.Type, _ sql: String, _ parameters: [SQLValue] = [], of table: String) throws -> [T] {
+        try records(T.self, try storage.query(sql, parameters), of: table)
+    }
+
+    private func records<T: Decodable>(_ type: T.Type, _ rows: [Row], of table: String) throws -> [T] {
+        do {
+            return try rows.map { try $0.decode(T.self) }
+        } catch {
+            throw CorruptRow(description: "a row of \(table) in the scorecard database does not fit: \(error); restore a backup")
+        }
+    }
+
     /// A stored number the schema does not constrain, checked again on reading (ScorecardStoredRange).
     private func checked(_ value: Int?, _ range: ClosedRange<Int>, _ what: @autoclosure () -> String) throws -> Int? {
         try ScorecardStoredRange.checked(value, range, what())
     }
 
     func players() throws -> [Player] {
-        try storage.query(S.selectPlayers).map { row in
-            let id = row["id"].int ?? 0
-            let given = try checked(row["given_index_tenths"].int, ScorecardStoredRange.indexTenths, "player \(id)'s given_index_tenths")
-            return Player(id: id, name: row["name"].string ?? "", givenIndex: given.map { Tenths(raw: $0) })
+        try records(PlayerRow.self, S.selectPlayers, of: "players").map { row in
+            let given = try checked(row.given_index_tenths, ScorecardStoredRange.indexTenths, "player \(row.id)'s given_index_tenths")
+            return Player(id: row.id, name: row.name, givenIndex: given.map { Tenths(raw: $0) })
         }
     }
 
@@ -39,12 +52,11 @@ final class SQLScorecardStore: ScorecardStore {
         }
         guard first["summarized"].int64 == generation else { return (generation, nil) }
         var summaries: [PlayerSummary] = []
-        for row in rows {
-            let id = row["id"].int ?? 0
+        for row in try records(PlayerSummaryRow.self, rows, of: "player_summaries") {
             // A player without a kept summary (added by another program without the trigger) means recomputing.
-            guard let isGiven = row["index_is_given"].int, let rounds = row["finished_rounds"].int else { return (generation, nil) }
-            let index = try checked(row["index_tenths"].int, ScorecardStoredRange.indexTenths, "player \(id)'s kept index_tenths")
-            summaries.append(PlayerSummary(id: id, name: row["name"].string ?? "", index: index.map { Tenths(raw: $0) },
+            guard let isGiven = row.index_is_given, let rounds = row.finished_rounds else { return (generation, nil) }
+            let index = try checked(row.index_tenths, ScorecardStoredRange.indexTenths, "player \(row.id)'s kept index_tenths")
+            summaries.append(PlayerSummary(id: row.id, name: row.name, index: index.map { Tenths(raw: $0) },
                                            indexIsGiven: isGiven == 1, finishedRounds: rounds))
         }
         return (generation, summaries)
@@ -75,27 +87,24 @@ final class SQLScorecardStore: ScorecardStore {
 
     func courses() throws -> [Course] {
         var holes: [Int: [Hole]] = [:]
-        for row in try storage.query(S.selectHoles) {
-            holes[row["tee_id"].int ?? 0, default: []].append(Hole(number: row["number"].int ?? 0, par: row["par"].int ?? 0,
-                                                                    strokeIndex: row["stroke_index"].int ?? 0))
+        for row in try records(HoleRow.self, S.selectHoles, of: "tee_holes") {
+            holes[row.tee_id, default: []].append(Hole(number: row.number, par: row.par, strokeIndex: row.stroke_index))
         }
         var tees: [Int: [Tee]] = [:]
-        for row in try storage.query(S.selectTees) {
-            let teeID = row["id"].int ?? 0
-            func rating(_ nine: String) throws -> Rating? {
-                guard let tenths = try checked(row["\(nine)_rating_tenths"].int, ScorecardStoredRange.ratingTenths,
-                                               "tee \(teeID)'s \(nine)_rating_tenths"),
-                      let slope = row["\(nine)_slope"].int else { return nil }
+        for row in try records(TeeRow.self, S.selectTees, of: "tees") {
+            func rating(_ nine: String, _ tenths: Int?, _ slope: Int?) throws -> Rating? {
+                guard let tenths = try checked(tenths, ScorecardStoredRange.ratingTenths, "tee \(row.id)'s \(nine)_rating_tenths"),
+                      let slope else { return nil }
                 return Rating(rating: Tenths(raw: tenths), slope: slope)
             }
-            let ratingTenths = try checked(row["rating_tenths"].int, ScorecardStoredRange.ratingTenths, "tee \(teeID)'s rating_tenths") ?? 0
-            let tee = Tee(name: row["name"].string ?? "", rating: Tenths(raw: ratingTenths), slope: row["slope"].int ?? 0,
-                          holes: holes[teeID] ?? [], front: try rating("front"), back: try rating("back"))
-            tees[row["course_id"].int ?? 0, default: []].append(tee)
+            _ = try checked(row.rating_tenths, ScorecardStoredRange.ratingTenths, "tee \(row.id)'s rating_tenths")
+            let tee = Tee(name: row.name, rating: Tenths(raw: row.rating_tenths), slope: row.slope, holes: holes[row.id] ?? [],
+                          front: try rating("front", row.front_rating_tenths, row.front_slope),
+                          back: try rating("back", row.back_rating_tenths, row.back_slope))
+            tees[row.course_id, default: []].append(tee)
         }
-        return try storage.query(S.selectCourses).map { row in
-            let id = row["id"].int ?? 0
-            return Course(id: id, name: row["name"].string ?? "", tees: tees[id] ?? [])
+        return try records(CourseRow.self, S.selectCourses, of: "courses").map { row in
+            Course(id: row.id, name: row.name, tees: tees[row.id] ?? [])
         }
     }
 
@@ -117,27 +126,29 @@ final class SQLScorecardStore: ScorecardStore {
 
     func rounds() throws -> [Round] {
         var players: [Int: [RoundPlayer]] = [:]
-        for row in try storage.query(S.selectRoundPlayers) {
-            let round = row["round_id"].int ?? 0, player = row["player_id"].int ?? 0
-            let what = "round \(round), player \(player): "
-            players[round, default: []].append(RoundPlayer(
-                playerID: player, name: row["name"].string ?? "",
-                index: try checked(row["index_tenths"].int, ScorecardStoredRange.indexTenths, what + "index_tenths").map { Tenths(raw: $0) },
-                courseHandicap: try checked(row["course_handicap"].int, ScorecardStoredRange.handicap, what + "course_handicap"),
-                playingHandicap: try checked(row["playing_handicap"].int, ScorecardStoredRange.handicap, what + "playing_handicap")))
+        for row in try records(RoundPlayerRow.self, S.selectRoundPlayers, of: "round_players") {
+            let what = "round \(row.round_id), player \(row.player_id): "
+            players[row.round_id, default: []].append(RoundPlayer(
+                playerID: row.player_id, name: row.name,
+                index: try checked(row.index_tenths, ScorecardStoredRange.indexTenths, what + "index_tenths").map { Tenths(raw: $0) },
+                courseHandicap: try checked(row.course_handicap, ScorecardStoredRange.handicap, what + "course_handicap"),
+                playingHandicap: try checked(row.playing_handicap, ScorecardStoredRange.handicap, what + "playing_handicap")))
         }
-        return try storage.query(S.selectRounds).map { row in
-            let id = row["id"].int ?? 0
-            guard let date = row["played_on"].string.flatMap(GolfDate.init), let nine = row["nine"].string.flatMap(Nine.init(rawValue:)),
-                  let format = row["format"].string.flatMap(PlayFormat.init(rawValue:)) else {
-                throw CorruptRow(description: "round \(id) has an unreadable date, nine or format in the database")
+        return try records(RoundRow.self, S.selectRounds, of: "rounds").map { row in
+            guard let date = GolfDate(row.played_on), let nine = Nine(rawValue: row.nine), let format = PlayFormat(rawValue: row.format),
+                  row.finished_on.map({ GolfDate($0) != nil }) ?? true else {
+                throw CorruptRow(description: "round \(row.id) has an unreadable date, nine or format in the database")
             }
             // Rounds started before migration 3 have no options row: the format's Appendix C allowance.
-            let options = row["allowance_percent"].int.map { RoundOptions(allowancePercent: $0, netSkins: (row["net_skins"].int ?? 1) != 0,
-                                                                          carryOvers: (row["carry_overs"].int ?? 1) != 0) }
-            let draft = RoundDraft(courseID: row["course_id"].int ?? 0, teeName: row["tee_name"].string ?? "", date: date, nine: nine,
-                                   format: format, pcc: Tenths(raw: row["pcc_tenths"].int ?? 0), players: players[id] ?? [], options: options)
-            return Round(id: id, draft: draft, finishedOn: row["finished_on"].string.flatMap(GolfDate.init))
+            var options: RoundOptions?
+            switch (row.allowance_percent, row.net_skins, row.carry_overs) {
+            case (nil, nil, nil): options = nil
+            case let (allowance?, net?, carry?): options = RoundOptions(allowancePercent: allowance, netSkins: net != 0, carryOvers: carry != 0)
+            default: throw CorruptRow(description: "round \(row.id)'s options are incomplete in the database")
+            }
+            let draft = RoundDraft(courseID: row.course_id, teeName: row.tee_name, date: date, nine: nine,
+                                   format: format, pcc: Tenths(raw: row.pcc_tenths), players: players[row.id] ?? [], options: options)
+            return Round(id: row.id, draft: draft, finishedOn: row.finished_on.flatMap(GolfDate.init))
         }
     }
 
@@ -184,21 +195,56 @@ final class SQLScorecardStore: ScorecardStore {
     }
 
     func scoreEntries(roundID: Int) throws -> [ScoreEntry] {
-        try storage.query(S.selectEntries, [SQLValue(roundID)]).map(SQLScorecardStore.entry)
+        try records(EntryRow.self, S.selectEntries, [SQLValue(roundID)], of: "score_entries").map(\.entry)
     }
 
     func allScoreEntries() throws -> [Int: [ScoreEntry]] {
         var byRound: [Int: [ScoreEntry]] = [:]
-        for row in try storage.query(S.selectAllEntries) {
-            let entry = SQLScorecardStore.entry(row)
-            byRound[entry.roundID, default: []].append(entry)
+        for row in try records(EntryRow.self, S.selectAllEntries, of: "score_entries") {
+            byRound[row.round_id, default: []].append(row.entry)
         }
         return byRound
     }
+}
 
-    private static func entry(_ row: Row) -> ScoreEntry {
-        ScoreEntry(sequence: row["sequence"].int ?? 0, roundID: row["round_id"].int ?? 0, playerID: row["player_id"].int ?? 0,
-                   hole: row["hole"].int ?? 0, strokes: row["strokes"].int ?? 0, reason: row["reason"].string,
-                   correctedOn: row["corrected_on"].string.flatMap(GolfDate.init))
+// The rows the store reads, by column name (PluginKit decodes them; a column of another type throws).
+private struct PlayerRow: Decodable {
+    var id: Int, name: String, given_index_tenths: Int?
+}
+
+private struct PlayerSummaryRow: Decodable {
+    var id: Int, name: String, index_tenths: Int?, index_is_given: Int?, finished_rounds: Int?
+}
+
+private struct HoleRow: Decodable {
+    var tee_id: Int, number: Int, par: Int, stroke_index: Int
+}
+
+private struct TeeRow: Decodable {
+    var id: Int, course_id: Int, name: String, rating_tenths: Int, slope: Int
+    var front_rating_tenths: Int?, front_slope: Int?, back_rating_tenths: Int?, back_slope: Int?
+}
+
+private struct CourseRow: Decodable {
+    var id: Int, name: String
+}
+
+private struct RoundPlayerRow: Decodable {
+    var round_id: Int, player_id: Int, name: String, index_tenths: Int?, course_handicap: Int?, playing_handicap: Int?
+}
+
+private struct RoundRow: Decodable {
+    var id: Int, course_id: Int, tee_name: String, played_on: String, nine: String, format: String, pcc_tenths: Int
+    var finished_on: String?
+    /// From round_options, absent for rounds started before migration 3.
+    var allowance_percent: Int?, net_skins: Int?, carry_overs: Int?
+}
+
+private struct EntryRow: Decodable {
+    var sequence: Int, round_id: Int, player_id: Int, hole: Int, strokes: Int, reason: String?, corrected_on: String?
+
+    var entry: ScoreEntry {
+        ScoreEntry(sequence: sequence, roundID: round_id, playerID: player_id, hole: hole, strokes: strokes, reason: reason,
+                   correctedOn: corrected_on.flatMap(GolfDate.init))
     }
 }

@@ -51,9 +51,11 @@ extension Scorecard {
         let list = try ScorecardCommands(store: store, allowances: allowances).listPlayers()
         let members = try members()
         var received: [String: (index: Tenths, scores: Int, clubs: String, federation: String)] = [:]
-        for row in try store.storage.query("SELECT member_id, index_tenths, scores, clubs, federation FROM federation_indexes") {
-            guard let member = row["member_id"].string, let tenths = row["index_tenths"].int else { continue }
-            received[member] = (Tenths(raw: tenths), row["scores"].int ?? 0, row["clubs"].string ?? "", row["federation"].string ?? "")
+        struct Received: Decodable {
+            var member_id: String, index_tenths: Int, scores: Int, clubs: String, federation: String
+        }
+        for row in try store.storage.query(Received.self, "SELECT member_id, index_tenths, scores, clubs, federation FROM federation_indexes") {
+            received[row.member_id] = (Tenths(raw: row.index_tenths), row.scores, row.clubs, row.federation)
         }
         var players: [JSONValue] = []
         for (summary, value) in zip(list.players, ScorecardJSON.value(list)["players"]?.arrayValue ?? []) {

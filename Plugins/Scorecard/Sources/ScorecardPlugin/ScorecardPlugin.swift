@@ -1,5 +1,5 @@
-// ScorecardPlugin: the thin adapter from ScorecardCore to PluginKit. Each command hands its arguments
-// (as typed, numbers by their exact text) to a Core function and replies with the Core result's JSON
+// ScorecardPlugin: the thin adapter from ScorecardCore to PluginKit. Each command decodes its arguments
+// into a type (ScorecardArguments.swift; decimals keep their exact text) and hands them to a Core function and replies with the Core result's JSON
 // (stable keys, exact decimals) and text. Storage is the plugin's own SQLite database through
 // `SQLScorecardStore`, with the schema of `ScorecardSchema`.
 
@@ -21,33 +21,21 @@ final class Scorecard: Plugin {
     static let topics = [Topic("score", summary: "a score entered or corrected: {round, player, hole, strokes, sequence, replaced (the strokes it replaced, or null), correction (a correction's reason)}")]
 
     static let commands: [Command<Scorecard>] = [
-        Command("player add", summary: "Add a player",
-                arguments: [.string("name", help: "The player's name (unique, no commas)", required: true, positional: true),
-                            .string("index", help: "The Handicap Index the player comes with (12.3; +1.2 = plus 1.2): "
-                                        + "in force until 3 differentials are recorded here"),
-                            .string("member", help: "The golfer's federation member id (the same at every club, eg: M-1001): "
-                                        + "their rounds count toward one index of record")],
-                reply: "{player: {id, name, givenIndex, member}}") { plugin, call in
-            let request = AddPlayerRequest(name: try call.arguments.string("name"), index: try call.arguments.optionalString("index"))
-            return try plugin.addPlayer(call, request, member: try call.arguments.optionalString("member"))
+        Command("player add", summary: "Add a player", arguments: PlayerAddArguments.self,
+                reply: "{player: {id, name, givenIndex, member}}") { plugin, a, call in
+            try plugin.addPlayer(call, AddPlayerRequest(name: a.name, index: a.index), member: a.member)
         },
         Command("player edit", summary: "Set or clear the Handicap Index a player comes with (before their record here has one)",
-                arguments: [.string("player", help: "Player name or id", required: true, positional: true),
-                            .string("index", help: "The Handicap Index the player comes with (12.3; +1.2 = plus 1.2), or none",
-                                    required: true)],
-                reply: "{player: {id, name, givenIndex}, before}") { plugin, call in
-            let request = EditPlayerRequest(player: try call.arguments.string("player"), index: try call.arguments.optionalString("index"))
-            return try plugin.run(call) { try $0.editPlayer(request) } text: { $0.text }
+                arguments: PlayerEditArguments.self, reply: "{player: {id, name, givenIndex}, before}") { plugin, a, call in
+            try plugin.run(call) { try $0.editPlayer(EditPlayerRequest(player: a.player, index: a.index)) } text: { $0.text }
         },
         Command("player list", summary: "List the players with their current Handicap Index",
                 reply: "{players: [{id, name, index, indexIsGiven, finishedRounds, member, federationIndex, federationScores, federationClubs}]}") { plugin, call in
             return try plugin.listPlayers(call)
         },
         Command("federation receive", summary: "Keep the federation's Handicap Index of record per member (clubhouse federation pull sends it)",
-                arguments: [.string("rows", help: "The rows of scorecard.index_of_record as a JSON array", required: true),
-                            .string("federation", help: "The site's id in the federation", required: true)],
-                reply: "{received, members}") { plugin, call in
-            return try plugin.receive(call, rows: try call.arguments.string("rows"), federation: try call.arguments.string("federation"))
+                arguments: FederationReceiveArguments.self, reply: "{received, members}") { plugin, a, call in
+            try plugin.receive(call, rows: a.rows, federation: a.federation)
         },
         Command("course add", summary: "Add a course from a JSON file (tees, ratings, par and stroke index per hole)",
                 help: """
@@ -56,98 +44,52 @@ final class Scorecard: Plugin {
                     "holes": [{"number": 1, "par": 4, "strokeIndex": 7}, …]}]}. 9 or 18 holes; par 3–6;
                     stroke indexes 1–9 or 1–18 once each; slope 55–155; front/back optional.
                     """,
-                arguments: [.path("file", help: "Course file (JSON)", required: true, positional: true)],
-                reply: "{id, name, tees: [{name, holes, par, rating, slope, front, back}]}") { plugin, call in
-            let path = try call.arguments.string("file")
-            let text = try readFile(path)
-            return try plugin.run(call) { try $0.addCourse(AddCourseRequest(file: path, text: text)) } text: { $0.text }
+                arguments: CourseFileArguments.self, reply: "{id, name, tees: [{name, holes, par, rating, slope, front, back}]}") { plugin, a, call in
+            let text = try readFile(a.file)
+            return try plugin.run(call) { try $0.addCourse(AddCourseRequest(file: a.file, text: text)) } text: { $0.text }
         },
         Command("course list", summary: "List the courses and their tees",
                 reply: "{courses: [{id, name, tees}]}") { plugin, call in
             return try plugin.run(call) { try $0.listCourses() } text: { $0.text }
         },
-        Command("course show", summary: "Show a course: every tee's ratings, pars and stroke indexes",
-                arguments: [.string("course", help: "Course id or name", required: true, positional: true)],
-                reply: "{course: {id, name, tees: [{name, rating, slope, holes: [{number, par, strokeIndex}], front, back}]}}") { plugin, call in
-            return try plugin.run(call) { try $0.showCourse(try call.arguments.string("course")) } text: { $0.text }
+        Command("course show", summary: "Show a course: every tee's ratings, pars and stroke indexes", arguments: CourseArguments.self,
+                reply: "{course: {id, name, tees: [{name, rating, slope, holes: [{number, par, strokeIndex}], front, back}]}}") { plugin, a, call in
+            try plugin.run(call) { try $0.showCourse(a.course) } text: { $0.text }
         },
-        Command("round start", summary: "Start a round for several players",
-                arguments: [
-                    .string("course", help: "Course id or name", required: true),
-                    .string("tee", help: "Tee name", required: true),
-                    .list("players", help: "Player names or ids, comma-separated", required: true),
-                    .string("date", help: "YYYY-MM-DD (default: today)"),
-                    .integer("holes", help: "9 or 18 (default: the tee's number of holes)"),
-                    .choice("nine", ["front", "back"], help: "Which nine of an 18-hole tee for --holes 9 (default front)"),
-                    .string("format", help: "Format of play: " + PlayFormat.allCases.map(\.rawValue).joined(separator: ", ")
-                                + " (default stroke-play). Four-ball partners are listed together: A,B,C,D is A & B v C & D"),
-                    .number("pcc", help: "Playing Conditions Calculation, -1 to +3 (can also be set at finish)"),
-                    .string("allowance", help: "Handicap allowance in percent, 0–100 (default: the site's for the format, Appendix C: "
-                                + "stroke play and Stableford 95, four-ball stroke 85, match 100, four-ball match 90, skins 100)"),
-                    .string("skins", help: "Skins on net (default) or gross scores"),
-                    .string("carry-overs", help: "Skins: on (default; a tied hole carries its skin) or off (the skin is void)"),
-                ],
-                reply: "{round: {id, date, course, tee, holes, nine, format, allowance, pcc, status, finishedOn, players: [{playerID, name, index, courseHandicap, playingHandicap}]}}") { plugin, call in
-            let a = call.arguments
+        Command("round start", summary: "Start a round for several players", arguments: RoundStartArguments.self,
+                reply: "{round: {id, date, course, tee, holes, nine, format, allowance, pcc, status, finishedOn, players: [{playerID, name, index, courseHandicap, playingHandicap}]}}") { plugin, a, call in
             let request = StartRoundRequest(
-                course: try a.string("course"), tee: try a.string("tee"), players: try a.list("players").joined(separator: ","),
-                date: try a.optionalString("date"), holes: try a.optionalInt("holes").map(String.init),
-                nine: try a.optionalString("nine"), format: try a.optionalString("format"),
-                pcc: numberText(a["pcc"]), allowance: try a.optionalString("allowance"), skins: try a.optionalString("skins"),
-                carryOvers: try a.optionalString("carry-overs"), today: today())
+                course: a.course, tee: a.tee, players: a.players, date: a.date, holes: a.holes, nine: a.nine?.nine, format: a.format,
+                pcc: a.pcc?.text, allowance: a.allowance, skins: a.skins, carryOvers: a.carryOvers, today: today())
             return try plugin.run(call) { try $0.startRound(request) } text: { $0.text }
         },
-        Command("score", summary: "Enter a player's strokes on a hole (every entry is kept; the latest counts)",
-                arguments: [
-                    .integer("round", help: "Round id", required: true),
-                    .string("player", help: "Player name or id", required: true),
-                    .integer("hole", help: "Hole number", required: true),
-                    .integer("strokes", help: "Strokes taken, 1–20", required: true),
-                ],
-                reply: "{entry: {sequence, roundID, playerID, hole, strokes}, player, replaced}") { plugin, call in
-            let a = call.arguments
-            let request = ScoreRequest(round: String(try a.int("round")), player: try a.string("player"),
-                                       hole: String(try a.int("hole")), strokes: String(try a.int("strokes")))
+        Command("score", summary: "Enter a player's strokes on a hole (every entry is kept; the latest counts)", arguments: ScoreArguments.self,
+                reply: "{entry: {sequence, roundID, playerID, hole, strokes}, player, replaced}") { plugin, a, call in
+            let request = ScoreRequest(round: a.round, player: a.player, hole: a.hole, strokes: a.strokes)
             return try plugin.run(call, publishing: "score") { try $0.enterScore(request) } text: { $0.text }
         },
         Command("correct", summary: "Correct a score entered wrongly, with a reason (also in a finished round; every entry is kept)",
-                arguments: [
-                    .integer("round", help: "Round id", required: true),
-                    .string("player", help: "Player name or id", required: true),
-                    .integer("hole", help: "Hole number", required: true),
-                    .integer("strokes", help: "The right number of strokes, 1–20", required: true),
-                    .string("reason", help: "Why the score was wrong (kept with the entry)", required: true),
-                ],
-                reply: "{entry: {sequence, roundID, playerID, hole, strokes, reason, correctedOn}, player, replaced, roundFinished, differential, indexBefore, indexAfter}") { plugin, call in
-            let a = call.arguments
-            let request = CorrectionRequest(round: String(try a.int("round")), player: try a.string("player"),
-                                            hole: String(try a.int("hole")), strokes: String(try a.int("strokes")),
-                                            reason: try a.string("reason"), today: today())
+                arguments: CorrectArguments.self,
+                reply: "{entry: {sequence, roundID, playerID, hole, strokes, reason, correctedOn}, player, replaced, roundFinished, differential, indexBefore, indexAfter}") { plugin, a, call in
+            let request = CorrectionRequest(round: a.round, player: a.player, hole: a.hole, strokes: a.strokes, reason: a.reason, today: today())
             return try plugin.run(call, publishing: "score") { try $0.correctScore(request) } text: { $0.text }
         },
         Command("entries", summary: "Every score entry of a round, superseded ones and corrections with their reasons",
-                arguments: [.integer("round", help: "Round id", required: true),
-                            .string("player", help: "Only this player's entries")],
-                reply: "{round, entries: [{sequence, player, hole, strokes, current, reason, correctedOn}]}") { plugin, call in
-            let round = String(try call.arguments.int("round"))
-            let player = try call.arguments.optionalString("player")
-            return try plugin.run(call) { try $0.entries(round, player: player) } text: { $0.text }
+                arguments: EntriesArguments.self,
+                reply: "{round, entries: [{sequence, player, hole, strokes, current, reason, correctedOn}]}") { plugin, a, call in
+            try plugin.run(call) { try $0.entries(a.round, player: a.player) } text: { $0.text }
         },
         Command("leaderboard", summary: "The live leaderboard of a round in its format: net/gross strokes, Stableford points, the match, four-ball sides or skins",
-                arguments: [.integer("round", help: "Round id", required: true)],
-                reply: "{round, lines: [{position, playerID, name, holesPlayed, gross, toPar, strokesReceived, net, netToPar, playingHandicap}], stableford: [{position, playerID, name, playingHandicap, holesPlayed, points, grossPoints}], match: {sides, strokes, holes: [{hole, net, winner, standing}], up, holesPlayed, holesRemaining, decided, decidedAfterHole, dormie, result, status}, fourBall: [{position, side, playerIDs, holesPlayed, betterBall, par, toPar}], skins: {basis, carryOvers, holes: [{hole, winner, value, outcome}], players: [{playerID, name, skins, holes}], carried, holesDecided}}") { plugin, call in
-            let round = String(try call.arguments.int("round"))
-            return try plugin.run(call) { try $0.leaderboard(round) } text: { $0.text }
+                arguments: RoundArguments.self,
+                reply: "{round, lines: [{position, playerID, name, holesPlayed, gross, toPar, strokesReceived, net, netToPar, playingHandicap}], stableford: [{position, playerID, name, playingHandicap, holesPlayed, points, grossPoints}], match: {sides, strokes, holes: [{hole, net, winner, standing}], up, holesPlayed, holesRemaining, decided, decidedAfterHole, dormie, result, status}, fourBall: [{position, side, playerIDs, holesPlayed, betterBall, par, toPar}], skins: {basis, carryOvers, holes: [{hole, winner, value, outcome}], players: [{playerID, name, skins, holes}], carried, holesDecided}}") { plugin, a, call in
+            try plugin.run(call) { try $0.leaderboard(a.round) } text: { $0.text }
         },
         Command("round finish", summary: "Finish a round (final: no more scores); shows differentials and new indexes",
                 help: "A round with unscored holes is only finished when confirmed: on a terminal you are asked; "
                     + "in scripts pass --yes (without it the command changes nothing and exits 2).",
-                arguments: [.integer("round", help: "Round id", required: true, positional: true),
-                            .number("pcc", help: "Playing Conditions Calculation of the day, -1 to +3"),
-                            .flag("yes", help: "Finish even with unscored holes")],
-                reply: "{leaderboard, players: [{name, gross, adjustedGross, differential, note, indexAfter}]}") { plugin, call in
-            let request = FinishRoundRequest(round: String(try call.arguments.int("round")), pcc: numberText(call.arguments["pcc"]),
-                                             today: today(), confirmed: call.arguments.flag("yes"))
+                arguments: RoundFinishArguments.self,
+                reply: "{leaderboard, players: [{name, gross, adjustedGross, differential, note, indexAfter}]}") { plugin, a, call in
+            let request = FinishRoundRequest(round: a.round, pcc: a.pcc?.text, today: today(), confirmed: a.yes)
             let (result, data) = try plugin.runRecorded(call, { try $0.finishRound(request) }) { Scorecard.roundRecords($0, members: (try? plugin.members()) ?? [:]) }
             return Reply(data: data, text: call.wantsMachineOutput ? nil : result.text + "\n")
         },
@@ -155,13 +97,9 @@ final class Scorecard: Plugin {
                 help: "Deleting a final round changes its players' Handicap Indexes, so it is confirmed: on a terminal you are "
                     + "asked; in scripts pass --yes. An open round is deleted at once. The deletion is logged with its date "
                     + "and reason and cannot be undone.",
-                arguments: [.integer("round", help: "Round id", required: true, positional: true),
-                            .string("reason", help: "Why (kept with the deletion)"),
-                            .flag("yes", help: "Delete even a final round")],
-                reply: "{round, wasFinal, reason, players: [{name, indexBefore, indexAfter}]}") { plugin, call in
-            let request = DeleteRoundRequest(round: String(try call.arguments.int("round")),
-                                             reason: try call.arguments.optionalString("reason"), today: today(),
-                                             confirmed: call.arguments.flag("yes"))
+                arguments: RoundDeleteArguments.self,
+                reply: "{round, wasFinal, reason, players: [{name, indexBefore, indexAfter}]}") { plugin, a, call in
+            let request = DeleteRoundRequest(round: a.round, reason: a.reason, today: today(), confirmed: a.yes)
             let (result, data) = try plugin.runRecorded(call, { try $0.deleteRound(request) }, records: Scorecard.deletionRecords)
             return Reply(data: data, text: call.wantsMachineOutput ? nil : result.text + "\n")
         },
@@ -169,76 +107,43 @@ final class Scorecard: Plugin {
                 reply: "{rounds: [leaderboard]}") { plugin, call in
             return try plugin.run(call) { try $0.rounds() } text: { $0.text }
         },
-        Command("index", summary: "A player's Handicap Index and the record behind it",
-                arguments: [.string("player", help: "Player name or id", required: true, positional: true)],
-                reply: "{player, index, lowIndex, calculation: {considered, used, adjustment, counted, average, calculated, lowIndex, softCapApplied, hardCapApplied, maximumApplied, index}, scores: [{roundID, date, course, tee, holes, outcome}], revisions: [{effective, index, differentials}]}") { plugin, call in
-            let player = try call.arguments.string("player")
-            return try plugin.run(call) { try $0.index(player) } text: { $0.text }
+        Command("index", summary: "A player's Handicap Index and the record behind it", arguments: PlayerArguments.self,
+                reply: "{player, index, lowIndex, calculation: {considered, used, adjustment, counted, average, calculated, lowIndex, softCapApplied, hardCapApplied, maximumApplied, index}, scores: [{roundID, date, course, tee, holes, outcome}], revisions: [{effective, index, differentials}]}") { plugin, a, call in
+            try plugin.run(call) { try $0.index(a.player) } text: { $0.text }
         },
         Command("import", summary: "Import players and courses from the Golfer app's seed file (defects are reported, not imported)",
-                arguments: [.path("file", help: "Seed file (default_seed.json format)", required: true, positional: true)],
-                reply: "{playersAdded, coursesAdded, skipped, rejected: [{item, error}], notes}") { plugin, call in
-            let path = try call.arguments.string("file")
-            let text = try readFile(path)
-            return try plugin.run(call) { try $0.importSeed(SeedImportRequest(file: path, text: text)) } text: { $0.text }
+                arguments: SeedFileArguments.self,
+                reply: "{playersAdded, coursesAdded, skipped, rejected: [{item, error}], notes}") { plugin, a, call in
+            let text = try readFile(a.file)
+            return try plugin.run(call) { try $0.importSeed(SeedImportRequest(file: a.file, text: text)) } text: { $0.text }
         },
         Command("differential", summary: "Score Differential of an adjusted gross score (9 holes: plus the expected score)",
-                arguments: [
-                    .integer("ags", help: "Adjusted gross score", required: true),
-                    .number("rating", help: "Course Rating of the holes played", required: true),
-                    .integer("slope", help: "Slope Rating, 55–155", required: true),
-                    .number("pcc", help: "Playing Conditions Calculation, -1 to +3 (default 0)"),
-                    .integer("holes", help: "9 or 18", default: 18),
-                    .string("index", help: "Handicap Index for the expected score of a 9-hole round (+2.3 = plus 2.3)"),
-                ],
-                reply: "{holes, adjustedGrossScore, courseRating, slopeRating, pcc, index, nineHoleDifferential, expectedDifferential, unroundedDifferential, differential}") { _, call in
-            let a = call.arguments
-            let request = DifferentialRequest(ags: String(try a.int("ags")), rating: numberText(a["rating"]) ?? "",
-                                              slope: String(try a.int("slope")), pcc: numberText(a["pcc"]),
-                                              holes: try a.optionalInt("holes").map(String.init), index: try a.optionalString("index"))
+                arguments: DifferentialArguments.self,
+                reply: "{holes, adjustedGrossScore, courseRating, slopeRating, pcc, index, nineHoleDifferential, expectedDifferential, unroundedDifferential, differential}") { _, a, call in
+            let request = DifferentialRequest(ags: a.ags, rating: a.rating.text, slope: a.slope, pcc: a.pcc?.text, holes: a.holes, index: a.index)
             return try reply(call) { try Calculators.differential(request) } text: { $0.text }
         },
         Command("index-from", summary: "Handicap Index from differentials (oldest first; the most recent 20 count)",
-                arguments: [
-                    .list("differentials", help: "Score Differentials in the order played, e.g. 15.3,15.2,16.6", required: true),
-                    .string("low-index", help: "Low Handicap Index, for the soft and hard caps (20 differentials or more)"),
-                ],
-                reply: "{index, differentials, considered, used, adjustment, average, calculated, counted, countedPositions, lowIndex, softCapApplied, hardCapApplied, maximumApplied, note}") { _, call in
-            let request = IndexFromRequest(differentials: try call.arguments.list("differentials").joined(separator: ","),
-                                           lowIndex: try call.arguments.optionalString("low-index"))
+                arguments: IndexFromArguments.self,
+                reply: "{index, differentials, considered, used, adjustment, average, calculated, counted, countedPositions, lowIndex, softCapApplied, hardCapApplied, maximumApplied, note}") { _, a, call in
+            let request = IndexFromRequest(differentials: a.differentials, lowIndex: a.lowIndex)
             return try reply(call) { try Calculators.indexFrom(request) } text: { $0.text }
         },
         Command("course-handicap", summary: "Course Handicap (and Playing Handicap with an allowance) for an index and a tee",
-                arguments: [
-                    .string("index", help: "Handicap Index (+2.3 = plus 2.3)", required: true),
-                    .integer("slope", help: "Slope Rating", required: true),
-                    .number("rating", help: "Course Rating", required: true),
-                    .integer("par", help: "Par", required: true),
-                    .integer("holes", help: "9 (index/2 with the nine's slope, rating and par) or 18", default: 18),
-                    .string("allowance", help: "Handicap allowance in percent (95 stroke play, 85 four-ball, 100 match play)"),
-                ],
-                reply: "{holes, index, nineHoleIndex, slopeRating, courseRating, par, unroundedCourseHandicap, courseHandicap, allowance, playingHandicap}") { plugin, call in
-            let a = call.arguments
-            let request = CourseHandicapRequest(
-                index: try a.string("index"), slope: String(try a.int("slope")), rating: numberText(a["rating"]) ?? "",
-                par: String(try a.int("par")), holes: try a.optionalInt("holes").map(String.init),
-                allowance: try a.optionalString("allowance") ?? plugin.defaultAllowance)
+                arguments: CourseHandicapArguments.self,
+                reply: "{holes, index, nineHoleIndex, slopeRating, courseRating, par, unroundedCourseHandicap, courseHandicap, allowance, playingHandicap}") { plugin, a, call in
+            let request = CourseHandicapRequest(index: a.index, slope: a.slope, rating: a.rating.text, par: a.par, holes: a.holes,
+                                                allowance: a.allowance ?? plugin.defaultAllowance)
             return try reply(call) { try Calculators.courseHandicap(request) } text: { $0.text }
         },
         Command("strokes", summary: "Strokes received per hole for a Course Handicap (plus handicaps give strokes back)",
-                arguments: [
-                    .string("course-handicap", help: "Course or Playing Handicap (+2 = plus 2)", required: true),
-                    .list("stroke-indexes", help: "Stroke index of each hole played, in hole order (9 or 18)", required: true),
-                ],
-                reply: "{courseHandicap, holes, strokeIndexes, strokes, total}") { _, call in
-            let request = StrokesRequest(courseHandicap: try call.arguments.string("course-handicap"),
-                                         strokeIndexes: try call.arguments.list("stroke-indexes").joined(separator: ","))
+                arguments: StrokesArguments.self, reply: "{courseHandicap, holes, strokeIndexes, strokes, total}") { _, a, call in
+            let request = StrokesRequest(courseHandicap: a.courseHandicap, strokeIndexes: a.strokeIndexes)
             return try reply(call) { try Calculators.strokes(request) } text: { $0.text }
         },
         Command("demo", summary: "Sample players and courses, a season of rounds, indexes with their records, a live leaderboard",
-                arguments: [.path("out", help: "Folder for the demo's output (demo.txt, demo.json)", required: true)],
-                reply: "{players, courses, finishedRounds, records, liveRound}") { plugin, call in
-            let out = try call.arguments.string("out")
+                arguments: DemoArguments.self, reply: "{players, courses, finishedRounds, records, liveRound}") { plugin, a, call in
+            let out = a.out
             // The demo fills the plugin's database when it is empty (so `clubhouse demo` leaves data to
             // browse); a database that already holds data is left alone and the demo runs in memory.
             let empty = try plugin.store.players().isEmpty && plugin.store.courses().isEmpty
@@ -330,16 +235,9 @@ extension ScorecardError: DomainError {
         default: return .invalidArgument
         }
     }
-    public var replyMessage: String { description }
-}
-
-/// The exact text of a number argument (its lexeme), or nil when absent.
-func numberText(_ value: JSONValue?) -> String? {
-    switch value {
-    case .number(let n)?: return n.lexeme
-    case .string(let s)?: return s
-    default: return nil
-    }
+    /// The core names arguments by their names; the command line's word for one is its flag (the host
+    /// words a leading flag its own way for JSON-RPC and HTTP: PluginKit's ArgumentError).
+    public var replyMessage: String { message(naming: { "--" + $0 }) }
 }
 
 /// Today's date in UTC.

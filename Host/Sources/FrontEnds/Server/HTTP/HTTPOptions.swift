@@ -5,6 +5,7 @@
 
 import ClubhouseHost
 import ClubhousePlatform
+import ClubhouseJSON
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -105,9 +106,24 @@ struct HostPolicy: Sendable {
         return String(text)
     }
 
+    /// Whether `value` is `localhost` or `127.0.0.1`, with or without a port (digits after a colon), read
+    /// over its bytes: what nearly every request names, answered without taking the name apart (`name`).
+    static func isPlainLoopback(_ value: String) -> Bool {
+        var value = value
+        return value.withUTF8 { bytes -> Bool in
+            let end = bytes.firstIndex(of: 0x3A) ?? bytes.count
+            if end < bytes.count {
+                guard end + 1 < bytes.count, bytes[(end + 1)...].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
+            }
+            let name = UnsafeBufferPointer(rebasing: bytes[..<end])
+            return name.elementsEqual("localhost".utf8) || name.elementsEqual("127.0.0.1".utf8)
+        }
+    }
+
     /// nil when the request may be answered; else the refusal (421), naming the option that would allow it.
     func refusal(host: String?, forwardedFor: String?, peer: String) -> HTTPRefusal? {
         guard let host else { return nil }
+        if HostPolicy.isPlainLoopback(host) { return nil }
         if let name = HostPolicy.name(host), name == "localhost" || allowed.contains(name) || IPRange.parse(name) != nil { return nil }
         if forwardedFor != nil, trustedProxies.contains(where: { $0.contains(peer) }) { return nil }
         let shown = host.count > 100 ? String(host.prefix(100)) + "…" : host
@@ -167,52 +183,45 @@ struct HTTPOptions: Sendable {
         return b == [UInt8](repeating: 0, count: 15) + [1]
     }
 
-    /// Reads one of serve's HTTP options; false when `option` is not one.
-    mutating func read(_ option: String, _ value: String) throws(CLIError) -> Bool {
-        func number(_ minimum: Int, _ maximum: Int = 1 << 30) throws(CLIError) -> Int {
-            guard let n = Int(value), n >= minimum, n <= maximum else {
-                throw HTTPOptions.usageError("\(option) needs a whole number from \(minimum) to \(maximum), not '\(value)'")
-            }
-            return n
+    /// Reads serve's HTTP options from its parsed arguments (ServeOptions).
+    mutating func read(_ arguments: JSONObject) throws(CLIError) {
+        func number(_ name: String, _ minimum: Int, _ maximum: Int = 1 << 30) throws(CLIError) -> Int? {
+            try ServeOptions.whole(arguments, name, minimum: minimum, maximum: maximum, range: "from \(minimum) to \(maximum)")
         }
-        switch option {
-        case "--http": try setAddress(value)
-        case "--allow-remote": allowRemote = value != "false"
-        case "--trusted-proxy":
-            for item in value.split(separator: ",").map({ $0.trimmingSpaces() }) where !item.isEmpty {
-                guard let range = IPRange(item) else {
-                    throw HTTPOptions.usageError("--trusted-proxy \(item): give the proxy's IP address (or a network, eg: 10.0.0.0/8)")
-                }
-                trustedProxies.append(range)
+        if let address = arguments["http"]?.stringValue { try setAddress(address) }
+        if let allow = arguments["allow-remote"]?.boolValue { allowRemote = allow }
+        for item in (arguments["trusted-proxy"]?.arrayValue ?? []).compactMap(\.stringValue) {
+            guard let range = IPRange(item) else {
+                throw HTTPOptions.usageError("--trusted-proxy \(item): give the proxy's IP address (or a network, eg: 10.0.0.0/8)")
             }
-        case "--ui-dir": uiDirectory = FileSystem.absolute(value)
-        case "--http-allowed-host":
+            trustedProxies.append(range)
+        }
+        if let folder = arguments["ui-dir"]?.stringValue { uiDirectory = FileSystem.absolute(folder) }
+        for value in (arguments["http-allowed-host"]?.arrayValue ?? []).compactMap(\.stringValue) {
             guard let name = HostPolicy.name(value) else {
                 throw HTTPOptions.usageError("--http-allowed-host \(value): give a host name as browsers send it, without scheme, port or path (eg: club.example.org)")
             }
             if !allowedHosts.contains(name) { allowedHosts.append(name) }
-        case "--http-max-connections": limits.maxConnections = try number(1, 1_000_000)
-        case "--http-max-request-line": limits.requestLineBytes = try number(64, 1 << 20)
-        case "--http-max-header-bytes": limits.headerBytes = try number(256, 1 << 22)
-        case "--http-max-headers": limits.headerCount = try number(1, 10_000)
-        case "--http-max-body": limits.bodyBytes = try number(0, HTTPRoute.largestMaxBodyBytes)
-        case "--http-max-body-memory": limits.bodyMemoryBytes = try number(1, Int.max / 2)
-        case "--http-header-timeout-ms": limits.headerTimeoutMilliseconds = Int64(try number(1))
-        case "--http-body-timeout-ms": limits.bodyTimeoutMilliseconds = Int64(try number(1))
-        case "--http-idle-timeout-ms": limits.idleTimeoutMilliseconds = Int64(try number(1))
-        case "--http-send-timeout-ms": limits.sendTimeoutMilliseconds = Int64(try number(1))
-        case "--http-heartbeat-ms": limits.heartbeatMilliseconds = Int64(try number(10))
-        case "--http-max-event-backlog": limits.eventBacklogBytes = try number(1024)
-        default: return false
         }
-        return true
+        if let n = try number("http-max-connections", 1, 1_000_000) { limits.maxConnections = n }
+        if let n = try number("http-max-request-line", 64, 1 << 20) { limits.requestLineBytes = n }
+        if let n = try number("http-max-header-bytes", 256, 1 << 22) { limits.headerBytes = n }
+        if let n = try number("http-max-headers", 1, 10_000) { limits.headerCount = n }
+        if let n = try number("http-max-body", 0, HTTPRoute.largestMaxBodyBytes) { limits.bodyBytes = n }
+        if let n = try number("http-max-body-memory", 1, Int.max / 2) { limits.bodyMemoryBytes = n }
+        if let n = try number("http-header-timeout-ms", 1) { limits.headerTimeoutMilliseconds = Int64(n) }
+        if let n = try number("http-body-timeout-ms", 1) { limits.bodyTimeoutMilliseconds = Int64(n) }
+        if let n = try number("http-idle-timeout-ms", 1) { limits.idleTimeoutMilliseconds = Int64(n) }
+        if let n = try number("http-send-timeout-ms", 1) { limits.sendTimeoutMilliseconds = Int64(n) }
+        if let n = try number("http-heartbeat-ms", 10) { limits.heartbeatMilliseconds = Int64(n) }
+        if let n = try number("http-max-event-backlog", 1024) { limits.eventBacklogBytes = n }
     }
 
-    /// The options `read` takes, for the usage line.
-    static let names = ["--http", "--allow-remote", "--trusted-proxy", "--http-allowed-host", "--ui-dir", "--http-max-connections", "--http-max-request-line",
-                        "--http-max-header-bytes", "--http-max-headers", "--http-max-body", "--http-max-body-memory", "--http-header-timeout-ms",
-                        "--http-body-timeout-ms", "--http-idle-timeout-ms", "--http-send-timeout-ms", "--http-heartbeat-ms",
-                        "--http-max-event-backlog"]
+    /// The options `read` takes (serve's declaration names them the same).
+    static let names = ["http", "allow-remote", "trusted-proxy", "http-allowed-host", "ui-dir", "http-max-connections", "http-max-request-line",
+                        "http-max-header-bytes", "http-max-headers", "http-max-body", "http-max-body-memory", "http-header-timeout-ms",
+                        "http-body-timeout-ms", "http-idle-timeout-ms", "http-send-timeout-ms", "http-heartbeat-ms",
+                        "http-max-event-backlog"]
 
     /// Refuses a non-loopback address unless asked for, saying how.
     func checkExposure() throws(CLIError) {

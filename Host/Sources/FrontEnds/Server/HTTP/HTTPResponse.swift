@@ -130,8 +130,15 @@ struct HTTPResponse {
     /// The bytes on the wire. `requestID` and `date` go in every response; a body-less status (1xx, 204,
     /// 304) has no Content-Length.
     func serialized(requestID: String, date: String) -> [UInt8] {
+        var out = head(requestID: requestID, date: date, reserving: omitBody ? 0 : body.count)
+        if !omitBody { out.append(contentsOf: body) }
+        return out
+    }
+
+    /// The status line and headers (through the blank line) of `serialized`; `reserving`: room kept after them.
+    func head(requestID: String, date: String, reserving: Int = 0) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(256 + (omitBody ? 0 : body.count))
+        out.reserveCapacity(256 + reserving)
         func append(_ s: String) { out.append(contentsOf: s.utf8) }
         append("HTTP/1.1 \(status) \(HTTPResponse.reason(status))\r\n")
         append("Date: \(date)\r\nX-Request-Id: \(requestID)\r\n")
@@ -148,7 +155,6 @@ struct HTTPResponse {
         if !stream && !(status < 200 || status == 204 || status == 304) { append("Content-Length: \(body.count)\r\n") }
         if close { append("Connection: close\r\n") }
         append("\r\n")
-        if !omitBody { out.append(contentsOf: body) }
         return out
     }
 }

@@ -433,20 +433,74 @@ final class HTTPFrontEnd: @unchecked Sendable {
     func dispatch(_ exchange: HTTPExchange, connection: HTTPConnection, channel: ServeChannel) {
         group.enter()
         channel.began()
+        if let lane = laneFromLoop(exchange) {
+            return queueInLane(exchange, lane, connection: connection, channel: channel)
+        }
         pool.submit { [self] in
             let answer = answer(exchange, connection: connection)
-            switch answer.step {
-            case .now(let response):
-                complete(exchange, response, answer, connection: connection, channel: channel)
-            case .call(let call) where HTTPFrontEnd.wantsEventStream(exchange.head):
-                runFollowed(call, exchange: exchange, answer, connection: connection, channel: channel)
-            case .call(let call):
-                run(call, exchange: exchange, answer, connection: connection, channel: channel)
-            case .events(let alias, let topics):
-                stream(exchange, alias: alias, topics: topics, answer, connection: connection, channel: channel)
-            case .follow(let followed):
-                followStream(followed, exchange: exchange, answer, connection: connection, channel: channel)
+            handle(answer, exchange: exchange, connection: connection, channel: channel)
+        }
+    }
+
+    /// Goes on with a request once its answer is known (on a worker).
+    private func handle(_ answer: Answer, exchange: HTTPExchange, connection: HTTPConnection, channel: ServeChannel, heldLane: String? = nil) {
+        switch answer.step {
+        case .now(let response):
+            complete(exchange, response, answer, connection: connection, channel: channel)
+        case .call(let call) where HTTPFrontEnd.wantsEventStream(exchange.head):
+            runFollowed(call, exchange: exchange, answer, connection: connection, channel: channel)
+        case .call(let call):
+            run(call, exchange: exchange, answer, connection: connection, channel: channel, heldLane: heldLane)
+        case .events(let alias, let topics):
+            stream(exchange, alias: alias, topics: topics, answer, connection: connection, channel: channel)
+        case .follow(let followed):
+            followStream(followed, exchange: exchange, answer, connection: connection, channel: channel)
+        }
+    }
+
+    /// The plugin lane a request joins straight from the loop (loop thread): a plugin route's GET or HEAD
+    /// with no body, no file output, no event stream and no lease — the reads a phone polls. While its plugin
+    /// is busy such a request waits in the lane without a worker being woken for it; the worker that ends
+    /// the call ahead asks the access layer, prepares the call and runs it (so the token and its scope are
+    /// still checked per request, just before the call). nil: the request goes to a worker as any other.
+    func laneFromLoop(_ exchange: HTTPExchange) -> (name: String, alias: String, serialized: Bool)? {
+        guard case .plugin(let route, _) = exchange.destination,
+              exchange.head.method == "GET" || exchange.head.method == "HEAD",
+              exchange.body.isEmpty, route.route.output == nil,
+              !HTTPFrontEnd.wantsEventStream(exchange.head), exchange.head.header("clubhouse-lease") == nil,
+              let plugin = session.runtime.resolvedIfLoaded(route.alias) else { return nil }
+        return (PluginLanes.lane(route.alias, generation: session.runtime.generation(of: route.alias)), route.alias, plugin.serializesCalls)
+    }
+
+    /// Puts a request in its plugin's lane from the loop (`laneFromLoop`). A worker is woken only when the
+    /// plugin is free; a request that waits is answered 499 when its client leaves first, 503 when the server
+    /// stops or the wait bound passes — nothing of it ran.
+    private func queueInLane(_ exchange: HTTPExchange, _ lane: (name: String, alias: String, serialized: Bool),
+                             connection: HTTPConnection, channel: ServeChannel) {
+        let waiting = CallContext.waiting(alias: lane.alias)
+        running.add(waiting)
+        let unanswered = Answer(step: .now(HTTPResponse(status: 500)), principal: "anonymous", cors: [])
+        let refuse = { [self] (error: RuntimeError) in
+            complete(exchange, .error(HTTPStatusTable.status(for: error.status), error.message, name: error.status.name), unanswered,
+                     connection: connection, channel: channel)
+        }
+        guard connection.track(waiting) else {
+            pool.submit { refuse(RuntimeError(status: .cancelled, message: "the client went away before the call started")) }
+            return
+        }
+        let start = { [self] in
+            let answer = answer(exchange, connection: connection)
+            handle(answer, exchange: exchange, connection: connection, channel: channel, heldLane: lane.name)
+        }
+        switch lanes.admit(lane: lane.name, alias: lane.alias, serialized: lane.serialized, client: channel.number, context: waiting,
+                           start: start, refuse: refuse) {
+        case .now:
+            pool.submit { [self] in
+                start()
+                lanes.finished(lane: lane.name)
             }
+        case .waiting: break
+        case .refused(let error): pool.submit { refuse(error) }
         }
     }
 
@@ -473,7 +527,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
         if exchange.head.method == "HEAD" { response.omitBody = true }
         let keepAlive = exchange.head.keepAlive && !response.close
         response.close = !keepAlive
-        channel.enqueue(response.serialized(requestID: exchange.requestID, date: dates.now), droppable: false)
+        // Head and body go out in one gathered write, the body not copied behind the head.
+        channel.enqueue(response.head(requestID: exchange.requestID, date: dates.now), response.omitBody ? [] : response.body)
         return connection.finish(keepAlive: keepAlive)
     }
 
@@ -820,7 +875,10 @@ final class HTTPFrontEnd: @unchecked Sendable {
 
     /// Runs a prepared call through its plugin's lane (cancelled if the client goes away, waiting or
     /// running) and queues its response.
-    private func run(_ call: PluginCall, exchange: HTTPExchange, _ answer: Answer, connection: HTTPConnection, channel: ServeChannel) {
+    /// `heldLane`: the request already holds this lane (it waited there from the loop, `queueInLane`): a call of
+    /// that lane runs at once on this worker.
+    private func run(_ call: PluginCall, exchange: HTTPExchange, _ answer: Answer, connection: HTTPConnection, channel: ServeChannel,
+                     heldLane: String? = nil) {
         let context = session.runtime.router.context(for: call.prepared)
         running.add(context)
         // A page's heartbeat lease holds the call from now, waiting or running (HTTPCallLeases.swift).
@@ -849,6 +907,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         func refusal(_ error: RuntimeError) -> HTTPResponse {
             .error(HTTPStatusTable.status(for: error.status), error.message, name: error.status.name)
         }
+        if lane == heldLane { return start() }
         switch lanes.admit(lane: lane, alias: alias, serialized: call.prepared.plugin.serializesCalls, client: channel.number, context: context,
                            start: start, refuse: { refuse(refusal($0)) }) {
         case .now:
@@ -884,7 +943,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         defer { HTTPFrontEnd.remove(call.made) }
         let route = call.route
         let router = session.runtime.router
-        let outcome = router.runData(call.prepared, context: context)
+        var outcome = router.runData(call.prepared, context: context)
         _ = connection.track(nil)
         guard outcome.status == .ok else {
             // An upload's message names the file as the client named it, not the host's private folder.
@@ -902,7 +961,10 @@ final class HTTPFrontEnd: @unchecked Sendable {
         let accepted = declared.acceptedIf.map { name in
             outcome.data.withUnsafeBufferPointer { JSONScanner.member(name, in: $0) } != nil
         } ?? false
-        return .json(accepted ? 202 : 200, raw: outcome.data)
+        // Taken out of the outcome, so the body's newline goes into the bytes' own room (no copy on write).
+        let data = outcome.data
+        outcome.data = []
+        return .json(accepted ? 202 : 200, raw: data)
     }
 
     /// The audit entry and the log line of a request.

@@ -33,27 +33,29 @@ enum ArgumentReader {
 
     static func pcc(_ text: String?) throws(ScorecardError) -> Tenths {
         guard let text else { return .zero }
-        let value = try tenths(text, argument: "--pcc", range: -10...30)
+        let value = try tenths(text, argument: "pcc", range: -10...30)
         guard value.isWhole else {
-            throw .invalidNumber(argument: "--pcc", text: text, expected: "a whole number from -1 to +3 (Rule 5.6)")
+            throw .invalidNumber(argument: "pcc", text: text, expected: "a whole number from -1 to +3 (Rule 5.6)")
         }
         return value
     }
 
-    static func holes(_ text: String?) throws(ScorecardError) -> HoleCount {
-        guard let text else { return .eighteen }
-        let value = try integer(text, argument: "--holes", range: Int.min...Int.max)
+    static func holes(_ value: Int?) throws(ScorecardError) -> HoleCount {
+        guard let value else { return .eighteen }
         guard let holes = HoleCount(rawValue: value) else { throw .invalidHolesOption(value) }
         return holes
     }
 
-    /// The Handicap Index a player comes with: `12.3`, `+1.2` (a plus index), plus 10.0 to 54.0.
-    static func givenIndex(_ text: String) throws(ScorecardError) -> Tenths {
-        try tenths(text, argument: "--index", range: indexRange, handicap: true)
+    static func integer(_ value: Int, argument: String, range: ClosedRange<Int>) throws(ScorecardError) -> Int {
+        guard range.contains(value) else {
+            throw .outOfRange(argument: argument, value: String(value), range: "\(range.lowerBound)–\(range.upperBound)")
+        }
+        return value
     }
 
-    static func list(_ text: String) -> [String] {
-        text.split(separator: ",", omittingEmptySubsequences: false).map { String(String($0).trimmingSpaces) }
+    /// The Handicap Index a player comes with: `12.3`, `+1.2` (a plus index), plus 10.0 to 54.0.
+    static func givenIndex(_ text: String) throws(ScorecardError) -> Tenths {
+        try tenths(text, argument: "index", range: indexRange, handicap: true)
     }
 }
 
@@ -70,14 +72,15 @@ private func checkRating(_ rating: Tenths, par: Int, holes: HoleCount) throws(Sc
 // MARK: scorecard differential
 
 public struct DifferentialRequest: Sendable {
-    public var ags: String
+    public var ags: Int
+    /// Decimals as typed (read exactly, to the tenth).
     public var rating: String
-    public var slope: String
+    public var slope: Int
     public var pcc: String?
-    public var holes: String?
+    public var holes: Int?
     public var index: String?
 
-    public init(ags: String, rating: String, slope: String, pcc: String? = nil, holes: String? = nil, index: String? = nil) {
+    public init(ags: Int, rating: String, slope: Int, pcc: String? = nil, holes: Int? = nil, index: String? = nil) {
         self.ags = ags
         self.rating = rating
         self.slope = slope
@@ -119,11 +122,11 @@ public struct DifferentialResult: Sendable, Codable, Equatable {
 // MARK: scorecard index-from
 
 public struct IndexFromRequest: Sendable {
-    /// Comma-separated differentials in the order played, oldest first.
-    public var differentials: String
+    /// Differentials in the order played, oldest first, as typed.
+    public var differentials: [String]
     public var lowIndex: String?
 
-    public init(differentials: String, lowIndex: String? = nil) {
+    public init(differentials: [String], lowIndex: String? = nil) {
         self.differentials = differentials
         self.lowIndex = lowIndex
     }
@@ -197,14 +200,14 @@ public struct IndexFromResult: Sendable, Codable, Equatable {
 
 public struct CourseHandicapRequest: Sendable {
     public var index: String
-    public var slope: String
+    public var slope: Int
     public var rating: String
-    public var par: String
-    public var holes: String?
+    public var par: Int
+    public var holes: Int?
     /// Percent, 1–100; defaults to 100.
     public var allowance: String?
 
-    public init(index: String, slope: String, rating: String, par: String, holes: String? = nil, allowance: String? = nil) {
+    public init(index: String, slope: Int, rating: String, par: Int, holes: Int? = nil, allowance: String? = nil) {
         self.index = index
         self.slope = slope
         self.rating = rating
@@ -244,10 +247,10 @@ public struct CourseHandicapResult: Sendable, Codable, Equatable {
 
 public struct StrokesRequest: Sendable {
     public var courseHandicap: String
-    /// Comma-separated stroke indexes of the holes played, in hole order.
-    public var strokeIndexes: String
+    /// Stroke indexes of the holes played, in hole order, as typed.
+    public var strokeIndexes: [String]
 
-    public init(courseHandicap: String, strokeIndexes: String) {
+    public init(courseHandicap: String, strokeIndexes: [String]) {
         self.courseHandicap = courseHandicap
         self.strokeIndexes = strokeIndexes
     }
@@ -280,29 +283,28 @@ public enum Calculators {
     public static func differential(_ request: DifferentialRequest) throws(ScorecardError) -> DifferentialResult {
         let holes = try ArgumentReader.holes(request.holes)
         let maxScore = holes == .nine ? 9 * 20 : 18 * 20
-        let ags = try ArgumentReader.integer(request.ags, argument: "--ags", range: holes.rawValue...maxScore)
-        let rating = try ArgumentReader.tenths(request.rating, argument: "--rating", range: 1...9999)
-        let slope = try ArgumentReader.integer(request.slope, argument: "--slope", range: CourseValidation.slopeRange)
+        let ags = try ArgumentReader.integer(request.ags, argument: "ags", range: holes.rawValue...maxScore)
+        let rating = try ArgumentReader.tenths(request.rating, argument: "rating", range: 1...9999)
+        let slope = try ArgumentReader.integer(request.slope, argument: "slope", range: CourseValidation.slopeRange)
         let pcc = try ArgumentReader.pcc(request.pcc)
         // A rating far from any possible par of the holes (3–6 a hole) is a typing mistake.
         let parRange = (holes.rawValue * 3)...(holes.rawValue * 6)
         let spread = CourseValidation.ratingSpread(holes: holes.rawValue)
         if rating.raw < 10 * parRange.lowerBound - spread || rating.raw > 10 * parRange.upperBound + spread {
-            throw .outOfRange(argument: "--rating", value: rating.description,
+            throw .outOfRange(argument: "rating", value: rating.description,
                               range: "\(Tenths(raw: 10 * parRange.lowerBound - spread))–\(Tenths(raw: 10 * parRange.upperBound + spread)) for \(holes.rawValue) holes")
         }
         if holes == .eighteen {
             if request.index != nil {
-                throw .invalidNumber(argument: "--index", text: request.index ?? "",
-                                     expected: "used with 18 holes (the index is only needed for the expected score of --holes 9)")
+                throw .indexWithEighteenHoles(request.index ?? "")
             }
             let exact = WorldHandicapSystem.differential(adjustedGrossScore: ags, rating: rating, slope: slope, pcc: pcc)
             return DifferentialResult(holes: 18, adjustedGrossScore: ags, courseRating: rating, slopeRating: slope, pcc: pcc,
                                       index: nil, nineHoleDifferential: nil, expectedDifferential: nil,
                                       unroundedDifferential: exact.decimalText(), differential: exact.rounded)
         }
-        guard let indexText = request.index else { throw .missingArgument("--index (the expected score of a 9-hole round needs the Handicap Index)") }
-        let index = try ArgumentReader.tenths(indexText, argument: "--index", range: indexRange, handicap: true)
+        guard let indexText = request.index else { throw .missingArgument(argument: "index", detail: " (the expected score of a 9-hole round needs the Handicap Index)") }
+        let index = try ArgumentReader.tenths(indexText, argument: "index", range: indexRange, handicap: true)
         let nine = WorldHandicapSystem.nineHoleDifferential(adjustedGrossScore: ags, rating: rating, slope: slope, pcc: pcc)
         let expected = WorldHandicapSystem.expectedNineHoleDifferential(index: index)
         let total = WorldHandicapSystem.eighteenHoleDifferential(nine: nine, index: index)
@@ -312,14 +314,18 @@ public enum Calculators {
     }
 
     public static func indexFrom(_ request: IndexFromRequest) throws(ScorecardError) -> IndexFromResult {
-        let texts = ArgumentReader.list(request.differentials)
-        if texts.count == 1 && texts[0].isEmpty { throw .missingArgument("--differentials d1,d2,… (at least one)") }
+        let texts = request.differentials.map { String($0.trimmingSpaces) }
+        if texts.isEmpty || texts == [""] { throw .missingArgument(argument: "differentials", detail: " d1,d2,… (at least one)") }
         var values: [Tenths] = []
         for (i, text) in texts.enumerated() {
-            values.append(try ArgumentReader.tenths(text, argument: "differential \(i + 1) of --differentials", range: -999...999))
+            do {
+                values.append(try ArgumentReader.tenths(text, argument: "differentials", range: -999...999))
+            } catch {
+                throw .item("differential \(i + 1)", error)
+            }
         }
         let low = try request.lowIndex.map { text throws(ScorecardError) in
-            try ArgumentReader.tenths(text, argument: "--low-index", range: indexRange, handicap: true)
+            try ArgumentReader.tenths(text, argument: "low-index", range: indexRange, handicap: true)
         }
         var note: String?
         if low != nil && values.count < 20 {
@@ -357,13 +363,13 @@ public enum Calculators {
 
     public static func courseHandicap(_ request: CourseHandicapRequest) throws(ScorecardError) -> CourseHandicapResult {
         let holes = try ArgumentReader.holes(request.holes)
-        let index = try ArgumentReader.tenths(request.index, argument: "--index", range: indexRange, handicap: true)
-        let slope = try ArgumentReader.integer(request.slope, argument: "--slope", range: CourseValidation.slopeRange)
-        let rating = try ArgumentReader.tenths(request.rating, argument: "--rating", range: 1...999)
+        let index = try ArgumentReader.tenths(request.index, argument: "index", range: indexRange, handicap: true)
+        let slope = try ArgumentReader.integer(request.slope, argument: "slope", range: CourseValidation.slopeRange)
+        let rating = try ArgumentReader.tenths(request.rating, argument: "rating", range: 1...999)
         let n = holes.rawValue
-        let par = try ArgumentReader.integer(request.par, argument: "--par", range: (3 * n)...(6 * n))
+        let par = try ArgumentReader.integer(request.par, argument: "par", range: (3 * n)...(6 * n))
         let allowance = try request.allowance.map { text throws(ScorecardError) in
-            try ArgumentReader.integer(text.hasSuffix("%") ? String(text.dropLast()) : text, argument: "--allowance", range: 1...100,
+            try ArgumentReader.integer(text.hasSuffix("%") ? String(text.dropLast()) : text, argument: "allowance", range: 1...100,
                                        expected: "a whole percentage such as 95")
         } ?? 100
         try checkRating(rating, par: par, holes: holes)
@@ -382,17 +388,17 @@ public enum Calculators {
     public static func strokes(_ request: StrokesRequest) throws(ScorecardError) -> StrokesResult {
         let courseHandicap = try ArgumentReader.integer(
             request.courseHandicap.hasPrefix("+") ? "-" + request.courseHandicap.dropFirst() : request.courseHandicap,
-            argument: "--course-handicap", range: -60...120)
-        let texts = ArgumentReader.list(request.strokeIndexes)
+            argument: "course-handicap", range: -60...120)
+        let texts = request.strokeIndexes.map { String($0.trimmingSpaces) }
         var indexes: [Int] = []
         for (i, text) in texts.enumerated() {
             guard let value = Int(text) else {
-                throw .invalidNumber(argument: "stroke index \(i + 1) of --stroke-indexes", text: text, expected: "a whole number")
+                throw .item("stroke index \(i + 1)", .invalidNumber(argument: "stroke-indexes", text: text, expected: "a whole number"))
             }
             indexes.append(value)
         }
         guard indexes.count == 9 || indexes.count == 18 else {
-            throw .invalidNumber(argument: "--stroke-indexes", text: request.strokeIndexes,
+            throw .invalidNumber(argument: "stroke-indexes", text: request.strokeIndexes.joined(separator: ","),
                                  expected: "a list of 9 or 18 stroke indexes (found \(indexes.count))")
         }
         let ranks = try allocationRanks(indexes)

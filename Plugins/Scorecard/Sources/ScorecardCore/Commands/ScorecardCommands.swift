@@ -38,12 +38,13 @@ public struct AddCourseRequest: Sendable {
 public struct StartRoundRequest: Sendable {
     public var course: String
     public var tee: String
-    /// Comma-separated player names or ids.
-    public var players: String
+    /// Player names or ids.
+    public var players: [String]
     public var date: String?
-    public var holes: String?
-    /// "front" or "back" for nine holes of an 18-hole tee (front by default).
-    public var nine: String?
+    /// 9 or 18; the tee's number of holes by default.
+    public var holes: Int?
+    /// `.front` or `.back` for nine holes of an 18-hole tee (front by default).
+    public var nine: Nine?
     /// A `PlayFormat` raw value; individual stroke play by default.
     public var format: String?
     public var pcc: String?
@@ -56,7 +57,7 @@ public struct StartRoundRequest: Sendable {
     /// The date used when `date` is not given.
     public var today: GolfDate
 
-    public init(course: String, tee: String, players: String, date: String? = nil, holes: String? = nil, nine: String? = nil,
+    public init(course: String, tee: String, players: [String], date: String? = nil, holes: Int? = nil, nine: Nine? = nil,
                 format: String? = nil, pcc: String? = nil, allowance: String? = nil, skins: String? = nil,
                 carryOvers: String? = nil, today: GolfDate) {
         self.allowance = allowance
@@ -76,11 +77,11 @@ public struct StartRoundRequest: Sendable {
 
 /// `scorecard score --round ID --player A --hole N --strokes S`.
 public struct ScoreRequest: Sendable {
-    public var round: String
+    public var round: Int
     public var player: String
-    public var hole: String
-    public var strokes: String
-    public init(round: String, player: String, hole: String, strokes: String) {
+    public var hole: Int
+    public var strokes: Int
+    public init(round: Int, player: String, hole: Int, strokes: Int) {
         self.round = round
         self.player = player
         self.hole = hole
@@ -90,13 +91,13 @@ public struct ScoreRequest: Sendable {
 
 /// `scorecard correct --round ID --player A --hole N --strokes S --reason TEXT`.
 public struct CorrectionRequest: Sendable {
-    public var round: String
+    public var round: Int
     public var player: String
-    public var hole: String
-    public var strokes: String
+    public var hole: Int
+    public var strokes: Int
     public var reason: String
     public var today: GolfDate
-    public init(round: String, player: String, hole: String, strokes: String, reason: String, today: GolfDate) {
+    public init(round: Int, player: String, hole: Int, strokes: Int, reason: String, today: GolfDate) {
         self.round = round
         self.player = player
         self.hole = hole
@@ -108,12 +109,12 @@ public struct CorrectionRequest: Sendable {
 
 /// `scorecard round finish ID [--pcc P]`.
 public struct FinishRoundRequest: Sendable {
-    public var round: String
+    public var round: Int
     public var pcc: String?
     public var today: GolfDate
     /// The user confirmed finishing with holes unscored (`--yes`).
     public var confirmed: Bool
-    public init(round: String, pcc: String? = nil, today: GolfDate, confirmed: Bool = false) {
+    public init(round: Int, pcc: String? = nil, today: GolfDate, confirmed: Bool = false) {
         self.round = round
         self.pcc = pcc
         self.today = today
@@ -123,12 +124,12 @@ public struct FinishRoundRequest: Sendable {
 
 /// Deletes a round for good (a logged tombstone; see ScorecardSchema).
 public struct DeleteRoundRequest: Sendable {
-    public var round: String
+    public var round: Int
     public var reason: String?
     public var today: GolfDate
     /// The user confirmed deleting a final round, which changes Handicap Indexes (`--yes`).
     public var confirmed: Bool
-    public init(round: String, reason: String? = nil, today: GolfDate, confirmed: Bool = false) {
+    public init(round: Int, reason: String? = nil, today: GolfDate, confirmed: Bool = false) {
         self.round = round
         self.reason = reason
         self.today = today
@@ -158,7 +159,7 @@ public struct ScorecardCommands {
         let name = String(request.name.trimmingSpaces)
         if name.isEmpty { throw .invalidPlayerName(request.name, reason: "is empty — give the player a name") }
         if name.count > 60 { throw .invalidPlayerName(name, reason: "is longer than 60 characters — shorten it") }
-        if name.contains(",") { throw .invalidPlayerName(name, reason: "contains a comma — --players A,B uses commas to separate names") }
+        if name.contains(",") { throw .commaInPlayerName(name) }
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             throw .invalidPlayerName(name, reason: "contains control characters — use printable characters only")
         }
@@ -172,7 +173,7 @@ public struct ScorecardCommands {
     /// Sets or clears the index a player came with. Refused once the player's record here issues an index
     /// of its own: from then on only scores count (README, "A player who comes with an index").
     public func editPlayer(_ request: EditPlayerRequest) throws(ScorecardError) -> PlayerEdited {
-        guard let text = request.index else { throw .missingArgument("--index (the Handicap Index the player comes with, or none)") }
+        guard let text = request.index else { throw .missingArgument(argument: "index", detail: " (the Handicap Index the player comes with, or none)") }
         let world = try loadWorld()
         let player = try player(request.player, in: world.players)
         let trimmed = String(text.trimmingSpaces)
@@ -249,19 +250,19 @@ public struct ScorecardCommands {
         }
         let date: GolfDate
         if let text = request.date {
-            guard let parsed = GolfDate(String(text.trimmingSpaces)) else { throw .invalidDate(argument: "--date", text: text) }
+            guard let parsed = GolfDate(String(text.trimmingSpaces)) else { throw .invalidDate(argument: "date", text: text) }
             date = parsed
         } else {
             date = request.today
         }
         // Without --holes the round is played on all of the tee's holes (9 on a 9-hole tee).
-        let holes = request.holes == nil ? tee.holeCount : try ArgumentReader.holes(request.holes)
+        let holes = try request.holes.map { value throws(ScorecardError) in try ArgumentReader.holes(value) } ?? tee.holeCount
         var nine = Nine.all
         if holes == .nine, tee.holeCount == .eighteen {
-            switch request.nine.map({ String($0.trimmingSpaces).lowercased() }) {
-            case nil, "front": nine = .front
-            case "back": nine = .back
-            case let other?: throw .invalidNumber(argument: "--nine", text: other, expected: "front or back")
+            switch request.nine {
+            case nil, .front?: nine = .front
+            case .back?: nine = .back
+            case .all?: throw .invalidNumber(argument: "nine", text: "all", expected: "front or back")
             }
         }
         if holes == .eighteen, tee.holeCount == .nine { throw .nineOfNineHoleTee(tee: tee.name) }
@@ -277,29 +278,29 @@ public struct ScorecardCommands {
         if let text = request.allowance {
             let trimmed = String(text.trimmingSpaces)
             guard let value = Int(trimmed.hasSuffix("%") ? String(trimmed.dropLast()) : trimmed) else {
-                throw .invalidNumber(argument: "--allowance", text: text, expected: "a whole percent, e.g. 95")
+                throw .invalidNumber(argument: "allowance", text: text, expected: "a whole percent, e.g. 95")
             }
-            guard AllowanceTable.range.contains(value) else { throw .allowanceOutOfRange(source: "--allowance", value: "\(value)") }
+            guard AllowanceTable.range.contains(value) else { throw .allowanceOutOfRange(source: "allowance", argument: "allowance", value: "\(value)") }
             options.allowancePercent = value
         }
         if let text = request.skins {
-            guard format == .skins else { throw .optionNotForFormat(option: "--skins", format: format) }
+            guard format == .skins else { throw .optionNotForFormat(option: "skins", format: format) }
             switch String(text.trimmingSpaces).lowercased() {
             case "net": options.netSkins = true
             case "gross": options.netSkins = false
-            default: throw .invalidNumber(argument: "--skins", text: text, expected: "net or gross")
+            default: throw .invalidNumber(argument: "skins", text: text, expected: "net or gross")
             }
         }
         if let text = request.carryOvers {
-            guard format == .skins else { throw .optionNotForFormat(option: "--carry-overs", format: format) }
+            guard format == .skins else { throw .optionNotForFormat(option: "carry-overs", format: format) }
             switch String(text.trimmingSpaces).lowercased() {
             case "on", "yes", "true": options.carryOvers = true
             case "off", "no", "false": options.carryOvers = false
-            default: throw .invalidNumber(argument: "--carry-overs", text: text, expected: "on or off")
+            default: throw .invalidNumber(argument: "carry-overs", text: text, expected: "on or off")
             }
         }
         let pcc = try ArgumentReader.pcc(request.pcc)
-        let names = ArgumentReader.list(request.players).filter { !$0.isEmpty }
+        let names = request.players.map { String($0.trimmingSpaces) }.filter { !$0.isEmpty }
         if names.isEmpty { throw .noPlayers }
         switch format {
         case .matchPlay where names.count != 2, .fourBallMatchPlay where names.count != 4,
@@ -330,9 +331,8 @@ public struct ScorecardCommands {
         return RoundStarted(round: summary(round, course: course))
     }
 
-    func round(_ text: String, in rounds: [Round]) throws(ScorecardError) -> Round {
-        let key = String(text.trimmingSpaces)
-        guard let id = Int(key), let round = rounds.first(where: { $0.id == id }) else { throw .unknownRound(key) }
+    func round(_ id: Int, in rounds: [Round]) throws(ScorecardError) -> Round {
+        guard let round = rounds.first(where: { $0.id == id }) else { throw .unknownRound(String(id)) }
         return round
     }
 
@@ -355,11 +355,8 @@ public struct ScorecardCommands {
         let course = try course(String(round.courseID), in: world.courses)
         let holes = course.tee(named: round.teeName)?.holes(for: round.nine).map(\.number) ?? []
         let range = (holes.first ?? 1)...(holes.last ?? 18)
-        let hole = try ArgumentReader.integer(request.hole, argument: "--hole", range: Int.min...Int.max)
+        let hole = request.hole, strokes = request.strokes
         guard holes.contains(hole) else { throw .unknownHole(hole: hole, round: round.id, holes: range) }
-        guard let strokes = Int(String(request.strokes.trimmingSpaces)) else {
-            throw .invalidNumber(argument: "--strokes", text: request.strokes, expected: "a whole number of strokes")
-        }
         guard CourseValidation.strokesRange.contains(strokes) else { throw .invalidStrokes(strokes: strokes, hole: hole) }
         let card = world.scorecards[round.id] ?? Scorecard(entries: [])
         if round.format.isMatch, let tee = course.tee(named: round.teeName) {
@@ -388,11 +385,8 @@ public struct ScorecardCommands {
         let course = try course(String(round.courseID), in: world.courses)
         let holes = course.tee(named: round.teeName)?.holes(for: round.nine).map(\.number) ?? []
         let range = (holes.first ?? 1)...(holes.last ?? 18)
-        let hole = try ArgumentReader.integer(request.hole, argument: "--hole", range: Int.min...Int.max)
+        let hole = request.hole, strokes = request.strokes
         guard holes.contains(hole) else { throw .unknownHole(hole: hole, round: round.id, holes: range) }
-        guard let strokes = Int(String(request.strokes.trimmingSpaces)) else {
-            throw .invalidNumber(argument: "--strokes", text: request.strokes, expected: "a whole number of strokes")
-        }
         guard CourseValidation.strokesRange.contains(strokes) else { throw .invalidStrokes(strokes: strokes, hole: hole) }
         let reason = String(request.reason.trimmingSpaces)
         if reason.isEmpty { throw .missingReason }
@@ -414,9 +408,9 @@ public struct ScorecardCommands {
     }
 
     /// `scorecard entries --round ID`: every entry of a round, superseded ones and corrections included.
-    public func entries(_ roundText: String, player playerText: String? = nil) throws(ScorecardError) -> EntryHistory {
+    public func entries(_ roundID: Int, player playerText: String? = nil) throws(ScorecardError) -> EntryHistory {
         let world = try loadWorld()
-        let round = try round(roundText, in: world.rounds)
+        let round = try round(roundID, in: world.rounds)
         var entries = try stored { try store.scoreEntries(roundID: round.id) }
         if let playerText {
             let player = try player(playerText, in: world.players)
@@ -453,9 +447,9 @@ public struct ScorecardCommands {
                            strokes: strokes)
     }
 
-    public func leaderboard(_ roundText: String) throws(ScorecardError) -> Leaderboard {
-        let world = try loadWorld(onlyRound: roundText)
-        return try leaderboard(try round(roundText, in: world.rounds), world: world)
+    public func leaderboard(_ roundID: Int) throws(ScorecardError) -> Leaderboard {
+        let world = try loadWorld(onlyRound: roundID)
+        return try leaderboard(try round(roundID, in: world.rounds), world: world)
     }
 
     func leaderboard(_ round: Round, world: World) throws(ScorecardError) -> Leaderboard {
@@ -625,11 +619,11 @@ public struct ScorecardCommands {
 
     /// Players, courses and rounds, with the entries of one round only (for the commands that read one
     /// round's card: its leaderboard and score entry). `postedRounds` needs the full `loadWorld()`.
-    func loadWorld(onlyRound roundText: String) throws(ScorecardError) -> World {
+    func loadWorld(onlyRound id: Int) throws(ScorecardError) -> World {
         try stored {
             let rounds = try store.rounds()
             var cards: [Int: Scorecard] = [:]
-            if let id = Int(String(roundText.trimmingSpaces)), rounds.contains(where: { $0.id == id }) {
+            if rounds.contains(where: { $0.id == id }) {
                 cards[id] = Scorecard(entries: try store.scoreEntries(roundID: id))
             }
             return World(players: try store.players(), courses: try store.courses(), rounds: rounds, scorecards: cards)

@@ -54,8 +54,8 @@ extension ScorecardCommands {
         func play(course: String, tee: String, players: [(String, Int)], date: GolfDate, holes: HoleCount = .eighteen,
                   through: Int? = nil, finish: Bool = true, format: PlayFormat = .strokePlay) throws(ScorecardError) -> Int {
             let started = try startRound(StartRoundRequest(
-                course: course, tee: tee, players: players.map(\.0).joined(separator: ","), date: date.description,
-                holes: String(holes.rawValue), format: format.rawValue, today: today))
+                course: course, tee: tee, players: players.map(\.0), date: date.description,
+                holes: holes.rawValue, format: format.rawValue, today: today))
             let id = started.round.id
             let world = try loadWorld()
             let teeHoles = try self.course(course, in: world.courses).tee(named: tee).map { Array($0.holes(for: started.round.nine)) } ?? []
@@ -64,20 +64,20 @@ extension ScorecardCommands {
                 for hole in teeHoles.prefix(through ?? teeHoles.count) {
                     for (name, skill) in players {
                         let strokes = SampleData.strokes(par: hole.par, overPerHoleTenths: skill, using: &rng)
-                        _ = try enterScore(ScoreRequest(round: String(id), player: name, hole: String(hole.number), strokes: String(strokes)))
+                        _ = try enterScore(ScoreRequest(round: id, player: name, hole: hole.number, strokes: strokes))
                     }
-                    if try leaderboard(String(id)).match?.decided == true { break }
+                    if try leaderboard(id).match?.decided == true { break }
                 }
             } else {
                 for (name, skill) in players {
                     for hole in teeHoles.prefix(through ?? teeHoles.count) {
                         let strokes = SampleData.strokes(par: hole.par, overPerHoleTenths: skill, using: &rng)
-                        _ = try enterScore(ScoreRequest(round: String(id), player: name, hole: String(hole.number), strokes: String(strokes)))
+                        _ = try enterScore(ScoreRequest(round: id, player: name, hole: hole.number, strokes: strokes))
                     }
                 }
             }
             if finish {
-                _ = try finishRound(FinishRoundRequest(round: String(id), today: date, confirmed: true))
+                _ = try finishRound(FinishRoundRequest(round: id, today: date, confirmed: true))
                 finished += 1
             }
             return id
@@ -101,8 +101,8 @@ extension ScorecardCommands {
         // A round in progress: some players further on than others, one card corrected.
         let live = try play(course: "Heron Bay Links", tee: "White",
                             players: [(maren, 12), (tomas, 8), (priya, 12), (callum, 20)], date: today, through: 9, finish: false)
-        _ = try enterScore(ScoreRequest(round: String(live), player: tomas, hole: "10", strokes: "4"))
-        _ = try enterScore(ScoreRequest(round: String(live), player: tomas, hole: "10", strokes: "5"))
+        _ = try enterScore(ScoreRequest(round: live, player: tomas, hole: 10, strokes: 4))
+        _ = try enterScore(ScoreRequest(round: live, player: tomas, hole: 10, strokes: 5))
 
         // The formats, on today's date and left open (their leaderboards are live): a Stableford round at
         // 95 %, a match at 100 % with strokes off the lower handicap, net skins with carry-overs.
@@ -116,14 +116,14 @@ extension ScorecardCommands {
         let lastFinished = try stored { try store.rounds() }.last { $0.isFinished && $0.players.contains { $0.name == maren } }
         let card = Scorecard(entries: try stored { try store.scoreEntries(roundID: lastFinished?.id ?? 0) })
         let wrong = card.strokes(player: 1, hole: 1) ?? 4
-        let correction = try correctScore(CorrectionRequest(round: String(lastFinished?.id ?? 0), player: maren, hole: "1",
-                                                            strokes: String(wrong + 1), reason: "marker wrote the score before a penalty stroke",
+        let correction = try correctScore(CorrectionRequest(round: lastFinished?.id ?? 0, player: maren, hole: 1,
+                                                            strokes: wrong + 1, reason: "marker wrote the score before a penalty stroke",
                                                             today: today))
 
         var records: [HandicapRecord] = []
         for name in SampleData.players { records.append(try index(name)) }
         return DemoReport(players: try listPlayers(), courses: try listCourses(), finishedRounds: finished,
-                          records: records, liveRound: try leaderboard(String(live)), stableford: try leaderboard(String(stableford)),
-                          match: try leaderboard(String(match)), skins: try leaderboard(String(skins)), correction: correction)
+                          records: records, liveRound: try leaderboard(live), stableford: try leaderboard(stableford),
+                          match: try leaderboard(match), skins: try leaderboard(skins), correction: correction)
     }
 }

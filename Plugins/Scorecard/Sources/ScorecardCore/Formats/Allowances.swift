@@ -19,7 +19,7 @@ public struct AllowanceTable: Sendable, Equatable {
         var overrides: [PlayFormat: Int] = [:]
         for format in PlayFormat.allCases {
             guard let value = config[format.configKey] else { continue }
-            guard Self.range.contains(value) else { throw .allowanceOutOfRange(source: "config key '\(format.configKey)'", value: "\(value)") }
+            guard Self.range.contains(value) else { throw .allowanceOutOfRange(source: "config key '\(format.configKey)'", argument: nil, value: "\(value)") }
             overrides[format] = value
         }
         self.init(uncheckedOverrides: overrides)

@@ -19,6 +19,7 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
 
     // Players.
     case invalidPlayerName(String, reason: String)
+    case commaInPlayerName(String)
     case duplicatePlayer(String)
     case unknownPlayer(String)
     case indexFromRecord(player: String, index: Tenths, differentials: Int)
@@ -33,14 +34,20 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
     case roundFinished(round: Int, on: GolfDate)
     case invalidHolesOption(Int)
 
-    // Numbers given on a command line.
+    // Values of arguments: `argument` is the argument's name ("pcc"), never a front end's word for it.
     case invalidNumber(argument: String, text: String, expected: String)
+    /// An error about one item of a list argument ("differential 2" of "differentials").
+    indirect case item(String, ScorecardError)
+    /// An index given with 18 holes, where only a 9-hole round's expected score needs one.
+    case indexWithEighteenHoles(String)
     case outOfRange(argument: String, value: String, range: String)
     case invalidDate(argument: String, text: String)
-    case missingArgument(String)
+    /// `detail` follows the argument's name as it is, eg: " (the Handicap Index the player comes with, or none)".
+    case missingArgument(argument: String, detail: String)
     case invalidStrokeIndexList(duplicates: [Int: [Int]], missing: [Int], outOfRange: [Int], holes: Int)
     case invalidFormat(String)
-    case allowanceOutOfRange(source: String, value: String)
+    /// `argument`: the argument that gave it, or nil for `source`, a config key.
+    case allowanceOutOfRange(source: String, argument: String?, value: String)
     case playersForFormat(format: PlayFormat, count: Int)
     case optionNotForFormat(option: String, format: PlayFormat)
     case matchDecided(round: Int, status: String, afterHole: Int, hole: Int)
@@ -65,7 +72,26 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
     /// the text is the question.
     case unconfirmed(String)
 
-    public var description: String {
+    /// The message with the core's own names for arguments ("pcc '0.5' is not …"). Front ends name
+    /// them their way: `message(naming:)`.
+    public var description: String { message(naming: { $0 }) }
+
+    /// The argument a user error begins with ("pcc" for "pcc '0.5' is not …"), or nil.
+    public var argument: String? {
+        switch self {
+        case let .invalidNumber(argument, _, _), let .outOfRange(argument, _, _), let .invalidDate(argument, _),
+             let .missingArgument(argument, _):
+            return argument
+        case let .allowanceOutOfRange(_, argument?, _): return argument
+        case let .optionNotForFormat(option, _): return option
+        case .invalidHolesOption: return "holes"
+        case .indexWithEighteenHoles: return "index"
+        default: return nil
+        }
+    }
+
+    /// The one-line message, each argument named by `name` (a command line says "--pcc").
+    public func message(naming name: (String) -> String) -> String {
         switch self {
         case let .unconfirmed(question):
             return question
@@ -104,7 +130,7 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .nineWithoutRating(tee, nine):
             return "tee '\(tee)' has no \(nine.rawValue)-nine rating — add \"\(nine.rawValue)\": {\"rating\": …, \"slope\": …} to the tee to play 9 holes on it"
         case let .nineOfNineHoleTee(tee):
-            return "tee '\(tee)' has 9 holes; an 18-hole round needs an 18-hole tee — start the round with --holes 9"
+            return "tee '\(tee)' has 9 holes; an 18-hole round needs an 18-hole tee — start the round with \(name("holes")) 9"
         case let .invalidPlayerName(name, reason):
             return "player name '\(name)' \(reason)"
         case let .duplicatePlayer(name):
@@ -117,7 +143,7 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .unknownRound(text):
             return "no round '\(text)' — see 'scorecard rounds' for round ids"
         case .noPlayers:
-            return "a round needs at least one player — pass --players A,B"
+            return "a round needs at least one player — pass \(name("players")) A,B"
         case let .playerTwiceInRound(name):
             return "player '\(name)' is listed twice for the round — list each player once"
         case let .playerNotInRound(player, round):
@@ -129,15 +155,21 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .roundFinished(round, on):
             return "round \(round) was finished on \(on) and is final — scores can no longer change"
         case let .invalidHolesOption(holes):
-            return "--holes \(holes) is not possible — a round is 9 or 18 holes"
+            return "\(name("holes")) \(holes) is not possible — a round is 9 or 18 holes"
         case let .invalidNumber(argument, text, expected):
-            return "\(argument) '\(text)' is not \(expected)"
+            return "\(name(argument)) '\(text)' is not \(expected)"
+        case let .item(item, error):
+            return error.message(naming: { "\(item) of \(name($0))" })
+        case let .indexWithEighteenHoles(text):
+            return "\(name("index")) '\(text)' is not used with 18 holes (the index is only needed for the expected score of \(name("holes")) 9)"
+        case let .commaInPlayerName(player):
+            return "player name '\(player)' contains a comma — \(name("players")) A,B uses commas to separate names"
         case let .outOfRange(argument, value, range):
-            return "\(argument) \(value) is outside \(range)"
+            return "\(name(argument)) \(value) is outside \(range)"
         case let .invalidDate(argument, text):
-            return "\(argument) '\(text)' is not a date — write it as YYYY-MM-DD, e.g. 2024-06-01"
-        case let .missingArgument(argument):
-            return "\(argument) is required"
+            return "\(name(argument)) '\(text)' is not a date — write it as YYYY-MM-DD, e.g. 2024-06-01"
+        case let .missingArgument(argument, detail):
+            return "\(name(argument))\(detail) is required"
         case let .invalidStrokeIndexList(duplicates, missing, outOfRange, holes):
             return "invalid stroke indexes: "
                 + Self.strokeIndexProblems(duplicates: duplicates, missing: missing, outOfRange: outOfRange)
@@ -145,8 +177,8 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .invalidFormat(text):
             return "format '\(text)' is unknown — use one of "
                 + PlayFormat.allCases.map(\.rawValue).joined(separator: ", ")
-        case let .allowanceOutOfRange(source, value):
-            return "\(source): allowance \(value) % is outside 0–100 % — an allowance is a share of the Course Handicap (Appendix C), e.g. 95"
+        case let .allowanceOutOfRange(source, argument, value):
+            return "\(argument.map(name) ?? source): allowance \(value) % is outside 0–100 % — an allowance is a share of the Course Handicap (Appendix C), e.g. 95"
         case let .playersForFormat(format, count):
             let needed: String
             switch format {
@@ -156,14 +188,14 @@ public enum ScorecardError: Error, Equatable, Sendable, CustomStringConvertible 
             case .skins: needed = "at least 2 players"
             case .strokePlay, .stableford: needed = "at least 1 player"
             }
-            return "\(format.title) needs \(needed); --players lists \(count)"
+            return "\(format.title) needs \(needed); \(name("players")) lists \(count)"
         case let .optionNotForFormat(option, format):
-            return "\(option) applies to skins only, not to \(format.title) — leave it out or start the round with --format skins"
+            return "\(name(option)) applies to skins only, not to \(format.title) — leave it out or start the round with \(name("format")) skins"
         case let .matchDecided(round, status, afterHole, hole):
             return "the match of round \(round) is already decided (\(status) after hole \(afterHole)) — hole \(hole) is not played; "
                 + "use 'scorecard correct' with a reason if an earlier hole's score was wrong"
         case .missingReason:
-            return "a correction needs a reason — pass --reason \"what was wrong\""
+            return "a correction needs a reason — pass \(name("reason")) \"what was wrong\""
         case let .nothingToCorrect(player, hole, round):
             return "player '\(player)' has no score on hole \(hole) of round \(round) to correct — enter it with 'scorecard score'"
         case let .correctionUnchanged(player, hole, round, strokes):

@@ -11,7 +11,9 @@ public struct UsageError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-public enum ArgumentParser {
+/// The host's parser of a command's arguments (named for what it parses, not after swift-argument-parser,
+/// which the host does not use): command-line words, or a JSON arguments object checked the same way.
+public enum CommandLineParser {
     /// Which command the words name: the longest declared name matching the leading words.
     /// Returns the command and the words after its name.
     public static func selectCommand(_ words: [String], in catalogue: CommandCatalog, plugin: String)

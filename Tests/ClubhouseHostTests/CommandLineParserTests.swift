@@ -3,7 +3,7 @@ import ClubhousePlatform
 import XCTest
 @testable import ClubhouseHost
 
-final class ArgumentParserTests: XCTestCase {
+final class CommandLineParserTests: XCTestCase {
     let catalogue: CommandCatalog = {
         let json = """
         {"commands": [
@@ -26,18 +26,18 @@ final class ArgumentParserTests: XCTestCase {
     }()
 
     private func parse(_ words: [String]) throws -> JSONObject {
-        guard case .success(let (command, rest)) = ArgumentParser.selectCommand(words, in: catalogue, plugin: "t") else {
+        guard case .success(let (command, rest)) = CommandLineParser.selectCommand(words, in: catalogue, plugin: "t") else {
             throw UsageError("no command")
         }
-        return try ArgumentParser.parse(rest, for: command, plugin: "t")
+        return try CommandLineParser.parse(rest, for: command, plugin: "t")
     }
 
     private func usageError(_ words: [String]) -> String {
-        switch ArgumentParser.selectCommand(words, in: catalogue, plugin: "t") {
+        switch CommandLineParser.selectCommand(words, in: catalogue, plugin: "t") {
         case .failure(let e): return e.message
         case .success(let (command, rest)):
             do {
-                _ = try ArgumentParser.parse(rest, for: command, plugin: "t")
+                _ = try CommandLineParser.parse(rest, for: command, plugin: "t")
                 return ""
             } catch {
                 return error.message
@@ -96,21 +96,21 @@ final class ArgumentParserTests: XCTestCase {
 
     func testValidateTypesJSONArgumentsLikeTheCommandLine() throws {
         guard let spec = catalogue.command(named: "bestline") else { return XCTFail() }
-        let a = try ArgumentParser.validate(["course": "c", "hole": 2.0, "ball": "1,2", "template": "x,y"], for: spec, plugin: "t")
+        let a = try CommandLineParser.validate(["course": "c", "hole": 2.0, "ball": "1,2", "template": "x,y"], for: spec, plugin: "t")
         XCTAssertEqual(a["hole"], .int(2))
         XCTAssertEqual(a["ball"]?.arrayValue?.compactMap(\.doubleValue), [1, 2])
         XCTAssertEqual(a["template"], ["x", "y"])
-        XCTAssertThrowsError(try ArgumentParser.validate(["course": "c", "hole": "two"], for: spec, plugin: "t")) {
+        XCTAssertThrowsError(try CommandLineParser.validate(["course": "c", "hole": "two"], for: spec, plugin: "t")) {
             XCTAssertEqual(($0 as? UsageError)?.message, "argument 'hole' of 't bestline' must be an integer, got a string")
         }
         for lexeme in ["9.3e18", "9223372036854775808", "2.5"] {
             let huge = try JSONParser.parse(lexeme)
-            XCTAssertThrowsError(try ArgumentParser.validate(["course": "c", "hole": huge], for: spec, plugin: "t")) {
+            XCTAssertThrowsError(try CommandLineParser.validate(["course": "c", "hole": huge], for: spec, plugin: "t")) {
                 XCTAssertEqual(($0 as? UsageError)?.message,
                                "argument 'hole' of 't bestline' must be a whole number from \(Int.min) to \(Int.max), got \(lexeme)")
             }
         }
-        XCTAssertThrowsError(try ArgumentParser.validate(["course": "c", "hole": 1, "colour": "red"], for: spec, plugin: "t")) {
+        XCTAssertThrowsError(try CommandLineParser.validate(["course": "c", "hole": 1, "colour": "red"], for: spec, plugin: "t")) {
             XCTAssertEqual(($0 as? UsageError)?.message, "unknown argument 'colour' for 't bestline'")
         }
     }
