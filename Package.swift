@@ -80,7 +80,7 @@ var targets: [Target] = [
     // epoll(7) for serve's event loop (Glibc's module leaves <sys/epoll.h> out).
     .systemLibrary(name: "CEventPoll", path: "Host/Sources/CEventPoll"),
     .target(name: "ClubhouseFrontEnds", dependencies: ["ClubhouseHost", "ClubhouseRunner", "ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform",
-                                                       "CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseHashing", "CEventPoll"],
+                                                       "CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseHashing", "ClubhouseToolkit", "CEventPoll"],
             path: "Host/Sources/FrontEnds"),
     .executableTarget(name: "clubhouse", dependencies: ["ClubhouseFrontEnds"], path: "Host/Sources/clubhouse"),
 

@@ -6,7 +6,9 @@ program that links Foundation and SQLite and opens the database) as the floors. 
 turns, round after round; each figure is the median CPU time (user + system of the child, from
 wait4) beside the median wall time.
 
-Usage: Benchmarks/startup/cli_path.py [BIN_DIR] [--rounds N]   (BIN_DIR: .build/release)
+Usage: Benchmarks/startup/cli_path.py [BIN_DIR] [--rounds N] [--beside LABEL=BIN_DIR …]
+(BIN_DIR: .build/release). Each `--beside` adds another build's `player list` and `--version` to the
+same turns, on the same data (a build before a change, or the same build linked another way).
 Needs only the products `clubhouse`, `ScorecardPlugin` and `clubhouse-baseline` (not clubhouse-bench,
 whose cores take long to build) and the sqlite3 tool.
 """
@@ -17,6 +19,10 @@ args = sys.argv[1:]
 rounds = 31
 if "--rounds" in args:
     i = args.index("--rounds"); rounds = int(args[i + 1]); del args[i:i + 2]
+beside = []
+while "--beside" in args:
+    i = args.index("--beside"); label, _, directory = args[i + 1].partition("="); del args[i:i + 2]
+    beside.append((label, os.path.abspath(directory)))
 bin_dir = os.path.abspath(args[0] if args else os.path.join(root, ".build/release"))
 sqlite3 = shutil.which("sqlite3")
 if not sqlite3:
@@ -39,6 +45,10 @@ try:
         ("clubhouse scorecard player list", [clubhouse, "scorecard", "player", "list"]),
         ("sqlite3, the same query on the same file", [sqlite3, "-batch", "-readonly", database, query]),
     ]
+    for label, directory in beside:
+        other = os.path.join(directory, "clubhouse")
+        commands += [(f"{label}: clubhouse --version", [other, "--version"]),
+                     (f"{label}: clubhouse scorecard player list", [other, "scorecard", "player", "list"])]
     # Warm: the catalogue cache and the kept summaries (as for a user from the second command on).
     for _, argv in commands:
         subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
@@ -60,6 +70,10 @@ try:
         print(f"  {label:44s} cpu {c * 1e3:6.2f} ms   wall {w * 1e3:6.2f} ms")
     ratio = med[2][0] / med[3][0]
     print(f"  player list / sqlite3: cpu {ratio:.2f}x (target <= 3), wall {med[2][1] / med[3][1]:.2f}x")
+    for k, (label, _) in enumerate(beside):
+        c, w = med[5 + 2 * k]
+        print(f"  {label}: player list / sqlite3: cpu {c / med[3][0]:.2f}x, wall {w / med[3][1]:.2f}x; "
+              f"this build / {label}: cpu {med[2][0] / c:.3f}x")
     print(f"@figure startup.demo-data.player-list.cpu-ratio {ratio:.4f} x")
     print(f"@figure startup.demo-data.player-list.cpu {med[2][0]:.6f} s")
     print(f"@figure startup.version.cpu {med[1][0]:.6f} s")

@@ -13,6 +13,7 @@ import XCTest
 final class ServiceFacesTests: XCTestCase {
     // MARK: log
 
+    /// @unchecked Sendable: `storage` is read and written under `lock`.
     final class Lines: @unchecked Sendable {
         private let lock = NSLock()
         private var storage: [String] = []
@@ -36,6 +37,7 @@ final class ServiceFacesTests: XCTestCase {
 
     // MARK: progress
 
+    /// @unchecked Sendable: only the test's thread reports to it and reads it (the calls run on that thread).
     final class RecordingProgress: ProgressSink, @unchecked Sendable {
         var events: [String] = []
         func begin(label: String, total: UInt64) { events.append("begin \(label) \(total)") }

@@ -77,7 +77,7 @@ final class ToolkitTests: XCTestCase {
         table.add(["7i", "151.5", ""])
         table.add(["PW", "112", "wet"])
         XCTAssertEqual(TextStyle.current, .plain, "plain unless someone binds it")
-        TextStyle.$current.withValue(.terminal) {
+        TextStyle.with(.terminal) {
             XCTAssertEqual(table.text, "\u{1B}[1mCLUB  CARRY  NOTE\u{1B}[0m\n7i    151.5\nPW    112    wet")
             XCTAssertEqual(table.render(), "\u{1B}[1mCLUB  CARRY  NOTE\u{1B}[0m\n7i    151.5  \nPW    112    wet\n")
             XCTAssertEqual(TextStyle.bold(""), "", "nothing to embolden, no escape sequences")
@@ -88,9 +88,52 @@ final class ToolkitTests: XCTestCase {
         XCTAssertEqual(table.render(), "CLUB  CARRY  NOTE\n7i    151.5  \nPW    112    wet\n")
         let elsewhere = await Task.detached { table.text }.value
         XCTAssertFalse(elsewhere.contains("\u{1B}"), elsewhere)
-        await TextStyle.$current.withValue(.terminal) {
-            let detached = await Task.detached { TextStyle.current }.value
-            XCTAssertEqual(detached, .plain, "a detached task does not inherit the style")
+        let detached = await TextStyle.with(.terminal) { Task.detached { TextStyle.current } }.value
+        XCTAssertEqual(detached, .plain, "a task started while the style is bound does not inherit it")
+        // Bound per thread: another thread's text stays plain while this one builds styled text, and the
+        // previous style comes back after a throwing body.
+        TextStyle.with(.terminal) {
+            var other = TextStyle.terminal
+            var thread = pthread_t()
+            withUnsafeMutablePointer(to: &other) { slot in
+                _ = pthread_create(&thread, nil, { raw in
+                    raw?.assumingMemoryBound(to: TextStyle.self).pointee = TextStyle.current
+                    return nil
+                }, slot)
+                _ = pthread_join(thread, nil)
+            }
+            XCTAssertEqual(other, .plain, "a thread started while the style is bound does not inherit it")
+            XCTAssertEqual(TextStyle.current, .terminal)
+        }
+        struct Failure: Error {}
+        XCTAssertThrowsError(try TextStyle.with(.terminal) { () throws(Failure) -> Void in throw Failure() })
+        XCTAssertEqual(TextStyle.current, .plain, "restored after a throwing body")
+    }
+
+    func testCivilCalendarMatchesKnownDaysAndRoundTrips() {
+        // Known day numbers (days since 1970-01-01; `date -d 2000-03-01 +%s` / 86400 and the like).
+        XCTAssertEqual(CivilCalendar.dayNumber(year: 1970, month: 1, day: 1), 0)
+        XCTAssertEqual(CivilCalendar.dayNumber(year: 1969, month: 12, day: 31), -1)
+        XCTAssertEqual(CivilCalendar.dayNumber(year: 2000, month: 3, day: 1), 11_017)
+        XCTAssertEqual(CivilCalendar.dayNumber(year: 2026, month: 11, day: 27), 20_784)
+        XCTAssertEqual(CivilCalendar.dayNumber(year: 1, month: 1, day: 1), -719_162)
+        XCTAssertTrue(CivilCalendar.date(dayNumber: 11_016) == (2000, 2, 29))
+        XCTAssertEqual(CivilCalendar.daysIn(month: 2, year: 1900), 28)
+        XCTAssertEqual(CivilCalendar.daysIn(month: 2, year: 2000), 29)
+        // Every day of 400 years around 1970, and of 40 years around year 0, comes back as itself, and
+        // each follows the one before.
+        for days in [-75_000...75_000, -730_000...(-715_000)] {
+            var previous = CivilCalendar.date(dayNumber: days.lowerBound - 1)
+            for n in days {
+                let d = CivilCalendar.date(dayNumber: n)
+                let next = previous.day < CivilCalendar.daysIn(month: previous.month, year: previous.year)
+                    ? (previous.year, previous.month, previous.day + 1)
+                    : previous.month < 12 ? (previous.year, previous.month + 1, 1) : (previous.year + 1, 1, 1)
+                if d != next || CivilCalendar.dayNumber(year: d.year, month: d.month, day: d.day) != n {
+                    return XCTFail("day \(n): \(d) after \(previous)")
+                }
+                previous = d
+            }
         }
     }
 

@@ -8,6 +8,8 @@ import Foundation
 import XCTest
 
 /// A `clubhouse serve` on stdio: requests written as lines, responses collected by id.
+/// @unchecked Sendable: `responses`, `buffer` and `stderrText` are read and written under `lock`; each pipe is
+/// /// used by one thread.
 private final class StdioServer: @unchecked Sendable {
     let process = Process()
     private let input = Pipe(), output = Pipe(), errors = Pipe()

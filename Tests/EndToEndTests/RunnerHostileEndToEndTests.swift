@@ -20,6 +20,8 @@ final class RunnerHostileEndToEndTests: XCTestCase {
     }
 
     /// Starts `clubhouse ARGS` without waiting (stdout and stderr drained in the background).
+    /// @unchecked Sendable: `out` and `err` are written by their reader before it leaves `group`, and read after
+    /// /// waiting for the group.
     private final class Running: @unchecked Sendable {
         let process = Process()
         private let group = DispatchGroup()

@@ -85,6 +85,9 @@ final class EveryEntryTests: XCTestCase {
             XCTAssertEqual("\(error)", "unknown country 'DEX'; did you mean Germany or Mexico? use an ISO 3166-1 alpha-2 code or the country's name (globe list shows them)")
         }
         XCTAssertEqual(set.suggestions(for: "Virgin Islands"), ["British Virgin Islands", "United States Virgin Islands"])
+        // Text longer than any name suggests nothing, at once (a 100,000-character argument took minutes).
+        XCTAssertEqual(set.suggestions(for: String(repeating: "y", count: 100_000)), [])
+        XCTAssertEqual(set.suggestions(for: String(repeating: "Virgin Islands ", count: 7)), [], "105 letters")
         // A guess is still a name: alpha-3 codes are not answers.
         let state = ChallengeState(ScheduledChallenge(date: CivilDate(year: 2026, month: 3, day: 1)!, type: .flag, answer: "DE"))
         let today = CivilDate(year: 2026, month: 3, day: 1)!

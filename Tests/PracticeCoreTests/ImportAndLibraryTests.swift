@@ -4,6 +4,7 @@ import XCTest
 @testable import PracticeCore
 
 /// A clock that ticks one second per reading, so insertion order is visible and repeatable.
+/// @unchecked Sendable: called from the test's thread only (the importer asks it on the calling thread).
 final class TestClock: @unchecked Sendable {
     private var seconds = 0
     func callAsFunction() -> String {

@@ -19,12 +19,12 @@ final class UTCTimeTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Data("hello".utf8).write(to: URL(fileURLWithPath: dir + "/b.txt"))
         try Data().write(to: URL(fileURLWithPath: dir + "/a.txt"))
-        XCTAssertEqual(LocalFiles.names(in: dir), ["a.txt", "b.txt", "sub"])
-        XCTAssertEqual(LocalFiles.names(in: dir + "/missing"), [])
-        XCTAssertTrue(LocalFiles.isDirectory(dir + "/sub"))
-        XCTAssertFalse(LocalFiles.isDirectory(dir + "/b.txt"))
-        XCTAssertEqual(LocalFiles.contents(dir + "/b.txt"), Array("hello".utf8))
-        XCTAssertEqual(LocalFiles.contents(dir + "/a.txt"), [])
-        XCTAssertNil(LocalFiles.contents(dir + "/missing"))
+        XCTAssertEqual(LocalFiles().names(in: dir), ["a.txt", "b.txt", "sub"])
+        XCTAssertEqual(LocalFiles().names(in: dir + "/missing"), [])
+        XCTAssertTrue(LocalFiles().isDirectory(dir + "/sub"))
+        XCTAssertFalse(LocalFiles().isDirectory(dir + "/b.txt"))
+        XCTAssertEqual(LocalFiles().contents(dir + "/b.txt"), Array("hello".utf8))
+        XCTAssertEqual(LocalFiles().contents(dir + "/a.txt"), [])
+        XCTAssertNil(LocalFiles().contents(dir + "/missing"))
     }
 }

@@ -48,6 +48,7 @@ private func pingRequest(_ alias: String, command: String = "ping") -> [UInt8] {
 /// call took to be answered. A host that spaces a crash loop's restarts (CrashLoop.swift) makes the
 /// call wait; any other answer (none expected) is counted apart, so a quick refusal is never taken
 /// for a restart.
+/// @unchecked Sendable: the counters are read and written under `lock`; `every` never changes.
 private final class Restarter: @unchecked Sendable {
     private let lock = Lock()
     private var generation = 0

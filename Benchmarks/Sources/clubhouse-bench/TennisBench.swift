@@ -165,6 +165,7 @@ private final class RealClock: SessionClock {
     func sleep(seconds: Double) {}
 }
 
+/// @unchecked Sendable: `value` is read and written under `lock`.
 private final class Flag: @unchecked Sendable {
     private var value = false
     private let lock = NSLockish()
@@ -173,6 +174,7 @@ private final class Flag: @unchecked Sendable {
 }
 
 /// A pthread mutex without Foundation.
+/// @unchecked Sendable: a pthread mutex is made to be shared between threads.
 private final class NSLockish: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
     init() { pthread_mutex_init(&mutex, nil) }

@@ -109,6 +109,7 @@ func tennisRobustBench(_ arguments: [String]) {
     """)
 }
 
+/// @unchecked Sendable: `value` is read and written holding `mutex`.
 private final class DrillBenchFlag: @unchecked Sendable {
     private var value = false
     private var mutex = pthread_mutex_t()

@@ -43,6 +43,7 @@ public struct PluginDescriptorInfo: Sendable {
 }
 
 /// A loaded, checked plugin library. Never unloaded (RTLD_NODELETE; Swift metadata stays mapped).
+/// @unchecked Sendable: immutable after init; the descriptor it points to is the plugin's static data, never freed.
 public final class PluginLibrary: @unchecked Sendable {
     public let path: String
     public let info: PluginDescriptorInfo
@@ -122,6 +123,7 @@ public enum LoadError: Error, Sendable, CustomStringConvertible, Equatable {
 }
 
 /// Loads and checks plugin libraries. Keeps one library per real path for the process.
+/// @unchecked Sendable: `loaded` and `pinnedDescriptors` are read and written under `lock` only.
 public final class PluginLoader: @unchecked Sendable {
     private var loaded: [String: PluginLibrary] = [:]
     private let lock = Lock()

@@ -4,6 +4,7 @@
 import Glibc
 #endif
 
+/// @unchecked Sendable: a pthread mutex is made to be shared between threads; the pointer never changes.
 public final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
@@ -33,6 +34,7 @@ public final class Lock: @unchecked Sendable {
 
 /// A lock the thread holding it may take again (plugin creation: a plugin's create may invoke
 /// another plugin, which is created on the same thread).
+/// @unchecked Sendable: a pthread mutex is made to be shared between threads; the pointer never changes.
 public final class RecursiveLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 

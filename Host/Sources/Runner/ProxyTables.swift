@@ -237,7 +237,7 @@ final class ProxyTables: @unchecked Sendable {
             },
             column_name: { stmt, column in
                 guard let s = ProxyStatement.from(stmt), s.names.indices.contains(Int(column)) else { return nil }
-                return s.names[Int(column)].withUnsafeBufferPointer { UnsafePointer($0.baseAddress) }
+                return s.names[Int(column)].pointer
             },
             column_int64: { stmt, column in ProxyStatement.from(stmt)?.int64(column) ?? 0 },
             column_double: { stmt, column in ProxyStatement.from(stmt)?.double(column) ?? 0 },
@@ -277,8 +277,8 @@ final class ProxyTables: @unchecked Sendable {
             bind_parameter_count: { stmt in Int32(ProxyStatement.from(stmt)?.parameters.count ?? 0) },
             bind_parameter_name: { stmt, index in
                 guard let s = ProxyStatement.from(stmt), index >= 1, s.parameters.indices.contains(Int(index - 1)),
-                      s.parameters[Int(index - 1)].count > 1 else { return nil }
-                return s.parameters[Int(index - 1)].withUnsafeBufferPointer { UnsafePointer($0.baseAddress) }
+                      !s.parameters[Int(index - 1)].isEmpty else { return nil }
+                return s.parameters[Int(index - 1)].pointer
             },
             column_index: { stmt, name in
                 guard let s = ProxyStatement.from(stmt), let name else { return -1 }
@@ -309,7 +309,7 @@ final class ProxyTables: @unchecked Sendable {
                 let request = DeviceRequest.write(handle: d.handle, bytes: bytes == nil ? [] : Array(UnsafeRawBufferPointer(start: bytes, count: length)))
                 let (status, r0) = d.context.call(request.operation) { request.encode(into: &$0) }
                 var r = r0
-                if status != Int32(CLUBHOUSE_OK) { d.lastError = Array(DeviceReply.decode(request.operation, &r).message.utf8CString) }
+                if status != Int32(CLUBHOUSE_OK) { d.lastError = PinnedCString(DeviceReply.decode(request.operation, &r).message) }
                 return status
             },
             read: { device, buffer, capacity, length, timeout in
@@ -322,11 +322,11 @@ final class ProxyTables: @unchecked Sendable {
                 let n = min(answer.bytes.count, capacity)
                 if n > 0 { answer.bytes.withUnsafeBufferPointer { $0.baseAddress.map { buffer.update(from: $0, count: n) } } }
                 length.pointee = n
-                if status != Int32(CLUBHOUSE_OK) { d.lastError = Array(answer.message.utf8CString) }
+                if status != Int32(CLUBHOUSE_OK) { d.lastError = PinnedCString(answer.message) }
                 return status
             },
             last_error: { device in
-                ProxyDevice.from(device)?.lastError.withUnsafeBufferPointer { UnsafePointer($0.baseAddress) }
+                ProxyDevice.from(device)?.lastError.pointer
             },
             close: { device in
                 guard let device else { return }
@@ -342,11 +342,11 @@ final class ProxyTables: @unchecked Sendable {
                                                       timeoutMilliseconds: timeout)
                 let (status, r0) = d.context.call(request.operation) { request.encode(into: &$0) }
                 var r = r0
-                if status != Int32(CLUBHOUSE_OK) { d.lastError = Array(DeviceReply.decode(request.operation, &r).message.utf8CString) }
+                if status != Int32(CLUBHOUSE_OK) { d.lastError = PinnedCString(DeviceReply.decode(request.operation, &r).message) }
                 return status
             },
             address: { device in
-                ProxyDevice.from(device)?.address.withUnsafeBufferPointer { UnsafePointer($0.baseAddress) }
+                ProxyDevice.from(device)?.address.pointer
             })
     }
 }
@@ -356,9 +356,9 @@ final class ProxyTables: @unchecked Sendable {
 final class ProxyStatement {
     let context: RunnerContext
     let handle: UInt32
-    let names: [[CChar]]
-    /// Parameter names with their prefix, NUL-terminated; a lone NUL for "?".
-    let parameters: [[CChar]]
+    let names: [PinnedCString]
+    /// Parameter names with their prefix; empty for "?".
+    let parameters: [PinnedCString]
     private let parameterIndices: [String: Int32]
     private let columnIndices: [String: Int32]
     /// What SQLite holds for the compiled statement in the host (counted against `statement_mb`).
@@ -378,12 +378,15 @@ final class ProxyStatement {
     private var boundByIndex: [Int] = []
     private var boundBytes = 0
     private var row: [RowReply.Value] = []
+    /// The text and blobs of `row` the plugin read, by column, where they stay until the next step,
+    /// reset or finalize (storage.h: the pointer column_text gives is valid until then).
+    private var pinnedRow: [Int: PinnedCString] = [:]
 
     init(context: RunnerContext, prepared: PreparedReply) {
         self.context = context
         handle = prepared.handle
-        names = prepared.columns.map { Array($0.utf8CString) }
-        parameters = prepared.parameters.map { Array($0.utf8CString) }
+        names = prepared.columns.map { PinnedCString($0) }
+        parameters = prepared.parameters.map { PinnedCString($0) }
         compiledBytes = Int(prepared.compiledBytes)
         var byName: [String: Int32] = [:]
         for (i, name) in prepared.parameters.enumerated() where !name.isEmpty && byName[name] == nil { byName[name] = Int32(i + 1) }
@@ -459,6 +462,7 @@ final class ProxyStatement {
         context.absorbStorageReply(status, &r, into: nil)
         onRow = status == Int32(CLUBHOUSE_ROW)
         row = onRow ? ((try? RowReply.decode(&r)) ?? []) : []
+        pinnedRow.removeAll(keepingCapacity: true)
         return status
     }
 
@@ -477,6 +481,7 @@ final class ProxyStatement {
         onRow = false
         hostBound = false
         row = []
+        pinnedRow.removeAll(keepingCapacity: true)
         return Int32(CLUBHOUSE_OK)
     }
 
@@ -540,8 +545,10 @@ final class ProxyStatement {
             row[Int(column)].textReady = true
         case .text, .blob: break
         }
-        let count = row[Int(column)].count
-        return row[Int(column)].bytes.withUnsafeBufferPointer { ($0.baseAddress!, count) }
+        if let pinned = pinnedRow[Int(column)] { return (pinned.pointer, pinned.count) }
+        let pinned = PinnedCString(bytes: row[Int(column)].bytes.prefix(row[Int(column)].count))
+        pinnedRow[Int(column)] = pinned
+        return (pinned.pointer, pinned.count)
     }
 }
 
@@ -586,14 +593,14 @@ final class ValueConverter: @unchecked Sendable {
 final class ProxyDevice {
     let context: RunnerContext
     let handle: UInt32
-    var lastError: [CChar] = [0]
+    var lastError = PinnedCString.empty
     /// How the site reaches the device (the host's answer to open).
-    let address: [CChar]
+    let address: PinnedCString
 
     init(context: RunnerContext, handle: UInt32, address: String) {
         self.context = context
         self.handle = handle
-        self.address = Array(address.utf8CString)
+        self.address = PinnedCString(address)
     }
 
     static func from(_ device: OpaquePointer?) -> ProxyDevice? {

@@ -13,6 +13,7 @@ import Glibc
 #endif
 
 /// A one-shot slot a waiting service call sleeps on until the reader thread fills it.
+/// @unchecked Sendable: every field is read and written holding `mutex`.
 final class Mailbox: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
     private var condition = pthread_cond_t()
@@ -82,9 +83,11 @@ final class RunnerContext: @unchecked Sendable {
     /// The host closed the pipe: every call counts as cancelled (nobody waits for its result).
     private var hostGone = false
     var logThreshold: Int32 = 1
-    var lastInsertRowID: Int64 = 0
-    var changes: Int64 = 0
-    var lastErrorStorage: [CChar] = [0]
+    /// The last storage reply's rowid and change count (storage.h's `last_insert_rowid`, `changes`).
+    private var lastRowID: Int64 = 0
+    private var lastChanges: Int64 = 0
+    /// storage.h's `last_error`: valid until the next one replaces it.
+    private var lastError = PinnedCString.empty
     var config: JSONValue = .object(JSONObject())
     var granted: Set<String> = []
     /// The plugin's alias and limits, from `create`: the proxies refuse where the host would.
@@ -213,7 +216,13 @@ final class RunnerContext: @unchecked Sendable {
         }
     }
 
-    func setError(_ message: String) { lock.withLock { lastErrorStorage = Array(message.utf8CString) } }
+    func setError(_ message: String) {
+        let pinned = PinnedCString(message)
+        lock.withLock { lastError = pinned }
+    }
+
+    var lastInsertRowID: Int64 { lock.withLock { lastRowID } }
+    var changes: Int64 { lock.withLock { lastChanges } }
 
     var heldBytes: Int { lock.withLock { held } }
     func hold(_ bytes: Int) { lock.withLock { held += bytes } }
@@ -231,9 +240,7 @@ final class RunnerContext: @unchecked Sendable {
     /// Forgets a finished call's progress timing.
     func callEnded(_ id: UInt64) { _ = lock.withLock { lastProgress.removeValue(forKey: id) } }
 
-    var lastErrorPointer: UnsafePointer<CChar> {
-        lock.withLock { lastErrorStorage.withUnsafeBufferPointer { UnsafePointer($0.baseAddress!) } }
-    }
+    var lastErrorPointer: UnsafePointer<CChar> { lock.withLock { lastError.pointer } }
 
     func cancel(_ call: UInt64) { _ = lock.withLock { cancelled.insert(call) } }
     func isCancelled(_ call: UInt64) -> Bool {
@@ -275,8 +282,8 @@ final class RunnerContext: @unchecked Sendable {
     func absorbStorageReply(_ status: Int32, _ r: inout WireReader, into reply: UnsafePointer<clubhouse_reply>?) {
         guard let tail = try? StorageReplyTail.decode(&r) else { return }
         lock.withLock {
-            lastInsertRowID = tail.lastInsertRowID
-            changes = tail.changes
+            lastRowID = tail.lastInsertRowID
+            lastChanges = tail.changes
         }
         if status != Int32(CLUBHOUSE_OK) && status != Int32(CLUBHOUSE_ROW) && status != Int32(CLUBHOUSE_DONE) {
             setError(tail.message)

@@ -174,6 +174,9 @@ package struct WireReader {
 }
 
 /// One end of the wire: framed reads and writes on a pair of file descriptors.
+/// @unchecked Sendable: writes (and `sendTimeoutMilliseconds`) go through `writeLock`; reads (`pending`,
+/// `chunk`) come from one thread at a time, as each end arranges: the runner under its read lock, the host under
+/// the isolated plugin's lock.
 package final class WireChannel: @unchecked Sendable {
     package static let maximumFrame = 512 << 20
     package let input: Int32

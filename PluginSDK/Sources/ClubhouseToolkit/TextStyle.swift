@@ -1,7 +1,13 @@
 // How a reply's text may be styled: plain everywhere, except when the host says the text goes to a
 // terminal that shows colour (CLUBHOUSE_CALL_STYLED_TEXT in clubhouse/call.h; PluginKit sets
-// `TextStyle.current` from it for the duration of a command). A task-local, so it is scoped to the
-// code that builds one reply and never leaks into another call or a background thread's text.
+// `TextStyle.current` from it for the duration of a command). A thread-local, bound by
+// `TextStyle.with(_:_:)`: it is scoped to the code that builds one reply on the call's thread and never
+// leaks into another call or a background thread's text. Not a `@TaskLocal`: binding one allocates on
+// every call, and it would be the only use of Swift Concurrency on a plugin's call path (issue 33).
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public enum TextStyle: Sendable, Equatable {
     /// No escape sequences (pipes, files, --json, serve, NO_COLOR, --no-color).
@@ -9,8 +15,26 @@ public enum TextStyle: Sendable, Equatable {
     /// ANSI SGR sequences are welcome (bold table headers).
     case terminal
 
-    /// The style of the text being built now; `.plain` unless PluginKit (or a test) bound it.
-    @TaskLocal public static var current: TextStyle = .plain
+    /// The style of the text being built now on this thread; `.plain` unless PluginKit (or a test)
+    /// bound it with `with(_:_:)`.
+    public static var current: TextStyle { pthread_getspecific(key) == nil ? .plain : .terminal }
+
+    /// Runs `body` with `current` set to `style` on this thread, and restores the previous style after
+    /// (also when `body` throws). Threads `body` starts do not inherit it: their text is plain.
+    public static func with<R, E: Error>(_ style: TextStyle, _ body: () throws(E) -> R) throws(E) -> R {
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, style == .terminal ? UnsafeRawPointer(bitPattern: 1) : nil)
+        defer { pthread_setspecific(key, previous) }
+        return try body()
+    }
+
+    /// The thread-specific slot: nil for `.plain`, the address 1 for `.terminal` (never dereferenced).
+    /// Created once, on first use, and never deleted.
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
 
     /// `text` without SGR sequences (ESC [ digits and semicolons m), as a file or a pipe wants it.
     public static func unstyled(_ text: String) -> String {

@@ -43,4 +43,8 @@ public struct TextTable: Sendable {
             return index == 0 ? TextStyle.bold(line) : line
         }.joined(separator: "\n") + "\n"
     }
+
+    /// `render()` with the header bold when `styled`, whatever `TextStyle.current` is (the host's own
+    /// tables, which know from its options whether the output shows colour).
+    public func render(styled: Bool) -> String { TextStyle.with(styled ? .terminal : .plain) { render() } }
 }

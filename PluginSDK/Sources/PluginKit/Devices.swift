@@ -5,6 +5,8 @@ import CClubhouse
 import ClubhouseABI
 
 /// Opens devices by the names the site configures.
+/// @unchecked Sendable: the host's pointers never change, and the device service may be called from any
+/// thread (device.h).
 public struct Devices: @unchecked Sendable {
     let host: UnsafePointer<clubhouse_host>
     let table: UnsafePointer<clubhouse_device_service>

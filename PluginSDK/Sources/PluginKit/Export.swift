@@ -192,7 +192,7 @@ final class InstanceBox: AnyInstanceBox {
             // Tables (and anything else reading TextStyle.current) style the reply's text only when
             // the host says it goes to a terminal that shows colour; scoped to this call.
             let style: TextStyle = invocation.wantsStyledText ? .terminal : .plain
-            let result = try TextStyle.$current.withValue(style) {
+            let result = try TextStyle.with(style) {
                 // A call from the network reaches only its path arguments: CallFiles is then set even
                 // without any (or without the files service), and refuses every other path.
                 let network = call.pointee.flags & UInt32(CLUBHOUSE_CALL_NETWORK) != 0

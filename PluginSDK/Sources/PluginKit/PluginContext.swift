@@ -5,6 +5,7 @@ import ClubhouseABI
 import ClubhouseJSON
 
 /// The services of one plugin instance. Valid from `init(context:)` until the instance is destroyed.
+/// @unchecked Sendable: immutable; the host's services it reaches may be called from any thread of a call.
 public final class PluginContext: @unchecked Sendable {
     /// The site this instance serves, eg: "default".
     public let site: String
@@ -45,6 +46,7 @@ public final class PluginContext: @unchecked Sendable {
 }
 
 /// The raw service tables, looked up once per instance.
+/// @unchecked Sendable: immutable pointers to the host's tables, which live as long as the instance.
 final class ServiceTables: @unchecked Sendable {
     let host: UnsafePointer<clubhouse_host>
     let log: UnsafePointer<clubhouse_log_service>?

@@ -68,6 +68,8 @@ extension String: SQLValueConvertible { public var sqlValue: SQLValue { .text(se
 extension Bool: SQLValueConvertible { public var sqlValue: SQLValue { .integer(self ? 1 : 0) } }
 
 /// The plugin's database.
+/// @unchecked Sendable: immutable pointers; idle statements are kept under the cache's mutex, and the host
+/// serializes what reaches one connection (storage.h).
 public final class Storage: @unchecked Sendable {
     let host: UnsafePointer<clubhouse_host>
     let table: UnsafePointer<clubhouse_storage_service>
@@ -251,6 +253,7 @@ public final class Storage: @unchecked Sendable {
 }
 
 /// Idle statements by SQL text behind a lock (a thread-safe plugin's calls share the Storage).
+/// @unchecked Sendable: `idle` is read and written holding `mutex`.
 final class StatementCache: @unchecked Sendable {
     private var idle: [String: [Statement]] = [:]
     private var mutex = pthread_mutex_t()

@@ -14,6 +14,7 @@ import ClubhouseABI
 import ClubhouseJSON
 import ClubhousePlatform
 
+/// @unchecked Sendable: `lastTouched` is guarded by `touchLock`; every other member is immutable or thread-safe.
 public final class AccessControl: AccessControlling, @unchecked Sendable {
     // @unchecked: every stored property is immutable or thread-safe itself (AccessStore, AuditLog and
     // FailureBackoff each guard their state with a lock); `lastTouched` is touched only under `touchLock`.

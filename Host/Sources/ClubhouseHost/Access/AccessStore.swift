@@ -67,6 +67,7 @@ public enum AccessNames {
 }
 
 /// The host's access database. Every method is thread-safe (one connection behind `lock`).
+/// @unchecked Sendable: the connection, its statements and the cache are used under `lock` only.
 public final class AccessStore: @unchecked Sendable {
     // @unchecked: `db` and `statements` are touched only while `lock` is held.
     public let path: String

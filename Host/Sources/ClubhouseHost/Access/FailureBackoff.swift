@@ -10,6 +10,7 @@
 
 import ClubhousePlatform
 
+/// @unchecked Sendable: `entries` is read and written under `lock`.
 final class FailureBackoff: @unchecked Sendable {
     // @unchecked: `entries` is touched only while `lock` is held.
     struct Policy: Sendable {

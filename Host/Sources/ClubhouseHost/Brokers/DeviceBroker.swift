@@ -15,6 +15,7 @@ import ClubhouseWire
 import Glibc
 #endif
 
+/// @unchecked Sendable: `open` is guarded by `lock`; the safety book guards itself; the rest never changes.
 public final class DeviceBroker: @unchecked Sendable {
     let site: Site
     let log: LogBroker
@@ -235,6 +236,8 @@ public final class DeviceBroker: @unchecked Sendable {
 }
 
 /// An open device: a non-blocking descriptor with timeouts, tracing and a last-error message.
+/// @unchecked Sendable: I/O and `lastErrorStorage` go through `lock` (one operation at a time); `takenOver`,
+/// `wrote`, `closed` and `owningCall` through `stateLock`, so a takeover need not wait for a slow read.
 final class DeviceConnection: @unchecked Sendable {
     let name: String
     let address: String
@@ -243,8 +246,8 @@ final class DeviceConnection: @unchecked Sendable {
     let log: LogBroker
     let owner: String
     weak var broker: DeviceBroker?
-    private var lastErrorStorage: [CChar] = [0]
-    private let addressStorage: [CChar]
+    private var lastErrorStorage = PinnedCString.empty
+    private let addressStorage: PinnedCString
     /// Held for every write, read and close (a read waits on it for at most its timeout).
     private let lock = Lock()
     /// Wakes a read in progress when the host takes the device over (a pipe: read end, write end).
@@ -269,7 +272,7 @@ final class DeviceConnection: @unchecked Sendable {
         self.log = log
         self.owner = owner
         self.broker = broker
-        addressStorage = Array(address.utf8CString)
+        addressStorage = PinnedCString(address)
         let ends = Descriptor.pipe(nonBlocking: true) ?? (-1, -1)
         wake = ends.0
         wakeWriter = ends.1
@@ -285,18 +288,18 @@ final class DeviceConnection: @unchecked Sendable {
     }
 
     var lastErrorPointer: UnsafePointer<CChar> {
-        lastErrorStorage.withUnsafeBufferPointer { UnsafePointer($0.baseAddress!) }
+        lastErrorStorage.pointer
     }
 
     var addressPointer: UnsafePointer<CChar> {
-        addressStorage.withUnsafeBufferPointer { UnsafePointer($0.baseAddress!) }
+        addressStorage.pointer
     }
 
     /// Why the last write or read failed.
     var lastError: String { lock.withLock { String(cString: lastErrorPointer) } }
 
     private func fail(_ status: Status, _ message: String) -> Int32 {
-        lastErrorStorage = Array("\(name) (\(address)): \(message)".utf8CString)
+        lastErrorStorage = PinnedCString("\(name) (\(address)): \(message)")
         return status.rawValue
     }
 
@@ -375,7 +378,7 @@ final class DeviceConnection: @unchecked Sendable {
     func exchange(_ state: SafeState) -> DeviceSafetyBook.Outcome {
         lock.withLock {
             guard fd >= 0 else { return .connectionFailed("the connection is closed") }
-            traceBytes("> (host, safe state)", state.frame.withUnsafeBytes { $0 })
+            state.frame.withUnsafeBytes { traceBytes("> (host, safe state)", $0) }
             return DeviceSafetyBook.exchange(fd, state)
         }
     }

@@ -36,6 +36,7 @@ public struct EventRefusal: Error, Sendable {
 
 /// A listener of one plugin's events. `deliver` runs under the hub's lock, in id order, and must not
 /// block (it queues); it returns false to be dropped (a listener that does not keep up).
+/// @unchecked Sendable: immutable; `deliver` runs under the hub's lock.
 public final class EventSubscription: @unchecked Sendable {
     // Safe: every field is set at init and never changes.
     let alias: String

@@ -11,6 +11,7 @@ import ClubhouseLoader
 import Glibc
 #endif
 
+/// @unchecked Sendable: immutable; lines are written under `lock`.
 public final class LogBroker: @unchecked Sendable {
     /// Messages at or below this level are shown: 1 = errors and warnings (default), 2 = info, ...
     public let threshold: Int32

@@ -75,6 +75,7 @@ extension ProgressSink {
 }
 
 /// Discards progress (pipes, --quiet, --json).
+/// @unchecked Sendable: it has no state.
 public final class SilentProgress: ProgressSink, @unchecked Sendable {
     public init() {}
     public func begin(label: String, total: UInt64) {}
@@ -84,6 +85,7 @@ public final class SilentProgress: ProgressSink, @unchecked Sendable {
 
 /// A one-line bar on stderr: `importing shots  [#########.......]  58%  12,345/21,000  8.1k/s  ETA 0:07`,
 /// or for a stage counted in bytes `reading x.csv  [###.....]  30%  12.3 MiB / 40.0 MiB  5.1 MiB/s  ETA 0:07`.
+/// @unchecked Sendable: every mutable field is read and written under `lock`.
 public final class TerminalProgressBar: ProgressSink, @unchecked Sendable {
     private let lock = Lock()
     private var label = ""

@@ -127,6 +127,7 @@ func hex(_ b: UInt8) -> String {
 func hexString(_ bytes: [UInt8]) -> String { bytes.map(hex).joined(separator: " ") }
 
 /// Serves the protocol on connected sockets.
+/// @unchecked Sendable: immutable; each connection's state lives on its own thread.
 public final class BallMachineSimulator: @unchecked Sendable {
     public let options: BallMachineSimulatorOptions
     let report: @Sendable (String) -> Void

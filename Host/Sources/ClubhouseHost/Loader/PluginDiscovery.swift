@@ -11,6 +11,7 @@ import ClubhouseLoader
 import Glibc
 #endif
 
+/// @unchecked Sendable: `registry` and `probed` are read and written under `lock`; the rest never changes.
 public final class PluginDiscovery: @unchecked Sendable {
     let configuration: SiteConfiguration
     let loader: PluginLoader

@@ -247,6 +247,7 @@ public struct LockFileReadError: Error, Sendable {
 }
 
 /// A site runtime's view of its lock file: read once (on first load), consulted at every load.
+/// @unchecked Sendable: `state` and `stateSignature` are read and written under `lock`.
 final class LockGuard: @unchecked Sendable {
     let path: String
     let enabled: Bool

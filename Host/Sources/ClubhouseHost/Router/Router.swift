@@ -63,6 +63,7 @@ public protocol BackgroundLauncher: Sendable {
     func launch(alias: String, command: String, arguments: JSONObject)
 }
 
+/// @unchecked Sendable: immutable after init (the runtime it routes to guards itself).
 public final class Router: @unchecked Sendable {
     /// Progress nobody shows (it holds nothing: one serves every call).
     static let silent = SilentProgress()

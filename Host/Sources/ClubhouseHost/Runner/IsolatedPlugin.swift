@@ -15,6 +15,8 @@ import ClubhouseLoader
 import Glibc
 #endif
 
+/// @unchecked Sendable: the runner's state (`channel`, `pid`, `info`, `catalogue`, the handles, `needsCreate`)
+/// is read and written under `lock` — every call, create and destroy takes it — except `runnerGroup`, an atomic.
 final class IsolatedPlugin: @unchecked Sendable {
     let path: String
     let alias: String
@@ -78,8 +80,6 @@ final class IsolatedPlugin: @unchecked Sendable {
         if let verifiedLibrary { close(verifiedLibrary) }
     }
 
-    var isRunning: Bool { channel != nil }
-    var processID: pid_t { pid }
 
     private func start() throws(RuntimeError) {
         var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]

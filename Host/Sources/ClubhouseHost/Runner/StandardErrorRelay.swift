@@ -20,6 +20,7 @@ import ClubhousePlatform
 import Glibc
 #endif
 
+/// @unchecked Sendable: `sources`, `running` and `wakePipe` are read and written holding `mutex`.
 final class StandardErrorRelay: @unchecked Sendable {
     static let lineLimit = 4096
     static let burst = 1 << 20
@@ -27,6 +28,7 @@ final class StandardErrorRelay: @unchecked Sendable {
 
     /// One runner's socket. Only the relay thread reads or closes `fd`; the other fields are
     /// guarded by the relay's lock.
+    /// @unchecked Sendable: as said above, `fd` is the relay thread's and the rest is under the relay's lock.
     final class Source: @unchecked Sendable {
         let fd: Int32
         let alias: String

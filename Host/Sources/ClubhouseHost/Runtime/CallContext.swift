@@ -9,6 +9,9 @@ import ClubhouseWire
 import Glibc
 #endif
 
+/// @unchecked Sendable: what other threads touch is atomic (cancellation, deadlines) or under a lock
+/// (`observersLock`, the files' Mutex); `progressLabelBytes` is set before the plugin runs and `storageError` is
+/// read and replaced only by the thread running the call.
 public final class CallContext: @unchecked Sendable {
     public let id: UInt64
     let flags: UInt32
@@ -60,10 +63,7 @@ public final class CallContext: @unchecked Sendable {
     /// The message of this call's last failed storage operation (storage.h's `last_error`). Only
     /// the thread running the call reads or replaces it (PluginDatabase.setError), so the pointer
     /// a plugin gets stays valid until its own next storage call, whatever other calls do.
-    var storageError: [CChar] = [0]
-    var storageErrorPointer: UnsafePointer<CChar> {
-        storageError.withUnsafeBufferPointer { UnsafePointer($0.baseAddress!) }
-    }
+    var storageError = PinnedCString.empty
 
     init(flags: UInt32, progress: any ProgressSink, alias: String, parent: CallContext? = nil) {
         id = CallContext.counter.add(1, ordering: .relaxed).newValue

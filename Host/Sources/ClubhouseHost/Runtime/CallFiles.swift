@@ -18,6 +18,7 @@ struct FileRefusal: Error, Sendable {
     var message: String
 }
 
+/// @unchecked Sendable: `grants` never changes; `writes` is read and written under `lock`.
 final class CallFiles: @unchecked Sendable {
     struct Grant: Sendable {
         var path: String

@@ -11,6 +11,7 @@ import ClubhousePlatform
 import Glibc
 #endif
 
+/// @unchecked Sendable: `waiting` is read and written holding `mutex`.
 final class CallGates: @unchecked Sendable {
     /// A wait for a busy plugin ends with an error after this long.
     let waitLimitMilliseconds: Int64

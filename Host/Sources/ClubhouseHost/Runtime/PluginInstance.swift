@@ -12,6 +12,7 @@ import Glibc
 #endif
 
 /// Where a plugin's code runs: loaded into this process, or in a runner child process.
+/// @unchecked Sendable: both payloads are thread-safe classes (PluginLibrary is immutable, IsolatedPlugin locks).
 enum PluginBackend: @unchecked Sendable {
     case library(PluginLibrary)
     case isolated(IsolatedPlugin)
@@ -33,6 +34,9 @@ enum PluginBackend: @unchecked Sendable {
     var isIsolated: Bool { if case .isolated = self { return true } else { return false } }
 }
 
+/// @unchecked Sendable: `callsInFlight` and `retired` are guarded by the site runtime's lock; `database` by
+/// `databaseLock`; `pathArguments`, `topics` and `records` are set once before the first call; calls into a plugin
+/// that is not thread-safe pass the gate (and use `replyBuffer`) one at a time.
 final class PluginInstance: @unchecked Sendable {
     let backend: PluginBackend
     var info: PluginDescriptorInfo { backend.info }

@@ -61,6 +61,7 @@ public struct CallOutcome: Sendable {
 }
 
 /// Results filled by concurrent workers, one slot each.
+/// @unchecked Sendable: `slots` is read and written under `lock`.
 private final class ResolutionSlots: @unchecked Sendable {
     private let lock = Lock()
     private var slots: [Result<ResolvedPlugin, RuntimeError>?]
@@ -71,6 +72,8 @@ private final class ResolutionSlots: @unchecked Sendable {
     func get(_ i: Int) -> Result<ResolvedPlugin, RuntimeError>? { lock.withLock { slots[i] } }
 }
 
+/// @unchecked Sendable: the tables of plugins (`loaded`, `resolved`, `backends`, `instances`, `retiring`, …)
+/// are read and written under `lock`, loading under `loadLock`, creation under `creationLock`; the rest never changes.
 public final class SiteRuntime: @unchecked Sendable {
     public static let offeredServices = [
         CLUBHOUSE_SERVICE_LOG, CLUBHOUSE_SERVICE_CONFIG, CLUBHOUSE_SERVICE_STORAGE, CLUBHOUSE_SERVICE_PROGRESS,

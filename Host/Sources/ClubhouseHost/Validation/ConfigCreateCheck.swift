@@ -102,6 +102,7 @@ public enum ConfigCreateCheck {
 }
 
 /// Results filled by the workers, one slot each.
+/// @unchecked Sendable: `values` is read and written under `lock`.
 private final class Slots: @unchecked Sendable {
     // Safe: every access holds `lock`.
     private let lock = Lock()
@@ -112,6 +113,7 @@ private final class Slots: @unchecked Sendable {
 }
 
 /// Hands out the indexes 0, 1, 2, … once each.
+/// @unchecked Sendable: `value` is read and written under `lock`.
 private final class Counter: @unchecked Sendable {
     // Safe: every access holds `lock`.
     private let lock = Lock()

@@ -5,6 +5,7 @@ import ClubhouseHost
 import ClubhousePlatform
 import ClubhouseABI
 import ClubhouseJSON
+import ClubhouseToolkit
 import ClubhouseRunner
 import ClubhouseLoader
 #if canImport(Glibc)
@@ -97,16 +98,11 @@ enum BuiltinCommands {
         return rows
     }
 
-    /// The host's own tables: padded columns; the header row (the first) bold when `styled`
-    /// (a terminal that shows colour: GlobalOptions.stylesOutput), as plugins' TextTable does.
+    /// The host's own tables (the first row is the header), laid out as plugins' TextTable lays them
+    /// out: the header bold when `styled` (a terminal that shows colour: GlobalOptions.stylesOutput).
     static func formatTable(_ rows: [[String]], styled: Bool = false) -> String {
         guard let first = rows.first else { return "" }
-        var widths = first.map(\.count)
-        for row in rows { for (i, c) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], c.count) } }
-        return rows.enumerated().map { index, row in
-            let line = row.enumerated().map { i, c in i == row.count - 1 ? c : HelpText.pad(c, widths[i]) }.joined(separator: "  ")
-            return index == 0 && styled ? "\u{1B}[1m" + line + "\u{1B}[0m" : line
-        }.joined(separator: "\n") + "\n"
+        return TextTable(first, Array(rows.dropFirst())).render(styled: styled)
     }
 
     static func pluginsInfo(_ name: String, _ options: GlobalOptions) throws(CLIError) -> Int32 {
@@ -487,6 +483,7 @@ enum BuiltinCommands {
 
 }
 
+/// @unchecked Sendable: `value` is read and written under `lock`.
 final class StopFlag: @unchecked Sendable {
     private let lock = Lock()
     private var value = false

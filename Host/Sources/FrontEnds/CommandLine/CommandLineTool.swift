@@ -326,6 +326,7 @@ final class Session {
 }
 
 /// Passes progress on and cancels the call at its Nth progress update (N = 0: before it starts).
+/// @unchecked Sendable: `updates` and `cancel` are read and written under `lock`; the rest never changes.
 final class CancelAtProgress: ProgressSink, @unchecked Sendable {
     private let inner: any ProgressSink
     private let threshold: UInt64

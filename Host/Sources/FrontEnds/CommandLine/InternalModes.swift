@@ -116,6 +116,7 @@ enum InternalModes {
 }
 
 /// A signal turned into a callback on a Dispatch queue.
+/// @unchecked Sendable: it only holds the source (set in init), which Dispatch lets any thread cancel.
 final class DispatchSourceSignalHolder: @unchecked Sendable {
     private let source: DispatchSourceSignal
 

@@ -150,6 +150,7 @@ final class RPCConnection: @unchecked Sendable {
 
 /// Progress of one JSON-RPC call, sent as notifications (at most 10 a second). The last one of a
 /// stage says `finished`; after a cancel it says `cancelled` too and counts what was done, not the total.
+/// @unchecked Sendable: its mutable fields are read and written under `lock`; the connection is Sendable itself.
 final class RPCProgress: ProgressSink, @unchecked Sendable {
     let connection: RPCConnection
     let id: JSONValue
@@ -235,6 +236,8 @@ final class RPCProgress: ProgressSink, @unchecked Sendable {
     }
 }
 
+/// @unchecked Sendable: `active`, `announced` and `backlogged` are guarded by `lock`; `reloaded` is set
+/// before serving starts and only read after; the rest is immutable or thread-safe (the group, pool, lanes).
 final class JSONRPCServer: @unchecked Sendable {
     /// Every method `perform` answers (Host/JSON-RPC.md documents each; a test compares them).
     static let methods = ["clubhouse.version", "clubhouse.plugins", "clubhouse.commands", "clubhouse.call",

@@ -64,6 +64,7 @@ struct ServeLimits: Sendable {
 }
 
 /// A fixed-size pool of worker threads started on demand, taking jobs in order.
+/// @unchecked Sendable: the jobs and counters are read and written holding `mutex`.
 final class WorkerPool: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
@@ -120,6 +121,8 @@ final class WorkerPool: @unchecked Sendable {
 
 /// One client socket of the event loop. The loop alone reads it; workers and the loop write it
 /// under `lock`, so replies never interleave and the descriptor is never used after close.
+/// @unchecked Sendable: the output side (`output`, `inFlight`, `closed`, …) is guarded by `lock`; the
+/// input side and the loop's bookkeeping (`input`, `scanned`, `watching`, `slot`, …) are the loop thread's alone.
 final class ServeChannel: @unchecked Sendable {
     let fd: Int32
     let number: Int
@@ -534,6 +537,8 @@ final class LineProtocol: ServeProtocol {
 /// reports ready, those a worker woke it for (`wake(_:)`), those whose timer is due (a deadline kept in a
 /// heap), and those that have complete requests left to take — so one turn costs O(ready clients), not
 /// O(connected clients). Every client is still looked at once a second, and at every turn while stopping.
+/// @unchecked Sendable: the wake-up state (`wakePending`, `woken`, `wokenAll`, `wokenBy`, `looksBy`) is guarded
+/// by `wakeLock`, which workers take; everything else is the loop thread's alone (listeners are added before it runs).
 final class ServeLoop: @unchecked Sendable {
     let limits: ServeLimits
     private(set) var listeners: [ServeListener] = []

@@ -390,12 +390,11 @@ final class Putting: Plugin {
 
     init(context: PluginContext) throws {
         self.context = context
-        // The course import reads folders through PluginKit's Files: the host's files service for a
-        // folder argument (the only way under "isolation": "sandbox"), the C library otherwise.
-        LocalFiles.access = PluginKitFiles()
         storage = try context.storage()
         try storage.migrate(PuttingSchema.migrations)
-        service = PuttingService(store: SQLPuttingStore(storage: storage))
+        // The course import reads folders through PluginKit's Files: the host's files service for a
+        // folder argument (the only way under "isolation": "sandbox"), the C library otherwise.
+        service = PuttingService(store: SQLPuttingStore(storage: storage), files: PluginKitFiles())
         defaultStimp = context.config.double("stimp", default: 10)
         guard PuttingError.stimpRange.contains(defaultStimp) else {
             throw PluginError.invalidArgument("config key 'stimp' must be from \(Int(PuttingError.stimpRange.lowerBound)) "

@@ -45,7 +45,7 @@ public final class PluginDatabase: @unchecked Sendable {
     /// The last failure of work outside any call (create, migrations at start, the host's own), as
     /// a C string; a call keeps its own (`CallContext.storageError`), so concurrent calls of a
     /// thread-safe plugin never read or free each other's message.
-    private var sharedError: [CChar] = [0]
+    private var sharedError = PinnedCString.empty
     /// Set when the authorizer refused something in the statement being compiled.
     var authorizerDenied = false
     /// Statements still open (finalized at close if the plugin forgot).
@@ -268,28 +268,28 @@ public final class PluginDatabase: @unchecked Sendable {
     /// Records the message of the last failure: the current call's own (its thread alone reads and
     /// replaces it), or the connection's when no call is running.
     func setError(_ message: String) {
-        let bytes = Array(message.utf8CString)
+        let pinned = PinnedCString(message)
         if let call = CallContext.current {
-            call.storageError = bytes
+            call.storageError = pinned
         } else {
-            serialized { sharedError = bytes }
+            serialized { sharedError = pinned }
         }
     }
 
     /// Clears the last failure before an operation that reports its own.
     func clearError() {
         if let call = CallContext.current {
-            if call.storageError.count > 1 { call.storageError = [0] }
+            if !call.storageError.isEmpty { call.storageError = .empty }
         } else {
-            serialized { if sharedError.count > 1 { sharedError = [0] } }
+            serialized { if !sharedError.isEmpty { sharedError = .empty } }
         }
     }
 
     /// The last failure as a C string (storage.h's `last_error`): the call's own, valid until the
     /// call's next storage operation; outside any call the connection's.
     var lastErrorPointer: UnsafePointer<CChar> {
-        if let call = CallContext.current { return call.storageErrorPointer }
-        return serialized { sharedError.withUnsafeBufferPointer { UnsafePointer($0.baseAddress!) } }
+        if let call = CallContext.current { return call.storageError.pointer }
+        return serialized { sharedError.pointer }
     }
 
     public var lastError: String { String(cString: lastErrorPointer) }

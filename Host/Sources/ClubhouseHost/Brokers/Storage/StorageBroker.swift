@@ -20,6 +20,7 @@ import Glibc
 #endif
 
 /// Opens plugin databases under a data directory: `<data>/<site>/<plugin id>.sqlite`.
+/// @unchecked Sendable: immutable (each database it opens guards itself: PluginDatabase).
 public final class StorageBroker: @unchecked Sendable {
     public let dataDirectory: String
 

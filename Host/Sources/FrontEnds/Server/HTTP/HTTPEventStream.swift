@@ -102,6 +102,7 @@ extension HTTPFrontEnd {
 /// The event streams open now (`/api/<alias>/events` and followed calls' streams), per credential, per client
 /// address and in all, against HTTPLimits' bounds: a stream never counts as idle and heartbeats keep it open,
 /// so without them one read token could hold every connection (Host/HTTP.md, "Limits").
+/// @unchecked Sendable: the counts are read and written under `lock`.
 final class HTTPStreamSlots: @unchecked Sendable {
     // Safe: every member is guarded by `lock`.
     private let lock = Lock()

@@ -160,6 +160,7 @@ struct HTTPResponse {
 }
 
 /// The Date header's text (IMF-fixdate), made once a second.
+/// @unchecked Sendable: `second` and `text` are read and written under `lock`.
 final class HTTPDate: @unchecked Sendable {
     // Safe: `lock` guards the cached second and text.
     private let lock = Lock()

@@ -65,6 +65,8 @@ struct HTTPExchange: Sendable {
 }
 
 /// One HTTP client: its request's phase (loop thread) and the call a worker runs for it.
+/// @unchecked Sendable: `phase`, `writingSince` and `heldBody` are the loop thread's alone; what a worker's
+/// call and the loop share (`finished`, `running`, `gone`, the stream's state) is guarded by `lock`.
 final class HTTPConnection: @unchecked Sendable {
     enum Phase {
         /// Before a request's first byte (`first`: the connection's first request).
@@ -206,6 +208,8 @@ final class HTTPConnection: @unchecked Sendable {
     var isIdle: Bool { if case .waiting = phase { return true } else { return false } }
 }
 
+/// @unchecked Sendable: immutable or thread-safe members, except `routeTable` (guarded by `routesLock`) and
+/// `credentialWatch` (set once while starting, before any connection is served).
 final class HTTPFrontEnd: @unchecked Sendable {
     /// Request bodies held in memory (the loop admits them, the worker that answers gives them back).
     let bodyLedger = RequestBodyLedger()

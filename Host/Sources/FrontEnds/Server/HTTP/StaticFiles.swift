@@ -12,6 +12,7 @@ import ClubhousePlatform
 import Glibc
 #endif
 
+/// @unchecked Sendable: `roots` never changes; `cache` is read and written under `lock`.
 final class StaticFiles: @unchecked Sendable {
     /// Folder of each panel: "_" for the host's files, an alias for a plugin's.
     let roots: [String: String]

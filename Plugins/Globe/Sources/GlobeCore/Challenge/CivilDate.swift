@@ -1,6 +1,7 @@
 // A calendar date without a time zone (the daily challenge's "day"), proleptic Gregorian,
 // written YYYY-MM-DD.
 
+import ClubhouseToolkit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,38 +33,13 @@ public struct CivilDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self = date
     }
 
-    public static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
+    public static func daysInMonth(year: Int, month: Int) -> Int { CivilCalendar.daysIn(month: month, year: year) }
 
-    /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).
-    public var dayNumber: Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
+    /// Days since 1970-01-01.
+    public var dayNumber: Int { CivilCalendar.dayNumber(year: year, month: month, day: day) }
 
-    public init(dayNumber z0: Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        year = y
-        month = m
-        day = d
+    public init(dayNumber: Int) {
+        (year, month, day) = CivilCalendar.date(dayNumber: dayNumber)
     }
 
     public func adding(days: Int) -> CivilDate { CivilDate(dayNumber: dayNumber + days) }

@@ -188,13 +188,18 @@ public struct CountrySet: Sendable {
         throw GlobeError.unknownCountry(trimmed, suggestions: suggestions(for: trimmed))
     }
 
+    /// Longer text gets no suggestions.
+    static let longestSuggestedText = 100
+
     /// Up to three names close to `text`, best first: names holding every word typed ("Korea" →
     /// North Korea, South Korea), names it begins, names within a few typing errors; for three
     /// letters, alpha-3 codes one letter off too.
     public func suggestions(for text: String) -> [String] {
         let key = TextKey.fold(text)
-        // Two letters are a code, not a misspelt name.
-        guard key.count >= 3 else { return [] }
+        // Two letters are a code, not a misspelt name; text far longer than any name (the longest is
+        // about 50 letters) is no misspelling of one, and its edit distances to every name would cost
+        // seconds per kilobyte.
+        guard key.count >= 3, key.count <= Self.longestSuggestedText else { return [] }
         let typedWords = Set(Self.words(key))
         let isoNames = Dictionary(ISO3166.entries.map { ($0.alpha2, $0.names) }, uniquingKeysWith: { a, _ in a })
         let alpha3 = Dictionary(ISO3166.entries.map { ($0.alpha2, $0.alpha3) }, uniquingKeysWith: { a, _ in a })

@@ -4,6 +4,7 @@
 /// whose file had no date is drawn hollow at its import date and the footnote says so. Both axes
 /// have titles; every point has a tooltip with its numbers.
 import ClubhouseGraphics
+import ClubhouseToolkit
 public enum TrendChart {
     public static func svg(_ trend: TrendResult, width: Int = 760, height: Int = 380) -> String {
         let left = 72.0, right = 112.0, top = 48.0, bottom = 92.0
@@ -117,13 +118,7 @@ public enum TrendChart {
         let parts = text.prefix(10).split(separator: "-")
         guard parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
               (1...12).contains(m), (1...31).contains(d) else { return nil }
-        // Days from civil (Howard Hinnant's algorithm).
-        let yy = m <= 2 ? y - 1 : y
-        let era = (yy >= 0 ? yy : yy - 399) / 400
-        let yoe = yy - era * 400
-        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        return CivilCalendar.dayNumber(year: y, month: m, day: d)
     }
 
     /// About five round tick values covering lo…hi.

@@ -160,11 +160,13 @@ public struct CanonicalHasher {
 }
 
 /// The input bytes, read (never written) by the hashing threads.
+/// @unchecked Sendable: the bytes are only read, and outlive the workers (concurrentPerform returns when all are done).
 private struct SharedBytes: @unchecked Sendable {
     let bytes: UnsafeBufferPointer<UInt8>
 }
 
 /// The result slots; each thread initializes only the slots of its own chunk.
+/// @unchecked Sendable: no two workers write the same slot, and the caller reads them after concurrentPerform returns.
 private struct SharedResults: @unchecked Sendable {
     let base: UnsafeMutablePointer<HashResult.Line>?
 }

@@ -53,23 +53,24 @@ public struct GreenOutlineFile: Sendable, Equatable {
 public enum CatalogImporter {
     /// Every hole of a course folder (`Hole_N/` or `hole_N/` sub-folders), sorted by number. With
     /// `sourcesOnly`, heightfield files are ignored: every hole is read from its traced files.
-    public static func readCourse(directory: String, courseID: String, sourcesOnly: Bool = false) throws(PuttingError) -> [Hole] {
-        guard LocalFiles.isDirectory(directory) else {
+    public static func readCourse(directory: String, courseID: String, sourcesOnly: Bool = false,
+                                  files: any LocalFileAccess = LocalFiles()) throws(PuttingError) -> [Hole] {
+        guard files.isDirectory(directory) else {
             throw .notADirectory(path: directory)
         }
-        let entries = LocalFiles.names(in: directory)
+        let entries = files.names(in: directory)
         var folders: [Int: String] = [:]
         for name in entries {
             guard let number = holeNumber(folderName: name) else { continue }
             let path = directory + "/" + name
-            guard LocalFiles.isDirectory(path) else { continue }
+            guard files.isDirectory(path) else { continue }
             if let first = folders[number] { throw .duplicateHole(number: number, first: first, second: path) }
             folders[number] = path
         }
         guard !folders.isEmpty else { throw .noHoles(directory: directory) }
         var holes: [Hole] = []
         for (number, folder) in folders.sorted(by: { $0.key < $1.key }) {
-            holes.append(try readHoleFolder(folder, number: number, courseID: courseID, sourcesOnly: sourcesOnly))
+            holes.append(try readHoleFolder(folder, number: number, courseID: courseID, sourcesOnly: sourcesOnly, files: files))
         }
         return holes
     }
@@ -90,14 +91,14 @@ public enum CatalogImporter {
     /// files are ignored and the traced files are required. Traced files a hole depends on (no
     /// heightfield) are checked as strictly as processing will check them, so a bad file is refused
     /// here with its line and column and nothing is stored.
-    public static func readHoleFolder(_ folder: String, number: Int, courseID: String, sourcesOnly: Bool = false)
-        throws(PuttingError) -> Hole
+    public static func readHoleFolder(_ folder: String, number: Int, courseID: String, sourcesOnly: Bool = false,
+                                      files: any LocalFileAccess = LocalFiles()) throws(PuttingError) -> Hole
     {
-        let files = LocalFiles.names(in: folder)
+        let entries = files.names(in: folder)
         let unity = folder + "/unity"
-        let unityFiles = LocalFiles.names(in: unity)
+        let unityFiles = files.names(in: unity)
         func find(_ suffix: String) -> String? {
-            if let f = files.first(where: { $0.lowercased().hasSuffix(suffix) }) { return folder + "/" + f }
+            if let f = entries.first(where: { $0.lowercased().hasSuffix(suffix) }) { return folder + "/" + f }
             if let f = unityFiles.first(where: { $0.lowercased().hasSuffix(suffix) }) { return unity + "/" + f }
             return nil
         }
@@ -109,20 +110,20 @@ public enum CatalogImporter {
         }
         var traced: TracedSourceFiles?
         if let boundaryPath, let contoursPath {
-            let sources = TracedSourceFiles(boundaryFile: boundaryPath, boundaryText: try readText(boundaryPath),
-                                            contoursFile: contoursPath, contoursText: try readText(contoursPath))
+            let sources = TracedSourceFiles(boundaryFile: boundaryPath, boundaryText: try readText(boundaryPath, files: files),
+                                            contoursFile: contoursPath, contoursText: try readText(contoursPath, files: files))
             if heightfieldPath == nil { _ = try sources.parse(what: "\(courseID) hole \(number)") }
             traced = sources
         }
         let heightfield: Heightfield?
-        do { heightfield = try heightfieldPath.map { (p: String) throws(HeightfieldError) in try Heightfield.read(jsonPath: p) } } catch {
+        do { heightfield = try heightfieldPath.map { (p: String) throws(HeightfieldError) in try Heightfield.read(jsonPath: p, files: files) } } catch {
             throw .heightfield(error)
         }
 
         let configPath = folder + "/config.json"
-        let config = LocalFiles.exists(configPath) ? try readConfig(configPath) : nil
-        let boundaryFile = try boundaryPath.map { (p: String) throws(PuttingError) in try readOutline(p, kind: .boundary) }
-        let contoursFile = try contoursPath.map { (p: String) throws(PuttingError) in try readOutline(p, kind: .contours) }
+        let config = files.exists(configPath) ? try readConfig(configPath, files: files) : nil
+        let boundaryFile = try boundaryPath.map { (p: String) throws(PuttingError) in try readOutline(p, kind: .boundary, files: files) }
+        let contoursFile = try contoursPath.map { (p: String) throws(PuttingError) in try readOutline(p, kind: .contours, files: files) }
 
         var width = boundaryFile?.greenWidthFt ?? contoursFile?.greenWidthFt
         var height = boundaryFile?.greenHeightFt ?? contoursFile?.greenHeightFt
@@ -148,15 +149,16 @@ public enum CatalogImporter {
     }
 
     /// A whole text file (its errors read like the heightfield reader's).
-    static func readText(_ path: String) throws(PuttingError) -> String {
-        do { return String(decoding: try readFile(path), as: UTF8.self) } catch { throw .heightfield(error) }
+    static func readText(_ path: String, files: any LocalFileAccess) throws(PuttingError) -> String {
+        do { return String(decoding: try readFile(path, files: files), as: UTF8.self) } catch { throw .heightfield(error) }
     }
 
     /// One hole from a heightfield `.json` (the `.bin` beside it); its size is the grid's span.
-    public static func readHeightfieldHole(jsonPath: String, courseID: String, number: Int) throws(PuttingError) -> Hole {
+    public static func readHeightfieldHole(jsonPath: String, courseID: String, number: Int,
+                                           files: any LocalFileAccess = LocalFiles()) throws(PuttingError) -> Hole {
         guard (1...99).contains(number) else { throw .invalidHoleNumber(number) }
         let heightfield: Heightfield
-        do { heightfield = try Heightfield.read(jsonPath: jsonPath) } catch { throw .heightfield(error) }
+        do { heightfield = try Heightfield.read(jsonPath: jsonPath, files: files) } catch { throw .heightfield(error) }
         guard heightfield.heights.contains(where: { $0 > 0 }) else {
             throw .heightfield(.inFile(file: Heightfield.binaryPath(forJSONPath: jsonPath),
                                        problem: "no cell is above 0, so the heightfield has no green: check the file"))
@@ -180,9 +182,9 @@ public enum CatalogImporter {
         }
     }
 
-    static func parse(_ path: String) throws(PuttingError) -> JSONFields {
+    static func parse(_ path: String, files: any LocalFileAccess) throws(PuttingError) -> JSONFields {
         let bytes: [UInt8]
-        do { bytes = try readFile(path) } catch { throw .heightfield(error) }
+        do { bytes = try readFile(path, files: files) } catch { throw .heightfield(error) }
         do {
             return try JSONFields(text: String(decoding: bytes, as: UTF8.self))
         } catch {
@@ -195,8 +197,8 @@ public enum CatalogImporter {
     }
 
     /// Reads `config.json` (extents, contour interval, hole location; all optional but typed).
-    public static func readConfig(_ path: String) throws(PuttingError) -> GreenConfig {
-        let fields = try parse(path)
+    public static func readConfig(_ path: String, files: any LocalFileAccess = LocalFiles()) throws(PuttingError) -> GreenConfig {
+        let fields = try parse(path, files: files)
         do throws(FieldProblem) {
             guard fields.root.objectValue != nil else { throw fields.problem("", "must be an object") }
             func latLon(_ pointer: String) throws(FieldProblem) -> LatLon? {
@@ -225,8 +227,8 @@ public enum CatalogImporter {
     enum OutlineKind { case boundary, contours }
 
     /// Reads a `*_boundary.json` or `*_contours.json` file.
-    static func readOutline(_ path: String, kind: OutlineKind) throws(PuttingError) -> GreenOutlineFile {
-        let fields = try parse(path)
+    static func readOutline(_ path: String, kind: OutlineKind, files: any LocalFileAccess = LocalFiles()) throws(PuttingError) -> GreenOutlineFile {
+        let fields = try parse(path, files: files)
         do throws(FieldProblem) {
             guard fields.root.objectValue != nil else { throw fields.problem("", "must be an object") }
             var file = GreenOutlineFile()

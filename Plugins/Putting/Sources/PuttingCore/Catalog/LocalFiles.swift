@@ -3,9 +3,11 @@
 
 import Glibc
 
-/// Another way to answer the same four questions. The plugin adapter installs one that goes
-/// through the host's files service, so a course folder given as an argument is readable even
-/// where the plugin cannot open files itself (`isolation: "sandbox"`).
+/// The four file-system questions the course import asks. `LocalFiles` answers them with the C
+/// library; the plugin adapter hands `PuttingService` one that goes through the host's files service,
+/// so a course folder given as an argument is readable even where the plugin cannot open files
+/// itself (`isolation: "sandbox"`). Passed down the calls (no process-wide hook: instances of the
+/// plugin may run concurrently).
 public protocol LocalFileAccess: Sendable {
     func exists(_ path: String) -> Bool
     func isDirectory(_ path: String) -> Bool
@@ -13,26 +15,21 @@ public protocol LocalFileAccess: Sendable {
     func contents(_ path: String) -> [UInt8]?
 }
 
-public enum LocalFiles {
-    /// Set once by the plugin adapter before any call; nil: the C library.
-    public nonisolated(unsafe) static var access: (any LocalFileAccess)?
+/// The C library's answers.
+public struct LocalFiles: LocalFileAccess {
+    public init() {}
 
     /// True when `path` exists (following links).
-    static func exists(_ path: String) -> Bool {
-        if let access { return access.exists(path) }
-        return Glibc.access(path, F_OK) == 0
-    }
+    public func exists(_ path: String) -> Bool { Glibc.access(path, F_OK) == 0 }
 
     /// True when `path` is a directory (following links).
-    static func isDirectory(_ path: String) -> Bool {
-        if let access { return access.isDirectory(path) }
+    public func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// The entry names of a directory, sorted; empty when it cannot be read.
-    static func names(in directory: String) -> [String] {
-        if let access { return access.names(in: directory) }
+    public func names(in directory: String) -> [String] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
@@ -46,10 +43,7 @@ public enum LocalFiles {
     }
 
     /// The whole content of a regular file; nil when it cannot be opened or read.
-    static func contents(_ path: String) -> [UInt8]? {
-        if let access { return access.contents(path) }
-        return try? WholeFile.read(path).get()
-    }
+    public func contents(_ path: String) -> [UInt8]? { try? WholeFile.read(path).get() }
 }
 
 /// UTC timestamps in ISO 8601 (`2026-11-22T03:50:31Z`), as the job records keep them.

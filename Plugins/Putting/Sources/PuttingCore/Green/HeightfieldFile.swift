@@ -6,11 +6,11 @@ import ClubhouseHashing
 
 extension Heightfield {
     /// Reads `jsonPath` and the `.bin` with the same name beside it, validating both.
-    public static func read(jsonPath: String) throws(HeightfieldError) -> Heightfield {
-        let grid = try parseMetadata(try readFile(jsonPath), name: jsonPath)
+    public static func read(jsonPath: String, files: any LocalFileAccess = LocalFiles()) throws(HeightfieldError) -> Heightfield {
+        let grid = try parseMetadata(try readFile(jsonPath, files: files), name: jsonPath)
         let binPath = binaryPath(forJSONPath: jsonPath)
-        guard LocalFiles.exists(binPath) else { throw .binaryMissing(file: binPath) }
-        return try Heightfield(grid: grid, binary: try readFile(binPath), binaryName: binPath)
+        guard files.exists(binPath) else { throw .binaryMissing(file: binPath) }
+        return try Heightfield(grid: grid, binary: try readFile(binPath, files: files), binaryName: binPath)
     }
 
     /// The `.bin` path that belongs to a heightfield `.json` path (same name, other extension).
@@ -169,10 +169,10 @@ extension Heightfield {
 }
 
 /// Reads a whole file, mapping failures to a one-line error.
-func readFile(_ path: String) throws(HeightfieldError) -> [UInt8] {
-    guard LocalFiles.exists(path) else { throw .unreadable(file: path, reason: "no such file") }
-    guard !LocalFiles.isDirectory(path) else { throw .unreadable(file: path, reason: "it is a directory") }
-    guard let bytes = LocalFiles.contents(path) else {
+func readFile(_ path: String, files: any LocalFileAccess) throws(HeightfieldError) -> [UInt8] {
+    guard files.exists(path) else { throw .unreadable(file: path, reason: "no such file") }
+    guard !files.isDirectory(path) else { throw .unreadable(file: path, reason: "it is a directory") }
+    guard let bytes = files.contents(path) else {
         throw .unreadable(file: path, reason: "permission denied or I/O error")
     }
     return bytes

@@ -31,6 +31,7 @@ enum Lanes {
 }
 
 /// Result slots that lanes write into, each lane its own indices.
+/// @unchecked Sendable: no two lanes write the same index, and the caller reads them after every lane finished.
 private struct Slots<T>: @unchecked Sendable {
     let base: UnsafeMutablePointer<T?>
 }

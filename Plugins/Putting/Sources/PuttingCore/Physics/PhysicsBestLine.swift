@@ -151,6 +151,7 @@ public struct PhysicsSolver: Sendable {
 
     /// Counts work (from any lane) and reports progress (from the calling thread only: `fraction` and
     /// `progress` are touched by `advance` alone, which the lanes never call).
+    /// @unchecked Sendable: the counters are atomics; `fraction` and `progress` belong to the calling thread.
     final class Tally: @unchecked Sendable {
         private let rolls = Atomic<Int>(0)
         private let steps = Atomic<Int>(0)
@@ -174,6 +175,8 @@ public struct PhysicsSolver: Sendable {
     }
 
     /// The stability check's search, on a thread of its own beside the rest of the best line's.
+    /// @unchecked Sendable: `line` is written by the search's thread before it signals `done`, and read only after
+    /// waiting on `done`.
     final class ProbeRun: @unchecked Sendable {
         // Safe: `line` is written once, by the probe's thread, before it signals `done`; it is read only after `wait`
         // has seen that signal.

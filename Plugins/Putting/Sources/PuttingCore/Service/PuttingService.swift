@@ -224,12 +224,17 @@ public final class PuttingService {
     /// A running job whose lease has expired (no progress for this long) was interrupted by a restart.
     public var leaseSeconds = 120.0
 
+    /// How the course import reads folders and files (the C library unless the adapter gives another).
+    public let files: any LocalFileAccess
+
     public init(store: any PuttingStore, clock: @escaping () -> Double = UTCTime.now,
-                makeJobID: @escaping () -> String = PuttingService.randomJobID)
+                makeJobID: @escaping () -> String = PuttingService.randomJobID,
+                files: any LocalFileAccess = LocalFiles())
     {
         self.store = store
         self.clock = clock
         self.makeJobID = makeJobID
+        self.files = files
     }
 
     /// `j` and 16 random hex digits.
@@ -254,7 +259,7 @@ public final class PuttingService {
     {
         guard Course.isValidID(request.id) else { throw .invalidCourseID(request.id) }
         var holes = try CatalogImporter.readCourse(directory: request.directory, courseID: request.id,
-                                                   sourcesOnly: request.sourcesOnly)
+                                                   sourcesOnly: request.sourcesOnly, files: files)
         var processed: [HoleProcessing] = []
         if request.process {
             let pending = holes.indices.filter { holes[$0].heightfield == nil }
@@ -278,7 +283,7 @@ public final class PuttingService {
         guard let course = try store.course(id: request.course) else { throw .unknownCourse(request.course) }
         guard (1...99).contains(request.hole) else { throw .invalidHoleNumber(request.hole) }
         let hole = try CatalogImporter.readHeightfieldHole(jsonPath: request.heightfieldPath, courseID: course.id,
-                                                           number: request.hole)
+                                                           number: request.hole, files: files)
         let existed = try store.hole(courseID: course.id, number: request.hole) != nil
         try store.putHole(hole)
         return ImportReport(course: course, holes: [hole.summary], replaced: existed)
