@@ -179,9 +179,7 @@ final class HTTPAccessEndToEndTests: XCTestCase {
         let c = try Clubhouse()
         let simulator = try StampedSimulator(c)
         defer { simulator.stop() }
-        let config = try simulator.config(c, name: "court.json")
-        try c.succeed(["--config", config, "tennis", "drill", "save", try c.write("long.json",
-            #"{"name": "long", "steps": [{"zone": 5, "speed": 50, "delay": 2, "repeat": 10}]}"#)])
+        let config = try simulator.configWithLongDrill(c)
         let token = try XCTUnwrap(try c.succeed(["--config", config, "--json", "token", "create", "--name", "lost phone", "--scope", "tennis:*"])
             .json()["token"]?.stringValue)
         let server = try HTTPServerProcess(c, arguments: ["--config", config])

@@ -172,9 +172,7 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
         let c = try Clubhouse()
         let simulator = try StampedSimulator(c)
         defer { simulator.stop() }
-        let config = try simulator.config(c, name: "court.json")
-        try c.succeed(["--config", config, "tennis", "drill", "save", try c.write("long.json",
-            #"{"name": "long", "steps": [{"zone": 5, "speed": 50, "delay": 2, "repeat": 10}]}"#)])
+        let config = try simulator.configWithLongDrill(c)
         for halfClosedFirst in [false, true] {
             var input: [Int32] = [0, 0], output: [Int32] = [0, 0]
             XCTAssertEqual(pipe(&input), 0)
@@ -226,9 +224,7 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
         let c = try Clubhouse()
         let simulator = try StampedSimulator(c)
         defer { simulator.stop() }
-        let config = try simulator.config(c, name: "court.json")
-        try c.succeed(["--config", config, "tennis", "drill", "save", try c.write("long.json",
-            #"{"name": "long", "steps": [{"zone": 5, "speed": 50, "delay": 2, "repeat": 10}]}"#)])
+        let config = try simulator.configWithLongDrill(c)
         let token = try XCTUnwrap(try c.succeed(["--config", config, "--json", "token", "create", "--name", "coach", "--scope", "tennis:*"])
             .json()["token"]?.stringValue)
         for (signal, extra) in [(SIGTERM, ""), (SIGINT, "Accept: text/event-stream\r\nClubhouse-Lease: lease0123456789abcdef; ms=60000\r\n"),

@@ -118,6 +118,14 @@ final class StampedSimulator: @unchecked Sendable {
             """)
     }
 
+    /// `config(_:name:)` with the drill "long" saved (10 balls 2 s apart: still running when a test acts on it).
+    func configWithLongDrill(_ c: Clubhouse, name: String = "court.json") throws -> String {
+        let config = try config(c, name: name)
+        try c.succeed(["--config", config, "tennis", "drill", "save", try c.write("long.json",
+            #"{"name": "long", "steps": [{"zone": 5, "speed": 50, "delay": 2, "repeat": 10}]}"#)])
+        return config
+    }
+
     /// Kills it (SIGKILL: the connections drop without a goodbye).
     func kill() {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
