@@ -189,8 +189,13 @@ final class ExtremeValuesEndToEndTests: XCTestCase {
         try c.fail(["scorecard", "index", "Ann"], exitCode: 1,
                    contains: ["tee 1's rating_tenths is 9223372036854775807 in the database, outside 1…9999; the row was not written by this plugin"])
         try readEveryScorecardCommand(c, damaged: true)
-        try sqlite(database, "UPDATE tees SET rating_tenths = 356; UPDATE round_players SET playing_handicap = -9223372036854775808, index_tenths = 1e308")
-        // index_tenths 1e308 is a REAL no integer equals: read as no index; the playing handicap is refused.
+        try sqlite(database, "UPDATE tees SET rating_tenths = 356; UPDATE round_players SET index_tenths = 1e308")
+        // index_tenths 1e308 is a REAL no integer equals: the row is refused as a whole, naming the column
+        // (rows are read into typed records since scorecard 1.5.0; it used to be read as no index).
+        try c.fail(["scorecard", "leaderboard", "--round", "1"], exitCode: 1,
+                   contains: ["a row of round_players in the scorecard database does not fit: column 'index_tenths' holds real(1e+308), not an integer that fits Int; restore a backup"])
+        try readEveryScorecardCommand(c, damaged: true)
+        try sqlite(database, "UPDATE round_players SET index_tenths = NULL, playing_handicap = -9223372036854775808")
         try c.fail(["scorecard", "leaderboard", "--round", "1"], exitCode: 1,
                    contains: ["round 1, player 1: playing_handicap is -9223372036854775808 in the database, outside -100…200"])
         try readEveryScorecardCommand(c, damaged: true)
