@@ -1,6 +1,7 @@
 // The runner's second lane (SideLane.swift): a thread-safe plugin's "concurrent" command runs beside
 // the call in progress even when the plugin is isolated, and may use only log, config, progress and
-// events there (C fixture concurrent_lane.c). TennisIsolatedStopEndToEndTests shows the use it exists for.
+// events there (C fixture concurrent_lane.c). Tennis's Stop on an isolated site is the use it exists for (not yet
+// marked: see SideLane.swift).
 
 import ClubhouseJSON
 import Foundation

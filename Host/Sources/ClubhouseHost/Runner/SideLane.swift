@@ -3,7 +3,8 @@
 // progress on the pipes. A plugin in a runner otherwise takes one call at a time, so a Stop for a
 // drill another client started waited for the drill to end while the ball machine kept firing; in
 // process the same thread-safe plugin ran it at once. With the lane both behave alike
-// (TennisIsolatedStopEndToEndTests).
+// (SideLaneEndToEndTests). Tennis does not mark its stop concurrent yet: in the merge, a drill stopped
+// from the lane sometimes failed to store its session ("near '-': syntax error"), not yet explained.
 //
 // Opened by the host when a runner of a thread-safe plugin whose catalogue declares a concurrent
 // command says hello (the socket's runner end travels on the descriptor socket, as a file does), and
