@@ -48,6 +48,33 @@ final class Echo: Plugin {
 private func noServices(_ host: UnsafePointer<clubhouse_host>?, _ id: UnsafePointer<CChar>?) -> UnsafeRawPointer? { nil }
 private func neverCancelled(_ call: UnsafePointer<clubhouse_call>?) -> Int32 { 0 }
 
+/// create → invoke → destroy of one command through `d`'s C function pointers, as the host does, with no
+/// services (PluginKitTests, TypedArgumentsTests).
+func invokeThroughDescriptor(_ d: UnsafePointer<clubhouse_plugin_descriptor>, _ command: String,
+                             _ request: String) -> (status: Int32, reply: String) {
+    var host = clubhouse_host()
+    host.struct_size = UInt32(MemoryLayout<clubhouse_host>.size)
+    host.abi_major = UInt16(CLUBHOUSE_ABI_MAJOR)
+    host.abi_minor = UInt16(CLUBHOUSE_ABI_MINOR)
+    host.get_service = noServices
+    var instance: UnsafeMutableRawPointer?
+    let created = withUnsafePointer(to: &host) { h in ReplyBuffer().withSink { d.pointee.create?(d, h, &instance, $0) } }
+    XCTAssertEqual(created, Int32(CLUBHOUSE_OK))
+    defer { d.pointee.destroy?(d, instance) }
+    var call = clubhouse_call(struct_size: UInt32(MemoryLayout<clubhouse_call>.size), flags: 0, id: 1, host_data: nil,
+                              is_cancelled: neverCancelled)
+    let reply = ReplyBuffer()
+    let bytes = Array(request.utf8)
+    let status = withUnsafePointer(to: &call) { c in
+        bytes.withUnsafeBufferPointer { b in
+            command.withCString { name in
+                reply.withSink { r in d.pointee.invoke?(d, instance, c, name, b.baseAddress, b.count, r) }
+            }
+        }
+    }
+    return (status ?? -999, reply.text)
+}
+
 final class PluginKitTests: XCTestCase {
     func descriptor() throws -> UnsafePointer<clubhouse_plugin_descriptor> {
         var info = clubhouse_host_info(struct_size: UInt32(MemoryLayout<clubhouse_host_info>.size),
@@ -93,28 +120,7 @@ final class PluginKitTests: XCTestCase {
 
     /// create → invoke → destroy through the C function pointers, as the host does.
     func invoke(_ command: String, _ request: String) throws -> (status: Int32, reply: String) {
-        let d = try descriptor()
-        var host = clubhouse_host()
-        host.struct_size = UInt32(MemoryLayout<clubhouse_host>.size)
-        host.abi_major = UInt16(CLUBHOUSE_ABI_MAJOR)
-        host.abi_minor = UInt16(CLUBHOUSE_ABI_MINOR)
-        host.get_service = noServices
-        var instance: UnsafeMutableRawPointer?
-        let created = withUnsafePointer(to: &host) { h in ReplyBuffer().withSink { d.pointee.create?(d, h, &instance, $0) } }
-        XCTAssertEqual(created, Int32(CLUBHOUSE_OK))
-        defer { d.pointee.destroy?(d, instance) }
-        var call = clubhouse_call(struct_size: UInt32(MemoryLayout<clubhouse_call>.size), flags: 0, id: 1, host_data: nil,
-                                  is_cancelled: neverCancelled)
-        let reply = ReplyBuffer()
-        let bytes = Array(request.utf8)
-        let status = withUnsafePointer(to: &call) { c in
-            bytes.withUnsafeBufferPointer { b in
-                command.withCString { name in
-                    reply.withSink { r in d.pointee.invoke?(d, instance, c, name, b.baseAddress, b.count, r) }
-                }
-            }
-        }
-        return (status ?? -999, reply.text)
+        invokeThroughDescriptor(try descriptor(), command, request)
     }
 
     /// One model of a command (issue 33): PluginKit's `Command` is ClubhouseABI's declaration — the type

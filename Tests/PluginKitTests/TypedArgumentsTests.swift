@@ -73,8 +73,6 @@ final class Untyped: Plugin {
     init(context: PluginContext) throws {}
 }
 
-private func noServices(_ host: UnsafePointer<clubhouse_host>?, _ id: UnsafePointer<CChar>?) -> UnsafeRawPointer? { nil }
-private func neverCancelled(_ call: UnsafePointer<clubhouse_call>?) -> Int32 { 0 }
 
 final class TypedArgumentsTests: XCTestCase {
     func describe<P: Plugin>(_ type: P.Type) throws -> (status: Int32, text: String) {
@@ -86,26 +84,7 @@ final class TypedArgumentsTests: XCTestCase {
 
     /// create → invoke → destroy through the descriptor, as the host does.
     func invoke(_ command: String, _ arguments: String) throws -> (status: Int32, reply: String) {
-        let d = try XCTUnwrap(export(Typed.self, nil))
-        var host = clubhouse_host()
-        host.struct_size = UInt32(MemoryLayout<clubhouse_host>.size)
-        host.abi_major = UInt16(CLUBHOUSE_ABI_MAJOR)
-        host.abi_minor = UInt16(CLUBHOUSE_ABI_MINOR)
-        host.get_service = noServices
-        var instance: UnsafeMutableRawPointer?
-        let created = withUnsafePointer(to: &host) { h in ReplyBuffer().withSink { d.pointee.create?(d, h, &instance, $0) } }
-        XCTAssertEqual(created, Int32(CLUBHOUSE_OK))
-        defer { d.pointee.destroy?(d, instance) }
-        var call = clubhouse_call(struct_size: UInt32(MemoryLayout<clubhouse_call>.size), flags: 0, id: 1, host_data: nil,
-                                  is_cancelled: neverCancelled)
-        let reply = ReplyBuffer()
-        let bytes = Array(#"{"arguments":\#(arguments),"cwd":"/"}"#.utf8)
-        let status = withUnsafePointer(to: &call) { c in
-            bytes.withUnsafeBufferPointer { b in
-                command.withCString { name in reply.withSink { r in d.pointee.invoke?(d, instance, c, name, b.baseAddress, b.count, r) } }
-            }
-        }
-        return (status ?? -999, reply.text)
+        invokeThroughDescriptor(try XCTUnwrap(export(Typed.self, nil)), command, #"{"arguments":\#(arguments),"cwd":"/"}"#)
     }
 
     func testTheCatalogueIsMadeFromTheStructInDeclarationOrder() throws {
