@@ -152,7 +152,7 @@ final class HTTPReferenceTests: XCTestCase {
             let option = unquoted(cells[1])
             XCTAssertNotNil(serve.arguments.first { "--\($0.name)" == option }, "\(option) is not a serve option")
             if option == "--http-max-body-memory" {
-                // Its default follows the routes (HTTPFrontEnd.bodyMemoryBound), so the table says how.
+                // Its default follows the routes (HTTPFrontEnd.bodyMemoryLimits), so the table says how.
                 XCTAssertNil(defaults.bodyMemoryBytes)
                 XCTAssertTrue(cells[2].hasPrefix("4 × the largest body a route allows"), cells[2])
             } else {

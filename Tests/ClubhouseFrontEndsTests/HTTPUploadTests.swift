@@ -109,7 +109,7 @@ final class HTTPUploadTests: XCTestCase {
     func testOneCallerCannotHoldEveryOthersBodies() throws {
         let server = try server { $0.limits.bodyTimeoutMilliseconds = 800 }
         defer { server.stop() }
-        let share = server.front.bodyMemoryShare()
+        let share = server.front.bodyMemoryLimits().share
         XCTAssertEqual(share, 64 << 20, "a quarter of the default bound, 4 x the practice route's 64 MiB")
         func start(_ token: String, declared: Int) throws -> RawHTTPConnection {
             let c = try RawHTTPConnection(port: server.port)

@@ -26,7 +26,7 @@ public struct HTTPLimits: Sendable, Equatable {
     /// Bytes of request bodies held in memory at once, across all connections: a body counts from its head
     /// (its declared length) until its response is queued. A head whose body would go over is answered 503
     /// at once, its body never read. nil: four times the largest body the site's routes and `bodyBytes`
-    /// allow, and at least 64 MiB (HTTPFrontEnd.bodyMemoryBound). `--http-max-body-memory`.
+    /// allow, and at least 64 MiB (HTTPFrontEnd.bodyMemoryLimits). `--http-max-body-memory`.
     public var bodyMemoryBytes: Int?
     /// From the first byte of a request (or the connection's opening) to its blank line. `--http-header-timeout-ms`.
     public var headerTimeoutMilliseconds: Int64 = 10_000

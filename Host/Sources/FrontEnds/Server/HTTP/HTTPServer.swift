@@ -405,11 +405,13 @@ final class HTTPFrontEnd: @unchecked Sendable {
     }
 
     /// The bound on request bodies held in memory at once (HTTPLimits.bodyMemoryBytes): as set, or four times
-    /// the largest body a route (or the default bound) allows, at least 64 MiB.
-    func bodyMemoryBound() -> Int {
-        if let set = options.limits.bodyMemoryBytes { return set }
+    /// the largest body a route (or the default bound) allows, at least 64 MiB; and what one caller
+    /// (refusalBeforeBody's holder) may hold of it: a quarter, and at least the largest body one route takes
+    /// (so one upload of that size is never refused for the share alone).
+    func bodyMemoryLimits() -> (bound: Int, share: Int) {
         let largest = routes.routes.reduce(options.limits.bodyBytes) { max($0, $1.maxBodyBytes) }
-        return max(64 << 20, 4 * largest)
+        let bound = options.limits.bodyMemoryBytes ?? max(64 << 20, 4 * largest)
+        return (bound, max(bound / 4, min(largest, bound)))
     }
 
     /// The answer to a request with a body that is refused on its head alone, before any byte of the body is
@@ -436,14 +438,6 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
         response.headers += cors
         return (response, anonymous)
-    }
-
-    /// What one caller (HTTPFrontEnd.refusalBeforeBody's holder) may hold of the bound on bodies in memory:
-    /// a quarter of it, and at least the largest body one route takes (so one upload of that size is never
-    /// refused for the share alone).
-    func bodyMemoryShare() -> Int {
-        let largest = routes.routes.reduce(options.limits.bodyBytes) { max($0, $1.maxBodyBytes) }
-        return max(bodyMemoryBound() / 4, min(largest, bodyMemoryBound()))
     }
 
     // MARK: requests (worker threads)
@@ -1307,7 +1301,7 @@ final class HTTPProtocolHandler: ServeProtocol {
                         // The server-wide bound on bodies in memory: over it, 503 now rather than a body read.
                         // And one caller's share of it: one phone cannot take every other client's writes (the
                         // fourth outside attack, b15: four idle 64 MiB uploads held the whole bound).
-                        let bound = front.bodyMemoryBound(), share = front.bodyMemoryShare()
+                        let (bound, share) = front.bodyMemoryLimits()
                         switch front.bodyLedger.admit(c, holder: holder, bytes: head.contentLength, bound: bound, share: share) {
                         case .admitted: break
                         case .overBound:
