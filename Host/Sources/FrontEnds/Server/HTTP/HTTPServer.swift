@@ -85,6 +85,9 @@ final class HTTPConnection: @unchecked Sendable {
     var phase: Phase
     /// Since when a response has been waiting for the client to read it (monotonic ms).
     var writingSince: Int64?
+    /// The loop admitted a body for this connection that it has not given back itself yet (the worker may
+    /// have): the loop asks the ledger only then, not on every look at the connection.
+    var admittedBody = false
     /// Bytes of the body received so far, and when the last of them arrived (monotonic ms): a body that
     /// stops arriving for the body timeout loses its slot, whatever it declared (the fourth outside attack, b15).
     var bodyReceived = 0
@@ -1015,6 +1018,8 @@ final class HTTPProtocolHandler: ServeProtocol {
 
     /// Gives back what a connection's body counted against the bound.
     private func releaseBody(_ c: HTTPConnection) {
+        guard c.admittedBody else { return }
+        c.admittedBody = false
         front.bodyLedger.release(c)
     }
 
@@ -1303,7 +1308,7 @@ final class HTTPProtocolHandler: ServeProtocol {
                         // fourth outside attack, b15: four idle 64 MiB uploads held the whole bound).
                         let (bound, share) = front.bodyMemoryLimits()
                         switch front.bodyLedger.admit(c, holder: holder, bytes: head.contentLength, bound: bound, share: share) {
-                        case .admitted: break
+                        case .admitted: c.admittedBody = true
                         case .overBound:
                             refuse(channel, c, HTTPRefusal(503, "server busy: request bodies held in memory would exceed \(bound) bytes (--http-max-body-memory) with this one's \(head.contentLength); try again later"),
                                    method: head.method, target: head.target, requestID: requestID)

@@ -15,8 +15,8 @@ final class RequestBodyLedger: @unchecked Sendable {
 
     enum Admission: Equatable {
         case admitted
-        /// Over the bound across all callers: bytes held now.
-        case overBound(held: Int)
+        /// Over the bound across all callers.
+        case overBound
         /// Over the caller's share: bytes this caller holds now.
         case overShare(held: Int)
     }
@@ -24,7 +24,7 @@ final class RequestBodyLedger: @unchecked Sendable {
     /// Counts `bytes` of `connection`'s body against `holder`'s share and the bound, or says why not.
     func admit(_ connection: HTTPConnection, holder: String, bytes: Int, bound: Int, share: Int) -> Admission {
         lock.withLock {
-            if total + bytes > bound { return .overBound(held: total) }
+            if total + bytes > bound { return .overBound }
             let mine = byHolder[holder, default: 0]
             if mine + bytes > share { return .overShare(held: mine) }
             total += bytes
@@ -42,10 +42,5 @@ final class RequestBodyLedger: @unchecked Sendable {
             let left = byHolder[holder, default: 0] - bytes
             byHolder[holder] = left > 0 ? left : nil
         }
-    }
-
-    /// Whether `connection` holds a body now.
-    func holds(_ connection: HTTPConnection) -> Bool {
-        lock.withLock { held[ObjectIdentifier(connection)] != nil }
     }
 }
