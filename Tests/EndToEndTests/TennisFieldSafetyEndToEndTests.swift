@@ -145,6 +145,32 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
         XCTAssertEqual(stored.first?["summary"]?["aborted"]?.stringValue, "stopped by the user")
         XCTAssertEqual(stored.first?["summary"]?["stopSent"]?.boolValue, true)
 
+        // A client that half-closes (its end of input: its call answers) and then closes: cancelled at the close,
+        // not when the drill ends (the loop used to stop watching a half-closed client).
+        let longConfig = try simulator.configWithLongDrill(c, name: "court.json")
+        XCTAssertEqual(longConfig, config)
+        let halfFrom = simulator.lines.count
+        let half = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let halfConnected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(half, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(halfConnected, 0)
+        let long = #"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"tennis","command":"drill run","arguments":{"drill":"long"}}}"# + "\n"
+        _ = long.withCString { write(half, $0, strlen($0)) }
+        XCTAssertNotNil(simulator.wait(from: halfFrom, timeout: 30) { $0.isStart }, server.stderr)
+        shutdown(half, Int32(SHUT_WR))
+        let second = simulator.lines.count
+        XCTAssertNotNil(simulator.wait(from: second, timeout: 5) { $0.isStart }, "a half-close stopped the drill")
+        let gone = monotonicNanoseconds()
+        close(half)
+        XCTAssertNotNil(simulator.wait(from: halfFrom, timeout: 5) { $0.isStop && $0.at > gone }, "half-closed then closed: the machine got no stop: \(server.stderr)")
+        let late = simulator.lines.dropFirst(halfFrom).filter { $0.isStart && $0.at > gone + 200_000_000 }
+        XCTAssertEqual(late.count, 0, "half-closed then closed: balls after the client went: \(late.map(\.text))")
+        for _ in 0..<50 {
+            if try sessions(c, config).count == 2 { break }
+            usleep(100_000)
+        }
+
         // The server stopped (SIGTERM) mid-drill: the call is cancelled, not run to its end.
         let from = simulator.lines.count
         let again = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -160,7 +186,7 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
         XCTAssertEqual(server.wait(timeout: 10)?.status, 0, server.stderr)
         XCTAssertEqual(simulator.lines.dropFirst(from).filter(\.isStart).count, 1, "not run to its end")
         let after = try sessions(c, config)
-        XCTAssertEqual(after.count, 2)
+        XCTAssertEqual(after.count, 3)
         XCTAssertEqual(after.first?["summary"]?["stopSent"]?.boolValue, true)
     }
 
