@@ -74,10 +74,7 @@ final class SideLaneEndToEndTests: XCTestCase {
         }
         XCTAssertGreaterThan(pings, 10, "the lane was not busy while the write ran")
         XCTAssertEqual(written?["result"]?["failed"]?.intValue, 0, "after \(pings) concurrent calls: \(String(describing: written)) \(server.stderr)")
-        a.send(call(2, "check"))
-        let (checked, _) = try answer(a, 2, 10, server)
-        XCTAssertEqual(checked["result"]?["rows"]?.intValue, 320, "\(checked)")
-        XCTAssertEqual(checked["result"]?["mismatched"]?.intValue, 0, "\(checked)")
+        try assertEveryRowStored(a, 2, server)
         XCTAssertFalse(server.stderr.contains("left a transaction open"), server.stderr)
     }
 
@@ -104,10 +101,7 @@ final class SideLaneEndToEndTests: XCTestCase {
                        "plugin 'lane': 'misuse' runs beside another call ('concurrent' in its catalogue), and in a runner such a command may use only the log, config, progress and events services")
         let (written, _) = try answer(a, 1, 30, server)
         XCTAssertEqual(written["result"]?["failed"]?.intValue, 0, "\(written) \(server.stderr)")
-        a.send(call(3, "check"))
-        let (checked, _) = try answer(a, 3, 10, server)
-        XCTAssertEqual(checked["result"]?["rows"]?.intValue, 320, "\(checked)")
-        XCTAssertEqual(checked["result"]?["mismatched"]?.intValue, 0, "\(checked)")
+        try assertEveryRowStored(a, 3, server)
     }
 
     /// A concurrent command that never answers: the call on the pipes goes on beside it; past `timeout_ms`
@@ -127,9 +121,7 @@ final class SideLaneEndToEndTests: XCTestCase {
         XCTAssertEqual(hung["error"]?["data"]?["status"]?.stringValue, "plugin-failed", "\(hung)")
         XCTAssertEqual(hung["error"]?["message"]?.stringValue,
                        "plugin 'lane' did not answer within 3000 ms (a hang?) and was stopped during 'hang'; the host keeps running and restarts the plugin on the next call")
-        a.send(call(3, "check"))
-        let (checked, _) = try answer(a, 3, 20, server)
-        XCTAssertEqual(checked["result"]?["rows"]?.intValue, 320, "\(checked) \(server.stderr)")
+        try assertEveryRowStored(a, 3, server)
         // The new runner's lane serves a concurrent command beside a call on the pipes again.
         a.send(call(4, "hold"))
         usleep(300_000)
@@ -197,6 +189,14 @@ final class SideLaneEndToEndTests: XCTestCase {
             """)
         let socket = c.path("rpc.sock")
         return (try RunningClubhouse(c, ["--config", config, "serve", "--socket", socket]), socket)
+    }
+
+    /// `check` (call `id` on `client`): the 320 rows `write` wrote, each as written, byte for byte.
+    private func assertEveryRowStored(_ client: RPCSocketClient, _ id: Int, _ server: RunningClubhouse) throws {
+        client.send(call(id, "check"))
+        let (checked, _) = try answer(client, id, 20, server)
+        XCTAssertEqual(checked["result"]?["rows"]?.intValue, 320, "\(checked) \(server.stderr)")
+        XCTAssertEqual(checked["result"]?["mismatched"]?.intValue, 0, "\(checked)")
     }
 
     /// The response `id` on `client`; one that does not come within `timeout` s fails the test (the
