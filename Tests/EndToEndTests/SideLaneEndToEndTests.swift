@@ -132,6 +132,23 @@ final class SideLaneEndToEndTests: XCTestCase {
         XCTAssertEqual(held["result"]?["released"], true, "\(held)")
     }
 
+    /// A server stopped (SIGTERM) while a concurrent command hangs, deaf to its cancel, ends within its
+    /// bound for calls that do not stop (5 s, then 3 s: RELIABILITY.md), not after the plugin's `timeout_ms` —
+    /// the runner's destroy waits for a command still running with the instance, and the host does not
+    /// wait for that destroy.
+    func testAServerStoppedWhileAConcurrentCommandHangsEndsWithinItsBound() throws {
+        let c = try Clubhouse()
+        let (server, socket) = try serveLane(c, extra: #", "timeout_ms": 60000"#)
+        let b = try RPCSocketClient(path: socket)
+        b.send(call(1, "hang"))
+        usleep(300_000)
+        let stoppedAt = Date()
+        server.signal(SIGTERM)
+        let ended = server.wait(timeout: 20)
+        XCTAssertNotNil(ended, "the server did not end within 20 s: \(server.stderr)")
+        XCTAssertLessThan(Date().timeIntervalSince(stoppedAt), 12, server.stderr)
+    }
+
     /// While one concurrent command holds the lane, a flood of others waits without holding serve's
     /// workers (another plugin's call is answered at once), and a waiting one that its client cancels
     /// ends at once.
