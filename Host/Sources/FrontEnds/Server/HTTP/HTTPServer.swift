@@ -1343,7 +1343,10 @@ final class HTTPProtocolHandler: ServeProtocol {
                 compact(channel)
                 c.phase = .busy
                 front.dispatch(exchange, connection: c, channel: channel)
-                return false
+                // On to `.busy`: a pipelined request already buffered is noted there, so the worker wakes the
+                // loop when it is done (returning here left the note unmade: each pipelined request after the
+                // second waited for the loop's one-second sweep — the fifth outside attack, a21/a22).
+                continue
             }
         }
     }
