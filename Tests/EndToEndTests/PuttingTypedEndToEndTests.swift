@@ -14,10 +14,9 @@ final class PuttingArgumentWordingEndToEndTests: XCTestCase {
         try c.fail(["putting", "render", "--course", "links", "--hole", "1", "--svg", svg, "--width", "50"], exitCode: 2,
                    contains: ["--width 50 must be 100–8000 pixels"])
         let call = #"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"putting","command":"render","arguments":{"course":"links","hole":1,"svg":"\#(svg)","width":50}}}"#
-        let result = try c.succeed(["serve"], stdin: call + "\n")
-        let response = try JSONParser.parse(String(result.stdout.split(separator: "\n").first ?? ""))
-        XCTAssertEqual(response["error"]?["code"]?.intValue, -32602, result.stdout)
-        XCTAssertEqual(response["error"]?["message"]?.stringValue, "argument 'width' 50 must be 100–8000 pixels")
+        let errors = try c.rpcErrors([call])
+        XCTAssertEqual(errors[1]?["code"]?.intValue, -32602, "\(errors)")
+        XCTAssertEqual(errors[1]?["message"]?.stringValue, "argument 'width' 50 must be 100–8000 pixels")
 
         let token = try XCTUnwrap(try c.succeed(["--json", "token", "create", "--name", "green", "--scope", "putting:read"])
             .json()["token"]?.stringValue)
@@ -34,17 +33,8 @@ final class PuttingRowsEndToEndTests: XCTestCase {
     func testAStoredRowThatDoesNotFitIsRefusedNamingTableAndColumn() throws {
         let c = try Clubhouse()
         try c.succeed(["putting", "courses"])
-        guard let sqlite = ["/usr/bin/sqlite3", "/bin/sqlite3"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw XCTSkip("sqlite3 shell not installed; no row can be damaged from outside")
-        }
-        let database = c.dataDirectory.appendingPathComponent("default/org.clubhouse.putting.sqlite").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: sqlite)
         // Another program writes bytes where a course's name belongs (a blob keeps its type in a TEXT column).
-        p.arguments = [database, "INSERT INTO courses (id, name) VALUES ('links', X'00');"]
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        try c.damageDatabase(of: "org.clubhouse.putting", "INSERT INTO courses (id, name) VALUES ('links', X'00');")
         try c.fail(["putting", "courses"], exitCode: 1,
                    contains: ["a row of courses in the putting database does not fit: column 'name' holds blob([0]), not text; restore a backup"])
     }

@@ -15,10 +15,9 @@ final class TennisArgumentWordingEndToEndTests: XCTestCase {
         try c.fail(["tennis", "drill", "show", "Deep", "--seed", "-1"], exitCode: 2, contains: ["--seed must be 0 or more"])
         let pairs = try c.write("pairs.json", #"{"pairs": []}"#)
         let call = #"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"tennis","command":"homography","arguments":{"pairs":"\#(pairs)","method":"ransac","threshold":-1}}}"#
-        let result = try c.succeed(["serve"], stdin: call + "\n")
-        let response = try JSONParser.parse(String(result.stdout.split(separator: "\n").first ?? ""))
-        XCTAssertEqual(response["error"]?["code"]?.intValue, -32602, result.stdout)
-        XCTAssertEqual(response["error"]?["message"]?.stringValue, "argument 'threshold' must be a positive number of metres")
+        let errors = try c.rpcErrors([call])
+        XCTAssertEqual(errors[1]?["code"]?.intValue, -32602, "\(errors)")
+        XCTAssertEqual(errors[1]?["message"]?.stringValue, "argument 'threshold' must be a positive number of metres")
 
         let token = try XCTUnwrap(try c.succeed(["--json", "token", "create", "--name", "court", "--scope", "tennis:read"])
             .json()["token"]?.stringValue)
@@ -35,17 +34,8 @@ final class TennisRowsEndToEndTests: XCTestCase {
         let c = try Clubhouse()
         let drill = try c.write("deep.json", #"{"name": "Deep", "steps": [{"zone": 6, "speed": 50, "spin": "topspin", "delay": 3}]}"#)
         try c.succeed(["tennis", "drill", "save", drill])
-        guard let sqlite = ["/usr/bin/sqlite3", "/bin/sqlite3"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw XCTSkip("sqlite3 shell not installed; no row can be damaged from outside")
-        }
-        let database = c.dataDirectory.appendingPathComponent("default/org.clubhouse.tennis.sqlite").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: sqlite)
         // Another program writes bytes where the drill's ball count belongs (a blob keeps its type in an INTEGER column).
-        p.arguments = [database, "PRAGMA ignore_check_constraints = 1; UPDATE drills SET balls = X'01';"]
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        try c.damageDatabase(of: "org.clubhouse.tennis", "PRAGMA ignore_check_constraints = 1; UPDATE drills SET balls = X'01';")
         try c.fail(["tennis", "drill", "list"], exitCode: 1,
                    contains: ["a row of drills in the tennis database does not fit: column 'balls' holds blob([1]), "
                        + "not an integer that fits Int; restore a backup"])
