@@ -74,10 +74,7 @@ final class SideLaneEndToEndTests: XCTestCase {
         }
         XCTAssertGreaterThan(pings, 10, "the lane was not busy while the write ran")
         XCTAssertEqual(written?["result"]?["failed"]?.intValue, 0, "after \(pings) concurrent calls: \(String(describing: written)) \(server.stderr)")
-        a.send(call(2, "check"))
-        let (checked, _) = try answer(a, 2, 10, server)
-        XCTAssertEqual(checked["result"]?["rows"]?.intValue, 320, "\(checked)")
-        XCTAssertEqual(checked["result"]?["mismatched"]?.intValue, 0, "\(checked)")
+        try assertEveryRowStored(a, 2, server)
         XCTAssertFalse(server.stderr.contains("left a transaction open"), server.stderr)
     }
 
@@ -104,10 +101,7 @@ final class SideLaneEndToEndTests: XCTestCase {
                        "plugin 'lane': 'misuse' runs beside another call ('concurrent' in its catalogue), and in a runner such a command may use only the log, config, progress and events services")
         let (written, _) = try answer(a, 1, 30, server)
         XCTAssertEqual(written["result"]?["failed"]?.intValue, 0, "\(written) \(server.stderr)")
-        a.send(call(3, "check"))
-        let (checked, _) = try answer(a, 3, 10, server)
-        XCTAssertEqual(checked["result"]?["rows"]?.intValue, 320, "\(checked)")
-        XCTAssertEqual(checked["result"]?["mismatched"]?.intValue, 0, "\(checked)")
+        try assertEveryRowStored(a, 3, server)
     }
 
     /// A concurrent command that never answers: the call on the pipes goes on beside it; past `timeout_ms`
@@ -127,9 +121,7 @@ final class SideLaneEndToEndTests: XCTestCase {
         XCTAssertEqual(hung["error"]?["data"]?["status"]?.stringValue, "plugin-failed", "\(hung)")
         XCTAssertEqual(hung["error"]?["message"]?.stringValue,
                        "plugin 'lane' did not answer within 3000 ms (a hang?) and was stopped during 'hang'; the host keeps running and restarts the plugin on the next call")
-        a.send(call(3, "check"))
-        let (checked, _) = try answer(a, 3, 20, server)
-        XCTAssertEqual(checked["result"]?["rows"]?.intValue, 320, "\(checked) \(server.stderr)")
+        try assertEveryRowStored(a, 3, server)
         // The new runner's lane serves a concurrent command beside a call on the pipes again.
         a.send(call(4, "hold"))
         usleep(300_000)
@@ -138,6 +130,23 @@ final class SideLaneEndToEndTests: XCTestCase {
         XCTAssertEqual(released["result"]?["released"], true, "\(released)")
         let (held, _) = try answer(a, 4, 10, server)
         XCTAssertEqual(held["result"]?["released"], true, "\(held)")
+    }
+
+    /// A server stopped (SIGTERM) while a concurrent command hangs, deaf to its cancel, ends within its
+    /// bound for calls that do not stop (5 s, then 3 s: RELIABILITY.md), not after the plugin's `timeout_ms` —
+    /// the runner's destroy waits for a command still running with the instance, and the host does not
+    /// wait for that destroy.
+    func testAServerStoppedWhileAConcurrentCommandHangsEndsWithinItsBound() throws {
+        let c = try Clubhouse()
+        let (server, socket) = try serveLane(c, extra: #", "timeout_ms": 60000"#)
+        let b = try RPCSocketClient(path: socket)
+        b.send(call(1, "hang"))
+        usleep(300_000)
+        let stoppedAt = Date()
+        server.signal(SIGTERM)
+        let ended = server.wait(timeout: 20)
+        XCTAssertNotNil(ended, "the server did not end within 20 s: \(server.stderr)")
+        XCTAssertLessThan(Date().timeIntervalSince(stoppedAt), 12, server.stderr)
     }
 
     /// While one concurrent command holds the lane, a flood of others waits without holding serve's
@@ -197,6 +206,14 @@ final class SideLaneEndToEndTests: XCTestCase {
             """)
         let socket = c.path("rpc.sock")
         return (try RunningClubhouse(c, ["--config", config, "serve", "--socket", socket]), socket)
+    }
+
+    /// `check` (call `id` on `client`): the 320 rows `write` wrote, each as written, byte for byte.
+    private func assertEveryRowStored(_ client: RPCSocketClient, _ id: Int, _ server: RunningClubhouse) throws {
+        client.send(call(id, "check"))
+        let (checked, _) = try answer(client, id, 20, server)
+        XCTAssertEqual(checked["result"]?["rows"]?.intValue, 320, "\(checked) \(server.stderr)")
+        XCTAssertEqual(checked["result"]?["mismatched"]?.intValue, 0, "\(checked)")
     }
 
     /// The response `id` on `client`; one that does not come within `timeout` s fails the test (the

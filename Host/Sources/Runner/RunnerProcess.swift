@@ -298,33 +298,14 @@ final class RunnerContext: @unchecked Sendable {
 /// instance under it (a command that never ends: the host stops the runner after `timeout_ms`).
 /// @unchecked Sendable: `made` is read and written holding `use`.
 final class InstanceSlot: @unchecked Sendable {
-    private let use: UnsafeMutablePointer<pthread_rwlock_t>
+    private let use = ReadWriteLock()
     private var made: UnsafeMutableRawPointer?
 
-    init() {
-        use = .allocate(capacity: 1)
-        use.initialize(to: pthread_rwlock_t())
-        pthread_rwlock_init(use, nil)
-    }
-
-    deinit {
-        pthread_rwlock_destroy(use)
-        use.deallocate()
-    }
-
     /// Runs `body` with the instance, which stays alive until it returns.
-    func withInstance<T>(_ body: (UnsafeMutableRawPointer?) -> T) -> T {
-        pthread_rwlock_rdlock(use)
-        defer { pthread_rwlock_unlock(use) }
-        return body(made)
-    }
+    func withInstance<T>(_ body: (UnsafeMutableRawPointer?) -> T) -> T { use.withReadLock { body(made) } }
 
     /// Creates or destroys the instance, once no command runs with it on the second lane.
-    func withLock<T>(_ body: (inout UnsafeMutableRawPointer?) -> T) -> T {
-        pthread_rwlock_wrlock(use)
-        defer { pthread_rwlock_unlock(use) }
-        return body(&made)
-    }
+    func withLock<T>(_ body: (inout UnsafeMutableRawPointer?) -> T) -> T { use.withWriteLock { body(&made) } }
 }
 
 package enum RunnerProcess {
