@@ -290,18 +290,12 @@ struct RoundedEarcut {
             let a = nodes[Int(l)], b = nodes[Int(r)]
             if a.x != b.x { return a.x < b.x }
             if a.y != b.y { return a.y < b.y }
-            return Self.slope(a, nodes[Int(a.next)]) < Self.slope(b, nodes[Int(b.next)])
+            let an = nodes[Int(a.next)], bn = nodes[Int(b.next)]
+            return EarClipper.slope(an.x - a.x, an.y - a.y) < EarClipper.slope(bn.x - b.x, bn.y - b.y)
         }
         var outer = outerStart
         for hole in queue { outer = eliminateHole(hole, outer) }
         return filterPoints(outer)
-    }
-
-    /// dy/dx of ab, never NaN (a vertical edge is ±infinity, a repeated point 0): a strict weak order.
-    private static func slope(_ a: Node, _ b: Node) -> Double {
-        let dx = b.x - a.x, dy = b.y - a.y
-        if dx != 0 { return dy / dx }
-        return dy == 0 ? 0 : (dy > 0 ? .infinity : -.infinity)
     }
 
     private mutating func eliminateHole(_ hole: Int32, _ outer: Int32) -> Int32 {
@@ -450,17 +444,8 @@ struct RoundedEarcut {
 
     @inline(__always)
     private func zOrder(_ px: Double, _ py: Double) -> Int32 {
-        var x = Int32(truncatingIfNeeded: Int((px - minX) * invSize))
-        var y = Int32(truncatingIfNeeded: Int((py - minY) * invSize))
-        x = (x | (x << 8)) & 0x00FF_00FF
-        x = (x | (x << 4)) & 0x0F0F_0F0F
-        x = (x | (x << 2)) & 0x3333_3333
-        x = (x | (x << 1)) & 0x5555_5555
-        y = (y | (y << 8)) & 0x00FF_00FF
-        y = (y | (y << 4)) & 0x0F0F_0F0F
-        y = (y | (y << 2)) & 0x3333_3333
-        y = (y | (y << 1)) & 0x5555_5555
-        return x | (y << 1)
+        EarClipper.interleave(UInt32(truncatingIfNeeded: Int32(truncatingIfNeeded: Int((px - minX) * invSize))),
+                              UInt32(truncatingIfNeeded: Int32(truncatingIfNeeded: Int((py - minY) * invSize))))
     }
 
     private mutating func indexCurve(_ start: Int32) {
