@@ -120,15 +120,17 @@ def main():
                 box = (x.max() - x.min()) * (y.max() - y.min())
                 e_dev = tarea / box if box > 0 else 0.0
             bound = published_turned if k > 0 else published_plain
-            allowed = max(1e-9, bound, e_dev if self_crossing else 0.0)
+            # earcut's own figure with a billionth of slack: the same triangles summed in another order
+            # (Swift's loop against numpy's pairwise sum) differ in the last bits.
+            allowed = max(1e-9, bound, e_dev * (1 + 1e-9) if self_crossing else 0.0)
             ok = o["deviation"] <= allowed and (expect == 0 or bound > 0 or o["triangles"] == o["formula"])
             worst_ours, worst_earcut = max(worst_ours, o["deviation"]), max(worst_earcut, e_dev)
             if o["deviation"] > max(e_dev, 1e-9):
                 worse_than_earcut += 1
             if not ok:
                 fails += 1
-                failures.append(f"{name} placement {k} {json.dumps(p)}: ours {o['deviation']:.3g} ({o['triangles']} triangles, "
-                                f"n + 2h - 2 = {o['formula']}), earcut {e_dev:.3g} ({len(tri) // 3} triangles), allowed {allowed:.3g}")
+                failures.append(f"{name} placement {k} {json.dumps(p)}: ours {o['deviation']:.10g} ({o['triangles']} triangles, "
+                                f"n + 2h - 2 = {o['formula']}), earcut {e_dev:.10g} ({len(tri) // 3} triangles), allowed {allowed:.3g}")
         rows.append((name, summary[name]["vertices"], summary[name]["holes"], summary[name]["cases"], worst_ours, worst_earcut,
                      worse_than_earcut, fails, summary[name]["triangulate_s"]))
     print(f"{len(placements)} placements per fixture ({360 // a.step} whole degrees plain, as many scaled into lon/lat, "

@@ -33,6 +33,10 @@ struct RoundedEarcut {
     private var minY = 0.0
     private var invSize = 0.0
     private var filteredOut = false
+    /// earcut.hpp's hole-bridge scan order: runs of up to 16 ring edges (head, stop), the outer
+    /// ring's first, then each merged hole's, scanned in that order (which decides ties).
+    private var blockHead: [Int32] = []
+    private var blockStop: [Int32] = []
 
     /// Triangulates flat `x0, y0, x1, y1, …` coordinates with holes starting at `holeStarts`.
     static func triangulate(_ data: UnsafeBufferPointer<Double>, _ holeStarts: [Int]) -> [Int32] {
@@ -293,6 +297,9 @@ struct RoundedEarcut {
             let an = nodes[Int(a.next)], bn = nodes[Int(b.next)]
             return EarClipper.slope(an.x - a.x, an.y - a.y) < EarClipper.slope(bn.x - b.x, bn.y - b.y)
         }
+        blockHead.removeAll(keepingCapacity: true)
+        blockStop.removeAll(keepingCapacity: true)
+        indexSegment(outerStart, outerStart)
         var outer = outerStart
         for hole in queue { outer = eliminateHole(hole, outer) }
         return filterPoints(outer)
@@ -301,36 +308,83 @@ struct RoundedEarcut {
     private mutating func eliminateHole(_ hole: Int32, _ outer: Int32) -> Int32 {
         guard let bridge = findHoleBridge(hole, outer) else { return outer }
         let bridgeReverse = splitPolygon(bridge, hole)
+        indexSegment(bridge, next(next(bridgeReverse)))
         _ = filterPoints(bridgeReverse, next(bridgeReverse))
         return filterPoints(bridge, next(bridge))
     }
 
+    /// Splits the ring run head..<stop (the whole ring when they are equal) into blocks of 16 edges.
+    private mutating func indexSegment(_ head: Int32, _ stop: Int32) {
+        var p = head
+        repeat {
+            blockHead.append(p)
+            var k = 0
+            repeat {
+                p = next(p)
+                k += 1
+            } while k < 16 && p != stop
+            blockStop.append(p)
+        } while p != stop
+    }
+
+    @inline(__always) private func live(_ p: Int32) -> Bool { next(prev(p)) == p }
+
+    /// The block's bound moved on past nodes filtered out since it was made.
+    private func liveBound(_ q: Int32) -> Int32 {
+        var p = q
+        var steps = 0
+        while !live(p) && steps < nodes.count {
+            p = next(p)
+            steps += 1
+        }
+        return p
+    }
+
+    /// Calls `visit` on every live node of every block in scan order; stops when it returns true.
+    private func scanBlocks(_ visit: (Int32) -> Bool) {
+        for b in blockHead.indices {
+            let stop = liveBound(blockStop[b])
+            var p = liveBound(blockHead[b])
+            var steps = 0
+            repeat {
+                if live(p) && visit(p) { return }
+                p = next(p)
+                steps += 1
+            } while p != stop && steps <= nodes.count
+        }
+    }
+
     private func findHoleBridge(_ hole: Int32, _ outer: Int32) -> Int32? {
-        var p = outer
         let hx = nodes[Int(hole)].x, hy = nodes[Int(hole)].y
         var qx = -Double.greatestFiniteMagnitude
         var m: Int32 = -1
-        if equals(hole, p) { return p }
-        repeat {
+        if equals(hole, outer) { return outer }
+        var found: Int32 = -1
+        scanBlocks { p in
             let P = nodes[Int(p)], N = nodes[Int(P.next)]
-            if equals(hole, P.next) { return P.next }
+            if equals(hole, P.next) {
+                found = P.next
+                return true
+            }
             if hy <= P.y && hy >= N.y && N.y != P.y {
                 let x = P.x + (hy - P.y) * (N.x - P.x) / (N.y - P.y)
                 if x <= hx && x > qx {
                     qx = x
                     m = P.x < N.x ? p : P.next
-                    if x == hx { return m }
+                    if x == hx {
+                        found = m
+                        return true
+                    }
                 }
             }
-            p = P.next
-        } while p != outer
+            return false
+        }
+        if found >= 0 { return found }
         guard m >= 0 else { return nil }
 
-        let stop = m
         var tanMin = Double.greatestFiniteMagnitude
-        p = m
         let mx = nodes[Int(m)].x, my = nodes[Int(m)].y
-        repeat {
+        scanBlocks { p in
             let P = nodes[Int(p)]
             if hx >= P.x && P.x >= mx && hx != P.x
                 && Self.pointInTriangle(hy < my ? hx : qx, hy, mx, my, hy < my ? qx : hx, hy, P.x, P.y) {
@@ -343,8 +397,8 @@ struct RoundedEarcut {
                     tanMin = tanCur
                 }
             }
-            p = P.next
-        } while p != stop
+            return false
+        }
         return m
     }
 
