@@ -1,9 +1,11 @@
 // One more candidate cut for input that no exact pass of EarClipper cuts to its area (a ring that
 // crosses itself): the ear-clipping order of mapbox earcut 3.x (ISC; earcut.hpp at earcut 3.2
 // parity is what the mapbox_earcut 2.1.0 peer runs), with its rounded cross products and its
-// choices — holes sorted by leftmost point and bridged to the visible vertex of least tangent, and,
-// when a lap finds no ear, filtering as long as that removes points, then one pass that cures
-// crossing knots, then a split. Vertices it drops are dropped (no zero-area triangles).
+// choices — holes sorted by leftmost point and bridged to the visible vertex of least tangent (the
+// ring scanned in earcut.hpp's block order, which decides ties), and, when a lap finds no ear,
+// filtering as long as that removes points, then one pass that cures crossing knots, then a split.
+// Vertices it drops are dropped (no zero-area triangles). Written from earcut's published algorithm;
+// checked against the peer on the rotation sweep (Benchmarks/globe/rotation_sweep.py).
 //
 // Why a rounded pass at all: on a self-crossing ring there is no right triangulation. Every cut
 // covers some overlap twice or leaves some of it out, and which pieces go depends on the order of
