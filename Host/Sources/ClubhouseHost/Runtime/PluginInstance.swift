@@ -308,11 +308,15 @@ final class PluginInstance: @unchecked Sendable {
                 let buffer = serialize ? replyBuffer : ReplyBuffer()
                 buffer.removeAll()
                 buffer.limit = limits.replyBytes
+                // `withCString` lends the command's own bytes (a String passed straight to a C
+                // parameter is copied into a new array on every call).
                 let status: Int32 = call.withCStruct { callPointer in
                     buffer.withSink { sink in
-                        request.withUnsafeBufferPointer { bytes in
-                            bytes.withMemoryRebound(to: CChar.self) { chars in
-                                invoke(library.descriptor, made, callPointer, command, chars.baseAddress, chars.count, sink)
+                        command.withCString { name in
+                            request.withUnsafeBufferPointer { bytes in
+                                bytes.withMemoryRebound(to: CChar.self) { chars in
+                                    invoke(library.descriptor, made, callPointer, name, chars.baseAddress, chars.count, sink)
+                                }
                             }
                         }
                     }
