@@ -11,8 +11,8 @@
 -- so a scalar column (or a b-tree) could not hold "the" member anyway. The GIN index holds every member
 -- of every round, costs only the scorecard's inserts, and leaves the push's COPY untouched.
 --
--- The b-tree on (site_id, key, seq) serves the view's "latest record of this round" test (a later
--- "round" or "round.deleted" of the same key), which otherwise walks the site's whole key range per round.
+-- The b-tree on (site_id, key, seq) serves the lookup's "latest record of this round" test (no later
+-- "round" or "round.deleted" of the same key), one probe per round of the member.
 --
 -- The view cannot pass a member on to the index (its member comes out of jsonb_array_elements), so the
 -- lookup is a function: scorecard.index_of(member) gives the row index_of_record gives for that member,
@@ -36,9 +36,11 @@ WITH scores AS (
     WHERE r.plugin = 'org.clubhouse.scorecard' AND r.topic = 'round'
       AND r.body->'players' @> jsonb_build_array(jsonb_build_object('member', wanted))
       AND p->>'member' = wanted AND jsonb_typeof(p->'differential') = 'number'
-      AND NOT EXISTS (SELECT 1 FROM clubhouse.records later
-                      WHERE later.plugin = r.plugin AND later.site_id = r.site_id AND later.key = r.key AND later.seq > r.seq
-                        AND later.topic IN ('round', 'round.deleted'))),
+      -- The latest "round" or "round.deleted" record of the round is this one: asked per round (a subplan on
+      -- the b-tree below), where the view's NOT EXISTS may be planned as a hash anti-join over every record.
+      AND r.seq = (SELECT max(later.seq) FROM clubhouse.records later
+                   WHERE later.plugin = 'org.clubhouse.scorecard' AND later.site_id = r.site_id AND later.key = r.key
+                     AND later.topic IN ('round', 'round.deleted'))),
 records AS (
     SELECT wanted AS member,
            array_agg(played_on ORDER BY played_on, site_id, round) AS days,
