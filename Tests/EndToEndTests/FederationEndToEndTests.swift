@@ -745,6 +745,12 @@ final class FederationEndToEndTests: XCTestCase {
             let said = try c.fail(command + ["--url", keywordForm], exitCode: 2,
                                   contains: ["--url takes a postgresql:// URL or a service name of pg_service.conf; a keyword form (host=… dbname=…) is not taken"])
             XCTAssertFalse(said.stderr.contains("s3cret-Kw"), said.stderr)
+            // A URL with a password, in any spelling: refused before psql starts (its argv is world-readable).
+            for leakyURL in ["postgresql://owner:s3cret-Kw@127.0.0.1:1/fed", "postgres://owner:s3cret-Kw@127.0.0.1:1/fed",
+                             "postgresql://owner@127.0.0.1:1/fed?pass%77ord=s3cret-Kw"] {
+                let leak = try c.fail(command + ["--url", leakyURL], exitCode: 2, contains: ["--url carries a password (not repeated here)"])
+                XCTAssertFalse(leak.stderr.contains("s3cret-Kw"), leak.stderr)
+            }
         }
     }
 

@@ -5,6 +5,7 @@
 import ClubhouseHost
 import ClubhousePlatform
 import CClubhouse
+import CEventPoll
 import ClubhouseABI
 import ClubhouseJSON
 import Dispatch
@@ -518,7 +519,8 @@ final class SignalRelay: @unchecked Sendable {
     /// a closed terminal or a dropped SSH session, ended `serve` mid-drill without the machine's stop).
     /// RELIABILITY.md § Cancellation and devices. Not here: SIGPIPE and SIGXFSZ, ignored (`Signals`: a failed
     /// write is an error); SIGKILL and SIGSTOP (cannot be caught); the faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
-    /// SIGABRT, SIGTRAP, SIGSYS: a crash is not a request to stop); glibc's own real-time signals (32, 33).
+    /// SIGABRT, SIGTRAP, SIGSYS: a crash is not a request to stop); glibc's own real-time signals (32, 33), whose
+    /// handlers are glibc's (32's installed in `init`) and ignore them from other processes.
     static var stopping: [Int32] {
         [SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR, SIGSTKFLT, SIGIO]
             + Array(__libc_current_sigrtmin()...__libc_current_sigrtmax())
@@ -543,6 +545,9 @@ final class SignalRelay: @unchecked Sendable {
     private let handled: [Int32]
 
     private init() {
+        // Signal 32 (glibc's SIGCANCEL) cannot be handled here: glibc's own handler, installed now, ignores it
+        // from anyone but this process (the fifth outside attack: `kill -32` ended the host mid-drill).
+        _ = clubhouse_claim_cancel_signal()
         handled = [SIGINT] + (SignalRelay.stopping + SignalRelay.suspending).filter { signalNumber in
             var current = sigaction()
             guard signalNumber != SIGTERM, sigaction(signalNumber, nil, &current) == 0,

@@ -22,8 +22,15 @@ enum FederationCommands {
 
     /// `--url`: a postgresql:// URL or a service name of pg_service.conf. Anything else (a keyword form,
     /// `host=… password=…`) is refused without being repeated: it may hold a password.
+    /// A URL carrying a password is refused, not repeated: psql's command line (where the URL goes) can be read by
+    /// every user of the machine (the fifth outside attack: `federation init --url postgresql://owner:PW@…`).
     static func target(_ url: String) throws(CLIError) -> PostgresTarget {
-        if url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") { return PostgresTarget(url: url) }
+        if url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") {
+            if SiteFederation.urlProblem(url) != nil {
+                throw CLIError(status: .invalidArgument, message: "--url carries a password (not repeated here); a password never goes on a command line, where every user of the machine can read it: put it in ~/.pgpass (or the file PGPASSFILE names) and leave it out of the URL")
+            }
+            return PostgresTarget(url: url)
+        }
         guard !url.isEmpty, url.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x3D && $0 != 0x27 && $0 != 0x5C && $0 < 0x7F }) else {
             throw CLIError(status: .invalidArgument, message: "--url takes a postgresql:// URL or a service name of pg_service.conf; a keyword form (host=… dbname=…) is not taken (its value is not repeated here: it may hold a password): write it as postgresql://user@host/db, with the password in ~/.pgpass")
         }
