@@ -7,7 +7,10 @@ Prints, per fixture, earcut's deviation at 17, 33.3 and 61 degrees (EarcutFixtur
 odd rotations) and its worst over EarcutRotationSweepTests' sample (every 30th whole degree and
 every 30th from 7, plain and scaled to 20 degrees around (10.5, 45.25), and 20 random placements
 from SplitMix64 seed 31; every 4th of those for fixtures of more than 1,000 vertices), placed with the same floating-point operations in the same order.
-Usage: earcut_at_test_placements.py [--fixtures DIR]
+With --per-placement it prints earcut's deviation at every placement of that sample as Swift
+dictionary entries (EarcutRotationSweepTests.earcutAtSample: fixture -> [placement index: deviation]),
+so that the quick test holds each case to earcut's figure at that very placement.
+Usage: earcut_at_test_placements.py [--fixtures DIR] [--per-placement]
 """
 import argparse, json, math, os
 
@@ -87,9 +90,17 @@ def deviation(rings):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fixtures", default=os.path.join(os.path.dirname(__file__), "../../../shared/data/globe/earcut-fixtures"))
+    ap.add_argument("--per-placement", action="store_true")
     a = ap.parse_args()
     expected = json.load(open(os.path.join(a.fixtures, "_expected.json")))
     sample = placements()
+    if a.per_placement:
+        for fid in sorted(f for f, bound in expected["errors"].items() if bound > 1e-10):  # the self-crossing ones
+            rings = json.load(open(os.path.join(a.fixtures, fid + ".json")))
+            large = sum(len(r) for r in rings) > 1000
+            cells = [f"{i}: {deviation(place(rings, p)):.6g}" for i, p in enumerate(sample) if not large or i % 4 == 0]
+            print(f'"{fid}": [' + ", ".join(cells) + "],")
+        return
     print(f"mapbox_earcut {getattr(mapbox_earcut, '__version__', '?')}; {len(sample)} sweep placements")
     for fid in sorted(expected["errors"]):
         rings = json.load(open(os.path.join(a.fixtures, fid + ".json")))

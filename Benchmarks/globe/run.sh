@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces Benchmarks/globe/RESULTS.md: the globe's triangulation against mapbox earcut (C++,
 # through ../shared/peers/earcut_peer.py) in the same session, and the world map SVG time.
-# Usage: Benchmarks/globe/run.sh [ROUNDS]   (from anywhere inside a clone next to ../shared)
+# Usage: [GLOBE_BENCH=PATH] Benchmarks/globe/run.sh [ROUNDS]   (from anywhere inside a clone next to ../shared)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS="${1:-3}"
@@ -22,8 +22,14 @@ else
     PY=.build-peers/venv/bin/python
 fi
 
-swift build -c release --product clubhouse-bench >/dev/null
-BENCH=.build/release/clubhouse-bench
+# GLOBE_BENCH=.build/debug/clubhouse-bench uses a bench already built (GlobeCore is optimized in
+# debug too, see optimizedInDebug in Package.swift; the world map SVG time is then not comparable).
+if [ -n "${GLOBE_BENCH:-}" ]; then
+    BENCH=$GLOBE_BENCH
+else
+    swift build -c release --product clubhouse-bench >/dev/null
+    BENCH=.build/release/clubhouse-bench
+fi
 mkdir -p .build-peers
 
 echo "machine: $(nproc) cores, $(uname -sr), load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,11 +1,13 @@
 // The runner's second lane (SideLane.swift): a thread-safe plugin's "concurrent" command runs beside
 // the call in progress even when the plugin is isolated, and may use only log, config, progress and
-// events there (C fixture concurrent_lane.c). Tennis's Stop on an isolated site is the use it exists for (not yet
-// marked: see SideLane.swift).
+// events there (C fixture concurrent_lane.c). TennisIsolatedStopEndToEndTests shows the use it exists for.
 
 import ClubhouseJSON
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 final class SideLaneEndToEndTests: XCTestCase {
     func testAConcurrentCommandRunsBesideTheCallInProgressAndIsRefusedStorage() throws {
@@ -39,5 +41,198 @@ final class SideLaneEndToEndTests: XCTestCase {
                        "plugin 'lane': 'release' runs beside another call ('concurrent' in its catalogue), and in a runner such a command may use only the log, config, progress and events services")
         let (held, _) = try a.response(id: 1, timeout: 10)
         XCTAssertEqual(held["result"]?["released"], true, "\(held)")
+    }
+
+    // MARK: the call on the pipes keeps what it writes
+
+    /// The lane's calls end beside the call on the pipes, which holds the plugin's connection: the host's
+    /// end-of-call bookkeeping rolled back that call's open transaction, from another thread (the data loss
+    /// behind tennis's first try at a concurrent Stop). 320 rows of long text, 40 transactions, while two
+    /// clients hammer the lane; every row is read back and compared byte for byte.
+    func testAConcurrentCommandLeavesTheCallOnThePipesItsTransactions() throws {
+        let c = try Clubhouse()
+        let (server, socket) = try serveLane(c)
+        defer { stop(server) }
+        let a = try RPCSocketClient(path: socket)
+        let b = try RPCSocketClient(path: socket)
+        let d = try RPCSocketClient(path: socket)
+        a.send(call(1, "write"))
+        var pings = 0, id = 100
+        var written: JSONValue?
+        let deadline = Date().addingTimeInterval(60)
+        while written == nil && Date() < deadline {
+            id += 1
+            b.send(call(id, "ping"))
+            d.send(call(id, "ping"))
+            for client in [b, d] {
+                let (pong, _) = try answer(client, id, 10, server)
+                XCTAssertEqual(pong["result"]?["pong"], true, "\(pong) \(server.stderr)")
+            }
+            pings += 2
+            var pfd = pollfd(fd: a.fd, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 0) > 0 { written = try answer(a, 1, 10, server).0 }
+        }
+        XCTAssertGreaterThan(pings, 10, "the lane was not busy while the write ran")
+        XCTAssertEqual(written?["result"]?["failed"]?.intValue, 0, "after \(pings) concurrent calls: \(String(describing: written)) \(server.stderr)")
+        try assertEveryRowStored(a, 2, server)
+        XCTAssertFalse(server.stderr.contains("left a transaction open"), server.stderr)
+    }
+
+    // MARK: hostile uses of the lane
+
+    /// A concurrent command that calls storage, files and invoke gets `unsupported` for each, with the
+    /// lane's one-line message, and the call on the pipes, writing meanwhile, keeps every row.
+    func testServicesTheLaneDoesNotServeAreRefusedAndTheCallOnThePipesIsUnharmed() throws {
+        let c = try Clubhouse()
+        let (server, socket) = try serveLane(c, grants: ["storage", "invoke:lane"])
+        defer { stop(server) }
+        let a = try RPCSocketClient(path: socket)
+        let b = try RPCSocketClient(path: socket)
+        a.send(call(1, "write"))
+        usleep(100_000)
+        b.send(call(2, "misuse"))
+        let (misused, _) = try answer(b, 2, 10, server)
+        let unsupported = 5 // CLUBHOUSE_UNSUPPORTED
+        for field in ["exec", "prepare", "begin", "files", "invoke"] {
+            XCTAssertEqual(misused["result"]?[field]?.intValue, unsupported, "\(field): \(misused)")
+        }
+        XCTAssertEqual(misused["result"]?["stmt"], false, "\(misused)")
+        XCTAssertEqual(misused["result"]?["message"]?.stringValue,
+                       "plugin 'lane': 'misuse' runs beside another call ('concurrent' in its catalogue), and in a runner such a command may use only the log, config, progress and events services")
+        let (written, _) = try answer(a, 1, 30, server)
+        XCTAssertEqual(written["result"]?["failed"]?.intValue, 0, "\(written) \(server.stderr)")
+        try assertEveryRowStored(a, 3, server)
+    }
+
+    /// A concurrent command that never answers: the call on the pipes goes on beside it; past `timeout_ms`
+    /// the host stops the runner and says why; the next calls start a new runner, whose lane serves again.
+    func testAConcurrentCommandThatNeverAnswersIsStoppedAndTheLaneServesAgain() throws {
+        let c = try Clubhouse()
+        let (server, socket) = try serveLane(c, extra: #", "timeout_ms": 3000"#)
+        defer { stop(server) }
+        let a = try RPCSocketClient(path: socket)
+        let b = try RPCSocketClient(path: socket)
+        b.send(call(1, "hang"))
+        usleep(200_000)
+        a.send(call(2, "write"))
+        let (written, _) = try answer(a, 2, 30, server)
+        XCTAssertEqual(written["result"]?["failed"]?.intValue, 0, "the call on the pipes beside a hung lane: \(written) \(server.stderr)")
+        let (hung, _) = try answer(b, 1, 30, server)
+        XCTAssertEqual(hung["error"]?["data"]?["status"]?.stringValue, "plugin-failed", "\(hung)")
+        XCTAssertEqual(hung["error"]?["message"]?.stringValue,
+                       "plugin 'lane' did not answer within 3000 ms (a hang?) and was stopped during 'hang'; the host keeps running and restarts the plugin on the next call")
+        try assertEveryRowStored(a, 3, server)
+        // The new runner's lane serves a concurrent command beside a call on the pipes again.
+        a.send(call(4, "hold"))
+        usleep(300_000)
+        b.send(call(5, "release"))
+        let (released, _) = try answer(b, 5, 10, server)
+        XCTAssertEqual(released["result"]?["released"], true, "\(released)")
+        let (held, _) = try answer(a, 4, 10, server)
+        XCTAssertEqual(held["result"]?["released"], true, "\(held)")
+    }
+
+    /// A server stopped (SIGTERM) while a concurrent command hangs, deaf to its cancel, ends within its
+    /// bound for calls that do not stop (5 s, then 3 s: RELIABILITY.md), not after the plugin's `timeout_ms` —
+    /// the runner's destroy waits for a command still running with the instance, and the host does not
+    /// wait for that destroy.
+    func testAServerStoppedWhileAConcurrentCommandHangsEndsWithinItsBound() throws {
+        let c = try Clubhouse()
+        let (server, socket) = try serveLane(c, extra: #", "timeout_ms": 60000"#)
+        let b = try RPCSocketClient(path: socket)
+        b.send(call(1, "hang"))
+        usleep(300_000)
+        let stoppedAt = Date()
+        server.signal(SIGTERM)
+        let ended = server.wait(timeout: 20)
+        XCTAssertNotNil(ended, "the server did not end within 20 s: \(server.stderr)")
+        XCTAssertLessThan(Date().timeIntervalSince(stoppedAt), 12, server.stderr)
+    }
+
+    /// While one concurrent command holds the lane, a flood of others waits without holding serve's
+    /// workers (another plugin's call is answered at once), and a waiting one that its client cancels
+    /// ends at once.
+    func testAFloodOfConcurrentCallsHoldsNoWorkerAndAWaitingOneCanBeCancelled() throws {
+        let c = try Clubhouse()
+        let fixture = try FixturePlugins.build("LANE", id: "org.tests.lane", file: "concurrent_lane.c")
+        let second = try FixturePlugins.build("LANE", id: "org.tests.lane.other", file: "concurrent_lane.c")
+        let config = try c.write("lane.json", """
+            {"sites": {"default": {"plugins": {
+              "lane": {"path": "\(fixture)", "grants": ["storage"], "isolation": "process", "timeout_ms": 20000},
+              "other": {"path": "\(second)", "grants": ["storage"]}
+            }}}}
+            """)
+        let socket = c.path("rpc.sock")
+        let server = try RunningClubhouse(c, ["--config", config, "serve", "--socket", socket, "--workers", "4"])
+        defer { stop(server) }
+        let a = try RPCSocketClient(path: socket)
+        let b = try RPCSocketClient(path: socket)
+        let d = try RPCSocketClient(path: socket)
+        a.send(call(1, "wait"))
+        usleep(300_000)
+        for id in 10..<30 { b.send(call(id, "ping")) }
+        usleep(300_000)
+        let asked = Date()
+        d.send(call(2, "ping", plugin: "other"))
+        let (other, _) = try answer(d, 2, 15, server)
+        XCTAssertEqual(other["result"]?["pong"], true, "\(other)")
+        XCTAssertLessThan(Date().timeIntervalSince(asked), 2, "another plugin's call waited for the flood of concurrent calls")
+        d.send(call(3, "wait"))
+        usleep(200_000)
+        let cancelledAt = Date()
+        d.send(#"{"jsonrpc":"2.0","id":4,"method":"clubhouse.cancel","params":{"id":3}}"#)
+        let (ended, _) = try answer(d, 3, 15, server)
+        XCTAssertEqual(ended["error"]?["data"]?["status"]?.stringValue, "cancelled", "\(ended)")
+        XCTAssertLessThan(Date().timeIntervalSince(cancelledAt), 2, "a waiting concurrent call was not cancelled at once: \(ended)")
+        // The call holding the lane is cancelled too; then the flood is served in turn.
+        a.send(#"{"jsonrpc":"2.0","id":5,"method":"clubhouse.cancel","params":{"id":1}}"#)
+        let (waited, _) = try answer(a, 1, 15, server)
+        XCTAssertEqual(waited["result"]?["cancelled"], true, "\(waited)")
+        for id in 10..<30 {
+            let (pong, _) = try answer(b, id, 15, server)
+            XCTAssertEqual(pong["result"]?["pong"], true, "\(pong)")
+        }
+    }
+
+    // MARK: helpers
+
+    private func serveLane(_ c: Clubhouse, grants: [String] = ["storage"], extra: String = "") throws -> (RunningClubhouse, String) {
+        let fixture = try FixturePlugins.build("LANE", id: "org.tests.lane", file: "concurrent_lane.c")
+        let list = grants.map { "\"\($0)\"" }.joined(separator: ", ")
+        let config = try c.write("lane.json", """
+            {"sites": {"default": {"plugins": {
+              "lane": {"path": "\(fixture)", "grants": [\(list)], "isolation": "process"\(extra)}
+            }}}}
+            """)
+        let socket = c.path("rpc.sock")
+        return (try RunningClubhouse(c, ["--config", config, "serve", "--socket", socket]), socket)
+    }
+
+    /// `check` (call `id` on `client`): the 320 rows `write` wrote, each as written, byte for byte.
+    private func assertEveryRowStored(_ client: RPCSocketClient, _ id: Int, _ server: RunningClubhouse) throws {
+        client.send(call(id, "check"))
+        let (checked, _) = try answer(client, id, 20, server)
+        XCTAssertEqual(checked["result"]?["rows"]?.intValue, 320, "\(checked) \(server.stderr)")
+        XCTAssertEqual(checked["result"]?["mismatched"]?.intValue, 0, "\(checked)")
+    }
+
+    /// The response `id` on `client`; one that does not come within `timeout` s fails the test (the
+    /// client's own timeout would skip it).
+    private func answer(_ client: RPCSocketClient, _ id: Int, _ timeout: Double, _ server: RunningClubhouse) throws -> (JSONValue, [JSONValue]) {
+        do {
+            return try client.response(id: id, timeout: timeout)
+        } catch is XCTSkip {
+            XCTFail("call \(id) was not answered within \(timeout) s: \(server.stderr)")
+            throw XCTSkip("no answer")
+        }
+    }
+
+    private func stop(_ server: RunningClubhouse) {
+        server.signal(SIGTERM)
+        _ = server.wait()
+    }
+
+    private func call(_ id: Int, _ command: String, plugin: String = "lane") -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"\#(plugin)","command":"\#(command)"}}"#
     }
 }

@@ -145,6 +145,32 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
         XCTAssertEqual(stored.first?["summary"]?["aborted"]?.stringValue, "stopped by the user")
         XCTAssertEqual(stored.first?["summary"]?["stopSent"]?.boolValue, true)
 
+        // A client that half-closes (its end of input: its call answers) and then closes: cancelled at the close,
+        // not when the drill ends (the loop used to stop watching a half-closed client).
+        let longConfig = try simulator.configWithLongDrill(c, name: "court.json")
+        XCTAssertEqual(longConfig, config)
+        let halfFrom = simulator.lines.count
+        let half = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let halfConnected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(half, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(halfConnected, 0)
+        let long = #"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"tennis","command":"drill run","arguments":{"drill":"long"}}}"# + "\n"
+        _ = long.withCString { write(half, $0, strlen($0)) }
+        XCTAssertNotNil(simulator.wait(from: halfFrom, timeout: 30) { $0.isStart }, server.stderr)
+        shutdown(half, Int32(SHUT_WR))
+        let second = simulator.lines.count
+        XCTAssertNotNil(simulator.wait(from: second, timeout: 5) { $0.isStart }, "a half-close stopped the drill")
+        let gone = monotonicNanoseconds()
+        close(half)
+        XCTAssertNotNil(simulator.wait(from: halfFrom, timeout: 5) { $0.isStop && $0.at > gone }, "half-closed then closed: the machine got no stop: \(server.stderr)")
+        let late = simulator.lines.dropFirst(halfFrom).filter { $0.isStart && $0.at > gone + 200_000_000 }
+        XCTAssertEqual(late.count, 0, "half-closed then closed: balls after the client went: \(late.map(\.text))")
+        for _ in 0..<50 {
+            if try sessions(c, config).count == 2 { break }
+            usleep(100_000)
+        }
+
         // The server stopped (SIGTERM) mid-drill: the call is cancelled, not run to its end.
         let from = simulator.lines.count
         let again = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -160,7 +186,7 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
         XCTAssertEqual(server.wait(timeout: 10)?.status, 0, server.stderr)
         XCTAssertEqual(simulator.lines.dropFirst(from).filter(\.isStart).count, 1, "not run to its end")
         let after = try sessions(c, config)
-        XCTAssertEqual(after.count, 2)
+        XCTAssertEqual(after.count, 3)
         XCTAssertEqual(after.first?["summary"]?["stopSent"]?.boolValue, true)
     }
 
@@ -173,7 +199,10 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
         let simulator = try StampedSimulator(c)
         defer { simulator.stop() }
         let config = try simulator.configWithLongDrill(c)
-        for halfClosedFirst in [false, true] {
+        // Its input closed then its output; the same with the calls answering between; its output alone closed
+        // while its input stays open (the re-check of the fourth round: the drill ran on until a reply was due).
+        for way in ["closed", "half-closed first", "output closed, input open"] {
+            let halfClosedFirst = way == "half-closed first"
             var input: [Int32] = [0, 0], output: [Int32] = [0, 0]
             XCTAssertEqual(pipe(&input), 0)
             XCTAssertEqual(pipe(&output), 0)
@@ -197,7 +226,8 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
             let request = #"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"tennis","command":"drill run","arguments":{"drill":"long"}}}"# + "\n"
             _ = request.withCString { write(input[1], $0, strlen($0)) }
             XCTAssertNotNil(simulator.wait(from: from, timeout: 30) { $0.isStart }, "no ball")
-            close(input[1])
+            if way != "output closed, input open" { close(input[1]) }
+            defer { if way == "output closed, input open" { close(input[1]) } }
             if halfClosedFirst {
                 let balls = simulator.lines.count
                 XCTAssertNotNil(simulator.wait(from: balls, timeout: 5) { $0.isStart }, "a half-close stopped the drill")
@@ -205,12 +235,12 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
             }
             let gone = monotonicNanoseconds()
             close(output[0])
-            XCTAssertNotNil(simulator.wait(from: from, timeout: 5) { $0.isStop && $0.at > gone }, "half-closed first: \(halfClosedFirst): the caller went and the machine got no stop")
+            XCTAssertNotNil(simulator.wait(from: from, timeout: 5) { $0.isStop && $0.at > gone }, "\(way): the caller went and the machine got no stop")
             let deadline = Date().addingTimeInterval(10)
             while server.isRunning && Date() < deadline { usleep(20_000) }
-            XCTAssertFalse(server.isRunning, "half-closed first: \(halfClosedFirst): the server is still up 10 s after its caller went")
+            XCTAssertFalse(server.isRunning, "\(way): the server is still up 10 s after its caller went")
             let late = simulator.lines.dropFirst(from).filter { $0.isStart && $0.at > gone + 200_000_000 }
-            XCTAssertEqual(late.count, 0, "half-closed first: \(halfClosedFirst): balls after the caller went: \(late.map(\.text))")
+            XCTAssertEqual(late.count, 0, "\(way): balls after the caller went: \(late.map(\.text))")
         }
     }
 
@@ -321,6 +351,38 @@ final class TennisFieldSafetyEndToEndTests: XCTestCase {
         }
         XCTAssertNotEqual(onStdio.ignored & bit(SIGHUP), 0, "nohup's SIGHUP was not left ignored")
         XCTAssertEqual(onStdio.caught & bit(SIGHUP), 0, "nohup's SIGHUP was not left ignored")
+    }
+
+    /// Ctrl-Z (SIGTSTP), or SIGTTIN/SIGTTOU for a background host, suspended the host mid-drill with the machine
+    /// firing (the re-check of the fourth outside round: `kill -TSTP` on a `serve` without a terminal). The host
+    /// stops every running device first, then suspends itself; after SIGCONT the drill does not resume.
+    func testASuspendedHostStopsTheMachineFirst() throws {
+        let c = try Clubhouse()
+        let simulator = try StampedSimulator(c)
+        defer { simulator.stop() }
+        let config = try simulator.configWithLongDrill(c)
+        let run = try RunningClubhouse(c, ["--config", config, "tennis", "drill", "run", "long"])
+        defer { run.signal(SIGCONT) }
+        XCTAssertNotNil(simulator.wait(from: 0, timeout: 30) { $0.isStart }, run.stderr)
+        let suspended = monotonicNanoseconds()
+        XCTAssertTrue(run.signal(SIGTSTP))
+        XCTAssertNotNil(simulator.wait(from: 0, timeout: 5) { $0.isStop && $0.at > suspended }, "SIGTSTP: the machine got no stop: \(run.stderr)")
+        let pid = run.process.processIdentifier
+        var state = ""
+        let deadline = Date().addingTimeInterval(5)
+        repeat {
+            usleep(20_000)
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            // "pid (comm) S …": the state follows the command's closing parenthesis.
+            state = stat.split(separator: ")").last.map { String($0.dropFirst().prefix(1)) } ?? ""
+        } while state != "T" && Date() < deadline
+        XCTAssertEqual(state, "T", "the host did not suspend after stopping the machine")
+        let balls = simulator.lines.filter(\.isStart).count
+        XCTAssertTrue(run.signal(SIGCONT))
+        let ended = run.wait(timeout: 20)
+        XCTAssertNotNil(ended, "the host did not end after SIGCONT: \(run.stderr)")
+        XCTAssertEqual(simulator.lines.filter(\.isStart).count, balls, "the drill fired again after SIGCONT")
+        XCTAssertTrue(run.stderr.contains("SIGTSTP (Ctrl-Z): the host is being suspended"), run.stderr)
     }
 
     /// The caught and ignored signals of a process (/proc/PID/status, SigCgt and SigIgn).

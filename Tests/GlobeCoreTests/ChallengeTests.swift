@@ -59,7 +59,7 @@ final class ChallengeTests: XCTestCase {
         XCTAssertEqual(store.challengeSaves, 6, "saved after every guess")
         XCTAssertEqual(try store.challengeState(user: "ana", date: CivilDate(year: 2026, month: 11, day: 20)!), r.state)
         XCTAssertThrowsError(try g.challengeGuess(guess: "France", date: "2026-11-20", today: today)) { error in
-            XCTAssertEqual("\(error)", "the challenge for 2026-11-20 is over (solved; the answer was France); try another date with --date")
+            XCTAssertEqual("\(error)", "the challenge for 2026-11-20 is over (solved; the answer was France); try another date with date")
         }
     }
 
@@ -76,7 +76,7 @@ final class ChallengeTests: XCTestCase {
         XCTAssertEqual(view.status, .failed)
         XCTAssertEqual(view.answer, "Lima (capital of Peru)")
         XCTAssertThrowsError(try g.challengeGuess(guess: "Lima", date: "2026-11-21", today: today)) { error in
-            XCTAssertEqual("\(error)", "the challenge for 2026-11-21 is over (failed; the answer was Lima (capital of Peru)); try another date with --date")
+            XCTAssertEqual("\(error)", "the challenge for 2026-11-21 is over (failed; the answer was Lima (capital of Peru)); try another date with date")
         }
     }
 

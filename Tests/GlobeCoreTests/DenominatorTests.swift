@@ -67,7 +67,7 @@ final class DenominatorTests: XCTestCase {
         let globe = try globe(visiting: [])
         XCTAssertThrowsError(try globe.stats(of: "eu")) { error in
             let text = "\(error)"
-            XCTAssertEqual(text, "invalid denominator for --of 'eu'; expected un (193 UN members), un+observers (195) or iso (249 ISO 3166-1 entries)")
+            XCTAssertEqual(text, "invalid denominator for of 'eu'; expected un (193 UN members), un+observers (195) or iso (249 ISO 3166-1 entries)")
             XCTAssertFalse(text.contains("\n"))
         }
         XCTAssertEqual(try globe.stats(of: "UN").total, 193, "names are case-insensitive")

@@ -104,14 +104,17 @@ final class EveryEntryTests: XCTestCase {
         XCTAssertTrue(paris.text.hasSuffix("\nwarning: " + (paris.warning ?? "")), paris.text)
         // Sydney the other way round: the latitude is out of range, and the swapped pair is named.
         XCTAssertThrowsError(try locator.locate(lat: 151.21, lon: -33.87)) { error in
-            XCTAssertEqual("\(error)", "latitude 151.21 is outside [-90, 90]; were latitude and longitude swapped? (--lat -33.87 --lon 151.21 is in Australia) --lat is degrees north, --lon degrees east")
+            XCTAssertEqual("\(error)", "latitude 151.21 is outside [-90, 90]; were latitude and longitude swapped? (lat -33.87 lon 151.21 is in Australia) lat is degrees north, lon degrees east")
+            // The core names the fields; the command line's adapter names them as flags.
+            XCTAssertEqual((error as? GlobeError)?.message(naming: { "--" + $0 }),
+                           "latitude 151.21 is outside [-90, 90]; were latitude and longitude swapped? (--lat -33.87 --lon 151.21 is in Australia) --lat is degrees north, --lon degrees east")
         }
         // Both orders on land: either may be meant, nothing is said; the right order says nothing either.
         XCTAssertNil(try locator.locate(lat: 30, lon: 31).warning, "Cairo / the Arctic Ocean off Russia")
         XCTAssertNil(try locator.locate(lat: 48.86, lon: 2.35).warning)
         XCTAssertNil(try locator.locate(lat: 0, lon: -30).warning, "open sea both ways")
         XCTAssertThrowsError(try locator.locate(lat: 95, lon: 120)) { error in
-            XCTAssertEqual("\(error)", "latitude 95.0 is outside [-90, 90]; give degrees north as a number, e.g. --lat 48.86")
+            XCTAssertEqual("\(error)", "lat: latitude 95.0 is outside [-90, 90]; give degrees north as a number, e.g. 48.86")
         }
     }
 

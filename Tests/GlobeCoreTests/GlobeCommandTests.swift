@@ -20,7 +20,7 @@ final class GlobeCommandTests: XCTestCase {
         XCTAssertEqual(try globe.list(user: "bo", filter: .wishlist).text, "bo has no countries marked on the wishlist")
         XCTAssertEqual(try globe.stats().visited, 1)
         XCTAssertThrowsError(try globe.mark(.init(user: "  ", action: .visit, country: "PE"))) { error in
-            XCTAssertEqual("\(error)", "no user given; pass --user NAME or set \"user\" in the globe plugin's config")
+            XCTAssertEqual("\(error)", "no user given; pass user NAME or set \"user\" in the globe plugin's config")
         }
         XCTAssertEqual(try globe.mark(.init(action: .unwish, country: "CL")).changed, true)
         XCTAssertEqual(try globe.mark(.init(action: .unvisit, country: "PE")).changed, true)
@@ -49,12 +49,12 @@ final class GlobeCommandTests: XCTestCase {
         XCTAssertTrue(map.svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 800 414.5"), String(map.svg.prefix(120)))
         XCTAssertEqual(map.summary, "world map of 250 countries for ana: visited 0 of 195, wishlist 0")
         XCTAssertThrowsError(try globe.map(width: 50)) { error in
-            XCTAssertEqual("\(error)", "invalid width '50.0'; expected a number of pixels from 100 to 20000")
+            XCTAssertEqual("\(error)", "width 50.0 is not a number of pixels from 100 to 20000")
         }
         XCTAssertThrowsError(try globe.map(selected: ["Narnia"]))
         XCTAssertEqual(try globe.silhouette(country: "LI").summary, "silhouette of Liechtenstein (LI), drawn as a dot at this map's scale")
         XCTAssertThrowsError(try globe.silhouette(country: "IT", size: 0)) { error in
-            XCTAssertEqual("\(error)", "invalid size '0.0'; expected a number of pixels from 16 to 10000")
+            XCTAssertEqual("\(error)", "size 0.0 is not a number of pixels from 16 to 10000")
         }
         let obj = try globe.mesh(fileName: "out/globe.obj", maxEdgeDegrees: 10, includeOcean: false)
         XCTAssertEqual(obj.files.map(\.name), ["out/globe.obj", "out/globe.mtl"])
@@ -64,7 +64,7 @@ final class GlobeCommandTests: XCTestCase {
             XCTAssertEqual("\(error)", "invalid mesh file 'globe.stl'; expected a name ending in .gltf or .obj")
         }
         XCTAssertThrowsError(try globe.mesh(fileName: "globe.gltf", maxEdgeDegrees: 0.01)) { error in
-            XCTAssertEqual("\(error)", "invalid max edge '0.01'; expected degrees from 0.25 to 90")
+            XCTAssertEqual("\(error)", "max-edge 0.01 is not degrees from 0.25 to 90")
         }
         let report = try globe.triangulate(geojson: #"{"type":"Polygon","coordinates":[[[0,0],[2,0],[2,2],[0,2],[0,0]]]}"#)
         XCTAssertEqual(report.triangles, 2)

@@ -53,9 +53,9 @@ final class LocatorTests: XCTestCase {
 
     func testInvalidCoordinates() {
         let cases: [(Double, Double, Double, String)] = [
-            (91, 0, 25, "latitude 91.0 is outside [-90, 90]; give degrees north as a number, e.g. --lat 48.86"),
-            (.nan, 0, 25, "latitude nan is outside [-90, 90]; give degrees north as a number, e.g. --lat 48.86"),
-            (0, -180.5, 25, "longitude -180.5 is outside [-180, 180]; give degrees east as a number, e.g. --lon 2.35"),
+            (91, 0, 25, "lat: latitude 91.0 is outside [-90, 90]; give degrees north as a number, e.g. 48.86"),
+            (.nan, 0, 25, "lat: latitude nan is outside [-90, 90]; give degrees north as a number, e.g. 48.86"),
+            (0, -180.5, 25, "lon: longitude -180.5 is outside [-180, 180]; give degrees east as a number, e.g. 2.35"),
             (0, 0, -1, "tolerance -1.0 km must be a number from 0 to 500"),
         ]
         for (lat, lon, tolerance, message) in cases {

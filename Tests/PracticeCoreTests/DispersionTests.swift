@@ -110,6 +110,6 @@ final class DispersionTests: StoreTestCase {
         XCTAssertTrue(DispersionChart.svg(table).contains("class=\"carry\""))
         XCTAssertThrowsError(try query.club("driver")) { XCTAssertTrue("\($0)".hasPrefix("no dr shots (clubs: "), "\($0)") }
         XCTAssertThrowsError(try query.club("7i", sessionID: 9)) { XCTAssertEqual("\($0)", "no session 9; `practice sessions` lists them") }
-        XCTAssertThrowsError(try query.club("  ")) { XCTAssertEqual("\($0)", "--club needs a club name such as 7i") }
+        XCTAssertThrowsError(try query.club("  ")) { XCTAssertEqual("\($0)", "club needs a club name such as 7i") }
     }
 }

@@ -212,7 +212,7 @@ final class LiveSessionTests: StoreTestCase {
         XCTAssertEqual(capped?.shots.count, 4)
         XCTAssertEqual(capped?.reason, "4 shots received")
         let (_, noClub) = run([.bytes(Array(plain.utf8))], club: nil)
-        XCTAssertEqual(noClub, "shot 1: Open Connect names no club; give --club (e.g. --club 7i); the live session was closed, no shots to keep")
+        XCTAssertEqual(noClub, "shot 1: Open Connect names no club; give club (e.g. club 7i); the live session was closed, no shots to keep")
         let (empty, _) = run([.ended])
         XCTAssertNil(empty?.session)
         XCTAssertTrue(empty?.text.contains("no shots arrived, nothing stored") ?? false)

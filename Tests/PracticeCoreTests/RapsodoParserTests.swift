@@ -6,7 +6,7 @@ final class RapsodoParserTests: XCTestCase {
     static let header = #""Club Type","Club Brand","Club Model","Carry Distance","Total Distance","Ball Speed","Launch Angle","Launch Direction","Apex","Side Carry","Club Speed","Smash Factor","Descent Angle","Attack Angle","Club Path","Club Data Est Type","Spin Rate","Spin Axis""#
 
     /// What a refused bad row's message ends with.
-    static let refused = "; nothing was imported (--skip-bad-rows imports the good rows and lists the bad ones)"
+    static let refused = "; nothing was imported (skip-bad-rows imports the good rows and lists the bad ones)"
 
     private func parse(_ text: String, name: String = "x.csv") throws -> RapsodoExport {
         try RapsodoParser.parse(Array(text.utf8), sourceName: name)

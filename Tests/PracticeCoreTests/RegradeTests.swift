@@ -99,9 +99,9 @@ final class RegradeTests: StoreTestCase {
         XCTAssertEqual(message(RegradeRequest(template: "feedface", all: true)),
                        "no template matches 'feedface'; give a hash (or its first digits) or a name from `practice template list --all`")
         XCTAssertEqual(message(RegradeRequest(template: "Clubhouse default 7i")),
-                       "regrade needs --session ID or --all (which sessions to grade again)")
+                       "regrade needs session ID or all (which sessions to grade again)")
         XCTAssertEqual(message(RegradeRequest(template: "Clubhouse default 7i", sessionID: 1, all: true)),
-                       "give either --session ID or --all, not both")
+                       "give either session ID or all, not both")
         XCTAssertEqual(message(RegradeRequest(template: "Clubhouse default 7i", sessionID: 99)), "no session 99; `practice sessions` lists them")
         let driver = #"{"schema_version":"1.0","club":"Driver","aggregation_method":"worst_metric","metrics":{"carry":{"a_min":250}}}"#
         let hash = try library.add(Array(driver.utf8), sourceName: "driver.json").template.hash

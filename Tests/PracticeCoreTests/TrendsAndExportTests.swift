@@ -57,7 +57,7 @@ final class TrendTests: StoreTestCase {
             XCTAssertEqual("\(error)", "no sessions have dr shots (clubs: 5i, 7i)")
         }
         XCTAssertThrowsError(try TrendQuery(store: store).run(TrendRequest(club: " "))) { error in
-            XCTAssertEqual("\(error)", "--club needs a club name such as 7i")
+            XCTAssertEqual("\(error)", "club needs a club name such as 7i")
         }
         XCTAssertThrowsError(try Validity(option: "great")) { error in
             XCTAssertEqual("\(error)", "unknown validity 'great'; use invalid, low_sample or valid")

@@ -32,6 +32,37 @@ public final class Lock: @unchecked Sendable {
     }
 }
 
+/// A lock many threads may hold for reading at once, and one for writing alone (pthread rwlock).
+/// @unchecked Sendable: a pthread rwlock is made to be shared between threads; the pointer never changes.
+public final class ReadWriteLock: @unchecked Sendable {
+    private let rwlock: UnsafeMutablePointer<pthread_rwlock_t>
+
+    public init() {
+        rwlock = .allocate(capacity: 1)
+        rwlock.initialize(to: pthread_rwlock_t())
+        pthread_rwlock_init(rwlock, nil)
+    }
+
+    deinit {
+        pthread_rwlock_destroy(rwlock)
+        rwlock.deallocate()
+    }
+
+    @inline(__always)
+    public func withReadLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_rwlock_rdlock(rwlock)
+        defer { pthread_rwlock_unlock(rwlock) }
+        return try body()
+    }
+
+    @inline(__always)
+    public func withWriteLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_rwlock_wrlock(rwlock)
+        defer { pthread_rwlock_unlock(rwlock) }
+        return try body()
+    }
+}
+
 /// A lock the thread holding it may take again (plugin creation: a plugin's create may invoke
 /// another plugin, which is created on the same thread).
 /// @unchecked Sendable: a pthread mutex is made to be shared between threads; the pointer never changes.

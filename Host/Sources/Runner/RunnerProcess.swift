@@ -292,17 +292,20 @@ final class RunnerContext: @unchecked Sendable {
     }
 }
 
-/// The plugin's instance, shared by the main loop and a second lane's thread (guarded by `lock`:
-/// create and destroy write it while no concurrent command reads it).
+/// The plugin's instance, shared by the main loop and a second lane's thread. The lane's thread holds
+/// `use` for reading while its command runs with the instance; create and destroy (the main loop) hold
+/// it for writing, so destroy waits for a concurrent command still running instead of freeing the
+/// instance under it (a command that never ends: the host stops the runner after `timeout_ms`).
+/// @unchecked Sendable: `made` is read and written holding `use`.
 final class InstanceSlot: @unchecked Sendable {
-    private let lock = Lock()
+    private let use = ReadWriteLock()
     private var made: UnsafeMutableRawPointer?
 
-    var instance: UnsafeMutableRawPointer? { lock.withLock { made } }
+    /// Runs `body` with the instance, which stays alive until it returns.
+    func withInstance<T>(_ body: (UnsafeMutableRawPointer?) -> T) -> T { use.withReadLock { body(made) } }
 
-    func withLock<T>(_ body: (inout UnsafeMutableRawPointer?) -> T) -> T {
-        lock.withLock { body(&made) }
-    }
+    /// Creates or destroys the instance, once no command runs with it on the second lane.
+    func withLock<T>(_ body: (inout UnsafeMutableRawPointer?) -> T) -> T { use.withWriteLock { body(&made) } }
 }
 
 package enum RunnerProcess {
@@ -477,7 +480,7 @@ package enum RunnerProcess {
                 while let (kind, payload) = lane.nextCommand() {
                     guard kind == .invoke else { continue }
                     lane.adopt(context)
-                    let result = RunnerProcess.invoke(payload, library: library, instance: slot.instance, context: lane)
+                    let result = slot.withInstance { RunnerProcess.invoke(payload, library: library, instance: $0, context: lane) }
                     do { try lane.channel.send(.result, result.encode()) } catch { break }
                 }
                 lane.channel.close()
@@ -514,7 +517,7 @@ package enum RunnerProcess {
                 }
                 result = RunnerProcess.result(status, buffer, context)
             case .invoke:
-                result = RunnerProcess.invoke(payload, library: library, instance: slot.instance, context: context)
+                result = slot.withInstance { RunnerProcess.invoke(payload, library: library, instance: $0, context: context) }
             case .destroy:
                 slot.withLock { made in
                     if let made { library.descriptor.pointee.destroy?(library.descriptor, made) }

@@ -6,10 +6,21 @@
  *             answers {"released": true|false};
  *   release   "concurrent": sets the flag `hold` waits for, then tries the storage service
  *             (exec "SELECT 1") and answers {"released": true, "storage": STATUS, "message": "…"}.
+ *   write     LANE_ROUNDS transactions of LANE_ROWS rows of long text (bound, and inline in the SQL),
+ *             1 ms apart: answers {"failed": N, "error": "the first failure"};
+ *   check     reads the rows back and compares them with what `write` wrote, byte for byte:
+ *             {"rows": N, "mismatched": M};
+ *   ping      "concurrent": logs a line and answers {"pong": true};
+ *   misuse    "concurrent": calls storage (exec, prepare, begin), files and invoke, which the runner's
+ *             second lane does not serve: {"exec": S, "prepare": S, "begin": S, "files": S, "invoke": S,
+ *             "message": "exec's message"};
+ *   hang      "concurrent": never answers (sleeps, deaf to cancels; gives up after 120 s);
+ *   wait      "concurrent": waits until cancelled (at most 20 s): {"cancelled": true|false}.
  */
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef FIXTURE_ID
 #define FIXTURE_ID "org.tests.lane"
@@ -23,7 +34,13 @@ static clubhouse_status lane_describe(const clubhouse_plugin_descriptor *self, c
     (void)self;
     say(reply, "{\"commands\":["
                "{\"name\":\"hold\",\"summary\":\"Wait for release\",\"long_running\":true,\"arguments\":[]},"
-               "{\"name\":\"release\",\"summary\":\"Release hold, then try storage\",\"concurrent\":true,\"arguments\":[]}"
+               "{\"name\":\"release\",\"summary\":\"Release hold, then try storage\",\"concurrent\":true,\"arguments\":[]},"
+               "{\"name\":\"write\",\"summary\":\"Write rows of long text\",\"long_running\":true,\"arguments\":[]},"
+               "{\"name\":\"check\",\"summary\":\"Compare the rows with what write wrote\",\"arguments\":[]},"
+               "{\"name\":\"ping\",\"summary\":\"Log and answer\",\"concurrent\":true,\"arguments\":[]},"
+               "{\"name\":\"misuse\",\"summary\":\"Call services the lane does not serve\",\"concurrent\":true,\"arguments\":[]},"
+               "{\"name\":\"hang\",\"summary\":\"Never answer\",\"concurrent\":true,\"arguments\":[]},"
+               "{\"name\":\"wait\",\"summary\":\"Wait until cancelled\",\"concurrent\":true,\"arguments\":[]}"
                "]}");
     return CLUBHOUSE_OK;
 }
@@ -48,6 +65,123 @@ static void keep(const clubhouse_reply *reply, const char *bytes, size_t length)
     kept[used + n] = 0;
 }
 
+/* --- write / check: long text stored by the call on the pipes while the lane is busy ------------ */
+
+#define LANE_ROUNDS 40
+#define LANE_ROWS 8
+
+/* The text of row `k` (deterministic; 1000-4000 bytes of letters, digits, spaces and '-'). */
+static size_t lane_text(int k, char salt, char *out, size_t capacity) {
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789 -ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    unsigned int x = 2166136261u ^ (unsigned int)(k * 16777619u) ^ (unsigned char)salt;
+    size_t n = 1000 + (size_t)(k * 7919 % 3000);
+    if (n >= capacity) n = capacity - 1;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        out[i] = alphabet[(x >> 16) % (sizeof alphabet - 1)];
+    }
+    out[n] = 0;
+    return n;
+}
+
+/* Copies `message` into a JSON string's body (quotes and backslashes become '). */
+static void lane_json_text(const char *message, char *out, size_t capacity) {
+    size_t n = 0;
+    for (const char *p = message; *p && n + 1 < capacity; p++) out[n++] = (*p == '"' || *p == '\\' || (unsigned char)*p < 32) ? '\'' : *p;
+    out[n] = 0;
+}
+
+static clubhouse_status lane_write(fixture *f, const clubhouse_reply *reply) {
+    const clubhouse_storage_service *db = f->host->get_service(f->host, CLUBHOUSE_SERVICE_STORAGE);
+    if (!db) { say(reply, "no storage"); return CLUBHOUSE_UNSUPPORTED; }
+    static char text[4096], inline_text[4096], sql[8192];
+    char first[512] = {0};
+    clubhouse_reply sink = {sizeof sink, first, keep};
+    int failed = 0;
+    if (db->exec(f->host, "CREATE TABLE IF NOT EXISTS lane_rows(k INTEGER PRIMARY KEY, v TEXT NOT NULL, w TEXT NOT NULL)", &sink) != CLUBHOUSE_OK)
+        failed++;
+    for (int round = 0; round < LANE_ROUNDS && !failed; round++) {
+        int ok = db->begin(f->host, &sink) == CLUBHOUSE_OK;
+        for (int row = 0; ok && row < LANE_ROWS; row++) {
+            int k = round * LANE_ROWS + row + 1;
+            size_t n = lane_text(k, 'v', text, sizeof text);
+            lane_text(k, 'w', inline_text, sizeof inline_text);
+            snprintf(sql, sizeof sql, "INSERT INTO lane_rows(k, v, w) VALUES(?1, ?2, '%s')", inline_text);
+            clubhouse_stmt *stmt = NULL;
+            ok = db->prepare(f->host, sql, &stmt, &sink) == CLUBHOUSE_OK && db->bind_int64(stmt, 1, k) == CLUBHOUSE_OK &&
+                 db->bind_text(stmt, 2, text, n) == CLUBHOUSE_OK && db->step(stmt) == CLUBHOUSE_DONE;
+            if (!ok && !first[0]) snprintf(first, sizeof first, "row %d: %s", k, db->last_error(f->host));
+            if (stmt) db->finalize(stmt);
+            struct timespec slice = {0, 1000 * 1000};
+            nanosleep(&slice, NULL);
+        }
+        if (ok) ok = db->commit(f->host, &sink) == CLUBHOUSE_OK;
+        if (!ok) {
+            failed++;
+            db->rollback(f->host);
+        }
+    }
+    char message[600], out[800];
+    lane_json_text(first, message, sizeof message);
+    snprintf(out, sizeof out, "{\"data\":{\"failed\":%d,\"error\":\"%s\"}}", failed, message);
+    say(reply, out);
+    return CLUBHOUSE_OK;
+}
+
+static clubhouse_status lane_check(fixture *f, const clubhouse_reply *reply) {
+    const clubhouse_storage_service *db = f->host->get_service(f->host, CLUBHOUSE_SERVICE_STORAGE);
+    if (!db) { say(reply, "no storage"); return CLUBHOUSE_UNSUPPORTED; }
+    static char v[4096], w[4096];
+    char message[512] = {0};
+    clubhouse_reply sink = {sizeof sink, message, keep};
+    clubhouse_stmt *stmt = NULL;
+    if (db->prepare(f->host, "SELECT k, v, w FROM lane_rows ORDER BY k", &stmt, &sink) != CLUBHOUSE_OK) {
+        say(reply, message);
+        return CLUBHOUSE_ERROR;
+    }
+    int rows = 0, mismatched = 0;
+    while (db->step(stmt) == CLUBHOUSE_ROW) {
+        rows++;
+        int k = (int)db->column_int64(stmt, 0);
+        size_t nv = lane_text(k, 'v', v, sizeof v), nw = lane_text(k, 'w', w, sizeof w), lv = 0, lw = 0;
+        const char *sv = db->column_text(stmt, 1, &lv);
+        if (!sv || lv != nv || memcmp(sv, v, nv) != 0) { mismatched++; continue; }
+        const char *sw = db->column_text(stmt, 2, &lw);
+        if (!sw || lw != nw || memcmp(sw, w, nw) != 0) mismatched++;
+        if (k != rows) mismatched++;
+    }
+    db->finalize(stmt);
+    char out[128];
+    snprintf(out, sizeof out, "{\"data\":{\"rows\":%d,\"mismatched\":%d}}", rows, mismatched);
+    say(reply, out);
+    return CLUBHOUSE_OK;
+}
+
+/* The services the second lane does not serve, called from a concurrent command. */
+static clubhouse_status lane_misuse(fixture *f, const clubhouse_call *call, const clubhouse_reply *reply) {
+    const clubhouse_storage_service *db = f->host->get_service(f->host, CLUBHOUSE_SERVICE_STORAGE);
+    const clubhouse_files_service *files = f->host->get_service(f->host, CLUBHOUSE_SERVICE_FILES);
+    const clubhouse_invoke_service *invoke = f->host->get_service(f->host, CLUBHOUSE_SERVICE_INVOKE);
+    char message[512] = {0}, scratch[512] = {0};
+    clubhouse_reply sink = {sizeof sink, message, keep}, other = {sizeof other, scratch, keep};
+    int exec = db ? db->exec(f->host, "CREATE TABLE misuse(x)", &sink) : -1;
+    clubhouse_stmt *stmt = NULL;
+    int prepare = db ? db->prepare(f->host, "SELECT 1", &stmt, &other) : -1;
+    if (stmt) db->finalize(stmt);
+    int begin = db ? db->begin(f->host, &other) : -1;
+    int fd = -1;
+    int opened = files ? files->open_argument(call, "file", CLUBHOUSE_FILE_READ, &fd, &other) : -1;
+    if (fd >= 0) close(fd);
+    int invoked = invoke ? invoke->invoke(f->host, call, "lane", "ping", "{}", 2, &other) : -1;
+    char text[600], out[1024];
+    lane_json_text(message, text, sizeof text);
+    snprintf(out, sizeof out,
+             "{\"data\":{\"exec\":%d,\"prepare\":%d,\"begin\":%d,\"files\":%d,\"invoke\":%d,\"stmt\":%s,\"message\":\"%s\"}}",
+             exec, prepare, begin, opened, invoked, stmt ? "true" : "false", text);
+    say(reply, out);
+    return CLUBHOUSE_OK;
+}
+
 static clubhouse_status lane_invoke(const clubhouse_plugin_descriptor *self, void *instance, const clubhouse_call *call,
                                     const char *command, const char *request, size_t length, const clubhouse_reply *reply) {
     (void)self; (void)request; (void)length;
@@ -59,6 +193,32 @@ static clubhouse_status lane_invoke(const clubhouse_plugin_descriptor *self, voi
             nanosleep(&slice, NULL);
         }
         say(reply, atomic_load(&released) ? "{\"data\":{\"released\":true}}" : "{\"data\":{\"released\":false}}");
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "write") == 0) return lane_write(f, reply);
+    if (strcmp(command, "check") == 0) return lane_check(f, reply);
+    if (strcmp(command, "ping") == 0) {
+        const clubhouse_log_service *log = f->host->get_service(f->host, CLUBHOUSE_SERVICE_LOG);
+        if (log) log->write(f->host, CLUBHOUSE_LOG_DEBUG, "ping");
+        say(reply, "{\"data\":{\"pong\":true}}");
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "misuse") == 0) return lane_misuse(f, call, reply);
+    if (strcmp(command, "hang") == 0) {
+        for (int i = 0; i < 12000; i++) {
+            struct timespec slice = {0, 10 * 1000 * 1000};
+            nanosleep(&slice, NULL);
+        }
+        say(reply, "{\"data\":{\"hung\":true}}");
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "wait") == 0) {
+        int cancelled = 0;
+        for (int i = 0; i < 2000 && !(cancelled = call->is_cancelled(call)); i++) {
+            struct timespec slice = {0, 10 * 1000 * 1000};
+            nanosleep(&slice, NULL);
+        }
+        say(reply, cancelled ? "{\"data\":{\"cancelled\":true}}" : "{\"data\":{\"cancelled\":false}}");
         return CLUBHOUSE_OK;
     }
     atomic_store(&released, 1);

@@ -56,6 +56,8 @@ public struct PreparedCall: Sendable {
     /// (`serializesCalls`), except a thread-safe plugin's "concurrent" command, which runs beside
     /// them even in a runner (SideLane.swift).
     public var serializes: Bool { plugin.serializes(command) }
+    /// Whether it runs on the runner's second lane, one such call at a time (`ResolvedPlugin.runsBeside`).
+    public var runsBeside: Bool { plugin.runsBeside(command) }
 }
 
 /// Starts follow-up work a reply asked for (`{"background": {…}}`), outside the call that asked.

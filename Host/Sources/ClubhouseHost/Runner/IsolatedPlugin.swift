@@ -50,6 +50,10 @@ final class IsolatedPlugin: @unchecked Sendable {
     private var crashLoop = CrashLoop()
     /// The runner's second lane, for the plugin's concurrent commands (SideLane.swift).
     private let side = SideLane()
+    /// Set when the second lane stopped the runner (a concurrent command that hung or broke the
+    /// protocol), outside `lock`: the next call reaps it and starts a new one instead of failing on
+    /// the dead pipes.
+    private let stoppedBeside = Atomic<Bool>(false)
     let lock = Lock()
 
     /// Starts the runner and reads the plugin's descriptor and catalogue.
@@ -342,10 +346,14 @@ final class IsolatedPlugin: @unchecked Sendable {
     func invoke(instance: PluginInstance, command: String, request: [UInt8], call: CallContext) -> (Int32, [UInt8]) {
         // A concurrent command runs on the runner's second lane at once, beside the call in progress.
         if let answer = side.invoke(instance: instance, command: command, request: request, call: call,
-                                    stopRunner: { killNow() }) {
+                                    stopRunner: { stoppedBeside.store(true, ordering: .relaxed); killNow() }) {
             return answer
         }
         return lock.withLock {
+            if stoppedBeside.exchange(false, ordering: .relaxed), channel != nil {
+                killGroup()
+                forget(instance: instance, cause: reap(after: "stopped from its second lane"))
+            }
             if channel == nil || needsCreate {
                 do {
                     if channel == nil { try restart(call: call) }
@@ -370,17 +378,24 @@ final class IsolatedPlugin: @unchecked Sendable {
         }
     }
 
+    /// What a runner that ended leaves behind (its statements, devices, open transaction; the instance is
+    /// created again on the next call); the pause before the next start (CrashLoop).
+    @discardableResult
+    private func forget(instance: PluginInstance, cause: String) -> Int {
+        needsCreate = true
+        for statement in statements.removeAll() { statement.finalize() }
+        // A device the runner left running is stopped by the host (DeviceSafety.swift).
+        for device in devices.removeAll() { device.close(reason: "its runner \(cause)") }
+        instance.abandonTransactions()
+        return crashLoop.ended(at: Subprocess.monotonicMilliseconds(), cause: cause, maximum: limits.restartBackoffMilliseconds)
+    }
+
     /// Sends one command and serves the runner's service calls until its result arrives.
     private func exchange(_ kind: WireKind, _ payload: [UInt8], instance: PluginInstance, call: CallContext, what: String,
                           quietFailure: Bool = false) -> (Int32, [UInt8]) {
         func failure(_ cause: String) -> (Int32, [UInt8]) {
-            needsCreate = true
-            for statement in statements.removeAll() { statement.finalize() }
-            // A device the runner left running is stopped by the host (DeviceSafety.swift).
-            for device in devices.removeAll() { device.close(reason: "its runner \(cause)") }
-            instance.abandonTransactions()
+            let pause = forget(instance: instance, cause: cause)
             call.progress.end()
-            let pause = crashLoop.ended(at: Subprocess.monotonicMilliseconds(), cause: cause, maximum: limits.restartBackoffMilliseconds)
             let when = pause > 0
                 ? "on the next call, \(pause) ms from now at the earliest (its runner ended \(crashLoop.count) times in a row soon after starting; a crash loop's restarts wait, doubling up to \"limits\": {\"restart_backoff_ms\": \(limits.restartBackoffMilliseconds)})"
                 : "on the next call"

@@ -3,16 +3,15 @@
 // progress on the pipes. A plugin in a runner otherwise takes one call at a time, so a Stop for a
 // drill another client started waited for the drill to end while the ball machine kept firing; in
 // process the same thread-safe plugin ran it at once. With the lane both behave alike
-// (SideLaneEndToEndTests). Tennis does not mark its stop concurrent yet: in the merge, a drill stopped
-// from the lane sometimes failed to store its session ("near '-': syntax error"), not yet explained.
+// (SideLaneEndToEndTests, TennisIsolatedStopEndToEndTests).
 //
 // Opened by the host when a runner of a thread-safe plugin whose catalogue declares a concurrent
 // command says hello (the socket's runner end travels on the descriptor socket, as a file does), and
 // closed with the runner. A concurrent command may use log, progress and events; its other service
 // calls are answered `unsupported` (storage, devices, files, invoke and the outbox belong to the call
-// on the pipes, whose statements, devices, transactions and deadlines the host keeps per runner). One
-// concurrent command at a time; a silence past the plugin's `timeout_ms` stops the runner as on the
-// pipes.
+// on the pipes, whose statements, devices, transactions and deadlines the host keeps per runner — and
+// the host's end of such a call leaves them alone: PluginInstance.invoke). One concurrent command at a
+// time; a silence past the plugin's `timeout_ms` stops the runner as on the pipes.
 
 import ClubhousePlatform
 import CClubhouse
@@ -24,13 +23,18 @@ import Glibc
 #endif
 
 /// @unchecked Sendable: every field is guarded by `lock` (taken after IsolatedPlugin.lock when both
-/// are held, never before it).
+/// are held, never before it), which is held only briefly: never across a call, so a concurrent command
+/// that hangs holds up neither the plugin's calls on the pipes (which ask here whether they are for the
+/// lane) nor the runner's restart (`close`).
 final class SideLane: @unchecked Sendable {
     private let lock = Lock()
     private var channel: WireChannel?
     private var commands: Set<String> = []
     private var alias = ""
     private var timeoutMilliseconds = 60_000
+    /// A concurrent command is on the lane: its caller owns the channel until it ends (`finish`), and
+    /// closes it then if the lane was closed or replaced meanwhile.
+    private var busy = false
 
     /// The commands of `catalogue` declared "concurrent".
     static func concurrentCommands(in catalogue: [UInt8]) -> Set<String> {
@@ -67,98 +71,131 @@ final class SideLane: @unchecked Sendable {
         }
     }
 
-    /// Closes the lane (the runner ended or is being stopped).
+    /// Closes the lane (the runner ended or is being stopped) without waiting for a concurrent command
+    /// on it: its socket is shut down, so that call ends at once and closes it.
     func close() {
         lock.withLock {
-            channel?.close()
+            guard let open = channel else { return }
             channel = nil
+            if busy {
+                _ = Glibc.shutdown(open.input, Int32(SHUT_RDWR))
+            } else {
+                open.close()
+            }
         }
     }
 
     /// Runs `command` on the lane when it is a concurrent command and the lane is open; nil otherwise
-    /// (the call then goes to the pipes). `stopRunner` kills the runner (a lane that broke the
+    /// (the call then goes to the pipes). One concurrent command at a time (the runner serves them one by
+    /// one): another waits for its turn until its call is cancelled (serve queues them in a lane of
+    /// their own without a thread: PluginLanes). `stopRunner` kills the runner (a lane that broke the
     /// protocol or fell silent).
     func invoke(instance: PluginInstance, command: String, request: [UInt8], call: CallContext,
                 stopRunner: () -> Void) -> (Int32, [UInt8])? {
-        lock.withLock { () -> (Int32, [UInt8])? in
-            guard let lane = self.channel, self.commands.contains(command) else { return nil }
-            let alias = self.alias, timeoutMilliseconds = self.timeoutMilliseconds
-            func failure(_ cause: String) -> (Int32, [UInt8]) {
-                self.channel?.close()
-                self.channel = nil
-                call.progress.end()
-                let message = "plugin '\(alias)' \(cause) during '\(command)'; the host keeps running and restarts the plugin on the next call"
-                instance.runtime.log.info(message)
-                return (Status.pluginFailed.rawValue, Array(message.utf8))
+        var taken: (lane: WireChannel, alias: String, timeoutMilliseconds: Int)?
+        while taken == nil {
+            enum Turn { case notHere, wait, taken(WireChannel, String, Int) }
+            let turn = lock.withLock { () -> Turn in
+                guard let open = channel, commands.contains(command) else { return .notHere }
+                if busy { return .wait }
+                busy = true
+                return .taken(open, alias, timeoutMilliseconds)
             }
+            switch turn {
+            case .notHere:
+                return nil
+            case .wait:
+                if call.isCancelled {
+                    call.progress.end()
+                    let alias = lock.withLock { self.alias }
+                    return (Status.cancelled.rawValue, Array("cancelled while waiting for plugin '\(alias)' to finish another call".utf8))
+                }
+                usleep(5_000)
+            case .taken(let lane, let alias, let timeout):
+                taken = (lane, alias, timeout)
+            }
+        }
+        guard let (lane, alias, timeoutMilliseconds) = taken else { return nil }
+        defer {
+            lock.withLock {
+                busy = false
+                if channel !== lane { lane.close() }
+            }
+        }
+        func failure(_ cause: String) -> (Int32, [UInt8]) {
+            lock.withLock { if channel === lane { channel = nil } }
+            call.progress.end()
+            let message = "plugin '\(alias)' \(cause) during '\(command)'; the host keeps running and restarts the plugin on the next call"
+            instance.runtime.log.info(message)
+            return (Status.pluginFailed.rawValue, Array(message.utf8))
+        }
+        do throws(WireError) {
+            try lane.send(.invoke, InvokeMessage(call: call.id, flags: call.flags, command: command, request: request).encode())
+        } catch {
+            stopRunner()
+            return failure("stopped answering its second lane (\(error.description)) and was stopped")
+        }
+        var cancelSent = false
+        var lastHeard = Subprocess.monotonicMilliseconds()
+        call.heard(budgetMilliseconds: timeoutMilliseconds)
+        while true {
+            if !cancelSent && call.isCancelled {
+                try? lane.send(.cancel, CancelMessage(call: call.id).encode())
+                cancelSent = true
+                call.noteCancelSeen()
+            }
+            let message: (WireKind, [UInt8])?
             do throws(WireError) {
-                try lane.send(.invoke, InvokeMessage(call: call.id, flags: call.flags, command: command, request: request).encode())
+                message = try lane.receive(timeoutMilliseconds: 20)
             } catch {
-                stopRunner()
-                return failure("stopped answering its second lane (\(error.description)) and was stopped")
-            }
-            var cancelSent = false
-            var lastHeard = Subprocess.monotonicMilliseconds()
-            call.heard(budgetMilliseconds: timeoutMilliseconds)
-            while true {
-                if !cancelSent && call.isCancelled {
-                    try? lane.send(.cancel, CancelMessage(call: call.id).encode())
-                    cancelSent = true
-                    call.noteCancelSeen()
-                }
-                let message: (WireKind, [UInt8])?
-                do throws(WireError) {
-                    message = try lane.receive(timeoutMilliseconds: 20)
-                } catch {
-                    if error.isViolation || error.isGarbage {
-                        stopRunner()
-                        return failure("sent garbage on its second lane (\(error.description)) and was stopped")
-                    }
-                    return failure("ended (\(error.description))")
-                }
-                guard let (kind, body) = message else {
-                    if Subprocess.monotonicMilliseconds() - lastHeard >= Int64(timeoutMilliseconds) {
-                        stopRunner()
-                        return failure("did not answer within \(timeoutMilliseconds) ms (a hang?) and was stopped")
-                    }
-                    continue
-                }
-                lastHeard = Subprocess.monotonicMilliseconds()
-                call.heard(budgetMilliseconds: timeoutMilliseconds)
-                switch kind {
-                case .result:
-                    guard let result = try? ResultMessage.decode(body) else {
-                        stopRunner()
-                        return failure("broke the wire protocol (a truncated result) and was stopped")
-                    }
-                    return (result.status, result.reply)
-                case .serviceCall:
-                    var r = WireReader(body)
-                    guard let header = try? ServiceCallHeader.decode(&r) else {
-                        stopRunner()
-                        return failure("broke the wire protocol (a truncated service call) and was stopped")
-                    }
-                    let (status, payload) = self.serve(header.operation, &r, instance: instance, command: command)
-                    do throws(WireError) {
-                        try lane.send(.reply, ServiceReply(seq: header.seq, status: status, payload: payload).encode())
-                    } catch {
-                        stopRunner()
-                        return failure("stopped reading its second lane (\(error.description)) and was stopped")
-                    }
-                case .log:
-                    instance.runtime.log.serve(log: body, source: alias, limits: instance.limits)
-                case .progress:
-                    ProgressBroker.serve(progress: body, call: call, limits: instance.limits)
-                default:
+                if error.isViolation || error.isGarbage {
                     stopRunner()
-                    return failure("broke the wire protocol (an unexpected '\(kind)' message on its second lane) and was stopped")
+                    return failure("sent garbage on its second lane (\(error.description)) and was stopped")
                 }
+                return failure("ended (\(error.description))")
+            }
+            guard let (kind, body) = message else {
+                if Subprocess.monotonicMilliseconds() - lastHeard >= Int64(timeoutMilliseconds) {
+                    stopRunner()
+                    return failure("did not answer within \(timeoutMilliseconds) ms (a hang?) and was stopped")
+                }
+                continue
+            }
+            lastHeard = Subprocess.monotonicMilliseconds()
+            call.heard(budgetMilliseconds: timeoutMilliseconds)
+            switch kind {
+            case .result:
+                guard let result = try? ResultMessage.decode(body) else {
+                    stopRunner()
+                    return failure("broke the wire protocol (a truncated result) and was stopped")
+                }
+                return (result.status, result.reply)
+            case .serviceCall:
+                var r = WireReader(body)
+                guard let header = try? ServiceCallHeader.decode(&r) else {
+                    stopRunner()
+                    return failure("broke the wire protocol (a truncated service call) and was stopped")
+                }
+                let (status, payload) = serve(header.operation, &r, instance: instance, alias: alias, command: command)
+                do throws(WireError) {
+                    try lane.send(.reply, ServiceReply(seq: header.seq, status: status, payload: payload).encode())
+                } catch {
+                    stopRunner()
+                    return failure("stopped reading its second lane (\(error.description)) and was stopped")
+                }
+            case .log:
+                instance.runtime.log.serve(log: body, source: alias, limits: instance.limits)
+            case .progress:
+                ProgressBroker.serve(progress: body, call: call, limits: instance.limits)
+            default:
+                stopRunner()
+                return failure("broke the wire protocol (an unexpected '\(kind)' message on its second lane) and was stopped")
             }
         }
     }
 
     /// A concurrent command's service call: events are served; the rest belong to the call on the pipes.
-    private func serve(_ operation: UInt8, _ r: inout WireReader, instance: PluginInstance, command: String) -> (Int32, [UInt8]) {
+    private func serve(_ operation: UInt8, _ r: inout WireReader, instance: PluginInstance, alias: String, command: String) -> (Int32, [UInt8]) {
         if WireOperation(rawValue: operation) == .publish, let request = try? EventPublishRequest.decode(&r) {
             return EventsBroker.serve(request, instance: instance)
         }

@@ -330,7 +330,14 @@ final class PluginInstance: @unchecked Sendable {
         if let files, let problem = files.finish(success: result.0 == Int32(CLUBHOUSE_OK)) {
             result = (Status.io.rawValue, Array(problem.utf8))
         }
-        abandonTransactions(of: call, command: command)
+        // A concurrent command of a plugin that otherwise takes one call at a time (isolated: it ran on
+        // the runner's second lane, SideLane.swift) ran beside the call that holds the gate. The plugin's
+        // connection is that call's — opened for one call at a time, without SQLite's mutex — and the
+        // lane cannot use storage, so this call left no transaction: rolling back "what it left" here
+        // rolled back the other call's transaction, from another thread (a drill stopped from another
+        // client lost its session, or failed with "near '-': syntax error" when the two threads' depth
+        // counts crossed; SideLaneEndToEndTests.testAConcurrentCommandLeavesTheCallOnThePipesItsTransactions).
+        if serialize || !serializesCalls { abandonTransactions(of: call, command: command) }
         runtime.devices.callEnded(call, command: command)
         // A call that was asked to stop and then failed (its storage interrupted, its device taken
         // over…) ended because it was stopped: `cancelled` (exit 130), or `timeout` when its time

@@ -30,6 +30,9 @@ public struct ResolvedPlugin: Sendable {
     /// except a thread-safe plugin's "concurrent" command, which runs beside them even in a runner
     /// (SideLane.swift).
     public func serializes(_ command: CommandSpec) -> Bool { serializesCalls && !(info.threadSafe && command.concurrent) }
+    /// Whether a call of `command` runs on the runner's second lane (SideLane.swift): a concurrent command
+    /// of a plugin whose other calls take turns. The lane serves one such command at a time.
+    public func runsBeside(_ command: CommandSpec) -> Bool { serializesCalls && !serializes(command) }
     /// Why an "auto" plugin that would be sandboxed is not (config validate warns).
     public var weakerThanAuto: String?
     /// Why it runs with `effectiveIsolation`, for `plugins info`: "installed package (…)",

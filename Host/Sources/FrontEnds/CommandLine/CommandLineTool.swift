@@ -429,6 +429,19 @@ final class InterruptHandler: @unchecked Sendable {
     /// Set once `quit` has begun.
     private var quitting = false
 
+    /// A request to suspend (Ctrl-Z, SIGTSTP; SIGTTIN or SIGTTOU for a background host that touches its terminal):
+    /// a suspended host cannot watch a device, so every device left running is stopped first — its call loses
+    /// the connection and ends as cancelled — and then the host stops itself (SIGSTOP) as the default action
+    /// would. After `fg` or SIGCONT it goes on; the drill does not resume by itself. A host with no device
+    /// running just suspends. RELIABILITY.md § Cancellation and devices.
+    fileprivate func suspend(_ signalNumber: Int32) {
+        let what = SignalRelay.name(signalNumber)
+        if !runtime.devices.secureAll(because: "\(what): the host is being suspended") {
+            log.warning("\(what): a device did not acknowledge its stop; suspending all the same")
+        }
+        _ = kill(getpid(), SIGSTOP)
+    }
+
     fileprivate func received(_ signalNumber: Int32) {
         let (count, cancel, alias, generation) = lock.withLock { () -> (Int, (@Sendable () -> Void)?, String, Int) in
             signals += 1
@@ -511,12 +524,17 @@ final class SignalRelay: @unchecked Sendable {
             + Array(__libc_current_sigrtmin()...__libc_current_sigrtmax())
     }
 
+    /// The signals whose default action suspends the process: handled so that no device runs on while the host
+    /// is stopped (`InterruptHandler.suspend`); SIGSTOP itself cannot be caught (said in RELIABILITY.md).
+    static let suspending: [Int32] = [SIGTSTP, SIGTTIN, SIGTTOU]
+
     /// How a message names the signal.
     static func name(_ signalNumber: Int32) -> String {
         let names: [Int32: String] = [SIGINT: "Ctrl-C", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP (the terminal closed)",
                                       SIGQUIT: "SIGQUIT", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2", SIGALRM: "SIGALRM",
                                       SIGVTALRM: "SIGVTALRM", SIGPROF: "SIGPROF", SIGXCPU: "SIGXCPU", SIGPWR: "SIGPWR",
-                                      SIGSTKFLT: "SIGSTKFLT", SIGIO: "SIGIO"]
+                                      SIGSTKFLT: "SIGSTKFLT", SIGIO: "SIGIO", SIGTSTP: "SIGTSTP (Ctrl-Z)",
+                                      SIGTTIN: "SIGTTIN", SIGTTOU: "SIGTTOU"]
         return names[signalNumber] ?? "signal \(signalNumber)"
     }
 
@@ -525,7 +543,7 @@ final class SignalRelay: @unchecked Sendable {
     private let handled: [Int32]
 
     private init() {
-        handled = [SIGINT] + SignalRelay.stopping.filter { signalNumber in
+        handled = [SIGINT] + (SignalRelay.stopping + SignalRelay.suspending).filter { signalNumber in
             var current = sigaction()
             guard signalNumber != SIGTERM, sigaction(signalNumber, nil, &current) == 0,
                   let handler = current.__sigaction_handler.sa_handler else { return true }
@@ -541,7 +559,12 @@ final class SignalRelay: @unchecked Sendable {
                 let n = read(readEnd, &byte, 1)
                 if n == 1 {
                     let to = lock.withLock { recipient }
-                    to?.received(Int32(byte))
+                    let signalNumber = Int32(byte)
+                    if SignalRelay.suspending.contains(signalNumber) {
+                        if let to { to.suspend(signalNumber) } else { _ = kill(getpid(), SIGSTOP) }
+                    } else {
+                        to?.received(signalNumber)
+                    }
                 } else if n < 0 && errno == EINTR {
                     continue
                 } else {

@@ -760,9 +760,10 @@ final class JSONRPCServer: @unchecked Sendable {
         func refusal(_ error: RuntimeError) -> Failure {
             Failure(-32000, error.message, ["status": .string(error.status.name)])
         }
-        let lane = PluginLanes.lane(prepared.alias, generation: runtime.generation(of: prepared.alias))
+        let (lane, serialized) = PluginLanes.lane(prepared.alias, generation: runtime.generation(of: prepared.alias),
+                                                  serialized: prepared.serializes, beside: prepared.runsBeside)
         let client = connection.channel.number
-        switch lanes.admit(lane: lane, alias: prepared.alias, serialized: prepared.serializes, client: client,
+        switch lanes.admit(lane: lane, alias: prepared.alias, serialized: serialized, client: client,
                            context: context,
                            start: { [lanes] in
                                // A client that left meanwhile is not served (its notifications included).

@@ -147,6 +147,17 @@ final class PluginLanes: @unchecked Sendable {
     /// The lane of plugin `alias` after `generation` reloads (SiteRuntime.generation).
     static func lane(_ alias: String, generation: Int) -> String { generation == 0 ? alias : "\(alias)#\(generation)" }
 
+    /// The lane of a call and whether it takes one call at a time: its plugin's lane, or, for a concurrent
+    /// command of a plugin whose other calls take turns (`beside`: it runs on the runner's second lane,
+    /// SideLane.swift), the plugin's second lane — a lane of its own, so such a call neither waits behind
+    /// the plugin's queued calls (a Stop behind the next drill) nor holds a worker while another has the
+    /// runner's second lane, which serves one at a time: a flood of them waits here, bounded per client
+    /// and cancellable, as calls for a busy plugin do (SideLaneEndToEndTests).
+    static func lane(_ alias: String, generation: Int, serialized: Bool, beside: Bool) -> (name: String, serialized: Bool) {
+        let name = lane(alias, generation: generation)
+        return beside ? ("\(name) (concurrent)", true) : (name, serialized)
+    }
+
     /// Admits a call of `client` to plugin `alias` (`serialized`: it takes one call at a time) in its
     /// lane `lane`. When the answer is `.waiting`, `start` runs later on a worker — or `refuse` runs
     /// instead, once, at once when `context` is cancelled — and the lane is released after `start` by the

@@ -166,6 +166,9 @@ final class ServeChannel: @unchecked Sendable {
     /// timer will next have the loop look at it, the loop's turn that last looked at it, and its index in the
     /// loop's list of clients (-1 once dropped).
     var watching: UInt32?
+    /// The loop's own: the peer's hang-up (both directions closed) was seen and handled, so a client whose
+    /// reading ended is no longer watched for it (level-triggered, it would be reported on every turn).
+    var hangUpSeen = false
     var timerAt: Int64?
     var examinedTurn = 0
     var slot = -1
@@ -767,8 +770,11 @@ final class ServeLoop: @unchecked Sendable {
             if let next = handler.deadline(c, now: now) { soon(next) }
         }
         if c.readClosed && !writing {
-            // Nothing to read or write until its calls finish (which wakes the loop).
-            return .watch(nil, due: due, again: again)
+            // Nothing to read or write until its calls finish (which wakes the loop) — but a client that only
+            // half-closed (its end of input) is still watched for its hang-up (no events asked: epoll reports
+            // a hang-up and an error always): one that closes afterwards has its calls cancelled then, not
+            // when they end (a drill stops its machine).
+            return .watch(c.hangUpSeen ? nil : 0, due: due, again: again)
         }
         var events: UInt32 = 0
         if !c.readClosed && c.mayRead() {
@@ -921,14 +927,20 @@ final class ServeLoop: @unchecked Sendable {
                         c.listener.protocolHandler.inputEnded(c)
                         // Closed both ways (not just done writing): nobody waits for its calls'
                         // answers, so they are cancelled now (a drill stops its machine), not at the end.
-                        if revents & Int16(POLLHUP) != 0 { c.listener.protocolHandler.hungUp(c) }
+                        if revents & Int16(POLLHUP) != 0 {
+                            c.hangUpSeen = true
+                            c.listener.protocolHandler.hungUp(c)
+                        }
                     } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
                         closing.append(c)
                         continue
                     }
                 } else if revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && revents & Int16(POLLOUT) == 0 {
-                    c.readClosed = true
-                    c.listener.protocolHandler.inputEnded(c)
+                    if !c.readClosed {
+                        c.readClosed = true
+                        c.listener.protocolHandler.inputEnded(c)
+                    }
+                    c.hangUpSeen = true
                     c.listener.protocolHandler.hungUp(c)
                     if revents & Int16(POLLERR | POLLNVAL) != 0 { closing.append(c) }
                 }

@@ -3,7 +3,7 @@
 // (JSONRPCServer.serveStdio). Two threads copy bytes and nothing else — requests in, replies out —
 // so what the caller gets (when replies go out, in what order, what bounds hold, what a cancel
 // does) is what a socket client gets; ServeTransportEndToEndTests runs its tests on both. A caller that
-// is gone — its standard output closed (at its end of input or at any time), a read of its input or a
+// is gone — its standard output closed (at its end of input or at any time, while its input stays open too), a read of its input or a
 // write of a reply failing (a terminal hung up) — is a socket client that closed: the relay shuts its end
 // of the pair both ways, the loop sees the hang-up and cancels the caller's calls at once (a drill stops
 // its machine). Only the end of input with the output still open is a half-close: the calls in flight
@@ -45,11 +45,11 @@ final class StdioRelay: @unchecked Sendable {
             var buffer = [UInt8](repeating: 0, count: 65536)
             var failed = false
             while true {
+                // Waits for input while watching the output: a caller that closed only our output (its
+                // reading end) while its input stays open is gone too, whether or not a reply is due.
+                guard inputReadableWhileOutputStays() else { return callerGone() }
                 let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-                if n < 0 && (errno == EINTR || errno == EAGAIN) {
-                    if errno == EAGAIN { waitReadable(input) }
-                    continue
-                }
+                if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
                 failed = n < 0
                 if n <= 0 { break }
                 if buffer.withUnsafeBytes({ Descriptor.writeAll(relayEnd, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) != nil { break }
@@ -107,9 +107,18 @@ final class StdioRelay: @unchecked Sendable {
         }
     }
 
-    /// Waits until a non-blocking input (a caller may hand one over) has bytes or ends.
-    private func waitReadable(_ fd: Int32) {
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        _ = poll(&pfd, 1, -1)
+    /// Waits until the input has bytes or ends (true), or the caller's output is gone (false). When input and
+    /// output are one descriptor (a socket handed over as both), its hang-up means both directions shut, which
+    /// the read then sees.
+    private func inputReadableWhileOutputStays() -> Bool {
+        var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0), pollfd(fd: output, events: 0, revents: 0)]
+        let watched = input == output ? 1 : 2
+        while true {
+            let n = poll(&fds, nfds_t(watched), -1)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return true } // the read reports what is wrong
+            if watched == 2 && fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return false }
+            if fds[0].revents != 0 { return true }
+        }
     }
 }

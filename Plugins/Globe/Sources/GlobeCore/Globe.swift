@@ -227,7 +227,7 @@ public final class Globe {
         var codes = Set<String>()
         for s in selected { codes.insert(try countries.lookup(s).code) }
         guard width.isFinite, width >= 100, width <= 20000 else {
-            throw GlobeError.invalidOption(name: "width", value: "\(width)", expected: "a number of pixels from 100 to 20000")
+            throw GlobeError.invalidArgument(field: "width", value: "\(width)", expected: "a number of pixels from 100 to 20000")
         }
         let log = try store.travelLog(user: user)
         let svg = WorldMapSVG.render(countries: countries, log: log,
@@ -241,7 +241,7 @@ public final class Globe {
     public func silhouette(country: String, size: Double = 400) throws(GlobeError) -> SVGResult {
         let c = try countries.lookup(country)
         guard size.isFinite, size >= 16, size <= 10000 else {
-            throw GlobeError.invalidOption(name: "size", value: "\(size)", expected: "a number of pixels from 16 to 10000")
+            throw GlobeError.invalidArgument(field: "size", value: "\(size)", expected: "a number of pixels from 16 to 10000")
         }
         let svg = SilhouetteSVG.render(c, options: .init(size: size, title: c.name))
         return SVGResult(svg: svg, width: size, height: size,
@@ -281,10 +281,10 @@ public final class Globe {
             throw GlobeError.invalidOption(name: "mesh file", value: fileName, expected: "a name ending in .gltf or .obj")
         }
         guard radius.isFinite, radius > 0, radius <= 1e7 else {
-            throw GlobeError.invalidOption(name: "radius", value: "\(radius)", expected: "a positive number")
+            throw GlobeError.invalidArgument(field: "radius", value: "\(radius)", expected: "a positive number")
         }
         guard maxEdgeDegrees.isFinite, maxEdgeDegrees >= 0.25, maxEdgeDegrees <= 90 else {
-            throw GlobeError.invalidOption(name: "max edge", value: "\(maxEdgeDegrees)", expected: "degrees from 0.25 to 90")
+            throw GlobeError.invalidArgument(field: "max-edge", value: "\(maxEdgeDegrees)", expected: "degrees from 0.25 to 90")
         }
         var codes = Set<String>()
         for s in selected { codes.insert(try countries.lookup(s).code) }

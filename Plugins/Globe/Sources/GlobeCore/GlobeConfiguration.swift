@@ -65,7 +65,7 @@ public struct GlobeConfiguration: Sendable, Equatable {
                     throw GlobeError.invalidOption(name: "config \"toleranceKm\"", value: JSONWriter.compact(value), expected: "a number from 0 to 500")
                 }
                 toleranceKm = d
-            case "denominator": denominator = try Denominator(parsing: try string(), option: "config \"denominator\"")
+            case "denominator": denominator = try Denominator(parsing: try string(), source: "config \"denominator\"")
             default:
                 throw GlobeError.unknownConfigKey(key, known: Self.knownKeys)
             }

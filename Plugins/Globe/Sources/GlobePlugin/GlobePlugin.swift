@@ -13,21 +13,12 @@ final class GlobePlugin: Plugin {
         summary: "Countries visited: tracking, stats, world map and 3D globe, daily challenge",
         services: [.log, .config, .storage])
 
-    private static let user = Argument.string("user", help: "Whose marks (default: the config's \"user\")")
-    private static let date = Argument.string("date", help: "The day, YYYY-MM-DD (default: today)")
-
-    private static func mark(_ action: Globe.MarkRequest.Action, _ summary: String) -> Command<GlobePlugin> {
-        var arguments: [Argument] = [.string("country", help: "ISO code or name, e.g. FR or France", required: true, positional: true), user]
-        if action == .visit || action == .unvisit {
-            arguments += [.list("city", help: action == .visit ? "Also check these cities (comma-separated)" : "Only uncheck these cities"),
-                          .list("attraction", help: action == .visit ? "Also check these attractions" : "Only uncheck these attractions")]
-        }
-        return Command(action.rawValue, summary: summary, arguments: arguments, reply: "{action, code, name, changed, note}") { plugin, call in
+    private static func mark<A: PlaceMarkArguments>(_ action: Globe.MarkRequest.Action, _ summary: String,
+                                                    _ arguments: A.Type) -> Command<GlobePlugin> {
+        Command(action.rawValue, summary: summary, arguments: A.self, reply: "{action, code, name, changed, note}") { plugin, a, call in
             try plugin.run(call) { globe in
-                let user = try call.arguments.optionalString("user")
-                let country = try call.arguments.string("country")
-                let cities = call.arguments.has("city") ? try call.arguments.list("city") : []
-                let attractions = call.arguments.has("attraction") ? try call.arguments.list("attraction") : []
+                let user = a.user, country = a.country
+                let cities = a.city ?? [], attractions = a.attraction ?? []
                 // All or nothing: an unknown city after a known one leaves the country unmarked too.
                 let results: [MarkResult] = try plugin.store.storage.transaction {
                     var results: [MarkResult] = []
@@ -48,94 +39,71 @@ final class GlobePlugin: Plugin {
     }
 
     static let commands: [Command<GlobePlugin>] = [
-        mark(.visit, "Mark a country visited (and check cities or attractions there)"),
-        mark(.unvisit, "Unmark a visited country (or only uncheck cities or attractions)"),
-        mark(.wish, "Put a country on the wishlist"),
-        mark(.unwish, "Take a country off the wishlist"),
+        mark(.visit, "Mark a country visited (and check cities or attractions there)", VisitArguments.self),
+        mark(.unvisit, "Unmark a visited country (or only uncheck cities or attractions)", UnvisitArguments.self),
+        mark(.wish, "Put a country on the wishlist", MarkArguments.self),
+        mark(.unwish, "Take a country off the wishlist", MarkArguments.self),
 
         Command("list", summary: "List the countries with their marks",
-                arguments: [.flag("visited", help: "Only visited countries"), .flag("wishlist", help: "Only the wishlist"), user],
-                reply: "{user, filter, countries: [{code, name, continent, capital, status, countsTowardProgress}]}") { plugin, call in
+                arguments: ListArguments.self,
+                reply: "{user, filter, countries: [{code, name, continent, capital, status, countsTowardProgress}]}") { plugin, a, call in
             try plugin.run(call) { globe in
-                let visited = call.arguments.flag("visited"), wishlist = call.arguments.flag("wishlist")
-                guard !(visited && wishlist) else { throw PluginError.invalidArgument("give --visited or --wishlist, not both") }
-                let list = try globe.list(user: try call.arguments.optionalString("user"),
-                                          filter: visited ? .visited : (wishlist ? .wishlist : .all))
+                guard !(a.visited && a.wishlist) else { throw PluginError.invalidArgument("give --visited or --wishlist, not both") }
+                let list = try globe.list(user: a.user, filter: a.visited ? .visited : (a.wishlist ? .wishlist : .all))
                 return try Reply(encoding: list, text: list.text + "\n")
             }
         },
 
         Command("stats", summary: "Progress (of 193 UN members, 195 with observers, or 249 ISO 3166-1 entries), per continent, and achievements",
-                arguments: [user, .string("of", help: "Count against un (193), un+observers (195) or iso (249); default: the config's \"denominator\", un+observers")],
-                reply: "{visited, total, denominator, denominatorTitle, percent, otherTerritoriesVisited, wishlist, continents, citiesChecked, attractionsChecked, capitalsChecked, achievements}") { plugin, call in
+                arguments: StatsArguments.self,
+                reply: "{visited, total, denominator, denominatorTitle, percent, otherTerritoriesVisited, wishlist, continents, citiesChecked, attractionsChecked, capitalsChecked, achievements}") { plugin, a, call in
             try plugin.run(call) { globe in
-                let stats = try globe.stats(user: try call.arguments.optionalString("user"), of: try call.arguments.optionalString("of"))
+                let stats = try globe.stats(user: a.user, of: a.of)
                 return try Reply(encoding: stats, text: stats.text + "\n")
             }
         },
 
         Command("highlights", summary: "Cities and attractions of a country, with what you checked",
-                arguments: [.string("country", help: "ISO code or name", required: true, positional: true), user],
-                reply: "{code, name, capital, visited, cities: [{name, checked}], attractions: [{name, checked}], source, note}") { plugin, call in
+                arguments: HighlightsArguments.self,
+                reply: "{code, name, capital, visited, cities: [{name, checked}], attractions: [{name, checked}], source, note}") { plugin, a, call in
             try plugin.run(call) { globe in
-                let view = try globe.highlights(user: try call.arguments.optionalString("user"), country: try call.arguments.string("country"))
+                let view = try globe.highlights(user: a.user, country: a.country)
                 return try Reply(encoding: view, text: view.text + "\n")
             }
         },
 
         Command("where", summary: "Which country is at a latitude/longitude",
-                arguments: [.number("lat", help: "Degrees north, -90 to 90", required: true),
-                            .number("lon", help: "Degrees east, -180 to 180", required: true),
-                            .number("tolerance", help: "Kilometres for microstates drawn as points and coastlines (default: config toleranceKm, 25)")],
-                reply: "{lat, lon, code, name, method, distanceKm, toleranceKm, nearestCode, nearestName, nearestKm}") { plugin, call in
+                arguments: WhereArguments.self,
+                reply: "{lat, lon, code, name, method, distanceKm, toleranceKm, nearestCode, nearestName, nearestKm}") { plugin, a, call in
             try plugin.run(call) { globe in
-                let result = try globe.locate(lat: try call.arguments.double("lat"), lon: try call.arguments.double("lon"),
-                                              toleranceKm: try call.arguments.optionalDouble("tolerance"))
+                let result = try globe.locate(lat: a.lat, lon: a.lon, toleranceKm: a.tolerance)
                 return try Reply(encoding: result, text: result.text + "\n")
             }
         },
 
         Command("map", summary: "Write the world map (SVG) in the palette, with legend and stats",
-                arguments: [.path("svg", help: "Where to write the SVG (- for stdout)", required: true, access: .write),
-                            .list("select", help: "Countries to highlight (codes or names)"),
-                            .number("width", help: "Width in pixels", default: 1200), user],
-                reply: "{file, bytes, width, height, summary}") { plugin, call in
+                arguments: MapArguments.self, reply: "{file, bytes, width, height, summary}") { plugin, a, call in
             try plugin.run(call) { globe in
-                let selected = call.arguments.has("select") ? try call.arguments.list("select") : []
-                let map = try globe.map(user: try call.arguments.optionalString("user"), selected: selected,
-                                        width: try call.arguments.double("width"))
-                return try plugin.writeSVG(map, to: try call.arguments.string("svg"))
+                let map = try globe.map(user: a.user, selected: a.select ?? [], width: a.width)
+                return try plugin.writeSVG(map, to: a.svg)
             }
         },
 
         Command("silhouette", summary: "Write a country's silhouette (SVG)",
-                arguments: [.string("country", help: "ISO code or name", required: true, positional: true),
-                            .path("svg", help: "Where to write the SVG (- for stdout)", required: true, access: .write),
-                            .number("size", help: "Larger side in pixels", default: 400)],
-                reply: "{file, bytes, width, height, summary}") { plugin, call in
+                arguments: SilhouetteArguments.self, reply: "{file, bytes, width, height, summary}") { plugin, a, call in
             try plugin.run(call) { globe in
-                let shape = try globe.silhouette(country: try call.arguments.string("country"), size: try call.arguments.double("size"))
-                return try plugin.writeSVG(shape, to: try call.arguments.string("svg"))
+                let shape = try globe.silhouette(country: a.country, size: a.size)
+                return try plugin.writeSVG(shape, to: a.svg)
             }
         },
 
         Command("mesh", summary: "Write the 3D globe: glTF 2.0 (.gltf) or OBJ with MTL (.obj), a material per country",
-                arguments: [.path("out", help: "File to write; .gltf or .obj (the .mtl goes beside it)", required: true, access: .write),
-                            .choice("format", ["gltf", "obj"], help: "Override the format the file name implies"),
-                            .number("radius", help: "Sphere radius", default: 1),
-                            .number("max-edge", help: "Longest triangle edge in degrees before it is split to follow the sphere", default: 5),
-                            .flag("no-ocean", help: "Leave out the ocean sphere"),
-                            .list("select", help: "Countries drawn in their lighter colour"), user],
-                longRunning: true,
-                reply: "{format, files: [{name, bytes}], parts, vertices, triangles, radius, maxEdgeDegrees}") { plugin, call in
+                arguments: MeshArguments.self, longRunning: true,
+                reply: "{format, files: [{name, bytes}], parts, vertices, triangles, radius, maxEdgeDegrees}") { plugin, a, call in
             try plugin.run(call) { globe in
                 defer { call.progress.end() }
-                let format = try call.arguments.optionalString("format").flatMap(MeshFormat.init(rawValue:))
-                let mesh = try globe.mesh(user: try call.arguments.optionalString("user"), fileName: try call.arguments.string("out"),
-                                          format: format, radius: try call.arguments.double("radius"),
-                                          maxEdgeDegrees: try call.arguments.double("max-edge"),
-                                          includeOcean: !call.arguments.flag("no-ocean"),
-                                          selected: call.arguments.has("select") ? try call.arguments.list("select") : [],
+                let mesh = try globe.mesh(user: a.user, fileName: a.out, format: a.format?.format, radius: a.radius,
+                                          maxEdgeDegrees: a.maxEdge, includeOcean: !a.noOcean, selected: a.select ?? [],
                                           progress: { done, total in
                                               if done == 0 { call.progress.begin("building the globe mesh", total: total) } else { call.progress.update(done) }
                                           },
@@ -155,59 +123,53 @@ final class GlobePlugin: Plugin {
         },
 
         Command("triangulate", summary: "Triangulate every polygon and check counts (n + 2h − 2) and areas",
-                arguments: [.path("geojson", help: "A GeoJSON file (default: the site's country set)"),
-                            .flag("summary", help: "Totals only, without a line per polygon")],
-                reply: "{features, polygons, vertices, holes, triangles, expectedTriangles, polygonsOffCount, polygonArea, triangleArea (Σ |triangle area|), maxRelativeAreaError, maxRelativeAreaErrorAt, invalidPolygons, problems, perPolygon (absent with --summary)}") { plugin, call in
+                arguments: TriangulateArguments.self,
+                reply: "{features, polygons, vertices, holes, triangles, expectedTriangles, polygonsOffCount, polygonArea, triangleArea (Σ |triangle area|), maxRelativeAreaError, maxRelativeAreaErrorAt, invalidPolygons, problems, perPolygon (absent with --summary)}") { plugin, a, call in
             try plugin.run(call) { globe in
                 var report: TriangulationReport
-                if let path = try call.arguments.optionalString("geojson") {
+                if let path = a.geojson {
                     report = try globe.triangulate(geojson: try plugin.read(path), source: path)
                 } else {
                     report = try globe.triangulate()
                 }
-                let summary = call.arguments.flag("summary")
+                let summary = a.summary
                 // --summary leaves out the per-polygon rows in JSON as well as in text.
                 return try Reply(encoding: summary ? report.summary : report, text: report.text(perPolygon: !summary) + "\n")
             }
         },
 
         Command("challenge show", summary: "Show a day's challenge: the clue, your guesses, what is left",
-                arguments: [date, .path("svg", help: "Also write a country challenge's silhouette here", access: .write), user],
-                reply: "{date, type, status, guesses, attemptsLeft, prompt, flag, silhouetteSVG, silhouetteText, answer}") { plugin, call in
+                arguments: ChallengeShowArguments.self,
+                reply: "{date, type, status, guesses, attemptsLeft, prompt, flag, silhouetteSVG, silhouetteText, answer}") { plugin, a, call in
             try plugin.run(call) { globe in
-                let view = try globe.challengeShow(user: try call.arguments.optionalString("user"),
-                                                   date: try call.arguments.optionalString("date"), today: CivilDate.today())
-                if let path = try call.arguments.optionalString("svg"), let svg = view.silhouetteSVG { try plugin.write(svg, to: path) }
+                let view = try globe.challengeShow(user: a.user, date: a.date, today: CivilDate.today())
+                if let path = a.svg, let svg = view.silhouetteSVG { try plugin.write(svg, to: path) }
                 return try Reply(encoding: view, text: view.text + "\n")
             }
         },
 
         Command("challenge guess", summary: "Guess a day's challenge (saved straight away)",
-                arguments: [.string("text", help: "A country name, or a capital for a capital challenge", required: true, positional: true),
-                            date, user],
-                reply: "{guess, outcome, state, attemptsLeft, answer, hint: {guessedCode, guessedName, distanceKm, bearingDegrees, direction}}") { plugin, call in
+                arguments: ChallengeGuessArguments.self,
+                reply: "{guess, outcome, state, attemptsLeft, answer, hint: {guessedCode, guessedName, distanceKm, bearingDegrees, direction}}") { plugin, a, call in
             try plugin.run(call) { globe in
-                let result = try globe.challengeGuess(user: try call.arguments.optionalString("user"), guess: try call.arguments.string("text"),
-                                                      date: try call.arguments.optionalString("date"), today: CivilDate.today())
+                let result = try globe.challengeGuess(user: a.user, guess: a.text, date: a.date, today: CivilDate.today())
                 return try Reply(encoding: result, text: result.text + "\n")
             }
         },
 
         Command("challenge calendar", summary: "A month of challenges with solved/failed marks and the streak",
-                arguments: [.string("date", help: "A day of the month to show, YYYY-MM-DD (default: today)"), user],
-                reply: "{month, days: [{date, type, mark}], streak, bestStreak, solved, failed}") { plugin, call in
+                arguments: ChallengeCalendarArguments.self,
+                reply: "{month, days: [{date, type, mark}], streak, bestStreak, solved, failed}") { plugin, a, call in
             try plugin.run(call) { globe in
-                let calendar = try globe.challengeCalendar(user: try call.arguments.optionalString("user"),
-                                                           date: try call.arguments.optionalString("date"), today: CivilDate.today())
+                let calendar = try globe.challengeCalendar(user: a.user, date: a.date, today: CivilDate.today())
                 return try Reply(encoding: calendar, text: calendar.text + "\n")
             }
         },
 
         Command("demo", summary: "A sample traveller: marks, stats, map, silhouette, globe mesh and today's challenge",
-                arguments: [.path("out", help: "Folder for the demo's files", required: true)],
-                longRunning: true, reply: "{user, stats, files, challenge, guesses, steps}") { plugin, call in
+                arguments: DemoArguments.self, longRunning: true, reply: "{user, stats, files, challenge, guesses, steps}") { plugin, a, call in
             try plugin.run(call) { globe in
-                let out = try call.arguments.string("out")
+                let out = a.out
                 defer { call.progress.end() }
                 // One transaction: a stop (or any failure) leaves no marks of the demo traveller.
                 let demo = try plugin.store.storage.transaction {
@@ -262,11 +224,13 @@ final class GlobePlugin: Plugin {
 /// Domain errors as replies: bad requests exit 2, a missing challenge is "not found", a locked
 /// one "denied", the rest failures.
 extension GlobeError: DomainError {
-    public var replyMessage: String { description }
+    /// The core names arguments by their fields; the command line's word for one is its flag (the
+    /// host words a leading flag its own way for JSON-RPC and HTTP: PluginKit's ArgumentError).
+    public var replyMessage: String { message(naming: { "--" + $0 }) }
     public var replyStatus: PluginStatus {
         switch self {
         case .emptyCountry, .unknownCountry, .invalidLatitude, .invalidLongitude, .invalidTolerance, .emptyUser,
-             .unknownHighlight, .invalidDate, .emptyGuess, .invalidOption, .unknownConfigKey:
+             .unknownHighlight, .invalidDate, .emptyGuess, .invalidOption, .invalidArgument, .unknownConfigKey:
             return .invalidArgument
         case .noChallenge, .unknownUser:
             return .notFound

@@ -36,18 +36,10 @@ extension GlobePlugin {
                     --date eq.YYYY-MM-DD (also neq, gt, gte, lt, lte), --order date.asc or date.desc, --limit, --offset.
                     Only days up to today are rows: a future day's challenge stays locked.
                     """,
-                arguments: [.string("select", help: "Columns: * or a comma-separated list", default: "*"),
-                            .string("date", help: "Filter on the date, eg: eq.2026-02-17"),
-                            .string("id", help: "Filter on the id, eg: eq.<uuid>"),
-                            .string("order", help: "date.asc (default) or date.desc"),
-                            .string("limit", help: "At most this many rows"),
-                            .string("offset", help: "Skip this many rows")],
-                reply: "[{id, date, is_guess_country, is_guess_capital, is_guess_flag, answer, created_at, updated_at}] (the columns --select names)") { plugin, call in
+                arguments: PostgRESTArguments.self,
+                reply: "[{id, date, is_guess_country, is_guess_capital, is_guess_flag, answer, created_at, updated_at}] (the columns --select names)") { plugin, a, call in
             try plugin.run(call) { globe in
-                let a = call.arguments
-                let query = try PostgRESTQuery(select: try a.string("select"), date: try a.optionalString("date"),
-                                               id: try a.optionalString("id"), order: try a.optionalString("order"),
-                                               limit: try a.optionalString("limit"), offset: try a.optionalString("offset"))
+                let query = try PostgRESTQuery(select: a.select, date: a.date, id: a.id, order: a.order, limit: a.limit, offset: a.offset)
                 let rows = PostgRESTQuery.rows(globe.schedule, epoch: plugin.configuration.scheduleEpoch,
                                                seed: plugin.configuration.scheduleSeed, today: CivilDate.today())
                 return Reply(data: .array(query.apply(rows)))

@@ -1,5 +1,6 @@
 // GlobeCore's store on the plugin's SQLite database (PluginKit Storage), with GlobeSchema's
-// statements: cached, bound by position, rows read by column name.
+// statements: cached, bound by position, rows read into records by column name (PluginKit
+// StoredRecords: a row that does not fit is refused naming its table and column).
 
 import GlobeCore
 import PluginKit
@@ -21,7 +22,7 @@ final class SQLGlobeStore: GlobeStore {
     }
 
     /// Rows of travel_marks and travel_places by column name: a NULL or a number where text belongs is
-    /// refused (a storage error naming the column), never read as "".
+    /// refused (a storage error naming the table and column), never read as "".
     private struct Mark: Decodable {
         var code: String, kind: String
     }
@@ -30,10 +31,18 @@ final class SQLGlobeStore: GlobeStore {
         var code: String, kind: String, item: String
     }
 
+    private struct Game: Decodable {
+        var state: String
+    }
+
+    private struct User: Decodable {
+        var user: String
+    }
+
     func travelLog(user: String) throws(GlobeError) -> TravelLog {
         try guarded {
-            let marks = try storage.query(Mark.self, GlobeSchema.selectMarks, [.text(user)])
-            let places = try storage.query(Place.self, GlobeSchema.selectPlaces, [.text(user)])
+            let marks = try storage.records(Mark.self, GlobeSchema.selectMarks, [.text(user)], of: "travel_marks", in: "globe")
+            let places = try storage.records(Place.self, GlobeSchema.selectPlaces, [.text(user)], of: "travel_places", in: "globe")
             return GlobeSchema.travelLog(marks: marks.map { (code: $0.code, kind: $0.kind) },
                                          places: places.map { (code: $0.code, kind: $0.kind, item: $0.item) })
         }
@@ -51,7 +60,9 @@ final class SQLGlobeStore: GlobeStore {
     }
 
     func challengeState(user: String, date: CivilDate) throws(GlobeError) -> ChallengeState? {
-        let text: String? = try guarded { try storage.queryOne(GlobeSchema.selectGame, [.text(user), .text(date.description)])?["state"].string }
+        let text: String? = try guarded {
+            try storage.record(Game.self, GlobeSchema.selectGame, [.text(user), .text(date.description)], of: "challenge_games", in: "globe")?.state
+        }
         return try text.map { (json: String) throws(GlobeError) in try ChallengeState(jsonText: json) }
     }
 
@@ -63,13 +74,15 @@ final class SQLGlobeStore: GlobeStore {
     }
 
     func challengeStates(user: String) throws(GlobeError) -> [ChallengeState] {
-        let texts: [String] = try guarded { try storage.query(GlobeSchema.selectGames, [.text(user)]).compactMap { $0["state"].string } }
+        let texts: [String] = try guarded {
+            try storage.records(Game.self, GlobeSchema.selectGames, [.text(user)], of: "challenge_games", in: "globe").map(\.state)
+        }
         var states: [ChallengeState] = []
         for text in texts { states.append(try ChallengeState(jsonText: text)) }
         return states
     }
 
     func users() throws(GlobeError) -> [String] {
-        try guarded { try storage.query(GlobeSchema.selectUsers, []).compactMap { $0["user"].string } }
+        try guarded { try storage.records(User.self, GlobeSchema.selectUsers, of: "travel_marks, travel_places or challenge_games", in: "globe").map(\.user) }
     }
 }

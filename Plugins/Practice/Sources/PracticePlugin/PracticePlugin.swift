@@ -16,31 +16,22 @@ final class Practice: Plugin {
         summary: "Golf practice analytics: canonical JSON hashes, Rapsodo MLM2PRO import, KPI templates, A/B/C grading, trends",
         services: [.log, .config, .storage, .progress])
 
-    static let profile = Argument.choice("profile", CanonicalProfile.allCases.map(\.rawValue),
-                                         help: "raid-v2 (kernel v2, canonicaljson numbers) or rfc8785 (strict JCS)",
-                                         default: CanonicalProfile.raidV2.rawValue)
-
     static let commands: [Command<Practice>] = [
         Command("canonicalize", summary: "Print the canonical form of a JSON document",
-                arguments: [.path("file", help: "JSON file, or - for standard input", required: true, positional: true), profile],
-                reply: "{profile, canonical, sha256}") { _, call in
-            let request = CanonicalizeRequest(profile: try profileArgument(call), input: try readInput(call, "file"),
-                                              sourceName: try call.arguments.string("file"))
+                arguments: CanonicalizeArguments.self, reply: "{profile, canonical, sha256}") { _, a, call in
+            let request = CanonicalizeRequest(profile: a.profile.profile, input: try Files.read(a.file), sourceName: a.file)
             return try encodedReply(call, try CanonicalCommands.canonicalize(request), text: { $0.text })
         },
         Command("hash", summary: "Print the SHA-256 of a document's canonical form (one per line with --jsonl)",
                 help: "With --jsonl every LF-terminated line is a document (a raw U+2028 inside a string is not a line end). "
                     + "A line that is not valid JSON makes the command fail (exit 2) naming it as file:line:column; with "
                     + "--skip-bad-lines it prints ERROR file:line:column: message in its place and the others still hash.",
-                arguments: [.path("file", help: "JSON or JSON Lines file, or - for standard input", required: true, positional: true),
-                            profile, .flag("jsonl", help: "One document per line"),
-                            .flag("skip-bad-lines", help: "With --jsonl: hash the valid lines and list the bad ones instead of failing")],
-                reply: "{profile, documents: [{line, sha256, error}], errors} (without --json: {profile, count, errors})") { _, call in
-            let request = HashRequest(profile: try profileArgument(call), input: try readInput(call, "file"),
-                                      sourceName: try call.arguments.string("file"), jsonLines: call.arguments.flag("jsonl"))
+                arguments: HashArguments.self,
+                reply: "{profile, documents: [{line, sha256, error}], errors} (without --json: {profile, count, errors})") { _, a, call in
+            let request = HashRequest(profile: a.profile.profile, input: try Files.read(a.file), sourceName: a.file, jsonLines: a.jsonl)
             let result: HashResult
             result = try CanonicalCommands.hash(request)
-            if result.errorCount > 0 && !call.arguments.flag("skip-bad-lines"),
+            if result.errorCount > 0 && !a.skipBadLines,
                let first = result.documents.first(where: { $0.error != nil })?.error {
                 let n = result.errorCount, total = result.documents.count
                 throw PluginError.invalidArgument("\(first) (\(n) of \(total) lines \(n == 1 ? "is" : "are") not valid JSON; "
@@ -56,61 +47,43 @@ final class Practice: Plugin {
                     "metrics": {"ball_speed": {"a_min": 104, "b_min": 100}, "spin_rate": {"direction": "lower_is_better",
                     "a_max": 3000, "b_max": 3500}}}. Metrics: ball_speed, smash_factor, spin_rate, descent_angle, carry.
                     """,
-                arguments: [.path("file", help: "Template file (JSON)", required: true, positional: true)],
-                reply: "{template: {hash, club, display_name, source, active, hidden, inserted_at, thresholds}, already_stored, activated, warnings}") { plugin, call in
+                arguments: TemplateFileArguments.self,
+                reply: "{template: {hash, club, display_name, source, active, hidden, inserted_at, thresholds}, already_stored, activated, warnings}") { plugin, a, call in
             let shown = try call.shownName(ofPath: "file")
-            let bytes = try readInput(call, "file")
+            let bytes = try Files.read(a.file)
             return try plugin.run(call) { try $0.add(bytes, sourceName: shown) } text: { $0.text }
         },
         Command("template list", summary: "List the KPI templates (bundled defaults included)",
-                arguments: [.string("club", help: "Only this club"), .flag("all", help: "Include hidden templates")],
-                reply: "{templates: [{hash, club, display_name, source, active, hidden, inserted_at, thresholds}], includes_hidden}") { plugin, call in
-            let club = try call.arguments.optionalString("club")
-            let all = call.arguments.flag("all")
-            return try plugin.run(call) { try $0.list(club: club, includeHidden: all) } text: { $0.text }
+                arguments: TemplateListArguments.self,
+                reply: "{templates: [{hash, club, display_name, source, active, hidden, inserted_at, thresholds}], includes_hidden}") { plugin, a, call in
+            try plugin.run(call) { try $0.list(club: a.club, includeHidden: a.all) } text: { $0.text }
         },
         Command("template show", summary: "Show a template: thresholds and the canonical JSON its hash is of",
-                arguments: [.string("template", help: "Hash, its first digits, or display name", required: true, positional: true)],
-                reply: "{template, canonical_json}") { plugin, call in
-            let reference = try call.arguments.string("template")
-            return try plugin.run(call) { try $0.show(reference) } text: { $0.text }
+                arguments: TemplateArguments.self, reply: "{template, canonical_json}") { plugin, a, call in
+            try plugin.run(call) { try $0.show(a.template) } text: { $0.text }
         },
         Command("template activate", summary: "Make a template the one its club is graded with",
-                arguments: [.string("template", help: "Hash, its first digits, or display name", required: true, positional: true)],
-                reply: "{hash, club, display_name, source, active, hidden, inserted_at, thresholds}") { plugin, call in
-            let reference = try call.arguments.string("template")
-            return try plugin.run(call) { try $0.activate(reference) } text: { "\($0.hash) is now the active template for \($0.club)\n" }
+                arguments: TemplateArguments.self,
+                reply: "{hash, club, display_name, source, active, hidden, inserted_at, thresholds}") { plugin, a, call in
+            try plugin.run(call) { try $0.activate(a.template) } text: { "\($0.hash) is now the active template for \($0.club)\n" }
         },
         Command("template hide", summary: "Hide a template from the list (history keeps it)",
-                arguments: [.string("template", help: "Hash, its first digits, or display name", required: true, positional: true),
-                            .flag("unhide", help: "Show it again")],
-                reply: "{hash, club, display_name, source, active, hidden, inserted_at, thresholds}") { plugin, call in
-            let reference = try call.arguments.string("template")
-            let unhide = call.arguments.flag("unhide")
-            return try plugin.run(call) { try $0.hide(reference, hidden: !unhide) } text: {
+                arguments: TemplateHideArguments.self,
+                reply: "{hash, club, display_name, source, active, hidden, inserted_at, thresholds}") { plugin, a, call in
+            try plugin.run(call) { try $0.hide(a.template, hidden: !a.unhide) } text: {
                 "\($0.hash) is \($0.hidden ? "hidden" : "shown again")\n"
             }
         },
         Command("template rename", summary: "Set a template's display name (content and hash never change)",
-                arguments: [.string("template", help: "Hash, its first digits, or display name", required: true, positional: true),
-                            .string("name", help: "The new name (empty clears it)", required: true, positional: true)],
-                reply: "{hash, club, display_name, source, active, hidden, inserted_at, thresholds}") { plugin, call in
-            let reference = try call.arguments.string("template")
-            let name = try call.arguments.string("name")
-            return try plugin.run(call) { try $0.rename(reference, to: name) } text: {
+                arguments: TemplateRenameArguments.self,
+                reply: "{hash, club, display_name, source, active, hidden, inserted_at, thresholds}") { plugin, a, call in
+            try plugin.run(call) { try $0.rename(a.template, to: a.name) } text: {
                 "\($0.hash) is now named \($0.displayName.map { "'\($0)'" } ?? "nothing")\n"
             }
         },
         Command("template duplicate", summary: "Make a new template from one, for another club or with other thresholds",
-                arguments: [.string("template", help: "Hash, its first digits, or display name", required: true, positional: true),
-                            .string("club", help: "Club of the copy"), .string("name", help: "Name inside the copy"),
-                            .list("set", help: "Threshold changes, e.g. ball_speed.a_min=105,spin_rate.b_min=4000")],
-                reply: "{template, already_stored, activated, warnings}") { plugin, call in
-            let a = call.arguments
-            let reference = try a.string("template")
-            let club = try a.optionalString("club"), name = try a.optionalString("name")
-            let changes = a.has("set") ? try a.list("set") : []
-            return try plugin.run(call) { try $0.duplicate(reference, club: club, name: name, changes: changes) } text: { $0.text }
+                arguments: TemplateDuplicateArguments.self, reply: "{template, already_stored, activated, warnings}") { plugin, a, call in
+            try plugin.run(call) { try $0.duplicate(a.template, club: a.club, name: a.name, changes: a.set ?? []) } text: { $0.text }
         },
         Command("import", summary: "Import a Rapsodo MLM2PRO CSV export as one session, graded per club",
                 help: "Each club is graded by the --template given for it, else by its active template (yours, or the bundled "
@@ -122,24 +95,18 @@ final class Practice: Plugin {
                     + "case-folded; the words must spell a known club (Driver/DR/1W, 3W/3 Wood, 4H/4 Hybrid, 7i/7 Iron, "
                     + "PW, GW/AW, SW, LW, a 40-70° wedge like 56°, Putter). Any other character or club is an error, "
                     + "never dropped. An empty file is an error.",
-                arguments: [.path("csv", help: "The MLM2PRO shot export (CSV)", required: true, positional: true),
-                            .list("template", help: "Template file(s) or stored template hash(es), one per club"),
-                            .string("date", help: "Session date YYYY-MM-DD[THH:MM] (default: the export's title row)"),
-                            .string("location", help: "Where the session was hit"),
-                            .flag("skip-bad-rows", help: "Import the good rows of a file with bad ones and list the bad ones by line")],
-                longRunning: true,
-                reply: "{session: {id, content_hash, source_name, imported_at, session_date, location, title, shot_count}, clubs: [{analysis, template_name}], footer_rows, repeated_headers, blank_rows, bad_rows: [{line, reason}]}") { plugin, call in
-            let a = call.arguments
-            let path = try a.string("csv")
+                arguments: ImportArguments.self, longRunning: true,
+                reply: "{session: {id, content_hash, source_name, imported_at, session_date, location, title, shot_count}, clubs: [{analysis, template_name}], footer_rows, repeated_headers, blank_rows, bad_rows: [{line, reason}]}") { plugin, a, call in
+            let path = a.csv
             let csv = try Files.read(path)
             var templates: [TemplateArgument] = []
-            for item in a.has("template") ? try a.list("template") : [] {
+            for item in a.template ?? [] {
                 let file = item.hasPrefix("/") ? item : Files.join(call.cwd, item)
                 templates.append(Files.exists(file) && !Files.isDirectory(file)
                     ? .file(name: item, bytes: try Files.read(file, limit: 1 << 20)) : .reference(item))
             }
-            let request = ImportRequest(csv: csv, sourceName: try call.shownName(ofPath: "csv"), templates: templates, date: try a.optionalString("date"),
-                                        location: try a.optionalString("location"), skipBadRows: a.flag("skip-bad-rows"))
+            let request = ImportRequest(csv: csv, sourceName: try call.shownName(ofPath: "csv"), templates: templates, date: a.date,
+                                        location: a.location, skipBadRows: a.skipBadRows)
             var phase: ImportProgress.Phase? = nil
             let progress = call.progress
             defer { if phase != nil { progress.end() } }
@@ -159,13 +126,9 @@ final class Practice: Plugin {
         Command("regrade", summary: "Grade stored sessions again under another template (a new analysis; shots never change)",
                 help: "Appends one analysis per session and club under the template; the import's analysis stays. "
                     + "Trends show it with --template. All new analyses are written in one transaction.",
-                arguments: [.string("template", help: "The template: hash, its first digits, or display name", required: true),
-                            .integer("session", help: "One session id"), .flag("all", help: "Every session with the template's club")],
-                longRunning: true,
-                reply: "{template_hash, club, regraded: [{session_id, analysis, import_analysis}], already_graded, shots_graded}") { plugin, call in
-            let a = call.arguments
-            let request = RegradeRequest(template: try a.string("template"),
-                                         sessionID: try a.optionalInt("session").map(Int64.init), all: a.flag("all"))
+                arguments: RegradeArguments.self, longRunning: true,
+                reply: "{template_hash, club, regraded: [{session_id, analysis, import_analysis}], already_graded, shots_graded}") { plugin, a, call in
+            let request = RegradeRequest(template: a.template, sessionID: a.session.map(Int64.init), all: a.all)
             let progress = call.progress
             var began = false
             defer { if began { progress.end() } }
@@ -184,42 +147,23 @@ final class Practice: Plugin {
                 help: "Facts are never changed; deleting a whole session is the one exception, logged with its time and reason in "
                     + "the database. It is confirmed: on a terminal you are asked, in scripts pass --yes. A session a live "
                     + "recording wrote cannot be deleted. Importing the same file again later makes a new session.",
-                arguments: [.integer("id", help: "Session id (see practice sessions)", required: true, positional: true),
-                            .string("reason", help: "Why (kept in the deletion log)"),
-                            .flag("yes", help: "Delete without asking")],
-                reply: "{session, deleted_at, reason}") { plugin, call in
-            let id = Int64(try call.arguments.int("id"))
-            let reason = try call.arguments.optionalString("reason")
-            let confirmed = call.arguments.flag("yes")
-            return try plugin.withLibrary(call, { try SessionDeletion(library: $0).delete(id, reason: reason, confirmed: confirmed, now: isoNow()) },
+                arguments: SessionDeleteArguments.self, reply: "{session, deleted_at, reason}") { plugin, a, call in
+            try plugin.withLibrary(call, { try SessionDeletion(library: $0).delete(Int64(a.id), reason: a.reason, confirmed: a.yes, now: isoNow()) },
                                           text: { $0.text })
         },
         Command("session", summary: "Show a session: each club's counts, validity, A% and averages (all shots and A shots)",
-                arguments: [.integer("id", help: "Session id (see practice sessions)", required: true, positional: true),
-                            .flag("shots", help: "Also list every shot with its grade and its source row")],
-                reply: "{session, clubs: [{analysis: {club, template_hash, shot_count, a_count, b_count, c_count, validity, a_percent, averages_all_shots, averages_a_only}, template_name}], shots: [{row_index, club, grade, measurements, raw}]}") { plugin, call in
-            let id = Int64(try call.arguments.int("id"))
-            let shots = call.arguments.flag("shots")
-            return try plugin.withLibrary(call, { try SessionQueries(library: $0).session(id, includeShots: shots) }, text: { $0.text })
+                arguments: SessionArguments.self,
+                reply: "{session, clubs: [{analysis: {club, template_hash, shot_count, a_count, b_count, c_count, validity, a_percent, averages_all_shots, averages_a_only}, template_name}], shots: [{row_index, club, grade, measurements, raw}]}") { plugin, a, call in
+            try plugin.withLibrary(call, { try SessionQueries(library: $0).session(Int64(a.id), includeShots: a.shots) }, text: { $0.text })
         },
         Command("trends", summary: "A club's A% over sessions (weighted by shots), or its A-shot averages, as a table and a chart",
-                arguments: [.string("club", help: "The club, e.g. 7i", required: true),
-                            .flag("a-only", help: "Averages of the A shots, each session graded by its own template"),
-                            .choice("min-validity", ["invalid", "low_sample", "valid"],
-                                    help: "Leave out sub-sessions below this (they are listed as excluded)", default: "low_sample"),
-                            .choice("metric", ShotMetric.gradeable.map(\.rawValue), help: "What the --a-only chart plots",
-                                    default: ShotMetric.carry.rawValue),
-                            .path("svg", help: "Write the trend chart to this SVG file", access: .write),
-                            .string("template", help: "Show every session as graded by this template (hash, prefix or name; see practice regrade)")],
-                reply: "{club, a_only, min_validity, chart_metric, pinned_template, points: [{session_id, date, shot_count, a_count, validity, a_percent, template_hash, a_only_averages}], excluded, weighted_a_percent, weighted_a_only_averages}") { plugin, call in
-            let a = call.arguments
-            var request = TrendRequest(club: try a.string("club"), aOnly: a.flag("a-only"),
-                                       minValidity: try Validity(option: try a.optionalString("min-validity") ?? "low_sample"),
-                                       chartMetric: ShotMetric(rawValue: try a.optionalString("metric") ?? "carry") ?? .carry)
-            let svgPath = try a.optionalString("svg")
+                arguments: TrendsArguments.self,
+                reply: "{club, a_only, min_validity, chart_metric, pinned_template, points: [{session_id, date, shot_count, a_count, validity, a_percent, template_hash, a_only_averages}], excluded, weighted_a_percent, weighted_a_only_averages}") { plugin, a, call in
+            var request = TrendRequest(club: a.club, aOnly: a.aOnly, minValidity: a.minValidity.validity, chartMetric: a.metric.metric)
+            let svgPath = a.svg
             let trend: TrendResult
             do {
-                if let reference = try a.optionalString("template") {
+                if let reference = a.template {
                     request.templateHash = try TemplateLibrary(store: plugin.store, now: isoNow).resolve(reference).hash
                 }
                 trend = try TrendQuery(store: plugin.store).run(request)
@@ -231,29 +175,19 @@ final class Practice: Plugin {
         Command("dispersion", summary: "Where a club's shots land: carry and side spread, the 95% ellipse, mishits excluded",
                 help: "A mishit is a shot whose carry has a modified z-score |0.6745·(carry − median)/MAD| above 3.5; it is drawn "
                     + "but left out of the numbers. The ellipse is the 95% covariance ellipse of (side, carry) (chi-square, 2 dof, 5.991).",
-                arguments: [.string("club", help: "The club, e.g. 7i", required: true),
-                            .integer("session", help: "Only this session (default: every session)"),
-                            .path("svg", help: "Write the picture (shots and ellipse) to this SVG file", access: .write)],
-                reply: "{club, shots: [{session_id, row_index, carry, side, total, z, mishit}], unmeasured, kept, mishits, carry_mean, carry_sd, side_mean, side_sd, total_mean, total_sd, ellipse: {center_side, center_carry, variance_side, variance_carry, covariance, semi_major, semi_minor, angle_degrees}, rule}") { plugin, call in
-            let a = call.arguments
-            let club = try a.string("club")
-            let session = try a.optionalInt("session").map(Int64.init)
-            let svgPath = try a.optionalString("svg")
-            let result: ClubDispersion
-            result = try DispersionQuery(store: plugin.store).club(club, sessionID: session)
+                arguments: DispersionArguments.self,
+                reply: "{club, shots: [{session_id, row_index, carry, side, total, z, mishit}], unmeasured, kept, mishits, carry_mean, carry_sd, side_mean, side_sd, total_mean, total_sd, ellipse: {center_side, center_carry, variance_side, variance_carry, covariance, semi_major, semi_minor, angle_degrees}, rule}") { plugin, a, call in
+            let svgPath = a.svg
+            let result = try DispersionQuery(store: plugin.store).club(a.club, sessionID: a.session.map(Int64.init))
             if let svgPath { try Files.write(svgPath, text: DispersionChart.svg(result)) }
             return Reply(data: try JSONBridge.encode(result),
                          text: call.wantsMachineOutput ? nil : result.text + (svgPath.map { "picture: \($0)\n" } ?? ""))
         },
         Command("distances", summary: "Distance table per club: carry mean and spread, total, side spread (mishits excluded)",
-                arguments: [.integer("session", help: "Only this session (default: every session)"),
-                            .path("svg", help: "Write the table as a bar chart to this SVG file", access: .write)],
-                reply: "{clubs: [{club, kept, mishits, carry_mean, carry_sd, total_mean, total_sd, side_mean, side_sd, ellipse, …}], session_id}") { plugin, call in
-            let a = call.arguments
-            let session = try a.optionalInt("session").map(Int64.init)
-            let svgPath = try a.optionalString("svg")
-            let table: DistanceTable
-            table = try DispersionQuery(store: plugin.store).distances(sessionID: session)
+                arguments: DistancesArguments.self,
+                reply: "{clubs: [{club, kept, mishits, carry_mean, carry_sd, total_mean, total_sd, side_mean, side_sd, ellipse, …}], session_id}") { plugin, a, call in
+            let svgPath = a.svg
+            let table = try DispersionQuery(store: plugin.store).distances(sessionID: a.session.map(Int64.init))
             if let svgPath { try Files.write(svgPath, text: DispersionChart.svg(table)) }
             var data = try JSONBridge.encode(table)
             // The table's JSON keeps the numbers; each club's shot list is for `dispersion`.
@@ -272,22 +206,17 @@ final class Practice: Plugin {
                     + "with its club's active template and stored as it lands (one transaction each), and shown on the terminal. "
                     + "When the stream ends, drops, goes quiet past --idle-timeout or gets Ctrl-C, the session is closed with "
                     + "the shots received. Open Connect names no club: give --club unless the messages carry \"Club\".",
-                arguments: [.string("device", help: "The site's device name, e.g. launchmonitor", required: true),
-                            .string("club", help: "The club hit (messages may name their own)"),
-                            .number("idle-timeout", help: "Close after this many seconds without a message"),
-                            .integer("max-shots", help: "Close after this many shots")],
-                longRunning: true,
-                reply: "{live_session_id, device, started_at, session, clubs, shots: [{shot_number, club, grade, template_hash, measurements, latency_ms}], heartbeats, reason, latency: {count, median, p95, max}, recovered}") { plugin, call in
-            let a = call.arguments
-            let name = try a.string("device")
-            let idle = try a.optionalDouble("idle-timeout")
+                arguments: LiveArguments.self, longRunning: true,
+                reply: "{live_session_id, device, started_at, session, clubs, shots: [{shot_number, club, grade, template_hash, measurements, latency_ms}], heartbeats, reason, latency: {count, median, p95, max}, recovered}") { plugin, a, call in
+            let name = a.device
+            let idle = a.idleTimeout
             if let idle, !(idle > 0 && idle <= 86_400) {
-                throw PluginError.invalidArgument("--idle-timeout \(idle) is not between 0 and 86400 seconds")
+                throw ArgumentError("idle-timeout", "\(idle) is not between 0 and 86400 seconds")
             }
-            let maxShots = try a.optionalInt("max-shots")
-            if let maxShots, maxShots < 1 { throw PluginError.invalidArgument("--max-shots must be at least 1") }
+            let maxShots = a.maxShots
+            if let maxShots, maxShots < 1 { throw ArgumentError("max-shots", "must be at least 1") }
             // An unknown --club is refused before the device is opened.
-            let defaultClub = try a.optionalString("club").map { (c) throws(PracticeError) in try ClubName.option(c) }
+            let defaultClub = try a.club.map { (c) throws(PracticeError) in try ClubName.option(c) }
             let device = try call.context.devices().open(name)
             defer { device.close() }
             let recorder = LiveRecorder(library: TemplateLibrary(store: plugin.store, now: isoNow), device: name,
@@ -316,54 +245,31 @@ final class Practice: Plugin {
         Command("live-sim", summary: "Replay an MLM2PRO export as a live launch monitor (Open Connect over a socket), for demos and tests",
                 help: "Listens on --listen, waits for one client (e.g. practice live through a site device pointing there), sends one "
                     + "message per shot, then closes. --fault ends with a dropped connection, an out-of-order shot or garbage.",
-                arguments: [.path("csv", help: "The MLM2PRO export to replay", required: true, positional: true),
-                            .string("listen", help: "unix:PATH or tcp:HOST:PORT", required: true),
-                            .integer("interval-ms", help: "Pause between shots", default: 0),
-                            .choice("fault", SimulatorFault.allCases.map(\.rawValue), help: "How the stream ends badly"),
-                            .integer("fault-after", help: "Shots sent before the fault", default: 3),
-                            .integer("accept-timeout", help: "Seconds to wait for the client", default: 30),
-                            .string("device-id", help: "DeviceID in the messages", default: "Clubhouse simulator")],
-                longRunning: true,
-                reply: "{listen, shots, sent, ending}") { _, call in
-            let a = call.arguments
-            let path = try a.string("csv")
-            let messages: [String]
-            do {
-                messages = try OpenConnectSimulator.messages(try Files.read(path), sourceName: path,
-                                                             deviceID: try a.optionalString("device-id") ?? "Clubhouse simulator")
-            }
-            let interval = try a.optionalInt("interval-ms") ?? 0
-            let faultAfter = try a.optionalInt("fault-after") ?? 3
-            let accept = try a.optionalInt("accept-timeout") ?? 30
-            guard (0...60_000).contains(interval) else { throw PluginError.invalidArgument("--interval-ms must be 0–60000") }
-            guard faultAfter >= 0, (1...3600).contains(accept) else {
+                arguments: LiveSimArguments.self, longRunning: true, reply: "{listen, shots, sent, ending}") { _, a, call in
+            let messages = try OpenConnectSimulator.messages(try Files.read(a.csv), sourceName: a.csv, deviceID: a.deviceID)
+            guard (0...60_000).contains(a.intervalMs) else { throw ArgumentError("interval-ms", "must be 0–60000") }
+            guard a.faultAfter >= 0, (1...3600).contains(a.acceptTimeout) else {
                 throw PluginError.invalidArgument("--fault-after must be ≥ 0 and --accept-timeout 1–3600 seconds")
             }
-            let simulator = LiveSimulator(messages: messages, listen: try a.string("listen"), intervalMilliseconds: interval,
-                                          fault: try a.optionalString("fault").flatMap(SimulatorFault.init(rawValue:)),
-                                          faultAfter: faultAfter, acceptTimeoutMilliseconds: accept * 1000)
+            let simulator = LiveSimulator(messages: messages, listen: a.listen, intervalMilliseconds: a.intervalMs, fault: a.fault,
+                                          faultAfter: a.faultAfter, acceptTimeoutMilliseconds: a.acceptTimeout * 1000)
             let (sent, ending) = try simulator.run(cancelled: { call.isCancelled })
             let data: JSONValue = ["listen": .string(simulator.listen), "shots": .int(messages.count), "sent": .int(sent),
                                    "ending": .string(ending)]
             return Reply(data: data, text: "sent \(sent) of \(messages.count) shots to \(simulator.listen); \(ending)\n")
         },
         Command("export", summary: "Print a session summary as canonical JSON (raid-v2); --json adds its SHA-256",
-                arguments: [.integer("id", help: "Session id", required: true, positional: true),
-                            .path("out", help: "Also write the canonical JSON to this file", access: .write)],
-                reply: "{summary, canonical_json, sha256}") { plugin, call in
-            let id = Int64(try call.arguments.int("id"))
-            let out = try call.arguments.optionalString("out")
+                arguments: ExportArguments.self, reply: "{summary, canonical_json, sha256}") { plugin, a, call in
+            let out = a.out
             return try plugin.withLibrary(call, { (library: TemplateLibrary) -> SessionSummary in
-                let summary = try SessionQueries(library: library).export(id)
+                let summary = try SessionQueries(library: library).export(Int64(a.id))
                 if let out { try Files.write(out, text: summary.canonicalJSON) }
                 return summary
             }, text: { $0.text })
         },
         Command("demo", summary: "Generate six weeks of MLM2PRO sessions, import and grade them, chart the 7-iron trend",
-                arguments: [.path("out", help: "Folder for the demo's output (CSV exports, trend SVG, a session summary)",
-                                  required: true)],
-                reply: "{files, sessions, trend, svg}") { plugin, call in
-            let out = try call.arguments.string("out")
+                arguments: DemoArguments.self, reply: "{files, sessions, trend, svg}") { plugin, a, call in
+            let out = a.out
             // Into this site's database when it has no sessions yet (so the demo leaves data to browse);
             // a database that already holds sessions is left alone and the demo runs in memory.
             let empty = try plugin.store.sessions().isEmpty
@@ -479,16 +385,9 @@ extension PracticeError: DomainError {
         case .unconfirmed: return .needsConfirmation
         }
     }
-    public var replyMessage: String { message }
-}
-
-func profileArgument(_ call: Invocation) throws -> CanonicalProfile {
-    return try CanonicalProfile(name: try call.arguments.optionalString("profile") ?? "raid-v2")
-}
-
-/// A path argument's bytes ("-" is standard input).
-func readInput(_ call: Invocation, _ name: String) throws -> [UInt8] {
-    try Files.read(try call.arguments.string(name))
+    /// The core names arguments by their fields; the command line's word for one is its flag (the
+    /// host words a leading flag its own way for JSON-RPC and HTTP: PluginKit's ArgumentError).
+    public var replyMessage: String { message(naming: { "--" + $0 }) }
 }
 
 func baseName(_ path: String) -> String {
@@ -505,7 +404,7 @@ public func clubhousePluginEntry(_ info: UnsafePointer<clubhouse_host_info>?) ->
 // TCP port, waits for one client (the host's device transport, connecting for `practice live`), and
 // replays an MLM2PRO export as GSPro Open Connect messages, optionally with a fault at the end.
 
-enum SimulatorFault: String, CaseIterable {
+enum SimulatorFault: String, ArgumentChoice {
     /// Half of the next message, then the connection closes.
     case drop
     /// The last message's ShotNumber again (out of order).

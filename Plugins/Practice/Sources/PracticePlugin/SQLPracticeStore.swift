@@ -19,6 +19,58 @@ final class SQLPracticeStore: PracticeStore {
 
     private typealias S = PracticeSchema.SQL
 
+    // Rows as records (PluginKit StoredRecords): a NULL or text where a number belongs is refused
+    // naming the table and column, never read as 0 or "".
+
+    private struct TemplateRecord: Decodable {
+        var hash: String, club: String, canonical_json: String, source: String, inserted_at: String
+        var display_name: String?, hidden: Int
+    }
+
+    private struct ActiveRecord: Decodable {
+        var club: String, hash: String
+    }
+
+    private struct SessionRecord: Decodable {
+        var id: Int64, content_hash: String, source_name: String, imported_at: String
+        var session_date: String?, location: String?, title: String?, shot_count: Int, source_columns: String?
+    }
+
+    private struct SubsessionRecord: Decodable {
+        var id: Int64, session_id: Int64, club: String, template_hash: String?, shot_count: Int
+        var a_count: Int?, b_count: Int?, c_count: Int?, validity: String, a_percent: Double?, averages_json: String
+    }
+
+    /// A shot's fixed columns (its measurements are read by metric).
+    private struct ShotRecord: Decodable {
+        var row_index: Int, club: String, grade: String?, raw_json: String
+    }
+
+    private struct LiveShotRecord: Decodable {
+        var live_session_id: Int64, shot_number: Int, club: String, grade: String?, template_hash: String?
+        var raw_json: String, received_at: String
+    }
+
+    private struct LiveSessionRecord: Decodable {
+        var id: Int64, device: String, started_at: String
+    }
+
+    private func records<T: Decodable>(_ type: T.Type, _ sql: String, _ parameters: [SQLValue] = [], of table: String) throws -> [T] {
+        try storage.records(T.self, sql, parameters, of: table, in: "practice")
+    }
+
+    /// A stored name of one of `E`'s cases; another text is refused naming the table and column.
+    private func known<E: RawRepresentable>(_ raw: String, _ column: String, of table: String) throws -> E where E.RawValue == String {
+        guard let value = E(rawValue: raw) else {
+            throw StoredRowError(table: table, database: "practice", problem: "column '\(column)' holds '\(raw)', not a \(E.self)")
+        }
+        return value
+    }
+
+    private func grade(_ raw: String?, of table: String) throws -> Grade? {
+        try raw.map { (text: String) throws -> Grade in try known(text, "grade", of: table) }
+    }
+
     // MARK: templates
 
     func insertTemplate(_ template: StoredTemplate) throws {
@@ -35,14 +87,10 @@ final class SQLPracticeStore: PracticeStore {
     }
 
     func templates() throws -> [StoredTemplate] {
-        try storage.query(S.selectTemplates).map { row in
-            guard let hash = row["hash"].string, let club = row["club"].string, let json = row["canonical_json"].string,
-                  let source = row["source"].string.flatMap(TemplateSource.init(rawValue:)),
-                  let insertedAt = row["inserted_at"].string else {
-                throw CorruptRow(description: "a kpi_templates row is unreadable; the database is damaged")
-            }
-            return StoredTemplate(hash: hash, club: club, canonicalJSON: json, source: source, insertedAt: insertedAt,
-                                  displayName: row["display_name"].string, hidden: row["hidden"].int == 1)
+        try records(TemplateRecord.self, S.selectTemplates, of: "kpi_templates").map { t in
+            StoredTemplate(hash: t.hash, club: t.club, canonicalJSON: t.canonical_json,
+                           source: try known(t.source, "source", of: "kpi_templates"), insertedAt: t.inserted_at,
+                           displayName: t.display_name, hidden: t.hidden == 1)
         }
     }
 
@@ -53,9 +101,7 @@ final class SQLPracticeStore: PracticeStore {
 
     func activeTemplates() throws -> [String: String] {
         var result: [String: String] = [:]
-        for row in try storage.query(S.selectActive) {
-            if let club = row["club"].string, let hash = row["hash"].string { result[club] = hash }
-        }
+        for row in try records(ActiveRecord.self, S.selectActive, of: "active_templates") { result[row.club] = row.hash }
         return result
     }
 
@@ -67,15 +113,15 @@ final class SQLPracticeStore: PracticeStore {
     // MARK: sessions
 
     private func session(_ row: Row) throws -> StoredSession {
-        guard let id = row["id"].int64, let hash = row["content_hash"].string, let source = row["source_name"].string,
-              let importedAt = row["imported_at"].string, let shots = row["shot_count"].int,
-              PracticeSchema.storedCountRange.contains(shots) else {
-            throw CorruptRow(description: "a sessions row is unreadable (or its shot_count is outside 0…1000000000); "
-                + "the database is damaged")
+        let s = try row.record(SessionRecord.self, of: "sessions", in: "practice")
+        guard PracticeSchema.storedCountRange.contains(s.shot_count) else {
+            throw StoredRowError(table: "sessions", database: "practice",
+                                 problem: "column 'shot_count' holds \(s.shot_count), outside 0…1000000000")
         }
-        let columns = row["source_columns"].string.flatMap { try? JSONParser.parse($0) }?.arrayValue?.compactMap(\.stringValue) ?? []
-        return StoredSession(id: id, contentHash: hash, sourceName: source, importedAt: importedAt, sessionDate: row["session_date"].string,
-                             location: row["location"].string, title: row["title"].string, shotCount: shots, sourceColumns: columns)
+        let columns = s.source_columns.flatMap { try? JSONParser.parse($0) }?.arrayValue?.compactMap(\.stringValue) ?? []
+        return StoredSession(id: s.id, contentHash: s.content_hash, sourceName: s.source_name, importedAt: s.imported_at,
+                             sessionDate: s.session_date, location: s.location, title: s.title, shotCount: s.shot_count,
+                             sourceColumns: columns)
     }
 
     func session(contentHash: String) throws -> StoredSession? {
@@ -150,29 +196,26 @@ final class SQLPracticeStore: PracticeStore {
     }
 
     func subsessions(sessionID: Int64?, club: String?) throws -> [StoredSubsession] {
-        try storage.query(S.selectSubsessionsWhere, [sessionID.map(SQLValue.integer) ?? .null, club.map(SQLValue.text) ?? .null])
-            .map { row in
-                guard let id = row["id"].int64, let sessionID = row["session_id"].int64, let club = row["club"].string,
-                      let shots = row["shot_count"].int, let validity = row["validity"].string.flatMap(Validity.init(rawValue:)),
-                      let averagesJSON = row["averages_json"].string else {
-                    throw CorruptRow(description: "a club_subsessions row is unreadable; the database is damaged")
-                }
+        try records(SubsessionRecord.self, S.selectSubsessionsWhere,
+                    [sessionID.map(SQLValue.integer) ?? .null, club.map(SQLValue.text) ?? .null], of: "club_subsessions")
+            .map { s in
                 let analysis = try SubsessionAnalysis.stored(
-                    id: id, club: club, templateHash: row["template_hash"].string, shotCount: shots, aCount: row["a_count"].int,
-                    bCount: row["b_count"].int, cCount: row["c_count"].int, validity: validity, aPercent: row["a_percent"].double,
-                    averagesJSON: averagesJSON)
-                return StoredSubsession(id: id, sessionID: sessionID, analysis: analysis)
+                    id: s.id, club: s.club, templateHash: s.template_hash, shotCount: s.shot_count, aCount: s.a_count,
+                    bCount: s.b_count, cCount: s.c_count, validity: try known(s.validity, "validity", of: "club_subsessions"),
+                    aPercent: s.a_percent, averagesJSON: s.averages_json)
+                return StoredSubsession(id: s.id, sessionID: s.session_id, analysis: analysis)
             }
     }
 
     func shots(sessionID: Int64) throws -> [StoredShot] {
         let metrics = ShotMetric.allCases
         return try storage.query(S.selectShots, [.integer(sessionID)]).map { row in
+            let shot = try row.record(ShotRecord.self, of: "shots", in: "practice")
             var m = ShotMeasurements()
             // SQLite keeps ±∞ (a row another program wrote): not a measurement, and JSON cannot say it.
             for metric in metrics { m[stored: metric] = row[metric.sqlColumn].double }
-            return StoredShot(rowIndex: row["row_index"].int ?? 0, club: row["club"].string ?? "", measurements: m,
-                              grade: row["grade"].string.flatMap(Grade.init(rawValue:)), rawJSON: row["raw_json"].string ?? "")
+            return StoredShot(rowIndex: shot.row_index, club: shot.club, measurements: m, grade: try grade(shot.grade, of: "shots"),
+                              rawJSON: shot.raw_json)
         }
     }
 
@@ -260,24 +303,18 @@ final class SQLPracticeStore: PracticeStore {
     func liveShots(liveSessionID: Int64) throws -> [LiveShotRow] {
         let metrics = ShotMetric.allCases
         return try storage.query(S.selectLiveShots, [.integer(liveSessionID)]).map { row in
+            let shot = try row.record(LiveShotRecord.self, of: "live_shots", in: "practice")
             var m = ShotMeasurements()
             for metric in metrics { m[stored: metric] = row[metric.sqlColumn].double }
-            guard let id = row["live_session_id"].int64, let number = row["shot_number"].int, let club = row["club"].string,
-                  let raw = row["raw_json"].string, let received = row["received_at"].string else {
-                throw CorruptRow(description: "a live_shots row is unreadable; the database is damaged")
-            }
-            return LiveShotRow(liveSessionID: id, shotNumber: number, club: club, measurements: m,
-                               grade: row["grade"].string.flatMap(Grade.init(rawValue:)), templateHash: row["template_hash"].string,
-                               rawJSON: raw, receivedAt: received)
+            return LiveShotRow(liveSessionID: shot.live_session_id, shotNumber: shot.shot_number, club: shot.club, measurements: m,
+                               grade: try grade(shot.grade, of: "live_shots"), templateHash: shot.template_hash,
+                               rawJSON: shot.raw_json, receivedAt: shot.received_at)
         }
     }
 
     func openLiveSessions() throws -> [LiveSessionRow] {
-        try storage.query(S.selectOpenLiveSessions).map { row in
-            guard let id = row["id"].int64, let device = row["device"].string, let started = row["started_at"].string else {
-                throw CorruptRow(description: "a live_sessions row is unreadable; the database is damaged")
-            }
-            return LiveSessionRow(id: id, device: device, startedAt: started)
+        try records(LiveSessionRecord.self, S.selectOpenLiveSessions, of: "live_sessions").map {
+            LiveSessionRow(id: $0.id, device: $0.device, startedAt: $0.started_at)
         }
     }
 

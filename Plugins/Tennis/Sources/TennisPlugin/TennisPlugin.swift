@@ -13,7 +13,7 @@ import TennisCore
 
 final class Tennis: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.tennis", version: "1.5.0", name: "Tennis",
+        id: "org.clubhouse.tennis", version: "1.6.0", name: "Tennis",
         summary: "Ball machine controller: court homography, 16 zones, protocol v0.3 sessions and drills",
         // The device service is used when the site grants a ball machine, but not required: a site
         // without one still maps points, builds frames, and runs dry sessions.
@@ -207,6 +207,7 @@ final class Tennis: Plugin {
         },
         Command("running", summary: "What the ball machine is doing now: the drill or session running, or nothing",
                 help: "Answers for this host (`clubhouse serve`): a drill started from another phone, a JSON-RPC client or the tennis panel. A drill run by `clubhouse tennis drill run` in a terminal is its own process: stop it there with Ctrl-C.",
+                concurrent: true,
                 reply: "{running: {run, kind, drill, of, launched, startedAt, stopRequested} or null}") { plugin, _ in
             let use = plugin.machine.now()
             let text = use.map { u in
@@ -217,6 +218,7 @@ final class Tennis: Plugin {
         Command("stop", summary: "Stop the drill or session running on the ball machine now, whoever started it",
                 help: "The running drill or session ends within about 20 ms with the machine's stop command, as when its own caller stops it. --run N stops only that run (the `run` of the drill events and of `tennis running`): a Stop pressed as the drill ends does not stop the next one. Answers {stopped: false} when nothing is running. A drill run by `clubhouse tennis drill run` in a terminal is its own process: stop it there with Ctrl-C.",
                 arguments: [.integer("run", help: "Only this run (from the drill events or `tennis running`)")],
+                concurrent: true,
                 reply: "{stopped, running}") { plugin, call in
             let run = try call.arguments.optionalInt("run")
             let marked = plugin.machine.requestStop(run: run)

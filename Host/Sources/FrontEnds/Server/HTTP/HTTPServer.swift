@@ -542,8 +542,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
               exchange.body.isEmpty, route.route.output == nil,
               !HTTPFrontEnd.wantsEventStream(exchange.head), exchange.head.header("clubhouse-lease") == nil,
               let plugin = session.runtime.resolvedIfLoaded(route.alias) else { return nil }
-        return (PluginLanes.lane(route.alias, generation: session.runtime.generation(of: route.alias)), route.alias,
-                plugin.serializes(route.command))
+        let (name, serialized) = PluginLanes.lane(route.alias, generation: session.runtime.generation(of: route.alias),
+                                                  serialized: plugin.serializes(route.command), beside: plugin.runsBeside(route.command))
+        return (name, route.alias, serialized)
     }
 
     /// Puts a request in its plugin's lane from the loop (`laneFromLoop`). A worker is woken only when the
@@ -975,13 +976,14 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
         guard connection.track(context) else { return refuse(.error(499, "the client went away before the call started", name: "cancelled")) }
         let alias = call.route.alias
-        let lane = PluginLanes.lane(alias, generation: session.runtime.generation(of: alias))
+        let (lane, serialized) = PluginLanes.lane(alias, generation: session.runtime.generation(of: alias),
+                                                  serialized: call.prepared.serializes, beside: call.prepared.runsBeside)
         let start = { [self] in respond(finish(call, context: context, connection: connection, exchange: exchange)) }
         func refusal(_ error: RuntimeError) -> HTTPResponse {
             .error(HTTPStatusTable.status(for: error.status), error.message, name: error.status.name)
         }
         if lane == heldLane { return start() }
-        switch lanes.admit(lane: lane, alias: alias, serialized: call.prepared.serializes, client: channel.number, context: context,
+        switch lanes.admit(lane: lane, alias: alias, serialized: serialized, client: channel.number, context: context,
                            start: start, refuse: { refuse(refusal($0)) }) {
         case .now:
             start()

@@ -74,11 +74,11 @@ public struct CountryLocator: Sendable {
     /// meant.)
     public func locate(lat: Double, lon: Double, toleranceKm: Double = defaultToleranceKm) throws(GlobeError) -> WhereResult {
         guard lat.isFinite, abs(lat) <= 90 else {
-            var hint: String?
+            var hint: GlobeError.SwappedCoordinates?
             if lat.isFinite, abs(lat) <= 180, lon.isFinite, abs(lon) <= 90,
                let swapped = try? place(lat: lon, lon: lat, toleranceKm: CountryLocator.defaultToleranceKm), swapped.method == .inside,
                let name = swapped.name {
-                hint = "--lat \(Self.number(lon)) --lon \(Self.number(lat)) is in \(name)"
+                hint = GlobeError.SwappedCoordinates(lat: lon, lon: lat, country: name)
             }
             throw GlobeError.invalidLatitude(lat, swapped: hint)
         }

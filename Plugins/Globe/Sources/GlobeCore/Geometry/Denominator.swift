@@ -29,15 +29,15 @@ public enum Denominator: String, Sendable, Codable, CaseIterable {
         }
     }
 
-    /// Reads `--of` or the config's "denominator"; unknown names get one line saying what exists.
-    public init(parsing text: String, option: String = "--of") throws(GlobeError) {
+    /// Reads the `of` argument or the config's "denominator" (`source`); unknown names get one line saying what exists.
+    public init(parsing text: String, source: FieldText = "\(field: "of")") throws(GlobeError) {
         let key = TextKey.fold(text).replacingSpaces(with: "")
         switch key {
         case "un", "un193", "193": self = .un
         case "un+observers", "unobservers", "un+obs", "195": self = .unObservers
         case "iso", "iso3166", "iso3166-1", "249": self = .iso
         default:
-            throw GlobeError.invalidOption(name: "denominator for \(option)", value: text,
+            throw GlobeError.invalidOption(name: "denominator for \(source)", value: text,
                                            expected: "un (193 UN members), un+observers (195) or iso (249 ISO 3166-1 entries)")
         }
     }

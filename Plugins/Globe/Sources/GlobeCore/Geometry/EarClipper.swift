@@ -22,7 +22,8 @@
 // its points rather than left out. Input that no pass cuts to its area (a ring that crosses itself)
 // is also cut in earcut's own order of work (the next ear two vertices on; filter, cure knots —
 // edges that cross or touch — then split), once covering each cured knot and once dropping it;
-// the cut whose area is nearest the polygon's wins.
+// the cut whose area is nearest the polygon's wins; earcut 2.2's own order with its rounded
+// arithmetic (RoundedEarcut) is one more candidate there.
 //
 // In the exact pass every orientation is exact (Orientation.cross, after Shewchuk): a polygon
 // turned off the grid its points were on keeps points that are collinear, or nearly so, and a
@@ -155,6 +156,12 @@ public final class EarClipper {
                 best = again
                 bestArea = error
             }
+        }
+        // And earcut 2.2's own order with its rounded arithmetic (RoundedEarcut): so the cut kept
+        // is never further from the polygon's area than earcut's on the same coordinates.
+        if bestArea > 0 {
+            let rounded = RoundedEarcut.triangulate(coordinates, holeStarts)
+            if Self.mismatch(rounded, coordinates, target, unfinished: false) < bestArea { best = rounded }
         }
         return best
     }

@@ -77,8 +77,8 @@ public struct Regrader {
     public func run(_ request: RegradeRequest, progress: ((Int, Int) -> Void)? = nil,
                     cancelled: () -> Bool = { false }) throws(PracticeError) -> RegradeResult {
         switch (request.sessionID, request.all) {
-        case (nil, false): throw .usage("regrade needs --session ID or --all (which sessions to grade again)")
-        case (.some, true): throw .usage("give either --session ID or --all, not both")
+        case (nil, false): throw .usage("regrade needs \(field: "session") ID or \(field: "all") (which sessions to grade again)")
+        case (.some, true): throw .usage("give either \(field: "session") ID or \(field: "all"), not both")
         default: break
         }
         try library.ensureDefaults()

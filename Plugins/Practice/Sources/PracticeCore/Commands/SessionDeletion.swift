@@ -32,7 +32,7 @@ public struct SessionDeletion {
             throw .notFound("no session \(id); `practice sessions` lists them")
         }
         let reason = reason.map { $0.trimmingSpaces() }
-        if let reason, reason.isEmpty { throw .usage("--reason is empty; say why, or leave it out") }
+        if let reason, reason.isEmpty { throw .usage("\(field: "reason") is empty; say why, or leave it out") }
         guard confirmed else {
             throw .unconfirmed("session \(id) (\(session.sourceName), \(session.sessionDate ?? session.importedAt), "
                 + "\(session.shotCount) shots) will be deleted for good and leave every trend — delete it?")

@@ -212,7 +212,7 @@ public struct SessionImporter {
             }
             if let other = result[template.club], other.hash != template.hash {
                 throw .usage("two templates for \(template.club) (\(other.hash.prefix(12)) and \(template.hash.prefix(12))); "
-                    + "give one --template per club")
+                    + "give one \(field: "template") per club")
             }
             result[template.club] = template
         }
@@ -237,7 +237,7 @@ public struct SessionImporter {
             }
             return true
         }()
-        guard ok else { throw .usage("--date '\(text)' is not a date; use YYYY-MM-DD or YYYY-MM-DDTHH:MM") }
+        guard ok else { throw .usage("\(field: "date") '\(text)' is not a date; use YYYY-MM-DD or YYYY-MM-DDTHH:MM") }
         return t
     }
 }

@@ -143,7 +143,7 @@ public final class LiveRecorder {
         }
         let named = message.club.map(ClubName.normalize).flatMap { $0.isEmpty ? nil : $0 }
         guard let club = named ?? defaultClub else {
-            throw .usage("shot \(message.shotNumber): Open Connect names no club; give --club (e.g. --club 7i)")
+            throw .usage("shot \(message.shotNumber): Open Connect names no club; give \(field: "club") (e.g. \(field: "club") 7i)")
         }
         let template: KPITemplate?
         if let cached = templates[club] { template = cached } else {
@@ -251,14 +251,14 @@ public struct LiveSessionLoop {
                     onShot: (LiveShotResult) -> Void = { _ in }) throws(PracticeError) -> LiveSessionResult {
         var stream = OpenConnectStream()
         var idle = 0
-        func stop(_ error: PracticeError) -> PracticeError {
+        func stop(_ reason: PracticeError) -> PracticeError {
             let count = recorder.shots.count
             do {
-                let result = try recorder.close(reason: "stopped: \(error.message)")
+                let result = try recorder.close(reason: "stopped: \(reason.message)")
                 let kept = result.session.map { "\(count) shot\(count == 1 ? "" : "s") kept as session \($0.id)" } ?? "no shots to keep"
-                return PracticeError(error.kind, "\(error.message); the live session was closed, \(kept)")
+                return PracticeError(reason.kind, "\(reason.text); the live session was closed, \(kept)" as FieldText)
             } catch {
-                return PracticeError(error.kind, "\(error.message) (and closing the live session failed: \(error.message))")
+                return PracticeError(reason.kind, "\(reason.text) (and closing the live session failed: \(error.message))" as FieldText)
             }
         }
         while true {

@@ -31,12 +31,12 @@ public enum ClubName {
     public static let knownClubsHint = "a club is a driver (dr), a wood (3w), a hybrid (4h), an iron (7i), a wedge "
         + "(pw, gw, sw, lw, or a loft of 40–70° such as 56deg) or the putter; the spellings `practice import --help` lists are accepted"
 
-    /// The club key an option such as `--club` names, by the import rule; an unknown club is refused
+    /// The club key an argument such as `club` names, by the import rule; an unknown club is refused
     /// (a usage error) with the known clubs, never stored under a made-up key ("not a club" → "notaclub").
-    public static func option(_ raw: String, name: String = "--club") throws(PracticeError) -> String {
-        guard !normalize(raw).isEmpty else { throw .usage("\(name) needs a club name such as 7i") }
+    public static func option(_ raw: String, field name: String = "club") throws(PracticeError) -> String {
+        guard !normalize(raw).isEmpty else { throw .usage("\(field: name) needs a club name such as 7i") }
         guard let key = recognized(raw) else {
-            throw .usage("\(name) '\(raw)' is not a known club; \(knownClubsHint)")
+            throw .usage("\(field: name) '\(raw)' is not a known club; \(knownClubsHint)")
         }
         return key
     }

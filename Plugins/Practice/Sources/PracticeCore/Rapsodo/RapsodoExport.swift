@@ -148,7 +148,7 @@ public enum RapsodoParser {
             let count = badRows.count == 1 ? "" : " (\(badRows.count) bad rows: lines \(lines))"
             if !skipBadRows {
                 throw .invalidInput("\(sourceName):\(first.location): \(first.reason)\(count); nothing was imported "
-                    + "(--skip-bad-rows imports the good rows and lists the bad ones)")
+                    + "(\(field: "skip-bad-rows") imports the good rows and lists the bad ones)")
             }
             if shots.isEmpty {
                 throw .invalidInput("\(sourceName):\(first.location): no good shot rows: \(first.reason)\(count); fix the rows")

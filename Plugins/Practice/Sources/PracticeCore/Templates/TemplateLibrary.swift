@@ -183,7 +183,7 @@ public struct TemplateLibrary {
         try ensureDefaults()
         let stored = try resolve(reference)
         if stored.hidden {
-            throw .conflict("template \(stored.hash.prefix(12)) is hidden; unhide it (template hide \(stored.hash.prefix(12)) --unhide) before activating it")
+            throw .conflict("template \(stored.hash.prefix(12)) is hidden; unhide it (template hide \(stored.hash.prefix(12)) \(field: "unhide")) before activating it")
         }
         try storeCall { try store.setActiveTemplate(club: stored.club, hash: stored.hash) }
         return try row(hash: stored.hash)
@@ -232,7 +232,7 @@ public struct TemplateLibrary {
             let parts = change.split(separator: "=", maxSplits: 1).map(String.init)
             let path = parts.first?.split(separator: ".").map(String.init) ?? []
             guard parts.count == 2, path.count == 2, let value = Double(parts[1]), value.isFinite else {
-                throw .usage("--set \(change) is not metric.key=number (e.g. ball_speed.a_min=105)")
+                throw .usage("\(field: "set") \(change) is not metric.key=number (e.g. ball_speed.a_min=105)")
             }
             var metrics = root["metrics"]?.objectValue ?? JSONObject()
             var metric = metrics[path[0]]?.objectValue ?? JSONObject()
@@ -242,7 +242,7 @@ public struct TemplateLibrary {
         }
         let template = try KPITemplate.parse(JSONWriter.pretty(.object(root)), sourceName: "duplicate of \(stored.hash.prefix(12))")
         if template.hash == stored.hash {
-            throw .usage("the duplicate would be identical to \(stored.hash.prefix(12)); change the club, the name or a threshold (--set metric.key=value)")
+            throw .usage("the duplicate would be identical to \(stored.hash.prefix(12)); change the club, the name or a threshold (\(field: "set") metric.key=value)")
         }
         if let newName, !newName.isEmpty { try checkNameIsFree(newName, except: template.hash) }
         return try insert(template)
