@@ -2,7 +2,7 @@
 # Runs every benchmark of the project in one session, each beside its peer where one exists, on a
 # release build. The figures in BENCHMARKS.md come from this script.
 #   Benchmarks/run.sh            # all areas
-#   Benchmarks/run.sh platform   # one area: platform startup isolation access signing putting putting-processing globe tennis practice scorecard
+#   Benchmarks/run.sh platform   # one area: platform startup isolation access serve signing putting putting-processing globe tennis practice scorecard
 #   Benchmarks/run.sh --record startup   # ... and keep its figures as the ones to compare with next time
 # The peers (../shared/peers) run in a Python venv: /work/peers-venv when present, else each
 # area's script makes one under .build-peers/ (git-ignored). Expect ±20 % on a shared 2-core box.
@@ -18,7 +18,7 @@ areas=()
 for a in "$@"; do
     if [ "$a" = "--record" ]; then record=1; else areas+=("$a"); fi
 done
-[ ${#areas[@]} -gt 0 ] || areas=(platform startup isolation access signing putting putting-processing globe tennis practice scorecard)
+[ ${#areas[@]} -gt 0 ] || areas=(platform startup isolation access serve signing putting putting-processing globe tennis practice scorecard)
 figures=Benchmarks/figures.tsv
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -34,6 +34,8 @@ for area in "${areas[@]}"; do
     echo "## $area"
     case "$area" in
         platform|isolation|access|startup) .build/release/clubhouse-bench "$area" 2>/dev/null ;;
+        # The serve target holds under two busy background cores: two spinners of our own run beside it.
+        serve) .build/release/clubhouse-bench serve --busy 2 2>/dev/null ;;
         signing) Benchmarks/signing/run.sh --no-build ;;
         *) "Benchmarks/$area/run.sh" ;;
     esac

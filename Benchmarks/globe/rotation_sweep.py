@@ -15,7 +15,7 @@ for a turned fixture, else errors; 1e-9 where earcut expects 0) and, for a fixtu
 deviation, the triangle count is n + 2h - 2. For a self-crossing fixture (one earcut's expected.json
 gives a deviation bound) the bound is the larger of the published figure and earcut's own deviation
 at that placement. Fixtures earcut expects no triangles of must cover no area.
-Usage: rotation_sweep.py --bench PATH [--fixtures DIR] [--random N] [--step D] [--only ID] [--placements K,...]
+Usage: rotation_sweep.py --bench PATH [--fixtures DIR] [--random N] [--step D] [--only ID] [--skip ID,...] [--placements K,...]
 Prints a table per fixture and the failures; exits 1 when a case fails.
 """
 import argparse, json, os, subprocess, sys, tempfile, time
@@ -63,6 +63,7 @@ def main():
     ap.add_argument("--random", type=int, default=300)
     ap.add_argument("--step", type=int, default=1)
     ap.add_argument("--only")
+    ap.add_argument("--skip", help="fixtures to leave out (comma-separated), e.g. the giants run apart")
     ap.add_argument("--placements", help="only these placement numbers (comma-separated), e.g. to re-run failures")
     a = ap.parse_args()
     fixtures = os.path.normpath(a.fixtures)
@@ -73,7 +74,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="rotation-sweep-")
     placements_path = os.path.join(tmp, "placements.jsonl")
     cmd = [a.bench, "globe-sweep", "--fixtures", fixtures, "--random", str(a.random), "--step", str(a.step),
-           "--cases", "--write-placements", placements_path] + (["--only", a.only] if a.only else []) + (["--placements", a.placements] if a.placements else [])
+           "--cases", "--write-placements", placements_path] + (["--only", a.only] if a.only else []) + (["--skip", a.skip] if a.skip else []) + (["--placements", a.placements] if a.placements else [])
     t0 = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     swift_wall = time.perf_counter() - t0
@@ -120,15 +121,17 @@ def main():
                 box = (x.max() - x.min()) * (y.max() - y.min())
                 e_dev = tarea / box if box > 0 else 0.0
             bound = published_turned if k > 0 else published_plain
-            allowed = max(1e-9, bound, e_dev if self_crossing else 0.0)
+            # earcut's own figure with a billionth of slack: the same triangles summed in another order
+            # (Swift's loop against numpy's pairwise sum) differ in the last bits.
+            allowed = max(1e-9, bound, e_dev * (1 + 1e-9) if self_crossing else 0.0)
             ok = o["deviation"] <= allowed and (expect == 0 or bound > 0 or o["triangles"] == o["formula"])
             worst_ours, worst_earcut = max(worst_ours, o["deviation"]), max(worst_earcut, e_dev)
             if o["deviation"] > max(e_dev, 1e-9):
                 worse_than_earcut += 1
             if not ok:
                 fails += 1
-                failures.append(f"{name} placement {k} {json.dumps(p)}: ours {o['deviation']:.3g} ({o['triangles']} triangles, "
-                                f"n + 2h - 2 = {o['formula']}), earcut {e_dev:.3g} ({len(tri) // 3} triangles), allowed {allowed:.3g}")
+                failures.append(f"{name} placement {k} {json.dumps(p)}: ours {o['deviation']:.10g} ({o['triangles']} triangles, "
+                                f"n + 2h - 2 = {o['formula']}), earcut {e_dev:.10g} ({len(tri) // 3} triangles), allowed {allowed:.3g}")
         rows.append((name, summary[name]["vertices"], summary[name]["holes"], summary[name]["cases"], worst_ours, worst_earcut,
                      worse_than_earcut, fails, summary[name]["triangulate_s"]))
     print(f"{len(placements)} placements per fixture ({360 // a.step} whole degrees plain, as many scaled into lon/lat, "

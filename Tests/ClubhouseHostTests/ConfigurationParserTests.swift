@@ -216,6 +216,25 @@ final class ConfigurationParserTests: XCTestCase {
         }
     }
 
+    // An earlier attack round: a keyword-form url (`host=… password=…`) was refused, but the message
+    // repeated it, password included. Refused still, and nothing of its value is repeated.
+    func testAKeywordFormFederationURLIsRefusedWithoutRepeatingIt() throws {
+        let site = #"{"sites": {"a": {"plugins": {}, "federation": {"url": "host=db.example.org user=club_a password=s3cret-Kw", "site_id": "club-a"}}}}"#
+        let found = problems(site)
+        XCTAssertEqual(found.count, 1, "\(found)")
+        XCTAssertTrue(found.first?.contains("federation url must start with postgresql:// (a keyword form such as host=… dbname=… is not taken") ?? false, "\(found)")
+        XCTAssertFalse(found.joined().contains("s3cret-Kw"), "\(found)")
+        XCTAssertFalse(found.joined().contains("db.example.org user=club_a"), "\(found)")
+    }
+
+    /// What messages show of a URL given on the command line: never its password.
+    func testAPostgresTargetShowsNoPassword() {
+        XCTAssertEqual(PostgresTarget(url: "postgresql://admin:s3cret@db/fed?sslmode=require").shown, "postgresql://admin:…@db/fed?sslmode=require")
+        XCTAssertEqual(PostgresTarget(url: "postgresql://admin@db/fed?sslmode=require&pass%77ord=s3cret").shown,
+                       "postgresql://admin@db/fed?sslmode=require&password=…")
+        XCTAssertEqual(PostgresTarget(url: "postgresql://admin@/fed?host=/tmp/x&port=5432").shown, "postgresql://admin@/fed?host=/tmp/x&port=5432")
+    }
+
     func testUnknownKeysSuggestTheNearestKnownKey() {
         XCTAssertEqual(problems(#"{"sites": {"a": {"plugins": {}, "devises": {}}}}"#),
                        ["p.json:1:33: unknown key 'devises' in site 'a'; did you mean 'devices'?"])

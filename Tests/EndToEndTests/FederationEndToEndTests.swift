@@ -149,20 +149,14 @@ final class FederationEndToEndTests: XCTestCase {
         try c.fail(["--config", config, "--site", "club-a", "federation", "push"], contains: ["127.0.0.1"])
         XCTAssertEqual(try c.succeed(["--config", config, "--site", "club-a", "outbox", "--json"]).json()["waiting"]?.intValue, 35)
         try cluster.start()
-        // It goes away in the middle of a push: after two batches, as psql starts the third.
-        let marker = c.path("batches")
-        let wrapper = try c.write("psql-wrapper.sh", """
-            #!/bin/sh
-            script=$(mktemp); cat > "$script"
-            if grep -q "^COPY " "$script"; then
-              n=$(($(cat \(marker) 2>/dev/null || echo 0) + 1)); echo $n > \(marker)
-              if [ $n -eq 3 ]; then \(cluster.stopCommand) >/dev/null 2>&1; fi
-            fi
-            psql "$@" < "$script"; status=$?; rm -f "$script"; exit $status
-            """)
-        chmod(wrapper, 0o755)
+        // It goes away in the middle of a push: after two batches, as psql reads the third's COPY (one
+        // psql reads the whole push: the wrapper passes its input on line by line, and counts the COPYs).
+        let started = c.path("psql-started")
+        let wrapper = try psqlFilter(c, "psql-wrapper.sh", started: started,
+                                     onCopy: "if [ $n -eq 3 ]; then \(cluster.stopCommand) >/dev/null 2>&1; fi")
         c.environment["CLUBHOUSE_PSQL"] = wrapper
         try c.fail(["--config", config, "--site", "club-a", "federation", "push"], contains: ["wait in the outbox"])
+        XCTAssertEqual(try String(contentsOfFile: started, encoding: .utf8).count, 1, "one psql for the push's query and its three batches")
         c.environment["CLUBHOUSE_PSQL"] = nil
         try cluster.start()
         XCTAssertEqual(try records(cluster, db), 20, "two batches of ten were committed before the server went away")
@@ -399,6 +393,11 @@ final class FederationEndToEndTests: XCTestCase {
                 SELECT handicap_index || ' ' || coalesce(low_index::text, '-') || ' ' || soft_cap || ' ' || hard_cap || ' ' || exceptional_scores
                 FROM scorecard.index_of_record WHERE member = '\(history.member)'
                 """, database: db)
+            // One member's lookup (migration 004) gives the view's row.
+            XCTAssertEqual(try cluster.sql("""
+                SELECT handicap_index || ' ' || coalesce(low_index::text, '-') || ' ' || soft_cap || ' ' || hard_cap || ' ' || exceptional_scores
+                FROM scorecard.index_of('\(history.member)')
+                """, database: db), central, history.member)
             let calculation = try XCTUnwrap(local.calculation)
             let exceptional = local.outcomes.filter { $0.exceptionalReduction.raw > 0 }.count
             XCTAssertEqual(central, "\(calculation.index) \(local.lowIndex.map { "\($0)" } ?? "-") \(calculation.softCapApplied) \(calculation.hardCapApplied) \(exceptional)",
@@ -409,6 +408,24 @@ final class FederationEndToEndTests: XCTestCase {
             default: XCTAssertGreaterThanOrEqual(exceptional, 2, "\(local.outcomes.map(\.exceptionalReduction))")
             }
         }
+        // Its plan reads the member's rounds through the expression index on the players (on each site's
+        // leaf: the index's partitions), not every round: chosen by the planner once the federation holds
+        // more than a handful of rounds (5,000 of other golfers here, the statistics made).
+        try cluster.sql("""
+            INSERT INTO clubhouse.records (site_id, plugin, plugin_version, topic, key, seq, canonical, body, sha256, published_at)
+            SELECT CASE WHEN i % 2 = 0 THEN 'club-a' ELSE 'club-b' END, 'org.clubhouse.scorecard', '1', 'round', 'round/fill-' || i, 100000 + i,
+                   t, t::jsonb, encode(sha256(convert_to(t, 'UTF8')), 'hex'), now()
+            FROM (SELECT i, '{"date":"2025-02-01","players":[{"differential":12.5,"member":"M-FILL-' || i || '"}],"round":' || (100000 + i) || '}' AS t
+                  FROM generate_series(1, 5000) i) rows;
+            ANALYZE clubhouse.records;
+            """, database: db)
+        let leafIndexes = try cluster.sql("SELECT relid FROM pg_partition_tree('clubhouse.scorecard_round_members') WHERE isleaf", database: db)
+            .split(separator: "\n").map { String($0.split(separator: ".").last ?? $0) }
+        XCTAssertEqual(leafIndexes.count, 2, "one on each site's leaf")
+        let plan = try cluster.sql("EXPLAIN SELECT * FROM scorecard.index_of('M-SOFT')", database: db)
+        XCTAssertTrue(leafIndexes.allSatisfy { plan.contains("Bitmap Index Scan on \($0)") }, plan)
+        XCTAssertTrue(plan.contains("@> jsonb_build_array(jsonb_build_object('member'"), plan)
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM scorecard.index_of('M-NOBODY')", database: db), "0")
     }
 
     /// Two pushes of one site at once: the second says another is running and ships nothing; the first
@@ -421,13 +438,7 @@ final class FederationEndToEndTests: XCTestCase {
         let site = ["--config", config, "--site", "club-a"]
         try c.succeed(site + ["hp", "publish", "--topic", "shot", "--key", "s", "--count", "25"])
         let started = c.path("slow-psql-started")
-        let slow = try c.write("psql-slow.sh", """
-            #!/bin/sh
-            script=$(mktemp); cat > "$script"
-            if grep -q "^COPY " "$script"; then touch \(started); sleep 1; fi
-            psql "$@" < "$script"; status=$?; rm -f "$script"; exit $status
-            """)
-        chmod(slow, 0o755)
+        let slow = try psqlFilter(c, "psql-slow.sh", onCopy: "if [ $n -eq 1 ]; then touch \(started); sleep 1; fi")
         c.environment["CLUBHOUSE_PSQL"] = slow
         let first = Process()
         first.executableURL = Clubhouse.executable
@@ -462,13 +473,7 @@ final class FederationEndToEndTests: XCTestCase {
         let config = try configuration(c, cluster, db: db, sites: ["club-a"])
         let site = ["--config", config, "--site", "club-a"]
         try c.succeed(site + ["hp", "publish", "--topic", "shot", "--key", "s", "--count", "3"])
-        let killed = try c.write("psql-killed.sh", """
-            #!/bin/sh
-            script=$(mktemp); cat > "$script"
-            if grep -q "^COPY " "$script"; then rm -f "$script"; kill -9 $$; fi
-            psql "$@" < "$script"; status=$?; rm -f "$script"; exit $status
-            """)
-        chmod(killed, 0o755)
+        let killed = try psqlFilter(c, "psql-killed.sh", onCopy: "kill -9 $wrapper; exit")
         c.environment["CLUBHOUSE_PSQL"] = killed
         let result = try c.fail(site + ["federation", "push"],
                                 contains: ["psql ended by signal 9", "nothing of it was kept", "wait in the outbox: nothing is lost, run push again"])
@@ -513,6 +518,66 @@ final class FederationEndToEndTests: XCTestCase {
         XCTAssertEqual(try cluster.sql("SELECT count(*) FROM scorecard.index_of_record", database: db), "0")
         XCTAssertTrue(try c.succeed(site + ["federation", "migrate", "--url", cluster.adminURL(db)]).stdout
             .contains("already has every migration of org.clubhouse.scorecard"))
+    }
+
+    /// A plugin's package carries its central SQL (`plugin pack --federation`), `plugin install` puts it
+    /// beside the library, and `federation migrate` applies it from there; a package whose SQL is not
+    /// numbered 1, 2, 3, … is refused at pack time, and an installed file changed after it was applied is
+    /// refused by migrate — each one line naming the file and what to do.
+    func testAPackageCarriesItsCentralSQLAndMigrateAppliesItFromTheInstalledPackage() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, sites: ["club-a"])
+        let id = "org.tests.fedsql"
+        let library = try FixturePlugins.build("OK", id: id, version: "1.4.0")
+        let sql = c.path("fedsql-sql")
+        try FileManager.default.createDirectory(atPath: sql, withIntermediateDirectories: true)
+        _ = try c.write("fedsql-sql/001_counts.sql", """
+            CREATE SCHEMA IF NOT EXISTS fedsql;
+            CREATE OR REPLACE VIEW fedsql.counts AS SELECT site_id, count(*) AS n FROM clubhouse.records WHERE plugin = '\(id)' GROUP BY site_id;
+            """)
+        _ = try c.write("fedsql-sql/002_latest.sql", "CREATE OR REPLACE VIEW fedsql.latest AS SELECT max(seq) AS seq FROM clubhouse.records WHERE plugin = '\(id)';\n")
+        // Bad folders first: a gap, a number twice, a name that is not NNN_name.sql.
+        let gap = c.path("fedsql-gap")
+        try FileManager.default.createDirectory(atPath: gap, withIntermediateDirectories: true)
+        _ = try c.write("fedsql-gap/001_counts.sql", "SELECT 1;\n")
+        _ = try c.write("fedsql-gap/003_later.sql", "SELECT 1;\n")
+        try c.fail(["plugin", "pack", library, "--out", c.path("gap.chpkg"), "--federation", gap], exitCode: 2,
+                   contains: ["\(gap)/003_later.sql: migration versions go 1, 2, 3, … without gaps, and this is 3 where 2 belongs; renumber it 002_… or add the missing one"])
+        _ = try c.write("fedsql-gap/002_later.sql", "SELECT 1;\n")
+        _ = try c.write("fedsql-gap/002_again.sql", "SELECT 1;\n")
+        try FileManager.default.removeItem(atPath: gap + "/003_later.sql")
+        try c.fail(["plugin", "pack", library, "--out", c.path("gap.chpkg"), "--federation", gap], exitCode: 2,
+                   contains: ["\(gap)/002_later.sql: migration 2 twice (002_again.sql too); each number once"])
+        try FileManager.default.removeItem(atPath: gap + "/002_again.sql")
+        _ = try c.write("fedsql-gap/2-init.sql", "SELECT 1;\n")
+        try c.fail(["plugin", "pack", library, "--out", c.path("gap.chpkg"), "--federation", gap], exitCode: 2,
+                   contains: ["\(gap)/2-init.sql: a federation migration is named NNN_name.sql", "rename it"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: c.path("gap.chpkg")), "nothing written")
+        // The package: the SQL in it, listed with its hashes; installed beside the library.
+        let package = c.path("fedsql-1.4.0.chpkg")
+        let manifest = try c.succeed(["plugin", "pack", library, "--out", package, "--federation", sql, "--json"]).json()["manifest"]
+        XCTAssertEqual(manifest?["federation"]?.objectValue?.keys.sorted(), ["001_counts.sql", "002_latest.sql"])
+        try c.succeed(["plugin", "install", package])
+        let installed = c.dataDirectory.appendingPathComponent("plugins/\(id)/1.4.0/federation/postgresql").path
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: installed).sorted(), ["001_counts.sql", "002_latest.sql"])
+        XCTAssertTrue(try c.succeed(["plugin", "install", package]).stdout.contains("already installed (identical)"))
+        let config = try c.write("fedsql.json", #"{"sites": {"club-a": {"plugins": {"fs": {"id": "\#(id)", "grants": ["storage"]}}}}}"#)
+        let site = ["--config", config, "--site", "club-a"]
+        let applied = try c.succeed(site + ["federation", "migrate", "--url", cluster.adminURL(db), "--json"]).json()
+        XCTAssertEqual(applied["plugins"]?.arrayValue?.first?["dir"]?.stringValue, installed)
+        XCTAssertEqual(JSONWriter.compact(applied["plugins"]?.arrayValue?.first?["applied"] ?? .null), "[1,2]")
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM fedsql.counts", database: db), "0")
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM fedsql.latest", database: db), "1")
+        // An installed file changed after it was applied: refused, naming it, nothing applied.
+        _ = try c.write("fedsql-extra.sql", "CREATE VIEW fedsql.never AS SELECT 1;\n")
+        try FileManager.default.copyItem(atPath: c.path("fedsql-extra.sql"), toPath: installed + "/003_never.sql")
+        let edited = installed + "/002_latest.sql"
+        try Data("CREATE OR REPLACE VIEW fedsql.latest AS SELECT 0 AS seq;\n".utf8).write(to: URL(fileURLWithPath: edited))
+        try c.fail(site + ["federation", "migrate", "--url", cluster.adminURL(db)], exitCode: 2,
+                   contains: ["\(edited): migration 2 of plugin \(id) changed after it was applied to the federation",
+                              "nothing was applied: put back the text that was applied and ship the change as a new migration 004_name.sql"])
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_views WHERE schemaname = 'fedsql' AND viewname = 'never'", database: db), "0")
     }
 
     // MARK: serve pushes in the background
@@ -669,6 +734,40 @@ final class FederationEndToEndTests: XCTestCase {
             {"sites": {"default": {"federation": {"url": "postgresql://a:secret@db.example.org/fed", "site_id": "club-a"}, "plugins": {}}}}
             """)
         try c.fail(["--config", leaky, "outbox"], exitCode: 2, contains: ["credentials never go in plugins.json"])
+        // A keyword form (`host=… password=…`), in plugins.json or as --url: refused, never repeated.
+        let keywordForm = "host=127.0.0.1 user=clubhouse_admin password=s3cret-Kw"
+        let keyword = try c.write("keyword.json", """
+            {"sites": {"default": {"federation": {"url": "\(keywordForm)", "site_id": "club-a"}, "plugins": {}}}}
+            """)
+        let refused = try c.fail(["--config", keyword, "outbox"], exitCode: 2, contains: ["federation url must start with postgresql://"])
+        XCTAssertFalse(refused.stderr.contains("s3cret-Kw"), refused.stderr)
+        for command in [["federation", "init", "--sites", "club-z"], ["federation", "migrate", "--plugin", "org.clubhouse.scorecard", "--dir", "/tmp"]] {
+            let said = try c.fail(command + ["--url", keywordForm], exitCode: 2,
+                                  contains: ["--url takes a postgresql:// URL or a service name of pg_service.conf; a keyword form (host=… dbname=…) is not taken"])
+            XCTAssertFalse(said.stderr.contains("s3cret-Kw"), said.stderr)
+        }
+    }
+
+    /// A psql wrapper for faults: its input passes line by line through a filter beside psql (a fifo
+    /// between them) that runs `onCopy` at each line starting a COPY, `$n` counting them and `$wrapper` the
+    /// wrapper's pid; the filter goes when psql goes (a push keeps one psql fed for its whole run, so a
+    /// wrapper that waited for the end of its input would wait for the end of the push). `started` gets a
+    /// line per psql started.
+    private func psqlFilter(_ c: Clubhouse, _ name: String, started: String? = nil, onCopy: String) throws -> String {
+        let path = try c.write(name, """
+            #!/bin/sh
+            \(started.map { "echo >> \($0)" } ?? "")
+            wrapper=$$; fifo=$(mktemp -u); mkfifo "$fifo"; exec 3<&0
+            ( n=0; while IFS= read -r line <&3; do
+                case "$line" in "COPY "*) n=$((n + 1)); \(onCopy);; esac
+                printf '%s\\n' "$line"
+              done ) > "$fifo" &
+            filter=$!
+            psql "$@" < "$fifo"; status=$?
+            kill $filter 2>/dev/null; rm -f "$fifo"; exit $status
+            """)
+        chmod(path, 0o755)
+        return path
     }
 
     private func psqlAsSite(_ cluster: PostgresCluster, db: String, role: String, pgpass: String, _ sql: String) throws -> String {

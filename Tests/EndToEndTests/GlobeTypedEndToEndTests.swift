@@ -16,12 +16,7 @@ final class GlobeArgumentWordingEndToEndTests: XCTestCase {
             #"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"globe","command":"where","arguments":{"lat":91,"lon":0}}}"#,
             #"{"jsonrpc":"2.0","id":2,"method":"clubhouse.call","params":{"plugin":"globe","command":"silhouette","arguments":{"country":"IT","svg":"\#(c.path("it.svg"))","size":0}}}"#,
         ]
-        let result = try c.succeed(["serve"], stdin: calls.joined(separator: "\n") + "\n")
-        var errors: [Int: JSONValue] = [:]
-        for line in result.stdout.split(separator: "\n") {
-            let response = try JSONParser.parse(String(line))
-            if let id = response["id"]?.intValue, let error = response["error"] { errors[id] = error }
-        }
+        let errors = try c.rpcErrors(calls)
         XCTAssertEqual(errors[1]?["code"]?.intValue, -32602)
         XCTAssertEqual(errors[1]?["message"]?.stringValue,
                        "argument 'lat': latitude 91.0 is outside [-90, 90]; give degrees north as a number, e.g. 48.86")
@@ -42,16 +37,8 @@ final class GlobeRowsEndToEndTests: XCTestCase {
     func testAStoredRowThatDoesNotFitIsRefusedNamingTableAndColumn() throws {
         let c = try Clubhouse()
         try c.succeed(["globe", "visit", "FR", "--user", "ana"])
-        guard let sqlite = ["/usr/bin/sqlite3", "/bin/sqlite3"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw XCTSkip("sqlite3 shell not installed; no row can be damaged from outside")
-        }
-        let database = c.dataDirectory.appendingPathComponent("default/org.clubhouse.globe.sqlite").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: sqlite)
-        p.arguments = [database, "PRAGMA ignore_check_constraints = 1; UPDATE travel_marks SET code = X'4652' WHERE user = 'ana';"]
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        // Bytes where a country code belongs (a blob keeps its type in a TEXT column).
+        try c.damageDatabase(of: "org.clubhouse.globe", "PRAGMA ignore_check_constraints = 1; UPDATE travel_marks SET code = X'4652' WHERE user = 'ana';")
         try c.fail(["globe", "list", "--visited", "--user", "ana"], exitCode: 1,
                    contains: ["a row of travel_marks in the globe database does not fit: column 'code' holds blob([70, 82]), not text; restore a backup"])
     }

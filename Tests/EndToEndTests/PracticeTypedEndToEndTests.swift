@@ -16,12 +16,7 @@ final class PracticeArgumentWordingEndToEndTests: XCTestCase {
             #"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"practice","command":"trends","arguments":{"club":"mashie"}}}"#,
             #"{"jsonrpc":"2.0","id":2,"method":"clubhouse.call","params":{"plugin":"practice","command":"regrade","arguments":{"template":"x","session":1,"all":true}}}"#,
         ]
-        let result = try c.succeed(["serve"], stdin: calls.joined(separator: "\n") + "\n")
-        var errors: [Int: JSONValue] = [:]
-        for line in result.stdout.split(separator: "\n") {
-            let response = try JSONParser.parse(String(line))
-            if let id = response["id"]?.intValue, let error = response["error"] { errors[id] = error }
-        }
+        let errors = try c.rpcErrors(calls)
         XCTAssertEqual(errors[1]?["code"]?.intValue, -32602)
         XCTAssertTrue(errors[1]?["message"]?.stringValue?.hasPrefix("argument 'club' 'mashie' is not a known club; ") == true, "\(errors)")
         XCTAssertEqual(errors[2]?["message"]?.stringValue, "give either --session ID or --all, not both",
@@ -46,18 +41,10 @@ final class PracticeRowsEndToEndTests: XCTestCase {
         let rows = (0..<6).map { "\"7i\",\"\(100 + $0)\",\"1.33\",\"5000\",\"45\",\"\(150 + $0)\"" }
         let csv = try c.write("range.csv", ([header] + rows).joined(separator: "\n") + "\n")
         try c.succeed(["practice", "import", csv, "--date", "2026-03-02"])
-        guard let sqlite = ["/usr/bin/sqlite3", "/bin/sqlite3"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw XCTSkip("sqlite3 shell not installed; no row can be damaged from outside")
-        }
-        let database = c.dataDirectory.appendingPathComponent("default/org.clubhouse.practice.sqlite").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: sqlite)
         // Another program drops the guard on the facts and writes bytes where a row number belongs (a blob keeps
         // its type in an INTEGER column).
-        p.arguments = [database, "DROP TRIGGER shots_no_update; UPDATE shots SET row_index = X'01' WHERE id = (SELECT min(id) FROM shots);"]
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        try c.damageDatabase(of: "org.clubhouse.practice",
+                             "DROP TRIGGER shots_no_update; UPDATE shots SET row_index = X'01' WHERE id = (SELECT min(id) FROM shots);")
         try c.fail(["practice", "session", "1", "--shots"], exitCode: 1,
                    contains: ["a row of shots in the practice database does not fit: column 'row_index' holds blob([1]), "
                        + "not an integer that fits Int; restore a backup"])

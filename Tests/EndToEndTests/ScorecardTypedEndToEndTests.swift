@@ -18,12 +18,7 @@ final class ArgumentWordingEndToEndTests: XCTestCase {
             #"{"jsonrpc":"2.0","id":1,"method":"clubhouse.call","params":{"plugin":"scorecard","command":"differential","arguments":{"ags":90,"rating":72.0,"slope":160}}}"#,
             #"{"jsonrpc":"2.0","id":2,"method":"clubhouse.call","params":{"plugin":"scorecard","command":"score","arguments":{"round":7,"player":"Ann","hole":1,"strokes":4}}}"#,
         ]
-        let result = try c.succeed(["serve"], stdin: calls.joined(separator: "\n") + "\n")
-        var errors: [Int: JSONValue] = [:]
-        for line in result.stdout.split(separator: "\n") {
-            let response = try JSONParser.parse(String(line))
-            if let id = response["id"]?.intValue, let error = response["error"] { errors[id] = error }
-        }
+        let errors = try c.rpcErrors(calls)
         XCTAssertEqual(errors[1]?["code"]?.intValue, -32602)
         XCTAssertEqual(errors[1]?["message"]?.stringValue, "argument 'slope' 160 is outside 55–155")
         XCTAssertEqual(errors[2]?["message"]?.stringValue, "no round '7' — see 'scorecard rounds' for round ids",
@@ -54,16 +49,8 @@ final class ScorecardRowsEndToEndTests: XCTestCase {
         let out = c.path("demo")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         try c.succeed(["scorecard", "demo", "--out", out])
-        guard let sqlite = ["/usr/bin/sqlite3", "/bin/sqlite3"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw XCTSkip("sqlite3 shell not installed; no row can be damaged from outside")
-        }
-        let database = c.dataDirectory.appendingPathComponent("default/org.clubhouse.scorecard.sqlite").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: sqlite)
-        p.arguments = [database, "PRAGMA ignore_check_constraints = 1; UPDATE tees SET slope = 'steep' WHERE id = (SELECT min(id) FROM tees);"]
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        try c.damageDatabase(of: "org.clubhouse.scorecard",
+                             "PRAGMA ignore_check_constraints = 1; UPDATE tees SET slope = 'steep' WHERE id = (SELECT min(id) FROM tees);")
         try c.fail(["scorecard", "course", "list"], exitCode: 1,
                    contains: [#"a row of tees in the scorecard database does not fit: column 'slope' holds text("steep"), not an integer that fits Int; restore a backup"#])
     }

@@ -106,6 +106,13 @@ final class TypedArgumentsTests: XCTestCase {
             + #"{"name":"extra","type":"json"}]"#)
     }
 
+    func testATypedCommandCarriesItsConcurrentMark() throws {
+        let command = Command<Typed>("stop", summary: "Stop", arguments: Holes.self, concurrent: true) { _, _, _ in Reply() }
+        XCTAssertTrue(command.concurrent)
+        XCTAssertEqual(command.catalogueEntry["concurrent"], .bool(true))
+        XCTAssertFalse(Command<Typed>("enter", summary: "Enter", arguments: Holes.self) { _, _, _ in Reply() }.concurrent)
+    }
+
     func testTheHandlerGetsTheStructWithEnumsListsAndFlags() throws {
         let r = try invoke("enter", #"{"round":3,"player":"Ann","tee":"yellow","players":["Ann","Bob"],"holes":9,"nine":"red","ball":[1.5,-2]}"#)
         XCTAssertEqual(r.status, Int32(CLUBHOUSE_OK), r.reply)

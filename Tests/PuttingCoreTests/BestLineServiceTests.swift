@@ -135,8 +135,8 @@ final class BestLineServiceTests: XCTestCase {
         try store.putHole(Hole(courseID: "gen", number: 1, greenWidthFt: 10, greenHeightFt: 10, heightfield: small))
         let status = try service.runJob(id: "job1")
         XCTAssertEqual(status.job.state, .failed)
-        XCTAssertEqual(status.job.error, "ball (-8, -2) is outside the green of gen hole 1: the nearest point on the green is (-5, -2), 3.0 ft away, e.g. --ball -5,-2\(render)")
-        XCTAssertEqual(status.text, "Job job1: failed: ball (-8, -2) is outside the green of gen hole 1: the nearest point on the green is (-5, -2), 3.0 ft away, e.g. --ball -5,-2\(render)")
+        XCTAssertEqual(status.job.error, "ball (-8, -2) is outside the green of gen hole 1: the nearest point on the green is (-5, -2), 3.0 ft away, e.g. ball -5,-2\(render)")
+        XCTAssertEqual(status.text, "Job job1: failed: ball (-8, -2) is outside the green of gen hole 1: the nearest point on the green is (-5, -2), 3.0 ft away, e.g. ball -5,-2\(render)")
         XCTAssertEqual(try service.runJob(id: "job1").job.attempts, 1, "a failed job is not run again")
     }
 
@@ -152,12 +152,12 @@ final class BestLineServiceTests: XCTestCase {
         XCTAssertEqual(message { $0.stimpFt = 20 }, "stimp 20 ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments)")
         XCTAssertEqual(message { $0.stimpFt = 0.001 }, "stimp 0.001 ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments)")
         // A stimp that is a green speed in metres (1.2–4.9 m) is said to be one.
-        XCTAssertEqual(message { $0.stimpFt = 3.99 }, "stimp 3.99 ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments); if 3.99 is metres, that is --stimp 13.1 (feet)")
+        XCTAssertEqual(message { $0.stimpFt = 3.99 }, "stimp 3.99 ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments); if 3.99 is metres, that is stimp 13.1 (feet)")
         XCTAssertEqual(message { $0.stimpFt = .nan }, "stimp nan ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments)")
         XCTAssertEqual(message { $0.ball = PointFt(x: 30, z: 0) },
-                       "ball (30, 0) is outside the green of gen hole 1: the nearest point on the green is (20, 0), 10.0 ft away, e.g. --ball 20,0\(render)")
+                       "ball (30, 0) is outside the green of gen hole 1: the nearest point on the green is (20, 0), 10.0 ft away, e.g. ball 20,0\(render)")
         XCTAssertEqual(message { $0.flag = PointFt(x: 0, z: -15.5) },
-                       "flag (0, -15.5) is outside the green of gen hole 1: the nearest point on the green is (0, -15), 0.5 ft away, e.g. --flag 0,-15\(render)")
+                       "flag (0, -15.5) is outside the green of gen hole 1: the nearest point on the green is (0, -15), 0.5 ft away, e.g. flag 0,-15\(render)")
         XCTAssertEqual(message { $0.ball = PointFt(x: 4.1, z: 1.05) },
                        "the ball is on the hole (0.112 ft from the flag): place it at least one cup radius (0.177 ft) away")
         XCTAssertEqual(message { $0.ball.x = .infinity }, "ball x is not a finite number: give plain numbers in feet")

@@ -90,9 +90,9 @@ final class BookJobTests: XCTestCase {
         XCTAssertEqual(errorMessage { try service.submitBook(BookRequest(course: "gen", hole: 1, flag: self.flag, spacingFt: 0)) },
                        "grid spacing 0 is out of range: it must be above 0 ft (3 ft is usual)")
         XCTAssertEqual(errorMessage { try service.submitBook(BookRequest(course: "gen", hole: 1, flag: PointFt(x: 0, z: 40))) },
-                       "flag (0, 40) is outside the green of gen hole 1: the nearest point on the green is (0, 10), 30.0 ft away, e.g. --flag 0,10; `putting render --course gen --hole 1 --svg FILE` draws the green with a grid in feet")
+                       "flag (0, 40) is outside the green of gen hole 1: the nearest point on the green is (0, 10), 30.0 ft away, e.g. flag 0,10; `putting render --course gen --hole 1 --svg FILE` draws the green with a grid in feet")
         XCTAssertEqual(errorMessage { try service.submitBook(BookRequest(course: "gen", hole: 1, flag: self.flag, stimpFt: 2)) },
-                       "stimp 2 ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments); if 2 is metres, that is --stimp 6.6 (feet)")
+                       "stimp 2 ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments); if 2 is metres, that is stimp 6.6 (feet)")
         XCTAssertEqual(errorMessage { try service.submitBook(BookRequest(course: "gen", hole: 9, flag: self.flag)) },
                        "course \"gen\" has no hole 9: list its holes with `putting holes gen`")
         XCTAssertEqual(try store.jobs(states: JobState.allCases), [])
@@ -109,6 +109,6 @@ final class BookJobTests: XCTestCase {
                                heightfield: try GreenGenerator.plane(widthFt: 3, depthFt: 3)))
         let status = try service.runJob(id: "job")
         XCTAssertEqual(status.job.state, .failed)
-        XCTAssertEqual(status.text, "Job job: failed: flag (2, 1) is outside the green of gen hole 1: the nearest point on the green is (1.5, 1), 0.5 ft away, e.g. --flag 1.5,1; `putting render --course gen --hole 1 --svg FILE` draws the green with a grid in feet")
+        XCTAssertEqual(status.text, "Job job: failed: flag (2, 1) is outside the green of gen hole 1: the nearest point on the green is (1.5, 1), 0.5 ft away, e.g. flag 1.5,1; `putting render --course gen --hole 1 --svg FILE` draws the green with a grid in feet")
     }
 }

@@ -111,7 +111,7 @@ final class GreenBookTests: XCTestCase {
         // 600 ft² of green: 20,000 positions need a spacing of about 0.18 ft.
         let dense = message(0.1)
         XCTAssertTrue(dense.hasPrefix("grid spacing 0.1 ft gives about "), dense)
-        XCTAssertTrue(dense.hasSuffix("positions on this green, more than the limit of 20000: use --spacing 0.2 or more"), dense)
+        XCTAssertTrue(dense.hasSuffix("positions on this green, more than the limit of 20000: use spacing 0.2 or more"), dense)
         XCTAssertTrue(message(1e-6).hasPrefix("grid spacing 0 ft gives about "), "a tiny spacing is refused before any grid is built")
         XCTAssertTrue(message(3, flag: PointFt(x: 40, z: 0)).hasPrefix("flag (40, 0) is outside the green of gen hole 1"))
         XCTAssertEqual(errorMessage { try service.book(BookRequest(course: "gen", hole: 1, flag: self.flag, stimpFt: 0)) },

@@ -132,9 +132,9 @@ final class HoleProcessingTests: XCTestCase {
         XCTAssertEqual(three.heightfield, try service.hole(course: "mixed", number: 1).heightfield, "same traced files, same green")
 
         XCTAssertEqual(errorMessage { try service.processHoles(HoleProcessRequest(course: "mixed", hole: 1, all: true)) },
-                       "give either --hole N or --all, not both")
+                       "give either hole N or all, not both")
         XCTAssertEqual(errorMessage { try service.processHoles(HoleProcessRequest(course: "mixed")) },
-                       "say which hole to process: --hole N, or --all for every hole that has no heightfield yet")
+                       "say which hole to process: hole N, or all for every hole that has no heightfield yet")
         XCTAssertEqual(errorMessage { try service.processHoles(HoleProcessRequest(course: "nope", all: true)) },
                        "unknown course \"nope\": list courses with `putting courses` or import one with `putting course import`")
         XCTAssertEqual(errorMessage { try service.processHoles(HoleProcessRequest(course: "mixed", hole: 9)) },
@@ -203,7 +203,7 @@ final class HoleProcessingTests: XCTestCase {
         try writeHole(dir, 1, boundary: nil, contours: planeContours, heightfield: try GreenGenerator.plane(widthFt: 20, depthFt: 16))
         XCTAssertEqual(try service.importCourse(CourseImportRequest(directory: dir, id: "c")).holes.map(\.traced), [false])
         XCTAssertEqual(errorMessage { try service.importCourse(CourseImportRequest(directory: dir, id: "c", sourcesOnly: true)) },
-                       "\(dir)/hole_1: no *_boundary.json found: --sources-only builds each green from its *_boundary.json and *_contours.json; add the file or leave the hole out")
+                       "\(dir)/hole_1: no *_boundary.json found: sources-only builds each green from its *_boundary.json and *_contours.json; add the file or leave the hole out")
     }
 
     /// Every bad traced file a hole depends on is refused at import with its file, line and column,

@@ -47,18 +47,18 @@ final class NewcomerTests: XCTestCase {
         }
         // The exact line a user reads, on the plane (the green fills its grid).
         XCTAssertEqual(errorMessage { try service.bestLine(BestLineRequest(course: "links", hole: 2, ball: PointFt(x: 30, z: 0), flag: PointFt(x: 4, z: 1))) },
-                       "ball (30, 0) is outside the green of links hole 2: the nearest point on the green is (20, 0), 10.0 ft away, e.g. --ball 20,0; "
+                       "ball (30, 0) is outside the green of links hole 2: the nearest point on the green is (20, 0), 10.0 ft away, e.g. ball 20,0; "
                        + "`putting render --course links --hole 2 --svg FILE` draws the green with a grid in feet")
     }
 
     func testACourseTypedByItsNameGetsItsId() throws {
         let (service, _) = try makeService()
         XCTAssertEqual(errorMessage { try service.hole(course: "Old Links", number: 1) },
-                       "unknown course \"Old Links\": did you mean links? --course takes the course's id (`putting courses` lists them)")
+                       "unknown course \"Old Links\": did you mean links? course takes the course's id (`putting courses` lists them)")
         XCTAssertEqual(errorMessage { try service.holes(course: "Links") },
-                       "unknown course \"Links\": did you mean links? --course takes the course's id (`putting courses` lists them)")
+                       "unknown course \"Links\": did you mean links? course takes the course's id (`putting courses` lists them)")
         XCTAssertEqual(errorMessage { try service.hole(course: "linsk", number: 1) },
-                       "unknown course \"linsk\": did you mean links? --course takes the course's id (`putting courses` lists them)")
+                       "unknown course \"linsk\": did you mean links? course takes the course's id (`putting courses` lists them)")
         XCTAssertEqual(errorMessage { try service.hole(course: "augusta", number: 1) },
                        "unknown course \"augusta\": list courses with `putting courses` or import one with `putting course import`")
     }
@@ -67,14 +67,14 @@ final class NewcomerTests: XCTestCase {
         let (service, green) = try makeService()
         XCTAssertEqual(try service.storedCup(course: "links", hole: 1), green.hole)
         XCTAssertEqual(errorMessage { try service.storedCup(course: "links", hole: 2) },
-                       "links hole 2 has no stored cup position (its config.json has no hole_location): give --flag X,Z in feet")
+                       "links hole 2 has no stored cup position (its config.json has no hole_location): give flag X,Z in feet")
         XCTAssertEqual(errorMessage { try service.storedCup(course: "Old Links", hole: 2) },
-                       "unknown course \"Old Links\": did you mean links? --course takes the course's id (`putting courses` lists them)")
+                       "unknown course \"Old Links\": did you mean links? course takes the course's id (`putting courses` lists them)")
     }
 
     func testAStimpInMetresIsSaidToBeOne() {
         XCTAssertEqual(PuttingError.stimpOutOfRange(3).description,
-                       "stimp 3 ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments); if 3 is metres, that is --stimp 9.8 (feet)")
+                       "stimp 3 ft is out of range: give a green speed from 4 to 16 ft (real greens measure about 7 when slow to 13–14 at tournaments); if 3 is metres, that is stimp 9.8 (feet)")
         XCTAssertFalse(PuttingError.stimpOutOfRange(0.5).description.contains("metres"), "0.5 m is no green speed either")
         XCTAssertFalse(PuttingError.stimpOutOfRange(20).description.contains("metres"))
     }

@@ -118,7 +118,7 @@ func federationBench(_ arguments: [String]) {
     var rawWall: [Double] = [], rawCPU: [Double] = [], rawServer: [Double] = []
     var stagingWall: [Double] = [], stagingCPU: [Double] = [], stagingServer: [Double] = []
     var hostWall: [Double] = [], hostCPU: [Double] = []
-    var scriptBytes = 0
+    var scriptBytes = 0, psqlPerPush = 0
     for sample in 0...samples {  // sample 0 warms up
         adminSQL("TRUNCATE clubhouse.records;")
         fill()
@@ -134,6 +134,7 @@ func federationBench(_ arguments: [String]) {
         do { report = try push.run() } catch { print("push failed: \(error)"); exit(1) }
         let t3 = Measure.now(), c3 = cpu(), s3 = serverCPU()
         guard report.shipped == count else { print("push shipped \(report.shipped) of \(count)"); exit(1) }
+        psqlPerPush = report.psqlStarted
         adminSQL("TRUNCATE clubhouse.records;")
         fill()
         let c4 = cpu(), t4 = Measure.now()
@@ -156,7 +157,7 @@ func federationBench(_ arguments: [String]) {
     let pushRate = Double(count) / Measure.median(pushWall), raw = Double(count) / Measure.median(rawWall)
     let stagingRate = Double(count) / Measure.median(stagingWall)
     print("federation push, \(count) records (~\(scriptBytes / max(count, 1)) bytes a row of COPY text) in batches of \(batch), median of \(samples); load average \(String(format: "%.1f %.1f %.1f", load[0], load[1], load[2])):")
-    print(String(format: "  clubhouse federation push  %9.0f records/s  (wall %.3f s, CPU %.3f s host+psql, server CPU %.3f s)", pushRate, Measure.median(pushWall), Measure.median(pushCPU), Measure.median(pushServer)))
+    print(String(format: "  clubhouse federation push  %9.0f records/s  (wall %.3f s, CPU %.3f s host+psql, server CPU %.3f s; %d psql a push)", pushRate, Measure.median(pushWall), Measure.median(pushCPU), Measure.median(pushServer), psqlPerPush))
     print(String(format: "  raw psql COPY, same leaf   %9.0f records/s  (wall %.3f s, CPU %.3f s psql, server CPU %.3f s)", raw, Measure.median(rawWall), Measure.median(rawCPU), Measure.median(rawServer)))
     print(String(format: "  staging path (7de0dc4)     %9.0f records/s  (wall %.3f s, CPU %.3f s host+psql, server CPU %.3f s)", stagingRate, Measure.median(stagingWall), Measure.median(stagingCPU), Measure.median(stagingServer)))
     print(String(format: "  host share alone (read + COPY text, nothing sent)  wall %.3f s, CPU %.3f s", Measure.median(hostWall), Measure.median(hostCPU)))

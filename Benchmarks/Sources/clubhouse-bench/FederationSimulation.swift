@@ -102,7 +102,29 @@ func federationSimulation(_ arguments: [String]) {
           + "; soft cap \(field(1)), hard cap \(field(2)), exceptional scores \(field(3)), mean index \(field(4))")
     t = Measure.now()
     let one = adminSQL("SELECT handicap_index, clubs FROM scorecard.index_of_record WHERE member = 'M-\(golfers / 2)'")
-    print("one member's index (M-\(golfers / 2): \(one.first?.joined(separator: " from ") ?? "none")): " + String(format: "%.3f s", Measure.now() - t))
+    print("one member's index through the view (M-\(golfers / 2): \(one.first?.joined(separator: " from ") ?? "none")): " + String(format: "%.3f s", Measure.now() - t))
+    // Migration 004: the member's rounds through the expression index on the players (scorecard.index_of).
+    var lookups: [Double] = []
+    var found: [String] = []
+    for k in 0..<5 {
+        t = Measure.now()
+        found = adminSQL("SELECT handicap_index, clubs FROM scorecard.index_of('M-\(golfers / 2 + k)')").first ?? []
+        lookups.append(Measure.now() - t)
+        if k == 0 && found != (one.first ?? []) { print("index_of disagrees with the view: \(found) against \(one.first ?? [])") }
+    }
+    print(String(format: "one member's index through scorecard.index_of (004, the players' expression index): median %.4f s of 5 members (psql start included)", Measure.median(lookups)))
+    // The server's own time for each (EXPLAIN ANALYZE's execution time: no psql start, no connection).
+    func executionTime(_ sql: String) -> String {
+        let rows = adminSQL("EXPLAIN (ANALYZE, TIMING OFF) " + sql).map { $0.joined(separator: ",") }
+        return rows.first { $0.contains("Execution Time") }.map { String($0.drop { $0 == " " }) } ?? "?"
+    }
+    for k in 1...3 {
+        let member = "M-\(golfers / 2 + k)"
+        print("  server time, \(member): view \(executionTime("SELECT * FROM scorecard.index_of_record WHERE member = '\(member)'")); "
+              + "index_of \(executionTime("SELECT * FROM scorecard.index_of('\(member)')"))")
+    }
+    let plan = adminSQL("EXPLAIN SELECT * FROM scorecard.index_of('M-\(golfers / 2)')").map { $0.joined(separator: ",") }
+    print("  its plan reads: " + plan.filter { $0.contains("Index Scan") || $0.contains("Seq Scan") }.map { String($0.drop { $0 == " " }) }.prefix(4).joined(separator: " | "))
     var load = [Double](repeating: 0, count: 3)
     _ = getloadavg(&load, 3)
     print(String(format: "load average %.1f %.1f %.1f", load[0], load[1], load[2]))

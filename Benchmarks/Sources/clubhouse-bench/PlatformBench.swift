@@ -77,12 +77,10 @@ func platformBench(_ arguments: [String]) {
         }
         let calls = quick ? 2000 : 20_000
         let cpu = Measure.threadCPUSeconds(samples: quick ? 5 : 31) {
-            let call = RoutedCall(runtime, alias, "ping")
-            for _ in 0..<calls { _ = call() }
+            RoutedCall(runtime, alias, "ping").repeated(calls)
         }
         let perBatch = Measure.medianSeconds(samples: quick ? 5 : 31) {
-            let call = RoutedCall(runtime, alias, "ping")
-            for _ in 0..<calls { _ = call() }
+            RoutedCall(runtime, alias, "ping").repeated(calls)
         }
         print("  \(label)  cpu \(Measure.format(cpu.median / Double(calls))) (least \(Measure.format(cpu.least / Double(calls)))), wall \(Measure.format(perBatch / Double(calls))) per call (target ≤ 0.5 µs)")
         Measure.figure("platform.noop.\(alias).cpu", cpu.median / Double(calls), unit: "s")

@@ -80,7 +80,9 @@ func puttingSweepBench(_ arguments: [String]) {
     print("load average at the start: \(sweepLoad())")
     var times: [Double] = [], solveOnly: [Double] = [], cpuTimes: [Double] = []
     var evaluations = 0
-    var byStage: [String: (count: Int, times: [Double])] = [:]
+    var byStage: [String: (count: Int, times: [Double], rolls: Int)] = [:]
+    // Rolls a putt (the timed best line's, its stability check's second search included): how many the search makes.
+    var rollsPerPutt: [Double] = []
     var total = 0, holed = 0, converged = 0, notHoleable = 0, rolls = 0, unstable = 0
     var sample: (PhysicsSimulator, PointFt, PointFt, Double, Double)?
     for (n, _, surface) in greens {
@@ -100,8 +102,10 @@ func puttingSweepBench(_ arguments: [String]) {
             times.append(sweepNow() - t0)
             cpuTimes.append(sweepCPU(process: true) - c0)
             evaluations += line.evaluations
-            byStage[line.stage, default: (0, [])].count += 1
-            byStage[line.stage, default: (0, [])].times.append(cpuTimes.last ?? 0)
+            byStage[line.stage, default: (0, [], 0)].count += 1
+            byStage[line.stage, default: (0, [], 0)].times.append(cpuTimes.last ?? 0)
+            byStage[line.stage, default: (0, [], 0)].rolls += line.simulations
+            rollsPerPutt.append(Double(line.simulations))
             let t1 = sweepNow()
             _ = bare.bestLine(ball: putt.ball, hole: putt.flag)
             solveOnly.append(sweepNow() - t1)
@@ -128,9 +132,12 @@ func puttingSweepBench(_ arguments: [String]) {
         + "mean rolls \(rolls / Swift.max(1, total))")
     print("  CPU time (all lanes): median \(sweepMs(quantile(cpuTimes, 0.5)))  p95 \(sweepMs(quantile(cpuTimes, 0.95)))  "
         + "max \(sweepMs(cpuTimes.last ?? .nan))  mean right-hand-side evaluations \(evaluations / Swift.max(1, total))")
+    rollsPerPutt.sort()
+    print("  rolls a putt: median \(Int(quantile(rollsPerPutt, 0.5)))  p95 \(Int(quantile(rollsPerPutt, 0.95)))  max \(Int(rollsPerPutt.last ?? 0))")
     print("  holed \(holed)/\(total)  converged \(converged)/\(total)  not holeable \(notHoleable)  numerically unstable \(unstable)")
     for (stage, v) in byStage.sorted(by: { $0.key < $1.key }) {
-        print("  stage \(stage): \(v.count) putts, CPU median \(sweepMs(quantile(v.times.sorted(), 0.5))) max \(sweepMs(v.times.max() ?? .nan))")
+        print("  stage \(stage): \(v.count) putts, CPU median \(sweepMs(quantile(v.times.sorted(), 0.5))) max \(sweepMs(v.times.max() ?? .nan)), "
+            + "mean rolls \(v.rolls / Swift.max(1, v.count))")
     }
     print("best line, solve only: median \(sweepMs(quantile(solveOnly, 0.5)))  p95 \(sweepMs(quantile(solveOnly, 0.95)))")
 

@@ -202,12 +202,12 @@ extension Command {
     ///
     ///     Command("score", summary: "Enter a score", arguments: Score.self) { plugin, score, call in … }
     public init<A: CommandArguments>(_ name: String, summary: String, help: String? = nil, arguments type: A.Type,
-                                     longRunning: Bool = false, reply: String? = nil, examples: [String] = [],
-                                     handler: @escaping @Sendable (P, A, Invocation) throws -> Reply) {
+                                     longRunning: Bool = false, concurrent: Bool = false, reply: String? = nil,
+                                     examples: [String] = [], handler: @escaping @Sendable (P, A, Invocation) throws -> Reply) {
         let shape = ArgumentShape.of(A.self)
         let flags = shape.flags
-        self.init(name, summary: summary, help: help, arguments: shape.arguments, longRunning: longRunning, reply: reply,
-                  examples: examples) { plugin, call in
+        self.init(name, summary: summary, help: help, arguments: shape.arguments, longRunning: longRunning, concurrent: concurrent,
+                  reply: reply, examples: examples) { plugin, call in
             try handler(plugin, try call.arguments.decode(A.self, flags: flags), call)
         }
         argumentsProblem = shape.problem

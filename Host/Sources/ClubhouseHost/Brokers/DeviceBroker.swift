@@ -38,6 +38,9 @@ public final class DeviceBroker: @unchecked Sendable {
     /// The connections open now.
     var openConnections: [DeviceConnection] { lock.withLock { Array(open.values) } }
 
+    /// Whether any connection is open now (the check at the end of every call, which copies nothing).
+    var hasOpenConnections: Bool { lock.withLock { !open.isEmpty } }
+
     /// Opens device `name` for plugin `alias` (granted or not is checked by the caller's entry),
     /// within the plugin's `open_devices`. The call running on this thread (if any) owns it: the
     /// watchdog acts when that call is gone.

@@ -46,7 +46,8 @@ public struct SiteFederation: Sendable, Equatable {
     /// Why a connection URL may not stand in plugins.json, or nil (a password in it).
     public static func urlProblem(_ url: String) -> String? {
         guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
-            return "federation url '\(url)' must start with postgresql:// (eg: postgresql://club_a@db.example.org/federation?sslmode=verify-full), or use \"service\""
+            // Not repeated in the message: a keyword form (`host=… password=…`) may hold a password.
+            return "federation url must start with postgresql:// (a keyword form such as host=… dbname=… is not taken, and its value is not repeated here: it may hold a password), eg: postgresql://club_a@db.example.org/federation?sslmode=verify-full, or use \"service\""
         }
         let afterScheme = url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
         let authority = afterScheme.count > 2 ? afterScheme[2] : ""

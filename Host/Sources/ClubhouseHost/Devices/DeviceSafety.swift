@@ -160,6 +160,8 @@ extension DeviceBroker {
 
     /// The end of a call: a device it opened and left running is stopped (it stays open).
     func callEnded(_ call: CallContext, command: String) {
+        // Every call ends here: one with no device open anywhere copies nothing.
+        guard hasOpenConnections else { return }
         for connection in openConnections where connection.openedBy == call.id {
             connection.openedBy = nil
             if connection.isOpen && safety.unsafeState(of: connection.name) != nil {

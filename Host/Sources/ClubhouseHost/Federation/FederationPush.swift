@@ -1,12 +1,14 @@
 // `clubhouse federation push`: ships what waits in a site's outboxes (Publish/Outbox.swift) to its
-// federation, per plugin database in sequence order, in batches of `batch_records`. Each batch is one
-// psql session and one PostgreSQL transaction: COPY straight into the site's leaf of clubhouse.records;
-// only when that fails, the staging way — COPY into a temporary table, one INSERT … SELECT, and only
-// when rows are already there, INSERT … ON CONFLICT DO NOTHING and a check that no other host
-// wrote different records under this site's sequence numbers (the key is (plugin, site, seq): a batch
-// sent twice changes nothing, the same fact published again at a new sequence number is kept; send below). Only once psql says the
-// transaction committed are those records marked shipped in the outbox; a failure anywhere (the server
-// gone mid-batch, a refused record) leaves them waiting, and the next push sends them again.
+// federation, per plugin database in sequence order, in batches of `batch_records`. One psql for the whole
+// push (PostgresSession: one connection, one backend), each batch one PostgreSQL transaction in it: COPY
+// straight into the site's leaf of clubhouse.records; only when that fails, the staging way — COPY into a
+// temporary table, one INSERT … SELECT, and only when rows are already there, INSERT … ON CONFLICT DO
+// NOTHING and a check that no other host wrote different records under this site's sequence numbers (the
+// key is (plugin, site, seq): a batch sent twice changes nothing, the same fact published again at a new
+// sequence number is kept; send below). Only once psql says the transaction committed (the step's marker
+// came back after COMMIT) are those records marked shipped in the outbox, and removed from it (one DELETE
+// of the batch's sequence range); a failure anywhere (the server gone mid-batch, a refused record, psql
+// killed) leaves them waiting, and the next push sends them again.
 
 import ClubhousePlatform
 import Dispatch
@@ -26,6 +28,8 @@ public struct FederationPush {
         public var batches = 0
         /// Records shipped per plugin database (by plugin id).
         public var perPlugin: [(plugin: String, shipped: Int)] = []
+        /// The psql processes the push started (one when all went well; a refused COPY starts another).
+        public var psqlStarted = 0
     }
 
     public init(shell: PostgresShell, federation: SiteFederation, siteName: String, siteFolder: String) {
@@ -104,7 +108,10 @@ public struct FederationPush {
     public func run(progress: (Int) -> Void = { _ in }) throws(FederationError) -> Report {
         let lock = try exclusive()
         defer { close(lock) }
-        let leaves = try prepare(try hostID())
+        // One psql for the whole push: the preliminary query and every batch (PostgresSession).
+        let session = shell.session()
+        defer { session.finish() }
+        let leaves = try prepare(try hostID(), session)
         var report = Report()
         let limit = federation.batchRecords, siteID = federation.siteID
         for path in FileSystem.files(in: siteFolder, suffix: ".sqlite") {
@@ -124,7 +131,7 @@ public struct FederationPush {
             while case .success(let read) = next, let current = read {
                 let following = Prefetch { Batch.read(reader, after: current.last, limit: limit, siteID: siteID, leaf: leaf) }
                 do {
-                    try send(current, outbox: outbox)
+                    try send(current, outbox: outbox, session)
                     try mark(outbox, current)
                 } catch {
                     _ = following.wait()
@@ -141,6 +148,7 @@ public struct FederationPush {
                 report.perPlugin.append((plugin, shipped))
             }
         }
+        report.psqlStarted = session.started
         return report
     }
 
@@ -156,11 +164,11 @@ public struct FederationPush {
     /// What a push does before its first batch, in one psql session: the schema version, the claim of the
     /// site id, the site's leaves. When any of it is not as it should be (or the session fails), the same
     /// steps run one by one (FederationSchema.checkVersion, claim, leafNames), each with its one-line reason.
-    func prepare(_ host: String) throws(FederationError) -> [String: String] {
+    func prepare(_ host: String, _ session: PostgresSession) throws(FederationError) -> [String: String] {
         let id = FederationSchema.literal(federation.siteID), me = FederationSchema.literal(host)
         var answer: [[String]] = []
         do {
-            answer = try shell.query("""
+            answer = try session.query("""
             SELECT 'version', value FROM clubhouse.meta WHERE key = 'schema_version';
             UPDATE clubhouse.sites SET claimed_by = \(me), claimed_at = now()
             WHERE site_id = \(id) AND (claimed_by IS NULL OR claimed_by = \(me)) RETURNING 'claimed', site_id;
@@ -259,17 +267,18 @@ public struct FederationPush {
     /// DO NOTHING and the check that each sequence number already there holds the same record (two hosts
     /// publishing as one site id would not). That path gives the one-line reason when the batch is refused.
     /// Measured in BENCHMARKS.md (Federation push).
-    func send(_ batch: Batch, outbox: OutboxFile) throws(FederationError) {
+    func send(_ batch: Batch, outbox: OutboxFile, _ session: PostgresSession) throws(FederationError) {
         let what = "records \(batch.first)–\(batch.last) of \(batch.plugin)"
         var failed: FederationError?
-        do { try shell.run(batch.script) } catch { failed = error }
+        do { try session.run(batch.script) } catch { failed = error }
         if let first = failed, batch.direct, !first.unreachable, !first.killed, !first.cancelled {
             let records: [OutboxRecord]
             do { records = try outbox.waiting(after: batch.after, limit: batch.count) } catch {
                 throw FederationError("federation push: \(error.message); \(what) wait in the outbox")
             }
             failed = nil
-            do { try shell.run(FederationPush.script(records, siteID: federation.siteID)) } catch { failed = error }
+            // The failed COPY ended that psql (ON_ERROR_STOP): the session starts another.
+            do { try session.run(FederationPush.script(records, siteID: federation.siteID)) } catch { failed = error }
         }
         guard let error = failed else { return }
         if error.killed {

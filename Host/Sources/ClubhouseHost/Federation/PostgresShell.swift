@@ -44,7 +44,28 @@ public struct PostgresTarget: Sendable, Equatable {
 
     public init(url: String) {
         conninfo = url
-        shown = url
+        shown = PostgresTarget.withoutPassword(url)
+    }
+
+    /// `url` as messages show it: a password in its user part or its parameters replaced by "…".
+    static func withoutPassword(_ url: String) -> String {
+        var text = Substring(url)
+        var query = ""
+        if let mark = text.firstIndex(of: "?") {
+            query = text[text.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+                let name = SiteFederation.percentDecoded(String(pair.prefix { $0 != "=" })).lowercased()
+                return name.contains("password") ? name + "=…" : String(pair)
+            }.joined(separator: "&")
+            text = text[..<mark]
+        }
+        if let scheme = text.firstRange(of: "://") {
+            let rest = text[scheme.upperBound...]
+            let authority = rest.prefix { $0 != "/" }
+            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+                text = text[..<scheme.upperBound] + authority[..<colon] + ":…" + rest[at...]
+            }
+        }
+        return String(text) + (url.contains("?") ? "?" + query : "")
     }
 
     public init(_ federation: SiteFederation) {
@@ -108,25 +129,31 @@ public struct PostgresShell: Sendable {
         Signals.ignoreBrokenPipes()  // psql can end while its script is written: EPIPE, never SIGPIPE
     }
 
-    /// Runs `script` (SQL, with COPY data inline) in one psql session; stops at the first error.
-    /// Returns stdout.
+    /// Runs `script` (SQL, with COPY data inline) in a psql of its own; stops at the first error.
+    /// Returns stdout. (Many steps against one server: `session`.)
     @discardableResult
     public func run(_ script: [UInt8], csv: Bool = false) throws(FederationError) -> [UInt8] {
-        var arguments = ["-X", "-q", "--no-password", "-v", "ON_ERROR_STOP=1", "-d", target.conninfo, "-f", "-"]
-        if csv { arguments += ["--csv", "-t"] }
-        let result = PostgresShell.spawn(program, arguments, input: script, timeoutMilliseconds: timeoutMilliseconds, cancel: cancel)
-        if result.cancelled { throw FederationError("\(target.shown): psql was stopped (the push was cancelled)", unreachable: true, cancelled: true) }
-        if let problem = result.problem { throw FederationError("\(target.shown): \(problem)", unreachable: true) }
+        let session = PostgresSession(self, csv: csv)
+        return try session.run(script, last: true)
+    }
+
+    /// A psql kept for many steps (one connection, one backend): `PostgresSession`.
+    public func session() -> PostgresSession { PostgresSession(self, csv: true) }
+
+    /// The one-line error of a psql step that did not succeed, or nil.
+    func failure(_ result: Outcome) -> FederationError? {
+        if result.cancelled { return FederationError("\(target.shown): psql was stopped (the push was cancelled)", unreachable: true, cancelled: true) }
+        if let problem = result.problem { return FederationError("\(target.shown): \(problem)", unreachable: true) }
         if let signal = result.signal {
             // Killed (the OOM killer, an operator's kill): whatever its transaction held was rolled back.
-            throw FederationError("\(target.shown): psql ended by signal \(signal) (\(String(cString: strsignal(signal)))) before it finished; its transaction was not committed, so nothing of it was kept", unreachable: true, killed: true)
+            return FederationError("\(target.shown): psql ended by signal \(signal) (\(String(cString: strsignal(signal)))) before it finished; its transaction was not committed, so nothing of it was kept", unreachable: true, killed: true)
         }
         guard result.exitCode == 0 else {
             let said = PostgresShell.firstError(result.standardError)
             // psql exits 2 when the connection failed or was lost, 3 when a statement failed.
-            throw FederationError("\(target.shown): \(said)", unreachable: result.exitCode == 2)
+            return FederationError("\(target.shown): \(said)", unreachable: result.exitCode == 2)
         }
-        return result.standardOutput
+        return nil
     }
 
     public func run(_ script: String) throws(FederationError) { try run(Array(script.utf8)) }
@@ -160,85 +187,6 @@ public struct PostgresShell: Sendable {
         var cancelled = false
         /// The signal that ended psql, when one did (and it was not ours).
         var signal: Int32?
-    }
-
-    /// Runs `program` with `input` written to its stdin while its output is read (any size either way).
-    static func spawn(_ program: String, _ arguments: [String], input: [UInt8], timeoutMilliseconds: Int,
-                      cancel: PostgresCancel? = nil) -> Outcome {
-        if cancel?.isFired == true { return Outcome(problem: "cancelled", cancelled: true) }
-        var stdinPipe: [Int32] = [-1, -1], stdoutPipe: [Int32] = [-1, -1], stderrPipe: [Int32] = [-1, -1]
-        guard Subprocess.makePipe(&stdinPipe), Subprocess.makePipe(&stdoutPipe), Subprocess.makePipe(&stderrPipe) else {
-            return Outcome(problem: "cannot create pipes: \(String(cString: strerror(errno)))")
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
-        _ = Descriptor.closeInChild(&actions, from: 3)
-        let argv = ([program] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        var argvPointers = argv + [nil]
-        var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, program, &actions, nil, &argvPointers, environ)
-        close(stdinPipe[0]); close(stdoutPipe[1]); close(stderrPipe[1])
-        guard spawned == 0 else {
-            close(stdinPipe[1]); close(stdoutPipe[0]); close(stderrPipe[0])
-            return Outcome(problem: "cannot run \(program): \(String(cString: strerror(spawned))) (install PostgreSQL's client: apt-get install postgresql-client)")
-        }
-        var outcome = Outcome()
-        var writing: Int32 = stdinPipe[1]
-        _ = fcntl(writing, F_SETFL, fcntl(writing, F_GETFL) | O_NONBLOCK)
-        var written = 0
-        if input.isEmpty { close(writing); writing = -1 }
-        var reading = [stdoutPipe[0], stderrPipe[0]]
-        let deadline = Subprocess.monotonicMilliseconds() + Int64(timeoutMilliseconds)
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while !reading.isEmpty || writing >= 0 {
-            let remaining = deadline - Subprocess.monotonicMilliseconds()
-            if remaining <= 0 {
-                kill(pid, SIGKILL)
-                outcome.problem = "psql did not finish within \(timeoutMilliseconds / 1000) s and was stopped"
-                break
-            }
-            var fds = reading.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            if writing >= 0 { fds.append(pollfd(fd: writing, events: Int16(POLLOUT), revents: 0)) }
-            if let cancel, cancel.readEnd >= 0 { fds.append(pollfd(fd: cancel.readEnd, events: Int16(POLLIN), revents: 0)) }
-            let ready = poll(&fds, nfds_t(fds.count), Int32(min(remaining, 1000)))
-            if ready < 0 && errno != EINTR { break }
-            if cancel?.isFired == true {
-                kill(pid, SIGKILL)
-                outcome.cancelled = true
-                outcome.problem = "cancelled"
-                break
-            }
-            for f in fds where f.revents != 0 {
-                if f.fd == writing {
-                    let n = input.withUnsafeBytes { write(writing, $0.baseAddress! + written, min(input.count - written, 1 << 20)) }
-                    if n > 0 { written += n }
-                    if written >= input.count || (n < 0 && errno != EAGAIN && errno != EINTR) {
-                        close(writing)
-                        writing = -1
-                    }
-                    continue
-                }
-                let n = buffer.withUnsafeMutableBytes { read(f.fd, $0.baseAddress, 65536) }
-                if n > 0 {
-                    if f.fd == stdoutPipe[0] { outcome.standardOutput.append(contentsOf: buffer[0..<n]) } else { outcome.standardError.append(contentsOf: buffer[0..<n]) }
-                } else if n == 0 || (errno != EINTR && errno != EAGAIN) {
-                    reading.removeAll { $0 == f.fd }
-                }
-            }
-        }
-        if writing >= 0 { close(writing) }
-        close(stdoutPipe[0]); close(stderrPipe[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let signaled = (status & 0x7F) != 0
-        outcome.exitCode = signaled ? -1 : (status >> 8) & 0xFF
-        if signaled && outcome.problem == nil { outcome.signal = status & 0x7F }
-        return outcome
     }
 }
 
@@ -299,10 +247,11 @@ extension PostgresShell {
     /// Runs `script` through psql at `url` (the benchmark's raw COPY, the peer of a push); true when it
     /// succeeded.
     public static func spawnForBenchmark(_ url: String, _ script: [UInt8]) -> Bool {
-        let outcome = spawn(FileSystem.environment("CLUBHOUSE_PSQL") ?? "psql",
-                            ["-X", "-q", "--no-password", "-v", "ON_ERROR_STOP=1", "-d", url, "-f", "-"], input: script,
-                            timeoutMilliseconds: 600_000)
-        if outcome.exitCode != 0 { print(String(decoding: outcome.standardError, as: UTF8.self)) }
-        return outcome.exitCode == 0
+        let shell = PostgresShell(target: PostgresTarget(url: url), timeoutMilliseconds: 600_000)
+        do { try shell.run(script) } catch {
+            print(error.message)
+            return false
+        }
+        return true
     }
 }

@@ -48,10 +48,22 @@ public struct RouteError: Error, Sendable, CustomStringConvertible {
 /// A call that passed every check and is ready to run.
 public struct PreparedCall: Sendable {
     public var plugin: ResolvedPlugin
-    public var command: CommandSpec
+    public private(set) var command: CommandSpec
     public var arguments: JSONObject
     public var origin: CallOrigin
     public var alias: String { plugin.entry.alias }
+    /// `command.name`, read once: the declaration's `name` is an observed property of another module,
+    /// and reading it through `command` copied the whole declaration on every call (perf record of
+    /// the no-op bench, 2026-11-27: a tenth of the call).
+    public let commandName: String
+
+    init(plugin: ResolvedPlugin, command: CommandSpec, arguments: JSONObject, origin: CallOrigin) {
+        self.plugin = plugin
+        self.command = command
+        self.arguments = arguments
+        self.origin = origin
+        commandName = command.name
+    }
     /// Whether this call takes its turn with the plugin's other calls: the plugin's rule
     /// (`serializesCalls`), except a thread-safe plugin's "concurrent" command, which runs beside
     /// them even in a runner (SideLane.swift).
@@ -146,8 +158,8 @@ public final class Router: @unchecked Sendable {
 
     /// Runs a prepared call and applies the background policy to its outcome.
     public func run(_ call: PreparedCall, context: CallContext) -> CallOutcome {
-        let (status, reply) = runtime.callRaw(alias: call.alias, command: call.command.name, arguments: call.arguments, context: context)
-        var outcome = SiteRuntime.outcome(status: status, reply: reply, alias: call.alias, command: call.command.name)
+        let (status, reply) = runtime.callRaw(alias: call.alias, command: call.commandName, arguments: call.arguments, context: context)
+        var outcome = SiteRuntime.outcome(status: status, reply: reply, alias: call.alias, command: call.commandName)
         if outcome.status == .ok, let follow = outcome.background { startBackground(follow, after: call) }
         if outcome.status != .ok {
             outcome.message = Router.worded(outcome.message, arguments: call.command.arguments, origin: call.origin)
@@ -160,7 +172,7 @@ public final class Router: @unchecked Sendable {
     /// work itself, only where the host runs any, and never with a path the asking call was not given.
     func startBackground(_ follow: (command: String, arguments: JSONObject), after call: PreparedCall) {
         if call.origin == .background {
-            runtime.log.warning("'\(call.alias) \(call.command.name)' asked for more background work ('\(follow.command)') while running in the background; not started")
+            runtime.log.warning("'\(call.alias) \(call.commandName)' asked for more background work ('\(follow.command)') while running in the background; not started")
         } else if let background {
             if let refusal = Router.backgroundPathRefusal(call, follow, catalogue: call.plugin.catalogue) {
                 runtime.log.warning(refusal)
@@ -168,7 +180,7 @@ public final class Router: @unchecked Sendable {
             }
             background.launch(alias: call.alias, command: follow.command, arguments: follow.arguments)
         } else {
-            runtime.log.warning("'\(call.alias) \(call.command.name)' asked for background work ('\(follow.command)') but this host runs none")
+            runtime.log.warning("'\(call.alias) \(call.commandName)' asked for background work ('\(follow.command)') but this host runs none")
         }
     }
 
@@ -206,9 +218,9 @@ extension Router {
     /// `run` for the invoke service: the calling plugin gets the reply's bytes as they are; the
     /// background policy still applies when the reply asks for follow-up work.
     func runRaw(_ call: PreparedCall, context: CallContext) -> (Int32, [UInt8]) {
-        let (status, reply) = runtime.callRaw(alias: call.alias, command: call.command.name, arguments: call.arguments, context: context)
+        let (status, reply) = runtime.callRaw(alias: call.alias, command: call.commandName, arguments: call.arguments, context: context)
         if status == Status.ok.rawValue, Router.mentionsBackground(reply),
-           let follow = SiteRuntime.outcome(status: status, reply: reply, alias: call.alias, command: call.command.name).background {
+           let follow = SiteRuntime.outcome(status: status, reply: reply, alias: call.alias, command: call.commandName).background {
             startBackground(follow, after: call)
         }
         return (status, reply)
@@ -226,7 +238,7 @@ extension Router {
         let asked = CallFiles.grants(for: catalogue.command(named: follow.command), arguments: follow.arguments)
         for name in asked.keys.sorted() {
             guard let grant = asked[name], !held.covers(grant) else { continue }
-            return "'\(call.alias) \(call.command.name)' asked for background work ('\(follow.command)') with path argument '\(name)' (\(grant.path)), which its own call was not given; not started"
+            return "'\(call.alias) \(call.commandName)' asked for background work ('\(follow.command)') with path argument '\(name)' (\(grant.path)), which its own call was not given; not started"
         }
         return nil
     }
@@ -263,13 +275,13 @@ extension Router {
     /// Runs a prepared call (the background policy applied) and hands back its `data` as the plugin's own
     /// bytes — checked to be one JSON value, not parsed into values and written again — or the failure.
     public func runData(_ call: PreparedCall, context: CallContext) -> ReplyData {
-        let (code, reply) = runtime.callRaw(alias: call.alias, command: call.command.name, arguments: call.arguments, context: context)
+        let (code, reply) = runtime.callRaw(alias: call.alias, command: call.commandName, arguments: call.arguments, context: context)
         let status = Status(code: code)
         // One pass over the reply finds `data`, checks the rest, and sees whether it asks for background work.
         if status == .ok, let found = reply.withUnsafeBufferPointer({ JSONScanner.members(["data", "background"], in: $0) }),
            let range = found["data"] {
             if found["background"] != nil,
-               let follow = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.command.name).background {
+               let follow = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.commandName).background {
                 startBackground(follow, after: call)
             }
             // One byte of room past the value: an HTTP body ends it with a newline without copying it again.
@@ -279,7 +291,7 @@ extension Router {
             return ReplyData(status: .ok, data: data, message: "")
         }
         // Anything else (a failure, a reply without data, a malformed one) is read as `run` reads it.
-        let outcome = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.command.name)
+        let outcome = SiteRuntime.outcome(status: code, reply: reply, alias: call.alias, command: call.commandName)
         guard outcome.status == .ok else {
             return ReplyData(status: outcome.status, data: [], message: Router.worded(outcome.message, arguments: call.command.arguments, origin: call.origin))
         }

@@ -341,6 +341,7 @@ final class IsolatedPlugin: @unchecked Sendable {
             throw RuntimeError(status: Status(code: status), message: "plugin '\(alias)' (\(info.id)) could not start: \(message)")
         }
         needsCreate = false
+        side.created()
     }
 
     func invoke(instance: PluginInstance, command: String, request: [UInt8], call: CallContext) -> (Int32, [UInt8]) {

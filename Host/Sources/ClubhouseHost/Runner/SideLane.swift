@@ -35,6 +35,9 @@ final class SideLane: @unchecked Sendable {
     /// A concurrent command is on the lane: its caller owns the channel until it ends (`finish`), and
     /// closes it then if the lane was closed or replaced meanwhile.
     private var busy = false
+    /// The runner created the plugin's instance (`created`): a concurrent command sent before that would
+    /// find no instance in the runner (the lane opens at hello, create follows on the pipes).
+    private var live = false
 
     /// The commands of `catalogue` declared "concurrent".
     static func concurrentCommands(in catalogue: [UInt8]) -> Set<String> {
@@ -65,11 +68,15 @@ final class SideLane: @unchecked Sendable {
         lane.boundSends(timeoutMilliseconds: Int32(clamping: timeoutMilliseconds))
         lock.withLock {
             channel = lane
+            live = false
             self.commands = commands
             self.alias = alias
             self.timeoutMilliseconds = timeoutMilliseconds
         }
     }
+
+    /// The runner created the instance: concurrent commands may go on the lane from now on.
+    func created() { lock.withLock { live = true } }
 
     /// Closes the lane (the runner ended or is being stopped) without waiting for a concurrent command
     /// on it: its socket is shut down, so that call ends at once and closes it.
@@ -96,7 +103,7 @@ final class SideLane: @unchecked Sendable {
         while taken == nil {
             enum Turn { case notHere, wait, taken(WireChannel, String, Int) }
             let turn = lock.withLock { () -> Turn in
-                guard let open = channel, commands.contains(command) else { return .notHere }
+                guard let open = channel, live, commands.contains(command) else { return .notHere }
                 if busy { return .wait }
                 busy = true
                 return .taken(open, alias, timeoutMilliseconds)

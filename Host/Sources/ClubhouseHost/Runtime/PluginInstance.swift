@@ -275,7 +275,8 @@ final class PluginInstance: @unchecked Sendable {
     /// current call while it runs (storage reads it to interrupt a statement when the call is
     /// cancelled or past its deadline, and to know who opened a transaction).
     func invoke(command: String, request: [UInt8], call: CallContext) -> (status: Int32, reply: [UInt8]) {
-        let serialize = serializesCalls && !concurrentCommands.contains(command)
+        // Most plugins declare no concurrent command: their calls hash no command name here.
+        let serialize = serializesCalls && (concurrentCommands.isEmpty || !concurrentCommands.contains(command))
         if serialize, let refusal = runtime.gates.enter(gate, alias: entry.alias, call: call) {
             call.progress.end()
             return (refusal.status.rawValue, Array(refusal.message.utf8))
@@ -311,11 +312,15 @@ final class PluginInstance: @unchecked Sendable {
                 let buffer = serialize ? replyBuffer : ReplyBuffer()
                 buffer.removeAll()
                 buffer.limit = limits.replyBytes
+                // `withCString` lends the command's own bytes (a String passed straight to a C
+                // parameter is copied into a new array on every call).
                 let status: Int32 = call.withCStruct { callPointer in
                     buffer.withSink { sink in
-                        request.withUnsafeBufferPointer { bytes in
-                            bytes.withMemoryRebound(to: CChar.self) { chars in
-                                invoke(library.descriptor, made, callPointer, command, chars.baseAddress, chars.count, sink)
+                        command.withCString { name in
+                            request.withUnsafeBufferPointer { bytes in
+                                bytes.withMemoryRebound(to: CChar.self) { chars in
+                                    invoke(library.descriptor, made, callPointer, name, chars.baseAddress, chars.count, sink)
+                                }
                             }
                         }
                     }

@@ -173,7 +173,7 @@ enum BuiltinCommands {
                                                    minHost: arguments["min-host"]?.stringValue, sign: arguments["sign"]?.stringValue)
         return try PluginPackages.pack(library: arguments["library"]?.stringValue ?? "", out: arguments["out"]?.stringValue ?? "",
                                        readme: arguments["readme"]?.stringValue, web: arguments["web"]?.stringValue,
-                                       publisher: publisher, options)
+                                       federation: arguments["federation"]?.stringValue, publisher: publisher, options)
     }
 
     static func pluginValidate(path given: String, timeout: Double, only: String?, isolation: String? = nil,

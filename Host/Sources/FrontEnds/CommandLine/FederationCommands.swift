@@ -20,11 +20,21 @@ enum FederationCommands {
         return (site, federation, folder)
     }
 
+    /// `--url`: a postgresql:// URL or a service name of pg_service.conf. Anything else (a keyword form,
+    /// `host=… password=…`) is refused without being repeated: it may hold a password.
+    static func target(_ url: String) throws(CLIError) -> PostgresTarget {
+        if url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") { return PostgresTarget(url: url) }
+        guard !url.isEmpty, url.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x3D && $0 != 0x27 && $0 != 0x5C && $0 < 0x7F }) else {
+            throw CLIError(status: .invalidArgument, message: "--url takes a postgresql:// URL or a service name of pg_service.conf; a keyword form (host=… dbname=…) is not taken (its value is not repeated here: it may hold a password): write it as postgresql://user@host/db, with the password in ~/.pgpass")
+        }
+        return PostgresTarget(service: url)
+    }
+
     static func initialize(url: String, sites: [String], _ options: GlobalOptions) throws(CLIError) -> Int32 {
         for site in sites {
             if let problem = SiteFederation.siteIDProblem(site) { throw CLIError(status: .invalidArgument, message: "--sites: \(problem)") }
         }
-        let target = url.hasPrefix("postgres") ? PostgresTarget(url: url) : PostgresTarget(service: url)
+        let target = try target(url)
         let shell = PostgresShell(target: target)
         do { try shell.run(FederationSchema.initScript(sites: sites)) } catch { throw failure(error) }
         let roles = sites.map { FederationSchema.role(siteID: $0) }
@@ -61,7 +71,7 @@ extension FederationCommands {
         guard !plugin.isEmpty else {
             throw CLIError(status: .invalidArgument, message: "federation migrate: --dir needs --plugin (the id of the plugin whose SQL it holds, eg: org.clubhouse.scorecard)")
         }
-        let target = url.hasPrefix("postgres") ? PostgresTarget(url: url) : PostgresTarget(service: url)
+        let target = try target(url)
         let migrations = FederationMigrations(shell: PostgresShell(target: target))
         let applied: [Int]
         do { applied = try migrations.apply(plugin: plugin, try FederationMigrations.read(folder: FileSystem.absolute(dir))) } catch { throw failure(error) }
@@ -88,7 +98,7 @@ extension FederationCommands {
             let which = only.isEmpty ? "no plugin of site '\(site.name)'" : "plugin '\(only)' of site '\(site.name)'"
             throw CLIError(status: .invalidArgument, message: "federation migrate: \(which) ships central SQL beside its library (federation/postgresql/ or federation/<plugin id>/postgresql/); name the folder with --plugin ID --dir PATH")
         }
-        let target = url.hasPrefix("postgres") ? PostgresTarget(url: url) : PostgresTarget(service: url)
+        let target = try target(url)
         let migrations = FederationMigrations(shell: PostgresShell(target: target))
         var replies: [JSONValue] = []
         var text = ""

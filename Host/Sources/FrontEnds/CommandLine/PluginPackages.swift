@@ -1,5 +1,6 @@
 // Plugin packages: `plugin pack` writes one ustar file (manifest.json + the library + optional
-// README.md + an optional panel, web/<file> for each file of the plugin's web/ folder); `plugin install` verifies one and installs it into the install tree
+// README.md + an optional panel, web/<file> for each file of the plugin's web/ folder + optional central
+// SQL, federation/postgresql/NNN_name.sql, issue 34); `plugin install` verifies one and installs it into the install tree
 // (<data home>/plugins/<id>/<version>/) atomically; `plugin list --installed`; `plugin remove`.
 // The library's descriptor is always read in a throwaway child process (`__probe`), never in
 // the host: a package is untrusted input.
@@ -44,8 +45,8 @@ enum PluginPackages {
 
     // MARK: pack
 
-    static func pack(library given: String, out: String, readme: String?, web: String? = nil, publisher: PackageSigning.PackOptions = .init(),
-                     _ options: GlobalOptions) throws(CLIError) -> Int32 {
+    static func pack(library given: String, out: String, readme: String?, web: String? = nil, federation: String? = nil,
+                     publisher: PackageSigning.PackOptions = .init(), _ options: GlobalOptions) throws(CLIError) -> Int32 {
         let seed = try publisher.sign.map(PackageSigning.signingKey)
         let library = FileSystem.absolute(given)
         let bytes: [UInt8]
@@ -83,6 +84,14 @@ enum PluginPackages {
                 files[name] = .string(SHA256.hex(data))
             }
             manifest["web"] = .object(files)
+        }
+        if let federation {
+            var files: JSONObject = [:]
+            for (name, data) in try federationFiles(federation) {
+                entries.append(Ustar.Entry(name: federationFolder + "/" + name, bytes: data))
+                files[name] = .string(SHA256.hex(data))
+            }
+            manifest["federation"] = .object(files)
         }
         PackageSigning.describe(&manifest, metadata, entries: entries)
         let manifestBytes = Array((JSONWriter.pretty(.object(manifest)) + "\n").utf8)
@@ -160,8 +169,23 @@ enum PluginPackages {
             }
             allowed.insert("web/" + name)
         }
+        // The central SQL: each federation/postgresql/<file> the manifest lists, with its SHA-256, numbered
+        // 1, 2, 3, … (`federation migrate` applies them in that order once installed).
+        let federation = manifest["federation"]?.objectValue ?? [:]
+        if let problem = FederationMigrations.orderProblem(Array(federation.keys), where: "\(path): \(federationFolder)/") {
+            throw failure(problem + " and pack the plugin again; nothing was installed")
+        }
+        for (name, value) in federation {
+            guard let expected = value.stringValue, let entry = entries.first(where: { $0.name == federationFolder + "/" + name }) else {
+                throw failure("\(path): the central SQL file \(federationFolder)/\(name) named by the manifest is not in the package; pack the plugin again")
+            }
+            guard SHA256.hex(entry.bytes) == expected.lowercased() else {
+                throw failure("\(path): \(federationFolder)/\(name)'s SHA-256 is not the manifest's; the package was altered or damaged")
+            }
+            allowed.insert(entry.name)
+        }
         if let extra = entries.first(where: { !allowed.contains($0.name) }) {
-            throw failure("\(path): unexpected entry '\(extra.name)'; a package holds \(manifestName), the library, README.md, \(PackageSignature.fileName) and the panel's web/ files")
+            throw failure("\(path): unexpected entry '\(extra.name)'; a package holds \(manifestName), the library, README.md, \(PackageSignature.fileName), the panel's web/ files and the central SQL the manifest lists (\(federationFolder)/)")
         }
         let (metadata, signature) = try PackageSigning.checkContents(path, entries: entries, manifestBytes: manifestEntry.bytes, manifest: manifest,
                                                                      libraryName: libraryName)
@@ -182,6 +206,33 @@ enum PluginPackages {
             }
             guard InstallTree.isSafeComponent(name), (try? Ustar.checkName("web/" + name)) != nil else {
                 throw failure("\(given)/\(name): this file name cannot travel in a package; rename it")
+            }
+            do { files.append((name, try FileSystem.read(path))) } catch { throw failure("\(given)/\(name): cannot read (\(error.reason))") }
+        }
+        return files
+    }
+
+    /// Where a package carries (and an installed plugin keeps) its central SQL: beside the library, where
+    /// `federation migrate` looks (FederationMigrations.installedFolder).
+    static let federationFolder = "federation/postgresql"
+
+    /// A plugin's central SQL folder (`--federation`): its NNN_name.sql files, numbered 1, 2, 3, … (a file
+    /// named otherwise, a gap, a number twice: one line naming the file).
+    static func federationFiles(_ given: String) throws(CLIError) -> [(name: String, bytes: [UInt8])] {
+        let folder = FileSystem.absolute(given)
+        guard FileSystem.isDirectory(folder) else {
+            throw CLIError(status: .invalidArgument, message: "\(given): not a folder; --federation names the plugin's central SQL folder (federation/postgresql/)")
+        }
+        let paths = FileSystem.files(in: folder, suffix: "")
+        if let problem = FederationMigrations.orderProblem(paths.map(FileSystem.baseName), where: given + "/") {
+            throw CLIError(status: .invalidArgument, message: problem)
+        }
+        var files: [(name: String, bytes: [UInt8])] = []
+        for path in paths {
+            let name = FileSystem.baseName(path)
+            var st = stat()
+            guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+                throw CLIError(status: .invalidArgument, message: "\(given)/\(name): a central SQL folder holds plain files only (no subfolder or link)")
             }
             do { files.append((name, try FileSystem.read(path))) } catch { throw failure("\(given)/\(name): cannot read (\(error.reason))") }
         }
@@ -217,8 +268,10 @@ enum PluginPackages {
             throw failure("\(temporary): cannot create (\(String(cString: strerror(errno)))); nothing was installed")
         }
         do throws(CLIError) {
-            if package.entries.contains(where: { $0.name.hasPrefix("web/") }) && mkdir("\(temporary)/web", 0o755) != 0 {
-                throw failure("\(temporary)/web: cannot create (\(String(cString: strerror(errno)))); nothing was installed")
+            for folder in ["web", "federation", federationFolder] where package.entries.contains(where: { $0.name.hasPrefix(folder + "/") }) {
+                if mkdir("\(temporary)/\(folder)", 0o755) != 0 {
+                    throw failure("\(temporary)/\(folder): cannot create (\(String(cString: strerror(errno)))); nothing was installed")
+                }
             }
             for entry in package.entries {
                 if let reason = writeDurably("\(temporary)/\(entry.name)", entry.bytes, mode: entry.name == package.libraryName ? 0o755 : 0o644) {
@@ -259,8 +312,9 @@ enum PluginPackages {
 
     /// Whether the installed folder holds exactly the package's files, byte for byte.
     static func identical(_ folder: String, _ package: Package) -> Bool {
-        let files = FileSystem.files(in: folder, suffix: "").filter { FileSystem.baseName($0) != "web" }.map { ($0, FileSystem.baseName($0)) }
+        let files = FileSystem.files(in: folder, suffix: "").filter { !["web", "federation"].contains(FileSystem.baseName($0)) }.map { ($0, FileSystem.baseName($0)) }
             + FileSystem.files(in: folder + "/web", suffix: "").map { ($0, "web/" + FileSystem.baseName($0)) }
+            + FileSystem.files(in: folder + "/" + federationFolder, suffix: "").map { ($0, federationFolder + "/" + FileSystem.baseName($0)) }
         return files.count == package.entries.count && files.allSatisfy { file, name in
             package.entries.contains { $0.name == name && (try? FileSystem.read(file)) == $0.bytes }
         }

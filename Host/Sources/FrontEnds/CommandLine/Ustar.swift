@@ -106,10 +106,12 @@ enum Ustar {
         if parts.contains("..") {
             throw ReadError(message: "entry '\(name)' has a '..' path, which would escape the install directory")
         }
-        // Files sit at the package's top level, a panel's in web/ (one level, nothing deeper).
+        // Files sit at the package's top level, a panel's in web/ (one level, nothing deeper), the central
+        // SQL in federation/postgresql/.
         let panelFile = parts.count == 2 && parts[0] == "web" && !parts[1].hasPrefix(".")
-        if parts.contains(where: { $0.isEmpty || $0 == "." }) || (parts.count > 1 && !panelFile) {
-            throw ReadError(message: "entry '\(name)' is not a plain file name; a package's files sit at its top level (a panel's in web/)")
+        let sqlFile = parts.count == 3 && parts[0] == "federation" && parts[1] == "postgresql" && !parts[2].hasPrefix(".")
+        if parts.contains(where: { $0.isEmpty || $0 == "." }) || (parts.count > 1 && !panelFile && !sqlFile) {
+            throw ReadError(message: "entry '\(name)' is not a plain file name; a package's files sit at its top level (a panel's in web/, its central SQL in federation/postgresql/)")
         }
         if name.utf8.contains(where: { $0 < 32 || $0 == 127 }) {
             throw ReadError(message: "entry name \(Array(name.utf8)) has control characters")

@@ -67,6 +67,7 @@ enum BuiltinCatalogue {
             .path("out", help: "the package to write (e.g. putting-1.1.0.chpkg)", required: true),
             .path("readme", help: "a README to ship in the package"),
             .path("web", help: "the plugin's panel folder (web/) to ship: installed beside the library, served under /ui/<alias>/"),
+            .path("federation", help: "the plugin's central SQL folder (federation/postgresql/, NNN_name.sql numbered 1, 2, 3, …) to ship: installed beside the library, applied by clubhouse federation migrate"),
             .string("author", help: "who made it, eg: \"Acme Golf <dev@acme.example>\""),
             .string("license", help: "its license, eg: an SPDX expression such as MIT"),
             .string("homepage", help: "an http(s) URL about it"),

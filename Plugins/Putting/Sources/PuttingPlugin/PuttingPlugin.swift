@@ -17,20 +17,6 @@ final class Putting: Plugin {
         summary: "Green catalog, best putting lines (physics model or the original's compat model), async jobs, SVG and 3D pictures",
         services: [.log, .config, .storage, .progress])
 
-    /// Arguments every best-line-drawing command shares.
-    static let puttArguments: [Argument] = [
-        .string("course", help: "Course id", required: true),
-        .integer("hole", help: "Hole number", required: true),
-        .point("ball", help: "Ball position X,Z in feet (green frame: +x east, +z north, origin at the centre)"),
-        .point("flag", help: "Hole (flag) position X,Z in feet (default: the hole's stored cup, when it has one)"),
-        .number("stimp", help: "Green speed in feet (default: the site's config, else 10)"),
-        .choice("model", PuttingModel.allCases.map(\.rawValue), help: "physics (default) or compat (the original service's model)"),
-    ]
-
-    /// `--skill`: the golfer whose stroke errors the make probability assumes.
-    static let skillArgument = Argument.choice("skill", SkillLevel.allCases.map(\.rawValue),
-                                               help: "Physics: whose stroke the make probability assumes: tour, scratch, 10, 20 or 25 (a handicap; default: the site's config skill, else tour)")
-
     static let commands: [Command<Putting>] = [
         Command("course import", summary: "Import a course folder in the original layout (Hole_N/ or hole_N/ folders)",
                 help: """
@@ -41,18 +27,10 @@ final class Putting: Plugin {
                     from its traced files). Everything is checked (and processed) before anything is written; importing
                     an existing id replaces its holes.
                     """,
-                arguments: [.path("dir", help: "The course folder", required: true, positional: true),
-                            .string("id", help: "Course id (a–z, 0–9, '-', '_')", required: true),
-                            .string("name", help: "Course name (default: the id)"),
-                            .string("city", help: "City"), .string("state", help: "State or region"),
-                            .flag("process", help: "Build the heightfield of every hole that has none from its traced contours and boundary"),
-                            .flag("sources-only", help: "Ignore *_heightfield files: keep only the traced contours and boundaries")],
-                longRunning: true,
-                reply: "{course: {id, name, city, state}, replaced, holes: [{course, hole, status, greenWidthFt, greenHeightFt, holeXFt, holeZFt, grid, heightfieldHash, boundary, contours, traced, source}], processed: [hole]}") { plugin, call in
-            let a = call.arguments
-            let request = CourseImportRequest(directory: try a.string("dir"), id: try a.string("id"), name: try a.optionalString("name"),
-                                              city: try a.optionalString("city"), state: try a.optionalString("state"),
-                                              process: a.flag("process"), sourcesOnly: a.flag("sources-only"))
+                arguments: CourseImportArguments.self, longRunning: true,
+                reply: "{course: {id, name, city, state}, replaced, holes: [{course, hole, status, greenWidthFt, greenHeightFt, holeXFt, holeZFt, grid, heightfieldHash, boundary, contours, traced, source}], processed: [hole]}") { plugin, a, call in
+            let request = CourseImportRequest(directory: a.dir, id: a.id, name: a.name, city: a.city, state: a.state,
+                                              process: a.process, sourcesOnly: a.sourcesOnly)
             if request.process { call.progress.begin("processing traced greens", total: 1000) }
             defer { if request.process { call.progress.end() } }
             return try plugin.reply(call) {
@@ -68,13 +46,9 @@ final class Putting: Plugin {
                     lowest is 0. The heightfield is stored with its content hash like an imported one; on any error
                     nothing is stored. --all processes every hole of the course that has no heightfield yet, all or none.
                     """,
-                arguments: [.string("course", help: "Course id", required: true),
-                            .integer("hole", help: "Hole number (processed again even if it has a heightfield)"),
-                            .flag("all", help: "Every hole of the course that has no heightfield yet")],
-                longRunning: true,
-                reply: "{course, holes: [{course, hole, status, …, heightfieldHash, previous, processing: {nx, nz, resolution_ft, x_min_ft, z_min_ft, insideNodes, samples, shiftFt, conditionEstimate, warnings, timings}}], skipped: [hole]}") { plugin, call in
-            let a = call.arguments
-            let request = HoleProcessRequest(course: try a.string("course"), hole: try a.optionalInt("hole"), all: a.flag("all"))
+                arguments: HoleProcessArguments.self, longRunning: true,
+                reply: "{course, holes: [{course, hole, status, …, heightfieldHash, previous, processing: {nx, nz, resolution_ft, x_min_ft, z_min_ft, insideNodes, samples, shiftFt, conditionEstimate, warnings, timings}}], skipped: [hole]}") { plugin, a, call in
+            let request = HoleProcessRequest(course: a.course, hole: a.hole, all: a.all)
             call.progress.begin(request.all ? "processing \(request.course)" : "processing hole \(request.hole.map(String.init) ?? "?")", total: 1000)
             defer { call.progress.end() }
             return try plugin.reply(call) {
@@ -84,33 +58,25 @@ final class Putting: Plugin {
                 json: { $0.json } text: { $0.text }
         },
         Command("hole export", summary: "Write a hole's stored heightfield in the original format (Hole_N_heightfield.json + .bin)",
-                arguments: [.string("course", help: "Course id", required: true),
-                            .integer("hole", help: "Hole number", required: true),
-                            .path("out", help: "Folder to write the two files into (created if missing)", required: true)],
-                reply: "{course, hole, status, heightfieldHash, out, files: [{name, bytes}]}") { plugin, call in
-            let a = call.arguments
-            let course = try a.string("course"), number = try a.int("hole"), out = try a.string("out")
+                arguments: HoleExportArguments.self, reply: "{course, hole, status, heightfieldHash, out, files: [{name, bytes}]}") { plugin, a, call in
+            let course = a.course, number = a.hole, out = a.out
             let export = try plugin.service.exportHole(course: course, number: number)
             try Files.createDirectory(out)
             for file in export.files { try Files.write(Files.join(out, file.name), file.bytes) }
             return Reply(data: export.json(directory: out), text: call.wantsMachineOutput ? nil : export.text(directory: out) + "\n")
         },
         Command("hole import", summary: "Import one hole from a heightfield .json (its .bin beside it)",
-                arguments: [.string("course", help: "Course id (must exist)", required: true),
-                            .integer("hole", help: "Hole number 1–99", required: true),
-                            .path("heightfield", help: "The heightfield .json", required: true)],
-                reply: "{course, replaced, holes: [hole]}") { plugin, call in
-            let a = call.arguments
-            let request = HoleImportRequest(course: try a.string("course"), hole: try a.int("hole"), heightfieldPath: try a.string("heightfield"))
+                arguments: HoleImportArguments.self, reply: "{course, replaced, holes: [hole]}") { plugin, a, call in
+            let request = HoleImportRequest(course: a.course, hole: a.hole, heightfieldPath: a.heightfield)
             return try plugin.reply(call) { try $0.importHole(request) } json: { $0.json } text: { $0.text }
         },
         Command("courses", summary: "List the courses", reply: "{courses: [{id, name, city, state, holes}]}") { plugin, call in
             try plugin.reply(call) { try $0.courses() } json: { $0.json } text: { $0.text }
         },
         Command("holes", summary: "List a course's holes with their status (source only, imported, processed) and heightfield hash",
-                arguments: [.string("course", help: "Course id", required: true, positional: true)],
-                reply: "{course, holes: [{course, hole, status, greenWidthFt, greenHeightFt, holeXFt, holeZFt, grid, heightfieldHash, boundary, contours, traced, source}]}") { plugin, call in
-            let id = try call.arguments.string("course")
+                arguments: HolesArguments.self,
+                reply: "{course, holes: [{course, hole, status, greenWidthFt, greenHeightFt, holeXFt, holeZFt, grid, heightfieldHash, boundary, contours, traced, source}]}") { plugin, a, call in
+            let id = a.course
             return try plugin.reply(call) { try $0.holes(course: id) } json: { $0.json } text: { $0.text }
         },
         Command("bestline", summary: "The best line for a putt: aim, speed, holed/miss, path (cached by content)",
@@ -120,21 +86,10 @@ final class Putting: Plugin {
                     holeXFt, holeZFt, stimpFt, aimOffsetDeg, speedFps, v0XFps, v0ZFps, holed, missFt, tEndS, pathXFt,
                     pathZFt, pathYFt) followed by this plugin's extras (aimOffsetIn, tolerance, …).
                     """,
-                arguments: puttArguments.map { a in
-                    var a = a
-                    if a.name == "ball" { a.required = true }
-                    return a
-                } + [
-                    .number("past-in", help: "Physics: inches past the hole the best line would finish (default: config past_hole_in, else 17)"),
-                    skillArgument,
-                    .choice("capture", CaptureRule.Falloff.allCases.map(\.rawValue), help: "Physics: capture limit falloff across the cup (default chord)"),
-                    .flag("async", help: "Submit a job and return its id at once"),
-                    .flag("no-cache", help: "Compute again even when a cached result exists"),
-                ],
-                longRunning: true,
-                reply: "{bestLine: {ballXFt, …, pathYFt, model, course, hole, heightfieldHash, aimOffsetIn, speedMps, distanceFt, simulations, converged, finishPastFt, restXFt, restZFt, rimSpeedFps, tolerance, makeProbability, strokeErrors: {aimSDDeg, speedSDFraction, lateralSDIn, paceBiasFraction, skill}, numericallyUnstable, instability: {otherAimDeg, otherSpeedFps, otherStage, otherMakeProbability, spreadAimDeg, spreadSpeedPct, spreadMakeProbabilityPoints}, score}, cached} or {job: {id, state, existing}}") { plugin, call in
-            let request = try plugin.bestLineRequest(call.arguments)
-            let options = BestLineOptions(async: call.arguments.flag("async"), useCache: !call.arguments.flag("no-cache"))
+                arguments: BestLineArguments.self, longRunning: true,
+                reply: "{bestLine: {ballXFt, …, pathYFt, model, course, hole, heightfieldHash, aimOffsetIn, speedMps, distanceFt, simulations, converged, finishPastFt, restXFt, restZFt, rimSpeedFps, tolerance, makeProbability, strokeErrors: {aimSDDeg, speedSDFraction, lateralSDIn, paceBiasFraction, skill}, numericallyUnstable, instability: {otherAimDeg, otherSpeedFps, otherStage, otherMakeProbability, spreadAimDeg, spreadSpeedPct, spreadMakeProbabilityPoints}, score}, cached} or {job: {id, state, existing}}") { plugin, a, call in
+            let request = try plugin.bestLineRequest(a)
+            let options = BestLineOptions(async: a.async, useCache: !a.noCache)
             call.progress.begin("best line (\(request.model.rawValue))", total: 100)
             defer { call.progress.end() }
             // One transaction: a stop asked for while the search ran caches nothing.
@@ -156,52 +111,37 @@ final class Putting: Plugin {
                     30) or --pace FT (how far past the hole the ball would roll on flat ground). Physics model only.
                     --svg and --out write a picture and a glTF/OBJ mesh like bestline's.
                     """,
-                arguments: [
-                    .string("course", help: "Course id", required: true),
-                    .integer("hole", help: "Hole number", required: true),
-                    .point("ball", help: "Ball position X,Z in feet", required: true),
-                    .point("flag", help: "Hole (flag) position X,Z in feet (default: the hole's stored cup, when it has one)"),
-                    .number("stimp", help: "Green speed in feet (default: the site's config, else 10)"),
-                    .number("aim", help: "Aim, degrees from the straight line to the hole (positive = left)"),
-                    .point("aim-point", help: "Aim at this point X,Z instead of --aim"),
-                    .number("speed", help: "Launch speed, ft/s"),
-                    .number("pace", help: "Feet past the hole the ball would roll on flat ground, instead of --speed"),
-                    skillArgument,
-                    .path("svg", help: "Also write an SVG of the roll", access: .write),
-                    .path("out", help: "Also write a 3D mesh: name.gltf or name.obj", access: .write),
-                ],
-                reply: "{roll: {course, hole, ballXFt, …, aimOffsetDeg, speedFps, v0XFps, v0ZFps, holed, end, restXFt, restZFt, missFt, closestFt, tEndS, rimSpeedFps, passOffsetFt, makeProbability, strokeErrors, pathXFt, pathZFt, pathYFt}, svg, out}") { plugin, call in
-            let a = call.arguments
-            let ball = try a.point("ball")
-            let flag = try plugin.flag(a)
+                arguments: RollArguments.self,
+                reply: "{roll: {course, hole, ballXFt, …, aimOffsetDeg, speedFps, v0XFps, v0ZFps, holed, end, restXFt, restZFt, missFt, closestFt, tEndS, rimSpeedFps, passOffsetFt, makeProbability, strokeErrors, pathXFt, pathZFt, pathYFt}, svg, out}") { plugin, a, call in
+            let flag = try plugin.flag(a.flag, course: a.course, hole: a.hole)
             let aim: RollAim
-            switch (try a.optionalDouble("aim"), try a.optionalPoint("aim-point")) {
+            switch (a.aim, a.aimPoint) {
             case (let d?, nil): aim = .offsetDeg(d)
             case (nil, let p?): aim = .point(PointFt(x: p.x, z: p.y))
             case (nil, nil): throw PluginError.invalidArgument("say where the stroke goes: --aim DEG (from the line to the hole, positive = left) or --aim-point X,Z")
             default: throw PluginError.invalidArgument("give either --aim or --aim-point, not both")
             }
             let pace: RollPace
-            switch (try a.optionalDouble("speed"), try a.optionalDouble("pace")) {
+            switch (a.speed, a.pace) {
             case (let v?, nil): pace = .speedFps(v)
             case (nil, let p?): pace = .pastFt(p)
             case (nil, nil): throw PluginError.invalidArgument("say how hard: --speed FT/S (launch speed) or --pace FT (feet past the hole on flat ground)")
             default: throw PluginError.invalidArgument("give either --speed or --pace, not both")
             }
-            let meshFormat = try a.optionalString("out").map { path in try MeshFormat(path: path) }
-            let request = RollRequest(course: try a.string("course"), hole: try a.int("hole"), ball: PointFt(x: ball.x, z: ball.y),
-                                      flag: flag, stimpFt: try a.optionalDouble("stimp") ?? plugin.defaultStimp,
-                                      aim: aim, pace: pace, errors: try plugin.strokeErrors(a))
+            let meshFormat = try a.out.map { path in try MeshFormat(path: path) }
+            let request = RollRequest(course: a.course, hole: a.hole, ball: PointFt(x: a.ball.x, z: a.ball.y),
+                                      flag: flag, stimpFt: a.stimp ?? plugin.defaultStimp,
+                                      aim: aim, pace: pace, errors: plugin.strokeErrors(a.skill))
             let result: RollResult
             do { result = try plugin.service.roll(request) } catch let error as PuttingError { throw plugin.service.explained(error, model: .physics) }
             guard case .object(var data) = result.json else { return Reply(data: result.json) }
             var text = result.text
-            if let svg = try a.optionalString("svg") {
+            if let svg = a.svg {
                 try Files.write(svg, text: try plugin.service.rollPicture(result))
                 data["svg"] = .string(svg)
                 text += "\nWrote \(svg)"
             }
-            if let out = try a.optionalString("out"), let format = meshFormat {
+            if let out = a.out, let format = meshFormat {
                 try Files.write(out, text: try plugin.service.rollMesh(result, format: format))
                 data["out"] = .string(out)
                 text += "\nWrote \(out)"
@@ -219,32 +159,16 @@ final class Putting: Plugin {
                     with `putting job run ID`); when every position is already cached it prints the book at once, no job.
                     At most 20,000 positions. Physics model only.
                     """,
-                arguments: [
-                    .string("course", help: "Course id", required: true),
-                    .integer("hole", help: "Hole number", required: true),
-                    .point("flag", help: "Hole (flag) position X,Z in feet (default: the hole's stored cup, when it has one)"),
-                    .number("stimp", help: "Green speed in feet (default: the site's config, else 10)"),
-                    .number("spacing", help: "Grid spacing in feet", default: 3),
-                    .number("past-in", help: "Inches past the hole the lines finish (default: config past_hole_in, else 17)"),
-                    skillArgument,
-                    .path("svg", help: "Write the SVG sheet here", access: .write),
-                    .path("csv", help: "Write one CSV row per position here", access: .write),
-                    .path("json-file", help: "Write the book's JSON here (the same as --json prints)", access: .write),
-                    .integer("width", help: "SVG width in pixels", default: 1200),
-                    .flag("async", help: "Submit a job and return its id at once, or the book when every position is cached (the files are written by running the book again once it is done)"),
-                ],
-                longRunning: true,
-                reply: "{book: {course, hole, flagXFt, flagZFt, stimpFt, spacingFt, finishPastFt, strokeErrors, heightfieldHash, positions, cached, entries: [{xFt, zFt, distanceFt, aimOffsetDeg, aimOffsetIn, speedFps, playsLikeFt, holed, holeable, converged, makeProbability}]}, svg, csv, jsonFile} or {job: {id, state, existing}}") { plugin, call in
-            let a = call.arguments
-            let flag = try plugin.flag(a)
-            let width = try a.int("width")
-            guard (300...8000).contains(width) else { throw PluginError.invalidArgument("--width \(width) must be 300–8000 pixels") }
-            var request = BookRequest(course: try a.string("course"), hole: try a.int("hole"), flag: flag,
-                                      stimpFt: try a.optionalDouble("stimp") ?? plugin.defaultStimp, spacingFt: try a.double("spacing"),
-                                      errors: try plugin.strokeErrors(a))
-            request.finishPastFt = (try a.optionalDouble("past-in") ?? plugin.defaultPastInches) / 12
-            if a.flag("async") {
-                let files = ["svg", "csv", "json-file"].filter { a.has($0) }
+                arguments: BookArguments.self, longRunning: true,
+                reply: "{book: {course, hole, flagXFt, flagZFt, stimpFt, spacingFt, finishPastFt, strokeErrors, heightfieldHash, positions, cached, entries: [{xFt, zFt, distanceFt, aimOffsetDeg, aimOffsetIn, speedFps, playsLikeFt, holed, holeable, converged, makeProbability}]}, svg, csv, jsonFile} or {job: {id, state, existing}}") { plugin, a, call in
+            let flag = try plugin.flag(a.flag, course: a.course, hole: a.hole)
+            let width = a.width
+            guard (300...8000).contains(width) else { throw ArgumentError("width", "\(width) must be 300–8000 pixels") }
+            var request = BookRequest(course: a.course, hole: a.hole, flag: flag, stimpFt: a.stimp ?? plugin.defaultStimp,
+                                      spacingFt: a.spacing, errors: plugin.strokeErrors(a.skill))
+            request.finishPastFt = (a.pastIn ?? plugin.defaultPastInches) / 12
+            if a.async {
+                let files = [("svg", a.svg), ("csv", a.csv), ("json-file", a.jsonFile)].filter { $0.1 != nil }.map(\.0)
                 guard files.isEmpty else {
                     throw PluginError.invalidArgument("--async cannot write \(files.map { "--" + $0 }.joined(separator: ", ")): "
                         + "once the job is done, run the same book without --async to write them (every position comes from the cache)")
@@ -262,9 +186,9 @@ final class Putting: Plugin {
                                     isCancelled: { call.isCancelled })
             // Everything is made before anything is written.
             var files: [(key: String, path: String, text: String)] = []
-            if let svg = try a.optionalString("svg") { files.append(("svg", svg, try plugin.service.bookPicture(book, widthPx: Double(width)))) }
-            if let csv = try a.optionalString("csv") { files.append(("csv", csv, book.csv)) }
-            if let json = try a.optionalString("json-file") { files.append(("jsonFile", json, JSONWriter.compact(book.json) + "\n")) }
+            if let svg = a.svg { files.append(("svg", svg, try plugin.service.bookPicture(book, widthPx: Double(width)))) }
+            if let csv = a.csv { files.append(("csv", csv, book.csv)) }
+            if let json = a.jsonFile { files.append(("jsonFile", json, JSONWriter.compact(book.json) + "\n")) }
             guard case .object(var data) = book.json else { return Reply(data: book.json) }
             var text = book.text
             for file in files {
@@ -275,16 +199,14 @@ final class Putting: Plugin {
             return Reply(data: .object(data), text: call.wantsMachineOutput ? nil : text + "\n")
         },
         Command("job", summary: "A job's state (a best line or a green book), and its result once completed",
-                arguments: [.string("id", help: "Job id (printed by bestline --async or book --async)", required: true, positional: true)],
-                reply: "{job: {id, state, progress, attempts, createdAt, updatedAt, error, kind, request}, bestLine or book: {…, positions, cached, computed, entries}}") { plugin, call in
-            let id = try call.arguments.string("id")
+                arguments: JobArguments.self,
+                reply: "{job: {id, state, progress, attempts, createdAt, updatedAt, error, kind, request}, bestLine or book: {…, positions, cached, computed, entries}}") { plugin, a, call in
+            let id = a.id
             return try plugin.reply(call) { try $0.job(id: id) } json: { $0.json } text: { $0.text }
         },
         Command("job run", summary: "Run a queued job now (the host does this in the background after bestline --async or book --async)",
-                arguments: [.string("id", help: "Job id", required: true, positional: true)],
-                longRunning: true,
-                reply: "as `job`") { plugin, call in
-            let id = try call.arguments.string("id")
+                arguments: JobRunArguments.self, longRunning: true, reply: "as `job`") { plugin, a, call in
+            let id = a.id
             guard let record = try plugin.service.store.job(id: id) else { throw PuttingError.unknownJob(id) }
             call.progress.begin("job \(id)", total: 1000)
             defer { call.progress.end() }
@@ -313,21 +235,12 @@ final class Putting: Plugin {
                     boundary is the traced one. A hole without a heightfield yet is drawn from its traced contours and
                     boundary alone.
                     """,
-                arguments: puttArguments + [
-                    .path("svg", help: "The SVG file to write", required: true, access: .write),
-                    .integer("width", help: "Picture width in pixels", default: 900),
-                    .flag("no-contours", help: "Leave out the contour lines"),
-                    .flag("no-boundary", help: "Leave out the boundary"),
-                    .flag("no-shading", help: "Leave out the elevation shading"),
-                ],
-                reply: "{bytes, svg, bestLine}") { plugin, call in
-            let a = call.arguments
-            let width = try a.int("width")
-            guard (100...8000).contains(width) else { throw PluginError.invalidArgument("--width \(width) must be 100–8000 pixels") }
-            let request = RenderRequest(course: try a.string("course"), hole: try a.int("hole"), putt: try plugin.puttSpec(a),
-                                        widthPx: Double(width), contours: !a.flag("no-contours"), shading: !a.flag("no-shading"),
-                                        boundary: !a.flag("no-boundary"))
-            let path = try a.string("svg")
+                arguments: RenderArguments.self, reply: "{bytes, svg, bestLine}") { plugin, a, call in
+            let width = a.width
+            guard (100...8000).contains(width) else { throw ArgumentError("width", "\(width) must be 100–8000 pixels") }
+            let request = RenderRequest(course: a.course, hole: a.hole, putt: try plugin.puttSpec(a), widthPx: Double(width),
+                                        contours: !a.noContours, shading: !a.noShading, boundary: !a.noBoundary)
+            let path = a.svg
             let output = try plugin.service.render(request)
             try Files.write(path, text: output.svg)
             guard case .object(var data) = output.json else { return Reply(data: output.json) }
@@ -335,16 +248,11 @@ final class Putting: Plugin {
             return Reply(data: .object(data), text: call.wantsMachineOutput ? nil : "Wrote \(path): " + output.text + "\n")
         },
         Command("mesh", summary: "Write a 3D mesh of a green with the best line as a tube (.gltf glTF 2.0 or .obj)",
-                arguments: puttArguments + [
-                    .path("out", help: "The mesh file: name.gltf (glTF 2.0, self-contained) or name.obj", required: true, access: .write),
-                    .number("exaggeration", help: "Vertical exaggeration of the green (1 = true scale)", default: 1),
-                ],
-                reply: "{format, bytes, parts: [{name, vertices, triangles}], out, bestLine}") { plugin, call in
-            let a = call.arguments
-            let path = try a.string("out")
-            let exaggeration = try a.double("exaggeration")
-            guard (0.1...20).contains(exaggeration) else { throw PluginError.invalidArgument("--exaggeration \(exaggeration) must be 0.1–20") }
-            let request = MeshRequest(course: try a.string("course"), hole: try a.int("hole"), putt: try plugin.puttSpec(a),
+                arguments: MeshArguments.self, reply: "{format, bytes, parts: [{name, vertices, triangles}], out, bestLine}") { plugin, a, call in
+            let path = a.out
+            let exaggeration = a.exaggeration
+            guard (0.1...20).contains(exaggeration) else { throw ArgumentError("exaggeration", "\(exaggeration) must be 0.1–20") }
+            let request = MeshRequest(course: a.course, hole: a.hole, putt: try plugin.puttSpec(a),
                                       format: try MeshFormat(path: path), verticalExaggeration: exaggeration)
             let output = try plugin.service.mesh(request)
             try Files.write(path, text: output.contents)
@@ -353,10 +261,9 @@ final class Putting: Plugin {
             return Reply(data: .object(data), text: call.wantsMachineOutput ? nil : "Wrote \(path): " + output.text + "\n")
         },
         Command("demo", summary: "Procedural greens (course 'demo'), one rebuilt from generated traced contours, best lines, SVGs and a glTF mesh",
-                arguments: [.path("out", help: "Folder for the demo's pictures", required: true)],
-                longRunning: true,
-                reply: "{course, files, bestLines, traced: {hole, status, heightfieldHash, processing, contourLines, folder, fit: {offsetFt, rmsFt, maxFt}}}") { plugin, call in
-            let out = try call.arguments.string("out")
+                arguments: DemoArguments.self, longRunning: true,
+                reply: "{course, files, bestLines, traced: {hole, status, heightfieldHash, processing, contourLines, folder, fit: {offsetFt, rmsFt, maxFt}}}") { plugin, a, call in
+            let out = a.out
             call.progress.begin("putting demo", total: 100)
             defer { call.progress.end() }
             // One transaction: a stop leaves neither the demo course nor any picture.
@@ -395,6 +302,8 @@ final class Putting: Plugin {
         // The course import reads folders through PluginKit's Files: the host's files service for a
         // folder argument (the only way under "isolation": "sandbox"), the C library otherwise.
         service = PuttingService(store: SQLPuttingStore(storage: storage), files: PluginKitFiles())
+        // A failed job's stored error names arguments as the command line does (`putting job ID` shows it).
+        service.argumentNaming = { "--" + $0 }
         defaultStimp = context.config.double("stimp", default: 10)
         guard PuttingError.stimpRange.contains(defaultStimp) else {
             throw PluginError.invalidArgument("config key 'stimp' must be from \(Int(PuttingError.stimpRange.lowerBound)) "
@@ -432,42 +341,35 @@ final class Putting: Plugin {
         }
     }
 
-    func model(_ a: Arguments) throws -> PuttingModel {
-        guard let name = try a.optionalString("model") else { return defaultModel }
-        return try PuttingModel(name: name)
+    /// The `flag` argument, else the hole's stored cup (an error naming the hole when it has none).
+    func flag(_ flag: ArgumentPoint?, course: String, hole: Int) throws -> PointFt {
+        if let f = flag { return PointFt(x: f.x, z: f.y) }
+        return try service.storedCup(course: course, hole: hole)
     }
 
-    /// --flag, else the hole's stored cup (an error naming the hole when it has none).
-    func flag(_ a: Arguments) throws -> PointFt {
-        if let f = try a.optionalPoint("flag") { return PointFt(x: f.x, z: f.y) }
-        return try service.storedCup(course: try a.string("course"), hole: try a.int("hole"))
-    }
-
-    func bestLineRequest(_ a: Arguments) throws -> BestLineRequest {
-        let ball = try a.point("ball")
-        var request = BestLineRequest(course: try a.string("course"), hole: try a.int("hole"), ball: PointFt(x: ball.x, z: ball.y),
-                                      flag: try flag(a), stimpFt: try a.optionalDouble("stimp") ?? defaultStimp,
-                                      model: try model(a))
-        request.finishPastFt = (try a.optionalDouble("past-in") ?? defaultPastInches) / 12
-        request.errors = try strokeErrors(a)
-        if let falloff = try a.optionalString("capture").flatMap(CaptureRule.Falloff.init(rawValue:)) { request.capture.falloff = falloff }
+    func bestLineRequest(_ a: BestLineArguments) throws -> BestLineRequest {
+        var request = BestLineRequest(course: a.course, hole: a.hole, ball: PointFt(x: a.ball.x, z: a.ball.y),
+                                      flag: try flag(a.flag, course: a.course, hole: a.hole), stimpFt: a.stimp ?? defaultStimp,
+                                      model: a.model ?? defaultModel)
+        request.finishPastFt = (a.pastIn ?? defaultPastInches) / 12
+        request.errors = strokeErrors(a.skill)
+        if let falloff = a.capture { request.capture.falloff = falloff }
         return request
     }
 
-    /// The stroke errors a command assumes: `--skill`'s level, else the site's.
-    func strokeErrors(_ a: Arguments) throws -> StrokeErrors {
-        guard let name = try a.optionalString("skill") else { return strokeErrors }
-        return try SkillLevel(name: name).errors
+    /// The stroke errors a command assumes: the `skill` argument's level, else the site's.
+    func strokeErrors(_ skill: SkillLevel?) -> StrokeErrors {
+        skill?.errors ?? strokeErrors
     }
 
-    /// The putt a picture shows: the ball and the flag (the hole's stored cup when --flag is left
+    /// The putt a picture shows: the ball and the flag (the hole's stored cup when the flag is left
     /// out), or neither.
-    func puttSpec(_ a: Arguments) throws -> PuttSpec? {
-        switch (try a.optionalPoint("ball"), try a.optionalPoint("flag")) {
+    func puttSpec<A: PuttArguments>(_ a: A) throws -> PuttSpec? {
+        switch (a.ball, a.flag) {
         case (nil, nil): return nil
         case (let b?, _):
-            return PuttSpec(ball: PointFt(x: b.x, z: b.y), flag: try flag(a),
-                            stimpFt: try a.optionalDouble("stimp") ?? defaultStimp, model: try model(a))
+            return PuttSpec(ball: PointFt(x: b.x, z: b.y), flag: try flag(a.flag, course: a.course, hole: a.hole),
+                            stimpFt: a.stimp ?? defaultStimp, model: a.model ?? defaultModel)
         default: throw PluginError.invalidArgument("give --ball too to draw a best line (or neither for the green alone, with its grid and cup)")
         }
     }
@@ -493,7 +395,9 @@ extension PuttingError: DomainError {
         default: return .invalidArgument
         }
     }
-    public var replyMessage: String { description }
+    /// The core names arguments by their names; the command line's word for one is its flag (the host
+    /// words a leading flag its own way for JSON-RPC and HTTP: PluginKit's ArgumentError).
+    public var replyMessage: String { message(naming: { "--" + $0 }) }
 }
 
 @_cdecl("clubhouse_plugin_entry")

@@ -45,45 +45,28 @@ extension Putting {
             Reply(data: try GreenReaderAPI.courses(plugin.service.courses()))
         },
         Command("greenreader course", summary: "GreenReader's course: {course: {id, name, numHoles, holes: [{holeNum, greenWidthFt, greenHeightFt, status}]}}",
-                arguments: [.string("courseId", help: "Course id", required: true)],
-                reply: "{course: {id, name, city, state, numHoles, holes: [{holeNum, greenWidthFt, greenHeightFt, status, processed}]}}") { plugin, call in
-            Reply(data: GreenReaderAPI.course(try plugin.service.holes(course: try call.arguments.string("courseId"))))
+                arguments: GreenReaderCourseArguments.self,
+                reply: "{course: {id, name, city, state, numHoles, holes: [{holeNum, greenWidthFt, greenHeightFt, status, processed}]}}") { plugin, a, _ in
+            Reply(data: GreenReaderAPI.course(try plugin.service.holes(course: a.courseId)))
         },
         Command("greenreader hole", summary: "GreenReader's hole: {hole: {courseId, holeNum, greenWidthFt, greenHeightFt, sourceUrls, processedUrls}}",
-                arguments: [.string("courseId", help: "Course id", required: true),
-                            .integer("holeNum", help: "Hole number", required: true),
-                            .string("base", help: "The path the API is served under (the links in sourceUrls and processedUrls start with it)", default: "/")],
-                reply: "{hole: {courseId, holeNum, greenWidthFt, greenHeightFt, holeXFt, holeZFt, status, sourceUrls: {map.png, contour.png, boundary.json, contours.json}, processedUrls: {heightfield.json, heightfield.bin}}}") { plugin, call in
-            let a = call.arguments
-            let hole = try plugin.service.hole(course: try a.string("courseId"), number: try a.int("holeNum"))
-            return Reply(data: GreenReaderAPI.hole(hole, base: try a.string("base")))
+                arguments: GreenReaderHoleArguments.self,
+                reply: "{hole: {courseId, holeNum, greenWidthFt, greenHeightFt, holeXFt, holeZFt, status, sourceUrls: {map.png, contour.png, boundary.json, contours.json}, processedUrls: {heightfield.json, heightfield.bin}}}") { plugin, a, _ in
+            let hole = try plugin.service.hole(course: a.courseId, number: a.holeNum)
+            return Reply(data: GreenReaderAPI.hole(hole, base: a.base))
         },
         Command("greenreader file", summary: "One of a hole's GreenReader files (boundary.json, contours.json, heightfield.json, heightfield.bin)",
-                arguments: [.string("courseId", help: "Course id", required: true),
-                            .integer("holeNum", help: "Hole number", required: true),
-                            .choice("name", GreenReaderAPI.fileNames, help: "Which file", required: true),
-                            .path("out", help: "Where to write it", required: true, access: .write)],
-                reply: "{name, bytes}") { plugin, call in
-            let a = call.arguments
-            let bytes = try GreenReaderAPI.file(try a.string("name"), course: try a.string("courseId"), hole: try a.int("holeNum"),
-                                                service: plugin.service)
-            try Files.write(try a.string("out"), bytes)
-            return Reply(data: ["name": .string(try a.string("name")), "bytes": .int(bytes.count)])
+                arguments: GreenReaderFileArguments.self, reply: "{name, bytes}") { plugin, a, _ in
+            let bytes = try GreenReaderAPI.file(a.name.rawValue, course: a.courseId, hole: a.holeNum, service: plugin.service)
+            try Files.write(a.out, bytes)
+            return Reply(data: ["name": .string(a.name.rawValue), "bytes": .int(bytes.count)])
         },
         Command("greenreader bestline", summary: "GreenReader's best line: the cached {bestLine} at once, or a job {jobId, status: \"queued\"} to poll",
-                arguments: [.string("courseId", help: "Course id", required: true),
-                            .integer("holeNum", help: "Hole number", required: true),
-                            .number("ballXFt", help: "Ball X in feet (green frame, +X right)", required: true),
-                            .number("ballZFt", help: "Ball Z in feet (+Z up the map)", required: true),
-                            .number("holeXFt", help: "Hole (flag) X in feet", required: true),
-                            .number("holeZFt", help: "Hole (flag) Z in feet", required: true),
-                            .number("stimpFt", help: "Green speed in feet (default: the site's config, else 10)")],
-                reply: "{bestLine: {ballXFt, ballZFt, holeXFt, holeZFt, stimpFt, aimOffsetDeg, speedFps, v0XFps, v0ZFps, holed, missFt, tEndS, pathXFt, pathZFt, pathYFt, …}} or {jobId, status}") { plugin, call in
-            let a = call.arguments
-            var request = BestLineRequest(course: try a.string("courseId"), hole: try a.int("holeNum"),
-                                          ball: PointFt(x: try a.double("ballXFt"), z: try a.double("ballZFt")),
-                                          flag: PointFt(x: try a.double("holeXFt"), z: try a.double("holeZFt")),
-                                          stimpFt: try a.optionalDouble("stimpFt") ?? plugin.defaultStimp, model: plugin.defaultModel)
+                arguments: GreenReaderBestLineArguments.self,
+                reply: "{bestLine: {ballXFt, ballZFt, holeXFt, holeZFt, stimpFt, aimOffsetDeg, speedFps, v0XFps, v0ZFps, holed, missFt, tEndS, pathXFt, pathZFt, pathYFt, …}} or {jobId, status}") { plugin, a, _ in
+            var request = BestLineRequest(course: a.courseId, hole: a.holeNum, ball: PointFt(x: a.ballXFt, z: a.ballZFt),
+                                          flag: PointFt(x: a.holeXFt, z: a.holeZFt), stimpFt: a.stimpFt ?? plugin.defaultStimp,
+                                          model: plugin.defaultModel)
             request.finishPastFt = plugin.defaultPastInches / 12
             request.errors = plugin.strokeErrors
             let outcome = try plugin.storage.transaction {
@@ -98,12 +81,8 @@ extension Putting {
             }
         },
         Command("greenreader job", summary: "GreenReader's job poll: {jobId, status} while it runs, {bestLine} once done",
-                arguments: [.string("courseId", help: "Course id", required: true),
-                            .integer("holeNum", help: "Hole number", required: true),
-                            .string("jobId", help: "The job id a best line answered", required: true)],
-                reply: "{jobId, status: queued|running|failed, error?} or {bestLine: {…}}") { plugin, call in
-            let a = call.arguments
-            let id = try a.string("jobId"), course = try a.string("courseId"), hole = try a.int("holeNum")
+                arguments: GreenReaderJobArguments.self, reply: "{jobId, status: queued|running|failed, error?} or {bestLine: {…}}") { plugin, a, _ in
+            let id = a.jobId, course = a.courseId, hole = a.holeNum
             // A finished job's answer is its cached result as stored ({"bestLine": …}): sent as it is.
             if let stored = try GreenReaderAPI.storedAnswer(job: id, course: course, hole: hole, store: plugin.service.store) {
                 return Reply(rawData: stored)

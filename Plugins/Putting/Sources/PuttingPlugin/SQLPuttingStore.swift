@@ -13,6 +13,48 @@ final class SQLPuttingStore: PuttingStore {
 
     private typealias S = PuttingSchema.Statement
 
+    // Rows as records (PluginKit StoredRecords): a NULL or text where a number belongs is refused naming
+    // the table and column (a storage error), never read as 0 or "".
+
+    private struct CourseRecord: Decodable {
+        var id: String, name: String, city: String?, state: String?
+    }
+
+    private struct HoleSummaryRecord: Decodable {
+        var number: Int, green_width_ft: Double, green_height_ft: Double, hole_x_ft: Double?, hole_z_ft: Double?
+        var heightfield_hash: String?, nx: Int?, nz: Int?, resolution_ft: Double?, has_boundary: Bool
+        var contour_count: Int, source: String, heightfield_origin: String?, has_traced: Bool
+    }
+
+    private struct HoleRecord: Decodable {
+        var green_width_ft: Double, green_height_ft: Double, hole_x_ft: Double?, hole_z_ft: Double?, heightfield_hash: String?
+        var boundary_json: String?, contours_json: String, contour_interval_ft: Double?, image_w_px: Int?, image_h_px: Int?
+        var source: String, heightfield_origin: String?
+        var traced_boundary_file: String?, traced_boundary: String?, traced_contours_file: String?, traced_contours: String?
+    }
+
+    /// The grid of a hole's heightfield (NULL columns when the hole has none: read only when it has one).
+    private struct GridRecord: Decodable {
+        var nx: Int, nz: Int, resolution_ft: Double, x_min_ft: Double, z_min_ft: Double, heights: [UInt8]
+    }
+
+    private struct JobRow: Decodable {
+        var id: String, key: String, kind: String, state: String, request_json: String, error: String?
+        var progress: Double, attempts: Int, created_at: String, updated_at: String
+    }
+
+    private struct BookPositionRecord: Decodable {
+        var x_ft: Double, z_ft: Double, entry_json: String
+    }
+
+    private func records<T: Decodable>(_ type: T.Type, _ sql: String, _ parameters: [String: SQLValue] = [:], of table: String) throws -> [T] {
+        try storage.query(sql, parameters).map { try $0.record(T.self, of: table, in: "putting") }
+    }
+
+    private func record<T: Decodable>(_ type: T.Type, _ sql: String, _ parameters: [String: SQLValue], of table: String) throws -> T? {
+        try storage.queryOne(sql, parameters).map { try $0.record(T.self, of: table, in: "putting") }
+    }
+
     private func guarded<T>(_ body: () throws -> T) throws(PuttingError) -> T {
         do {
             return try body()
@@ -73,79 +115,80 @@ final class SQLPuttingStore: PuttingStore {
         ])
     }
 
-    private func course(_ row: Row) -> Course {
-        Course(id: row["id"].string ?? "", name: row["name"].string ?? "", city: row["city"].string, state: row["state"].string)
+    private func course(_ row: CourseRecord) -> Course {
+        Course(id: row.id, name: row.name, city: row.city, state: row.state)
     }
 
     func course(id: String) throws(PuttingError) -> Course? {
-        try guarded { try storage.queryOne(S.selectCourse, ["id": .text(id)]).map(course) }
+        try guarded { try record(CourseRecord.self, S.selectCourse, ["id": .text(id)], of: "courses").map(course) }
     }
 
     func courses() throws(PuttingError) -> [Course] {
-        try guarded { try storage.query(S.selectCourses).map(course) }
+        try guarded { try records(CourseRecord.self, S.selectCourses, of: "courses").map(course) }
     }
 
     func holeSummaries(courseID: String) throws(PuttingError) -> [HoleSummary] {
         let rows = try guarded {
-            try storage.query(S.selectHoleSummaries, ["course_id": .text(courseID)])
+            try records(HoleSummaryRecord.self, S.selectHoleSummaries, ["course_id": .text(courseID)], of: "holes")
         }
         var summaries: [HoleSummary] = []
         for row in rows {
-            let number = row["number"].int ?? 0
-            let position: PointFt? = row["hole_x_ft"].double.flatMap { x in row["hole_z_ft"].double.map { PointFt(x: x, z: $0) } }
-            let hash = row["heightfield_hash"].string
+            let number = row.number
+            let position: PointFt? = row.hole_x_ft.flatMap { x in row.hole_z_ft.map { PointFt(x: x, z: $0) } }
+            let hash = row.heightfield_hash
             let status: HoleStatus
-            switch (hash, row["heightfield_origin"].string.flatMap(HeightfieldOrigin.init(rawValue:))) {
+            switch (hash, row.heightfield_origin.flatMap(HeightfieldOrigin.init(rawValue:))) {
             case (nil, _): status = .sourceOnly
             case (_?, .processed?): status = .processed
             case (_?, .imported?): status = .imported
             case (_?, nil): throw .storage("\(courseID) hole \(number) has a heightfield of unknown origin: re-import the hole")
             }
-            summaries.append(HoleSummary(courseID: courseID, number: number, greenWidthFt: row["green_width_ft"].double ?? 0,
-                                         greenHeightFt: row["green_height_ft"].double ?? 0, holePosition: position,
-                                         nx: row["nx"].int, nz: row["nz"].int,
-                                         resolutionFt: row["resolution_ft"].double, heightfieldHash: hash, status: status,
-                                         hasBoundary: (row["has_boundary"].int ?? 0) != 0, contourCount: row["contour_count"].int ?? 0,
-                                         traced: (row["has_traced"].int ?? 0) != 0, source: row["source"].string ?? ""))
+            summaries.append(HoleSummary(courseID: courseID, number: number, greenWidthFt: row.green_width_ft,
+                                         greenHeightFt: row.green_height_ft, holePosition: position, nx: row.nx, nz: row.nz,
+                                         resolutionFt: row.resolution_ft, heightfieldHash: hash, status: status,
+                                         hasBoundary: row.has_boundary, contourCount: row.contour_count,
+                                         traced: row.has_traced, source: row.source))
         }
         return summaries
     }
 
     func hole(courseID: String, number: Int) throws(PuttingError) -> Hole? {
-        let found = try guarded {
-            try storage.queryOne(S.selectHole, ["course_id": .text(courseID), "number": SQLValue(number)])
+        let found = try guarded { () -> (HoleRecord, Row)? in
+            guard let row = try storage.queryOne(S.selectHole, ["course_id": .text(courseID), "number": SQLValue(number)]) else { return nil }
+            return (try row.record(HoleRecord.self, of: "holes", in: "putting"), row)
         }
-        guard let row = found else { return nil }
+        guard let (h, row) = found else { return nil }
         var boundary: PolygonFt?
-        if let text = row["boundary_json"].string {
+        if let text = h.boundary_json {
             guard let value = try? JSONParser.parse(text), let polygon = PolygonFt(json: value) else {
                 throw .storage("the stored boundary of \(courseID) hole \(number) is damaged: re-import the hole")
             }
             boundary = polygon
         }
         var traced: TracedSourceFiles?
-        if let boundaryFile = row["traced_boundary_file"].string, let boundaryText = row["traced_boundary"].string,
-           let contoursFile = row["traced_contours_file"].string, let contoursText = row["traced_contours"].string
+        if let boundaryFile = h.traced_boundary_file, let boundaryText = h.traced_boundary,
+           let contoursFile = h.traced_contours_file, let contoursText = h.traced_contours
         {
             traced = TracedSourceFiles(boundaryFile: boundaryFile, boundaryText: boundaryText, contoursFile: contoursFile,
                                        contoursText: contoursText)
         }
-        let position: PointFt? = row["hole_x_ft"].double.flatMap { x in row["hole_z_ft"].double.map { PointFt(x: x, z: $0) } }
-        var hole = Hole(courseID: courseID, number: number, greenWidthFt: row["green_width_ft"].double ?? 0,
-                        greenHeightFt: row["green_height_ft"].double ?? 0, holePosition: position, boundary: boundary,
-                        contours: try ContourLine.lines(fromText: row["contours_json"].string ?? "[]"),
-                        contourIntervalFt: row["contour_interval_ft"].double, traced: traced, imageWidthPx: row["image_w_px"].int,
-                        imageHeightPx: row["image_h_px"].int, source: row["source"].string ?? "")
-        if let hash = row["heightfield_hash"].string {
-            let grid = Heightfield.Grid(nx: row["nx"].int ?? 0, nz: row["nz"].int ?? 0, resolutionFt: row["resolution_ft"].double ?? 0,
-                                        xMinFt: row["x_min_ft"].double ?? 0, zMinFt: row["z_min_ft"].double ?? 0)
+        let position: PointFt? = h.hole_x_ft.flatMap { x in h.hole_z_ft.map { PointFt(x: x, z: $0) } }
+        var hole = Hole(courseID: courseID, number: number, greenWidthFt: h.green_width_ft,
+                        greenHeightFt: h.green_height_ft, holePosition: position, boundary: boundary,
+                        contours: try ContourLine.lines(fromText: h.contours_json),
+                        contourIntervalFt: h.contour_interval_ft, traced: traced, imageWidthPx: h.image_w_px,
+                        imageHeightPx: h.image_h_px, source: h.source)
+        if let hash = h.heightfield_hash {
+            // A hole whose heightfield row is missing (the LEFT JOIN gave NULLs) does not fit either.
+            let g = try guarded { try row.record(GridRecord.self, of: "heightfields", in: "putting") }
+            let grid = Heightfield.Grid(nx: g.nx, nz: g.nz, resolutionFt: g.resolution_ft, xMinFt: g.x_min_ft, zMinFt: g.z_min_ft)
             let heightfield: Heightfield
             do {
-                heightfield = try Heightfield(grid: grid, binary: row["heights"].bytes ?? [], binaryName: "stored heightfield of \(courseID) hole \(number)")
+                heightfield = try Heightfield(grid: grid, binary: g.heights, binaryName: "stored heightfield of \(courseID) hole \(number)")
             } catch {
                 throw .heightfield(error)
             }
-            guard let origin = row["heightfield_origin"].string.flatMap(HeightfieldOrigin.init(rawValue:)) else {
+            guard let origin = h.heightfield_origin.flatMap(HeightfieldOrigin.init(rawValue:)) else {
                 throw .storage("\(courseID) hole \(number) has a heightfield of unknown origin: re-import the hole")
             }
             hole.setHeightfield(heightfield, origin: origin)
@@ -178,16 +221,11 @@ final class SQLPuttingStore: PuttingStore {
     }
 
     func bookPositions(bookKey: String) throws(PuttingError) -> [StoredBookPosition] {
-        let rows = try guarded { try storage.query(S.selectBookPositions, ["book_key": .text(bookKey)]) }
-        var out: [StoredBookPosition] = []
-        out.reserveCapacity(rows.count)
-        for row in rows {
-            guard let x = row["x_ft"].double, let z = row["z_ft"].double, let json = row["entry_json"].string else {
-                throw .storage("a stored book position of \(bookKey.prefix(12)) is damaged")
+        try guarded {
+            try records(BookPositionRecord.self, S.selectBookPositions, ["book_key": .text(bookKey)], of: "book_positions").map {
+                StoredBookPosition(xFt: $0.x_ft, zFt: $0.z_ft, json: $0.entry_json)
             }
-            out.append(StoredBookPosition(xFt: x, zFt: z, json: json))
         }
-        return out
     }
 
     func putBookPositions(bookKey: String, _ positions: [StoredBookPosition], job: JobRecord?) throws(PuttingError) {
@@ -203,26 +241,24 @@ final class SQLPuttingStore: PuttingStore {
         }
     }
 
-    private func job(_ row: Row) throws(PuttingError) -> JobRecord {
-        guard let state = row["state"].string.flatMap(JobState.init(rawValue:)) else {
-            throw .storage("job \(row["id"].string ?? "?") has an unknown state")
+    private func job(_ row: JobRow) throws(PuttingError) -> JobRecord {
+        guard let state = JobState(rawValue: row.state) else {
+            throw .storage("job \(row.id) has an unknown state")
         }
-        let work = try JobRecord.work(kind: row["kind"].string ?? "bestline", fromText: row["request_json"].string ?? "")
-        return JobRecord(id: row["id"].string ?? "", key: row["key"].string ?? "", state: state,
-                         work: work, error: row["error"].string,
-                         progress: row["progress"].double ?? 0, createdAt: row["created_at"].string ?? "",
-                         updatedAt: row["updated_at"].string ?? "", attempts: row["attempts"].int ?? 0)
+        let work = try JobRecord.work(kind: row.kind, fromText: row.request_json)
+        return JobRecord(id: row.id, key: row.key, state: state, work: work, error: row.error, progress: row.progress,
+                         createdAt: row.created_at, updatedAt: row.updated_at, attempts: row.attempts)
     }
 
     func job(id: String) throws(PuttingError) -> JobRecord? {
-        guard let row = try guarded({ try storage.queryOne(S.selectJob, ["id": .text(id)]) }) else { return nil }
+        guard let row = try guarded({ try record(JobRow.self, S.selectJob, ["id": .text(id)], of: "jobs") }) else { return nil }
         return try job(row)
     }
 
     func jobs(states: [JobState]) throws(PuttingError) -> [JobRecord] {
         var out: [JobRecord] = []
         for state in states {
-            for row in try guarded({ try storage.query(S.selectJobsByState, ["state": .text(state.rawValue)]) }) {
+            for row in try guarded({ try records(JobRow.self, S.selectJobsByState, ["state": .text(state.rawValue)], of: "jobs") }) {
                 out.append(try job(row))
             }
         }
@@ -231,7 +267,7 @@ final class SQLPuttingStore: PuttingStore {
 
     func jobs(key: String) throws(PuttingError) -> [JobRecord] {
         var out: [JobRecord] = []
-        for row in try guarded({ try storage.query(S.selectJobsByKey, ["key": .text(key)]) }) {
+        for row in try guarded({ try records(JobRow.self, S.selectJobsByKey, ["key": .text(key)], of: "jobs") }) {
             out.append(try job(row))
         }
         return out

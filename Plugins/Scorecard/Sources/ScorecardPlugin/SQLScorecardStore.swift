@@ -24,11 +24,7 @@ final class SQLScorecardStore: ScorecardStore {
     }
 
     private func records<T: Decodable>(_ type: T.Type, _ rows: [Row], of table: String) throws -> [T] {
-        do {
-            return try rows.map { try $0.decode(T.self) }
-        } catch {
-            throw CorruptRow(description: "a row of \(table) in the scorecard database does not fit: \(error); restore a backup")
-        }
+        try rows.map { try $0.record(T.self, of: table, in: "scorecard") }
     }
 
     /// A stored number the schema does not constrain, checked again on reading (ScorecardStoredRange).

@@ -1,5 +1,6 @@
 // TennisStore on the plugin's SQLite database (PluginKit Storage), with TennisSchema's statements:
-// cached, bound by position, rows read by column name.
+// cached, bound by position, rows read into records by column name (PluginKit StoredRecords: a row
+// that does not fit is refused naming its table and column, never skipped or read as 0 or "").
 
 import ClubhouseJSON
 import Glibc
@@ -26,6 +27,16 @@ final class SQLTennisStore: TennisStore, @unchecked Sendable {
 
     deinit { pthread_mutex_destroy(&mutex) }
 
+    private struct CalibrationRecord: Decodable { var calibration_json: String }
+    private struct CameraRecord: Decodable { var camera: String }
+    private struct SessionRecord: Decodable { var id: Int, started_at: String, mode: String, summary_json: String, drill_name: String? }
+    private struct DrillJSONRecord: Decodable { var canonical_json: String }
+    private struct DrillRecord: Decodable { var hash: String, name: String, balls: Int, saved_at: String }
+
+    private func records<T: Decodable>(_ type: T.Type, _ sql: String, _ parameters: [SQLValue] = [], of table: String) throws -> [T] {
+        try storage.records(T.self, sql, parameters, of: table, in: "tennis")
+    }
+
     /// Runs `body` with the store to itself (no other call's statement meanwhile).
     func exclusive<R>(_ body: () throws -> R) rethrows -> R {
         pthread_mutex_lock(&mutex)
@@ -42,14 +53,15 @@ final class SQLTennisStore: TennisStore, @unchecked Sendable {
 
     func calibration(camera: String) throws -> CameraCalibration? {
         try exclusive {
-            guard let row = try storage.queryOne(TennisSchema.selectCalibration, [.text(camera)]), let json = row["calibration_json"].string else { return nil }
-            return try JSONBridge.decode(CameraCalibration.self, from: JSONParser.parse(json))
+            guard let row = try storage.record(CalibrationRecord.self, TennisSchema.selectCalibration, [.text(camera)],
+                                               of: "calibrations", in: "tennis") else { return nil }
+            return try JSONBridge.decode(CameraCalibration.self, from: JSONParser.parse(row.calibration_json))
         }
     }
 
     func cameras() throws -> [String] {
         try exclusive {
-            try storage.query(TennisSchema.listCalibrations).compactMap { $0["camera"].string }
+            try records(CameraRecord.self, TennisSchema.listCalibrations, of: "calibrations").map(\.camera)
         }
     }
 
@@ -125,12 +137,13 @@ final class SQLTennisStore: TennisStore, @unchecked Sendable {
 
     func sessions(limit: Int) throws -> [StoredSession] {
         try exclusive {
-            try storage.query(TennisSchema.listSessions, [SQLValue(max(0, limit))]).compactMap { row -> StoredSession? in
-                guard let id = row["id"].int, let started = row["started_at"].string,
-                      let mode = row["mode"].string.flatMap(SessionSettings.Mode.init(rawValue:)), let json = row["summary_json"].string
-                else { return nil }
-                return StoredSession(id: id, startedAt: started, mode: mode,
-                                     summary: try JSONBridge.decode(SessionSummary.self, from: JSONParser.parse(json)), drill: row["drill_name"].string)
+            try records(SessionRecord.self, TennisSchema.listSessions, [SQLValue(max(0, limit))], of: "sessions").map { row in
+                guard let mode = SessionSettings.Mode(rawValue: row.mode) else {
+                    throw StoredRowError(table: "sessions", database: "tennis", problem: "column 'mode' holds '\(row.mode)', not a session mode")
+                }
+                return StoredSession(id: row.id, startedAt: row.started_at, mode: mode,
+                                     summary: try JSONBridge.decode(SessionSummary.self, from: JSONParser.parse(row.summary_json)),
+                                     drill: row.drill_name)
             }
         }
     }
@@ -144,10 +157,11 @@ final class SQLTennisStore: TennisStore, @unchecked Sendable {
 
     func drill(_ name: String) throws -> Drill? {
         try exclusive {
-            var json = try storage.queryOne(TennisSchema.selectDrillByName, [.text(name)])?["canonical_json"].string
+            var json = try storage.record(DrillJSONRecord.self, TennisSchema.selectDrillByName, [.text(name)], of: "drills", in: "tennis")?
+                .canonical_json
             if json == nil, name.count >= 6, name.allSatisfy(\.isHexDigit) {
-                let rows = try storage.query(TennisSchema.selectDrillsByHashPrefix, [.text(name.lowercased())])
-                if rows.count == 1 { json = rows[0]["canonical_json"].string }
+                let rows = try records(DrillJSONRecord.self, TennisSchema.selectDrillsByHashPrefix, [.text(name.lowercased())], of: "drills")
+                if rows.count == 1 { json = rows[0].canonical_json }
             }
             guard let json else { return nil }
             return try Drill.parse(json, file: "saved drill \(name)")
@@ -156,10 +170,8 @@ final class SQLTennisStore: TennisStore, @unchecked Sendable {
 
     func drills() throws -> [StoredDrill] {
         try exclusive {
-            try storage.query(TennisSchema.listDrills).compactMap { row -> StoredDrill? in
-                guard let hash = row["hash"].string, let name = row["name"].string, let balls = row["balls"].int,
-                      let saved = row["saved_at"].string else { return nil }
-                return StoredDrill(hash: hash, name: name, balls: balls, savedAt: saved)
+            try records(DrillRecord.self, TennisSchema.listDrills, of: "drills").map {
+                StoredDrill(hash: $0.hash, name: $0.name, balls: $0.balls, savedAt: $0.saved_at)
             }
         }
     }

@@ -26,23 +26,17 @@ final class Tennis: Plugin {
     static let topics = [Topic("launch", summary: "a ball a running drill launched: {run, drill, ball, of, step, zone, speed, spin}"),
                          Topic("drill", summary: "a drill started or ended on the machine: {run, drill, state: started|ended, of, launched, startedAt, stopped?, outcome?}")]
 
-    static let spins = Spin.allCases.map(\.rawValue)
-    static let checksums = Checksum.allCases.map(\.rawValue)
-
     static let commands: [Command<Tennis>] = [
         Command("homography", summary: "Fit the image → court homography to point pairs and report its errors",
                 help: "FILE.json: {\"pairs\":[{\"image\":[x,y],\"court\":[X,Y]},…]} (optional \"points\" to project). Prints H normalized so H[2][2] = 1, its inverse, and the RMS and max reprojection errors.",
-                arguments: [.path("pairs", help: "Pairs file (JSON)", required: true),
-                            .choice("method", ["dlt", "ransac"], help: "Least squares on all pairs, or RANSAC first", default: "dlt"),
-                            .number("threshold", help: "RANSAC inlier threshold in court metres", default: 0.25),
-                            .integer("seed", help: "RANSAC seed", default: 1)],
-                reply: "{homography, inverse, rmsError, maxError, imageRmsError, imageMaxError, errors, inliers, projectedPoints}") { _, call in
-            let path = try call.arguments.string("pairs")
+                arguments: HomographyArguments.self,
+                reply: "{homography, inverse, rmsError, maxError, imageRmsError, imageMaxError, errors, inliers, projectedPoints}") { _, a, _ in
+            let path = a.pairs
             let method: EstimationMethod
-            if try call.arguments.string("method") == "ransac" {
-                let threshold = try call.arguments.double("threshold")
-                guard threshold > 0, threshold.isFinite else { throw PluginError.invalidArgument("--threshold must be a positive number of metres") }
-                method = .ransac(RansacOptions(threshold: threshold, seed: UInt64(truncatingIfNeeded: try call.arguments.int("seed"))))
+            if a.method == .ransac {
+                let threshold = a.threshold
+                guard threshold > 0, threshold.isFinite else { throw ArgumentError("threshold", "must be a positive number of metres") }
+                method = .ransac(RansacOptions(threshold: threshold, seed: UInt64(truncatingIfNeeded: a.seed)))
             } else {
                 method = .leastSquares
             }
@@ -51,64 +45,46 @@ final class Tennis: Plugin {
         },
         Command("calibrate", summary: "Calibrate a camera from the five tapped court points and save it",
                 help: "FILE.json: {\"net_left\":[x,y],\"net_right\":[x,y],\"baseline_left\":[x,y],\"baseline_right\":[x,y],\"t\":[x,y]} in image pixels. The service-line ends and the net centre are derived, and H is fitted to the 8 pairs.",
-                arguments: [.path("image-points", help: "Taps file (JSON)", required: true),
-                            .string("camera", help: "Camera name (default: the file's \"camera\", else \"default\")")],
-                reply: "{calibration: {camera, taps, pairs, homography, inverse, rmsError, maxError}}") { plugin, call in
-            let path = try call.arguments.string("image-points")
-            let report = try TennisCommands.calibrate(tapsJSON: try readFile(path), file: path, camera: try call.arguments.optionalString("camera"))
+                arguments: CalibrateArguments.self,
+                reply: "{calibration: {camera, taps, pairs, homography, inverse, rmsError, maxError}}") { plugin, a, _ in
+            let path = a.imagePoints
+            let report = try TennisCommands.calibrate(tapsJSON: try readFile(path), file: path, camera: a.camera)
             try plugin.store.saveCalibration(report.calibration, savedAt: Timestamp.now())
             return try Reply(encoding: report, text: report.text + "\nsaved as camera \(report.calibration.camera)\n")
         },
         Command("project", summary: "Map an image point (pixels) to the court (metres), clamped, with its zone",
-                arguments: [.point("point", help: "Image point X,Y in pixels", required: true, positional: true),
-                            .string("camera", help: "Calibrated camera", default: "default")],
-                reply: "{camera, location: {image, court, clamped, wasClamped, zone}}") { plugin, call in
-            let p = try call.arguments.point("point")
-            let calibration = try plugin.calibration(try call.arguments.string("camera"))
+                arguments: ProjectArguments.self, reply: "{camera, location: {image, court, clamped, wasClamped, zone}}") { plugin, a, _ in
+            let p = a.point
+            let calibration = try plugin.calibration(a.camera)
             let report = try TennisCommands.project(Point2D(p.x, p.y), calibration: calibration)
             return try Reply(encoding: report, text: report.text + "\n")
         },
         Command("zone", summary: "The zone (0–15) of a court point in metres, or none",
-                arguments: [.point("point", help: "Court point X,Y in metres", required: true, positional: true)],
-                reply: "{point, zone, row, column} (zone null outside the half court)") { _, call in
-            let p = try call.arguments.point("point")
+                arguments: ZoneArguments.self, reply: "{point, zone, row, column} (zone null outside the half court)") { _, a, _ in
+            let p = a.point
             let report = TennisCommands.zone(Point2D(p.x, p.y))
             return try Reply(encoding: report, text: report.text + "\n")
         },
         Command("frame", summary: "Print the 10-byte protocol v0.3 command for a zone or point as hex",
-                arguments: [.integer("zone", help: "Target zone 0–15"), .point("point", help: "Target court point X,Y in metres"),
-                            .integer("speed", help: "Ball speed in mph (20–80, steps of 10)", required: true),
-                            .choice("spin", spins, help: "Spin", required: true),
-                            .choice("checksum", checksums, help: "Check byte (default: the site's)"),
-                            .flag("stop", help: "CTRL 0 (stop) instead of 1 (start)")],
-                reply: "{zone, speed, spin, table, checksum, start, settings, bytes, hex}") { plugin, call in
-            let target = try Tennis.target(call)
+                arguments: FrameArguments.self, reply: "{zone, speed, spin, table, checksum, start, settings, bytes, hex}") { plugin, a, _ in
+            let target = try Tennis.target(a)
             let settings = try plugin.settings()
-            let report = try TennisCommands.frame(target, speed: try BallSpeed(mph: try call.arguments.int("speed")),
-                                     spin: try Spin(parsing: try call.arguments.string("spin")),
-                                     checksum: try Tennis.checksum(call, settings), stop: call.arguments.flag("stop"),
-                                     table: try settings.table())
+            let report = try TennisCommands.frame(target, speed: try BallSpeed(mph: a.speed), spin: a.spin,
+                                                  checksum: a.checksum ?? settings.checksum, stop: a.stop, table: try settings.table())
             return try Reply(encoding: report, text: report.text + "\n")
         },
         Command("decode", summary: "Decode and validate a command or reply frame given as hex",
-                arguments: [.string("hex", help: "Frame bytes, eg: \"5A A5 82 01 7C\"", required: true, positional: true),
-                            .choice("checksum", checksums, help: "Check byte kind (default: whichever matches)")],
-                reply: "{kind, checksum, hex, command?, reply?}") { _, call in
-            let checksum = try call.arguments.optionalString("checksum").map { try Checksum(parsing: $0) }
-            let report = try TennisCommands.decode(hex: try call.arguments.string("hex"), checksum: checksum)
+                arguments: DecodeArguments.self, reply: "{kind, checksum, hex, command?, reply?}") { _, a, _ in
+            let report = try TennisCommands.decode(hex: a.hex, checksum: a.checksum)
             return try Reply(encoding: report, text: report.text + "\n")
         },
         Command("send", summary: "Manual mode: send one command for a point or zone now, then stop",
-                arguments: [.integer("zone", help: "Target zone 0–15"), .point("point", help: "Target court point X,Y in metres"),
-                            .integer("speed", help: "Ball speed in mph (default: the site's, else 50)"),
-                            .choice("spin", spins, help: "Spin (default: the site's, else topspin)"),
-                            .choice("checksum", checksums, help: "Check byte (default: the site's)"),
-                            .flag("dry-run", help: "Print the frames; open no device")],
-                reply: "{sessionId (absent for a dry run: it stores nothing), log: {settings, events, launches, summary}}") { plugin, call in
-            let target = try Tennis.target(call)
+                arguments: SendArguments.self,
+                reply: "{sessionId (absent for a dry run: it stores nothing), log: {settings, events, launches, summary}}") { plugin, a, call in
+            let target = try Tennis.target(a)
             let settings = try plugin.settings()
-            var session = try settings.sessionSettings(mode: .manual, call: call)
-            session.checksum = try Tennis.checksum(call, settings)
+            var session = try settings.sessionSettings(mode: .manual, speed: a.speed, spin: a.spin, interval: nil, dryRun: a.dryRun)
+            session.checksum = a.checksum ?? settings.checksum
             let use = session.dryRun ? nil : try plugin.machine.claim("shot", device: settings.device)
             defer { if let use { plugin.machine.release(use.run) } }
             let link = session.dryRun ? nil : try plugin.openLink(settings, checksum: session.checksum)
@@ -125,64 +101,48 @@ final class Tennis: Plugin {
         },
         Command("session", summary: "Interactive mode: launch balls where the player stands, from detections",
                 help: "Detections are JSON lines {\"t\":seconds,\"x\":px,\"y\":px} (image feet positions) from FILE or - (stdin, live). At each launch the last min(0.8·interval, 2 s) of positions are averaged (newer weigh more, at least 3) and the zone is targeted. Ctrl-C stops the session and sends the stop command. A file with a bad line (not a detection, or out of time order) is refused naming its line, before any device is opened; --skip-bad-rows uses the good lines and lists the bad ones. A file without detections is an error.",
-                arguments: [.path("detections", help: "Detections file (JSON lines) or - for stdin", required: true),
-                            .number("interval", help: "Seconds between launches, 2–9 (default: the site's, else 3)"),
-                            .integer("speed", help: "Ball speed in mph (default: the site's, else 50)"),
-                            .choice("spin", spins, help: "Spin (default: the site's, else topspin)"),
-                            .path("svg", help: "Write the court picture (zones, positions, targets) here", access: .write),
-                            .string("camera", help: "Calibrated camera", default: "default"),
-                            .choice("checksum", checksums, help: "Check byte (default: the site's)"),
-                            .flag("dry-run", help: "Print the frames; open no device"),
-                            .flag("pace", help: "Replay a file in real time (launches keep the detections' timing)"),
-                            .flag("skip-bad-rows", help: "Use the good lines of a detections file and list the bad ones")],
-                longRunning: true,
-                reply: "{sessionId, svg, log: {settings, events, launches, positions, summary}, badLines: [{line, reason}]}") { plugin, call in
-            try plugin.runSession(call)
+                arguments: SessionArguments.self, longRunning: true,
+                reply: "{sessionId, svg, log: {settings, events, launches, positions, summary}, badLines: [{line, reason}]}") { plugin, a, call in
+            try plugin.runSession(a, call)
         },
         Command("sessions", summary: "List the stored sessions, newest first",
-                arguments: [.integer("last", help: "How many", default: 10)],
-                reply: "{sessions: [{id, startedAt, mode, summary}]}") { plugin, call in
-            let list = try plugin.store.sessions(limit: try call.arguments.int("last"))
+                arguments: SessionsArguments.self, reply: "{sessions: [{id, startedAt, mode, summary}]}") { plugin, a, _ in
+            let list = try plugin.store.sessions(limit: a.last)
             let text = list.isEmpty ? "no sessions yet\n" : list.map { s in
                 "session \(s.id) \(s.startedAt) \(s.mode.rawValue)\(s.drill.map { " \"\($0)\"" } ?? ""): \(s.summary.launches) launches, \(s.summary.sent) sent, \(s.summary.completed) completed\(s.summary.aborted.map { ", ended: \($0)" } ?? "")"
             }.joined(separator: "\n") + "\n"
             return try Reply(encoding: ["sessions": list], text: text)
         },
         Command("table show", summary: "Show the command table in use (the site's, or the default formula)",
-                arguments: [.flag("backspin", help: "Include the backspin spins in the default table")],
-                reply: "{name, spins, entryCount, omissions, entries}") { plugin, call in
+                arguments: TableShowArguments.self, reply: "{name, spins, entryCount, omissions, entries}") { plugin, a, call in
             var settings = try plugin.settings()
-            if call.arguments.flag("backspin") { settings.backspin = true }
+            if a.backspin { settings.backspin = true }
             let report = TennisCommands.tableShow(try settings.table())
             return try Reply(encoding: report, text: call.wantsMachineOutput ? nil : report.text + "\n")
         },
         Command("table validate", summary: "Validate a calibrated command table file",
-                arguments: [.path("file", help: "Table file (JSON)", required: true, positional: true)],
-                reply: "{name, spins, entryCount, omissions, entries}") { _, call in
-            let path = try call.arguments.string("file")
+                arguments: TableFileArguments.self, reply: "{name, spins, entryCount, omissions, entries}") { _, a, _ in
+            let path = a.file
             let report = try TennisCommands.tableValidate(try readFile(path), file: path)
             return try Reply(encoding: report, text: "\(path): valid table \"\(report.name)\" with \(report.entryCount) entries (spins: \(report.spins.map(\.rawValue).joined(separator: ", ")))\n")
         },
         Command("drill validate", summary: "Validate a drill file and print its content hash",
                 help: "A drill is JSON (schema: drill.schema.json in the plugin's folder): {\"name\", \"steps\": [{\"zone\": 0–15 | \"sector\": {\"x\": [from, to], \"y\": [from, to]}, \"speed\": mph, \"spin\", \"delay\": 2–9 s, \"repeat\"}], \"repeat\", \"shuffle\", \"seed\"}.",
-                arguments: [.path("file", help: "Drill file (JSON)", required: true, positional: true)],
-                reply: "{name, description, hash, steps, balls, durationSeconds, shuffle, seed}") { _, call in
-            let path = try call.arguments.string("file")
+                arguments: DrillFileArguments.self, reply: "{name, description, hash, steps, balls, durationSeconds, shuffle, seed}") { _, a, _ in
+            let path = a.file
             let report = try TennisCommands.drillValidate(try readFile(path), file: path)
             return try Reply(encoding: report, text: "\(path): valid " + report.summaryLine + "\nhash \(report.hash)\n")
         },
         Command("drill show", summary: "Show the balls a drill launches, in order (a file, or a saved drill's name or hash)",
-                arguments: [.string("drill", help: "Drill file, or the name or hash of a saved drill", required: true, positional: true),
-                            .integer("seed", help: "Seed for shuffling and sectors (default: the drill's)")],
-                reply: "{name, hash, steps, balls, durationSeconds, shuffle, seed, plan: [{index, step, zone, target, speed, spin, delay}], canonicalJSON}") { plugin, call in
-            let drill = try plugin.loadDrill(try call.arguments.string("drill"))
-            let report = TennisCommands.drillShow(drill, seed: try Tennis.seed(call))
+                arguments: DrillShowArguments.self,
+                reply: "{name, hash, steps, balls, durationSeconds, shuffle, seed, plan: [{index, step, zone, target, speed, spin, delay}], canonicalJSON}") { plugin, a, _ in
+            let drill = try plugin.loadDrill(a.drill)
+            let report = TennisCommands.drillShow(drill, seed: try Tennis.seed(a.seed))
             return try Reply(encoding: report, text: report.text + "\n")
         },
         Command("drill save", summary: "Save a drill at this site under its name (kept by content hash)",
-                arguments: [.path("file", help: "Drill file (JSON)", required: true, positional: true)],
-                reply: "{name, hash, steps, balls, durationSeconds, shuffle, seed}") { plugin, call in
-            let path = try call.arguments.string("file")
+                arguments: DrillFileArguments.self, reply: "{name, hash, steps, balls, durationSeconds, shuffle, seed}") { plugin, a, _ in
+            let path = a.file
             let report = try TennisCommands.drillValidate(try readFile(path), file: path)
             try plugin.store.saveDrill(try Drill.parse(try readFile(path), file: path), savedAt: Timestamp.now())
             return try Reply(encoding: report, text: "saved " + report.summaryLine + "\n")
@@ -196,14 +156,9 @@ final class Tennis: Plugin {
         },
         Command("drill run", summary: "Run a drill on the ball machine at its pace; Ctrl-C stops it and sends the stop command",
                 help: "Each ball waits its step's delay (2–9 s, counted from the previous ball's scheduled time), then its command is sent and its replies awaited as in a session. The run is stored as a session.",
-                arguments: [.string("drill", help: "Drill file, or the name or hash of a saved drill", required: true, positional: true),
-                            .integer("seed", help: "Seed for shuffling and sectors (default: the drill's)"),
-                            .path("svg", help: "Write the landing pattern on the court here", access: .write),
-                            .choice("checksum", checksums, help: "Check byte (default: the site's)"),
-                            .flag("dry-run", help: "Print the frames; open no device, do not wait")],
-                longRunning: true,
-                reply: "{sessionId, svg, drill, timing, medianLateMs, maxLateMs, log: {settings, events, launches, summary}}") { plugin, call in
-            try plugin.runDrill(call)
+                arguments: DrillRunArguments.self, longRunning: true,
+                reply: "{sessionId, svg, drill, timing, medianLateMs, maxLateMs, log: {settings, events, launches, summary}}") { plugin, a, call in
+            try plugin.runDrill(a, call)
         },
         Command("running", summary: "What the ball machine is doing now: the drill or session running, or nothing",
                 help: "Answers for this host (`clubhouse serve`): a drill started from another phone, a JSON-RPC client or the tennis panel. A drill run by `clubhouse tennis drill run` in a terminal is its own process: stop it there with Ctrl-C.",
@@ -217,18 +172,16 @@ final class Tennis: Plugin {
         },
         Command("stop", summary: "Stop the drill or session running on the ball machine now, whoever started it",
                 help: "The running drill or session ends within about 20 ms with the machine's stop command, as when its own caller stops it. --run N stops only that run (the `run` of the drill events and of `tennis running`): a Stop pressed as the drill ends does not stop the next one. Answers {stopped: false} when nothing is running. A drill run by `clubhouse tennis drill run` in a terminal is its own process: stop it there with Ctrl-C.",
-                arguments: [.integer("run", help: "Only this run (from the drill events or `tennis running`)")],
-                concurrent: true,
-                reply: "{stopped, running}") { plugin, call in
-            let run = try call.arguments.optionalInt("run")
+                arguments: StopArguments.self, concurrent: true, reply: "{stopped, running}") { plugin, a, _ in
+            let run = a.run
             let marked = plugin.machine.requestStop(run: run)
             let text = marked.map { u in "stopping " + (u.drill.map { "drill \"\($0)\"" } ?? "the \(u.kind)") + " (run \(u.run)) after ball \(u.launched)\n" }
                 ?? "nothing to stop: " + (run.map { "run \($0) is not running" } ?? "the ball machine is idle") + "\n"
             return Reply(data: ["stopped": .bool(marked != nil), "running": marked.map(Tennis.json) ?? .null], text: text)
         },
         Command("demo", summary: "Calibrate the demo camera, run a scripted session and a drill against the site's ball machine",
-                arguments: [.path("out", help: "Folder for the demo's output", required: true)]) { plugin, call in
-            try plugin.demo(call)
+                arguments: DemoArguments.self) { plugin, a, call in
+            try plugin.demo(out: a.out, call)
         },
     ]
 
@@ -295,9 +248,8 @@ final class Tennis: Plugin {
         throw PluginError(.io, (also.map { $0 + "; " } ?? "") + message + (id.map { " (session \($0) stored with what happened before)" } ?? ""))
     }
 
-    static func target(_ call: Invocation) throws -> FrameTarget {
-        let zone = try call.arguments.optionalInt("zone"), point = try call.arguments.optionalPoint("point")
-        switch (zone, point) {
+    static func target(_ a: some TargetArguments) throws -> FrameTarget {
+        switch (a.zone, a.point) {
         case (let z?, nil): return .zone(z)
         case (nil, let p?): return .point(Point2D(p.x, p.y))
         case (nil, nil): throw PluginError.invalidArgument("say where the ball goes: give --zone Z (0–15) or --point X,Y (court metres)")
@@ -305,15 +257,11 @@ final class Tennis: Plugin {
         }
     }
 
-    static func checksum(_ call: Invocation, _ settings: SiteSettings) throws -> Checksum {
-        try call.arguments.optionalString("checksum").map { text in try Checksum(parsing: text) } ?? settings.checksum
-    }
-
     // MARK: drills
 
-    static func seed(_ call: Invocation) throws -> UInt64? {
-        guard let seed = try call.arguments.optionalInt("seed") else { return nil }
-        guard seed >= 0 else { throw PluginError.invalidArgument("--seed must be 0 or more") }
+    static func seed(_ seed: Int?) throws -> UInt64? {
+        guard let seed else { return nil }
+        guard seed >= 0 else { throw ArgumentError("seed", "must be 0 or more") }
         return UInt64(seed)
     }
 
@@ -341,12 +289,12 @@ final class Tennis: Plugin {
         var stoppedElsewhere: Bool
     }
 
-    func runDrill(_ call: Invocation) throws -> Reply {
-        let drill = try loadDrill(try call.arguments.string("drill"))
-        let seed = try Tennis.seed(call)
+    func runDrill(_ a: DrillRunArguments, _ call: Invocation) throws -> Reply {
+        let drill = try loadDrill(a.drill)
+        let seed = try Tennis.seed(a.seed)
         let site = try settings()
-        var settings = try site.sessionSettings(mode: .drill, call: call)
-        settings.checksum = try Tennis.checksum(call, site)
+        var settings = try site.sessionSettings(mode: .drill, speed: nil, spin: nil, interval: nil, dryRun: a.dryRun)
+        settings.checksum = a.checksum ?? site.checksum
         let table = try site.table()
         let use = settings.dryRun ? nil : try machine.claim("drill", drill: drill.name, of: drill.ballCount, device: site.device)
         defer { if let use { machine.release(use.run) } }
@@ -378,7 +326,7 @@ final class Tennis: Plugin {
         let id = try journal?.complete(report.log)
         try sayIfNotStopped(report.log, device: site.device, session: id, also: report.linkFailure)
         var svgPath: String? = nil
-        if let path = try call.arguments.optionalString("svg"), let svg = report.svg {
+        if let path = a.svg, let svg = report.svg {
             try write(svg, to: path)
             svgPath = path
         }
@@ -447,19 +395,19 @@ final class Tennis: Plugin {
         var reason: String
     }
 
-    func runSession(_ call: Invocation) throws -> Reply {
+    func runSession(_ a: SessionArguments, _ call: Invocation) throws -> Reply {
         let site = try settings()
-        var settings = try site.sessionSettings(mode: .interactive, call: call)
-        settings.checksum = try Tennis.checksum(call, site)
-        let calibration = try self.calibration(try call.arguments.string("camera"))
+        var settings = try site.sessionSettings(mode: .interactive, speed: a.speed, spin: a.spin, interval: a.interval, dryRun: a.dryRun)
+        settings.checksum = a.checksum ?? site.checksum
+        let calibration = try self.calibration(a.camera)
         settings.camera = calibration.camera
         let table = try site.table()
-        let path = try call.arguments.string("detections")
+        let path = a.detections
         // A file is read and checked before the machine is opened: bad input touches no device.
         var fileContent: DetectionReader.FileContent? = nil
         if path != "-" {
             let text = try readFile(path)
-            let skip = call.arguments.flag("skip-bad-rows")
+            let skip = a.skipBadRows
             fileContent = try DetectionReader.read(text, file: path, skipBadLines: skip)
         }
         let use = settings.dryRun ? nil : try machine.claim("session", device: site.device)
@@ -473,7 +421,7 @@ final class Tennis: Plugin {
         if let fileContent {
             call.progress.begin("session", total: 0)
             let report = try TennisCommands.session(detections: fileContent.detections, settings: settings, calibration: calibration,
-                                                    table: table, link: link, clock: clock, pace: call.arguments.flag("pace"),
+                                                    table: table, link: link, clock: clock, pace: a.pace,
                                                     journal: journal, shouldStop: stop, progress: { done, total in
                                                         if done == 1 { call.progress.begin("detections", total: total) }
                                                         call.progress.update(done)
@@ -488,7 +436,7 @@ final class Tennis: Plugin {
         let id = try journal?.complete(log)
         try sayIfNotStopped(log, device: site.device, session: id, also: linkFailure)
         var svgPath: String? = nil
-        if let svg = try call.arguments.optionalString("svg") {
+        if let svg = a.svg {
             try write(CourtSVG(title: id.map { "Tennis session \($0)" } ?? "Tennis session (dry run)").render(positions: log.positions.map(\.court), launches: log.launches), to: svg)
             svgPath = svg
         }
@@ -539,8 +487,7 @@ final class Tennis: Plugin {
 
     // MARK: demo
 
-    func demo(_ call: Invocation) throws -> Reply {
-        let out = try call.arguments.string("out")
+    func demo(out: String, _ call: Invocation) throws -> Reply {
         try Files.createDirectory(out)
         let site = try settings()
         let tapsPath = out + "/tennis-demo-taps.json", detectionsPath = out + "/tennis-demo-detections.jsonl"
@@ -659,16 +606,18 @@ struct SiteSettings {
 
     func table() throws -> CommandTable { calibratedTable ?? .formula(includeBackspin: backspin) }
 
-    func sessionSettings(mode: SessionSettings.Mode, call: Invocation) throws -> SessionSettings {
-        let speed = try call.arguments.optionalInt("speed").map { try BallSpeed(mph: $0) } ?? speed
-        let spin = try call.arguments.optionalString("spin").map { try Spin(parsing: $0) } ?? spin
+    /// The settings of a session or drill: the command's speed, spin and interval where given, else the site's.
+    func sessionSettings(mode: SessionSettings.Mode, speed given: Int?, spin: Spin?, interval givenInterval: Double?,
+                         dryRun: Bool) throws -> SessionSettings {
+        let speed = try given.map { try BallSpeed(mph: $0) } ?? speed
+        let spin = spin ?? self.spin
         var interval = self.interval
-        if mode == .interactive, let given = try call.arguments.optionalDouble("interval") {
+        if mode == .interactive, let given = givenInterval {
             guard LaunchPlanner.intervalRange.contains(given) else { throw CommandError.invalidInterval(Format(given)) }
             interval = given
         }
         return SessionSettings(mode: mode, speed: speed, spin: spin, interval: interval, checksum: checksum,
-                               table: (try? table().name) ?? "default", device: device, dryRun: call.arguments.flag("dry-run"),
+                               table: (try? table().name) ?? "default", device: device, dryRun: dryRun,
                                policy: policy)
     }
 }

@@ -1403,9 +1403,14 @@ final class HTTPProtocolHandler: ServeProtocol {
                 }
                 compact(channel)
                 c.phase = .busy
-                guard front.dispatch(exchange, connection: c, channel: channel) else { return false }
-                // Answered on the loop from a kept reply: the next request may wait in the buffer already.
-                refresh(channel, c, now: now)
+                if front.dispatch(exchange, connection: c, channel: channel) {
+                    // Answered on the loop from a kept reply: the connection waits for its next request now.
+                    refresh(channel, c, now: now)
+                }
+                // On to `.busy` (or the next request): a pipelined request already buffered is noted there, so the
+                // worker wakes the loop when it is done (returning here left the note unmade: each pipelined request
+                // after the second waited for the loop's one-second sweep — the fifth outside attack, a21/a22).
+                continue
             }
         }
     }

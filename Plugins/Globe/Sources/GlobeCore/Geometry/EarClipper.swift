@@ -610,8 +610,9 @@ public final class EarClipper {
 
     /// dy/dx of ab, never NaN (a vertical edge is ±infinity, a repeated point 0), so sorting
     /// stays a strict weak order.
-    private static func slope(_ a: Node, _ b: Node) -> Double {
-        let dx = b.x - a.x, dy = b.y - a.y
+    private static func slope(_ a: Node, _ b: Node) -> Double { slope(b.x - a.x, b.y - a.y) }
+
+    static func slope(_ dx: Double, _ dy: Double) -> Double {
         if dx != 0 { return dy / dx }
         return dy == 0 ? 0 : (dy > 0 ? .infinity : -.infinity)
     }
@@ -894,8 +895,13 @@ public final class EarClipper {
     /// Morton code of a point on a 32768 × 32768 grid over the polygon's box.
     @inline(__always)
     private func zOrder(_ px: Double, _ py: Double) -> Int32 {
-        var x = UInt32(truncatingIfNeeded: Int((px - minX) * invSize))
-        var y = UInt32(truncatingIfNeeded: Int((py - minY) * invSize))
+        Self.interleave(UInt32(truncatingIfNeeded: Int((px - minX) * invSize)), UInt32(truncatingIfNeeded: Int((py - minY) * invSize)))
+    }
+
+    /// The bits of x and y interleaved (x in the even bits): a Morton code of two 15-bit grid cells.
+    @inline(__always)
+    static func interleave(_ gx: UInt32, _ gy: UInt32) -> Int32 {
+        var x = gx, y = gy
         x = (x | (x << 8)) & 0x00FF_00FF
         x = (x | (x << 4)) & 0x0F0F_0F0F
         x = (x | (x << 2)) & 0x3333_3333

@@ -1,9 +1,11 @@
 // One more candidate cut for input that no exact pass of EarClipper cuts to its area (a ring that
 // crosses itself): the ear-clipping order of mapbox earcut 3.x (ISC; earcut.hpp at earcut 3.2
 // parity is what the mapbox_earcut 2.1.0 peer runs), with its rounded cross products and its
-// choices — holes sorted by leftmost point and bridged to the visible vertex of least tangent, and,
-// when a lap finds no ear, filtering as long as that removes points, then one pass that cures
-// crossing knots, then a split. Vertices it drops are dropped (no zero-area triangles).
+// choices — holes sorted by leftmost point and bridged to the visible vertex of least tangent (the
+// ring scanned in earcut.hpp's block order, which decides ties), and, when a lap finds no ear,
+// filtering as long as that removes points, then one pass that cures crossing knots, then a split.
+// Vertices it drops are dropped (no zero-area triangles). Written from earcut's published algorithm;
+// checked against the peer on the rotation sweep (Benchmarks/globe/rotation_sweep.py).
 //
 // Why a rounded pass at all: on a self-crossing ring there is no right triangulation. Every cut
 // covers some overlap twice or leaves some of it out, and which pieces go depends on the order of
@@ -33,6 +35,10 @@ struct RoundedEarcut {
     private var minY = 0.0
     private var invSize = 0.0
     private var filteredOut = false
+    /// earcut.hpp's hole-bridge scan order: runs of up to 16 ring edges (head, stop), the outer
+    /// ring's first, then each merged hole's, scanned in that order (which decides ties).
+    private var blockHead: [Int32] = []
+    private var blockStop: [Int32] = []
 
     /// Triangulates flat `x0, y0, x1, y1, …` coordinates with holes starting at `holeStarts`.
     static func triangulate(_ data: UnsafeBufferPointer<Double>, _ holeStarts: [Int]) -> [Int32] {
@@ -290,53 +296,97 @@ struct RoundedEarcut {
             let a = nodes[Int(l)], b = nodes[Int(r)]
             if a.x != b.x { return a.x < b.x }
             if a.y != b.y { return a.y < b.y }
-            return Self.slope(a, nodes[Int(a.next)]) < Self.slope(b, nodes[Int(b.next)])
+            let an = nodes[Int(a.next)], bn = nodes[Int(b.next)]
+            return EarClipper.slope(an.x - a.x, an.y - a.y) < EarClipper.slope(bn.x - b.x, bn.y - b.y)
         }
+        blockHead.removeAll(keepingCapacity: true)
+        blockStop.removeAll(keepingCapacity: true)
+        indexSegment(outerStart, outerStart)
         var outer = outerStart
         for hole in queue { outer = eliminateHole(hole, outer) }
         return filterPoints(outer)
     }
 
-    /// dy/dx of ab, never NaN (a vertical edge is ±infinity, a repeated point 0): a strict weak order.
-    private static func slope(_ a: Node, _ b: Node) -> Double {
-        let dx = b.x - a.x, dy = b.y - a.y
-        if dx != 0 { return dy / dx }
-        return dy == 0 ? 0 : (dy > 0 ? .infinity : -.infinity)
-    }
-
     private mutating func eliminateHole(_ hole: Int32, _ outer: Int32) -> Int32 {
         guard let bridge = findHoleBridge(hole, outer) else { return outer }
         let bridgeReverse = splitPolygon(bridge, hole)
+        indexSegment(bridge, next(next(bridgeReverse)))
         _ = filterPoints(bridgeReverse, next(bridgeReverse))
         return filterPoints(bridge, next(bridge))
     }
 
+    /// Splits the ring run head..<stop (the whole ring when they are equal) into blocks of 16 edges.
+    private mutating func indexSegment(_ head: Int32, _ stop: Int32) {
+        var p = head
+        repeat {
+            blockHead.append(p)
+            var k = 0
+            repeat {
+                p = next(p)
+                k += 1
+            } while k < 16 && p != stop
+            blockStop.append(p)
+        } while p != stop
+    }
+
+    @inline(__always) private func live(_ p: Int32) -> Bool { next(prev(p)) == p }
+
+    /// The block's bound moved on past nodes filtered out since it was made.
+    private func liveBound(_ q: Int32) -> Int32 {
+        var p = q
+        var steps = 0
+        while !live(p) && steps < nodes.count {
+            p = next(p)
+            steps += 1
+        }
+        return p
+    }
+
+    /// Calls `visit` on every live node of every block in scan order; stops when it returns true.
+    private func scanBlocks(_ visit: (Int32) -> Bool) {
+        for b in blockHead.indices {
+            let stop = liveBound(blockStop[b])
+            var p = liveBound(blockHead[b])
+            var steps = 0
+            repeat {
+                if live(p) && visit(p) { return }
+                p = next(p)
+                steps += 1
+            } while p != stop && steps <= nodes.count
+        }
+    }
+
     private func findHoleBridge(_ hole: Int32, _ outer: Int32) -> Int32? {
-        var p = outer
         let hx = nodes[Int(hole)].x, hy = nodes[Int(hole)].y
         var qx = -Double.greatestFiniteMagnitude
         var m: Int32 = -1
-        if equals(hole, p) { return p }
-        repeat {
+        if equals(hole, outer) { return outer }
+        var found: Int32 = -1
+        scanBlocks { p in
             let P = nodes[Int(p)], N = nodes[Int(P.next)]
-            if equals(hole, P.next) { return P.next }
+            if equals(hole, P.next) {
+                found = P.next
+                return true
+            }
             if hy <= P.y && hy >= N.y && N.y != P.y {
                 let x = P.x + (hy - P.y) * (N.x - P.x) / (N.y - P.y)
                 if x <= hx && x > qx {
                     qx = x
                     m = P.x < N.x ? p : P.next
-                    if x == hx { return m }
+                    if x == hx {
+                        found = m
+                        return true
+                    }
                 }
             }
-            p = P.next
-        } while p != outer
+            return false
+        }
+        if found >= 0 { return found }
         guard m >= 0 else { return nil }
 
-        let stop = m
         var tanMin = Double.greatestFiniteMagnitude
-        p = m
         let mx = nodes[Int(m)].x, my = nodes[Int(m)].y
-        repeat {
+        scanBlocks { p in
             let P = nodes[Int(p)]
             if hx >= P.x && P.x >= mx && hx != P.x
                 && Self.pointInTriangle(hy < my ? hx : qx, hy, mx, my, hy < my ? qx : hx, hy, P.x, P.y) {
@@ -349,8 +399,8 @@ struct RoundedEarcut {
                     tanMin = tanCur
                 }
             }
-            p = P.next
-        } while p != stop
+            return false
+        }
         return m
     }
 
@@ -450,17 +500,8 @@ struct RoundedEarcut {
 
     @inline(__always)
     private func zOrder(_ px: Double, _ py: Double) -> Int32 {
-        var x = Int32(truncatingIfNeeded: Int((px - minX) * invSize))
-        var y = Int32(truncatingIfNeeded: Int((py - minY) * invSize))
-        x = (x | (x << 8)) & 0x00FF_00FF
-        x = (x | (x << 4)) & 0x0F0F_0F0F
-        x = (x | (x << 2)) & 0x3333_3333
-        x = (x | (x << 1)) & 0x5555_5555
-        y = (y | (y << 8)) & 0x00FF_00FF
-        y = (y | (y << 4)) & 0x0F0F_0F0F
-        y = (y | (y << 2)) & 0x3333_3333
-        y = (y | (y << 1)) & 0x5555_5555
-        return x | (y << 1)
+        EarClipper.interleave(UInt32(truncatingIfNeeded: Int32(truncatingIfNeeded: Int((px - minX) * invSize))),
+                              UInt32(truncatingIfNeeded: Int32(truncatingIfNeeded: Int((py - minY) * invSize))))
     }
 
     private mutating func indexCurve(_ start: Int32) {

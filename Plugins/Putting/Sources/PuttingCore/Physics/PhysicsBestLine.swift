@@ -132,15 +132,19 @@ public struct PhysicsSolver: Sendable {
     /// search of an answer found after them).
     var skipAimScan = false
     var skipArrivalScan = false
-    /// The stability check's replay of a search that ended in Nelder–Mead, the centre family or the lag: the first
-    /// search's start and candidates, so the second search re-decides among them instead of scanning again.
+    /// The stability check's replay: the first search's scans' brackets (re-refined instead of scanned again) and, of a
+    /// search that ended not holeable, its centre family and lag start, so the second search re-decides among the same
+    /// candidates.
     var replay: SearchTrail?
     /// The stability check's second search runs its Nelder–Mead simplexes mirrored (first steps the other way): where
     /// several strokes drop, which one a minimiser reaches turns on its path as much as on the rolls' last digits.
     var mirrorsSimplex = false
 
-    /// What a search that reached Nelder–Mead tried, for the stability check's replay (`replay`).
+    /// What a search tried, for the stability check's replay (`replay`).
     struct SearchTrail: Sendable {
+        /// The scan over aims for the line finishing L past, and the arrival scan (nil when they did not run).
+        var aimScan: ScanTrail?
+        var arrivalScan: ScanTrail?
         /// The centre family's strokes through the centre, by aim (nil when the family did not run).
         var family: [(aim: Double, speeds: [Double])]?
         /// The lag scan's coarse best before its refinement (nil when it did not run).
@@ -344,6 +348,9 @@ public struct PhysicsSolver: Sendable {
         let scanJump = JumpGuard(relativeWidth: 1e-6, value: 0.05)
         // Their speeds start from the neighbouring aim's (2° away): a bracket 5 % wide catches most in one roll.
         let scanGrowth = 1.05
+        // A ball that does not pass the hole is on the other branch of the pace (and of the arrival speed): the miss
+        // distance, several feet below the passing rolls' values. Their solves bisect while an end of the bracket is one.
+        @Sendable func scanOffBranch(_ r: PhysicsRoll) -> Bool { !passed(r) }
         var bestSpeed: Double
         var aim: Double
         var ghostRoll: PhysicsRoll
@@ -384,7 +391,9 @@ public struct PhysicsSolver: Sendable {
         // `replayToleranceFactor` tighter as well; it decides among the same candidates as the first search at a
         // fraction of its rolls.
         var probeRun: ProbeRun?
-        var trail: SearchTrail?
+        var trail = SearchTrail()
+        /// True once the search went on past the scans (Nelder–Mead, the centre family, the lag).
+        var searchedPastScans = false
         /// The centre family's next stroke that drops, after the one it answers with.
         var familyAlternative: (aim: Double, speed: Double)?
         let needsFallback = !converged || !captured(aim, bestSpeed, record: false, early: true).holed
@@ -416,16 +425,17 @@ public struct PhysicsSolver: Sendable {
                 @Sendable func paceSpeed(at a: Double, from warm: Double, precise: Bool) -> (Double, PhysicsRoll)? {
                     let root = PhysicsSolver.solveIncreasing(start: warm, lower: 0.3, upper: 40, tolerance: precise ? 1e-7 : 1e-5,
                                                              valueTolerance: precise ? 1e-5 : 3e-4, growth: scanGrowth,
-                                                             jump: scanJump) { v -> (Double, PhysicsRoll) in
+                                                             jump: scanJump, offBranch: scanOffBranch) { v -> (Double, PhysicsRoll) in
                         let r = ghost(a, v)
                         return (pace(r), r)
                     }
                     guard root.converged, passed(root.payload) else { return nil }
                     return (root.x, root.payload)
                 }
-                let scan = PhysicsSolver.scanAims(limit: aimLimitDeg, cupRadius: simulator.parameters.capture.cupRadiusFt, lanes: lanes,
-                                                  warm: speedGuess, solve: paceSpeed, side: side, solved: solved,
-                                                  met: { passed($0) && abs(pace($0)) < 1e-3 })
+                let (scan, scanned) = PhysicsSolver.scanAims(limit: aimLimitDeg, cupRadius: simulator.parameters.capture.cupRadiusFt,
+                                                             lanes: lanes, warm: speedGuess, replay: replay?.aimScan, solve: paceSpeed,
+                                                             side: side, solved: solved, met: { passed($0) && abs(pace($0)) < 1e-3 })
+                trail.aimScan = scanned
                 tally.advance(to: 0.55)
                 // The line nearest straight through the centre that drops; else the most centred scan line that
                 // drops (a line that stays inside the cup over a range of aims without crossing its centre).
@@ -449,7 +459,7 @@ public struct PhysicsSolver: Sendable {
             @Sendable func arrivalSpeed(at a: Double, from warm: Double, precise: Bool) -> (Double, PhysicsRoll)? {
                 let root = PhysicsSolver.solveIncreasing(start: warm, lower: 0.3, upper: 40, tolerance: precise ? 1e-7 : 1e-5,
                                                          valueTolerance: precise ? 1e-5 : 3e-4, growth: scanGrowth,
-                                                         jump: scanJump) { v -> (Double, PhysicsRoll) in
+                                                         jump: scanJump, offBranch: scanOffBranch) { v -> (Double, PhysicsRoll) in
                     let r = ghost(a, v)
                     return (arrival(r), r)
                 }
@@ -457,9 +467,11 @@ public struct PhysicsSolver: Sendable {
                 return (root.x, root.payload)
             }
             @Sendable func arrived(_ r: PhysicsRoll) -> Bool { passed(r) && r.closestDistance < 1e-3 && abs(arrival(r)) < 1e-3 }
-            let scan = PhysicsSolver.scanAims(limit: aimLimitDeg, cupRadius: simulator.parameters.capture.cupRadiusFt, lanes: lanes,
-                                              warm: Swift.max(bestSpeed, 0.5), solve: arrivalSpeed, side: side, solved: arrived,
-                                              met: { passed($0) && abs(arrival($0)) < 1e-3 })
+            let (scan, scanned) = PhysicsSolver.scanAims(limit: aimLimitDeg, cupRadius: simulator.parameters.capture.cupRadiusFt,
+                                                         lanes: lanes, warm: Swift.max(bestSpeed, 0.5), replay: replay?.arrivalScan,
+                                                         solve: arrivalSpeed, side: side, solved: arrived,
+                                                         met: { passed($0) && abs(arrival($0)) < 1e-3 })
+            trail.arrivalScan = scanned
             for c in scan where captured(c.aim, c.speed, record: false, early: true).holed {
                 aim = c.aim; bestSpeed = c.speed; ghostRoll = c.roll
                 stage = "arrival"
@@ -477,7 +489,7 @@ public struct PhysicsSolver: Sendable {
         var holeable = true
         var reason: String?
         if !converged, !dropsWithoutTarget {
-            trail = SearchTrail()
+            searchedPastScans = true
             // No line meets both conditions (a slope beyond the hole too steep to stop on, the green's edge
             // too close…): look for any line that drops, closest to the centre, with Nelder–Mead, then over a grid
             // of aims and speeds that backs a "cannot be holed" claim.
@@ -573,7 +585,7 @@ public struct PhysicsSolver: Sendable {
                     }
                 }
                 let rolledAims = replay?.family?.map(\.aim) ?? familyAims
-                trail?.family = zip(rolledAims, families).map { (aim: $0, speeds: $1.roots) }
+                trail.family = zip(rolledAims, families).map { (aim: $0, speeds: $1.roots) }
                 var holing = (aim: 0.0, speed: 0.0, miss: Double.infinity)
                 var nextHoling = holing
                 for family in families {
@@ -625,7 +637,7 @@ public struct PhysicsSolver: Sendable {
                     }
                     for n in nearest where lag.d >= 0 && n.d < lag.d { lag = n }
                 }
-                trail?.lag = (lag.aim, lag.speed)
+                trail.lag = (lag.aim, lag.speed)
                 if lag.d > 0 {
                     // Refined until the simplex spans less than 0.005° of aim and 10⁻⁴ of the speed: the leave's minimum is
                     // flat, and a loose stop lands anywhere on it (up to a degree apart between two integrations).
@@ -673,8 +685,9 @@ public struct PhysicsSolver: Sendable {
         tally.advance(to: 0.6)
         // A line from Newton's method or the scans: the second search, beside the windows and the make probability.
         if checkStability, needsFallback {
-            probeRun = trail != nil ? launchProbe(skippingAimScan: true, skippingArrival: true, replaying: stage == "notHoleable" ? trail : nil)
-                : launchProbe(skippingAimScan: stage == "arrival", skippingArrival: false)
+            // After a scan, the probe re-refines the scans' brackets (`ScanTrail`) instead of scanning every aim again.
+            probeRun = searchedPastScans ? launchProbe(skippingAimScan: true, skippingArrival: true, replaying: stage == "notHoleable" ? trail : nil)
+                : launchProbe(skippingAimScan: stage == "arrival", skippingArrival: false, replaying: trail)
         }
         let angle = baseAngle + aim * .pi / 180
         let v0x = cos(angle) * bestSpeed, v0z = sin(angle) * bestSpeed
@@ -774,25 +787,80 @@ public struct PhysicsSolver: Sendable {
         var roll: PhysicsRoll
     }
 
+    /// What `scanAims` found, for the stability check's second search to re-refine (`scanAims(replay:)`).
+    struct ScanTrail: Sendable {
+        /// The 2° steps over which the hole's side changed sign: their aims and solved speeds, in the order found.
+        var brackets: [(a0: Double, v0: Double, a1: Double, v1: Double)] = []
+        /// The scanned aims whose line met the condition inside the cup, with their speeds.
+        var inside: [(aim: Double, speed: Double)] = []
+    }
+
     /// For aims every 2° within ±limit, `solve(aim, warm)` gives the launch speed meeting one condition (finish L
     /// past, or arrive at a set speed), its root search starting from `warm`; along that curve the hole's side
     /// changes sign where the path crosses the centre, and each sign change is refined (Illinois). The aims are
     /// walked from the straight line outward, one chain each way (each solve warm-started by the chain's last
     /// solved speed; the two chains run on two lanes when there are). Returns the refined lines that `solved`
     /// accepts, nearest straight first, then the scanned lines that `met` the condition and pass inside the cup
-    /// (|side| < R) without a sign change (a line that hugs the cup over a range of aims), most centred first.
-    static func scanAims(limit: Double, cupRadius R: Double, lanes: Int, warm start: Double,
+    /// (|side| < R) without a sign change (a line that hugs the cup over a range of aims), most centred first; and
+    /// the brackets and inside aims it found.
+    ///
+    /// `replay`: another scan's trail (the stability check's second search, with another integration step). Only its
+    /// brackets' ends and inside aims are solved again, warm-started from its speeds, and each bracket whose ends still
+    /// differ in sign refined as above: the same candidates decided again with these rolls, at a fraction of a scan's.
+    static func scanAims(limit: Double, cupRadius R: Double, lanes: Int, warm start: Double, replay: ScanTrail? = nil,
                          solve: @Sendable (Double, Double, Bool) -> (Double, PhysicsRoll)?,
                          side: @Sendable (PhysicsRoll) -> Double, solved: @Sendable (PhysicsRoll) -> Bool,
-                         met: @Sendable (PhysicsRoll) -> Bool) -> [ScanLine]
+                         met: @Sendable (PhysicsRoll) -> Bool) -> (lines: [ScanLine], trail: ScanTrail)
     {
         typealias Inside = (line: ScanLine, side: Double)
+        /// The crossing between (a0, side s0, speed v0) and (a1, s1 with its solve), refined; nil when it is not `solved`.
+        @Sendable func refine(_ a0: Double, _ s0: Double, _ v0: Double, _ a1: Double, _ s1: Double, _ end: (Double, PhysicsRoll)) -> ScanLine? {
+            var refineWarm = v0
+            var last: (Double, Double)?
+            let root = illinois(a0, s0, nil, a1, s1, end, tolerance: 1e-8,
+                                valueTolerance: 1e-6) { x -> (Double, (Double, PhysicsRoll)?) in
+                // Where the curve breaks off inside the bracket, keep the sign of the nearer end.
+                guard let (vv, rr) = solve(x, refineWarm, true) else { return (last.map { $0.1 } ?? s0, nil) }
+                refineWarm = vv
+                let s = side(rr)
+                last = (x, s)
+                return (s, (vv, rr))
+            }
+            guard let (vv, rr) = root.payload, solved(rr) else { return nil }
+            return ScanLine(aim: root.x, speed: vv, roll: rr)
+        }
+        func ordered(_ crossings: [ScanLine], _ inside: [Inside]) -> [ScanLine] {
+            let crossings = crossings.sorted { abs($0.aim) < abs($1.aim) || (abs($0.aim) == abs($1.aim) && $0.aim < $1.aim) }
+            let inside = inside.sorted {
+                abs($0.side) < abs($1.side) || (abs($0.side) == abs($1.side)
+                    && (abs($0.line.aim) < abs($1.line.aim) || (abs($0.line.aim) == abs($1.line.aim) && $0.line.aim < $1.line.aim)))
+            }
+            return crossings + inside.map(\.line)
+        }
+        if let replay {
+            let b = replay.brackets, n = b.count
+            let found = Lanes.map(n + replay.inside.count, lanes: lanes) { k -> (crossing: ScanLine?, inside: Inside?) in
+                if k < n {
+                    guard let (v0, r0) = solve(b[k].a0, b[k].v0, false), let (v1, r1) = solve(b[k].a1, b[k].v1, false) else { return (nil, nil) }
+                    let s0 = side(r0), s1 = side(r1)
+                    guard (s0 > 0) != (s1 > 0) else { return (nil, nil) }
+                    return (refine(b[k].a0, s0, v0, b[k].a1, s1, (v1, r1)), nil)
+                }
+                let (a, warm) = replay.inside[k - n]
+                guard let (v, r) = solve(a, warm, false) else { return (nil, nil) }
+                let sd = side(r)
+                return (nil, abs(sd) < R && met(r) ? (ScanLine(aim: a, speed: v, roll: r), sd) : nil)
+            }
+            return (ordered(found.compactMap(\.crossing), found.compactMap(\.inside)), replay)
+        }
         let steps = Int((limit / 2 + 1e-9).rounded(.down))
         let straight = solve(0, start, false)
-        let chains = Lanes.map(2, lanes: lanes) { chain -> (crossings: [ScanLine], inside: [Inside]) in
+        typealias Bracket = (a0: Double, v0: Double, a1: Double, v1: Double)
+        let chains = Lanes.map(2, lanes: lanes) { chain -> (crossings: [ScanLine], inside: [Inside], brackets: [Bracket]) in
             let direction = chain == 0 ? -1.0 : 1.0
             var crossings: [ScanLine] = []
             var inside: [Inside] = []
+            var brackets: [Bracket] = []
             var warm = straight?.0 ?? start
             var previous: (a: Double, s: Double, v: Double)? = straight.map { (0, side($0.1), $0.0) }
             for step in stride(from: 1, through: steps, by: 1) {
@@ -805,32 +873,17 @@ public struct PhysicsSolver: Sendable {
                 let sd = side(r)
                 if abs(sd) < R, met(r) { inside.append((ScanLine(aim: a, speed: v, roll: r), sd)) }
                 if let p = previous, (p.s > 0) != (sd > 0) {
-                    var refineWarm = p.v
-                    var last: (Double, Double)?
-                    let root = illinois(p.a, p.s, nil, a, sd, (v, r), tolerance: 1e-8,
-                                        valueTolerance: 1e-6) { x -> (Double, (Double, PhysicsRoll)?) in
-                        // Where the curve breaks off inside the bracket, keep the sign of the nearer end.
-                        guard let (vv, rr) = solve(x, refineWarm, true) else { return (last.map { $0.1 } ?? p.s, nil) }
-                        refineWarm = vv
-                        let s = side(rr)
-                        last = (x, s)
-                        return (s, (vv, rr))
-                    }
-                    if let (vv, rr) = root.payload, solved(rr) { crossings.append(ScanLine(aim: root.x, speed: vv, roll: rr)) }
+                    brackets.append((p.a, p.v, a, v))
+                    if let line = refine(p.a, p.s, p.v, a, sd, (v, r)) { crossings.append(line) }
                 }
                 previous = (a, sd, v)
             }
-            return (crossings, inside)
+            return (crossings, inside, brackets)
         }
-        var crossings = chains.flatMap(\.crossings)
         var inside = chains.flatMap(\.inside)
         if let (v, r) = straight, abs(side(r)) < R, met(r) { inside.insert((ScanLine(aim: 0, speed: v, roll: r), side(r)), at: 0) }
-        crossings.sort { abs($0.aim) < abs($1.aim) || (abs($0.aim) == abs($1.aim) && $0.aim < $1.aim) }
-        inside.sort {
-            abs($0.side) < abs($1.side) || (abs($0.side) == abs($1.side)
-                && (abs($0.line.aim) < abs($1.line.aim) || (abs($0.line.aim) == abs($1.line.aim) && $0.line.aim < $1.line.aim)))
-        }
-        return crossings + inside.map(\.line)
+        let trail = ScanTrail(brackets: chains.flatMap(\.brackets), inside: inside.map { ($0.line.aim, $0.line.speed) })
+        return (ordered(chains.flatMap(\.crossings), inside), trail)
     }
 
     /// A root of a function, the payload of its last evaluation there, and whether it converged.
@@ -844,7 +897,8 @@ public struct PhysicsSolver: Sendable {
     /// `growth` (squared after each step when below 1.25, so a far start still brackets in a few rolls), then Illinois
     /// regula falsi. Without a bracket, returns the bound closest to a root.
     static func solveIncreasing<P>(start: Double, lower: Double, upper: Double, tolerance: Double, valueTolerance: Double,
-                                   growth: Double = 1.25, jump: JumpGuard? = nil, _ f: (Double) -> (Double, P)) -> Root<P>
+                                   growth: Double = 1.25, jump: JumpGuard? = nil, offBranch: ((P) -> Bool)? = nil,
+                                   _ f: (Double) -> (Double, P)) -> Root<P>
     {
         var a = Swift.min(Swift.max(start, lower), upper)
         var (fa, pa) = f(a)
@@ -861,7 +915,7 @@ public struct PhysicsSolver: Sendable {
             (fb, pb) = f(b)
             if abs(fb) < valueTolerance { return Root(x: b, payload: pb, converged: true) }
         }
-        return illinois(a, fa, pa, b, fb, pb, tolerance: tolerance, valueTolerance: valueTolerance, jump: jump, f)
+        return illinois(a, fa, pa, b, fb, pb, tolerance: tolerance, valueTolerance: valueTolerance, jump: jump, offBranch: offBranch, f)
     }
 
     /// Root of a decreasing function on [lower, upper]: steps of `firstStep` doubling outward from
@@ -896,9 +950,12 @@ public struct PhysicsSolver: Sendable {
     }
 
     /// Illinois regula falsi on a bracket (fa and fb of opposite signs). With a `jump` guard every fourth step
-    /// bisects (regula falsi crawls toward a step) and a step is reported as not converged.
+    /// bisects (regula falsi crawls toward a step) and a step is reported as not converged. `offBranch`: an end whose
+    /// value comes from another branch of the function (a ghost ball that stopped short of the hole, whose pace is the
+    /// miss distance, not the finish past it) says nothing about the slope at the root, so while an end is one the step
+    /// bisects (a secant through it lands next to the other end and crawls).
     static func illinois<P>(_ a0: Double, _ fa0: Double, _ pa0: P, _ b0: Double, _ fb0: Double, _ pb0: P,
-                            tolerance: Double, valueTolerance: Double, jump: JumpGuard? = nil,
+                            tolerance: Double, valueTolerance: Double, jump: JumpGuard? = nil, offBranch: ((P) -> Bool)? = nil,
                             _ f: (Double) -> (Double, P)) -> Root<P>
     {
         var a = a0, fa = fa0, pa = pa0, b = b0, fb = fb0, pb = pb0
@@ -908,10 +965,16 @@ public struct PhysicsSolver: Sendable {
                 return abs(fa) < abs(fb) ? Root(x: a, payload: pa, converged: false) : Root(x: b, payload: pb, converged: false)
             }
             var c = (a * fb - b * fa) / (fb - fa)
-            if !c.isFinite || c <= Swift.min(a, b) || c >= Swift.max(a, b) || (jump != nil && iteration % 4 == 0) { c = (a + b) / 2 }
+            let straddlesBranches = offBranch.map { $0(pa) || $0(pb) } ?? false
+            if !c.isFinite || c <= Swift.min(a, b) || c >= Swift.max(a, b) || (jump != nil && iteration % 4 == 0)
+                || straddlesBranches { c = (a + b) / 2 }
             let (fc, pc) = f(c)
             if abs(fc) < valueTolerance || abs(b - a) < tolerance { return Root(x: c, payload: pc, converged: true) }
-            if (fc < 0) == (fb < 0) {
+            if straddlesBranches {
+                // A halving step: neither end's value is stale, so Illinois' down-weighting starts afresh.
+                if (fc < 0) == (fb < 0) { b = c; fb = fc; pb = pc } else { a = c; fa = fc; pa = pc }
+                side = 0
+            } else if (fc < 0) == (fb < 0) {
                 b = c; fb = fc; pb = pc
                 if side == -1 { fa /= 2 }
                 side = -1

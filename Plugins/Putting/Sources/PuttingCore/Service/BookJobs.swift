@@ -244,7 +244,7 @@ extension PuttingService {
                 throw .jobStopped(id: job.id, done: done, total: total)
             }
             job.state = .failed
-            job.error = error.description
+            job.error = error.message(naming: argumentNaming)
             job.updatedAt = PuttingService.iso8601(clock())
             try store.putJob(job)
             return JobStatus(job: job)

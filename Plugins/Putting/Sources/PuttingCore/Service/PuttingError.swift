@@ -30,7 +30,7 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `insideBox`: the point is within the grid's span (the box an older message gave), so only the
     /// outline keeps it off.
     case positionOutsideGreen(what: String, point: PointFt, course: String, hole: Int, insideBox: Bool, nearest: PointFt?, distanceFt: Double?)
-    /// No --flag and the hole has no stored cup position.
+    /// No `flag` argument and the hole has no stored cup position.
     case noStoredCup(course: String, hole: Int)
     case ballOnHole(distanceFt: Double, cupRadiusFt: Double)
     case notFinite(what: String)
@@ -48,7 +48,7 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     case noTracedSources(course: String, hole: Int)
     /// Building a heightfield from traced contours failed (`what`: e.g. "presidio hole 3").
     case processing(what: String, GreenProcessingError)
-    /// `putting hole process` needs exactly one of --hole N and --all.
+    /// `putting hole process` needs exactly one of the `hole` and `all` arguments.
     case processTarget(both: Bool)
     /// The caller asked to stop a long run; `what` was about to start and nothing was stored.
     case cancelled(what: String)
@@ -61,7 +61,11 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A book job stopped as asked after `done` of `total` positions; it is queued again.
     case jobStopped(id: String, done: Int, total: Int)
 
-    public var description: String {
+    /// The message with the arguments' own names ("ball", "stimp"); `message(naming:)` for a front end's.
+    public var description: String { message(naming: { $0 }) }
+
+    /// The one-line message, each argument named by `name` (the command line's adapter says "--ball").
+    public func message(naming name: (String) -> String) -> String {
         switch self {
         case .heightfield(let e):
             return e.description
@@ -78,7 +82,7 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missingGreenFiles(let dir, let missing, let sourcesOnly):
             let list = missing.joined(separator: " or ")
             if sourcesOnly {
-                return "\(dir): no \(list) found: --sources-only builds each green from its *_boundary.json and *_contours.json; add the file or leave the hole out"
+                return "\(dir): no \(list) found: \(name("sources-only")) builds each green from its *_boundary.json and *_contours.json; add the file or leave the hole out"
             }
             return "\(dir): no *_heightfield.json found (nor in unity/), and no \(list) to build one from: add the files or leave the hole out"
         case .invalidCourseID(let id):
@@ -87,7 +91,7 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
             return "hole number \(n) is not valid: use a number from 1 to 99"
         case .unknownCourse(let id, let suggestions) where !suggestions.isEmpty:
             let list = suggestions.count == 1 ? suggestions[0] : suggestions.dropLast().joined(separator: ", ") + " or " + (suggestions.last ?? "")
-            return "unknown course \"\(id)\": did you mean \(list)? --course takes the course's id (`putting courses` lists them)"
+            return "unknown course \"\(id)\": did you mean \(list)? \(name("course")) takes the course's id (`putting courses` lists them)"
         case .unknownCourse(let id, _):
             return "unknown course \"\(id)\": list courses with `putting courses` or import one with `putting course import`"
         case .unknownHole(let course, let number):
@@ -96,7 +100,7 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
             // A stimp read in metres (1.2–4.9 m) is 4–16 ft: say so.
             let feet = s * 3.28084
             let metres = s < PuttingError.stimpRange.lowerBound && PuttingError.stimpRange.contains(feet)
-                ? "; if \(PuttingError.short(s)) is metres, that is --stimp \(PuttingError.short((feet * 10).rounded() / 10)) (feet)" : ""
+                ? "; if \(PuttingError.short(s)) is metres, that is \(name("stimp")) \(PuttingError.short((feet * 10).rounded() / 10)) (feet)" : ""
             return "stimp \(PuttingError.short(s)) ft is out of range: give a green speed from \(PuttingError.short(PuttingError.stimpRange.lowerBound)) "
                 + "to \(PuttingError.short(PuttingError.stimpRange.upperBound)) ft (real greens measure about 7 when slow to 13–14 at tournaments)\(metres)"
         case .finishPastOutOfRange(let v):
@@ -110,13 +114,13 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
             guard let nearest, let distance else {
                 return "\(what) \(at) is outside the green of \(course) hole \(hole): the green has no cell to play from"
             }
-            let option = what == "ball" || what == "flag" ? "--\(what)" : what
+            let option = what == "ball" || what == "flag" ? name(what) : what
             return "\(what) \(at) is outside the green of \(course) hole \(hole)\(insideBox ? " (inside the grid's box, but outside the green's outline)" : ""): "
                 + "the nearest point on the green is (\(PuttingError.short(nearest.x)), \(PuttingError.short(nearest.z))), "
                 + "\(fixed(distance, 1)) ft away, e.g. \(option) \(PuttingError.short(nearest.x)),\(PuttingError.short(nearest.z)); "
                 + "`putting render --course \(course) --hole \(hole) --svg FILE` draws the green with a grid in feet"
         case .noStoredCup(let course, let hole):
-            return "\(course) hole \(hole) has no stored cup position (its config.json has no hole_location): give --flag X,Z in feet"
+            return "\(course) hole \(hole) has no stored cup position (its config.json has no hole_location): give \(name("flag")) X,Z in feet"
         case .ballOnHole(let d, let r):
             return "the ball is on the hole (\(PuttingError.short(d)) ft from the flag): place it at least one cup radius (\(PuttingError.short(r)) ft) away"
         case .notFinite(let what):
@@ -145,13 +149,14 @@ public enum PuttingError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidSetting(let name, let value, let limit):
             return "\(name) \(PuttingError.short(value)) is out of range: it must be \(limit)"
         case .bookTooDense(let spacing, let positions, let minimum):
-            return "grid spacing \(PuttingError.short(spacing)) ft gives about \(positions) positions on this green, more than the limit of \(BookRequest.maxPositions): use --spacing \(PuttingError.short(minimum)) or more"
+            return "grid spacing \(PuttingError.short(spacing)) ft gives about \(positions) positions on this green, more than the limit of \(BookRequest.maxPositions): use \(name("spacing")) \(PuttingError.short(minimum)) or more"
         case .bookStopped(let done, let total):
             return "stopped as asked after \(done) of \(total) positions: those are cached, run the same book again to go on"
         case .jobStopped(let id, let done, let total):
             return "job \(id) stopped as asked after \(done) of \(total) positions: those are kept and the job is queued again; `putting job run \(id)` goes on where it stopped"
         case .processTarget(let both):
-            return both ? "give either --hole N or --all, not both" : "say which hole to process: --hole N, or --all for every hole that has no heightfield yet"
+            let (hole, all) = (name("hole"), name("all"))
+            return both ? "give either \(hole) N or \(all), not both" : "say which hole to process: \(hole) N, or \(all) for every hole that has no heightfield yet"
         }
     }
 

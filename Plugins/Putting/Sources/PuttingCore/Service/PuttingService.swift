@@ -223,6 +223,9 @@ public final class PuttingService {
     public var makeJobID: () -> String
     /// A running job whose lease has expired (no progress for this long) was interrupted by a restart.
     public var leaseSeconds = 120.0
+    /// How a failed job's stored error names an argument: the adapter gives its front end's word (the
+    /// command line's "--ball"); the core's own is the argument's name.
+    public var argumentNaming: (String) -> String = { $0 }
 
     /// How the course import reads folders and files (the C library unless the adapter gives another).
     public let files: any LocalFileAccess
@@ -404,7 +407,7 @@ public final class PuttingService {
             return JobStatus(job: job, result: result)
         } catch {
             job.state = .failed
-            job.error = explained(error, model: request.model).description
+            job.error = explained(error, model: request.model).message(naming: argumentNaming)
             job.updatedAt = PuttingService.iso8601(clock())
             try store.putJob(job)
             return JobStatus(job: job)
