@@ -98,7 +98,7 @@ var targets: [Target] = [
     // The floor for the cold-start benchmark: a Swift program that links Foundation and SQLite and does nothing.
     .executableTarget(name: "clubhouse-baseline", dependencies: ["CSQLite"], path: "Benchmarks/Sources/clubhouse-baseline"),
 
-    .target(name: "FaultyPlugin", dependencies: ["PluginKit"], path: "Tests/Fixtures/FaultyPlugin",
+    .target(name: "FaultyPlugin", dependencies: ["PluginKit", "ClubhouseJSON"], path: "Tests/Fixtures/FaultyPlugin",
             linkerSettings: pluginLinkerSettings),
 
     .testTarget(name: "ClubhouseJSONTests", dependencies: ["ClubhouseJSON"], path: "Tests/ClubhouseJSONTests"),

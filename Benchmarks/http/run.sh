@@ -6,6 +6,8 @@
 # in flight each (clubhouse-bench rpc-load), round after round. Prints each round, then the medians:
 # requests/s, p99 latency, and the server's CPU per request (from /proc, user + system).
 #   Benchmarks/http/run.sh [ROUNDS] [SECONDS]      (default 5 rounds of 10 s each side)
+# BIN=DIR runs another build's binaries; SERVE_OPTIONS="--http-reply-cache-bytes 0" passes options to serve
+# (that one measures the poll without the reply cache: every request calls the plugin).
 # Needs ../shared/data/putting/presidio and wrk (installed from Debian's packages when missing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -45,7 +47,7 @@ if ch token --help >/dev/null 2>&1; then
     header=(-H "Authorization: Bearer $token")
 fi
 CLUBHOUSE_DATA_DIR="$scratch/data" "$bin/clubhouse" --config "$scratch/plugins.json" --site bench serve \
-    --socket "$scratch/rpc.sock" --http 127.0.0.1:0 2> "$scratch/serve.log" &
+    --socket "$scratch/rpc.sock" --http 127.0.0.1:0 ${SERVE_OPTIONS:-} 2> "$scratch/serve.log" &
 server=$!
 for _ in $(seq 1 200); do grep -q "serving HTTP/1.1" "$scratch/serve.log" && break; sleep 0.05; done
 port="$(grep -o 'http://127.0.0.1:[0-9]*' "$scratch/serve.log" | head -1 | cut -d: -f3)"

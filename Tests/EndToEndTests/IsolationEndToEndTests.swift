@@ -77,7 +77,7 @@ final class IsolationEndToEndTests: XCTestCase {
         return try c.write("faults.json", """
             {"sites": {"default": {"plugins": {
               "fx": {"path": "\(fixture)", "grants": ["storage"], "isolation": "process", "timeout_ms": \(timeoutMs)},
-              "faulty": {"path": "\(faulty)", "isolation": "process"},
+              "faulty": {"path": "\(faulty)", "grants": ["storage"], "isolation": "process"},
               "notes": {"id": "org.example.notes", "grants": ["storage"], "isolation": "process"},
               "greeter": {"id": "org.example.greeter", "grants": ["invoke:notes"], "isolation": "process", "config": {"greeting": "Ahoy"}}
             }}}}

@@ -107,6 +107,11 @@ public struct CommandDeclaration: Sendable {
     /// acts on them, such as a Stop for a drill another client started (`"concurrent"`, entry.h, ABI
     /// 1.6). Read only from a thread-safe plugin.
     public var concurrent: Bool
+    /// The reply of this read may be kept by the host and answered again, for at most this many
+    /// milliseconds, while nothing the reply depends on changed (`"cache": {"max_age_ms": N}`, entry.h,
+    /// ABI 1.7): the plugin declares that the reply is a function of the command's arguments, its own
+    /// database and what its other commands change, nothing else (no clock, no file, no device). nil: never kept.
+    public var cacheMaxAgeMilliseconds: Int?
     /// What `data` holds in the reply, shown by --help (eg: "{aimOffsetDeg, speedFps, holed, ...}").
     public var reply: String?
     /// Invocations that must succeed on a fresh data dir, each the command's words then its
@@ -140,11 +145,15 @@ public struct CommandDeclaration: Sendable {
         if let help { o["help"] = .string(help) }
         if longRunning { o["long_running"] = .bool(true) }
         if concurrent { o["concurrent"] = .bool(true) }
+        if let cacheMaxAgeMilliseconds { o["cache"] = .object(["max_age_ms": .int(cacheMaxAgeMilliseconds)]) }
         o["arguments"] = .array(arguments.map(\.catalogueEntry))
         if let reply { o["reply"] = .string(reply) }
         if !examples.isEmpty { o["examples"] = .array(examples.map { .string($0) }) }
         return .object(o)
     }
+
+    /// The longest a declared `"cache"` may keep a reply (a day).
+    public static let cacheMaxAgeLimitMilliseconds = 86_400_000
 
     static func words(of name: String) -> [String] {
         name.split(separator: " ", omittingEmptySubsequences: false).map(String.init)

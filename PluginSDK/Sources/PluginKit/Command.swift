@@ -37,6 +37,15 @@ public struct Command<P: Plugin>: Sendable {
 
     public subscript<T>(dynamicMember path: KeyPath<CommandDeclaration, T>) -> T { declaration[keyPath: path] }
 
+    /// The command with its reply kept by the host for at most `maxAgeMilliseconds` (the catalogue's `"cache"`,
+    /// ABI 1.7): declare it only on a read whose reply depends on nothing but its arguments, the plugin's
+    /// database and what the plugin's other commands change (PluginSDK/README.md, "Cached replies").
+    public func cached(maxAgeMilliseconds: Int) -> Command {
+        var copy = self
+        copy.declaration.cacheMaxAgeMilliseconds = maxAgeMilliseconds
+        return copy
+    }
+
     /// What `data` holds in the reply, shown by --help (the declaration's `reply`).
     public var replyDescription: String? {
         get { declaration.reply }

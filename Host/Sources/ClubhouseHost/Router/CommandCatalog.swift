@@ -175,6 +175,20 @@ public struct CommandCatalog: Sendable {
                     problems.append("command '\(name)': \"concurrent\" must be true or false")
                 }
             }
+            if let declared = o["cache"] {
+                let limit = CommandDeclaration.cacheMaxAgeLimitMilliseconds
+                if let ms = declared["max_age_ms"]?.intValue, declared.objectValue?.count == 1, (1...limit).contains(ms) {
+                    command.declaration.cacheMaxAgeMilliseconds = ms
+                } else {
+                    problems.append("command '\(name)': \"cache\" is \(JSONWriter.compact(declared)); write {\"max_age_ms\": N} with N from 1 to \(limit)")
+                }
+                if command.access != .read {
+                    problems.append("command '\(name)' declares \"cache\" but writes (its \"access\" is not \"read\"): only a read's reply may be kept; make it a read or drop \"cache\"")
+                }
+                if let path = arguments.first(where: { $0.kind == .path }) {
+                    problems.append("command '\(name)' declares \"cache\" but takes path argument '\(path.name)': its reply may depend on a file the host does not watch; drop \"cache\"")
+                }
+            }
             if let declared = o["public"] {
                 if let flag = declared.boolValue { command.isPublic = flag } else {
                     problems.append("command '\(name)': \"public\" must be true or false")

@@ -63,6 +63,9 @@ final class PluginInstance: @unchecked Sendable {
     /// Commands that run beside the plugin's other calls, not through its gate ("concurrent" in the
     /// catalogue of a thread-safe plugin; set once, before the first call).
     var concurrentCommands: Set<String> = []
+    /// Commands whose replies `serve --http` may keep ("cache" in the catalogue, ABI 1.7; set once, before
+    /// the first call): a call of any other command counts as a change (SiteRuntime.changes(of:)).
+    var cachedCommands: Set<String> = []
     /// Calls running in this instance, and whether a reload retired it (it is destroyed after its
     /// last call). Both guarded by the site runtime's lock.
     var callsInFlight = 0

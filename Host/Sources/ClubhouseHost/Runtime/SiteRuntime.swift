@@ -88,6 +88,8 @@ public final class SiteRuntime: @unchecked Sendable {
     public let site: Site
     public let log: LogBroker
     public let storage: StorageBroker
+    /// Commits to the plugins' databases, for the reply cache (`replyStamp`).
+    let databaseWatch = DatabaseChangeWatch()
     public let devices: DeviceBroker
     /// The plugins' live events (EventsBroker.swift): what `serve --http` streams.
     public let events = EventHub()
@@ -133,6 +135,9 @@ public final class SiteRuntime: @unchecked Sendable {
     /// How many times each alias was reloaded: its calls from then on go to a new instance, with a gate
     /// of its own (serve's lanes follow it).
     private var reloads: [String: Int] = [:]
+    /// Calls of a command that is not a cached read, ended, per alias of a plugin that declares cached reads
+    /// (`changes(of:)`); guarded by `lock`.
+    private var changeCounts: [String: Int] = [:]
     /// Each alias's install-tree and lock signature when it was resolved (serve's reload watch).
     private var signatures: [String: [Int64]] = [:]
 
@@ -509,6 +514,7 @@ public final class SiteRuntime: @unchecked Sendable {
         let made = PluginInstance(backend: backend, entry: plugin.entry, siteName: site.name, runtime: self)
         made.pathArguments = PluginInstance.pathArguments(of: plugin.catalogue)
         if plugin.info.threadSafe { made.concurrentCommands = Set(plugin.catalogue.commands.filter { $0.concurrent }.map { $0.name }) }
+        made.cachedCommands = Set(plugin.catalogue.commands.filter { $0.cacheMaxAgeMilliseconds != nil }.map { $0.name })
         made.topics = plugin.catalogue.topics
         made.records = plugin.catalogue.records
         do {
@@ -552,13 +558,16 @@ public final class SiteRuntime: @unchecked Sendable {
                 lock.withLock { made.callsInFlight += 1 }
             }
         }
-        defer { finished(target) }
+        defer { finished(target, changing: target.cachedCommands.isEmpty ? nil : target.cachedCommands.contains(command) ? nil : alias) }
         return target.invoke(command: command, request: encodeRequest(arguments), call: context)
     }
 
-    /// A call into `target` ended: a retired instance is destroyed after its last call.
-    private func finished(_ target: PluginInstance) {
+    /// A call into `target` ended: a retired instance is destroyed after its last call. `changing`: the
+    /// call may have changed what the plugin's kept replies depend on (a command without "cache" of a plugin
+    /// that declares some), so its count of changes moves.
+    private func finished(_ target: PluginInstance, changing: String? = nil) {
         let retired = lock.withLock { () -> PluginInstance? in
+            if let changing { changeCounts[changing, default: 0] += 1 }
             target.callsInFlight -= 1
             guard target.callsInFlight == 0, target.retired else { return nil }
             return retiring.removeValue(forKey: ObjectIdentifier(target))
@@ -594,6 +603,22 @@ public final class SiteRuntime: @unchecked Sendable {
     /// How many times `alias` was reloaded (an isolated plugin restarted): calls made after a reload
     /// go to a new instance while the old one finishes its calls in flight.
     public func generation(of alias: String) -> Int { lock.withLock { reloads[alias] ?? 0 } }
+
+    /// What a kept reply of `alias` depends on besides its request (`serve --http`'s reply cache, ABI 1.7
+    /// "cache"): the plugin's reloads, the calls of its commands that are not cached reads ended in this process
+    /// since the host started, and its database's data version (any commit by any connection or process moves
+    /// it: DatabaseChangeWatch). A kept reply is answered only while this is equal to the stamp taken just before
+    /// the call that made it. nil: not known now (the database cannot be read this moment): neither answer nor keep.
+    public func replyStamp(of alias: String) -> ReplyStamp? {
+        let (plugin, counts) = lock.withLock { (resolved[alias], (reloads[alias] ?? 0, changeCounts[alias] ?? 0)) }
+        guard case .success(let found)? = plugin else { return nil }
+        var version: Int64 = -1
+        if found.entry.isGranted(.storage) {
+            guard let v = databaseWatch.version(of: storage.databasePath(site: site.name, pluginID: found.info.id)) else { return nil }
+            version = v
+        }
+        return ReplyStamp(reloads: counts.0, calls: counts.1, dataVersion: version)
+    }
 
     /// Aliases resolved from the install tree or under a lock whose install folder or lock file
     /// changed since (a version installed or removed, the lock rewritten).
@@ -706,5 +731,18 @@ extension ResolvedPlugin {
                 ? "everything this user can, in a child process (crash isolation, not confinement)"
                 : "everything this user can, inside the host (trusted code)"
         }
+    }
+}
+
+/// What a kept reply was made under (SiteRuntime.replyStamp): equal stamps, nothing it depends on changed.
+public struct ReplyStamp: Sendable, Equatable {
+    public var reloads: Int
+    public var calls: Int
+    public var dataVersion: Int64
+
+    public init(reloads: Int, calls: Int, dataVersion: Int64) {
+        self.reloads = reloads
+        self.calls = calls
+        self.dataVersion = dataVersion
     }
 }

@@ -88,7 +88,11 @@ extension Putting {
                 return Reply(rawData: stored)
             }
             return Reply(data: try GreenReaderAPI.job(plugin.service.job(id: id), course: course, hole: hole))
-        },
+        }
+        // Its reply is the job's row and stored result in the plugin's database, nothing else (no clock, no
+        // config): `serve --http` may answer a poll again from the reply it kept until the database or another
+        // command of the plugin changes anything (ABI 1.7 "cache").
+        .cached(maxAgeMilliseconds: 60_000),
     ]
 }
 

@@ -52,6 +52,9 @@ public struct HTTPLimits: Sendable, Equatable {
     /// Bytes of events an event stream's client may leave unread; one more event and it is dropped (with a
     /// reset), so a slow reader costs the others nothing. `--http-max-event-backlog`.
     public var eventBacklogBytes = 256 << 10
+    /// Bytes of kept replies of reads their plugin declared "cache" for (bodies and keys), least recently used
+    /// out first; 0 keeps none (HTTPReplyCache). `--http-reply-cache-bytes`.
+    public var replyCacheBytes = 16 << 20
     /// Event streams (`/api/<alias>/events`, and followed calls' streams) one credential may have open at once;
     /// one more is refused with 429 (close one first).
     public var streamsPerCredential = 16

@@ -229,6 +229,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let hostPolicy: HostPolicy
     /// Writes named by an Idempotency-Key, with their answers (a repeat is answered without running).
     let idempotency = IdempotencyKeys()
+    /// Replies of reads their plugin declared "cache" for, answered again from the loop (HTTPReplyCache.swift).
+    let replyCache: HTTPReplyCache
     let dates = HTTPDate()
     /// Calls held by a page's heartbeat lease (`Clubhouse-Lease`).
     let leases: HTTPCallLeases
@@ -257,6 +259,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         self.access = access
         self.pool = pool
         self.lanes = lanes ?? PluginLanes(pool: pool)
+        replyCache = HTTPReplyCache(capacity: options.limits.replyCacheBytes)
         let log = session.log
         leases = HTTPCallLeases { line in log.warning("serve: \(line)") }
         try options.checkExposure()
@@ -446,17 +449,70 @@ final class HTTPFrontEnd: @unchecked Sendable {
     // MARK: requests (worker threads)
 
     /// Runs a request on the pool; the response goes to `channel`. A plugin call runs at once on this worker
-    /// when its plugin is free, else waits in the plugin's lane without a worker (PluginLanes).
-    func dispatch(_ exchange: HTTPExchange, connection: HTTPConnection, channel: ServeChannel) {
+    /// when its plugin is free, else waits in the plugin's lane without a worker (PluginLanes). True when the
+    /// request was answered at once on the loop, from a kept reply (`answerFromCache`).
+    @discardableResult
+    func dispatch(_ exchange: HTTPExchange, connection: HTTPConnection, channel: ServeChannel) -> Bool {
         group.enter()
         channel.began()
+        if answerFromCache(exchange, connection: connection, channel: channel) { return true }
         if let lane = laneFromLoop(exchange) {
-            return queueInLane(exchange, lane, connection: connection, channel: channel)
+            queueInLane(exchange, lane, connection: connection, channel: channel)
+            return false
         }
         pool.submit { [self] in
             let answer = answer(exchange, connection: connection)
             handle(answer, exchange: exchange, connection: connection, channel: channel)
         }
+        return false
+    }
+
+    /// The reply cache's part of a request (nil: none): the key and the kept reply's longest age, for a GET or
+    /// HEAD of a route whose command declares "cache", with no body, no event stream and no lease.
+    func cacheable(_ exchange: HTTPExchange) -> (key: String, maxAge: Int)? {
+        guard replyCache.capacity > 0, case .plugin(let route, _) = exchange.destination,
+              let maxAge = route.command.cacheMaxAgeMilliseconds,
+              exchange.head.method == "GET" || exchange.head.method == "HEAD",
+              exchange.body.isEmpty, route.route.output == nil,
+              !HTTPFrontEnd.wantsEventStream(exchange.head), exchange.head.header("clubhouse-lease") == nil else { return nil }
+        let h = exchange.head
+        return (HTTPReplyCache.key(alias: route.alias, command: route.command.name, target: h.target, authorization: h.header("authorization"),
+                                   apiKey: h.header("apikey"), cookies: h.headers("cookie")), maxAge)
+    }
+
+    /// Answers a request from a kept reply on the loop (no worker, no plugin call) — after the access layer's
+    /// checks, every one a worker makes (credential, revocation, scope, back-off): a refusal is answered here too.
+    /// False: nothing kept for it (or not a cached read); it goes on as any other request.
+    private func answerFromCache(_ exchange: HTTPExchange, connection: HTTPConnection, channel: ServeChannel) -> Bool {
+        guard let (key, _) = cacheable(exchange), case .plugin(let route, _) = exchange.destination,
+              let kept = replyCache.lookup(key, now: Subprocess.monotonicMilliseconds(), current: { session.runtime.replyStamp(of: route.alias) })
+        else { return false }
+        let request = accessRequest(exchange)
+        let cors = access.corsHeaders(for: request).map { (name: $0.name, value: $0.value) }
+        switch access.authorize(request) {
+        case .deny(let status, let message, let retryAfter):
+            let response = HTTPFrontEnd.denial(status, message, retryAfter: retryAfter)
+            complete(exchange, response, Answer(step: .now(response), principal: "anonymous", cors: cors), connection: connection, channel: channel)
+        case .allow(let who):
+            let response = HTTPFrontEnd.cachedReply(kept.body, etag: kept.etag, head: exchange.head)
+            complete(exchange, response, Answer(step: .now(response), principal: who.name, cors: cors), connection: connection, channel: channel)
+        }
+        return true
+    }
+
+    /// A cached read's 200 with its ETag, or 304 when the request's If-None-Match names it.
+    static func cachedReply(_ body: [UInt8], etag: String, head: HTTPRequestHead) -> HTTPResponse {
+        let headers: [(name: String, value: String)] = [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store"), ("ETag", etag)]
+        if StaticFiles.matches(head.header("if-none-match"), etag) { return HTTPResponse(status: 304, headers: Array(headers.dropFirst())) }
+        return HTTPResponse(status: 200, headers: headers, body: body)
+    }
+
+    /// The access layer's refusal as a response (401 with its challenge, 429 with Retry-After).
+    static func denial(_ status: Int, _ message: String, retryAfter: Int?) -> HTTPResponse {
+        var response = HTTPResponse.error(status, message)
+        if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer realm=\"clubhouse\"")) }
+        if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
+        return response
     }
 
     /// Goes on with a request once its answer is known (on a worker).
@@ -633,10 +689,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         }
         switch access.authorize(request) {
         case .deny(let status, let message, let retryAfter):
-            var response = HTTPResponse.error(status, message)
-            if status == 401 { response.headers.append(("WWW-Authenticate", "Bearer realm=\"clubhouse\"")) }
-            if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
-            return Answer(step: .now(response), principal: "anonymous", cors: cors)
+            return Answer(step: .now(HTTPFrontEnd.denial(status, message, retryAfter: retryAfter)), principal: "anonymous", cors: cors)
         case .allow(let who):
             if let refused = holdStreamSlot(exchange, who: who, address: request.clientAddress, connection: connection) {
                 return Answer(step: .now(refused), principal: who.name, cors: cors)
@@ -965,6 +1018,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
         defer { HTTPFrontEnd.remove(call.made) }
         let route = call.route
         let router = session.runtime.router
+        // A cached read: what its reply depends on, read before the call (a change during it makes the stamp stale).
+        let cached = cacheable(exchange)
+        let stamp = cached != nil ? session.runtime.replyStamp(of: route.alias) : nil
         var outcome = router.runData(call.prepared, context: context)
         _ = connection.track(nil)
         guard outcome.status == .ok else {
@@ -986,7 +1042,12 @@ final class HTTPFrontEnd: @unchecked Sendable {
         // Taken out of the outcome, so the body's newline goes into the bytes' own room (no copy on write).
         let data = outcome.data
         outcome.data = []
-        return .json(accepted ? 202 : 200, raw: data)
+        let response = HTTPResponse.json(accepted ? 202 : 200, raw: data)
+        guard let cached, !accepted else { return response }
+        let now = Subprocess.monotonicMilliseconds()
+        let etag = stamp.map { replyCache.store(cached.key, stamp: $0, maxAge: cached.maxAge, body: response.body, now: now) }
+            ?? HTTPReplyCache.etag(response.body)
+        return HTTPFrontEnd.cachedReply(response.body, etag: etag, head: exchange.head)
     }
 
     /// The audit entry and the log line of a request.
@@ -1342,10 +1403,13 @@ final class HTTPProtocolHandler: ServeProtocol {
                 }
                 compact(channel)
                 c.phase = .busy
-                front.dispatch(exchange, connection: c, channel: channel)
-                // On to `.busy`: a pipelined request already buffered is noted there, so the worker wakes the
-                // loop when it is done (returning here left the note unmade: each pipelined request after the
-                // second waited for the loop's one-second sweep — the fifth outside attack, a21/a22).
+                if front.dispatch(exchange, connection: c, channel: channel) {
+                    // Answered on the loop from a kept reply: the connection waits for its next request now.
+                    refresh(channel, c, now: now)
+                }
+                // On to `.busy` (or the next request): a pipelined request already buffered is noted there, so the
+                // worker wakes the loop when it is done (returning here left the note unmade: each pipelined request
+                // after the second waited for the loop's one-second sweep — the fifth outside attack, a21/a22).
                 continue
             }
         }

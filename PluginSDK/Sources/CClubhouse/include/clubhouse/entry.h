@@ -92,6 +92,7 @@ struct clubhouse_plugin_descriptor {
  *       "long_running": true,                     // the CLI shows progress; default false
  *       "concurrent": true,                       // may run beside the plugin's other calls even
  *                                                 // when the plugin runs isolated; default false
+ *       "cache": {"max_age_ms": 60000},           // a read's reply the host may keep (ABI 1.7; below)
  *       "arguments": [
  *         {"name": "course", "type": "string", "required": true, "help": "Course id"},
  *         {"name": "stimp", "type": "number", "default": 10, "help": "Green speed in feet"},
@@ -118,6 +119,16 @@ struct clubhouse_plugin_descriptor {
  * runner runs a concurrent command on a thread of its own at once, with the same instance, beside
  * the call in progress. Such a command may use the log, config, progress and events services; the
  * others answer CLUBHOUSE_UNSUPPORTED in a runner (the host serves them to the call in progress).
+ *
+ * "cache" (Added in ABI 1.7) is for a read ("access": "read") whose reply is a function of its
+ * arguments, the plugin's database (clubhouse.storage/1) and what the plugin's other commands change —
+ * no clock, no file, no device, no other plugin. `serve --http` may then answer a GET or HEAD of its
+ * route from the reply it kept, without invoking the plugin, for at most "max_age_ms" (1 to 86400000),
+ * and only while: no other command of the plugin has run in this host since the reply was made, the
+ * plugin's database file has had no commit from any connection or process (PRAGMA data_version), the
+ * plugin was not reloaded, and the request comes with the same credential and the same target. Every
+ * access check runs first, as for any request. The host refuses "cache" on a command that writes or
+ * takes a path argument. An older host ignores the member (its replies are never kept).
  *
  * The request `invoke` receives:
  *   {"arguments": {"course": "presidio", "stimp": 10, "async": true}, "cwd": "/home/me"}
