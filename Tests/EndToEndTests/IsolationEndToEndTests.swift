@@ -245,6 +245,6 @@ final class IsolationEndToEndTests: XCTestCase {
         XCTAssertEqual(slow["error"]?["data"]?["status"], "cancelled", "\(slow)")
         let second = try RPCSocketClient(path: socketPath)
         second.send(#"{"jsonrpc":"2.0","id":"a","method":"clubhouse.version"}"#)
-        XCTAssertEqual(try second.receive()["result"]?["abi"], "1.6")
+        XCTAssertEqual(try second.receive()["result"]?["abi"], "1.7")
     }
 }

@@ -73,7 +73,7 @@ final class PlatformEndToEndTests: XCTestCase {
         XCTAssertTrue(plugin.contains("countdown") && plugin.contains("Count down with a progress bar"), plugin)
         let command = try c.succeed(["greeter", "countdown", "--help"]).stdout
         XCTAssertTrue(command.contains("--from N") && command.contains("[default: 3]") && command.contains("With --json: {counted}"), command)
-        XCTAssertTrue(try c.succeed(["--version"]).stdout.hasPrefix("clubhouse 1.0.0 (plugin ABI 1.6"))
+        XCTAssertTrue(try c.succeed(["--version"]).stdout.hasPrefix("clubhouse 1.0.0 (plugin ABI 1.7"))
     }
 
     func testUsageErrorsExitWithTwoAndNameTheProblem() throws {

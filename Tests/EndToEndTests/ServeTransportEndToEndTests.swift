@@ -229,7 +229,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
         let client = try LineClient(path: path)
         client.send(versionRequest)
         let reply = try client.receive(timeout: timeout)
-        XCTAssertEqual(reply["result"]?["abi"], "1.6", message, file: file, line: line)
+        XCTAssertEqual(reply["result"]?["abi"], "1.7", message, file: file, line: line)
     }
 
     /// Whether a new client is answered within 10 s (the server notices departed clients on its
@@ -239,7 +239,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
         while Date() < deadline {
             if let client = try? LineClient(path: path, timeout: 5) {
                 client.send(versionRequest)
-                if (try? client.receive(timeout: 5))?["result"]?["abi"] == "1.6" { return true }
+                if (try? client.receive(timeout: 5))?["result"]?["abi"] == "1.7" { return true }
             }
             usleep(100_000)
         }
@@ -293,7 +293,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
         for _ in 0..<3 {
             let client = try LineClient(path: server.socketPath)
             client.send(versionRequest)
-            XCTAssertEqual(try client.receive()["result"]?["abi"], "1.6")
+            XCTAssertEqual(try client.receive()["result"]?["abi"], "1.7")
             clients.append(client)
         }
         for _ in 0..<5 {
@@ -305,7 +305,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
         // The three admitted clients are still served; once one leaves, a new client gets in.
         for client in clients {
             client.send(versionRequest)
-            XCTAssertEqual(try client.receive()["result"]?["abi"], "1.6")
+            XCTAssertEqual(try client.receive()["result"]?["abi"], "1.7")
         }
         clients.removeLast()
         XCTAssertTrue(eventuallyAdmitted(server.socketPath), "a place freed by a client that left is taken by the next one")
@@ -374,7 +374,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
         defer { server.stop() }
         let first = try LineClient(path: server.socketPath)
         first.send(versionRequest)
-        XCTAssertEqual(try first.receive()["result"]?["abi"], "1.6")
+        XCTAssertEqual(try first.receive()["result"]?["abi"], "1.7")
 
         // Far more clients than the server has descriptors; all of them stay connected.
         var extras: [Int32] = []
@@ -394,7 +394,7 @@ final class ServeTransportEndToEndTests: XCTestCase {
 
         // The connected client is still answered; the refused ones were told why.
         first.send(versionRequest)
-        XCTAssertEqual(try first.receive(timeout: 10)["result"]?["abi"], "1.6", "a connected client is served at the limit")
+        XCTAssertEqual(try first.receive(timeout: 10)["result"]?["abi"], "1.7", "a connected client is served at the limit")
         let told = extras.suffix(20).contains { fd in
             let (bytes, _) = readToEnd(fd, timeout: 0.2)
             return String(decoding: bytes, as: UTF8.self).contains("out of file descriptors")

@@ -1,5 +1,5 @@
 /*
- * clubhouse.h — the Clubhouse plugin ABI, version 1.6 (umbrella header; the version is
+ * clubhouse.h — the Clubhouse plugin ABI, version 1.7 (umbrella header; the version is
  * CLUBHOUSE_ABI_MAJOR.CLUBHOUSE_ABI_MINOR of clubhouse/version.h, which a test compares with this line).
  *
  * A Clubhouse plugin is a shared library that exports ONE function, `clubhouse_plugin_entry`

@@ -22,7 +22,8 @@
  * services/publish.h). */
 /* 1.5 added: CLUBHOUSE_CALL_NETWORK (call.h). */
 /* 1.6 added: "concurrent" on a command in the catalogue (entry.h). */
-#define CLUBHOUSE_ABI_MINOR 6
+/* 1.7 added: "cache" on a read command in the catalogue (entry.h). */
+#define CLUBHOUSE_ABI_MINOR 7
 
 #define CLUBHOUSE_STRINGIFY_(x) #x
 #define CLUBHOUSE_STRINGIFY(x) CLUBHOUSE_STRINGIFY_(x)
