@@ -9,6 +9,50 @@ import XCTest
 @testable import ClubhouseFrontEnds
 
 final class HTTPIdempotencyTests: XCTestCase {
+    /// The fifth outside attack (a23): one token's 300 keyed 340 KB answers held 105 MB — the keys were bounded
+    /// by count only. Now by bytes too, one credential holding at most a quarter: its own oldest go first, another
+    /// phone's key stays, and an answer over the share is not kept (a repeat is told it ran, never run twice).
+    func testKeptAnswersAreBoundedInBytesAndOneCallerCannotPushOutAnothers() {
+        let keys = IdempotencyKeys(maxBytes: 400_000)
+        func request(_ n: Int) -> IdempotencyKeys.Request { .init(method: "POST", target: "/api/x/\(n)", body: Array(repeating: 7, count: 50_000)) }
+        let answer = HTTPResponse(status: 200, body: Array(repeating: 1, count: 60_000))
+        // Another phone's score, kept first.
+        guard case .run = keys.start(caller: "token:phone POST /api/x", owner: "token:phone", key: "p1", request: request(0), now: 0) else { return XCTFail("not run") }
+        keys.finish(caller: "token:phone POST /api/x", key: "p1", response: answer)
+        // A greedy client sends 50 keyed writes with large answers.
+        for n in 1...50 {
+            guard case .run = keys.start(caller: "token:greedy POST /api/x", owner: "token:greedy", key: "g\(n)", request: request(n), now: Int64(n)) else {
+                return XCTFail("greedy \(n) not run")
+            }
+            keys.finish(caller: "token:greedy POST /api/x", key: "g\(n)", response: answer)
+        }
+        XCTAssertLessThanOrEqual(keys.bytesHeld, 400_000, "the byte bound")
+        // The phone's key still answers its repeat (bodies are kept as digests: the same body matches).
+        guard case .answer(let replay) = keys.start(caller: "token:phone POST /api/x", owner: "token:phone", key: "p1", request: request(0), now: 60) else {
+            return XCTFail("the phone's key was pushed out by another client")
+        }
+        XCTAssertEqual(replay.status, 200)
+        XCTAssertEqual(replay.body.count, 60_000)
+        XCTAssertTrue(replay.headers.contains { $0.name == "Idempotent-Replayed" })
+        // The greedy client's latest key is kept; its first went to make room.
+        guard case .answer = keys.start(caller: "token:greedy POST /api/x", owner: "token:greedy", key: "g50", request: request(50), now: 61) else {
+            return XCTFail("the latest key was not kept")
+        }
+        guard case .run = keys.start(caller: "token:greedy POST /api/x", owner: "token:greedy", key: "g1", request: request(1), now: 62) else {
+            return XCTFail("the oldest key of the greedy client was kept past its share")
+        }
+        // An answer larger than a caller's share (100,000 bytes) is not kept: a repeat is told the request ran.
+        guard case .run = keys.start(caller: "token:phone POST /api/x", owner: "token:phone", key: "big", request: request(99), now: 63) else { return XCTFail("not run") }
+        keys.finish(caller: "token:phone POST /api/x", key: "big", response: HTTPResponse(status: 200, body: Array(repeating: 2, count: 150_000)))
+        XCTAssertLessThanOrEqual(keys.bytesHeld, 400_000)
+        guard case .answer(let told) = keys.start(caller: "token:phone POST /api/x", owner: "token:phone", key: "big", request: request(99), now: 64) else {
+            return XCTFail("a repeat of a request whose answer was not kept ran again")
+        }
+        XCTAssertEqual(told.status, 409)
+        XCTAssertTrue(String(decoding: told.body, as: UTF8.self).contains("already ran; its answer (150000 bytes) was too large to keep (a quarter of --http-idempotency-bytes)"),
+                      String(decoding: told.body, as: UTF8.self))
+    }
+
     func testAScoreSentAgainWithItsKeyIsEnteredOnce() throws {
         let access = TestAccess()
         access.addToken("ann", name: "Ann's phone", scopes: ["scorecard:*"])

@@ -137,7 +137,7 @@ final class HTTPReferenceTests: XCTestCase {
 
         // Limits: each row's option is a `serve` option, and its default is the server's.
         let limits = rows(text, section: "## Limits")
-        XCTAssertEqual(limits.count, 13)
+        XCTAssertEqual(limits.count, 14)
         let serve = try XCTUnwrap(BuiltinCatalogue.catalogue.command(named: "serve"))
         let defaults = HTTPLimits()
         let expected: [String: Int64] = [
@@ -147,6 +147,7 @@ final class HTTPReferenceTests: XCTestCase {
             "--http-idle-timeout-ms": defaults.idleTimeoutMilliseconds, "--http-send-timeout-ms": defaults.sendTimeoutMilliseconds,
             "--http-max-connections": Int64(defaults.maxConnections), "--http-heartbeat-ms": defaults.heartbeatMilliseconds,
             "--http-max-event-backlog": Int64(defaults.eventBacklogBytes), "--http-reply-cache-bytes": Int64(defaults.replyCacheBytes),
+            "--http-idempotency-bytes": Int64(defaults.idempotencyBytes),
         ]
         for cells in limits {
             let option = unquoted(cells[1])

@@ -216,13 +216,14 @@ struct HTTPOptions: Sendable {
         if let n = try number("http-heartbeat-ms", 10) { limits.heartbeatMilliseconds = Int64(n) }
         if let n = try number("http-max-event-backlog", 1024) { limits.eventBacklogBytes = n }
         if let n = try number("http-reply-cache-bytes", 0, 1 << 40) { limits.replyCacheBytes = n }
+        if let n = try number("http-idempotency-bytes", 4096, 1 << 40) { limits.idempotencyBytes = n }
     }
 
     /// The options `read` takes (serve's declaration names them the same).
     static let names = ["http", "allow-remote", "trusted-proxy", "http-allowed-host", "ui-dir", "http-max-connections", "http-max-request-line",
                         "http-max-header-bytes", "http-max-headers", "http-max-body", "http-max-body-memory", "http-header-timeout-ms",
                         "http-body-timeout-ms", "http-idle-timeout-ms", "http-send-timeout-ms", "http-heartbeat-ms",
-                        "http-max-event-backlog", "http-reply-cache-bytes"]
+                        "http-max-event-backlog", "http-reply-cache-bytes", "http-idempotency-bytes"]
 
     /// Refuses a non-loopback address unless asked for, saying how.
     func checkExposure() throws(CLIError) {

@@ -228,7 +228,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
     /// Which Host names requests may carry (DNS rebinding).
     let hostPolicy: HostPolicy
     /// Writes named by an Idempotency-Key, with their answers (a repeat is answered without running).
-    let idempotency = IdempotencyKeys()
+    let idempotency: IdempotencyKeys
     /// Replies of reads their plugin declared "cache" for, answered again from the loop (HTTPReplyCache.swift).
     let replyCache: HTTPReplyCache
     let dates = HTTPDate()
@@ -260,6 +260,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         self.pool = pool
         self.lanes = lanes ?? PluginLanes(pool: pool)
         replyCache = HTTPReplyCache(capacity: options.limits.replyCacheBytes)
+        idempotency = IdempotencyKeys(maxBytes: options.limits.idempotencyBytes)
         let log = session.log
         leases = HTTPCallLeases { line in log.warning("serve: \(line)") }
         try options.checkExposure()
@@ -712,7 +713,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
                     // route, is simply another request (nothing of the first is answered or named).
                     let caller = "\(who.kind.rawValue):\(who.name) \(exchange.head.method) \(exchange.target.path)"
                     let request = IdempotencyKeys.Request(method: exchange.head.method, target: exchange.head.target, body: exchange.body)
-                    switch idempotency.start(caller: caller, key: key, request: request, now: Subprocess.monotonicMilliseconds()) {
+                    switch idempotency.start(caller: caller, owner: "\(who.kind.rawValue):\(who.name)", key: key, request: request,
+                                             now: Subprocess.monotonicMilliseconds()) {
                     case .answer(let response): return Answer(step: .now(response), principal: who.name, cors: cors)
                     case .run: named = (caller, key)
                     }
