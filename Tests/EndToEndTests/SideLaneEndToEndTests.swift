@@ -132,6 +132,45 @@ final class SideLaneEndToEndTests: XCTestCase {
         XCTAssertEqual(held["result"]?["released"], true, "\(held)")
     }
 
+    /// The fifth outside attack (a05): a concurrent command that keeps reporting progress and ignores its cancel
+    /// ran on for minutes (its silence bound renewed by each report). Cancelled by its client, it has the cleanup
+    /// grace (5 s) to end, then the runner is stopped; past `limits.wall_ms` it is cancelled first, the same way.
+    func testAChattyConcurrentCommandDeafToItsCancelIsStoppedAfterTheGrace() throws {
+        let c = try Clubhouse()
+        let (server, socket) = try serveLane(c, extra: #", "timeout_ms": 3000, "limits": {"wall_ms": 2000}"#)
+        defer { stop(server) }
+        let b = try RPCSocketClient(path: socket)
+        let started = Date()
+        b.send(call(1, "chatty"))
+        let (walled, _) = try answer(b, 1, 30, server)
+        XCTAssertEqual(walled["error"]?["message"]?.stringValue,
+                       "plugin 'lane' ran past its wall-clock limit of 2000 ms (limits.wall_ms) and did not end within 5 s of its cancel, so it was stopped during 'chatty'; the host keeps running and restarts the plugin on the next call",
+                       "\(walled)")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 15, "the wall bound and the grace: 2 + 5 s")
+        // The next call of another client is served by a new runner.
+        let a = try RPCSocketClient(path: socket)
+        a.send(call(2, "ping"))
+        let (pong, _) = try answer(a, 2, 20, server)
+        XCTAssertEqual(pong["result"]?["pong"], true, "\(pong) \(server.stderr)")
+    }
+
+    /// The fifth outside attack (a04): a concurrent command that aborted its runner made the next call — another
+    /// client's, on the pipes — fail with the crash; the next call now starts a new runner.
+    func testARunnerThatCrashesOnTheLaneIsRestartedForTheNextCall() throws {
+        let c = try Clubhouse()
+        let (server, socket) = try serveLane(c)
+        defer { stop(server) }
+        let b = try RPCSocketClient(path: socket)
+        b.send(call(1, "abort"))
+        let (crashed, _) = try answer(b, 1, 30, server)
+        XCTAssertEqual(crashed["error"]?["data"]?["status"]?.stringValue, "plugin-failed", "\(crashed)")
+        let a = try RPCSocketClient(path: socket)
+        a.send(call(2, "write"))
+        let (written, _) = try answer(a, 2, 30, server)
+        XCTAssertNil(written["error"], "the next call failed with the lane's crash: \(written)")
+        XCTAssertEqual(written["result"]?["failed"]?.intValue, 0, "\(written)")
+    }
+
     /// A server stopped (SIGTERM) while a concurrent command hangs, deaf to its cancel, ends within its
     /// bound for calls that do not stop (5 s, then 3 s: RELIABILITY.md), not after the plugin's `timeout_ms` —
     /// the runner's destroy waits for a command still running with the instance, and the host does not

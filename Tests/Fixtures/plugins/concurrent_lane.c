@@ -15,7 +15,9 @@
  *             second lane does not serve: {"exec": S, "prepare": S, "begin": S, "files": S, "invoke": S,
  *             "message": "exec's message"};
  *   hang      "concurrent": never answers (sleeps, deaf to cancels; gives up after 120 s);
- *   wait      "concurrent": waits until cancelled (at most 20 s): {"cancelled": true|false}.
+ *   wait      "concurrent": waits until cancelled (at most 20 s): {"cancelled": true|false};
+ *   chatty    "concurrent": reports progress every 50 ms for 120 s, deaf to cancels;
+ *   abort     "concurrent": aborts the runner.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -40,7 +42,9 @@ static clubhouse_status lane_describe(const clubhouse_plugin_descriptor *self, c
                "{\"name\":\"ping\",\"summary\":\"Log and answer\",\"concurrent\":true,\"arguments\":[]},"
                "{\"name\":\"misuse\",\"summary\":\"Call services the lane does not serve\",\"concurrent\":true,\"arguments\":[]},"
                "{\"name\":\"hang\",\"summary\":\"Never answer\",\"concurrent\":true,\"arguments\":[]},"
-               "{\"name\":\"wait\",\"summary\":\"Wait until cancelled\",\"concurrent\":true,\"arguments\":[]}"
+               "{\"name\":\"wait\",\"summary\":\"Wait until cancelled\",\"concurrent\":true,\"arguments\":[]},"
+               "{\"name\":\"chatty\",\"summary\":\"Report progress, deaf to cancels\",\"concurrent\":true,\"arguments\":[]},"
+               "{\"name\":\"abort\",\"summary\":\"Abort the runner\",\"concurrent\":true,\"arguments\":[]}"
                "]}");
     return CLUBHOUSE_OK;
 }
@@ -212,6 +216,18 @@ static clubhouse_status lane_invoke(const clubhouse_plugin_descriptor *self, voi
         say(reply, "{\"data\":{\"hung\":true}}");
         return CLUBHOUSE_OK;
     }
+    if (strcmp(command, "chatty") == 0) {
+        const clubhouse_progress_service *progress = f->host->get_service(f->host, CLUBHOUSE_SERVICE_PROGRESS);
+        if (progress) progress->begin(call, "chattering", 0);
+        for (int i = 0; i < 2400; i++) {
+            struct timespec slice = {0, 50 * 1000 * 1000};
+            nanosleep(&slice, NULL);
+            if (progress) progress->update(call, (uint64_t)i);
+        }
+        say(reply, "{\"data\":{\"chattered\":true}}");
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "abort") == 0) abort();
     if (strcmp(command, "wait") == 0) {
         int cancelled = 0;
         for (int i = 0; i < 2000 && !(cancelled = call->is_cancelled(call)); i++) {

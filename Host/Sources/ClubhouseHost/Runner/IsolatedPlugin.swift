@@ -216,7 +216,7 @@ final class IsolatedPlugin: @unchecked Sendable {
             services: (v["services"]?.arrayValue ?? []).compactMap(\.stringValue))
         catalogue = Array((v["catalogue"]?.stringValue ?? "").utf8)
         side.open(over: wire, commands: info.threadSafe ? SideLane.concurrentCommands(in: catalogue) : [], alias: alias,
-                  timeoutMilliseconds: timeoutMilliseconds, limits: caps)
+                  timeoutMilliseconds: timeoutMilliseconds, wallMilliseconds: limits.wallMilliseconds, limits: caps)
     }
 
     /// Waits for the runner to exit (killing it if it lingers) and describes how it ended.

@@ -32,6 +32,9 @@ final class SideLane: @unchecked Sendable {
     private var commands: Set<String> = []
     private var alias = ""
     private var timeoutMilliseconds = 60_000
+    /// The plugin's `limits.wall_ms`: a concurrent command that runs this long in all (however chatty) is
+    /// cancelled, then stopped after the cleanup grace, as a call on the pipes is.
+    private var wallMilliseconds = 3_600_000
     /// A concurrent command is on the lane: its caller owns the channel until it ends (`finish`), and
     /// closes it then if the lane was closed or replaced meanwhile.
     private var busy = false
@@ -49,7 +52,8 @@ final class SideLane: @unchecked Sendable {
 
     /// Opens the lane to a runner that just said hello (nothing when `commands` is empty, or when the
     /// socket cannot be made: the commands then run on the pipes, after the call in progress).
-    func open(over wire: WireChannel, commands: Set<String>, alias: String, timeoutMilliseconds: Int, limits: ServiceLimits) {
+    func open(over wire: WireChannel, commands: Set<String>, alias: String, timeoutMilliseconds: Int, wallMilliseconds: Int,
+              limits: ServiceLimits) {
         close()
         guard !commands.isEmpty, let (hostEnd, runnerEnd) = Descriptor.socketPair() else { return }
         defer { Glibc.close(runnerEnd) }
@@ -72,6 +76,7 @@ final class SideLane: @unchecked Sendable {
             self.commands = commands
             self.alias = alias
             self.timeoutMilliseconds = timeoutMilliseconds
+            self.wallMilliseconds = wallMilliseconds
         }
     }
 
@@ -99,14 +104,14 @@ final class SideLane: @unchecked Sendable {
     /// protocol or fell silent).
     func invoke(instance: PluginInstance, command: String, request: [UInt8], call: CallContext,
                 stopRunner: () -> Void) -> (Int32, [UInt8])? {
-        var taken: (lane: WireChannel, alias: String, timeoutMilliseconds: Int)?
+        var taken: (lane: WireChannel, alias: String, timeoutMilliseconds: Int, wallMilliseconds: Int)?
         while taken == nil {
-            enum Turn { case notHere, wait, taken(WireChannel, String, Int) }
+            enum Turn { case notHere, wait, taken(WireChannel, String, Int, Int) }
             let turn = lock.withLock { () -> Turn in
                 guard let open = channel, live, commands.contains(command) else { return .notHere }
                 if busy { return .wait }
                 busy = true
-                return .taken(open, alias, timeoutMilliseconds)
+                return .taken(open, alias, timeoutMilliseconds, wallMilliseconds)
             }
             switch turn {
             case .notHere:
@@ -118,11 +123,11 @@ final class SideLane: @unchecked Sendable {
                     return (Status.cancelled.rawValue, Array("cancelled while waiting for plugin '\(alias)' to finish another call".utf8))
                 }
                 usleep(5_000)
-            case .taken(let lane, let alias, let timeout):
-                taken = (lane, alias, timeout)
+            case .taken(let lane, let alias, let timeout, let wall):
+                taken = (lane, alias, timeout, wall)
             }
         }
-        guard let (lane, alias, timeoutMilliseconds) = taken else { return nil }
+        guard let (lane, alias, timeoutMilliseconds, wallMilliseconds) = taken else { return nil }
         defer {
             lock.withLock {
                 busy = false
@@ -144,12 +149,26 @@ final class SideLane: @unchecked Sendable {
         }
         var cancelSent = false
         var lastHeard = Subprocess.monotonicMilliseconds()
+        // Bounds beside the silence bound (fifth outside attack, a05: a concurrent command that kept sending
+        // progress and ignored its cancel ran on for minutes): at `wall_ms` it is cancelled; once cancelled it
+        // has the cleanup grace to end, then the runner is stopped (as for a call on the pipes).
+        let wallDeadline = lastHeard + Int64(wallMilliseconds)
+        var cancelledAt: Int64?
+        var pastWall = false
         call.heard(budgetMilliseconds: timeoutMilliseconds)
         while true {
-            if !cancelSent && call.isCancelled {
+            let now = Subprocess.monotonicMilliseconds()
+            if !pastWall && now >= wallDeadline { pastWall = true }
+            if !cancelSent && (call.isCancelled || pastWall) {
                 try? lane.send(.cancel, CancelMessage(call: call.id).encode())
                 cancelSent = true
+                cancelledAt = now
                 call.noteCancelSeen()
+            }
+            if let at = cancelledAt, now - at >= Int64(CallContext.cleanupGraceMilliseconds) {
+                stopRunner()
+                let why = pastWall ? "ran past its wall-clock limit of \(wallMilliseconds) ms (limits.wall_ms)" : "was cancelled"
+                return failure("\(why) and did not end within \(CallContext.cleanupGraceMilliseconds / 1000) s of its cancel, so it was stopped")
             }
             let message: (WireKind, [UInt8])?
             do throws(WireError) {
@@ -159,6 +178,9 @@ final class SideLane: @unchecked Sendable {
                     stopRunner()
                     return failure("sent garbage on its second lane (\(error.description)) and was stopped")
                 }
+                // The runner ended (a crash, an abort): the next call starts a new one instead of failing on the
+                // dead pipes (fifth outside attack, a04: another client's call failed with this crash).
+                stopRunner()
                 return failure("ended (\(error.description))")
             }
             guard let (kind, body) = message else {
