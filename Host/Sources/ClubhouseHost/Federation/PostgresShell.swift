@@ -20,6 +20,8 @@ public struct FederationError: Error, Sendable, CustomStringConvertible {
     public var cancelled = false
     /// True when psql was killed by a signal not of ours (the server may well be there).
     public var killed = false
+    /// psql's whole complaint (its standard error), when it said one.
+    public var detail = ""
     public var description: String { message }
 
     public init(_ message: String, unreachable: Bool = false, isRequestError: Bool = false, cancelled: Bool = false, killed: Bool = false) {
@@ -151,7 +153,9 @@ public struct PostgresShell: Sendable {
         guard result.exitCode == 0 else {
             let said = PostgresShell.firstError(result.standardError)
             // psql exits 2 when the connection failed or was lost, 3 when a statement failed.
-            return FederationError("\(target.shown): \(said)", unreachable: result.exitCode == 2)
+            var error = FederationError("\(target.shown): \(said)", unreachable: result.exitCode == 2)
+            error.detail = String(decoding: result.standardError.prefix(1 << 16), as: UTF8.self)
+            return error
         }
         return nil
     }

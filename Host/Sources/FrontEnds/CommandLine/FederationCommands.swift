@@ -80,8 +80,13 @@ extension FederationCommands {
         }
         let target = try target(url)
         let migrations = FederationMigrations(shell: PostgresShell(target: target))
+        let folder = FileSystem.absolute(dir)
         let applied: [Int]
-        do { applied = try migrations.apply(plugin: plugin, try FederationMigrations.read(folder: FileSystem.absolute(dir))) } catch { throw failure(error) }
+        do {
+            // A folder of an installed package (…/federation/postgresql beside its manifest.json) is held to its manifest.
+            let manifest = try FederationMigrations.ManifestDigests.packageFolder(ofSQLFolder: folder).flatMap(FederationMigrations.ManifestDigests.read)
+            applied = try migrations.apply(plugin: plugin, try FederationMigrations.read(folder: folder), manifest: manifest)
+        } catch { throw failure(error) }
         let json: JSONValue = ["federation": .string(target.shown), "plugin": .string(plugin), "applied": .array(applied.map { .int($0) })]
         let text = applied.isEmpty ? "The federation at \(target.shown) already has every migration of \(plugin).\n"
             : "Applied migration\(applied.count == 1 ? "" : "s") \(applied.map(String.init).joined(separator: ", ")) of \(plugin) to \(target.shown).\n"
@@ -94,12 +99,12 @@ extension FederationCommands {
     static func migrateInstalled(url: String, plugin only: String, _ options: GlobalOptions) throws(CLIError) -> Int32 {
         let (site, _) = try FederationOutbox.locate(options)
         let session = try Session(options: options)
-        var found: [(id: String, folder: String)] = []
+        var found: [(id: String, folder: String, library: String)] = []
         for entry in site.plugins where entry.enabled {
             guard case .success(let plugin) = session.runtime.resolve(entry.alias) else { continue }
             guard only.isEmpty || plugin.info.id == only || entry.alias == only else { continue }
             guard let folder = FederationMigrations.installedFolder(library: plugin.path, id: plugin.info.id) else { continue }
-            if !found.contains(where: { $0.id == plugin.info.id }) { found.append((plugin.info.id, folder)) }
+            if !found.contains(where: { $0.id == plugin.info.id }) { found.append((plugin.info.id, folder, plugin.path)) }
         }
         guard !found.isEmpty else {
             let which = only.isEmpty ? "no plugin of site '\(site.name)'" : "plugin '\(only)' of site '\(site.name)'"
@@ -109,9 +114,19 @@ extension FederationCommands {
         let migrations = FederationMigrations(shell: PostgresShell(target: target))
         var replies: [JSONValue] = []
         var text = ""
-        for (id, folder) in found {
+        // Every plugin's files checked (what was applied, the installed package's manifest, SQL only) before
+        // any is applied.
+        var planned: [(id: String, folder: String, pending: [FederationMigrations.Migration])] = []
+        for (id, folder, library) in found {
+            do {
+                let manifest = FederationMigrations.installedFolderIsPackage(library: library)
+                    ? try FederationMigrations.ManifestDigests.read(packageFolder: FileSystem.directoryName(library)) : nil
+                planned.append((id, folder, try migrations.pending(plugin: id, try FederationMigrations.read(folder: folder), manifest: manifest)))
+            } catch { throw failure(error) }
+        }
+        for (id, folder, pending) in planned {
             let applied: [Int]
-            do { applied = try migrations.apply(plugin: id, try FederationMigrations.read(folder: folder)) } catch { throw failure(error) }
+            do { applied = try migrations.apply(plugin: id, pending: pending) } catch { throw failure(error) }
             replies.append(["plugin": .string(id), "dir": .string(folder), "applied": .array(applied.map { .int($0) })])
             text += applied.isEmpty ? "The federation at \(target.shown) already has every migration of \(id).\n"
                 : "Applied migration\(applied.count == 1 ? "" : "s") \(applied.map(String.init).joined(separator: ", ")) of \(id) to \(target.shown) (from \(folder)).\n"
