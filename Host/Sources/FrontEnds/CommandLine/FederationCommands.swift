@@ -57,7 +57,7 @@ enum FederationCommands {
 
     static func push(_ options: GlobalOptions) throws(CLIError) -> Int32 {
         let (site, federation, folder) = try locate(options)
-        let push = FederationPush(shell: PostgresShell(target: PostgresTarget(federation)), federation: federation, siteName: site.name,
+        let push = FederationPush(shell: PostgresShell(federation), federation: federation, siteName: site.name,
                                   siteFolder: folder)
         let report: FederationPush.Report
         do { report = try push.run() } catch { throw failure(error) }
@@ -139,7 +139,7 @@ extension FederationCommands {
     /// plugin's receive command (one call, one transaction in the plugin).
     static func pull(_ options: GlobalOptions) throws(CLIError) -> Int32 {
         let (site, federation, _) = try locate(options)
-        let shell = PostgresShell(target: PostgresTarget(federation))
+        let shell = PostgresShell(federation)
         do { try FederationSchema.checkVersion(shell) } catch { throw failure(error) }
         let session = try Session(options: options)
         var received: [JSONValue] = []
