@@ -22,6 +22,14 @@ extension FederationEndToEndTests {
         return String(text.split(separator: " ").first ?? "")
     }
 
+    /// A folder of central SQL files in the test's folder.
+    private func sqlFolder(_ c: Clubhouse, _ name: String, _ files: [String: String]) throws -> String {
+        let folder = c.path(name)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (file, text) in files { _ = try c.write("\(name)/\(file)", text) }
+        return folder
+    }
+
     /// The host's way of running a file, given files that get past no check (the migration as the server
     /// gets it): a meta-command is a syntax error that runs nothing on this machine, transaction control
     /// fails, and a failed file is reported failed with nothing of it kept — not its first statements, not its
@@ -87,10 +95,8 @@ extension FederationEndToEndTests {
         let db = try federation(c, cluster, sites: ["club-a"])
         let id = "org.tests.fedhostile"
         let library = try FixturePlugins.build("OK", id: id, version: "1.0.0")
-        let sql = c.path("hostile-sql")
-        try FileManager.default.createDirectory(atPath: sql, withIntermediateDirectories: true)
-        _ = try c.write("hostile-sql/001_base.sql", "CREATE SCHEMA fedhostile;\nCREATE TABLE fedhostile.t (s text);\nINSERT INTO fedhostile.t VALUES (E'x\\\\y');\n")
-        _ = try c.write("hostile-sql/002_more.sql", "INSERT INTO fedhostile.t VALUES ('more');\n")
+        let sql = try sqlFolder(c, "hostile-sql", ["001_base.sql": "CREATE SCHEMA fedhostile;\nCREATE TABLE fedhostile.t (s text);\nINSERT INTO fedhostile.t VALUES (E'x\\\\y');\n",
+                                                   "002_more.sql": "INSERT INTO fedhostile.t VALUES ('more');\n"])
         let ran = c.path("meta-ran")
         let cases: [(text: String, says: String)] = [
             ("INSERT INTO fedhostile.t VALUES ('a');\n  \\! id > \(ran)\n", "003_meta.sql:2:3: '\\!' is a psql meta-command; central SQL is run by the PostgreSQL server as SQL"),
@@ -158,10 +164,8 @@ extension FederationEndToEndTests {
         let db = try federation(c, cluster, sites: ["club-a"])
         let id = "org.tests.fedmanifest"
         let library = try FixturePlugins.build("OK", id: id, version: "2.0.0")
-        let sql = c.path("manifest-sql")
-        try FileManager.default.createDirectory(atPath: sql, withIntermediateDirectories: true)
-        _ = try c.write("manifest-sql/001_one.sql", "CREATE SCHEMA fedmanifest;\n")
-        _ = try c.write("manifest-sql/002_two.sql", "CREATE VIEW fedmanifest.two AS SELECT 2 AS n;\n")
+        let sql = try sqlFolder(c, "manifest-sql", ["001_one.sql": "CREATE SCHEMA fedmanifest;\n",
+                                                    "002_two.sql": "CREATE VIEW fedmanifest.two AS SELECT 2 AS n;\n"])
         let package = c.path("fedmanifest.chpkg")
         try c.succeed(["plugin", "pack", library, "--out", package, "--federation", sql])
         try c.succeed(["plugin", "install", package])
