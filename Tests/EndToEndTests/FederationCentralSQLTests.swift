@@ -10,7 +10,8 @@ import Foundation
 import XCTest
 
 extension FederationEndToEndTests {
-    private func sha256(_ path: String) throws -> String {
+    /// A file's SHA-256 (sha256sum's), in hex.
+    func sha256(_ path: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sha256sum", path]
@@ -196,7 +197,7 @@ extension FederationEndToEndTests {
         try FileManager.default.removeItem(atPath: folder + "/003_added.sql")
         // A file the manifest lists, removed.
         try FileManager.default.moveItem(atPath: folder + "/002_two.sql", toPath: c.path("two.sql"))
-        try c.fail(migrate, exitCode: 2, contains: ["\(installed)/manifest.json: the installed package lists 002_two.sql but its federation/postgresql/ folder lacks it"])
+        try c.fail(migrate, exitCode: 2, contains: ["\(installed)/manifest.json: the installed package lists 002_two.sql but its postgresql/ folder lacks it"])
         try FileManager.default.moveItem(atPath: c.path("two.sql"), toPath: folder + "/002_two.sql")
         XCTAssertEqual(JSONWriter.compact(try c.succeed(migrate + ["--json"]).json()["plugins"]?.arrayValue?.first?["applied"] ?? .null), "[1,2]")
         XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'intruder'", database: db), "0")

@@ -509,6 +509,13 @@ final class FederationEndToEndTests: XCTestCase {
                                               "hp": {"path": "\(lib)/libhp.so", "grants": ["storage"]}}}}}
             """)
         let site = ["--config", installed, "--site", "club-a"]
+        // scripts/install.sh lists the bundled SQL's SHA-256s beside it: a file added there, or changed, is refused.
+        let digest = try sha256(sqlFolder + "/001_scoring_record.sql")
+        _ = try c.write("prefix-lib/federation/org.clubhouse.scorecard/manifest.json", #"{"federation": {"001_scoring_record.sql": "\#(digest)"}}"#)
+        _ = try c.write("prefix-lib/federation/org.clubhouse.scorecard/postgresql/002_added.sql", "CREATE ROLE intruder SUPERUSER;\n")
+        try c.fail(site + ["federation", "migrate", "--url", cluster.adminURL(db)], exitCode: 2,
+                   contains: ["\(sqlFolder)/002_added.sql: not a file of the installed package (its manifest, \(lib)/federation/org.clubhouse.scorecard/manifest.json, lists 001_scoring_record.sql)"])
+        try FileManager.default.removeItem(atPath: sqlFolder + "/002_added.sql")
         let applied = try c.succeed(site + ["federation", "migrate", "--url", cluster.adminURL(db), "--json"]).json()
         let one = applied["plugins"]?.arrayValue
         XCTAssertEqual(one?.count, 1, "\(applied)")

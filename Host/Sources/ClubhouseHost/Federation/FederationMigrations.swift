@@ -41,14 +41,6 @@ public struct FederationMigrations {
         return FileSystem.isDirectory(path) ? path : nil
     }
 
-    /// True when the central SQL `installedFolder` finds for `library` is an installed package's (the
-    /// library alone in its folder, beside the package's manifest.json): `federation migrate` holds it to
-    /// that manifest.
-    public static func installedFolderIsPackage(library: String) -> Bool {
-        let folder = FileSystem.directoryName(library)
-        return FileSystem.files(in: folder, suffix: ".so").count <= 1 && FileSystem.exists(folder + "/manifest.json")
-    }
-
     /// The version of a migration's file name (NNN_name.sql), or nil.
     public static func version(ofFile file: String) -> Int? {
         guard file.hasSuffix(".sql"), file.utf8.count <= 100 else { return nil }
@@ -107,32 +99,40 @@ public struct FederationMigrations {
     }
 
     /// What an installed package's manifest says each of its central SQL files is: file name → SHA-256.
+    /// The bundled plugins' (scripts/install.sh) have one too, listing only their central SQL.
     public struct ManifestDigests: Sendable {
         /// The manifest.json it was read from (messages name it).
         public var path: String
         public var files: [String: String]
+        /// How to put back what was installed (messages say it).
+        public var reinstall: String
 
-        /// The manifest of the package installed in `packageFolder` (where `plugin install` put its
-        /// library, manifest.json and federation/postgresql/), nil when there is none (the SQL was not
-        /// installed from a package), or the one-line reason it cannot be read.
-        public static func read(packageFolder: String) throws(FederationError) -> ManifestDigests? {
-            let path = packageFolder + "/manifest.json"
+        /// The manifest that covers a central SQL folder, nil when there is none (the SQL was not installed
+        /// from a package or by scripts/install.sh), or the one-line reason it cannot be read: a package's
+        /// `<package>/federation/postgresql` is covered by `<package>/manifest.json`, the bundled plugins'
+        /// `…/federation/<plugin id>/postgresql` by `…/federation/<plugin id>/manifest.json`.
+        public static func covering(sqlFolder folder: String) throws(FederationError) -> ManifestDigests? {
+            let parent = FileSystem.directoryName(folder)
+            guard FileSystem.baseName(folder) == "postgresql" else { return nil }
+            let path: String, reinstall: String
+            if FileSystem.baseName(parent) == "federation" {
+                path = FileSystem.directoryName(parent) + "/manifest.json"
+                reinstall = "install the package again (clubhouse plugin install FILE)"
+            } else if FileSystem.baseName(FileSystem.directoryName(parent)) == "federation" {
+                path = parent + "/manifest.json"
+                reinstall = "install clubhouse again (scripts/install.sh)"
+            } else {
+                return nil
+            }
             guard FileSystem.exists(path) else { return nil }
             guard let bytes = try? FileSystem.read(path), let manifest = try? JSONParser.parse(bytes: bytes), manifest.objectValue != nil else {
-                throw FederationError("\(path): the installed package's manifest cannot be read as JSON, so its central SQL cannot be checked; nothing was applied: install the package again (clubhouse plugin install FILE)", isRequestError: true)
+                throw FederationError("\(path): the installed manifest cannot be read as JSON, so the central SQL beside it cannot be checked; nothing was applied: \(reinstall)", isRequestError: true)
             }
             var files: [String: String] = [:]
             for (name, value) in manifest["federation"]?.objectValue ?? [:] {
                 if let digest = value.stringValue { files[name] = digest.lowercased() }
             }
-            return ManifestDigests(path: path, files: files)
-        }
-
-        /// The folder whose manifest.json covers a central SQL folder `.../federation/postgresql`, or nil.
-        public static func packageFolder(ofSQLFolder folder: String) -> String? {
-            let parent = FileSystem.directoryName(folder), grandparent = FileSystem.directoryName(parent)
-            guard FileSystem.baseName(folder) == "postgresql", FileSystem.baseName(parent) == "federation" else { return nil }
-            return grandparent
+            return ManifestDigests(path: path, files: files, reinstall: reinstall)
         }
     }
 
@@ -166,15 +166,15 @@ public struct FederationMigrations {
                 let name = m.path.isEmpty ? file : FileSystem.baseName(m.path)
                 guard let expected = manifest.files[name] else {
                     let listed = manifest.files.keys.sorted()
-                    throw FederationError("\(m.shown): not a file of the installed package (its manifest, \(manifest.path), lists \(listed.isEmpty ? "no central SQL" : listed.joined(separator: ", "))), so it was added after install; nothing was applied: remove it, or ship it in a new version of the package (plugin pack --federation, plugin install)", isRequestError: true)
+                    throw FederationError("\(m.shown): not a file of the installed package (its manifest, \(manifest.path), lists \(listed.isEmpty ? "no central SQL" : listed.joined(separator: ", "))), so it was added after install; nothing was applied: remove it (a plugin's new central SQL comes with a new version of it: plugin pack --federation, plugin install)", isRequestError: true)
                 }
                 guard expected == m.sha256 else {
-                    throw FederationError("\(m.shown): its SHA-256 (\(m.sha256.prefix(12))…) is not the one the installed package's manifest (\(manifest.path)) lists (\(expected.prefix(12))…): it changed after install; nothing was applied: install the package again (clubhouse plugin install FILE) or put back its text", isRequestError: true)
+                    throw FederationError("\(m.shown): its SHA-256 (\(m.sha256.prefix(12))…) is not the one the installed package's manifest (\(manifest.path)) lists (\(expected.prefix(12))…): it changed after install; nothing was applied: \(manifest.reinstall) or put back its text", isRequestError: true)
                 }
             }
             let present = Set(migrations.map { FileSystem.baseName($0.path) })
             if let missing = manifest.files.keys.sorted().first(where: { !present.contains($0) }) {
-                throw FederationError("\(manifest.path): the installed package lists \(missing) but its federation/postgresql/ folder lacks it; nothing was applied: install the package again (clubhouse plugin install FILE)", isRequestError: true)
+                throw FederationError("\(manifest.path): the installed package lists \(missing) but its postgresql/ folder lacks it; nothing was applied: \(manifest.reinstall)", isRequestError: true)
             }
         }
         for m in waiting {

@@ -83,8 +83,8 @@ extension FederationCommands {
         let folder = FileSystem.absolute(dir)
         let applied: [Int]
         do {
-            // A folder of an installed package (…/federation/postgresql beside its manifest.json) is held to its manifest.
-            let manifest = try FederationMigrations.ManifestDigests.packageFolder(ofSQLFolder: folder).flatMap(FederationMigrations.ManifestDigests.read)
+            // A folder of an installed package or of the bundled plugins is held to its manifest.
+            let manifest = try FederationMigrations.ManifestDigests.covering(sqlFolder: folder)
             applied = try migrations.apply(plugin: plugin, try FederationMigrations.read(folder: folder), manifest: manifest)
         } catch { throw failure(error) }
         let json: JSONValue = ["federation": .string(target.shown), "plugin": .string(plugin), "applied": .array(applied.map { .int($0) })]
@@ -99,12 +99,12 @@ extension FederationCommands {
     static func migrateInstalled(url: String, plugin only: String, _ options: GlobalOptions) throws(CLIError) -> Int32 {
         let (site, _) = try FederationOutbox.locate(options)
         let session = try Session(options: options)
-        var found: [(id: String, folder: String, library: String)] = []
+        var found: [(id: String, folder: String)] = []
         for entry in site.plugins where entry.enabled {
             guard case .success(let plugin) = session.runtime.resolve(entry.alias) else { continue }
             guard only.isEmpty || plugin.info.id == only || entry.alias == only else { continue }
             guard let folder = FederationMigrations.installedFolder(library: plugin.path, id: plugin.info.id) else { continue }
-            if !found.contains(where: { $0.id == plugin.info.id }) { found.append((plugin.info.id, folder, plugin.path)) }
+            if !found.contains(where: { $0.id == plugin.info.id }) { found.append((plugin.info.id, folder)) }
         }
         guard !found.isEmpty else {
             let which = only.isEmpty ? "no plugin of site '\(site.name)'" : "plugin '\(only)' of site '\(site.name)'"
@@ -117,10 +117,9 @@ extension FederationCommands {
         // Every plugin's files checked (what was applied, the installed package's manifest, SQL only) before
         // any is applied.
         var planned: [(id: String, folder: String, pending: [FederationMigrations.Migration])] = []
-        for (id, folder, library) in found {
+        for (id, folder) in found {
             do {
-                let manifest = FederationMigrations.installedFolderIsPackage(library: library)
-                    ? try FederationMigrations.ManifestDigests.read(packageFolder: FileSystem.directoryName(library)) : nil
+                let manifest = try FederationMigrations.ManifestDigests.covering(sqlFolder: folder)
                 planned.append((id, folder, try migrations.pending(plugin: id, try FederationMigrations.read(folder: folder), manifest: manifest)))
             } catch { throw failure(error) }
         }
