@@ -22,16 +22,16 @@ final class ThreadWallEndToEndTests: XCTestCase {
         for isolation in ["process", "sandbox"] {
             let c = try Clubhouse()
             let (server, socket) = try serve(c, isolation: isolation)
-            defer { stop(server) }
+            defer { server.terminate() }
             let a = try RPCSocketClient(path: socket)
             let b = try RPCSocketClient(path: socket)
             a.send(call(1, "spawn", out: c.path("spawn.out")))
-            let (spawned, _) = try answer(a, 1, 30, server)
+            let (spawned, _) = try server.answer(a, 1, within: 30)
             if isolation == "sandbox" && "\(spawned) \(server.stderr)".contains("has no Landlock") { continue }
             XCTAssertEqual(spawned["result"]?["spawned"], true, "\(isolation): \(spawned) \(server.stderr)")
             usleep(1_000_000)
             b.send(call(2, "victim", out: c.path("victim.out")))
-            let (victim, _) = try answer(b, 2, 30, server)
+            let (victim, _) = try server.answer(b, 2, within: 30)
             let result = victim["result"] ?? .null
             for phase in ["between", "during"] {
                 let probe = result[phase] ?? .null
@@ -58,10 +58,10 @@ final class ThreadWallEndToEndTests: XCTestCase {
     func testAThreadOfTheRunningCallIsRefusedAndTheCallsOwnThreadIsServed() throws {
         let c = try Clubhouse()
         let (server, socket) = try serve(c, isolation: "process")
-        defer { stop(server) }
+        defer { server.terminate() }
         let a = try RPCSocketClient(path: socket)
         a.send(call(1, "samecall", out: c.path("same.out")))
-        let (same, _) = try answer(a, 1, 30, server)
+        let (same, _) = try server.answer(a, 1, within: 30)
         let other = same["result"]?["other"] ?? .null
         for service in services {
             XCTAssertEqual(other[service]?.intValue, unsupported, "\(service): \(same) \(server.stderr)")
@@ -88,20 +88,6 @@ final class ThreadWallEndToEndTests: XCTestCase {
             """)
         let socket = c.path("rpc.sock")
         return (try RunningClubhouse(c, ["--config", config, "serve", "--socket", socket]), socket)
-    }
-
-    private func answer(_ client: RPCSocketClient, _ id: Int, _ timeout: Double, _ server: RunningClubhouse) throws -> (JSONValue, [JSONValue]) {
-        do {
-            return try client.response(id: id, timeout: timeout)
-        } catch is XCTSkip {
-            XCTFail("call \(id) was not answered within \(timeout) s: \(server.stderr)")
-            throw XCTSkip("no answer")
-        }
-    }
-
-    private func stop(_ server: RunningClubhouse) {
-        server.signal(SIGTERM)
-        _ = server.wait()
     }
 
     private func call(_ id: Int, _ command: String, out: String) -> String {

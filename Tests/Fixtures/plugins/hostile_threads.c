@@ -23,22 +23,6 @@
 
 #include "fixture.h"
 
-static void keep(const clubhouse_reply *reply, const char *bytes, size_t length) {
-    char *kept = (char *)reply->caller_data;
-    size_t used = strlen(kept);
-    size_t n = length < 511 - used ? length : 511 - used;
-    memcpy(kept + used, bytes, n);
-    kept[used + n] = 0;
-}
-
-/* Copies `message` into a JSON string's body (quotes, backslashes and controls become '). */
-static void json_text(const char *message, char *out, size_t capacity) {
-    size_t n = 0;
-    for (const char *p = message ? message : ""; *p && n + 1 < capacity; p++)
-        out[n++] = (*p == '"' || *p == '\\' || (unsigned char)*p < 32) ? '\'' : *p;
-    out[n] = 0;
-}
-
 typedef struct {
     const clubhouse_host *host;
     const clubhouse_call *call; /* the call that started the thread: by the probe, possibly over */
@@ -55,13 +39,13 @@ static void probe(const probe_target *t, char *json, size_t capacity) {
     const clubhouse_invoke_service *invoke = host->get_service(host, CLUBHOUSE_SERVICE_INVOKE);
     const clubhouse_events_service *events = host->get_service(host, CLUBHOUSE_SERVICE_EVENTS);
     char message[512] = {0}, error[512] = {0}, scratch[512] = {0};
-    clubhouse_reply sink = {sizeof sink, message, keep};
-    clubhouse_reply drop = {sizeof drop, scratch, keep};
+    clubhouse_reply sink = {sizeof sink, message, fixture_keep};
+    clubhouse_reply drop = {sizeof drop, scratch, fixture_keep};
     int exec = -1, prepare = -1, step = -1, begin = -1, file = -1, device = -1, invoked = -1, published = -1;
     long long rowid = -1;
     if (db) {
         exec = db->exec(host, "INSERT INTO t(v) VALUES('from a thread')", &sink);
-        json_text(db->last_error(host), error, sizeof error);
+        fixture_json_text(db->last_error(host), error, sizeof error);
         rowid = (long long)db->last_insert_rowid(host);
         clubhouse_stmt *stmt = NULL;
         scratch[0] = 0;
@@ -102,7 +86,7 @@ static void probe(const probe_target *t, char *json, size_t capacity) {
         published = events->publish(host, t->call, "shot", "{}", 2, &drop);
     }
     char said[600];
-    json_text(message, said, sizeof said);
+    fixture_json_text(message, said, sizeof said);
     snprintf(json, capacity,
              "{\"exec\":%d,\"prepare\":%d,\"step\":%d,\"begin\":%d,\"files\":%d,\"device\":%d,\"invoke\":%d,\"events\":%d,"
              "\"rowid\":%lld,\"error\":\"%s\",\"message\":\"%s\"}",
