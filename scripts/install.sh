@@ -135,9 +135,14 @@ done
 for plugin in $BUNDLED; do
     source="$ROOT/Plugins/${plugin%%:*}/federation/postgresql"
     [ -d "$source" ] || continue
+    listed=""
     for file in "$source"/*.sql; do
         put "$file" "$PREFIX/lib/clubhouse/plugins/federation/${plugin#*:}/postgresql/$(basename "$file")" 644
+        listed="$listed${listed:+,
+    }\"$(basename "$file")\": \"$(sha256sum "$file" | cut -d' ' -f1)\""
     done
+    # Their SHA-256s, as a package's manifest lists its central SQL: migrate refuses a file added or changed after install.
+    generate "$PREFIX/lib/clubhouse/plugins/federation/${plugin#*:}/manifest.json" printf '{"federation": {\n    %s\n}}\n' "$listed"
 done
 for file in "$ROOT"/Host/Web/*; do
     put "$file" "$PREFIX/bin/web/_/$(basename "$file")" 644
