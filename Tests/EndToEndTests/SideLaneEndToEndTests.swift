@@ -52,7 +52,7 @@ final class SideLaneEndToEndTests: XCTestCase {
     func testAConcurrentCommandLeavesTheCallOnThePipesItsTransactions() throws {
         let c = try Clubhouse()
         let (server, socket) = try serveLane(c)
-        defer { stop(server) }
+        defer { server.terminate() }
         let a = try RPCSocketClient(path: socket)
         let b = try RPCSocketClient(path: socket)
         let d = try RPCSocketClient(path: socket)
@@ -65,12 +65,12 @@ final class SideLaneEndToEndTests: XCTestCase {
             b.send(call(id, "ping"))
             d.send(call(id, "ping"))
             for client in [b, d] {
-                let (pong, _) = try answer(client, id, 10, server)
+                let (pong, _) = try server.answer(client, id, within: 10)
                 XCTAssertEqual(pong["result"]?["pong"], true, "\(pong) \(server.stderr)")
             }
             pings += 2
             var pfd = pollfd(fd: a.fd, events: Int16(POLLIN), revents: 0)
-            if poll(&pfd, 1, 0) > 0 { written = try answer(a, 1, 10, server).0 }
+            if poll(&pfd, 1, 0) > 0 { written = try server.answer(a, 1, within: 10).0 }
         }
         XCTAssertGreaterThan(pings, 10, "the lane was not busy while the write ran")
         XCTAssertEqual(written?["result"]?["failed"]?.intValue, 0, "after \(pings) concurrent calls: \(String(describing: written)) \(server.stderr)")
@@ -85,13 +85,13 @@ final class SideLaneEndToEndTests: XCTestCase {
     func testServicesTheLaneDoesNotServeAreRefusedAndTheCallOnThePipesIsUnharmed() throws {
         let c = try Clubhouse()
         let (server, socket) = try serveLane(c, grants: ["storage", "invoke:lane"])
-        defer { stop(server) }
+        defer { server.terminate() }
         let a = try RPCSocketClient(path: socket)
         let b = try RPCSocketClient(path: socket)
         a.send(call(1, "write"))
         usleep(100_000)
         b.send(call(2, "misuse"))
-        let (misused, _) = try answer(b, 2, 10, server)
+        let (misused, _) = try server.answer(b, 2, within: 10)
         let unsupported = 5 // CLUBHOUSE_UNSUPPORTED
         for field in ["exec", "prepare", "begin", "files", "invoke"] {
             XCTAssertEqual(misused["result"]?[field]?.intValue, unsupported, "\(field): \(misused)")
@@ -99,7 +99,7 @@ final class SideLaneEndToEndTests: XCTestCase {
         XCTAssertEqual(misused["result"]?["stmt"], false, "\(misused)")
         XCTAssertEqual(misused["result"]?["message"]?.stringValue,
                        "plugin 'lane': 'misuse' runs beside another call ('concurrent' in its catalogue), and in a runner such a command may use only the log, config, progress and events services")
-        let (written, _) = try answer(a, 1, 30, server)
+        let (written, _) = try server.answer(a, 1, within: 30)
         XCTAssertEqual(written["result"]?["failed"]?.intValue, 0, "\(written) \(server.stderr)")
         try assertEveryRowStored(a, 3, server)
     }
@@ -109,15 +109,15 @@ final class SideLaneEndToEndTests: XCTestCase {
     func testAConcurrentCommandThatNeverAnswersIsStoppedAndTheLaneServesAgain() throws {
         let c = try Clubhouse()
         let (server, socket) = try serveLane(c, extra: #", "timeout_ms": 3000"#)
-        defer { stop(server) }
+        defer { server.terminate() }
         let a = try RPCSocketClient(path: socket)
         let b = try RPCSocketClient(path: socket)
         b.send(call(1, "hang"))
         usleep(200_000)
         a.send(call(2, "write"))
-        let (written, _) = try answer(a, 2, 30, server)
+        let (written, _) = try server.answer(a, 2, within: 30)
         XCTAssertEqual(written["result"]?["failed"]?.intValue, 0, "the call on the pipes beside a hung lane: \(written) \(server.stderr)")
-        let (hung, _) = try answer(b, 1, 30, server)
+        let (hung, _) = try server.answer(b, 1, within: 30)
         XCTAssertEqual(hung["error"]?["data"]?["status"]?.stringValue, "plugin-failed", "\(hung)")
         XCTAssertEqual(hung["error"]?["message"]?.stringValue,
                        "plugin 'lane' did not answer within 3000 ms (a hang?) and was stopped during 'hang'; the host keeps running and restarts the plugin on the next call")
@@ -126,9 +126,9 @@ final class SideLaneEndToEndTests: XCTestCase {
         a.send(call(4, "hold"))
         usleep(300_000)
         b.send(call(5, "release"))
-        let (released, _) = try answer(b, 5, 10, server)
+        let (released, _) = try server.answer(b, 5, within: 10)
         XCTAssertEqual(released["result"]?["released"], true, "\(released)")
-        let (held, _) = try answer(a, 4, 10, server)
+        let (held, _) = try server.answer(a, 4, within: 10)
         XCTAssertEqual(held["result"]?["released"], true, "\(held)")
     }
 
@@ -138,11 +138,11 @@ final class SideLaneEndToEndTests: XCTestCase {
     func testAChattyConcurrentCommandDeafToItsCancelIsStoppedAfterTheGrace() throws {
         let c = try Clubhouse()
         let (server, socket) = try serveLane(c, extra: #", "timeout_ms": 3000, "limits": {"wall_ms": 2000}"#)
-        defer { stop(server) }
+        defer { server.terminate() }
         let b = try RPCSocketClient(path: socket)
         let started = Date()
         b.send(call(1, "chatty"))
-        let (walled, _) = try answer(b, 1, 30, server)
+        let (walled, _) = try server.answer(b, 1, within: 30)
         XCTAssertEqual(walled["error"]?["message"]?.stringValue,
                        "plugin 'lane' ran past its wall-clock limit of 2000 ms (limits.wall_ms) and did not end within 5 s of its cancel, so it was stopped during 'chatty'; the host keeps running and restarts the plugin on the next call",
                        "\(walled)")
@@ -150,7 +150,7 @@ final class SideLaneEndToEndTests: XCTestCase {
         // The next call of another client is served by a new runner.
         let a = try RPCSocketClient(path: socket)
         a.send(call(2, "ping"))
-        let (pong, _) = try answer(a, 2, 20, server)
+        let (pong, _) = try server.answer(a, 2, within: 20)
         XCTAssertEqual(pong["result"]?["pong"], true, "\(pong) \(server.stderr)")
     }
 
@@ -159,14 +159,14 @@ final class SideLaneEndToEndTests: XCTestCase {
     func testARunnerThatCrashesOnTheLaneIsRestartedForTheNextCall() throws {
         let c = try Clubhouse()
         let (server, socket) = try serveLane(c)
-        defer { stop(server) }
+        defer { server.terminate() }
         let b = try RPCSocketClient(path: socket)
         b.send(call(1, "abort"))
-        let (crashed, _) = try answer(b, 1, 30, server)
+        let (crashed, _) = try server.answer(b, 1, within: 30)
         XCTAssertEqual(crashed["error"]?["data"]?["status"]?.stringValue, "plugin-failed", "\(crashed)")
         let a = try RPCSocketClient(path: socket)
         a.send(call(2, "write"))
-        let (written, _) = try answer(a, 2, 30, server)
+        let (written, _) = try server.answer(a, 2, within: 30)
         XCTAssertNil(written["error"], "the next call failed with the lane's crash: \(written)")
         XCTAssertEqual(written["result"]?["failed"]?.intValue, 0, "\(written)")
     }
@@ -203,7 +203,7 @@ final class SideLaneEndToEndTests: XCTestCase {
             """)
         let socket = c.path("rpc.sock")
         let server = try RunningClubhouse(c, ["--config", config, "serve", "--socket", socket, "--workers", "4"])
-        defer { stop(server) }
+        defer { server.terminate() }
         let a = try RPCSocketClient(path: socket)
         let b = try RPCSocketClient(path: socket)
         let d = try RPCSocketClient(path: socket)
@@ -213,22 +213,22 @@ final class SideLaneEndToEndTests: XCTestCase {
         usleep(300_000)
         let asked = Date()
         d.send(call(2, "ping", plugin: "other"))
-        let (other, _) = try answer(d, 2, 15, server)
+        let (other, _) = try server.answer(d, 2, within: 15)
         XCTAssertEqual(other["result"]?["pong"], true, "\(other)")
         XCTAssertLessThan(Date().timeIntervalSince(asked), 2, "another plugin's call waited for the flood of concurrent calls")
         d.send(call(3, "wait"))
         usleep(200_000)
         let cancelledAt = Date()
         d.send(#"{"jsonrpc":"2.0","id":4,"method":"clubhouse.cancel","params":{"id":3}}"#)
-        let (ended, _) = try answer(d, 3, 15, server)
+        let (ended, _) = try server.answer(d, 3, within: 15)
         XCTAssertEqual(ended["error"]?["data"]?["status"]?.stringValue, "cancelled", "\(ended)")
         XCTAssertLessThan(Date().timeIntervalSince(cancelledAt), 2, "a waiting concurrent call was not cancelled at once: \(ended)")
         // The call holding the lane is cancelled too; then the flood is served in turn.
         a.send(#"{"jsonrpc":"2.0","id":5,"method":"clubhouse.cancel","params":{"id":1}}"#)
-        let (waited, _) = try answer(a, 1, 15, server)
+        let (waited, _) = try server.answer(a, 1, within: 15)
         XCTAssertEqual(waited["result"]?["cancelled"], true, "\(waited)")
         for id in 10..<30 {
-            let (pong, _) = try answer(b, id, 15, server)
+            let (pong, _) = try server.answer(b, id, within: 15)
             XCTAssertEqual(pong["result"]?["pong"], true, "\(pong)")
         }
     }
@@ -250,25 +250,9 @@ final class SideLaneEndToEndTests: XCTestCase {
     /// `check` (call `id` on `client`): the 320 rows `write` wrote, each as written, byte for byte.
     private func assertEveryRowStored(_ client: RPCSocketClient, _ id: Int, _ server: RunningClubhouse) throws {
         client.send(call(id, "check"))
-        let (checked, _) = try answer(client, id, 20, server)
+        let (checked, _) = try server.answer(client, id, within: 20)
         XCTAssertEqual(checked["result"]?["rows"]?.intValue, 320, "\(checked) \(server.stderr)")
         XCTAssertEqual(checked["result"]?["mismatched"]?.intValue, 0, "\(checked)")
-    }
-
-    /// The response `id` on `client`; one that does not come within `timeout` s fails the test (the
-    /// client's own timeout would skip it).
-    private func answer(_ client: RPCSocketClient, _ id: Int, _ timeout: Double, _ server: RunningClubhouse) throws -> (JSONValue, [JSONValue]) {
-        do {
-            return try client.response(id: id, timeout: timeout)
-        } catch is XCTSkip {
-            XCTFail("call \(id) was not answered within \(timeout) s: \(server.stderr)")
-            throw XCTSkip("no answer")
-        }
-    }
-
-    private func stop(_ server: RunningClubhouse) {
-        server.signal(SIGTERM)
-        _ = server.wait()
     }
 
     private func call(_ id: Int, _ command: String, plugin: String = "lane") -> String {

@@ -60,19 +60,26 @@ final class ProxyTables: @unchecked Sendable {
         let progress = clubhouse_progress_service(
             struct_size: UInt32(MemoryLayout<clubhouse_progress_service>.size),
             begin: { call, label, total in
-                guard let c = ProxyTables.callContext(call) else { return }
+                guard RunningCall.refusal("progress begin", call: call, checkCall: true) == nil, let c = ProxyTables.callContext(call) else { return }
                 let text = label.map { LimitRefusal.cut(cString: $0, limit: c.limits.progressBytes, key: "progress_kb") } ?? ""
                 ProxyTables.sendProgress(call, .begin, text, total)
             },
             update: { call, done in
-                guard let c = ProxyTables.callContext(call), let id = call?.pointee.id, c.progressDue(id) else { return }
+                guard RunningCall.refusal("progress update", call: call, checkCall: true) == nil, let c = ProxyTables.callContext(call), let id = call?.pointee.id, c.progressDue(id) else { return }
                 ProxyTables.sendProgress(call, .update, "", done)
             },
-            end: { call in ProxyTables.sendProgress(call, .end, "", 0) },
-            set_unit: { call, unit in ProxyTables.sendProgress(call, .unit, "", UInt64(unit)) })
+            end: { call in
+                guard RunningCall.refusal("progress end", call: call, checkCall: true) == nil else { return }
+                ProxyTables.sendProgress(call, .end, "", 0)
+            },
+            set_unit: { call, unit in
+                guard RunningCall.refusal("progress set_unit", call: call, checkCall: true) == nil else { return }
+                ProxyTables.sendProgress(call, .unit, "", UInt64(unit))
+            })
         let invoke = clubhouse_invoke_service(
             struct_size: UInt32(MemoryLayout<clubhouse_invoke_service>.size),
             invoke: { host, call, alias, command, request, length, reply in
+                if let refused = RunningCall.refusal("invoke", call: call, checkCall: true, reply: reply) { return refused }
                 guard let c = ProxyTables.context(host), let alias, let command else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 let body = request.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
                 let message = InvokeRequest(call: call?.pointee.id ?? 0, plugin: String(cString: alias), command: String(cString: command),
@@ -87,10 +94,14 @@ final class ProxyTables: @unchecked Sendable {
         let files = clubhouse_files_service(
             struct_size: UInt32(MemoryLayout<clubhouse_files_service>.size),
             open_argument: { call, name, access, fd, reply in
+                fd?.pointee = -1
+                if let refused = RunningCall.refusal("files open_argument", call: call, checkCall: true, reply: reply) { return refused }
                 guard let name, let fd else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 return ProxyTables.openFile(call, String(cString: name), nil, access, fd, reply)
             },
             open_beneath: { call, name, relative, fd, reply in
+                fd?.pointee = -1
+                if let refused = RunningCall.refusal("files open_beneath", call: call, checkCall: true, reply: reply) { return refused }
                 guard let name, let relative, let fd else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 return ProxyTables.openFile(call, String(cString: name), String(cString: relative), UInt32(CLUBHOUSE_FILE_READ), fd, reply)
             })
@@ -98,6 +109,7 @@ final class ProxyTables: @unchecked Sendable {
             struct_size: UInt32(MemoryLayout<clubhouse_events_service>.size),
             publish: { host, call, topic, json, length, reply in
                 // The host checks the topic and the JSON, as in process; the runner only carries them.
+                if let refused = RunningCall.refusal("events publish", call: call, checkCall: true, reply: reply) { return refused }
                 guard let c = ProxyTables.context(host), let id = call?.pointee.id, ProxyTables.callContext(call) != nil, let topic else {
                     reply?.write("events: publish needs the running call and a topic")
                     return Int32(CLUBHOUSE_INVALID_ARGUMENT)
@@ -118,6 +130,7 @@ final class ProxyTables: @unchecked Sendable {
             publish: { host, call, topic, key, json, length, reply in
                 // The host checks the topic, the key and the body and writes the record in the
                 // transaction it keeps for this plugin, as in process; the runner only carries them.
+                if let refused = RunningCall.refusal("publish", call: call, checkCall: true, reply: reply) { return refused }
                 guard let c = ProxyTables.context(host), let id = call?.pointee.id, ProxyTables.callContext(call) != nil, let topic, let key else {
                     reply?.write("publish: needs the running call, a topic and a key")
                     return Int32(CLUBHOUSE_INVALID_ARGUMENT)
@@ -194,13 +207,15 @@ final class ProxyTables: @unchecked Sendable {
         clubhouse_storage_service(
             struct_size: UInt32(MemoryLayout<clubhouse_storage_service>.size),
             exec: { host, sql, reply in
+                if let refused = RunningCall.refusal("storage exec", reply: reply) { return refused }
                 guard let c = ProxyTables.context(host), let sql else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
                 return ProxyTables.simple(host, .exec(sql: String(cString: sql)), reply)
             },
             prepare: { host, sql, out, reply in
+                out?.pointee = nil
+                if let refused = RunningCall.refusal("storage prepare", reply: reply) { return refused }
                 guard let c = ProxyTables.context(host), let sql, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
-                out.pointee = nil
                 if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
                 let request = StorageRequest.prepare(sql: String(cString: sql))
                 let (status, r0) = c.call(.prepare) { request.encode(into: &$0) }
@@ -211,20 +226,30 @@ final class ProxyTables: @unchecked Sendable {
                 out.pointee = OpaquePointer(Unmanaged.passRetained(statement).toOpaque())
                 return status
             },
-            bind_null: { stmt, index in ProxyStatement.from(stmt)?.bind(index, .null) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
-            bind_int64: { stmt, index, v in ProxyStatement.from(stmt)?.bind(index, .integer(v)) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
-            bind_double: { stmt, index, v in ProxyStatement.from(stmt)?.bind(index, .float(v)) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            bind_null: { stmt, index in
+                RunningCall.refusal("storage bind_null") ?? ProxyStatement.from(stmt)?.bind(index, .null) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT)
+            },
+            bind_int64: { stmt, index, v in
+                RunningCall.refusal("storage bind_int64") ?? ProxyStatement.from(stmt)?.bind(index, .integer(v)) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT)
+            },
+            bind_double: { stmt, index, v in
+                RunningCall.refusal("storage bind_double") ?? ProxyStatement.from(stmt)?.bind(index, .float(v)) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT)
+            },
             bind_text: { stmt, index, text, length in
+                if let refused = RunningCall.refusal("storage bind_text") { return refused }
                 guard let s = ProxyStatement.from(stmt) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 guard let text else { return s.bind(index, .null) }
                 return s.bind(index, .text(Array(UnsafeRawBufferPointer(start: text, count: length))))
             },
             bind_blob: { stmt, index, bytes, length in
+                if let refused = RunningCall.refusal("storage bind_blob") { return refused }
                 guard let s = ProxyStatement.from(stmt) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 return s.bind(index, .blob(bytes == nil ? [] : Array(UnsafeRawBufferPointer(start: bytes, count: length))))
             },
-            step: { stmt in ProxyStatement.from(stmt)?.step() ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
-            reset: { stmt in ProxyStatement.from(stmt)?.reset() ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            step: { stmt in RunningCall.refusal("storage step") ?? ProxyStatement.from(stmt)?.step() ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            reset: { stmt in RunningCall.refusal("storage reset") ?? ProxyStatement.from(stmt)?.reset() ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            // Finalize only releases (the host drops the statement with the next frames it reads): allowed
+            // from any thread, as refusing it would leave the statement held for the runner's life.
             finalize: { stmt in
                 guard let stmt else { return }
                 let s = Unmanaged<ProxyStatement>.fromOpaque(UnsafeRawPointer(stmt))
@@ -258,13 +283,15 @@ final class ProxyTables: @unchecked Sendable {
                 length?.pointee = count
                 return UnsafeRawPointer(pointer)
             },
-            begin: { host, reply in ProxyTables.simple(host, .begin, reply) },
-            commit: { host, reply in ProxyTables.simple(host, .commit, reply) },
-            rollback: { host in ProxyTables.simple(host, .rollback, nil) },
-            last_insert_rowid: { host in ProxyTables.context(host)?.lastInsertRowID ?? 0 },
-            changes: { host in ProxyTables.context(host)?.changes ?? 0 },
-            last_error: { host in ProxyTables.context(host)?.lastErrorPointer },
+            begin: { host, reply in RunningCall.refusal("storage begin", reply: reply) ?? ProxyTables.simple(host, .begin, reply) },
+            commit: { host, reply in RunningCall.refusal("storage commit", reply: reply) ?? ProxyTables.simple(host, .commit, reply) },
+            rollback: { host in RunningCall.refusal("storage rollback") ?? ProxyTables.simple(host, .rollback, nil) },
+            // A call's own figures and message: another thread reads none of them.
+            last_insert_rowid: { host in RunningCall.onCallThread ? ProxyTables.context(host)?.lastInsertRowID ?? 0 : 0 },
+            changes: { host in RunningCall.onCallThread ? ProxyTables.context(host)?.changes ?? 0 : 0 },
+            last_error: { host in RunningCall.onCallThread ? ProxyTables.context(host)?.lastErrorPointer : RunningCall.lastError.pointer },
             migrate: { host, version, name, sql, reply in
+                if let refused = RunningCall.refusal("storage migrate", reply: reply) { return refused }
                 guard let c = ProxyTables.context(host), let name, let sql else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
                 return ProxyTables.simple(host, .migrate(version: version, name: String(cString: name), sql: String(cString: sql)), reply)
@@ -292,6 +319,8 @@ final class ProxyTables: @unchecked Sendable {
         clubhouse_device_service(
             struct_size: UInt32(MemoryLayout<clubhouse_device_service>.size),
             open: { host, name, out, reply in
+                out?.pointee = nil
+                if let refused = RunningCall.refusal("device open", reply: reply) { return refused }
                 guard let c = ProxyTables.context(host), let name, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 let request = DeviceRequest.open(name: String(cString: name))
                 let (status, r0) = c.call(request.operation) { request.encode(into: &$0) }
@@ -305,6 +334,7 @@ final class ProxyTables: @unchecked Sendable {
                 return status
             },
             write: { device, bytes, length in
+                if let refused = RunningCall.refusal("device write") { return refused }
                 guard let d = ProxyDevice.from(device) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 let request = DeviceRequest.write(handle: d.handle, bytes: bytes == nil ? [] : Array(UnsafeRawBufferPointer(start: bytes, count: length)))
                 let (status, r0) = d.context.call(request.operation) { request.encode(into: &$0) }
@@ -313,6 +343,8 @@ final class ProxyTables: @unchecked Sendable {
                 return status
             },
             read: { device, buffer, capacity, length, timeout in
+                length?.pointee = 0
+                if let refused = RunningCall.refusal("device read") { return refused }
                 guard let d = ProxyDevice.from(device), let buffer, let length else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 let request = DeviceRequest.read(handle: d.handle, capacity: UInt32(min(capacity, DeviceRequest.maximumRead)),
                                                  timeoutMilliseconds: timeout)
@@ -328,6 +360,7 @@ final class ProxyTables: @unchecked Sendable {
             last_error: { device in
                 ProxyDevice.from(device)?.lastError.pointer
             },
+            // Close only makes the device safe and releases it: allowed from any thread.
             close: { device in
                 guard let device else { return }
                 let d = Unmanaged<ProxyDevice>.fromOpaque(UnsafeRawPointer(device))
@@ -335,6 +368,7 @@ final class ProxyTables: @unchecked Sendable {
                 d.release()
             },
             set_safe_state: { device, frame, frameLength, acknowledgement, acknowledgementLength, timeout in
+                if let refused = RunningCall.refusal("device set_safe_state") { return refused }
                 guard let d = ProxyDevice.from(device), let frame, let acknowledgement else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 let request = DeviceRequest.safeState(handle: d.handle,
                                                       frame: Array(UnsafeRawBufferPointer(start: frame, count: frameLength)),

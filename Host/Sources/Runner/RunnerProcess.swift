@@ -324,12 +324,15 @@ package enum RunnerProcess {
             })
         let buffer = ReplyBuffer()
         buffer.limit = context.limits.replyBytes
+        // The thread runs this call until invoke returns (RunningCall): services refuse every other thread.
         let status: Int32 = withUnsafePointer(to: &call) { callPointer in
-            buffer.withSink { sink in
-                message.request.withUnsafeBufferPointer { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { chars in
-                        library.descriptor.pointee.invoke?(library.descriptor, made, callPointer, message.command,
-                                                           chars.baseAddress, chars.count, sink) ?? Int32(CLUBHOUSE_ERROR)
+            RunningCall.during(callPointer) {
+                buffer.withSink { sink in
+                    message.request.withUnsafeBufferPointer { bytes in
+                        bytes.withMemoryRebound(to: CChar.self) { chars in
+                            library.descriptor.pointee.invoke?(library.descriptor, made, callPointer, message.command,
+                                                               chars.baseAddress, chars.count, sink) ?? Int32(CLUBHOUSE_ERROR)
+                        }
                     }
                 }
             }
@@ -511,8 +514,10 @@ package enum RunnerProcess {
                 let buffer = ReplyBuffer()
                 buffer.limit = context.limits.replyBytes
                 let status: Int32 = slot.withLock { made in
-                    buffer.withSink { sink in
-                        library.descriptor.pointee.create?(library.descriptor, hostPointer, &made, sink) ?? Int32(CLUBHOUSE_ERROR)
+                    RunningCall.during(nil) {
+                        buffer.withSink { sink in
+                            library.descriptor.pointee.create?(library.descriptor, hostPointer, &made, sink) ?? Int32(CLUBHOUSE_ERROR)
+                        }
                     }
                 }
                 result = RunnerProcess.result(status, buffer, context)
@@ -520,7 +525,7 @@ package enum RunnerProcess {
                 result = slot.withInstance { RunnerProcess.invoke(payload, library: library, instance: $0, context: context) }
             case .destroy:
                 slot.withLock { made in
-                    if let made { library.descriptor.pointee.destroy?(library.descriptor, made) }
+                    if let made { RunningCall.during(nil) { library.descriptor.pointee.destroy?(library.descriptor, made) } }
                     made = nil
                 }
                 try? channel.send(.result, ResultMessage(status: Int32(CLUBHOUSE_OK), reply: []).encode())

@@ -2,6 +2,7 @@
 // report lines are stamped with CLOCK_MONOTONIC as they arrive, so a test can tell how long after
 // its Ctrl-C the machine received the stop command.
 
+import ClubhouseJSON
 import Foundation
 import XCTest
 #if canImport(Glibc)
@@ -176,6 +177,23 @@ final class RunningClubhouse: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return text
+    }
+
+    /// SIGTERM, then waits for the end (a test's `defer`).
+    func terminate() {
+        signal(SIGTERM)
+        _ = wait()
+    }
+
+    /// The response `id` on `client`, a client of this server; one that does not come within `timeout` s
+    /// fails the test with the server's stderr (the client's own timeout would skip it).
+    func answer(_ client: RPCSocketClient, _ id: Int, within timeout: Double) throws -> (JSONValue, [JSONValue]) {
+        do {
+            return try client.response(id: id, timeout: timeout)
+        } catch is XCTSkip {
+            XCTFail("call \(id) was not answered within \(timeout) s: \(stderr)")
+            throw XCTSkip("no answer")
+        }
     }
 
     /// Sends `signal`; false when the process had already ended.

@@ -60,15 +60,6 @@ static void lane_destroy(const clubhouse_plugin_descriptor *self, void *instance
     free(instance);
 }
 
-/* A reply sink that keeps what is written (up to 511 bytes) in caller_data, a char[512]. */
-static void keep(const clubhouse_reply *reply, const char *bytes, size_t length) {
-    char *kept = (char *)reply->caller_data;
-    size_t used = strlen(kept);
-    size_t n = length < 511 - used ? length : 511 - used;
-    memcpy(kept + used, bytes, n);
-    kept[used + n] = 0;
-}
-
 /* --- write / check: long text stored by the call on the pipes while the lane is busy ------------ */
 
 #define LANE_ROUNDS 40
@@ -88,19 +79,12 @@ static size_t lane_text(int k, char salt, char *out, size_t capacity) {
     return n;
 }
 
-/* Copies `message` into a JSON string's body (quotes and backslashes become '). */
-static void lane_json_text(const char *message, char *out, size_t capacity) {
-    size_t n = 0;
-    for (const char *p = message; *p && n + 1 < capacity; p++) out[n++] = (*p == '"' || *p == '\\' || (unsigned char)*p < 32) ? '\'' : *p;
-    out[n] = 0;
-}
-
 static clubhouse_status lane_write(fixture *f, const clubhouse_reply *reply) {
     const clubhouse_storage_service *db = f->host->get_service(f->host, CLUBHOUSE_SERVICE_STORAGE);
     if (!db) { say(reply, "no storage"); return CLUBHOUSE_UNSUPPORTED; }
     static char text[4096], inline_text[4096], sql[8192];
     char first[512] = {0};
-    clubhouse_reply sink = {sizeof sink, first, keep};
+    clubhouse_reply sink = {sizeof sink, first, fixture_keep};
     int failed = 0;
     if (db->exec(f->host, "CREATE TABLE IF NOT EXISTS lane_rows(k INTEGER PRIMARY KEY, v TEXT NOT NULL, w TEXT NOT NULL)", &sink) != CLUBHOUSE_OK)
         failed++;
@@ -126,7 +110,7 @@ static clubhouse_status lane_write(fixture *f, const clubhouse_reply *reply) {
         }
     }
     char message[600], out[800];
-    lane_json_text(first, message, sizeof message);
+    fixture_json_text(first, message, sizeof message);
     snprintf(out, sizeof out, "{\"data\":{\"failed\":%d,\"error\":\"%s\"}}", failed, message);
     say(reply, out);
     return CLUBHOUSE_OK;
@@ -137,7 +121,7 @@ static clubhouse_status lane_check(fixture *f, const clubhouse_reply *reply) {
     if (!db) { say(reply, "no storage"); return CLUBHOUSE_UNSUPPORTED; }
     static char v[4096], w[4096];
     char message[512] = {0};
-    clubhouse_reply sink = {sizeof sink, message, keep};
+    clubhouse_reply sink = {sizeof sink, message, fixture_keep};
     clubhouse_stmt *stmt = NULL;
     if (db->prepare(f->host, "SELECT k, v, w FROM lane_rows ORDER BY k", &stmt, &sink) != CLUBHOUSE_OK) {
         say(reply, message);
@@ -167,7 +151,7 @@ static clubhouse_status lane_misuse(fixture *f, const clubhouse_call *call, cons
     const clubhouse_files_service *files = f->host->get_service(f->host, CLUBHOUSE_SERVICE_FILES);
     const clubhouse_invoke_service *invoke = f->host->get_service(f->host, CLUBHOUSE_SERVICE_INVOKE);
     char message[512] = {0}, scratch[512] = {0};
-    clubhouse_reply sink = {sizeof sink, message, keep}, other = {sizeof other, scratch, keep};
+    clubhouse_reply sink = {sizeof sink, message, fixture_keep}, other = {sizeof other, scratch, fixture_keep};
     int exec = db ? db->exec(f->host, "CREATE TABLE misuse(x)", &sink) : -1;
     clubhouse_stmt *stmt = NULL;
     int prepare = db ? db->prepare(f->host, "SELECT 1", &stmt, &other) : -1;
@@ -178,7 +162,7 @@ static clubhouse_status lane_misuse(fixture *f, const clubhouse_call *call, cons
     if (fd >= 0) close(fd);
     int invoked = invoke ? invoke->invoke(f->host, call, "lane", "ping", "{}", 2, &other) : -1;
     char text[600], out[1024];
-    lane_json_text(message, text, sizeof text);
+    fixture_json_text(message, text, sizeof text);
     snprintf(out, sizeof out,
              "{\"data\":{\"exec\":%d,\"prepare\":%d,\"begin\":%d,\"files\":%d,\"invoke\":%d,\"stmt\":%s,\"message\":\"%s\"}}",
              exec, prepare, begin, opened, invoked, stmt ? "true" : "false", text);
@@ -240,7 +224,7 @@ static clubhouse_status lane_invoke(const clubhouse_plugin_descriptor *self, voi
     atomic_store(&released, 1);
     const clubhouse_storage_service *storage = f->host->get_service(f->host, CLUBHOUSE_SERVICE_STORAGE);
     char message[512] = {0};
-    clubhouse_reply sink = {sizeof sink, message, keep};
+    clubhouse_reply sink = {sizeof sink, message, fixture_keep};
     clubhouse_status status = storage ? storage->exec(f->host, "SELECT 1", &sink) : CLUBHOUSE_UNSUPPORTED;
     /* The message holds no quote or backslash (the host's text), so it is put in the JSON as is. */
     char text[1024];

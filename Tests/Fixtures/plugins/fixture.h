@@ -43,6 +43,23 @@ static inline const char *fixture_argument(const char *request, size_t length, c
     return out;
 }
 
+/* A reply sink that keeps what is written (up to 511 bytes) in caller_data, a char[512] that starts empty. */
+static inline void fixture_keep(const clubhouse_reply *reply, const char *bytes, size_t length) {
+    char *kept = (char *)reply->caller_data;
+    size_t used = strlen(kept);
+    size_t n = length < 511 - used ? length : 511 - used;
+    memcpy(kept + used, bytes, n);
+    kept[used + n] = 0;
+}
+
+/* Copies `message` (NULL: "") into a JSON string's body: quotes, backslashes and controls become '. */
+static inline void fixture_json_text(const char *message, char *out, size_t capacity) {
+    size_t n = 0;
+    for (const char *p = message ? message : ""; *p && n + 1 < capacity; p++)
+        out[n++] = (*p == '"' || *p == '\\' || (unsigned char)*p < 32) ? '\'' : *p;
+    out[n] = 0;
+}
+
 /* The instance most fixtures keep: the host it was created with. */
 typedef struct { const clubhouse_host *host; } fixture;
 

@@ -454,8 +454,7 @@ final class IsolatedPlugin: @unchecked Sendable {
         }
         var cancelSent = false
         let started = Subprocess.monotonicMilliseconds()
-        var wallDeadline = started + Int64(limits.wallMilliseconds)
-        var pastWallLimit = false
+        var deadline = CallDeadline(wallMilliseconds: limits.wallMilliseconds, startedAt: started, graceAfterAnyCancel: false)
         var lastHeard = started
         call.heard(budgetMilliseconds: timeoutMilliseconds)
         while true {
@@ -471,25 +470,25 @@ final class IsolatedPlugin: @unchecked Sendable {
                 call.noteCancelSeen()
             }
             let now = Subprocess.monotonicMilliseconds()
-            if now >= wallDeadline {
-                // At the wall-clock limit the call is cancelled first, so the plugin can leave its
-                // devices safe and store what it did; it is stopped when it has not returned after
-                // the grace for cleaning up.
-                if !pastWallLimit {
-                    pastWallLimit = true
-                    call.cancel(byDeadline: true)
-                    wallDeadline = now + Int64(CallContext.cleanupGraceMilliseconds)
-                    continue
-                }
+            // At the wall-clock limit the call is cancelled first, so the plugin can leave its devices
+            // safe and store what it did; it is stopped when it has not returned after the grace for
+            // cleaning up (CallDeadline).
+            switch deadline.advance(now: now, cancelled: cancelSent) {
+            case .wallReached:
+                call.cancel(byDeadline: true)
+                continue
+            case .stop:
                 killGroup()
                 _ = reap(after: "wall-clock limit")
                 return failure("ran past its wall-clock limit of \(limits.wallMilliseconds) ms and was stopped")
+            case nil:
+                break
             }
             let message: (WireKind, [UInt8])?
             do {
                 // 20 ms: a cancel (Ctrl-C) reaches a quiet runner within that (a ball machine's
                 // stop must follow a Ctrl-C within 200 ms: DrillStopEndToEndTests).
-                message = try wire.receive(timeoutMilliseconds: Int32(clamping: min(cancelSent ? 100 : 20, wallDeadline - now)))
+                message = try wire.receive(timeoutMilliseconds: Int32(clamping: min(cancelSent ? 100 : 20, deadline.untilNext(now))))
             } catch {
                 if error.isViolation {
                     return violation(error.description)
@@ -516,7 +515,7 @@ final class IsolatedPlugin: @unchecked Sendable {
             switch k {
             case .result:
                 guard let result = try? ResultMessage.decode(body) else { return violation("a truncated result") }
-                if pastWallLimit && result.status != Int32(CLUBHOUSE_OK) {
+                if deadline.pastWall && result.status != Int32(CLUBHOUSE_OK) {
                     let said = String(decoding: result.reply, as: UTF8.self)
                     return (Status.timeout.rawValue,
                             Array("plugin '\(alias)' ran past its wall-clock limit of \(limits.wallMilliseconds) ms and was asked to stop: \(said)".utf8))
@@ -531,7 +530,7 @@ final class IsolatedPlugin: @unchecked Sendable {
                 let (status, reply, descriptor) = serve(operation, &r, instance: instance, call: call)
                 let frame = ServiceReply(seq: header.seq, status: status, payload: reply).encode()
                 // Within the wall-clock limit too: a stalled send must not outlast it.
-                let bound = Int32(clamping: max(1, wallDeadline - Subprocess.monotonicMilliseconds()))
+                let bound = Int32(clamping: deadline.untilNext(Subprocess.monotonicMilliseconds()))
                 do {
                     if descriptor >= 0 {
                         // The runner gets its own copy; the host's goes at once.

@@ -150,24 +150,20 @@ final class SideLane: @unchecked Sendable {
         var cancelSent = false
         var lastHeard = Subprocess.monotonicMilliseconds()
         // Bounds beside the silence bound (fifth outside attack, a05: a concurrent command that kept sending
-        // progress and ignored its cancel ran on for minutes): at `wall_ms` it is cancelled; once cancelled it
-        // has the cleanup grace to end, then the runner is stopped (as for a call on the pipes).
-        let wallDeadline = lastHeard + Int64(wallMilliseconds)
-        var cancelledAt: Int64?
-        var pastWall = false
+        // progress and ignored its cancel ran on for minutes): at `wall_ms` it is cancelled; once cancelled —
+        // by the wall or by its caller — it has the cleanup grace to end, then the runner is stopped (CallDeadline).
+        var deadline = CallDeadline(wallMilliseconds: wallMilliseconds, startedAt: lastHeard, graceAfterAnyCancel: true)
         call.heard(budgetMilliseconds: timeoutMilliseconds)
         while true {
-            let now = Subprocess.monotonicMilliseconds()
-            if !pastWall && now >= wallDeadline { pastWall = true }
-            if !cancelSent && (call.isCancelled || pastWall) {
+            let event = deadline.advance(now: Subprocess.monotonicMilliseconds(), cancelled: call.isCancelled)
+            if !cancelSent && (call.isCancelled || deadline.pastWall) {
                 try? lane.send(.cancel, CancelMessage(call: call.id).encode())
                 cancelSent = true
-                cancelledAt = now
                 call.noteCancelSeen()
             }
-            if let at = cancelledAt, now - at >= Int64(CallContext.cleanupGraceMilliseconds) {
+            if event == .stop {
                 stopRunner()
-                let why = pastWall ? "ran past its wall-clock limit of \(wallMilliseconds) ms (limits.wall_ms)" : "was cancelled"
+                let why = deadline.pastWall ? "ran past its wall-clock limit of \(wallMilliseconds) ms (limits.wall_ms)" : "was cancelled"
                 return failure("\(why) and did not end within \(CallContext.cleanupGraceMilliseconds / 1000) s of its cancel, so it was stopped")
             }
             let message: (WireKind, [UInt8])?

@@ -46,6 +46,15 @@
  *                       declared CLUBHOUSE_PLUGIN_THREAD_SAFE, then [any-thread])
  *   [during-call]       only while the host→plugin call that supplied the object is running,
  *                       on the thread that runs it (create, invoke)
+ *
+ * Threads the plugin starts itself: in a runner (isolation "process" or "sandbox") a service that
+ * acts for a call — storage, device (all but close), invoke, files, events, publish, progress —
+ * serves only the thread the host runs create, invoke or destroy on, and for a function given a
+ * `clubhouse_call` only the thread running that call. Any other thread, one the call started while
+ * it runs included, gets CLUBHOUSE_UNSUPPORTED with the reason in `reply` (storage: in last_error)
+ * and nothing reaches the host: a thread cannot act inside a later call, or between calls. Log and
+ * config are [any-thread]; storage's finalize and a device's close only release and are served to
+ * any thread. In process this is not checked (the plugin is trusted code); do not rely on that.
  */
 #ifndef CLUBHOUSE_H
 #define CLUBHOUSE_H

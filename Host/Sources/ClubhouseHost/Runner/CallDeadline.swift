@@ -1,0 +1,49 @@
+// The wall-clock bound of one call to a runner, asked by both loops that wait for one: IsolatedPlugin's on
+// the pipes and SideLane's on the second lane. At `limits.wall_ms` the call is cancelled (however chatty it
+// keeps the wire: a reply or a progress report renews the silence bound, never this one); a call that has
+// not ended within the cleanup grace (CallContext.cleanupGraceMilliseconds) after that is stopped. On the
+// second lane a cancel from the caller starts the grace as well (a concurrent command is short by
+// declaration); on the pipes a cancelled call keeps its silence bound and the wall.
+
+/// One call's wall clock and cleanup grace, in monotonic milliseconds (Subprocess.monotonicMilliseconds).
+struct CallDeadline {
+    enum Event: Equatable {
+        /// The wall-clock limit was reached just now: cancel the call.
+        case wallReached
+        /// The grace after the cancel is over and the call has not ended: stop the runner.
+        case stop
+    }
+
+    let wallMilliseconds: Int
+    private let wallAt: Int64
+    /// Whether a cancel from the caller, not only the wall, starts the grace.
+    private let graceAfterAnyCancel: Bool
+    private var graceFrom: Int64?
+    /// The call ran into its wall-clock limit.
+    private(set) var pastWall = false
+
+    init(wallMilliseconds: Int, startedAt: Int64, graceAfterAnyCancel: Bool) {
+        self.wallMilliseconds = wallMilliseconds
+        wallAt = startedAt + Int64(wallMilliseconds)
+        self.graceAfterAnyCancel = graceAfterAnyCancel
+    }
+
+    /// What the loop does at `now`, asked once a round; `cancelled`: the caller cancelled the call.
+    mutating func advance(now: Int64, cancelled: Bool) -> Event? {
+        if !pastWall && now >= wallAt {
+            pastWall = true
+            if graceFrom == nil || !graceAfterAnyCancel { graceFrom = now }
+            return .wallReached
+        }
+        if cancelled && graceAfterAnyCancel && graceFrom == nil { graceFrom = now }
+        if let from = graceFrom, now - from >= Int64(CallContext.cleanupGraceMilliseconds) { return .stop }
+        return nil
+    }
+
+    /// Milliseconds from `now` to the next event (at least 1): the longest a wait may last.
+    func untilNext(_ now: Int64) -> Int64 {
+        var next = pastWall ? Int64.max : wallAt
+        if let from = graceFrom { next = min(next, from + Int64(CallContext.cleanupGraceMilliseconds)) }
+        return max(1, next - now)
+    }
+}

@@ -1,0 +1,96 @@
+// A plugin's own threads and the calls they do not belong to (issue 27; the fifth outside attack, a03:
+// a detached thread's INSERT landed in another client's call, and a machine it started was left
+// firing). In a runner, services that act for a call serve only the thread running that call
+// (Host/Sources/Runner/RunningCall.swift); C fixture hostile_threads.c. In process a plugin is
+// trusted code and its threads are not checked (SECURITY.md, "A plugin's own threads").
+
+import ClubhouseJSON
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class ThreadWallEndToEndTests: XCTestCase {
+    private let unsupported = 5 // CLUBHOUSE_UNSUPPORTED
+    private let services = ["exec", "prepare", "step", "begin", "files", "device", "invoke", "events"]
+
+    /// A detached thread a call left behind probes every service twice: 300 ms after its call returned,
+    /// with no call running, and again inside the next client's call. Each is refused without reaching
+    /// the host: no row, no file written, no device opened; `last_error` says why, once on stderr too.
+    func testAThreadLeftBehindByItsCallIsRefusedBetweenCallsAndInsideTheNextOne() throws {
+        for isolation in ["process", "sandbox"] {
+            let c = try Clubhouse()
+            let (server, socket) = try serve(c, isolation: isolation)
+            defer { server.terminate() }
+            let a = try RPCSocketClient(path: socket)
+            let b = try RPCSocketClient(path: socket)
+            a.send(call(1, "spawn", out: c.path("spawn.out")))
+            let (spawned, _) = try server.answer(a, 1, within: 30)
+            if isolation == "sandbox" && "\(spawned) \(server.stderr)".contains("has no Landlock") { continue }
+            XCTAssertEqual(spawned["result"]?["spawned"], true, "\(isolation): \(spawned) \(server.stderr)")
+            usleep(1_000_000)
+            b.send(call(2, "victim", out: c.path("victim.out")))
+            let (victim, _) = try server.answer(b, 2, within: 30)
+            let result = victim["result"] ?? .null
+            for phase in ["between", "during"] {
+                let probe = result[phase] ?? .null
+                for service in services {
+                    XCTAssertEqual(probe[service]?.intValue, unsupported, "\(isolation), \(phase), \(service): \(victim) \(server.stderr)")
+                }
+                XCTAssertEqual(probe["rowid"]?.intValue, 0, "\(isolation), \(phase): \(probe)")
+                let said = "storage exec was called from a thread that runs none of the plugin's calls; in a runner it serves only the thread running create, invoke or destroy (clubhouse.h, [during-call]): call it there"
+                XCTAssertEqual(probe["message"]?.stringValue, said, "\(isolation), \(phase)")
+                XCTAssertEqual(probe["error"]?.stringValue?.hasPrefix("a storage service was called from a thread that runs none of the plugin's calls"), true,
+                               "\(isolation), \(phase): \(probe)")
+            }
+            XCTAssertEqual(result["rows"]?.intValue, 0, "\(isolation): the thread's INSERT landed: \(victim)")
+            let stolen = (try? String(contentsOfFile: c.path("victim.out"), encoding: .utf8)) ?? ""
+            XCTAssertFalse(stolen.contains("stolen"), "\(isolation): the thread wrote another call's output")
+            XCTAssertEqual(server.stderr.components(separatedBy: "[threads] warning: refused: storage exec was called from a thread that runs none of the plugin's calls").count, 2,
+                           "\(isolation): said once: \(server.stderr)")
+        }
+    }
+
+    /// A thread the running call started, while the call waits for it: the runner cannot tell it from a
+    /// thread an earlier call left behind (its call pointer may be the same address), so it is refused
+    /// as well; the call's own thread is served every service, as before.
+    func testAThreadOfTheRunningCallIsRefusedAndTheCallsOwnThreadIsServed() throws {
+        let c = try Clubhouse()
+        let (server, socket) = try serve(c, isolation: "process")
+        defer { server.terminate() }
+        let a = try RPCSocketClient(path: socket)
+        a.send(call(1, "samecall", out: c.path("same.out")))
+        let (same, _) = try server.answer(a, 1, within: 30)
+        let other = same["result"]?["other"] ?? .null
+        for service in services {
+            XCTAssertEqual(other[service]?.intValue, unsupported, "\(service): \(same) \(server.stderr)")
+        }
+        let own = same["result"]?["own"] ?? .null
+        let served: [String: Int] = ["exec": 0, "prepare": 0, "step": 100, "begin": 0, "files": 0, "device": 0, "invoke": 4, "events": 0]
+        for (service, status) in served {
+            XCTAssertEqual(own[service]?.intValue, status, "\(service) on the call's own thread: \(same) \(server.stderr)")
+        }
+        XCTAssertEqual(own["rowid"]?.intValue, 1, "\(own)")
+        XCTAssertEqual(try String(contentsOfFile: c.path("same.out"), encoding: .utf8), "stolen\n")
+    }
+
+    // MARK: helpers
+
+    private func serve(_ c: Clubhouse, isolation: String) throws -> (RunningClubhouse, String) {
+        let fixture = try FixturePlugins.build("THREADS", id: "org.tests.threads", file: "hostile_threads.c")
+        let config = try c.write("threads.json", """
+            {"sites": {"default": {
+              "devices": {"machine": {"transport": "simulator:ballmachine", "options": {"checksum": "xor"}}},
+              "plugins": {
+                "threads": {"path": "\(fixture)", "isolation": "\(isolation)", "grants": ["storage", "device:machine", "invoke:threads"]}
+              }}}}
+            """)
+        let socket = c.path("rpc.sock")
+        return (try RunningClubhouse(c, ["--config", config, "serve", "--socket", socket]), socket)
+    }
+
+    private func call(_ id: Int, _ command: String, out: String) -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"threads","command":"\#(command)","arguments":{"out":"\#(out)"}}}"#
+    }
+}
