@@ -53,6 +53,99 @@ final class HTTPIdempotencyTests: XCTestCase {
                       String(decoding: told.body, as: UTF8.self))
     }
 
+    /// The sixth outside attack: five credentials each filling their quarter pushed out a victim's keys — a finished
+    /// one (its repeat ran again) and one still running (its repeat ran instead of 409 busy). Now nothing unexpired
+    /// is pushed out by another caller: a full store refuses the NEW keyed write with 503 and Retry-After (until the
+    /// oldest key expires), and an answer that finds no room is told as ran (409), never run twice.
+    func testSeveralCallersTogetherNeverPushOutAnothersKeys() throws {
+        let keys = IdempotencyKeys(maxBytes: 400_000)
+        func request(_ n: Int) -> IdempotencyKeys.Request { .init(method: "POST", target: "/api/x/\(n)", body: Array(repeating: 7, count: 100)) }
+        let answer = HTTPResponse(status: 200, body: Array(repeating: 1, count: 20_000))
+        // The victim's score, answered, and another of its writes still running.
+        guard case .run = keys.start(caller: "token:phone POST /api/x", owner: "token:phone", key: "done", request: request(0), now: 0) else { return XCTFail("not run") }
+        keys.finish(caller: "token:phone POST /api/x", key: "done", response: answer)
+        guard case .run = keys.start(caller: "token:phone POST /api/x", owner: "token:phone", key: "running", request: request(1), now: 1) else { return XCTFail("not run") }
+        // Five credentials each fill their quarter (100,000 bytes) with large answers, then keep sending.
+        var refusals: [(key: String, now: Int64, response: HTTPResponse)] = [], toldAsRan = 0
+        for g in 1...5 {
+            for n in 1...100 {
+                let caller = "token:g\(g) POST /api/x", now = Int64(1000 * g + n)
+                switch keys.start(caller: caller, owner: "token:g\(g)", key: "k\(n)", request: request(n), now: now) {
+                case .run:
+                    keys.finish(caller: caller, key: "k\(n)", response: answer)
+                    if case .answer(let again) = keys.start(caller: caller, owner: "token:g\(g)", key: "k\(n)", request: request(n), now: now), again.status == 409 {
+                        toldAsRan += 1
+                        XCTAssertTrue(String(decoding: again.body, as: UTF8.self).contains("already ran; its answer (20000 bytes) could not be kept (the server's Idempotency-Keys were at their bound, --http-idempotency-bytes)"),
+                                      String(decoding: again.body, as: UTF8.self))
+                    }
+                case .answer(let refused): refusals.append(("k\(n)", now, refused))
+                }
+            }
+        }
+        XCTAssertLessThanOrEqual(keys.bytesHeld, 400_000, "the byte bound")
+        XCTAssertGreaterThan(toldAsRan, 0, "an answer that found no room")
+        // The victim's answered key still answers its repeat, and its running key still says busy.
+        guard case .answer(let replay) = keys.start(caller: "token:phone POST /api/x", owner: "token:phone", key: "done", request: request(0), now: 6000) else {
+            return XCTFail("the phone's answered key was pushed out by other credentials: its repeat would run again")
+        }
+        XCTAssertEqual(replay.status, 200)
+        XCTAssertEqual(replay.header("idempotent-replayed"), "true")
+        guard case .answer(let busy) = keys.start(caller: "token:phone POST /api/x", owner: "token:phone", key: "running", request: request(1), now: 6001) else {
+            return XCTFail("the phone's running key was pushed out by other credentials: its repeat ran beside it")
+        }
+        XCTAssertEqual(busy.status, 409)
+        XCTAssertEqual(try JSONParser.parse(bytes: busy.body)["error"]?["status"]?.stringValue, "busy")
+        // The new keyed writes were refused instead: 503, Retry-After until the oldest key (at 0 ms) expires.
+        let refused = try XCTUnwrap(refusals.first, "a full store refused nothing")
+        let seconds = (IdempotencyKeys.lifetimeMilliseconds - refused.now + 999) / 1000
+        XCTAssertEqual(refused.response.status, 503)
+        XCTAssertEqual(refused.response.header("retry-after"), String(seconds))
+        XCTAssertEqual(try JSONParser.parse(bytes: refused.response.body)["error"]?["message"]?.stringValue,
+                       "the request with Idempotency-Key '\(refused.key)' did not run: the server holds as many Idempotency-Keys as it may (--http-idempotency-bytes, 10000 keys) and forgets none before its day is over (a repeat would run twice); send it again with the same key after Retry-After (\(seconds) s), or ask the host's administrator to raise --http-idempotency-bytes")
+        // A day later the oldest keys have expired: keyed writes run again, within the bound.
+        guard case .run = keys.start(caller: "token:g5 POST /api/x", owner: "token:g5", key: "later", request: request(9), now: IdempotencyKeys.lifetimeMilliseconds + 1) else {
+            return XCTFail("expired keys did not make room")
+        }
+        XCTAssertLessThanOrEqual(keys.bytesHeld, 400_000)
+    }
+
+    /// One credential holds at most a quarter of the keys by count too (its own oldest answered keys go first), so
+    /// it alone cannot fill the store with small keys; four that try get 503 for the next, and a credential whose
+    /// quarter is full of its own requests still running is told to retry in a second.
+    func testOneCallerHoldsAtMostAQuarterOfTheKeys() throws {
+        let keys = IdempotencyKeys(capacity: 8, maxBytes: 1 << 20)
+        func request(_ n: Int) -> IdempotencyKeys.Request { .init(method: "POST", target: "/api/x/\(n)", body: []) }
+        func write(_ who: String, _ key: String, _ n: Int, now: Int64, finish: Bool = true) -> HTTPResponse? {
+            switch keys.start(caller: "\(who) POST /api/x", owner: who, key: key, request: request(n), now: now) {
+            case .run:
+                if finish { keys.finish(caller: "\(who) POST /api/x", key: key, response: HTTPResponse(status: 200, body: [1])) }
+                return nil
+            case .answer(let response): return response
+            }
+        }
+        XCTAssertNil(write("phone", "p", 0, now: 0))
+        for n in 1...10 { XCTAssertNil(write("greedy", "g\(n)", n, now: Int64(n)), "greedy \(n)") }
+        XCTAssertEqual(write("phone", "p", 0, now: 20)?.header("idempotent-replayed"), "true", "one caller pushed out another's key")
+        XCTAssertEqual(write("greedy", "g10", 10, now: 21)?.status, 200, "its latest key stays")
+        XCTAssertNil(write("greedy", "g1", 1, now: 22), "its own oldest went to make room")
+        // Three more callers fill the store: phone 1 + greedy 2 + a 2 + b 2 + c 1 = 8 keys.
+        for who in ["a", "b"] { for n in 1...2 { XCTAssertNil(write(who, "k\(n)", n, now: 30)) } }
+        XCTAssertNil(write("c", "k1", 1, now: 40))
+        let full = try XCTUnwrap(write("c", "k2", 2, now: 41))
+        XCTAssertEqual(full.status, 503)
+        XCTAssertEqual(full.header("retry-after"), "86400")
+        // A credential whose quarter holds only its own requests still running: retry in a second.
+        let running = IdempotencyKeys(capacity: 8, maxBytes: 1 << 20)
+        for n in 1...2 { guard case .run = running.start(caller: "r POST /api/x", owner: "r", key: "k\(n)", request: request(n), now: 0) else { return XCTFail("not run") } }
+        guard case .answer(let wait) = running.start(caller: "r POST /api/x", owner: "r", key: "k3", request: request(3), now: 1) else {
+            return XCTFail("a running key was pushed out by its own caller's next")
+        }
+        XCTAssertEqual(wait.status, 503)
+        XCTAssertEqual(wait.header("retry-after"), "1")
+        XCTAssertEqual(try JSONParser.parse(bytes: wait.body)["error"]?["message"]?.stringValue,
+                       "the request with Idempotency-Key 'k3' did not run: this credential's quarter of the Idempotency-Keys (--http-idempotency-bytes) is full of its own requests still running; send it again with the same key after Retry-After (1 s)")
+    }
+
     func testAScoreSentAgainWithItsKeyIsEnteredOnce() throws {
         let access = TestAccess()
         access.addToken("ann", name: "Ann's phone", scopes: ["scorecard:*"])
@@ -91,6 +184,17 @@ final class HTTPIdempotencyTests: XCTestCase {
         XCTAssertEqual(bad.status, 400, bad.text)
         XCTAssertEqual(try bad.json()["error"]?["message"]?.stringValue,
                        "Idempotency-Key must be 1 to 200 visible ASCII characters, such as a random hex string; use a new one for each new request")
+        // Two Idempotency-Key headers (as one header "a, b"): which names the request cannot be told; nothing runs.
+        let twice = try httpRequest(port: server.port, "POST", "/api/scorecard/rounds/1/scores",
+                                    headers: [("Authorization", "Bearer ann"), ("Content-Type", "application/json"),
+                                              ("Idempotency-Key", "k-one"), ("Idempotency-Key", "k-two")],
+                                    body: Array(#"{"player": "Ann", "hole": 2, "strokes": 4}"#.utf8))
+        XCTAssertEqual(twice.status, 400, twice.text)
+        XCTAssertEqual(try twice.json()["error"]?["message"]?.stringValue,
+                       "Idempotency-Key was sent 2 times; send it once, 1 to 200 visible ASCII characters, such as a random hex string; use a new one for each new request")
+        XCTAssertEqual(try call("POST", "/api/scorecard/rounds/1/scores", #"{"player": "Ann", "hole": 2, "strokes": 4}"#, key: "k-one").status, 200,
+                       "the refused request kept nothing of its keys")
+        XCTAssertEqual(try entries(), 2)
         // A refusal of the plugin's is an answer too: the repeat gets it again.
         let refused = try call("POST", "/api/scorecard/rounds/1/scores", #"{"player": "Ann", "hole": 99, "strokes": 5}"#, key: "a1")
         XCTAssertEqual(refused.status / 100, 4, refused.text)
@@ -99,9 +203,9 @@ final class HTTPIdempotencyTests: XCTestCase {
         XCTAssertEqual(refusedAgain.header("idempotent-replayed"), "true")
         // Keys are each caller's own; without a key every request runs.
         XCTAssertEqual(try call("POST", "/api/scorecard/rounds/1/scores", #"{"player": "Bob", "hole": 1, "strokes": 4}"#, token: "ben", key: "7f3a9c1e2b").status, 200)
-        XCTAssertEqual(try entries(), 2)
+        XCTAssertEqual(try entries(), 3)
         XCTAssertEqual(try call("POST", "/api/scorecard/rounds/1/scores", #"{"player": "Bob", "hole": 2, "strokes": 3}"#).status, 200)
         XCTAssertEqual(try call("POST", "/api/scorecard/rounds/1/scores", #"{"player": "Bob", "hole": 2, "strokes": 3}"#).status, 200)
-        XCTAssertEqual(try entries(), 4)
+        XCTAssertEqual(try entries(), 5)
     }
 }

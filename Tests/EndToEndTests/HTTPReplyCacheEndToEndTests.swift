@@ -12,11 +12,12 @@ import TestSupport
 import XCTest
 
 final class HTTPReplyCacheEndToEndTests: XCTestCase {
-    func site(_ c: Clubhouse) throws -> [String] {
+    func site(_ c: Clubhouse, isolation: String? = nil) throws -> [String] {
         let faulty = Clubhouse.productsDirectory.appendingPathComponent("libFaultyPlugin.so").path
+        let chosen = isolation.map { #", "isolation": "\#($0)""# } ?? ""
         let config = try c.write("plugins.json", """
         {"sites": {"club": {"plugins": {
-          "faulty": {"path": "\(faulty)", "grants": ["storage"]},
+          "faulty": {"path": "\(faulty)", "grants": ["storage"]\(chosen)},
           "greeter": {"id": "org.example.greeter"}}}}}
         """)
         return ["--config", config, "--site", "club"]
@@ -117,6 +118,69 @@ final class HTTPReplyCacheEndToEndTests: XCTestCase {
             usleep(100_000)
         }
         XCTAssertGreaterThanOrEqual(lines.count, 10, lines.joined(separator: "\n"))
+    }
+
+    /// The sixth outside attack: an isolated plugin whose runner ended without a command ending — killed while idle
+    /// (`kill -9`, the OOM killer), or crashing in another cached read — restarted with empty memory, yet its kept
+    /// replies were answered until their max_age_ms. The stamp now holds the runner's generation (bumped at each
+    /// start and at each death the host notices, SiteRuntime.replyStamp); a reload ends them too.
+    func testAKeptReplyEndsWithItsRunner() throws {
+        let c = try Clubhouse()
+        let site = try site(c, isolation: "process")
+        let reader = try token(c, site, "reader", "faulty:read")
+        let socket = c.path("rpc.sock")
+        let server = try HTTPServerProcess(c, arguments: site, options: ["--socket", socket])
+        defer { server.stop() }
+        func served(_ target: String = "/api/faulty/tally", file: StaticString = #filePath, line: UInt = #line) throws -> Int? {
+            try json(try httpRequest(port: server.port, "GET", target, headers: reader), file: file, line: line)["served"]?.intValue
+        }
+        /// The runner's first reply is not kept (made under the stamp from before it started); the next is.
+        func keptAfterAFreshStart(_ why: String, line: UInt = #line) throws {
+            XCTAssertEqual(try served(line: line), 1, why, line: line)
+            XCTAssertEqual(try served(line: line), 2, line: line)
+            XCTAssertEqual(try served(line: line), 2, "kept", line: line)
+        }
+        try keptAfterAFreshStart("the first runner")
+
+        // Killed while idle: the next read is the new runner's, not what the dead one answered.
+        let runner = try XCTUnwrap(runnerProcess(of: server.pid), "no runner process of the server")
+        XCTAssertEqual(kill(runner, SIGKILL), 0)
+        for _ in 0..<250 where !["Z", "X", nil].contains(processState(runner)) { usleep(20_000) }
+        try keptAfterAFreshStart("a runner killed while idle took its memory with it")
+        XCTAssertTrue(server.stderr.contains("plugin 'faulty' crashed (killed by signal 9, SIGKILL) while idle; the host starts it again for the next call"),
+                      server.stderr)
+
+        // A crash in another cached read (another target): the reply kept of the first goes with the runner.
+        let crashed = try httpRequest(port: server.port, "GET", "/api/faulty/tally?crash=true", headers: reader)
+        XCTAssertEqual(crashed.status / 100, 5, crashed.text)
+        try keptAfterAFreshStart("a runner that crashed in a cached read took its memory with it")
+
+        // A reload (clubhouse.reload on the server's socket) starts a new runner too.
+        let client = try RPCSocketClient(path: socket)
+        client.send(#"{"jsonrpc":"2.0","id":1,"method":"clubhouse.reload","params":{"plugin":"faulty"}}"#)
+        let (reloaded, _) = try client.response(id: 1)
+        XCTAssertEqual(reloaded["result"]?.arrayValue?.first?["outcome"]?.stringValue, "restarts", "\(reloaded)")
+        try keptAfterAFreshStart("a reloaded plugin")
+    }
+
+    /// The server's child running `clubhouse __runner` (/proc).
+    private func runnerProcess(of server: pid_t) -> pid_t? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.first { candidate in
+            guard let text = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
+                  let close = text.lastIndex(of: ")") else { return false }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, Int32(fields[1]) == server,
+                  let command = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(candidate)/cmdline")) else { return false }
+            return String(decoding: command, as: UTF8.self).contains("__runner")
+        }
+    }
+
+    /// A process's state letter (R, S, Z …), nil once it is gone.
+    private func processState(_ pid: pid_t) -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        return text[text.index(after: close)...].split(separator: " ").first.map(String.init)
     }
 
     func testNothingIsKeptWithABoundOfZero() throws {

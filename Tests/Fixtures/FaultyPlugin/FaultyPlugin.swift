@@ -46,8 +46,10 @@ final class FaultyPlugin: Plugin {
             try storage.run("INSERT OR REPLACE INTO note (id, text) VALUES (1, ?)", [.text(try call.arguments.string("text"))])
             return Reply(data: ["note": .string(try call.arguments.string("text"))])
         },
-        Command("tally", summary: "What bump counted, in memory (a cached read)", reply: "{tally, served}") { plugin, _ in
-            Reply(data: ["tally": .int(plugin.count.withLock { $0 }), "served": .int(plugin.served.withLock { $0 += 1; return $0 })])
+        Command("tally", summary: "What bump counted, in memory (a cached read); crashes its runner with --crash",
+                arguments: [.flag("crash")], reply: "{tally, served}") { plugin, call in
+            if call.arguments.flag("crash") { fatalError("the faulty plugin crashes in a cached read") }
+            return Reply(data: ["tally": .int(plugin.count.withLock { $0 }), "served": .int(plugin.served.withLock { $0 += 1; return $0 })])
         }.cached(maxAgeMilliseconds: 60_000),
         Command("bump", summary: "Count one more, in memory") { plugin, _ in
             Reply(data: ["tally": .int(plugin.count.withLock { $0 += 1; return $0 })])

@@ -36,6 +36,9 @@ final class IsolatedPlugin: @unchecked Sendable {
     /// The runner's process group, readable without the lock (a front end quitting at once kills
     /// it: `killNow`).
     private let runnerGroup = Atomic<pid_t>(0)
+    /// Bumped at every start of a runner and at every end the host notices (`reap`), before the runner's pid is
+    /// forgotten: the generation a kept reply was made under (`generation`, SiteRuntime.replyStamp).
+    private let generations = Atomic<Int>(0)
     private var channel: WireChannel?
     /// Where the runner's standard error goes (the log broker's relay), and its socket there.
     private let standardError: StandardErrorRelay
@@ -159,6 +162,7 @@ final class IsolatedPlugin: @unchecked Sendable {
             close(errorsHostEnd)
             throw RuntimeError(status: .io, message: "plugin '\(alias)': cannot start its runner: \(String(cString: strerror(rc)))")
         }
+        generations.add(1, ordering: .sequentiallyConsistent)
         pid = child
         crashLoop.started(at: Subprocess.monotonicMilliseconds())
         standardErrorSource = standardError.attach(fd: errorsHostEnd, alias: alias)
@@ -225,6 +229,8 @@ final class IsolatedPlugin: @unchecked Sendable {
         channel?.close()
         channel = nil
         guard pid > 0 else { return reason }
+        // Before the runner is reaped: whoever finds it reaped (`generation`) reads the new generation.
+        generations.add(1, ordering: .sequentiallyConsistent)
         var status: Int32 = 0
         if let exited = exitStatus {
             status = exited
@@ -269,6 +275,21 @@ final class IsolatedPlugin: @unchecked Sendable {
             return true
         }
         return false
+    }
+
+    /// The runner's generation, for the reply cache (SiteRuntime.replyStamp): it changes at every start and every end
+    /// of a runner the host notices, and from the moment a runner has died and is not yet reaped (killed while idle —
+    /// `kill -9`, the OOM killer — when no call has noticed yet), so a reply the old runner made from its memory is
+    /// never answered for the new one (the sixth outside attack). Read without `lock` (a call may hold it for long)
+    /// and without reaping: `waitid(WNOWAIT)` only looks.
+    var generation: Int {
+        let group = runnerGroup.load(ordering: .sequentiallyConsistent)
+        var dead = false
+        if group > 0 {
+            var info = siginfo_t()
+            dead = waitid(P_PID, id_t(group), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_signo != 0
+        }
+        return 2 * generations.load(ordering: .sequentiallyConsistent) + (dead ? 1 : 0)
     }
 
     /// Kills the runner's process group now, without waiting for a call in progress (the host is
@@ -354,6 +375,13 @@ final class IsolatedPlugin: @unchecked Sendable {
             if stoppedBeside.exchange(false, ordering: .relaxed), channel != nil {
                 killGroup()
                 forget(instance: instance, cause: reap(after: "stopped from its second lane"))
+            }
+            // A runner that died while idle (`kill -9`, the OOM killer) is started again for this call instead of
+            // failing it with a crash it had no part in.
+            if channel != nil, runnerExited() {
+                let cause = reap(after: "ended while idle")
+                instance.runtime.log.warning("plugin '\(alias)' \(cause) while idle; the host starts it again for the next call")
+                forget(instance: instance, cause: cause)
             }
             if channel == nil || needsCreate {
                 do {

@@ -605,19 +605,24 @@ public final class SiteRuntime: @unchecked Sendable {
     public func generation(of alias: String) -> Int { lock.withLock { reloads[alias] ?? 0 } }
 
     /// What a kept reply of `alias` depends on besides its request (`serve --http`'s reply cache, ABI 1.7
-    /// "cache"): the plugin's reloads, the calls of its commands that are not cached reads ended in this process
-    /// since the host started, and its database's data version (any commit by any connection or process moves
-    /// it: DatabaseChangeWatch). A kept reply is answered only while this is equal to the stamp taken just before
-    /// the call that made it. nil: not known now (the database cannot be read this moment): neither answer nor keep.
+    /// "cache"): the plugin's reloads, its runner's generation (an isolated plugin's runner restarted or dead —
+    /// killed while idle, crashed in a cached read — has lost its memory: IsolatedPlugin.generation), the calls of
+    /// its commands that are not cached reads ended in this process since the host started, and its database's data
+    /// version (any commit by any connection or process moves it: DatabaseChangeWatch). A kept reply is answered
+    /// only while this is equal to the stamp taken just before the call that made it. nil: not known now (the
+    /// database cannot be read this moment): neither answer nor keep. An in-process plugin has no runner: it is
+    /// never re-created while the host runs (a reload leaves it as it is, `reload`), so its memory stays.
     public func replyStamp(of alias: String) -> ReplyStamp? {
-        let (plugin, counts) = lock.withLock { (resolved[alias], (reloads[alias] ?? 0, changeCounts[alias] ?? 0)) }
+        let (plugin, counts, instance) = lock.withLock { (resolved[alias], (reloads[alias] ?? 0, changeCounts[alias] ?? 0), instances[alias]) }
         guard case .success(let found)? = plugin else { return nil }
+        var runner = 0
+        if case .isolated(let isolated)? = instance?.backend { runner = isolated.generation }
         var version: Int64 = -1
         if found.entry.isGranted(.storage) {
             guard let v = databaseWatch.version(of: storage.databasePath(site: site.name, pluginID: found.info.id)) else { return nil }
             version = v
         }
-        return ReplyStamp(reloads: counts.0, calls: counts.1, dataVersion: version)
+        return ReplyStamp(reloads: counts.0, calls: counts.1, dataVersion: version, runner: runner)
     }
 
     /// Aliases resolved from the install tree or under a lock whose install folder or lock file
@@ -739,10 +744,13 @@ public struct ReplyStamp: Sendable, Equatable {
     public var reloads: Int
     public var calls: Int
     public var dataVersion: Int64
+    /// The isolated plugin's runner generation (IsolatedPlugin.generation); 0 in process.
+    public var runner: Int
 
-    public init(reloads: Int, calls: Int, dataVersion: Int64) {
+    public init(reloads: Int, calls: Int, dataVersion: Int64, runner: Int = 0) {
         self.reloads = reloads
         self.calls = calls
         self.dataVersion = dataVersion
+        self.runner = runner
     }
 }

@@ -2,9 +2,9 @@
 // ABI 1.7), kept and answered again from the event loop without a worker or the plugin — after every check a
 // worker would make (Host, the access layer's credential, scope, revocation and back-off). A kept reply is
 // answered only to the same request (the target: path and query) with the same credential (its headers'
-// SHA-256), for at most N ms, and only while its stamp (SiteRuntime.replyStamp: the plugin's reloads, its other
-// commands' calls in this host, its database's commits by any process) is the one taken just before the call
-// that made it. Bounded in bytes (`--http-reply-cache-bytes`, least recently used first out). Host/HTTP.md,
+// SHA-256), for at most N ms, and only while its stamp (SiteRuntime.replyStamp: the plugin's reloads, its
+// runner's generation, its other commands' calls in this host, its database's commits by any process) is the one
+// taken just before the call that made it. Bounded in bytes (`--http-reply-cache-bytes`, least recently used first out). Host/HTTP.md,
 // "Cached replies".
 
 import ClubhouseHashing

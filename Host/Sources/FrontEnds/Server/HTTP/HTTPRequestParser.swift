@@ -55,8 +55,9 @@ public struct HTTPLimits: Sendable, Equatable {
     /// Bytes of kept replies of reads their plugin declared "cache" for (bodies and keys), least recently used
     /// out first; 0 keeps none (HTTPReplyCache). `--http-reply-cache-bytes`.
     public var replyCacheBytes = 16 << 20
-    /// Bytes of Idempotency-Key entries (keys, request digests, kept answers), the oldest out first, one credential
-    /// at most a quarter (IdempotencyKeys). `--http-idempotency-bytes`.
+    /// Bytes of Idempotency-Key entries (keys, request digests, kept answers), kept a day, one credential at most a
+    /// quarter (its own oldest answered out first); full, a new keyed write is refused (IdempotencyKeys).
+    /// `--http-idempotency-bytes`.
     public var idempotencyBytes = 64 << 20
     /// Event streams (`/api/<alias>/events`, and followed calls' streams) one credential may have open at once;
     /// one more is refused with 429 (close one first).

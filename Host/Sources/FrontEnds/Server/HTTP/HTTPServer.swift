@@ -709,6 +709,8 @@ final class HTTPFrontEnd: @unchecked Sendable {
                 // A write named by an Idempotency-Key runs once; a repeat gets the first answer (IdempotencyKeys.swift).
                 var named: (caller: String, key: String)?
                 if route.access == .write, let key = exchange.head.header("idempotency-key") {
+                    let given = exchange.head.headers("idempotency-key").count
+                    if given > 1 { return Answer(step: .now(IdempotencyKeys.refusal(headers: given)), principal: who.name, cors: cors) }
                     // Keys are the caller's own, per route: another credential's key, or the same key on another
                     // route, is simply another request (nothing of the first is answered or named).
                     let caller = "\(who.kind.rawValue):\(who.name) \(exchange.head.method) \(exchange.target.path)"
