@@ -9,7 +9,9 @@ let features = ["Putting", "Globe", "Tennis", "Practice", "Scorecard"]
 /// Plugins bind their own symbols first, so a module that the host also links never interposes on theirs.
 /// They link with the toolchain's lld for packed relative relocations (DT_RELR), which make each
 /// `dlopen` cheaper (gold cannot write them).
-let pluginLinkerSettings: [LinkerSetting] = [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-Bsymbolic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]
+let pluginLinkerSettings: [LinkerSetting] = [
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-Bsymbolic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]),
+]
 
 var products: [Product] = [
     .executable(name: "clubhouse", targets: ["clubhouse"]),
@@ -18,6 +20,9 @@ var products: [Product] = [
     .library(name: "GreeterPlugin", type: .dynamic, targets: ["GreeterPlugin"]),
     // A plugin that fails on purpose, for the isolation tests (never listed in a site).
     .library(name: "FaultyPlugin", type: .dynamic, targets: ["FaultyPlugin"]),
+    // The tennis plugin's ball-machine simulator, a program the host starts for `simulator:ballmachine`
+    // devices and `clubhouse device simulate ballmachine` (installed beside `clubhouse`).
+    .executable(name: "clubhouse-ballmachine", targets: ["clubhouse-ballmachine"]),
 ]
 products += features.map { .library(name: "\($0)Plugin", type: .dynamic, targets: ["\($0)Plugin"]) }
 // The parsers' modules as static libraries, for the fuzz package in Fuzz/ (it depends on this one by path).
@@ -49,7 +54,8 @@ var targets: [Target] = [
     // The pieces plugins share that know nothing of the ABI (migrations, seeded random numbers, the UTC
     // clock, text tables, mesh formats, whole-file reading): their cores depend on it, PluginKit re-exports it.
     .target(name: "ClubhouseToolkit", dependencies: ["ClubhouseJSON", "ClubhouseGraphics"], path: "PluginSDK/Sources/ClubhouseToolkit"),
-    .target(name: "PluginKit", dependencies: ["CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseToolkit"], path: "PluginSDK/Sources/PluginKit"),
+    .target(name: "PluginKit", dependencies: ["CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseToolkit"],
+            path: "PluginSDK/Sources/PluginKit"),
 
     // The host and its runner process: wire, loader, site configuration, brokers, router, runner;
     // and the executable that wires them.
@@ -74,13 +80,15 @@ var targets: [Target] = [
     // SQLite's allocator, wrapped so that what a plugin's statement makes SQLite allocate in the
     // host is charged to that statement (the row-of-huge-values attack, RELIABILITY.md).
     .target(name: "CSQLiteMemory", path: "Host/Sources/CSQLiteMemory", linkerSettings: [.linkedLibrary("sqlite3")]),
-    .target(name: "ClubhouseHost", dependencies: ["ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform", "CClubhouse", "ClubhouseABI", "CSQLite", "CSQLiteMemory",
+    .target(name: "ClubhouseHost", dependencies: ["ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform", "CClubhouse", "ClubhouseABI",
+                                                  "CSQLite", "CSQLiteMemory",
                                                   "ClubhouseJSON", "ClubhouseHashing", "ClubhouseToolkit"],
             path: "Host/Sources/ClubhouseHost"),
     // epoll(7) for serve's event loop (Glibc's module leaves <sys/epoll.h> out).
     .systemLibrary(name: "CEventPoll", path: "Host/Sources/CEventPoll"),
-    .target(name: "ClubhouseFrontEnds", dependencies: ["ClubhouseHost", "ClubhouseRunner", "ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform",
-                                                       "CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseHashing", "ClubhouseToolkit", "CEventPoll"],
+    .target(name: "ClubhouseFrontEnds", dependencies: ["ClubhouseHost", "ClubhouseRunner", "ClubhouseWire", "ClubhouseLoader",
+                                                       "ClubhousePlatform", "CClubhouse", "ClubhouseABI", "ClubhouseJSON",
+                                                       "ClubhouseHashing", "ClubhouseToolkit", "CEventPoll"],
             path: "Host/Sources/FrontEnds"),
     .executableTarget(name: "clubhouse", dependencies: ["ClubhouseFrontEnds"], path: "Host/Sources/clubhouse"),
 
@@ -93,10 +101,16 @@ var targets: [Target] = [
 
     // Release-build benchmarks (Benchmarks/run.sh runs them beside the peers).
     .executableTarget(name: "clubhouse-bench",
-                      dependencies: ["ClubhouseFrontEnds", "ClubhouseHost", "ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform", "ClubhouseJSON", "ClubhouseHashing", "CSQLite", "CClubhouse", "ClubhouseABI"] + features.map { .target(name: "\($0)Core") },
+                      dependencies: ["ClubhouseFrontEnds", "ClubhouseHost", "ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform",
+                                     "ClubhouseJSON", "ClubhouseHashing", "CSQLite", "CClubhouse", "ClubhouseABI"]
+                          + features.map { .target(name: "\($0)Core") },
                       path: "Benchmarks/Sources/clubhouse-bench"),
     // The floor for the cold-start benchmark: a Swift program that links Foundation and SQLite and does nothing.
     .executableTarget(name: "clubhouse-baseline", dependencies: ["CSQLite"], path: "Benchmarks/Sources/clubhouse-baseline"),
+
+    // The ball-machine simulator: TennisCore's protocol served on sockets or standard input and output.
+    .executableTarget(name: "clubhouse-ballmachine", dependencies: ["TennisCore", "ClubhousePlatform"],
+                      path: "Plugins/Tennis/Sources/clubhouse-ballmachine"),
 
     .target(name: "FaultyPlugin", dependencies: ["PluginKit", "ClubhouseJSON"], path: "Tests/Fixtures/FaultyPlugin",
             linkerSettings: pluginLinkerSettings),
@@ -107,10 +121,16 @@ var targets: [Target] = [
     .testTarget(name: "PluginKitTests", dependencies: ["PluginKit", "CSQLite"], path: "Tests/PluginKitTests"),
     .testTarget(name: "ClubhouseToolkitTests", dependencies: ["ClubhouseToolkit", "ClubhouseJSON"], path: "Tests/ClubhouseToolkitTests"),
     .testTarget(name: "ClubhousePlatformTests", dependencies: ["ClubhousePlatform"], path: "Tests/ClubhousePlatformTests"),
+    // The tests that open `simulator:ballmachine` devices need its program built beside them (clubhouse-ballmachine).
     .testTarget(name: "ClubhouseHostTests", dependencies: ["ClubhouseHost", "ClubhouseRunner", "ClubhouseWire", "ClubhouseLoader",
-                                                          "ClubhousePlatform", "CSQLite", "ClubhouseABI", "TestSupport"], path: "Tests/ClubhouseHostTests"),
-    .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost", "ClubhouseJSON", "ClubhousePlatform", "TestSupport"], path: "Tests/ClubhouseFrontEndsTests"),
-    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "ClubhouseHost", "ClubhouseJSON", "CSQLite", "TestSupport", "ScorecardCore"], path: "Tests/EndToEndTests"),
+                                                          "ClubhousePlatform", "CSQLite", "ClubhouseABI", "TestSupport",
+                                                          "clubhouse-ballmachine"],
+                path: "Tests/ClubhouseHostTests"),
+    .testTarget(name: "ClubhouseFrontEndsTests", dependencies: ["ClubhouseFrontEnds", "ClubhouseHost", "ClubhouseJSON", "ClubhousePlatform",
+                                                               "TestSupport", "clubhouse-ballmachine"],
+                path: "Tests/ClubhouseFrontEndsTests"),
+    .testTarget(name: "EndToEndTests", dependencies: ["clubhouse", "clubhouse-ballmachine", "ClubhouseHost", "ClubhouseJSON", "CSQLite",
+                                                     "TestSupport", "ScorecardCore"], path: "Tests/EndToEndTests"),
     // What several test targets share (the rendered-picture check, reading QR codes back, an HTTP client).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
 ]
@@ -133,7 +153,8 @@ for name in features {
                 swiftSettings: optimizedInDebug.contains(name) ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : []),
         .target(name: "\(name)Plugin", dependencies: [.target(name: "\(name)Core"), "PluginKit"],
                 path: "Plugins/\(name)/Sources/\(name)Plugin", linkerSettings: pluginLinkerSettings),
-        .testTarget(name: "\(name)CoreTests", dependencies: [.target(name: "\(name)Core"), "ClubhouseToolkit", "TestSupport"] + (coreDependencies[name] ?? []),
+        .testTarget(name: "\(name)CoreTests",
+                    dependencies: [.target(name: "\(name)Core"), "ClubhouseToolkit", "TestSupport"] + (coreDependencies[name] ?? []),
                     path: "Tests/\(name)CoreTests"),
     ]
 }

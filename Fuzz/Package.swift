@@ -19,8 +19,8 @@ let package = Package(
         .executableTarget(name: "fuzz-geojson", dependencies: ["CFuzzDriver", .product(name: "GlobeCore", package: "Clubhouse")]),
         // Protocol v0.3: hex text and byte-level decoders of the tennis plugin.
         .executableTarget(name: "fuzz-frame", dependencies: ["CFuzzDriver", .product(name: "TennisCore", package: "Clubhouse")]),
-        // The host's ball-machine simulator fed arbitrary byte streams in arbitrary chunks.
-        .executableTarget(name: "fuzz-ballmachine", dependencies: ["CFuzzDriver", .product(name: "ClubhouseHost", package: "Clubhouse")]),
+        // The ball-machine simulator's machine (TennisCore's MachineSimulation) fed arbitrary byte streams in arbitrary chunks.
+        .executableTarget(name: "fuzz-ballmachine", dependencies: ["CFuzzDriver", .product(name: "TennisCore", package: "Clubhouse")]),
         // Practice: canonical JSON (one-pass writer against the tree writer, both profiles).
         .executableTarget(name: "fuzz-canonical", dependencies: ["CFuzzDriver", .product(name: "PracticeCore", package: "Clubhouse"),
                                                                  .product(name: "ClubhouseJSON", package: "Clubhouse"),

@@ -2,6 +2,8 @@
 # Installs Clubhouse under PREFIX, for administrators and for plugin authors outside the repo:
 #
 #   PREFIX/bin/clubhouse                                 the host
+#   PREFIX/bin/clubhouse-ballmachine                     the tennis plugin's ball-machine simulator (the host starts it
+#                                                        for `simulator:ballmachine` devices and `device simulate`)
 #   PREFIX/lib/clubhouse/plugins/*.so                    the bundled plugins (the host finds them there)
 #   PREFIX/lib/clubhouse/plugins/web/<plugin id>/        their panels (serve --http serves them under /ui/<alias>/)
 #   PREFIX/lib/clubhouse/plugins/federation/<plugin id>/postgresql/  their central SQL (federation migrate)
@@ -47,13 +49,14 @@ PLUGINS="libPuttingPlugin.so libGlobePlugin.so libTennisPlugin.so libPracticePlu
 
 if [ -z "$PRODUCTS" ]; then
     (cd "$ROOT" && swift build -c release --product clubhouse)
+    (cd "$ROOT" && swift build -c release --product clubhouse-ballmachine)
     for library in $PLUGINS; do
         product=${library#lib}
         (cd "$ROOT" && swift build -c release --product "${product%.so}")
     done
     PRODUCTS=$(cd "$ROOT" && swift build -c release --show-bin-path)
 fi
-for file in clubhouse $PLUGINS; do
+for file in clubhouse clubhouse-ballmachine $PLUGINS; do
     if [ ! -f "$PRODUCTS/$file" ]; then
         echo "install.sh: $PRODUCTS/$file is missing; build first (swift build) or drop --products to build a release" >&2
         exit 1
@@ -81,6 +84,7 @@ generate() {
 }
 
 put "$PRODUCTS/clubhouse" "$PREFIX/bin/clubhouse" 755
+put "$PRODUCTS/clubhouse-ballmachine" "$PREFIX/bin/clubhouse-ballmachine" 755
 
 # The host's own runtime needs: the Swift runtime of the toolchain that built it, and the system
 # SQLite. `ldd` says where the dynamic linker finds each (LDD names another ldd, for the tests).
@@ -122,9 +126,14 @@ done
 for plugin in Scorecard:org.clubhouse.scorecard Practice:org.clubhouse.practice Putting:org.clubhouse.putting Tennis:org.clubhouse.tennis Globe:org.clubhouse.globe; do
     source="$ROOT/Plugins/${plugin%%:*}/federation/postgresql"
     [ -d "$source" ] || continue
+    listed=""
     for file in "$source"/*.sql; do
         put "$file" "$PREFIX/lib/clubhouse/plugins/federation/${plugin#*:}/postgresql/$(basename "$file")" 644
+        listed="$listed${listed:+,
+    }\"$(basename "$file")\": \"$(sha256sum "$file" | cut -d' ' -f1)\""
     done
+    # Their SHA-256s, as a package's manifest lists its central SQL: migrate refuses a file added or changed after install.
+    generate "$PREFIX/lib/clubhouse/plugins/federation/${plugin#*:}/manifest.json" printf '{"federation": {\n    %s\n}}\n' "$listed"
 done
 for file in "$ROOT"/Host/Web/*; do
     put "$file" "$PREFIX/bin/web/_/$(basename "$file")" 644

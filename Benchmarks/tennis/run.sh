@@ -3,11 +3,11 @@
 #   Benchmarks/tennis/run.sh            # 3 rounds; RUNS=5 for more
 # Builds clubhouse-bench (release), writes the 8 calibration pairs of the demo camera, and in each
 # round runs: the Swift benchmarks (1,000,000-point projection, H from 8 pairs, frame encode+decode)
-# plus the host simulator's round trip over loopback TCP (2000 commands through CommandExchange),
+# plus the round trip to the simulator program on a socket pair (2000 commands through CommandExchange),
 # and ../shared/peers/homography_peer.py on the same pairs (cv2.perspectiveTransform of 1,000,000
 # points, cv2.findHomography on the 8 pairs), with OpenCV's default threads and with 1 thread.
 # Then (1.1) `clubhouse-bench tennis-robust`: the robust fit on 100 pairs with 70 % wrong matches
-# (ten sets) and a 15-ball drill streamed to the simulator on loopback TCP at 2 s per ball, beside
+# (ten sets) and a 15-ball drill streamed to the simulator program on a socket pair at 2 s per ball, beside
 # Benchmarks/tennis/ransac_timing.py (OpenCV findHomography RANSAC / USAC on the same pairs) and the
 # shared peer's own RANSAC fit of them. Prints a Markdown table of the medians over the rounds.
 set -euo pipefail
@@ -68,7 +68,7 @@ print(f"| frame encode + decode, xor (M/s) | {fx:.1f} | - | - | >= 10 M/s |")
 print(f"| frame encode + decode, modbus (M/s) | {fm:.1f} | - | - | >= 10 M/s |")
 rt = med([s["simulator_round_trip_median_us"] for s in sw])
 rt90 = med([s["simulator_round_trip_p90_us"] for s in sw])
-print(f"| simulator round trip over loopback TCP, command → accepted (us) | {rt:.1f} median, {rt90:.1f} p90 | - | - | <= 200 us median |")
+print(f"| simulator round trip (the clubhouse-ballmachine program on a socket pair), command → accepted (us) | {rt:.1f} median, {rt90:.1f} p90 | - | - | <= 200 us median |")
 rb = load("robust")
 cvr, cvr1 = load("cvransac"), load("cvransac1")
 rm = med([r["ransac_median_ms"] for r in rb])

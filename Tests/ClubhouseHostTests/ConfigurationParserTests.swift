@@ -197,6 +197,16 @@ final class ConfigurationParserTests: XCTestCase {
         let wrong = problems(site.replacingOccurrences(of: "%@", with: #", "retry_max_seconds": 0"#))
         XCTAssertEqual(wrong.count, 1, "\(wrong)")
         XCTAssertTrue(wrong.first?.contains("\"retry_max_seconds\"") ?? false, "\(wrong)")
+        // psql's timeouts (a server that takes the connection and never answers): 10 s to connect, 60 s a step.
+        XCTAssertEqual([defaults.connectTimeoutSeconds, defaults.stepTimeoutSeconds], [10, 60])
+        let timeouts = try XCTUnwrap(try parse(site.replacingOccurrences(of: "%@", with: #", "connect_timeout_seconds": 3, "step_timeout_seconds": 600"#))
+            .site(named: "a").federation)
+        XCTAssertEqual([timeouts.connectTimeoutSeconds, timeouts.stepTimeoutSeconds], [3, 600])
+        for bad in [#""connect_timeout_seconds": 1"#, #""step_timeout_seconds": 0"#] {
+            let said = problems(site.replacingOccurrences(of: "%@", with: ", " + bad))
+            XCTAssertEqual(said.count, 1, "\(said)")
+            XCTAssertTrue(said.first?.contains(String(bad.prefix { $0 != ":" })) ?? false, "\(said)")
+        }
     }
 
     // The fourth outside attack (b27): `?pass%77ord=…` passed the check, and psql used the password,

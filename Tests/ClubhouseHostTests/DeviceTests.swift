@@ -3,48 +3,9 @@ import ClubhouseJSON
 import XCTest
 @testable import ClubhouseHost
 
-final class BallMachineProtocolTests: XCTestCase {
-    func testCheckBytesOfTheDomainPage() {
-        let frame: ArraySlice<UInt8> = [0x5A, 0xA5, 0x83, 0x32, 0x32, 0x32, 0x32, 0x32, 0x01]
-        XCTAssertEqual(BallMachineProtocol.xor(frame), 0x4F)
-        XCTAssertEqual(BallMachineProtocol.modbusLow(frame), 0xB6)
-        XCTAssertEqual(BallMachineProtocol.modbusLow([0x5A, 0xA5, 0x82, 0x01]), 0xA3)
-    }
-
-    func testValidFramesAreAcceptedThenCompletedAndBadOnesRejected() {
-        var machine = BallMachineProtocol(options: BallMachineSimulatorOptions(checksum: .modbus))
-        let good: [UInt8] = [0x5A, 0xA5, 0x83, 0x32, 0x32, 0x32, 0x32, 0x32, 0x01, 0xB6]
-        let results = machine.receive(good)
-        XCTAssertEqual(results.count, 1)
-        XCTAssertEqual(results[0].1, [[0x5A, 0xA5, 0x82, 0x01, 0xA3], [0x5A, 0xA5, 0x82, 0x02, BallMachineProtocol.modbusLow([0x5A, 0xA5, 0x82, 0x02])]])
-        // Wrong check byte, out-of-range pitch, garbage before a frame, and a frame split over two reads.
-        var bad = good
-        bad[9] = 0x00
-        guard case .command(_, false, let reason?) = machine.receive(bad)[0].0 else { return XCTFail() }
-        XCTAssertTrue(reason.contains("does not match modbus 0xB6"), reason)
-        var pitch = good
-        pitch[5] = 95
-        pitch[9] = BallMachineProtocol.modbusLow(pitch[0..<9])
-        guard case .command(_, false, let r2?) = machine.receive(pitch)[0].0 else { return XCTFail() }
-        XCTAssertEqual(r2, "pitch or yaw above 90 degrees")
-        let mixed = machine.receive([0x00, 0x11] + Array(good[0..<4]))
-        XCTAssertEqual(mixed.first?.0, .garbage(count: 2))
-        XCTAssertEqual(machine.receive(Array(good[4...])).first?.1.count, 2)
-    }
-
-    func testRejectRateIsDeterministicForASeed() {
-        let options = BallMachineSimulatorOptions(checksum: .xor, rejectRate: 0.5, seed: 42)
-        var frame: [UInt8] = [0x5A, 0xA5, 0x83, 50, 50, 50, 50, 50, 1]
-        frame.append(BallMachineProtocol.xor(frame[0..<9]))
-        func run() -> [Bool] {
-            var m = BallMachineProtocol(options: options)
-            return (0..<40).map { _ in if case .command(_, let ok, _) = m.receive(frame)[0].0 { return ok } else { return false } }
-        }
-        let a = run()
-        XCTAssertEqual(a, run())
-        XCTAssertTrue(a.contains(true) && a.contains(false))
-    }
-}
+/// XOR of the bytes, a protocol v0.3 check byte (the protocol is the tennis plugin's: TennisCore's
+/// Checksum, which MachineSimulationTests checks against the domain page).
+func xorCheck(_ bytes: some Sequence<UInt8>) -> UInt8 { bytes.reduce(0, ^) }
 
 final class DeviceBrokerTests: XCTestCase {
     private func broker(_ devices: [String: DeviceEntry.Transport]) -> DeviceBroker {
@@ -75,7 +36,7 @@ final class DeviceBrokerTests: XCTestCase {
         let b = broker(["ballmachine": .simulator(kind: "ballmachine")])
         let device = try b.open(name: "ballmachine", for: entry(grants: [.device("ballmachine")]))
         var frame: [UInt8] = [0x5A, 0xA5, 0x83, 60, 50, 40, 75, 50, 1]
-        frame.append(BallMachineProtocol.xor(frame[0..<9]))
+        frame.append(xorCheck(frame[0..<9]))
         XCTAssertEqual(frame.withUnsafeBytes { device.write($0) }, Int32(CLUBHOUSE_OK))
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64)
@@ -85,7 +46,7 @@ final class DeviceBrokerTests: XCTestCase {
             XCTAssertEqual(status, Int32(CLUBHOUSE_OK))
             received += buffer[0..<length]
         }
-        XCTAssertEqual(Array(received[0..<5]), [0x5A, 0xA5, 0x82, 0x01, BallMachineProtocol.xor([0x5A, 0xA5, 0x82, 0x01])])
+        XCTAssertEqual(Array(received[0..<5]), [0x5A, 0xA5, 0x82, 0x01, xorCheck([0x5A, 0xA5, 0x82, 0x01])])
         XCTAssertEqual(received[8], 0x02)
         // Nothing more is coming: a read times out with a message.
         XCTAssertEqual(buffer.withUnsafeMutableBytes { device.read(into: $0, length: &length, timeout: 50) }, Int32(CLUBHOUSE_TIMEOUT))
@@ -95,7 +56,8 @@ final class DeviceBrokerTests: XCTestCase {
     }
 
     func testErrorsSayWhatAndWhatToDo() {
-        let b = broker(["refused": .tcp(host: "127.0.0.1", port: 1), "usb": .serial(port: "/dev/ttyClubhouseMissing", baud: 9600, parity: .none, dataBits: 8, stopBits: 1),
+        let b = broker(["refused": .tcp(host: "127.0.0.1", port: 1),
+                        "usb": .serial(port: "/dev/ttyClubhouseMissing", baud: 9600, parity: .none, dataBits: 8, stopBits: 1),
                         "sock": .unix(path: "/tmp/clubhouse-no-such.sock"), "bm": .simulator(kind: "ballmachine")])
         let granted = entry(grants: [.device("refused"), .device("usb"), .device("sock"), .device("nothere")])
         XCTAssertTrue(message { _ = try b.open(name: "bm", for: granted) }
@@ -104,9 +66,30 @@ final class DeviceBrokerTests: XCTestCase {
         let refused = message { _ = try b.open(name: "refused", for: granted) }
         XCTAssertTrue(refused.contains("cannot connect to tcp:127.0.0.1:1: Connection refused"), refused)
         let usb = message { _ = try b.open(name: "usb", for: granted) }
-        XCTAssertTrue(usb.contains("cannot open serial port /dev/ttyClubhouseMissing: No such file or directory; is the adapter plugged in?"), usb)
+        XCTAssertTrue(usb.contains("cannot open serial port /dev/ttyClubhouseMissing: No such file or directory; "
+                                   + "is the adapter plugged in?"), usb)
         let sock = message { _ = try b.open(name: "sock", for: granted) }
         XCTAssertTrue(sock.contains("cannot connect to unix:/tmp/clubhouse-no-such.sock"), sock)
+    }
+
+    /// A simulator is a program beside the executable (`clubhouse-KIND`, Devices/DeviceSimulator.swift):
+    /// one that is not there is a clear error naming the device and where it was looked for.
+    func testASimulatorProgramThatIsMissingIsNamed() {
+        let b = broker(["court": .simulator(kind: "nosuchmachine")])
+        let missing = message { _ = try b.open(name: "court", for: entry(grants: [.device("court")])) }
+        let program = DeviceSimulator.program("nosuchmachine")
+        XCTAssertTrue(missing.hasPrefix("device 'court': the nosuchmachine simulator \(program) is missing ("), missing)
+        XCTAssertTrue(missing.hasSuffix("it is installed beside clubhouse (scripts/install.sh), or use a tcp: or unix: device"), missing)
+    }
+
+    /// The site's simulator options become the program's, checked first (a wrong one names the device and the option).
+    func testSimulatorOptionsBecomeTheProgramsArguments() throws {
+        XCTAssertEqual(try DeviceSimulator.arguments(["checksum": "modbus", "reject_rate": 0.25, "latency_ms": 5], name: "m"),
+                       ["--checksum", "modbus", "--reject-rate", "0.25", "--latency", "5"])
+        XCTAssertEqual(message { _ = try DeviceSimulator.arguments(["checksum": "crc"], name: "m") },
+                       "device 'm': simulator option checksum must be \"xor\" or \"modbus\"")
+        XCTAssertEqual(message { _ = try DeviceSimulator.arguments(["reject_rate": 2], name: "m") },
+                       "device 'm': simulator option reject_rate must be between 0 and 1")
     }
 
     func testSerialSettingsAreAppliedToARealTerminal() throws {

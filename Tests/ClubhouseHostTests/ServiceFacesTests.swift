@@ -171,7 +171,8 @@ final class ServiceFacesTests: XCTestCase {
         let service = StorageService(database: db)
         var statements = WireHandles<StorageStatement>()
 
-        XCTAssertEqual(service.migrate(version: 1, name: "one", sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, score REAL, raw BLOB)"), .ok)
+        XCTAssertEqual(service.migrate(version: 1, name: "one",
+                                       sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, score REAL, raw BLOB)"), .ok)
         XCTAssertEqual(service.exec("INSERT INTO t(name, score) VALUES ('ann', 1.5)"), .ok)
         let inserted = try wire(.exec, service, &statements) { $0.str("INSERT INTO t(name, score) VALUES ('bob', 2.5)") }
         XCTAssertEqual(inserted.status, ok)
@@ -183,7 +184,9 @@ final class ServiceFacesTests: XCTestCase {
         let refused = service.exec("INSERT INTO _clubhouse_migrations(version, name) VALUES (9, 'x')")
         XCTAssertEqual(refused.status, Int32(CLUBHOUSE_DENIED))
         XCTAssertTrue(refused.message.contains("belongs to the host"), refused.message)
-        let refusedOnWire = try wire(.exec, service, &statements) { $0.str("INSERT INTO _clubhouse_migrations(version, name) VALUES (9, 'x')") }
+        let refusedOnWire = try wire(.exec, service, &statements) {
+            $0.str("INSERT INTO _clubhouse_migrations(version, name) VALUES (9, 'x')")
+        }
         XCTAssertEqual(refusedOnWire.status, refused.status)
         XCTAssertEqual(refusedOnWire.message, refused.message)
         let unbalanced = try wire(.commit, service, &statements)
@@ -261,7 +264,8 @@ final class ServiceFacesTests: XCTestCase {
         defer { db.close() }
         let service = StorageService(database: db)
         var statements = WireHandles<StorageStatement>()
-        XCTAssertEqual(service.migrate(version: 1, name: "one", sql: "CREATE TABLE shots(id INTEGER PRIMARY KEY, club TEXT, carry REAL)"), .ok)
+        XCTAssertEqual(service.migrate(version: 1, name: "one", sql: "CREATE TABLE shots(id INTEGER PRIMARY KEY, club TEXT, carry REAL)"),
+                       .ok)
         XCTAssertEqual(service.exec("INSERT INTO shots(club, carry) VALUES ('7i', 151.5), ('PW', 112.0)"), .ok)
         let query = "SELECT id, club, carry AS distance FROM shots WHERE club = :club AND carry > @least AND id <> ? AND club = :club"
 
@@ -372,7 +376,7 @@ final class ServiceFacesTests: XCTestCase {
         let handle = try reply.u32()
 
         var frame: [UInt8] = [0x5A, 0xA5, 0x83, 60, 50, 40, 75, 50, 1]
-        frame.append(BallMachineProtocol.xor(frame[0..<9]))
+        frame.append(xorCheck(frame[0..<9]))
         (status, reply) = try call(.deviceWrite) { w in
             w.u32(handle)
             w.data(frame)
@@ -389,7 +393,7 @@ final class ServiceFacesTests: XCTestCase {
             XCTAssertEqual(try reply.str(), "")
             received += try reply.data()
         }
-        XCTAssertEqual(Array(received[0..<5]), [0x5A, 0xA5, 0x82, 0x01, BallMachineProtocol.xor([0x5A, 0xA5, 0x82, 0x01])])
+        XCTAssertEqual(Array(received[0..<5]), [0x5A, 0xA5, 0x82, 0x01, xorCheck([0x5A, 0xA5, 0x82, 0x01])])
         // A runner asking for 4 GB in one read gets a 1 MB buffer (its own proxy asks for no more).
         XCTAssertEqual(DeviceBroker.wireReadCapacity(UInt32.max), 1 << 20)
         XCTAssertEqual(DeviceBroker.wireReadCapacity(0), 1)

@@ -24,6 +24,18 @@ final class CatalogueCacheEndToEndTests: XCTestCase {
         return found
     }
 
+    /// How many times the fixture's describe ran since the last call, in all processes.
+    func describes(_ c: Clubhouse) throws -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: c.dataDirectory.path)) ?? []
+        var count = 0
+        for name in names where name.hasPrefix("described-") {
+            let path = c.dataDirectory.appendingPathComponent(name).path
+            count += try Data(contentsOf: URL(fileURLWithPath: path)).count
+            try FileManager.default.removeItem(atPath: path)
+        }
+        return count
+    }
+
     /// The one entry file of the cache.
     func entry(_ c: Clubhouse) throws -> String {
         let folder = c.dataDirectory.appendingPathComponent("catalogues").path
@@ -56,9 +68,13 @@ final class CatalogueCacheEndToEndTests: XCTestCase {
             try c.fail(["--config", config, "fx", "open", "--nope", "1"], exitCode: 2, contains: ["--nope"])
             try c.fail(["--config", config, "fx", "nothing"], exitCode: 2, contains: ["nothing"])
             XCTAssertEqual(try loads(c), [], "\(isolation): help, list and argument checks loaded the plugin")
-            // A command loads its plugin, then.
+            // A command loads its plugin, then. In process, the file loaded is the file described
+            // (its identity, read on the descriptor it is loaded from): it is not asked to describe
+            // itself again; a runner describes itself to the host as it starts.
+            _ = try describes(c)
             try c.succeed(["--config", config, "fx", "pid"])
             XCTAssertEqual(try loads(c).count, 1, "\(isolation): the command loads its plugin once")
+            XCTAssertEqual(try describes(c), isolation == "in-process" ? 0 : 1, isolation)
         }
     }
 
@@ -66,7 +82,8 @@ final class CatalogueCacheEndToEndTests: XCTestCase {
         let c = try Clubhouse()
         let library = try constructorPlugin(c)
         let sandbox = try Data(contentsOf: URL(fileURLWithPath: library))
-        var units = try Data(contentsOf: URL(fileURLWithPath: try FixturePlugins.build("UNITS", id: "org.tests.units", file: "progress_units.c")))
+        let unitsLibrary = try FixturePlugins.build("UNITS", id: "org.tests.units", file: "progress_units.c")
+        var units = try Data(contentsOf: URL(fileURLWithPath: unitsLibrary))
         let config = try site(c, library: library)
         XCTAssertTrue(try c.succeed(["--config", config, "fx", "--help"]).stdout.contains("Read a file"))
 
@@ -118,7 +135,8 @@ final class CatalogueCacheEndToEndTests: XCTestCase {
         XCTAssertTrue(try c.succeed(["--config", config, "fx", "--help"]).stdout.contains("Read a fyle"))
         // Writable by the group or by anyone: ignored, the plugin is described again and the entry replaced.
         for mode in [0o660, 0o606] {
-            try original.replacingOccurrences(of: "Read a file", with: "Read a fyle").write(toFile: file, atomically: false, encoding: .utf8)
+            try original.replacingOccurrences(of: "Read a file", with: "Read a fyle")
+                .write(toFile: file, atomically: false, encoding: .utf8)
             XCTAssertEqual(chmod(file, mode_t(mode)), 0)
             let help = try c.succeed(["--config", config, "fx", "--help"]).stdout
             XCTAssertTrue(help.contains("Read a file"), "mode \(String(mode, radix: 8)): \(help)")
@@ -141,7 +159,8 @@ final class CatalogueCacheEndToEndTests: XCTestCase {
         let lock = try String(contentsOfFile: lockPath, encoding: .utf8)
         let pinned = try JSONParser.parse(lock)["sites"]?["default"]?["fx"]?["sha256"]?.stringValue ?? ""
         XCTAssertEqual(pinned.count, 64)
-        try lock.replacingOccurrences(of: pinned, with: String(repeating: "0", count: 64)).write(toFile: lockPath, atomically: true, encoding: .utf8)
+        try lock.replacingOccurrences(of: pinned, with: String(repeating: "0", count: 64))
+            .write(toFile: lockPath, atomically: true, encoding: .utf8)
         try c.fail(["--config", config, "fx", "--help"], contains: ["has SHA-256 \(pinned)", "pins org.tests.constructor"])
         try c.fail(["--config", config, "fx", "pid"], contains: ["has SHA-256 \(pinned)"])
     }

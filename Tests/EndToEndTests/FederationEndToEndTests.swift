@@ -33,7 +33,7 @@ final class FederationEndToEndTests: XCTestCase {
         super.tearDown()
     }
 
-    private func requireCluster() throws -> PostgresCluster {
+    func requireCluster() throws -> PostgresCluster {
         if let problem = Self.problem { XCTFail("the test's PostgreSQL cluster did not start: \(problem)") }
         guard let cluster = Self.cluster else { throw XCTSkip(Self.skip ?? Self.problem ?? "no PostgreSQL cluster") }
         if !cluster.running { try cluster.start() }
@@ -41,7 +41,7 @@ final class FederationEndToEndTests: XCTestCase {
     }
 
     /// A fresh database with the clubhouse schema and three site roles (passwords in a .pgpass).
-    private func federation(_ c: Clubhouse, _ cluster: PostgresCluster, sites: [String] = ["club-a", "club-b", "club-c"],
+    func federation(_ c: Clubhouse, _ cluster: PostgresCluster, sites: [String] = ["club-a", "club-b", "club-c"],
                             wrongPasswordFor: String? = nil, before: String? = nil) throws -> String {
         let db = "fed_" + UUID().uuidString.prefix(8).lowercased()
         try cluster.sql("CREATE DATABASE \(db)")
@@ -60,7 +60,7 @@ final class FederationEndToEndTests: XCTestCase {
     }
 
     /// plugins.json: each site with the scorecard and the outbox fixture, and its federation block.
-    private func configuration(_ c: Clubhouse, _ cluster: PostgresCluster, db: String, sites: [String] = ["club-a", "club-b", "club-c"],
+    func configuration(_ c: Clubhouse, _ cluster: PostgresCluster, db: String, sites: [String] = ["club-a", "club-b", "club-c"],
                                batch: Int = 10_000, extra: String = "") throws -> String {
         let fixture = try FixturePlugins.build("PUBLISH", id: "org.tests.publish.a", file: "hostile_publish.c")
         let scorecard = Clubhouse.productsDirectory.appendingPathComponent("libScorecardPlugin.so").path
@@ -75,7 +75,7 @@ final class FederationEndToEndTests: XCTestCase {
         return try c.write("federation-\(db).json", "{\"sites\": {" + blocks.joined(separator: ",\n") + "}}")
     }
 
-    private func records(_ cluster: PostgresCluster, _ db: String, where condition: String = "true") throws -> Int {
+    func records(_ cluster: PostgresCluster, _ db: String, where condition: String = "true") throws -> Int {
         Int(try cluster.sql("SELECT count(*) FROM clubhouse.records WHERE \(condition)", database: db)) ?? -1
     }
 
@@ -509,6 +509,13 @@ final class FederationEndToEndTests: XCTestCase {
                                               "hp": {"path": "\(lib)/libhp.so", "grants": ["storage"]}}}}}
             """)
         let site = ["--config", installed, "--site", "club-a"]
+        // scripts/install.sh lists the bundled SQL's SHA-256s beside it: a file added there, or changed, is refused.
+        let digest = try sha256(sqlFolder + "/001_scoring_record.sql")
+        _ = try c.write("prefix-lib/federation/org.clubhouse.scorecard/manifest.json", #"{"federation": {"001_scoring_record.sql": "\#(digest)"}}"#)
+        _ = try c.write("prefix-lib/federation/org.clubhouse.scorecard/postgresql/002_added.sql", "CREATE ROLE intruder SUPERUSER;\n")
+        try c.fail(site + ["federation", "migrate", "--url", cluster.adminURL(db)], exitCode: 2,
+                   contains: ["\(sqlFolder)/002_added.sql: not a file of the installed package (its manifest, \(lib)/federation/org.clubhouse.scorecard/manifest.json, lists 001_scoring_record.sql)"])
+        try FileManager.default.removeItem(atPath: sqlFolder + "/002_added.sql")
         let applied = try c.succeed(site + ["federation", "migrate", "--url", cluster.adminURL(db), "--json"]).json()
         let one = applied["plugins"]?.arrayValue
         XCTAssertEqual(one?.count, 1, "\(applied)")
@@ -660,7 +667,7 @@ final class FederationEndToEndTests: XCTestCase {
     }
 
     /// `serve --socket` for a site, its standard error in a file.
-    private func serve(_ c: Clubhouse, _ site: [String]) throws -> (Process, RPCSocketClient, String) {
+    func serve(_ c: Clubhouse, _ site: [String]) throws -> (Process, RPCSocketClient, String) {
         let socketPath = c.path("serve-\(UUID().uuidString.prefix(6)).sock")
         let log = c.path("serve-\(UUID().uuidString.prefix(6)).log")
         FileManager.default.createFile(atPath: log, contents: nil)
@@ -676,7 +683,7 @@ final class FederationEndToEndTests: XCTestCase {
         return (process, try RPCSocketClient(path: socketPath), log)
     }
 
-    private func text(_ path: String) -> String {
+    func text(_ path: String) -> String {
         (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 
@@ -759,7 +766,7 @@ final class FederationEndToEndTests: XCTestCase {
     /// wrapper's pid; the filter goes when psql goes (a push keeps one psql fed for its whole run, so a
     /// wrapper that waited for the end of its input would wait for the end of the push). `started` gets a
     /// line per psql started.
-    private func psqlFilter(_ c: Clubhouse, _ name: String, started: String? = nil, onCopy: String) throws -> String {
+    func psqlFilter(_ c: Clubhouse, _ name: String, started: String? = nil, onCopy: String) throws -> String {
         let path = try c.write(name, """
             #!/bin/sh
             \(started.map { "echo >> \($0)" } ?? "")

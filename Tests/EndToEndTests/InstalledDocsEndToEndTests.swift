@@ -116,7 +116,8 @@ final class InstalledDocsEndToEndTests: XCTestCase {
         }
         for file in ["share/clubhouse/plugins.schema.json", "share/clubhouse/drill.schema.json", "include/clubhouse/clubhouse.h",
                      "share/clubhouse/PluginSDK/Package.swift", "share/clubhouse/PluginSDK/Sources/PluginKit/Plugin.swift",
-                     "lib/clubhouse/plugins/federation/org.clubhouse.scorecard/postgresql/001_scoring_record.sql"] {
+                     "lib/clubhouse/plugins/federation/org.clubhouse.scorecard/postgresql/001_scoring_record.sql",
+                     "lib/clubhouse/plugins/federation/org.clubhouse.scorecard/manifest.json"] {
             XCTAssertTrue(exists("\(prefix)/\(file)"), "\(file) is not installed")
         }
         // Every Host/*.md reference (JSON-RPC.md, and HTTP.md once it exists) is installed.

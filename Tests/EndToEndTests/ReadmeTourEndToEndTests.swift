@@ -121,7 +121,7 @@ final class ReadmeTourEndToEndTests: XCTestCase {
         }
         process.waitUntilExit()
         // A simulator left behind by a failing tour must not outlive the run.
-        _ = Process.run(pkill: "device simulate ballmachine --listen tcp:127.0.0.1:9000")
+        _ = Process.run(pkill: "ballmachine --listen tcp:127.0.0.1:9000")
         try handle.close()
         return (process.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }

@@ -5,6 +5,7 @@
 
 import CClubhouse
 import ClubhouseJSON
+import Foundation
 import XCTest
 @testable import PluginKit
 
@@ -73,6 +74,44 @@ final class Untyped: Plugin {
     init(context: PluginContext) throws {}
 }
 
+/// How often each arguments type's `init(from:)` ran, reflection and decoding alike.
+/// @unchecked Sendable: `counts` is read and written under `lock`.
+final class DecodeCounts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [String: Int] = [:]
+    func add(_ name: String) { lock.withLock { counts[name, default: 0] += 1 } }
+    var now: [String: Int] { lock.withLock { counts } }
+}
+
+struct FirstArguments: CommandArguments {
+    static let decodes = DecodeCounts()
+    var count: Int
+    enum CodingKeys: String, CodingKey { case count }
+    init(from decoder: any Decoder) throws {
+        FirstArguments.decodes.add("first")
+        count = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .count)
+    }
+}
+
+struct SecondArguments: CommandArguments {
+    var picture: String?
+    enum CodingKeys: String, CodingKey { case picture }
+    static let fields = [ArgumentField.path("picture", access: .write)]
+    init(from decoder: any Decoder) throws {
+        FirstArguments.decodes.add("second")
+        picture = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .picture)
+    }
+}
+
+/// Two typed commands, for what is reflected when (used by one test only: the shapes are kept per process).
+final class LazyShapes: Plugin {
+    static let info = PluginInfo(id: "org.tests.lazy", version: "1.0.0", name: "Lazy", summary: "Typed arguments made when needed")
+    static let commands: [Command<LazyShapes>] = [
+        Command("first", summary: "First", arguments: FirstArguments.self) { _, first, _ in Reply(data: .int(first.count)) },
+        Command("second", summary: "Second", arguments: SecondArguments.self) { _, _, _ in Reply() },
+    ]
+    init(context: PluginContext) throws {}
+}
 
 final class TypedArgumentsTests: XCTestCase {
     func describe<P: Plugin>(_ type: P.Type) throws -> (status: Int32, text: String) {
@@ -114,11 +153,14 @@ final class TypedArgumentsTests: XCTestCase {
     }
 
     func testTheHandlerGetsTheStructWithEnumsListsAndFlags() throws {
-        let r = try invoke("enter", #"{"round":3,"player":"Ann","tee":"yellow","players":["Ann","Bob"],"holes":9,"nine":"red","ball":[1.5,-2]}"#)
+        let r = try invoke("enter", #"{"round":3,"player":"Ann","tee":"yellow","players":["Ann","Bob"],"#
+                                + #""holes":9,"nine":"red","ball":[1.5,-2]}"#)
         XCTAssertEqual(r.status, Int32(CLUBHOUSE_OK), r.reply)
-        XCTAssertEqual(r.reply, #"{"data":{"round":3,"player":"Ann","tee":"yellow","players":["Ann","Bob"],"holes":9,"nine":"red","yes":false,"ball":[1.5,-2.0]}}"#)
+        XCTAssertEqual(r.reply, #"{"data":{"round":3,"player":"Ann","tee":"yellow","players":["Ann","Bob"],"holes":9,"nine":"red","#
+                       + #""yes":false,"ball":[1.5,-2.0]}}"#)
         let flagged = try invoke("enter", #"{"round":3,"player":"Ann","players":["Ann"],"holes":18,"nine":"white","yes":true}"#)
-        XCTAssertEqual(flagged.reply, #"{"data":{"round":3,"player":"Ann","tee":null,"players":["Ann"],"holes":18,"nine":"white","yes":true,"ball":null}}"#)
+        XCTAssertEqual(flagged.reply, #"{"data":{"round":3,"player":"Ann","tee":null,"players":["Ann"],"holes":18,"nine":"white","#
+                       + #""yes":true,"ball":null}}"#)
     }
 
     func testArgumentsThatDoNotFitAreAUsageErrorNamingTheField() throws {
@@ -137,6 +179,24 @@ final class TypedArgumentsTests: XCTestCase {
             + "(String, Int, Double, ArgumentDecimal, Bool, [String], an ArgumentChoice enum, ArgumentPoint or JSONValue); "
             + "command 'typo': Misdescribed: field 'rund' is described but Misdescribed has no property decoded by that name; "
             + #"field 'round': the default "one" is not an integer; field 'tee': the default "blue" is not one of white, yellow, red"#)
+    }
+
+    /// A process that runs one command reflects that command's arguments type alone, once; `describe`
+    /// makes the others (issue 33: the command line's `describe` and `create` reflected every type).
+    func testATypedCommandsArgumentsAreMadeFromItsTypeOnlyWhenNeeded() throws {
+        let d = try XCTUnwrap(export(LazyShapes.self, nil))
+        XCTAssertEqual(FirstArguments.decodes.now, [:], "declaring and exporting reflects nothing")
+        let r = invokeThroughDescriptor(d, "first", #"{"arguments":{"count":4},"cwd":"/"}"#)
+        XCTAssertEqual(r.reply, #"{"data":4}"#)
+        XCTAssertEqual(FirstArguments.decodes.now, ["first": 2], "its shape made once, its arguments decoded once")
+        _ = invokeThroughDescriptor(d, "first", #"{"arguments":{"count":5},"cwd":"/"}"#)
+        XCTAssertEqual(FirstArguments.decodes.now, ["first": 3])
+        let reply = ReplyBuffer()
+        XCTAssertEqual(reply.withSink { d.pointee.describe?(d, $0) }, Int32(CLUBHOUSE_OK), reply.text)
+        XCTAssertEqual(FirstArguments.decodes.now, ["first": 3, "second": 1])
+        XCTAssertEqual(reply.text, #"{"commands":[{"name":"first","summary":"First","#
+            + #""arguments":[{"name":"count","type":"integer","required":true}]},"#
+            + #"{"name":"second","summary":"Second","arguments":[{"name":"picture","type":"path","access":"write"}]}]}"#)
     }
 
     func testAnArgumentErrorNamesTheArgumentAsTheCommandLineDoes() throws {

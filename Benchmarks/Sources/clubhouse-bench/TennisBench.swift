@@ -1,8 +1,9 @@
 // Benchmarks for the tennis area: bulk image → court projection, homography estimation from the
 // 8 calibration pairs, and protocol v0.3 frame encode + decode. Prints one JSON object.
 // Usage: clubhouse-bench tennis [--points N] [--repeat R] [--frames N] [--round-trips N] [--write-pairs PATH]
-// The simulator round trip runs the host's BallMachineSimulator on loopback TCP and TennisCore's
-// CommandExchange against it (write a command → its accepted reply), as a session does.
+// The simulator round trip runs the tennis plugin's simulator program (clubhouse-ballmachine) on a socket
+// pair, as the host attaches a `simulator:ballmachine` device, and TennisCore's CommandExchange against
+// it (write a command → its accepted reply), as a session does.
 // Benchmarks/tennis/run.sh runs it beside the OpenCV peer and writes Benchmarks/tennis/RESULTS.md.
 
 #if canImport(Glibc)
@@ -165,45 +166,12 @@ private final class RealClock: SessionClock {
     func sleep(seconds: Double) {}
 }
 
-/// @unchecked Sendable: `value` is read and written under `lock`.
-private final class Flag: @unchecked Sendable {
-    private var value = false
-    private let lock = NSLockish()
-    func set() { lock.run { value = true } }
-    var isSet: Bool { lock.run { value } }
-}
-
-/// A pthread mutex without Foundation.
-/// @unchecked Sendable: a pthread mutex is made to be shared between threads.
-private final class NSLockish: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-    func run<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return body()
-    }
-}
-
-/// Seconds from writing each command to its `accepted` reply, against the simulator on loopback TCP.
+/// Seconds from writing each command to its `accepted` reply, against the simulator program on a socket pair.
 private func simulatorRoundTrips(_ count: Int) -> [Double] {
     guard count > 0 else { return [] }
-    let stop = Flag()
-    let port = Flag()
-    nonisolated(unsafe) var boundPort = 0
-    let simulator = BallMachineSimulator(options: BallMachineSimulatorOptions(checksum: .xor)) { _ in }
-    DispatchQueue.global().async {
-        try? simulator.listen(on: .tcp(host: "127.0.0.1", port: 0), ready: { bound in
-            boundPort = Int(bound.split(separator: ":").last ?? "") ?? 0
-            port.set()
-        }, stop: { stop.isSet })
-    }
-    defer { stop.set() }
-    let start = monotonicSeconds()
-    while !port.isSet && monotonicSeconds() - start < 5 { usleep(1000) }
-    guard boundPort > 0, let fd = try? Transport.open(.tcp(host: "127.0.0.1", port: boundPort), name: "bench", connectTimeoutMilliseconds: 2000) else {
-        print("tennis bench: the simulator did not start; no round-trip figures")
+    // The simulator program on a socket pair, as the host attaches a `simulator:ballmachine` device.
+    guard let fd = try? DeviceSimulator.attach(kind: "ballmachine", arguments: ["--checksum", "xor"], name: "bench", report: nil) else {
+        print("tennis bench: the simulator \(DeviceSimulator.program("ballmachine")) did not start; no round-trip figures")
         return []
     }
     defer { close(fd) }

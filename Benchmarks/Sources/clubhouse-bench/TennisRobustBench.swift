@@ -44,9 +44,15 @@ func tennisRobustBench(_ arguments: [String]) {
         // The first set in the peer's format, with court grid probes and their true positions.
         let set = sets[0]
         var probes: [(Point2D, Point2D)] = []
-        for i in 0...8 { for j in 0...11 { let c = Point2D(Double(i) * Court.width / 8, Double(j) * Court.halfLength / 11); probes.append((set.camera.apply(c) ?? c, c)) } }
+        for i in 0...8 {
+            for j in 0...11 {
+                let c = Point2D(Double(i) * Court.width / 8, Double(j) * Court.halfLength / 11)
+                probes.append((set.camera.apply(c) ?? c, c))
+            }
+        }
         let pairs = set.pairs.map { "{\"image\": [\($0.image.x), \($0.image.y)], \"court\": [\($0.court.x), \($0.court.y)]}" }
-        let text = "{\"pairs\": [\n  " + pairs.joined(separator: ",\n  ") + "\n],\n\"points\": [" + probes.map { "[\($0.0.x), \($0.0.y)]" }.joined(separator: ", ")
+        let text = "{\"pairs\": [\n  " + pairs.joined(separator: ",\n  ") + "\n],\n\"points\": ["
+            + probes.map { "[\($0.0.x), \($0.0.y)]" }.joined(separator: ", ")
             + "],\n\"points_true_court\": [" + probes.map { "[\($0.1.x), \($0.1.y)]" }.joined(separator: ", ") + "]}\n"
         guard let file = fopen(path, "w") else {
             print("tennis-robust bench: cannot write \(path)")
@@ -109,37 +115,18 @@ func tennisRobustBench(_ arguments: [String]) {
     """)
 }
 
-/// @unchecked Sendable: `value` is read and written holding `mutex`.
-private final class DrillBenchFlag: @unchecked Sendable {
-    private var value = false
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-    func set() { pthread_mutex_lock(&mutex); value = true; pthread_mutex_unlock(&mutex) }
-    var isSet: Bool { pthread_mutex_lock(&mutex); defer { pthread_mutex_unlock(&mutex) }; return value }
-}
-
 /// Milliseconds between each ball's scheduled time and the write of its command, for a drill of
-/// `balls` balls `delay` seconds apart run by TennisCore against the simulator on loopback TCP.
+/// `balls` balls `delay` seconds apart run by TennisCore against the simulator program on a socket pair.
 private func drillLateness(balls: Int, delay: Double) -> [Double] {
-    let stop = DrillBenchFlag(), ready = DrillBenchFlag()
-    nonisolated(unsafe) var boundPort = 0
-    let simulator = BallMachineSimulator(options: BallMachineSimulatorOptions(checksum: .xor)) { _ in }
-    DispatchQueue.global().async {
-        try? simulator.listen(on: .tcp(host: "127.0.0.1", port: 0), ready: { bound in
-            boundPort = Int(bound.split(separator: ":").last ?? "") ?? 0
-            ready.set()
-        }, stop: { stop.isSet })
-    }
-    defer { stop.set() }
-    let start = seconds()
-    while !ready.isSet && seconds() - start < 5 { usleep(1000) }
-    guard boundPort > 0, let fd = try? Transport.open(.tcp(host: "127.0.0.1", port: boundPort), name: "bench", connectTimeoutMilliseconds: 2000) else {
-        print("tennis-robust bench: the simulator did not start; no drill figures")
+    // The simulator program on a socket pair, as the host attaches a `simulator:ballmachine` device.
+    guard let fd = try? DeviceSimulator.attach(kind: "ballmachine", arguments: ["--checksum", "xor"], name: "bench", report: nil) else {
+        print("tennis-robust bench: the simulator \(DeviceSimulator.program("ballmachine")) did not start; no drill figures")
         return []
     }
     defer { close(fd) }
-    let text = "{\"name\": \"bench\", \"steps\": [{\"zone\": 5, \"speed\": 50, \"delay\": \(delay)}, {\"sector\": {\"x\": [0, 8.2], \"y\": [6.5, 11.8]}, \"speed\": 70, \"spin\": \"flat\", \"delay\": \(delay)}], \"repeat\": \((balls + 1) / 2)}"
+    let text = "{\"name\": \"bench\", \"steps\": [{\"zone\": 5, \"speed\": 50, \"delay\": \(delay)}, "
+        + "{\"sector\": {\"x\": [0, 8.2], \"y\": [6.5, 11.8]}, \"speed\": 70, \"spin\": \"flat\", \"delay\": \(delay)}], "
+        + "\"repeat\": \((balls + 1) / 2)}"
     guard let drill = try? Drill.parse(text, file: "bench-drill.json"),
           let settings = try? SessionSettings(mode: .drill, speed: BallSpeed(mph: 50), spin: .topspin),
           let report = try? TennisCommands.drillRun(drill, settings: settings, table: .formula(), link: SocketLink(fd: fd),

@@ -1,20 +1,20 @@
-// Fuzzes the host's ball-machine simulator protocol (BallMachineProtocol.receive): the first
+// Fuzzes the ball-machine simulator's machine (TennisCore's MachineSimulation.receive): the first
 // bytes choose the options and how the stream is cut into reads, the rest is the stream.
 // Properties: every byte is accounted for (garbage + 10 per command + what is still pending
 // is the total), every reply is a valid 5-byte reply, accepted commands get accepted+completed.
 
-import ClubhouseHost
+import TennisCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzBallMachine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: data == nil ? 0 : size))
     guard input.count >= 2 else { return 0 }
-    let options = BallMachineSimulatorOptions(checksum: input[0] & 1 == 0 ? .xor : .modbus,
-                                              rejectRate: Double(input[0] >> 1) / 127, latencyMilliseconds: 0,
-                                              seed: UInt64(input[1]))
+    let options = SimulationOptions(checksum: input[0] & 1 == 0 ? .xor : .modbus,
+                                    rejectRate: Double(input[0] >> 1) / 127, latencyMilliseconds: 0,
+                                    seed: UInt64(input[1]))
     let chunk = Int(input[1] % 17) + 1
     let stream = Array(input[2...])
-    var machine = BallMachineProtocol(options: options)
+    var machine = MachineSimulation(options: options)
     var consumed = 0
     var start = 0
     while start < stream.count {
@@ -31,7 +31,7 @@ public func fuzzBallMachine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
                 check(replies.count == (accepted ? 2 : 1), "\(replies.count) replies for accepted=\(accepted)")
                 for reply in replies {
                     check(reply.count == 5 && reply[0] == 0x5A && reply[1] == 0xA5 && reply[2] == 0x82, "bad reply \(reply)")
-                    check(reply[4] == machine.check(reply[0..<4]), "reply check byte")
+                    check(reply[4] == options.checksum.compute(reply[0..<4]), "reply check byte")
                 }
             }
         }

@@ -123,37 +123,39 @@ public enum LoadError: Error, Sendable, CustomStringConvertible, Equatable {
 }
 
 /// Loads and checks plugin libraries. Keeps one library per real path for the process.
-/// @unchecked Sendable: `loaded` and `pinnedDescriptors` are read and written under `lock` only.
+/// @unchecked Sendable: `loaded` is read and written under `lock` only.
 public final class PluginLoader: @unchecked Sendable {
     private var loaded: [String: PluginLibrary] = [:]
     private let lock = Lock()
 
     public init() {}
 
-    /// Descriptors of libraries loaded through `/proc/self/fd/N`, kept open for the process: glibc
-    /// knows such a library by that name, so the number must never be reused for another library.
-    private var pinnedDescriptors: [Int32] = []
-
     /// `verified`: an open descriptor of the file at `path` whose bytes were checked (the lock's
-    /// SHA-256); the library is loaded from that descriptor, not from the path again, so a file
-    /// swapped in between is never the one that runs. The loader takes ownership of it.
+    /// SHA-256), or whose identity is the one described (SiteRuntime.backend); the library is loaded
+    /// from that descriptor, not from the path again, so a file swapped in between is never the one
+    /// that runs. The loader takes ownership of it.
     public func load(path: String, verified: Int32? = nil) throws(LoadError) -> PluginLibrary {
         let real = FileSystem.realPath(path) ?? path
         if let library = lock.withLock({ loaded[real] }) {
             if let verified { close(verified) }
             return library
         }
+        var descriptor = verified
+        var pinnedHere = false
+        if let verified { (descriptor, pinnedHere) = PinnedLibraries.shared.pin(verified) }
         let library: PluginLibrary
         do {
-            library = try PluginLoader.open(path: real, verified: verified)
+            library = try PluginLoader.open(path: real, verified: descriptor)
         } catch {
-            if let verified { close(verified) }
+            // Nothing was mapped from it: a descriptor pinned here, or one that could not be pinned, is closed.
+            if let descriptor, pinnedHere {
+                PinnedLibraries.shared.unpin(descriptor)
+            } else if let verified, descriptor == verified {
+                close(verified)
+            }
             throw error
         }
-        lock.withLock {
-            loaded[real] = library
-            if let verified { pinnedDescriptors.append(verified) }
-        }
+        lock.withLock { loaded[real] = library }
         return library
     }
 
@@ -161,7 +163,7 @@ public final class PluginLoader: @unchecked Sendable {
     package static let minimumDescriptorSize = MemoryLayout<clubhouse_plugin_descriptor>.size
 
     /// `verified`: load from this open descriptor of `path` (through `/proc/self/fd/N`) instead of
-    /// the path; the caller keeps it open for as long as the process lives (see `pinnedDescriptors`).
+    /// the path; the caller keeps it open for as long as the process lives (see `PinnedLibraries`).
     package static func open(path: String, verified: Int32? = nil) throws(LoadError) -> PluginLibrary {
         let target: String
         if let verified {
@@ -298,4 +300,46 @@ public final class PluginLoader: @unchecked Sendable {
 
     /// The id grammar (Names.swift): reverse-DNS, at most 128 characters.
     package static func isReverseDNS(_ id: String) -> Bool { Names.isID(id) }
+}
+
+/// Descriptors of libraries loaded through `/proc/self/fd/N`, kept open for the life of the process:
+/// glibc knows such a library by that name, so the number must never be reused for another library.
+/// One per file (device and inode) for the whole process — glibc's list of loaded libraries is the
+/// process's, and it takes a file it already mapped for the same library — so loading one file again,
+/// by another runtime's loader (`plugin validate`'s create/destroy cycles, a reloaded site), reuses
+/// the first descriptor instead of pinning one more.
+/// @unchecked Sendable: `byFile` is read and written under `lock` only.
+final class PinnedLibraries: @unchecked Sendable {
+    static let shared = PinnedLibraries()
+
+    private struct File: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    private let lock = Lock()
+    private var byFile: [File: Int32] = [:]
+
+    /// The descriptor to load from for the file `fd` is open on: a pinned one of the same file (then
+    /// `fd` is closed), or `fd` itself, now pinned (`pinnedHere`).
+    func pin(_ fd: Int32) -> (descriptor: Int32, pinnedHere: Bool) {
+        guard let identity = FileIdentity(descriptor: fd) else { return (fd, false) }
+        let file = File(device: identity.device, inode: identity.inode)
+        return lock.withLock {
+            if let pinned = byFile[file] {
+                close(fd)
+                return (pinned, false)
+            }
+            byFile[file] = fd
+            return (fd, true)
+        }
+    }
+
+    /// Forgets and closes a descriptor pinned for a load that failed (nothing was mapped from it).
+    func unpin(_ fd: Int32) {
+        lock.withLock {
+            if let file = byFile.first(where: { $0.value == fd })?.key { byFile[file] = nil }
+        }
+        close(fd)
+    }
 }

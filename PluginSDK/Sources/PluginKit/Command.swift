@@ -7,15 +7,48 @@ import ClubhouseJSON
 /// One command of a plugin: its declaration (ClubhouseABI's `CommandDeclaration`, the model the host
 /// reads catalogues into) and the function that runs it. Its fields read as the declaration's
 /// (`command.name`, `command.arguments`).
+///
+/// A typed command's argument list is made from its type (TypedArguments.swift) when it is first
+/// read — by `describe`, or by the command's own first call — not when the command is declared: a
+/// process that runs one command of a plugin reflects that command's type alone.
 @dynamicMemberLookup
 public struct Command<P: Plugin>: Sendable {
     public typealias Handler = @Sendable (P, Invocation) throws -> Reply
 
-    public var declaration: CommandDeclaration
+    /// The declaration as written; a typed command's arguments come from `typed` until they are written.
+    private var base: CommandDeclaration
+    /// A typed command's argument list, made once on first need (nil for a command that lists its arguments).
+    let typed: LazyArgumentShape?
+    /// False while a typed command's arguments are still to be made from its type.
+    private var argumentsInBase: Bool
     public let handler: Handler
+
+    /// The declaration (for a typed command, with the arguments its type makes).
+    public var declaration: CommandDeclaration {
+        get {
+            guard let typed, !argumentsInBase else { return base }
+            var made = base
+            made.arguments = typed.shape.arguments
+            return made
+        }
+        set {
+            base = newValue
+            argumentsInBase = true
+        }
+    }
+
+    /// The command's name (read without making a typed command's argument list).
+    public var name: String {
+        get { base.name }
+        set { base.name = newValue }
+    }
+
+    /// A typed command's shape while its arguments are still to be made from its type (nil once written).
+    var pendingShape: LazyArgumentShape? { argumentsInBase ? nil : typed }
+
     /// Why the arguments type of a typed command makes no argument list (TypedArguments.swift), or
     /// nil: `describe` fails with it, naming the command.
-    public internal(set) var argumentsProblem: String?
+    public var argumentsProblem: String? { typed?.shape.problem }
 
     /// - Parameter name: words separated by single spaces, eg: "bestline" or "template add".
     public init(_ name: String, summary: String, help: String? = nil, arguments: [Argument] = [],
@@ -26,12 +59,19 @@ public struct Command<P: Plugin>: Sendable {
     }
 
     public init(_ declaration: CommandDeclaration, handler: @escaping Handler) {
-        self.declaration = declaration
+        self.init(declaration, typed: nil, handler: handler)
+    }
+
+    init(_ declaration: CommandDeclaration, typed: LazyArgumentShape?, handler: @escaping Handler) {
+        base = declaration
+        self.typed = typed
+        argumentsInBase = typed == nil
         self.handler = handler
     }
 
     public subscript<T>(dynamicMember path: WritableKeyPath<CommandDeclaration, T>) -> T {
         get { declaration[keyPath: path] }
+        // Written through the whole declaration: a typed command's arguments are made, then kept as written.
         set { declaration[keyPath: path] = newValue }
     }
 
@@ -42,14 +82,14 @@ public struct Command<P: Plugin>: Sendable {
     /// database and what the plugin's other commands change (PluginSDK/README.md, "Cached replies").
     public func cached(maxAgeMilliseconds: Int) -> Command {
         var copy = self
-        copy.declaration.cacheMaxAgeMilliseconds = maxAgeMilliseconds
+        copy.base.cacheMaxAgeMilliseconds = maxAgeMilliseconds
         return copy
     }
 
     /// What `data` holds in the reply, shown by --help (the declaration's `reply`).
     public var replyDescription: String? {
-        get { declaration.reply }
-        set { declaration.reply = newValue }
+        get { base.reply }
+        set { base.reply = newValue }
     }
 }
 

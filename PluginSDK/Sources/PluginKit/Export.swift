@@ -1,7 +1,9 @@
 // The entry glue: turns a `Plugin` type into the C descriptor the host loads. An author writes
 //
 //     @_cdecl("clubhouse_plugin_entry")
-//     public func entry(_ info: UnsafePointer<clubhouse_host_info>?) -> UnsafePointer<clubhouse_plugin_descriptor>? { export(MyPlugin.self, info) }
+//     public func entry(_ info: UnsafePointer<clubhouse_host_info>?) -> UnsafePointer<clubhouse_plugin_descriptor>? {
+//         export(MyPlugin.self, info)
+//     }
 //
 // Nothing Swift crosses the boundary: the descriptor's functions are C function pointers that
 // find the Swift side again through `plugin_data` (the factory) and the instance pointer.
@@ -140,18 +142,17 @@ final class PluginFactory<P: Plugin>: AnyPluginFactory {
     override func makeInstance(host: UnsafePointer<clubhouse_host>) throws -> AnyInstanceBox {
         let context = PluginContext(host: host)
         let plugin = try P(context: context)
-        // Bind each handler to the instance once, so calls run through non-generic code.
-        var handlers: [String: InstanceBox.Handler] = [:]
-        var pathArguments: [String: [String]] = [:]
+        // Bind each handler to the instance once, so calls run through non-generic code. A typed
+        // command's path arguments are read from its type at its first call (LazyArgumentShape).
+        var commands: [String: InstanceBox.BoundCommand] = [:]
         for command in P.commands {
             let handler = command.handler
-            handlers[command.name] = { invocation in try handler(plugin, invocation) }
-            let paths = command.arguments.filter { $0.kind == .path }.map(\.name)
-            if !paths.isEmpty { pathArguments[command.name] = paths }
+            let pending = command.pendingShape
+            let paths = pending == nil ? command.arguments.filter { $0.kind == .path }.map(\.name) : []
+            commands[command.name] = InstanceBox.BoundCommand(handler: { invocation in try handler(plugin, invocation) },
+                                                              paths: paths, typed: pending)
         }
-        let box = InstanceBox(plugin: plugin, context: context, handlers: handlers)
-        box.pathArguments = pathArguments
-        return box
+        return InstanceBox(plugin: plugin, context: context, commands: commands)
     }
 }
 
@@ -163,30 +164,39 @@ class AnyInstanceBox {
 final class InstanceBox: AnyInstanceBox {
     typealias Handler = (Invocation) throws -> Reply
 
+    /// A command bound to the instance: its handler and where its path arguments are named (Files
+    /// reaches them through the files service).
+    struct BoundCommand {
+        var handler: Handler
+        /// The path arguments of a command that lists its arguments.
+        var paths: [String]
+        /// A typed command's shape, which names its path arguments.
+        var typed: LazyArgumentShape?
+    }
+
     let plugin: AnyObject
     let context: PluginContext
-    let handlers: [String: Handler]
-    /// The path arguments of each command that has any (Files reaches them through the files service).
-    var pathArguments: [String: [String]] = [:]
+    let commands: [String: BoundCommand]
 
-    init(plugin: AnyObject, context: PluginContext, handlers: [String: Handler]) {
+    init(plugin: AnyObject, context: PluginContext, commands: [String: BoundCommand]) {
         self.plugin = plugin
         self.context = context
-        self.handlers = handlers
+        self.commands = commands
     }
 
     override func invoke(command: UnsafePointer<CChar>, request: UnsafeBufferPointer<UInt8>,
                          call: UnsafePointer<clubhouse_call>, reply: UnsafePointer<clubhouse_reply>) -> Int32 {
         let name = String(cString: command)
-        guard let handler = handlers[name] else {
+        guard let bound = commands[name] else {
             reply.write("unknown command '\(name)'")
             return Int32(CLUBHOUSE_NOT_FOUND)
         }
+        let handler = bound.handler
         do {
             let (arguments, cwd) = try InstanceBox.decodeRequest(request)
             let invocation = Invocation(arguments: Arguments(arguments), cwd: cwd, context: context, call: call)
             var paths: [(name: String, path: String)] = []
-            for argument in pathArguments[name] ?? [] {
+            for argument in bound.typed?.shape.paths ?? bound.paths {
                 if let path = arguments[argument]?.stringValue { paths.append((argument, path)) }
             }
             // Tables (and anything else reading TextStyle.current) style the reply's text only when

@@ -11,6 +11,9 @@
 
 import ClubhouseABI
 import ClubhouseJSON
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A command's arguments as one Decodable value:
 ///
@@ -24,9 +27,10 @@ import ClubhouseJSON
 ///     }
 ///
 /// Kinds by property type: `String` string (or path, see `ArgumentField.path`), `Int` integer,
-/// `Double` (or `ArgumentDecimal`, keeping the number's text) number, `Bool` flag, `[String]` list, an `ArgumentChoice` enum choice (its cases are the
-/// choices), `ArgumentPoint` point, `JSONValue` json. An optional property is an optional argument;
-/// any other is required unless its field gives a default (a flag never is).
+/// `Double` (or `ArgumentDecimal`, keeping the number's text) number, `Bool` flag, `[String]` list, an
+/// `ArgumentChoice` enum choice (its cases are the choices), `ArgumentPoint` point, `JSONValue` json. An
+/// optional property is an optional argument; any other is required unless its field gives a default
+/// (a flag never is).
 public protocol CommandArguments: Decodable, Sendable {
     /// What the type cannot say about its properties (help, positional, default, path), by name.
     static var fields: [ArgumentField] { get }
@@ -122,6 +126,8 @@ struct ArgumentShape: Sendable {
     var arguments: [Argument]
     /// Names of the flags (filled with false before decoding when not given).
     var flags: [String]
+    /// Names of the path arguments (Files reaches them through the files service).
+    var paths: [String]
     var problem: String?
 
     static func of<A: CommandArguments>(_ type: A.Type) -> ArgumentShape {
@@ -131,7 +137,8 @@ struct ArgumentShape: Sendable {
         } catch let problem as ShapeProblem {
             recorder.problems.append(problem.text)
         } catch {
-            recorder.problems.append("\(A.self)'s init(from:) threw on placeholder values (\(error)); check values in the core, not while decoding")
+            recorder.problems.append("\(A.self)'s init(from:) threw on placeholder values (\(error)); "
+                                     + "check values in the core, not while decoding")
         }
         var problems = recorder.problems
         let described = Dictionary(A.fields.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -163,6 +170,7 @@ struct ArgumentShape: Sendable {
             arguments.append(argument)
         }
         return ArgumentShape(arguments: arguments, flags: arguments.filter { $0.kind == .flag }.map(\.name),
+                             paths: arguments.filter { $0.kind == .path }.map(\.name),
                              problem: problems.isEmpty ? nil : "\(A.self): " + problems.joined(separator: "; "))
     }
 
@@ -198,19 +206,46 @@ extension Arguments {
 
 extension Command {
     /// A command whose handler gets its arguments as one `CommandArguments` value; the catalogue's
-    /// argument list is made from the type (see `CommandArguments`).
+    /// argument list is made from the type (see `CommandArguments`), at its first use.
     ///
     ///     Command("score", summary: "Enter a score", arguments: Score.self) { plugin, score, call in … }
     public init<A: CommandArguments>(_ name: String, summary: String, help: String? = nil, arguments type: A.Type,
                                      longRunning: Bool = false, concurrent: Bool = false, reply: String? = nil,
                                      examples: [String] = [], handler: @escaping @Sendable (P, A, Invocation) throws -> Reply) {
-        let shape = ArgumentShape.of(A.self)
-        let flags = shape.flags
-        self.init(name, summary: summary, help: help, arguments: shape.arguments, longRunning: longRunning, concurrent: concurrent,
-                  reply: reply, examples: examples) { plugin, call in
-            try handler(plugin, try call.arguments.decode(A.self, flags: flags), call)
+        let typed = LazyArgumentShape(A.self)
+        self.init(CommandDeclaration(name, summary: summary, help: help, longRunning: longRunning, concurrent: concurrent,
+                                     reply: reply, examples: examples), typed: typed) { plugin, call in
+            try handler(plugin, try call.arguments.decode(A.self, flags: typed.shape.flags), call)
         }
-        argumentsProblem = shape.problem
+    }
+}
+
+/// A typed command's `ArgumentShape`, made from its type the first time it is needed (the catalogue,
+/// or the command's first call) and kept: reflecting a type instantiates its metadata and runs its
+/// `init(from:)`, which a process running one command need not pay for the plugin's others.
+/// @unchecked Sendable: `made` is written once, under `mutex`, and read under it; `make` never changes.
+final class LazyArgumentShape: @unchecked Sendable {
+    private let make: @Sendable () -> ArgumentShape
+    private var made: ArgumentShape?
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    init<A: CommandArguments>(_ type: A.Type) {
+        make = { ArgumentShape.of(A.self) }
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    var shape: ArgumentShape {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        if let made { return made }
+        let shape = make()
+        made = shape
+        return shape
     }
 }
 
@@ -294,14 +329,17 @@ private struct ReflectingDecoder: Decoder {
             if T.self == ArgumentPoint.self { return try record(.point, ArgumentPoint(x: 0, y: 0)) }
             if T.self == JSONValue.self { return try record(.json, JSONValue.null) }
             if let choice = T.self as? any ArgumentChoice.Type {
-                guard let first = choice.firstChoice else { throw ShapeProblem(text: "property '\(name)': \(T.self) has no cases to choose from") }
+                guard let first = choice.firstChoice else {
+                    throw ShapeProblem(text: "property '\(name)': \(T.self) has no cases to choose from")
+                }
                 return try record(.choice, first, choices: choice.choiceNames)
             }
             throw ShapeProblem(text: "property '\(name)' has type \(T.self), which no argument kind takes "
                 + "(String, Int, Double, ArgumentDecimal, Bool, [String], an ArgumentChoice enum, ArgumentPoint or JSONValue)")
         }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type,
+                                                   forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
             throw ShapeProblem(text: "property '\(key.stringValue)': arguments are not nested")
         }
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {

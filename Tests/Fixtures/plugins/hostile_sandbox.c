@@ -5,7 +5,8 @@
  * refused) and as a plain "process" plugin (the same attempts work: the tests can fail).
  *
  * Variant FIXTURE_CONSTRUCTOR: a constructor (run by dlopen, before any entry point) tries to
- * create $CLUBHOUSE_DATA_DIR/constructor-ran-<pid>.
+ * create $CLUBHOUSE_DATA_DIR/constructor-ran-<pid>, and each describe appends one byte to
+ * $CLUBHOUSE_DATA_DIR/described-<pid>.
  *
  * Commands (argument "target": a path or a TCP port, as a string):
  *   open     open(target, O_RDONLY) and read 15 bytes
@@ -266,7 +267,8 @@ static int attempt(const char *name, int port, const char *path, char *head, siz
         return e;
     }
     if (strcmp(name, "udp") == 0 || strcmp(name, "unix") == 0) {
-        int s = name[0] == 'u' && name[1] == 'd' ? socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0) : socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int s = name[0] == 'u' && name[1] == 'd' ? socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)
+                                                 : socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         STEP(s, "socket");
         close(s);
         return 0;
@@ -549,7 +551,8 @@ static int attempt(const char *name, int port, const char *path, char *head, siz
             int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
             if (fd < 0) { if (errno != ENOENT) last = errno; }
             else close(fd);
-            if (length >= 0 || fd >= 0) used += (size_t)snprintf(head + used, capacity - used, "%s%d%s", used ? "," : "", n, fd >= 0 ? "o" : "");
+            if (length >= 0 || fd >= 0)
+                used += (size_t)snprintf(head + used, capacity - used, "%s%d%s", used ? "," : "", n, fd >= 0 ? "o" : "");
             if (used >= capacity) break;
         }
         return used ? 0 : last;
@@ -602,6 +605,18 @@ static void sb_destroy(const clubhouse_plugin_descriptor *d, void *instance) { (
 
 static clubhouse_status sb_describe(const clubhouse_plugin_descriptor *d, const clubhouse_reply *reply) {
     (void)d;
+#ifdef FIXTURE_CONSTRUCTOR
+    const char *dir = getenv("CLUBHOUSE_DATA_DIR");
+    if (dir) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/described-%d", dir, (int)getpid());
+        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            if (write(fd, "d", 1) != 1) { /* only a count for the tests */ }
+            close(fd);
+        }
+    }
+#endif
     say(reply, CATALOGUE);
     return CLUBHOUSE_OK;
 }

@@ -77,10 +77,13 @@ public final class DeviceBroker: @unchecked Sendable {
     func openTransport(_ device: DeviceEntry) throws(TransportError) -> (Int32, String) {
         switch device.transport {
         case .simulator(let kind):
-            let options = try DeviceBroker.simulatorOptions(device.options, name: device.name)
+            // A program of its own (Devices/DeviceSimulator.swift); its report lines are debug lines.
+            let arguments = try DeviceSimulator.arguments(device.options, name: device.name)
             let log = self.log
-            let simulator = BallMachineSimulator(options: options) { line in log.debug(line) }
-            return (try simulator.attach(name: device.name), "simulator:\(kind)")
+            let report: (@Sendable (String) -> Void)? =
+                log.isEnabled(Int32(CLUBHOUSE_LOG_DEBUG)) ? { @Sendable line in log.debug(line) } : nil
+            let fd = try DeviceSimulator.attach(kind: kind, arguments: arguments, name: device.name, report: report)
+            return (fd, "simulator:\(kind)")
         default:
             let fd = try Transport.open(device.transport, name: device.name,
                                         connectTimeoutMilliseconds: device.connectTimeoutMilliseconds)
@@ -111,29 +114,6 @@ public final class DeviceBroker: @unchecked Sendable {
         case .unix(let path): return "unix:\(path)"
         case .simulator(let kind): return "simulator:\(kind)"
         }
-    }
-
-    static func simulatorOptions(_ options: JSONObject, name: String) throws(TransportError) -> BallMachineSimulatorOptions {
-        var result = BallMachineSimulatorOptions()
-        if let c = options["checksum"] {
-            guard let s = c.stringValue, let v = BallMachineSimulatorOptions.Checksum(rawValue: s) else {
-                throw TransportError(status: .invalidArgument, message: "device '\(name)': simulator option checksum must be \"xor\" or \"modbus\"")
-            }
-            result.checksum = v
-        }
-        if let r = options["reject_rate"] {
-            guard let d = r.doubleValue, (0...1).contains(d) else {
-                throw TransportError(status: .invalidArgument, message: "device '\(name)': simulator option reject_rate must be between 0 and 1")
-            }
-            result.rejectRate = d
-        }
-        if let l = options["latency_ms"] {
-            guard let i = l.intValue, (0...10_000).contains(i) else {
-                throw TransportError(status: .invalidArgument, message: "device '\(name)': simulator option latency_ms must be 0-10000")
-            }
-            result.latencyMilliseconds = i
-        }
-        return result
     }
 
     // MARK: the C face

@@ -124,7 +124,11 @@ package enum EmbeddedDefaults {
             "push_every_seconds": {"type": "integer", "minimum": 1, "maximum": 86400, "default": 60,
                                    "description": "clubhouse serve pushes what waits this often (and soon after each commit that published records)."},
             "retry_max_seconds": {"type": "integer", "minimum": 1, "maximum": 3600, "default": 300,
-                                  "description": "The longest wait between serve's background pushes while the federation is away (exponential back-off with jitter up to it)."}
+                                  "description": "The longest wait between serve's background pushes while the federation is away (exponential back-off with jitter up to it)."},
+            "connect_timeout_seconds": {"type": "integer", "minimum": 2, "maximum": 3600, "default": 10,
+                                        "description": "How long psql waits for the server to accept its connection and answer it (libpq's connect_timeout, at least 2; one set in the url or the service file wins), for push, pull and serve's background push."},
+            "step_timeout_seconds": {"type": "integer", "minimum": 1, "maximum": 86400, "default": 60,
+                                     "description": "How long one step of a push or pull (a batch, a query) may wait for the server before psql is stopped; the batch stays in the outbox and the next push sends it."}
           }
         },
         "http": {

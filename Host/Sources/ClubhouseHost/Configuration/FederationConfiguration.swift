@@ -5,6 +5,7 @@
 //
 //     "federation": {"service": "clubfed", "site_id": "club-a", "outbox_max_records": 1000000}
 //     "federation": {"url": "postgresql://club_a@db.example.org/federation?sslmode=verify-full", "site_id": "club-a"}
+//     "federation": {"service": "clubfed", "site_id": "club-a", "connect_timeout_seconds": 5, "step_timeout_seconds": 120}
 
 import ClubhouseJSON
 
@@ -24,6 +25,11 @@ public struct SiteFederation: Sendable, Equatable {
     public var pushEverySeconds = 60
     /// The longest wait between `serve`'s background pushes while the federation is away.
     public var retryMaxSeconds = 300
+    /// How long psql waits for the server to accept and answer its connection (libpq's connect_timeout,
+    /// given to psql as PGCONNECT_TIMEOUT: one in the URL or the service file wins).
+    public var connectTimeoutSeconds = 10
+    /// How long one step of a push or pull (a batch, a query) may wait for the server before psql is stopped.
+    public var stepTimeoutSeconds = 60
 
     public init(service: String? = nil, url: String? = nil, siteID: String) {
         self.service = service
@@ -94,7 +100,8 @@ public struct SiteFederation: Sendable, Equatable {
 }
 
 extension Reader {
-    static let federationKeys = ["service", "url", "site_id", "outbox_max_records", "batch_records", "push_every_seconds", "retry_max_seconds"]
+    static let federationKeys = ["service", "url", "site_id", "outbox_max_records", "batch_records", "push_every_seconds", "retry_max_seconds",
+                                   "connect_timeout_seconds", "step_timeout_seconds"]
 
     mutating func readFederation(_ o: JSONObject, at path: String, site: String) -> SiteFederation? {
         checkKeys(o, at: path, known: Reader.federationKeys, what: "\"federation\" of site '\(site)'")
@@ -121,6 +128,10 @@ extension Reader {
                                           range: 1...86_400) ?? federation.pushEverySeconds
         federation.retryMaxSeconds = int(o["retry_max_seconds"], at: pointer(path, "retry_max_seconds"), what: "\"retry_max_seconds\"",
                                          range: 1...3_600) ?? federation.retryMaxSeconds
+        federation.connectTimeoutSeconds = int(o["connect_timeout_seconds"], at: pointer(path, "connect_timeout_seconds"),
+                                               what: "\"connect_timeout_seconds\"", range: 2...3_600) ?? federation.connectTimeoutSeconds
+        federation.stepTimeoutSeconds = int(o["step_timeout_seconds"], at: pointer(path, "step_timeout_seconds"), what: "\"step_timeout_seconds\"",
+                                            range: 1...86_400) ?? federation.stepTimeoutSeconds
         return federation
     }
 }

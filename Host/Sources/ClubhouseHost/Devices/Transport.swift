@@ -188,3 +188,12 @@ public enum Transport {
         }
     }
 }
+
+/// A byte as two uppercase hex digits ("0A"), for device traces and messages.
+func hex(_ b: UInt8) -> String {
+    let s = String(b, radix: 16, uppercase: true)
+    return s.count == 1 ? "0" + s : s
+}
+
+/// Bytes as hex separated by spaces ("5A A5 83").
+func hexString(_ bytes: [UInt8]) -> String { bytes.map(hex).joined(separator: " ") }

@@ -5,6 +5,7 @@
 // clubhouse.records (and that partition a leaf per site).
 
 import ClubhouseHashing
+import ClubhouseJSON
 import ClubhousePlatform
 
 public struct FederationMigrations {
@@ -19,6 +20,14 @@ public struct FederationMigrations {
         public var sha256: String
         /// Where it was read (messages name it).
         public var path: String = ""
+
+        public init(version: Int, name: String, sql: String, sha256: String, path: String = "") {
+            self.version = version
+            self.name = name
+            self.sql = sql
+            self.sha256 = sha256
+            self.path = path
+        }
     }
 
     /// Where a plugin's central SQL is installed, as its panel is: `federation/postgresql/` beside a library
@@ -89,38 +98,145 @@ public struct FederationMigrations {
         return migrations
     }
 
+    /// What an installed package's manifest says each of its central SQL files is: file name → SHA-256.
+    /// The bundled plugins' (scripts/install.sh) have one too, listing only their central SQL.
+    public struct ManifestDigests: Sendable {
+        /// The manifest.json it was read from (messages name it).
+        public var path: String
+        public var files: [String: String]
+        /// How to put back what was installed (messages say it).
+        public var reinstall: String
+
+        /// The manifest that covers a central SQL folder, nil when there is none (the SQL was not installed
+        /// from a package or by scripts/install.sh), or the one-line reason it cannot be read: a package's
+        /// `<package>/federation/postgresql` is covered by `<package>/manifest.json`, the bundled plugins'
+        /// `…/federation/<plugin id>/postgresql` by `…/federation/<plugin id>/manifest.json`.
+        public static func covering(sqlFolder folder: String) throws(FederationError) -> ManifestDigests? {
+            let parent = FileSystem.directoryName(folder)
+            guard FileSystem.baseName(folder) == "postgresql" else { return nil }
+            let path: String, reinstall: String
+            if FileSystem.baseName(parent) == "federation" {
+                path = FileSystem.directoryName(parent) + "/manifest.json"
+                reinstall = "install the package again (clubhouse plugin install FILE)"
+            } else if FileSystem.baseName(FileSystem.directoryName(parent)) == "federation" {
+                path = parent + "/manifest.json"
+                reinstall = "install clubhouse again (scripts/install.sh)"
+            } else {
+                return nil
+            }
+            guard FileSystem.exists(path) else { return nil }
+            guard let bytes = try? FileSystem.read(path), let manifest = try? JSONParser.parse(bytes: bytes), manifest.objectValue != nil else {
+                throw FederationError("\(path): the installed manifest cannot be read as JSON, so the central SQL beside it cannot be checked; nothing was applied: \(reinstall)", isRequestError: true)
+            }
+            var files: [String: String] = [:]
+            for (name, value) in manifest["federation"]?.objectValue ?? [:] {
+                if let digest = value.stringValue { files[name] = digest.lowercased() }
+            }
+            return ManifestDigests(path: path, files: files, reinstall: reinstall)
+        }
+    }
+
     /// Applies what is not applied yet; returns the versions applied now.
-    public func apply(plugin: String, _ migrations: [Migration]) throws(FederationError) -> [Int] {
+    public func apply(plugin: String, _ migrations: [Migration], manifest: ManifestDigests? = nil) throws(FederationError) -> [Int] {
+        try apply(plugin: plugin, pending: try pending(plugin: plugin, migrations, manifest: manifest))
+    }
+
+    /// What `apply` would apply, every file checked before anything is applied: one already applied must be
+    /// the text that was applied; one to apply must be listed with its SHA-256 by the installed package's
+    /// `manifest` (when the SQL came from a package) and hold nothing but SQL the host's transaction can
+    /// run (MigrationText).
+    public func pending(plugin: String, _ migrations: [Migration], manifest: ManifestDigests? = nil) throws(FederationError) -> [Migration] {
         try FederationSchema.checkVersion(shell)
         let id = FederationSchema.literal(plugin)
         var recorded: [Int: String] = [:]
         for row in try shell.query("SELECT version, sha256 FROM clubhouse.migrations WHERE plugin = \(id)") where row.count == 2 {
             if let v = Int(row[0]) { recorded[v] = row[1] }
         }
-        // Every applied one is checked before anything is applied.
         for m in migrations {
             if let hash = recorded[m.version] {
                 guard hash == m.sha256 else {
-                    throw FederationError("\(m.path.isEmpty ? "migration \(m.version) ('\(m.name)')" : m.path): migration \(m.version) of plugin \(plugin) changed after it was applied to the federation (SHA-256 \(m.sha256.prefix(12))…, applied \(hash.prefix(12))…); nothing was applied: put back the text that was applied and ship the change as a new migration \(FederationMigrations.number(migrations.count + 1))_name.sql", isRequestError: true)
+                    throw FederationError("\(m.shown): migration \(m.version) of plugin \(plugin) changed after it was applied to the federation (SHA-256 \(m.sha256.prefix(12))…, applied \(hash.prefix(12))…); nothing was applied: put back the text that was applied and ship the change as a new migration \(FederationMigrations.number(migrations.count + 1))_name.sql", isRequestError: true)
                 }
             }
         }
-        var applied: [Int] = []
-        for m in migrations where recorded[m.version] == nil {
-            var script = "BEGIN;\n"
-            if m.version == 1 {
-                // Its partition, partitioned by site with a leaf per site (FederationSchema.add_partition).
-                script += "SELECT clubhouse.add_partition(\(id));\n"
+        let waiting = migrations.filter { recorded[$0.version] == nil }
+        if let manifest {
+            for m in waiting {
+                let file = FederationMigrations.number(m.version) + "_" + m.name + ".sql"
+                let name = m.path.isEmpty ? file : FileSystem.baseName(m.path)
+                guard let expected = manifest.files[name] else {
+                    let listed = manifest.files.keys.sorted()
+                    throw FederationError("\(m.shown): not a file of the installed package (its manifest, \(manifest.path), lists \(listed.isEmpty ? "no central SQL" : listed.joined(separator: ", "))), so it was added after install; nothing was applied: remove it (a plugin's new central SQL comes with a new version of it: plugin pack --federation, plugin install)", isRequestError: true)
+                }
+                guard expected == m.sha256 else {
+                    throw FederationError("\(m.shown): its SHA-256 (\(m.sha256.prefix(12))…) is not the one the installed package's manifest (\(manifest.path)) lists (\(expected.prefix(12))…): it changed after install; nothing was applied: \(manifest.reinstall) or put back its text", isRequestError: true)
+                }
             }
-            script += m.sql + "\n;\nINSERT INTO clubhouse.migrations(plugin, version, name, sha256) VALUES (\(id), \(m.version), "
-                + "\(FederationSchema.literal(m.name)), \(FederationSchema.literal(m.sha256)));\nCOMMIT;\n"
+            let present = Set(migrations.map { FileSystem.baseName($0.path) })
+            if let missing = manifest.files.keys.sorted().first(where: { !present.contains($0) }) {
+                throw FederationError("\(manifest.path): the installed package lists \(missing) but its postgresql/ folder lacks it; nothing was applied: \(manifest.reinstall)", isRequestError: true)
+            }
+        }
+        for m in waiting {
+            if let problem = MigrationText.problem(in: Array(m.sql.utf8), where: m.shown) {
+                throw FederationError(problem + "; nothing was applied", isRequestError: true)
+            }
+        }
+        return waiting
+    }
+
+    /// Applies migrations `pending` found not applied yet, each in a transaction of its own with its record
+    /// in clubhouse.migrations; returns their versions. psql never reads a file's text: it goes as
+    /// hexadecimal in the host's own statement, `DO … EXECUTE convert_from(decode('…', 'hex'), 'UTF8')`, and
+    /// the server runs it as SQL inside the host's transaction — a psql meta-command in it is only a syntax
+    /// error, transaction control fails ("EXECUTE of transaction commands is not implemented"), and the first
+    /// error rolls back the whole file, its record with it.
+    public func apply(plugin: String, pending: [Migration]) throws(FederationError) -> [Int] {
+        var applied: [Int] = []
+        for m in pending {
             do {
-                try shell.run(script)
+                try shell.run(FederationMigrations.script(plugin: plugin, m))
             } catch {
-                throw FederationError("migration \(m.version) ('\(m.name)') of plugin \(plugin) failed and changed nothing: \(error.message)")
+                throw FederationError("\(m.shown): migration \(m.version) ('\(m.name)') of plugin \(plugin) failed and changed nothing (nothing of it was applied or recorded)\(FederationMigrations.line(of: error, in: m).map { " at line \($0) of the file" } ?? ""): \(error.message)")
             }
             applied.append(m.version)
         }
         return applied
     }
+
+    /// The line of the migration's file where the server's error points, when it points into the file
+    /// (psql prints "LINE n:" and then the failed query, which is the file's text run by EXECUTE).
+    static func line(of error: FederationError, in m: Migration) -> Int? {
+        let start = String(m.sql.prefix(60))
+        guard !start.isEmpty, let query = error.detail.firstRange(of: "QUERY:  " + start) else { return nil }
+        let before = error.detail[..<query.lowerBound]
+        guard let mark = before.ranges(of: "LINE ").last else { return nil }
+        return Int(before[mark.upperBound...].prefix { $0.isNumber })
+    }
+
+    /// psql's script for one migration: its transaction, the file's text as data.
+    static func script(plugin: String, _ m: Migration) -> String {
+        let id = FederationSchema.literal(plugin)
+        var script = "BEGIN;\n"
+        if m.version == 1 {
+            // Its partition, partitioned by site with a leaf per site (FederationSchema.add_partition).
+            script += "SELECT clubhouse.add_partition(\(id));\n"
+        }
+        let digits: [Character] = Array("0123456789abcdef")
+        var hex = ""
+        hex.reserveCapacity(m.sql.utf8.count * 2)
+        for byte in m.sql.utf8 {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        script += "DO $clubhouse_migration$ BEGIN EXECUTE convert_from(decode('\(hex)', 'hex'), 'UTF8'); END $clubhouse_migration$;\n"
+        script += "INSERT INTO clubhouse.migrations(plugin, version, name, sha256) VALUES (\(id), \(m.version), "
+            + "\(FederationSchema.literal(m.name)), \(FederationSchema.literal(m.sha256)));\nCOMMIT;\n"
+        return script
+    }
+}
+
+extension FederationMigrations.Migration {
+    /// Its file, as messages name it.
+    var shown: String { path.isEmpty ? "migration \(version) ('\(name)')" : path }
 }

@@ -111,7 +111,11 @@ public struct FederationPush {
         // One psql for the whole push: the preliminary query and every batch (PostgresSession).
         let session = shell.session()
         defer { session.finish() }
-        let leaves = try prepare(try hostID(), session)
+        let leaves: [String: String]
+        do { leaves = try prepare(try hostID(), session) } catch where error.unreachable && !error.cancelled {
+            // The server away, refusing the connection, or taking it and never answering (its timeouts).
+            throw FederationError("federation push: \(error.message); nothing was shipped and every record waits in the outbox: push again once the server answers", unreachable: true)
+        }
         var report = Report()
         let limit = federation.batchRecords, siteID = federation.siteID
         for path in FileSystem.files(in: siteFolder, suffix: ".sqlite") {

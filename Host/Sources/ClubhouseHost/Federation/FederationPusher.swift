@@ -60,9 +60,10 @@ public final class FederationPusher: @unchecked Sendable {
     private var failures = 0
 
     /// `say` gets the one-line state changes (serve logs them as warnings).
+    /// psql's timeouts are the federation block's (`connect_timeout_seconds`, `step_timeout_seconds`).
     public init(federation: SiteFederation, siteName: String, siteFolder: String, timing: Timing? = nil,
-                timeoutMilliseconds: Int = 60_000, say: @escaping @Sendable (String) -> Void) {
-        var shell = PostgresShell(target: PostgresTarget(federation), timeoutMilliseconds: timeoutMilliseconds)
+                say: @escaping @Sendable (String) -> Void) {
+        var shell = PostgresShell(federation)
         shell.cancel = cancel
         push = FederationPush(shell: shell, federation: federation, siteName: siteName, siteFolder: siteFolder)
         self.timing = timing ?? Timing(federation)

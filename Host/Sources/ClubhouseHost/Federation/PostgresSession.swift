@@ -98,8 +98,12 @@ public final class PostgresSession {
         let argv = ([shell.program] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var argvPointers = argv + [nil]
+        // PGCONNECT_TIMEOUT: a server that takes the connection and never answers is given up (libpq's connect_timeout).
+        let envp = shell.childEnvironment().map { strdup($0) }
+        defer { envp.forEach { free($0) } }
+        var envPointers = envp + [nil]
         var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, shell.program, &actions, nil, &argvPointers, environ)
+        let spawned = posix_spawnp(&pid, shell.program, &actions, nil, &argvPointers, &envPointers)
         close(stdinPipe[0]); close(stdoutPipe[1]); close(stderrPipe[1])
         guard spawned == 0 else {
             close(stdinPipe[1]); close(stdoutPipe[0]); close(stderrPipe[0])
@@ -159,6 +163,7 @@ public final class PostgresSession {
             let remaining = deadline - Subprocess.monotonicMilliseconds()
             if remaining <= 0 {
                 stop(running)
+                outcome.timedOut = true
                 outcome.problem = "psql did not finish within \(shell.timeoutMilliseconds / 1000) s and was stopped"
                 return outcome
             }

@@ -20,6 +20,8 @@ public struct FederationError: Error, Sendable, CustomStringConvertible {
     public var cancelled = false
     /// True when psql was killed by a signal not of ours (the server may well be there).
     public var killed = false
+    /// psql's whole complaint (its standard error), when it said one.
+    public var detail = ""
     public var description: String { message }
 
     public init(_ message: String, unreachable: Bool = false, isRequestError: Bool = false, cancelled: Bool = false, killed: Bool = false) {
@@ -118,15 +120,56 @@ public struct PostgresShell: Sendable {
     public var target: PostgresTarget
     /// The psql program (PATH lookup when not a path).
     public var program: String
+    /// How long one step (a script, a batch of a push) may wait for psql to finish it; then psql is killed.
     public var timeoutMilliseconds: Int
+    /// libpq's connect_timeout, given to psql as PGCONNECT_TIMEOUT (a connect_timeout in the URL or the
+    /// service file wins over it). Nil: PGCONNECT_TIMEOUT from the environment when set, else
+    /// `defaultConnectTimeoutSeconds`.
+    public var connectTimeoutSeconds: Int?
+    /// Where the two timeouts are set, for messages (a site's federation block), or nil.
+    public var timeoutSettings: (connect: String, step: String)?
     /// When set and fired, the running psql is killed and the run fails (`FederationError.cancelled`).
     public var cancel: PostgresCancel?
 
-    public init(target: PostgresTarget, program: String = FileSystem.environment("CLUBHOUSE_PSQL") ?? "psql", timeoutMilliseconds: Int = 120_000) {
+    /// A server that accepts a connection and never answers is given up after this long.
+    public static let defaultConnectTimeoutSeconds = 10
+
+    public init(target: PostgresTarget, program: String = FileSystem.environment("CLUBHOUSE_PSQL") ?? "psql", timeoutMilliseconds: Int = 120_000,
+                connectTimeoutSeconds: Int? = nil) {
         self.target = target
         self.program = program
         self.timeoutMilliseconds = timeoutMilliseconds
+        self.connectTimeoutSeconds = connectTimeoutSeconds
         Signals.ignoreBrokenPipes()  // psql can end while its script is written: EPIPE, never SIGPIPE
+    }
+
+    /// A site's federation as its push and pull reach it: its timeouts (`connect_timeout_seconds`,
+    /// `step_timeout_seconds`) from its block.
+    public init(_ federation: SiteFederation) {
+        self.init(target: PostgresTarget(federation), timeoutMilliseconds: federation.stepTimeoutSeconds * 1_000,
+                  connectTimeoutSeconds: federation.connectTimeoutSeconds)
+        timeoutSettings = ("connect_timeout_seconds of the site's \"federation\" in plugins.json",
+                           "step_timeout_seconds of the site's \"federation\" in plugins.json")
+    }
+
+    /// The connect timeout psql is given, in seconds.
+    var effectiveConnectTimeout: Int {
+        if let connectTimeoutSeconds { return connectTimeoutSeconds }
+        if let given = FileSystem.environment("PGCONNECT_TIMEOUT").flatMap({ Int($0) }) { return given }
+        return PostgresShell.defaultConnectTimeoutSeconds
+    }
+
+    /// psql's environment: this process's, with PGCONNECT_TIMEOUT set (`connectTimeoutSeconds`).
+    func childEnvironment() -> [String] {
+        var entries: [String] = []
+        var current = environ
+        while let entry = current.pointee {
+            let text = String(cString: entry)
+            if !text.hasPrefix("PGCONNECT_TIMEOUT=") { entries.append(text) }
+            current += 1
+        }
+        entries.append("PGCONNECT_TIMEOUT=\(effectiveConnectTimeout)")
+        return entries
     }
 
     /// Runs `script` (SQL, with COPY data inline) in a psql of its own; stops at the first error.
@@ -143,15 +186,25 @@ public struct PostgresShell: Sendable {
     /// The one-line error of a psql step that did not succeed, or nil.
     func failure(_ result: Outcome) -> FederationError? {
         if result.cancelled { return FederationError("\(target.shown): psql was stopped (the push was cancelled)", unreachable: true, cancelled: true) }
+        if result.timedOut {
+            let setting = timeoutSettings.map { " (\($0.step))" } ?? ""
+            return FederationError("\(target.shown): no answer within \(timeoutMilliseconds / 1000) s\(setting), so psql was stopped and nothing of its transaction was committed", unreachable: true)
+        }
         if let problem = result.problem { return FederationError("\(target.shown): \(problem)", unreachable: true) }
         if let signal = result.signal {
             // Killed (the OOM killer, an operator's kill): whatever its transaction held was rolled back.
             return FederationError("\(target.shown): psql ended by signal \(signal) (\(String(cString: strsignal(signal)))) before it finished; its transaction was not committed, so nothing of it was kept", unreachable: true, killed: true)
         }
         guard result.exitCode == 0 else {
-            let said = PostgresShell.firstError(result.standardError)
             // psql exits 2 when the connection failed or was lost, 3 when a statement failed.
-            return FederationError("\(target.shown): \(said)", unreachable: result.exitCode == 2)
+            var said = PostgresShell.firstError(result.standardError)
+            if result.exitCode == 2 && said.hasSuffix("timeout expired") {
+                // libpq's connect_timeout: the server took the connection (or nothing answered) and never answered.
+                said += " (no answer within \(effectiveConnectTimeout) s: \(timeoutSettings?.connect ?? "PGCONNECT_TIMEOUT, or connect_timeout in the URL or service"))"
+            }
+            var error = FederationError("\(target.shown): \(said)", unreachable: result.exitCode == 2)
+            error.detail = String(decoding: result.standardError.prefix(1 << 16), as: UTF8.self)
+            return error
         }
         return nil
     }
@@ -185,6 +238,8 @@ public struct PostgresShell: Sendable {
         var problem: String?
         /// Killed because its `PostgresCancel` fired.
         var cancelled = false
+        /// Killed because the step's deadline passed.
+        var timedOut = false
         /// The signal that ended psql, when one did (and it was not ours).
         var signal: Int32?
     }

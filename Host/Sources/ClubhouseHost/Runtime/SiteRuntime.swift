@@ -431,6 +431,12 @@ public final class SiteRuntime: @unchecked Sendable {
     /// instance when its description came from the catalogue cache. The plugin loaded must be the
     /// one described (same id, version and catalogue); a file changed in between is refused, and
     /// forgotten, so that the next call describes it again.
+    ///
+    /// In process, the file is opened once and loaded from that descriptor: when it is still the very
+    /// file described (its identity, read on the descriptor that is loaded, is the one the cache entry
+    /// was made from), its catalogue is the one the call was checked against without asking the plugin
+    /// again (`describe` builds the plugin's whole catalogue, which one command does not need). Any
+    /// other file describes itself and must match.
     func backend(_ alias: String) -> Result<PluginBackend, RuntimeError> {
         let plugin: ResolvedPlugin
         switch resolve(alias) {
@@ -441,10 +447,27 @@ public final class SiteRuntime: @unchecked Sendable {
         loadLock.lock()
         defer { loadLock.unlock() }
         if let backend = lock.withLock({ backends[alias] }) { return .success(backend) }
-        let l: Location
+        var l: Location
         switch locate(alias) {
         case .success(let found): l = found
         case .failure(let e): return .failure(e)
+        }
+        if l.isolation == .inProcess, l.path == plugin.path, let described = plugin.identity {
+            if l.verified == nil { l.verified = SiteRuntime.openForLoading(l.path) }
+            if let fd = l.verified, FileIdentity(descriptor: fd) == described {
+                let library: PluginLibrary
+                do {
+                    library = try loader.load(path: l.path, verified: fd)
+                } catch {
+                    return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
+                }
+                guard library.info.id == plugin.info.id, library.info.version == plugin.info.version else {
+                    return .failure(changed(alias, plugin, path: l.path, now: library.info, stopping: nil))
+                }
+                let backend = PluginBackend.library(library)
+                lock.withLock { backends[alias] = backend }
+                return .success(backend)
+            }
         }
         let backend: PluginBackend
         let bytes: [UInt8]
@@ -454,16 +477,31 @@ public final class SiteRuntime: @unchecked Sendable {
         }
         guard l.path == plugin.path, backend.info.id == plugin.info.id, backend.info.version == plugin.info.version,
               bytes == plugin.described else {
-            catalogues?.remove(path: FileSystem.realPath(plugin.path) ?? plugin.path)
-            lock.withLock {
-                loaded[alias] = nil
-                resolved[alias] = nil
-            }
-            if case .isolated(let runner) = backend { runner.stop() }
-            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(l.path) changed since its commands were read (now \(backend.info.id) \(backend.info.version)); the command did not run: run it again"))
+            return .failure(changed(alias, plugin, path: l.path, now: backend.info, stopping: backend))
         }
         lock.withLock { backends[alias] = backend }
         return .success(backend)
+    }
+
+    /// A plugin that is not the one described: its cache entry and resolution are forgotten (the next
+    /// call describes it again), a runner started for it stopped, and the call refused.
+    private func changed(_ alias: String, _ plugin: ResolvedPlugin, path: String, now: PluginDescriptorInfo,
+                         stopping backend: PluginBackend?) -> RuntimeError {
+        catalogues?.remove(path: FileSystem.realPath(plugin.path) ?? plugin.path)
+        lock.withLock {
+            loaded[alias] = nil
+            resolved[alias] = nil
+        }
+        if case .isolated(let runner)? = backend { runner.stop() }
+        return RuntimeError(status: .error, message: "plugin '\(alias)': \(path) changed since its commands were read "
+                                + "(now \(now.id) \(now.version)); the command did not run: run it again")
+    }
+
+    /// An open descriptor of the plugin file at `path` to load from (nil when it cannot be opened: the
+    /// load by path then says why). Opened without blocking, so a FIFO put there cannot hang it.
+    static func openForLoading(_ path: String) -> Int32? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        return fd >= 0 ? fd : nil
     }
 
     /// Tests only: CLUBHOUSE_TEST_SWAP_AFTER_LOCK_CHECK=FILE renames FILE over the library just

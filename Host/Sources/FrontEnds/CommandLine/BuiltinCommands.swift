@@ -436,49 +436,34 @@ enum BuiltinCommands {
 
     // MARK: device simulate
 
+    /// The simulator is a program of its own (`clubhouse-KIND` beside clubhouse; the ball machine's is the
+    /// tennis plugin's tool, Devices/DeviceSimulator.swift): this process becomes it, with the options checked here.
     static func deviceSimulate(_ arguments: JSONObject, _ options: GlobalOptions) throws(CLIError) -> Int32 {
-        var simulatorOptions = BallMachineSimulatorOptions()
+        let kind = arguments["kind"]?.stringValue ?? "ballmachine"
         let text = arguments["listen"]?.stringValue ?? ""
-        let listen: DeviceAddress
         switch DeviceAddress.parse(text, listening: true) {
-        case .success(let a):
-            switch a {
-            case .tcp, .unix: listen = a
-            default: throw usage("--listen takes tcp:HOST:PORT or unix:PATH, not \(text)")
-            }
+        case .success(.tcp), .success(.unix): break
+        case .success: throw usage("--listen takes tcp:HOST:PORT or unix:PATH, not \(text)")
         case .failure(let e): throw usage("--listen: \(e.description)")
         }
-        if let c = arguments["checksum"]?.stringValue.flatMap(BallMachineSimulatorOptions.Checksum.init(rawValue:)) {
-            simulatorOptions.checksum = c
-        }
+        var words = ["--listen", text]
+        if let c = arguments["checksum"]?.stringValue { words += ["--checksum", c] }
         if let r = arguments["reject-rate"]?.doubleValue {
             guard (0...1).contains(r) else { throw usage("--reject-rate must be a number from 0 to 1, got \(r)") }
-            simulatorOptions.rejectRate = r
+            words += ["--reject-rate", String(r)]
         }
         if let l = arguments["latency"]?.intValue {
             guard (0...10_000).contains(l) else { throw usage("--latency must be 0-10000 milliseconds, got \(l)") }
-            simulatorOptions.latencyMilliseconds = l
+            words += ["--latency", String(l)]
         }
-
-        let quiet = options.quiet
-        let simulator = BallMachineSimulator(options: simulatorOptions) { line in
-            if !quiet { StandardStreams.writeError("simulator: \(line)\n") }
-        }
-        let stopFlag = StopFlag()
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { sig -> DispatchSourceSignalHolder in
-            DispatchSourceSignalHolder(sig) { stopFlag.set() }
-        }
-        defer { sources.forEach { $0.cancel() } }
-        do {
-            try simulator.listen(on: listen, ready: { bound in
-                StandardStreams.writeOutput("listening on \(bound) (checksum \(simulatorOptions.checksum.rawValue), reject rate \(simulatorOptions.rejectRate), latency \(simulatorOptions.latencyMilliseconds) ms)\n")
-            }, stop: { stopFlag.isSet })
-        } catch {
-            throw CLIError(status: error.status, message: error.message)
-        }
-        return 0
+        if options.quiet { words.append("--quiet") }
+        let program = DeviceSimulator.program(kind)
+        let argv = ([program] + words).map { strdup($0) }
+        var pointers = argv + [nil]
+        execv(program, &pointers)
+        let reason = String(cString: strerror(errno))
+        argv.forEach { free($0) }
+        throw CLIError(status: .error, message: "cannot start the \(kind) simulator \(program): \(reason); it is installed beside clubhouse (scripts/install.sh)")
     }
 
 }

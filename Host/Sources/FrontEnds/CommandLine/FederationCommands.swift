@@ -57,7 +57,7 @@ enum FederationCommands {
 
     static func push(_ options: GlobalOptions) throws(CLIError) -> Int32 {
         let (site, federation, folder) = try locate(options)
-        let push = FederationPush(shell: PostgresShell(target: PostgresTarget(federation)), federation: federation, siteName: site.name,
+        let push = FederationPush(shell: PostgresShell(federation), federation: federation, siteName: site.name,
                                   siteFolder: folder)
         let report: FederationPush.Report
         do { report = try push.run() } catch { throw failure(error) }
@@ -80,8 +80,13 @@ extension FederationCommands {
         }
         let target = try target(url)
         let migrations = FederationMigrations(shell: PostgresShell(target: target))
+        let folder = FileSystem.absolute(dir)
         let applied: [Int]
-        do { applied = try migrations.apply(plugin: plugin, try FederationMigrations.read(folder: FileSystem.absolute(dir))) } catch { throw failure(error) }
+        do {
+            // A folder of an installed package or of the bundled plugins is held to its manifest.
+            let manifest = try FederationMigrations.ManifestDigests.covering(sqlFolder: folder)
+            applied = try migrations.apply(plugin: plugin, try FederationMigrations.read(folder: folder), manifest: manifest)
+        } catch { throw failure(error) }
         let json: JSONValue = ["federation": .string(target.shown), "plugin": .string(plugin), "applied": .array(applied.map { .int($0) })]
         let text = applied.isEmpty ? "The federation at \(target.shown) already has every migration of \(plugin).\n"
             : "Applied migration\(applied.count == 1 ? "" : "s") \(applied.map(String.init).joined(separator: ", ")) of \(plugin) to \(target.shown).\n"
@@ -109,9 +114,18 @@ extension FederationCommands {
         let migrations = FederationMigrations(shell: PostgresShell(target: target))
         var replies: [JSONValue] = []
         var text = ""
+        // Every plugin's files checked (what was applied, the installed package's manifest, SQL only) before
+        // any is applied.
+        var planned: [(id: String, folder: String, pending: [FederationMigrations.Migration])] = []
         for (id, folder) in found {
+            do {
+                let manifest = try FederationMigrations.ManifestDigests.covering(sqlFolder: folder)
+                planned.append((id, folder, try migrations.pending(plugin: id, try FederationMigrations.read(folder: folder), manifest: manifest)))
+            } catch { throw failure(error) }
+        }
+        for (id, folder, pending) in planned {
             let applied: [Int]
-            do { applied = try migrations.apply(plugin: id, try FederationMigrations.read(folder: folder)) } catch { throw failure(error) }
+            do { applied = try migrations.apply(plugin: id, pending: pending) } catch { throw failure(error) }
             replies.append(["plugin": .string(id), "dir": .string(folder), "applied": .array(applied.map { .int($0) })])
             text += applied.isEmpty ? "The federation at \(target.shown) already has every migration of \(id).\n"
                 : "Applied migration\(applied.count == 1 ? "" : "s") \(applied.map(String.init).joined(separator: ", ")) of \(id) to \(target.shown) (from \(folder)).\n"
@@ -124,7 +138,7 @@ extension FederationCommands {
     /// plugin's receive command (one call, one transaction in the plugin).
     static func pull(_ options: GlobalOptions) throws(CLIError) -> Int32 {
         let (site, federation, _) = try locate(options)
-        let shell = PostgresShell(target: PostgresTarget(federation))
+        let shell = PostgresShell(federation)
         do { try FederationSchema.checkVersion(shell) } catch { throw failure(error) }
         let session = try Session(options: options)
         var received: [JSONValue] = []

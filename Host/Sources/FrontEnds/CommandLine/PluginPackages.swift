@@ -182,6 +182,9 @@ enum PluginPackages {
             guard SHA256.hex(entry.bytes) == expected.lowercased() else {
                 throw failure("\(path): \(federationFolder)/\(name)'s SHA-256 is not the manifest's; the package was altered or damaged")
             }
+            if let problem = MigrationText.problem(in: entry.bytes, where: "\(path): \(federationFolder)/\(name)") {
+                throw failure(problem + "; nothing was installed: ask its publisher for a package without it")
+            }
             allowed.insert(entry.name)
         }
         if let extra = entries.first(where: { !allowed.contains($0.name) }) {
@@ -234,7 +237,13 @@ enum PluginPackages {
             guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
                 throw CLIError(status: .invalidArgument, message: "\(given)/\(name): a central SQL folder holds plain files only (no subfolder or link)")
             }
-            do { files.append((name, try FileSystem.read(path))) } catch { throw failure("\(given)/\(name): cannot read (\(error.reason))") }
+            let bytes: [UInt8]
+            do { bytes = try FileSystem.read(path) } catch { throw failure("\(given)/\(name): cannot read (\(error.reason))") }
+            // SQL only: no psql meta-command, no transaction control (FederationMigrations runs it in the host's transaction).
+            if let problem = MigrationText.problem(in: bytes, where: "\(given)/\(name)") {
+                throw CLIError(status: .invalidArgument, message: problem + "; nothing was packed")
+            }
+            files.append((name, bytes))
         }
         return files
     }

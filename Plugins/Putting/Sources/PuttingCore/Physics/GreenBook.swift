@@ -10,7 +10,6 @@
 // left out. Physics model only; no tolerance windows (the make probability says more per position).
 import ClubhouseHashing
 import ClubhouseJSON
-import Dispatch
 import Glibc
 
 /// `putting book --course C --hole N --flag X,Z [--spacing FT]`

@@ -10,7 +10,6 @@
 // and the windows and make probability are cut into pieces that do not depend on each other and run
 // on `lanes` threads (`Lanes.map`); the pieces are combined in one fixed order, so the answer is the
 // same, to the last digit, on one lane or several.
-import Dispatch
 import Glibc
 import Synchronization
 
@@ -178,27 +177,28 @@ public struct PhysicsSolver: Sendable {
         }
     }
 
-    /// The stability check's search, on a thread of its own beside the rest of the best line's.
-    /// @unchecked Sendable: `line` is written by the search's thread before it signals `done`, and read only after
-    /// waiting on `done`.
+    /// The stability check's search, on a thread of its own beside the rest of the best line's (a `LaneThread`, not
+    /// libdispatch's pool: see `Lanes`). Where the system refuses a thread, the search runs when its answer is asked for.
+    /// @unchecked Sendable: `line` is written by the search's thread before it ends, and read only after joining it (or,
+    /// without a thread, written and read by the caller's).
     final class ProbeRun: @unchecked Sendable {
-        // Safe: `line` is written once, by the probe's thread, before it signals `done`; it is read only after `wait`
-        // has seen that signal.
+        // Safe: `line` is written once, by the probe's thread, before that thread ends; it is read only after `wait` has
+        // joined it.
         private var line: PhysicsBestLine?
-        private let done = DispatchSemaphore(value: 0)
+        private var thread: LaneThread?
+        private var deferred: (@Sendable () -> PhysicsBestLine)?
 
         static func start(_ solver: PhysicsSolver, ball: PointFt, hole: PointFt) -> ProbeRun {
             let run = ProbeRun()
-            DispatchQueue.global().async {
-                run.line = solver.bestLine(ball: ball, hole: hole)
-                run.done.signal()
-            }
+            run.thread = LaneThread.start { run.line = solver.bestLine(ball: ball, hole: hole) }
+            if run.thread == nil { run.deferred = { solver.bestLine(ball: ball, hole: hole) } }
             return run
         }
 
         /// The probe's answer, once it has one.
         func wait() -> PhysicsBestLine? {
-            done.wait()
+            if let thread { thread.join(); self.thread = nil }
+            if let deferred { line = deferred(); self.deferred = nil }
             return line
         }
     }
