@@ -440,16 +440,8 @@ final class FederationEndToEndTests: XCTestCase {
         let started = c.path("slow-psql-started")
         let slow = try psqlFilter(c, "psql-slow.sh", onCopy: "if [ $n -eq 1 ]; then touch \(started); sleep 1; fi")
         c.environment["CLUBHOUSE_PSQL"] = slow
-        let first = Process()
-        first.executableURL = Clubhouse.executable
-        first.arguments = site + ["federation", "push", "--json"]
-        var env = c.childEnvironment
-        for (k, v) in c.environment { env[k] = v }
-        first.environment = env
         let output = Pipe()
-        first.standardOutput = output
-        first.standardError = FileHandle.nullDevice
-        try first.run()
+        let first = try background(c, site + ["federation", "push", "--json"], output: output, errors: FileHandle.nullDevice)
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: started) && Date() < deadline { usleep(20_000) }
         try c.fail(site + ["federation", "push"],

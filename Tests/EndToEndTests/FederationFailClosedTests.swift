@@ -89,16 +89,8 @@ extension FederationEndToEndTests {
         ]
         for run in runs {
             try? FileManager.default.removeItem(atPath: pids)
-            let process = Process()
-            process.executableURL = Clubhouse.executable
-            process.arguments = run.command
-            var env = c.childEnvironment
-            for (k, v) in c.environment { env[k] = v }
-            process.environment = env
             let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            let process = try background(c, run.command, output: FileHandle.nullDevice, errors: errors)
             let deadline = Date().addingTimeInterval(20)
             while (try? String(contentsOfFile: pids, encoding: .utf8))?.isEmpty != false && Date() < deadline { usleep(20_000) }
             usleep(300_000)  // psql is connecting to the silent server
@@ -119,6 +111,20 @@ extension FederationEndToEndTests {
         c.environment["PGCONNECT_TIMEOUT"] = nil
         XCTAssertEqual(try c.succeed(["--config", real, "--site", "club-a", "outbox", "--json"]).json()["waiting"]?.intValue, 3, "nothing marked shipped")
         XCTAssertEqual(try c.succeed(["--config", real, "--site", "club-a", "federation", "push", "--json"]).json()["shipped"]?.intValue, 3)
+    }
+
+    /// `clubhouse ARGS` started with the test's environment, not waited for.
+    func background(_ c: Clubhouse, _ arguments: [String], output: Any, errors: Any) throws -> Process {
+        let process = Process()
+        process.executableURL = Clubhouse.executable
+        process.arguments = arguments
+        var env = c.childEnvironment
+        for (k, v) in c.environment { env[k] = v }
+        process.environment = env
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        return process
     }
 
     // MARK: a COMMIT whose reply is lost
