@@ -45,7 +45,8 @@ while [ $# -gt 0 ]; do
 done
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-PLUGINS="libPuttingPlugin.so libGlobePlugin.so libTennisPlugin.so libPracticePlugin.so libScorecardPlugin.so libGreeterPlugin.so libNotesC.so"
+PLUGINS="libPuttingPlugin.so libGlobePlugin.so libTennisPlugin.so libPracticePlugin.so libScorecardPlugin.so"
+PLUGINS="$PLUGINS libGreeterPlugin.so libNotesC.so"
 
 if [ -z "$PRODUCTS" ]; then
     (cd "$ROOT" && swift build -c release --product clubhouse)
@@ -95,9 +96,14 @@ if command -v "$LDD" >/dev/null 2>&1; then
     if [ -n "$missing" ]; then
         for library in $missing; do
             case "$library" in
-                libsqlite3*) echo "install.sh: $PREFIX/bin/clubhouse cannot start: $library (SQLite) is missing; install it (Debian: apt-get install libsqlite3-0)" >&2 ;;
+                libsqlite3*)
+                    echo "install.sh: $PREFIX/bin/clubhouse cannot start: $library (SQLite) is missing;" \
+                         "install it (Debian: apt-get install libsqlite3-0)" >&2 ;;
                 libswift*|libFoundation*|libdispatch*|libBlocksRuntime*|lib_Foundation*|libicu*)
-                    echo "install.sh: $PREFIX/bin/clubhouse cannot start: $library (the Swift runtime) is missing; install the Swift toolchain that built clubhouse ($("$PREFIX/bin/clubhouse" --version 2>/dev/null || echo "see swift --version on the build machine")), or add its usr/lib/swift/linux folder to the library path (/etc/ld.so.conf.d)" >&2 ;;
+                    built_by=$("$PREFIX/bin/clubhouse" --version 2>/dev/null || echo "see swift --version on the build machine")
+                    echo "install.sh: $PREFIX/bin/clubhouse cannot start: $library (the Swift runtime) is missing;" \
+                         "install the Swift toolchain that built clubhouse ($built_by), or add its usr/lib/swift/linux folder" \
+                         "to the library path (/etc/ld.so.conf.d)" >&2 ;;
                 *) echo "install.sh: $PREFIX/bin/clubhouse cannot start: $library is missing; install the package that provides it" >&2 ;;
             esac
         done
@@ -105,7 +111,8 @@ if command -v "$LDD" >/dev/null 2>&1; then
     fi
     swift_runtime=$(printf '%s\n' "$linked" | awk '$1 ~ /^libswiftCore\.so/ { print $3 }')
     sqlite=$(printf '%s\n' "$linked" | awk '$1 ~ /^libsqlite3\.so/ { print $3 }')
-    RUNTIME="the Swift runtime from $(dirname "${swift_runtime:-unknown/libswiftCore.so}") (keep that toolchain installed) and SQLite ${sqlite:-(linked statically)}"
+    RUNTIME="the Swift runtime from $(dirname "${swift_runtime:-unknown/libswiftCore.so}") (keep that toolchain installed)"
+    RUNTIME="$RUNTIME and SQLite ${sqlite:-(linked statically)}"
 else
     RUNTIME="(not checked: $LDD is not on the PATH) the Swift runtime of the toolchain that built clubhouse and the system libsqlite3"
 fi
@@ -114,7 +121,9 @@ for library in $PLUGINS; do
 done
 # The panels (issue 29): each plugin's web/ folder beside the bundled libraries, under its id, and the
 # host's own pages beside the executable (Host/HTTP.md, "Panels' files").
-for panel in Putting:org.clubhouse.putting Scorecard:org.clubhouse.scorecard Globe:org.clubhouse.globe Practice:org.clubhouse.practice Tennis:org.clubhouse.tennis; do
+BUNDLED="Putting:org.clubhouse.putting Scorecard:org.clubhouse.scorecard Globe:org.clubhouse.globe"
+BUNDLED="$BUNDLED Practice:org.clubhouse.practice Tennis:org.clubhouse.tennis"
+for panel in $BUNDLED; do
     source="$ROOT/Plugins/${panel%%:*}/web"
     [ -d "$source" ] || continue
     for file in "$source"/*; do
@@ -123,7 +132,7 @@ for panel in Putting:org.clubhouse.putting Scorecard:org.clubhouse.scorecard Glo
 done
 # Their central SQL (issue 34): federation/<plugin id>/postgresql/ beside the bundled libraries, where
 # `clubhouse federation migrate` finds it when no --dir is given.
-for plugin in Scorecard:org.clubhouse.scorecard Practice:org.clubhouse.practice Putting:org.clubhouse.putting Tennis:org.clubhouse.tennis Globe:org.clubhouse.globe; do
+for plugin in $BUNDLED; do
     source="$ROOT/Plugins/${plugin%%:*}/federation/postgresql"
     [ -d "$source" ] || continue
     listed=""
@@ -185,5 +194,6 @@ generate "$PREFIX/share/fish/vendor_completions.d/clubhouse.fish" "$PREFIX/bin/c
 echo "Installed clubhouse $VERSION into $PREFIX"
 echo "  it runs with $RUNTIME"
 echo "  add $PREFIX/bin to PATH; C plugin authors: PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --cflags clubhouse"
-echo "  Swift plugin authors: clubhouse plugin new NAME --lang swift (builds against $SDK with Swift $("$PREFIX/bin/clubhouse" --version | sed -n 's/.*, Swift \([^,]*\),.*/\1/p'))"
+SWIFT_VERSION=$("$PREFIX/bin/clubhouse" --version | sed -n 's/.*, Swift \([^,]*\),.*/\1/p')
+echo "  Swift plugin authors: clubhouse plugin new NAME --lang swift (builds against $SDK with Swift $SWIFT_VERSION)"
 echo "  documentation: $PREFIX/share/doc/clubhouse (man clubhouse)"

@@ -62,13 +62,16 @@ fx = med([s["frame_encode_decode_xor_M_per_s"] for s in sw])
 fm = med([s["frame_encode_decode_modbus_M_per_s"] for s in sw])
 print(f"| benchmark | Swift (TennisCore) | peer (OpenCV {peer[0]['opencv']}) | ratio | target |")
 print("|---|---|---|---|---|")
-print(f"| project 1,000,000 points (Mpts/s, higher is better) | {proj:.0f} | {cv:.0f} (default threads), {cv1:.0f} (1 thread) | {proj/cv:.2f}x, {proj/cv1:.2f}x | >= 0.5x |")
-print(f"| estimate H from 8 pairs (us, lower is better) | {est:.1f} | {fh:.1f} findHomography (default threads), {fh1:.1f} (1 thread) | {fh/est:.1f}x faster | faster |")
+print(f"| project 1,000,000 points (Mpts/s, higher is better) | {proj:.0f} | "
+      f"{cv:.0f} (default threads), {cv1:.0f} (1 thread) | {proj/cv:.2f}x, {proj/cv1:.2f}x | >= 0.5x |")
+print(f"| estimate H from 8 pairs (us, lower is better) | {est:.1f} | "
+      f"{fh:.1f} findHomography (default threads), {fh1:.1f} (1 thread) | {fh/est:.1f}x faster | faster |")
 print(f"| frame encode + decode, xor (M/s) | {fx:.1f} | - | - | >= 10 M/s |")
 print(f"| frame encode + decode, modbus (M/s) | {fm:.1f} | - | - | >= 10 M/s |")
 rt = med([s["simulator_round_trip_median_us"] for s in sw])
 rt90 = med([s["simulator_round_trip_p90_us"] for s in sw])
-print(f"| simulator round trip (the clubhouse-ballmachine program on a socket pair), command → accepted (us) | {rt:.1f} median, {rt90:.1f} p90 | - | - | <= 200 us median |")
+print(f"| simulator round trip (the clubhouse-ballmachine program on a socket pair), command → accepted (us) | "
+      f"{rt:.1f} median, {rt90:.1f} p90 | - | - | <= 200 us median |")
 rb = load("robust")
 cvr, cvr1 = load("cvransac"), load("cvransac1")
 rm = med([r["ransac_median_ms"] for r in rb])
@@ -77,13 +80,22 @@ cv_r = med([c["ransac"]["median_ms"] for c in cvr]); cv_r1 = med([c["ransac"]["m
 cv_u = med([c["usac_default"]["median_ms"] for c in cvr]); cv_m = med([c["usac_magsac"]["median_ms"] for c in cvr])
 err_sw = max(r["ransac_first_set_max_court_error_m"] for r in rb)
 err_all = max(r["ransac_worst_max_court_error_m"] for r in rb)
-err_cv = cvr[0]["ransac"]["max_probe_error_m"]; err_u = cvr[0]["usac_default"]["max_probe_error_m"]; err_m = cvr[0]["usac_magsac"]["max_probe_error_m"]
+err_cv = cvr[0]["ransac"]["max_probe_error_m"]
+err_u = cvr[0]["usac_default"]["max_probe_error_m"]
+err_m = cvr[0]["usac_magsac"]["max_probe_error_m"]
 peer_r = json.load(open(f"{out}/peer-ransac.json"))
-print(f"| robust H, 100 pairs, 70 % wrong, threshold 0.25 m (ms, ten sets) | {rm:.3f} median ({med([r['ransac_median_samples'] for r in rb]):.0f} samples) | - | - | <= 5 ms |")
-print(f"| same, first set (ms) | {r1:.3f} | cv2.RANSAC {cv_r:.2f} (1 thread {cv_r1:.2f}); USAC_DEFAULT {cv_u:.3f}; USAC_MAGSAC {cv_m:.3f} | RANSAC {cv_r/r1:.1f}x faster; MAGSAC {cv_m/r1:.2f}x | - |")
-print(f"| largest court error of the fit (m; first set / worst of ten) | {err_sw:.4f} / {err_all:.4f} | RANSAC {err_cv:.4f}, USAC {err_u:.4f}, MAGSAC {err_m:.4f}; homography_peer.py ransac: {peer_r.get('projected_vs_true_max_err', float('nan')):.4f} | - | <= 0.10 m |")
+print(f"| robust H, 100 pairs, 70 % wrong, threshold 0.25 m (ms, ten sets) | "
+      f"{rm:.3f} median ({med([r['ransac_median_samples'] for r in rb]):.0f} samples) | - | - | <= 5 ms |")
+print(f"| same, first set (ms) | {r1:.3f} | "
+      f"cv2.RANSAC {cv_r:.2f} (1 thread {cv_r1:.2f}); USAC_DEFAULT {cv_u:.3f}; USAC_MAGSAC {cv_m:.3f} | "
+      f"RANSAC {cv_r/r1:.1f}x faster; MAGSAC {cv_m/r1:.2f}x | - |")
+print(f"| largest court error of the fit (m; first set / worst of ten) | {err_sw:.4f} / {err_all:.4f} | "
+      f"RANSAC {err_cv:.4f}, USAC {err_u:.4f}, MAGSAC {err_m:.4f}; "
+      f"homography_peer.py ransac: {peer_r.get('projected_vs_true_max_err', float('nan')):.4f} | "
+      f"- | <= 0.10 m |")
 dl = [r["drill_late_median_ms"] for r in rb]; dp = [r["drill_late_p90_ms"] for r in rb]; dm = [r["drill_late_max_ms"] for r in rb]
-print(f"| drill at 2 s per ball to the simulator: command written after its time (ms, {rb[0]['drill_balls']} balls per round) | median {med(dl):.3f}, p90 {med(dp):.3f}, max {max(dm):.3f} (worst round) | - | - | <= 1 ms |")
+print(f"| drill at 2 s per ball to the simulator: command written after its time (ms, {rb[0]['drill_balls']} balls per round) | "
+      f"median {med(dl):.3f}, p90 {med(dp):.3f}, max {max(dm):.3f} (worst round) | - | - | <= 1 ms |")
 print()
 print(f"{runs} rounds; Swift figures are the median of 15 samples per round, the peer's the best of 5 per round; "
       f"the table shows the median over rounds. Machine: {platform.machine()}, {os.cpu_count()} cores, "

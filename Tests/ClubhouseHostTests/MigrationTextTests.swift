@@ -36,6 +36,15 @@ final class MigrationTextTests: XCTestCase {
         }
     }
 
+    /// A file of many statements on one line (1 MB) is read in one pass: a column is counted only for the
+    /// message (counted for every statement, this took hours; a package is untrusted input).
+    func testOneLongLineIsReadInOnePass() {
+        let text = Array(String(repeating: "SELECT f(1, 'x'), \"y\" FROM t; ", count: 30_000).utf8) + Array("COMMIT;".utf8)
+        let said = MigrationText.problem(in: text)
+        XCTAssertEqual(said?.line, 1)
+        XCTAssertEqual(said?.column, text.count - 6)
+    }
+
     func testMetaCommandsAndTransactionControlAreRefusedWithLineAndColumn() {
         let cases: [(String, String)] = [
             ("\\! id", "f.sql:1:1: '\\!' is a psql meta-command"),

@@ -201,5 +201,20 @@ extension FederationEndToEndTests {
         try FileManager.default.moveItem(atPath: c.path("two.sql"), toPath: folder + "/002_two.sql")
         XCTAssertEqual(JSONWriter.compact(try c.succeed(migrate + ["--json"]).json()["plugins"]?.arrayValue?.first?["applied"] ?? .null), "[1,2]")
         XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'intruder'", database: db), "0")
+        // A signed package whose manifest is rewritten to cover an added file: its signature no longer verifies.
+        try c.succeed(["plugin", "keygen", "--out", c.path("publisher.key")])
+        let signedLibrary = try FixturePlugins.build("OK", id: id, version: "2.1.0")
+        let signed = c.path("fedmanifest-signed.chpkg")
+        try c.succeed(["plugin", "pack", signedLibrary, "--out", signed, "--federation", sql, "--sign", c.path("publisher.key")])
+        try c.succeed(["plugin", "install", signed])
+        let signedFolder = c.dataDirectory.appendingPathComponent("plugins/\(id)/2.1.0").path
+        _ = try c.write("third.sql", "CREATE ROLE intruder SUPERUSER;\n")
+        try FileManager.default.copyItem(atPath: c.path("third.sql"), toPath: signedFolder + "/federation/postgresql/003_third.sql")
+        let manifestText = try String(contentsOfFile: signedFolder + "/manifest.json", encoding: .utf8)
+            .replacingOccurrences(of: #""002_two.sql""#, with: #""003_third.sql": "\#(try sha256(c.path("third.sql")))", "002_two.sql""#)
+        try Data(manifestText.utf8).write(to: URL(fileURLWithPath: signedFolder + "/manifest.json"))
+        try c.fail(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", signedFolder + "/federation/postgresql"], exitCode: 2,
+                   contains: ["\(signedFolder)/manifest.json: the package's signature (signature.json) does not verify over its manifest"])
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'intruder'", database: db), "0")
     }
 }

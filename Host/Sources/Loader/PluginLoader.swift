@@ -101,21 +101,28 @@ public enum LoadError: Error, Sendable, CustomStringConvertible, Equatable {
         case .dlopenFailed(let p, let m):
             return "\(p): the dynamic loader refused it: \(m)"
         case .noEntry(let p):
-            return "\(p): no '\(CLUBHOUSE_ENTRY_SYMBOL)' symbol, so this is not a Clubhouse plugin; export the entry function (see PluginSDK/README.md)"
+            return "\(p): no '\(CLUBHOUSE_ENTRY_SYMBOL)' symbol, so this is not a Clubhouse plugin; export the entry function (see "
+                   + "PluginSDK/README.md)"
         case .declined(let p):
-            return "\(p): the plugin declined this host (its entry returned NULL for ABI \(BuildFingerprint.abi)); get a build of the plugin for this host"
+            return "\(p): the plugin declined this host (its entry returned NULL for ABI \(BuildFingerprint.abi)); get a build of the "
+                   + "plugin for this host"
         case .badMagic(let p, let found):
-            return "\(p): descriptor magic is 0x\(String(found, radix: 16, uppercase: true)), expected 0x\(String(CLUBHOUSE_MAGIC, radix: 16, uppercase: true)) ('CLUB'); the entry does not return a clubhouse_plugin_descriptor"
+            return "\(p): descriptor magic is 0x\(String(found, radix: 16, uppercase: true)), expected "
+                   + "0x\(String(CLUBHOUSE_MAGIC, radix: 16, uppercase: true)) ('CLUB'); the entry does not return a "
+                   + "clubhouse_plugin_descriptor"
         case .abiMajorMismatch(let p, let found, let expected):
-            return "\(p): built for plugin ABI \(found).x but this host speaks ABI \(expected).x; rebuild the plugin against this host's clubhouse.h"
+            return "\(p): built for plugin ABI \(found).x but this host speaks ABI \(expected).x; rebuild the plugin against this host's "
+                   + "clubhouse.h"
         case .structTooSmall(let p, let found, let minimum):
-            return "\(p): descriptor struct_size is \(found) bytes, at least \(minimum) expected for ABI 1.0; rebuild the plugin against clubhouse.h"
+            return "\(p): descriptor struct_size is \(found) bytes, at least \(minimum) expected for ABI 1.0; rebuild the plugin against "
+                   + "clubhouse.h"
         case .missingField(let p, let field):
             return "\(p): descriptor field '\(field)' is NULL; every mandatory field must be set (see entry.h)"
         case .invalidField(let p, let field, let value, let expected):
             return "\(p): descriptor \(field) '\(value)' is not valid; expected \(expected)"
         case .toolchainMismatch(let p, let plugin, let host):
-            return "\(p): a Swift plugin built by \(plugin), but this host was built by \(host); Swift has no stable ABI on Linux, so rebuild the plugin with the host's toolchain"
+            return "\(p): a Swift plugin built by \(plugin), but this host was built by \(host); Swift has no stable ABI on Linux, so "
+                   + "rebuild the plugin with the host's toolchain"
         case .describeFailed(let p, let m):
             return "\(p): \(m)"
         }
@@ -268,7 +275,8 @@ public final class PluginLoader: @unchecked Sendable {
         if p.destroy == nil { throw .missingField(path: path, field: "destroy") }
         if p.invoke == nil { throw .missingField(path: path, field: "invoke") }
         guard isReverseDNS(id) else {
-            throw .invalidField(path: path, field: "id", value: id, expected: "a reverse-DNS id such as org.example.notes (lowercase labels, at most \(Names.maximumIDLength) characters)")
+            throw .invalidField(path: path, field: "id", value: id, expected: "a reverse-DNS id such as org.example.notes (lowercase "
+                    + "labels, at most \(Names.maximumIDLength) characters)")
         }
         guard let semantic = SemanticVersion(version) else {
             throw .invalidField(path: path, field: "version", value: version, expected: "a semantic version such as 1.2.0")
@@ -283,7 +291,8 @@ public final class PluginLoader: @unchecked Sendable {
         }
         let fingerprint = BuildFingerprint.parse(build)
         guard let lang = fingerprint["lang"] else {
-            throw .invalidField(path: path, field: "build", value: build, expected: "\"abi=\(BuildFingerprint.abi);lang=c\" or \"abi=\(BuildFingerprint.abi);lang=swift;swift=X;target=T\"")
+            throw .invalidField(path: path, field: "build", value: build, expected: "\"abi=\(BuildFingerprint.abi);lang=c\" or "
+                    + "\"abi=\(BuildFingerprint.abi);lang=swift;swift=X;target=T\"")
         }
         if lang == "swift" {
             let pluginToolchain = "Swift \(fingerprint["swift"] ?? "?") for \(fingerprint["target"] ?? "?")"

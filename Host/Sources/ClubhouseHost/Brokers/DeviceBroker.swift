@@ -55,12 +55,15 @@ public final class DeviceBroker: @unchecked Sendable {
     private func connect(name: String, for entry: PluginEntry, limits: ServiceLimits) throws(TransportError) -> DeviceConnection {
         guard entry.isGranted(.device(name)) else {
             throw TransportError(status: .denied,
-                                 message: "plugin '\(entry.alias)' may not open device '\(name)': the site does not grant \"device:\(name)\"; add it to the plugin's \"grants\" in plugins.json")
+                                 message: "plugin '\(entry.alias)' may not open device '\(name)': "
+                                    + "the site does not grant \"device:\(name)\"; add it to the plugin's \"grants\" in plugins.json")
         }
         guard let device = site.devices[name] else {
             let known = site.devices.keys.sorted()
             throw TransportError(status: .notFound,
-                                 message: "site '\(site.name)' defines no device '\(name)'\(known.isEmpty ? "" : " (devices: \(known.joined(separator: ", ")))"); add it under \"devices\" in plugins.json")
+                                 message: "site '\(site.name)' defines no device '\(name)'"
+                                    + (known.isEmpty ? "" : " (devices: \(known.joined(separator: ", ")))")
+                                    + "; add it under \"devices\" in plugins.json")
         }
         let held = lock.withLock { open.values.filter { $0.owner == entry.alias }.count }
         guard held < limits.openDevices else {
@@ -156,7 +159,9 @@ public final class DeviceBroker: @unchecked Sendable {
                 c.release()
             },
             set_safe_state: { device, frame, frameLength, acknowledgement, acknowledgementLength, timeout in
-                guard let c = DeviceBroker.connection(device), let frame, let acknowledgement else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                guard let c = DeviceBroker.connection(device), let frame, let acknowledgement else {
+                    return Int32(CLUBHOUSE_INVALID_ARGUMENT)
+                }
                 return c.setSafeState(frame: Array(UnsafeBufferPointer(start: frame, count: frameLength)),
                                       acknowledgement: Array(UnsafeBufferPointer(start: acknowledgement, count: acknowledgementLength)),
                                       timeoutMilliseconds: timeout)
@@ -183,7 +188,8 @@ public final class DeviceBroker: @unchecked Sendable {
         case .open(let name):
             do throws(TransportError) {
                 let connection = try open(name: name, for: entry, limits: limits)
-                return (Int32(CLUBHOUSE_OK), DeviceReply(message: "", handle: devices.insert(connection), address: connection.address).encode(for: operation))
+                let reply = DeviceReply(message: "", handle: devices.insert(connection), address: connection.address)
+                return (Int32(CLUBHOUSE_OK), reply.encode(for: operation))
             } catch {
                 return (error.status.rawValue, DeviceReply(message: error.message).encode(for: operation))
             }

@@ -34,7 +34,8 @@ public enum Transport {
     static func errnoText() -> String { String(cString: strerror(errno)) }
 
     /// Opens a transport and returns a non-blocking file descriptor.
-    public static func open(_ transport: DeviceEntry.Transport, name: String, connectTimeoutMilliseconds: Int) throws(TransportError) -> Int32 {
+    public static func open(_ transport: DeviceEntry.Transport, name: String,
+                            connectTimeoutMilliseconds: Int) throws(TransportError) -> Int32 {
         switch transport {
         case .serial(let port, let baud, let parity, let dataBits, let stopBits):
             return try openSerial(port: port, baud: baud, parity: parity, dataBits: dataBits, stopBits: stopBits, name: name)
@@ -61,7 +62,9 @@ public enum Transport {
         guard tcgetattr(fd, &tio) == 0 else {
             let reason = errnoText()
             close(fd)
-            throw TransportError(status: .io, message: "device '\(name)': \(port) is not a terminal device (\(reason)); point \"transport\" at a serial port")
+            throw TransportError(status: .io,
+                                 message: "device '\(name)': \(port) is not a terminal device (\(reason)); "
+                                    + "point \"transport\" at a serial port")
         }
         cfmakeraw(&tio)
         guard let speed = SerialSpeed.constant(baud) else {
@@ -100,7 +103,8 @@ public enum Transport {
         var result: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &result)
         guard rc == 0, let first = result else {
-            throw TransportError(status: .notFound, message: "device '\(name)': cannot resolve host '\(host)': \(String(cString: gai_strerror(rc)))")
+            throw TransportError(status: .notFound,
+                                 message: "device '\(name)': cannot resolve host '\(host)': \(String(cString: gai_strerror(rc)))")
         }
         defer { freeaddrinfo(result) }
         var lastError = "no address"
@@ -128,7 +132,8 @@ public enum Transport {
             close(fd)
         }
         throw TransportError(status: .io,
-                             message: "device '\(name)': cannot connect to tcp:\(host):\(port): \(lastError); is the machine (or `clubhouse device simulate`) listening there?")
+                             message: "device '\(name)': cannot connect to tcp:\(host):\(port): \(lastError); "
+                                + "is the machine (or `clubhouse device simulate`) listening there?")
     }
 
     static func connectUnix(path: String, name: String) throws(TransportError) -> Int32 {
@@ -146,7 +151,8 @@ public enum Transport {
             let reason = errnoText()
             close(fd)
             throw TransportError(status: .io,
-                                 message: "device '\(name)': cannot connect to unix:\(path): \(reason); is the machine (or `clubhouse device simulate`) listening there?")
+                                 message: "device '\(name)': cannot connect to unix:\(path): \(reason); "
+                                    + "is the machine (or `clubhouse device simulate`) listening there?")
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         return fd

@@ -128,6 +128,14 @@ public struct FederationMigrations {
             guard let bytes = try? FileSystem.read(path), let manifest = try? JSONParser.parse(bytes: bytes), manifest.objectValue != nil else {
                 throw FederationError("\(path): the installed manifest cannot be read as JSON, so the central SQL beside it cannot be checked; nothing was applied: \(reinstall)", isRequestError: true)
             }
+            // A signed package's manifest is held to its signature: one rewritten to cover changed SQL is refused.
+            let signature = FileSystem.directoryName(path) + "/" + PackageSignature.fileName
+            if FileSystem.exists(signature) {
+                guard let signed = try? FileSystem.read(signature), case .success(let parsed) = PackageSignature.parse(signed),
+                      parsed.verify(manifest: bytes) == .valid else {
+                    throw FederationError("\(path): the package's signature (\(PackageSignature.fileName)) does not verify over its manifest: the manifest changed after install, so its central SQL cannot be trusted; nothing was applied: \(reinstall)", isRequestError: true)
+                }
+            }
             var files: [String: String] = [:]
             for (name, value) in manifest["federation"]?.objectValue ?? [:] {
                 if let digest = value.stringValue { files[name] = digest.lowercased() }

@@ -43,17 +43,22 @@ public enum MigrationText {
         var i = 0
         var line = 1
         var lineStart = 0
-        // The statement being read (top level only).
+        // The statement being read, its words at the top level (outside parentheses): the first four kept,
+        // the one before this, how many, whether DETACH was one; where it starts (its column is counted
+        // only for a message: counting it for every statement of a long line would be quadratic).
         var words: [String] = []
-        var firstWordAt = (line: 1, column: 1)
+        var count = 0
+        var previous = ""
+        var sawDetach = false
+        var firstWordAt = (line: 1, offset: 0, lineStart: 0)
         var parens = 0
         var beginDepth = 0
 
         init(_ bytes: [UInt8]) { b = bytes }
 
-        func column(_ at: Int) -> Int {
+        func column(_ at: Int, from start: Int? = nil) -> Int {
             // Characters, not bytes: UTF-8 continuation bytes do not count.
-            b[lineStart..<at].reduce(1) { $0 + (($1 & 0xC0) == 0x80 ? 0 : 1) }
+            b[(start ?? lineStart)..<at].reduce(1) { $0 + (($1 & 0xC0) == 0x80 ? 0 : 1) }
         }
 
         /// Moves to `to`, counting lines; a line whose first non-blank character is a backslash is a problem.
@@ -136,6 +141,9 @@ public enum MigrationText {
                 case 0x3B:
                     if parens == 0 && beginDepth == 0 {
                         words = []
+                        count = 0
+                        previous = ""
+                        sawDetach = false
                         beginDepth = 0
                     }
                     i += 1
@@ -154,7 +162,7 @@ public enum MigrationText {
                             note("'")
                             continue
                         }
-                        if words.isEmpty { firstWordAt = (line, column(start)) }
+                        if count == 0 { firstWordAt = (line, start, lineStart) }
                         if let p = statementWord(word) { return p }
                     } else {
                         i += 1
@@ -166,8 +174,11 @@ public enum MigrationText {
 
         /// A token that is not a word (a quoted identifier, a dollar-quoted body) in the statement.
         mutating func note(_ token: String) {
-            if words.isEmpty { firstWordAt = (line, column(i)) }
-            if parens == 0 { words.append(token) }
+            guard parens == 0 else { return }
+            if count == 0 { firstWordAt = (line, i, lineStart) }
+            if words.count < 4 { words.append(token) }
+            count += 1
+            previous = token
         }
 
         /// A quoted string or identifier from `i` (its opening quote) past its closing quote.
@@ -188,7 +199,11 @@ public enum MigrationText {
         /// A word of the current statement: transaction control or CONCURRENTLY where it cannot run.
         mutating func statementWord(_ word: String) -> Problem? {
             guard parens == 0 else { return nil }
-            words.append(word)
+            if words.count < 4 { words.append(word) }
+            count += 1
+            let before = previous
+            previous = word
+            if word == "DETACH" { sawDetach = true }
             // psql's heuristic for a SQL-standard function body (BEGIN ATOMIC … END): inside CREATE [OR
             // REPLACE] FUNCTION|PROCEDURE, BEGIN opens, CASE opens inside it, END closes.
             if words.count > 1, words[0] == "CREATE",
@@ -196,16 +211,16 @@ public enum MigrationText {
                 if word == "BEGIN" { beginDepth += 1 } else if word == "CASE" && beginDepth > 0 { beginDepth += 1 } else if word == "END" && beginDepth > 0 { beginDepth -= 1 }
                 return nil
             }
-            let at = firstWordAt
+            let start = firstWordAt
             func refuse(_ what: String) -> Problem {
-                Problem(line: at.line, column: at.column,
+                Problem(line: start.line, column: column(start.offset, from: start.lineStart),
                         message: "\(what) is transaction control, but each migration runs inside the host's own transaction (the file and its record in clubhouse.migrations commit together, or neither does): remove it, and ship a step that must commit on its own as the next migration")
             }
             func concurrently(_ what: String) -> Problem {
-                Problem(line: at.line, column: at.column,
+                Problem(line: start.line, column: column(start.offset, from: start.lineStart),
                         message: "\(what) cannot run inside a transaction, and each migration runs inside the host's own: leave out CONCURRENTLY (the migration's transaction builds it), or run that statement yourself outside federation migrate")
             }
-            switch words.count {
+            switch count {
             case 1:
                 if ["BEGIN", "COMMIT", "ROLLBACK", "END", "ABORT", "SAVEPOINT", "RELEASE"].contains(word) { return refuse(word) }
             case 2:
@@ -216,13 +231,13 @@ public enum MigrationText {
             }
             guard word == "CONCURRENTLY" else { return nil }
             switch words[0] {
-            case "CREATE" where words.count >= 3 && (words[words.count - 2] == "INDEX"):
-                return concurrently(words.dropLast().joined(separator: " ") + " CONCURRENTLY")
-            case "DROP" where words.count == 3 && words[1] == "INDEX":
+            case "CREATE" where count >= 3 && before == "INDEX":
+                return concurrently(words.prefix(count - 1).joined(separator: " ") + " CONCURRENTLY")
+            case "DROP" where count == 3 && words[1] == "INDEX":
                 return concurrently("DROP INDEX CONCURRENTLY")
             case "REINDEX":
                 return concurrently("REINDEX … CONCURRENTLY")
-            case "ALTER" where words.contains("DETACH"):
+            case "ALTER" where sawDetach:
                 return concurrently("ALTER TABLE … DETACH PARTITION … CONCURRENTLY")
             default:
                 return nil

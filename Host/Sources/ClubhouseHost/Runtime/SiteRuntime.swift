@@ -213,7 +213,10 @@ public final class SiteRuntime: @unchecked Sendable {
                 if let id = other.id, id != plugin.info.id { continue }
                 guard case .success(let o) = load(other.alias), o.info.id == plugin.info.id else { continue }
                 final = .failure(RuntimeError(status: .error,
-                                              message: "duplicate plugin id \(plugin.info.id) at site '\(site.name)': plugins '\(alias)' (\(plugin.path)) and '\(other.alias)' (\(o.path)) both load it and would share one database; a site runs a plugin once, so remove or disable one in \(configuration.source)"))
+                                              message: "duplicate plugin id \(plugin.info.id) at site '\(site.name)': plugins '\(alias)' "
+                                                      + "(\(plugin.path)) and '\(other.alias)' (\(o.path)) both load it and would share "
+                                                      + "one database; a site runs a plugin once, so remove or disable one in "
+                                                      + "\(configuration.source)"))
                 break
             }
             if case .success = final, let refusal = requirementRefusal(plugin, load: load) {
@@ -293,12 +296,15 @@ public final class SiteRuntime: @unchecked Sendable {
         let where_ = "\(configuration.source):\(entry.location.line):\(entry.location.column)"
         guard entry.enabled else {
             return .failure(RuntimeError(status: .error,
-                                         message: "plugin '\(alias)' is disabled at site '\(site.name)'; set \"enabled\": true at \(where_)"))
+                                         message: "plugin '\(alias)' is disabled at site '\(site.name)'; set \"enabled\": true at "
+                                                 + "\(where_)"))
         }
         // Never silently weaker: a kernel that cannot confine the runner refuses the plugin
         // before any of its code runs (discovery probes it).
         if entry.isolation == .sandbox, let reason = SandboxSupport.unavailableReason() {
-            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' asks for \"isolation\": \"sandbox\" (\(where_)), but \(reason); to run it without kernel confinement, set \"isolation\": \"process\" there knowingly (the plugin can then read and write whatever this user can)"))
+            return .failure(RuntimeError(status: .error, message: "plugin '\(alias)' asks for \"isolation\": \"sandbox\" (\(where_)), "
+                    + "but \(reason); to run it without kernel confinement, set \"isolation\": \"process\" there knowingly (the plugin "
+                    + "can then read and write whatever this user can)"))
         }
         let locked: LockedPlugin?
         switch lockGuard.pin(site: site.name, entry: entry) {
@@ -325,7 +331,8 @@ public final class SiteRuntime: @unchecked Sendable {
         if let locked {
             let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
             guard fd >= 0 else {
-                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(path): cannot read the library to check it against \(lockGuard.path) (\(String(cString: strerror(errno))))"))
+                return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(path): cannot read the library to check it "
+                        + "against \(lockGuard.path) (\(String(cString: strerror(errno))))"))
             }
             if let refusal = lockGuard.check(descriptor: fd, path: path, locked: locked) {
                 close(fd)
@@ -348,7 +355,11 @@ public final class SiteRuntime: @unchecked Sendable {
         let alias = l.entry.alias
         if l.isolation != .inProcess {
             do {
-                if let verified = l.verified { try PluginLoader.checkELF(descriptor: verified, path: l.path) } else { try PluginLoader.checkELF(path: l.path) }
+                if let verified = l.verified {
+                    try PluginLoader.checkELF(descriptor: verified, path: l.path)
+                } else {
+                    try PluginLoader.checkELF(path: l.path)
+                }
             } catch {
                 if let verified = l.verified { close(verified) }
                 return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
@@ -398,7 +409,8 @@ public final class SiteRuntime: @unchecked Sendable {
         }
         let result = describe(l, info: backend.info, catalogue: bytes, backend: backend, identity: identity)
         if case .success = result, let catalogues, let identity {
-            catalogues.store(path: real, CataloguedPlugin(info: backend.info, catalogue: bytes, identity: identity, sha256: l.locked?.sha256))
+            catalogues.store(path: real, CataloguedPlugin(info: backend.info, catalogue: bytes, identity: identity,
+                                                          sha256: l.locked?.sha256))
         }
         return result
     }
@@ -409,11 +421,14 @@ public final class SiteRuntime: @unchecked Sendable {
         let alias = l.entry.alias
         if let id = l.entry.id, id != info.id {
             return .failure(RuntimeError(status: .error,
-                                         message: "plugin '\(alias)': \(l.path) is \(info.id), but the site expects \(id) (\(l.place)); fix \"id\" or \"path\""))
+                                         message: "plugin '\(alias)': \(l.path) is \(info.id), but the site expects \(id) (\(l.place)); "
+                                                 + "fix \"id\" or \"path\""))
         }
         if let requirement = l.entry.versionRequirement, !requirement.isSatisfied(by: info.semanticVersion) {
             return .failure(RuntimeError(status: .error,
-                                         message: "plugin '\(alias)': \(info.id) \(info.version) (\(l.path)) does not satisfy the site's version requirement '\(requirement)' (\(l.place)); install a matching build or change \"version\""))
+                                         message: "plugin '\(alias)': \(info.id) \(info.version) (\(l.path)) does not satisfy the site's "
+                                                 + "version requirement '\(requirement)' (\(l.place)); install a matching build or "
+                                                 + "change \"version\""))
         }
         switch CommandCatalog.parse(bytes, plugin: alias) {
         case .success(let catalogue):
@@ -540,7 +555,8 @@ public final class SiteRuntime: @unchecked Sendable {
         if let start = creating.firstIndex(of: alias) {
             let cycle = (creating[start...] + [alias]).joined(separator: " → ")
             return .failure(RuntimeError(status: .error,
-                                         message: "plugin '\(alias)' is still being created (\(cycle)); its create cannot be called back into"))
+                                         message: "plugin '\(alias)' is still being created (\(cycle)); its create cannot be called back "
+                                                 + "into"))
         }
         creating.append(alias)
         defer { creating.removeLast() }
@@ -651,7 +667,9 @@ public final class SiteRuntime: @unchecked Sendable {
     /// database cannot be read this moment): neither answer nor keep. An in-process plugin has no runner: it is
     /// never re-created while the host runs (a reload leaves it as it is, `reload`), so its memory stays.
     public func replyStamp(of alias: String) -> ReplyStamp? {
-        let (plugin, counts, instance) = lock.withLock { (resolved[alias], (reloads[alias] ?? 0, changeCounts[alias] ?? 0), instances[alias]) }
+        let (plugin, counts, instance) = lock.withLock {
+            (resolved[alias], (reloads[alias] ?? 0, changeCounts[alias] ?? 0), instances[alias])
+        }
         guard case .success(let found)? = plugin else { return nil }
         var runner = 0
         if case .isolated(let isolated)? = instance?.backend { runner = isolated.generation }
@@ -739,7 +757,8 @@ public final class SiteRuntime: @unchecked Sendable {
                           request: [UInt8]) -> (status: Int32, reply: [UInt8]) {
         func refuse(_ status: Status, _ message: String) -> (Int32, [UInt8]) { (status.rawValue, Array(message.utf8)) }
         if call.passedThrough(alias) {
-            return refuse(.denied, "plugin '\(caller.entry.alias)' may not call '\(alias)': '\(alias)' is already running this call (\(call.chain.joined(separator: " → ")))")
+            return refuse(.denied, "plugin '\(caller.entry.alias)' may not call '\(alias)': '\(alias)' is already running this call "
+                    + "(\(call.chain.joined(separator: " → ")))")
         }
         let given: JSONObject
         do {
@@ -767,8 +786,10 @@ extension ResolvedPlugin {
         switch effectiveIsolation {
         case .sandbox:
             let ports = SiteRuntime.grantedPorts(entry)
-            let network = ports.isEmpty ? "no network" : "TCP connect to port\(ports.count == 1 ? "" : "s") \(ports.map(String.init).joined(separator: ", ")) (any host)"
-            return "confined by the kernel: the host's services by grant; files only as the path arguments of each call (clubhouse.files/1; read-only libraries); \(network); no programs, no child processes"
+            let network = ports.isEmpty ? "no network" : "TCP connect to port\(ports.count == 1 ? "" : "s") "
+                    + "\(ports.map(String.init).joined(separator: ", ")) (any host)"
+            return "confined by the kernel: the host's services by grant; files only as the path arguments of each call "
+                   + "(clubhouse.files/1; read-only libraries); \(network); no programs, no child processes"
         case .inProcess, .process, .auto:
             return isolated
                 ? "everything this user can, in a child process (crash isolation, not confinement)"

@@ -23,7 +23,8 @@ enum BuiltinCommands {
 
     /// `clubhouse version` (and `--version`): the versions of clubhouse, its plugin ABI and its build.
     static func version(_ options: GlobalOptions) -> Int32 {
-        let text = "clubhouse \(ClubhouseVersion.string) (plugin ABI \(BuildFingerprint.abi), Swift \(BuildFingerprint.swiftCompiler), \(BuildFingerprint.target))"
+        let text = "clubhouse \(ClubhouseVersion.string) (plugin ABI \(BuildFingerprint.abi), Swift \(BuildFingerprint.swiftCompiler), "
+                + "\(BuildFingerprint.target))"
         StandardStreams.writeOutput((options.json ? JSONWriter.pretty(versionDocument) : text) + "\n")
         return 0
     }
@@ -42,7 +43,8 @@ enum BuiltinCommands {
         for row in rows {
             let cells = ["plugin", "id", "version", "language"].map { row[$0]?.stringValue ?? "-" }
             let status = row["status"]?.stringValue ?? "-"
-            table.append(cells + [row["commands"]?.arrayValue.map { String($0.count) } ?? "-", status == "error" ? "error (see below)" : status])
+            let commands = row["commands"]?.arrayValue.map { String($0.count) } ?? "-"
+            table.append(cells + [commands, status == "error" ? "error (see below)" : status])
         }
         let failures = rows.compactMap { $0["error"]?.stringValue }
         var text = "Site '\(session.site.name)' (\(session.configuration.source)):\n" + formatTable(table, styled: options.stylesOutput())
@@ -54,7 +56,9 @@ enum BuiltinCommands {
                 error.reported = true
                 throw error
             }
-            if !options.json { StandardStreams.writeError("clubhouse: warning: \(failures.count) plugin(s) failed to load; the others work\n") }
+            if !options.json {
+                StandardStreams.writeError("clubhouse: warning: \(failures.count) plugin(s) failed to load; the others work\n")
+            }
         }
         return 0
     }
@@ -168,8 +172,10 @@ enum BuiltinCommands {
     }
 
     static func pack(_ arguments: JSONObject, _ options: GlobalOptions) throws(CLIError) -> Int32 {
-        let publisher = PackageSigning.PackOptions(author: arguments["author"]?.stringValue, license: arguments["license"]?.stringValue,
-                                                   homepage: arguments["homepage"]?.stringValue, requires: arguments["requires"]?.stringValue,
+        let publisher = PackageSigning.PackOptions(author: arguments["author"]?.stringValue,
+                                                   license: arguments["license"]?.stringValue,
+                                                   homepage: arguments["homepage"]?.stringValue,
+                                                   requires: arguments["requires"]?.stringValue,
                                                    minHost: arguments["min-host"]?.stringValue, sign: arguments["sign"]?.stringValue)
         return try PluginPackages.pack(library: arguments["library"]?.stringValue ?? "", out: arguments["out"]?.stringValue ?? "",
                                        readme: arguments["readme"]?.stringValue, web: arguments["web"]?.stringValue,
@@ -183,10 +189,13 @@ enum BuiltinCommands {
         }
         var selected: [String]?
         if let only {
-            let names = only.split(separator: ",").map { String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }.filter { !$0.isEmpty }
+            let names = only.split(separator: ",")
+                .map { String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
+                .filter { !$0.isEmpty }
             let known = PluginValidator.checks.map(\.id)
             if let unknown = names.first(where: { !known.contains($0) }) {
-                throw usage("--only: no check named '\(unknown)'; checks are \(known.joined(separator: ", ")) (clubhouse plugin validate list)")
+                throw usage("--only: no check named '\(unknown)'; checks are \(known.joined(separator: ", ")) (clubhouse plugin validate "
+                        + "list)")
             }
             guard !names.isEmpty else { throw usage("--only needs at least one check name (clubhouse plugin validate list)") }
             selected = names
@@ -212,7 +221,8 @@ enum BuiltinCommands {
             siteArguments += ["--isolation", isolation]
         }
         let path = FileSystem.absolute(given)
-        let report = PluginValidator.validate(path: path, only: selected, timeoutMilliseconds: Int(timeout * 1000), siteArguments: siteArguments)
+        let report = PluginValidator.validate(path: path, only: selected, timeoutMilliseconds: Int(timeout * 1000),
+                                              siteArguments: siteArguments)
         let failed = report.filter { !$0.passed }
         let width = report.map(\.id.count).max() ?? 0
         var text = "Validating \(path)\(siteText)\n"
@@ -228,14 +238,18 @@ enum BuiltinCommands {
             text += "  \(label)  \(padded)  \(check.name)\(check.detail.isEmpty ? "" : ": \(check.detail)")\n"
         }
         let skipped = report.filter { $0.status == .skipped }.count
-        text += failed.isEmpty ? "\(report.count) checks: \(report.count - skipped) passed, \(skipped) skipped; the plugin is ready for a site.\n"
+        text += failed.isEmpty ? "\(report.count) checks: \(report.count - skipped) passed, \(skipped) skipped; the plugin is ready for "
+                + "a site.\n"
             : "\(failed.count) of \(report.count) checks failed.\n"
         let json: JSONValue = ["path": .string(path), "ok": .bool(failed.isEmpty),
-                               "checks": .array(report.map { ["name": .string($0.id), "summary": .string($0.name), "status": .string($0.status.rawValue),
-                                                              "passed": .bool($0.passed), "detail": .string($0.detail), "ms": .int($0.milliseconds)] })]
+                               "checks": .array(report.map {
+                                   ["name": .string($0.id), "summary": .string($0.name), "status": .string($0.status.rawValue),
+                                    "passed": .bool($0.passed), "detail": .string($0.detail), "ms": .int($0.milliseconds)]
+                               })]
         output(options, json: json, text: text)
         if !failed.isEmpty {
-            var error = CLIError(status: .error, message: "\(path): \(failed.count) check(s) failed; first: \(failed[0].name) (\(failed[0].id)): \(failed[0].detail)")
+            var error = CLIError(status: .error, message: "\(path): \(failed.count) check(s) failed; first: \(failed[0].name) "
+                    + "(\(failed[0].id)): \(failed[0].detail)")
             error.reported = true
             throw error
         }
@@ -305,7 +319,10 @@ enum BuiltinCommands {
                         if misfits.isEmpty { toCreate.append((ConfigCreateCheck.Target(site: name, alias: entry.alias), place)) }
                         problems += misfits
                         if let reason = plugin.weakerThanAuto {
-                            warnings.append("\(source):\(entry.location.line):\(entry.location.column): warning: site '\(name)': plugin '\(entry.alias)' \(plugin.originPhrase), so \"auto\" would sandbox it, but \(reason); it runs with \"process\" (crash isolation, not confinement); set \"isolation\": \"process\" to choose that knowingly, or move it to a kernel with Landlock")
+                            warnings.append("\(source):\(entry.location.line):\(entry.location.column): warning: site '\(name)': plugin "
+                                    + "'\(entry.alias)' \(plugin.originPhrase), so \"auto\" would sandbox it, but \(reason); it runs "
+                                    + "with \"process\" (crash isolation, not confinement); set \"isolation\": \"process\" to choose "
+                                    + "that knowingly, or move it to a kernel with Landlock")
                         }
                     case .failure(let e):
                         problems.append("\(place): site '\(name)': \(e.message)")
@@ -333,13 +350,16 @@ enum BuiltinCommands {
         if !options.json && !warnings.isEmpty { StandardStreams.writeError(warnings.map { $0 + "\n" }.joined()) }
         var report = problems.map { $0 + "\n" }.joined()
         if problems.isEmpty {
-            report = "\(source): valid (\(sitesChecked.count) site(s); every enabled plugin loads and was created, each in a child process on a scratch data directory)\n"
+            report = "\(source): valid (\(sitesChecked.count) site(s); every enabled plugin loads and was created, each in a child "
+                    + "process on a scratch data directory)\n"
         }
         if options.json { StandardStreams.writeOutput(JSONWriter.pretty(json) + "\n") }
         else if problems.isEmpty { StandardStreams.writeOutput(report) } else { StandardStreams.writeError(report) }
         if !problems.isEmpty {
-            // A file that does not parse is invalid input (2); one that parses but whose plugins fail to load is a failure of the world (1).
-            var error = CLIError(status: configuration == nil ? .invalidArgument : .error, message: "\(source): \(problems.count) problem(s) found")
+            // A file that does not parse is invalid input (2); one that parses but whose plugins fail to load is a failure
+            // of the world (1).
+            var error = CLIError(status: configuration == nil ? .invalidArgument : .error, message: "\(source): \(problems.count) "
+                    + "problem(s) found")
             error.reported = true
             throw error
         }
@@ -386,7 +406,8 @@ enum BuiltinCommands {
             let alias = entry.alias
             if interrupts.interrupted {
                 removeOutput()
-                throw CLIError(status: .cancelled, message: "demo stopped by Ctrl-C before the \(alias) demo; its output was removed (nothing half-written is left in \(out))")
+                throw CLIError(status: .cancelled, message: "demo stopped by Ctrl-C before the \(alias) demo; its output was removed "
+                        + "(nothing half-written is left in \(out))")
             }
             let router = session.runtime.router
             if case .success(let plugin) = session.runtime.resolve(alias), plugin.catalogue.command(named: "demo") == nil {
@@ -409,14 +430,17 @@ enum BuiltinCommands {
             let outcome = session.call(prepared)
             if outcome.status == .cancelled || interrupts.interrupted {
                 removeOutput()
-                throw CLIError(status: .cancelled, message: "demo stopped by Ctrl-C during the \(alias) demo; its output was removed (nothing half-written is left in \(out))")
+                throw CLIError(status: .cancelled, message: "demo stopped by Ctrl-C during the \(alias) demo; its output was removed "
+                        + "(nothing half-written is left in \(out))")
             }
             if outcome.status != .ok, let full = DemoDisk.fullness(of: out, after: outcome.message) {
                 removeOutput()
-                throw CLIError(status: .io, message: "demo stopped: \(full) (the \(alias) demo: \(outcome.message)); its output was removed; free some space or give --out on another disk")
+                throw CLIError(status: .io, message: "demo stopped: \(full) (the \(alias) demo: \(outcome.message)); its output was "
+                        + "removed; free some space or give --out on another disk")
             }
             if outcome.status == .ok {
-                text += "== \(alias)\n\(outcome.text.map { TerminalText.shown($0, styled: false) } ?? JSONWriter.pretty(outcome.data) + "\n")\n"
+                let shown = outcome.text.map { TerminalText.shown($0, styled: false) } ?? JSONWriter.pretty(outcome.data) + "\n"
+                text += "== \(alias)\n\(shown)\n"
                 results.append(["plugin": .string(alias), "status": "ok", "out": .string(folder), "data": outcome.data])
             } else {
                 failures += 1
@@ -463,7 +487,8 @@ enum BuiltinCommands {
         execv(program, &pointers)
         let reason = String(cString: strerror(errno))
         argv.forEach { free($0) }
-        throw CLIError(status: .error, message: "cannot start the \(kind) simulator \(program): \(reason); it is installed beside clubhouse (scripts/install.sh)")
+        throw CLIError(status: .error, message: "cannot start the \(kind) simulator \(program): \(reason); it is installed beside "
+                + "clubhouse (scripts/install.sh)")
     }
 
 }
