@@ -34,13 +34,17 @@ final class HTTPIdempotencyTests: XCTestCase {
         XCTAssertEqual(replay.status, 200)
         XCTAssertEqual(replay.body.count, 60_000)
         XCTAssertTrue(replay.headers.contains { $0.name == "Idempotent-Replayed" })
-        // The greedy client's latest key is kept; its first went to make room.
-        guard case .answer = keys.start(caller: "token:greedy POST /api/x", owner: "token:greedy", key: "g50", request: request(50), now: 61) else {
+        // The greedy client's latest answer is kept; its first answer went to make room, but not its key: a repeat
+        // is told the request ran (never run twice).
+        guard case .answer(let latest) = keys.start(caller: "token:greedy POST /api/x", owner: "token:greedy", key: "g50", request: request(50), now: 61) else {
             return XCTFail("the latest key was not kept")
         }
-        guard case .run = keys.start(caller: "token:greedy POST /api/x", owner: "token:greedy", key: "g1", request: request(1), now: 62) else {
-            return XCTFail("the oldest key of the greedy client was kept past its share")
+        XCTAssertEqual(latest.status, 200)
+        guard case .answer(let oldest) = keys.start(caller: "token:greedy POST /api/x", owner: "token:greedy", key: "g1", request: request(1), now: 62) else {
+            return XCTFail("the oldest key of the greedy client was forgotten: its repeat would run twice")
         }
+        XCTAssertEqual(oldest.status, 409)
+        XCTAssertTrue(String(decoding: oldest.body, as: UTF8.self).contains("already ran; its answer (60000 bytes) could not be kept"), String(decoding: oldest.body, as: UTF8.self))
         // An answer larger than a caller's share (100,000 bytes) is not kept: a repeat is told the request ran.
         guard case .run = keys.start(caller: "token:phone POST /api/x", owner: "token:phone", key: "big", request: request(99), now: 63) else { return XCTFail("not run") }
         keys.finish(caller: "token:phone POST /api/x", key: "big", response: HTTPResponse(status: 200, body: Array(repeating: 2, count: 150_000)))
@@ -101,7 +105,7 @@ final class HTTPIdempotencyTests: XCTestCase {
         XCTAssertEqual(refused.response.status, 503)
         XCTAssertEqual(refused.response.header("retry-after"), String(seconds))
         XCTAssertEqual(try JSONParser.parse(bytes: refused.response.body)["error"]?["message"]?.stringValue,
-                       "the request with Idempotency-Key '\(refused.key)' did not run: the server holds as many Idempotency-Keys as it may (--http-idempotency-bytes, 10000 keys) and forgets none before its day is over (a repeat would run twice); send it again with the same key after Retry-After (\(seconds) s), or ask the host's administrator to raise --http-idempotency-bytes")
+                       "the request with Idempotency-Key '\(refused.key)' did not run: the server holds as many Idempotency-Keys as it may (--http-idempotency-bytes, 40000 keys) and forgets none before its day is over (a repeat would run twice); send it again with the same key after Retry-After (\(seconds) s), or ask the host's administrator to raise --http-idempotency-bytes")
         // A day later the oldest keys have expired: keyed writes run again, within the bound.
         guard case .run = keys.start(caller: "token:g5 POST /api/x", owner: "token:g5", key: "later", request: request(9), now: IdempotencyKeys.lifetimeMilliseconds + 1) else {
             return XCTFail("expired keys did not make room")
@@ -109,41 +113,102 @@ final class HTTPIdempotencyTests: XCTestCase {
         XCTAssertLessThanOrEqual(keys.bytesHeld, 400_000)
     }
 
-    /// One credential holds at most a quarter of the keys by count too (its own oldest answered keys go first), so
-    /// it alone cannot fill the store with small keys; four that try get 503 for the next, and a credential whose
-    /// quarter is full of its own requests still running is told to retry in a second.
+    /// One credential holds at most a quarter of the keys by count too, and forgets none of them before its day is
+    /// over: past its quarter its NEW keyed write is refused (503, Retry-After until its oldest key expires), nothing
+    /// of another's is touched; four that fill the store get 503 for the next; a credential whose quarter of the bytes
+    /// is full of its own requests still running is told to retry in a second.
     func testOneCallerHoldsAtMostAQuarterOfTheKeys() throws {
         let keys = IdempotencyKeys(capacity: 8, maxBytes: 1 << 20)
         func request(_ n: Int) -> IdempotencyKeys.Request { .init(method: "POST", target: "/api/x/\(n)", body: []) }
-        func write(_ who: String, _ key: String, _ n: Int, now: Int64, finish: Bool = true) -> HTTPResponse? {
-            switch keys.start(caller: "\(who) POST /api/x", owner: who, key: key, request: request(n), now: now) {
+        func write(_ who: String, _ key: String, _ n: Int, now: Int64, finish: Bool = true, in other: IdempotencyKeys? = nil) -> HTTPResponse? {
+            let store = other ?? keys
+            switch store.start(caller: "\(who) POST /api/x", owner: who, key: key, request: request(n), now: now) {
             case .run:
-                if finish { keys.finish(caller: "\(who) POST /api/x", key: key, response: HTTPResponse(status: 200, body: [1])) }
+                if finish { store.finish(caller: "\(who) POST /api/x", key: key, response: HTTPResponse(status: 200, body: [1])) }
                 return nil
             case .answer(let response): return response
             }
         }
         XCTAssertNil(write("phone", "p", 0, now: 0))
-        for n in 1...10 { XCTAssertNil(write("greedy", "g\(n)", n, now: Int64(n)), "greedy \(n)") }
+        for n in 1...2 { XCTAssertNil(write("greedy", "g\(n)", n, now: Int64(n)), "greedy \(n)") }
+        let past = try XCTUnwrap(write("greedy", "g3", 3, now: 3), "a credential past its quarter of the keys")
+        XCTAssertEqual(past.status, 503)
+        XCTAssertEqual(past.header("retry-after"), "86400")
+        XCTAssertEqual(try JSONParser.parse(bytes: past.body)["error"]?["message"]?.stringValue,
+                       "the request with Idempotency-Key 'g3' did not run: this credential holds its quarter of the server's Idempotency-Keys (2 of 8 keys a day, a quarter of --http-idempotency-bytes) and forgets none before its day is over (a repeat would run twice); send it again with the same key after Retry-After (86400 s)")
         XCTAssertEqual(write("phone", "p", 0, now: 20)?.header("idempotent-replayed"), "true", "one caller pushed out another's key")
-        XCTAssertEqual(write("greedy", "g10", 10, now: 21)?.status, 200, "its latest key stays")
-        XCTAssertNil(write("greedy", "g1", 1, now: 22), "its own oldest went to make room")
+        XCTAssertEqual(write("greedy", "g1", 1, now: 21)?.header("idempotent-replayed"), "true", "its own oldest key was forgotten: its repeat would run twice")
         // Three more callers fill the store: phone 1 + greedy 2 + a 2 + b 2 + c 1 = 8 keys.
         for who in ["a", "b"] { for n in 1...2 { XCTAssertNil(write(who, "k\(n)", n, now: 30)) } }
         XCTAssertNil(write("c", "k1", 1, now: 40))
         let full = try XCTUnwrap(write("c", "k2", 2, now: 41))
         XCTAssertEqual(full.status, 503)
         XCTAssertEqual(full.header("retry-after"), "86400")
-        // A credential whose quarter holds only its own requests still running: retry in a second.
-        let running = IdempotencyKeys(capacity: 8, maxBytes: 1 << 20)
-        for n in 1...2 { guard case .run = running.start(caller: "r POST /api/x", owner: "r", key: "k\(n)", request: request(n), now: 0) else { return XCTFail("not run") } }
-        guard case .answer(let wait) = running.start(caller: "r POST /api/x", owner: "r", key: "k3", request: request(3), now: 1) else {
-            return XCTFail("a running key was pushed out by its own caller's next")
-        }
+        // A day after its first key the greedy credential writes again (its expired keys made room).
+        XCTAssertNil(write("greedy", "g3", 3, now: IdempotencyKeys.lifetimeMilliseconds + 2))
+        // A credential whose quarter of the bytes (1024) holds only its own requests still running: retry in a second.
+        let running = IdempotencyKeys(capacity: 1000, maxBytes: 4096)
+        var refused: HTTPResponse?
+        for n in 1...20 where refused == nil { refused = write("r", "k\(n)", n, now: 0, finish: false, in: running) }
+        let wait = try XCTUnwrap(refused, "running keys were pushed out by their own caller's next")
         XCTAssertEqual(wait.status, 503)
         XCTAssertEqual(wait.header("retry-after"), "1")
-        XCTAssertEqual(try JSONParser.parse(bytes: wait.body)["error"]?["message"]?.stringValue,
-                       "the request with Idempotency-Key 'k3' did not run: this credential's quarter of the Idempotency-Keys (--http-idempotency-bytes) is full of its own requests still running; send it again with the same key after Retry-After (1 s)")
+        XCTAssertTrue(try JSONParser.parse(bytes: wait.body)["error"]?["message"]?.stringValue?.hasSuffix(
+            "did not run: this credential's quarter of the Idempotency-Keys (--http-idempotency-bytes) is full of its own requests still running; send it again with the same key after Retry-After (1 s)") ?? false)
+    }
+
+    /// The eighth outside attack (a27, a28): past its quarter a credential's own oldest answered keys were forgotten,
+    /// so a phone resending its offline queue ran a forgotten write again, whose new key pushed out the next one just
+    /// before it was resent — every write of the queue ran twice. Now a key stays its whole day: room is made by
+    /// dropping ANSWERS (the key stays, its repeat told the request ran), and a credential whose quarter of the keys
+    /// is full gets 503 for a NEW key. The whole queue resent runs nothing again.
+    func testAnOfflineQueueResentRunsNoWriteTwice() throws {
+        let keys = IdempotencyKeys(capacity: 40, maxBytes: 40_000) // a quarter: 10 keys, 10,000 bytes
+        func request(_ n: Int) -> IdempotencyKeys.Request { .init(method: "POST", target: "/api/x/scores", body: Array("score \(n)".utf8)) }
+        var ran: [Int] = [], refused = 0
+        // The queue: 14 keyed scores with 2,000-byte answers (past the credential's bytes and its keys).
+        for pass in 1...2 {
+            for n in 0..<14 {
+                switch keys.start(caller: "token:phone POST /api/x/scores", owner: "token:phone", key: "q\(n)", request: request(n), now: Int64(pass * 100 + n)) {
+                case .run:
+                    ran.append(n)
+                    keys.finish(caller: "token:phone POST /api/x/scores", key: "q\(n)", response: HTTPResponse(status: 200, body: Array(repeating: 1, count: 2_000)))
+                case .answer(let answer):
+                    XCTAssertTrue([200, 409, 503].contains(answer.status), "\(answer.status)")
+                    if answer.status == 503 { refused += 1 } else if pass == 1 { XCTFail("q\(n) answered before it ran") }
+                }
+                XCTAssertLessThanOrEqual(keys.bytesHeld, 10_000, "the credential's quarter of the bytes")
+            }
+        }
+        XCTAssertEqual(ran, Array(0..<10), "a write ran twice, or a kept key was forgotten")
+        XCTAssertEqual(refused, 8, "q10...q13 refused on each pass (503), none run")
+    }
+
+    /// A keyed request refused before anything of it ran (a body that is not JSON, an argument the router refuses)
+    /// keeps nothing: the corrected request, sent with the same key, runs (the eighth outside attack, a29: a refusal
+    /// was kept for a day and answered to the corrected request).
+    func testARefusalBeforeTheCallRanKeepsNothingOfItsKey() throws {
+        let access = TestAccess()
+        access.addToken("ann", name: "Ann's phone", scopes: ["scorecard:*"])
+        let server = try InProcessHTTPServer(plugins: ["scorecard": "ScorecardPlugin"], access: access)
+        defer { server.stop() }
+        func call(_ method: String, _ path: String, _ body: String, key: String? = nil) throws -> RawHTTPResponse {
+            var headers = [("Authorization", "Bearer ann"), ("Content-Type", "application/json")]
+            if let key { headers.append(("Idempotency-Key", key)) }
+            return try httpRequest(port: server.port, method, path, headers: headers, body: Array(body.utf8))
+        }
+        XCTAssertEqual(try call("POST", "/api/scorecard/courses", HTTPFrontDoorTests.course).status, 200)
+        XCTAssertEqual(try call("POST", "/api/scorecard/players", #"{"name": "Ann"}"#).status, 200)
+        XCTAssertEqual(try call("POST", "/api/scorecard/rounds", #"{"course": "Tour Links", "tee": "White", "players": ["Ann"], "holes": 9}"#).status, 200)
+        let notJSON = try call("POST", "/api/scorecard/rounds/1/scores", "player=Ann&hole=1", key: "fix-me")
+        XCTAssertEqual(notJSON.status, 400, notJSON.text)
+        let wrongType = try call("POST", "/api/scorecard/rounds/1/scores", #"{"player": "Ann", "hole": 1, "strokes": "five"}"#, key: "fix-me")
+        XCTAssertEqual(wrongType.status, 400, "the corrected body was refused as another request: \(wrongType.text)")
+        let corrected = try call("POST", "/api/scorecard/rounds/1/scores", #"{"player": "Ann", "hole": 1, "strokes": 5}"#, key: "fix-me")
+        XCTAssertEqual(corrected.status, 200, "the corrected request did not run: \(corrected.text)")
+        XCTAssertNil(corrected.header("idempotent-replayed"))
+        let again = try call("POST", "/api/scorecard/rounds/1/scores", #"{"player": "Ann", "hole": 1, "strokes": 5}"#, key: "fix-me")
+        XCTAssertEqual(again.header("idempotent-replayed"), "true", again.text)
     }
 
     func testAScoreSentAgainWithItsKeyIsEnteredOnce() throws {

@@ -163,6 +163,35 @@ final class HTTPReplyCacheEndToEndTests: XCTestCase {
         try keptAfterAFreshStart("a reloaded plugin")
     }
 
+    /// A keyed write whose isolated runner dies after its write was committed, before it answered (the eighth outside
+    /// attack, a25: kill -9, out of memory, past its time): its 5xx was not kept, so the repeat ran the write again.
+    /// The host brokers the runner's storage and sees the commit: the repeat is told the write was committed and its
+    /// answer lost (409 `already-done`), not run. A runner that dies before it committed anything leaves the key
+    /// unkept: the repeat runs.
+    func testAKeyedWriteWhoseRunnerDiesAfterItsCommitIsNotRunAgain() throws {
+        let c = try Clubhouse()
+        let site = try site(c, isolation: "process")
+        let writer = try token(c, site, "writer", "faulty:*")
+        let server = try HTTPServerProcess(c, arguments: site)
+        defer { server.stop() }
+        func write(_ body: String, key: String) throws -> RawHTTPResponse {
+            try httpRequest(port: server.port, "POST", "/api/faulty/note", headers: writer + [("Content-Type", "application/json"), ("Idempotency-Key", key)],
+                            body: Array(body.utf8))
+        }
+        let died = try write(#"{"text": "committed", "crash": true}"#, key: "after-commit")
+        XCTAssertEqual(died.status / 100, 5, died.text)
+        let repeated = try write(#"{"text": "committed", "crash": true}"#, key: "after-commit")
+        XCTAssertEqual(repeated.status, 409, "the write was run again: \(repeated.text)")
+        XCTAssertEqual(try JSONParser.parse(bytes: repeated.body)["error"]?["message"]?.stringValue,
+                       "the request with Idempotency-Key 'after-commit' already ran and committed its write, but its answer was lost (the plugin failed before it answered): read the resource to see the result instead of sending the request again")
+        XCTAssertEqual(try json(try httpRequest(port: server.port, "GET", "/api/faulty/note", headers: writer))["note"]?.stringValue, "committed")
+        // Died before it wrote anything: nothing kept, the repeat runs (and dies again: 5xx, not 409).
+        let early = try write(#"{"text": "never", "early": true}"#, key: "before-commit")
+        XCTAssertEqual(early.status / 100, 5, early.text)
+        let again = try write(#"{"text": "never", "early": true}"#, key: "before-commit")
+        XCTAssertEqual(again.status / 100, 5, "a write that committed nothing was not run again: \(again.text)")
+    }
+
     /// The server's child running `clubhouse __runner` (/proc).
     private func runnerProcess(of server: pid_t) -> pid_t? {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

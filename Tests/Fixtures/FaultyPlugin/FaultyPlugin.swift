@@ -41,9 +41,12 @@ final class FaultyPlugin: Plugin {
             let text = try storage.queryOne("SELECT text FROM note WHERE id = 1")?[0].string
             return Reply(data: ["note": text.map(JSONValue.string) ?? .null, "served": .int(plugin.served.withLock { $0 += 1; return $0 })])
         }.cached(maxAgeMilliseconds: 60_000),
-        Command("note set", summary: "Write the note", arguments: [.string("text", required: true)]) { plugin, call in
+        Command("note set", summary: "Write the note; with --crash its runner dies after the write is committed, with --early before it writes",
+                arguments: [.string("text", required: true), .flag("crash"), .flag("early")]) { plugin, call in
+            if call.arguments.flag("early") { fatalError("the faulty plugin crashes before it writes") }
             let storage = try plugin.context.storage()
             try storage.run("INSERT OR REPLACE INTO note (id, text) VALUES (1, ?)", [.text(try call.arguments.string("text"))])
+            if call.arguments.flag("crash") { fatalError("the faulty plugin crashes after its write was committed") }
             return Reply(data: ["note": .string(try call.arguments.string("text"))])
         },
         Command("tally", summary: "What bump counted, in memory (a cached read); crashes its runner with --crash",

@@ -32,6 +32,21 @@ public final class CallContext: @unchecked Sendable {
     /// by `heard(budgetMilliseconds:)` (CLOCK_MONOTONIC nanoseconds; 0 = none).
     private let silenceDeadline = Atomic<UInt64>(0)
     private let silenceBudgetMilliseconds = Atomic<Int>(0)
+    /// Whether a write of this call (or of a call it invoked) was committed to a plugin's database: a failure after
+    /// it (a runner killed, out of memory, past its time) lost the answer, not the write (HTTP's Idempotency-Key).
+    private let committed = Atomic<Bool>(false)
+
+    /// A write transaction of this call committed (PluginDatabase's commit hook, on the call's thread).
+    func noteCommitted() {
+        var node: CallContext? = self
+        while let n = node {
+            n.committed.store(true, ordering: .relaxed)
+            node = n.parent
+        }
+    }
+
+    /// Whether the call committed a write (noteCommitted).
+    public var committedAWrite: Bool { committed.load(ordering: .relaxed) }
 
     // Cancellation and what a cancelled call may still do (RELIABILITY.md § Cancellation): when the
     // cancel came, when the plugin first saw it, and whether a deadline (not a person) asked for it.

@@ -167,7 +167,7 @@ enum BuiltinCatalogue {
             .integer("http-send-timeout-ms", help: "a client that takes longer to read a response is dropped (default 60000)"),
             .integer("http-heartbeat-ms", help: "an event stream quiet that long gets a comment line (default 15000)"),
             .integer("http-max-event-backlog", help: "bytes of events a stream's client may leave unread before it is dropped (default 262144)"),
-            .integer("http-idempotency-bytes", help: "bytes of Idempotency-Key entries and their kept answers, kept a day; one credential holds at most a quarter (its own oldest answered go first); when full, a new keyed write gets 503 (default 67108864)"),
+            .integer("http-idempotency-bytes", help: "bytes of Idempotency-Key entries and their kept answers, kept a day; one credential holds at most a quarter (its own oldest answers are dropped first, their keys kept); no key is forgotten before its day: when its keys are full, a new keyed write gets 503 (default 67108864)"),
             .integer("http-reply-cache-bytes", help: "bytes of kept replies of reads their plugin declares \"cache\" for, answered again without the plugin; 0 keeps none (default 16777216)"),
         ])) { (a, o) throws(CLIError) in
             try JSONRPCServer.run(ServeOptions(a), session: Session(options: o))

@@ -156,6 +156,14 @@ public final class PluginDatabase: @unchecked Sendable {
             let database = Unmanaged<PluginDatabase>.fromOpaque(userData).takeUnretainedValue()
             return database.authorize(action: action, arg1: arg1, arg2: arg2)
         }, Unmanaged.passUnretained(self).toOpaque())
+        // A committed write transaction is noted on the call that ran it (its thread's current call; an isolated
+        // plugin's statements run on the thread serving its call): a 5xx after it lost the answer, not the write.
+        sqlite3_commit_hook(db, { userData in
+            guard let userData else { return 0 }
+            let database = Unmanaged<PluginDatabase>.fromOpaque(userData).takeUnretainedValue()
+            if !database.hostWriting { CallContext.current?.noteCommitted() }
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// `path` for a `file:` URI (SQLite decodes %HH).

@@ -236,10 +236,12 @@ extension HTTPFrontEnd {
         credentialWatch?.watch(call: context, request: accessRequest(exchange))
         followed.started(context)
         let response: HTTPResponse
+        var ran = true
         switch holdLease(exchange, principal: answer.principal, context: context, what: call.route.shown) {
         case .failure(let refusal):
             HTTPFrontEnd.remove(call.made)
             response = refusal
+            ran = false
         case .success(let leased) where connection.track(context):
             response = finish(call, context: context, connection: connection, exchange: exchange)
             if let leased { leases.release(leased, context: context) }
@@ -247,8 +249,12 @@ extension HTTPFrontEnd {
             if let leased { leases.release(leased, context: context) }
             HTTPFrontEnd.remove(call.made)
             response = .error(499, "the client went away before the call started", name: "cancelled")
+            ran = false
         }
-        if let (caller, key) = call.idempotency { idempotency.finish(caller: caller, key: key, response: response) }
+        if let (caller, key) = call.idempotency {
+            // Refused before it ran: nothing is kept (the corrected request with the same key runs).
+            if ran { idempotency.finish(caller: caller, key: key, response: response, committed: context.committedAWrite) } else { idempotency.forget(caller: caller, key: key) }
+        }
         followed.closeStage(cancelled: response.status == 499)
         calls.remove(followed)
         // The response's body is one JSON value and a newline: it becomes the last event's data as it is.

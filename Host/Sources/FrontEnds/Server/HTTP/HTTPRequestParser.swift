@@ -56,7 +56,8 @@ public struct HTTPLimits: Sendable, Equatable {
     /// out first; 0 keeps none (HTTPReplyCache). `--http-reply-cache-bytes`.
     public var replyCacheBytes = 16 << 20
     /// Bytes of Idempotency-Key entries (keys, request digests, kept answers), kept a day, one credential at most a
-    /// quarter (its own oldest answered out first); full, a new keyed write is refused (IdempotencyKeys).
+    /// quarter (its own oldest answers dropped first, their keys kept); full of keys, a new keyed write is refused
+    /// (IdempotencyKeys).
     /// `--http-idempotency-bytes`.
     public var idempotencyBytes = 64 << 20
     /// Event streams (`/api/<alias>/events`, and followed calls' streams) one credential may have open at once;

@@ -726,7 +726,9 @@ final class HTTPFrontEnd: @unchecked Sendable {
                     call.idempotency = named
                     return Answer(step: .call(call), principal: who.name, cors: cors, owner: HTTPFrontEnd.owner(who))
                 case .failure(let refusal):
-                    if let (caller, key) = named { idempotency.finish(caller: caller, key: key, response: refusal.response) }
+                    // Refused before anything ran (a malformed body, a type not taken): nothing of it is kept, so the
+                    // corrected request with the same key runs.
+                    if let (caller, key) = named { idempotency.forget(caller: caller, key: key) }
                     return Answer(step: .now(refusal.response), principal: who.name, cors: cors)
                 }
             }
@@ -965,15 +967,19 @@ final class HTTPFrontEnd: @unchecked Sendable {
         case .success(let key): leased = key
         case .failure(let refusal):
             HTTPFrontEnd.remove(call.made)
-            if let (caller, key) = call.idempotency { idempotency.finish(caller: caller, key: key, response: refusal) }
+            if let (caller, key) = call.idempotency { idempotency.forget(caller: caller, key: key) }
             return complete(exchange, refusal, answer, connection: connection, channel: channel)
         }
         let respond = { [self] (response: HTTPResponse) in
             if let leased { leases.release(leased, context: context) }
-            if let (caller, key) = call.idempotency { idempotency.finish(caller: caller, key: key, response: response) }
+            if let (caller, key) = call.idempotency {
+                idempotency.finish(caller: caller, key: key, response: response, committed: context.committedAWrite)
+            }
             complete(exchange, response, answer, connection: connection, channel: channel)
         }
         func refuse(_ response: HTTPResponse) {
+            // Nothing of the call ran: its key is forgotten, not kept (respond then finds none to keep).
+            if let (caller, key) = call.idempotency { idempotency.forget(caller: caller, key: key) }
             HTTPFrontEnd.remove(call.made)
             _ = connection.track(nil)
             respond(response)
