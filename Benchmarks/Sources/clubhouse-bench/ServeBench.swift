@@ -214,7 +214,7 @@ func serveBench(_ arguments: [String]) {
     let config = restarting ? """
         {"sites": {"bench": {"plugins": {
           "boxed": {"path": "\(dir)/libNotesC.so", "grants": ["storage"], "isolation": "sandbox"},
-          "crash": {"path": "\(dir)/libFaultyPlugin.so", "isolation": "sandbox"}
+          "crash": {"path": "\(dir)/libFaultyPlugin.so", "grants": ["storage"], "isolation": "sandbox"}
         }}}}
         """ : """
         {"sites": {"bench": {"plugins": {

@@ -114,17 +114,29 @@ public struct FederationMigrations {
         public static func covering(sqlFolder folder: String) throws(FederationError) -> ManifestDigests? {
             let parent = FileSystem.directoryName(folder)
             guard FileSystem.baseName(folder) == "postgresql" else { return nil }
-            let path: String, reinstall: String
+            // `libraries`: where the plugin libraries the SQL was installed beside lie.
+            let path: String, reinstall: String, libraries: String
             if FileSystem.baseName(parent) == "federation" {
-                path = FileSystem.directoryName(parent) + "/manifest.json"
+                libraries = FileSystem.directoryName(parent)
+                path = libraries + "/manifest.json"
                 reinstall = "install the package again (clubhouse plugin install FILE)"
             } else if FileSystem.baseName(FileSystem.directoryName(parent)) == "federation" {
+                libraries = FileSystem.directoryName(FileSystem.directoryName(parent))
                 path = parent + "/manifest.json"
                 reinstall = "install clubhouse again (scripts/install.sh)"
             } else {
                 return nil
             }
-            guard FileSystem.exists(path) else { return nil }
+            guard FileSystem.exists(path) else {
+                // SQL installed beside a plugin library (a package's folder, the bundled plugins' folder) is
+                // always installed with its manifest: one gone is refused, not taken as "nothing to check"
+                // (the eighth outside attack: the manifest deleted and a file added, then applied). A folder
+                // of the developer's own (`--dir`, no library beside it) has none and is applied as it is.
+                guard FileSystem.files(in: libraries, suffix: ".so").isEmpty else {
+                    throw FederationError("\(folder): central SQL installed beside a plugin library, but its manifest (\(path)) is missing, so the SQL cannot be checked against what was installed; nothing was applied: \(reinstall)", isRequestError: true)
+                }
+                return nil
+            }
             guard let bytes = try? FileSystem.read(path), let manifest = try? JSONParser.parse(bytes: bytes), manifest.objectValue != nil else {
                 throw FederationError("\(path): the installed manifest cannot be read as JSON, so the central SQL beside it cannot be checked; nothing was applied: \(reinstall)", isRequestError: true)
             }
@@ -204,8 +216,28 @@ public struct FederationMigrations {
         for m in pending {
             do {
                 try shell.run(FederationMigrations.script(plugin: plugin, m))
+            } catch where error.commitUnknown {
+                // The COMMIT went and its reply did not come back (the eighth outside attack, a24): what the
+                // server did is asked on a new connection, and said as it is.
+                let again = "run migrate again: a migration that was applied is recorded and skipped, never applied twice"
+                if error.cancelled {
+                    var stopped = FederationError("\(m.shown): migration \(m.version) ('\(m.name)') of plugin \(plugin): \(error.message); \(again)", unreachable: true, cancelled: true)
+                    stopped.commitUnknown = true
+                    throw stopped
+                }
+                let recorded: [[String]]
+                do {
+                    recorded = try shell.query("SELECT sha256 FROM clubhouse.migrations WHERE plugin = \(FederationSchema.literal(plugin)) AND version = \(m.version)")
+                } catch let asking {
+                    var unknown = FederationError("\(m.shown): migration \(m.version) ('\(m.name)') of plugin \(plugin): \(error.message), and whether it was applied could not be asked (\(asking.message)); \(again)", unreachable: true, cancelled: asking.cancelled)
+                    unknown.commitUnknown = true
+                    throw unknown
+                }
+                guard recorded.first?.first == m.sha256 else {
+                    throw FederationError("\(m.shown): migration \(m.version) ('\(m.name)') of plugin \(plugin) failed: \(error.message); asked again on a new connection, the federation has not recorded it, so it was not applied: run migrate again", unreachable: true)
+                }
             } catch {
-                throw FederationError("\(m.shown): migration \(m.version) ('\(m.name)') of plugin \(plugin) failed and changed nothing (nothing of it was applied or recorded)\(FederationMigrations.line(of: error, in: m).map { " at line \($0) of the file" } ?? ""): \(error.message)")
+                throw FederationError("\(m.shown): migration \(m.version) ('\(m.name)') of plugin \(plugin) failed and changed nothing (nothing of it was applied or recorded)\(FederationMigrations.line(of: error, in: m).map { " at line \($0) of the file" } ?? ""): \(error.message)", cancelled: error.cancelled)
             }
             applied.append(m.version)
         }

@@ -285,11 +285,19 @@ public struct FederationPush {
             do { try session.run(FederationPush.script(records, siteID: federation.siteID)) } catch { failed = error }
         }
         guard let error = failed else { return }
+        // The COMMIT went and its reply did not: the server may hold the batch. It is not marked shipped; the
+        // next push sends it again and the server keeps one copy (send's staging path, the hash the key).
+        let unknown = error.commitUnknown ? " (kept unmarked: if the server did commit them, the next push finds them there and they are not doubled)" : ""
+        if error.cancelled {
+            var stopped = FederationError("federation push: \(error.message); \(what) and later ones wait in the outbox\(unknown)", unreachable: true, cancelled: true)
+            stopped.commitUnknown = error.commitUnknown
+            throw stopped
+        }
         if error.killed {
-            throw FederationError("federation push: \(error.message); \(what) and later ones wait in the outbox: nothing is lost, run push again", unreachable: true, killed: true)
+            throw FederationError("federation push: \(error.message); \(what) and later ones wait in the outbox\(unknown): nothing is lost, run push again", unreachable: true, killed: true)
         }
         if error.unreachable {
-            throw FederationError("federation push: \(error.message); \(what) and later ones wait in the outbox (push again when the server is back)", unreachable: true)
+            throw FederationError("federation push: \(error.message); \(what) and later ones wait in the outbox\(unknown) (push again when the server is back)", unreachable: true)
         }
         throw FederationError("federation push: the federation refused \(what) (\(error.message)); nothing of that batch was kept and they wait in the outbox")
     }

@@ -75,7 +75,7 @@ public final class PostgresSession {
                 }
             }
         }
-        if open > 0 { kill(running.pid, SIGKILL) }
+        if open > 0 { PostgresSession.kill(running.pid) }
         close(running.output); close(running.errors)
         var status: Int32 = 0
         while waitpid(running.pid, &status, 0) < 0 && errno == EINTR {}
@@ -102,8 +102,16 @@ public final class PostgresSession {
         let envp = shell.childEnvironment().map { strdup($0) }
         defer { envp.forEach { free($0) } }
         var envPointers = envp + [nil]
+        // psql in a process group of its own: a terminal's Ctrl-C reaches the host only, which stops psql
+        // itself (and whatever psql's wrapper started: the group is killed), so the command's outcome is the
+        // host's to say (FederationCommands.Interrupts), never a race between the two.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
         var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, shell.program, &actions, nil, &argvPointers, &envPointers)
+        let spawned = posix_spawnp(&pid, shell.program, &actions, &attributes, &argvPointers, &envPointers)
         close(stdinPipe[0]); close(stdoutPipe[1]); close(stderrPipe[1])
         guard spawned == 0 else {
             close(stdinPipe[1]); close(stdoutPipe[0]); close(stderrPipe[0])
@@ -122,14 +130,31 @@ public final class PostgresSession {
         }
     }
 
+    /// Kills psql's process group (psql and what a wrapper of it started), and psql itself.
+    static func kill(_ pid: pid_t) {
+        _ = Glibc.kill(-pid, SIGKILL)
+        _ = Glibc.kill(pid, SIGKILL)
+    }
+
     /// Ends the child at once (a timeout, a cancel) and reaps it.
     private func stop(_ running: Child) {
-        kill(running.pid, SIGKILL)
+        PostgresSession.kill(running.pid)
         closeInput()
         close(running.output); close(running.errors)
         var status: Int32 = 0
         while waitpid(running.pid, &status, 0) < 0 && errno == EINTR {}
         child = nil
+    }
+
+    /// Whether `script` ends its transaction: a line "COMMIT;" (the host's scripts write it so).
+    static func commits(_ script: [UInt8]) -> Bool {
+        let line = Array("COMMIT;".utf8)
+        var start = 0
+        for i in 0...script.count where i == script.count || script[i] == 0x0A {
+            if i - start == line.count && script[start..<i].elementsEqual(line) { return true }
+            start = i + 1
+        }
+        return false
     }
 
     /// The step: `script` and the marker written while psql's output is read (any size either way), until
@@ -147,6 +172,7 @@ public final class PostgresSession {
         // and is nothing otherwise.
         input += Array(";\n\\echo ".utf8) + marker
         var outcome = PostgresShell.Outcome()
+        let commits = PostgresSession.commits(script)
         var written = 0
         var writing = running.input >= 0
         var outputOpen = true, errorsOpen = true
@@ -195,7 +221,10 @@ public final class PostgresSession {
                         guard let base = bytes.baseAddress else { return 0 }
                         return write(running.input, base + written, min(bytes.count - written, 1 << 20))
                     }
-                    if n > 0 { written += n }
+                    if n > 0 {
+                        written += n
+                        if commits && written >= input.count { outcome.commitSent = true }
+                    }
                     if written >= input.count || (n < 0 && errno != EAGAIN && errno != EINTR) {
                         writing = false  // all written (stdin stays open for the next step) or psql stopped reading
                         if last || n < 0 { closeInput() }

@@ -22,6 +22,9 @@ public struct FederationError: Error, Sendable, CustomStringConvertible {
     public var killed = false
     /// psql's whole complaint (its standard error), when it said one.
     public var detail = ""
+    /// True when psql was stopped or lost its connection after the whole step, its COMMIT included, had been
+    /// handed to it: the server may have committed it (its reply lost). The caller asks again or says so.
+    public var commitUnknown = false
     public var description: String { message }
 
     public init(_ message: String, unreachable: Bool = false, isRequestError: Bool = false, cancelled: Bool = false, killed: Bool = false) {
@@ -185,15 +188,26 @@ public struct PostgresShell: Sendable {
 
     /// The one-line error of a psql step that did not succeed, or nil.
     func failure(_ result: Outcome) -> FederationError? {
-        if result.cancelled { return FederationError("\(target.shown): psql was stopped (the push was cancelled)", unreachable: true, cancelled: true) }
+        if result.cancelled {
+            var error = FederationError("\(target.shown): psql was stopped (cancelled)" + (result.commitSent ? "; " + PostgresShell.commitUnknownText : ""),
+                                        unreachable: true, cancelled: true)
+            error.commitUnknown = result.commitSent
+            return error
+        }
         if result.timedOut {
             let setting = timeoutSettings.map { " (\($0.step))" } ?? ""
-            return FederationError("\(target.shown): no answer within \(timeoutMilliseconds / 1000) s\(setting), so psql was stopped and nothing of its transaction was committed", unreachable: true)
+            var error = FederationError("\(target.shown): no answer within \(timeoutMilliseconds / 1000) s\(setting), so psql was stopped"
+                                        + (result.commitSent ? "; " + PostgresShell.commitUnknownText : " before its COMMIT was sent, so nothing of its transaction was committed"), unreachable: true)
+            error.commitUnknown = result.commitSent
+            return error
         }
         if let problem = result.problem { return FederationError("\(target.shown): \(problem)", unreachable: true) }
         if let signal = result.signal {
             // Killed (the OOM killer, an operator's kill): whatever its transaction held was rolled back.
-            return FederationError("\(target.shown): psql ended by signal \(signal) (\(String(cString: strsignal(signal)))) before it finished; its transaction was not committed, so nothing of it was kept", unreachable: true, killed: true)
+            var error = FederationError("\(target.shown): psql ended by signal \(signal) (\(String(cString: strsignal(signal)))) before it finished"
+                                        + (result.commitSent ? "; " + PostgresShell.commitUnknownText : "; its COMMIT was never sent, so nothing of it was kept"), unreachable: true, killed: true)
+            error.commitUnknown = result.commitSent
+            return error
         }
         guard result.exitCode == 0 else {
             // psql exits 2 when the connection failed or was lost, 3 when a statement failed.
@@ -204,6 +218,12 @@ public struct PostgresShell: Sendable {
             }
             var error = FederationError("\(target.shown): \(said)", unreachable: result.exitCode == 2)
             error.detail = String(decoding: result.standardError.prefix(1 << 16), as: UTF8.self)
+            // psql exits 2 when the connection was lost: after the COMMIT was handed to it, the server may have
+            // committed (its reply lost). Exit 3 is a statement that failed: the server rolled back.
+            if result.exitCode == 2 && result.commitSent {
+                error.commitUnknown = true
+                error.message += "; " + PostgresShell.commitUnknownText
+            }
             return error
         }
         return nil
@@ -242,7 +262,14 @@ public struct PostgresShell: Sendable {
         var timedOut = false
         /// The signal that ended psql, when one did (and it was not ours).
         var signal: Int32?
+        /// The step's script ends its transaction (COMMIT) and was handed to psql whole: when it then fails,
+        /// the server may have committed it.
+        var commitSent = false
     }
+
+    /// What a failure after the COMMIT was sent says (the eighth outside attack, a06/a24: "nothing was
+    /// committed" was said of a transaction the server had committed, its reply lost).
+    static let commitUnknownText = "its COMMIT had been handed to psql and the server did not confirm it, so it may have been committed"
 }
 
 /// RFC 4180 rows as psql --csv writes them.

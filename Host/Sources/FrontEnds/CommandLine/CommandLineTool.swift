@@ -379,8 +379,9 @@ final class InterruptHandler: @unchecked Sendable {
     /// How long a call gets to store what it did after the host stopped its devices.
     static let storeGraceMilliseconds = 3_000
 
-    private let runtime: SiteRuntime
-    private let log: LogBroker
+    /// Nil for a command that runs no call and no device (`federation push`: its psql is what it stops).
+    private let runtime: SiteRuntime?
+    private let log: LogBroker?
     private let lock = Lock()
     private var signals = 0
     /// Cancels what runs (a call; under `serve`, the server and all its calls); nil between calls.
@@ -390,7 +391,7 @@ final class InterruptHandler: @unchecked Sendable {
     /// Counts calls, so a timer armed during one call does nothing in the next.
     private var generation = 0
 
-    init(runtime: SiteRuntime, log: LogBroker) {
+    init(runtime: SiteRuntime?, log: LogBroker?) {
         self.runtime = runtime
         self.log = log
         SignalRelay.shared.deliver(to: self)
@@ -437,8 +438,8 @@ final class InterruptHandler: @unchecked Sendable {
     /// running just suspends. RELIABILITY.md § Cancellation and devices.
     fileprivate func suspend(_ signalNumber: Int32) {
         let what = SignalRelay.name(signalNumber)
-        if !runtime.devices.secureAll(because: "\(what): the host is being suspended") {
-            log.warning("\(what): a device did not acknowledge its stop; suspending all the same")
+        if let runtime, !runtime.devices.secureAll(because: "\(what): the host is being suspended") {
+            log?.warning("\(what): a device did not acknowledge its stop; suspending all the same")
         }
         _ = kill(getpid(), SIGSTOP)
     }
@@ -453,7 +454,7 @@ final class InterruptHandler: @unchecked Sendable {
         case 1:
             guard let cancel else { return }
             let how = signalNumber == SIGINT ? "interrupted" : signalNumber == SIGTERM ? "terminated" : "terminated by \(what)"
-            log.warning("\(how); asking \(alias) to stop (press Ctrl-C again to stop its devices and quit)")
+            log?.warning("\(how); asking \(alias) to stop (press Ctrl-C again to stop its devices and quit)")
             cancel()
             // Every signal but Ctrl-C is SIGTERM's: the second step comes by itself (nobody may press Ctrl-C).
             if signalNumber != SIGINT {
@@ -471,7 +472,7 @@ final class InterruptHandler: @unchecked Sendable {
     /// Exits 130 at once; no runner outlives the host.
     private func quit() -> Never {
         lock.withLock { quitting = true }
-        runtime.killRunnersNow()
+        runtime?.killRunnersNow()
         StandardStreams.writeError("\nclubhouse: interrupted\n")
         _exit(130)
     }
@@ -481,7 +482,7 @@ final class InterruptHandler: @unchecked Sendable {
     private func escalate(ifStill expected: Int?, because reason: String) {
         // A SIGTERM timer armed during a call that has returned since does nothing.
         if let expected, lock.withLock({ expected != generation || cancel == nil }) { return }
-        runtime.devices.secureAll(because: reason)
+        runtime?.devices.secureAll(because: reason)
         // The call returned meanwhile: the command line finishes by itself (exit 130).
         guard let current = lock.withLock({ cancel == nil ? nil : generation }) else { return }
         StandardStreams.writeError("clubhouse: stopping: the call gets \(InterruptHandler.storeGraceMilliseconds / 1000) s to store what it did (press Ctrl-C again to quit at once)\n")

@@ -11,6 +11,43 @@ enum FederationCommands {
         CLIError(status: error.isRequestError ? .invalidArgument : .error, message: error.message)
     }
 
+    /// Ctrl-C, SIGTERM, SIGHUP (and the other signals that would end the host: SignalRelay) while a federation
+    /// command talks to PostgreSQL: its psql is killed at once (PostgresCancel: the step in progress stops, its
+    /// open transaction rolls back on the server) and the command exits 130 with what is true of its work —
+    /// instead of waiting for the step's timeout, or dying with psql left running on its own (the eighth outside
+    /// attack, a08–a10: SIGTERM left psql holding a transaction open on the central server).
+    final class Interrupts {
+        let cancel = PostgresCancel()
+        private let handler: InterruptHandler
+        private let command: String
+
+        init(_ command: String, runtime: SiteRuntime? = nil, log: LogBroker? = nil) {
+            self.command = command
+            handler = InterruptHandler(runtime: runtime, log: log)
+            let cancel = self.cancel
+            handler.begin(what: "federation \(command)") { cancel.fire() }
+        }
+
+        /// Signals back to their defaults (a `defer` right after init: the handler lives until the command ends).
+        func end() {
+            handler.end()
+            handler.remove()
+        }
+
+        /// The shell with this command's cancel.
+        func wire(_ shell: PostgresShell) -> PostgresShell {
+            var wired = shell
+            wired.cancel = cancel
+            return wired
+        }
+
+        /// How the command reports `error`: cancelled (130) when a signal stopped it.
+        func failure(_ error: FederationError) -> CLIError {
+            guard cancel.isFired || error.cancelled else { return FederationCommands.failure(error) }
+            return CLIError(status: .cancelled, message: "federation \(command) interrupted, its psql stopped: \(error.message)")
+        }
+    }
+
     /// The site and its federation block, or the one-line reason there is none.
     static func locate(_ options: GlobalOptions) throws(CLIError) -> (site: Site, federation: SiteFederation, folder: String) {
         let (site, folder) = try FederationOutbox.locate(options)
@@ -42,8 +79,10 @@ enum FederationCommands {
             if let problem = SiteFederation.siteIDProblem(site) { throw CLIError(status: .invalidArgument, message: "--sites: \(problem)") }
         }
         let target = try target(url)
-        let shell = PostgresShell(target: target)
-        do { try shell.run(FederationSchema.initScript(sites: sites)) } catch { throw failure(error) }
+        let interrupts = Interrupts("init")
+        defer { interrupts.end() }
+        let shell = interrupts.wire(PostgresShell(target: target))
+        do { try shell.run(FederationSchema.initScript(sites: sites)) } catch { throw interrupts.failure(error) }
         let roles = sites.map { FederationSchema.role(siteID: $0) }
         let json: JSONValue = ["federation": .string(target.shown), "schemaVersion": .int(FederationSchema.version),
                                "sites": .array(zip(sites, roles).map { ["siteID": .string($0), "role": .string($1)] })]
@@ -57,10 +96,12 @@ enum FederationCommands {
 
     static func push(_ options: GlobalOptions) throws(CLIError) -> Int32 {
         let (site, federation, folder) = try locate(options)
-        let push = FederationPush(shell: PostgresShell(federation), federation: federation, siteName: site.name,
+        let interrupts = Interrupts("push")
+        defer { interrupts.end() }
+        let push = FederationPush(shell: interrupts.wire(PostgresShell(federation)), federation: federation, siteName: site.name,
                                   siteFolder: folder)
         let report: FederationPush.Report
-        do { report = try push.run() } catch { throw failure(error) }
+        do { report = try push.run() } catch { throw interrupts.failure(error) }
         let json: JSONValue = ["site": .string(site.name), "siteID": .string(federation.siteID), "shipped": .int(report.shipped),
                                "batches": .int(report.batches),
                                "plugins": .array(report.perPlugin.map { ["plugin": .string($0.plugin), "shipped": .int($0.shipped)] })]
@@ -79,14 +120,16 @@ extension FederationCommands {
             throw CLIError(status: .invalidArgument, message: "federation migrate: --dir needs --plugin (the id of the plugin whose SQL it holds, eg: org.clubhouse.scorecard)")
         }
         let target = try target(url)
-        let migrations = FederationMigrations(shell: PostgresShell(target: target))
+        let interrupts = Interrupts("migrate")
+        defer { interrupts.end() }
+        let migrations = FederationMigrations(shell: interrupts.wire(PostgresShell(target: target)))
         let folder = FileSystem.absolute(dir)
         let applied: [Int]
         do {
             // A folder of an installed package or of the bundled plugins is held to its manifest.
             let manifest = try FederationMigrations.ManifestDigests.covering(sqlFolder: folder)
             applied = try migrations.apply(plugin: plugin, try FederationMigrations.read(folder: folder), manifest: manifest)
-        } catch { throw failure(error) }
+        } catch { throw interrupts.failure(error) }
         let json: JSONValue = ["federation": .string(target.shown), "plugin": .string(plugin), "applied": .array(applied.map { .int($0) })]
         let text = applied.isEmpty ? "The federation at \(target.shown) already has every migration of \(plugin).\n"
             : "Applied migration\(applied.count == 1 ? "" : "s") \(applied.map(String.init).joined(separator: ", ")) of \(plugin) to \(target.shown).\n"
@@ -111,7 +154,9 @@ extension FederationCommands {
             throw CLIError(status: .invalidArgument, message: "federation migrate: \(which) ships central SQL beside its library (federation/postgresql/ or federation/<plugin id>/postgresql/); name the folder with --plugin ID --dir PATH")
         }
         let target = try target(url)
-        let migrations = FederationMigrations(shell: PostgresShell(target: target))
+        let interrupts = Interrupts("migrate", runtime: session.runtime, log: session.log)
+        defer { interrupts.end() }
+        let migrations = FederationMigrations(shell: interrupts.wire(PostgresShell(target: target)))
         var replies: [JSONValue] = []
         var text = ""
         // Every plugin's files checked (what was applied, the installed package's manifest, SQL only) before
@@ -121,11 +166,11 @@ extension FederationCommands {
             do {
                 let manifest = try FederationMigrations.ManifestDigests.covering(sqlFolder: folder)
                 planned.append((id, folder, try migrations.pending(plugin: id, try FederationMigrations.read(folder: folder), manifest: manifest)))
-            } catch { throw failure(error) }
+            } catch { throw interrupts.failure(error) }
         }
         for (id, folder, pending) in planned {
             let applied: [Int]
-            do { applied = try migrations.apply(plugin: id, pending: pending) } catch { throw failure(error) }
+            do { applied = try migrations.apply(plugin: id, pending: pending) } catch { throw interrupts.failure(error) }
             replies.append(["plugin": .string(id), "dir": .string(folder), "applied": .array(applied.map { .int($0) })])
             text += applied.isEmpty ? "The federation at \(target.shown) already has every migration of \(id).\n"
                 : "Applied migration\(applied.count == 1 ? "" : "s") \(applied.map(String.init).joined(separator: ", ")) of \(id) to \(target.shown) (from \(folder)).\n"
@@ -138,16 +183,18 @@ extension FederationCommands {
     /// plugin's receive command (one call, one transaction in the plugin).
     static func pull(_ options: GlobalOptions) throws(CLIError) -> Int32 {
         let (site, federation, _) = try locate(options)
-        let shell = PostgresShell(federation)
-        do { try FederationSchema.checkVersion(shell) } catch { throw failure(error) }
         let session = try Session(options: options)
+        let interrupts = Interrupts("pull", runtime: session.runtime, log: session.log)
+        defer { interrupts.end() }
+        let shell = interrupts.wire(PostgresShell(federation))
+        do { try FederationSchema.checkVersion(shell) } catch { throw interrupts.failure(error) }
         var received: [JSONValue] = []
         var lines: [String] = []
         for entry in site.plugins where entry.enabled {
             guard case .success(let plugin) = session.runtime.resolve(entry.alias) else { continue }
             for pull in plugin.catalogue.pulls {
                 let rows: [[String]]
-                do { rows = try shell.query("SELECT row_to_json(v)::text FROM \(pull.view) v") } catch { throw failure(error) }
+                do { rows = try shell.query("SELECT row_to_json(v)::text FROM \(pull.view) v") } catch { throw interrupts.failure(error) }
                 var array: [UInt8] = [0x5B]
                 for (i, row) in rows.enumerated() {
                     if i > 0 { array.append(0x2C) }
