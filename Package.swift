@@ -90,7 +90,11 @@ var targets: [Target] = [
                                                        "ClubhousePlatform", "CClubhouse", "ClubhouseABI", "ClubhouseJSON",
                                                        "ClubhouseHashing", "ClubhouseToolkit", "CEventPoll"],
             path: "Host/Sources/FrontEnds"),
-    .executableTarget(name: "clubhouse", dependencies: ["ClubhouseFrontEnds"], path: "Host/Sources/clubhouse"),
+    // open/open64 defined in the executable, ahead of glibc's for every library: a sandboxed runner
+    // answers libdispatch's /proc/<tid>/stat from its own task folder (proc_open.c says why).
+    .target(name: "CProcOpen", path: "Host/Sources/CProcOpen"),
+    .executableTarget(name: "clubhouse", dependencies: ["ClubhouseFrontEnds", "CProcOpen"], path: "Host/Sources/clubhouse",
+                      linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=open", "-Xlinker", "--export-dynamic-symbol=open64"])]),
 
     // Example plugins for third-party authors: one in plain C against the header alone, one in Swift.
     .target(name: "NotesC", dependencies: ["CClubhouse"], path: "Plugins/Examples/NotesC",

@@ -1,0 +1,67 @@
+// A plugin that uses libdispatch's global queues in a sandboxed runner (issue 27): libdispatch's
+// worker-pool monitor opens /proc/<tid>/stat of its workers once a second while work waits, and
+// crashes the process when that open fails — which Landlock made it do in every sandboxed runner
+// (the putting plugin died this way). The runner allows reading its own threads' files
+// (Host/Sources/Runner/Sandbox.swift) and answers libdispatch's /proc/<tid>/stat from
+// /proc/self/task/<tid>/stat (Host/Sources/CProcOpen). C fixture: dispatch_pool.c.
+import ClubhouseJSON
+import Foundation
+import XCTest
+
+final class DispatchPoolEndToEndTests: XCTestCase {
+    private let eacces = 13
+
+    private func site(_ c: Clubhouse, isolation: String) throws -> String {
+        let fixture = try FixturePlugins.build("POOL", id: "org.tests.pool", file: "dispatch_pool.c")
+        return try c.write("pool-\(isolation).json", """
+            {"sites": {"default": {"plugins": {
+              "pool": {"path": "\(fixture)", "isolation": "\(isolation)"}
+            }}}}
+            """)
+    }
+
+    /// Runs the commands in one serve session; the replies by position.
+    private func session(_ c: Clubhouse, _ config: String, _ commands: [String]) throws -> [JSONValue] {
+        let lines = commands.enumerated().map { index, command in
+            #"{"jsonrpc":"2.0","id":\#(index + 1),"method":"clubhouse.call","params":{"plugin":"pool","command":"\#(command)"}}"#
+        }
+        let result = try c.run(["--config", config, "serve"], stdin: lines.joined(separator: "\n") + "\n", timeout: 120)
+        XCTAssertEqual(result.exitCode, 0, result.stderr)
+        let replies = try result.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+        let byID = Dictionary(replies.compactMap { r in r["id"]?.intValue.map { ($0, r) } }, uniquingKeysWith: { a, _ in a })
+        if result.stderr.contains("has no Landlock") { throw XCTSkip("this kernel has no Landlock: \(result.stderr)") }
+        return (1...commands.count).map { byID[$0] ?? .null }
+    }
+
+    /// Work queued on the global queue (and a dispatch_apply) while the monitor ticks: every
+    /// block runs and the call answers, sandboxed and in a `process` runner (the control).
+    func testGlobalQueuesWorkInSandboxedAndProcessRunners() throws {
+        for isolation in ["sandbox", "process"] {
+            let c = try Clubhouse()
+            let config = try site(c, isolation: isolation)
+            let r = try session(c, config, ["pool", "pool"])
+            for reply in r {
+                let data = reply["result"] ?? .null
+                XCTAssertNotNil(data["queued"]?.intValue, "\(isolation): \(reply)")
+                XCTAssertEqual(data["done"]?.intValue, data["queued"]?.intValue, "\(isolation): every queued block ran: \(reply)")
+                XCTAssertEqual(data["applied"]?.intValue.map { $0 > 0 }, true, "\(isolation): \(reply)")
+            }
+        }
+    }
+
+    /// What the sandbox shows of /proc: its own threads' files (listing them is refused), never
+    /// another process's — init's, the host's — nor its own status. With `process`, all open.
+    func testSandboxShowsOnlyItsOwnThreadsUnderProc() throws {
+        let c = try Clubhouse()
+        let r = try session(c, try site(c, isolation: "sandbox"), ["proc"])[0]["result"] ?? .null
+        XCTAssertEqual(r["owntask"]?.stringValue, "ok", "\(r)")
+        XCTAssertEqual(r["owntid"]?.stringValue, "ok", "libdispatch's form, /proc/<tid>/stat: \(r)")
+        for name in ["init", "hostcmdline", "hosttask", "tasklist", "status"] {
+            XCTAssertEqual(r[name]?.intValue, eacces, "\(name): \(r)")
+        }
+        let control = try session(c, try site(c, isolation: "process"), ["proc"])[0]["result"] ?? .null
+        for name in ["owntask", "owntid", "hostcmdline", "hosttask", "tasklist", "status"] {
+            XCTAssertEqual(control[name]?.stringValue, "ok", "process: \(name): \(control)")
+        }
+    }
+}
