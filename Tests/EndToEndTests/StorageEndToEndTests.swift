@@ -186,6 +186,77 @@ final class StorageEndToEndTests: XCTestCase {
         XCTAssertEqual(try client.response(id: 9).0["result"], "5", "the plugin is not wedged")
     }
 
+    // MARK: Issue 27: the cleanup grace is a bound (the ninth outside attack, a14, a13, a13b)
+
+    /// The lines a fixture wrote to `path` (its report of what it saw).
+    private func report(_ path: String) -> [String] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// a14: a cancelled call that has seen its cancel kept inserting a row every 10 ms for 12 s (short
+    /// statements never reach the progress handler) and ended with a result. Now, 5 s after it saw the
+    /// cancel, its prepare, exec and step are refused, and its late result is reported as cancelled.
+    func testACancelledCallsStorageIsRefusedAfterItsGraceInProcessAndIsolated() throws {
+        let c = try Clubhouse()
+        let config = try site(c, timeoutMs: 600_000)
+        for alias in ["hs", "hsp"] { _ = try c.succeed(["--config", config, alias, "count"]) }
+        let (server, client) = try serve(c, config: config)
+        defer { stop(server) }
+        let calls = [(1, "hs"), (3, "hsp")]
+        for (id, alias) in calls {
+            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"\#(alias)","command":"linger","arguments":{"marker":"\#(marker(c, "linger-\(alias)"))"}}}"#)
+        }
+        usleep(300_000)
+        for (id, _) in calls { client.send(#"{"jsonrpc":"2.0","id":\#(id + 1),"method":"clubhouse.cancel","params":{"id":\#(id)}}"#) }
+        var replies: [Int: JSONValue] = [:]
+        while calls.contains(where: { replies[$0.0] == nil }) {
+            let message = try client.receive(timeout: 30)
+            if let n = message["id"]?.intValue { replies[n] = message }
+        }
+        for (id, alias) in calls {
+            let reply = replies[id] ?? .null
+            XCTAssertEqual(reply["error"]?["data"]?["status"], "cancelled", "\(alias): \(reply)")
+            XCTAssertTrue(reply["error"]?["message"]?.stringValue?.contains(
+                "returned after it was stopped: the call was cancelled") ?? false, "\(alias): \(reply)")
+            let lines = report(marker(c, "linger-\(alias)"))
+            XCTAssertEqual(lines.count, 5, "\(alias): \(lines)")
+            guard lines.count == 5, let stored = Int(lines[0]), let refused = Int(lines[1]), let lastOK = Int(lines[2]) else { continue }
+            XCTAssertGreaterThan(stored, 0, "\(alias): it may store in its grace")
+            XCTAssertEqual(refused, 2, "\(alias): \(lines)")
+            XCTAssertLessThanOrEqual(lastOK, 5_300, "\(alias): a row stored \(lastOK) ms after the cancel")
+            XCTAssertTrue(lines[3].hasPrefix("the statement was refused: the call was cancelled ")
+                          && lines[3].hasSuffix("ms ago and its 5000 ms for cleaning up are over"), "\(alias): \(lines[3])")
+        }
+    }
+
+    /// a13/a13b: `limits.wall_ms` did not bound a call stuck in a statement the host runs for it (the
+    /// runner's loop waits on the statement and cannot cancel at the wall): with timeout_ms 30 s each
+    /// query ran 30 s. Now the statement is interrupted when the wall plus the grace is over and the
+    /// next ones are refused: the call ends within wall_ms + 5 s.
+    func testAWallClockLimitEndsAStatementAtTheLatestAfterItsGrace() throws {
+        let c = try Clubhouse()
+        let plugin = try FixturePlugins.build("STORAGE", id: "org.tests.hostile.wall", file: "hostile_storage.c")
+        let config = try c.write("wall.json", """
+            {"sites": {"default": {"plugins": {
+              "hsw": {"path": "\(plugin)", "grants": ["storage"], "isolation": "process", "timeout_ms": 30000,
+                      "limits": {"wall_ms": 1000}}
+            }}}}
+            """)
+        _ = try c.succeed(["--config", config, "hsw", "count"])
+        let flag = marker(c, "runaways")
+        let started = Date()
+        let result = try c.run(["--config", config, "hsw", "runaways", "--marker", flag], timeout: 150)
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertLessThan(elapsed, 1 + 5 + 2.5, "wall_ms 1000 + the 5 s grace bounds the call")
+        XCTAssertNotEqual(result.exitCode, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("returned after it was stopped: the call ran past its wall-clock limit of 1000 ms"),
+                      result.stderr)
+        let lines = report(flag)
+        XCTAssertEqual(lines.first, "7 7 7", "each query interrupted or refused with CLUBHOUSE_TIMEOUT: \(lines)")
+        XCTAssertEqual(lines.dropFirst().first, "the statement was refused: the call ran past its wall-clock limit of 1000 ms "
+                       + "and its 5000 ms for cleaning up after it are over")
+    }
+
     // MARK: Why 5: transactions left open
 
     func testAThreadSafePluginsOpenTransactionIsRolledBackAndLaterWritesReachTheDisk() throws {

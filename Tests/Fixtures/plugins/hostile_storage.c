@@ -9,6 +9,8 @@
  * Commands:
  *   sql --sql S          exec S; data "ok", or the storage status and message
  *   query --sql S        the first column of every row, joined with ","
+ *   linger --marker P    after it sees its cancel, inserts a row every 10 ms for up to 9 s (issue 27)
+ *   runaways --marker P  three recursive CTEs without end in a row (issue 27)
  *   runaway --marker P   creates file P, then runs a recursive CTE without end (never checks
  *                        is_cancelled: only the host can stop it)
  *   write --value V      migrates, then inserts V into t (autocommit)
@@ -36,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef FIXTURE_ID
@@ -55,6 +58,8 @@ static clubhouse_status hs_describe(const clubhouse_plugin_descriptor *self, con
                "{\"name\":\"sql\",\"summary\":\"Run SQL\",\"arguments\":[{\"name\":\"sql\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"query\",\"summary\":\"Run a query\",\"arguments\":[{\"name\":\"sql\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"runaway\",\"summary\":\"A query without end\",\"arguments\":[{\"name\":\"marker\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"linger\",\"summary\":\"Inserts on past its cancel\",\"arguments\":[{\"name\":\"marker\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"runaways\",\"summary\":\"Three queries without end\",\"arguments\":[{\"name\":\"marker\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"write\",\"summary\":\"Insert a value\",\"arguments\":[{\"name\":\"value\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"open-tx\",\"summary\":\"Insert in a transaction left open\",\"arguments\":[{\"name\":\"value\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"count\",\"summary\":\"Rows of t\",\"arguments\":[]},"
@@ -246,7 +251,7 @@ static clubhouse_status churn(const clubhouse_storage_service *s, fixture *h, in
 
 static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void *instance, const clubhouse_call *call,
                                   const char *command, const char *request, size_t length, const clubhouse_reply *reply) {
-    (void)self; (void)call;
+    (void)self;
     fixture *h = instance;
     const clubhouse_storage_service *s = storage_of(h);
     if (!s) { say(reply, "no storage granted"); return CLUBHOUSE_DENIED; }
@@ -329,6 +334,49 @@ static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void 
         status = s->exec(h->host, "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r", reply);
         if (status != CLUBHOUSE_OK) return status;
         say(reply, "{\"data\":\"the query without end ended\"}");
+        return CLUBHOUSE_OK;
+    }
+    /* Issue 27 (a14): once it has seen its cancel, keeps inserting a row every 10 ms for up to 9 s,
+       past the 5 s cleanup grace; stops at its second refusal. Writes what it saw to `marker`
+       (stored, refused, the last stored row's ms after the cancel, the refusal). */
+    if (strcmp(command, "linger") == 0) {
+        if (!fixture_argument(request, length, "marker", text, sizeof text)) { say(reply, "missing marker"); return CLUBHOUSE_INVALID_ARGUMENT; }
+        if ((status = migrate(s, h, reply)) != CLUBHOUSE_OK) return status;
+        struct timespec seen = {0, 0}, now;
+        int stored = 0, refused = 0;
+        long last_ok = -1, elapsed = 0;
+        char why[512] = "";
+        while (elapsed < 9000 && refused < 2) {
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (seen.tv_sec == 0 && call->is_cancelled(call)) seen = now;
+            if (seen.tv_sec != 0) {
+                elapsed = (now.tv_sec - seen.tv_sec) * 1000 + (now.tv_nsec - seen.tv_nsec) / 1000000;
+                kept k = {{sizeof(clubhouse_reply), NULL, keep}, "", 0};
+                if (insert(s, h, "linger", &k.reply) == CLUBHOUSE_OK) { stored++; last_ok = elapsed; }
+                else { refused++; const char *m = s->last_error(h->host); snprintf(why, sizeof why, "%s", m ? m : "?"); }
+            }
+            usleep(10000);
+        }
+        FILE *f = fopen(text, "w");
+        if (f) { fprintf(f, "%d\n%d\n%ld\n%s\n", stored, refused, last_ok, why); fclose(f); }
+        say(reply, "{\"data\":\"lingered\"}");
+        return CLUBHOUSE_OK;
+    }
+    /* Issue 27 (a13b): three queries without end in a row, whatever each answers; writes each one's
+       status and the last message to `marker`. */
+    if (strcmp(command, "runaways") == 0) {
+        if (!fixture_argument(request, length, "marker", text, sizeof text)) { say(reply, "missing marker"); return CLUBHOUSE_INVALID_ARGUMENT; }
+        int statuses[3];
+        char why[512] = "";
+        for (int i = 0; i < 3; i++) {
+            kept k = {{sizeof(clubhouse_reply), NULL, keep}, "", 0};
+            statuses[i] = s->exec(h->host, "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r", &k.reply);
+            const char *m = s->last_error(h->host);
+            snprintf(why, sizeof why, "%s", m ? m : "?");
+        }
+        FILE *f = fopen(text, "w");
+        if (f) { fprintf(f, "%d %d %d\n%s\n", statuses[0], statuses[1], statuses[2], why); fclose(f); }
+        say(reply, "{\"data\":\"three runaways ended\"}");
         return CLUBHOUSE_OK;
     }
     if (strcmp(command, "write") == 0 || strcmp(command, "open-tx") == 0) {

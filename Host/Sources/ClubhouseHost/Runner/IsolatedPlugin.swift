@@ -457,6 +457,9 @@ final class IsolatedPlugin: @unchecked Sendable {
         var deadline = CallDeadline(wallMilliseconds: limits.wallMilliseconds, startedAt: started, graceAfterAnyCancel: false)
         var lastHeard = started
         call.heard(budgetMilliseconds: timeoutMilliseconds)
+        // The statements the host runs for this call stop at the wall plus the grace even while this
+        // loop waits on one of them (issue 27).
+        call.limitWall(milliseconds: limits.wallMilliseconds)
         while true {
             // A cancel goes out as soon as the call is cancelled, however busy the plugin keeps the pipe.
             // From then on its storage calls get the grace for cleaning up (CallContext).

@@ -32,6 +32,12 @@ public final class CallContext: @unchecked Sendable {
     /// by `heard(budgetMilliseconds:)` (CLOCK_MONOTONIC nanoseconds; 0 = none).
     private let silenceDeadline = Atomic<UInt64>(0)
     private let silenceBudgetMilliseconds = Atomic<Int>(0)
+    /// An isolated call's hard stop for storage: its `limits.wall_ms` plus the cleanup grace
+    /// (CLOCK_MONOTONIC nanoseconds; 0 = none), and the wall it came from (for the message). A
+    /// statement running for the call then is interrupted, a later one refused, even while the
+    /// runner's loop waits on that statement and cannot cancel the call at the wall (issue 27, a13).
+    private let wallStopAt = Atomic<UInt64>(0)
+    private let wallMillisecondsForStop = Atomic<Int>(0)
     /// Whether a write of this call (or of a call it invoked) was committed to a plugin's database: a failure after
     /// it (a runner killed, out of memory, past its time) lost the answer, not the write (HTTP's Idempotency-Key).
     private let committed = Atomic<Bool>(false)
@@ -199,6 +205,44 @@ public final class CallContext: @unchecked Sendable {
         }
     }
 
+    /// The call has `limits.wall_ms` = `wall` from now: its storage stops `wall` + the cleanup grace
+    /// from now (`wallStopReason`).
+    func limitWall(milliseconds wall: Int) {
+        guard wall > 0 else { return }
+        let total = UInt64(wall) &+ UInt64(CallContext.cleanupGraceMilliseconds)
+        wallStopAt.store(CallContext.monotonicNanoseconds() &+ total &* 1_000_000, ordering: .relaxed)
+        wallMillisecondsForStop.store(wall, ordering: .relaxed)
+    }
+
+    /// Why this call's (or an outer call's) wall-clock limit and the grace after it are over, or nil.
+    private var wallStopReason: String? {
+        var node: CallContext? = self
+        var now: UInt64 = 0
+        while let n = node {
+            let at = n.wallStopAt.load(ordering: .relaxed)
+            if at != 0 {
+                if now == 0 { now = CallContext.monotonicNanoseconds() }
+                if now >= at {
+                    return "the call ran past its wall-clock limit of \(n.wallMillisecondsForStop.load(ordering: .relaxed)) ms "
+                        + "and its \(CallContext.cleanupGraceMilliseconds) ms for cleaning up after it are over"
+                }
+            }
+            node = n.parent
+        }
+        return nil
+    }
+
+    /// Why the call may do no more storage work at all (issue 27): it was cancelled, saw it, and its
+    /// cleanup grace is over; or its wall-clock limit and the grace after it have passed. Its storage
+    /// operations are then refused before they start (a short statement never reaches the progress
+    /// handler), and a result it returns after that is reported as the stop (PluginInstance.invoke).
+    var pastGrace: (status: Int32, why: String)? {
+        if let why = wallStopReason { return (Int32(CLUBHOUSE_TIMEOUT), why) }
+        guard isCancelled, let since = millisecondsSinceCancelSeen, since >= CallContext.cleanupGraceMilliseconds else { return nil }
+        let status = wasCancelledByDeadline ? Int32(CLUBHOUSE_TIMEOUT) : Int32(CLUBHOUSE_CANCELLED)
+        return (status, "the call was cancelled \(since) ms ago and its \(CallContext.cleanupGraceMilliseconds) ms for cleaning up are over")
+    }
+
     /// The runner was heard from: its silence bound starts again (`budget` ms from now).
     func heard(budgetMilliseconds budget: Int) {
         guard budget > 0 else { return }
@@ -231,7 +275,7 @@ public final class CallContext: @unchecked Sendable {
     /// cleaning up), then they are interrupted too. Atomic loads; the clock only when cancelled or
     /// with a deadline.
     var interruptsStatements: Bool {
-        if passedDeadline != nil { return true }
+        if passedDeadline != nil || wallStopReason != nil { return true }
         guard isCancelled else { return false }
         guard let since = millisecondsSinceCancelSeen else { return true }
         return since >= CallContext.cleanupGraceMilliseconds
@@ -242,6 +286,7 @@ public final class CallContext: @unchecked Sendable {
         if let budget = passedDeadline {
             return (Int32(CLUBHOUSE_TIMEOUT), "the call ran past its deadline (\(budget) ms, timeout_ms in plugins.json)")
         }
+        if let why = wallStopReason { return (Int32(CLUBHOUSE_TIMEOUT), why) }
         if isCancelled {
             let status = wasCancelledByDeadline ? Int32(CLUBHOUSE_TIMEOUT) : Int32(CLUBHOUSE_CANCELLED)
             if let since = millisecondsSinceCancelSeen {

@@ -69,7 +69,7 @@ struct StorageService {
     /// Runs SQL without results. The text is checked against the plugin's `sql_kb` first.
     func exec(_ sql: String) -> StorageOutcome {
         withDatabase { db in
-            if let refusal = db.refuseSQL(length: sql.utf8.count) { return refusal }
+            if let refusal = db.refuseSQL(length: sql.utf8.count) ?? db.refusePastGrace() { return refusal }
             return db.exec(sql)
         }
     }
@@ -77,7 +77,7 @@ struct StorageService {
     /// The same for a C string: the host reads at most one byte past the limit of it before refusing.
     func exec(cString sql: UnsafePointer<CChar>) -> StorageOutcome {
         withDatabase { db in
-            if let refusal = db.refuseSQL(length: strnlen(sql, db.limits.sqlBytes + 1)) { return refusal }
+            if let refusal = db.refuseSQL(length: strnlen(sql, db.limits.sqlBytes + 1)) ?? db.refusePastGrace() { return refusal }
             return db.exec(String(cString: sql))
         }
     }
@@ -86,7 +86,7 @@ struct StorageService {
     func prepare(_ sql: UnsafePointer<CChar>) -> (StorageOutcome, StorageStatement?) {
         var statement: StorageStatement?
         let outcome = withDatabase { db in
-            if let refusal = db.refuseSQL(length: strnlen(sql, db.limits.sqlBytes + 1)) { return refusal }
+            if let refusal = db.refuseSQL(length: strnlen(sql, db.limits.sqlBytes + 1)) ?? db.refusePastGrace() { return refusal }
             let (status, record) = db.prepare(sql)
             statement = record.map(StorageStatement.init)
             return status
@@ -126,6 +126,15 @@ extension PluginDatabase {
         guard length > limits.sqlBytes else { return nil }
         setError(LimitRefusal.sqlBytes(owner, limits))
         return Int32(CLUBHOUSE_DENIED)
+    }
+
+    /// The stop's status (cancelled, or timeout for a wall-clock limit), with the message recorded,
+    /// when the running call's cleanup grace is over (CallContext.pastGrace; issue 27): its
+    /// prepare, exec and step are refused before SQLite runs anything.
+    func refusePastGrace() -> Int32? {
+        guard let call = CallContext.current, let (status, why) = call.pastGrace else { return nil }
+        setError("the statement was refused: \(why)")
+        return status
     }
 }
 
@@ -215,6 +224,7 @@ struct StorageStatement {
     func step() -> Int32 {
         let db = database
         return db.guarded {
+            if let refusal = db.refusePastGrace() { return refusal }
             let (rc, overBudget) = db.withMemoryBudget { sqlite3_step(stmt) }
             if overBudget {
                 db.setError(LimitRefusal.stepMemory(db.owner, db.limits))
