@@ -6,7 +6,9 @@
 // What a cancelled call may still do (RELIABILITY.md § Cancellation and devices, storage.h): once
 // the call has looked at its cancel (clubhouse_call.is_cancelled answered true), its statements run
 // for a grace of 5 s from that moment so it can store what happened and clean up; a call that never
-// looks is interrupted at once; a deadline passed interrupts always (CallContext.interruptsStatements).
+// looks is interrupted at once; a deadline passed, or an isolated call's wall_ms + the grace, interrupts always
+// (CallContext.interruptsStatements); after the grace later statements are refused before they run
+// (PluginDatabase.refusePastGrace, issue 27).
 
 import CSQLite
 

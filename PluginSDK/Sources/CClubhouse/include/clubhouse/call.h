@@ -22,10 +22,15 @@ typedef struct clubhouse_call {
      * What a cancelled call may still do: from the moment is_cancelled first answers 1, the call
      * has 5 s to clean up — stop its devices, store what really happened — during which its
      * storage calls run normally (a statement running when the cancel lands, before the plugin
-     * looked, is interrupted: look, then store again). After the 5 s its statements are
-     * interrupted, and a device it left running is stopped by the host (services/device.h
-     * set_safe_state). A second Ctrl-C stops the devices at once and gives the call 3 s more. A
-     * call that fails after the cancel ends CLUBHOUSE_CANCELLED (exit 130); its message is kept. */
+     * looked, is interrupted: look, then store again). After the 5 s a statement running is
+     * interrupted and every later prepare, exec and step is refused before it runs
+     * (CLUBHOUSE_CANCELLED, or CLUBHOUSE_TIMEOUT when a wall-clock limit asked: "the statement
+     * was refused: …"), and a device it left running is stopped by the host (services/device.h
+     * set_safe_state). An isolated call's storage stops at its limits.wall_ms + 5 s at the
+     * latest. A second Ctrl-C stops the devices at once and gives the call 3 s more. A call that
+     * fails after the cancel ends CLUBHOUSE_CANCELLED (exit 130); its message is kept. A call that
+     * returns CLUBHOUSE_OK after its 5 s ends CLUBHOUSE_CANCELLED (or CLUBHOUSE_TIMEOUT) too: its
+     * result is dropped. */
     int32_t (*is_cancelled)(const struct clubhouse_call *call);
 } clubhouse_call;
 
