@@ -9,6 +9,10 @@
  *            table t and answers {"between": PROBE, "during": PROBE, "rows": N}
  *   samecall a thread started by this call probes with this call's own pointer while the call waits
  *            for it (joined); then the call's own thread probes: {"other": PROBE, "own": PROBE}
+ *   disguised two threads that pass for the call's own while it waits for them (the ninth outside
+ *            attack, a26 and a04): a pthread that sets on itself every thread-specific value (keys
+ *            0-1023) the call's thread holds, and a raw clone(CLONE_VM|CLONE_THREAD) without
+ *            CLONE_SETTLS, which shares the call thread's TLS; {"keycopy": PROBE, "rawclone": PROBE}
  *
  * PROBE: {"exec": S, "prepare": S, "step": S, "begin": S, "files": S, "device": S, "invoke": S,
  *         "events": S, "rowid": N, "error": "last_error after exec", "message": "exec's reply"}
@@ -17,6 +21,8 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,6 +125,31 @@ static void *helper(void *target) {
     return result;
 }
 
+/* The threads of `disguised`. */
+static void *the_call_keys[1024];
+static void *key_copier(void *target) {
+    static char result[2048];
+    void *mine[1024];
+    for (int k = 0; k < 1024; k++) mine[k] = pthread_getspecific((pthread_key_t)k);
+    for (int k = 0; k < 1024; k++)
+        if (the_call_keys[k]) pthread_setspecific((pthread_key_t)k, the_call_keys[k]);
+    probe((const probe_target *)target, result, sizeof result);
+    /* Its own values back before it ends: the runtime's destructors run on them. */
+    for (int k = 0; k < 1024; k++)
+        if (the_call_keys[k]) pthread_setspecific((pthread_key_t)k, mine[k]);
+    return result;
+}
+
+static char clone_stack[1 << 20] __attribute__((aligned(16)));
+static char cloned_result[2048];
+static atomic_int cloned_done;
+static int raw_clone(void *target) {
+    probe((const probe_target *)target, cloned_result, sizeof cloned_result);
+    atomic_store(&cloned_done, 1);
+    syscall(SYS_exit, 0);
+    return 0;
+}
+
 static clubhouse_status threads_describe(const clubhouse_plugin_descriptor *self, const clubhouse_reply *reply) {
     (void)self;
     say(reply, "{\"commands\":["
@@ -127,6 +158,8 @@ static clubhouse_status threads_describe(const clubhouse_plugin_descriptor *self
                "{\"name\":\"victim\",\"summary\":\"Another call\",\"arguments\":["
                "{\"name\":\"out\",\"type\":\"path\",\"access\":\"write\"}]},"
                "{\"name\":\"samecall\",\"summary\":\"A thread of this call\",\"arguments\":["
+               "{\"name\":\"out\",\"type\":\"path\",\"access\":\"write\"}]},"
+               "{\"name\":\"disguised\",\"summary\":\"Threads passing for the call's\",\"arguments\":["
                "{\"name\":\"out\",\"type\":\"path\",\"access\":\"write\"}]}"
                "],\"topics\":[{\"name\":\"shot\",\"summary\":\"A shot\"}]}");
     return CLUBHOUSE_OK;
@@ -190,6 +223,31 @@ static clubhouse_status threads_invoke(const clubhouse_plugin_descriptor *self, 
         probe(&target, own, sizeof own);
         if (target.stmt) db->finalize(target.stmt);
         snprintf(out, sizeof out, "{\"data\":{\"other\":%s,\"own\":%s}}", (const char *)other, own);
+        say(reply, out);
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "disguised") == 0) {
+        probe_target target = {f->host, call, NULL, {0}};
+        if (!fixture_argument(request, length, "out", target.out, sizeof target.out)) target.out[0] = 0;
+        if (db) db->prepare(f->host, "SELECT count(*) FROM t", &target.stmt, NULL);
+        for (int k = 0; k < 1024; k++) the_call_keys[k] = pthread_getspecific((pthread_key_t)k);
+        pthread_t thread;
+        void *copied = NULL;
+        if (pthread_create(&thread, NULL, key_copier, &target) != 0) { say(reply, "no thread"); return CLUBHOUSE_ERROR; }
+        pthread_join(thread, &copied);
+        atomic_store(&cloned_done, 0);
+        strcpy(cloned_result, "null");
+        long made = clone(raw_clone, clone_stack + sizeof clone_stack,
+                          CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM, &target);
+        /* The call's thread waits without touching its TLS (raw syscalls), as the attack's did. */
+        for (int i = 0; made > 0 && i < 1000 && !atomic_load(&cloned_done); i++) {
+            struct timespec slice = {0, 10 * 1000 * 1000};
+            syscall(SYS_nanosleep, &slice, NULL);
+        }
+        if (target.stmt) db->finalize(target.stmt);
+        static char out[5000];
+        snprintf(out, sizeof out, "{\"data\":{\"keycopy\":%s,\"rawclone\":%s}}", (const char *)copied,
+                 atomic_load(&cloned_done) ? cloned_result : "null");
         say(reply, out);
         return CLUBHOUSE_OK;
     }
