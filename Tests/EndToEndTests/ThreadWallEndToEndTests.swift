@@ -15,7 +15,7 @@ final class ThreadWallEndToEndTests: XCTestCase {
     private let unsupported = 5 // CLUBHOUSE_UNSUPPORTED
     private let services = ["exec", "prepare", "step", "begin", "files", "device", "invoke", "events"]
 
-    /// A detached thread a call left behind probes every service twice: 300 ms after its call returned,
+    /// A detached thread a call left behind, wearing its call thread's key values (a29), probes every service twice: 300 ms after its call returned,
     /// with no call running, and again inside the next client's call. Each is refused without reaching
     /// the host: no row, no file written, no device opened; `last_error` says why, once on stderr too.
     func testAThreadLeftBehindByItsCallIsRefusedBetweenCallsAndInsideTheNextOne() throws {

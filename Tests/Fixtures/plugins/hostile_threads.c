@@ -3,7 +3,8 @@
  * attack, a03), for Tests/EndToEndTests/ThreadWallEndToEndTests.swift. Commands (each takes an optional
  * write path argument "out"):
  *   spawn    prepares a statement and starts a detached thread holding the host, this call's pointer
- *            and the statement, then returns. The thread probes once 300 ms later (no call runs then),
+ *            and the statement, then returns. The thread sets on itself every thread-specific value
+ *            this call's thread held (the ninth outside attack, a29) and probes once 300 ms later (no call runs then),
  *            and once more when `victim` sets its flag (inside another call); {"spawned": true}
  *   victim   sets the flag, waits (at most 5 s) for the thread's second probe, counts the rows of
  *            table t and answers {"between": PROBE, "during": PROBE, "rows": N}
@@ -99,13 +100,20 @@ static void probe(const probe_target *t, char *json, size_t capacity) {
              exec, prepare, step, begin, file, device, invoked, published, rowid, error, said);
 }
 
-/* The detached thread of `spawn`. */
+/* The thread-specific values of the call that started a thread (keys 0-1023). */
+static void *the_call_keys[1024];
+
+/* The detached thread of `spawn`: it passes for its call's thread by its key values (a29). */
 static probe_target spawned;
 static atomic_int go, probed;
 static char between[2048], during[2048];
 
 static void *lingering(void *unused) {
     (void)unused;
+    void *mine[1024];
+    for (int k = 0; k < 1024; k++) mine[k] = pthread_getspecific((pthread_key_t)k);
+    for (int k = 0; k < 1024; k++)
+        if (the_call_keys[k]) pthread_setspecific((pthread_key_t)k, the_call_keys[k]);
     struct timespec pause = {0, 300 * 1000 * 1000};
     nanosleep(&pause, NULL);
     probe(&spawned, between, sizeof between);
@@ -114,6 +122,8 @@ static void *lingering(void *unused) {
         nanosleep(&slice, NULL);
     }
     probe(&spawned, during, sizeof during);
+    for (int k = 0; k < 1024; k++)
+        if (the_call_keys[k]) pthread_setspecific((pthread_key_t)k, mine[k]);
     atomic_store(&probed, 1);
     return NULL;
 }
@@ -126,7 +136,6 @@ static void *helper(void *target) {
 }
 
 /* The threads of `disguised`. */
-static void *the_call_keys[1024];
 static void *key_copier(void *target) {
     static char result[2048];
     void *mine[1024];
@@ -189,6 +198,7 @@ static clubhouse_status threads_invoke(const clubhouse_plugin_descriptor *self, 
         spawned.stmt = NULL;
         if (db) db->prepare(f->host, "SELECT count(*) FROM t", &spawned.stmt, NULL);
         if (!fixture_argument(request, length, "out", spawned.out, sizeof spawned.out)) spawned.out[0] = 0;
+        for (int k = 0; k < 1024; k++) the_call_keys[k] = pthread_getspecific((pthread_key_t)k);
         pthread_t thread;
         if (pthread_create(&thread, NULL, lingering, NULL) != 0) { say(reply, "no thread"); return CLUBHOUSE_ERROR; }
         pthread_detach(thread);
