@@ -103,6 +103,19 @@ static void probe(const probe_target *t, char *json, size_t capacity) {
 /* The thread-specific values of the call that started a thread (keys 0-1023). */
 static void *the_call_keys[1024];
 
+/* Sets the call's values on the calling thread, keeping its own in `mine`. */
+static void wear_call_keys(void **mine) {
+    for (int k = 0; k < 1024; k++) mine[k] = pthread_getspecific((pthread_key_t)k);
+    for (int k = 0; k < 1024; k++)
+        if (the_call_keys[k]) pthread_setspecific((pthread_key_t)k, the_call_keys[k]);
+}
+
+/* Its own values back before the thread ends: the runtime's destructors run on them. */
+static void take_off_call_keys(void *const *mine) {
+    for (int k = 0; k < 1024; k++)
+        if (the_call_keys[k]) pthread_setspecific((pthread_key_t)k, mine[k]);
+}
+
 /* The detached thread of `spawn`: it passes for its call's thread by its key values (a29). */
 static probe_target spawned;
 static atomic_int go, probed;
@@ -111,9 +124,7 @@ static char between[2048], during[2048];
 static void *lingering(void *unused) {
     (void)unused;
     void *mine[1024];
-    for (int k = 0; k < 1024; k++) mine[k] = pthread_getspecific((pthread_key_t)k);
-    for (int k = 0; k < 1024; k++)
-        if (the_call_keys[k]) pthread_setspecific((pthread_key_t)k, the_call_keys[k]);
+    wear_call_keys(mine);
     struct timespec pause = {0, 300 * 1000 * 1000};
     nanosleep(&pause, NULL);
     probe(&spawned, between, sizeof between);
@@ -122,8 +133,7 @@ static void *lingering(void *unused) {
         nanosleep(&slice, NULL);
     }
     probe(&spawned, during, sizeof during);
-    for (int k = 0; k < 1024; k++)
-        if (the_call_keys[k]) pthread_setspecific((pthread_key_t)k, mine[k]);
+    take_off_call_keys(mine);
     atomic_store(&probed, 1);
     return NULL;
 }
@@ -139,13 +149,9 @@ static void *helper(void *target) {
 static void *key_copier(void *target) {
     static char result[2048];
     void *mine[1024];
-    for (int k = 0; k < 1024; k++) mine[k] = pthread_getspecific((pthread_key_t)k);
-    for (int k = 0; k < 1024; k++)
-        if (the_call_keys[k]) pthread_setspecific((pthread_key_t)k, the_call_keys[k]);
+    wear_call_keys(mine);
     probe((const probe_target *)target, result, sizeof result);
-    /* Its own values back before it ends: the runtime's destructors run on them. */
-    for (int k = 0; k < 1024; k++)
-        if (the_call_keys[k]) pthread_setspecific((pthread_key_t)k, mine[k]);
+    take_off_call_keys(mine);
     return result;
 }
 
