@@ -194,6 +194,16 @@ extension FederationEndToEndTests {
         try c.fail(migrate, exitCode: 2, contains: ["\(folder)/003_added.sql: not a file of the installed package (its manifest, \(installed)/manifest.json, lists 001_one.sql, 002_two.sql)",
                                                     "nothing was applied"])
         XCTAssertEqual(try applied(), "0")
+        // A symbolic link to the folder (the last component, with or without a trailing slash; or a linked
+        // parent) is held to the same manifest: --dir is resolved to its real path first (b09).
+        try FileManager.default.createSymbolicLink(atPath: c.path("sql-link"), withDestinationPath: folder)
+        try FileManager.default.createSymbolicLink(atPath: c.path("package-link"), withDestinationPath: installed)
+        for dir in [c.path("sql-link"), c.path("sql-link") + "/", c.path("package-link") + "/federation/postgresql"] {
+            try c.fail(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", dir], exitCode: 2,
+                       contains: ["\(folder)/003_added.sql: not a file of the installed package (its manifest, \(installed)/manifest.json"])
+        }
+        XCTAssertEqual(try applied(), "0")
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'intruder'", database: db), "0")
         try FileManager.default.removeItem(atPath: folder + "/003_added.sql")
         // A file the manifest lists, removed.
         try FileManager.default.moveItem(atPath: folder + "/002_two.sql", toPath: c.path("two.sql"))

@@ -35,6 +35,9 @@ extension FederationEndToEndTests {
         try c.fail(["--config", config, "--site", "club-a", "federation", "migrate", "--url", cluster.adminURL(db)], exitCode: 2,
                    contains: [missing, "nothing was applied: install the package again (clubhouse plugin install FILE)"])
         try c.fail(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", folder], exitCode: 2, contains: [missing])
+        // Named through a symbolic link (b14): resolved to the installed folder, refused the same.
+        try FileManager.default.createSymbolicLink(atPath: c.path("gone-link"), withDestinationPath: folder)
+        try c.fail(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", c.path("gone-link") + "/"], exitCode: 2, contains: [missing])
         XCTAssertEqual(try evil(), "0")
         // The bundled plugins' layout (scripts/install.sh): federation/<id>/manifest.json deleted.
         let lib = c.path("prefix-lib")
@@ -48,6 +51,9 @@ extension FederationEndToEndTests {
         try c.fail(["--config", prefix, "--site", "club-a", "federation", "migrate", "--url", cluster.adminURL(db)], exitCode: 2,
                    contains: ["\(bundled): central SQL installed beside a plugin library, but its manifest (\(lib)/federation/org.clubhouse.scorecard/manifest.json) is missing",
                               "nothing was applied: install clubhouse again (scripts/install.sh)"])
+        try FileManager.default.createSymbolicLink(atPath: c.path("bundled-link"), withDestinationPath: bundled)
+        try c.fail(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", "org.clubhouse.scorecard", "--dir", c.path("bundled-link")], exitCode: 2,
+                   contains: ["\(bundled): central SQL installed beside a plugin library, but its manifest"])
         XCTAssertEqual(try evil(), "0")
         // A developer's own folder, no library beside it: --dir applies it.
         let dev = c.path("dev/federation/postgresql")
