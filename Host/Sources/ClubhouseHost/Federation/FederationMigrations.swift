@@ -100,6 +100,9 @@ public struct FederationMigrations {
             guard let version = version(ofFile: file) else { continue }
             let bytes: [UInt8]
             do { bytes = try FileSystem.read(path) } catch { throw FederationError("\(path): \(error)") }
+            if let bad = MigrationText.encodingProblem(in: bytes) {
+                throw FederationError("\(path):\(bad.line):\(bad.column): \(bad.message); nothing was applied", isRequestError: true)
+            }
             migrations.append(Migration(version: version, name: String(file.dropLast(4).split(separator: "_", maxSplits: 1)[1]),
                                         sql: String(decoding: bytes, as: UTF8.self), sha256: SHA256.hash(bytes).hex, path: path))
         }
