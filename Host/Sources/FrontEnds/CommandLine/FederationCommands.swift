@@ -23,7 +23,8 @@ enum FederationCommands {
 
         init(_ command: String, runtime: SiteRuntime? = nil, log: LogBroker? = nil) {
             self.command = command
-            handler = InterruptHandler(runtime: runtime, log: log)
+            // Not announced: the command's one line says it was interrupted (b05: a second, generic line came first).
+            handler = InterruptHandler(runtime: runtime, log: log, announces: false)
             let cancel = self.cancel
             handler.begin(what: "federation \(command)") { cancel.fire() }
         }
