@@ -124,7 +124,7 @@ public struct FederationMigrations {
         /// `<package>/federation/postgresql` is covered by `<package>/manifest.json`, the bundled plugins'
         /// `…/federation/<plugin id>/postgresql` by `…/federation/<plugin id>/manifest.json`.
         /// `folder` is resolved to its real path first (every symbolic link, in any component): a link to a
-        /// package's folder is held to that package's manifest (the tenth outside attack, b09/b14: a link as
+        /// package's folder is held to that package's manifest (an outside re-check, b09/b14: a link as
         /// `--dir` skipped the check). Callers read the files from `realFolder(_:)`, the same resolved path.
         public static func covering(sqlFolder given: String) throws(FederationError) -> ManifestDigests? {
             let folder = FederationMigrations.realFolder(given)
