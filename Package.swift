@@ -75,8 +75,10 @@ var targets: [Target] = [
     .target(name: "ClubhouseLoader", dependencies: ["ClubhousePlatform", "CClubhouse", "ClubhouseABI"],
             path: "Host/Sources/Loader"),
     .target(name: "ClubhouseRunner", dependencies: ["ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform", "CClubhouse", "ClubhouseABI",
-                                                    "ClubhouseJSON", "CSQLite"],
+                                                    "ClubhouseJSON", "CSQLite", "CThreadID"],
             path: "Host/Sources/Runner"),
+    // gettid(2) for the runner's thread wall (Host/Sources/Runner/RunningCall.swift).
+    .systemLibrary(name: "CThreadID", path: "Host/Sources/CThreadID"),
     // SQLite's allocator, wrapped so that what a plugin's statement makes SQLite allocate in the
     // host is charged to that statement (the row-of-huge-values attack, RELIABILITY.md).
     .target(name: "CSQLiteMemory", path: "Host/Sources/CSQLiteMemory", linkerSettings: [.linkedLibrary("sqlite3")]),

@@ -15,7 +15,7 @@ final class ThreadWallEndToEndTests: XCTestCase {
     private let unsupported = 5 // CLUBHOUSE_UNSUPPORTED
     private let services = ["exec", "prepare", "step", "begin", "files", "device", "invoke", "events"]
 
-    /// A detached thread a call left behind probes every service twice: 300 ms after its call returned,
+    /// A detached thread a call left behind, wearing its call thread's key values (a29), probes every service twice: 300 ms after its call returned,
     /// with no call running, and again inside the next client's call. Each is refused without reaching
     /// the host: no row, no file written, no device opened; `last_error` says why, once on stderr too.
     func testAThreadLeftBehindByItsCallIsRefusedBetweenCallsAndInsideTheNextOne() throws {
@@ -73,6 +73,31 @@ final class ThreadWallEndToEndTests: XCTestCase {
         }
         XCTAssertEqual(own["rowid"]?.intValue, 1, "\(own)")
         XCTAssertEqual(try String(contentsOfFile: c.path("same.out"), encoding: .utf8), "stolen\n")
+    }
+
+    /// Threads that pass for the running call's own while it waits for them (the ninth outside attack):
+    /// a pthread that copies every thread-specific value of the call's thread onto itself (a26), and a
+    /// raw clone(CLONE_VM|CLONE_THREAD) without CLONE_SETTLS, sharing the call thread's TLS (a04). The
+    /// runner tells threads apart by kernel thread id (gettid), which neither can take: both refused.
+    func testThreadsPassingForTheCallsOwnAreRefused() throws {
+        for isolation in ["process", "sandbox"] {
+            let c = try Clubhouse()
+            let (server, socket) = try serve(c, isolation: isolation)
+            defer { server.terminate() }
+            let a = try RPCSocketClient(path: socket)
+            a.send(call(1, "disguised", out: c.path("disguised.out")))
+            let (answer, _) = try server.answer(a, 1, within: 30)
+            if isolation == "sandbox" && "\(answer) \(server.stderr)".contains("has no Landlock") { continue }
+            for thread in ["keycopy", "rawclone"] {
+                let probe = answer["result"]?[thread] ?? .null
+                for service in services {
+                    XCTAssertEqual(probe[service]?.intValue, unsupported, "\(isolation), \(thread), \(service): \(answer) \(server.stderr)")
+                }
+                XCTAssertEqual(probe["rowid"]?.intValue, 0, "\(isolation), \(thread): \(probe)")
+            }
+            let stolen = (try? String(contentsOfFile: c.path("disguised.out"), encoding: .utf8)) ?? ""
+            XCTAssertFalse(stolen.contains("stolen"), "\(isolation): a disguised thread wrote the call's output")
+        }
     }
 
     // MARK: helpers

@@ -29,7 +29,7 @@ final class ProxyTables: @unchecked Sendable {
     /// The lane the calling thread serves (a concurrent command's), else the main one.
     static func context(_ host: UnsafePointer<clubhouse_host>?) -> RunnerContext? {
         guard let data = host?.pointee.host_data else { return nil }
-        return RunnerContext.currentLane ?? Unmanaged<ProxyTables>.fromOpaque(data).takeUnretainedValue().context
+        return RunningCall.lane ?? Unmanaged<ProxyTables>.fromOpaque(data).takeUnretainedValue().context
     }
 
     static func callContext(_ call: UnsafePointer<clubhouse_call>?) -> RunnerContext? {

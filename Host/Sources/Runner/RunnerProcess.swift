@@ -113,22 +113,6 @@ final class RunnerContext: @unchecked Sendable {
 
     init(channel: WireChannel) { self.channel = channel }
 
-    /// The lane a thread serves a concurrent command on (nil: the main lane, `ProxyTables.context`):
-    /// the plugin's service calls on that thread go out on that lane's socket.
-    private static let laneKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
-    static var currentLane: RunnerContext? {
-        guard let raw = pthread_getspecific(laneKey) else { return nil }
-        return Unmanaged<RunnerContext>.fromOpaque(raw).takeUnretainedValue()
-    }
-
-    /// Makes this context the calling thread's lane (for the thread's life; the thread keeps it alive).
-    func becomeCurrentLane() { pthread_setspecific(Self.laneKey, Unmanaged.passUnretained(self).toOpaque()) }
-
     /// Takes the settings `create` gave the main lane (a concurrent command runs after create).
     func adopt(_ main: RunnerContext) {
         let (config, granted, threshold, alias, limits) = main.lock.withLock { (main.config, main.granted, main.logThreshold, main.alias, main.limits) }
@@ -326,7 +310,7 @@ package enum RunnerProcess {
         buffer.limit = context.limits.replyBytes
         // The thread runs this call until invoke returns (RunningCall): services refuse every other thread.
         let status: Int32 = withUnsafePointer(to: &call) { callPointer in
-            RunningCall.during(callPointer) {
+            RunningCall.during(callPointer, lane: context) {
                 buffer.withSink { sink in
                     message.request.withUnsafeBufferPointer { bytes in
                         bytes.withMemoryRebound(to: CChar.self) { chars in
@@ -479,7 +463,6 @@ package enum RunnerProcess {
             }
             let lane = RunnerContext(channel: WireChannel(input: fd, output: output))
             Thread.detach {
-                lane.becomeCurrentLane()
                 while let (kind, payload) = lane.nextCommand() {
                     guard kind == .invoke else { continue }
                     lane.adopt(context)

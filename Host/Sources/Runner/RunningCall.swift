@@ -1,17 +1,22 @@
-// Which call a runner thread runs. The runner marks the thread around each of the plugin's entry
-// points — create, invoke (on the pipes or on the second lane) and destroy — and a service that acts
-// for a call (storage, devices, invoke, files, events, publish, progress) serves only a thread so
-// marked: a thread the plugin started itself, during a call or outside one, is refused with
-// CLUBHOUSE_UNSUPPORTED before anything reaches the host. Without this, such a thread's service calls
-// went out on the frame pipes and the host served them inside whichever call ran there at the time —
-// another client's (the fifth outside attack, a03). Log and config stay [any-thread] (clubhouse.h).
+// Which call a runner thread runs. The runner records the kernel thread id (gettid) of the thread it
+// runs each of the plugin's entry points on — create, invoke (on the pipes or on the second lane) and
+// destroy — and a service that acts for a call (storage, devices, invoke, files, events, publish,
+// progress) serves only a thread so recorded: a thread the plugin started itself, during a call or
+// outside one, is refused with CLUBHOUSE_UNSUPPORTED before anything reaches the host. Without this,
+// such a thread's service calls went out on the frame pipes and the host served them inside whichever
+// call ran there at the time — another client's (the fifth outside attack, a03). A thread-specific
+// marker was not enough: a thread copied the call thread's key values onto itself, and a raw clone
+// shared its TLS (the ninth, a26 and a04); no thread can take another live thread's id. Log and config
+// stay [any-thread] (clubhouse.h).
 //
-// The wall is in the runner, in the plugin's own process: it holds for code that uses the ABI (a
-// library's worker, a detached thread a plugin forgot), not for a plugin that writes frames on the
-// wire itself — that one acts only inside the call running on the pipes, as that call, which it is
-// serving anyway (SECURITY.md, "A plugin's own threads").
+// The wall is in the runner, in the plugin's own process: it holds for threads that use the ABI (a
+// library's worker, a detached thread a plugin forgot, one disguised with the call's thread-specific
+// values), not for a plugin that rewrites the runner's memory (this table) or writes frames on the
+// wire itself — that one acts only inside a call its runner is serving, with that call's grants,
+// which the plugin's own code for that call holds anyway (SECURITY.md, "A plugin's own threads").
 
 import CClubhouse
+import CThreadID
 import ClubhouseABI
 import ClubhousePlatform
 import Synchronization
@@ -20,32 +25,54 @@ import Glibc
 #endif
 
 enum RunningCall {
-    /// The calling thread's call: its `clubhouse_call` (invoke), `lifecycle` (create, destroy), or none.
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    /// What a thread runs: the address of its `clubhouse_call` (invoke; 1 for create and destroy,
+    /// never dereferenced) and the lane it serves (nil: the main one).
+    private struct Entry: Sendable {
+        let call: UInt
+        let lane: UInt? // an unretained RunnerContext, alive while its thread runs the call
+    }
 
-    /// What marks create and destroy, which run without a `clubhouse_call` (never dereferenced).
-    private static var lifecycle: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 1) }
+    /// The threads running a call now, by kernel thread id (gettid), in the runner's own memory. Not a
+    /// thread-specific value or TLS: a plugin's thread could copy those (pthread_setspecific of every
+    /// key, the ninth outside attack's a26) or share them (a raw clone without CLONE_SETTLS, a04), but
+    /// never take another live thread's id. An entry lives exactly as long as its call; a thread id the
+    /// kernel hands out again later finds none. The runner's only state besides `warned`; guarded.
+    private static let threads = Mutex<[Int32: Entry]>([:])
 
-    /// Runs `body` (one of the plugin's entry points) as `call` on this thread; nil: create or destroy.
-    static func during<T>(_ call: UnsafePointer<clubhouse_call>?, _ body: () -> T) -> T {
-        let previous = pthread_getspecific(key)
-        pthread_setspecific(key, call.map { UnsafeMutableRawPointer(mutating: $0) } ?? lifecycle)
-        defer { pthread_setspecific(key, previous) }
+    /// The calling thread's kernel id.
+    private static var me: Int32 { clubhouse_thread_id() }
+
+    private static var mine: Entry? {
+        let id = me
+        return threads.withLock { $0[id] }
+    }
+
+    /// Runs `body` (one of the plugin's entry points) as `call` on this thread, serving `lane` (nil: the
+    /// main lane); no call: create or destroy.
+    static func during<T>(_ call: UnsafePointer<clubhouse_call>?, lane: RunnerContext? = nil, _ body: () -> T) -> T {
+        let id = me
+        let entry = Entry(call: call.map { UInt(bitPattern: $0) } ?? 1,
+                          lane: lane.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) })
+        let previous = threads.withLock { $0.updateValue(entry, forKey: id) }
+        defer { threads.withLock { $0[id] = previous } }
         return body()
     }
 
     /// True on a thread running one of the plugin's calls, create or destroy.
-    static var onCallThread: Bool { pthread_getspecific(key) != nil }
+    static var onCallThread: Bool { mine != nil }
 
     /// True on the thread running `call` itself. Compared by address, never read: a pointer a finished
     /// call left behind may point at freed memory, or at the next call's struct on the same stack.
     static func runs(_ call: UnsafePointer<clubhouse_call>?) -> Bool {
-        guard let call, let current = pthread_getspecific(key) else { return false }
-        return UnsafeRawPointer(current) == UnsafeRawPointer(call)
+        guard let call, let current = mine else { return false }
+        return current.call == UInt(bitPattern: call)
+    }
+
+    /// The lane whose call the calling thread runs (a concurrent command's); nil: the main lane, or
+    /// no call (the services then refuse it, but log and config answer it).
+    static var lane: RunnerContext? {
+        guard let bits = mine?.lane, let raw = UnsafeMutableRawPointer(bitPattern: bits) else { return nil }
+        return Unmanaged<RunnerContext>.fromOpaque(raw).takeUnretainedValue()
     }
 
     /// The refusal's message, for `reply` and for a storage `last_error` asked outside a call.
@@ -58,7 +85,7 @@ enum RunningCall {
 
     /// Said once per runner on its standard error (the host prefixes the plugin's alias): a plugin that
     /// lost its service calls this way has a line in the host's log saying why.
-    /// A process-wide once-flag, the only state here besides the thread key; atomic.
+    /// A process-wide once-flag, the only state here besides `threads`; atomic.
     private static let warned = Atomic<Bool>(false)
 
     /// Nil when the calling thread runs a call — with `checkCall` and a `call`, that very call (a function

@@ -3,12 +3,17 @@
  * attack, a03), for Tests/EndToEndTests/ThreadWallEndToEndTests.swift. Commands (each takes an optional
  * write path argument "out"):
  *   spawn    prepares a statement and starts a detached thread holding the host, this call's pointer
- *            and the statement, then returns. The thread probes once 300 ms later (no call runs then),
+ *            and the statement, then returns. The thread sets on itself every thread-specific value
+ *            this call's thread held (the ninth outside attack, a29) and probes once 300 ms later (no call runs then),
  *            and once more when `victim` sets its flag (inside another call); {"spawned": true}
  *   victim   sets the flag, waits (at most 5 s) for the thread's second probe, counts the rows of
  *            table t and answers {"between": PROBE, "during": PROBE, "rows": N}
  *   samecall a thread started by this call probes with this call's own pointer while the call waits
  *            for it (joined); then the call's own thread probes: {"other": PROBE, "own": PROBE}
+ *   disguised two threads that pass for the call's own while it waits for them (the ninth outside
+ *            attack, a26 and a04): a pthread that sets on itself every thread-specific value (keys
+ *            0-1023) the call's thread holds, and a raw clone(CLONE_VM|CLONE_THREAD) without
+ *            CLONE_SETTLS, which shares the call thread's TLS; {"keycopy": PROBE, "rawclone": PROBE}
  *
  * PROBE: {"exec": S, "prepare": S, "step": S, "begin": S, "files": S, "device": S, "invoke": S,
  *         "events": S, "rowid": N, "error": "last_error after exec", "message": "exec's reply"}
@@ -17,6 +22,8 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,13 +100,31 @@ static void probe(const probe_target *t, char *json, size_t capacity) {
              exec, prepare, step, begin, file, device, invoked, published, rowid, error, said);
 }
 
-/* The detached thread of `spawn`. */
+/* The thread-specific values of the call that started a thread (keys 0-1023). */
+static void *the_call_keys[1024];
+
+/* Sets the call's values on the calling thread, keeping its own in `mine`. */
+static void wear_call_keys(void **mine) {
+    for (int k = 0; k < 1024; k++) mine[k] = pthread_getspecific((pthread_key_t)k);
+    for (int k = 0; k < 1024; k++)
+        if (the_call_keys[k]) pthread_setspecific((pthread_key_t)k, the_call_keys[k]);
+}
+
+/* Its own values back before the thread ends: the runtime's destructors run on them. */
+static void take_off_call_keys(void *const *mine) {
+    for (int k = 0; k < 1024; k++)
+        if (the_call_keys[k]) pthread_setspecific((pthread_key_t)k, mine[k]);
+}
+
+/* The detached thread of `spawn`: it passes for its call's thread by its key values (a29). */
 static probe_target spawned;
 static atomic_int go, probed;
 static char between[2048], during[2048];
 
 static void *lingering(void *unused) {
     (void)unused;
+    void *mine[1024];
+    wear_call_keys(mine);
     struct timespec pause = {0, 300 * 1000 * 1000};
     nanosleep(&pause, NULL);
     probe(&spawned, between, sizeof between);
@@ -108,6 +133,7 @@ static void *lingering(void *unused) {
         nanosleep(&slice, NULL);
     }
     probe(&spawned, during, sizeof during);
+    take_off_call_keys(mine);
     atomic_store(&probed, 1);
     return NULL;
 }
@@ -119,6 +145,26 @@ static void *helper(void *target) {
     return result;
 }
 
+/* The threads of `disguised`. */
+static void *key_copier(void *target) {
+    static char result[2048];
+    void *mine[1024];
+    wear_call_keys(mine);
+    probe((const probe_target *)target, result, sizeof result);
+    take_off_call_keys(mine);
+    return result;
+}
+
+static char clone_stack[1 << 20] __attribute__((aligned(16)));
+static char cloned_result[2048];
+static atomic_int cloned_done;
+static int raw_clone(void *target) {
+    probe((const probe_target *)target, cloned_result, sizeof cloned_result);
+    atomic_store(&cloned_done, 1);
+    syscall(SYS_exit, 0);
+    return 0;
+}
+
 static clubhouse_status threads_describe(const clubhouse_plugin_descriptor *self, const clubhouse_reply *reply) {
     (void)self;
     say(reply, "{\"commands\":["
@@ -127,6 +173,8 @@ static clubhouse_status threads_describe(const clubhouse_plugin_descriptor *self
                "{\"name\":\"victim\",\"summary\":\"Another call\",\"arguments\":["
                "{\"name\":\"out\",\"type\":\"path\",\"access\":\"write\"}]},"
                "{\"name\":\"samecall\",\"summary\":\"A thread of this call\",\"arguments\":["
+               "{\"name\":\"out\",\"type\":\"path\",\"access\":\"write\"}]},"
+               "{\"name\":\"disguised\",\"summary\":\"Threads passing for the call's\",\"arguments\":["
                "{\"name\":\"out\",\"type\":\"path\",\"access\":\"write\"}]}"
                "],\"topics\":[{\"name\":\"shot\",\"summary\":\"A shot\"}]}");
     return CLUBHOUSE_OK;
@@ -156,6 +204,7 @@ static clubhouse_status threads_invoke(const clubhouse_plugin_descriptor *self, 
         spawned.stmt = NULL;
         if (db) db->prepare(f->host, "SELECT count(*) FROM t", &spawned.stmt, NULL);
         if (!fixture_argument(request, length, "out", spawned.out, sizeof spawned.out)) spawned.out[0] = 0;
+        for (int k = 0; k < 1024; k++) the_call_keys[k] = pthread_getspecific((pthread_key_t)k);
         pthread_t thread;
         if (pthread_create(&thread, NULL, lingering, NULL) != 0) { say(reply, "no thread"); return CLUBHOUSE_ERROR; }
         pthread_detach(thread);
@@ -190,6 +239,31 @@ static clubhouse_status threads_invoke(const clubhouse_plugin_descriptor *self, 
         probe(&target, own, sizeof own);
         if (target.stmt) db->finalize(target.stmt);
         snprintf(out, sizeof out, "{\"data\":{\"other\":%s,\"own\":%s}}", (const char *)other, own);
+        say(reply, out);
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "disguised") == 0) {
+        probe_target target = {f->host, call, NULL, {0}};
+        if (!fixture_argument(request, length, "out", target.out, sizeof target.out)) target.out[0] = 0;
+        if (db) db->prepare(f->host, "SELECT count(*) FROM t", &target.stmt, NULL);
+        for (int k = 0; k < 1024; k++) the_call_keys[k] = pthread_getspecific((pthread_key_t)k);
+        pthread_t thread;
+        void *copied = NULL;
+        if (pthread_create(&thread, NULL, key_copier, &target) != 0) { say(reply, "no thread"); return CLUBHOUSE_ERROR; }
+        pthread_join(thread, &copied);
+        atomic_store(&cloned_done, 0);
+        strcpy(cloned_result, "null");
+        long made = clone(raw_clone, clone_stack + sizeof clone_stack,
+                          CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM, &target);
+        /* The call's thread waits without touching its TLS (raw syscalls), as the attack's did. */
+        for (int i = 0; made > 0 && i < 1000 && !atomic_load(&cloned_done); i++) {
+            struct timespec slice = {0, 10 * 1000 * 1000};
+            syscall(SYS_nanosleep, &slice, NULL);
+        }
+        if (target.stmt) db->finalize(target.stmt);
+        static char out[5000];
+        snprintf(out, sizeof out, "{\"data\":{\"keycopy\":%s,\"rawclone\":%s}}", (const char *)copied,
+                 atomic_load(&cloned_done) ? cloned_result : "null");
         say(reply, out);
         return CLUBHOUSE_OK;
     }

@@ -85,8 +85,11 @@ public enum DeviceSimulator {
         let argv = ([path, "--stdio"] + arguments + (report == nil ? ["--quiet"] : [])).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var pointers = argv + [nil]
+        // An allow-list of the host's environment, never its secrets (ChildEnvironment; SECURITY.md).
+        var env = ChildEnvironment.pointers()
+        defer { env.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, &pointers, environ)
+        let spawned = posix_spawn(&pid, path, &actions, nil, &pointers, &env)
         close(machine)
         copies?.forEach { close($0) }
         if let errors { close(errors.write) }

@@ -139,14 +139,8 @@ final class IsolatedPlugin: @unchecked Sendable {
         if let sandboxPorts { words += ["--sandbox", sandboxPorts.isEmpty ? "-" : sandboxPorts.map(String.init).joined(separator: ",")] }
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        var env: [UnsafeMutablePointer<CChar>?] = []
-        var current = environ
-        while let entry = current.pointee {
-            if !String(cString: entry).hasPrefix("SWIFT_BACKTRACE=") { env.append(strdup(entry)) }
-            current += 1
-        }
-        env.append(strdup("SWIFT_BACKTRACE=enable=no"))
-        env.append(nil)
+        // An allow-list of the host's environment, never its secrets (ChildEnvironment; SECURITY.md).
+        var env = ChildEnvironment.pointers(adding: ["SWIFT_BACKTRACE": "enable=no"])
         defer { env.forEach { free($0) } }
         var child: pid_t = 0
         var a = argv

@@ -54,7 +54,13 @@
  * it runs included, gets CLUBHOUSE_UNSUPPORTED with the reason in `reply` (storage: in last_error)
  * and nothing reaches the host: a thread cannot act inside a later call, or between calls. Log and
  * config are [any-thread]; storage's finalize and a device's close only release and are served to
- * any thread. In process this is not checked (the plugin is trusted code); do not rely on that.
+ * any thread. The runner knows that thread by its kernel thread id (gettid), recorded in its own
+ * memory: a thread that copies the call thread's thread-specific values, or a raw clone that shares
+ * its TLS, is another thread and is refused. This wall stops threads that use the ABI. A plugin that
+ * deliberately rewrites the runner's memory, or writes frames on the runner's pipes itself, can act
+ * inside a call its runner is serving — with that call's grants only, which the plugin's own code
+ * for that call holds anyway: nothing beyond the plugin's own privileges, and never another
+ * plugin's. In process this is not checked (the plugin is trusted code); do not rely on that.
  */
 #ifndef CLUBHOUSE_H
 #define CLUBHOUSE_H

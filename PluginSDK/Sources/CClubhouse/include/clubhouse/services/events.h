@@ -43,7 +43,7 @@ typedef struct clubhouse_events_service {
 
     /* [during-call] Publishes `json` (`length` bytes, eg: {"round":3,"hole":7,"strokes":4}) on
      * `topic` (NUL-terminated, declared in the catalogue, eg: "score") of the plugin `host` was
-     * created for, as part of `call`. On the thread running the call (in a runner only that thread;
+     * created for, as part of `call`. On the thread running the call (in a runner only that thread, known by its kernel thread id;
      * in process a thread it started, while the call runs, too: clubhouse.h). Returns when the event is in the ring; listeners receive it in id order. */
     clubhouse_status (*publish)(const clubhouse_host *host, const clubhouse_call *call, const char *topic,
                                 const char *json, size_t length, const clubhouse_reply *reply);

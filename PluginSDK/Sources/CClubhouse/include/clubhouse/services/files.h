@@ -52,7 +52,7 @@ typedef struct clubhouse_files_service {
     /* [during-call] The descriptor of path argument `name` of `call`, stored in *fd (the
      * plugin's: it closes it). `access` is CLUBHOUSE_FILE_READ or CLUBHOUSE_FILE_WRITE; WRITE
      * only for an argument declared "access": "write". On the thread running the call (in a
-     * runner only that thread; in process a thread it started, while the call runs, too: clubhouse.h). */
+     * runner only that thread, known by its kernel thread id; in process a thread it started, while the call runs, too: clubhouse.h). */
     clubhouse_status (*open_argument)(const clubhouse_call *call, const char *name, uint32_t access, int *fd,
                                       const clubhouse_reply *reply);
 

@@ -36,7 +36,8 @@
  *
  * Threads: a thread-safe plugin's concurrent calls share the connection. `last_error` answers the
  * calling call's own last failure, so one call never reads (or outlives) another's message. In a
- * runner only a thread running create, invoke or destroy is served (clubhouse.h, "Threads the
+ * runner only a thread running create, invoke or destroy is served, known by its kernel thread id
+ * (clubhouse.h, "Threads the
  * plugin starts itself"): another gets CLUBHOUSE_UNSUPPORTED, last_insert_rowid and changes 0.
  */
 #ifndef CLUBHOUSE_SERVICES_STORAGE_H
