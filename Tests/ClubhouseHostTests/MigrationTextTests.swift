@@ -45,6 +45,23 @@ final class MigrationTextTests: XCTestCase {
         XCTAssertEqual(said?.column, text.count - 6)
     }
 
+    /// Bytes that are not UTF-8 are refused at the first bad one, by line and column (characters), before
+    /// anything else is looked at: decoded, they would be replaced by U+FFFD (b13).
+    func testTextThatIsNotUTF8IsRefusedAtItsFirstBadByte() {
+        let cases: [([UInt8], String)] = [
+            ([0xFF, 0xFE] + Array("SELECT 1;".utf8), "f.sql:1:1: not valid UTF-8 (byte 0xff): central SQL is UTF-8 text; save the file as UTF-8"),
+            (Array("SELECT 'é';\nSELECT 'caf".utf8) + [0xE9] + Array("';".utf8), "f.sql:2:12: not valid UTF-8 (byte 0xe9)"),
+            (Array("SELECT 'é".utf8) + [0xC0, 0x80] + Array("'; \\! id".utf8), "f.sql:1:10: not valid UTF-8 (byte 0xc0)"),  // overlong, before the meta-command
+            (Array("-- ".utf8) + [0xED, 0xA0, 0x80], "f.sql:1:4: not valid UTF-8 (byte 0xed)"),  // a surrogate
+            (Array("SELECT 1; -- cut".utf8) + [0xE2, 0x82], "f.sql:1:17: not valid UTF-8 (byte 0xe2)"),  // cut short at the end
+        ]
+        for (bytes, says) in cases {
+            let said = MigrationText.problem(in: bytes, where: "f.sql") ?? "nil"
+            XCTAssertTrue(said.hasPrefix(says), said)
+        }
+        XCTAssertNil(MigrationText.encodingProblem(in: Array("SELECT '😀 é ☃';\n".utf8)))
+    }
+
     func testMetaCommandsAndTransactionControlAreRefusedWithLineAndColumn() {
         let cases: [(String, String)] = [
             ("\\! id", "f.sql:1:1: '\\!' is a psql meta-command"),

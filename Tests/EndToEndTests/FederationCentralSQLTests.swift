@@ -110,10 +110,14 @@ extension FederationEndToEndTests {
             ("CREATE UNIQUE INDEX CONCURRENTLY t_s ON fedhostile.t (s);\n",
              "003_meta.sql:1:1: CREATE UNIQUE INDEX CONCURRENTLY cannot run inside a transaction, and each migration runs inside the host's own: leave out CONCURRENTLY"),
         ]
+        // Not UTF-8 (Latin-1 'café'): refused, never sent with U+FFFD in its place (b13).
+        let latin1 = Array("SELECT 1;\nSELECT 'caf".utf8) + [0xE9] + Array("';\n".utf8)
+        let all = cases.map { (bytes: Array($0.text.utf8), says: $0.says) }
+            + [(bytes: latin1, says: "003_meta.sql:2:12: not valid UTF-8 (byte 0xe9): central SQL is UTF-8 text; save the file as UTF-8")]
         let folder = c.dataDirectory.appendingPathComponent("plugins/\(id)/1.0.0/federation/postgresql").path
         var first = true
-        for (text, says) in cases {
-            _ = try c.write("hostile-sql/003_meta.sql", text)
+        for (bytes, says) in all {
+            try Data(bytes).write(to: URL(fileURLWithPath: sql + "/003_meta.sql"))
             // pack
             try c.fail(["plugin", "pack", library, "--out", c.path("hostile.chpkg"), "--federation", sql], exitCode: 2,
                        contains: ["\(sql)/\(says)", "; nothing was packed"])
@@ -126,10 +130,10 @@ extension FederationEndToEndTests {
             try c.succeed(["plugin", "pack", library, "--out", clean, "--federation", sql])
             var entries = try PackagingEndToEndTests.untar(Array(try Data(contentsOf: URL(fileURLWithPath: clean))))
             let cleanDigest = try sha256(sql + "/003_meta.sql")
-            _ = try c.write("hostile-sql/003_meta.sql", text)
+            try Data(bytes).write(to: URL(fileURLWithPath: sql + "/003_meta.sql"))
             let hostileDigest = try sha256(sql + "/003_meta.sql")
             for i in entries.indices {
-                if entries[i].0 == "federation/postgresql/003_meta.sql" { entries[i].1 = Array(text.utf8) }
+                if entries[i].0 == "federation/postgresql/003_meta.sql" { entries[i].1 = bytes }
                 if entries[i].0 == "manifest.json" {
                     entries[i].1 = Array(String(decoding: entries[i].1, as: UTF8.self).replacingOccurrences(of: cleanDigest, with: hostileDigest).utf8)
                 }
@@ -194,6 +198,16 @@ extension FederationEndToEndTests {
         try c.fail(migrate, exitCode: 2, contains: ["\(folder)/003_added.sql: not a file of the installed package (its manifest, \(installed)/manifest.json, lists 001_one.sql, 002_two.sql)",
                                                     "nothing was applied"])
         XCTAssertEqual(try applied(), "0")
+        // A symbolic link to the folder (the last component, with or without a trailing slash; or a linked
+        // parent) is held to the same manifest: --dir is resolved to its real path first (b09).
+        try FileManager.default.createSymbolicLink(atPath: c.path("sql-link"), withDestinationPath: folder)
+        try FileManager.default.createSymbolicLink(atPath: c.path("package-link"), withDestinationPath: installed)
+        for dir in [c.path("sql-link"), c.path("sql-link") + "/", c.path("package-link") + "/federation/postgresql"] {
+            try c.fail(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", dir], exitCode: 2,
+                       contains: ["\(folder)/003_added.sql: not a file of the installed package (its manifest, \(installed)/manifest.json"])
+        }
+        XCTAssertEqual(try applied(), "0")
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'intruder'", database: db), "0")
         try FileManager.default.removeItem(atPath: folder + "/003_added.sql")
         // A file the manifest lists, removed.
         try FileManager.default.moveItem(atPath: folder + "/002_two.sql", toPath: c.path("two.sql"))

@@ -30,6 +30,15 @@ public struct FederationMigrations {
         }
     }
 
+    /// A central SQL folder by its real path (symbolic links resolved, relative to the working directory),
+    /// or as given (made absolute) when it does not exist: which manifest covers the SQL, and which files are
+    /// read, are decided on it.
+    public static func realFolder(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : (path == "~" || path.hasPrefix("~/")) ? FileSystem.absolute(path)
+            : FileSystem.currentDirectory() + "/" + path
+        return FileSystem.realPath(absolute) ?? FileSystem.absolute(path)
+    }
+
     /// Where a plugin's central SQL is installed, as its panel is: `federation/postgresql/` beside a library
     /// that has its folder to itself (an installed package's folder: `plugin pack --federation` carries
     /// it), else `federation/<plugin id>/postgresql/` beside it (scripts/install.sh puts the bundled
@@ -91,6 +100,9 @@ public struct FederationMigrations {
             guard let version = version(ofFile: file) else { continue }
             let bytes: [UInt8]
             do { bytes = try FileSystem.read(path) } catch { throw FederationError("\(path): \(error)") }
+            if let bad = MigrationText.encodingProblem(in: bytes) {
+                throw FederationError("\(path):\(bad.line):\(bad.column): \(bad.message); nothing was applied", isRequestError: true)
+            }
             migrations.append(Migration(version: version, name: String(file.dropLast(4).split(separator: "_", maxSplits: 1)[1]),
                                         sql: String(decoding: bytes, as: UTF8.self), sha256: SHA256.hash(bytes).hex, path: path))
         }
@@ -111,7 +123,11 @@ public struct FederationMigrations {
         /// from a package or by scripts/install.sh), or the one-line reason it cannot be read: a package's
         /// `<package>/federation/postgresql` is covered by `<package>/manifest.json`, the bundled plugins'
         /// `…/federation/<plugin id>/postgresql` by `…/federation/<plugin id>/manifest.json`.
-        public static func covering(sqlFolder folder: String) throws(FederationError) -> ManifestDigests? {
+        /// `folder` is resolved to its real path first (every symbolic link, in any component): a link to a
+        /// package's folder is held to that package's manifest (an outside re-check, b09/b14: a link as
+        /// `--dir` skipped the check). Callers read the files from `realFolder(_:)`, the same resolved path.
+        public static func covering(sqlFolder given: String) throws(FederationError) -> ManifestDigests? {
+            let folder = FederationMigrations.realFolder(given)
             let parent = FileSystem.directoryName(folder)
             guard FileSystem.baseName(folder) == "postgresql" else { return nil }
             // `libraries`: where the plugin libraries the SQL was installed beside lie.

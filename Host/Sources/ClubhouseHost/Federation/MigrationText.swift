@@ -29,8 +29,30 @@ public enum MigrationText {
 
     /// `text`'s first problem, or nil.
     public static func problem(in text: [UInt8]) -> Problem? {
+        if let bad = encodingProblem(in: text) { return bad }
         var scan = Scanner(text)
         return scan.run()
+    }
+
+    /// Where `text` is first not valid UTF-8, or nil. Central SQL is UTF-8 text: bytes that are not would
+    /// be replaced (U+FFFD) on the way to the server, so it would not run the file's text (b13).
+    public static func encodingProblem(in text: [UInt8]) -> Problem? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var bytes = text.makeIterator()
+        var offset = 0, line = 1, column = 1
+        while true {
+            switch parser.parseScalar(from: &bytes) {
+            case .valid(let scalar):
+                offset += scalar.count
+                if scalar.count == 1 && scalar.first == 0x0A { line += 1; column = 1 } else { column += 1 }
+            case .error:
+                let byte = String(text[offset], radix: 16, uppercase: false)
+                return Problem(line: line, column: column,
+                               message: "not valid UTF-8 (byte 0x\(byte.count == 1 ? "0" : "")\(byte)): central SQL is UTF-8 text; save the file as UTF-8 (eg: iconv -f latin1 -t utf-8)")
+            case .emptyInput:
+                return nil
+            }
+        }
     }
 
     /// "where:line:column: message" for `text`'s first problem, or nil.

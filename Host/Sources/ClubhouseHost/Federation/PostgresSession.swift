@@ -162,7 +162,18 @@ public final class PostgresSession {
     func step(_ script: [UInt8], last: Bool) -> PostgresShell.Outcome {
         let cancel = shell.cancel
         if cancel?.isFired == true { return PostgresShell.Outcome(problem: "cancelled", cancelled: true) }
-        if child == nil, let problem = launch() { return PostgresShell.Outcome(problem: problem) }
+        let commits = PostgresSession.commits(script)
+        if child == nil {
+            if let problem = launch() { return PostgresShell.Outcome(problem: problem) }
+            // A script that commits waits for psql's connection first (an empty step: its marker comes back
+            // once psql is connected and reading), so a COMMIT is said to be handed over only when psql was
+            // connected to take it (b05: `init` stopped while psql was still connecting said "may have been
+            // committed").
+            if commits {
+                let connected = step([], last: false)
+                if connected.exitCode != 0 || connected.problem != nil { return connected }
+            }
+        }
         guard let running = child else { return PostgresShell.Outcome(problem: "psql did not start") }
         steps += 1
         let marker = Array("\(token)-\(steps)\n".utf8)
@@ -172,7 +183,6 @@ public final class PostgresSession {
         // and is nothing otherwise.
         input += Array(";\n\\echo ".utf8) + marker
         var outcome = PostgresShell.Outcome()
-        let commits = PostgresSession.commits(script)
         var written = 0
         var writing = running.input >= 0
         var outputOpen = true, errorsOpen = true

@@ -382,6 +382,9 @@ final class InterruptHandler: @unchecked Sendable {
     /// Nil for a command that runs no call and no device (`federation push`: its psql is what it stops).
     private let runtime: SiteRuntime?
     private let log: LogBroker?
+    /// Whether the first signal is announced ("interrupted; asking … to stop"): not for a command that says
+    /// its own one line when stopped (`federation`: FederationCommands.Interrupts).
+    private let announces: Bool
     private let lock = Lock()
     private var signals = 0
     /// Cancels what runs (a call; under `serve`, the server and all its calls); nil between calls.
@@ -391,9 +394,10 @@ final class InterruptHandler: @unchecked Sendable {
     /// Counts calls, so a timer armed during one call does nothing in the next.
     private var generation = 0
 
-    init(runtime: SiteRuntime?, log: LogBroker?) {
+    init(runtime: SiteRuntime?, log: LogBroker?, announces: Bool = true) {
         self.runtime = runtime
         self.log = log
+        self.announces = announces
         SignalRelay.shared.deliver(to: self)
     }
 
@@ -454,7 +458,7 @@ final class InterruptHandler: @unchecked Sendable {
         case 1:
             guard let cancel else { return }
             let how = signalNumber == SIGINT ? "interrupted" : signalNumber == SIGTERM ? "terminated" : "terminated by \(what)"
-            log?.warning("\(how); asking \(alias) to stop (press Ctrl-C again to stop its devices and quit)")
+            if announces { log?.warning("\(how); asking \(alias) to stop (press Ctrl-C again to stop its devices and quit)") }
             cancel()
             // Every signal but Ctrl-C is SIGTERM's: the second step comes by itself (nobody may press Ctrl-C).
             if signalNumber != SIGINT {

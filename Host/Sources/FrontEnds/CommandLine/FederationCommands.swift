@@ -23,7 +23,8 @@ enum FederationCommands {
 
         init(_ command: String, runtime: SiteRuntime? = nil, log: LogBroker? = nil) {
             self.command = command
-            handler = InterruptHandler(runtime: runtime, log: log)
+            // Not announced: the command's one line says it was interrupted (b05: a second, generic line came first).
+            handler = InterruptHandler(runtime: runtime, log: log, announces: false)
             let cancel = self.cancel
             handler.begin(what: "federation \(command)") { cancel.fire() }
         }
@@ -123,7 +124,7 @@ extension FederationCommands {
         let interrupts = Interrupts("migrate")
         defer { interrupts.end() }
         let migrations = FederationMigrations(shell: interrupts.wire(PostgresShell(target: target)))
-        let folder = FileSystem.absolute(dir)
+        let folder = FederationMigrations.realFolder(dir)
         let applied: [Int]
         do {
             // A folder of an installed package or of the bundled plugins is held to its manifest.
@@ -147,7 +148,7 @@ extension FederationCommands {
             guard case .success(let plugin) = session.runtime.resolve(entry.alias) else { continue }
             guard only.isEmpty || plugin.info.id == only || entry.alias == only else { continue }
             guard let folder = FederationMigrations.installedFolder(library: plugin.path, id: plugin.info.id) else { continue }
-            if !found.contains(where: { $0.id == plugin.info.id }) { found.append((plugin.info.id, folder)) }
+            if !found.contains(where: { $0.id == plugin.info.id }) { found.append((plugin.info.id, FederationMigrations.realFolder(folder))) }
         }
         guard !found.isEmpty else {
             let which = only.isEmpty ? "no plugin of site '\(site.name)'" : "plugin '\(only)' of site '\(site.name)'"
