@@ -261,17 +261,13 @@ final class SandboxWallsEndToEndTests: XCTestCase {
             let config = try site(c, isolation: isolation, name: "\(isolation).json")
             if isolation == "sandbox" { try requireSandbox(c, config) }
             let (replies, result) = try session(c, config, [("fds", nil)], launcher: launcher)
-            XCTAssertEqual(head(replies[0]), isolation == "sandbox" ? Self.sandboxedDescriptors : Self.protocolDescriptors,
-                           "\(isolation): \(replies[0])\n\(result.stderr)")
+            XCTAssertEqual(head(replies[0]), Self.protocolDescriptors, "\(isolation): \(replies[0])\n\(result.stderr)")
         }
     }
 
     /// The wire protocol's descriptors, as `fds` lists them: 0 /dev/null, 1 and 2 the standard
     /// error socket, 3 and 4 the frame pipes, 5 the descriptor socket.
     static let protocolDescriptors = "0:c,1:s,2:s,3:p,4:p,5:s"
-    /// A sandboxed runner's: those, and 6 its own /proc/<pid>/task (O_PATH; Sandbox.ownTaskFolder),
-    /// which keeps the Landlock rule that lets libdispatch read its threads' stat files in force.
-    static let sandboxedDescriptors = protocolDescriptors + ",6:d"
 
     /// `serve --socket` started with an inherited descriptor, a storm of short client connections,
     /// and two sandboxed plugins crashing and restarting: every runner started during the storm
@@ -338,7 +334,7 @@ final class SandboxWallsEndToEndTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(listings.count, 4, "runners were restarted and listed during the storm")
         XCTAssertGreaterThan(connections, 50, "the storm ran")
         for listing in Set(listings) {
-            XCTAssertEqual(listing, Self.sandboxedDescriptors, "a runner started during the storm holds more than the protocol's descriptors")
+            XCTAssertEqual(listing, Self.protocolDescriptors, "a runner started during the storm holds more than the protocol's descriptors")
         }
     }
 

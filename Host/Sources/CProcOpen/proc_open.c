@@ -5,14 +5,16 @@
  * Why: libdispatch's worker-pool monitor (swift-corelibs-libdispatch src/event/workqueue.c,
  * _dispatch_workq_count_runnable_workers) opens /proc/<tid>/stat of each worker once a second while
  * work waits in a global queue, and crashes the process (DISPATCH_CLIENT_CRASH, SIGILL) when that
- * open fails. A sandboxed runner (Host/Sources/Runner/Sandbox.swift) may read only beneath its
- * own /proc/<pid>/task, so /proc/<tid>/stat fails there with EACCES, and every plugin using
- * Dispatch's global queues, Swift concurrency or Foundation on them died (issue 27).
+ * open fails. A sandboxed runner (Host/Sources/Runner/Sandbox.swift) may read nothing of /proc, so
+ * /proc/<tid>/stat fails there with EACCES, and every plugin using Dispatch's global queues, Swift
+ * concurrency or Foundation on them died (issue 27).
  *
  * What: the open is made exactly as glibc makes it (openat(AT_FDCWD, …)); only when it fails with
- * EACCES and the path is exactly "/proc/<digits>/stat" is /proc/self/task/<digits>/stat tried once,
- * which the kernel answers only for a thread of this process (ENOENT for any other tid) and
- * Landlock only beneath the runner's own task folder. If that fails too, the first error stands.
+ * EACCES and the path is exactly "/proc/<digits>/stat" of a thread of this process (the kernel says,
+ * tgkill with signal 0) is a pipe returned holding the line libdispatch parses (synthesized_stat),
+ * so the sandbox needs no /proc at all (an earlier version granted the runner its own task folder,
+ * which also showed the machine's socket tables under task/<tid>/net: the eleventh outside round).
+ * Any other path, or another process's tid, keeps the first error.
  * The host (never sandboxed) never sees the retry: its first open succeeds or fails as before.
  * No allocation, no locks: safe wherever open is. Unlike glibc's, this open is not a
  * pthread cancellation point (nothing in the host or the runner cancels threads).
@@ -40,20 +42,35 @@ static int proc_tid_stat(const char *path) {
     return digits[n + sizeof suffix - 1] == 0 ? n : 0;
 }
 
+/* The stat line libdispatch reads for thread `tid` of this process: a pipe holding
+ * "<tid> (worker) S\n" (state S: the monitor then counts the worker as not runnable and, while work
+ * waits, adds a thread — never fewer threads than it would make seeing the real state), or -1 with
+ * errno when `tid` is no thread of this process (tgkill with signal 0 asks the kernel). */
+static int synthesized_stat(const char *digits, int n, int flags) {
+    long tid = 0;
+    for (int i = 0; i < n; i++) tid = tid * 10 + (digits[i] - '0');
+    if (tid <= 0 || tid > 0x7fffffff) { errno = ENOENT; return -1; }
+    if (syscall(SYS_tgkill, (long)getpid(), tid, 0L) != 0) { errno = ENOENT; return -1; }
+    int fds[2];
+    if (syscall(SYS_pipe2, fds, (flags & O_CLOEXEC) ? O_CLOEXEC : 0) != 0) return -1;
+    char line[32];
+    int used = 0;
+    for (int i = 0; i < n; i++) line[used++] = digits[i];
+    static const char rest[] = " (worker) S\n";
+    for (int i = 0; rest[i]; i++) line[used++] = rest[i];
+    long written = syscall(SYS_write, fds[1], line, (long)used);
+    syscall(SYS_close, fds[1]);
+    if (written != used) { syscall(SYS_close, fds[0]); errno = EIO; return -1; }
+    return fds[0];
+}
+
 static int open_at_cwd(const char *path, int flags, mode_t mode) {
     long fd = syscall(SYS_openat, AT_FDCWD, path, flags, mode);
     if (fd >= 0 || errno != EACCES) return (int)fd;
     int n = proc_tid_stat(path);
-    if (n == 0) return -1;
-    static const char task[] = "/proc/self/task/";
-    char retry[sizeof task + 10 + sizeof "/stat"];
-    int used = 0;
-    for (int i = 0; task[i]; i++) retry[used++] = task[i];
-    for (int i = 0; i < n; i++) retry[used++] = path[sizeof "/proc/" - 1 + i];
-    for (int i = 0; "/stat"[i]; i++) retry[used++] = "/stat"[i];
-    retry[used] = 0;
-    long again = syscall(SYS_openat, AT_FDCWD, retry, flags, mode);
-    if (again >= 0) return (int)again;
+    if (n == 0) { errno = EACCES; return -1; }
+    int answer = synthesized_stat(path + sizeof "/proc/" - 1, n, flags);
+    if (answer >= 0) return answer;
     errno = EACCES;
     return -1;
 }
@@ -62,6 +79,7 @@ static mode_t mode_argument(int flags, va_list arguments) {
     return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(arguments, int) : 0;
 }
 
+/* cloexec-ok: the definition of open itself: the caller's flags are passed on unchanged. */
 int open(const char *path, int flags, ...) {
     va_list arguments;
     va_start(arguments, flags);
@@ -70,6 +88,7 @@ int open(const char *path, int flags, ...) {
     return open_at_cwd(path, flags, mode);
 }
 
+/* cloexec-ok: the definition of open64 itself: the caller's flags are passed on unchanged. */
 int open64(const char *path, int flags, ...) {
     va_list arguments;
     va_start(arguments, flags);

@@ -33,7 +33,7 @@ public enum Landlock {
     static let rulePathBeneath: Int = 1
     static let ruleNetPort: Int = 2
     /// O_PATH (Glibc does not export it to Swift): a descriptor that names a file without opening it.
-    public static let oPath: Int32 = 0o10_000_000
+    static let oPath: Int32 = 0o10_000_000
 
     #if arch(x86_64) || arch(arm64)
     static let sysCreateRuleset = 444
@@ -75,12 +75,9 @@ public enum Landlock {
         /// When set, the rule is for the file open as this descriptor (the caller keeps it open),
         /// not for whatever `path` names now.
         public var descriptor: Int32?
-        /// A folder whose files beneath may be read, but nothing listed, mapped or run.
-        public var filesOnly: Bool
-        public init(_ path: String, descriptor: Int32? = nil, filesOnly: Bool = false) {
+        public init(_ path: String, descriptor: Int32? = nil) {
             self.path = path
             self.descriptor = descriptor
-            self.filesOnly = filesOnly
         }
     }
 
@@ -113,7 +110,7 @@ public enum Landlock {
             var st = stat()
             guard fstat(fd, &st) == 0 else { continue }
             let isDirectory = (st.st_mode & S_IFMT) == S_IFDIR
-            let allowed = place.filesOnly ? readFile : isDirectory ? executeFile | readFile | readDirectory : executeFile | readFile
+            let allowed = isDirectory ? executeFile | readFile | readDirectory : executeFile | readFile
             // struct landlock_path_beneath_attr { u64 allowed_access; s32 parent_fd; } __packed (12 bytes)
             var rule = [UInt8](repeating: 0, count: 12)
             withUnsafeBytes(of: allowed.littleEndian) { rule.replaceSubrange(0..<8, with: $0) }

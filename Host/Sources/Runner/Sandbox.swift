@@ -2,8 +2,7 @@
 // plugin's constructors run confined. What it may still reach: its own wire (fds 3, 4 and 5, already
 // open), stderr, and read-only: the plugin file, the folders of the libraries the runner has
 // mapped (the Swift runtime, libc; from the executable's own folder only the mapped files), the
-// system library folders and the dynamic linker's cache; and the files of its own threads under
-// /proc/<its pid>/task (libdispatch needs them: ownTaskFolder says why). Nothing is writable; TCP connect only to granted ports; no program can
+// system library folders and the dynamic linker's cache. Nothing is writable; TCP connect only to granted ports; no program can
 // be started; no other process can be traced or signalled.
 
 import ClubhousePlatform
@@ -44,18 +43,6 @@ package enum Sandbox {
         return places.filter { seen.insert($0).inserted }.map { Landlock.ReadOnly($0, descriptor: $0 == pluginPath ? verified : nil) }
     }
 
-    /// The runner's own /proc/<pid>/task, opened once and kept open for the process's life, or nil
-    /// without /proc. libdispatch's worker-pool monitor opens /proc/<tid>/stat of its workers while
-    /// work waits in a global queue and crashes the process when it cannot (issue 27): the rule
-    /// lets the runner read its own threads' files (not list them; no other process's), and the
-    /// executable's open answers /proc/<tid>/stat from there (Host/Sources/CProcOpen/proc_open.c).
-    /// Open, because Landlock marks an inode and procfs makes a new inode for a path whose dentry
-    /// the kernel dropped: the open descriptor pins this one.
-    static let ownTaskFolder: Int32? = {
-        let fd = open("/proc/self/task", Landlock.oPath | O_CLOEXEC | O_DIRECTORY)
-        return fd >= 0 ? fd : nil
-    }()
-
     /// Threads of this process (Landlock confines only the calling thread and its later children).
     static func threadCount() -> Int {
         guard let dir = opendir("/proc/self/task") else { return -1 }
@@ -81,8 +68,7 @@ package enum Sandbox {
         guard threads == 1 else {
             return "cannot confine the runner: it has \(threads) threads before loading the plugin, and Landlock confines only the calling one"
         }
-        var places = readOnlyPlaces(pluginPath: pluginPath, verified: verified)
-        if let task = ownTaskFolder { places.append(Landlock.ReadOnly("/proc/self/task", descriptor: task, filesOnly: true)) }
+        let places = readOnlyPlaces(pluginPath: pluginPath, verified: verified)
         // In this order: no_new_privs (Landlock and seccomp need it); every capability dropped;
         // Landlock; the seccomp filter last, so that it need not allow capset or Landlock's calls.
         guard Kernel.prctl(38, 1) == 0 else { // PR_SET_NO_NEW_PRIVS
