@@ -2,12 +2,34 @@
 
 import ClubhousePlatform
 import Dispatch
+import Foundation
 import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
 
 final class PlatformTests: XCTestCase {
+    /// A file a hostile hand swapped for a FIFO or a device is refused, never waited on or read without
+    /// end (the eleventh outside round: a FIFO as a package's manifest hung `federation migrate`,
+    /// `/dev/zero` grew it to 2 GB); a regular file is read whole up to the limit and refused past it.
+    func testReadRegularRefusesFIFOsDevicesAndFilesPastTheLimit() throws {
+        let folder = NSTemporaryDirectory() + "readregular-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        XCTAssertEqual(mkfifo(folder + "/fifo", 0o600), 0)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/zero", withDestinationPath: "/dev/zero")
+        try Data(repeating: 0x41, count: 100).write(to: URL(fileURLWithPath: folder + "/file"))
+        for name in ["fifo", "zero"] {
+            XCTAssertThrowsError(try FileSystem.readRegular(folder + "/" + name, limit: 1 << 20)) { error in
+                XCTAssertEqual("\(error)", "\(folder)/\(name): cannot read: it is not a regular file")
+            }
+        }
+        XCTAssertEqual(try FileSystem.readRegular(folder + "/file", limit: 100).count, 100)
+        XCTAssertThrowsError(try FileSystem.readRegular(folder + "/file", limit: 99)) { error in
+            XCTAssertEqual("\(error)", "\(folder)/file: cannot read: it is larger than 99 bytes")
+        }
+    }
+
     func testWriteAllDeliversEveryByteThroughAPipe() {
         var fds: [Int32] = [-1, -1]
         XCTAssertTrue(Subprocess.makePipe(&fds))

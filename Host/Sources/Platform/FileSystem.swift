@@ -126,6 +126,39 @@ public enum FileSystem {
         return result
     }
 
+    /// Reads a file that must be a regular file of at most `limit` bytes: opened without waiting (a FIFO
+    /// or a device put in its place is refused, never read), checked with fstat on the open descriptor,
+    /// and read no further than the limit — for files a hostile hand may have swapped (central SQL and
+    /// its manifest: a FIFO hung `federation migrate`, `/dev/zero` grew it to gigabytes).
+    public static func readRegular(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else {
+            let code = errno
+            throw FileError(path: path, reason: String(cString: strerror(code)), action: "read", code: code)
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw FileError(path: path, reason: "it is not a regular file", action: "read", code: EINVAL)
+        }
+        guard st.st_size <= limit else {
+            throw FileError(path: path, reason: "it is larger than \(limit) bytes", action: "read", code: EFBIG)
+        }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while result.count <= limit {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 65536) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                throw FileError(path: path, reason: String(cString: strerror(code)), action: "read", code: code)
+            }
+            if n == 0 { return result }
+            result.append(contentsOf: chunk[0..<n])
+        }
+        throw FileError(path: path, reason: "it is larger than \(limit) bytes", action: "read", code: EFBIG)
+    }
+
     /// Writes a file atomically (temporary file + rename), so readers never see half of it.
     /// `durable: false` skips the fsync, for a cache whose loss only costs recomputing it.
     public static func writeAtomically(_ path: String, _ bytes: [UInt8], permissions: mode_t = 0o644,
@@ -179,6 +212,8 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
     /// The path names nothing (or goes through a file as if it were a folder): a path the user got
     /// wrong (exit 2), unlike a file that is there and cannot be read (exit 1).
     public var isMissing: Bool { code == ENOENT || code == ENOTDIR }
+    /// `readRegular` refused what it found: not a regular file, or past its limit.
+    public var isRefusedByReadRegular: Bool { code == EINVAL || code == EFBIG }
 }
 
 

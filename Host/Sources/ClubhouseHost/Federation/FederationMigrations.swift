@@ -13,6 +13,10 @@ public struct FederationMigrations {
 
     public init(shell: PostgresShell) { self.shell = shell }
 
+    /// The most a central SQL file, a manifest or a signature may hold (each is read whole, and only
+    /// when it is a regular file: `FileSystem.readRegular`).
+    static let fileLimit = 64 << 20
+
     public struct Migration: Sendable {
         public var version: Int
         public var name: String
@@ -99,7 +103,9 @@ public struct FederationMigrations {
             let file = FileSystem.baseName(path)
             guard let version = version(ofFile: file) else { continue }
             let bytes: [UInt8]
-            do { bytes = try FileSystem.read(path) } catch { throw FederationError("\(path): \(error)") }
+            do { bytes = try FileSystem.readRegular(path, limit: FederationMigrations.fileLimit) } catch {
+                throw FederationError("\(error); nothing was applied", isRequestError: error.isRefusedByReadRegular)
+            }
             if let bad = MigrationText.encodingProblem(in: bytes) {
                 throw FederationError("\(path):\(bad.line):\(bad.column): \(bad.message); nothing was applied", isRequestError: true)
             }
@@ -153,13 +159,13 @@ public struct FederationMigrations {
                 }
                 return nil
             }
-            guard let bytes = try? FileSystem.read(path), let manifest = try? JSONParser.parse(bytes: bytes), manifest.objectValue != nil else {
+            guard let bytes = try? FileSystem.readRegular(path, limit: FederationMigrations.fileLimit), let manifest = try? JSONParser.parse(bytes: bytes), manifest.objectValue != nil else {
                 throw FederationError("\(path): the installed manifest cannot be read as JSON, so the central SQL beside it cannot be checked; nothing was applied: \(reinstall)", isRequestError: true)
             }
             // A signed package's manifest is held to its signature: one rewritten to cover changed SQL is refused.
             let signature = FileSystem.directoryName(path) + "/" + PackageSignature.fileName
             if FileSystem.exists(signature) {
-                guard let signed = try? FileSystem.read(signature), case .success(let parsed) = PackageSignature.parse(signed),
+                guard let signed = try? FileSystem.readRegular(signature, limit: FederationMigrations.fileLimit), case .success(let parsed) = PackageSignature.parse(signed),
                       parsed.verify(manifest: bytes) == .valid else {
                     throw FederationError("\(path): the package's signature (\(PackageSignature.fileName)) does not verify over its manifest: the manifest changed after install, so its central SQL cannot be trusted; nothing was applied: \(reinstall)", isRequestError: true)
                 }
