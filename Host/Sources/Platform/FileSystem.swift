@@ -105,12 +105,23 @@ public enum FileSystem {
 
     /// Reads a whole file.
     public static func read(_ path: String) throws(FileError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = try openForReading(path, 0)
+        defer { close(fd) }
+        return try readToEnd(fd, path: path, limit: Int.max)
+    }
+
+    /// `path` opened read-only and close-on-exec, with `flags` besides.
+    private static func openForReading(_ path: String, _ flags: Int32) throws(FileError) -> Int32 {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | flags)
         guard fd >= 0 else {
             let code = errno
             throw FileError(path: path, reason: String(cString: strerror(code)), action: "read", code: code)
         }
-        defer { close(fd) }
+        return fd
+    }
+
+    /// The rest of `fd`'s bytes, refused (EFBIG, naming `limit`) once they pass `limit`.
+    private static func readToEnd(_ fd: Int32, path: String, limit: Int) throws(FileError) -> [UInt8] {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -120,10 +131,12 @@ public enum FileSystem {
                 let code = errno
                 throw FileError(path: path, reason: String(cString: strerror(code)), action: "read", code: code)
             }
-            if n == 0 { break }
+            if n == 0 { return result }
+            guard n <= limit - result.count else {
+                throw FileError(path: path, reason: "it is larger than \(limit) bytes", action: "read", code: EFBIG)
+            }
             result.append(contentsOf: chunk[0..<n])
         }
-        return result
     }
 
     /// Reads a file that must be a regular file of at most `limit` bytes: opened without waiting (a FIFO
@@ -131,11 +144,7 @@ public enum FileSystem {
     /// and read no further than the limit — for files a hostile hand may have swapped (central SQL and
     /// its manifest: a FIFO hung `federation migrate`, `/dev/zero` grew it to gigabytes).
     public static func readRegular(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else {
-            let code = errno
-            throw FileError(path: path, reason: String(cString: strerror(code)), action: "read", code: code)
-        }
+        let fd = try openForReading(path, O_NONBLOCK | O_NOCTTY)
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
@@ -144,19 +153,7 @@ public enum FileSystem {
         guard st.st_size <= limit else {
             throw FileError(path: path, reason: "it is larger than \(limit) bytes", action: "read", code: EFBIG)
         }
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while result.count <= limit {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 65536) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                throw FileError(path: path, reason: String(cString: strerror(code)), action: "read", code: code)
-            }
-            if n == 0 { return result }
-            result.append(contentsOf: chunk[0..<n])
-        }
-        throw FileError(path: path, reason: "it is larger than \(limit) bytes", action: "read", code: EFBIG)
+        return try readToEnd(fd, path: path, limit: limit)
     }
 
     /// Writes a file atomically (temporary file + rename), so readers never see half of it.
