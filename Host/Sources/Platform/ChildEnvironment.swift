@@ -22,14 +22,21 @@ public enum ChildEnvironment {
     /// The allowed `NAME=value` entries of this process's environment, plus `extra` (which replace
     /// an entry of the same name).
     public static func entries(adding extra: [String: String] = [:]) -> [String] {
+        entries(passing: passes, adding: extra)
+    }
+
+    /// This process's environment entries whose name `passing` accepts (an entry without `=` is
+    /// named by the whole of it), plus `extra`, which replace an entry of the same name: the one walk
+    /// of `environ` for every child the host starts (runners and simulators allow-listed; psql and
+    /// other programs with `{ _ in true }`).
+    public static func entries(passing: (String) -> Bool, adding extra: [String: String]) -> [String] {
         var kept: [String] = []
         var current = environ
         while let entry = current.pointee {
             let text = String(cString: entry)
             current += 1
-            guard let equals = text.firstIndex(of: "=") else { continue }
-            let name = String(text[..<equals])
-            if passes(name) && extra[name] == nil { kept.append(text) }
+            let name = text.firstIndex(of: "=").map { String(text[..<$0]) } ?? text
+            if passing(name) && extra[name] == nil { kept.append(text) }
         }
         return kept + extra.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
     }

@@ -47,16 +47,7 @@ public enum Subprocess {
         let argv = ([executable] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var argvPointers = argv + [nil]
-        var envStrings: [String] = []
-        var current = environ
-        while let entry = current.pointee {
-            let s = String(cString: entry)
-            let key = s.split(separator: "=", maxSplits: 1).first.map(String.init) ?? s
-            if environment[key] == nil { envStrings.append(s) }
-            current += 1
-        }
-        for (k, v) in environment { envStrings.append("\(k)=\(v)") }
-        let envp = envStrings.map { strdup($0) }
+        let envp = ChildEnvironment.entries(passing: { _ in true }, adding: environment).map { strdup($0) }
         defer { envp.forEach { free($0) } }
         var envPointers = envp + [nil]
 

@@ -164,15 +164,7 @@ public struct PostgresShell: Sendable {
 
     /// psql's environment: this process's, with PGCONNECT_TIMEOUT set (`connectTimeoutSeconds`).
     func childEnvironment() -> [String] {
-        var entries: [String] = []
-        var current = environ
-        while let entry = current.pointee {
-            let text = String(cString: entry)
-            if !text.hasPrefix("PGCONNECT_TIMEOUT=") { entries.append(text) }
-            current += 1
-        }
-        entries.append("PGCONNECT_TIMEOUT=\(effectiveConnectTimeout)")
-        return entries
+        ChildEnvironment.entries(passing: { _ in true }, adding: ["PGCONNECT_TIMEOUT": "\(effectiveConnectTimeout)"])
     }
 
     /// Runs `script` (SQL, with COPY data inline) in a psql of its own; stops at the first error.
