@@ -32,7 +32,9 @@ struct CallDeadline {
     mutating func advance(now: Int64, cancelled: Bool) -> Event? {
         if !pastWall && now >= wallAt {
             pastWall = true
-            if graceFrom == nil || !graceAfterAnyCancel { graceFrom = now }
+            // The grace runs from the wall, not from when the loop noticed it: a loop that was held in a
+            // service for the call (a nested invoke, a device read) stops the runner at wall + grace.
+            if graceFrom == nil || !graceAfterAnyCancel { graceFrom = min(now, wallAt) }
             return .wallReached
         }
         if cancelled && graceAfterAnyCancel && graceFrom == nil { graceFrom = now }
