@@ -53,9 +53,12 @@ final class DeadlineEndToEndTests: XCTestCase {
         return (process, try RPCSocketClient(path: socketPath), errors)
     }
 
-    /// The fixture's "REPORT act status message" warnings of plugin `alias`, by act.
+    /// The fixture's "REPORT act status message" warnings of plugin `alias` in file `errors`, by act.
     private func reports(_ errors: String, _ alias: String) -> [String: (status: String, message: String)] {
-        let text = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        reports(text: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "", alias)
+    }
+
+    private func reports(text: String, _ alias: String) -> [String: (status: String, message: String)] {
         var found: [String: (String, String)] = [:]
         for line in text.split(separator: "\n") where line.hasPrefix("[\(alias)] warning: REPORT ") {
             let parts = line.dropFirst("[\(alias)] warning: REPORT ".count).split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
@@ -151,7 +154,12 @@ final class DeadlineEndToEndTests: XCTestCase {
         let started = Date()
         let result = try c.run(["--config", config, "hdp", "invoke-sleep", "--target", "hdt", "--ms", "20000"], timeout: 60)
         let elapsed = Date().timeIntervalSince(started)
-        XCTAssertLessThan(elapsed, 1 + 5 + 2.5, "wall_ms 1000 + the 5 s grace bounds the call: \(result.stderr)")
+        // The wait in invoke, as the plugin measured it, ends with the caller's wall plus the grace (the rest of
+        // the run, starting the host and two runners, is not the call's).
+        let waited = Double(reports(text: result.stderr, "hdp")["invoke-sleep"]?.message ?? "") ?? 99
+        XCTAssertLessThan(waited, 1 + 5 + 0.5, result.stderr)
+        XCTAssertEqual(reports(text: result.stderr, "hdp")["invoke-sleep"]?.status, "timeout", result.stderr)
+        XCTAssertLessThan(elapsed, 15, "not the callee's 20 s: \(result.stderr)")
         XCTAssertEqual(result.exitCode, 1, result.stderr)
         XCTAssertTrue(result.stderr.contains("wall-clock limit of 1000 ms"), result.stderr)
         XCTAssertEqual(try count(c, config, "hdt"), "0", "the callee was stopped before it stored its row")
@@ -166,7 +174,10 @@ final class DeadlineEndToEndTests: XCTestCase {
             let started = Date()
             let result = try c.run(["--config", config, alias, "devread", "--ms", "60000"], timeout: 90)
             let elapsed = Date().timeIntervalSince(started)
-            XCTAssertLessThan(elapsed, 1 + 5 + 2.5, "\(alias): wall_ms 1000 + the 5 s grace bounds the read: \(result.stdout) \(result.stderr)")
+            let waited = Double(reports(text: result.stderr, alias)["devread"]?.message ?? "") ?? 99
+            XCTAssertLessThan(waited, 1 + 5 + 0.5, "\(alias): wall_ms 1000 + the 5 s grace bounds the read: \(result.stderr)")
+            XCTAssertEqual(reports(text: result.stderr, alias)["devread"]?.status, "timeout", "\(alias): \(result.stderr)")
+            XCTAssertLessThan(elapsed, 15, "\(alias): not the read's 60 s: \(result.stderr)")
             XCTAssertNotEqual(result.exitCode, 0, "\(alias): \(result.stdout) \(result.stderr)")
             XCTAssertTrue(result.stderr.contains("wall-clock limit of 1000 ms"), "\(alias): \(result.stderr)")
         }

@@ -20,9 +20,11 @@
  *                         "REPORT commit status message"; replies "done"
  *   sleep --ms N          sleeps N ms without looking at is_cancelled, then inserts "slept"
  *   invoke-sleep --target A --ms N
- *                         invokes A's sleep --ms N; replies its status and the seconds it took
+ *                         invokes A's sleep --ms N; replies (and logs "REPORT invoke-sleep status
+ *                         seconds") its status and the seconds it took
  *   devread --ms N        opens bm and reads with a timeout of N ms (the simulator sends nothing
- *                         unasked); replies the read's status and the seconds it took
+ *                         unasked); replies (and logs "REPORT devread status seconds") the read's
+ *                         status and the seconds it took
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -239,6 +241,9 @@ static clubhouse_status hd_invoke(const clubhouse_plugin_descriptor *self, void 
         status = inv->invoke(h->host, call, target, "sleep", body, strlen(body), &r);
         fixture_json_text(kept, text, sizeof text);
         snprintf(out, sizeof out, "{\"data\":\"invoke %s after %.1f s: %s\"}", clubhouse_status_name(status), now_s() - start, text);
+        char seconds[32];
+        snprintf(seconds, sizeof seconds, "%.2f", now_s() - start);
+        line(h, "invoke-sleep", status, seconds);
         say(reply, out);
         return CLUBHOUSE_OK;
     }
@@ -256,6 +261,9 @@ static clubhouse_status hd_invoke(const clubhouse_plugin_descriptor *self, void 
         char message[600];
         fixture_json_text(d->last_error(device), message, sizeof message);
         snprintf(out, sizeof out, "{\"data\":\"read %s after %.1f s: %s\"}", clubhouse_status_name(status), now_s() - start, message);
+        char seconds[32];
+        snprintf(seconds, sizeof seconds, "%.2f", now_s() - start);
+        line(h, "devread", status, seconds);
         d->close(device);
         say(reply, out);
         return CLUBHOUSE_OK;

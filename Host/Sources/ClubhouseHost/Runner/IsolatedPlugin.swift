@@ -534,6 +534,7 @@ final class IsolatedPlugin: @unchecked Sendable {
                     return violation("a service call with unknown operation \(header.operation)")
                 }
                 let (status, reply, descriptor) = serve(operation, &r, instance: instance, call: call)
+                deadline.noteServed(now: Subprocess.monotonicMilliseconds())
                 let frame = ServiceReply(seq: header.seq, status: status, payload: reply).encode()
                 // Within the wall-clock limit too: a stalled send must not outlast it.
                 let bound = Int32(clamping: deadline.untilNext(Subprocess.monotonicMilliseconds()))
