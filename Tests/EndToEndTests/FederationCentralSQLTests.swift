@@ -206,6 +206,19 @@ extension FederationEndToEndTests {
             try c.fail(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", dir], exitCode: 2,
                        contains: ["\(folder)/003_added.sql: not a file of the installed package (its manifest, \(installed)/manifest.json"])
         }
+        // A bind mount of the folder (or of the package above it) is the same folder by device and inode,
+        // which resolving links cannot see (c05): held to the same manifest. Mounting needs root.
+        for (source, mountPoint, dir) in [(folder, c.path("sql-bind"), c.path("sql-bind")),
+                                          (installed, c.path("package-bind"), c.path("package-bind") + "/federation/postgresql")] {
+            try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+            guard try run("/bin/mount", ["--bind", source, mountPoint]) == 0 else {
+                print("FederationCentralSQLTests: bind mounts not checked: mount --bind needs root (or CAP_SYS_ADMIN) here")
+                break
+            }
+            defer { _ = try? run("/bin/umount", [mountPoint]) }
+            try c.fail(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", dir], exitCode: 2,
+                       contains: ["\(folder)/003_added.sql: not a file of the installed package (its manifest, \(installed)/manifest.json"])
+        }
         XCTAssertEqual(try applied(), "0")
         XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'intruder'", database: db), "0")
         try FileManager.default.removeItem(atPath: folder + "/003_added.sql")
@@ -230,5 +243,17 @@ extension FederationEndToEndTests {
         try c.fail(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", signedFolder + "/federation/postgresql"], exitCode: 2,
                    contains: ["\(signedFolder)/manifest.json: the package's signature (signature.json) does not verify over its manifest"])
         XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'intruder'", database: db), "0")
+    }
+
+    /// Runs a program quietly; its exit status.
+    private func run(_ program: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
     }
 }

@@ -124,7 +124,8 @@ extension FederationCommands {
         let interrupts = Interrupts("migrate")
         defer { interrupts.end() }
         let migrations = FederationMigrations(shell: interrupts.wire(PostgresShell(target: target)))
-        let folder = FederationMigrations.realFolder(dir)
+        let given = FederationMigrations.realFolder(dir)
+        let folder = installedSQLFolder(identicalTo: given, plugin: plugin, options) ?? given
         let applied: [Int]
         do {
             // A folder of an installed package or of the bundled plugins is held to its manifest.
@@ -136,6 +137,24 @@ extension FederationCommands {
             : "Applied migration\(applied.count == 1 ? "" : "s") \(applied.map(String.init).joined(separator: ", ")) of \(plugin) to \(target.shown).\n"
         BuiltinCommands.output(options, json: json, text: text)
         return 0
+    }
+
+    /// The installed central SQL folder of `plugin` that `folder` is by device and inode, when it is reached
+    /// another way than its path: a bind mount of it, or of a folder above it, where resolving links sees
+    /// nothing (the eleventh outside round, c05, applied SQL added to a package through one). Looked for
+    /// among the bundled plugins' folders and every installed version of `plugin` in the install tree.
+    static func installedSQLFolder(identicalTo folder: String, plugin: String, _ options: GlobalOptions) -> String? {
+        guard let identity = FileSystem.identity(folder) else { return nil }
+        var candidates = InstallTree.bundledDirectories.map { "\($0)/federation/\(plugin)/postgresql" }
+        if let configuration = try? options.loadConfiguration() {
+            let root = InstallTree.root(dataDirectory: options.resolveDataDirectory(configuration))
+            candidates += InstallTree.installed(id: plugin, root: root).map { FileSystem.directoryName($0.library) + "/federation/postgresql" }
+        }
+        let same = candidates.first { candidate in
+            guard let other = FileSystem.identity(candidate) else { return false }
+            return other.device == identity.device && other.inode == identity.inode
+        }
+        return same.map(FederationMigrations.realFolder)
     }
 
     /// Without --dir: the central SQL every enabled plugin of the site (or only --plugin) ships beside its
