@@ -245,6 +245,36 @@ extension FederationEndToEndTests {
         XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'intruder'", database: db), "0")
     }
 
+    /// A signed package's central SQL named with --dir at a site that requires signatures, after its signature
+    /// was deleted and its manifest rewritten to cover an added file (c04): the site would not load the package,
+    /// so its SQL is refused with the site's reason, and nothing of it runs.
+    func testInstalledSQLOfAPackageTheSiteRefusesToLoadIsNotApplied() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, sites: ["club-a"])
+        let id = "org.tests.fedsigned"
+        let key = try c.succeed(["plugin", "keygen", "--out", c.path("publisher.key"), "--json"]).json()["public_key"]?.stringValue ?? ""
+        let sql = try sqlFolder(c, "signed-sql", ["001_one.sql": "CREATE SCHEMA fedsigned;\n"])
+        let package = c.path("fedsigned.chpkg")
+        try c.succeed(["plugin", "pack", try FixturePlugins.build("OK", id: id, version: "1.0.0"), "--out", package, "--federation", sql,
+                       "--sign", c.path("publisher.key")])
+        try c.succeed(["plugin", "install", package])
+        let installed = c.dataDirectory.appendingPathComponent("plugins/\(id)/1.0.0").path
+        let folder = installed + "/federation/postgresql"
+        let config = try c.write("fedsigned.json", #"{"publishers": {"me": "\#(key)"}, "sites": {"club-a": {"require_signatures": true, "plugins": {"fs": {"id": "\#(id)"}}}}}"#)
+        let migrate = ["--config", config, "--site", "club-a", "federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", folder]
+        _ = try c.write("evil.sql", "CREATE ROLE intruder SUPERUSER;\n")
+        try FileManager.default.copyItem(atPath: c.path("evil.sql"), toPath: folder + "/002_evil.sql")
+        let manifestText = try String(contentsOfFile: installed + "/manifest.json", encoding: .utf8)
+            .replacingOccurrences(of: #""001_one.sql""#, with: #""002_evil.sql": "\#(try sha256(c.path("evil.sql")))", "001_one.sql""#)
+        try Data(manifestText.utf8).write(to: URL(fileURLWithPath: installed + "/manifest.json"))
+        try FileManager.default.removeItem(atPath: installed + "/signature.json")
+        try c.fail(migrate, exitCode: 2, contains: ["federation migrate: \(folder) is the central SQL of \(id), which site 'club-a' does not load (",
+                                                     "is not signed, but site 'club-a' requires signatures", "nothing was applied"])
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM clubhouse.migrations WHERE plugin = '\(id)'", database: db), "0")
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'intruder'", database: db), "0")
+    }
+
     /// Runs a program quietly; its exit status.
     private func run(_ program: String, _ arguments: [String]) throws -> Int32 {
         let process = Process()
