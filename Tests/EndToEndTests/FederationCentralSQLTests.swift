@@ -237,9 +237,7 @@ extension FederationEndToEndTests {
         let signedFolder = c.dataDirectory.appendingPathComponent("plugins/\(id)/2.1.0").path
         _ = try c.write("third.sql", "CREATE ROLE intruder SUPERUSER;\n")
         try FileManager.default.copyItem(atPath: c.path("third.sql"), toPath: signedFolder + "/federation/postgresql/003_third.sql")
-        let manifestText = try String(contentsOfFile: signedFolder + "/manifest.json", encoding: .utf8)
-            .replacingOccurrences(of: #""002_two.sql""#, with: #""003_third.sql": "\#(try sha256(c.path("third.sql")))", "002_two.sql""#)
-        try Data(manifestText.utf8).write(to: URL(fileURLWithPath: signedFolder + "/manifest.json"))
+        try forgeManifest(of: signedFolder, listing: "003_third.sql", as: c.path("third.sql"), before: "002_two.sql")
         try c.fail(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", signedFolder + "/federation/postgresql"], exitCode: 2,
                    contains: ["\(signedFolder)/manifest.json: the package's signature (signature.json) does not verify over its manifest"])
         XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'intruder'", database: db), "0")
@@ -265,14 +263,20 @@ extension FederationEndToEndTests {
         let migrate = ["--config", config, "--site", "club-a", "federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", folder]
         _ = try c.write("evil.sql", "CREATE ROLE intruder SUPERUSER;\n")
         try FileManager.default.copyItem(atPath: c.path("evil.sql"), toPath: folder + "/002_evil.sql")
-        let manifestText = try String(contentsOfFile: installed + "/manifest.json", encoding: .utf8)
-            .replacingOccurrences(of: #""001_one.sql""#, with: #""002_evil.sql": "\#(try sha256(c.path("evil.sql")))", "001_one.sql""#)
-        try Data(manifestText.utf8).write(to: URL(fileURLWithPath: installed + "/manifest.json"))
+        try forgeManifest(of: installed, listing: "002_evil.sql", as: c.path("evil.sql"), before: "001_one.sql")
         try FileManager.default.removeItem(atPath: installed + "/signature.json")
         try c.fail(migrate, exitCode: 2, contains: ["federation migrate: \(folder) is the central SQL of \(id), which site 'club-a' does not load (",
                                                      "is not signed, but site 'club-a' requires signatures", "nothing was applied"])
         XCTAssertEqual(try cluster.sql("SELECT count(*) FROM clubhouse.migrations WHERE plugin = '\(id)'", database: db), "0")
         XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'intruder'", database: db), "0")
+    }
+
+    /// Rewrites an installed package's manifest as an attacker would, to list `file` with the SHA-256 of `source`
+    /// (put in front of the entry for `before`).
+    private func forgeManifest(of package: String, listing file: String, as source: String, before: String) throws {
+        let text = try String(contentsOfFile: package + "/manifest.json", encoding: .utf8)
+            .replacingOccurrences(of: "\"\(before)\"", with: "\"\(file)\": \"\(try sha256(source))\", \"\(before)\"")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: package + "/manifest.json"))
     }
 
     /// Runs a program quietly; its exit status.
