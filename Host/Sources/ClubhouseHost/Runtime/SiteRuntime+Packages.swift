@@ -63,6 +63,30 @@ extension SiteRuntime {
         }
     }
 
+    /// The origin the site's data of the library at `path` is bound to (DataOrigin.swift): bundled;
+    /// an installed package signed by one of the site's publishers (the signature verifies and the
+    /// library has the signed hash); any other package, by its folder in the install tree; any other
+    /// library, by its canonical path.
+    public func dataOrigin(of path: String) -> DataOrigin {
+        let real = FileSystem.realPath(path) ?? path
+        if InstallTree.isBundled(real) {
+            return DataOrigin(key: "bundled", described: "bundled with the host", library: real)
+        }
+        guard case .success(let package)? = InstalledPackage.of(library: real, installRoot: discovery.installRoot) else {
+            return DataOrigin(key: "unsigned:\(real)", described: "a library loaded from a path (no package, no signature)", library: real)
+        }
+        let folder = FileSystem.directoryName(package.folder)
+        let unsigned = DataOrigin(key: "unsigned:\(folder)", described: "a package not signed by a publisher of the site, installed in \(folder)",
+                                  library: real)
+        guard case .success(let signature)? = package.signature, signature.verify(manifest: package.manifestBytes) == .valid,
+              let name = site.publishers.first(where: { $0.value == signature.publicKey })?.key,
+              case .success(let digest) = LibraryDigest.sha256(real),
+              digest == package.manifest["sha256"]?.stringValue?.lowercased()
+        else { return unsigned }
+        return DataOrigin(key: "publisher:\(signature.fingerprint)",
+                          described: "a package signed by publisher '\(name)' (key \(signature.fingerprint))", library: real)
+    }
+
     /// The manifest's "requires" of an installed plugin, from its package (empty for any other).
     func packageRequirements(path: String) -> [PackageRequirement] {
         guard case .success(let p)? = InstalledPackage.of(library: path, installRoot: discovery.installRoot) else { return [] }
