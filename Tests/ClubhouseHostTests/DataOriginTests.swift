@@ -100,4 +100,21 @@ final class DataOriginTests: XCTestCase {
         XCTAssertEqual(db.exec("DROP TABLE _clubhouse_origin"), Int32(CLUBHOUSE_DENIED))
         XCTAssertEqual(db.recordedOrigin(), squatter)
     }
+
+    /// A rollback pin's digest of the data (DatabaseBackups.contentDigest) leaves the record out: recording
+    /// an origin at a first open, or adopting, is not a write of the plugin's.
+    func testTheRecordIsNotPartOfTheDataDigest() throws {
+        let db = try open(bundled)
+        XCTAssertEqual(db.exec("CREATE TABLE rounds(x); INSERT INTO rounds VALUES (1)"), Int32(CLUBHOUSE_OK))
+        db.close()
+        let before = try XCTUnwrap(DatabaseBackups.contentDigest(database: path))
+        let again = try open(nil)
+        try again.adopt(squatter)
+        again.close()
+        XCTAssertEqual(DatabaseBackups.contentDigest(database: path), before)
+        let writer = try open(squatter)
+        XCTAssertEqual(writer.exec("INSERT INTO rounds VALUES (2)"), Int32(CLUBHOUSE_OK))
+        writer.close()
+        XCTAssertNotEqual(DatabaseBackups.contentDigest(database: path), before, "a row of the plugin's is")
+    }
 }
