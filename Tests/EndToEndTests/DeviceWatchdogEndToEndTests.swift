@@ -53,7 +53,9 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
                 let from = simulator.lines.count
                 let result = try c.run(["--config", config, "wd", item.command])
                 XCTAssertEqual(result.exitCode, item.exit, "\(isolation) \(item.command): \(result.stderr)")
-                XCTAssertNotNil(simulator.wait(from: from, timeout: 5) { $0.isStop }, "\(isolation) \(item.command): no stop")
+                XCTAssertNotNil(simulator.wait(from: from, timeout: 10) { $0.isStop }, "\(isolation) \(item.command): no stop")
+                // Every command the run sent is reported before its connections' close.
+                XCTAssertTrue(simulator.waitUntilAllClosed(timeout: 10), "\(isolation) \(item.command): a connection stayed open")
                 XCTAssertEqual(commands(simulator, from: from), ["start", "stop"], "\(isolation) \(item.command)")
                 XCTAssertTrue(result.stderr.contains("device 'ballmachine' (tcp:127.0.0.1:\(simulator.port)) was left running by 'wd' (\(item.reason)"),
                               "\(isolation) \(item.command): \(result.stderr)")
@@ -63,7 +65,13 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
             let from = simulator.lines.count
             let stopped = try c.run(["--config", config, "wd", "stop"])
             XCTAssertEqual(stopped.exitCode, 0, stopped.stderr)
+            // The plugin's own stop, then its connection's close (a fixed 300 ms alone was too short on a
+            // loaded machine); then 300 ms more for a stop the host would have sent on a connection of its
+            // own that the simulator had not yet taken.
+            XCTAssertNotNil(simulator.wait(from: from, timeout: 10) { $0.isStop }, "\(isolation) stop: the plugin's stop never came")
+            XCTAssertTrue(simulator.waitUntilAllClosed(timeout: 10), "\(isolation): a connection stayed open")
             usleep(300_000)
+            XCTAssertTrue(simulator.waitUntilAllClosed(timeout: 10), "\(isolation): a connection stayed open")
             XCTAssertEqual(commands(simulator, from: from), ["start", "stop"], "\(isolation): one stop, the plugin's")
             XCTAssertFalse(stopped.stderr.contains("left running"), stopped.stderr)
         }
@@ -104,7 +112,8 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
             blocked.signal(SIGINT)
             let second = simulator.wait(from: from, timeout: 5) { $0.isStop }
             XCTAssertNotNil(second, "\(isolation): a second Ctrl-C did not stop the machine")
-            if let second { XCTAssertLessThan(Double(second.at - twice) / 1e6, 1000, "\(isolation): the stop waited for the read") }
+            // Waiting for the read, the stop would come with the first Ctrl-C's grace, 4.8 s after the second.
+            if let second { XCTAssertLessThan(Double(second.at - twice) / 1e6, 2500, "\(isolation): the stop waited for the read") }
             let ended = blocked.wait(timeout: 10)
             XCTAssertEqual(ended?.status, 130, "\(isolation): \(blocked.stderr)")
             XCTAssertTrue(blocked.stderr.contains("was left running by 'wd' (Ctrl-C twice)"), blocked.stderr)
