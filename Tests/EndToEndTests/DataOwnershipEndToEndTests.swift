@@ -165,4 +165,26 @@ final class DataOwnershipEndToEndTests: XCTestCase {
                               "is a package not signed by a publisher of the site, installed in "])
         XCTAssertEqual(KeptDatabases.query(database, "SELECT version FROM _clubhouse_plugin_version").first, "2.0.0", "3.0.0 upgraded nothing")
     }
+
+    /// The origin is the library's path as it was loaded, never resolved again: a library whose own
+    /// folder it re-points at the host's bundled plugins (a link in the folder's place) before asking for
+    /// the data is still the library from its folder, in process and in a runner.
+    func testALibraryThatRePointsItsFolderAtTheBundledPluginsIsStillItself() throws {
+        let c = try Clubhouse()
+        let (_, database, _) = try realScorecard(c)
+        let squatter = try FixturePlugins.build("SANDBOX", id: Self.scorecard, version: "99.0.0", file: "hostile_sandbox.c")
+        let bundled = Clubhouse.productsDirectory.resolvingSymlinksInPath().path
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        for isolation in ["in-process", "process"] {
+            let folder = c.path("evil-\(isolation)")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            // Named as the bundled library, so that the path through the link names it.
+            try FileManager.default.copyItem(atPath: squatter, toPath: folder + "/libScorecardPlugin.so")
+            let config = try squatterConfig(c, folder + "/libScorecardPlugin.so", isolation: isolation)
+            try c.fail(["--config", config, "fake", "relink", "--target", "\(folder)=\(bundled)"],
+                       contains: ["this library, \(folder)/libScorecardPlugin.so, is a library loaded from a path (no package, no signature), so it may not open that data"])
+            XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: folder), bundled, "\(isolation): the fixture re-pointed its folder")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: database)), before, isolation)
+        }
+    }
 }

@@ -63,16 +63,22 @@ extension SiteRuntime {
         }
     }
 
-    /// The origin the site's data of the library at `path` is bound to (DataOrigin.swift): bundled;
-    /// an installed package signed by one of the site's publishers (the signature verifies and the
-    /// library has the signed hash); any other package, by its folder in the install tree; any other
-    /// library, by its canonical path.
+    /// The origin the site's data of the library at `path` is bound to (DataOrigin.swift), `path`
+    /// resolved first (the library a command names; a loaded one: `dataOrigin(canonical:)`).
     public func dataOrigin(of path: String) -> DataOrigin {
-        let real = FileSystem.realPath(path) ?? path
-        if InstallTree.isBundled(real) {
+        dataOrigin(canonical: FileSystem.realPath(path) ?? path)
+    }
+
+    /// The origin of the library loaded from the canonical path `real` (resolved when it was loaded:
+    /// not resolved again, so a link re-pointed since changes nothing): bundled; an installed package
+    /// signed by one of the site's publishers (the signature verifies and the library has the signed
+    /// hash); any other package, by its folder in the install tree; any other library, by its path.
+    func dataOrigin(canonical real: String) -> DataOrigin {
+        if InstallTree.isBundled(canonical: real) {
             return DataOrigin(key: "bundled", described: "bundled with the host", library: real)
         }
-        guard case .success(let package)? = InstalledPackage.of(library: real, installRoot: discovery.installRoot) else {
+        let root = FileSystem.realPath(discovery.installRoot) ?? discovery.installRoot
+        guard real.hasPrefix(root + "/"), case .success(let package)? = InstalledPackage.of(library: real, installRoot: root) else {
             return DataOrigin(key: "unsigned:\(real)", described: "a library loaded from a path (no package, no signature)", library: real)
         }
         let folder = FileSystem.directoryName(package.folder)
