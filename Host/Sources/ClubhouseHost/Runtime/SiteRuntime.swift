@@ -365,7 +365,9 @@ public final class SiteRuntime: @unchecked Sendable {
                 return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
             }
             do {
-                let runner = try IsolatedPlugin(path: l.path, alias: alias, timeoutMilliseconds: l.entry.timeoutMilliseconds,
+                // The runner loads the real path (resolved now, not through a link again at each start): the
+                // library whose origin owns its data (DataOrigin.swift) is the one that runs.
+                let runner = try IsolatedPlugin(path: FileSystem.realPath(l.path) ?? l.path, alias: alias, timeoutMilliseconds: l.entry.timeoutMilliseconds,
                                                 expectedID: l.entry.id, limits: l.entry.limits,
                                                 sandboxPorts: l.isolation == .sandbox ? Self.grantedPorts(l.entry) : nil,
                                                 verifiedLibrary: l.verified, standardError: log.runnerErrors)
