@@ -307,9 +307,16 @@ final class DeviceConnection: @unchecked Sendable {
             guard fd >= 0 else { return fail(.io, "the device is closed") }
             if let (status, message) = takeover { return fail(status, message) }
             traceBytes(">", bytes)
-            if let error = Descriptor.writeAll(fd, bytes, timeoutMilliseconds: 2000) { return fail(.io, error) }
+            // The safety book hears of the write before the device does: told after it, a host securing its
+            // devices in between (Ctrl-Z, a second Ctrl-C) found the machine safe with its start already sent
+            // and left it firing (TennisFieldSafetyEndToEndTests.testASuspendedHostStopsTheMachineFirst, seen
+            // under load).
+            let before = broker?.safety.noteWrite(name, Array(bytes))
+            if let error = Descriptor.writeAll(fd, bytes, timeoutMilliseconds: 2000) {
+                if let before { broker?.safety.restore(name, before) }
+                return fail(.io, error)
+            }
             wrote = true
-            broker?.safety.noteWrite(name, Array(bytes))
             return Int32(CLUBHOUSE_OK)
         }
     }
