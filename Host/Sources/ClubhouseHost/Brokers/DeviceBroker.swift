@@ -318,12 +318,17 @@ final class DeviceConnection: @unchecked Sendable {
             if let (status, message) = takeover { return fail(status, message) }
             if let refusal = refused(.writeDevice) { return refusal }
             traceBytes(">", bytes)
+            // The safety book hears of the write before the device does: told after it, a host securing its
+            // devices in between (Ctrl-Z, a second Ctrl-C) found the machine safe with its start already sent
+            // and left it firing (TennisFieldSafetyEndToEndTests.testASuspendedHostStopsTheMachineFirst, seen
+            // under load).
+            let before = broker?.safety.noteWrite(name, Array(bytes))
             let bound = Int32(clamping: ServiceGate.waitBound(2000))
             if let error = Descriptor.writeAll(fd, bytes, timeoutMilliseconds: bound) {
+                if let before { broker?.safety.restore(name, before) }
                 return refused(.writeDevice) ?? fail(.io, error)
             }
             wrote = true
-            broker?.safety.noteWrite(name, Array(bytes))
             return Int32(CLUBHOUSE_OK)
         }
     }

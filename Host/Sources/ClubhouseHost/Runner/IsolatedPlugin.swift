@@ -547,6 +547,11 @@ final class IsolatedPlugin: @unchecked Sendable {
                         try wire.send(.reply, frame, timeoutMilliseconds: bound)
                     }
                 } catch { return sendFailed(error) }
+                // The time the host spent serving (a statement may run up to `timeoutMilliseconds`, then
+                // be interrupted) was not the runner's silence: its bound starts again with the answer.
+                // Counting it left a runner 20 ms to answer an interrupted statement, and a loaded
+                // machine made that "did not answer within … ms (a hang?)" and a killed runner.
+                lastHeard = Subprocess.monotonicMilliseconds()
             case .log:
                 instance.runtime.log.serve(log: body, source: alias, limits: instance.limits)
             case .progress:
