@@ -143,8 +143,9 @@ public final class CallContext: @unchecked Sendable {
     /// Asks the call (and the calls nested in it) to stop. `byDeadline`: its time limit asked, not a
     /// person (the call then ends `timeout`, not `cancelled`).
     public func cancel(byDeadline: Bool = false) {
-        if byDeadline { cancelledByDeadline.store(true, ordering: .relaxed) }
-        _ = cancelledAt.compareExchange(expected: 0, desired: CallContext.monotonicNanoseconds(), ordering: .relaxed)
+        // The first cancel says why: a person's cancel that a wall-clock limit then reaches stays `cancelled`.
+        let first = cancelledAt.compareExchange(expected: 0, desired: CallContext.monotonicNanoseconds(), ordering: .relaxed).exchanged
+        if byDeadline && first { cancelledByDeadline.store(true, ordering: .relaxed) }
         cancelled.store(true, ordering: .relaxed)
         let observers = observersLock.withLock { () -> [@Sendable () -> Void] in
             guard !observersFired else { return [] }
