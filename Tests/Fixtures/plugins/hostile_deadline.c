@@ -24,6 +24,12 @@
  *                         seconds") its status and the seconds it took
  *   fifo-write --out F    opens path argument F (a FIFO nobody reads) to write; logs
  *                         "REPORT fifo-write status seconds" and the message as "REPORT fifo-why status message"
+ *   late-invoke --target A --ms N
+ *                         migrates, waits for its cancel, sleeps 3.5 s into its grace, then invokes A's drip
+ *                         --ms N; logs "REPORT cancel-seen ok T" (T: CLOCK_MONOTONIC seconds, the same clock in
+ *                         every process) and "REPORT late-invoke status S" (S: seconds from the cancel it saw)
+ *   drip --ms N           inserts a row every 250 ms for N ms without looking at is_cancelled; logs "REPORT
+ *                         drip-last ok T" after each row it stored (T: CLOCK_MONOTONIC seconds)
  *   devread --ms N        opens bm and reads with a timeout of N ms (the simulator sends nothing
  *                         unasked); replies (and logs "REPORT devread status seconds") the read's
  *                         status and the seconds it took
@@ -167,6 +173,9 @@ static clubhouse_status hd_describe(const clubhouse_plugin_descriptor *self, con
                "{\"name\":\"invoke-sleep\",\"summary\":\"Waits in invoke\",\"arguments\":["
                "{\"name\":\"target\",\"type\":\"string\",\"required\":true},{\"name\":\"ms\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"fifo-write\",\"summary\":\"Opens a FIFO to write\",\"arguments\":[{\"name\":\"out\",\"type\":\"path\",\"access\":\"write\",\"required\":true}]},"
+               "{\"name\":\"late-invoke\",\"summary\":\"Invokes late in its grace\",\"arguments\":["
+               "{\"name\":\"target\",\"type\":\"string\",\"required\":true},{\"name\":\"ms\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"drip\",\"summary\":\"Stores a row every 250 ms, deaf to cancel\",\"arguments\":[{\"name\":\"ms\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"devread\",\"summary\":\"Waits in a device read\",\"arguments\":[{\"name\":\"ms\",\"type\":\"string\",\"required\":true}]}"
                "],\"topics\":[{\"name\":\"shot\",\"summary\":\"A shot\"}],"
                "\"records\":[{\"name\":\"round\",\"summary\":\"a round\"}]}");
@@ -230,6 +239,45 @@ static clubhouse_status hd_invoke(const clubhouse_plugin_descriptor *self, void 
         sleep_until(now_s() + atof(text) / 1000);
         insert(s, h, "slept");
         say(reply, "{\"data\":\"slept\"}");
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "drip") == 0) {
+        char ms[32];
+        if (!fixture_argument(request, length, "ms", ms, sizeof ms)) { say(reply, "missing argument"); return CLUBHOUSE_INVALID_ARGUMENT; }
+        if ((status = migrate(s, h, reply)) != CLUBHOUSE_OK) return status;
+        double start = now_s(), last = 0;
+        while (now_s() - start < atof(ms) / 1000) {
+            if (insert(s, h, "drip") == CLUBHOUSE_OK) {
+                last = now_s();
+                snprintf(text, sizeof text, "%.3f", last);
+                line(h, "drip-last", CLUBHOUSE_OK, text);
+            }
+            usleep(250000);
+        }
+        (void)last;
+        say(reply, "{\"data\":\"dripped\"}");
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "late-invoke") == 0) {
+        char target[64], ms[32];
+        if (!fixture_argument(request, length, "target", target, sizeof target) || !fixture_argument(request, length, "ms", ms, sizeof ms)) {
+            say(reply, "missing argument");
+            return CLUBHOUSE_INVALID_ARGUMENT;
+        }
+        const clubhouse_invoke_service *inv = service(h, CLUBHOUSE_SERVICE_INVOKE);
+        if (!inv) { say(reply, "no invoke"); return CLUBHOUSE_UNSUPPORTED; }
+        if ((status = migrate(s, h, reply)) != CLUBHOUSE_OK) return status;
+        double seen = wait_for_cancel(call);
+        snprintf(text, sizeof text, "%.3f", seen);
+        line(h, "cancel-seen", CLUBHOUSE_OK, text);
+        sleep_until(seen + 3.5);
+        char body[96], kept[512] = "";
+        clubhouse_reply r = {sizeof(clubhouse_reply), kept, fixture_keep};
+        snprintf(body, sizeof body, "{\"arguments\":{\"ms\":\"%s\"}}", ms);
+        status = inv->invoke(h->host, call, target, "drip", body, strlen(body), &r);
+        snprintf(text, sizeof text, "%.3f", now_s() - seen);
+        line(h, "late-invoke", status, text);
+        say(reply, "{\"data\":\"done\"}");
         return CLUBHOUSE_OK;
     }
     if (strcmp(command, "invoke-sleep") == 0) {
