@@ -117,4 +117,17 @@ final class DataOriginTests: XCTestCase {
         writer.close()
         XCTAssertNotEqual(DatabaseBackups.contentDigest(database: path), before, "a row of the plugin's is")
     }
+
+    func testARecordThatCannotBeWrittenIsAClearError() throws {
+        try open(bundled).close()
+        var raw: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(path, &raw), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(raw, "DROP TABLE _clubhouse_origin; CREATE TABLE _clubhouse_origin(id INTEGER PRIMARY KEY)", nil, nil, nil), SQLITE_OK)
+        sqlite3_close(raw)
+        let db = try open(nil)
+        XCTAssertThrowsError(try db.adopt(squatter)) { error in
+            XCTAssertEqual("\(error)", "\(path): cannot record whose data it is: table main._clubhouse_origin has no column named origin; "
+                + "if the file is damaged, plugin backups lists its kept copies")
+        }
+    }
 }
