@@ -11,6 +11,9 @@ import Glibc
 #endif
 
 final class DeviceWatchdogEndToEndTests: XCTestCase {
+    /// What the host says when it takes a first Ctrl-C.
+    static let interrupted = "[clubhouse] warning: interrupted; asking 'wd' to stop"
+
     private func site(_ c: Clubhouse, _ simulator: StampedSimulator, isolation: String) throws -> String {
         let library = try FixturePlugins.build("WATCHDOG", id: "org.tests.watchdog", file: "machine_watchdog.c")
         return try c.write("watchdog-\(isolation).json", """
@@ -27,6 +30,9 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
         let simulator = try StampedSimulator(c)
         let running = try RunningClubhouse(c, ["--config", try site(c, simulator, isolation: isolation), "wd", "ignore"])
         XCTAssertNotNil(simulator.wait(from: 0) { $0.isStart }, running.stderr)
+        // The simulator reports the start before it answers it: a test that kills it must wait until
+        // the plugin has its answer (or the start fails, and the host reports that instead).
+        XCTAssertTrue(running.waitForStderr("the machine took the start command"), running.stderr)
         return (simulator, running)
     }
 
@@ -107,6 +113,9 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
             XCTAssertNotNil(simulator.wait(from: from) { $0.isStart }, "\(isolation): never started")
             usleep(300_000)
             blocked.signal(SIGINT)
+            // The second Ctrl-C once the host has taken the first: two SIGINTs sent while a loaded machine
+            // has not yet run the host are one pending signal.
+            XCTAssertTrue(blocked.waitForStderr(DeviceWatchdogEndToEndTests.interrupted), blocked.stderr)
             usleep(200_000)
             let twice = monotonicNanoseconds()
             blocked.signal(SIGINT)
@@ -143,6 +152,9 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
         defer { simulator.stop() }
         simulator.kill()
         leaving.signal(SIGINT)
+        // The second Ctrl-C once the host has taken the first (sent 100 ms apart on a loaded machine, the
+        // two were one pending signal: the host saw one Ctrl-C and reported another reason).
+        XCTAssertTrue(leaving.waitForStderr(DeviceWatchdogEndToEndTests.interrupted), leaving.stderr)
         usleep(100_000)
         leaving.signal(SIGINT)
         let ended = leaving.wait(timeout: 30)

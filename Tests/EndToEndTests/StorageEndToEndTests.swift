@@ -100,6 +100,18 @@ final class StorageEndToEndTests: XCTestCase {
                        "the plugin is not wedged")
     }
 
+    /// The time the host spends running a runner's statement is not the runner's silence: a runner that
+    /// takes 300 ms to answer after its statement was interrupted at the deadline is not taken for a hang
+    /// (it used to have 20 ms, and a loaded machine got "did not answer within 1500 ms" and a killed runner).
+    func testARunnerThatAnswersAfterItsInterruptedStatementIsNotTakenForAHang() throws {
+        let c = try Clubhouse()
+        let config = try site(c, timeoutMs: 1500)
+        let result = try c.run(["--config", config, "hsp", "runaway-then-think", "--marker", marker(c, "think")], timeout: 60)
+        XCTAssertEqual(result.exitCode, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("the statement was interrupted: the call ran past its deadline (1500 ms"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("did not answer within"), result.stderr)
+    }
+
     func testCtrlCStopsARunawayQueryInProcessAndIsolated() throws {
         let c = try Clubhouse()
         let config = try site(c, timeoutMs: 600_000)

@@ -185,6 +185,16 @@ final class RunningClubhouse: @unchecked Sendable {
         return text
     }
 
+    /// Waits up to `timeout` s until its stderr contains `text`; whether it came.
+    func waitForStderr(_ text: String, timeout: TimeInterval = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if stderr.contains(text) { return true }
+            usleep(5_000)
+        }
+        return stderr.contains(text)
+    }
+
     /// SIGTERM, then waits for the end (a test's `defer`).
     func terminate() {
         signal(SIGTERM)

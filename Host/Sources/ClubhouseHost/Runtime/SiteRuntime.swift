@@ -758,6 +758,9 @@ public final class SiteRuntime: @unchecked Sendable {
     func invokeFromPlugin(caller: PluginInstance, call: CallContext, alias: String, command: String,
                           request: [UInt8]) -> (status: Int32, reply: [UInt8]) {
         func refuse(_ status: Status, _ message: String) -> (Int32, [UInt8]) { (status.rawValue, Array(message.utf8)) }
+        if let (status, message) = ServiceGate.refusal(.invoke, call: call) {
+            return (status, Array("plugin '\(caller.entry.alias)' may not call '\(alias)' now: \(message)".utf8))
+        }
         if call.passedThrough(alias) {
             return refuse(.denied, "plugin '\(caller.entry.alias)' may not call '\(alias)': '\(alias)' is already running this call "
                     + "(\(call.chain.joined(separator: " → ")))")
