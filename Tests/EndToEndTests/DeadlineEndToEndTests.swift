@@ -182,4 +182,24 @@ final class DeadlineEndToEndTests: XCTestCase {
             XCTAssertTrue(result.stderr.contains("wall-clock limit of 1000 ms"), "\(alias): \(result.stderr)")
         }
     }
+
+    /// A wait found beside n02/n11: opening a FIFO nobody reads to write blocked the host's thread for ever
+    /// (open(2) without O_NONBLOCK). Now the wait ends with the call's grace, here the wall plus the grace.
+    func testOpeningAFIFOWithoutAReaderWaitsNoLongerThanTheCallsDeadline() throws {
+        let c = try Clubhouse()
+        let (config, callers) = try site(c, limits: #"{"wall_ms": 1000}"#)
+        let fifo = c.path("pipe")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        for alias in callers where alias == "hdp" {
+            let started = Date()
+            let result = try c.run(["--config", config, alias, "fifo-write", "--out", fifo], timeout: 60)
+            let seen = reports(text: result.stderr, alias)
+            let waited = Double(seen["fifo-write"]?.message ?? "") ?? 99
+            XCTAssertLessThan(waited, 1 + 5 + 0.5, "\(alias): \(result.stderr)")
+            XCTAssertEqual(seen["fifo-write"]?.status, "timeout", "\(alias): \(result.stderr)")
+            XCTAssertTrue(seen["fifo-why"]?.message.contains("no reader came to the FIFO and opening the file was refused: the call ran past its wall-clock limit of 1000 ms") ?? false,
+                          "\(alias): \(result.stderr)")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 15, "\(alias): \(result.stderr)")
+        }
+    }
 }

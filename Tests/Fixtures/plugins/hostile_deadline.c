@@ -22,6 +22,8 @@
  *   invoke-sleep --target A --ms N
  *                         invokes A's sleep --ms N; replies (and logs "REPORT invoke-sleep status
  *                         seconds") its status and the seconds it took
+ *   fifo-write --out F    opens path argument F (a FIFO nobody reads) to write; logs
+ *                         "REPORT fifo-write status seconds" and the message as "REPORT fifo-why status message"
  *   devread --ms N        opens bm and reads with a timeout of N ms (the simulator sends nothing
  *                         unasked); replies (and logs "REPORT devread status seconds") the read's
  *                         status and the seconds it took
@@ -164,6 +166,7 @@ static clubhouse_status hd_describe(const clubhouse_plugin_descriptor *self, con
                "{\"name\":\"sleep\",\"summary\":\"Sleeps, deaf to cancel\",\"arguments\":[{\"name\":\"ms\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"invoke-sleep\",\"summary\":\"Waits in invoke\",\"arguments\":["
                "{\"name\":\"target\",\"type\":\"string\",\"required\":true},{\"name\":\"ms\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"fifo-write\",\"summary\":\"Opens a FIFO to write\",\"arguments\":[{\"name\":\"out\",\"type\":\"path\",\"access\":\"write\",\"required\":true}]},"
                "{\"name\":\"devread\",\"summary\":\"Waits in a device read\",\"arguments\":[{\"name\":\"ms\",\"type\":\"string\",\"required\":true}]}"
                "],\"topics\":[{\"name\":\"shot\",\"summary\":\"A shot\"}],"
                "\"records\":[{\"name\":\"round\",\"summary\":\"a round\"}]}");
@@ -245,6 +248,20 @@ static clubhouse_status hd_invoke(const clubhouse_plugin_descriptor *self, void 
         snprintf(seconds, sizeof seconds, "%.2f", now_s() - start);
         line(h, "invoke-sleep", status, seconds);
         say(reply, out);
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "fifo-write") == 0) {
+        const clubhouse_files_service *files = service(h, CLUBHOUSE_SERVICE_FILES);
+        char kept[512] = "", seconds[32];
+        clubhouse_reply r = {sizeof(clubhouse_reply), kept, fixture_keep};
+        int fd = -1;
+        double start = now_s();
+        status = files ? files->open_argument(call, "out", CLUBHOUSE_FILE_WRITE, &fd, &r) : CLUBHOUSE_UNSUPPORTED;
+        snprintf(seconds, sizeof seconds, "%.2f", now_s() - start);
+        line(h, "fifo-write", status, seconds);
+        line(h, "fifo-why", status, kept);
+        if (fd >= 0) close(fd);
+        say(reply, "{\"data\":\"opened\"}");
         return CLUBHOUSE_OK;
     }
     if (strcmp(command, "devread") == 0) {

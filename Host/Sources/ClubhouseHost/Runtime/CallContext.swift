@@ -281,7 +281,8 @@ public final class CallContext: @unchecked Sendable {
         }
         guard best != 0 else { return nil }
         let now = CallContext.monotonicNanoseconds()
-        return best <= now ? 0 : Int((best - now) / 1_000_000)
+        // Rounded up: 0 only once the grace is over (`pastGrace` then answers), never a moment before.
+        return best <= now ? 0 : Int((best - now + 999_999) / 1_000_000)
     }
 
     /// Whether this call runs nested in another plugin's call (clubhouse.invoke).
