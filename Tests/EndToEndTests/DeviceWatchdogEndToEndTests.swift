@@ -11,6 +11,9 @@ import Glibc
 #endif
 
 final class DeviceWatchdogEndToEndTests: XCTestCase {
+    /// What the host says when it takes a first Ctrl-C.
+    static let interrupted = "[clubhouse] warning: interrupted; asking 'wd' to stop"
+
     private func site(_ c: Clubhouse, _ simulator: StampedSimulator, isolation: String) throws -> String {
         let library = try FixturePlugins.build("WATCHDOG", id: "org.tests.watchdog", file: "machine_watchdog.c")
         return try c.write("watchdog-\(isolation).json", """
@@ -27,6 +30,9 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
         let simulator = try StampedSimulator(c)
         let running = try RunningClubhouse(c, ["--config", try site(c, simulator, isolation: isolation), "wd", "ignore"])
         XCTAssertNotNil(simulator.wait(from: 0) { $0.isStart }, running.stderr)
+        // The simulator reports the start before it answers it: a test that kills it must wait until
+        // the plugin has its answer (or the start fails, and the host reports that instead).
+        XCTAssertTrue(running.waitForStderr("the machine took the start command"), running.stderr)
         return (simulator, running)
     }
 
@@ -53,7 +59,9 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
                 let from = simulator.lines.count
                 let result = try c.run(["--config", config, "wd", item.command])
                 XCTAssertEqual(result.exitCode, item.exit, "\(isolation) \(item.command): \(result.stderr)")
-                XCTAssertNotNil(simulator.wait(from: from, timeout: 5) { $0.isStop }, "\(isolation) \(item.command): no stop")
+                XCTAssertNotNil(simulator.wait(from: from, timeout: 10) { $0.isStop }, "\(isolation) \(item.command): no stop")
+                // Every command the run sent is reported before its connections' close.
+                XCTAssertTrue(simulator.waitUntilAllClosed(timeout: 10), "\(isolation) \(item.command): a connection stayed open")
                 XCTAssertEqual(commands(simulator, from: from), ["start", "stop"], "\(isolation) \(item.command)")
                 XCTAssertTrue(result.stderr.contains("device 'ballmachine' (tcp:127.0.0.1:\(simulator.port)) was left running by 'wd' (\(item.reason)"),
                               "\(isolation) \(item.command): \(result.stderr)")
@@ -63,7 +71,13 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
             let from = simulator.lines.count
             let stopped = try c.run(["--config", config, "wd", "stop"])
             XCTAssertEqual(stopped.exitCode, 0, stopped.stderr)
+            // The plugin's own stop, then its connection's close (a fixed 300 ms alone was too short on a
+            // loaded machine); then 300 ms more for a stop the host would have sent on a connection of its
+            // own that the simulator had not yet taken.
+            XCTAssertNotNil(simulator.wait(from: from, timeout: 10) { $0.isStop }, "\(isolation) stop: the plugin's stop never came")
+            XCTAssertTrue(simulator.waitUntilAllClosed(timeout: 10), "\(isolation): a connection stayed open")
             usleep(300_000)
+            XCTAssertTrue(simulator.waitUntilAllClosed(timeout: 10), "\(isolation): a connection stayed open")
             XCTAssertEqual(commands(simulator, from: from), ["start", "stop"], "\(isolation): one stop, the plugin's")
             XCTAssertFalse(stopped.stderr.contains("left running"), stopped.stderr)
         }
@@ -99,12 +113,16 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
             XCTAssertNotNil(simulator.wait(from: from) { $0.isStart }, "\(isolation): never started")
             usleep(300_000)
             blocked.signal(SIGINT)
+            // The second Ctrl-C once the host has taken the first: two SIGINTs sent while a loaded machine
+            // has not yet run the host are one pending signal.
+            XCTAssertTrue(blocked.waitForStderr(DeviceWatchdogEndToEndTests.interrupted), blocked.stderr)
             usleep(200_000)
             let twice = monotonicNanoseconds()
             blocked.signal(SIGINT)
             let second = simulator.wait(from: from, timeout: 5) { $0.isStop }
             XCTAssertNotNil(second, "\(isolation): a second Ctrl-C did not stop the machine")
-            if let second { XCTAssertLessThan(Double(second.at - twice) / 1e6, 1000, "\(isolation): the stop waited for the read") }
+            // Waiting for the read, the stop would come with the first Ctrl-C's grace, 4.8 s after the second.
+            if let second { XCTAssertLessThan(Double(second.at - twice) / 1e6, 2500, "\(isolation): the stop waited for the read") }
             let ended = blocked.wait(timeout: 10)
             XCTAssertEqual(ended?.status, 130, "\(isolation): \(blocked.stderr)")
             XCTAssertTrue(blocked.stderr.contains("was left running by 'wd' (Ctrl-C twice)"), blocked.stderr)
@@ -134,6 +152,9 @@ final class DeviceWatchdogEndToEndTests: XCTestCase {
         defer { simulator.stop() }
         simulator.kill()
         leaving.signal(SIGINT)
+        // The second Ctrl-C once the host has taken the first (sent 100 ms apart on a loaded machine, the
+        // two were one pending signal: the host saw one Ctrl-C and reported another reason).
+        XCTAssertTrue(leaving.waitForStderr(DeviceWatchdogEndToEndTests.interrupted), leaving.stderr)
         usleep(100_000)
         leaving.signal(SIGINT)
         let ended = leaving.wait(timeout: 30)

@@ -206,6 +206,19 @@ extension FederationEndToEndTests {
             try c.fail(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", dir], exitCode: 2,
                        contains: ["\(folder)/003_added.sql: not a file of the installed package (its manifest, \(installed)/manifest.json"])
         }
+        // A bind mount of the folder (or of the package above it) is the same folder by device and inode,
+        // which resolving links cannot see (c05): held to the same manifest. Mounting needs root.
+        for (source, mountPoint, dir) in [(folder, c.path("sql-bind"), c.path("sql-bind")),
+                                          (installed, c.path("package-bind"), c.path("package-bind") + "/federation/postgresql")] {
+            try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+            guard try run("/bin/mount", ["--bind", source, mountPoint]) == 0 else {
+                print("FederationCentralSQLTests: bind mounts not checked: mount --bind needs root (or CAP_SYS_ADMIN) here")
+                break
+            }
+            defer { _ = try? run("/bin/umount", [mountPoint]) }
+            try c.fail(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", dir], exitCode: 2,
+                       contains: ["\(folder)/003_added.sql: not a file of the installed package (its manifest, \(installed)/manifest.json"])
+        }
         XCTAssertEqual(try applied(), "0")
         XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'intruder'", database: db), "0")
         try FileManager.default.removeItem(atPath: folder + "/003_added.sql")
@@ -224,11 +237,57 @@ extension FederationEndToEndTests {
         let signedFolder = c.dataDirectory.appendingPathComponent("plugins/\(id)/2.1.0").path
         _ = try c.write("third.sql", "CREATE ROLE intruder SUPERUSER;\n")
         try FileManager.default.copyItem(atPath: c.path("third.sql"), toPath: signedFolder + "/federation/postgresql/003_third.sql")
-        let manifestText = try String(contentsOfFile: signedFolder + "/manifest.json", encoding: .utf8)
-            .replacingOccurrences(of: #""002_two.sql""#, with: #""003_third.sql": "\#(try sha256(c.path("third.sql")))", "002_two.sql""#)
-        try Data(manifestText.utf8).write(to: URL(fileURLWithPath: signedFolder + "/manifest.json"))
+        try forgeManifest(of: signedFolder, listing: "003_third.sql", as: c.path("third.sql"), before: "002_two.sql")
         try c.fail(["federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", signedFolder + "/federation/postgresql"], exitCode: 2,
                    contains: ["\(signedFolder)/manifest.json: the package's signature (signature.json) does not verify over its manifest"])
         XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'intruder'", database: db), "0")
+    }
+
+    /// A signed package's central SQL named with --dir at a site that requires signatures, after its signature
+    /// was deleted and its manifest rewritten to cover an added file (c04): the site would not load the package,
+    /// so its SQL is refused with the site's reason, and nothing of it runs.
+    func testInstalledSQLOfAPackageTheSiteRefusesToLoadIsNotApplied() throws {
+        let cluster = try requireCluster()
+        let c = try Clubhouse()
+        let db = try federation(c, cluster, sites: ["club-a"])
+        let id = "org.tests.fedsigned"
+        let key = try c.succeed(["plugin", "keygen", "--out", c.path("publisher.key"), "--json"]).json()["public_key"]?.stringValue ?? ""
+        let sql = try sqlFolder(c, "signed-sql", ["001_one.sql": "CREATE SCHEMA fedsigned;\n"])
+        let package = c.path("fedsigned.chpkg")
+        try c.succeed(["plugin", "pack", try FixturePlugins.build("OK", id: id, version: "1.0.0"), "--out", package, "--federation", sql,
+                       "--sign", c.path("publisher.key")])
+        try c.succeed(["plugin", "install", package])
+        let installed = c.dataDirectory.appendingPathComponent("plugins/\(id)/1.0.0").path
+        let folder = installed + "/federation/postgresql"
+        let config = try c.write("fedsigned.json", #"{"publishers": {"me": "\#(key)"}, "sites": {"club-a": {"require_signatures": true, "plugins": {"fs": {"id": "\#(id)"}}}}}"#)
+        let migrate = ["--config", config, "--site", "club-a", "federation", "migrate", "--url", cluster.adminURL(db), "--plugin", id, "--dir", folder]
+        _ = try c.write("evil.sql", "CREATE ROLE intruder SUPERUSER;\n")
+        try FileManager.default.copyItem(atPath: c.path("evil.sql"), toPath: folder + "/002_evil.sql")
+        try forgeManifest(of: installed, listing: "002_evil.sql", as: c.path("evil.sql"), before: "001_one.sql")
+        try FileManager.default.removeItem(atPath: installed + "/signature.json")
+        try c.fail(migrate, exitCode: 2, contains: ["federation migrate: \(folder) is the central SQL of \(id), which site 'club-a' does not load (",
+                                                     "is not signed, but site 'club-a' requires signatures", "nothing was applied"])
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM clubhouse.migrations WHERE plugin = '\(id)'", database: db), "0")
+        XCTAssertEqual(try cluster.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'intruder'", database: db), "0")
+    }
+
+    /// Rewrites an installed package's manifest as an attacker would, to list `file` with the SHA-256 of `source`
+    /// (put in front of the entry for `before`).
+    private func forgeManifest(of package: String, listing file: String, as source: String, before: String) throws {
+        let text = try String(contentsOfFile: package + "/manifest.json", encoding: .utf8)
+            .replacingOccurrences(of: "\"\(before)\"", with: "\"\(file)\": \"\(try sha256(source))\", \"\(before)\"")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: package + "/manifest.json"))
+    }
+
+    /// Runs a program quietly; its exit status.
+    private func run(_ program: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
     }
 }

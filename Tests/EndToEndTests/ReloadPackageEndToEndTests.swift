@@ -13,6 +13,7 @@ import XCTest
 private final class StdioServer: @unchecked Sendable {
     let process = Process()
     private let input = Pipe(), output = Pipe(), errors = Pipe()
+    private var outputReader: PipeReader?, errorsReader: PipeReader?
     private let lock = NSLock()
     private var responses: [Int: JSONValue] = [:]
     private var buffer = Data()
@@ -25,12 +26,18 @@ private final class StdioServer: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.take(handle.availableData) }
-        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
+        // PipeReader, not readabilityHandler: Support/PipeReader.swift says why.
+        outputReader = PipeReader(output) { [weak self] data in self?.take(data) }
+        errorsReader = PipeReader(errors) { [weak self] data in
+            let text = String(decoding: data, as: UTF8.self)
             self?.lock.lock(); self?.stderrText += text; self?.lock.unlock()
         }
         try process.run()
+    }
+
+    deinit {
+        outputReader?.stopSoon()
+        errorsReader?.stopSoon()
     }
 
     private func take(_ data: Data) {
@@ -67,8 +74,8 @@ private final class StdioServer: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(20)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning { process.terminate() }
-        output.fileHandleForReading.readabilityHandler = nil
-        errors.fileHandleForReading.readabilityHandler = nil
+        outputReader?.finish()
+        errorsReader?.finish()
     }
 }
 

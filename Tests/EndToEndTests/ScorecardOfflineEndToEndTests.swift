@@ -76,6 +76,9 @@ final class ScorecardOfflineEndToEndTests: XCTestCase {
         try phone.wait("the repeat answered", #"return localStorage.getItem("clubhouse.scorecard.outbox") === "[]";"#)
         now = try entries()
         XCTAssertEqual(now.count, 2, "\(now)")
-        try phone.assertQuietConsole("the scorecard back online")
+        // A send or poll that failed while offline can reach the console after the phone came back (seen
+        // under load); only the emulated offline network fails with ERR_INTERNET_DISCONNECTED, so any
+        // other error still fails the test.
+        try phone.assertQuietConsole("the scorecard back online", except: "net::ERR_INTERNET_DISCONNECTED")
     }
 }

@@ -346,6 +346,7 @@ func freePort() throws -> UInt16 {
 final class BackgroundClubhouse: @unchecked Sendable {
     private let process = Process()
     private let out = Pipe(), err = Pipe()
+    private var outReader: PipeReader?, errReader: PipeReader?
     private let lock = NSLock()
     private var stdoutText = ""
     private var stderrText = ""
@@ -371,9 +372,15 @@ final class BackgroundClubhouse: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = withInput ? input : FileHandle.nullDevice
-        out.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h.availableData, toError: false) }
-        err.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h.availableData, toError: true) }
+        // PipeReader, not readabilityHandler: Support/PipeReader.swift says why.
+        outReader = PipeReader(out) { [weak self] data in self?.append(data, toError: false) }
+        errReader = PipeReader(err) { [weak self] data in self?.append(data, toError: true) }
         try process.run()
+    }
+
+    deinit {
+        outReader?.stopSoon()
+        errReader?.stopSoon()
     }
 
     private func append(_ data: Data, toError: Bool) {
@@ -387,12 +394,17 @@ final class BackgroundClubhouse: @unchecked Sendable {
     /// Writes to the process's standard input (when started `withInput`).
     func send(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
 
-    /// Sends SIGINT (what Ctrl-C does) and waits up to `timeout` seconds for the exit status.
+    /// Sends SIGINT (what Ctrl-C does) and waits up to `timeout` seconds for the exit status; once it has
+    /// ended, its output up to its last line has been collected (a handler on a Dispatch queue could still
+    /// be holding the last lines when the exit was seen, and `stderr` then lacked them under load).
     func interrupt(timeout: TimeInterval = 20) -> Int32? {
         process.interrupt()
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        return process.isRunning ? nil : process.terminationStatus
+        guard !process.isRunning else { return nil }
+        outReader?.finish()
+        errReader?.finish()
+        return process.terminationStatus
     }
 
     /// Waits (up to `timeout` seconds) until `condition` holds for the collected stderr.
@@ -425,8 +437,7 @@ final class BackgroundClubhouse: @unchecked Sendable {
         stopped = true
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        out.fileHandleForReading.readabilityHandler = nil
-        err.fileHandleForReading.readabilityHandler = nil
-        append(err.fileHandleForReading.readDataToEndOfFile(), toError: true)
+        outReader?.finish()
+        errReader?.finish()
     }
 }

@@ -144,12 +144,29 @@ public enum FileSystem {
     /// and read no further than the limit — for files a hostile hand may have swapped (central SQL and
     /// its manifest: a FIFO hung `federation migrate`, `/dev/zero` grew it to gigabytes).
     public static func readRegular(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
-        let fd = try openForReading(path, O_NONBLOCK | O_NOCTTY)
+        try readRegular(path, limit: limit, flags: 0) { _ in nil }
+    }
+
+    /// `readRegular` for a file only this process's user may have written (a cache kept in the user's
+    /// folders): not followed through a symbolic link, refused when another user owns it or when its
+    /// group or others may write it.
+    public static func readOwnRegular(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
+        try readRegular(path, limit: limit, flags: O_NOFOLLOW) { st in
+            st.st_uid != geteuid() ? "another user owns it"
+                : st.st_mode & (S_IWGRP | S_IWOTH) != 0 ? "its group or others may write it" : nil
+        }
+    }
+
+    /// `readRegular`, opened with `flags` besides and refused with the reason `refusal` gives for its fstat.
+    private static func readRegular(_ path: String, limit: Int, flags: Int32,
+                                    refusal: (stat) -> String?) throws(FileError) -> [UInt8] {
+        let fd = try openForReading(path, O_NONBLOCK | O_NOCTTY | flags)
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
             throw FileError(path: path, reason: "it is not a regular file", action: "read", code: EINVAL)
         }
+        if let reason = refusal(st) { throw FileError(path: path, reason: reason, action: "read", code: EACCES) }
         guard st.st_size <= limit else {
             throw FileError(path: path, reason: "it is larger than \(limit) bytes", action: "read", code: EFBIG)
         }

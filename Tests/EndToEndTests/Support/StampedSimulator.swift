@@ -29,6 +29,7 @@ final class StampedSimulator: @unchecked Sendable {
 
     private let process = Process()
     private let err = Pipe(), out = Pipe()
+    private var errReader: PipeReader?, outReader: PipeReader?
     private let lock = NSLock()
     private var stamped: [Line] = []
     private var partial = ""
@@ -44,10 +45,11 @@ final class StampedSimulator: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        err.fileHandleForReading.readabilityHandler = { [weak self] h in self?.take(h.availableData) }
-        out.fileHandleForReading.readabilityHandler = { [weak self] h in
+        // PipeReader, not readabilityHandler: PipeReader.swift says why.
+        errReader = PipeReader(err) { [weak self] data in self?.take(data) }
+        outReader = PipeReader(out) { [weak self] data in
             guard let self else { return }
-            let text = String(decoding: h.availableData, as: UTF8.self)
+            let text = String(decoding: data, as: UTF8.self)
             lock.lock()
             stdoutText += text
             lock.unlock()
@@ -136,8 +138,8 @@ final class StampedSimulator: @unchecked Sendable {
     func stop() {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        err.fileHandleForReading.readabilityHandler = nil
-        out.fileHandleForReading.readabilityHandler = nil
+        errReader?.finish()
+        outReader?.finish()
     }
 
     deinit { stop() }
@@ -148,6 +150,7 @@ final class StampedSimulator: @unchecked Sendable {
 final class RunningClubhouse: @unchecked Sendable {
     let process = Process()
     private let err = Pipe()
+    private var reader: PipeReader?
     private let lock = NSLock()
     private var text = ""
 
@@ -163,9 +166,10 @@ final class RunningClubhouse: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        err.fileHandleForReading.readabilityHandler = { [weak self] h in
+        // PipeReader, not readabilityHandler: PipeReader.swift says why.
+        reader = PipeReader(err) { [weak self] data in
             guard let self else { return }
-            let chunk = String(decoding: h.availableData, as: UTF8.self)
+            let chunk = String(decoding: data, as: UTF8.self)
             lock.lock()
             text += chunk
             lock.unlock()
@@ -173,10 +177,22 @@ final class RunningClubhouse: @unchecked Sendable {
         try process.run()
     }
 
+    deinit { reader?.stopSoon() }
+
     var stderr: String {
         lock.lock()
         defer { lock.unlock() }
         return text
+    }
+
+    /// Waits up to `timeout` s until its stderr contains `text`; whether it came.
+    func waitForStderr(_ text: String, timeout: TimeInterval = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if stderr.contains(text) { return true }
+            usleep(5_000)
+        }
+        return stderr.contains(text)
     }
 
     /// SIGTERM, then waits for the end (a test's `defer`).
@@ -214,8 +230,7 @@ final class RunningClubhouse: @unchecked Sendable {
             return nil
         }
         process.waitUntilExit()
-        usleep(20_000)
-        err.fileHandleForReading.readabilityHandler = nil
+        reader?.finish()
         return (process.terminationStatus, process.terminationReason == .uncaughtSignal)
     }
 }

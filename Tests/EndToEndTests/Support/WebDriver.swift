@@ -232,8 +232,10 @@ final class BrowserSession {
     }
 
     /// Fails the test on any console error or failed request since the last check.
-    func assertQuietConsole(_ page: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let severe = try consoleEntries().filter { $0.level == "SEVERE" || $0.level == "ERROR" }
+    /// `except`: messages containing it are expected (e.g. requests made while the browser was offline,
+    /// whose failures the console may report after it came back).
+    func assertQuietConsole(_ page: String, except expected: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+        let severe = try consoleEntries().filter { ($0.level == "SEVERE" || $0.level == "ERROR") && !(expected.map($0.message.contains) ?? false) }
         XCTAssertTrue(severe.isEmpty, "console errors on \(page): \(severe.map(\.message))", file: file, line: line)
     }
 }

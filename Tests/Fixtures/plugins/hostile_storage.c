@@ -13,6 +13,9 @@
  *   runaways --marker P  three recursive CTEs without end in a row (issue 27)
  *   runaway --marker P   creates file P, then runs a recursive CTE without end (never checks
  *                        is_cancelled: only the host can stop it)
+ *   runaway-then-think --marker P
+ *                        runaway, then 300 ms before it answers with the statement's failure (a
+ *                        runner the machine is slow to run again after its statement was interrupted)
  *   write --value V      migrates, then inserts V into t (autocommit)
  *   open-tx --value V    migrates, begins, inserts V, and returns without commit or rollback
  *   count                migrates, then the rows of t as "n"
@@ -58,6 +61,7 @@ static clubhouse_status hs_describe(const clubhouse_plugin_descriptor *self, con
                "{\"name\":\"sql\",\"summary\":\"Run SQL\",\"arguments\":[{\"name\":\"sql\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"query\",\"summary\":\"Run a query\",\"arguments\":[{\"name\":\"sql\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"runaway\",\"summary\":\"A query without end\",\"arguments\":[{\"name\":\"marker\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"runaway-then-think\",\"summary\":\"A query without end, then a pause\",\"arguments\":[{\"name\":\"marker\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"linger\",\"summary\":\"Inserts on past its cancel\",\"arguments\":[{\"name\":\"marker\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"runaways\",\"summary\":\"Three queries without end\",\"arguments\":[{\"name\":\"marker\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"write\",\"summary\":\"Insert a value\",\"arguments\":[{\"name\":\"value\",\"type\":\"string\",\"required\":true}]},"
@@ -327,11 +331,12 @@ static clubhouse_status hs_invoke(const clubhouse_plugin_descriptor *self, void 
         }
         return huge_row(s, h, atoi(columns), atol(text), who, reply);
     }
-    if (strcmp(command, "runaway") == 0) {
+    if (strcmp(command, "runaway") == 0 || strcmp(command, "runaway-then-think") == 0) {
         if (!fixture_argument(request, length, "marker", text, sizeof text)) { say(reply, "missing marker"); return CLUBHOUSE_INVALID_ARGUMENT; }
         int fd = open(text, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) close(fd);
         status = s->exec(h->host, "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r", reply);
+        if (status != CLUBHOUSE_OK && strcmp(command, "runaway-then-think") == 0) usleep(300 * 1000);
         if (status != CLUBHOUSE_OK) return status;
         say(reply, "{\"data\":\"the query without end ended\"}");
         return CLUBHOUSE_OK;

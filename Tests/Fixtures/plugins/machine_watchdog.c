@@ -9,7 +9,8 @@
  *   fail     returns an error, the device still open;
  *   close    closes the device without stopping the machine, then returns success;
  *   crash    writes to address 8 (run isolated: the runner dies);
- *   ignore   ignores the cancel: sleeps in 100 ms steps for up to 30 s (no device call);
+ *   ignore   logs the warning "the machine took the start command" (a test that cuts the machine off
+ *            waits for it), then ignores the cancel: sleeps in 100 ms steps for up to 30 s (no device call);
  *   block    ignores the cancel inside a device read of up to 60 s;
  *   stop     sends the stop command itself and returns success (the host then does nothing).
  */
@@ -103,6 +104,8 @@ static clubhouse_status wd_invoke(const clubhouse_plugin_descriptor *self, void 
         return CLUBHOUSE_ERROR;
     }
     if (strcmp(command, "ignore") == 0) {
+        const clubhouse_log_service *log = f->host->get_service(f->host, CLUBHOUSE_SERVICE_LOG);
+        if (log) log->write(f->host, CLUBHOUSE_LOG_WARNING, "the machine took the start command");
         for (int i = 0; i < 300; i++) usleep(100 * 1000);
         say(reply, "{\"data\":{},\"text\":\"ignored the cancel for 30 s\\n\"}");
         return CLUBHOUSE_OK;

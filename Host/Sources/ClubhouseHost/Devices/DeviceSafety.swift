@@ -32,7 +32,8 @@ struct SafeState: Sendable, Equatable {
 /// state's and the device's acknowledgement was read after it (a refused stop leaves it unsafe).
 /// @unchecked Sendable: every entry is read and written under `lock`.
 final class DeviceSafetyBook: @unchecked Sendable {
-    private struct Entry {
+    /// What the book says of one device (kept by a writer to put back with `restore`).
+    struct Entry {
         var state: SafeState
         var safe: Bool
         /// Bytes read since the safe-state frame was written, while its acknowledgement is awaited.
@@ -47,15 +48,24 @@ final class DeviceSafetyBook: @unchecked Sendable {
         lock.withLock { entries[name] = Entry(state: state, safe: safe && (entries[name]?.safe ?? true), awaiting: nil) }
     }
 
-    /// A write the plugin made: the safe-state frame starts awaiting its acknowledgement; anything
-    /// else makes the device unsafe.
-    func noteWrite(_ name: String, _ bytes: [UInt8]) {
+    /// A write the plugin is making: the safe-state frame starts awaiting its acknowledgement; anything
+    /// else makes the device unsafe. Told before the bytes go out (a host securing its devices meanwhile
+    /// must not find safe a device whose start is already on its way); answers what the book said before,
+    /// for `restore` when the write fails.
+    func noteWrite(_ name: String, _ bytes: [UInt8]) -> Entry? {
         lock.withLock {
-            guard var entry = entries[name] else { return }
+            guard var entry = entries[name] else { return nil }
+            let before = entry
             entry.safe = false
             entry.awaiting = bytes == entry.state.frame ? [] : nil
             entries[name] = entry
+            return before
         }
+    }
+
+    /// Puts back what the book said before a write that failed (`noteWrite`'s answer).
+    func restore(_ name: String, _ before: Entry) {
+        lock.withLock { if entries[name] != nil { entries[name] = before } }
     }
 
     /// Bytes the plugin read: the acknowledgement after the safe-state frame makes the device safe.

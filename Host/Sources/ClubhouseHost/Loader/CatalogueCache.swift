@@ -110,21 +110,7 @@ struct CatalogueCache: Sendable {
     /// A file's bytes when it is a regular file of this user that no one else may write, opened
     /// without following a link; nil otherwise (or when it is missing or larger than 4 MiB).
     static func readOwnFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid(),
-              st.st_mode & (S_IWGRP | S_IWOTH) == 0, st.st_size < 4 << 20 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return nil }
-            done += n
-        }
-        return bytes
+        try? FileSystem.readOwnRegular(path, limit: (4 << 20) - 1)
     }
 
     /// The descriptor fields as stored, checked as the loader checks a descriptor's strings.

@@ -481,6 +481,15 @@ final class IsolatedPlugin: @unchecked Sendable {
             case nil:
                 break
             }
+            // A call nested in another plugin's call (clubhouse.invoke) waits no longer than the outer
+            // call may: past its grace (the caller's wall-clock limit and grace, or a cancel it saw and
+            // the grace) the runner is stopped and the caller gets the stop (ServiceGate.swift; n02).
+            if call.isNested, let (status, why) = call.pastGrace {
+                killGroup()
+                _ = reap(after: "its caller's deadline")
+                let (_, message) = failure("was stopped: \(why) (it ran for another plugin's call, which waits no longer)")
+                return (status, message)
+            }
             let message: (WireKind, [UInt8])?
             do {
                 // 20 ms: a cancel (Ctrl-C) reaches a quiet runner within that (a ball machine's
@@ -525,6 +534,7 @@ final class IsolatedPlugin: @unchecked Sendable {
                     return violation("a service call with unknown operation \(header.operation)")
                 }
                 let (status, reply, descriptor) = serve(operation, &r, instance: instance, call: call)
+                deadline.noteServed(now: Subprocess.monotonicMilliseconds())
                 let frame = ServiceReply(seq: header.seq, status: status, payload: reply).encode()
                 // Within the wall-clock limit too: a stalled send must not outlast it.
                 let bound = Int32(clamping: deadline.untilNext(Subprocess.monotonicMilliseconds()))
@@ -537,6 +547,11 @@ final class IsolatedPlugin: @unchecked Sendable {
                         try wire.send(.reply, frame, timeoutMilliseconds: bound)
                     }
                 } catch { return sendFailed(error) }
+                // The time the host spent serving (a statement may run up to `timeoutMilliseconds`, then
+                // be interrupted) was not the runner's silence: its bound starts again with the answer.
+                // Counting it left a runner 20 ms to answer an interrupted statement, and a loaded
+                // machine made that "did not answer within … ms (a hang?)" and a killed runner.
+                lastHeard = Subprocess.monotonicMilliseconds()
             case .log:
                 instance.runtime.log.serve(log: body, source: alias, limits: instance.limits)
             case .progress:

@@ -124,11 +124,14 @@ extension FederationCommands {
         let interrupts = Interrupts("migrate")
         defer { interrupts.end() }
         let migrations = FederationMigrations(shell: interrupts.wire(PostgresShell(target: target)))
-        let folder = FederationMigrations.realFolder(dir)
+        let given = FederationMigrations.realFolder(dir)
+        let folder = installedSQLFolder(identicalTo: given, plugin: plugin, options) ?? given
         let applied: [Int]
+        // A folder of an installed package or of the bundled plugins is held to its manifest.
+        let manifest: FederationMigrations.ManifestDigests?
+        do { manifest = try FederationMigrations.ManifestDigests.covering(sqlFolder: folder) } catch { throw interrupts.failure(error) }
+        if manifest != nil { try checkTheSiteLoads(plugin: plugin, sqlFolder: folder, options) }
         do {
-            // A folder of an installed package or of the bundled plugins is held to its manifest.
-            let manifest = try FederationMigrations.ManifestDigests.covering(sqlFolder: folder)
             applied = try migrations.apply(plugin: plugin, try FederationMigrations.read(folder: folder), manifest: manifest)
         } catch { throw interrupts.failure(error) }
         let json: JSONValue = ["federation": .string(target.shown), "plugin": .string(plugin), "applied": .array(applied.map { .int($0) })]
@@ -136,6 +139,38 @@ extension FederationCommands {
             : "Applied migration\(applied.count == 1 ? "" : "s") \(applied.map(String.init).joined(separator: ", ")) of \(plugin) to \(target.shown).\n"
         BuiltinCommands.output(options, json: json, text: text)
         return 0
+    }
+
+    /// Installed central SQL named with --dir is applied only when the site would load its plugin: a package
+    /// the site refuses (unsigned, or its signature gone, where the site requires signatures; a host too old)
+    /// has its SQL refused too, with the site's reason (the eleventh outside round, c04: a package's signature
+    /// deleted and its manifest rewritten to cover added SQL was applied through --dir). Without a site that
+    /// names the plugin by id there is nothing to ask.
+    static func checkTheSiteLoads(plugin: String, sqlFolder: String, _ options: GlobalOptions) throws(CLIError) {
+        guard let session = try? Session(options: options) else { return }
+        for entry in session.site.plugins where entry.enabled && entry.id == plugin {
+            if case .failure(let refusal) = session.runtime.resolve(entry.alias) {
+                throw CLIError(status: .invalidArgument, message: "federation migrate: \(sqlFolder) is the central SQL of \(plugin), which site '\(session.site.name)' does not load (\(refusal.message)); nothing was applied: fix what stops it loading first")
+            }
+        }
+    }
+
+    /// The installed central SQL folder of `plugin` that `folder` is by device and inode, when it is reached
+    /// another way than its path: a bind mount of it, or of a folder above it, where resolving links sees
+    /// nothing (the eleventh outside round, c05, applied SQL added to a package through one). Looked for
+    /// among the bundled plugins' folders and every installed version of `plugin` in the install tree.
+    static func installedSQLFolder(identicalTo folder: String, plugin: String, _ options: GlobalOptions) -> String? {
+        guard let identity = FileSystem.identity(folder) else { return nil }
+        var candidates = InstallTree.bundledDirectories.map { "\($0)/federation/\(plugin)/postgresql" }
+        if let configuration = try? options.loadConfiguration() {
+            let root = InstallTree.root(dataDirectory: options.resolveDataDirectory(configuration))
+            candidates += InstallTree.installed(id: plugin, root: root).map { FileSystem.directoryName($0.library) + "/federation/postgresql" }
+        }
+        let same = candidates.first { candidate in
+            guard let other = FileSystem.identity(candidate) else { return false }
+            return other.device == identity.device && other.inode == identity.inode
+        }
+        return same.map(FederationMigrations.realFolder)
     }
 
     /// Without --dir: the central SQL every enabled plugin of the site (or only --plugin) ships beside its
