@@ -12,7 +12,7 @@ final class BuiltinCatalogueTests: XCTestCase {
     func testTheDeclarationParsesAndNamesEveryBuiltIn() {
         let names = BuiltinCatalogue.catalogue.commands.map(\.name)
         XCTAssertEqual(names, ["plugins list", "plugins info", "plugin validate", "plugin validate list", "plugin pack", "plugin keygen", "plugin verify", "plugin install",
-                               "plugin list", "plugin remove", "plugin rollback", "plugin backups", "plugin new", "lock", "config validate", "config schema",
+                               "plugin list", "plugin remove", "plugin rollback", "plugin backups", "plugin adopt", "plugin new", "lock", "config validate", "config schema",
                                "demo", "serve", "routes", "outbox", "federation init", "federation push", "federation migrate", "federation pull", "token create", "token list", "token revoke", "token pair", "device simulate", "version", "help"])
         XCTAssertEqual(BuiltinCatalogue.groups, ["plugins", "plugin", "config", "demo", "serve", "routes", "device", "version", "help", "lock", "token", "outbox", "federation"])
         XCTAssertEqual(BuiltinCatalogue.groups, Set(BuiltinCatalogue.catalogue.commands.compactMap(\.words.first)),

@@ -90,6 +90,26 @@ final class CancellationGraceTests: XCTestCase {
         XCTAssertEqual(count.value, 2, "registered after the cancel: runs at once")
         XCTAssertTrue(nested.isCancelled)
         XCTAssertFalse(nested.wasCancelledByDeadline)
+        // A wall-clock limit that reaches a call a person already cancelled leaves it `cancelled` (n03: it said
+        // `timeout` with "the call was cancelled 6001 ms ago").
+        call.cancel(byDeadline: true)
+        XCTAssertFalse(call.wasCancelledByDeadline)
+    }
+
+    /// Issue 27 (n02/n11): the wall cancels the call by itself, and a call nested in it, when first asked —
+    /// the loop that would cancel it may be held in a service; the one gate then answers for every act.
+    func testTheWallCancelsByItselfAndTheGateRefusesEveryActAfterTheGrace() {
+        let call = CallContext(flags: 0, progress: SilentProgress(), alias: "p")
+        let nested = CallContext(flags: 0, progress: SilentProgress(), alias: "q", parent: call)
+        call.limitWall(milliseconds: 1)
+        XCTAssertNil(ServiceGate.refusal(.commit, call: nested))
+        usleep(5_000)
+        XCTAssertTrue(nested.isCancelled)
+        XCTAssertTrue(call.wasCancelledByDeadline)
+        XCTAssertNil(ServiceGate.refusal(.invoke, call: nested), "in its grace")
+        XCTAssertLessThanOrEqual(nested.millisecondsUntilGraceEnds ?? 0, CallContext.cleanupGraceMilliseconds)
+        XCTAssertGreaterThan(ServiceGate.waitBound(60_000, call: nested), 0)
+        XCTAssertLessThanOrEqual(ServiceGate.waitBound(60_000, call: nested), CallContext.cleanupGraceMilliseconds)
     }
 }
 

@@ -401,13 +401,23 @@ final class StorageEndToEndTests: XCTestCase {
 
     func testADatabaseWrittenByANewerVersionOfThePluginIsRefused() throws {
         let c = try Clubhouse()
-        let newer = try site(c, version: "2.1.0")
-        let older = try site(c, version: "1.0.0")
-        try c.succeed(["--config", older, "hs", "write", "--value", "by 1.0.0"])
-        try c.succeed(["--config", newer, "hs", "write", "--value", "by 2.1.0"])
-        try c.fail(["--config", older, "hs", "count"],
+        // One library path, rebuilt at each version (the data belongs to the library at that path: DataOriginTests).
+        let library = c.path("libhs.so")
+        func build(_ version: String) throws {
+            let built = try FixturePlugins.build("STORAGE", id: "org.tests.hostile.a", version: version, file: "hostile_storage.c")
+            try? FileManager.default.removeItem(atPath: library)
+            try FileManager.default.copyItem(atPath: built, toPath: library)
+        }
+        let config = try c.write("hs.json", #"{"sites": {"default": {"plugins": {"hs": {"path": "\#(library)", "grants": ["storage"], "isolation": "in-process"}}}}}"#)
+        try build("1.0.0")
+        try c.succeed(["--config", config, "hs", "write", "--value", "by 1.0.0"])
+        try build("2.1.0")
+        try c.succeed(["--config", config, "hs", "write", "--value", "by 2.1.0"])
+        try build("1.0.0")
+        try c.fail(["--config", config, "hs", "count"],
                    contains: ["org.tests.hostile.a.sqlite was written by version 2.1.0 of plugin 'hs', newer than this version 1.0.0"])
-        XCTAssertEqual(try c.succeed(["--config", newer, "hs", "count", "--json"]).json(), "2")
+        try build("2.1.0")
+        XCTAssertEqual(try c.succeed(["--config", config, "hs", "count", "--json"]).json(), "2")
     }
     // MARK: issue 27, Why 5: host memory follows the runner
 

@@ -456,12 +456,8 @@ package enum RunnerProcess {
         // A second lane the host opens for the plugin's concurrent commands: a thread of its own
         // serves them with the same instance, beside the call the main loop runs.
         context.sideLaneOpened = { fd in
-            let output = fcntl(fd, F_DUPFD_CLOEXEC, 0)
-            guard output >= 0 else {
-                close(fd)
-                return
-            }
-            let lane = RunnerContext(channel: WireChannel(input: fd, output: output))
+            // One descriptor both ways (a socket): the runner holds the lane once (SECURITY.md).
+            let lane = RunnerContext(channel: WireChannel(input: fd, output: fd))
             Thread.detach {
                 while let (kind, payload) = lane.nextCommand() {
                     guard kind == .invoke else { continue }

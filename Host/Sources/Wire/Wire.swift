@@ -316,7 +316,8 @@ package final class WireChannel: @unchecked Sendable {
 
     package func close() {
         Glibc.close(input)
-        Glibc.close(output)
+        // A socket serves both ways with one descriptor (the second lane): closed once.
+        if output != input { Glibc.close(output) }
         if descriptorSocket >= 0 { Glibc.close(descriptorSocket) }
     }
 }

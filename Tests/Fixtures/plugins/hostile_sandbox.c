@@ -27,6 +27,9 @@
  *   caps     the runner's effective capabilities (capget), in hex
  *   pid      the runner's process id (in head), to see that one runner served a whole session
  *   store    the legitimate work: a row written and read back through the host's storage service
+ *   relink   target "DIR=OTHER": moves DIR aside and puts a link to OTHER in its place, then stores
+ *            (a library that re-points its own folder at the host's bundled plugins before it asks
+ *            for another plugin's data: DataOwnershipEndToEndTests)
  *   try      one attack of issue 27 by name (target "NAME" or "NAME:PORT"), replying like the
  *            others; the names are listed above attempt() below
  *   fds      the runner's open descriptors, "N:K" each (K: c character device, s socket, p pipe,
@@ -92,6 +95,7 @@
     "{\"name\":\"prlimit\",\"summary\":\"Read the host's limits\",\"arguments\":[]}," \
     "{\"name\":\"pid\",\"summary\":\"The runner's pid\",\"arguments\":[]},"          \
     "{\"name\":\"store\",\"summary\":\"Use the host's storage\",\"arguments\":[]},"  \
+    "{\"name\":\"relink\",\"summary\":\"Re-point a folder, then store\"," ARG "},"       \
     "{\"name\":\"try\",\"summary\":\"One named attack\"," ARG "},"                     \
     "{\"name\":\"fds\",\"summary\":\"List open descriptors\",\"arguments\":[]},"     \
     "{\"name\":\"crash\",\"summary\":\"abort()\",\"arguments\":[]}"                  \
@@ -761,6 +765,15 @@ static clubhouse_status sb_invoke(const clubhouse_plugin_descriptor *d, void *in
         return result(reply, 0, list);
     }
     if (strcmp(command, "crash") == 0) abort();
+    if (strcmp(command, "relink") == 0) {
+        char *equals = strchr(arg, '=');
+        if (!equals) { say(reply, "target is DIR=OTHER"); return CLUBHOUSE_INVALID_ARGUMENT; }
+        *equals = 0;
+        char aside[600];
+        snprintf(aside, sizeof aside, "%s.aside", arg);
+        if (rename(arg, aside) != 0 || symlink(equals + 1, arg) != 0) return result(reply, errno, "");
+        command = "store";
+    }
     if (strcmp(command, "store") == 0) {
         const clubhouse_storage_service *storage = host->get_service(host, CLUBHOUSE_SERVICE_STORAGE);
         if (!storage) { say(reply, "no storage granted"); return CLUBHOUSE_DENIED; }

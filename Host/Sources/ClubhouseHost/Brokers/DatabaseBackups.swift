@@ -258,7 +258,7 @@ public enum DatabaseBackups {
     }
 
     /// A digest of what the database holds: its schema and every row of every table, in key order
-    /// (the host's record of the writing version left out: it carries a time). Two databases with
+    /// (the host's records of the writing version and of the data's origin left out). Two databases with
     /// the same digest hold the same data, whatever their pages look like; a rollback records it to
     /// tell later whether the older version wrote anything since. nil when the file cannot be read.
     public static func contentDigest(database path: String) -> String? {
@@ -275,6 +275,8 @@ public enum DatabaseBackups {
         while sqlite3_step(stmt) == SQLITE_ROW {
             var row: [String] = []
             for i in 0..<4 { row.append(sqlite3_column_text(stmt, Int32(i)).map { String(cString: $0) } ?? "") }
+            // Whose data it is (DataOrigin.swift) is not the data: recorded at a first open, changed by adopt.
+            if row[2] == originTable { continue }
             hash.update(row.joined(separator: "\u{1F}") + "\u{1E}")
             if row[0] == "table" && !row[1].hasPrefix("sqlite_") && row[1] != pluginVersionTable { tables.append(row[1]) }
         }

@@ -45,6 +45,9 @@ public final class DeviceBroker: @unchecked Sendable {
     /// within the plugin's `open_devices`. The call running on this thread (if any) owns it: the
     /// watchdog acts when that call is gone.
     func open(name: String, for entry: PluginEntry, limits: ServiceLimits = ServiceLimits()) throws(TransportError) -> DeviceConnection {
+        if let (status, message) = ServiceGate.refusal(.openDevice) {
+            throw TransportError(status: Status(rawValue: status) ?? .cancelled, message: "device '\(name)': \(message)")
+        }
         let connection = try connect(name: name, for: entry, limits: limits)
         if let call = CallContext.current { watch(connection, openedBy: call) }
         log.info("opened device '\(name)' (\(connection.address)) for '\(entry.alias)'")
@@ -292,6 +295,13 @@ final class DeviceConnection: @unchecked Sendable {
         return status.rawValue
     }
 
+    /// `act` refused for the thread's running call past its grace (ServiceGate.swift), the message recorded.
+    private func refused(_ act: ServiceAct) -> Int32? {
+        guard let (status, message) = ServiceGate.refusal(act) else { return nil }
+        lastErrorStorage = PinnedCString("\(name) (\(address)): \(message)")
+        return status
+    }
+
     private var takeover: (status: Status, message: String)? { stateLock.withLock { takenOver } }
 
     /// Every byte in hex: at -vvv (trace level) for every device, already at -v (info) for a device
@@ -306,15 +316,17 @@ final class DeviceConnection: @unchecked Sendable {
         lock.withLock {
             guard fd >= 0 else { return fail(.io, "the device is closed") }
             if let (status, message) = takeover { return fail(status, message) }
+            if let refusal = refused(.writeDevice) { return refusal }
             traceBytes(">", bytes)
             // The safety book hears of the write before the device does: told after it, a host securing its
             // devices in between (Ctrl-Z, a second Ctrl-C) found the machine safe with its start already sent
             // and left it firing (TennisFieldSafetyEndToEndTests.testASuspendedHostStopsTheMachineFirst, seen
             // under load).
             let before = broker?.safety.noteWrite(name, Array(bytes))
-            if let error = Descriptor.writeAll(fd, bytes, timeoutMilliseconds: 2000) {
+            let bound = Int32(clamping: ServiceGate.waitBound(2000))
+            if let error = Descriptor.writeAll(fd, bytes, timeoutMilliseconds: bound) {
                 if let before { broker?.safety.restore(name, before) }
-                return fail(.io, error)
+                return refused(.writeDevice) ?? fail(.io, error)
             }
             wrote = true
             return Int32(CLUBHOUSE_OK)
@@ -326,7 +338,20 @@ final class DeviceConnection: @unchecked Sendable {
             length.pointee = 0
             guard fd >= 0 else { return fail(.io, "the device is closed") }
             if let (status, message) = takeover { return fail(status, message) }
-            let (n, error) = Transport.read(fd, into: buffer, timeoutMilliseconds: max(0, timeout), wake: wake)
+            if let refusal = refused(.readDevice) { return refusal }
+            // In slices, each bounded by the end of the call's grace (ServiceGate.waitBound): a call blocked
+            // here ends at its wall-clock limit plus the grace at the latest (issue 27, n11).
+            let until = Subprocess.monotonicMilliseconds() + Int64(max(0, timeout))
+            var n = 0
+            var error: String?
+            while true {
+                let left = Int(max(0, until - Subprocess.monotonicMilliseconds()))
+                let slice = ServiceGate.waitBound(min(left, 250))
+                (n, error) = Transport.read(fd, into: buffer, timeoutMilliseconds: Int32(slice), wake: wake)
+                if n != 0 || error != nil || takeover != nil { break }
+                if let refusal = refused(.readDevice) { return refusal }
+                if Subprocess.monotonicMilliseconds() >= until { break }
+            }
             if let (status, message) = takeover { return fail(status, message) }
             if let error { return fail(.io, error) }
             if n == 0 { return fail(.timeout, "no reply within \(timeout) ms") }
@@ -340,6 +365,7 @@ final class DeviceConnection: @unchecked Sendable {
     /// The plugin's safe state for this device (device.h `set_safe_state`).
     func setSafeState(frame: [UInt8], acknowledgement: [UInt8], timeoutMilliseconds: Int32) -> Int32 {
         lock.withLock {
+            if let refusal = refused(.deviceSafeState) { return refusal }
             guard (1...256).contains(frame.count), (1...256).contains(acknowledgement.count) else {
                 return fail(.invalidArgument, "a safe-state frame and its acknowledgement take 1–256 bytes each")
             }

@@ -201,6 +201,7 @@ enum EventsBroker {
     }
 
     static func publish(instance: PluginInstance, topic: String, json: [UInt8]) -> (Int32, String) {
+        if let (status, message) = ServiceGate.refusal(.publishEvent) { return (status, "events: \(message)") }
         switch instance.runtime.events.publish(alias: instance.entry.alias, topic: topic, json: json, declared: instance.topics) {
         case .success: return (Int32(CLUBHOUSE_OK), "")
         case .failure(let refusal): return (Int32(CLUBHOUSE_INVALID_ARGUMENT), refusal.message)

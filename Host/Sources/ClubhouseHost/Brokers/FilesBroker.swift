@@ -47,6 +47,9 @@ enum FilesBroker {
         guard let call else {
             return .failure(FileRefusal(status: .invalidArgument, message: "the files service needs the running call"))
         }
+        if let (status, message) = ServiceGate.refusal(.openFile, call: call) {
+            return .failure(FileRefusal(status: Status(rawValue: status) ?? .cancelled, message: "\(name): \(message)"))
+        }
         guard access == UInt32(CLUBHOUSE_FILE_READ) || access == UInt32(CLUBHOUSE_FILE_WRITE) else {
             return .failure(FileRefusal(status: .invalidArgument, message: "access \(access) is neither read (1) nor write (2)"))
         }

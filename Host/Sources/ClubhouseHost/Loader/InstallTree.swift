@@ -64,4 +64,10 @@ public enum InstallTree {
         let real = FileSystem.realPath(path) ?? path
         return realBundledDirectories.contains(FileSystem.directoryName(real))
     }
+
+    /// The same for a path already canonical (a loaded library's), not resolved again: a link
+    /// re-pointed since cannot change the answer.
+    public static func isBundled(canonical path: String) -> Bool {
+        realBundledDirectories.contains(FileSystem.directoryName(path))
+    }
 }

@@ -481,6 +481,15 @@ final class IsolatedPlugin: @unchecked Sendable {
             case nil:
                 break
             }
+            // A call nested in another plugin's call (clubhouse.invoke) waits no longer than the outer
+            // call may: past its grace (the caller's wall-clock limit and grace, or a cancel it saw and
+            // the grace) the runner is stopped and the caller gets the stop (ServiceGate.swift; n02).
+            if call.isNested, let (status, why) = call.pastGrace {
+                killGroup()
+                _ = reap(after: "its caller's deadline")
+                let (_, message) = failure("was stopped: \(why) (it ran for another plugin's call, which waits no longer)")
+                return (status, message)
+            }
             let message: (WireKind, [UInt8])?
             do {
                 // 20 ms: a cancel (Ctrl-C) reaches a quiet runner within that (a ball machine's
@@ -525,6 +534,7 @@ final class IsolatedPlugin: @unchecked Sendable {
                     return violation("a service call with unknown operation \(header.operation)")
                 }
                 let (status, reply, descriptor) = serve(operation, &r, instance: instance, call: call)
+                deadline.noteServed(now: Subprocess.monotonicMilliseconds())
                 let frame = ServiceReply(seq: header.seq, status: status, payload: reply).encode()
                 // Within the wall-clock limit too: a stalled send must not outlast it.
                 let bound = Int32(clamping: deadline.untilNext(Subprocess.monotonicMilliseconds()))

@@ -63,12 +63,8 @@ final class SideLane: @unchecked Sendable {
             Glibc.close(hostEnd)
             return
         }
-        let output = fcntl(hostEnd, F_DUPFD_CLOEXEC, 0)
-        guard output >= 0 else {
-            Glibc.close(hostEnd)
-            return
-        }
-        let lane = WireChannel(input: hostEnd, output: output, caps: { WireCaps.host($0, limits: limits) })
+        // One descriptor both ways (a socket), closed once by WireChannel.close.
+        let lane = WireChannel(input: hostEnd, output: hostEnd, caps: { WireCaps.host($0, limits: limits) })
         lane.boundSends(timeoutMilliseconds: Int32(clamping: timeoutMilliseconds))
         lock.withLock {
             channel = lane

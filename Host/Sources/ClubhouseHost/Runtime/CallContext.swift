@@ -38,6 +38,11 @@ public final class CallContext: @unchecked Sendable {
     /// runner's loop waits on that statement and cannot cancel the call at the wall (issue 27, a13).
     private let wallStopAt = Atomic<UInt64>(0)
     private let wallMillisecondsForStop = Atomic<Int>(0)
+    /// When the wall-clock limit itself is reached (CLOCK_MONOTONIC nanoseconds; 0 = none): the call is
+    /// cancelled then by whichever thread asks first (`isCancelled`), so a wait in a service (a
+    /// nested invoke, a device read) ends at the wall even while the runner's loop waits on that
+    /// service and cannot cancel the call itself (issue 27, n02/n11).
+    private let wallAt = Atomic<UInt64>(0)
     /// Whether a write of this call (or of a call it invoked) was committed to a plugin's database: a failure after
     /// it (a runner killed, out of memory, past its time) lost the answer, not the write (HTTP's Idempotency-Key).
     private let committed = Atomic<Bool>(false)
@@ -128,14 +133,19 @@ public final class CallContext: @unchecked Sendable {
     var outerFiles: CallFiles?? { parent.map { $0.files } }
 
     public var isCancelled: Bool {
-        cancelled.load(ordering: .relaxed) || (parent?.isCancelled ?? false)
+        if cancelled.load(ordering: .relaxed) || (parent?.isCancelled ?? false) { return true }
+        let wall = wallAt.load(ordering: .relaxed)
+        guard wall != 0, CallContext.monotonicNanoseconds() >= wall else { return false }
+        cancel(byDeadline: true)
+        return true
     }
 
     /// Asks the call (and the calls nested in it) to stop. `byDeadline`: its time limit asked, not a
     /// person (the call then ends `timeout`, not `cancelled`).
     public func cancel(byDeadline: Bool = false) {
-        if byDeadline { cancelledByDeadline.store(true, ordering: .relaxed) }
-        _ = cancelledAt.compareExchange(expected: 0, desired: CallContext.monotonicNanoseconds(), ordering: .relaxed)
+        // The first cancel says why: a person's cancel that a wall-clock limit then reaches stays `cancelled`.
+        let first = cancelledAt.compareExchange(expected: 0, desired: CallContext.monotonicNanoseconds(), ordering: .relaxed).exchanged
+        if byDeadline && first { cancelledByDeadline.store(true, ordering: .relaxed) }
         cancelled.store(true, ordering: .relaxed)
         let observers = observersLock.withLock { () -> [@Sendable () -> Void] in
             guard !observersFired else { return [] }
@@ -209,8 +219,10 @@ public final class CallContext: @unchecked Sendable {
     /// from now (`wallStopReason`).
     func limitWall(milliseconds wall: Int) {
         guard wall > 0 else { return }
+        let now = CallContext.monotonicNanoseconds()
         let total = UInt64(wall) &+ UInt64(CallContext.cleanupGraceMilliseconds)
-        wallStopAt.store(CallContext.monotonicNanoseconds() &+ total &* 1_000_000, ordering: .relaxed)
+        wallAt.store(now &+ UInt64(wall) &* 1_000_000, ordering: .relaxed)
+        wallStopAt.store(now &+ total &* 1_000_000, ordering: .relaxed)
         wallMillisecondsForStop.store(wall, ordering: .relaxed)
     }
 
@@ -242,6 +254,38 @@ public final class CallContext: @unchecked Sendable {
         let status = wasCancelledByDeadline ? Int32(CLUBHOUSE_TIMEOUT) : Int32(CLUBHOUSE_CANCELLED)
         return (status, "the call was cancelled \(since) ms ago and its \(CallContext.cleanupGraceMilliseconds) ms for cleaning up are over")
     }
+
+    /// The one question every host service that acts for a call asks before it acts (ServiceGate.swift):
+    /// nil while the call may still act, else the stop's status (`cancelled`, or `timeout` for a wall-clock
+    /// limit or a deadline) and a one-line message naming the act and the grace or limit that is over.
+    func refusal(_ act: ServiceAct) -> (status: Int32, message: String)? {
+        guard let (status, why) = pastGrace else { return nil }
+        return (status, "\(act.rawValue) was refused: \(why)")
+    }
+
+    /// Milliseconds from now to the moment this call's cleanup grace (after a cancel it saw, or after its
+    /// wall-clock limit, its own or an outer call's) is over; nil when no such moment is set yet. A wait
+    /// in a service for this call lasts no longer than this (ServiceGate.waitBound).
+    var millisecondsUntilGraceEnds: Int? {
+        var best: UInt64 = 0
+        var node: CallContext? = self
+        while let n = node {
+            let at = n.wallStopAt.load(ordering: .relaxed)
+            if at != 0 && (best == 0 || at < best) { best = at }
+            node = n.parent
+        }
+        let seen = seenAt.load(ordering: .relaxed)
+        if seen != 0, isCancelled {
+            let at = seen &+ UInt64(CallContext.cleanupGraceMilliseconds) &* 1_000_000
+            if best == 0 || at < best { best = at }
+        }
+        guard best != 0 else { return nil }
+        let now = CallContext.monotonicNanoseconds()
+        return best <= now ? 0 : Int((best - now) / 1_000_000)
+    }
+
+    /// Whether this call runs nested in another plugin's call (clubhouse.invoke).
+    var isNested: Bool { parent != nil }
 
     /// The runner was heard from: its silence bound starts again (`budget` ms from now).
     func heard(budgetMilliseconds budget: Int) {

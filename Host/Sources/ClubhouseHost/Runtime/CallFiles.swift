@@ -142,7 +142,7 @@ final class CallFiles: @unchecked Sendable {
             target = found.target
             // A FIFO or a device is written as a stream, never replaced.
             if let kind = found.kind, kind != S_IFREG {
-                let fd = Glibc.open(target, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+                let fd = CallFiles.openStream(target)
                 guard fd >= 0 else {
                     return .failure(FileRefusal(status: .io, message: "\(path): cannot open for writing (\(CallFiles.reason(errno)))"))
                 }
@@ -157,6 +157,27 @@ final class CallFiles: @unchecked Sendable {
         }
         writes[name] = (hostFD, partial, target, path)
         return dup(name, hostFD, path)
+    }
+
+    /// Opens a FIFO or a device to write. A FIFO without a reader is waited for (a reader may come), but
+    /// never past the end of the running call's grace (ServiceGate.waitBound): opening it blocking
+    /// waited for ever, whatever happened to the call (issue 27). -1 with errno set on failure.
+    static func openStream(_ target: String) -> Int32 {
+        while true {
+            let fd = Glibc.open(target, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+            if fd >= 0 {
+                let flags = fcntl(fd, F_GETFL)
+                if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+                return fd
+            }
+            guard errno == ENXIO else { return -1 }
+            let pause = ServiceGate.waitBound(50)
+            guard pause > 0 else {
+                errno = ECANCELED
+                return -1
+            }
+            usleep(UInt32(pause) * 1000)
+        }
     }
 
     private func dup(_ name: String, _ fd: Int32, _ path: String) -> Result<Int32, FileRefusal> {

@@ -258,8 +258,13 @@ final class PluginInstance: @unchecked Sendable {
         databaseLock.withLock {
             if database == nil && databaseError == nil {
                 do {
+                    // The data is this library's only when its origin owns it (DataOrigin.swift): in process and
+                    // for a runner alike, since a runner's storage is served from here. `backend.path` is the real
+                    // path as loaded (the loader's; the one a runner was started on), not resolved again.
                     database = try runtime.storage.open(site: siteName, pluginID: info.id, owner: entry.alias,
-                                                        pluginVersion: info.version, limits: limits, shared: !serializesCalls)
+                                                        pluginVersion: info.version, origin: runtime.dataOrigin(canonical: backend.path),
+                                                        adoptCommand: "\(runtime.configuration.commandPrefix) plugin adopt",
+                                                        limits: limits, shared: !serializesCalls)
                     if let note = database?.upgrade?.note { runtime.log.warning(note) }
                 } catch let error as StorageError {
                     databaseError = error.message

@@ -63,6 +63,36 @@ extension SiteRuntime {
         }
     }
 
+    /// The origin the site's data of the library at `path` is bound to (DataOrigin.swift), `path`
+    /// resolved first (the library a command names; a loaded one: `dataOrigin(canonical:)`).
+    public func dataOrigin(of path: String) -> DataOrigin {
+        dataOrigin(canonical: FileSystem.realPath(path) ?? path)
+    }
+
+    /// The origin of the library loaded from the canonical path `real` (resolved when it was loaded:
+    /// not resolved again, so a link re-pointed since changes nothing): bundled; an installed package
+    /// signed by one of the site's publishers (the signature verifies and the library has the signed
+    /// hash); any other package, by its folder in the install tree; any other library, by its path.
+    func dataOrigin(canonical real: String) -> DataOrigin {
+        if InstallTree.isBundled(canonical: real) {
+            return DataOrigin(key: "bundled", described: "bundled with the host", library: real)
+        }
+        let root = FileSystem.realPath(discovery.installRoot) ?? discovery.installRoot
+        guard real.hasPrefix(root + "/"), case .success(let package)? = InstalledPackage.of(library: real, installRoot: root) else {
+            return DataOrigin(key: "unsigned:\(real)", described: "a library loaded from a path (no package, no signature)", library: real)
+        }
+        let folder = FileSystem.directoryName(package.folder)
+        let unsigned = DataOrigin(key: "unsigned:\(folder)", described: "a package not signed by a publisher of the site, installed in \(folder)",
+                                  library: real)
+        guard case .success(let signature)? = package.signature, signature.verify(manifest: package.manifestBytes) == .valid,
+              let name = site.publishers.first(where: { $0.value == signature.publicKey })?.key,
+              case .success(let digest) = LibraryDigest.sha256(real),
+              digest == package.manifest["sha256"]?.stringValue?.lowercased()
+        else { return unsigned }
+        return DataOrigin(key: "publisher:\(signature.fingerprint)",
+                          described: "a package signed by publisher '\(name)' (key \(signature.fingerprint))", library: real)
+    }
+
     /// The manifest's "requires" of an installed plugin, from its package (empty for any other).
     func packageRequirements(path: String) -> [PackageRequirement] {
         guard case .success(let p)? = InstalledPackage.of(library: path, installRoot: discovery.installRoot) else { return [] }

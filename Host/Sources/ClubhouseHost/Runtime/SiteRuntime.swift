@@ -365,7 +365,9 @@ public final class SiteRuntime: @unchecked Sendable {
                 return .failure(RuntimeError(status: .error, message: "plugin '\(alias)': \(error)"))
             }
             do {
-                let runner = try IsolatedPlugin(path: l.path, alias: alias, timeoutMilliseconds: l.entry.timeoutMilliseconds,
+                // The runner loads the real path (resolved now, not through a link again at each start): the
+                // library whose origin owns its data (DataOrigin.swift) is the one that runs.
+                let runner = try IsolatedPlugin(path: FileSystem.realPath(l.path) ?? l.path, alias: alias, timeoutMilliseconds: l.entry.timeoutMilliseconds,
                                                 expectedID: l.entry.id, limits: l.entry.limits,
                                                 sandboxPorts: l.isolation == .sandbox ? Self.grantedPorts(l.entry) : nil,
                                                 verifiedLibrary: l.verified, standardError: log.runnerErrors)
@@ -756,6 +758,9 @@ public final class SiteRuntime: @unchecked Sendable {
     func invokeFromPlugin(caller: PluginInstance, call: CallContext, alias: String, command: String,
                           request: [UInt8]) -> (status: Int32, reply: [UInt8]) {
         func refuse(_ status: Status, _ message: String) -> (Int32, [UInt8]) { (status.rawValue, Array(message.utf8)) }
+        if let (status, message) = ServiceGate.refusal(.invoke, call: call) {
+            return (status, Array("plugin '\(caller.entry.alias)' may not call '\(alias)' now: \(message)".utf8))
+        }
         if call.passedThrough(alias) {
             return refuse(.denied, "plugin '\(caller.entry.alias)' may not call '\(alias)': '\(alias)' is already running this call "
                     + "(\(call.chain.joined(separator: " → ")))")

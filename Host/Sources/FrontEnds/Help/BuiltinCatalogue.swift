@@ -114,6 +114,11 @@ enum BuiltinCatalogue {
         ])) { (a, o) throws(CLIError) in
             try RollbackCommand.listBackups(a["plugin"]?.stringValue ?? "", o)
         },
+        BuiltinCommand(CommandDeclaration("plugin adopt", summary: "Give the library the site (--site) now loads for a plugin id its data: a database belongs to the origin (bundled, a publisher's package, a path) of the library that created it, and a library of another origin is refused it until adopted", arguments: [
+            .string("plugin", help: "the plugin's id, or its name at the site", required: true, positional: true),
+        ])) { (a, o) throws(CLIError) in
+            try AdoptCommand.adopt(a["plugin"]?.stringValue ?? "", o)
+        },
         BuiltinCommand(CommandDeclaration("plugin new", summary: "Write a new plugin project (C or Swift, against the SDK installed beside clubhouse) that builds, validates and runs as written", arguments: [
             .string("name", help: "the plugin's name: lowercase letters, digits and -", required: true, positional: true),
             .choice("lang", ["c", "swift"], help: "the language of the project", default: "c"),

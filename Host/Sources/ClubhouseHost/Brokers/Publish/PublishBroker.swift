@@ -42,6 +42,7 @@ enum PublishBroker {
     }
 
     static func publish(instance: PluginInstance, call: CallContext, topic: String, key: String, json: [UInt8]) -> (Int32, String) {
+        if let (status, message) = ServiceGate.refusal(.publishRecord, call: call) { return (status, "publish: \(message)") }
         let invalid = Int32(CLUBHOUSE_INVALID_ARGUMENT)
         guard instance.records.contains(where: { $0.name == topic }) else {
             let known = instance.records.isEmpty ? "it declares no record topics (\"records\" in its catalogue)"

@@ -78,6 +78,14 @@ public final class PluginDatabase: @unchecked Sendable {
             recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))
         """,
     ] + Outbox.hostSchema  // the outbox (Publish/Outbox.swift, ABI 1.4)
+        + [
+            // Whose data this is (DataOrigin.swift): the origin of the library that created it.
+            """
+            CREATE TABLE IF NOT EXISTS main.\(originTable) (
+                id INTEGER PRIMARY KEY CHECK (id = 1), origin TEXT NOT NULL, described TEXT NOT NULL,
+                library TEXT NOT NULL, recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))
+            """,
+        ]
 
     /// Functions that reach outside the database or take raw pointers: refused by the authorizer
     /// whatever SQLite was built with.
@@ -87,10 +95,10 @@ public final class PluginDatabase: @unchecked Sendable {
     ]
 
     convenience init(path: String, owner: String, limits: ServiceLimits = ServiceLimits(), shared: Bool = true) throws(StorageError) {
-        try self.init(path: path, resolvedPath: path, owner: owner, pluginVersion: nil, limits: limits, shared: shared)
+        try self.init(path: path, resolvedPath: path, owner: owner, pluginVersion: nil, origin: nil, limits: limits, shared: shared)
     }
 
-    init(path: String, resolvedPath: String, owner: String, pluginVersion: String?, limits: ServiceLimits,
+    init(path: String, resolvedPath: String, owner: String, pluginVersion: String?, origin: OriginClaim?, limits: ServiceLimits,
          shared: Bool) throws(StorageError) {
         self.path = path
         self.owner = owner
@@ -146,6 +154,8 @@ public final class PluginDatabase: @unchecked Sendable {
                 try execInternal("PRAGMA synchronous=NORMAL")
                 for step in PluginDatabase.hostSchema { try execSettingUp(step) }
             }
+            // Whose data it is first: a library of another origin neither upgrades nor backs it up.
+            if let origin { try checkOrigin(origin) }
             if let pluginVersion { try checkWriter(pluginVersion) }
         } catch {
             sqlite3_close_v2(db)

@@ -35,9 +35,11 @@ public final class StorageBroker: @unchecked Sendable {
     /// Opens (creating on first use) the database of one plugin at one site. The data directory
     /// may be reached through symbolic links (it is resolved first); the database file itself must
     /// not be one. `pluginVersion`, when given, is checked against the newest version of the
-    /// plugin that wrote the database (a newer one is refused) and recorded.
-    public func open(site: String, pluginID: String, owner: String, pluginVersion: String? = nil,
-                     limits: ServiceLimits = ServiceLimits(), shared: Bool = true) throws(StorageError) -> PluginDatabase
+    /// plugin that wrote the database (a newer one is refused) and recorded. `origin`, when given,
+    /// is checked against the origin that owns the data (DataOrigin.swift) before that: a library of
+    /// another origin is refused and nothing in the file changes.
+    public func open(site: String, pluginID: String, owner: String, pluginVersion: String? = nil, origin: DataOrigin? = nil,
+                     adoptCommand: String = "clubhouse plugin adopt", limits: ServiceLimits = ServiceLimits(), shared: Bool = true) throws(StorageError) -> PluginDatabase
     {
         // The configuration and the runner's hello are checked already; this is the last place a
         // name becomes a path, so it refuses anything outside the grammar once more.
@@ -67,7 +69,8 @@ public final class StorageBroker: @unchecked Sendable {
                 throw StorageError(status: Int32(CLUBHOUSE_IO), message: "\(path) is not a regular file; move it away so the host can create the database")
             }
         }
-        return try PluginDatabase(path: path, resolvedPath: resolved, owner: owner, pluginVersion: pluginVersion, limits: limits,
+        let claim = origin.map { OriginClaim(origin: $0, site: site, pluginID: pluginID, adoptCommand: "\(adoptCommand) \(pluginID) --site \(site)") }
+        return try PluginDatabase(path: path, resolvedPath: resolved, owner: owner, pluginVersion: pluginVersion, origin: claim, limits: limits,
                                   shared: shared)
     }
 }

@@ -98,12 +98,14 @@ struct StorageService {
         sql.withCString { prepare($0) }
     }
 
-    func begin() -> StorageOutcome { withDatabase { $0.begin() } }
-    func commit() -> StorageOutcome { withDatabase { $0.commit() } }
+    func begin() -> StorageOutcome { withDatabase { $0.refusePastGrace(.begin) ?? $0.begin() } }
+    /// Past the call's grace a commit is refused (ServiceGate.swift): the transaction stays open until the
+    /// plugin rolls it back or the call ends, when the host rolls it back; it is never committed.
+    func commit() -> StorageOutcome { withDatabase { $0.refusePastGrace(.commit) ?? $0.commit() } }
     func rollback() -> StorageOutcome { withDatabase { $0.rollback() } }
     func migrate(version: Int32, name: String, sql: String) -> StorageOutcome {
         withDatabase { db in
-            if let refusal = db.refuseSQL(length: sql.utf8.count) { return refusal }
+            if let refusal = db.refuseSQL(length: sql.utf8.count) ?? db.refusePastGrace(.migrate) { return refusal }
             return db.migrate(version: version, name: name, sql: sql)
         }
     }
@@ -111,7 +113,7 @@ struct StorageService {
     /// The same for a C string: measured (sql_kb) before it is copied.
     func migrate(version: Int32, name: String, cString sql: UnsafePointer<CChar>) -> StorageOutcome {
         withDatabase { db in
-            if let refusal = db.refuseSQL(length: strnlen(sql, db.limits.sqlBytes + 1)) { return refusal }
+            if let refusal = db.refuseSQL(length: strnlen(sql, db.limits.sqlBytes + 1)) ?? db.refusePastGrace(.migrate) { return refusal }
             return db.migrate(version: version, name: name, sql: String(cString: sql))
         }
     }
@@ -129,11 +131,11 @@ extension PluginDatabase {
     }
 
     /// The stop's status (cancelled, or timeout for a wall-clock limit), with the message recorded,
-    /// when the running call's cleanup grace is over (CallContext.pastGrace; issue 27): its
-    /// prepare, exec and step are refused before SQLite runs anything.
-    func refusePastGrace() -> Int32? {
-        guard let call = CallContext.current, let (status, why) = call.pastGrace else { return nil }
-        setError("the statement was refused: \(why)")
+    /// when the running call's cleanup grace is over (ServiceGate.swift; issue 27): its prepare,
+    /// exec, step, begin, commit and migrate are refused before SQLite runs anything.
+    func refusePastGrace(_ act: ServiceAct = .statement) -> Int32? {
+        guard let (status, message) = ServiceGate.refusal(act) else { return nil }
+        setError(message)
         return status
     }
 }

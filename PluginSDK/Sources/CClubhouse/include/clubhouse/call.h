@@ -23,11 +23,16 @@ typedef struct clubhouse_call {
      * has 5 s to clean up — stop its devices, store what really happened — during which its
      * storage calls run normally (a statement running when the cancel lands, before the plugin
      * looked, is interrupted: look, then store again). After the 5 s a statement running is
-     * interrupted and every later prepare, exec and step is refused before it runs
-     * (CLUBHOUSE_CANCELLED, or CLUBHOUSE_TIMEOUT when a wall-clock limit asked: "the statement
-     * was refused: …"), and a device it left running is stopped by the host (services/device.h
-     * set_safe_state). An isolated call's storage stops at its limits.wall_ms + 5 s at the
-     * latest. A second Ctrl-C stops the devices at once and gives the call 3 s more. A call that
+     * interrupted and every service that acts for the call is refused before it acts
+     * (CLUBHOUSE_CANCELLED, or CLUBHOUSE_TIMEOUT when a wall-clock limit asked, with a message
+     * "<act> was refused: …" naming the grace or the limit): storage prepare, exec, step, begin,
+     * commit and migrate; publish; events; invoke; files; device open, write, read and
+     * set_safe_state. Still allowed: rollback (a transaction open then is never committed: the
+     * host rolls it back when the call ends), finalize, reset, device close, log, progress, config.
+     * A device it left running is stopped by the host (services/device.h set_safe_state). An
+     * isolated call's limits.wall_ms cancels it (and any call it invoked), and its services stop
+     * at wall_ms + 5 s at the latest; a wait in a service (a device read, the plugin it invoked)
+     * ends then too. A second Ctrl-C stops the devices at once and gives the call 3 s more. A call that
      * fails after the cancel ends CLUBHOUSE_CANCELLED (exit 130); its message is kept. A call that
      * returns CLUBHOUSE_OK after its 5 s ends CLUBHOUSE_CANCELLED (or CLUBHOUSE_TIMEOUT) too: its
      * result is dropped. */

@@ -37,7 +37,11 @@ typedef struct clubhouse_device_service {
 
     /* [host-serialized] Reads up to `capacity` bytes into `buffer` (owned by the plugin), waiting
      * at most `timeout_ms` for the first byte (0 = poll). Stores the count in *length and returns
-     * CLUBHOUSE_OK, CLUBHOUSE_TIMEOUT (*length = 0), or CLUBHOUSE_IO (eg: the peer closed). */
+     * CLUBHOUSE_OK, CLUBHOUSE_TIMEOUT (*length = 0), or CLUBHOUSE_IO (eg: the peer closed).
+     * The wait never outlasts the call's deadline (call.h: 5 s after a cancel reached the plugin or
+     * this wait, or limits.wall_ms + 5 s): then CLUBHOUSE_CANCELLED or CLUBHOUSE_TIMEOUT, last_error
+     * "… the device read was refused: …". Past that deadline open, write, read and set_safe_state
+     * are refused the same way; close stays allowed. */
     clubhouse_status (*read)(clubhouse_device *device, uint8_t *buffer, size_t capacity, size_t *length,
                              int32_t timeout_ms);
 

@@ -22,7 +22,9 @@
  * has seen the cancel (call.h), returns CLUBHOUSE_CANCELLED; once the plugin has seen it, its
  * statements run normally for 5 s (its grace for storing what it did and cleaning up), then a
  * running one is interrupted and prepare, exec and step are refused before they run ("the
- * statement was refused: …"); past the call's deadline CLUBHOUSE_TIMEOUT ("the statement was
+ * statement was refused: …"), as are begin, commit and migrate ("commit was refused: …"; a
+ * transaction still open is rolled back when the call ends, never committed; rollback stays
+ * allowed); past the call's deadline CLUBHOUSE_TIMEOUT ("the statement was
  * interrupted: …"), and an isolated call's storage stops at its limits.wall_ms + 5 s at the latest.
  * A database written by a newer version of the plugin is refused; in a read-only data directory
  * reads work and writes fail naming the file.
