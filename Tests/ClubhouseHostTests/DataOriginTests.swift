@@ -34,6 +34,14 @@ final class DataOriginTests: XCTestCase {
 
     private func bytes() -> Data? { FileManager.default.contents(atPath: path) }
 
+    /// Runs `sql` on the file through the system SQLite, as something other than the host would.
+    private func behindTheHost(_ sql: String, file: StaticString = #filePath, line: UInt = #line) {
+        var raw: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(path, &raw), SQLITE_OK, file: file, line: line)
+        XCTAssertEqual(sqlite3_exec(raw, sql, nil, nil, nil), SQLITE_OK, file: file, line: line)
+        sqlite3_close(raw)
+    }
+
     func testALibraryOfAnotherOriginIsRefusedAndNothingChanges() throws {
         do {
             let db = try open(bundled)
@@ -72,10 +80,7 @@ final class DataOriginTests: XCTestCase {
     func testADatabaseWithoutARecordAdoptsTheFirstOriginThatOpensIt() throws {
         // A database from a host before the record: no origin table at all.
         try open(nil).close()
-        var raw: OpaquePointer?
-        XCTAssertEqual(sqlite3_open(path, &raw), SQLITE_OK)
-        XCTAssertEqual(sqlite3_exec(raw, "DROP TABLE _clubhouse_origin", nil, nil, nil), SQLITE_OK)
-        sqlite3_close(raw)
+        behindTheHost("DROP TABLE _clubhouse_origin")
         let db = try open(squatter)
         XCTAssertEqual(db.recordedOrigin(), squatter)
         db.close()
@@ -116,5 +121,15 @@ final class DataOriginTests: XCTestCase {
         XCTAssertEqual(writer.exec("INSERT INTO rounds VALUES (2)"), Int32(CLUBHOUSE_OK))
         writer.close()
         XCTAssertNotEqual(DatabaseBackups.contentDigest(database: path), before, "a row of the plugin's is")
+    }
+
+    func testARecordThatCannotBeWrittenIsAClearError() throws {
+        try open(bundled).close()
+        behindTheHost("DROP TABLE _clubhouse_origin; CREATE TABLE _clubhouse_origin(id INTEGER PRIMARY KEY)")
+        let db = try open(nil)
+        XCTAssertThrowsError(try db.adopt(squatter)) { error in
+            XCTAssertEqual("\(error)", "\(path): cannot record whose data it is: table main._clubhouse_origin has no column named origin; "
+                + "if the file is damaged, plugin backups lists its kept copies")
+        }
     }
 }
