@@ -12,13 +12,15 @@
 // no dispatcher in between), an isolated one reaches them through IsolatedPlugin.serve; both faces
 // end in one implementation per service, and the gate is asked at the start of that implementation,
 // so the two faces cannot disagree:
-//   storage    StorageService.withDatabase (exec, prepare, begin, commit, migrate) and
-//              StorageStatement.step                                     → .statement, .begin, .commit, .migrate
+//   storage    StorageService's exec, prepare, begin, commit and migrate, and StorageStatement.step,
+//              through PluginDatabase.refusePastGrace                    → .statement, .begin, .commit, .migrate
 //   outbox     PublishBroker.publish                                     → .publishRecord
 //   events     EventsBroker.publish                                      → .publishEvent
 //   invoke     SiteRuntime.invokeFromPlugin                              → .invoke
 //   files      FilesBroker.open                                          → .openFile
 //   devices    DeviceBroker.open, DeviceConnection.write/read/setSafeState → .openDevice, .writeDevice, …
+// (The runner's proxies add nothing of their own: an isolated plugin's refusal is the host's, status and
+// message, so the two faces answer alike: DeadlineEndToEndTests runs the same fixture in both.)
 // What stays allowed after the grace, so a plugin can still clean up and nothing is left half done:
 // rollback (a transaction open past the grace is never committed: commit is refused and the host rolls
 // it back at the end of the call at the latest), finalize and reset of statements, closing a device (a
