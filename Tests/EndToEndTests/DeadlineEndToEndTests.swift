@@ -14,18 +14,19 @@ final class DeadlineEndToEndTests: XCTestCase {
                               "device-open", "device-write", "device-read", "device-safe-state"]
 
     /// A site with the fixture as "hdi" (in process), "hdp" (a runner), "hds" (sandboxed, when the kernel has
-    /// Landlock) and the target of their invokes "hdt" (a runner), each with its own id (its own database),
+    /// Landlock) and the targets of their invokes "hdt" and "hdu" (runners), each with its own id (its own database),
     /// and the simulated device "bm". `limits`: the JSON of the callers' "limits".
     private func site(_ c: Clubhouse, limits: String = "") throws -> (config: String, callers: [String]) {
         var plugins: [String] = []
         var callers: [String] = []
-        for (alias, isolation) in [("hdi", "in-process"), ("hdp", "process"), ("hds", "sandbox"), ("hdt", "process")] {
+        for (alias, isolation) in [("hdi", "in-process"), ("hdp", "process"), ("hds", "sandbox"), ("hdt", "process"), ("hdu", "process")] {
             if isolation == "sandbox" && c.landlockMissing { continue }
             let path = try FixturePlugins.build("DEADLINE", id: "org.tests.deadline.\(alias)", file: "hostile_deadline.c")
-            let grants = alias == "hdt" ? #"["storage"]"# : #"["storage", "device:bm", "invoke:hdt"]"#
-            let bounds = alias == "hdt" || alias == "hdi" || limits.isEmpty ? "" : #", "limits": \#(limits)"#
+            let target = alias == "hdt" || alias == "hdu"
+            let grants = target ? #"["storage"]"# : #"["storage", "device:bm", "invoke:hdt", "invoke:hdu"]"#
+            let bounds = target || alias == "hdi" || limits.isEmpty ? "" : #", "limits": \#(limits)"#
             plugins.append(#""\#(alias)": {"path": "\#(path)", "isolation": "\#(isolation)", "grants": \#(grants)\#(bounds)}"#)
-            if alias != "hdt" { callers.append(alias) }
+            if !target { callers.append(alias) }
         }
         let config = try c.write("deadline.json", """
             {"sites": {"default": {
@@ -154,18 +155,19 @@ final class DeadlineEndToEndTests: XCTestCase {
         let (config, _) = try site(c)
         let (server, client, errors) = try serve(c, config: config)
         defer { stopServer(server) }
-        for (id, alias) in [(1, "hdi"), (3, "hdp")] {
-            let before = (try? Data(contentsOf: URL(fileURLWithPath: errors)).count) ?? 0
-            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"\#(alias)","command":"late-invoke","arguments":{"target":"hdt","ms":"8000"}}}"#)
-            usleep(400_000)
-            client.send(#"{"jsonrpc":"2.0","id":\#(id + 1),"method":"clubhouse.cancel","params":{"id":\#(id)}}"#)
-            var reply: JSONValue?
-            while reply == nil {
-                let message = try client.receive(timeout: 30)
-                if message["id"]?.intValue == id { reply = message }
-            }
-            let said = String(decoding: ((try? Data(contentsOf: URL(fileURLWithPath: errors))) ?? Data()).dropFirst(before), as: UTF8.self)
-            let caller = reports(text: said, alias), callee = reports(text: said, "hdt")
+        // Both callers at once, each invoking its own target (a runner takes one call at a time).
+        let calls = [(1, "hdi", "hdt"), (3, "hdp", "hdu")]
+        for (id, alias, target) in calls {
+            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"\#(alias)","command":"late-invoke","arguments":{"target":"\#(target)","ms":"8000"}}}"#)
+        }
+        usleep(400_000)
+        for (id, _, _) in calls { client.send(#"{"jsonrpc":"2.0","id":\#(id + 1),"method":"clubhouse.cancel","params":{"id":\#(id)}}"#) }
+        var answered: Set<Int> = []
+        while calls.contains(where: { !answered.contains($0.0) }) {
+            if let n = try client.receive(timeout: 30)["id"]?.intValue { answered.insert(n) }
+        }
+        for (_, alias, target) in calls {
+            let caller = reports(errors, alias), callee = reports(errors, target)
             let seen = Double(caller["cancel-seen"]?.message ?? "") ?? 0
             let lastRow = Double(callee["drip-last"]?.message ?? "") ?? 0
             XCTAssertGreaterThan(lastRow, seen + 3.4, "\(alias): the callee stored rows inside its caller's grace: \(callee)")
