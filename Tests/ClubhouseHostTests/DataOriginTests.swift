@@ -34,6 +34,14 @@ final class DataOriginTests: XCTestCase {
 
     private func bytes() -> Data? { FileManager.default.contents(atPath: path) }
 
+    /// Runs `sql` on the file through the system SQLite, as something other than the host would.
+    private func behindTheHost(_ sql: String, file: StaticString = #filePath, line: UInt = #line) {
+        var raw: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(path, &raw), SQLITE_OK, file: file, line: line)
+        XCTAssertEqual(sqlite3_exec(raw, sql, nil, nil, nil), SQLITE_OK, file: file, line: line)
+        sqlite3_close(raw)
+    }
+
     func testALibraryOfAnotherOriginIsRefusedAndNothingChanges() throws {
         do {
             let db = try open(bundled)
@@ -72,10 +80,7 @@ final class DataOriginTests: XCTestCase {
     func testADatabaseWithoutARecordAdoptsTheFirstOriginThatOpensIt() throws {
         // A database from a host before the record: no origin table at all.
         try open(nil).close()
-        var raw: OpaquePointer?
-        XCTAssertEqual(sqlite3_open(path, &raw), SQLITE_OK)
-        XCTAssertEqual(sqlite3_exec(raw, "DROP TABLE _clubhouse_origin", nil, nil, nil), SQLITE_OK)
-        sqlite3_close(raw)
+        behindTheHost("DROP TABLE _clubhouse_origin")
         let db = try open(squatter)
         XCTAssertEqual(db.recordedOrigin(), squatter)
         db.close()
@@ -118,14 +123,17 @@ final class DataOriginTests: XCTestCase {
         XCTAssertNotEqual(DatabaseBackups.contentDigest(database: path), before, "a row of the plugin's is")
     }
 
-    // MARK: the twelfth outside attack (b13, b21, b09)
-
-    private func rawExec(_ sql: String) {
-        var raw: OpaquePointer?
-        XCTAssertEqual(sqlite3_open(path, &raw), SQLITE_OK)
-        XCTAssertEqual(sqlite3_exec(raw, sql, nil, nil, nil), SQLITE_OK, String(cString: sqlite3_errmsg(raw)))
-        sqlite3_close(raw)
+    func testARecordThatCannotBeWrittenIsAClearError() throws {
+        try open(bundled).close()
+        behindTheHost("DROP TABLE _clubhouse_origin; CREATE TABLE _clubhouse_origin(id INTEGER PRIMARY KEY)")
+        let db = try open(nil)
+        XCTAssertThrowsError(try db.adopt(squatter)) { error in
+            XCTAssertEqual("\(error)", "\(path): cannot record whose data it is: table main._clubhouse_origin has no column named origin; "
+                + "if the file is damaged, plugin backups lists its kept copies")
+        }
     }
+
+    // MARK: the twelfth outside attack (b13, b21, b09)
 
     private func rawCount(_ table: String) -> Int64 {
         var raw: OpaquePointer?, stmt: OpaquePointer?
@@ -146,7 +154,7 @@ final class DataOriginTests: XCTestCase {
     /// A path library's record (the key names the library itself) is not, nor another id's folder.
     func testAnInstalledPackagesAbsoluteRecordIsItsFolderWhereverTheDataDirectoryWas() throws {
         try open(bundled).close()
-        rawExec("""
+        behindTheHost("""
             UPDATE _clubhouse_origin SET origin = 'unsigned:/old/data/plugins/org.clubhouse.scorecard',
               described = 'a package not signed by a publisher of the site, installed in /old/data/plugins/org.clubhouse.scorecard',
               library = '/old/data/plugins/org.clubhouse.scorecard/1.0.0/libscorecard.so'
@@ -158,7 +166,7 @@ final class DataOriginTests: XCTestCase {
 
         for (key, library) in [("unsigned:/old/plugins/org.clubhouse.scorecard", "/old/plugins/org.clubhouse.scorecard"),
                                ("unsigned:/old/plugins/org.other", "/old/plugins/org.other/1.0.0/libother.so")] {
-            rawExec("UPDATE _clubhouse_origin SET origin = '\(key)', described = 'x', library = '\(library)'")
+            behindTheHost("UPDATE _clubhouse_origin SET origin = '\(key)', described = 'x', library = '\(library)'")
             XCTAssertThrowsError(try open(installed(directory)), key) {
                 XCTAssertTrue("\($0)".contains("belongs to the library that created it, x (\(library))"), "\($0)")
             }

@@ -103,6 +103,14 @@ final class DataOwnershipEndToEndTests: XCTestCase {
         let missing = try c.write("missing.json", #"{"sites": {"club": {"plugins": {"gone": {"path": "/nonexistent/libgone.so", "grants": ["storage"]}}}}}"#)
         try c.fail(["--config", missing, "--site", "club", "plugin", "adopt", "gone"], exitCode: 1,
                    contains: ["nothing was adopted: adopt binds the data to the library the site loads, so the plugin must load first"])
+        // A database the host will not open (a link in its place) is not adopted.
+        let linked = c.dataDirectory.appendingPathComponent("linked").path
+        try FileManager.default.createDirectory(atPath: linked, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: linked + "/\(Self.scorecard).sqlite",
+                                                   withDestinationPath: c.dataDirectory.appendingPathComponent("club/\(Self.scorecard).sqlite").path)
+        let linkedConfig = try c.write("linked.json", #"{"sites": {"linked": {"plugins": {"scorecard": {"id": "org.clubhouse.scorecard", "grants": ["storage"]}}}}}"#)
+        try c.fail(["--config", linkedConfig, "--site", "linked", "plugin", "adopt", "scorecard"], exitCode: 1,
+                   contains: ["\(linked)/\(Self.scorecard).sqlite is a symbolic link; the host opens a plugin database only as a regular file", "; nothing was adopted"])
         // No data yet: nothing to adopt (the first library to open it will own it).
         let fresh = try c.write("fresh.json", #"{"sites": {"new": {"plugins": {"scorecard": {"id": "org.clubhouse.scorecard", "grants": ["storage"]}}}}}"#)
         let none = try c.succeed(["--config", fresh, "--site", "new", "plugin", "adopt", "scorecard"]).stdout

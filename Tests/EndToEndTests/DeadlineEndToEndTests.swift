@@ -145,6 +145,35 @@ final class DeadlineEndToEndTests: XCTestCase {
         }
     }
 
+    /// d03 (twelfth outside round): a plugin invoked late in its caller's grace got a fresh 5 s of its own — the
+    /// callee stored rows 9.3 s after the caller's cancel and the invoke returned 9.6 s after it. Now a call nested
+    /// by invoke has no grace past its caller's: the callee's rows stop, and the caller's wait in invoke ends, 5 s
+    /// after the cancel the caller saw — for a caller in process and in a runner.
+    func testAPluginInvokedInItsCallersGraceGetsNoGraceOfItsOwn() throws {
+        let c = try Clubhouse()
+        let (config, _) = try site(c)
+        let (server, client, errors) = try serve(c, config: config)
+        defer { stopServer(server) }
+        for (id, alias) in [(1, "hdi"), (3, "hdp")] {
+            let before = (try? Data(contentsOf: URL(fileURLWithPath: errors)).count) ?? 0
+            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"\#(alias)","command":"late-invoke","arguments":{"target":"hdt","ms":"8000"}}}"#)
+            usleep(400_000)
+            client.send(#"{"jsonrpc":"2.0","id":\#(id + 1),"method":"clubhouse.cancel","params":{"id":\#(id)}}"#)
+            var reply: JSONValue?
+            while reply == nil {
+                let message = try client.receive(timeout: 30)
+                if message["id"]?.intValue == id { reply = message }
+            }
+            let said = String(decoding: ((try? Data(contentsOf: URL(fileURLWithPath: errors))) ?? Data()).dropFirst(before), as: UTF8.self)
+            let caller = reports(text: said, alias), callee = reports(text: said, "hdt")
+            let seen = Double(caller["cancel-seen"]?.message ?? "") ?? 0
+            let lastRow = Double(callee["drip-last"]?.message ?? "") ?? 0
+            XCTAssertGreaterThan(lastRow, seen + 3.4, "\(alias): the callee stored rows inside its caller's grace: \(callee)")
+            XCTAssertLessThan(lastRow, seen + 5.3, "\(alias): the callee's last row came \(lastRow - seen) s after its caller's cancel")
+            XCTAssertLessThan(Double(caller["late-invoke"]?.message ?? "") ?? 99, 5 + 1.5, "\(alias): \(caller)")
+        }
+    }
+
     /// n02: `limits.wall_ms` did not bound a call blocked in clubhouse.invoke (30.5 s with a wall of 3 s). Now
     /// the callee's wait ends at the caller's wall plus the grace: its runner is stopped, the caller ends.
     func testAWallClockLimitBoundsACallBlockedInInvoke() throws {
@@ -180,6 +209,26 @@ final class DeadlineEndToEndTests: XCTestCase {
             XCTAssertLessThan(elapsed, 15, "\(alias): not the read's 60 s: \(result.stderr)")
             XCTAssertNotEqual(result.exitCode, 0, "\(alias): \(result.stdout) \(result.stderr)")
             XCTAssertTrue(result.stderr.contains("wall-clock limit of 1000 ms"), "\(alias): \(result.stderr)")
+        }
+    }
+
+    /// A wait found beside n02/n11: opening a FIFO nobody reads to write blocked the host's thread for ever
+    /// (open(2) without O_NONBLOCK). Now the wait ends with the call's grace, here the wall plus the grace.
+    func testOpeningAFIFOWithoutAReaderWaitsNoLongerThanTheCallsDeadline() throws {
+        let c = try Clubhouse()
+        let (config, callers) = try site(c, limits: #"{"wall_ms": 1000}"#)
+        let fifo = c.path("pipe")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        for alias in callers where alias == "hdp" {
+            let started = Date()
+            let result = try c.run(["--config", config, alias, "fifo-write", "--out", fifo], timeout: 60)
+            let seen = reports(text: result.stderr, alias)
+            let waited = Double(seen["fifo-write"]?.message ?? "") ?? 99
+            XCTAssertLessThan(waited, 1 + 5 + 0.5, "\(alias): \(result.stderr)")
+            XCTAssertEqual(seen["fifo-write"]?.status, "timeout", "\(alias): \(result.stderr)")
+            XCTAssertTrue(seen["fifo-why"]?.message.contains("no reader came to the FIFO and opening the file was refused: the call ran past its wall-clock limit of 1000 ms") ?? false,
+                          "\(alias): \(result.stderr)")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 15, "\(alias): \(result.stderr)")
         }
     }
 }

@@ -235,6 +235,23 @@ final class SideLaneEndToEndTests: XCTestCase {
 
     // MARK: helpers
 
+    /// The eleventh outside round's nit: a runner with a second lane held its socket twice (6 and 7: a `dup`
+    /// for writing), where SECURITY.md says "one more socket". Now the protocol's descriptors and one socket.
+    func testTheSecondLaneIsOneDescriptorInTheRunner() throws {
+        let c = try Clubhouse()
+        let (server, socket) = try serveLane(c)
+        defer {
+            server.signal(SIGTERM)
+            _ = server.wait()
+        }
+        let client = try RPCSocketClient(path: socket)
+        client.send(call(1, "ping"))
+        _ = try server.answer(client, 1, within: 20)
+        client.send(call(2, "fds"))
+        let (listed, _) = try server.answer(client, 2, within: 20)
+        XCTAssertEqual(listed["result"]?.stringValue, SandboxWallsEndToEndTests.protocolDescriptors + ",6:s", "\(listed) \(server.stderr)")
+    }
+
     private func serveLane(_ c: Clubhouse, grants: [String] = ["storage"], extra: String = "") throws -> (RunningClubhouse, String) {
         let fixture = try FixturePlugins.build("LANE", id: "org.tests.lane", file: "concurrent_lane.c")
         let list = grants.map { "\"\($0)\"" }.joined(separator: ", ")

@@ -3,6 +3,9 @@
 // the sweep's holed and converged rates beside the times), one `roll` (≤ 2 ms), and a green book of
 // a Presidio green at 3 ft spacing on every core (≤ 3 s).
 // Usage: clubhouse-bench putting-sweep [--data DIR] [--per-green N] [--runs N] [--book-hole N] [--lanes N] [--no-stability-check]
+//        [--exhaustive-leave] [--compare-leave]
+// (--exhaustive-leave: the centre family and the lag scan roll every stroke, as up to putting 1.5.1 (`exhaustiveSearch`);
+// --compare-leave: every such putt is solved both ways too, untimed, and the best leaves compared: within 2 in or 5 %)
 // (--lanes: threads one best line may use, as `putting bestline` does: every core by default)
 
 import PuttingCore
@@ -45,7 +48,7 @@ private func quantile(_ sorted: [Double], _ q: Double) -> Double {
 func puttingSweepBench(_ arguments: [String]) {
     var data = "../shared/data/putting/presidio"
     var perGreen = 16, runs = 21, bookHole = 1
-    var diagnose = false, skipBook = false, brute = false, checkStability = true
+    var diagnose = false, skipBook = false, brute = false, checkStability = true, exhaustiveSearch = false, compareLeave = false
     var lanes = PuttingService.processorCount
     var i = 0
     while i < arguments.count {
@@ -61,6 +64,8 @@ func puttingSweepBench(_ arguments: [String]) {
         case "--no-book": skipBook = true
         // The best line without its stability check (the second search of putts the nested solve does not answer).
         case "--no-stability-check": checkStability = false
+        case "--exhaustive-leave": exhaustiveSearch = true
+        case "--compare-leave": compareLeave = true
         default: break
         }
         i += 1
@@ -85,12 +90,14 @@ func puttingSweepBench(_ arguments: [String]) {
     var rollsPerPutt: [Double] = []
     var total = 0, holed = 0, converged = 0, notHoleable = 0, rolls = 0, unstable = 0
     var sample: (PhysicsSimulator, PointFt, PointFt, Double, Double)?
+    var leaveChecks: [Bool] = []
     for (n, _, surface) in greens {
         let sim = PhysicsSimulator(surface: surface, parameters: PhysicsParameters(stimpFt: 10))
         var solver = PhysicsSolver(simulator: sim)
         solver.strokeErrors = .tour
         solver.lanes = lanes
         solver.checkStability = checkStability
+        solver.exhaustiveSearch = exhaustiveSearch
         let L = solver.finishPastFt
         _ = L
         var bare = PhysicsSolver(simulator: sim)
@@ -118,6 +125,20 @@ func puttingSweepBench(_ arguments: [String]) {
                     + "centre \(sweepFixed(line.centreOffsetFt * 12)) in aim \(sweepFixed(line.aimOffsetDeg)) v \(sweepFixed(line.speedFps)) "
                     + "p \(line.probability.map { sweepFixed($0.probability * 100) } ?? "-") % rolls \(line.simulations) | brute: \(exists)")
             }
+            if compareLeave, !line.holeable {
+                // The same putt solved with the exhaustive and with the cheaper search: holeable both ways or neither, and
+                // the leaves within 2 in or 5 % (whichever is larger) of each other.
+                var cheap = solver, full = solver
+                cheap.exhaustiveSearch = false
+                full.exhaustiveSearch = true
+                let c = cheap.bestLine(ball: putt.ball, hole: putt.flag), f = full.bestLine(ball: putt.ball, hole: putt.flag)
+                let dc = c.roll.final.distance(to: putt.flag), df = f.roll.final.distance(to: putt.flag)
+                let ok = c.holeable == f.holeable && abs(dc - df) <= Swift.max(2.0 / 12, 0.05 * df)
+                leaveChecks.append(ok)
+                print("leave hole \(n) d \(sweepFixed(putt.ball.distance(to: putt.flag))) ft: cheaper \(sweepFixed(dc * 12)) in (\(c.simulations) rolls), "
+                    + "exhaustive \(sweepFixed(df * 12)) in (\(f.simulations) rolls) \(ok ? "ok" : "OUTSIDE 2 in / 5 %")\n"
+                    + "  cheaper: \(c.notHoleableReason ?? "-")\n  exhaustive: \(f.notHoleableReason ?? "-")")
+            }
             rolls += line.simulations
             if line.roll.holed { holed += 1 }
             if line.converged { converged += 1 }
@@ -138,6 +159,10 @@ func puttingSweepBench(_ arguments: [String]) {
     for (stage, v) in byStage.sorted(by: { $0.key < $1.key }) {
         print("  stage \(stage): \(v.count) putts, CPU median \(sweepMs(quantile(v.times.sorted(), 0.5))) max \(sweepMs(v.times.max() ?? .nan)), "
             + "mean rolls \(v.rolls / Swift.max(1, v.count))")
+    }
+    if compareLeave {
+        print("  leaves of the putts that cannot be holed, cheaper against exhaustive search: \(leaveChecks.filter { $0 }.count) of "
+            + "\(leaveChecks.count) within 2 in or 5 %\(exhaustiveSearch ? " (timed: exhaustive)" : " (timed: cheaper)")")
     }
     print("best line, solve only: median \(sweepMs(quantile(solveOnly, 0.5)))  p95 \(sweepMs(quantile(solveOnly, 0.95)))")
 

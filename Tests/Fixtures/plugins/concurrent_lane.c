@@ -18,8 +18,12 @@
  *   wait      "concurrent": waits until cancelled (at most 20 s): {"cancelled": true|false};
  *   chatty    "concurrent": reports progress every 50 ms for 120 s, deaf to cancels;
  *   abort     "concurrent": aborts the runner.
+ *   fds       "concurrent": the runner's open descriptors, "N:K" each (K: c character device, s socket,
+ *             p pipe, r regular file, o other), as {"data": "0:c,1:s,…"}: the lane is one socket.
  */
+#include <fcntl.h>
 #include <stdatomic.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,7 +48,8 @@ static clubhouse_status lane_describe(const clubhouse_plugin_descriptor *self, c
                "{\"name\":\"hang\",\"summary\":\"Never answer\",\"concurrent\":true,\"arguments\":[]},"
                "{\"name\":\"wait\",\"summary\":\"Wait until cancelled\",\"concurrent\":true,\"arguments\":[]},"
                "{\"name\":\"chatty\",\"summary\":\"Report progress, deaf to cancels\",\"concurrent\":true,\"arguments\":[]},"
-               "{\"name\":\"abort\",\"summary\":\"Abort the runner\",\"concurrent\":true,\"arguments\":[]}"
+               "{\"name\":\"abort\",\"summary\":\"Abort the runner\",\"concurrent\":true,\"arguments\":[]},"
+               "{\"name\":\"fds\",\"summary\":\"List open descriptors\",\"concurrent\":true,\"arguments\":[]}"
                "]}");
     return CLUBHOUSE_OK;
 }
@@ -212,6 +217,26 @@ static clubhouse_status lane_invoke(const clubhouse_plugin_descriptor *self, voi
         return CLUBHOUSE_OK;
     }
     if (strcmp(command, "abort") == 0) abort();
+    if (strcmp(command, "fds") == 0) {
+        char list[1024], out[1100];
+        size_t used = 0;
+        list[0] = 0;
+        for (int fd = 0; fd < 4096 && used < sizeof list; fd++) {
+            if (fcntl(fd, F_GETFD) < 0) continue;
+            struct stat st;
+            char kind = 'o';
+            if (fstat(fd, &st) == 0) {
+                if (S_ISCHR(st.st_mode)) kind = 'c';
+                else if (S_ISSOCK(st.st_mode)) kind = 's';
+                else if (S_ISFIFO(st.st_mode)) kind = 'p';
+                else if (S_ISREG(st.st_mode)) kind = 'r';
+            }
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%d:%c", used ? "," : "", fd, kind);
+        }
+        snprintf(out, sizeof out, "{\"data\":\"%s\"}", list);
+        say(reply, out);
+        return CLUBHOUSE_OK;
+    }
     if (strcmp(command, "wait") == 0) {
         int cancelled = 0;
         for (int i = 0; i < 2000 && !(cancelled = call->is_cancelled(call)); i++) {

@@ -22,6 +22,14 @@
  *   invoke-sleep --target A --ms N
  *                         invokes A's sleep --ms N; replies (and logs "REPORT invoke-sleep status
  *                         seconds") its status and the seconds it took
+ *   fifo-write --out F    opens path argument F (a FIFO nobody reads) to write; logs
+ *                         "REPORT fifo-write status seconds" and the message as "REPORT fifo-why status message"
+ *   late-invoke --target A --ms N
+ *                         migrates, waits for its cancel, sleeps 3.5 s into its grace, then invokes A's drip
+ *                         --ms N; logs "REPORT cancel-seen ok T" (T: CLOCK_MONOTONIC seconds, the same clock in
+ *                         every process) and "REPORT late-invoke status S" (S: seconds from the cancel it saw)
+ *   drip --ms N           inserts a row every 250 ms for N ms without looking at is_cancelled; logs "REPORT
+ *                         drip-last ok T" after each row it stored (T: CLOCK_MONOTONIC seconds)
  *   devread --ms N        opens bm and reads with a timeout of N ms (the simulator sends nothing
  *                         unasked); replies (and logs "REPORT devread status seconds") the read's
  *                         status and the seconds it took
@@ -164,6 +172,10 @@ static clubhouse_status hd_describe(const clubhouse_plugin_descriptor *self, con
                "{\"name\":\"sleep\",\"summary\":\"Sleeps, deaf to cancel\",\"arguments\":[{\"name\":\"ms\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"invoke-sleep\",\"summary\":\"Waits in invoke\",\"arguments\":["
                "{\"name\":\"target\",\"type\":\"string\",\"required\":true},{\"name\":\"ms\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"fifo-write\",\"summary\":\"Opens a FIFO to write\",\"arguments\":[{\"name\":\"out\",\"type\":\"path\",\"access\":\"write\",\"required\":true}]},"
+               "{\"name\":\"late-invoke\",\"summary\":\"Invokes late in its grace\",\"arguments\":["
+               "{\"name\":\"target\",\"type\":\"string\",\"required\":true},{\"name\":\"ms\",\"type\":\"string\",\"required\":true}]},"
+               "{\"name\":\"drip\",\"summary\":\"Stores a row every 250 ms, deaf to cancel\",\"arguments\":[{\"name\":\"ms\",\"type\":\"string\",\"required\":true}]},"
                "{\"name\":\"devread\",\"summary\":\"Waits in a device read\",\"arguments\":[{\"name\":\"ms\",\"type\":\"string\",\"required\":true}]}"
                "],\"topics\":[{\"name\":\"shot\",\"summary\":\"A shot\"}],"
                "\"records\":[{\"name\":\"round\",\"summary\":\"a round\"}]}");
@@ -229,6 +241,45 @@ static clubhouse_status hd_invoke(const clubhouse_plugin_descriptor *self, void 
         say(reply, "{\"data\":\"slept\"}");
         return CLUBHOUSE_OK;
     }
+    if (strcmp(command, "drip") == 0) {
+        char ms[32];
+        if (!fixture_argument(request, length, "ms", ms, sizeof ms)) { say(reply, "missing argument"); return CLUBHOUSE_INVALID_ARGUMENT; }
+        if ((status = migrate(s, h, reply)) != CLUBHOUSE_OK) return status;
+        double start = now_s(), last = 0;
+        while (now_s() - start < atof(ms) / 1000) {
+            if (insert(s, h, "drip") == CLUBHOUSE_OK) {
+                last = now_s();
+                snprintf(text, sizeof text, "%.3f", last);
+                line(h, "drip-last", CLUBHOUSE_OK, text);
+            }
+            usleep(250000);
+        }
+        (void)last;
+        say(reply, "{\"data\":\"dripped\"}");
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "late-invoke") == 0) {
+        char target[64], ms[32];
+        if (!fixture_argument(request, length, "target", target, sizeof target) || !fixture_argument(request, length, "ms", ms, sizeof ms)) {
+            say(reply, "missing argument");
+            return CLUBHOUSE_INVALID_ARGUMENT;
+        }
+        const clubhouse_invoke_service *inv = service(h, CLUBHOUSE_SERVICE_INVOKE);
+        if (!inv) { say(reply, "no invoke"); return CLUBHOUSE_UNSUPPORTED; }
+        if ((status = migrate(s, h, reply)) != CLUBHOUSE_OK) return status;
+        double seen = wait_for_cancel(call);
+        snprintf(text, sizeof text, "%.3f", seen);
+        line(h, "cancel-seen", CLUBHOUSE_OK, text);
+        sleep_until(seen + 3.5);
+        char body[96], kept[512] = "";
+        clubhouse_reply r = {sizeof(clubhouse_reply), kept, fixture_keep};
+        snprintf(body, sizeof body, "{\"arguments\":{\"ms\":\"%s\"}}", ms);
+        status = inv->invoke(h->host, call, target, "drip", body, strlen(body), &r);
+        snprintf(text, sizeof text, "%.3f", now_s() - seen);
+        line(h, "late-invoke", status, text);
+        say(reply, "{\"data\":\"done\"}");
+        return CLUBHOUSE_OK;
+    }
     if (strcmp(command, "invoke-sleep") == 0) {
         char target[64], ms[32], kept[512] = "", body[128];
         if (!fixture_argument(request, length, "target", target, sizeof target) ||
@@ -245,6 +296,20 @@ static clubhouse_status hd_invoke(const clubhouse_plugin_descriptor *self, void 
         snprintf(seconds, sizeof seconds, "%.2f", now_s() - start);
         line(h, "invoke-sleep", status, seconds);
         say(reply, out);
+        return CLUBHOUSE_OK;
+    }
+    if (strcmp(command, "fifo-write") == 0) {
+        const clubhouse_files_service *files = service(h, CLUBHOUSE_SERVICE_FILES);
+        char kept[512] = "", seconds[32];
+        clubhouse_reply r = {sizeof(clubhouse_reply), kept, fixture_keep};
+        int fd = -1;
+        double start = now_s();
+        status = files ? files->open_argument(call, "out", CLUBHOUSE_FILE_WRITE, &fd, &r) : CLUBHOUSE_UNSUPPORTED;
+        snprintf(seconds, sizeof seconds, "%.2f", now_s() - start);
+        line(h, "fifo-write", status, seconds);
+        line(h, "fifo-why", status, kept);
+        if (fd >= 0) close(fd);
+        say(reply, "{\"data\":\"opened\"}");
         return CLUBHOUSE_OK;
     }
     if (strcmp(command, "devread") == 0) {

@@ -250,9 +250,20 @@ public final class CallContext: @unchecked Sendable {
     /// handler), and a result it returns after that is reported as the stop (PluginInstance.invoke).
     var pastGrace: (status: Int32, why: String)? {
         if let why = wallStopReason { return (Int32(CLUBHOUSE_TIMEOUT), why) }
-        guard isCancelled, let since = millisecondsSinceCancelSeen, since >= CallContext.cleanupGraceMilliseconds else { return nil }
-        let status = wasCancelledByDeadline ? Int32(CLUBHOUSE_TIMEOUT) : Int32(CLUBHOUSE_CANCELLED)
-        return (status, "the call was cancelled \(since) ms ago and its \(CallContext.cleanupGraceMilliseconds) ms for cleaning up are over")
+        guard isCancelled else { return nil }
+        // Its own grace, or that of a call it runs nested in (clubhouse.invoke): a plugin invoked while its
+        // caller cleans up gets no grace of its own past its caller's (the twelfth outside round, d03: a
+        // callee invoked 4.5 s into its caller's grace stored rows 9.3 s after the cancel).
+        var node: CallContext? = self
+        while let n = node {
+            if let since = n.millisecondsSinceCancelSeen, since >= CallContext.cleanupGraceMilliseconds {
+                let status = wasCancelledByDeadline ? Int32(CLUBHOUSE_TIMEOUT) : Int32(CLUBHOUSE_CANCELLED)
+                let whose = n === self ? "the call" : "the call that invoked it"
+                return (status, "\(whose) was cancelled \(since) ms ago and its \(CallContext.cleanupGraceMilliseconds) ms for cleaning up are over")
+            }
+            node = n.parent
+        }
+        return nil
     }
 
     /// The one question every host service that acts for a call asks before it acts (ServiceGate.swift):
@@ -272,16 +283,18 @@ public final class CallContext: @unchecked Sendable {
         while let n = node {
             let at = n.wallStopAt.load(ordering: .relaxed)
             if at != 0 && (best == 0 || at < best) { best = at }
+            // The grace of a cancel it or a call it is nested in saw (d03: an outer call's grace bounds it too).
+            let seen = n.seenAt.load(ordering: .relaxed)
+            if seen != 0, n.isCancelled {
+                let graceEnd = seen &+ UInt64(CallContext.cleanupGraceMilliseconds) &* 1_000_000
+                if best == 0 || graceEnd < best { best = graceEnd }
+            }
             node = n.parent
-        }
-        let seen = seenAt.load(ordering: .relaxed)
-        if seen != 0, isCancelled {
-            let at = seen &+ UInt64(CallContext.cleanupGraceMilliseconds) &* 1_000_000
-            if best == 0 || at < best { best = at }
         }
         guard best != 0 else { return nil }
         let now = CallContext.monotonicNanoseconds()
-        return best <= now ? 0 : Int((best - now) / 1_000_000)
+        // Rounded up: 0 only once the grace is over (`pastGrace` then answers), never a moment before.
+        return best <= now ? 0 : Int((best - now + 999_999) / 1_000_000)
     }
 
     /// Whether this call runs nested in another plugin's call (clubhouse.invoke).

@@ -143,6 +143,10 @@ final class CallFiles: @unchecked Sendable {
             // A FIFO or a device is written as a stream, never replaced.
             if let kind = found.kind, kind != S_IFREG {
                 let fd = CallFiles.openStream(target)
+                if fd < 0, errno == ECANCELED, let (status, message) = ServiceGate.refusal(.openFile) {
+                    return .failure(FileRefusal(status: Status(rawValue: status) ?? .cancelled,
+                                                message: "\(path): no reader came to the FIFO and \(message)"))
+                }
                 guard fd >= 0 else {
                     return .failure(FileRefusal(status: .io, message: "\(path): cannot open for writing (\(CallFiles.reason(errno)))"))
                 }

@@ -185,23 +185,24 @@ extension PluginDatabase {
         defer { hostWriting = false }
         var insert: OpaquePointer?
         let verb = replacing ? "INSERT OR REPLACE" : "INSERT OR IGNORE"
-        sqlite3_prepare_v2(db, "\(verb) INTO main.\(originTable)(id, origin, described, library) VALUES (1, ?, ?, ?)", -1, &insert, nil)
-        sqlite3_bind_text(insert, 1, origin.key, -1, clubhouse_sqlite_transient())
-        sqlite3_bind_text(insert, 2, origin.described, -1, clubhouse_sqlite_transient())
-        sqlite3_bind_text(insert, 3, origin.library, -1, clubhouse_sqlite_transient())
-        let rc = sqlite3_step(insert)
+        var rc = sqlite3_prepare_v2(db, "\(verb) INTO main.\(originTable)(id, origin, described, library) VALUES (1, ?, ?, ?)", -1, &insert, nil)
+        if rc == SQLITE_OK {
+            sqlite3_bind_text(insert, 1, origin.key, -1, clubhouse_sqlite_transient())
+            sqlite3_bind_text(insert, 2, origin.described, -1, clubhouse_sqlite_transient())
+            sqlite3_bind_text(insert, 3, origin.library, -1, clubhouse_sqlite_transient())
+            rc = sqlite3_step(insert)
+        }
+        let sqliteMessage = String(cString: sqlite3_errmsg(db))
         sqlite3_finalize(insert)
         guard rc == SQLITE_DONE else {
-            let (_, message) = describe(rc, String(cString: sqlite3_errmsg(db)))
-            throw StorageError(status: PluginDatabase.status(for: rc), message: "\(path): cannot record whose data it is: \(message)")
+            let (_, message) = describe(rc, sqliteMessage)
+            throw StorageError(status: PluginDatabase.status(for: rc),
+                               message: "\(path): cannot record whose data it is: \(message); if the file is damaged, plugin backups lists its kept copies")
         }
     }
 
     /// `plugin adopt`: binds the data to `origin`, whatever it was bound to.
     public func adopt(_ origin: DataOrigin) throws(StorageError) {
-        guard !readOnly else {
-            throw StorageError(status: Int32(CLUBHOUSE_DENIED), message: "\(path) is read-only (the file or its folder); nothing was adopted: give the host write access and run it again")
-        }
         try writeOrigin(origin, replacing: true)
     }
 }

@@ -127,6 +127,15 @@ public struct PhysicsSolver: Sendable {
     public var instabilityBand = 0.5
     /// The second search's step limit, as a multiple of this one's.
     public var probeStepFactor = 2.0
+    /// Where no line through the centre drops: roll every stroke through the centre with the cup and scan the lag over
+    /// every aim and speed, as up to 1.5.1. Without it (the default) an aim's centre family stops once two speeds in a row
+    /// pass the hole at more than `fastArrivalFactor` times the capture limit (a crossing between them cannot drop: it is
+    /// noted, not refined or rolled), and an aim's lag scan stops once two speeds in a row run past the hole and off the
+    /// green. On the 144-putt sweep both give every answer alike, best leaves included (`clubhouse-bench putting-sweep
+    /// --exhaustive-leave` and `--compare-leave`; `LeaveSearchTests`).
+    public var exhaustiveSearch = false
+    /// How many times the capture limit at the centre a ball must pass the hole at for the centre family to skip it.
+    public var fastArrivalFactor = 2.0
     /// Leave out the scan over aims for the line finishing L past, and the arrival scan (the stability check's second
     /// search of an answer found after them).
     var skipAimScan = false
@@ -408,6 +417,8 @@ public struct PhysicsSolver: Sendable {
             probe.earlyExit = earlyExit
             probe.lanes = lanes
             probe.computeTolerance = false
+            probe.exhaustiveSearch = exhaustiveSearch
+            probe.fastArrivalFactor = fastArrivalFactor
             probe.checkStability = false
             probe.skipAimScan = skippingAimScan
             probe.skipArrivalScan = skippingArrival
@@ -510,6 +521,8 @@ public struct PhysicsSolver: Sendable {
             var bestLeave = (aim: aim, speed: bestSpeed, distance: Double.infinity)
             var reachedCup = false
             var slowestRim = Double.infinity
+            /// The centre family's crossings left unrolled as too fast: the slowest their ends passed the hole.
+            var fastThrough: Double?
             if found == nil {
                 // The centre family: for aims every 2°, every launch speed at which the ghost ball's path runs
                 // through the centre of the cup (sign changes of its side over speeds 0.5…30 ft/s, 12 % apart,
@@ -533,6 +546,8 @@ public struct PhysicsSolver: Sendable {
                     var holing = (aim: 0.0, speed: 0.0, miss: Double.infinity)
                     var leave = (aim: 0.0, speed: 0.0, distance: Double.infinity)
                     var slowestRim: Double?
+                    /// The slowest a skipped crossing's ends passed the hole (strokes through the centre not rolled: too fast).
+                    var fastThrough: Double?
                     var roots: [Double] = []
 
                     /// Rolls the stroke through the centre at aim a, speed v (its ghost roll `through`) with the cup.
@@ -552,6 +567,9 @@ public struct PhysicsSolver: Sendable {
                 }
                 let familyAims = stride(from: 0, through: Int((aimLimitDeg + 1e-9).rounded(.down)), by: 1).map { -aimLimitDeg + 2 * Double($0) }
                 let familySpeeds = speeds
+                // A ball passing the hole at twice the capture limit or more: the strokes through the centre between two such
+                // speeds cross it too fast to drop (nil: every one is refined and rolled with the cup).
+                let fastArrival = exhaustiveSearch ? nil : fastArrivalFactor * simulator.parameters.capture.centreSpeedLimitFps
                 let families: [Family]
                 if let strokes = replay?.family {
                     // The replay: the first search's strokes through the centre, rolled again.
@@ -567,10 +585,19 @@ public struct PhysicsSolver: Sendable {
                     families = Lanes.map(familyAims.count, lanes: lanes) { k -> Family in
                         let a = familyAims[k]
                         var family = Family()
-                        var previous: (v: Double, s: Double, r: PhysicsRoll)?
+                        var previous: (v: Double, s: Double, r: PhysicsRoll, fast: Bool)?
                         for v in familySpeeds {
                             let r = ghost(a, v)
                             let sd = side(r)
+                            let fast = fastArrival.map { passed(r) && r.closestSpeed > $0 } ?? false
+                            if let p = previous, p.fast, fast {
+                                // Two speeds in a row pass the hole far too fast (and faster ones faster still): a crossing
+                                // between them is noted, not refined, and the faster speeds are not rolled.
+                                if (p.s > 0) != (sd > 0) {
+                                    family.fastThrough = Swift.min(family.fastThrough ?? .infinity, p.r.closestSpeed, r.closestSpeed)
+                                }
+                                break
+                            }
                             if let p = previous, (p.s > 0) != (sd > 0), passed(r) || passed(p.r) {
                                 let root = PhysicsSolver.illinois(p.v, -p.s, p.r, v, -sd, r, tolerance: 1e-6, valueTolerance: 1e-5) { x in
                                     let rr = ghost(a, x)
@@ -579,7 +606,7 @@ public struct PhysicsSolver: Sendable {
                                 family.consider(a, root.x, through: root.payload, captured: captured(a, root.x, record: false, early: false),
                                                 hole: hole, pace: pace)
                             }
-                            previous = (v, sd, r)
+                            previous = (v, sd, r, fast)
                         }
                         return family
                     }
@@ -589,6 +616,7 @@ public struct PhysicsSolver: Sendable {
                 var holing = (aim: 0.0, speed: 0.0, miss: Double.infinity)
                 var nextHoling = holing
                 for family in families {
+                    if let f = family.fastThrough { fastThrough = Swift.min(fastThrough ?? f, f) }
                     // The stroke whose pace is nearest the target, then the aim nearest straight (and the one after it).
                     let h = family.holing
                     if h.miss < holing.miss || (h.miss == holing.miss && abs(h.aim) < abs(holing.aim)) {
@@ -607,12 +635,16 @@ public struct PhysicsSolver: Sendable {
             if found == nil {
                 // The best leave: the stroke that stops nearest the hole on the green (a lag), from a coarse scan
                 // of aims and speeds refined by Nelder–Mead. A stroke that drops here after all is taken.
-                @Sendable func leave(_ a: Double, _ v: Double) -> Double {
-                    guard abs(a) <= aimLimitDeg, v > 0.1, v < 40 else { return 1e9 }
+                /// The leave, and whether the ball ran past its closest approach to the hole and off the green.
+                @Sendable func leaveRolled(_ a: Double, _ v: Double) -> (d: Double, ranOff: Bool) {
+                    guard abs(a) <= aimLimitDeg, v > 0.1, v < 40 else { return (1e9, false) }
                     let c = captured(a, v, record: false, early: false)
-                    if c.holed { return -1 }
-                    return c.end == .offGreen ? 1e6 + c.closestDistance : c.final.distance(to: hole)
+                    if c.holed { return (-1, false) }
+                    return c.end == .offGreen ? (1e6 + c.closestDistance, c.closestArcLength > 0 && c.closestArcLength < c.length - 1e-9)
+                        : (c.final.distance(to: hole), false)
                 }
+                @Sendable func leave(_ a: Double, _ v: Double) -> Double { leaveRolled(a, v).d }
+                let exhaustiveSearch = exhaustiveSearch
                 var lag: (aim: Double, speed: Double, d: Double)
                 // The replay starts from the first search's coarse best.
                 if let start = replay?.lag { lag = (start.aim, start.speed, leave(start.aim, start.speed)) } else {
@@ -628,10 +660,16 @@ public struct PhysicsSolver: Sendable {
                     let nearest = Lanes.map(wave.count, lanes: lanes) { k -> (aim: Double, speed: Double, d: Double) in
                         var best = (aim: wave[k], speed: 0.0, d: Double.infinity)
                         var v = 0.5
+                        // Rolls that stayed on the green at this aim, and ones in a row since that ran past the hole and off it.
+                        var stayedOn = false, ranOff = 0
                         while v <= 30 {
-                            let d = leave(wave[k], v)
+                            let (d, off) = leaveRolled(wave[k], v)
                             if d < best.d { best = (wave[k], v, d) }
                             v *= 1.15
+                            if d < 1e6 { stayedOn = true; ranOff = 0 } else { ranOff = off && stayedOn ? ranOff + 1 : 0 }
+                            // Once two speeds in a row run past the hole and off the green, faster ones do too: the rest of
+                            // this aim's speeds are left out (`exhaustiveSearch` rolls them).
+                            if !exhaustiveSearch, ranOff >= 2 { break }
                         }
                         return best
                     }
@@ -671,10 +709,19 @@ public struct PhysicsSolver: Sendable {
             } else {
                 holeable = false
                 stage = "notHoleable"
-                reason = reachedCup
-                    ? "every stroke that reaches the cup crosses it too fast to drop (slowest \(fixed(slowestRim, 2)) ft/s at the rim; "
-                        + "a centre hit drops below \(fixed(simulator.parameters.capture.centreSpeedLimitFps, 2)) ft/s)"
-                    : "no stroke within \(fixed(aimLimitDeg, 0))° of the line reaches the cup (a slope or the green's edge turns every ball away)"
+                let limit = simulator.parameters.capture.centreSpeedLimitFps
+                // What the centre family rolled: with crossings left out as too fast, the slowest rim speed is of the rest.
+                let unrolled = fastThrough.map { _ in "; strokes through the centre that pass the hole faster than \(fixed(fastArrivalFactor * limit, 2)) ft/s "
+                    + "were not rolled with the cup" } ?? ""
+                if reachedCup {
+                    reason = "every stroke that reaches the cup crosses it too fast to drop (slowest \(fixed(slowestRim, 2)) ft/s at the rim; "
+                        + "a centre hit drops below \(fixed(limit, 2)) ft/s\(unrolled))"
+                } else if let fastThrough {
+                    reason = "every stroke through the centre of the cup passes the hole too fast to drop (\(fixed(fastThrough, 2)) ft/s or more "
+                        + "on either side of it; a centre hit drops below \(fixed(limit, 2)) ft/s)"
+                } else {
+                    reason = "no stroke within \(fixed(aimLimitDeg, 0))° of the line reaches the cup (a slope or the green's edge turns every ball away)"
+                }
                 if bestLeave.distance.isFinite {
                     aim = bestLeave.aim
                     bestSpeed = bestLeave.speed
