@@ -132,4 +132,94 @@ final class DataOriginTests: XCTestCase {
                 + "if the file is damaged, plugin backups lists its kept copies")
         }
     }
+
+    // MARK: the twelfth outside attack (b13, b21, b09)
+
+    private func rawCount(_ table: String) -> Int64 {
+        var raw: OpaquePointer?, stmt: OpaquePointer?
+        defer { sqlite3_finalize(stmt); sqlite3_close(raw) }
+        guard sqlite3_open(path, &raw) == SQLITE_OK, sqlite3_prepare_v2(raw, "SELECT count(*) FROM \(table)", -1, &stmt, nil) == SQLITE_OK,
+              sqlite3_step(stmt) == SQLITE_ROW else { return -1 }
+        return sqlite3_column_int64(stmt, 0)
+    }
+
+    private func installed(_ dataDirectory: String) -> DataOrigin {
+        DataOrigin(key: DataOrigin.installedKey(id: "org.clubhouse.scorecard"),
+                   described: "a package not signed by a publisher of the site, installed in \(dataDirectory)/plugins/org.clubhouse.scorecard",
+                   library: "\(dataDirectory)/plugins/org.clubhouse.scorecard/1.0.0/libscorecard.so")
+    }
+
+    /// b13: a record from before package origins were relative — the folder's absolute path in an install
+    /// tree wherever the data directory was then — is the same package: accepted and rewritten relative.
+    /// A path library's record (the key names the library itself) is not, nor another id's folder.
+    func testAnInstalledPackagesAbsoluteRecordIsItsFolderWhereverTheDataDirectoryWas() throws {
+        try open(bundled).close()
+        behindTheHost("""
+            UPDATE _clubhouse_origin SET origin = 'unsigned:/old/data/plugins/org.clubhouse.scorecard',
+              described = 'a package not signed by a publisher of the site, installed in /old/data/plugins/org.clubhouse.scorecard',
+              library = '/old/data/plugins/org.clubhouse.scorecard/1.0.0/libscorecard.so'
+            """)
+        let db = try open(installed(directory))
+        XCTAssertEqual(db.recordedOrigin(), installed(directory), "rewritten relative")
+        db.close()
+        XCTAssertThrowsError(try open(squatter)) { XCTAssertEqual(($0 as? StorageError)?.status, Int32(CLUBHOUSE_DENIED)) }
+
+        for (key, library) in [("unsigned:/old/plugins/org.clubhouse.scorecard", "/old/plugins/org.clubhouse.scorecard"),
+                               ("unsigned:/old/plugins/org.other", "/old/plugins/org.other/1.0.0/libother.so")] {
+            behindTheHost("UPDATE _clubhouse_origin SET origin = '\(key)', described = 'x', library = '\(library)'")
+            XCTAssertThrowsError(try open(installed(directory)), key) {
+                XCTAssertTrue("\($0)".contains("belongs to the library that created it, x (\(library))"), "\($0)")
+            }
+        }
+    }
+
+    /// b21: a connection opened for one origin is refused once the data is handed to another
+    /// (`plugin adopt` in another process), at the next call's first use — and served again when adopted back.
+    func testAConnectionIsRefusedOnceTheDataIsAdoptedAwayUnderIt() throws {
+        let serving = try open(bundled)
+        let service = StorageService(database: serving)
+        let first = CallContext(flags: 0, progress: SilentProgress(), alias: "scorecard")
+        XCTAssertTrue(first.makeCurrent { service.exec("CREATE TABLE players(name)") }.isOK)
+        let other = try open(nil)
+        try other.adopt(squatter)
+        let second = CallContext(flags: 0, progress: SilentProgress(), alias: "scorecard")
+        let refused = second.makeCurrent { service.exec("INSERT INTO players VALUES ('Carol')") }
+        XCTAssertEqual(refused.status, Int32(CLUBHOUSE_DENIED))
+        XCTAssertEqual(refused.message, "the data of org.clubhouse.scorecard at site 'club' (\(path)) belongs to the library that created it, "
+            + "a library loaded from a path (no package, no signature) (/home/eve/libscorecard.so); this library, "
+            + "/opt/clubhouse/lib/clubhouse/plugins/libScorecardPlugin.so, is bundled with the host, so it may not open that data; "
+            + "if it should take the data over, run: clubhouse --config c.json plugin adopt org.clubhouse.scorecard --site club")
+        // Every way in: a statement prepared before, a transaction, outside any call.
+        XCTAssertEqual(second.makeCurrent { service.begin() }.status, Int32(CLUBHOUSE_DENIED))
+        XCTAssertEqual(service.prepare("SELECT 1").0.status, Int32(CLUBHOUSE_DENIED))
+        XCTAssertEqual(rawCount("players"), 0, "nothing was written")
+        try other.adopt(bundled)
+        other.close()
+        let third = CallContext(flags: 0, progress: SilentProgress(), alias: "scorecard")
+        XCTAssertTrue(third.makeCurrent { service.exec("INSERT INTO players VALUES ('Dan')") }.isOK, "adopted back")
+    }
+
+    /// b09: a bundled plugin's id is that plugin's: a library of another origin is refused its data even
+    /// when none exists yet, and no file is created; the bundled plugin itself, and any id no bundled
+    /// plugin declares, are not.
+    func testABundledPluginsIdIsRefusedToAnotherOriginBeforeAnyDataExists() throws {
+        let owner: @Sendable () -> String? = { "/opt/clubhouse/lib/clubhouse/plugins/libScorecardPlugin.so" }
+        let broker = StorageBroker(dataDirectory: directory)
+        XCTAssertThrowsError(try broker.open(site: "club", pluginID: "org.clubhouse.scorecard", owner: "fake", origin: squatter,
+                                             adoptCommand: "clubhouse --config c.json plugin adopt", bundledOwner: owner)) { error in
+            XCTAssertEqual((error as? StorageError)?.status, Int32(CLUBHOUSE_DENIED))
+            XCTAssertEqual((error as? StorageError)?.message, "org.clubhouse.scorecard is the id of a plugin bundled with the host "
+                + "(/opt/clubhouse/lib/clubhouse/plugins/libScorecardPlugin.so), so its data at site 'club' (\(self.path)) is that plugin's; "
+                + "this library, /home/eve/libscorecard.so, is a library loaded from a path (no package, no signature), so it may not create or open it: "
+                + "give this library an id of its own, or, to hand the bundled plugin's data to it, "
+                + "run: clubhouse --config c.json plugin adopt org.clubhouse.scorecard --site club")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path), "no database was created")
+        // A database made before the record is not taken either.
+        try open(nil).close()
+        XCTAssertThrowsError(try broker.open(site: "club", pluginID: "org.clubhouse.scorecard", owner: "fake", origin: squatter, bundledOwner: owner))
+        XCTAssertNil(try open(nil).recordedOrigin())
+        XCTAssertNoThrow(try broker.open(site: "club", pluginID: "org.clubhouse.scorecard", owner: "scorecard", origin: bundled, bundledOwner: owner).close())
+        XCTAssertNoThrow(try broker.open(site: "club", pluginID: "org.example.mine", owner: "mine", origin: squatter, bundledOwner: { nil }).close())
+    }
 }

@@ -195,4 +195,85 @@ final class DataOwnershipEndToEndTests: XCTestCase {
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: database)), before, isolation)
         }
     }
+
+    // MARK: the twelfth outside attack (b13, b21, b09)
+
+    /// b13: an unsigned package installed in the site's install tree is bound to its folder there, relative to
+    /// the data directory: moving the data directory (or restoring it elsewhere) keeps its data; a library
+    /// loaded from a path that declares the id is still refused.
+    func testAnInstalledPackageKeepsItsDataWhenTheDataDirectoryMoves() throws {
+        let c = try Clubhouse()
+        let id = "org.tests.moved"
+        let library = try FixturePlugins.build("V1", id: id, version: "1.0.0", file: "upgrade_plugin.c")
+        try c.succeed(["plugin", "pack", library, "--out", c.path("moved.chpkg")])
+        try c.succeed(["plugin", "install", c.path("moved.chpkg")])
+        let config = try c.write("site.json", #"{"sites": {"club": {"plugins": {"notes": {"id": "org.tests.moved", "grants": ["storage"]}}}}}"#)
+        try c.succeed(["--config", config, "notes", "add"])
+        let moved = c.path("moved-data")
+        try FileManager.default.moveItem(atPath: c.dataDirectory.path, toPath: moved)
+        c.environment["CLUBHOUSE_DATA_DIR"] = moved
+        XCTAssertEqual(try c.succeed(["--config", config, "notes", "count", "--json"]).json()["notes"], 1, "the package keeps its data")
+        try c.succeed(["--config", config, "notes", "add"])
+        let path = try c.write("path.json", """
+            {"sites": {"club": {"plugins": {"notes": {"path": "\(library)", "grants": ["storage"]}}}}}
+            """)
+        try c.fail(["--config", path, "notes", "count"],
+                   contains: ["belongs to the library that created it, a package not signed by a publisher of the site, installed in "])
+        XCTAssertEqual(KeptDatabases.count(moved + "/club/\(id).sqlite", "notes"), 2)
+    }
+
+    /// b21: a server already running the bundled scorecard is refused the data once `plugin adopt` hands it
+    /// to another library (checked again at each call's first storage use when the file changed), and
+    /// served again once it is adopted back — without a restart.
+    func testARunningServerIsRefusedTheDataOnceItIsAdoptedAway() throws {
+        let c = try Clubhouse()
+        let (real, database, version) = try realScorecard(c)
+        let squatter = try FixturePlugins.build("SANDBOX", id: Self.scorecard, version: version, file: "hostile_sandbox.c")
+        let other = try squatterConfig(c, squatter, isolation: "in-process")
+        let server = try RunningClubhouse(c, ["--config", real, "serve", "--socket", c.path("rpc.sock")])
+        defer {
+            server.signal(SIGTERM)
+            _ = server.wait()
+        }
+        let client = try RPCSocketClient(path: c.path("rpc.sock"))
+        func add(_ id: Int, _ name: String) throws -> JSONValue {
+            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"scorecard","command":"player add","arguments":{"name":"\#(name)"}}}"#)
+            return try client.response(id: id).0
+        }
+        XCTAssertNotNil(try add(1, "Bob")["result"])
+        try c.succeed(["--config", other, "--site", "club", "plugin", "adopt", Self.scorecard])
+        let refused = try add(2, "Carol")
+        XCTAssertTrue(refused["error"]?["message"]?.stringValue?.contains("the data of \(Self.scorecard) at site 'club' (\(database)) belongs to the library that created it, "
+            + "a library loaded from a path (no package, no signature)") == true, "\(refused)")
+        XCTAssertEqual(KeptDatabases.query(database, "SELECT group_concat(name) FROM players").first, "Ann,Bob")
+        try c.succeed(["--config", real, "--site", "club", "plugin", "adopt", "scorecard"])
+        XCTAssertNotNil(try add(3, "Dan")["result"], "adopted back: served again")
+    }
+
+    /// b09: on a fresh site, a library loaded from a path that declares a bundled plugin's id is refused the
+    /// data and no database is created (so the bundled plugin cannot be locked out by whoever runs first);
+    /// `plugin adopt` creates it bound to that library when the administrator means it.
+    func testABundledPluginsIdIsRefusedToAPathLibraryOnAFreshSite() throws {
+        let c = try Clubhouse()
+        let squatter = try FixturePlugins.build("SANDBOX", id: Self.scorecard, version: "1.0.0", file: "hostile_sandbox.c")
+        let squatterReal = URL(fileURLWithPath: squatter).resolvingSymlinksInPath().path
+        let config = try squatterConfig(c, squatter, isolation: "process")
+        let database = c.dataDirectory.appendingPathComponent("club/\(Self.scorecard).sqlite").path
+        let bundled = Clubhouse.productsDirectory.resolvingSymlinksInPath().path + "/libScorecardPlugin.so"
+        try c.fail(["--config", config, "fake", "store"],
+                   contains: ["\(Self.scorecard) is the id of a plugin bundled with the host (\(bundled)), so its data at site 'club' (\(database)) is that plugin's; "
+                              + "this library, \(squatterReal), is a library loaded from a path (no package, no signature), so it may not create or open it: "
+                              + "give this library an id of its own, or, to hand the bundled plugin's data to it, run: clubhouse --config \(config) plugin adopt \(Self.scorecard) --site club"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: database), "no database was created")
+        // The bundled scorecard is then the first to own it.
+        let real = try c.write("real.json", #"{"sites": {"club": {"plugins": {"scorecard": {"id": "org.clubhouse.scorecard", "grants": ["storage"]}}}}}"#)
+        try c.succeed(["--config", real, "scorecard", "player", "add", "Ann"])
+        XCTAssertEqual(KeptDatabases.query(database, "SELECT origin FROM _clubhouse_origin").first, "bundled")
+        try FileManager.default.removeItem(atPath: c.dataDirectory.appendingPathComponent("club").path)
+        // Adopting the id for the path library creates the data bound to it.
+        let adopted = try c.succeed(["--config", config, "--site", "club", "plugin", "adopt", Self.scorecard]).stdout
+        XCTAssertTrue(adopted.hasPrefix("Adopted the data of \(Self.scorecard) at site 'club' (\(database)): it belonged to no one yet "
+            + "(it had no data; its id is that of the plugin bundled with the host, \(bundled)); it now belongs to a library loaded from a path"), adopted)
+        XCTAssertTrue(try c.succeed(["--config", config, "fake", "store"]).stdout.contains("stored through the host"))
+    }
 }

@@ -69,20 +69,32 @@ extension SiteRuntime {
         dataOrigin(canonical: FileSystem.realPath(path) ?? path)
     }
 
+    /// The library bundled with the host that declares plugin `id`, or nil: the ids of the bundled plugins
+    /// are theirs (DataOrigin.swift). Probes the bundled directories as discovery does (remembered by path,
+    /// mtime and size); asked only when a library of another origin would create that id's data.
+    public func bundledLibrary(declaring id: String) -> String? {
+        for directory in InstallTree.bundledDirectories {
+            for file in FileSystem.files(in: directory, suffix: ".so") where discovery.probeID(file, trusted: true) == id {
+                return FileSystem.realPath(file) ?? file
+            }
+        }
+        return nil
+    }
+
     /// The origin of the library loaded from the canonical path `real` (resolved when it was loaded:
     /// not resolved again, so a link re-pointed since changes nothing): bundled; an installed package
     /// signed by one of the site's publishers (the signature verifies and the library has the signed
     /// hash); any other package, by its folder in the install tree; any other library, by its path.
     func dataOrigin(canonical real: String) -> DataOrigin {
         if InstallTree.isBundled(canonical: real) {
-            return DataOrigin(key: "bundled", described: "bundled with the host", library: real)
+            return DataOrigin(key: DataOrigin.bundledKey, described: "bundled with the host", library: real)
         }
         let root = FileSystem.realPath(discovery.installRoot) ?? discovery.installRoot
         guard real.hasPrefix(root + "/"), case .success(let package)? = InstalledPackage.of(library: real, installRoot: root) else {
             return DataOrigin(key: "unsigned:\(real)", described: "a library loaded from a path (no package, no signature)", library: real)
         }
         let folder = FileSystem.directoryName(package.folder)
-        let unsigned = DataOrigin(key: "unsigned:\(folder)", described: "a package not signed by a publisher of the site, installed in \(folder)",
+        let unsigned = DataOrigin(key: DataOrigin.installedKey(id: FileSystem.baseName(folder)), described: "a package not signed by a publisher of the site, installed in \(folder)",
                                   library: real)
         guard case .success(let signature)? = package.signature, signature.verify(manifest: package.manifestBytes) == .valid,
               let name = site.publishers.first(where: { $0.value == signature.publicKey })?.key,

@@ -2,7 +2,9 @@
 // loads for it now. A plugin database belongs to the origin of the library that created it (bundled,
 // a listed publisher's package, another package's folder, a path: DataOrigin.swift), and the storage
 // service refuses a library of any other origin; adopting is how an administrator says that the
-// new library is meant to have that data. The library it belonged to is refused from then on.
+// new library is meant to have that data. The library it belonged to is refused from then on, by a
+// host already running too (the binding is checked again when the file changes). A bundled plugin's id
+// with no data yet is adopted by creating its database bound to the new library.
 
 import ClubhouseHost
 import ClubhouseJSON
@@ -38,7 +40,11 @@ enum AdoptCommand {
         let to: JSONValue = ["origin": .string(origin.key), "described": .string(origin.described), "library": .string(origin.library)]
         var json: JSONObject = ["site": .string(site.name), "plugin": .string(entry.alias), "id": .string(id),
                                 "database": .string(database), "to": to]
-        guard FileSystem.exists(database) else {
+        // No data yet: the first library to open it will own it, except that a bundled plugin's id is that
+        // plugin's (DataOrigin.swift), so adopting it for another library creates the data bound to that library.
+        let existed = FileSystem.exists(database)
+        let bundledOwner = existed || origin.key == "bundled" ? nil : runtime.bundledLibrary(declaring: id)
+        guard existed || bundledOwner != nil else {
             json["from"] = .null
             json["changed"] = false
             BuiltinCommands.output(options, json: .object(json),
@@ -58,7 +64,9 @@ enum AdoptCommand {
                                    text: "The data of \(id) at site '\(site.name)' (\(database)) already belongs to \(origin.described) (\(recorded.library)), which plugin '\(entry.alias)' loads (\(origin.library)); nothing changed\n")
             return 0
         }
-        let before = recorded.map { "\($0.described) (\($0.library))" } ?? "no library yet (a database made before data was bound)"
+        let before = recorded.map { "\($0.described) (\($0.library))" }
+            ?? bundledOwner.map { "no one yet (it had no data; its id is that of the plugin bundled with the host, \($0))" }
+            ?? "no library yet (a database made before data was bound)"
         do { try db.adopt(origin) } catch {
             throw CLIError(status: .error, message: "\(error.message)")
         }

@@ -7,11 +7,18 @@
 //   publisher:<key>       an installed package signed by a publisher the site lists (the key's
 //                         fingerprint, not its name, which the administrator may reuse): every version
 //                         that publisher signs keeps the data
-//   unsigned:<folder>     any other installed package: its folder in the install tree, <root>/<id>
-//                         (what `plugin install` of any version of that id writes to)
+//   unsigned:plugins/<id> any other package installed in the site's install tree: its folder there,
+//                         relative to the data directory that holds the tree (what `plugin install` of
+//                         any version of that id writes to), so moving or restoring the data directory
+//                         elsewhere keeps the binding; a record made when this was the folder's absolute
+//                         path (`unsigned:/…/plugins/<id>`) is the same folder, and is rewritten so
 //   unsigned:<path>       a library loaded from a path: its canonical path, so a library rebuilt in
 //                         place keeps the data and a file elsewhere declaring the same id does not
-// A database made by a host without the record adopts the origin of the first library that opens it.
+// A database made by a host without the record adopts the origin of the first library that opens it,
+// except that the ids of the plugins bundled with the host are theirs: a library of another origin that
+// declares one is refused its data even when none exists yet (and none is created).
+// The binding is checked again under a running host when the file changes (`plugin adopt` in another
+// process): at each call's first use of storage, when `PRAGMA data_version` moved (ownershipRefusal()).
 
 import ClubhousePlatform
 import CClubhouse
@@ -41,12 +48,53 @@ public struct OriginClaim: Sendable {
     /// The command that re-binds the data, as the person would type it ("clubhouse --config c.json plugin adopt …").
     public var adoptCommand: String
 
-    public init(origin: DataOrigin, site: String, pluginID: String, adoptCommand: String) {
+    /// The library bundled with the host that declares `pluginID`, or nil (asked only when the data has no
+    /// owner yet and this origin is not bundled: it may probe the bundled plugins).
+    public var bundledOwner: @Sendable () -> String?
+
+    public init(origin: DataOrigin, site: String, pluginID: String, adoptCommand: String, bundledOwner: @escaping @Sendable () -> String? = { nil }) {
         self.origin = origin
         self.site = site
         self.pluginID = pluginID
         self.adoptCommand = adoptCommand
+        self.bundledOwner = bundledOwner
     }
+
+    /// The refusal when no data exists yet (or none is bound) and `pluginID` is a bundled plugin's id
+    /// that this library, of another origin, declares; nil otherwise.
+    func bundledIDRefusal(path: String) -> String? {
+        guard origin.key != DataOrigin.bundledKey, let library = bundledOwner() else { return nil }
+        return "\(pluginID) is the id of a plugin bundled with the host (\(library)), so its data at site '\(site)' (\(path)) is that plugin's; "
+            + "this library, \(origin.library), is \(origin.described), so it may not create or open it: give this library an id of its own, "
+            + "or, to hand the bundled plugin's data to it, run: \(adoptCommand)"
+    }
+}
+
+extension DataOrigin {
+    static let bundledKey = "bundled"
+    /// The key of a package in the site's install tree: its folder relative to the data directory.
+    static func installedKey(id: String) -> String { "unsigned:plugins/\(id)" }
+
+    /// Whether `recorded` is this installed package's folder as recorded before package origins were
+    /// relative: `unsigned:<absolute install tree>/<id>`, wherever the data directory was then. A package's
+    /// record names a library inside that folder; a path library's names the library itself, so it never matches.
+    func isFormerRecord(_ recorded: DataOrigin) -> Bool {
+        let prefix = "unsigned:"
+        guard key.hasPrefix(prefix + "plugins/"), recorded.key.hasPrefix(prefix + "/") else { return false }
+        let folder = String(recorded.key.dropFirst(prefix.count))
+        return recorded.library.hasPrefix(folder + "/") && "plugins/" + FileSystem.baseName(folder) == key.dropFirst(prefix.count)
+    }
+}
+
+/// What a connection opened for an origin checks again while it lives (PluginDatabase.ownershipRefusal).
+struct Ownership {
+    var claim: OriginClaim
+    /// `PRAGMA data_version` when the record was last read (nil: could not be read).
+    var version: Int64?
+    /// The call that last checked (0: none, or outside any call).
+    var verifiedCall: UInt64 = 0
+    /// Set when the record read last names another origin.
+    var refusal: String?
 }
 
 /// The host's record of the origin that owns a database (one row; plugins may read it, never write it).
@@ -67,12 +115,61 @@ extension PluginDatabase {
     /// database that has none yet (the first open, or the first after a host without the record).
     /// Runs before the plugin's version is checked or recorded, so a refused library changes nothing.
     func checkOrigin(_ claim: OriginClaim) throws(StorageError) {
-        if recordedOrigin() == nil && !readOnly {
+        if recordedOrigin() == nil {
+            if let refusal = claim.bundledIDRefusal(path: path) { throw StorageError(status: Int32(CLUBHOUSE_DENIED), message: refusal) }
             // INSERT OR IGNORE: of two hosts creating the database side by side, the first one's row stands.
-            try writeOrigin(claim.origin, replacing: false)
+            if !readOnly { try writeOrigin(claim.origin, replacing: false) }
         }
-        guard let recorded = recordedOrigin(), recorded.key != claim.origin.key else { return }
+        guard let recorded = recordedOrigin(), recorded.key != claim.origin.key else {
+            ownership = Ownership(claim: claim, version: dataVersion())
+            return
+        }
+        if claim.origin.isFormerRecord(recorded) {
+            // The same package folder, recorded by its absolute path before: rewritten relative, so a later move keeps it.
+            if !readOnly { try writeOrigin(claim.origin, replacing: true) }
+            ownership = Ownership(claim: claim, version: dataVersion())
+            return
+        }
         throw StorageError(status: Int32(CLUBHOUSE_DENIED), message: PluginDatabase.originRefusal(recorded: recorded, claim: claim, path: path))
+    }
+
+    /// `PRAGMA data_version` of this connection: moves when another connection commits to the file.
+    func dataVersion() -> Int64? {
+        var stmt: OpaquePointer?
+        defer { sqlite3_finalize(stmt) }
+        guard sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &stmt, nil) == SQLITE_OK, sqlite3_step(stmt) == SQLITE_ROW else { return nil }
+        return sqlite3_column_int64(stmt, 0)
+    }
+
+    /// CLUBHOUSE_DENIED, with the refusal recorded, when the data was handed to another origin since this
+    /// connection checked (`plugin adopt` under a running host). Checked at each call's first storage use
+    /// (and at every use outside a call): the call's id compared first, then `PRAGMA data_version`, and the
+    /// record read again only when the file changed. Holds the connection's mutex.
+    func ownershipRefusal() -> Int32? {
+        serialized { () -> Int32? in
+            guard ownership != nil else { return nil }
+            let call = CallContext.current?.id ?? 0
+            if call != 0 && call == ownership?.verifiedCall && ownership?.refusal == nil { return nil }
+            return recheckOwnership(call: call)
+        }
+    }
+
+    /// The slow half of `ownershipRefusal`: the data version read, the record only when it moved.
+    private func recheckOwnership(call: UInt64) -> Int32? {
+        guard var owned = ownership else { return nil }
+        if let version = dataVersion(), version != owned.version {
+            owned.version = version
+            if let recorded = recordedOrigin(), recorded.key != owned.claim.origin.key, !owned.claim.origin.isFormerRecord(recorded) {
+                owned.refusal = PluginDatabase.originRefusal(recorded: recorded, claim: owned.claim, path: path)
+            } else {
+                owned.refusal = nil
+            }
+        }
+        owned.verifiedCall = call
+        ownership = owned
+        guard let refusal = owned.refusal else { return nil }
+        setError(refusal)
+        return Int32(CLUBHOUSE_DENIED)
     }
 
     /// The one-line refusal: what, where, and what to do.

@@ -61,6 +61,9 @@ public final class PluginDatabase: @unchecked Sendable {
     let shared: Bool
     /// Set when this open moved the database to a newer plugin version (its backup was made first).
     public internal(set) var upgrade: DatabaseUpgrade?
+    /// The origin this connection was opened for, checked again while it lives (DataOrigin.swift); nil
+    /// when opened without one (the host's own commands).
+    var ownership: Ownership?
     /// Set when a migration failed on this connection (an upgrade's backup is then restored).
     public internal(set) var migrationFailed = false
 

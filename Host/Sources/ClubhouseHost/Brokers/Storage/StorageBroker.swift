@@ -37,9 +37,12 @@ public final class StorageBroker: @unchecked Sendable {
     /// not be one. `pluginVersion`, when given, is checked against the newest version of the
     /// plugin that wrote the database (a newer one is refused) and recorded. `origin`, when given,
     /// is checked against the origin that owns the data (DataOrigin.swift) before that: a library of
-    /// another origin is refused and nothing in the file changes.
+    /// another origin is refused and nothing in the file changes. `bundledOwner` names the bundled plugin
+    /// that declares `pluginID` (asked only when the data has no owner yet and `origin` is not bundled):
+    /// such an id is that plugin's, so no database is created for another origin.
     public func open(site: String, pluginID: String, owner: String, pluginVersion: String? = nil, origin: DataOrigin? = nil,
-                     adoptCommand: String = "clubhouse plugin adopt", limits: ServiceLimits = ServiceLimits(), shared: Bool = true) throws(StorageError) -> PluginDatabase
+                     adoptCommand: String = "clubhouse plugin adopt", bundledOwner: @escaping @Sendable () -> String? = { nil },
+                     limits: ServiceLimits = ServiceLimits(), shared: Bool = true) throws(StorageError) -> PluginDatabase
     {
         // The configuration and the runner's hello are checked already; this is the last place a
         // name becomes a path, so it refuses anything outside the grammar once more.
@@ -48,6 +51,12 @@ public final class StorageBroker: @unchecked Sendable {
                                message: "\(problem); the host opens no database under \(dataDirectory) for it")
         }
         let path = databasePath(site: site, pluginID: pluginID)
+        let claim = origin.map {
+            OriginClaim(origin: $0, site: site, pluginID: pluginID, adoptCommand: "\(adoptCommand) \(pluginID) --site \(site)", bundledOwner: bundledOwner)
+        }
+        if let claim, !FileSystem.exists(path), let refusal = claim.bundledIDRefusal(path: path) {
+            throw StorageError(status: Int32(CLUBHOUSE_DENIED), message: refusal)
+        }
         let folder = FileSystem.directoryName(path)
         do {
             try FileSystem.createDirectory(folder)
@@ -69,7 +78,6 @@ public final class StorageBroker: @unchecked Sendable {
                 throw StorageError(status: Int32(CLUBHOUSE_IO), message: "\(path) is not a regular file; move it away so the host can create the database")
             }
         }
-        let claim = origin.map { OriginClaim(origin: $0, site: site, pluginID: pluginID, adoptCommand: "\(adoptCommand) \(pluginID) --site \(site)") }
         return try PluginDatabase(path: path, resolvedPath: resolved, owner: owner, pluginVersion: pluginVersion, origin: claim, limits: limits,
                                   shared: shared)
     }
