@@ -219,20 +219,7 @@ static clubhouse_status lane_invoke(const clubhouse_plugin_descriptor *self, voi
     if (strcmp(command, "abort") == 0) abort();
     if (strcmp(command, "fds") == 0) {
         char list[1024], out[1100];
-        size_t used = 0;
-        list[0] = 0;
-        for (int fd = 0; fd < 4096 && used < sizeof list; fd++) {
-            if (fcntl(fd, F_GETFD) < 0) continue;
-            struct stat st;
-            char kind = 'o';
-            if (fstat(fd, &st) == 0) {
-                if (S_ISCHR(st.st_mode)) kind = 'c';
-                else if (S_ISSOCK(st.st_mode)) kind = 's';
-                else if (S_ISFIFO(st.st_mode)) kind = 'p';
-                else if (S_ISREG(st.st_mode)) kind = 'r';
-            }
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%d:%c", used ? "," : "", fd, kind);
-        }
+        fixture_list_descriptors(list, sizeof list);
         snprintf(out, sizeof out, "{\"data\":\"%s\"}", list);
         say(reply, out);
         return CLUBHOUSE_OK;

@@ -580,25 +580,6 @@ static int attempt(const char *name, int port, const char *path, char *head, siz
     return -1;
 }
 
-/* The open descriptors, "N:K" each, comma-separated. */
-static void list_descriptors(char *out, size_t capacity) {
-    size_t used = 0;
-    out[0] = 0;
-    for (int fd = 0; fd < 65536 && used < capacity; fd++) {
-        if (fcntl(fd, F_GETFD) < 0) continue;
-        struct stat st;
-        char kind = 'o';
-        if (fstat(fd, &st) == 0) {
-            if (S_ISCHR(st.st_mode)) kind = 'c';
-            else if (S_ISSOCK(st.st_mode)) kind = 's';
-            else if (S_ISFIFO(st.st_mode)) kind = 'p';
-            else if (S_ISREG(st.st_mode)) kind = 'r';
-            else if (S_ISDIR(st.st_mode)) kind = 'd';
-        }
-        used += (size_t)snprintf(out + used, capacity - used, "%s%d:%c", used ? "," : "", fd, kind);
-    }
-}
-
 static clubhouse_status sb_create(const clubhouse_plugin_descriptor *d, const clubhouse_host *host, void **instance,
                                const clubhouse_reply *reply) {
     (void)d; (void)reply;
@@ -761,7 +742,7 @@ static clubhouse_status sb_invoke(const clubhouse_plugin_descriptor *d, void *in
     }
     if (strcmp(command, "fds") == 0) {
         char list[2048];
-        list_descriptors(list, sizeof list);
+        fixture_list_descriptors(list, sizeof list);
         return result(reply, 0, list);
     }
     if (strcmp(command, "crash") == 0) abort();
