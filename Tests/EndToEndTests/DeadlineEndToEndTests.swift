@@ -84,16 +84,7 @@ final class DeadlineEndToEndTests: XCTestCase {
         let (server, client, errors) = try serve(c, config: config)
         defer { stopServer(server) }
         let calls = callers.enumerated().map { (index, alias) in (index * 2 + 1, alias) }
-        for (id, alias) in calls {
-            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"\#(alias)","command":"after-grace","arguments":{"file":"\#(input)","target":"hdt"}}}"#)
-        }
-        usleep(400_000)
-        for (id, _) in calls { client.send(#"{"jsonrpc":"2.0","id":\#(id + 1),"method":"clubhouse.cancel","params":{"id":\#(id)}}"#) }
-        var replies: [Int: JSONValue] = [:]
-        while calls.contains(where: { replies[$0.0] == nil }) {
-            let message = try client.receive(timeout: 30)
-            if let n = message["id"]?.intValue { replies[n] = message }
-        }
+        let replies = try client.callThenCancel(calls.map { ($0.0, $0.1, "after-grace", #"{"file":"\#(input)","target":"hdt"}"#) }, after: 400_000)
         for (id, alias) in calls {
             let reply = replies[id] ?? .null
             XCTAssertEqual(reply["error"]?["data"]?["status"], "cancelled", "\(alias): \(reply)")
@@ -125,16 +116,7 @@ final class DeadlineEndToEndTests: XCTestCase {
         let (server, client, errors) = try serve(c, config: config)
         defer { stopServer(server) }
         let calls = callers.enumerated().map { (index, alias) in (index * 2 + 1, alias) }
-        for (id, alias) in calls {
-            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"\#(alias)","command":"grace-tx","arguments":{}}}"#)
-        }
-        usleep(400_000)
-        for (id, _) in calls { client.send(#"{"jsonrpc":"2.0","id":\#(id + 1),"method":"clubhouse.cancel","params":{"id":\#(id)}}"#) }
-        var replies: [Int: JSONValue] = [:]
-        while calls.contains(where: { replies[$0.0] == nil }) {
-            let message = try client.receive(timeout: 30)
-            if let n = message["id"]?.intValue { replies[n] = message }
-        }
+        let replies = try client.callThenCancel(calls.map { ($0.0, $0.1, "grace-tx", "{}") }, after: 400_000)
         stopServer(server)
         for (id, alias) in calls {
             XCTAssertEqual(replies[id]?["error"]?["data"]?["status"], "cancelled", "\(alias): \(replies[id] ?? .null)")
@@ -157,15 +139,7 @@ final class DeadlineEndToEndTests: XCTestCase {
         defer { stopServer(server) }
         // Both callers at once, each invoking its own target (a runner takes one call at a time).
         let calls = [(1, "hdi", "hdt"), (3, "hdp", "hdu")]
-        for (id, alias, target) in calls {
-            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"\#(alias)","command":"late-invoke","arguments":{"target":"\#(target)","ms":"8000"}}}"#)
-        }
-        usleep(400_000)
-        for (id, _, _) in calls { client.send(#"{"jsonrpc":"2.0","id":\#(id + 1),"method":"clubhouse.cancel","params":{"id":\#(id)}}"#) }
-        var answered: Set<Int> = []
-        while calls.contains(where: { !answered.contains($0.0) }) {
-            if let n = try client.receive(timeout: 30)["id"]?.intValue { answered.insert(n) }
-        }
+        _ = try client.callThenCancel(calls.map { ($0.0, $0.1, "late-invoke", #"{"target":"\#($0.2)","ms":"8000"}"#) }, after: 400_000)
         for (_, alias, target) in calls {
             let caller = reports(errors, alias), callee = reports(errors, target)
             let seen = Double(caller["cancel-seen"]?.message ?? "") ?? 0

@@ -68,6 +68,22 @@ final class RPCSocketClient: @unchecked Sendable {
             others.append(message)
         }
     }
+
+    /// Starts every call at once (`clubhouse.call` with id `id`, `arguments` a JSON object), cancels each
+    /// (`clubhouse.cancel` with id `id` + 1) `after` microseconds later, and returns every call's reply by id.
+    func callThenCancel(_ calls: [(id: Int, plugin: String, command: String, arguments: String)], after: useconds_t) throws -> [Int: JSONValue] {
+        for call in calls {
+            send(#"{"jsonrpc":"2.0","id":\#(call.id),"method":"clubhouse.call","params":{"plugin":"\#(call.plugin)","command":"\#(call.command)","arguments":\#(call.arguments)}}"#)
+        }
+        usleep(after)
+        for call in calls { send(#"{"jsonrpc":"2.0","id":\#(call.id + 1),"method":"clubhouse.cancel","params":{"id":\#(call.id)}}"#) }
+        var replies: [Int: JSONValue] = [:]
+        while calls.contains(where: { replies[$0.id] == nil }) {
+            let message = try receive(timeout: 30)
+            if let n = message["id"]?.intValue { replies[n] = message }
+        }
+        return replies
+    }
 }
 
 final class IsolationEndToEndTests: XCTestCase {

@@ -215,16 +215,7 @@ final class StorageEndToEndTests: XCTestCase {
         let (server, client) = try serve(c, config: config)
         defer { stop(server) }
         let calls = [(1, "hs"), (3, "hsp")]
-        for (id, alias) in calls {
-            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"\#(alias)","command":"linger","arguments":{"marker":"\#(marker(c, "linger-\(alias)"))"}}}"#)
-        }
-        usleep(300_000)
-        for (id, _) in calls { client.send(#"{"jsonrpc":"2.0","id":\#(id + 1),"method":"clubhouse.cancel","params":{"id":\#(id)}}"#) }
-        var replies: [Int: JSONValue] = [:]
-        while calls.contains(where: { replies[$0.0] == nil }) {
-            let message = try client.receive(timeout: 30)
-            if let n = message["id"]?.intValue { replies[n] = message }
-        }
+        let replies = try client.callThenCancel(calls.map { ($0.0, $0.1, "linger", #"{"marker":"\#(marker(c, "linger-\($0.1)"))"}"#) }, after: 300_000)
         for (id, alias) in calls {
             let reply = replies[id] ?? .null
             XCTAssertEqual(reply["error"]?["data"]?["status"], "cancelled", "\(alias): \(reply)")
