@@ -98,6 +98,22 @@ final class DataOriginTests: XCTestCase {
         }
     }
 
+    /// Two adopts side by side (the thirteenth outside round, n25): both had read "bundled" and both said they
+    /// took the data from it. Each now reports what its own write transaction replaced.
+    func testAnAdoptReportsWhatItsOwnWriteReplacedNotWhatItReadBefore() throws {
+        try open(bundled).close()
+        let first = try open(nil), second = try open(nil)
+        XCTAssertEqual(first.recordedOrigin(), bundled)
+        XCTAssertEqual(second.recordedOrigin(), bundled)
+        XCTAssertEqual(try first.adopt(squatter), bundled)
+        let other = DataOrigin(key: "unsigned:/home/mallory/libscorecard.so", described: "a library loaded from a path (no package, no signature)",
+                               library: "/home/mallory/libscorecard.so")
+        XCTAssertEqual(try second.adopt(other), squatter, "the second adopt took the data from the first's library, not from the bundled one")
+        first.close()
+        second.close()
+        XCTAssertNoThrow(try open(other).close())
+    }
+
     func testAPluginCannotWriteTheRecord() throws {
         let db = try open(squatter)
         XCTAssertEqual(db.exec("UPDATE _clubhouse_origin SET origin = 'bundled'"), Int32(CLUBHOUSE_DENIED))

@@ -64,14 +64,24 @@ enum AdoptCommand {
                                    text: "The data of \(id) at site '\(site.name)' (\(database)) already belongs to \(origin.described) (\(recorded.library)), which plugin '\(entry.alias)' loads (\(origin.library)); nothing changed\n")
             return 0
         }
-        let before = recorded.map { "\($0.described) (\($0.library))" }
-            ?? bundledOwner.map { "no one yet (it had no data; its id is that of the plugin bundled with the host, \($0))" }
-            ?? "no library yet (a database made before data was bound)"
-        do { try db.adopt(origin) } catch {
+        // What it belonged to is what the adopt's own write transaction replaced (another adopt may have
+        // written in between the read above and this one).
+        let replaced: DataOrigin?
+        do { replaced = try db.adopt(origin) } catch {
             throw CLIError(status: .error, message: "\(error.message)")
         }
+        json["from"] = replaced.map { ["origin": .string($0.key), "described": .string($0.described), "library": .string($0.library)] } ?? .null
+        if let replaced, replaced.key == origin.key {
+            json["changed"] = false
+            BuiltinCommands.output(options, json: .object(json),
+                                   text: "The data of \(id) at site '\(site.name)' (\(database)) already belongs to \(origin.described) (\(replaced.library)), which plugin '\(entry.alias)' loads (\(origin.library)); nothing changed\n")
+            return 0
+        }
+        let before = replaced.map { "\($0.described) (\($0.library))" }
+            ?? bundledOwner.map { "no one yet (it had no data; its id is that of the plugin bundled with the host, \($0))" }
+            ?? "no library yet (a database made before data was bound)"
         json["changed"] = true
-        let refused = recorded.map { " From now on \($0.library) (\($0.described)) is refused this data unless it is adopted back." } ?? ""
+        let refused = replaced.map { " From now on \($0.library) (\($0.described)) is refused this data unless it is adopted back." } ?? ""
         BuiltinCommands.output(options, json: .object(json),
                                text: "Adopted the data of \(id) at site '\(site.name)' (\(database)): it belonged to \(before); it now belongs to \(origin.described) (\(origin.library)), which plugin '\(entry.alias)' loads.\(refused)\n")
         return 0

@@ -201,8 +201,28 @@ extension PluginDatabase {
         }
     }
 
-    /// `plugin adopt`: binds the data to `origin`, whatever it was bound to.
-    public func adopt(_ origin: DataOrigin) throws(StorageError) {
-        try writeOrigin(origin, replacing: true)
+    /// `plugin adopt`: binds the data to `origin`, whatever it was bound to, and returns what that was —
+    /// read and replaced in one write transaction (`BEGIN IMMEDIATE`), so of two adopts side by side the
+    /// second sees the first's record and says so (the thirteenth outside round, n25: both read "bundled",
+    /// both said they had taken the data from it, and one of them was wrong).
+    @discardableResult
+    public func adopt(_ origin: DataOrigin) throws(StorageError) -> DataOrigin? {
+        let begun = sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil)
+        guard begun == SQLITE_OK else {
+            throw StorageError(status: PluginDatabase.status(for: begun),
+                               message: "\(path): cannot record whose data it is: \(String(cString: sqlite3_errmsg(db))); nothing was adopted")
+        }
+        let previous = recordedOrigin()
+        do { try writeOrigin(origin, replacing: true) } catch {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+        let committed = sqlite3_exec(db, "COMMIT", nil, nil, nil)
+        guard committed == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(db))
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw StorageError(status: PluginDatabase.status(for: committed), message: "\(path): cannot record whose data it is: \(message); nothing was adopted")
+        }
+        return previous
     }
 }
