@@ -14,7 +14,6 @@
 
 import ClubhouseABI
 import ClubhousePlatform
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -160,7 +159,7 @@ extension DeviceBroker {
         let grace = CallContext.cleanupGraceMilliseconds
         call.outermost.whenCancelled { [weak self, weak connection] in
             let broker = self, watched = connection
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(grace)) { [weak broker, weak watched] in
+            Thread.after(milliseconds: grace) { [weak broker, weak watched] in
                 guard let broker, let watched, watched.openedBy == id, watched.isOpen else { return }
                 broker.secure(watched, because: "its call was cancelled \(grace / 1000) s earlier and had not stopped it",
                               takeOver: true)

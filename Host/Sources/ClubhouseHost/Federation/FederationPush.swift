@@ -11,7 +11,6 @@
 // killed) leaves them waiting, and the next push sends them again.
 
 import ClubhousePlatform
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -242,7 +241,7 @@ public struct FederationPush {
     /// only after waiting on `done`.
     final class Prefetch: @unchecked Sendable {
         private var result: Result<Batch?, FederationError> = .success(nil)
-        private let done = DispatchSemaphore(value: 0)
+        private let done = Semaphore()
         private var waited = false
 
         init(_ work: @escaping () -> Result<Batch?, FederationError>) {

@@ -15,7 +15,6 @@
 //     again and the federation keeps one copy (FederationPush.send).
 
 import ClubhousePlatform
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,8 +51,8 @@ public final class FederationPusher: @unchecked Sendable {
     private let say: @Sendable (String) -> Void
     private let cancel = PostgresCancel()
     private let lock = Lock()
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let wake = Semaphore()
+    private let finished = Semaphore()
     private var due: Int64 = 0
     private var stopping = false
     private var running = false
@@ -99,7 +98,7 @@ public final class FederationPusher: @unchecked Sendable {
         }
         cancel.fire()
         wake.signal()
-        if wasRunning { _ = finished.wait(timeout: .now() + .milliseconds(milliseconds)) }
+        if wasRunning { _ = finished.wait(milliseconds: milliseconds) }
     }
 
     private func loop() {
@@ -110,7 +109,7 @@ public final class FederationPusher: @unchecked Sendable {
             }
             guard let wait else { return }
             if wait > 0 {
-                _ = self.wake.wait(timeout: .now() + .milliseconds(Int(min(wait, 3_600_000))))
+                _ = self.wake.wait(milliseconds: Int(min(wait, 3_600_000)))
                 continue
             }
             attempt()

@@ -7,7 +7,6 @@
 
 import ClubhousePlatform
 import ClubhouseJSON
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,10 +28,10 @@ public enum ConfigCreateCheck {
                            timeoutMilliseconds: Int) -> [String?] {
         let results = Slots(count: targets.count)
         let next = Counter()
-        let group = DispatchGroup()
+        let group = WaitGroup()
         for _ in 0..<min(2, targets.count) {
             group.enter()
-            DispatchQueue.global().async {
+            Thread.detach {
                 while let i = next.take(below: targets.count) {
                     results.set(i, create(targets[i], configPath: configPath, dataDirectory: dataDirectory,
                                           timeoutMilliseconds: timeoutMilliseconds))

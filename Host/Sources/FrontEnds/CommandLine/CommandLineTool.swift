@@ -8,7 +8,6 @@ import CClubhouse
 import CEventPoll
 import ClubhouseABI
 import ClubhouseJSON
-import Dispatch
 import Synchronization
 import ClubhouseLoader
 #if canImport(Glibc)
@@ -462,7 +461,7 @@ final class InterruptHandler: @unchecked Sendable {
             cancel()
             // Every signal but Ctrl-C is SIGTERM's: the second step comes by itself (nobody may press Ctrl-C).
             if signalNumber != SIGINT {
-                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(CallContext.cleanupGraceMilliseconds)) { [weak self] in
+                Thread.after(milliseconds: CallContext.cleanupGraceMilliseconds) { [weak self] in
                     self?.escalate(ifStill: generation, because: "\(what), and \(alias) had not returned \(CallContext.cleanupGraceMilliseconds / 1000) s later")
                 }
             }
@@ -490,7 +489,7 @@ final class InterruptHandler: @unchecked Sendable {
         // The call returned meanwhile: the command line finishes by itself (exit 130).
         guard let current = lock.withLock({ cancel == nil ? nil : generation }) else { return }
         StandardStreams.writeError("clubhouse: stopping: the call gets \(InterruptHandler.storeGraceMilliseconds / 1000) s to store what it did (press Ctrl-C again to quit at once)\n")
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(InterruptHandler.storeGraceMilliseconds)) { [weak self] in
+        Thread.after(milliseconds: InterruptHandler.storeGraceMilliseconds) { [weak self] in
             guard let self, lock.withLock({ generation == current }) else { return }
             quit()
         }

@@ -36,7 +36,6 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
-import Dispatch
 import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
@@ -273,7 +272,7 @@ final class JSONRPCServer: @unchecked Sendable {
     /// Calls read but not yet started by a worker, by the same key: true once cancelled (a cancel that
     /// overtakes its call is kept for it, not refused as "no running call").
     private var announced: [String: Bool] = [:]
-    private let group = DispatchGroup()
+    private let group = WaitGroup()
     let pool: WorkerPool
     /// Where calls wait for a busy plugin without holding a worker (shared with --http).
     let lanes: PluginLanes
@@ -793,12 +792,10 @@ final class JSONRPCServer: @unchecked Sendable {
 
 extension JSONRPCServer {
     /// Reloads plugins whose install folder or lock changed (polled every 0.5 s).
-    func startReloadWatch(reloaded: @escaping @Sendable () -> Void = {}) -> DispatchSourceTimer {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500), leeway: .milliseconds(100))
+    func startReloadWatch(reloaded: @escaping @Sendable () -> Void = {}) -> ThreadTimer {
         let runtime = session.runtime
         let log = session.log
-        timer.setEventHandler {
+        return ThreadTimer(milliseconds: 500, repeating: 500) {
             let changed = runtime.changedSinceResolution()
             for alias in changed {
                 let outcome = runtime.reload(alias)
@@ -807,7 +804,5 @@ extension JSONRPCServer {
             }
             if !changed.isEmpty { reloaded() }
         }
-        timer.resume()
-        return timer
     }
 }

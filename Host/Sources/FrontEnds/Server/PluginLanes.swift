@@ -30,7 +30,6 @@
 import ClubhouseABI
 import ClubhouseHost
 import ClubhousePlatform
-import Dispatch
 
 /// @unchecked Sendable: every var below is guarded by `lock`.
 final class PluginLanes: @unchecked Sendable {
@@ -302,7 +301,7 @@ final class PluginLanes: @unchecked Sendable {
 
     /// Refuses the calls that waited `waitLimitMilliseconds`, every second while any wait.
     private func scheduleSweep() {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1000)) { [weak self] in self?.sweep() }
+        Thread.after(milliseconds: 1000) { [weak self] in self?.sweep() }
     }
 
     private func sweep() {

@@ -35,7 +35,6 @@ import CEventPoll
 import ClubhouseHost
 import ClubhouseJSON
 import ClubhousePlatform
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif

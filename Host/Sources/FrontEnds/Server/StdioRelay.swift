@@ -10,7 +10,6 @@
 // answer, then the server ends (fourth outside attack, b21: a dead caller's drill ran to its end).
 
 import ClubhousePlatform
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +22,7 @@ final class StdioRelay: @unchecked Sendable {
     private let relayEnd: Int32
     /// The end the event loop serves (non-blocking, close-on-exec).
     let serverEnd: Int32
-    private let outputDone = DispatchSemaphore(value: 0)
+    private let outputDone = Semaphore()
     /// Set (under `lock`) once `finish` closed `relayEnd`: a late hang-up then touches nothing.
     private let lock = Lock()
     private var closed = false
@@ -100,7 +99,7 @@ final class StdioRelay: @unchecked Sendable {
     /// After the loop returned (it closed its end): waits until every reply went out (at most
     /// `milliseconds` more: the write timeout), then closes the relay's end.
     func finish(within milliseconds: Int64) {
-        _ = outputDone.wait(timeout: .now() + .milliseconds(Int(milliseconds)))
+        _ = outputDone.wait(milliseconds: Int(milliseconds))
         lock.withLock {
             closed = true
             close(relayEnd)

@@ -8,7 +8,6 @@
 
 import ClubhouseHost
 import ClubhousePlatform
-import Dispatch
 
 /// @unchecked Sendable: `leases` is read and written under `lock`; a timer's handler takes the lock too.
 final class HTTPCallLeases: @unchecked Sendable {
@@ -19,13 +18,12 @@ final class HTTPCallLeases: @unchecked Sendable {
         var principal: String
         var context: CallContext
         var milliseconds: Int
-        var timer: any DispatchSourceTimer
+        var timer: ThreadTimer
         var what: String
     }
 
     private let lock = Lock()
     private var leases: [String: Lease] = [:]
-    private let queue = DispatchQueue(label: "clubhouse.http.leases")
     private let expired: @Sendable (String) -> Void
 
     /// `expired` hears the line to log when a lease ran out and cancelled its call.
@@ -57,11 +55,9 @@ final class HTTPCallLeases: @unchecked Sendable {
     func hold(_ key: String, milliseconds: Int, principal: String, context: CallContext, what: String) -> Bool {
         lock.withLock {
             guard leases[key] == nil else { return false }
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.setEventHandler { [weak self] in self?.expire(key, context: context) }
-            timer.schedule(deadline: .now() + .milliseconds(milliseconds))
+            // A timer's thread of its own per lease (a lease is on a long call: there are few).
+            let timer = ThreadTimer(milliseconds: milliseconds) { [weak self] in self?.expire(key, context: context) }
             leases[key] = Lease(principal: principal, context: context, milliseconds: milliseconds, timer: timer, what: what)
-            timer.resume()
             return true
         }
     }
@@ -84,7 +80,7 @@ final class HTTPCallLeases: @unchecked Sendable {
         lock.withLock {
             guard let lease = leases[key] else { return .none }
             guard lease.principal == principal else { return .another }
-            lease.timer.schedule(deadline: .now() + .milliseconds(lease.milliseconds))
+            lease.timer.schedule(milliseconds: lease.milliseconds)
             return .held
         }
     }

@@ -9,7 +9,6 @@
 
 import ClubhouseHost
 import ClubhousePlatform
-import Dispatch
 
 /// @unchecked Sendable: `watched` is guarded by `lock`; the timer is set once in init.
 final class HTTPCredentialWatch: @unchecked Sendable {
@@ -25,18 +24,15 @@ final class HTTPCredentialWatch: @unchecked Sendable {
         var request: AccessRequest
     }
     private var calls: [ObjectIdentifier: WatchedCall] = [:]
-    private let timer: DispatchSourceTimer
+    private var timer: ThreadTimer?
 
     /// `check` says whether a request's credential still allows it; `drop` ends a connection that lost it.
     init(check: @escaping @Sendable (AccessRequest) -> Bool, drop: @escaping @Sendable (HTTPConnection) -> Void) {
-        timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        let interval = DispatchTimeInterval.milliseconds(HTTPCredentialWatch.intervalMilliseconds)
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(100))
-        timer.setEventHandler { [weak self] in self?.sweep(check: check, drop: drop) }
-        timer.resume()
+        let interval = HTTPCredentialWatch.intervalMilliseconds
+        timer = ThreadTimer(milliseconds: interval, repeating: interval) { [weak self] in self?.sweep(check: check, drop: drop) }
     }
 
-    deinit { timer.cancel() }
+    deinit { timer?.cancel() }
 
     /// Watches the credential of the stream `connection` has just opened (public requests are never refused).
     func watch(_ connection: HTTPConnection, request: AccessRequest) {

@@ -24,7 +24,6 @@ import ClubhouseABI
 import ClubhouseHost
 import ClubhouseJSON
 import ClubhousePlatform
-import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -236,7 +235,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let leases: HTTPCallLeases
     /// Where request bodies and command outputs live while a request runs (a private folder).
     let scratch: String
-    let group = DispatchGroup()
+    let group = WaitGroup()
     /// The calls clients follow as event streams, while they run.
     let calls = HTTPCallTable()
     /// Every call running (plain, followed, leased): stopping the server cancels them (RunningCalls).
