@@ -19,13 +19,20 @@ public final class Condition: @unchecked Sendable {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
+        condition = Condition.makeVariable()
+    }
+
+    /// A condition variable whose timed waits use the monotonic clock, allocated and initialized
+    /// (the caller destroys and deallocates it): for a lock shared by several conditions (CallGates).
+    public static func makeVariable() -> UnsafeMutablePointer<pthread_cond_t> {
+        let made = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        made.initialize(to: pthread_cond_t())
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
         pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
+        pthread_cond_init(made, &attributes)
         pthread_condattr_destroy(&attributes)
+        return made
     }
 
     deinit {
