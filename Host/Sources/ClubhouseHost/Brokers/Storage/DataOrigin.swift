@@ -216,12 +216,19 @@ extension PluginDatabase {
     /// both said they had taken the data from it, and one of them was wrong).
     @discardableResult
     public func adopt(_ origin: DataOrigin) throws(StorageError) -> DataOrigin? {
+        // Already this origin's: nothing to write (nor a write lock to take, on a file that may be read-only).
+        if let current = recordedOrigin(), current.key == origin.key { return current }
         let begun = sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil)
         guard begun == SQLITE_OK else {
             throw StorageError(status: PluginDatabase.status(for: begun),
                                message: "\(path): cannot record whose data it is: \(String(cString: sqlite3_errmsg(db))); nothing was adopted")
         }
         let previous = recordedOrigin()
+        // Bound to it by another adopt since the read above: nothing is written.
+        if previous?.key == origin.key {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            return previous
+        }
         do { try writeOrigin(origin, replacing: true) } catch {
             _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
             throw error
