@@ -215,6 +215,23 @@ final class DataOriginTests: XCTestCase {
         XCTAssertTrue(third.makeCurrent { service.exec("INSERT INTO players VALUES ('Dan')") }.isOK, "adopted back")
     }
 
+    /// An in-process plugin's own thread (storage used outside any call) is checked at most every 100 ms,
+    /// by the coarse clock: an adopt reaches it once that much has passed, and a call's first use at once.
+    func testAThreadOutsideAnyCallIsRefusedWithinTheRecheckInterval() throws {
+        let serving = try open(bundled)
+        let service = StorageService(database: serving)
+        XCTAssertTrue(service.exec("CREATE TABLE players(name)").isOK, "outside any call")
+        let other = try open(nil)
+        try other.adopt(squatter)
+        other.close()
+        usleep(150_000)
+        let outside = service.exec("INSERT INTO players VALUES ('Dan')")
+        XCTAssertEqual(outside.status, Int32(CLUBHOUSE_DENIED), "outside any call, once 100 ms have passed")
+        let call = CallContext(flags: 0, progress: SilentProgress(), alias: "scorecard")
+        XCTAssertEqual(call.makeCurrent { service.exec("INSERT INTO players VALUES ('Carol')") }.status, Int32(CLUBHOUSE_DENIED))
+        XCTAssertEqual(rawCount("players"), 0, "nothing was written")
+    }
+
     /// b09: a bundled plugin's id is that plugin's: a library of another origin is refused its data even
     /// when none exists yet, and no file is created; the bundled plugin itself, and any id no bundled
     /// plugin declares, are not.

@@ -39,19 +39,9 @@ final class DeadlineEndToEndTests: XCTestCase {
 
     /// `serve --socket` with its standard error in a file (the fixture's reports are warnings).
     private func serve(_ c: Clubhouse, config: String) throws -> (Process, RPCSocketClient, String) {
-        let socketPath = c.path("d.sock"), errors = c.path("serve.err")
-        FileManager.default.createFile(atPath: errors, contents: nil)
-        let process = Process()
-        process.executableURL = Clubhouse.executable
-        process.arguments = ["--config", config, "serve", "--socket", socketPath]
-        var env = ProcessInfo.processInfo.environment
-        env["CLUBHOUSE_DATA_DIR"] = c.dataDirectory.path
-        env.removeValue(forKey: "CLUBHOUSE_CONFIG")
-        process.environment = env
-        process.standardError = FileHandle(forWritingAtPath: errors)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        return (process, try RPCSocketClient(path: socketPath), errors)
+        let errors = c.path("serve.err")
+        let (process, client) = try c.serveOnSocket(config: config, socket: "d.sock", errors: errors)
+        return (process, client, errors)
     }
 
     /// The fixture's "REPORT act status message" warnings of plugin `alias` in file `errors`, by act.

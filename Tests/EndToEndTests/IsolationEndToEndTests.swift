@@ -86,6 +86,30 @@ final class RPCSocketClient: @unchecked Sendable {
     }
 }
 
+extension Clubhouse {
+    /// `clubhouse --config CONFIG serve --socket` on this scratch's data dir, and a client connected to it.
+    /// Standard error goes to `errors` (created empty), or nowhere when nil.
+    func serveOnSocket(config: String, socket: String, errors: String? = nil) throws -> (Process, RPCSocketClient) {
+        let socketPath = path(socket)
+        let process = Process()
+        process.executableURL = Clubhouse.executable
+        process.arguments = ["--config", config, "serve", "--socket", socketPath]
+        var env = ProcessInfo.processInfo.environment
+        env["CLUBHOUSE_DATA_DIR"] = dataDirectory.path
+        env.removeValue(forKey: "CLUBHOUSE_CONFIG")
+        process.environment = env
+        if let errors {
+            FileManager.default.createFile(atPath: errors, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: errors)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, try RPCSocketClient(path: socketPath))
+    }
+}
+
 final class IsolationEndToEndTests: XCTestCase {
     private func faultSite(_ c: Clubhouse, timeoutMs: Int = 1500) throws -> String {
         let fixture = try FixturePlugins.build("OK", id: "org.tests.faults")

@@ -148,18 +148,7 @@ final class StorageEndToEndTests: XCTestCase {
 
     /// Starts `serve --socket` and connects.
     private func serve(_ c: Clubhouse, config: String) throws -> (Process, RPCSocketClient) {
-        let socketPath = c.path("s.sock")
-        let process = Process()
-        process.executableURL = Clubhouse.executable
-        process.arguments = ["--config", config, "serve", "--socket", socketPath]
-        var env = ProcessInfo.processInfo.environment
-        env["CLUBHOUSE_DATA_DIR"] = c.dataDirectory.path
-        env.removeValue(forKey: "CLUBHOUSE_CONFIG")
-        process.environment = env
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        return (process, try RPCSocketClient(path: socketPath))
+        try c.serveOnSocket(config: config, socket: "s.sock")
     }
 
     private func stop(_ server: Process) {

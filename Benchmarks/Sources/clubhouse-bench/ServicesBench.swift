@@ -97,6 +97,25 @@ func servicesBench(_ arguments: [String]) {
         print("  in process storage: \(error)")
     }
 
+    // In process, inside a call: what a plugin command's statements pay (the call's own checks, not the
+    // plugin's thread outside any call that the loop above measures). Per row of `notes list`, CPU.
+    do {
+        let rows = quick ? 200 : 1000
+        let calls = quick ? 20 : 100
+        func listCPU() -> Double? {
+            guard inproc.routed("notes", "list").status == .ok else { return nil }
+            let call = RoutedCall(inproc, "notes", "list")
+            return Measure.threadCPUSeconds(samples: samples) { for _ in 0..<calls { _ = call() } }.median / Double(calls)
+        }
+        if let empty = listCPU() {
+            for i in 0..<rows { _ = inproc.routed("notes", "add", ["text": .string("note \(i)")]) }
+            if let full = listCPU() {
+                print("  in process   one storage step inside a call (list of \(rows) − list of 0, per row, CPU)  \(Measure.format((full - empty) / Double(rows)))")
+                print("  in process   notes list of 0 rows inside a call (CPU)  \(Measure.format(empty))")
+            }
+        }
+    }
+
     // Isolated.
     if let noop = perCall(isolated, "ping", calls: quick ? 200 : 2000) {
         let ratio = floor.map { String(format: "  %.2f× the floor", noop / $0) } ?? ""

@@ -56,16 +56,8 @@ enum AdoptCommand {
             throw CLIError(status: .error, message: "\(error.message); nothing was adopted")
         }
         defer { db.close() }
-        let recorded = db.recordedOrigin()
-        json["from"] = recorded.map { ["origin": .string($0.key), "described": .string($0.described), "library": .string($0.library)] } ?? .null
-        if let recorded, recorded.key == origin.key {
-            json["changed"] = false
-            BuiltinCommands.output(options, json: .object(json),
-                                   text: "The data of \(id) at site '\(site.name)' (\(database)) already belongs to \(origin.described) (\(recorded.library)), which plugin '\(entry.alias)' loads (\(origin.library)); nothing changed\n")
-            return 0
-        }
-        // What it belonged to is what the adopt's own write transaction replaced (another adopt may have
-        // written in between the read above and this one).
+        // What it belonged to is what the adopt's own write transaction found (another adopt may write
+        // at the same time: a read before it could name what the other one replaced).
         let replaced: DataOrigin?
         do { replaced = try db.adopt(origin) } catch {
             throw CLIError(status: .error, message: "\(error.message)")
