@@ -225,9 +225,11 @@ extension HTTPFrontEnd {
     func runFollowed(_ call: PluginCall, exchange: HTTPExchange, _ answer: Answer, connection: HTTPConnection, channel: ServeChannel) {
         let followed = HTTPFollowedCall(id: exchange.requestID, alias: call.route.alias, command: call.route.command.name,
                                         owner: answer.owner, wake: { [weak self] in self?.loop?.wake() })
+        // Found by its URL before the stream's head names it: the loop may send the head at once, and a
+        // request on that URL must not find no call (a cancel before the call starts is kept for it).
+        calls.add(followed)
         let head = HTTPFrontEnd.streamHead([("Location", followed.url)] + answer.cors)
         _ = followed.listen(channel, connection, first: head.serialized(requestID: exchange.requestID, date: dates.now) + followed.announcement)
-        calls.add(followed)
         if !connection.openStream(stop: {}) { _ = followed.cancel() }
         credentialWatch?.watch(connection, request: accessRequest(exchange))
         loop?.wake(channel)
