@@ -65,4 +65,56 @@ final class SpeedSolveTests: XCTestCase {
         XCTAssertGreaterThan(checkRolls, 0)
         XCTAssertLessThan(checkRolls, search.simulations / 2, "the check scanned again: \(checkRolls) rolls against the search's \(search.simulations)")
     }
+
+    func testAnAimWhereNoSpeedMeetsTheConditionGivesUpInFewerRollsWithTheSameRoots() {
+        // As a scan's solve at an aim where the ball runs away down a slope even from 0.3 ft/s (hole 6 of the sweep): the
+        // pace stays above zero all the way down. Growing the bracket ×1.25 a step past 25 % (up to doubling) reaches the
+        // bound in 9 rolls instead of 15; where a root exists it is the same root to the solve's tolerance.
+        var slow = 0, fast = 0
+        let runAway = { (v: Double) -> (Double, Bool) in (10 + 0.01 * v, true) }
+        let old = PhysicsSolver.solveIncreasing(start: 9, lower: 0.3, upper: 40, tolerance: 1e-5, valueTolerance: 3e-4,
+                                                growth: 1.05) { v -> (Double, Bool) in slow += 1; return runAway(v) }
+        let new = PhysicsSolver.solveIncreasing(start: 9, lower: 0.3, upper: 40, tolerance: 1e-5, valueTolerance: 3e-4,
+                                                growth: 1.05, maxGrowth: 2) { v -> (Double, Bool) in fast += 1; return runAway(v) }
+        XCTAssertFalse(old.converged)
+        XCTAssertFalse(new.converged)
+        XCTAssertEqual(old.x, 0.3)
+        XCTAssertEqual(new.x, 0.3)
+        XCTAssertLessThanOrEqual(fast, 10)
+        XCTAssertGreaterThanOrEqual(slow, fast + 5, "\(slow) against \(fast) evaluations")
+        for root in [0.31, 0.9, 3.7, 12.5, 39.0] {
+            let f = { (v: Double) -> (Double, Bool) in (v * v - root * root, true) }
+            let a = PhysicsSolver.solveIncreasing(start: 6, lower: 0.3, upper: 40, tolerance: 1e-7, valueTolerance: 1e-9, growth: 1.05, f)
+            let b = PhysicsSolver.solveIncreasing(start: 6, lower: 0.3, upper: 40, tolerance: 1e-7, valueTolerance: 1e-9, growth: 1.05,
+                                                  maxGrowth: 2, f)
+            XCTAssertTrue(a.converged && b.converged, "root \(root)")
+            XCTAssertEqual(a.x, root, accuracy: 1e-6)
+            XCTAssertEqual(b.x, root, accuracy: 1e-6)
+        }
+    }
+
+    func testAFlaggedCentreFamilyAnswerSkipsTheSecondSearchAndKeepsItsLineAndFlag() throws {
+        // Hole 7's 23-ft putt of the sweep (#7): no line through the centre finishing L past drops, Nelder–Mead finds none, the
+        // centre family answers and has a next stroke that drops, so the answer is flagged whichever way a second search lands.
+        // Without that search (the default) the flag names the family's next stroke; the line and its make probability are
+        // the same as with it, in fewer rolls.
+        let dir = try SharedData.presidioDirectory()
+        let surface = GreenSurface(try Heightfield.read(jsonPath: dir + "/hole_7/Hole_7_heightfield.json"))
+        let putt = try XCTUnwrap(PuttSweep.putts(on: surface, count: 8, seed: 1007).last)
+        var solver = PhysicsSolver(simulator: PhysicsSimulator(surface: surface, parameters: PhysicsParameters(stimpFt: 10)))
+        solver.strokeErrors = .tour
+        solver.lanes = 2
+        let line = solver.bestLine(ball: putt.ball, hole: putt.flag)
+        XCTAssertEqual(line.stage, "centreFamily")
+        let u = try XCTUnwrap(line.instability)
+        XCTAssertEqual(u.otherStage, NumericalInstability.familyNext)
+        solver.probesFlaggedFamily = true
+        let probed = solver.bestLine(ball: putt.ball, hole: putt.flag)
+        XCTAssertEqual(probed.stage, "centreFamily")
+        XCTAssertNotNil(probed.instability)
+        XCTAssertEqual(line.aimOffsetDeg, probed.aimOffsetDeg)
+        XCTAssertEqual(line.speedFps, probed.speedFps)
+        XCTAssertEqual(line.probability?.probability, probed.probability?.probability)
+        XCTAssertLessThan(line.simulations, probed.simulations * 3 / 4, "\(line.simulations) against \(probed.simulations) rolls")
+    }
 }

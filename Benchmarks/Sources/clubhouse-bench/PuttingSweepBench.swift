@@ -3,9 +3,11 @@
 // the sweep's holed and converged rates beside the times), one `roll` (≤ 2 ms), and a green book of
 // a Presidio green at 3 ft spacing on every core (≤ 3 s).
 // Usage: clubhouse-bench putting-sweep [--data DIR] [--per-green N] [--runs N] [--book-hole N] [--lanes N] [--no-stability-check]
-//        [--exhaustive-leave] [--compare-leave]
+//        [--exhaustive-leave] [--compare-leave] [--search-1.6.0] [--scan-growth F] [--probe-family]
 // (--exhaustive-leave: the centre family and the lag scan roll every stroke, as up to putting 1.5.1 (`exhaustiveSearch`);
-// --compare-leave: every such putt is solved both ways too, untimed, and the best leaves compared: within 2 in or 5 %)
+// --compare-leave: every such putt is solved both ways too, untimed, and the best leaves compared: within 2 in or 5 %;
+// --search-1.6.0: the scans' brackets grow at most 25 % a step and flagged centre-family answers run the second search, as
+// up to putting 1.6.0; --scan-growth F: the scans' largest bracket step alone; --probe-family: the second search alone)
 // (--lanes: threads one best line may use, as `putting bestline` does: every core by default)
 
 import PuttingCore
@@ -50,6 +52,8 @@ func puttingSweepBench(_ arguments: [String]) {
     var perGreen = 16, runs = 21, bookHole = 1
     var diagnose = false, skipBook = false, brute = false, checkStability = true, exhaustiveSearch = false, compareLeave = false
     var lanes = PuttingService.processorCount
+    var scanGrowth160 = false, probeFamily = false
+    var scanMaxGrowth: Double?
     var i = 0
     while i < arguments.count {
         let next = i + 1 < arguments.count ? arguments[i + 1] : ""
@@ -66,6 +70,10 @@ func puttingSweepBench(_ arguments: [String]) {
         case "--no-stability-check": checkStability = false
         case "--exhaustive-leave": exhaustiveSearch = true
         case "--compare-leave": compareLeave = true
+        // Putting 1.6.0's search: the scans' brackets grow at most 25 % a step, and flagged centre-family answers are probed.
+        case "--search-1.6.0": scanGrowth160 = true
+        case "--scan-growth": scanMaxGrowth = Double(next); i += 1
+        case "--probe-family": probeFamily = true
         default: break
         }
         i += 1
@@ -98,6 +106,9 @@ func puttingSweepBench(_ arguments: [String]) {
         solver.lanes = lanes
         solver.checkStability = checkStability
         solver.exhaustiveSearch = exhaustiveSearch
+        if scanGrowth160 { solver.scanBracketMaxGrowth = 1.25; solver.probesFlaggedFamily = true }
+        if let scanMaxGrowth { solver.scanBracketMaxGrowth = scanMaxGrowth }
+        if probeFamily { solver.probesFlaggedFamily = true }
         let L = solver.finishPastFt
         _ = L
         var bare = PhysicsSolver(simulator: sim)
@@ -123,7 +134,7 @@ func puttingSweepBench(_ arguments: [String]) {
                 print("diag hole \(n) d \(sweepFixed(putt.ball.distance(to: putt.flag))) ft: \(sweepMs(times.last ?? 0)) CPU \(sweepMs(cpuTimes.last ?? 0)) stage \(line.stage) "
                     + "holed \(line.roll.holed) conv \(line.converged) within2in \(ok) past \(sweepFixed(line.finishPastFt * 12)) in "
                     + "centre \(sweepFixed(line.centreOffsetFt * 12)) in aim \(sweepFixed(line.aimOffsetDeg)) v \(sweepFixed(line.speedFps)) "
-                    + "p \(line.probability.map { sweepFixed($0.probability * 100) } ?? "-") % rolls \(line.simulations) | brute: \(exists)")
+                    + "p \(line.probability.map { sweepFixed($0.probability * 100) } ?? "-") % rolls \(line.simulations) flag \(line.instability?.otherStage ?? "-") | brute: \(exists)")
             }
             if compareLeave, !line.holeable {
                 // The same putt solved with the exhaustive and with the cheaper search: holeable both ways or neither, and

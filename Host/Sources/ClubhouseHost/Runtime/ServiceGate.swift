@@ -13,7 +13,7 @@
 // end in one implementation per service, and the gate is asked at the start of that implementation,
 // so the two faces cannot disagree:
 //   storage    StorageService's exec, prepare, begin, commit and migrate, and StorageStatement.step,
-//              through PluginDatabase.refusePastGrace                    → .statement, .begin, .commit, .migrate
+//              through PluginDatabase.refuseService                      → .statement, .begin, .commit, .migrate
 //   outbox     PublishBroker.publish                                     → .publishRecord
 //   events     EventsBroker.publish                                      → .publishEvent
 //   invoke     SiteRuntime.invokeFromPlugin                              → .invoke

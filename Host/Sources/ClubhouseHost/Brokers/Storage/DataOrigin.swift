@@ -18,7 +18,7 @@
 // except that the ids of the plugins bundled with the host are theirs: a library of another origin that
 // declares one is refused its data even when none exists yet (and none is created).
 // The binding is checked again under a running host when the file changes (`plugin adopt` in another
-// process): at each call's first use of storage, when `PRAGMA data_version` moved (ownershipRefusal()).
+// process): at each call's first use of storage, when `PRAGMA data_version` moved (ownershipRefusal(call:)).
 
 import ClubhousePlatform
 import CClubhouse
@@ -91,12 +91,8 @@ struct Ownership {
     var claim: OriginClaim
     /// `PRAGMA data_version` when the record was last read (nil: could not be read).
     var version: Int64?
-    /// The call that last checked (0: none, or outside any call).
-    var verifiedCall: UInt64 = 0
     /// Set when the record read last names another origin.
     var refusal: String?
-    /// When a use outside any call last checked (monotonic nanoseconds; 0: never).
-    var checkedOutsideAt: UInt64 = 0
 }
 
 /// The host's record of the origin that owns a database (one row; plugins may read it, never write it).
@@ -146,25 +142,29 @@ extension PluginDatabase {
     /// CLUBHOUSE_DENIED, with the refusal recorded, when the data was handed to another origin since this
     /// connection checked (`plugin adopt` under a running host). Checked at each call's first storage use
     /// (and outside a call at most every 100 ms): the call's id compared first, then `PRAGMA data_version`, and the
-    /// record read again only when the file changed. Holds the connection's mutex.
-    func ownershipRefusal() -> Int32? {
-        serialized { () -> Int32? in
-            guard ownership != nil else { return nil }
-            let call = CallContext.current?.id ?? 0
-            if call != 0 && call == ownership?.verifiedCall && ownership?.refusal == nil { return nil }
-            // Outside any call (an in-process plugin's own thread) the binding is checked at most every 100 ms:
-            // checked at every statement it made each one 28 times dearer (`clubhouse-bench services`, 3.3 µs
-            // against 116 ns a step), so an adopt reaches such a thread within 100 ms (plus the coarse clock's
-            // tick). The coarse clock: CLOCK_MONOTONIC read at every use cost a step 1.3 times the time before.
-            if call == 0, ownership?.refusal == nil, let at = ownership?.checkedOutsideAt, at != 0,
-               CallContext.coarseMonotonicNanoseconds() &- at < 100_000_000 { return nil }
-            return recheckOwnership(call: call)
+    /// record read again only when the file changed (that slow path under the connection's mutex).
+    func ownershipRefusal(call: UInt64) -> Int32? {
+        // The quick answer, without the mutex: this call already found the binding good; or, outside any call
+        // (an in-process plugin's own thread), a use did less than 100 ms ago by the coarse clock (a tick of
+        // 1–4 ms). Checked at every statement outside a call, each one was 28 times dearer
+        // (`clubhouse-bench services`, 3.3 µs against 116 ns a step); so an adopt reaches such a thread within
+        // about 100 ms. Both are 0 while refused, so a refused connection always takes the slow path.
+        if call != 0 {
+            if ownershipVerifiedCall.load(ordering: .relaxed) == call { return nil }
+        } else {
+            let at = ownershipVerifiedOutsideAt.load(ordering: .relaxed)
+            if at != 0, CallContext.coarseMonotonicNanoseconds() &- at < 100_000_000 { return nil }
         }
+        return serialized { recheckOwnership(call: call) }
     }
 
-    /// The slow half of `ownershipRefusal`: the data version read, the record only when it moved.
+    /// The slow half of `ownershipRefusal`, under the connection's mutex: the data version read, the record
+    /// only when it moved.
     private func recheckOwnership(call: UInt64) -> Int32? {
-        guard var owned = ownership else { return nil }
+        guard var owned = ownership else {
+            verified(call)
+            return nil
+        }
         if let version = dataVersion(), version != owned.version {
             owned.version = version
             if let recorded = recordedOrigin(), recorded.key != owned.claim.origin.key, !owned.claim.origin.isFormerRecord(recorded) {
@@ -173,12 +173,24 @@ extension PluginDatabase {
                 owned.refusal = nil
             }
         }
-        owned.verifiedCall = call
-        if call == 0 { owned.checkedOutsideAt = max(1, CallContext.coarseMonotonicNanoseconds()) }
         ownership = owned
-        guard let refusal = owned.refusal else { return nil }
+        guard let refusal = owned.refusal else {
+            verified(call)
+            return nil
+        }
+        ownershipVerifiedCall.store(0, ordering: .relaxed)
+        ownershipVerifiedOutsideAt.store(0, ordering: .relaxed)
         setError(refusal)
         return Int32(CLUBHOUSE_DENIED)
+    }
+
+    /// Records that `call` (0: a use outside any call, now) found the binding good.
+    private func verified(_ call: UInt64) {
+        if call != 0 {
+            ownershipVerifiedCall.store(call, ordering: .relaxed)
+        } else {
+            ownershipVerifiedOutsideAt.store(max(1, CallContext.coarseMonotonicNanoseconds()), ordering: .relaxed)
+        }
     }
 
     /// The one-line refusal: what, where, and what to do.

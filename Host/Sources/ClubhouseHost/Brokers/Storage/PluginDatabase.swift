@@ -9,6 +9,7 @@ import CClubhouse
 import ClubhouseABI
 import CSQLite
 import CSQLiteMemory
+import Synchronization
 import ClubhouseWire
 import ClubhouseLoader
 #if canImport(Glibc)
@@ -64,6 +65,11 @@ public final class PluginDatabase: @unchecked Sendable {
     /// The origin this connection was opened for, checked again while it lives (DataOrigin.swift); nil
     /// when opened without one (the host's own commands).
     var ownership: Ownership?
+    /// The re-check's quick answer, read without the connection's mutex (DataOrigin.swift, ownershipRefusal):
+    /// the call that last found the binding good (0: none), and when a use outside any call last did
+    /// (coarse monotonic nanoseconds; 0: never). Both are 0 while the data belongs to another origin.
+    let ownershipVerifiedCall = Atomic<UInt64>(0)
+    let ownershipVerifiedOutsideAt = Atomic<UInt64>(0)
     /// Set when a migration failed on this connection (an upgrade's backup is then restored).
     public internal(set) var migrationFailed = false
 

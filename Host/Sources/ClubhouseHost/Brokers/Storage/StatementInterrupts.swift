@@ -8,7 +8,7 @@
 // for a grace of 5 s from that moment so it can store what happened and clean up; a call that never
 // looks is interrupted at once; a deadline passed, or an isolated call's wall_ms + the grace, interrupts always
 // (CallContext.interruptsStatements); after the grace later statements are refused before they run
-// (PluginDatabase.refusePastGrace, issue 27).
+// (PluginDatabase.refuseService, issue 27).
 
 import CSQLite
 

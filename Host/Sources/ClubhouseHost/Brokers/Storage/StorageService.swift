@@ -69,7 +69,7 @@ struct StorageService {
     /// Runs SQL without results. The text is checked against the plugin's `sql_kb` first.
     func exec(_ sql: String) -> StorageOutcome {
         withDatabase { db in
-            if let refusal = db.refuseSQL(length: sql.utf8.count) ?? db.refusePastGrace() ?? db.ownershipRefusal() { return refusal }
+            if let refusal = db.refuseSQL(length: sql.utf8.count) ?? db.refuseService() { return refusal }
             return db.exec(sql)
         }
     }
@@ -77,7 +77,7 @@ struct StorageService {
     /// The same for a C string: the host reads at most one byte past the limit of it before refusing.
     func exec(cString sql: UnsafePointer<CChar>) -> StorageOutcome {
         withDatabase { db in
-            if let refusal = db.refuseSQL(length: strnlen(sql, db.limits.sqlBytes + 1)) ?? db.refusePastGrace() ?? db.ownershipRefusal() { return refusal }
+            if let refusal = db.refuseSQL(length: strnlen(sql, db.limits.sqlBytes + 1)) ?? db.refuseService() { return refusal }
             return db.exec(String(cString: sql))
         }
     }
@@ -86,7 +86,7 @@ struct StorageService {
     func prepare(_ sql: UnsafePointer<CChar>) -> (StorageOutcome, StorageStatement?) {
         var statement: StorageStatement?
         let outcome = withDatabase { db in
-            if let refusal = db.refuseSQL(length: strnlen(sql, db.limits.sqlBytes + 1)) ?? db.refusePastGrace() ?? db.ownershipRefusal() { return refusal }
+            if let refusal = db.refuseSQL(length: strnlen(sql, db.limits.sqlBytes + 1)) ?? db.refuseService() { return refusal }
             let (status, record) = db.prepare(sql)
             statement = record.map(StorageStatement.init)
             return status
@@ -98,14 +98,14 @@ struct StorageService {
         sql.withCString { prepare($0) }
     }
 
-    func begin() -> StorageOutcome { withDatabase { $0.refusePastGrace(.begin) ?? $0.ownershipRefusal() ?? $0.begin() } }
+    func begin() -> StorageOutcome { withDatabase { $0.refuseService(.begin) ?? $0.begin() } }
     /// Past the call's grace a commit is refused (ServiceGate.swift): the transaction stays open until the
     /// plugin rolls it back or the call ends, when the host rolls it back; it is never committed.
-    func commit() -> StorageOutcome { withDatabase { $0.refusePastGrace(.commit) ?? $0.ownershipRefusal() ?? $0.commit() } }
+    func commit() -> StorageOutcome { withDatabase { $0.refuseService(.commit) ?? $0.commit() } }
     func rollback() -> StorageOutcome { withDatabase { $0.rollback() } }
     func migrate(version: Int32, name: String, sql: String) -> StorageOutcome {
         withDatabase { db in
-            if let refusal = db.refuseSQL(length: sql.utf8.count) ?? db.refusePastGrace(.migrate) ?? db.ownershipRefusal() { return refusal }
+            if let refusal = db.refuseSQL(length: sql.utf8.count) ?? db.refuseService(.migrate) { return refusal }
             return db.migrate(version: version, name: name, sql: sql)
         }
     }
@@ -113,7 +113,7 @@ struct StorageService {
     /// The same for a C string: measured (sql_kb) before it is copied.
     func migrate(version: Int32, name: String, cString sql: UnsafePointer<CChar>) -> StorageOutcome {
         withDatabase { db in
-            if let refusal = db.refuseSQL(length: strnlen(sql, db.limits.sqlBytes + 1)) ?? db.refusePastGrace(.migrate) ?? db.ownershipRefusal() { return refusal }
+            if let refusal = db.refuseSQL(length: strnlen(sql, db.limits.sqlBytes + 1)) ?? db.refuseService(.migrate) { return refusal }
             return db.migrate(version: version, name: name, sql: String(cString: sql))
         }
     }
@@ -130,13 +130,18 @@ extension PluginDatabase {
         return Int32(CLUBHOUSE_DENIED)
     }
 
-    /// The stop's status (cancelled, or timeout for a wall-clock limit), with the message recorded,
-    /// when the running call's cleanup grace is over (ServiceGate.swift; issue 27): its prepare,
-    /// exec, step, begin, commit and migrate are refused before SQLite runs anything.
-    func refusePastGrace(_ act: ServiceAct = .statement) -> Int32? {
-        guard let (status, message) = ServiceGate.refusal(act) else { return nil }
-        setError(message)
-        return status
+    /// Before SQLite runs anything for a prepare, exec, step, begin, commit or migrate: the stop's status
+    /// (cancelled, or timeout for a wall-clock limit), with the message recorded, when the running call's
+    /// cleanup grace is over (ServiceGate.swift; issue 27); then CLUBHOUSE_DENIED when the data was adopted
+    /// away from this library (DataOrigin.swift). The thread's call is looked up once for both.
+    @inline(__always)
+    func refuseService(_ act: ServiceAct = .statement) -> Int32? {
+        let call = CallContext.current
+        if let (status, message) = ServiceGate.refusal(act, call: call) {
+            setError(message)
+            return status
+        }
+        return ownershipRefusal(call: call?.id ?? 0)
     }
 }
 
@@ -226,7 +231,7 @@ struct StorageStatement {
     func step() -> Int32 {
         let db = database
         return db.guarded {
-            if let refusal = db.refusePastGrace() ?? db.ownershipRefusal() { return refusal }
+            if let refusal = db.refuseService() { return refusal }
             let (rc, overBudget) = db.withMemoryBudget { sqlite3_step(stmt) }
             if overBudget {
                 db.setError(LimitRefusal.stepMemory(db.owner, db.limits))

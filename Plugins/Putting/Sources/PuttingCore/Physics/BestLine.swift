@@ -49,7 +49,7 @@ public struct BestLineRequest: Sendable, Equatable {
 
     /// Version of the models' arithmetic; bump it when a change alters results, so old cache entries
     /// are no longer found.
-    public static let modelVersion = 11
+    public static let modelVersion = 12
 
     /// The request as JSON (stored with jobs).
     public var json: JSONValue {

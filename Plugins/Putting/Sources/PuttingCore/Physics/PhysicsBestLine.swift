@@ -136,6 +136,12 @@ public struct PhysicsSolver: Sendable {
     public var exhaustiveSearch = false
     /// How many times the capture limit at the centre a ball must pass the hole at for the centre family to skip it.
     public var fastArrivalFactor = 2.0
+    /// The scans' speed solves: the largest factor a step of their bracket's growth may reach (1.25: up to putting 1.6.0).
+    public var scanBracketMaxGrowth = 2.0
+    /// Run the stability check's second search after a centre-family answer that is flagged whichever way it lands (one
+    /// with a next stroke that drops), as up to putting 1.6.0. Without it (the default) that answer names the family's next
+    /// stroke as its other line: the flag is the same, and the second search (a fifth to a third of such a putt) is saved.
+    public var probesFlaggedFamily = false
     /// Leave out the scan over aims for the line finishing L past, and the arrival scan (the stability check's second
     /// search of an answer found after them).
     var skipAimScan = false
@@ -355,8 +361,10 @@ public struct PhysicsSolver: Sendable {
         // The scans' speed solves: a launch speed within 10⁻⁶ of itself from a step (a ball that just crests a ridge
         // or rolls back) while the finish is still 0.05 ft off either side has no root there, only a knife edge.
         let scanJump = JumpGuard(relativeWidth: 1e-6, value: 0.05)
-        // Their speeds start from the neighbouring aim's (2° away): a bracket 5 % wide catches most in one roll.
-        let scanGrowth = 1.05
+        // Their speeds start from the neighbouring aim's (2° away): a bracket 5 % wide catches most in one roll. Past 25 % a
+        // step the bracket grows faster (up to `scanMaxGrowth`): an aim where no speed meets the condition (a ball that runs
+        // away down a slope even from 0.3 ft/s, one that never passes the hole up to 40 ft/s) gives up in about 9 rolls, not 15.
+        let scanGrowth = 1.05, scanMaxGrowth = scanBracketMaxGrowth
         // A ball that does not pass the hole is on the other branch of the pace (and of the arrival speed): the miss
         // distance, several feet below the passing rolls' values. Their solves bisect while an end of the bracket is one.
         @Sendable func scanOffBranch(_ r: PhysicsRoll) -> Bool { !passed(r) }
@@ -419,6 +427,7 @@ public struct PhysicsSolver: Sendable {
             probe.computeTolerance = false
             probe.exhaustiveSearch = exhaustiveSearch
             probe.fastArrivalFactor = fastArrivalFactor
+            probe.scanBracketMaxGrowth = scanBracketMaxGrowth
             probe.checkStability = false
             probe.skipAimScan = skippingAimScan
             probe.skipArrivalScan = skippingArrival
@@ -435,7 +444,7 @@ public struct PhysicsSolver: Sendable {
             } else if !skipAimScan {
                 @Sendable func paceSpeed(at a: Double, from warm: Double, precise: Bool) -> (Double, PhysicsRoll)? {
                     let root = PhysicsSolver.solveIncreasing(start: warm, lower: 0.3, upper: 40, tolerance: precise ? 1e-7 : 1e-5,
-                                                             valueTolerance: precise ? 1e-5 : 3e-4, growth: scanGrowth,
+                                                             valueTolerance: precise ? 1e-5 : 3e-4, growth: scanGrowth, maxGrowth: scanMaxGrowth,
                                                              jump: scanJump, offBranch: scanOffBranch) { v -> (Double, PhysicsRoll) in
                         let r = ghost(a, v)
                         return (pace(r), r)
@@ -469,7 +478,7 @@ public struct PhysicsSolver: Sendable {
             @Sendable func arrival(_ r: PhysicsRoll) -> Double { passed(r) ? r.closestSpeed - arrivalTarget : -arrivalTarget - r.closestDistance }
             @Sendable func arrivalSpeed(at a: Double, from warm: Double, precise: Bool) -> (Double, PhysicsRoll)? {
                 let root = PhysicsSolver.solveIncreasing(start: warm, lower: 0.3, upper: 40, tolerance: precise ? 1e-7 : 1e-5,
-                                                         valueTolerance: precise ? 1e-5 : 3e-4, growth: scanGrowth,
+                                                         valueTolerance: precise ? 1e-5 : 3e-4, growth: scanGrowth, maxGrowth: scanMaxGrowth,
                                                          jump: scanJump, offBranch: scanOffBranch) { v -> (Double, PhysicsRoll) in
                     let r = ghost(a, v)
                     return (arrival(r), r)
@@ -731,7 +740,10 @@ public struct PhysicsSolver: Sendable {
         }
         tally.advance(to: 0.6)
         // A line from Newton's method or the scans: the second search, beside the windows and the make probability.
-        if checkStability, needsFallback {
+        // A centre-family answer with a next stroke that drops is flagged whichever way the second search lands (below): unless
+        // `probesFlaggedFamily`, the family's next stroke is its other line and the second search does not run.
+        let flaggedAnyway = stage == "centreFamily" && familyAlternative != nil && !probesFlaggedFamily
+        if checkStability, needsFallback, !flaggedAnyway {
             // After a scan, the probe re-refines the scans' brackets (`ScanTrail`) instead of scanning every aim again.
             probeRun = searchedPastScans ? launchProbe(skippingAimScan: true, skippingArrival: true, replaying: stage == "notHoleable" ? trail : nil)
                 : launchProbe(skippingAimScan: stage == "arrival", skippingArrival: false, replaying: trail)
@@ -941,11 +953,11 @@ public struct PhysicsSolver: Sendable {
     }
 
     /// Root of an increasing function on [lower, upper]: bracket outward from `start` by factors of
-    /// `growth` (squared after each step when below 1.25, so a far start still brackets in a few rolls), then Illinois
-    /// regula falsi. Without a bracket, returns the bound closest to a root.
+    /// `growth` (squared after each step when below 1.25, so a far start still brackets in a few rolls; from 1.25 on,
+    /// ×1.25 a step up to `maxGrowth`), then Illinois regula falsi. Without a bracket, returns the bound closest to a root.
     static func solveIncreasing<P>(start: Double, lower: Double, upper: Double, tolerance: Double, valueTolerance: Double,
-                                   growth: Double = 1.25, jump: JumpGuard? = nil, offBranch: ((P) -> Bool)? = nil,
-                                   _ f: (Double) -> (Double, P)) -> Root<P>
+                                   growth: Double = 1.25, maxGrowth: Double = 1.25, jump: JumpGuard? = nil,
+                                   offBranch: ((P) -> Bool)? = nil, _ f: (Double) -> (Double, P)) -> Root<P>
     {
         var a = Swift.min(Swift.max(start, lower), upper)
         var (fa, pa) = f(a)
@@ -955,7 +967,7 @@ public struct PhysicsSolver: Sendable {
         // Expand until the sign changes.
         while (fa < 0) == (fb < 0) {
             let next = fa < 0 ? Swift.min(b * factor, upper) : Swift.max(b / factor, lower)
-            if factor < 1.25 { factor = Swift.min(1.25, factor * factor) }
+            if factor < 1.25 { factor = Swift.min(1.25, factor * factor) } else if factor < maxGrowth { factor = Swift.min(maxGrowth, factor * 1.25) }
             if next == b { return Root(x: b, payload: pb, converged: false) }
             a = b; fa = fb; pa = pb
             b = next
