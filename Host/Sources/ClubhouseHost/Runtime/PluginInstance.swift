@@ -264,7 +264,7 @@ final class PluginInstance: @unchecked Sendable {
                     database = try runtime.storage.open(site: siteName, pluginID: info.id, owner: entry.alias,
                                                         pluginVersion: info.version, origin: runtime.dataOrigin(canonical: backend.path),
                                                         adoptCommand: "\(runtime.configuration.commandPrefix) plugin adopt",
-                                                        bundledOwner: { [weak runtime = self.runtime, id = self.info.id] in runtime?.bundledLibrary(declaring: id) },
+                                                        bundledOwner: { [runtime = self.runtime, id = self.info.id] in runtime.bundledLibrary(declaring: id) },
                                                         limits: limits, shared: !serializesCalls)
                     if let note = database?.upgrade?.note { runtime.log.warning(note) }
                 } catch let error as StorageError {

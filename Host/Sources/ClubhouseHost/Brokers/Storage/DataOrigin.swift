@@ -113,19 +113,23 @@ extension PluginDatabase {
     /// database that has none yet (the first open, or the first after a host without the record).
     /// Runs before the plugin's version is checked or recorded, so a refused library changes nothing.
     func checkOrigin(_ claim: OriginClaim) throws(StorageError) {
+        // What the connection keeps for its re-checks never asks the bundled plugins again (only an open
+        // does), so it does not keep what `bundledOwner` captured (the site's runtime: PluginInstance).
+        var kept = claim
+        kept.bundledOwner = { nil }
         if recordedOrigin() == nil {
             if let refusal = claim.bundledIDRefusal(path: path) { throw StorageError(status: Int32(CLUBHOUSE_DENIED), message: refusal) }
             // INSERT OR IGNORE: of two hosts creating the database side by side, the first one's row stands.
             if !readOnly { try writeOrigin(claim.origin, replacing: false) }
         }
         guard let recorded = recordedOrigin(), recorded.key != claim.origin.key else {
-            ownership = Ownership(claim: claim, version: dataVersion())
+            ownership = Ownership(claim: kept, version: dataVersion())
             return
         }
         if claim.origin.isFormerRecord(recorded) {
             // The same package folder, recorded by its absolute path before: rewritten relative, so a later move keeps it.
             if !readOnly { try writeOrigin(claim.origin, replacing: true) }
-            ownership = Ownership(claim: claim, version: dataVersion())
+            ownership = Ownership(claim: kept, version: dataVersion())
             return
         }
         throw StorageError(status: Int32(CLUBHOUSE_DENIED), message: PluginDatabase.originRefusal(recorded: recorded, claim: claim, path: path))
