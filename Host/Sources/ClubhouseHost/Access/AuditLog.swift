@@ -57,16 +57,22 @@ public final class AuditLog: @unchecked Sendable {
     /// Queues one line (a JSON object) for the writer; returns at once.
     func append(_ object: JSONObject) {
         let line = JSONWriter.compact(.object(object)) + "\n"
-        lock.withLock {
-            guard pending.count < limits.maxPending else { dropped += 1; return }
+        let armed = lock.withLock { () -> Bool in
+            guard pending.count < limits.maxPending else { dropped += 1; return true }
             pending.append(line)
-            if !scheduled {
+            guard !scheduled else { return true }
+            // Lines gathered for a few milliseconds go out in one write: a wake-up of the writer (and a
+            // contended lock) per request cost a busy server more than the line itself.
+            do throws(ThreadStartError) {
+                try Thread.after(milliseconds: AuditLog.gatherMilliseconds) { [self] in writer.withLock { drain() } }
                 scheduled = true
-                // Lines gathered for a few milliseconds go out in one write: a wake-up of the writer (and a
-                // contended lock) per request cost a busy server more than the line itself.
-                Thread.after(milliseconds: AuditLog.gatherMilliseconds) { [self] in writer.withLock { drain() } }
+                return true
+            } catch {
+                return false
             }
         }
+        // No timer (the scheduler's thread would not start): the line is written now, on this thread.
+        if !armed { flush() }
     }
 
     /// Waits until every line queued so far is written (tests; a server stopping).

@@ -461,8 +461,13 @@ final class InterruptHandler: @unchecked Sendable {
             cancel()
             // Every signal but Ctrl-C is SIGTERM's: the second step comes by itself (nobody may press Ctrl-C).
             if signalNumber != SIGINT {
-                Thread.after(milliseconds: CallContext.cleanupGraceMilliseconds) { [weak self] in
-                    self?.escalate(ifStill: generation, because: "\(what), and \(alias) had not returned \(CallContext.cleanupGraceMilliseconds / 1000) s later")
+                do throws(ThreadStartError) {
+                    try Thread.after(milliseconds: CallContext.cleanupGraceMilliseconds) { [weak self] in
+                        self?.escalate(ifStill: generation, because: "\(what), and \(alias) had not returned \(CallContext.cleanupGraceMilliseconds / 1000) s later")
+                    }
+                } catch {
+                    // No timer for the grace: the second step now (the devices stopped) rather than never.
+                    escalate(ifStill: generation, because: "\(what), and the host could not wait \(CallContext.cleanupGraceMilliseconds / 1000) s for \(alias): \(error)")
                 }
             }
         case 2:
@@ -489,8 +494,14 @@ final class InterruptHandler: @unchecked Sendable {
         // The call returned meanwhile: the command line finishes by itself (exit 130).
         guard let current = lock.withLock({ cancel == nil ? nil : generation }) else { return }
         StandardStreams.writeError("clubhouse: stopping: the call gets \(InterruptHandler.storeGraceMilliseconds / 1000) s to store what it did (press Ctrl-C again to quit at once)\n")
-        Thread.after(milliseconds: InterruptHandler.storeGraceMilliseconds) { [weak self] in
-            guard let self, lock.withLock({ generation == current }) else { return }
+        do throws(ThreadStartError) {
+            try Thread.after(milliseconds: InterruptHandler.storeGraceMilliseconds) { [weak self] in
+                guard let self, lock.withLock({ generation == current }) else { return }
+                quit()
+            }
+        } catch {
+            // Nothing would end the process (a SIGTERM has nobody to press Ctrl-C): it ends now, its devices stopped above.
+            StandardStreams.writeError("clubhouse: the host could not wait for the call: \(error)\n")
             quit()
         }
     }

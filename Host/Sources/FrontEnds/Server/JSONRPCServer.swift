@@ -305,7 +305,7 @@ final class JSONRPCServer: @unchecked Sendable {
         }
         server.reloaded = { [front] in front?.reloadRoutes() }
         let watch = server.startReloadWatch { [front] in front?.reloadRoutes() }
-        defer { watch.cancel() }
+        defer { watch?.cancel() }
         let pusher = FederationBackground.start(session: session)
         defer { FederationBackground.stop(pusher, session: session) }
         if socketPath == nil && front == nil {
@@ -791,11 +791,22 @@ final class JSONRPCServer: @unchecked Sendable {
 }
 
 extension JSONRPCServer {
-    /// Reloads plugins whose install folder or lock changed (polled every 0.5 s).
-    func startReloadWatch(reloaded: @escaping @Sendable () -> Void = {}) -> ThreadTimer {
+    /// Reloads plugins whose install folder or lock changed (polled every 0.5 s). Nil, said in the log,
+    /// when its timer could not be armed (the server runs on; a plugin installed meanwhile needs a restart).
+    func startReloadWatch(reloaded: @escaping @Sendable () -> Void = {}) -> ThreadTimer? {
         let runtime = session.runtime
         let log = session.log
-        return ThreadTimer(milliseconds: 500, repeating: 500) {
+        do throws(ThreadStartError) {
+            return try startReloadTimer(runtime: runtime, log: log, reloaded: reloaded)
+        } catch {
+            log.error("serve will not reload a plugin installed while it runs (restart it then): its watch could not start — \(error)")
+            return nil
+        }
+    }
+
+    private func startReloadTimer(runtime: SiteRuntime, log: LogBroker,
+                                  reloaded: @escaping @Sendable () -> Void) throws(ThreadStartError) -> ThreadTimer {
+        try ThreadTimer(milliseconds: 500, repeating: 500) {
             let changed = runtime.changedSinceResolution()
             for alias in changed {
                 let outcome = runtime.reload(alias)

@@ -185,10 +185,7 @@ final class PluginLanes: @unchecked Sendable {
             lane.count += 1
             tickets[ticket] = (name, client)
             waitingByClient[client, default: 0] += 1
-            if !sweepDue {
-                sweepDue = true
-                scheduleSweep()
-            }
+            if !sweepDue { sweepDue = scheduleSweep() }
             return ticket
         }
         guard let ticket else { return .now }
@@ -300,8 +297,15 @@ final class PluginLanes: @unchecked Sendable {
     }
 
     /// Refuses the calls that waited `waitLimitMilliseconds`, every second while any wait.
-    private func scheduleSweep() {
-        Thread.after(milliseconds: 1000) { [weak self] in self?.sweep() }
+    /// False when no timer could be armed: the next call that waits tries again (meanwhile a wait past
+    /// the limit is not refused; it still runs when the lane frees).
+    private func scheduleSweep() -> Bool {
+        do throws(ThreadStartError) {
+            try Thread.after(milliseconds: 1000) { [weak self] in self?.sweep() }
+            return true
+        } catch {
+            return false
+        }
     }
 
     private func sweep() {
@@ -313,8 +317,7 @@ final class PluginLanes: @unchecked Sendable {
                     for waiting in queue where now - waiting.since >= waitLimitMilliseconds { expired.append((waiting.ticket, waiting.alias)) }
                 }
             }
-            sweepDue = !tickets.isEmpty
-            if sweepDue { scheduleSweep() }
+            sweepDue = !tickets.isEmpty && scheduleSweep()
             return expired
         }
         for (ticket, alias) in expired {

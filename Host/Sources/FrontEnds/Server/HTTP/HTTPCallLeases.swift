@@ -51,15 +51,15 @@ final class HTTPCallLeases: @unchecked Sendable {
         }
     }
 
-    /// Holds `context` under `key` for `milliseconds`; false when the key holds another call.
-    func hold(_ key: String, milliseconds: Int, principal: String, context: CallContext, what: String) -> Bool {
-        lock.withLock {
-            guard leases[key] == nil else { return false }
-            // A timer's thread of its own per lease (a lease is on a long call: there are few).
-            let timer = ThreadTimer(milliseconds: milliseconds) { [weak self] in self?.expire(key, context: context) }
-            leases[key] = Lease(principal: principal, context: context, milliseconds: milliseconds, timer: timer, what: what)
-            return true
-        }
+    /// Holds `context` under `key` for `milliseconds`; false when the key holds another call. Throws when
+    /// the lease's timer cannot be armed (nothing held: a lease that could not expire is refused).
+    func hold(_ key: String, milliseconds: Int, principal: String, context: CallContext, what: String) throws(ThreadStartError) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard leases[key] == nil else { return false }
+        let timer = try ThreadTimer(milliseconds: milliseconds) { [weak self] in self?.expire(key, context: context) }
+        leases[key] = Lease(principal: principal, context: context, milliseconds: milliseconds, timer: timer, what: what)
+        return true
     }
 
     /// The call ended: its lease goes.

@@ -27,9 +27,15 @@ final class HTTPCredentialWatch: @unchecked Sendable {
     private var timer: ThreadTimer?
 
     /// `check` says whether a request's credential still allows it; `drop` ends a connection that lost it.
-    init(check: @escaping @Sendable (AccessRequest) -> Bool, drop: @escaping @Sendable (HTTPConnection) -> Void) {
+    /// Refuses to serve when its timer cannot run: a revoked credential would keep its streams.
+    init(check: @escaping @Sendable (AccessRequest) -> Bool, drop: @escaping @Sendable (HTTPConnection) -> Void) throws(CLIError) {
         let interval = HTTPCredentialWatch.intervalMilliseconds
-        timer = ThreadTimer(milliseconds: interval, repeating: interval) { [weak self] in self?.sweep(check: check, drop: drop) }
+        do throws(ThreadStartError) {
+            timer = try ThreadTimer(milliseconds: interval, repeating: interval) { [weak self] in self?.sweep(check: check, drop: drop) }
+        } catch {
+            throw CLIError(status: .busy, message: "serve: the HTTP front end did not start: its credential watch (which ends the "
+                           + "streams of a revoked credential) could not run — \(error); end other work on this machine and start it again")
+        }
     }
 
     deinit { timer?.cancel() }
