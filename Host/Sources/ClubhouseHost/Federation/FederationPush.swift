@@ -245,7 +245,13 @@ public struct FederationPush {
         private var waited = false
 
         init(_ work: @escaping () -> Result<Batch?, FederationError>) {
-            Thread.detach { [self] in
+            do throws(ThreadStartError) {
+                try Thread.start { [self] in
+                    result = work()
+                    done.signal()
+                }
+            } catch {
+                // No thread: read now, on this one (the batch is the same, only not read meanwhile).
                 result = work()
                 done.signal()
             }

@@ -69,14 +69,20 @@ public final class FederationPusher: @unchecked Sendable {
         self.say = say
     }
 
-    /// Starts the thread; the first push comes at once (what waited while serve was down).
-    public func start() {
+    /// Starts the thread; the first push comes at once (what waited while serve was down). Throws when
+    /// the thread would not start (nothing is pushed then; the outbox keeps every record for later).
+    public func start() throws(ThreadStartError) {
         let first = lock.withLock { () -> Bool in
             defer { running = true }
             return !running && !stopping
         }
         guard first else { return }
-        Thread.detach { [self] in loop() }
+        do throws(ThreadStartError) {
+            try Thread.start { [self] in loop() }
+        } catch {
+            lock.withLock { running = false }
+            throw error
+        }
     }
 
     /// A commit published records: push soon (not sooner than the back-off while the federation is away).

@@ -29,16 +29,25 @@ public enum ConfigCreateCheck {
         let results = Slots(count: targets.count)
         let next = Counter()
         let group = WaitGroup()
+        let work = {
+            while let i = next.take(below: targets.count) {
+                results.set(i, create(targets[i], configPath: configPath, dataDirectory: dataDirectory,
+                                      timeoutMilliseconds: timeoutMilliseconds))
+            }
+        }
         for _ in 0..<min(2, targets.count) {
             group.enter()
-            Thread.detach {
-                while let i = next.take(below: targets.count) {
-                    results.set(i, create(targets[i], configPath: configPath, dataDirectory: dataDirectory,
-                                          timeoutMilliseconds: timeoutMilliseconds))
+            do throws(ThreadStartError) {
+                try Thread.start {
+                    work()
+                    group.leave()
                 }
+            } catch {
                 group.leave()
             }
         }
+        // What no thread took (none would start) is created on this one.
+        work()
         group.wait()
         return (0..<targets.count).map { results.get($0) }
     }

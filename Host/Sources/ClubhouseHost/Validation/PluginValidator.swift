@@ -331,7 +331,11 @@ public enum PluginValidator {
             }
             let context = router.context(for: prepared)
             let done = Semaphore()
-            Thread.detach { _ = router.run(prepared, context: context); done.signal() }
+            do throws(ThreadStartError) {
+                try Thread.start { _ = router.run(prepared, context: context); done.signal() }
+            } catch {
+                return (.failed, "'\(example)' was not run: \(error)")
+            }
             // Cancel once it is under way (a command that finishes first passes).
             if done.wait(milliseconds: 300) {
                 stopped.append("'\(example)' finished before the cancel")

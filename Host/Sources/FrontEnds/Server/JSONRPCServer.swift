@@ -380,7 +380,9 @@ final class JSONRPCServer: @unchecked Sendable {
         }
         // The caller is the only client: its calls are all the calls.
         relay.cancelCalls = { [self] in cancelAllCalls() }
-        relay.start()
+        do throws(ThreadStartError) { try relay.start() } catch {
+            throw CLIError(status: .busy, message: "serve: cannot relay standard input and output: \(error); end other work on this machine and start it again")
+        }
         loop.run()
         group.wait()
         relay.finish(within: limits.writeTimeoutMilliseconds)

@@ -37,10 +37,20 @@ final class StdioRelay: @unchecked Sendable {
         _ = fcntl(serverEnd, F_SETFL, fcntl(serverEnd, F_GETFL) | O_NONBLOCK)
     }
 
-    /// Starts both directions.
-    func start() {
+    /// Starts both directions; throws when a thread would not start (the replies' thread, started
+    /// first, then ends: the relay's end is shut).
+    func start() throws(ThreadStartError) {
+        // Replies first: without them the requests' thread is not started.
+        try startReplies()
         // Requests: the caller's input into the pair; its end of input becomes the client's.
-        Thread.detach { [self] in
+        do throws(ThreadStartError) { try startRequests() } catch {
+            shutdown(relayEnd, Int32(SHUT_RDWR))
+            throw error
+        }
+    }
+
+    private func startRequests() throws(ThreadStartError) {
+        try Thread.start { [self] in
             var buffer = [UInt8](repeating: 0, count: 65536)
             var failed = false
             while true {
@@ -58,8 +68,11 @@ final class StdioRelay: @unchecked Sendable {
             // A half-close: the calls answer, unless the caller goes meanwhile.
             if hungUp(output, wait: true) { callerGone() }
         }
+    }
+
+    private func startReplies() throws(ThreadStartError) {
         // Replies: everything the loop writes, out to the caller, until the loop closes its end.
-        Thread.detach { [self] in
+        try Thread.start { [self] in
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
                 let n = buffer.withUnsafeMutableBytes { read(relayEnd, $0.baseAddress, $0.count) }
