@@ -217,6 +217,16 @@ final class ThreadsTests: XCTestCase {
         XCTAssertTrue(recovering.isRunning)
     }
 
+    func testAJobAnAgeAwayIsKeptWithoutOverflowAndCancelled() throws {
+        let scheduler = Scheduler()
+        defer { scheduler.stop() }
+        let far = try scheduler.schedule(after: Int.max, repeating: Int.max) {}
+        XCTAssertTrue(scheduler.reschedule(far, after: Int.max))
+        XCTAssertEqual(scheduler.pendingCount, 1)
+        scheduler.cancel(far)
+        XCTAssertEqual(scheduler.pendingCount, 0)
+    }
+
     func testAStoppedSchedulerStartsAgainWithTheNextJob() throws {
         let scheduler = Scheduler()
         let ran = Semaphore()

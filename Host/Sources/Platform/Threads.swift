@@ -215,13 +215,13 @@ public final class Scheduler: @unchecked Sendable {
     @discardableResult
     public func schedule(after milliseconds: Int, repeating: Int? = nil,
                          _ body: @escaping @Sendable () -> Void) throws(ThreadStartError) -> Job {
-        let due = Subprocess.monotonicMilliseconds() + Int64(max(0, milliseconds))
+        let due = Scheduler.due(in: milliseconds)
         condition.lock()
         defer { condition.unlock() }
         try startLocked()
         nextID += 1
         let id = nextID
-        entries[id] = Entry(due: due, order: 0, repeating: repeating.map { Int64(max(1, $0)) }, body: body)
+        entries[id] = Entry(due: due, order: 0, repeating: repeating.map { min(Int64(max(1, $0)), 3_155_760_000_000) }, body: body)
         push(id, due: due)
         return Job(id: id)
     }
@@ -229,7 +229,7 @@ public final class Scheduler: @unchecked Sendable {
     /// Moves a job to `milliseconds` from now; false when it is gone (ran once, or cancelled).
     @discardableResult
     public func reschedule(_ job: Job, after milliseconds: Int) -> Bool {
-        let due = Subprocess.monotonicMilliseconds() + Int64(max(0, milliseconds))
+        let due = Scheduler.due(in: milliseconds)
         return condition.withLock {
             guard entries[job.id] != nil else { return false }
             stale += 1
@@ -253,6 +253,11 @@ public final class Scheduler: @unchecked Sendable {
             if running { stopping = true }
             condition.broadcast()
         }
+    }
+
+    /// Monotonic milliseconds `milliseconds` from now (negative: now; beyond a century: a century).
+    private static func due(in milliseconds: Int) -> Int64 {
+        Subprocess.monotonicMilliseconds() + min(Int64(max(0, milliseconds)), 3_155_760_000_000)
     }
 
     // Under the lock from here.
