@@ -35,6 +35,7 @@ public enum ConfigCreateCheck {
                                       timeoutMilliseconds: timeoutMilliseconds))
             }
         }
+        var started = 0
         for _ in 0..<min(2, targets.count) {
             group.enter()
             do throws(ThreadStartError) {
@@ -42,12 +43,13 @@ public enum ConfigCreateCheck {
                     work()
                     group.leave()
                 }
+                started += 1
             } catch {
                 group.leave()
             }
         }
-        // What no thread took (none would start) is created on this one.
-        work()
+        // No thread would start: the targets are created on this one, one at a time.
+        if started == 0 { work() }
         group.wait()
         return (0..<targets.count).map { results.get($0) }
     }
