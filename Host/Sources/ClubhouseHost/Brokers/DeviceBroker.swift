@@ -29,8 +29,9 @@ public final class DeviceBroker: @unchecked Sendable {
     let scheduler: Scheduler
 
     /// The device watchdog's own scheduler thread, apart from the host's other delayed work (a slow job
-    /// there never holds up a stop); started by the first device opened, then it stays.
-    static let safetyScheduler = Scheduler()
+    /// there never holds up a stop); started by the first device opened, then it stays. A front end's
+    /// timers that stop devices (a SIGTERM's second step) run on it too.
+    public static let safetyScheduler = Scheduler()
 
     init(site: Site, log: LogBroker, scheduler: Scheduler = DeviceBroker.safetyScheduler) {
         self.site = site

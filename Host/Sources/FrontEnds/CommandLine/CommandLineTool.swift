@@ -462,7 +462,8 @@ final class InterruptHandler: @unchecked Sendable {
             // Every signal but Ctrl-C is SIGTERM's: the second step comes by itself (nobody may press Ctrl-C).
             if signalNumber != SIGINT {
                 do throws(ThreadStartError) {
-                    try Thread.after(milliseconds: CallContext.cleanupGraceMilliseconds) { [weak self] in
+                    // On the device watchdog's thread: this step stops devices, and no other delayed work holds it up.
+                    try DeviceBroker.safetyScheduler.schedule(after: CallContext.cleanupGraceMilliseconds) { [weak self] in
                         self?.escalate(ifStill: generation, because: "\(what), and \(alias) had not returned \(CallContext.cleanupGraceMilliseconds / 1000) s later")
                     }
                 } catch {
@@ -495,7 +496,7 @@ final class InterruptHandler: @unchecked Sendable {
         guard let current = lock.withLock({ cancel == nil ? nil : generation }) else { return }
         StandardStreams.writeError("clubhouse: stopping: the call gets \(InterruptHandler.storeGraceMilliseconds / 1000) s to store what it did (press Ctrl-C again to quit at once)\n")
         do throws(ThreadStartError) {
-            try Thread.after(milliseconds: InterruptHandler.storeGraceMilliseconds) { [weak self] in
+            try DeviceBroker.safetyScheduler.schedule(after: InterruptHandler.storeGraceMilliseconds) { [weak self] in
                 guard let self, lock.withLock({ generation == current }) else { return }
                 quit()
             }
