@@ -105,14 +105,15 @@ final class PluginLanes: @unchecked Sendable {
             return first
         }
 
+        /// Removes in place (`waiting[client]?.remove`): a copy of the queue taken out first would share its
+        /// storage with the dictionary, and the removal would then copy every waiting call (a retain of each
+        /// closure) — per call started in a client's burst.
         func remove(ticket: UInt64, client: Int) -> Waiting? {
-            guard var queue = waiting[client], let i = queue.firstIndex(where: { $0.ticket == ticket }) else { return nil }
-            let found = queue.remove(at: i)
-            if queue.isEmpty {
+            guard let i = waiting[client]?.firstIndex(where: { $0.ticket == ticket }),
+                  let found = waiting[client]?.remove(at: i) else { return nil }
+            if waiting[client]?.isEmpty == true {
                 waiting[client] = nil
                 turns.removeAll { $0 == client }
-            } else {
-                waiting[client] = queue
             }
             count -= 1
             return found
