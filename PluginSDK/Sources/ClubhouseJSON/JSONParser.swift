@@ -45,26 +45,63 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 /// A parsed document with the source location of every value, keyed by JSON Pointer (RFC 6901).
+///
+/// The parse records byte offsets only; a line and column is worked out when one is asked for (one
+/// binary search over where the lines start). Most documents — a configuration read at every
+/// command — are valid, and their locations are never looked at, or only a few of them.
 public struct JSONDocument: Sendable {
     public let value: JSONValue
+    /// The byte offset of each value, by pointer (see `locations`).
+    let offsets: [String: Int]
+    /// The byte offset of each object member's key, by the member's pointer.
+    let keyOffsets: [String: Int]
+    /// Where each line starts (line 1 at offset 0).
+    let lineStarts: [Int]
+
+    init(value: JSONValue, offsets: [String: Int], keyOffsets: [String: Int], bytes: UnsafeBufferPointer<UInt8>) {
+        self.value = value
+        self.offsets = offsets
+        self.keyOffsets = keyOffsets
+        var starts = [0]
+        for i in bytes.indices where bytes[i] == 0x0A { starts.append(i + 1) }
+        lineStarts = starts
+    }
+
     /// `""` is the root; `"/sites/default/plugins/0"` an array element. Keys are escaped (`~0`, `~1`).
-    public let locations: [String: SourceLocation]
+    /// Built when asked for: prefer `location(of:)` for one value.
+    public var locations: [String: SourceLocation] { offsets.mapValues(location(atOffset:)) }
     /// Where each object member's key is, by the member's pointer (for "unknown key" messages).
-    public let keyLocations: [String: SourceLocation]
+    public var keyLocations: [String: SourceLocation] { keyOffsets.mapValues(location(atOffset:)) }
+
+    /// Line and column (1-based, the column in bytes) of a byte offset.
+    func location(atOffset offset: Int) -> SourceLocation {
+        // The last line start at or before `offset`.
+        var low = 0, high = lineStarts.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if lineStarts[middle] <= offset { low = middle } else { high = middle - 1 }
+        }
+        return SourceLocation(line: low + 1, column: offset - lineStarts[low] + 1, offset: offset)
+    }
 
     /// The location of the value at `pointer`, or of its nearest recorded ancestor.
     public func location(of pointer: String) -> SourceLocation {
         var p = pointer
         while true {
-            if let loc = locations[p] { return loc }
+            if let offset = offsets[p] { return location(atOffset: offset) }
             guard let slash = p.lastIndex(of: "/") else { return SourceLocation(line: 1, column: 1, offset: 0) }
             p = String(p[..<slash])
         }
     }
 
+    /// The location of the value at `pointer` when the document has one there (no ancestor's).
+    public func exactLocation(of pointer: String) -> SourceLocation? {
+        offsets[pointer].map(location(atOffset:))
+    }
+
     /// The location of the key of the member at `pointer` (its value's location if unknown).
     public func keyLocation(of pointer: String) -> SourceLocation {
-        keyLocations[pointer] ?? location(of: pointer)
+        keyOffsets[pointer].map(location(atOffset:)) ?? location(of: pointer)
     }
 
     /// Escapes one reference token for use in a JSON Pointer.
@@ -129,8 +166,7 @@ public struct JSONParser {
                 let recorder = LocationRecorder(expectedValues: buffer.count / 16)
                 var parser = Parser(buffer, options: options, recorder: recorder)
                 let value = try parser.parseDocument()
-                return JSONDocument(value: value, locations: parser.locationTable(recorder.offsets),
-                                    keyLocations: parser.locationTable(recorder.keyOffsets))
+                return JSONDocument(value: value, offsets: recorder.offsets, keyOffsets: recorder.keyOffsets, bytes: buffer)
             }
         }
         return try result.get()
@@ -181,22 +217,6 @@ private struct Parser {
         self.bytes = bytes
         self.options = options
         self.recorder = recorder
-    }
-
-    func locationTable(_ offsets: [String: Int]) -> [String: SourceLocation] {
-        // Convert offsets to line:column in one pass over the text.
-        let sorted = offsets.sorted { $0.value < $1.value }
-        var result: [String: SourceLocation] = [:]
-        result.reserveCapacity(sorted.count)
-        var line = 1, lineStart = 0, i = 0
-        for (key, offset) in sorted {
-            while i < offset && i < bytes.count {
-                if bytes[i] == 0x0A { line += 1; lineStart = i + 1 }
-                i += 1
-            }
-            result[key] = SourceLocation(line: line, column: offset - lineStart + 1, offset: offset)
-        }
-        return result
     }
 
     func fail(_ message: String, at offset: Int? = nil) -> JSONParseError {

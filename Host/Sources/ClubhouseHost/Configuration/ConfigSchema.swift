@@ -271,7 +271,7 @@ public enum ConfigSchemaLocation {
         guard let document = try? JSONParser.parseDocument(text) else { return fallback }
         let base = "/sites/\(JSONDocument.escapePointerToken(site))/plugins/\(JSONDocument.escapePointerToken(entry.alias))/config"
         // A value the file does not have (a required member) points at the config object itself.
-        let location = document.locations[base + pointer] ?? document.location(of: base + pointer)
+        let location = document.exactLocation(of: base + pointer) ?? document.location(of: base + pointer)
         return "\(configuration.source):\(location.line):\(location.column)"
     }
 
