@@ -47,6 +47,26 @@ final class StorageBrokerTests: XCTestCase {
         XCTAssertEqual(db.migrate(version: 2, name: "two", sql: "CREATE TABLE v(x)"), Int32(CLUBHOUSE_OK))
     }
 
+    /// A plugin's create runs its migrations at every command: one already applied (same version, same
+    /// name) is a plain read, without BEGIN IMMEDIATE — so it neither waits for nor fails on another
+    /// connection's write transaction (before: the busy timeout, 5 s, then "database is locked").
+    func testAnAppliedMigrationIsCheckedWithoutTheWriteLock() throws {
+        let first = try open()
+        XCTAssertEqual(first.migrate(version: 1, name: "one", sql: "CREATE TABLE t(x)"), Int32(CLUBHOUSE_OK))
+        let writer = try open()
+        XCTAssertEqual(writer.begin(), Int32(CLUBHOUSE_OK))
+        XCTAssertEqual(writer.exec("INSERT INTO t VALUES (1)"), Int32(CLUBHOUSE_OK))
+        let again = try open()
+        let started = Date()
+        XCTAssertEqual(again.migrate(version: 1, name: "one", sql: "CREATE TABLE t(x)"), Int32(CLUBHOUSE_OK), again.lastError)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2, "waited for the writer's lock")
+        XCTAssertEqual(writer.commit(), Int32(CLUBHOUSE_OK))
+        // What is not applied, or applied under another name, still takes the transaction and says why.
+        XCTAssertEqual(again.migrate(version: 1, name: "uno", sql: ""), Int32(CLUBHOUSE_ERROR))
+        XCTAssertTrue(again.lastError.contains("recorded as 'one'"), again.lastError)
+        XCTAssertEqual(again.migrate(version: 2, name: "two", sql: "CREATE TABLE u(x)"), Int32(CLUBHOUSE_OK), again.lastError)
+    }
+
     func testTheAuthorizerFencesThePluginIn() throws {
         let db = try open()
         XCTAssertEqual(db.exec("ATTACH DATABASE '\(directory)/other.sqlite' AS o"), Int32(CLUBHOUSE_DENIED))

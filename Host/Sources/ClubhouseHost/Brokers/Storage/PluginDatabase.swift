@@ -610,6 +610,13 @@ public final class PluginDatabase: @unchecked Sendable {
             setError("\(path): migration \(version) ('\(name)') of plugin '\(owner)' cannot be applied: the data directory or the file is read-only")
             return Int32(CLUBHOUSE_DENIED)
         }
+        // Already applied under this name (every command after the first): one plain read of the
+        // history — no BEGIN IMMEDIATE (the write lock), no COMMIT. It reads the database as it is,
+        // as the transaction below would; anything else (not recorded, another name, no history
+        // table yet) takes that transaction, which checks again and says why.
+        if serialized({ migrationHistory() }).contains(where: { $0.0 == version && $0.1 == name }) {
+            return Int32(CLUBHOUSE_OK)
+        }
         return serialized { () -> Int32 in
             var status = begin()
             guard status == Int32(CLUBHOUSE_OK) else { return status }
