@@ -46,5 +46,15 @@ final class ScorecardPlayerListEndToEndTests: XCTestCase {
             XCTAssertNotEqual(try sql("SELECT generation FROM data_generation"), before, write)
             XCTAssertEqual(try rounds(), computed, write)
         }
+        // A kept value of the wrong type is refused with the column and what it holds (the rows are read
+        // column by column when they fit, through Decodable when not: the same words as before).
+        _ = try c.succeed(["scorecard", "player", "list"])
+        for (value, holds) in [("'x'", #"text("x")"#), ("3.5", "real(3.5)")] {
+            _ = try sql("UPDATE player_summaries SET finished_rounds = \(value) WHERE rowid = (SELECT min(rowid) FROM player_summaries)")
+            let refused = try c.run(["scorecard", "player", "list"])
+            XCTAssertEqual(refused.exitCode, 1, refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("a row of player_summaries in the scorecard database does not fit: column "
+                                                  + "'finished_rounds' holds \(holds), not an integer that fits Int"), refused.stderr)
+        }
     }
 }

@@ -30,6 +30,29 @@ final class CommandsTests: XCTestCase {
         XCTAssertTrue(list.text.contains("Dee Lane"))
     }
 
+    /// `player list` builds its JSON without the Encodable walk (PlayerSummary's JSONValueRepresentable):
+    /// it must be exactly what the synthesized Codable form gave — keys in declaration order, a missing
+    /// index as null, tenths as exact decimals.
+    func testPlayerListJSONIsTheCodableForm() throws {
+        struct Mirror: Encodable { var id: Int, name: String, index: Tenths?, indexIsGiven: Bool, finishedRounds: Int }
+        struct MirrorList: Encodable { var players: [Mirror] }
+        let (commands, _) = try makeCommands()
+        _ = try commands.addPlayer(AddPlayerRequest(name: "Dee", index: "12.0"))
+        _ = try commands.addPlayer(AddPlayerRequest(name: "Eve \"E\" Ö", index: "+1.2"))
+        let list = try commands.listPlayers()
+        let mirror = MirrorList(players: list.players.map {
+            Mirror(id: $0.id, name: $0.name, index: $0.index, indexIsGiven: $0.indexIsGiven, finishedRounds: $0.finishedRounds)
+        })
+        XCTAssertEqual(list.jsonValue, ScorecardJSON.value(mirror))
+        XCTAssertEqual(ScorecardJSON.value(list), ScorecardJSON.value(mirror))
+        XCTAssertEqual(JSONWriter.compact(list.jsonValue),
+                       #"{"players":[{"id":1,"name":"Ann","index":null,"indexIsGiven":false,"finishedRounds":0},"#
+                       + #"{"id":2,"name":"Ben","index":null,"indexIsGiven":false,"finishedRounds":0},"#
+                       + #"{"id":3,"name":"Cy","index":null,"indexIsGiven":false,"finishedRounds":0},"#
+                       + #"{"id":4,"name":"Dee","index":12.0,"indexIsGiven":true,"finishedRounds":0},"#
+                       + #"{"id":5,"name":"Eve \"E\" Ö","index":-1.2,"indexIsGiven":true,"finishedRounds":0}]}"#)
+    }
+
     /// Issue 30: a player's existing Handicap Index can be given (add, edit, none), it is the index in
     /// force at round start, and an edit is refused once the record here has its own index.
     func testAGivenIndexIsEnteredAndUsed() throws {

@@ -48,7 +48,7 @@ final class SQLScorecardStore: ScorecardStore {
         }
         guard first["summarized"].int64 == generation else { return (generation, nil) }
         var summaries: [PlayerSummary] = []
-        for row in try records(PlayerSummaryRow.self, rows, of: "player_summaries") {
+        for row in try rows.map(PlayerSummaryRow.read) {
             // A player without a kept summary (added by another program without the trigger) means recomputing.
             guard let isGiven = row.index_is_given, let rounds = row.finished_rounds else { return (generation, nil) }
             let index = try checked(row.index_tenths, ScorecardStoredRange.indexTenths, "player \(row.id)'s kept index_tenths")
@@ -210,6 +210,28 @@ private struct PlayerRow: Decodable {
 
 private struct PlayerSummaryRow: Decodable {
     var id: Int, name: String, index_tenths: Int?, index_is_given: Int?, finished_rounds: Int?
+
+    /// The row read column by column when every column holds what it should (integers, text, nulls
+    /// where allowed) — `player list` reads one per player at every call, and the Decodable walk was
+    /// most of it; any other row goes through Decodable, which decodes what it can and words the
+    /// error for the rest exactly as before.
+    static func read(_ row: Row) throws -> PlayerSummaryRow {
+        if case .integer(let id) = row["id"], case .text(let name) = row["name"],
+           let index = optional(row["index_tenths"]), let given = optional(row["index_is_given"]),
+           let rounds = optional(row["finished_rounds"]) {
+            return PlayerSummaryRow(id: Int(id), name: name, index_tenths: index, index_is_given: given, finished_rounds: rounds)
+        }
+        return try row.record(PlayerSummaryRow.self, of: "player_summaries", in: "scorecard")
+    }
+
+    /// An integer column that may be null: .some(nil) for null, nil for anything but an integer.
+    private static func optional(_ value: SQLValue) -> Int?? {
+        switch value {
+        case .null: return .some(nil)
+        case .integer(let i): return .some(Int(i))
+        default: return nil
+        }
+    }
 }
 
 private struct HoleRow: Decodable {

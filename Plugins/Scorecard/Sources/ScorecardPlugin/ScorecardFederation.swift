@@ -58,7 +58,7 @@ extension Scorecard {
             received[row.member_id] = (Tenths(raw: row.index_tenths), row.scores, row.clubs, row.federation)
         }
         var players: [JSONValue] = []
-        for (summary, value) in zip(list.players, ScorecardJSON.value(list)["players"]?.arrayValue ?? []) {
+        for (summary, value) in zip(list.players, list.players.map(\.jsonValue)) {
             var o = value.objectValue ?? [:]
             let member = members[summary.id]
             o["member"] = member.map { .string($0) } ?? .null
