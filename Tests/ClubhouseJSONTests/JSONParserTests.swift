@@ -83,6 +83,38 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(doc.location(of: "/sites/missing").description, "2:12")
     }
 
+    /// Locations are worked out from byte offsets on demand (one binary search over the line starts):
+    /// the table, a key's location, an exact lookup and the nearest ancestor agree with a count of the
+    /// lines and bytes before each value, at a line's first and last byte and past a multi-byte character.
+    func testDocumentLocationsAreWorkedOutOnDemand() throws {
+        let text = "{\"é\": 1,\n\"b\":\n[2,\n  {\"c\": \"x\"}],\r\n\"d\": null}\n"
+        let doc = try JSONParser.parseDocument(text)
+        let bytes = Array(text.utf8)
+        func expected(_ offset: Int) -> String {
+            let before = bytes[..<offset]
+            let line = before.filter { $0 == 0x0A }.count + 1
+            let start = (before.lastIndex(of: 0x0A).map { $0 + 1 }) ?? 0
+            return "\(line):\(offset - start + 1)"
+        }
+        XCTAssertEqual(doc.locations.count, 7)
+        for (pointer, location) in doc.locations {
+            XCTAssertEqual(location.description, expected(location.offset), pointer)
+            XCTAssertEqual(doc.location(of: pointer), location, pointer)
+            XCTAssertEqual(doc.exactLocation(of: pointer), location, pointer)
+        }
+        XCTAssertEqual(doc.location(of: "/%C3%A9").description, "1:1", "no such member: the root")
+        XCTAssertEqual(doc.location(of: "/é").description, "1:8", "the column counts bytes: é is two")
+        XCTAssertEqual(doc.keyLocation(of: "/é").description, "1:2")
+        XCTAssertEqual(doc.location(of: "/b").description, "3:1")
+        XCTAssertEqual(doc.location(of: "/b/1/c").description, "4:9")
+        XCTAssertEqual(doc.location(of: "/b/1/c/deeper").description, "4:9", "the nearest recorded ancestor")
+        XCTAssertNil(doc.exactLocation(of: "/b/1/c/deeper"))
+        XCTAssertEqual(doc.keyLocation(of: "/d").description, "5:1", "after CR LF: the CR ends the line before")
+        XCTAssertEqual(doc.location(of: "/d").description, "5:6")
+        XCTAssertEqual(doc.keyLocations.count, 4)
+        XCTAssertEqual(doc.keyLocations["/b/1/c"]?.description, "4:4")
+    }
+
     func testWriterEscapesMinimallyAndRoundTrips() throws {
         let v: JSONValue = ["k": "a\"\\\u{1}\u{7F}\u{2028}é", "n": 1.5, "z": [true, nil]]
         XCTAssertEqual(JSONWriter.compact(v), "{\"k\":\"a\\\"\\\\\\u0001\u{7F}\u{2028}é\",\"n\":1.5,\"z\":[true,null]}")
