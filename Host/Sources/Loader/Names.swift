@@ -34,6 +34,7 @@ public enum Names {
 
     /// What is wrong with `id` as a plugin id, or nil when it is reverse-DNS within the limits.
     public static func idProblem(_ id: String) -> String? {
+        if isPlainID(id) { return nil }
         let rule = "reverse-DNS: labels of lowercase letters, digits and '-' joined by '.', such as org.example.notes"
         guard id.utf8.count <= maximumIDLength else {
             return "id '\(shown(id))' is \(id.utf8.count) characters long; an id has at most \(maximumIDLength)"
@@ -49,6 +50,29 @@ public enum Names {
             return "id '\(shown(id))' is not \(rule)"
         }
         return nil
+    }
+
+    /// The common case in bytes (every site entry's id is checked at every command): ASCII lowercase
+    /// letters, digits, '-' and '.', two labels or more, none empty or too long, not too long in all.
+    /// For such text the checks below (on characters and scalars) find nothing either; anything else
+    /// goes through them for its message.
+    static func isPlainID(_ id: String) -> Bool {
+        var labels = 1, label = 0, total = 0
+        for byte in id.utf8 {
+            total += 1
+            switch byte {
+            case UInt8(ascii: "."):
+                if label == 0 { return false }
+                labels += 1
+                label = 0
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
+                label += 1
+                if label > maximumLabelLength { return false }
+            default:
+                return false
+            }
+        }
+        return labels >= 2 && label > 0 && total <= maximumIDLength
     }
 
     public static func isSiteName(_ name: String) -> Bool { nameProblem(name, what: "site name") == nil }
