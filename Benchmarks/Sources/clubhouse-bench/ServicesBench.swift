@@ -55,9 +55,10 @@ func servicesBench(_ arguments: [String]) {
         } / Double(calls)
     }
 
-    // `--profile isolated|inproc|list`: that call alone, 200,000 times (100,000 for the list), for `perf record`.
+    // `--profile isolated|inproc|list|inproc-list`: that call alone, 200,000 times (100,000 for the list), for `perf record`.
     if let i = arguments.firstIndex(of: "--profile"), i + 1 < arguments.count {
         let (runtime, command, calls) = arguments[i + 1] == "inproc" ? (inproc, "ping", 2_000_000)
+            : arguments[i + 1] == "inproc-list" ? (inproc, "list", 500_000)
             : arguments[i + 1] == "list" ? (isolated, "list", 100_000) : (isolated, "ping", 200_000)
         RoutedCall(runtime, "notes", command).repeated(calls)
         return
