@@ -72,6 +72,19 @@ static void marker_path(char *out, size_t capacity, const char *name) {
     snprintf(out, capacity, "%s/%s", dir ? dir : "/tmp", name);
 }
 
+/* Forks a child that holds the runner's pipes (fds 3 and 4) for a minute; its pid goes to <data>/<marker>. */
+static void fork_holder(const char *marker) {
+    pid_t child = fork();
+    if (child == 0) {
+        for (int i = 0; i < 600; i++) usleep(100000);
+        _exit(0);
+    }
+    char path[512];
+    marker_path(path, sizeof path, marker);
+    FILE *f = fopen(path, "w");
+    if (f) { fprintf(f, "%d\n", (int)child); fclose(f); }
+}
+
 #if defined(FIXTURE_FORGE) || defined(FIXTURE_FORGE_LATER)
 /* The runner's reply pipe, kept while the real fd 4 points at /dev/null. */
 static int saved_pipe = -1;
@@ -245,29 +258,11 @@ static clubhouse_status hx_invoke(const clubhouse_plugin_descriptor *self, void 
         return CLUBHOUSE_OK;
     }
     if (strcmp(command, "forkhold") == 0) {
-        pid_t child = fork();
-        if (child == 0) {
-            for (int i = 0; i < 600; i++) usleep(100000); /* a minute, holding fds 3 and 4 */
-            _exit(0);
-        }
-        char path[512];
-        marker_path(path, sizeof path, "forkhold.pid");
-        FILE *f = fopen(path, "w");
-        if (f) { fprintf(f, "%d\n", (int)child); fclose(f); }
+        fork_holder("forkhold.pid");
         *(volatile int *)(uintptr_t)8 = 1;
     }
     if (strcmp(command, "pid") == 0 || strcmp(command, "forkidle") == 0) {
-        if (command[0] == 'f') {
-            pid_t child = fork();
-            if (child == 0) {
-                for (int i = 0; i < 600; i++) usleep(100000); /* a minute, holding fds 3 and 4 */
-                _exit(0);
-            }
-            char path[512];
-            marker_path(path, sizeof path, "forkidle.pid");
-            FILE *f = fopen(path, "w");
-            if (f) { fprintf(f, "%d\n", (int)child); fclose(f); }
-        }
+        if (command[0] == 'f') fork_holder("forkidle.pid");
         char text[64];
         snprintf(text, sizeof text, "{\"data\":%d}", (int)getpid());
         say(reply, text);
