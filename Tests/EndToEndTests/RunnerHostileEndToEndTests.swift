@@ -332,6 +332,61 @@ final class RunnerHostileEndToEndTests: XCTestCase {
         XCTAssertFalse(alive, "the forked child \(pid) outlived its runner")
     }
 
+    /// A runner killed while idle (`kill -9`, the OOM killer) is started again for the next call, which succeeds:
+    /// the host finds it dead from the call it sends — its pipe closed, or, when a child it forked holds the pipes,
+    /// its process gone with the call still unread in the pipe — not from a `waitpid` before every call. The
+    /// forked child goes with the old runner's group.
+    func testARunnerKilledWhileIdleIsStartedAgainForTheNextCall() throws {
+        let c = try Clubhouse()
+        let config = try site(c)
+        try FileManager.default.createDirectory(at: c.dataDirectory, withIntermediateDirectories: true)
+        let (server, client) = try serve(c, config: config)
+        var stopped = false
+        defer { if !stopped { stop(server) } }
+        func call(_ id: Int, _ command: String) throws -> JSONValue {
+            client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"fx","command":"\#(command)"}}"#)
+            return try client.response(id: id, timeout: 30).0
+        }
+        func gone(_ pid: pid_t) -> Bool {
+            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            return kill(pid, 0) != 0 || state.contains(") Z ")
+        }
+        func killWhileIdle(_ runner: pid_t) {
+            XCTAssertEqual(kill(runner, SIGKILL), 0)
+            for _ in 0..<250 where !gone(runner) { usleep(20_000) }
+            XCTAssertTrue(gone(runner), "runner \(runner) still runs")
+        }
+
+        // Alone: its pipe is closed when the call is sent.
+        let first = try XCTUnwrap(try call(1, "pid")["result"]?.intValue.map { pid_t($0) }, "no pid")
+        killWhileIdle(first)
+        XCTAssertEqual(try call(2, "hello")["result"]?["hello"], "org.tests.hostile")
+
+        // With a child it forked holding the pipes: the call waits in the pipe, unread, and the runner is gone.
+        let second = try XCTUnwrap(try call(3, "forkidle")["result"]?.intValue.map { pid_t($0) }, "no pid")
+        XCTAssertNotEqual(second, first)
+        let text = try String(contentsOfFile: c.dataDirectory.appendingPathComponent("forkidle.pid").path, encoding: .utf8)
+        let child = try XCTUnwrap(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        killWhileIdle(second)
+        XCTAssertFalse(gone(child), "the forked child should still hold the pipes")
+        let started = Date()
+        let again = try call(4, "hello")
+        XCTAssertEqual(again["result"]?["hello"], "org.tests.hostile", "\(again)")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+        XCTAssertNotEqual(try call(5, "pid")["result"]?.intValue.map { pid_t($0) }, second)
+        for _ in 0..<100 where !gone(child) { usleep(50_000) }
+        let childGone = gone(child)
+        if !childGone { kill(child, SIGKILL) }
+        XCTAssertTrue(childGone, "the forked child \(child) outlived its runner")
+
+        stopped = true
+        kill(server.process.processIdentifier, SIGTERM)
+        let log = server.finish(within: 20).stderr
+        let restarts = log.components(separatedBy: "crashed (killed by signal 9, SIGKILL) while idle; the host starts it again for the next call").count - 1
+        XCTAssertEqual(restarts, 2, log)
+        XCTAssertFalse(log.contains("during 'hello'"), log)
+    }
+
     func testLimitsAreValidatedWithFileAndLine() throws {
         let c = try Clubhouse()
         let fixture = try FixturePlugins.build("HOSTILE", file: "hostile_runner.c")

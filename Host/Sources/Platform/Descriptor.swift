@@ -15,7 +15,9 @@ public enum Descriptor {
     /// SIGPIPE is ignored by the host, so a closed peer is an EPIPE error here, not a signal.
     public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, timeoutMilliseconds: Int32 = -1) -> String? {
         guard let base = bytes.baseAddress else { return nil }
-        let deadline = timeoutMilliseconds < 0 ? Int64.max : Subprocess.monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        // The bound starts when the peer first makes the write wait: a write that takes at once (nearly
+        // all of them) reads no clock.
+        var deadline: Int64?
         var offset = 0
         while offset < bytes.count {
             let n = write(fd, base + offset, bytes.count - offset)
@@ -25,7 +27,9 @@ public enum Descriptor {
             }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                guard waitWritable(fd, until: deadline) else { return writeTimedOut }
+                let until = deadline ?? (timeoutMilliseconds < 0 ? Int64.max : Subprocess.monotonicMilliseconds() + Int64(timeoutMilliseconds))
+                deadline = until
+                guard waitWritable(fd, until: until) else { return writeTimedOut }
                 continue
             }
             return String(cString: strerror(errno))

@@ -272,9 +272,12 @@ package final class WireChannel: @unchecked Sendable {
     }
 
     /// Receives one frame, waiting at most `timeoutMilliseconds` (-1: forever) for it to start.
-    /// Returns nil on timeout.
-    package func receive(timeoutMilliseconds: Int32) throws(WireError) -> (WireKind, [UInt8])? {
-        let deadline = timeoutMilliseconds < 0 ? Int64.max : Subprocess.monotonicMilliseconds() + Int64(timeoutMilliseconds)
+    /// Returns nil on timeout. `now`: the caller's reading of Subprocess.monotonicMilliseconds, taken
+    /// just before (the clock is then read only when a frame takes more than one wait).
+    package func receive(timeoutMilliseconds: Int32, now: Int64? = nil) throws(WireError) -> (WireKind, [UInt8])? {
+        let deadline = timeoutMilliseconds < 0 ? Int64.max : (now ?? Subprocess.monotonicMilliseconds()) + Int64(timeoutMilliseconds)
+        // The first wait is the whole timeout: the deadline was read just now.
+        var firstWait = true
         while true {
             if pending.count >= 4 {
                 var length = 0
@@ -296,7 +299,9 @@ package final class WireChannel: @unchecked Sendable {
                 }
             }
             // A zero timeout still looks once (a poll for a cancel must read what is there).
-            let remaining = deadline == Int64.max ? -1 : Int32(clamping: max(0, deadline - Subprocess.monotonicMilliseconds()))
+            let remaining = deadline == Int64.max ? -1
+                : firstWait ? max(0, timeoutMilliseconds) : Int32(clamping: max(0, deadline - Subprocess.monotonicMilliseconds()))
+            firstWait = false
             var pfd = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
             let ready = poll(&pfd, 1, remaining)
             if ready < 0 {

@@ -16,7 +16,9 @@
  * cancellation); chatty (logs forever, ignores cancellation); bigframe (announces a 300 MB log
  * frame and streams it); hog (mallocs 2 GB); files (opens /dev/null until refused, replies the
  * count); forkhold (forks a child that holds the runner's pipes and sleeps, writes its pid to
- * $CLUBHOUSE_DATA_DIR/forkhold.pid, then crashes); steal (creates a table in its database); arm.
+ * $CLUBHOUSE_DATA_DIR/forkhold.pid, then crashes); steal (creates a table in its database); arm;
+ * pid (replies the runner's process id); forkidle (forks a child that holds the runner's pipes for a
+ * minute, writes its pid to $CLUBHOUSE_DATA_DIR/forkidle.pid, replies the runner's process id).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -47,7 +49,9 @@
     "{\"name\":\"files\",\"summary\":\"Open files until refused\",\"arguments\":[]},"                           \
     "{\"name\":\"forkhold\",\"summary\":\"Fork a child holding the pipes, then crash\",\"arguments\":[]},"      \
     "{\"name\":\"steal\",\"summary\":\"Write into its database\",\"arguments\":[]},"                            \
-    "{\"name\":\"arm\",\"summary\":\"Leave the marker, then crash\",\"arguments\":[]}"                          \
+    "{\"name\":\"arm\",\"summary\":\"Leave the marker, then crash\",\"arguments\":[]},"                         \
+    "{\"name\":\"pid\",\"summary\":\"The runner's process id\",\"arguments\":[]},"                              \
+    "{\"name\":\"forkidle\",\"summary\":\"Fork a child holding the pipes, then return\",\"arguments\":[]}"        \
     "]}"
 
 /* A reply that collects into a fixed buffer. */
@@ -66,6 +70,19 @@ static void __attribute__((unused)) collected_init(collected *c) {
 static void marker_path(char *out, size_t capacity, const char *name) {
     const char *dir = getenv("CLUBHOUSE_DATA_DIR");
     snprintf(out, capacity, "%s/%s", dir ? dir : "/tmp", name);
+}
+
+/* Forks a child that holds the runner's pipes (fds 3 and 4) for a minute; its pid goes to <data>/<marker>. */
+static void fork_holder(const char *marker) {
+    pid_t child = fork();
+    if (child == 0) {
+        for (int i = 0; i < 600; i++) usleep(100000);
+        _exit(0);
+    }
+    char path[512];
+    marker_path(path, sizeof path, marker);
+    FILE *f = fopen(path, "w");
+    if (f) { fprintf(f, "%d\n", (int)child); fclose(f); }
 }
 
 #if defined(FIXTURE_FORGE) || defined(FIXTURE_FORGE_LATER)
@@ -241,16 +258,15 @@ static clubhouse_status hx_invoke(const clubhouse_plugin_descriptor *self, void 
         return CLUBHOUSE_OK;
     }
     if (strcmp(command, "forkhold") == 0) {
-        pid_t child = fork();
-        if (child == 0) {
-            for (int i = 0; i < 600; i++) usleep(100000); /* a minute, holding fds 3 and 4 */
-            _exit(0);
-        }
-        char path[512];
-        marker_path(path, sizeof path, "forkhold.pid");
-        FILE *f = fopen(path, "w");
-        if (f) { fprintf(f, "%d\n", (int)child); fclose(f); }
+        fork_holder("forkhold.pid");
         *(volatile int *)(uintptr_t)8 = 1;
+    }
+    if (strcmp(command, "pid") == 0 || strcmp(command, "forkidle") == 0) {
+        if (command[0] == 'f') fork_holder("forkidle.pid");
+        char text[64];
+        snprintf(text, sizeof text, "{\"data\":%d}", (int)getpid());
+        say(reply, text);
+        return CLUBHOUSE_OK;
     }
     if (strcmp(command, "steal") == 0) {
         const clubhouse_storage_service *storage = host->get_service(host, CLUBHOUSE_SERVICE_STORAGE);

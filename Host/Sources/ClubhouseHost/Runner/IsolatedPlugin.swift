@@ -366,16 +366,9 @@ final class IsolatedPlugin: @unchecked Sendable {
             return answer
         }
         return lock.withLock {
-            if stoppedBeside.exchange(false, ordering: .relaxed), channel != nil {
+            if stoppedBeside.load(ordering: .relaxed), stoppedBeside.exchange(false, ordering: .relaxed), channel != nil {
                 killGroup()
                 forget(instance: instance, cause: reap(after: "stopped from its second lane"))
-            }
-            // A runner that died while idle (`kill -9`, the OOM killer) is started again for this call instead of
-            // failing it with a crash it had no part in.
-            if channel != nil, runnerExited() {
-                let cause = reap(after: "ended while idle")
-                instance.runtime.log.warning("plugin '\(alias)' \(cause) while idle; the host starts it again for the next call")
-                forget(instance: instance, cause: cause)
             }
             if channel == nil || needsCreate {
                 do {
@@ -387,8 +380,12 @@ final class IsolatedPlugin: @unchecked Sendable {
                     return (Status.error.rawValue, Array("\(error)".utf8))
                 }
             }
+            // A runner that died while idle (`kill -9`, the OOM killer) is started again for this call instead of
+            // failing it with a crash it had no part in: the exchange finds it dead before it read the call (its
+            // pipe closed, or — a child it forked holding the pipe — its process gone with the call unread) and
+            // sends the call to a new runner, once. (It asked `waitpid` before every call: 0.3 µs a round trip.)
             let message = InvokeMessage(call: call.id, flags: call.flags, command: command, request: request)
-            return exchange(.invoke, message.encode(), instance: instance, call: call, what: "'\(command)'")
+            return exchange(.invoke, message.encode(), instance: instance, call: call, what: "'\(command)'", restartsIdleRunner: true)
         }
     }
 
@@ -413,9 +410,18 @@ final class IsolatedPlugin: @unchecked Sendable {
         return crashLoop.ended(at: Subprocess.monotonicMilliseconds(), cause: cause, maximum: limits.restartBackoffMilliseconds)
     }
 
+    /// Whether none of the last `count` bytes written to the runner's pipe was read: all still in the pipe.
+    private func unread(_ count: Int) -> Bool {
+        guard let wire = channel else { return false }
+        var waiting: Int32 = 0
+        return ioctl(wire.output, UInt(FIONREAD), &waiting) == 0 && Int(waiting) >= count
+    }
+
     /// Sends one command and serves the runner's service calls until its result arrives.
+    /// `restartsIdleRunner`: a runner found dead before it read the command (it ended while idle) is
+    /// started again, its instance created, and the command sent to it (once).
     private func exchange(_ kind: WireKind, _ payload: [UInt8], instance: PluginInstance, call: CallContext, what: String,
-                          quietFailure: Bool = false) -> (Int32, [UInt8]) {
+                          quietFailure: Bool = false, restartsIdleRunner: Bool = false) -> (Int32, [UInt8]) {
         func failure(_ cause: String) -> (Int32, [UInt8]) {
             let pause = forget(instance: instance, cause: cause)
             call.progress.end()
@@ -440,24 +446,47 @@ final class IsolatedPlugin: @unchecked Sendable {
             _ = reap(after: "stalled")
             return failure("\(error.description) (a runner must read each answer before it sends more) and was stopped")
         }
+        /// The runner ended while idle, before it read the command: it is started again and gets the command.
+        func startedAgain() -> (Int32, [UInt8]) {
+            let cause = reap(after: "ended while idle")
+            instance.runtime.log.warning("plugin '\(alias)' \(cause) while idle; the host starts it again for the next call")
+            forget(instance: instance, cause: cause)
+            do {
+                try restart(call: call)
+                try createLocked(instance: instance)
+            } catch {
+                return (error.status.rawValue, Array(error.message.utf8))
+            }
+            return exchange(kind, payload, instance: instance, call: call, what: what, quietFailure: quietFailure)
+        }
         guard let wire = channel else { return failure("is not running") }
         do {
             try wire.send(kind, payload)
         } catch {
+            // Its end of the pipe closed (or, a child it forked holding it, full), the runner gone: it ended
+            // while idle, and nothing of this command reached it.
+            if restartsIdleRunner && (!error.isStalled || runnerExited()) { return startedAgain() }
             return sendFailed(error)
         }
+        // One reading of the clock a turn of this loop (CallContext.ClockReading): the wall, the cancel, the
+        // silence bound and the wait all ask it.
+        var now = CallContext.monotonicNanoseconds()
+        func milliseconds(_ nanoseconds: UInt64) -> Int64 { Int64(nanoseconds / 1_000_000) }
         var cancelSent = false
-        let started = Subprocess.monotonicMilliseconds()
+        /// Whether the runner sent anything in this exchange (it read the command, then).
+        var heardAny = false
+        let started = milliseconds(now)
         var deadline = CallDeadline(wallMilliseconds: limits.wallMilliseconds, startedAt: started, graceAfterAnyCancel: false)
         var lastHeard = started
-        call.heard(budgetMilliseconds: timeoutMilliseconds)
+        call.heard(budgetMilliseconds: timeoutMilliseconds, now: now)
         // The statements the host runs for this call stop at the wall plus the grace even while this
         // loop waits on one of them (issue 27).
-        call.limitWall(milliseconds: limits.wallMilliseconds)
+        call.limitWall(milliseconds: limits.wallMilliseconds, now: now)
         while true {
+            var clock = CallContext.ClockReading(now)
             // A cancel goes out as soon as the call is cancelled, however busy the plugin keeps the pipe.
             // From then on its storage calls get the grace for cleaning up (CallContext).
-            if !cancelSent && call.isCancelled {
+            if !cancelSent && call.isCancelled(&clock) {
                 do {
                     try wire.send(.cancel, CancelMessage(call: call.id).encode())
                 } catch let error where error.isStalled {
@@ -466,11 +495,11 @@ final class IsolatedPlugin: @unchecked Sendable {
                 cancelSent = true
                 call.noteCancelSeen()
             }
-            let now = Subprocess.monotonicMilliseconds()
+            let nowMilliseconds = milliseconds(now)
             // At the wall-clock limit the call is cancelled first, so the plugin can leave its devices
             // safe and store what it did; it is stopped when it has not returned after the grace for
             // cleaning up (CallDeadline).
-            switch deadline.advance(now: now, cancelled: cancelSent) {
+            switch deadline.advance(now: nowMilliseconds, cancelled: cancelSent) {
             case .wallReached:
                 call.cancel(byDeadline: true)
                 continue
@@ -484,7 +513,7 @@ final class IsolatedPlugin: @unchecked Sendable {
             // A call nested in another plugin's call (clubhouse.invoke) waits no longer than the outer
             // call may: past its grace (the caller's wall-clock limit and grace, or a cancel it saw and
             // the grace) the runner is stopped and the caller gets the stop (ServiceGate.swift; n02).
-            if call.isNested, let (status, why) = call.pastGrace {
+            if call.isNested, let (status, why) = call.pastGrace(&clock) {
                 killGroup()
                 _ = reap(after: "its caller's deadline")
                 let (_, message) = failure("was stopped: \(why) (it ran for another plugin's call, which waits no longer)")
@@ -494,7 +523,8 @@ final class IsolatedPlugin: @unchecked Sendable {
             do {
                 // 20 ms: a cancel (Ctrl-C) reaches a quiet runner within that (a ball machine's
                 // stop must follow a Ctrl-C within 200 ms: DrillStopEndToEndTests).
-                message = try wire.receive(timeoutMilliseconds: Int32(clamping: min(cancelSent ? 100 : 20, deadline.untilNext(now))))
+                message = try wire.receive(timeoutMilliseconds: Int32(clamping: min(cancelSent ? 100 : 20, deadline.untilNext(nowMilliseconds))),
+                                           now: nowMilliseconds)
             } catch {
                 if error.isViolation {
                     return violation(error.description)
@@ -504,22 +534,29 @@ final class IsolatedPlugin: @unchecked Sendable {
                     _ = reap(after: "garbage")
                     return failure("sent garbage on its pipe (\(error)) and was stopped")
                 }
+                // Its pipe closed before it read the command (a child it forked holds the other one): it
+                // ended while idle.
+                if restartsIdleRunner && !heardAny && !cancelSent && unread(payload.count + 5) { return startedAgain() }
                 return failure(reap(after: error.description))
             }
             guard let (k, body) = message else {
-                // The runner may be gone while a child it forked keeps the pipes open.
-                if runnerExited() { return failure(reap(after: "its process ended")) }
-                if Subprocess.monotonicMilliseconds() - lastHeard >= Int64(timeoutMilliseconds) {
+                now = CallContext.monotonicNanoseconds()
+                // The runner may be gone while a child it forked keeps the pipes open: while idle when the
+                // command is still unread in its pipe.
+                if runnerExited() {
+                    if restartsIdleRunner && !heardAny && !cancelSent && unread(payload.count + 5) { return startedAgain() }
+                    return failure(reap(after: "its process ended"))
+                }
+                if milliseconds(now) - lastHeard >= Int64(timeoutMilliseconds) {
                     killGroup()
                     _ = reap(after: "timeout")
                     return failure("did not answer within \(timeoutMilliseconds) ms (a hang?) and was stopped")
                 }
                 continue
             }
-            lastHeard = Subprocess.monotonicMilliseconds()
-            call.heard(budgetMilliseconds: timeoutMilliseconds)
-            switch k {
-            case .result:
+            heardAny = true
+            if k == .result {
+                // The call is over: no silence bound to renew, no clock to read.
                 guard let result = try? ResultMessage.decode(body) else { return violation("a truncated result") }
                 if deadline.pastWall && result.status != Int32(CLUBHOUSE_OK) {
                     let said = String(decoding: result.reply, as: UTF8.self)
@@ -527,6 +564,11 @@ final class IsolatedPlugin: @unchecked Sendable {
                             Array("plugin '\(alias)' ran past its wall-clock limit of \(limits.wallMilliseconds) ms and was asked to stop: \(said)".utf8))
                 }
                 return (result.status, result.reply)
+            }
+            now = CallContext.monotonicNanoseconds()
+            lastHeard = milliseconds(now)
+            call.heard(budgetMilliseconds: timeoutMilliseconds, now: now)
+            switch k {
             case .serviceCall:
                 var r = WireReader(body)
                 guard let header = try? ServiceCallHeader.decode(&r) else { return violation("a truncated service call") }
@@ -534,10 +576,11 @@ final class IsolatedPlugin: @unchecked Sendable {
                     return violation("a service call with unknown operation \(header.operation)")
                 }
                 let (status, reply, descriptor) = serve(operation, &r, instance: instance, call: call)
-                deadline.noteServed(now: Subprocess.monotonicMilliseconds())
+                let served = milliseconds(CallContext.monotonicNanoseconds())
+                deadline.noteServed(now: served)
                 let frame = ServiceReply(seq: header.seq, status: status, payload: reply).encode()
                 // Within the wall-clock limit too: a stalled send must not outlast it.
-                let bound = Int32(clamping: deadline.untilNext(Subprocess.monotonicMilliseconds()))
+                let bound = Int32(clamping: deadline.untilNext(served))
                 do {
                     if descriptor >= 0 {
                         // The runner gets its own copy; the host's goes at once.
@@ -551,7 +594,8 @@ final class IsolatedPlugin: @unchecked Sendable {
                 // be interrupted) was not the runner's silence: its bound starts again with the answer.
                 // Counting it left a runner 20 ms to answer an interrupted statement, and a loaded
                 // machine made that "did not answer within … ms (a hang?)" and a killed runner.
-                lastHeard = Subprocess.monotonicMilliseconds()
+                now = CallContext.monotonicNanoseconds()
+                lastHeard = milliseconds(now)
             case .log:
                 instance.runtime.log.serve(log: body, source: alias, limits: instance.limits)
             case .progress:

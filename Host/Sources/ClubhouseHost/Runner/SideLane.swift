@@ -18,11 +18,12 @@ import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
 import ClubhouseWire
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// @unchecked Sendable: every field is guarded by `lock` (taken after IsolatedPlugin.lock when both
+/// @unchecked Sendable: every field but the atomic `opened` is guarded by `lock` (taken after IsolatedPlugin.lock when both
 /// are held, never before it), which is held only briefly: never across a call, so a concurrent command
 /// that hangs holds up neither the plugin's calls on the pipes (which ask here whether they are for the
 /// lane) nor the runner's restart (`close`).
@@ -41,6 +42,9 @@ final class SideLane: @unchecked Sendable {
     /// The runner created the plugin's instance (`created`): a concurrent command sent before that would
     /// find no instance in the runner (the lane opens at hello, create follows on the pipes).
     private var live = false
+    /// Whether a lane is open (`channel` is set), readable without `lock`: a call of a plugin with no lane (most
+    /// of them) goes to the pipes after one atomic load, not a lock (issue 27's isolated round trip).
+    private let opened = Atomic<Bool>(false)
 
     /// The commands of `catalogue` declared "concurrent".
     static func concurrentCommands(in catalogue: [UInt8]) -> Set<String> {
@@ -68,6 +72,7 @@ final class SideLane: @unchecked Sendable {
         lane.boundSends(timeoutMilliseconds: Int32(clamping: timeoutMilliseconds))
         lock.withLock {
             channel = lane
+            opened.store(true, ordering: .releasing)
             live = false
             self.commands = commands
             self.alias = alias
@@ -85,6 +90,7 @@ final class SideLane: @unchecked Sendable {
         lock.withLock {
             guard let open = channel else { return }
             channel = nil
+            opened.store(false, ordering: .releasing)
             if busy {
                 _ = Glibc.shutdown(open.input, Int32(SHUT_RDWR))
             } else {
@@ -100,6 +106,9 @@ final class SideLane: @unchecked Sendable {
     /// protocol or fell silent).
     func invoke(instance: PluginInstance, command: String, request: [UInt8], call: CallContext,
                 stopRunner: () -> Void) -> (Int32, [UInt8])? {
+        // No lane: the pipes. (A lane opening meanwhile is not live before the instance is created, which
+        // this call would wait for on the pipes anyway; one closing is found closed under the lock.)
+        guard opened.load(ordering: .acquiring) else { return nil }
         var taken: (lane: WireChannel, alias: String, timeoutMilliseconds: Int, wallMilliseconds: Int)?
         while taken == nil {
             enum Turn { case notHere, wait, taken(WireChannel, String, Int, Int) }

@@ -133,9 +133,16 @@ public final class CallContext: @unchecked Sendable {
     var outerFiles: CallFiles?? { parent.map { $0.files } }
 
     public var isCancelled: Bool {
-        if cancelled.load(ordering: .relaxed) || (parent?.isCancelled ?? false) { return true }
+        var clock = ClockReading()
+        return isCancelled(&clock)
+    }
+
+    /// `isCancelled` with the caller's reading of the clock (read here, once, only when a wall asks for it):
+    /// a loop that read the clock for its own deadline does not read it again for this one.
+    func isCancelled(_ clock: inout ClockReading) -> Bool {
+        if cancelled.load(ordering: .relaxed) || (parent?.isCancelled(&clock) ?? false) { return true }
         let wall = wallAt.load(ordering: .relaxed)
-        guard wall != 0, CallContext.monotonicNanoseconds() >= wall else { return false }
+        guard wall != 0, clock.now() >= wall else { return false }
         cancel(byDeadline: true)
         return true
     }
@@ -193,9 +200,17 @@ public final class CallContext: @unchecked Sendable {
 
     /// Milliseconds since the plugin saw the cancel (nil: it has not, or the call is not cancelled).
     var millisecondsSinceCancelSeen: Int? {
+        var clock = ClockReading()
+        return millisecondsSinceCancelSeen(&clock)
+    }
+
+    private func millisecondsSinceCancelSeen(_ clock: inout ClockReading) -> Int? {
         let seen = seenAt.load(ordering: .relaxed)
-        guard seen != 0, isCancelled else { return nil }
-        return Int((CallContext.monotonicNanoseconds() &- seen) / 1_000_000)
+        guard seen != 0, isCancelled(&clock) else { return nil }
+        // A reading taken before the cancel was seen (a loop's turn that saw it just now, another thread) is
+        // no time since: 0, never the wrapped difference.
+        let now = clock.now()
+        return now > seen ? Int((now - seen) / 1_000_000) : 0
     }
 
     static func monotonicNanoseconds() -> UInt64 {
@@ -212,6 +227,19 @@ public final class CallContext: @unchecked Sendable {
         return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
     }
 
+    /// One reading of CLOCK_MONOTONIC (nanoseconds), taken when first asked and then reused: the questions a
+    /// loop turn or a service's gate asks (a wall reached? a grace over?) read the clock once between them, not
+    /// once each (issue 27: an isolated round trip read it a dozen times).
+    struct ClockReading {
+        private var value: UInt64
+        /// `value`: a reading the caller already has (0: none yet).
+        init(_ value: UInt64 = 0) { self.value = value }
+        mutating func now() -> UInt64 {
+            if value == 0 { value = CallContext.monotonicNanoseconds() }
+            return value
+        }
+    }
+
     /// Gives the call a deadline `milliseconds` from now (keeping an earlier one).
     func limit(milliseconds: Int) {
         guard milliseconds > 0 else { return }
@@ -225,9 +253,8 @@ public final class CallContext: @unchecked Sendable {
 
     /// The call has `limits.wall_ms` = `wall` from now: its storage stops `wall` + the cleanup grace
     /// from now (`wallStopReason`).
-    func limitWall(milliseconds wall: Int) {
+    func limitWall(milliseconds wall: Int, now: UInt64 = CallContext.monotonicNanoseconds()) {
         guard wall > 0 else { return }
-        let now = CallContext.monotonicNanoseconds()
         let total = UInt64(wall) &+ UInt64(CallContext.cleanupGraceMilliseconds)
         wallAt.store(now &+ UInt64(wall) &* 1_000_000, ordering: .relaxed)
         wallStopAt.store(now &+ total &* 1_000_000, ordering: .relaxed)
@@ -236,20 +263,19 @@ public final class CallContext: @unchecked Sendable {
 
     /// Why this call's (or an outer call's) wall-clock limit and the grace after it are over, or nil.
     private var wallStopReason: String? {
-        var node: CallContext? = self
-        var now: UInt64 = 0
-        while let n = node {
-            let at = n.wallStopAt.load(ordering: .relaxed)
-            if at != 0 {
-                if now == 0 { now = CallContext.monotonicNanoseconds() }
-                if now >= at {
-                    return "the call ran past its wall-clock limit of \(n.wallMillisecondsForStop.load(ordering: .relaxed)) ms "
-                        + "and its \(CallContext.cleanupGraceMilliseconds) ms for cleaning up after it are over"
-                }
-            }
-            node = n.parent
+        var clock = ClockReading()
+        return wallStopReason(&clock)
+    }
+
+    /// This call's, then the outer calls' (a recursion, not a loop over a variable: a call that is not nested,
+    /// nearly every one, retains nothing to ask).
+    private func wallStopReason(_ clock: inout ClockReading) -> String? {
+        let at = wallStopAt.load(ordering: .relaxed)
+        if at != 0, clock.now() >= at {
+            return "the call ran past its wall-clock limit of \(wallMillisecondsForStop.load(ordering: .relaxed)) ms "
+                + "and its \(CallContext.cleanupGraceMilliseconds) ms for cleaning up after it are over"
         }
-        return nil
+        return parent?.wallStopReason(&clock)
     }
 
     /// Why the call may do no more storage work at all (issue 27): it was cancelled, saw it, and its
@@ -257,14 +283,21 @@ public final class CallContext: @unchecked Sendable {
     /// operations are then refused before they start (a short statement never reaches the progress
     /// handler), and a result it returns after that is reported as the stop (PluginInstance.invoke).
     var pastGrace: (status: Int32, why: String)? {
-        if let why = wallStopReason { return (Int32(CLUBHOUSE_TIMEOUT), why) }
-        guard isCancelled else { return nil }
+        var clock = ClockReading()
+        return pastGrace(&clock)
+    }
+
+    /// `pastGrace` with the caller's reading of the clock: the wall, the cancel and the grace are asked at one
+    /// moment, with one read of the clock at most.
+    func pastGrace(_ clock: inout ClockReading) -> (status: Int32, why: String)? {
+        if let why = wallStopReason(&clock) { return (Int32(CLUBHOUSE_TIMEOUT), why) }
+        guard isCancelled(&clock) else { return nil }
         // Its own grace, or that of a call it runs nested in (clubhouse.invoke): a plugin invoked while its
         // caller cleans up gets no grace of its own past its caller's (the twelfth outside round, d03: a
         // callee invoked 4.5 s into its caller's grace stored rows 9.3 s after the cancel).
         var node: CallContext? = self
         while let n = node {
-            if let since = n.millisecondsSinceCancelSeen, since >= CallContext.cleanupGraceMilliseconds {
+            if let since = n.millisecondsSinceCancelSeen(&clock), since >= CallContext.cleanupGraceMilliseconds {
                 let status = wasCancelledByDeadline ? Int32(CLUBHOUSE_TIMEOUT) : Int32(CLUBHOUSE_CANCELLED)
                 let whose = n === self ? "the call" : "the call that invoked it"
                 return (status, "\(whose) was cancelled \(since) ms ago and its \(CallContext.cleanupGraceMilliseconds) ms for cleaning up are over")
@@ -309,9 +342,9 @@ public final class CallContext: @unchecked Sendable {
     var isNested: Bool { parent != nil }
 
     /// The runner was heard from: its silence bound starts again (`budget` ms from now).
-    func heard(budgetMilliseconds budget: Int) {
+    func heard(budgetMilliseconds budget: Int, now: UInt64 = CallContext.monotonicNanoseconds()) {
         guard budget > 0 else { return }
-        silenceDeadline.store(CallContext.monotonicNanoseconds() &+ UInt64(budget) &* 1_000_000, ordering: .relaxed)
+        silenceDeadline.store(now &+ UInt64(budget) &* 1_000_000, ordering: .relaxed)
         silenceBudgetMilliseconds.store(budget, ordering: .relaxed)
     }
 

@@ -353,13 +353,15 @@ final class PluginInstance: @unchecked Sendable {
         // A call that was asked to stop and then failed (its storage interrupted, its device taken
         // over…) ended because it was stopped: `cancelled` (exit 130), or `timeout` when its time
         // limit asked; the plugin's message stays.
-        if call.isCancelled, result.0 == Status.error.rawValue || result.0 == Status.io.rawValue {
+        // One reading of the clock for both questions (a wall-clock limit makes each read it).
+        var clock = CallContext.ClockReading()
+        if call.isCancelled(&clock), result.0 == Status.error.rawValue || result.0 == Status.io.rawValue {
             result.0 = call.wasCancelledByDeadline ? Status.timeout.rawValue : Status.cancelled.rawValue
         }
         // A result that comes after the call's cleanup grace was over (its storage was refused from then
         // on; issue 27) is not reported as a success: the call ends as it was stopped, `cancelled` or
         // `timeout` (a wall-clock limit), and says why.
-        if result.0 == Status.ok.rawValue, let (status, why) = call.pastGrace {
+        if result.0 == Status.ok.rawValue, let (status, why) = call.pastGrace(&clock) {
             result = (status, Array("plugin '\(entry.alias)' returned after it was stopped: \(why); its storage was refused from then on and its result is dropped".utf8))
         }
         return result

@@ -136,10 +136,20 @@ extension PluginDatabase {
     }
 
     /// `PRAGMA data_version` of this connection: moves when another connection commits to the file.
+    /// Compiled once per connection and kept (`dataVersionStatement`, finalized at close): each call's first
+    /// storage use asks it, and compiling it every time was a third of the question's cost (issue 27, perf
+    /// record of an isolated `notes list`). Asked under the connection's mutex, or at open.
     func dataVersion() -> Int64? {
-        var stmt: OpaquePointer?
-        defer { sqlite3_finalize(stmt) }
-        guard sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &stmt, nil) == SQLITE_OK, sqlite3_step(stmt) == SQLITE_ROW else { return nil }
+        if dataVersionStatement == nil {
+            var stmt: OpaquePointer?
+            guard sqlite3_prepare_v3(db, "PRAGMA data_version", -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil) == SQLITE_OK,
+                  let stmt else { return nil }
+            dataVersionStatement = stmt
+        }
+        guard let stmt = dataVersionStatement else { return nil }
+        // Reset at once: a kept statement must not hold the read transaction its step began.
+        defer { sqlite3_reset(stmt) }
+        guard sqlite3_step(stmt) == SQLITE_ROW else { return nil }
         return sqlite3_column_int64(stmt, 0)
     }
 

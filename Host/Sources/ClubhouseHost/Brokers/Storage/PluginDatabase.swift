@@ -26,7 +26,8 @@ let pluginVersionTable = "_clubhouse_plugin_version"
 /// this connection, and so share one transaction: the host rolls back a transaction at the end of
 /// the call that opened it (see `rollbackAbandoned(by:)`).
 /// @unchecked Sendable: every mutable member below is read and written holding the connection's
-/// recursive mutex (`serialized`), except `upgrade`, set while the database opens.
+/// recursive mutex (`serialized`), except `upgrade`, set while the database opens, and `dataVersionStatement`,
+/// made either while it opens or under that mutex.
 public final class PluginDatabase: @unchecked Sendable {
     /// The path as configured (what messages name).
     public let path: String
@@ -70,6 +71,8 @@ public final class PluginDatabase: @unchecked Sendable {
     /// (coarse monotonic nanoseconds; 0: never). Both are 0 while the data belongs to another origin.
     let ownershipVerifiedCall = Atomic<UInt64>(0)
     let ownershipVerifiedOutsideAt = Atomic<UInt64>(0)
+    /// `PRAGMA data_version`, compiled at its first use and kept until close (DataOrigin.swift, dataVersion).
+    var dataVersionStatement: OpaquePointer?
     /// Set when a migration failed on this connection (an upgrade's backup is then restored).
     public internal(set) var migrationFailed = false
 
@@ -279,6 +282,8 @@ public final class PluginDatabase: @unchecked Sendable {
             }
             openStatements.removeAll()
             heldBytes = 0
+            if let kept = dataVersionStatement { sqlite3_finalize(kept) }
+            dataVersionStatement = nil
         }
         if sqlite3_get_autocommit(db) == 0 { sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
         sqlite3_close_v2(db)
