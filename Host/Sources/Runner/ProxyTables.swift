@@ -28,8 +28,23 @@ final class ProxyTables: @unchecked Sendable {
 
     /// The lane the calling thread serves (a concurrent command's), else the main one.
     static func context(_ host: UnsafePointer<clubhouse_host>?) -> RunnerContext? {
+        context(host, RunningCall.current)
+    }
+
+    /// The lane of `entry` (what the calling thread runs, already looked up), else the main one.
+    static func context(_ host: UnsafePointer<clubhouse_host>?, _ entry: RunningCall.Entry?) -> RunnerContext? {
         guard let data = host?.pointee.host_data else { return nil }
-        return RunningCall.lane ?? Unmanaged<ProxyTables>.fromOpaque(data).takeUnretainedValue().context
+        return entry?.context ?? Unmanaged<ProxyTables>.fromOpaque(data).takeUnretainedValue().context
+    }
+
+    /// `body` with the context of the calling thread's call, looked up once for the thread wall and the
+    /// lane; CLUBHOUSE_UNSUPPORTED (RunningCall.refuse) on a thread that runs none, INVALID_ARGUMENT
+    /// without a host.
+    static func serve(_ what: String, _ host: UnsafePointer<clubhouse_host>?, reply: UnsafePointer<clubhouse_reply>? = nil,
+                      _ body: (RunnerContext) -> Int32) -> Int32 {
+        guard let entry = RunningCall.current else { return RunningCall.refuse(what, reply: reply) }
+        guard let c = context(host, entry) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+        return body(c)
     }
 
     static func callContext(_ call: UnsafePointer<clubhouse_call>?) -> RunnerContext? {
@@ -79,8 +94,9 @@ final class ProxyTables: @unchecked Sendable {
         let invoke = clubhouse_invoke_service(
             struct_size: UInt32(MemoryLayout<clubhouse_invoke_service>.size),
             invoke: { host, call, alias, command, request, length, reply in
-                if let refused = RunningCall.refusal("invoke", call: call, checkCall: true, reply: reply) { return refused }
-                guard let c = ProxyTables.context(host), let alias, let command else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                let (entry, refused) = RunningCall.serving("invoke", call: call, checkCall: true, reply: reply)
+                if let refused { return refused }
+                guard let c = ProxyTables.context(host, entry), let alias, let command else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 let body = request.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
                 let message = InvokeRequest(call: call?.pointee.id ?? 0, plugin: String(cString: alias), command: String(cString: command),
                                             request: body)
@@ -109,8 +125,9 @@ final class ProxyTables: @unchecked Sendable {
             struct_size: UInt32(MemoryLayout<clubhouse_events_service>.size),
             publish: { host, call, topic, json, length, reply in
                 // The host checks the topic and the JSON, as in process; the runner only carries them.
-                if let refused = RunningCall.refusal("events publish", call: call, checkCall: true, reply: reply) { return refused }
-                guard let c = ProxyTables.context(host), let id = call?.pointee.id, ProxyTables.callContext(call) != nil, let topic else {
+                let (entry, refused) = RunningCall.serving("events publish", call: call, checkCall: true, reply: reply)
+                if let refused { return refused }
+                guard let c = ProxyTables.context(host, entry), let id = call?.pointee.id, ProxyTables.callContext(call) != nil, let topic else {
                     reply?.write("events: publish needs the running call and a topic")
                     return Int32(CLUBHOUSE_INVALID_ARGUMENT)
                 }
@@ -130,8 +147,9 @@ final class ProxyTables: @unchecked Sendable {
             publish: { host, call, topic, key, json, length, reply in
                 // The host checks the topic, the key and the body and writes the record in the
                 // transaction it keeps for this plugin, as in process; the runner only carries them.
-                if let refused = RunningCall.refusal("publish", call: call, checkCall: true, reply: reply) { return refused }
-                guard let c = ProxyTables.context(host), let id = call?.pointee.id, ProxyTables.callContext(call) != nil, let topic, let key else {
+                let (entry, refused) = RunningCall.serving("publish", call: call, checkCall: true, reply: reply)
+                if let refused { return refused }
+                guard let c = ProxyTables.context(host, entry), let id = call?.pointee.id, ProxyTables.callContext(call) != nil, let topic, let key else {
                     reply?.write("publish: needs the running call, a topic and a key")
                     return Int32(CLUBHOUSE_INVALID_ARGUMENT)
                 }
@@ -185,8 +203,7 @@ final class ProxyTables: @unchecked Sendable {
 
     // MARK: storage
 
-    static func simple(_ host: UnsafePointer<clubhouse_host>?, _ request: StorageRequest, _ reply: UnsafePointer<clubhouse_reply>?) -> Int32 {
-        guard let c = context(host) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+    static func simple(_ c: RunnerContext, _ request: StorageRequest, _ reply: UnsafePointer<clubhouse_reply>?) -> Int32 {
         let (status, r0) = c.call(request.operation) { request.encode(into: &$0) }
         var r = r0
         c.absorbStorageReply(status, &r, into: reply)
@@ -207,15 +224,17 @@ final class ProxyTables: @unchecked Sendable {
         clubhouse_storage_service(
             struct_size: UInt32(MemoryLayout<clubhouse_storage_service>.size),
             exec: { host, sql, reply in
-                if let refused = RunningCall.refusal("storage exec", reply: reply) { return refused }
-                guard let c = ProxyTables.context(host), let sql else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
-                if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
-                return ProxyTables.simple(host, .exec(sql: String(cString: sql)), reply)
+                ProxyTables.serve("storage exec", host, reply: reply) { c in
+                    guard let sql else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                    if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
+                    return ProxyTables.simple(c, .exec(sql: String(cString: sql)), reply)
+                }
             },
             prepare: { host, sql, out, reply in
                 out?.pointee = nil
-                if let refused = RunningCall.refusal("storage prepare", reply: reply) { return refused }
-                guard let c = ProxyTables.context(host), let sql, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                let (entry, refused) = RunningCall.serving("storage prepare", reply: reply)
+                if let refused { return refused }
+                guard let c = ProxyTables.context(host, entry), let sql, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
                 let request = StorageRequest.prepare(sql: String(cString: sql))
                 let (status, r0) = c.call(.prepare) { request.encode(into: &$0) }
@@ -283,18 +302,22 @@ final class ProxyTables: @unchecked Sendable {
                 length?.pointee = count
                 return UnsafeRawPointer(pointer)
             },
-            begin: { host, reply in RunningCall.refusal("storage begin", reply: reply) ?? ProxyTables.simple(host, .begin, reply) },
-            commit: { host, reply in RunningCall.refusal("storage commit", reply: reply) ?? ProxyTables.simple(host, .commit, reply) },
-            rollback: { host in RunningCall.refusal("storage rollback") ?? ProxyTables.simple(host, .rollback, nil) },
+            begin: { host, reply in ProxyTables.serve("storage begin", host, reply: reply) { ProxyTables.simple($0, .begin, reply) } },
+            commit: { host, reply in ProxyTables.serve("storage commit", host, reply: reply) { ProxyTables.simple($0, .commit, reply) } },
+            rollback: { host in ProxyTables.serve("storage rollback", host) { ProxyTables.simple($0, .rollback, nil) } },
             // A call's own figures and message: another thread reads none of them.
-            last_insert_rowid: { host in RunningCall.onCallThread ? ProxyTables.context(host)?.lastInsertRowID ?? 0 : 0 },
-            changes: { host in RunningCall.onCallThread ? ProxyTables.context(host)?.changes ?? 0 : 0 },
-            last_error: { host in RunningCall.onCallThread ? ProxyTables.context(host)?.lastErrorPointer : RunningCall.lastError.pointer },
+            last_insert_rowid: { host in RunningCall.current.map { ProxyTables.context(host, $0)?.lastInsertRowID ?? 0 } ?? 0 },
+            changes: { host in RunningCall.current.map { ProxyTables.context(host, $0)?.changes ?? 0 } ?? 0 },
+            last_error: { host in
+                guard let entry = RunningCall.current else { return RunningCall.lastError.pointer }
+                return ProxyTables.context(host, entry)?.lastErrorPointer
+            },
             migrate: { host, version, name, sql, reply in
-                if let refused = RunningCall.refusal("storage migrate", reply: reply) { return refused }
-                guard let c = ProxyTables.context(host), let name, let sql else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
-                if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
-                return ProxyTables.simple(host, .migrate(version: version, name: String(cString: name), sql: String(cString: sql)), reply)
+                ProxyTables.serve("storage migrate", host, reply: reply) { c in
+                    guard let name, let sql else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                    if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
+                    return ProxyTables.simple(c, .migrate(version: version, name: String(cString: name), sql: String(cString: sql)), reply)
+                }
             },
             // Answered in the runner from the names the prepare brought back.
             bind_parameter_index: { stmt, name in
@@ -320,8 +343,9 @@ final class ProxyTables: @unchecked Sendable {
             struct_size: UInt32(MemoryLayout<clubhouse_device_service>.size),
             open: { host, name, out, reply in
                 out?.pointee = nil
-                if let refused = RunningCall.refusal("device open", reply: reply) { return refused }
-                guard let c = ProxyTables.context(host), let name, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                let (entry, refused) = RunningCall.serving("device open", reply: reply)
+                if let refused { return refused }
+                guard let c = ProxyTables.context(host, entry), let name, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 let request = DeviceRequest.open(name: String(cString: name))
                 let (status, r0) = c.call(request.operation) { request.encode(into: &$0) }
                 var r = r0

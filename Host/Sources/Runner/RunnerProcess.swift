@@ -388,6 +388,9 @@ package enum RunnerProcess {
         // stays open (CloseOnExec.swift); anything the plugin prints goes to stderr.
         Descriptor.closeAll(above: verified ?? 5)
         dup2(2, 1)
+        // This thread serves the pipes and runs the plugin's create, invokes and destroy: the thread wall
+        // tells it by one comparison of its kernel id (RunningCall).
+        RunningCall.adoptMainThread()
         let channel = WireChannel(input: RunnerDescriptors.input, output: RunnerDescriptors.output,
                                   descriptorSocket: RunnerDescriptors.descriptors)
         func refuse(_ message: String) -> Int32 {
