@@ -277,7 +277,7 @@ final class ProxyTables: @unchecked Sendable {
             },
             column_count: { stmt in Int32(ProxyStatement.from(stmt)?.names.count ?? 0) },
             column_type: { stmt, column in
-                ProxyStatement.from(stmt)?.value(column)?.type.code ?? StorageValueType.null.code
+                ProxyStatement.from(stmt)?.type(column)?.code ?? StorageValueType.null.code
             },
             column_name: { stmt, column in
                 guard let s = ProxyStatement.from(stmt), s.names.indices.contains(Int(column)) else { return nil }
@@ -435,10 +435,9 @@ final class ProxyStatement {
     /// Bytes of text and blobs bound at each index (as the host counts them: StatementRecord).
     private var boundByIndex: [Int] = []
     private var boundBytes = 0
-    private var row: [RowReply.Value] = []
-    /// The text and blobs of `row` the plugin read, by column, where they stay until the next step,
-    /// reset or finalize (storage.h: the pointer column_text gives is valid until then).
-    private var pinnedRow: [Int: PinnedCString] = [:]
+    /// The row the last step brought; its text and blobs stay where column_text and column_blob point until
+    /// the next step, reset or finalize (storage.h), in one buffer for the row (ProxyRow).
+    private let row = ProxyRow()
 
     init(context: RunnerContext, prepared: PreparedReply) {
         self.context = context
@@ -519,8 +518,7 @@ final class ProxyStatement {
         var r = r0
         context.absorbStorageReply(status, &r, into: nil)
         onRow = status == Int32(CLUBHOUSE_ROW)
-        row = onRow ? ((try? RowReply.decode(&r)) ?? []) : []
-        pinnedRow.removeAll(keepingCapacity: true)
+        if onRow { row.load(&r) } else { row.clear() }
         return status
     }
 
@@ -538,8 +536,7 @@ final class ProxyStatement {
         stepped = false
         onRow = false
         hostBound = false
-        row = []
-        pinnedRow.removeAll(keepingCapacity: true)
+        row.clear()
         return Int32(CLUBHOUSE_OK)
     }
 
@@ -559,26 +556,28 @@ final class ProxyStatement {
 
     // MARK: the row
 
-    func value(_ column: Int32) -> RowReply.Value? {
-        column >= 0 && Int(column) < row.count ? row[Int(column)] : nil
-    }
+    /// The column's type in the row the last step brought; nil out of range (or no row).
+    func type(_ column: Int32) -> StorageValueType? { row.type(Int(column)) }
 
     func int64(_ column: Int32) -> Int64 {
-        guard let v = value(column) else { return 0 }
-        switch v.type {
+        guard let type = type(column) else { return 0 }
+        let v = row.columns[Int(column)]
+        switch type {
         case .integer: return v.int
         case .null: return 0
-        default: return context.converter.convert(v) { sqlite3_column_int64($0, 0) } ?? 0
+        case .float: return context.converter.convert(.float, double: v.double) { sqlite3_column_int64($0, 0) } ?? 0
+        case .text, .blob: return context.converter.convert(type, bytes: row.raw(Int(column))) { sqlite3_column_int64($0, 0) } ?? 0
         }
     }
 
     func double(_ column: Int32) -> Double {
-        guard let v = value(column) else { return 0 }
-        switch v.type {
+        guard let type = type(column) else { return 0 }
+        let v = row.columns[Int(column)]
+        switch type {
         case .float: return v.double
         case .integer: return Double(v.int)
         case .null: return 0
-        default: return context.converter.convert(v) { sqlite3_column_double($0, 0) } ?? 0
+        case .text, .blob: return context.converter.convert(type, bytes: row.raw(Int(column))) { sqlite3_column_double($0, 0) } ?? 0
         }
     }
 
@@ -586,27 +585,26 @@ final class ProxyStatement {
     /// valid until the next step, reset or finalize; nil for NULL. A number is converted once, by
     /// SQLite. As in SQLite, a blob read as text is text from then on (column_type says TEXT).
     func text(_ column: Int32, asText: Bool = true) -> (UnsafePointer<CChar>, Int)? {
-        guard column >= 0, Int(column) < row.count else { return nil }
-        if asText && row[Int(column)].type == .blob { row[Int(column)].type = .text }
-        switch row[Int(column)].type {
+        guard let type = type(column) else { return nil }
+        let i = Int(column)
+        switch type {
         case .null: return nil
+        case .text: return row.bytes(i)
+        case .blob:
+            if asText { row.markText(i) }
+            return row.bytes(i)
         case .integer, .float:
-            let v = row[Int(column)]
-            if v.textReady { break }
-            let converted = context.converter.convert(v) { stmt -> [CChar] in
-                guard let text = sqlite3_column_text(stmt, 0) else { return [0] }
-                let n = Int(sqlite3_column_bytes(stmt, 0))
-                return Array(UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), count: n)) + [0]
-            } ?? [0]
-            // Kept with the row: the value becomes its text, as SQLite's own value does.
-            row[Int(column)].bytes = converted
-            row[Int(column)].textReady = true
-        case .text, .blob: break
+            // Kept with the row: the value has its text from then on, as SQLite's own value does.
+            let v = row.columns[i]
+            let text = row.converted(i) {
+                context.converter.convert(type, int: v.int, double: v.double) { stmt -> PinnedCString in
+                    guard let text = sqlite3_column_text(stmt, 0) else { return PinnedCString.empty }
+                    let n = Int(sqlite3_column_bytes(stmt, 0))
+                    return PinnedCString(bytes: UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), count: n))
+                } ?? PinnedCString.empty
+            }
+            return (text.pointer, text.count)
         }
-        if let pinned = pinnedRow[Int(column)] { return (pinned.pointer, pinned.count) }
-        let pinned = PinnedCString(bytes: row[Int(column)].bytes.prefix(row[Int(column)].count))
-        pinnedRow[Int(column)] = pinned
-        return (pinned.pointer, pinned.count)
     }
 }
 
@@ -619,7 +617,9 @@ final class ValueConverter: @unchecked Sendable {
     private var db: OpaquePointer?
     private var stmt: OpaquePointer?
 
-    func convert<R>(_ value: RowReply.Value, _ read: (OpaquePointer) -> R) -> R? {
+    /// `read` of `SELECT ?1` with a value of `type`: `int`, `double` or `bytes` (text or blob).
+    func convert<R>(_ type: StorageValueType, int: Int64 = 0, double: Double = 0, bytes: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
+                    _ read: (OpaquePointer) -> R) -> R? {
         lock.withLock {
             if stmt == nil {
                 guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
@@ -630,15 +630,15 @@ final class ValueConverter: @unchecked Sendable {
                 sqlite3_reset(stmt)
                 sqlite3_clear_bindings(stmt)
             }
-            switch value.type {
-            case .integer: sqlite3_bind_int64(stmt, 1, value.int)
-            case .float: sqlite3_bind_double(stmt, 1, value.double)
+            // A text or blob of no bytes is bound as such, never as NULL (a null pointer would make it NULL).
+            let base = bytes.baseAddress ?? UnsafeRawPointer(PinnedCString.empty.pointer)
+            switch type {
+            case .integer: sqlite3_bind_int64(stmt, 1, int)
+            case .float: sqlite3_bind_double(stmt, 1, double)
             case .text:
-                value.bytes.withUnsafeBufferPointer {
-                    _ = sqlite3_bind_text64(stmt, 1, $0.baseAddress, sqlite3_uint64(value.count), clubhouse_sqlite_transient(), UInt8(SQLITE_UTF8))
-                }
+                _ = sqlite3_bind_text64(stmt, 1, base.assumingMemoryBound(to: CChar.self), sqlite3_uint64(bytes.count), clubhouse_sqlite_transient(), UInt8(SQLITE_UTF8))
             case .blob:
-                value.bytes.withUnsafeBufferPointer { _ = sqlite3_bind_blob64(stmt, 1, $0.baseAddress, sqlite3_uint64(value.count), clubhouse_sqlite_transient()) }
+                _ = sqlite3_bind_blob64(stmt, 1, base, sqlite3_uint64(bytes.count), clubhouse_sqlite_transient())
             case .null: sqlite3_bind_null(stmt, 1)
             }
             guard sqlite3_step(stmt) == SQLITE_ROW else { return nil }
