@@ -240,7 +240,9 @@ final class RunnerContext: @unchecked Sendable {
     }
 
     /// Forgets a finished call's progress timing.
-    func callEnded(_ id: UInt64) { _ = lock.withLock { lastProgress.removeValue(forKey: id) } }
+    func callEnded(_ id: UInt64) {
+        lock.withLock { if !lastProgress.isEmpty { lastProgress.removeValue(forKey: id) } }
+    }
 
     var lastErrorPointer: UnsafePointer<CChar> { lock.withLock { lastError.pointer } }
 
