@@ -36,26 +36,45 @@ products += [
     .library(name: "ClubhouseFrontEnds", targets: ["ClubhouseFrontEnds"]),
 ] + features.map { .library(name: "\($0)Core", targets: ["\($0)Core"]) }
 
+/// Every module that ends up in `clubhouse`, its runner or a bundled plugin is built without the two
+/// modules Swift imports into each module unasked, `_Concurrency` and `_StringProcessing`: nothing
+/// in the product uses async/await, actors, `Task` or `Regex`, yet each such import autolinks its
+/// library, and loading libswift_Concurrency (with libdispatch, libBlocksRuntime, libstdc++) and
+/// libswift_StringProcessing with libswift_RegexParser cost every command ≈ 0.9 ms of CPU before
+/// `main` (BENCHMARKS.md, "Issue 33, item 5: the libraries no command uses"). ClubhouseStrings gives
+/// back the few string searches the standard library alone lacks. Tests and benchmarks keep the defaults.
+let productSettings: [SwiftSetting] = [
+    .unsafeFlags(["-Xfrontend", "-disable-implicit-concurrency-module-import",
+                  "-Xfrontend", "-disable-implicit-string-processing-module-import"]),
+]
+
 #if arch(x86_64)
-let shaSettings: [SwiftSetting] = [.define("SHA_EXTENSIONS"), .unsafeFlags(["-Xcc", "-msha"])]
+let shaSettings: [SwiftSetting] = productSettings + [.define("SHA_EXTENSIONS"), .unsafeFlags(["-Xcc", "-msha"])]
 #else
-let shaSettings: [SwiftSetting] = []
+let shaSettings: [SwiftSetting] = productSettings
 #endif
 
 var targets: [Target] = [
     // The contract: the C ABI (header only) and the Swift layer for plugin authors.
     .target(name: "CClubhouse", path: "PluginSDK/Sources/CClubhouse"),
-    .target(name: "ClubhouseJSON", path: "PluginSDK/Sources/ClubhouseJSON", linkerSettings: [.linkedLibrary("m")]),
+    // String searches the standard library lacks without `_StringProcessing` (productSettings says why).
+    .target(name: "ClubhouseStrings", path: "PluginSDK/Sources/ClubhouseStrings", swiftSettings: productSettings),
+    .target(name: "ClubhouseJSON", dependencies: ["ClubhouseStrings"], path: "PluginSDK/Sources/ClubhouseJSON",
+            swiftSettings: productSettings, linkerSettings: [.linkedLibrary("m")]),
     // SHA-256 for content hashes, using the x86 SHA extensions when CPUID reports them: `-msha` lets
     // Swift call those intrinsics and enables nothing past SSE2 for the rest of the module.
-    .target(name: "ClubhouseHashing", path: "PluginSDK/Sources/ClubhouseHashing", swiftSettings: shaSettings),
-    .target(name: "ClubhouseGraphics", dependencies: ["ClubhouseJSON"], path: "PluginSDK/Sources/ClubhouseGraphics"),
-    .target(name: "ClubhouseABI", dependencies: ["CClubhouse", "ClubhouseJSON"], path: "PluginSDK/Sources/ClubhouseABI"),
+    .target(name: "ClubhouseHashing", dependencies: ["ClubhouseStrings"], path: "PluginSDK/Sources/ClubhouseHashing",
+            swiftSettings: shaSettings),
+    .target(name: "ClubhouseGraphics", dependencies: ["ClubhouseJSON"], path: "PluginSDK/Sources/ClubhouseGraphics",
+            swiftSettings: productSettings),
+    .target(name: "ClubhouseABI", dependencies: ["CClubhouse", "ClubhouseJSON"], path: "PluginSDK/Sources/ClubhouseABI",
+            swiftSettings: productSettings),
     // The pieces plugins share that know nothing of the ABI (migrations, seeded random numbers, the UTC
     // clock, text tables, mesh formats, whole-file reading): their cores depend on it, PluginKit re-exports it.
-    .target(name: "ClubhouseToolkit", dependencies: ["ClubhouseJSON", "ClubhouseGraphics"], path: "PluginSDK/Sources/ClubhouseToolkit"),
+    .target(name: "ClubhouseToolkit", dependencies: ["ClubhouseJSON", "ClubhouseGraphics"], path: "PluginSDK/Sources/ClubhouseToolkit",
+            swiftSettings: productSettings),
     .target(name: "PluginKit", dependencies: ["CClubhouse", "ClubhouseABI", "ClubhouseJSON", "ClubhouseToolkit"],
-            path: "PluginSDK/Sources/PluginKit"),
+            path: "PluginSDK/Sources/PluginKit", swiftSettings: productSettings),
 
     // The host and its runner process: wire, loader, site configuration, brokers, router, runner;
     // and the executable that wires them.
@@ -69,14 +88,15 @@ var targets: [Target] = [
     // `clubhouse __runner`: the proxy tables and the sandbox) each depend on those alone; the
     // front ends (command line, JSON-RPC server, help) wire both. The executable's main only
     // starts the front ends.
-    .target(name: "ClubhousePlatform", path: "Host/Sources/Platform"),
+    .target(name: "ClubhousePlatform", dependencies: ["ClubhouseStrings"], path: "Host/Sources/Platform",
+            swiftSettings: productSettings),
     .target(name: "ClubhouseWire", dependencies: ["ClubhousePlatform", "CClubhouse", "ClubhouseABI", "ClubhouseJSON"],
-            path: "Host/Sources/Wire"),
+            path: "Host/Sources/Wire", swiftSettings: productSettings),
     .target(name: "ClubhouseLoader", dependencies: ["ClubhousePlatform", "CClubhouse", "ClubhouseABI"],
-            path: "Host/Sources/Loader"),
+            path: "Host/Sources/Loader", swiftSettings: productSettings),
     .target(name: "ClubhouseRunner", dependencies: ["ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform", "CClubhouse", "ClubhouseABI",
                                                     "ClubhouseJSON", "CSQLite", "CThreadID"],
-            path: "Host/Sources/Runner"),
+            path: "Host/Sources/Runner", swiftSettings: productSettings),
     // gettid(2) for the runner's thread wall (Host/Sources/Runner/RunningCall.swift).
     .systemLibrary(name: "CThreadID", path: "Host/Sources/CThreadID"),
     // SQLite's allocator, wrapped so that what a plugin's statement makes SQLite allocate in the
@@ -85,24 +105,25 @@ var targets: [Target] = [
     .target(name: "ClubhouseHost", dependencies: ["ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform", "CClubhouse", "ClubhouseABI",
                                                   "CSQLite", "CSQLiteMemory",
                                                   "ClubhouseJSON", "ClubhouseHashing", "ClubhouseToolkit"],
-            path: "Host/Sources/ClubhouseHost"),
+            path: "Host/Sources/ClubhouseHost", swiftSettings: productSettings),
     // epoll(7) for serve's event loop (Glibc's module leaves <sys/epoll.h> out).
     .systemLibrary(name: "CEventPoll", path: "Host/Sources/CEventPoll"),
     .target(name: "ClubhouseFrontEnds", dependencies: ["ClubhouseHost", "ClubhouseRunner", "ClubhouseWire", "ClubhouseLoader",
                                                        "ClubhousePlatform", "CClubhouse", "ClubhouseABI", "ClubhouseJSON",
                                                        "ClubhouseHashing", "ClubhouseToolkit", "CEventPoll"],
-            path: "Host/Sources/FrontEnds"),
+            path: "Host/Sources/FrontEnds", swiftSettings: productSettings),
     // open/open64 defined in the executable, ahead of glibc's for every library: a sandboxed runner
     // answers libdispatch's /proc/<tid>/stat from its own task folder (proc_open.c says why).
     .target(name: "CProcOpen", path: "Host/Sources/CProcOpen"),
     .executableTarget(name: "clubhouse", dependencies: ["ClubhouseFrontEnds", "CProcOpen"], path: "Host/Sources/clubhouse",
+                      swiftSettings: productSettings,
                       linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=open", "-Xlinker", "--export-dynamic-symbol=open64"])]),
 
     // Example plugins for third-party authors: one in plain C against the header alone, one in Swift.
     .target(name: "NotesC", dependencies: ["CClubhouse"], path: "Plugins/Examples/NotesC",
             cSettings: [.headerSearchPath("../../../PluginSDK/C")],  // clubhouse_helpers.h, as pkg-config gives it
             linkerSettings: pluginLinkerSettings),
-    .target(name: "GreeterPlugin", dependencies: ["PluginKit"], path: "Plugins/Examples/Greeter",
+    .target(name: "GreeterPlugin", dependencies: ["PluginKit"], path: "Plugins/Examples/Greeter", swiftSettings: productSettings,
             linkerSettings: pluginLinkerSettings),
 
     // Release-build benchmarks (Benchmarks/run.sh runs them beside the peers).
@@ -119,9 +140,10 @@ var targets: [Target] = [
                       path: "Plugins/Tennis/Sources/clubhouse-ballmachine"),
 
     .target(name: "FaultyPlugin", dependencies: ["PluginKit", "ClubhouseJSON"], path: "Tests/Fixtures/FaultyPlugin",
+            swiftSettings: productSettings,
             linkerSettings: pluginLinkerSettings),
 
-    .testTarget(name: "ClubhouseJSONTests", dependencies: ["ClubhouseJSON"], path: "Tests/ClubhouseJSONTests"),
+    .testTarget(name: "ClubhouseJSONTests", dependencies: ["ClubhouseJSON", "ClubhouseStrings"], path: "Tests/ClubhouseJSONTests"),
     .testTarget(name: "ClubhouseGraphicsTests", dependencies: ["ClubhouseGraphics"], path: "Tests/ClubhouseGraphicsTests"),
     .testTarget(name: "ClubhouseHashingTests", dependencies: ["ClubhouseHashing"], path: "Tests/ClubhouseHashingTests"),
     .testTarget(name: "PluginKitTests", dependencies: ["PluginKit", "CSQLite"], path: "Tests/PluginKitTests"),
@@ -156,9 +178,11 @@ for name in features {
     targets += [
         .target(name: "\(name)Core", dependencies: ["ClubhouseJSON", "ClubhouseToolkit"] + (coreDependencies[name] ?? []),
                 path: "Plugins/\(name)/Sources/\(name)Core",
-                swiftSettings: optimizedInDebug.contains(name) ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : []),
+                swiftSettings: productSettings
+                    + (optimizedInDebug.contains(name) ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : [])),
         .target(name: "\(name)Plugin", dependencies: [.target(name: "\(name)Core"), "PluginKit"],
-                path: "Plugins/\(name)/Sources/\(name)Plugin", linkerSettings: pluginLinkerSettings),
+                path: "Plugins/\(name)/Sources/\(name)Plugin", swiftSettings: productSettings,
+                linkerSettings: pluginLinkerSettings),
         .testTarget(name: "\(name)CoreTests",
                     dependencies: [.target(name: "\(name)Core"), "ClubhouseToolkit", "TestSupport"] + (coreDependencies[name] ?? []),
                     path: "Tests/\(name)CoreTests"),

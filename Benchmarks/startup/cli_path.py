@@ -2,21 +2,26 @@
 """The command line's whole path (issue 33), release build, beside its peers, in one run:
 `clubhouse scorecard player list` against the sqlite3 tool running the query the plugin runs on the
 same file, with `clubhouse --version` (process start, no site) and clubhouse-baseline (a Swift
-program that links Foundation and SQLite and opens the database) as the floors. The commands take
+program that links Foundation and SQLite and opens the database) as the floors, and with `--plugins-list`
+`clubhouse plugins list` (catalogue cache warm) against clubhouse-baseline, the floor issue 33 names. The commands take
 turns, round after round; each figure is the median CPU time (user + system of the child, from
 wait4) beside the median wall time.
 
-Usage: Benchmarks/startup/cli_path.py [BIN_DIR] [--rounds N] [--beside LABEL=BIN_DIR …]
+Usage: Benchmarks/startup/cli_path.py [BIN_DIR] [--rounds N] [--plugins-list] [--beside LABEL=BIN_DIR …]
 (BIN_DIR: .build/release). Each `--beside` adds another build's `player list` and `--version` to the
 same turns, on the same data (a build before a change, or the same build linked another way).
 Needs only the products `clubhouse`, `ScorecardPlugin` and `clubhouse-baseline` (not clubhouse-bench,
-whose cores take long to build) and the sqlite3 tool.
+whose cores take long to build) and the sqlite3 tool; `--plugins-list` wants every bundled plugin built
+beside `clubhouse` (a missing one is listed as an error, which is not the command measured).
 """
 import os, re, shutil, statistics, subprocess, sys, tempfile, time
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 args = sys.argv[1:]
 rounds = 31
+plugins_list = "--plugins-list" in args
+if plugins_list:
+    args.remove("--plugins-list")
 if "--rounds" in args:
     i = args.index("--rounds"); rounds = int(args[i + 1]); del args[i:i + 2]
 beside = []
@@ -45,10 +50,16 @@ try:
         ("clubhouse scorecard player list", [clubhouse, "scorecard", "player", "list"]),
         ("sqlite3, the same query on the same file", [sqlite3, "-batch", "-readonly", database, query]),
     ]
+    if plugins_list:
+        commands.append(("clubhouse plugins list", [clubhouse, "plugins", "list"]))
+    first_beside = len(commands)
+    per_beside = 3 if plugins_list else 2
     for label, directory in beside:
         other = os.path.join(directory, "clubhouse")
         commands += [(f"{label}: clubhouse --version", [other, "--version"]),
                      (f"{label}: clubhouse scorecard player list", [other, "scorecard", "player", "list"])]
+        if plugins_list:
+            commands.append((f"{label}: clubhouse plugins list", [other, "plugins", "list"]))
     # Warm: the catalogue cache and the kept summaries (as for a user from the second command on).
     for _, argv in commands:
         subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
@@ -70,10 +81,16 @@ try:
         print(f"  {label:44s} cpu {c * 1e3:6.2f} ms   wall {w * 1e3:6.2f} ms")
     ratio = med[2][0] / med[3][0]
     print(f"  player list / sqlite3: cpu {ratio:.2f}x (target <= 3), wall {med[2][1] / med[3][1]:.2f}x")
+    if plugins_list:
+        print(f"  plugins list / clubhouse-baseline: cpu {med[4][0] / med[0][0]:.2f}x (target <= 1.2), wall {med[4][1] / med[0][1]:.2f}x")
     for k, (label, _) in enumerate(beside):
-        c, w = med[5 + 2 * k]
+        v, (c, w) = med[first_beside + per_beside * k], med[first_beside + per_beside * k + 1]
         print(f"  {label}: player list / sqlite3: cpu {c / med[3][0]:.2f}x, wall {w / med[3][1]:.2f}x; "
-              f"this build / {label}: cpu {med[2][0] / c:.3f}x")
+              f"this build / {label}: cpu {med[2][0] / c:.3f}x; --version {med[1][0] / v[0]:.3f}x")
+        if plugins_list:
+            pc, pw = med[first_beside + per_beside * k + 2]
+            print(f"  {label}: plugins list / clubhouse-baseline: cpu {pc / med[0][0]:.2f}x, wall {pw / med[0][1]:.2f}x; "
+                  f"this build / {label}: cpu {med[4][0] / pc:.3f}x")
     print(f"@figure startup.demo-data.player-list.cpu-ratio {ratio:.4f} x")
     print(f"@figure startup.demo-data.player-list.cpu {med[2][0]:.6f} s")
     print(f"@figure startup.version.cpu {med[1][0]:.6f} s")

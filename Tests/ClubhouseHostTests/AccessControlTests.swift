@@ -354,10 +354,9 @@ final class AccessControlTests: XCTestCase {
         let audit = AuditLog(path: directory + "/audit.log", limits: AuditLog.Limits(maxBytes: 1 << 20, keep: 1, maxPending: 3))
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         // Block the writer so lines pile up behind it.
-        let gate = DispatchSemaphore(value: 0)
-        audit.queue.async { gate.wait() }
+        audit.writer.lock()
         for i in 0..<10 { audit.append(["n": .int(i)]) }
-        gate.signal()
+        audit.writer.unlock()
         audit.flush()
         let lines = try String(contentsOfFile: audit.path, encoding: .utf8).split(separator: "\n").map { try JSONParser.parse(String($0)) }
         XCTAssertEqual(lines.compactMap { $0["n"]?.intValue }, [0, 1, 2])

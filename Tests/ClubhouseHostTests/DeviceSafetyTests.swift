@@ -4,6 +4,7 @@
 
 import CClubhouse
 import ClubhouseJSON
+import ClubhousePlatform
 import XCTest
 @testable import ClubhouseHost
 @testable import ClubhouseWire
@@ -36,7 +37,9 @@ final class DeviceSafetyTests: XCTestCase {
         XCTAssertNil(book.unsafeState(of: "other"), "no safe state: never touched by the host")
     }
 
-    private func broker() -> (DeviceBroker, PluginEntry) {
+    private func broker() -> (DeviceBroker, PluginEntry) { makeBroker() }
+
+    private func makeBroker(scheduler: Scheduler = DeviceBroker.safetyScheduler) -> (DeviceBroker, PluginEntry) {
         let site = Site(name: "s", description: "", plugins: [], devices: [
             "ballmachine": DeviceEntry(name: "ballmachine", transport: .simulator(kind: "ballmachine"), trace: false,
                                        connectTimeoutMilliseconds: 500, options: ["checksum": "xor"]),
@@ -44,7 +47,7 @@ final class DeviceSafetyTests: XCTestCase {
         let entry = PluginEntry(alias: "tennis", id: nil, enabled: true, path: nil, versionRequirement: nil, config: [:],
                                 grants: [.device("ballmachine")], isolation: .inProcess, timeoutMilliseconds: 1000,
                                 location: SourceLocation(line: 1, column: 1, offset: 0))
-        return (DeviceBroker(site: site, log: LogBroker(verbosity: -1, color: false)), entry)
+        return (DeviceBroker(site: site, log: LogBroker(verbosity: -1, color: false), scheduler: scheduler), entry)
     }
 
     func testTheHostStopsTheSimulatorAndTakesTheConnectionFromItsCall() throws {
@@ -106,6 +109,99 @@ final class DeviceSafetyTests: XCTestCase {
         close.u32(handle)
         DeviceBroker.serveClose(close.bytes, devices: &devices)
         XCTAssertNil(broker.safety.unsafeState(of: "ballmachine"))
+    }
+
+    // MARK: the watchdog's thread (a scheduler that cannot start its thread: the system at its thread limit)
+
+    /// Starts threads until told to fail as `pthread_create` does at the thread limit (EAGAIN).
+    /// @unchecked Sendable: `failing` is read and written under `lock`.
+    final class ThreadLimit: @unchecked Sendable {
+        let lock = Lock()
+        var failing: Bool
+        init(failing: Bool) { self.failing = failing }
+        var starter: Scheduler.Starter {
+            { [self] body throws(ThreadStartError) in
+                if lock.withLock({ failing }) { throw ThreadStartError(code: EAGAIN) }
+                try Thread.start(body)
+            }
+        }
+    }
+
+    /// An open device left running by a call: the safe state registered, a start written.
+    private func running(_ broker: DeviceBroker, _ entry: PluginEntry) throws -> DeviceConnection {
+        let device = try broker.open(name: "ballmachine", for: entry)
+        XCTAssertEqual(device.setSafeState(frame: DeviceSafetyTests.stop, acknowledgement: DeviceSafetyTests.accepted, timeoutMilliseconds: 1000),
+                       Int32(CLUBHOUSE_OK))
+        XCTAssertEqual(DeviceSafetyTests.start.withUnsafeBytes { device.write($0) }, Int32(CLUBHOUSE_OK))
+        XCTAssertNotNil(broker.safety.unsafeState(of: "ballmachine"))
+        return device
+    }
+
+    private func waitUntilSafe(_ broker: DeviceBroker, within milliseconds: Int64) -> Bool {
+        let deadline = Subprocess.monotonicMilliseconds() + milliseconds
+        while broker.safety.unsafeState(of: "ballmachine") != nil {
+            if Subprocess.monotonicMilliseconds() > deadline { return false }
+            Thread.sleep(milliseconds: 5)
+        }
+        return true
+    }
+
+    func testADeviceIsNotOpenedWhenTheWatchdogsThreadCannotStart() {
+        let limit = ThreadLimit(failing: true)
+        let (broker, entry) = makeBroker(scheduler: Scheduler(starter: limit.starter))
+        defer { broker.closeAll() }
+        XCTAssertThrowsError(try broker.open(name: "ballmachine", for: entry)) { error in
+            guard let error = error as? TransportError else { return XCTFail("\(error)") }
+            XCTAssertEqual(error.status, .busy)
+            XCTAssertTrue(error.message.hasPrefix("device 'ballmachine' was not opened for 'tennis': the host's device watchdog is not running, "
+                                                  + "so it could not stop the device if the call were cancelled — the system would not start a thread "
+                                                  + "(pthread_create: Resource temporarily unavailable, errno 11)"), error.message)
+            XCTAssertTrue(error.message.hasSuffix("end other work on this machine (or raise the limit) and try again"), error.message)
+        }
+        XCTAssertFalse(broker.hasOpenConnections, "refused before any connection (no simulator started)")
+        // The limit gone, the same broker opens it.
+        limit.lock.withLock { limit.failing = false }
+        XCTAssertNoThrow(try broker.open(name: "ballmachine", for: entry).close(reason: "a test"))
+    }
+
+    func testTheHostStopsTheDeviceAfterTheGraceOfACancelledCall() throws {
+        let scheduler = Scheduler()
+        defer { scheduler.stop() }
+        let (broker, entry) = makeBroker(scheduler: scheduler)
+        defer { broker.closeAll() }
+        let device = try running(broker, entry)
+        let call = CallContext(flags: 0, progress: SilentProgress(), alias: "tennis")
+        broker.watch(device, openedBy: call, graceMilliseconds: 300)
+        let cancelled = Subprocess.monotonicMilliseconds()
+        call.cancel()
+        XCTAssertNotNil(broker.safety.unsafeState(of: "ballmachine"), "the call has its grace first")
+        XCTAssertTrue(waitUntilSafe(broker, within: 10_000))
+        XCTAssertGreaterThanOrEqual(Subprocess.monotonicMilliseconds() - cancelled, 290)
+        XCTAssertEqual(DeviceSafetyTests.start.withUnsafeBytes { device.write($0) }, Int32(CLUBHOUSE_CANCELLED), "taken over")
+    }
+
+    func testTheHostStopsTheDeviceAtOnceWhenTheGraceCannotBeArmed() throws {
+        // The watchdog's thread ran when the device opened, then stopped, and the system reached its thread
+        // limit since: the grace cannot be armed, so the stop goes out at once rather than maybe never.
+        let limit = ThreadLimit(failing: false)
+        let scheduler = Scheduler(starter: limit.starter)
+        let (broker, entry) = makeBroker(scheduler: scheduler)
+        defer { broker.closeAll() }
+        let device = try running(broker, entry)
+        XCTAssertTrue(scheduler.isRunning)
+        limit.lock.withLock { limit.failing = true }
+        scheduler.stop()
+        let deadline = Subprocess.monotonicMilliseconds() + 5_000
+        while scheduler.isRunning && Subprocess.monotonicMilliseconds() < deadline { Thread.sleep(milliseconds: 1) }
+        XCTAssertFalse(scheduler.isRunning)
+
+        let call = CallContext(flags: 0, progress: SilentProgress(), alias: "tennis")
+        broker.watch(device, openedBy: call, graceMilliseconds: 60_000)
+        call.cancel()
+        XCTAssertNil(broker.safety.unsafeState(of: "ballmachine"), "stopped and acknowledged before cancel returned")
+        XCTAssertEqual(DeviceSafetyTests.start.withUnsafeBytes { device.write($0) }, Int32(CLUBHOUSE_CANCELLED))
+        XCTAssertTrue(device.lastError.contains("the host stopped device 'ballmachine' (its call was cancelled and the host could not wait 60 s for it: the system would not start a thread"),
+                      device.lastError)
     }
 }
 

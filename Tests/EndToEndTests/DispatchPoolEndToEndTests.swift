@@ -3,7 +3,8 @@
 // crashes the process when that open fails — which Landlock made it do in every sandboxed runner
 // (the putting plugin died this way). The executable's open answers libdispatch's /proc/<tid>/stat
 // of its own threads with the line libdispatch parses (Host/Sources/CProcOpen), so the sandbox shows
-// nothing of /proc. C fixture: dispatch_pool.c.
+// nothing of /proc. C fixture: dispatch_pool.c, which links libdispatch itself (the host no longer loads
+// it, issue 33; a Swift plugin using Dispatch or Foundation links it the same way).
 import ClubhouseJSON
 import Foundation
 import XCTest
@@ -12,12 +13,24 @@ final class DispatchPoolEndToEndTests: XCTestCase {
     private let eacces = 13
 
     private func site(_ c: Clubhouse, isolation: String) throws -> String {
-        let fixture = try FixturePlugins.build("POOL", id: "org.tests.pool", file: "dispatch_pool.c")
+        let fixture = try FixturePlugins.build("POOL", id: "org.tests.pool", file: "dispatch_pool.c", linking: try Self.libdispatch())
         return try c.write("pool-\(isolation).json", """
             {"sites": {"default": {"plugins": {
               "pool": {"path": "\(fixture)", "isolation": "\(isolation)"}
             }}}}
             """)
+    }
+
+    /// The toolchain's libdispatch (the one this test process has loaded, through Foundation), to link and find at run time.
+    private static func libdispatch() throws -> [String] {
+        // Read to its end (a /proc file says its size is 0).
+        let maps = String(decoding: FileHandle(forReadingAtPath: "/proc/self/maps")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        guard let line = maps.split(separator: "\n").first(where: { $0.hasSuffix("/libdispatch.so") }),
+              let slash = line.firstIndex(of: "/") else {
+            throw XCTSkip("libdispatch is not loaded in the test process")
+        }
+        let path = String(line[slash...])
+        return [path, "-Wl,-rpath," + (path as NSString).deletingLastPathComponent]
     }
 
     /// Runs the commands in one serve session; the replies by position.

@@ -52,11 +52,24 @@ public enum Descriptor {
     }
 }
 
+/// A thread the system would not start (`pthread_create`'s error, EAGAIN when the process or user is
+/// at its thread limit): the caller decides what to do instead — refuse, or do the safe thing now.
+public struct ThreadStartError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let code: Int32
+    public init(code: Int32) { self.code = code }
+    public var description: String {
+        "the system would not start a thread (pthread_create: \(String(cString: strerror(code))), errno \(code)); "
+            + "the process or its user is at the thread limit (ulimit -u, /proc/sys/kernel/threads-max) or out of memory"
+    }
+}
+
 /// A detached POSIX thread running a closure.
 public enum Thread {
     final class Box { let body: () -> Void; init(_ b: @escaping () -> Void) { body = b } }
 
-    public static func detach(_ body: @escaping () -> Void) {
+    /// Starts `body` on a detached thread of its own; throws when the system would not start one (then
+    /// `body` never runs: the caller refuses its work or does it another way).
+    public static func start(_ body: @escaping () -> Void) throws(ThreadStartError) {
         var thread = pthread_t()
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         let rc = pthread_create(&thread, nil, { raw in
@@ -65,6 +78,24 @@ public enum Thread {
             box.body()
             return nil
         }, box)
-        if rc == 0 { pthread_detach(thread) } else { Unmanaged<Box>.fromOpaque(box).release() }
+        guard rc == 0 else {
+            Unmanaged<Box>.fromOpaque(box).release()
+            throw ThreadStartError(code: rc)
+        }
+        pthread_detach(thread)
+    }
+
+    /// `start` for the callers not moved to it yet (the runner's): a thread the system would not start
+    /// is written to standard error, never dropped without a word; answers false then.
+    @available(*, deprecated, message: "use `try Thread.start`: the caller must decide what a thread that did not start means")
+    @discardableResult
+    public static func detach(_ body: @escaping () -> Void) -> Bool {
+        do {
+            try start(body)
+            return true
+        } catch {
+            _ = Descriptor.writeAll(2, Array("clubhouse: \(error); work meant for it did not run\n".utf8))
+            return false
+        }
     }
 }

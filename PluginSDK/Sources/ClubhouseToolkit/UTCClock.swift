@@ -65,3 +65,21 @@ public enum UTCClock {
         return Double(timegm(&parts))
     }
 }
+
+/// The monotonic clock (CLOCK_MONOTONIC), read as `ContinuousClock` is, for the modules built
+/// without `_Concurrency` (where `ContinuousClock` lives; Package.swift, productSettings).
+public struct MonotonicClock: Sendable {
+    public struct Instant: Sendable, Comparable {
+        let nanoseconds: Int64
+        public static func - (later: Instant, earlier: Instant) -> Duration { .nanoseconds(later.nanoseconds - earlier.nanoseconds) }
+        public static func < (a: Instant, b: Instant) -> Bool { a.nanoseconds < b.nanoseconds }
+    }
+
+    public init() {}
+
+    public var now: Instant {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Instant(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
+    }
+}

@@ -23,9 +23,10 @@ enum FixturePlugins {
     }()
 
     /// Builds (once) the variant and returns the .so path. `file` names another C source in
-    /// Tests/Fixtures/plugins/ (each hostile fixture family keeps its own file).
+    /// Tests/Fixtures/plugins/ (each hostile fixture family keeps its own file); `linking` is added to the
+    /// compiler's arguments (libraries the fixture links).
     static func build(_ variant: String, id: String = "org.tests.fixture", version: String = "1.0.0",
-                      file: String = "fixture_plugin.c", peer: String? = nil) throws -> String {
+                      file: String = "fixture_plugin.c", peer: String? = nil, linking: [String] = []) throws -> String {
         let source = file == "fixture_plugin.c" ? self.source
             : Clubhouse.repositoryRoot.appendingPathComponent("Tests/Fixtures/plugins/\(file)")
         guard let compiler else { throw XCTSkip("no C compiler (cc, clang or gcc) to build fixture plugins") }
@@ -38,7 +39,7 @@ enum FixturePlugins {
         process.arguments = ["-shared", "-fPIC", "-std=c99", "-D_DEFAULT_SOURCE", "-DFIXTURE_\(variant)",
                              "-DFIXTURE_ID=\"\(id)\"", "-DFIXTURE_VERSION=\"\(version)\"", "-DROUTER_\(variant)",
                              "-DFIXTURE_PEER=\"\(peer ?? "b")\"",
-                             "-I", include.path, source.path, "-o", output]
+                             "-I", include.path, source.path, "-o", output] + linking
         let err = Pipe()
         process.standardError = err
         try process.run()

@@ -14,12 +14,11 @@
  *           /proc/PPID/task/PPID/stat, owntask /proc/self/task/TID/stat, owntid /proc/TID/stat
  *           (TID: a thread of this runner other than its main one, the form libdispatch opens),
  *           tasklist opendir /proc/self/task, status /proc/self/status.
- * libdispatch is looked up in the process (the runner links it; a plugin written in Swift uses it
- * through Dispatch and Foundation), so the fixture builds with the C compiler alone.
+ * The fixture links libdispatch itself (the test passes the toolchain's), as a plugin written in
+ * Swift that uses Dispatch or Foundation does: the host and its runner no longer load it (issue 33).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -30,9 +29,10 @@
 
 #include "fixture.h"
 
-typedef void *(*global_queue_fn)(long, unsigned long);
-typedef void (*async_fn)(void *, void *, void (*)(void *));
-typedef void (*apply_fn)(size_t, void *, void *, void (*)(void *, size_t));
+/* libdispatch's C entry points (its headers are not needed for these three). */
+void *dispatch_get_global_queue(long identifier, unsigned long flags);
+void dispatch_async_f(void *queue, void *context, void (*work)(void *));
+void dispatch_apply_f(size_t iterations, void *queue, void *context, void (*work)(void *, size_t));
 
 static atomic_int done, applied;
 
@@ -45,22 +45,15 @@ static void slow_block(void *context) { (void)context; nap(200); atomic_fetch_ad
 static void slow_iteration(void *context, size_t i) { (void)context; (void)i; nap(50); atomic_fetch_add(&applied, 1); }
 
 static clubhouse_status pool(const clubhouse_reply *reply) {
-    global_queue_fn get_global_queue = (global_queue_fn)dlsym(RTLD_DEFAULT, "dispatch_get_global_queue");
-    async_fn async_f = (async_fn)dlsym(RTLD_DEFAULT, "dispatch_async_f");
-    apply_fn apply_f = (apply_fn)dlsym(RTLD_DEFAULT, "dispatch_apply_f");
-    if (!get_global_queue || !async_f || !apply_f) {
-        say(reply, "{\"error\":{\"message\":\"libdispatch is not loaded in this process\"}}");
-        return CLUBHOUSE_ERROR;
-    }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus < 1) cpus = 1;
     if (cpus > 16) cpus = 16;
     int queued = (int)(8 * cpus), iterations = (int)(4 * cpus);
     atomic_store(&done, 0);
     atomic_store(&applied, 0);
-    void *queue = get_global_queue(0, 0);
-    for (int i = 0; i < queued; i++) async_f(queue, NULL, slow_block);
-    apply_f((size_t)iterations, queue, NULL, slow_iteration);
+    void *queue = dispatch_get_global_queue(0, 0);
+    for (int i = 0; i < queued; i++) dispatch_async_f(queue, NULL, slow_block);
+    dispatch_apply_f((size_t)iterations, queue, NULL, slow_iteration);
     for (int i = 0; i < 400 && atomic_load(&done) < queued; i++) nap(50);
     char out[160];
     snprintf(out, sizeof out, "{\"data\":{\"queued\":%d,\"done\":%d,\"applied\":%d}}", queued, atomic_load(&done),

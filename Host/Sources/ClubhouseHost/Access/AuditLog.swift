@@ -1,19 +1,18 @@
 // The audit log: one JSON object per line (time, request id, who, method, path, status, duration,
 // client) in `<data dir>/<site>/_host/audit.log`, rotated by size (audit.log.1 … .N kept). A caller
-// only appends to a buffer under a lock; a serial queue writes and rotates, so a slow disk never
-// holds a request; it writes what gathered in 5 ms at once. Past `maxPending` buffered lines new ones
+// only appends to a buffer under a lock; a writer thread started 5 ms after the first line writes and
+// rotates what gathered, at once, so a slow disk never holds a request. Past `maxPending` buffered lines new ones
 // are dropped and counted, and the count is written as a line of its own when the writer catches up.
 
 import ClubhouseJSON
 import ClubhousePlatform
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
 
 public final class AuditLog: @unchecked Sendable {
     // @unchecked: `pending`, `dropped`, `scheduled` are touched only under `lock`; `fd`, `size` and
-    // `reportedFailure` only on `queue`.
+    // `reportedFailure` only under `writer`.
     public struct Limits: Sendable {
         /// A file grows to about this size before it is rotated.
         public var maxBytes = 10 * 1024 * 1024
@@ -32,7 +31,8 @@ public final class AuditLog: @unchecked Sendable {
     public let path: String
     let limits: Limits
     private let log: LogBroker?
-    let queue = DispatchQueue(label: "clubhouse.audit")
+    /// Held while lines are written (one writer at a time: the file, its size, its rotation).
+    let writer = Lock()
     private let lock = Lock()
     private var pending: [String] = []
     private var dropped = 0
@@ -57,21 +57,27 @@ public final class AuditLog: @unchecked Sendable {
     /// Queues one line (a JSON object) for the writer; returns at once.
     func append(_ object: JSONObject) {
         let line = JSONWriter.compact(.object(object)) + "\n"
-        lock.withLock {
-            guard pending.count < limits.maxPending else { dropped += 1; return }
+        let armed = lock.withLock { () -> Bool in
+            guard pending.count < limits.maxPending else { dropped += 1; return true }
             pending.append(line)
-            if !scheduled {
+            guard !scheduled else { return true }
+            // Lines gathered for a few milliseconds go out in one write: a wake-up of the writer (and a
+            // contended lock) per request cost a busy server more than the line itself.
+            do throws(ThreadStartError) {
+                try Thread.after(milliseconds: AuditLog.gatherMilliseconds) { [self] in writer.withLock { drain() } }
                 scheduled = true
-                // Lines gathered for a few milliseconds go out in one write: a wake-up of the writer (and a
-                // contended lock) per request cost a busy server more than the line itself.
-                queue.asyncAfter(deadline: .now() + .milliseconds(AuditLog.gatherMilliseconds)) { [self] in drain() }
+                return true
+            } catch {
+                return false
             }
         }
+        // No timer (the scheduler's thread would not start): the line is written now, on this thread.
+        if !armed { flush() }
     }
 
     /// Waits until every line queued so far is written (tests; a server stopping).
     public func flush() {
-        queue.sync { drain() }
+        writer.withLock { drain() }
     }
 
     private func drain() {

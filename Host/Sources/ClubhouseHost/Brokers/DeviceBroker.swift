@@ -25,10 +25,18 @@ public final class DeviceBroker: @unchecked Sendable {
     let safety = DeviceSafetyBook()
     /// One stop at a time (the watchdog's triggers can fire together).
     let securing = Lock()
+    /// Runs the stop a cancelled call's grace ends with (`watch`): `safetyScheduler`, a seam for tests.
+    let scheduler: Scheduler
 
-    init(site: Site, log: LogBroker) {
+    /// The device watchdog's own scheduler thread, apart from the host's other delayed work (a slow job
+    /// there never holds up a stop); started by the first device opened, then it stays. A front end's
+    /// timers that stop devices (a SIGTERM's second step) run on it too.
+    public static let safetyScheduler = Scheduler()
+
+    init(site: Site, log: LogBroker, scheduler: Scheduler = DeviceBroker.safetyScheduler) {
         self.site = site
         self.log = log
+        self.scheduler = scheduler
         // A device can vanish mid-write (a simulator or a machine that dropped its link): that is EPIPE to
         // report, never SIGPIPE, also where the broker is used without a SiteRuntime (the clean-clone CI
         // lost its test process to SIGPIPE in DeviceSafetyTests once).
@@ -48,10 +56,23 @@ public final class DeviceBroker: @unchecked Sendable {
         if let (status, message) = ServiceGate.refusal(.openDevice) {
             throw TransportError(status: Status(rawValue: status) ?? .cancelled, message: "device '\(name)': \(message)")
         }
+        // The watchdog must be able to stop what is opened: no scheduler thread, no device.
+        do throws(ThreadStartError) {
+            try scheduler.ensureRunning()
+        } catch {
+            throw TransportError(status: .busy, message: DeviceBroker.noWatchdog(name, for: entry.alias, error))
+        }
         let connection = try connect(name: name, for: entry, limits: limits)
         if let call = CallContext.current { watch(connection, openedBy: call) }
         log.info("opened device '\(name)' (\(connection.address)) for '\(entry.alias)'")
         return connection
+    }
+
+    /// Why a device was not opened when the watchdog's thread would not start.
+    static func noWatchdog(_ name: String, for alias: String, _ error: ThreadStartError) -> String {
+        "device '\(name)' was not opened for '\(alias)': the host's device watchdog is not running, so it could not "
+            + "stop the device if the call were cancelled — \(error); end other work on this machine (or raise the limit) "
+            + "and try again"
     }
 
     /// A new connection to device `name` (checked against the plugin's grants and limits).

@@ -14,7 +14,6 @@
 
 import ClubhouseABI
 import ClubhousePlatform
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -153,16 +152,25 @@ extension DeviceBroker {
     static let reconnectWindowMilliseconds = 5_000
 
     /// A connection opened during `call`: when the call is cancelled and the device is still not
-    /// safe after the grace for cleaning up, the host takes it over and stops it.
-    func watch(_ connection: DeviceConnection, openedBy call: CallContext) {
+    /// safe after the grace for cleaning up, the host takes it over and stops it. The stop runs on the
+    /// watchdog's scheduler thread (`scheduler`, known to run since `open`): stops go one at a time
+    /// anyway (`securing`). Should the grace not be armed, the device is stopped at once instead.
+    func watch(_ connection: DeviceConnection, openedBy call: CallContext,
+               graceMilliseconds grace: Int = CallContext.cleanupGraceMilliseconds) {
         connection.openedBy = call.id
         let id = call.id
-        let grace = CallContext.cleanupGraceMilliseconds
         call.outermost.whenCancelled { [weak self, weak connection] in
-            let broker = self, watched = connection
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(grace)) { [weak broker, weak watched] in
-                guard let broker, let watched, watched.openedBy == id, watched.isOpen else { return }
-                broker.secure(watched, because: "its call was cancelled \(grace / 1000) s earlier and had not stopped it",
+            guard let broker = self, let watched = connection else { return }
+            do throws(ThreadStartError) {
+                try broker.scheduler.schedule(after: grace) { [weak broker, weak watched] in
+                    guard let broker, let watched, watched.openedBy == id, watched.isOpen else { return }
+                    broker.secure(watched, because: "its call was cancelled \(grace / 1000) s earlier and had not stopped it",
+                                  takeOver: true)
+                }
+            } catch {
+                // The fail-safe: a stop now rather than maybe never.
+                guard watched.openedBy == id, watched.isOpen else { return }
+                broker.secure(watched, because: "its call was cancelled and the host could not wait \(grace / 1000) s for it: \(error)",
                               takeOver: true)
             }
         }

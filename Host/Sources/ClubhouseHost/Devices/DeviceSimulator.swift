@@ -102,17 +102,27 @@ public enum DeviceSimulator {
         _ = fcntl(host, F_SETFL, fcntl(host, F_GETFL) | O_NONBLOCK)
         // Reaped when it ends (the host closed the device, or quit).
         let child = pid
-        Thread.detach {
+        do throws(ThreadStartError) {
+            try Thread.start {
+                var status: Int32 = 0
+                while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            }
+            if let errors, let report { try relay(errors.read, name: name, report) }
+        } catch {
+            // A simulator nobody reaps (or whose report lines nobody reads, and would block it): none.
+            kill(child, SIGKILL)
             var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}  // ECHILD when the reaper got it
+            close(host)
+            if let errors { close(errors.read) }
+            throw TransportError(status: .busy, message: "device '\(name)': the simulator was not started: \(error); end other work on this machine and try again")
         }
-        if let errors, let report { relay(errors.read, name: name, report) }
         return host
     }
 
     /// Forwards the program's report lines ("simulator: stdio: received …") as "simulator:NAME: received …".
-    private static func relay(_ fd: Int32, name: String, _ report: @escaping @Sendable (String) -> Void) {
-        Thread.detach {
+    private static func relay(_ fd: Int32, name: String, _ report: @escaping @Sendable (String) -> Void) throws(ThreadStartError) {
+        try Thread.start {
             defer { close(fd) }
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 4096)

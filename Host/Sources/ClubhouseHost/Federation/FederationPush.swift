@@ -11,7 +11,6 @@
 // killed) leaves them waiting, and the next push sends them again.
 
 import ClubhousePlatform
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -242,11 +241,17 @@ public struct FederationPush {
     /// only after waiting on `done`.
     final class Prefetch: @unchecked Sendable {
         private var result: Result<Batch?, FederationError> = .success(nil)
-        private let done = DispatchSemaphore(value: 0)
+        private let done = Semaphore()
         private var waited = false
 
         init(_ work: @escaping () -> Result<Batch?, FederationError>) {
-            Thread.detach { [self] in
+            do throws(ThreadStartError) {
+                try Thread.start { [self] in
+                    result = work()
+                    done.signal()
+                }
+            } catch {
+                // No thread: read now, on this one (the batch is the same, only not read meanwhile).
                 result = work()
                 done.signal()
             }

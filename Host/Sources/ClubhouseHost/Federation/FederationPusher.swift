@@ -15,7 +15,6 @@
 //     again and the federation keeps one copy (FederationPush.send).
 
 import ClubhousePlatform
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,8 +51,8 @@ public final class FederationPusher: @unchecked Sendable {
     private let say: @Sendable (String) -> Void
     private let cancel = PostgresCancel()
     private let lock = Lock()
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let wake = Semaphore()
+    private let finished = Semaphore()
     private var due: Int64 = 0
     private var stopping = false
     private var running = false
@@ -70,14 +69,20 @@ public final class FederationPusher: @unchecked Sendable {
         self.say = say
     }
 
-    /// Starts the thread; the first push comes at once (what waited while serve was down).
-    public func start() {
+    /// Starts the thread; the first push comes at once (what waited while serve was down). Throws when
+    /// the thread would not start (nothing is pushed then; the outbox keeps every record for later).
+    public func start() throws(ThreadStartError) {
         let first = lock.withLock { () -> Bool in
             defer { running = true }
             return !running && !stopping
         }
         guard first else { return }
-        Thread.detach { [self] in loop() }
+        do throws(ThreadStartError) {
+            try Thread.start { [self] in loop() }
+        } catch {
+            lock.withLock { running = false }
+            throw error
+        }
     }
 
     /// A commit published records: push soon (not sooner than the back-off while the federation is away).
@@ -99,7 +104,7 @@ public final class FederationPusher: @unchecked Sendable {
         }
         cancel.fire()
         wake.signal()
-        if wasRunning { _ = finished.wait(timeout: .now() + .milliseconds(milliseconds)) }
+        if wasRunning { _ = finished.wait(milliseconds: milliseconds) }
     }
 
     private func loop() {
@@ -110,7 +115,7 @@ public final class FederationPusher: @unchecked Sendable {
             }
             guard let wait else { return }
             if wait > 0 {
-                _ = self.wake.wait(timeout: .now() + .milliseconds(Int(min(wait, 3_600_000))))
+                _ = self.wake.wait(milliseconds: Int(min(wait, 3_600_000)))
                 continue
             }
             attempt()

@@ -107,7 +107,18 @@ final class StandardErrorRelay: @unchecked Sendable {
             defer { running = true }
             return !running
         }
-        if start { Thread.detach { [self] in loop() } } else { wake() }
+        guard start else {
+            wake()
+            return source
+        }
+        do throws(ThreadStartError) {
+            try Thread.start { [self] in loop() }
+        } catch {
+            // The runner's lines wait in its pipe (and the runner on them once it is full) until a relay
+            // thread starts: the next runner's attach tries again.
+            withState { running = false }
+            StandardStreams.writeError("clubhouse: plugin '\(alias)''s standard error is not forwarded for now: \(error)\n")
+        }
         return source
     }
 

@@ -125,13 +125,7 @@ final class CallGate: @unchecked Sendable {
     /// The condition waiters of this gate wait on (called with the mutex held).
     fileprivate func condition() -> UnsafeMutablePointer<pthread_cond_t> {
         if let known = waitCondition { return known }
-        let made = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-        made.initialize(to: pthread_cond_t())
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(made, &attributes)
-        pthread_condattr_destroy(&attributes)
+        let made = Condition.makeVariable()
         waitCondition = made
         return made
     }

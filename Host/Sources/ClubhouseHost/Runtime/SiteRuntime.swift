@@ -5,8 +5,8 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
-import Dispatch
 import ClubhouseLoader
+import ClubhouseToolkit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -253,7 +253,7 @@ public final class SiteRuntime: @unchecked Sendable {
         do {
             loadLock.lock()
             defer { loadLock.unlock() }
-            DispatchQueue.concurrentPerform(iterations: pending.count) { i in
+            Parallel.perform(iterations: pending.count) { i in
                 results.set(i, resolveUncached(pending[i]))
             }
         }

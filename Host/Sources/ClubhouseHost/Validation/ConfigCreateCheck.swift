@@ -7,7 +7,6 @@
 
 import ClubhousePlatform
 import ClubhouseJSON
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,17 +28,28 @@ public enum ConfigCreateCheck {
                            timeoutMilliseconds: Int) -> [String?] {
         let results = Slots(count: targets.count)
         let next = Counter()
-        let group = DispatchGroup()
+        let group = WaitGroup()
+        let work = {
+            while let i = next.take(below: targets.count) {
+                results.set(i, create(targets[i], configPath: configPath, dataDirectory: dataDirectory,
+                                      timeoutMilliseconds: timeoutMilliseconds))
+            }
+        }
+        var started = 0
         for _ in 0..<min(2, targets.count) {
             group.enter()
-            DispatchQueue.global().async {
-                while let i = next.take(below: targets.count) {
-                    results.set(i, create(targets[i], configPath: configPath, dataDirectory: dataDirectory,
-                                          timeoutMilliseconds: timeoutMilliseconds))
+            do throws(ThreadStartError) {
+                try Thread.start {
+                    work()
+                    group.leave()
                 }
+                started += 1
+            } catch {
                 group.leave()
             }
         }
+        // No thread would start: the targets are created on this one, one at a time.
+        if started == 0 { work() }
         group.wait()
         return (0..<targets.count).map { results.get($0) }
     }

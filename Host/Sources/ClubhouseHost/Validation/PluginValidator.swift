@@ -11,7 +11,6 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
-import Dispatch
 import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
@@ -331,27 +330,25 @@ public enum PluginValidator {
             case .failure(let problem): return (.failed, problem.message)
             }
             let context = router.context(for: prepared)
-            let done = DispatchSemaphore(value: 0)
-            Thread.detach { _ = router.run(prepared, context: context); done.signal() }
+            let done = Semaphore()
+            do throws(ThreadStartError) {
+                try Thread.start { _ = router.run(prepared, context: context); done.signal() }
+            } catch {
+                return (.failed, "'\(example)' was not run: \(error)")
+            }
             // Cancel once it is under way (a command that finishes first passes).
-            if done.wait(timeout: .now() + .milliseconds(300)) == .success {
+            if done.wait(milliseconds: 300) {
                 stopped.append("'\(example)' finished before the cancel")
                 continue
             }
             let cancelledAt = Subprocess.monotonicNanoseconds()
             context.cancel()
-            guard done.wait(timeout: .now() + .milliseconds(cancellationBoundMilliseconds)) == .success else {
+            guard done.wait(milliseconds: cancellationBoundMilliseconds) else {
                 return (.failed, "'\(example)' did not stop within \(cancellationBoundMilliseconds / 1000) s of cancellation; check is_cancelled (call.h) or call.isCancelled in its loops")
             }
             stopped.append("'\(example)' stopped \((Subprocess.monotonicNanoseconds() - cancelledAt) / 1_000_000) ms after the cancel")
         }
         return (.passed, stopped.joined(separator: "; "))
-    }
-}
-
-private enum Thread {
-    static func detach(_ body: @escaping @Sendable () -> Void) {
-        DispatchQueue.global().async(execute: body)
     }
 }
 

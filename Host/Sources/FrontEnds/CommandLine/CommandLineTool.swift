@@ -8,7 +8,6 @@ import CClubhouse
 import CEventPoll
 import ClubhouseABI
 import ClubhouseJSON
-import Dispatch
 import Synchronization
 import ClubhouseLoader
 #if canImport(Glibc)
@@ -462,8 +461,14 @@ final class InterruptHandler: @unchecked Sendable {
             cancel()
             // Every signal but Ctrl-C is SIGTERM's: the second step comes by itself (nobody may press Ctrl-C).
             if signalNumber != SIGINT {
-                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(CallContext.cleanupGraceMilliseconds)) { [weak self] in
-                    self?.escalate(ifStill: generation, because: "\(what), and \(alias) had not returned \(CallContext.cleanupGraceMilliseconds / 1000) s later")
+                do throws(ThreadStartError) {
+                    // On the device watchdog's thread: this step stops devices, and no other delayed work holds it up.
+                    try DeviceBroker.safetyScheduler.schedule(after: CallContext.cleanupGraceMilliseconds) { [weak self] in
+                        self?.escalate(ifStill: generation, because: "\(what), and \(alias) had not returned \(CallContext.cleanupGraceMilliseconds / 1000) s later")
+                    }
+                } catch {
+                    // No timer for the grace: the second step now (the devices stopped) rather than never.
+                    escalate(ifStill: generation, because: "\(what), and the host could not wait \(CallContext.cleanupGraceMilliseconds / 1000) s for \(alias): \(error)")
                 }
             }
         case 2:
@@ -490,8 +495,14 @@ final class InterruptHandler: @unchecked Sendable {
         // The call returned meanwhile: the command line finishes by itself (exit 130).
         guard let current = lock.withLock({ cancel == nil ? nil : generation }) else { return }
         StandardStreams.writeError("clubhouse: stopping: the call gets \(InterruptHandler.storeGraceMilliseconds / 1000) s to store what it did (press Ctrl-C again to quit at once)\n")
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(InterruptHandler.storeGraceMilliseconds)) { [weak self] in
-            guard let self, lock.withLock({ generation == current }) else { return }
+        do throws(ThreadStartError) {
+            try DeviceBroker.safetyScheduler.schedule(after: InterruptHandler.storeGraceMilliseconds) { [weak self] in
+                guard let self, lock.withLock({ generation == current }) else { return }
+                quit()
+            }
+        } catch {
+            // Nothing would end the process (a SIGTERM has nobody to press Ctrl-C): it ends now, its devices stopped above.
+            StandardStreams.writeError("clubhouse: the host could not wait for the call: \(error)\n")
             quit()
         }
     }
@@ -548,6 +559,9 @@ final class SignalRelay: @unchecked Sendable {
     /// What the relay handles: SIGINT, SIGTERM, and each of `stopping` the process did not start with ignored
     /// (`nohup` ignores SIGHUP, a shell's `&` SIGQUIT: that choice of whoever started the host stands).
     private let handled: [Int32]
+    /// Why the relay does not run (no pipe, or no thread to read it), set once in init: the signals then keep
+    /// their default action (a Ctrl-C ends the host) rather than be caught and never acted on.
+    private var broken: String?
 
     private init() {
         // Signal 32 (glibc's SIGCANCEL) cannot be handled here: glibc's own handler, installed now, ignores it
@@ -559,11 +573,24 @@ final class SignalRelay: @unchecked Sendable {
                   let handler = current.__sigaction_handler.sa_handler else { return true }
             return unsafeBitCast(handler, to: Int.self) != unsafeBitCast(SIG_IGN, to: Int.self)
         }
-        guard let (readEnd, writeEnd) = Descriptor.pipe(nonBlocking: false) else { return }
+        guard let (readEnd, writeEnd) = Descriptor.pipe(nonBlocking: false) else {
+            broken = "no pipe for them (\(String(cString: strerror(errno))))"
+            return
+        }
         // Never blocks the handler: a full pipe (signals nobody read yet) loses only repeats.
         _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
-        SignalRelay.writeEnd.store(writeEnd, ordering: .releasing)
-        Thread.detach { [unowned self] in
+        do throws(ThreadStartError) {
+            try startReading(readEnd)
+            SignalRelay.writeEnd.store(writeEnd, ordering: .releasing)
+        } catch {
+            close(readEnd)
+            close(writeEnd)
+            broken = "\(error)"
+        }
+    }
+
+    private func startReading(_ readEnd: Int32) throws(ThreadStartError) {
+        try Thread.start { [unowned self] in
             var byte: UInt8 = 0
             while true {
                 let n = read(readEnd, &byte, 1)
@@ -586,6 +613,10 @@ final class SignalRelay: @unchecked Sendable {
 
     /// Sends SIGINT, SIGTERM and the other signals `handled` to `handler` from now on.
     func deliver(to handler: InterruptHandler) {
+        if let broken {
+            StandardStreams.writeError("clubhouse: signals are not relayed to the calls (\(broken)): Ctrl-C and SIGTERM end the host at once, without stopping its devices\n")
+            return
+        }
         lock.withLock { recipient = handler }
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { signalNumber in
@@ -602,6 +633,7 @@ final class SignalRelay: @unchecked Sendable {
 
     /// The signals' default action again (when `handler` is still the one receiving them).
     func stop(delivering handler: InterruptHandler) {
+        guard broken == nil else { return }
         lock.withLock { if recipient === handler { recipient = nil } }
         for signalNumber in handled { signal(signalNumber, SIG_DFL) }
     }

@@ -4,7 +4,6 @@
 import ClubhouseHost
 import ClubhousePlatform
 import ClubhouseJSON
-import Dispatch
 import ClubhouseLoader
 import ClubhouseRunner
 
@@ -113,18 +112,4 @@ enum InternalModes {
             return 1
         }
     }
-}
-
-/// A signal turned into a callback on a Dispatch queue.
-/// @unchecked Sendable: it only holds the source (set in init), which Dispatch lets any thread cancel.
-final class DispatchSourceSignalHolder: @unchecked Sendable {
-    private let source: DispatchSourceSignal
-
-    init(_ signal: Int32, _ handler: @escaping @Sendable () -> Void) {
-        source = DispatchSource.makeSignalSource(signal: signal, queue: DispatchQueue.global())
-        source.setEventHandler(handler: handler)
-        source.resume()
-    }
-
-    func cancel() { source.cancel() }
 }

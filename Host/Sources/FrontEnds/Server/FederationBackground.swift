@@ -3,6 +3,7 @@
 // back-off while the server is away). Started from serve's set-up, stopped when serve stops.
 
 import ClubhouseHost
+import ClubhousePlatform
 
 enum FederationBackground {
     /// The running pusher, or nil when the site has no federation.
@@ -13,7 +14,11 @@ enum FederationBackground {
                                       siteFolder: session.dataDirectory + "/" + session.site.name) { line in log.warning(line) }
         session.runtime.outboxCommits.listen { [pusher] in pusher.committed() }
         log.info("federation: pushing site '\(session.site.name)' as '\(federation.siteID)' to \(PostgresTarget(federation).shown) in the background")
-        pusher.start()
+        do throws(ThreadStartError) {
+            try pusher.start()
+        } catch {
+            log.error("federation: site '\(session.site.name)' is not pushed while serve runs (its outbox keeps the records for the next push): \(error)")
+        }
         return pusher
     }
 

@@ -36,7 +36,6 @@ import ClubhousePlatform
 import CClubhouse
 import ClubhouseABI
 import ClubhouseJSON
-import Dispatch
 import ClubhouseLoader
 #if canImport(Glibc)
 import Glibc
@@ -273,7 +272,7 @@ final class JSONRPCServer: @unchecked Sendable {
     /// Calls read but not yet started by a worker, by the same key: true once cancelled (a cancel that
     /// overtakes its call is kept for it, not refused as "no running call").
     private var announced: [String: Bool] = [:]
-    private let group = DispatchGroup()
+    private let group = WaitGroup()
     let pool: WorkerPool
     /// Where calls wait for a busy plugin without holding a worker (shared with --http).
     let lanes: PluginLanes
@@ -306,7 +305,7 @@ final class JSONRPCServer: @unchecked Sendable {
         }
         server.reloaded = { [front] in front?.reloadRoutes() }
         let watch = server.startReloadWatch { [front] in front?.reloadRoutes() }
-        defer { watch.cancel() }
+        defer { watch?.cancel() }
         let pusher = FederationBackground.start(session: session)
         defer { FederationBackground.stop(pusher, session: session) }
         if socketPath == nil && front == nil {
@@ -381,7 +380,9 @@ final class JSONRPCServer: @unchecked Sendable {
         }
         // The caller is the only client: its calls are all the calls.
         relay.cancelCalls = { [self] in cancelAllCalls() }
-        relay.start()
+        do throws(ThreadStartError) { try relay.start() } catch {
+            throw CLIError(status: .busy, message: "serve: cannot relay standard input and output: \(error); end other work on this machine and start it again")
+        }
         loop.run()
         group.wait()
         relay.finish(within: limits.writeTimeoutMilliseconds)
@@ -792,13 +793,22 @@ final class JSONRPCServer: @unchecked Sendable {
 }
 
 extension JSONRPCServer {
-    /// Reloads plugins whose install folder or lock changed (polled every 0.5 s).
-    func startReloadWatch(reloaded: @escaping @Sendable () -> Void = {}) -> DispatchSourceTimer {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500), leeway: .milliseconds(100))
+    /// Reloads plugins whose install folder or lock changed (polled every 0.5 s). Nil, said in the log,
+    /// when its timer could not be armed (the server runs on; a plugin installed meanwhile needs a restart).
+    func startReloadWatch(reloaded: @escaping @Sendable () -> Void = {}) -> ThreadTimer? {
         let runtime = session.runtime
         let log = session.log
-        timer.setEventHandler {
+        do throws(ThreadStartError) {
+            return try startReloadTimer(runtime: runtime, log: log, reloaded: reloaded)
+        } catch {
+            log.error("serve will not reload a plugin installed while it runs (restart it then): its watch could not start — \(error)")
+            return nil
+        }
+    }
+
+    private func startReloadTimer(runtime: SiteRuntime, log: LogBroker,
+                                  reloaded: @escaping @Sendable () -> Void) throws(ThreadStartError) -> ThreadTimer {
+        try ThreadTimer(milliseconds: 500, repeating: 500) {
             let changed = runtime.changedSinceResolution()
             for alias in changed {
                 let outcome = runtime.reload(alias)
@@ -807,7 +817,5 @@ extension JSONRPCServer {
             }
             if !changed.isEmpty { reloaded() }
         }
-        timer.resume()
-        return timer
     }
 }

@@ -30,7 +30,6 @@
 import ClubhouseABI
 import ClubhouseHost
 import ClubhousePlatform
-import Dispatch
 
 /// @unchecked Sendable: every var below is guarded by `lock`.
 final class PluginLanes: @unchecked Sendable {
@@ -106,14 +105,15 @@ final class PluginLanes: @unchecked Sendable {
             return first
         }
 
+        /// Removes in place (`waiting[client]?.remove`): a copy of the queue taken out first would share its
+        /// storage with the dictionary, and the removal would then copy every waiting call (a retain of each
+        /// closure) — per call started in a client's burst.
         func remove(ticket: UInt64, client: Int) -> Waiting? {
-            guard var queue = waiting[client], let i = queue.firstIndex(where: { $0.ticket == ticket }) else { return nil }
-            let found = queue.remove(at: i)
-            if queue.isEmpty {
+            guard let i = waiting[client]?.firstIndex(where: { $0.ticket == ticket }),
+                  let found = waiting[client]?.remove(at: i) else { return nil }
+            if waiting[client]?.isEmpty == true {
                 waiting[client] = nil
                 turns.removeAll { $0 == client }
-            } else {
-                waiting[client] = queue
             }
             count -= 1
             return found
@@ -186,10 +186,7 @@ final class PluginLanes: @unchecked Sendable {
             lane.count += 1
             tickets[ticket] = (name, client)
             waitingByClient[client, default: 0] += 1
-            if !sweepDue {
-                sweepDue = true
-                scheduleSweep()
-            }
+            if !sweepDue { sweepDue = scheduleSweep() }
             return ticket
         }
         guard let ticket else { return .now }
@@ -301,8 +298,15 @@ final class PluginLanes: @unchecked Sendable {
     }
 
     /// Refuses the calls that waited `waitLimitMilliseconds`, every second while any wait.
-    private func scheduleSweep() {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1000)) { [weak self] in self?.sweep() }
+    /// False when no timer could be armed: the next call that waits tries again (meanwhile a wait past
+    /// the limit is not refused; it still runs when the lane frees).
+    private func scheduleSweep() -> Bool {
+        do throws(ThreadStartError) {
+            try Thread.after(milliseconds: 1000) { [weak self] in self?.sweep() }
+            return true
+        } catch {
+            return false
+        }
     }
 
     private func sweep() {
@@ -314,8 +318,7 @@ final class PluginLanes: @unchecked Sendable {
                     for waiting in queue where now - waiting.since >= waitLimitMilliseconds { expired.append((waiting.ticket, waiting.alias)) }
                 }
             }
-            sweepDue = !tickets.isEmpty
-            if sweepDue { scheduleSweep() }
+            sweepDue = !tickets.isEmpty && scheduleSweep()
             return expired
         }
         for (ticket, alias) in expired {

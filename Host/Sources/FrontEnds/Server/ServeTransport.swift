@@ -35,7 +35,6 @@ import CEventPoll
 import ClubhouseHost
 import ClubhouseJSON
 import ClubhousePlatform
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -72,6 +71,8 @@ final class WorkerPool: @unchecked Sendable {
     private var head = 0
     private var threads = 0
     private var idle = 0
+    /// A worker is tried again soon (none would start and none runs).
+    private var retrying = false
     let maxThreads: Int
 
     init(maxThreads: Int) {
@@ -92,7 +93,41 @@ final class WorkerPool: @unchecked Sendable {
         if spawn { threads += 1 }
         if idle > 0 { pthread_cond_signal(condition) }
         pthread_mutex_unlock(mutex)
-        if spawn { Thread.detach { [self] in work() } }
+        if spawn { startWorker() }
+    }
+
+    /// A worker for the jobs queued. When the system would not start one, the jobs wait for the workers
+    /// running; with none running, a new one is tried every 100 ms (said once on standard error).
+    private func startWorker() {
+        do throws(ThreadStartError) {
+            try Thread.start { [self] in work() }
+        } catch {
+            pthread_mutex_lock(mutex)
+            threads -= 1
+            let none = threads == 0
+            let first = none && !retrying
+            if none { retrying = true }
+            pthread_mutex_unlock(mutex)
+            guard none else { return }
+            if first { StandardStreams.writeError("clubhouse: serve: no worker thread runs the calls waiting: \(error); trying again every 100 ms\n") }
+            do throws(ThreadStartError) {
+                try Thread.after(milliseconds: 100) { [self] in retryWorker() }
+            } catch {
+                // No timer either: the next call submitted tries again.
+                pthread_mutex_lock(mutex)
+                retrying = false
+                pthread_mutex_unlock(mutex)
+            }
+        }
+    }
+
+    private func retryWorker() {
+        pthread_mutex_lock(mutex)
+        retrying = false
+        let spawn = jobs.count - head > idle && threads < maxThreads
+        if spawn { threads += 1 }
+        pthread_mutex_unlock(mutex)
+        if spawn { startWorker() }
     }
 
     private func work() {

@@ -10,7 +10,6 @@
 // answer, then the server ends (fourth outside attack, b21: a dead caller's drill ran to its end).
 
 import ClubhousePlatform
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +22,7 @@ final class StdioRelay: @unchecked Sendable {
     private let relayEnd: Int32
     /// The end the event loop serves (non-blocking, close-on-exec).
     let serverEnd: Int32
-    private let outputDone = DispatchSemaphore(value: 0)
+    private let outputDone = Semaphore()
     /// Set (under `lock`) once `finish` closed `relayEnd`: a late hang-up then touches nothing.
     private let lock = Lock()
     private var closed = false
@@ -38,10 +37,20 @@ final class StdioRelay: @unchecked Sendable {
         _ = fcntl(serverEnd, F_SETFL, fcntl(serverEnd, F_GETFL) | O_NONBLOCK)
     }
 
-    /// Starts both directions.
-    func start() {
+    /// Starts both directions; throws when a thread would not start (the replies' thread, started
+    /// first, then ends: the relay's end is shut).
+    func start() throws(ThreadStartError) {
+        // Replies first: without them the requests' thread is not started.
+        try startReplies()
         // Requests: the caller's input into the pair; its end of input becomes the client's.
-        Thread.detach { [self] in
+        do throws(ThreadStartError) { try startRequests() } catch {
+            shutdown(relayEnd, Int32(SHUT_RDWR))
+            throw error
+        }
+    }
+
+    private func startRequests() throws(ThreadStartError) {
+        try Thread.start { [self] in
             var buffer = [UInt8](repeating: 0, count: 65536)
             var failed = false
             while true {
@@ -59,8 +68,11 @@ final class StdioRelay: @unchecked Sendable {
             // A half-close: the calls answer, unless the caller goes meanwhile.
             if hungUp(output, wait: true) { callerGone() }
         }
+    }
+
+    private func startReplies() throws(ThreadStartError) {
         // Replies: everything the loop writes, out to the caller, until the loop closes its end.
-        Thread.detach { [self] in
+        try Thread.start { [self] in
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
                 let n = buffer.withUnsafeMutableBytes { read(relayEnd, $0.baseAddress, $0.count) }
@@ -100,7 +112,7 @@ final class StdioRelay: @unchecked Sendable {
     /// After the loop returned (it closed its end): waits until every reply went out (at most
     /// `milliseconds` more: the write timeout), then closes the relay's end.
     func finish(within milliseconds: Int64) {
-        _ = outputDone.wait(timeout: .now() + .milliseconds(Int(milliseconds)))
+        _ = outputDone.wait(milliseconds: Int(milliseconds))
         lock.withLock {
             closed = true
             close(relayEnd)

@@ -150,10 +150,15 @@ final class Server: @unchecked Sendable {
             var one: Int32 = 1
             setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             report("\(bound): connection opened")
-            Thread.detach { [self] in
-                serve(input: client, output: client, peer: bound)
+            do {
+                try Thread.start { [self] in
+                    serve(input: client, output: client, peer: bound)
+                    close(client)
+                    report("\(bound): connection closed")
+                }
+            } catch {
                 close(client)
-                report("\(bound): connection closed")
+                report("\(bound): connection closed at once: \(error)")
             }
         }
     }

@@ -131,7 +131,12 @@ do {
 }
 writeOut(1, "listening on \(bound) (checksum \(options.checksum.rawValue), reject rate \(options.rejectRate), "
     + "latency \(options.latencyMilliseconds) ms)\n")
-Thread.detach { server.accept(on: listener, bound: bound) }
+do {
+    try Thread.start { server.accept(on: listener, bound: bound) }
+} catch {
+    writeOut(2, "clubhouse-ballmachine: cannot accept connections: \(error)\n")
+    exit(1)
+}
 var received: Int32 = 0
 sigwait(&stopping, &received)
 close(listener)

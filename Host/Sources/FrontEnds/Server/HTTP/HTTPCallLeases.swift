@@ -8,7 +8,6 @@
 
 import ClubhouseHost
 import ClubhousePlatform
-import Dispatch
 
 /// @unchecked Sendable: `leases` is read and written under `lock`; a timer's handler takes the lock too.
 final class HTTPCallLeases: @unchecked Sendable {
@@ -19,13 +18,12 @@ final class HTTPCallLeases: @unchecked Sendable {
         var principal: String
         var context: CallContext
         var milliseconds: Int
-        var timer: any DispatchSourceTimer
+        var timer: ThreadTimer
         var what: String
     }
 
     private let lock = Lock()
     private var leases: [String: Lease] = [:]
-    private let queue = DispatchQueue(label: "clubhouse.http.leases")
     private let expired: @Sendable (String) -> Void
 
     /// `expired` hears the line to log when a lease ran out and cancelled its call.
@@ -53,17 +51,15 @@ final class HTTPCallLeases: @unchecked Sendable {
         }
     }
 
-    /// Holds `context` under `key` for `milliseconds`; false when the key holds another call.
-    func hold(_ key: String, milliseconds: Int, principal: String, context: CallContext, what: String) -> Bool {
-        lock.withLock {
-            guard leases[key] == nil else { return false }
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.setEventHandler { [weak self] in self?.expire(key, context: context) }
-            timer.schedule(deadline: .now() + .milliseconds(milliseconds))
-            leases[key] = Lease(principal: principal, context: context, milliseconds: milliseconds, timer: timer, what: what)
-            timer.resume()
-            return true
-        }
+    /// Holds `context` under `key` for `milliseconds`; false when the key holds another call. Throws when
+    /// the lease's timer cannot be armed (nothing held: a lease that could not expire is refused).
+    func hold(_ key: String, milliseconds: Int, principal: String, context: CallContext, what: String) throws(ThreadStartError) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard leases[key] == nil else { return false }
+        let timer = try ThreadTimer(milliseconds: milliseconds) { [weak self] in self?.expire(key, context: context) }
+        leases[key] = Lease(principal: principal, context: context, milliseconds: milliseconds, timer: timer, what: what)
+        return true
     }
 
     /// The call ended: its lease goes.
@@ -84,7 +80,7 @@ final class HTTPCallLeases: @unchecked Sendable {
         lock.withLock {
             guard let lease = leases[key] else { return .none }
             guard lease.principal == principal else { return .another }
-            lease.timer.schedule(deadline: .now() + .milliseconds(lease.milliseconds))
+            lease.timer.schedule(milliseconds: lease.milliseconds)
             return .held
         }
     }

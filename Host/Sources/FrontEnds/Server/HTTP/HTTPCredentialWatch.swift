@@ -9,7 +9,6 @@
 
 import ClubhouseHost
 import ClubhousePlatform
-import Dispatch
 
 /// @unchecked Sendable: `watched` is guarded by `lock`; the timer is set once in init.
 final class HTTPCredentialWatch: @unchecked Sendable {
@@ -25,18 +24,21 @@ final class HTTPCredentialWatch: @unchecked Sendable {
         var request: AccessRequest
     }
     private var calls: [ObjectIdentifier: WatchedCall] = [:]
-    private let timer: DispatchSourceTimer
+    private var timer: ThreadTimer?
 
     /// `check` says whether a request's credential still allows it; `drop` ends a connection that lost it.
-    init(check: @escaping @Sendable (AccessRequest) -> Bool, drop: @escaping @Sendable (HTTPConnection) -> Void) {
-        timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        let interval = DispatchTimeInterval.milliseconds(HTTPCredentialWatch.intervalMilliseconds)
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(100))
-        timer.setEventHandler { [weak self] in self?.sweep(check: check, drop: drop) }
-        timer.resume()
+    /// Refuses to serve when its timer cannot run: a revoked credential would keep its streams.
+    init(check: @escaping @Sendable (AccessRequest) -> Bool, drop: @escaping @Sendable (HTTPConnection) -> Void) throws(CLIError) {
+        let interval = HTTPCredentialWatch.intervalMilliseconds
+        do throws(ThreadStartError) {
+            timer = try ThreadTimer(milliseconds: interval, repeating: interval) { [weak self] in self?.sweep(check: check, drop: drop) }
+        } catch {
+            throw CLIError(status: .busy, message: "serve: the HTTP front end did not start: its credential watch (which ends the "
+                           + "streams of a revoked credential) could not run — \(error); end other work on this machine and start it again")
+        }
     }
 
-    deinit { timer.cancel() }
+    deinit { timer?.cancel() }
 
     /// Watches the credential of the stream `connection` has just opened (public requests are never refused).
     func watch(_ connection: HTTPConnection, request: AccessRequest) {

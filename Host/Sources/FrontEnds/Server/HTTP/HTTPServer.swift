@@ -24,7 +24,6 @@ import ClubhouseABI
 import ClubhouseHost
 import ClubhouseJSON
 import ClubhousePlatform
-import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -236,7 +235,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
     let leases: HTTPCallLeases
     /// Where request bodies and command outputs live while a request runs (a private folder).
     let scratch: String
-    let group = DispatchGroup()
+    let group = WaitGroup()
     /// The calls clients follow as event streams, while they run.
     let calls = HTTPCallTable()
     /// Every call running (plain, followed, leased): stopping the server cancels them (RunningCalls).
@@ -304,7 +303,7 @@ final class HTTPFrontEnd: @unchecked Sendable {
         let (fd, port) = try options.bind()
         listenerFD = fd
         self.port = port
-        credentialWatch = HTTPCredentialWatch(check: { [access] in access.stillAllows($0) }, drop: { [weak self] connection in
+        credentialWatch = try HTTPCredentialWatch(check: { [access] in access.stillAllows($0) }, drop: { [weak self] connection in
             connection.noteOverrun("its credential was revoked (or lost the scope of this stream)")
             connection.abandon()
             self?.loop?.wake()
@@ -1016,10 +1015,15 @@ final class HTTPFrontEnd: @unchecked Sendable {
         switch HTTPCallLeases.parse(header) {
         case .failure(let refusal): return .failure(.refusal(refusal))
         case .success(let (key, ms)):
-            guard leases.hold(key, milliseconds: ms, principal: principal, context: context, what: what) else {
-                return .failure(.error(409, "the lease \(key) already holds a running call; choose a new key for each call", name: Status.constraint.name))
+            do throws(ThreadStartError) {
+                guard try leases.hold(key, milliseconds: ms, principal: principal, context: context, what: what) else {
+                    return .failure(.error(409, "the lease \(key) already holds a running call; choose a new key for each call", name: Status.constraint.name))
+                }
+                return .success(key)
+            } catch {
+                return .failure(.error(503, "the lease \(key) was not held and the call did not run: its timer could not be armed — \(error); try again later",
+                                       name: Status.busy.name))
             }
-            return .success(key)
         }
     }
 

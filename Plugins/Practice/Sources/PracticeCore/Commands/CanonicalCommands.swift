@@ -1,7 +1,7 @@
-import Dispatch
 import Glibc
 import ClubhouseJSON
 import ClubhouseHashing
+import ClubhouseToolkit
 
 /// `practice canonicalize [--profile …] FILE|-`: the canonical bytes of one JSON document.
 public struct CanonicalizeRequest: Sendable {
@@ -211,7 +211,7 @@ public enum CanonicalCommands {
             let input = SharedBytes(bytes: bytes)
             return [HashResult.Line](unsafeUninitializedCapacity: lines.count) { out, initialized in
                 let results = SharedResults(base: out.baseAddress)
-                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                Parallel.perform(iterations: chunks) { chunk in
                     var hasher = CanonicalHasher(profile: profile)
                     let range = (lines.count * chunk / chunks)..<(lines.count * (chunk + 1) / chunks)
                     for i in range {

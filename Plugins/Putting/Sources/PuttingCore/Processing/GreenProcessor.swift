@@ -6,6 +6,8 @@
 //   5. the surface evaluated in double precision at the inside nodes (the outside ones are written
 //      as 0.0 anyway), shifted so the lowest inside node is 0, stored as float32.
 
+import ClubhouseToolkit
+
 /// Parameters of the method; the defaults are the original pipeline's.
 public struct ProcessingOptions: Sendable, Equatable {
     public static let originalResolutionFt = 0.5
@@ -100,7 +102,7 @@ public enum GreenProcessor {
     public static func process(boundary: TracedBoundary, contours: TracedContours,
                                options: ProcessingOptions = ProcessingOptions(),
                                progress: (ProcessingProgress) -> Void = { _ in }) throws(GreenProcessingError) -> ProcessingResult {
-        let clock = ContinuousClock()
+        let clock = MonotonicClock()
         let started = clock.now
         progress(ProcessingProgress(stage: .sampling, fraction: 0))
         try checkOptions(options)
