@@ -112,6 +112,11 @@ final class ServiceConformanceEndToEndTests: XCTestCase {
         // The reference itself is what the header promises (a few anchors; the rest is compared).
         let storage = reference.replies["storage"] ?? ""
         XCTAssertTrue(storage.contains(#"name=\"a\" type=1 text=\"42\"/2"#), String(storage.prefix(2000)))
+        // Every pointer of a row, kept until the row is read whole (storage.h: valid until the next step).
+        XCTAssertTrue(storage.contains(#"row 0 numbers=84: \"alpha\"/5 \"beta, longer than alpha\"/23 \"42\"/2 \"\\x00\\xff\\x01\"/3 \"\"/0 again=\"alpha\" terminated=1111"#),
+                      String(storage.prefix(4000)))
+        XCTAssertTrue(storage.contains(#"row 1 numbers=-14: \"a2\"/2 \"b2\"/2 \"-7.5\"/4 NULL/0 \"last\"/4 again=\"a2\" terminated=1111"#),
+                      String(storage.prefix(4000)))
         XCTAssertTrue(reference.replies["limits"]?.contains("open_statements") ?? false, reference.replies["limits"] ?? "")
         XCTAssertTrue(reference.replies["files"]?.contains(#"read \"conformance input\\x0a\""#) ?? false, reference.replies["files"] ?? "")
         XCTAssertTrue(reference.replies["device"]?.contains("open #3 -> denied") ?? false, reference.replies["device"] ?? "")

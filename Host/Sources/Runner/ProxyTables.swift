@@ -28,8 +28,23 @@ final class ProxyTables: @unchecked Sendable {
 
     /// The lane the calling thread serves (a concurrent command's), else the main one.
     static func context(_ host: UnsafePointer<clubhouse_host>?) -> RunnerContext? {
+        context(host, RunningCall.current)
+    }
+
+    /// The lane of `entry` (what the calling thread runs, already looked up), else the main one.
+    static func context(_ host: UnsafePointer<clubhouse_host>?, _ entry: RunningCall.Entry?) -> RunnerContext? {
         guard let data = host?.pointee.host_data else { return nil }
-        return RunningCall.lane ?? Unmanaged<ProxyTables>.fromOpaque(data).takeUnretainedValue().context
+        return entry?.context ?? Unmanaged<ProxyTables>.fromOpaque(data).takeUnretainedValue().context
+    }
+
+    /// `body` with the context of the calling thread's call, looked up once for the thread wall and the
+    /// lane; CLUBHOUSE_UNSUPPORTED (RunningCall.refuse) on a thread that runs none, INVALID_ARGUMENT
+    /// without a host.
+    static func serve(_ what: String, _ host: UnsafePointer<clubhouse_host>?, reply: UnsafePointer<clubhouse_reply>? = nil,
+                      _ body: (RunnerContext) -> Int32) -> Int32 {
+        guard let entry = RunningCall.current else { return RunningCall.refuse(what, reply: reply) }
+        guard let c = context(host, entry) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+        return body(c)
     }
 
     static func callContext(_ call: UnsafePointer<clubhouse_call>?) -> RunnerContext? {
@@ -79,8 +94,9 @@ final class ProxyTables: @unchecked Sendable {
         let invoke = clubhouse_invoke_service(
             struct_size: UInt32(MemoryLayout<clubhouse_invoke_service>.size),
             invoke: { host, call, alias, command, request, length, reply in
-                if let refused = RunningCall.refusal("invoke", call: call, checkCall: true, reply: reply) { return refused }
-                guard let c = ProxyTables.context(host), let alias, let command else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                let (entry, refused) = RunningCall.serving("invoke", call: call, checkCall: true, reply: reply)
+                if let refused { return refused }
+                guard let c = ProxyTables.context(host, entry), let alias, let command else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 let body = request.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
                 let message = InvokeRequest(call: call?.pointee.id ?? 0, plugin: String(cString: alias), command: String(cString: command),
                                             request: body)
@@ -109,8 +125,9 @@ final class ProxyTables: @unchecked Sendable {
             struct_size: UInt32(MemoryLayout<clubhouse_events_service>.size),
             publish: { host, call, topic, json, length, reply in
                 // The host checks the topic and the JSON, as in process; the runner only carries them.
-                if let refused = RunningCall.refusal("events publish", call: call, checkCall: true, reply: reply) { return refused }
-                guard let c = ProxyTables.context(host), let id = call?.pointee.id, ProxyTables.callContext(call) != nil, let topic else {
+                let (entry, refused) = RunningCall.serving("events publish", call: call, checkCall: true, reply: reply)
+                if let refused { return refused }
+                guard let c = ProxyTables.context(host, entry), let id = call?.pointee.id, ProxyTables.callContext(call) != nil, let topic else {
                     reply?.write("events: publish needs the running call and a topic")
                     return Int32(CLUBHOUSE_INVALID_ARGUMENT)
                 }
@@ -130,8 +147,9 @@ final class ProxyTables: @unchecked Sendable {
             publish: { host, call, topic, key, json, length, reply in
                 // The host checks the topic, the key and the body and writes the record in the
                 // transaction it keeps for this plugin, as in process; the runner only carries them.
-                if let refused = RunningCall.refusal("publish", call: call, checkCall: true, reply: reply) { return refused }
-                guard let c = ProxyTables.context(host), let id = call?.pointee.id, ProxyTables.callContext(call) != nil, let topic, let key else {
+                let (entry, refused) = RunningCall.serving("publish", call: call, checkCall: true, reply: reply)
+                if let refused { return refused }
+                guard let c = ProxyTables.context(host, entry), let id = call?.pointee.id, ProxyTables.callContext(call) != nil, let topic, let key else {
                     reply?.write("publish: needs the running call, a topic and a key")
                     return Int32(CLUBHOUSE_INVALID_ARGUMENT)
                 }
@@ -185,8 +203,7 @@ final class ProxyTables: @unchecked Sendable {
 
     // MARK: storage
 
-    static func simple(_ host: UnsafePointer<clubhouse_host>?, _ request: StorageRequest, _ reply: UnsafePointer<clubhouse_reply>?) -> Int32 {
-        guard let c = context(host) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+    static func simple(_ c: RunnerContext, _ request: StorageRequest, _ reply: UnsafePointer<clubhouse_reply>?) -> Int32 {
         let (status, r0) = c.call(request.operation) { request.encode(into: &$0) }
         var r = r0
         c.absorbStorageReply(status, &r, into: reply)
@@ -207,15 +224,17 @@ final class ProxyTables: @unchecked Sendable {
         clubhouse_storage_service(
             struct_size: UInt32(MemoryLayout<clubhouse_storage_service>.size),
             exec: { host, sql, reply in
-                if let refused = RunningCall.refusal("storage exec", reply: reply) { return refused }
-                guard let c = ProxyTables.context(host), let sql else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
-                if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
-                return ProxyTables.simple(host, .exec(sql: String(cString: sql)), reply)
+                ProxyTables.serve("storage exec", host, reply: reply) { c in
+                    guard let sql else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                    if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
+                    return ProxyTables.simple(c, .exec(sql: String(cString: sql)), reply)
+                }
             },
             prepare: { host, sql, out, reply in
                 out?.pointee = nil
-                if let refused = RunningCall.refusal("storage prepare", reply: reply) { return refused }
-                guard let c = ProxyTables.context(host), let sql, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                let (entry, refused) = RunningCall.serving("storage prepare", reply: reply)
+                if let refused { return refused }
+                guard let c = ProxyTables.context(host, entry), let sql, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
                 let request = StorageRequest.prepare(sql: String(cString: sql))
                 let (status, r0) = c.call(.prepare) { request.encode(into: &$0) }
@@ -258,7 +277,7 @@ final class ProxyTables: @unchecked Sendable {
             },
             column_count: { stmt in Int32(ProxyStatement.from(stmt)?.names.count ?? 0) },
             column_type: { stmt, column in
-                ProxyStatement.from(stmt)?.value(column)?.type.code ?? StorageValueType.null.code
+                ProxyStatement.from(stmt)?.type(column)?.code ?? StorageValueType.null.code
             },
             column_name: { stmt, column in
                 guard let s = ProxyStatement.from(stmt), s.names.indices.contains(Int(column)) else { return nil }
@@ -283,18 +302,22 @@ final class ProxyTables: @unchecked Sendable {
                 length?.pointee = count
                 return UnsafeRawPointer(pointer)
             },
-            begin: { host, reply in RunningCall.refusal("storage begin", reply: reply) ?? ProxyTables.simple(host, .begin, reply) },
-            commit: { host, reply in RunningCall.refusal("storage commit", reply: reply) ?? ProxyTables.simple(host, .commit, reply) },
-            rollback: { host in RunningCall.refusal("storage rollback") ?? ProxyTables.simple(host, .rollback, nil) },
+            begin: { host, reply in ProxyTables.serve("storage begin", host, reply: reply) { ProxyTables.simple($0, .begin, reply) } },
+            commit: { host, reply in ProxyTables.serve("storage commit", host, reply: reply) { ProxyTables.simple($0, .commit, reply) } },
+            rollback: { host in ProxyTables.serve("storage rollback", host) { ProxyTables.simple($0, .rollback, nil) } },
             // A call's own figures and message: another thread reads none of them.
-            last_insert_rowid: { host in RunningCall.onCallThread ? ProxyTables.context(host)?.lastInsertRowID ?? 0 : 0 },
-            changes: { host in RunningCall.onCallThread ? ProxyTables.context(host)?.changes ?? 0 : 0 },
-            last_error: { host in RunningCall.onCallThread ? ProxyTables.context(host)?.lastErrorPointer : RunningCall.lastError.pointer },
+            last_insert_rowid: { host in RunningCall.current.map { ProxyTables.context(host, $0)?.lastInsertRowID ?? 0 } ?? 0 },
+            changes: { host in RunningCall.current.map { ProxyTables.context(host, $0)?.changes ?? 0 } ?? 0 },
+            last_error: { host in
+                guard let entry = RunningCall.current else { return RunningCall.lastError.pointer }
+                return ProxyTables.context(host, entry)?.lastErrorPointer
+            },
             migrate: { host, version, name, sql, reply in
-                if let refused = RunningCall.refusal("storage migrate", reply: reply) { return refused }
-                guard let c = ProxyTables.context(host), let name, let sql else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
-                if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
-                return ProxyTables.simple(host, .migrate(version: version, name: String(cString: name), sql: String(cString: sql)), reply)
+                ProxyTables.serve("storage migrate", host, reply: reply) { c in
+                    guard let name, let sql else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                    if let refusal = ProxyTables.refuseSQL(c, sql, reply) { return refusal }
+                    return ProxyTables.simple(c, .migrate(version: version, name: String(cString: name), sql: String(cString: sql)), reply)
+                }
             },
             // Answered in the runner from the names the prepare brought back.
             bind_parameter_index: { stmt, name in
@@ -320,8 +343,9 @@ final class ProxyTables: @unchecked Sendable {
             struct_size: UInt32(MemoryLayout<clubhouse_device_service>.size),
             open: { host, name, out, reply in
                 out?.pointee = nil
-                if let refused = RunningCall.refusal("device open", reply: reply) { return refused }
-                guard let c = ProxyTables.context(host), let name, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+                let (entry, refused) = RunningCall.serving("device open", reply: reply)
+                if let refused { return refused }
+                guard let c = ProxyTables.context(host, entry), let name, let out else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
                 let request = DeviceRequest.open(name: String(cString: name))
                 let (status, r0) = c.call(request.operation) { request.encode(into: &$0) }
                 var r = r0
@@ -411,10 +435,9 @@ final class ProxyStatement {
     /// Bytes of text and blobs bound at each index (as the host counts them: StatementRecord).
     private var boundByIndex: [Int] = []
     private var boundBytes = 0
-    private var row: [RowReply.Value] = []
-    /// The text and blobs of `row` the plugin read, by column, where they stay until the next step,
-    /// reset or finalize (storage.h: the pointer column_text gives is valid until then).
-    private var pinnedRow: [Int: PinnedCString] = [:]
+    /// The row the last step brought; its text and blobs stay where column_text and column_blob point until
+    /// the next step, reset or finalize (storage.h), in one buffer for the row (ProxyRow).
+    private let row = ProxyRow()
 
     init(context: RunnerContext, prepared: PreparedReply) {
         self.context = context
@@ -495,8 +518,7 @@ final class ProxyStatement {
         var r = r0
         context.absorbStorageReply(status, &r, into: nil)
         onRow = status == Int32(CLUBHOUSE_ROW)
-        row = onRow ? ((try? RowReply.decode(&r)) ?? []) : []
-        pinnedRow.removeAll(keepingCapacity: true)
+        if onRow { row.load(&r) } else { row.clear() }
         return status
     }
 
@@ -514,8 +536,7 @@ final class ProxyStatement {
         stepped = false
         onRow = false
         hostBound = false
-        row = []
-        pinnedRow.removeAll(keepingCapacity: true)
+        row.clear()
         return Int32(CLUBHOUSE_OK)
     }
 
@@ -535,26 +556,28 @@ final class ProxyStatement {
 
     // MARK: the row
 
-    func value(_ column: Int32) -> RowReply.Value? {
-        column >= 0 && Int(column) < row.count ? row[Int(column)] : nil
-    }
+    /// The column's type in the row the last step brought; nil out of range (or no row).
+    func type(_ column: Int32) -> StorageValueType? { row.type(Int(column)) }
 
     func int64(_ column: Int32) -> Int64 {
-        guard let v = value(column) else { return 0 }
-        switch v.type {
+        guard let type = type(column) else { return 0 }
+        let v = row.columns[Int(column)]
+        switch type {
         case .integer: return v.int
         case .null: return 0
-        default: return context.converter.convert(v) { sqlite3_column_int64($0, 0) } ?? 0
+        case .float: return context.converter.convert(.float, double: v.double) { sqlite3_column_int64($0, 0) } ?? 0
+        case .text, .blob: return context.converter.convert(type, bytes: row.raw(Int(column))) { sqlite3_column_int64($0, 0) } ?? 0
         }
     }
 
     func double(_ column: Int32) -> Double {
-        guard let v = value(column) else { return 0 }
-        switch v.type {
+        guard let type = type(column) else { return 0 }
+        let v = row.columns[Int(column)]
+        switch type {
         case .float: return v.double
         case .integer: return Double(v.int)
         case .null: return 0
-        default: return context.converter.convert(v) { sqlite3_column_double($0, 0) } ?? 0
+        case .text, .blob: return context.converter.convert(type, bytes: row.raw(Int(column))) { sqlite3_column_double($0, 0) } ?? 0
         }
     }
 
@@ -562,27 +585,26 @@ final class ProxyStatement {
     /// valid until the next step, reset or finalize; nil for NULL. A number is converted once, by
     /// SQLite. As in SQLite, a blob read as text is text from then on (column_type says TEXT).
     func text(_ column: Int32, asText: Bool = true) -> (UnsafePointer<CChar>, Int)? {
-        guard column >= 0, Int(column) < row.count else { return nil }
-        if asText && row[Int(column)].type == .blob { row[Int(column)].type = .text }
-        switch row[Int(column)].type {
+        guard let type = type(column) else { return nil }
+        let i = Int(column)
+        switch type {
         case .null: return nil
+        case .text: return row.bytes(i)
+        case .blob:
+            if asText { row.markText(i) }
+            return row.bytes(i)
         case .integer, .float:
-            let v = row[Int(column)]
-            if v.textReady { break }
-            let converted = context.converter.convert(v) { stmt -> [CChar] in
-                guard let text = sqlite3_column_text(stmt, 0) else { return [0] }
-                let n = Int(sqlite3_column_bytes(stmt, 0))
-                return Array(UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), count: n)) + [0]
-            } ?? [0]
-            // Kept with the row: the value becomes its text, as SQLite's own value does.
-            row[Int(column)].bytes = converted
-            row[Int(column)].textReady = true
-        case .text, .blob: break
+            // Kept with the row: the value has its text from then on, as SQLite's own value does.
+            let v = row.columns[i]
+            let text = row.converted(i) {
+                context.converter.convert(type, int: v.int, double: v.double) { stmt -> PinnedCString in
+                    guard let text = sqlite3_column_text(stmt, 0) else { return PinnedCString.empty }
+                    let n = Int(sqlite3_column_bytes(stmt, 0))
+                    return PinnedCString(bytes: UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), count: n))
+                } ?? PinnedCString.empty
+            }
+            return (text.pointer, text.count)
         }
-        if let pinned = pinnedRow[Int(column)] { return (pinned.pointer, pinned.count) }
-        let pinned = PinnedCString(bytes: row[Int(column)].bytes.prefix(row[Int(column)].count))
-        pinnedRow[Int(column)] = pinned
-        return (pinned.pointer, pinned.count)
     }
 }
 
@@ -595,7 +617,9 @@ final class ValueConverter: @unchecked Sendable {
     private var db: OpaquePointer?
     private var stmt: OpaquePointer?
 
-    func convert<R>(_ value: RowReply.Value, _ read: (OpaquePointer) -> R) -> R? {
+    /// `read` of `SELECT ?1` with a value of `type`: `int`, `double` or `bytes` (text or blob).
+    func convert<R>(_ type: StorageValueType, int: Int64 = 0, double: Double = 0, bytes: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
+                    _ read: (OpaquePointer) -> R) -> R? {
         lock.withLock {
             if stmt == nil {
                 guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
@@ -606,15 +630,15 @@ final class ValueConverter: @unchecked Sendable {
                 sqlite3_reset(stmt)
                 sqlite3_clear_bindings(stmt)
             }
-            switch value.type {
-            case .integer: sqlite3_bind_int64(stmt, 1, value.int)
-            case .float: sqlite3_bind_double(stmt, 1, value.double)
+            // A text or blob of no bytes is bound as such, never as NULL (a null pointer would make it NULL).
+            let base = bytes.baseAddress ?? UnsafeRawPointer(PinnedCString.empty.pointer)
+            switch type {
+            case .integer: sqlite3_bind_int64(stmt, 1, int)
+            case .float: sqlite3_bind_double(stmt, 1, double)
             case .text:
-                value.bytes.withUnsafeBufferPointer {
-                    _ = sqlite3_bind_text64(stmt, 1, $0.baseAddress, sqlite3_uint64(value.count), clubhouse_sqlite_transient(), UInt8(SQLITE_UTF8))
-                }
+                _ = sqlite3_bind_text64(stmt, 1, base.assumingMemoryBound(to: CChar.self), sqlite3_uint64(bytes.count), clubhouse_sqlite_transient(), UInt8(SQLITE_UTF8))
             case .blob:
-                value.bytes.withUnsafeBufferPointer { _ = sqlite3_bind_blob64(stmt, 1, $0.baseAddress, sqlite3_uint64(value.count), clubhouse_sqlite_transient()) }
+                _ = sqlite3_bind_blob64(stmt, 1, base, sqlite3_uint64(bytes.count), clubhouse_sqlite_transient())
             case .null: sqlite3_bind_null(stmt, 1)
             }
             guard sqlite3_step(stmt) == SQLITE_ROW else { return nil }

@@ -27,23 +27,63 @@ import Glibc
 enum RunningCall {
     /// What a thread runs: the address of its `clubhouse_call` (invoke; 1 for create and destroy,
     /// never dereferenced) and the lane it serves (nil: the main one).
-    private struct Entry: Sendable {
+    struct Entry: Sendable {
         let call: UInt
         let lane: UInt? // an unretained RunnerContext, alive while its thread runs the call
+
+        /// True when this is `call` itself. Compared by address, never read: a pointer a finished
+        /// call left behind may point at freed memory, or at the next call's struct on the same stack.
+        func runs(_ call: UnsafePointer<clubhouse_call>?) -> Bool {
+            guard let call else { return false }
+            return self.call == UInt(bitPattern: call)
+        }
+
+        /// The lane whose call this is (a concurrent command's); nil: the main lane.
+        var context: RunnerContext? {
+            guard let bits = lane, let raw = UnsafeMutableRawPointer(bitPattern: bits) else { return nil }
+            return Unmanaged<RunnerContext>.fromOpaque(raw).takeUnretainedValue()
+        }
     }
 
     /// The threads running a call now, by kernel thread id (gettid), in the runner's own memory. Not a
     /// thread-specific value or TLS: a plugin's thread could copy those (pthread_setspecific of every
     /// key, the ninth outside attack's a26) or share them (a raw clone without CLONE_SETTLS, a04), but
     /// never take another live thread's id. An entry lives exactly as long as its call; a thread id the
-    /// kernel hands out again later finds none. The runner's only state besides `warned`; guarded.
+    /// kernel hands out again later finds none. Guarded. The main thread's calls are not here but in
+    /// the three atomics below (the common case, without the lock and the dictionary).
     private static let threads = Mutex<[Int32: Entry]>([:])
+
+    /// The kernel id of the runner's main thread (the one serving the pipes), 0 until `adoptMainThread`.
+    /// Written once, before any of the plugin's code runs; any thread may read it, but only the thread
+    /// whose own `gettid` equals it goes on to `mainCall` and `mainLane` — the id is still asked of the
+    /// kernel at every service (never cached in TLS, which a raw clone shares), so a plugin's thread
+    /// never passes for the main one.
+    private static let mainThread = Atomic<Int32>(0)
+    /// What the main thread runs (`Entry.call`; 0: no call) and for which lane (0: the main one). Read and
+    /// written only by the main thread itself (see `mainThread`): atomics only to be shareable statics,
+    /// relaxed because no other thread takes part.
+    private static let mainCall = Atomic<UInt>(0)
+    private static let mainLane = Atomic<UInt>(0)
 
     /// The calling thread's kernel id.
     private static var me: Int32 { clubhouse_thread_id() }
 
-    private static var mine: Entry? {
+    /// Makes the calling thread the runner's main thread (once, before the plugin is loaded): its calls
+    /// are then told by one comparison of its id instead of a lookup in `threads`.
+    static func adoptMainThread() {
+        mainThread.store(me, ordering: .relaxed)
+    }
+
+    /// What the calling thread runs (a `gettid` and, off the main thread, the table): nil when it runs
+    /// none of the plugin's calls. Ask it once per service and pass the entry on.
+    static var current: Entry? {
         let id = me
+        if id == mainThread.load(ordering: .relaxed) {
+            let call = mainCall.load(ordering: .relaxed)
+            guard call != 0 else { return nil }
+            let lane = mainLane.load(ordering: .relaxed)
+            return Entry(call: call, lane: lane == 0 ? nil : lane)
+        }
         return threads.withLock { $0[id] }
     }
 
@@ -53,27 +93,31 @@ enum RunningCall {
         let id = me
         let entry = Entry(call: call.map { UInt(bitPattern: $0) } ?? 1,
                           lane: lane.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) })
+        if id == mainThread.load(ordering: .relaxed) {
+            let previousCall = mainCall.exchange(entry.call, ordering: .relaxed)
+            let previousLane = mainLane.exchange(entry.lane ?? 0, ordering: .relaxed)
+            defer {
+                mainCall.store(previousCall, ordering: .relaxed)
+                mainLane.store(previousLane, ordering: .relaxed)
+            }
+            return body()
+        }
         let previous = threads.withLock { $0.updateValue(entry, forKey: id) }
         defer { threads.withLock { $0[id] = previous } }
         return body()
     }
 
     /// True on a thread running one of the plugin's calls, create or destroy.
-    static var onCallThread: Bool { mine != nil }
+    static var onCallThread: Bool { current != nil }
 
-    /// True on the thread running `call` itself. Compared by address, never read: a pointer a finished
-    /// call left behind may point at freed memory, or at the next call's struct on the same stack.
+    /// True on the thread running `call` itself.
     static func runs(_ call: UnsafePointer<clubhouse_call>?) -> Bool {
-        guard let call, let current = mine else { return false }
-        return current.call == UInt(bitPattern: call)
+        current?.runs(call) ?? false
     }
 
     /// The lane whose call the calling thread runs (a concurrent command's); nil: the main lane, or
     /// no call (the services then refuse it, but log and config answer it).
-    static var lane: RunnerContext? {
-        guard let bits = mine?.lane, let raw = UnsafeMutableRawPointer(bitPattern: bits) else { return nil }
-        return Unmanaged<RunnerContext>.fromOpaque(raw).takeUnretainedValue()
-    }
+    static var lane: RunnerContext? { current?.context }
 
     /// The refusal's message, for `reply` and for a storage `last_error` asked outside a call.
     static func message(_ what: String) -> String {
@@ -85,7 +129,7 @@ enum RunningCall {
 
     /// Said once per runner on its standard error (the host prefixes the plugin's alias): a plugin that
     /// lost its service calls this way has a line in the host's log saying why.
-    /// A process-wide once-flag, the only state here besides `threads`; atomic.
+    /// A process-wide once-flag; atomic.
     private static let warned = Atomic<Bool>(false)
 
     /// Nil when the calling thread runs a call — with `checkCall` and a `call`, that very call (a function
@@ -93,7 +137,19 @@ enum RunningCall {
     /// the reason written to `reply` and, the first time, to standard error.
     static func refusal(_ what: String, call: UnsafePointer<clubhouse_call>? = nil, checkCall: Bool = false,
                         reply: UnsafePointer<clubhouse_reply>? = nil) -> Int32? {
-        if checkCall && call != nil ? runs(call) : onCallThread { return nil }
+        serving(what, call: call, checkCall: checkCall, reply: reply).refused
+    }
+
+    /// The calling thread's entry when it may be served (as `refusal` decides), else the refusal: one
+    /// lookup for the wall and for the lane the service then acts on.
+    static func serving(_ what: String, call: UnsafePointer<clubhouse_call>? = nil, checkCall: Bool = false,
+                        reply: UnsafePointer<clubhouse_reply>? = nil) -> (entry: Entry?, refused: Int32?) {
+        if let entry = current, !(checkCall && call != nil) || entry.runs(call) { return (entry, nil) }
+        return (nil, refuse(what, reply: reply))
+    }
+
+    /// CLUBHOUSE_UNSUPPORTED, the reason written to `reply` and, the first time, to standard error.
+    static func refuse(_ what: String, reply: UnsafePointer<clubhouse_reply>? = nil) -> Int32 {
         let text = message(what)
         reply?.write(text)
         if !warned.exchange(true, ordering: .relaxed) {

@@ -182,6 +182,42 @@ static void query(transcript *t, instance *p, const char *sql, const char *order
     s->finalize(stmt);
 }
 
+/* Every pointer a row's column_text and column_blob gave stays valid until the next step (storage.h):
+ * two text columns, a number read as text, a blob and a text read again are all kept, every column is
+ * read again as numbers, and only then are the kept pointers read. Two rows, so the second row's
+ * pointers are the ones read after its step. */
+static void kept_pointers(transcript *t, instance *p) {
+    const clubhouse_storage_service *s = storage(p);
+    clubhouse_stmt *stmt = NULL;
+    note(t, "kept pointers\n");
+    if (s->prepare(p->host, "SELECT 'alpha', 'beta, longer than alpha', 42, x'00ff01', '' "
+                            "UNION ALL SELECT 'a2', 'b2', -7.5, x'', 'last'", &stmt, NULL) != CLUBHOUSE_OK) {
+        note(t, "  prepare failed\n");
+        return;
+    }
+    int row = 0;
+    while (s->step(stmt) == CLUBHOUSE_ROW) {
+        size_t n[6] = {0};
+        const char *t0 = s->column_text(stmt, 0, &n[0]);
+        const char *t1 = s->column_text(stmt, 1, &n[1]);
+        const char *t2 = s->column_text(stmt, 2, &n[2]);
+        const void *b3 = s->column_blob(stmt, 3, &n[3]);
+        const char *t4 = s->column_text(stmt, 4, &n[4]);
+        const char *again = s->column_text(stmt, 0, &n[5]);
+        long long sum = 0;
+        for (int c = 0; c < 5; c++) sum += (long long)s->column_int64(stmt, c) + (long long)s->column_double(stmt, c);
+        note(t, "  row %d numbers=%lld:", row++, sum);
+        note(t, " "); quote(t, t0, t0 ? n[0] : 0, t0 == NULL); note(t, "/%zu", n[0]);
+        note(t, " "); quote(t, t1, t1 ? n[1] : 0, t1 == NULL); note(t, "/%zu", n[1]);
+        note(t, " "); quote(t, t2, t2 ? n[2] : 0, t2 == NULL); note(t, "/%zu", n[2]);
+        note(t, " "); quote(t, b3, b3 ? n[3] : 0, b3 == NULL); note(t, "/%zu", n[3]);
+        note(t, " "); quote(t, t4, t4 ? n[4] : 0, t4 == NULL); note(t, "/%zu", n[4]);
+        note(t, " again="); quote(t, again, again ? n[5] : 0, again == NULL);
+        note(t, " terminated=%d%d%d%d\n", t0 && t0[n[0]] == 0, t1 && t1[n[1]] == 0, t2 && t2[n[2]] == 0, t4 && t4[n[4]] == 0);
+    }
+    s->finalize(stmt);
+}
+
 static void exec(transcript *t, instance *p, const char *sql) {
     const clubhouse_storage_service *s = storage(p);
     message m;
@@ -292,6 +328,7 @@ static clubhouse_status run_storage(instance *p, const clubhouse_reply *reply) {
     query(&t, p, "SELECT abs(-9223372036854775808)", "i");
     query(&t, p, "ATTACH 'x.db' AS x", "t");
     query(&t, p, "SELECT version, name FROM _clubhouse_migrations ORDER BY version", "ti");
+    kept_pointers(&t, p);
 
     /* Reset on a row, then bind again; a statement reused with named parameters. */
     clubhouse_stmt *select = NULL;
