@@ -396,14 +396,20 @@ package enum RunnerProcess {
     /// parent-death signal follows the host *thread* that spawned the runner (a worker that ends would kill a healthy
     /// runner), a plugin may clear it, and the wire is closed when the host died before the runner looked (no race).
     /// The host keeps its write end only for the runner's life (close-on-exec: no other child holds it).
-    static func exitWhenTheHostIsGone() {
-        Thread.detach {
-            var hostEnd = pollfd(fd: RunnerDescriptors.input, events: 0, revents: 0)
-            while true {
-                let n = poll(&hostEnd, 1, -1)
-                if n > 0 && hostEnd.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { _exit(0) }
-                if n < 0 && errno != EINTR { return }
+    /// Returns why the thread did not start, or nil: a runner that could not watch its host does not serve.
+    static func exitWhenTheHostIsGone() -> String? {
+        do throws(ThreadStartError) {
+            try Thread.start {
+                var hostEnd = pollfd(fd: RunnerDescriptors.input, events: 0, revents: 0)
+                while true {
+                    let n = poll(&hostEnd, 1, -1)
+                    if n > 0 && hostEnd.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { _exit(0) }
+                    if n < 0 && errno != EINTR { return }
+                }
             }
+            return nil
+        } catch {
+            return error.description
         }
     }
 
@@ -443,7 +449,9 @@ package enum RunnerProcess {
         }
         // After the sandbox (Landlock restricts the thread that asks and the threads it makes later, not the
         // threads already there), before any of the plugin's code runs.
-        exitWhenTheHostIsGone()
+        if let problem = exitWhenTheHostIsGone() {
+            return refuse("cannot start the runner's watch on its host: \(problem)")
+        }
         let library: PluginLibrary
         do {
             library = try PluginLoader.open(path: path, verified: verified)
@@ -496,13 +504,20 @@ package enum RunnerProcess {
             }
             // One descriptor both ways (a socket): the runner holds the lane once (SECURITY.md).
             let lane = RunnerContext(channel: WireChannel(input: fd, output: fd))
-            Thread.detach {
-                while let (kind, payload) = lane.nextCommand() {
-                    guard kind == .invoke else { continue }
-                    lane.adopt(context)
-                    let result = slot.withInstance { RunnerProcess.invoke(payload, library: library, instance: $0, context: lane) }
-                    do { try lane.channel.send(.result, result.encode()) } catch { break }
+            do throws(ThreadStartError) {
+                try Thread.start {
+                    while let (kind, payload) = lane.nextCommand() {
+                        guard kind == .invoke else { continue }
+                        lane.adopt(context)
+                        let result = slot.withInstance { RunnerProcess.invoke(payload, library: library, instance: $0, context: lane) }
+                        do { try lane.channel.send(.result, result.encode()) } catch { break }
+                    }
+                    lane.channel.close()
                 }
+            } catch {
+                // No thread for the lane: it is closed unserved, and the host stops using it.
+                let line = "warning: the second lane is not served: \(error)\n"
+                _ = line.withCString { write(2, $0, strlen($0)) }
                 lane.channel.close()
             }
         }
