@@ -33,4 +33,16 @@ final class StringSearchTests: XCTestCase {
         let found = StringSearch.firstRange(of: "://", in: "postgres://host/db")
         XCTAssertEqual(found.map { String("postgres://host/db"[$0.upperBound...]) }, "host/db")
     }
+
+    /// A long text split by lines: each search from further on used to look again at the whole rest of the
+    /// text for non-ASCII bytes (a 4 MB standard error split by "\n" took minutes in a debug build).
+    func testALongTextIsSplitIntoEveryLineAndANonASCIIHeadStillMatchesByCharacter() {
+        let lines = (0..<20_000).map { "line \($0) of a runner's standard error" }
+        let text = lines.joined(separator: "\n")
+        XCTAssertEqual(text.split(separator: "\n").map(String.init), lines)
+        XCTAssertEqual(text.ranges(of: "standard error").count, 20_000)
+        let mixed = "é\n" + text
+        XCTAssertEqual(mixed.split(separator: "\n").count, 20_001)
+        XCTAssertEqual(mixed.replacing("line ", with: "").ranges(of: "line").count, 0)
+    }
 }

@@ -52,7 +52,14 @@ enum StringSearch {
     static func firstRange(of needle: String, in text: Substring, from start: String.Index? = nil) -> Range<String.Index>? {
         let from = start ?? text.startIndex
         if needle.isEmpty { return from..<from }
-        if isASCII(needle.utf8), isASCII(text.utf8[from...]) {
+        return firstRange(of: needle, in: text, from: from, bytewise: isASCII(needle.utf8) && isASCII(text.utf8[from...]))
+    }
+
+    /// `bytewise`: the needle and the text from `from` on are ASCII (the caller looked once: `ranges`
+    /// asks again and again from further on, and looking each time made a split of a long text quadratic).
+    private static func firstRange(of needle: String, in text: Substring, from: String.Index, bytewise: Bool) -> Range<String.Index>? {
+        if needle.isEmpty { return from..<from }
+        if bytewise {
             let bytes = text.utf8, pattern = Array(needle.utf8)
             let first = pattern[0]
             var i = from
@@ -78,7 +85,8 @@ enum StringSearch {
     static func ranges(of needle: String, in text: Substring) -> [Range<String.Index>] {
         var found: [Range<String.Index>] = []
         var from = text.startIndex
-        while from <= text.endIndex, let range = firstRange(of: needle, in: text, from: from) {
+        let bytewise = isASCII(needle.utf8) && isASCII(text.utf8)
+        while from <= text.endIndex, let range = firstRange(of: needle, in: text, from: from, bytewise: bytewise) {
             found.append(range)
             if range.isEmpty {
                 if range.upperBound == text.endIndex { break }
@@ -117,6 +125,12 @@ enum StringSearch {
     }
 
     private static func isASCII<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
-        bytes.allSatisfy { $0 < 0x80 }
+        if let contiguous = bytes.withContiguousStorageIfAvailable({ isASCII(buffer: $0) }) { return contiguous }
+        return bytes.allSatisfy { $0 < 0x80 }
+    }
+
+    private static func isASCII(buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in buffer where byte >= 0x80 { return false }
+        return true
     }
 }
