@@ -177,7 +177,7 @@ put "$ROOT/Plugins/Tennis/drill.schema.json" "$PREFIX/share/clubhouse/drill.sche
 SDK="$PREFIX/share/clubhouse/PluginSDK"
 rm -rf "$SDK.new-$$" "$SDK.old-$$"
 mkdir -p "$SDK.new-$$/Sources"
-for module in CClubhouse ClubhouseJSON ClubhouseGraphics ClubhouseABI ClubhouseToolkit PluginKit; do
+for module in CClubhouse ClubhouseStrings ClubhouseJSON ClubhouseGraphics ClubhouseABI ClubhouseToolkit PluginKit; do
     cp -R "$ROOT/PluginSDK/Sources/$module" "$SDK.new-$$/Sources/$module"
 done
 "$PREFIX/bin/clubhouse" __swift-sdk-manifest > "$SDK.new-$$/Package.swift"

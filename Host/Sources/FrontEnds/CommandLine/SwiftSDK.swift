@@ -1,5 +1,5 @@
 // The Swift SDK a Swift plugin builds against, outside the repository: `scripts/install.sh PREFIX`
-// copies PluginKit and the modules it exposes (CClubhouse, ClubhouseABI, ClubhouseJSON,
+// copies PluginKit and the modules it exposes (CClubhouse, ClubhouseABI, ClubhouseStrings, ClubhouseJSON,
 // ClubhouseGraphics, ClubhouseToolkit) as sources into `PREFIX/share/clubhouse/PluginSDK/`, and
 // writes that package's manifest with `clubhouse __swift-sdk-manifest` — so the manifest names the
 // exact compiler that built this clubhouse and refuses any other (`#error` in the manifest: the
@@ -22,7 +22,9 @@ enum SwiftSDK {
     /// The modules the package holds, in dependency order: (name, its dependencies, products it is in).
     static let modules: [(name: String, dependencies: [String], product: Bool)] = [
         ("CClubhouse", [], false),
-        ("ClubhouseJSON", [], true),
+        // String searches without `_StringProcessing` (ClubhouseJSON re-exports them).
+        ("ClubhouseStrings", [], false),
+        ("ClubhouseJSON", ["ClubhouseStrings"], true),
         ("ClubhouseGraphics", ["ClubhouseJSON"], true),
         ("ClubhouseABI", ["CClubhouse", "ClubhouseJSON"], false),
         ("ClubhouseToolkit", ["ClubhouseJSON", "ClubhouseGraphics"], true),
