@@ -104,6 +104,31 @@ final class SideLaneEndToEndTests: XCTestCase {
         try assertEveryRowStored(a, 3, server)
     }
 
+    /// A concurrent command that binds and steps a statement a call on the pipes prepared (the tenth outside
+    /// round's L1 and L2): the runner refuses both, `unsupported`, at once — before, the step went out on the
+    /// pipes and the host ran the INSERT inside whichever call was there, or, with none, the lane hung until
+    /// the wall-clock limit and the grace.
+    func testAConcurrentCommandCannotBindOrStepAStatementOfTheMainLane() throws {
+        let c = try Clubhouse()
+        let (server, socket) = try serveLane(c, grants: ["storage"])
+        defer { server.terminate() }
+        let a = try RPCSocketClient(path: socket)
+        let b = try RPCSocketClient(path: socket)
+        a.send(call(1, "leave"))
+        let (left, _) = try server.answer(a, 1, within: 10)
+        XCTAssertEqual(left["result"]?["left"], true, "\(left) \(server.stderr)")
+        let started = Date()
+        b.send(call(2, "stepleft"))
+        let (stepped, _) = try server.answer(b, 2, within: 10)
+        let unsupported = 5 // CLUBHOUSE_UNSUPPORTED
+        XCTAssertEqual(stepped["result"]?["bind"]?.intValue, unsupported, "\(stepped)")
+        XCTAssertEqual(stepped["result"]?["step"]?.intValue, unsupported, "\(stepped)")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3, "the lane's step must be refused at once, not hang")
+        a.send(call(3, "countleft"))
+        let (counted, _) = try server.answer(a, 3, within: 10)
+        XCTAssertEqual(counted["result"]?["rows"]?.intValue, 0, "the lane's step stored a row: \(counted)")
+    }
+
     /// A concurrent command that never answers: the call on the pipes goes on beside it; past `timeout_ms`
     /// the host stops the runner and says why; the next calls start a new runner, whose lane serves again.
     func testAConcurrentCommandThatNeverAnswersIsStoppedAndTheLaneServesAgain() throws {

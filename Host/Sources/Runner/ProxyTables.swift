@@ -47,6 +47,23 @@ final class ProxyTables: @unchecked Sendable {
         return body(c)
     }
 
+    /// `body` with the statement `stmt` when the calling thread runs a call on the lane the statement was
+    /// prepared on; CLUBHOUSE_UNSUPPORTED on a thread that runs none (RunningCall.refuse) and on a concurrent
+    /// command's lane for a statement of the main one. Statements are the main lane's (the second lane has
+    /// no storage: the host answers its prepare `unsupported`), and a statement's calls go on its lane's
+    /// pipe: a concurrent command that stepped or bound another call's statement wrote on the pipes beside
+    /// that call, and the host ran its INSERT, bound its values or held it up inside that call (the tenth
+    /// outside round's L1 and L2).
+    static func statement(_ what: String, _ stmt: OpaquePointer?, _ body: (ProxyStatement) -> Int32) -> Int32 {
+        let (entry, refused) = RunningCall.serving(what)
+        if let refused { return refused }
+        guard let s = ProxyStatement.from(stmt) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
+        if let lane = entry?.context, lane !== s.context {
+            return RunningCall.refuseOnLane(what)
+        }
+        return body(s)
+    }
+
     static func callContext(_ call: UnsafePointer<clubhouse_call>?) -> RunnerContext? {
         guard let data = call?.pointee.host_data else { return nil }
         return Unmanaged<RunnerContext>.fromOpaque(data).takeUnretainedValue()
@@ -246,27 +263,27 @@ final class ProxyTables: @unchecked Sendable {
                 return status
             },
             bind_null: { stmt, index in
-                RunningCall.refusal("storage bind_null") ?? ProxyStatement.from(stmt)?.bind(index, .null) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT)
+                ProxyTables.statement("storage bind_null", stmt) { $0.bind(index, .null) }
             },
             bind_int64: { stmt, index, v in
-                RunningCall.refusal("storage bind_int64") ?? ProxyStatement.from(stmt)?.bind(index, .integer(v)) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT)
+                ProxyTables.statement("storage bind_int64", stmt) { $0.bind(index, .integer(v)) }
             },
             bind_double: { stmt, index, v in
-                RunningCall.refusal("storage bind_double") ?? ProxyStatement.from(stmt)?.bind(index, .float(v)) ?? Int32(CLUBHOUSE_INVALID_ARGUMENT)
+                ProxyTables.statement("storage bind_double", stmt) { $0.bind(index, .float(v)) }
             },
             bind_text: { stmt, index, text, length in
-                if let refused = RunningCall.refusal("storage bind_text") { return refused }
-                guard let s = ProxyStatement.from(stmt) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
-                guard let text else { return s.bind(index, .null) }
-                return s.bind(index, .text(Array(UnsafeRawBufferPointer(start: text, count: length))))
+                ProxyTables.statement("storage bind_text", stmt) { s in
+                    guard let text else { return s.bind(index, .null) }
+                    return s.bind(index, .text(Array(UnsafeRawBufferPointer(start: text, count: length))))
+                }
             },
             bind_blob: { stmt, index, bytes, length in
-                if let refused = RunningCall.refusal("storage bind_blob") { return refused }
-                guard let s = ProxyStatement.from(stmt) else { return Int32(CLUBHOUSE_INVALID_ARGUMENT) }
-                return s.bind(index, .blob(bytes == nil ? [] : Array(UnsafeRawBufferPointer(start: bytes, count: length))))
+                ProxyTables.statement("storage bind_blob", stmt) { s in
+                    s.bind(index, .blob(bytes == nil ? [] : Array(UnsafeRawBufferPointer(start: bytes, count: length))))
+                }
             },
-            step: { stmt in RunningCall.refusal("storage step") ?? ProxyStatement.from(stmt)?.step() ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
-            reset: { stmt in RunningCall.refusal("storage reset") ?? ProxyStatement.from(stmt)?.reset() ?? Int32(CLUBHOUSE_INVALID_ARGUMENT) },
+            step: { stmt in ProxyTables.statement("storage step", stmt) { $0.step() } },
+            reset: { stmt in ProxyTables.statement("storage reset", stmt) { $0.reset() } },
             // Finalize only releases (the host drops the statement with the next frames it reads): allowed
             // from any thread, as refusing it would leave the statement held for the runner's life.
             finalize: { stmt in

@@ -18,6 +18,10 @@
  *   wait      "concurrent": waits until cancelled (at most 20 s): {"cancelled": true|false};
  *   chatty    "concurrent": reports progress every 50 ms for 120 s, deaf to cancels;
  *   abort     "concurrent": aborts the runner.
+ *   leave     prepares an INSERT into lane_left and leaves it unstepped (kept for `stepleft`): {"left": true};
+ *   stepleft  "concurrent": binds and steps the statement `leave` left — a statement of the main lane,
+ *             which the second lane must not touch: {"bind": S, "step": S};
+ *   countleft the rows of lane_left: {"rows": N};
  *   fds       "concurrent": the runner's open descriptors, "N:K" each (K: c character device, s socket,
  *             p pipe, r regular file, o other), as {"data": "0:c,1:s,…"}: the lane is one socket.
  */
@@ -49,6 +53,9 @@ static clubhouse_status lane_describe(const clubhouse_plugin_descriptor *self, c
                "{\"name\":\"wait\",\"summary\":\"Wait until cancelled\",\"concurrent\":true,\"arguments\":[]},"
                "{\"name\":\"chatty\",\"summary\":\"Report progress, deaf to cancels\",\"concurrent\":true,\"arguments\":[]},"
                "{\"name\":\"abort\",\"summary\":\"Abort the runner\",\"concurrent\":true,\"arguments\":[]},"
+               "{\"name\":\"leave\",\"summary\":\"Prepare an insert and keep it\",\"arguments\":[]},"
+               "{\"name\":\"stepleft\",\"summary\":\"Step the kept insert from the lane\",\"concurrent\":true,\"arguments\":[]},"
+               "{\"name\":\"countleft\",\"summary\":\"Count the kept insert's rows\",\"arguments\":[]},"
                "{\"name\":\"fds\",\"summary\":\"List open descriptors\",\"concurrent\":true,\"arguments\":[]}"
                "]}");
     return CLUBHOUSE_OK;
@@ -175,6 +182,45 @@ static clubhouse_status lane_misuse(fixture *f, const clubhouse_call *call, cons
     return CLUBHOUSE_OK;
 }
 
+/* A statement the main lane prepared and left, for `stepleft` to try from the second lane. */
+static _Atomic(clubhouse_stmt *) left_statement;
+
+static clubhouse_status lane_leave(fixture *f, const clubhouse_call *call, const clubhouse_reply *reply, const char *command) {
+    (void)call;
+    const clubhouse_storage_service *db = f->host->get_service(f->host, CLUBHOUSE_SERVICE_STORAGE);
+    if (!db) { say(reply, "no storage"); return CLUBHOUSE_UNSUPPORTED; }
+    char message[512] = {0}, out[256];
+    clubhouse_reply sink = {sizeof sink, message, fixture_keep};
+    if (db->exec(f->host, "CREATE TABLE IF NOT EXISTS lane_left(x INTEGER)", &sink) != CLUBHOUSE_OK) { say(reply, message); return CLUBHOUSE_ERROR; }
+    if (strcmp(command, "leave") == 0) {
+        clubhouse_stmt *stmt = NULL;
+        if (db->prepare(f->host, "INSERT INTO lane_left(x) VALUES(?1)", &stmt, &sink) != CLUBHOUSE_OK) { say(reply, message); return CLUBHOUSE_ERROR; }
+        atomic_store(&left_statement, stmt);
+        say(reply, "{\"data\":{\"left\":true}}");
+        return CLUBHOUSE_OK;
+    }
+    clubhouse_stmt *stmt = NULL;
+    int rows = -1;
+    if (db->prepare(f->host, "SELECT count(*) FROM lane_left", &stmt, &sink) == CLUBHOUSE_OK && db->step(stmt) == CLUBHOUSE_ROW)
+        rows = (int)db->column_int64(stmt, 0);
+    if (stmt) db->finalize(stmt);
+    snprintf(out, sizeof out, "{\"data\":{\"rows\":%d}}", rows);
+    say(reply, out);
+    return CLUBHOUSE_OK;
+}
+
+static clubhouse_status lane_step_left(fixture *f, const clubhouse_reply *reply) {
+    const clubhouse_storage_service *db = f->host->get_service(f->host, CLUBHOUSE_SERVICE_STORAGE);
+    clubhouse_stmt *stmt = atomic_load(&left_statement);
+    if (!db || !stmt) { say(reply, "nothing left"); return CLUBHOUSE_ERROR; }
+    int bind = db->bind_int64(stmt, 1, 42);
+    int step = db->step(stmt);
+    char out[128];
+    snprintf(out, sizeof out, "{\"data\":{\"bind\":%d,\"step\":%d}}", bind, step);
+    say(reply, out);
+    return CLUBHOUSE_OK;
+}
+
 static clubhouse_status lane_invoke(const clubhouse_plugin_descriptor *self, void *instance, const clubhouse_call *call,
                                     const char *command, const char *request, size_t length, const clubhouse_reply *reply) {
     (void)self; (void)request; (void)length;
@@ -197,6 +243,8 @@ static clubhouse_status lane_invoke(const clubhouse_plugin_descriptor *self, voi
         return CLUBHOUSE_OK;
     }
     if (strcmp(command, "misuse") == 0) return lane_misuse(f, call, reply);
+    if (strcmp(command, "leave") == 0 || strcmp(command, "countleft") == 0) return lane_leave(f, call, reply, command);
+    if (strcmp(command, "stepleft") == 0) return lane_step_left(f, reply);
     if (strcmp(command, "hang") == 0) {
         for (int i = 0; i < 12000; i++) {
             struct timespec slice = {0, 10 * 1000 * 1000};
