@@ -255,6 +255,34 @@ final class ServiceFacesTests: XCTestCase {
         XCTAssertTrue(malformed.message.hasPrefix("malformed service call"), malformed.message)
     }
 
+    /// SQL text that is not valid UTF-8 reads the same on every face: an invalid byte is U+FFFD (the tenth
+    /// outside round's L3: the C face's prepare passed the bytes on as they were, the wire read them as UTF-8).
+    func testSQLTextWithAnInvalidByteCompilesTheSameOnEveryFace() throws {
+        let directory = NSTemporaryDirectory() + "clubhouse-faces-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = try StorageBroker(dataDirectory: directory).open(site: "s", pluginID: "org.x.p", owner: "p")
+        defer { db.close() }
+        let service = StorageService(database: db)
+        let sql: [CChar] = Array("SELECT 'é".utf8CString.dropLast()) + [CChar(bitPattern: 0xFF), CChar(UInt8(ascii: "'")), 0]
+        let (outcome, made) = sql.withUnsafeBufferPointer { service.prepare($0.baseAddress!) }
+        XCTAssertEqual(outcome, .ok)
+        let statement = try XCTUnwrap(made)
+        let table = ServiceTables.shared.storage.pointee
+        XCTAssertEqual(table.step(statement.handle), Int32(CLUBHOUSE_ROW))
+        var length = 0
+        let text = try XCTUnwrap(table.column_text(statement.handle, 0, &length))
+        let bytes = UnsafeRawBufferPointer(start: text, count: length).map { $0 }
+        XCTAssertEqual(bytes, [0xC3, 0xA9, 0xEF, 0xBF, 0xBD], "the C face's text: \(bytes)")
+        table.finalize(statement.handle)
+        var statements = WireHandles<StorageStatement>()
+        let prepared = try wire(.prepare, service, &statements) { $0.str(String(cString: sql)) }
+        XCTAssertEqual(prepared.status, ok)
+        var rest = prepared.rest
+        _ = try rest.u32()
+        XCTAssertEqual(try rest.u32(), 1)
+        XCTAssertEqual(Array(try rest.str().utf8), Array("'é\u{FFFD}'".utf8), "the wire's column name")
+    }
+
     /// Named parameters and column numbers: the C face asks SQLite; the wire face sends the names
     /// with the prepare and the runner's table answers from them; both agree.
     func testNamedParametersAndColumnIndicesAnswerTheSameOnBothFaces() throws {
