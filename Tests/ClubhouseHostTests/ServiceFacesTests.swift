@@ -255,7 +255,7 @@ final class ServiceFacesTests: XCTestCase {
         XCTAssertTrue(malformed.message.hasPrefix("malformed service call"), malformed.message)
     }
 
-    /// SQL text that is not valid UTF-8 reads the same on every face: an invalid byte is U+FFFD (the tenth
+    /// SQL text that is not valid UTF-8 reads the same on every face: an invalid byte is U+FFFD (the fourteenth
     /// outside round's L3: the C face's prepare passed the bytes on as they were, the wire read them as UTF-8).
     func testSQLTextWithAnInvalidByteCompilesTheSameOnEveryFace() throws {
         let directory = NSTemporaryDirectory() + "clubhouse-faces-\(UUID().uuidString)"

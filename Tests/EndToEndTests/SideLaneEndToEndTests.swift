@@ -104,7 +104,7 @@ final class SideLaneEndToEndTests: XCTestCase {
         try assertEveryRowStored(a, 3, server)
     }
 
-    /// A concurrent command that binds and steps a statement a call on the pipes prepared (the tenth outside
+    /// A concurrent command that binds and steps a statement a call on the pipes prepared (the fourteenth outside
     /// round's L1 and L2): the runner refuses both, `unsupported`, at once — before, the step went out on the
     /// pipes and the host ran the INSERT inside whichever call was there, or, with none, the lane hung until
     /// the wall-clock limit and the grace.

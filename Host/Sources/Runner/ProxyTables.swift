@@ -52,7 +52,7 @@ final class ProxyTables: @unchecked Sendable {
     /// command's lane for a statement of the main one. Statements are the main lane's (the second lane has
     /// no storage: the host answers its prepare `unsupported`), and a statement's calls go on its lane's
     /// pipe: a concurrent command that stepped or bound another call's statement wrote on the pipes beside
-    /// that call, and the host ran its INSERT, bound its values or held it up inside that call (the tenth
+    /// that call, and the host ran its INSERT, bound its values or held it up inside that call (the fourteenth
     /// outside round's L1 and L2).
     static func statement(_ what: String, _ stmt: OpaquePointer?, _ body: (ProxyStatement) -> Int32) -> Int32 {
         let (entry, refused) = RunningCall.serving(what)

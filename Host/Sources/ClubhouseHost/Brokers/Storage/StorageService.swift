@@ -89,7 +89,7 @@ struct StorageService {
             if let refusal = db.refuseSQL(length: strnlen(sql, db.limits.sqlBytes + 1)) ?? db.refuseService() { return refusal }
             // The text read as UTF-8, an invalid byte as U+FFFD (`String(cString:)`), as exec and migrate read it
             // and as a runner's faces do: one SQL text compiles to the same statement in process and in a runner
-            // (the tenth outside round's L3: `SELECT 'é\xff'` gave c3 a9 ff in process, c3 a9 ef bf bd in a runner).
+            // (the fourteenth outside round's L3: `SELECT 'é\xff'` gave c3 a9 ff in process, c3 a9 ef bf bd in a runner).
             let (status, record) = String(cString: sql).withCString { db.prepare($0) }
             statement = record.map(StorageStatement.init)
             return status
