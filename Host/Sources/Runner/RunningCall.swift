@@ -151,16 +151,16 @@ enum RunningCall {
     /// CLUBHOUSE_UNSUPPORTED for a concurrent command's use of a statement the main lane prepared, said
     /// once per runner on standard error as `refuse` says its own.
     static func refuseOnLane(_ what: String) -> Int32 {
-        if !warned.exchange(true, ordering: .relaxed) {
-            let line = "warning: refused: \(what) on a statement another call prepared, from a concurrent command (its second lane has no storage: clubhouse.h, [during-call]); use storage only from the plugin's other commands (said once per runner)\n"
-            _ = line.withCString { write(2, $0, strlen($0)) }
-        }
-        return Int32(CLUBHOUSE_UNSUPPORTED)
+        refuse(saying: "\(what) on a statement another call prepared, from a concurrent command (its second lane has no storage: clubhouse.h, [during-call]); use storage only from the plugin's other commands")
     }
 
     /// CLUBHOUSE_UNSUPPORTED, the reason written to `reply` and, the first time, to standard error.
     static func refuse(_ what: String, reply: UnsafePointer<clubhouse_reply>? = nil) -> Int32 {
-        let text = message(what)
+        refuse(saying: message(what), reply: reply)
+    }
+
+    /// CLUBHOUSE_UNSUPPORTED, `text` written to `reply` and, the first refusal of the runner, to standard error.
+    private static func refuse(saying text: String, reply: UnsafePointer<clubhouse_reply>? = nil) -> Int32 {
         reply?.write(text)
         if !warned.exchange(true, ordering: .relaxed) {
             let line = "warning: refused: \(text) (said once per runner)\n"
