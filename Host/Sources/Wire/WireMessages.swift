@@ -477,26 +477,8 @@ package protocol RowSource {
 }
 
 /// A step's row after the tail (when the status is CLUBHOUSE_ROW): u32 columns, each a WireValue.
-/// The runner keeps each value as it arrives; text and blobs NUL-terminated for column_text.
-package struct RowReply {
-    package struct Value {
-        package var type: StorageValueType
-        package var int: Int64 = 0
-        package var double: Double = 0
-        /// Text or blob bytes followed by a NUL (not counted in `count`); for a number, its text
-        /// once the plugin asked for it (`textReady`).
-        package var bytes: [CChar] = []
-        package var textReady = false
-        package var count: Int { max(0, bytes.count - 1) }
-
-        package init(type: StorageValueType, int: Int64 = 0, double: Double = 0, bytes: [CChar] = []) {
-            self.type = type
-            self.int = int
-            self.double = double
-            self.bytes = bytes
-        }
-    }
-
+/// The runner reads it into its row's one buffer (Runner/ProxyRow.swift, `load`).
+package enum RowReply {
     /// Writes the row the statement stands on.
     package static func encode<S: RowSource>(_ source: S, into w: inout WireWriter) {
         let count = source.columnCount
@@ -510,29 +492,6 @@ package struct RowReply {
             case .null: WireValue.null.encode(into: &w)
             }
         }
-    }
-
-    package static func decode(_ r: inout WireReader) throws(WireError) -> [Value] {
-        let count = try r.u32()
-        var row: [Value] = []
-        row.reserveCapacity(Int(min(count, 4096)))
-        for _ in 0..<count {
-            let type = StorageValueType(code: Int32(try r.u8()))
-            switch type {
-            case .integer: row.append(Value(type: type, int: try r.i64()))
-            case .float: row.append(Value(type: type, double: try r.f64()))
-            case .text, .blob:
-                let n = Int(try r.u32())
-                let slice = try r.take(n)
-                var bytes = [CChar]()
-                bytes.reserveCapacity(n + 1)
-                for byte in slice { bytes.append(CChar(bitPattern: byte)) }
-                bytes.append(0)
-                row.append(Value(type: type, bytes: bytes))
-            case .null: row.append(Value(type: .null))
-            }
-        }
-        return row
     }
 }
 
