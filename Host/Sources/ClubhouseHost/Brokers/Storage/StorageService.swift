@@ -84,21 +84,30 @@ struct StorageService {
 
     /// Compiles one statement; the statement lives until `finalize` (or the database closes).
     func prepare(_ sql: UnsafePointer<CChar>) -> (StorageOutcome, StorageStatement?) {
-        var statement: StorageStatement?
-        let outcome = withDatabase { db in
-            if let refusal = db.refuseSQL(length: strnlen(sql, db.limits.sqlBytes + 1)) ?? db.refuseService() { return refusal }
+        compile(length: { limit in strnlen(sql, limit + 1) }) { db in
             // The text read as UTF-8, an invalid byte as U+FFFD (`String(cString:)`), as exec and migrate read it
             // and as a runner's faces do: one SQL text compiles to the same statement in process and in a runner
             // (the fourteenth outside round's L3: `SELECT 'é\xff'` gave c3 a9 ff in process, c3 a9 ef bf bd in a runner).
-            let (status, record) = String(cString: sql).withCString { db.prepare($0) }
+            String(cString: sql).withCString { db.prepare($0) }
+        }
+    }
+
+    /// The same for a `String` (the wire's prepares): UTF-8 already, its bytes go to SQLite as they are.
+    func prepare(_ sql: String) -> (StorageOutcome, StorageStatement?) {
+        compile(length: { limit in sql.withCString { strnlen($0, limit + 1) } }) { db in sql.withCString { db.prepare($0) } }
+    }
+
+    /// The statement `prepare` compiles, after the refusals (`sql_kb` by `length`, given the limit; the call's gate).
+    private func compile(length: (Int) -> Int,
+                         _ prepare: (PluginDatabase) -> (Int32, UnsafeMutablePointer<StatementRecord>?)) -> (StorageOutcome, StorageStatement?) {
+        var statement: StorageStatement?
+        let outcome = withDatabase { db in
+            if let refusal = db.refuseSQL(length: length(db.limits.sqlBytes)) ?? db.refuseService() { return refusal }
+            let (status, record) = prepare(db)
             statement = record.map(StorageStatement.init)
             return status
         }
         return (outcome, outcome.isOK ? statement : nil)
-    }
-
-    func prepare(_ sql: String) -> (StorageOutcome, StorageStatement?) {
-        sql.withCString { prepare($0) }
     }
 
     func begin() -> StorageOutcome { withDatabase { $0.refuseService(.begin) ?? $0.begin() } }
