@@ -145,16 +145,11 @@ public final class AccessStore: @unchecked Sendable {
                 throw AccessError(.error, "\(path) was written by a newer clubhouse (schema \(version), this one knows \(AccessStore.schema.count)); use that version")
             }
             for (index, step) in AccessStore.schema.enumerated() where index >= version {
-                try exec("BEGIN IMMEDIATE")
-                do throws(AccessError) {
+                try transaction { () throws(AccessError) in
                     // Another process may have applied it while this one waited for the write lock.
-                    if try userVersion() > index { try exec("COMMIT"); continue }
+                    guard try userVersion() <= index else { return }
                     try exec(step)
                     try exec("PRAGMA user_version = \(index + 1)")
-                    try exec("COMMIT")
-                } catch {
-                    _ = try? exec("ROLLBACK")
-                    throw error
                 }
             }
         } catch {
@@ -379,16 +374,9 @@ public final class AccessStore: @unchecked Sendable {
         return try body()
     }
 
+    /// One write transaction (PluginDatabase.writeTransaction): a failed BEGIN or COMMIT says it could not update the file.
     private func transaction<T>(_ body: () throws(AccessError) -> T) throws(AccessError) -> T {
-        try exec("BEGIN IMMEDIATE")
-        do throws(AccessError) {
-            let result = try body()
-            try exec("COMMIT")
-            return result
-        } catch {
-            _ = try? exec("ROLLBACK")
-            throw error
-        }
+        try PluginDatabase.writeTransaction(on: db, failure: { _, _ in failure("cannot update the access database") }, body)
     }
 
     private func prepared(_ sql: String, _ values: [Value]) throws(AccessError) -> OpaquePointer {

@@ -283,16 +283,13 @@ public final class OutboxFile {
     /// Marks every record up to `seq` shipped and removes it (one transaction: one UPDATE, one DELETE of the
     /// range on the rowid, `seq` being the table's INTEGER PRIMARY KEY).
     public func markShipped(through seq: Int64) throws(StorageError) {
-        guard hasOutbox else { return }
-        guard sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else { throw failure("cannot mark records shipped") }
-        let ok = sqlite3_exec(db, """
-            UPDATE main.\(outboxStateTable) SET shipped_seq = max(shipped_seq, \(seq)) WHERE id = 1;
-            DELETE FROM main.\(outboxTable) WHERE seq <= \(seq);
-            """, nil, nil, nil) == SQLITE_OK
-        guard ok, sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK else {
-            let error = failure("cannot mark records shipped")
-            sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            throw error
+        guard hasOutbox, let db else { return }
+        try PluginDatabase.writeTransaction(on: db, failure: { _, _ in failure("cannot mark records shipped") }) { () throws(StorageError) in
+            guard sqlite3_exec(db, """
+                UPDATE main.\(outboxStateTable) SET shipped_seq = max(shipped_seq, \(seq)) WHERE id = 1;
+                DELETE FROM main.\(outboxTable) WHERE seq <= \(seq);
+                """, nil, nil, nil) == SQLITE_OK
+            else { throw failure("cannot mark records shipped") }
         }
     }
 }

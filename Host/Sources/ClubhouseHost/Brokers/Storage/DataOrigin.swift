@@ -216,8 +216,10 @@ extension PluginDatabase {
 
     /// Binds the database to `origin` (the host's own write: `plugin adopt`, or the first open).
     func writeOrigin(_ origin: DataOrigin, replacing: Bool) throws(StorageError) {
+        // Inside `hostWriteTransaction` the flag is already up and stays up until its COMMIT.
+        let wasHostWriting = hostWriting
         hostWriting = true
-        defer { hostWriting = false }
+        defer { hostWriting = wasHostWriting }
         var insert: OpaquePointer?
         let verb = replacing ? "INSERT OR REPLACE" : "INSERT OR IGNORE"
         var rc = sqlite3_prepare_v2(db, "\(verb) INTO main.\(originTable)(id, origin, described, library) VALUES (1, ?, ?, ?)", -1, &insert, nil)
@@ -244,27 +246,14 @@ extension PluginDatabase {
     public func adopt(_ origin: DataOrigin) throws(StorageError) -> DataOrigin? {
         // Already this origin's: nothing to write (nor a write lock to take, on a file that may be read-only).
         if let current = recordedOrigin(), current.key == origin.key { return current }
-        let begun = sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil)
-        guard begun == SQLITE_OK else {
-            throw StorageError(status: PluginDatabase.status(for: begun),
-                               message: "\(path): cannot record whose data it is: \(String(cString: sqlite3_errmsg(db))); nothing was adopted")
-        }
-        let previous = recordedOrigin()
-        // Bound to it by another adopt since the read above: nothing is written.
-        if previous?.key == origin.key {
-            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+        return try hostWriteTransaction(failure: { rc, message in
+            StorageError(status: PluginDatabase.status(for: rc), message: "\(path): cannot record whose data it is: \(message); nothing was adopted")
+        }) { () throws(StorageError) -> DataOrigin? in
+            let previous = recordedOrigin()
+            // Bound to it by another adopt since the read above: nothing is written.
+            if previous?.key == origin.key { return previous }
+            try writeOrigin(origin, replacing: true)
             return previous
         }
-        do { try writeOrigin(origin, replacing: true) } catch {
-            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            throw error
-        }
-        let committed = sqlite3_exec(db, "COMMIT", nil, nil, nil)
-        guard committed == SQLITE_OK else {
-            let message = String(cString: sqlite3_errmsg(db))
-            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            throw StorageError(status: PluginDatabase.status(for: committed), message: "\(path): cannot record whose data it is: \(message); nothing was adopted")
-        }
-        return previous
     }
 }

@@ -235,35 +235,31 @@ public final class PluginDatabase: @unchecked Sendable {
             }
         }
         // Under the write lock, so two hosts starting side by side agree.
-        try execInternal("BEGIN IMMEDIATE")
-        var current: String?
-        if sqlite3_prepare_v2(db, "SELECT version FROM main.\(pluginVersionTable) WHERE id = 1", -1, &stmt, nil) == SQLITE_OK,
-           sqlite3_step(stmt) == SQLITE_ROW, let text = sqlite3_column_text(stmt, 0)
-        {
-            current = String(cString: text)
+        try hostWriteTransaction { () throws(StorageError) in
+            var current: String?
+            if sqlite3_prepare_v2(db, "SELECT version FROM main.\(pluginVersionTable) WHERE id = 1", -1, &stmt, nil) == SQLITE_OK,
+               sqlite3_step(stmt) == SQLITE_ROW, let text = sqlite3_column_text(stmt, 0)
+            {
+                current = String(cString: text)
+            }
+            sqlite3_finalize(stmt)
+            if let current, let theirs = SemanticVersion(current), theirs > mine {
+                throw StorageError(status: Int32(CLUBHOUSE_UNSUPPORTED),
+                                   message: "\(path) was written by version \(current) of plugin '\(owner)', newer than this version \(version); install \(current) or later, or use another data dir")
+            }
+            var insert: OpaquePointer?
+            sqlite3_prepare_v2(db, """
+                INSERT INTO main.\(pluginVersionTable)(id, version) VALUES (1, ?)
+                ON CONFLICT(id) DO UPDATE SET version = excluded.version, recorded_at = excluded.recorded_at
+                """, -1, &insert, nil)
+            sqlite3_bind_text(insert, 1, version, -1, clubhouse_sqlite_transient())
+            let rc = sqlite3_step(insert)
+            sqlite3_finalize(insert)
+            guard rc == SQLITE_DONE else {
+                let (_, message) = describe(rc, String(cString: sqlite3_errmsg(db)))
+                throw StorageError(status: PluginDatabase.status(for: rc), message: message)
+            }
         }
-        sqlite3_finalize(stmt)
-        if let current, let theirs = SemanticVersion(current), theirs > mine {
-            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            throw StorageError(status: Int32(CLUBHOUSE_UNSUPPORTED),
-                               message: "\(path) was written by version \(current) of plugin '\(owner)', newer than this version \(version); install \(current) or later, or use another data dir")
-        }
-        hostWriting = true
-        var insert: OpaquePointer?
-        sqlite3_prepare_v2(db, """
-            INSERT INTO main.\(pluginVersionTable)(id, version) VALUES (1, ?)
-            ON CONFLICT(id) DO UPDATE SET version = excluded.version, recorded_at = excluded.recorded_at
-            """, -1, &insert, nil)
-        sqlite3_bind_text(insert, 1, version, -1, clubhouse_sqlite_transient())
-        let rc = sqlite3_step(insert)
-        sqlite3_finalize(insert)
-        hostWriting = false
-        guard rc == SQLITE_DONE else {
-            let (_, message) = describe(rc, String(cString: sqlite3_errmsg(db)))
-            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            throw StorageError(status: PluginDatabase.status(for: rc), message: message)
-        }
-        try execInternal("COMMIT")
     }
 
     deinit { close() }
