@@ -175,11 +175,11 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     /// A heap item; stale once its job is gone or was moved (its entry's `order` differs).
-    private struct Mark {
+    private struct Mark: MinHeapElement {
         var due: Int64
         var order: UInt64
         var id: UInt64
-        func before(_ other: Mark) -> Bool { due != other.due ? due < other.due : order < other.order }
+        func precedes(_ other: Mark) -> Bool { due != other.due ? due < other.due : order < other.order }
     }
 
     private let condition = Condition()
@@ -187,7 +187,7 @@ public final class Scheduler: @unchecked Sendable {
     private var running = false
     private var stopping = false
     private var entries: [UInt64: Entry] = [:]
-    private var heap: [Mark] = []
+    private var heap = MinHeap<Mark>()
     private var stale = 0
     private var nextID: UInt64 = 0
     private var nextOrder: UInt64 = 0
@@ -272,39 +272,16 @@ public final class Scheduler: @unchecked Sendable {
         nextOrder += 1
         entries[id]?.due = due
         entries[id]?.order = nextOrder
-        var child = heap.count
-        heap.append(Mark(due: due, order: nextOrder, id: id))
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].before(heap[parent]) else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-        if child == 0 { condition.signal() }  // a new earliest deadline: the thread waits for it instead
+        // A new earliest deadline: the thread waits for it instead.
+        if heap.push(Mark(due: due, order: nextOrder, id: id)) { condition.signal() }
         compactIfStale()
-    }
-
-    private func popFirst() {
-        let last = heap.removeLast()
-        guard !heap.isEmpty else { return }
-        heap[0] = last
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var first = parent
-            if left < heap.count && heap[left].before(heap[first]) { first = left }
-            if right < heap.count && heap[right].before(heap[first]) { first = right }
-            guard first != parent else { return }
-            heap.swapAt(first, parent)
-            parent = first
-        }
     }
 
     /// Rebuilds the heap from the live jobs when most of it is stale (moved leases, cancelled timers).
     private func compactIfStale() {
         guard stale > 64 && stale > entries.count else { return }
-        heap = entries.map { Mark(due: $0.value.due, order: $0.value.order, id: $0.key) }
-            .sorted { $0.before($1) }  // a sorted array is a heap
+        heap = MinHeap(sorted: entries.map { Mark(due: $0.value.due, order: $0.value.order, id: $0.key) }
+            .sorted { $0.precedes($1) })
         stale = 0
     }
 
@@ -316,7 +293,7 @@ public final class Scheduler: @unchecked Sendable {
                 continue
             }
             guard let entry = entries[first.id], entry.order == first.order else {
-                popFirst()
+                heap.removeFirst()
                 stale = max(0, stale - 1)
                 continue
             }
@@ -325,7 +302,7 @@ public final class Scheduler: @unchecked Sendable {
                 condition.wait(untilMilliseconds: first.due)
                 continue
             }
-            popFirst()
+            heap.removeFirst()
             if let repeating = entry.repeating {
                 push(first.id, due: now + repeating)
             } else {

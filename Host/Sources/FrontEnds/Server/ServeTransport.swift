@@ -601,7 +601,7 @@ final class ServeLoop: @unchecked Sendable {
     private var fresh: [ServeChannel] = []
     private var epollFD: Int32 = -1
     /// When each client must be looked at next (the loop's own; stale entries are skipped).
-    private var timers = ServeTimers()
+    private var timers = MinHeap<ServeTimer>()
     private var nextNumber = 1
     /// A descriptor kept open so that, out of descriptors, one accept can still be made and refused.
     private var reserve: Int32 = -1
@@ -735,7 +735,7 @@ final class ServeLoop: @unchecked Sendable {
     private func schedule(_ c: ServeChannel, _ due: Int64) {
         if let at = c.timerAt, at <= due { return }
         c.timerAt = due
-        timers.push(due, c)
+        timers.push(ServeTimer(due: due, channel: c))
     }
 
     private static let readable = UInt32(POLLIN)
@@ -1085,40 +1085,14 @@ final class ServeLoop: @unchecked Sendable {
     }
 }
 
-/// The loop's timers: when to look at a client next, soonest first (a binary heap). An entry whose time is
-/// no longer its client's `timerAt` is stale and skipped when it comes up.
-struct ServeTimers {
-    private var heap: [(due: Int64, channel: ServeChannel)] = []
+/// One of the loop's timers (kept in a `MinHeap`, soonest first): when to look at a client next. An entry
+/// whose time is no longer its client's `timerAt` is stale and skipped when it comes up.
+struct ServeTimer: MinHeapElement {
+    let due: Int64
+    let channel: ServeChannel
 
-    var first: (due: Int64, channel: ServeChannel)? { heap.first }
-
-    mutating func push(_ due: Int64, _ channel: ServeChannel) {
-        heap.append((due, channel))
-        var i = heap.count - 1
-        while i > 0 {
-            let parent = (i - 1) / 2
-            guard heap[i].due < heap[parent].due else { break }
-            heap.swapAt(i, parent)
-            i = parent
-        }
-    }
-
-    mutating func removeFirst() {
-        guard !heap.isEmpty else { return }
-        let last = heap.removeLast()
-        guard !heap.isEmpty else { return }
-        heap[0] = last
-        var i = 0
-        while true {
-            let left = 2 * i + 1, right = left + 1
-            var least = i
-            if left < heap.count && heap[left].due < heap[least].due { least = left }
-            if right < heap.count && heap[right].due < heap[least].due { least = right }
-            guard least != i else { return }
-            heap.swapAt(i, least)
-            i = least
-        }
-    }
+    @inline(__always)
+    func precedes(_ other: ServeTimer) -> Bool { due < other.due }
 }
 
 /// A peer's address as text: "192.0.2.1", "2001:db8::1" (an IPv4-mapped IPv6 address as IPv4).
