@@ -74,28 +74,7 @@ public struct SiteFederation: Sendable, Equatable {
 
     /// `text` with each `%XX` replaced by its byte (as libpq reads a URL); an invalid escape stays as it is.
     static func percentDecoded(_ text: String) -> String {
-        let bytes = Array(text.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        func hex(_ b: UInt8) -> UInt8? {
-            switch b {
-            case 0x30...0x39: return b - 0x30
-            case 0x41...0x46: return b - 0x41 + 10
-            case 0x61...0x66: return b - 0x61 + 10
-            default: return nil
-            }
-        }
-        while i < bytes.count {
-            if bytes[i] == 0x25, i + 2 < bytes.count, let high = hex(bytes[i + 1]), let low = hex(bytes[i + 2]) {
-                out.append(high << 4 | low)
-                i += 3
-            } else {
-                out.append(bytes[i])
-                i += 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        String(decoding: PercentDecoding.bytes(ArraySlice(text.utf8), strict: false) ?? [], as: UTF8.self)
     }
 }
 

@@ -13,6 +13,8 @@
 // - two `Content-Length` headers (equal or not), or one that is not a plain decimal number → 400;
 // - no `Host` in HTTP/1.1, or two → 400; an `Expect` other than 100-continue → 417.
 
+import ClubhouseHost  // PercentDecoding
+
 /// The bounds on what a client may send; each has a name, a default, a `serve` option and a test.
 public struct HTTPLimits: Sendable, Equatable {
     /// Bytes of the request line (method, target, version), CRLF excluded. `--http-max-request-line`.
@@ -404,34 +406,12 @@ public struct HTTPTarget: Sendable, Equatable {
                                    query: query))
     }
 
-    static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
-
     static func percentDecode(_ utf8: ArraySlice<UInt8>, plusIsSpace: Bool) -> Result<String, HTTPRefusal> {
         if !utf8.contains(UInt8(ascii: "%")) && !(plusIsSpace && utf8.contains(UInt8(ascii: "+"))) {
             return .success(String(decoding: utf8, as: UTF8.self))
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(utf8.count)
-        var i = utf8.startIndex
-        while i < utf8.endIndex {
-            let b = utf8[i]
-            if b == UInt8(ascii: "%") {
-                guard i + 2 < utf8.endIndex, let h = hexValue(utf8[i + 1]), let l = hexValue(utf8[i + 2]) else {
-                    return .failure(HTTPRefusal(400, "bad percent-encoding in '\(String(decoding: utf8.prefix(80), as: UTF8.self))'"))
-                }
-                out.append(h << 4 | l)
-                i += 3
-                continue
-            }
-            out.append(plusIsSpace && b == UInt8(ascii: "+") ? 0x20 : b)
-            i += 1
+        guard let out = PercentDecoding.bytes(utf8, plusIsSpace: plusIsSpace, strict: true) else {
+            return .failure(HTTPRefusal(400, "bad percent-encoding in '\(String(decoding: utf8.prefix(80), as: UTF8.self))'"))
         }
         guard let s = String(validating: out, as: UTF8.self) else {
             return .failure(HTTPRefusal(400, "percent-encoding in '\(String(decoding: utf8.prefix(80), as: UTF8.self))' is not UTF-8"))
