@@ -30,6 +30,31 @@ final class PlatformTests: XCTestCase {
         }
     }
 
+    /// The one chunked reader (FileSystem.readChunks) behind `read`, `readRegular` and the plugin lock's
+    /// hashing: every byte once across chunks, from an offset without moving the descriptor's, stopped when
+    /// asked, a failed read's errno.
+    func testReadChunksReadsEveryByteOnceFromTheOffsetOrAnOffsetLeftUntouched() throws {
+        let path = NSTemporaryDirectory() + "readchunks-\(getpid())"
+        let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        XCTAssertEqual(try FileSystem.read(path), bytes, "several chunks of 64 KiB and a short one")
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        XCTAssertEqual(lseek(fd, 10, SEEK_SET), 10)
+        var seen: [UInt8] = [], chunks = 0
+        XCTAssertEqual(FileSystem.readChunks(fd, from: 0, chunkBytes: 1 << 16) { seen += $0; chunks += 1; return true }, 0)
+        XCTAssertEqual(seen, bytes)
+        XCTAssertEqual(chunks, 4)
+        XCTAssertEqual(lseek(fd, 0, SEEK_CUR), 10, "pread leaves the descriptor's offset alone")
+        seen = []
+        XCTAssertEqual(FileSystem.readChunks(fd, chunkBytes: 1000) { seen += $0; return seen.count < 3000 }, 0)
+        XCTAssertEqual(seen, Array(bytes[10..<3010]), "from the offset, stopped when asked")
+        let folder = open(NSTemporaryDirectory(), O_RDONLY | O_DIRECTORY)
+        defer { close(folder) }
+        XCTAssertEqual(FileSystem.readChunks(folder) { _ in true }, EISDIR)
+    }
+
     func testWriteAllDeliversEveryByteThroughAPipe() {
         var fds: [Int32] = [-1, -1]
         XCTAssertTrue(Subprocess.makePipe(&fds))

@@ -123,19 +123,40 @@ public enum FileSystem {
     /// The rest of `fd`'s bytes, refused (EFBIG, naming `limit`) once they pass `limit`.
     private static func readToEnd(_ fd: Int32, path: String, limit: Int) throws(FileError) -> [UInt8] {
         var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
+        var tooLarge = false
+        let code = readChunks(fd) { chunk in
+            guard chunk.count <= limit - result.count else {
+                tooLarge = true
+                return false
+            }
+            result.append(contentsOf: chunk)
+            return true
+        }
+        if code != 0 { throw FileError(path: path, reason: String(cString: strerror(code)), action: "read", code: code) }
+        if tooLarge { throw FileError(path: path, reason: "it is larger than \(limit) bytes", action: "read", code: EFBIG) }
+        return result
+    }
+
+    /// Reads `fd` to its end a chunk of at most `chunkBytes` at a time, handing each to `body` (the bytes
+    /// are valid during the call only) until the end or until `body` returns false. From the descriptor's
+    /// offset with read(2), or, given `offset`, from there with pread(2), leaving the descriptor's offset as
+    /// it was (the bytes a later mapping of it sees). An interrupted read is retried. Returns 0, or the
+    /// errno of the read that failed.
+    public static func readChunks(_ fd: Int32, from offset: off_t? = nil, chunkBytes: Int = 65536,
+                                  _ body: (UnsafeRawBufferPointer) -> Bool) -> Int32 {
+        var chunk = [UInt8](repeating: 0, count: chunkBytes)
+        var position = offset ?? 0
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 65536) }
+            let n = chunk.withUnsafeMutableBytes { buffer in
+                offset == nil ? Glibc.read(fd, buffer.baseAddress, buffer.count) : pread(fd, buffer.baseAddress, buffer.count, position)
+            }
             if n < 0 {
                 if errno == EINTR { continue }
-                let code = errno
-                throw FileError(path: path, reason: String(cString: strerror(code)), action: "read", code: code)
+                return errno
             }
-            if n == 0 { return result }
-            guard n <= limit - result.count else {
-                throw FileError(path: path, reason: "it is larger than \(limit) bytes", action: "read", code: EFBIG)
-            }
-            result.append(contentsOf: chunk[0..<n])
+            if n == 0 { return 0 }
+            position += off_t(n)
+            guard chunk.withUnsafeBytes({ body(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) else { return 0 }
         }
     }
 

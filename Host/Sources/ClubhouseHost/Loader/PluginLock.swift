@@ -223,18 +223,11 @@ public enum LibraryDigest {
         if let cache { loadCache(cache) }
         if let known = lock.withLock({ memo[key] }) { return .success(known) }
         var hash = SHA256()
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        var offset: off_t = 0
-        while true {
-            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(LockFileReadError(reason: String(cString: strerror(errno))))
-            }
-            if n == 0 { break }
-            offset += off_t(n)
-            chunk.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        let code = FileSystem.readChunks(fd, from: 0, chunkBytes: 1 << 20) { bytes in
+            hash.update(bytes)
+            return true
         }
+        guard code == 0 else { return .failure(LockFileReadError(reason: String(cString: strerror(code)))) }
         let hex = hash.finalize().hex
         lock.withLock { memo[key] = hex }
         if let cache { saveCache(cache) }
