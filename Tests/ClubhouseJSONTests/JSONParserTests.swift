@@ -115,6 +115,53 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(doc.keyLocations["/b/1/c"]?.description, "4:4")
     }
 
+    /// The members of one object other than the kept one are scanned, not built: null in their object,
+    /// no locations but their key's, listed in order; the kept member and everything around is as a whole parse.
+    func testADocumentCanSkipTheOtherMembersOfOneObject() throws {
+        let text = "{\"top\": 1,\n\"sites\": {\"a\": {\"x\": [1, 2]},\n \"b\": {\"y\": \"\\u00e9\"}, \"c\": [true]},\n\"z\": {\"a\": 2}}"
+        let whole = try JSONParser.parseDocument(text)
+        let doc = try JSONParser.parseDocument(text, skippingMembersOf: "/sites", except: .named("b"))
+        XCTAssertEqual(doc.skippedMembers, ["a", "c"])
+        XCTAssertEqual(whole.skippedMembers, [])
+        XCTAssertEqual(doc.value["sites"]?.objectValue?.keys.map { $0 }, ["a", "b", "c"])
+        XCTAssertEqual(doc.value["sites"]?["a"], .null)
+        XCTAssertEqual(doc.value["sites"]?["c"], .null)
+        XCTAssertEqual(doc.value["sites"]?["b"], whole.value["sites"]?["b"])
+        XCTAssertEqual(doc.value["z"], whole.value["z"], "an \"a\" elsewhere is built")
+        XCTAssertEqual(doc.value["top"], whole.value["top"])
+        for pointer in ["", "/top", "/sites", "/sites/b", "/sites/b/y", "/z", "/z/a"] {
+            XCTAssertEqual(doc.exactLocation(of: pointer), whole.exactLocation(of: pointer), pointer)
+        }
+        XCTAssertNil(doc.exactLocation(of: "/sites/a/x"))
+        XCTAssertNil(doc.exactLocation(of: "/sites/a"))
+        XCTAssertEqual(doc.keyLocation(of: "/sites/c"), whole.keyLocation(of: "/sites/c"), "a skipped member's key is located")
+        // Not well-formed inside a skipped member: the whole parse's error, at the same place.
+        for bad in ["{\"sites\": {\"a\": {\"x\": [1, 02]}, \"b\": {}}}", "{\"sites\": {\"a\": \"\\q\", \"b\": {}}}",
+                    "{\"sites\": {\"a\": tru, \"b\": {}}}", "{\"sites\": {\"a\": {}, \"a\": {}, \"b\": {}}}"] {
+            var wholeError: JSONParseError?
+            do { _ = try JSONParser.parseDocument(bad) } catch { wholeError = error }
+            do {
+                _ = try JSONParser.parseDocument(bad, skippingMembersOf: "/sites", except: .named("b"))
+                XCTFail("accepted \(bad)")
+            } catch {
+                XCTAssertEqual(error.description, wholeError?.description, bad)
+            }
+        }
+        // Kept as the root's "pick" names it, when it comes first; after, or not a string: nothing is skipped.
+        let named = try JSONParser.parseDocument("{\"pick\": \"c\", \"sites\": {\"a\": 1, \"c\": [2], \"pick\": 3}}",
+                                                 skippingMembersOf: "/sites", except: .namedByRootMember("pick"))
+        XCTAssertEqual(named.skippedMembers, ["a", "pick"])
+        XCTAssertEqual(named.value["sites"]?["c"], [2])
+        for late in ["{\"sites\": {\"a\": 1, \"c\": 2}, \"pick\": \"c\"}", "{\"pick\": 5, \"sites\": {\"a\": 1, \"c\": 2}}",
+                     "{\"x\": {\"pick\": \"c\"}, \"sites\": {\"a\": 1, \"c\": 2}}"] {
+            let doc = try JSONParser.parseDocument(late, skippingMembersOf: "/sites", except: .namedByRootMember("pick"))
+            XCTAssertEqual(doc.skippedMembers, [], late)
+            XCTAssertEqual(doc.value, try JSONParser.parse(late), late)
+        }
+        // Nothing to keep (no such member): every member is skipped.
+        XCTAssertEqual(try JSONParser.parseDocument(text, skippingMembersOf: "/sites", except: .named("nope")).skippedMembers, ["a", "b", "c"])
+    }
+
     func testWriterEscapesMinimallyAndRoundTrips() throws {
         let v: JSONValue = ["k": "a\"\\\u{1}\u{7F}\u{2028}é", "n": 1.5, "z": [true, nil]]
         XCTAssertEqual(JSONWriter.compact(v), "{\"k\":\"a\\\"\\\\\\u0001\u{7F}\u{2028}é\",\"n\":1.5,\"z\":[true,null]}")

@@ -57,6 +57,8 @@ public struct JSONDocument: Sendable {
     let keyOffsets: [String: Int]
     /// Where each line starts (line 1 at offset 0).
     let lineStarts: [Int]
+    /// The keys of the members left unbuilt (`JSONParser.parseDocument(_:skippingMembersOf:except:)`), in order.
+    public internal(set) var skippedMembers: [String] = []
 
     init(value: JSONValue, offsets: [String: Int], keyOffsets: [String: Int], bytes: UnsafeBufferPointer<UInt8>) {
         self.value = value
@@ -171,6 +173,43 @@ public struct JSONParser {
         }
         return try result.get()
     }
+
+    /// Which member of the object whose others are skipped is built.
+    public enum KeptMember: Sendable {
+        /// The member of that name.
+        case named(String)
+        /// The member named by the string value of this member of the root object, when it comes before the
+        /// object (`"default_site": "a"` before `"sites"`); otherwise nothing is skipped.
+        case namedByRootMember(String)
+    }
+
+    /// Parses and records locations as `parseDocument(_:options:)` does, except the members of the object at
+    /// `pointer` other than the one `keep` says: each is checked to be one well-formed value (JSONScanner: strings
+    /// and their UTF-8, numbers, literals, nesting no deeper than JSONScanner.maximumDepth below it; duplicate keys
+    /// inside it are not looked for) and not built — it stands in its object as `null`, has no location but its
+    /// key's, and its key is listed in the document's `skippedMembers`. A member that is not well-formed is parsed,
+    /// so the error is the one a whole parse reports. For a reader that needs one member of a large object (one
+    /// site of a configuration) and trusts the others, or checks them elsewhere.
+    public static func parseDocument(_ text: String, options: Options = Options(), skippingMembersOf pointer: String,
+                                     except keep: KeptMember) throws(JSONParseError) -> JSONDocument
+    {
+        var copy = text
+        let result = copy.withUTF8 { buffer in
+            Result { () throws(JSONParseError) in
+                let recorder = LocationRecorder(expectedValues: buffer.count / 16)
+                var parser = Parser(buffer, options: options, recorder: recorder)
+                switch keep {
+                case .named(let name): parser.skipRule = (pointer, name, nil)
+                case .namedByRootMember(let member): parser.skipRule = (pointer, nil, member)
+                }
+                let value = try parser.parseDocument()
+                var document = JSONDocument(value: value, offsets: recorder.offsets, keyOffsets: recorder.keyOffsets, bytes: buffer)
+                document.skippedMembers = parser.skipped
+                return document
+            }
+        }
+        return try result.get()
+    }
 }
 
 /// The JSON Pointer of the value being parsed and the offsets of every value and key (only when
@@ -212,6 +251,11 @@ private struct Parser {
     // container copies its part out once, at its final size, instead of growing its own array.
     var elementStack: [JSONValue] = []
     var memberStack: [(key: String, value: JSONValue)] = []
+    /// The object whose other members are scanned, not built (JSONParser.parseDocument(_:skippingMembersOf:except:)):
+    /// the member kept (nil: none yet, nothing is skipped), or the root member whose string names it.
+    var skipRule: (pointer: String, keep: String?, keepFrom: String?)?
+    /// The keys of the members skipped, in document order.
+    var skipped: [String] = []
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONParser.Options, recorder: LocationRecorder?) {
         self.bytes = bytes
@@ -369,12 +413,36 @@ private struct Parser {
             }
             index += 1
             skipWhitespace()
+            if let rule = skipRule, let recorder, let keep = rule.keep, recorder.current == rule.pointer,
+               !key.utf8.elementsEqual(keep.utf8), let end = JSONScanner.valueEnd(bytes, from: index) {
+                // Well-formed: stands as null, its key located, its value not. (Not well-formed: parsed below for its error.)
+                index = end
+                skipped.append(key)
+                recorder.push(JSONDocument.escapePointerToken(key))
+                recorder.keyOffsets[recorder.current] = keyOffset
+                recorder.pop()
+                if let i = duplicateIndex {
+                    memberStack[i].value = .null
+                } else {
+                    memberStack.append((key, .null))
+                    seen?.insert(ExactKey(key))
+                }
+                skipWhitespace()
+                guard index < bytes.count else { throw fail("unexpected end of input; expected ',' or '}'") }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "}") { index += 1; break }
+                throw fail("unexpected \(describeByte(at: index)); expected ',' or '}'")
+            }
             if let recorder {
                 recorder.push(JSONDocument.escapePointerToken(key))
                 recorder.keyOffsets[recorder.current] = keyOffset
             }
             let value = try parseValue()
             recorder?.pop()
+            if depth == 1, let rule = skipRule, let from = rule.keepFrom, rule.keep == nil, key.utf8.elementsEqual(from.utf8),
+               case .string(let name) = value {
+                skipRule?.keep = name
+            }
             if let i = duplicateIndex {
                 memberStack[i].value = value
             } else {
