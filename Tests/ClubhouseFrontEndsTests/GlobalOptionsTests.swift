@@ -1,6 +1,7 @@
 // The command-line front end: global options and when a progress bar is drawn.
 
 import ClubhouseHost
+import Foundation
 import XCTest
 @testable import ClubhouseFrontEnds
 
@@ -28,6 +29,29 @@ final class GlobalOptionsTests: XCTestCase {
         let fromEnvironment = try GlobalOptions.parse(["lock"]) { ["CLUBHOUSE_CONFIG": "/etc/club.json", "CLUBHOUSE_DATA_DIR": "/srv/data"][$0] }
         XCTAssertEqual(fromEnvironment.commandPrefix { ["CLUBHOUSE_CONFIG": "/etc/club.json", "CLUBHOUSE_DATA_DIR": "/srv/data"][$0] }, "clubhouse")
         XCTAssertEqual(try GlobalOptions.parse(["lock"]) { _ in nil }.commandPrefix { _ in nil }, "clubhouse")
+    }
+
+    /// A plugin's command reads one site of the embedded configuration, but a file given with --config whole:
+    /// a problem in another site of it still stops the command, with its file:line:column.
+    func testAConfigurationFileIsReadWholeEvenForOneSite() throws {
+        let directory = NSTemporaryDirectory() + "clubhouse-one-site-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/club.json"
+        try Data("{\"default_site\": \"a\", \"sites\": {\"a\": {\"plugins\": {}},\n \"b\": {\"plugins\": {\"q\": {\"id\": 5}}}}}".utf8)
+            .write(to: URL(fileURLWithPath: file))
+        let options = try GlobalOptions.parse(["--config", file, "notes", "list"]) { _ in nil }
+        for oneSite in [false, true] {
+            XCTAssertThrowsError(try options.loadConfiguration(oneSite: oneSite)) { error in
+                let message = (error as? CLIError)?.message ?? ""
+                XCTAssertTrue(message.hasPrefix("\(file):2:") && message.contains("\"id\""), message)
+            }
+        }
+        let embedded = try GlobalOptions.parse(["--site", "courtside", "tennis"]) { _ in nil }
+        let one = try embedded.loadConfiguration(oneSite: true)
+        XCTAssertEqual(Array(one.sites.keys), ["courtside"])
+        XCTAssertEqual(one.siteOrder.count, try embedded.loadConfiguration().siteOrder.count)
+        XCTAssertEqual(try GlobalOptions.parse(["notes"]) { _ in nil }.loadConfiguration(oneSite: true).sites.keys.first, "default")
     }
 
     /// An error stays one readable line: a huge word is cut, an absolute path is kept whole.

@@ -48,6 +48,87 @@ final class ConfigurationParserTests: XCTestCase {
         _ = try JSONParser.parse(schema)
     }
 
+    /// A command on one site reads that site of the embedded copy alone: each site, and the default one, comes
+    /// out as the whole read gives it (every field, its entries' locations), and the other sites are named only.
+    func testOneSiteOfTheBundledFileReadsAsTheWholeFileDoes() throws {
+        let whole = try ConfigurationParser.parse(EmbeddedDefaults.pluginsJSON, source: "plugins.json", baseDirectory: nil)
+        for name in [nil] + whole.siteOrder.map(Optional.some) {
+            let one = try ConfigurationParser.parse(EmbeddedDefaults.pluginsJSON, source: "plugins.json", baseDirectory: nil,
+                                                    onlySite: name)
+            let kept = name ?? whole.defaultSite
+            XCTAssertEqual(one.siteOrder, whole.siteOrder)
+            XCTAssertEqual(one.defaultSite, whole.defaultSite)
+            XCTAssertEqual(Array(one.sites.keys), [kept])
+            XCTAssertEqual(String(describing: try one.site(named: kept)), String(describing: try whole.site(named: kept)))
+            XCTAssertEqual(try one.site(named: kept).plugins.map(\.location), try whole.site(named: kept).plugins.map(\.location))
+            XCTAssertEqual(one.pluginDirectories, whole.pluginDirectories)
+            XCTAssertEqual(one.publishers, whole.publishers)
+        }
+        let none = try ConfigurationParser.parse(EmbeddedDefaults.pluginsJSON, source: "plugins.json", baseDirectory: nil,
+                                                 onlySite: "nowhere")
+        XCTAssertTrue(none.sites.isEmpty)
+        XCTAssertThrowsError(try none.site(named: "nowhere")) { error in
+            XCTAssertEqual((error as? ConfigurationError)?.message,
+                           "no site 'nowhere'; sites are: default, presidio-golf-club, riverside-tennis-academy, courtside")
+        }
+    }
+
+    /// What reading one site leaves out, and what it still finds: the kept site's and the top level's problems, the
+    /// other sites' names and well-formedness; not a problem inside another site (which is why only the embedded copy,
+    /// read whole by testTheBundledFileParses, is read that way). No default_site and no site named: the whole text.
+    func testOneSiteReadFindsItsOwnProblemsAndTheOtherSitesNames() throws {
+        let text = """
+        {"default_site": "a", "sites": {
+          "a": {"plugins": {"p": {"id": "x.y", "version": "soon"}}},
+          "b": {"plugins": {"q": {"id": 5}}},
+          "Bad": {"plugins": {}}
+        }}
+        """
+        func oneSite(_ site: String?) -> [String] {
+            do {
+                _ = try ConfigurationParser.parse(text, source: "p.json", baseDirectory: nil, onlySite: site)
+                return []
+            } catch {
+                return error.errors.map(\.description)
+            }
+        }
+        XCTAssertEqual(self.problems(text).count, 3, self.problems(text).joined(separator: "\n"))
+        let forA = oneSite(nil)
+        XCTAssertEqual(forA.count, 2, forA.joined(separator: "\n"))
+        XCTAssertTrue(forA[0].hasPrefix("p.json:2:") && forA[0].contains("soon"), forA[0])
+        XCTAssertTrue(forA[1].hasPrefix("p.json:4:3: ") && forA[1].contains("site name"), forA[1])
+        XCTAssertEqual(oneSite("b").count, 2, "b's own problem and the bad name")
+        XCTAssertEqual(oneSite("c").count, 1, "the bad name only")
+        let broken = "{\"default_site\": \"a\", \"sites\": {\"a\": {\"plugins\": {}}, \"b\": {\"plugins\": {\"q\": [1,]}}}}"
+        do {
+            _ = try ConfigurationParser.parse(broken, source: "p.json", baseDirectory: nil, onlySite: "a")
+            XCTFail("a malformed other site is refused")
+        } catch {
+            XCTAssertEqual(error.errors.map(\.description), self.problems(broken))
+        }
+        let lateDefault = "{\"sites\": {\"a\": {\"plugins\": {}}, \"b\": {\"plugins\": {\"q\": {\"id\": 5}}}}, \"default_site\": \"a\"}"
+        XCTAssertEqual(oneSite(nil), oneSite("a"))
+        XCTAssertEqual(ConfigurationParserTests.oneSiteProblems(lateDefault, nil), self.problems(lateDefault),
+                       "default_site after the sites: the whole text is read")
+        let noDefault = "{\"sites\": {\"a\": {\"plugins\": {}}, \"b\": {\"plugins\": {\"q\": {\"id\": 5}}}}}"
+        XCTAssertEqual(self.problems(noDefault).count, 1)
+        do {
+            _ = try ConfigurationParser.parse(noDefault, source: "p.json", baseDirectory: nil, onlySite: nil)
+            XCTFail("without default_site the whole text is read")
+        } catch {
+            XCTAssertEqual(error.errors.map(\.description), self.problems(noDefault))
+        }
+    }
+
+    private static func oneSiteProblems(_ text: String, _ site: String?) -> [String] {
+        do {
+            _ = try ConfigurationParser.parse(text, source: "p.json", baseDirectory: nil, onlySite: site)
+            return []
+        } catch {
+            return error.errors.map(\.description)
+        }
+    }
+
     func testEveryProblemIsReportedWithItsPosition() {
         let text = """
         {"sites": {"a": {

@@ -19,9 +19,33 @@ public enum ConfigurationParser {
     public static func parse(_ text: String, source: String, baseDirectory: String?) throws(ConfigurationErrors)
         -> SiteConfiguration
     {
+        try parse(text, source: source, baseDirectory: baseDirectory, document: { () throws(JSONParseError) in
+            try JSONParser.parseDocument(text)
+        })
+    }
+
+    /// Parses `text` for one site: `site`, or the file's `default_site` when nil. The other sites are scanned
+    /// (well-formed JSON, their names checked and listed in `siteOrder`) but not read: `sites` holds the one
+    /// site, and a problem inside another one is not found. Only for a text whose every site is known to be
+    /// right — the embedded copy, which `ConfigurationParserTests.testTheBundledFileParses` reads whole — so
+    /// that a command on one site does not read four. Without `site`, and without a `default_site` string
+    /// before `"sites"`, the whole text is read.
+    public static func parse(_ text: String, source: String, baseDirectory: String?, onlySite site: String?)
+        throws(ConfigurationErrors) -> SiteConfiguration
+    {
+        try parse(text, source: source, baseDirectory: baseDirectory, document: { () throws(JSONParseError) in
+            try JSONParser.parseDocument(text, skippingMembersOf: "/sites",
+                                         except: site.map { .named($0) } ?? .namedByRootMember("default_site"))
+        })
+    }
+
+    private static func parse(_ text: String, source: String, baseDirectory: String?,
+                              document read: () throws(JSONParseError) -> JSONDocument) throws(ConfigurationErrors)
+        -> SiteConfiguration
+    {
         let document: JSONDocument
         do {
-            document = try JSONParser.parseDocument(text)
+            document = try read()
         } catch {
             throw ConfigurationErrors(errors: [ConfigurationError(file: source, location: error.location, message: error.message)])
         }
@@ -136,11 +160,17 @@ struct Reader {
             return configuration
         }
         if sites.isEmpty { error("/sites", "\"sites\" is empty; define at least one site") }
+        let skipped = document.skippedMembers
         for (name, value) in sites {
             let path = pointer("/sites", name)
             // A site name is a folder of the data directory: `..` or `a/b` would put databases elsewhere.
             let problem = Names.nameProblem(name, what: "site name")
             if let problem { keyError(path, "\(problem); it names the site's folder in the data directory") }
+            // Scanned, not read (ConfigurationParser.parse(_:source:baseDirectory:onlySite:)): named, never kept.
+            if !skipped.isEmpty, skipped.contains(name) {
+                if problem == nil { configuration.siteOrder.append(name) }
+                continue
+            }
             guard let siteObject = object(value, at: path, what: "site '\(name)'") else { continue }
             // Read all the same, so every problem inside it is reported too; never kept.
             guard problem == nil else {
@@ -154,7 +184,7 @@ struct Reader {
             configuration.defaultSite = d
             if let problem = Names.nameProblem(d, what: "default_site") {
                 error("/default_site", problem)
-            } else if configuration.sites[d] == nil && !sites.isEmpty {
+            } else if !configuration.siteOrder.contains(d) && !sites.isEmpty {
                 error("/default_site", "default_site '\(d)' is not one of the sites (\(configuration.siteOrder.joined(separator: ", ")))")
             }
         } else if configuration.sites["default"] == nil, let first = configuration.siteOrder.first {

@@ -94,9 +94,13 @@ public struct GlobalOptions: Sendable {
         color && !json && terminal
     }
 
-    /// The configuration: --config / CLUBHOUSE_CONFIG, else the copy compiled into the binary.
-    public func loadConfiguration() throws(CLIError) -> SiteConfiguration {
-        var configuration = try parseConfiguration()
+    /// The configuration: --config / CLUBHOUSE_CONFIG, else the copy compiled into the binary. With
+    /// `oneSite`, for a command that works on the site of --site / CLUBHOUSE_SITE (or the default site) alone,
+    /// the embedded copy's other sites are not read (its every site is read and found right by
+    /// `ConfigurationParserTests.testTheBundledFileParses`); a file given is read whole, so a problem anywhere
+    /// in it is reported.
+    public func loadConfiguration(oneSite: Bool = false) throws(CLIError) -> SiteConfiguration {
+        var configuration = try parseConfiguration(oneSite: oneSite)
         configuration.commandPrefix = commandPrefix()
         return configuration
     }
@@ -110,7 +114,7 @@ public struct GlobalOptions: Sendable {
         return words.joined(separator: " ")
     }
 
-    private func parseConfiguration() throws(CLIError) -> SiteConfiguration {
+    private func parseConfiguration(oneSite: Bool) throws(CLIError) -> SiteConfiguration {
         if let path = configPath {
             let absolute = FileSystem.absolute(path)
             let bytes: [UInt8]
@@ -128,6 +132,10 @@ public struct GlobalOptions: Sendable {
             }
         }
         do {
+            if oneSite {
+                return try ConfigurationParser.parse(EmbeddedDefaults.pluginsJSON, source: "<embedded plugins.json>", baseDirectory: nil,
+                                                     onlySite: site)
+            }
             return try ConfigurationParser.parse(EmbeddedDefaults.pluginsJSON, source: "<embedded plugins.json>", baseDirectory: nil)
         } catch {
             throw CLIError(status: .error, message: GlobalOptions.summarize(error))
