@@ -143,14 +143,40 @@ public final class SiteRuntime: @unchecked Sendable {
 
     /// Descriptions of plugin files kept across runs (nil: every resolution loads the plugin).
     let catalogues: CatalogueCache?
+    /// Whether a plugin described from the catalogue cache keeps its location for the load that follows
+    /// (`keepsLocation` in init). Guarded by `lock`: the location kept — the last plugin described (a run of
+    /// one command loads one) —, taken once by `backend`. One slot, not a dictionary: its generic metadata
+    /// would cost the command more than the slot saves it.
+    let keepsLocation: Bool
+    private var keptLocation: KeptLocation?
+
+    private struct KeptLocation {
+        var alias: String
+        var location: Location
+    }
+
+    /// Takes the location kept for `alias` (any: nil), leaving none.
+    private func takeKeptLocation(_ alias: String?) -> Location? {
+        lock.withLock { () -> Location? in
+            guard let kept = keptLocation, alias == nil || kept.alias == alias else { return nil }
+            keptLocation = nil
+            return kept.location
+        }
+    }
 
     /// `storageDirectory`: where the plugins' databases go when not in `dataDirectory` (config
     /// validate creates plugins on a throwaway one, with the site's install tree and lock).
     /// `describesFromCache: false` loads every plugin it resolves (config validate: "every plugin loads").
+    /// `keepsLocation`: for a run of one command (the command line's plugin commands), whose plugin is loaded
+    /// milliseconds after it is described: the location found then — the entry, the lock's check (and the open
+    /// descriptor it checked), the file discovery found, its isolation — is the one the load uses, instead of
+    /// all of it being found again. Never for `serve`, whose loads may come long after (a lock or an install
+    /// changed in between is then seen by the load's own `locate`).
     public init(configuration: SiteConfiguration, site: Site, dataDirectory: String, log: LogBroker,
                 loader: PluginLoader = PluginLoader(), background: (any BackgroundLauncher)? = nil, enforcesLock: Bool = true,
-                storageDirectory: String? = nil, describesFromCache: Bool = true) {
+                storageDirectory: String? = nil, describesFromCache: Bool = true, keepsLocation: Bool = false) {
         catalogues = describesFromCache ? CatalogueCache(dataDirectory: dataDirectory) : nil
+        self.keepsLocation = keepsLocation
         self.configuration = configuration
         lockGuard = LockGuard(path: PluginLock.path(configuration: configuration, dataDirectory: dataDirectory), enabled: enforcesLock)
         backgroundLauncher = background
@@ -185,6 +211,7 @@ public final class SiteRuntime: @unchecked Sendable {
             defer { retiring.removeAll() }
             return Array(retiring.values)
         }.forEach { $0.destroy() }
+        if let fd = takeKeptLocation(nil)?.verified { close(fd) }
         devices.closeAll()
     }
 
@@ -397,7 +424,15 @@ public final class SiteRuntime: @unchecked Sendable {
         if let catalogues, let identity, let known = catalogues.lookup(path: real, identity: identity, sha256: l.locked?.sha256) {
             let remembered = describe(l, info: known.info, catalogue: known.catalogue, backend: nil, identity: identity)
             if case .success = remembered {
-                if let verified = l.verified { close(verified) }
+                if keepsLocation {
+                    let replaced = lock.withLock { () -> Location? in
+                        defer { keptLocation = KeptLocation(alias: alias, location: l) }
+                        return keptLocation?.location
+                    }
+                    if let fd = replaced?.verified { close(fd) }
+                } else if let verified = l.verified {
+                    close(verified)
+                }
                 return remembered
             }
             // A damaged entry (its catalogue does not parse) is forgotten: the plugin itself says what it is.
@@ -465,9 +500,13 @@ public final class SiteRuntime: @unchecked Sendable {
         defer { loadLock.unlock() }
         if let backend = lock.withLock({ backends[alias] }) { return .success(backend) }
         var l: Location
-        switch locate(alias) {
-        case .success(let found): l = found
-        case .failure(let e): return .failure(e)
+        if let kept = takeKeptLocation(alias) {
+            l = kept
+        } else {
+            switch locate(alias) {
+            case .success(let found): l = found
+            case .failure(let e): return .failure(e)
+            }
         }
         if l.isolation == .inProcess, l.path == plugin.path, let described = plugin.identity {
             if l.verified == nil { l.verified = SiteRuntime.openForLoading(l.path) }
@@ -509,6 +548,7 @@ public final class SiteRuntime: @unchecked Sendable {
             loaded[alias] = nil
             resolved[alias] = nil
         }
+        if let fd = takeKeptLocation(alias)?.verified { close(fd) }
         if case .isolated(let runner)? = backend { runner.stop() }
         return RuntimeError(status: .error, message: "plugin '\(alias)': \(path) changed since its commands were read "
                                 + "(now \(now.id) \(now.version)); the command did not run: run it again")
@@ -635,6 +675,7 @@ public final class SiteRuntime: @unchecked Sendable {
     /// instance is destroyed now when idle, else after its calls in flight (Runtime/SiteReload.swift).
     /// In-process plugins cannot be unloaded (RTLD_NODELETE): nothing changes for them.
     public func reload(_ alias: String) -> ReloadOutcome {
+        defer { if let fd = takeKeptLocation(alias)?.verified { close(fd) } }
         let (outcome, idle) = lock.withLock { () -> (ReloadOutcome, PluginInstance?) in
             guard let current = loaded[alias] else { return (.notLoaded, nil) }
             if case .success(let plugin) = current, !plugin.isolated { return (.needsRestart(version: plugin.info.version), nil) }

@@ -110,7 +110,9 @@ public enum CommandLineTool {
         if BuiltinCatalogue.groups.contains(first) {
             return try runBuiltin(words, options)
         }
-        let session = try Session(options: options)
+        // One command of one plugin at one site: the embedded configuration's other sites are not read, and the
+        // plugin is loaded where it was found when described.
+        let session = try Session(options: options, oneCommand: true)
         return try runPluginCommand(alias: first, words: Array(words.dropFirst()), session: session)
     }
 
@@ -250,9 +252,11 @@ final class Session {
     let runtime: SiteRuntime
     let log: LogBroker
 
-    init(options: GlobalOptions, dataDirectoryOverride: String? = nil) throws(CLIError) {
+    /// `oneCommand`: the run is one plugin command, on the site alone (GlobalOptions.loadConfiguration(oneSite:)),
+    /// whose plugin loads right after it is described (SiteRuntime's `keepsLocation`).
+    init(options: GlobalOptions, dataDirectoryOverride: String? = nil, oneCommand: Bool = false) throws(CLIError) {
         self.options = options
-        configuration = try options.loadConfiguration()
+        configuration = try options.loadConfiguration(oneSite: oneCommand)
         let siteName = options.site ?? configuration.defaultSite
         do {
             site = try configuration.site(named: siteName)
@@ -264,7 +268,7 @@ final class Session {
         let background = DetachedBackground(siteName: site.name, dataDirectory: dataDirectory,
                                             configPath: options.configPath.map { FileSystem.absolute($0) })
         runtime = SiteRuntime(configuration: configuration, site: site, dataDirectory: dataDirectory, log: log,
-                              background: background)
+                              background: background, keepsLocation: oneCommand)
     }
 
     deinit { runtime.shutdown() }
