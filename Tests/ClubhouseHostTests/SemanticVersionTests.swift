@@ -12,6 +12,40 @@ final class SemanticVersionTests: XCTestCase {
         for bad in ["1.2", "01.2.3", "1.2.3-", "a.b.c", "1.2.3.4", ""] { XCTAssertNil(SemanticVersion(bad), bad) }
     }
 
+    /// The byte path for plain "1.2.3" (and a requirement's "1" / "1.2") decides as the Character path it skips:
+    /// the same version or the same refusal, for the plain forms and for every near miss.
+    func testThePlainVersionFastPathAgreesWithTheFullParse() {
+        func reference(_ text: String) -> SemanticVersion? {
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 3, !text.contains("+"), !text.contains("-") else { return nil }
+            var numbers: [Int] = []
+            for p in parts {
+                guard !p.isEmpty, p.allSatisfy(\.isASCIIDigitCharacter), let n = Int(p), !(p.count > 1 && p.first == "0") else { return nil }
+                numbers.append(n)
+            }
+            return SemanticVersion(major: numbers[0], minor: numbers[1], patch: numbers[2])
+        }
+        func referencePartial(_ text: String) -> (SemanticVersion, Int)? {
+            if let full = reference(text) { return (full, 3) }
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigitCharacter) }) else { return nil }
+            let numbers = parts.compactMap { Int($0) }
+            guard numbers.count == parts.count else { return nil }
+            return (SemanticVersion(major: numbers[0], minor: numbers.count > 1 ? numbers[1] : 0, patch: 0), parts.count)
+        }
+        let big = "9223372036854775807", over = "9223372036854775808"
+        let texts = ["0.0.0", "1.2.3", "10.20.30", "1.0.0", "01.2.3", "1.02.3", "1.2.03", "1.2.0", "0.1.0", "1.2", "1", "01", "01.2",
+                     "1.2.3.4", "1..3", ".1.2", "1.2.", "", ".", "1.2.x", "1.2.3 ", " 1.2.3", "1.2.3a", "١.٢.٣", "1.2.３",
+                     "\(big).0.0", "\(over).0.0", "0.\(big).0", "0.0.\(over)", big, over, "\(big).1", "\(over).1", "1.\(over)"]
+        for text in texts {
+            XCTAssertEqual(SemanticVersion(text)?.description, reference(text)?.description, text)
+            let partial = VersionRequirement.partial(Substring(text))
+            let expected = referencePartial(text)
+            XCTAssertEqual(partial?.0.description, expected?.0.description, text)
+            XCTAssertEqual(partial?.1, expected?.1, text)
+        }
+    }
+
     func testRequirements() throws {
         func check(_ requirement: String, _ yes: [String], _ no: [String], line: UInt = #line) throws {
             let r = try XCTUnwrap(VersionRequirement(requirement), requirement, line: line)

@@ -15,6 +15,12 @@ public struct SemanticVersion: Sendable, Comparable, CustomStringConvertible {
 
     /// Parses "1.2.3", "1.2.3-beta.1", "1.2.3+build" (build metadata ignored).
     public init?(_ text: String) {
+        // The common case, "1.2.3" without leading zeros, in one pass over the bytes; anything else (and any
+        // doubt: an overflow) goes the Character way below, which words nothing but decides the same.
+        if let numbers = SemanticVersion.plainNumbers(text.utf8), numbers.count == 3, !numbers.leadingZero {
+            self.init(major: numbers.values.0, minor: numbers.values.1, patch: numbers.values.2)
+            return
+        }
         // Identifiers of the pre-release and the build metadata are SemVer's: non-empty runs of
         // ASCII letters, digits and '-'. A version names folders (installed packages, database
         // backups), so nothing else may pass: issue 27's attack round made a descriptor version
@@ -71,6 +77,48 @@ public struct SemanticVersion: Sendable, Comparable, CustomStringConvertible {
 
 extension Character {
     var isASCIIDigitCharacter: Bool { isASCII && isNumber }
+}
+
+extension SemanticVersion {
+    /// Up to three dot-separated runs of ASCII digits ("1", "1.2", "1.2.3"), each non-empty and within Int, with
+    /// whether a run of two or more digits starts with 0; nil for any other text (the callers' slow paths decide).
+    static func plainNumbers(_ bytes: String.UTF8View) -> (values: (Int, Int, Int), count: Int, leadingZero: Bool)? {
+        var values = (0, 0, 0)
+        var count = 0
+        var value = 0
+        var digits = 0
+        var leadingZero = false
+        var firstDigit: UInt8 = 0
+        func finish() -> Bool {
+            guard digits > 0, count < 3 else { return false }
+            if digits > 1 && firstDigit == UInt8(ascii: "0") { leadingZero = true }
+            switch count {
+            case 0: values.0 = value
+            case 1: values.1 = value
+            default: values.2 = value
+            }
+            count += 1
+            value = 0
+            digits = 0
+            return true
+        }
+        for b in bytes {
+            if b == UInt8(ascii: ".") {
+                guard finish() else { return nil }
+                continue
+            }
+            let d = b &- UInt8(ascii: "0")
+            guard d < 10 else { return nil }
+            if digits == 0 { firstDigit = b }
+            let (times, o1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times.addingReportingOverflow(Int(d))
+            guard !o1, !o2 else { return nil }
+            value = sum
+            digits += 1
+        }
+        guard finish() else { return nil }
+        return (values, count, leadingZero)
+    }
 }
 
 /// A version requirement: comparators joined by spaces (all must hold), eg: ">=1.2.0 <2.0.0",
@@ -143,6 +191,11 @@ public struct VersionRequirement: Sendable, CustomStringConvertible {
 
     /// "1", "1.2" or "1.2.3[-pre]" → the version and how many numbers were given.
     static func partial(_ text: Substring) -> (SemanticVersion, Int)? {
+        // "1", "1.2" (leading zeros allowed, as below) and "1.2.3" (not: SemanticVersion's rule) in one pass.
+        if let plain = SemanticVersion.plainNumbers(String(text).utf8), plain.count < 3 || !plain.leadingZero {
+            let (a, b, c) = plain.values
+            return (SemanticVersion(major: a, minor: b, patch: c), plain.count)
+        }
         if let full = SemanticVersion(String(text)) { return (full, 3) }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigitCharacter) }) else {
