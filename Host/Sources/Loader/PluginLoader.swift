@@ -317,38 +317,38 @@ public final class PluginLoader: @unchecked Sendable {
 /// process's, and it takes a file it already mapped for the same library — so loading one file again,
 /// by another runtime's loader (`plugin validate`'s create/destroy cycles, a reloaded site), reuses
 /// the first descriptor instead of pinning one more.
-/// @unchecked Sendable: `byFile` is read and written under `lock` only.
+/// @unchecked Sendable: `pinned` is read and written under `lock` only.
 final class PinnedLibraries: @unchecked Sendable {
     static let shared = PinnedLibraries()
 
-    private struct File: Hashable {
+    private struct Pinned {
         var device: UInt64
         var inode: UInt64
+        var descriptor: Int32
     }
 
     private let lock = Lock()
-    private var byFile: [File: Int32] = [:]
+    /// One entry per file (a process loads a few libraries): a list, not a dictionary, whose generic metadata
+    /// and Hashable conformance the runtime would build at the first load of every command.
+    private var pinned: [Pinned] = []
 
     /// The descriptor to load from for the file `fd` is open on: a pinned one of the same file (then
     /// `fd` is closed), or `fd` itself, now pinned (`pinnedHere`).
     func pin(_ fd: Int32) -> (descriptor: Int32, pinnedHere: Bool) {
         guard let identity = FileIdentity(descriptor: fd) else { return (fd, false) }
-        let file = File(device: identity.device, inode: identity.inode)
         return lock.withLock {
-            if let pinned = byFile[file] {
+            if let same = pinned.first(where: { $0.device == identity.device && $0.inode == identity.inode }) {
                 close(fd)
-                return (pinned, false)
+                return (same.descriptor, false)
             }
-            byFile[file] = fd
+            pinned.append(Pinned(device: identity.device, inode: identity.inode, descriptor: fd))
             return (fd, true)
         }
     }
 
     /// Forgets and closes a descriptor pinned for a load that failed (nothing was mapped from it).
     func unpin(_ fd: Int32) {
-        lock.withLock {
-            if let file = byFile.first(where: { $0.value == fd })?.key { byFile[file] = nil }
-        }
+        lock.withLock { pinned.removeAll { $0.descriptor == fd } }
         close(fd)
     }
 }
