@@ -55,6 +55,25 @@ final class PlatformTests: XCTestCase {
         XCTAssertEqual(FileSystem.readChunks(folder) { _ in true }, EISDIR)
     }
 
+    /// A file is read whole whatever its size: through a buffer of the size fstat gives (256 bytes to 64 KiB: the
+    /// registry and cache entries every command reads), and to its end in any case — the size is where reading
+    /// starts, not where it stops (/proc's files are of size 0 to fstat).
+    func testFilesAreReadWholeWhateverTheirSize() throws {
+        let folder = NSTemporaryDirectory() + "readwhole-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for size in [0, 1, 255, 256, 257, 335, 15_475, 65_535, 65_536, 65_537, 200_001] {
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            let path = folder + "/f\(size)"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            XCTAssertEqual(try FileSystem.read(path), bytes, "\(size)")
+            XCTAssertEqual(try FileSystem.readRegular(path, limit: 1 << 20), bytes, "\(size)")
+            XCTAssertEqual(try FileSystem.readOwnRegular(path, limit: 1 << 20), bytes, "\(size)")
+        }
+        let status = try FileSystem.read("/proc/self/status")
+        XCTAssertTrue(String(decoding: status, as: UTF8.self).contains("\nPid:"), "a /proc file (size 0 to fstat) is read")
+    }
+
     func testWriteAllDeliversEveryByteThroughAPipe() {
         var fds: [Int32] = [-1, -1]
         XCTAssertTrue(Subprocess.makePipe(&fds))

@@ -107,7 +107,9 @@ public enum FileSystem {
     public static func read(_ path: String) throws(FileError) -> [UInt8] {
         let fd = try openForReading(path, 0)
         defer { close(fd) }
-        return try readToEnd(fd, path: path, limit: Int.max)
+        var st = stat()
+        let size = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : nil
+        return try readToEnd(fd, path: path, limit: Int.max, expected: size)
     }
 
     /// `path` opened read-only and close-on-exec, with `flags` besides.
@@ -120,11 +122,15 @@ public enum FileSystem {
         return fd
     }
 
-    /// The rest of `fd`'s bytes, refused (EFBIG, naming `limit`) once they pass `limit`.
-    private static func readToEnd(_ fd: Int32, path: String, limit: Int) throws(FileError) -> [UInt8] {
+    /// The rest of `fd`'s bytes, refused (EFBIG, naming `limit`) once they pass `limit`. `expected`: the size fstat
+    /// gave a regular file, so that a small file (a registry, a cache entry: at every command) is read through a
+    /// buffer its size, not a zeroed 64 KiB one; it is read to its end all the same, whatever its size turns out to be.
+    private static func readToEnd(_ fd: Int32, path: String, limit: Int, expected: Int? = nil) throws(FileError) -> [UInt8] {
         var result: [UInt8] = []
+        let chunkBytes = expected.map { min(max($0 + 1, 256), 65536) } ?? 65536
+        if let expected, expected < limit { result.reserveCapacity(expected) }
         var tooLarge = false
-        let code = readChunks(fd) { chunk in
+        let code = readChunks(fd, chunkBytes: chunkBytes) { chunk in
             guard chunk.count <= limit - result.count else {
                 tooLarge = true
                 return false
@@ -191,7 +197,7 @@ public enum FileSystem {
         guard st.st_size <= limit else {
             throw FileError(path: path, reason: "it is larger than \(limit) bytes", action: "read", code: EFBIG)
         }
-        return try readToEnd(fd, path: path, limit: limit)
+        return try readToEnd(fd, path: path, limit: limit, expected: Int(st.st_size))
     }
 
     /// Writes a file atomically (temporary file + rename), so readers never see half of it.
