@@ -62,8 +62,14 @@ struct CatalogueCache: Sendable {
             hash ^= UInt64(byte)
             hash = hash &* 0x100_0000_01b3
         }
-        let hex = String(hash, radix: 16)
-        return directory + "/" + String(repeating: "0", count: 16 - hex.count) + hex
+        // Sixteen lowercase hex digits, written by hand: String(_:radix:) goes through the generic integer
+        // description at every command.
+        var name = [UInt8](repeating: 0, count: 16)
+        for i in 0..<16 {
+            let digit = UInt8(truncatingIfNeeded: hash >> (60 - 4 * UInt64(i))) & 0xF
+            name[i] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+        }
+        return directory + "/" + String(decoding: name, as: UTF8.self)
     }
 
     /// The remembered description of the plugin file at `path`, when it is still that file (see the
