@@ -151,6 +151,9 @@ final class FormatTests: XCTestCase {
     func testAllowanceTable() throws {
         let appendix = AllowanceTable.appendixC
         XCTAssertEqual(PlayFormat.allCases.map { appendix.percent(for: $0) }, [95, 95, 100, 85, 90, 100])
+        XCTAssertEqual(PlayFormat.allCases.map(\.configKey),
+                       ["allowance_stroke_play", "allowance_stableford", "allowance_match_play", "allowance_four_ball_stroke_play",
+                        "allowance_four_ball_match_play", "allowance_skins"])
         let site = try AllowanceTable(config: ["allowance_stableford": 90, "allowance_four_ball_match_play": 85])
         XCTAssertEqual(site.percent(for: .stableford), 90)
         XCTAssertEqual(site.percent(for: .fourBallMatchPlay), 85)

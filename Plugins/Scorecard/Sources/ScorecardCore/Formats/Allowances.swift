@@ -9,7 +9,7 @@ public struct AllowanceTable: Sendable, Equatable {
     public static let appendixC = AllowanceTable(uncheckedOverrides: [:])
 
     init(uncheckedOverrides: [PlayFormat: Int]) {
-        var table: [PlayFormat: Int] = [:]
+        var table = [PlayFormat: Int](minimumCapacity: PlayFormat.allCases.count)
         for format in PlayFormat.allCases { table[format] = uncheckedOverrides[format] ?? format.allowancePercent }
         percent = table
     }

@@ -46,7 +46,13 @@ public enum PlayFormat: String, Hashable, Sendable, Codable, CaseIterable {
     public var isMatch: Bool { self == .matchPlay || self == .fourBallMatchPlay }
 
     /// The site config key that overrides this format's allowance, e.g. `allowance_four_ball_match_play`.
-    public var configKey: String { "allowance_" + String(rawValue.map { $0 == "-" ? "_" : $0 }) }
+    public var configKey: String {
+        // Byte by byte (the raw values are ASCII): read at every create, once per format.
+        var bytes = Array("allowance_".utf8)
+        bytes.reserveCapacity(bytes.count + rawValue.utf8.count)
+        for b in rawValue.utf8 { bytes.append(b == UInt8(ascii: "-") ? UInt8(ascii: "_") : b) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }
 
 /// How a round is scored beyond its format: the allowance used and the skins options.
