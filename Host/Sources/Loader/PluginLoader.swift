@@ -132,8 +132,32 @@ public enum LoadError: Error, Sendable, CustomStringConvertible, Equatable {
 /// Loads and checks plugin libraries. Keeps one library per real path for the process.
 /// @unchecked Sendable: `loaded` is read and written under `lock` only.
 public final class PluginLoader: @unchecked Sendable {
-    private var loaded: [String: PluginLibrary] = [:]
+    /// The libraries loaded, newest first. A chain of nodes rather than a dictionary: a process loads a few, and
+    /// a dictionary of a type of ours has the runtime build its generic metadata at the first load of every command.
+    private var loaded: Loaded?
     private let lock = Lock()
+
+    private final class Loaded {
+        let path: String
+        let library: PluginLibrary
+        let next: Loaded?
+
+        init(path: String, library: PluginLibrary, next: Loaded?) {
+            self.path = path
+            self.library = library
+            self.next = next
+        }
+    }
+
+    /// The library loaded from the real path `real`, if any (under `lock`).
+    private func loadedLibrary(at real: String) -> PluginLibrary? {
+        var node = loaded
+        while let n = node {
+            if n.path == real { return n.library }
+            node = n.next
+        }
+        return nil
+    }
 
     public init() {}
 
@@ -143,7 +167,7 @@ public final class PluginLoader: @unchecked Sendable {
     /// that runs. The loader takes ownership of it.
     public func load(path: String, verified: Int32? = nil) throws(LoadError) -> PluginLibrary {
         let real = FileSystem.realPath(path) ?? path
-        if let library = lock.withLock({ loaded[real] }) {
+        if let library = lock.withLock({ loadedLibrary(at: real) }) {
             if let verified { close(verified) }
             return library
         }
@@ -162,7 +186,8 @@ public final class PluginLoader: @unchecked Sendable {
             }
             throw error
         }
-        lock.withLock { loaded[real] = library }
+        // Newest first: a path loaded twice at once (two threads) answers with the last stored, as before.
+        lock.withLock { loaded = Loaded(path: real, library: library, next: loaded) }
         return library
     }
 
