@@ -1,6 +1,6 @@
 // The platform layer: whole writes to descriptors, pipes, paths and the lock.
 
-import ClubhousePlatform
+@testable import ClubhousePlatform
 import Dispatch
 import Foundation
 import XCTest
@@ -72,6 +72,26 @@ final class PlatformTests: XCTestCase {
         }
         let status = try FileSystem.read("/proc/self/status")
         XCTAssertTrue(String(decoding: status, as: UTF8.self).contains("\nPid:"), "a /proc file (size 0 to fstat) is read")
+    }
+
+    /// A path normalize would give back as it is comes back at once; every other is worked out as before.
+    func testNormalizeGivesPlainAbsolutePathsBackAndWorksOutTheRest() {
+        func reference(_ path: String) -> String {
+            var parts: [Substring] = []
+            for part in path.split(separator: "/") {
+                if part == "." { continue }
+                if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
+                parts.append(part)
+            }
+            return "/" + parts.joined(separator: "/")
+        }
+        let paths = ["/", "//", "/a", "/a/", "/a//b", "/a/./b", "/a/../b", "/.", "/..", "/a/.", "/a/..", "/.a", "/..a", "/...",
+                     "/a/.../b", "/a.b/c..d", "a", "a/b", "", ".", "/tmp/clubhouse-cli-path-x/demo", "/é/ü", "/a/b/c/", "///",
+                     "/a/./", "/./a", "/../a", "/a/b/../../..", "/.../..."]
+        for path in paths {
+            XCTAssertEqual(FileSystem.normalize(path), reference(path), path)
+            XCTAssertEqual(FileSystem.isNormal(path), reference(path) == path, path)
+        }
     }
 
     func testWriteAllDeliversEveryByteThroughAPipe() {

@@ -84,6 +84,7 @@ public enum FileSystem {
 
     /// Removes "." and ".." components and duplicate slashes (lexically).
     public static func normalize(_ path: String) -> String {
+        if isNormal(path) { return path }
         var parts: [Substring] = []
         for part in path.split(separator: "/") {
             if part == "." { continue }
@@ -91,6 +92,29 @@ public enum FileSystem {
             parts.append(part)
         }
         return "/" + parts.joined(separator: "/")
+    }
+
+    /// Whether `normalize` would give `path` back as it is: absolute, no empty, "." or ".." component, no
+    /// trailing slash (but "/"). Checked in one pass over the bytes, for the paths every command normalizes.
+    static func isNormal(_ path: String) -> Bool {
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        var bytes = path.utf8.makeIterator()
+        guard bytes.next() == slash else { return false }
+        var length = 0
+        var dots = 0
+        var any = false
+        while let b = bytes.next() {
+            any = true
+            if b == slash {
+                if length == 0 || (dots == length && length <= 2) { return false }
+                length = 0
+                dots = 0
+            } else {
+                length += 1
+                if b == dot { dots += 1 }
+            }
+        }
+        return !any || (length > 0 && !(dots == length && length <= 2))
     }
 
     /// Creates a directory and its parents (mode 0700 for new ones). Throws a message on failure.
