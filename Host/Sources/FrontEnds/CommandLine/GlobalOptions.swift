@@ -111,7 +111,8 @@ public struct GlobalOptions: Sendable {
         var words = ["clubhouse"]
         if let configPath, configPath != environment("CLUBHOUSE_CONFIG") { words += ["--config", TokenCommands.shellQuoted(configPath)] }
         if let dataDirectory, dataDirectory != environment("CLUBHOUSE_DATA_DIR") { words += ["--data-dir", TokenCommands.shellQuoted(dataDirectory)] }
-        return words.joined(separator: " ")
+        // "clubhouse" alone (the usual case) without the generic join, which the runtime sets up at first use.
+        return words.count == 1 ? words[0] : words.joined(separator: " ")
     }
 
     private func parseConfiguration(oneSite: Bool) throws(CLIError) -> SiteConfiguration {
