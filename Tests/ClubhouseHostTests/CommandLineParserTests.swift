@@ -4,6 +4,23 @@ import XCTest
 @testable import ClubhouseHost
 
 final class CommandLineParserTests: XCTestCase {
+    /// A command name's rule (words separated by single spaces, none empty, none starting with '-', no whitespace)
+    /// decides in bytes for ASCII names as it does by Characters: every ASCII byte in every position of a few
+    /// shapes, and the usual names and mistakes.
+    func testCommandNamesAreCheckedInBytesAsByCharacters() {
+        func byCharacters(_ name: String) -> Bool {
+            let words = name.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+            return !words.contains(where: { $0.isEmpty || $0.hasPrefix("-") || $0.contains(where: \.isWhitespace) })
+        }
+        var names = ["", " ", "a", "ab", "a b", "a  b", " a", "a ", "-a", "a -b", "a-b", "a b-", "player list", "round score add",
+                     "a\tb", "a\r\nb", "é", "a é", "a\u{A0}b", "a\u{2028}b", "-é", "é -x"]
+        for byte in UInt8(0)..<0x80 {
+            let c = String(decoding: [byte], as: UTF8.self)
+            names += [c, "a" + c, c + "a", "a " + c, "a" + c + "b", c + " a"]
+        }
+        for name in names { XCTAssertEqual(CommandCatalog.isWordSequence(name), byCharacters(name), name.debugDescription) }
+    }
+
     let catalogue: CommandCatalog = {
         let json = """
         {"commands": [

@@ -108,8 +108,7 @@ public struct CommandCatalog: Sendable {
                 problems.append("command #\(i + 1) has no \"name\"")
                 continue
             }
-            let words = name.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-            if words.contains(where: { $0.isEmpty || $0.hasPrefix("-") || $0.contains(where: \.isWhitespace) }) {
+            if !CommandCatalog.isWordSequence(name) {
                 problems.append("command '\(name)': a name is words separated by single spaces, none starting with '-'")
             }
             if !seen.insert(name).inserted { problems.append("command '\(name)' is declared twice") }
@@ -242,6 +241,26 @@ public struct CommandCatalog: Sendable {
         catalogue.records = records
         catalogue.pulls = pulls
         return .success(catalogue)
+    }
+}
+
+extension CommandCatalog {
+    /// Whether a command name is words separated by single spaces, none empty, none starting with '-', none
+    /// holding whitespace. Plain ASCII (every catalogue so far) in one pass over the bytes; anything else by
+    /// Characters, as it always was.
+    static func isWordSequence(_ name: String) -> Bool {
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            var atWordStart = true
+            for b in name.utf8 {
+                if atWordStart && (b == UInt8(ascii: " ") || b == UInt8(ascii: "-")) { return false }
+                // ASCII whitespace by Character.isWhitespace: tab, line feed, vertical tab, form feed, carriage return.
+                if (0x09...0x0D).contains(b) { return false }
+                atWordStart = b == UInt8(ascii: " ")
+            }
+            return !atWordStart
+        }
+        let words = name.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        return !words.contains(where: { $0.isEmpty || $0.hasPrefix("-") || $0.contains(where: \.isWhitespace) })
     }
 }
 
