@@ -413,6 +413,7 @@ private struct Parser {
             }
             index += 1
             skipWhitespace()
+            let value: JSONValue
             if let rule = skipRule, let recorder, let keep = rule.keep, recorder.current == rule.pointer,
                !key.utf8.elementsEqual(keep.utf8), let end = JSONScanner.valueEnd(bytes, from: index) {
                 // Well-formed: stands as null, its key located, its value not. (Not well-formed: parsed below for its error.)
@@ -421,27 +422,18 @@ private struct Parser {
                 recorder.push(JSONDocument.escapePointerToken(key))
                 recorder.keyOffsets[recorder.current] = keyOffset
                 recorder.pop()
-                if let i = duplicateIndex {
-                    memberStack[i].value = .null
-                } else {
-                    memberStack.append((key, .null))
-                    seen?.insert(ExactKey(key))
+                value = .null
+            } else {
+                if let recorder {
+                    recorder.push(JSONDocument.escapePointerToken(key))
+                    recorder.keyOffsets[recorder.current] = keyOffset
                 }
-                skipWhitespace()
-                guard index < bytes.count else { throw fail("unexpected end of input; expected ',' or '}'") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "}") { index += 1; break }
-                throw fail("unexpected \(describeByte(at: index)); expected ',' or '}'")
-            }
-            if let recorder {
-                recorder.push(JSONDocument.escapePointerToken(key))
-                recorder.keyOffsets[recorder.current] = keyOffset
-            }
-            let value = try parseValue()
-            recorder?.pop()
-            if depth == 1, let rule = skipRule, let from = rule.keepFrom, rule.keep == nil, key.utf8.elementsEqual(from.utf8),
-               case .string(let name) = value {
-                skipRule?.keep = name
+                value = try parseValue()
+                recorder?.pop()
+                if depth == 1, let rule = skipRule, let from = rule.keepFrom, rule.keep == nil, key.utf8.elementsEqual(from.utf8),
+                   case .string(let name) = value {
+                    skipRule?.keep = name
+                }
             }
             if let i = duplicateIndex {
                 memberStack[i].value = value
