@@ -118,7 +118,9 @@ var targets: [Target] = [
     // open/open64 defined in the executable, ahead of glibc's for every library: a sandboxed runner
     // answers libdispatch's /proc/<tid>/stat from its own task folder (proc_open.c says why).
     .target(name: "CProcOpen", path: "Host/Sources/CProcOpen"),
-    .executableTarget(name: "clubhouse", dependencies: ["ClubhouseFrontEnds", "CProcOpen"], path: "Host/Sources/clubhouse",
+    // libstdc++ early in the executable's library list, so the loader finds its own symbols sooner (shim.h says why).
+    .systemLibrary(name: "CLoadOrder", path: "Host/Sources/CLoadOrder"),
+    .executableTarget(name: "clubhouse", dependencies: ["ClubhouseFrontEnds", "CProcOpen", "CLoadOrder"], path: "Host/Sources/clubhouse",
                       swiftSettings: productSettings,
                       linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=open", "-Xlinker", "--export-dynamic-symbol=open64"])]),
 
