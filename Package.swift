@@ -81,8 +81,8 @@ var targets: [Target] = [
 
     // The host and its runner process: wire, loader, site configuration, brokers, router, runner;
     // and the executable that wires them.
-    // SQLite's header (Debian: libsqlite3-dev, which also has the static library CSQLiteMemory links).
-    .systemLibrary(name: "CSQLite", path: "Host/Sources/CSQLite"),
+    .systemLibrary(name: "CSQLite", path: "Host/Sources/CSQLite", pkgConfig: "sqlite3",
+                   providers: [.apt(["libsqlite3-dev"])]),
     // Two processes over one protocol. Platform (descriptors, spawning, locks, files, confinement)
     // is below everything; Wire (the frames and messages between host and runner, the limits and
     // the config lookup both ends apply) and Loader (opening a plugin library and checking it;
@@ -104,12 +104,7 @@ var targets: [Target] = [
     .systemLibrary(name: "CThreadID", path: "Host/Sources/CThreadID"),
     // SQLite's allocator, wrapped so that what a plugin's statement makes SQLite allocate in the
     // host is charged to that statement (the row-of-huge-values attack, RELIABILITY.md).
-    // Everything that links the host links SQLite statically (`-Bstatic`, the system's libsqlite3.a):
-    // loading libsqlite3.so cost every command ≈ 0.3 ms of CPU, most of it the dynamic loader looking
-    // up ≈1,500 of the library's own symbols (it is not linked -Bsymbolic) and relocating it
-    // (BENCHMARKS.md, "Issue 33, item 5: loading"). The executable exports none of SQLite's symbols.
-    .target(name: "CSQLiteMemory", path: "Host/Sources/CSQLiteMemory",
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-Bstatic", "-Xlinker", "-lsqlite3", "-Xlinker", "-Bdynamic"]), .linkedLibrary("m")]),
+    .target(name: "CSQLiteMemory", path: "Host/Sources/CSQLiteMemory", linkerSettings: [.linkedLibrary("sqlite3")]),
     .target(name: "ClubhouseHost", dependencies: ["ClubhouseWire", "ClubhouseLoader", "ClubhousePlatform", "CClubhouse", "ClubhouseABI",
                                                   "CSQLite", "CSQLiteMemory",
                                                   "ClubhouseJSON", "ClubhouseHashing", "ClubhouseToolkit"],
@@ -143,8 +138,7 @@ var targets: [Target] = [
                           + features.map { .target(name: "\($0)Core") },
                       path: "Benchmarks/Sources/clubhouse-bench"),
     // The floor for the cold-start benchmark: a Swift program that links Foundation and SQLite and does nothing.
-    .executableTarget(name: "clubhouse-baseline", dependencies: ["CSQLite"], path: "Benchmarks/Sources/clubhouse-baseline",
-                      linkerSettings: [.linkedLibrary("sqlite3")]),
+    .executableTarget(name: "clubhouse-baseline", dependencies: ["CSQLite"], path: "Benchmarks/Sources/clubhouse-baseline"),
 
     // The ball-machine simulator: TennisCore's protocol served on sockets or standard input and output.
     .executableTarget(name: "clubhouse-ballmachine", dependencies: ["TennisCore", "ClubhousePlatform"],
@@ -157,7 +151,7 @@ var targets: [Target] = [
     .testTarget(name: "ClubhouseJSONTests", dependencies: ["ClubhouseJSON", "ClubhouseStrings"], path: "Tests/ClubhouseJSONTests"),
     .testTarget(name: "ClubhouseGraphicsTests", dependencies: ["ClubhouseGraphics"], path: "Tests/ClubhouseGraphicsTests"),
     .testTarget(name: "ClubhouseHashingTests", dependencies: ["ClubhouseHashing"], path: "Tests/ClubhouseHashingTests"),
-    .testTarget(name: "PluginKitTests", dependencies: ["PluginKit", "CSQLite", "CSQLiteMemory"], path: "Tests/PluginKitTests"),
+    .testTarget(name: "PluginKitTests", dependencies: ["PluginKit", "CSQLite"], path: "Tests/PluginKitTests"),
     .testTarget(name: "ClubhouseToolkitTests", dependencies: ["ClubhouseToolkit", "ClubhouseJSON"], path: "Tests/ClubhouseToolkitTests"),
     .testTarget(name: "ClubhousePlatformTests", dependencies: ["ClubhousePlatform"], path: "Tests/ClubhousePlatformTests"),
     // The tests that open `simulator:ballmachine` devices need its program built beside them (clubhouse-ballmachine).

@@ -20,8 +20,8 @@
 #                                                        services/, examples/ … with every path they name installed
 #                                                        and rewritten to its place here (scripts/install-docs.sh)
 #
-# Before anything else it checks that the host can start here: it names the Swift runtime the dynamic
-# linker finds for it (SQLite is linked into clubhouse), and stops, naming what is missing, when it is not.
+# Before anything else it checks that the host can start here: it names the Swift runtime and the
+# SQLite library the dynamic linker finds for it, and stops, naming what is missing, when one is not.
 #
 # Usage: scripts/install.sh PREFIX [--products DIR]
 #   Without --products it builds the release products first (swift build -c release); with it, it
@@ -112,10 +112,9 @@ if command -v "$LDD" >/dev/null 2>&1; then
     swift_runtime=$(printf '%s\n' "$linked" | awk '$1 ~ /^libswiftCore\.so/ { print $3 }')
     sqlite=$(printf '%s\n' "$linked" | awk '$1 ~ /^libsqlite3\.so/ { print $3 }')
     RUNTIME="the Swift runtime from $(dirname "${swift_runtime:-unknown/libswiftCore.so}") (keep that toolchain installed)"
-    # SQLite is linked into clubhouse (Package.swift, CSQLiteMemory); a build that loads it names the file.
-    RUNTIME="$RUNTIME and SQLite ${sqlite:-linked into clubhouse}"
+    RUNTIME="$RUNTIME and SQLite ${sqlite:-(linked statically)}"
 else
-    RUNTIME="(not checked: $LDD is not on the PATH) the Swift runtime of the toolchain that built clubhouse"
+    RUNTIME="(not checked: $LDD is not on the PATH) the Swift runtime of the toolchain that built clubhouse and the system libsqlite3"
 fi
 for library in $PLUGINS; do
     put "$PRODUCTS/$library" "$PREFIX/lib/clubhouse/plugins/$library" 755
