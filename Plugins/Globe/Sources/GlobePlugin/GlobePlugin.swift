@@ -9,7 +9,7 @@ import PluginKit
 
 final class GlobePlugin: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.globe", version: "1.4.1", name: "Globe",
+        id: "org.clubhouse.globe", version: "1.4.2", name: "Globe",
         summary: "Countries visited: tracking, stats, world map and 3D globe, daily challenge",
         services: [.log, .config, .storage])
 

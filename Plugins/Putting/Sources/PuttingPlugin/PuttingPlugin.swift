@@ -13,7 +13,7 @@ import PuttingCore
 
 final class Putting: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.putting", version: "1.6.2", name: "Putting",
+        id: "org.clubhouse.putting", version: "1.6.3", name: "Putting",
         summary: "Green catalog, best putting lines (physics model or the original's compat model), async jobs, SVG and 3D pictures",
         services: [.log, .config, .storage, .progress])
 

@@ -13,7 +13,7 @@ import Glibc
 
 final class Scorecard: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.scorecard", version: "1.6.1", name: "Scorecard",
+        id: "org.clubhouse.scorecard", version: "1.6.2", name: "Scorecard",
         summary: "Rounds for several players in the formats golfers play (stroke, Stableford, match, four-ball, skins) and the World Handicap System",
         services: [.log, .config, .storage, .events])
 

@@ -13,7 +13,7 @@ import TennisCore
 
 final class Tennis: Plugin {
     static let info = PluginInfo(
-        id: "org.clubhouse.tennis", version: "1.7.1", name: "Tennis",
+        id: "org.clubhouse.tennis", version: "1.7.2", name: "Tennis",
         summary: "Ball machine controller: court homography, 16 zones, protocol v0.3 sessions and drills",
         // The device service is used when the site grants a ball machine, but not required: a site
         // without one still maps points, builds frames, and runs dry sessions.
