@@ -100,7 +100,56 @@ final class ThreadWallEndToEndTests: XCTestCase {
         }
     }
 
+    /// A signal handler a call left armed (the fourteenth outside round, A23): client a's call aims a POSIX
+    /// timer (SIGEV_THREAD_ID) at the thread running it, firing 500 ms later, while client b's call runs on
+    /// that thread; the handler INSERTs a row. The wall is per thread and a handler runs on the thread it
+    /// interrupts, so on main the row was stored inside b's call. A call's thread now holds its signals
+    /// until the call is over: the handler runs after b's call, refused as between calls; no row.
+    func testASignalHandlerArmedByOneCallIsNotServedInsideTheNextOne() throws {
+        for isolation in ["process", "sandbox"] {
+            let c = try Clubhouse()
+            let (server, socket) = try serveSignals(c, isolation: isolation)
+            defer { server.terminate() }
+            let a = try RPCSocketClient(path: socket)
+            let b = try RPCSocketClient(path: socket)
+            a.send(signalsCall(1, "armtid"))
+            let (armed, _) = try server.answer(a, 1, within: 30)
+            if isolation == "sandbox" && "\(armed) \(server.stderr)".contains("has no Landlock") { continue }
+            XCTAssertEqual(armed["result"]?["armed"], true, "\(isolation): \(armed) \(server.stderr)")
+            b.send(signalsCall(2, "slow"))
+            let (slow, _) = try server.answer(b, 2, within: 30)
+            let during = slow["result"] ?? .null
+            XCTAssertEqual(during["during"]?.intValue, 0, "\(isolation): the handler ran inside b's call: \(slow)")
+            XCTAssertEqual(during["served"]?.intValue, 0, "\(isolation): the handler was served inside b's call: \(slow)")
+            XCTAssertEqual(during["rows"]?.intValue, 0, "\(isolation): the handler's INSERT landed in b's call: \(slow)")
+            a.send(signalsCall(3, "count"))
+            let (count, _) = try server.answer(a, 3, within: 30)
+            let after = count["result"] ?? .null
+            XCTAssertEqual(after["fired"]?.intValue, 1, "\(isolation): the timer fired once, after b's call: \(count) \(server.stderr)")
+            XCTAssertEqual(after["refused"]?.intValue, 1, "\(isolation): \(count)")
+            XCTAssertEqual(after["status"]?.intValue, unsupported, "\(isolation): \(count)")
+            XCTAssertEqual(after["rows"]?.intValue, 0, "\(isolation): \(count)")
+            XCTAssertEqual(server.stderr.components(separatedBy: "[signals] warning: refused: storage exec was called from a thread that runs none of the plugin's calls").count, 2,
+                           "\(isolation): said once: \(server.stderr)")
+        }
+    }
+
     // MARK: helpers
+
+    private func serveSignals(_ c: Clubhouse, isolation: String) throws -> (RunningClubhouse, String) {
+        let fixture = try FixturePlugins.build("SIGNALS", id: "org.tests.signals", file: "hostile_leftovers.c")
+        let config = try c.write("signals.json", """
+            {"sites": {"default": {"plugins": {
+                "signals": {"path": "\(fixture)", "isolation": "\(isolation)", "grants": ["storage"]}
+              }}}}
+            """)
+        let socket = c.path("rpc.sock")
+        return (try RunningClubhouse(c, ["--config", config, "serve", "--socket", socket]), socket)
+    }
+
+    private func signalsCall(_ id: Int, _ command: String) -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"clubhouse.call","params":{"plugin":"signals","command":"\#(command)","arguments":{}}}"#
+    }
 
     private func serve(_ c: Clubhouse, isolation: String) throws -> (RunningClubhouse, String) {
         let fixture = try FixturePlugins.build("THREADS", id: "org.tests.threads", file: "hostile_threads.c")

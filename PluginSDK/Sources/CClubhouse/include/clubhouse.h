@@ -61,6 +61,14 @@
  * inside a call its runner is serving — with that call's grants only, which the plugin's own code
  * for that call holds anyway: nothing beyond the plugin's own privileges, and never another
  * plugin's. In process this is not checked (the plugin is trusted code); do not rely on that.
+ *
+ * Signals: in a runner, the thread running create, invoke or destroy has every signal blocked while
+ * that entry point runs, and its own mask back when it returns. A handler the plugin installed does
+ * not run inside a call on that thread: a signal aimed at it (a SIGEV_THREAD_ID timer an earlier call
+ * armed, pthread_kill) waits until the call returns, and the services refuse the handler then, as
+ * between calls. A fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) still ends the runner as a crash; a
+ * process-directed signal goes to another thread; threads the call starts inherit its mask. A call
+ * that unblocks a signal itself receives it in that call. In process the host leaves the mask alone.
  */
 #ifndef CLUBHOUSE_H
 #define CLUBHOUSE_H
