@@ -419,6 +419,9 @@ package enum RunnerProcess {
     /// `verified`: the library's descriptor (the bytes the host checked): loaded from it, not from `path`.
     package static func run(path: String, limits: [Int]? = nil, expectedID: String? = nil, sandbox: [UInt16]? = nil,
                             verified: Int32? = nil) -> Int32 {
+        // A `process` runner is the child of a keeper that kills whatever the plugin forked when the runner
+        // ends, however it ends (Keeper.swift); a sandboxed one cannot fork.
+        if sandbox == nil { Keeper.keep() }
         // The protocol owns fds 3 and 4 (and 5, descriptors; 6, a checked library); nothing else
         // stays open (CloseOnExec.swift); anything the plugin prints goes to stderr.
         Descriptor.closeAll(above: verified ?? 5)

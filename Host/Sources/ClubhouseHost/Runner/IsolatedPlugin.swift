@@ -229,18 +229,25 @@ final class IsolatedPlugin: @unchecked Sendable {
         if let exited = exitStatus {
             status = exited
         } else {
-            var waited: pid_t = 0
-            for _ in 0..<100 {
-                waited = waitpid(pid, &status, WNOHANG)
-                if waited != 0 { break }
-                usleep(2000)
+            func waited(_ attempts: Int) -> Bool {
+                for _ in 0..<attempts {
+                    if waitpid(pid, &status, WNOHANG) != 0 { return true }
+                    usleep(2000)
+                }
+                return false
             }
-            if waited == 0 {
-                kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
+            // The process the host started is a `process` runner's keeper (Runner/Keeper.swift): it ends once its
+            // runner has ended and it has killed what the plugin forked. Still there after 200 ms: the runner's
+            // group is killed, and the keeper has 2 s for its sweep before it is killed too.
+            if !waited(100) {
+                kill(-pid, SIGKILL)
+                if !waited(1000) {
+                    kill(pid, SIGKILL)
+                    waitpid(pid, &status, 0)
+                }
             }
         }
-        // Whatever the plugin forked goes with it (the runner leads its own process group).
+        // Whatever the plugin forked in the runner's group goes with it (the keeper killed the rest).
         kill(-pid, SIGKILL)
         // What it wrote to its standard error before it ended reaches the host's.
         if let source = standardErrorSource { standardError.finish(source) }
@@ -293,11 +300,12 @@ final class IsolatedPlugin: @unchecked Sendable {
         if group > 0 { kill(-group, SIGKILL) }
     }
 
-    /// Kills the runner's whole process group (the runner and whatever the plugin forked).
+    /// Kills the runner's whole process group (the runner and whatever the plugin forked in it). Not the process
+    /// the host started when that is a `process` runner's keeper, which has left the group: it ends by itself once
+    /// it has killed whatever else the plugin forked (Runner/Keeper.swift), and `reap` kills it if it lingers.
     private func killGroup() {
         guard pid > 0 else { return }
         kill(-pid, SIGKILL)
-        kill(pid, SIGKILL)
     }
 
     /// Stops the runner (used at shutdown and after a failure).
