@@ -455,6 +455,9 @@ package enum RunnerProcess {
         if let problem = exitWhenTheHostIsGone() {
             return refuse("cannot start the runner's watch on its host: \(problem)")
         }
+        // From here on this thread holds its signals (RunningCall.holdSignals): none of the plugin's handlers
+        // runs on it, from its constructors on; the watch above keeps its mask, for process-directed signals.
+        RunningCall.holdSignals()
         let library: PluginLibrary
         do {
             library = try PluginLoader.open(path: path, verified: verified)
@@ -509,6 +512,7 @@ package enum RunnerProcess {
             let lane = RunnerContext(channel: WireChannel(input: fd, output: fd))
             do throws(ThreadStartError) {
                 try Thread.start {
+                    RunningCall.holdSignals() // a call thread (RunningCall.holdSignals)
                     while let (kind, payload) = lane.nextCommand() {
                         guard kind == .invoke else { continue }
                         lane.adopt(context)

@@ -88,15 +88,15 @@ enum RunningCall {
     }
 
     /// Runs `body` (one of the plugin's entry points) as `call` on this thread, serving `lane` (nil: the
-    /// main lane); no call: create or destroy. Every signal the thread can block is blocked while `body`
-    /// runs (`SignalWall`), and unblocked only once the thread runs no call again.
+    /// main lane); no call: create or destroy. The thread's signals are held again when `body` returns
+    /// (`holdSignals`), whatever the plugin did to its mask.
     static func during<T>(_ call: UnsafePointer<clubhouse_call>?, lane: RunnerContext? = nil, _ body: () -> T) -> T {
         let id = me
         let entry = Entry(call: call.map { UInt(bitPattern: $0) } ?? 1,
                           lane: lane.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) })
-        // Declared first, so it runs last: the thread's mask comes back after its entry is gone.
-        let wall = SignalWall()
-        defer { wall.lift() }
+        // Declared first, so it runs last: the thread's entry is gone before its signals are held again —
+        // in a runner only (a test that runs `during` on its own thread keeps its mask, and so do its children).
+        defer { if holding.load(ordering: .relaxed) { holdSignals() } }
         if id == mainThread.load(ordering: .relaxed) {
             let previousCall = mainCall.exchange(entry.call, ordering: .relaxed)
             let previousLane = mainLane.exchange(entry.lane ?? 0, ordering: .relaxed)
@@ -111,29 +111,28 @@ enum RunningCall {
         return body()
     }
 
-    /// The signals of a call's thread, held while the call runs (the fourteenth outside round's A23: a POSIX
-    /// timer one call aimed at its thread, SIGEV_THREAD_ID, fired while the same thread ran the next call,
-    /// another client's, and its handler's INSERT was served as that call's — the wall above is per thread,
-    /// and a handler runs on the thread it interrupts). Blocked, such a signal waits until the call is over;
-    /// its handler then runs on a thread that runs no call, and the services refuse it as between calls.
-    /// Every other signal still reaches the runner: a process-directed one (the CPU limit's SIGXCPU, a
-    /// SIGTERM, a SIGEV_SIGNAL timer) goes to a thread that does not block it — the runner's watch on its
-    /// host has one from the start — and a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) the kernel cannot queue:
-    /// it ends the runner as a crash, as it would without a handler. Two rt_sigprocmask calls a call.
-    private struct SignalWall {
-        private var previous = sigset_t()
+    /// Set by the first `holdSignals` (the runner's main thread, before the plugin loads): from then on
+    /// `during` holds the signals again after every entry point. A process-wide flag; atomic.
+    private static let holding = Atomic<Bool>(false)
 
-        init() {
-            var all = sigset_t()
-            sigfillset(&all)
-            pthread_sigmask(SIG_SETMASK, &all, &previous)
-        }
-
-        /// Restores the thread's mask as it was before the call: a signal held during it is delivered now.
-        func lift() {
-            var mask = previous
-            pthread_sigmask(SIG_SETMASK, &mask, nil)
-        }
+    /// Blocks every signal on the calling thread, one of the runner's call threads: the main thread, from
+    /// before the plugin is loaded (after the runner's watch on its host has started, which keeps its own
+    /// mask), and each second lane's thread from its start; `during` blocks them again after every entry
+    /// point, so that a call that unblocked one leaves it blocked for the next. The fourteenth outside
+    /// round's A23: a POSIX timer one call aimed at its own thread (SIGEV_THREAD_ID) fired while that thread
+    /// ran the next call, another client's, and its handler's INSERT was served as that call's — the wall
+    /// above is per thread, and a handler runs on the thread it interrupts. Held, a signal aimed at a call
+    /// thread is never delivered there, so no handler runs as any call but the one that unblocks it itself
+    /// (its own code, with its own grants). Every other signal still reaches the runner: a process-directed
+    /// one (the CPU limit's SIGXCPU, a SIGTERM, a SIGEV_SIGNAL timer) goes to a thread that does not block
+    /// it — the watch on the host always — where a handler is refused as a thread that runs no call; a
+    /// fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) the kernel does not hold: it ends the runner as a crash, as
+    /// it would without a handler. One rt_sigprocmask a call (≈ 0.25 µs; BENCHMARKS.md).
+    static func holdSignals() {
+        holding.store(true, ordering: .relaxed)
+        var all = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_SETMASK, &all, nil)
     }
 
     /// True on a thread running one of the plugin's calls, create or destroy.

@@ -62,13 +62,14 @@
  * for that call holds anyway: nothing beyond the plugin's own privileges, and never another
  * plugin's. In process this is not checked (the plugin is trusted code); do not rely on that.
  *
- * Signals: in a runner, the thread running create, invoke or destroy has every signal blocked while
- * that entry point runs, and its own mask back when it returns. A handler the plugin installed does
- * not run inside a call on that thread: a signal aimed at it (a SIGEV_THREAD_ID timer an earlier call
- * armed, pthread_kill) waits until the call returns, and the services refuse the handler then, as
- * between calls. A fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) still ends the runner as a crash; a
- * process-directed signal goes to another thread; threads the call starts inherit its mask. A call
- * that unblocks a signal itself receives it in that call. In process the host leaves the mask alone.
+ * Signals: in a runner, the threads the host runs create, invoke and destroy on hold every signal
+ * (blocked from before the plugin is loaded, and again after each call, whatever the call did to the
+ * mask). A handler the plugin installed does not run on them: a signal aimed at such a thread (a
+ * SIGEV_THREAD_ID timer an earlier call armed, pthread_kill) is not delivered, so its handler never
+ * acts as another call. A process-directed signal goes to another thread (where the services refuse
+ * a handler, as any thread that runs no call); a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) still ends
+ * the runner as a crash; threads and processes a call starts inherit the mask. A call that unblocks a
+ * signal itself receives it in that call. In process the host leaves the mask alone.
  */
 #ifndef CLUBHOUSE_H
 #define CLUBHOUSE_H
