@@ -127,7 +127,7 @@ enum RunningCall {
     /// one (the CPU limit's SIGXCPU, a SIGTERM, a SIGEV_SIGNAL timer) goes to a thread that does not block
     /// it — the watch on the host always — where a handler is refused as a thread that runs no call; a
     /// fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) the kernel does not hold: it ends the runner as a crash, as
-    /// it would without a handler. One rt_sigprocmask a call (≈ 0.25 µs; BENCHMARKS.md).
+    /// it would without a handler. One rt_sigprocmask a call (the no-op isolated call 1.01×: BENCHMARKS.md).
     static func holdSignals() {
         holding.store(true, ordering: .relaxed)
         var all = sigset_t()
