@@ -69,7 +69,9 @@
  * acts as another call. A process-directed signal goes to another thread (where the services refuse
  * a handler, as any thread that runs no call); a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) still ends
  * the runner as a crash; threads and processes a call starts inherit the mask. A call that unblocks a
- * signal itself receives it in that call. In process the host leaves the mask alone.
+ * signal itself receives it in that call; the services are not re-entrant from its handler (a service
+ * called there while the thread waits in another may hold the call until its wall-clock limit, then
+ * the runner is restarted). In process the host leaves the mask alone.
  */
 #ifndef CLUBHOUSE_H
 #define CLUBHOUSE_H
