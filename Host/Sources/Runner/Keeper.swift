@@ -50,7 +50,7 @@ enum Keeper {
         }
         // None of the runner's descriptors: its pipes close when the runner (and its children) end.
         Descriptor.closeAll(above: 0)
-        let null = open("/dev/null", O_RDWR)
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC) // the keeper never execs; dup2 clears it on 1 and 2
         if null >= 0 {
             dup2(null, 1)
             dup2(null, 2)
