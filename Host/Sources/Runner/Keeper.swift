@@ -113,19 +113,9 @@ enum Keeper {
         return found
     }
 
-    /// A small /proc file's text, or nil.
+    /// A small /proc file's text, or nil (FileSystem.read: close-on-exec, interrupted reads retried).
     private static func read(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            bytes += buffer[0..<n]
-        }
+        guard let bytes = try? FileSystem.read(path) else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
 
