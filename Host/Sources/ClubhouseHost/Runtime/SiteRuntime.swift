@@ -164,6 +164,11 @@ public final class SiteRuntime: @unchecked Sendable {
         }
     }
 
+    /// Forgets the location kept for `alias` (any: nil), closing the descriptor its lock check kept open.
+    private func dropKeptLocation(_ alias: String?) {
+        if let fd = takeKeptLocation(alias)?.verified { close(fd) }
+    }
+
     /// `storageDirectory`: where the plugins' databases go when not in `dataDirectory` (config
     /// validate creates plugins on a throwaway one, with the site's install tree and lock).
     /// `describesFromCache: false` loads every plugin it resolves (config validate: "every plugin loads").
@@ -211,7 +216,7 @@ public final class SiteRuntime: @unchecked Sendable {
             defer { retiring.removeAll() }
             return Array(retiring.values)
         }.forEach { $0.destroy() }
-        if let fd = takeKeptLocation(nil)?.verified { close(fd) }
+        dropKeptLocation(nil)
         devices.closeAll()
     }
 
@@ -548,7 +553,7 @@ public final class SiteRuntime: @unchecked Sendable {
             loaded[alias] = nil
             resolved[alias] = nil
         }
-        if let fd = takeKeptLocation(alias)?.verified { close(fd) }
+        dropKeptLocation(alias)
         if case .isolated(let runner)? = backend { runner.stop() }
         return RuntimeError(status: .error, message: "plugin '\(alias)': \(path) changed since its commands were read "
                                 + "(now \(now.id) \(now.version)); the command did not run: run it again")
@@ -675,7 +680,7 @@ public final class SiteRuntime: @unchecked Sendable {
     /// instance is destroyed now when idle, else after its calls in flight (Runtime/SiteReload.swift).
     /// In-process plugins cannot be unloaded (RTLD_NODELETE): nothing changes for them.
     public func reload(_ alias: String) -> ReloadOutcome {
-        defer { if let fd = takeKeptLocation(alias)?.verified { close(fd) } }
+        defer { dropKeptLocation(alias) }
         let (outcome, idle) = lock.withLock { () -> (ReloadOutcome, PluginInstance?) in
             guard let current = loaded[alias] else { return (.notLoaded, nil) }
             if case .success(let plugin) = current, !plugin.isolated { return (.needsRestart(version: plugin.info.version), nil) }
