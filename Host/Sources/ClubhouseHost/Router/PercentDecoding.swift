@@ -1,6 +1,8 @@
 // `%XX` escapes, decoded once for the host: HTTP paths and queries (FrontEnds' HTTPTarget, which refuses
 // a bad escape) and a federation URL's parameters (read as libpq reads them, a bad escape kept).
 
+import ClubhouseJSON  // JSONEscapes.hexValue
+
 public enum PercentDecoding {
     /// `utf8` with each `%XX` (hex digits of either case) replaced by its byte and, when `plusIsSpace`,
     /// each `+` by a space. A `%` not followed by two hex digits: nil when `strict`, else kept as it is.
@@ -11,7 +13,7 @@ public enum PercentDecoding {
         while i < utf8.endIndex {
             let b = utf8[i]
             if b == UInt8(ascii: "%") {
-                if i + 2 < utf8.endIndex, let high = hexValue(utf8[i + 1]), let low = hexValue(utf8[i + 2]) {
+                if i + 2 < utf8.endIndex, let high = JSONEscapes.hexValue(utf8[i + 1]), let low = JSONEscapes.hexValue(utf8[i + 2]) {
                     out.append(high << 4 | low)
                     i += 3
                     continue
@@ -22,14 +24,5 @@ public enum PercentDecoding {
             i += 1
         }
         return out
-    }
-
-    static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }
